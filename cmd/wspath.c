@@ -1,0 +1,246 @@
+/*
+ * wspath - show how a path maps into the workspace, step by step.
+ *
+ * For people debugging the sandbox: prints the real path a virtual path
+ * resolves to (like realpath -m), maps real paths back with --to-virtual,
+ * and with --explain traces every step the resolver took.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ws/cli.h"
+#include "ws/error.h"
+#include "ws/resolve.h"
+
+enum { O_TO_VIRTUAL, O_EXPLAIN, O_EXISTING, O_OP, O_COUNT };
+
+static const struct ws_opt opts[O_COUNT] = {
+	[O_TO_VIRTUAL] = {"to-virtual", 0, WS_OPT_FLAG, NULL,
+			  "map real paths back to virtual ones", 0},
+	[O_EXPLAIN] = {"explain", 0, WS_OPT_FLAG, NULL,
+		       "trace every step of the resolution", 0},
+	[O_EXISTING] = {"existing", 'e', WS_OPT_FLAG, NULL,
+			"fail with NOT_FOUND unless the path exists", 0},
+	[O_OP] = {"op", 0, WS_OPT_STR, "OP",
+		  "with --explain: the operation to ask the policy about", 0},
+};
+
+static const struct ws_tool tool = {
+	.prog = "wspath",
+	.tool = "wspath",
+	.description = "Show the real path a workspace path resolves to, or the "
+		       "virtual path of a real one, and explain each step.",
+	.usage = "wspath [OPTION]... PATH...\n"
+		 "       wspath --to-virtual [OPTION]... REAL...",
+	.pos_name = "path",
+	.pos_help = "path to resolve (virtual, relative or absolute)",
+	.pos_kind = WS_POS_MANY,
+	.opts = opts,
+	.nopts = O_COUNT,
+};
+
+static const char *
+type_name(const struct ws_res *r)
+{
+	if (!r->exists)
+		return NULL;
+	if (S_ISREG(r->st.st_mode))
+		return "file";
+	if (S_ISDIR(r->st.st_mode))
+		return "dir";
+	if (S_ISLNK(r->st.st_mode))
+		return "symlink";
+	return "other";
+}
+
+static void
+json_error(struct ws_jw *jw, int rc)
+{
+	ws_jw_key(jw, "error");
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "code", ws_error_name(rc));
+	ws_jw_kstr(jw, "message", ws_error_last());
+	ws_jw_obj_end(jw);
+}
+
+static void
+json_steps(struct ws_jw *jw, const struct ws_res *r)
+{
+	ws_jw_key(jw, "steps");
+	ws_jw_arr(jw);
+	for (size_t i = 0; i < r->nsteps; i++) {
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "step", r->steps[i].kind);
+		ws_jw_kname(jw, "detail", r->steps[i].text);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+}
+
+/* Resolve one path; write its JSON object or plain lines. */
+static int
+one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
+	 const char *in)
+{
+	bool explain = WS_OPT(cli, O_EXPLAIN)->b;
+	unsigned flags = WS_R_MISSING_OK | (explain ? WS_R_TRACE : 0);
+	struct ws_res r;
+	char *vres = NULL;
+	int rc;
+
+	rc = ws_resolve(ws, in, flags, &r);
+	if (rc == 0 && WS_OPT(cli, O_EXISTING)->b && !r.exists)
+		rc = ws_error_set(WS_ENOT_FOUND, in, "does not exist");
+	if (rc == 0 && ws_ctx_to_virtual(ws, r.real, &vres) < 0)
+		vres = NULL;
+	if (cli->json) {
+		ws_jw_obj(jw);
+		ws_jw_kname(jw, "input", in);
+		if (rc == 0) {
+			ws_jw_kname(jw, "path", r.vpath);
+			ws_jw_kname(jw, "real_path", r.real);
+			ws_jw_kname(jw, "resolved_path", vres);
+			ws_jw_kbool(jw, "exists", r.exists);
+			ws_jw_kstr(jw, "type", type_name(&r));
+			ws_jw_kstr(jw, "form", r.form);
+			ws_jw_kstr(jw, "mount", r.final_anchor > 0 ?
+				   ws->anchors[r.final_anchor].vprefix : NULL);
+			ws_jw_kbool(jw, "read_only", r.final_anchor > 0 &&
+				    ws->anchors[r.final_anchor].ro);
+			ws_jw_kint(jw, "symlinks_followed", r.hops);
+		} else {
+			json_error(jw, rc);
+		}
+		if (explain)
+			json_steps(jw, &r);
+		ws_jw_obj_end(jw);
+	} else {
+		if (explain) {
+			for (size_t i = 0; i < r.nsteps; i++)
+				printf("%-10s %s\n", r.steps[i].kind, r.steps[i].text);
+			if (rc == 0)
+				printf("%-10s %s%s\n", "virtual", vres ? vres : "(none)",
+				       r.exists ? "" : " (does not exist yet)");
+		} else if (rc == 0) {
+			printf("%s\n", ws_cli_show_path(cli, vres ? vres : r.vpath,
+							 r.real));
+		}
+	}
+	free(vres);
+	ws_res_free(&r);
+	return rc;
+}
+
+/* Map one real path back; write its JSON object or plain line. */
+static int
+one_real(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
+	 const char *in)
+{
+	char *v = NULL;
+	int rc = ws_ctx_to_virtual(ws, in, &v);
+
+	if (cli->json) {
+		ws_jw_obj(jw);
+		ws_jw_kname(jw, "input", in);
+		if (rc == 0)
+			ws_jw_kname(jw, "path", v);
+		else
+			json_error(jw, rc);
+		ws_jw_obj_end(jw);
+	} else if (rc == 0) {
+		printf("%s\n", v);
+	}
+	free(v);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ws_cli cli;
+	struct ws_ctx ws = {0};
+	struct ws_jw jw;
+	int rc, first_rc = 0, status = 0;
+	char *first_msg = NULL, *first_path = NULL;
+
+	rc = ws_cli_parse(&cli, &tool, argc, argv);
+	if (rc < 0)
+		goto fail;
+	switch (cli.action) {
+	case WS_CLI_HELP: ws_cli_print_help(&cli, stdout); goto out;
+	case WS_CLI_VERSION: ws_cli_print_version(&cli, stdout); goto out;
+	case WS_CLI_SCHEMA: ws_cli_print_schema(&cli, stdout); goto out;
+	case WS_CLI_RUN: break;
+	}
+	/* wspath shows real paths unless asked otherwise. */
+	if (getenv("WS_PATHS") == NULL && !WS_OPT(&cli, O_TO_VIRTUAL)->b) {
+		bool given = false;
+
+		for (int i = 1; i < argc; i++)
+			if (strncmp(argv[i], "--paths", 7) == 0)
+				given = true;
+		if (!given)
+			cli.paths = WS_PATHS_REAL;
+	}
+	rc = ws_cli_open(&cli, &ws);
+	if (rc < 0)
+		goto fail;
+	if (cli.json) {
+		ws_cli_json_begin(&cli, &jw);
+		if (cli.npos > 1) {
+			ws_jw_obj(&jw);
+			ws_jw_key(&jw, "results");
+			ws_jw_arr(&jw);
+		}
+	}
+	for (size_t i = 0; i < cli.npos; i++) {
+		rc = WS_OPT(&cli, O_TO_VIRTUAL)->b
+			     ? one_real(&cli, &ws, &jw, cli.pos[i])
+			     : one_path(&cli, &ws, &jw, cli.pos[i]);
+		if (rc < 0 && first_rc == 0) {
+			first_rc = rc;
+			first_msg = strdup(ws_error_last());
+			first_path = ws_error_last_path() ?
+				strdup(ws_error_last_path()) : NULL;
+		}
+		if (rc < 0 && !cli.json) {
+			/* Like realpath: report and go on with the next one. */
+			fprintf(stderr, "wspath: %s: %s (%s)\n", cli.pos[i],
+				ws_error_last(), ws_error_name(rc));
+		}
+	}
+	if (cli.json) {
+		if (cli.npos > 1) {
+			ws_jw_arr_end(&jw);
+			ws_jw_obj_end(&jw);
+		}
+		/* The envelope reports the first failure, if any. */
+		if (first_rc < 0) {
+			ws_jw_key(&jw, "error");
+			ws_jw_obj(&jw);
+			ws_jw_kstr(&jw, "code", ws_error_name(first_rc));
+			ws_jw_kstr(&jw, "message", first_msg ? first_msg : "");
+			ws_jw_kname(&jw, "path", first_path);
+			ws_jw_obj_end(&jw);
+			if (cli.allow_outside)
+				ws_jw_kstr(&jw, "boundary", "off");
+			ws_jw_obj_end(&jw);
+			fputc('\n', stdout);
+		} else {
+			ws_cli_json_end(&cli, &jw);
+		}
+	}
+	if (first_rc < 0)
+		status = ws_error_exit_status(first_rc);
+	goto out;
+fail:
+	status = ws_cli_fail(&cli, rc);
+out:
+	free(first_msg);
+	free(first_path);
+	ws_ctx_close(&ws);
+	ws_cli_free(&cli);
+	return status;
+}

@@ -1,0 +1,752 @@
+/*
+ * cli.c - common options, the tool option table, --args, --schema,
+ * --help, and printing results and errors.
+ */
+#include "ws/cli.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+
+enum {
+	C_WORKSPACE, C_MOUNT, C_POLICY, C_CONFIG, C_PROJECT_ROOT,
+	C_NO_DETECT_ROOT, C_STRICT, C_ALLOW_OUTSIDE, C_APPROVE, C_JSON,
+	C_PLAIN, C_ARGS, C_SCHEMA, C_PATHS, C_VERBOSE, C_HELP, C_VERSION,
+	C_COUNT
+};
+
+static const struct ws_opt ws__common[C_COUNT] = {
+	[C_WORKSPACE] = {"workspace", 0, WS_OPT_STR, "DIR",
+			 "workspace root (env WS_ROOT; default: current directory)", 0},
+	[C_MOUNT] = {"mount", 0, WS_OPT_LIST, "VPREFIX=DIR[:ro]",
+		     "show DIR at virtual VPREFIX (repeatable; env WS_MOUNTS)", 0},
+	[C_POLICY] = {"policy", 0, WS_OPT_STR, "NAME|FILE",
+		      "policy to enforce (env WS_POLICY)", 0},
+	[C_CONFIG] = {"config", 0, WS_OPT_STR, "FILE",
+		      "configuration file (env WS_CONFIG)", 0},
+	[C_PROJECT_ROOT] = {"project-root", 0, WS_OPT_STR, "DIR",
+			    "project root for policies (skips detection)", 0},
+	[C_NO_DETECT_ROOT] = {"no-detect-root", 0, WS_OPT_FLAG, NULL,
+			      "use the workspace as the project root", 0},
+	[C_STRICT] = {"strict", 0, WS_OPT_FLAG, NULL,
+		      "reject absolute paths, backslashes and \"..\" (env WS_STRICT=1)", 0},
+	[C_ALLOW_OUTSIDE] = {"allow-outside", 0, WS_OPT_FLAG, NULL,
+			     "UNSAFE: turn the workspace boundary off (env WS_ALLOW_OUTSIDE=1)", 0},
+	[C_APPROVE] = {"approve", 0, WS_OPT_FLAG, NULL,
+		       "approve operations a policy marks \"approve\"", 0},
+	[C_JSON] = {"json", 0, WS_OPT_FLAG, NULL,
+		    "print one JSON object (env WS_FORMAT=json)", 0},
+	[C_PLAIN] = {"plain", 0, WS_OPT_FLAG, NULL, "print plain text", 0},
+	[C_ARGS] = {"args", 0, WS_OPT_STR, "JSON|-",
+		    "take the tool's arguments as one JSON object (implies --json)", 0},
+	[C_SCHEMA] = {"schema", 0, WS_OPT_FLAG, NULL,
+		      "print the tool's function-calling definition", 0},
+	[C_PATHS] = {"paths", 0, WS_OPT_STR, "virtual|relative|real",
+		     "how paths are printed (env WS_PATHS)", 0},
+	[C_VERBOSE] = {"verbose", 0, WS_OPT_FLAG, NULL, "log decisions to stderr", 0},
+	[C_HELP] = {"help", 'h', WS_OPT_FLAG, NULL, "show this help", 0},
+	[C_VERSION] = {"version", 0, WS_OPT_FLAG, NULL, "show the version", 0},
+};
+
+static bool
+ws__env_true(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 ||
+			     strcasecmp(v, "yes") == 0);
+}
+
+static int
+ws__push(const char ***arr, size_t *n, const char *s)
+{
+	const char **a = realloc(*arr, (*n + 1) * sizeof(*a));
+
+	if (a == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	a[(*n)++] = s;
+	*arr = a;
+	return 0;
+}
+
+static int
+ws__parse_int(const char *opt, const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || end == s || *end != '\0')
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--%s: \"%s\" is not an integer", opt, s);
+	return 0;
+}
+
+static int
+ws__set_paths(struct ws_cli *cli, const char *v)
+{
+	if (strcmp(v, "virtual") == 0)
+		cli->paths = WS_PATHS_VIRTUAL;
+	else if (strcmp(v, "relative") == 0)
+		cli->paths = WS_PATHS_RELATIVE;
+	else if (strcmp(v, "real") == 0)
+		cli->paths = WS_PATHS_REAL;
+	else
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--paths takes virtual, relative or real, not \"%s\"",
+				    v);
+	return 0;
+}
+
+/* Apply a tool option with its (string) value from the command line. */
+static int
+ws__set_tool_opt(struct ws_cli *cli, size_t i, const char *val, bool neg)
+{
+	const struct ws_opt *o = &cli->tool->opts[i];
+	struct ws_optval *v = &cli->vals[i];
+
+	v->set = true;
+	switch (o->type) {
+	case WS_OPT_FLAG:
+		v->b = !neg;
+		return 0;
+	case WS_OPT_STR:
+		v->s = val;
+		return 0;
+	case WS_OPT_INT:
+		return ws__parse_int(o->name, val, &v->i);
+	case WS_OPT_LIST:
+		return ws__push(&v->list, &v->n, val);
+	}
+	return 0;
+}
+
+/* Apply a common option; args_val is the value of --args. */
+static int
+ws__set_common(struct ws_cli *cli, int c, const char *val, const char **args_val)
+{
+	switch (c) {
+	case C_WORKSPACE: cli->workspace = val; break;
+	case C_MOUNT: return ws__push(&cli->mounts, &cli->nmounts, val);
+	case C_POLICY: cli->policy = val; break;
+	case C_CONFIG: cli->config = val; break;
+	case C_PROJECT_ROOT: cli->project_root = val; break;
+	case C_NO_DETECT_ROOT: cli->no_detect_root = true; break;
+	case C_STRICT: cli->strict = true; break;
+	case C_ALLOW_OUTSIDE: cli->allow_outside = true; break;
+	case C_APPROVE: cli->approve = true; break;
+	case C_JSON: cli->json = true; break;
+	case C_PLAIN: cli->json = false; break;
+	case C_ARGS: *args_val = val; break;
+	case C_SCHEMA: cli->action = WS_CLI_SCHEMA; break;
+	case C_PATHS: return ws__set_paths(cli, val);
+	case C_VERBOSE: cli->verbose = true; break;
+	case C_HELP: cli->action = WS_CLI_HELP; break;
+	case C_VERSION: cli->action = WS_CLI_VERSION; break;
+	}
+	return 0;
+}
+
+/*
+ * cJSON turns "\u0000" into a NUL that silently ends the string, which
+ * would let "a\u0000/../../etc" pass as "a".  Find such escapes in the raw
+ * text first; *key gets the key of the value that holds one (or "" when a
+ * key itself holds one).
+ */
+static bool
+ws__json_nul(const char *t, char *key, size_t keysz)
+{
+	const char *s = t;
+	char last[128] = "";
+
+	while (*s) {
+		const char *start;
+		bool nul = false;
+
+		if (*s != '"') {
+			s++;
+			continue;
+		}
+		start = ++s;
+		while (*s && *s != '"') {
+			if (*s == '\\') {
+				if (s[1] == 'u' && strncmp(s + 2, "0000", 4) == 0)
+					nul = true;
+				s += s[1] ? 2 : 1;
+				continue;
+			}
+			s++;
+		}
+		{
+			size_t n = (size_t)(s - start);
+			const char *after = *s ? s + 1 : s;
+
+			while (*after == ' ' || *after == '\t' || *after == '\n' ||
+			       *after == '\r')
+				after++;
+			if (*after == ':') {
+				if (nul) {
+					snprintf(key, keysz, "%s", "");
+					return true;
+				}
+				if (n >= sizeof(last))
+					n = sizeof(last) - 1;
+				memcpy(last, start, n);
+				last[n] = '\0';
+			} else if (nul) {
+				snprintf(key, keysz, "%s", last);
+				return true;
+			}
+		}
+		if (*s)
+			s++;
+	}
+	return false;
+}
+
+static int
+ws__args_type_error(const char *key, const char *want)
+{
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			    "argument \"%s\" must be %s", key, want);
+}
+
+/* Apply one --args JSON object. */
+static int
+ws__apply_args(struct ws_cli *cli, const char *text)
+{
+	const struct ws_tool *t = cli->tool;
+	char nulkey[128];
+	cJSON *root, *it;
+
+	if (ws__json_nul(text, nulkey, sizeof(nulkey))) {
+		if (strcmp(nulkey, t->pos_name ? t->pos_name : "") == 0 ||
+		    strcmp(nulkey, "path") == 0 || strcmp(nulkey, "paths") == 0)
+			return ws_error_set(WS_EINVALID_PATH, NULL,
+					    "path contains a NUL byte");
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "argument \"%s\" contains a NUL byte", nulkey);
+	}
+	root = cJSON_Parse(text);
+	if (root == NULL)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--args is not valid JSON (near \"%.20s\")",
+				    cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+	cli->args_json = root;
+	if (!cJSON_IsObject(root))
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--args must be a JSON object");
+	cJSON_ArrayForEach(it, root) {
+		const char *k = it->string;
+		char name[128];
+		size_t i;
+		struct ws_optval *v;
+
+		if (t->pos_name && strcmp(k, t->pos_name) == 0) {
+			if (t->pos_array) {
+				cJSON *e;
+
+				if (!cJSON_IsArray(it))
+					return ws__args_type_error(k, "an array of strings");
+				cJSON_ArrayForEach(e, it) {
+					if (!cJSON_IsString(e))
+						return ws__args_type_error(k, "an array of strings");
+					if (ws__push(&cli->pos, &cli->npos, e->valuestring) < 0)
+						return WS_ENOMEM;
+				}
+			} else {
+				if (!cJSON_IsString(it))
+					return ws__args_type_error(k, "a string");
+				if (ws__push(&cli->pos, &cli->npos, it->valuestring) < 0)
+					return WS_ENOMEM;
+			}
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s", k);
+		for (char *c = name; *c; c++)
+			if (*c == '_')
+				*c = '-';
+		for (i = 0; i < t->nopts; i++)
+			if (strcmp(t->opts[i].name, name) == 0 &&
+			    !(t->opts[i].flags & WS_OPT_NOSCHEMA))
+				break;
+		if (i == t->nopts || strchr(k, '-') != NULL)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "unknown argument \"%s\" for %s", k,
+					    t->tool);
+		v = &cli->vals[i];
+		v->set = true;
+		switch (t->opts[i].type) {
+		case WS_OPT_FLAG:
+			if (!cJSON_IsBool(it))
+				return ws__args_type_error(k, "a boolean");
+			v->b = cJSON_IsTrue(it);
+			break;
+		case WS_OPT_INT:
+			if (!cJSON_IsNumber(it) ||
+			    it->valuedouble != (double)(long long)it->valuedouble)
+				return ws__args_type_error(k, "an integer");
+			v->i = (long long)it->valuedouble;
+			break;
+		case WS_OPT_STR:
+			if (!cJSON_IsString(it))
+				return ws__args_type_error(k, "a string");
+			v->s = it->valuestring;
+			break;
+		case WS_OPT_LIST: {
+			cJSON *e;
+
+			if (cJSON_IsString(it)) {
+				if (ws__push(&v->list, &v->n, it->valuestring) < 0)
+					return WS_ENOMEM;
+				break;
+			}
+			if (!cJSON_IsArray(it))
+				return ws__args_type_error(k, "an array of strings");
+			cJSON_ArrayForEach(e, it) {
+				if (!cJSON_IsString(e))
+					return ws__args_type_error(k, "an array of strings");
+				if (ws__push(&v->list, &v->n, e->valuestring) < 0)
+					return WS_ENOMEM;
+			}
+			break;
+		}
+		}
+	}
+	return 0;
+}
+
+/* Read all of standard input (for --args -). */
+static char *
+ws__slurp_stdin(void)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+
+	while (buf != NULL) {
+		size_t r;
+
+		if (n + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (nb == NULL) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = fread(buf + n, 1, cap - n - 1, stdin);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (buf != NULL)
+		buf[n] = '\0';
+	return buf;
+}
+
+static int
+ws__find_long(const struct ws_opt *opts, size_t n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **argv)
+{
+	const char *args_val = NULL, *e;
+	bool only_pos = false;
+	int rc = 0;
+
+	memset(cli, 0, sizeof(*cli));
+	cli->tool = tool;
+	cli->vals = calloc(tool->nopts ? tool->nopts : 1, sizeof(*cli->vals));
+	if (cli->vals == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+
+	/* The environment first; flags override it. */
+	cli->workspace = getenv("WS_ROOT");
+	cli->policy = getenv("WS_POLICY");
+	cli->config = getenv("WS_CONFIG");
+	cli->env_mounts = getenv("WS_MOUNTS");
+	cli->strict = ws__env_true("WS_STRICT");
+	cli->allow_outside = ws__env_true("WS_ALLOW_OUTSIDE");
+	e = getenv("WS_FORMAT");
+	cli->json = e != NULL && strcmp(e, "json") == 0;
+	e = getenv("WS_PATHS");
+	if (e != NULL && *e && (rc = ws__set_paths(cli, e)) < 0)
+		return rc;
+
+	for (int ai = 1; ai < argc; ai++) {
+		char *a = argv[ai];
+
+		if (only_pos || a[0] != '-' || a[1] == '\0') {
+			if ((rc = ws__push(&cli->pos, &cli->npos, a)) < 0)
+				return rc;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_pos = true;
+			continue;
+		}
+		if (a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const char *val = eq ? eq + 1 : NULL;
+			int c = ws__find_long(ws__common, C_COUNT, name, len);
+			int t = c < 0 ? ws__find_long(tool->opts, tool->nopts, name, len) : -1;
+			bool neg = false;
+			const struct ws_opt *o;
+
+			if (c < 0 && t < 0 && len > 3 && strncmp(name, "no-", 3) == 0) {
+				t = ws__find_long(tool->opts, tool->nopts, name + 3, len - 3);
+				if (t >= 0 && !(tool->opts[t].flags & WS_OPT_NEGATABLE))
+					t = -1;
+				neg = t >= 0;
+			}
+			if (c < 0 && t < 0)
+				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						    "unknown option --%.*s (see --help)",
+						    (int)len, name);
+			o = c >= 0 ? &ws__common[c] : &tool->opts[t];
+			if (o->type == WS_OPT_FLAG) {
+				if (val != NULL)
+					return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+							    "--%s takes no value", o->name);
+			} else if (val == NULL) {
+				if (ai + 1 >= argc)
+					return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+							    "--%s needs a value", o->name);
+				val = argv[++ai];
+			}
+			rc = c >= 0 ? ws__set_common(cli, c, val, &args_val)
+				    : ws__set_tool_opt(cli, (size_t)t, val, neg);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		/* A bundle of short options: -la, -n5, -A 3. */
+		for (char *s = a + 1; *s; s++) {
+			size_t t;
+
+			if (*s == 'h') {
+				cli->action = WS_CLI_HELP;
+				continue;
+			}
+			for (t = 0; t < tool->nopts; t++)
+				if (tool->opts[t].short_name == *s)
+					break;
+			if (t == tool->nopts)
+				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						    "unknown option -%c (see --help)", *s);
+			if (tool->opts[t].type == WS_OPT_FLAG) {
+				ws__set_tool_opt(cli, t, NULL, false);
+				continue;
+			}
+			if (s[1] != '\0') {
+				rc = ws__set_tool_opt(cli, t, s + 1, false);
+			} else if (ai + 1 < argc) {
+				rc = ws__set_tool_opt(cli, t, argv[++ai], false);
+			} else {
+				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						    "-%c needs a value", *s);
+			}
+			if (rc < 0)
+				return rc;
+			break;
+		}
+	}
+	if (args_val != NULL) {
+		bool plain = false;
+
+		for (int ai = 1; ai < argc; ai++)
+			if (strcmp(argv[ai], "--plain") == 0)
+				plain = true;
+		cli->from_args = true;
+		cli->json = !plain;
+		if (strcmp(args_val, "-") == 0) {
+			cli->args_text = ws__slurp_stdin();
+			if (cli->args_text == NULL)
+				return ws_error_set(WS_EIO_ERROR, NULL,
+						    "cannot read --args from stdin");
+			args_val = cli->args_text;
+		}
+		rc = ws__apply_args(cli, args_val);
+		if (rc < 0)
+			return rc;
+	}
+	if (cli->action != WS_CLI_RUN)
+		return 0;
+	switch (tool->pos_kind) {
+	case WS_POS_NONE:
+		if (cli->npos > 0)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "unexpected argument \"%s\"", cli->pos[0]);
+		break;
+	case WS_POS_ONE:
+		if (cli->npos != 1)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "expected exactly one %s (see --help)",
+					    tool->pos_name);
+		break;
+	case WS_POS_OPT:
+		if (cli->npos > 1)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "expected at most one %s", tool->pos_name);
+		break;
+	case WS_POS_MANY:
+		if (cli->npos < 1)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "missing %s (see --help)", tool->pos_name);
+		break;
+	case WS_POS_ANY:
+		break;
+	}
+	return 0;
+}
+
+void
+ws_cli_free(struct ws_cli *cli)
+{
+	if (cli->vals != NULL)
+		for (size_t i = 0; i < cli->tool->nopts; i++)
+			free(cli->vals[i].list);
+	free(cli->vals);
+	free(cli->pos);
+	free(cli->mounts);
+	cJSON_Delete(cli->args_json);
+	free(cli->args_text);
+	memset(cli, 0, sizeof(*cli));
+}
+
+int
+ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
+{
+	unsigned flags = 0;
+	int rc;
+
+	if (cli->strict)
+		flags |= WS_STRICT;
+	if (cli->allow_outside)
+		flags |= WS_ALLOW_OUTSIDE;
+	rc = ws_ctx_open(ws, cli->workspace, flags);
+	if (rc < 0)
+		return rc;
+	if (cli->env_mounts != NULL && cli->nmounts == 0 &&
+	    (rc = ws_ctx_add_mounts(ws, cli->env_mounts)) < 0)
+		return rc;
+	for (size_t i = 0; i < cli->nmounts; i++)
+		if ((rc = ws_ctx_add_mount(ws, cli->mounts[i])) < 0)
+			return rc;
+	if (cli->allow_outside)
+		fprintf(stderr,
+			"%s: warning: --allow-outside: the workspace boundary is OFF\n",
+			cli->tool->prog);
+	return 0;
+}
+
+static void
+ws__help_opt(FILE *f, const struct ws_opt *o)
+{
+	char left[64];
+
+	if (o->short_name)
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name,
+			 o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+	else
+		snprintf(left, sizeof(left), "    --%s%s%s",
+			 (o->flags & WS_OPT_NEGATABLE) ? "[no-]" : "", o->name,
+			 "");
+	if (o->metavar && !o->short_name) {
+		size_t l = strlen(left);
+
+		snprintf(left + l, sizeof(left) - l, " %s", o->metavar);
+	}
+	if (strlen(left) > 26)
+		fprintf(f, "  %s\n  %-26s  %s\n", left, "", o->help);
+	else
+		fprintf(f, "  %-26s  %s\n", left, o->help);
+}
+
+void
+ws_cli_print_help(const struct ws_cli *cli, FILE *f)
+{
+	const struct ws_tool *t = cli->tool;
+
+	fprintf(f, "Usage: %s\n%s\n", t->usage, t->description);
+	if (t->nopts) {
+		fprintf(f, "\nOptions:\n");
+		for (size_t i = 0; i < t->nopts; i++)
+			ws__help_opt(f, &t->opts[i]);
+	}
+	fprintf(f, "\nCommon options:\n");
+	for (size_t i = 0; i < C_COUNT; i++)
+		ws__help_opt(f, &ws__common[i]);
+	fprintf(f,
+		"\nExit status: 0 success, 2 invalid input, 3 refused by the sandbox or\n"
+		"policy, 4 approval required, 5 filesystem error, 6 limit exceeded.\n"
+		"See %s(1).\n", t->prog);
+}
+
+void
+ws_cli_print_version(const struct ws_cli *cli, FILE *f)
+{
+	fprintf(f, "%s (wstools) %s\n", cli->tool->prog, WS_VERSION);
+}
+
+void
+ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
+{
+	const struct ws_tool *t = cli->tool;
+	struct ws_jw jw;
+
+	ws_jw_init(&jw, f);
+	ws_jw_obj(&jw);
+	ws_jw_kstr(&jw, "type", "function");
+	ws_jw_key(&jw, "function");
+	ws_jw_obj(&jw);
+	ws_jw_kstr(&jw, "name", t->tool);
+	ws_jw_kstr(&jw, "description", t->description);
+	ws_jw_key(&jw, "parameters");
+	ws_jw_obj(&jw);
+	ws_jw_kstr(&jw, "type", "object");
+	ws_jw_key(&jw, "properties");
+	ws_jw_obj(&jw);
+	if (t->pos_name) {
+		ws_jw_key(&jw, t->pos_name);
+		ws_jw_obj(&jw);
+		if (t->pos_array) {
+			ws_jw_kstr(&jw, "type", "array");
+			ws_jw_key(&jw, "items");
+			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+		} else {
+			ws_jw_kstr(&jw, "type", "string");
+		}
+		ws_jw_kstr(&jw, "description", t->pos_help);
+		ws_jw_obj_end(&jw);
+	}
+	for (size_t i = 0; i < t->nopts; i++) {
+		const struct ws_opt *o = &t->opts[i];
+		char key[128];
+
+		if (o->flags & WS_OPT_NOSCHEMA)
+			continue;
+		snprintf(key, sizeof(key), "%s", o->name);
+		for (char *c = key; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		ws_jw_key(&jw, key);
+		ws_jw_obj(&jw);
+		switch (o->type) {
+		case WS_OPT_FLAG: ws_jw_kstr(&jw, "type", "boolean"); break;
+		case WS_OPT_INT: ws_jw_kstr(&jw, "type", "integer"); break;
+		case WS_OPT_STR: ws_jw_kstr(&jw, "type", "string"); break;
+		case WS_OPT_LIST:
+			ws_jw_kstr(&jw, "type", "array");
+			ws_jw_key(&jw, "items");
+			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+			break;
+		}
+		ws_jw_kstr(&jw, "description", o->help);
+		ws_jw_obj_end(&jw);
+	}
+	ws_jw_obj_end(&jw);
+	ws_jw_key(&jw, "required");
+	ws_jw_arr(&jw);
+	if (t->pos_name && (t->pos_kind == WS_POS_ONE || t->pos_kind == WS_POS_MANY))
+		ws_jw_str(&jw, t->pos_name);
+	ws_jw_arr_end(&jw);
+	ws_jw_obj_end(&jw);
+	ws_jw_obj_end(&jw);
+	ws_jw_obj_end(&jw);
+	fputc('\n', f);
+}
+
+int
+ws_cli_fail(const struct ws_cli *cli, int code)
+{
+	const char *path = ws_error_last_path();
+	const char *msg = ws_error_last();
+	const char *prog = cli->tool ? cli->tool->prog : "ws";
+
+	if (code == 0)
+		code = ws_error_last_code();
+	if (code == 0)
+		code = WS_EIO_ERROR;
+	if (cli->json) {
+		struct ws_jw jw;
+		char *full = NULL;
+
+		if (path != NULL && asprintf(&full, "%s: %s", path, msg) < 0)
+			full = NULL;
+		ws_jw_init(&jw, stdout);
+		ws_jw_obj(&jw);
+		ws_jw_kbool(&jw, "success", false);
+		ws_jw_kstr(&jw, "tool", cli->tool ? cli->tool->tool : "");
+		ws_jw_knull(&jw, "output");
+		ws_jw_key(&jw, "error");
+		ws_jw_obj(&jw);
+		ws_jw_kstr(&jw, "code", ws_error_name(code));
+		ws_jw_kstr(&jw, "message", full ? full : msg);
+		if (path != NULL)
+			ws_jw_kname(&jw, "path", path);
+		ws_jw_obj_end(&jw);
+		if (cli->allow_outside)
+			ws_jw_kstr(&jw, "boundary", "off");
+		ws_jw_obj_end(&jw);
+		fputc('\n', stdout);
+		fflush(stdout);
+		free(full);
+	} else if (path != NULL) {
+		fprintf(stderr, "%s: %s: %s (%s)\n", prog, path, msg,
+			ws_error_name(code));
+	} else {
+		fprintf(stderr, "%s: %s (%s)\n", prog, msg, ws_error_name(code));
+	}
+	return ws_error_exit_status(code);
+}
+
+void
+ws_cli_json_begin(const struct ws_cli *cli, struct ws_jw *jw)
+{
+	ws_jw_init(jw, stdout);
+	ws_jw_obj(jw);
+	ws_jw_kbool(jw, "success", true);
+	ws_jw_kstr(jw, "tool", cli->tool->tool);
+	ws_jw_key(jw, "output");
+}
+
+void
+ws_cli_json_end(const struct ws_cli *cli, struct ws_jw *jw)
+{
+	ws_jw_knull(jw, "error");
+	if (cli->allow_outside)
+		ws_jw_kstr(jw, "boundary", "off");
+	ws_jw_obj_end(jw);
+	fputc('\n', stdout);
+}
+
+const char *
+ws_cli_show_path(const struct ws_cli *cli, const char *vpath, const char *real)
+{
+	switch (cli->paths) {
+	case WS_PATHS_REAL:
+		return real;
+	case WS_PATHS_RELATIVE:
+		if (vpath == NULL)
+			return real;
+		return vpath[0] == '/' && vpath[1] ? vpath + 1 : vpath[1] ? vpath : ".";
+	case WS_PATHS_VIRTUAL:
+	default:
+		return vpath ? vpath : real;
+	}
+}

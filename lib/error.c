@@ -1,0 +1,157 @@
+/* error.c - error codes, exit statuses and the last-error message. */
+#include "ws/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int exit_status;
+} ws__errors[WS__ECOUNT] = {
+	[0] = {"OK", 0},
+	[1] = {"INVALID_ARGUMENT", 2},
+	[2] = {"INVALID_PATH", 2},
+	[3] = {"INVALID_PATTERN", 2},
+	[4] = {"POLICY_ERROR", 2},
+	[5] = {"WORKSPACE_NOT_FOUND", 2},
+	[6] = {"PATH_OUTSIDE_WORKSPACE", 3},
+	[7] = {"SYMLINK_OUTSIDE_WORKSPACE", 3},
+	[8] = {"READ_ONLY", 3},
+	[9] = {"POLICY_DENIED", 3},
+	[10] = {"BLOCKED_COMMAND", 3},
+	[11] = {"APPROVAL_REQUIRED", 4},
+	[12] = {"NOT_FOUND", 5},
+	[13] = {"NOT_A_DIRECTORY", 5},
+	[14] = {"IS_A_DIRECTORY", 5},
+	[15] = {"DIRECTORY_NOT_EMPTY", 5},
+	[16] = {"NOT_A_REGULAR_FILE", 5},
+	[17] = {"SYMLINK_LOOP", 5},
+	[18] = {"FILE_TOO_LARGE", 5},
+	[19] = {"ALREADY_EXISTS", 5},
+	[20] = {"EDIT_NO_MATCH", 5},
+	[21] = {"EDIT_AMBIGUOUS", 5},
+	[22] = {"PERMISSION_DENIED", 5},
+	[23] = {"IO_ERROR", 5},
+	[24] = {"LIMIT_EXCEEDED", 6},
+	[25] = {"SANDBOX_UNAVAILABLE", 6},
+	[26] = {"IO_ERROR", 5},
+};
+
+/* One call is one thread in every tool, but keep the state per thread so
+ * that a future threaded walker cannot garble another thread's message. */
+static _Thread_local int ws__last_code;
+static _Thread_local char ws__last_msg[1024];
+static _Thread_local char *ws__last_path;
+
+static int
+ws__index(int code)
+{
+	int i = -code;
+
+	if (i < 0 || i >= WS__ECOUNT)
+		return WS__ECOUNT - 4; /* IO_ERROR */
+	return i;
+}
+
+const char *
+ws_error_name(int code)
+{
+	return ws__errors[ws__index(code)].name;
+}
+
+int
+ws_error_exit_status(int code)
+{
+	return ws__errors[ws__index(code)].exit_status;
+}
+
+int
+ws_error_setv(int code, const char *path, const char *fmt, va_list ap)
+{
+	ws__last_code = code;
+	vsnprintf(ws__last_msg, sizeof(ws__last_msg), fmt, ap);
+	free(ws__last_path);
+	ws__last_path = path ? strdup(path) : NULL;
+	return code;
+}
+
+int
+ws_error_set(int code, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ws_error_setv(code, path, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int
+ws_error_from_errno(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return WS_ENOT_FOUND;
+	case ENOTDIR:
+		return WS_ENOT_A_DIRECTORY;
+	case EISDIR:
+		return WS_EIS_A_DIRECTORY;
+	case ENOTEMPTY:
+		return WS_EDIRECTORY_NOT_EMPTY;
+	case ELOOP:
+		return WS_ESYMLINK_LOOP;
+	case EEXIST:
+		return WS_EALREADY_EXISTS;
+	case EACCES:
+	case EPERM:
+		return WS_EPERMISSION_DENIED;
+	case EROFS:
+		return WS_EREAD_ONLY;
+	case ENAMETOOLONG:
+		return WS_EINVALID_PATH;
+	case EFBIG:
+		return WS_EFILE_TOO_LARGE;
+	case ENOMEM:
+		return WS_ENOMEM;
+	case EXDEV:
+		return WS_EPATH_OUTSIDE_WORKSPACE;
+	default:
+		return WS_EIO_ERROR;
+	}
+}
+
+int
+ws_error_errno(int err, const char *path, const char *what)
+{
+	return ws_error_set(ws_error_from_errno(err), path, "%s: %s", what,
+			    strerror(err));
+}
+
+const char *
+ws_error_last(void)
+{
+	return ws__last_msg;
+}
+
+int
+ws_error_last_code(void)
+{
+	return ws__last_code;
+}
+
+const char *
+ws_error_last_path(void)
+{
+	return ws__last_path;
+}
+
+void
+ws_error_clear(void)
+{
+	ws__last_code = 0;
+	ws__last_msg[0] = '\0';
+	free(ws__last_path);
+	ws__last_path = NULL;
+}

@@ -1,0 +1,139 @@
+/*
+ * ws/cli.h - the command line of every tool: the common options of
+ * DESIGN.md section 5 and their environment variables, the tool's own
+ * options from one table that also drives --args, --schema and --help,
+ * and printing of results and errors in plain or JSON form.
+ *
+ * Only a tool's main() calls the printing functions here.
+ */
+#ifndef WS_CLI_H
+#define WS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ws/json.h"
+#include "ws/resolve.h"
+#include "ws/workspace.h"
+
+#define WS_VERSION "0.1.0"
+
+enum ws_opt_type { WS_OPT_FLAG, WS_OPT_STR, WS_OPT_INT, WS_OPT_LIST };
+
+enum {
+	WS_OPT_NOSCHEMA = 1 << 0,  /* not offered to LLMs in --schema/--args */
+	WS_OPT_NEGATABLE = 1 << 1, /* a flag that also has a --no-NAME form */
+};
+
+/* One option of a tool. */
+struct ws_opt {
+	const char *name;    /* long name, e.g. "start-line" (JSON start_line) */
+	int short_name;	     /* e.g. 'n', or 0 */
+	enum ws_opt_type type;
+	const char *metavar; /* e.g. "N" for --help */
+	const char *help;    /* one line, for --help and --schema */
+	unsigned flags;
+};
+
+/* The value of an option after parsing. */
+struct ws_optval {
+	bool set;
+	bool b;		   /* FLAG */
+	long long i;	   /* INT */
+	const char *s;	   /* STR */
+	const char **list; /* LIST */
+	size_t n;
+};
+
+enum ws_pos_kind {
+	WS_POS_NONE,
+	WS_POS_ONE,  /* exactly one */
+	WS_POS_OPT,  /* zero or one */
+	WS_POS_MANY, /* one or more */
+	WS_POS_ANY,  /* zero or more */
+};
+
+/* What a tool is: names, usage and its option table. */
+struct ws_tool {
+	const char *prog;	 /* "wsread" */
+	const char *tool;	 /* "read_file" */
+	const char *description; /* for --help and --schema */
+	const char *usage;	 /* "wsread [OPTION]... PATH" */
+	const char *pos_name;	 /* JSON key of the positionals: "path" */
+	const char *pos_help;
+	enum ws_pos_kind pos_kind;
+	bool pos_array;		 /* positionals are a JSON array */
+	const struct ws_opt *opts;
+	size_t nopts;
+};
+
+enum ws_cli_action { WS_CLI_RUN, WS_CLI_HELP, WS_CLI_VERSION, WS_CLI_SCHEMA };
+enum ws_paths_mode { WS_PATHS_VIRTUAL, WS_PATHS_RELATIVE, WS_PATHS_REAL };
+
+struct ws_cli {
+	const struct ws_tool *tool;
+	enum ws_cli_action action;
+	/* Common options, after environment variables and flags. */
+	const char *workspace, *policy, *config, *project_root;
+	const char **mounts;
+	size_t nmounts;
+	const char *env_mounts;
+	bool no_detect_root, strict, allow_outside, approve, json, verbose;
+	enum ws_paths_mode paths;
+	/* The tool's own options, in the order of tool->opts. */
+	struct ws_optval *vals;
+	const char **pos;
+	size_t npos;
+	bool from_args; /* --args was given */
+	/* Storage kept alive for the strings above. */
+	void *args_json;
+	char *args_text;
+};
+
+/*
+ * Parse argv and the environment.  Returns 0 or WS_EINVALID_ARGUMENT (and
+ * friends); cli->json is already decided when it fails, so the error can be
+ * printed in the right form.
+ */
+int ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc,
+		 char **argv);
+
+/* Free what ws_cli_parse() allocated. */
+void ws_cli_free(struct ws_cli *cli);
+
+/*
+ * Open the workspace the options name (--workspace, WS_ROOT, cwd), with
+ * its mounts (--mount, WS_MOUNTS) and flags.  With --allow-outside, warns
+ * on stderr.
+ */
+int ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws);
+
+/* Print --help, --version or --schema to f. */
+void ws_cli_print_help(const struct ws_cli *cli, FILE *f);
+void ws_cli_print_version(const struct ws_cli *cli, FILE *f);
+void ws_cli_print_schema(const struct ws_cli *cli, FILE *f);
+
+/*
+ * Print the last error (code from ws_error_last_code() if code is 0) in
+ * plain or JSON form and return the exit status of DESIGN.md section 4.
+ */
+int ws_cli_fail(const struct ws_cli *cli, int code);
+
+/*
+ * Begin a JSON success envelope on stdout: {"success":true,"tool":...,
+ * "output": -- the caller then writes the output value.
+ */
+void ws_cli_json_begin(const struct ws_cli *cli, struct ws_jw *jw);
+
+/* Finish it: ,"error":null (and "boundary":"off" when it is). */
+void ws_cli_json_end(const struct ws_cli *cli, struct ws_jw *jw);
+
+/* The path to show a person for a result, per --paths. */
+const char *ws_cli_show_path(const struct ws_cli *cli, const char *vpath,
+			     const char *real);
+
+/* Shorthand for the option at index i. */
+#define WS_OPT(cli, i) (&(cli)->vals[(i)])
+
+#endif

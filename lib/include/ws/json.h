@@ -1,0 +1,66 @@
+/*
+ * ws/json.h - a streaming JSON writer that stays valid for any bytes.
+ *
+ * Output is written as it is produced, so a listing of 100,000 entries
+ * needs no tree in memory.  Strings that are not valid UTF-8 are written
+ * with U+FFFD in place of each bad byte, and ws_jw_kname() adds the exact
+ * bytes in base64 under "<key>_bytes" so that nothing is lost.
+ * (cJSON is used to parse --args and policies; it would build a whole
+ * tree for output and passes invalid UTF-8 through unchanged.)
+ */
+#ifndef WS_JSON_H
+#define WS_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define WS_JW_MAXDEPTH 32
+
+struct ws_jw {
+	FILE *f;
+	int depth;
+	bool first[WS_JW_MAXDEPTH];
+	bool after_key;
+	bool pretty;
+};
+
+/* Start writing to f. */
+void ws_jw_init(struct ws_jw *jw, FILE *f);
+
+void ws_jw_obj(struct ws_jw *jw);     /* { */
+void ws_jw_obj_end(struct ws_jw *jw); /* } */
+void ws_jw_arr(struct ws_jw *jw);     /* [ */
+void ws_jw_arr_end(struct ws_jw *jw); /* ] */
+
+/* An object key; the next value call writes its value. */
+void ws_jw_key(struct ws_jw *jw, const char *key);
+
+/* Values.  ws_jw_strn() takes arbitrary bytes (see above). */
+void ws_jw_str(struct ws_jw *jw, const char *s);
+void ws_jw_strn(struct ws_jw *jw, const char *s, size_t n);
+void ws_jw_int(struct ws_jw *jw, long long v);
+void ws_jw_bool(struct ws_jw *jw, bool v);
+void ws_jw_null(struct ws_jw *jw);
+/* Raw JSON text written as a value (must be valid JSON). */
+void ws_jw_raw(struct ws_jw *jw, const char *json);
+
+/* key + value shorthands; a NULL string writes null. */
+void ws_jw_kstr(struct ws_jw *jw, const char *key, const char *s);
+void ws_jw_kint(struct ws_jw *jw, const char *key, long long v);
+void ws_jw_kbool(struct ws_jw *jw, const char *key, bool v);
+void ws_jw_knull(struct ws_jw *jw, const char *key);
+
+/*
+ * A file name or path: written as a string; if it is not valid UTF-8,
+ * "<key>_bytes" follows with the exact bytes in base64.
+ */
+void ws_jw_kname(struct ws_jw *jw, const char *key, const char *s);
+
+/* Base64-encode n bytes into a malloc'd NUL-terminated string. */
+char *ws_base64(const void *data, size_t n);
+
+/* Write n bytes as base64 JSON string value, streaming. */
+void ws_jw_base64(struct ws_jw *jw, const void *data, size_t n);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * ws/workspace.h - the workspace context: the root, the mounts, the
+ * options that change how paths map, and mapping between the virtual view
+ * and real paths.
+ *
+ * Each place a path can start from is an "anchor": anchor 0 is the
+ * workspace root (virtual "/"), anchors 1.. are the mounts.  An O_PATH
+ * descriptor of every anchor is opened once and held for the whole call,
+ * so that every later lookup starts from a descriptor, never a string.
+ */
+#ifndef WS_WORKSPACE_H
+#define WS_WORKSPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Options of a workspace context. */
+enum {
+	WS_STRICT = 1 << 0,	   /* DESIGN.md 3 rule 8 */
+	WS_ALLOW_OUTSIDE = 1 << 1, /* DESIGN.md 3 rule 9: boundary off */
+};
+
+/* The host filesystem root, used only with WS_ALLOW_OUTSIDE. */
+#define WS_ANCHOR_HOST (-1)
+
+struct ws_anchor {
+	char *vprefix; /* "/" for the root, "/.skills" for a mount */
+	char *real;    /* real directory, resolved through symlinks */
+	int fd;	       /* O_PATH | O_DIRECTORY descriptor of real */
+	bool ro;       /* a ":ro" mount */
+};
+
+struct ws_ctx {
+	struct ws_anchor *anchors; /* [0] is the root */
+	size_t nanchors;
+	unsigned flags;
+	int host_fd; /* O_PATH of "/", opened on first use with ALLOW_OUTSIDE */
+};
+
+/*
+ * Open a workspace: root is resolved through symlinks once and must be a
+ * directory (else WS_EWORKSPACE_NOT_FOUND).  root NULL means the current
+ * directory.
+ */
+int ws_ctx_open(struct ws_ctx *ws, const char *root, unsigned flags);
+
+/*
+ * Add a mount from a "VPREFIX=DIR[:ro]" spec.  VPREFIX must be absolute and
+ * not "/"; DIR must be an existing directory.
+ */
+int ws_ctx_add_mount(struct ws_ctx *ws, const char *spec);
+
+/* Add every mount of a comma-separated list (the WS_MOUNTS form). */
+int ws_ctx_add_mounts(struct ws_ctx *ws, const char *list);
+
+/* Close every descriptor and free the context. */
+void ws_ctx_close(struct ws_ctx *ws);
+
+/* The descriptor of an anchor (or of "/" for WS_ANCHOR_HOST). */
+int ws_ctx_anchor_fd(struct ws_ctx *ws, int anchor);
+
+/* The real directory of an anchor ("/" for WS_ANCHOR_HOST). */
+const char *ws_ctx_anchor_real(const struct ws_ctx *ws, int anchor);
+
+/*
+ * The anchor whose real directory is the longest component prefix of the
+ * normalized absolute real path p, or -1 if none; *rest gets the remainder.
+ */
+int ws_ctx_anchor_of_real(const struct ws_ctx *ws, const char *p,
+			  const char **rest);
+
+/*
+ * The mount whose virtual prefix is the longest component prefix of the
+ * normalized absolute virtual path v, or 0 (the root) if none; *rest gets
+ * the remainder.
+ */
+int ws_ctx_anchor_of_virtual(const struct ws_ctx *ws, const char *v,
+			     const char **rest);
+
+/*
+ * Map a real path to its virtual form, lexically.  A path outside the root
+ * and every mount, or hidden behind a mount that shadows it, has no
+ * virtual form: WS_EPATH_OUTSIDE_WORKSPACE.  *out is malloc'd.
+ */
+int ws_ctx_to_virtual(const struct ws_ctx *ws, const char *real, char **out);
+
+/* The virtual path of (anchor, rel), malloc'd into *out. */
+int ws_ctx_virtual_of(const struct ws_ctx *ws, int anchor, const char *rel,
+		      char **out);
+
+#endif

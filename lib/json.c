@@ -1,0 +1,273 @@
+/* json.c - streaming JSON writer, valid for any bytes. */
+#include "ws/json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ws/path.h"
+
+void
+ws_jw_init(struct ws_jw *jw, FILE *f)
+{
+	memset(jw, 0, sizeof(*jw));
+	jw->f = f;
+}
+
+/* Write the comma that separates this value from the previous one. */
+static void
+ws__sep(struct ws_jw *jw)
+{
+	if (jw->after_key) {
+		jw->after_key = false;
+		return;
+	}
+	if (jw->depth > 0) {
+		if (!jw->first[jw->depth])
+			putc(',', jw->f);
+		jw->first[jw->depth] = false;
+	}
+}
+
+static void
+ws__open(struct ws_jw *jw, int c)
+{
+	ws__sep(jw);
+	putc(c, jw->f);
+	if (jw->depth < WS_JW_MAXDEPTH - 1)
+		jw->depth++;
+	jw->first[jw->depth] = true;
+}
+
+static void
+ws__close(struct ws_jw *jw, int c)
+{
+	if (jw->depth > 0)
+		jw->depth--;
+	putc(c, jw->f);
+}
+
+void ws_jw_obj(struct ws_jw *jw) { ws__open(jw, '{'); }
+void ws_jw_obj_end(struct ws_jw *jw) { ws__close(jw, '}'); }
+void ws_jw_arr(struct ws_jw *jw) { ws__open(jw, '['); }
+void ws_jw_arr_end(struct ws_jw *jw) { ws__close(jw, ']'); }
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t
+ws__utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	return ws_utf8_valid((const char *)s, len) ? len : 0;
+}
+
+static void
+ws__string(FILE *f, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, run = 0;
+
+	putc('"', f);
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t l;
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			i++;
+			run++;
+			continue;
+		}
+		if (run) {
+			fwrite(s + i - run, 1, run, f);
+			run = 0;
+		}
+		switch (c) {
+		case '"': fputs("\\\"", f); i++; continue;
+		case '\\': fputs("\\\\", f); i++; continue;
+		case '\n': fputs("\\n", f); i++; continue;
+		case '\r': fputs("\\r", f); i++; continue;
+		case '\t': fputs("\\t", f); i++; continue;
+		default: break;
+		}
+		if (c < 0x20) {
+			fprintf(f, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		l = ws__utf8_seq(s + i, n - i);
+		if (l == 0) {
+			fputs("\xef\xbf\xbd", f); /* U+FFFD for a bad byte */
+			i++;
+			continue;
+		}
+		fwrite(s + i, 1, l, f);
+		i += l;
+	}
+	if (run)
+		fwrite(s + i - run, 1, run, f);
+	putc('"', f);
+}
+
+void
+ws_jw_key(struct ws_jw *jw, const char *key)
+{
+	ws__sep(jw);
+	ws__string(jw->f, key, strlen(key));
+	putc(':', jw->f);
+	jw->after_key = true;
+}
+
+void
+ws_jw_strn(struct ws_jw *jw, const char *s, size_t n)
+{
+	ws__sep(jw);
+	ws__string(jw->f, s, n);
+}
+
+void
+ws_jw_str(struct ws_jw *jw, const char *s)
+{
+	if (s == NULL) {
+		ws_jw_null(jw);
+		return;
+	}
+	ws_jw_strn(jw, s, strlen(s));
+}
+
+void
+ws_jw_int(struct ws_jw *jw, long long v)
+{
+	ws__sep(jw);
+	fprintf(jw->f, "%lld", v);
+}
+
+void
+ws_jw_bool(struct ws_jw *jw, bool v)
+{
+	ws__sep(jw);
+	fputs(v ? "true" : "false", jw->f);
+}
+
+void
+ws_jw_null(struct ws_jw *jw)
+{
+	ws__sep(jw);
+	fputs("null", jw->f);
+}
+
+void
+ws_jw_raw(struct ws_jw *jw, const char *json)
+{
+	ws__sep(jw);
+	fputs(json, jw->f);
+}
+
+void
+ws_jw_kstr(struct ws_jw *jw, const char *key, const char *s)
+{
+	ws_jw_key(jw, key);
+	ws_jw_str(jw, s);
+}
+
+void
+ws_jw_kint(struct ws_jw *jw, const char *key, long long v)
+{
+	ws_jw_key(jw, key);
+	ws_jw_int(jw, v);
+}
+
+void
+ws_jw_kbool(struct ws_jw *jw, const char *key, bool v)
+{
+	ws_jw_key(jw, key);
+	ws_jw_bool(jw, v);
+}
+
+void
+ws_jw_knull(struct ws_jw *jw, const char *key)
+{
+	ws_jw_key(jw, key);
+	ws_jw_null(jw);
+}
+
+static const char ws__b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Encode n bytes (n % 3 == 0 except for the last chunk) into out. */
+static size_t
+ws__b64_chunk(const unsigned char *d, size_t n, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)d[i] << 16;
+
+		if (i + 1 < n)
+			v |= (unsigned)d[i + 1] << 8;
+		if (i + 2 < n)
+			v |= d[i + 2];
+		out[o++] = ws__b64[(v >> 18) & 63];
+		out[o++] = ws__b64[(v >> 12) & 63];
+		out[o++] = i + 1 < n ? ws__b64[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < n ? ws__b64[v & 63] : '=';
+	}
+	return o;
+}
+
+char *
+ws_base64(const void *data, size_t n)
+{
+	char *out = malloc((n + 2) / 3 * 4 + 1);
+
+	if (out == NULL)
+		return NULL;
+	out[ws__b64_chunk(data, n, out)] = '\0';
+	return out;
+}
+
+void
+ws_jw_base64(struct ws_jw *jw, const void *data, size_t n)
+{
+	const unsigned char *d = data;
+	char buf[4096];
+
+	ws__sep(jw);
+	putc('"', jw->f);
+	while (n > 0) {
+		size_t take = n > 3072 ? 3072 : n;
+
+		fwrite(buf, 1, ws__b64_chunk(d, take, buf), jw->f);
+		d += take;
+		n -= take;
+	}
+	putc('"', jw->f);
+}
+
+void
+ws_jw_kname(struct ws_jw *jw, const char *key, const char *s)
+{
+	size_t n;
+
+	ws_jw_kstr(jw, key, s);
+	if (s == NULL)
+		return;
+	n = strlen(s);
+	if (!ws_utf8_valid(s, n)) {
+		char k[64];
+
+		snprintf(k, sizeof(k), "%s_bytes", key);
+		ws_jw_key(jw, k);
+		ws_jw_base64(jw, s, n);
+	}
+}

@@ -1,0 +1,1050 @@
+/*
+ * resolve.c - resolving a requested path to descriptors, inside the
+ * workspace, whatever the path's spelling and whatever races the
+ * filesystem.
+ *
+ * Two stages.  The lexical stage (ws__lex) decides the input form on the
+ * path as written, applies "..", and picks the anchor (root or mount) and
+ * the path relative to it.  The physical stage walks from the anchor's
+ * held descriptor: first with one openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS), which the kernel keeps beneath the anchor; if that
+ * is refused for any reason, component by component with
+ * openat(O_PATH | O_NOFOLLOW), following symlinks ourselves so that an
+ * absolute target inside the root or another mount is honored and
+ * everything else is refused.
+ */
+#include "ws/resolve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/path.h"
+
+#define WS__MAX_HOPS 40	  /* symlinks followed before SYMLINK_LOOP */
+#define WS__EAGAIN_TRIES 8 /* openat2 retries on a concurrent rename */
+
+void
+ws_res_step(struct ws_res *res, const char *kind, const char *fmt, ...)
+{
+	struct ws_step *s;
+	va_list ap;
+	char *text = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	if (text == NULL)
+		return;
+	s = realloc(res->steps, (res->nsteps + 1) * sizeof(*s));
+	if (s == NULL) {
+		free(text);
+		return;
+	}
+	res->steps = s;
+	s[res->nsteps].kind = kind;
+	s[res->nsteps].text = text;
+	res->nsteps++;
+}
+
+#define STEP(res, flags, ...)                                                  \
+	do {                                                                   \
+		if ((flags) & WS_R_TRACE)                                      \
+			ws_res_step((res), __VA_ARGS__);                       \
+	} while (0)
+
+void
+ws_res_free(struct ws_res *res)
+{
+	if (res->fd >= 0)
+		close(res->fd);
+	if (res->own_dirfd && res->dirfd >= 0)
+		close(res->dirfd);
+	free(res->vpath);
+	free(res->rel);
+	free(res->real);
+	free(res->name);
+	free(res->missing);
+	for (size_t i = 0; i < res->nsteps; i++)
+		free(res->steps[i].text);
+	free(res->steps);
+	memset(res, 0, sizeof(*res));
+	res->fd = -1;
+	res->dirfd = -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lexical stage                                                        */
+
+/*
+ * The part of a normalized-but-dotted path before its first ".."
+ * component, copied into a new string.
+ */
+static char *
+ws__head_before_dotdot(const char *p, const char **tail)
+{
+	const char *s = p;
+
+	while (*s) {
+		const char *e = strchrnul(s, '/');
+
+		if (e - s == 2 && s[0] == '.' && s[1] == '.')
+			break;
+		s = *e ? e + 1 : e;
+	}
+	*tail = s;
+	if (s == p)
+		return strdup(p[0] == '/' ? "/" : "");
+	/* Drop the slash before the tail (keep "/" alone). */
+	size_t n = (size_t)(s - p);
+	if (*s && n > 1)
+		n--;
+	return strndup(p, n);
+}
+
+/* Set res->anchor, res->rel and res->vpath for the rel path in anchor. */
+static int
+ws__set_rel(struct ws_ctx *ws, struct ws_res *res, int anchor, const char *rel)
+{
+	free(res->rel);
+	free(res->vpath);
+	res->vpath = NULL;
+	res->anchor = anchor;
+	res->rel = strdup(rel);
+	if (res->rel == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return ws_ctx_virtual_of(ws, anchor, rel, &res->vpath);
+}
+
+static int
+ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
+	struct ws_res *res)
+{
+	bool strict = ws->flags & WS_STRICT;
+	bool outside = ws->flags & WS_ALLOW_OUTSIDE;
+	char *p = NULL, *dotted = NULL, *head = NULL, *norm = NULL;
+	const char *tail, *rest;
+	size_t len = strlen(input);
+	int rc, a;
+
+	rc = ws_path_check(input, len);
+	if (rc < 0) {
+		ws_error_set(rc, input, "%s", ws_error_last());
+		goto out;
+	}
+	STEP(res, flags, "input", "\"%s\"", input);
+	if (strict && strchr(input, '\\')) {
+		rc = ws_error_set(WS_EINVALID_PATH, input,
+				  "backslashes are not allowed in strict mode");
+		goto out;
+	}
+	p = strdup(input);
+	if (p == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	/* Backslashes are separators, as an agent on Windows writes them. */
+	for (char *c = p; *c; c++)
+		if (*c == '\\')
+			*c = '/';
+	if (strict && p[0] == '/' && strcmp(p, "/") != 0) {
+		rc = ws_error_set(WS_EINVALID_PATH, input,
+				  "absolute paths are not allowed in strict mode");
+		goto out;
+	}
+	if (strict && ws_path_has_dotdot(p)) {
+		rc = ws_error_set(WS_EINVALID_PATH, input,
+				  "\"..\" is not allowed in strict mode");
+		goto out;
+	}
+	len = strlen(p);
+	res->must_dir = len > 1 && p[len - 1] == '/';
+
+	rc = ws_path_normalize(p, WS_NORM_KEEPDOT, &dotted);
+	if (rc < 0)
+		goto out;
+
+	if (strcmp(dotted, "") == 0 || strcmp(dotted, "/") == 0) {
+		if (outside && dotted[0] == '/') {
+			res->form = "host";
+			rc = ws__set_rel(ws, res, WS_ANCHOR_HOST, "");
+		} else {
+			res->form = "root";
+			rc = ws__set_rel(ws, res, 0, "");
+		}
+		STEP(res, flags, "form", "%s", res->form);
+		goto out;
+	}
+
+	if (outside && dotted[0] == '/') {
+		/* Boundary off: an absolute path is a literal host path. */
+		res->form = "host";
+		rc = ws_path_normalize(dotted, WS_NORM_CLAMP, &norm);
+		if (rc == 0)
+			rc = ws__set_rel(ws, res, WS_ANCHOR_HOST, norm + 1);
+		STEP(res, flags, "form", "host path (boundary off)");
+		goto out;
+	}
+
+	/*
+	 * Decide the form on the path as written, before ".." is applied:
+	 * "<root>/../ws2/x" starts inside the root and then climbs out.
+	 */
+	head = ws__head_before_dotdot(dotted, &tail);
+	if (head == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	{
+		char *vhead = head[0] == '/' ? strdup(head) : ws_path_join("/", head);
+
+		if (vhead == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		a = ws_ctx_anchor_of_virtual(ws, vhead, &rest);
+		if (a > 0) {
+			res->form = "mount";
+			rest = head + (rest - vhead) - (head[0] == '/' ? 0 : 1);
+			if (rest < head)
+				rest = head;
+			STEP(res, flags, "form", "mount prefix %s",
+			     ws->anchors[a].vprefix);
+		} else if (head[0] == '/' &&
+			   (a = ws_ctx_anchor_of_real(ws, head, &rest)) >= 0) {
+			res->form = "absolute-inside";
+			STEP(res, flags, "form",
+			     "absolute path inside %s (%s), kept as is",
+			     a == 0 ? "the workspace root" : "a mount",
+			     ws->anchors[a].real);
+		} else if (head[0] == '/') {
+			a = 0;
+			rest = head + 1;
+			res->form = "shorthand";
+			STEP(res, flags, "form",
+			     "absolute path outside the root: root-relative shorthand");
+		} else {
+			a = 0;
+			rest = head;
+			res->form = "relative";
+			STEP(res, flags, "form", "relative to the workspace root");
+		}
+		free(vhead);
+	}
+	{
+		/* Apply ".." inside the anchor; climbing above it is refused. */
+		char *relp = ws_path_join(rest, tail);
+
+		if (relp == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		rc = ws_path_normalize(relp, 0, &norm);
+		if (rc == WS_EPATH_OUTSIDE_WORKSPACE && outside && a == 0) {
+			/* Boundary off: climbing out of the root is allowed. */
+			char *abs = ws_path_join(ws->anchors[0].real, relp);
+
+			rc = abs ? ws_path_normalize(abs, WS_NORM_CLAMP, &norm)
+				 : ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			free(abs);
+			free(relp);
+			if (rc == 0) {
+				res->form = "host";
+				rc = ws__set_rel(ws, res, WS_ANCHOR_HOST, norm + 1);
+			}
+			goto out;
+		}
+		free(relp);
+		if (rc < 0) {
+			ws_error_set(rc, input,
+				     "resolves outside the %s (\"..\" climbs above %s)",
+				     a == 0 ? "workspace" : "mount",
+				     a == 0 ? "the root" : "the mount's top");
+			goto out;
+		}
+	}
+	if (strcmp(dotted, norm) != 0 || a != 0)
+		STEP(res, flags, "normalize", "\"%s\" in %s", norm,
+		     ws->anchors[a].vprefix);
+	if (a == 0) {
+		/* A mount shadows a workspace entry of the same name. */
+		char *v = ws_path_join("/", norm);
+		int m;
+
+		if (v == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		m = ws_ctx_anchor_of_virtual(ws, v, &rest);
+		if (m > 0) {
+			char *r = strdup(rest);
+
+			free(norm);
+			norm = r;
+			a = m;
+			if (strcmp(res->form, "mount") != 0)
+				res->form = "mount";
+		}
+		free(v);
+		if (norm == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+	}
+	if (a > 0)
+		STEP(res, flags, "mount", "%s -> %s%s", ws->anchors[a].vprefix,
+		     ws->anchors[a].real, ws->anchors[a].ro ? " (read-only)" : "");
+	rc = ws__set_rel(ws, res, a, norm);
+out:
+	free(p);
+	free(dotted);
+	free(head);
+	free(norm);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Physical stage: the component walker                                 */
+
+struct ws__walk {
+	struct ws_ctx *ws;
+	struct ws_res *res;
+	unsigned flags;
+	int anchor;
+	int cur;	/* O_PATH of the current directory */
+	int parent;	/* O_PATH of its parent, -1 at an anchor's top */
+	char **names;	/* components from the anchor to cur */
+	size_t depth, cap;
+	char *rest;	/* path still to walk */
+	size_t pos;
+	char last_link[WS_NAME_MAX + PATH_MAX + 8]; /* "name -> target" */
+};
+
+static bool
+ws__is_anchor_fd(const struct ws__walk *w, int fd)
+{
+	return fd == ws_ctx_anchor_fd(w->ws, w->anchor);
+}
+
+static void
+ws__close(struct ws__walk *w, int *fd)
+{
+	if (*fd >= 0 && !ws__is_anchor_fd(w, *fd))
+		close(*fd);
+	*fd = -1;
+}
+
+static void
+ws__walk_reset(struct ws__walk *w, int anchor)
+{
+	ws__close(w, &w->cur);
+	ws__close(w, &w->parent);
+	for (size_t i = 0; i < w->depth; i++)
+		free(w->names[i]);
+	w->depth = 0;
+	w->anchor = anchor;
+	w->cur = ws_ctx_anchor_fd(w->ws, anchor);
+	w->parent = -1;
+}
+
+static void
+ws__walk_free(struct ws__walk *w)
+{
+	ws__close(w, &w->cur);
+	ws__close(w, &w->parent);
+	for (size_t i = 0; i < w->depth; i++)
+		free(w->names[i]);
+	free(w->names);
+	free(w->rest);
+}
+
+/* Replace the pending path with prefix + "/" + what was still pending. */
+static int
+ws__splice(struct ws__walk *w, const char *prefix)
+{
+	char *n = ws_path_join(prefix, w->rest + w->pos);
+
+	if (n == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	free(w->rest);
+	w->rest = n;
+	w->pos = 0;
+	return 0;
+}
+
+/* The real path of the current directory (malloc'd). */
+static char *
+ws__cur_real(const struct ws__walk *w)
+{
+	char *r = strdup(ws_ctx_anchor_real(w->ws, w->anchor));
+
+	for (size_t i = 0; r != NULL && i < w->depth; i++) {
+		char *n = ws_path_join(r, w->names[i]);
+
+		free(r);
+		r = n;
+	}
+	return r;
+}
+
+/*
+ * Continue the walk at an absolute real path: an absolute symlink target,
+ * or the place a ".." above an anchor's top leads to.  It is honored only
+ * inside the root or a mount (anywhere with the boundary off).
+ */
+static int
+ws__reanchor(struct ws__walk *w, const char *abs, const char *why)
+{
+	char *dotted = NULL, *head = NULL;
+	const char *tail, *rest;
+	int a, rc;
+
+	rc = ws_path_normalize(abs, WS_NORM_KEEPDOT, &dotted);
+	if (rc < 0)
+		return rc;
+	head = ws__head_before_dotdot(dotted, &tail);
+	if (head == NULL) {
+		free(dotted);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	a = ws_ctx_anchor_of_real(w->ws, head, &rest);
+	if (a < 0 && (w->ws->flags & WS_ALLOW_OUTSIDE)) {
+		a = WS_ANCHOR_HOST;
+		rest = head + 1;
+	}
+	if (a == WS_ANCHOR_HOST && !(w->ws->flags & WS_ALLOW_OUTSIDE))
+		a = -2;
+	if (a < -1) {
+		rc = ws_error_set(WS_ESYMLINK_OUTSIDE_WORKSPACE, NULL,
+				  "%s leads to %s, outside the workspace", why,
+				  abs);
+		goto out;
+	}
+	STEP(w->res, w->flags, "anchor", "%s: continue in %s at \"%s\"", why,
+	     ws_ctx_anchor_real(w->ws, a), rest);
+	{
+		char *both = ws_path_join(rest, tail);
+
+		if (both == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		ws__walk_reset(w, a);
+		rc = ws__splice(w, both);
+		free(both);
+	}
+out:
+	free(dotted);
+	free(head);
+	return rc;
+}
+
+/*
+ * Go up one level.  Descriptors are not kept for every level (a deep path
+ * would run out of them), and opening ".." could leave the sandbox if a
+ * directory is moved meanwhile; so the remaining names are walked again
+ * from the anchor with O_NOFOLLOW, and any change fails closed.
+ */
+static int
+ws__walk_up(struct ws__walk *w)
+{
+	if (w->depth == 0) {
+		char *up, *abs;
+		int rc;
+		const char *top = ws_ctx_anchor_real(w->ws, w->anchor);
+
+		if (strcmp(top, "/") == 0)
+			return 0; /* "/.." is "/" */
+		up = strdup(top);
+		if (up == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*strrchr(up, '/') = '\0';
+		abs = ws_path_join(*up ? up : "/", "");
+		free(up);
+		if (abs == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		/* Input ".." was applied lexically: this one came from a link. */
+		rc = ws__reanchor(w, *abs ? abs : "/", "\"..\" above the top");
+		free(abs);
+		if (rc == WS_ESYMLINK_OUTSIDE_WORKSPACE && w->last_link[0])
+			ws_error_set(rc, NULL,
+				     "symlink %s leads outside the workspace",
+				     w->last_link);
+		return rc;
+	}
+	free(w->names[--w->depth]);
+	ws__close(w, &w->cur);
+	ws__close(w, &w->parent);
+	w->cur = ws_ctx_anchor_fd(w->ws, w->anchor);
+	for (size_t i = 0; i < w->depth; i++) {
+		int fd = openat(w->cur, w->names[i],
+				O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0)
+			return ws_error_set(WS_EIO_ERROR, NULL,
+					    "directory %s changed during resolution",
+					    w->names[i]);
+		ws__close(w, &w->parent);
+		w->parent = w->cur;
+		w->cur = fd;
+	}
+	return 0;
+}
+
+/* Whether a symlink on filesystem fs_of_dir is a /proc magic link. */
+static bool
+ws__magic_link(int dirfd, const char *target)
+{
+	struct statfs sf;
+
+	if (fstatfs(dirfd, &sf) < 0)
+		return true; /* fail closed */
+	if (sf.f_type != PROC_SUPER_MAGIC)
+		return false;
+	/* /proc/self -> "1234" and /proc/mounts -> "self/mounts" are plain
+	 * links; fd/N, cwd, root and exe show absolute or "type:[ino]". */
+	return target[0] == '/' || strstr(target, ":[") != NULL;
+}
+
+static int
+ws__slow(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
+{
+	struct ws__walk w = {.ws = ws, .res = res, .flags = flags,
+			     .cur = -1, .parent = -1};
+	int rc = 0, fd = -1;
+
+	w.anchor = res->anchor;
+	w.cur = ws_ctx_anchor_fd(ws, w.anchor);
+	if (w.cur < 0)
+		return ws_error_errno(errno, "/", "open");
+	w.rest = strdup(res->rel);
+	if (w.rest == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+
+	for (;;) {
+		const char *s = w.rest + w.pos, *e;
+		char name[WS_NAME_MAX + 1];
+		size_t n;
+		bool last, follow;
+		struct stat st;
+
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			break;
+		e = strchrnul(s, '/');
+		n = (size_t)(e - s);
+		w.pos = (size_t)(e - w.rest);
+		{
+			const char *t = e;
+
+			while (*t == '/')
+				t++;
+			last = *t == '\0';
+		}
+		if (n > WS_NAME_MAX) {
+			rc = ws_error_set(WS_EINVALID_PATH, NULL,
+					  "a path component is longer than %d bytes",
+					  WS_NAME_MAX);
+			goto out;
+		}
+		memcpy(name, s, n);
+		name[n] = '\0';
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			rc = ws__walk_up(&w);
+			if (rc < 0)
+				goto out;
+			continue;
+		}
+		follow = !last || !(flags & WS_R_NOFOLLOW) || res->must_dir;
+		fd = openat(w.cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && (flags & WS_R_MISSING_OK)) {
+			const char *miss = s;
+
+			if (ws_path_has_dotdot(miss)) {
+				rc = ws_error_set(WS_ENOT_FOUND, NULL,
+						  "%s does not exist", name);
+				goto out;
+			}
+			res->exists = false;
+			rc = ws_path_normalize(miss, 0, &res->missing);
+			if (rc < 0)
+				goto out;
+			STEP(res, flags, "missing", "\"%s\" does not exist yet",
+			     res->missing);
+			break;
+		}
+		if (fd < 0) {
+			int err = errno;
+
+			rc = ws_error_errno(err, NULL, name);
+			if (err == ENOENT)
+				ws_error_set(WS_ENOT_FOUND, NULL,
+					     "no such file or directory");
+			goto out;
+		}
+		if (fstat(fd, &st) < 0) {
+			rc = ws_error_errno(errno, NULL, "fstat");
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode) && follow) {
+			char target[PATH_MAX + 1];
+			ssize_t tl;
+
+			if (++res->hops > WS__MAX_HOPS) {
+				rc = ws_error_set(WS_ESYMLINK_LOOP, NULL,
+						  "more than %d symlinks (a loop?)",
+						  WS__MAX_HOPS);
+				goto out;
+			}
+			tl = readlinkat(fd, "", target, sizeof(target) - 1);
+			if (tl < 0) {
+				rc = ws_error_errno(errno, NULL, "readlink");
+				goto out;
+			}
+			target[tl] = '\0';
+			close(fd);
+			fd = -1;
+			if (ws__magic_link(w.cur, target)) {
+				rc = ws_error_set(WS_ESYMLINK_OUTSIDE_WORKSPACE, NULL,
+						  "%s is a /proc magic link", name);
+				goto out;
+			}
+			if (tl == 0) {
+				rc = ws_error_set(WS_ENOT_FOUND, NULL,
+						  "%s is an empty symlink", name);
+				goto out;
+			}
+			snprintf(w.last_link, sizeof(w.last_link), "%s -> %s",
+				 name, target);
+			STEP(res, flags, "symlink", "%s -> %s (%s)", name, target,
+			     target[0] == '/' ? "absolute" : "relative, spliced in");
+			if (target[0] == '/') {
+				rc = ws__reanchor(&w, target, "absolute symlink");
+			} else {
+				rc = ws__splice(&w, target);
+			}
+			if (rc < 0) {
+				if (rc == WS_ESYMLINK_OUTSIDE_WORKSPACE)
+					ws_error_set(rc, NULL,
+						     "symlink %s -> %s leads outside the workspace",
+						     name, target);
+				goto out;
+			}
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			char **nn;
+
+			if (w.depth == w.cap) {
+				w.cap = w.cap ? w.cap * 2 : 16;
+				nn = realloc(w.names, w.cap * sizeof(*nn));
+				if (nn == NULL) {
+					rc = ws_error_set(WS_ENOMEM, NULL,
+							  "out of memory");
+					goto out;
+				}
+				w.names = nn;
+			}
+			w.names[w.depth] = strdup(name);
+			if (w.names[w.depth] == NULL) {
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				goto out;
+			}
+			w.depth++;
+			ws__close(&w, &w.parent);
+			w.parent = w.cur;
+			w.cur = fd;
+			fd = -1;
+			STEP(res, flags, "walk", "%s: directory", name);
+			continue;
+		}
+		/* A file, a kept symlink, or another non-directory. */
+		if (!last) {
+			rc = ws_error_set(WS_ENOT_A_DIRECTORY, NULL,
+					  "%s is not a directory", name);
+			goto out;
+		}
+		STEP(res, flags, "walk", "%s: %s", name,
+		     S_ISLNK(st.st_mode) ? "symlink (not followed)" :
+		     S_ISREG(st.st_mode) ? "file" : "special file");
+		res->exists = true;
+		res->fd = fd;
+		fd = -1;
+		res->st = st;
+		res->name = strdup(name);
+		res->dirfd = w.cur;
+		res->own_dirfd = !ws__is_anchor_fd(&w, w.cur);
+		w.cur = -1;
+		goto done;
+	}
+	if (res->missing != NULL) {
+		/* The name to create is the last missing component. */
+		const char *sl = strrchr(res->missing, '/');
+
+		res->name = strdup(sl ? sl + 1 : res->missing);
+		res->dirfd = w.cur;
+		res->own_dirfd = !ws__is_anchor_fd(&w, w.cur);
+		w.cur = -1;
+		goto done;
+	}
+	/* The walk ended on a directory: w.cur itself. */
+	res->exists = true;
+	if (fstat(w.cur, &res->st) < 0) {
+		rc = ws_error_errno(errno, NULL, "fstat");
+		goto out;
+	}
+	if (w.depth == 0) {
+		res->fd = openat(w.cur, ".", O_PATH | O_CLOEXEC);
+		res->dirfd = w.cur;
+		res->own_dirfd = false;
+		res->name = strdup(".");
+		w.cur = -1;
+	} else {
+		res->fd = w.cur;
+		res->dirfd = w.parent;
+		res->own_dirfd = !ws__is_anchor_fd(&w, w.parent);
+		res->name = strdup(w.names[w.depth - 1]);
+		w.cur = -1;
+		w.parent = -1;
+	}
+	if (res->fd < 0) {
+		rc = ws_error_errno(errno, NULL, "open");
+		goto out;
+	}
+done:
+	if (res->name == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	{
+		/* Real path: the directories walked, then what is below. */
+		char *dir;
+		const char *tail;
+
+		/* For a directory object the walked names already end in it. */
+		dir = ws__cur_real(&w);
+		if (dir == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		if (res->missing)
+			tail = res->missing;
+		else if (res->exists && (!S_ISDIR(res->st.st_mode) ||
+					 S_ISLNK(res->st.st_mode)))
+			tail = res->name;
+		else
+			tail = "";
+		res->real = ws_path_join(dir, tail);
+		free(dir);
+		if (res->real == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	ws__walk_free(&w);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Physical stage: the openat2 fast path                               */
+
+static int ws__no_openat2; /* set once the kernel says ENOSYS */
+
+/* Returns 0 done, 1 to fall back to the slow walk, or a negative error. */
+static int
+ws__fast(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
+{
+	int afd = ws_ctx_anchor_fd(ws, res->anchor);
+	const char *rel = res->rel, *slash;
+	char *parent = NULL;
+	int dirfd, fd = -1;
+	struct stat st;
+
+	if (ws__no_openat2 || (flags & (WS_R_TRACE | WS_R_SLOW)) ||
+	    res->anchor == WS_ANCHOR_HOST || rel[0] == '\0')
+		return 1;
+	slash = strrchr(rel, '/');
+	if (slash == NULL) {
+		dirfd = afd;
+	} else {
+		struct open_how how = {
+			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		};
+		int tries = 0;
+
+		parent = strndup(rel, (size_t)(slash - rel));
+		if (parent == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		for (;;) {
+			dirfd = (int)syscall(SYS_openat2, afd, parent, &how,
+					     sizeof(how));
+			if (dirfd >= 0 || errno != EAGAIN)
+				break;
+			if (++tries >= WS__EAGAIN_TRIES) {
+				free(parent);
+				return ws_error_set(WS_EIO_ERROR, NULL,
+						    "resolution kept racing with renames");
+			}
+		}
+		if (dirfd < 0) {
+			if (errno == ENOSYS)
+				ws__no_openat2 = 1;
+			free(parent);
+			return 1;
+		}
+		rel = slash + 1;
+	}
+	fd = openat(dirfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+	    (S_ISLNK(st.st_mode) &&
+	     (!(flags & WS_R_NOFOLLOW) || res->must_dir))) {
+		/* Missing, or a symlink to follow: let the walker explain. */
+		if (fd >= 0)
+			close(fd);
+		if (dirfd != afd)
+			close(dirfd);
+		free(parent);
+		return 1;
+	}
+	res->exists = true;
+	res->fd = fd;
+	res->st = st;
+	res->dirfd = dirfd;
+	res->own_dirfd = dirfd != afd;
+	res->name = strdup(rel);
+	if (dirfd == afd) {
+		res->real = ws_path_join(ws_ctx_anchor_real(ws, res->anchor), rel);
+	} else {
+		/* The parent may sit behind symlinks: ask the kernel where. */
+		char proc[64], buf[PATH_MAX];
+		ssize_t n;
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+		n = readlink(proc, buf, sizeof(buf) - 1);
+		if (n <= 0 || buf[0] != '/') {
+			free(parent);
+			ws_res_free(res);
+			return 1;
+		}
+		buf[n] = '\0';
+		res->real = ws_path_join(buf, rel);
+	}
+	free(parent);
+	if (res->name == NULL || res->real == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+int
+ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
+	   struct ws_res *res)
+{
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->fd = -1;
+	res->dirfd = -1;
+	rc = ws__lex(ws, input, flags, res);
+	if (rc < 0)
+		goto fail;
+	rc = ws__fast(ws, res, flags);
+	if (rc == 1) {
+		/* Keep the lexical result; drop anything the fast path set. */
+		if (res->fd >= 0)
+			close(res->fd);
+		if (res->own_dirfd && res->dirfd >= 0)
+			close(res->dirfd);
+		res->fd = res->dirfd = -1;
+		res->own_dirfd = false;
+		res->exists = false;
+		res->hops = 0;
+		rc = ws__slow(ws, res, flags);
+	}
+	if (rc < 0)
+		goto fail;
+	if (res->exists && res->must_dir && !S_ISDIR(res->st.st_mode)) {
+		rc = ws_error_set(WS_ENOT_A_DIRECTORY, input,
+				  "is not a directory");
+		goto fail;
+	}
+	res->final_anchor = ws_ctx_anchor_of_real(ws, res->real, NULL);
+	if (res->final_anchor < 0) {
+		if (!(ws->flags & WS_ALLOW_OUTSIDE)) {
+			/* Cannot happen by construction; fail closed if it does. */
+			rc = ws_error_set(WS_EPATH_OUTSIDE_WORKSPACE, input,
+					  "resolves outside the workspace");
+			goto fail;
+		}
+		res->final_anchor = WS_ANCHOR_HOST;
+	}
+	STEP(res, flags, "real", "%s%s", res->real,
+	     res->exists ? "" : " (does not exist yet)");
+	return 0;
+fail:
+	/* Name the path as the user wrote it, keep the message. */
+	{
+		char *msg = strdup(ws_error_last());
+
+		ws_error_set(rc, input, "%s", msg ? msg : "");
+		free(msg);
+	}
+	if (flags & WS_R_TRACE) {
+		/* Keep the steps for --explain; free the rest. */
+		struct ws_step *steps = res->steps;
+		size_t n = res->nsteps;
+
+		res->steps = NULL;
+		res->nsteps = 0;
+		ws_res_free(res);
+		res->steps = steps;
+		res->nsteps = n;
+	} else {
+		ws_res_free(res);
+	}
+	return rc;
+}
+
+int
+ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
+{
+	struct stat st;
+	int fd;
+
+	*fd_out = -1;
+	if (!res->exists)
+		return ws_error_set(WS_ENOT_FOUND, NULL, "no such file or directory");
+	if (oflags & O_DIRECTORY) {
+		if (!S_ISDIR(res->st.st_mode))
+			return ws_error_set(WS_ENOT_A_DIRECTORY, NULL,
+					    "is not a directory");
+	} else if (S_ISDIR(res->st.st_mode)) {
+		return ws_error_set(WS_EIS_A_DIRECTORY, NULL, "is a directory");
+	} else if (!S_ISREG(res->st.st_mode)) {
+		return ws_error_set(WS_ENOT_A_REGULAR_FILE, NULL,
+				    "is not a regular file (%s)",
+				    S_ISLNK(res->st.st_mode) ? "a symlink" :
+				    S_ISFIFO(res->st.st_mode) ? "a FIFO" :
+				    S_ISSOCK(res->st.st_mode) ? "a socket" :
+				    "a device");
+	}
+	/*
+	 * O_NONBLOCK: if the name was swapped for a FIFO since it was
+	 * resolved, opening it must not hang; the inode check then refuses.
+	 */
+	fd = openat(res->dirfd, res->name,
+		    oflags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return ws_error_errno(errno, NULL, "open");
+	if (fstat(fd, &st) < 0 || st.st_dev != res->st.st_dev ||
+	    st.st_ino != res->st.st_ino) {
+		close(fd);
+		return ws_error_set(WS_EIO_ERROR, NULL,
+				    "changed while it was being opened");
+	}
+	/* Regular files ignore O_NONBLOCK; clear it so reads behave. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*fd_out = fd;
+	return 0;
+}
+
+int
+ws_res_check_writable(const struct ws_ctx *ws, const struct ws_res *res)
+{
+	if (res->final_anchor > 0 && ws->anchors[res->final_anchor].ro)
+		return ws_error_set(WS_EREAD_ONLY, NULL,
+				    "is in the read-only mount %s",
+				    ws->anchors[res->final_anchor].vprefix);
+	return 0;
+}
+
+int
+ws_res_make_parents(struct ws_res *res, bool parents, mode_t mode)
+{
+	char *m, *save = NULL, *tok;
+	int rc = 0;
+
+	if (res->exists || res->missing == NULL)
+		return 0;
+	if (strchr(res->missing, '/') == NULL)
+		return 0; /* only the name itself is missing */
+	if (!parents) {
+		return ws_error_set(WS_ENOT_FOUND, NULL,
+				    "parent directory does not exist (and parents were not asked for)");
+	}
+	m = strdup(res->missing);
+	if (m == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	*strrchr(m, '/') = '\0';
+	for (tok = strtok_r(m, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		int fd;
+
+		if (mkdirat(res->dirfd, tok, mode) < 0 && errno != EEXIST) {
+			rc = ws_error_errno(errno, NULL, "mkdir");
+			goto out;
+		}
+		/* Whatever now has that name must be a real directory. */
+		fd = openat(res->dirfd, tok, O_PATH | O_NOFOLLOW | O_DIRECTORY |
+					     O_CLOEXEC);
+		if (fd < 0) {
+			rc = ws_error_set(errno == ENOTDIR || errno == ELOOP ?
+					  WS_ENOT_A_DIRECTORY : ws_error_from_errno(errno),
+					  NULL, "%s is not a directory we created", tok);
+			goto out;
+		}
+		if (res->own_dirfd)
+			close(res->dirfd);
+		res->dirfd = fd;
+		res->own_dirfd = true;
+	}
+	{
+		char *name = strdup(res->name);
+
+		if (name == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		free(res->missing);
+		res->missing = name;
+	}
+out:
+	free(m);
+	return rc;
+}
+
+int
+ws_res_create_file(struct ws_res *res, mode_t mode, int *fd_out)
+{
+	int fd;
+
+	*fd_out = -1;
+	if (res->exists)
+		return ws_error_set(WS_EALREADY_EXISTS, NULL, "already exists");
+	if (res->missing != NULL && strchr(res->missing, '/') != NULL)
+		return ws_error_set(WS_ENOT_FOUND, NULL,
+				    "parent directory does not exist");
+	fd = openat(res->dirfd, res->name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return ws_error_errno(errno, NULL, "create");
+	*fd_out = fd;
+	return 0;
+}
