@@ -23,6 +23,8 @@ enum {
 /* The host filesystem root, used only with WS_ALLOW_OUTSIDE. */
 #define WS_ANCHOR_HOST (-1)
 
+struct ws_policy;
+
 struct ws_anchor {
 	char *vprefix; /* "/" for the root, "/.skills" for a mount */
 	char *real;    /* real directory, resolved through symlinks */
@@ -35,6 +37,8 @@ struct ws_ctx {
 	size_t nanchors;
 	unsigned flags;
 	int host_fd; /* O_PATH of "/", opened on first use with ALLOW_OUTSIDE */
+	struct ws_policy *policy; /* NULL: everything inside is allowed */
+	bool approve;		  /* --approve was given */
 };
 
 /*

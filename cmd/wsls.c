@@ -1,0 +1,2 @@
+/* wsls.c - placeholder until the file tools issue lands. */
+int main(void) { return 2; }

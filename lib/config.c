@@ -1,0 +1,1 @@
+/* config.c - placeholder; the module lands with its issue. */

@@ -1,0 +1,1 @@
+/* detect.c - placeholder; the module lands with its issue. */

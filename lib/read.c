@@ -1,0 +1,1 @@
+/* read.c - placeholder; the module lands with its issue. */

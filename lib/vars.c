@@ -1,0 +1,1 @@
+/* vars.c - placeholder; the module lands with its issue. */

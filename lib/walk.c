@@ -1,0 +1,1 @@
+/* walk.c - placeholder; the module lands with its issue. */

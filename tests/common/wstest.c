@@ -1,0 +1,350 @@
+/* wstest.c - helpers shared by the Check suites. */
+#include "wstest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ws-config.h"
+
+char *
+wst_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	char tmpl[PATH_MAX], real[PATH_MAX];
+
+	snprintf(tmpl, sizeof(tmpl), "%s/wst.XXXXXX", t && *t ? t : "/tmp");
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, real) == NULL) {
+		perror("mkdtemp");
+		abort();
+	}
+	return strdup(real);
+}
+
+static int
+rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(p);
+	else
+		unlink(p);
+	return 0;
+}
+
+void
+wst_rmrf(const char *path)
+{
+	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+}
+
+char *
+wst_path(const char *dir, const char *rel)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, rel) < 0)
+		abort();
+	return p;
+}
+
+static void
+mkparents(const char *full)
+{
+	char *c = strdup(full);
+
+	for (char *s = c + 1; *s; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(c, 0755);
+			*s = '/';
+		}
+	}
+	free(c);
+}
+
+void
+wst_writen(const char *dir, const char *rel, const void *data, size_t n)
+{
+	char *p = wst_path(dir, rel);
+	FILE *f;
+
+	mkparents(p);
+	f = fopen(p, "wb");
+	if (f == NULL) {
+		perror(p);
+		abort();
+	}
+	fwrite(data, 1, n, f);
+	fclose(f);
+	free(p);
+}
+
+void
+wst_write(const char *dir, const char *rel, const char *content)
+{
+	wst_writen(dir, rel, content, strlen(content));
+}
+
+void
+wst_mkdir(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+
+	mkparents(p);
+	mkdir(p, 0755);
+	free(p);
+}
+
+void
+wst_symlink(const char *target, const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+
+	mkparents(p);
+	if (symlink(target, p) < 0) {
+		perror(p);
+		abort();
+	}
+	free(p);
+}
+
+void
+wst_mkfifo(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+
+	mkparents(p);
+	if (mkfifo(p, 0644) < 0) {
+		perror(p);
+		abort();
+	}
+	free(p);
+}
+
+char *
+wst_slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap);
+		}
+		size_t r = fread(buf + len, 1, cap - len - 1, f);
+
+		len += r;
+		if (r == 0)
+			break;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	if (n)
+		*n = len;
+	return buf;
+}
+
+bool
+wst_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+const char *
+wst_bin(const char *tool)
+{
+	static char buf[PATH_MAX];
+	const char *dir = getenv("WS_BIN_DIR");
+
+	snprintf(buf, sizeof(buf), "%s/%s", dir ? dir : WS_BUILD_ROOT "/cmd", tool);
+	return buf;
+}
+
+static void
+append(char **buf, size_t *len, size_t *cap, const char *d, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*buf = realloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, d, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+void
+wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
+	 const char *tool, const char *const *argv)
+{
+	int in[2], out[2], err[2];
+	pid_t pid;
+	size_t olen = 0, ocap = 0, elen = 0, ecap = 0;
+	struct timespec start, now;
+	int st;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(in) < 0 || pipe(out) < 0 || pipe(err) < 0)
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		const char *bin = wst_bin(tool);
+		size_t n = 0;
+		const char **av;
+
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(in[1]);
+		close(out[0]);
+		close(err[0]);
+		unsetenv("WS_ROOT");
+		unsetenv("WS_MOUNTS");
+		unsetenv("WS_POLICY");
+		unsetenv("WS_FORMAT");
+		unsetenv("WS_PATHS");
+		unsetenv("WS_STRICT");
+		unsetenv("WS_ALLOW_OUTSIDE");
+		unsetenv("WS_CONFIG");
+		setenv("XDG_CONFIG_HOME", "/nonexistent-wstest", 1);
+		for (size_t i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		while (argv[n])
+			n++;
+		av = calloc(n + 2, sizeof(*av));
+		av[0] = bin;
+		for (size_t i = 0; i < n; i++)
+			av[i + 1] = argv[i];
+		execv(bin, (char *const *)av);
+		perror(bin);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	signal(SIGPIPE, SIG_IGN);
+	if (stdin_data != NULL) {
+		size_t left = strlen(stdin_data);
+		const char *p = stdin_data;
+
+		while (left > 0) {
+			ssize_t w = write(in[1], p, left);
+
+			if (w <= 0)
+				break;
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	close(in[1]);
+	r->out = calloc(1, 1);
+	r->err = calloc(1, 1);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	{
+		struct pollfd pfd[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+		int open_fds = 2;
+
+		while (open_fds > 0) {
+			char buf[65536];
+			int pr = poll(pfd, 2, 200);
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - start.tv_sec > 20) {
+				kill(pid, SIGKILL);
+				waitpid(pid, &st, 0);
+				r->status = -1;
+				close(out[0]);
+				close(err[0]);
+				return;
+			}
+			if (pr <= 0)
+				continue;
+			for (int i = 0; i < 2; i++) {
+				if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP)))
+					continue;
+				ssize_t n = read(pfd[i].fd, buf, sizeof(buf));
+
+				if (n <= 0) {
+					close(pfd[i].fd);
+					pfd[i].fd = -1;
+					open_fds--;
+				} else if (i == 0) {
+					append(&r->out, &olen, &ocap, buf, (size_t)n);
+				} else {
+					append(&r->err, &elen, &ecap, buf, (size_t)n);
+				}
+			}
+		}
+	}
+	waitpid(pid, &st, 0);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r->outlen = olen;
+	r->json = cJSON_Parse(r->out);
+}
+
+void
+wst_run(struct wst_run *r, const char *stdin_data, const char *tool, ...)
+{
+	const char *argv[256];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, tool);
+	while (n < 255 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	wst_runv(r, stdin_data, NULL, tool, argv);
+}
+
+void
+wst_run_free(struct wst_run *r)
+{
+	free(r->out);
+	free(r->err);
+	cJSON_Delete(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *
+wst_code(const struct wst_run *r)
+{
+	cJSON *e = cJSON_GetObjectItem(r->json, "error");
+	cJSON *c = cJSON_GetObjectItem(e, "code");
+
+	if (r->json == NULL)
+		return "(no JSON)";
+	return cJSON_IsString(c) ? c->valuestring : "";
+}
+
+cJSON *
+wst_output(const struct wst_run *r, const char *key)
+{
+	return cJSON_GetObjectItem(cJSON_GetObjectItem(r->json, "output"), key);
+}
+
+const char *
+wst_output_str(const struct wst_run *r, const char *key)
+{
+	cJSON *v = wst_output(r, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}

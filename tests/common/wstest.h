@@ -1,0 +1,75 @@
+/*
+ * wstest.h - helpers shared by the Check suites: temporary workspaces,
+ * files and links in them, and running a built tool with its output and
+ * JSON parsed.
+ */
+#ifndef WSTEST_H
+#define WSTEST_H
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The result of running a tool. */
+struct wst_run {
+	int status;    /* exit status; 128+N if killed by signal N; -1 hung */
+	char *out;     /* stdout, NUL-terminated */
+	size_t outlen;
+	char *err;     /* stderr */
+	cJSON *json;   /* stdout parsed, if it was JSON */
+};
+
+/* A new empty directory under $TMPDIR (or /tmp), fully resolved. */
+char *wst_tmpdir(void);
+
+/* Remove a tree (never following symlinks). */
+void wst_rmrf(const char *path);
+
+/* dir/rel joined (malloc'd). */
+char *wst_path(const char *dir, const char *rel);
+
+/* Create dir/rel with content, making parent directories. */
+void wst_write(const char *dir, const char *rel, const char *content);
+void wst_writen(const char *dir, const char *rel, const void *data, size_t n);
+void wst_mkdir(const char *dir, const char *rel);
+void wst_symlink(const char *target, const char *dir, const char *rel);
+void wst_mkfifo(const char *dir, const char *rel);
+
+/* Read a whole file (NULL if it cannot be read); *n gets its size. */
+char *wst_slurp(const char *path, size_t *n);
+bool wst_exists(const char *path); /* lstat succeeds */
+
+/*
+ * Run build/cmd/<tool> with the NULL-terminated arguments, feeding stdin
+ * (NULL: /dev/null).  WS_* variables are cleared first; extra environment
+ * entries "K=V" may be given in env (NULL-terminated, or NULL).  A run that
+ * takes over 20 seconds is killed and reported as status -1.
+ */
+void wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
+	      const char *tool, const char *const *argv);
+void wst_run(struct wst_run *r, const char *stdin_data, const char *tool, ...)
+	__attribute__((sentinel));
+void wst_run_free(struct wst_run *r);
+
+/* JSON helpers on a run: error code ("" if success), output member. */
+const char *wst_code(const struct wst_run *r);
+cJSON *wst_output(const struct wst_run *r, const char *key);
+const char *wst_output_str(const struct wst_run *r, const char *key);
+
+/* Path of a built binary. */
+const char *wst_bin(const char *tool);
+
+/* A main() that runs one Check suite and fails on any failed test. */
+#define WST_MAIN(suite_fn)                                                     \
+	int main(void)                                                         \
+	{                                                                      \
+		SRunner *sr = srunner_create(suite_fn());                      \
+		int nf;                                                        \
+		srunner_run_all(sr, CK_ENV);                                   \
+		nf = srunner_ntests_failed(sr);                                \
+		srunner_free(sr);                                              \
+		return nf == 0 ? 0 : 1;                                        \
+	}
+
+#endif
