@@ -1,9 +1,248 @@
-/* test_cli.c - placeholder suite; the module's tests land with it. */
-#include "wstest.h"
+/* test_cli.c - common options, environment, --args and the option table. */
+#include <stdlib.h>
+#include <string.h>
 
-START_TEST(placeholder)
+#include "wstest.h"
+#include "ws/cli.h"
+#include "ws/error.h"
+
+enum { O_NUM, O_FLAG, O_STR, O_LIST, O_HIDDEN, O_NEG, O_COUNT };
+
+static const struct ws_opt opts[O_COUNT] = {
+	[O_NUM] = {"start-line", 'n', WS_OPT_INT, "N", "a number", 0},
+	[O_FLAG] = {"all", 'a', WS_OPT_FLAG, NULL, "a flag", 0},
+	[O_STR] = {"sort", 0, WS_OPT_STR, "KEY", "a string", 0},
+	[O_LIST] = {"include", 0, WS_OPT_LIST, "GLOB", "a list", 0},
+	[O_HIDDEN] = {"number", 'N', WS_OPT_FLAG, NULL, "plain only", WS_OPT_NOSCHEMA},
+	[O_NEG] = {"parents", 0, WS_OPT_FLAG, NULL, "negatable", WS_OPT_NEGATABLE},
+};
+
+static const struct ws_tool tool = {
+	.prog = "wstest", .tool = "test_tool", .description = "A test tool.",
+	.usage = "wstest [OPTION]... PATH", .pos_name = "path",
+	.pos_help = "a path", .pos_kind = WS_POS_ONE, .opts = opts,
+	.nopts = O_COUNT,
+};
+
+static int
+parse(struct ws_cli *cli, const char *const *args)
 {
-	ck_assert_int_eq(1 + 1, 2);
+	char *argv[64];
+	int argc = 0;
+
+	argv[argc++] = (char *)"wstest";
+	for (size_t i = 0; args[i]; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
+	return ws_cli_parse(cli, &tool, argc, argv);
+}
+
+static void
+clear_env(void)
+{
+	static const char *const vars[] = {"WS_ROOT", "WS_MOUNTS", "WS_POLICY",
+					   "WS_FORMAT", "WS_PATHS", "WS_STRICT",
+					   "WS_ALLOW_OUTSIDE", "WS_CONFIG"};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+}
+
+START_TEST(argv_forms)
+{
+	struct ws_cli c;
+	const char *a[] = {"-an", "5", "--sort=size", "--include", "*.c",
+			   "--include=*.h", "--no-parents", "--workspace", "/tmp",
+			   "--mount", "/.s=/tmp:ro", "--json", "--", "-file", NULL};
+
+	clear_env();
+	ck_assert_int_eq(parse(&c, a), 0);
+	ck_assert(WS_OPT(&c, O_FLAG)->b);
+	ck_assert_int_eq(WS_OPT(&c, O_NUM)->i, 5);
+	ck_assert_str_eq(WS_OPT(&c, O_STR)->s, "size");
+	ck_assert_int_eq((int)WS_OPT(&c, O_LIST)->n, 2);
+	ck_assert_str_eq(WS_OPT(&c, O_LIST)->list[1], "*.h");
+	ck_assert(WS_OPT(&c, O_NEG)->set && !WS_OPT(&c, O_NEG)->b);
+	ck_assert_str_eq(c.workspace, "/tmp");
+	ck_assert_int_eq((int)c.nmounts, 1);
+	ck_assert(c.json);
+	ck_assert_int_eq((int)c.npos, 1);
+	ck_assert_str_eq(c.pos[0], "-file");
+	ws_cli_free(&c);
+	{
+		const char *b[] = {"-n7", "x", NULL};
+
+		ck_assert_int_eq(parse(&c, b), 0);
+		ck_assert_int_eq(WS_OPT(&c, O_NUM)->i, 7);
+		ws_cli_free(&c);
+	}
+}
+END_TEST
+
+START_TEST(argv_errors)
+{
+	struct ws_cli c;
+	const char *unknown[] = {"--frobnicate", "x", NULL};
+	const char *notint[] = {"--start-line", "x5", "x", NULL};
+	const char *missing[] = {"--sort", NULL};
+	const char *two[] = {"a", "b", NULL};
+	const char *none[] = {NULL};
+	const char *paths[] = {"--paths", "weird", "x", NULL};
+	const char *negbad[] = {"--no-all", "x", NULL};
+
+	clear_env();
+	ck_assert_int_eq(parse(&c, unknown), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, notint), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, missing), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, two), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, none), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, paths), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, negbad), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
+}
+END_TEST
+
+START_TEST(environment)
+{
+	struct ws_cli c;
+	const char *a[] = {"x", NULL};
+	const char *plain[] = {"--plain", "x", NULL};
+
+	clear_env();
+	setenv("WS_ROOT", "/srv/ws", 1);
+	setenv("WS_FORMAT", "json", 1);
+	setenv("WS_STRICT", "1", 1);
+	setenv("WS_PATHS", "real", 1);
+	setenv("WS_MOUNTS", "/.a=/tmp", 1);
+	ck_assert_int_eq(parse(&c, a), 0);
+	ck_assert_str_eq(c.workspace, "/srv/ws");
+	ck_assert(c.json);
+	ck_assert(c.strict);
+	ck_assert(!c.allow_outside);
+	ck_assert_int_eq(c.paths, WS_PATHS_REAL);
+	ck_assert_str_eq(c.env_mounts, "/.a=/tmp");
+	ws_cli_free(&c);
+	/* A flag wins over the environment. */
+	ck_assert_int_eq(parse(&c, plain), 0);
+	ck_assert(!c.json);
+	ws_cli_free(&c);
+	clear_env();
+}
+END_TEST
+
+START_TEST(args_json)
+{
+	struct ws_cli c;
+	const char *good[] = {"--args", "{\"path\":\"src/a.c\",\"start_line\":3,"
+			      "\"all\":true,\"sort\":\"mtime\",\"include\":[\"*.c\"],"
+			      "\"parents\":false}", NULL};
+	const char *plain[] = {"--plain", "--args", "{\"path\":\"x\"}", NULL};
+
+	clear_env();
+	ck_assert_int_eq(parse(&c, good), 0);
+	ck_assert(c.json);
+	ck_assert(c.from_args);
+	ck_assert_str_eq(c.pos[0], "src/a.c");
+	ck_assert_int_eq(WS_OPT(&c, O_NUM)->i, 3);
+	ck_assert(WS_OPT(&c, O_FLAG)->b);
+	ck_assert_str_eq(WS_OPT(&c, O_STR)->s, "mtime");
+	ck_assert_str_eq(WS_OPT(&c, O_LIST)->list[0], "*.c");
+	ck_assert(WS_OPT(&c, O_NEG)->set && !WS_OPT(&c, O_NEG)->b);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, plain), 0);
+	ck_assert(!c.json);
+	ws_cli_free(&c);
+}
+END_TEST
+
+START_TEST(args_json_errors)
+{
+	static const struct {
+		const char *json;
+		int code;
+	} t[] = {
+		{"{\"path\":\"x\",\"bogus\":1}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\"3\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":1.5}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"all\":1}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":7}", WS_EINVALID_ARGUMENT},
+		{"[\"x\"]", WS_EINVALID_ARGUMENT},
+		{"{not json", WS_EINVALID_ARGUMENT},
+		/* Plain-only and common options are not LLM arguments. */
+		{"{\"path\":\"x\",\"number\":true}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"workspace\":\"/\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"allow_outside\":true}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start-line\":1}", WS_EINVALID_ARGUMENT},
+		/* cJSON would cut the string at the NUL: refuse it first. */
+		{"{\"path\":\"a\\u0000/../../etc/passwd\"}", WS_EINVALID_PATH},
+		{"{\"sort\":\"a\\u0000b\",\"path\":\"x\"}", WS_EINVALID_ARGUMENT},
+	};
+
+	clear_env();
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ws_cli c;
+		const char *a[] = {"--args", t[i].json, NULL};
+		int rc = parse(&c, a);
+
+		ck_assert_msg(rc == t[i].code, "%s: got %s", t[i].json,
+			      ws_error_name(rc));
+		/* The error must be printable as JSON: the mode is known. */
+		ck_assert(c.json);
+		ws_cli_free(&c);
+	}
+}
+END_TEST
+
+START_TEST(schema_is_valid)
+{
+	struct ws_cli c;
+	const char *a[] = {"--schema", NULL};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f;
+	cJSON *j, *fn, *props;
+
+	clear_env();
+	ck_assert_int_eq(parse(&c, a), 0);
+	ck_assert_int_eq(c.action, WS_CLI_SCHEMA);
+	f = open_memstream(&buf, &n);
+	ws_cli_print_schema(&c, f);
+	fclose(f);
+	j = cJSON_Parse(buf);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "type")->valuestring, "function");
+	fn = cJSON_GetObjectItem(j, "function");
+	ck_assert_str_eq(cJSON_GetObjectItem(fn, "name")->valuestring, "test_tool");
+	props = cJSON_GetObjectItem(cJSON_GetObjectItem(fn, "parameters"), "properties");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "start_line"),
+					     "type")->valuestring, "integer");
+	ck_assert_ptr_null(cJSON_GetObjectItem(props, "number"));
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(
+			 cJSON_GetObjectItem(fn, "parameters"), "required"), 0)->valuestring,
+			 "path");
+	cJSON_Delete(j);
+	free(buf);
+	ws_cli_free(&c);
+}
+END_TEST
+
+START_TEST(show_path)
+{
+	struct ws_cli c = {0};
+
+	c.paths = WS_PATHS_VIRTUAL;
+	ck_assert_str_eq(ws_cli_show_path(&c, "/src/a.c", "/r/src/a.c"), "/src/a.c");
+	c.paths = WS_PATHS_RELATIVE;
+	ck_assert_str_eq(ws_cli_show_path(&c, "/src/a.c", "/r/src/a.c"), "src/a.c");
+	ck_assert_str_eq(ws_cli_show_path(&c, "/", "/r"), ".");
+	c.paths = WS_PATHS_REAL;
+	ck_assert_str_eq(ws_cli_show_path(&c, "/src/a.c", "/r/src/a.c"), "/r/src/a.c");
 }
 END_TEST
 
@@ -13,7 +252,13 @@ suite(void)
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, placeholder);
+	tcase_add_test(tc, argv_forms);
+	tcase_add_test(tc, argv_errors);
+	tcase_add_test(tc, environment);
+	tcase_add_test(tc, args_json);
+	tcase_add_test(tc, args_json_errors);
+	tcase_add_test(tc, schema_is_valid);
+	tcase_add_test(tc, show_path);
 	suite_add_tcase(s, tc);
 	return s;
 }
