@@ -163,7 +163,9 @@ main(int argc, char **argv)
 	struct ws_ctx ws = {0};
 	struct ws_jw jw;
 	int rc, first_rc = 0, status = 0;
-	char *first_msg = NULL, *first_path = NULL;
+	char *first_msg = NULL, *first_path = NULL, *buf = NULL;
+	size_t buflen = 0;
+	FILE *buf_f = NULL;
 
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
@@ -187,8 +189,17 @@ main(int argc, char **argv)
 	rc = ws_cli_open(&cli, &ws);
 	if (rc < 0)
 		goto fail;
+	/*
+	 * JSON results go to a buffer first: "success" leads the envelope
+	 * and is only known once every path has been resolved.
+	 */
 	if (cli.json) {
-		ws_cli_json_begin(&cli, &jw);
+		buf_f = open_memstream(&buf, &buflen);
+		if (buf_f == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto fail;
+		}
+		ws_jw_init(&jw, buf_f);
 		if (cli.npos > 1) {
 			ws_jw_obj(&jw);
 			ws_jw_key(&jw, "results");
@@ -212,25 +223,44 @@ main(int argc, char **argv)
 		}
 	}
 	if (cli.json) {
+		struct ws_jw env;
+
 		if (cli.npos > 1) {
 			ws_jw_arr_end(&jw);
 			ws_jw_obj_end(&jw);
 		}
-		/* The envelope reports the first failure, if any. */
+		fclose(buf_f);
+		buf_f = NULL;
+		ws_jw_init(&env, stdout);
+		ws_jw_obj(&env);
+		ws_jw_kbool(&env, "success", first_rc == 0);
+		ws_jw_kstr(&env, "tool", tool.tool);
+		ws_jw_key(&env, "output");
+		/* A lone failed path has no output, unless its trace was asked. */
+		if (first_rc < 0 && cli.npos == 1 && !WS_OPT(&cli, O_EXPLAIN)->b)
+			ws_jw_null(&env);
+		else
+			ws_jw_raw(&env, buf);
+		ws_jw_key(&env, "error");
 		if (first_rc < 0) {
-			ws_jw_key(&jw, "error");
-			ws_jw_obj(&jw);
-			ws_jw_kstr(&jw, "code", ws_error_name(first_rc));
-			ws_jw_kstr(&jw, "message", first_msg ? first_msg : "");
-			ws_jw_kname(&jw, "path", first_path);
-			ws_jw_obj_end(&jw);
-			if (cli.allow_outside)
-				ws_jw_kstr(&jw, "boundary", "off");
-			ws_jw_obj_end(&jw);
-			fputc('\n', stdout);
+			char *full = NULL;
+
+			if (first_path != NULL &&
+			    asprintf(&full, "%s: %s", first_path, first_msg) < 0)
+				full = NULL;
+			ws_jw_obj(&env);
+			ws_jw_kstr(&env, "code", ws_error_name(first_rc));
+			ws_jw_kstr(&env, "message", full ? full : first_msg);
+			ws_jw_kname(&env, "path", first_path);
+			ws_jw_obj_end(&env);
+			free(full);
 		} else {
-			ws_cli_json_end(&cli, &jw);
+			ws_jw_null(&env);
 		}
+		if (cli.allow_outside)
+			ws_jw_kstr(&env, "boundary", "off");
+		ws_jw_obj_end(&env);
+		fputc('\n', stdout);
 	}
 	if (first_rc < 0)
 		status = ws_error_exit_status(first_rc);
@@ -238,6 +268,9 @@ main(int argc, char **argv)
 fail:
 	status = ws_cli_fail(&cli, rc);
 out:
+	if (buf_f != NULL)
+		fclose(buf_f);
+	free(buf);
 	free(first_msg);
 	free(first_path);
 	ws_ctx_close(&ws);

@@ -1,9 +1,294 @@
-/* test_wspath.c (cli) - placeholder suite; the module's tests land with it. */
+/*
+ * test_wspath.c - wspath as a user runs it: real paths, --to-virtual,
+ * --explain, JSON, exit statuses, and the adversarial cases of the
+ * foundation issue through the binary.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "wstest.h"
 
-START_TEST(placeholder)
+static char *T, *W;
+
+static void
+setup(void)
 {
-	ck_assert_int_eq(1 + 1, 2);
+	char *t;
+
+	T = wst_tmpdir();
+	W = wst_path(T, "ws");
+	wst_write(T, "ws/src/a.c", "A");
+	wst_write(T, "ws2/secret", "S");
+	wst_write(T, "skills/s.md", "S");
+	wst_symlink("src", T, "ws/lnk");
+	wst_symlink("../ws2", T, "ws/esc");
+	t = wst_path(T, "ws2/secret");
+	wst_symlink(t, T, "ws/esc_abs");
+	free(t);
+	wst_symlink("a", T, "ws/loop_b");
+	wst_symlink("loop_b", T, "ws/a");
+	wst_mkfifo(T, "ws/fifo");
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(T);
+	free(T);
+	free(W);
+}
+
+/* Run wspath --json in W with extra args; return the run. */
+#define RUN(r, ...) wst_run((r), NULL, "wspath", "--workspace", W, __VA_ARGS__, NULL)
+
+START_TEST(plain_real_paths)
+{
+	struct wst_run r;
+	char *want = NULL;
+
+	RUN(&r, "src/a.c", "/src/a.c", "lnk/a.c", "new/file");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(asprintf(&want, "%s/src/a.c\n%s/src/a.c\n%s/src/a.c\n%s/new/file\n",
+			   W, W, W, W) > 0);
+	ck_assert_str_eq(r.out, want);
+	free(want);
+	wst_run_free(&r);
+	/* --paths virtual prints the resolved virtual path. */
+	RUN(&r, "--paths", "virtual", "lnk/a.c");
+	ck_assert_str_eq(r.out, "/src/a.c\n");
+	wst_run_free(&r);
+	/* -e: like realpath -e. */
+	RUN(&r, "-e", "new/file");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert(strstr(r.err, "NOT_FOUND") != NULL);
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(json_fields)
+{
+	struct wst_run r;
+	char *want = wst_path(W, "src/a.c");
+
+	RUN(&r, "--json", "lnk/a.c");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(r.json);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring, "wspath");
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r.json, "error")));
+	ck_assert_str_eq(wst_output_str(&r, "path"), "/lnk/a.c");
+	ck_assert_str_eq(wst_output_str(&r, "real_path"), want);
+	ck_assert_str_eq(wst_output_str(&r, "resolved_path"), "/src/a.c");
+	ck_assert_str_eq(wst_output_str(&r, "type"), "file");
+	ck_assert(cJSON_IsTrue(wst_output(&r, "exists")));
+	wst_run_free(&r);
+	free(want);
+}
+END_TEST
+
+START_TEST(refusals_and_exit_statuses)
+{
+	static const struct {
+		const char *path, *code;
+		int status;
+	} t[] = {
+		{"../ws2/secret", "PATH_OUTSIDE_WORKSPACE", 3},
+		{"src/../../ws2", "PATH_OUTSIDE_WORKSPACE", 3},
+		{"src/..", NULL, 0},
+		{"esc", "SYMLINK_OUTSIDE_WORKSPACE", 3},
+		{"esc/secret", "SYMLINK_OUTSIDE_WORKSPACE", 3},
+		{"esc/", "SYMLINK_OUTSIDE_WORKSPACE", 3},
+		{"esc_abs", "SYMLINK_OUTSIDE_WORKSPACE", 3},
+		{"a", "SYMLINK_LOOP", 5},
+		{"src/a.c/x", "NOT_A_DIRECTORY", 5},
+		{"fifo", NULL, 0},
+		{"..test", NULL, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct wst_run r;
+
+		RUN(&r, "--json", t[i].path);
+		ck_assert_msg(r.status == t[i].status, "%s: status %d", t[i].path,
+			      r.status);
+		ck_assert_str_eq(wst_code(&r), t[i].code ? t[i].code : "");
+		if (t[i].code) {
+			cJSON *e = cJSON_GetObjectItem(r.json, "error");
+
+			ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")));
+			ck_assert_str_eq(cJSON_GetObjectItem(e, "path")->valuestring,
+					 t[i].path);
+		}
+		wst_run_free(&r);
+		/* The plain form names the path and the code on stderr. */
+		RUN(&r, t[i].path);
+		ck_assert_int_eq(r.status, t[i].status);
+		if (t[i].code)
+			ck_assert(strstr(r.err, t[i].code) != NULL &&
+				  strncmp(r.err, "wspath: ", 8) == 0);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(sibling_prefix_is_shorthand)
+{
+	struct wst_run r;
+	char *sib = wst_path(T, "ws2/secret"), *want = NULL;
+
+	RUN(&r, "--json", sib);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(asprintf(&want, "%s%s", W, sib) > 0);
+	ck_assert_str_eq(wst_output_str(&r, "real_path"), want);
+	ck_assert(cJSON_IsFalse(wst_output(&r, "exists")));
+	ck_assert_str_eq(wst_output_str(&r, "form"), "shorthand");
+	wst_run_free(&r);
+	free(want);
+	free(sib);
+}
+END_TEST
+
+START_TEST(to_virtual)
+{
+	struct wst_run r;
+	char *mnt = NULL, *real = wst_path(W, "src/a.c"), *skill = wst_path(T, "skills/s.md");
+	char *out = wst_path(T, "ws2/secret");
+
+	ck_assert(asprintf(&mnt, "/.skills=%s/skills:ro", T) > 0);
+	RUN(&r, "--mount", mnt, "--to-virtual", real, skill, W);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "/src/a.c\n/.skills/s.md\n/\n");
+	wst_run_free(&r);
+	RUN(&r, "--json", "--to-virtual", out);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(wst_code(&r), "PATH_OUTSIDE_WORKSPACE");
+	wst_run_free(&r);
+	RUN(&r, "--mount", mnt, "--json", "/.skills/s.md");
+	ck_assert_str_eq(wst_output_str(&r, "real_path"), skill);
+	ck_assert_str_eq(wst_output_str(&r, "mount"), "/.skills");
+	ck_assert(cJSON_IsTrue(wst_output(&r, "read_only")));
+	wst_run_free(&r);
+	free(mnt);
+	free(real);
+	free(skill);
+	free(out);
+}
+END_TEST
+
+START_TEST(explain_traces_steps)
+{
+	struct wst_run r;
+
+	RUN(&r, "--explain", "lnk/../lnk/a.c");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, "form") != NULL);
+	ck_assert(strstr(r.out, "normalize") != NULL);
+	ck_assert(strstr(r.out, "lnk -> src") != NULL);
+	ck_assert(strstr(r.out, "virtual    /src/a.c") != NULL);
+	wst_run_free(&r);
+	RUN(&r, "--explain", "--json", "esc/secret");
+	ck_assert_int_eq(r.status, 3);
+	ck_assert(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "output"),
+							 "steps")) >= 3);
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(several_paths_in_json)
+{
+	struct wst_run r;
+	cJSON *res;
+
+	RUN(&r, "--json", "src/a.c", "../x", "lnk");
+	ck_assert_int_eq(r.status, 3);
+	res = wst_output(&r, "results");
+	ck_assert_int_eq(cJSON_GetArraySize(res), 3);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 1), "error"));
+	ck_assert_str_eq(wst_code(&r), "PATH_OUTSIDE_WORKSPACE");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(args_schema_and_usage_errors)
+{
+	struct wst_run r;
+	const char *argv_nul[] = {"--workspace", NULL, "--args",
+				  "{\"path\":\"src\\u0000/../../ws2\"}", NULL};
+
+	RUN(&r, "--args", "{\"path\":\"lnk/a.c\"}");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(wst_code(&r), "");
+	wst_run_free(&r);
+	argv_nul[1] = W;
+	wst_runv(&r, NULL, NULL, "wspath", argv_nul);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_PATH");
+	wst_run_free(&r);
+	RUN(&r, "--args", "{\"path\":\"x\",\"nope\":1}");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUN(&r, "--schema");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(r.json);
+	wst_run_free(&r);
+	RUN(&r, "--bogus", "x");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert(strstr(r.err, "INVALID_ARGUMENT") != NULL);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wspath", "--workspace", "/nonexistent-wst", "--json", "x", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "WORKSPACE_NOT_FOUND");
+	wst_run_free(&r);
+	RUN(&r, "--help");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, "Usage: wspath") != NULL);
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(environment_and_allow_outside)
+{
+	struct wst_run r;
+	const char *argv[] = {"--json", "/etc/passwd", NULL};
+	const char *env[] = {NULL, "WS_ALLOW_OUTSIDE=1", NULL};
+	char *e = NULL;
+
+	ck_assert(asprintf(&e, "WS_ROOT=%s", W) > 0);
+	env[0] = e;
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(wst_output_str(&r, "real_path"), "/etc/passwd");
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "boundary")->valuestring, "off");
+	ck_assert(strstr(r.err, "boundary is OFF") != NULL);
+	wst_run_free(&r);
+	env[1] = "WS_STRICT=1";
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_PATH");
+	wst_run_free(&r);
+	free(e);
+}
+END_TEST
+
+START_TEST(root_is_slash)
+{
+	struct wst_run r;
+	char *p = wst_path(W, "src/a.c");
+
+	wst_run(&r, NULL, "wspath", "--workspace", "/", p, "/", NULL);
+	ck_assert_int_eq(r.status, 0);
+	{
+		char *want = NULL;
+
+		ck_assert(asprintf(&want, "%s\n/\n", p) > 0);
+		ck_assert_str_eq(r.out, want);
+		free(want);
+	}
+	wst_run_free(&r);
+	free(p);
 }
 END_TEST
 
@@ -13,7 +298,17 @@ suite(void)
 	Suite *s = suite_create("cli-wspath");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, placeholder);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, plain_real_paths);
+	tcase_add_test(tc, json_fields);
+	tcase_add_test(tc, refusals_and_exit_statuses);
+	tcase_add_test(tc, sibling_prefix_is_shorthand);
+	tcase_add_test(tc, to_virtual);
+	tcase_add_test(tc, explain_traces_steps);
+	tcase_add_test(tc, several_paths_in_json);
+	tcase_add_test(tc, args_schema_and_usage_errors);
+	tcase_add_test(tc, environment_and_allow_outside);
+	tcase_add_test(tc, root_is_slash);
 	suite_add_tcase(s, tc);
 	return s;
 }
