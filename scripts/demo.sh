@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# demo.sh - the main job on the bundled example workspace: virtual and real
+# paths, a refused escape with its error code, and JSON output.
+# Usage: scripts/demo.sh BIN_DIR
+set -uo pipefail
+
+bin=${1:?usage: demo.sh BIN_DIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+ws=$top/examples/workspace
+export PATH="$bin:$PATH"
+export WS_ROOT="$ws"
+export WS_MOUNTS="/.skills=$top/examples/skills:ro"
+
+run() {
+	printf '\n$ %s\n' "$*"
+	"$@"
+	local st=$?
+	[ $st -eq 0 ] || printf '(exit status %d)\n' "$st"
+}
+
+echo "Workspace: $ws (WS_ROOT), with $top/examples/skills mounted read-only at /.skills"
+
+echo
+echo "== How paths map: virtual -> real, and back"
+run wspath / /src/main.c code/main.c /.skills/howto.md
+run wspath --to-virtual "$ws/src/main.c"
+run wspath --explain code/../code/main.c
+
+echo
+echo "== Escapes are refused, each with its error code and exit status"
+run wspath ../../etc/passwd
+run wspath passwd-link
+run wspath --json passwd-link
+
+for t in wsls wsread wswrite; do
+	if ! "$t" --version >/dev/null 2>&1; then
+		exit 0
+	fi
+done
+
+echo
+echo "== The file tools share one view"
+run wsls -a /
+run wsread -n /src/main.c
+run wsread --json --start-line 2 --end-line 3 notes/todo.txt
+tmp=$(mktemp -d)
+cp -a "$ws/." "$tmp/"
+export WS_ROOT="$tmp"
+run wswrite --content $'hello\n' /out/hello.txt
+run wsread /out/hello.txt
+run wswrite --json /.skills/new.md --content x
+run wsread --args '{"path": "../../etc/shadow"}'
+rm -rf "$tmp"
+exit 0
