@@ -57,7 +57,8 @@ int ws_error_set(int code, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Same as ws_error_set() with a va_list. */
-int ws_error_setv(int code, const char *path, const char *fmt, va_list ap);
+int ws_error_setv(int code, const char *path, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /*
  * Map an errno value from a failed system call to a WS_E* code and record
