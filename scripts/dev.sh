@@ -55,6 +55,8 @@ test)
 	fi
 	echo "==> tests"
 	meson test -C build --print-errorlogs --num-processes 2
+	echo "==> install"
+	bash "$top/tests/install_check.sh" build
 	echo "==> tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 	setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dbuildtype=debug

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# install_check.sh BUILD_DIR - `meson install` into a scratch DESTDIR puts
+# binaries, man pages, headers, libws.a, libws.pc and the policies in
+# place, and a program builds against the installed libws with pkg-config.
+set -euo pipefail
+build=${1:?usage: install_check.sh BUILD_DIR}
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+DESTDIR=$dest meson install -C "$build" --quiet --no-rebuild >/dev/null
+prefix=$(meson introspect "$build" --buildoptions |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')
+root=$dest$prefix
+fail=0
+for f in bin/wspath bin/wsls bin/wsread bin/wswrite include/ws/resolve.h \
+	share/man/man1/wspath.1 share/man/man7/wstools.7; do
+	[ -e "$root/$f" ] || { echo "install_check: missing $f" >&2; fail=1; }
+done
+lib=$(find "$root" -name libws.a | head -n 1)
+pc=$(find "$root" -name libws.pc | head -n 1)
+[ -n "$lib" ] && [ -n "$pc" ] || { echo "install_check: libws.a or libws.pc missing" >&2; exit 1; }
+[ "$fail" -eq 0 ] || exit 1
+cat >"$dest/t.c" <<'C'
+#include <stdio.h>
+#include <ws/resolve.h>
+#include <ws/error.h>
+int main(void) {
+	struct ws_ctx ws;
+	struct ws_res r;
+	if (ws_ctx_open(&ws, "/", 0) < 0 || ws_resolve(&ws, "/etc", 0, &r) < 0)
+		return 1;
+	printf("%s\n", r.real);
+	ws_res_free(&r);
+	ws_ctx_close(&ws);
+	return 0;
+}
+C
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$root" \
+	--cflags --libs --static libws)
+cc -o "$dest/t" "$dest/t.c" $flags
+[ "$("$dest/t")" = /etc ] || { echo "install_check: program against libws failed" >&2; exit 1; }
+echo "install_check: ok (binaries, man pages, headers, libws.a, libws.pc; a program links)"
