@@ -11,8 +11,11 @@
 #include <sys/stat.h>
 
 #include "ws/cli.h"
+#include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/policy.h"
 #include "ws/resolve.h"
+#include "ws/vars.h"
 
 enum { O_TO_VIRTUAL, O_EXPLAIN, O_EXISTING, O_OP, O_COUNT };
 
@@ -24,7 +27,8 @@ static const struct ws_opt opts[O_COUNT] = {
 	[O_EXISTING] = {"existing", 'e', WS_OPT_FLAG, NULL,
 			"fail with NOT_FOUND unless the path exists", 0},
 	[O_OP] = {"op", 0, WS_OPT_STR, "OP",
-		  "with --explain: the operation to ask the policy about", 0},
+		  "explain which policy rule decides OP (read, write, delete...) "
+		  "on the path (implies --explain)", 0},
 };
 
 static const struct ws_tool tool = {
@@ -79,6 +83,128 @@ json_steps(struct ws_jw *jw, const struct ws_res *r)
 	ws_jw_arr_end(jw);
 }
 
+/* The operation of --op, when given (checked in main()). */
+static bool have_op;
+static enum ws_op the_op;
+
+/* Why the policy decided as it did, in one sentence (malloc'd). */
+static char *
+policy_reason(const struct ws_ctx *ws, const struct ws_policy_match *m)
+{
+	char *s = NULL;
+	int n;
+
+	if (ws->policy == NULL)
+		n = asprintf(&s, "no policy is loaded: every operation inside the "
+			     "boundary is allowed");
+	else if (m->rule == NULL)
+		n = asprintf(&s, "no file rule matches %s on this path, so it is "
+			     "denied", ws_op_name(the_op));
+	else if (strcmp(m->pattern, m->expanded) == 0)
+		n = asprintf(&s, "rule \"%s\" (file_rules[%d]) is the first whose "
+			     "operations include %s and whose path glob \"%s\" "
+			     "matches", m->rule, m->index, ws_op_name(the_op),
+			     m->pattern);
+	else
+		n = asprintf(&s, "rule \"%s\" (file_rules[%d]) is the first whose "
+			     "operations include %s and whose path glob \"%s\" "
+			     "(expanded: \"%s\") matches", m->rule, m->index,
+			     ws_op_name(the_op), m->pattern, m->expanded);
+	return n < 0 ? NULL : s;
+}
+
+/* The roots, variables and policy decision of --explain, as JSON. */
+static void
+json_policy(const struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
+	    const struct ws_res *r)
+{
+	const struct ws_roots *roots = cli->roots;
+
+	ws_jw_kname(jw, "project_root", roots ? roots->project_root : NULL);
+	ws_jw_kname(jw, "git_root", roots ? roots->git_root : NULL);
+	ws_jw_kstr(jw, "project_marker", roots ? roots->marker : NULL);
+	if (cli->vars != NULL) {
+		ws_jw_key(jw, "variables");
+		ws_jw_obj(jw);
+		for (size_t i = 0; i < cli->vars->nused; i++)
+			ws_jw_kname(jw, cli->vars->used[i].name,
+				    cli->vars->used[i].value);
+		ws_jw_obj_end(jw);
+	}
+	if (have_op) {
+		struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL,
+					    NULL, NULL};
+		char *why;
+
+		if (ws->policy != NULL)
+			ws_policy_check_file(ws->policy, the_op, r->real, &m);
+		why = policy_reason(ws, &m);
+		ws_jw_key(jw, "policy");
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "name", ws->policy ? ws_policy_name(ws->policy) : NULL);
+		ws_jw_kname(jw, "file", ws->policy ? ws_policy_path(ws->policy) : NULL);
+		ws_jw_kstr(jw, "operation", ws_op_name(the_op));
+		ws_jw_kstr(jw, "rule", m.rule);
+		ws_jw_kstr(jw, "decision", ws_decision_name(m.decision));
+		ws_jw_kname(jw, "pattern", m.pattern);
+		ws_jw_kname(jw, "glob", m.expanded);
+		if (m.decision == WS_DECISION_APPROVE)
+			ws_jw_kbool(jw, "approved", ws->approve);
+		ws_jw_kname(jw, "reason", why);
+		ws_jw_obj_end(jw);
+		free(why);
+	}
+}
+
+/* The same as plain lines. */
+static void
+plain_policy(const struct ws_cli *cli, struct ws_ctx *ws, const struct ws_res *r)
+{
+	const struct ws_roots *roots = cli->roots;
+
+	if (roots != NULL) {
+		printf("%-10s %s", "project", roots->project_root);
+		if (roots->marker != NULL)
+			printf(" (%s)\n", roots->marker);
+		else if (!roots->detected)
+			printf(" (given, or detection off)\n");
+		else if (roots->git_root != NULL)
+			printf(" (no language marker: the git root)\n");
+		else
+			printf(" (no marker: the workspace)\n");
+		printf("%-10s %s\n", "git", roots->git_root ? roots->git_root
+							   : "(none)");
+	}
+	if (cli->vars != NULL)
+		for (size_t i = 0; i < cli->vars->nused; i++)
+			printf("%-10s %s=%s%s\n", "variable", cli->vars->used[i].name,
+			       cli->vars->used[i].value ? cli->vars->used[i].value : "",
+			       cli->vars->used[i].fallback ? " (fallback)" : "");
+	if (have_op) {
+		struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL,
+					    NULL, NULL};
+		char *why;
+
+		if (ws->policy != NULL) {
+			ws_policy_check_file(ws->policy, the_op, r->real, &m);
+			printf("%-10s %s (%s)\n", "policy", ws_policy_name(ws->policy),
+			       ws_policy_path(ws->policy) ? ws_policy_path(ws->policy)
+							  : "?");
+		} else {
+			printf("%-10s (none)\n", "policy");
+		}
+		why = policy_reason(ws, &m);
+		printf("%-10s %s %s: %s%s\n", "decision", ws_op_name(the_op),
+		       m.rule ? m.rule : "(no rule)", ws_decision_name(m.decision),
+		       m.decision == WS_DECISION_APPROVE
+			       ? (ws->approve ? " (approved by --approve)"
+					      : " (needs --approve)")
+			       : "");
+		printf("%-10s %s\n", "why", why ? why : "?");
+		free(why);
+	}
+}
+
 /* Resolve one path; write its JSON object or plain lines. */
 static int
 one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
@@ -115,14 +241,18 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 		}
 		if (explain)
 			json_steps(jw, &r);
+		if (explain && rc == 0)
+			json_policy(cli, ws, jw, &r);
 		ws_jw_obj_end(jw);
 	} else {
 		if (explain) {
 			for (size_t i = 0; i < r.nsteps; i++)
 				printf("%-10s %s\n", r.steps[i].kind, r.steps[i].text);
-			if (rc == 0)
+			if (rc == 0) {
 				printf("%-10s %s%s\n", "virtual", vres ? vres : "(none)",
 				       r.exists ? "" : " (does not exist yet)");
+				plain_policy(cli, ws, &r);
+			}
 		} else if (rc == 0) {
 			printf("%s\n", ws_cli_show_path(cli, vres ? vres : r.vpath,
 							 r.real));
@@ -186,6 +316,15 @@ main(int argc, char **argv)
 		if (!given)
 			cli.paths = WS_PATHS_REAL;
 	}
+	if (WS_OPT(&cli, O_OP)->set) {
+		rc = ws_op_parse(WS_OPT(&cli, O_OP)->s, &the_op);
+		if (rc < 0)
+			goto fail;
+		have_op = true;
+		WS_OPT(&cli, O_EXPLAIN)->b = true; /* --op implies --explain */
+	}
+	/* --explain shows the project and git roots, policy or not. */
+	cli.want_roots = WS_OPT(&cli, O_EXPLAIN)->b;
 	rc = ws_cli_open(&cli, &ws);
 	if (rc < 0)
 		goto fail;

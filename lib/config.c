@@ -1,1 +1,425 @@
-/* config.c - placeholder; the module lands with its issue. */
+/* config.c - the configuration file and JSON with comments. */
+#include "ws/config.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/path.h"
+
+#define WS__CONFIG_MAX (1 << 20)
+
+void
+ws_config_init(struct ws_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->detect_project_root = true;
+	cfg->limits = (struct ws_limits){-1, -1, -1, -1, -1, -1, -1, -1};
+}
+
+static void
+ws__strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+ws_config_free(struct ws_config *cfg)
+{
+	free(cfg->path);
+	free(cfg->policies_dir);
+	free(cfg->policy_default);
+	ws__strv_free(cfg->markers, cfg->nmarkers);
+	ws__strv_free(cfg->mounts, cfg->nmounts);
+	ws_config_init(cfg);
+}
+
+int
+ws_config_read_file(const char *path, char **out)
+{
+	struct stat st;
+	char *buf;
+	size_t n = 0;
+	int fd, e;
+
+	*out = NULL;
+	/* O_NONBLOCK: a FIFO named like a config file must not hang us. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	if (st.st_size > WS__CONFIG_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (n < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			free(buf);
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* Line and column (1-based) of offset off in text. */
+static void
+ws__linecol(const char *text, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && text[i]; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+int
+ws_jsonc_parse(const char *text, int code, const char *origin, cJSON **out)
+{
+	size_t n = strlen(text), i = 0;
+	char *s = strdup(text);
+	const char *end = NULL;
+	int line, col;
+
+	*out = NULL;
+	if (s == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* Blank out comments, keeping newlines so positions stay right. */
+	while (i < n) {
+		if (s[i] == '"') {
+			for (i++; i < n && s[i] != '"'; i++)
+				if (s[i] == '\\' && i + 1 < n)
+					i++;
+			i++;
+		} else if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				s[i++] = ' ';
+		} else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+			size_t start = i;
+
+			s[i++] = ' ';
+			s[i++] = ' ';
+			while (i < n && !(s[i] == '*' && i + 1 < n && s[i + 1] == '/')) {
+				if (s[i] != '\n')
+					s[i] = ' ';
+				i++;
+			}
+			if (i >= n) {
+				ws__linecol(text, start, &line, &col);
+				free(s);
+				return ws_error_set(code, origin,
+						    "unterminated comment at line %d, column %d",
+						    line, col);
+			}
+			s[i++] = ' ';
+			s[i++] = ' ';
+		} else {
+			i++;
+		}
+	}
+	*out = cJSON_ParseWithOpts(s, &end, 1);
+	if (*out == NULL) {
+		size_t off = end != NULL && end >= s ? (size_t)(end - s) : 0;
+
+		ws__linecol(text, off, &line, &col);
+		free(s);
+		return ws_error_set(code, origin,
+				    "invalid JSON at line %d, column %d", line, col);
+	}
+	free(s);
+	return 0;
+}
+
+static int ws__cfg_err(const char *origin, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A configuration error: WS_EINVALID_ARGUMENT naming the file. */
+static int
+ws__cfg_err(const char *origin, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = ws_error_setv(WS_EINVALID_ARGUMENT, origin, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Copy a JSON array of strings; key names it in messages. */
+static int
+ws__cfg_strv(const char *origin, const char *key, const cJSON *arr,
+	     char ***out, size_t *n)
+{
+	const cJSON *e;
+	size_t i = 0;
+
+	if (!cJSON_IsArray(arr))
+		return ws__cfg_err(origin, "\"%s\" must be an array of strings",
+				   key);
+	*out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
+	if (*out == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		if (!cJSON_IsString(e) || e->valuestring[0] == '\0')
+			return ws__cfg_err(origin,
+					   "\"%s\" must be an array of non-empty strings",
+					   key);
+		(*out)[i] = strdup(e->valuestring);
+		if ((*out)[i] == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*n = ++i;
+	}
+	return 0;
+}
+
+/* Whether the key of it appears earlier in obj (cJSON keeps both). */
+static bool
+ws__dup_key(const cJSON *obj, const cJSON *it)
+{
+	for (const cJSON *p = obj->child; p != NULL && p != it; p = p->next)
+		if (p->string != NULL && strcmp(p->string, it->string) == 0)
+			return true;
+	return false;
+}
+
+static int
+ws__cfg_policies(struct ws_config *cfg, const cJSON *obj, const char *origin)
+{
+	const cJSON *it;
+	int rc;
+
+	if (!cJSON_IsObject(obj))
+		return ws__cfg_err(origin, "\"%s\" must be an object", "policies");
+	cJSON_ArrayForEach(it, obj) {
+		const char *k = it->string;
+
+		if (ws__dup_key(obj, it))
+			return ws__cfg_err(origin, "duplicate key \"policies.%s\"", k);
+		if (strcmp(k, "dir") == 0 || strcmp(k, "default") == 0) {
+			char **dst = k[0] == 'd' && k[1] == 'i' ? &cfg->policies_dir
+							      : &cfg->policy_default;
+
+			if (!cJSON_IsString(it) || it->valuestring[0] == '\0')
+				return ws__cfg_err(origin,
+						   "\"policies.%s\" must be a non-empty string",
+						   k);
+			free(*dst);
+			*dst = strdup(it->valuestring);
+			if (*dst == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		} else if (strcmp(k, "detect_project_root") == 0) {
+			if (!cJSON_IsBool(it))
+				return ws__cfg_err(origin,
+						   "\"policies.%s\" must be a boolean", k);
+			cfg->detect_project_root = cJSON_IsTrue(it);
+		} else if (strcmp(k, "project_markers") == 0) {
+			ws__strv_free(cfg->markers, cfg->nmarkers);
+			cfg->markers = NULL;
+			cfg->nmarkers = 0;
+			rc = ws__cfg_strv(origin, "policies.project_markers", it,
+					  &cfg->markers, &cfg->nmarkers);
+			if (rc < 0)
+				return rc;
+			for (size_t i = 0; i < cfg->nmarkers; i++)
+				if (strchr(cfg->markers[i], '/') != NULL ||
+				    strcmp(cfg->markers[i], ".") == 0 ||
+				    strcmp(cfg->markers[i], "..") == 0)
+					return ws__cfg_err(origin,
+							   "\"policies.project_markers\": \"%s\" is not a file name",
+							   cfg->markers[i]);
+		} else {
+			return ws__cfg_err(origin, "unknown key \"policies.%s\"", k);
+		}
+	}
+	return 0;
+}
+
+static int
+ws__cfg_limits(struct ws_config *cfg, const cJSON *obj, const char *origin)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} keys[] = {
+		{"max_bytes", offsetof(struct ws_limits, max_bytes)},
+		{"max_entries", offsetof(struct ws_limits, max_entries)},
+		{"max_results", offsetof(struct ws_limits, max_results)},
+		{"max_filesize", offsetof(struct ws_limits, max_filesize)},
+		{"max_output", offsetof(struct ws_limits, max_output)},
+		{"max_depth", offsetof(struct ws_limits, max_depth)},
+		{"timeout", offsetof(struct ws_limits, timeout)},
+		{"time_budget", offsetof(struct ws_limits, time_budget)},
+	};
+	const cJSON *it;
+
+	if (!cJSON_IsObject(obj))
+		return ws__cfg_err(origin, "\"%s\" must be an object", "limits");
+	cJSON_ArrayForEach(it, obj) {
+		size_t i;
+
+		if (ws__dup_key(obj, it))
+			return ws__cfg_err(origin, "duplicate key \"limits.%s\"",
+					   it->string);
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strcmp(it->string, keys[i].name) == 0)
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0]))
+			return ws__cfg_err(origin, "unknown key \"limits.%s\"",
+					   it->string);
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+		    it->valuedouble > 9007199254740992.0 ||
+		    it->valuedouble != (double)(long long)it->valuedouble)
+			return ws__cfg_err(origin,
+					   "\"limits.%s\" must be a non-negative integer",
+					   it->string);
+		*(long long *)((char *)&cfg->limits + keys[i].off) =
+			(long long)it->valuedouble;
+	}
+	return 0;
+}
+
+int
+ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
+{
+	cJSON *root = NULL;
+	const cJSON *it;
+	int rc;
+
+	rc = ws_jsonc_parse(text, WS_EINVALID_ARGUMENT, origin, &root);
+	if (rc < 0)
+		return rc;
+	if (!cJSON_IsObject(root)) {
+		rc = ws__cfg_err(origin, "the configuration must be a JSON object");
+		goto out;
+	}
+	cJSON_ArrayForEach(it, root) {
+		const char *k = it->string;
+
+		if (ws__dup_key(root, it))
+			rc = ws__cfg_err(origin, "duplicate key \"%s\"", k);
+		else if (strcmp(k, "policies") == 0)
+			rc = ws__cfg_policies(cfg, it, origin);
+		else if (strcmp(k, "limits") == 0)
+			rc = ws__cfg_limits(cfg, it, origin);
+		else if (strcmp(k, "mounts") == 0) {
+			ws__strv_free(cfg->mounts, cfg->nmounts);
+			cfg->mounts = NULL;
+			cfg->nmounts = 0;
+			rc = ws__cfg_strv(origin, "mounts", it, &cfg->mounts,
+					  &cfg->nmounts);
+		} else
+			rc = ws__cfg_err(origin, "unknown key \"%s\"", k);
+		if (rc < 0)
+			goto out;
+	}
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+int
+ws_config_load(struct ws_config *cfg, const char *explicit)
+{
+	char def[PATH_MAX];
+	const char *path = explicit;
+	char *text = NULL;
+	int rc;
+
+	if (explicit != NULL && explicit[0] == '\0')
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--config needs a file name");
+	if (path == NULL) {
+		const char *xdg = getenv("XDG_CONFIG_HOME");
+		const char *home = getenv("HOME");
+
+		if (xdg != NULL && xdg[0] == '/')
+			snprintf(def, sizeof(def), "%s/wstools/config.json", xdg);
+		else if (home != NULL && home[0] == '/')
+			snprintf(def, sizeof(def), "%s/.config/wstools/config.json",
+				 home);
+		else
+			def[0] = '\0';
+		path = def;
+		rc = def[0] ? ws_config_read_file(def, &text) : -ENOENT;
+		if (rc == -ENOENT) {
+			path = "/etc/wstools/config.json";
+			rc = ws_config_read_file(path, &text);
+			if (rc == -ENOENT)
+				return 0;
+		}
+	} else {
+		rc = ws_config_read_file(path, &text);
+	}
+	if (rc < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, path,
+				    "cannot read the configuration file: %s",
+				    rc == -EFBIG ? "larger than 1 MiB"
+				    : rc == -EINVAL ? "not a regular file"
+						    : strerror(-rc));
+	cfg->path = strdup(path);
+	if (cfg->path == NULL) {
+		free(text);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	rc = ws_config_parse(cfg, text, path);
+	free(text);
+	if (rc == 0 && cfg->policies_dir != NULL && cfg->policies_dir[0] != '/') {
+		/* Relative to the configuration file's directory. */
+		char *dir = strdup(cfg->path), *slash, *full;
+
+		if (dir == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		slash = strrchr(dir, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		full = ws_path_join(slash != NULL ? (dir[0] ? dir : "/") : ".",
+				    cfg->policies_dir);
+		free(dir);
+		if (full == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		free(cfg->policies_dir);
+		cfg->policies_dir = full;
+	}
+	return rc;
+}

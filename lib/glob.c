@@ -1,1 +1,245 @@
-/* glob.c - placeholder; the module lands with its issue. */
+/* glob.c - path globs: string comparison for the common shapes, PCRE2 else. */
+#include "ws/glob.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ws/error.h"
+
+enum ws__gkind {
+	WS__G_LITERAL, /* the whole path equals lit */
+	WS__G_PREFIX,  /* the path starts with lit, which ends in "/" */
+	WS__G_ANY,     /* "**": everything */
+	WS__G_REGEX,   /* a PCRE2 pattern */
+};
+
+struct ws_glob {
+	char *src;
+	enum ws__gkind kind;
+	char *lit; /* LITERAL and PREFIX: the unescaped text */
+	size_t litlen;
+	pcre2_code *code;
+	pcre2_match_data *md;
+	unsigned matches; /* PCRE2 matches so far, to decide on JIT */
+	bool jit_tried;
+};
+
+/*
+ * JIT compilation costs about three plain compilations (some 3 us) and
+ * makes a match about 20 times faster (0.65 us to 0.03 us for a typical
+ * path): it pays only for a glob matched many times, as in a recursive
+ * listing.  So a glob is JIT-compiled after this many matches.
+ */
+#define WS__JIT_AFTER 64
+
+static bool
+ws__meta(char c)
+{
+	return c == '*' || c == '?' || c == '[';
+}
+
+/*
+ * Classify glob.  The literal part is unescaped into lit (which has room
+ * for strlen(glob) + 1 bytes).  Anything unusual (an unescaped
+ * metacharacter outside the shapes below, a trailing backslash) is left
+ * to PCRE2, which also reports the syntax errors.
+ */
+static enum ws__gkind
+ws__classify(const char *glob, char *lit, size_t *litlen)
+{
+	size_t n = strlen(glob), i = 0, o = 0;
+	bool escaped = false; /* the last literal byte came from an escape */
+
+	if (strcmp(glob, "**") == 0)
+		return WS__G_ANY;
+	while (i < n) {
+		if (glob[i] == '\\') {
+			if (i + 1 >= n)
+				return WS__G_REGEX;
+			lit[o++] = glob[i + 1];
+			escaped = true;
+			i += 2;
+			continue;
+		}
+		if (ws__meta(glob[i])) {
+			/* Only a final unescaped "/" + "**" keeps a literal shape. */
+			if (i + 2 == n && glob[i] == '*' && glob[i + 1] == '*' &&
+			    o > 0 && lit[o - 1] == '/' && !escaped) {
+				lit[o] = '\0';
+				*litlen = o;
+				return WS__G_PREFIX;
+			}
+			return WS__G_REGEX;
+		}
+		lit[o++] = glob[i++];
+		escaped = false;
+	}
+	lit[o] = '\0';
+	*litlen = o;
+	return WS__G_LITERAL;
+}
+
+/* Convert glob to a PCRE2 pattern (malloc'd). */
+static int
+ws__convert(const char *glob, char **out, size_t *erroff)
+{
+	pcre2_convert_context *cc = pcre2_convert_context_create(NULL);
+	PCRE2_UCHAR *buf = NULL;
+	PCRE2_SIZE len = 0;
+	int rc;
+
+	*out = NULL;
+	if (cc == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* Explicit, so that the build host's defaults cannot change them. */
+	pcre2_set_glob_separator(cc, '/');
+	pcre2_set_glob_escape(cc, '\\');
+	rc = pcre2_pattern_convert((PCRE2_SPTR)glob, PCRE2_ZERO_TERMINATED,
+				   PCRE2_CONVERT_GLOB, &buf, &len, cc);
+	pcre2_convert_context_free(cc);
+	if (rc != 0) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(rc, msg, sizeof(msg));
+		if (erroff != NULL)
+			*erroff = len;
+		return ws_error_set(WS_EINVALID_PATTERN, NULL,
+				    "bad glob \"%s\" at offset %zu: %s", glob,
+				    (size_t)len, (const char *)msg);
+	}
+	*out = strndup((const char *)buf, len);
+	pcre2_converted_pattern_free(buf);
+	if (*out == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+int
+ws_glob_compile(const char *glob, unsigned flags, struct ws_glob **out,
+		size_t *erroff)
+{
+	struct ws_glob *g;
+	char *re = NULL;
+	int ec, rc = 0;
+	PCRE2_SIZE eo;
+
+	*out = NULL;
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	g->src = strdup(glob);
+	g->lit = malloc(strlen(glob) + 1);
+	if (g->src == NULL || g->lit == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	g->kind = ws__classify(glob, g->lit, &g->litlen);
+	if (g->kind != WS__G_REGEX && !(flags & WS_GLOB_REGEX))
+		goto out;
+	g->kind = WS__G_REGEX;
+	rc = ws__convert(glob, &re, erroff);
+	if (rc < 0)
+		goto out;
+	g->code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec,
+				&eo, NULL);
+	if (g->code == NULL) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		if (erroff != NULL)
+			*erroff = 0;
+		rc = ws_error_set(WS_EINVALID_PATTERN, NULL,
+				  "bad glob \"%s\": %s (in its regex %s at %zu)",
+				  glob, (const char *)msg, re, (size_t)eo);
+		goto out;
+	}
+	if (flags & WS_GLOB_JIT) {
+		g->jit_tried = true;
+		(void)pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE);
+	}
+	g->md = pcre2_match_data_create(1, NULL);
+	if (g->md == NULL)
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+out:
+	free(re);
+	if (rc < 0) {
+		ws_glob_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+bool
+ws_glob_match(struct ws_glob *g, const char *s, size_t len)
+{
+	switch (g->kind) {
+	case WS__G_ANY:
+		return true;
+	case WS__G_LITERAL:
+		return len == g->litlen && memcmp(s, g->lit, len) == 0;
+	case WS__G_PREFIX:
+		/* lit is "X/": the path must be below X. */
+		return len >= g->litlen && memcmp(s, g->lit, g->litlen) == 0;
+	case WS__G_REGEX:
+		if (!g->jit_tried && ++g->matches >= WS__JIT_AFTER) {
+			g->jit_tried = true;
+			(void)pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE);
+		}
+		return pcre2_match(g->code, (PCRE2_SPTR)s, len, 0, 0, g->md,
+				   NULL) >= 0;
+	}
+	return false;
+}
+
+const char *
+ws_glob_source(const struct ws_glob *g)
+{
+	return g->src;
+}
+
+char *
+ws_glob_regex(const struct ws_glob *g)
+{
+	char *re = NULL;
+
+	if (ws__convert(g->src, &re, NULL) < 0)
+		return NULL;
+	return re;
+}
+
+void
+ws_glob_free(struct ws_glob *g)
+{
+	if (g == NULL)
+		return;
+	pcre2_match_data_free(g->md);
+	pcre2_code_free(g->code);
+	free(g->lit);
+	free(g->src);
+	free(g);
+}
+
+char *
+ws_glob_escape(const char *s)
+{
+	size_t n = 0;
+	char *out, *o;
+
+	for (const char *p = s; *p; p++)
+		n += (ws__meta(*p) || *p == '\\' || *p == ']') ? 2 : 1;
+	out = malloc(n + 1);
+	if (out == NULL)
+		return NULL;
+	o = out;
+	for (const char *p = s; *p; p++) {
+		if (ws__meta(*p) || *p == '\\' || *p == ']')
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}

@@ -1,14 +1,66 @@
-/* policy.c - the policy gate.  (Stub until the policy issue lands.) */
+/*
+ * policy.c - policies: loading, validation, variable expansion, the file
+ * and command rules, and the gate ws_check() every tool calls.
+ */
 #include "ws/policy.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "ws-config.h"
+#include "ws/config.h"
 #include "ws/error.h"
+#include "ws/glob.h"
+#include "ws/vars.h"
 #include "ws/workspace.h"
 
 static const char *const ws__ops[WS__OP_COUNT] = {
 	"read", "open", "stat", "list", "readlink", "write", "create",
 	"mkdir", "chmod", "rename", "delete", "rmdir", "exec",
+};
+
+static const char *const ws__decisions[] = {"allow", "deny", "approve"};
+
+#define WS__ALL_OPS ((1u << WS__OP_COUNT) - 1)
+
+struct ws__frule {
+	char *name;
+	unsigned ops; /* bit per enum ws_op */
+	enum ws_decision decision;
+	char *message;
+	char **raw;		 /* paths as written */
+	struct ws_glob **globs;	 /* NULL where a path expanded to "" */
+	size_t n;
+};
+
+struct ws__crule {
+	char *name;
+	enum ws_decision decision;
+	char *message;
+	char **patterns;
+	pcre2_code **codes; /* compiled on first use */
+	size_t n;
+};
+
+struct ws_policy {
+	char *name, *description, *path;
+	bool strict;
+	struct ws__frule *frules;
+	size_t nf;
+	struct ws__crule *crules;
+	size_t nc;
+	bool crules_compiled;
+	pcre2_match_data *cmd_md;
+	ws_policy_log_fn log;
+	ws_policy_prompt_fn prompt;
+	void *hook_arg;
 };
 
 const char *
@@ -30,13 +82,911 @@ ws_op_parse(const char *name, enum ws_op *op)
 			    "unknown operation \"%s\"", name);
 }
 
+const char *
+ws_decision_name(enum ws_decision d)
+{
+	return (unsigned)d < 3 ? ws__decisions[d] : "?";
+}
+
+/* ---- Freeing and accessors ---- */
+
+static void
+ws__strv_free(char **v, size_t n)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+ws_policy_free(struct ws_policy *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->nf; i++) {
+		struct ws__frule *r = &p->frules[i];
+
+		free(r->name);
+		free(r->message);
+		ws__strv_free(r->raw, r->n);
+		if (r->globs != NULL)
+			for (size_t j = 0; j < r->n; j++)
+				ws_glob_free(r->globs[j]);
+		free(r->globs);
+	}
+	free(p->frules);
+	for (size_t i = 0; i < p->nc; i++) {
+		struct ws__crule *r = &p->crules[i];
+
+		free(r->name);
+		free(r->message);
+		ws__strv_free(r->patterns, r->n);
+		if (r->codes != NULL)
+			for (size_t j = 0; j < r->n; j++)
+				pcre2_code_free(r->codes[j]);
+		free(r->codes);
+	}
+	free(p->crules);
+	pcre2_match_data_free(p->cmd_md);
+	free(p->name);
+	free(p->description);
+	free(p->path);
+	free(p);
+}
+
+const char *ws_policy_name(const struct ws_policy *p) { return p->name; }
+const char *ws_policy_path(const struct ws_policy *p) { return p->path; }
+const char *ws_policy_description(const struct ws_policy *p) { return p->description; }
+bool ws_policy_strict(const struct ws_policy *p) { return p->strict; }
+size_t ws_policy_nfile_rules(const struct ws_policy *p) { return p->nf; }
+size_t ws_policy_ncommand_rules(const struct ws_policy *p) { return p->nc; }
+
+void
+ws_policy_set_hooks(struct ws_policy *p, ws_policy_log_fn log,
+		    ws_policy_prompt_fn prompt, void *arg)
+{
+	p->log = log;
+	p->prompt = prompt;
+	p->hook_arg = arg;
+}
+
+/* ---- Parsing ---- */
+
+/* Where a parse error is: the section, the rule's index and name. */
+struct ws__where {
+	const char *origin;
+	const char *section; /* "file_rules", "command_rules" or NULL (top) */
+	int index;
+	const char *rule;
+};
+
+static int ws__perr(const struct ws__where *w, const char *field,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * A POLICY_ERROR naming the rule and the field:
+ *   file_rules[2] "allow-x": field "operations": unknown operation "reed"
+ */
+static int
+ws__perr(const struct ws__where *w, const char *field, const char *fmt, ...)
+{
+	char msg[1024], where[512] = "";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (w->section != NULL && w->rule != NULL)
+		snprintf(where, sizeof(where), "%s[%d] \"%s\": ", w->section,
+			 w->index, w->rule);
+	else if (w->section != NULL)
+		snprintf(where, sizeof(where), "%s[%d]: ", w->section, w->index);
+	if (field != NULL) {
+		size_t l = strlen(where);
+
+		snprintf(where + l, sizeof(where) - l, "field \"%s\": ", field);
+	}
+	return ws_error_set(WS_EPOLICY_ERROR, w->origin, "%s%s", where, msg);
+}
+
+static bool
+ws__dup_key(const cJSON *obj, const cJSON *it)
+{
+	for (const cJSON *p = obj->child; p != NULL && p != it; p = p->next)
+		if (p->string != NULL && strcmp(p->string, it->string) == 0)
+			return true;
+	return false;
+}
+
+static const char *
+ws__json_type(const cJSON *j)
+{
+	if (cJSON_IsString(j))
+		return "a string";
+	if (cJSON_IsNumber(j))
+		return "a number";
+	if (cJSON_IsBool(j))
+		return "a boolean";
+	if (cJSON_IsArray(j))
+		return "an array";
+	if (cJSON_IsObject(j))
+		return "an object";
+	return "null";
+}
+
+/* Copy a non-empty array of strings. */
+static int
+ws__strv(const struct ws__where *w, const char *field, const cJSON *arr,
+	 char ***out, size_t *n)
+{
+	const cJSON *e;
+	size_t i = 0;
+
+	if (!cJSON_IsArray(arr))
+		return ws__perr(w, field, "must be an array of strings, not %s",
+				ws__json_type(arr));
+	if (cJSON_GetArraySize(arr) == 0)
+		return ws__perr(w, field, "must not be empty");
+	*out = calloc((size_t)cJSON_GetArraySize(arr), sizeof(char *));
+	if (*out == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		if (!cJSON_IsString(e))
+			return ws__perr(w, field, "element %zu must be a string, not %s",
+					i, ws__json_type(e));
+		(*out)[i] = strdup(e->valuestring);
+		if ((*out)[i] == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*n = ++i;
+	}
+	return 0;
+}
+
+static int
+ws__decision(const struct ws__where *w, const cJSON *j, enum ws_decision *d)
+{
+	if (!cJSON_IsString(j))
+		return ws__perr(w, "decision", "must be a string, not %s",
+				ws__json_type(j));
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(j->valuestring, ws__decisions[i]) == 0) {
+			*d = (enum ws_decision)i;
+			return 0;
+		}
+	}
+	return ws__perr(w, "decision",
+			"unknown decision \"%s\" (allow, deny or approve)",
+			j->valuestring);
+}
+
+/* Whether every {{...}} in a template is a known placeholder. */
+static int
+ws__check_template(const struct ws__where *w, const char *t)
+{
+	for (const char *s = strstr(t, "{{"); s != NULL; s = strstr(s, "{{")) {
+		const char *e = strstr(s + 2, "}}"), *a = s + 2, *b;
+
+		if (e == NULL)
+			return ws__perr(w, "message", "unterminated \"{{\" at offset %zu",
+					(size_t)(s - t));
+		b = e;
+		while (a < b && *a == ' ')
+			a++;
+		while (b > a && b[-1] == ' ')
+			b--;
+		if (!((b - a == 5 && strncmp(a, ".Path", 5) == 0) ||
+		      (b - a == 10 && strncmp(a, ".Operation", 10) == 0) ||
+		      (b - a == 5 && strncmp(a, ".Rule", 5) == 0)))
+			return ws__perr(w, "message",
+					"unknown placeholder \"{{%.*s}}\" at offset %zu "
+					"({{.Path}}, {{.Operation}} or {{.Rule}})",
+					(int)(e - s - 2), s + 2, (size_t)(s - t));
+		s = e + 2;
+	}
+	return 0;
+}
+
+/* Collapse runs of "/" (PROJECT_ROOT "/" + "/ **" must still work). */
+static void
+ws__squeeze_slashes(char *s)
+{
+	char *o = s;
+
+	for (char *p = s; *p; p++)
+		if (!(*p == '/' && o > s && o[-1] == '/'))
+			*o++ = *p;
+	*o = '\0';
+}
+
+static int
+ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
+		struct ws_vars *vars)
+{
+	struct ws__frule *r = &p->frules[p->nf];
+	const cJSON *it, *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+	bool has_paths = false, has_ops = false, has_dec = false;
+	char **ops = NULL;
+	size_t nops = 0;
+	int rc = 0;
+
+	memset(r, 0, sizeof(*r));
+	p->nf++;
+	if (!cJSON_IsObject(obj))
+		return ws__perr(w, NULL, "must be an object, not %s",
+				ws__json_type(obj));
+	if (name == NULL)
+		return ws__perr(w, "name", "is missing");
+	if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
+		return ws__perr(w, "name", "must be a non-empty string");
+	w->rule = name->valuestring;
+	r->name = strdup(name->valuestring);
+	if (r->name == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i + 1 < p->nf; i++)
+		if (strcmp(p->frules[i].name, r->name) == 0)
+			return ws__perr(w, "name", "duplicate rule name (also file_rules[%zu])", i);
+	cJSON_ArrayForEach(it, obj) {
+		const char *k = it->string;
+
+		if (ws__dup_key(obj, it)) {
+			rc = ws__perr(w, k, "duplicate key");
+			goto out;
+		}
+		if (strcmp(k, "name") == 0) {
+			continue;
+		} else if (strcmp(k, "paths") == 0) {
+			has_paths = true;
+			if ((rc = ws__strv(w, "paths", it, &r->raw, &r->n)) < 0)
+				goto out;
+		} else if (strcmp(k, "operations") == 0) {
+			has_ops = true;
+			ws__strv_free(ops, nops);
+			ops = NULL;
+			nops = 0;
+			if ((rc = ws__strv(w, "operations", it, &ops, &nops)) < 0)
+				goto out;
+		} else if (strcmp(k, "decision") == 0) {
+			has_dec = true;
+			if ((rc = ws__decision(w, it, &r->decision)) < 0)
+				goto out;
+		} else if (strcmp(k, "message") == 0) {
+			if (!cJSON_IsString(it)) {
+				rc = ws__perr(w, "message", "must be a string, not %s",
+					      ws__json_type(it));
+				goto out;
+			}
+			if ((rc = ws__check_template(w, it->valuestring)) < 0)
+				goto out;
+			if ((r->message = strdup(it->valuestring)) == NULL) {
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				goto out;
+			}
+		} else {
+			rc = ws__perr(w, k, "unknown key (a file rule has name, paths, "
+				      "operations, decision, message)");
+			goto out;
+		}
+	}
+	if (!has_paths || !has_ops || !has_dec) {
+		rc = ws__perr(w, !has_paths ? "paths" : !has_ops ? "operations" : "decision",
+			      "is missing");
+		goto out;
+	}
+	for (size_t i = 0; i < nops; i++) {
+		enum ws_op op;
+
+		if (strcmp(ops[i], "*") == 0) {
+			r->ops = WS__ALL_OPS;
+			continue;
+		}
+		if (ws_op_parse(ops[i], &op) < 0) {
+			rc = ws__perr(w, "operations",
+				      "unknown operation \"%s\" (read, open, stat, list, "
+				      "readlink, write, create, mkdir, chmod, rename, "
+				      "delete, rmdir, exec or \"*\")", ops[i]);
+			goto out;
+		}
+		r->ops |= 1u << op;
+	}
+	r->globs = calloc(r->n, sizeof(*r->globs));
+	if (r->globs == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		char field[32], *exp = NULL;
+		size_t off = 0;
+
+		snprintf(field, sizeof(field), "paths[%zu]", i);
+		if (ws_vars_expand(vars, r->raw[i], WS_VARS_GLOB, &exp, &off) < 0) {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "%s", ws_error_last());
+			rc = ws__perr(w, field, "%s", msg);
+			goto out;
+		}
+		ws__squeeze_slashes(exp);
+		if (exp[0] == '\0') {
+			/* "${GIT_ROOT:-}" alone outside git: matches nothing. */
+			free(exp);
+			continue;
+		}
+		if (exp[0] != '/' && exp[0] != '*') {
+			rc = ws__perr(w, field,
+				      "\"%s\" is relative, but globs match absolute real "
+				      "paths (start it with \"/\", \"**\" or a variable "
+				      "like ${PROJECT_ROOT})", exp);
+			free(exp);
+			goto out;
+		}
+		rc = ws_glob_compile(exp, 0, &r->globs[i], &off);
+		if (rc < 0) {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "%s", ws_error_last());
+			rc = ws__perr(w, field, "%s", msg);
+			free(exp);
+			goto out;
+		}
+		free(exp);
+	}
+out:
+	ws__strv_free(ops, nops);
+	return rc;
+}
+
+static int
+ws__parse_crule(struct ws_policy *p, struct ws__where *w, const cJSON *obj)
+{
+	struct ws__crule *r = &p->crules[p->nc];
+	const cJSON *it, *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+	bool has_pat = false, has_dec = false;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	p->nc++;
+	if (!cJSON_IsObject(obj))
+		return ws__perr(w, NULL, "must be an object, not %s",
+				ws__json_type(obj));
+	if (name == NULL)
+		return ws__perr(w, "name", "is missing");
+	if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
+		return ws__perr(w, "name", "must be a non-empty string");
+	w->rule = name->valuestring;
+	r->name = strdup(name->valuestring);
+	if (r->name == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i + 1 < p->nc; i++)
+		if (strcmp(p->crules[i].name, r->name) == 0)
+			return ws__perr(w, "name", "duplicate rule name (also command_rules[%zu])", i);
+	cJSON_ArrayForEach(it, obj) {
+		const char *k = it->string;
+
+		if (ws__dup_key(obj, it))
+			return ws__perr(w, k, "duplicate key");
+		if (strcmp(k, "name") == 0) {
+			continue;
+		} else if (strcmp(k, "patterns") == 0) {
+			has_pat = true;
+			if ((rc = ws__strv(w, "patterns", it, &r->patterns, &r->n)) < 0)
+				return rc;
+		} else if (strcmp(k, "decision") == 0) {
+			has_dec = true;
+			if ((rc = ws__decision(w, it, &r->decision)) < 0)
+				return rc;
+		} else if (strcmp(k, "message") == 0) {
+			if (!cJSON_IsString(it))
+				return ws__perr(w, "message", "must be a string, not %s",
+						ws__json_type(it));
+			if ((rc = ws__check_template(w, it->valuestring)) < 0)
+				return rc;
+			if ((r->message = strdup(it->valuestring)) == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		} else {
+			return ws__perr(w, k, "unknown key (a command rule has name, "
+					"patterns, decision, message)");
+		}
+	}
+	if (!has_pat || !has_dec)
+		return ws__perr(w, !has_pat ? "patterns" : "decision", "is missing");
+	r->codes = calloc(r->n, sizeof(*r->codes));
+	if (r->codes == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+static int
+ws__parse_rules(struct ws_policy *p, const char *origin, const cJSON *arr,
+		bool files, struct ws_vars *vars)
+{
+	struct ws__where w = {origin, files ? "file_rules" : "command_rules", 0, NULL};
+	size_t n;
+	const cJSON *e;
+	int rc;
+
+	if (!cJSON_IsArray(arr))
+		return ws__perr(&w, NULL, "must be an array, not %s", ws__json_type(arr));
+	n = (size_t)cJSON_GetArraySize(arr);
+	if (files)
+		p->frules = calloc(n ? n : 1, sizeof(*p->frules));
+	else
+		p->crules = calloc(n ? n : 1, sizeof(*p->crules));
+	if (files ? p->frules == NULL : p->crules == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		w.rule = NULL;
+		rc = files ? ws__parse_frule(p, &w, e, vars) : ws__parse_crule(p, &w, e);
+		if (rc < 0)
+			return rc;
+		w.index++;
+	}
+	return 0;
+}
+
+int
+ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
+		struct ws_policy **out)
+{
+	struct ws__where w = {origin, NULL, 0, NULL};
+	struct ws_policy *p;
+	cJSON *root = NULL;
+	const cJSON *it, *fr = NULL, *cr = NULL;
+	bool has_version = false;
+	int rc;
+
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	rc = ws_jsonc_parse(text, WS_EPOLICY_ERROR, origin, &root);
+	if (rc < 0)
+		goto out;
+	if (!cJSON_IsObject(root)) {
+		rc = ws__perr(&w, NULL, "a policy must be a JSON object");
+		goto out;
+	}
+	cJSON_ArrayForEach(it, root) {
+		const char *k = it->string;
+
+		if (ws__dup_key(root, it)) {
+			rc = ws__perr(&w, k, "duplicate key");
+			goto out;
+		}
+		if (strcmp(k, "version") == 0) {
+			has_version = true;
+			if (!cJSON_IsNumber(it) || it->valuedouble != 1.0) {
+				rc = ws__perr(&w, k, "must be 1");
+				goto out;
+			}
+		} else if (strcmp(k, "name") == 0 || strcmp(k, "description") == 0) {
+			char **dst = k[0] == 'n' ? &p->name : &p->description;
+
+			if (!cJSON_IsString(it)) {
+				rc = ws__perr(&w, k, "must be a string, not %s",
+					      ws__json_type(it));
+				goto out;
+			}
+			if ((*dst = strdup(it->valuestring)) == NULL) {
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				goto out;
+			}
+		} else if (strcmp(k, "strict") == 0) {
+			if (!cJSON_IsBool(it)) {
+				rc = ws__perr(&w, k, "must be a boolean, not %s",
+					      ws__json_type(it));
+				goto out;
+			}
+			p->strict = cJSON_IsTrue(it);
+		} else if (strcmp(k, "file_rules") == 0) {
+			fr = it;
+		} else if (strcmp(k, "command_rules") == 0) {
+			cr = it;
+		} else {
+			rc = ws__perr(&w, k, "unknown key (a policy has version, name, "
+				      "description, strict, file_rules, command_rules)");
+			goto out;
+		}
+	}
+	if (!has_version) {
+		rc = ws__perr(&w, "version", "is missing (write \"version\": 1)");
+		goto out;
+	}
+	if (fr != NULL && (rc = ws__parse_rules(p, origin, fr, true, vars)) < 0)
+		goto out;
+	if (cr != NULL && (rc = ws__parse_rules(p, origin, cr, false, vars)) < 0)
+		goto out;
+	if (p->name == NULL) {
+		/* The file's stem, else "policy". */
+		const char *b = origin ? strrchr(origin, '/') : NULL;
+		const char *base = b ? b + 1 : origin ? origin : "policy";
+		size_t l = strlen(base);
+
+		if (l > 5 && strcmp(base + l - 5, ".json") == 0)
+			l -= 5;
+		if ((p->name = strndup(base, l)) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+	}
+out:
+	cJSON_Delete(root);
+	if (rc < 0) {
+		ws_policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---- Finding and loading ---- */
+
+/* Whether this binary runs from its build tree (not installed). */
+static bool
+ws__in_build_tree(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t bl = strlen(WS_BUILD_ROOT);
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return strncmp(exe, WS_BUILD_ROOT, bl) == 0 && exe[bl] == '/';
+}
+
+static bool
+ws__name_ok(const char *s)
+{
+	if (s[0] == '\0' || s[0] == '.')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ||
+		      *s == '.'))
+			return false;
+	return true;
+}
+
+int
+ws_policy_find(const char *spec, const char *dir, char **path)
+{
+	const char *dirs[3];
+	size_t nd = 0, l = strlen(spec);
+	char looked[2048] = "";
+
+	*path = NULL;
+	if (l == 0)
+		return ws_error_set(WS_EPOLICY_ERROR, NULL, "empty policy name");
+	if (strchr(spec, '/') != NULL || (l > 5 && strcmp(spec + l - 5, ".json") == 0)) {
+		*path = strdup(spec);
+		return *path ? 0 : ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	if (!ws__name_ok(spec))
+		return ws_error_set(WS_EPOLICY_ERROR, spec,
+				    "a policy name has only letters, digits, \".\", "
+				    "\"-\" and \"_\" (or give a file with a \"/\")");
+	if (dir != NULL)
+		dirs[nd++] = dir;
+	/*
+	 * A binary run from its build tree is not installed: it uses the
+	 * source tree's policies, so tests never see stale installed ones.
+	 */
+	if (ws__in_build_tree())
+		dirs[nd++] = WS_POLICIES_SOURCE;
+	dirs[nd++] = WS_POLICIES_INSTALLED;
+	for (size_t i = 0; i < nd; i++) {
+		char *p;
+		size_t ll = strlen(looked);
+
+		if (asprintf(&p, "%s/%s.json", dirs[i], spec) < 0)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		if (access(p, F_OK) == 0) {
+			*path = p;
+			return 0;
+		}
+		free(p);
+		snprintf(looked + ll, sizeof(looked) - ll, "%s%s", ll ? ", " : "",
+			 dirs[i]);
+	}
+	return ws_error_set(WS_EPOLICY_ERROR, spec,
+			    "no such policy (looked for %s.json in %s)", spec, looked);
+}
+
+int
+ws_policy_load(const char *spec, const char *dir, struct ws_vars *vars,
+	       struct ws_policy **out)
+{
+	char *path = NULL, *text = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = ws_policy_find(spec, dir, &path);
+	if (rc < 0)
+		return rc;
+	rc = ws_config_read_file(path, &text);
+	if (rc < 0) {
+		rc = ws_error_set(WS_EPOLICY_ERROR, path, "cannot read the policy: %s",
+				  rc == -EFBIG ? "larger than 1 MiB"
+				  : rc == -EINVAL ? "not a regular file"
+						  : strerror(-rc));
+		goto out;
+	}
+	rc = ws_policy_parse(text, path, vars, out);
+	if (rc == 0) {
+		(*out)->path = path;
+		path = NULL;
+	}
+out:
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* ---- Deciding ---- */
+
+enum ws_decision
+ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
+		     struct ws_policy_match *m)
+{
+	size_t len = strlen(real);
+	unsigned bit = 1u << op;
+
+	for (size_t i = 0; i < p->nf; i++) {
+		struct ws__frule *r = &p->frules[i];
+
+		if (!(r->ops & bit))
+			continue;
+		for (size_t j = 0; j < r->n; j++) {
+			if (r->globs[j] == NULL || !ws_glob_match(r->globs[j], real, len))
+				continue;
+			if (m != NULL) {
+				m->decision = r->decision;
+				m->rule = r->name;
+				m->index = (int)i;
+				m->pattern = r->raw[j];
+				m->expanded = ws_glob_source(r->globs[j]);
+				m->message = r->message;
+			}
+			return r->decision;
+		}
+	}
+	if (m != NULL)
+		*m = (struct ws_policy_match){WS_DECISION_DENY, NULL, -1, NULL,
+					      NULL, NULL};
+	return WS_DECISION_DENY;
+}
+
+/* Compile every command pattern (once), with JIT where available. */
+static int
+ws__compile_commands(struct ws_policy *p)
+{
+	if (p->crules_compiled)
+		return 0;
+	for (size_t i = 0; i < p->nc; i++) {
+		struct ws__crule *r = &p->crules[i];
+
+		for (size_t j = 0; j < r->n; j++) {
+			struct ws__where w = {p->path, "command_rules", (int)i, r->name};
+			char field[32];
+			PCRE2_SIZE eo;
+			int ec;
+
+			if (r->codes[j] != NULL)
+				continue;
+			r->codes[j] = pcre2_compile((PCRE2_SPTR)r->patterns[j],
+						    PCRE2_ZERO_TERMINATED, 0, &ec,
+						    &eo, NULL);
+			if (r->codes[j] == NULL) {
+				PCRE2_UCHAR msg[256];
+
+				pcre2_get_error_message(ec, msg, sizeof(msg));
+				snprintf(field, sizeof(field), "patterns[%zu]", j);
+				return ws__perr(&w, field, "bad pattern at offset %zu: %s",
+						(size_t)eo, (const char *)msg);
+			}
+			(void)pcre2_jit_compile(r->codes[j], PCRE2_JIT_COMPLETE);
+		}
+	}
+	p->cmd_md = pcre2_match_data_create(1, NULL);
+	if (p->cmd_md == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	p->crules_compiled = true;
+	return 0;
+}
+
+static void ws__log(struct ws_policy *p, const char *level, const char *fmt,
+		    ...) __attribute__((format(printf, 3, 4)));
+
+static void
+ws__log(struct ws_policy *p, const char *level, const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+
+	if (p->log == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	if (line != NULL)
+		p->log(p->hook_arg, level, line);
+	free(line);
+}
+
+int
+ws_policy_check_command(struct ws_policy *p, const char *cmdline,
+			struct ws_policy_match *m)
+{
+	size_t len = strlen(cmdline);
+	int rc = ws__compile_commands(p);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < p->nc; i++) {
+		struct ws__crule *r = &p->crules[i];
+
+		for (size_t j = 0; j < r->n; j++) {
+			if (pcre2_match(r->codes[j], (PCRE2_SPTR)cmdline, len, 0, 0,
+					p->cmd_md, NULL) < 0)
+				continue;
+			if (m != NULL)
+				*m = (struct ws_policy_match){r->decision, r->name,
+							      (int)i, r->patterns[j],
+							      r->patterns[j], r->message};
+			if (p->log != NULL) {
+				char *q = ws_log_quote(cmdline);
+
+				ws__log(p, "INFO",
+					"policy command decision command=%s rule=%s decision=%s",
+					q ? q : "?", r->name, ws__decisions[r->decision]);
+				free(q);
+			}
+			return (int)r->decision;
+		}
+	}
+	if (m != NULL)
+		*m = (struct ws_policy_match){WS_DECISION_ALLOW, NULL, -1, NULL,
+					      NULL, NULL};
+	return WS_DECISION_ALLOW;
+}
+
+/* ---- Messages ---- */
+
+char *
+ws_policy_render(const char *tmpl, const char *path, const char *op,
+		 const char *rule)
+{
+	char *out = NULL;
+	size_t cap = 0;
+	FILE *f = open_memstream(&out, &cap);
+	const char *s = tmpl;
+
+	if (f == NULL)
+		return NULL;
+	while (*s) {
+		const char *e, *a, *b, *val = NULL;
+
+		if (s[0] != '{' || s[1] != '{' || (e = strstr(s + 2, "}}")) == NULL) {
+			fputc(*s++, f);
+			continue;
+		}
+		a = s + 2;
+		b = e;
+		while (a < b && *a == ' ')
+			a++;
+		while (b > a && b[-1] == ' ')
+			b--;
+		if (b - a == 5 && strncmp(a, ".Path", 5) == 0)
+			val = path;
+		else if (b - a == 10 && strncmp(a, ".Operation", 10) == 0)
+			val = op;
+		else if (b - a == 5 && strncmp(a, ".Rule", 5) == 0)
+			val = rule;
+		if (val == NULL) {
+			fputc(*s++, f);
+			continue;
+		}
+		fputs(val, f);
+		s = e + 2;
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+char *
+ws_log_quote(const char *v)
+{
+	bool plain = v[0] != '\0';
+	char *out = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	for (const unsigned char *s = (const unsigned char *)v; *s && plain; s++)
+		if (*s <= ' ' || *s == '"' || *s == '=' || *s == '\\' || *s >= 0x7f)
+			plain = false;
+	if (plain)
+		return strdup(v);
+	f = open_memstream(&out, &cap);
+	if (f == NULL)
+		return NULL;
+	fputc('"', f);
+	for (const unsigned char *s = (const unsigned char *)v; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < ' ' || *s == 0x7f)
+			fprintf(f, "\\x%02x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* ---- The gate ---- */
+
 int
 ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 {
-	(void)op;
-	(void)real;
-	(void)vpath;
-	if (ws->policy == NULL)
+	struct ws_policy *p = ws->policy;
+	struct ws_policy_match m;
+	const char *shown = vpath != NULL ? vpath : real;
+	const char *rule;
+	char *msg = NULL;
+	int rc = 0;
+
+	if (p == NULL)
 		return 0;
-	return 0;
+	ws_policy_check_file(p, op, real, &m);
+	rule = m.rule != NULL ? m.rule : "(no rule matched)";
+	if (p->log != NULL) {
+		char *q = ws_log_quote(real);
+
+		ws__log(p, "INFO", "policy decision op=%s path=%s rule=%s decision=%s%s",
+			ws__ops[op], q ? q : "?", m.rule ? m.rule : "none",
+			ws__decisions[m.decision],
+			m.decision == WS_DECISION_APPROVE && ws->approve
+				? " approved=flag" : "");
+		free(q);
+	}
+	if (m.decision == WS_DECISION_ALLOW)
+		return 0;
+	if (m.decision == WS_DECISION_APPROVE && ws->approve)
+		return 0;
+	if (m.message != NULL)
+		msg = ws_policy_render(m.message, shown, ws__ops[op], rule);
+	else if (m.decision == WS_DECISION_APPROVE)
+		msg = ws_policy_render("{{.Operation}} {{.Path}} needs approval",
+				       shown, ws__ops[op], rule);
+	if (m.decision == WS_DECISION_APPROVE) {
+		if (p->prompt != NULL && p->prompt(p->hook_arg, msg ? msg : "approve?")) {
+			ws__log(p, "INFO", "policy approval op=%s rule=%s approved=prompt",
+				ws__ops[op], rule);
+			free(msg);
+			return 0;
+		}
+		rc = ws_error_set(WS_EAPPROVAL_REQUIRED, shown,
+				  "%s (policy \"%s\", rule \"%s\"; pass --approve "
+				  "to allow it)", msg ? msg : "needs approval",
+				  p->name, rule);
+	} else if (msg != NULL) {
+		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+				  "%s (policy \"%s\", rule \"%s\", operation %s)",
+				  msg, p->name, rule, ws__ops[op]);
+	} else {
+		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+				  "%s denied by policy \"%s\" (rule \"%s\")",
+				  ws__ops[op], p->name, rule);
+	}
+	free(msg);
+	return rc;
 }

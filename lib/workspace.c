@@ -11,6 +11,7 @@
 
 #include "ws/error.h"
 #include "ws/path.h"
+#include "ws/policy.h"
 
 /* Resolve dir through symlinks and open it as an O_PATH directory. */
 static int
@@ -172,6 +173,7 @@ ws_ctx_close(struct ws_ctx *ws)
 		free(ws->anchors[0].vprefix);
 	}
 	free(ws->anchors);
+	ws_policy_free(ws->policy);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));

@@ -1,9 +1,189 @@
-/* test_glob.c - placeholder suite; the module's tests land with it. */
-#include "wstest.h"
+/* test_glob.c - path globs: `*` vs `/`, `**`, `?`, `[...]`, escapes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-START_TEST(placeholder)
+#include "wstest.h"
+#include "ws/error.h"
+#include "ws/glob.h"
+
+/* Match s against glob, both by the fast path and forced through PCRE2. */
+static bool
+m(const char *glob, const char *s)
 {
-	ck_assert_int_eq(1 + 1, 2);
+	struct ws_glob *a = NULL, *b = NULL;
+	bool ra, rb;
+
+	ck_assert_int_eq(ws_glob_compile(glob, 0, &a, NULL), 0);
+	ck_assert_int_eq(ws_glob_compile(glob, WS_GLOB_REGEX, &b, NULL), 0);
+	ra = ws_glob_match(a, s, strlen(s));
+	rb = ws_glob_match(b, s, strlen(s));
+	ck_assert_msg(ra == rb, "fast path and PCRE2 disagree on %s vs %s", glob, s);
+	ws_glob_free(a);
+	ws_glob_free(b);
+	return ra;
+}
+
+START_TEST(star_stays_in_component)
+{
+	ck_assert(m("/a/*", "/a/b"));
+	ck_assert(m("/a/*", "/a/.hidden"));
+	ck_assert(!m("/a/*", "/a/b/c"));
+	ck_assert(!m("/a/*", "/a"));
+	ck_assert(m("/a/*.c", "/a/x.c"));
+	ck_assert(!m("/a/*.c", "/a/d/x.c"));
+	ck_assert(m("/a*/b", "/abc/b"));
+	ck_assert(!m("/a*/b", "/a/x/b"));
+	ck_assert(m("*", "x"));
+	ck_assert(!m("*", "/x"));
+}
+END_TEST
+
+START_TEST(starstar_crosses_components)
+{
+	ck_assert(m("/a/**", "/a/b"));
+	ck_assert(m("/a/**", "/a/b/c/d"));
+	ck_assert(m("/a/**", "/a/.ssh/id_rsa"));
+	ck_assert(!m("/a/**", "/ab"));
+	ck_assert(!m("/a/**", "/b/a/c"));
+	ck_assert(m("/a/**/c", "/a/c"));
+	ck_assert(m("/a/**/c", "/a/b/c"));
+	ck_assert(m("/a/**/c", "/a/b/x/c"));
+	ck_assert(!m("/a/**/c", "/a/b/cd"));
+	ck_assert(m("**/.ssh/**", "/home/u/.ssh/id"));
+	ck_assert(!m("**/.ssh/**", "/home/u/.sshx/id"));
+	/* Not a whole component: it crosses slashes too (documented). */
+	ck_assert(m("/a/b**", "/a/bc/d"));
+}
+END_TEST
+
+START_TEST(dir_starstar_not_dir_itself)
+{
+	ck_assert(!m("/a/**", "/a"));
+	ck_assert(!m("/home/u/.ssh/**", "/home/u/.ssh"));
+	ck_assert(m("/home/u/.ssh/**", "/home/u/.ssh/k"));
+	/* The root: "/" + "**" is everything below "/". */
+	ck_assert(m("/**", "/etc/passwd"));
+	ck_assert(m("/**", "/"));
+}
+END_TEST
+
+START_TEST(starstar_alone_matches_everything)
+{
+	ck_assert(m("**", "/"));
+	ck_assert(m("**", "/a/b/c"));
+	ck_assert(m("**", "relative"));
+	ck_assert(m("**", ""));
+}
+END_TEST
+
+START_TEST(question_mark)
+{
+	ck_assert(m("/a/?", "/a/b"));
+	ck_assert(!m("/a/?", "/a/bc"));
+	ck_assert(!m("/a?b", "/a/b"));
+	ck_assert(m("/a?b", "/axb"));
+}
+END_TEST
+
+START_TEST(classes)
+{
+	ck_assert(m("/a/[bc]", "/a/b"));
+	ck_assert(m("/a/[bc]", "/a/c"));
+	ck_assert(!m("/a/[bc]", "/a/d"));
+	ck_assert(m("/a/[a-c]x", "/a/bx"));
+	ck_assert(!m("/a/[!b]", "/a/b"));
+	ck_assert(m("/a/[!b]", "/a/c"));
+	ck_assert(!m("/a/[^b]", "/a/b"));
+	ck_assert(m("/a/[]b]", "/a/]"));
+	/* A class never matches the separator. */
+	ck_assert(!m("/a[/]b", "/a/b"));
+	ck_assert(!m("/a[!x]b", "/a/b"));
+}
+END_TEST
+
+START_TEST(literals_and_escapes)
+{
+	ck_assert(m("/a/b", "/a/b"));
+	ck_assert(!m("/a/b", "/a/b/c"));
+	ck_assert(!m("/a/b", "/a/bc"));
+	ck_assert(m("/a/\\*", "/a/*"));
+	ck_assert(!m("/a/\\*", "/a/x"));
+	ck_assert(m("/a/\\[x]", "/a/[x]"));
+	ck_assert(m("/a/{b,c}", "/a/{b,c}"));
+	ck_assert(!m("/a/{b,c}", "/a/b"));
+	ck_assert(m("", ""));
+	ck_assert(!m("", "/"));
+	/* Bytes that are not UTF-8, and newlines, are just bytes. */
+	ck_assert(m("/a/*", "/a/\xff\xfe"));
+	ck_assert(m("/a/**", "/a/x\ny"));
+	ck_assert(m("/a/*", "/a/x\ny"));
+}
+END_TEST
+
+START_TEST(escape_roundtrip)
+{
+	const char *names[] = {"/p/a[1]", "/p/*star", "/p/q?", "/p/back\\slash",
+			       "/p/br]acket", "/plain"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *e = ws_glob_escape(names[i]), *g;
+
+		ck_assert_ptr_nonnull(e);
+		ck_assert(m(e, names[i]));
+		ck_assert_int_ne(asprintf(&g, "%s/**", e), -1);
+		ck_assert(m(g, "/p/a[1]/x") == (strcmp(names[i], "/p/a[1]") == 0));
+		free(g);
+		free(e);
+	}
+	/* An escaped name no longer matches what its metacharacters would. */
+	{
+		char *e = ws_glob_escape("/p/a[1]");
+
+		ck_assert(!m(e, "/p/a1"));
+		free(e);
+	}
+}
+END_TEST
+
+START_TEST(errors_name_offset)
+{
+	struct ws_glob *g = NULL;
+	size_t off = 99;
+
+	ck_assert_int_eq(ws_glob_compile("/a/[bc", 0, &g, &off), WS_EINVALID_PATTERN);
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "offset"));
+	ck_assert_uint_eq(off, 6);
+	ck_assert_int_eq(ws_glob_compile("/a/\\", 0, &g, &off), WS_EINVALID_PATTERN);
+	ck_assert_uint_eq(off, 4);
+}
+END_TEST
+
+START_TEST(fast_path_used)
+{
+	struct ws_glob *g = NULL;
+	char *re;
+
+	/* The common shapes need no PCRE2, but can still show their regex. */
+	ck_assert_int_eq(ws_glob_compile("/home/u/p/**", 0, &g, NULL), 0);
+	ck_assert_str_eq(ws_glob_source(g), "/home/u/p/**");
+	re = ws_glob_regex(g);
+	ck_assert_ptr_nonnull(re);
+	ck_assert_ptr_nonnull(strstr(re, "/home/u/p/"));
+	free(re);
+	ws_glob_free(g);
+}
+END_TEST
+
+START_TEST(jit_same_answers)
+{
+	struct ws_glob *g = NULL;
+
+	ck_assert_int_eq(ws_glob_compile("/a/*/b/**", WS_GLOB_JIT, &g, NULL), 0);
+	ck_assert(ws_glob_match(g, "/a/x/b/c", 8));
+	ck_assert(!ws_glob_match(g, "/a/x/y/b/c", 10));
+	ws_glob_free(g);
 }
 END_TEST
 
@@ -13,7 +193,17 @@ suite(void)
 	Suite *s = suite_create("glob");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, placeholder);
+	tcase_add_test(tc, star_stays_in_component);
+	tcase_add_test(tc, starstar_crosses_components);
+	tcase_add_test(tc, dir_starstar_not_dir_itself);
+	tcase_add_test(tc, starstar_alone_matches_everything);
+	tcase_add_test(tc, question_mark);
+	tcase_add_test(tc, classes);
+	tcase_add_test(tc, literals_and_escapes);
+	tcase_add_test(tc, escape_roundtrip);
+	tcase_add_test(tc, errors_name_offset);
+	tcase_add_test(tc, fast_path_used);
+	tcase_add_test(tc, jit_same_answers);
 	suite_add_tcase(s, tc);
 	return s;
 }

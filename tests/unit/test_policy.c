@@ -1,9 +1,713 @@
-/* test_policy.c - placeholder suite; the module's tests land with it. */
-#include "wstest.h"
+/*
+ * test_policy.c - policies: the format and its errors, first-match
+ * decisions, variables, command rules, messages, the ws_check() gate and
+ * the shipped policies.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-START_TEST(placeholder)
+#include "wstest.h"
+#include "ws-config.h"
+#include "ws/error.h"
+#include "ws/policy.h"
+#include "ws/vars.h"
+#include "ws/workspace.h"
+
+static char *tmp;
+static struct ws_vars vars;
+
+static void
+setup(void)
 {
-	ck_assert_int_eq(1 + 1, 2);
+	tmp = wst_tmpdir();
+	ws_vars_init(&vars);
+	ck_assert_int_eq(ws_vars_set(&vars, "PROJECT_ROOT", "/w/proj"), 0);
+	ck_assert_int_eq(ws_vars_set(&vars, "GIT_ROOT", "/w"), 0);
+	ck_assert_int_eq(ws_vars_set(&vars, "WORKSPACE", "/w/proj/sub"), 0);
+	setenv("HOME", "/home/u", 1);
+	unsetenv("TMPDIR");
+}
+
+static void
+teardown(void)
+{
+	ws_vars_free(&vars);
+	wst_rmrf(tmp);
+	free(tmp);
+}
+
+static struct ws_policy *
+parse_ok(const char *text)
+{
+	struct ws_policy *p = NULL;
+	int rc = ws_policy_parse(text, "test.json", &vars, &p);
+
+	ck_assert_msg(rc == 0, "parse failed: %s", ws_error_last());
+	return p;
+}
+
+/* Parsing must fail with POLICY_ERROR whose message holds every needle. */
+static void
+parse_bad(const char *text, const char *n1, const char *n2, const char *n3)
+{
+	struct ws_policy *p = (struct ws_policy *)1;
+	const char *needles[] = {n1, n2, n3};
+
+	ck_assert_int_eq(ws_policy_parse(text, "test.json", &vars, &p),
+			 WS_EPOLICY_ERROR);
+	ck_assert_ptr_null(p);
+	for (int i = 0; i < 3; i++)
+		if (needles[i] != NULL)
+			ck_assert_msg(strstr(ws_error_last(), needles[i]) != NULL,
+				      "\"%s\" not in \"%s\"", needles[i], ws_error_last());
+	ck_assert_str_eq(ws_error_last_path(), "test.json");
+}
+
+#define RULE(body) "{\"version\":1,\"file_rules\":[" body "]}"
+
+START_TEST(minimal_and_defaults)
+{
+	struct ws_policy *p = parse_ok("{\"version\": 1}");
+
+	/* The name defaults to the file's stem; no file rule: deny. */
+	ck_assert_str_eq(ws_policy_name(p), "test");
+	ck_assert(!ws_policy_strict(p));
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/proj/a", NULL),
+			 WS_DECISION_DENY);
+	/* No command rule: allow. */
+	ck_assert_int_eq(ws_policy_check_command(p, "rm -rf /", NULL),
+			 WS_DECISION_ALLOW);
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(first_match_wins)
+{
+	struct ws_policy *p = parse_ok(RULE(
+		"{\"name\":\"deny-secret\",\"paths\":[\"${PROJECT_ROOT}/secret/**\"],"
+		" \"operations\":[\"*\"],\"decision\":\"deny\"},"
+		"{\"name\":\"allow-read\",\"paths\":[\"${PROJECT_ROOT}\",\"${PROJECT_ROOT}/**\"],"
+		" \"operations\":[\"read\",\"list\"],\"decision\":\"allow\"},"
+		"{\"name\":\"approve-del\",\"paths\":[\"${PROJECT_ROOT}/**\"],"
+		" \"operations\":[\"delete\"],\"decision\":\"approve\",\"message\":\"Delete {{.Path}}?\"},"
+		"{\"name\":\"allow-all\",\"paths\":[\"**\"],\"operations\":[\"*\"],\"decision\":\"allow\"}"));
+	struct ws_policy_match m;
+
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/proj/secret/k", &m),
+			 WS_DECISION_DENY);
+	ck_assert_str_eq(m.rule, "deny-secret");
+	ck_assert_int_eq(m.index, 0);
+	ck_assert_str_eq(m.pattern, "${PROJECT_ROOT}/secret/**");
+	ck_assert_str_eq(m.expanded, "/w/proj/secret/**");
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/proj/a.c", &m),
+			 WS_DECISION_ALLOW);
+	ck_assert_str_eq(m.rule, "allow-read");
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_LIST, "/w/proj", &m),
+			 WS_DECISION_ALLOW);
+	ck_assert_str_eq(m.pattern, "${PROJECT_ROOT}");
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_DELETE, "/w/proj/a.c", &m),
+			 WS_DECISION_APPROVE);
+	ck_assert_str_eq(m.message, "Delete {{.Path}}?");
+	/* The operation must match too: write falls through to allow-all. */
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_WRITE, "/w/proj/a.c", &m),
+			 WS_DECISION_ALLOW);
+	ck_assert_str_eq(m.rule, "allow-all");
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(no_file_rule_matches_denies)
+{
+	struct ws_policy *p = parse_ok(RULE(
+		"{\"name\":\"r\",\"paths\":[\"${PROJECT_ROOT}/**\"],"
+		" \"operations\":[\"read\"],\"decision\":\"allow\"}"));
+	struct ws_policy_match m;
+
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/elsewhere", &m),
+			 WS_DECISION_DENY);
+	ck_assert_ptr_null(m.rule);
+	ck_assert_int_eq(m.index, -1);
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_WRITE, "/w/proj/x", &m),
+			 WS_DECISION_DENY);
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(every_operation_parses)
+{
+	const char *ops[] = {"read", "open", "stat", "list", "readlink", "write",
+			     "create", "mkdir", "chmod", "rename", "delete", "rmdir",
+			     "exec"};
+
+	for (int i = 0; i < WS__OP_COUNT; i++) {
+		char *text;
+		struct ws_policy *p;
+
+		ck_assert_int_ne(asprintf(&text, RULE("{\"name\":\"r\",\"paths\":[\"/x\"],"
+				 "\"operations\":[\"%s\"],\"decision\":\"allow\"}"), ops[i]), -1);
+		p = parse_ok(text);
+		for (int j = 0; j < WS__OP_COUNT; j++)
+			ck_assert_int_eq(ws_policy_check_file(p, (enum ws_op)j, "/x", NULL),
+					 i == j ? WS_DECISION_ALLOW : WS_DECISION_DENY);
+		ws_policy_free(p);
+		free(text);
+		ck_assert_str_eq(ws_op_name((enum ws_op)i), ops[i]);
+	}
+}
+END_TEST
+
+START_TEST(comments_allowed)
+{
+	struct ws_policy *p = parse_ok(
+		"// a policy\n"
+		"{ /* block\n comment */ \"version\": 1, // trailing\n"
+		"  \"name\": \"c\", \"description\": \"see http://x/*y*/ // z\",\n"
+		"  \"file_rules\": [{\"name\": \"r\", \"paths\": [\"/a/**\"], /* why */\n"
+		"    \"operations\": [\"read\"], \"decision\": \"allow\"}]}\n");
+
+	ck_assert_str_eq(ws_policy_name(p), "c");
+	/* Comment markers inside strings are kept. */
+	ck_assert_str_eq(ws_policy_description(p), "see http://x/*y*/ // z");
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/a/b", NULL),
+			 WS_DECISION_ALLOW);
+	ws_policy_free(p);
+	parse_bad("{\"version\": 1 /* open", "unterminated comment", "line 1", NULL);
+	parse_bad("{\n\"version\": 1,\n}", "invalid JSON", "line 3", NULL);
+}
+END_TEST
+
+START_TEST(top_level_errors)
+{
+	parse_bad("[]", "must be a JSON object", NULL, NULL);
+	parse_bad("{}", "\"version\"", "missing", NULL);
+	parse_bad("{\"version\": 2}", "field \"version\"", "must be 1", NULL);
+	parse_bad("{\"version\": \"1\"}", "field \"version\"", NULL, NULL);
+	parse_bad("{\"version\": 1, \"bogus\": 1}", "field \"bogus\"", "unknown key", NULL);
+	parse_bad("{\"version\": 1, \"strict\": \"yes\"}", "field \"strict\"",
+		  "must be a boolean", NULL);
+	parse_bad("{\"version\": 1, \"name\": 5}", "field \"name\"", "must be a string", NULL);
+	parse_bad("{\"version\": 1, \"file_rules\": {}}", "file_rules", "must be an array", NULL);
+	parse_bad("{\"version\": 1, \"version\": 1}", "duplicate key", NULL, NULL);
+}
+END_TEST
+
+START_TEST(file_rule_errors_name_rule_and_field)
+{
+	parse_bad(RULE("{\"name\":\"r1\",\"pathz\":[\"/x\"],\"operations\":[\"read\"],"
+		       "\"decision\":\"allow\"}"),
+		  "file_rules[0] \"r1\"", "field \"pathz\"", "unknown key");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":\"/x\",\"operations\":[\"read\"],"
+		       "\"decision\":\"allow\"}"),
+		  "file_rules[0] \"r1\"", "field \"paths\"", "must be an array");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[1],\"operations\":[\"read\"],"
+		       "\"decision\":\"allow\"}"),
+		  "file_rules[0] \"r1\"", "field \"paths\"", "must be a string");
+	parse_bad(RULE("{\"name\":\"ok\",\"paths\":[\"/x\"],\"operations\":[\"read\"],\"decision\":\"allow\"},"
+		       "{\"name\":\"r2\",\"paths\":[\"/x\"],\"operations\":[\"reed\"],"
+		       "\"decision\":\"allow\"}"),
+		  "file_rules[1] \"r2\"", "field \"operations\"", "unknown operation \"reed\"");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/x\"],\"operations\":\"read\","
+		       "\"decision\":\"allow\"}"),
+		  "file_rules[0] \"r1\"", "field \"operations\"", "must be an array");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/x\"],\"operations\":[],"
+		       "\"decision\":\"allow\"}"),
+		  "file_rules[0] \"r1\"", "field \"operations\"", "must not be empty");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/x\"],\"operations\":[\"read\"],"
+		       "\"decision\":\"maybe\"}"),
+		  "file_rules[0] \"r1\"", "field \"decision\"", "unknown decision \"maybe\"");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/x\"],\"operations\":[\"read\"],"
+		       "\"decision\":true}"),
+		  "file_rules[0] \"r1\"", "field \"decision\"", "must be a string");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/x\"],\"operations\":[\"read\"],"
+		       "\"decision\":\"deny\",\"message\":7}"),
+		  "file_rules[0] \"r1\"", "field \"message\"", "must be a string");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/x\"],\"operations\":[\"read\"],"
+		       "\"decision\":\"deny\",\"message\":\"{{.Nope}}\"}"),
+		  "file_rules[0] \"r1\"", "field \"message\"", "unknown placeholder");
+	parse_bad(RULE("{\"paths\":[\"/x\"],\"operations\":[\"read\"],\"decision\":\"deny\"}"),
+		  "file_rules[0]", "field \"name\"", "missing");
+	parse_bad(RULE("{\"name\":\"r1\",\"operations\":[\"read\"],\"decision\":\"deny\"}"),
+		  "file_rules[0] \"r1\"", "field \"paths\"", "missing");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/x\"],\"decision\":\"deny\"}"),
+		  "file_rules[0] \"r1\"", "field \"operations\"", "missing");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/x\"],\"operations\":[\"read\"]}"),
+		  "file_rules[0] \"r1\"", "field \"decision\"", "missing");
+	parse_bad(RULE("\"r1\""), "file_rules[0]", "must be an object", NULL);
+	parse_bad(RULE("{\"name\":\"r\",\"paths\":[\"/x\"],\"operations\":[\"read\"],\"decision\":\"deny\"},"
+		       "{\"name\":\"r\",\"paths\":[\"/y\"],\"operations\":[\"read\"],\"decision\":\"deny\"}"),
+		  "file_rules[1] \"r\"", "duplicate rule name", NULL);
+}
+END_TEST
+
+START_TEST(path_errors_name_rule_and_field)
+{
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/ok\",\"${NOPE_UNDEFINED}/**\"],"
+		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
+		  "file_rules[0] \"r1\"", "field \"paths[1]\"",
+		  "undefined variable: NOPE_UNDEFINED");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"${FOO\"],"
+		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
+		  "field \"paths[0]\"", "malformed variable reference", "offset 0");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"/a/[bc\"],"
+		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
+		  "file_rules[0] \"r1\"", "field \"paths[0]\"", "offset");
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"src/**\"],"
+		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
+		  "field \"paths[0]\"", "relative", NULL);
+	/* GIT_ROOT outside git. */
+	ck_assert_int_eq(ws_vars_set(&vars, "GIT_ROOT", NULL), 0);
+	parse_bad(RULE("{\"name\":\"g\",\"paths\":[\"${GIT_ROOT}/**\"],"
+		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
+		  "file_rules[0] \"g\"", "undefined variable: GIT_ROOT", NULL);
+}
+END_TEST
+
+START_TEST(variables_expand_before_globs)
+{
+	struct ws_policy *p;
+
+	ck_assert_int_eq(ws_vars_set(&vars, "GIT_ROOT", NULL), 0);
+	p = parse_ok(RULE(
+		"{\"name\":\"git\",\"paths\":[\"${GIT_ROOT:-}\"],\"operations\":[\"read\"],\"decision\":\"allow\"},"
+		"{\"name\":\"ws\",\"paths\":[\"${WORKSPACE}/**\"],\"operations\":[\"read\"],\"decision\":\"allow\"},"
+		"{\"name\":\"home\",\"paths\":[\"${HOME}/.gitconfig\"],\"operations\":[\"read\"],\"decision\":\"allow\"},"
+		"{\"name\":\"tmp\",\"paths\":[\"${TMPDIR:-/tmp}/**\"],\"operations\":[\"read\"],\"decision\":\"allow\"}"));
+	struct ws_policy_match m;
+
+	/* "${GIT_ROOT:-}" alone is empty: it matches nothing, not "/". */
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/proj/sub/f", &m),
+			 WS_DECISION_ALLOW);
+	ck_assert_str_eq(m.rule, "ws");
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/home/u/.gitconfig", &m),
+			 WS_DECISION_ALLOW);
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/tmp/x", &m),
+			 WS_DECISION_ALLOW);
+	ws_policy_free(p);
+	ck_assert_uint_eq(vars.nused, 4);
+}
+END_TEST
+
+START_TEST(root_project_and_special_chars)
+{
+	struct ws_policy *p;
+
+	/* PROJECT_ROOT "/" must not make "//" + "**". */
+	ck_assert_int_eq(ws_vars_set(&vars, "PROJECT_ROOT", "/"), 0);
+	p = parse_ok(RULE("{\"name\":\"r\",\"paths\":[\"${PROJECT_ROOT}/**\"],"
+			  "\"operations\":[\"read\"],\"decision\":\"allow\"}"));
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/etc/x", NULL),
+			 WS_DECISION_ALLOW);
+	ws_policy_free(p);
+	/* A project directory with glob characters matches only itself. */
+	ck_assert_int_eq(ws_vars_set(&vars, "PROJECT_ROOT", "/w/p[1]*"), 0);
+	p = parse_ok(RULE("{\"name\":\"r\",\"paths\":[\"${PROJECT_ROOT}/**\"],"
+			  "\"operations\":[\"read\"],\"decision\":\"allow\"}"));
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/p[1]*/x", NULL),
+			 WS_DECISION_ALLOW);
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/p1zz/x", NULL),
+			 WS_DECISION_DENY);
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(command_rules)
+{
+	struct ws_policy *p = parse_ok(
+		"{\"version\":1,\"command_rules\":["
+		"{\"name\":\"deny-sudo\",\"patterns\":[\"^sudo\\\\b\"],\"decision\":\"deny\"},"
+		"{\"name\":\"approve-push\",\"patterns\":[\"^git push\",\"^git\\\\s+push\"],"
+		" \"decision\":\"approve\",\"message\":\"push?\"}]}");
+	struct ws_policy_match m;
+
+	ck_assert_int_eq(ws_policy_check_command(p, "sudo ls", &m), WS_DECISION_DENY);
+	ck_assert_str_eq(m.rule, "deny-sudo");
+	ck_assert_str_eq(m.pattern, "^sudo\\b");
+	ck_assert_int_eq(ws_policy_check_command(p, "sudoku", &m), WS_DECISION_ALLOW);
+	ck_assert_ptr_null(m.rule);
+	ck_assert_int_eq(ws_policy_check_command(p, "git  push origin", &m),
+			 WS_DECISION_APPROVE);
+	ck_assert_str_eq(m.rule, "approve-push");
+	ck_assert_str_eq(m.pattern, "^git\\s+push");
+	ck_assert_str_eq(m.message, "push?");
+	ck_assert_int_eq(ws_policy_check_command(p, "ls -la", NULL), WS_DECISION_ALLOW);
+	ws_policy_free(p);
+	/* A catch-all deny at the end inverts the default. */
+	p = parse_ok("{\"version\":1,\"command_rules\":["
+		     "{\"name\":\"ok\",\"patterns\":[\"^make\\\\b\"],\"decision\":\"allow\"},"
+		     "{\"name\":\"rest\",\"patterns\":[\"\"],\"decision\":\"deny\"}]}");
+	ck_assert_int_eq(ws_policy_check_command(p, "make test", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(ws_policy_check_command(p, "ls", NULL), WS_DECISION_DENY);
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(command_rule_errors)
+{
+	struct ws_policy *p;
+
+	parse_bad("{\"version\":1,\"command_rules\":[{\"name\":\"c\",\"pattern\":[\"x\"],"
+		  "\"decision\":\"deny\"}]}",
+		  "command_rules[0] \"c\"", "field \"pattern\"", "unknown key");
+	parse_bad("{\"version\":1,\"command_rules\":[{\"name\":\"c\",\"patterns\":\"x\","
+		  "\"decision\":\"deny\"}]}",
+		  "command_rules[0] \"c\"", "field \"patterns\"", "must be an array");
+	parse_bad("{\"version\":1,\"command_rules\":[{\"name\":\"c\",\"patterns\":[\"x\"],"
+		  "\"decision\":\"nope\"}]}",
+		  "command_rules[0] \"c\"", "field \"decision\"", "unknown decision");
+	parse_bad("{\"version\":1,\"command_rules\":[{\"name\":\"c\",\"patterns\":[\"x\"]}]}",
+		  "command_rules[0] \"c\"", "field \"decision\"", "missing");
+	/* Patterns compile on first use; a bad one names rule, field, offset. */
+	p = parse_ok("{\"version\":1,\"command_rules\":["
+		     "{\"name\":\"ok\",\"patterns\":[\"^a\"],\"decision\":\"deny\"},"
+		     "{\"name\":\"bad\",\"patterns\":[\"^b\",\"(unclosed\"],\"decision\":\"deny\"}]}");
+	ck_assert_int_eq(ws_policy_check_command(p, "x", NULL), WS_EPOLICY_ERROR);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "command_rules[1] \"bad\""));
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "field \"patterns[1]\""));
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "offset 9"));
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(render)
+{
+	char *s = ws_policy_render("Delete {{.Path}}? ({{ .Operation }} by {{.Rule}}) {{.X}} {{",
+				   "/a b", "delete", "r1");
+
+	ck_assert_str_eq(s, "Delete /a b? (delete by r1) {{.X}} {{");
+	free(s);
+}
+END_TEST
+
+START_TEST(log_quote)
+{
+	char *q;
+
+	q = ws_log_quote("/plain/path");
+	ck_assert_str_eq(q, "/plain/path");
+	free(q);
+	q = ws_log_quote("/a b\"c\n");
+	ck_assert_str_eq(q, "\"/a b\\\"c\\x0a\"");
+	free(q);
+	q = ws_log_quote("");
+	ck_assert_str_eq(q, "\"\"");
+	free(q);
+}
+END_TEST
+
+/* ---- The gate ---- */
+
+static int log_lines;
+static char last_log[512];
+static int prompts;
+static bool prompt_answer;
+
+static void
+test_log(void *arg, const char *level, const char *line)
+{
+	(void)arg;
+	log_lines++;
+	snprintf(last_log, sizeof(last_log), "%s %s", level, line);
+}
+
+static bool
+test_prompt(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+	prompts++;
+	return prompt_answer;
+}
+
+START_TEST(gate)
+{
+	struct ws_ctx ws;
+	char *text;
+
+	ck_assert_int_eq(ws_ctx_open(&ws, tmp, 0), 0);
+	/* No policy: everything is allowed. */
+	ck_assert_int_eq(ws_check(&ws, WS_OP_DELETE, "/anything", "/x"), 0);
+	ck_assert_int_eq(ws_vars_set(&vars, "PROJECT_ROOT", tmp), 0);
+	ck_assert_int_ne(asprintf(&text, RULE(
+		"{\"name\":\"deny-keys\",\"paths\":[\"${PROJECT_ROOT}/keys/**\"],"
+		" \"operations\":[\"*\"],\"decision\":\"deny\",\"message\":\"no {{.Operation}} of {{.Path}}\"},"
+		"{\"name\":\"approve-del\",\"paths\":[\"${PROJECT_ROOT}/**\"],"
+		" \"operations\":[\"delete\"],\"decision\":\"approve\",\"message\":\"Delete {{.Path}}?\"},"
+		"{\"name\":\"read\",\"paths\":[\"${PROJECT_ROOT}/**\"],"
+		" \"operations\":[\"read\"],\"decision\":\"allow\"}")), -1);
+	ck_assert_int_eq(ws_policy_parse(text, "gate.json", &vars, &ws.policy), 0);
+	free(text);
+	text = wst_path(tmp, "a.txt");
+	ck_assert_int_eq(ws_check(&ws, WS_OP_READ, text, "/a.txt"), 0);
+	/* No rule for write: denied, naming the policy and that no rule matched. */
+	ck_assert_int_eq(ws_check(&ws, WS_OP_WRITE, text, "/a.txt"), WS_EPOLICY_DENIED);
+	ck_assert_str_eq(ws_error_last_path(), "/a.txt");
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "write denied by policy \"gate\""));
+	/* approve without --approve, with it, and at a prompt. */
+	ck_assert_int_eq(ws_check(&ws, WS_OP_DELETE, text, "/a.txt"), WS_EAPPROVAL_REQUIRED);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "Delete /a.txt?"));
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "approve-del"));
+	ws.approve = true;
+	ck_assert_int_eq(ws_check(&ws, WS_OP_DELETE, text, "/a.txt"), 0);
+	ws.approve = false;
+	ws_policy_set_hooks(ws.policy, test_log, test_prompt, NULL);
+	prompt_answer = false;
+	ck_assert_int_eq(ws_check(&ws, WS_OP_DELETE, text, "/a.txt"), WS_EAPPROVAL_REQUIRED);
+	ck_assert_int_eq(prompts, 1);
+	prompt_answer = true;
+	ck_assert_int_eq(ws_check(&ws, WS_OP_DELETE, text, "/a.txt"), 0);
+	ck_assert_int_eq(prompts, 2);
+	/* A deny is never asked about, --approve or not. */
+	free(text);
+	text = wst_path(tmp, "keys/id");
+	ws.approve = true;
+	log_lines = 0;
+	ck_assert_int_eq(ws_check(&ws, WS_OP_READ, text, "/keys/id"), WS_EPOLICY_DENIED);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "no read of /keys/id"));
+	ck_assert_int_eq(prompts, 2);
+	ck_assert_int_eq(log_lines, 1);
+	ck_assert_ptr_nonnull(strstr(last_log, "INFO policy decision op=read path="));
+	ck_assert_ptr_nonnull(strstr(last_log, "rule=deny-keys decision=deny"));
+	free(text);
+	ws_ctx_close(&ws); /* frees the policy */
+}
+END_TEST
+
+/* ---- Finding policies ---- */
+
+START_TEST(find)
+{
+	char *path = NULL, *dir = wst_path(tmp, "mine");
+
+	/* A file: a "/" or a .json suffix. */
+	ck_assert_int_eq(ws_policy_find("./x", NULL, &path), 0);
+	ck_assert_str_eq(path, "./x");
+	free(path);
+	ck_assert_int_eq(ws_policy_find("x.json", NULL, &path), 0);
+	ck_assert_str_eq(path, "x.json");
+	free(path);
+	/* A name: the source tree's, since this test runs from the build tree. */
+	ck_assert_int_eq(ws_policy_find("dev-safe", NULL, &path), 0);
+	ck_assert_str_eq(path, WS_POLICIES_SOURCE "/dev-safe.json");
+	free(path);
+	/* The configured directory comes first. */
+	wst_write(tmp, "mine/dev-safe.json", "{\"version\":1}");
+	ck_assert_int_eq(ws_policy_find("dev-safe", dir, &path), 0);
+	ck_assert_ptr_nonnull(strstr(path, "/mine/dev-safe.json"));
+	free(path);
+	ck_assert_int_eq(ws_policy_find("nope", dir, &path), WS_EPOLICY_ERROR);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "no such policy"));
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), WS_POLICIES_INSTALLED));
+	ck_assert_int_eq(ws_policy_find("", NULL, &path), WS_EPOLICY_ERROR);
+	ck_assert_int_eq(ws_policy_find(".hidden", NULL, &path), WS_EPOLICY_ERROR);
+	free(dir);
+}
+END_TEST
+
+START_TEST(load_errors)
+{
+	struct ws_policy *p = NULL;
+	char *f = wst_path(tmp, "missing.json");
+
+	ck_assert_int_eq(ws_policy_load(f, NULL, &vars, &p), WS_EPOLICY_ERROR);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "cannot read"));
+	free(f);
+	wst_mkfifo(tmp, "fifo.json");
+	f = wst_path(tmp, "fifo.json");
+	ck_assert_int_eq(ws_policy_load(f, NULL, &vars, &p), WS_EPOLICY_ERROR);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "not a regular file"));
+	free(f);
+	wst_write(tmp, "named.json", "{\"version\":1,\"strict\":true}");
+	f = wst_path(tmp, "named.json");
+	ck_assert_int_eq(ws_policy_load(f, NULL, &vars, &p), 0);
+	ck_assert_str_eq(ws_policy_name(p), "named");
+	ck_assert_str_eq(ws_policy_path(p), f);
+	ck_assert(ws_policy_strict(p));
+	ws_policy_free(p);
+	free(f);
+}
+END_TEST
+
+/* ---- The shipped policies ---- */
+
+static struct ws_policy *
+shipped(const char *name)
+{
+	struct ws_policy *p = NULL;
+	int rc = ws_policy_load(name, NULL, &vars, &p);
+
+	ck_assert_msg(rc == 0, "%s: %s", name, ws_error_last());
+	return p;
+}
+
+static enum ws_decision
+d(struct ws_policy *p, enum ws_op op, const char *path, const char **rule)
+{
+	struct ws_policy_match m;
+	enum ws_decision r = ws_policy_check_file(p, op, path, &m);
+
+	if (rule != NULL)
+		*rule = m.rule;
+	return r;
+}
+
+START_TEST(shipped_dev_safe)
+{
+	struct ws_policy *p = shipped("dev-safe");
+	const char *rule;
+
+	ck_assert_int_eq(d(p, WS_OP_READ, "/w/proj/a.c", &rule), WS_DECISION_ALLOW);
+	ck_assert_str_eq(rule, "allow-project-read");
+	ck_assert_int_eq(d(p, WS_OP_LIST, "/w/proj", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_WRITE, "/w/proj/a.c", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_CREATE, "/w/proj/new", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_DELETE, "/w/proj/a.c", &rule), WS_DECISION_APPROVE);
+	ck_assert_str_eq(rule, "approve-project-delete");
+	ck_assert_int_eq(d(p, WS_OP_RMDIR, "/w/proj/d", NULL), WS_DECISION_APPROVE);
+	/* The project root itself cannot be written or deleted. */
+	ck_assert_int_eq(d(p, WS_OP_RMDIR, "/w/proj", NULL), WS_DECISION_DENY);
+	/* Sibling projects in the repository: read only. */
+	ck_assert_int_eq(d(p, WS_OP_READ, "/w/other/x", &rule), WS_DECISION_ALLOW);
+	ck_assert_str_eq(rule, "allow-git-root-read");
+	ck_assert_int_eq(d(p, WS_OP_WRITE, "/w/other/x", NULL), WS_DECISION_DENY);
+	/* Home: .gitconfig readable, keys never. */
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.gitconfig", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_WRITE, "/home/u/.gitconfig", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.ssh/id_rsa", &rule), WS_DECISION_DENY);
+	ck_assert_str_eq(rule, "deny-ssh-keys");
+	ck_assert_int_eq(d(p, WS_OP_LIST, "/home/u/.ssh", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.aws/credentials", &rule), WS_DECISION_DENY);
+	ck_assert_str_eq(rule, "deny-credentials");
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.netrc", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.gnupg/k", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.config/gh/hosts.yml", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.config/git/config", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_WRITE, "/tmp/scratch", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/etc/passwd", &rule), WS_DECISION_DENY);
+	ck_assert_str_eq(rule, "default-deny");
+	ck_assert_int_eq(ws_policy_check_command(p, "sudo rm x", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(ws_policy_check_command(p, "rm -rf /", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(ws_policy_check_command(p, "rm -rf ./build", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(ws_policy_check_command(p, "git push origin main", NULL),
+			 WS_DECISION_APPROVE);
+	ck_assert_int_eq(ws_policy_check_command(p, "make test", NULL), WS_DECISION_ALLOW);
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(shipped_dev_safe_secrets_first)
+{
+	/* The project is $HOME itself: the keys stay denied all the same. */
+	struct ws_policy *p;
+
+	ck_assert_int_eq(ws_vars_set(&vars, "PROJECT_ROOT", "/home/u"), 0);
+	p = shipped("dev-safe");
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.ssh/id_rsa", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_WRITE, "/home/u/.ssh/authorized_keys", NULL),
+			 WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/notes.txt", NULL), WS_DECISION_ALLOW);
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(shipped_dev_safe_outside_git)
+{
+	/* Outside git the repository rule must not become "/" + "**". */
+	struct ws_policy *p;
+
+	ck_assert_int_eq(ws_vars_set(&vars, "GIT_ROOT", NULL), 0);
+	p = shipped("dev-safe");
+	ck_assert_int_eq(d(p, WS_OP_READ, "/etc/passwd", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/w/other/x", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/w/proj/x", NULL), WS_DECISION_ALLOW);
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(shipped_read_only)
+{
+	struct ws_policy *p = shipped("read-only");
+	enum ws_op ok[] = {WS_OP_READ, WS_OP_OPEN, WS_OP_STAT, WS_OP_LIST, WS_OP_READLINK};
+	enum ws_op no[] = {WS_OP_WRITE, WS_OP_CREATE, WS_OP_MKDIR, WS_OP_CHMOD,
+			   WS_OP_RENAME, WS_OP_DELETE, WS_OP_RMDIR, WS_OP_EXEC};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ck_assert_int_eq(d(p, ok[i], "/w/proj/a", NULL), WS_DECISION_ALLOW);
+		ck_assert_int_eq(d(p, ok[i], "/w/proj", NULL), WS_DECISION_ALLOW);
+		ck_assert_int_eq(d(p, ok[i], "/w/elsewhere", NULL), WS_DECISION_DENY);
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		ck_assert_int_eq(d(p, no[i], "/w/proj/a", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/tmp/x", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(ws_policy_check_command(p, "ls", NULL), WS_DECISION_DENY);
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(shipped_ci)
+{
+	struct ws_policy *p = shipped("ci");
+	const char *net[] = {"curl https://x", "wget x", "nc -l 1", "ssh host",
+			     "scp a b:", "/usr/bin/curl x", "make && curl x",
+			     "echo $(curl x)", "git push", "git clone u", "npm install",
+			     "pip install x", "rsync a b:"};
+	const char *fine[] = {"make test", "go build ./...", "npm test", "git status",
+			      "cat curlrc", "echo ncurses", "git log --oneline",
+			      "./configure --with-ssl"};
+
+	ck_assert_int_eq(d(p, WS_OP_WRITE, "/w/proj/a", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_EXEC, "/w/proj", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_DELETE, "/w/proj/a", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_RMDIR, "/w/proj/d", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_DELETE, "/tmp/x", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_WRITE, "/tmp/x", NULL), WS_DECISION_ALLOW);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/etc/passwd", NULL), WS_DECISION_DENY);
+	ck_assert_int_eq(d(p, WS_OP_READ, "/home/u/.ssh/id", NULL), WS_DECISION_DENY);
+	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+		ck_assert_msg(ws_policy_check_command(p, net[i], NULL) == WS_DECISION_DENY,
+			      "%s not denied", net[i]);
+	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++)
+		ck_assert_msg(ws_policy_check_command(p, fine[i], NULL) == WS_DECISION_ALLOW,
+			      "%s denied", fine[i]);
+	ck_assert_int_eq(ws_policy_check_command(p, "rm -f a", NULL), WS_DECISION_DENY);
+	ws_policy_free(p);
+}
+END_TEST
+
+/* ---- Cost ---- */
+
+START_TEST(fifty_rules_load_fast)
+{
+	/* A 50-rule policy in the shapes real ones use, loaded 200 times. */
+	char *text = NULL;
+	size_t cap = 0;
+	FILE *f = open_memstream(&text, &cap);
+	struct timespec t0, t1;
+	double per;
+
+	fprintf(f, "{\"version\":1,\"file_rules\":[");
+	for (int i = 0; i < 50; i++)
+		fprintf(f, "%s{\"name\":\"r%d\",\"paths\":[\"${PROJECT_ROOT}/d%d/**\","
+			"\"${HOME}/.c%d/*.conf\",\"/opt/x%d/[a-c]?/**/f\"],"
+			"\"operations\":[\"read\",\"write\"],\"decision\":\"%s\"}",
+			i ? "," : "", i, i, i, i, i % 2 ? "allow" : "deny");
+	fprintf(f, "]}");
+	fclose(f);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 200; i++) {
+		struct ws_policy *p = parse_ok(text);
+
+		ws_policy_free(p);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	per = ((double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6) / 200;
+	fprintf(stderr, "50-rule policy: %.3f ms per load\n", per);
+	/* Generous: sanitizer builds are several times slower. */
+	ck_assert_msg(per < 5.0, "loading took %.3f ms", per);
+	free(text);
 }
 END_TEST
 
@@ -13,7 +717,30 @@ suite(void)
 	Suite *s = suite_create("policy");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, placeholder);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, minimal_and_defaults);
+	tcase_add_test(tc, first_match_wins);
+	tcase_add_test(tc, no_file_rule_matches_denies);
+	tcase_add_test(tc, every_operation_parses);
+	tcase_add_test(tc, comments_allowed);
+	tcase_add_test(tc, top_level_errors);
+	tcase_add_test(tc, file_rule_errors_name_rule_and_field);
+	tcase_add_test(tc, path_errors_name_rule_and_field);
+	tcase_add_test(tc, variables_expand_before_globs);
+	tcase_add_test(tc, root_project_and_special_chars);
+	tcase_add_test(tc, command_rules);
+	tcase_add_test(tc, command_rule_errors);
+	tcase_add_test(tc, render);
+	tcase_add_test(tc, log_quote);
+	tcase_add_test(tc, gate);
+	tcase_add_test(tc, find);
+	tcase_add_test(tc, load_errors);
+	tcase_add_test(tc, shipped_dev_safe);
+	tcase_add_test(tc, shipped_dev_safe_secrets_first);
+	tcase_add_test(tc, shipped_dev_safe_outside_git);
+	tcase_add_test(tc, shipped_read_only);
+	tcase_add_test(tc, shipped_ci);
+	tcase_add_test(tc, fifty_rules_load_fast);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,6 +19,10 @@
 
 #define WS_VERSION "0.1.0"
 
+struct ws_config;
+struct ws_roots;
+struct ws_vars;
+
 enum ws_opt_type { WS_OPT_FLAG, WS_OPT_STR, WS_OPT_INT, WS_OPT_LIST };
 
 enum {
@@ -86,6 +90,20 @@ struct ws_cli {
 	const char **pos;
 	size_t npos;
 	bool from_args; /* --args was given */
+	/*
+	 * Set before ws_cli_open() to find the project and git roots even
+	 * without a policy (wspath --explain); --verbose does the same.
+	 */
+	bool want_roots;
+	/*
+	 * Filled by ws_cli_open(): the configuration file's settings (never
+	 * NULL once it succeeded; conf->limits for tools' defaults), the
+	 * roots (NULL when they were not needed) and the policy variables
+	 * with the ones expanded in vars->used (NULL without a policy).
+	 */
+	struct ws_config *conf;
+	struct ws_roots *roots;
+	struct ws_vars *vars;
 	/* Storage kept alive for the strings above. */
 	void *args_json;
 	char *args_text;
@@ -104,8 +122,15 @@ void ws_cli_free(struct ws_cli *cli);
 
 /*
  * Open the workspace the options name (--workspace, WS_ROOT, cwd), with
- * its mounts (--mount, WS_MOUNTS) and flags.  With --allow-outside, warns
- * on stderr.
+ * its mounts (--mount, else WS_MOUNTS, else the configuration's) and
+ * flags, after reading the configuration file (--config, WS_CONFIG, or
+ * the default places).  When a policy is asked for (--policy, WS_POLICY,
+ * else the configuration's default), finds the project roots (unless
+ * --project-root, --no-detect-root or the configuration say otherwise),
+ * loads and compiles it into ws->policy (its "strict" turns strict mode
+ * on) and sets ws->approve.  With --verbose, logs the roots, variables
+ * and every decision on stderr; on a terminal in plain mode, "approve"
+ * rules ask y/N on /dev/tty.  With --allow-outside, warns on stderr.
  */
 int ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws);
 

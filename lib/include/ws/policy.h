@@ -1,17 +1,27 @@
 /*
- * ws/policy.h - operations and the policy gate every tool asks before it
- * acts (DESIGN.md section 6).
+ * ws/policy.h - operations, policies and the policy gate every tool asks
+ * before it acts (DESIGN.md section 6; the file format is in ws-policy(5)).
  *
  * A workspace without a policy allows every operation inside the boundary,
  * and ws_check() then returns at once: calls with no policy do not pay for
  * the policy code.
+ *
+ * A policy has file_rules (globs over real, resolved paths, a set of
+ * operations and a decision) and command_rules (PCRE2 patterns over a
+ * command line, for wsrun).  Rules are tried in order and the first that
+ * matches decides; no file rule matching denies, no command rule matching
+ * allows.  Variables (ws/vars.h) in file-rule paths are expanded once,
+ * when the policy is loaded, before the globs compile.
  */
 #ifndef WS_POLICY_H
 #define WS_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct ws_ctx;
+struct ws_vars;
+struct ws_policy;
 
 /* The operations of DESIGN.md section 6. */
 enum ws_op {
@@ -31,11 +41,21 @@ enum ws_op {
 	WS__OP_COUNT
 };
 
+/* The decision of a rule. */
+enum ws_decision {
+	WS_DECISION_ALLOW,
+	WS_DECISION_DENY,
+	WS_DECISION_APPROVE,
+};
+
 /* The name of an operation ("read", ...). */
 const char *ws_op_name(enum ws_op op);
 
 /* Parse an operation name; returns 0 or WS_EINVALID_ARGUMENT. */
 int ws_op_parse(const char *name, enum ws_op *op);
+
+/* The name of a decision ("allow", "deny", "approve"). */
+const char *ws_decision_name(enum ws_decision d);
 
 /*
  * Ask the workspace's policy whether op may act on the real path real
@@ -46,5 +66,96 @@ int ws_op_parse(const char *name, enum ws_op *op);
  */
 int ws_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 	     const char *vpath);
+
+/* Which rule decided, and why (for --explain and --verbose). */
+struct ws_policy_match {
+	enum ws_decision decision;
+	const char *rule;     /* the rule's name; NULL: no rule matched */
+	int index;	      /* its index in file_rules/command_rules, or -1 */
+	const char *pattern;  /* the path glob or command pattern as written */
+	const char *expanded; /* the glob after variable expansion */
+	const char *message;  /* the rule's message template, or NULL */
+};
+
+/*
+ * Find a policy file: spec containing "/" or ending in ".json" is a file;
+ * else it is a NAME looked up as NAME.json in dir (the configuration's
+ * policies.dir; may be NULL), then in the installed policies directory --
+ * or, for a binary run from its build tree, the source tree's policies/.
+ * *path is malloc'd.  Errors: WS_EPOLICY_ERROR naming where it looked.
+ */
+int ws_policy_find(const char *spec, const char *dir, char **path);
+
+/*
+ * Load and compile the policy spec names (see ws_policy_find()), expanding
+ * variables from vars (whose used list then says which were expanded).
+ * Errors: WS_EPOLICY_ERROR naming the file, the rule and the field.
+ */
+int ws_policy_load(const char *spec, const char *dir, struct ws_vars *vars,
+		   struct ws_policy **out);
+
+/* The same from text; origin names it in messages. */
+int ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
+		    struct ws_policy **out);
+
+/* Free a policy (NULL is fine). */
+void ws_policy_free(struct ws_policy *p);
+
+/* The policy's name, its file (or NULL), its description (or NULL). */
+const char *ws_policy_name(const struct ws_policy *p);
+const char *ws_policy_path(const struct ws_policy *p);
+const char *ws_policy_description(const struct ws_policy *p);
+
+/* Whether the policy asks for strict mode ("strict": true). */
+bool ws_policy_strict(const struct ws_policy *p);
+
+/* The number of file and command rules. */
+size_t ws_policy_nfile_rules(const struct ws_policy *p);
+size_t ws_policy_ncommand_rules(const struct ws_policy *p);
+
+/*
+ * The decision of the file rules for op on the real path real, with which
+ * rule decided in *m (if not NULL).  No matching rule: deny.
+ */
+enum ws_decision ws_policy_check_file(struct ws_policy *p, enum ws_op op,
+				      const char *real,
+				      struct ws_policy_match *m);
+
+/*
+ * The decision of the command rules for a command line (as wsrun shows
+ * it: the argv joined by spaces, or the -c string), with the rule in *m.
+ * No matching rule: allow.  The patterns are compiled (and JIT-compiled)
+ * on first use; a pattern that does not compile is WS_EPOLICY_ERROR
+ * naming the rule, the field and the offset.  Returns the decision (>= 0)
+ * or a negative error.
+ */
+int ws_policy_check_command(struct ws_policy *p, const char *cmdline,
+			    struct ws_policy_match *m);
+
+/*
+ * Render a message template: {{.Path}}, {{.Operation}} and {{.Rule}}
+ * (spaces inside the braces allowed) become path, op and rule.  malloc'd,
+ * NULL on allocation failure.
+ */
+char *ws_policy_render(const char *tmpl, const char *path, const char *op,
+		       const char *rule);
+
+/*
+ * Hooks a tool's command line sets: log receives one line per decision
+ * (level "INFO", "DEBUG" or "WARN", and the rest in logfmt form) for
+ * --verbose; prompt asks a person to approve an operation (returns true
+ * for yes).  Either may be NULL.
+ */
+typedef void (*ws_policy_log_fn)(void *arg, const char *level,
+				 const char *line);
+typedef bool (*ws_policy_prompt_fn)(void *arg, const char *message);
+void ws_policy_set_hooks(struct ws_policy *p, ws_policy_log_fn log,
+			 ws_policy_prompt_fn prompt, void *arg);
+
+/*
+ * A value quoted for a logfmt line: as is when it is plain, else in
+ * double quotes with \" \\ and \xNN escapes.  malloc'd, NULL on failure.
+ */
+char *ws_log_quote(const char *v);
 
 #endif

@@ -1,0 +1,62 @@
+/*
+ * ws/glob.h - shell-style globs over paths, as policies use them
+ * (DESIGN.md section 6): `*` and `?` stay within one component, `**`
+ * crosses any number of them, `[...]` is a class (`[!...]` or `[^...]`
+ * negates), a backslash escapes the next character.  A glob must match the
+ * whole path.  A glob ending in a slash and `**` matches everything below
+ * the directory before it, but not that directory itself; `**` alone
+ * matches everything.  A `**` that is not a whole component (`a**b`) also
+ * crosses slashes.
+ *
+ * Globs are translated by pcre2_pattern_convert(PCRE2_CONVERT_GLOB, with
+ * the default options: PCRE2_CONVERT_GLOB_NO_WILD_SEPARATOR would let `*`
+ * cross slashes) and compiled with pcre2_compile().  The common shapes (a
+ * literal path, a literal directory followed by a slash and `**`, and `**`
+ * alone) skip PCRE2 entirely and are matched by comparing strings, so that
+ * loading a policy costs almost nothing.
+ */
+#ifndef WS_GLOB_H
+#define WS_GLOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ws_glob;
+
+/* Flags for ws_glob_compile(). */
+enum {
+	WS_GLOB_REGEX = 1 << 0, /* always use PCRE2 (tests compare both) */
+	WS_GLOB_JIT = 1 << 1,	/* JIT-compile now (else after 64 matches) */
+};
+
+/*
+ * Compile glob into *out.  Errors: WS_EINVALID_PATTERN, with the message
+ * naming the byte offset of the problem (and *erroff set to it if not
+ * NULL); WS_ENOMEM.
+ */
+int ws_glob_compile(const char *glob, unsigned flags, struct ws_glob **out,
+		    size_t *erroff);
+
+/* Whether the len bytes of s match g as a whole. */
+bool ws_glob_match(struct ws_glob *g, const char *s, size_t len);
+
+/* The glob g was compiled from. */
+const char *ws_glob_source(const struct ws_glob *g);
+
+/*
+ * The PCRE2 pattern g matches with, malloc'd (for --explain and tests);
+ * for the string-comparison shapes, the equivalent pattern is converted on
+ * the spot.  NULL on failure.
+ */
+char *ws_glob_regex(const struct ws_glob *g);
+
+/* Free a compiled glob (NULL is fine). */
+void ws_glob_free(struct ws_glob *g);
+
+/*
+ * s with every glob metacharacter (`\ * ? [ ]`) escaped by a backslash,
+ * so that it matches itself literally.  malloc'd, NULL on failure.
+ */
+char *ws_glob_escape(const char *s);
+
+#endif
