@@ -1,9 +1,1087 @@
-/* test_wsls.c (cli) - placeholder suite; the module's tests land with it. */
-#include "wstest.h"
+/*
+ * test_wsls.c (cli) - wsls (list_directory) on temporary workspaces.
+ *
+ * Covers the input forms and escapes of DESIGN.md section 3, symlinks in
+ * every position, mounts (seed 001: `wsls /` shows the workspace entries
+ * and the /.solven mount), the JSON contract, limits and sorting, plain
+ * output, and a rename race that tries to make a recursive listing leave
+ * the workspace.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-START_TEST(placeholder)
+#include "wstest.h"
+#include "ws/json.h"
+#include "ws/path.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+
+static void
+runva(struct wst_run *r, const char *ws, bool json, va_list ap)
 {
-	ck_assert_int_eq(1 + 1, 2);
+	const char *argv[64];
+	size_t n = 0;
+
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	if (json)
+		argv[n++] = "--json";
+	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	argv[n] = NULL;
+	wst_runv(r, NULL, NULL, "wsls", argv);
+}
+
+/* wsls --workspace ws --json ARGS... */
+static void __attribute__((sentinel))
+lsj(struct wst_run *r, const char *ws, ...)
+{
+	va_list ap;
+
+	va_start(ap, ws);
+	runva(r, ws, true, ap);
+	va_end(ap);
+}
+
+/* wsls --workspace ws ARGS... (plain) */
+static void __attribute__((sentinel))
+lsp(struct wst_run *r, const char *ws, ...)
+{
+	va_list ap;
+
+	va_start(ap, ws);
+	runva(r, ws, false, ap);
+	va_end(ap);
+}
+
+static cJSON *
+entries(const struct wst_run *r)
+{
+	return wst_output(r, "entries");
+}
+
+static const char *
+sget(const cJSON *o, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The entry called name in a result object's entries, or NULL. */
+static cJSON *
+entry_in(const cJSON *arr, const char *name)
+{
+	cJSON *e;
+
+	cJSON_ArrayForEach(e, arr) {
+		const char *n = sget(e, "name");
+
+		if (n != NULL && strcmp(n, name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static cJSON *
+entry(const struct wst_run *r, const char *name)
+{
+	return entry_in(entries(r), name);
+}
+
+/* The names of the entries joined with ",". */
+static char *
+names(const struct wst_run *r)
+{
+	static char buf[8192];
+	cJSON *e;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(e, entries(r)) {
+		if (buf[0])
+			strcat(buf, ",");
+		strncat(buf, sget(e, "name") ? sget(e, "name") : "?",
+			sizeof(buf) - strlen(buf) - 2);
+	}
+	return buf;
+}
+
+/* Whether every real_path in the JSON tree lies inside one of the dirs. */
+static bool
+all_inside(const cJSON *node, const char *const *dirs)
+{
+	const cJSON *c;
+
+	if (cJSON_IsObject(node)) {
+		const char *rp = sget(node, "real_path");
+
+		if (rp != NULL) {
+			bool ok = false;
+
+			for (size_t i = 0; dirs[i]; i++)
+				if (ws_path_within(dirs[i], rp, NULL))
+					ok = true;
+			if (!ok) {
+				fprintf(stderr, "outside: %s\n", rp);
+				return false;
+			}
+		}
+	}
+	cJSON_ArrayForEach(c, node)
+		if (!all_inside(c, dirs))
+			return false;
+	return true;
+}
+
+static void
+expect_fail(const char *ws, const char *path, const char *code, int status)
+{
+	struct wst_run r;
+
+	lsj(&r, ws, path, NULL);
+	ck_assert_msg(r.json != NULL, "%s: no JSON: %s", path, r.out);
+	ck_assert_msg(strcmp(wst_code(&r), code) == 0, "%s: got %s, want %s",
+		      path, wst_code(&r), code);
+	ck_assert_int_eq(r.status, status);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r.json, "output")));
+	wst_run_free(&r);
+}
+
+/*
+ * A workspace:
+ *   a.txt  sub/deep/f.c  sub/g.h  .dot  srclink -> sub  c1 -> c2 -> sub
+ *   la <-> lb (loop)  fifo
+ * and an outside directory with OUTSIDE_MARKER, linked as out, and up ->
+ * ../.. and root -> /.
+ */
+struct fx {
+	char *base, *ws, *out;
+};
+
+static void
+fx_make(struct fx *f)
+{
+	f->base = wst_tmpdir();
+	f->ws = wst_path(f->base, "ws");
+	f->out = wst_path(f->base, "outside");
+	wst_write(f->out, "OUTSIDE_MARKER", "secret");
+	wst_write(f->ws, "a.txt", "hello\n");
+	wst_write(f->ws, "sub/deep/f.c", "int x;\n");
+	wst_write(f->ws, "sub/g.h", "");
+	wst_write(f->ws, ".dot", "");
+	wst_symlink("sub", f->ws, "srclink");
+	wst_symlink("c2", f->ws, "c1");
+	wst_symlink("sub", f->ws, "c2");
+	wst_symlink("lb", f->ws, "la");
+	wst_symlink("la", f->ws, "lb");
+	wst_mkfifo(f->ws, "fifo");
+	wst_symlink(f->out, f->ws, "out");
+	wst_symlink("../..", f->ws, "up");
+	wst_symlink("/", f->ws, "root");
+}
+
+static void
+fx_free(struct fx *f)
+{
+	wst_rmrf(f->base);
+	free(f->base);
+	free(f->ws);
+	free(f->out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Input forms (DESIGN.md 3)                                           */
+
+static void
+expect_sub(const char *ws, const char *in, const char *vpath,
+	   const char *const *extra)
+{
+	struct wst_run r;
+	const char *argv[16];
+	size_t n = 0;
+
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--json";
+	for (size_t i = 0; extra && extra[i]; i++)
+		argv[n++] = extra[i];
+	argv[n++] = in;
+	argv[n] = NULL;
+	wst_runv(&r, NULL, NULL, "wsls", argv);
+	ck_assert_msg(strcmp(wst_code(&r), "") == 0, "%s: %s %s", in,
+		      wst_code(&r), r.out);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(wst_output_str(&r, "path"), vpath);
+	ck_assert_str_eq(names(&r), "deep,g.h");
+	ck_assert_str_eq(sget(entry(&r, "g.h"), "path"),
+			 strcmp(vpath, "/srclink") == 0 ? "/srclink/g.h" : "/sub/g.h");
+	wst_run_free(&r);
+}
+
+START_TEST(input_forms)
+{
+	struct fx f;
+	char *abs;
+	struct wst_run r;
+
+	fx_make(&f);
+	abs = wst_path(f.ws, "sub");
+	expect_sub(f.ws, "sub", "/sub", NULL);
+	expect_sub(f.ws, "/sub", "/sub", NULL);
+	expect_sub(f.ws, abs, "/sub", NULL);
+	expect_sub(f.ws, "sub/", "/sub", NULL);
+	expect_sub(f.ws, "./sub/./", "/sub", NULL);
+	expect_sub(f.ws, "sub/deep/..", "/sub", NULL);
+	expect_sub(f.ws, "\\sub", "/sub", NULL);
+	expect_sub(f.ws, "srclink", "/srclink", NULL);
+	free(abs);
+
+	/* The root: "", ".", "/" and no PATH at all. */
+	for (int i = 0; i < 4; i++) {
+		const char *in[] = {"", ".", "/", NULL};
+
+		if (in[i])
+			lsj(&r, f.ws, in[i], NULL);
+		else
+			lsj(&r, f.ws, NULL);
+		ck_assert_str_eq(wst_code(&r), "");
+		ck_assert_str_eq(wst_output_str(&r, "path"), "/");
+		ck_assert_str_eq(wst_output_str(&r, "real_path"), f.ws);
+		ck_assert_str_eq(names(&r),
+				 "a.txt,c1,c2,fifo,la,lb,out,root,srclink,sub,up");
+		wst_run_free(&r);
+	}
+
+	/* Backslashes are separators. */
+	wst_write(f.ws, "sub/deep/more/x", "");
+	lsj(&r, f.ws, "sub\\deep", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(wst_output_str(&r, "path"), "/sub/deep");
+	ck_assert_str_eq(names(&r), "f.c,more");
+	wst_run_free(&r);
+	fx_free(&f);
+}
+END_TEST
+
+START_TEST(mount_prefix_forms)
+{
+	struct fx f;
+	char *skills, *mnt;
+	struct wst_run r;
+	const char *forms[] = {"/.solven/skills", ".solven/skills",
+			       "/.solven/skills/", ".solven\\skills", NULL};
+
+	fx_make(&f);
+	skills = wst_path(f.base, "solven");
+	wst_write(skills, "skills/system/s1.md", "s1");
+	wst_write(skills, "skills/system/s2.md", "s2");
+	ck_assert_int_ge(asprintf(&mnt, "/.solven=%s", skills), 0);
+	for (int i = 0; forms[i]; i++) {
+		lsj(&r, f.ws, "--mount", mnt, forms[i], NULL);
+		ck_assert_msg(strcmp(wst_code(&r), "") == 0, "%s: %s", forms[i],
+			      r.out);
+		ck_assert_str_eq(wst_output_str(&r, "path"), "/.solven/skills");
+		ck_assert_str_eq(names(&r), "system");
+		ck_assert_str_eq(sget(entry(&r, "system"), "path"),
+				 "/.solven/skills/system");
+		wst_run_free(&r);
+	}
+	/* An absolute path inside the mount's real directory. */
+	{
+		char *real = wst_path(skills, "skills/system");
+
+		lsj(&r, f.ws, "--mount", mnt, real, NULL);
+		ck_assert_str_eq(wst_code(&r), "");
+		ck_assert_str_eq(wst_output_str(&r, "path"), "/.solven/skills/system");
+		ck_assert_str_eq(names(&r), "s1.md,s2.md");
+		wst_run_free(&r);
+		free(real);
+	}
+	/* Climbing above the mount's top is refused. */
+	lsj(&r, f.ws, "--mount", mnt, "/.solven/../..", NULL);
+	ck_assert_str_eq(wst_code(&r), "PATH_OUTSIDE_WORKSPACE");
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	free(mnt);
+	free(skills);
+	fx_free(&f);
+}
+END_TEST
+
+START_TEST(dotdot_escapes)
+{
+	struct fx f;
+	char *climb;
+
+	fx_make(&f);
+	ck_assert_int_ge(asprintf(&climb, "%s/../outside", f.ws), 0);
+	/* At the start, in the middle, at the end, after a symlink. */
+	expect_fail(f.ws, "..", "PATH_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "../outside", "PATH_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "/../outside", "PATH_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "sub/../../outside", "PATH_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "sub/deep/../../..", "PATH_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "srclink/../../outside", "PATH_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "sub\\..\\..", "PATH_OUTSIDE_WORKSPACE", 3);
+	/* Starts inside the root, then climbs out: not a shorthand. */
+	expect_fail(f.ws, climb, "PATH_OUTSIDE_WORKSPACE", 3);
+	free(climb);
+	fx_free(&f);
+}
+END_TEST
+
+/* /base/ws2 is not inside /base/ws: it is a root-relative shorthand. */
+START_TEST(sibling_prefixes)
+{
+	struct fx f;
+	const char *sibs[] = {"ws2", "ws_backup", "ws-evil", NULL};
+
+	fx_make(&f);
+	for (int i = 0; sibs[i]; i++) {
+		char *sib = wst_path(f.base, sibs[i]), *inner;
+		struct wst_run r;
+
+		wst_write(sib, "SIBLING_SECRET", "x");
+		/* Nothing at <root>/<sib path>: NOT_FOUND, never the sibling. */
+		lsj(&r, f.ws, sib, NULL);
+		ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+		ck_assert_int_eq(r.status, 5);
+		ck_assert_ptr_null(strstr(r.out, "SIBLING_SECRET"));
+		wst_run_free(&r);
+		lsj(&r, f.ws, "-R", sib, NULL);
+		ck_assert_ptr_null(strstr(r.out, "SIBLING_SECRET"));
+		wst_run_free(&r);
+		/* Once <root>/<sib path> exists, that is what is listed. */
+		inner = wst_path(f.ws, sib + 1);
+		wst_write(inner, "inner.txt", "");
+		lsj(&r, f.ws, sib, NULL);
+		ck_assert_str_eq(wst_code(&r), "");
+		ck_assert_str_eq(names(&r), "inner.txt");
+		ck_assert_str_eq(wst_output_str(&r, "path"), inner + strlen(f.ws));
+		wst_run_free(&r);
+		lsp(&r, f.ws, sib, NULL);
+		ck_assert_str_eq(r.out, "inner.txt\n");
+		wst_run_free(&r);
+		free(inner);
+		free(sib);
+	}
+	fx_free(&f);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Symlinks                                                            */
+
+START_TEST(symlink_leaf_outside)
+{
+	struct fx f;
+	struct wst_run r;
+	cJSON *e;
+
+	fx_make(&f);
+	expect_fail(f.ws, "out", "SYMLINK_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "/out", "SYMLINK_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "out/", "SYMLINK_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "out/OUTSIDE_MARKER", "SYMLINK_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "up", "SYMLINK_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "up/", "SYMLINK_OUTSIDE_WORKSPACE", 3);
+	expect_fail(f.ws, "root/etc", "SYMLINK_OUTSIDE_WORKSPACE", 3);
+
+	/* The parent lists them, saying where they point. */
+	lsj(&r, f.ws, NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	e = entry(&r, "out");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(sget(e, "type"), "symlink");
+	ck_assert_str_eq(sget(e, "target"), f.out);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "target_outside")));
+	ck_assert_int_eq(cJSON_GetObjectItem(e, "size")->valueint, (int)strlen(f.out));
+	e = entry(&r, "up");
+	ck_assert_str_eq(sget(e, "target"), "../..");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "target_outside")));
+	e = entry(&r, "root");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "target_outside")));
+	e = entry(&r, "srclink");
+	ck_assert_str_eq(sget(e, "target"), "sub");
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "target_outside")));
+	ck_assert_str_eq(sget(e, "real_path") + strlen(f.ws), "/srclink");
+	e = entry(&r, "la");
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "target_outside")));
+	e = entry(&r, "a.txt");
+	ck_assert_ptr_null(cJSON_GetObjectItem(e, "target"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(e, "target_outside"));
+	ck_assert_ptr_null(strstr(r.out, "OUTSIDE_MARKER"));
+	wst_run_free(&r);
+	fx_free(&f);
+}
+END_TEST
+
+START_TEST(symlink_inside_chain_loop)
+{
+	struct fx f;
+	struct wst_run r;
+
+	fx_make(&f);
+	/* A symlinked parent directory inside the workspace is followed. */
+	lsj(&r, f.ws, "srclink/deep", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(wst_output_str(&r, "path"), "/srclink/deep");
+	ck_assert_str_eq(names(&r), "f.c");
+	ck_assert_str_eq(sget(entry(&r, "f.c"), "real_path") + strlen(f.ws),
+			 "/sub/deep/f.c");
+	wst_run_free(&r);
+	/* A chain c1 -> c2 -> sub. */
+	lsj(&r, f.ws, "c1", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(names(&r), "deep,g.h");
+	ck_assert_str_eq(wst_output_str(&r, "real_path") + strlen(f.ws), "/sub");
+	wst_run_free(&r);
+	/* A loop. */
+	expect_fail(f.ws, "la", "SYMLINK_LOOP", 5);
+	expect_fail(f.ws, "lb/x", "SYMLINK_LOOP", 5);
+	/* Not found, not a directory. */
+	expect_fail(f.ws, "nope", "NOT_FOUND", 5);
+	expect_fail(f.ws, "a.txt/", "NOT_A_DIRECTORY", 5);
+	expect_fail(f.ws, "a.txt/x", "NOT_A_DIRECTORY", 5);
+	fx_free(&f);
+}
+END_TEST
+
+/* -R over a tree with links to /, to ../.. and out: never lists outside. */
+START_TEST(recursive_never_leaves)
+{
+	struct fx f;
+	struct wst_run r;
+	const char *dirs[2];
+
+	fx_make(&f);
+	wst_symlink("/", f.ws, "sub/deep/rootlink");
+	wst_symlink("../../..", f.ws, "sub/deep/uplink");
+	wst_symlink(f.out, f.ws, "sub/deep/outlink");
+	dirs[0] = f.ws;
+	dirs[1] = NULL;
+	lsj(&r, f.ws, "-R", "-a", "--max-entries", "0", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert(all_inside(r.json, dirs));
+	ck_assert_ptr_null(strstr(r.out, "OUTSIDE_MARKER"));
+	ck_assert_ptr_null(strstr(r.out, "\"/etc"));
+	ck_assert_ptr_nonnull(entry(&r, "rootlink"));
+	ck_assert_ptr_nonnull(entry(&r, "f.c"));
+	ck_assert_str_eq(sget(entry(&r, "f.c"), "path"), "/sub/deep/f.c");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(entry(&r, "uplink"),
+						   "target_outside")));
+	/* srclink is listed as a symlink, and not walked into. */
+	ck_assert_ptr_null(strstr(r.out, "/srclink/"));
+	ck_assert_int_eq(wst_output(&r, "total")->valueint,
+			 cJSON_GetArraySize(entries(&r)));
+	wst_run_free(&r);
+	/* Starting below a symlinked directory follows only that one. */
+	lsj(&r, f.ws, "-R", "srclink", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert(all_inside(r.json, dirs));
+	ck_assert_str_eq(sget(entry(&r, "f.c"), "path"), "/srclink/deep/f.c");
+	wst_run_free(&r);
+	/* Plain mode too. */
+	lsp(&r, f.ws, "-R", "-a", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, "OUTSIDE_MARKER"));
+	ck_assert_ptr_nonnull(strstr(r.out, "/sub/deep:\n"));
+	wst_run_free(&r);
+	fx_free(&f);
+}
+END_TEST
+
+START_TEST(fifo_listed_no_hang)
+{
+	struct fx f;
+	struct wst_run r;
+	cJSON *e;
+
+	fx_make(&f);
+	lsj(&r, f.ws, "-l", NULL);
+	ck_assert_int_eq(r.status, 0);
+	e = entry(&r, "fifo");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(sget(e, "type"), "other");
+	wst_run_free(&r);
+	/* A FIFO as the PATH: that one entry, nothing opened. */
+	lsj(&r, f.ws, "fifo", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 1);
+	ck_assert_str_eq(sget(entry(&r, "fifo"), "type"), "other");
+	wst_run_free(&r);
+	lsp(&r, f.ws, "-l", "fifo", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(r.out[0] == 'p');
+	wst_run_free(&r);
+	fx_free(&f);
+}
+END_TEST
+
+START_TEST(non_utf8_names)
+{
+	char *ws = wst_tmpdir(), *b64;
+	const char bad[] = "bad\xff\xfe.txt";
+	struct wst_run r;
+	cJSON *e;
+
+	wst_write(ws, bad, "x");
+	wst_write(ws, "ok-\xc3\xa9.txt", "x");
+	lsj(&r, ws, NULL);
+	ck_assert_msg(r.json != NULL, "invalid JSON: %s", r.out);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 2);
+	e = cJSON_GetArrayItem(entries(&r), 0);
+	b64 = ws_base64(bad, strlen(bad));
+	ck_assert_str_eq(sget(e, "name_bytes"), b64);
+	ck_assert_ptr_nonnull(sget(e, "path_bytes"));
+	ck_assert_ptr_nonnull(sget(e, "real_path_bytes"));
+	free(b64);
+	e = entry(&r, "ok-\xc3\xa9.txt");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_null(cJSON_GetObjectItem(e, "name_bytes"));
+	wst_run_free(&r);
+	/* Plain output gives the bytes as they are, like ls. */
+	lsp(&r, ws, NULL);
+	ck_assert_ptr_nonnull(memmem(r.out, r.outlen, bad, strlen(bad)));
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Mounts (seed 001)                                                   */
+
+START_TEST(seed_001_root_and_mounts)
+{
+	char *base = wst_tmpdir(), *ws = wst_path(base, "thread-123");
+	char *skills = wst_path(base, "skills"), *ticket = wst_path(base, "ticket");
+	char *m1, *m2;
+	struct wst_run r;
+	cJSON *e;
+	const char *dirs[4];
+
+	wst_mkdir(ws, ".venv");
+	wst_write(ws, "package.json", "{}");
+	wst_write(ws, "myfile.txt", "hi");
+	wst_write(ws, ".solven/SHADOWED", "the mount hides this");
+	wst_write(skills, "skills/system/planner.md", "p");
+	wst_write(ticket, "notes.md", "n");
+	ck_assert_int_ge(asprintf(&m1, "/.solven=%s", skills), 0);
+	ck_assert_int_ge(asprintf(&m2, "/.ticket=%s:ro", ticket), 0);
+
+	/* ls -la /: .venv, package.json, .solven, .ticket, myfile.txt */
+	lsj(&r, ws, "--mount", m1, "--mount", m2, "-a", "/", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(names(&r), ".solven,.ticket,.venv,myfile.txt,package.json");
+	e = entry(&r, ".solven");
+	ck_assert_str_eq(sget(e, "path"), "/.solven");
+	ck_assert_str_eq(sget(e, "real_path"), skills);
+	ck_assert_str_eq(sget(e, "type"), "dir");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "mount")));
+	ck_assert_str_eq(sget(entry(&r, ".ticket"), "real_path"), ticket);
+	ck_assert_str_eq(sget(entry(&r, "myfile.txt"), "path"), "/myfile.txt");
+	ck_assert_ptr_null(strstr(r.out, "SHADOWED"));
+	wst_run_free(&r);
+
+	/* Without -a the dot-named mounts are hidden like .venv. */
+	lsj(&r, ws, "--mount", m1, "--mount", m2, NULL);
+	ck_assert_str_eq(names(&r), "myfile.txt,package.json");
+	wst_run_free(&r);
+
+	/* Env WS_MOUNTS works the same. */
+	{
+		char *env, *wsenv;
+		const char *envv[3];
+		const char *argv[] = {"--json", "-a", NULL};
+
+		ck_assert_int_ge(asprintf(&env, "WS_MOUNTS=%s,%s", m1, m2), 0);
+		ck_assert_int_ge(asprintf(&wsenv, "WS_ROOT=%s", ws), 0);
+		envv[0] = env;
+		envv[1] = wsenv;
+		envv[2] = NULL;
+		wst_runv(&r, NULL, envv, "wsls", argv);
+		ck_assert_str_eq(names(&r),
+				 ".solven,.ticket,.venv,myfile.txt,package.json");
+		wst_run_free(&r);
+		free(env);
+		free(wsenv);
+	}
+
+	/* ls /.solven/skills/system/ */
+	lsj(&r, ws, "--mount", m1, "/.solven/skills/system/", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(names(&r), "planner.md");
+	ck_assert_str_eq(sget(entry(&r, "planner.md"), "path"),
+			 "/.solven/skills/system/planner.md");
+	wst_run_free(&r);
+
+	/* -R descends into the mounts shown. */
+	dirs[0] = ws;
+	dirs[1] = skills;
+	dirs[2] = ticket;
+	dirs[3] = NULL;
+	lsj(&r, ws, "--mount", m1, "--mount", m2, "-aR", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_ptr_nonnull(entry(&r, "planner.md"));
+	ck_assert_str_eq(sget(entry(&r, "planner.md"), "path"),
+			 "/.solven/skills/system/planner.md");
+	ck_assert_str_eq(sget(entry(&r, "notes.md"), "path"), "/.ticket/notes.md");
+	ck_assert(all_inside(r.json, dirs));
+	ck_assert_ptr_null(strstr(r.out, "SHADOWED"));
+	wst_run_free(&r);
+
+	/* The host's /mnt is not reachable: shorthand inside the root. */
+	expect_fail(ws, "/mnt/r2/", "NOT_FOUND", 5);
+
+	free(m1);
+	free(m2);
+	wst_rmrf(base);
+	free(base);
+	free(ws);
+	free(skills);
+	free(ticket);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+
+static char *
+files_ws(int n)
+{
+	char *ws = wst_tmpdir();
+
+	for (int i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%04d", i);
+		wst_write(ws, name, "");
+	}
+	return ws;
+}
+
+START_TEST(max_entries)
+{
+	char *ws = files_ws(1005);
+	struct wst_run r;
+
+	lsj(&r, ws, "--max-entries", "3", NULL);
+	ck_assert_str_eq(names(&r), "f0000,f0001,f0002");
+	ck_assert_int_eq(wst_output(&r, "total")->valueint, 3);
+	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
+	wst_run_free(&r);
+	/* Exactly as many as there are: not truncated. */
+	lsj(&r, ws, "--max-entries", "1005", NULL);
+	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1005);
+	ck_assert(cJSON_IsFalse(wst_output(&r, "truncated")));
+	wst_run_free(&r);
+	/* JSON default: 1000. */
+	lsj(&r, ws, NULL);
+	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1000);
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 1000);
+	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 999), "name"), "f0999");
+	wst_run_free(&r);
+	lsj(&r, ws, "--max-entries", "0", NULL);
+	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1005);
+	wst_run_free(&r);
+	/* Plain default: unlimited; with a limit, a note on stderr. */
+	lsp(&r, ws, NULL);
+	{
+		int lines = 0;
+
+		for (char *p = r.out; *p; p++)
+			lines += *p == '\n';
+		ck_assert_int_eq(lines, 1005);
+	}
+	wst_run_free(&r);
+	lsp(&r, ws, "--max-entries", "2", NULL);
+	ck_assert_str_eq(r.out, "f0000\nf0001\n");
+	ck_assert_ptr_nonnull(strstr(r.err, "--max-entries"));
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	/* Across a recursive walk the limit is global. */
+	wst_write(ws, "a/x", "");
+	wst_write(ws, "a/y", "");
+	lsj(&r, ws, "-R", "--max-entries", "1002", "a", NULL);
+	ck_assert_int_eq(wst_output(&r, "total")->valueint, 2);
+	ck_assert(cJSON_IsFalse(wst_output(&r, "truncated")));
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(depth_and_recursive)
+{
+	char *ws = wst_tmpdir();
+	struct wst_run r;
+
+	wst_write(ws, "a/b/c/d.txt", "");
+	wst_write(ws, "top.txt", "");
+	lsj(&r, ws, NULL);
+	ck_assert_str_eq(names(&r), "a,top.txt");
+	wst_run_free(&r);
+	lsj(&r, ws, "--depth", "2", NULL);
+	ck_assert_str_eq(names(&r), "a,top.txt,b");
+	ck_assert_str_eq(sget(entry(&r, "b"), "path"), "/a/b");
+	wst_run_free(&r);
+	lsj(&r, ws, "--depth", "3", NULL);
+	ck_assert_str_eq(names(&r), "a,top.txt,b,c");
+	wst_run_free(&r);
+	lsj(&r, ws, "-R", NULL);
+	ck_assert_str_eq(names(&r), "a,top.txt,b,c,d.txt");
+	ck_assert_str_eq(sget(entry(&r, "d.txt"), "path"), "/a/b/c/d.txt");
+	wst_run_free(&r);
+	/* --depth bounds -R. */
+	lsj(&r, ws, "-R", "--depth", "2", NULL);
+	ck_assert_str_eq(names(&r), "a,top.txt,b");
+	wst_run_free(&r);
+	/* Plain: ls -R sections. */
+	lsp(&r, ws, "-R", NULL);
+	ck_assert_str_eq(r.out, "/:\na\ntop.txt\n\n/a:\nb\n\n/a/b:\nc\n\n/a/b/c:\nd.txt\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-R", "--paths", "relative", "a", NULL);
+	ck_assert_str_eq(r.out, "a:\na/b\n\na/b:\na/b/c\n\na/b/c:\na/b/c/d.txt\n");
+	wst_run_free(&r);
+	/* Bad values. */
+	lsj(&r, ws, "--depth", "0", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	lsj(&r, ws, "--max-entries", "-1", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(sort_and_fields)
+{
+	char *ws = wst_tmpdir(), *p;
+	struct wst_run r;
+	struct timespec ts[2] = {{1795643380, 0}, {1795643380, 0}};
+	cJSON *e;
+
+	wst_write(ws, "small", "1");
+	wst_write(ws, "big", "1234567890");
+	wst_write(ws, "mid", "12345");
+	p = wst_path(ws, "mid");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	ck_assert_int_eq(chmod(p, 0640), 0);
+	free(p);
+	p = wst_path(ws, "small");
+	ts[0].tv_sec = ts[1].tv_sec = 1795643380 - 100;
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	p = wst_path(ws, "big");
+	ts[0].tv_sec = ts[1].tv_sec = 1795643380 - 200;
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+
+	lsj(&r, ws, NULL);
+	ck_assert_str_eq(names(&r), "big,mid,small");
+	e = entry(&r, "mid");
+	ck_assert_str_eq(sget(e, "type"), "file");
+	ck_assert_int_eq(cJSON_GetObjectItem(e, "size")->valueint, 5);
+	ck_assert_str_eq(sget(e, "mtime"), "2026-11-25T21:49:40Z");
+	ck_assert_str_eq(sget(e, "mode"), "0640");
+	ck_assert_str_eq(sget(e, "path"), "/mid");
+	p = wst_path(ws, "mid");
+	ck_assert_str_eq(sget(e, "real_path"), p);
+	free(p);
+	wst_run_free(&r);
+	lsj(&r, ws, "--sort", "size", NULL);
+	ck_assert_str_eq(names(&r), "big,mid,small");
+	wst_run_free(&r);
+	lsj(&r, ws, "--sort", "mtime", NULL);
+	ck_assert_str_eq(names(&r), "mid,small,big");
+	wst_run_free(&r);
+	lsj(&r, ws, "--sort", "name", NULL);
+	ck_assert_str_eq(names(&r), "big,mid,small");
+	wst_run_free(&r);
+	lsj(&r, ws, "--sort", "color", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	/* Plain long format. */
+	wst_symlink("mid", ws, "zlink");
+	lsp(&r, ws, "-l", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out,
+		"-rw-r-----         5 2026-11-25T21:49:40Z mid\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, " zlink -> mid\n"));
+	ck_assert(strncmp(r.out, "-rw-", 4) == 0);
+	wst_run_free(&r);
+	/* A file PATH lists that one entry. */
+	lsj(&r, ws, "mid", NULL);
+	ck_assert_str_eq(wst_output_str(&r, "path"), "/mid");
+	ck_assert_str_eq(names(&r), "mid");
+	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1);
+	wst_run_free(&r);
+	/* A file PATH through a symlink: the link's name, the target's data. */
+	lsj(&r, ws, "zlink", NULL);
+	ck_assert_str_eq(names(&r), "zlink");
+	ck_assert_str_eq(sget(entry(&r, "zlink"), "type"), "file");
+	wst_run_free(&r);
+	lsp(&r, ws, "mid", NULL);
+	ck_assert_str_eq(r.out, "/mid\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "--paths", "real", "mid", NULL);
+	p = wst_path(ws, "mid");
+	ck_assert(strncmp(r.out, p, strlen(p)) == 0);
+	free(p);
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(hidden_entries)
+{
+	char *ws = wst_tmpdir();
+	struct wst_run r;
+
+	wst_write(ws, ".env", "");
+	wst_write(ws, ".git/config", "");
+	wst_write(ws, "vis", "");
+	lsj(&r, ws, "-R", NULL);
+	ck_assert_str_eq(names(&r), "vis");
+	wst_run_free(&r);
+	lsj(&r, ws, "-R", "-a", NULL);
+	ck_assert_str_eq(names(&r), ".env,.git,vis,config");
+	wst_run_free(&r);
+	lsj(&r, ws, "--args", "{\"all\": true}", NULL);
+	ck_assert_str_eq(names(&r), ".env,.git,vis");
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(schema_and_args)
+{
+	char *ws = wst_tmpdir();
+	struct wst_run r;
+	cJSON *fn, *props;
+	const char *keys[] = {"path", "all", "long", "recursive", "depth",
+			      "sort", "max_entries", NULL};
+
+	wst_write(ws, "d/x", "");
+	wst_write(ws, "d/y/z", "");
+	lsp(&r, ws, "--schema", NULL);
+	ck_assert_ptr_nonnull(r.json);
+	ck_assert_str_eq(sget(r.json, "type"), "function");
+	fn = cJSON_GetObjectItem(r.json, "function");
+	ck_assert_str_eq(sget(fn, "name"), "list_directory");
+	props = cJSON_GetObjectItem(cJSON_GetObjectItem(fn, "parameters"),
+				    "properties");
+	for (int i = 0; keys[i]; i++)
+		ck_assert_msg(cJSON_GetObjectItem(props, keys[i]) != NULL,
+			      "schema lacks %s", keys[i]);
+	ck_assert_int_eq(cJSON_GetArraySize(props), 7);
+	wst_run_free(&r);
+
+	lsp(&r, ws, "--args", "{\"path\": \"d\", \"recursive\": true, "
+		    "\"max_entries\": 10, \"sort\": \"name\"}", NULL);
+	ck_assert_ptr_nonnull(r.json);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(names(&r), "x,y,z");
+	wst_run_free(&r);
+	lsp(&r, ws, "--args", "{\"path\": \"d\", \"depth\": 1}", "--plain", NULL);
+	ck_assert_str_eq(r.out, "x\ny\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "--args", "{\"path\": \"d\", \"colour\": true}", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	lsp(&r, ws, "--args", "{\"depth\": \"2\"}", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	lsp(&r, ws, "--args", "{\"path\": \"../x\"}", NULL);
+	ck_assert_str_eq(wst_code(&r), "PATH_OUTSIDE_WORKSPACE");
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	lsp(&r, ws, "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "wsls [OPTION]... [PATH]..."));
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(several_paths)
+{
+	struct fx f;
+	struct wst_run r;
+	cJSON *res;
+
+	fx_make(&f);
+	lsj(&r, f.ws, "sub", "a.txt", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_int_eq(r.status, 0);
+	res = wst_output(&r, "results");
+	ck_assert_int_eq(cJSON_GetArraySize(res), 2);
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(res, 0), "path"), "/sub");
+	ck_assert_ptr_nonnull(entry_in(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0),
+							   "entries"), "g.h"));
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(res, 1), "path"), "/a.txt");
+	wst_run_free(&r);
+	/* One bad PATH: the others are listed, the envelope names the error. */
+	lsj(&r, f.ws, "sub", "out", "a.txt", NULL);
+	ck_assert_str_eq(wst_code(&r), "SYMLINK_OUTSIDE_WORKSPACE");
+	ck_assert_int_eq(r.status, 3);
+	res = wst_output(&r, "results");
+	ck_assert_int_eq(cJSON_GetArraySize(res), 3);
+	ck_assert_str_eq(sget(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 1), "error"),
+			      "code"), "SYMLINK_OUTSIDE_WORKSPACE");
+	ck_assert_ptr_null(strstr(r.out, "OUTSIDE_MARKER"));
+	wst_run_free(&r);
+	/* Plain: ls-style sections, an error on stderr. */
+	lsp(&r, f.ws, "sub", "nope", "sub/deep", NULL);
+	ck_assert_str_eq(r.out, "/sub:\ndeep\ng.h\n\n/sub/deep:\nf.c\n");
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: nope:"));
+	ck_assert_ptr_nonnull(strstr(r.err, "(NOT_FOUND)"));
+	ck_assert_int_eq(r.status, 5);
+	wst_run_free(&r);
+	/* A plain single error. */
+	lsp(&r, f.ws, "out", NULL);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: out: "));
+	ck_assert_ptr_nonnull(strstr(r.err, "(SYMLINK_OUTSIDE_WORKSPACE)"));
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	fx_free(&f);
+}
+END_TEST
+
+/* A directory over the plain sort limit streams with bounded memory. */
+START_TEST(huge_directory_plain)
+{
+	char *ws = wst_tmpdir(), *dir = wst_path(ws, "big");
+	struct wst_run r;
+	int dfd, lines = 0;
+	const int n = 70000;
+
+	mkdir(dir, 0755);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	for (int i = 0; i < n; i++) {
+		char name[32];
+		int fd;
+
+		snprintf(name, sizeof(name), "e%06d", i);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	close(dfd);
+	lsp(&r, ws, "big", NULL);
+	ck_assert_int_eq(r.status, 0);
+	for (char *p = r.out; *p; p++)
+		lines += *p == '\n';
+	ck_assert_int_eq(lines, n);
+	ck_assert_ptr_nonnull(strstr(r.err, "unsorted"));
+	wst_run_free(&r);
+	/* Asking for an order sorts them all. */
+	lsp(&r, ws, "--sort", "name", "big", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strncmp(r.out, "e000000\ne000001\ne000002\n", 24) == 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "e069998\ne069999\n"));
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	/* JSON keeps only what it shows: the first 1000 by name. */
+	lsj(&r, ws, "big", NULL);
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 1000);
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 0), "name"), "e000000");
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 999), "name"), "e000999");
+	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(dir);
+	free(ws);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The rename race                                                     */
+
+/*
+ * A child swaps ws/d (a directory) with ws/l (a symlink to an outside
+ * directory holding the marker) with RENAME_EXCHANGE as fast as it can,
+ * while wsls lists recursively, again and again.  The marker must never
+ * show up.
+ */
+START_TEST(rename_exchange_race)
+{
+	struct fx f;
+	char *d, *l;
+	volatile unsigned long *swaps;
+	pid_t pid;
+	int listed_inside = 0, runs = 0;
+
+	fx_make(&f);
+	wst_write(f.out, "deeper/ESCAPE_MARKER_7f3a", "x");
+	wst_write(f.out, "ESCAPE_MARKER_7f3b", "x");
+	wst_write(f.ws, "x/d/inside_file", "x");
+	wst_write(f.ws, "x/d/inner/inside_deeper", "x");
+	wst_symlink(f.out, f.ws, "x/l");
+	d = wst_path(f.ws, "x/d");
+	l = wst_path(f.ws, "x/l");
+	swaps = mmap(NULL, sizeof(*swaps), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert(swaps != MAP_FAILED);
+	*swaps = 0;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		for (;;) {
+			if (renameat2(AT_FDCWD, d, AT_FDCWD, l, RENAME_EXCHANGE) == 0)
+				(*swaps)++;
+		}
+	}
+	for (int i = 0; i < 240; i++) {
+		struct wst_run r;
+
+		switch (i % 4) {
+		case 0: lsj(&r, f.ws, "-R", "-a", "--max-entries", "0", NULL); break;
+		case 1: lsj(&r, f.ws, "-R", "x", NULL); break;
+		case 2: lsj(&r, f.ws, "-R", i % 8 == 2 ? "x/d" : "x/l", NULL); break;
+		default: lsp(&r, f.ws, "-R", "-a", NULL); break;
+		}
+		runs++;
+		ck_assert_msg(r.status != -1, "wsls hung");
+		ck_assert_msg(strstr(r.out, "ESCAPE_MARKER") == NULL,
+			      "run %d listed outside: %s", i, r.out);
+		ck_assert_msg(strstr(r.err, "ESCAPE_MARKER") == NULL,
+			      "run %d: %s", i, r.err);
+		if (strstr(r.out, "inside_deeper") != NULL)
+			listed_inside++;
+		wst_run_free(&r);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(runs, 240);
+	ck_assert_msg(*swaps > 100, "the swapper did not run (%lu)", *swaps);
+	ck_assert_msg(listed_inside > 0, "the directory was never listed");
+	munmap((void *)swaps, sizeof(*swaps));
+	free(d);
+	free(l);
+	fx_free(&f);
 }
 END_TEST
 
@@ -13,7 +1091,25 @@ suite(void)
 	Suite *s = suite_create("cli-wsls");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, placeholder);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, input_forms);
+	tcase_add_test(tc, mount_prefix_forms);
+	tcase_add_test(tc, dotdot_escapes);
+	tcase_add_test(tc, sibling_prefixes);
+	tcase_add_test(tc, symlink_leaf_outside);
+	tcase_add_test(tc, symlink_inside_chain_loop);
+	tcase_add_test(tc, recursive_never_leaves);
+	tcase_add_test(tc, fifo_listed_no_hang);
+	tcase_add_test(tc, non_utf8_names);
+	tcase_add_test(tc, seed_001_root_and_mounts);
+	tcase_add_test(tc, max_entries);
+	tcase_add_test(tc, depth_and_recursive);
+	tcase_add_test(tc, sort_and_fields);
+	tcase_add_test(tc, hidden_entries);
+	tcase_add_test(tc, schema_and_args);
+	tcase_add_test(tc, several_paths);
+	tcase_add_test(tc, huge_directory_plain);
+	tcase_add_test(tc, rename_exchange_race);
 	suite_add_tcase(s, tc);
 	return s;
 }
