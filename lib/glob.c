@@ -19,10 +19,10 @@ enum ws__gkind {
 struct ws_glob {
 	char *src;
 	enum ws__gkind kind;
-	char *lit; /* LITERAL and PREFIX: the unescaped text */
+	char *lit; /* the unescaped literal text, or REGEX's literal prefix */
 	size_t litlen;
-	pcre2_code *code;
-	pcre2_match_data *md;
+	char *re;	  /* REGEX: the converted pattern, until compiled */
+	pcre2_code *code; /* REGEX: compiled (lazily with WS_GLOB_LAZY) */
 	unsigned matches; /* PCRE2 matches so far, to decide on JIT */
 	bool jit_tried;
 };
@@ -35,6 +35,13 @@ struct ws_glob {
  */
 #define WS__JIT_AFTER 64
 
+/*
+ * One match block for every glob of a thread.  PCRE2 10.41+ keeps its
+ * backtracking frames (20 KiB at first) in the match block: one per glob
+ * made a 50-rule policy fault in half a megabyte on its first check.
+ */
+static _Thread_local pcre2_match_data *ws__md;
+
 static bool
 ws__meta(char c)
 {
@@ -43,9 +50,10 @@ ws__meta(char c)
 
 /*
  * Classify glob.  The literal part is unescaped into lit (which has room
- * for strlen(glob) + 1 bytes).  Anything unusual (an unescaped
- * metacharacter outside the shapes below, a trailing backslash) is left
- * to PCRE2, which also reports the syntax errors.
+ * for strlen(glob) + 1 bytes); for a PCRE2 glob, that is its literal
+ * prefix, which every matching path starts with.  Anything unusual (an
+ * unescaped metacharacter outside the shapes below, a trailing backslash)
+ * is left to PCRE2, which also reports the syntax errors.
  */
 static enum ws__gkind
 ws__classify(const char *glob, char *lit, size_t *litlen)
@@ -58,7 +66,7 @@ ws__classify(const char *glob, char *lit, size_t *litlen)
 	while (i < n) {
 		if (glob[i] == '\\') {
 			if (i + 1 >= n)
-				return WS__G_REGEX;
+				break;
 			lit[o++] = glob[i + 1];
 			escaped = true;
 			i += 2;
@@ -72,14 +80,14 @@ ws__classify(const char *glob, char *lit, size_t *litlen)
 				*litlen = o;
 				return WS__G_PREFIX;
 			}
-			return WS__G_REGEX;
+			break;
 		}
 		lit[o++] = glob[i++];
 		escaped = false;
 	}
 	lit[o] = '\0';
 	*litlen = o;
-	return WS__G_LITERAL;
+	return i == n ? WS__G_LITERAL : WS__G_REGEX;
 }
 
 /* Convert glob to a PCRE2 pattern (malloc'd). */
@@ -117,14 +125,41 @@ ws__convert(const char *glob, char **out, size_t *erroff)
 	return 0;
 }
 
+/* Compile the converted pattern of g (once). */
+static int
+ws__compile(struct ws_glob *g, unsigned flags)
+{
+	PCRE2_SIZE eo;
+	int ec;
+
+	g->code = pcre2_compile((PCRE2_SPTR)g->re, PCRE2_ZERO_TERMINATED, 0, &ec,
+				&eo, NULL);
+	if (g->code == NULL) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		return ws_error_set(ec == PCRE2_ERROR_NOMEMORY ? WS_ENOMEM
+							       : WS_EINVALID_PATTERN,
+				    NULL, "bad glob \"%s\": %s (in its regex %s at %zu)",
+				    g->src, (const char *)msg, g->re, (size_t)eo);
+	}
+	free(g->re);
+	g->re = NULL;
+	if (flags & WS_GLOB_JIT) {
+		g->jit_tried = true;
+		(void)pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE);
+	}
+	if (ws__md == NULL && (ws__md = pcre2_match_data_create(1, NULL)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
 int
 ws_glob_compile(const char *glob, unsigned flags, struct ws_glob **out,
 		size_t *erroff)
 {
 	struct ws_glob *g;
-	char *re = NULL;
-	int ec, rc = 0;
-	PCRE2_SIZE eo;
+	int rc = 0;
 
 	*out = NULL;
 	g = calloc(1, sizeof(*g));
@@ -139,32 +174,16 @@ ws_glob_compile(const char *glob, unsigned flags, struct ws_glob **out,
 	g->kind = ws__classify(glob, g->lit, &g->litlen);
 	if (g->kind != WS__G_REGEX && !(flags & WS_GLOB_REGEX))
 		goto out;
+	if (g->kind != WS__G_REGEX)
+		g->litlen = 0; /* forced: no prefix shortcut either */
 	g->kind = WS__G_REGEX;
-	rc = ws__convert(glob, &re, erroff);
-	if (rc < 0)
+	/* Converting is cheap and finds every syntax error now. */
+	rc = ws__convert(glob, &g->re, erroff);
+	if (rc < 0 || (flags & WS_GLOB_LAZY))
 		goto out;
-	g->code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec,
-				&eo, NULL);
-	if (g->code == NULL) {
-		PCRE2_UCHAR msg[256];
-
-		pcre2_get_error_message(ec, msg, sizeof(msg));
-		if (erroff != NULL)
-			*erroff = 0;
-		rc = ws_error_set(WS_EINVALID_PATTERN, NULL,
-				  "bad glob \"%s\": %s (in its regex %s at %zu)",
-				  glob, (const char *)msg, re, (size_t)eo);
-		goto out;
-	}
-	if (flags & WS_GLOB_JIT) {
-		g->jit_tried = true;
-		(void)pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE);
-	}
-	g->md = pcre2_match_data_create(1, NULL);
-	if (g->md == NULL)
-		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if ((rc = ws__compile(g, flags)) < 0 && erroff != NULL)
+		*erroff = 0;
 out:
-	free(re);
 	if (rc < 0) {
 		ws_glob_free(g);
 		return rc;
@@ -173,26 +192,33 @@ out:
 	return 0;
 }
 
-bool
+int
 ws_glob_match(struct ws_glob *g, const char *s, size_t len)
 {
+	int rc;
+
 	switch (g->kind) {
 	case WS__G_ANY:
-		return true;
+		return 1;
 	case WS__G_LITERAL:
 		return len == g->litlen && memcmp(s, g->lit, len) == 0;
 	case WS__G_PREFIX:
 		/* lit is "X/": the path must be below X. */
 		return len >= g->litlen && memcmp(s, g->lit, g->litlen) == 0;
 	case WS__G_REGEX:
+		/* Every match starts with the literal prefix: most paths stop here. */
+		if (len < g->litlen || memcmp(s, g->lit, g->litlen) != 0)
+			return 0;
+		if (g->code == NULL && (rc = ws__compile(g, 0)) < 0)
+			return rc;
 		if (!g->jit_tried && ++g->matches >= WS__JIT_AFTER) {
 			g->jit_tried = true;
 			(void)pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE);
 		}
-		return pcre2_match(g->code, (PCRE2_SPTR)s, len, 0, 0, g->md,
+		return pcre2_match(g->code, (PCRE2_SPTR)s, len, 0, 0, ws__md,
 				   NULL) >= 0;
 	}
-	return false;
+	return 0;
 }
 
 const char *
@@ -216,8 +242,8 @@ ws_glob_free(struct ws_glob *g)
 {
 	if (g == NULL)
 		return;
-	pcre2_match_data_free(g->md);
 	pcre2_code_free(g->code);
+	free(g->re);
 	free(g->lit);
 	free(g->src);
 	free(g);

@@ -421,7 +421,7 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 			free(exp);
 			goto out;
 		}
-		rc = ws_glob_compile(exp, 0, &r->globs[i], &off);
+		rc = ws_glob_compile(exp, WS_GLOB_LAZY, &r->globs[i], &off);
 		if (rc < 0) {
 			char msg[1024];
 
@@ -739,7 +739,18 @@ ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
 		if (!(r->ops & bit))
 			continue;
 		for (size_t j = 0; j < r->n; j++) {
-			if (r->globs[j] == NULL || !ws_glob_match(r->globs[j], real, len))
+			int hit = r->globs[j] ? ws_glob_match(r->globs[j], real, len) : 0;
+
+			if (hit < 0) {
+				/* A glob that cannot compile now (no memory): fail closed. */
+				if (m != NULL)
+					*m = (struct ws_policy_match){WS_DECISION_DENY,
+								      r->name, (int)i, r->raw[j],
+								      ws_glob_source(r->globs[j]),
+								      "{{.Path}}: the policy could not be evaluated"};
+				return WS_DECISION_DENY;
+			}
+			if (hit == 0)
 				continue;
 			if (m != NULL) {
 				m->decision = r->decision;
@@ -850,6 +861,14 @@ ws_policy_check_command(struct ws_policy *p, const char *cmdline,
 	if (m != NULL)
 		*m = (struct ws_policy_match){WS_DECISION_ALLOW, NULL, -1, NULL,
 					      NULL, NULL};
+	if (p->log != NULL) {
+		char *q = ws_log_quote(cmdline);
+
+		ws__log(p, "INFO",
+			"policy command decision command=%s rule=none decision=allow",
+			q ? q : "?");
+		free(q);
+	}
 	return WS_DECISION_ALLOW;
 }
 

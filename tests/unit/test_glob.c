@@ -7,21 +7,30 @@
 #include "ws/error.h"
 #include "ws/glob.h"
 
-/* Match s against glob, both by the fast path and forced through PCRE2. */
+/*
+ * Match s against glob four ways: the fast path, forced through PCRE2,
+ * lazily compiled (with its literal-prefix shortcut), and JIT-compiled.
+ * They must agree.
+ */
 static bool
 m(const char *glob, const char *s)
 {
-	struct ws_glob *a = NULL, *b = NULL;
-	bool ra, rb;
+	static const unsigned flags[] = {0, WS_GLOB_REGEX, WS_GLOB_LAZY,
+					 WS_GLOB_REGEX | WS_GLOB_JIT};
+	int r[4];
 
-	ck_assert_int_eq(ws_glob_compile(glob, 0, &a, NULL), 0);
-	ck_assert_int_eq(ws_glob_compile(glob, WS_GLOB_REGEX, &b, NULL), 0);
-	ra = ws_glob_match(a, s, strlen(s));
-	rb = ws_glob_match(b, s, strlen(s));
-	ck_assert_msg(ra == rb, "fast path and PCRE2 disagree on %s vs %s", glob, s);
-	ws_glob_free(a);
-	ws_glob_free(b);
-	return ra;
+	for (int i = 0; i < 4; i++) {
+		struct ws_glob *g = NULL;
+
+		ck_assert_int_eq(ws_glob_compile(glob, flags[i], &g, NULL), 0);
+		r[i] = ws_glob_match(g, s, strlen(s));
+		ck_assert_int_ge(r[i], 0);
+		ws_glob_free(g);
+	}
+	ck_assert_msg(r[0] == r[1] && r[1] == r[2] && r[2] == r[3],
+		      "ways disagree on %s vs %s: %d %d %d %d", glob, s, r[0], r[1],
+		      r[2], r[3]);
+	return r[0] == 1;
 }
 
 START_TEST(star_stays_in_component)
@@ -176,6 +185,25 @@ START_TEST(fast_path_used)
 }
 END_TEST
 
+START_TEST(lazy_checks_syntax_now)
+{
+	struct ws_glob *g = NULL;
+	size_t off = 99;
+
+	ck_assert_int_eq(ws_glob_compile("/a/[bc", WS_GLOB_LAZY, &g, &off),
+			 WS_EINVALID_PATTERN);
+	ck_assert_uint_eq(off, 6);
+	/* Matched many times (past the JIT threshold), answers stay right. */
+	ck_assert_int_eq(ws_glob_compile("/p/*.c", WS_GLOB_LAZY, &g, NULL), 0);
+	for (int i = 0; i < 200; i++) {
+		ck_assert_int_eq(ws_glob_match(g, "/p/x.c", 6), 1);
+		ck_assert_int_eq(ws_glob_match(g, "/p/d/x.c", 8), 0);
+		ck_assert_int_eq(ws_glob_match(g, "/q/x.c", 6), 0);
+	}
+	ws_glob_free(g);
+}
+END_TEST
+
 START_TEST(jit_same_answers)
 {
 	struct ws_glob *g = NULL;
@@ -203,6 +231,7 @@ suite(void)
 	tcase_add_test(tc, escape_roundtrip);
 	tcase_add_test(tc, errors_name_offset);
 	tcase_add_test(tc, fast_path_used);
+	tcase_add_test(tc, lazy_checks_syntax_now);
 	tcase_add_test(tc, jit_same_answers);
 	suite_add_tcase(s, tc);
 	return s;

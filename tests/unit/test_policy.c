@@ -10,6 +10,7 @@
 
 #include "wstest.h"
 #include "ws-config.h"
+#include "ws/config.h"
 #include "ws/error.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
@@ -711,6 +712,95 @@ START_TEST(fifty_rules_load_fast)
 }
 END_TEST
 
+/* ---- The configuration file (config.c) ---- */
+
+START_TEST(config_parse)
+{
+	struct ws_config c;
+
+	ws_config_init(&c);
+	ck_assert(c.detect_project_root);
+	ck_assert_int_eq(c.limits.max_bytes, -1);
+	ck_assert_int_eq(ws_config_parse(&c,
+		"/* all of it */ {\"policies\": {\"dir\": \"/p\", \"default\": \"dev-safe\",\n"
+		"  \"detect_project_root\": false, \"project_markers\": [\".git\", \"BUILD\"]},\n"
+		" \"mounts\": [\"/.s=/opt/s:ro\"],\n"
+		" \"limits\": {\"max_bytes\": 1024, \"max_entries\": 10, \"max_results\": 5,\n"
+		"   \"max_filesize\": 7, \"max_output\": 8, \"max_depth\": 3, \"timeout\": 30,\n"
+		"   \"time_budget\": 2}}", "c.json"), 0);
+	ck_assert_str_eq(c.policies_dir, "/p");
+	ck_assert_str_eq(c.policy_default, "dev-safe");
+	ck_assert(!c.detect_project_root);
+	ck_assert_uint_eq(c.nmarkers, 2);
+	ck_assert_str_eq(c.markers[1], "BUILD");
+	ck_assert_uint_eq(c.nmounts, 1);
+	ck_assert_str_eq(c.mounts[0], "/.s=/opt/s:ro");
+	ck_assert_int_eq(c.limits.max_bytes, 1024);
+	ck_assert_int_eq(c.limits.max_entries, 10);
+	ck_assert_int_eq(c.limits.max_results, 5);
+	ck_assert_int_eq(c.limits.max_filesize, 7);
+	ck_assert_int_eq(c.limits.max_output, 8);
+	ck_assert_int_eq(c.limits.max_depth, 3);
+	ck_assert_int_eq(c.limits.timeout, 30);
+	ck_assert_int_eq(c.limits.time_budget, 2);
+	ws_config_free(&c);
+}
+END_TEST
+
+static void
+config_bad(const char *text, const char *needle)
+{
+	struct ws_config c;
+
+	ws_config_init(&c);
+	ck_assert_int_eq(ws_config_parse(&c, text, "c.json"), WS_EINVALID_ARGUMENT);
+	ck_assert_msg(strstr(ws_error_last(), needle) != NULL, "%s not in %s", needle,
+		      ws_error_last());
+	ck_assert_str_eq(ws_error_last_path(), "c.json");
+	ws_config_free(&c);
+}
+
+START_TEST(config_errors_name_key)
+{
+	config_bad("{\"limits\": {\"max_bytez\": 1}}", "unknown key \"limits.max_bytez\"");
+	config_bad("{\"limits\": {\"max_bytes\": -1}}", "limits.max_bytes");
+	config_bad("{\"limits\": {\"max_bytes\": 1.5}}", "limits.max_bytes");
+	config_bad("{\"limits\": []}", "\"limits\" must be an object");
+	config_bad("{\"policies\": {\"dirr\": \"x\"}}", "unknown key \"policies.dirr\"");
+	config_bad("{\"policies\": {\"dir\": 1}}", "policies.dir");
+	config_bad("{\"policies\": {\"project_markers\": [\"a/b\"]}}", "not a file name");
+	config_bad("{\"mounts\": \"/a=/b\"}", "\"mounts\" must be an array");
+	config_bad("{\"extra\": 1}", "unknown key \"extra\"");
+	config_bad("{\"mounts\": [], \"mounts\": []}", "duplicate key");
+	config_bad("[1]", "must be a JSON object");
+	config_bad("{,}", "invalid JSON at line 1");
+}
+END_TEST
+
+START_TEST(config_load_places)
+{
+	struct ws_config c;
+	char *f = wst_path(tmp, "c.json"), *xdg = wst_path(tmp, "xdg");
+
+	/* Explicit and missing: an error; default and missing: fine. */
+	ws_config_init(&c);
+	ck_assert_int_eq(ws_config_load(&c, f), WS_EINVALID_ARGUMENT);
+	ws_config_free(&c);
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	ck_assert_int_eq(ws_config_load(&c, NULL), 0);
+	ws_config_free(&c);
+	wst_write(tmp, "xdg/wstools/config.json", "{\"policies\": {\"dir\": \"rel\"}}");
+	ck_assert_int_eq(ws_config_load(&c, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(c.path, "/xdg/wstools/config.json"));
+	ck_assert_ptr_nonnull(strstr(c.policies_dir, "/xdg/wstools/rel"));
+	ck_assert_int_eq(c.policies_dir[0], '/');
+	ws_config_free(&c);
+	unsetenv("XDG_CONFIG_HOME");
+	free(f);
+	free(xdg);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -741,6 +831,12 @@ suite(void)
 	tcase_add_test(tc, shipped_read_only);
 	tcase_add_test(tc, shipped_ci);
 	tcase_add_test(tc, fifty_rules_load_fast);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("config");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, config_parse);
+	tcase_add_test(tc, config_errors_name_key);
+	tcase_add_test(tc, config_load_places);
 	suite_add_tcase(s, tc);
 	return s;
 }

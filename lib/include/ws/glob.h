@@ -13,7 +13,8 @@
  * cross slashes) and compiled with pcre2_compile().  The common shapes (a
  * literal path, a literal directory followed by a slash and `**`, and `**`
  * alone) skip PCRE2 entirely and are matched by comparing strings, so that
- * loading a policy costs almost nothing.
+ * loading a policy costs almost nothing; the others are only compiled
+ * when a path first shares their literal prefix (with WS_GLOB_LAZY).
  */
 #ifndef WS_GLOB_H
 #define WS_GLOB_H
@@ -27,6 +28,9 @@ struct ws_glob;
 enum {
 	WS_GLOB_REGEX = 1 << 0, /* always use PCRE2 (tests compare both) */
 	WS_GLOB_JIT = 1 << 1,	/* JIT-compile now (else after 64 matches) */
+	/* Check the syntax now, but compile with PCRE2 only when a path first
+	 * gets past the glob's literal prefix (most never do). */
+	WS_GLOB_LAZY = 1 << 2,
 };
 
 /*
@@ -37,8 +41,12 @@ enum {
 int ws_glob_compile(const char *glob, unsigned flags, struct ws_glob **out,
 		    size_t *erroff);
 
-/* Whether the len bytes of s match g as a whole. */
-bool ws_glob_match(struct ws_glob *g, const char *s, size_t len);
+/*
+ * Whether the len bytes of s match g as a whole: 1 or 0.  With
+ * WS_GLOB_LAZY, compiling may still fail here (out of memory): a negative
+ * WS_E* code, which callers must treat as failing closed.
+ */
+int ws_glob_match(struct ws_glob *g, const char *s, size_t len);
 
 /* The glob g was compiled from. */
 const char *ws_glob_source(const struct ws_glob *g);
