@@ -969,6 +969,79 @@ START_TEST(several_paths)
 }
 END_TEST
 
+/* The policy gate: list, stat and readlink are asked before acting. */
+START_TEST(policy_gate)
+{
+	struct fx f;
+	struct wst_run r;
+	char *pol;
+	cJSON *errs, *e;
+
+	fx_make(&f);
+	wst_write(f.ws, "secret/inner/KEY_FILE", "k");
+	wst_symlink("a.txt", f.ws, "hidelink");
+	pol = wst_path(f.base, "pol.json");
+	wst_write(f.base, "pol.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": [\n"
+		  " {\"name\": \"deny-secret\", \"paths\": [\"${WORKSPACE}/secret\",\n"
+		  "  \"${WORKSPACE}/secret/**\"], \"operations\": [\"*\"],\n"
+		  "  \"decision\": \"deny\"},\n"
+		  " {\"name\": \"no-readlink\", \"paths\": [\"${WORKSPACE}/hidelink\"],\n"
+		  "  \"operations\": [\"readlink\"], \"decision\": \"deny\"},\n"
+		  " {\"name\": \"ask-deep\", \"paths\": [\"${WORKSPACE}/sub/deep\"],\n"
+		  "  \"operations\": [\"list\"], \"decision\": \"approve\",\n"
+		  "  \"message\": \"List {{.Path}}?\"},\n"
+		  " {\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],\n"
+		  "  \"decision\": \"allow\"}]}\n");
+	/* The PATH itself. */
+	lsj(&r, f.ws, "--policy", pol, "secret", NULL);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_ptr_null(strstr(r.out, "KEY_FILE"));
+	wst_run_free(&r);
+	lsj(&r, f.ws, "--policy", pol, "secret/inner/KEY_FILE", NULL);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	wst_run_free(&r);
+	lsj(&r, f.ws, "--policy", pol, "sub/deep", NULL);
+	ck_assert_str_eq(wst_code(&r), "APPROVAL_REQUIRED");
+	ck_assert_int_eq(r.status, 4);
+	wst_run_free(&r);
+	lsj(&r, f.ws, "--policy", pol, "--approve", "sub/deep", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(names(&r), "f.c");
+	wst_run_free(&r);
+	/* Recursing: refused directories are listed, not entered, and said. */
+	lsj(&r, f.ws, "--policy", pol, "-R", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(entry(&r, "secret"));
+	ck_assert_ptr_null(strstr(r.out, "KEY_FILE"));
+	ck_assert_ptr_null(entry(&r, "f.c"));
+	errs = wst_output(&r, "errors");
+	ck_assert_int_eq(cJSON_GetArraySize(errs), 2);
+	e = cJSON_GetArrayItem(errs, 0);
+	ck_assert_str_eq(sget(e, "path"), "/secret");
+	ck_assert_str_eq(sget(e, "code"), "POLICY_DENIED");
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(errs, 1), "code"),
+			 "APPROVAL_REQUIRED");
+	/* A refused readlink leaves the target out, nothing else. */
+	e = entry(&r, "hidelink");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_null(cJSON_GetObjectItem(e, "target"));
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "target_outside")));
+	ck_assert_str_eq(sget(entry(&r, "srclink"), "target"), "sub");
+	wst_run_free(&r);
+	lsp(&r, f.ws, "--policy", pol, "-R", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, "KEY_FILE"));
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: /secret: "));
+	ck_assert_ptr_nonnull(strstr(r.err, "(POLICY_DENIED)"));
+	wst_run_free(&r);
+	free(pol);
+	fx_free(&f);
+}
+END_TEST
+
 /* A directory over the plain sort limit streams with bounded memory. */
 START_TEST(huge_directory_plain)
 {
@@ -1108,6 +1181,7 @@ suite(void)
 	tcase_add_test(tc, hidden_entries);
 	tcase_add_test(tc, schema_and_args);
 	tcase_add_test(tc, several_paths);
+	tcase_add_test(tc, policy_gate);
 	tcase_add_test(tc, huge_directory_plain);
 	tcase_add_test(tc, rename_exchange_race);
 	suite_add_tcase(s, tc);
