@@ -293,7 +293,9 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 			v->b = cJSON_IsTrue(it);
 			break;
 		case WS_OPT_INT:
-			if (!cJSON_IsNumber(it) ||
+			/* Range first: casting an out-of-range double is UB. */
+			if (!cJSON_IsNumber(it) || !(it->valuedouble >= -0x1p62 &&
+						     it->valuedouble <= 0x1p62) ||
 			    it->valuedouble != (double)(long long)it->valuedouble)
 				return ws__args_type_error(k, "an integer");
 			v->i = (long long)it->valuedouble;

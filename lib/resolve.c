@@ -139,11 +139,6 @@ ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
 	size_t len = strlen(input);
 	int rc, a;
 
-	rc = ws_path_check(input, len);
-	if (rc < 0) {
-		ws_error_set(rc, input, "%s", ws_error_last());
-		goto out;
-	}
 	STEP(res, flags, "input", "\"%s\"", input);
 	if (strict && strchr(input, '\\')) {
 		rc = ws_error_set(WS_EINVALID_PATH, input,
@@ -159,6 +154,10 @@ ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
 	for (char *c = p; *c; c++)
 		if (*c == '\\')
 			*c = '/';
+	/* Limits apply to the path as it will be walked (ws_resolve names it). */
+	rc = ws_path_check(p, len);
+	if (rc < 0)
+		goto out;
 	if (strict && p[0] == '/' && strcmp(p, "/") != 0) {
 		rc = ws_error_set(WS_EINVALID_PATH, input,
 				  "absolute paths are not allowed in strict mode");
@@ -170,7 +169,9 @@ ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
 		goto out;
 	}
 	len = strlen(p);
-	res->must_dir = len > 1 && p[len - 1] == '/';
+	/* "dir/" and "dir/." both name a directory, and follow a last link. */
+	res->must_dir = (len > 1 && p[len - 1] == '/') ||
+			(len > 1 && p[len - 1] == '.' && p[len - 2] == '/');
 
 	rc = ws_path_normalize(p, WS_NORM_KEEPDOT, &dotted);
 	if (rc < 0)
@@ -278,9 +279,13 @@ ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
 	if (strcmp(dotted, norm) != 0 || a != 0)
 		STEP(res, flags, "normalize", "\"%s\" in %s", norm,
 		     ws->anchors[a].vprefix);
-	if (a == 0) {
-		/* A mount shadows a workspace entry of the same name. */
-		char *v = ws_path_join("/", norm);
+	{
+		/*
+		 * A mount shadows whatever it covers: a workspace entry of the
+		 * same name, or a directory of an outer mount ("/.a/x/../b" is
+		 * inside "/.a/b" when that is mounted too).
+		 */
+		char *v = ws_path_join(ws->anchors[a].vprefix, norm);
 		int m;
 
 		if (v == NULL) {
@@ -288,7 +293,7 @@ ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
 			goto out;
 		}
 		m = ws_ctx_anchor_of_virtual(ws, v, &rest);
-		if (m > 0) {
+		if (m > 0 && m != a) {
 			char *r = strdup(rest);
 
 			free(norm);
@@ -326,6 +331,10 @@ struct ws__walk {
 	int cur;	/* O_PATH of the current directory */
 	int parent;	/* O_PATH of its parent, -1 at an anchor's top */
 	char **names;	/* components from the anchor to cur */
+	struct ws__id {
+		dev_t dev;
+		ino_t ino;
+	} *ids;		/* ids[k]: the directory names[k - 1], k >= 1 */
 	size_t depth, cap;
 	char *rest;	/* path still to walk */
 	size_t pos;
@@ -367,6 +376,7 @@ ws__walk_free(struct ws__walk *w)
 	for (size_t i = 0; i < w->depth; i++)
 		free(w->names[i]);
 	free(w->names);
+	free(w->ids);
 	free(w->rest);
 }
 
@@ -452,10 +462,43 @@ out:
 }
 
 /*
- * Go up one level.  Descriptors are not kept for every level (a deep path
- * would run out of them), and opening ".." could leave the sandbox if a
- * directory is moved meanwhile; so the remaining names are walked again
- * from the anchor with O_NOFOLLOW, and any change fails closed.
+ * The directory above cur (depth >= 1).  Descriptors are not kept for
+ * every level, since a deep path would run out of them.  Opening ".." is
+ * only trusted when it is the very directory walked down through (same
+ * device and inode); if cur was moved meanwhile the walk fails closed.
+ */
+static int
+ws__open_parent(struct ws__walk *w, int *out)
+{
+	struct stat st;
+	int fd;
+
+	if (w->parent >= 0) {
+		*out = w->parent;
+		return 0;
+	}
+	if (w->depth == 1) {
+		*out = ws_ctx_anchor_fd(w->ws, w->anchor);
+		return 0;
+	}
+	fd = openat(w->cur, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+	    st.st_dev != w->ids[w->depth - 1].dev ||
+	    st.st_ino != w->ids[w->depth - 1].ino) {
+		if (fd >= 0)
+			close(fd);
+		return ws_error_set(WS_EIO_ERROR, NULL,
+				    "directory %s moved during resolution",
+				    w->names[w->depth - 1]);
+	}
+	*out = fd;
+	return 0;
+}
+
+/*
+ * Go up one level: a ".." that came from a symlink target (those of the
+ * request were applied lexically).  Above the anchor's top it continues
+ * wherever that leads, if that is inside the root or a mount.
  */
 static int
 ws__walk_up(struct ws__walk *w)
@@ -484,21 +527,19 @@ ws__walk_up(struct ws__walk *w)
 				     w->last_link);
 		return rc;
 	}
-	free(w->names[--w->depth]);
-	ws__close(w, &w->cur);
-	ws__close(w, &w->parent);
-	w->cur = ws_ctx_anchor_fd(w->ws, w->anchor);
-	for (size_t i = 0; i < w->depth; i++) {
-		int fd = openat(w->cur, w->names[i],
-				O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	{
+		int up;
+		int rc = ws__open_parent(w, &up);
 
-		if (fd < 0)
-			return ws_error_set(WS_EIO_ERROR, NULL,
-					    "directory %s changed during resolution",
-					    w->names[i]);
-		ws__close(w, &w->parent);
-		w->parent = w->cur;
-		w->cur = fd;
+		if (rc < 0)
+			return rc;
+		free(w->names[--w->depth]);
+		ws__close(w, &w->cur);
+		if (up == w->parent)
+			w->parent = -1; /* it moved into cur */
+		else
+			ws__close(w, &w->parent);
+		w->cur = up;
 	}
 	return 0;
 }
@@ -651,14 +692,20 @@ ws__slow(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 			char **nn;
 
 			if (w.depth == w.cap) {
+				struct ws__id *ni;
+
 				w.cap = w.cap ? w.cap * 2 : 16;
 				nn = realloc(w.names, w.cap * sizeof(*nn));
-				if (nn == NULL) {
+				if (nn != NULL)
+					w.names = nn;
+				ni = realloc(w.ids, (w.cap + 1) * sizeof(*ni));
+				if (ni != NULL)
+					w.ids = ni;
+				if (nn == NULL || ni == NULL) {
 					rc = ws_error_set(WS_ENOMEM, NULL,
 							  "out of memory");
 					goto out;
 				}
-				w.names = nn;
 			}
 			w.names[w.depth] = strdup(name);
 			if (w.names[w.depth] == NULL) {
@@ -666,6 +713,8 @@ ws__slow(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 				goto out;
 			}
 			w.depth++;
+			w.ids[w.depth].dev = st.st_dev;
+			w.ids[w.depth].ino = st.st_ino;
 			ws__close(&w, &w.parent);
 			w.parent = w.cur;
 			w.cur = fd;
@@ -715,9 +764,16 @@ ws__slow(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 		res->name = strdup(".");
 		w.cur = -1;
 	} else {
+		int up;
+
+		rc = ws__open_parent(&w, &up);
+		if (rc < 0)
+			goto out;
+		if (up == w.parent)
+			w.parent = -1;
 		res->fd = w.cur;
-		res->dirfd = w.parent;
-		res->own_dirfd = !ws__is_anchor_fd(&w, w.parent);
+		res->dirfd = up;
+		res->own_dirfd = !ws__is_anchor_fd(&w, up);
 		res->name = strdup(w.names[w.depth - 1]);
 		w.cur = -1;
 		w.parent = -1;
@@ -774,7 +830,7 @@ ws__fast(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 {
 	int afd = ws_ctx_anchor_fd(ws, res->anchor);
 	const char *rel = res->rel, *slash;
-	char *parent = NULL;
+	char *parent = NULL, *real = NULL, *name = NULL;
 	int dirfd, fd = -1;
 	struct stat st;
 
@@ -799,11 +855,10 @@ ws__fast(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 					     sizeof(how));
 			if (dirfd >= 0 || errno != EAGAIN)
 				break;
-			if (++tries >= WS__EAGAIN_TRIES) {
-				free(parent);
-				return ws_error_set(WS_EIO_ERROR, NULL,
-						    "resolution kept racing with renames");
-			}
+			/* Renames elsewhere keep disturbing "..": let the
+			 * walker, which needs no retry, do it. */
+			if (++tries >= WS__EAGAIN_TRIES)
+				break;
 		}
 		if (dirfd < 0) {
 			if (errno == ENOSYS)
@@ -825,32 +880,41 @@ ws__fast(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 		free(parent);
 		return 1;
 	}
-	res->exists = true;
-	res->fd = fd;
-	res->st = st;
-	res->dirfd = dirfd;
-	res->own_dirfd = dirfd != afd;
-	res->name = strdup(rel);
+	/*
+	 * The real path: the anchor's when the parent is the anchor, else ask
+	 * the kernel where the parent is (it may sit behind symlinks).  If
+	 * that fails (no /proc, a path over PATH_MAX), the walker knows.
+	 */
 	if (dirfd == afd) {
-		res->real = ws_path_join(ws_ctx_anchor_real(ws, res->anchor), rel);
+		real = ws_path_join(ws_ctx_anchor_real(ws, res->anchor), rel);
 	} else {
-		/* The parent may sit behind symlinks: ask the kernel where. */
 		char proc[64], buf[PATH_MAX];
 		ssize_t n;
 
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
 		n = readlink(proc, buf, sizeof(buf) - 1);
-		if (n <= 0 || buf[0] != '/') {
-			free(parent);
-			ws_res_free(res);
-			return 1;
+		if (n > 0 && n < (ssize_t)sizeof(buf) - 1 && buf[0] == '/') {
+			buf[n] = '\0';
+			real = ws_path_join(buf, rel);
 		}
-		buf[n] = '\0';
-		res->real = ws_path_join(buf, rel);
 	}
+	name = strdup(rel);
 	free(parent);
-	if (res->name == NULL || res->real == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (real == NULL || name == NULL) {
+		free(real);
+		free(name);
+		close(fd);
+		if (dirfd != afd)
+			close(dirfd);
+		return 1;
+	}
+	res->exists = true;
+	res->fd = fd;
+	res->st = st;
+	res->dirfd = dirfd;
+	res->own_dirfd = dirfd != afd;
+	res->name = name;
+	res->real = real;
 	return 0;
 }
 
@@ -927,9 +991,15 @@ int
 ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
 {
 	struct stat st;
+	bool trunc = oflags & O_TRUNC;
 	int fd;
 
 	*fd_out = -1;
+	/* Creation has its own call; truncation waits for the inode check. */
+	if (oflags & (O_CREAT | O_EXCL))
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "ws_res_open cannot create (use ws_res_create_file)");
+	oflags &= ~O_TRUNC;
 	if (!res->exists)
 		return ws_error_set(WS_ENOT_FOUND, NULL, "no such file or directory");
 	if (oflags & O_DIRECTORY) {
@@ -960,6 +1030,12 @@ ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
 		return ws_error_set(WS_EIO_ERROR, NULL,
 				    "changed while it was being opened");
 	}
+	if (trunc && ftruncate(fd, 0) < 0) {
+		int e = errno;
+
+		close(fd);
+		return ws_error_errno(e, NULL, "truncate");
+	}
 	/* Regular files ignore O_NONBLOCK; clear it so reads behave. */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	*fd_out = fd;
@@ -969,6 +1045,11 @@ ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
 int
 ws_res_check_writable(const struct ws_ctx *ws, const struct ws_res *res)
 {
+	/* Asked through a read-only mount: refused wherever it leads. */
+	if (res->anchor > 0 && ws->anchors[res->anchor].ro)
+		return ws_error_set(WS_EREAD_ONLY, NULL,
+				    "is in the read-only mount %s",
+				    ws->anchors[res->anchor].vprefix);
 	if (res->final_anchor > 0 && ws->anchors[res->final_anchor].ro)
 		return ws_error_set(WS_EREAD_ONLY, NULL,
 				    "is in the read-only mount %s",
@@ -1038,6 +1119,9 @@ ws_res_create_file(struct ws_res *res, mode_t mode, int *fd_out)
 	*fd_out = -1;
 	if (res->exists)
 		return ws_error_set(WS_EALREADY_EXISTS, NULL, "already exists");
+	if (res->must_dir)
+		return ws_error_set(WS_EINVALID_PATH, NULL,
+				    "a file name cannot end in \"/\"");
 	if (res->missing != NULL && strchr(res->missing, '/') != NULL)
 		return ws_error_set(WS_ENOT_FOUND, NULL,
 				    "parent directory does not exist");

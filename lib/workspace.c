@@ -159,6 +159,12 @@ ws_ctx_add_mounts(struct ws_ctx *ws, const char *list)
 void
 ws_ctx_close(struct ws_ctx *ws)
 {
+	/* A context that was never opened (all zero) owns nothing, not fd 0. */
+	if (ws->anchors == NULL) {
+		memset(ws, 0, sizeof(*ws));
+		ws->host_fd = -1;
+		return;
+	}
 	for (size_t i = 0; i < ws->nanchors; i++) {
 		if (ws->anchors[i].fd >= 0)
 			close(ws->anchors[i].fd);
@@ -269,8 +275,9 @@ ws__to_virtual_lex(const struct ws_ctx *ws, const char *norm, char **out)
 	rc = ws_ctx_virtual_of(ws, a, rest, out);
 	if (rc < 0)
 		return rc;
-	/* A workspace entry hidden behind a mount has no virtual name. */
-	if (a == 0 && ws_ctx_anchor_of_virtual(ws, *out, NULL) != 0) {
+	/* What a mount hides (a workspace entry, or a directory of an outer
+	 * mount under a nested one) has no virtual name. */
+	if (ws_ctx_anchor_of_virtual(ws, *out, NULL) != a) {
 		free(*out);
 		*out = NULL;
 		return ws_error_set(WS_EPATH_OUTSIDE_WORKSPACE, norm,

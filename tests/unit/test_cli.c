@@ -170,6 +170,8 @@ START_TEST(args_json_errors)
 		{"{\"path\":\"x\",\"bogus\":1}", WS_EINVALID_ARGUMENT},
 		{"{\"path\":\"x\",\"start_line\":\"3\"}", WS_EINVALID_ARGUMENT},
 		{"{\"path\":\"x\",\"start_line\":1.5}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":1e300}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":-1e300}", WS_EINVALID_ARGUMENT},
 		{"{\"path\":\"x\",\"all\":1}", WS_EINVALID_ARGUMENT},
 		{"{\"path\":7}", WS_EINVALID_ARGUMENT},
 		{"[\"x\"]", WS_EINVALID_ARGUMENT},

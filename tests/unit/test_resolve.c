@@ -588,6 +588,206 @@ START_TEST(race_swap_dir_for_symlink)
 }
 END_TEST
 
+
+/* Regressions from the security review of the resolver. */
+
+/* mkdir -p a chain of n directories named name below the cwd, and cd in. */
+static void
+deep_chdir(const char *name, int n)
+{
+	for (int i = 0; i < n; i++) {
+		mkdir(name, 0755);
+		ck_assert_int_eq(chdir(name), 0);
+	}
+}
+
+START_TEST(real_path_longer_than_path_max)
+{
+	/* The fast path cannot readlink a parent over PATH_MAX: fall back. */
+	char comp[201], *root = NULL, rel[2000] = "";
+	struct ws_ctx s;
+	struct ws_res r;
+	int fd;
+
+	memset(comp, 'c', 200);
+	comp[200] = '\0';
+	ck_assert_int_eq(chdir(T), 0);
+	deep_chdir(comp, 15); /* a root about 3000 bytes long */
+	root = getcwd(NULL, 0);
+	ck_assert_ptr_nonnull(root);
+	deep_chdir(comp, 6);
+	fd = open("f", O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (int i = 0; i < 6; i++) {
+		strcat(rel, comp);
+		strcat(rel, "/");
+	}
+	strcat(rel, "f");
+	ck_assert_int_eq(ws_ctx_open(&s, root, 0), 0);
+	BOTH_MODES {
+		ck_assert_int_eq(ws_resolve(&s, rel, mode, &r), 0);
+		ck_assert_uint_gt(strlen(r.real), 4096);
+		ck_assert(S_ISREG(r.st.st_mode));
+		ws_res_free(&r);
+	}
+	ws_ctx_close(&s);
+	ck_assert_int_eq(chdir("/"), 0);
+	free(root);
+}
+END_TEST
+
+START_TEST(dotdot_in_links_is_not_quadratic)
+{
+	/* 800 levels deep, 39 links each climbing 300 levels and back: a
+	 * re-walk from the anchor per ".." took about 10 s here. */
+	char *deep = malloc(4096), *target = malloc(4096), name[16];
+	struct timespec t0, t1;
+	struct ws_res r;
+	int rc;
+
+	ck_assert_int_eq(chdir(W), 0);
+	deep[0] = '\0';
+	for (int i = 0; i < 800; i++)
+		strcat(deep, "d/");
+	deep_chdir("d", 801);
+	ck_assert_int_eq(chdir(".."), 0);
+	for (int i = 1; i < 40; i++) {
+		target[0] = '\0';
+		for (int k = 0; k < 300; k++)
+			strcat(target, "d/../");
+		snprintf(name, sizeof(name), "L%d", i + 1);
+		strcat(target, name);
+		snprintf(name, sizeof(name), "L%d", i);
+		ck_assert_int_eq(symlink(target, name), 0);
+	}
+	ck_assert_int_eq(symlink("d", "L40"), 0);
+	ck_assert_int_eq(chdir("/"), 0);
+	strcat(deep, "L1/missing");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = ws_resolve(&ws, deep, WS_R_MISSING_OK, &r);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_msg(rc == 0, "%s", ws_error_last());
+	ck_assert(!r.exists);
+	ws_res_free(&r);
+	ck_assert_msg(t1.tv_sec - t0.tv_sec < 2, "took %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	free(deep);
+	free(target);
+}
+END_TEST
+
+START_TEST(nested_mounts_shadow)
+{
+	struct ws_ctx s;
+	struct ws_res r;
+	char *a = NULL, *b = NULL, *x = tp("outer"), *y = tp("inner"), *v = NULL;
+	char *hidden = tp("outer/b/f");
+
+	wst_write(T, "outer/b/f", "HIDDEN");
+	wst_write(T, "outer/x/keep", "k");
+	wst_write(T, "inner/f", "INNER");
+	ck_assert(asprintf(&a, "/.a=%s", x) > 0);
+	ck_assert(asprintf(&b, "/.a/b=%s:ro", y) > 0);
+	ck_assert_int_eq(ws_ctx_open(&s, W, 0), 0);
+	ck_assert_int_eq(ws_ctx_add_mount(&s, a), 0);
+	ck_assert_int_eq(ws_ctx_add_mount(&s, b), 0);
+	BOTH_MODES {
+		ck_assert_int_eq(ws_resolve(&s, "/.a/x/../b/f", mode, &r), 0);
+		ck_assert_str_eq(r.vpath, "/.a/b/f");
+		ck_assert_str_eq(r.real + strlen(T), "/inner/f");
+		ck_assert_int_eq(ws_res_check_writable(&s, &r), WS_EREAD_ONLY);
+		ws_res_free(&r);
+	}
+	ck_assert_int_eq(ws_ctx_to_virtual(&s, hidden, &v), WS_EPATH_OUTSIDE_WORKSPACE);
+	ws_ctx_close(&s);
+	free(a);
+	free(b);
+	free(x);
+	free(y);
+	free(hidden);
+}
+END_TEST
+
+START_TEST(ro_mount_of_the_root_stays_ro)
+{
+	struct ws_ctx s;
+	struct ws_res r;
+	char *spec = NULL;
+
+	ck_assert(asprintf(&spec, "/.view=%s:ro", W) > 0);
+	ck_assert_int_eq(ws_ctx_open(&s, W, 0), 0);
+	ck_assert_int_eq(ws_ctx_add_mount(&s, spec), 0);
+	BOTH_MODES {
+		ck_assert_int_eq(ws_resolve(&s, "/.view/src/new", WS_R_MISSING_OK | mode, &r), 0);
+		ck_assert_int_eq(ws_res_check_writable(&s, &r), WS_EREAD_ONLY);
+		ws_res_free(&r);
+		ck_assert_int_eq(ws_resolve(&s, "/src/new", WS_R_MISSING_OK | mode, &r), 0);
+		ck_assert_int_eq(ws_res_check_writable(&s, &r), 0);
+		ws_res_free(&r);
+	}
+	ws_ctx_close(&s);
+	free(spec);
+}
+END_TEST
+
+START_TEST(open_never_truncates_a_swapped_file)
+{
+	struct ws_res r;
+	char *f = tp("ws/src/t"), *g = tp("ws/src/g"), *data;
+	int fd;
+
+	wst_write(T, "ws/src/t", "T");
+	wst_write(T, "ws/src/g", "KEEP ME");
+	ck_assert_int_eq(ws_resolve(&ws, "src/t", 0, &r), 0);
+	ck_assert_int_eq(rename(g, f), 0);
+	ck_assert_int_eq(ws_res_open(&r, O_WRONLY | O_TRUNC, &fd), WS_EIO_ERROR);
+	data = wst_slurp(f, NULL);
+	ck_assert_str_eq(data, "KEEP ME");
+	free(data);
+	ck_assert_int_eq(ws_res_open(&r, O_WRONLY | O_CREAT, &fd), WS_EINVALID_ARGUMENT);
+	ws_res_free(&r);
+	/* On the right file, O_TRUNC still truncates. */
+	ck_assert_int_eq(ws_resolve(&ws, "src/t", 0, &r), 0);
+	ck_assert_int_eq(ws_res_open(&r, O_WRONLY | O_TRUNC, &fd), 0);
+	close(fd);
+	data = wst_slurp(f, NULL);
+	ck_assert_str_eq(data, "");
+	free(data);
+	ws_res_free(&r);
+	free(f);
+	free(g);
+}
+END_TEST
+
+START_TEST(limits_after_backslashes_and_messages)
+{
+	char p[600];
+	struct ws_res r;
+
+	BOTH_MODES {
+		memset(p, 'a', 200);
+		p[200] = '\\';
+		memset(p + 201, 'b', 200);
+		p[401] = '\0';
+		{
+			char *want = NULL;
+
+			ck_assert(asprintf(&want, "ws/%.200s/%s", p, p + 201) > 0);
+			ok(p, WS_R_MISSING_OK, want);
+			free(want);
+		}
+	}
+	memset(p, 'a', 300);
+	p[300] = '\0';
+	ck_assert_int_eq(ws_resolve(&ws, p, 0, &r), WS_EINVALID_PATH);
+	ck_assert(strstr(ws_error_last(), "255") != NULL);
+	BOTH_MODES {
+		err("src/a.c/.", 0, WS_ENOT_A_DIRECTORY);
+		ok("src/.", 0, "ws/src");
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -609,6 +809,12 @@ suite(void)
 	tcase_add_test(tc, workspace_root);
 	tcase_add_test(tc, trace_records_steps);
 	tcase_add_test(tc, race_swap_dir_for_symlink);
+	tcase_add_test(tc, real_path_longer_than_path_max);
+	tcase_add_test(tc, dotdot_in_links_is_not_quadratic);
+	tcase_add_test(tc, nested_mounts_shadow);
+	tcase_add_test(tc, ro_mount_of_the_root_stays_ro);
+	tcase_add_test(tc, open_never_truncates_a_swapped_file);
+	tcase_add_test(tc, limits_after_backslashes_and_messages);
 	suite_add_tcase(s, tc);
 	return s;
 }
