@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench_wsread.sh - wsread vs cat(1) (and sed(1) for a line range),
+# whole-process time over many calls: what an agent pays per read_file.
+# Target: wsread of a 4 KiB file at most 1.5x cat of the same file.
+source "$(dirname "$0")/lib.sh"
+need hyperfine hyperfine
+bin=$(bench_bin)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/src"
+# A 4 KiB source-like file: 128 lines of 32 bytes.
+for i in $(seq 1 128); do printf 'int line_%04d = %-10d;  //\n' "$i" "$i"; done \
+	>"$tmp/src/small.c"
+# A 1 MiB file (just within the default --max-bytes).
+for i in $(seq 1 8); do cat "$tmp/src/small.c"; done >"$tmp/src/k32.c"
+for i in $(seq 1 32); do cat "$tmp/src/k32.c"; done >"$tmp/src/m1.c"
+# A 100 MiB log for a range in its middle.
+seq -f 'log line %012g of the big file, padded a bit' 1 2000000 >"$tmp/big.log"
+cd "$tmp"
+printf 'files: small.c %s bytes, m1.c %s bytes, big.log %s bytes\n\n' \
+	"$(stat -c %s src/small.c)" "$(stat -c %s src/m1.c)" "$(stat -c %s big.log)"
+
+compare "read a 4 KiB file, plain (target <= 1.5x)" 1000 \
+	"$bin/wsread --workspace $tmp src/small.c" \
+	"cat $tmp/src/small.c"
+compare "read a 4 KiB file, --json" 1000 \
+	"$bin/wsread --workspace $tmp --json src/small.c" \
+	"cat $tmp/src/small.c"
+compare "read a 1 MiB file, plain" 300 \
+	"$bin/wsread --workspace $tmp src/m1.c" \
+	"cat $tmp/src/m1.c"
+compare "lines 1000000-1000010 of a 100 MiB log (sed stops at the end line)" 30 \
+	"$bin/wsread --workspace $tmp --start-line 1000000 --end-line 1000010 big.log" \
+	"sed -n 1000000,1000010p;1000010q $tmp/big.log"
+echo
+echo "syscalls to read the 4 KiB file (strace -c, whole process):"
+if command -v strace >/dev/null; then
+	strace -f -c -o "$tmp/st" "$bin/wsread" --workspace "$tmp" src/small.c >/dev/null
+	printf 'wsread: '; tail -n 1 "$tmp/st"
+	strace -f -c -o "$tmp/st" cat "$tmp/src/small.c" >/dev/null
+	printf 'cat:    '; tail -n 1 "$tmp/st"
+fi
+echo
+echo "shared libraries loaded by wsread:"
+ldd "$bin/wsread" | awk '{print "  " $1}'
