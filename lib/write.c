@@ -1,1 +1,1535 @@
-/* write.c - placeholder; the module lands with its issue. */
+/*
+ * write.c - changing the workspace: atomic replacement, appends, exact-text
+ * edits, mkdir, delete and move, plus the unified diff they report.
+ *
+ * Nothing here takes a path string to the kernel except as a single name
+ * relative to a directory descriptor that ws_resolve() produced (or that
+ * a recursive walk opened with O_NOFOLLOW).  So a directory swapped for a
+ * symlink to /etc between resolution and action makes the action fail or
+ * land inside the workspace, never outside.
+ */
+#include "ws/write.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/path.h"
+#include "ws/policy.h"
+#include "ws/resolve.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                        */
+
+/* Record the last error again, now naming path (the user's spelling). */
+static int
+ws__with_path(int rc, const char *path)
+{
+	char *msg = strdup(ws_error_last());
+
+	ws_error_set(rc, path, "%s", msg ? msg : "");
+	free(msg);
+	return rc;
+}
+
+static int
+ws__nomem(void)
+{
+	return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+}
+
+/* Write all of data to fd, retrying short writes and EINTR. */
+static int
+ws__full_write(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return ws_error_errno(errno, NULL, "write");
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Read all of fd (at most max bytes: more is WS_EFILE_TOO_LARGE) into a
+ * malloc'd buffer with a NUL after the data.
+ */
+static int
+ws__read_all(int fd, size_t max, char **out, size_t *outlen)
+{
+	struct stat st;
+	size_t cap, n = 0;
+	char *buf;
+
+	*out = NULL;
+	*outlen = 0;
+	if (fstat(fd, &st) == 0 && st.st_size >= 0 && (size_t)st.st_size > max)
+		return ws_error_set(WS_EFILE_TOO_LARGE, NULL,
+				    "is %lld bytes, over the limit of %zu",
+				    (long long)st.st_size, max);
+	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+	buf = malloc(cap + 1);
+	if (buf == NULL)
+		return ws__nomem();
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap > max) {
+				free(buf);
+				return ws_error_set(WS_EFILE_TOO_LARGE, NULL,
+						    "is over the limit of %zu bytes",
+						    max);
+			}
+			nb = realloc(buf, cap * 2 + 1);
+			if (nb == NULL) {
+				free(buf);
+				return ws__nomem();
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return ws_error_errno(errno, NULL, "read");
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		free(buf);
+		return ws_error_set(WS_EFILE_TOO_LARGE, NULL,
+				    "is over the limit of %zu bytes", max);
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+
+/* The anchor (root or mount) whose directory is the object st, or -1. */
+static int
+ws__anchor_of_stat(struct ws_ctx *ws, const struct stat *st)
+{
+	for (size_t i = 0; i < ws->nanchors; i++) {
+		struct stat ast;
+
+		if (fstat(ws->anchors[i].fd, &ast) == 0 &&
+		    ast.st_dev == st->st_dev && ast.st_ino == st->st_ino)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Refuse to delete or move an anchor, or a directory holding one. */
+static int
+ws__refuse_anchor(struct ws_ctx *ws, const struct ws_res *res, const char *path,
+		  const char *what)
+{
+	bool top = strcmp(res->name, ".") == 0;
+	int a = top ? res->final_anchor : ws__anchor_of_stat(ws, &res->st);
+
+	if (top || a >= 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, path, "cannot %s %s",
+				    what, a > 0 ? "the top of a mount" :
+				    "the workspace root");
+	if (!S_ISDIR(res->st.st_mode))
+		return 0;
+	for (size_t i = 0; i < ws->nanchors; i++) {
+		if (ws_path_within(res->real, ws->anchors[i].real, NULL))
+			return ws_error_set(WS_EINVALID_ARGUMENT, path,
+					    "cannot %s a directory holding %s (%s)",
+					    what, i == 0 ? "the workspace root" :
+					    "a mount", ws->anchors[i].vprefix);
+	}
+	return 0;
+}
+
+/*
+ * For a result that does not exist: without parents, a missing directory
+ * above the name is WS_ENOT_FOUND; with them, ask the policy about every
+ * directory that would be created.
+ */
+static int
+ws__check_parents(struct ws_ctx *ws, const struct ws_res *res, bool parents,
+		  const char *path)
+{
+	size_t rl, ml, base;
+
+	if (res->exists || res->missing == NULL ||
+	    strchr(res->missing, '/') == NULL)
+		return 0;
+	if (!parents) {
+		size_t n = (size_t)(strchr(res->missing, '/') - res->missing);
+
+		return ws_error_set(WS_ENOT_FOUND, path,
+				    "parent directory \"%.*s\" does not exist "
+				    "(and parents were not asked for)",
+				    (int)n, res->missing);
+	}
+	if (ws->policy == NULL)
+		return 0;
+	rl = strlen(res->real);
+	ml = strlen(res->missing);
+	if (ml > rl)
+		return 0;
+	base = rl - ml;
+	for (size_t i = base; i < rl; i++) {
+		if (res->real[i] == '/') {
+			char *dir = strndup(res->real, i);
+			int rc;
+
+			if (dir == NULL)
+				return ws__nomem();
+			rc = ws_check(ws, WS_OP_MKDIR, dir, res->vpath);
+			free(dir);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static const char *
+ws__type_of(mode_t m)
+{
+	return S_ISREG(m) ? "file" : S_ISDIR(m) ? "dir" : S_ISLNK(m) ? "symlink" :
+	       "other";
+}
+
+/*
+ * Copy a path without its trailing slashes and "/." ("/" stays "/");
+ * *had says there were some.  "link/" and "link/." name the directory a
+ * link points to, which delete and move must not reach through the link.
+ */
+static char *
+ws__strip_slashes(const char *p, bool *had)
+{
+	size_t n = strlen(p);
+
+	*had = false;
+	for (;;) {
+		if (n > 1 && (p[n - 1] == '/' || p[n - 1] == '\\')) {
+			n--;
+		} else if (n > 2 && p[n - 1] == '.' &&
+			   (p[n - 2] == '/' || p[n - 2] == '\\')) {
+			n -= 2;
+		} else {
+			break;
+		}
+		*had = true;
+	}
+	return strndup(p, n);
+}
+
+void
+ws_wresult_free(struct ws_wresult *r)
+{
+	free(r->vpath);
+	free(r->real);
+	free(r->dest_vpath);
+	free(r->dest_real);
+	free(r->diff);
+	memset(r, 0, sizeof(*r));
+}
+
+static int
+ws__result_paths(struct ws_wresult *r, const struct ws_res *res)
+{
+	free(r->vpath);
+	free(r->real);
+	r->vpath = strdup(res->vpath);
+	r->real = strdup(res->real);
+	if (r->vpath == NULL || r->real == NULL)
+		return ws__nomem();
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Base64                                                               */
+
+static int
+ws__b64_val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+int
+ws_b64_decode(const char *s, void **out, size_t *n)
+{
+	size_t len = strlen(s), o = 0;
+	unsigned char *buf = malloc(len / 4 * 3 + 4);
+	uint32_t acc = 0;
+	int bits = 0;
+	bool pad = false;
+
+	*out = NULL;
+	*n = 0;
+	if (buf == NULL)
+		return ws__nomem();
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int v;
+
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+			continue;
+		if (c == '=') {
+			pad = true;
+			continue;
+		}
+		v = ws__b64_val(c);
+		if (v < 0 || pad) {
+			free(buf);
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "content_base64 is not valid base64 "
+					    "(at offset %zu)", i);
+		}
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			buf[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	if (bits >= 6) {
+		/* A lone sixth-bit group cannot come from any byte string. */
+		free(buf);
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "content_base64 is not valid base64 (truncated)");
+	}
+	*out = buf;
+	*n = o;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Exact-text edit                                                      */
+
+int
+ws_edit_replace(const char *text, size_t len, const char *old, size_t oldlen,
+		const char *repl, size_t repllen, bool all, char **out,
+		size_t *outlen, size_t *count)
+{
+	size_t c = 0, pos = 0, total;
+	const char *p;
+	char *buf, *w;
+
+	*out = NULL;
+	*outlen = 0;
+	*count = 0;
+	if (oldlen == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "the old text to replace is empty");
+	while (pos + oldlen <= len &&
+	       (p = memmem(text + pos, len - pos, old, oldlen)) != NULL) {
+		c++;
+		pos = (size_t)(p - text) + oldlen;
+	}
+	*count = c;
+	if (c == 0)
+		return ws_error_set(WS_EEDIT_NO_MATCH, NULL,
+				    "the old text was not found (it must match "
+				    "exactly, whitespace included)");
+	if (c > 1 && !all)
+		return ws_error_set(WS_EEDIT_AMBIGUOUS, NULL,
+				    "the old text matches %zu times; give more "
+				    "context to make it unique, or use --all", c);
+	total = len - c * oldlen;
+	if (repllen > 0 && c > (SIZE_MAX - total - 1) / repllen)
+		return ws__nomem();
+	total += c * repllen;
+	buf = malloc(total + 1);
+	if (buf == NULL)
+		return ws__nomem();
+	w = buf;
+	pos = 0;
+	while (pos + oldlen <= len &&
+	       (p = memmem(text + pos, len - pos, old, oldlen)) != NULL) {
+		size_t pre = (size_t)(p - (text + pos));
+
+		memcpy(w, text + pos, pre);
+		w += pre;
+		memcpy(w, repl, repllen);
+		w += repllen;
+		pos = (size_t)(p - text) + oldlen;
+	}
+	memcpy(w, text + pos, len - pos);
+	w += len - pos;
+	*w = '\0';
+	*out = buf;
+	*outlen = total;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Unified diff                                                         */
+
+/*
+ * Myers' O(ND) algorithm on the lines that differ once the common head
+ * and tail are set aside.  Its trace costs O(D^2) memory and its snakes
+ * O((N+M)D) time, so both are bounded; past the bound the middle is shown
+ * as removed and added as a whole, which is still a correct diff.
+ */
+#define WS__DIFF_MAXD 1000
+#define WS__DIFF_WORK (50 * 1000 * 1000)
+
+struct ws__line {
+	const char *p;
+	size_t n; /* with its newline, if it has one */
+	uint64_t h;
+};
+
+static int
+ws__split_lines(const char *s, size_t len, struct ws__line **out, size_t *nout)
+{
+	size_t n = 0, i = 0;
+	struct ws__line *l;
+
+	for (size_t k = 0; k < len; k++)
+		if (s[k] == '\n')
+			n++;
+	if (len > 0 && s[len - 1] != '\n')
+		n++;
+	l = calloc(n ? n : 1, sizeof(*l));
+	if (l == NULL)
+		return ws__nomem();
+	for (size_t k = 0; k < len; i++) {
+		const char *e = memchr(s + k, '\n', len - k);
+		size_t m = e ? (size_t)(e - (s + k)) + 1 : len - k;
+		uint64_t h = 1469598103934665603ull;
+
+		for (size_t j = 0; j < m; j++)
+			h = (h ^ (unsigned char)s[k + j]) * 1099511628211ull;
+		l[i].p = s + k;
+		l[i].n = m;
+		l[i].h = h;
+		k += m;
+	}
+	*out = l;
+	*nout = n;
+	return 0;
+}
+
+static bool
+ws__line_eq(const struct ws__line *x, const struct ws__line *y)
+{
+	return x->h == y->h && x->n == y->n && memcmp(x->p, y->p, x->n) == 0;
+}
+
+/*
+ * Mark da[i] for every deleted line of a[0..n) and ib[j] for every line of
+ * b[0..m) inserted.  Returns 1 when done, 0 when over the bounds (nothing
+ * marked), or a negative error.
+ */
+static int
+ws__myers(const struct ws__line *a, long n, const struct ws__line *b, long m,
+	  bool *da, bool *ib)
+{
+	long maxd = n + m < WS__DIFF_MAXD ? n + m : WS__DIFF_MAXD;
+	long off = maxd + 1, work = 0, d, k, x, y;
+	long *v = calloc((size_t)(2 * maxd + 3), sizeof(*v));
+	long **trace = calloc((size_t)maxd + 1, sizeof(*trace));
+	int rc = 0;
+
+	if (v == NULL || trace == NULL) {
+		rc = ws__nomem();
+		goto out;
+	}
+	v[off + 1] = 0;
+	for (d = 0; d <= maxd; d++) {
+		/* Keep V as it was before this round: k in [-d, d]. */
+		trace[d] = malloc((size_t)(2 * d + 1) * sizeof(long));
+		if (trace[d] == NULL) {
+			rc = ws__nomem();
+			goto out;
+		}
+		memcpy(trace[d], v + off - d, (size_t)(2 * d + 1) * sizeof(long));
+		for (k = -d; k <= d; k += 2) {
+			if (k == -d || (k != d && v[off + k - 1] < v[off + k + 1]))
+				x = v[off + k + 1];
+			else
+				x = v[off + k - 1] + 1;
+			y = x - k;
+			while (x < n && y < m && ws__line_eq(&a[x], &b[y])) {
+				x++;
+				y++;
+				work++;
+			}
+			v[off + k] = x;
+			if (++work > WS__DIFF_WORK)
+				goto out; /* over the time bound */
+			if (x >= n && y >= m)
+				goto found;
+		}
+	}
+	goto out; /* over the memory bound */
+found:
+	x = n;
+	y = m;
+	for (; d > 0; d--) {
+		const long *pv = trace[d] + d; /* pv[k] for k in [-d, d] */
+		long pk, px, py;
+
+		k = x - y;
+		if (k == -d || (k != d && pv[k - 1] < pv[k + 1]))
+			pk = k + 1;
+		else
+			pk = k - 1;
+		px = pv[pk];
+		py = px - pk;
+		if (pk == k + 1)
+			ib[py] = true;
+		else
+			da[px] = true;
+		x = px;
+		y = py;
+	}
+	rc = 1;
+out:
+	if (trace != NULL)
+		for (d = 0; d <= maxd; d++)
+			free(trace[d]);
+	free(trace);
+	free(v);
+	return rc;
+}
+
+/* An output buffer that refuses to grow past its limit. */
+struct ws__dbuf {
+	char *p;
+	size_t n, alloc, limit;
+	bool full;
+};
+
+static int
+ws__dbuf_add(struct ws__dbuf *b, const char *s, size_t n)
+{
+	if (b->full)
+		return 0;
+	if (b->n + n > b->limit) {
+		b->full = true;
+		return 0;
+	}
+	if (b->n + n + 1 > b->alloc) {
+		size_t na = (b->n + n + 1) * 2;
+		char *np;
+
+		if (na > b->limit + 1)
+			na = b->limit + 1;
+		np = realloc(b->p, na);
+		if (np == NULL)
+			return ws__nomem();
+		b->p = np;
+		b->alloc = na;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+	return 0;
+}
+
+/* One diff line: prefix, text, and the no-newline marker when needed. */
+static int
+ws__dbuf_line(struct ws__dbuf *b, char prefix, const struct ws__line *l)
+{
+	static const char nonl[] = "\n\\ No newline at end of file\n";
+	bool eol = l->n > 0 && l->p[l->n - 1] == '\n';
+	size_t need = 1 + l->n + (eol ? 0 : sizeof(nonl) - 1);
+	char *tmp;
+	int rc;
+
+	if (b->full || b->n + need > b->limit) {
+		b->full = true;
+		return 0;
+	}
+	tmp = malloc(need);
+	if (tmp == NULL)
+		return ws__nomem();
+	tmp[0] = prefix;
+	memcpy(tmp + 1, l->p, l->n);
+	if (!eol)
+		memcpy(tmp + 1 + l->n, nonl, sizeof(nonl) - 1);
+	rc = ws__dbuf_add(b, tmp, need);
+	free(tmp);
+	return rc;
+}
+
+/* A hunk range as diff -u writes it: "L" for one line, "L,N" else. */
+static void
+ws__range(char *buf, size_t sz, size_t lo, size_t cnt)
+{
+	if (cnt == 1)
+		snprintf(buf, sz, "%zu", lo + 1);
+	else if (cnt == 0)
+		snprintf(buf, sz, "%zu,0", lo);
+	else
+		snprintf(buf, sz, "%zu,%zu", lo + 1, cnt);
+}
+
+struct ws__change {
+	size_t a0, a1, b0, b1; /* a[a0..a1) replaced by b[b0..b1) */
+};
+
+int
+ws_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
+		const char *label_a, const char *label_b, size_t cap,
+		char **out, size_t *outlen, bool *truncated)
+{
+	struct ws__dbuf o = {.limit = cap};
+	struct ws__line *la = NULL, *lb = NULL;
+	struct ws__change *ch = NULL;
+	bool *da = NULL, *ib = NULL;
+	size_t na = 0, nb = 0, nch = 0, pre = 0, suf = 0;
+	int rc;
+
+	*out = NULL;
+	*outlen = 0;
+	*truncated = false;
+	if (a == NULL)
+		a = "";
+	if (b == NULL)
+		b = "";
+	if (alen == blen && memcmp(a, b, alen) == 0)
+		goto done;
+	if (memchr(a, '\0', alen) != NULL || memchr(b, '\0', blen) != NULL) {
+		char *line = NULL;
+
+		if (asprintf(&line, "Binary files %s and %s differ\n", label_a,
+			     label_b) < 0)
+			return ws__nomem();
+		rc = ws__dbuf_add(&o, line, strlen(line));
+		free(line);
+		if (rc < 0)
+			goto fail;
+		goto done;
+	}
+	if ((rc = ws__split_lines(a, alen, &la, &na)) < 0 ||
+	    (rc = ws__split_lines(b, blen, &lb, &nb)) < 0)
+		goto fail;
+	da = calloc(na + 1, sizeof(*da));
+	ib = calloc(nb + 1, sizeof(*ib));
+	if (da == NULL || ib == NULL) {
+		rc = ws__nomem();
+		goto fail;
+	}
+	while (pre < na && pre < nb && ws__line_eq(&la[pre], &lb[pre]))
+		pre++;
+	while (suf < na - pre && suf < nb - pre &&
+	       ws__line_eq(&la[na - 1 - suf], &lb[nb - 1 - suf]))
+		suf++;
+	rc = ws__myers(la + pre, (long)(na - pre - suf), lb + pre,
+		       (long)(nb - pre - suf), da + pre, ib + pre);
+	if (rc < 0)
+		goto fail;
+	if (rc == 0) {
+		for (size_t i = pre; i < na - suf; i++)
+			da[i] = true;
+		for (size_t j = pre; j < nb - suf; j++)
+			ib[j] = true;
+	}
+	/* Collect the changes: runs of deleted and inserted lines. */
+	ch = calloc(na + nb + 1, sizeof(*ch));
+	if (ch == NULL) {
+		rc = ws__nomem();
+		goto fail;
+	}
+	for (size_t i = 0, j = 0; i < na || j < nb;) {
+		if (i < na && j < nb && !da[i] && !ib[j]) {
+			i++;
+			j++;
+			continue;
+		}
+		ch[nch].a0 = i;
+		ch[nch].b0 = j;
+		while (i < na && da[i])
+			i++;
+		while (j < nb && ib[j])
+			j++;
+		ch[nch].a1 = i;
+		ch[nch].b1 = j;
+		if (ch[nch].a0 == i && ch[nch].b0 == j) {
+			/* Cannot happen with a consistent script; never loop. */
+			rc = ws_error_set(WS_EIO_ERROR, NULL, "diff: bad edit script");
+			goto fail;
+		}
+		nch++;
+	}
+	{
+		char *hdr = NULL;
+
+		if (asprintf(&hdr, "--- %s\n+++ %s\n", label_a, label_b) < 0) {
+			rc = ws__nomem();
+			goto fail;
+		}
+		rc = ws__dbuf_add(&o, hdr, strlen(hdr));
+		free(hdr);
+		if (rc < 0)
+			goto fail;
+	}
+	for (size_t h = 0; h < nch && !o.full;) {
+		size_t e = h, alo, ahi, blo, bhi, cur;
+		char ra[48], rb[48], line[128];
+
+		/* Changes closer than twice the context share one hunk. */
+		while (e + 1 < nch &&
+		       ch[e + 1].a0 - ch[e].a1 <= 2 * WS_DIFF_CONTEXT)
+			e++;
+		alo = ch[h].a0 > WS_DIFF_CONTEXT ? ch[h].a0 - WS_DIFF_CONTEXT : 0;
+		blo = ch[h].b0 - (ch[h].a0 - alo);
+		ahi = ch[e].a1 + WS_DIFF_CONTEXT < na ? ch[e].a1 + WS_DIFF_CONTEXT : na;
+		bhi = ch[e].b1 + (ahi - ch[e].a1);
+		ws__range(ra, sizeof(ra), alo, ahi - alo);
+		ws__range(rb, sizeof(rb), blo, bhi - blo);
+		snprintf(line, sizeof(line), "@@ -%s +%s @@\n", ra, rb);
+		if ((rc = ws__dbuf_add(&o, line, strlen(line))) < 0)
+			goto fail;
+		cur = alo;
+		for (size_t c = h; c <= e; c++) {
+			for (; cur < ch[c].a0; cur++)
+				if ((rc = ws__dbuf_line(&o, ' ', &la[cur])) < 0)
+					goto fail;
+			for (size_t i = ch[c].a0; i < ch[c].a1; i++)
+				if ((rc = ws__dbuf_line(&o, '-', &la[i])) < 0)
+					goto fail;
+			for (size_t j = ch[c].b0; j < ch[c].b1; j++)
+				if ((rc = ws__dbuf_line(&o, '+', &lb[j])) < 0)
+					goto fail;
+			cur = ch[c].a1;
+		}
+		for (; cur < ahi; cur++)
+			if ((rc = ws__dbuf_line(&o, ' ', &la[cur])) < 0)
+				goto fail;
+		h = e + 1;
+	}
+done:
+	if (o.p == NULL) {
+		o.p = calloc(1, 1);
+		if (o.p == NULL) {
+			rc = ws__nomem();
+			goto fail;
+		}
+	}
+	*out = o.p;
+	*outlen = o.n;
+	*truncated = o.full;
+	o.p = NULL;
+	rc = 0;
+fail:
+	free(o.p);
+	free(la);
+	free(lb);
+	free(da);
+	free(ib);
+	free(ch);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Atomic replacement                                                   */
+
+/* ".NAME.wswrite-XXXXXX", NAME shortened so the whole fits NAME_MAX. */
+static void
+ws__tmpname(const char *name, char *buf, size_t sz)
+{
+	static const char al[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[6];
+	char suf[7];
+
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		/* No entropy yet (early boot): O_EXCL still keeps us safe. */
+		struct timespec ts;
+		uint64_t x;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = (uint64_t)ts.tv_nsec * 6364136223846793005ull ^
+		    (uint64_t)getpid() ^ (uint64_t)(uintptr_t)buf;
+		for (size_t i = 0; i < sizeof(rnd); i++, x >>= 8)
+			rnd[i] = (unsigned char)x;
+	}
+	for (size_t i = 0; i < 6; i++)
+		suf[i] = al[rnd[i] % (sizeof(al) - 1)];
+	suf[6] = '\0';
+	snprintf(buf, sz, ".%.*s.wswrite-%s", 200, name, suf);
+}
+
+int
+ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
+		const struct stat *old, unsigned flags)
+{
+	char tmp[WS_NAME_MAX + 1];
+	int fd = -1, rc = 0, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		ws__tmpname(name, tmp, sizeof(tmp));
+		/* A new file gets 0666 less the umask, as the kernel applies it. */
+		fd = openat(dirfd, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    old ? 0600 : 0666);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return ws_error_errno(errno, NULL, "create a temporary file");
+	if ((rc = ws__full_write(fd, data, n)) < 0)
+		goto fail;
+	if (old != NULL) {
+		/*
+		 * Keep the owner when we can (root replacing a user's file);
+		 * failing to is not an error, the mode is what matters.  The
+		 * mode comes after, since chown clears set-id bits.
+		 */
+		if ((old->st_uid != geteuid() || old->st_gid != getegid()) &&
+		    fchown(fd, old->st_uid, old->st_gid) < 0)
+			errno = 0;
+		if (fchmod(fd, old->st_mode & 07777) < 0) {
+			rc = ws_error_errno(errno, NULL, "chmod");
+			goto fail;
+		}
+	}
+	if (!(flags & WS_ATOMIC_NOSYNC) && fsync(fd) < 0) {
+		rc = ws_error_errno(errno, NULL, "fsync");
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		rc = ws_error_errno(errno, NULL, "close");
+		goto fail;
+	}
+	fd = -1;
+	if (flags & WS_ATOMIC_NOREPLACE) {
+		if (renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE) < 0) {
+			if (errno != EINVAL && errno != ENOSYS) {
+				rc = ws_error_errno(errno, NULL, "rename");
+				goto fail;
+			}
+			/* A filesystem without it: link(2) refuses names too. */
+			if (linkat(dirfd, tmp, dirfd, name, 0) < 0) {
+				rc = ws_error_errno(errno, NULL, "link");
+				goto fail;
+			}
+			unlinkat(dirfd, tmp, 0);
+		}
+	} else if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		rc = ws_error_errno(errno, NULL, "rename");
+		goto fail;
+	}
+	if (!(flags & WS_ATOMIC_NOSYNC)) {
+		/* Make the rename itself durable; best effort. */
+		int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dfd >= 0) {
+			(void)fsync(dfd);
+			close(dfd);
+		}
+	}
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dirfd, tmp, 0);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* ws_write: replace, create, append, edit                              */
+
+/* Compute r->diff of old against new, as o asks. */
+static int
+ws__make_diff(const struct ws_wopts *o, struct ws_wresult *r, const char *a,
+	      size_t alen, const char *b, size_t blen, const char *la,
+	      const char *lb)
+{
+	int rc;
+
+	if (alen > WS_DIFF_MAX_INPUT || blen > WS_DIFF_MAX_INPUT) {
+		r->diff_truncated = true;
+		return 0;
+	}
+	rc = ws_diff_unified(a, alen, b, blen, la, lb,
+			     o->diff_cap ? o->diff_cap : WS_DIFF_CAP, &r->diff,
+			     &r->difflen, &r->diff_truncated);
+	return rc;
+}
+
+/* Write to an existing regular file. */
+static int
+ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
+		   const struct ws_wopts *o, struct ws_wresult *r)
+{
+	bool diff = o->dry_run || o->want_diff;
+	bool need_old = o->edit || diff;
+	unsigned aflags = o->nosync ? WS_ATOMIC_NOSYNC : 0;
+	char *old = NULL, *edited = NULL, *joined = NULL;
+	size_t oldlen = 0, newlen = 0;
+	const char *newdata = o->content;
+	struct stat rst = res->st;
+	int rc, fd = -1;
+
+	if (o->create_only)
+		return ws_error_set(WS_EALREADY_EXISTS, path,
+				    "already exists (create_only was asked for)");
+	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0)
+		return rc;
+	/*
+	 * A rename would replace even a write-protected file; honour the
+	 * protection as cp(1) and tee(1) do.  (Root passes, as with them.)
+	 */
+	if (faccessat(res->dirfd, res->name, W_OK, AT_EACCESS) < 0 &&
+	    (errno == EACCES || errno == EPERM || errno == EROFS))
+		return ws_error_errno(errno, NULL, "open for writing");
+	newlen = o->len;
+	if (need_old) {
+		/* Edits and diffs show the old content: that is a read. */
+		rc = ws_check(ws, WS_OP_READ, res->real, res->vpath);
+		if (rc < 0 && (o->edit || o->dry_run))
+			return rc;
+		if (rc < 0) {
+			ws_error_clear();
+			need_old = diff = false;
+		} else if (!o->edit && res->st.st_size > WS_DIFF_MAX_INPUT) {
+			r->diff_truncated = true;
+			need_old = diff = false;
+		}
+	}
+	if (need_old) {
+		rc = ws_res_open(res, O_RDONLY, &fd);
+		if (rc < 0)
+			goto out;
+		rc = ws__read_all(fd, o->edit ? WS_EDIT_MAX : WS_DIFF_MAX_INPUT,
+				  &old, &oldlen);
+		if (rc == 0 && fstat(fd, &rst) < 0)
+			rc = ws_error_errno(errno, NULL, "fstat");
+		close(fd);
+		fd = -1;
+		if (rc == WS_EFILE_TOO_LARGE && !o->edit) {
+			ws_error_clear();
+			r->diff_truncated = true;
+			diff = false;
+		} else if (rc < 0) {
+			goto out;
+		}
+	}
+	if (o->edit) {
+		rc = ws_edit_replace(old, oldlen, o->old, o->oldlen, o->repl,
+				     o->repllen, o->all, &edited, &newlen,
+				     &r->replacements);
+		if (rc < 0)
+			goto out;
+		newdata = edited;
+	} else if (o->append && diff) {
+		joined = malloc(oldlen + o->len + 1);
+		if (joined == NULL) {
+			rc = ws__nomem();
+			goto out;
+		}
+		memcpy(joined, old, oldlen);
+		if (o->len)
+			memcpy(joined + oldlen, o->content, o->len);
+		newdata = joined;
+		newlen = oldlen + o->len;
+	}
+	if (diff && old != NULL) {
+		rc = ws__make_diff(o, r, old, oldlen, newdata, newlen, res->vpath,
+				   res->vpath);
+		if (rc < 0)
+			goto out;
+	}
+	if (o->append) {
+		r->bytes_written = (long long)o->len;
+		if (o->dry_run)
+			goto out;
+		rc = ws_res_open(res, O_WRONLY | O_APPEND, &fd);
+		if (rc < 0)
+			goto out;
+		rc = ws__full_write(fd, o->content, o->len);
+		if (rc == 0 && !o->nosync && fsync(fd) < 0)
+			rc = ws_error_errno(errno, NULL, "fsync");
+		close(fd);
+		fd = -1;
+		goto out;
+	}
+	r->bytes_written = (long long)newlen;
+	if (o->dry_run)
+		goto out;
+	if (o->edit) {
+		/* Refuse to overwrite a change made since we read the file. */
+		struct stat now;
+
+		if (fstatat(res->dirfd, res->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    now.st_dev != rst.st_dev || now.st_ino != rst.st_ino ||
+		    now.st_size != rst.st_size ||
+		    now.st_mtim.tv_sec != rst.st_mtim.tv_sec ||
+		    now.st_mtim.tv_nsec != rst.st_mtim.tv_nsec) {
+			rc = ws_error_set(WS_EIO_ERROR, NULL,
+					  "changed while it was being edited; "
+					  "nothing was written, try again");
+			goto out;
+		}
+	}
+	rc = ws_write_atomic(res->dirfd, res->name, newdata, newlen, &rst, aflags);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(old);
+	free(edited);
+	free(joined);
+	return rc;
+}
+
+/* Create a new file (its parents too, when asked). */
+static int
+ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
+	      const struct ws_wopts *o, struct ws_wresult *r)
+{
+	unsigned aflags = o->nosync ? WS_ATOMIC_NOSYNC : 0;
+	int rc;
+
+	if ((rc = ws__check_parents(ws, res, o->parents, path)) < 0)
+		return rc;
+	if ((rc = ws_check(ws, WS_OP_CREATE, res->real, res->vpath)) < 0)
+		return rc;
+	r->created = true;
+	if (!o->append)
+		r->action = "create";
+	if (o->dry_run || o->want_diff) {
+		rc = ws__make_diff(o, r, "", 0, o->content, o->len, "/dev/null",
+				   res->vpath);
+		if (rc < 0)
+			return rc;
+	}
+	r->bytes_written = (long long)o->len;
+	if (o->dry_run)
+		return 0;
+	if ((rc = ws_res_make_parents(res, o->parents, 0777)) < 0)
+		return rc;
+	/*
+	 * Even a new file goes through a temporary one, so a crash never
+	 * leaves it half-written.  Without create_only, a file that appeared
+	 * meanwhile is simply replaced, as it would have been a moment later.
+	 */
+	if (o->create_only)
+		aflags |= WS_ATOMIC_NOREPLACE;
+	return ws_write_atomic(res->dirfd, res->name, o->content, o->len, NULL,
+			       aflags);
+}
+
+int
+ws_write(struct ws_ctx *ws, const char *path, const struct ws_wopts *opts,
+	 struct ws_wresult *r)
+{
+	struct ws_wopts oc = *opts;
+	const struct ws_wopts *o = &oc;
+	struct ws_res res;
+	int rc;
+
+	if (oc.content == NULL)
+		oc.content = "";
+
+	memset(r, 0, sizeof(*r));
+	r->dry_run = o->dry_run;
+	r->action = o->edit ? "edit" : o->append ? "append" : "write";
+	if (o->edit && (o->create_only || o->append))
+		return ws_error_set(WS_EINVALID_ARGUMENT, path,
+				    "edit cannot be combined with append or create_only");
+	rc = ws_resolve(ws, path, o->edit ? 0 : WS_R_MISSING_OK, &res);
+	if (rc < 0)
+		return rc;
+	if ((rc = ws__result_paths(r, &res)) < 0)
+		goto out;
+	if (res.must_dir) {
+		rc = res.exists && S_ISDIR(res.st.st_mode) ?
+		     ws_error_set(WS_EIS_A_DIRECTORY, path, "is a directory") :
+		     ws_error_set(WS_EINVALID_PATH, path,
+				  "a file path cannot end in \"/\"");
+		goto out;
+	}
+	if ((rc = ws_res_check_writable(ws, &res)) < 0)
+		goto out;
+	if (res.exists && S_ISDIR(res.st.st_mode)) {
+		rc = ws_error_set(WS_EIS_A_DIRECTORY, path, "is a directory");
+		goto out;
+	}
+	if (res.exists && !S_ISREG(res.st.st_mode)) {
+		rc = ws_error_set(WS_ENOT_A_REGULAR_FILE, path,
+				  "is not a regular file (%s)",
+				  S_ISFIFO(res.st.st_mode) ? "a FIFO" :
+				  S_ISSOCK(res.st.st_mode) ? "a socket" :
+				  S_ISLNK(res.st.st_mode) ? "a symlink" :
+				  "a device");
+		goto out;
+	}
+	rc = res.exists ? ws__write_existing(ws, &res, path, o, r)
+			: ws__write_new(ws, &res, path, o, r);
+out:
+	ws_res_free(&res);
+	if (rc < 0 && ws_error_last_path() == NULL)
+		ws__with_path(rc, path);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* ws_mkdir                                                             */
+
+int
+ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
+	 struct ws_wresult *r)
+{
+	struct ws_res res;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->action = "mkdir";
+	r->dry_run = dry_run;
+	rc = ws_resolve(ws, path, WS_R_MISSING_OK, &res);
+	if (rc < 0)
+		return rc;
+	if ((rc = ws__result_paths(r, &res)) < 0)
+		goto out;
+	if (res.exists) {
+		if (!S_ISDIR(res.st.st_mode))
+			rc = ws_error_set(WS_EALREADY_EXISTS, path,
+					  "already exists and is not a directory");
+		goto out;
+	}
+	if ((rc = ws_res_check_writable(ws, &res)) < 0 ||
+	    (rc = ws__check_parents(ws, &res, parents, path)) < 0 ||
+	    (rc = ws_check(ws, WS_OP_MKDIR, res.real, res.vpath)) < 0)
+		goto out;
+	r->created = true;
+	if (dry_run)
+		goto out;
+	if ((rc = ws_res_make_parents(&res, parents, 0777)) < 0)
+		goto out;
+	if (mkdirat(res.dirfd, res.name, 0777) < 0) {
+		struct stat st;
+
+		if (errno == EEXIST &&
+		    fstatat(res.dirfd, res.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode)) {
+			r->created = false; /* made by someone else meanwhile */
+			goto out;
+		}
+		rc = ws_error_errno(errno, NULL, "mkdir");
+	}
+out:
+	ws_res_free(&res);
+	if (rc < 0 && ws_error_last_path() == NULL)
+		ws__with_path(rc, path);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* ws_delete                                                            */
+
+enum ws__rm_mode { WS__RM_CHECK, WS__RM_COUNT, WS__RM_DELETE };
+
+struct ws__rm {
+	struct ws_ctx *ws;
+	enum ws__rm_mode mode;
+	size_t removed;
+	const char *path; /* for messages */
+};
+
+/*
+ * Remove the directory name in pfd and everything below it, through
+ * descriptors: each directory is opened with O_NOFOLLOW | O_DIRECTORY and
+ * checked to be the one that was seen, entries are looked at with
+ * AT_SYMLINK_NOFOLLOW and removed with unlinkat(), so a symlink is only
+ * ever removed itself.  real is the real path (only for the policy).
+ */
+static int
+ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
+	   const char *real, int depth)
+{
+	struct stat st;
+	DIR *d = NULL;
+	int dfd, rc = 0;
+
+	if (depth > 4096)
+		return ws_error_set(WS_ELIMIT_EXCEEDED, c->path,
+				    "the tree is deeper than 4096 levels");
+	dfd = openat(pfd, name,
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (dfd < 0) {
+		if ((errno == ELOOP || errno == ENOTDIR) && c->mode == WS__RM_DELETE) {
+			/* Swapped for a link or a file meanwhile: remove that. */
+			if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT)
+				return ws_error_errno(errno, c->path, "unlink");
+			c->removed++;
+			return 0;
+		}
+		return ws_error_errno(errno, c->path, "open directory");
+	}
+	if (fstat(dfd, &st) < 0) {
+		close(dfd);
+		return ws_error_errno(errno, c->path, "fstat");
+	}
+	if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino) {
+		close(dfd);
+		return ws_error_set(WS_EIO_ERROR, c->path,
+				    "%s changed while it was being deleted", name);
+	}
+	if (depth > 0 && ws__anchor_of_stat(c->ws, &st) >= 0) {
+		close(dfd);
+		return ws_error_set(WS_EINVALID_ARGUMENT, c->path,
+				    "holds a mount or the workspace root; not "
+				    "deleting it");
+	}
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		close(dfd);
+		return ws_error_errno(errno, c->path, "opendir");
+	}
+	for (int pass = 0;; pass++) {
+		struct dirent *e;
+
+		while ((errno = 0, e = readdir(d)) != NULL) {
+			struct stat est;
+			char *creal = NULL;
+
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			if (fstatat(dfd, e->d_name, &est, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno == ENOENT)
+					continue;
+				rc = ws_error_errno(errno, c->path, "stat");
+				goto out;
+			}
+			if (real != NULL) {
+				creal = ws_path_join(real, e->d_name);
+				if (creal == NULL) {
+					rc = ws__nomem();
+					goto out;
+				}
+			}
+			if (S_ISDIR(est.st_mode)) {
+				rc = ws__rmtree(c, dfd, e->d_name, &est, creal,
+						depth + 1);
+			} else if (c->mode == WS__RM_CHECK) {
+				rc = ws_check(c->ws, WS_OP_DELETE, creal, creal);
+			} else if (c->mode == WS__RM_COUNT) {
+				c->removed++;
+			} else if (unlinkat(dfd, e->d_name, 0) < 0) {
+				if (errno != ENOENT)
+					rc = ws_error_errno(errno, c->path, "unlink");
+			} else {
+				c->removed++;
+			}
+			free(creal);
+			if (rc < 0)
+				goto out;
+		}
+		if (errno != 0) {
+			rc = ws_error_errno(errno, c->path, "readdir");
+			goto out;
+		}
+		if (c->mode == WS__RM_CHECK) {
+			rc = ws_check(c->ws, WS_OP_RMDIR, real, real);
+			goto out;
+		}
+		if (c->mode == WS__RM_COUNT) {
+			c->removed++;
+			goto out;
+		}
+		if (unlinkat(pfd, name, AT_REMOVEDIR) == 0) {
+			c->removed++;
+			goto out;
+		}
+		if ((errno != ENOTEMPTY && errno != EEXIST) || pass >= 3) {
+			rc = ws_error_errno(errno, c->path, "rmdir");
+			goto out;
+		}
+		/* Entries were added while we read: go over it again. */
+		rewinddir(d);
+	}
+out:
+	closedir(d);
+	return rc;
+}
+
+/* Whether the directory name in pfd has no entries. */
+static int
+ws__dir_empty(int pfd, const char *name, bool *empty)
+{
+	int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				    O_NONBLOCK | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+
+	*empty = true;
+	if (dfd < 0)
+		return ws_error_errno(errno, NULL, "open directory");
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		close(dfd);
+		return ws_error_errno(errno, NULL, "opendir");
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			*empty = false;
+			break;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+int
+ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
+	  struct ws_wresult *r)
+{
+	struct ws_res res;
+	bool slash;
+	char *p;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->action = "delete";
+	r->dry_run = dry_run;
+	/* The link itself is deleted, also when written "link/". */
+	p = ws__strip_slashes(path, &slash);
+	if (p == NULL)
+		return ws__nomem();
+	rc = ws_resolve(ws, p, WS_R_NOFOLLOW, &res);
+	free(p);
+	if (rc < 0)
+		return ws__with_path(rc, path);
+	if ((rc = ws__result_paths(r, &res)) < 0)
+		goto out;
+	r->type = ws__type_of(res.st.st_mode);
+	if ((rc = ws__refuse_anchor(ws, &res, path, "delete")) < 0)
+		goto out;
+	if (slash && !S_ISDIR(res.st.st_mode)) {
+		rc = ws_error_set(WS_ENOT_A_DIRECTORY, path,
+				  "is not a directory (%s)", r->type);
+		goto out;
+	}
+	if ((rc = ws_res_check_writable(ws, &res)) < 0)
+		goto out;
+	if (!S_ISDIR(res.st.st_mode)) {
+		if ((rc = ws_check(ws, WS_OP_DELETE, res.real, res.vpath)) < 0)
+			goto out;
+		r->removed = 1;
+		if (dry_run)
+			goto out;
+		if (unlinkat(res.dirfd, res.name, 0) < 0)
+			rc = ws_error_errno(errno, NULL, "delete");
+		goto out;
+	}
+	if ((rc = ws_check(ws, WS_OP_RMDIR, res.real, res.vpath)) < 0)
+		goto out;
+	if (!recursive) {
+		bool empty;
+
+		if ((rc = ws__dir_empty(res.dirfd, res.name, &empty)) < 0)
+			goto out;
+		if (!empty) {
+			rc = ws_error_set(WS_EDIRECTORY_NOT_EMPTY, path,
+					  "is a directory that is not empty "
+					  "(use --recursive to delete the tree)");
+			goto out;
+		}
+		r->removed = 1;
+		if (dry_run)
+			goto out;
+		if (unlinkat(res.dirfd, res.name, AT_REMOVEDIR) < 0) {
+			rc = errno == ENOTEMPTY || errno == EEXIST ?
+			     ws_error_set(WS_EDIRECTORY_NOT_EMPTY, path,
+					  "is a directory that is not empty "
+					  "(use --recursive to delete the tree)") :
+			     ws_error_errno(errno, NULL, "rmdir");
+		}
+		goto out;
+	}
+	{
+		struct ws__rm c = {.ws = ws, .path = path};
+
+		/* With a policy, ask about every entry before removing any. */
+		if (ws->policy != NULL) {
+			c.mode = WS__RM_CHECK;
+			rc = ws__rmtree(&c, res.dirfd, res.name, &res.st, res.real, 0);
+			if (rc < 0)
+				goto out;
+		}
+		c.mode = dry_run ? WS__RM_COUNT : WS__RM_DELETE;
+		c.removed = 0;
+		rc = ws__rmtree(&c, res.dirfd, res.name, &res.st, NULL, 0);
+		r->removed = c.removed;
+	}
+out:
+	ws_res_free(&res);
+	if (rc < 0 && ws_error_last_path() == NULL)
+		ws__with_path(rc, path);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* ws_move                                                              */
+
+int
+ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
+	bool parents, bool dry_run, struct ws_wresult *r)
+{
+	struct ws_res s, d;
+	bool sslash;
+	char *sp = NULL, *into = NULL;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	memset(&d, 0, sizeof(d));
+	d.fd = d.dirfd = -1;
+	r->action = "move";
+	r->dry_run = dry_run;
+	sp = ws__strip_slashes(src, &sslash);
+	if (sp == NULL)
+		return ws__nomem();
+	rc = ws_resolve(ws, sp, WS_R_NOFOLLOW, &s);
+	free(sp);
+	if (rc < 0)
+		return ws__with_path(rc, src);
+	if ((rc = ws__result_paths(r, &s)) < 0)
+		goto out;
+	r->type = ws__type_of(s.st.st_mode);
+	if ((rc = ws__refuse_anchor(ws, &s, src, "move")) < 0)
+		goto out;
+	if (sslash && !S_ISDIR(s.st.st_mode)) {
+		rc = ws_error_set(WS_ENOT_A_DIRECTORY, src,
+				  "is not a directory (%s)", r->type);
+		goto out;
+	}
+	rc = ws_resolve(ws, dst, WS_R_MISSING_OK | WS_R_NOFOLLOW, &d);
+	if (rc < 0)
+		goto out;
+	if (d.must_dir && d.exists && S_ISDIR(d.st.st_mode)) {
+		/* "mv a dir/": into the directory, under the same name. */
+		into = ws_path_join(dst, s.name);
+		ws_res_free(&d);
+		if (into == NULL) {
+			rc = ws__nomem();
+			goto out;
+		}
+		rc = ws_resolve(ws, into, WS_R_MISSING_OK | WS_R_NOFOLLOW, &d);
+		if (rc < 0)
+			goto out;
+	} else if (d.must_dir && !S_ISDIR(s.st.st_mode)) {
+		rc = ws_error_set(WS_ENOT_A_DIRECTORY, dst,
+				  "is not an existing directory");
+		goto out;
+	}
+	r->dest_vpath = strdup(d.vpath);
+	r->dest_real = strdup(d.real);
+	if (r->dest_vpath == NULL || r->dest_real == NULL) {
+		rc = ws__nomem();
+		goto out;
+	}
+	if (d.exists && (rc = ws__refuse_anchor(ws, &d, dst, "replace")) < 0)
+		goto out;
+	if (!d.exists && strcmp(d.name, ".") == 0) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, dst,
+				  "cannot replace the top of a mount");
+		goto out;
+	}
+	if ((rc = ws_res_check_writable(ws, &s)) < 0)
+		goto out;
+	if ((rc = ws_res_check_writable(ws, &d)) < 0) {
+		ws__with_path(rc, dst);
+		goto out;
+	}
+	if (d.exists && !force) {
+		rc = ws_error_set(WS_EALREADY_EXISTS, dst,
+				  "already exists (use --force to replace it)");
+		goto out;
+	}
+	if ((rc = ws_check(ws, WS_OP_RENAME, s.real, s.vpath)) < 0 ||
+	    (rc = ws_check(ws, WS_OP_RENAME, d.real, d.vpath)) < 0)
+		goto out;
+	if (d.exists &&
+	    (rc = ws_check(ws, S_ISDIR(d.st.st_mode) ? WS_OP_RMDIR : WS_OP_DELETE,
+			   d.real, d.vpath)) < 0)
+		goto out;
+	if ((rc = ws__check_parents(ws, &d, parents, dst)) < 0)
+		goto out;
+	if (dry_run)
+		goto out;
+	if ((rc = ws_res_make_parents(&d, parents, 0777)) < 0) {
+		ws__with_path(rc, dst);
+		goto out;
+	}
+	if (renameat2(s.dirfd, s.name, d.dirfd, d.name,
+		      force ? 0 : RENAME_NOREPLACE) == 0)
+		goto out;
+	if (errno == EINVAL && !force && !S_ISDIR(s.st.st_mode)) {
+		/* No RENAME_NOREPLACE here (or a bad target): link + unlink. */
+		if (linkat(s.dirfd, s.name, d.dirfd, d.name, 0) == 0) {
+			if (unlinkat(s.dirfd, s.name, 0) < 0)
+				rc = ws_error_errno(errno, NULL, "unlink");
+			goto out;
+		}
+	}
+	switch (errno) {
+	case EXDEV:
+		rc = ws_error_set(WS_EIO_ERROR, src,
+				  "cross-device moves are not supported (%s and "
+				  "%s are on different filesystems): copy, then "
+				  "delete", s.vpath, d.vpath);
+		break;
+	case EEXIST:
+		rc = ws_error_set(force ? WS_EDIRECTORY_NOT_EMPTY : WS_EALREADY_EXISTS,
+				  dst, force ? "is a directory that is not empty" :
+				  "already exists (use --force to replace it)");
+		break;
+	case EINVAL:
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, dst,
+				  "cannot move a directory into itself");
+		break;
+	default:
+		rc = ws_error_errno(errno, NULL, "rename");
+		break;
+	}
+out:
+	free(into);
+	ws_res_free(&s);
+	ws_res_free(&d);
+	if (rc < 0 && ws_error_last_path() == NULL)
+		ws__with_path(rc, src);
+	return rc;
+}

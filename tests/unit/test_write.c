@@ -1,9 +1,685 @@
-/* test_write.c - placeholder suite; the module's tests land with it. */
+/*
+ * test_write.c - unit tests for lib/write.c: the unified diff (checked by
+ * applying it back), exact-text edits, base64 decoding, atomic
+ * replacement (mode kept, no temporary left, failure under RLIMIT_FSIZE
+ * leaves the old file), and the operations on a real workspace, including
+ * a race against a directory swapped for a symlink to outside.
+ */
 #include "wstest.h"
 
-START_TEST(placeholder)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/json.h"
+#include "ws/workspace.h"
+#include "ws/write.h"
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* A small unified-diff applier, to check diffs by what they do.        */
+
+struct lines {
+	char **l;
+	size_t n;
+};
+
+static void
+split(const char *s, size_t len, struct lines *out)
 {
-	ck_assert_int_eq(1 + 1, 2);
+	out->l = NULL;
+	out->n = 0;
+	for (size_t k = 0; k < len;) {
+		const char *e = memchr(s + k, '\n', len - k);
+		size_t m = e ? (size_t)(e - (s + k)) + 1 : len - k;
+
+		out->l = realloc(out->l, (out->n + 1) * sizeof(char *));
+		out->l[out->n++] = strndup(s + k, m);
+		k += m;
+	}
+}
+
+static void
+lines_free(struct lines *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->l[i]);
+	free(x->l);
+}
+
+static void
+emit(char **buf, size_t *n, const char *s)
+{
+	size_t m = strlen(s);
+
+	*buf = realloc(*buf, *n + m + 1);
+	memcpy(*buf + *n, s, m);
+	*n += m;
+	(*buf)[*n] = '\0';
+}
+
+/* Apply diff to a; return the result (NULL if the diff does not fit a). */
+static char *
+apply(const char *a, size_t alen, const char *diff, size_t *outlen)
+{
+	struct lines al, dl;
+	char *out = calloc(1, 1);
+	size_t n = 0, cur = 0, i = 0;
+	bool ok = true;
+
+	split(a, alen, &al);
+	split(diff, strlen(diff), &dl);
+	if (dl.n >= 2 && strncmp(dl.l[0], "--- ", 4) == 0 &&
+	    strncmp(dl.l[1], "+++ ", 4) == 0)
+		i = 2;
+	while (ok && i < dl.n) {
+		unsigned long os, oc = 1, ns, nc = 1;
+		size_t start;
+
+		if (sscanf(dl.l[i], "@@ -%lu,%lu +%lu", &os, &oc, &ns) != 3) {
+			oc = 1;
+			if (sscanf(dl.l[i], "@@ -%lu +%lu", &os, &ns) != 2 &&
+			    sscanf(dl.l[i], "@@ -%lu +%lu,%lu", &os, &ns, &nc) != 3) {
+				ok = false;
+				break;
+			}
+		}
+		start = oc == 0 ? os : os - 1;
+		for (; cur < start && cur < al.n; cur++)
+			emit(&out, &n, al.l[cur]);
+		for (i++; i < dl.n && dl.l[i][0] != '@'; i++) {
+			char *t = strdup(dl.l[i] + 1);
+			char c = dl.l[i][0];
+
+			if (c == '\\') {
+				free(t);
+				continue;
+			}
+			if (i + 1 < dl.n && dl.l[i + 1][0] == '\\') {
+				size_t tl = strlen(t);
+
+				if (tl && t[tl - 1] == '\n')
+					t[tl - 1] = '\0';
+			}
+			if (c == '+') {
+				emit(&out, &n, t);
+			} else if (cur < al.n && strcmp(al.l[cur], t) == 0) {
+				if (c == ' ')
+					emit(&out, &n, t);
+				cur++;
+			} else {
+				ok = false;
+			}
+			free(t);
+		}
+	}
+	for (; ok && cur < al.n; cur++)
+		emit(&out, &n, al.l[cur]);
+	lines_free(&al);
+	lines_free(&dl);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
+	*outlen = n;
+	return out;
+}
+
+static char *
+diff_of(const char *a, const char *b, size_t cap, bool *trunc)
+{
+	char *d;
+	size_t dn;
+	bool t;
+
+	ck_assert_int_eq(ws_diff_unified(a, strlen(a), b, strlen(b), "/x", "/x",
+					 cap, &d, &dn, &t), 0);
+	ck_assert_uint_eq(strlen(d), dn);
+	if (trunc)
+		*trunc = t;
+	return d;
+}
+
+/* ------------------------------------------------------------------ */
+/* Diff                                                                 */
+
+START_TEST(diff_equal_is_empty)
+{
+	char *d = diff_of("a\nb\n", "a\nb\n", WS_DIFF_CAP, NULL);
+
+	ck_assert_str_eq(d, "");
+	free(d);
+}
+END_TEST
+
+START_TEST(diff_one_change)
+{
+	char *d = diff_of("1\n2\n3\n4\n5\n6\n7\n8\n9\n",
+			  "1\n2\n3\n4\nFIVE\n6\n7\n8\n9\n", WS_DIFF_CAP, NULL);
+
+	ck_assert_str_eq(d, "--- /x\n+++ /x\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n"
+			 "-5\n+FIVE\n 6\n 7\n 8\n");
+	free(d);
+}
+END_TEST
+
+START_TEST(diff_new_file_and_no_newline)
+{
+	char *d;
+	size_t dn;
+	bool t;
+
+	ck_assert_int_eq(ws_diff_unified("", 0, "hi", 2, "/dev/null", "/n", 100,
+					 &d, &dn, &t), 0);
+	ck_assert_str_eq(d, "--- /dev/null\n+++ /n\n@@ -0,0 +1 @@\n+hi\n"
+			 "\\ No newline at end of file\n");
+	free(d);
+	d = diff_of("a\nb", "a\nb\n", WS_DIFF_CAP, NULL);
+	ck_assert_str_eq(d, "--- /x\n+++ /x\n@@ -1,2 +1,2 @@\n a\n-b\n"
+			 "\\ No newline at end of file\n+b\n");
+	free(d);
+	/* Everything removed. */
+	d = diff_of("a\nb\n", "", WS_DIFF_CAP, NULL);
+	ck_assert_str_eq(d, "--- /x\n+++ /x\n@@ -1,2 +0,0 @@\n-a\n-b\n");
+	free(d);
+}
+END_TEST
+
+START_TEST(diff_two_hunks_and_merge)
+{
+	char a[512] = "", b[512] = "", *d;
+
+	for (int i = 1; i <= 30; i++) {
+		char l[16];
+
+		snprintf(l, sizeof(l), "%d\n", i);
+		strcat(a, l);
+		strcat(b, i == 3 || i == 25 ? "X\n" : l);
+	}
+	d = diff_of(a, b, WS_DIFF_CAP, NULL);
+	ck_assert_str_eq(d, "--- /x\n+++ /x\n"
+			 "@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+X\n 4\n 5\n 6\n"
+			 "@@ -22,7 +22,7 @@\n 22\n 23\n 24\n-25\n+X\n 26\n 27\n 28\n");
+	free(d);
+	/* Changes 6 lines apart share one hunk (contexts touch). */
+	b[0] = '\0';
+	for (int i = 1; i <= 30; i++) {
+		char l[16];
+
+		snprintf(l, sizeof(l), "%d\n", i);
+		strcat(b, i == 10 || i == 17 ? "X\n" : l);
+	}
+	d = diff_of(a, b, WS_DIFF_CAP, NULL);
+	ck_assert_ptr_nonnull(strstr(d, "@@ -7,14 +7,14 @@\n"));
+	ck_assert_ptr_null(strstr(strstr(d, "\n@@ ") + 1, "\n@@ "));
+	free(d);
+}
+END_TEST
+
+START_TEST(diff_binary_and_cap)
+{
+	char *d;
+	size_t dn;
+	bool t;
+	char big[20000];
+
+	ck_assert_int_eq(ws_diff_unified("a\0b", 3, "a", 1, "/b", "/b", 100, &d,
+					 &dn, &t), 0);
+	ck_assert_str_eq(d, "Binary files /b and /b differ\n");
+	free(d);
+	for (size_t i = 0; i < sizeof(big) - 1; i++)
+		big[i] = i % 10 == 9 ? '\n' : 'x';
+	big[sizeof(big) - 1] = '\0';
+	ck_assert_int_eq(ws_diff_unified("", 0, big, strlen(big), "/a", "/b", 1000,
+					 &d, &dn, &t), 0);
+	ck_assert(t);
+	ck_assert_uint_le(dn, 1000);
+	ck_assert_uint_gt(dn, 900);
+	ck_assert_int_eq(d[dn - 1], '\n'); /* cut at a line boundary */
+	free(d);
+}
+END_TEST
+
+/* Random files and edits: the diff applied to a must give b. */
+START_TEST(diff_random_roundtrip)
+{
+	unsigned seed = 12345;
+
+	for (int iter = 0; iter < 3000; iter++) {
+		char a[4096] = "", b[4096] = "", *d, *res;
+		int na = (int)(rand_r(&seed) % 40);
+		size_t rn;
+		bool t;
+
+		for (int i = 0; i < na; i++) {
+			char l[8];
+
+			snprintf(l, sizeof(l), "%c\n", 'a' + rand_r(&seed) % 4);
+			strcat(a, l);
+		}
+		/* b: a with random deletions, insertions and changes. */
+		for (const char *p = a; *p; p += 2) {
+			int op = (int)(rand_r(&seed) % 8);
+			char l[8];
+
+			if (op == 0)
+				continue;
+			if (op == 1) {
+				snprintf(l, sizeof(l), "%c\n", 'a' + rand_r(&seed) % 5);
+				strcat(b, l);
+			}
+			if (op != 2) {
+				size_t bl = strlen(b);
+
+				b[bl] = p[0];
+				b[bl + 1] = p[1];
+				b[bl + 2] = '\0';
+			} else {
+				snprintf(l, sizeof(l), "%c\n", 'e' + rand_r(&seed) % 2);
+				strcat(b, l);
+			}
+		}
+		if (iter % 3 == 0 && strlen(b) > 0)
+			b[strlen(b) - 1] = '\0'; /* no final newline */
+		if (iter % 5 == 0 && strlen(a) > 0)
+			a[strlen(a) - 1] = '\0';
+		d = diff_of(a, b, 1 << 20, &t);
+		ck_assert(!t);
+		res = apply(a, strlen(a), d, &rn);
+		ck_assert_msg(res != NULL, "diff does not apply:\n%s", d);
+		ck_assert_msg(rn == strlen(b) && memcmp(res, b, rn) == 0,
+			      "a=\n%s\nb=\n%s\ndiff=\n%s\ngot=\n%s", a, b, d, res);
+		free(res);
+		free(d);
+	}
+}
+END_TEST
+
+/* Past the effort bound the diff is coarse, but still correct. */
+START_TEST(diff_large_rewrite_fallback)
+{
+	size_t n = 3000 * 8;
+	char *a = calloc(1, n + 1), *b = calloc(1, n + 1), *d, *res;
+	size_t rn;
+	bool t;
+	unsigned seed = 7;
+
+	for (int i = 0; i < 3000; i++) {
+		char l[16];
+
+		snprintf(l, sizeof(l), "%06u\n", rand_r(&seed) % 1000000);
+		strcat(a, l);
+		snprintf(l, sizeof(l), "%06u\n", rand_r(&seed) % 1000000);
+		strcat(b, l);
+	}
+	d = diff_of(a, b, 1 << 24, &t);
+	ck_assert(!t);
+	res = apply(a, strlen(a), d, &rn);
+	ck_assert_ptr_nonnull(res);
+	ck_assert(rn == strlen(b) && memcmp(res, b, rn) == 0);
+	free(res);
+	free(d);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Edit, base64                                                         */
+
+START_TEST(edit_cases)
+{
+	char *o;
+	size_t n, c;
+
+	ck_assert_int_eq(ws_edit_replace("hello world", 11, "world", 5, "there", 5,
+					 false, &o, &n, &c), 0);
+	ck_assert_str_eq(o, "hello there");
+	ck_assert_uint_eq(n, 11);
+	ck_assert_uint_eq(c, 1);
+	free(o);
+	ck_assert_int_eq(ws_edit_replace("abc", 3, "x", 1, "y", 1, false, &o, &n,
+					 &c), WS_EEDIT_NO_MATCH);
+	ck_assert_ptr_null(o);
+	ck_assert_int_eq(ws_edit_replace("a-a-a", 5, "a", 1, "bb", 2, false, &o,
+					 &n, &c), WS_EEDIT_AMBIGUOUS);
+	ck_assert_uint_eq(c, 3);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "3 times"));
+	ck_assert_int_eq(ws_edit_replace("a-a-a", 5, "a", 1, "bb", 2, true, &o,
+					 &n, &c), 0);
+	ck_assert_str_eq(o, "bb-bb-bb");
+	ck_assert_uint_eq(c, 3);
+	free(o);
+	/* Matches do not overlap: "aaa" holds one "aa". */
+	ck_assert_int_eq(ws_edit_replace("aaa", 3, "aa", 2, "", 0, false, &o, &n,
+					 &c), 0);
+	ck_assert_str_eq(o, "a");
+	free(o);
+	ck_assert_int_eq(ws_edit_replace("abc", 3, "", 0, "x", 1, true, &o, &n,
+					 &c), WS_EINVALID_ARGUMENT);
+	/* Shrinking to nothing. */
+	ck_assert_int_eq(ws_edit_replace("xyz", 3, "xyz", 3, "", 0, false, &o, &n,
+					 &c), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_str_eq(o, "");
+	free(o);
+}
+END_TEST
+
+START_TEST(b64_cases)
+{
+	const unsigned char data[] = {0, 1, 2, 0xff, 0xfe, 'a', 0, 'z'};
+	char *enc = ws_base64(data, sizeof(data));
+	void *out;
+	size_t n;
+
+	ck_assert_int_eq(ws_b64_decode(enc, &out, &n), 0);
+	ck_assert_uint_eq(n, sizeof(data));
+	ck_assert_int_eq(memcmp(out, data, n), 0);
+	free(out);
+	free(enc);
+	ck_assert_int_eq(ws_b64_decode("aGk", &out, &n), 0); /* no padding */
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(memcmp(out, "hi", 2), 0);
+	free(out);
+	ck_assert_int_eq(ws_b64_decode("_-8=", &out, &n), 0); /* URL-safe */
+	ck_assert_uint_eq(n, 2);
+	free(out);
+	ck_assert_int_eq(ws_b64_decode("a*b=", &out, &n), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_b64_decode("aGk=aGk=", &out, &n), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_b64_decode("a", &out, &n), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_b64_decode("", &out, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	free(out);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Atomic replacement                                                   */
+
+static bool
+has_temp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		if (strstr(e->d_name, ".wswrite-") != NULL)
+			found = true;
+	closedir(d);
+	return found;
+}
+
+START_TEST(atomic_replace_keeps_mode)
+{
+	char *dir = wst_tmpdir(), *p = wst_path(dir, "f"), *s;
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	wst_write(dir, "f", "old");
+	chmod(p, 0640);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(ws_write_atomic(dfd, "f", "new content", 11, &st, 0), 0);
+	s = wst_slurp(p, NULL);
+	ck_assert_str_eq(s, "new content");
+	free(s);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0640);
+	ck_assert(!has_temp(dir));
+	/* A new file: 0666 less the umask. */
+	umask(027);
+	ck_assert_int_eq(ws_write_atomic(dfd, "g", "x", 1, NULL, WS_ATOMIC_NOREPLACE), 0);
+	free(p);
+	p = wst_path(dir, "g");
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0640);
+	/* NOREPLACE refuses an existing name and leaves no temporary. */
+	ck_assert_int_eq(ws_write_atomic(dfd, "g", "yy", 2, NULL, WS_ATOMIC_NOREPLACE),
+			 WS_EALREADY_EXISTS);
+	s = wst_slurp(p, NULL);
+	ck_assert_str_eq(s, "x");
+	free(s);
+	ck_assert(!has_temp(dir));
+	/* A name at the length limit still gets a temporary that fits. */
+	{
+		char longname[256];
+
+		memset(longname, 'n', 255);
+		longname[255] = '\0';
+		ck_assert_int_eq(ws_write_atomic(dfd, longname, "z", 1, NULL, 0), 0);
+		ck_assert(!has_temp(dir));
+	}
+	close(dfd);
+	wst_rmrf(dir);
+	free(p);
+	free(dir);
+}
+END_TEST
+
+START_TEST(atomic_replace_fsize_failure)
+{
+	char *dir = wst_tmpdir(), *p = wst_path(dir, "f"), *s;
+	pid_t pid;
+	int status;
+
+	wst_write(dir, "f", "old content");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit rl = {1000, 1000};
+		int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		static char big[8192];
+		struct stat st;
+		int rc1, rc2;
+
+		memset(big, 'B', sizeof(big));
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		fstatat(dfd, "f", &st, 0);
+		rc1 = ws_write_atomic(dfd, "f", big, sizeof(big), &st, 0);
+		rc2 = ws_write_atomic(dfd, "new", big, sizeof(big), NULL, 0);
+		_exit(rc1 == WS_EFILE_TOO_LARGE && rc2 == WS_EFILE_TOO_LARGE ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	s = wst_slurp(p, NULL);
+	ck_assert_str_eq(s, "old content");
+	free(s);
+	ck_assert(!has_temp(dir));
+	free(p);
+	p = wst_path(dir, "new");
+	ck_assert(!wst_exists(p));
+	wst_rmrf(dir);
+	free(p);
+	free(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Operations on a workspace                                            */
+
+static char *base, *root, *outside;
+static struct ws_ctx ctx;
+
+static void
+setup(void)
+{
+	base = wst_tmpdir();
+	root = wst_path(base, "ws");
+	outside = wst_path(base, "out");
+	mkdir(root, 0755);
+	mkdir(outside, 0755);
+	memset(&ctx, 0, sizeof(ctx));
+	ck_assert_int_eq(ws_ctx_open(&ctx, root, 0), 0);
+}
+
+static void
+teardown(void)
+{
+	ws_ctx_close(&ctx);
+	wst_rmrf(base);
+	free(base);
+	free(root);
+	free(outside);
+}
+
+static struct ws_wopts
+content_opts(const char *s)
+{
+	struct ws_wopts o = {.content = s, .len = strlen(s), .parents = true,
+			     .nosync = true};
+
+	return o;
+}
+
+START_TEST(op_write_edit_append)
+{
+	struct ws_wopts o = content_opts("one\ntwo\n");
+	struct ws_wresult r;
+	char *p = wst_path(root, "d/f.txt"), *s;
+
+	o.want_diff = true;
+	ck_assert_int_eq(ws_write(&ctx, "d/f.txt", &o, &r), 0);
+	ck_assert_str_eq(r.action, "create");
+	ck_assert(r.created);
+	ck_assert_str_eq(r.vpath, "/d/f.txt");
+	ck_assert_str_eq(r.real, p);
+	ck_assert_int_eq(r.bytes_written, 8);
+	ck_assert_str_eq(r.diff, "--- /dev/null\n+++ /d/f.txt\n@@ -0,0 +1,2 @@\n"
+			 "+one\n+two\n");
+	ws_wresult_free(&r);
+
+	o = content_opts("three\n");
+	o.append = true;
+	ck_assert_int_eq(ws_write(&ctx, "/d/f.txt", &o, &r), 0);
+	ck_assert_str_eq(r.action, "append");
+	ck_assert(!r.created);
+	ck_assert_int_eq(r.bytes_written, 6);
+	ws_wresult_free(&r);
+
+	o = content_opts("");
+	o.edit = true;
+	o.old = "two";
+	o.oldlen = 3;
+	o.repl = "2";
+	o.repllen = 1;
+	o.dry_run = true;
+	ck_assert_int_eq(ws_write(&ctx, "d/f.txt", &o, &r), 0);
+	ck_assert_str_eq(r.diff, "--- /d/f.txt\n+++ /d/f.txt\n@@ -1,3 +1,3 @@\n"
+			 " one\n-two\n+2\n three\n");
+	ws_wresult_free(&r);
+	s = wst_slurp(p, NULL);
+	ck_assert_str_eq(s, "one\ntwo\nthree\n"); /* dry run: unchanged */
+	free(s);
+	o.dry_run = false;
+	ck_assert_int_eq(ws_write(&ctx, "d/f.txt", &o, &r), 0);
+	ck_assert_uint_eq(r.replacements, 1);
+	ws_wresult_free(&r);
+	s = wst_slurp(p, NULL);
+	ck_assert_str_eq(s, "one\n2\nthree\n");
+	free(s);
+	free(p);
+}
+END_TEST
+
+START_TEST(op_mkdir_delete_move)
+{
+	struct ws_wresult r;
+	char *p, *q;
+
+	ck_assert_int_eq(ws_mkdir(&ctx, "a/b/c", true, false, &r), 0);
+	ck_assert(r.created);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_mkdir(&ctx, "a/b/c", true, false, &r), 0);
+	ck_assert(!r.created);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_mkdir(&ctx, "x/y", false, false, &r), WS_ENOT_FOUND);
+	ws_wresult_free(&r);
+	wst_write(root, "a/b/c/f", "f");
+	wst_symlink(outside, root, "a/b/out");
+	wst_write(outside, "keep", "k");
+	ck_assert_int_eq(ws_delete(&ctx, "a", false, false, &r),
+			 WS_EDIRECTORY_NOT_EMPTY);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_delete(&ctx, "a", true, true, &r), 0);
+	ck_assert_uint_eq(r.removed, 5);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_move(&ctx, "a", "z/moved", false, true, false, &r), 0);
+	ck_assert_str_eq(r.dest_vpath, "/z/moved");
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_delete(&ctx, "z", true, false, &r), 0);
+	ck_assert_uint_eq(r.removed, 6);
+	ws_wresult_free(&r);
+	p = wst_path(root, "z");
+	ck_assert(!wst_exists(p));
+	q = wst_path(outside, "keep");
+	ck_assert(wst_exists(q));
+	free(p);
+	free(q);
+	ck_assert_int_eq(ws_delete(&ctx, "/", true, false, &r), WS_EINVALID_ARGUMENT);
+	ws_wresult_free(&r);
+}
+END_TEST
+
+/*
+ * In-process race: a child swaps a workspace directory with a symlink to
+ * outside, over and over, while we write into the directory 10,000 times.
+ * Nothing may ever land outside.
+ */
+START_TEST(op_race_swap)
+{
+	char *d = wst_path(root, "d"), *l = wst_path(root, "l");
+	pid_t pid;
+	int ok = 0, refused = 0;
+	DIR *dir;
+	struct dirent *e;
+
+	wst_mkdir(root, "d");
+	wst_symlink(outside, root, "l");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		for (;;)
+			renameat2(AT_FDCWD, d, AT_FDCWD, l, RENAME_EXCHANGE);
+	}
+	for (int i = 0; i < 10000; i++) {
+		struct ws_wopts o = content_opts("x");
+		struct ws_wresult r;
+		char name[32];
+
+		snprintf(name, sizeof(name), "d/f%d", i % 50);
+		if (ws_write(&ctx, name, &o, &r) == 0)
+			ok++;
+		else
+			refused++;
+		ws_wresult_free(&r);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	dir = opendir(outside);
+	ck_assert_ptr_nonnull(dir);
+	while ((e = readdir(dir)) != NULL)
+		ck_assert_msg(e->d_name[0] == '.', "escaped: %s", e->d_name);
+	closedir(dir);
+	ck_assert_int_gt(ok, 0);
+	ck_assert_int_gt(refused, 0);
+	free(d);
+	free(l);
 }
 END_TEST
 
@@ -11,10 +687,26 @@ static Suite *
 suite(void)
 {
 	Suite *s = suite_create("write");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tcase_create("diff");
+	TCase *tw = tcase_create("ops");
 
-	tcase_add_test(tc, placeholder);
+	tcase_add_test(tc, diff_equal_is_empty);
+	tcase_add_test(tc, diff_one_change);
+	tcase_add_test(tc, diff_new_file_and_no_newline);
+	tcase_add_test(tc, diff_two_hunks_and_merge);
+	tcase_add_test(tc, diff_binary_and_cap);
+	tcase_add_test(tc, diff_random_roundtrip);
+	tcase_add_test(tc, diff_large_rewrite_fallback);
+	tcase_add_test(tc, edit_cases);
+	tcase_add_test(tc, b64_cases);
+	tcase_add_test(tc, atomic_replace_keeps_mode);
+	tcase_add_test(tc, atomic_replace_fsize_failure);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(tw, setup, teardown);
+	tcase_add_test(tw, op_write_edit_append);
+	tcase_add_test(tw, op_mkdir_delete_move);
+	tcase_add_test(tw, op_race_swap);
+	suite_add_tcase(s, tw);
 	return s;
 }
 

@@ -1,0 +1,163 @@
+/*
+ * ws/write.h - changing the workspace: writing, appending to and editing
+ * files, creating directories, deleting and moving (the write_file tool),
+ * and the helpers they are built from: atomic replacement, exact-text
+ * edits and unified diffs.
+ *
+ * Every operation resolves its path with ws_resolve() and then acts only
+ * through the descriptors of the result: the temporary file, the rename,
+ * the unlink and the mkdir all happen relative to the directory descriptor
+ * the resolver returned, with O_NOFOLLOW, so a concurrent symlink swap can
+ * never redirect them outside the workspace.  The policy gate (ws_check)
+ * is asked before anything is changed.
+ *
+ * Hard links are out of scope: replacing a file creates a new inode, so
+ * other hard links to the old file keep the old content.
+ */
+#ifndef WS_WRITE_H
+#define WS_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "ws/workspace.h"
+
+/* Default cap on the size of a diff returned by the operations below. */
+#define WS_DIFF_CAP (64 * 1024)
+/* Files larger than this get no diff (it is reported as truncated). */
+#define WS_DIFF_MAX_INPUT (8 * 1024 * 1024)
+/* Largest file --edit loads into memory. */
+#define WS_EDIT_MAX (64 * 1024 * 1024)
+/* Lines of context around each change in a unified diff. */
+#define WS_DIFF_CONTEXT 3
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                              */
+
+/*
+ * A unified diff (diff -u, three lines of context) of a[0..alen) against
+ * b[0..blen), with label_a and label_b on the "---" and "+++" lines.  Equal
+ * inputs give an empty string; inputs holding a NUL byte give one line
+ * "Binary files A and B differ".  The text stops at a line boundary before
+ * it would exceed cap bytes, and *truncated says so.  Large rewrites are
+ * not minimized beyond a fixed effort: the diff stays correct but may show
+ * a block as removed and added.  *out is malloc'd and NUL-terminated.
+ */
+int ws_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
+		    const char *label_a, const char *label_b, size_t cap,
+		    char **out, size_t *outlen, bool *truncated);
+
+/*
+ * Replace the exact text old[0..oldlen) by repl[0..repllen) in
+ * text[0..len).  *count gets the number of (non-overlapping) matches.
+ * No match is WS_EEDIT_NO_MATCH; several without all is WS_EEDIT_AMBIGUOUS;
+ * an empty old is WS_EINVALID_ARGUMENT.  On success *out (malloc'd, with a
+ * NUL after *outlen bytes) holds the new text.
+ */
+int ws_edit_replace(const char *text, size_t len, const char *old,
+		    size_t oldlen, const char *repl, size_t repllen, bool all,
+		    char **out, size_t *outlen, size_t *count);
+
+/* Flags for ws_write_atomic(). */
+enum {
+	WS_ATOMIC_NOREPLACE = 1 << 0, /* fail with ALREADY_EXISTS if present */
+	WS_ATOMIC_NOSYNC = 1 << 1,    /* skip fsync (tests, benchmarks) */
+};
+
+/*
+ * Atomically make name in directory dirfd (an O_PATH descriptor is fine)
+ * hold data[0..n): write a temporary file ".NAME.wswrite-XXXXXX" in the
+ * same directory (O_CREAT | O_EXCL | O_NOFOLLOW), fsync it, give it the
+ * mode and owner of old (when old is not NULL; else 0666 less the umask)
+ * and rename it over name.  On any failure the temporary file is removed
+ * and name is untouched.  With WS_ATOMIC_NOREPLACE an existing name is
+ * WS_EALREADY_EXISTS.
+ */
+int ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
+		    const struct stat *old, unsigned flags);
+
+/*
+ * Decode standard or URL-safe base64 (padding optional, whitespace
+ * ignored) into a malloc'd buffer.  Anything else is WS_EINVALID_ARGUMENT.
+ */
+int ws_b64_decode(const char *s, void **out, size_t *n);
+
+/* ------------------------------------------------------------------ */
+/* Operations                                                           */
+
+/* What to write, for ws_write(). */
+struct ws_wopts {
+	const void *content; /* the new content (replace, create, append) */
+	size_t len;
+	bool append;	  /* add to the end instead of replacing */
+	bool create_only; /* an existing file is WS_EALREADY_EXISTS */
+	bool parents;	  /* create missing parent directories */
+	bool edit;	  /* replace old by repl in the file instead */
+	const char *old, *repl;
+	size_t oldlen, repllen;
+	bool all;	  /* edit: replace every match */
+	bool dry_run;	  /* compute everything, change nothing */
+	bool want_diff;	  /* compute a diff even when not a dry run */
+	bool nosync;	  /* skip fsync (tests, benchmarks) */
+	size_t diff_cap;  /* 0: WS_DIFF_CAP */
+};
+
+/* The outcome of an operation, for JSON and plain output. */
+struct ws_wresult {
+	const char *action; /* write|create|append|edit|mkdir|delete|move */
+	char *vpath;	    /* virtual path as requested */
+	char *real;	    /* real path acted on */
+	char *dest_vpath;   /* move: the destination */
+	char *dest_real;
+	const char *type;   /* delete, move: file|dir|symlink|other */
+	bool created;	    /* a new file or directory was made */
+	bool dry_run;
+	long long bytes_written;
+	size_t replacements; /* edit */
+	size_t removed;	     /* delete: entries removed (or to remove) */
+	char *diff;	     /* NULL when not computed */
+	size_t difflen;
+	bool diff_truncated;
+};
+
+/*
+ * Write, create, append to or edit the file at path, as o says.  A symlink
+ * at path is followed inside the sandbox (the target changes, the link
+ * stays); one leading outside is refused by the resolver.  Replacing is
+ * atomic and keeps the old mode; a path ending in "/" is IS_A_DIRECTORY
+ * when it names a directory and INVALID_PATH otherwise.
+ */
+int ws_write(struct ws_ctx *ws, const char *path, const struct ws_wopts *o,
+	     struct ws_wresult *r);
+
+/*
+ * Create the directory path (and, with parents, the missing ones above
+ * it).  An existing directory is a success with created false.
+ */
+int ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
+	     struct ws_wresult *r);
+
+/*
+ * Delete the file, symlink (the link itself) or empty directory at path;
+ * with recursive, a whole tree, walked through directory descriptors and
+ * never following a link.  A non-empty directory without recursive is
+ * WS_EDIRECTORY_NOT_EMPTY; the workspace root and mount tops are refused.
+ */
+int ws_delete(struct ws_ctx *ws, const char *path, bool recursive,
+	      bool dry_run, struct ws_wresult *r);
+
+/*
+ * Move (rename) src to dst; a symlink is moved itself.  An existing dst is
+ * WS_EALREADY_EXISTS unless force.  A dst ending in "/" that names an
+ * existing directory receives src under its own name, like mv(1).  Moves
+ * between filesystems (or between mounts on different ones) are refused
+ * with WS_EIO_ERROR: they would need a copy.
+ */
+int ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
+	    bool parents, bool dry_run, struct ws_wresult *r);
+
+/* Free what an operation put in r. Safe on a zeroed r. */
+void ws_wresult_free(struct ws_wresult *r);
+
+#endif
