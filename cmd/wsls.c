@@ -459,8 +459,8 @@ main(int argc, char **argv)
 	struct wsls ls;
 	const char *const *paths;
 	size_t npaths;
+	struct ws_multi envm = {0};
 	int rc, first_rc = 0, status = 0;
-	char *first_msg = NULL, *first_path = NULL;
 	bool multi;
 
 	memset(&ls, 0, sizeof(ls));
@@ -524,7 +524,9 @@ main(int argc, char **argv)
 	}
 
 	if (ls.json) {
-		ws_cli_json_begin(&cli, &ls.jw);
+		rc = ws_cli_multi_begin(&envm, &ls.jw);
+		if (rc < 0)
+			goto fail;
 		ws_jw_obj(&ls.jw);
 		ws_jw_key(&ls.jw, "results");
 		ws_jw_arr(&ls.jw);
@@ -553,41 +555,25 @@ main(int argc, char **argv)
 			fprintf(stderr, "wsls: %s: %s (%s)\n", paths[i],
 				ws_error_last(), ws_error_name(rc));
 		}
-		if (rc < 0 && first_rc == 0) {
-			first_rc = rc;
-			first_msg = strdup(ws_error_last());
-			first_path = strdup(paths[i]);
+		if (rc < 0) {
+			if (first_rc == 0)
+				first_rc = rc;
+			ws_cli_multi_fail(&envm, rc, paths[i]);
 		}
 	}
 	if (ls.json) {
 		ws_jw_arr_end(&ls.jw);
 		ws_jw_obj_end(&ls.jw);
-		/* As wspath: the envelope names the first failure, if any. */
-		if (first_rc < 0) {
-			ws_jw_key(&ls.jw, "error");
-			ws_jw_obj(&ls.jw);
-			ws_jw_kstr(&ls.jw, "code", ws_error_name(first_rc));
-			ws_jw_kstr(&ls.jw, "message", first_msg ? first_msg : "");
-			ws_jw_kname(&ls.jw, "path", first_path);
-			ws_jw_obj_end(&ls.jw);
-			if (cli.allow_outside)
-				ws_jw_kstr(&ls.jw, "boundary", "off");
-			ws_jw_obj_end(&ls.jw);
-			fputc('\n', stdout);
-		} else {
-			ws_cli_json_end(&cli, &ls.jw);
-		}
-	}
-	if (first_rc < 0)
+		status = ws_cli_multi_end(&cli, &envm, false);
+	} else if (first_rc < 0) {
 		status = ws_error_exit_status(first_rc);
+	}
 	goto out;
 fail:
 	status = ws_cli_fail(&cli, rc);
 out:
 	if (fflush(stdout) != 0 && status == 0)
 		status = ws_error_exit_status(WS_EIO_ERROR);
-	free(first_msg);
-	free(first_path);
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;

@@ -292,10 +292,8 @@ main(int argc, char **argv)
 	struct ws_cli cli;
 	struct ws_ctx ws = {0};
 	struct ws_jw jw;
+	struct ws_multi multi = {0};
 	int rc, first_rc = 0, status = 0;
-	char *first_msg = NULL, *first_path = NULL, *buf = NULL;
-	size_t buflen = 0;
-	FILE *buf_f = NULL;
 
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
@@ -328,17 +326,10 @@ main(int argc, char **argv)
 	rc = ws_cli_open(&cli, &ws);
 	if (rc < 0)
 		goto fail;
-	/*
-	 * JSON results go to a buffer first: "success" leads the envelope
-	 * and is only known once every path has been resolved.
-	 */
 	if (cli.json) {
-		buf_f = open_memstream(&buf, &buflen);
-		if (buf_f == NULL) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		rc = ws_cli_multi_begin(&multi, &jw);
+		if (rc < 0)
 			goto fail;
-		}
-		ws_jw_init(&jw, buf_f);
 		if (cli.npos > 1) {
 			ws_jw_obj(&jw);
 			ws_jw_key(&jw, "results");
@@ -349,11 +340,11 @@ main(int argc, char **argv)
 		rc = WS_OPT(&cli, O_TO_VIRTUAL)->b
 			     ? one_real(&cli, &ws, &jw, cli.pos[i])
 			     : one_path(&cli, &ws, &jw, cli.pos[i]);
-		if (rc < 0 && first_rc == 0) {
-			first_rc = rc;
-			first_msg = strdup(ws_error_last());
-			first_path = ws_error_last_path() ?
-				strdup(ws_error_last_path()) : NULL;
+		if (rc < 0) {
+			if (first_rc == 0)
+				first_rc = rc;
+			ws_cli_multi_fail(&multi, rc, ws_error_last_path() ?
+					  ws_error_last_path() : cli.pos[i]);
 		}
 		if (rc < 0 && !cli.json) {
 			/* Like realpath: report and go on with the next one. */
@@ -362,56 +353,20 @@ main(int argc, char **argv)
 		}
 	}
 	if (cli.json) {
-		struct ws_jw env;
-
 		if (cli.npos > 1) {
 			ws_jw_arr_end(&jw);
 			ws_jw_obj_end(&jw);
 		}
-		fclose(buf_f);
-		buf_f = NULL;
-		ws_jw_init(&env, stdout);
-		ws_jw_obj(&env);
-		ws_jw_kbool(&env, "success", first_rc == 0);
-		ws_jw_kstr(&env, "tool", tool.tool);
-		ws_jw_key(&env, "output");
 		/* A lone failed path has no output, unless its trace was asked. */
-		if (first_rc < 0 && cli.npos == 1 && !WS_OPT(&cli, O_EXPLAIN)->b)
-			ws_jw_null(&env);
-		else
-			ws_jw_raw(&env, buf);
-		ws_jw_key(&env, "error");
-		if (first_rc < 0) {
-			char *full = NULL;
-
-			if (first_path != NULL &&
-			    asprintf(&full, "%s: %s", first_path, first_msg) < 0)
-				full = NULL;
-			ws_jw_obj(&env);
-			ws_jw_kstr(&env, "code", ws_error_name(first_rc));
-			ws_jw_kstr(&env, "message", full ? full : first_msg);
-			ws_jw_kname(&env, "path", first_path);
-			ws_jw_obj_end(&env);
-			free(full);
-		} else {
-			ws_jw_null(&env);
-		}
-		if (cli.allow_outside)
-			ws_jw_kstr(&env, "boundary", "off");
-		ws_jw_obj_end(&env);
-		fputc('\n', stdout);
-	}
-	if (first_rc < 0)
+		status = ws_cli_multi_end(&cli, &multi, first_rc < 0 && cli.npos == 1 &&
+						       !WS_OPT(&cli, O_EXPLAIN)->b);
+	} else if (first_rc < 0) {
 		status = ws_error_exit_status(first_rc);
+	}
 	goto out;
 fail:
 	status = ws_cli_fail(&cli, rc);
 out:
-	if (buf_f != NULL)
-		fclose(buf_f);
-	free(buf);
-	free(first_msg);
-	free(first_path);
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;

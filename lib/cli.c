@@ -939,3 +939,68 @@ ws_cli_show_path(const struct ws_cli *cli, const char *vpath, const char *real)
 		return vpath ? vpath : real;
 	}
 }
+
+int
+ws_cli_multi_begin(struct ws_multi *m, struct ws_jw *jw)
+{
+	memset(m, 0, sizeof(*m));
+	m->mem = open_memstream(&m->buf, &m->len);
+	if (m->mem == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	ws_jw_init(jw, m->mem);
+	return 0;
+}
+
+void
+ws_cli_multi_fail(struct ws_multi *m, int rc, const char *path)
+{
+	if (m->first_rc != 0)
+		return;
+	m->first_rc = rc;
+	m->msg = strdup(ws_error_last());
+	m->path = path ? strdup(path) : NULL;
+}
+
+int
+ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
+{
+	struct ws_jw env;
+
+	if (m->mem != NULL)
+		fclose(m->mem);
+	m->mem = NULL;
+	ws_jw_init(&env, stdout);
+	ws_jw_obj(&env);
+	ws_jw_kbool(&env, "success", m->first_rc == 0);
+	ws_jw_kstr(&env, "tool", cli->tool->tool);
+	ws_jw_key(&env, "output");
+	if (null_output || m->buf == NULL || m->len == 0)
+		ws_jw_null(&env);
+	else
+		ws_jw_raw(&env, m->buf);
+	ws_jw_key(&env, "error");
+	if (m->first_rc < 0) {
+		char *full = NULL;
+
+		if (m->path != NULL &&
+		    asprintf(&full, "%s: %s", m->path, m->msg ? m->msg : "") < 0)
+			full = NULL;
+		ws_jw_obj(&env);
+		ws_jw_kstr(&env, "code", ws_error_name(m->first_rc));
+		ws_jw_kstr(&env, "message", full ? full : m->msg ? m->msg : "");
+		ws_jw_kname(&env, "path", m->path);
+		ws_jw_obj_end(&env);
+		free(full);
+	} else {
+		ws_jw_null(&env);
+	}
+	if (cli->allow_outside)
+		ws_jw_kstr(&env, "boundary", "off");
+	ws_jw_obj_end(&env);
+	fputc('\n', stdout);
+	free(m->buf);
+	free(m->msg);
+	free(m->path);
+	m->buf = m->msg = m->path = NULL;
+	return m->first_rc < 0 ? ws_error_exit_status(m->first_rc) : 0;
+}

@@ -23,7 +23,7 @@ ws__sep(struct ws_jw *jw)
 	}
 	if (jw->depth > 0) {
 		if (!jw->first[jw->depth])
-			putc(',', jw->f);
+			putc_unlocked(',', jw->f);
 		jw->first[jw->depth] = false;
 	}
 }
@@ -32,7 +32,7 @@ static void
 ws__open(struct ws_jw *jw, int c)
 {
 	ws__sep(jw);
-	putc(c, jw->f);
+	putc_unlocked(c, jw->f);
 	if (jw->depth < WS_JW_MAXDEPTH - 1)
 		jw->depth++;
 	jw->first[jw->depth] = true;
@@ -43,7 +43,7 @@ ws__close(struct ws_jw *jw, int c)
 {
 	if (jw->depth > 0)
 		jw->depth--;
-	putc(c, jw->f);
+	putc_unlocked(c, jw->f);
 }
 
 void ws_jw_obj(struct ws_jw *jw) { ws__open(jw, '{'); }
@@ -78,7 +78,7 @@ ws__string(FILE *f, const char *str, size_t n)
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, run = 0;
 
-	putc('"', f);
+	putc_unlocked('"', f);
 	while (i < n) {
 		unsigned char c = s[i];
 		size_t l;
@@ -89,15 +89,15 @@ ws__string(FILE *f, const char *str, size_t n)
 			continue;
 		}
 		if (run) {
-			fwrite(s + i - run, 1, run, f);
+			fwrite_unlocked(s + i - run, 1, run, f);
 			run = 0;
 		}
 		switch (c) {
-		case '"': fputs("\\\"", f); i++; continue;
-		case '\\': fputs("\\\\", f); i++; continue;
-		case '\n': fputs("\\n", f); i++; continue;
-		case '\r': fputs("\\r", f); i++; continue;
-		case '\t': fputs("\\t", f); i++; continue;
+		case '"': fputs_unlocked("\\\"", f); i++; continue;
+		case '\\': fputs_unlocked("\\\\", f); i++; continue;
+		case '\n': fputs_unlocked("\\n", f); i++; continue;
+		case '\r': fputs_unlocked("\\r", f); i++; continue;
+		case '\t': fputs_unlocked("\\t", f); i++; continue;
 		default: break;
 		}
 		if (c < 0x20) {
@@ -107,16 +107,16 @@ ws__string(FILE *f, const char *str, size_t n)
 		}
 		l = ws__utf8_seq(s + i, n - i);
 		if (l == 0) {
-			fputs("\xef\xbf\xbd", f); /* U+FFFD for a bad byte */
+			fputs_unlocked("\xef\xbf\xbd", f); /* U+FFFD for a bad byte */
 			i++;
 			continue;
 		}
-		fwrite(s + i, 1, l, f);
+		fwrite_unlocked(s + i, 1, l, f);
 		i += l;
 	}
 	if (run)
-		fwrite(s + i - run, 1, run, f);
-	putc('"', f);
+		fwrite_unlocked(s + i - run, 1, run, f);
+	putc_unlocked('"', f);
 }
 
 void
@@ -124,7 +124,7 @@ ws_jw_key(struct ws_jw *jw, const char *key)
 {
 	ws__sep(jw);
 	ws__string(jw->f, key, strlen(key));
-	putc(':', jw->f);
+	putc_unlocked(':', jw->f);
 	jw->after_key = true;
 }
 
@@ -156,21 +156,21 @@ void
 ws_jw_bool(struct ws_jw *jw, bool v)
 {
 	ws__sep(jw);
-	fputs(v ? "true" : "false", jw->f);
+	fputs_unlocked(v ? "true" : "false", jw->f);
 }
 
 void
 ws_jw_null(struct ws_jw *jw)
 {
 	ws__sep(jw);
-	fputs("null", jw->f);
+	fputs_unlocked("null", jw->f);
 }
 
 void
 ws_jw_raw(struct ws_jw *jw, const char *json)
 {
 	ws__sep(jw);
-	fputs(json, jw->f);
+	fputs_unlocked(json, jw->f);
 }
 
 void
@@ -243,15 +243,15 @@ ws_jw_base64(struct ws_jw *jw, const void *data, size_t n)
 	char buf[4096];
 
 	ws__sep(jw);
-	putc('"', jw->f);
+	putc_unlocked('"', jw->f);
 	while (n > 0) {
 		size_t take = n > 3072 ? 3072 : n;
 
-		fwrite(buf, 1, ws__b64_chunk(d, take, buf), jw->f);
+		fwrite_unlocked(buf, 1, ws__b64_chunk(d, take, buf), jw->f);
 		d += take;
 		n -= take;
 	}
-	putc('"', jw->f);
+	putc_unlocked('"', jw->f);
 }
 
 void

@@ -945,6 +945,8 @@ START_TEST(several_paths)
 	lsj(&r, f.ws, "sub", "out", "a.txt", NULL);
 	ck_assert_str_eq(wst_code(&r), "SYMLINK_OUTSIDE_WORKSPACE");
 	ck_assert_int_eq(r.status, 3);
+	/* Any failure makes the envelope a failure, with the results kept. */
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")));
 	res = wst_output(&r, "results");
 	ck_assert_int_eq(cJSON_GetArraySize(res), 3);
 	ck_assert_str_eq(sget(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 1), "error"),

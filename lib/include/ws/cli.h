@@ -154,6 +154,28 @@ void ws_cli_json_begin(const struct ws_cli *cli, struct ws_jw *jw);
 /* Finish it: ,"error":null (and "boundary":"off" when it is). */
 void ws_cli_json_end(const struct ws_cli *cli, struct ws_jw *jw);
 
+/*
+ * Several results in one JSON envelope (a tool given several PATHs):
+ * "success" leads the envelope but is known only at the end, so the
+ * results are written to memory first.  ws_cli_multi_begin() points jw at
+ * that memory; ws_cli_multi_fail() records a failure (the first one names
+ * the envelope's error); ws_cli_multi_end() prints the envelope and returns
+ * the exit status of the first failure (0 if none).
+ */
+struct ws_multi {
+	FILE *mem;
+	char *buf;
+	size_t len;
+	int first_rc;
+	char *msg, *path;
+};
+
+int ws_cli_multi_begin(struct ws_multi *m, struct ws_jw *jw);
+void ws_cli_multi_fail(struct ws_multi *m, int rc, const char *path);
+/* null_output: a lone failed request prints "output": null. */
+int ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m,
+		     bool null_output);
+
 /* The path to show a person for a result, per --paths. */
 const char *ws_cli_show_path(const struct ws_cli *cli, const char *vpath,
 			     const char *real);
