@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -630,7 +631,12 @@ race(bool relative)
 			if (renameat2(AT_FDCWD, d, AT_FDCWD, l, RENAME_EXCHANGE) == 0)
 				(*swaps)++;
 	}
-	for (int i = 0; i < 10000; i++) {
+	/* Under load the swapper may start late: wait for it, and go on past
+	 * 10,000 attempts (up to 200,000) until it has swapped enough. */
+	while (*swaps == 0)
+		sched_yield();
+	for (int i = 0; i < 10000 || ((*swaps < 1000 || refused == 0 || ok == 0) &&
+				      i < 200000); i++) {
 		struct ws_res res;
 		struct ws_read r;
 		int rc = ws_read_file(&ws, "d/f", &o, &res, &r);
