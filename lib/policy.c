@@ -1001,6 +1001,10 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
 				  "%s (policy \"%s\", rule \"%s\", operation %s)",
 				  msg, p->name, rule, ws__ops[op]);
+	} else if (m.rule == NULL) {
+		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+				  "%s denied by policy \"%s\": no file rule matches",
+				  ws__ops[op], p->name);
 	} else {
 		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
 				  "%s denied by policy \"%s\" (rule \"%s\")",

@@ -1,9 +1,957 @@
-/* test_policy.c (cli) - placeholder suite; the module's tests land with it. */
+/*
+ * test_policy.c (cli) - policies through the built tools: the seed's
+ * examples, every precedence level of project detection, the configuration
+ * file, --verbose logging, wspath --explain --op, and per tool an allowed,
+ * a denied and an approve operation.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "wstest.h"
 
-START_TEST(placeholder)
+static char *tmp;  /* holds everything below */
+static char *home; /* $HOME for the tools */
+
+static void
+setup(void)
 {
-	ck_assert_int_eq(1 + 1, 2);
+	tmp = wst_tmpdir();
+	home = wst_path(tmp, "home");
+	wst_mkdir(tmp, "home");
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(tmp);
+	free(tmp);
+	free(home);
+}
+
+static char *
+P(const char *rel)
+{
+	return wst_path(tmp, rel);
+}
+
+/* Run tool with extra environment entries and arguments (both NULL-ended). */
+#define RUN(r, stdin_data, env, tool, ...)                                     \
+	do {                                                                   \
+		const char *const argv_[] = {__VA_ARGS__, NULL};               \
+		wst_runv((r), (stdin_data), (env), (tool), argv_);             \
+	} while (0)
+
+/* The environment most runs get: HOME inside the test directory. */
+static const char *const *
+env_home(void)
+{
+	static char h[4200];
+	static const char *e[2];
+
+	snprintf(h, sizeof(h), "HOME=%s", home);
+	e[0] = h;
+	e[1] = NULL;
+	return e;
+}
+
+static cJSON *
+out_obj(const struct wst_run *r, const char *path)
+{
+	cJSON *o = cJSON_GetObjectItem(r->json, "output");
+	char *dup = strdup(path), *save = NULL;
+
+	for (char *k = strtok_r(dup, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+		o = cJSON_GetObjectItem(o, k);
+	free(dup);
+	return o;
+}
+
+static const char *
+out_str(const struct wst_run *r, const char *path)
+{
+	cJSON *o = out_obj(r, path);
+
+	return cJSON_IsString(o) ? o->valuestring : NULL;
+}
+
+static void
+check_status(const struct wst_run *r, int status, const char *code)
+{
+	ck_assert_msg(r->status == status, "status %d, want %d; stdout %s stderr %s",
+		      r->status, status, r->out, r->err);
+	if (r->json != NULL)
+		ck_assert_str_eq(wst_code(r), code);
+}
+
+/* The seed's monorepo under tmp: .git above, go.mod at services/api. */
+static void
+monorepo(void)
+{
+	wst_mkdir(tmp, "monorepo/.git");
+	wst_write(tmp, "monorepo/services/api/go.mod", "module api\n");
+	wst_write(tmp, "monorepo/services/api/cmd/main.go", "package main\n");
+	wst_write(tmp, "monorepo/services/web/index.js", "x\n");
+}
+
+/* ---- wspath --explain --op: the seed's examples ---- */
+
+START_TEST(explain_seed_monorepo)
+{
+	struct wst_run r;
+	char *ws, *api, *mono, *mono_glob;
+
+	monorepo();
+	mono_glob = P("monorepo/**");
+	ws = P("monorepo/services/api/cmd");
+	api = P("monorepo/services/api");
+	mono = P("monorepo");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--policy", "dev-safe",
+	    "--op", "delete", "--json", "main.go");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(out_str(&r, "project_root"), api);
+	ck_assert_str_eq(out_str(&r, "git_root"), mono);
+	ck_assert_str_eq(out_str(&r, "project_marker"), "go.mod");
+	ck_assert_str_eq(out_str(&r, "variables.PROJECT_ROOT"), api);
+	ck_assert_str_eq(out_str(&r, "variables.GIT_ROOT"), mono);
+	ck_assert_str_eq(out_str(&r, "policy.name"), "dev-safe");
+	ck_assert_str_eq(out_str(&r, "policy.operation"), "delete");
+	ck_assert_str_eq(out_str(&r, "policy.rule"), "approve-project-delete");
+	ck_assert_str_eq(out_str(&r, "policy.decision"), "approve");
+	ck_assert_str_eq(out_str(&r, "policy.pattern"), "${PROJECT_ROOT}/**");
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "policy.reason"), "first"));
+	ck_assert(cJSON_IsFalse(out_obj(&r, "policy.approved")));
+	wst_run_free(&r);
+	/* A sibling project: the repository-wide read rule applies. */
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--policy", "dev-safe",
+	    "--allow-outside", "--op", "read", "--json", "../../web/index.js");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(out_str(&r, "policy.decision"), "allow");
+	ck_assert_str_eq(out_str(&r, "policy.rule"), "allow-git-root-read");
+	ck_assert_str_eq(out_str(&r, "policy.glob"), mono_glob);
+	wst_run_free(&r);
+	/* Plain form. */
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--policy", "dev-safe",
+	    "--explain", "--op", "read", "main.go");
+	check_status(&r, 0, "");
+	ck_assert_ptr_nonnull(strstr(r.out, "project "));
+	ck_assert_ptr_nonnull(strstr(r.out, "(go.mod)"));
+	ck_assert_ptr_nonnull(strstr(r.out, "variable   PROJECT_ROOT="));
+	ck_assert_ptr_nonnull(strstr(r.out, "decision   read allow-project-read: allow"));
+	ck_assert_ptr_nonnull(strstr(r.out, "why "));
+	wst_run_free(&r);
+	free(ws);
+	free(api);
+	free(mono);
+	free(mono_glob);
+}
+END_TEST
+
+START_TEST(explain_seed_non_project)
+{
+	struct wst_run r;
+	char *ws = P("scratch");
+
+	wst_mkdir(tmp, "scratch");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--explain", "--json", "x");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(out_str(&r, "project_root"), ws);
+	ck_assert(cJSON_IsNull(out_obj(&r, "git_root")));
+	/* No policy: no policy object, no variables. */
+	ck_assert_ptr_null(out_obj(&r, "policy"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--op", "delete", "--json", "x");
+	check_status(&r, 0, "");
+	ck_assert(cJSON_IsNull(out_obj(&r, "policy.name")));
+	ck_assert_str_eq(out_str(&r, "policy.decision"), "allow");
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
+START_TEST(explain_worktree_git_file)
+{
+	struct wst_run r;
+	char *ws = P("wt/src"), *wt = P("wt");
+
+	wst_write(tmp, "wt/.git", "gitdir: /elsewhere\n");
+	wst_mkdir(tmp, "wt/src");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--explain", "--json", "x");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(out_str(&r, "git_root"), wt);
+	ck_assert_str_eq(out_str(&r, "project_root"), wt);
+	wst_run_free(&r);
+	free(ws);
+	free(wt);
+}
+END_TEST
+
+START_TEST(explain_symlinked_workspace)
+{
+	struct wst_run r;
+	char *link = P("link"), *api = P("monorepo/services/api");
+
+	monorepo();
+	wst_symlink("monorepo/services/api/cmd", tmp, "link");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", link, "--explain", "--json", "x");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(out_str(&r, "project_root"), api);
+	wst_run_free(&r);
+	free(link);
+	free(api);
+}
+END_TEST
+
+START_TEST(missing_workspace)
+{
+	struct wst_run r;
+	char *ws = P("nope");
+
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--policy", "dev-safe",
+	    "--json", "x");
+	check_status(&r, 2, "WORKSPACE_NOT_FOUND");
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
+/* ---- Precedence: --project-root > --no-detect-root > config > detection ---- */
+
+static const char *
+project_root_of(struct wst_run *r, const char *const *env, const char *ws,
+		const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	const char *argv[12];
+	size_t n = 0;
+
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--explain";
+	argv[n++] = "--json";
+	if (a1) argv[n++] = a1;
+	if (a2) argv[n++] = a2;
+	if (a3) argv[n++] = a3;
+	if (a4) argv[n++] = a4;
+	argv[n++] = "x";
+	argv[n] = NULL;
+	wst_runv(r, NULL, env, "wspath", argv);
+	ck_assert_msg(r->status == 0, "%s %s", r->out, r->err);
+	return out_str(r, "project_root");
+}
+
+START_TEST(precedence_levels)
+{
+	struct wst_run r;
+	char *ws = P("monorepo/services/api/cmd"), *api = P("monorepo/services/api");
+	char *other = P("other"), *cfg = P("cfg.json");
+	const char *const *env = env_home();
+
+	monorepo();
+	wst_mkdir(tmp, "other");
+	wst_write(tmp, "cfg.json", "{\"policies\": {\"detect_project_root\": false}}");
+	/* 4. detection */
+	ck_assert_str_eq(project_root_of(&r, env, ws, NULL, NULL, NULL, NULL), api);
+	wst_run_free(&r);
+	/* 3. config detect_project_root: false */
+	ck_assert_str_eq(project_root_of(&r, env, ws, "--config", cfg, NULL, NULL), ws);
+	ck_assert(cJSON_IsNull(out_obj(&r, "git_root")));
+	wst_run_free(&r);
+	/* 2. --no-detect-root */
+	ck_assert_str_eq(project_root_of(&r, env, ws, "--no-detect-root", NULL, NULL, NULL), ws);
+	wst_run_free(&r);
+	/* 1. --project-root, which beats both others */
+	ck_assert_str_eq(project_root_of(&r, env, ws, "--project-root", other,
+					 "--no-detect-root", NULL), other);
+	wst_run_free(&r);
+	ck_assert_str_eq(project_root_of(&r, env, ws, "--project-root", other,
+					 "--config", cfg), other);
+	wst_run_free(&r);
+	/* --no-detect-root beats a configuration that asks for detection. */
+	wst_write(tmp, "cfg.json", "{\"policies\": {\"detect_project_root\": true}}");
+	ck_assert_str_eq(project_root_of(&r, env, ws, "--no-detect-root", "--config",
+					 cfg, NULL), ws);
+	wst_run_free(&r);
+	/* A missing --project-root directory is an error. */
+	RUN(&r, NULL, env, "wspath", "--workspace", ws, "--explain", "--json",
+	    "--project-root", "/nonexistent-wstest-dir", "x");
+	check_status(&r, 2, "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	free(ws);
+	free(api);
+	free(other);
+	free(cfg);
+}
+END_TEST
+
+START_TEST(project_root_changes_policy)
+{
+	/* The precedence reaches the policy: PROJECT_ROOT decides what is allowed. */
+	struct wst_run r;
+	char *ws = P("monorepo/services/api/cmd");
+
+	monorepo();
+	/* Detected: the project is services/api, so ../go.mod may be read. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "read-only",
+	    "--allow-outside", "--json", "../go.mod");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	/* Without detection the project is cmd/ and ../go.mod is denied. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "read-only",
+	    "--allow-outside", "--no-detect-root", "--json", "../go.mod");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
+/* ---- Configuration file ---- */
+
+START_TEST(config_policy_dir_and_default)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *cfg = P("conf/config.json"), *xdg, *env_cfg;
+	const char *env[4];
+
+	wst_write(tmp, "ws/a.txt", "a\n");
+	/* A relative policies.dir is relative to the configuration file. */
+	wst_write(tmp, "conf/config.json",
+		  "// comments are fine here too\n"
+		  "{\"policies\": {\"dir\": \"pol\", \"default\": \"mine\"}}");
+	wst_write(tmp, "conf/pol/mine.json",
+		  "{\"version\":1,\"name\":\"mine\",\"file_rules\":[{\"name\":\"no-read\","
+		  "\"paths\":[\"**\"],\"operations\":[\"*\"],\"decision\":\"deny\"}]}");
+	/* --config */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--config", cfg,
+	    "--json", "a.txt");
+	check_status(&r, 3, "POLICY_DENIED");
+	ck_assert_ptr_nonnull(strstr(r.out, "no-read"));
+	wst_run_free(&r);
+	/* WS_CONFIG */
+	ck_assert_int_ne(asprintf(&env_cfg, "WS_CONFIG=%s", cfg), -1);
+	env[0] = env_home()[0];
+	env[1] = env_cfg;
+	env[2] = NULL;
+	RUN(&r, NULL, env, "wsread", "--workspace", ws, "--json", "a.txt");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	/* WS_POLICY beats the configuration's default, --policy beats both. */
+	env[2] = "WS_POLICY=read-only";
+	env[3] = NULL;
+	RUN(&r, NULL, env, "wsread", "--workspace", ws, "--json", "a.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	RUN(&r, NULL, env, "wsread", "--workspace", ws, "--policy", "mine", "--json", "a.txt");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	/* An empty --policy means none, even over a default. */
+	RUN(&r, NULL, env, "wsread", "--workspace", ws, "--policy", "", "--json", "a.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	/* The default place: $XDG_CONFIG_HOME/wstools/config.json. */
+	wst_write(tmp, "xdg/wstools/config.json",
+		  "{\"policies\": {\"dir\": \"../../conf/pol\", \"default\": \"mine\"}}");
+	ck_assert_int_ne(asprintf(&xdg, "XDG_CONFIG_HOME=%s/xdg", tmp), -1);
+	env[1] = xdg;
+	env[2] = NULL;
+	RUN(&r, NULL, env, "wsread", "--workspace", ws, "--json", "a.txt");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	free(xdg);
+	free(env_cfg);
+	free(ws);
+	free(cfg);
+}
+END_TEST
+
+START_TEST(config_errors)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *cfg = P("c.json");
+
+	wst_mkdir(tmp, "ws");
+	/* A missing explicit file is an error (a missing default one is not). */
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config",
+	    "/nonexistent-wstest/c.json", "--json", "x");
+	check_status(&r, 2, "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	wst_write(tmp, "c.json", "{\"limits\": {\"max_bytez\": 5}}");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg, "--json", "x");
+	check_status(&r, 2, "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(r.out, "limits.max_bytez"));
+	wst_run_free(&r);
+	wst_write(tmp, "c.json", "{\"limits\": {\"max_bytes\": \"5\"}}");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg, "--json", "x");
+	check_status(&r, 2, "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(r.out, "limits.max_bytes"));
+	wst_run_free(&r);
+	wst_write(tmp, "c.json", "{\"policy\": {}}");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg, "--json", "x");
+	check_status(&r, 2, "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(r.out, "unknown key \\\"policy\\\""));
+	wst_run_free(&r);
+	wst_write(tmp, "c.json", "{\"policies\": {\"detect_project_root\": 0}}");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg, "--json", "x");
+	check_status(&r, 2, "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(r.out, "policies.detect_project_root"));
+	wst_run_free(&r);
+	wst_write(tmp, "c.json", "{\"mounts\": [\"/m=/nonexistent-wstest\"]}");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg, "--json", "x");
+	check_status(&r, 2, "WORKSPACE_NOT_FOUND");
+	wst_run_free(&r);
+	wst_write(tmp, "c.json", "{\"limits\": {\"max_bytes\": 10, \"max_entries\": 5}}");
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg, "--json", "x");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(ws);
+	free(cfg);
+}
+END_TEST
+
+START_TEST(config_mounts_and_markers)
+{
+	struct wst_run r;
+	char *ws = P("ws/sub"), *cfg = P("c.json"), *skills = P("skills"), *text;
+	char *ws_parent = P("ws");
+
+	wst_write(tmp, "skills/s.md", "skill\n");
+	wst_write(tmp, "ws/BUILD", "");
+	wst_mkdir(tmp, "ws/sub");
+	ck_assert_int_ne(asprintf(&text, "{\"mounts\": [\"/.skills=%s:ro\"],"
+				  " \"policies\": {\"project_markers\": [\"BUILD\"]}}",
+				  skills), -1);
+	wst_write(tmp, "c.json", text);
+	free(text);
+	/* Mounts from the configuration apply like --mount. */
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg,
+	    "--json", "/.skills/s.md");
+	check_status(&r, 0, "");
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "real_path"), "/skills/s.md"));
+	wst_run_free(&r);
+	/* ...unless --mount gives its own. */
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg,
+	    "--mount", "/.other=/tmp", "--json", "/.skills/s.md");
+	check_status(&r, 0, "");
+	ck_assert_ptr_null(strstr(out_str(&r, "real_path"), "/skills/s.md"));
+	wst_run_free(&r);
+	/* project_markers replaces the default list. */
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--config", cfg,
+	    "--explain", "--json", "x");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(out_str(&r, "project_root"), ws_parent);
+	ck_assert_str_eq(out_str(&r, "project_marker"), "BUILD");
+	wst_run_free(&r);
+	free(ws);
+	free(ws_parent);
+	free(cfg);
+	free(skills);
+}
+END_TEST
+
+/* ---- --verbose ---- */
+
+START_TEST(verbose_logs)
+{
+	struct wst_run r;
+	char *ws = P("monorepo/services/api/cmd"), *line;
+
+	monorepo();
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "dev-safe",
+	    "--verbose", "main.go");
+	check_status(&r, 0, "");
+	ck_assert_int_ne(asprintf(&line, "INFO project detection project_root=%s/monorepo/services/api git_root=%s/monorepo\n",
+				  tmp, tmp), -1);
+	ck_assert_msg(strstr(r.err, line) != NULL, "%s", r.err);
+	free(line);
+	ck_assert_int_ne(asprintf(&line, "DEBUG expanded policy variable var=PROJECT_ROOT value=%s/monorepo/services/api\n",
+				  tmp), -1);
+	ck_assert_ptr_nonnull(strstr(r.err, line));
+	free(line);
+	ck_assert_int_ne(asprintf(&line, "INFO policy decision op=read path=%s/main.go rule=allow-project-read decision=allow\n",
+				  ws), -1);
+	ck_assert_ptr_nonnull(strstr(r.err, line));
+	free(line);
+	ck_assert_ptr_null(strstr(r.err, "WARN"));
+	wst_run_free(&r);
+	free(ws);
+	/* No markers at all. */
+	ws = P("scratch");
+	wst_write(tmp, "scratch/f", "f\n");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--verbose", "f");
+	check_status(&r, 0, "");
+	ck_assert_ptr_nonnull(strstr(r.err, "WARN project detection found no markers, "
+				     "using workspace as project_root\n"));
+	ck_assert_ptr_nonnull(strstr(r.err, "git_root=\"\""));
+	/* Without a policy there is nothing to decide. */
+	ck_assert_ptr_null(strstr(r.err, "policy decision"));
+	wst_run_free(&r);
+	/* Without --verbose, nothing at all. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "dev-safe", "f");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
+/* ---- Per tool: allowed, denied, approve ---- */
+
+/*
+ * A test policy: read everything in the project, except secret/ (denied)
+ * and ask/ (listing and reading need approval); write and create anywhere
+ * in the project; deletes need approval.
+ */
+static char *
+tool_policy(void)
+{
+	wst_write(tmp, "pol/tools.json",
+		  "{\"version\": 1, \"name\": \"tools\", \"file_rules\": [\n"
+		  " {\"name\": \"deny-secret\", \"paths\": [\"${PROJECT_ROOT}/secret\", \"${PROJECT_ROOT}/secret/**\"],\n"
+		  "  \"operations\": [\"*\"], \"decision\": \"deny\", \"message\": \"{{.Path}} is secret\"},\n"
+		  " {\"name\": \"ask\", \"paths\": [\"${PROJECT_ROOT}/ask\", \"${PROJECT_ROOT}/ask/**\"],\n"
+		  "  \"operations\": [\"list\", \"read\", \"open\"], \"decision\": \"approve\",\n"
+		  "  \"message\": \"{{.Operation}} {{.Path}}? ({{.Rule}})\"},\n"
+		  " {\"name\": \"read\", \"paths\": [\"${PROJECT_ROOT}\", \"${PROJECT_ROOT}/**\"],\n"
+		  "  \"operations\": [\"read\", \"open\", \"stat\", \"list\", \"readlink\"], \"decision\": \"allow\"},\n"
+		  " {\"name\": \"write\", \"paths\": [\"${PROJECT_ROOT}/**\"],\n"
+		  "  \"operations\": [\"write\", \"create\", \"mkdir\"], \"decision\": \"allow\"},\n"
+		  " {\"name\": \"delete\", \"paths\": [\"${PROJECT_ROOT}/**\"],\n"
+		  "  \"operations\": [\"delete\", \"rmdir\", \"rename\"], \"decision\": \"approve\",\n"
+		  "  \"message\": \"Delete {{.Path}}?\"}\n"
+		  "]}\n");
+	wst_write(tmp, "ws/a.txt", "alpha\n");
+	wst_write(tmp, "ws/secret/key", "k\n");
+	wst_write(tmp, "ws/ask/q.txt", "question\n");
+	wst_write(tmp, "ws/del.txt", "d\n");
+	return P("pol/tools.json");
+}
+
+START_TEST(tool_wsls)
+{
+	struct wst_run r;
+	char *pol = tool_policy(), *ws = P("ws");
+
+	RUN(&r, NULL, env_home(), "wsls", "--workspace", ws, "--policy", pol, "--json", "/");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsls", "--workspace", ws, "--policy", pol, "--json", "secret");
+	check_status(&r, 3, "POLICY_DENIED");
+	ck_assert_ptr_nonnull(strstr(r.out, "is secret"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsls", "--workspace", ws, "--policy", pol, "secret");
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_ptr_nonnull(strstr(r.err, "POLICY_DENIED"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsls", "--workspace", ws, "--policy", pol, "--json", "ask");
+	check_status(&r, 4, "APPROVAL_REQUIRED");
+	ck_assert_ptr_nonnull(strstr(r.out, "list /ask? (ask)"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsls", "--workspace", ws, "--policy", pol, "--approve",
+	    "--json", "ask");
+	check_status(&r, 0, "");
+	ck_assert_ptr_nonnull(strstr(r.out, "q.txt"));
+	wst_run_free(&r);
+	free(pol);
+	free(ws);
+}
+END_TEST
+
+START_TEST(tool_wsread)
+{
+	struct wst_run r;
+	char *pol = tool_policy(), *ws = P("ws");
+
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol, "--json", "a.txt");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(wst_output_str(&r, "content"), "alpha\n");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol, "--json",
+	    "secret/key");
+	check_status(&r, 3, "POLICY_DENIED");
+	ck_assert_ptr_null(strstr(r.out, "k\\n"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol, "--json",
+	    "ask/q.txt");
+	check_status(&r, 4, "APPROVAL_REQUIRED");
+	ck_assert_ptr_null(strstr(r.out, "question"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol, "--approve",
+	    "--json", "ask/q.txt");
+	check_status(&r, 0, "");
+	ck_assert_str_eq(wst_output_str(&r, "content"), "question\n");
+	wst_run_free(&r);
+	/* The same through --args, as an agent calls it. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol, "--args",
+	    "{\"path\": \"secret/key\"}");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	free(pol);
+	free(ws);
+}
+END_TEST
+
+START_TEST(tool_wswrite)
+{
+	struct wst_run r;
+	char *pol = tool_policy(), *ws = P("ws"), *del = P("ws/del.txt"), *c;
+
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+	    "--content", "new\n", "--json", "new.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	c = P("ws/new.txt");
+	{
+		char *k = wst_slurp(c, NULL);
+
+		ck_assert_str_eq(k, "new\n");
+		free(k);
+	}
+	free(c);
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+	    "--content", "pwned\n", "--json", "secret/key");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	c = P("ws/secret/key");
+	{
+		char *k = wst_slurp(c, NULL);
+
+		ck_assert_str_eq(k, "k\n");
+		free(k);
+	}
+	free(c);
+	/* A new file in a denied directory is denied too. */
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+	    "--content", "x", "--json", "secret/new");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	c = P("ws/secret/new");
+	ck_assert(!wst_exists(c));
+	free(c);
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+	    "--delete", "--json", "del.txt");
+	check_status(&r, 4, "APPROVAL_REQUIRED");
+	ck_assert_ptr_nonnull(strstr(r.out, "Delete /del.txt?"));
+	ck_assert(wst_exists(del));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+	    "--delete", "--approve", "--json", "del.txt");
+	check_status(&r, 0, "");
+	ck_assert(!wst_exists(del));
+	wst_run_free(&r);
+	free(pol);
+	free(ws);
+	free(del);
+}
+END_TEST
+
+START_TEST(deny_beats_writable_workspace)
+{
+	/* The workspace is writable; read-only still refuses every change. */
+	struct wst_run r;
+	char *ws = P("ws"), *f = P("ws/a.txt"), *c;
+
+	wst_write(tmp, "ws/a.txt", "original\n");
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "read-only",
+	    "--content", "changed\n", "--json", "a.txt");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "read-only",
+	    "--delete", "--approve", "--json", "a.txt");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "read-only",
+	    "--mkdir", "--json", "d");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	c = wst_slurp(f, NULL);
+	ck_assert_str_eq(c, "original\n");
+	free(c);
+	/* And reading is fine. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "read-only",
+	    "--json", "a.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(ws);
+	free(f);
+}
+END_TEST
+
+START_TEST(shipped_dev_safe_approve_delete)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *f = P("ws/a.txt");
+
+	wst_write(tmp, "ws/a.txt", "x\n");
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "dev-safe",
+	    "--delete", "--json", "a.txt");
+	check_status(&r, 4, "APPROVAL_REQUIRED");
+	ck_assert_ptr_nonnull(strstr(r.out, "Delete /a.txt?"));
+	wst_run_free(&r);
+	ck_assert(wst_exists(f));
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "dev-safe",
+	    "--delete", "--approve", "--json", "a.txt");
+	check_status(&r, 0, "");
+	ck_assert(!wst_exists(f));
+	wst_run_free(&r);
+	free(ws);
+	free(f);
+}
+END_TEST
+
+START_TEST(shipped_ci_no_delete)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *f = P("ws/a.txt");
+
+	wst_write(tmp, "ws/a.txt", "x\n");
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "ci",
+	    "--delete", "--approve", "--json", "a.txt");
+	check_status(&r, 3, "POLICY_DENIED");
+	ck_assert(wst_exists(f));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "ci",
+	    "--content", "y\n", "--json", "a.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(ws);
+	free(f);
+}
+END_TEST
+
+/* ---- --allow-outside: the policy is the only boundary ---- */
+
+START_TEST(allow_outside_dev_safe_home)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *gitconfig, *key, *sshdir;
+
+	wst_mkdir(tmp, "ws");
+	wst_write(tmp, "home/.gitconfig", "[user]\n");
+	wst_write(tmp, "home/.ssh/id_rsa", "PRIVATE\n");
+	gitconfig = P("home/.gitconfig");
+	key = P("home/.ssh/id_rsa");
+	sshdir = P("home/.ssh");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "dev-safe",
+	    "--allow-outside", "--json", gitconfig);
+	check_status(&r, 0, "");
+	ck_assert_str_eq(wst_output_str(&r, "content"), "[user]\n");
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "boundary")->valuestring, "off");
+	wst_run_free(&r);
+	/*
+	 * Never the keys, although HOME lies under /tmp, which dev-safe
+	 * otherwise opens fully: the secret rules come first.
+	 */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "dev-safe",
+	    "--allow-outside", "--approve", "--json", key);
+	check_status(&r, 3, "POLICY_DENIED");
+	ck_assert_ptr_null(strstr(r.out, "PRIVATE"));
+	ck_assert_ptr_nonnull(strstr(r.out, "deny-ssh-keys"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsls", "--workspace", ws, "--policy", "dev-safe",
+	    "--allow-outside", "--json", sshdir);
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "dev-safe",
+	    "--allow-outside", "--content", "x", "--json", key);
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	/* Outside the project, /tmp and home configs: default deny. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "dev-safe",
+	    "--allow-outside", "--json", "/etc/passwd");
+	check_status(&r, 3, "POLICY_DENIED");
+	ck_assert_ptr_nonnull(strstr(r.out, "default-deny"));
+	wst_run_free(&r);
+	/* Without a policy the boundary really is off. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--allow-outside",
+	    "--json", key);
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(ws);
+	free(gitconfig);
+	free(key);
+	free(sshdir);
+}
+END_TEST
+
+/* ---- Policy errors, names, strict ---- */
+
+START_TEST(policy_errors_exit_2)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *pol = P("bad.json");
+
+	wst_mkdir(tmp, "ws");
+	wst_write(tmp, "bad.json",
+		  "{\"version\":1,\"file_rules\":[{\"name\":\"r1\",\"paths\":[\"/x\"],"
+		  "\"operations\":[\"reed\"],\"decision\":\"allow\"}]}");
+	RUN(&r, NULL, env_home(), "wsls", "--workspace", ws, "--policy", pol, "--json");
+	check_status(&r, 2, "POLICY_ERROR");
+	ck_assert_ptr_nonnull(strstr(r.out, "r1"));
+	ck_assert_ptr_nonnull(strstr(r.out, "operations"));
+	wst_run_free(&r);
+	wst_write(tmp, "bad.json",
+		  "{\"version\":1,\"file_rules\":[{\"name\":\"r1\",\"paths\":[\"${NOPE_WSTEST}/**\"],"
+		  "\"operations\":[\"read\"],\"decision\":\"allow\"}]}");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol, "x");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "undefined variable: NOPE_WSTEST"));
+	ck_assert_ptr_nonnull(strstr(r.err, "POLICY_ERROR"));
+	wst_run_free(&r);
+	/* GIT_ROOT is undefined outside git: an error without a fallback. */
+	wst_write(tmp, "bad.json",
+		  "{\"version\":1,\"file_rules\":[{\"name\":\"g\",\"paths\":[\"${GIT_ROOT}/**\"],"
+		  "\"operations\":[\"read\"],\"decision\":\"allow\"}]}");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol, "--json", "x");
+	check_status(&r, 2, "POLICY_ERROR");
+	ck_assert_ptr_nonnull(strstr(r.out, "undefined variable: GIT_ROOT"));
+	wst_run_free(&r);
+	wst_write(tmp, "bad.json",
+		  "{\"version\":1,\"file_rules\":[{\"name\":\"m\",\"paths\":[\"${FOO\"],"
+		  "\"operations\":[\"read\"],\"decision\":\"allow\"}]}");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol, "--json", "x");
+	check_status(&r, 2, "POLICY_ERROR");
+	ck_assert_ptr_nonnull(strstr(r.out, "offset 0"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "no-such-policy",
+	    "--json", "x");
+	check_status(&r, 2, "POLICY_ERROR");
+	ck_assert_ptr_nonnull(strstr(r.out, "no such policy"));
+	wst_run_free(&r);
+	free(ws);
+	free(pol);
+}
+END_TEST
+
+START_TEST(policy_env_and_strict)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *pol = P("strict.json"), *envp;
+	const char *env[3];
+
+	wst_write(tmp, "ws/a.txt", "a\n");
+	wst_write(tmp, "strict.json",
+		  "{\"version\":1,\"strict\":true,\"file_rules\":[{\"name\":\"all\","
+		  "\"paths\":[\"**\"],\"operations\":[\"*\"],\"decision\":\"allow\"}]}");
+	ck_assert_int_ne(asprintf(&envp, "WS_POLICY=%s", pol), -1);
+	env[0] = env_home()[0];
+	env[1] = envp;
+	env[2] = NULL;
+	RUN(&r, NULL, env, "wsread", "--workspace", ws, "--json", "a.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	/* "strict": true rejects absolute paths and "..". */
+	RUN(&r, NULL, env, "wsread", "--workspace", ws, "--json", "/a.txt");
+	check_status(&r, 2, "INVALID_PATH");
+	wst_run_free(&r);
+	RUN(&r, NULL, env, "wsread", "--workspace", ws, "--json", "x/../a.txt");
+	check_status(&r, 2, "INVALID_PATH");
+	wst_run_free(&r);
+	/* Without the policy they are fine. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--json", "/a.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(envp);
+	free(ws);
+	free(pol);
+}
+END_TEST
+
+/* ---- The y/N prompt on a terminal ---- */
+
+/*
+ * Run wswrite --delete with a pseudo-terminal as its controlling terminal,
+ * stdin and stderr, answer the prompt with answer, and return the exit
+ * status; *shown gets what the terminal showed.
+ */
+static int
+run_on_tty(const char *ws, const char *pol, const char *path, const char *answer,
+	   char *shown, size_t shown_sz)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	size_t n = 0;
+	pid_t pid;
+	int st = -1;
+	bool answered = false;
+	struct timespec t0, t1;
+
+	ck_assert_int_ge(m, 0);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	pid = fork();
+	if (pid == 0) {
+		int s, null;
+
+		setsid();
+		s = open(ptsname(m), O_RDWR); /* becomes the controlling tty */
+		null = open("/dev/null", O_WRONLY);
+		if (s < 0 || null < 0)
+			_exit(126);
+		ioctl(s, TIOCSCTTY, 0);
+		dup2(s, 0);
+		dup2(null, 1);
+		dup2(s, 2);
+		unsetenv("WS_POLICY");
+		unsetenv("WS_FORMAT");
+		unsetenv("WS_CONFIG");
+		setenv("XDG_CONFIG_HOME", "/nonexistent-wstest", 1);
+		setenv("HOME", home, 1);
+		execl(wst_bin("wswrite"), "wswrite", "--workspace", ws, "--policy", pol,
+		      "--delete", path, (char *)NULL);
+		_exit(127);
+	}
+	shown[0] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = {m, POLLIN, 0};
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (t1.tv_sec - t0.tv_sec > 15) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		if (poll(&p, 1, 50) > 0 && (p.revents & POLLIN)) {
+			ssize_t k = read(m, shown + n, shown_sz - n - 1);
+
+			if (k > 0) {
+				n += (size_t)k;
+				shown[n] = '\0';
+			}
+		}
+		if (!answered && strstr(shown, "[y/N]") != NULL) {
+			ck_assert_int_eq(write(m, answer, strlen(answer)),
+					 (ssize_t)strlen(answer));
+			answered = true;
+		}
+	}
+	close(m);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(prompt_on_terminal)
+{
+	char *ws = P("ws"), *a = P("ws/a.txt"), *b = P("ws/b.txt");
+	char shown[4096];
+
+	wst_write(tmp, "ws/a.txt", "a\n");
+	wst_write(tmp, "ws/b.txt", "b\n");
+	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "a.txt", "n\n", shown, sizeof(shown)), 4);
+	ck_assert_msg(strstr(shown, "wswrite: Delete /a.txt? [y/N]") != NULL, "%s", shown);
+	ck_assert(wst_exists(a));
+	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "b.txt", "y\n", shown, sizeof(shown)), 0);
+	ck_assert(!wst_exists(b));
+	free(ws);
+	free(a);
+	free(b);
 }
 END_TEST
 
@@ -13,7 +961,28 @@ suite(void)
 	Suite *s = suite_create("cli-policy");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, placeholder);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, explain_seed_monorepo);
+	tcase_add_test(tc, explain_seed_non_project);
+	tcase_add_test(tc, explain_worktree_git_file);
+	tcase_add_test(tc, explain_symlinked_workspace);
+	tcase_add_test(tc, missing_workspace);
+	tcase_add_test(tc, precedence_levels);
+	tcase_add_test(tc, project_root_changes_policy);
+	tcase_add_test(tc, config_policy_dir_and_default);
+	tcase_add_test(tc, config_errors);
+	tcase_add_test(tc, config_mounts_and_markers);
+	tcase_add_test(tc, verbose_logs);
+	tcase_add_test(tc, tool_wsls);
+	tcase_add_test(tc, tool_wsread);
+	tcase_add_test(tc, tool_wswrite);
+	tcase_add_test(tc, deny_beats_writable_workspace);
+	tcase_add_test(tc, shipped_dev_safe_approve_delete);
+	tcase_add_test(tc, shipped_ci_no_delete);
+	tcase_add_test(tc, allow_outside_dev_safe_home);
+	tcase_add_test(tc, policy_errors_exit_2);
+	tcase_add_test(tc, policy_env_and_strict);
+	tcase_add_test(tc, prompt_on_terminal);
 	suite_add_tcase(s, tc);
 	return s;
 }

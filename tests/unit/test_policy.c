@@ -445,7 +445,8 @@ START_TEST(gate)
 	/* No rule for write: denied, naming the policy and that no rule matched. */
 	ck_assert_int_eq(ws_check(&ws, WS_OP_WRITE, text, "/a.txt"), WS_EPOLICY_DENIED);
 	ck_assert_str_eq(ws_error_last_path(), "/a.txt");
-	ck_assert_ptr_nonnull(strstr(ws_error_last(), "write denied by policy \"gate\""));
+	ck_assert_ptr_nonnull(strstr(ws_error_last(),
+				     "write denied by policy \"gate\": no file rule matches"));
 	/* approve without --approve, with it, and at a prompt. */
 	ck_assert_int_eq(ws_check(&ws, WS_OP_DELETE, text, "/a.txt"), WS_EAPPROVAL_REQUIRED);
 	ck_assert_ptr_nonnull(strstr(ws_error_last(), "Delete /a.txt?"));
