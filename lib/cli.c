@@ -957,6 +957,8 @@ ws_cli_multi_fail(struct ws_multi *m, int rc, const char *path)
 	if (m->first_rc != 0)
 		return;
 	m->first_rc = rc;
+	if (m->mem == NULL)
+		return; /* plain mode: the tool reports each failure itself */
 	m->msg = strdup(ws_error_last());
 	m->path = path ? strdup(path) : NULL;
 }

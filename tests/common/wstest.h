@@ -60,6 +60,18 @@ const char *wst_output_str(const struct wst_run *r, const char *key);
 /* Path of a built binary. */
 const char *wst_bin(const char *tool);
 
+/* Sanitizer builds run several times slower: timing bounds widen. */
+#if defined(__SANITIZE_ADDRESS__)
+#define WST_SLOWDOWN 10
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WST_SLOWDOWN 10
+#endif
+#endif
+#ifndef WST_SLOWDOWN
+#define WST_SLOWDOWN 1
+#endif
+
 /* A main() that runs one Check suite and fails on any failed test. */
 #define WST_MAIN(suite_fn)                                                     \
 	int main(void)                                                         \

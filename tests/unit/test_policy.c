@@ -707,8 +707,9 @@ START_TEST(fifty_rules_load_fast)
 	per = ((double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6) / 200;
 	fprintf(stderr, "50-rule policy: %.3f ms per load\n", per);
-	/* Generous: sanitizer builds are several times slower. */
-	ck_assert_msg(per < 5.0, "loading took %.3f ms", per);
+	/* Generous (the benchmark holds the real target, 1 ms a call), and
+	 * wider still in sanitizer builds. */
+	ck_assert_msg(per < 5.0 * WST_SLOWDOWN, "loading took %.3f ms", per);
 	free(text);
 }
 END_TEST
