@@ -14,6 +14,7 @@
 #include "ws/cli.h"
 #include "ws/error.h"
 #include "ws/json.h"
+#include "ws/path.h"
 #include "ws/read.h"
 #include "ws/resolve.h"
 
@@ -89,7 +90,7 @@ print_json(const struct ws_cli *cli, const struct ws_res *res,
 	if (r->data == NULL) {
 		ws_jw_null(&jw);
 		ws_jw_knull(&jw, "encoding");
-	} else if (base64 || !ws_read_utf8(r->data, r->len)) {
+	} else if (base64 || !ws_utf8_valid(r->data, r->len)) {
 		/* Bytes that are not UTF-8 travel reversibly, as base64. */
 		ws_jw_base64(&jw, r->data, r->len);
 		ws_jw_kstr(&jw, "encoding", "base64");
@@ -180,12 +181,8 @@ main(int argc, char **argv)
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
 		goto fail;
-	switch (cli.action) {
-	case WS_CLI_HELP: ws_cli_print_help(&cli, stdout); goto out;
-	case WS_CLI_VERSION: ws_cli_print_version(&cli, stdout); goto out;
-	case WS_CLI_SCHEMA: ws_cli_print_schema(&cli, stdout); goto out;
-	case WS_CLI_RUN: break;
-	}
+	if (ws_cli_print_info(&cli, stdout))
+		goto out;
 	if ((rc = get_opts(&cli, &o)) < 0)
 		goto fail;
 	if ((rc = ws_cli_open(&cli, &ws)) < 0)

@@ -281,12 +281,8 @@ main(int argc, char **argv)
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
 		goto fail;
-	switch (cli.action) {
-	case WS_CLI_HELP: ws_cli_print_help(&cli, stdout); goto out;
-	case WS_CLI_VERSION: ws_cli_print_version(&cli, stdout); goto out;
-	case WS_CLI_SCHEMA: ws_cli_print_schema(&cli, stdout); goto out;
-	case WS_CLI_RUN: break;
-	}
+	if (ws_cli_print_info(&cli, stdout))
+		goto out;
 	if ((rc = check_combinations(&cli)) < 0)
 		goto fail;
 	path = cli.pos[0];

@@ -860,6 +860,25 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 	fputc('\n', f);
 }
 
+bool
+ws_cli_print_info(const struct ws_cli *cli, FILE *f)
+{
+	switch (cli->action) {
+	case WS_CLI_HELP:
+		ws_cli_print_help(cli, f);
+		return true;
+	case WS_CLI_VERSION:
+		ws_cli_print_version(cli, f);
+		return true;
+	case WS_CLI_SCHEMA:
+		ws_cli_print_schema(cli, f);
+		return true;
+	case WS_CLI_RUN:
+		break;
+	}
+	return false;
+}
+
 int
 ws_cli_fail(const struct ws_cli *cli, int code)
 {

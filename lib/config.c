@@ -213,9 +213,8 @@ ws__cfg_strv(const char *origin, const char *key, const cJSON *arr,
 	return 0;
 }
 
-/* Whether the key of it appears earlier in obj (cJSON keeps both). */
-static bool
-ws__dup_key(const cJSON *obj, const cJSON *it)
+bool
+ws_jsonc_dup_key(const cJSON *obj, const cJSON *it)
 {
 	for (const cJSON *p = obj->child; p != NULL && p != it; p = p->next)
 		if (p->string != NULL && strcmp(p->string, it->string) == 0)
@@ -234,7 +233,7 @@ ws__cfg_policies(struct ws_config *cfg, const cJSON *obj, const char *origin)
 	cJSON_ArrayForEach(it, obj) {
 		const char *k = it->string;
 
-		if (ws__dup_key(obj, it))
+		if (ws_jsonc_dup_key(obj, it))
 			return ws__cfg_err(origin, "duplicate key \"policies.%s\"", k);
 		if (strcmp(k, "dir") == 0 || strcmp(k, "default") == 0) {
 			char **dst = k[0] == 'd' && k[1] == 'i' ? &cfg->policies_dir
@@ -298,7 +297,7 @@ ws__cfg_limits(struct ws_config *cfg, const cJSON *obj, const char *origin)
 	cJSON_ArrayForEach(it, obj) {
 		size_t i;
 
-		if (ws__dup_key(obj, it))
+		if (ws_jsonc_dup_key(obj, it))
 			return ws__cfg_err(origin, "duplicate key \"limits.%s\"",
 					   it->string);
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -336,7 +335,7 @@ ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
 
-		if (ws__dup_key(root, it))
+		if (ws_jsonc_dup_key(root, it))
 			rc = ws__cfg_err(origin, "duplicate key \"%s\"", k);
 		else if (strcmp(k, "policies") == 0)
 			rc = ws__cfg_policies(cfg, it, origin);

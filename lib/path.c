@@ -1,6 +1,7 @@
 /* path.c - lexical path handling; nothing here touches the filesystem. */
 #include "ws/path.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,36 +163,48 @@ ws_utf8_valid(const char *str, size_t len)
 
 	while (i < len) {
 		unsigned char c = s[i];
-		size_t n;
-		unsigned int cp;
+		size_t k;
+		uint32_t cp;
 
+		/* Skip ASCII a word at a time: most text and names are. */
 		if (c < 0x80) {
-			i++;
+			uint64_t w;
+
+			while (i + 8 <= len) {
+				memcpy(&w, s + i, 8);
+				if (w & UINT64_C(0x8080808080808080))
+					break;
+				i += 8;
+			}
+			while (i < len && s[i] < 0x80)
+				i++;
 			continue;
 		}
 		if ((c & 0xe0) == 0xc0) {
-			n = 1;
+			k = 1;
 			cp = c & 0x1f;
 		} else if ((c & 0xf0) == 0xe0) {
-			n = 2;
+			k = 2;
 			cp = c & 0x0f;
 		} else if ((c & 0xf8) == 0xf0) {
-			n = 3;
+			k = 3;
 			cp = c & 0x07;
 		} else {
 			return false;
 		}
-		for (size_t k = 1; k <= n; k++) {
-			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+		if (len - i <= k)
+			return false;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
 				return false;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
+			cp = (cp << 6) | (s[i + j] & 0x3f);
 		}
 		/* Reject overlong forms, surrogates and values past U+10FFFF. */
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
-		    (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
+		    (k == 3 && cp < 0x10000) || cp > 0x10ffff ||
 		    (cp >= 0xd800 && cp <= 0xdfff))
 			return false;
-		i += n + 1;
+		i += k + 1;
 	}
 	return true;
 }

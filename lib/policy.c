@@ -191,14 +191,6 @@ ws__perr(const struct ws__where *w, const char *field, const char *fmt, ...)
 	return ws_error_set(WS_EPOLICY_ERROR, w->origin, "%s%s", where, msg);
 }
 
-static bool
-ws__dup_key(const cJSON *obj, const cJSON *it)
-{
-	for (const cJSON *p = obj->child; p != NULL && p != it; p = p->next)
-		if (p->string != NULL && strcmp(p->string, it->string) == 0)
-			return true;
-	return false;
-}
 
 static const char *
 ws__json_type(const cJSON *j)
@@ -330,7 +322,7 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 	cJSON_ArrayForEach(it, obj) {
 		const char *k = it->string;
 
-		if (ws__dup_key(obj, it)) {
+		if (ws_jsonc_dup_key(obj, it)) {
 			rc = ws__perr(w, k, "duplicate key");
 			goto out;
 		}
@@ -464,7 +456,7 @@ ws__parse_crule(struct ws_policy *p, struct ws__where *w, const cJSON *obj)
 	cJSON_ArrayForEach(it, obj) {
 		const char *k = it->string;
 
-		if (ws__dup_key(obj, it))
+		if (ws_jsonc_dup_key(obj, it))
 			return ws__perr(w, k, "duplicate key");
 		if (strcmp(k, "name") == 0) {
 			continue;
@@ -550,7 +542,7 @@ ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
 
-		if (ws__dup_key(root, it)) {
+		if (ws_jsonc_dup_key(root, it)) {
 			rc = ws__perr(&w, k, "duplicate key");
 			goto out;
 		}

@@ -151,60 +151,6 @@ ws_read_lines(const char *buf, size_t n, long long start, long long end,
 	sp->last = last;
 }
 
-bool
-ws_read_utf8(const char *buf, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)buf;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned char c = s[i];
-		size_t k;
-		uint32_t cp;
-
-		/* Skip ASCII a word at a time: most text is. */
-		if (c < 0x80) {
-			uint64_t w;
-
-			while (i + 8 <= n) {
-				memcpy(&w, s + i, 8);
-				if (w & UINT64_C(0x8080808080808080))
-					break;
-				i += 8;
-			}
-			while (i < n && s[i] < 0x80)
-				i++;
-			continue;
-		}
-		if ((c & 0xe0) == 0xc0) {
-			k = 1;
-			cp = c & 0x1f;
-		} else if ((c & 0xf0) == 0xe0) {
-			k = 2;
-			cp = c & 0x0f;
-		} else if ((c & 0xf8) == 0xf0) {
-			k = 3;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		if (n - i <= k)
-			return false;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i + j] & 0x3f);
-		}
-		/* Overlong forms, surrogates and values past U+10FFFF. */
-		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
-		    (k == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += k + 1;
-	}
-	return true;
-}
-
 /*
  * Where to cut n bytes of text so that a multi-byte UTF-8 sequence is not
  * split: drop an incomplete sequence at the end.

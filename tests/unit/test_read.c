@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/path.h"
 #include "ws/read.h"
 #include "ws/resolve.h"
 #include "ws/workspace.h"
@@ -197,28 +198,28 @@ START_TEST(utf8)
 {
 	char buf[64];
 
-	ck_assert(ws_read_utf8("", 0));
-	ck_assert(ws_read_utf8("plain ascii text, long enough for words\n", 40));
-	ck_assert(ws_read_utf8("h\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80", 12));
-	ck_assert(!ws_read_utf8("\xc0\xaf", 2));	   /* overlong "/" */
-	ck_assert(!ws_read_utf8("\xe0\x80\xaf", 3));	   /* overlong */
-	ck_assert(!ws_read_utf8("\xed\xa0\x80", 3));	   /* surrogate */
-	ck_assert(!ws_read_utf8("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
-	ck_assert(!ws_read_utf8("\xe2\x9c", 2));	   /* cut short */
-	ck_assert(!ws_read_utf8("\x80", 1));		   /* lone continuation */
-	ck_assert(!ws_read_utf8("\xff", 1));
-	ck_assert(!ws_read_utf8("caf\xe9", 4));		   /* Latin-1 */
-	ck_assert(ws_read_utf8("\xf4\x8f\xbf\xbf", 4));  /* U+10FFFF */
+	ck_assert(ws_utf8_valid("", 0));
+	ck_assert(ws_utf8_valid("plain ascii text, long enough for words\n", 40));
+	ck_assert(ws_utf8_valid("h\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80", 12));
+	ck_assert(!ws_utf8_valid("\xc0\xaf", 2));	   /* overlong "/" */
+	ck_assert(!ws_utf8_valid("\xe0\x80\xaf", 3));	   /* overlong */
+	ck_assert(!ws_utf8_valid("\xed\xa0\x80", 3));	   /* surrogate */
+	ck_assert(!ws_utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+	ck_assert(!ws_utf8_valid("\xe2\x9c", 2));	   /* cut short */
+	ck_assert(!ws_utf8_valid("\x80", 1));		   /* lone continuation */
+	ck_assert(!ws_utf8_valid("\xff", 1));
+	ck_assert(!ws_utf8_valid("caf\xe9", 4));		   /* Latin-1 */
+	ck_assert(ws_utf8_valid("\xf4\x8f\xbf\xbf", 4));  /* U+10FFFF */
 	/* A bad byte at every offset behind an ASCII run (the word path). */
 	for (size_t off = 0; off < 40; off++) {
 		memset(buf, 'a', sizeof(buf));
 		buf[off] = (char)0xe9;
-		ck_assert_msg(!ws_read_utf8(buf, sizeof(buf)), "offset %zu", off);
+		ck_assert_msg(!ws_utf8_valid(buf, sizeof(buf)), "offset %zu", off);
 		buf[off] = (char)0xc3;
 		buf[off + 1] = (char)0xa9;
-		ck_assert_msg(ws_read_utf8(buf, sizeof(buf)), "offset %zu", off);
+		ck_assert_msg(ws_utf8_valid(buf, sizeof(buf)), "offset %zu", off);
 		/* A sequence cut by the length itself. */
-		ck_assert_msg(!ws_read_utf8(buf, off + 1), "offset %zu", off);
+		ck_assert_msg(!ws_utf8_valid(buf, off + 1), "offset %zu", off);
 	}
 }
 END_TEST
@@ -255,7 +256,7 @@ START_TEST(small_files)
 	expect_data(&r, "a\r\nb\nc");
 	ck_assert(!r.binary);
 	ck_assert_str_eq(r.type, "text");
-	ck_assert(ws_read_utf8(r.data, r.len));
+	ck_assert(ws_utf8_valid(r.data, r.len));
 	ck_assert_int_eq(r.size, 6);
 	ck_assert_int_eq(r.start_line, 1);
 	ck_assert_int_eq(r.end_line, 3);
@@ -288,7 +289,7 @@ START_TEST(small_files)
 
 	wst_write(dir, "l1.txt", "caf\xe9\n");
 	ck_assert_int_eq(read_rel("l1.txt", &o, &r), 0);
-	ck_assert(!ws_read_utf8(r.data, r.len));
+	ck_assert(!ws_utf8_valid(r.data, r.len));
 	ck_assert(!r.binary);
 	ws_read_free(&r);
 
@@ -448,7 +449,7 @@ START_TEST(long_first_line)
 	ck_assert(r.truncated);
 	/* Cut before the split character, so still valid UTF-8. */
 	ck_assert_uint_eq(r.len, 100000);
-	ck_assert(ws_read_utf8(r.data, r.len));
+	ck_assert(ws_utf8_valid(r.data, r.len));
 	ck_assert_int_eq(r.end_line, 1);
 	ck_assert_int_eq(r.total_lines, 3);
 	ws_read_free(&r);

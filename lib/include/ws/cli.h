@@ -139,6 +139,9 @@ void ws_cli_print_help(const struct ws_cli *cli, FILE *f);
 void ws_cli_print_version(const struct ws_cli *cli, FILE *f);
 void ws_cli_print_schema(const struct ws_cli *cli, FILE *f);
 
+/* If --help, --version or --schema was asked, print it and return true. */
+bool ws_cli_print_info(const struct ws_cli *cli, FILE *f);
+
 /*
  * Print the last error (code from ws_error_last_code() if code is 0) in
  * plain or JSON form and return the exit status of DESIGN.md section 4.

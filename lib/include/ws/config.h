@@ -84,4 +84,8 @@ int ws_jsonc_parse(const char *text, int code, const char *origin,
  */
 int ws_config_read_file(const char *path, char **out);
 
+/* Whether the key of member it appears earlier in obj: cJSON keeps both
+ * copies of a duplicated key, and a policy or config must not. */
+bool ws_jsonc_dup_key(const struct cJSON *obj, const struct cJSON *it);
+
 #endif

@@ -105,10 +105,5 @@ long long ws_read_count_lines(const char *buf, size_t n);
 void ws_read_lines(const char *buf, size_t n, long long start, long long end,
 		   struct ws_read_span *sp);
 
-/*
- * Whether n bytes are valid UTF-8 (fast on ASCII).  ws_read_fd() does not
- * check: only JSON output needs to know, so plain output does not pay.
- */
-bool ws_read_utf8(const char *buf, size_t n);
 
 #endif
