@@ -11,8 +11,21 @@ export PATH="$bin:$PATH"
 export WS_ROOT="$ws"
 export WS_MOUNTS="/.skills=$top/examples/skills:ro"
 
+# Print a command as one would type it, then run it.
+show() {
+	local a out="$"
+	for a in "$@"; do
+		case $a in
+		*$'\n'*) a=$(printf '%q' "$a") ;;
+		*[!A-Za-z0-9_./=:-]*) a="'$a'" ;;
+		esac
+		out="$out $a"
+	done
+	printf '\n%s\n' "$out"
+}
+
 run() {
-	printf '\n$ %s\n' "$*"
+	show "$@"
 	"$@"
 	local st=$?
 	[ $st -eq 0 ] || printf '(exit status %d)\n' "$st"
@@ -47,8 +60,14 @@ tmp=$(mktemp -d)
 cp -a "$ws/." "$tmp/"
 export WS_ROOT="$tmp"
 run wswrite --content $'hello\n' /out/hello.txt
-run wsread /out/hello.txt
-run wswrite --json /.skills/new.md --content x
+run wsread out/hello.txt
+run wswrite --json --edit --old hello --new goodbye --dry-run /out/hello.txt
+run wswrite /.skills/new.md --content x
 run wsread --args '{"path": "../../etc/shadow"}'
+
+echo
+echo "== A policy on top: read-only allows reading the project, nothing else"
+run wsread --policy read-only out/hello.txt
+run wswrite --policy read-only --content x out/hello.txt
 rm -rf "$tmp"
 exit 0
