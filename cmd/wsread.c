@@ -183,9 +183,10 @@ main(int argc, char **argv)
 		goto fail;
 	if (ws_cli_print_info(&cli, stdout))
 		goto out;
-	if ((rc = get_opts(&cli, &o)) < 0)
-		goto fail;
+	/* Opening reads the configuration, whose limits are defaults here. */
 	if ((rc = ws_cli_open(&cli, &ws)) < 0)
+		goto fail;
+	if ((rc = get_opts(&cli, &o)) < 0)
 		goto fail;
 	if ((rc = ws_read_file(&ws, cli.pos[0], &o, &res, &r)) < 0)
 		goto fail;

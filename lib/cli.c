@@ -686,6 +686,38 @@ ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
 	return 0;
 }
 
+/*
+ * The configuration's limits become the defaults of the tool options of
+ * the same name (max_bytes is --max-bytes); a flag or --args key wins.
+ */
+static void
+ws__apply_limits(struct ws_cli *cli)
+{
+	const struct ws_limits *l = &cli->conf->limits;
+	const struct {
+		const char *opt;
+		long long v;
+	} map[] = {
+		{"max-bytes", l->max_bytes},	   {"max-entries", l->max_entries},
+		{"max-results", l->max_results},   {"max-filesize", l->max_filesize},
+		{"max-output", l->max_output},	   {"timeout", l->timeout},
+		{"time-budget", l->time_budget},
+	};
+
+	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) {
+		if (map[k].v < 0)
+			continue;
+		for (size_t i = 0; i < cli->tool->nopts; i++) {
+			if (cli->tool->opts[i].type != WS_OPT_INT ||
+			    strcmp(cli->tool->opts[i].name, map[k].opt) != 0 ||
+			    cli->vals[i].set)
+				continue;
+			cli->vals[i].set = true;
+			cli->vals[i].i = map[k].v;
+		}
+	}
+}
+
 int
 ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 {
@@ -705,6 +737,7 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	rc = ws_config_load(cli->conf, cli->config);
 	if (rc < 0)
 		return rc;
+	ws__apply_limits(cli);
 	rc = ws_ctx_open(ws, cli->workspace, flags);
 	if (rc < 0)
 		return rc;

@@ -955,6 +955,45 @@ START_TEST(prompt_on_terminal)
 }
 END_TEST
 
+
+/* The configuration's limits are the tools' defaults; a flag wins. */
+START_TEST(config_limits_are_defaults)
+{
+	char *t = wst_tmpdir(), *ws = wst_path(t, "ws"), *conf = wst_path(t, "c.json");
+	struct wst_run r;
+	char big[4096];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	wst_write(t, "ws/big.txt", big);
+	for (int i = 0; i < 10; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "ws/f%d", i);
+		wst_write(t, name, "x");
+	}
+	wst_write(t, "c.json", "{\"limits\": {\"max_bytes\": 100, \"max_entries\": 3}}");
+	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--json",
+		"big.txt", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(wst_code(&r), "FILE_TOO_LARGE");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--json",
+		"--max-bytes", "10000", "big.txt", NULL);
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsls", "--config", conf, "--workspace", ws, "--json", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), 3);
+	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
+	wst_run_free(&r);
+	wst_rmrf(t);
+	free(t);
+	free(ws);
+	free(conf);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -983,6 +1022,7 @@ suite(void)
 	tcase_add_test(tc, policy_errors_exit_2);
 	tcase_add_test(tc, policy_env_and_strict);
 	tcase_add_test(tc, prompt_on_terminal);
+	tcase_add_test(tc, config_limits_are_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }
