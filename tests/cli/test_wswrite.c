@@ -1360,6 +1360,100 @@ START_TEST(race_swap)
 }
 END_TEST
 
+
+/*
+ * Every adversarial path of the foundation issue against every action:
+ * write, append, edit, delete, mkdir, and move (as source and as
+ * destination).  Each must be refused with its code, and the outside
+ * directory must be exactly as it was.
+ */
+START_TEST(adversarial_paths_every_action)
+{
+	char *sib = wst_path(ws, "../ws2/secret"), *outf = wst_path(out, "secret");
+	const struct {
+		const char *path, *code;
+	} paths[] = {
+		{"../out/secret", "PATH_OUTSIDE_WORKSPACE"},
+		{"d/../../out/secret", "PATH_OUTSIDE_WORKSPACE"},
+		{"d/x/../../../out/secret", "PATH_OUTSIDE_WORKSPACE"},
+		{sib, "PATH_OUTSIDE_WORKSPACE"},
+		{"esc_dir/secret", "SYMLINK_OUTSIDE_WORKSPACE"},
+		{"esc_dir/", "SYMLINK_OUTSIDE_WORKSPACE"},
+		{"esc_dir/new/deeper", "SYMLINK_OUTSIDE_WORKSPACE"},
+		{"esc_rel/secret", "SYMLINK_OUTSIDE_WORKSPACE"},
+		{"d/up/out/secret", "SYMLINK_OUTSIDE_WORKSPACE"},
+		{"loop/x", "SYMLINK_LOOP"},
+	};
+	static const char *const actions[][4] = {
+		{"--content", "X", NULL, NULL},
+		{"--append", "--content", "X", NULL},
+		{"--edit", "--old", "OUTSIDE", "--new"},
+		{"--delete", NULL, NULL, NULL},
+		{"--delete", "-r", NULL, NULL},
+		{"--mkdir", NULL, NULL, NULL},
+	};
+
+	wst_write(out, "secret", "OUTSIDE");
+	wst_write(base, "ws2/secret", "SIBLING");
+	wst_mkdir(ws, "d/x");
+	wst_write(ws, "inside.txt", "in");
+	wst_symlink(out, ws, "esc_dir");
+	wst_symlink("../out", ws, "esc_rel");
+	wst_symlink("../..", ws, "d/up");
+	wst_symlink("loop", ws, "loop");
+	for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); p++) {
+		for (size_t a = 0; a <= sizeof(actions) / sizeof(actions[0]); a++) {
+			const char *argv[12];
+			struct wst_run r;
+			int n = 0;
+
+			argv[n++] = "--workspace";
+			argv[n++] = ws;
+			argv[n++] = "--json";
+			if (a < sizeof(actions) / sizeof(actions[0])) {
+				for (int k = 0; k < 4 && actions[a][k]; k++)
+					argv[n++] = actions[a][k];
+				if (strcmp(actions[a][0], "--edit") == 0)
+					argv[n++] = "PWNED";
+				argv[n++] = paths[p].path;
+			} else {
+				/* move: the bad path as destination, then source. */
+				argv[n++] = "--move";
+				argv[n++] = paths[p].path;
+				argv[n++] = "inside.txt";
+			}
+			argv[n] = NULL;
+			wst_runv(&r, NULL, NULL, "wswrite", argv);
+			ck_assert_msg(strcmp(wst_code(&r), paths[p].code) == 0 ||
+				      (strcmp(paths[p].path, "esc_dir/") == 0 &&
+				       strcmp(wst_code(&r), "NOT_A_DIRECTORY") == 0),
+				      "%s on %s: got %s, want %s", argv[3],
+				      paths[p].path, wst_code(&r), paths[p].code);
+			ck_assert_int_ne(r.status, 0);
+			wst_run_free(&r);
+			if (a == sizeof(actions) / sizeof(actions[0])) {
+				argv[3] = "--move";
+				argv[4] = "inside.txt";
+				argv[5] = paths[p].path;
+				argv[6] = NULL;
+				wst_runv(&r, NULL, NULL, "wswrite", argv);
+				ck_assert_msg(r.status != 0, "move to %s succeeded",
+					      paths[p].path);
+				wst_run_free(&r);
+			}
+			/* Nothing outside changed; nothing left inside either. */
+			ck_assert_int_eq(entries(out), 1);
+			assert_file(out, "secret", "OUTSIDE");
+			assert_file(base, "ws2/secret", "SIBLING");
+			assert_file(ws, "inside.txt", "in");
+			ck_assert(!temp_left(ws));
+		}
+	}
+	free(sib);
+	free(outf);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1392,6 +1486,7 @@ suite(void)
 	tcase_add_test(tc, move_cross_device);
 	tcase_add_test(tc, schema_and_args);
 	tcase_add_test(tc, policy_gate);
+	tcase_add_test(tc, adversarial_paths_every_action);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);
