@@ -1,0 +1,159 @@
+/*
+ * out.c - printing a tool's result or error: the JSON envelope of
+ * DESIGN.md section 4 (one object, or several results in one), the plain
+ * error line on stderr, and paths in the --paths form.
+ */
+#include "ws/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ws/error.h"
+
+int
+ws_cli_fail(const struct ws_cli *cli, int code)
+{
+	const char *path = ws_error_last_path();
+	const char *msg = ws_error_last();
+	const char *prog = cli->tool ? cli->tool->prog : "ws";
+
+	if (code == 0)
+		code = ws_error_last_code();
+	if (code == 0)
+		code = WS_EIO_ERROR;
+	if (cli->json) {
+		struct ws_jw jw;
+		char *full = NULL;
+
+		if (path != NULL && asprintf(&full, "%s: %s", path, msg) < 0)
+			full = NULL;
+		ws_jw_init(&jw, stdout);
+		ws_jw_obj(&jw);
+		ws_jw_kbool(&jw, "success", false);
+		ws_jw_kstr(&jw, "tool", cli->tool ? cli->tool->tool : "");
+		ws_jw_knull(&jw, "output");
+		ws_jw_key(&jw, "error");
+		ws_jw_obj(&jw);
+		ws_jw_kstr(&jw, "code", ws_error_name(code));
+		ws_jw_kstr(&jw, "message", full ? full : msg);
+		if (path != NULL)
+			ws_jw_kname(&jw, "path", path);
+		ws_jw_obj_end(&jw);
+		if (cli->allow_outside)
+			ws_jw_kstr(&jw, "boundary", "off");
+		ws_jw_obj_end(&jw);
+		fputc('\n', stdout);
+		fflush(stdout);
+		free(full);
+	} else if (path != NULL) {
+		fprintf(stderr, "%s: %s: %s (%s)\n", prog, path, msg,
+			ws_error_name(code));
+	} else {
+		fprintf(stderr, "%s: %s (%s)\n", prog, msg, ws_error_name(code));
+	}
+	return ws_error_exit_status(code);
+}
+
+void
+ws_cli_json_begin(const struct ws_cli *cli, struct ws_jw *jw)
+{
+	ws_jw_init(jw, stdout);
+	ws_jw_obj(jw);
+	ws_jw_kbool(jw, "success", true);
+	ws_jw_kstr(jw, "tool", cli->tool->tool);
+	ws_jw_key(jw, "output");
+}
+
+void
+ws_cli_json_end(const struct ws_cli *cli, struct ws_jw *jw)
+{
+	ws_jw_knull(jw, "error");
+	if (cli->allow_outside)
+		ws_jw_kstr(jw, "boundary", "off");
+	ws_jw_obj_end(jw);
+	fputc('\n', stdout);
+}
+
+const char *
+ws_cli_show_path(const struct ws_cli *cli, const char *vpath, const char *real)
+{
+	switch (cli->paths) {
+	case WS_PATHS_REAL:
+		return real;
+	case WS_PATHS_RELATIVE:
+		if (vpath == NULL)
+			return real;
+		return vpath[0] == '/' && vpath[1] ? vpath + 1 : vpath[1] ? vpath : ".";
+	case WS_PATHS_VIRTUAL:
+	default:
+		return vpath ? vpath : real;
+	}
+}
+
+int
+ws_cli_multi_begin(struct ws_multi *m, struct ws_jw *jw)
+{
+	memset(m, 0, sizeof(*m));
+	m->mem = open_memstream(&m->buf, &m->len);
+	if (m->mem == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	ws_jw_init(jw, m->mem);
+	return 0;
+}
+
+void
+ws_cli_multi_fail(struct ws_multi *m, int rc, const char *path)
+{
+	if (m->first_rc != 0)
+		return;
+	m->first_rc = rc;
+	if (m->mem == NULL)
+		return; /* plain mode: the tool reports each failure itself */
+	m->msg = strdup(ws_error_last());
+	m->path = path ? strdup(path) : NULL;
+}
+
+int
+ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
+{
+	struct ws_jw env;
+
+	if (m->mem != NULL)
+		fclose(m->mem);
+	m->mem = NULL;
+	ws_jw_init(&env, stdout);
+	ws_jw_obj(&env);
+	ws_jw_kbool(&env, "success", m->first_rc == 0);
+	ws_jw_kstr(&env, "tool", cli->tool->tool);
+	ws_jw_key(&env, "output");
+	if (null_output || m->buf == NULL || m->len == 0)
+		ws_jw_null(&env);
+	else
+		ws_jw_raw(&env, m->buf);
+	ws_jw_key(&env, "error");
+	if (m->first_rc < 0) {
+		char *full = NULL;
+
+		if (m->path != NULL &&
+		    asprintf(&full, "%s: %s", m->path, m->msg ? m->msg : "") < 0)
+			full = NULL;
+		ws_jw_obj(&env);
+		ws_jw_kstr(&env, "code", ws_error_name(m->first_rc));
+		ws_jw_kstr(&env, "message", full ? full : m->msg ? m->msg : "");
+		ws_jw_kname(&env, "path", m->path);
+		ws_jw_obj_end(&env);
+		free(full);
+	} else {
+		ws_jw_null(&env);
+	}
+	if (cli->allow_outside)
+		ws_jw_kstr(&env, "boundary", "off");
+	ws_jw_obj_end(&env);
+	fputc('\n', stdout);
+	free(m->buf);
+	free(m->msg);
+	free(m->path);
+	m->buf = m->msg = m->path = NULL;
+	return m->first_rc < 0 ? ws_error_exit_status(m->first_rc) : 0;
+}

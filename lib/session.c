@@ -1,0 +1,251 @@
+/*
+ * session.c - what a call sets up before it acts: the configuration file,
+ * the workspace and its mounts, project detection and the policy, as the
+ * common options and their environment variables ask (ws_cli_open).
+ */
+#include "ws/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ws/config.h"
+#include "ws/detect.h"
+#include "ws/error.h"
+#include "ws/policy.h"
+#include "ws/vars.h"
+
+/* --verbose: one logfmt line on stderr, in the form of DESIGN.md 6. */
+static void
+ws__log(void *arg, const char *level, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "%s %s\n", level, line);
+}
+
+/* Log "key=value" pairs; values are quoted when they need it. */
+static void
+ws__logkv(const char *level, const char *what, const char *k1, const char *v1,
+	  const char *k2, const char *v2)
+{
+	char *q1 = v1 ? ws_log_quote(v1) : NULL;
+	char *q2 = v2 ? ws_log_quote(v2) : NULL;
+
+	fprintf(stderr, "%s %s", level, what);
+	if (k1 != NULL)
+		fprintf(stderr, " %s=%s", k1, q1 ? q1 : "\"\"");
+	if (k2 != NULL)
+		fprintf(stderr, " %s=%s", k2, q2 ? q2 : "\"\"");
+	fputc('\n', stderr);
+	free(q1);
+	free(q2);
+}
+
+/*
+ * Ask a person on the terminal (never on stdin, which may carry data):
+ * only "y" or "yes" approves.
+ */
+static bool
+ws__prompt(void *arg, const char *message)
+{
+	const struct ws_cli *cli = arg;
+	char ans[64];
+	size_t n = 0;
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return false;
+	dprintf(fd, "%s: %s [y/N] ", cli->tool->prog, message);
+	while (n + 1 < sizeof(ans)) {
+		char c;
+		ssize_t r = read(fd, &c, 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || c == '\n')
+			break;
+		ans[n++] = c;
+	}
+	ans[n] = '\0';
+	close(fd);
+	while (n > 0 && (ans[n - 1] == '\r' || ans[n - 1] == ' '))
+		ans[--n] = '\0';
+	return strcasecmp(ans, "y") == 0 || strcasecmp(ans, "yes") == 0;
+}
+
+/*
+ * The project and git roots, by the precedence of DESIGN.md 6:
+ * --project-root > --no-detect-root > configuration > detection.
+ */
+static int
+ws__roots(struct ws_cli *cli, struct ws_ctx *ws)
+{
+	const struct ws_config *c = cli->conf;
+	struct ws_detect_opts o = {0};
+	const char *source = NULL;
+	int rc;
+
+	cli->roots = calloc(1, sizeof(*cli->roots));
+	if (cli->roots == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (cli->project_root != NULL)
+		source = "--project-root";
+	else if (cli->no_detect_root)
+		source = "--no-detect-root";
+	else if (!c->detect_project_root)
+		source = "config";
+	if (source != NULL) {
+		rc = ws_detect_fixed(ws->anchors[0].real, cli->project_root,
+				     cli->roots);
+		if (rc < 0)
+			return rc;
+		if (cli->verbose)
+			ws__logkv("INFO", "project detection skipped", "source",
+				  source, "project_root", cli->roots->project_root);
+		return 0;
+	}
+	o.markers = (const char *const *)c->markers;
+	o.nmarkers = c->nmarkers;
+	rc = ws_detect(ws->anchors[0].real, &o, cli->roots);
+	if (rc < 0 || !cli->verbose)
+		return rc;
+	ws__logkv("INFO", "project detection", "project_root",
+		  cli->roots->project_root, "git_root", cli->roots->git_root);
+	if (cli->roots->stopped_at != NULL)
+		ws__logkv("WARN", "project detection stopped at a directory it cannot read",
+			  "dir", cli->roots->stopped_at, NULL, NULL);
+	if (cli->roots->marker == NULL && cli->roots->git_root == NULL)
+		fprintf(stderr, "WARN project detection found no markers, "
+			"using workspace as project_root\n");
+	return 0;
+}
+
+/* Load the policy spec names, with the variables of the roots. */
+static int
+ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
+{
+	struct ws_policy *pol = NULL;
+	int rc;
+
+	cli->vars = calloc(1, sizeof(*cli->vars));
+	if (cli->vars == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	ws_vars_init(cli->vars);
+	if ((rc = ws_vars_set(cli->vars, "PROJECT_ROOT", cli->roots->project_root)) < 0 ||
+	    (rc = ws_vars_set(cli->vars, "GIT_ROOT", cli->roots->git_root)) < 0 ||
+	    (rc = ws_vars_set(cli->vars, "WORKSPACE", ws->anchors[0].real)) < 0)
+		return rc;
+	rc = ws_policy_load(spec, cli->conf->policies_dir, cli->vars, &pol);
+	if (rc < 0)
+		return rc;
+	ws->policy = pol;
+	if (ws_policy_strict(pol))
+		ws->flags |= WS_STRICT;
+	if (cli->verbose) {
+		for (size_t i = 0; i < cli->vars->nused; i++)
+			ws__logkv("DEBUG", "expanded policy variable", "var",
+				  cli->vars->used[i].name,
+				  cli->vars->used[i].fallback ? "fallback" : "value",
+				  cli->vars->used[i].value);
+		ws__logkv("INFO", "policy loaded", "name", ws_policy_name(pol),
+			  "file", ws_policy_path(pol));
+	}
+	ws_policy_set_hooks(pol, cli->verbose ? ws__log : NULL,
+			    !cli->json && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)
+				    ? ws__prompt : NULL,
+			    cli);
+	return 0;
+}
+
+/*
+ * The configuration's limits become the defaults of the tool options of
+ * the same name (max_bytes is --max-bytes); a flag or --args key wins.
+ */
+static void
+ws__apply_limits(struct ws_cli *cli)
+{
+	const struct ws_limits *l = &cli->conf->limits;
+	const struct {
+		const char *opt;
+		long long v;
+	} map[] = {
+		{"max-bytes", l->max_bytes},	   {"max-entries", l->max_entries},
+		{"max-results", l->max_results},   {"max-filesize", l->max_filesize},
+		{"max-output", l->max_output},	   {"timeout", l->timeout},
+		{"time-budget", l->time_budget},
+	};
+
+	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) {
+		if (map[k].v < 0)
+			continue;
+		for (size_t i = 0; i < cli->tool->nopts; i++) {
+			if (cli->tool->opts[i].type != WS_OPT_INT ||
+			    strcmp(cli->tool->opts[i].name, map[k].opt) != 0 ||
+			    cli->vals[i].set)
+				continue;
+			cli->vals[i].set = true;
+			cli->vals[i].i = map[k].v;
+		}
+	}
+}
+
+int
+ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
+{
+	unsigned flags = 0;
+	const char *spec;
+	int rc;
+
+	if (cli->strict)
+		flags |= WS_STRICT;
+	if (cli->allow_outside)
+		flags |= WS_ALLOW_OUTSIDE;
+	/* The configuration costs one failed open() when there is none. */
+	cli->conf = calloc(1, sizeof(*cli->conf));
+	if (cli->conf == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	ws_config_init(cli->conf);
+	rc = ws_config_load(cli->conf, cli->config);
+	if (rc < 0)
+		return rc;
+	ws__apply_limits(cli);
+	rc = ws_ctx_open(ws, cli->workspace, flags);
+	if (rc < 0)
+		return rc;
+	ws->approve = cli->approve;
+	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */
+	if (cli->nmounts > 0) {
+		for (size_t i = 0; i < cli->nmounts; i++)
+			if ((rc = ws_ctx_add_mount(ws, cli->mounts[i])) < 0)
+				return rc;
+	} else if (cli->env_mounts != NULL && cli->env_mounts[0] != '\0') {
+		if ((rc = ws_ctx_add_mounts(ws, cli->env_mounts)) < 0)
+			return rc;
+	} else {
+		for (size_t i = 0; i < cli->conf->nmounts; i++)
+			if ((rc = ws_ctx_add_mount(ws, cli->conf->mounts[i])) < 0)
+				return rc;
+	}
+	if (cli->allow_outside)
+		fprintf(stderr,
+			"%s: warning: --allow-outside: the workspace boundary is OFF\n",
+			cli->tool->prog);
+	/*
+	 * The policy: --policy, else WS_POLICY, else the configuration's
+	 * default; an empty value means none.  Without one, nothing below
+	 * runs: no detection, no PCRE2.
+	 */
+	spec = cli->policy != NULL ? cli->policy : cli->conf->policy_default;
+	if (spec != NULL && spec[0] == '\0')
+		spec = NULL;
+	if (spec != NULL || cli->want_roots || cli->verbose) {
+		if ((rc = ws__roots(cli, ws)) < 0)
+			return rc;
+	}
+	if (spec != NULL && (rc = ws__policy(cli, ws, spec)) < 0)
+		return rc;
+	return 0;
+}
