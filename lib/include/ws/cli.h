@@ -120,20 +120,6 @@ int ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc,
 /* Free what ws_cli_parse() allocated. */
 void ws_cli_free(struct ws_cli *cli);
 
-/*
- * Open the workspace the options name (--workspace, WS_ROOT, cwd), with
- * its mounts (--mount, else WS_MOUNTS, else the configuration's) and
- * flags, after reading the configuration file (--config, WS_CONFIG, or
- * the default places).  When a policy is asked for (--policy, WS_POLICY,
- * else the configuration's default), finds the project roots (unless
- * --project-root, --no-detect-root or the configuration say otherwise),
- * loads and compiles it into ws->policy (its "strict" turns strict mode
- * on) and sets ws->approve.  With --verbose, logs the roots, variables
- * and every decision on stderr; on a terminal in plain mode, "approve"
- * rules ask y/N on /dev/tty.  With --allow-outside, warns on stderr.
- */
-int ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws);
-
 /* Print --help, --version or --schema to f. */
 void ws_cli_print_help(const struct ws_cli *cli, FILE *f);
 void ws_cli_print_version(const struct ws_cli *cli, FILE *f);
@@ -142,48 +128,11 @@ void ws_cli_print_schema(const struct ws_cli *cli, FILE *f);
 /* If --help, --version or --schema was asked, print it and return true. */
 bool ws_cli_print_info(const struct ws_cli *cli, FILE *f);
 
-/*
- * Print the last error (code from ws_error_last_code() if code is 0) in
- * plain or JSON form and return the exit status of DESIGN.md section 4.
- */
-int ws_cli_fail(const struct ws_cli *cli, int code);
-
-/*
- * Begin a JSON success envelope on stdout: {"success":true,"tool":...,
- * "output": -- the caller then writes the output value.
- */
-void ws_cli_json_begin(const struct ws_cli *cli, struct ws_jw *jw);
-
-/* Finish it: ,"error":null (and "boundary":"off" when it is). */
-void ws_cli_json_end(const struct ws_cli *cli, struct ws_jw *jw);
-
-/*
- * Several results in one JSON envelope (a tool given several PATHs):
- * "success" leads the envelope but is known only at the end, so the
- * results are written to memory first.  ws_cli_multi_begin() points jw at
- * that memory; ws_cli_multi_fail() records a failure (the first one names
- * the envelope's error); ws_cli_multi_end() prints the envelope and returns
- * the exit status of the first failure (0 if none).
- */
-struct ws_multi {
-	FILE *mem;
-	char *buf;
-	size_t len;
-	int first_rc;
-	char *msg, *path;
-};
-
-int ws_cli_multi_begin(struct ws_multi *m, struct ws_jw *jw);
-void ws_cli_multi_fail(struct ws_multi *m, int rc, const char *path);
-/* null_output: a lone failed request prints "output": null. */
-int ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m,
-		     bool null_output);
-
-/* The path to show a person for a result, per --paths. */
-const char *ws_cli_show_path(const struct ws_cli *cli, const char *vpath,
-			     const char *real);
-
 /* Shorthand for the option at index i. */
 #define WS_OPT(cli, i) (&(cli)->vals[(i)])
+
+/* Opening the workspace (session.c) and printing results (out.c). */
+#include "ws/out.h"
+#include "ws/session.h"
 
 #endif

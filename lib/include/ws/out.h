@@ -1,0 +1,57 @@
+/*
+ * ws/out.h - printing a tool's result or error in plain or JSON form
+ * (lib/out.c).  Only a tool's main() calls these.
+ */
+#ifndef WS_OUT_H
+#define WS_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ws/json.h"
+
+struct ws_cli;
+
+/*
+ * Print the last error (code from ws_error_last_code() if code is 0) in
+ * plain or JSON form and return the exit status of DESIGN.md section 4.
+ */
+int ws_cli_fail(const struct ws_cli *cli, int code);
+
+/*
+ * Begin a JSON success envelope on stdout: {"success":true,"tool":...,
+ * "output": -- the caller then writes the output value.
+ */
+void ws_cli_json_begin(const struct ws_cli *cli, struct ws_jw *jw);
+
+/* Finish it: ,"error":null (and "boundary":"off" when it is). */
+void ws_cli_json_end(const struct ws_cli *cli, struct ws_jw *jw);
+
+/*
+ * Several results in one JSON envelope (a tool given several PATHs):
+ * "success" leads the envelope but is known only at the end, so the
+ * results are written to memory first.  ws_cli_multi_begin() points jw at
+ * that memory; ws_cli_multi_fail() records a failure (the first one names
+ * the envelope's error); ws_cli_multi_end() prints the envelope and returns
+ * the exit status of the first failure (0 if none).
+ */
+struct ws_multi {
+	FILE *mem;
+	char *buf;
+	size_t len;
+	int first_rc;
+	char *msg, *path;
+};
+
+int ws_cli_multi_begin(struct ws_multi *m, struct ws_jw *jw);
+void ws_cli_multi_fail(struct ws_multi *m, int rc, const char *path);
+/* null_output: a lone failed request prints "output": null. */
+int ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m,
+		     bool null_output);
+
+/* The path to show a person for a result, per --paths. */
+const char *ws_cli_show_path(const struct ws_cli *cli, const char *vpath,
+			     const char *real);
+
+#endif
