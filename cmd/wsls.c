@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ws/cli.h"
+#include "ws/config.h"
 #include "ws/error.h"
 #include "ws/json.h"
 #include "ws/policy.h"
@@ -361,6 +362,13 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		 * mount prefixes do not apply to it. */
 		o.no_mounts = res->anchor == WS_ANCHOR_HOST;
 		o.max_depth = (int)depth;
+		/* The configuration may cap recursion (limits.max_depth). */
+		{
+			long long cap = ls->cli->conf->limits.max_depth;
+
+			if (cap > 0 && (o.max_depth == 0 || o.max_depth > cap))
+				o.max_depth = (int)cap;
+		}
 		o.hidden = WS_OPT(ls->cli, O_ALL)->b;
 		o.sort = WS_WALK_NAME;
 		if (WS_OPT(ls->cli, O_SORT)->set) {

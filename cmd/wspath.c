@@ -235,7 +235,10 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 				   ws->anchors[r.final_anchor].vprefix : NULL);
 			ws_jw_kbool(jw, "read_only", r.final_anchor > 0 &&
 				    ws->anchors[r.final_anchor].ro);
-			ws_jw_kint(jw, "symlinks_followed", r.hops);
+			/* Only the walker (--explain) counts links: the
+			 * kernel's fast path follows them silently. */
+			if (explain)
+				ws_jw_kint(jw, "symlinks_followed", r.hops);
 		} else {
 			json_error(jw, rc);
 		}

@@ -546,8 +546,9 @@ ws__help_opt(FILE *f, const struct ws_opt *o)
 	char left[64];
 
 	if (o->short_name)
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name,
-			 o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		snprintf(left, sizeof(left), "-%c, --%s%s%s%s", o->short_name,
+			 (o->flags & WS_OPT_NEGATABLE) ? "[no-]" : "", o->name,
+			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
 	else
 		snprintf(left, sizeof(left), "    --%s%s%s",
 			 (o->flags & WS_OPT_NEGATABLE) ? "[no-]" : "", o->name,

@@ -277,18 +277,21 @@ ws__cfg_policies(struct ws_config *cfg, const cJSON *obj, const char *origin)
 static int
 ws__cfg_limits(struct ws_config *cfg, const cJSON *obj, const char *origin)
 {
+	/* min: the least value that means something (0 is "no limit" only
+	 * where the tool's own option takes 0 that way). */
 	static const struct {
 		const char *name;
 		size_t off;
+		long long min;
 	} keys[] = {
-		{"max_bytes", offsetof(struct ws_limits, max_bytes)},
-		{"max_entries", offsetof(struct ws_limits, max_entries)},
-		{"max_results", offsetof(struct ws_limits, max_results)},
-		{"max_filesize", offsetof(struct ws_limits, max_filesize)},
-		{"max_output", offsetof(struct ws_limits, max_output)},
-		{"max_depth", offsetof(struct ws_limits, max_depth)},
-		{"timeout", offsetof(struct ws_limits, timeout)},
-		{"time_budget", offsetof(struct ws_limits, time_budget)},
+		{"max_bytes", offsetof(struct ws_limits, max_bytes), 1},
+		{"max_entries", offsetof(struct ws_limits, max_entries), 0},
+		{"max_results", offsetof(struct ws_limits, max_results), 1},
+		{"max_filesize", offsetof(struct ws_limits, max_filesize), 1},
+		{"max_output", offsetof(struct ws_limits, max_output), 1},
+		{"max_depth", offsetof(struct ws_limits, max_depth), 1},
+		{"timeout", offsetof(struct ws_limits, timeout), 1},
+		{"time_budget", offsetof(struct ws_limits, time_budget), 1},
 	};
 	const cJSON *it;
 
@@ -306,12 +309,12 @@ ws__cfg_limits(struct ws_config *cfg, const cJSON *obj, const char *origin)
 		if (i == sizeof(keys) / sizeof(keys[0]))
 			return ws__cfg_err(origin, "unknown key \"limits.%s\"",
 					   it->string);
-		if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+		if (!cJSON_IsNumber(it) || it->valuedouble < (double)keys[i].min ||
 		    it->valuedouble > 9007199254740992.0 ||
 		    it->valuedouble != (double)(long long)it->valuedouble)
 			return ws__cfg_err(origin,
-					   "\"limits.%s\" must be a non-negative integer",
-					   it->string);
+					   "\"limits.%s\" must be an integer of at least %lld",
+					   it->string, keys[i].min);
 		*(long long *)((char *)&cfg->limits + keys[i].off) =
 			(long long)it->valuedouble;
 	}

@@ -987,6 +987,22 @@ START_TEST(config_limits_are_defaults)
 	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), 3);
 	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
 	wst_run_free(&r);
+	/* max_depth caps recursion; 0 bytes is no limit anyone means. */
+	wst_write(t, "ws/a/b/c/deep.txt", "x");
+	wst_write(t, "c.json", "{\"limits\": {\"max_depth\": 2}}");
+	wst_run(&r, NULL, "wsls", "--config", conf, "--workspace", ws, "-R", "a", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "b"));
+	ck_assert_ptr_nonnull(strstr(r.out, "c"));
+	ck_assert_ptr_null(strstr(r.out, "deep.txt"));
+	wst_run_free(&r);
+	wst_write(t, "c.json", "{\"limits\": {\"max_bytes\": 0}}");
+	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--json",
+		"big.txt", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(r.out, "limits.max_bytes"));
+	wst_run_free(&r);
 	wst_rmrf(t);
 	free(t);
 	free(ws);

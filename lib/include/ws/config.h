@@ -34,7 +34,7 @@ struct ws_limits {
 	long long max_results;	/* wsgrep --max-results */
 	long long max_filesize; /* wsgrep --max-filesize */
 	long long max_output;	/* wsrun --max-output */
-	long long max_depth;	/* wsls --depth */
+	long long max_depth;	/* wsls: recursion is capped at this depth */
 	long long timeout;	/* wsrun --timeout, seconds */
 	long long time_budget;	/* wsgrep --time-budget, seconds */
 };
