@@ -1,0 +1,168 @@
+/* test_workspace.c - anchors, mounts and mapping between virtual and real. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "wstest.h"
+#include "ws/error.h"
+#include "ws/workspace.h"
+
+static char *T, *W, *M;
+static struct ws_ctx ws;
+
+static void
+setup(void)
+{
+	char *spec = NULL;
+
+	T = wst_tmpdir();
+	W = wst_path(T, "ws");
+	M = wst_path(T, "skills");
+	wst_mkdir(T, "ws");
+	wst_mkdir(T, "skills/nested");
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert(asprintf(&spec, "/.skills=%s:ro", M) > 0);
+	ck_assert_int_eq(ws_ctx_add_mount(&ws, spec), 0);
+	free(spec);
+}
+
+static void
+teardown(void)
+{
+	ws_ctx_close(&ws);
+	wst_rmrf(T);
+	free(T);
+	free(W);
+	free(M);
+}
+
+START_TEST(anchors)
+{
+	ck_assert_int_eq((int)ws.nanchors, 2);
+	ck_assert_str_eq(ws.anchors[0].vprefix, "/");
+	ck_assert_str_eq(ws.anchors[0].real, W);
+	ck_assert_str_eq(ws.anchors[1].vprefix, "/.skills");
+	ck_assert_str_eq(ws.anchors[1].real, M);
+	ck_assert(ws.anchors[1].ro);
+	ck_assert_int_ge(ws_ctx_anchor_fd(&ws, 0), 0);
+	ck_assert_int_ge(ws_ctx_anchor_fd(&ws, 1), 0);
+	/* The host root is opened only when asked for. */
+	ck_assert_int_eq(ws.host_fd, -1);
+	ck_assert_int_ge(ws_ctx_anchor_fd(&ws, WS_ANCHOR_HOST), 0);
+	ck_assert_str_eq(ws_ctx_anchor_real(&ws, WS_ANCHOR_HOST), "/");
+}
+END_TEST
+
+START_TEST(anchor_lookups)
+{
+	const char *rest;
+	char *p = wst_path(M, "nested/x"), *sib = NULL;
+
+	ck_assert_int_eq(ws_ctx_anchor_of_real(&ws, p, &rest), 1);
+	ck_assert_str_eq(rest, "nested/x");
+	ck_assert_int_eq(ws_ctx_anchor_of_real(&ws, W, &rest), 0);
+	ck_assert_str_eq(rest, "");
+	ck_assert(asprintf(&sib, "%s2/x", W) > 0);
+	ck_assert_int_eq(ws_ctx_anchor_of_real(&ws, sib, NULL), -1);
+	ck_assert_int_eq(ws_ctx_anchor_of_virtual(&ws, "/.skills/a", &rest), 1);
+	ck_assert_str_eq(rest, "a");
+	ck_assert_int_eq(ws_ctx_anchor_of_virtual(&ws, "/.skillsx/a", &rest), 0);
+	ck_assert_str_eq(rest, ".skillsx/a");
+	free(p);
+	free(sib);
+}
+END_TEST
+
+START_TEST(mapping_both_ways)
+{
+	char *v = NULL, *in = wst_path(W, "a/b"), *inm = wst_path(M, "nested");
+	char *dotted = NULL;
+
+	ck_assert_int_eq(ws_ctx_to_virtual(&ws, in, &v), 0);
+	ck_assert_str_eq(v, "/a/b");
+	free(v);
+	ck_assert_int_eq(ws_ctx_to_virtual(&ws, inm, &v), 0);
+	ck_assert_str_eq(v, "/.skills/nested");
+	free(v);
+	ck_assert(asprintf(&dotted, "%s/./a//b/../c", W) > 0);
+	ck_assert_int_eq(ws_ctx_to_virtual(&ws, dotted, &v), 0);
+	ck_assert_str_eq(v, "/a/c");
+	free(v);
+	ck_assert_int_eq(ws_ctx_to_virtual(&ws, "relative/path", &v), WS_EINVALID_PATH);
+	ck_assert_int_eq(ws_ctx_to_virtual(&ws, "/etc", &v), WS_EPATH_OUTSIDE_WORKSPACE);
+	ck_assert_int_eq(ws_ctx_virtual_of(&ws, 1, "x/y", &v), 0);
+	ck_assert_str_eq(v, "/.skills/x/y");
+	free(v);
+	ck_assert_int_eq(ws_ctx_virtual_of(&ws, 0, "", &v), 0);
+	ck_assert_str_eq(v, "/");
+	free(v);
+	free(in);
+	free(inm);
+	free(dotted);
+}
+END_TEST
+
+START_TEST(to_virtual_through_a_symlinked_spelling)
+{
+	/* The caller spells the root through a link; anchors are resolved. */
+	char *alias = wst_path(T, "alias"), *p = NULL, *v = NULL;
+
+	wst_symlink(W, T, "alias");
+	ck_assert(asprintf(&p, "%s/new/file", alias) > 0);
+	ck_assert_int_eq(ws_ctx_to_virtual(&ws, p, &v), 0);
+	ck_assert_str_eq(v, "/new/file");
+	free(v);
+	free(p);
+	free(alias);
+}
+END_TEST
+
+START_TEST(mount_specs)
+{
+	struct ws_ctx s;
+
+	ck_assert_int_eq(ws_ctx_open(&s, W, 0), 0);
+	ck_assert_int_eq(ws_ctx_add_mount(&s, "/a/../b=/tmp"), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_ctx_add_mount(&s, "=/tmp"), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_ctx_add_mount(&s, "/x="), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_ctx_add_mount(&s, "//x//=/tmp:rw"), 0);
+	ck_assert_str_eq(s.anchors[1].vprefix, "/x");
+	ck_assert(!s.anchors[1].ro);
+	ck_assert_int_eq(ws_ctx_add_mount(&s, "/x=/tmp"), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_ctx_add_mounts(&s, ",/y=/tmp,,"), 0);
+	ck_assert_int_eq((int)s.nanchors, 3);
+	ws_ctx_close(&s);
+	/* Closing twice, or a context never opened, is harmless. */
+	ws_ctx_close(&s);
+	{
+		struct ws_ctx z = {0};
+		int fd = dup(1);
+
+		/* A zeroed context owns no descriptor: fd 0 must survive. */
+		ck_assert_int_eq(dup2(fd, 0), 0);
+		ws_ctx_close(&z);
+		ck_assert_int_ge(fcntl(0, F_GETFD), 0);
+		close(fd);
+	}
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("workspace");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, anchors);
+	tcase_add_test(tc, anchor_lookups);
+	tcase_add_test(tc, mapping_both_ways);
+	tcase_add_test(tc, to_virtual_through_a_symlinked_spelling);
+	tcase_add_test(tc, mount_specs);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)
