@@ -282,6 +282,7 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 					    t->tool);
 		v = &cli->vals[i];
 		v->set = true;
+		v->from_args = true;
 		switch (t->opts[i].type) {
 		case WS_OPT_FLAG:
 			if (!cJSON_IsBool(it))

@@ -292,6 +292,19 @@ ws__squeeze_slashes(char *s)
 	*o = '\0';
 }
 
+/* Whether a glob holds a "{" that no backslash escapes. */
+static bool
+ws__unescaped_brace(const char *g)
+{
+	for (const char *c = g; *c; c++) {
+		if (*c == '\\' && c[1] != '\0')
+			c++;
+		else if (*c == '{')
+			return true;
+	}
+	return false;
+}
+
 static int
 ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		struct ws_vars *vars)
@@ -405,11 +418,21 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 			free(exp);
 			continue;
 		}
-		if (exp[0] != '/' && exp[0] != '*') {
+		/* "*.pem" would compile to a pattern no absolute path can
+		 * match, and a deny rule that never matches is worse than an
+		 * error; "{a,b}" is not glob syntax here. */
+		if (exp[0] != '/' && strncmp(exp, "**", 2) != 0) {
 			rc = ws__perr(w, field,
 				      "\"%s\" is relative, but globs match absolute real "
 				      "paths (start it with \"/\", \"**\" or a variable "
 				      "like ${PROJECT_ROOT})", exp);
+			free(exp);
+			goto out;
+		}
+		if (ws__unescaped_brace(exp)) {
+			rc = ws__perr(w, field,
+				      "\"%s\": braces are not glob syntax (write one "
+				      "path per alternative)", exp);
 			free(exp);
 			goto out;
 		}
@@ -955,6 +978,15 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	char *msg = NULL;
 	int rc = 0;
 
+	/* Policy or not, no tool rewrites wstools' own rules. */
+	if (ws->nguard > 0 && real != NULL && op != WS_OP_READ &&
+	    op != WS_OP_OPEN && op != WS_OP_STAT && op != WS_OP_LIST &&
+	    op != WS_OP_READLINK && op != WS_OP_EXEC &&
+	    ws_ctx_guarded(ws, real, op == WS_OP_RENAME || op == WS_OP_DELETE ||
+					      op == WS_OP_RMDIR))
+		return ws_error_set(WS_EPOLICY_DENIED, shown,
+				    "is (or holds) wstools' own configuration or "
+				    "policy: no tool may %s it", ws__ops[op]);
 	if (p == NULL)
 		return 0;
 	ws_policy_check_file(p, op, real, &m);

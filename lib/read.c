@@ -180,6 +180,12 @@ ws_read_check_opts(const struct ws_read_opts *o)
 	if (o->max_bytes < 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "--max-bytes must be at least 1");
+	/* The content is held in memory (and base64 makes it a third
+	 * bigger): a hard ceiling keeps any argument from exhausting it. */
+	if (o->max_bytes > WS_READ_MAX_HARD)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--max-bytes is at most %lld (%lld MiB)",
+				    WS_READ_MAX_HARD, WS_READ_MAX_HARD >> 20);
 	if (o->start_line > 0 && o->end_line > 0 && o->start_line > o->end_line)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "start line %lld is after end line %lld",

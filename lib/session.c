@@ -12,9 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ws-config.h"
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
 
@@ -56,9 +58,18 @@ ws__prompt(void *arg, const char *message)
 	size_t n = 0;
 	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
 
+	char *safe;
+
 	if (fd < 0)
 		return false;
-	dprintf(fd, "%s: %s [y/N] ", cli->tool->prog, message);
+	/* A file name with escape sequences or CR must not redraw the
+	 * question: control bytes are shown as "?". */
+	safe = strdup(message);
+	for (char *c = safe; c != NULL && *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	dprintf(fd, "%s: %s [y/N] ", cli->tool->prog, safe ? safe : "?");
+	free(safe);
 	while (n + 1 < sizeof(ans)) {
 		char c;
 		ssize_t r = read(fd, &c, 1);
@@ -142,6 +153,8 @@ ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
 	if (rc < 0)
 		return rc;
 	ws->policy = pol;
+	if ((rc = ws_ctx_guard(ws, ws_policy_path(pol))) < 0)
+		return rc;
 	if (ws_policy_strict(pol))
 		ws->flags |= WS_STRICT;
 	if (cli->verbose) {
@@ -161,8 +174,45 @@ ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
 }
 
 /*
+ * Guard what decides how wstools behaves, so that an agent cannot write
+ * itself a new configuration or policy: the places a configuration is
+ * read from (whether one is there or not), the policy directories.  Only
+ * strings here; they are resolved on the first check of a change.
+ */
+static int
+ws__guard_config(struct ws_cli *cli, struct ws_ctx *ws)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *p = NULL;
+	int rc = 0;
+
+	if (cli->config != NULL && cli->config[0] != '\0')
+		rc = ws_ctx_guard(ws, cli->config);
+	if (rc == 0 && xdg != NULL && xdg[0] == '/')
+		p = ws_path_join(xdg, "wstools");
+	else if (rc == 0 && home != NULL && home[0] == '/')
+		p = ws_path_join(home, ".config/wstools");
+	if (rc == 0 && p != NULL)
+		rc = ws_ctx_guard(ws, p);
+	free(p);
+	if (rc == 0)
+		rc = ws_ctx_guard(ws, "/etc/wstools");
+	if (rc == 0 && cli->conf->path != NULL)
+		rc = ws_ctx_guard(ws, cli->conf->path);
+	if (rc == 0 && cli->conf->policies_dir != NULL)
+		rc = ws_ctx_guard(ws, cli->conf->policies_dir);
+	if (rc == 0)
+		rc = ws_ctx_guard(ws, WS_POLICIES_INSTALLED);
+	if (rc == 0)
+		rc = ws_ctx_guard(ws, WS_POLICIES_SOURCE);
+	return rc;
+}
+
+/*
  * The configuration's limits become the defaults of the tool options of
- * the same name (max_bytes is --max-bytes); a flag or --args key wins.
+ * the same name (max_bytes is --max-bytes).  A flag given by the person
+ * or script running the tool wins; a value from --args, chosen by a
+ * model, is held to the limit (0, "unlimited", included).
  */
 static void
 ws__apply_limits(struct ws_cli *cli)
@@ -182,12 +232,16 @@ ws__apply_limits(struct ws_cli *cli)
 		if (map[k].v < 0)
 			continue;
 		for (size_t i = 0; i < cli->tool->nopts; i++) {
+			struct ws_optval *v = &cli->vals[i];
+
 			if (cli->tool->opts[i].type != WS_OPT_INT ||
-			    strcmp(cli->tool->opts[i].name, map[k].opt) != 0 ||
-			    cli->vals[i].set)
+			    strcmp(cli->tool->opts[i].name, map[k].opt) != 0)
 				continue;
-			cli->vals[i].set = true;
-			cli->vals[i].i = map[k].v;
+			if (v->set && !(v->from_args && map[k].v > 0 &&
+					(v->i == 0 || v->i > map[k].v)))
+				continue;
+			v->set = true;
+			v->i = map[k].v;
 		}
 	}
 }
@@ -216,6 +270,8 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (rc < 0)
 		return rc;
 	ws->approve = cli->approve;
+	if ((rc = ws__guard_config(cli, ws)) < 0)
+		return rc;
 	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */
 	if (cli->nmounts > 0) {
 		for (size_t i = 0; i < cli->nmounts; i++)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ws/error.h"
+#include "ws/workspace.h"
 #include "ws/glob.h"
 
 void
@@ -109,6 +110,17 @@ ws__lookup(const struct ws_vars *vars, const char *name, size_t len)
 	memcpy(buf, name, len);
 	buf[len] = '\0';
 	return getenv(buf);
+}
+
+/* Whether NAME is in the caller's table (not only in the environment). */
+static bool
+ws__in_table(const struct ws_vars *vars, const char *name, size_t len)
+{
+	for (size_t i = 0; i < vars->n; i++)
+		if (strlen(vars->v[i].name) == len &&
+		    memcmp(vars->v[i].name, name, len) == 0)
+			return true;
+	return false;
 }
 
 const char *
@@ -250,7 +262,25 @@ ws_vars_expand(struct ws_vars *vars, const char *in, unsigned flags,
 					  "undefined variable: %.*s", (int)nlen,
 					  in + name);
 		} else {
-			char *esc = (flags & WS_VARS_GLOB) ? ws_glob_escape(val) : NULL;
+			char *esc, *canon = NULL;
+
+			/*
+			 * Globs match resolved paths: an absolute value from
+			 * the environment (HOME through a symlink, "/./") is
+			 * resolved too, or its deny rules would never match.
+			 * The table then caches it for the next reference.
+			 */
+			if ((flags & WS_VARS_GLOB) && val[0] == '/' &&
+			    !ws__in_table(vars, in + name, nlen) &&
+			    ws_canonical_path(val, &canon) == 0) {
+				char nm[256];
+
+				snprintf(nm, sizeof(nm), "%.*s", (int)nlen, in + name);
+				if (ws_vars_set(vars, nm, canon) == 0)
+					val = ws__lookup(vars, in + name, nlen);
+				free(canon);
+			}
+			esc = (flags & WS_VARS_GLOB) ? ws_glob_escape(val) : NULL;
 
 			if ((flags & WS_VARS_GLOB) && esc == NULL)
 				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");

@@ -180,6 +180,9 @@ ws_ctx_close(struct ws_ctx *ws)
 	}
 	free(ws->anchors);
 	ws_policy_free(ws->policy);
+	for (size_t i = 0; i < ws->nguard; i++)
+		free(ws->guard[i]);
+	free(ws->guard);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));
@@ -307,31 +310,12 @@ ws_ctx_to_virtual(const struct ws_ctx *ws, const char *real, char **out)
 		 * resolved.  Resolve the deepest existing ancestor and retry;
 		 * this maps a string for display and opens nothing.
 		 */
-		char buf[PATH_MAX];
-		char *cut = strdup(norm);
+		char *canon = NULL;
 		int rc2 = rc;
 
-		if (cut == NULL) {
-			free(norm);
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		}
-		for (;;) {
-			char *slash;
-
-			if (realpath(cut, buf) != NULL) {
-				char *full = ws_path_join(buf, norm + strlen(cut));
-
-				if (full != NULL && strcmp(full, norm) != 0)
-					rc2 = ws__to_virtual_lex(ws, full, out);
-				free(full);
-				break;
-			}
-			slash = strrchr(cut, '/');
-			if (slash == NULL || slash == cut)
-				break;
-			*slash = '\0';
-		}
-		free(cut);
+		if (ws_canonical_path(norm, &canon) == 0 && strcmp(canon, norm) != 0)
+			rc2 = ws__to_virtual_lex(ws, canon, out);
+		free(canon);
 		if (rc2 == 0)
 			rc = 0;
 		else
@@ -340,4 +324,91 @@ ws_ctx_to_virtual(const struct ws_ctx *ws, const char *real, char **out)
 	}
 	free(norm);
 	return rc;
+}
+
+int
+ws_canonical_path(const char *abs, char **out)
+{
+	char buf[PATH_MAX], *dotted = NULL, *cut = NULL, *full = NULL;
+	int rc;
+
+	*out = NULL;
+	if (abs[0] != '/')
+		return ws_error_set(WS_EINVALID_PATH, abs, "must be absolute");
+	/* ".." stays for realpath(3), which applies it physically. */
+	rc = ws_path_normalize(abs, WS_NORM_KEEPDOT, &dotted);
+	if (rc < 0)
+		return rc;
+	cut = strdup(dotted);
+	if (cut == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	for (;;) {
+		char *slash;
+
+		if (realpath(*cut ? cut : "/", buf) != NULL) {
+			full = ws_path_join(buf, dotted + strlen(cut));
+			break;
+		}
+		slash = strrchr(cut, '/');
+		if (slash == NULL)
+			break;
+		*slash = '\0';
+	}
+	/* What does not exist yet is applied lexically. */
+	rc = ws_path_normalize(full ? full : dotted, WS_NORM_CLAMP, out);
+out:
+	free(dotted);
+	free(cut);
+	free(full);
+	return rc;
+}
+
+int
+ws_ctx_guard(struct ws_ctx *ws, const char *path)
+{
+	char **g, *p, cwd[PATH_MAX];
+
+	if (path == NULL || path[0] == '\0')
+		return 0;
+	if (path[0] == '/')
+		p = strdup(path);
+	else
+		p = getcwd(cwd, sizeof(cwd)) ? ws_path_join(cwd, path) : NULL;
+	if (p == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	g = realloc(ws->guard, (ws->nguard + 1) * sizeof(*g));
+	if (g == NULL) {
+		free(p);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	ws->guard = g;
+	ws->guard[ws->nguard++] = p;
+	ws->guard_canonical = false;
+	return 0;
+}
+
+bool
+ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
+{
+	/* Resolved once, when something first wants to change a file. */
+	if (!ws->guard_canonical) {
+		for (size_t i = 0; i < ws->nguard; i++) {
+			char *c = NULL;
+
+			if (ws_canonical_path(ws->guard[i], &c) == 0) {
+				free(ws->guard[i]);
+				ws->guard[i] = c;
+			}
+		}
+		ws->guard_canonical = true;
+	}
+	for (size_t i = 0; i < ws->nguard; i++) {
+		if (ws_path_within(ws->guard[i], real, NULL))
+			return true;
+		if (ancestors && ws_path_within(real, ws->guard[i], NULL))
+			return true;
+	}
+	return false;
 }

@@ -1010,6 +1010,201 @@ START_TEST(config_limits_are_defaults)
 }
 END_TEST
 
+
+/*
+ * Regressions from the second security review.
+ */
+
+/* No tool rewrites wstools' own configuration or policy (review F1). */
+START_TEST(own_configuration_is_guarded)
+{
+	char *t = wst_tmpdir(), *hdir = wst_path(t, "home"), *henv = NULL;
+	char *cfg = wst_path(t, "home/.config/wstools/config.json");
+	struct wst_run r;
+	const char *env[3] = {NULL, NULL, NULL};
+	char *xdg = NULL;
+
+	wst_write(t, "home/.config/wstools/config.json",
+		  "{\"policies\":{\"detect_project_root\":false}}");
+	wst_write(t, "home/p.json", "{\"version\":1,\"file_rules\":[{\"name\":\"a\","
+		  "\"paths\":[\"**\"],\"operations\":[\"*\"],\"decision\":\"allow\"}]}");
+	ck_assert(asprintf(&henv, "HOME=%s", hdir) > 0);
+	env[0] = henv;
+	env[1] = "XDG_CONFIG_HOME=";
+	{
+		static const char *const attempts[][6] = {
+			{"--content", "{\"mounts\":[\"/host=/\"]}", ".config/wstools/config.json", NULL},
+			{"--move", "cfg", ".config", NULL},
+			{"--move", "cfg", ".config/wstools", NULL},
+			{"--delete", "-r", ".config", NULL},
+			{"--delete", ".config/wstools/config.json", NULL},
+			{"--mkdir", ".config/wstools/sub", NULL},
+			{"--edit", "--old", "false", "--new", "true", ".config/wstools/config.json"},
+		};
+
+		for (size_t i = 0; i < sizeof(attempts) / sizeof(attempts[0]); i++) {
+			const char *argv[12];
+			int n = 0;
+
+			argv[n++] = "--workspace";
+			argv[n++] = hdir;
+			argv[n++] = "--json";
+			for (int k = 0; k < 6 && attempts[i][k]; k++)
+				argv[n++] = attempts[i][k];
+			argv[n] = NULL;
+			wst_runv(&r, NULL, env, "wswrite", argv);
+			ck_assert_msg(strcmp(wst_code(&r), "POLICY_DENIED") == 0,
+				      "%s %s: %s", attempts[i][0], attempts[i][1], r.out);
+			ck_assert_int_eq(r.status, 3);
+			wst_run_free(&r);
+		}
+	}
+	{
+		char *c = wst_slurp(cfg, NULL);
+
+		ck_assert_str_eq(c, "{\"policies\":{\"detect_project_root\":false}}");
+		free(c);
+	}
+	/* The neighbourhood stays writable, and so does a loaded policy's
+	 * directory's neighbour; the loaded policy file itself does not. */
+	{
+		const char *argv[] = {"--workspace", NULL, "--json", "--content", "x",
+				      ".config/other/ok.json", NULL};
+
+		argv[1] = hdir;
+		wst_runv(&r, NULL, env, "wswrite", argv);
+		ck_assert_int_eq(r.status, 0);
+		wst_run_free(&r);
+	}
+	{
+		char *pol = wst_path(hdir, "p.json");
+		const char *argv[] = {"--workspace", NULL, "--policy", NULL, "--json",
+				      "--content", "{}", "p.json", NULL};
+
+		argv[1] = hdir;
+		argv[3] = pol;
+		wst_runv(&r, NULL, env, "wswrite", argv);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		wst_run_free(&r);
+		free(pol);
+	}
+	/* With XDG_CONFIG_HOME, that place is the guarded one. */
+	ck_assert(asprintf(&xdg, "XDG_CONFIG_HOME=%s/xdg", t) > 0);
+	env[1] = xdg;
+	{
+		const char *argv[] = {"--workspace", NULL, "--json", "--content", "x",
+				      "../xdg/wstools/config.json", NULL};
+		char *ws2 = wst_path(t, "home");
+
+		argv[1] = t;
+		argv[5] = "xdg/wstools/config.json";
+		wst_runv(&r, NULL, env, "wswrite", argv);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		wst_run_free(&r);
+		free(ws2);
+	}
+	wst_rmrf(t);
+	free(t);
+	free(hdir);
+	free(henv);
+	free(cfg);
+	free(xdg);
+}
+END_TEST
+
+/* HOME through a symlink or with "/./" still matches its deny rules (F3). */
+START_TEST(variables_are_canonical)
+{
+	char *t = wst_tmpdir(), *link = wst_path(t, "homelink");
+	static const char *const homes[] = {"/realhome", "/homelink",
+					    "/./realhome", "/x/../realhome"};
+
+	wst_write(t, "realhome/.ssh/id_rsa", "KEY");
+	wst_symlink("realhome", t, "homelink");
+	for (size_t i = 0; i < 4; i++) {
+		struct wst_run r;
+		char *h = NULL, *e = NULL;
+		const char *env[] = {NULL, NULL};
+		const char *argv[] = {"--workspace", NULL, "--policy", "dev-safe",
+				      "--no-detect-root", "--json", ".ssh/id_rsa", NULL};
+
+		ck_assert(asprintf(&h, "%s%s", t, homes[i]) > 0);
+		ck_assert(asprintf(&e, "HOME=%s", h) > 0);
+		env[0] = e;
+		argv[1] = link;
+		wst_runv(&r, NULL, env, "wsread", argv);
+		ck_assert_msg(strcmp(wst_code(&r), "POLICY_DENIED") == 0, "HOME=%s: %s",
+			      h, r.out);
+		ck_assert_ptr_null(strstr(r.out, "KEY"));
+		wst_run_free(&r);
+		free(h);
+		free(e);
+	}
+	wst_rmrf(t);
+	free(t);
+	free(link);
+}
+END_TEST
+
+/* A model's --args cannot raise a configured limit; a flag can (F4). */
+START_TEST(args_are_held_to_config_limits)
+{
+	char *t = wst_tmpdir(), *ws = wst_path(t, "ws"), *conf = wst_path(t, "c.json");
+	struct wst_run r;
+	char big[5001];
+
+	memset(big, 'a', 5000);
+	big[5000] = '\0';
+	wst_write(t, "ws/f", big);
+	wst_write(t, "c.json", "{\"limits\": {\"max_bytes\": 100}}");
+	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--args",
+		"{\"path\":\"f\",\"max_bytes\":100000}", NULL);
+	ck_assert_str_eq(wst_code(&r), "FILE_TOO_LARGE");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--json",
+		"--max-bytes", "100000", "f", NULL);
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	/* And no value at all may make wsread hold gigabytes. */
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "--args",
+		"{\"path\":\"f\",\"max_bytes\":20000000000}", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	wst_rmrf(t);
+	free(t);
+	free(ws);
+	free(conf);
+}
+END_TEST
+
+/* Globs that could never match are refused, not silently inert (F7). */
+START_TEST(inert_globs_are_refused)
+{
+	static const char *const bad[] = {"*.pem", "*", "secrets/**", "/a/{b,c}/**"};
+	char *t = wst_tmpdir(), *pol = wst_path(t, "p.json");
+
+	for (size_t i = 0; i < 4; i++) {
+		struct wst_run r;
+		char *text = NULL;
+
+		ck_assert(asprintf(&text, "{\"version\":1,\"file_rules\":[{\"name\":\"x\","
+				   "\"paths\":[\"%s\"],\"operations\":[\"*\"],"
+				   "\"decision\":\"deny\"}]}", bad[i]) > 0);
+		wst_write(t, "p.json", text);
+		wst_run(&r, NULL, "wspath", "--workspace", t, "--policy", pol, "--json",
+			"x", NULL);
+		ck_assert_msg(strcmp(wst_code(&r), "POLICY_ERROR") == 0, "%s: %s",
+			      bad[i], r.out);
+		ck_assert_int_eq(r.status, 2);
+		wst_run_free(&r);
+		free(text);
+	}
+	wst_rmrf(t);
+	free(t);
+	free(pol);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1039,6 +1234,10 @@ suite(void)
 	tcase_add_test(tc, policy_env_and_strict);
 	tcase_add_test(tc, prompt_on_terminal);
 	tcase_add_test(tc, config_limits_are_defaults);
+	tcase_add_test(tc, own_configuration_is_guarded);
+	tcase_add_test(tc, variables_are_canonical);
+	tcase_add_test(tc, args_are_held_to_config_limits);
+	tcase_add_test(tc, inert_globs_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

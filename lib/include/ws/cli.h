@@ -48,6 +48,7 @@ struct ws_optval {
 	const char *s;	   /* STR */
 	const char **list; /* LIST */
 	size_t n;
+	bool from_args;	   /* set by --args (a model), not by a flag */
 };
 
 enum ws_pos_kind {

@@ -22,6 +22,7 @@
 #include "ws/workspace.h"
 
 #define WS_READ_MAX_DEFAULT (1024LL * 1024)	   /* --max-bytes default */
+#define WS_READ_MAX_HARD (256LL * 1024 * 1024)	   /* --max-bytes ceiling */
 #define WS_READ_SNIFF 8192			   /* bytes checked for NUL */
 #define WS_READ_COUNT_DEFAULT (64LL * 1024 * 1024) /* see count_max */
 

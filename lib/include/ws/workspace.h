@@ -39,6 +39,14 @@ struct ws_ctx {
 	int host_fd; /* O_PATH of "/", opened on first use with ALLOW_OUTSIDE */
 	struct ws_policy *policy; /* NULL: everything inside is allowed */
 	bool approve;		  /* --approve was given */
+	/*
+	 * wstools' own control files and directories (the configuration's
+	 * places, the policy, the policy directories): no tool changes
+	 * them, policy or not, or an agent could rewrite its own rules.
+	 */
+	char **guard;
+	size_t nguard;
+	bool guard_canonical; /* guard[] resolved (on the first check) */
 };
 
 /*
@@ -56,6 +64,18 @@ int ws_ctx_add_mount(struct ws_ctx *ws, const char *spec);
 
 /* Add every mount of a comma-separated list (the WS_MOUNTS form). */
 int ws_ctx_add_mounts(struct ws_ctx *ws, const char *list);
+
+/*
+ * Add a path (file or directory, existing or not) that no tool may
+ * change.  A relative path is taken from the current directory.
+ */
+int ws_ctx_guard(struct ws_ctx *ws, const char *path);
+
+/*
+ * Whether changing the real path real touches a guarded path: real is
+ * inside one, or (with ancestors, for rename and delete) holds one.
+ */
+bool ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors);
 
 /* Close every descriptor and free the context. */
 void ws_ctx_close(struct ws_ctx *ws);
@@ -87,6 +107,14 @@ int ws_ctx_anchor_of_virtual(const struct ws_ctx *ws, const char *v,
  * virtual form: WS_EPATH_OUTSIDE_WORKSPACE.  *out is malloc'd.
  */
 int ws_ctx_to_virtual(const struct ws_ctx *ws, const char *real, char **out);
+
+/*
+ * The canonical form of an absolute path that may not exist: the deepest
+ * existing ancestor resolved through symlinks (realpath(3)), the rest
+ * appended and normalized.  For comparing paths given as configuration
+ * (HOME, a config file's place) with resolved ones; never for access.
+ */
+int ws_canonical_path(const char *abs, char **out);
 
 /* The virtual path of (anchor, rel), malloc'd into *out. */
 int ws_ctx_virtual_of(const struct ws_ctx *ws, int anchor, const char *rel,
