@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,12 +78,15 @@ struct wsls {
 	struct ws_jw jw;
 	bool json, lng, headers, full_paths, explicit_sort;
 	long long max;		/* 0: unlimited */
+	int depth;		/* 1: the entries only; 0: unlimited */
 	/* Per PATH. */
 	long long total;
 	bool truncated;
 	bool printed;		/* plain: something is on stdout already */
 	struct wsls_err errs[WSLS_MAX_ERRORS];
 	size_t nerrs, nerrs_all;
+	size_t hidden;		/* entries the policy left out */
+	size_t exhausted;	/* directories not opened: out of descriptors */
 };
 
 /* ------------------------------------------------------------------ */
@@ -126,19 +130,32 @@ link_target(struct wsls *ls, int at_fd, const char *at_name, const char *vpath,
 	return buf;
 }
 
+static int on_error(void *arg, const char *vpath, const char *real, int code);
+
 /*
  * Whether following the symlink at vpath would leave the sandbox.  This
  * resolves the path like any tool would and only reports the answer; no
  * descriptor it yields is used for anything.
  */
 static bool
-link_outside(struct wsls *ls, const char *vpath)
+link_outside(struct wsls *ls, const char *vpath, const char *real)
 {
 	struct ws_res r;
 	int rc = ws_resolve(ls->ws, vpath, 0, &r);
+	int err = errno;
 
-	if (rc == 0)
+	if (rc == 0) {
 		ws_res_free(&r);
+	} else if (rc == WS_EIO_ERROR && (err == EMFILE || err == ENFILE)) {
+		/*
+		 * Deep in a recursive listing the resolution can run out of
+		 * descriptors where the walk did not: its "false" would be no
+		 * answer, so the entry is reported and the listing fails as
+		 * incomplete, like a directory that could not be opened.
+		 */
+		errno = err;
+		on_error(ls, vpath, real, rc);
+	}
 	return rc == WS_ESYMLINK_OUTSIDE_WORKSPACE ||
 	       rc == WS_EPATH_OUTSIDE_WORKSPACE;
 }
@@ -172,7 +189,8 @@ put_entry(struct wsls *ls, const char *name, const char *vpath,
 		if (S_ISLNK(st->st_mode)) {
 			if (target != NULL)
 				ws_jw_kname(jw, "target", target);
-			ws_jw_kbool(jw, "target_outside", link_outside(ls, vpath));
+			ws_jw_kbool(jw, "target_outside",
+				    link_outside(ls, vpath, real));
 		}
 		if (mount)
 			ws_jw_kbool(jw, "mount", true);
@@ -238,10 +256,18 @@ static int
 on_error(void *arg, const char *vpath, const char *real, int code)
 {
 	struct wsls *ls = arg;
+	int err = errno; /* the walker's system error, before anything else */
 
 	(void)real;
 	if (code == WS_ENOMEM)
 		return code;
+	/*
+	 * Out of descriptors: the listing goes on but is incomplete for a
+	 * reason the user did not ask for, so the exit status will say so
+	 * (a race or a policy refusal is part of the answer; this is not).
+	 */
+	if (err == EMFILE || err == ENFILE)
+		ls->exhausted++;
 	ls->nerrs_all++;
 	if (!ls->json) {
 		fflush(stdout);
@@ -274,6 +300,24 @@ errs_clear(struct wsls *ls)
 		free(ls->errs[i].msg);
 	}
 	ls->nerrs = ls->nerrs_all = 0;
+	ls->exhausted = 0;
+}
+
+/*
+ * The walker keeps one descriptor open per level of the tree, so a deep
+ * recursive listing can run out of them at the soft limit (often 1024)
+ * long before the hard one: raise the soft limit to the hard limit.  Best
+ * effort, and only for a recursive listing; a flat one needs a handful.
+ */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -325,12 +369,10 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 {
 	struct ws_walk_opts o;
 	int rc = 0;
-	long long depth = WS_OPT(ls->cli, O_DEPTH)->set ?
-		WS_OPT(ls->cli, O_DEPTH)->i :
-		(WS_OPT(ls->cli, O_RECURSIVE)->b ? 0 : 1);
 
 	ls->total = 0;
 	ls->truncated = false;
+	ls->hidden = 0;
 	errs_clear(ls);
 	if (ls->json) {
 		ws_jw_obj(&ls->jw);
@@ -361,7 +403,7 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		/* With the boundary off an absolute path is a host path, and
 		 * mount prefixes do not apply to it. */
 		o.no_mounts = res->anchor == WS_ANCHOR_HOST;
-		o.max_depth = (int)depth;
+		o.max_depth = ls->depth;
 		/* The configuration may cap recursion (limits.max_depth). */
 		{
 			long long cap = ls->cli->conf->limits.max_depth;
@@ -370,6 +412,14 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 				o.max_depth = (int)cap;
 		}
 		o.hidden = WS_OPT(ls->cli, O_ALL)->b;
+		/*
+		 * What the policy would not stat is not shown, only counted:
+		 * a listing must not leak the size, mtime and mode of a
+		 * denied file, nor the names inside a directory whose
+		 * entries are denied.
+		 */
+		o.policy_stat = true;
+		o.nhidden = &ls->hidden;
 		o.sort = WS_WALK_NAME;
 		if (WS_OPT(ls->cli, O_SORT)->set) {
 			const char *s = WS_OPT(ls->cli, O_SORT)->s;
@@ -397,8 +447,13 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		ws_jw_arr_end(&ls->jw);
 		ws_jw_kint(&ls->jw, "total", ls->total);
 		ws_jw_kbool(&ls->jw, "truncated", ls->truncated);
-		if (rc < 0)
+		if (ls->hidden > 0)
+			ws_jw_kint(&ls->jw, "hidden_by_policy",
+				   (long long)ls->hidden);
+		if (rc < 0) {
+			errno = 0;
 			on_error(ls, res->vpath, res->real, rc);
+		}
 		if (ls->nerrs_all > 0) {
 			ws_jw_key(&ls->jw, "errors");
 			ws_jw_arr(&ls->jw);
@@ -424,7 +479,27 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 				"wsls: %s: stopped after %lld entries (--max-entries)\n",
 				ws_cli_show_path(ls->cli, res->vpath, res->real),
 				ls->max);
+		if (ls->hidden > 0)
+			fprintf(stderr, "wsls: %s: %zu %s hidden by the policy\n",
+				ws_cli_show_path(ls->cli, res->vpath, res->real),
+				ls->hidden, ls->hidden == 1 ? "entry" : "entries");
 		if (rc < 0)
+			fprintf(stderr, "wsls: %s: %s (%s)\n",
+				ws_cli_show_path(ls->cli, res->vpath, res->real),
+				ws_error_last(), ws_error_name(rc));
+	}
+	if (ls->exhausted > 0 && rc == 0) {
+		/*
+		 * Directories left out for want of descriptors: the listing
+		 * is incomplete for a reason the user did not ask for, so the
+		 * PATH fails (IO_ERROR) with what was listed still shown.
+		 */
+		rc = ws_error_set(WS_EIO_ERROR, res->vpath,
+				  "listing incomplete: %zu %s could not be "
+				  "opened (too many open files)",
+				  ls->exhausted,
+				  ls->exhausted == 1 ? "directory" : "directories");
+		if (!ls->json)
 			fprintf(stderr, "wsls: %s: %s (%s)\n",
 				ws_cli_show_path(ls->cli, res->vpath, res->real),
 				ws_error_last(), ws_error_name(rc));
@@ -505,25 +580,50 @@ main(int argc, char **argv)
 	paths = cli.npos > 0 ? cli.pos : root_only;
 	npaths = cli.npos > 0 ? cli.npos : 1;
 	multi = npaths > 1;
-	ls.headers = multi || WS_OPT(&cli, O_RECURSIVE)->b ||
-		     (WS_OPT(&cli, O_DEPTH)->set && WS_OPT(&cli, O_DEPTH)->i > 1);
+	ls.depth = WS_OPT(&cli, O_DEPTH)->set ? (int)WS_OPT(&cli, O_DEPTH)->i :
+		   WS_OPT(&cli, O_RECURSIVE)->b ? 0 : 1;
+	ls.headers = multi || ls.depth != 1;
+	if (ls.depth != 1)
+		raise_nofile();
 
 	if (!multi) {
 		struct ws_res res;
 		int fd;
+		/*
+		 * A recursive listing can end incomplete (out of descriptors)
+		 * and then fails with what it listed as output, so its JSON
+		 * is held until "success" is known, as for several PATHs.  A
+		 * flat listing cannot, and streams.
+		 */
+		bool held = ls.json && ls.depth != 1;
 
 		rc = prepare(&ls, paths[0], &res, &fd);
 		if (rc < 0)
 			goto fail;
-		if (ls.json)
+		if (held) {
+			rc = ws_cli_multi_begin(&envm, &ls.jw);
+			if (rc < 0) {
+				if (fd >= 0)
+					close(fd);
+				ws_res_free(&res);
+				goto fail;
+			}
+		} else if (ls.json) {
 			ws_cli_json_begin(&cli, &ls.jw);
+		}
 		rc = list_one(&ls, paths[0], &res, fd, false);
+		if (rc < 0 && held)
+			ws_cli_multi_fail(&envm, rc, res.vpath);
 		if (fd >= 0)
 			close(fd);
 		ws_res_free(&res);
-		if (ls.json)
-			ws_cli_json_end(&cli, &ls.jw);
-		status = rc < 0 ? ws_error_exit_status(rc) : 0;
+		if (held) {
+			status = ws_cli_multi_end(&cli, &envm, false);
+		} else {
+			if (ls.json)
+				ws_cli_json_end(&cli, &ls.jw);
+			status = rc < 0 ? ws_error_exit_status(rc) : 0;
+		}
 		goto out;
 	}
 

@@ -9,7 +9,9 @@
  * opened directory must have the device and inode that fstatat saw, so a
  * name that became another directory (a rename race) is skipped too.
  * Strings (vpath, real) are built for display and policy only; nothing is
- * ever opened by them.
+ * ever opened by them.  With policy_stat, an entry the policy would not
+ * let be stat'ed is dropped before its fstatat, so that nothing about it
+ * (not even whether it is a directory) reaches the caller.
  */
 #include "ws/walk.h"
 
@@ -81,6 +83,7 @@ struct ws__w {
 		ino_t ino;
 	} *anc;		   /* the directories from the top to the current */
 	size_t nanc, capanc;
+	bool policy;	   /* ask the policy about each entry (policy_stat) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -300,12 +303,36 @@ ws__compact(struct ws__list *l)
 	return 0;
 }
 
+/*
+ * Hand a failure to the error callback.  err is the system error behind
+ * it, or 0: the callback reads it in errno, to tell running out of
+ * descriptors (an incomplete listing the user did not ask for) from a
+ * race or a refusal.
+ */
 static int
-ws__report(struct ws__w *w, const char *vpath, const char *real, int code)
+ws__report(struct ws__w *w, const char *vpath, const char *real, int code,
+	   int err)
 {
 	if (w->o->error == NULL)
 		return 0;
+	errno = err;
 	return w->o->error(w->o->arg, vpath, real, code);
+}
+
+/*
+ * Whether the policy refuses to let the entry at real (vpath) of d be
+ * stat'ed, and so shown; such an entry is counted and left out.
+ */
+static bool
+ws__hidden(struct ws__w *w, struct ws_walk_dir *d, const char *vpath,
+	   const char *real)
+{
+	if (ws_check(w->o->ws, WS_OP_STAT, real, vpath) == 0)
+		return false;
+	d->nhidden++;
+	if (w->o->nhidden != NULL)
+		(*w->o->nhidden)++;
+	return true;
 }
 
 /* Hand one record to the entry callback; remember it if it is to be walked. */
@@ -544,9 +571,14 @@ ws__list_dir(struct ws__w *w, struct ws_walk_dir *d, struct ws__list *l)
 
 		if (!ws__wanted(w, d, name, DT_DIR))
 			continue;
+		if (w->policy && ws__hidden(w, d, a->vprefix, a->real))
+			continue;
 		if (fstat(a->fd, &st) < 0) {
+			int err = errno;
+
 			rc = ws__report(w, a->vprefix, a->real,
-					ws_error_errno(errno, a->vprefix, "stat"));
+					ws_error_errno(err, a->vprefix, "stat"),
+					err);
 			if (rc < 0)
 				return rc;
 			continue;
@@ -556,23 +588,29 @@ ws__list_dir(struct ws__w *w, struct ws_walk_dir *d, struct ws__list *l)
 		if (rc != 0)
 			return rc;
 	}
-	if (lseek(d->fd, 0, SEEK_SET) < 0)
+	if (lseek(d->fd, 0, SEEK_SET) < 0) {
+		int err = errno;
+
 		return ws__report(w, d->vpath, d->real,
-				  ws_error_errno(errno, d->vpath, "seek"));
+				  ws_error_errno(err, d->vpath, "seek"), err);
+	}
 	for (;;) {
 		ssize_t n = getdents64(d->fd, w->dents, WS__DENTS_BUF);
 
 		if (n == 0)
 			break;
 		if (n < 0) {
+			int err = errno;
+
 			/* The listing so far stands; report the rest as lost. */
 			return ws__report(w, d->vpath, d->real,
-					  ws_error_errno(errno, d->vpath,
-							 "read directory"));
+					  ws_error_errno(err, d->vpath,
+							 "read directory"), err);
 		}
 		for (ssize_t off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)(w->dents + off);
 			const char *name = de->d_name;
+			size_t namelen;
 
 			off += de->d_reclen;
 			if (name[0] == '.' &&
@@ -582,9 +620,21 @@ ws__list_dir(struct ws__w *w, struct ws_walk_dir *d, struct ws__list *l)
 				continue;
 			if (l->nmounts > 0 && ws__shadowed(w, l, name))
 				continue;
+			namelen = strlen(name);
+			if (w->policy) {
+				/*
+				 * Before the stat: what the policy would not
+				 * stat is not stat'ed either.  The paths are
+				 * the directory's prefix plus the name.
+				 */
+				memcpy(w->vbuf + w->vlen, name, namelen + 1);
+				memcpy(w->rbuf + w->rlen, name, namelen + 1);
+				if (ws__hidden(w, d, w->vbuf, w->rbuf))
+					continue;
+			}
 			if (types_only && de->d_type != DT_UNKNOWN) {
 				memset(&r, 0, sizeof(r));
-				r.namelen = (uint32_t)strlen(name);
+				r.namelen = (uint32_t)namelen;
 				r.mode = DTTOIF(de->d_type);
 				r.ino = de->d_ino;
 				rc = ws__add(w, d, l, &r, name);
@@ -597,15 +647,16 @@ ws__list_dir(struct ws__w *w, struct ws_walk_dir *d, struct ws__list *l)
 
 				if (err == ENOENT)
 					continue; /* removed meanwhile */
-				memcpy(w->vbuf + w->vlen, name, strlen(name) + 1);
-				memcpy(w->rbuf + w->rlen, name, strlen(name) + 1);
+				memcpy(w->vbuf + w->vlen, name, namelen + 1);
+				memcpy(w->rbuf + w->rlen, name, namelen + 1);
 				rc = ws__report(w, w->vbuf, w->rbuf,
-						ws_error_errno(err, w->vbuf, "stat"));
+						ws_error_errno(err, w->vbuf, "stat"),
+						err);
 				if (rc < 0)
 					return rc;
 				continue;
 			}
-			ws__fill(&r, &st, strlen(name), 0);
+			ws__fill(&r, &st, namelen, 0);
 			rc = ws__add(w, d, l, &r, name);
 			if (rc != 0)
 				return rc;
@@ -656,15 +707,19 @@ ws__descend(struct ws__w *w, struct ws_walk_dir *d, const struct ws__sub *s)
 	if (!s->stated) {
 		/* types_only: the listing saw only d_type; stat it now. */
 		if (fstatat(at, at_name, &c.st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT)
+			int err = errno;
+
+			if (err != ENOENT)
 				rc = ws__report(w, vpath, real,
-						ws_error_errno(errno, vpath, "stat"));
+						ws_error_errno(err, vpath, "stat"),
+						err);
 			goto out;
 		}
 		if (!S_ISDIR(c.st.st_mode)) {
 			rc = ws__report(w, vpath, real,
 					ws_error_set(WS_EIO_ERROR, vpath,
-						     "is no longer a directory (changed during the walk); skipped"));
+						     "is no longer a directory (changed during the walk); skipped"),
+					0);
 			goto out;
 		}
 		s_dev = c.st.st_dev;
@@ -673,7 +728,7 @@ ws__descend(struct ws__w *w, struct ws_walk_dir *d, const struct ws__sub *s)
 	if (o->ws != NULL) {
 		rc = ws_check(o->ws, WS_OP_LIST, real, vpath);
 		if (rc < 0) {
-			rc = ws__report(w, vpath, real, rc);
+			rc = ws__report(w, vpath, real, rc, 0);
 			goto out;
 		}
 	}
@@ -689,29 +744,44 @@ ws__descend(struct ws__w *w, struct ws_walk_dir *d, const struct ws__sub *s)
 
 		if (err == ENOENT)
 			goto out; /* removed meanwhile */
-		if (err == ELOOP || err == ENOTDIR)
+		if (err == ELOOP || err == ENOTDIR) {
+			/* A race, not a system error. */
 			rc = ws_error_set(WS_EIO_ERROR, vpath,
 					  "is no longer a directory (changed during the walk); skipped");
-		else
+			err = 0;
+		} else if (err == EMFILE || err == ENFILE) {
+			/* Say why: each level of the walk holds one. */
+			rc = ws_error_set(WS_EIO_ERROR, vpath,
+					  "open: %s (the walk keeps one descriptor "
+					  "open per directory level; the tree is "
+					  "deeper than the limit allows)",
+					  strerror(err));
+		} else {
 			rc = ws_error_errno(err, vpath, "open");
-		rc = ws__report(w, vpath, real, rc);
+		}
+		rc = ws__report(w, vpath, real, rc, err);
 		goto out;
 	}
 	if (fstat(fd, &c.st) < 0) {
-		rc = ws__report(w, vpath, real, ws_error_errno(errno, vpath, "stat"));
+		int err = errno;
+
+		rc = ws__report(w, vpath, real,
+				ws_error_errno(err, vpath, "stat"), err);
 		goto out;
 	}
 	if (c.st.st_dev != s_dev || c.st.st_ino != s_ino) {
 		rc = ws__report(w, vpath, real,
 				ws_error_set(WS_EIO_ERROR, vpath,
-					     "was replaced during the walk; skipped"));
+					     "was replaced during the walk; skipped"),
+				0);
 		goto out;
 	}
 	for (size_t i = 0; i < w->nanc; i++) {
 		if (w->anc[i].dev == c.st.st_dev && w->anc[i].ino == c.st.st_ino) {
 			rc = ws__report(w, vpath, real,
 					ws_error_set(WS_EIO_ERROR, vpath,
-						     "filesystem loop: it is its own ancestor; skipped"));
+						     "filesystem loop: it is its own ancestor; skipped"),
+					0);
 			goto out;
 		}
 	}
@@ -792,6 +862,8 @@ ws_walk(const struct ws_walk_opts *o, int fd, const char *vpath,
 	d.fd = fd;
 	d.vpath = vpath;
 	d.real = real;
+	/* Decided once: without a policy the per-entry check costs nothing. */
+	w.policy = o->policy_stat && o->ws != NULL && o->ws->policy != NULL;
 	if (o->ws != NULL)
 		for (size_t i = 1; i < o->ws->nanchors; i++)
 			if (strcmp(o->ws->anchors[i].vprefix, vpath) == 0)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -971,6 +972,15 @@ START_TEST(several_paths)
 }
 END_TEST
 
+/* The output's hidden_by_policy, or -1 when the key is absent. */
+static int
+hidden_by_policy(const struct wst_run *r)
+{
+	cJSON *v = wst_output(r, "hidden_by_policy");
+
+	return cJSON_IsNumber(v) ? v->valueint : -1;
+}
+
 /* The policy gate: list, stat and readlink are asked before acting. */
 START_TEST(policy_gate)
 {
@@ -981,6 +991,7 @@ START_TEST(policy_gate)
 
 	fx_make(&f);
 	wst_write(f.ws, "secret/inner/KEY_FILE", "k");
+	wst_write(f.ws, "vault/VAULT_FILE", "v");
 	wst_symlink("a.txt", f.ws, "hidelink");
 	pol = wst_path(f.base, "pol.json");
 	wst_write(f.base, "pol.json",
@@ -988,6 +999,8 @@ START_TEST(policy_gate)
 		  " {\"name\": \"deny-secret\", \"paths\": [\"${WORKSPACE}/secret\",\n"
 		  "  \"${WORKSPACE}/secret/**\"], \"operations\": [\"*\"],\n"
 		  "  \"decision\": \"deny\"},\n"
+		  " {\"name\": \"no-list-vault\", \"paths\": [\"${WORKSPACE}/vault\"],\n"
+		  "  \"operations\": [\"list\"], \"decision\": \"deny\"},\n"
 		  " {\"name\": \"no-readlink\", \"paths\": [\"${WORKSPACE}/hidelink\"],\n"
 		  "  \"operations\": [\"readlink\"], \"decision\": \"deny\"},\n"
 		  " {\"name\": \"ask-deep\", \"paths\": [\"${WORKSPACE}/sub/deep\"],\n"
@@ -1012,20 +1025,27 @@ START_TEST(policy_gate)
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert_str_eq(names(&r), "f.c");
 	wst_run_free(&r);
-	/* Recursing: refused directories are listed, not entered, and said. */
+	/*
+	 * Recursing: directories the policy lets be stat'ed but not listed
+	 * are listed, not entered, and said; /secret, which may not even be
+	 * stat'ed, is left out and counted (see policy_hides_entries).
+	 */
 	lsj(&r, f.ws, "--policy", pol, "-R", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_ptr_nonnull(entry(&r, "secret"));
+	ck_assert_ptr_null(entry(&r, "secret"));
+	ck_assert_int_eq(hidden_by_policy(&r), 1);
 	ck_assert_ptr_null(strstr(r.out, "KEY_FILE"));
+	ck_assert_ptr_nonnull(entry(&r, "vault"));
+	ck_assert_ptr_null(strstr(r.out, "VAULT_FILE"));
 	ck_assert_ptr_null(entry(&r, "f.c"));
 	errs = wst_output(&r, "errors");
 	ck_assert_int_eq(cJSON_GetArraySize(errs), 2);
-	e = cJSON_GetArrayItem(errs, 0);
-	ck_assert_str_eq(sget(e, "path"), "/secret");
-	ck_assert_str_eq(sget(e, "code"), "POLICY_DENIED");
-	ck_assert_str_eq(sget(cJSON_GetArrayItem(errs, 1), "code"),
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(errs, 0), "code"),
 			 "APPROVAL_REQUIRED");
+	e = cJSON_GetArrayItem(errs, 1);
+	ck_assert_str_eq(sget(e, "path"), "/vault");
+	ck_assert_str_eq(sget(e, "code"), "POLICY_DENIED");
 	/* A refused readlink leaves the target out, nothing else. */
 	e = entry(&r, "hidelink");
 	ck_assert_ptr_nonnull(e);
@@ -1036,9 +1056,155 @@ START_TEST(policy_gate)
 	lsp(&r, f.ws, "--policy", pol, "-R", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_null(strstr(r.out, "KEY_FILE"));
-	ck_assert_ptr_nonnull(strstr(r.err, "wsls: /secret: "));
+	ck_assert_ptr_null(strstr(r.out, "secret"));
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: /vault: "));
 	ck_assert_ptr_nonnull(strstr(r.err, "(POLICY_DENIED)"));
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: /: 1 entry hidden by the policy\n"));
 	wst_run_free(&r);
+	free(pol);
+	fx_free(&f);
+}
+END_TEST
+
+/*
+ * An entry the policy would not stat is not listed either: no name, size,
+ * mtime or mode of it leaks, it is only counted, and a directory hidden so
+ * is not entered.  A deny on everything below X (the glob "X/" then "**",
+ * which does not match X itself) hides what is inside X from `wsls X`.
+ */
+START_TEST(policy_hides_entries)
+{
+	struct fx f;
+	struct wst_run r;
+	char *pol, *mdir, *mspec, *text;
+	cJSON *e;
+
+	fx_make(&f);
+	/* .env is the largest file, so that --sort size would show it first. */
+	wst_write(f.ws, ".env", "TOKEN=0123456789abcdef0123456789abcdef\n");
+	wst_write(f.ws, "sub/.env", "X=1\n");
+	wst_write(f.ws, "secret/KEY_FILE", "k");
+	wst_write(f.ws, "secret/inner/INNER_FILE", "k");
+	wst_write(f.ws, "private/VISIBLE_BELOW", "v");
+	mdir = wst_path(f.base, "mdir");
+	wst_write(mdir, "MOUNT_FILE", "m");
+	ck_assert_int_ne(asprintf(&mspec, "/.mnt=%s", mdir), -1);
+	pol = wst_path(f.base, "pol.json");
+	ck_assert_int_ne(asprintf(&text,
+		"{\"version\": 1, \"name\": \"t\", \"file_rules\": [\n"
+		" {\"name\": \"deny-env\", \"paths\": [\"**/.env\"],\n"
+		"  \"operations\": [\"*\"], \"decision\": \"deny\"},\n"
+		" {\"name\": \"deny-secret\", \"paths\": [\"${WORKSPACE}/secret/**\"],\n"
+		"  \"operations\": [\"*\"], \"decision\": \"deny\"},\n"
+		" {\"name\": \"ask-private\", \"paths\": [\"${WORKSPACE}/private\"],\n"
+		"  \"operations\": [\"stat\"], \"decision\": \"approve\"},\n"
+		" {\"name\": \"deny-mount\", \"paths\": [\"%s\"],\n"
+		"  \"operations\": [\"stat\"], \"decision\": \"deny\"},\n"
+		" {\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],\n"
+		"  \"decision\": \"allow\"}]}\n", mdir), -1);
+	wst_write(f.base, "pol.json", text);
+	free(text);
+
+	/* The entry itself is refused, as before. */
+	lsj(&r, f.ws, "--policy", pol, "/.env", NULL);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	wst_run_free(&r);
+	/* -la /: .env and the approval-needing private are left out. */
+	lsj(&r, f.ws, "--policy", pol, "-la", "/", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(entry(&r, ".env"));
+	ck_assert_ptr_null(strstr(r.out, ".env"));
+	ck_assert_ptr_null(entry(&r, "private"));
+	ck_assert_ptr_nonnull(entry(&r, "a.txt"));
+	ck_assert_ptr_nonnull(entry(&r, ".dot"));
+	/* secret itself matches no deny: shown. */
+	ck_assert_ptr_nonnull(entry(&r, "secret"));
+	ck_assert_int_eq(hidden_by_policy(&r), 2);
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "output"),
+					     "total")->valueint,
+			 cJSON_GetArraySize(entries(&r)));
+	wst_run_free(&r);
+	/* --approve lets the approval-needing one through. */
+	lsj(&r, f.ws, "--policy", pol, "--approve", "-a", "/", NULL);
+	ck_assert_ptr_nonnull(entry(&r, "private"));
+	ck_assert_ptr_null(entry(&r, ".env"));
+	ck_assert_int_eq(hidden_by_policy(&r), 1);
+	wst_run_free(&r);
+	/* Plain: the same, and a note on stderr; the exit status stays 0. */
+	lsp(&r, f.ws, "--policy", pol, "-la", "/", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, ".env"));
+	ck_assert_ptr_null(strstr(r.out, "private"));
+	ck_assert_ptr_nonnull(strstr(r.out, "a.txt"));
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: /: 2 entries hidden by the policy\n"));
+	wst_run_free(&r);
+	/* A deny below secret hides what is inside it. */
+	lsj(&r, f.ws, "--policy", pol, "/secret", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 0);
+	ck_assert_ptr_null(strstr(r.out, "KEY_FILE"));
+	ck_assert_ptr_null(strstr(r.out, "inner"));
+	ck_assert_int_eq(hidden_by_policy(&r), 2);
+	wst_run_free(&r);
+	lsp(&r, f.ws, "--policy", pol, "secret", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: /secret: 2 entries hidden by the policy\n"));
+	wst_run_free(&r);
+	/*
+	 * Recursing: nothing hidden shows at any depth, and a hidden
+	 * directory is not entered even where its entries are allowed.
+	 */
+	lsj(&r, f.ws, "--policy", pol, "--mount", mspec, "-R", "-a", "-l",
+	    "--max-entries", "0", "/", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, ".env"));
+	ck_assert_ptr_null(strstr(r.out, "KEY_FILE"));
+	ck_assert_ptr_null(strstr(r.out, "INNER_FILE"));
+	ck_assert_ptr_null(strstr(r.out, "VISIBLE_BELOW"));
+	ck_assert_ptr_null(strstr(r.out, "private"));
+	ck_assert_ptr_null(strstr(r.out, "MOUNT_FILE"));
+	ck_assert_ptr_null(strstr(r.out, ".mnt"));
+	ck_assert_ptr_nonnull(entry(&r, "f.c"));
+	/* /.env /private /.mnt /secret/KEY_FILE /secret/inner /sub/.env */
+	ck_assert_int_eq(hidden_by_policy(&r), 6);
+	ck_assert_ptr_null(wst_output(&r, "errors"));
+	wst_run_free(&r);
+	lsp(&r, f.ws, "--policy", pol, "--mount", mspec, "-R", "-a", "/", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, "VISIBLE_BELOW"));
+	ck_assert_ptr_null(strstr(r.out, "MOUNT_FILE"));
+	ck_assert_ptr_null(strstr(r.out, ".env"));
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: /: 6 entries hidden by the policy\n"));
+	wst_run_free(&r);
+	/* A hidden entry takes no place in --max-entries, whatever the order. */
+	lsj(&r, f.ws, "--policy", pol, "-a", "--sort", "size", "--max-entries",
+	    "1", "/", NULL);
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 1);
+	e = cJSON_GetArrayItem(entries(&r), 0);
+	ck_assert_str_ne(sget(e, "name"), ".env");
+	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
+	wst_run_free(&r);
+	/* Names -a does not show are not counted: no key at 0. */
+	lsj(&r, f.ws, "--policy", pol, "/sub", NULL);
+	ck_assert_ptr_nonnull(entry(&r, "deep"));
+	ck_assert_int_eq(hidden_by_policy(&r), -1);
+	wst_run_free(&r);
+	lsp(&r, f.ws, "--policy", pol, "sub", NULL);
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	/* Without a policy everything shows. */
+	lsj(&r, f.ws, "--mount", mspec, "-a", "/", NULL);
+	ck_assert_ptr_nonnull(entry(&r, ".env"));
+	ck_assert_ptr_nonnull(entry(&r, "private"));
+	ck_assert_ptr_nonnull(entry(&r, ".mnt"));
+	ck_assert_int_eq(hidden_by_policy(&r), -1);
+	wst_run_free(&r);
+	free(mspec);
+	free(mdir);
 	free(pol);
 	fx_free(&f);
 }
@@ -1089,6 +1255,254 @@ START_TEST(huge_directory_plain)
 	wst_rmrf(ws);
 	free(dir);
 	free(ws);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Running out of descriptors                                          */
+
+#define LIM_SHM (8u << 20)
+
+/* What a run under a lowered limit hands back. */
+struct lim_shm {
+	int status;
+	size_t outlen, errlen;
+	char buf[];
+};
+
+/*
+ * wsls --workspace ws ARGS... with RLIMIT_NOFILE at soft/hard.  The limit
+ * is set in a child of the test (a lowered hard limit cannot be raised
+ * again without privilege), which runs wsls and hands the result back
+ * through shared memory.
+ */
+static void __attribute__((sentinel))
+ls_limited(struct wst_run *r, rlim_t soft, rlim_t hard, const char *ws, ...)
+{
+	const char *argv[64];
+	size_t n = 0;
+	va_list ap;
+	struct lim_shm *m;
+	pid_t pid;
+	int st;
+
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	va_start(ap, ws);
+	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	m = mmap(NULL, LIM_SHM, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert(m != MAP_FAILED);
+	m->status = -2;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit rl = {soft, hard};
+		struct wst_run c;
+		size_t room = (LIM_SHM - sizeof(*m)) / 2;
+
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(3);
+		wst_runv(&c, NULL, NULL, "wsls", argv);
+		m->outlen = c.outlen < room ? c.outlen : room;
+		m->errlen = strlen(c.err) < room ? strlen(c.err) : room;
+		memcpy(m->buf, c.out, m->outlen);
+		memcpy(m->buf + m->outlen, c.err, m->errlen);
+		m->status = c.status;
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "the limited run failed (setrlimit?)");
+	memset(r, 0, sizeof(*r));
+	r->status = m->status;
+	r->outlen = m->outlen;
+	r->out = calloc(1, m->outlen + 1);
+	r->err = calloc(1, m->errlen + 1);
+	ck_assert(r->out != NULL && r->err != NULL);
+	memcpy(r->out, m->buf, m->outlen);
+	memcpy(r->err, m->buf + m->outlen, m->errlen);
+	r->json = cJSON_Parse(r->out);
+	munmap(m, LIM_SHM);
+}
+
+static void
+st_touch(int dirfd)
+{
+	int fd = openat(dirfd, "BOTTOM_FILE", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+/* ws/d/d/d/... depth levels deep; the deepest holds BOTTOM_FILE. */
+static void
+deep_tree(const char *ws, int depth)
+{
+	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < depth; i++) {
+		int nfd;
+
+		ck_assert_int_eq(mkdirat(fd, "d", 0755), 0);
+		nfd = openat(fd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_ge(nfd, 0);
+		close(fd);
+		fd = nfd;
+	}
+	st_touch(fd);
+	close(fd);
+}
+
+/*
+ * The walker keeps a descriptor per level: a tree deeper than the limit
+ * cannot be listed whole.  The directory it could not open is reported,
+ * and the listing fails (IO_ERROR, exit 5) with what it did list, instead
+ * of ending early with exit 0.  With room under the hard limit, wsls
+ * raises the soft one and lists it all.
+ */
+START_TEST(deep_tree_out_of_descriptors)
+{
+	char *ws = wst_tmpdir();
+	struct wst_run r;
+	struct rlimit cur;
+	const int depth = 200;
+	cJSON *errs, *e;
+	int total, lines = 0;
+
+	deep_tree(ws, depth);
+	/* soft = hard = 64: it cannot be raised. */
+	ls_limited(&r, 64, 64, ws, "-R", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_null(strstr(r.out, "BOTTOM_FILE"));
+	ck_assert_ptr_nonnull(strstr(r.out, "/d/d/d:\n"));
+	ck_assert_ptr_nonnull(strstr(r.err, "Too many open files"));
+	ck_assert_ptr_nonnull(strstr(r.err, "wsls: /: listing incomplete: 1 "
+					    "directory could not be opened "
+					    "(too many open files) (IO_ERROR)\n"));
+	wst_run_free(&r);
+	ls_limited(&r, 64, 64, ws, "--json", "-R", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(r.json != NULL, "no JSON: %s", r.out);
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert_str_eq(wst_code(&r), "IO_ERROR");
+	ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		r.json, "error"), "message")->valuestring, "listing incomplete"));
+	/* What could be listed is there, and what could not is named. */
+	total = cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "output"),
+				    "total")->valueint;
+	ck_assert_int_gt(total, 10);
+	ck_assert_int_lt(total, depth);
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), total);
+	errs = wst_output(&r, "errors");
+	ck_assert_int_eq(cJSON_GetArraySize(errs), 1);
+	e = cJSON_GetArrayItem(errs, 0);
+	ck_assert_str_eq(sget(e, "code"), "IO_ERROR");
+	ck_assert_ptr_nonnull(strstr(sget(e, "message"), "Too many open files"));
+	/* The last entry listed is the directory that could not be opened. */
+	ck_assert_int_eq((int)strlen(sget(e, "path")), 2 * total);
+	wst_run_free(&r);
+	/* Several PATHs: that one fails, the envelope says so. */
+	ls_limited(&r, 64, 64, ws, "--json", "-R", "/", "/d/d", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(wst_code(&r), "IO_ERROR");
+	wst_run_free(&r);
+	/* A flat listing needs no more descriptors: fine. */
+	ls_limited(&r, 64, 64, ws, "--json", "/", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(wst_code(&r), "");
+	wst_run_free(&r);
+	/* soft 64 under a larger hard limit: raised, all of it listed. */
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &cur), 0);
+	if (cur.rlim_max >= (rlim_t)depth + 64) {
+		ls_limited(&r, 64, cur.rlim_max, ws, "-R", NULL);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_str_eq(r.err, "");
+		ck_assert_ptr_nonnull(strstr(r.out, "BOTTOM_FILE\n"));
+		for (char *p = r.out; *p; p++)
+			lines += *p == '\n';
+		/* A header, the entry and a blank line per level. */
+		ck_assert_int_eq(lines, 3 * (depth + 1) - 1);
+		wst_run_free(&r);
+		ls_limited(&r, 64, cur.rlim_max, ws, "--json", "-R", NULL);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")));
+		ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), depth + 1);
+		ck_assert_ptr_null(wst_output(&r, "errors"));
+		wst_run_free(&r);
+	} else {
+		fprintf(stderr, "deep_tree_out_of_descriptors: hard limit %llu "
+			"too low to check the raise\n",
+			(unsigned long long)cur.rlim_max);
+	}
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Whether a symlink leads outside is found by resolving it, which needs a
+ * few descriptors more than the walk holds: at any limit, the listing is
+ * either complete and right (target_outside true) or fails as incomplete,
+ * never a success that says false.
+ */
+START_TEST(deep_symlink_verdict_under_fd_limit)
+{
+	char *base = wst_tmpdir(), *ws = wst_path(base, "ws");
+	char *out = wst_path(base, "out");
+	char *rel = NULL;
+	int oks = 0, fails = 0;
+
+	wst_mkdir(base, "ws");
+	wst_write(out, "OUT_FILE", "o");
+	deep_tree(ws, 30);
+	for (int i = 0; i < 30; i++) {
+		char *n;
+
+		ck_assert_int_ne(asprintf(&n, "%sd/", rel ? rel : ""), -1);
+		free(rel);
+		rel = n;
+	}
+	{
+		char *l;
+
+		ck_assert_int_ne(asprintf(&l, "%slnk", rel), -1);
+		wst_symlink(out, ws, l);
+		free(l);
+	}
+	for (rlim_t lim = 16; lim <= 64; lim++) {
+		struct wst_run r;
+		cJSON *e;
+
+		ls_limited(&r, lim, lim, ws, "--json", "-R", NULL);
+		ck_assert_msg(r.json != NULL, "limit %d: no JSON: %s", (int)lim,
+			      r.out);
+		e = entry(&r, "lnk");
+		if (r.status == 0) {
+			ck_assert_msg(e != NULL, "limit %d: lnk not listed", (int)lim);
+			ck_assert_msg(cJSON_IsTrue(cJSON_GetObjectItem(e, "target_outside")),
+				      "limit %d: target_outside is not true", (int)lim);
+			ck_assert_ptr_null(wst_output(&r, "errors"));
+			oks++;
+		} else {
+			ck_assert_msg(r.status == 5, "limit %d: status %d", (int)lim,
+				      r.status);
+			ck_assert_str_eq(wst_code(&r), "IO_ERROR");
+			fails++;
+		}
+		wst_run_free(&r);
+	}
+	ck_assert_int_gt(oks, 0);
+	ck_assert_int_gt(fails, 0);
+	free(rel);
+	free(out);
+	wst_rmrf(base);
+	free(ws);
+	free(base);
 }
 END_TEST
 
@@ -1184,7 +1598,10 @@ suite(void)
 	tcase_add_test(tc, schema_and_args);
 	tcase_add_test(tc, several_paths);
 	tcase_add_test(tc, policy_gate);
+	tcase_add_test(tc, policy_hides_entries);
 	tcase_add_test(tc, huge_directory_plain);
+	tcase_add_test(tc, deep_tree_out_of_descriptors);
+	tcase_add_test(tc, deep_symlink_verdict_under_fd_limit);
 	tcase_add_test(tc, rename_exchange_race);
 	suite_add_tcase(s, tc);
 	return s;

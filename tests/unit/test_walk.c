@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "wstest.h"
 #include "ws/error.h"
+#include "ws/policy.h"
+#include "ws/vars.h"
 #include "ws/walk.h"
 #include "ws/workspace.h"
 
@@ -24,8 +27,9 @@
 struct rec {
 	char log[65536];
 	size_t len;
-	int nentries, nerrors, last_code;
-	char errpaths[4096];
+	int nentries, nerrors, last_code, last_errno;
+	char errpaths[4096], last_msg[512];
+	size_t nhidden;		/* leave: the directories' nhidden added up */
 	/* Knobs for a test. */
 	const char *skip_name;	/* entry: SKIP this name */
 	const char *stop_name;	/* entry: STOP at this name */
@@ -63,6 +67,7 @@ on_leave(void *arg, const struct ws_walk_dir *d)
 
 	r->dropped += d->ndropped;
 	r->unsorted += d->unsorted;
+	r->nhidden += d->nhidden;
 	logs(arg, "leave ", d->vpath, "\n");
 	return 0;
 }
@@ -114,8 +119,10 @@ on_error(void *arg, const char *vpath, const char *real, int code)
 	size_t l = strlen(r->errpaths);
 
 	(void)real;
+	r->last_errno = errno; /* first: the walker's system error, or 0 */
 	r->nerrors++;
 	r->last_code = code;
+	snprintf(r->last_msg, sizeof(r->last_msg), "%s", ws_error_last());
 	snprintf(r->errpaths + l, sizeof(r->errpaths) - l, "%s;", vpath);
 	return r->err_rc;
 }
@@ -300,6 +307,8 @@ START_TEST(swap_to_symlink_is_skipped)
 	ck_assert_ptr_null(strstr(r.log, "enter /sub"));
 	ck_assert_int_eq(r.nerrors, 1);
 	ck_assert_str_eq(r.errpaths, "/sub;");
+	/* A race, not a system error: errno says so. */
+	ck_assert_int_eq(r.last_errno, 0);
 	wst_rmrf(d);
 	wst_rmrf(out);
 	free(d);
@@ -651,6 +660,179 @@ START_TEST(mount_loop_detected)
 }
 END_TEST
 
+/*
+ * policy_stat: an entry the policy would not stat is neither stat'ed, nor
+ * reported, nor walked, only counted; a mount too.  It takes no place in
+ * keep_max.  Without policy_stat, or without a policy, all show.
+ */
+START_TEST(policy_stat_hides)
+{
+	char *root = wst_tmpdir(), *m = wst_tmpdir(), *spec, *text;
+	struct ws_ctx ws;
+	struct ws_vars vars;
+	struct ws_walk_opts o = {.sort = WS_WALK_NAME, .hidden = true};
+	struct rec r = {0};
+	size_t hidden = 0;
+	int fd;
+
+	wst_write(root, "a.txt", "a");
+	wst_write(root, ".env", "a much larger file than the others");
+	wst_write(root, "keep/.env", "e");
+	wst_write(root, "keep/k", "k");
+	wst_write(root, "secret/KEY", "k");
+	wst_write(root, "hid/BELOW", "b");
+	wst_write(m, "MOUNTED", "m");
+	ck_assert_int_eq(ws_ctx_open(&ws, root, 0), 0);
+	ck_assert_int_ge(asprintf(&spec, "/mnt=%s", m), 0);
+	ck_assert_int_eq(ws_ctx_add_mount(&ws, spec), 0);
+	ws_vars_init(&vars);
+	ck_assert_int_eq(ws_vars_set(&vars, "WORKSPACE", root), 0);
+	ck_assert_int_ge(asprintf(&text,
+		"{\"version\": 1, \"name\": \"t\", \"file_rules\": [\n"
+		" {\"name\": \"env\", \"paths\": [\"**/.env\"], \"operations\": [\"*\"],"
+		"  \"decision\": \"deny\"},\n"
+		" {\"name\": \"secret\", \"paths\": [\"${WORKSPACE}/secret/**\"],"
+		"  \"operations\": [\"stat\"], \"decision\": \"deny\"},\n"
+		" {\"name\": \"hid\", \"paths\": [\"${WORKSPACE}/hid\"],"
+		"  \"operations\": [\"stat\"], \"decision\": \"approve\"},\n"
+		" {\"name\": \"mnt\", \"paths\": [\"%s\"], \"operations\": [\"stat\"],"
+		"  \"decision\": \"deny\"},\n"
+		" {\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		"  \"decision\": \"allow\"}]}\n", m), 0);
+	ck_assert_int_eq(ws_policy_parse(text, "t.json", &vars, &ws.policy), 0);
+	o.ws = &ws;
+	o.policy_stat = true;
+	o.nhidden = &hidden;
+	o.enter = on_enter;
+	o.entry = on_entry;
+	o.leave = on_leave;
+	o.error = on_error;
+	o.arg = &r;
+	for (int types_only = 0; types_only < 2; types_only++) {
+		memset(&r, 0, sizeof(r));
+		hidden = 0;
+		o.types_only = types_only;
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_eq(ws_walk(&o, fd, "/", root), 0);
+		close(fd);
+		ck_assert_str_eq(r.log,
+				 "enter /\n"
+				 "  /a.txt file\n"
+				 "  /keep dir\n"
+				 "  /secret dir\n"
+				 "enter /keep\n"
+				 "  /keep/k file\n"
+				 "leave /keep\n"
+				 "enter /secret\n"
+				 "leave /secret\n"
+				 "leave /\n");
+		/* /.env /hid /mnt /keep/.env /secret/KEY */
+		ck_assert_uint_eq(hidden, 5);
+		ck_assert_uint_eq(r.nhidden, 5);
+		ck_assert_int_eq(r.nerrors, 0);
+	}
+	/* keep_max: the largest shown is not the hidden .env. */
+	memset(&r, 0, sizeof(r));
+	hidden = 0;
+	o.types_only = false;
+	o.sort = WS_WALK_SIZE;
+	o.keep_max = 1;
+	o.max_depth = 1;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_eq(ws_walk(&o, fd, "/", root), 0);
+	close(fd);
+	ck_assert_int_eq(r.nentries, 1);
+	ck_assert_ptr_null(strstr(r.log, ".env"));
+	ck_assert_uint_eq(hidden, 3);
+	o.sort = WS_WALK_NAME;
+	o.keep_max = 0;
+	o.max_depth = 0;
+	/* Approved: the approval-needing one shows, and is walked. */
+	memset(&r, 0, sizeof(r));
+	hidden = 0;
+	ws.approve = true;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_eq(ws_walk(&o, fd, "/", root), 0);
+	close(fd);
+	ck_assert_ptr_nonnull(strstr(r.log, "  /hid/BELOW file\n"));
+	ck_assert_uint_eq(hidden, 4);
+	ws.approve = false;
+	/* Not asked for: everything shows. */
+	memset(&r, 0, sizeof(r));
+	hidden = 0;
+	o.policy_stat = false;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_eq(ws_walk(&o, fd, "/", root), 0);
+	close(fd);
+	ck_assert_ptr_nonnull(strstr(r.log, "  /.env file\n"));
+	ck_assert_ptr_nonnull(strstr(r.log, "  /secret/KEY file\n"));
+	ck_assert_ptr_nonnull(strstr(r.log, "  /hid/BELOW file\n"));
+	ck_assert_ptr_nonnull(strstr(r.log, "  /mnt/MOUNTED file\n"));
+	ck_assert_uint_eq(hidden, 0);
+	ck_assert_uint_eq(r.nhidden, 0);
+	/* No policy: nothing to ask. */
+	memset(&r, 0, sizeof(r));
+	o.policy_stat = true;
+	ws_policy_free(ws.policy);
+	ws.policy = NULL;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_eq(ws_walk(&o, fd, "/", root), 0);
+	close(fd);
+	ck_assert_ptr_nonnull(strstr(r.log, "  /.env file\n"));
+	ck_assert_uint_eq(hidden, 0);
+	free(text);
+	free(spec);
+	ws_vars_free(&vars);
+	ws_ctx_close(&ws);
+	wst_rmrf(root);
+	wst_rmrf(m);
+	free(root);
+	free(m);
+}
+END_TEST
+
+/*
+ * Out of descriptors (the walk keeps one per level): the directory that
+ * cannot be opened goes to the error callback with errno EMFILE, so that
+ * a caller can tell an incomplete listing from a race.
+ */
+START_TEST(emfile_reported)
+{
+	char *d = wst_tmpdir();
+	struct ws_walk_opts o = {.sort = WS_WALK_NAME};
+	struct rec r = {0};
+	struct rlimit old, low;
+	int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < 80; i++) {
+		int nfd;
+
+		ck_assert_int_eq(mkdirat(fd, "d", 0755), 0);
+		nfd = openat(fd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_ge(nfd, 0);
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 32;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	fd = walk(d, &o, &r);
+	/* The soft limit only: it goes back up. */
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	ck_assert_int_eq(fd, 0);
+	ck_assert_int_eq(r.nerrors, 1);
+	ck_assert_int_eq(r.last_code, WS_EIO_ERROR);
+	ck_assert_int_eq(r.last_errno, EMFILE);
+	ck_assert_ptr_nonnull(strstr(r.last_msg, "one descriptor open per directory level"));
+	ck_assert_int_lt(r.nentries, 80);
+	wst_rmrf(d);
+	free(d);
+}
+END_TEST
+
 START_TEST(not_a_directory)
 {
 	char *d = wst_tmpdir();
@@ -732,6 +914,8 @@ suite(void)
 	tcase_add_test(tc, sort_max_streams);
 	tcase_add_test(tc, mounts_are_entries);
 	tcase_add_test(tc, mount_loop_detected);
+	tcase_add_test(tc, policy_stat_hides);
+	tcase_add_test(tc, emfile_reported);
 	tcase_add_test(tc, not_a_directory);
 	tcase_add_test(tc, time_format);
 	tcase_add_test(tc, type_names);

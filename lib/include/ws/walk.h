@@ -72,6 +72,8 @@ struct ws_walk_dir {
 				  first entry callback that is affected */
 	size_t nentries;       /* for leave: entries handed to entry() */
 	size_t ndropped;       /* for leave: entries dropped by keep_max */
+	size_t nhidden;	       /* for leave: entries the policy hid
+				  (policy_stat) */
 };
 
 /* One entry of a directory. */
@@ -103,7 +105,8 @@ struct ws_walk_entry {
 struct ws_walk_opts {
 	/*
 	 * Workspace: mounts are shown as entries (see above) and the policy
-	 * is asked (WS_OP_LIST) before each subdirectory is listed.  May be
+	 * is asked (WS_OP_LIST) before each subdirectory is listed, and
+	 * with policy_stat (WS_OP_STAT) before each entry is shown.  May be
 	 * NULL: no mounts, no policy.
 	 */
 	struct ws_ctx *ws;
@@ -126,6 +129,19 @@ struct ws_walk_opts {
 	 * when sorting by size or mtime.
 	 */
 	bool types_only;
+	/*
+	 * With ws and a policy loaded: ask the policy (WS_OP_STAT, with the
+	 * entry's real and virtual paths) about each entry that passed the
+	 * name filters (hidden, filter), before it is stat'ed.  An entry the
+	 * policy refuses (denied, or needing an approval not given) is not
+	 * stat'ed, not handed to entry() and not walked: it is only counted,
+	 * in its directory's nhidden and in *nhidden (if not NULL), so that
+	 * a listing does not show what the policy would not stat.  The paths
+	 * are built from the directory's and the name, without a syscall;
+	 * without a policy this costs nothing.
+	 */
+	bool policy_stat;
+	size_t *nhidden;
 
 	/*
 	 * Before an entry is stat'ed: d_type is the getdents type (DT_*,
@@ -139,7 +155,11 @@ struct ws_walk_opts {
 	/*
 	 * A subdirectory (or an entry) that could not be listed or stat'ed:
 	 * a race, a policy refusal, a filesystem loop, too many open files.
-	 * code is the WS_E* code, ws_error_last() the message.  Return 0 to
+	 * code is the WS_E* code, ws_error_last() the message, and errno the
+	 * system error behind it, or 0 when there is none (a race, a policy
+	 * refusal, a loop): EMFILE or ENFILE tell a caller that the listing
+	 * is incomplete for want of descriptors (the walk keeps one open per
+	 * level of the tree) rather than because of the tree.  Return 0 to
 	 * skip it and go on, or a negative code to end the walk with it.
 	 * NULL: skip silently.
 	 */
