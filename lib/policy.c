@@ -1011,7 +1011,8 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		msg = ws_policy_render("{{.Operation}} {{.Path}} needs approval",
 				       shown, ws__ops[op], rule);
 	if (m.decision == WS_DECISION_APPROVE) {
-		if (p->prompt != NULL && p->prompt(p->hook_arg, msg ? msg : "approve?")) {
+		if (p->prompt != NULL && !ws->no_prompt &&
+		    p->prompt(p->hook_arg, msg ? msg : "approve?")) {
 			ws__log(p, "INFO", "policy approval op=%s rule=%s approved=prompt",
 				ws__ops[op], rule);
 			free(msg);

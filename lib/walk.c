@@ -327,7 +327,15 @@ static bool
 ws__hidden(struct ws__w *w, struct ws_walk_dir *d, const char *vpath,
 	   const char *real)
 {
-	if (ws_check(w->o->ws, WS_OP_STAT, real, vpath) == 0)
+	bool saved = w->o->ws->no_prompt;
+	int rc;
+
+	/* An "approve" rule on stat must not ask once per entry: an entry
+	 * that needs approval is hidden, as one denied is. */
+	w->o->ws->no_prompt = true;
+	rc = ws_check(w->o->ws, WS_OP_STAT, real, vpath);
+	w->o->ws->no_prompt = saved;
+	if (rc == 0)
 		return false;
 	d->nhidden++;
 	if (w->o->nhidden != NULL)

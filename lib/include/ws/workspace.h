@@ -39,6 +39,7 @@ struct ws_ctx {
 	int host_fd; /* O_PATH of "/", opened on first use with ALLOW_OUTSIDE */
 	struct ws_policy *policy; /* NULL: everything inside is allowed */
 	bool approve;		  /* --approve was given */
+	bool no_prompt;		  /* checks may not ask on the terminal */
 	/*
 	 * wstools' own control files and directories (the configuration's
 	 * places, the policy, the policy directories): no tool changes
