@@ -14,6 +14,7 @@
 
 #include "ws/cli.h"
 #include "ws/error.h"
+#include "ws/path.h"
 #include "ws/write.h"
 
 enum {
@@ -38,7 +39,8 @@ enum {
 
 static const struct ws_opt opts[O_COUNT] = {
 	[O_CONTENT] = {"content", 0, WS_OPT_STR, "STR",
-		       "the content to write (default: read standard input)", 0},
+		       "the content to write (it or the base64 form is required "
+		       "with --args; else standard input is read)", 0},
 	[O_CONTENT_B64] = {"content-base64", 0, WS_OPT_STR, "B64",
 			   "the content to write, base64-encoded (binary data)", 0},
 	[O_APPEND] = {"append", 'a', WS_OPT_FLAG, NULL,
@@ -210,11 +212,25 @@ print_json(struct ws_cli *cli, const struct ws_wresult *r)
 		ws_jw_kname(&jw, "destination_real_path", r->dest_real);
 	}
 	if (file) {
+		/*
+		 * A diff of files that are not UTF-8 would lose their bytes
+		 * to U+FFFD in a JSON string, and a patch made from it would
+		 * not apply: it comes as base64 then, and diff_encoding says
+		 * which.
+		 */
+		bool utf8 = r->diff == NULL || ws_utf8_valid(r->diff, r->difflen);
+
 		ws_jw_key(&jw, "diff");
-		if (r->diff != NULL)
+		if (r->diff == NULL)
+			ws_jw_null(&jw);
+		else if (utf8)
 			ws_jw_strn(&jw, r->diff, r->difflen);
 		else
-			ws_jw_null(&jw);
+			ws_jw_base64(&jw, r->diff, r->difflen);
+		if (r->diff == NULL)
+			ws_jw_knull(&jw, "diff_encoding");
+		else
+			ws_jw_kstr(&jw, "diff_encoding", utf8 ? "utf-8" : "base64");
 		ws_jw_kbool(&jw, "diff_truncated", r->diff_truncated);
 	}
 	ws_jw_obj_end(&jw);
@@ -319,11 +335,18 @@ main(int argc, char **argv)
 			if (rc < 0)
 				goto fail;
 			o.content = decoded;
-		} else if (cli.from_args && cli.args_text != NULL) {
-			/* --args - took standard input: no content is left there. */
+		} else if (cli.from_args) {
+			/*
+			 * A function call carries its content: standard input
+			 * is not part of it (with --args - it held the JSON),
+			 * and an agent's tool runner may leave it open, so
+			 * reading it would wait forever.
+			 */
 			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					  "missing content (standard input held "
-					  "the --args JSON)");
+					  "content is required (give content or "
+					  "content_base64)%s", cli.args_text != NULL ?
+					  "; standard input held the --args JSON" :
+					  "");
 			goto fail;
 		} else {
 			if (isatty(0) && !cli.json)

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,7 +348,7 @@ ws_edit_replace(const char *text, size_t len, const char *old, size_t oldlen,
 		const char *repl, size_t repllen, bool all, char **out,
 		size_t *outlen, size_t *count)
 {
-	size_t c = 0, pos = 0, total;
+	size_t c = 0, pos = 0, grow, total;
 	const char *p;
 	char *buf, *w;
 
@@ -371,10 +372,22 @@ ws_edit_replace(const char *text, size_t len, const char *old, size_t oldlen,
 		return ws_error_set(WS_EEDIT_AMBIGUOUS, NULL,
 				    "the old text matches %zu times; give more "
 				    "context to make it unique, or use --all", c);
-	total = len - c * oldlen;
-	if (repllen > 0 && c > (SIZE_MAX - total - 1) / repllen)
-		return ws__nomem();
-	total += c * repllen;
+	/*
+	 * The input is capped by the caller, but a short old text matched
+	 * many times and replaced by a long one multiplies it: 4 MB of "a"
+	 * with a 5 KB replacement would be 20 GB.  So the result has the same
+	 * cap, checked on its size before anything is allocated.
+	 */
+	if (__builtin_mul_overflow(c, repllen, &grow) ||
+	    __builtin_add_overflow(len - c * oldlen, grow, &total))
+		return ws_error_set(WS_EFILE_TOO_LARGE, NULL,
+				    "the edited file would be larger than %zu "
+				    "bytes, over the limit of %d bytes",
+				    SIZE_MAX, WS_EDIT_MAX);
+	if (total > WS_EDIT_MAX)
+		return ws_error_set(WS_EFILE_TOO_LARGE, NULL,
+				    "the edited file would be %zu bytes, over "
+				    "the limit of %d bytes", total, WS_EDIT_MAX);
 	buf = malloc(total + 1);
 	if (buf == NULL)
 		return ws__nomem();
@@ -790,26 +803,106 @@ ws__tmpname(const char *name, char *buf, size_t sz)
 	snprintf(buf, sz, ".%.*s.wswrite-%s", 200, name, suf);
 }
 
-int
-ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
-		const struct stat *old, unsigned flags)
-{
-	char tmp[WS_NAME_MAX + 1];
-	int fd = -1, rc = 0, tries;
+/*
+ * The signals a harness or a person sends to stop a tool.  Arriving while
+ * a named temporary file exists, one of them would end the process before
+ * it removed the file, and ".NAME.wswrite-XXXXXX" would stay behind.
+ */
+static const int ws__stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+#define WS__NSTOP (sizeof(ws__stop_sigs) / sizeof(ws__stop_sigs[0]))
 
-	for (tries = 0; tries < 100; tries++) {
-		ws__tmpname(name, tmp, sizeof(tmp));
-		/* A new file gets 0666 less the umask, as the kernel applies it. */
-		fd = openat(dirfd, tmp,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    old ? 0600 : 0666);
-		if (fd >= 0 || errno != EEXIST)
-			break;
+static void
+ws__block_stop(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < WS__NSTOP; i++)
+		sigaddset(&set, ws__stop_sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/*
+ * The named temporary file of the fallback path, for the handler below
+ * (the tools are single-threaded: there is at most one at a time).
+ */
+static volatile sig_atomic_t ws__tmp_armed;
+static int ws__tmp_dirfd = -1;
+static char ws__tmp_name[WS_NAME_MAX + 1];
+static struct sigaction ws__tmp_oldact[WS__NSTOP];
+static bool ws__tmp_hooked[WS__NSTOP];
+
+/*
+ * Remove the temporary file, then die of the signal as we would have
+ * without the handler (it is blocked here, so it is delivered, with the
+ * default action, as the handler returns).  Only async-signal-safe calls.
+ */
+static void
+ws__tmp_on_signal(int sig)
+{
+	struct sigaction dfl;
+	int saved = errno;
+
+	if (ws__tmp_armed)
+		unlinkat(ws__tmp_dirfd, ws__tmp_name, 0);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+	errno = saved;
+}
+
+/*
+ * Arm the handler for the temporary file tmp in dirfd; called with the
+ * stop signals blocked, right after the file was created.  Only signals
+ * left at their default action (which would kill us) are caught: a
+ * program with its own handlers, or ignoring them, keeps its choice.
+ */
+static void
+ws__tmp_arm(int dirfd, const char *tmp)
+{
+	struct sigaction sa;
+
+	snprintf(ws__tmp_name, sizeof(ws__tmp_name), "%s", tmp);
+	ws__tmp_dirfd = dirfd;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ws__tmp_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < WS__NSTOP; i++)
+		sigaddset(&sa.sa_mask, ws__stop_sigs[i]);
+	for (size_t i = 0; i < WS__NSTOP; i++) {
+		ws__tmp_hooked[i] = false;
+		if (sigaction(ws__stop_sigs[i], NULL, &ws__tmp_oldact[i]) == 0 &&
+		    !(ws__tmp_oldact[i].sa_flags & SA_SIGINFO) &&
+		    ws__tmp_oldact[i].sa_handler == SIG_DFL &&
+		    sigaction(ws__stop_sigs[i], &sa, NULL) == 0)
+			ws__tmp_hooked[i] = true;
 	}
-	if (fd < 0)
-		return ws_error_errno(errno, NULL, "create a temporary file");
+	ws__tmp_armed = 1;
+}
+
+/* Undo ws__tmp_arm(); called with the stop signals blocked. */
+static void
+ws__tmp_disarm(void)
+{
+	ws__tmp_armed = 0;
+	for (size_t i = 0; i < WS__NSTOP; i++) {
+		if (ws__tmp_hooked[i])
+			sigaction(ws__stop_sigs[i], &ws__tmp_oldact[i], NULL);
+		ws__tmp_hooked[i] = false;
+	}
+}
+
+/* Fill the new file fd: data, owner and mode of old, fsync. */
+static int
+ws__fill(int fd, const void *data, size_t n, const struct stat *old,
+	 unsigned flags)
+{
+	int rc;
+
 	if ((rc = ws__full_write(fd, data, n)) < 0)
-		goto fail;
+		return rc;
 	if (old != NULL) {
 		/*
 		 * Keep the owner when we can (root replacing a user's file);
@@ -819,21 +912,104 @@ ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 		if ((old->st_uid != geteuid() || old->st_gid != getegid()) &&
 		    fchown(fd, old->st_uid, old->st_gid) < 0)
 			errno = 0;
-		if (fchmod(fd, old->st_mode & 07777) < 0) {
-			rc = ws_error_errno(errno, NULL, "chmod");
-			goto fail;
+		if (fchmod(fd, old->st_mode & 07777) < 0)
+			return ws_error_errno(errno, NULL, "chmod");
+	}
+	if (!(flags & WS_ATOMIC_NOSYNC) && fsync(fd) < 0)
+		return ws_error_errno(errno, NULL, "fsync");
+	return 0;
+}
+
+/*
+ * The preferred way: the data goes to an unnamed O_TMPFILE file, which
+ * vanishes with the process however it ends, and gets a name only once it
+ * is complete -- the final name at once for NOREPLACE (link(2) refuses an
+ * existing name), else a temporary one that is renamed over name at once,
+ * with the stop signals blocked across those two calls.  Returns 1 when
+ * the filesystem or the system lacks O_TMPFILE or /proc (the caller then
+ * uses a named temporary file), else 0 or an error.
+ */
+static int
+ws__atomic_tmpfile(int dirfd, const char *name, const void *data, size_t n,
+		   const struct stat *old, unsigned flags)
+{
+	char proc[64], tmp[WS_NAME_MAX + 1];
+	sigset_t mask;
+	int fd, rc, tries;
+
+	/* Mode as for a named file; the umask applies the same way. */
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC,
+		    old ? 0600 : 0666);
+	if (fd < 0)
+		return 1; /* the named path reports any real error */
+	if ((rc = ws__fill(fd, data, n, old, flags)) < 0)
+		goto out;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (flags & WS_ATOMIC_NOREPLACE) {
+		if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) < 0)
+			rc = errno == ENOENT ? 1 : ws_error_errno(errno, NULL, "link");
+		goto out;
+	}
+	for (tries = 0; tries < 100; tries++) {
+		ws__tmpname(name, tmp, sizeof(tmp));
+		ws__block_stop(&mask);
+		if (linkat(AT_FDCWD, proc, dirfd, tmp, AT_SYMLINK_FOLLOW) < 0) {
+			int e = errno;
+
+			sigprocmask(SIG_SETMASK, &mask, NULL);
+			if (e == EEXIST)
+				continue;
+			rc = e == ENOENT ? 1 : ws_error_errno(e, NULL, "link");
+			goto out;
 		}
+		if (renameat(dirfd, tmp, dirfd, name) < 0) {
+			rc = ws_error_errno(errno, NULL, "rename");
+			unlinkat(dirfd, tmp, 0);
+		}
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		goto out;
 	}
-	if (!(flags & WS_ATOMIC_NOSYNC) && fsync(fd) < 0) {
-		rc = ws_error_errno(errno, NULL, "fsync");
-		goto fail;
+	rc = ws_error_errno(EEXIST, NULL, "create a temporary file");
+out:
+	close(fd);
+	return rc;
+}
+
+/*
+ * The fallback: a named temporary file in the directory, removed on any
+ * failure, and by a handler should a stop signal come meanwhile.
+ */
+static int
+ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
+		 const struct stat *old, unsigned flags)
+{
+	char tmp[WS_NAME_MAX + 1];
+	sigset_t mask;
+	int fd = -1, rc = 0, tries;
+
+	ws__block_stop(&mask);
+	for (tries = 0; tries < 100; tries++) {
+		ws__tmpname(name, tmp, sizeof(tmp));
+		/* A new file gets 0666 less the umask, as the kernel applies it. */
+		fd = openat(dirfd, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    old ? 0600 : 0666);
+		if (fd >= 0 || errno != EEXIST)
+			break;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
+	if (fd < 0) {
+		rc = ws_error_errno(errno, NULL, "create a temporary file");
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		return rc;
+	}
+	ws__tmp_arm(dirfd, tmp);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	rc = ws__fill(fd, data, n, old, flags);
+	if (close(fd) < 0 && rc == 0)
 		rc = ws_error_errno(errno, NULL, "close");
+	ws__block_stop(&mask);
+	if (rc < 0)
 		goto fail;
-	}
-	fd = -1;
 	if (flags & WS_ATOMIC_NOREPLACE) {
 		if (renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE) < 0) {
 			if (errno != EINVAL && errno != ENOSYS) {
@@ -851,6 +1027,27 @@ ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 		rc = ws_error_errno(errno, NULL, "rename");
 		goto fail;
 	}
+	goto out;
+fail:
+	unlinkat(dirfd, tmp, 0);
+out:
+	ws__tmp_disarm();
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	return rc;
+}
+
+int
+ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
+		const struct stat *old, unsigned flags)
+{
+	int rc = 1;
+
+	if (!(flags & WS_ATOMIC_NAMED))
+		rc = ws__atomic_tmpfile(dirfd, name, data, n, old, flags);
+	if (rc == 1)
+		rc = ws__atomic_named(dirfd, name, data, n, old, flags);
+	if (rc < 0)
+		return rc;
 	if (!(flags & WS_ATOMIC_NOSYNC)) {
 		/* Make the rename itself durable; best effort. */
 		int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -861,11 +1058,6 @@ ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 		}
 	}
 	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlinkat(dirfd, tmp, 0);
-	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1161,19 +1353,114 @@ out:
 
 enum ws__rm_mode { WS__RM_CHECK, WS__RM_COUNT, WS__RM_DELETE };
 
+/* An operation a person approved at the prompt during the CHECK pass. */
+struct ws__approved {
+	enum ws_op op;
+	char *real;
+};
+
 struct ws__rm {
 	struct ws_ctx *ws;
 	enum ws__rm_mode mode;
 	size_t removed;
 	const char *path; /* for messages */
+	struct ws__approved *approved;
+	size_t napproved, aapproved;
 };
+
+static bool
+ws__rm_was_approved(const struct ws__rm *c, enum ws_op op, const char *real)
+{
+	for (size_t i = 0; i < c->napproved; i++)
+		if (c->approved[i].op == op && strcmp(c->approved[i].real, real) == 0)
+			return true;
+	return false;
+}
+
+static void
+ws__rm_free(struct ws__rm *c)
+{
+	for (size_t i = 0; i < c->napproved; i++)
+		free(c->approved[i].real);
+	free(c->approved);
+	c->approved = NULL;
+	c->napproved = c->aapproved = 0;
+}
+
+/*
+ * Ask the policy whether op may remove real (NULL: no policy, nothing to
+ * ask).  The CHECK pass asks every entry before anything is removed, and
+ * remembers what a person approved at the prompt.  The DELETE pass asks
+ * again right before each removal, since an entry moved into the tree
+ * between the passes was never asked about; it prompts only for what was
+ * not approved already, so nobody is asked twice.
+ */
+static int
+ws__rm_check(struct ws__rm *c, enum ws_op op, const char *real)
+{
+	struct ws_ctx *ws = c->ws;
+	enum ws_decision d;
+	int rc;
+
+	if (ws->policy == NULL || real == NULL || c->mode == WS__RM_COUNT)
+		return 0;
+	if (c->mode == WS__RM_DELETE) {
+		d = ws_policy_check_file(ws->policy, op, real, NULL);
+		if (d == WS_DECISION_ALLOW ||
+		    (d == WS_DECISION_APPROVE &&
+		     (ws->approve || ws__rm_was_approved(c, op, real))))
+			return 0;
+		return ws_check(ws, op, real, real);
+	}
+	if ((rc = ws_check(ws, op, real, real)) < 0 || ws->approve)
+		return rc;
+	if (ws_policy_check_file(ws->policy, op, real, NULL) ==
+	    WS_DECISION_APPROVE) {
+		if (c->napproved == c->aapproved) {
+			size_t na = c->aapproved ? c->aapproved * 2 : 16;
+			struct ws__approved *np = realloc(c->approved,
+							  na * sizeof(*np));
+
+			if (np == NULL)
+				return ws__nomem();
+			c->approved = np;
+			c->aapproved = na;
+		}
+		c->approved[c->napproved].op = op;
+		c->approved[c->napproved].real = strdup(real);
+		if (c->approved[c->napproved].real == NULL)
+			return ws__nomem();
+		c->napproved++;
+	}
+	return 0;
+}
+
+/* Remove (or count, or ask about) the non-directory name in dfd. */
+static int
+ws__rm_leaf(struct ws__rm *c, int dfd, const char *name, const char *real)
+{
+	int rc;
+
+	if (c->mode == WS__RM_COUNT) {
+		c->removed++;
+		return 0;
+	}
+	if ((rc = ws__rm_check(c, WS_OP_DELETE, real)) < 0 ||
+	    c->mode == WS__RM_CHECK)
+		return rc;
+	if (unlinkat(dfd, name, 0) < 0)
+		return errno == ENOENT ? 0 : ws_error_errno(errno, c->path, "unlink");
+	c->removed++;
+	return 0;
+}
 
 /*
  * Remove the directory name in pfd and everything below it, through
  * descriptors: each directory is opened with O_NOFOLLOW | O_DIRECTORY and
  * checked to be the one that was seen, entries are looked at with
  * AT_SYMLINK_NOFOLLOW and removed with unlinkat(), so a symlink is only
- * ever removed itself.  real is the real path (only for the policy).
+ * ever removed itself.  real is the real path, for the policy (NULL
+ * when there is none).
  */
 static int
 ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
@@ -1191,6 +1478,8 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 	if (dfd < 0) {
 		if ((errno == ELOOP || errno == ENOTDIR) && c->mode == WS__RM_DELETE) {
 			/* Swapped for a link or a file meanwhile: remove that. */
+			if ((rc = ws__rm_check(c, WS_OP_DELETE, real)) < 0)
+				return rc;
 			if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT)
 				return ws_error_errno(errno, c->path, "unlink");
 			c->removed++;
@@ -1241,19 +1530,11 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 					goto out;
 				}
 			}
-			if (S_ISDIR(est.st_mode)) {
+			if (S_ISDIR(est.st_mode))
 				rc = ws__rmtree(c, dfd, e->d_name, &est, creal,
 						depth + 1);
-			} else if (c->mode == WS__RM_CHECK) {
-				rc = ws_check(c->ws, WS_OP_DELETE, creal, creal);
-			} else if (c->mode == WS__RM_COUNT) {
-				c->removed++;
-			} else if (unlinkat(dfd, e->d_name, 0) < 0) {
-				if (errno != ENOENT)
-					rc = ws_error_errno(errno, c->path, "unlink");
-			} else {
-				c->removed++;
-			}
+			else
+				rc = ws__rm_leaf(c, dfd, e->d_name, creal);
 			free(creal);
 			if (rc < 0)
 				goto out;
@@ -1263,13 +1544,15 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 			goto out;
 		}
 		if (c->mode == WS__RM_CHECK) {
-			rc = ws_check(c->ws, WS_OP_RMDIR, real, real);
+			rc = ws__rm_check(c, WS_OP_RMDIR, real);
 			goto out;
 		}
 		if (c->mode == WS__RM_COUNT) {
 			c->removed++;
 			goto out;
 		}
+		if ((rc = ws__rm_check(c, WS_OP_RMDIR, real)) < 0)
+			goto out;
 		if (unlinkat(pfd, name, AT_REMOVEDIR) == 0) {
 			c->removed++;
 			goto out;
@@ -1387,13 +1670,21 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		if (ws->policy != NULL) {
 			c.mode = WS__RM_CHECK;
 			rc = ws__rmtree(&c, res.dirfd, res.name, &res.st, res.real, 0);
-			if (rc < 0)
+			if (rc < 0) {
+				ws__rm_free(&c);
 				goto out;
+			}
 		}
+		/*
+		 * And again right before each removal: what was moved into
+		 * the tree since has not been asked about yet.
+		 */
 		c.mode = dry_run ? WS__RM_COUNT : WS__RM_DELETE;
 		c.removed = 0;
-		rc = ws__rmtree(&c, res.dirfd, res.name, &res.st, NULL, 0);
+		rc = ws__rmtree(&c, res.dirfd, res.name, &res.st,
+				ws->policy != NULL ? res.real : NULL, 0);
 		r->removed = c.removed;
+		ws__rm_free(&c);
 	}
 out:
 	ws_res_free(&res);
@@ -1404,6 +1695,138 @@ out:
 
 /* ------------------------------------------------------------------ */
 /* ws_move                                                              */
+
+/* Most entries a moved directory may hold when a policy must see each. */
+#define WS__MOVE_MAX_ENTRIES 100000
+
+struct ws__mv {
+	struct ws_ctx *ws;
+	const char *path; /* for messages */
+	size_t entries;
+};
+
+/*
+ * Ask the policy about every entry below the directory name in pfd (seen
+ * is its lstat), which the move takes from the real path sreal to dreal:
+ * rename under its old real path, create (and mkdir, for a directory)
+ * under its new one.  Asking only about the directory itself would let a
+ * rule on its contents (one on everything below "~/.config/gh") be
+ * escaped by moving the directory elsewhere, where its files are no
+ * longer covered.  The walk goes through descriptors as ws__rmtree()
+ * does, never following a link.
+ */
+static int
+ws__mv_check_tree(struct ws__mv *c, int pfd, const char *name,
+		  const struct stat *seen, const char *sreal, const char *dreal,
+		  int depth)
+{
+	struct stat st;
+	DIR *d = NULL;
+	int dfd, rc = 0;
+
+	if (depth > 4096)
+		return ws_error_set(WS_ELIMIT_EXCEEDED, c->path,
+				    "the tree is deeper than 4096 levels");
+	dfd = openat(pfd, name,
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (dfd < 0)
+		return ws_error_errno(errno, c->path, "open directory");
+	if (fstat(dfd, &st) < 0) {
+		close(dfd);
+		return ws_error_errno(errno, c->path, "fstat");
+	}
+	if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino) {
+		close(dfd);
+		return ws_error_set(WS_EIO_ERROR, c->path,
+				    "%s changed while it was being checked", name);
+	}
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		close(dfd);
+		return ws_error_errno(errno, c->path, "opendir");
+	}
+	for (;;) {
+		struct dirent *e;
+		struct stat est;
+		char *so, *dn;
+
+		errno = 0;
+		if ((e = readdir(d)) == NULL) {
+			if (errno != 0)
+				rc = ws_error_errno(errno, c->path, "readdir");
+			break;
+		}
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++c->entries > WS__MOVE_MAX_ENTRIES) {
+			rc = ws_error_set(WS_ELIMIT_EXCEEDED, c->path,
+					  "the directory holds over %d entries, "
+					  "too many for the policy to check each; "
+					  "move it in smaller parts",
+					  WS__MOVE_MAX_ENTRIES);
+			break;
+		}
+		if (fstatat(dfd, e->d_name, &est, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			rc = ws_error_errno(errno, c->path, "stat");
+			break;
+		}
+		so = ws_path_join(sreal, e->d_name);
+		dn = ws_path_join(dreal, e->d_name);
+		if (so == NULL || dn == NULL)
+			rc = ws__nomem();
+		else if ((rc = ws_check(c->ws, WS_OP_RENAME, so, so)) == 0 &&
+			 (rc = ws_check(c->ws, WS_OP_CREATE, dn, dn)) == 0 &&
+			 S_ISDIR(est.st_mode) &&
+			 (rc = ws_check(c->ws, WS_OP_MKDIR, dn, dn)) == 0)
+			rc = ws__mv_check_tree(c, dfd, e->d_name, &est, so, dn,
+					       depth + 1);
+		free(so);
+		free(dn);
+		if (rc < 0)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * The policy's questions for a move of s to d, all asked before anything
+ * moves: rename at both ends; create (a mkdir too for a directory) when d
+ * is new, else write and delete (rmdir) of what it replaces; the parents
+ * that would be made; and, for a directory, every entry below it.
+ */
+static int
+ws__mv_check(struct ws_ctx *ws, const struct ws_res *s, const struct ws_res *d,
+	     bool parents, const char *src, const char *dst)
+{
+	bool sdir = S_ISDIR(s->st.st_mode);
+	int rc;
+
+	if ((rc = ws_check(ws, WS_OP_RENAME, s->real, s->vpath)) < 0 ||
+	    (rc = ws_check(ws, WS_OP_RENAME, d->real, d->vpath)) < 0)
+		return rc;
+	if (!d->exists) {
+		if ((rc = ws_check(ws, WS_OP_CREATE, d->real, d->vpath)) < 0 ||
+		    (sdir && (rc = ws_check(ws, WS_OP_MKDIR, d->real,
+					    d->vpath)) < 0))
+			return rc;
+	} else if ((rc = ws_check(ws, WS_OP_WRITE, d->real, d->vpath)) < 0 ||
+		   (rc = ws_check(ws, S_ISDIR(d->st.st_mode) ? WS_OP_RMDIR :
+				  WS_OP_DELETE, d->real, d->vpath)) < 0) {
+		return rc;
+	}
+	if ((rc = ws__check_parents(ws, d, parents, dst)) < 0)
+		return rc;
+	if (ws->policy != NULL && sdir) {
+		struct ws__mv c = {.ws = ws, .path = src};
+
+		rc = ws__mv_check_tree(&c, s->dirfd, s->name, &s->st, s->real,
+				       d->real, 0);
+	}
+	return rc;
+}
 
 int
 ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
@@ -1479,14 +1902,7 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 				  "already exists (use --force to replace it)");
 		goto out;
 	}
-	if ((rc = ws_check(ws, WS_OP_RENAME, s.real, s.vpath)) < 0 ||
-	    (rc = ws_check(ws, WS_OP_RENAME, d.real, d.vpath)) < 0)
-		goto out;
-	if (d.exists &&
-	    (rc = ws_check(ws, S_ISDIR(d.st.st_mode) ? WS_OP_RMDIR : WS_OP_DELETE,
-			   d.real, d.vpath)) < 0)
-		goto out;
-	if ((rc = ws__check_parents(ws, &d, parents, dst)) < 0)
+	if ((rc = ws__mv_check(ws, &s, &d, parents, src, dst)) < 0)
 		goto out;
 	if (dry_run)
 		goto out;

@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ws/write.h"
+
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
@@ -1454,6 +1456,345 @@ START_TEST(adversarial_paths_every_action)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Security review findings                                             */
+
+/*
+ * Write base/NAME.json: the rules given (a JSON list body) and then one
+ * allowing the rest.  Returns its path (malloc'd).
+ */
+static char *
+policy_file(const char *name, const char *rules)
+{
+	char *text, *file, *path;
+
+	if (asprintf(&text, "{\"version\": 1, \"name\": \"%s\", \"file_rules\": "
+			    "[%s,\n {\"name\": \"rest\", \"paths\": [\"**\"], "
+			    "\"operations\": [\"*\"], \"decision\": \"allow\"}]}\n",
+		     name, rules) < 0 ||
+	    asprintf(&file, "%s.json", name) < 0)
+		abort();
+	wst_write(base, file, text);
+	path = wst_path(base, file);
+	free(text);
+	free(file);
+	return path;
+}
+
+/*
+ * Finding 1: a move asks about every entry of a moved directory, under
+ * its old and its new path, and about the destination itself.  With
+ * dev-safe, everything below "~/.config/gh" is denied but not the
+ * directory itself: moving it used to free the token inside it.
+ */
+START_TEST(move_policy_contents)
+{
+	char *home, *pol;
+	const char *env[] = {NULL, NULL};
+	struct wst_run r;
+
+	if (asprintf(&home, "HOME=%s", ws) < 0)
+		abort();
+	env[0] = home;
+	wst_write(ws, ".config/gh/hosts.yml", "oauth_token: secret\n");
+	{
+		const char *argv[] = {"--workspace", ws, "--json", "--policy",
+				      "dev-safe", "--project-root", ws, "--move",
+				      "gh2", ".config/gh", NULL};
+
+		wst_runv(&r, NULL, env, "wswrite", argv);
+		ck_assert_msg(strstr(r.out, "hosts.yml") != NULL, "%s", r.out);
+		expect_fail(&r, "POLICY_DENIED", 3);
+		/* Into a directory, under its own name: the same. */
+		argv[8] = "moved/";
+		wst_mkdir(ws, "moved");
+		wst_runv(&r, NULL, env, "wswrite", argv);
+		expect_fail(&r, "POLICY_DENIED", 3);
+	}
+	assert_file(ws, ".config/gh/hosts.yml", "oauth_token: secret\n");
+	ck_assert(!exists(ws, "gh2"));
+	ck_assert_int_eq(entries(ws), 2); /* .config, moved */
+
+	pol = policy_file("mv",
+			  "{\"name\": \"nosh\", \"paths\": [\"**/*.sh\"], "
+			  "\"operations\": [\"create\"], \"decision\": \"deny\"},\n"
+			  "{\"name\": \"locked\", \"paths\": [\"**/locked\"], "
+			  "\"operations\": [\"write\"], \"decision\": \"deny\"},\n"
+			  "{\"name\": \"pub\", \"paths\": [\"**/public/*/*\"], "
+			  "\"operations\": [\"create\"], \"decision\": \"deny\"},\n"
+			  "{\"name\": \"nodir\", \"paths\": [\"**/dirs/*/nomk\"], "
+			  "\"operations\": [\"mkdir\"], \"decision\": \"deny\"}");
+#define WP(r, ...) wst_run((r), NULL, "wswrite", "--workspace", ws, "--json", \
+			   "--policy", pol, __VA_ARGS__, NULL)
+	/* A rename makes the destination: it must be allowed to be created. */
+	WP(&r, "--content", "x", "run.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	WP(&r, "--move", "run.sh", "run.txt");
+	expect_fail(&r, "POLICY_DENIED", 3);
+	assert_file(ws, "run.txt", "x");
+	ck_assert(!exists(ws, "run.sh"));
+	/* Replacing with --force writes the destination. */
+	wst_write(ws, "locked", "old");
+	wst_write(ws, "src.txt", "new");
+	WP(&r, "--force", "--move", "locked", "src.txt");
+	expect_fail(&r, "POLICY_DENIED", 3);
+	assert_file(ws, "locked", "old");
+	assert_file(ws, "src.txt", "new");
+	/* Each entry below a moved directory is created under its new path. */
+	wst_write(ws, "stuff/a.txt", "a");
+	wst_write(ws, "stuff/sub/b.txt", "b");
+	WP(&r, "--move", "public/stuff", "stuff");
+	expect_fail(&r, "POLICY_DENIED", 3);
+	WP(&r, "--dry-run", "--move", "public/stuff", "stuff");
+	expect_fail(&r, "POLICY_DENIED", 3);
+	assert_file(ws, "stuff/a.txt", "a");
+	assert_file(ws, "stuff/sub/b.txt", "b");
+	ck_assert(!exists(ws, "public/stuff"));
+	/* A directory below it is a mkdir there, too. */
+	wst_mkdir(ws, "stuff/nomk");
+	WP(&r, "--move", "dirs/stuff", "stuff");
+	expect_fail(&r, "POLICY_DENIED", 3);
+	ck_assert(exists(ws, "stuff/nomk"));
+	ck_assert(!exists(ws, "dirs/stuff"));
+	/* Allowed everywhere: the tree moves. */
+	WP(&r, "--move", "other", "stuff");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "other/a.txt", "a");
+	assert_file(ws, "other/sub/b.txt", "b");
+	ck_assert(!exists(ws, "stuff"));
+#undef WP
+	free(pol);
+	free(home);
+}
+END_TEST
+
+/*
+ * Finding 1, the bound: with a policy, a tree of over 100,000 entries is
+ * LIMIT_EXCEEDED (nothing moved); without one it is not walked at all.
+ */
+START_TEST(move_policy_limit)
+{
+	char *big = wst_path(ws, "big"), *pol = policy_file("all", "{\"name\": "
+		"\"none\", \"paths\": [\"/nonexistent\"], \"operations\": "
+		"[\"read\"], \"decision\": \"deny\"}");
+	struct wst_run r;
+	int dfd;
+
+	ck_assert_int_eq(mkdir(big, 0755), 0);
+	dfd = open(big, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dfd, 0);
+	for (int i = 0; i <= 100000; i++) {
+		char name[32];
+		int fd;
+
+		snprintf(name, sizeof(name), "%d", i);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			    0644);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	close(dfd);
+	W(&r, NULL, "--policy", pol, "--move", "big2", "big");
+	expect_fail(&r, "LIMIT_EXCEEDED", 6);
+	ck_assert(exists(ws, "big/100000"));
+	ck_assert(!exists(ws, "big2"));
+	W(&r, NULL, "--move", "big2", "big");
+	expect_ok(&r);
+	wst_run_free(&r);
+	ck_assert(exists(ws, "big2/100000"));
+	free(pol);
+	free(big);
+}
+END_TEST
+
+/*
+ * Finding 2: an edit's result is capped like its input.  1 MiB of "a",
+ * each replaced by 65 bytes, would be 65 MiB (over the 64 MiB cap).
+ */
+START_TEST(edit_result_capped)
+{
+	size_t n = 1 << 20;
+	char *a = malloc(n + 1), repl[66];
+	struct wst_run r;
+
+	memset(a, 'a', n);
+	a[n] = '\0';
+	memset(repl, 'b', 65);
+	repl[65] = '\0';
+	wst_write(ws, "big.txt", a);
+	W(&r, NULL, "--edit", "--all", "--old", "a", "--new", repl, "big.txt");
+	ck_assert_msg(strstr(r.out, "68157440 bytes") != NULL, "%s", r.out);
+	expect_fail(&r, "FILE_TOO_LARGE", 5);
+	assert_file(ws, "big.txt", a);
+	ck_assert(!temp_left(ws));
+	free(a);
+}
+END_TEST
+
+/*
+ * Whether process pid holds a descriptor on a file in dir other than
+ * dir/skip (the target it resolved): the new data being written, named
+ * ".skip.wswrite-XXXXXX", or unnamed ("#12345 (deleted)").  Its target
+ * goes to what.
+ */
+static bool
+fd_under(pid_t pid, const char *dir, const char *skip, char *what, size_t sz)
+{
+	char fddir[64];
+	size_t dl = strlen(dir);
+	DIR *d;
+	struct dirent *e;
+	bool found = false;
+
+	snprintf(fddir, sizeof(fddir), "/proc/%d/fd", (int)pid);
+	if ((d = opendir(fddir)) == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL) {
+		char link[512], target[4096];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%s", fddir, e->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strncmp(target, dir, dl) == 0 && target[dl] == '/' &&
+		    strcmp(target + dl + 1, skip) != 0) {
+			snprintf(what, sz, "%s", target);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Finding 4: a SIGTERM (a harness's timeout) while the new content is
+ * being written leaves neither a temporary file nor a changed file.
+ * wswrite gets 200 MB on standard input; once it holds a descriptor on
+ * the new data in the workspace, it is sent SIGTERM.
+ */
+START_TEST(sigterm_midwrite)
+{
+	size_t total = 200u << 20, chunk = 1 << 20;
+	char *buf = malloc(chunk), what[4096] = "";
+	int in[2], st;
+	bool seen = false;
+	pid_t pid;
+
+	memset(buf, 'N', chunk);
+	wst_write(ws, "f.txt", "old content\n");
+	ck_assert_int_eq(pipe(in), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(in[0], 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		close(in[1]);
+		signal(SIGTERM, SIG_DFL);
+		execl(wst_bin("wswrite"), "wswrite", "--workspace", ws, "f.txt",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	signal(SIGPIPE, SIG_IGN);
+	for (size_t done = 0; done < total; done += chunk)
+		if (write(in[1], buf, chunk) != (ssize_t)chunk)
+			break;
+	close(in[1]);
+	for (int i = 0; i < 2000000 && !seen; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		seen = fd_under(pid, ws, "f.txt", what, sizeof(what));
+	}
+	ck_assert_msg(seen, "never saw wswrite write its file");
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+		      "status %d (writing %s)", st, what);
+	ck_assert_msg(!temp_left(ws), "a temporary file is left (%s)", what);
+	ck_assert_int_eq(entries(ws), 1);
+	assert_file(ws, "f.txt", "old content\n");
+	free(buf);
+}
+END_TEST
+
+/*
+ * Finding 5: a function call (--args) without content is an error, not a
+ * read of standard input (which an agent's runner may leave open).
+ */
+START_TEST(args_without_content)
+{
+	struct wst_run r;
+
+	wst_run(&r, "from stdin", "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"x\"}", NULL);
+	ck_assert_msg(strstr(r.out, "content is required") != NULL, "%s", r.out);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	ck_assert(!exists(ws, "x"));
+	/* Actions without content are unaffected. */
+	wst_run(&r, "from stdin", "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"d\",\"mkdir\":true}", NULL);
+	expect_ok(&r);
+	wst_run_free(&r);
+	ck_assert(exists(ws, "d"));
+	/* And outside --args standard input is still the content. */
+	W(&r, "from stdin", "y");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "y", "from stdin");
+}
+END_TEST
+
+/*
+ * Finding 6: a diff that is not UTF-8 comes as base64, so that no byte is
+ * lost; diff_encoding says which.
+ */
+START_TEST(diff_encoding)
+{
+	static const char want[] = "--- /l1.txt\n+++ /l1.txt\n@@ -1 +1 @@\n"
+				   "-caf\xe9\n+cafe\n";
+	struct wst_run r;
+	void *dec;
+	size_t n;
+	char *pol;
+
+	wst_write(ws, "l1.txt", "caf\xe9\n");
+	W(&r, NULL, "--content", "cafe\n", "l1.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "diff_encoding"), "base64");
+	ck_assert_int_eq(ws_b64_decode(wst_output_str(&r, "diff"), &dec, &n), 0);
+	ck_assert_uint_eq(n, strlen(want));
+	ck_assert_int_eq(memcmp(dec, want, n), 0);
+	free(dec);
+	wst_run_free(&r);
+	assert_file(ws, "l1.txt", "cafe\n");
+	/* UTF-8 stays text. */
+	W(&r, NULL, "--content", "caf\xc3\xa9\n", "l1.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "diff_encoding"), "utf-8");
+	ck_assert_str_eq(wst_output_str(&r, "diff"),
+			 "--- /l1.txt\n+++ /l1.txt\n@@ -1 +1 @@\n-cafe\n"
+			 "+caf\xc3\xa9\n");
+	wst_run_free(&r);
+	/* No diff (the old content may not be read): no encoding either. */
+	pol = policy_file("noread", "{\"name\": \"noread\", \"paths\": "
+			  "[\"**/l1.txt\"], \"operations\": [\"read\"], "
+			  "\"decision\": \"deny\"}");
+	W(&r, NULL, "--policy", pol, "--content", "x", "l1.txt");
+	expect_ok(&r);
+	ck_assert(cJSON_IsNull(wst_output(&r, "diff")));
+	ck_assert(cJSON_IsNull(wst_output(&r, "diff_encoding")));
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1487,6 +1828,12 @@ suite(void)
 	tcase_add_test(tc, schema_and_args);
 	tcase_add_test(tc, policy_gate);
 	tcase_add_test(tc, adversarial_paths_every_action);
+	tcase_add_test(tc, move_policy_contents);
+	tcase_add_test(tc, move_policy_limit);
+	tcase_add_test(tc, edit_result_capped);
+	tcase_add_test(tc, sigterm_midwrite);
+	tcase_add_test(tc, args_without_content);
+	tcase_add_test(tc, diff_encoding);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);

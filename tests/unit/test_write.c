@@ -21,6 +21,8 @@
 
 #include "ws/error.h"
 #include "ws/json.h"
+#include "ws/policy.h"
+#include "ws/vars.h"
 #include "ws/workspace.h"
 #include "ws/write.h"
 
@@ -378,6 +380,37 @@ START_TEST(edit_cases)
 }
 END_TEST
 
+/*
+ * The result of an edit is capped at WS_EDIT_MAX like its input, checked
+ * before it is allocated: 1 MiB of "a" each replaced by 64 bytes is
+ * exactly the cap, by 65 one MiB over.
+ */
+START_TEST(edit_result_capped)
+{
+	size_t n = 1 << 20, on, c;
+	char *text = malloc(n), repl[65], *o;
+
+	memset(text, 'a', n);
+	memset(repl, 'b', sizeof(repl));
+	ck_assert_int_eq(ws_edit_replace(text, n, "a", 1, repl, 64, true, &o, &on,
+					 &c), 0);
+	ck_assert_uint_eq(on, WS_EDIT_MAX);
+	ck_assert_uint_eq(c, n);
+	free(o);
+	ck_assert_int_eq(ws_edit_replace(text, n, "a", 1, repl, 65, true, &o, &on,
+					 &c), WS_EFILE_TOO_LARGE);
+	ck_assert_ptr_null(o);
+	ck_assert_msg(strstr(ws_error_last(), "68157440 bytes") != NULL, "%s",
+		      ws_error_last());
+	/* Shrinking a large text stays fine. */
+	ck_assert_int_eq(ws_edit_replace(text, n, "aa", 2, "", 0, true, &o, &on,
+					 &c), 0);
+	ck_assert_uint_eq(on, 0);
+	free(o);
+	free(text);
+}
+END_TEST
+
 START_TEST(b64_cases)
 {
 	const unsigned char data[] = {0, 1, 2, 0xff, 0xfe, 'a', 0, 'z'};
@@ -504,6 +537,96 @@ START_TEST(atomic_replace_fsize_failure)
 	free(p);
 	p = wst_path(dir, "new");
 	ck_assert(!wst_exists(p));
+	wst_rmrf(dir);
+	free(p);
+	free(dir);
+}
+END_TEST
+
+/*
+ * The named temporary file (the fallback where O_TMPFILE is missing): a
+ * SIGTERM while it is being written removes it, and the process still
+ * dies of the signal.  A child writes 200 MB; once the temporary file
+ * shows up, it gets SIGTERM.
+ */
+START_TEST(atomic_named_sigterm)
+{
+	char *dir = wst_tmpdir(), *p = wst_path(dir, "f"), *s;
+	bool seen = false;
+	pid_t pid;
+	int status;
+
+	wst_write(dir, "f", "old content");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		size_t n = 200u << 20;
+		char *big = malloc(n);
+		int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		struct stat st;
+
+		if (big == NULL)
+			_exit(2);
+		memset(big, 'B', n);
+		signal(SIGTERM, SIG_DFL);
+		fstatat(dfd, "f", &st, 0);
+		ws_write_atomic(dfd, "f", big, n, &st, WS_ATOMIC_NAMED);
+		_exit(3); /* too fast: the parent never saw the file */
+	}
+	for (int i = 0; i < 2000000 && !seen; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		seen = has_temp(dir);
+	}
+	ck_assert_msg(seen, "never saw the temporary file");
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+		      "status %d", status);
+	ck_assert(!has_temp(dir));
+	s = wst_slurp(p, NULL);
+	ck_assert_str_eq(s, "old content");
+	free(s);
+	wst_rmrf(dir);
+	free(p);
+	free(dir);
+}
+END_TEST
+
+/*
+ * Both ways leave the signal dispositions and mask as they were, and the
+ * named way leaves a program's own choice (here: ignoring SIGHUP) alone.
+ */
+START_TEST(atomic_signals_restored)
+{
+	char *dir = wst_tmpdir(), *p = wst_path(dir, "f"), *s;
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct sigaction sa;
+	sigset_t mask;
+
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	ck_assert_int_eq(ws_write_atomic(dfd, "f", "one", 3, NULL,
+					 WS_ATOMIC_NOSYNC), 0);
+	ck_assert_int_eq(ws_write_atomic(dfd, "f", "two", 3, NULL,
+					 WS_ATOMIC_NOSYNC | WS_ATOMIC_NAMED), 0);
+	ck_assert_int_eq(ws_write_atomic(dfd, "f", "three", 5, NULL,
+					 WS_ATOMIC_NOSYNC | WS_ATOMIC_NAMED |
+					 WS_ATOMIC_NOREPLACE), WS_EALREADY_EXISTS);
+	s = wst_slurp(p, NULL);
+	ck_assert_str_eq(s, "two");
+	free(s);
+	ck_assert(!has_temp(dir));
+	ck_assert_int_eq(sigaction(SIGTERM, NULL, &sa), 0);
+	ck_assert(sa.sa_handler == SIG_DFL);
+	ck_assert_int_eq(sigaction(SIGHUP, NULL, &sa), 0);
+	ck_assert(sa.sa_handler == SIG_IGN);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, NULL, &mask), 0);
+	ck_assert(!sigismember(&mask, SIGTERM));
+	ck_assert(!sigismember(&mask, SIGINT));
+	ck_assert(!sigismember(&mask, SIGHUP));
+	signal(SIGHUP, SIG_DFL);
+	close(dfd);
 	wst_rmrf(dir);
 	free(p);
 	free(dir);
@@ -637,6 +760,80 @@ START_TEST(op_mkdir_delete_move)
 END_TEST
 
 /*
+ * The prompt of the policy below: says yes, and first moves the file
+ * named by sneak (if any) into the tree, between the CHECK pass and the
+ * removals.
+ */
+static int prompts;
+static const char *sneak;
+
+static bool
+approve_and_sneak(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+	prompts++;
+	if (sneak != NULL) {
+		char *to = wst_path(root, "t/protected");
+
+		ck_assert_int_eq(rename(sneak, to), 0);
+		free(to);
+		sneak = NULL;
+	}
+	return true;
+}
+
+/*
+ * A recursive delete asks the policy about every entry again right before
+ * removing it: a file moved into the tree after the first pass (here by
+ * the approval prompt of that pass) is not removed despite a deny, and
+ * what was approved at the prompt is not asked twice.
+ */
+START_TEST(op_delete_rechecks)
+{
+	static const char rules[] =
+		"{\"version\": 1, \"name\": \"t\", \"file_rules\": [\n"
+		" {\"name\": \"keep\", \"paths\": [\"**/protected\"],\n"
+		"  \"operations\": [\"delete\"], \"decision\": \"deny\"},\n"
+		" {\"name\": \"ask\", \"paths\": [\"**/ask\"],\n"
+		"  \"operations\": [\"delete\"], \"decision\": \"approve\"},\n"
+		" {\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],\n"
+		"  \"decision\": \"allow\"}]}\n";
+	struct ws_vars vars;
+	struct ws_wresult r;
+	char *src = wst_path(root, "protected"), *in = wst_path(root, "t/protected");
+	char *t = wst_path(root, "t");
+
+	ws_vars_init(&vars);
+	ck_assert_int_eq(ws_policy_parse(rules, "t.json", &vars, &ctx.policy), 0);
+	ws_policy_set_hooks(ctx.policy, NULL, approve_and_sneak, NULL);
+	wst_write(root, "t/ask", "a");
+	wst_write(root, "t/z", "z");
+	wst_write(root, "protected", "keep me");
+	prompts = 0;
+	sneak = src;
+	ck_assert_int_eq(ws_delete(&ctx, "t", true, false, &r),
+			 WS_EPOLICY_DENIED);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(prompts, 1);
+	ck_assert_msg(wst_exists(in), "the denied file was deleted");
+	/* Without it, the tree goes, and "ask" is asked about once. */
+	ck_assert_int_eq(rename(in, src), 0);
+	wst_write(root, "t/ask", "a");
+	prompts = 0;
+	ck_assert_int_eq(ws_delete(&ctx, "t", true, false, &r), 0);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(prompts, 1);
+	ck_assert(!wst_exists(t));
+	ck_assert(wst_exists(src));
+	ws_vars_free(&vars);
+	free(src);
+	free(in);
+	free(t);
+}
+END_TEST
+
+/*
  * In-process race: a child swaps a workspace directory with a symlink to
  * outside, over and over, while we write into the directory 10,000 times.
  * Nothing may ever land outside.
@@ -698,13 +895,17 @@ suite(void)
 	tcase_add_test(tc, diff_random_roundtrip);
 	tcase_add_test(tc, diff_large_rewrite_fallback);
 	tcase_add_test(tc, edit_cases);
+	tcase_add_test(tc, edit_result_capped);
 	tcase_add_test(tc, b64_cases);
 	tcase_add_test(tc, atomic_replace_keeps_mode);
 	tcase_add_test(tc, atomic_replace_fsize_failure);
+	tcase_add_test(tc, atomic_named_sigterm);
+	tcase_add_test(tc, atomic_signals_restored);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tw, setup, teardown);
 	tcase_add_test(tw, op_write_edit_append);
 	tcase_add_test(tw, op_mkdir_delete_move);
+	tcase_add_test(tw, op_delete_rechecks);
 	tcase_add_test(tw, op_race_swap);
 	suite_add_tcase(s, tw);
 	return s;

@@ -52,8 +52,10 @@ int ws_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
  * Replace the exact text old[0..oldlen) by repl[0..repllen) in
  * text[0..len).  *count gets the number of (non-overlapping) matches.
  * No match is WS_EEDIT_NO_MATCH; several without all is WS_EEDIT_AMBIGUOUS;
- * an empty old is WS_EINVALID_ARGUMENT.  On success *out (malloc'd, with a
- * NUL after *outlen bytes) holds the new text.
+ * an empty old is WS_EINVALID_ARGUMENT; a result over WS_EDIT_MAX bytes is
+ * WS_EFILE_TOO_LARGE (found from the count, before any allocation).  On
+ * success *out (malloc'd, with a NUL after *outlen bytes) holds the new
+ * text.
  */
 int ws_edit_replace(const char *text, size_t len, const char *old,
 		    size_t oldlen, const char *repl, size_t repllen, bool all,
@@ -63,16 +65,25 @@ int ws_edit_replace(const char *text, size_t len, const char *old,
 enum {
 	WS_ATOMIC_NOREPLACE = 1 << 0, /* fail with ALREADY_EXISTS if present */
 	WS_ATOMIC_NOSYNC = 1 << 1,    /* skip fsync (tests, benchmarks) */
+	WS_ATOMIC_NAMED = 1 << 2,     /* always use the named temporary (tests) */
 };
 
 /*
  * Atomically make name in directory dirfd (an O_PATH descriptor is fine)
- * hold data[0..n): write a temporary file ".NAME.wswrite-XXXXXX" in the
- * same directory (O_CREAT | O_EXCL | O_NOFOLLOW), fsync it, give it the
- * mode and owner of old (when old is not NULL; else 0666 less the umask)
- * and rename it over name.  On any failure the temporary file is removed
- * and name is untouched.  With WS_ATOMIC_NOREPLACE an existing name is
- * WS_EALREADY_EXISTS.
+ * hold data[0..n), with the mode and owner of old (when old is not NULL;
+ * else 0666 less the umask).  The data goes to an unnamed O_TMPFILE file
+ * in that directory, which is fsync'd and then linked to a temporary name
+ * (through /proc/self/fd) and renamed over name, SIGINT, SIGTERM and
+ * SIGHUP being blocked across those two calls; with WS_ATOMIC_NOREPLACE
+ * it is linked straight to name, and an existing name is
+ * WS_EALREADY_EXISTS.  So a process killed while writing leaves nothing.
+ *
+ * Where O_TMPFILE or /proc is missing, a named temporary file
+ * ".NAME.wswrite-XXXXXX" (O_CREAT | O_EXCL | O_NOFOLLOW) is used instead;
+ * while it exists, those three signals, when at their default action,
+ * are caught by a handler that removes it and then dies of the signal
+ * (the previous dispositions are restored after).  On any failure the
+ * temporary file is removed and name is untouched.
  */
 int ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 		    const struct stat *old, unsigned flags);
