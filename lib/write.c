@@ -1596,36 +1596,52 @@ ws__dir_empty(int pfd, const char *name, bool *empty)
 	return 0;
 }
 
+/*
+ * Resolve the object of a delete or a move: the link itself, also when
+ * written "link/" (which must then be a directory), never the top of the
+ * root or a mount.  res is always safe to ws_res_free() afterwards.
+ */
+static int
+ws__resolve_object(struct ws_ctx *ws, const char *path, const char *action,
+		   struct ws_wresult *r, struct ws_res *res)
+{
+	bool slash;
+	char *p;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->fd = res->dirfd = -1;
+	p = ws__strip_slashes(path, &slash);
+	if (p == NULL)
+		return ws__nomem();
+	rc = ws_resolve(ws, p, WS_R_NOFOLLOW, res);
+	free(p);
+	if (rc < 0)
+		return ws__with_path(rc, path);
+	if ((rc = ws__result_paths(r, res)) < 0)
+		return rc;
+	r->type = ws__type_of(res->st.st_mode);
+	if ((rc = ws__refuse_anchor(ws, res, path, action)) < 0)
+		return rc;
+	if (slash && !S_ISDIR(res->st.st_mode))
+		return ws_error_set(WS_ENOT_A_DIRECTORY, path,
+				    "is not a directory (%s)", r->type);
+	return 0;
+}
+
 int
 ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 	  struct ws_wresult *r)
 {
 	struct ws_res res;
-	bool slash;
-	char *p;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->action = "delete";
 	r->dry_run = dry_run;
-	/* The link itself is deleted, also when written "link/". */
-	p = ws__strip_slashes(path, &slash);
-	if (p == NULL)
-		return ws__nomem();
-	rc = ws_resolve(ws, p, WS_R_NOFOLLOW, &res);
-	free(p);
+	rc = ws__resolve_object(ws, path, "delete", r, &res);
 	if (rc < 0)
-		return ws__with_path(rc, path);
-	if ((rc = ws__result_paths(r, &res)) < 0)
 		goto out;
-	r->type = ws__type_of(res.st.st_mode);
-	if ((rc = ws__refuse_anchor(ws, &res, path, "delete")) < 0)
-		goto out;
-	if (slash && !S_ISDIR(res.st.st_mode)) {
-		rc = ws_error_set(WS_ENOT_A_DIRECTORY, path,
-				  "is not a directory (%s)", r->type);
-		goto out;
-	}
 	if ((rc = ws_res_check_writable(ws, &res)) < 0)
 		goto out;
 	if (!S_ISDIR(res.st.st_mode)) {
@@ -1833,8 +1849,7 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 	bool parents, bool dry_run, struct ws_wresult *r)
 {
 	struct ws_res s, d;
-	bool sslash;
-	char *sp = NULL, *into = NULL;
+	char *into = NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -1842,23 +1857,9 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 	d.fd = d.dirfd = -1;
 	r->action = "move";
 	r->dry_run = dry_run;
-	sp = ws__strip_slashes(src, &sslash);
-	if (sp == NULL)
-		return ws__nomem();
-	rc = ws_resolve(ws, sp, WS_R_NOFOLLOW, &s);
-	free(sp);
+	rc = ws__resolve_object(ws, src, "move", r, &s);
 	if (rc < 0)
-		return ws__with_path(rc, src);
-	if ((rc = ws__result_paths(r, &s)) < 0)
 		goto out;
-	r->type = ws__type_of(s.st.st_mode);
-	if ((rc = ws__refuse_anchor(ws, &s, src, "move")) < 0)
-		goto out;
-	if (sslash && !S_ISDIR(s.st.st_mode)) {
-		rc = ws_error_set(WS_ENOT_A_DIRECTORY, src,
-				  "is not a directory (%s)", r->type);
-		goto out;
-	}
 	rc = ws_resolve(ws, dst, WS_R_MISSING_OK | WS_R_NOFOLLOW, &d);
 	if (rc < 0)
 		goto out;
