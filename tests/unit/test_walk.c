@@ -665,6 +665,17 @@ END_TEST
  * reported, nor walked, only counted; a mount too.  It takes no place in
  * keep_max.  Without policy_stat, or without a policy, all show.
  */
+static int prompts;
+
+static bool
+yes_prompt(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+	prompts++;
+	return true;
+}
+
 START_TEST(policy_stat_hides)
 {
 	char *root = wst_tmpdir(), *m = wst_tmpdir(), *spec, *text;
@@ -700,6 +711,8 @@ START_TEST(policy_stat_hides)
 		" {\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		"  \"decision\": \"allow\"}]}\n", m), 0);
 	ck_assert_int_eq(ws_policy_parse(text, "t.json", &vars, &ws.policy), 0);
+	/* A terminal would say yes: a listing must still never ask. */
+	ws_policy_set_hooks(ws.policy, NULL, yes_prompt, NULL);
 	o.ws = &ws;
 	o.policy_stat = true;
 	o.nhidden = &hidden;
@@ -726,6 +739,7 @@ START_TEST(policy_stat_hides)
 				 "enter /secret\n"
 				 "leave /secret\n"
 				 "leave /\n");
+		ck_assert_int_eq(prompts, 0);
 		/* /.env /hid /mnt /keep/.env /secret/KEY */
 		ck_assert_uint_eq(hidden, 5);
 		ck_assert_uint_eq(r.nhidden, 5);
