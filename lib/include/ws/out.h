@@ -39,7 +39,7 @@ void ws_cli_json_end(const struct ws_cli *cli, struct ws_jw *jw);
 struct ws_multi {
 	FILE *mem;
 	char *buf;
-	size_t len;
+	size_t len, cap;
 	int first_rc;
 	char *msg, *path;
 };
