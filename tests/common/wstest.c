@@ -3,7 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -32,22 +32,66 @@ wst_tmpdir(void)
 	return strdup(real);
 }
 
-static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+/*
+ * Remove name in the current directory, recursively, never following a
+ * link.  It works from inside each directory (chdir), so that trees
+ * deeper than PATH_MAX, which some tests build on purpose, go too, and
+ * it holds no descriptor per level.
+ */
+static void
+rm_here(const char *name)
 {
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(p);
-	else
-		unlink(p);
-	return 0;
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+
+	if (lstat(name, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(name);
+		return;
+	}
+	if (chdir(name) < 0)
+		return;
+	d = opendir(".");
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		names[n++] = strdup(e->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		rm_here(names[i]);
+		free(names[i]);
+	}
+	free(names);
+	if (chdir("..") == 0)
+		rmdir(name);
 }
 
 void
 wst_rmrf(const char *path)
 {
-	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *copy = strdup(path), *slash = strrchr(copy, '/');
+
+	if (slash == NULL) {
+		rm_here(copy);
+	} else {
+		*slash = '\0';
+		if (chdir(*copy ? copy : "/") == 0)
+			rm_here(slash + 1);
+	}
+	if (cwd >= 0) {
+		if (fchdir(cwd) < 0)
+			abort();
+		close(cwd);
+	}
+	free(copy);
 }
 
 char *
