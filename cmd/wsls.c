@@ -77,6 +77,7 @@ struct wsls {
 	struct ws_ctx *ws;
 	struct ws_jw jw;
 	bool json, lng, headers, full_paths, explicit_sort;
+	bool tty;		/* stdout is a terminal: control bytes as "?" */
 	long long max;		/* 0: unlimited */
 	int depth;		/* 1: the entries only; 0: unlimited */
 	/* Per PATH. */
@@ -203,11 +204,11 @@ put_entry(struct wsls *ls, const char *name, const char *vpath,
 		mode_string(st->st_mode, mstr);
 		printf("%s %9lld %s ", mstr, (long long)st->st_size, tbuf);
 	}
-	fputs(ls->full_paths ? ws_cli_show_path(ls->cli, vpath, real) : name,
-	      stdout);
+	ws_cli_put_text(stdout, ls->full_paths ? ws_cli_show_path(ls->cli, vpath, real)
+						: name, ls->tty);
 	if (target != NULL) {
 		fputs(" -> ", stdout);
-		fputs(target, stdout);
+		ws_cli_put_text(stdout, target, ls->tty);
 	}
 	putchar('\n');
 	ls->printed = true;
@@ -270,10 +271,8 @@ on_error(void *arg, const char *vpath, const char *real, int code)
 		ls->exhausted++;
 	ls->nerrs_all++;
 	if (!ls->json) {
-		fflush(stdout);
-		fprintf(stderr, "wsls: %s: %s (%s)\n",
-			ws_cli_show_path(ls->cli, vpath, real), ws_error_last(),
-			ws_error_name(code));
+		ws_cli_warn(ls->cli, ws_cli_show_path(ls->cli, vpath, real),
+			    ws_error_last(), code);
 		return 0;
 	}
 	if (ls->nerrs < WSLS_MAX_ERRORS) {
@@ -484,9 +483,9 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 				ws_cli_show_path(ls->cli, res->vpath, res->real),
 				ls->hidden, ls->hidden == 1 ? "entry" : "entries");
 		if (rc < 0)
-			fprintf(stderr, "wsls: %s: %s (%s)\n",
-				ws_cli_show_path(ls->cli, res->vpath, res->real),
-				ws_error_last(), ws_error_name(rc));
+			ws_cli_warn(ls->cli,
+				    ws_cli_show_path(ls->cli, res->vpath, res->real),
+				    ws_error_last(), rc);
 	}
 	if (ls->exhausted > 0 && rc == 0) {
 		/*
@@ -500,9 +499,9 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 				  ls->exhausted,
 				  ls->exhausted == 1 ? "directory" : "directories");
 		if (!ls->json)
-			fprintf(stderr, "wsls: %s: %s (%s)\n",
-				ws_cli_show_path(ls->cli, res->vpath, res->real),
-				ws_error_last(), ws_error_name(rc));
+			ws_cli_warn(ls->cli,
+				    ws_cli_show_path(ls->cli, res->vpath, res->real),
+				    ws_error_last(), rc);
 	}
 	errs_clear(ls);
 	return rc;
@@ -563,6 +562,7 @@ main(int argc, char **argv)
 	ls.cli = &cli;
 	ls.ws = &ws;
 	ls.json = cli.json;
+	ls.tty = isatty(STDOUT_FILENO);
 	ls.lng = WS_OPT(&cli, O_LONG)->b;
 	ls.explicit_sort = WS_OPT(&cli, O_SORT)->set;
 	ls.max = WS_OPT(&cli, O_MAX_ENTRIES)->set ? WS_OPT(&cli, O_MAX_ENTRIES)->i :
@@ -655,9 +655,7 @@ main(int argc, char **argv)
 			ws_jw_obj_end(&ls.jw);
 			ws_jw_obj_end(&ls.jw);
 		} else {
-			fflush(stdout);
-			fprintf(stderr, "wsls: %s: %s (%s)\n", paths[i],
-				ws_error_last(), ws_error_name(rc));
+			ws_cli_warn(&cli, paths[i], ws_error_last(), rc);
 		}
 		if (rc < 0) {
 			if (first_rc == 0)
@@ -676,8 +674,7 @@ main(int argc, char **argv)
 fail:
 	status = ws_cli_fail(&cli, rc);
 out:
-	if (fflush(stdout) != 0 && status == 0)
-		status = ws_error_exit_status(WS_EIO_ERROR);
+	status = ws_cli_finish(&cli, status);
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;

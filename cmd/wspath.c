@@ -347,8 +347,7 @@ main(int argc, char **argv)
 		}
 		if (rc < 0 && !cli.json) {
 			/* Like realpath: report and go on with the next one. */
-			fprintf(stderr, "wspath: %s: %s (%s)\n", cli.pos[i],
-				ws_error_last(), ws_error_name(rc));
+			ws_cli_warn(&cli, cli.pos[i], ws_error_last(), rc);
 		}
 	}
 	if (cli.json) {
@@ -366,6 +365,7 @@ main(int argc, char **argv)
 fail:
 	status = ws_cli_fail(&cli, rc);
 out:
+	status = ws_cli_finish(&cli, status);
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;

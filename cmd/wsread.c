@@ -194,14 +194,11 @@ main(int argc, char **argv)
 		print_json(&cli, &res, &r, o.base64);
 	else if ((rc = print_plain(&cli, &res, &r, o.base64)) < 0)
 		goto fail;
-	if (fflush(stdout) != 0) {
-		rc = ws_error_errno(errno, NULL, "write to standard output");
-		goto fail;
-	}
 	goto out;
 fail:
 	status = ws_cli_fail(&cli, rc);
 out:
+	status = ws_cli_finish(&cli, status);
 	ws_read_free(&r);
 	ws_res_free(&res);
 	ws_ctx_close(&ws);

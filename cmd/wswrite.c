@@ -365,12 +365,11 @@ main(int argc, char **argv)
 		print_json(&cli, &r);
 	else
 		print_plain(&cli, &r);
-	if (fflush(stdout) != 0)
-		status = 5;
 	goto out;
 fail:
 	status = ws_cli_fail(&cli, rc);
 out:
+	status = ws_cli_finish(&cli, status);
 	ws_wresult_free(&r);
 	free(input);
 	free(decoded);

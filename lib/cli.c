@@ -54,13 +54,32 @@ static const struct ws_opt ws__common[C_COUNT] = {
 	[C_VERSION] = {"version", 0, WS_OPT_FLAG, NULL, "show the version", 0},
 };
 
-static bool
-ws__env_true(const char *name)
+/*
+ * A boolean environment variable: unset or empty is false; 1/true/yes/on
+ * and 0/false/no/off as expected; anything else is refused, since a typo
+ * in WS_STRICT must not silently turn strict mode off.
+ */
+static int
+ws__env_bool(const char *name, bool *out)
 {
+	static const char *const yes[] = {"1", "true", "yes", "on"};
+	static const char *const no[] = {"0", "false", "no", "off"};
 	const char *v = getenv(name);
 
-	return v != NULL && (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 ||
-			     strcasecmp(v, "yes") == 0);
+	*out = false;
+	if (v == NULL || *v == '\0')
+		return 0;
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(v, no[i]) == 0)
+			return 0;
+	}
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			    "%s=\"%s\": expected 1 or 0 (true/false, yes/no, on/off)",
+			    name, v);
 }
 
 static int
@@ -233,7 +252,8 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "argument \"%s\" contains a NUL byte", nulkey);
 	}
-	root = cJSON_Parse(text);
+	/* Nothing may follow the object: a second one would be ignored. */
+	root = cJSON_ParseWithOpts(text, NULL, 1);
 	if (root == NULL)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "--args is not valid JSON (near \"%.20s\")",
@@ -382,10 +402,27 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 	cli->policy = getenv("WS_POLICY");
 	cli->config = getenv("WS_CONFIG");
 	cli->env_mounts = getenv("WS_MOUNTS");
-	cli->strict = ws__env_true("WS_STRICT");
-	cli->allow_outside = ws__env_true("WS_ALLOW_OUTSIDE");
+	/*
+	 * The output form first, flags included, so that any error below is
+	 * printed in the form asked for, wherever --json stands.
+	 */
 	e = getenv("WS_FORMAT");
 	cli->json = e != NULL && strcmp(e, "json") == 0;
+	for (int ai = 1; ai < argc; ai++) {
+		if (strcmp(argv[ai], "--") == 0)
+			break;
+		if (strcmp(argv[ai], "--json") == 0 || strcmp(argv[ai], "--args") == 0 ||
+		    strncmp(argv[ai], "--args=", 7) == 0)
+			cli->json = true;
+		else if (strcmp(argv[ai], "--plain") == 0)
+			cli->json = false;
+	}
+	if (e != NULL && *e && strcmp(e, "json") != 0 && strcmp(e, "plain") != 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "WS_FORMAT=\"%s\": expected json or plain", e);
+	if ((rc = ws__env_bool("WS_STRICT", &cli->strict)) < 0 ||
+	    (rc = ws__env_bool("WS_ALLOW_OUTSIDE", &cli->allow_outside)) < 0)
+		return rc;
 	e = getenv("WS_PATHS");
 	if (e != NULL && *e && (rc = ws__set_paths(cli, e)) < 0)
 		return rc;
@@ -442,7 +479,9 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 		for (char *s = a + 1; *s; s++) {
 			size_t t;
 
-			if (*s == 'h') {
+			/* -h alone is help; in a bundle (ls users type -lh)
+			 * it is an unknown option, not a silent help page. */
+			if (*s == 'h' && a[1] == 'h' && a[2] == '\0') {
 				cli->action = WS_CLI_HELP;
 				continue;
 			}
@@ -637,7 +676,23 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 		switch (o->type) {
 		case WS_OPT_FLAG: ws_jw_kstr(&jw, "type", "boolean"); break;
 		case WS_OPT_INT: ws_jw_kstr(&jw, "type", "integer"); break;
-		case WS_OPT_STR: ws_jw_kstr(&jw, "type", "string"); break;
+		case WS_OPT_STR:
+			ws_jw_kstr(&jw, "type", "string");
+			/* "name|size|mtime": the choices, for the model. */
+			if (o->metavar != NULL && strchr(o->metavar, '|') != NULL) {
+				const char *c = o->metavar;
+
+				ws_jw_key(&jw, "enum");
+				ws_jw_arr(&jw);
+				while (*c) {
+					size_t n = strcspn(c, "|");
+
+					ws_jw_strn(&jw, c, n);
+					c += n + (c[n] == '|');
+				}
+				ws_jw_arr_end(&jw);
+			}
+			break;
 		case WS_OPT_LIST:
 			ws_jw_kstr(&jw, "type", "array");
 			ws_jw_key(&jw, "items");
@@ -648,6 +703,8 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 		ws_jw_obj_end(&jw);
 	}
 	ws_jw_obj_end(&jw);
+	/* Unknown keys are refused: say so, so models do not invent any. */
+	ws_jw_kbool(&jw, "additionalProperties", false);
 	ws_jw_key(&jw, "required");
 	ws_jw_arr(&jw);
 	if (t->pos_name && (t->pos_kind == WS_POS_ONE || t->pos_kind == WS_POS_MANY))

@@ -383,11 +383,16 @@ ws_config_load(struct ws_config *cfg, const char *explicit)
 		else
 			def[0] = '\0';
 		path = def;
+		/*
+		 * An implicit place that cannot be searched (sudo -u without
+		 * -H leaves HOME=/root) is as good as absent: nobody asked
+		 * for it.  An explicit --config must be readable.
+		 */
 		rc = def[0] ? ws_config_read_file(def, &text) : -ENOENT;
-		if (rc == -ENOENT) {
+		if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR) {
 			path = "/etc/wstools/config.json";
 			rc = ws_config_read_file(path, &text);
-			if (rc == -ENOENT)
+			if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR)
 				return 0;
 		}
 	} else {

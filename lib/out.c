@@ -5,6 +5,7 @@
  */
 #include "ws/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,6 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 {
 	const char *path = ws_error_last_path();
 	const char *msg = ws_error_last();
-	const char *prog = cli->tool ? cli->tool->prog : "ws";
 
 	if (code == 0)
 		code = ws_error_last_code();
@@ -46,11 +46,8 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 		fputc('\n', stdout);
 		fflush(stdout);
 		free(full);
-	} else if (path != NULL) {
-		fprintf(stderr, "%s: %s: %s (%s)\n", prog, path, msg,
-			ws_error_name(code));
 	} else {
-		fprintf(stderr, "%s: %s (%s)\n", prog, msg, ws_error_name(code));
+		ws_cli_warn(cli, path, msg, code);
 	}
 	return ws_error_exit_status(code);
 }
@@ -188,4 +185,44 @@ ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
 	free(m->path);
 	m->buf = m->msg = m->path = NULL;
 	return m->first_rc < 0 ? ws_error_exit_status(m->first_rc) : 0;
+}
+
+int
+ws_cli_finish(const struct ws_cli *cli, int status)
+{
+	int failed = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+
+	if (!failed)
+		return status;
+	fprintf(stderr, "%s: write to standard output: %s (IO_ERROR)\n",
+		cli->tool ? cli->tool->prog : "ws", strerror(e ? e : EIO));
+	return status != 0 ? status : ws_error_exit_status(WS_EIO_ERROR);
+}
+
+void
+ws_cli_put_text(FILE *f, const char *s, bool escape)
+{
+	if (!escape) {
+		fputs(s, f);
+		return;
+	}
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		putc(*c < 0x20 || *c == 0x7f ? '?' : *c, f);
+}
+
+void
+ws_cli_warn(const struct ws_cli *cli, const char *path, const char *msg,
+	    int code)
+{
+	/* One line, whatever the name holds: no forged lines, no escape
+	 * sequences on the terminal. */
+	fflush(stdout);
+	fprintf(stderr, "%s: ", cli->tool ? cli->tool->prog : "ws");
+	if (path != NULL) {
+		ws_cli_put_text(stderr, path, true);
+		fputs(": ", stderr);
+	}
+	ws_cli_put_text(stderr, msg, true);
+	fprintf(stderr, " (%s)\n", ws_error_name(code));
 }

@@ -230,6 +230,13 @@ ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
 			     "absolute path inside %s (%s), kept as is",
 			     a == 0 ? "the workspace root" : "a mount",
 			     ws->anchors[a].real);
+		} else if (head[0] == '/' && ws->alias != NULL &&
+			   ws_path_within(ws->alias, head, &rest)) {
+			a = 0;
+			res->form = "absolute-inside";
+			STEP(res, flags, "form",
+			     "absolute path inside the workspace root as spelled "
+			     "(%s, which is %s)", ws->alias, ws->anchors[0].real);
 		} else if (head[0] == '/') {
 			a = 0;
 			rest = head + 1;

@@ -44,6 +44,37 @@ ws__open_dir(const char *dir, const char *what, char **real, int *fd)
 	return 0;
 }
 
+/*
+ * The root as the user spells it, when that differs from the resolved
+ * one: "cd link; wswrite $PWD/a" names <root>/a, not a shorthand.  Only a
+ * spelling that is the very directory opened (same device and inode)
+ * becomes an alias, and it is only ever compared as a string: lookups
+ * still start from the root's descriptor.
+ */
+static void
+ws__set_alias(struct ws_ctx *ws, const char *root)
+{
+	const char *pwd = getenv("PWD");
+	char *cand = NULL, *norm = NULL;
+	struct stat a, b;
+
+	if (root != NULL && root[0] == '/')
+		cand = strdup(root);
+	else if (pwd != NULL && pwd[0] == '/')
+		cand = ws_path_join(pwd, root ? root : "");
+	if (cand == NULL || ws_path_normalize(cand, WS_NORM_CLAMP, &norm) < 0)
+		goto out;
+	if (strcmp(norm, ws->anchors[0].real) == 0 || stat(norm, &a) < 0 ||
+	    fstat(ws->anchors[0].fd, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)
+		goto out;
+	ws->alias = norm;
+	norm = NULL;
+out:
+	free(cand);
+	free(norm);
+}
+
 int
 ws_ctx_open(struct ws_ctx *ws, const char *root, unsigned flags)
 {
@@ -64,6 +95,7 @@ ws_ctx_open(struct ws_ctx *ws, const char *root, unsigned flags)
 	if (ws->anchors[0].vprefix == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws->nanchors = 1;
+	ws__set_alias(ws, root);
 	return 0;
 }
 
@@ -179,6 +211,7 @@ ws_ctx_close(struct ws_ctx *ws)
 		free(ws->anchors[0].vprefix);
 	}
 	free(ws->anchors);
+	free(ws->alias);
 	ws_policy_free(ws->policy);
 	for (size_t i = 0; i < ws->nguard; i++)
 		free(ws->guard[i]);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "wstest.h"
@@ -292,6 +293,106 @@ START_TEST(root_is_slash)
 }
 END_TEST
 
+
+/* Regressions from the first-time-user review, across the tools. */
+START_TEST(ux_regressions)
+{
+	struct wst_run r;
+	char *link = wst_path(T, "wslink"), *p = NULL;
+
+	/* -h in a bundle is not a silent help page. */
+	wst_run(&r, NULL, "wsls", "--workspace", W, "-lh", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	wst_run_free(&r);
+	/* --json anywhere makes every error JSON. */
+	wst_run(&r, NULL, "wsread", "--workspace", W, "--start-line", "x", "--json",
+		"src/a.c", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* Nothing may follow the --args object. */
+	RUN(&r, "--args", "{\"path\":\"src/a.c\"}{\"path\":\"../x\"}");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* The schema says which keys exist and which values a string takes. */
+	wst_run(&r, NULL, "wsls", "--schema", NULL);
+	{
+		cJSON *params = cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "function"),
+						    "parameters");
+		cJSON *sort = cJSON_GetObjectItem(cJSON_GetObjectItem(params, "properties"),
+						  "sort");
+
+		ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(params, "additionalProperties")));
+		ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(sort, "enum")), 3);
+	}
+	wst_run_free(&r);
+	/* The root spelled through a symlink is the root, not a shorthand. */
+	wst_symlink(W, T, "wslink");
+	ck_assert(asprintf(&p, "%s/src/a.c", link) > 0);
+	wst_run(&r, NULL, "wspath", "--workspace", link, "--json", p, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(wst_output_str(&r, "path"), "/src/a.c");
+	ck_assert_str_eq(wst_output_str(&r, "form"), "absolute-inside");
+	wst_run_free(&r);
+	free(p);
+	/* Control bytes in a name never reach the terminal raw. */
+	RUN(&r, "-e", "x\033[31m\nfake: line");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_null(strchr(r.err, '\033'));
+	ck_assert_ptr_nonnull(strstr(r.err, "x?[31m?fake: line"));
+	wst_run_free(&r);
+	free(link);
+}
+END_TEST
+
+/* Environment values are checked: a typo never turns strict mode off. */
+START_TEST(environment_values_checked)
+{
+	struct wst_run r;
+	const char *argv[] = {"--workspace", NULL, "../x", NULL};
+	const char *env[] = {NULL, NULL};
+
+	argv[1] = W;
+	env[0] = "WS_STRICT=on";
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "strict mode"));
+	wst_run_free(&r);
+	env[0] = "WS_STRICT=maybe";
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "WS_STRICT"));
+	wst_run_free(&r);
+	env[0] = "WS_FORMAT=JSON";
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "WS_FORMAT"));
+	wst_run_free(&r);
+	env[0] = "WS_STRICT=0";
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+}
+END_TEST
+
+/* A result that cannot be written is not a success. */
+START_TEST(stdout_errors_are_reported)
+{
+	static const char *const tools[] = {"wspath", "wsls", "wsread"};
+
+	for (size_t i = 0; i < 3; i++) {
+		char *cmd = NULL;
+		int st;
+
+		ck_assert(asprintf(&cmd, "'%s' --workspace '%s' %s >/dev/full 2>/dev/null",
+				   wst_bin(tools[i]), W, i == 2 ? "src/a.c" : "src") > 0);
+		st = system(cmd);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 5, "%s: %d", tools[i], st);
+		free(cmd);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -309,6 +410,9 @@ suite(void)
 	tcase_add_test(tc, args_schema_and_usage_errors);
 	tcase_add_test(tc, environment_and_allow_outside);
 	tcase_add_test(tc, root_is_slash);
+	tcase_add_test(tc, ux_regressions);
+	tcase_add_test(tc, environment_values_checked);
+	tcase_add_test(tc, stdout_errors_are_reported);
 	suite_add_tcase(s, tc);
 	return s;
 }

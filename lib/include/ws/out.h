@@ -50,6 +50,26 @@ void ws_cli_multi_fail(struct ws_multi *m, int rc, const char *path);
 int ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m,
 		     bool null_output);
 
+/*
+ * Flush standard output at the end of main(): if the result could not be
+ * written (a full disk, a closed pipe), say so on stderr and turn a
+ * success into IO_ERROR's exit status, since the caller got nothing.
+ */
+int ws_cli_finish(const struct ws_cli *cli, int status);
+
+/*
+ * Print one plain error line on stderr, "prog: path: msg (CODE)", with
+ * control bytes shown as "?" (path may be NULL).
+ */
+void ws_cli_warn(const struct ws_cli *cli, const char *path, const char *msg,
+		 int code);
+
+/*
+ * Write s to f; with escape, control bytes (newline, ESC...) become "?",
+ * as ls(1) shows names on a terminal.
+ */
+void ws_cli_put_text(FILE *f, const char *s, bool escape);
+
 /* The path to show a person for a result, per --paths. */
 const char *ws_cli_show_path(const struct ws_cli *cli, const char *vpath,
 			     const char *real);

@@ -37,6 +37,7 @@ struct ws_ctx {
 	size_t nanchors;
 	unsigned flags;
 	int host_fd; /* O_PATH of "/", opened on first use with ALLOW_OUTSIDE */
+	char *alias; /* the root as spelled through a symlink, or NULL */
 	struct ws_policy *policy; /* NULL: everything inside is allowed */
 	bool approve;		  /* --approve was given */
 	bool no_prompt;		  /* checks may not ask on the terminal */
