@@ -305,6 +305,28 @@ ws__unescaped_brace(const char *g)
 	return false;
 }
 
+/*
+ * The part every rule starts with: an object with a non-empty "name"
+ * (copied into *out, and named in later messages through w).
+ */
+static int
+ws__rule_name(struct ws__where *w, const cJSON *obj, const cJSON *name,
+	      char **out)
+{
+	if (!cJSON_IsObject(obj))
+		return ws__perr(w, NULL, "must be an object, not %s",
+				ws__json_type(obj));
+	if (name == NULL)
+		return ws__perr(w, "name", "is missing");
+	if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
+		return ws__perr(w, "name", "must be a non-empty string");
+	w->rule = name->valuestring;
+	*out = strdup(name->valuestring);
+	if (*out == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
 static int
 ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		struct ws_vars *vars)
@@ -318,17 +340,8 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 
 	memset(r, 0, sizeof(*r));
 	p->nf++;
-	if (!cJSON_IsObject(obj))
-		return ws__perr(w, NULL, "must be an object, not %s",
-				ws__json_type(obj));
-	if (name == NULL)
-		return ws__perr(w, "name", "is missing");
-	if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
-		return ws__perr(w, "name", "must be a non-empty string");
-	w->rule = name->valuestring;
-	r->name = strdup(name->valuestring);
-	if (r->name == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if ((rc = ws__rule_name(w, obj, name, &r->name)) < 0)
+		return rc;
 	for (size_t i = 0; i + 1 < p->nf; i++)
 		if (strcmp(p->frules[i].name, r->name) == 0)
 			return ws__perr(w, "name", "duplicate rule name (also file_rules[%zu])", i);
@@ -462,17 +475,8 @@ ws__parse_crule(struct ws_policy *p, struct ws__where *w, const cJSON *obj)
 
 	memset(r, 0, sizeof(*r));
 	p->nc++;
-	if (!cJSON_IsObject(obj))
-		return ws__perr(w, NULL, "must be an object, not %s",
-				ws__json_type(obj));
-	if (name == NULL)
-		return ws__perr(w, "name", "is missing");
-	if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
-		return ws__perr(w, "name", "must be a non-empty string");
-	w->rule = name->valuestring;
-	r->name = strdup(name->valuestring);
-	if (r->name == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if ((rc = ws__rule_name(w, obj, name, &r->name)) < 0)
+		return rc;
 	for (size_t i = 0; i + 1 < p->nc; i++)
 		if (strcmp(p->crules[i].name, r->name) == 0)
 			return ws__perr(w, "name", "duplicate rule name (also command_rules[%zu])", i);
