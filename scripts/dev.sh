@@ -60,6 +60,10 @@ test)
 	echo "==> tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 	setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dbuildtype=debug
+	# A sanitized binary starts about ten times slower (shadow memory,
+	# and the leak check at exit): the CLI suites spawn thousands of
+	# them, so their per-test timeouts are stretched to match.
+	CK_TIMEOUT_MULTIPLIER=10 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C build-asan --print-errorlogs --num-processes 2
