@@ -66,7 +66,8 @@ test)
 	CK_TIMEOUT_MULTIPLIER=10 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C build-asan --print-errorlogs --num-processes 2
+		meson test -C build-asan --print-errorlogs --num-processes 2 \
+			--timeout-multiplier 3
 	;;
 *)
 	echo "usage: scripts/dev.sh demo|test" >&2
