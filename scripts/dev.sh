@@ -14,7 +14,10 @@ top=$(pwd)
 
 need_pkgs() {
 	local missing=()
-	for p in meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc; do
+	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc)
+	# The test run also builds with clang and runs the libFuzzer targets.
+	[ "${1:-}" = test ] && pkgs+=(clang libclang-rt-dev)
+	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 			missing+=("$p")
 	done
@@ -46,7 +49,7 @@ demo)
 	exec bash "$top/scripts/demo.sh" "$top/build/cmd"
 	;;
 test)
-	need_pkgs
+	need_pkgs test
 	echo "==> build (gcc, warnings as errors)"
 	setup build -Dwerror=true
 	if command -v clang >/dev/null 2>&1; then
@@ -68,6 +71,10 @@ test)
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C build-asan --print-errorlogs --num-processes 2 \
 			--timeout-multiplier 3
+	echo "==> fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)"
+	CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Dwerror=true \
+		-Db_sanitize=address,undefined -Db_lundef=false
+	bash "$top/tests/fuzz/run.sh" build-fuzz
 	;;
 *)
 	echo "usage: scripts/dev.sh demo|test" >&2

@@ -193,6 +193,13 @@ START_TEST(lazy_checks_syntax_now)
 	ck_assert_int_eq(ws_glob_compile("/a/[bc", WS_GLOB_LAZY, &g, &off),
 			 WS_EINVALID_PATTERN);
 	ck_assert_uint_eq(off, 6);
+	/* Collating elements convert but do not compile: refused at once,
+	 * not at the first match (found by fuzz_glob). */
+	ck_assert_int_eq(ws_glob_compile("[.E.]", WS_GLOB_LAZY, &g, NULL),
+			 WS_EINVALID_PATTERN);
+	ck_assert_int_eq(ws_glob_compile("[\\..]/**", WS_GLOB_LAZY, &g, NULL),
+			 WS_EINVALID_PATTERN);
+	ck_assert_ptr_null(g);
 	/* Matched many times (past the JIT threshold), answers stay right. */
 	ck_assert_int_eq(ws_glob_compile("/p/*.c", WS_GLOB_LAZY, &g, NULL), 0);
 	for (int i = 0; i < 200; i++) {

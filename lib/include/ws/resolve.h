@@ -53,7 +53,8 @@ struct ws_res {
 
 /*
  * Resolve input in workspace ws.  On success res holds descriptors that
- * ws_res_free() closes.  Errors: WS_EINVALID_PATH, WS_EPATH_OUTSIDE_WORKSPACE,
+ * ws_res_free() closes; call it after a failure too (the steps recorded
+ * for --explain are kept).  Errors: WS_EINVALID_PATH, WS_EPATH_OUTSIDE_WORKSPACE,
  * WS_ESYMLINK_OUTSIDE_WORKSPACE, WS_ESYMLINK_LOOP, WS_ENOT_FOUND,
  * WS_ENOT_A_DIRECTORY, WS_EIO_ERROR, ...
  */
