@@ -16,7 +16,7 @@ need_pkgs() {
 	local missing=()
 	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc)
 	# The test run also builds with clang and runs the libFuzzer targets.
-	[ "${1:-}" = test ] && pkgs+=(clang libclang-rt-dev)
+	[ "${1:-}" = test ] && pkgs+=(clang libclang-rt-dev valgrind)
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 			missing+=("$p")
@@ -71,6 +71,16 @@ test)
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C build-asan --print-errorlogs --num-processes 2 \
 			--timeout-multiplier 3
+	echo "==> unit suites under valgrind memcheck (no errors, no leaks)"
+	# In-process (CK_FORK=no) so that every test body is checked; the
+	# children some tests fork on purpose are left alone.
+	CK_FORK=no WST_SLOWDOWN=20 WST_RACE_ITERATIONS=300 \
+		meson test -C build --suite unit --print-errorlogs \
+			--num-processes 2 --timeout-multiplier 5 \
+			--wrap='valgrind -q --error-exitcode=99 --leak-check=full
+			--errors-for-leak-kinds=definite,indirect
+			--show-leak-kinds=definite,indirect
+			--child-silent-after-fork=yes'
 	echo "==> fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)"
 	CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Dwerror=true \
 		-Db_sanitize=address,undefined -Db_lundef=false

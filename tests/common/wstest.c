@@ -213,6 +213,24 @@ wst_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+double
+wst_slowdown(void)
+{
+	const char *e = getenv("WST_SLOWDOWN");
+	double v = e ? strtod(e, NULL) : 0;
+
+	return v >= 1 ? v : WST_SLOWDOWN_BUILD;
+}
+
+int
+wst_race_iterations(int dflt)
+{
+	const char *e = getenv("WST_RACE_ITERATIONS");
+	long v = e ? strtol(e, NULL, 10) : 0;
+
+	return v > 0 && v < 100000000 ? (int)v : dflt;
+}
+
 const char *
 wst_bin(const char *tool)
 {

@@ -62,15 +62,29 @@ const char *wst_bin(const char *tool);
 
 /* Sanitizer builds run several times slower: timing bounds widen. */
 #if defined(__SANITIZE_ADDRESS__)
-#define WST_SLOWDOWN 10
+#define WST_SLOWDOWN_BUILD 10
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define WST_SLOWDOWN 10
+#define WST_SLOWDOWN_BUILD 10
 #endif
 #endif
-#ifndef WST_SLOWDOWN
-#define WST_SLOWDOWN 1
+#ifndef WST_SLOWDOWN_BUILD
+#define WST_SLOWDOWN_BUILD 1
 #endif
+
+/*
+ * How much slower than a plain build this run is: WST_SLOWDOWN from the
+ * environment (the valgrind pass sets it), else the build's own factor.
+ */
+double wst_slowdown(void);
+#define WST_SLOWDOWN (wst_slowdown())
+
+/*
+ * How many attempts a race test makes at least: WST_RACE_ITERATIONS from
+ * the environment (a long run sets more; the valgrind pass fewer), else
+ * dflt.
+ */
+int wst_race_iterations(int dflt);
 
 /* A main() that runs one Check suite and fails on any failed test. */
 #define WST_MAIN(suite_fn)                                                     \

@@ -96,7 +96,7 @@ START_TEST(check_limits)
 
 	ck_assert_int_eq(ws_path_check("a/b", 3), 0);
 	ck_assert_int_eq(ws_path_check("a\0b", 3), WS_EINVALID_PATH);
-	memset(p, 'a', 4095);
+	memset(p, 'a', 4096);
 	for (int i = 200; i < 4095; i += 200)
 		p[i] = '/';
 	ck_assert_int_eq(ws_path_check(p, 4095), 0);

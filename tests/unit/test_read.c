@@ -636,8 +636,9 @@ race(bool relative)
 	 * 10,000 attempts (up to 200,000) until it has swapped enough. */
 	while (*swaps == 0)
 		sched_yield();
-	for (int i = 0; i < 10000 || ((*swaps < 1000 || refused == 0 || ok == 0) &&
-				      i < 200000); i++) {
+	for (int i = 0, n = wst_race_iterations(10000);
+	     i < n || ((*swaps < n / 10 || refused == 0 || ok == 0) &&
+		       i < 20 * n); i++) {
 		struct ws_res res;
 		struct ws_read r;
 		int rc = ws_read_file(&ws, "d/f", &o, &res, &r);

@@ -559,7 +559,8 @@ START_TEST(race_swap_dir_for_symlink)
 	pthread_create(&th, NULL, swapper, NULL);
 	/* At least 10,000 attempts, more (up to 200,000) until both outcomes
 	 * were seen: under load the swapper thread may run late. */
-	for (int i = 0; i < 10000 || ((reads == 0 || refused == 0) && i < 200000); i++) {
+	for (int i = 0, runs = wst_race_iterations(10000);
+	     i < runs || ((reads == 0 || refused == 0) && i < 20 * runs); i++) {
 		struct ws_res r;
 		char buf[64] = "";
 		int fd;
