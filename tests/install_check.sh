@@ -12,7 +12,8 @@ prefix=$(meson introspect "$build" --buildoptions |
 root=$dest$prefix
 fail=0
 for f in bin/wspath bin/wsls bin/wsread bin/wswrite include/ws/resolve.h \
-	share/man/man1/wspath.1 share/man/man7/wstools.7; do
+	share/man/man1/wspath.1 share/man/man7/wstools.7 \
+	share/bash-completion/completions/wsls share/wstools/policies/dev-safe.json; do
 	[ -e "$root/$f" ] || { echo "install_check: missing $f" >&2; fail=1; }
 done
 lib=$(find "$root" -name libws.a | head -n 1)

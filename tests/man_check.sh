@@ -26,8 +26,8 @@ for bin in "$bindir"/ws*; do
 		continue
 	fi
 	# Options as --help lists them: "  -a, --all ..." or "      --depth N".
-	opts=$("$bin" --help | sed -n 's/^ \{1,\}\(-[^ ]*\(, --[^ ]*\)\{0,1\}\).*/\1/p' |
-		tr ',' '\n' | sed 's/^ *//; s/[=[].*//')
+	opts=$("$bin" --help | sed -n 's/^ \{1,\}\(-[^ ,]*\(, --[^ ]*\)\{0,1\}\).*/\1/p' |
+		tr ',' '\n' | sed 's/^ *//; s/^--\[no-\]\(.*\)/--\1 --no-\1/; s/[=[].*//' | tr ' ' '\n')
 	for o in $opts; do
 		case "$o" in
 		--*) pat="Fl -${o#--}" ;;
