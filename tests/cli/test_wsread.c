@@ -782,6 +782,54 @@ START_TEST(large_file)
 }
 END_TEST
 
+/*
+ * The scan before a range is bounded (config limits.scan_bytes and
+ * scan_time, or --scan-bytes and --scan-time), with LIMIT_EXCEEDED and exit
+ * 6 naming the limit; a model cannot lift the bound through --args.
+ */
+START_TEST(scan_bound)
+{
+	struct wst_run r;
+	char *cfg = wst_path(base, "c.json");
+
+	write_lines("big.txt", 250000); /* 3,250,000 bytes */
+	wst_write(base, "c.json", "{\"limits\": {\"scan_bytes\": 1048576}}");
+	RUNJ(&r, "--config", cfg, "--start-line", "200000", "big.txt");
+	expect_error(&r, "LIMIT_EXCEEDED", 6);
+	ck_assert_msg(strstr(r.out, "1048576 bytes (limits.scan_bytes)") &&
+		      strstr(r.out, "hint:"), "%s", r.out);
+	wst_run_free(&r);
+	RUNP(&r, "--config", cfg, "--start-line", "200000", "big.txt");
+	ck_assert_int_eq(r.status, 6);
+	ck_assert_uint_eq(r.outlen, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "(LIMIT_EXCEEDED)"));
+	wst_run_free(&r);
+	/* The person's flag wins over the configuration. */
+	RUNJ(&r, "--config", cfg, "--scan-bytes", "4000000", "--start-line",
+	     "200000", "--end-line", "200000", "big.txt");
+	expect_content(&r, "line 0200000\n");
+	wst_run_free(&r);
+	RUNJ(&r, "--scan-bytes", "1000", "--start-line", "200000", "big.txt");
+	expect_error(&r, "LIMIT_EXCEEDED", 6);
+	wst_run_free(&r);
+	RUNJ(&r, "--scan-time", "0", "big.txt");
+	expect_error(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	/* Not a model's to raise. */
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "--config", cfg, "--args",
+		"{\"path\":\"big.txt\",\"start_line\":200000,"
+		"\"scan_bytes\":4000000}", NULL);
+	expect_error(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	wst_write(base, "c.json", "{\"limits\": {\"scan_time\": 0}}");
+	RUNJ(&r, "--config", cfg, "lines.txt");
+	expect_error(&r, "INVALID_ARGUMENT", 2);
+	ck_assert_ptr_nonnull(strstr(r.out, "limits.scan_time"));
+	wst_run_free(&r);
+	free(cfg);
+}
+END_TEST
+
 START_TEST(sparse_huge_file)
 {
 	/*
@@ -1289,6 +1337,7 @@ suite(void)
 	tcase_add_test(tc, line_ends);
 	tcase_add_test(tc, numbering);
 	tcase_add_test(tc, large_file);
+	tcase_add_test(tc, scan_bound);
 	tcase_add_test(tc, sparse_huge_file);
 	tcase_add_test(tc, binary);
 	tcase_add_test(tc, binary_types);

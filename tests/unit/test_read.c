@@ -429,6 +429,81 @@ START_TEST(large_truncated)
 }
 END_TEST
 
+/* Write mib MiB of 13-byte lines "line NNNNNNN\n" to dir/rel, fast. */
+static void
+write_mib(const char *rel, int mib)
+{
+	char *p = wst_path(dir, rel), *blk = malloc(13 * 80660);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	long long left = (long long)mib << 20;
+
+	ck_assert_int_ge(fd, 0);
+	for (long i = 0; i < 80660; i++)
+		memcpy(blk + i * 13, "line 0000000\n", 13);
+	while (left > 0) {
+		size_t k = left < 13 * 80660 ? (size_t)left : 13 * 80660;
+
+		ck_assert_int_eq(write(fd, blk, k), (ssize_t)k);
+		left -= (long long)k;
+	}
+	close(fd);
+	free(blk);
+	free(p);
+}
+
+/*
+ * The scan before a range starts is bounded in bytes and in time, and the
+ * error names the bound and what to do; within the bounds the same read
+ * succeeds.
+ */
+START_TEST(scan_bounds)
+{
+	struct ws_read_opts o = {.start_line = 250000, .end_line = 250001};
+	struct ws_read r;
+
+	write_mib("big.txt", 4); /* 322,638 lines */
+	o.scan_bytes = 1 << 20;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), WS_ELIMIT_EXCEEDED);
+	ck_assert_msg(strstr(ws_error_last(), "1048576 bytes (limits.scan_bytes)") &&
+		      strstr(ws_error_last(), "line 250000 not reached") &&
+		      strstr(ws_error_last(), "hint: ask for an earlier line"),
+		      "%s", ws_error_last());
+	ck_assert_int_eq(ws_error_exit_status(WS_ELIMIT_EXCEEDED), 6);
+	ws_read_free(&r);
+	/* Within the bound: the lines, counted at chunk speed. */
+	o.scan_bytes = 8 << 20;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	expect_data(&r, "line 0000000\nline 0000000\n");
+	ck_assert_int_eq(r.start_line, 250000);
+	ck_assert_int_eq(r.total_lines, (4 << 20) / 13 + 1);
+	ws_read_free(&r);
+	/* The range found, the bound cuts the count short: no error. */
+	o.start_line = 1;
+	o.end_line = 1;
+	o.scan_bytes = 1 << 20;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	ck_assert(!r.total_known);
+	ws_read_free(&r);
+	o.scan_bytes = -1;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), WS_EINVALID_ARGUMENT);
+	ws_read_free(&r);
+
+	/* Time: 64 MiB takes well over a millisecond to scan. */
+	write_mib("huge.txt", 64);
+	o = (struct ws_read_opts){.start_line = 5000000, .end_line = 5000000,
+				   .scan_ms = 1};
+	ck_assert_int_eq(read_rel("huge.txt", &o, &r), WS_ELIMIT_EXCEEDED);
+	ck_assert_msg(strstr(ws_error_last(), "1 ms (limits.scan_time)") &&
+		      strstr(ws_error_last(), "raise limits.scan_time"),
+		      "%s", ws_error_last());
+	ws_read_free(&r);
+	o.scan_ms = 60000;
+	ck_assert_int_eq(read_rel("huge.txt", &o, &r), 0);
+	expect_data(&r, "line 0000000\n");
+	ws_read_free(&r);
+}
+END_TEST
+
 START_TEST(long_first_line)
 {
 	/* One 600 KiB line of "é" (2 bytes each), then two short ones. */
@@ -696,6 +771,7 @@ suite(void)
 	tcase_add_test(tc, binary_files);
 	tcase_add_test(tc, large_streamed);
 	tcase_add_test(tc, large_truncated);
+	tcase_add_test(tc, scan_bounds);
 	tcase_add_test(tc, long_first_line);
 	tcase_add_test(tc, sparse_tail);
 	tcase_add_test(tc, longer_than_fstat);

@@ -25,6 +25,8 @@
 #define WS_READ_MAX_HARD (256LL * 1024 * 1024)	   /* --max-bytes ceiling */
 #define WS_READ_SNIFF 8192			   /* bytes checked for NUL */
 #define WS_READ_COUNT_DEFAULT (64LL * 1024 * 1024) /* see count_max */
+#define WS_READ_SCAN_DEFAULT (1LL << 30)	   /* see scan_bytes */
+#define WS_READ_SCAN_MS_DEFAULT 5000		   /* see scan_ms */
 
 /* What to read. */
 struct ws_read_opts {
@@ -38,6 +40,15 @@ struct ws_read_opts {
 	 * is unknown.  0: WS_READ_COUNT_DEFAULT; negative: never count.
 	 */
 	long long count_max;
+	/*
+	 * Bounds on reading a large file to find the range: at most
+	 * scan_bytes bytes and scan_ms milliseconds before the range is
+	 * complete, else WS_ELIMIT_EXCEEDED (a model can ask for line
+	 * 9999999999 of a 50 GiB sparse file).  0: WS_READ_SCAN_DEFAULT and
+	 * WS_READ_SCAN_MS_DEFAULT.  Counting the rest stops quietly at them.
+	 */
+	long long scan_bytes;
+	long long scan_ms;
 };
 
 /* What was read. */
@@ -71,8 +82,9 @@ int ws_read_check_opts(const struct ws_read_opts *o);
 /*
  * Read the regular file open on fd (at offset 0) per o into r, which
  * ws_read_free() releases.  Errors: WS_EFILE_TOO_LARGE (a text file over
- * max_bytes without a range, or a binary one with base64), WS_EIO_ERROR,
- * WS_EINVALID_ARGUMENT.
+ * max_bytes without a range, or a binary one with base64),
+ * WS_ELIMIT_EXCEEDED (the range not reached within scan_bytes or scan_ms),
+ * WS_EIO_ERROR, WS_EINVALID_ARGUMENT.
  */
 int ws_read_fd(int fd, const struct ws_read_opts *o, struct ws_read *r);
 
