@@ -1043,6 +1043,13 @@ ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 	int rc = 1;
 
 	/*
+	 * Nothing is created in a kernel pseudo-filesystem (a configfs or
+	 * cgroup directory makes kernel objects of new entries).
+	 */
+	if ((rc = ws_fd_check_fs(dirfd)) < 0)
+		return rc;
+	rc = 1;
+	/*
 	 * O_TMPFILE costs about 0.7 ms on ext4 (an orphan-list inode) where a
 	 * named create costs microseconds, and a small write is over before a
 	 * timeout's SIGKILL could land in it; the named path cleans up after

@@ -499,6 +499,52 @@ START_TEST(symlinks)
 }
 END_TEST
 
+/*
+ * Files of kernel pseudo-filesystems are refused at once, even those that
+ * would block (/proc/kmsg) or that read like text (/proc/self/status).
+ */
+START_TEST(pseudo_files)
+{
+	static const char *const files[] = {
+		"/proc/kmsg", "/proc/self/status", "/proc/self/environ",
+		"/proc/sys/kernel/hostname", "/sys/kernel/uevent_seqnum",
+		"/sys/kernel/mm/transparent_hugepage/enabled",
+		"/sys/kernel/tracing/trace_pipe",
+		"/sys/kernel/debug/tracing/trace_pipe",
+		"/sys/fs/cgroup/cgroup.procs", "/sys/kernel/security/lsm",
+		NULL,
+	};
+	struct wst_run r;
+	int tried = 0;
+
+	for (size_t i = 0; files[i]; i++) {
+		double t0;
+
+		if (access(files[i], F_OK) != 0)
+			continue; /* not on this kernel or in this container */
+		tried++;
+		t0 = now_s();
+		wst_run(&r, NULL, "wsread", "--workspace", "/", "--json", files[i],
+			NULL);
+		ck_assert_msg(now_s() - t0 < 2.0, "%s took %.2f s", files[i],
+			      now_s() - t0);
+		ck_assert_msg(strcmp(wst_code(&r), "NOT_A_REGULAR_FILE") == 0,
+			      "%s: %s", files[i], r.out);
+		ck_assert_int_eq(r.status, 5);
+		ck_assert_ptr_nonnull(strstr(r.out, "pseudo-filesystem"));
+		wst_run_free(&r);
+	}
+	ck_assert_int_ge(tried, 2); /* /proc at least */
+	/* Plain mode too, and a mount of /proc in the workspace's view. */
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "--mount", "/.p=/proc:ro",
+		"/.p/self/status", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_uint_eq(r.outlen, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "on procfs"));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(special_files)
 {
 	struct wst_run r;
@@ -1332,6 +1378,7 @@ suite(void)
 	tcase_add_test(tc, names_with_dots);
 	tcase_add_test(tc, invalid_paths);
 	tcase_add_test(tc, symlinks);
+	tcase_add_test(tc, pseudo_files);
 	tcase_add_test(tc, special_files);
 	tcase_add_test(tc, ranges);
 	tcase_add_test(tc, line_ends);

@@ -661,6 +661,36 @@ START_TEST(fifo_and_directory)
 }
 END_TEST
 
+/*
+ * Files of kernel pseudo-filesystems are never written: appending to a
+ * /proc file, replacing it, editing it, creating in a /proc directory.
+ * (/proc/self is wswrite itself: harmless even if the refusal failed.)
+ */
+START_TEST(pseudo_files)
+{
+	static const char *const args[][6] = {
+		{"--append", "--content", "x", "/proc/self/comm", NULL},
+		{"--content", "x", "/proc/self/comm", NULL},
+		{"--edit", "--old", "w", "--new", "v", "/proc/self/comm"},
+		{"--content", "x", "/proc/self/newfile", NULL},
+	};
+	struct wst_run r;
+
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		const char *argv[12] = {"--workspace", "/", "--json"};
+		size_t n = 3;
+
+		for (size_t k = 0; k < 6 && args[i][k]; k++)
+			argv[n++] = args[i][k];
+		argv[n] = NULL;
+		wst_runv(&r, NULL, NULL, "wswrite", argv);
+		ck_assert_msg(strstr(r.out, "pseudo-filesystem") != NULL,
+			      "case %zu: %s", i, r.out);
+		expect_fail(&r, "NOT_A_REGULAR_FILE", 5);
+	}
+}
+END_TEST
+
 START_TEST(read_only_mount)
 {
 	struct wst_run r;
@@ -1815,6 +1845,7 @@ suite(void)
 	tcase_add_test(tc, symlink_leaf_outside);
 	tcase_add_test(tc, symlink_dangling_inside_and_parents);
 	tcase_add_test(tc, fifo_and_directory);
+	tcase_add_test(tc, pseudo_files);
 	tcase_add_test(tc, read_only_mount);
 	tcase_add_test(tc, mode_kept_on_replace);
 	tcase_add_test(tc, failure_midway_fsize);
