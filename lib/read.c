@@ -11,6 +11,10 @@
  * has been seen, except that the rest is counted for total_lines when it
  * is within count_max bytes: an agent wants to know how long the file is,
  * but not at the price of reading a whole 1 GiB log.
+ *
+ * A file is binary when a NUL byte appears in what is read of it, wherever
+ * it is: the check runs on each chunk as the read goes, and the first NUL
+ * ends the read with binary metadata, as for a file binary from its start.
  */
 #include "ws/read.h"
 
@@ -296,7 +300,8 @@ ws__read_small(int fd, long long size, long long max,
 	}
 	r->buf = buf;
 	r->size = (long long)got;
-	if (ws_read_is_binary(buf, got)) {
+	/* A NUL anywhere makes it binary: the whole file is at hand. */
+	if (memchr(buf, '\0', got) != NULL) {
 		ws__binary(r, buf, got, o->base64);
 		return 0;
 	}
@@ -451,6 +456,25 @@ ws__scan_limit(const struct ws__scan *s, bool bytes, long long pos,
 			    bytes ? "scan-bytes" : "scan-time");
 }
 
+/*
+ * A large file found binary (a NUL in what was read so far): metadata, as
+ * for a file binary from its first byte, whose type head tells; with
+ * base64, FILE_TOO_LARGE, since its bytes are over the limit.
+ */
+static int
+ws__binary_large(struct ws_read *r, const char *head, size_t headlen,
+		 const struct ws_read_opts *o, long long max)
+{
+	ws__binary(r, head, headlen, false);
+	if (o->base64)
+		return ws_error_set(WS_EFILE_TOO_LARGE, NULL,
+				    "is a %lld-byte binary file, over the "
+				    "%lld-byte limit; raise --max-bytes to "
+				    "get it as base64",
+				    r->size, max);
+	return 0;
+}
+
 /* A file over max bytes: binary metadata, FILE_TOO_LARGE, or a stream. */
 static int
 ws__read_large(int fd, const struct stat *st, long long max,
@@ -463,6 +487,8 @@ ws__read_large(int fd, const struct stat *st, long long max,
 	long long t0 = ws__now_ms();
 	long long pos, done_at = -1;
 	bool eof;
+	char head[32]; /* the first bytes, for the type of a binary file */
+	size_t headlen;
 	char *chunk = malloc(WS__CHUNK);
 	ssize_t n;
 	int rc = 0;
@@ -477,14 +503,10 @@ ws__read_large(int fd, const struct stat *st, long long max,
 	pos = n;
 	eof = n < WS__CHUNK;
 	r->size = st->st_size > pos ? st->st_size : pos;
-	if (ws_read_is_binary(chunk, (size_t)n)) {
-		ws__binary(r, chunk, (size_t)n, false);
-		if (o->base64)
-			rc = ws_error_set(WS_EFILE_TOO_LARGE, NULL,
-					  "is a %lld-byte binary file, over the "
-					  "%lld-byte limit; raise --max-bytes to "
-					  "get it as base64",
-					  r->size, max);
+	headlen = (size_t)n < sizeof(head) ? (size_t)n : sizeof(head);
+	memcpy(head, chunk, headlen);
+	if (memchr(chunk, '\0', (size_t)n) != NULL) {
+		rc = ws__binary_large(r, head, headlen, o, max);
 		goto out;
 	}
 	if (o->start_line == 0 && o->end_line == 0) {
@@ -532,6 +554,17 @@ ws__read_large(int fd, const struct stat *st, long long max,
 		if (n == 0)
 			eof = true;
 		pos += n;
+		/*
+		 * Binary is a NUL anywhere in what is read, not only in the
+		 * first block: a file of text and then zeros is not text.
+		 * memchr() runs at memory speed; the lines kept so far go.
+		 */
+		if (memchr(chunk, '\0', (size_t)n) != NULL) {
+			if (pos > r->size)
+				r->size = pos;
+			rc = ws__binary_large(r, head, headlen, o, max);
+			goto out;
+		}
 	}
 	if (eof && !s.done && s.any && !s.last_nl && s.line >= s.start) {
 		/* The last line has no newline but is whole. */

@@ -344,6 +344,95 @@ START_TEST(binary_files)
 }
 END_TEST
 
+/* Text, then NULs: write text_kib KiB of lines, then nul_kib KiB of zeros. */
+static void
+write_text_then_nuls(const char *rel, size_t text_kib, size_t nul_kib)
+{
+	size_t n = (text_kib + nul_kib) * 1024;
+	char *t = calloc(1, n);
+
+	for (size_t i = 0; i < text_kib * 1024; i++)
+		t[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
+	wst_writen(dir, rel, t, n);
+	free(t);
+}
+
+/*
+ * A NUL anywhere in what is read makes the file binary, not only in its
+ * first block: the small path checks the whole buffer, the streamed one
+ * each chunk as it goes.
+ */
+START_TEST(binary_late)
+{
+	struct ws_read_opts o = {0};
+	struct ws_read r;
+
+	write_text_then_nuls("late.txt", 100, 4);
+	ck_assert_int_eq(read_rel("late.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
+	ck_assert_str_eq(r.type, "binary");
+	ck_assert_int_eq(r.size, 104 * 1024);
+	ck_assert(!r.total_known);
+	ws_read_free(&r);
+	/* A range in the text part changes nothing: the file is binary. */
+	o.start_line = 1;
+	o.end_line = 1;
+	ck_assert_int_eq(read_rel("late.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ws_read_free(&r);
+	/* With base64 it comes back whole, as any binary file. */
+	o = (struct ws_read_opts){.base64 = true};
+	ck_assert_int_eq(read_rel("late.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_uint_eq(r.len, 104 * 1024);
+	ws_read_free(&r);
+	/* One NUL at the very end. */
+	write_text_then_nuls("last.txt", 64, 0);
+	{
+		char *p = wst_path(dir, "last.txt");
+		int fd = open(p, O_WRONLY | O_APPEND);
+
+		ck_assert_int_eq(write(fd, "", 1), 1);
+		close(fd);
+		free(p);
+	}
+	o = (struct ws_read_opts){0};
+	ck_assert_int_eq(read_rel("last.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ws_read_free(&r);
+
+	/*
+	 * Streamed (over max_bytes): 600 KiB of text, then zeros.  The NUL
+	 * is past the first 256 KiB chunk; a range that reaches it, or a
+	 * count of the lines that does, ends as binary.
+	 */
+	write_text_then_nuls("big.txt", 600, 100);
+	o = (struct ws_read_opts){.max_bytes = 64 * 1024, .start_line = 9000,
+				  .end_line = 9001};
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
+	ck_assert_int_eq(r.size, 700 * 1024);
+	ws_read_free(&r);
+	o.start_line = 1;
+	o.end_line = 1;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ws_read_free(&r);
+	o.base64 = true;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), WS_EFILE_TOO_LARGE);
+	ws_read_free(&r);
+	/* Not counted, not read: only what was read is judged. */
+	o.base64 = false;
+	o.count_max = -1;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	ck_assert(!r.binary);
+	ck_assert_uint_eq(r.len, 64);
+	ws_read_free(&r);
+}
+END_TEST
+
 START_TEST(large_streamed)
 {
 	struct ws_read_opts o = {0};
@@ -552,7 +641,12 @@ START_TEST(sparse_tail)
 	char *p;
 	int fd;
 
-	write_lines("s.txt", 2000); /* 26,000 bytes of text */
+	/*
+	 * 390,000 bytes of text, more than the first chunk, so the range is
+	 * done before any zero of the hole is read; the hole is too far to
+	 * count through.
+	 */
+	write_lines("s.txt", 30000);
 	p = wst_path(dir, "s.txt");
 	fd = open(p, O_WRONLY);
 	ck_assert_int_ge(fd, 0);
@@ -561,7 +655,15 @@ START_TEST(sparse_tail)
 	ck_assert_int_eq(read_rel("s.txt", &o, &r), 0);
 	expect_data(&r, "line 0000001\nline 0000002\n");
 	ck_assert(!r.total_known);
+	ck_assert(!r.binary);
 	ck_assert_int_eq(r.size, 100LL * 1024 * 1024);
+	ws_read_free(&r);
+	/* A range past the text reads zeros: binary, at once. */
+	o.start_line = 40000;
+	o.end_line = 40000;
+	ck_assert_int_eq(read_rel("s.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
 	ws_read_free(&r);
 	free(p);
 }
@@ -769,6 +871,7 @@ suite(void)
 	tcase_add_test(tc, check_opts);
 	tcase_add_test(tc, small_files);
 	tcase_add_test(tc, binary_files);
+	tcase_add_test(tc, binary_late);
 	tcase_add_test(tc, large_streamed);
 	tcase_add_test(tc, large_truncated);
 	tcase_add_test(tc, scan_bounds);
