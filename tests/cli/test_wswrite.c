@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/write.h"
@@ -1755,6 +1756,131 @@ START_TEST(sigterm_midwrite)
 END_TEST
 
 /*
+ * Start wswrite --workspace ws f.txt with env (NULL-terminated) and n bytes
+ * of data on its standard input, fed from the parent (the pipe may be
+ * smaller than the data); returns the child's pid, the data written.
+ */
+static pid_t
+spawn_writer(char *const *env, const char *data, size_t n)
+{
+	int in[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(in), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(in[0], 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		close(in[1]);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execle(wst_bin("wswrite"), "wswrite", "--workspace", ws, "f.txt",
+		       (char *)NULL, env);
+		_exit(127);
+	}
+	close(in[0]);
+	signal(SIGPIPE, SIG_IGN);
+	for (size_t done = 0; done < n;) {
+		ssize_t k = write(in[1], data + done, n - done);
+
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+	}
+	close(in[1]);
+	return pid;
+}
+
+static double
+mono_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+/*
+ * Issue 12 section 4: writers killed with SIGKILL (a harness's timeout) at
+ * random points leave no temporary file behind once one more write has
+ * run in the directory, with O_TMPFILE (the default) and with the named
+ * fallback (WS_TEST_NAMED_TEMP=1).  For the named path a kill is also
+ * placed surely while its temporary file exists, so the sweep is seen to
+ * remove a real leftover.  f.txt always holds a whole version.
+ */
+START_TEST(sigkill_leaves_no_temp)
+{
+	static char env_tmpfile_s[] = "WS_TEST_NAMED_TEMP=0";
+	static char env_named_s[] = "WS_TEST_NAMED_TEMP=1";
+	char *env_tmpfile[] = {env_tmpfile_s, NULL};
+	char *env_named[] = {env_named_s, NULL};
+	char *const *envs[] = {env_tmpfile, env_named};
+	size_t n = 48 * 1024, big = 64u << 20;
+	char *data = malloc(big), *s;
+	int left_before[2] = {0, 0};
+	struct wst_run r;
+
+	memset(data, 'K', big);
+	srand((unsigned)getpid());
+	for (int mode = 0; mode < 2; mode++) {
+		double full;
+		int st;
+		pid_t pid;
+
+		wst_write(ws, "f.txt", "initial\n");
+		/* How long a whole write takes: kills land across it. */
+		full = mono_us();
+		pid = spawn_writer(envs[mode], data, n);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		full = mono_us() - full;
+		for (int i = 0; i < 50; i++) {
+			pid = spawn_writer(envs[mode], data, n);
+			usleep((useconds_t)(rand() % (int)(full * 1.2 + 1)));
+			kill(pid, SIGKILL);
+			ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+			left_before[mode] += temp_left(ws);
+		}
+		if (mode == 1) {
+			/* Surely mid-write: 64 MiB, killed once its temp shows. */
+			bool seen = false;
+
+			pid = spawn_writer(envs[mode], data, big);
+			for (int i = 0; i < 2000000 && !seen; i++) {
+				if (waitpid(pid, &st, WNOHANG) == pid)
+					break;
+				seen = temp_left(ws);
+			}
+			ck_assert_msg(seen, "never saw the named temporary file");
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			ck_assert_msg(temp_left(ws), "SIGKILL left no temp: the test "
+				      "cannot tell a sweep from nothing");
+		}
+		/* One more write in the directory. */
+		wst_run(&r, "after\n", "wswrite", "--workspace", ws, "--json",
+			"other.txt", NULL);
+		expect_ok(&r);
+		wst_run_free(&r);
+		ck_assert_msg(!temp_left(ws), "mode %d: a temporary file is left "
+			      "after the next write (%d seen before it)", mode,
+			      left_before[mode]);
+		ck_assert_int_eq(entries(ws), 2);
+		s = at(ws, "f.txt");
+		ck_assert_msg(strcmp(s, "initial\n") == 0 ||
+			      (strlen(s) == n && strspn(s, "K") == n),
+			      "f.txt holds a partial write (%zu bytes)", strlen(s));
+		free(s);
+	}
+	free(data);
+}
+END_TEST
+
+/*
  * Finding 5: a function call (--args) without content is an error, not a
  * read of standard input (which an agent's runner may leave open).
  */
@@ -1862,6 +1988,7 @@ suite(void)
 	tcase_add_test(tc, move_policy_contents);
 	tcase_add_test(tc, move_policy_limit);
 	tcase_add_test(tc, edit_result_capped);
+	tcase_add_test(tc, sigkill_leaves_no_temp);
 	tcase_add_test(tc, sigterm_midwrite);
 	tcase_add_test(tc, args_without_content);
 	tcase_add_test(tc, diff_encoding);
