@@ -1227,6 +1227,80 @@ ws__make_diff(const struct ws_wopts *o, struct ws_wresult *r, const char *a,
 	return rc;
 }
 
+/*
+ * Whether the file at res is still the one read (st): same inode, size
+ * and mtime; else IO_ERROR, nothing written.
+ */
+static int
+ws__unchanged(const struct ws_res *res, const struct stat *st,
+	      const char *doing)
+{
+	struct stat now;
+
+	if (fstatat(res->dirfd, res->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    now.st_size != st->st_size ||
+	    now.st_mtim.tv_sec != st->st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != st->st_mtim.tv_nsec)
+		return ws_error_set(WS_EIO_ERROR, NULL,
+				    "changed while it was being %s; nothing "
+				    "was written, try again", doing);
+	return 0;
+}
+
+/*
+ * Append to a file with more than one hard link: never in place, since
+ * another name of it may be a file outside the workspace (a hard link
+ * placed inside).  The old content (old, if the caller read it for a
+ * diff, else read here, up to WS_EDIT_MAX) and the new go to a new file
+ * that replaces this name atomically with the old mode and owner; the
+ * other names keep the old content.  *rst is the old file's stat.
+ */
+static int
+ws__append_copy(struct ws_res *res, const struct ws_wopts *o,
+		const char *old, size_t oldlen, struct stat *rst,
+		unsigned aflags)
+{
+	char *own = NULL, *joined;
+	int fd = -1, rc;
+
+	if (old == NULL) {
+		if ((rc = ws_res_open(res, O_RDONLY, &fd)) < 0)
+			return rc;
+		rc = ws__read_all(fd, WS_EDIT_MAX, &own, &oldlen);
+		if (rc == 0 && fstat(fd, rst) < 0)
+			rc = ws_error_errno(errno, NULL, "fstat");
+		close(fd);
+		if (rc == WS_EFILE_TOO_LARGE)
+			return ws_error_set(WS_EFILE_TOO_LARGE, NULL,
+					    "has %lu hard links, so an append "
+					    "copies it rather than change a "
+					    "shared file in place, and it is "
+					    "over the %d MiB a copy may take",
+					    (unsigned long)res->st.st_nlink,
+					    WS_EDIT_MAX >> 20);
+		if (rc < 0)
+			return rc;
+		old = own;
+	}
+	joined = malloc(oldlen + o->len + 1);
+	if (joined == NULL) {
+		free(own);
+		return ws__nomem();
+	}
+	memcpy(joined, old, oldlen);
+	if (o->len)
+		memcpy(joined + oldlen, o->content, o->len);
+	/* An append made meanwhile through another name would be lost. */
+	rc = ws__unchanged(res, rst, "appended to");
+	if (rc == 0)
+		rc = ws_write_atomic(res->dirfd, res->name, joined,
+				     oldlen + o->len, rst, aflags);
+	free(joined);
+	free(own);
+	return rc;
+}
+
 /* Write to an existing regular file. */
 static int
 ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
@@ -1314,34 +1388,34 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		r->bytes_written = (long long)o->len;
 		if (o->dry_run)
 			goto out;
-		rc = ws_res_open(res, O_WRONLY | O_APPEND, &fd);
-		if (rc < 0)
-			goto out;
-		rc = ws__full_write(fd, o->content, o->len);
-		if (rc == 0 && !o->nosync && fsync(fd) < 0)
-			rc = ws_error_errno(errno, NULL, "fsync");
-		close(fd);
-		fd = -1;
+		if (res->st.st_nlink <= 1) {
+			struct stat now;
+
+			rc = ws_res_open(res, O_WRONLY | O_APPEND, &fd);
+			if (rc < 0)
+				goto out;
+			/*
+			 * The inode written must have this name only: a link
+			 * made since resolution sends the append to the copy.
+			 */
+			if (fstat(fd, &now) == 0 && now.st_nlink <= 1) {
+				rc = ws__full_write(fd, o->content, o->len);
+				if (rc == 0 && !o->nosync && fsync(fd) < 0)
+					rc = ws_error_errno(errno, NULL, "fsync");
+				goto out;
+			}
+			close(fd);
+			fd = -1;
+		}
+		rc = ws__append_copy(res, o, old, oldlen, &rst, aflags);
 		goto out;
 	}
 	r->bytes_written = (long long)newlen;
 	if (o->dry_run)
 		goto out;
-	if (o->edit) {
-		/* Refuse to overwrite a change made since we read the file. */
-		struct stat now;
-
-		if (fstatat(res->dirfd, res->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    now.st_dev != rst.st_dev || now.st_ino != rst.st_ino ||
-		    now.st_size != rst.st_size ||
-		    now.st_mtim.tv_sec != rst.st_mtim.tv_sec ||
-		    now.st_mtim.tv_nsec != rst.st_mtim.tv_nsec) {
-			rc = ws_error_set(WS_EIO_ERROR, NULL,
-					  "changed while it was being edited; "
-					  "nothing was written, try again");
-			goto out;
-		}
-	}
+	/* Refuse to overwrite a change made since we read the file. */
+	if (o->edit && (rc = ws__unchanged(res, &rst, "edited")) < 0)
+		goto out;
 	rc = ws_write_atomic(res->dirfd, res->name, newdata, newlen, &rst, aflags);
 out:
 	if (fd >= 0)

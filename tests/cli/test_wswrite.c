@@ -914,6 +914,79 @@ START_TEST(append)
 }
 END_TEST
 
+/*
+ * Issue 12 section 5: a file with more than one hard link is never changed
+ * in place.  A hard link placed in the workspace whose other name is a
+ * file outside: the append lands in a new file at the workspace name
+ * (old content + new, the mode kept), and the outside file is unchanged.
+ * A file with one link is still appended to in place (same inode).
+ */
+START_TEST(append_hard_link)
+{
+	char *victim = wst_path(out, "victim.txt"), *lnk = wst_path(ws, "link.txt");
+	struct stat a, b;
+	struct wst_run r;
+
+	wst_write(out, "victim.txt", "outside\n");
+	ck_assert_int_eq(chmod(victim, 0640), 0);
+	ck_assert_int_eq(link(victim, lnk) == 0 ? 0 : errno, 0);
+	ck_assert_int_eq(stat(victim, &a), 0);
+	ck_assert_int_eq(a.st_nlink, 2);
+
+	/* A dry run shows the diff and changes nothing. */
+	W(&r, NULL, "--append", "--dry-run", "--content", "pwn\n", "link.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "diff"),
+			 "--- /link.txt\n+++ /link.txt\n@@ -1 +1,2 @@\n outside\n+pwn\n");
+	wst_run_free(&r);
+	assert_file(out, "victim.txt", "outside\n");
+
+	W(&r, NULL, "--append", "--content", "pwn\n", "link.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "action"), "append");
+	ck_assert_int_eq(wst_output(&r, "bytes_written")->valueint, 4);
+	wst_run_free(&r);
+	assert_file(out, "victim.txt", "outside\n");
+	assert_file(ws, "link.txt", "outside\npwn\n");
+	ck_assert_int_eq(stat(victim, &a), 0);
+	ck_assert_int_eq(stat(lnk, &b), 0);
+	ck_assert_int_eq(a.st_nlink, 1);
+	ck_assert_int_eq(b.st_nlink, 1);
+	ck_assert(a.st_ino != b.st_ino);
+	ck_assert_int_eq(b.st_mode & 07777, 0640);
+
+	/* The same through --args and stdin, without a diff (plain). */
+	ck_assert_int_eq(unlink(lnk), 0);
+	ck_assert_int_eq(link(victim, lnk), 0);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"link.txt\",\"content\":\"two\\n\",\"append\":true}",
+		NULL);
+	expect_ok(&r);
+	wst_run_free(&r);
+	ck_assert_int_eq(unlink(lnk), 0);
+	ck_assert_int_eq(link(victim, lnk), 0);
+	wst_run(&r, "three\n", "wswrite", "--workspace", ws, "--plain", "-a",
+		"link.txt", NULL);
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	assert_file(out, "victim.txt", "outside\n");
+	assert_file(ws, "link.txt", "outside\nthree\n");
+	ck_assert(!temp_left(ws));
+
+	/* One link: in place, as before. */
+	ck_assert_int_eq(stat(lnk, &a), 0);
+	ck_assert_int_eq(a.st_nlink, 1);
+	W(&r, NULL, "--append", "--content", "four\n", "link.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	ck_assert_int_eq(stat(lnk, &b), 0);
+	ck_assert(a.st_ino == b.st_ino);
+	assert_file(ws, "link.txt", "outside\nthree\nfour\n");
+	free(victim);
+	free(lnk);
+}
+END_TEST
+
 START_TEST(edit)
 {
 	struct wst_run r;
@@ -1977,6 +2050,7 @@ suite(void)
 	tcase_add_test(tc, failure_midway_fsize);
 	tcase_add_test(tc, create_only_and_parents);
 	tcase_add_test(tc, append);
+	tcase_add_test(tc, append_hard_link);
 	tcase_add_test(tc, edit);
 	tcase_add_test(tc, mkdir_op);
 	tcase_add_test(tc, delete_op);
