@@ -7,6 +7,7 @@
  * give metadata only unless --base64, and never reach a terminal raw.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,10 @@
 #include "ws/read.h"
 #include "ws/resolve.h"
 
-enum { O_START, O_END, O_MAX_BYTES, O_BASE64, O_NUMBER, O_COUNT };
+enum {
+	O_START, O_END, O_MAX_BYTES, O_BASE64, O_NUMBER, O_SCAN_BYTES,
+	O_SCAN_TIME, O_COUNT
+};
 
 static const struct ws_opt opts[O_COUNT] = {
 	[O_START] = {"start-line", 0, WS_OPT_INT, "N",
@@ -35,6 +39,17 @@ static const struct ws_opt opts[O_COUNT] = {
 	[O_NUMBER] = {"number", 'n', WS_OPT_FLAG, NULL,
 		      "number the output lines (plain output only)",
 		      WS_OPT_NOSCHEMA},
+	/*
+	 * The bounds on scanning a large file for a range are the person's
+	 * to set (config limits.scan_bytes and limits.scan_time), never the
+	 * model's: no --args key.
+	 */
+	[O_SCAN_BYTES] = {"scan-bytes", 0, WS_OPT_INT, "N",
+			  "most bytes scanned to reach a line range (default "
+			  "1073741824)", WS_OPT_NOSCHEMA},
+	[O_SCAN_TIME] = {"scan-time", 0, WS_OPT_INT, "S",
+			 "most seconds spent scanning to reach a line range "
+			 "(default 5)", WS_OPT_NOSCHEMA},
 };
 
 static const struct ws_tool tool = {
@@ -58,7 +73,8 @@ static const struct ws_tool tool = {
 static int
 get_opts(const struct ws_cli *cli, struct ws_read_opts *o)
 {
-	static const int pos[] = {O_START, O_END, O_MAX_BYTES};
+	static const int pos[] = {O_START, O_END, O_MAX_BYTES, O_SCAN_BYTES,
+				  O_SCAN_TIME};
 
 	memset(o, 0, sizeof(*o));
 	for (size_t i = 0; i < sizeof(pos) / sizeof(pos[0]); i++) {
@@ -73,6 +89,11 @@ get_opts(const struct ws_cli *cli, struct ws_read_opts *o)
 	o->end_line = WS_OPT(cli, O_END)->i;
 	o->max_bytes = WS_OPT(cli, O_MAX_BYTES)->i;
 	o->base64 = WS_OPT(cli, O_BASE64)->b;
+	o->scan_bytes = WS_OPT(cli, O_SCAN_BYTES)->i;
+	if (WS_OPT(cli, O_SCAN_TIME)->i > LLONG_MAX / 1000)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--scan-time is too large");
+	o->scan_ms = WS_OPT(cli, O_SCAN_TIME)->i * 1000;
 	return ws_read_check_opts(o);
 }
 

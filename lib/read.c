@@ -11,6 +11,10 @@
  * has been seen, except that the rest is counted for total_lines when it
  * is within count_max bytes: an agent wants to know how long the file is,
  * but not at the price of reading a whole 1 GiB log.
+ *
+ * A file is binary when a NUL byte appears in what is read of it, wherever
+ * it is: the check runs on each chunk as the read goes, and the first NUL
+ * ends the read with binary metadata, as for a file binary from its start.
  */
 #include "ws/read.h"
 
@@ -18,9 +22,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/error.h"
@@ -186,6 +192,9 @@ ws_read_check_opts(const struct ws_read_opts *o)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "--max-bytes is at most %lld (%lld MiB)",
 				    WS_READ_MAX_HARD, WS_READ_MAX_HARD >> 20);
+	if (o->scan_bytes < 0 || o->scan_ms < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "the scan limits must be at least 1");
 	if (o->start_line > 0 && o->end_line > 0 && o->start_line > o->end_line)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "start line %lld is after end line %lld",
@@ -291,7 +300,8 @@ ws__read_small(int fd, long long size, long long max,
 	}
 	r->buf = buf;
 	r->size = (long long)got;
-	if (ws_read_is_binary(buf, got)) {
+	/* A NUL anywhere makes it binary: the whole file is at hand. */
+	if (memchr(buf, '\0', got) != NULL) {
 		ws__binary(r, buf, got, o->base64);
 		return 0;
 	}
@@ -380,6 +390,15 @@ ws__scan_feed(struct ws__scan *s, const char *p, size_t n)
 			s->line += ws__count_nl(p, (size_t)(e - p));
 			return 0;
 		}
+		if (s->line < s->start) {
+			/* Before the range: skip whole chunks at counting speed. */
+			long long c = ws__count_nl(p, (size_t)(e - p));
+
+			if (s->line + c < s->start) {
+				s->line += c;
+				return 0;
+			}
+		}
 		q = memchr(p, '\n', (size_t)(e - p));
 		seg = q ? q + 1 : e;
 		if (s->line >= s->start &&
@@ -399,6 +418,63 @@ ws__scan_feed(struct ws__scan *s, const char *p, size_t n)
 	return 0;
 }
 
+/* Milliseconds on the monotonic clock (a vDSO call: cheap per chunk). */
+static long long
+ws__now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The range was not reached within a scan bound: say which bound, how far
+ * the scan got, and what to do about it.
+ */
+static int
+ws__scan_limit(const struct ws__scan *s, bool bytes, long long pos,
+	       long long limit)
+{
+	char what[64];
+
+	if (bytes)
+		snprintf(what, sizeof(what), "%lld bytes (limits.scan_bytes)",
+			 limit);
+	else if (limit % 1000 == 0)
+		snprintf(what, sizeof(what), "%lld s (limits.scan_time)",
+			 limit / 1000);
+	else
+		snprintf(what, sizeof(what), "%lld ms (limits.scan_time)", limit);
+	return ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
+			    "line %lld not reached within the scan limit of %s: "
+			    "%lld lines in the first %lld bytes; hint: ask for "
+			    "an earlier line, or raise limits.%s in the "
+			    "configuration (or --%s)",
+			    s->start, what, s->line - 1, pos,
+			    bytes ? "scan_bytes" : "scan_time",
+			    bytes ? "scan-bytes" : "scan-time");
+}
+
+/*
+ * A large file found binary (a NUL in what was read so far): metadata, as
+ * for a file binary from its first byte, whose type head tells; with
+ * base64, FILE_TOO_LARGE, since its bytes are over the limit.
+ */
+static int
+ws__binary_large(struct ws_read *r, const char *head, size_t headlen,
+		 const struct ws_read_opts *o, long long max)
+{
+	ws__binary(r, head, headlen, false);
+	if (o->base64)
+		return ws_error_set(WS_EFILE_TOO_LARGE, NULL,
+				    "is a %lld-byte binary file, over the "
+				    "%lld-byte limit; raise --max-bytes to "
+				    "get it as base64",
+				    r->size, max);
+	return 0;
+}
+
 /* A file over max bytes: binary metadata, FILE_TOO_LARGE, or a stream. */
 static int
 ws__read_large(int fd, const struct stat *st, long long max,
@@ -406,8 +482,13 @@ ws__read_large(int fd, const struct stat *st, long long max,
 {
 	struct ws__scan s = {0};
 	long long budget = o->count_max == 0 ? WS_READ_COUNT_DEFAULT : o->count_max;
+	long long scan_max = o->scan_bytes > 0 ? o->scan_bytes : WS_READ_SCAN_DEFAULT;
+	long long scan_ms = o->scan_ms > 0 ? o->scan_ms : WS_READ_SCAN_MS_DEFAULT;
+	long long t0 = ws__now_ms();
 	long long pos, done_at = -1;
 	bool eof;
+	char head[32]; /* the first bytes, for the type of a binary file */
+	size_t headlen;
 	char *chunk = malloc(WS__CHUNK);
 	ssize_t n;
 	int rc = 0;
@@ -422,14 +503,10 @@ ws__read_large(int fd, const struct stat *st, long long max,
 	pos = n;
 	eof = n < WS__CHUNK;
 	r->size = st->st_size > pos ? st->st_size : pos;
-	if (ws_read_is_binary(chunk, (size_t)n)) {
-		ws__binary(r, chunk, (size_t)n, false);
-		if (o->base64)
-			rc = ws_error_set(WS_EFILE_TOO_LARGE, NULL,
-					  "is a %lld-byte binary file, over the "
-					  "%lld-byte limit; raise --max-bytes to "
-					  "get it as base64",
-					  r->size, max);
+	headlen = (size_t)n < sizeof(head) ? (size_t)n : sizeof(head);
+	memcpy(head, chunk, headlen);
+	if (memchr(chunk, '\0', (size_t)n) != NULL) {
+		rc = ws__binary_large(r, head, headlen, o, max);
 		goto out;
 	}
 	if (o->start_line == 0 && o->end_line == 0) {
@@ -453,8 +530,19 @@ ws__read_large(int fd, const struct stat *st, long long max,
 			if (done_at < 0)
 				done_at = pos;
 			if (budget < 0 || st->st_size - done_at > budget ||
-			    pos - done_at > budget)
+			    pos - done_at > budget || pos >= scan_max ||
+			    ws__now_ms() - t0 >= scan_ms)
 				break;
+		} else if (pos >= scan_max) {
+			/*
+			 * Still short of the range: the bound on the scan.
+			 * (Once in range, max_bytes ends it soon enough.)
+			 */
+			rc = ws__scan_limit(&s, true, pos, scan_max);
+			goto out;
+		} else if (ws__now_ms() - t0 >= scan_ms) {
+			rc = ws__scan_limit(&s, false, pos, scan_ms);
+			goto out;
 		}
 		do
 			n = read(fd, chunk, WS__CHUNK);
@@ -466,6 +554,17 @@ ws__read_large(int fd, const struct stat *st, long long max,
 		if (n == 0)
 			eof = true;
 		pos += n;
+		/*
+		 * Binary is a NUL anywhere in what is read, not only in the
+		 * first block: a file of text and then zeros is not text.
+		 * memchr() runs at memory speed; the lines kept so far go.
+		 */
+		if (memchr(chunk, '\0', (size_t)n) != NULL) {
+			if (pos > r->size)
+				r->size = pos;
+			rc = ws__binary_large(r, head, headlen, o, max);
+			goto out;
+		}
 	}
 	if (eof && !s.done && s.any && !s.last_nl && s.line >= s.start) {
 		/* The last line has no newline but is whole. */

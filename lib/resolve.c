@@ -21,6 +21,7 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -994,6 +995,69 @@ fail:
 	return rc;
 }
 
+/*
+ * Kernel pseudo-filesystems, by statfs f_type (linux/magic.h; the numbers
+ * are spelled out so that an older header does not drop one).  Their
+ * "regular" files are kernel interfaces, not data: /proc/kmsg blocks
+ * reading, tracefs trace_pipe waits for events, sysfs and debugfs
+ * attributes act when written, efivarfs writes firmware variables.
+ */
+static const struct {
+	uint32_t magic;
+	const char *name;
+} ws__pseudo_fs[] = {
+	{0x9fa0, "procfs"},		/* PROC_SUPER_MAGIC */
+	{0x62656572, "sysfs"},		/* SYSFS_MAGIC */
+	{0x64626720, "debugfs"},	/* DEBUGFS_MAGIC */
+	{0x74726163, "tracefs"},	/* TRACEFS_MAGIC */
+	{0x73636673, "securityfs"},	/* SECURITYFS_MAGIC */
+	{0x27e0eb, "cgroupfs"},		/* CGROUP_SUPER_MAGIC */
+	{0x63677270, "cgroup2fs"},	/* CGROUP2_SUPER_MAGIC */
+	{0x62656570, "configfs"},	/* CONFIGFS_MAGIC */
+	{0x6165676c, "pstore"},		/* PSTOREFS_MAGIC */
+	{0xcafe4a11, "bpffs"},		/* BPF_FS_MAGIC */
+	{0xde5e81e4, "efivarfs"},	/* EFIVARFS_MAGIC */
+	{0x65735543, "fusectl"},	/* FUSE_CTL_SUPER_MAGIC */
+	{0xf97cff8c, "selinuxfs"},	/* SELINUX_MAGIC */
+	{0x43415d53, "smackfs"},	/* SMACK_MAGIC */
+	{0x42494e4d, "binfmt_misc"},	/* BINFMTFS_MAGIC */
+	{0x7655821, "resctrl"},		/* RDTGROUP_SUPER_MAGIC */
+	{0x6e736673, "nsfs"},		/* NSFS_MAGIC */
+	{0x09041934, "anon_inodefs"},	/* ANON_INODE_FS_MAGIC */
+	{0x1cd1, "devpts"},		/* DEVPTS_SUPER_MAGIC */
+	{0x9fa2, "usbdevfs"},		/* USBDEVICE_SUPER_MAGIC */
+};
+
+const char *
+ws_fs_pseudo_name(unsigned long f_type)
+{
+	/* Magic numbers are 32 bits; f_type may come sign-extended. */
+	uint32_t t = (uint32_t)f_type;
+
+	for (size_t i = 0; i < sizeof(ws__pseudo_fs) / sizeof(ws__pseudo_fs[0]);
+	     i++)
+		if (ws__pseudo_fs[i].magic == t)
+			return ws__pseudo_fs[i].name;
+	return NULL;
+}
+
+int
+ws_fd_check_fs(int fd)
+{
+	struct statfs sf;
+	const char *name;
+
+	if (fstatfs(fd, &sf) < 0)
+		return ws_error_errno(errno, NULL, "statfs");
+	name = ws_fs_pseudo_name((unsigned long)sf.f_type);
+	if (name != NULL)
+		return ws_error_set(WS_ENOT_A_REGULAR_FILE, NULL,
+				    "is not a regular file (it is on %s, a kernel "
+				    "pseudo-filesystem whose files are interfaces, "
+				    "not data)", name);
+	return 0;
+}
+
 int
 ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
 {
@@ -1022,6 +1086,18 @@ ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
 				    S_ISFIFO(res->st.st_mode) ? "a FIFO" :
 				    S_ISSOCK(res->st.st_mode) ? "a socket" :
 				    "a device");
+	}
+	/*
+	 * A file of a kernel pseudo-filesystem is refused before it is even
+	 * opened (opening some has effects).  One fstatfs() on the O_PATH
+	 * descriptor; the device check after the open below makes sure the
+	 * object opened is on the filesystem checked here.
+	 */
+	if (!(oflags & O_DIRECTORY)) {
+		int rc = ws_fd_check_fs(res->fd);
+
+		if (rc < 0)
+			return rc;
 	}
 	/*
 	 * O_NONBLOCK: if the name was swapped for a FIFO since it was

@@ -225,7 +225,8 @@ ws__apply_limits(struct ws_cli *cli)
 		{"max-bytes", l->max_bytes},	   {"max-entries", l->max_entries},
 		{"max-results", l->max_results},   {"max-filesize", l->max_filesize},
 		{"max-output", l->max_output},	   {"timeout", l->timeout},
-		{"time-budget", l->time_budget},
+		{"time-budget", l->time_budget},   {"scan-bytes", l->scan_bytes},
+		{"scan-time", l->scan_time},
 	};
 
 	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) {

@@ -5,11 +5,15 @@
 #   - write 4 KiB, durable (default)  vs dd conv=fsync
 #   - edit one line of a 1 MiB file   vs sed -i (also temp file + rename)
 #   - mkdir of an existing directory  vs mkdir -p
-# WS_BENCH_BIN=DIR uses already built binaries instead of build-release.
+#   - write 4 KiB through O_TMPFILE (the default) vs the named temporary
+#     file (WS_TEST_NAMED_TEMP=1), without and with fsync
+# WS_BENCH_BIN=DIR uses already built binaries instead of build-release;
+# WS_BENCH_DIR=DIR puts the files there (say /dev/shm for tmpfs; the
+# default is $TMPDIR or /tmp).
 source "$(dirname "$0")/lib.sh"
 need hyperfine hyperfine
 bin=${WS_BENCH_BIN:-$(bench_bin)}
-tmp=$(mktemp -d)
+tmp=$(mktemp -d ${WS_BENCH_DIR:+-p "$WS_BENCH_DIR"})
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src" "$tmp/ref"
 # A 4 KiB source-like file: 128 lines of 32 bytes.
@@ -48,6 +52,17 @@ compare_as "write a 4 KiB file durably (vs dd conv=fsync)" 200 \
 compare "edit one line of a 1 MiB file, no fsync (vs sed -i)" 200 \
 	"$bin/wswrite --workspace $tmp --no-sync --all --old unique_marker --new unique_marker src/m1.c" \
 	"sed -i s/unique_marker/unique_marker/ $tmp/ref/m1.c"
+# The same process (env) on both sides: only the kind of temporary differs.
+printf 'filesystem: %s\n\n' "$(stat -f -c %T "$tmp")"
+# compare_env NAME RUNS FLAGS: O_TMPFILE vs named, the 4 KiB content elided.
+compare_env() {
+	compare "$1" "$2" \
+		"env WS_TEST_NAMED_TEMP=0 $bin/wswrite --workspace $tmp $3 --content-base64 $small out/t.c" \
+		"env WS_TEST_NAMED_TEMP=1 $bin/wswrite --workspace $tmp $3 --content-base64 $small out/t.c" |
+		sed "s|--workspace $tmp\(.*\) --content-base64 [^ ]* |\1 <4 KiB> |"
+}
+compare_env "write a 4 KiB file, no fsync: O_TMPFILE (vs the named temporary)" 1000 --no-sync
+compare_env "write a 4 KiB file durably: O_TMPFILE (vs the named temporary)" 200 ""
 mkdir -p "$tmp/ref/d/e"
 "$bin/wswrite" --workspace "$tmp" --mkdir out/d/e >/dev/null
 compare "mkdir of an existing directory (vs mkdir -p)" 1000 \

@@ -499,6 +499,52 @@ START_TEST(symlinks)
 }
 END_TEST
 
+/*
+ * Files of kernel pseudo-filesystems are refused at once, even those that
+ * would block (/proc/kmsg) or that read like text (/proc/self/status).
+ */
+START_TEST(pseudo_files)
+{
+	static const char *const files[] = {
+		"/proc/kmsg", "/proc/self/status", "/proc/self/environ",
+		"/proc/sys/kernel/hostname", "/sys/kernel/uevent_seqnum",
+		"/sys/kernel/mm/transparent_hugepage/enabled",
+		"/sys/kernel/tracing/trace_pipe",
+		"/sys/kernel/debug/tracing/trace_pipe",
+		"/sys/fs/cgroup/cgroup.procs", "/sys/kernel/security/lsm",
+		NULL,
+	};
+	struct wst_run r;
+	int tried = 0;
+
+	for (size_t i = 0; files[i]; i++) {
+		double t0;
+
+		if (access(files[i], F_OK) != 0)
+			continue; /* not on this kernel or in this container */
+		tried++;
+		t0 = now_s();
+		wst_run(&r, NULL, "wsread", "--workspace", "/", "--json", files[i],
+			NULL);
+		ck_assert_msg(now_s() - t0 < 2.0, "%s took %.2f s", files[i],
+			      now_s() - t0);
+		ck_assert_msg(strcmp(wst_code(&r), "NOT_A_REGULAR_FILE") == 0,
+			      "%s: %s", files[i], r.out);
+		ck_assert_int_eq(r.status, 5);
+		ck_assert_ptr_nonnull(strstr(r.out, "pseudo-filesystem"));
+		wst_run_free(&r);
+	}
+	ck_assert_int_ge(tried, 2); /* /proc at least */
+	/* Plain mode too, and a mount of /proc in the workspace's view. */
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "--mount", "/.p=/proc:ro",
+		"/.p/self/status", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_uint_eq(r.outlen, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "on procfs"));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(special_files)
 {
 	struct wst_run r;
@@ -782,19 +828,67 @@ START_TEST(large_file)
 }
 END_TEST
 
+/*
+ * The scan before a range is bounded (config limits.scan_bytes and
+ * scan_time, or --scan-bytes and --scan-time), with LIMIT_EXCEEDED and exit
+ * 6 naming the limit; a model cannot lift the bound through --args.
+ */
+START_TEST(scan_bound)
+{
+	struct wst_run r;
+	char *cfg = wst_path(base, "c.json");
+
+	write_lines("big.txt", 250000); /* 3,250,000 bytes */
+	wst_write(base, "c.json", "{\"limits\": {\"scan_bytes\": 1048576}}");
+	RUNJ(&r, "--config", cfg, "--start-line", "200000", "big.txt");
+	expect_error(&r, "LIMIT_EXCEEDED", 6);
+	ck_assert_msg(strstr(r.out, "1048576 bytes (limits.scan_bytes)") &&
+		      strstr(r.out, "hint:"), "%s", r.out);
+	wst_run_free(&r);
+	RUNP(&r, "--config", cfg, "--start-line", "200000", "big.txt");
+	ck_assert_int_eq(r.status, 6);
+	ck_assert_uint_eq(r.outlen, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "(LIMIT_EXCEEDED)"));
+	wst_run_free(&r);
+	/* The person's flag wins over the configuration. */
+	RUNJ(&r, "--config", cfg, "--scan-bytes", "4000000", "--start-line",
+	     "200000", "--end-line", "200000", "big.txt");
+	expect_content(&r, "line 0200000\n");
+	wst_run_free(&r);
+	RUNJ(&r, "--scan-bytes", "1000", "--start-line", "200000", "big.txt");
+	expect_error(&r, "LIMIT_EXCEEDED", 6);
+	wst_run_free(&r);
+	RUNJ(&r, "--scan-time", "0", "big.txt");
+	expect_error(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	/* Not a model's to raise. */
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "--config", cfg, "--args",
+		"{\"path\":\"big.txt\",\"start_line\":200000,"
+		"\"scan_bytes\":4000000}", NULL);
+	expect_error(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	wst_write(base, "c.json", "{\"limits\": {\"scan_time\": 0}}");
+	RUNJ(&r, "--config", cfg, "lines.txt");
+	expect_error(&r, "INVALID_ARGUMENT", 2);
+	ck_assert_ptr_nonnull(strstr(r.out, "limits.scan_time"));
+	wst_run_free(&r);
+	free(cfg);
+}
+END_TEST
+
 START_TEST(sparse_huge_file)
 {
 	/*
-	 * 16 KiB of text lines, then a hole up to 200 MiB: the first 8 KiB
-	 * are text, so it is not binary, and a range at the start must not
-	 * read the 200 MiB.
+	 * 390 KiB of text lines, then a hole up to 200 MiB: a range at the
+	 * start is served from the first chunks and must not read the
+	 * 200 MiB (nor see its zeros).
 	 */
 	struct wst_run r;
 	char *p = wst_path(ws, "huge.txt");
 	double t0;
 	int fd;
 
-	write_lines("huge.txt", 16384 / 13 + 1);
+	write_lines("huge.txt", 30000);
 	fd = open(p, O_WRONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, 200LL * 1024 * 1024), 0);
@@ -812,6 +906,17 @@ START_TEST(sparse_huge_file)
 	RUNJ(&r, "huge.txt");
 	expect_error(&r, "FILE_TOO_LARGE", 5);
 	ck_assert_ptr_nonnull(strstr(r.out, "209715200"));
+	wst_run_free(&r);
+	/*
+	 * A range beyond the text runs into the zeros: binary, at once (the
+	 * issue's 98-second read was such a sparse file).
+	 */
+	t0 = now_s();
+	RUNJ(&r, "--start-line", "9999999999", "huge.txt");
+	ck_assert_msg(now_s() - t0 < 2.0, "took %.2f s", now_s() - t0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(out_bool(&r, "binary"));
+	ck_assert(cJSON_IsNull(wst_output(&r, "content")));
 	wst_run_free(&r);
 	/* A file of zeros only is binary: metadata, at once. */
 	fd = open(p, O_WRONLY | O_TRUNC);
@@ -888,7 +993,7 @@ START_TEST(binary)
 	ck_assert(out_bool(&r, "binary"));
 	wst_run_free(&r);
 
-	/* A NUL after the first 8 KiB does not make a file binary. */
+	/* A NUL after the first 8 KiB makes a file binary all the same. */
 	{
 		char *t = malloc(9001);
 
@@ -903,12 +1008,65 @@ START_TEST(binary)
 	}
 	RUNJ(&r, "late.txt");
 	ck_assert_int_eq(r.status, 0);
-	ck_assert(!out_bool(&r, "binary"));
+	ck_assert(out_bool(&r, "binary"));
 	wst_run_free(&r);
 	RUNJ(&r, "early.txt");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert(out_bool(&r, "binary"));
 	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * Text for 100 KiB, then NULs: binary in JSON and in plain mode, exactly as
+ * a file binary from its first byte; also when it is streamed (over
+ * --max-bytes) and the NULs come in a later chunk.
+ */
+START_TEST(binary_after_text)
+{
+	struct wst_run r, r0;
+	size_t n = 104 * 1024;
+	char *t = calloc(1, 3 << 20), *a, *b;
+
+	for (size_t i = 0; i < 100 * 1024; i++)
+		t[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
+	wst_writen(ws, "late.txt", t, n);
+	wst_writen(ws, "early.bin", t + 100 * 1024, n); /* zeros from byte 0 */
+	RUNJ(&r, "late.txt");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(out_bool(&r, "binary"));
+	ck_assert(cJSON_IsNull(wst_output(&r, "content")));
+	ck_assert(cJSON_IsNull(wst_output(&r, "total_lines")));
+	ck_assert_int_eq(out_int(&r, "size"), (long long)n);
+	wst_run_free(&r);
+	/* Plain: the same outcome as for early.bin, byte for byte. */
+	RUNP(&r, "late.txt");
+	RUNP(&r0, "early.bin");
+	ck_assert_int_eq(r.status, r0.status);
+	ck_assert_ptr_null(memchr(r.out, '\0', r.outlen));
+	ck_assert_ptr_null(strstr(r.out, "abcdef"));
+	a = strstr(r.out, ": ");
+	b = strstr(r0.out, ": ");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_str_eq(a, b);
+	wst_run_free(&r);
+	wst_run_free(&r0);
+	/* Streamed: 2 MiB of text, then NULs, a range that reaches them. */
+	for (size_t i = 0; i < 2u << 20; i++)
+		t[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
+	memset(t + (2u << 20), 0, 1u << 20);
+	wst_writen(ws, "big.txt", t, 3u << 20);
+	RUNJ(&r, "--start-line", "40000", "--end-line", "40001", "big.txt");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(out_bool(&r, "binary"));
+	ck_assert(cJSON_IsNull(wst_output(&r, "content")));
+	wst_run_free(&r);
+	RUNP(&r, "--start-line", "40000", "--end-line", "40001", "big.txt");
+	ck_assert_ptr_null(strstr(r.out, "abcdef"));
+	ck_assert_ptr_nonnull(strstr(r.out, "binary file"));
+	wst_run_free(&r);
+	free(t);
 }
 END_TEST
 
@@ -1284,13 +1442,16 @@ suite(void)
 	tcase_add_test(tc, names_with_dots);
 	tcase_add_test(tc, invalid_paths);
 	tcase_add_test(tc, symlinks);
+	tcase_add_test(tc, pseudo_files);
 	tcase_add_test(tc, special_files);
 	tcase_add_test(tc, ranges);
 	tcase_add_test(tc, line_ends);
 	tcase_add_test(tc, numbering);
 	tcase_add_test(tc, large_file);
+	tcase_add_test(tc, scan_bound);
 	tcase_add_test(tc, sparse_huge_file);
 	tcase_add_test(tc, binary);
+	tcase_add_test(tc, binary_after_text);
 	tcase_add_test(tc, binary_types);
 	tcase_add_test(tc, encodings);
 	tcase_add_test(tc, json_contract);

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/write.h"
@@ -661,6 +662,36 @@ START_TEST(fifo_and_directory)
 }
 END_TEST
 
+/*
+ * Files of kernel pseudo-filesystems are never written: appending to a
+ * /proc file, replacing it, editing it, creating in a /proc directory.
+ * (/proc/self is wswrite itself: harmless even if the refusal failed.)
+ */
+START_TEST(pseudo_files)
+{
+	static const char *const args[][6] = {
+		{"--append", "--content", "x", "/proc/self/comm", NULL},
+		{"--content", "x", "/proc/self/comm", NULL},
+		{"--edit", "--old", "w", "--new", "v", "/proc/self/comm"},
+		{"--content", "x", "/proc/self/newfile", NULL},
+	};
+	struct wst_run r;
+
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		const char *argv[12] = {"--workspace", "/", "--json"};
+		size_t n = 3;
+
+		for (size_t k = 0; k < 6 && args[i][k]; k++)
+			argv[n++] = args[i][k];
+		argv[n] = NULL;
+		wst_runv(&r, NULL, NULL, "wswrite", argv);
+		ck_assert_msg(strstr(r.out, "pseudo-filesystem") != NULL,
+			      "case %zu: %s", i, r.out);
+		expect_fail(&r, "NOT_A_REGULAR_FILE", 5);
+	}
+}
+END_TEST
+
 START_TEST(read_only_mount)
 {
 	struct wst_run r;
@@ -880,6 +911,79 @@ START_TEST(append)
 	expect_ok(&r);
 	wst_run_free(&r);
 	assert_file(ws, "log.txt", "one\ntwo\nthree\nfour\n");
+}
+END_TEST
+
+/*
+ * Issue 12 section 5: a file with more than one hard link is never changed
+ * in place.  A hard link placed in the workspace whose other name is a
+ * file outside: the append lands in a new file at the workspace name
+ * (old content + new, the mode kept), and the outside file is unchanged.
+ * A file with one link is still appended to in place (same inode).
+ */
+START_TEST(append_hard_link)
+{
+	char *victim = wst_path(out, "victim.txt"), *lnk = wst_path(ws, "link.txt");
+	struct stat a, b;
+	struct wst_run r;
+
+	wst_write(out, "victim.txt", "outside\n");
+	ck_assert_int_eq(chmod(victim, 0640), 0);
+	ck_assert_int_eq(link(victim, lnk) == 0 ? 0 : errno, 0);
+	ck_assert_int_eq(stat(victim, &a), 0);
+	ck_assert_int_eq(a.st_nlink, 2);
+
+	/* A dry run shows the diff and changes nothing. */
+	W(&r, NULL, "--append", "--dry-run", "--content", "pwn\n", "link.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "diff"),
+			 "--- /link.txt\n+++ /link.txt\n@@ -1 +1,2 @@\n outside\n+pwn\n");
+	wst_run_free(&r);
+	assert_file(out, "victim.txt", "outside\n");
+
+	W(&r, NULL, "--append", "--content", "pwn\n", "link.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "action"), "append");
+	ck_assert_int_eq(wst_output(&r, "bytes_written")->valueint, 4);
+	wst_run_free(&r);
+	assert_file(out, "victim.txt", "outside\n");
+	assert_file(ws, "link.txt", "outside\npwn\n");
+	ck_assert_int_eq(stat(victim, &a), 0);
+	ck_assert_int_eq(stat(lnk, &b), 0);
+	ck_assert_int_eq(a.st_nlink, 1);
+	ck_assert_int_eq(b.st_nlink, 1);
+	ck_assert(a.st_ino != b.st_ino);
+	ck_assert_int_eq(b.st_mode & 07777, 0640);
+
+	/* The same through --args and stdin, without a diff (plain). */
+	ck_assert_int_eq(unlink(lnk), 0);
+	ck_assert_int_eq(link(victim, lnk), 0);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"link.txt\",\"content\":\"two\\n\",\"append\":true}",
+		NULL);
+	expect_ok(&r);
+	wst_run_free(&r);
+	ck_assert_int_eq(unlink(lnk), 0);
+	ck_assert_int_eq(link(victim, lnk), 0);
+	wst_run(&r, "three\n", "wswrite", "--workspace", ws, "--plain", "-a",
+		"link.txt", NULL);
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	assert_file(out, "victim.txt", "outside\n");
+	assert_file(ws, "link.txt", "outside\nthree\n");
+	ck_assert(!temp_left(ws));
+
+	/* One link: in place, as before. */
+	ck_assert_int_eq(stat(lnk, &a), 0);
+	ck_assert_int_eq(a.st_nlink, 1);
+	W(&r, NULL, "--append", "--content", "four\n", "link.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	ck_assert_int_eq(stat(lnk, &b), 0);
+	ck_assert(a.st_ino == b.st_ino);
+	assert_file(ws, "link.txt", "outside\nthree\nfour\n");
+	free(victim);
+	free(lnk);
 }
 END_TEST
 
@@ -1725,6 +1829,131 @@ START_TEST(sigterm_midwrite)
 END_TEST
 
 /*
+ * Start wswrite --workspace ws f.txt with env (NULL-terminated) and n bytes
+ * of data on its standard input, fed from the parent (the pipe may be
+ * smaller than the data); returns the child's pid, the data written.
+ */
+static pid_t
+spawn_writer(char *const *env, const char *data, size_t n)
+{
+	int in[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(in), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(in[0], 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		close(in[1]);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execle(wst_bin("wswrite"), "wswrite", "--workspace", ws, "f.txt",
+		       (char *)NULL, env);
+		_exit(127);
+	}
+	close(in[0]);
+	signal(SIGPIPE, SIG_IGN);
+	for (size_t done = 0; done < n;) {
+		ssize_t k = write(in[1], data + done, n - done);
+
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+	}
+	close(in[1]);
+	return pid;
+}
+
+static double
+mono_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+/*
+ * Issue 12 section 4: writers killed with SIGKILL (a harness's timeout) at
+ * random points leave no temporary file behind once one more write has
+ * run in the directory, with O_TMPFILE (the default) and with the named
+ * fallback (WS_TEST_NAMED_TEMP=1).  For the named path a kill is also
+ * placed surely while its temporary file exists, so the sweep is seen to
+ * remove a real leftover.  f.txt always holds a whole version.
+ */
+START_TEST(sigkill_leaves_no_temp)
+{
+	static char env_tmpfile_s[] = "WS_TEST_NAMED_TEMP=0";
+	static char env_named_s[] = "WS_TEST_NAMED_TEMP=1";
+	char *env_tmpfile[] = {env_tmpfile_s, NULL};
+	char *env_named[] = {env_named_s, NULL};
+	char *const *envs[] = {env_tmpfile, env_named};
+	size_t n = 48 * 1024, big = 64u << 20;
+	char *data = malloc(big), *s;
+	int left_before[2] = {0, 0};
+	struct wst_run r;
+
+	memset(data, 'K', big);
+	srand((unsigned)getpid());
+	for (int mode = 0; mode < 2; mode++) {
+		double full;
+		int st;
+		pid_t pid;
+
+		wst_write(ws, "f.txt", "initial\n");
+		/* How long a whole write takes: kills land across it. */
+		full = mono_us();
+		pid = spawn_writer(envs[mode], data, n);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		full = mono_us() - full;
+		for (int i = 0; i < 50; i++) {
+			pid = spawn_writer(envs[mode], data, n);
+			usleep((useconds_t)(rand() % (int)(full * 1.2 + 1)));
+			kill(pid, SIGKILL);
+			ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+			left_before[mode] += temp_left(ws);
+		}
+		if (mode == 1) {
+			/* Surely mid-write: 64 MiB, killed once its temp shows. */
+			bool seen = false;
+
+			pid = spawn_writer(envs[mode], data, big);
+			for (int i = 0; i < 2000000 && !seen; i++) {
+				if (waitpid(pid, &st, WNOHANG) == pid)
+					break;
+				seen = temp_left(ws);
+			}
+			ck_assert_msg(seen, "never saw the named temporary file");
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			ck_assert_msg(temp_left(ws), "SIGKILL left no temp: the test "
+				      "cannot tell a sweep from nothing");
+		}
+		/* One more write in the directory. */
+		wst_run(&r, "after\n", "wswrite", "--workspace", ws, "--json",
+			"other.txt", NULL);
+		expect_ok(&r);
+		wst_run_free(&r);
+		ck_assert_msg(!temp_left(ws), "mode %d: a temporary file is left "
+			      "after the next write (%d seen before it)", mode,
+			      left_before[mode]);
+		ck_assert_int_eq(entries(ws), 2);
+		s = at(ws, "f.txt");
+		ck_assert_msg(strcmp(s, "initial\n") == 0 ||
+			      (strlen(s) == n && strspn(s, "K") == n),
+			      "f.txt holds a partial write (%zu bytes)", strlen(s));
+		free(s);
+	}
+	free(data);
+}
+END_TEST
+
+/*
  * Finding 5: a function call (--args) without content is an error, not a
  * read of standard input (which an agent's runner may leave open).
  */
@@ -1815,11 +2044,13 @@ suite(void)
 	tcase_add_test(tc, symlink_leaf_outside);
 	tcase_add_test(tc, symlink_dangling_inside_and_parents);
 	tcase_add_test(tc, fifo_and_directory);
+	tcase_add_test(tc, pseudo_files);
 	tcase_add_test(tc, read_only_mount);
 	tcase_add_test(tc, mode_kept_on_replace);
 	tcase_add_test(tc, failure_midway_fsize);
 	tcase_add_test(tc, create_only_and_parents);
 	tcase_add_test(tc, append);
+	tcase_add_test(tc, append_hard_link);
 	tcase_add_test(tc, edit);
 	tcase_add_test(tc, mkdir_op);
 	tcase_add_test(tc, delete_op);
@@ -1831,6 +2062,7 @@ suite(void)
 	tcase_add_test(tc, move_policy_contents);
 	tcase_add_test(tc, move_policy_limit);
 	tcase_add_test(tc, edit_result_capped);
+	tcase_add_test(tc, sigkill_leaves_no_temp);
 	tcase_add_test(tc, sigterm_midwrite);
 	tcase_add_test(tc, args_without_content);
 	tcase_add_test(tc, diff_encoding);

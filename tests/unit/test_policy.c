@@ -729,7 +729,8 @@ START_TEST(config_parse)
 		" \"mounts\": [\"/.s=/opt/s:ro\"],\n"
 		" \"limits\": {\"max_bytes\": 1024, \"max_entries\": 10, \"max_results\": 5,\n"
 		"   \"max_filesize\": 7, \"max_output\": 8, \"max_depth\": 3, \"timeout\": 30,\n"
-		"   \"time_budget\": 2}}", "c.json"), 0);
+		"   \"time_budget\": 2, \"scan_bytes\": 4096, \"scan_time\": 9}}",
+		"c.json"), 0);
 	ck_assert_str_eq(c.policies_dir, "/p");
 	ck_assert_str_eq(c.policy_default, "dev-safe");
 	ck_assert(!c.detect_project_root);
@@ -745,6 +746,8 @@ START_TEST(config_parse)
 	ck_assert_int_eq(c.limits.max_depth, 3);
 	ck_assert_int_eq(c.limits.timeout, 30);
 	ck_assert_int_eq(c.limits.time_budget, 2);
+	ck_assert_int_eq(c.limits.scan_bytes, 4096);
+	ck_assert_int_eq(c.limits.scan_time, 9);
 	ws_config_free(&c);
 }
 END_TEST

@@ -344,6 +344,95 @@ START_TEST(binary_files)
 }
 END_TEST
 
+/* Text, then NULs: write text_kib KiB of lines, then nul_kib KiB of zeros. */
+static void
+write_text_then_nuls(const char *rel, size_t text_kib, size_t nul_kib)
+{
+	size_t n = (text_kib + nul_kib) * 1024;
+	char *t = calloc(1, n);
+
+	for (size_t i = 0; i < text_kib * 1024; i++)
+		t[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
+	wst_writen(dir, rel, t, n);
+	free(t);
+}
+
+/*
+ * A NUL anywhere in what is read makes the file binary, not only in its
+ * first block: the small path checks the whole buffer, the streamed one
+ * each chunk as it goes.
+ */
+START_TEST(binary_late)
+{
+	struct ws_read_opts o = {0};
+	struct ws_read r;
+
+	write_text_then_nuls("late.txt", 100, 4);
+	ck_assert_int_eq(read_rel("late.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
+	ck_assert_str_eq(r.type, "binary");
+	ck_assert_int_eq(r.size, 104 * 1024);
+	ck_assert(!r.total_known);
+	ws_read_free(&r);
+	/* A range in the text part changes nothing: the file is binary. */
+	o.start_line = 1;
+	o.end_line = 1;
+	ck_assert_int_eq(read_rel("late.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ws_read_free(&r);
+	/* With base64 it comes back whole, as any binary file. */
+	o = (struct ws_read_opts){.base64 = true};
+	ck_assert_int_eq(read_rel("late.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_uint_eq(r.len, 104 * 1024);
+	ws_read_free(&r);
+	/* One NUL at the very end. */
+	write_text_then_nuls("last.txt", 64, 0);
+	{
+		char *p = wst_path(dir, "last.txt");
+		int fd = open(p, O_WRONLY | O_APPEND);
+
+		ck_assert_int_eq(write(fd, "", 1), 1);
+		close(fd);
+		free(p);
+	}
+	o = (struct ws_read_opts){0};
+	ck_assert_int_eq(read_rel("last.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ws_read_free(&r);
+
+	/*
+	 * Streamed (over max_bytes): 600 KiB of text, then zeros.  The NUL
+	 * is past the first 256 KiB chunk; a range that reaches it, or a
+	 * count of the lines that does, ends as binary.
+	 */
+	write_text_then_nuls("big.txt", 600, 100);
+	o = (struct ws_read_opts){.max_bytes = 64 * 1024, .start_line = 9000,
+				  .end_line = 9001};
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
+	ck_assert_int_eq(r.size, 700 * 1024);
+	ws_read_free(&r);
+	o.start_line = 1;
+	o.end_line = 1;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ws_read_free(&r);
+	o.base64 = true;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), WS_EFILE_TOO_LARGE);
+	ws_read_free(&r);
+	/* Not counted, not read: only what was read is judged. */
+	o.base64 = false;
+	o.count_max = -1;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	ck_assert(!r.binary);
+	ck_assert_uint_eq(r.len, 64);
+	ws_read_free(&r);
+}
+END_TEST
+
 START_TEST(large_streamed)
 {
 	struct ws_read_opts o = {0};
@@ -429,6 +518,81 @@ START_TEST(large_truncated)
 }
 END_TEST
 
+/* Write mib MiB of 13-byte lines "line NNNNNNN\n" to dir/rel, fast. */
+static void
+write_mib(const char *rel, int mib)
+{
+	char *p = wst_path(dir, rel), *blk = malloc(13 * 80660);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	long long left = (long long)mib << 20;
+
+	ck_assert_int_ge(fd, 0);
+	for (long i = 0; i < 80660; i++)
+		memcpy(blk + i * 13, "line 0000000\n", 13);
+	while (left > 0) {
+		size_t k = left < 13 * 80660 ? (size_t)left : 13 * 80660;
+
+		ck_assert_int_eq(write(fd, blk, k), (ssize_t)k);
+		left -= (long long)k;
+	}
+	close(fd);
+	free(blk);
+	free(p);
+}
+
+/*
+ * The scan before a range starts is bounded in bytes and in time, and the
+ * error names the bound and what to do; within the bounds the same read
+ * succeeds.
+ */
+START_TEST(scan_bounds)
+{
+	struct ws_read_opts o = {.start_line = 250000, .end_line = 250001};
+	struct ws_read r;
+
+	write_mib("big.txt", 4); /* 322,638 lines */
+	o.scan_bytes = 1 << 20;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), WS_ELIMIT_EXCEEDED);
+	ck_assert_msg(strstr(ws_error_last(), "1048576 bytes (limits.scan_bytes)") &&
+		      strstr(ws_error_last(), "line 250000 not reached") &&
+		      strstr(ws_error_last(), "hint: ask for an earlier line"),
+		      "%s", ws_error_last());
+	ck_assert_int_eq(ws_error_exit_status(WS_ELIMIT_EXCEEDED), 6);
+	ws_read_free(&r);
+	/* Within the bound: the lines, counted at chunk speed. */
+	o.scan_bytes = 8 << 20;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	expect_data(&r, "line 0000000\nline 0000000\n");
+	ck_assert_int_eq(r.start_line, 250000);
+	ck_assert_int_eq(r.total_lines, (4 << 20) / 13 + 1);
+	ws_read_free(&r);
+	/* The range found, the bound cuts the count short: no error. */
+	o.start_line = 1;
+	o.end_line = 1;
+	o.scan_bytes = 1 << 20;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	ck_assert(!r.total_known);
+	ws_read_free(&r);
+	o.scan_bytes = -1;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), WS_EINVALID_ARGUMENT);
+	ws_read_free(&r);
+
+	/* Time: 64 MiB takes well over a millisecond to scan. */
+	write_mib("huge.txt", 64);
+	o = (struct ws_read_opts){.start_line = 5000000, .end_line = 5000000,
+				   .scan_ms = 1};
+	ck_assert_int_eq(read_rel("huge.txt", &o, &r), WS_ELIMIT_EXCEEDED);
+	ck_assert_msg(strstr(ws_error_last(), "1 ms (limits.scan_time)") &&
+		      strstr(ws_error_last(), "raise limits.scan_time"),
+		      "%s", ws_error_last());
+	ws_read_free(&r);
+	o.scan_ms = 60000;
+	ck_assert_int_eq(read_rel("huge.txt", &o, &r), 0);
+	expect_data(&r, "line 0000000\n");
+	ws_read_free(&r);
+}
+END_TEST
+
 START_TEST(long_first_line)
 {
 	/* One 600 KiB line of "é" (2 bytes each), then two short ones. */
@@ -477,7 +641,12 @@ START_TEST(sparse_tail)
 	char *p;
 	int fd;
 
-	write_lines("s.txt", 2000); /* 26,000 bytes of text */
+	/*
+	 * 390,000 bytes of text, more than the first chunk, so the range is
+	 * done before any zero of the hole is read; the hole is too far to
+	 * count through.
+	 */
+	write_lines("s.txt", 30000);
 	p = wst_path(dir, "s.txt");
 	fd = open(p, O_WRONLY);
 	ck_assert_int_ge(fd, 0);
@@ -486,7 +655,15 @@ START_TEST(sparse_tail)
 	ck_assert_int_eq(read_rel("s.txt", &o, &r), 0);
 	expect_data(&r, "line 0000001\nline 0000002\n");
 	ck_assert(!r.total_known);
+	ck_assert(!r.binary);
 	ck_assert_int_eq(r.size, 100LL * 1024 * 1024);
+	ws_read_free(&r);
+	/* A range past the text reads zeros: binary, at once. */
+	o.start_line = 40000;
+	o.end_line = 40000;
+	ck_assert_int_eq(read_rel("s.txt", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
 	ws_read_free(&r);
 	free(p);
 }
@@ -695,8 +872,10 @@ suite(void)
 	tcase_add_test(tc, check_opts);
 	tcase_add_test(tc, small_files);
 	tcase_add_test(tc, binary_files);
+	tcase_add_test(tc, binary_late);
 	tcase_add_test(tc, large_streamed);
 	tcase_add_test(tc, large_truncated);
+	tcase_add_test(tc, scan_bounds);
 	tcase_add_test(tc, long_first_line);
 	tcase_add_test(tc, sparse_tail);
 	tcase_add_test(tc, longer_than_fstat);

@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -791,6 +792,49 @@ START_TEST(limits_after_backslashes_and_messages)
 }
 END_TEST
 
+/*
+ * Kernel pseudo-filesystems are told apart by statfs f_type (sign-extended
+ * too), and ws_res_open() refuses their files before opening them, while
+ * their directories still open for listing.
+ */
+START_TEST(pseudo_filesystems)
+{
+	struct ws_ctx root;
+	struct ws_res res;
+	int fd;
+
+	ck_assert_str_eq(ws_fs_pseudo_name(0x9fa0), "procfs");
+	ck_assert_str_eq(ws_fs_pseudo_name(0x62656572), "sysfs");
+	ck_assert_str_eq(ws_fs_pseudo_name((unsigned long)(long)(int32_t)0xcafe4a11),
+			 "bpffs");
+	ck_assert_str_eq(ws_fs_pseudo_name(0x74726163), "tracefs");
+	ck_assert_ptr_null(ws_fs_pseudo_name(0xef53));	    /* ext4 */
+	ck_assert_ptr_null(ws_fs_pseudo_name(0x01021994)); /* tmpfs */
+
+	fd = open("/proc/self/status", O_PATH | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ws_fd_check_fs(fd), WS_ENOT_A_REGULAR_FILE);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "on procfs"));
+	close(fd);
+	fd = open(W, O_PATH | O_CLOEXEC);
+	ck_assert_int_eq(ws_fd_check_fs(fd), 0);
+	close(fd);
+
+	ck_assert_int_eq(ws_ctx_open(&root, "/", 0), 0);
+	ck_assert_int_eq(ws_resolve(&root, "/proc/self/status", 0, &res), 0);
+	ck_assert_int_eq(ws_res_open(&res, O_RDONLY, &fd), WS_ENOT_A_REGULAR_FILE);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(ws_res_open(&res, O_WRONLY | O_APPEND, &fd),
+			 WS_ENOT_A_REGULAR_FILE);
+	ws_res_free(&res);
+	ck_assert_int_eq(ws_resolve(&root, "/proc/self", 0, &res), 0);
+	ck_assert_int_eq(ws_res_open(&res, O_RDONLY | O_DIRECTORY, &fd), 0);
+	close(fd);
+	ws_res_free(&res);
+	ws_ctx_close(&root);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -818,6 +862,7 @@ suite(void)
 	tcase_add_test(tc, ro_mount_of_the_root_stays_ro);
 	tcase_add_test(tc, open_never_truncates_a_swapped_file);
 	tcase_add_test(tc, limits_after_backslashes_and_messages);
+	tcase_add_test(tc, pseudo_filesystems);
 	suite_add_tcase(s, tc);
 	return s;
 }

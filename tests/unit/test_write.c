@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -442,6 +443,20 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Atomic replacement                                                   */
 
+static int
+count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
 static bool
 has_temp(const char *dir)
 {
@@ -633,6 +648,96 @@ START_TEST(atomic_signals_restored)
 	close(dfd);
 	wst_rmrf(dir);
 	free(p);
+	free(dir);
+}
+END_TEST
+
+/*
+ * The sweep after a write: a temporary file of the exact shape that no
+ * writer holds (a killed writer's) goes; one a live writer holds (its
+ * lock), near misses of the shape, and non-files of the shape stay.  Both
+ * ways of writing sweep, and the target's data is right.
+ */
+START_TEST(atomic_sweeps_dead_writers_temps)
+{
+	static const char *const keep[] = {
+		".f.wswrite-abcdef",		/* an older wstools' shape */
+		".f.wswrite-ABCDEFGHIJK",	/* 11 */
+		".f.wswrite-ABCDEFGHIJKLM",	/* 13 */
+		".f.wswrite-ABCDEFGHIJ-L",	/* not a letter or digit */
+		"f.wswrite-ABCDEFGHIJKL",	/* no leading dot */
+		".wswrite-ABCDEFGHIJKL",	/* no NAME */
+		".f.wswrite_ABCDEFGHIJKL",
+		"notes.txt",
+		NULL,
+	};
+	char *dir = wst_tmpdir(), *p;
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), lfd;
+
+	for (int named = 0; named < 2; named++) {
+		unsigned fl = WS_ATOMIC_NOSYNC | (named ? WS_ATOMIC_NAMED : 0);
+
+		for (size_t i = 0; keep[i]; i++)
+			wst_write(dir, keep[i], "user data");
+		wst_write(dir, ".f.wswrite-Stale0000001", "partial");
+		wst_write(dir, ".other.txt.wswrite-Stale0000002", "partial");
+		/* A live writer's: locked through its own open file. */
+		wst_write(dir, ".g.wswrite-LiveWriter01", "in progress");
+		p = wst_path(dir, ".g.wswrite-LiveWriter01");
+		lfd = open(p, O_RDONLY | O_CLOEXEC);
+		free(p);
+		ck_assert_int_ge(lfd, 0);
+		ck_assert_int_eq(flock(lfd, LOCK_EX | LOCK_NB), 0);
+		wst_mkdir(dir, ".d.wswrite-Directory001");
+		wst_symlink("notes.txt", dir, ".s.wswrite-SymbolicLnk1");
+
+		ck_assert_int_eq(ws_write_atomic(dfd, "f", "new", 3, NULL, fl), 0);
+		for (size_t i = 0; keep[i]; i++) {
+			p = wst_path(dir, keep[i]);
+			ck_assert_msg(wst_exists(p), "%s was removed", keep[i]);
+			free(p);
+		}
+		p = wst_path(dir, ".f.wswrite-Stale0000001");
+		ck_assert_msg(!wst_exists(p), "a dead writer's temp is left");
+		free(p);
+		p = wst_path(dir, ".other.txt.wswrite-Stale0000002");
+		ck_assert_msg(!wst_exists(p), "a dead writer's temp is left");
+		free(p);
+		p = wst_path(dir, ".g.wswrite-LiveWriter01");
+		ck_assert_msg(wst_exists(p), "a live writer's temp was removed");
+		free(p);
+		p = wst_path(dir, ".d.wswrite-Directory001");
+		ck_assert(wst_exists(p));
+		free(p);
+		p = wst_path(dir, ".s.wswrite-SymbolicLnk1");
+		ck_assert(wst_exists(p));
+		free(p);
+		p = wst_path(dir, "f");
+		{
+			char *s = wst_slurp(p, NULL);
+
+			ck_assert_str_eq(s, "new");
+			free(s);
+		}
+		free(p);
+		/* Once its writer is gone, the next write removes it. */
+		close(lfd);
+		ck_assert_int_eq(ws_write_atomic(dfd, "f", "newer", 5, NULL, fl), 0);
+		p = wst_path(dir, ".g.wswrite-LiveWriter01");
+		ck_assert(!wst_exists(p));
+		free(p);
+		p = wst_path(dir, "notes.txt");
+		ck_assert(wst_exists(p));
+		free(p);
+		/* 8 near misses, the directory, the link, f. */
+		ck_assert_int_eq(count_entries(dir), 11);
+		wst_rmrf(dir);
+		ck_assert_int_eq(mkdir(dir, 0700), 0);
+		close(dfd);
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	close(dfd);
+	wst_rmrf(dir);
 	free(dir);
 }
 END_TEST
@@ -905,6 +1010,7 @@ suite(void)
 	tcase_add_test(tc, atomic_replace_fsize_failure);
 	tcase_add_test(tc, atomic_named_sigterm);
 	tcase_add_test(tc, atomic_signals_restored);
+	tcase_add_test(tc, atomic_sweeps_dead_writers_temps);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tw, setup, teardown);
 	tcase_add_test(tw, op_write_edit_append);

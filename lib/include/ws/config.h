@@ -37,6 +37,8 @@ struct ws_limits {
 	long long max_depth;	/* wsls: recursion is capped at this depth */
 	long long timeout;	/* wsrun --timeout, seconds */
 	long long time_budget;	/* wsgrep --time-budget, seconds */
+	long long scan_bytes;	/* wsread --scan-bytes */
+	long long scan_time;	/* wsread --scan-time, seconds */
 };
 
 struct ws_config {

@@ -9,8 +9,9 @@
  *
  * Lines: a line ends at "\n", so "\r\n" is one line end and the "\r" stays
  * in the content; a last line without a final newline still counts; an
- * empty file has 0 lines.  Binary: a NUL byte in the first
- * WS_READ_SNIFF bytes.
+ * empty file has 0 lines.  Binary: a NUL byte anywhere in what is read
+ * (all of a file within max_bytes; up to where a ranged read stops in a
+ * larger one), checked as the read goes.
  */
 #ifndef WS_READ_H
 #define WS_READ_H
@@ -23,8 +24,10 @@
 
 #define WS_READ_MAX_DEFAULT (1024LL * 1024)	   /* --max-bytes default */
 #define WS_READ_MAX_HARD (256LL * 1024 * 1024)	   /* --max-bytes ceiling */
-#define WS_READ_SNIFF 8192			   /* bytes checked for NUL */
+#define WS_READ_SNIFF 8192			   /* see ws_read_is_binary */
 #define WS_READ_COUNT_DEFAULT (64LL * 1024 * 1024) /* see count_max */
+#define WS_READ_SCAN_DEFAULT (1LL << 30)	   /* see scan_bytes */
+#define WS_READ_SCAN_MS_DEFAULT 5000		   /* see scan_ms */
 
 /* What to read. */
 struct ws_read_opts {
@@ -38,6 +41,15 @@ struct ws_read_opts {
 	 * is unknown.  0: WS_READ_COUNT_DEFAULT; negative: never count.
 	 */
 	long long count_max;
+	/*
+	 * Bounds on reading a large file to find the range: at most
+	 * scan_bytes bytes and scan_ms milliseconds before the range is
+	 * complete, else WS_ELIMIT_EXCEEDED (a model can ask for line
+	 * 9999999999 of a 50 GiB sparse file).  0: WS_READ_SCAN_DEFAULT and
+	 * WS_READ_SCAN_MS_DEFAULT.  Counting the rest stops quietly at them.
+	 */
+	long long scan_bytes;
+	long long scan_ms;
 };
 
 /* What was read. */
@@ -45,7 +57,7 @@ struct ws_read {
 	const char *data;      /* content bytes (NULL: metadata only) */
 	size_t len;
 	long long size;	       /* file size (fstat, or bytes read if more) */
-	bool binary;	       /* NUL in the first WS_READ_SNIFF bytes */
+	bool binary;	       /* a NUL in the bytes read */
 	const char *type;      /* "text", or a guess: "png", ..., "binary" */
 	long long start_line;  /* first line asked for (text only) */
 	long long end_line;    /* last line returned; start_line - 1: none */
@@ -71,8 +83,9 @@ int ws_read_check_opts(const struct ws_read_opts *o);
 /*
  * Read the regular file open on fd (at offset 0) per o into r, which
  * ws_read_free() releases.  Errors: WS_EFILE_TOO_LARGE (a text file over
- * max_bytes without a range, or a binary one with base64), WS_EIO_ERROR,
- * WS_EINVALID_ARGUMENT.
+ * max_bytes without a range, or a binary one with base64),
+ * WS_ELIMIT_EXCEEDED (the range not reached within scan_bytes or scan_ms),
+ * WS_EIO_ERROR, WS_EINVALID_ARGUMENT.
  */
 int ws_read_fd(int fd, const struct ws_read_opts *o, struct ws_read *r);
 
@@ -90,7 +103,11 @@ int ws_read_file(struct ws_ctx *ws, const char *input,
 /* Free what ws_read_fd() allocated. Safe on a zeroed r. */
 void ws_read_free(struct ws_read *r);
 
-/* Whether buf holds a NUL byte within its first WS_READ_SNIFF bytes. */
+/*
+ * Whether buf holds a NUL byte within its first WS_READ_SNIFF bytes: a
+ * quick sniff for callers that look at a file's head only.  ws_read_fd()
+ * itself checks every byte it reads.
+ */
 bool ws_read_is_binary(const void *buf, size_t n);
 
 /*

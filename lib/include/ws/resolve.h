@@ -68,10 +68,27 @@ void ws_res_free(struct ws_res *res);
  * Open the resolved object for data with open(2) flags oflags (O_RDONLY,
  * O_WRONLY, O_DIRECTORY...).  Only regular files (or directories, when
  * O_DIRECTORY is asked for) are opened; anything else is
- * WS_ENOT_A_REGULAR_FILE, and nothing can block.  The object must still be
+ * WS_ENOT_A_REGULAR_FILE, and nothing can block; so is a file on a kernel
+ * pseudo-filesystem (see ws_fd_check_fs()).  The object must still be
  * the one resolved (same device and inode), or the call fails closed.
  */
 int ws_res_open(const struct ws_res *res, int oflags, int *fd_out);
+
+/*
+ * The name of the kernel pseudo-filesystem (procfs, sysfs, debugfs,
+ * tracefs, securityfs, cgroupfs, configfs, pstore, bpffs, efivarfs,
+ * fusectl, ...) with statfs f_type, or NULL for a filesystem of data.
+ */
+const char *ws_fs_pseudo_name(unsigned long f_type);
+
+/*
+ * WS_ENOT_A_REGULAR_FILE, saying why, if fd (any descriptor, O_PATH too)
+ * lies on a kernel pseudo-filesystem, whose files are interfaces and may
+ * block or act when read or written; else 0.  ws_res_open() applies it to
+ * every file it opens; a tool that opens files another way (a walker)
+ * calls it itself.
+ */
+int ws_fd_check_fs(int fd);
 
 /* WS_EREAD_ONLY if the object lies in a read-only mount, else 0. */
 int ws_res_check_writable(const struct ws_ctx *ws, const struct ws_res *res);

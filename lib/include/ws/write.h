@@ -61,9 +61,6 @@ int ws_edit_replace(const char *text, size_t len, const char *old,
 		    size_t oldlen, const char *repl, size_t repllen, bool all,
 		    char **out, size_t *outlen, size_t *count);
 
-/* Writes this large or larger go through an O_TMPFILE file (see below). */
-#define WS_ATOMIC_TMPFILE_MIN (1024 * 1024)
-
 /* Flags for ws_write_atomic(). */
 enum {
 	WS_ATOMIC_NOREPLACE = 1 << 0, /* fail with ALREADY_EXISTS if present */
@@ -74,20 +71,26 @@ enum {
 /*
  * Atomically make name in directory dirfd (an O_PATH descriptor is fine)
  * hold data[0..n), with the mode and owner of old (when old is not NULL;
- * else 0666 less the umask).  Data of WS_ATOMIC_TMPFILE_MIN bytes or
- * more goes to an unnamed O_TMPFILE file in that directory, which is
- * fsync'd and then linked to a temporary name (through /proc/self/fd)
- * and renamed over name, SIGINT, SIGTERM and SIGHUP being blocked across
- * those two calls; with WS_ATOMIC_NOREPLACE it is linked straight to
- * name, and an existing name is WS_EALREADY_EXISTS.  So a process killed
- * while writing leaves nothing.
+ * else 0666 less the umask).  The data goes to an unnamed O_TMPFILE file
+ * in that directory, which is fsync'd and then linked to a temporary name
+ * (through /proc/self/fd) and renamed over name, SIGINT, SIGTERM and
+ * SIGHUP being blocked across those two calls; with WS_ATOMIC_NOREPLACE it
+ * is linked straight to name, and an existing name is WS_EALREADY_EXISTS.
+ * So a process killed while writing leaves nothing.
  *
- * Smaller data, or where O_TMPFILE or /proc is missing, goes to a named
- * temporary file ".NAME.wswrite-XXXXXX" (O_CREAT | O_EXCL | O_NOFOLLOW);
- * while it exists, those three signals, when at their default action,
- * are caught by a handler that removes it and then dies of the signal
- * (the previous dispositions are restored after).  On any failure the
- * temporary file is removed and name is untouched.
+ * Where O_TMPFILE or /proc is missing (or with WS_ATOMIC_NAMED, or env
+ * WS_TEST_NAMED_TEMP=1), the data goes to a named temporary file
+ * ".NAME.wswrite-" and 12 random letters and digits (O_CREAT | O_EXCL |
+ * O_NOFOLLOW); while it exists, those three signals, when at their default
+ * action, are caught by a handler that removes it and then dies of the
+ * signal (the previous dispositions are restored after).  On any failure
+ * the temporary file is removed and name is untouched.
+ *
+ * A temporary name is flock()ed by its writer for as long as it exists.
+ * After each write, the temporary files in the directory that can be
+ * locked -- their writer died, by SIGKILL say -- are removed (unlinkat on
+ * dirfd; only names of that exact shape, only regular files).  A file on
+ * a kernel pseudo-filesystem's directory is WS_ENOT_A_REGULAR_FILE.
  */
 int ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 		    const struct stat *old, unsigned flags);
