@@ -982,15 +982,30 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	char *msg = NULL;
 	int rc = 0;
 
-	/* Policy or not, no tool rewrites wstools' own rules. */
-	if (ws->nguard > 0 && real != NULL && op != WS_OP_READ &&
-	    op != WS_OP_OPEN && op != WS_OP_STAT && op != WS_OP_LIST &&
-	    op != WS_OP_READLINK && op != WS_OP_EXEC &&
-	    ws_ctx_guarded(ws, real, op == WS_OP_RENAME || op == WS_OP_DELETE ||
-					      op == WS_OP_RMDIR))
-		return ws_error_set(WS_EPOLICY_DENIED, shown,
-				    "is (or holds) wstools' own configuration or "
-				    "policy: no tool may %s it", ws__ops[op]);
+	/*
+	 * Policy or not, no tool rewrites wstools' own rules or moves the
+	 * boundary of the next call.
+	 */
+	if ((ws->nguard > 0 || ws->nentries > 0) && real != NULL &&
+	    op != WS_OP_READ && op != WS_OP_OPEN && op != WS_OP_STAT &&
+	    op != WS_OP_LIST && op != WS_OP_READLINK && op != WS_OP_EXEC) {
+		switch (ws_ctx_guarded(ws, real, op == WS_OP_RENAME ||
+						       op == WS_OP_DELETE ||
+						       op == WS_OP_RMDIR)) {
+		case WS_GUARD_OWN:
+			return ws_error_set(WS_EPOLICY_DENIED, shown,
+					    "is (or holds) wstools' own configuration or "
+					    "policy: no tool may %s it", ws__ops[op]);
+		case WS_GUARD_ANCHOR:
+			return ws_error_set(WS_EPOLICY_DENIED, shown,
+					    "is (or holds) an entry that the workspace "
+					    "root or a mount is spelled through: no tool "
+					    "may %s it, or the next call's boundary "
+					    "would move", ws__ops[op]);
+		default:
+			break;
+		}
+	}
 	if (p == NULL)
 		return 0;
 	ws_policy_check_file(p, op, real, &m);

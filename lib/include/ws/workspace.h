@@ -20,6 +20,13 @@ enum {
 	WS_ALLOW_OUTSIDE = 1 << 1, /* DESIGN.md 3 rule 9: boundary off */
 };
 
+/* Why ws_ctx_guarded() refuses a change (0: it does not). */
+enum ws_guard_kind {
+	WS_GUARD_NONE = 0,
+	WS_GUARD_OWN,	  /* wstools' own configuration or policy */
+	WS_GUARD_ANCHOR,  /* an entry the spelling of the root or a mount uses */
+};
+
 /* The host filesystem root, used only with WS_ALLOW_OUTSIDE. */
 #define WS_ANCHOR_HOST (-1)
 
@@ -49,6 +56,17 @@ struct ws_ctx {
 	char **guard;
 	size_t nguard;
 	bool guard_canonical; /* guard[] resolved (on the first check) */
+	/*
+	 * Every directory entry the spelling of the root or of a mount
+	 * passes through, as "<resolved parent>/<name>": each component as
+	 * spelled and each one a symlink on the way leads through.  The
+	 * next call resolves the same spelling again, so no tool may
+	 * create, replace, move or delete one of these (nor a directory
+	 * holding one), or it would move the next call's boundary.
+	 * Recorded while the anchors are resolved, at no extra cost.
+	 */
+	char **entries;
+	size_t nentries;
 };
 
 /*
@@ -75,9 +93,13 @@ int ws_ctx_guard(struct ws_ctx *ws, const char *path);
 
 /*
  * Whether changing the real path real touches a guarded path: real is
- * inside one, or (with ancestors, for rename and delete) holds one.
+ * inside one, or (with ancestors, for rename and delete) holds one; or
+ * real is an entry the spelling of an anchor passes through (ws_ctx
+ * entries), or (with ancestors) a directory holding one.  real is the
+ * entry itself: its parent resolved, its last component as it is.
+ * Returns the reason (enum ws_guard_kind), 0 if the change is allowed.
  */
-bool ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors);
+int ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors);
 
 /* Close every descriptor and free the context. */
 void ws_ctx_close(struct ws_ctx *ws);
