@@ -1006,6 +1006,33 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 			break;
 		}
 	}
+	/*
+	 * Nor may a call move the project or git root that the next call's
+	 * policy variables come from, by adding or taking away a marker.
+	 */
+	if (real != NULL && (op == WS_OP_CREATE || op == WS_OP_MKDIR ||
+			     op == WS_OP_RENAME || op == WS_OP_DELETE ||
+			     op == WS_OP_RMDIR)) {
+		unsigned how = op == WS_OP_RENAME ? WS_CHANGE_CREATES | WS_CHANGE_REMOVES
+			     : op == WS_OP_CREATE || op == WS_OP_MKDIR ? WS_CHANGE_CREATES
+								       : WS_CHANGE_REMOVES;
+		char *before = NULL, *after = NULL;
+
+		if (ws_ctx_marker_guarded(ws, real, how, &before, &after)) {
+			rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+					  "is a project marker: to %s it would change "
+					  "what project detection finds (%s, then %s), "
+					  "which the policy's variables come from; pin "
+					  "the roots (--project-root DIR, or "
+					  "\"detect_project_root\": false in the "
+					  "configuration) to change markers",
+					  ws__ops[op], before ? before : "?",
+					  after ? after : "?");
+			free(before);
+			free(after);
+			return rc;
+		}
+	}
 	if (p == NULL)
 		return 0;
 	ws_policy_check_file(p, op, real, &m);

@@ -270,6 +270,12 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (rc < 0)
 		return rc;
 	ws->approve = cli->approve;
+	rc = ws_ctx_set_detection(ws, (const char *const *)cli->conf->markers,
+				  cli->conf->nmarkers,
+				  cli->project_root != NULL || cli->no_detect_root ||
+					  !cli->conf->detect_project_root);
+	if (rc < 0)
+		return rc;
 	if ((rc = ws__guard_config(cli, ws)) < 0)
 		return rc;
 	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */

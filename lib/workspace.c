@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ws/detect.h"
 #include "ws/error.h"
 #include "ws/path.h"
 #include "ws/policy.h"
@@ -358,6 +359,9 @@ ws_ctx_close(struct ws_ctx *ws)
 	for (size_t i = 0; i < ws->nentries; i++)
 		free(ws->entries[i]);
 	free(ws->entries);
+	for (size_t i = 0; i < ws->nmarkers; i++)
+		free(ws->markers[i]);
+	free(ws->markers);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));
@@ -594,4 +598,121 @@ ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
 			return WS_GUARD_ANCHOR;
 	}
 	return WS_GUARD_NONE;
+}
+
+int
+ws_ctx_set_detection(struct ws_ctx *ws, const char *const *markers,
+		     size_t nmarkers, bool pinned)
+{
+	ws->roots_pinned = pinned;
+	if (markers == NULL)
+		return 0;
+	ws->markers = calloc(nmarkers ? nmarkers : 1, sizeof(*ws->markers));
+	if (ws->markers == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < nmarkers; i++) {
+		if ((ws->markers[i] = strdup(markers[i])) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		ws->nmarkers++;
+	}
+	return 0;
+}
+
+/* A probe that answers as if one entry (dir/name) were there or not. */
+struct ws__what_if {
+	const char *dir, *name;
+	int answer;
+};
+
+static int
+ws__probe_what_if(const char *dir, const char *marker, void *arg)
+{
+	const struct ws__what_if *w = arg;
+
+	if (strcmp(dir, w->dir) == 0 && strcmp(marker, w->name) == 0)
+		return w->answer;
+	return ws_detect_probe_stat(dir, marker, NULL);
+}
+
+/* Whether strings a and b (either may be NULL) differ. */
+static bool
+ws__differ(const char *a, const char *b)
+{
+	return (a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b) != 0);
+}
+
+bool
+ws_ctx_marker_guarded(struct ws_ctx *ws, const char *real, unsigned how,
+		      char **before, char **after)
+{
+	const char *const *markers = ws->markers != NULL
+		? (const char *const *)ws->markers : ws_detect_default_markers;
+	size_t nmarkers = ws->markers != NULL ? ws->nmarkers
+					      : ws_detect_ndefault_markers;
+	const char *slash = strrchr(real, '/'), *name;
+	struct ws_detect_opts o = {.markers = markers, .nmarkers = nmarkers};
+	struct ws_roots now, then;
+	struct ws__what_if w;
+	char *dir = NULL;
+	bool marker = false, changed = false;
+	int there;
+
+	if (before)
+		*before = NULL;
+	if (after)
+		*after = NULL;
+	if (ws->roots_pinned || ws->nanchors == 0 || slash == NULL)
+		return false;
+	name = slash + 1;
+	for (size_t i = 0; i < nmarkers && !marker; i++)
+		marker = strcmp(markers[i], name) == 0;
+	if (!marker)
+		return false;
+	dir = slash == real ? strdup("/") : strndup(real, (size_t)(slash - real));
+	/* Out of memory fails closed: the change is refused. */
+	if (dir == NULL)
+		return true;
+	if (!ws_path_within(dir, ws->anchors[0].real, NULL)) {
+		free(dir);
+		return false;
+	}
+	/* Only a change of whether the marker is there can matter. */
+	there = ws_detect_probe_stat(dir, name, NULL);
+	if (there > 0 ? !(how & WS_CHANGE_REMOVES) :
+	    there == 0 ? !(how & WS_CHANGE_CREATES) : false) {
+		free(dir);
+		return false;
+	}
+	/* Detect as things are, then as they would be. */
+	w.dir = dir;
+	w.name = name;
+	w.answer = there > 0 ? 0 : 1;
+	if (ws_detect(ws->anchors[0].real, &o, &now) < 0) {
+		free(dir);
+		return true;
+	}
+	o.probe = ws__probe_what_if;
+	o.probe_arg = &w;
+	if (ws_detect(ws->anchors[0].real, &o, &then) < 0) {
+		ws_roots_free(&now);
+		free(dir);
+		return true;
+	}
+	if (ws__differ(now.git_root, then.git_root)) {
+		changed = true;
+		if (before && asprintf(before, "GIT_ROOT=%s", now.git_root ? now.git_root : "(none)") < 0)
+			*before = NULL;
+		if (after && asprintf(after, "GIT_ROOT=%s", then.git_root ? then.git_root : "(none)") < 0)
+			*after = NULL;
+	} else if (ws__differ(now.project_root, then.project_root)) {
+		changed = true;
+		if (before && asprintf(before, "PROJECT_ROOT=%s", now.project_root) < 0)
+			*before = NULL;
+		if (after && asprintf(after, "PROJECT_ROOT=%s", then.project_root) < 0)
+			*after = NULL;
+	}
+	ws_roots_free(&now);
+	ws_roots_free(&then);
+	free(dir);
+	return changed;
 }

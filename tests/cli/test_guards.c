@@ -8,6 +8,7 @@
  */
 #include "wstest.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,244 @@ START_TEST(root_spelling_move)
 }
 END_TEST
 
+/* Run tool with argv after "--json" and, if given, WS_MOUNTS=mounts. */
+static void
+run_ws(struct wst_run *r, const char *ws, const char *mounts, const char *tool,
+       const char *const *args)
+{
+	const char *argv[32];
+	char *em = NULL;
+	const char *env[] = {NULL, NULL};
+	size_t n = 0;
+
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--json";
+	for (size_t i = 0; args[i] != NULL && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (mounts != NULL) {
+		ck_assert(asprintf(&em, "WS_MOUNTS=%s", mounts) > 0);
+		env[0] = em;
+	}
+	wst_runv(r, NULL, env, tool, argv);
+	free(em);
+}
+
+/* "project_root git_root" as wspath --explain sees them (malloc'd). */
+static char *
+roots(const char *ws)
+{
+	const char *args[] = {"--explain", ".", NULL};
+	struct wst_run r;
+	const char *p, *g;
+	char *s = NULL;
+
+	run_ws(&r, ws, NULL, "wspath", args);
+	expect_code(&r, "", 0);
+	p = wst_output_str(&r, "project_root");
+	g = wst_output_str(&r, "git_root");
+	ck_assert(asprintf(&s, "%s %s", p ? p : "-", g ? g : "-") > 0);
+	wst_run_free(&r);
+	return s;
+}
+
+/* Run wswrite and expect refusal as a marker change, or success. */
+static void
+ww(const char *ws, const char *mounts, bool refused, const char *const *args)
+{
+	struct wst_run r;
+
+	run_ws(&r, ws, mounts, "wswrite", args);
+	if (refused) {
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "project detection") != NULL &&
+				      strstr(r.out, "--project-root") != NULL,
+			      "%s", r.out);
+	} else {
+		expect_code(&r, "", 0);
+	}
+	wst_run_free(&r);
+}
+
+/*
+ * Issue 12, 2: the workspace repo/api is a Go module in the repository
+ * repo; a policy allows only ${PROJECT_ROOT}.  Renaming go.mod away would
+ * make repo the project root, and repo/other (mounted) writable.
+ */
+START_TEST(marker_rename_widens_project)
+{
+	char *ws = wst_path(base, "repo/api"), *pol = wst_path(base, "pol.json");
+	char *mounts = NULL, *before, *after;
+	struct wst_run r;
+
+	wst_write(base, "repo/api/go.mod", "module api\n");
+	wst_mkdir(base, "repo/.git");
+	wst_mkdir(base, "repo/other");
+	wst_write(base, "pol.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": ["
+		  "{\"name\": \"proj\", \"paths\": [\"${PROJECT_ROOT}\", \"${PROJECT_ROOT}/**\"],"
+		  " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		  "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		  " \"decision\": \"deny\"}]}");
+	ck_assert(asprintf(&mounts, "/.other=%s/repo/other", base) > 0);
+	before = roots(ws);
+	{
+		const char *w1[] = {"--policy", pol, "--content", "PWNED",
+				    "/.other/secret.txt", NULL};
+		const char *mv[] = {"--policy", pol, "--move", "go.mod.bak", "go.mod", NULL};
+		const char *mv2[] = {"--move", "go.mod.bak", "go.mod", NULL};
+
+		run_ws(&r, ws, mounts, "wswrite", w1);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		ww(ws, mounts, true, mv);
+		/* Without a policy too: the next call may have one. */
+		ww(ws, mounts, true, mv2);
+		run_ws(&r, ws, mounts, "wswrite", w1);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+	}
+	ck_assert(!wst_exists(wst_path(base, "repo/other/secret.txt")));
+	after = roots(ws);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	free(mounts);
+	free(pol);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Every marker and .git, moved, deleted and created, in the top directory
+ * and (through a mount) in an ancestor: refused where detection would find
+ * other roots, allowed where it would not; the roots never change.
+ */
+START_TEST(markers_each)
+{
+	static const char *const markers[] = {"go.mod", "package.json",
+					      "Cargo.toml", "pyproject.toml"};
+	char *ws = wst_path(base, "repo/app"), *mounts = NULL, *before, *now;
+
+	wst_mkdir(base, "repo/.git");
+	wst_mkdir(base, "repo/app");
+	ck_assert(asprintf(&mounts, "/.repo=%s/repo", base) > 0);
+	before = roots(ws);
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
+		const char *m = markers[i];
+		char vm[64], bak[64];
+		const char *create[] = {"--content", "x", m, NULL};
+		const char *mk[] = {"--mkdir", m, NULL};
+		const char *del[] = {"--delete", m, NULL};
+		const char *mv[] = {"--move", bak, m, NULL};
+		const char *mvin[] = {"--move", m, bak, NULL};
+		const char *cup[] = {"--content", "x", vm, NULL};
+		const char *dup[] = {"--delete", vm, NULL};
+
+		snprintf(vm, sizeof(vm), "/.repo/%s", m);
+		snprintf(bak, sizeof(bak), "%s.bak", m);
+		/* A marker-less workspace in a repository: a marker in its
+		 * top would make it the project root. */
+		ww(ws, mounts, true, create);
+		ww(ws, mounts, true, mk);
+		wst_write(ws, bak, "x");
+		ww(ws, mounts, true, mvin);
+		ck_assert(unlink(wst_path(ws, bak)) == 0);
+		ck_assert_str_eq((now = roots(ws)), before);
+		free(now);
+		/* In the git root the project root already is: no change. */
+		ww(ws, mounts, false, cup);
+		ck_assert_str_eq((now = roots(ws)), before);
+		free(now);
+		ww(ws, mounts, false, dup);
+		/* The workspace as its own project through this marker only:
+		 * deleting or moving it away is refused, creating another is
+		 * not. */
+		wst_write(ws, m, "x");
+		now = roots(ws);
+		ck_assert_msg(strncmp(now, ws, strlen(ws)) == 0, "%s", now);
+		ww(ws, mounts, true, del);
+		ww(ws, mounts, true, mv);
+		{
+			const char *other = markers[(i + 1) % 4];
+			const char *c2[] = {"--content", "y", other, NULL};
+			const char *d2[] = {"--delete", other, NULL};
+			char *again;
+
+			ww(ws, mounts, false, c2);
+			ww(ws, mounts, false, del); /* the other one remains */
+			ck_assert_str_eq((again = roots(ws)), now);
+			free(again);
+			ww(ws, mounts, false, create);
+			ww(ws, mounts, false, d2);
+		}
+		free(now);
+		/* Pinned roots: markers decide nothing, they may change. */
+		{
+			const char *pdel[] = {"--project-root", ws, "--delete", m, NULL};
+			const char *ndel[] = {"--no-detect-root", "--content", "x", m, NULL};
+
+			ww(ws, mounts, false, pdel);
+			ck_assert(!wst_exists(wst_path(ws, m)));
+			ww(ws, mounts, false, ndel);
+			ck_assert(unlink(wst_path(ws, m)) == 0);
+		}
+	}
+	/* .git: in the ancestor (through the mount) and in the top. */
+	{
+		const char *dgit[] = {"--delete", "-r", "/.repo/.git", NULL};
+		const char *mgit[] = {"--move", "/.repo/dotgit", "/.repo/.git", NULL};
+		const char *cgit[] = {"--mkdir", ".git", NULL};
+		const char *fgit[] = {"--content", "gitdir: /tmp\n", ".git", NULL};
+		const char *pgit[] = {"--content", "x", ".git/config", NULL};
+
+		ww(ws, mounts, true, dgit);
+		ww(ws, mounts, true, mgit);
+		ww(ws, mounts, true, cgit);
+		ww(ws, mounts, true, fgit);
+		ww(ws, mounts, true, pgit);
+		ck_assert(!wst_exists(wst_path(ws, ".git")));
+		ck_assert(wst_exists(wst_path(base, "repo/.git")));
+	}
+	ck_assert_str_eq((now = roots(ws)), before);
+	free(now);
+	free(before);
+	free(mounts);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Issue 12, 2, second form: the workspace is a git root and HOME holds a
+ * stray package.json; moving .git away would send detection up to HOME.
+ */
+START_TEST(dotgit_moved_to_home)
+{
+	char *ws = wst_path(base, "home/proj"), *before, *after;
+
+	wst_write(base, "home/package.json", "{}");
+	wst_mkdir(base, "home/proj/.git/objects");
+	before = roots(ws);
+	{
+		const char *mv[] = {"--move", "dotgit", ".git", NULL};
+		const char *rm[] = {"--delete", "--recursive", ".git", NULL};
+		const char *obj[] = {"--content", "x", ".git/objects/ab", NULL};
+
+		ww(ws, NULL, true, mv);
+		ww(ws, NULL, true, rm);
+		/* What is inside .git is no marker. */
+		ww(ws, NULL, false, obj);
+	}
+	after = roots(ws);
+	ck_assert_str_eq(before, after);
+	ck_assert(strstr(after, "home/package.json") == NULL);
+	free(before);
+	free(after);
+	free(ws);
+}
+END_TEST
+
 static Suite *
 guards_suite(void)
 {
@@ -205,6 +444,12 @@ guards_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, mount_spelling_move);
 	tcase_add_test(tc, root_spelling_move);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("markers");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, marker_rename_widens_project);
+	tcase_add_test(tc, markers_each);
+	tcase_add_test(tc, dotgit_moved_to_home);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -205,6 +205,71 @@ START_TEST(spelling_errors)
 }
 END_TEST
 
+/*
+ * ws_ctx_marker_guarded(): a change of whether a marker is there, in the
+ * top directory or an ancestor, is guarded when detection would find
+ * other roots; anything else is not, and pinned roots guard nothing.
+ */
+START_TEST(marker_changes)
+{
+	struct ws_ctx c;
+	char *app = wst_path(T, "repo/app"), *b = NULL, *a = NULL;
+	char *gomod = wst_path(app, "go.mod"), *pkg = wst_path(app, "package.json");
+	char *rgit = wst_path(T, "repo/.git"), *agit = wst_path(app, ".git");
+	char *rpkg = wst_path(T, "repo/package.json"), *deep = wst_path(app, "sub/go.mod");
+	char *other = wst_path(app, "go.sum");
+	const char *mine[] = {".git", "BUILD"};
+	const unsigned both = WS_CHANGE_CREATES | WS_CHANGE_REMOVES;
+
+	wst_mkdir(T, "repo/.git");
+	wst_write(T, "repo/app/go.mod", "module app\n");
+	ck_assert_int_eq(ws_ctx_open(&c, app, 0), 0);
+	/* The only marker of the project root: removing it moves the root. */
+	ck_assert(ws_ctx_marker_guarded(&c, gomod, WS_CHANGE_REMOVES, &b, &a));
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(strstr(b, "PROJECT_ROOT="));
+	ck_assert_ptr_nonnull(strstr(a, "/repo"));
+	free(b);
+	free(a);
+	/* Creating what is there already, or removing what is not: no change. */
+	ck_assert(!ws_ctx_marker_guarded(&c, gomod, WS_CHANGE_CREATES, NULL, NULL));
+	ck_assert(!ws_ctx_marker_guarded(&c, pkg, WS_CHANGE_REMOVES, NULL, NULL));
+	/* A second marker next to it changes nothing. */
+	ck_assert(!ws_ctx_marker_guarded(&c, pkg, both, NULL, NULL));
+	/* .git: removed from the ancestor, or created in the top. */
+	ck_assert(ws_ctx_marker_guarded(&c, rgit, both, NULL, NULL));
+	ck_assert(ws_ctx_marker_guarded(&c, agit, WS_CHANGE_CREATES, NULL, NULL));
+	/* Above the project root, below the workspace, not a marker: free. */
+	ck_assert(!ws_ctx_marker_guarded(&c, rpkg, both, NULL, NULL));
+	ck_assert(!ws_ctx_marker_guarded(&c, deep, both, NULL, NULL));
+	ck_assert(!ws_ctx_marker_guarded(&c, other, both, NULL, NULL));
+	/* Configured markers replace the default list. */
+	ck_assert_int_eq(ws_ctx_set_detection(&c, mine, 2, false), 0);
+	ck_assert(!ws_ctx_marker_guarded(&c, gomod, both, NULL, NULL));
+	{
+		char *bld = wst_path(app, "BUILD");
+
+		ck_assert(ws_ctx_marker_guarded(&c, bld, both, NULL, NULL));
+		free(bld);
+	}
+	ws_ctx_close(&c);
+	/* Pinned: nothing is guarded. */
+	ck_assert_int_eq(ws_ctx_open(&c, app, 0), 0);
+	ck_assert_int_eq(ws_ctx_set_detection(&c, NULL, 0, true), 0);
+	ck_assert(!ws_ctx_marker_guarded(&c, gomod, both, NULL, NULL));
+	ck_assert(!ws_ctx_marker_guarded(&c, rgit, both, NULL, NULL));
+	ws_ctx_close(&c);
+	free(app);
+	free(gomod);
+	free(pkg);
+	free(rgit);
+	free(agit);
+	free(rpkg);
+	free(deep);
+	free(other);
+}
+END_TEST
+
 START_TEST(mount_specs)
 {
 	struct ws_ctx s;
@@ -249,6 +314,7 @@ suite(void)
 	tcase_add_test(tc, mount_specs);
 	tcase_add_test(tc, spelling_entries_guarded);
 	tcase_add_test(tc, spelling_errors);
+	tcase_add_test(tc, marker_changes);
 	suite_add_tcase(s, tc);
 	return s;
 }

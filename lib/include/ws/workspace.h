@@ -67,6 +67,15 @@ struct ws_ctx {
 	 */
 	char **entries;
 	size_t nentries;
+	/*
+	 * Project detection (DESIGN.md 6) as the session runs it: its
+	 * markers (NULL: the default list) and whether the roots are pinned
+	 * (--project-root, --no-detect-root, configuration), in which case
+	 * markers decide nothing and are not guarded.
+	 */
+	char **markers;
+	size_t nmarkers;
+	bool roots_pinned;
 };
 
 /*
@@ -100,6 +109,33 @@ int ws_ctx_guard(struct ws_ctx *ws, const char *path);
  * Returns the reason (enum ws_guard_kind), 0 if the change is allowed.
  */
 int ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors);
+
+/*
+ * Set how the session detects project roots: markers (copied; NULL for
+ * the default list) and whether the roots are pinned.
+ */
+int ws_ctx_set_detection(struct ws_ctx *ws, const char *const *markers,
+			 size_t nmarkers, bool pinned);
+
+/* What a change may do to its entry, for ws_ctx_marker_guarded(). */
+enum {
+	WS_CHANGE_CREATES = 1 << 0, /* makes the entry if it is not there */
+	WS_CHANGE_REMOVES = 1 << 1, /* takes it away if it is there */
+};
+
+/*
+ * Whether changing the entry real (how: WS_CHANGE_* flags; a rename may
+ * do both) would change what project detection finds from the workspace
+ * (PROJECT_ROOT or GIT_ROOT): real names a marker or ".git" in the
+ * workspace's top directory or one of its ancestors, detection is not
+ * pinned, and detecting again with that entry added (or gone) gives other
+ * roots.  Only such entries cost anything (a stat and two detections);
+ * for any other real this compares strings.  When not NULL, *before and
+ * *after (malloc'd) name the root that would change ("PROJECT_ROOT=/a",
+ * "PROJECT_ROOT=/b").  Out of memory fails closed (true).
+ */
+bool ws_ctx_marker_guarded(struct ws_ctx *ws, const char *real, unsigned how,
+			   char **before, char **after);
 
 /* Close every descriptor and free the context. */
 void ws_ctx_close(struct ws_ctx *ws);
