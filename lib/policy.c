@@ -18,6 +18,7 @@
 #include "ws/config.h"
 #include "ws/error.h"
 #include "ws/glob.h"
+#include "ws/guard.h"
 #include "ws/vars.h"
 #include "ws/workspace.h"
 
@@ -986,12 +987,14 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	 * Policy or not, no tool rewrites wstools' own rules or moves the
 	 * boundary of the next call.
 	 */
-	if ((ws->nguard > 0 || ws->nentries > 0) && real != NULL &&
-	    op != WS_OP_READ && op != WS_OP_OPEN && op != WS_OP_STAT &&
-	    op != WS_OP_LIST && op != WS_OP_READLINK && op != WS_OP_EXEC) {
-		switch (ws_ctx_guarded(ws, real, op == WS_OP_RENAME ||
-						       op == WS_OP_DELETE ||
-						       op == WS_OP_RMDIR)) {
+	if (real != NULL && op != WS_OP_READ && op != WS_OP_OPEN &&
+	    op != WS_OP_STAT && op != WS_OP_LIST && op != WS_OP_READLINK &&
+	    op != WS_OP_EXEC) {
+		bool anc = op == WS_OP_RENAME || op == WS_OP_DELETE ||
+			   op == WS_OP_RMDIR;
+		const char *pat = NULL;
+
+		switch (ws_ctx_guarded(ws, real, anc)) {
 		case WS_GUARD_OWN:
 			return ws_error_set(WS_EPOLICY_DENIED, shown,
 					    "is (or holds) wstools' own configuration or "
@@ -1002,6 +1005,14 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 					    "root or a mount is spelled through: no tool "
 					    "may %s it, or the next call's boundary "
 					    "would move", ws__ops[op]);
+		case WS_GUARD_PERSIST:
+			(void)ws_guard_persist_match(ws, real, anc, &pat);
+			return ws_error_set(WS_EPOLICY_DENIED, shown,
+					    "is (or holds) a guarded path (\"%s\": it "
+					    "acts after this call, when git, a shell or "
+					    "an editor runs): no tool may %s it; the "
+					    "configuration's \"guarded\" list sets these",
+					    pat ? pat : "?", ws__ops[op]);
 		default:
 			break;
 		}

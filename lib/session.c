@@ -16,6 +16,7 @@
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/guard.h"
 #include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
@@ -275,6 +276,10 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 				  cli->project_root != NULL || cli->no_detect_root ||
 					  !cli->conf->detect_project_root);
 	if (rc < 0)
+		return rc;
+	if (cli->conf->guarded_set &&
+	    (rc = ws_ctx_set_guarded(ws, (const char *const *)cli->conf->guarded,
+				     cli->conf->nguarded)) < 0)
 		return rc;
 	if ((rc = ws__guard_config(cli, ws)) < 0)
 		return rc;

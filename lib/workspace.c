@@ -12,6 +12,7 @@
 
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/guard.h"
 #include "ws/path.h"
 #include "ws/policy.h"
 
@@ -362,6 +363,7 @@ ws_ctx_close(struct ws_ctx *ws)
 	for (size_t i = 0; i < ws->nmarkers; i++)
 		free(ws->markers[i]);
 	free(ws->markers);
+	ws__guards_free(ws->persist);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));
@@ -597,6 +599,8 @@ ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
 		if (ancestors && ws_path_within(real, ws->entries[i], NULL))
 			return WS_GUARD_ANCHOR;
 	}
+	if (ws_guard_persist_match(ws, real, ancestors, NULL))
+		return WS_GUARD_PERSIST;
 	return WS_GUARD_NONE;
 }
 

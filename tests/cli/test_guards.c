@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 static char *base;
+/* "WS_CONFIG=FILE" for run_ws(), or NULL. */
+static char *cfg_env;
 
 static void
 setup(void)
@@ -29,6 +31,17 @@ teardown(void)
 {
 	wst_rmrf(base);
 	free(base);
+	free(cfg_env);
+	cfg_env = NULL;
+}
+
+/* Use a configuration with this text in the next runs. */
+static void
+use_config(const char *text)
+{
+	wst_write(base, "config.json", text);
+	free(cfg_env);
+	ck_assert(asprintf(&cfg_env, "WS_CONFIG=%s/config.json", base) > 0);
 }
 
 /* Run tool with env (NULL-terminated) and the NULL-terminated argv. */
@@ -204,8 +217,8 @@ run_ws(struct wst_run *r, const char *ws, const char *mounts, const char *tool,
 {
 	const char *argv[32];
 	char *em = NULL;
-	const char *env[] = {NULL, NULL};
-	size_t n = 0;
+	const char *env[] = {NULL, NULL, NULL};
+	size_t n = 0, ne = 0;
 
 	argv[n++] = "--workspace";
 	argv[n++] = ws;
@@ -215,8 +228,10 @@ run_ws(struct wst_run *r, const char *ws, const char *mounts, const char *tool,
 	argv[n] = NULL;
 	if (mounts != NULL) {
 		ck_assert(asprintf(&em, "WS_MOUNTS=%s", mounts) > 0);
-		env[0] = em;
+		env[ne++] = em;
 	}
+	if (cfg_env != NULL)
+		env[ne++] = cfg_env;
 	wst_runv(r, NULL, env, tool, argv);
 	free(em);
 }
@@ -317,6 +332,9 @@ START_TEST(markers_each)
 					      "Cargo.toml", "pyproject.toml"};
 	char *ws = wst_path(base, "repo/app"), *mounts = NULL, *before, *now;
 
+	/* Persistence guards off: the marker guard alone decides. */
+	use_config("{\"guarded\": false}");
+
 	wst_mkdir(base, "repo/.git");
 	wst_mkdir(base, "repo/app");
 	ck_assert(asprintf(&mounts, "/.repo=%s/repo", base) > 0);
@@ -413,6 +431,9 @@ START_TEST(dotgit_moved_to_home)
 {
 	char *ws = wst_path(base, "home/proj"), *before, *after;
 
+	/* Persistence guards off: the marker guard alone decides. */
+	use_config("{\"guarded\": false}");
+
 	wst_write(base, "home/package.json", "{}");
 	wst_mkdir(base, "home/proj/.git/objects");
 	before = roots(ws);
@@ -435,6 +456,219 @@ START_TEST(dotgit_moved_to_home)
 }
 END_TEST
 
+/* Run wswrite in ws; expect a persistence-guard refusal or success. */
+static void
+wp(const char *ws, bool refused, const char *const *args)
+{
+	struct wst_run r;
+
+	run_ws(&r, ws, NULL, "wswrite", args);
+	if (refused) {
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "guarded path") != NULL, "%s", r.out);
+	} else {
+		expect_code(&r, "", 0);
+	}
+	wst_run_free(&r);
+}
+
+/*
+ * The default persistence guards: git hooks and config, submodules'
+ * too, shell rc files, editor and direnv settings; git's objects, refs
+ * and index stay writable.
+ */
+START_TEST(persistence_defaults)
+{
+	static const char *const files[] = {
+		".git/hooks/pre-commit", ".git/config", ".gitmodules", ".bashrc",
+		".bash_profile", ".profile", ".zshrc", ".zprofile", ".bash_login",
+		".bash_logout", ".vscode/settings.json", ".idea/workspace.xml",
+		".envrc", ".git/modules/sub/hooks/post-checkout",
+		".git/modules/a/modules/b/config",
+	};
+	static const char *const free_files[] = {
+		".git/objects/ab/cdef", ".git/refs/heads/main", ".git/index",
+		".git/HEAD", "src/.bashrc.example", ".git/modules/sub/index",
+		"notes.txt",
+	};
+	char *ws = wst_path(base, "ws");
+
+	wst_mkdir(base, "ws/.git/hooks");
+	wst_write(ws, ".git/config", "[core]\n");
+	wst_write(ws, ".bashrc", "# rc\n");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+
+		wp(ws, true, w);
+	}
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		wp(ws, false, w);
+	}
+	{
+		const char *edit[] = {"--edit", "--old", "rc", "--new", "pwn", ".bashrc", NULL};
+		const char *app[] = {"--append", "--content", "x", ".bashrc", NULL};
+		const char *del[] = {"--delete", ".bashrc", NULL};
+		const char *mv[] = {"--move", "rc.bak", ".bashrc", NULL};
+		const char *over[] = {"--move", ".bashrc", "-f", "notes.txt", NULL};
+		const char *rmgit[] = {"--delete", "-r", ".git", NULL};
+		const char *mvgit[] = {"--move", "g", ".git", NULL};
+		const char *rmhooks[] = {"--delete", "-r", ".git/hooks", NULL};
+		const char *mk[] = {"--mkdir", ".vscode", NULL};
+
+		wp(ws, true, edit);
+		wp(ws, true, app);
+		wp(ws, true, del);
+		wp(ws, true, mv);
+		wp(ws, true, over);
+		wp(ws, true, rmgit);
+		wp(ws, true, mvgit);
+		wp(ws, true, rmhooks);
+		wp(ws, true, mk);
+	}
+	{
+		size_t n;
+		char *rc = wst_slurp(wst_path(ws, ".bashrc"), &n);
+
+		ck_assert_str_eq(rc, "# rc\n");
+		free(rc);
+		ck_assert(!wst_exists(wst_path(ws, ".git/hooks/pre-commit")));
+		ck_assert(!wst_exists(wst_path(ws, ".envrc")));
+	}
+	free(ws);
+}
+END_TEST
+
+/*
+ * A guard that is a symlink guards its target; a ".git" file ("gitdir:")
+ * guards the hooks and config of the git dir it names, and of its common
+ * directory.
+ */
+START_TEST(persistence_links_and_gitdir)
+{
+	char *ws = wst_path(base, "ws");
+
+	wst_write(base, "ws/notes.txt", "n\n");
+	wst_symlink("notes.txt", ws, ".envrc");
+	wst_mkdir(base, "ws/myhooks");
+	wst_mkdir(base, "ws/wt");
+	wst_write(ws, "wt/.git", "gitdir: ../gd/worktrees/wt\n");
+	wst_write(ws, "gd/worktrees/wt/commondir", "../..\n");
+	wst_mkdir(ws, "gd/hooks");
+	wst_write(ws, "gd/config", "[core]\n");
+	{
+		const char *w1[] = {"--content", "x", ".envrc", NULL};
+		const char *w2[] = {"--content", "x", "notes.txt", NULL};
+		const char *g1[] = {"--content", "x", "gd/hooks/pre-commit", NULL};
+		const char *g2[] = {"--content", "x", "gd/config", NULL};
+		const char *g3[] = {"--content", "x", "gd/objects/ab", NULL};
+		const char *g4[] = {"--content", "x", "gd/worktrees/wt/index", NULL};
+		const char *wt = NULL;
+		char *wsw = wst_path(ws, "wt");
+
+		wp(ws, true, w1);
+		wp(ws, true, w2);
+		wp(ws, false, g3);
+		/* The worktree as the workspace: its gitdir is outside, the
+		 * common dir's hooks and config are guarded through a mount. */
+		(void)wt;
+		{
+			char *m = NULL;
+			struct wst_run r;
+
+			ck_assert(asprintf(&m, "/.gd=%s/gd", ws) > 0);
+			{
+				const char *a1[] = {"--content", "x", "/.gd/hooks/pre-commit", NULL};
+				const char *a2[] = {"--content", "x", "/.gd/config", NULL};
+				const char *a3[] = {"--content", "x", "/.gd/worktrees/wt/index", NULL};
+
+				run_ws(&r, wsw, m, "wswrite", a1);
+				expect_code(&r, "POLICY_DENIED", 3);
+				wst_run_free(&r);
+				run_ws(&r, wsw, m, "wswrite", a2);
+				expect_code(&r, "POLICY_DENIED", 3);
+				wst_run_free(&r);
+				run_ws(&r, wsw, m, "wswrite", a3);
+				expect_code(&r, "", 0);
+				wst_run_free(&r);
+			}
+			free(m);
+		}
+		/* From the top, gd is no .git: only the gitdir file guards it,
+		 * and that is in wt; so these are free here. */
+		wp(ws, false, g1);
+		wp(ws, false, g2);
+		wp(ws, false, g4);
+		free(wsw);
+	}
+	{
+		size_t n;
+		char *t = wst_slurp(wst_path(ws, "notes.txt"), &n);
+
+		ck_assert_str_eq(t, "n\n");
+		free(t);
+	}
+	free(ws);
+}
+END_TEST
+
+/* "guarded" in the configuration replaces the default list, or turns it
+ * off; a bad value is refused. */
+START_TEST(persistence_config)
+{
+	char *ws = wst_path(base, "ws");
+	const char *rc[] = {"--content", "x", ".bashrc", NULL};
+	const char *b[] = {"--content", "x", "build.sh", NULL};
+	const char *sec[] = {"--content", "x", "secrets/deep/a.key", NULL};
+	const char *sec2[] = {"--content", "x", "other/secrets/a.key", NULL};
+	const char *hook[] = {"--content", "x", ".git/hooks/post-merge", NULL};
+	struct wst_run r;
+
+	wst_mkdir(base, "ws/.git");
+	use_config("{\"guarded\": [\"build.sh\", \"secrets/\", \"*/secrets/**\"]}");
+	wp(ws, false, rc);
+	wp(ws, true, b);
+	wp(ws, true, sec);
+	wp(ws, true, sec2);
+	/* A directory moved to a name that does not exist yet would bring
+	 * a guarded path with it. */
+	{
+		const char *mkk[] = {"--content", "k", "evil/keys/k", NULL};
+		const char *mv[] = {"--move", "z", "evil", NULL};
+
+		use_config("{\"guarded\": [\"*/keys/**\"]}");
+		wp(ws, true, mkk);
+		use_config("{\"guarded\": false}");
+		wp(ws, false, mkk);
+		use_config("{\"guarded\": [\"*/keys/**\"]}");
+		wp(ws, true, mv);
+		ck_assert(!wst_exists(wst_path(ws, "z")));
+	}
+	use_config("{\"guarded\": false}");
+	wp(ws, false, hook);
+	use_config("{\"guarded\": true}");
+	wp(ws, true, rc);
+	use_config("{\"guarded\": [\"/etc/x\"]}");
+	run_ws(&r, ws, NULL, "wswrite", b);
+	expect_code(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	use_config("{\"guarded\": [\"a/../b\"]}");
+	run_ws(&r, ws, NULL, "wswrite", b);
+	expect_code(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	use_config("{\"guarded\": 3}");
+	run_ws(&r, ws, NULL, "wswrite", b);
+	expect_code(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	use_config("{\"guarded\": [\"[a\"]}");
+	run_ws(&r, ws, NULL, "wswrite", b);
+	expect_code(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
 static Suite *
 guards_suite(void)
 {
@@ -450,6 +684,12 @@ guards_suite(void)
 	tcase_add_test(tc, marker_rename_widens_project);
 	tcase_add_test(tc, markers_each);
 	tcase_add_test(tc, dotgit_moved_to_home);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("persistence");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, persistence_defaults);
+	tcase_add_test(tc, persistence_links_and_gitdir);
+	tcase_add_test(tc, persistence_config);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,7 @@
  *   {"policies": {"dir": DIR, "default": NAME|FILE,
  *                 "detect_project_root": BOOL, "project_markers": [...]},
  *    "mounts": ["VPREFIX=DIR[:ro]", ...],
+ *    "guarded": true | false | ["PATH-OR-GLOB", ...],
  *    "limits": {"max_bytes": N, "max_entries": N, ...}}
  *
  * A relative policies.dir is relative to the file's directory.  Unknown
@@ -48,6 +49,9 @@ struct ws_config {
 	size_t nmarkers;
 	char **mounts;		/* "VPREFIX=DIR[:ro]" specs */
 	size_t nmounts;
+	bool guarded_set;	/* "guarded" replaces the default guards */
+	char **guarded;		/* with it: the patterns (none for false) */
+	size_t nguarded;
 	struct ws_limits limits;
 };
 

@@ -25,12 +25,14 @@ enum ws_guard_kind {
 	WS_GUARD_NONE = 0,
 	WS_GUARD_OWN,	  /* wstools' own configuration or policy */
 	WS_GUARD_ANCHOR,  /* an entry the spelling of the root or a mount uses */
+	WS_GUARD_PERSIST, /* a persistence guard (ws/guard.h) */
 };
 
 /* The host filesystem root, used only with WS_ALLOW_OUTSIDE. */
 #define WS_ANCHOR_HOST (-1)
 
 struct ws_policy;
+struct ws_guards;
 
 struct ws_anchor {
 	char *vprefix; /* "/" for the root, "/.skills" for a mount */
@@ -76,6 +78,9 @@ struct ws_ctx {
 	char **markers;
 	size_t nmarkers;
 	bool roots_pinned;
+	/* The persistence guards (ws/guard.h); NULL: the defaults, set on
+	 * first use. */
+	struct ws_guards *persist;
 };
 
 /*
@@ -104,7 +109,8 @@ int ws_ctx_guard(struct ws_ctx *ws, const char *path);
  * Whether changing the real path real touches a guarded path: real is
  * inside one, or (with ancestors, for rename and delete) holds one; or
  * real is an entry the spelling of an anchor passes through (ws_ctx
- * entries), or (with ancestors) a directory holding one.  real is the
+ * entries), or (with ancestors) a directory holding one; or a
+ * persistence guard (ws_guard_persist_match()).  real is the
  * entry itself: its parent resolved, its last component as it is.
  * Returns the reason (enum ws_guard_kind), 0 if the change is allowed.
  */
