@@ -13,6 +13,7 @@
 #include "ws/cli.h"
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/vars.h"
@@ -217,6 +218,32 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 	int rc;
 
 	rc = ws_resolve(ws, in, flags, &r);
+	/*
+	 * With a policy, wspath shows only what the caller may stat: the
+	 * path and every step on the way (a directory above the path is
+	 * implied by the path itself; a link or a directory left behind is
+	 * not).  A denied one is POLICY_DENIED whether it exists or not,
+	 * and no step is shown.
+	 */
+	if (ws->policy != NULL && rc != WS_EPOLICY_DENIED &&
+	    rc != WS_EAPPROVAL_REQUIRED) {
+		int c = rc == 0 ? ws_check(ws, WS_OP_STAT, r.real, in) : 0;
+
+		for (size_t i = 0; c == 0 && i < r.nsteps; i++)
+			if (r.steps[i].real != NULL &&
+			    (rc < 0 || !ws_path_within(r.steps[i].real, r.real, NULL)))
+				c = ws_check(ws, WS_OP_STAT, r.steps[i].real, in);
+		if (c < 0)
+			rc = c;
+	}
+	if (rc == WS_EPOLICY_DENIED || rc == WS_EAPPROVAL_REQUIRED) {
+		char *msg = strdup(ws_error_last());
+
+		/* The trace would show what the policy hides. */
+		ws_res_free(&r);
+		ws_error_set(rc, in, "%s", msg ? msg : "denied by the policy");
+		free(msg);
+	}
 	if (rc == 0 && WS_OPT(cli, O_EXISTING)->b && !r.exists)
 		rc = ws_error_set(WS_ENOT_FOUND, in, "does not exist");
 	if (rc == 0 && ws_ctx_to_virtual(ws, r.real, &vres) < 0)

@@ -669,6 +669,116 @@ START_TEST(persistence_config)
 }
 END_TEST
 
+/* The error code of tool run on ws with the policy file pol and args. */
+static char *
+code_of(const char *ws, const char *pol, const char *tool,
+	const char *const *args)
+{
+	const char *argv[16];
+	size_t n = 0;
+	struct wst_run r;
+	char *c;
+
+	argv[n++] = "--policy";
+	argv[n++] = pol;
+	for (size_t i = 0; args[i] != NULL && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	run_ws(&r, ws, NULL, tool, argv);
+	c = strdup(wst_code(&r));
+	if (strcmp(c, "POLICY_DENIED") == 0)
+		ck_assert_int_eq(r.status, 3);
+	/* Nothing the policy hides is shown: no step, no real path. */
+	if (strcmp(c, "POLICY_DENIED") == 0)
+		ck_assert_msg(strstr(r.out, "\"step\":") == NULL &&
+				      strstr(r.out, base) == NULL,
+			      "%s", r.out);
+	wst_run_free(&r);
+	return c;
+}
+
+/*
+ * Issue 12, 5: a path the policy denies is POLICY_DENIED whether or not
+ * it exists, for every tool; wspath asks the policy about every step it
+ * shows.
+ */
+START_TEST(denied_whether_or_not_it_exists)
+{
+	char *ws = wst_path(base, "ws"), *pol = wst_path(base, "pol.json");
+	static const char *const names[] = {".ssh/id_rsa", ".ssh/nothere",
+					    "keys/id_rsa", "keys/nothere",
+					    ".ssh/deeper/x"};
+
+	wst_write(ws, ".ssh/id_rsa", "KEY\n");
+	wst_write(ws, "src/a.c", "int a;\n");
+	wst_symlink(".ssh", ws, "keys");
+	wst_symlink("../src/a.c", ws, ".ssh/to-src");
+	wst_write(base, "pol.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": ["
+		  "{\"name\": \"deny-ssh\", \"paths\": [\"${WORKSPACE}/.ssh\", "
+		  "\"${WORKSPACE}/.ssh/**\"], \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		  "{\"name\": \"ok\", \"paths\": [\"${WORKSPACE}\", \"${WORKSPACE}/**\"],"
+		  " \"operations\": [\"*\"], \"decision\": \"allow\"}]}");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *rd[] = {names[i], NULL};
+		const char *ls[] = {names[i], NULL};
+		const char *wp1[] = {names[i], NULL};
+		const char *wp2[] = {"--explain", names[i], NULL};
+		const char *wp3[] = {"--explain", "--paths", "real", names[i], NULL};
+		const char *del[] = {"--delete", names[i], NULL};
+		const char *mv[] = {"--move", "src/b", names[i], NULL};
+		const char *ed[] = {"--edit", "--old", "a", "--new", "b", names[i], NULL};
+		const char *const *all[] = {rd, ls, wp1, wp2, wp3, del, mv, ed};
+		const char *tools[] = {"wsread", "wsls", "wspath", "wspath", "wspath",
+				       "wswrite", "wswrite", "wswrite"};
+
+		for (size_t t = 0; t < 8; t++) {
+			char *c = code_of(ws, pol, tools[t], all[t]);
+
+			ck_assert_msg(strcmp(c, "POLICY_DENIED") == 0,
+				      "%s %s: %s", tools[t], names[i], c);
+			free(c);
+		}
+	}
+	/* Allowed and missing: NOT_FOUND, as before. */
+	{
+		const char *rd[] = {"src/nothere", NULL};
+		const char *wp[] = {"--existing", "src/nothere", NULL};
+		char *c = code_of(ws, pol, "wsread", rd);
+
+		ck_assert_str_eq(c, "NOT_FOUND");
+		free(c);
+		c = code_of(ws, pol, "wspath", wp);
+		ck_assert_str_eq(c, "NOT_FOUND");
+		free(c);
+	}
+	/* A path that is allowed but reached through a link in a denied
+	 * directory: --explain would show that directory's entries. */
+	{
+		const char *wp[] = {"--explain", ".ssh/to-src", NULL};
+		const char *ok[] = {"--explain", "src/a.c", NULL};
+		char *c = code_of(ws, pol, "wspath", wp);
+
+		ck_assert_str_eq(c, "POLICY_DENIED");
+		free(c);
+		c = code_of(ws, pol, "wspath", ok);
+		ck_assert_str_eq(c, "");
+		free(c);
+	}
+	/* Without a policy nothing changes. */
+	{
+		struct wst_run r;
+		const char *wp[] = {"--existing", ".ssh/nothere", NULL};
+
+		run_ws(&r, ws, NULL, "wspath", wp);
+		expect_code(&r, "NOT_FOUND", 5);
+		wst_run_free(&r);
+	}
+	free(ws);
+	free(pol);
+}
+END_TEST
+
 static Suite *
 guards_suite(void)
 {
@@ -690,6 +800,10 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_defaults);
 	tcase_add_test(tc, persistence_links_and_gitdir);
 	tcase_add_test(tc, persistence_config);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("policy");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, denied_whether_or_not_it_exists);
 	suite_add_tcase(s, tc);
 	return s;
 }
