@@ -389,6 +389,17 @@ ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 					  &cfg->nmounts);
 		} else if (strcmp(k, "guarded") == 0)
 			rc = ws__cfg_guarded(cfg, it, origin);
+		else if (strcmp(k, "approve") == 0) {
+			/* Who may approve at a prompt: only a person at the
+			 * terminal, and only when asked for. */
+			if (cJSON_IsString(it) && strcmp(it->valuestring, "tty") == 0)
+				cfg->approve_tty = true;
+			else if (cJSON_IsString(it) && strcmp(it->valuestring, "never") == 0)
+				cfg->approve_tty = false;
+			else
+				rc = ws__cfg_err(origin, "\"approve\" must be \"tty\" "
+						 "or \"never\"");
+		}
 		else
 			rc = ws__cfg_err(origin, "unknown key \"%s\"", k);
 		if (rc < 0)

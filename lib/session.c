@@ -167,8 +167,17 @@ ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
 		ws__logkv("INFO", "policy loaded", "name", ws_policy_name(pol),
 			  "file", ws_policy_path(pol));
 	}
+	/*
+	 * The y/N prompt can be answered by whatever writes to the
+	 * terminal, an agent running the tool under script(1) included: it
+	 * is on only when the configuration asks for it ("approve": "tty"),
+	 * never inside wsrun (WS_SANDBOX), and only in plain mode on a
+	 * terminal.  Otherwise approval is the harness's: APPROVAL_REQUIRED.
+	 */
 	ws_policy_set_hooks(pol, cli->verbose ? ws__log : NULL,
-			    !cli->json && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)
+			    cli->conf->approve_tty && getenv("WS_SANDBOX") == NULL &&
+					    !cli->json && isatty(STDIN_FILENO) &&
+					    isatty(STDERR_FILENO)
 				    ? ws__prompt : NULL,
 			    cli);
 	return 0;
