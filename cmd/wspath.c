@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ws/cli.h"
 #include "ws/detect.h"
@@ -275,17 +276,25 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 			json_policy(cli, ws, jw, &r);
 		ws_jw_obj_end(jw);
 	} else {
+		/* Names on a terminal: control bytes as "?", as wsls. */
+		bool tty = isatty(STDOUT_FILENO);
+
 		if (explain) {
-			for (size_t i = 0; i < r.nsteps; i++)
-				printf("%-10s %s\n", r.steps[i].kind, r.steps[i].text);
+			for (size_t i = 0; i < r.nsteps; i++) {
+				printf("%-10s ", r.steps[i].kind);
+				ws_cli_put_text(stdout, r.steps[i].text, tty);
+				putchar('\n');
+			}
 			if (rc == 0) {
-				printf("%-10s %s%s\n", "virtual", vres ? vres : "(none)",
-				       r.exists ? "" : " (does not exist yet)");
+				printf("%-10s ", "virtual");
+				ws_cli_put_text(stdout, vres ? vres : "(none)", tty);
+				printf("%s\n", r.exists ? "" : " (does not exist yet)");
 				plain_policy(cli, ws, &r);
 			}
 		} else if (rc == 0) {
-			printf("%s\n", ws_cli_show_path(cli, vres ? vres : r.vpath,
-							 r.real));
+			ws_cli_put_text(stdout, ws_cli_show_path(cli, vres ? vres : r.vpath,
+								 r.real), tty);
+			putchar('\n');
 		}
 	}
 	free(vres);

@@ -8,11 +8,14 @@
  */
 #include "wstest.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *base;
@@ -779,6 +782,155 @@ START_TEST(denied_whether_or_not_it_exists)
 }
 END_TEST
 
+/* ---- Smaller findings ---- */
+
+/* --depth past the maximum names the maximum, as a flag and in --args. */
+START_TEST(depth_names_maximum)
+{
+	char *ws = wst_path(base, "ws");
+	struct wst_run r;
+	const char *a1[] = {"--depth", "99999999999", NULL};
+	const char *a2[] = {"--args", "{\"depth\": 99999999999}", NULL};
+	const char *a3[] = {"--depth", "0", NULL};
+	const char *const *all[] = {a1, a2, a3};
+
+	wst_mkdir(base, "ws");
+	for (size_t i = 0; i < 3; i++) {
+		run_ws(&r, ws, NULL, "wsls", all[i]);
+		expect_code(&r, "INVALID_ARGUMENT", 2);
+		ck_assert_msg(strstr(r.out, "2147483647") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	free(ws);
+}
+END_TEST
+
+/* "--args -" refuses a NUL byte and whatever follows it. */
+START_TEST(args_stdin_nul)
+{
+	char *ws = wst_path(base, "ws"), *cmd = NULL;
+	char out[4096];
+	size_t n;
+	FILE *p;
+	int st;
+
+	wst_write(base, "ws/a.txt", "hi\n");
+	wst_write(base, "ws/b.txt", "SECOND\n");
+	ck_assert(asprintf(&cmd, "printf '{\"path\":\"a.txt\"}\\000{\"path\":\"b.txt\"}' | "
+			   "%s --workspace '%s' --args - 2>/dev/null",
+			   wst_bin("wsread"), ws) > 0);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s", out);
+	ck_assert_msg(strstr(out, "INVALID_ARGUMENT") != NULL && strstr(out, "NUL") != NULL,
+		      "%s", out);
+	ck_assert(strstr(out, "\"content\"") == NULL);
+	free(cmd);
+	/* A NUL alone at the end is refused too; a newline is fine. */
+	ck_assert(asprintf(&cmd, "printf '{\"path\":\"a.txt\"}\\000' | %s --workspace '%s' "
+			   "--args - >/dev/null 2>&1", wst_bin("wsread"), ws) > 0);
+	st = system(cmd);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+	free(cmd);
+	ck_assert(asprintf(&cmd, "printf '{\"path\":\"a.txt\"}\\n' | %s --workspace '%s' "
+			   "--args - >/dev/null 2>&1", wst_bin("wsread"), ws) > 0);
+	st = system(cmd);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	free(cmd);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Run tool with argv and a pseudo-terminal as its stdout (stderr too);
+ * what the terminal showed is returned (malloc'd).
+ */
+static char *
+run_pty(const char *tool, const char *const *argv)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	char *buf = calloc(1, 65536);
+	size_t n = 0;
+	pid_t pid;
+	int st;
+
+	ck_assert_int_ge(m, 0);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	pid = fork();
+	if (pid == 0) {
+		const char *av[32];
+		size_t k = 0;
+		int s = open(ptsname(m), O_RDWR | O_NOCTTY), null = open("/dev/null", O_RDONLY);
+
+		if (s < 0 || null < 0)
+			_exit(126);
+		dup2(null, 0);
+		dup2(s, 1);
+		dup2(s, 2);
+		unsetenv("WS_FORMAT");
+		unsetenv("WS_POLICY");
+		unsetenv("WS_MOUNTS");
+		unsetenv("WS_ROOT");
+		av[k++] = tool;
+		for (size_t i = 0; argv[i] != NULL && k < 31; i++)
+			av[k++] = argv[i];
+		av[k] = NULL;
+		execv(wst_bin(tool), (char *const *)av);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd pf = {m, POLLIN, 0};
+		int pr = poll(&pf, 1, 2000);
+
+		if (pr <= 0)
+			break;
+		{
+			ssize_t k = read(m, buf + n, 65535 - n);
+
+			if (k <= 0)
+				break;
+			n += (size_t)k;
+		}
+	}
+	waitpid(pid, &st, 0);
+	close(m);
+	return buf;
+}
+
+/* wswrite's and wspath's lines show control bytes in names as "?" on a
+ * terminal, as wsls does. */
+START_TEST(plain_lines_masked_on_terminal)
+{
+	char *ws = wst_path(base, "ws");
+	const char *evil = "e\x1b]0;pwned\x07z\rX.txt";
+	const char *w1[] = {"--workspace", ws, "--content", "x", evil, NULL};
+	const char *w2[] = {"--workspace", ws, "--move", "moved\x1b[2J.txt", evil, NULL};
+	const char *p1[] = {"--workspace", ws, "--paths", "virtual", "moved\x1b[2J.txt", NULL};
+	const char *p2[] = {"--workspace", ws, "--explain", "moved\x1b[2J.txt", NULL};
+	const char *l1[] = {"--workspace", ws, NULL};
+	const char *tools[] = {"wswrite", "wswrite", "wspath", "wspath", "wsls"};
+	const char *const *all[] = {w1, w2, p1, p2, l1};
+	const char *want[] = {"/e?]0;pwned?z?X.txt", "/moved?[2J.txt", "/moved?[2J.txt",
+			      "moved?[2J.txt", "moved?[2J.txt"};
+
+	wst_mkdir(base, "ws");
+	for (size_t i = 0; i < 5; i++) {
+		char *o = run_pty(tools[i], all[i]);
+
+		ck_assert_msg(strchr(o, '\x1b') == NULL && strchr(o, '\x07') == NULL,
+			      "%s: %s", tools[i], o);
+		ck_assert_msg(strstr(o, want[i]) != NULL, "%s: %s", tools[i], o);
+		free(o);
+	}
+	free(ws);
+}
+END_TEST
+
 static Suite *
 guards_suite(void)
 {
@@ -804,6 +956,12 @@ guards_suite(void)
 	tc = tcase_create("policy");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, denied_whether_or_not_it_exists);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("smaller");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, depth_names_maximum);
+	tcase_add_test(tc, args_stdin_nul);
+	tcase_add_test(tc, plain_lines_masked_on_terminal);
 	suite_add_tcase(s, tc);
 	return s;
 }
