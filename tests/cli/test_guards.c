@@ -18,6 +18,40 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+
+/* Whether dir/rel exists (lstat). */
+static bool
+exists_at(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+	bool e = wst_exists(p);
+
+	free(p);
+	return e;
+}
+
+/* unlink(dir/rel). */
+static int
+unlink_at(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+	int r = unlink(p);
+
+	free(p);
+	return r;
+}
+
+/* The content of dir/rel (malloc'd), or NULL. */
+static char *
+slurp_at(const char *dir, const char *rel, size_t *n)
+{
+	char *p = wst_path(dir, rel);
+	char *c = wst_slurp(p, n);
+
+	free(p);
+	return c;
+}
+
 static char *base;
 /* "WS_CONFIG=FILE" for run_ws(), or NULL. */
 static char *cfg_env;
@@ -313,7 +347,7 @@ START_TEST(marker_rename_widens_project)
 		expect_code(&r, "POLICY_DENIED", 3);
 		wst_run_free(&r);
 	}
-	ck_assert(!wst_exists(wst_path(base, "repo/other/secret.txt")));
+	ck_assert(!exists_at(base, "repo/other/secret.txt"));
 	after = roots(ws);
 	ck_assert_str_eq(before, after);
 	free(before);
@@ -361,7 +395,7 @@ START_TEST(markers_each)
 		ww(ws, mounts, true, mk);
 		wst_write(ws, bak, "x");
 		ww(ws, mounts, true, mvin);
-		ck_assert(unlink(wst_path(ws, bak)) == 0);
+		ck_assert(unlink_at(ws, bak) == 0);
 		ck_assert_str_eq((now = roots(ws)), before);
 		free(now);
 		/* In the git root the project root already is: no change. */
@@ -397,9 +431,9 @@ START_TEST(markers_each)
 			const char *ndel[] = {"--no-detect-root", "--content", "x", m, NULL};
 
 			ww(ws, mounts, false, pdel);
-			ck_assert(!wst_exists(wst_path(ws, m)));
+			ck_assert(!exists_at(ws, m));
 			ww(ws, mounts, false, ndel);
-			ck_assert(unlink(wst_path(ws, m)) == 0);
+			ck_assert(unlink_at(ws, m) == 0);
 		}
 	}
 	/* .git: in the ancestor (through the mount) and in the top. */
@@ -415,8 +449,8 @@ START_TEST(markers_each)
 		ww(ws, mounts, true, cgit);
 		ww(ws, mounts, true, fgit);
 		ww(ws, mounts, true, pgit);
-		ck_assert(!wst_exists(wst_path(ws, ".git")));
-		ck_assert(wst_exists(wst_path(base, "repo/.git")));
+		ck_assert(!exists_at(ws, ".git"));
+		ck_assert(exists_at(base, "repo/.git"));
 	}
 	ck_assert_str_eq((now = roots(ws)), before);
 	free(now);
@@ -532,12 +566,12 @@ START_TEST(persistence_defaults)
 	}
 	{
 		size_t n;
-		char *rc = wst_slurp(wst_path(ws, ".bashrc"), &n);
+		char *rc = slurp_at(ws, ".bashrc", &n);
 
 		ck_assert_str_eq(rc, "# rc\n");
 		free(rc);
-		ck_assert(!wst_exists(wst_path(ws, ".git/hooks/pre-commit")));
-		ck_assert(!wst_exists(wst_path(ws, ".envrc")));
+		ck_assert(!exists_at(ws, ".git/hooks/pre-commit"));
+		ck_assert(!exists_at(ws, ".envrc"));
 	}
 	free(ws);
 }
@@ -607,7 +641,7 @@ START_TEST(persistence_links_and_gitdir)
 	}
 	{
 		size_t n;
-		char *t = wst_slurp(wst_path(ws, "notes.txt"), &n);
+		char *t = slurp_at(ws, "notes.txt", &n);
 
 		ck_assert_str_eq(t, "n\n");
 		free(t);
@@ -646,7 +680,7 @@ START_TEST(persistence_config)
 		wp(ws, false, mkk);
 		use_config("{\"guarded\": [\"*/keys/**\"]}");
 		wp(ws, true, mv);
-		ck_assert(!wst_exists(wst_path(ws, "z")));
+		ck_assert(!exists_at(ws, "z"));
 	}
 	use_config("{\"guarded\": false}");
 	wp(ws, false, hook);

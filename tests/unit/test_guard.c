@@ -9,6 +9,18 @@
 #include "ws/guard.h"
 #include "ws/workspace.h"
 
+
+/* unlink(dir/rel). */
+static int
+unlink_at(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+	int r = unlink(p);
+
+	free(p);
+	return r;
+}
+
 static char *T, *W;
 static struct ws_ctx ws;
 
@@ -67,7 +79,7 @@ START_TEST(defaults_match)
 	ck_assert(!hit(".git", false, NULL));
 	wst_write(W, ".git/modules/x", "file");
 	ck_assert(!hit(".git/modules/x", true, NULL));
-	unlink(wst_path(W, ".git/modules/x"));
+	unlink_at(W, ".git/modules/x");
 	wst_mkdir(W, ".git/modules/x");
 	ck_assert(hit(".git/modules/x", true, NULL));
 	ck_assert(hit(".git/modules", true, NULL));
@@ -90,7 +102,7 @@ START_TEST(configured_list)
 	wst_write(W, "a", "file");
 	ck_assert(!hit("a", true, NULL));
 	ck_assert(hit("b", true, NULL)); /* not there: may become a directory */
-	unlink(wst_path(W, "a"));
+	unlink_at(W, "a");
 	wst_mkdir(W, "a");
 	ck_assert(hit("a", true, NULL));
 	ck_assert(!hit("a", false, NULL));
