@@ -516,8 +516,8 @@ check_opts(struct ws_cli *cli)
 	v = WS_OPT(cli, O_DEPTH);
 	if (v->set && (v->i < 1 || v->i > INT_MAX))
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "--depth must be at least 1 (1 lists the "
-				    "directory's own entries)");
+				    "--depth must be from 1 (the directory's own "
+				    "entries) to %d, not %lld", INT_MAX, v->i);
 	v = WS_OPT(cli, O_MAX_ENTRIES);
 	if (v->set && v->i < 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ws/cli.h"
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/vars.h"
@@ -217,6 +219,32 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 	int rc;
 
 	rc = ws_resolve(ws, in, flags, &r);
+	/*
+	 * With a policy, wspath shows only what the caller may stat: the
+	 * path and every step on the way (a directory above the path is
+	 * implied by the path itself; a link or a directory left behind is
+	 * not).  A denied one is POLICY_DENIED whether it exists or not,
+	 * and no step is shown.
+	 */
+	if (ws->policy != NULL && rc != WS_EPOLICY_DENIED &&
+	    rc != WS_EAPPROVAL_REQUIRED) {
+		int c = rc == 0 ? ws_check(ws, WS_OP_STAT, r.real, in) : 0;
+
+		for (size_t i = 0; c == 0 && i < r.nsteps; i++)
+			if (r.steps[i].real != NULL &&
+			    (rc < 0 || !ws_path_within(r.steps[i].real, r.real, NULL)))
+				c = ws_check(ws, WS_OP_STAT, r.steps[i].real, in);
+		if (c < 0)
+			rc = c;
+	}
+	if (rc == WS_EPOLICY_DENIED || rc == WS_EAPPROVAL_REQUIRED) {
+		char *msg = strdup(ws_error_last());
+
+		/* The trace would show what the policy hides. */
+		ws_res_free(&r);
+		ws_error_set(rc, in, "%s", msg ? msg : "denied by the policy");
+		free(msg);
+	}
 	if (rc == 0 && WS_OPT(cli, O_EXISTING)->b && !r.exists)
 		rc = ws_error_set(WS_ENOT_FOUND, in, "does not exist");
 	if (rc == 0 && ws_ctx_to_virtual(ws, r.real, &vres) < 0)
@@ -248,17 +276,25 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 			json_policy(cli, ws, jw, &r);
 		ws_jw_obj_end(jw);
 	} else {
+		/* Names on a terminal: control bytes as "?", as wsls. */
+		bool tty = isatty(STDOUT_FILENO);
+
 		if (explain) {
-			for (size_t i = 0; i < r.nsteps; i++)
-				printf("%-10s %s\n", r.steps[i].kind, r.steps[i].text);
+			for (size_t i = 0; i < r.nsteps; i++) {
+				printf("%-10s ", r.steps[i].kind);
+				ws_cli_put_text(stdout, r.steps[i].text, tty);
+				putchar('\n');
+			}
 			if (rc == 0) {
-				printf("%-10s %s%s\n", "virtual", vres ? vres : "(none)",
-				       r.exists ? "" : " (does not exist yet)");
+				printf("%-10s ", "virtual");
+				ws_cli_put_text(stdout, vres ? vres : "(none)", tty);
+				printf("%s\n", r.exists ? "" : " (does not exist yet)");
 				plain_policy(cli, ws, &r);
 			}
 		} else if (rc == 0) {
-			printf("%s\n", ws_cli_show_path(cli, vres ? vres : r.vpath,
-							 r.real));
+			ws_cli_put_text(stdout, ws_cli_show_path(cli, vres ? vres : r.vpath,
+								 r.real), tty);
+			putchar('\n');
 		}
 	}
 	free(vres);

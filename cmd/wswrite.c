@@ -240,16 +240,27 @@ print_json(struct ws_cli *cli, const struct ws_wresult *r)
 static void
 print_plain(struct ws_cli *cli, const struct ws_wresult *r)
 {
-	const char *p = ws_cli_show_path(cli, r->vpath, r->real);
 	const char *a = r->action;
 	bool dry = r->dry_run;
 	FILE *f = stdout;
+	char *p, *dest = NULL;
 
 	if (dry && r->diff != NULL && r->difflen > 0) {
 		fwrite(r->diff, 1, r->difflen, stdout);
 		if (r->diff_truncated)
 			printf("... (diff truncated)\n");
 		f = stderr; /* keep stdout a clean patch */
+	}
+	/* Names on a terminal: control bytes as "?", as wsls shows them. */
+	p = ws_cli_masked(ws_cli_show_path(cli, r->vpath, r->real),
+			  isatty(fileno(f)));
+	if (strcmp(a, "move") == 0)
+		dest = ws_cli_masked(ws_cli_show_path(cli, r->dest_vpath, r->dest_real),
+				     isatty(fileno(f)));
+	if (p == NULL || (strcmp(a, "move") == 0 && dest == NULL)) {
+		free(p);
+		free(dest);
+		return;
 	}
 	if (strcmp(a, "write") == 0 || strcmp(a, "create") == 0)
 		fprintf(f, "%s %lld bytes to %s%s\n", dry ? "would write" : "wrote",
@@ -271,10 +282,11 @@ print_plain(struct ws_cli *cli, const struct ws_wresult *r)
 	else if (strcmp(a, "delete") == 0)
 		fprintf(f, "%s %s\n", dry ? "would delete" : "deleted", p);
 	else if (strcmp(a, "move") == 0)
-		fprintf(f, "%s %s to %s\n", dry ? "would move" : "moved", p,
-			ws_cli_show_path(cli, r->dest_vpath, r->dest_real));
+		fprintf(f, "%s %s to %s\n", dry ? "would move" : "moved", p, dest);
 	if (dry && f == stdout)
 		printf("(dry run: nothing was changed)\n");
+	free(p);
+	free(dest);
 }
 
 int

@@ -347,7 +347,7 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 
 /* Read all of standard input (for --args -). */
 static char *
-ws__slurp_stdin(void)
+ws__slurp_stdin(size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap);
@@ -372,6 +372,7 @@ ws__slurp_stdin(void)
 	}
 	if (buf != NULL)
 		buf[n] = '\0';
+	*len = n;
 	return buf;
 }
 
@@ -517,10 +518,19 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 		cli->from_args = true;
 		cli->json = !plain;
 		if (strcmp(args_val, "-") == 0) {
-			cli->args_text = ws__slurp_stdin();
+			size_t len = 0;
+
+			cli->args_text = ws__slurp_stdin(&len);
 			if (cli->args_text == NULL)
 				return ws_error_set(WS_EIO_ERROR, NULL,
 						    "cannot read --args from stdin");
+			/* A NUL would end the text early: what follows it
+			 * (a second object) would be ignored, not refused. */
+			if (memchr(cli->args_text, '\0', len) != NULL)
+				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						    "--args from stdin holds a NUL "
+						    "byte: nothing may follow the "
+						    "JSON object");
 			args_val = cli->args_text;
 		}
 		rc = ws__apply_args(cli, args_val);

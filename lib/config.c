@@ -42,6 +42,7 @@ ws_config_free(struct ws_config *cfg)
 	free(cfg->policy_default);
 	ws__strv_free(cfg->markers, cfg->nmarkers);
 	ws__strv_free(cfg->mounts, cfg->nmounts);
+	ws__strv_free(cfg->guarded, cfg->nguarded);
 	ws_config_init(cfg);
 }
 
@@ -323,6 +324,42 @@ ws__cfg_limits(struct ws_config *cfg, const cJSON *obj, const char *origin)
 	return 0;
 }
 
+/*
+ * "guarded": true (the default list), false (none), or a list of paths
+ * relative to the workspace, which replaces the default one.
+ */
+static int
+ws__cfg_guarded(struct ws_config *cfg, const cJSON *it, const char *origin)
+{
+	int rc;
+
+	ws__strv_free(cfg->guarded, cfg->nguarded);
+	cfg->guarded = NULL;
+	cfg->nguarded = 0;
+	cfg->guarded_set = false;
+	if (cJSON_IsBool(it)) {
+		cfg->guarded_set = cJSON_IsFalse(it);
+		return 0;
+	}
+	if (!cJSON_IsArray(it))
+		return ws__cfg_err(origin, "\"guarded\" must be true, false or "
+				   "an array of strings");
+	rc = ws__cfg_strv(origin, "guarded", it, &cfg->guarded, &cfg->nguarded);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < cfg->nguarded; i++) {
+		const char *g = cfg->guarded[i];
+
+		if (g[0] == '\0' || g[0] == '/' || ws_path_has_dotdot(g))
+			return ws__cfg_err(origin,
+					   "\"guarded\": \"%s\" is not a path relative "
+					   "to the workspace (no leading \"/\", no \"..\")",
+					   g);
+	}
+	cfg->guarded_set = true;
+	return 0;
+}
+
 int
 ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 {
@@ -352,7 +389,20 @@ ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 			cfg->nmounts = 0;
 			rc = ws__cfg_strv(origin, "mounts", it, &cfg->mounts,
 					  &cfg->nmounts);
-		} else
+		} else if (strcmp(k, "guarded") == 0)
+			rc = ws__cfg_guarded(cfg, it, origin);
+		else if (strcmp(k, "approve") == 0) {
+			/* Who may approve at a prompt: only a person at the
+			 * terminal, and only when asked for. */
+			if (cJSON_IsString(it) && strcmp(it->valuestring, "tty") == 0)
+				cfg->approve_tty = true;
+			else if (cJSON_IsString(it) && strcmp(it->valuestring, "never") == 0)
+				cfg->approve_tty = false;
+			else
+				rc = ws__cfg_err(origin, "\"approve\" must be \"tty\" "
+						 "or \"never\"");
+		}
+		else
 			rc = ws__cfg_err(origin, "unknown key \"%s\"", k);
 		if (rc < 0)
 			goto out;

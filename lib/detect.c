@@ -18,8 +18,8 @@ const size_t ws_detect_ndefault_markers =
 	sizeof(ws_detect_default_markers) / sizeof(ws_detect_default_markers[0]);
 
 /* The default probe: one fstatat() that never follows a final symlink. */
-static int
-ws__probe_stat(const char *dir, const char *marker, void *arg)
+int
+ws_detect_probe_stat(const char *dir, const char *marker, void *arg)
 {
 	char p[PATH_MAX];
 	struct stat st;
@@ -74,7 +74,7 @@ ws_detect(const char *workspace, const struct ws_detect_opts *opts,
 {
 	const char *const *markers = ws_detect_default_markers;
 	size_t nmarkers = ws_detect_ndefault_markers;
-	ws_detect_probe_fn probe = ws__probe_stat;
+	ws_detect_probe_fn probe = ws_detect_probe_stat;
 	void *arg = NULL;
 	char *dir = NULL;
 	int rc;

@@ -200,6 +200,13 @@ ws_cli_finish(const struct ws_cli *cli, int status)
 	return status != 0 ? status : ws_error_exit_status(WS_EIO_ERROR);
 }
 
+/* The one rule for names shown to a person: control bytes become "?". */
+static int
+ws__shown_byte(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f ? '?' : c;
+}
+
 void
 ws_cli_put_text(FILE *f, const char *s, bool escape)
 {
@@ -208,7 +215,18 @@ ws_cli_put_text(FILE *f, const char *s, bool escape)
 		return;
 	}
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		putc(*c < 0x20 || *c == 0x7f ? '?' : *c, f);
+		putc(ws__shown_byte(*c), f);
+}
+
+char *
+ws_cli_masked(const char *s, bool escape)
+{
+	char *out = strdup(s);
+
+	if (out != NULL && escape)
+		for (unsigned char *c = (unsigned char *)out; *c; c++)
+			*c = (unsigned char)ws__shown_byte(*c);
+	return out;
 }
 
 void

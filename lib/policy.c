@@ -18,6 +18,7 @@
 #include "ws/config.h"
 #include "ws/error.h"
 #include "ws/glob.h"
+#include "ws/guard.h"
 #include "ws/vars.h"
 #include "ws/workspace.h"
 
@@ -982,15 +983,67 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	char *msg = NULL;
 	int rc = 0;
 
-	/* Policy or not, no tool rewrites wstools' own rules. */
-	if (ws->nguard > 0 && real != NULL && op != WS_OP_READ &&
-	    op != WS_OP_OPEN && op != WS_OP_STAT && op != WS_OP_LIST &&
-	    op != WS_OP_READLINK && op != WS_OP_EXEC &&
-	    ws_ctx_guarded(ws, real, op == WS_OP_RENAME || op == WS_OP_DELETE ||
-					      op == WS_OP_RMDIR))
-		return ws_error_set(WS_EPOLICY_DENIED, shown,
-				    "is (or holds) wstools' own configuration or "
-				    "policy: no tool may %s it", ws__ops[op]);
+	/*
+	 * Policy or not, no tool rewrites wstools' own rules or moves the
+	 * boundary of the next call.
+	 */
+	if (real != NULL && op != WS_OP_READ && op != WS_OP_OPEN &&
+	    op != WS_OP_STAT && op != WS_OP_LIST && op != WS_OP_READLINK &&
+	    op != WS_OP_EXEC) {
+		bool anc = op == WS_OP_RENAME || op == WS_OP_DELETE ||
+			   op == WS_OP_RMDIR;
+		const char *pat = NULL;
+
+		switch (ws_ctx_guarded(ws, real, anc)) {
+		case WS_GUARD_OWN:
+			return ws_error_set(WS_EPOLICY_DENIED, shown,
+					    "is (or holds) wstools' own configuration or "
+					    "policy: no tool may %s it", ws__ops[op]);
+		case WS_GUARD_ANCHOR:
+			return ws_error_set(WS_EPOLICY_DENIED, shown,
+					    "is (or holds) an entry that the workspace "
+					    "root or a mount is spelled through: no tool "
+					    "may %s it, or the next call's boundary "
+					    "would move", ws__ops[op]);
+		case WS_GUARD_PERSIST:
+			(void)ws_guard_persist_match(ws, real, anc, &pat);
+			return ws_error_set(WS_EPOLICY_DENIED, shown,
+					    "is (or holds) a guarded path (\"%s\": it "
+					    "acts after this call, when git, a shell or "
+					    "an editor runs): no tool may %s it; the "
+					    "configuration's \"guarded\" list sets these",
+					    pat ? pat : "?", ws__ops[op]);
+		default:
+			break;
+		}
+	}
+	/*
+	 * Nor may a call move the project or git root that the next call's
+	 * policy variables come from, by adding or taking away a marker.
+	 */
+	if (real != NULL && (op == WS_OP_CREATE || op == WS_OP_MKDIR ||
+			     op == WS_OP_RENAME || op == WS_OP_DELETE ||
+			     op == WS_OP_RMDIR)) {
+		unsigned how = op == WS_OP_RENAME ? WS_CHANGE_CREATES | WS_CHANGE_REMOVES
+			     : op == WS_OP_CREATE || op == WS_OP_MKDIR ? WS_CHANGE_CREATES
+								       : WS_CHANGE_REMOVES;
+		char *before = NULL, *after = NULL;
+
+		if (ws_ctx_marker_guarded(ws, real, how, &before, &after)) {
+			rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+					  "is a project marker: to %s it would change "
+					  "what project detection finds (%s, then %s), "
+					  "which the policy's variables come from; pin "
+					  "the roots (--project-root DIR, or "
+					  "\"detect_project_root\": false in the "
+					  "configuration) to change markers",
+					  ws__ops[op], before ? before : "?",
+					  after ? after : "?");
+			free(before);
+			free(after);
+			return rc;
+		}
+	}
 	if (p == NULL)
 		return 0;
 	ws_policy_check_file(p, op, real, &m);

@@ -32,6 +32,7 @@
 
 #include "ws/error.h"
 #include "ws/path.h"
+#include "ws/policy.h"
 
 #define WS__MAX_HOPS 40	  /* symlinks followed before SYMLINK_LOOP */
 #define WS__EAGAIN_TRIES 8 /* openat2 retries on a concurrent rename */
@@ -57,6 +58,7 @@ ws_res_step(struct ws_res *res, const char *kind, const char *fmt, ...)
 	res->steps = s;
 	s[res->nsteps].kind = kind;
 	s[res->nsteps].text = text;
+	s[res->nsteps].real = NULL;
 	res->nsteps++;
 }
 
@@ -78,8 +80,10 @@ ws_res_free(struct ws_res *res)
 	free(res->real);
 	free(res->name);
 	free(res->missing);
-	for (size_t i = 0; i < res->nsteps; i++)
+	for (size_t i = 0; i < res->nsteps; i++) {
 		free(res->steps[i].text);
+		free(res->steps[i].real);
+	}
 	free(res->steps);
 	memset(res, 0, sizeof(*res));
 	res->fd = -1;
@@ -348,6 +352,37 @@ struct ws__walk {
 	size_t pos;
 	char last_link[WS_NAME_MAX + PATH_MAX + 8]; /* "name -> target" */
 };
+
+/*
+ * With WS_R_TRACE: put on the last step the real path of name in the
+ * current directory (rel, several components, is fine), so that a caller
+ * can ask a policy about every step it shows (wspath --explain).
+ */
+static void
+ws__step_real(struct ws__walk *w, const char *rel)
+{
+	struct ws_step *s;
+	char *p;
+
+	if (!(w->flags & WS_R_TRACE) || w->res->nsteps == 0)
+		return;
+	s = &w->res->steps[w->res->nsteps - 1];
+	p = strdup(ws_ctx_anchor_real(w->ws, w->anchor));
+	for (size_t k = 0; p != NULL && k < w->depth; k++) {
+		char *q = ws_path_join(p, w->names[k]);
+
+		free(p);
+		p = q;
+	}
+	if (p != NULL && rel != NULL) {
+		char *q = ws_path_join(p, rel);
+
+		free(p);
+		p = q;
+	}
+	free(s->real);
+	s->real = p;
+}
 
 static bool
 ws__is_anchor_fd(const struct ws__walk *w, int fd)
@@ -635,6 +670,7 @@ ws__slow(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 				goto out;
 			STEP(res, flags, "missing", "\"%s\" does not exist yet",
 			     res->missing);
+			ws__step_real(&w, res->missing);
 			break;
 		}
 		if (fd < 0) {
@@ -682,6 +718,7 @@ ws__slow(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 				 name, target);
 			STEP(res, flags, "symlink", "%s -> %s (%s)", name, target,
 			     target[0] == '/' ? "absolute" : "relative, spliced in");
+			ws__step_real(&w, name);
 			if (target[0] == '/') {
 				rc = ws__reanchor(&w, target, "absolute symlink");
 			} else {
@@ -728,6 +765,7 @@ ws__slow(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 			w.cur = fd;
 			fd = -1;
 			STEP(res, flags, "walk", "%s: directory", name);
+			ws__step_real(&w, NULL);
 			continue;
 		}
 		/* A file, a kept symlink, or another non-directory. */
@@ -739,6 +777,7 @@ ws__slow(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 		STEP(res, flags, "walk", "%s: %s", name,
 		     S_ISLNK(st.st_mode) ? "symlink (not followed)" :
 		     S_ISREG(st.st_mode) ? "file" : "special file");
+		ws__step_real(&w, name);
 		res->exists = true;
 		res->fd = fd;
 		fd = -1;
@@ -926,6 +965,39 @@ ws__fast(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 	return 0;
 }
 
+/*
+ * For a NOT_FOUND (rc) of input: where it would be, and whether the
+ * policy lets the caller stat that.  Returns the policy's refusal, or rc
+ * with its message as it was.  Never prompts: nothing is there to
+ * approve.
+ */
+static int
+ws__deny_missing(struct ws_ctx *ws, const char *input, unsigned flags, int rc)
+{
+	struct ws_res m;
+	char *msg = strdup(ws_error_last());
+	bool np = ws->no_prompt;
+	int c;
+
+	if (msg == NULL)
+		return rc;
+	c = ws_resolve(ws, input, (flags & (WS_R_NOFOLLOW | WS_R_SLOW)) |
+				  WS_R_MISSING_OK | WS_R__NO_DENY_CHECK, &m);
+	if (c == 0) {
+		ws->no_prompt = true;
+		c = ws_check(ws, WS_OP_STAT, m.real, input);
+		ws->no_prompt = np;
+		ws_res_free(&m);
+		if (c < 0) {
+			free(msg);
+			return c;
+		}
+	}
+	ws_error_set(rc, NULL, "%s", msg);
+	free(msg);
+	return rc;
+}
+
 int
 ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 	   struct ws_res *res)
@@ -970,8 +1042,18 @@ ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 	}
 	STEP(res, flags, "real", "%s%s", res->real,
 	     res->exists ? "" : " (does not exist yet)");
+	if ((flags & WS_R_TRACE) && res->nsteps > 0)
+		res->steps[res->nsteps - 1].real = strdup(res->real);
 	return 0;
 fail:
+	/*
+	 * A path the policy would not let the caller see is POLICY_DENIED
+	 * whether or not it exists: NOT_FOUND for a denied path would tell
+	 * an agent that it does not exist.
+	 */
+	if (rc == WS_ENOT_FOUND && ws->policy != NULL &&
+	    !(flags & WS_R__NO_DENY_CHECK))
+		rc = ws__deny_missing(ws, input, flags, rc);
 	/* Name the path as the user wrote it, keep the message. */
 	{
 		char *msg = strdup(ws_error_last());

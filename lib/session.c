@@ -16,6 +16,7 @@
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/guard.h"
 #include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
@@ -166,8 +167,17 @@ ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
 		ws__logkv("INFO", "policy loaded", "name", ws_policy_name(pol),
 			  "file", ws_policy_path(pol));
 	}
+	/*
+	 * The y/N prompt can be answered by whatever writes to the
+	 * terminal, an agent running the tool under script(1) included: it
+	 * is on only when the configuration asks for it ("approve": "tty"),
+	 * never inside wsrun (WS_SANDBOX), and only in plain mode on a
+	 * terminal.  Otherwise approval is the harness's: APPROVAL_REQUIRED.
+	 */
 	ws_policy_set_hooks(pol, cli->verbose ? ws__log : NULL,
-			    !cli->json && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)
+			    cli->conf->approve_tty && getenv("WS_SANDBOX") == NULL &&
+					    !cli->json && isatty(STDIN_FILENO) &&
+					    isatty(STDERR_FILENO)
 				    ? ws__prompt : NULL,
 			    cli);
 	return 0;
@@ -271,6 +281,16 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (rc < 0)
 		return rc;
 	ws->approve = cli->approve;
+	rc = ws_ctx_set_detection(ws, (const char *const *)cli->conf->markers,
+				  cli->conf->nmarkers,
+				  cli->project_root != NULL || cli->no_detect_root ||
+					  !cli->conf->detect_project_root);
+	if (rc < 0)
+		return rc;
+	if (cli->conf->guarded_set &&
+	    (rc = ws_ctx_set_guarded(ws, (const char *const *)cli->conf->guarded,
+				     cli->conf->nguarded)) < 0)
+		return rc;
 	if ((rc = ws__guard_config(cli, ws)) < 0)
 		return rc;
 	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */

@@ -4,26 +4,156 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/guard.h"
 #include "ws/path.h"
 #include "ws/policy.h"
 
-/* Resolve dir through symlinks and open it as an O_PATH directory. */
+/* Record the entry e[0..len) in ws->entries, once. */
 static int
-ws__open_dir(const char *dir, const char *what, char **real, int *fd)
+ws__add_entry(struct ws_ctx *ws, const char *e, size_t len)
+{
+	char **v;
+
+	for (size_t i = 0; i < ws->nentries; i++)
+		if (strlen(ws->entries[i]) == len &&
+		    memcmp(ws->entries[i], e, len) == 0)
+			return 0;
+	v = realloc(ws->entries, (ws->nentries + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	ws->entries = v;
+	if ((v[ws->nentries] = strndup(e, len)) == NULL)
+		return -ENOMEM;
+	ws->nentries++;
+	return 0;
+}
+
+/*
+ * realpath(3) that records, in ws->entries, every directory entry the
+ * resolution passes through: each component as spelled and each one a
+ * symlink on the way leads to, named by its resolved parent.  It makes
+ * the system calls realpath(3) makes (one readlink() per component; the
+ * current directory's own components come from getcwd() and are already
+ * resolved), so that recording costs nothing but memory.  Returns 0, or
+ * -errno.
+ */
+static int
+ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
+{
+	char cur[PATH_MAX], link[PATH_MAX], *pending = NULL, *p;
+	size_t cl = 0;
+	int hops = 0, rc = 0;
+
+	if (path[0] != '/') {
+		if (getcwd(cur, sizeof(cur)) == NULL)
+			return -errno;
+		cl = strcmp(cur, "/") == 0 ? 0 : strlen(cur);
+		for (size_t i = 1; i <= cl && rc == 0; i++)
+			if (i == cl || cur[i] == '/')
+				rc = ws__add_entry(ws, cur, i);
+		if (rc < 0)
+			return rc;
+	}
+	cur[cl] = '\0';
+	if ((pending = strdup(path)) == NULL)
+		return -ENOMEM;
+	p = pending;
+	for (;;) {
+		const char *name;
+		size_t nl;
+		ssize_t ll;
+		char *next;
+
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		name = p;
+		while (*p != '\0' && *p != '/')
+			p++;
+		nl = (size_t)(p - name);
+		if (nl == 1 && name[0] == '.')
+			continue;
+		if (nl == 2 && name[0] == '.' && name[1] == '.') {
+			/* cur is resolved: its parent is the physical one. */
+			while (cl > 0 && cur[cl - 1] != '/')
+				cl--;
+			if (cl > 0)
+				cl--;
+			cur[cl] = '\0';
+			continue;
+		}
+		if (cl + 1 + nl >= sizeof(cur)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, name, nl);
+		cur[cl + 1 + nl] = '\0';
+		if ((rc = ws__add_entry(ws, cur, cl + 1 + nl)) < 0)
+			break;
+		ll = readlink(cur, link, sizeof(link) - 1);
+		if (ll < 0) {
+			if (errno != EINVAL) {
+				rc = -errno;
+				break;
+			}
+			cl += 1 + nl; /* not a link: resolved */
+			continue;
+		}
+		if (++hops > 40) {
+			rc = -ELOOP;
+			break;
+		}
+		link[ll] = '\0';
+		/* The link's target, then what was left after it. */
+		if (asprintf(&next, "%s/%s", link, p) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		free(pending);
+		pending = p = next;
+		if (link[0] == '/')
+			cl = 0;
+		cur[cl] = '\0';
+	}
+	free(pending);
+	if (rc < 0)
+		return rc;
+	if (cl == 0)
+		strcpy(out, "/");
+	else
+		memcpy(out, cur, cl + 1);
+	return 0;
+}
+
+/*
+ * Resolve dir through symlinks (recording the entries passed) and open it
+ * as an O_PATH directory.
+ */
+static int
+ws__open_dir(struct ws_ctx *ws, const char *dir, const char *what, char **real,
+	     int *fd)
 {
 	char buf[PATH_MAX];
 	struct stat st;
+	int re;
 
-	if (realpath(dir, buf) == NULL)
+	if ((re = ws__resolve_recording(ws, dir, buf)) < 0) {
+		if (re == -ENOMEM)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		return ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
 				    "%s does not exist: %s", what,
-				    strerror(errno));
+				    strerror(-re));
+	}
 	*fd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (*fd < 0 || fstat(*fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		int e = errno;
@@ -87,8 +217,8 @@ ws_ctx_open(struct ws_ctx *ws, const char *root, unsigned flags)
 	if (ws->anchors == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws->anchors[0].fd = -1;
-	rc = ws__open_dir(root ? root : ".", "workspace", &ws->anchors[0].real,
-			  &ws->anchors[0].fd);
+	rc = ws__open_dir(ws, root ? root : ".", "workspace",
+			  &ws->anchors[0].real, &ws->anchors[0].fd);
 	if (rc < 0)
 		return rc;
 	ws->anchors[0].vprefix = strdup("/");
@@ -96,6 +226,17 @@ ws_ctx_open(struct ws_ctx *ws, const char *root, unsigned flags)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws->nanchors = 1;
 	ws__set_alias(ws, root);
+	/*
+	 * A relative root is spelled by whoever chose the current directory:
+	 * when $PWD spells it through a symlink, that spelling's entries are
+	 * guarded too (an absolute root's were recorded as it resolved).
+	 */
+	if (ws->alias != NULL && (root == NULL || root[0] != '/')) {
+		char buf[PATH_MAX];
+
+		if (ws__resolve_recording(ws, ws->alias, buf) == -ENOMEM)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
 	return 0;
 }
 
@@ -154,7 +295,7 @@ ws_ctx_add_mount(struct ws_ctx *ws, const char *spec)
 	a = &ws->anchors[ws->nanchors];
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
-	rc = ws__open_dir(dir, "mount directory", &a->real, &a->fd);
+	rc = ws__open_dir(ws, dir, "mount directory", &a->real, &a->fd);
 	if (rc < 0)
 		goto out;
 	a->vprefix = vnorm;
@@ -216,6 +357,13 @@ ws_ctx_close(struct ws_ctx *ws)
 	for (size_t i = 0; i < ws->nguard; i++)
 		free(ws->guard[i]);
 	free(ws->guard);
+	for (size_t i = 0; i < ws->nentries; i++)
+		free(ws->entries[i]);
+	free(ws->entries);
+	for (size_t i = 0; i < ws->nmarkers; i++)
+		free(ws->markers[i]);
+	free(ws->markers);
+	ws__guards_free(ws->persist);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));
@@ -422,7 +570,7 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 	return 0;
 }
 
-bool
+int
 ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
 {
 	/* Resolved once, when something first wants to change a file. */
@@ -439,9 +587,136 @@ ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
 	}
 	for (size_t i = 0; i < ws->nguard; i++) {
 		if (ws_path_within(ws->guard[i], real, NULL))
-			return true;
+			return WS_GUARD_OWN;
 		if (ancestors && ws_path_within(real, ws->guard[i], NULL))
-			return true;
+			return WS_GUARD_OWN;
 	}
-	return false;
+	/* What is inside an anchor's entry is not the entry: only the entry
+	 * itself, and what holds it, are guarded. */
+	for (size_t i = 0; i < ws->nentries; i++) {
+		if (strcmp(ws->entries[i], real) == 0)
+			return WS_GUARD_ANCHOR;
+		if (ancestors && ws_path_within(real, ws->entries[i], NULL))
+			return WS_GUARD_ANCHOR;
+	}
+	if (ws_guard_persist_match(ws, real, ancestors, NULL))
+		return WS_GUARD_PERSIST;
+	return WS_GUARD_NONE;
+}
+
+int
+ws_ctx_set_detection(struct ws_ctx *ws, const char *const *markers,
+		     size_t nmarkers, bool pinned)
+{
+	ws->roots_pinned = pinned;
+	if (markers == NULL)
+		return 0;
+	ws->markers = calloc(nmarkers ? nmarkers : 1, sizeof(*ws->markers));
+	if (ws->markers == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < nmarkers; i++) {
+		if ((ws->markers[i] = strdup(markers[i])) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		ws->nmarkers++;
+	}
+	return 0;
+}
+
+/* A probe that answers as if one entry (dir/name) were there or not. */
+struct ws__what_if {
+	const char *dir, *name;
+	int answer;
+};
+
+static int
+ws__probe_what_if(const char *dir, const char *marker, void *arg)
+{
+	const struct ws__what_if *w = arg;
+
+	if (strcmp(dir, w->dir) == 0 && strcmp(marker, w->name) == 0)
+		return w->answer;
+	return ws_detect_probe_stat(dir, marker, NULL);
+}
+
+/* Whether strings a and b (either may be NULL) differ. */
+static bool
+ws__differ(const char *a, const char *b)
+{
+	return (a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b) != 0);
+}
+
+bool
+ws_ctx_marker_guarded(struct ws_ctx *ws, const char *real, unsigned how,
+		      char **before, char **after)
+{
+	const char *const *markers = ws->markers != NULL
+		? (const char *const *)ws->markers : ws_detect_default_markers;
+	size_t nmarkers = ws->markers != NULL ? ws->nmarkers
+					      : ws_detect_ndefault_markers;
+	const char *slash = strrchr(real, '/'), *name;
+	struct ws_detect_opts o = {.markers = markers, .nmarkers = nmarkers};
+	struct ws_roots now, then;
+	struct ws__what_if w;
+	char *dir = NULL;
+	bool marker = false, changed = false;
+	int there;
+
+	if (before)
+		*before = NULL;
+	if (after)
+		*after = NULL;
+	if (ws->roots_pinned || ws->nanchors == 0 || slash == NULL)
+		return false;
+	name = slash + 1;
+	for (size_t i = 0; i < nmarkers && !marker; i++)
+		marker = strcmp(markers[i], name) == 0;
+	if (!marker)
+		return false;
+	dir = slash == real ? strdup("/") : strndup(real, (size_t)(slash - real));
+	/* Out of memory fails closed: the change is refused. */
+	if (dir == NULL)
+		return true;
+	if (!ws_path_within(dir, ws->anchors[0].real, NULL)) {
+		free(dir);
+		return false;
+	}
+	/* Only a change of whether the marker is there can matter. */
+	there = ws_detect_probe_stat(dir, name, NULL);
+	if (there > 0 ? !(how & WS_CHANGE_REMOVES) :
+	    there == 0 ? !(how & WS_CHANGE_CREATES) : false) {
+		free(dir);
+		return false;
+	}
+	/* Detect as things are, then as they would be. */
+	w.dir = dir;
+	w.name = name;
+	w.answer = there > 0 ? 0 : 1;
+	if (ws_detect(ws->anchors[0].real, &o, &now) < 0) {
+		free(dir);
+		return true;
+	}
+	o.probe = ws__probe_what_if;
+	o.probe_arg = &w;
+	if (ws_detect(ws->anchors[0].real, &o, &then) < 0) {
+		ws_roots_free(&now);
+		free(dir);
+		return true;
+	}
+	if (ws__differ(now.git_root, then.git_root)) {
+		changed = true;
+		if (before && asprintf(before, "GIT_ROOT=%s", now.git_root ? now.git_root : "(none)") < 0)
+			*before = NULL;
+		if (after && asprintf(after, "GIT_ROOT=%s", then.git_root ? then.git_root : "(none)") < 0)
+			*after = NULL;
+	} else if (ws__differ(now.project_root, then.project_root)) {
+		changed = true;
+		if (before && asprintf(before, "PROJECT_ROOT=%s", now.project_root) < 0)
+			*before = NULL;
+		if (after && asprintf(after, "PROJECT_ROOT=%s", then.project_root) < 0)
+			*after = NULL;
+	}
+	ws_roots_free(&now);
+	ws_roots_free(&then);
+	free(dir);
+	return changed;
 }

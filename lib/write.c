@@ -176,8 +176,9 @@ ws__refuse_anchor(struct ws_ctx *ws, const struct ws_res *res, const char *path,
 
 /*
  * For a result that does not exist: without parents, a missing directory
- * above the name is WS_ENOT_FOUND; with them, ask the policy about every
- * directory that would be created.
+ * above the name is WS_ENOT_FOUND; with them, ask the gate (the guards,
+ * and the policy if there is one) about every directory that would be
+ * created.
  */
 static int
 ws__check_parents(struct ws_ctx *ws, const struct ws_res *res, bool parents,
@@ -196,8 +197,7 @@ ws__check_parents(struct ws_ctx *ws, const struct ws_res *res, bool parents,
 				    "(and parents were not asked for)",
 				    (int)n, res->missing);
 	}
-	if (ws->policy == NULL)
-		return 0;
+	/* Policy or not: a parent made on the way may be guarded (".git"). */
 	rl = strlen(res->real);
 	ml = strlen(res->missing);
 	if (ml > rl)

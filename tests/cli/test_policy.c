@@ -871,7 +871,7 @@ END_TEST
  */
 static int
 run_on_tty(const char *ws, const char *pol, const char *path, const char *answer,
-	   char *shown, size_t shown_sz)
+	   const char *config, bool sandbox, char *shown, size_t shown_sz)
 {
 	int m = posix_openpt(O_RDWR | O_NOCTTY);
 	size_t n = 0;
@@ -899,6 +899,10 @@ run_on_tty(const char *ws, const char *pol, const char *path, const char *answer
 		unsetenv("WS_POLICY");
 		unsetenv("WS_FORMAT");
 		unsetenv("WS_CONFIG");
+		if (config != NULL)
+			setenv("WS_CONFIG", config, 1);
+		if (sandbox)
+			setenv("WS_SANDBOX", "1", 1);
 		setenv("XDG_CONFIG_HOME", "/nonexistent-wstest", 1);
 		setenv("HOME", home, 1);
 		execl(wst_bin("wswrite"), "wswrite", "--workspace", ws, "--policy", pol,
@@ -942,13 +946,30 @@ START_TEST(prompt_on_terminal)
 	char *ws = P("ws"), *a = P("ws/a.txt"), *b = P("ws/b.txt");
 	char shown[4096];
 
+	char *conf = P("tty.json");
+
 	wst_write(tmp, "ws/a.txt", "a\n");
 	wst_write(tmp, "ws/b.txt", "b\n");
-	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "a.txt", "n\n", shown, sizeof(shown)), 4);
+	wst_write(tmp, "tty.json", "{\"approve\": \"tty\"}");
+	/* Prompting is off unless the configuration turns it on: an agent
+	 * running the tool under script(1) must not approve itself. */
+	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "b.txt", "y\n", NULL, false,
+				    shown, sizeof(shown)), 4);
+	ck_assert_msg(strstr(shown, "[y/N]") == NULL, "%s", shown);
+	ck_assert(wst_exists(b));
+	/* Never inside wsrun's sandbox. */
+	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "b.txt", "y\n", conf, true,
+				    shown, sizeof(shown)), 4);
+	ck_assert_msg(strstr(shown, "[y/N]") == NULL, "%s", shown);
+	ck_assert(wst_exists(b));
+	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "a.txt", "n\n", conf, false,
+				    shown, sizeof(shown)), 4);
 	ck_assert_msg(strstr(shown, "wswrite: Delete /a.txt? [y/N]") != NULL, "%s", shown);
 	ck_assert(wst_exists(a));
-	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "b.txt", "y\n", shown, sizeof(shown)), 0);
+	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "b.txt", "y\n", conf, false,
+				    shown, sizeof(shown)), 0);
 	ck_assert(!wst_exists(b));
+	free(conf);
 	free(ws);
 	free(a);
 	free(b);

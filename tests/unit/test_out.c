@@ -198,6 +198,25 @@ START_TEST(success_envelope_any_bytes)
 }
 END_TEST
 
+/* One rule for names shown to a person: control bytes become "?". */
+START_TEST(masked_names)
+{
+	char *m = ws_cli_masked("a\x1b[2J\tb\x7f\xc3\xa9\n", true);
+	char buf[64] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	ck_assert_str_eq(m, "a?[2J?b?\xc3\xa9?");
+	free(m);
+	m = ws_cli_masked("a\x1b" "b", false);
+	ck_assert_str_eq(m, "a\x1b" "b");
+	free(m);
+	ck_assert_ptr_nonnull(f);
+	ws_cli_put_text(f, "a\x1b[2J\tb\x7f\xc3\xa9\n", true);
+	fclose(f);
+	ck_assert_str_eq(buf, "a?[2J?b?\xc3\xa9?");
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -207,6 +226,7 @@ suite(void)
 	tcase_add_test(tc, fail_json_and_plain);
 	tcase_add_test(tc, several_results_in_one_envelope);
 	tcase_add_test(tc, success_envelope_any_bytes);
+	tcase_add_test(tc, masked_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -119,6 +119,157 @@ START_TEST(to_virtual_through_a_symlinked_spelling)
 }
 END_TEST
 
+/* Whether e is among the entries recorded for the anchors of c. */
+static bool
+has_entry(const struct ws_ctx *c, const char *dir, const char *rel)
+{
+	char *p = rel ? wst_path(dir, rel) : strdup(dir);
+	bool found = false;
+
+	for (size_t i = 0; i < c->nentries && !found; i++)
+		found = strcmp(c->entries[i], p) == 0;
+	free(p);
+	return found;
+}
+
+/*
+ * Every entry the spellings pass through is recorded while they resolve:
+ * the components as spelled (links included) and those a link leads
+ * through; only they and what holds them are guarded, not their contents.
+ */
+START_TEST(spelling_entries_guarded)
+{
+	struct ws_ctx c;
+	char *spelled = wst_path(T, "shared/current/sub");
+	char *spec = NULL, *l2 = wst_path(T, "l2");
+
+	wst_mkdir(T, "shared/releases/v1/sub");
+	wst_symlink("releases/v1", T, "shared/current");
+	wst_symlink(M, T, "l2");
+	ck_assert_int_eq(ws_ctx_open(&c, spelled, 0), 0);
+	ck_assert(asprintf(&spec, "/.m=%s/../l2/./nested", W) > 0);
+	ck_assert_int_eq(ws_ctx_add_mount(&c, spec), 0);
+	ck_assert(has_entry(&c, T, NULL));
+	ck_assert(has_entry(&c, T, "shared"));
+	ck_assert(has_entry(&c, T, "shared/current"));
+	ck_assert(has_entry(&c, T, "shared/releases"));
+	ck_assert(has_entry(&c, T, "shared/releases/v1"));
+	ck_assert(has_entry(&c, T, "shared/releases/v1/sub"));
+	ck_assert(has_entry(&c, T, "ws"));
+	ck_assert(has_entry(&c, T, "l2"));
+	ck_assert(has_entry(&c, T, "skills/nested"));
+	ck_assert(!has_entry(&c, T, "shared/current/sub"));
+	{
+		char *mn = wst_path(M, "nested");
+
+		ck_assert_str_eq(c.anchors[1].real, mn);
+		free(mn);
+	}
+	/* The entry itself, any change; what holds it, rename or delete;
+	 * what it holds, nothing. */
+	{
+		char *e = wst_path(T, "shared/current"), *in = wst_path(T, "shared/releases/v1/sub/x");
+		char *rel = wst_path(T, "shared/releases"), *sib = wst_path(T, "shared/other");
+
+		ck_assert_int_eq(ws_ctx_guarded(&c, e, false), WS_GUARD_ANCHOR);
+		ck_assert_int_eq(ws_ctx_guarded(&c, l2, false), WS_GUARD_ANCHOR);
+		ck_assert_int_eq(ws_ctx_guarded(&c, rel, true), WS_GUARD_ANCHOR);
+		ck_assert_int_eq(ws_ctx_guarded(&c, rel, false), WS_GUARD_ANCHOR);
+		ck_assert_int_eq(ws_ctx_guarded(&c, in, true), WS_GUARD_NONE);
+		ck_assert_int_eq(ws_ctx_guarded(&c, sib, true), WS_GUARD_NONE);
+		free(e);
+		free(in);
+		free(rel);
+		free(sib);
+	}
+	ws_ctx_close(&c);
+	free(spelled);
+	free(spec);
+	free(l2);
+}
+END_TEST
+
+/* A spelling with a loop or a missing part fails as realpath(3) would. */
+START_TEST(spelling_errors)
+{
+	struct ws_ctx c;
+	char *p = wst_path(T, "loop/x"), *q = wst_path(T, "ws/missing");
+
+	wst_symlink("loop", T, "loop");
+	ck_assert_int_eq(ws_ctx_open(&c, p, 0), WS_EWORKSPACE_NOT_FOUND);
+	ws_ctx_close(&c);
+	ck_assert_int_eq(ws_ctx_open(&c, q, 0), WS_EWORKSPACE_NOT_FOUND);
+	ws_ctx_close(&c);
+	free(p);
+	free(q);
+}
+END_TEST
+
+/*
+ * ws_ctx_marker_guarded(): a change of whether a marker is there, in the
+ * top directory or an ancestor, is guarded when detection would find
+ * other roots; anything else is not, and pinned roots guard nothing.
+ */
+START_TEST(marker_changes)
+{
+	struct ws_ctx c;
+	char *app = wst_path(T, "repo/app"), *b = NULL, *a = NULL;
+	char *gomod = wst_path(app, "go.mod"), *pkg = wst_path(app, "package.json");
+	char *rgit = wst_path(T, "repo/.git"), *agit = wst_path(app, ".git");
+	char *rpkg = wst_path(T, "repo/package.json"), *deep = wst_path(app, "sub/go.mod");
+	char *other = wst_path(app, "go.sum");
+	const char *mine[] = {".git", "BUILD"};
+	const unsigned both = WS_CHANGE_CREATES | WS_CHANGE_REMOVES;
+
+	wst_mkdir(T, "repo/.git");
+	wst_write(T, "repo/app/go.mod", "module app\n");
+	ck_assert_int_eq(ws_ctx_open(&c, app, 0), 0);
+	/* The only marker of the project root: removing it moves the root. */
+	ck_assert(ws_ctx_marker_guarded(&c, gomod, WS_CHANGE_REMOVES, &b, &a));
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(strstr(b, "PROJECT_ROOT="));
+	ck_assert_ptr_nonnull(strstr(a, "/repo"));
+	free(b);
+	free(a);
+	/* Creating what is there already, or removing what is not: no change. */
+	ck_assert(!ws_ctx_marker_guarded(&c, gomod, WS_CHANGE_CREATES, NULL, NULL));
+	ck_assert(!ws_ctx_marker_guarded(&c, pkg, WS_CHANGE_REMOVES, NULL, NULL));
+	/* A second marker next to it changes nothing. */
+	ck_assert(!ws_ctx_marker_guarded(&c, pkg, both, NULL, NULL));
+	/* .git: removed from the ancestor, or created in the top. */
+	ck_assert(ws_ctx_marker_guarded(&c, rgit, both, NULL, NULL));
+	ck_assert(ws_ctx_marker_guarded(&c, agit, WS_CHANGE_CREATES, NULL, NULL));
+	/* Above the project root, below the workspace, not a marker: free. */
+	ck_assert(!ws_ctx_marker_guarded(&c, rpkg, both, NULL, NULL));
+	ck_assert(!ws_ctx_marker_guarded(&c, deep, both, NULL, NULL));
+	ck_assert(!ws_ctx_marker_guarded(&c, other, both, NULL, NULL));
+	/* Configured markers replace the default list. */
+	ck_assert_int_eq(ws_ctx_set_detection(&c, mine, 2, false), 0);
+	ck_assert(!ws_ctx_marker_guarded(&c, gomod, both, NULL, NULL));
+	{
+		char *bld = wst_path(app, "BUILD");
+
+		ck_assert(ws_ctx_marker_guarded(&c, bld, both, NULL, NULL));
+		free(bld);
+	}
+	ws_ctx_close(&c);
+	/* Pinned: nothing is guarded. */
+	ck_assert_int_eq(ws_ctx_open(&c, app, 0), 0);
+	ck_assert_int_eq(ws_ctx_set_detection(&c, NULL, 0, true), 0);
+	ck_assert(!ws_ctx_marker_guarded(&c, gomod, both, NULL, NULL));
+	ck_assert(!ws_ctx_marker_guarded(&c, rgit, both, NULL, NULL));
+	ws_ctx_close(&c);
+	free(app);
+	free(gomod);
+	free(pkg);
+	free(rgit);
+	free(agit);
+	free(rpkg);
+	free(deep);
+	free(other);
+}
+END_TEST
+
 START_TEST(mount_specs)
 {
 	struct ws_ctx s;
@@ -161,6 +312,9 @@ suite(void)
 	tcase_add_test(tc, mapping_both_ways);
 	tcase_add_test(tc, to_virtual_through_a_symlinked_spelling);
 	tcase_add_test(tc, mount_specs);
+	tcase_add_test(tc, spelling_entries_guarded);
+	tcase_add_test(tc, spelling_errors);
+	tcase_add_test(tc, marker_changes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,8 @@
  *   {"policies": {"dir": DIR, "default": NAME|FILE,
  *                 "detect_project_root": BOOL, "project_markers": [...]},
  *    "mounts": ["VPREFIX=DIR[:ro]", ...],
+ *    "guarded": true | false | ["PATH-OR-GLOB", ...],
+ *    "approve": "tty" | "never",
  *    "limits": {"max_bytes": N, "max_entries": N, ...}}
  *
  * A relative policies.dir is relative to the file's directory.  Unknown
@@ -50,6 +52,10 @@ struct ws_config {
 	size_t nmarkers;
 	char **mounts;		/* "VPREFIX=DIR[:ro]" specs */
 	size_t nmounts;
+	bool approve_tty;	/* "approve": "tty": ask on /dev/tty */
+	bool guarded_set;	/* "guarded" replaces the default guards */
+	char **guarded;		/* with it: the patterns (none for false) */
+	size_t nguarded;
 	struct ws_limits limits;
 };
 

@@ -28,6 +28,10 @@ extern const size_t ws_detect_ndefault_markers;
 typedef int (*ws_detect_probe_fn)(const char *dir, const char *marker,
 				  void *arg);
 
+/* The default probe: fstatat() without following a final symlink; a
+ * directory, regular file or symlink counts. */
+int ws_detect_probe_stat(const char *dir, const char *marker, void *arg);
+
 struct ws_detect_opts {
 	const char *const *markers; /* NULL: the default list */
 	size_t nmarkers;

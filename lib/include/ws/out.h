@@ -70,6 +70,12 @@ void ws_cli_warn(const struct ws_cli *cli, const char *path, const char *msg,
  */
 void ws_cli_put_text(FILE *f, const char *s, bool escape);
 
+/*
+ * s as ws_cli_put_text() would write it (the same rule), for a caller
+ * that formats a line around it: malloc'd, NULL if out of memory.
+ */
+char *ws_cli_masked(const char *s, bool escape);
+
 /* The path to show a person for a result, per --paths. */
 const char *ws_cli_show_path(const struct ws_cli *cli, const char *vpath,
 			     const char *real);

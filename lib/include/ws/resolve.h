@@ -21,12 +21,16 @@ enum {
 	WS_R_MISSING_OK = 1 << 1, /* the tail may not exist yet (writes) */
 	WS_R_TRACE = 1 << 2,	  /* record every step for --explain */
 	WS_R_SLOW = 1 << 3,	  /* skip the openat2 fast path (tests) */
+	/* Internal: a NOT_FOUND is not put to the policy again. */
+	WS_R__NO_DENY_CHECK = 1 << 8,
 };
 
 /* One step of a resolution, recorded with WS_R_TRACE. */
 struct ws_step {
 	const char *kind; /* "input", "form", "normalize", "mount", ... */
 	char *text;
+	char *real; /* the real path the step shows ("walk", "symlink",
+		       "missing", "real"), or NULL for a lexical step */
 };
 
 struct ws_res {

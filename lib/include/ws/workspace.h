@@ -20,10 +20,19 @@ enum {
 	WS_ALLOW_OUTSIDE = 1 << 1, /* DESIGN.md 3 rule 9: boundary off */
 };
 
+/* Why ws_ctx_guarded() refuses a change (0: it does not). */
+enum ws_guard_kind {
+	WS_GUARD_NONE = 0,
+	WS_GUARD_OWN,	  /* wstools' own configuration or policy */
+	WS_GUARD_ANCHOR,  /* an entry the spelling of the root or a mount uses */
+	WS_GUARD_PERSIST, /* a persistence guard (ws/guard.h) */
+};
+
 /* The host filesystem root, used only with WS_ALLOW_OUTSIDE. */
 #define WS_ANCHOR_HOST (-1)
 
 struct ws_policy;
+struct ws_guards;
 
 struct ws_anchor {
 	char *vprefix; /* "/" for the root, "/.skills" for a mount */
@@ -49,6 +58,29 @@ struct ws_ctx {
 	char **guard;
 	size_t nguard;
 	bool guard_canonical; /* guard[] resolved (on the first check) */
+	/*
+	 * Every directory entry the spelling of the root or of a mount
+	 * passes through, as "<resolved parent>/<name>": each component as
+	 * spelled and each one a symlink on the way leads through.  The
+	 * next call resolves the same spelling again, so no tool may
+	 * create, replace, move or delete one of these (nor a directory
+	 * holding one), or it would move the next call's boundary.
+	 * Recorded while the anchors are resolved, at no extra cost.
+	 */
+	char **entries;
+	size_t nentries;
+	/*
+	 * Project detection (DESIGN.md 6) as the session runs it: its
+	 * markers (NULL: the default list) and whether the roots are pinned
+	 * (--project-root, --no-detect-root, configuration), in which case
+	 * markers decide nothing and are not guarded.
+	 */
+	char **markers;
+	size_t nmarkers;
+	bool roots_pinned;
+	/* The persistence guards (ws/guard.h); NULL: the defaults, set on
+	 * first use. */
+	struct ws_guards *persist;
 };
 
 /*
@@ -75,9 +107,41 @@ int ws_ctx_guard(struct ws_ctx *ws, const char *path);
 
 /*
  * Whether changing the real path real touches a guarded path: real is
- * inside one, or (with ancestors, for rename and delete) holds one.
+ * inside one, or (with ancestors, for rename and delete) holds one; or
+ * real is an entry the spelling of an anchor passes through (ws_ctx
+ * entries), or (with ancestors) a directory holding one; or a
+ * persistence guard (ws_guard_persist_match()).  real is the
+ * entry itself: its parent resolved, its last component as it is.
+ * Returns the reason (enum ws_guard_kind), 0 if the change is allowed.
  */
-bool ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors);
+int ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors);
+
+/*
+ * Set how the session detects project roots: markers (copied; NULL for
+ * the default list) and whether the roots are pinned.
+ */
+int ws_ctx_set_detection(struct ws_ctx *ws, const char *const *markers,
+			 size_t nmarkers, bool pinned);
+
+/* What a change may do to its entry, for ws_ctx_marker_guarded(). */
+enum {
+	WS_CHANGE_CREATES = 1 << 0, /* makes the entry if it is not there */
+	WS_CHANGE_REMOVES = 1 << 1, /* takes it away if it is there */
+};
+
+/*
+ * Whether changing the entry real (how: WS_CHANGE_* flags; a rename may
+ * do both) would change what project detection finds from the workspace
+ * (PROJECT_ROOT or GIT_ROOT): real names a marker or ".git" in the
+ * workspace's top directory or one of its ancestors, detection is not
+ * pinned, and detecting again with that entry added (or gone) gives other
+ * roots.  Only such entries cost anything (a stat and two detections);
+ * for any other real this compares strings.  When not NULL, *before and
+ * *after (malloc'd) name the root that would change ("PROJECT_ROOT=/a",
+ * "PROJECT_ROOT=/b").  Out of memory fails closed (true).
+ */
+bool ws_ctx_marker_guarded(struct ws_ctx *ws, const char *real, unsigned how,
+			   char **before, char **after);
 
 /* Close every descriptor and free the context. */
 void ws_ctx_close(struct ws_ctx *ws);

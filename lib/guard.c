@@ -1,0 +1,630 @@
+/* guard.c - persistence guards, and the list of everything guarded. */
+#include "ws/guard.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ws/config.h"
+#include "ws/error.h"
+#include "ws/glob.h"
+#include "ws/path.h"
+
+const char *const ws_guard_defaults[] = {
+	".git/hooks/",
+	".git/config",
+	".git/modules/**/hooks/",
+	".git/modules/**/config",
+	".gitmodules",
+	".bashrc",
+	".bash_profile",
+	".profile",
+	".zshrc",
+	".zprofile",
+	".bash_login",
+	".bash_logout",
+	".vscode/",
+	".idea/",
+	".envrc",
+};
+const size_t ws_guard_ndefaults =
+	sizeof(ws_guard_defaults) / sizeof(ws_guard_defaults[0]);
+
+/* Most entries the walk of a glob guard looks at, and its depth. */
+#define WS__GUARD_WALK_MAX 100000
+#define WS__GUARD_WALK_DEPTH 16
+
+/* One pattern, compiled. */
+struct ws__pguard {
+	char *src;	       /* as configured */
+	char *pat;	       /* without its trailing slash */
+	bool dir;	       /* trailing slash: what is below too */
+	bool literal;	       /* no glob metacharacter */
+	size_t ncomp;	       /* components of pat */
+	size_t star;	       /* index of the first "**" component, or ncomp */
+	struct ws_glob *g;     /* pat */
+	struct ws_glob *below; /* pat/ **, for a directory guard */
+	struct ws_glob **pre;  /* pre[k]: the first k components (k < ncomp) */
+};
+
+/* A resolved target of a literal guard (a link, or a gitdir's part). */
+struct ws__rguard {
+	char *real;
+	const char *src; /* the pattern it comes from */
+	bool dir;
+};
+
+struct ws_guards {
+	struct ws__pguard *v;
+	size_t n;
+	bool resolved; /* targets below found (on the first check) */
+	struct ws__rguard *r;
+	size_t nr;
+};
+
+static void
+ws__pguard_free(struct ws__pguard *p)
+{
+	free(p->src);
+	free(p->pat);
+	ws_glob_free(p->g);
+	ws_glob_free(p->below);
+	if (p->pre != NULL)
+		for (size_t k = 0; k < p->ncomp; k++)
+			ws_glob_free(p->pre[k]);
+	free(p->pre);
+}
+
+void
+ws__guards_free(struct ws_guards *g)
+{
+	if (g == NULL)
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		ws__pguard_free(&g->v[i]);
+	free(g->v);
+	for (size_t i = 0; i < g->nr; i++)
+		free(g->r[i].real);
+	free(g->r);
+	free(g);
+}
+
+/* Compile the glob made of the first len bytes of s. */
+static int
+ws__compile(const char *s, size_t len, struct ws_glob **out, const char *src)
+{
+	char *c = strndup(s, len);
+	size_t off = 0;
+	int rc;
+
+	if (c == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	rc = ws_glob_compile(c, WS_GLOB_LAZY, out, &off);
+	free(c);
+	if (rc == WS_EINVALID_PATTERN)
+		return ws_error_set(WS_EINVALID_ARGUMENT, src,
+				    "guarded: \"%s\" is not a valid glob (at byte %zu)",
+				    src, off);
+	return rc;
+}
+
+static int
+ws__pguard_init(struct ws__pguard *p, const char *src)
+{
+	size_t len = strlen(src), start = 0, k = 0;
+	char *below = NULL;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (len == 0 || src[0] == '/' || ws_path_has_dotdot(src))
+		return ws_error_set(WS_EINVALID_ARGUMENT, src,
+				    "guarded: \"%s\" is not a path relative to the "
+				    "workspace", src);
+	p->src = strdup(src);
+	while (len > 1 && src[len - 1] == '/') {
+		p->dir = true;
+		len--;
+	}
+	p->pat = strndup(src, len);
+	if (p->src == NULL || p->pat == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	p->literal = strpbrk(p->pat, "*?[\\") == NULL;
+	p->ncomp = 1;
+	for (const char *c = p->pat; *c; c++)
+		p->ncomp += *c == '/';
+	p->star = p->ncomp;
+	p->pre = calloc(p->ncomp, sizeof(*p->pre));
+	if (p->pre == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if ((rc = ws__compile(p->pat, len, &p->g, src)) < 0)
+		return rc;
+	if (p->dir) {
+		if (asprintf(&below, "%s/**", p->pat) < 0)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		rc = ws__compile(below, strlen(below), &p->below, src);
+		free(below);
+		if (rc < 0)
+			return rc;
+	}
+	/* pre[k], the first k components, for "may this directory hold a
+	 * match"; a "**" component ends them: what lies below the part
+	 * before it may hold a match at any depth. */
+	for (size_t i = 0; i <= len && k < p->ncomp; i++) {
+		if (i < len && p->pat[i] != '/')
+			continue;
+		if (i - start == 2 && strncmp(p->pat + start, "**", 2) == 0) {
+			p->star = k;
+			break;
+		}
+		k++;
+		if (k < p->ncomp && (rc = ws__compile(p->pat, i, &p->pre[k], src)) < 0)
+			return rc;
+		start = i + 1;
+	}
+	return 0;
+}
+
+int
+ws_ctx_set_guarded(struct ws_ctx *ws, const char *const *patterns, size_t n)
+{
+	struct ws_guards *g = calloc(1, sizeof(*g));
+	int rc = 0;
+
+	if (g == NULL || (n > 0 && (g->v = calloc(n, sizeof(*g->v))) == NULL)) {
+		free(g);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		rc = ws__pguard_init(&g->v[i], patterns[i]);
+		g->n = i + 1;
+	}
+	if (rc < 0) {
+		ws__guards_free(g);
+		return rc;
+	}
+	ws__guards_free(ws->persist);
+	ws->persist = g;
+	return 0;
+}
+
+/* The default guards, set on first use. */
+static struct ws_guards *
+ws__guards(struct ws_ctx *ws)
+{
+	if (ws->persist == NULL &&
+	    ws_ctx_set_guarded(ws, ws_guard_defaults, ws_guard_ndefaults) < 0)
+		return NULL;
+	return ws->persist;
+}
+
+/* The length of the first k components of the relative path r, or 0 if
+ * it has fewer. */
+static size_t
+ws__first(const char *r, size_t k)
+{
+	size_t i = 0;
+
+	for (size_t c = 0; c < k; c++) {
+		if (r[i] == '\0')
+			return 0;
+		while (r[i] != '\0' && r[i] != '/')
+			i++;
+		if (c + 1 < k) {
+			if (r[i] == '\0')
+				return 0;
+			i++;
+		}
+	}
+	return i;
+}
+
+/*
+ * Whether the relative path r (not empty) is guarded by p: 1 if it is
+ * (or lies below) a match, 2 if (with ancestors) it is a path whose
+ * directory may hold one, 0 if neither.
+ */
+static int
+ws__pguard_hit(struct ws__pguard *p, const char *r, bool ancestors)
+{
+	size_t rl = strlen(r), k = 1, n;
+
+	/* A lazy glob failing to compile (out of memory) fails closed. */
+	if (ws_glob_match(p->g, r, rl) != 0)
+		return 1;
+	if (p->dir && ws_glob_match(p->below, r, rl) != 0)
+		return 1;
+	if (!ancestors)
+		return 0;
+	for (const char *c = r; *c; c++)
+		k += *c == '/';
+	if (k < p->star)
+		return p->pre[k] != NULL && ws_glob_match(p->pre[k], r, rl) != 0 ? 2 : 0;
+	if (p->star == p->ncomp)
+		return 0;
+	/* At or below the part before a "**": it may hold a match. */
+	if (p->star == 0)
+		return 2;
+	n = ws__first(r, p->star);
+	return n > 0 && ws_glob_match(p->pre[p->star], r, n) != 0 ? 2 : 0;
+}
+
+static int
+ws__add_r(struct ws_guards *g, const char *real, const char *src, bool dir)
+{
+	struct ws__rguard *v;
+
+	for (size_t i = 0; i < g->nr; i++)
+		if (strcmp(g->r[i].real, real) == 0)
+			return 0;
+	v = realloc(g->r, (g->nr + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	g->r = v;
+	if ((v[g->nr].real = strdup(real)) == NULL)
+		return -ENOMEM;
+	v[g->nr].src = src;
+	v[g->nr].dir = dir;
+	g->nr++;
+	return 0;
+}
+
+/* The real path of what rel names below dirfd, following links. */
+static bool
+ws__real_at(int dirfd, const char *rel, char *buf, size_t size, bool *isdir)
+{
+	char proc[64];
+	struct stat st;
+	ssize_t n;
+	int fd = openat(dirfd, rel, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, size - 1);
+	if (n > 0 && fstat(fd, &st) == 0) {
+		buf[n] = '\0';
+		*isdir = S_ISDIR(st.st_mode);
+	} else {
+		n = -1;
+	}
+	close(fd);
+	return n > 0 && buf[0] == '/';
+}
+
+/*
+ * A ".git" file at the top of an anchor ("gitdir: DIR", a worktree or a
+ * submodule): DIR's hooks and config, and its common directory's.
+ */
+static int
+ws__gitdir_guards(struct ws_guards *g, int afd, const char *areal)
+{
+	char *text = NULL, *dir = NULL, *common = NULL, *cfile = NULL;
+	const char *parts[] = {"hooks", "config"};
+	char buf[PATH_MAX];
+	struct stat st;
+	int rc = 0;
+
+	if (fstatat(afd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	{
+		char *p = ws_path_join(areal, ".git");
+
+		if (p == NULL)
+			return -ENOMEM;
+		rc = ws_config_read_file(p, &text);
+		free(p);
+		if (rc < 0)
+			return 0;
+	}
+	if (strncmp(text, "gitdir:", 7) == 0) {
+		char *s = text + 7, *e;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		for (e = s; *e && *e != '\n' && *e != '\r'; e++)
+			;
+		*e = '\0';
+		dir = s[0] == '/' ? strdup(s) : ws_path_join(areal, s);
+	}
+	for (int round = 0; dir != NULL && round < 2; round++) {
+		const char *base = round == 0 ? dir : common;
+
+		if (base == NULL)
+			break;
+		for (size_t i = 0; i < 2 && rc == 0; i++) {
+			char *p = ws_path_join(base, parts[i]);
+
+			if (p == NULL)
+				rc = -ENOMEM;
+			else if (realpath(p, buf) != NULL)
+				rc = ws__add_r(g, buf, ".git (gitdir)", i == 0);
+			free(p);
+		}
+		if (round == 0) {
+			/* A worktree's "commondir" names the main git dir. */
+			char *ctext = NULL;
+
+			cfile = ws_path_join(dir, "commondir");
+			if (cfile != NULL && ws_config_read_file(cfile, &ctext) == 0) {
+				ctext[strcspn(ctext, "\r\n")] = '\0';
+				common = ctext[0] == '/' ? strdup(ctext)
+							 : ws_path_join(dir, ctext);
+			}
+			free(ctext);
+		}
+	}
+	free(text);
+	free(dir);
+	free(common);
+	free(cfile);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Resolve, once, what the literal guards of every anchor are when they
+ * are symlinks or lie behind one, and the git dirs ".git" files name.
+ */
+static int
+ws__guards_resolve(struct ws_ctx *ws, struct ws_guards *g)
+{
+	char buf[PATH_MAX];
+
+	if (g->resolved)
+		return 0;
+	g->resolved = true;
+	for (size_t a = 0; a < ws->nanchors; a++) {
+		const char *areal = ws->anchors[a].real;
+		int afd = ws->anchors[a].fd;
+
+		for (size_t i = 0; i < g->n; i++) {
+			struct ws__pguard *p = &g->v[i];
+			char *lex;
+			bool isdir = false;
+			int rc = 0;
+
+			if (!p->literal || !ws__real_at(afd, p->pat, buf, sizeof(buf), &isdir))
+				continue;
+			lex = ws_path_join(areal, p->pat);
+			if (lex == NULL)
+				return -ENOMEM;
+			if (strcmp(lex, buf) != 0)
+				rc = ws__add_r(g, buf, p->src, p->dir || isdir);
+			free(lex);
+			if (rc < 0)
+				return rc;
+		}
+		if (ws__gitdir_guards(g, afd, areal) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+bool
+ws_guard_persist_match(struct ws_ctx *ws, const char *real, bool ancestors,
+		       const char **pattern)
+{
+	struct ws_guards *g = ws__guards(ws);
+	int isdir = -1;
+
+	/* Out of memory fails closed. */
+	if (g == NULL || ws__guards_resolve(ws, g) < 0) {
+		if (pattern)
+			*pattern = "(out of memory)";
+		return true;
+	}
+	for (size_t a = 0; a < ws->nanchors; a++) {
+		const char *rest;
+
+		if (!ws_path_within(ws->anchors[a].real, real, &rest) ||
+		    rest[0] == '\0')
+			continue;
+		for (size_t i = 0; i < g->n; i++) {
+			int h = ws__pguard_hit(&g->v[i], rest, ancestors);
+
+			/*
+			 * Only a directory can hold a guard (isdir: 1 yes, 0
+			 * no, -1 not looked at yet); a name that is not there
+			 * yet may become one (a directory moved there).
+			 */
+			if (h == 2 && isdir < 0) {
+				struct stat st;
+
+				isdir = lstat(real, &st) != 0 || S_ISDIR(st.st_mode);
+			}
+			if (h == 1 || (h == 2 && isdir == 1)) {
+				if (pattern)
+					*pattern = g->v[i].src;
+				return true;
+			}
+		}
+	}
+	for (size_t i = 0; i < g->nr; i++) {
+		const char *rest;
+
+		if ((ws_path_within(g->r[i].real, real, &rest) &&
+		     (rest[0] == '\0' || g->r[i].dir)) ||
+		    (ancestors && ws_path_within(real, g->r[i].real, NULL))) {
+			if (pattern)
+				*pattern = g->r[i].src;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- The list, for wsrun ---- */
+
+struct ws__list {
+	struct ws_guarded *v;
+	size_t n;
+	size_t walked;
+};
+
+static int
+ws__list_add(struct ws__list *l, const char *real, const char *what,
+	     enum ws_guard_kind kind, bool dir)
+{
+	struct ws_guarded *v;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].real, real) == 0)
+			return 0;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (v == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	l->v = v;
+	v[l->n].real = strdup(real);
+	v[l->n].what = strdup(what);
+	v[l->n].kind = kind;
+	v[l->n].dir = dir;
+	l->n++;
+	if (v[l->n - 1].real == NULL || v[l->n - 1].what == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+/*
+ * Walk the directory dfd (relative path rel below the anchor areal) for
+ * entries a glob guard matches; never follows a symlink, and goes only
+ * into directories that may hold a match.
+ */
+static int
+ws__list_walk(struct ws__list *l, struct ws__pguard *p, int dfd,
+	      const char *areal, const char *rel, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+	if (depth >= WS__GUARD_WALK_DEPTH)
+		return 0;
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char *r;
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++l->walked > WS__GUARD_WALK_MAX) {
+			rc = ws_error_set(WS_ELIMIT_EXCEEDED, p->src,
+					  "guarded: \"%s\" matches too many entries "
+					  "to list", p->src);
+			break;
+		}
+		r = rel[0] ? ws_path_join(rel, e->d_name) : strdup(e->d_name);
+		if (r == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (ws_glob_match(p->g, r, strlen(r)) > 0) {
+				char *full = ws_path_join(areal, r);
+
+				rc = full ? ws__list_add(l, full, p->src, WS_GUARD_PERSIST,
+							 S_ISDIR(st.st_mode))
+					  : ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				free(full);
+			} else if (S_ISDIR(st.st_mode) && ws__pguard_hit(p, r, true) != 0) {
+				int sub = openat(dirfd(d), e->d_name,
+						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+							 O_NONBLOCK | O_CLOEXEC);
+
+				if (sub >= 0)
+					rc = ws__list_walk(l, p, sub, areal, r, depth + 1);
+			}
+		}
+		free(r);
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+ws_guarded_list(struct ws_ctx *ws, struct ws_guarded **out, size_t *n)
+{
+	struct ws__list l = {0};
+	struct ws_guards *g = ws__guards(ws);
+	char buf[PATH_MAX];
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (g == NULL || ws__guards_resolve(ws, g) < 0)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* Resolve the own guards as a first check would. */
+	(void)ws_ctx_guarded(ws, "/", false);
+	for (size_t i = 0; i < ws->nguard && rc == 0; i++) {
+		struct stat st;
+
+		if (lstat(ws->guard[i], &st) == 0)
+			rc = ws__list_add(&l, ws->guard[i], "wstools configuration",
+					  WS_GUARD_OWN, S_ISDIR(st.st_mode));
+	}
+	for (size_t i = 0; i < ws->nentries && rc == 0; i++) {
+		struct stat st;
+
+		if (lstat(ws->entries[i], &st) == 0 && strcmp(ws->entries[i], "/") != 0)
+			rc = ws__list_add(&l, ws->entries[i], "root or mount spelling",
+					  WS_GUARD_ANCHOR, S_ISDIR(st.st_mode));
+	}
+	for (size_t a = 0; a < ws->nanchors && rc == 0; a++) {
+		for (size_t i = 0; i < g->n && rc == 0; i++) {
+			struct ws__pguard *p = &g->v[i];
+			bool isdir = false;
+
+			if (p->literal) {
+				char *lex = ws_path_join(ws->anchors[a].real, p->pat);
+				struct stat st;
+
+				/* The entry itself, and where it leads. */
+				if (lex == NULL)
+					rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				else if (lstat(lex, &st) == 0)
+					rc = ws__list_add(&l, lex, p->src, WS_GUARD_PERSIST,
+							  S_ISDIR(st.st_mode));
+				free(lex);
+				if (rc == 0 && ws__real_at(ws->anchors[a].fd, p->pat, buf,
+							   sizeof(buf), &isdir))
+					rc = ws__list_add(&l, buf, p->src, WS_GUARD_PERSIST,
+							  isdir);
+			} else {
+				int dfd = openat(ws->anchors[a].fd, ".",
+						 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+				if (dfd >= 0)
+					rc = ws__list_walk(&l, p, dfd, ws->anchors[a].real,
+							   "", 0);
+			}
+		}
+	}
+	for (size_t i = 0; i < g->nr && rc == 0; i++)
+		rc = ws__list_add(&l, g->r[i].real, g->r[i].src, WS_GUARD_PERSIST,
+				  g->r[i].dir);
+	if (rc < 0) {
+		ws_guarded_free(l.v, l.n);
+		return rc;
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+void
+ws_guarded_free(struct ws_guarded *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].real);
+		free(v[i].what);
+	}
+	free(v);
+}

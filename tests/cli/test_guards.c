@@ -1,0 +1,1003 @@
+/*
+ * test_guards.c (cli) - no tool call may change the boundary or the rules
+ * of a later call (issue 12, DESIGN.md 2 "Guarded entries"): the entries
+ * the root's and the mounts' spellings pass through, the project markers
+ * and .git that detection reads, and the persistence guards.  Each test
+ * runs the attack as a hostile agent would, then checks that the next
+ * call's boundary (or roots) is what it was.
+ */
+#include "wstest.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+
+/* Whether dir/rel exists (lstat). */
+static bool
+exists_at(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+	bool e = wst_exists(p);
+
+	free(p);
+	return e;
+}
+
+/* unlink(dir/rel). */
+static int
+unlink_at(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+	int r = unlink(p);
+
+	free(p);
+	return r;
+}
+
+/* The content of dir/rel (malloc'd), or NULL. */
+static char *
+slurp_at(const char *dir, const char *rel, size_t *n)
+{
+	char *p = wst_path(dir, rel);
+	char *c = wst_slurp(p, n);
+
+	free(p);
+	return c;
+}
+
+static char *base;
+/* "WS_CONFIG=FILE" for run_ws(), or NULL. */
+static char *cfg_env;
+
+static void
+setup(void)
+{
+	base = wst_tmpdir();
+	umask(022);
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(base);
+	free(base);
+	free(cfg_env);
+	cfg_env = NULL;
+}
+
+/* Use a configuration with this text in the next runs. */
+static void
+use_config(const char *text)
+{
+	wst_write(base, "config.json", text);
+	free(cfg_env);
+	ck_assert(asprintf(&cfg_env, "WS_CONFIG=%s/config.json", base) > 0);
+}
+
+/* Run tool with env (NULL-terminated) and the NULL-terminated argv. */
+static void
+run_env(struct wst_run *r, const char *const *env, const char *tool,
+	const char *const *argv)
+{
+	wst_runv(r, NULL, env, tool, argv);
+}
+
+static void
+expect_code(struct wst_run *r, const char *code, int status)
+{
+	ck_assert_msg(strcmp(wst_code(r), code) == 0 && r->status == status,
+		      "expected %s (exit %d), got \"%s\" (exit %d)\nstdout: %s\nstderr: %s",
+		      code, status, wst_code(r), r->status, r->out, r->err);
+}
+
+/*
+ * Issue 12, 1: the mount /.skills is spelled through the link ws/skills;
+ * moving another link (to the outside) over it must be refused, and the
+ * next call must still see the skills, not the outside.
+ */
+START_TEST(mount_spelling_move)
+{
+	char *ws = wst_path(base, "ws"), *skills = wst_path(base, "skills");
+	char *outside = wst_path(base, "outside"), *eroot = NULL, *emounts = NULL;
+	struct wst_run r;
+
+	wst_mkdir(base, "ws");
+	wst_write(base, "outside/secret.txt", "TOPSECRET\n");
+	wst_write(base, "skills/howto.md", "howto\n");
+	wst_symlink(skills, ws, "skills");
+	wst_symlink(outside, ws, "vendor-link");
+	ck_assert(asprintf(&eroot, "WS_ROOT=%s", ws) > 0);
+	ck_assert(asprintf(&emounts, "WS_MOUNTS=/.skills=%s/skills:ro", ws) > 0);
+	{
+		const char *env[] = {eroot, emounts, "WS_FORMAT=json", NULL};
+		const char *rd1[] = {"vendor-link/secret.txt", NULL};
+		const char *mv[] = {"--move", "skills", "-f", "vendor-link", NULL};
+		const char *mv2[] = {"--move", "/skills", "--force", "/vendor-link", NULL};
+		const char *rd2[] = {"/.skills/secret.txt", NULL};
+		const char *rd3[] = {"/.skills/howto.md", NULL};
+		const char *del[] = {"--delete", "skills", NULL};
+		const char *mvaway[] = {"--move", "skills.bak", "skills", NULL};
+
+		run_env(&r, env, "wsread", rd1);
+		expect_code(&r, "SYMLINK_OUTSIDE_WORKSPACE", 3);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", mv);
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "spelled through") != NULL, "%s", r.out);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", mv2);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		run_env(&r, env, "wsread", rd2);
+		expect_code(&r, "NOT_FOUND", 5);
+		wst_run_free(&r);
+		run_env(&r, env, "wsread", rd3);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		/* Deleting or moving the link away would make every later call
+		 * fail: refused too. */
+		run_env(&r, env, "wswrite", del);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", mvaway);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		run_env(&r, env, "wsread", rd3);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+	}
+	/* The link and the outside are as they were. */
+	{
+		char buf[4096];
+		char *l = wst_path(ws, "skills");
+		ssize_t n = readlink(l, buf, sizeof(buf) - 1);
+
+		ck_assert(n > 0);
+		buf[n] = '\0';
+		ck_assert_str_eq(buf, skills);
+		ck_assert(wst_exists(outside));
+		free(l);
+	}
+	free(eroot);
+	free(emounts);
+	free(ws);
+	free(skills);
+	free(outside);
+}
+END_TEST
+
+/*
+ * Issue 12, 1, the root variant: WS_ROOT is shared/current, a link into
+ * shared/releases, and shared is mounted read-write.  Moving a link over
+ * current, deleting it, or moving what it resolves through is refused;
+ * writing inside the workspace and elsewhere in the mount is not.
+ */
+START_TEST(root_spelling_move)
+{
+	char *shared = wst_path(base, "shared"), *cur = wst_path(shared, "current");
+	char *outside = wst_path(base, "outside"), *eroot = NULL, *emounts = NULL;
+	struct wst_run r;
+
+	wst_write(shared, "releases/v1/app.txt", "v1\n");
+	wst_write(base, "outside/secret.txt", "TOPSECRET\n");
+	wst_symlink("releases/v1", shared, "current");
+	wst_symlink(outside, shared, "evil");
+	ck_assert(asprintf(&eroot, "WS_ROOT=%s", cur) > 0);
+	ck_assert(asprintf(&emounts, "WS_MOUNTS=/.shared=%s", shared) > 0);
+	{
+		const char *env[] = {eroot, emounts, "WS_FORMAT=json", NULL};
+		const char *mv[] = {"--move", "/.shared/current", "-f", "/.shared/evil", NULL};
+		const char *del[] = {"--delete", "/.shared/current", NULL};
+		const char *mvrel[] = {"--move", "/.shared/old", "/.shared/releases", NULL};
+		const char *mvv1[] = {"--move", "/.shared/releases/v0", "/.shared/releases/v1", NULL};
+		const char *rm[] = {"--delete", "-r", "/.shared/releases", NULL};
+		const char *rd[] = {"secret.txt", NULL};
+		const char *rd2[] = {"app.txt", NULL};
+		const char *w1[] = {"--content", "x", "new.txt", NULL};
+		const char *w2[] = {"--content", "x", "/.shared/notes.txt", NULL};
+		const char *mvok[] = {"--move", "/.shared/evil2", "/.shared/evil", NULL};
+
+		run_env(&r, env, "wswrite", mv);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", del);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		/* A directory holding the root was refused before (it is an
+		 * anchor's ancestor); the link-free chain is guarded now too. */
+		run_env(&r, env, "wswrite", mvrel);
+		ck_assert_msg(r.status == 2 || r.status == 3, "%s", r.out);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", mvv1);
+		ck_assert_msg(r.status == 2 || r.status == 3, "%s", r.out);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", rm);
+		ck_assert_msg(r.status == 2 || r.status == 3, "%s", r.out);
+		wst_run_free(&r);
+		run_env(&r, env, "wsread", rd);
+		expect_code(&r, "NOT_FOUND", 5);
+		wst_run_free(&r);
+		run_env(&r, env, "wsread", rd2);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		/* What is inside the entries stays writable. */
+		run_env(&r, env, "wswrite", w1);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", w2);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", mvok);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+	}
+	ck_assert(wst_exists(cur));
+	free(eroot);
+	free(emounts);
+	free(shared);
+	free(cur);
+	free(outside);
+}
+END_TEST
+
+/* Run tool with argv after "--json" and, if given, WS_MOUNTS=mounts. */
+static void
+run_ws(struct wst_run *r, const char *ws, const char *mounts, const char *tool,
+       const char *const *args)
+{
+	const char *argv[32];
+	char *em = NULL;
+	const char *env[] = {NULL, NULL, NULL};
+	size_t n = 0, ne = 0;
+
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--json";
+	for (size_t i = 0; args[i] != NULL && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (mounts != NULL) {
+		ck_assert(asprintf(&em, "WS_MOUNTS=%s", mounts) > 0);
+		env[ne++] = em;
+	}
+	if (cfg_env != NULL)
+		env[ne++] = cfg_env;
+	wst_runv(r, NULL, env, tool, argv);
+	free(em);
+}
+
+/* "project_root git_root" as wspath --explain sees them (malloc'd). */
+static char *
+roots(const char *ws)
+{
+	const char *args[] = {"--explain", ".", NULL};
+	struct wst_run r;
+	const char *p, *g;
+	char *s = NULL;
+
+	run_ws(&r, ws, NULL, "wspath", args);
+	expect_code(&r, "", 0);
+	p = wst_output_str(&r, "project_root");
+	g = wst_output_str(&r, "git_root");
+	ck_assert(asprintf(&s, "%s %s", p ? p : "-", g ? g : "-") > 0);
+	wst_run_free(&r);
+	return s;
+}
+
+/* Run wswrite and expect refusal as a marker change, or success. */
+static void
+ww(const char *ws, const char *mounts, bool refused, const char *const *args)
+{
+	struct wst_run r;
+
+	run_ws(&r, ws, mounts, "wswrite", args);
+	if (refused) {
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "project detection") != NULL &&
+				      strstr(r.out, "--project-root") != NULL,
+			      "%s", r.out);
+	} else {
+		expect_code(&r, "", 0);
+	}
+	wst_run_free(&r);
+}
+
+/*
+ * Issue 12, 2: the workspace repo/api is a Go module in the repository
+ * repo; a policy allows only ${PROJECT_ROOT}.  Renaming go.mod away would
+ * make repo the project root, and repo/other (mounted) writable.
+ */
+START_TEST(marker_rename_widens_project)
+{
+	char *ws = wst_path(base, "repo/api"), *pol = wst_path(base, "pol.json");
+	char *mounts = NULL, *before, *after;
+	struct wst_run r;
+
+	wst_write(base, "repo/api/go.mod", "module api\n");
+	wst_mkdir(base, "repo/.git");
+	wst_mkdir(base, "repo/other");
+	wst_write(base, "pol.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": ["
+		  "{\"name\": \"proj\", \"paths\": [\"${PROJECT_ROOT}\", \"${PROJECT_ROOT}/**\"],"
+		  " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		  "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		  " \"decision\": \"deny\"}]}");
+	ck_assert(asprintf(&mounts, "/.other=%s/repo/other", base) > 0);
+	before = roots(ws);
+	{
+		const char *w1[] = {"--policy", pol, "--content", "PWNED",
+				    "/.other/secret.txt", NULL};
+		const char *mv[] = {"--policy", pol, "--move", "go.mod.bak", "go.mod", NULL};
+		const char *mv2[] = {"--move", "go.mod.bak", "go.mod", NULL};
+
+		run_ws(&r, ws, mounts, "wswrite", w1);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		ww(ws, mounts, true, mv);
+		/* Without a policy too: the next call may have one. */
+		ww(ws, mounts, true, mv2);
+		run_ws(&r, ws, mounts, "wswrite", w1);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+	}
+	ck_assert(!exists_at(base, "repo/other/secret.txt"));
+	after = roots(ws);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	free(mounts);
+	free(pol);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Every marker and .git, moved, deleted and created, in the top directory
+ * and (through a mount) in an ancestor: refused where detection would find
+ * other roots, allowed where it would not; the roots never change.
+ */
+START_TEST(markers_each)
+{
+	static const char *const markers[] = {"go.mod", "package.json",
+					      "Cargo.toml", "pyproject.toml"};
+	char *ws = wst_path(base, "repo/app"), *mounts = NULL, *before, *now;
+
+	/* Persistence guards off: the marker guard alone decides. */
+	use_config("{\"guarded\": false}");
+
+	wst_mkdir(base, "repo/.git");
+	wst_mkdir(base, "repo/app");
+	ck_assert(asprintf(&mounts, "/.repo=%s/repo", base) > 0);
+	before = roots(ws);
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
+		const char *m = markers[i];
+		char vm[64], bak[64];
+		const char *create[] = {"--content", "x", m, NULL};
+		const char *mk[] = {"--mkdir", m, NULL};
+		const char *del[] = {"--delete", m, NULL};
+		const char *mv[] = {"--move", bak, m, NULL};
+		const char *mvin[] = {"--move", m, bak, NULL};
+		const char *cup[] = {"--content", "x", vm, NULL};
+		const char *dup[] = {"--delete", vm, NULL};
+
+		snprintf(vm, sizeof(vm), "/.repo/%s", m);
+		snprintf(bak, sizeof(bak), "%s.bak", m);
+		/* A marker-less workspace in a repository: a marker in its
+		 * top would make it the project root. */
+		ww(ws, mounts, true, create);
+		ww(ws, mounts, true, mk);
+		wst_write(ws, bak, "x");
+		ww(ws, mounts, true, mvin);
+		ck_assert(unlink_at(ws, bak) == 0);
+		ck_assert_str_eq((now = roots(ws)), before);
+		free(now);
+		/* In the git root the project root already is: no change. */
+		ww(ws, mounts, false, cup);
+		ck_assert_str_eq((now = roots(ws)), before);
+		free(now);
+		ww(ws, mounts, false, dup);
+		/* The workspace as its own project through this marker only:
+		 * deleting or moving it away is refused, creating another is
+		 * not. */
+		wst_write(ws, m, "x");
+		now = roots(ws);
+		ck_assert_msg(strncmp(now, ws, strlen(ws)) == 0, "%s", now);
+		ww(ws, mounts, true, del);
+		ww(ws, mounts, true, mv);
+		{
+			const char *other = markers[(i + 1) % 4];
+			const char *c2[] = {"--content", "y", other, NULL};
+			const char *d2[] = {"--delete", other, NULL};
+			char *again;
+
+			ww(ws, mounts, false, c2);
+			ww(ws, mounts, false, del); /* the other one remains */
+			ck_assert_str_eq((again = roots(ws)), now);
+			free(again);
+			ww(ws, mounts, false, create);
+			ww(ws, mounts, false, d2);
+		}
+		free(now);
+		/* Pinned roots: markers decide nothing, they may change. */
+		{
+			const char *pdel[] = {"--project-root", ws, "--delete", m, NULL};
+			const char *ndel[] = {"--no-detect-root", "--content", "x", m, NULL};
+
+			ww(ws, mounts, false, pdel);
+			ck_assert(!exists_at(ws, m));
+			ww(ws, mounts, false, ndel);
+			ck_assert(unlink_at(ws, m) == 0);
+		}
+	}
+	/* .git: in the ancestor (through the mount) and in the top. */
+	{
+		const char *dgit[] = {"--delete", "-r", "/.repo/.git", NULL};
+		const char *mgit[] = {"--move", "/.repo/dotgit", "/.repo/.git", NULL};
+		const char *cgit[] = {"--mkdir", ".git", NULL};
+		const char *fgit[] = {"--content", "gitdir: /tmp\n", ".git", NULL};
+		const char *pgit[] = {"--content", "x", ".git/config", NULL};
+
+		ww(ws, mounts, true, dgit);
+		ww(ws, mounts, true, mgit);
+		ww(ws, mounts, true, cgit);
+		ww(ws, mounts, true, fgit);
+		ww(ws, mounts, true, pgit);
+		ck_assert(!exists_at(ws, ".git"));
+		ck_assert(exists_at(base, "repo/.git"));
+	}
+	ck_assert_str_eq((now = roots(ws)), before);
+	free(now);
+	free(before);
+	free(mounts);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Issue 12, 2, second form: the workspace is a git root and HOME holds a
+ * stray package.json; moving .git away would send detection up to HOME.
+ */
+START_TEST(dotgit_moved_to_home)
+{
+	char *ws = wst_path(base, "home/proj"), *before, *after;
+
+	/* Persistence guards off: the marker guard alone decides. */
+	use_config("{\"guarded\": false}");
+
+	wst_write(base, "home/package.json", "{}");
+	wst_mkdir(base, "home/proj/.git/objects");
+	before = roots(ws);
+	{
+		const char *mv[] = {"--move", "dotgit", ".git", NULL};
+		const char *rm[] = {"--delete", "--recursive", ".git", NULL};
+		const char *obj[] = {"--content", "x", ".git/objects/ab", NULL};
+
+		ww(ws, NULL, true, mv);
+		ww(ws, NULL, true, rm);
+		/* What is inside .git is no marker. */
+		ww(ws, NULL, false, obj);
+	}
+	after = roots(ws);
+	ck_assert_str_eq(before, after);
+	ck_assert(strstr(after, "home/package.json") == NULL);
+	free(before);
+	free(after);
+	free(ws);
+}
+END_TEST
+
+/* Run wswrite in ws; expect a persistence-guard refusal or success. */
+static void
+wp(const char *ws, bool refused, const char *const *args)
+{
+	struct wst_run r;
+
+	run_ws(&r, ws, NULL, "wswrite", args);
+	if (refused) {
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "guarded path") != NULL, "%s", r.out);
+	} else {
+		expect_code(&r, "", 0);
+	}
+	wst_run_free(&r);
+}
+
+/*
+ * The default persistence guards: git hooks and config, submodules'
+ * too, shell rc files, editor and direnv settings; git's objects, refs
+ * and index stay writable.
+ */
+START_TEST(persistence_defaults)
+{
+	static const char *const files[] = {
+		".git/hooks/pre-commit", ".git/config", ".gitmodules", ".bashrc",
+		".bash_profile", ".profile", ".zshrc", ".zprofile", ".bash_login",
+		".bash_logout", ".vscode/settings.json", ".idea/workspace.xml",
+		".envrc", ".git/modules/sub/hooks/post-checkout",
+		".git/modules/a/modules/b/config",
+	};
+	static const char *const free_files[] = {
+		".git/objects/ab/cdef", ".git/refs/heads/main", ".git/index",
+		".git/HEAD", "src/.bashrc.example", ".git/modules/sub/index",
+		"notes.txt",
+	};
+	char *ws = wst_path(base, "ws");
+
+	wst_mkdir(base, "ws/.git/hooks");
+	wst_write(ws, ".git/config", "[core]\n");
+	wst_write(ws, ".bashrc", "# rc\n");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+
+		wp(ws, true, w);
+	}
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		wp(ws, false, w);
+	}
+	{
+		const char *edit[] = {"--edit", "--old", "rc", "--new", "pwn", ".bashrc", NULL};
+		const char *app[] = {"--append", "--content", "x", ".bashrc", NULL};
+		const char *del[] = {"--delete", ".bashrc", NULL};
+		const char *mv[] = {"--move", "rc.bak", ".bashrc", NULL};
+		const char *over[] = {"--move", ".bashrc", "-f", "notes.txt", NULL};
+		const char *rmgit[] = {"--delete", "-r", ".git", NULL};
+		const char *mvgit[] = {"--move", "g", ".git", NULL};
+		const char *rmhooks[] = {"--delete", "-r", ".git/hooks", NULL};
+		const char *mk[] = {"--mkdir", ".vscode", NULL};
+
+		wp(ws, true, edit);
+		wp(ws, true, app);
+		wp(ws, true, del);
+		wp(ws, true, mv);
+		wp(ws, true, over);
+		wp(ws, true, rmgit);
+		wp(ws, true, mvgit);
+		wp(ws, true, rmhooks);
+		wp(ws, true, mk);
+	}
+	{
+		size_t n;
+		char *rc = slurp_at(ws, ".bashrc", &n);
+
+		ck_assert_str_eq(rc, "# rc\n");
+		free(rc);
+		ck_assert(!exists_at(ws, ".git/hooks/pre-commit"));
+		ck_assert(!exists_at(ws, ".envrc"));
+	}
+	free(ws);
+}
+END_TEST
+
+/*
+ * A guard that is a symlink guards its target; a ".git" file ("gitdir:")
+ * guards the hooks and config of the git dir it names, and of its common
+ * directory.
+ */
+START_TEST(persistence_links_and_gitdir)
+{
+	char *ws = wst_path(base, "ws");
+
+	wst_write(base, "ws/notes.txt", "n\n");
+	wst_symlink("notes.txt", ws, ".envrc");
+	wst_mkdir(base, "ws/myhooks");
+	wst_mkdir(base, "ws/wt");
+	wst_write(ws, "wt/.git", "gitdir: ../gd/worktrees/wt\n");
+	wst_write(ws, "gd/worktrees/wt/commondir", "../..\n");
+	wst_mkdir(ws, "gd/hooks");
+	wst_write(ws, "gd/config", "[core]\n");
+	{
+		const char *w1[] = {"--content", "x", ".envrc", NULL};
+		const char *w2[] = {"--content", "x", "notes.txt", NULL};
+		const char *g1[] = {"--content", "x", "gd/hooks/pre-commit", NULL};
+		const char *g2[] = {"--content", "x", "gd/config", NULL};
+		const char *g3[] = {"--content", "x", "gd/objects/ab", NULL};
+		const char *g4[] = {"--content", "x", "gd/worktrees/wt/index", NULL};
+		const char *wt = NULL;
+		char *wsw = wst_path(ws, "wt");
+
+		wp(ws, true, w1);
+		wp(ws, true, w2);
+		wp(ws, false, g3);
+		/* The worktree as the workspace: its gitdir is outside, the
+		 * common dir's hooks and config are guarded through a mount. */
+		(void)wt;
+		{
+			char *m = NULL;
+			struct wst_run r;
+
+			ck_assert(asprintf(&m, "/.gd=%s/gd", ws) > 0);
+			{
+				const char *a1[] = {"--content", "x", "/.gd/hooks/pre-commit", NULL};
+				const char *a2[] = {"--content", "x", "/.gd/config", NULL};
+				const char *a3[] = {"--content", "x", "/.gd/worktrees/wt/index", NULL};
+
+				run_ws(&r, wsw, m, "wswrite", a1);
+				expect_code(&r, "POLICY_DENIED", 3);
+				wst_run_free(&r);
+				run_ws(&r, wsw, m, "wswrite", a2);
+				expect_code(&r, "POLICY_DENIED", 3);
+				wst_run_free(&r);
+				run_ws(&r, wsw, m, "wswrite", a3);
+				expect_code(&r, "", 0);
+				wst_run_free(&r);
+			}
+			free(m);
+		}
+		/* From the top, gd is no .git: only the gitdir file guards it,
+		 * and that is in wt; so these are free here. */
+		wp(ws, false, g1);
+		wp(ws, false, g2);
+		wp(ws, false, g4);
+		free(wsw);
+	}
+	{
+		size_t n;
+		char *t = slurp_at(ws, "notes.txt", &n);
+
+		ck_assert_str_eq(t, "n\n");
+		free(t);
+	}
+	free(ws);
+}
+END_TEST
+
+/* "guarded" in the configuration replaces the default list, or turns it
+ * off; a bad value is refused. */
+START_TEST(persistence_config)
+{
+	char *ws = wst_path(base, "ws");
+	const char *rc[] = {"--content", "x", ".bashrc", NULL};
+	const char *b[] = {"--content", "x", "build.sh", NULL};
+	const char *sec[] = {"--content", "x", "secrets/deep/a.key", NULL};
+	const char *sec2[] = {"--content", "x", "other/secrets/a.key", NULL};
+	const char *hook[] = {"--content", "x", ".git/hooks/post-merge", NULL};
+	struct wst_run r;
+
+	wst_mkdir(base, "ws/.git");
+	use_config("{\"guarded\": [\"build.sh\", \"secrets/\", \"*/secrets/**\"]}");
+	wp(ws, false, rc);
+	wp(ws, true, b);
+	wp(ws, true, sec);
+	wp(ws, true, sec2);
+	/* A directory moved to a name that does not exist yet would bring
+	 * a guarded path with it. */
+	{
+		const char *mkk[] = {"--content", "k", "evil/keys/k", NULL};
+		const char *mv[] = {"--move", "z", "evil", NULL};
+
+		use_config("{\"guarded\": [\"*/keys/**\"]}");
+		wp(ws, true, mkk);
+		use_config("{\"guarded\": false}");
+		wp(ws, false, mkk);
+		use_config("{\"guarded\": [\"*/keys/**\"]}");
+		wp(ws, true, mv);
+		ck_assert(!exists_at(ws, "z"));
+	}
+	use_config("{\"guarded\": false}");
+	wp(ws, false, hook);
+	use_config("{\"guarded\": true}");
+	wp(ws, true, rc);
+	use_config("{\"guarded\": [\"/etc/x\"]}");
+	run_ws(&r, ws, NULL, "wswrite", b);
+	expect_code(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	use_config("{\"guarded\": [\"a/../b\"]}");
+	run_ws(&r, ws, NULL, "wswrite", b);
+	expect_code(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	use_config("{\"guarded\": 3}");
+	run_ws(&r, ws, NULL, "wswrite", b);
+	expect_code(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	use_config("{\"guarded\": [\"[a\"]}");
+	run_ws(&r, ws, NULL, "wswrite", b);
+	expect_code(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
+/* The error code of tool run on ws with the policy file pol and args. */
+static char *
+code_of(const char *ws, const char *pol, const char *tool,
+	const char *const *args)
+{
+	const char *argv[16];
+	size_t n = 0;
+	struct wst_run r;
+	char *c;
+
+	argv[n++] = "--policy";
+	argv[n++] = pol;
+	for (size_t i = 0; args[i] != NULL && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	run_ws(&r, ws, NULL, tool, argv);
+	c = strdup(wst_code(&r));
+	if (strcmp(c, "POLICY_DENIED") == 0)
+		ck_assert_int_eq(r.status, 3);
+	/* Nothing the policy hides is shown: no step, no real path. */
+	if (strcmp(c, "POLICY_DENIED") == 0)
+		ck_assert_msg(strstr(r.out, "\"step\":") == NULL &&
+				      strstr(r.out, base) == NULL,
+			      "%s", r.out);
+	wst_run_free(&r);
+	return c;
+}
+
+/*
+ * Issue 12, 5: a path the policy denies is POLICY_DENIED whether or not
+ * it exists, for every tool; wspath asks the policy about every step it
+ * shows.
+ */
+START_TEST(denied_whether_or_not_it_exists)
+{
+	char *ws = wst_path(base, "ws"), *pol = wst_path(base, "pol.json");
+	static const char *const names[] = {".ssh/id_rsa", ".ssh/nothere",
+					    "keys/id_rsa", "keys/nothere",
+					    ".ssh/deeper/x"};
+
+	wst_write(ws, ".ssh/id_rsa", "KEY\n");
+	wst_write(ws, "src/a.c", "int a;\n");
+	wst_symlink(".ssh", ws, "keys");
+	wst_symlink("../src/a.c", ws, ".ssh/to-src");
+	wst_write(base, "pol.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": ["
+		  "{\"name\": \"deny-ssh\", \"paths\": [\"${WORKSPACE}/.ssh\", "
+		  "\"${WORKSPACE}/.ssh/**\"], \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		  "{\"name\": \"ok\", \"paths\": [\"${WORKSPACE}\", \"${WORKSPACE}/**\"],"
+		  " \"operations\": [\"*\"], \"decision\": \"allow\"}]}");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *rd[] = {names[i], NULL};
+		const char *ls[] = {names[i], NULL};
+		const char *wp1[] = {names[i], NULL};
+		const char *wp2[] = {"--explain", names[i], NULL};
+		const char *wp3[] = {"--explain", "--paths", "real", names[i], NULL};
+		const char *del[] = {"--delete", names[i], NULL};
+		const char *mv[] = {"--move", "src/b", names[i], NULL};
+		const char *ed[] = {"--edit", "--old", "a", "--new", "b", names[i], NULL};
+		const char *const *all[] = {rd, ls, wp1, wp2, wp3, del, mv, ed};
+		const char *tools[] = {"wsread", "wsls", "wspath", "wspath", "wspath",
+				       "wswrite", "wswrite", "wswrite"};
+
+		for (size_t t = 0; t < 8; t++) {
+			char *c = code_of(ws, pol, tools[t], all[t]);
+
+			ck_assert_msg(strcmp(c, "POLICY_DENIED") == 0,
+				      "%s %s: %s", tools[t], names[i], c);
+			free(c);
+		}
+	}
+	/* Allowed and missing: NOT_FOUND, as before. */
+	{
+		const char *rd[] = {"src/nothere", NULL};
+		const char *wp[] = {"--existing", "src/nothere", NULL};
+		char *c = code_of(ws, pol, "wsread", rd);
+
+		ck_assert_str_eq(c, "NOT_FOUND");
+		free(c);
+		c = code_of(ws, pol, "wspath", wp);
+		ck_assert_str_eq(c, "NOT_FOUND");
+		free(c);
+	}
+	/* A path that is allowed but reached through a link in a denied
+	 * directory: --explain would show that directory's entries. */
+	{
+		const char *wp[] = {"--explain", ".ssh/to-src", NULL};
+		const char *ok[] = {"--explain", "src/a.c", NULL};
+		char *c = code_of(ws, pol, "wspath", wp);
+
+		ck_assert_str_eq(c, "POLICY_DENIED");
+		free(c);
+		c = code_of(ws, pol, "wspath", ok);
+		ck_assert_str_eq(c, "");
+		free(c);
+	}
+	/* Without a policy nothing changes. */
+	{
+		struct wst_run r;
+		const char *wp[] = {"--existing", ".ssh/nothere", NULL};
+
+		run_ws(&r, ws, NULL, "wspath", wp);
+		expect_code(&r, "NOT_FOUND", 5);
+		wst_run_free(&r);
+	}
+	free(ws);
+	free(pol);
+}
+END_TEST
+
+/* ---- Smaller findings ---- */
+
+/* --depth past the maximum names the maximum, as a flag and in --args. */
+START_TEST(depth_names_maximum)
+{
+	char *ws = wst_path(base, "ws");
+	struct wst_run r;
+	const char *a1[] = {"--depth", "99999999999", NULL};
+	const char *a2[] = {"--args", "{\"depth\": 99999999999}", NULL};
+	const char *a3[] = {"--depth", "0", NULL};
+	const char *const *all[] = {a1, a2, a3};
+
+	wst_mkdir(base, "ws");
+	for (size_t i = 0; i < 3; i++) {
+		run_ws(&r, ws, NULL, "wsls", all[i]);
+		expect_code(&r, "INVALID_ARGUMENT", 2);
+		ck_assert_msg(strstr(r.out, "2147483647") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	free(ws);
+}
+END_TEST
+
+/* "--args -" refuses a NUL byte and whatever follows it. */
+START_TEST(args_stdin_nul)
+{
+	char *ws = wst_path(base, "ws"), *cmd = NULL;
+	char out[4096];
+	size_t n;
+	FILE *p;
+	int st;
+
+	wst_write(base, "ws/a.txt", "hi\n");
+	wst_write(base, "ws/b.txt", "SECOND\n");
+	ck_assert(asprintf(&cmd, "printf '{\"path\":\"a.txt\"}\\000{\"path\":\"b.txt\"}' | "
+			   "%s --workspace '%s' --args - 2>/dev/null",
+			   wst_bin("wsread"), ws) > 0);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s", out);
+	ck_assert_msg(strstr(out, "INVALID_ARGUMENT") != NULL && strstr(out, "NUL") != NULL,
+		      "%s", out);
+	ck_assert(strstr(out, "\"content\"") == NULL);
+	free(cmd);
+	/* A NUL alone at the end is refused too; a newline is fine. */
+	ck_assert(asprintf(&cmd, "printf '{\"path\":\"a.txt\"}\\000' | %s --workspace '%s' "
+			   "--args - >/dev/null 2>&1", wst_bin("wsread"), ws) > 0);
+	st = system(cmd);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+	free(cmd);
+	ck_assert(asprintf(&cmd, "printf '{\"path\":\"a.txt\"}\\n' | %s --workspace '%s' "
+			   "--args - >/dev/null 2>&1", wst_bin("wsread"), ws) > 0);
+	st = system(cmd);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	free(cmd);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Run tool with argv and a pseudo-terminal as its stdout (stderr too);
+ * what the terminal showed is returned (malloc'd).
+ */
+static char *
+run_pty(const char *tool, const char *const *argv)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	char *buf = calloc(1, 65536);
+	size_t n = 0;
+	pid_t pid;
+	int st;
+
+	ck_assert_int_ge(m, 0);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	pid = fork();
+	if (pid == 0) {
+		const char *av[32];
+		size_t k = 0;
+		int s = open(ptsname(m), O_RDWR | O_NOCTTY), null = open("/dev/null", O_RDONLY);
+
+		if (s < 0 || null < 0)
+			_exit(126);
+		dup2(null, 0);
+		dup2(s, 1);
+		dup2(s, 2);
+		unsetenv("WS_FORMAT");
+		unsetenv("WS_POLICY");
+		unsetenv("WS_MOUNTS");
+		unsetenv("WS_ROOT");
+		av[k++] = tool;
+		for (size_t i = 0; argv[i] != NULL && k < 31; i++)
+			av[k++] = argv[i];
+		av[k] = NULL;
+		execv(wst_bin(tool), (char *const *)av);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd pf = {m, POLLIN, 0};
+		int pr = poll(&pf, 1, 2000);
+
+		if (pr <= 0)
+			break;
+		{
+			ssize_t k = read(m, buf + n, 65535 - n);
+
+			if (k <= 0)
+				break;
+			n += (size_t)k;
+		}
+	}
+	waitpid(pid, &st, 0);
+	close(m);
+	return buf;
+}
+
+/* wswrite's and wspath's lines show control bytes in names as "?" on a
+ * terminal, as wsls does. */
+START_TEST(plain_lines_masked_on_terminal)
+{
+	char *ws = wst_path(base, "ws");
+	const char *evil = "e\x1b]0;pwned\x07z\rX.txt";
+	const char *w1[] = {"--workspace", ws, "--content", "x", evil, NULL};
+	const char *w2[] = {"--workspace", ws, "--move", "moved\x1b[2J.txt", evil, NULL};
+	const char *p1[] = {"--workspace", ws, "--paths", "virtual", "moved\x1b[2J.txt", NULL};
+	const char *p2[] = {"--workspace", ws, "--explain", "moved\x1b[2J.txt", NULL};
+	const char *l1[] = {"--workspace", ws, NULL};
+	const char *tools[] = {"wswrite", "wswrite", "wspath", "wspath", "wsls"};
+	const char *const *all[] = {w1, w2, p1, p2, l1};
+	const char *want[] = {"/e?]0;pwned?z?X.txt", "/moved?[2J.txt", "/moved?[2J.txt",
+			      "moved?[2J.txt", "moved?[2J.txt"};
+
+	wst_mkdir(base, "ws");
+	for (size_t i = 0; i < 5; i++) {
+		char *o = run_pty(tools[i], all[i]);
+
+		ck_assert_msg(strchr(o, '\x1b') == NULL && strchr(o, '\x07') == NULL,
+			      "%s: %s", tools[i], o);
+		ck_assert_msg(strstr(o, want[i]) != NULL, "%s: %s", tools[i], o);
+		free(o);
+	}
+	free(ws);
+}
+END_TEST
+
+static Suite *
+guards_suite(void)
+{
+	Suite *s = suite_create("cli-guards");
+	TCase *tc = tcase_create("anchors");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, mount_spelling_move);
+	tcase_add_test(tc, root_spelling_move);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("markers");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, marker_rename_widens_project);
+	tcase_add_test(tc, markers_each);
+	tcase_add_test(tc, dotgit_moved_to_home);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("persistence");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, persistence_defaults);
+	tcase_add_test(tc, persistence_links_and_gitdir);
+	tcase_add_test(tc, persistence_config);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("policy");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, denied_whether_or_not_it_exists);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("smaller");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, depth_names_maximum);
+	tcase_add_test(tc, args_stdin_nul);
+	tcase_add_test(tc, plain_lines_masked_on_terminal);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(guards_suite)

@@ -1,0 +1,184 @@
+/* test_guard.c - persistence guards and the list of guarded paths. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wstest.h"
+#include "ws/error.h"
+#include "ws/guard.h"
+#include "ws/workspace.h"
+
+
+/* unlink(dir/rel). */
+static int
+unlink_at(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+	int r = unlink(p);
+
+	free(p);
+	return r;
+}
+
+static char *T, *W;
+static struct ws_ctx ws;
+
+static void
+setup(void)
+{
+	T = wst_tmpdir();
+	W = wst_path(T, "ws");
+	wst_mkdir(W, ".git/hooks");
+	wst_write(W, ".git/config", "[core]\n");
+	wst_write(W, ".bashrc", "#\n");
+	wst_mkdir(W, ".git/modules/a/hooks");
+	wst_mkdir(W, "src");
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+}
+
+static void
+teardown(void)
+{
+	ws_ctx_close(&ws);
+	wst_rmrf(T);
+	free(T);
+	free(W);
+}
+
+/* Whether real (relative to W) is guarded, and by which pattern. */
+static bool
+hit(const char *rel, bool anc, const char **pat)
+{
+	char *p = wst_path(W, rel);
+	bool h = ws_guard_persist_match(&ws, p, anc, pat);
+
+	free(p);
+	return h;
+}
+
+START_TEST(defaults_match)
+{
+	const char *pat = NULL;
+
+	ck_assert(hit(".git/hooks", false, &pat));
+	ck_assert_str_eq(pat, ".git/hooks/");
+	ck_assert(hit(".git/hooks/pre-commit", false, NULL));
+	ck_assert(hit(".git/config", false, NULL));
+	ck_assert(hit(".git/modules/a/b/hooks/x", false, NULL));
+	ck_assert(hit(".vscode", false, NULL));
+	ck_assert(hit(".vscode/a/b", false, NULL));
+	ck_assert(hit(".bashrc", false, NULL));
+	ck_assert(!hit(".git/config.lock", false, NULL));
+	ck_assert(!hit(".git/objects/ab", true, NULL));
+	ck_assert(!hit(".git/index", true, NULL));
+	ck_assert(!hit("src/.bashrc", true, NULL));
+	ck_assert(!hit("src", true, NULL));
+	/* A directory that may hold a guard: only for rename and delete. */
+	ck_assert(hit(".git", true, NULL));
+	ck_assert(!hit(".git", false, NULL));
+	wst_write(W, ".git/modules/x", "file");
+	ck_assert(!hit(".git/modules/x", true, NULL));
+	unlink_at(W, ".git/modules/x");
+	wst_mkdir(W, ".git/modules/x");
+	ck_assert(hit(".git/modules/x", true, NULL));
+	ck_assert(hit(".git/modules", true, NULL));
+	/* The workspace itself is not a guard (the anchor guards cover it). */
+	ck_assert(!ws_guard_persist_match(&ws, W, true, NULL));
+}
+END_TEST
+
+START_TEST(configured_list)
+{
+	const char *const mine[] = {"build.sh", "secrets/", "*/keys/**"};
+
+	ck_assert_int_eq(ws_ctx_set_guarded(&ws, mine, 3), 0);
+	ck_assert(!hit(".bashrc", true, NULL));
+	ck_assert(hit("build.sh", false, NULL));
+	ck_assert(hit("secrets/x/y", false, NULL));
+	ck_assert(hit("a/keys/k", false, NULL));
+	/* "a" may be a directory holding a/keys/k: for rename and delete,
+	 * it is guarded if it is one. */
+	wst_write(W, "a", "file");
+	ck_assert(!hit("a", true, NULL));
+	ck_assert(hit("b", true, NULL)); /* not there: may become a directory */
+	unlink_at(W, "a");
+	wst_mkdir(W, "a");
+	ck_assert(hit("a", true, NULL));
+	ck_assert(!hit("a", false, NULL));
+	ck_assert(!hit("a/b/keys/k", false, NULL));
+	ck_assert_int_eq(ws_ctx_set_guarded(&ws, NULL, 0), 0);
+	ck_assert(!hit(".git/config", true, NULL));
+	{
+		const char *const bad[] = {"/abs"}, *const bad2[] = {"a/[b"};
+
+		ck_assert_int_eq(ws_ctx_set_guarded(&ws, bad, 1), WS_EINVALID_ARGUMENT);
+		ck_assert_int_eq(ws_ctx_set_guarded(&ws, bad2, 1), WS_EINVALID_ARGUMENT);
+	}
+}
+END_TEST
+
+/* Whether the list holds W/rel with kind k. */
+static bool
+listed(const struct ws_guarded *v, size_t n, const char *dir, const char *rel,
+       enum ws_guard_kind k)
+{
+	char *p = rel ? wst_path(dir, rel) : strdup(dir);
+	bool f = false;
+
+	for (size_t i = 0; i < n && !f; i++)
+		f = strcmp(v[i].real, p) == 0 && v[i].kind == k;
+	free(p);
+	return f;
+}
+
+START_TEST(list_existing)
+{
+	struct ws_guarded *v;
+	size_t n;
+	char *spec = NULL, *pol = wst_path(T, "cfg/policy.json");
+
+	wst_write(T, "skills/.envrc", "x\n");
+	wst_symlink(".bashrc", W, ".profile");
+	ck_assert(asprintf(&spec, "/.skills=%s/skills", T) > 0);
+	ck_assert_int_eq(ws_ctx_add_mount(&ws, spec), 0);
+	wst_write(T, "cfg/policy.json", "{}");
+	ck_assert_int_eq(ws_ctx_guard(&ws, pol), 0);
+	ck_assert_int_eq(ws_guarded_list(&ws, &v, &n), 0);
+	ck_assert(listed(v, n, W, ".git/hooks", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, W, ".git/config", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, W, ".git/modules/a/hooks", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, W, ".bashrc", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, W, ".profile", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, T, "skills/.envrc", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, T, "cfg/policy.json", WS_GUARD_OWN));
+	ck_assert(listed(v, n, W, NULL, WS_GUARD_ANCHOR));
+	ck_assert(listed(v, n, T, "skills", WS_GUARD_ANCHOR));
+	ck_assert(!listed(v, n, W, ".vscode", WS_GUARD_PERSIST));
+	ck_assert(!listed(v, n, W, "src", WS_GUARD_PERSIST));
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(v[i].what);
+		if (strcmp(v[i].real, W) != 0 && v[i].kind == WS_GUARD_PERSIST)
+			ck_assert(strncmp(v[i].real, T, strlen(T)) == 0);
+	}
+	ws_guarded_free(v, n);
+	free(spec);
+	free(pol);
+}
+END_TEST
+
+static Suite *
+guard_suite(void)
+{
+	Suite *s = suite_create("guard");
+	TCase *tc = tcase_create("guard");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, defaults_match);
+	tcase_add_test(tc, configured_list);
+	tcase_add_test(tc, list_existing);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(guard_suite)
