@@ -487,7 +487,18 @@ struct ws__child {
 	int in_fd, out_w, err_w, rep_w, status_w, sync_r;
 	bool pidns, landlock, seccomp, caps;
 	int cwd_fd;
+	int parent_fds[8]; /* the parent's ends of the pipes, -1 padded */
 };
+
+/* Close the parent's pipe ends: a held write end of stdin would keep the
+ * command from ever seeing end of file. */
+static void
+ws__close_parent_fds(struct ws__child *c)
+{
+	for (size_t i = 0; i < sizeof(c->parent_fds) / sizeof(c->parent_fds[0]); i++)
+		if (c->parent_fds[i] >= 0)
+			close(c->parent_fds[i]);
+}
 
 static void
 ws__report(int fd, int stage, int err, const char *msg)
@@ -1091,6 +1102,8 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		.rep_w = repp[1], .status_w = statp[1], .sync_r = syncp[0],
 		.pidns = proc.pidns, .landlock = plan.landlock_abi > 0,
 		.seccomp = plan.seccomp, .caps = plan.caps, .cwd_fd = cwd.fd,
+		.parent_fds = {cap[0].fd, cap[1].fd, repp[0], statp[0], syncp[1],
+			       inp[1], -1, -1},
 	};
 	fflush(NULL);
 	proc.pid = ws__clone(flags, proc.cg_fd, &proc.pidfd);
@@ -1110,7 +1123,7 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		goto out;
 	}
 	if (proc.pid == 0) {
-		close(syncp[1]);
+		ws__close_parent_fds(&ch);
 		if (proc.pidns)
 			ws__init_main(&ch);
 		ws__exec_child(&ch);

@@ -571,9 +571,13 @@ static int
 ws__tree(int fd, bool rw)
 {
 	struct mount_attr attr = {
-		.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-			    (rw ? 0 : MOUNT_ATTR_RDONLY),
+		.attr_set = MOUNT_ATTR_NOSUID | (rw ? 0 : MOUNT_ATTR_RDONLY),
 	};
+	struct stat st;
+
+	/* Device nodes are bound one by one; nothing else may hold one. */
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode))
+		attr.attr_set |= MOUNT_ATTR_NODEV;
 	int t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 				  AT_EMPTY_PATH | AT_RECURSIVE);
 
@@ -950,17 +954,29 @@ ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 		}
 	}
 	if (p->mountns) {
-		/* The private /tmp (rw) and the fresh /proc (read only). */
-		int t = open("/tmp", O_PATH | O_CLOEXEC);
-		int pr = open("/proc", O_PATH | O_CLOEXEC);
+		/*
+		 * In the minimal root: the private /tmp (rw), the fresh /proc
+		 * (read only), and listing every directory -- only what was
+		 * bound exists there, so "ls /" shows the sandbox.
+		 */
+		static const struct {
+			const char *path;
+			uint64_t access;
+		} extra[] = {
+			{"/tmp", ~0ULL},
+			{"/proc", WS__LL_FS_READ_FILE | WS__LL_FS_READ_DIR},
+			{"/", WS__LL_FS_READ_DIR},
+		};
 
-		if (t < 0 || pr < 0 || ws__ll_add(rs, t, fs) < 0 ||
-		    ws__ll_add(rs, pr, (WS__LL_FS_READ_FILE | WS__LL_FS_READ_DIR) & fs) < 0)
-			rc = ws__fail(msg, msglen, "landlock_add_rule", "/tmp", errno);
-		if (t >= 0)
-			close(t);
-		if (pr >= 0)
-			close(pr);
+		for (size_t i = 0; rc == 0 && i < sizeof(extra) / sizeof(extra[0]); i++) {
+			int fd = open(extra[i].path, O_PATH | O_CLOEXEC);
+
+			if (fd < 0 || ws__ll_add(rs, fd, extra[i].access & fs) < 0)
+				rc = ws__fail(msg, msglen, "landlock_add_rule",
+					      extra[i].path, errno);
+			if (fd >= 0)
+				close(fd);
+		}
 		if (rc < 0)
 			goto out;
 	}
