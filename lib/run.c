@@ -17,6 +17,7 @@
  * bounded head and a ring-buffer tail, so memory stays bounded whatever
  * the command prints.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -79,6 +82,40 @@ static const char ws__builtin_rules[] =
 
 static struct ws_policy *ws__builtin;
 
+/*
+ * The words the built-in rules start with.  A command line holding none
+ * of them (as a word) cannot match, and skips compiling the patterns:
+ * PCRE2 JIT compilation would cost more than the rest of a run.
+ */
+static bool
+ws__builtin_may_match(const char *cmdline)
+{
+	static const char *const words[] = {
+		"sudo", "su", "doas", "pkexec", "run0", "rm", "mkfs", "mke2fs",
+		"mkswap", "wipefs", "fdisk", "sfdisk", "parted", "dd", "shutdown",
+		"reboot", "halt", "poweroff", "curl", "wget", "nc", "ncat",
+		"netcat", "socat", "telnet", "chmod",
+	};
+	const char *p = cmdline;
+
+	while (*p) {
+		const char *w;
+		size_t n;
+
+		while (*p && !(isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		w = p;
+		while (isalnum((unsigned char)*p) || *p == '_')
+			p++;
+		n = (size_t)(p - w);
+		/* mkfs.ext4: the word before the dot decides. */
+		for (size_t i = 0; n > 0 && i < sizeof(words) / sizeof(words[0]); i++)
+			if (strlen(words[i]) == n && memcmp(words[i], w, n) == 0)
+				return true;
+	}
+	return false;
+}
+
 int
 ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 {
@@ -87,6 +124,8 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 	int d;
 
 	if (p == NULL || ws_policy_ncommand_rules(p) == 0) {
+		if (!ws__builtin_may_match(cmdline))
+			return 0;
 		if (ws__builtin == NULL) {
 			int rc = ws_policy_parse(ws__builtin_rules, "wsrun built-in list",
 						 NULL, &ws__builtin);
@@ -522,6 +561,48 @@ ws__setrl(int res, long long v)
 		setrlimit(res, &rl);
 }
 
+/*
+ * execvp(3) with the command's own PATH (from envp), touching no global
+ * state: the child may share its memory with its parent (vfork).  Returns
+ * the errno that matters (the first one other than ENOENT, as execvp).
+ */
+static int
+ws__execvpe(const char *file, char *const *argv, char *const *envp)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	char buf[4352];
+	int err = ENOENT;
+
+	if (strchr(file, '/') != NULL) {
+		execve(file, argv, envp);
+		return errno;
+	}
+	for (size_t i = 0; envp[i]; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			path = envp[i] + 5;
+	for (const char *p = path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n + strlen(file) + 2 < sizeof(buf)) {
+			if (n == 0)
+				snprintf(buf, sizeof(buf), "%s", file);
+			else
+				snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, file);
+			execve(buf, argv, envp);
+			if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE &&
+			    errno != ELOOP && errno != ENAMETOOLONG)
+				err = errno;
+			if (errno == EACCES || errno == ENOEXEC || errno == EPERM)
+				return errno;
+		}
+		if (e == NULL)
+			break;
+		p = e;
+	}
+	return err;
+}
+
 /* Become the command: descriptors, limits, layers, exec.  Never returns. */
 static void __attribute__((noreturn))
 ws__exec_child(struct ws__child *c)
@@ -568,9 +649,7 @@ ws__exec_child(struct ws__child *c)
 		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, msg);
 		_exit(WS_RUN_EXIT_FAILED);
 	}
-	environ = c->envp;
-	execvp(c->argv[0], c->argv);
-	rc = errno;
+	rc = ws__execvpe(c->argv[0], c->argv, c->envp);
 	ws__report(c->rep_w, WS__STAGE_EXEC, rc, c->argv[0]);
 	_exit(rc == ENOENT ? WS_RUN_EXIT_NOTFOUND : WS_RUN_EXIT_NOEXEC);
 }
@@ -626,7 +705,8 @@ ws__init_main(struct ws__child *c)
 		}
 		c->cwd_fd = fd;
 	}
-	cmd = fork();
+	/* vfork: no copy of the address space (a fork costs ~1 ms). */
+	cmd = vfork();
 	if (cmd < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "fork");
 		_exit(WS_RUN_EXIT_FAILED);
@@ -759,6 +839,7 @@ ws__kill_all(struct ws__proc *p, int sig)
 	ws__signal_tree(getpid(), sig);
 }
 
+/* The namespace init: a fork into new namespaces (clone3 for the pidfd). */
 static pid_t
 ws__clone(unsigned long flags, int cg_fd, int *pidfd)
 {
@@ -773,6 +854,54 @@ ws__clone(unsigned long flags, int cg_fd, int *pidfd)
 		a.cgroup = (uint64_t)cg_fd;
 	}
 	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+}
+
+/* The direct child without namespaces: join the cgroup, become the
+ * command.  It runs on its own stack in its parent's memory (vfork). */
+struct ws__vfork_arg {
+	struct ws__child *c;
+	int cg_fd;
+};
+
+static int
+ws__direct_child(void *arg)
+{
+	struct ws__vfork_arg *a = arg;
+
+	ws__close_parent_fds(a->c);
+	if (a->cg_fd >= 0) {
+		int fd = openat(a->cg_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+
+		/* "0" moves the writer; failing that, the walk still works. */
+		if (fd >= 0) {
+			if (write(fd, "0", 1) < 0) {
+				/* reported as the cgroup not holding the tree */
+			}
+			close(fd);
+		}
+	}
+	ws__exec_child(a->c);
+}
+
+/*
+ * Start the direct child like vfork(2) -- no copy of the address space,
+ * wsrun waits until it has exec'd -- but on a stack of its own.
+ */
+static pid_t
+ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
+{
+	struct ws__vfork_arg a = {c, cg_fd};
+	size_t sz = 256 * 1024;
+	void *stk = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pid_t pid;
+
+	if (stk == MAP_FAILED)
+		return -1;
+	pid = clone(ws__direct_child, (char *)stk + sz,
+		    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+	munmap(stk, sz);
+	return pid;
 }
 
 /* Make a cgroup v2 child for the command; fills p->cg_fd and cg_path. */
@@ -1106,16 +1235,10 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 			       inp[1], -1, -1},
 	};
 	fflush(NULL);
-	proc.pid = ws__clone(flags, proc.cg_fd, &proc.pidfd);
-	if (proc.pid < 0 && proc.cg_fd >= 0) {
-		/* A cgroup that refuses processes: go on without it. */
-		ws__cg_remove(&proc);
-		r->iso.layer[WS_LAYER_CGROUP].planned = false;
-		snprintf(r->iso.layer[WS_LAYER_CGROUP].why,
-			 sizeof(r->iso.layer[WS_LAYER_CGROUP].why),
-			 "clone into cgroup: %s", strerror(errno));
+	if (proc.pidns)
 		proc.pid = ws__clone(flags, -1, &proc.pidfd);
-	}
+	else
+		proc.pid = ws__spawn_direct(&ch, proc.cg_fd, &proc.pidfd);
 	if (proc.pid < 0) {
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
 				  "cannot start the command (clone: %s)",
@@ -1124,9 +1247,7 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	}
 	if (proc.pid == 0) {
 		ws__close_parent_fds(&ch);
-		if (proc.pidns)
-			ws__init_main(&ch);
-		ws__exec_child(&ch);
+		ws__init_main(&ch);
 	}
 	ws__close(&outp[1]);
 	ws__close(&errp[1]);
