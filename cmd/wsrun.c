@@ -135,6 +135,9 @@ nonneg(const struct ws_cli *cli, int i, long long def, long long *out)
 	return 0;
 }
 
+/* run.env and --env joined (freed at exit). */
+static const char **env_all;
+
 static int
 get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 {
@@ -181,8 +184,23 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 		o->stream_out = 1;
 		o->stream_err = 2;
 	}
-	o->env = WS_OPT(cli, O_ENV)->list;
-	o->nenv = WS_OPT(cli, O_ENV)->n;
+	/* The configuration's run.env first: --env overrides it. */
+	if (cli->conf->nrun_env > 0) {
+		size_t n = cli->conf->nrun_env + WS_OPT(cli, O_ENV)->n;
+
+		env_all = calloc(n, sizeof(*env_all));
+		if (env_all == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		memcpy(env_all, cli->conf->run_env,
+		       cli->conf->nrun_env * sizeof(*env_all));
+		memcpy(env_all + cli->conf->nrun_env, WS_OPT(cli, O_ENV)->list,
+		       WS_OPT(cli, O_ENV)->n * sizeof(*env_all));
+		o->env = env_all;
+		o->nenv = n;
+	} else {
+		o->env = WS_OPT(cli, O_ENV)->list;
+		o->nenv = WS_OPT(cli, O_ENV)->n;
+	}
 	o->keep_env = WS_OPT(cli, O_KEEP_ENV)->list;
 	o->nkeep_env = WS_OPT(cli, O_KEEP_ENV)->n;
 	o->allow_read = WS_OPT(cli, O_ALLOW_READ)->list;
@@ -373,6 +391,7 @@ fail:
 out:
 	status = ws_cli_finish(&cli, status);
 	ws_run_free(&r);
+	free(env_all);
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;

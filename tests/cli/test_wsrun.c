@@ -772,6 +772,31 @@ START_TEST(plain_and_args)
 }
 END_TEST
 
+START_TEST(config_env)
+{
+	struct wst_run r;
+	char *cfg = wst_path(base, "config.json");
+	const char *env[] = {"KEEPME=kept", "WST_SECRET=" ENVSECRET, NULL};
+	const char *argv[] = {"--workspace", NULL, "--config", NULL, "--keep-env",
+			      "KEEPME", "--env", "B=flag", "-c",
+			      "echo $A $B $KEEPME $WST_SECRET", NULL};
+
+	wst_write(base, "config.json",
+		  "{\"run\": {\"env\": {\"A\": \"from-config\", \"B\": \"x\"}}}");
+	argv[1] = ws;
+	argv[3] = cfg;
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "from-config flag kept\n");
+	wst_run_free(&r);
+	wst_write(base, "config.json", "{\"run\": {\"env\": {\"A=B\": \"x\"}}}");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_int_eq(r.status, 125);
+	wst_run_free(&r);
+	free(cfg);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -802,6 +827,7 @@ suite(void)
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, plain_and_args);
+	tcase_add_test(tp, config_env);
 	suite_add_tcase(s, tp);
 	return s;
 }

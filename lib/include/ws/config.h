@@ -11,7 +11,8 @@
  *   {"policies": {"dir": DIR, "default": NAME|FILE,
  *                 "detect_project_root": BOOL, "project_markers": [...]},
  *    "mounts": ["VPREFIX=DIR[:ro]", ...],
- *    "limits": {"max_bytes": N, "max_entries": N, ...}}
+ *    "limits": {"max_bytes": N, "max_entries": N, ...},
+ *    "run": {"env": {"NAME": "VALUE", ...}}}
  *
  * A relative policies.dir is relative to the file's directory.  Unknown
  * keys and wrong types are WS_EINVALID_ARGUMENT naming the key.
@@ -48,6 +49,8 @@ struct ws_config {
 	size_t nmarkers;
 	char **mounts;		/* "VPREFIX=DIR[:ro]" specs */
 	size_t nmounts;
+	char **run_env;		/* "NAME=VALUE": wsrun's run.env */
+	size_t nrun_env;
 	struct ws_limits limits;
 };
 
