@@ -1170,8 +1170,19 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		goto out;
 	}
 	plan.cwd_fd = cwd.fd;
-	if ((rc = ws__priv_make(&plan.priv_real, &plan.priv_fd)) < 0)
+	/*
+	 * HOME and TMPDIR: in the minimal root they live in its private
+	 * /tmp, which vanishes with the namespace; elsewhere a directory
+	 * is made for the call and removed after it.
+	 */
+	if (plan.mountns) {
+		if ((plan.priv_real = strdup("/tmp/wsrun")) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+	} else if ((rc = ws__priv_make(&plan.priv_real, &plan.priv_fd)) < 0) {
 		goto out;
+	}
 	if (plan.landlock_abi > 0 || plan.mountns) {
 		rc = ws_sandbox_plan_fill(&plan, ws, o->allow_read, o->nallow_read,
 					  o->allow_write, o->nallow_write,
@@ -1430,7 +1441,8 @@ out:
 	ws__close(&statp[0]); ws__close(&statp[1]);
 	ws__close(&syncp[0]); ws__close(&syncp[1]);
 	ws__close(&inp[0]); ws__close(&inp[1]);
-	ws__priv_remove(plan.priv_real, plan.priv_fd);
+	if (plan.priv_fd >= 0)
+		ws__priv_remove(plan.priv_real, plan.priv_fd);
 	free(plan.priv_real);
 	free(plan.cwd_real);
 	plan.cwd_fd = -1;

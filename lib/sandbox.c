@@ -796,6 +796,18 @@ ws_sandbox_mount(const struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	    mount("tmpfs", WS__NEWROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
 		  "mode=1777") < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", "/tmp", errno);
+	/* HOME and TMPDIR in the private /tmp (see ws_run()). */
+	if (p->priv_fd < 0 && p->priv_real != NULL) {
+		static const char *const sub[] = {"/home", "/tmp"};
+
+		for (size_t i = 0; i < 2; i++) {
+			snprintf(target, sizeof(target), WS__NEWROOT "%s%s",
+				 p->priv_real, sub[i]);
+			if ((rc = ws__mkdirs(target)) < 0 || chmod(target, 0700) < 0)
+				return ws__fail(msg, msglen, "mkdir", target,
+						rc < 0 ? -rc : errno);
+		}
+	}
 	if (ws__mkfile(WS__NEWROOT "/.ws-empty") < 0 ||
 	    ws__mkdirs(WS__NEWROOT "/.ws-empty-dir") < 0)
 		return ws__fail(msg, msglen, "mkdir", "/.ws-empty", errno);

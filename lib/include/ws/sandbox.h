@@ -116,8 +116,9 @@ struct ws_sandbox_plan {
 	bool seccomp, caps, mountns, netns;
 	int cwd_fd;	  /* O_PATH of the working directory (host view) */
 	char *cwd_real;
-	int priv_fd;	  /* the private HOME/TMPDIR directory */
-	char *priv_real;
+	int priv_fd;	  /* the private HOME/TMPDIR directory, or -1 */
+	char *priv_real;  /* its path; with priv_fd -1, made in the
+			     minimal root's private /tmp */
 };
 
 /* Add a path to a plan (fd is taken over).  Errors: WS_ENOMEM. */
