@@ -117,6 +117,9 @@ static const struct ws_tool tool = {
 	.pos_string_ok = true,
 	.opts = opts,
 	.nopts = O_COUNT,
+	.exit_help = "the command's own; 128+N killed by signal N; 124 timed\n"
+		     "out; 125 wsrun failed or refused (the error code says why);\n"
+		     "126 not executable; 127 not found.",
 };
 
 static int

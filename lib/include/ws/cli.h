@@ -79,6 +79,8 @@ struct ws_tool {
 	 * cli->pos_string (wsrun: a command line run by the shell).
 	 */
 	bool pos_string_ok;
+	/* The exit-status lines of --help, when not the common ones. */
+	const char *exit_help;
 	const struct ws_opt *opts;
 	size_t nopts;
 };
