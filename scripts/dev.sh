@@ -14,7 +14,7 @@ top=$(pwd)
 
 need_pkgs() {
 	local missing=()
-	for p in meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc; do
+	for p in meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc git; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 			missing+=("$p")
 	done
