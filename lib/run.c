@@ -1156,6 +1156,8 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	}
 	if ((rc = ws_run_check_command(ws, cmdline)) < 0)
 		goto out;
+	plan.mask_blocked = ws->policy == NULL ||
+			    ws_policy_ncommand_rules(ws->policy) == 0;
 	/* The working directory, resolved on descriptors like any path. */
 	if ((rc = ws_resolve(ws, o->cwd ? o->cwd : "/", 0, &cwd)) < 0)
 		goto out;

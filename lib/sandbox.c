@@ -479,6 +479,62 @@ ws__add_etc(struct ws_sandbox_plan *p, const char *dir, const char *rel)
 	return rc;
 }
 
+/* Guard rel (below the anchor) if it exists, without following links. */
+static int
+ws__guard_rel(struct ws_sandbox_plan *p, const struct ws_anchor *an,
+	      const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	char path[4352];
+	int fd = (int)syscall(SYS_openat2, an->fd, rel, &how, sizeof(how));
+
+	if (fd < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s%s%s", an->real,
+		 strcmp(an->real, "/") == 0 ? "" : "/", rel);
+	return ws__add_guard(p, fd, path);
+}
+
+/* The git dirs of submodules (.git/modules/NAME): hooks and config. */
+static int
+ws__add_submodule_guards(struct ws_sandbox_plan *p, const struct ws_anchor *an)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, an->fd, ".git/modules", &how, sizeof(how));
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char rel[600];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), ".git/modules/%s/hooks", de->d_name);
+		if ((rc = ws__guard_rel(p, an, rel)) < 0)
+			break;
+		snprintf(rel, sizeof(rel), ".git/modules/%s/config", de->d_name);
+		rc = ws__guard_rel(p, an, rel);
+	}
+	closedir(d);
+	return rc;
+}
+
 static size_t
 ws__depth(const char *p)
 {
@@ -544,24 +600,11 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	for (size_t a = 0; a < ws->nanchors; a++) {
 		if (ws->anchors[a].ro)
 			continue;
-		for (size_t i = 0; i < ng; i++) {
-			struct open_how how = {
-				.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
-				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-					   RESOLVE_NO_MAGICLINKS,
-			};
-			char path[4352];
-			int fd = (int)syscall(SYS_openat2, ws->anchors[a].fd, g[i],
-					      &how, sizeof(how));
-
-			if (fd < 0)
-				continue;
-			snprintf(path, sizeof(path), "%s%s%s", ws->anchors[a].real,
-				 strcmp(ws->anchors[a].real, "/") == 0 ? "" : "/",
-				 g[i]);
-			if ((rc = ws__add_guard(p, fd, path)) < 0)
+		if ((rc = ws__add_submodule_guards(p, &ws->anchors[a])) < 0)
+			return rc;
+		for (size_t i = 0; i < ng; i++)
+			if ((rc = ws__guard_rel(p, &ws->anchors[a], g[i])) < 0)
 				return rc;
-		}
 	}
 	return 0;
 }
@@ -755,6 +798,66 @@ ws__mask_etc(char *msg, size_t len)
 	return rc;
 }
 
+/*
+ * The programs of the built-in blocked list, masked in the minimal root
+ * so that a shell string cannot reach them by another spelling.
+ */
+static const char *const ws__blocked_bins[] = {
+	"sudo", "su", "doas", "pkexec", "run0", "mkfs", "mke2fs", "mkswap",
+	"wipefs", "fdisk", "sfdisk", "parted", "shutdown", "reboot", "halt",
+	"poweroff", "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet",
+};
+
+/* Mask path (under the new root), following links inside it. */
+static int
+ws__mask_bin(const char *path, char *msg, size_t len)
+{
+	char cur[4352], link[4096];
+	struct stat st;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hop = 0; hop < 8; hop++) {
+		ssize_t n;
+
+		if (lstat(cur, &st) < 0)
+			return 0;
+		if (!S_ISLNK(st.st_mode))
+			return S_ISREG(st.st_mode) ? ws__mask(cur, msg, len) : 0;
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n <= 0)
+			return 0;
+		link[n] = '\0';
+		if (link[0] == '/') {
+			snprintf(cur, sizeof(cur), WS__NEWROOT "%s", link);
+		} else {
+			char *sl = strrchr(cur, '/');
+
+			if (sl == NULL)
+				return 0;
+			snprintf(sl + 1, sizeof(cur) - (size_t)(sl + 1 - cur), "%s", link);
+		}
+	}
+	return 0;
+}
+
+static int
+ws__mask_blocked(char *msg, size_t len)
+{
+	static const char *const dirs[] = {"/usr/bin", "/usr/sbin", "/usr/local/bin",
+					   "/usr/local/sbin", "/bin", "/sbin"};
+	char path[4352];
+	int rc = 0;
+
+	for (size_t d = 0; rc == 0 && d < sizeof(dirs) / sizeof(dirs[0]); d++)
+		for (size_t i = 0; rc == 0 && i < sizeof(ws__blocked_bins) /
+					     sizeof(ws__blocked_bins[0]); i++) {
+			snprintf(path, sizeof(path), WS__NEWROOT "%s/%s", dirs[d],
+				 ws__blocked_bins[i]);
+			rc = ws__mask_bin(path, msg, len);
+		}
+	return rc;
+}
+
 /* The minimal /dev: a tmpfs with the usual links (nodes are binds). */
 static int
 ws__mount_dev(char *msg, size_t len)
@@ -838,6 +941,8 @@ ws_sandbox_mount(const struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			return rc;
 	}
 	if ((rc = ws__mask_etc(msg, msglen)) < 0)
+		return rc;
+	if (p->mask_blocked && (rc = ws__mask_blocked(msg, msglen)) < 0)
 		return rc;
 	for (size_t i = 0; i < p->nguards; i++) {
 		struct stat st;

@@ -75,3 +75,20 @@ loop='for i in $(seq 200); do cat /etc/hostname >/dev/null; done'
 table 20 \
 	"sh -c LOOP=sh -c '$loop'" \
 	"wsrun -c LOOP=$bin/wsrun --workspace $tmp -c '$loop'"
+
+# CPU time (task-clock, the whole process tree) hardly depends on what
+# else the machine runs, unlike the wall-clock medians above.
+if command -v perf >/dev/null && perf stat -r 1 true >/dev/null 2>&1; then
+	echo
+	echo "== CPU time of the whole tree (perf stat task-clock, ${runs} runs each)"
+	cpu() { perf stat -r "$runs" "$@" 2>&1 >/dev/null | awk '/task-clock/ {print $1}'; }
+	t=$(cpu true)
+	for c in "true" "$bin/wsrun --workspace $tmp true" \
+		"bwrap --ro-bind / / --unshare-net true" "proot true" \
+		"env WS_RUN_DISABLE=userns $bin/wsrun --workspace $tmp true"; do
+		# shellcheck disable=SC2086
+		v=$(cpu $c)
+		awk -v v="$v" -v t="$t" -v c="${c/$bin\//}" 'BEGIN {
+			printf "  %-52s %8.2f ms  %+7.2f  %5.2fx\n", c, v, v - t, v / t }'
+	done
+fi

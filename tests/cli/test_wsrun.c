@@ -420,9 +420,11 @@ START_TEST(confine_guards)
 	ck_assert_int_eq(system(cmd), 0);
 	wst_write(ws, ".git/hooks/pre-commit.sample", "#!/bin/sh\n");
 	wst_write(ws, ".bashrc", "# rc\n");
+	wst_write(ws, ".git/modules/lib/hooks/README", "x\n");
 	RUNM(&r, _i, "-c",
 	     "echo 'touch PWNED' > .git/hooks/pre-commit; chmod +x "
 	     ".git/hooks/pre-commit; echo evil >> .bashrc;"
+	     "echo x > .git/modules/lib/hooks/post-checkout;"
 	     "echo '[core]' >> .git/config;"
 	     "echo hi > f.txt && git add f.txt && git -c user.name=t -c "
 	     "user.email=t@e commit -q -m work && echo COMMITTED");
@@ -430,6 +432,7 @@ START_TEST(confine_guards)
 	if (enforced(&r, "guards")) {
 		ck_assert_msg(strstr(r.out, "COMMITTED") != NULL, "%s %s", r.out, r.err);
 		ck_assert(!wst_exists(wst_path(ws, ".git/hooks/pre-commit")));
+		ck_assert(!wst_exists(wst_path(ws, ".git/modules/lib/hooks/post-checkout")));
 		{
 			char *rc = wst_slurp(wst_path(ws, ".bashrc"), NULL);
 
@@ -443,6 +446,24 @@ START_TEST(confine_guards)
 
 		ck_assert_ptr_nonnull(cJSON_GetObjectItem(g, "reason"));
 	}
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(masked_binaries)
+{
+	struct wst_run r;
+
+	/* The built-in list is a courtesy; the minimal root masks its
+	 * programs, whatever the spelling. */
+	RUNM(&r, _i, "-c", "c=cu; c=${c}rl; $c --version >/dev/null 2>&1 && "
+	     "echo LEAK-curl; s=s; ${s}u -c id >/dev/null 2>&1 && echo LEAK-su; "
+	     "ls /usr/bin/ls >/dev/null && echo LS-OK");
+	expect_ran(&r, 0);
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "LS-OK"));
+	if (enforced(&r, "mountns"))
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "LEAK") == NULL, "%s",
+			      out_str(&r, "stdout"));
 	wst_run_free(&r);
 }
 END_TEST
@@ -817,6 +838,7 @@ suite(void)
 	tcase_add_loop_test(tf, confine_fds_and_signals, 0, nm);
 	tcase_add_loop_test(tf, confine_network, 0, nm);
 	tcase_add_loop_test(tf, confine_guards, 0, nm);
+	tcase_add_loop_test(tf, masked_binaries, 0, nm);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, probe);
 	suite_add_tcase(s, tf);

@@ -114,6 +114,7 @@ struct ws_sandbox_plan {
 	bool deny_unix_connect; /* no mount namespace hides host sockets */
 	int landlock_abi; /* 0: no Landlock */
 	bool seccomp, caps, mountns, netns;
+	bool mask_blocked; /* mask the built-in list's programs */
 	int cwd_fd;	  /* O_PATH of the working directory (host view) */
 	char *cwd_real;
 	int priv_fd;	  /* the private HOME/TMPDIR directory, or -1 */
