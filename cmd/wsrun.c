@@ -8,6 +8,7 @@
  * refused, 126 not executable, 127 not found, 128+N killed by signal N.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,15 @@ nonneg(const struct ws_cli *cli, int i, long long def, long long *out)
 				    "" : "--", opts[i].name);
 	*out = v->i;
 	return 0;
+}
+
+/* The signal that interrupted wsrun: its command's tree is stopped. */
+static volatile int cancel_sig;
+
+static void
+on_signal(int sig)
+{
+	cancel_sig = sig;
 }
 
 /* run.env and --env joined (freed at exit). */
@@ -372,6 +382,17 @@ main(int argc, char **argv)
 		goto fail;
 	if (!cli.json)
 		fflush(stdout);
+	{
+		/* No SA_RESTART: the wait returns and stops the tree. */
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		o.cancel = &cancel_sig;
+	}
 	rc = ws_run(&ws, &o, &r);
 	if (rc < 0)
 		goto fail;

@@ -1136,6 +1136,7 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	int in_fd = -1, status_raw = 0, rc;
 	int32_t irep[3] = {0, 0, 0};
 	bool got_rep = false, got_status = false, exited = false;
+	int cancelled = 0;
 	char **argv = NULL, *cmdline = NULL;
 	long long start = ws__now_ms(), deadline, killtime = -1;
 	size_t in_off = 0;
@@ -1308,6 +1309,9 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 			wait_ms = killtime > now ? killtime - now : 0;
 		if (exited)
 			wait_ms = 2000; /* drain: the tree is dead or dying */
+		/* A signal just before poll() would wait unseen: look again. */
+		if (o->cancel && (wait_ms < 0 || wait_ms > 250))
+			wait_ms = 250;
 		rc = poll(pf, (nfds_t)np, wait_ms > INT32_MAX ? INT32_MAX : (int)wait_ms);
 		if (rc < 0 && errno != EINTR) {
 			rc = ws_error_errno(errno, NULL, "poll");
@@ -1323,7 +1327,12 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 			ws__close(&statp[0]);
 			continue;
 		}
-		if (deadline >= 0 && !r->timed_out && now >= deadline && !exited) {
+		if (o->cancel && *o->cancel && !cancelled && !exited) {
+			/* The caller was interrupted: the tree goes too. */
+			cancelled = *o->cancel;
+			ws__kill_all(&proc, SIGTERM);
+			killtime = now + o->grace_ms;
+		} else if (deadline >= 0 && !r->timed_out && now >= deadline && !exited) {
 			r->timed_out = true;
 			ws__kill_all(&proc, SIGTERM);
 			killtime = now + o->grace_ms;
@@ -1422,6 +1431,8 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	}
 	if (r->timed_out)
 		r->status = WS_RUN_EXIT_TIMEOUT;
+	if (cancelled)
+		r->status = 128 + cancelled;
 	if ((rc = ws__cap_finish(&cap[0], &r->out)) < 0 ||
 	    (rc = ws__cap_finish(&cap[1], &r->err)) < 0)
 		goto out;

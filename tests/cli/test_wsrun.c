@@ -674,6 +674,39 @@ START_TEST(kill9_wsrun)
 }
 END_TEST
 
+/* SIGTERM to wsrun stops the whole tree, with or without namespaces. */
+START_TEST(sigterm_wsrun)
+{
+	char marker[64], cmd[512], envv[64];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "1",
+			      "-c", cmd, NULL};
+	char *envp[] = {envv, NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+	bool up = false;
+
+	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i]);
+	snprintf(marker, sizeof(marker), "100.%d5%d", (int)getpid(), _i);
+	snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker, marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(marker);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 128 + SIGTERM);
+	ck_assert_msg(marker_gone(marker, 3000), "SIGTERM of wsrun left processes");
+	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
 START_TEST(exit_statuses)
 {
 	struct wst_run r;
@@ -859,6 +892,7 @@ suite(void)
 	tcase_add_loop_test(tp, timeout_kills_detached, 0, nm);
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
 	tcase_add_test(tp, kill9_wsrun);
+	tcase_add_loop_test(tp, sigterm_wsrun, 0, 2);
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, plain_and_args);

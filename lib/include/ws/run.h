@@ -61,6 +61,12 @@ struct ws_run_opts {
 	long long max_file_size; /* bytes; 0: no limit */
 	long long cpu_time;	 /* seconds; 0: no limit */
 	unsigned disable;	 /* WS_LAYER_* bits forced off (tests) */
+	/*
+	 * Set by the caller's signal handler to a signal number (SIGINT,
+	 * SIGTERM, ...) to stop the command: its tree gets SIGTERM, SIGKILL
+	 * after the grace, and the status is 128 + that number.  NULL: none.
+	 */
+	volatile int *cancel;
 };
 
 /* One captured stream: its head and its tail, and how much there was. */
