@@ -693,26 +693,73 @@ ws__fail(char *msg, size_t len, const char *what, const char *path, int err)
 	return -err;
 }
 
-/* mkdir -p of an absolute path under the new root. */
+/*
+ * Open each component of an absolute path, making the missing ones, and
+ * following no symlink at all: a mount point inside the bound workspace
+ * (a guard, a mount below it) is under the command's control, and a
+ * link swapped in there must not send a mkdir, a create or a mount to
+ * the host (this runs as root, before the pivot).  Returns an O_PATH
+ * descriptor of the last component, or -errno.
+ */
+static int
+ws__walk_make(const char *path, bool file)
+{
+	struct open_how how = {
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_BENEATH,
+	};
+	char buf[4352];
+	char *save = NULL, *comp, *next;
+	int dfd, fd;
+
+	if (strlen(path) >= sizeof(buf) || path[0] != '/')
+		return -ENAMETOOLONG;
+	memcpy(buf, path, strlen(path) + 1);
+	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	for (comp = strtok_r(buf, "/", &save); comp; comp = next) {
+		bool last;
+
+		next = strtok_r(NULL, "/", &save);
+		last = next == NULL;
+		how.flags = O_PATH | O_CLOEXEC | (last && file ? 0 : O_DIRECTORY);
+		fd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
+		if (fd < 0 && errno == ENOENT) {
+			if (last && file) {
+				int c = openat(dfd, comp, O_CREAT | O_EXCL | O_WRONLY |
+					       O_NOFOLLOW | O_CLOEXEC, 0644);
+
+				if (c >= 0)
+					close(c);
+				else if (errno != EEXIST)
+					goto fail;
+			} else if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST) {
+				goto fail;
+			}
+			fd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
+		}
+		if (fd < 0)
+			goto fail;
+		close(dfd);
+		dfd = fd;
+	}
+	return dfd;
+fail:
+	fd = -errno;
+	close(dfd);
+	return fd;
+}
+
+/* mkdir -p of an absolute path under the new root (no symlinks). */
 static int
 ws__mkdirs(const char *path)
 {
-	char buf[4352];
-	size_t n = strlen(path);
+	int fd = ws__walk_make(path, false);
 
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (char *s = buf + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	close(fd);
 	return 0;
 }
 
@@ -720,35 +767,28 @@ ws__mkdirs(const char *path)
 static int
 ws__mkfile(const char *path)
 {
-	char dir[4352];
-	char *sl;
-	int fd, rc;
+	int fd = ws__walk_make(path, true);
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	sl = strrchr(dir, '/');
-	if (sl && sl != dir) {
-		*sl = '\0';
-		if ((rc = ws__mkdirs(dir)) < 0)
-			return rc;
-	}
-	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return errno == EEXIST ? 0 : -errno;
+		return fd;
 	close(fd);
 	return 0;
 }
 
-/* Attach a detached tree (ws_sandbox_plan_trees()) at target. */
+/* Attach a detached tree (ws_sandbox_plan_trees()) at target, reached
+ * through descriptors only. */
 static int
 ws__attach(int tree, const char *target, bool file, char *msg, size_t len)
 {
-	int rc = file ? ws__mkfile(target) : ws__mkdirs(target);
+	int fd = ws__walk_make(target, file), rc = 0;
 
-	if (rc < 0)
-		return ws__fail(msg, len, "mkdir", target, -rc);
-	if (move_mount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		return ws__fail(msg, len, "move_mount", target, errno);
-	return 0;
+	if (fd < 0)
+		return ws__fail(msg, len, "mount point", target, -fd);
+	if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+		       MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = ws__fail(msg, len, "move_mount", target, errno);
+	close(fd);
+	return rc;
 }
 
 /* Mask a secret under the new root's /etc with an empty file or dir. */
