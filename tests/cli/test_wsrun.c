@@ -65,7 +65,12 @@ teardown(void)
 }
 
 /* The layer sets the confinement checks run under. */
-static const char *const modes[] = {"", "userns", "seccomp", "mountns"};
+static const char *const modes[] = {"", "userns", "seccomp", "mountns",
+				    "userns,cgroup"};
+/* The last one (no namespace, no cgroup: the subreaper walk) matters to
+ * process control only. */
+#define NMODES_CONFINE 4
+#define NMODES_PROCESS 5
 
 static const char *
 mode_env(int i)
@@ -871,7 +876,7 @@ suite(void)
 	TCase *tc = tcase_create("consistency");
 	TCase *tf = tcase_create("confinement");
 	TCase *tp = tcase_create("process");
-	int nm = (int)(sizeof(modes) / sizeof(modes[0]));
+	int nm = NMODES_CONFINE;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, consistency_list, 0, 2);
@@ -889,10 +894,11 @@ suite(void)
 	tcase_add_test(tf, probe);
 	suite_add_tcase(s, tf);
 	tcase_add_checked_fixture(tp, setup, teardown);
-	tcase_add_loop_test(tp, timeout_kills_detached, 0, nm);
+	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
 	tcase_add_test(tp, kill9_wsrun);
 	tcase_add_loop_test(tp, sigterm_wsrun, 0, 2);
+	tcase_add_loop_test(tp, sigterm_wsrun, 4, 5);
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, plain_and_args);
