@@ -606,6 +606,21 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 			if ((rc = ws__guard_rel(p, &ws->anchors[a], g[i])) < 0)
 				return rc;
 	}
+	/* wstools' own configuration and policy, where they lie inside. */
+	for (size_t i = 0; i < ws->nguard; i++) {
+		char *c = NULL;
+		const char *rest = NULL;
+		int a;
+
+		if (ws_canonical_path(ws->guard[i], &c) < 0)
+			continue;
+		a = ws_ctx_anchor_of_real(ws, c, &rest);
+		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0')
+			rc = ws__guard_rel(p, &ws->anchors[a], rest);
+		free(c);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 

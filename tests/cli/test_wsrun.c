@@ -468,6 +468,28 @@ START_TEST(confine_guards)
 }
 END_TEST
 
+/* The policy in use, inside the workspace, stays as it is. */
+START_TEST(guards_own_policy)
+{
+	struct wst_run r;
+	char *pol = wst_path(ws, "pol.json");
+	const char *text = "{\"version\": 1, \"name\": \"p\", \"file_rules\": "
+			   "[{\"name\": \"all\", \"paths\": [\"**\"], "
+			   "\"operations\": [\"*\"], \"decision\": \"allow\"}]}";
+	char *after;
+
+	wst_write(ws, "pol.json", text);
+	RUNM(&r, 0, "--policy", pol, "-c", "echo '{}' > pol.json; echo ran");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "ran\n");
+	after = wst_slurp(pol, NULL);
+	ck_assert_str_eq(after, text);
+	free(after);
+	free(pol);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(masked_binaries)
 {
 	struct wst_run r;
@@ -890,6 +912,7 @@ suite(void)
 	tcase_add_loop_test(tf, confine_network, 0, nm);
 	tcase_add_loop_test(tf, confine_guards, 0, nm);
 	tcase_add_loop_test(tf, masked_binaries, 0, nm);
+	tcase_add_test(tf, guards_own_policy);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, probe);
 	suite_add_tcase(s, tf);
