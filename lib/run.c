@@ -679,9 +679,16 @@ ws__init_main(struct ws__child *c)
 	int st = 0, rc;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* wsrun may have died before PDEATHSIG was set: its pipe says. */
-	if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR)))
+	if (c->plan->userns) {
+		/* Wait for the id maps; end of file: wsrun is gone. */
+		char go;
+
+		if (read(c->sync_r, &go, 1) != 1)
+			_exit(WS_RUN_EXIT_FAILED);
+	} else if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR))) {
+		/* wsrun died before PDEATHSIG was set: its pipe says. */
 		_exit(WS_RUN_EXIT_FAILED);
+	}
 	prctl(PR_SET_DUMPABLE, 0);
 	/* The inherited environment is nobody's business in /proc/1. */
 	for (char **p = environ; p && *p; p++)
@@ -837,6 +844,45 @@ ws__kill_all(struct ws__proc *p, int sig)
 	kill(-p->pid, sig);
 	kill(p->pid, sig);
 	ws__signal_tree(getpid(), sig);
+}
+
+static int
+ws__write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+/* Map the caller's uid and gid to themselves in the child's user ns. */
+static int
+ws__userns_map(pid_t pid)
+{
+	char path[64], map[64];
+	int rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	if ((rc = ws__write_file(path, "deny")) < 0 && rc != -ENOENT)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "user namespace: setgroups: %s", strerror(-rc));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)geteuid(),
+		 (unsigned)geteuid());
+	if ((rc = ws__write_file(path, map)) < 0)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "user namespace: uid_map: %s", strerror(-rc));
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getegid(),
+		 (unsigned)getegid());
+	if ((rc = ws__write_file(path, map)) < 0)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "user namespace: gid_map: %s", strerror(-rc));
+	return 0;
 }
 
 /* The namespace init: a fork into new namespaces (clone3 for the pidfd). */
@@ -1193,7 +1239,9 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		if (rc < 0)
 			goto out;
 	}
-	if (plan.mountns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
+	/* A user namespace's init copies the trees itself (see there). */
+	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
+	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
 		goto out;
 	if ((rc = ws__env_build(o, plan.priv_real, &env, r)) < 0)
 		goto out;
@@ -1227,7 +1275,7 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 
 	proc.pidns = r->iso.layer[WS_LAYER_PIDNS].planned;
 	if (proc.pidns) {
-		flags = CLONE_NEWPID;
+		flags = CLONE_NEWPID | (plan.userns ? CLONE_NEWUSER : 0);
 		if (plan.mountns)
 			flags |= CLONE_NEWNS;
 		if (plan.netns)
@@ -1268,6 +1316,15 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	ws__close(&repp[1]);
 	ws__close(&statp[1]);
 	ws__close(&syncp[0]);
+	if (plan.userns) {
+		/* The same ids inside; then init may go on. */
+		if ((rc = ws__userns_map(proc.pid)) < 0 ||
+		    write(syncp[1], "g", 1) != 1) {
+			if (rc == 0)
+				rc = ws_error_errno(errno, NULL, "user namespace");
+			goto out;
+		}
+	}
 	if (o->stdin_data)
 		ws__close(&inp[0]);
 	else if (!o->stdin_inherit)

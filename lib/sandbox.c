@@ -150,7 +150,7 @@ ws_layers_parse(const char *list, unsigned *bits)
 		} else if (n == 6 && strncmp(p, "userns", 6) == 0) {
 			/* Namespaces need root or a user namespace: off. */
 			*bits |= 1U << WS_LAYER_MOUNTNS | 1U << WS_LAYER_PIDNS |
-				 1U << WS_LAYER_NETNS;
+				 1U << WS_LAYER_NETNS | WS_LAYERS_USERNS_BIT;
 			found = true;
 		}
 		for (int l = 0; !found && l < WS__LAYER_COUNT; l++)
@@ -282,17 +282,28 @@ ws_sandbox_probe(struct ws_isolation *iso, unsigned disable, bool deep)
 #endif
 	L[WS_LAYER_CAPS].available = true;
 	/*
-	 * Namespaces need root here: creating them from a user namespace is
-	 * not implemented yet (see the man page), so an unprivileged caller
-	 * gets the layers that need no namespace.
+	 * Namespaces need root, or a user namespace that unprivileged users
+	 * may create (iso->userns): then the namespaces are made inside it.
 	 */
-	for (int l = WS_LAYER_MOUNTNS; l <= WS_LAYER_NETNS; l++) {
-		L[l].available = root;
-		if (!root)
-			ws__why(&L[l], "%s",
-				"needs root (user namespaces are not used)");
+	iso->userns = false;
+	if (!root && !(disable & WS_LAYERS_USERNS_BIT)) {
+		char buf[32] = "";
+		int fd = open("/proc/sys/user/max_user_namespaces", O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf) - 1) < 0)
+				buf[0] = '\0';
+			close(fd);
+		}
+		iso->userns = atoi(buf) > 0;
 	}
-	if (root && deep) {
+	for (int l = WS_LAYER_MOUNTNS; l <= WS_LAYER_NETNS; l++) {
+		L[l].available = root || iso->userns;
+		if (!L[l].available)
+			ws__why(&L[l], "%s",
+				"needs root or unprivileged user namespaces");
+	}
+	if ((root || iso->userns) && deep) {
 		static const struct {
 			int layer;
 			unsigned long flag;
@@ -301,7 +312,8 @@ ws_sandbox_probe(struct ws_isolation *iso, unsigned disable, bool deep)
 			  {WS_LAYER_NETNS, CLONE_NEWNET}};
 
 		for (size_t i = 0; i < 3; i++) {
-			int rc = ws__try_clone(ns[i].flag);
+			int rc = ws__try_clone(ns[i].flag |
+					       (iso->userns ? CLONE_NEWUSER : 0));
 
 			if (rc < 0) {
 				L[ns[i].layer].available = false;
@@ -651,6 +663,34 @@ ws__tree(int fd, bool rw)
 	return t;
 }
 
+/*
+ * In a user namespace the parent cannot copy mount trees, and a
+ * descriptor opened there names a mount of another namespace, which
+ * open_tree() refuses: open the path again here, check that it is the
+ * same inode, and copy that.
+ */
+static int
+ws__tree_here(struct ws_sandbox_path *e)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat want, got;
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, e->path, &how, sizeof(how));
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(e->fd, &want) < 0 || fstat(fd, &got) < 0 ||
+	    want.st_dev != got.st_dev || want.st_ino != got.st_ino) {
+		close(fd);
+		return -EXDEV;
+	}
+	e->tree = ws__tree(fd, e->write);
+	close(fd);
+	return e->tree < 0 ? e->tree : 0;
+}
+
 int
 ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 {
@@ -663,6 +703,14 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 		if (e->path[0] == '/' && strchr(e->path + 1, '/') == NULL &&
 		    lstat(e->path, &st) == 0 && S_ISLNK(st.st_mode)) {
 			e->tree = -2;
+			continue;
+		}
+		if (p->userns) {
+			int rc = ws__tree_here(e);
+
+			if (rc < 0)
+				return ws_error_set(WS_ESANDBOX_UNAVAILABLE, e->path,
+						    "%s: %s", e->path, strerror(-rc));
 			continue;
 		}
 		e->tree = ws__tree(e->fd, e->write);
@@ -936,7 +984,7 @@ ws__mount_dev(char *msg, size_t len)
 }
 
 int
-ws_sandbox_mount(const struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
+ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		 size_t msglen)
 {
 	char target[4352];
@@ -946,6 +994,12 @@ ws_sandbox_mount(const struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	*cwd_fd = -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return ws__fail(msg, msglen, "mount --make-rprivate", "/", errno);
+	/* In a user namespace the trees are copied here, before the new
+	 * root's tmpfs hides /tmp. */
+	if (p->userns && ws_sandbox_plan_trees(p) < 0) {
+		snprintf(msg, msglen, "%s", ws_error_last());
+		return -EPERM;
+	}
 	if (mount("tmpfs", WS__NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
 		  "mode=0755,size=1m") < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", WS__NEWROOT, errno);
@@ -976,7 +1030,7 @@ ws_sandbox_mount(const struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return ws__fail(msg, msglen, "mount", "/proc", errno);
 	for (size_t i = 0; i < p->npaths; i++) {
-		const struct ws_sandbox_path *e = &p->paths[i];
+		struct ws_sandbox_path *e = &p->paths[i];
 		char link[4096];
 		ssize_t n;
 

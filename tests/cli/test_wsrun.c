@@ -508,6 +508,45 @@ START_TEST(masked_binaries)
 }
 END_TEST
 
+/* An unprivileged caller: the namespaces are made in a user namespace. */
+START_TEST(unprivileged)
+{
+	char cmd[16384], *outp = wst_path(base, "out.json"), *json;
+	cJSON *j, *o, *iso;
+	struct stat st;
+	int rc;
+
+	if (stat("/usr/bin/setpriv", &st) != 0 || geteuid() != 0)
+		return; /* needs root to become nobody, and setpriv(1) */
+	wst_write(ws, "a.txt", "alpha\n");
+	snprintf(cmd, sizeof(cmd),
+		 "chmod 755 '%s' && chown -R 65534:65534 '%s' && "
+		 "setpriv --reuid=65534 --regid=65534 --clear-groups '%s' "
+		 "--workspace '%s' --json -c 'id -u; cat a.txt; echo x > b.txt; "
+		 "cat ../outside/secret; cat /proc/1/environ; ls /home; exit 0' > '%s' "
+		 "2>/dev/null",
+		 base, ws, wst_bin("wsrun"), ws, outp);
+	rc = system(cmd);
+	json = wst_slurp(outp, NULL);
+	ck_assert_msg(rc == 0, "%d: %s", rc, json ? json : "");
+	j = cJSON_Parse(json);
+	ck_assert_ptr_nonnull(j);
+	o = cJSON_GetObjectItem(j, "output");
+	ck_assert_msg(cJSON_IsObject(o), "%s", json);
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring,
+			 "65534\nalpha\n");
+	ck_assert(exists_in(ws, "b.txt"));
+	iso = cJSON_GetObjectItem(o, "isolation");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(iso, "mountns"), "enforced")));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(iso, "landlock"), "enforced")));
+	cJSON_Delete(j);
+	free(json);
+	free(outp);
+}
+END_TEST
+
 /* ---- Fallbacks of --isolate ------------------------------------------- */
 
 START_TEST(isolate_modes)
@@ -913,6 +952,7 @@ suite(void)
 	tcase_add_loop_test(tf, confine_guards, 0, nm);
 	tcase_add_loop_test(tf, masked_binaries, 0, nm);
 	tcase_add_test(tf, guards_own_policy);
+	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, probe);
 	suite_add_tcase(s, tf);

@@ -145,7 +145,7 @@ START_TEST(opts_and_names)
 	ck_assert_uint_eq(bits, 1U << WS_LAYER_MOUNTNS | 1U << WS_LAYER_LANDLOCK);
 	ck_assert_int_eq(ws_layers_parse("userns", &bits), 0);
 	ck_assert_uint_eq(bits, 1U << WS_LAYER_MOUNTNS | 1U << WS_LAYER_PIDNS |
-				1U << WS_LAYER_NETNS);
+				1U << WS_LAYER_NETNS | WS_LAYERS_USERNS_BIT);
 	ck_assert_int_eq(ws_layers_parse("bogus", &bits), WS_EINVALID_ARGUMENT);
 	ck_assert_int_eq(ws_isolate_parse("strict", &m), 0);
 	ck_assert_int_eq(m, WS_ISOLATE_STRICT);

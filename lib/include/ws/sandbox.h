@@ -7,8 +7,9 @@
  * abstract UNIX sockets and signals from ABI 6), a seccomp filter
  * (socket families other than AF_UNIX, io_uring, ptrace, keyctl, bpf,
  * userfaultfd, perf_event_open, mount and namespace calls), dropping
- * every capability, and namespaces: mount (a minimal root), PID (the
- * tree dies with its init), network (loopback only).  Guarded paths are
+ * every capability, and namespaces (as root, or inside a user namespace):
+ * mount (a minimal root), PID (the tree dies with its init), network
+ * (loopback only).  Guarded paths are
  * read-only binds in the mount namespace.  Every layer is reported with
  * whether it was enforced and why not.
  */
@@ -35,6 +36,9 @@ enum ws_layer {
 
 enum ws_isolate { WS_ISOLATE_AUTO, WS_ISOLATE_STRICT, WS_ISOLATE_NONE };
 
+/* In ws_layers_parse() bits: no user namespace (root is unaffected). */
+#define WS_LAYERS_USERNS_BIT (1U << 31)
+
 /* One layer's state. */
 struct ws_layer_state {
 	bool available; /* the kernel offers it (probe) */
@@ -51,6 +55,7 @@ struct ws_isolation {
 	bool net_enforced;	/* network was off, by what net_how says */
 	char net_how[64];	/* "seccomp+netns+landlock", ... */
 	bool unix_outside_blocked; /* host UNIX sockets unreachable */
+	bool userns;		/* namespaces are made in a user namespace */
 	char unix_how[64];
 	struct ws_layer_state layer[WS__LAYER_COUNT];
 };
@@ -115,6 +120,7 @@ struct ws_sandbox_plan {
 	int landlock_abi; /* 0: no Landlock */
 	bool seccomp, caps, mountns, netns;
 	bool mask_blocked; /* mask the built-in list's programs */
+	bool userns;	  /* in a user namespace: trees made by the child */
 	int cwd_fd;	  /* O_PATH of the working directory (host view) */
 	char *cwd_real;
 	int priv_fd;	  /* the private HOME/TMPDIR directory, or -1 */
@@ -156,7 +162,7 @@ void ws_sandbox_plan_free(struct ws_sandbox_plan *p);
  * same inode).  Returns 0 or -errno with msg filled.  Async-signal-safe
  * enough for a child of a single-threaded parent.
  */
-int ws_sandbox_mount(const struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
+int ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		     size_t msglen);
 
 /* Bring the loopback interface up (in a new network namespace). */
