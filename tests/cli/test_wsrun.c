@@ -863,6 +863,29 @@ START_TEST(output_caps)
 }
 END_TEST
 
+START_TEST(limits)
+{
+	struct wst_run r;
+	struct stat st;
+	char *f = wst_path(ws, "big");
+
+	RUNM(&r, 0, "--max-file-size", "1000", "-c",
+	     "head -c 5000 /dev/zero > big; echo $?");
+	expect_ran(&r, 0);
+	ck_assert_str_ne(out_str(&r, "stdout"), "0\n");
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_int_le(st.st_size, 1000);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--cpu-time", "1", "--timeout", "20", "-c",
+	     "while :; do :; done");
+	/* SIGXCPU at the soft limit, SIGKILL at the hard one (the same). */
+	ck_assert(out_int(&r, "signal") == 9 || out_int(&r, "signal") == 24);
+	ck_assert(!out_bool(&r, "timed_out"));
+	wst_run_free(&r);
+	free(f);
+}
+END_TEST
+
 START_TEST(plain_and_args)
 {
 	struct wst_run r;
@@ -964,6 +987,7 @@ suite(void)
 	tcase_add_loop_test(tp, sigterm_wsrun, 4, 5);
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_test(tp, output_caps);
+	tcase_add_test(tp, limits);
 	tcase_add_test(tp, plain_and_args);
 	tcase_add_test(tp, config_env);
 	suite_add_tcase(s, tp);
