@@ -269,7 +269,9 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 		struct ws_optval *v;
 
 		if (t->pos_name && strcmp(k, t->pos_name) == 0) {
-			if (t->pos_array) {
+			if (t->pos_array && t->pos_string_ok && cJSON_IsString(it)) {
+				cli->pos_string = it->valuestring;
+			} else if (t->pos_array) {
 				cJSON *e;
 
 				if (!cJSON_IsArray(it))
@@ -412,6 +414,10 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 	for (int ai = 1; ai < argc; ai++) {
 		if (strcmp(argv[ai], "--") == 0)
 			break;
+		/* A command's own --json is not ours (a value may end the
+		 * scan early too: errors before it are then plain). */
+		if (tool->pos_stops_options && argv[ai][0] != '-')
+			break;
 		if (strcmp(argv[ai], "--json") == 0 || strcmp(argv[ai], "--args") == 0 ||
 		    strncmp(argv[ai], "--args=", 7) == 0)
 			cli->json = true;
@@ -434,6 +440,8 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 		if (only_pos || a[0] != '-' || a[1] == '\0') {
 			if ((rc = ws__push(&cli->pos, &cli->npos, a)) < 0)
 				return rc;
+			if (tool->pos_stops_options)
+				only_pos = true;
 			continue;
 		}
 		if (strcmp(a, "--") == 0) {
@@ -628,10 +636,13 @@ ws_cli_print_help(const struct ws_cli *cli, FILE *f)
 	fprintf(f, "\nCommon options:\n");
 	for (size_t i = 0; i < C_COUNT; i++)
 		ws__help_opt(f, &ws__common[i]);
-	fprintf(f,
-		"\nExit status: 0 success, 2 invalid input, 3 refused by the sandbox or\n"
-		"policy, 4 approval required, 5 filesystem error, 6 limit exceeded.\n"
-		"See %s(1).\n", t->prog);
+	if (t->exit_help != NULL)
+		fprintf(f, "\nExit status: %s\nSee %s(1).\n", t->exit_help, t->prog);
+	else
+		fprintf(f,
+			"\nExit status: 0 success, 2 invalid input, 3 refused by the sandbox or\n"
+			"policy, 4 approval required, 5 filesystem error, 6 limit exceeded.\n"
+			"See %s(1).\n", t->prog);
 }
 
 void
@@ -661,7 +672,12 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 	if (t->pos_name) {
 		ws_jw_key(&jw, t->pos_name);
 		ws_jw_obj(&jw);
-		if (t->pos_array) {
+		if (t->pos_array && t->pos_string_ok) {
+			ws_jw_key(&jw, "type");
+			ws_jw_raw(&jw, "[\"array\",\"string\"]");
+			ws_jw_key(&jw, "items");
+			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+		} else if (t->pos_array) {
 			ws_jw_kstr(&jw, "type", "array");
 			ws_jw_key(&jw, "items");
 			ws_jw_raw(&jw, "{\"type\":\"string\"}");
@@ -717,7 +733,8 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 	ws_jw_kbool(&jw, "additionalProperties", false);
 	ws_jw_key(&jw, "required");
 	ws_jw_arr(&jw);
-	if (t->pos_name && (t->pos_kind == WS_POS_ONE || t->pos_kind == WS_POS_MANY))
+	if (t->pos_name && (t->pos_kind == WS_POS_ONE || t->pos_kind == WS_POS_MANY ||
+			    t->pos_string_ok))
 		ws_jw_str(&jw, t->pos_name);
 	ws_jw_arr_end(&jw);
 	ws_jw_obj_end(&jw);

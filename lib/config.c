@@ -43,6 +43,7 @@ ws_config_free(struct ws_config *cfg)
 	ws__strv_free(cfg->markers, cfg->nmarkers);
 	ws__strv_free(cfg->mounts, cfg->nmounts);
 	ws__strv_free(cfg->guarded, cfg->nguarded);
+	ws__strv_free(cfg->run_env, cfg->nrun_env);
 	ws_config_init(cfg);
 }
 
@@ -360,6 +361,47 @@ ws__cfg_guarded(struct ws_config *cfg, const cJSON *it, const char *origin)
 	return 0;
 }
 
+/* "run": {"env": {"NAME": "VALUE", ...}} -- wsrun's fixed variables. */
+static int
+ws__cfg_run(struct ws_config *cfg, const cJSON *obj, const char *origin)
+{
+	const cJSON *it, *e;
+
+	if (!cJSON_IsObject(obj))
+		return ws__cfg_err(origin, "\"%s\" must be an object", "run");
+	cJSON_ArrayForEach(it, obj) {
+		if (ws_jsonc_dup_key(obj, it))
+			return ws__cfg_err(origin, "duplicate key \"run.%s\"", it->string);
+		if (strcmp(it->string, "env") != 0)
+			return ws__cfg_err(origin, "unknown key \"run.%s\"", it->string);
+		if (!cJSON_IsObject(it))
+			return ws__cfg_err(origin, "\"run.env\" must be an object");
+		ws__strv_free(cfg->run_env, cfg->nrun_env);
+		cfg->run_env = NULL;
+		cfg->nrun_env = 0;
+		cJSON_ArrayForEach(e, it) {
+			char **nv;
+			size_t n;
+
+			if (!cJSON_IsString(e) || e->string[0] == '\0' ||
+			    strchr(e->string, '=') != NULL)
+				return ws__cfg_err(origin, "\"run.env.%s\" must be a "
+						   "string under a name without \"=\"",
+						   e->string);
+			nv = realloc(cfg->run_env, (cfg->nrun_env + 1) * sizeof(*nv));
+			if (nv == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			cfg->run_env = nv;
+			n = strlen(e->string) + strlen(e->valuestring) + 2;
+			if ((nv[cfg->nrun_env] = malloc(n)) == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			snprintf(nv[cfg->nrun_env], n, "%s=%s", e->string, e->valuestring);
+			cfg->nrun_env++;
+		}
+	}
+	return 0;
+}
+
 int
 ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 {
@@ -383,6 +425,8 @@ ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 			rc = ws__cfg_policies(cfg, it, origin);
 		else if (strcmp(k, "limits") == 0)
 			rc = ws__cfg_limits(cfg, it, origin);
+		else if (strcmp(k, "run") == 0)
+			rc = ws__cfg_run(cfg, it, origin);
 		else if (strcmp(k, "mounts") == 0) {
 			ws__strv_free(cfg->mounts, cfg->nmounts);
 			cfg->mounts = NULL;

@@ -14,7 +14,7 @@ top=$(pwd)
 
 need_pkgs() {
 	local missing=()
-	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc)
+	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git)
 	# The test run also builds with clang and runs the libFuzzer targets.
 	[ "${1:-}" = test ] && pkgs+=(clang libclang-rt-dev valgrind)
 	for p in "${pkgs[@]}"; do

@@ -69,6 +69,18 @@ struct ws_tool {
 	const char *pos_help;
 	enum ws_pos_kind pos_kind;
 	bool pos_array;		 /* positionals are a JSON array */
+	/*
+	 * Options end at the first positional, as for env(1) and
+	 * timeout(1): wsrun's command keeps its own options.
+	 */
+	bool pos_stops_options;
+	/*
+	 * Under --args the positionals' key may also be a string, kept in
+	 * cli->pos_string (wsrun: a command line run by the shell).
+	 */
+	bool pos_string_ok;
+	/* The exit-status lines of --help, when not the common ones. */
+	const char *exit_help;
 	const struct ws_opt *opts;
 	size_t nopts;
 };
@@ -91,6 +103,7 @@ struct ws_cli {
 	const char **pos;
 	size_t npos;
 	bool from_args; /* --args was given */
+	const char *pos_string; /* see ws_tool.pos_string_ok */
 	/*
 	 * Set before ws_cli_open() to find the project and git roots even
 	 * without a policy (wspath --explain); --verbose does the same.

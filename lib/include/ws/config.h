@@ -13,7 +13,8 @@
  *    "mounts": ["VPREFIX=DIR[:ro]", ...],
  *    "guarded": true | false | ["PATH-OR-GLOB", ...],
  *    "approve": "tty" | "never",
- *    "limits": {"max_bytes": N, "max_entries": N, ...}}
+ *    "limits": {"max_bytes": N, "max_entries": N, ...},
+ *    "run": {"env": {"NAME": "VALUE", ...}}}
  *
  * A relative policies.dir is relative to the file's directory.  Unknown
  * keys and wrong types are WS_EINVALID_ARGUMENT naming the key.
@@ -56,6 +57,8 @@ struct ws_config {
 	bool guarded_set;	/* "guarded" replaces the default guards */
 	char **guarded;		/* with it: the patterns (none for false) */
 	size_t nguarded;
+	char **run_env;		/* "NAME=VALUE": wsrun's run.env */
+	size_t nrun_env;
 	struct ws_limits limits;
 };
 

@@ -1,0 +1,422 @@
+/*
+ * wsrun - run a command confined to the workspace, with a timeout.
+ *
+ * LLM tool name run_command.  Plain mode streams the command's output as
+ * it comes and exits with its status; JSON gives the status, the output
+ * (head and tail within --max-output) and what confinement held.  Exit
+ * statuses follow timeout(1): 124 timed out, 125 wsrun failed or
+ * refused, 126 not executable, 127 not found, 128+N killed by signal N.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ws/cli.h"
+#include "ws/config.h"
+#include "ws/error.h"
+#include "ws/json.h"
+#include "ws/path.h"
+#include "ws/run.h"
+#include "ws/sandbox.h"
+
+enum {
+	O_SHELL,
+	O_CWD,
+	O_TIMEOUT,
+	O_GRACE,
+	O_MAX_OUTPUT,
+	O_STDIN,
+	O_ENV,
+	O_KEEP_ENV,
+	O_NET,
+	O_ISOLATE,
+	O_ALLOW_READ,
+	O_ALLOW_WRITE,
+	O_MAP_PATHS,
+	O_MEMORY,
+	O_MAX_PROCS,
+	O_MAX_FILE_SIZE,
+	O_CPU_TIME,
+	O_PROBE,
+	O_COUNT
+};
+
+/*
+ * What widens the sandbox (network, extra host paths, the caller's
+ * variables, no isolation) is the caller's choice on the command line,
+ * never the model's: those options are not offered under --args.
+ */
+static const struct ws_opt opts[O_COUNT] = {
+	[O_SHELL] = {"shell", 'c', WS_OPT_STR, "STRING",
+		     "run STRING with /bin/sh -c (further arguments are $0, $1...)",
+		     WS_OPT_NOSCHEMA},
+	[O_CWD] = {"cwd", 0, WS_OPT_STR, "VPATH",
+		   "working directory, a workspace path (default /, the root)", 0},
+	[O_TIMEOUT] = {"timeout", 0, WS_OPT_INT, "S",
+		       "seconds before the whole process tree gets SIGTERM "
+		       "(default 60; 0: none)", 0},
+	[O_GRACE] = {"grace", 0, WS_OPT_INT, "S",
+		     "seconds from SIGTERM to SIGKILL (default 5)", WS_OPT_NOSCHEMA},
+	[O_MAX_OUTPUT] = {"max-output", 0, WS_OPT_INT, "N",
+			  "bytes of stdout and of stderr kept, head and tail "
+			  "(default 1048576; 65536 under --args)", 0},
+	[O_STDIN] = {"stdin", 0, WS_OPT_STR, "TEXT",
+		     "text fed to the command's standard input (default: none)", 0},
+	[O_ENV] = {"env", 0, WS_OPT_LIST, "NAME=VALUE",
+		   "set a variable in the command's environment (repeatable)", 0},
+	[O_KEEP_ENV] = {"keep-env", 0, WS_OPT_LIST, "NAME",
+			"pass the caller's variable NAME through (repeatable)",
+			WS_OPT_NOSCHEMA},
+	[O_NET] = {"net", 0, WS_OPT_FLAG, NULL,
+		   "allow network access (off by default)", WS_OPT_NOSCHEMA},
+	[O_ISOLATE] = {"isolate", 0, WS_OPT_STR, "MODE",
+		       "auto (default: every layer the kernel allows, refused "
+		       "without Landlock and network off), strict (every layer "
+		       "or refuse), none (unconfined)", WS_OPT_NOSCHEMA},
+	[O_ALLOW_READ] = {"allow-read", 0, WS_OPT_LIST, "DIR",
+			  "also let the command read DIR (repeatable)",
+			  WS_OPT_NOSCHEMA},
+	[O_ALLOW_WRITE] = {"allow-write", 0, WS_OPT_LIST, "DIR",
+			   "also let the command write DIR (repeatable)",
+			   WS_OPT_NOSCHEMA},
+	[O_MAP_PATHS] = {"map-paths", 0, WS_OPT_FLAG, NULL,
+			 "rewrite arguments that are virtual absolute paths "
+			 "(/src/a.c) to real ones", 0},
+	[O_MEMORY] = {"memory", 0, WS_OPT_INT, "BYTES",
+		      "address-space limit of each process", WS_OPT_NOSCHEMA},
+	[O_MAX_PROCS] = {"max-procs", 0, WS_OPT_INT, "N",
+			 "process limit (RLIMIT_NPROC)", WS_OPT_NOSCHEMA},
+	[O_MAX_FILE_SIZE] = {"max-file-size", 0, WS_OPT_INT, "BYTES",
+			     "largest file the command may write", WS_OPT_NOSCHEMA},
+	[O_CPU_TIME] = {"cpu-time", 0, WS_OPT_INT, "S",
+			"CPU seconds per process", WS_OPT_NOSCHEMA},
+	[O_PROBE] = {"probe", 0, WS_OPT_FLAG, NULL,
+		     "report which confinement layers the kernel offers, run "
+		     "nothing", WS_OPT_NOSCHEMA},
+};
+
+static const struct ws_tool tool = {
+	.prog = "wsrun",
+	.tool = "run_command",
+	.description = "Run a command in the workspace, confined by the kernel "
+		       "to it (no network, no access outside), with a timeout. "
+		       "command is an array (argv, run directly) or a string "
+		       "(run by /bin/sh -c). Returns exit_code, stdout, stderr "
+		       "(head and tail when long), timed_out and duration_ms.",
+	.usage = "wsrun [OPTION]... [--] COMMAND [ARG]...\n"
+		 "       wsrun [OPTION]... -c 'SHELL STRING' [ARG0 [ARG]...]\n"
+		 "       wsrun --probe",
+	.pos_name = "command",
+	.pos_help = "the command: an array of strings run directly, or a "
+		    "string run by /bin/sh -c",
+	.pos_kind = WS_POS_ANY,
+	.pos_array = true,
+	.pos_stops_options = true,
+	.pos_string_ok = true,
+	.opts = opts,
+	.nopts = O_COUNT,
+	.exit_help = "the command's own; 128+N killed by signal N; 124 timed\n"
+		     "out; 125 wsrun failed or refused (the error code says why);\n"
+		     "126 not executable; 127 not found.",
+};
+
+static int
+nonneg(const struct ws_cli *cli, int i, long long def, long long *out)
+{
+	const struct ws_optval *v = WS_OPT(cli, i);
+
+	*out = def;
+	if (!v->set)
+		return 0;
+	if (v->i < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "%s%s must not be negative", cli->from_args ?
+				    "" : "--", opts[i].name);
+	*out = v->i;
+	return 0;
+}
+
+/* The signal that interrupted wsrun: its command's tree is stopped. */
+static volatile int cancel_sig;
+
+static void
+on_signal(int sig)
+{
+	cancel_sig = sig;
+}
+
+/* run.env and --env joined (freed at exit). */
+static const char **env_all;
+
+static int
+get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
+{
+	const struct ws_limits *lim = &cli->conf->limits;
+	const char *dis = getenv("WS_RUN_DISABLE");
+	long long t;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	o->stream_out = o->stream_err = -1;
+	if (cli->pos_string != NULL) {
+		o->shell = cli->pos_string;
+	} else if (WS_OPT(cli, O_SHELL)->set) {
+		o->shell = WS_OPT(cli, O_SHELL)->s;
+	}
+	o->argv = cli->pos;
+	o->argc = cli->npos;
+	if (o->shell == NULL && o->argc == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "missing command (see --help)");
+	o->cwd = WS_OPT(cli, O_CWD)->s;
+	if ((rc = nonneg(cli, O_TIMEOUT, lim->timeout >= 0 ? lim->timeout :
+			 WS_RUN_TIMEOUT_DEFAULT, &t)) < 0)
+		return rc;
+	o->timeout_ms = t * 1000;
+	if ((rc = nonneg(cli, O_GRACE, WS_RUN_GRACE_DEFAULT, &t)) < 0)
+		return rc;
+	o->grace_ms = t * 1000;
+	if ((rc = nonneg(cli, O_MAX_OUTPUT, lim->max_output >= 0 ? lim->max_output :
+			 cli->from_args ? WS_RUN_MAX_OUTPUT_ARGS :
+			 WS_RUN_MAX_OUTPUT_DEFAULT, &o->max_output)) < 0 ||
+	    (rc = nonneg(cli, O_MEMORY, 0, &o->memory)) < 0 ||
+	    (rc = nonneg(cli, O_MAX_PROCS, 0, &o->max_procs)) < 0 ||
+	    (rc = nonneg(cli, O_MAX_FILE_SIZE, 0, &o->max_file_size)) < 0 ||
+	    (rc = nonneg(cli, O_CPU_TIME, 0, &o->cpu_time)) < 0)
+		return rc;
+	if (WS_OPT(cli, O_STDIN)->set) {
+		o->stdin_data = WS_OPT(cli, O_STDIN)->s;
+		o->stdin_len = strlen(o->stdin_data);
+	} else if (!cli->json) {
+		o->stdin_inherit = true;
+	}
+	if (!cli->json) {
+		o->stream_out = 1;
+		o->stream_err = 2;
+	}
+	/* The configuration's run.env first: --env overrides it. */
+	if (cli->conf->nrun_env > 0) {
+		size_t n = cli->conf->nrun_env + WS_OPT(cli, O_ENV)->n;
+
+		env_all = calloc(n, sizeof(*env_all));
+		if (env_all == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		memcpy(env_all, cli->conf->run_env,
+		       cli->conf->nrun_env * sizeof(*env_all));
+		memcpy(env_all + cli->conf->nrun_env, WS_OPT(cli, O_ENV)->list,
+		       WS_OPT(cli, O_ENV)->n * sizeof(*env_all));
+		o->env = env_all;
+		o->nenv = n;
+	} else {
+		o->env = WS_OPT(cli, O_ENV)->list;
+		o->nenv = WS_OPT(cli, O_ENV)->n;
+	}
+	o->keep_env = WS_OPT(cli, O_KEEP_ENV)->list;
+	o->nkeep_env = WS_OPT(cli, O_KEEP_ENV)->n;
+	o->allow_read = WS_OPT(cli, O_ALLOW_READ)->list;
+	o->nallow_read = WS_OPT(cli, O_ALLOW_READ)->n;
+	o->allow_write = WS_OPT(cli, O_ALLOW_WRITE)->list;
+	o->nallow_write = WS_OPT(cli, O_ALLOW_WRITE)->n;
+	o->net = WS_OPT(cli, O_NET)->b;
+	o->map_paths = WS_OPT(cli, O_MAP_PATHS)->b;
+	if (WS_OPT(cli, O_ISOLATE)->set &&
+	    (rc = ws_isolate_parse(WS_OPT(cli, O_ISOLATE)->s, &o->isolate)) < 0)
+		return rc;
+	if (dis != NULL && (rc = ws_layers_parse(dis, &o->disable)) < 0)
+		return rc;
+	return ws_run_check_opts(o);
+}
+
+static void
+json_layers(struct ws_jw *jw, const struct ws_isolation *iso, bool probe)
+{
+	ws_jw_kstr(jw, "mode", ws_isolate_name(iso->mode));
+	for (int l = 0; l < WS__LAYER_COUNT; l++) {
+		const struct ws_layer_state *s = &iso->layer[l];
+
+		ws_jw_key(jw, ws_layer_name((enum ws_layer)l));
+		ws_jw_obj(jw);
+		if (probe)
+			ws_jw_kbool(jw, "available", s->available);
+		else
+			ws_jw_kbool(jw, "enforced", s->enforced);
+		if (l == WS_LAYER_LANDLOCK)
+			ws_jw_kint(jw, "abi", iso->landlock_abi);
+		if (s->why[0])
+			ws_jw_kstr(jw, probe || s->enforced ? "detail" : "reason",
+				   s->why);
+		ws_jw_obj_end(jw);
+	}
+	if (probe)
+		return;
+	ws_jw_key(jw, "network");
+	ws_jw_obj(jw);
+	ws_jw_kbool(jw, "allowed", iso->net_allowed);
+	ws_jw_kbool(jw, "enforced", iso->net_enforced);
+	ws_jw_kstr(jw, "how", iso->net_how[0] ? iso->net_how : NULL);
+	ws_jw_obj_end(jw);
+	ws_jw_key(jw, "unix_sockets");
+	ws_jw_obj(jw);
+	ws_jw_kbool(jw, "outside_blocked", iso->unix_outside_blocked);
+	ws_jw_kstr(jw, "how", iso->unix_how[0] ? iso->unix_how : NULL);
+	ws_jw_obj_end(jw);
+}
+
+static void
+json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
+{
+	char k[32];
+
+	ws_jw_key(jw, key);
+	snprintf(k, sizeof(k), "%s_encoding", key);
+	if (o->data == NULL) {
+		ws_jw_str(jw, "");
+		ws_jw_kstr(jw, k, "utf-8");
+	} else if (ws_utf8_valid(o->data, o->len)) {
+		ws_jw_strn(jw, o->data, o->len);
+		ws_jw_kstr(jw, k, "utf-8");
+	} else {
+		/* Bytes that are not UTF-8 travel reversibly, as base64. */
+		ws_jw_base64(jw, o->data, o->len);
+		ws_jw_kstr(jw, k, "base64");
+	}
+	snprintf(k, sizeof(k), "%s_truncated", key);
+	ws_jw_kbool(jw, k, o->truncated);
+	snprintf(k, sizeof(k), "%s_bytes", key);
+	ws_jw_kint(jw, k, o->bytes);
+}
+
+static void
+print_json(const struct ws_cli *cli, const struct ws_run_result *r)
+{
+	struct ws_jw jw;
+
+	ws_cli_json_begin(cli, &jw);
+	ws_jw_obj(&jw);
+	ws_jw_kint(&jw, "exit_code", r->exit_code);
+	if (r->signal)
+		ws_jw_kint(&jw, "signal", r->signal);
+	else
+		ws_jw_knull(&jw, "signal");
+	ws_jw_kbool(&jw, "timed_out", r->timed_out);
+	ws_jw_kint(&jw, "duration_ms", r->duration_ms);
+	json_stream(&jw, "stdout", &r->out);
+	json_stream(&jw, "stderr", &r->err);
+	ws_jw_kname(&jw, "cwd", r->cwd);
+	if (r->max_rss_kb >= 0)
+		ws_jw_kint(&jw, "max_rss_kb", r->max_rss_kb);
+	else
+		ws_jw_knull(&jw, "max_rss_kb");
+	ws_jw_key(&jw, "env_dropped");
+	ws_jw_arr(&jw);
+	for (size_t i = 0; i < r->nenv_dropped; i++)
+		ws_jw_str(&jw, r->env_dropped[i]);
+	ws_jw_arr_end(&jw);
+	ws_jw_key(&jw, "isolation");
+	ws_jw_obj(&jw);
+	json_layers(&jw, &r->iso, false);
+	ws_jw_obj_end(&jw);
+	/* Landlock audit records are not read yet: never a guess. */
+	ws_jw_knull(&jw, "violations");
+	ws_jw_obj_end(&jw);
+	ws_cli_json_end(cli, &jw);
+}
+
+static void
+print_probe(const struct ws_cli *cli, unsigned disable)
+{
+	struct ws_isolation iso;
+
+	memset(&iso, 0, sizeof(iso));
+	ws_sandbox_probe(&iso, disable, true);
+	if (cli->json) {
+		struct ws_jw jw;
+
+		ws_cli_json_begin(cli, &jw);
+		ws_jw_obj(&jw);
+		json_layers(&jw, &iso, true);
+		ws_jw_obj_end(&jw);
+		ws_cli_json_end(cli, &jw);
+		return;
+	}
+	for (int l = 0; l < WS__LAYER_COUNT; l++) {
+		printf("%-13s %s", ws_layer_name((enum ws_layer)l),
+		       iso.layer[l].available ? "available" : "unavailable");
+		if (l == WS_LAYER_LANDLOCK && iso.landlock_abi > 0)
+			printf(" (ABI %d)", iso.landlock_abi);
+		if (iso.layer[l].why[0])
+			printf(": %s", iso.layer[l].why);
+		putchar('\n');
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ws_cli cli;
+	struct ws_ctx ws = {0};
+	struct ws_run_opts o;
+	struct ws_run_result r = {0};
+	int rc, status = 0;
+
+	rc = ws_cli_parse(&cli, &tool, argc, argv);
+	if (rc < 0)
+		goto fail;
+	if (ws_cli_print_info(&cli, stdout))
+		goto out;
+	if ((rc = ws_cli_open(&cli, &ws)) < 0)
+		goto fail;
+	if (WS_OPT(&cli, O_PROBE)->b) {
+		const char *dis = getenv("WS_RUN_DISABLE");
+		unsigned bits = 0;
+
+		if (dis != NULL && (rc = ws_layers_parse(dis, &bits)) < 0)
+			goto fail;
+		print_probe(&cli, bits);
+		goto out;
+	}
+	if ((rc = get_opts(&cli, &o)) < 0)
+		goto fail;
+	if (!cli.json)
+		fflush(stdout);
+	{
+		/* No SA_RESTART: the wait returns and stops the tree. */
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		o.cancel = &cancel_sig;
+	}
+	rc = ws_run(&ws, &o, &r);
+	if (rc < 0)
+		goto fail;
+	if (cli.json) {
+		print_json(&cli, &r);
+	} else if (r.timed_out) {
+		fprintf(stderr, "wsrun: timed out after %lld s; the process tree "
+			"was killed\n", o.timeout_ms / 1000);
+	}
+	status = r.status;
+	goto out;
+fail:
+	status = ws_cli_fail(&cli, rc);
+	/* Its own failures never look like the command's status. */
+	if (status != 0)
+		status = rc == WS_ENOT_FOUND && r.status == WS_RUN_EXIT_NOTFOUND ?
+			 WS_RUN_EXIT_NOTFOUND :
+			 rc == WS_EPERMISSION_DENIED && r.status == WS_RUN_EXIT_NOEXEC ?
+			 WS_RUN_EXIT_NOEXEC : WS_RUN_EXIT_FAILED;
+out:
+	status = ws_cli_finish(&cli, status);
+	ws_run_free(&r);
+	free(env_all);
+	ws_ctx_close(&ws);
+	ws_cli_free(&cli);
+	return status;
+}

@@ -1,0 +1,127 @@
+/*
+ * ws/run.h - running a command confined to the workspace, with a timeout,
+ * for wsrun (DESIGN.md section 5).
+ *
+ * The command runs in a new session, under a small init process in a new
+ * PID namespace where the kernel allows it (so that killing init kills
+ * every process the command started, however it detached), with a
+ * minimal root in a mount namespace, a network namespace holding only
+ * loopback, Landlock rules, a seccomp filter, no capabilities and
+ * no_new_privs.  Each layer is probed and the result says which held
+ * (ws/sandbox.h).  Output is captured into bounded buffers (head and
+ * tail) or streamed to descriptors as it comes.
+ */
+#ifndef WS_RUN_H
+#define WS_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ws/sandbox.h"
+#include "ws/workspace.h"
+
+#define WS_RUN_TIMEOUT_DEFAULT 60		/* seconds */
+#define WS_RUN_GRACE_DEFAULT 5			/* seconds */
+#define WS_RUN_MAX_OUTPUT_DEFAULT (1024LL * 1024) /* bytes per stream */
+#define WS_RUN_MAX_OUTPUT_ARGS (64LL * 1024)	/* the same under --args */
+
+/* Exit statuses of DESIGN.md section 4 that belong to wsrun alone. */
+#define WS_RUN_EXIT_TIMEOUT 124
+#define WS_RUN_EXIT_FAILED 125
+#define WS_RUN_EXIT_NOEXEC 126
+#define WS_RUN_EXIT_NOTFOUND 127
+
+/* What to run, and how. */
+struct ws_run_opts {
+	const char *const *argv; /* the command (argv[0] looked up in PATH) */
+	size_t argc;
+	const char *shell;	 /* -c STRING: run by /bin/sh; argv are $0.. */
+	const char *cwd;	 /* virtual path (NULL: "/", the root) */
+	long long timeout_ms;	 /* 0: none */
+	long long grace_ms;	 /* SIGTERM to SIGKILL */
+	long long max_output;	 /* bytes kept per stream (head + tail) */
+	enum ws_isolate isolate;
+	bool net;		 /* network allowed */
+	bool map_paths;		 /* rewrite virtual absolute arguments */
+	const char *const *env;	 /* "K=V" set in the command's environment */
+	size_t nenv;
+	const char *const *keep_env; /* names passed through as they are */
+	size_t nkeep_env;
+	const char *const *allow_read;	/* extra host directories */
+	size_t nallow_read;
+	const char *const *allow_write;
+	size_t nallow_write;
+	const char *stdin_data;	 /* bytes fed to stdin, or NULL */
+	size_t stdin_len;
+	bool stdin_inherit;	 /* stdin passed through (else /dev/null) */
+	int stream_out;		 /* fd that output is copied to live, or -1 */
+	int stream_err;		 /*   (then nothing is kept in memory) */
+	long long memory;	 /* bytes of address space; 0: no limit */
+	long long max_procs;	 /* processes; 0: no limit */
+	long long max_file_size; /* bytes; 0: no limit */
+	long long cpu_time;	 /* seconds; 0: no limit */
+	unsigned disable;	 /* WS_LAYER_* bits forced off (tests) */
+	/*
+	 * Set by the caller's signal handler to a signal number (SIGINT,
+	 * SIGTERM, ...) to stop the command: its tree gets SIGTERM, SIGKILL
+	 * after the grace, and the status is 128 + that number.  NULL: none.
+	 */
+	volatile int *cancel;
+};
+
+/* One captured stream: its head and its tail, and how much there was. */
+struct ws_run_out {
+	char *data;	   /* head, marker and tail joined (NUL-terminated) */
+	size_t len;
+	long long bytes;   /* total bytes the command wrote */
+	bool truncated;	   /* bytes were left out in the middle */
+};
+
+/* What happened. */
+struct ws_run_result {
+	int exit_code;	       /* the command's own status (-1: signalled) */
+	int signal;	       /* the signal that ended it, or 0 */
+	bool timed_out;
+	long long duration_ms;
+	struct ws_run_out out, err;
+	char *cwd;	       /* virtual working directory */
+	long long max_rss_kb;  /* largest resident set of the tree; -1 unknown */
+	char **env_dropped;    /* names of variables not passed */
+	size_t nenv_dropped;
+	struct ws_isolation iso;
+	int status;	       /* wsrun's exit status (DESIGN.md section 4) */
+};
+
+/* Check the options (timeouts and limits not negative, a command given). */
+int ws_run_check_opts(const struct ws_run_opts *o);
+
+/*
+ * The command line as policies see it: the -c string, or the argv joined
+ * by spaces.  malloc'd, NULL on allocation failure.
+ */
+char *ws_run_cmdline(const struct ws_run_opts *o);
+
+/*
+ * Whether a command line may run: the policy's command_rules when it has
+ * any, else the built-in list (sudo, su, mkfs, dd to a device, shutdown,
+ * curl, wget, nc, rm -rf /, ...).  Returns 0, WS_EBLOCKED_COMMAND naming
+ * the rule, or WS_EAPPROVAL_REQUIRED.
+ */
+int ws_run_check_command(struct ws_ctx *ws, const char *cmdline);
+
+/*
+ * Run a command per o in workspace ws, filling r (freed with
+ * ws_run_free()).  Returns 0 when the command ran, whatever its status
+ * (r->status is then the exit status wsrun gives), or a negative error:
+ * WS_EBLOCKED_COMMAND, WS_ESANDBOX_UNAVAILABLE, WS_ENOT_FOUND (the command,
+ * r->status 127), WS_EPERMISSION_DENIED (not executable, 126),
+ * WS_EINVALID_ARGUMENT, errors of resolving the working directory.  r->iso
+ * says what was enforced even when it fails.
+ */
+int ws_run(struct ws_ctx *ws, const struct ws_run_opts *o,
+	   struct ws_run_result *r);
+
+/* Free a result.  Safe on a zeroed r. */
+void ws_run_free(struct ws_run_result *r);
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * ws/sandbox.h - the kernel confinement layers of wsrun: probing what the
+ * kernel offers, and applying each layer in the process that is about to
+ * exec the command (lib/sandbox.c).
+ *
+ * Layers: Landlock (filesystem rules, TCP rules from ABI 4, scoped
+ * abstract UNIX sockets and signals from ABI 6), a seccomp filter
+ * (socket families other than AF_UNIX, io_uring, ptrace, keyctl, bpf,
+ * userfaultfd, perf_event_open, mount and namespace calls), dropping
+ * every capability, and namespaces (as root, or inside a user namespace):
+ * mount (a minimal root), PID (the tree dies with its init), network
+ * (loopback only).  Guarded paths are
+ * read-only binds in the mount namespace.  Every layer is reported with
+ * whether it was enforced and why not.
+ */
+#ifndef WS_SANDBOX_H
+#define WS_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ws_ctx;
+
+/* The layers, as bits for ws_run_opts.disable and in reports. */
+enum ws_layer {
+	WS_LAYER_LANDLOCK,
+	WS_LAYER_SECCOMP,
+	WS_LAYER_CAPS,	  /* capabilities dropped */
+	WS_LAYER_MOUNTNS, /* minimal root in a mount namespace */
+	WS_LAYER_PIDNS,	  /* PID namespace under a small init */
+	WS_LAYER_NETNS,	  /* network namespace, loopback only */
+	WS_LAYER_CGROUP,  /* cgroup v2 child, killed with cgroup.kill */
+	WS_LAYER_GUARDS,  /* guarded paths read-only */
+	WS__LAYER_COUNT
+};
+
+enum ws_isolate { WS_ISOLATE_AUTO, WS_ISOLATE_STRICT, WS_ISOLATE_NONE };
+
+/* In ws_layers_parse() bits: no user namespace (root is unaffected). */
+#define WS_LAYERS_USERNS_BIT (1U << 31)
+
+/* One layer's state. */
+struct ws_layer_state {
+	bool available; /* the kernel offers it (probe) */
+	bool planned;	/* it was to be applied */
+	bool enforced;	/* it was applied */
+	char why[160];	/* why it is not enforced (or details) */
+};
+
+/* What a call enforced. */
+struct ws_isolation {
+	enum ws_isolate mode;
+	int landlock_abi;	/* 0: no Landlock */
+	bool net_allowed;	/* --net */
+	bool net_enforced;	/* network was off, by what net_how says */
+	char net_how[64];	/* "seccomp+netns+landlock", ... */
+	bool unix_outside_blocked; /* host UNIX sockets unreachable */
+	bool userns;		/* namespaces are made in a user namespace */
+	char unix_how[64];
+	struct ws_layer_state layer[WS__LAYER_COUNT];
+};
+
+/* The name of a layer ("landlock", "mountns", ...). */
+const char *ws_layer_name(enum ws_layer l);
+
+/* The name of an isolation mode, and parsing one. */
+const char *ws_isolate_name(enum ws_isolate m);
+int ws_isolate_parse(const char *s, enum ws_isolate *m);
+
+/*
+ * Parse a comma-separated list of layer names (the test-only
+ * WS_RUN_DISABLE variable: "mountns,landlock", "all", also "userns" for
+ * every namespace) into WS_LAYER_* bits.  Errors: WS_EINVALID_ARGUMENT.
+ */
+int ws_layers_parse(const char *list, unsigned *bits);
+
+/*
+ * Probe the kernel: which layers are available to this process (cheap
+ * checks; with deep, a throwaway child tries the namespaces for real).
+ * disable forces layers off.  Fills iso->layer[].available and why.
+ */
+void ws_sandbox_probe(struct ws_isolation *iso, unsigned disable, bool deep);
+
+/* The best Landlock ABI the kernel offers (0: none). */
+int ws_landlock_abi(void);
+
+/*
+ * The plan the command's process applies before exec.  Descriptors are
+ * opened by the parent (resolved in the workspace or by the system's
+ * paths) and only used, never re-resolved from strings, by the child.
+ */
+struct ws_sandbox_path {
+	int fd;		/* O_PATH descriptor */
+	char *path;	/* its real path (for the mount namespace) */
+	bool write;	/* read-write (else read and execute) */
+	bool file;	/* not a directory */
+	bool list_only;	/* Landlock: list the directory, nothing beneath */
+	int tree;	/* detached mount of it (mount namespace), or -1 */
+};
+
+struct ws_sandbox_plan {
+	struct ws_sandbox_path *paths;
+	size_t npaths;
+	size_t cap;
+	struct ws_sandbox_path *guards; /* existing guarded entries */
+	size_t nguards;
+	size_t gcap;
+	bool net;	  /* network allowed */
+	bool use_proc;	  /* a fresh /proc is mounted (grant read) */
+	bool deny_unix_connect; /* no mount namespace hides host sockets */
+	int landlock_abi; /* 0: no Landlock */
+	bool seccomp, caps, mountns, netns;
+	bool mask_blocked; /* mask the built-in list's programs */
+	bool userns;	  /* in a user namespace: trees made by the child */
+	int cwd_fd;	  /* O_PATH of the working directory (host view) */
+	char *cwd_real;
+	int priv_fd;	  /* the private HOME/TMPDIR directory, or -1 */
+	char *priv_real;  /* its path; with priv_fd -1, made in the
+			     minimal root's private /tmp */
+};
+
+/* Add a path to a plan (fd is taken over).  Errors: WS_ENOMEM. */
+int ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
+			bool write, bool file);
+
+/*
+ * Fill a plan's paths for workspace ws: the system directories, the
+ * device nodes, the workspace and its mounts, the private directory,
+ * allow_read/allow_write, and the existing guarded entries.  With
+ * entry_by_entry, /etc is granted entry by entry without its secrets
+ * (used when no mount namespace can mask them).
+ */
+int ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
+			 const char *const *allow_read, size_t nread,
+			 const char *const *allow_write, size_t nwrite,
+			 bool entry_by_entry);
+
+/*
+ * In the parent, before the clone: make a detached copy of every path's
+ * mount tree (read-only unless it is writable), so that the child can
+ * attach it in its new mount namespace -- a descriptor opened here cannot
+ * be cloned from there.  Errors: WS_ESANDBOX_UNAVAILABLE.
+ */
+int ws_sandbox_plan_trees(struct ws_sandbox_plan *p);
+
+/* Close and free a plan. */
+void ws_sandbox_plan_free(struct ws_sandbox_plan *p);
+
+/*
+ * In the child, in a new mount namespace (and PID namespace, for /proc):
+ * build the minimal root from the plan and pivot into it.  *cwd_fd gets a
+ * descriptor of the working directory in the new root (checked to be the
+ * same inode).  Returns 0 or -errno with msg filled.  Async-signal-safe
+ * enough for a child of a single-threaded parent.
+ */
+int ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
+		     size_t msglen);
+
+/* Bring the loopback interface up (in a new network namespace). */
+int ws_sandbox_loopback_up(void);
+
+/* Apply Landlock per plan: 0 or -errno, msg filled. */
+int ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg,
+			size_t msglen);
+
+/* Drop every capability (bounding, ambient, effective, permitted). */
+int ws_sandbox_drop_caps(char *msg, size_t msglen);
+
+/* Install the seccomp filter per plan: 0 or -errno, msg filled. */
+int ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg,
+		       size_t msglen);
+
+#endif

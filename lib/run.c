@@ -1,0 +1,1539 @@
+/*
+ * run.c - running a command confined to the workspace, with a timeout and
+ * nothing left running afterwards.  See ws/run.h.
+ *
+ * Process shape.  Where the kernel allows (root), the child is cloned
+ * into new PID, mount and network namespaces and acts as the
+ * namespace's init: it builds the minimal root, forks the command, reaps
+ * everything and reports the command's status on a pipe.  When init
+ * exits -- because the command ended, because wsrun killed it, or because
+ * wsrun died (PR_SET_PDEATHSIG) -- the kernel kills every process left in
+ * the namespace, however it detached.  Elsewhere the command is wsrun's
+ * direct child, in a cgroup v2 child (killed with cgroup.kill) when one
+ * can be made, and wsrun is a subreaper that walks and kills the tree.
+ *
+ * Output: two pipes, read in one poll loop with the timeout; each stream
+ * is either copied live to a descriptor (plain mode) or kept as a
+ * bounded head and a ring-buffer tail, so memory stays bounded whatever
+ * the command prints.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/policy.h"
+#include "ws/resolve.h"
+#include "ws/run.h"
+
+extern char **environ;
+
+char *ws__sandbox_cgroup_dir(void);
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* ---- Blocked commands -------------------------------------------- */
+
+/*
+ * The built-in list, used when no policy has command_rules.  It is a
+ * courtesy that catches the obvious (the kernel layers are the
+ * boundary): each pattern matches at the start of the line or after a
+ * shell separator.
+ */
+#define WS__CMD_START "(?:^|[;&|(`\\\\n]|\\\\$\\\\()\\\\s*(?:\\\\S*/)?"
+static const char ws__builtin_rules[] =
+	"{\"version\": 1, \"name\": \"wsrun-builtin\", \"command_rules\": ["
+	"{\"name\": \"no-privilege\", \"decision\": \"deny\", \"patterns\": "
+	"[\"" WS__CMD_START "(?:sudo|su|doas|pkexec|run0)(?:\\\\s|$)\"]},"
+	"{\"name\": \"no-rm-root\", \"decision\": \"deny\", \"patterns\": "
+	"[\"" WS__CMD_START "rm\\\\s+(?:-\\\\S+\\\\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\\\\s+"
+	"(?:-\\\\S+\\\\s+)*(?:/|/\\\\*|~|~/|\\\\$HOME/?)(?:\\\\s|$)\"]},"
+	"{\"name\": \"no-mkfs\", \"decision\": \"deny\", \"patterns\": "
+	"[\"" WS__CMD_START "(?:mkfs(?:\\\\.\\\\w+)?|mke2fs|mkswap|wipefs|fdisk|"
+	"sfdisk|parted)(?:\\\\s|$)\"]},"
+	"{\"name\": \"no-dd-device\", \"decision\": \"deny\", \"patterns\": "
+	"[\"" WS__CMD_START "dd\\\\s.*\\\\bof=/dev/\"]},"
+	"{\"name\": \"no-power\", \"decision\": \"deny\", \"patterns\": "
+	"[\"" WS__CMD_START "(?:shutdown|reboot|halt|poweroff)(?:\\\\s|$)\"]},"
+	"{\"name\": \"no-network-tools\", \"decision\": \"deny\", \"patterns\": "
+	"[\"" WS__CMD_START "(?:curl|wget|nc|ncat|netcat|socat|telnet)(?:\\\\s|$)\"]},"
+	"{\"name\": \"no-chmod-777-root\", \"decision\": \"deny\", \"patterns\": "
+	"[\"" WS__CMD_START "chmod\\\\s+(?:-\\\\S+\\\\s+)*777\\\\s+/(?:\\\\s|$)\"]}"
+	"]}";
+
+static struct ws_policy *ws__builtin;
+
+/*
+ * The words the built-in rules start with.  A command line holding none
+ * of them (as a word) cannot match, and skips compiling the patterns:
+ * PCRE2 JIT compilation would cost more than the rest of a run.
+ */
+static bool
+ws__builtin_may_match(const char *cmdline)
+{
+	static const char *const words[] = {
+		"sudo", "su", "doas", "pkexec", "run0", "rm", "mkfs", "mke2fs",
+		"mkswap", "wipefs", "fdisk", "sfdisk", "parted", "dd", "shutdown",
+		"reboot", "halt", "poweroff", "curl", "wget", "nc", "ncat",
+		"netcat", "socat", "telnet", "chmod",
+	};
+	const char *p = cmdline;
+
+	while (*p) {
+		const char *w;
+		size_t n;
+
+		while (*p && !(isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		w = p;
+		while (isalnum((unsigned char)*p) || *p == '_')
+			p++;
+		n = (size_t)(p - w);
+		/* mkfs.ext4: the word before the dot decides. */
+		for (size_t i = 0; n > 0 && i < sizeof(words) / sizeof(words[0]); i++)
+			if (strlen(words[i]) == n && memcmp(words[i], w, n) == 0)
+				return true;
+	}
+	return false;
+}
+
+int
+ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
+{
+	struct ws_policy *p = ws->policy;
+	struct ws_policy_match m = {0};
+	int d;
+
+	if (p == NULL || ws_policy_ncommand_rules(p) == 0) {
+		if (!ws__builtin_may_match(cmdline))
+			return 0;
+		if (ws__builtin == NULL) {
+			int rc = ws_policy_parse(ws__builtin_rules, "wsrun built-in list",
+						 NULL, &ws__builtin);
+
+			if (rc < 0)
+				return rc;
+		}
+		p = ws__builtin;
+	}
+	d = ws_policy_check_command(p, cmdline, &m);
+	if (d < 0)
+		return d;
+	if (d == WS_DECISION_DENY)
+		return ws_error_set(WS_EBLOCKED_COMMAND, NULL,
+				    "command blocked by rule \"%s\" of %s",
+				    m.rule ? m.rule : "?", ws_policy_name(p));
+	if (d == WS_DECISION_APPROVE && !ws->approve) {
+		char *msg = m.message ? ws_policy_render(m.message, cmdline, "exec",
+							  m.rule) : NULL;
+		int rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL, "%s",
+				      msg ? msg : "command needs approval (--approve)");
+
+		free(msg);
+		return rc;
+	}
+	return 0;
+}
+
+char *
+ws_run_cmdline(const struct ws_run_opts *o)
+{
+	size_t n = 1;
+	char *s, *q;
+
+	if (o->shell)
+		return strdup(o->shell);
+	for (size_t i = 0; i < o->argc; i++)
+		n += strlen(o->argv[i]) + 1;
+	s = malloc(n);
+	if (s == NULL)
+		return NULL;
+	q = s;
+	*q = '\0';
+	for (size_t i = 0; i < o->argc; i++) {
+		size_t l = strlen(o->argv[i]);
+
+		if (i > 0)
+			*q++ = ' ';
+		memcpy(q, o->argv[i], l);
+		q += l;
+	}
+	*q = '\0';
+	return s;
+}
+
+int
+ws_run_check_opts(const struct ws_run_opts *o)
+{
+	if (o->shell == NULL && o->argc == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "no command given");
+	if (o->timeout_ms < 0 || o->grace_ms < 0 || o->max_output < 0 ||
+	    o->memory < 0 || o->max_procs < 0 || o->max_file_size < 0 ||
+	    o->cpu_time < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "timeouts and limits cannot be negative");
+	for (size_t i = 0; i < o->nenv; i++)
+		if (strchr(o->env[i], '=') == NULL || o->env[i][0] == '=')
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "env \"%s\": expected NAME=VALUE", o->env[i]);
+	return 0;
+}
+
+/* ---- Output capture ----------------------------------------------- */
+
+struct ws__cap {
+	int fd;		/* read end, -1 when closed */
+	int stream;	/* copy here live, or -1 to keep */
+	char *head;
+	size_t hcap, hlen;
+	char *ring;
+	size_t rcap, rlen, rpos; /* rlen bytes held, next write at rpos */
+	long long total;
+};
+
+static int
+ws__cap_init(struct ws__cap *c, int fd, int stream, long long max)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->stream = stream;
+	if (stream >= 0)
+		return 0;
+	c->hcap = (size_t)(max / 2);
+	c->rcap = (size_t)max - c->hcap;
+	c->head = malloc(c->hcap + 1);
+	c->ring = malloc(c->rcap + 1);
+	if (c->head == NULL || c->ring == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+static void
+ws__cap_put(struct ws__cap *c, const char *b, size_t n)
+{
+	c->total += (long long)n;
+	if (c->stream >= 0) {
+		while (n > 0) {
+			ssize_t w = write(c->stream, b, n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				/* A reader that went away gets nothing more. */
+				c->stream = -2;
+				return;
+			}
+			b += w;
+			n -= (size_t)w;
+		}
+		return;
+	}
+	if (c->stream == -2)
+		return;
+	if (c->hlen < c->hcap) {
+		size_t k = c->hcap - c->hlen < n ? c->hcap - c->hlen : n;
+
+		memcpy(c->head + c->hlen, b, k);
+		c->hlen += k;
+		b += k;
+		n -= k;
+	}
+	if (c->rcap == 0)
+		return;
+	if (n > c->rcap) {
+		b += n - c->rcap;
+		n = c->rcap;
+	}
+	while (n > 0) {
+		size_t k = c->rcap - c->rpos < n ? c->rcap - c->rpos : n;
+
+		memcpy(c->ring + c->rpos, b, k);
+		c->rpos = (c->rpos + k) % c->rcap;
+		c->rlen = c->rlen + k > c->rcap ? c->rcap : c->rlen + k;
+		b += k;
+		n -= k;
+	}
+}
+
+/* Read what is there; returns false at end of file. */
+static bool
+ws__cap_read(struct ws__cap *c)
+{
+	char buf[65536];
+	ssize_t n = read(c->fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	ws__cap_put(c, buf, (size_t)n);
+	return true;
+}
+
+/* The kept bytes: head, a marker if bytes were left out, tail. */
+static int
+ws__cap_finish(struct ws__cap *c, struct ws_run_out *o)
+{
+	long long kept = (long long)(c->hlen + c->rlen);
+	char marker[96];
+	size_t mlen = 0, start;
+
+	o->bytes = c->total;
+	o->truncated = c->total > kept && c->stream == -1;
+	if (c->stream != -1 && c->head == NULL)
+		return 0;
+	if (o->truncated)
+		mlen = (size_t)snprintf(marker, sizeof(marker),
+					"\n[... %lld bytes omitted by wsrun ...]\n",
+					c->total - kept);
+	o->data = malloc(c->hlen + mlen + c->rlen + 1);
+	if (o->data == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	memcpy(o->data, c->head, c->hlen);
+	memcpy(o->data + c->hlen, marker, mlen);
+	start = c->rlen < c->rcap ? 0 : c->rpos;
+	if (c->rlen < c->rcap)
+		start = (c->rpos + c->rcap - c->rlen) % c->rcap;
+	for (size_t i = 0; i < c->rlen; i++)
+		o->data[c->hlen + mlen + i] = c->ring[(start + i) % c->rcap];
+	o->len = c->hlen + mlen + c->rlen;
+	o->data[o->len] = '\0';
+	return 0;
+}
+
+static void
+ws__cap_free(struct ws__cap *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->head);
+	free(c->ring);
+	c->fd = -1;
+	c->head = c->ring = NULL;
+}
+
+/* ---- Environment -------------------------------------------------- */
+
+static bool
+ws__env_allowed(const char *name, size_t n, const struct ws_run_opts *o)
+{
+	static const char *const allow[] = {"PATH", "LANG", "TERM", "TZ", "USER",
+					    "LOGNAME", "COLORTERM", "NO_COLOR"};
+
+	for (size_t i = 0; i < sizeof(allow) / sizeof(allow[0]); i++)
+		if (strlen(allow[i]) == n && strncmp(allow[i], name, n) == 0)
+			return true;
+	if (n > 3 && strncmp(name, "LC_", 3) == 0)
+		return true;
+	for (size_t i = 0; i < o->nkeep_env; i++)
+		if (strlen(o->keep_env[i]) == n && strncmp(o->keep_env[i], name, n) == 0)
+			return true;
+	return false;
+}
+
+struct ws__env {
+	char **v;
+	size_t n, cap;
+};
+
+static int
+ws__env_set(struct ws__env *e, const char *kv)
+{
+	size_t kl = (size_t)(strchr(kv, '=') - kv);
+	char *d = strdup(kv);
+
+	if (d == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < e->n; i++)
+		if (strncmp(e->v[i], kv, kl + 1) == 0) {
+			free(e->v[i]);
+			e->v[i] = d;
+			return 0;
+		}
+	if (e->n + 2 > e->cap) {
+		size_t nc = e->cap ? e->cap * 2 : 32;
+		char **nv = realloc(e->v, nc * sizeof(*nv));
+
+		if (nv == NULL) {
+			free(d);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		e->v = nv;
+		e->cap = nc;
+	}
+	e->v[e->n++] = d;
+	e->v[e->n] = NULL;
+	return 0;
+}
+
+static void
+ws__env_free(struct ws__env *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->v[i]);
+	free(e->v);
+}
+
+static int
+ws__env_build(const struct ws_run_opts *o, const char *priv, struct ws__env *e,
+	      struct ws_run_result *r)
+{
+	char kv[4352];
+	int rc = 0;
+
+	for (char **p = environ; rc == 0 && p && *p; p++) {
+		const char *eq = strchr(*p, '=');
+		size_t n = eq ? (size_t)(eq - *p) : strlen(*p);
+
+		if (eq && ws__env_allowed(*p, n, o)) {
+			rc = ws__env_set(e, *p);
+		} else {
+			char **nd = realloc(r->env_dropped,
+					    (r->nenv_dropped + 1) * sizeof(char *));
+
+			if (nd == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			r->env_dropped = nd;
+			if ((nd[r->nenv_dropped] = strndup(*p, n)) == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			r->nenv_dropped++;
+		}
+	}
+	if (rc == 0 && getenv("PATH") == NULL)
+		rc = ws__env_set(e, "PATH=/usr/local/bin:/usr/bin:/bin");
+	snprintf(kv, sizeof(kv), "HOME=%s/home", priv);
+	if (rc == 0)
+		rc = ws__env_set(e, kv);
+	snprintf(kv, sizeof(kv), "TMPDIR=%s/tmp", priv);
+	if (rc == 0)
+		rc = ws__env_set(e, kv);
+	if (rc == 0)
+		rc = ws__env_set(e, "WS_SANDBOX=1");
+	for (size_t i = 0; rc == 0 && i < o->nenv; i++)
+		rc = ws__env_set(e, o->env[i]);
+	return rc;
+}
+
+/* ---- The private directory ------------------------------------------ */
+
+/* Remove name in dirfd and everything below it, through descriptors. */
+static void
+ws__rm_at(int pfd, const char *name, int depth)
+{
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (unlinkat(pfd, name, 0) == 0 || errno == ENOENT)
+		return;
+	if (depth > 256)
+		return;
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, ".."))
+			ws__rm_at(dirfd(d), de->d_name, depth + 1);
+	closedir(d);
+	unlinkat(pfd, name, AT_REMOVEDIR);
+}
+
+static int
+ws__priv_make(char **path, int *fd)
+{
+	char *p = strdup("/tmp/wsrun-XXXXXX");
+
+	*fd = -1;
+	if (p == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (mkdtemp(p) == NULL) {
+		int rc = ws_error_errno(errno, "/tmp", "mkdtemp");
+
+		free(p);
+		return rc;
+	}
+	*fd = open(p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0 || mkdirat(*fd, "home", 0700) < 0 || mkdirat(*fd, "tmp", 0700) < 0) {
+		int rc = ws_error_errno(errno, p, "private directory");
+
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		rmdir(p);
+		free(p);
+		return rc;
+	}
+	*path = p;
+	return 0;
+}
+
+static void
+ws__priv_remove(const char *path, int fd)
+{
+	int dfd;
+
+	if (path == NULL)
+		return;
+	/* The contents through the held descriptor, then the directory. */
+	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		ws__rm_at(dfd, "home", 0);
+		ws__rm_at(dfd, "tmp", 0);
+		close(dfd);
+	}
+	rmdir(path);
+}
+
+/* ---- The child -------------------------------------------------------- */
+
+enum { WS__STAGE_EXEC = 1, WS__STAGE_SETUP = 2 };
+
+struct ws__report {
+	int stage;
+	int err;
+	char msg[200];
+};
+
+struct ws__child {
+	const struct ws_run_opts *o;
+	struct ws_sandbox_plan *plan;
+	char *const *argv;
+	char **envp;
+	int in_fd, out_w, err_w, rep_w, status_w, sync_r;
+	bool pidns, landlock, seccomp, caps;
+	int cwd_fd;
+	int parent_fds[8]; /* the parent's ends of the pipes, -1 padded */
+};
+
+/* Close the parent's pipe ends: a held write end of stdin would keep the
+ * command from ever seeing end of file. */
+static void
+ws__close_parent_fds(struct ws__child *c)
+{
+	for (size_t i = 0; i < sizeof(c->parent_fds) / sizeof(c->parent_fds[0]); i++)
+		if (c->parent_fds[i] >= 0)
+			close(c->parent_fds[i]);
+}
+
+static void
+ws__report(int fd, int stage, int err, const char *msg)
+{
+	struct ws__report rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.stage = stage;
+	rep.err = err;
+	snprintf(rep.msg, sizeof(rep.msg), "%s", msg ? msg : "");
+	if (write(fd, &rep, sizeof(rep)) < 0)
+		return;
+}
+
+static void
+ws__setrl(int res, long long v)
+{
+	struct rlimit rl = {(rlim_t)v, (rlim_t)v};
+
+	if (v > 0)
+		setrlimit(res, &rl);
+}
+
+/*
+ * execvp(3) with the command's own PATH (from envp), touching no global
+ * state: the child may share its memory with its parent (vfork).  Returns
+ * the errno that matters (the first one other than ENOENT, as execvp).
+ */
+static int
+ws__execvpe(const char *file, char *const *argv, char *const *envp)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	char buf[4352];
+	int err = ENOENT;
+
+	if (strchr(file, '/') != NULL) {
+		execve(file, argv, envp);
+		return errno;
+	}
+	for (size_t i = 0; envp[i]; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			path = envp[i] + 5;
+	for (const char *p = path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n + strlen(file) + 2 < sizeof(buf)) {
+			if (n == 0)
+				snprintf(buf, sizeof(buf), "%s", file);
+			else
+				snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, file);
+			execve(buf, argv, envp);
+			if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE &&
+			    errno != ELOOP && errno != ENAMETOOLONG)
+				err = errno;
+			if (errno == EACCES || errno == ENOEXEC || errno == EPERM)
+				return errno;
+		}
+		if (e == NULL)
+			break;
+		p = e;
+	}
+	return err;
+}
+
+/* Become the command: descriptors, limits, layers, exec.  Never returns. */
+static void __attribute__((noreturn))
+ws__exec_child(struct ws__child *c)
+{
+	char msg[200];
+	int rc;
+
+	if (!c->pidns) {
+		setsid();
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	}
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	if (dup2(c->in_fd, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->err_w, 2) < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "dup2");
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	if (fchdir(c->cwd_fd) < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "fchdir");
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	ws__setrl(RLIMIT_AS, c->o->memory);
+	ws__setrl(RLIMIT_NPROC, c->o->max_procs);
+	ws__setrl(RLIMIT_FSIZE, c->o->max_file_size);
+	ws__setrl(RLIMIT_CPU, c->o->cpu_time);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "no_new_privs");
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	if (c->landlock && (rc = ws_sandbox_landlock(c->plan, msg, sizeof(msg))) < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, msg);
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	if (c->caps && (rc = ws_sandbox_drop_caps(msg, sizeof(msg))) < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, msg);
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	/* Only 0-2 reach the command; the report pipe closes at exec. */
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		for (int fd = 3; fd < 65536; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (c->seccomp && (rc = ws_sandbox_seccomp(c->plan, msg, sizeof(msg))) < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, msg);
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	rc = ws__execvpe(c->argv[0], c->argv, c->envp);
+	ws__report(c->rep_w, WS__STAGE_EXEC, rc, c->argv[0]);
+	_exit(rc == ENOENT ? WS_RUN_EXIT_NOTFOUND : WS_RUN_EXIT_NOEXEC);
+}
+
+static volatile sig_atomic_t ws__init_term;
+
+static void
+ws__init_on_term(int sig)
+{
+	(void)sig;
+	ws__init_term = 1;
+}
+
+/*
+ * PID 1 of the namespace: build the root, fork the command, reap every
+ * process, forward SIGTERM to all of them, report the command's status.
+ */
+static void __attribute__((noreturn))
+ws__init_main(struct ws__child *c)
+{
+	struct sigaction sa;
+	struct pollfd pf = {.fd = c->sync_r, .events = POLLIN};
+	struct rusage ru;
+	int32_t rep[3];
+	char msg[200];
+	pid_t cmd;
+	int st = 0, rc;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (c->plan->userns) {
+		/* Wait for the id maps; end of file: wsrun is gone. */
+		char go;
+
+		if (read(c->sync_r, &go, 1) != 1)
+			_exit(WS_RUN_EXIT_FAILED);
+	} else if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR))) {
+		/* wsrun died before PDEATHSIG was set: its pipe says. */
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	prctl(PR_SET_DUMPABLE, 0);
+	/* The inherited environment is nobody's business in /proc/1. */
+	for (char **p = environ; p && *p; p++)
+		memset(*p, 0, strlen(*p));
+	setsid();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ws__init_on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	if (c->plan->netns && (rc = ws_sandbox_loopback_up()) < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, "loopback up");
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	if (c->plan->mountns) {
+		int fd;
+
+		rc = ws_sandbox_mount(c->plan, &fd, msg, sizeof(msg));
+		if (rc < 0) {
+			ws__report(c->rep_w, WS__STAGE_SETUP, -rc, msg);
+			_exit(WS_RUN_EXIT_FAILED);
+		}
+		c->cwd_fd = fd;
+	}
+	/* vfork: no copy of the address space (a fork costs ~1 ms). */
+	cmd = vfork();
+	if (cmd < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "fork");
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	if (cmd == 0)
+		ws__exec_child(c);
+	close(c->rep_w);
+	for (;;) {
+		pid_t w = waitpid(-1, &st, 0);
+
+		if (w == cmd)
+			break;
+		if (w < 0 && errno == EINTR && ws__init_term) {
+			ws__init_term = 0;
+			kill(-1, SIGTERM);
+		} else if (w < 0 && errno != EINTR) {
+			break;
+		}
+	}
+	getrusage(RUSAGE_CHILDREN, &ru);
+	rep[0] = st;
+	rep[1] = (int32_t)ru.ru_maxrss;
+	rep[2] = 1;
+	if (write(c->status_w, rep, sizeof(rep)) < 0)
+		_exit(WS_RUN_EXIT_FAILED);
+	_exit(0);
+}
+
+/* ---- The parent ------------------------------------------------------ */
+
+static long long
+ws__now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Send sig to every descendant of this process (the subreaper walk). */
+static int
+ws__signal_tree(pid_t root, int sig)
+{
+	pid_t stack[4096];
+	size_t n = 0;
+	int found = 0;
+
+	stack[n++] = root;
+	while (n > 0) {
+		pid_t p = stack[--n];
+		char path[64], buf[8192];
+		int fd;
+		ssize_t k;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)p, (int)p);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		for (char *s = buf, *e; *s; s = e) {
+			long v = strtol(s, &e, 10);
+
+			if (e == s)
+				break;
+			if (v > 0) {
+				kill((pid_t)v, sig);
+				found++;
+				if (n < sizeof(stack) / sizeof(stack[0]))
+					stack[n++] = (pid_t)v;
+			}
+		}
+	}
+	return found;
+}
+
+struct ws__proc {
+	pid_t pid;
+	int pidfd;
+	bool pidns;
+	int cg_fd;	/* cgroup directory, or -1 */
+	char *cg_path;
+};
+
+static void
+ws__cg_kill(struct ws__proc *p, int sig)
+{
+	if (p->cg_fd < 0)
+		return;
+	if (sig == SIGKILL) {
+		int fd = openat(p->cg_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (write(fd, "1", 1) < 0) {
+				/* fall through to the walk */
+			}
+			close(fd);
+		}
+	} else {
+		int fd = openat(p->cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+		FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+		long v;
+
+		if (f == NULL) {
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		while (fscanf(f, "%ld", &v) == 1)
+			kill((pid_t)v, sig);
+		fclose(f);
+	}
+}
+
+/* Signal the whole tree the command started. */
+static void
+ws__kill_all(struct ws__proc *p, int sig)
+{
+	if (p->pidns) {
+		/* init forwards SIGTERM; SIGKILL of init ends the namespace. */
+		kill(p->pid, sig);
+		return;
+	}
+	ws__cg_kill(p, sig);
+	kill(-p->pid, sig);
+	kill(p->pid, sig);
+	ws__signal_tree(getpid(), sig);
+}
+
+static int
+ws__write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+/* Map the caller's uid and gid to themselves in the child's user ns. */
+static int
+ws__userns_map(pid_t pid)
+{
+	char path[64], map[64];
+	int rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	if ((rc = ws__write_file(path, "deny")) < 0 && rc != -ENOENT)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "user namespace: setgroups: %s", strerror(-rc));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)geteuid(),
+		 (unsigned)geteuid());
+	if ((rc = ws__write_file(path, map)) < 0)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "user namespace: uid_map: %s", strerror(-rc));
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getegid(),
+		 (unsigned)getegid());
+	if ((rc = ws__write_file(path, map)) < 0)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "user namespace: gid_map: %s", strerror(-rc));
+	return 0;
+}
+
+/* The namespace init: a fork into new namespaces (clone3 for the pidfd). */
+static pid_t
+ws__clone(unsigned long flags, int cg_fd, int *pidfd)
+{
+	struct clone_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = flags | CLONE_PIDFD;
+	a.pidfd = (uint64_t)(uintptr_t)pidfd;
+	a.exit_signal = SIGCHLD;
+	if (cg_fd >= 0) {
+		a.flags |= CLONE_INTO_CGROUP;
+		a.cgroup = (uint64_t)cg_fd;
+	}
+	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+}
+
+/* The direct child without namespaces: join the cgroup, become the
+ * command.  It runs on its own stack in its parent's memory (vfork). */
+struct ws__vfork_arg {
+	struct ws__child *c;
+	int cg_fd;
+};
+
+static int
+ws__direct_child(void *arg)
+{
+	struct ws__vfork_arg *a = arg;
+
+	ws__close_parent_fds(a->c);
+	if (a->cg_fd >= 0) {
+		int fd = openat(a->cg_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+
+		/* "0" moves the writer; failing that, the walk still works. */
+		if (fd >= 0) {
+			if (write(fd, "0", 1) < 0) {
+				/* reported as the cgroup not holding the tree */
+			}
+			close(fd);
+		}
+	}
+	ws__exec_child(a->c);
+}
+
+/*
+ * Start the direct child like vfork(2) -- no copy of the address space,
+ * wsrun waits until it has exec'd -- but on a stack of its own.
+ */
+static pid_t
+ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
+{
+	struct ws__vfork_arg a = {c, cg_fd};
+	size_t sz = 256 * 1024;
+	void *stk = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pid_t pid;
+
+	if (stk == MAP_FAILED)
+		return -1;
+	pid = clone(ws__direct_child, (char *)stk + sz,
+		    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+	munmap(stk, sz);
+	return pid;
+}
+
+/* Make a cgroup v2 child for the command; fills p->cg_fd and cg_path. */
+static void
+ws__cg_make(struct ws__proc *p, struct ws_isolation *iso)
+{
+	static unsigned seq;
+	char *dir = ws__sandbox_cgroup_dir();
+	char path[4352];
+
+	p->cg_fd = -1;
+	if (dir == NULL) {
+		snprintf(iso->layer[WS_LAYER_CGROUP].why,
+			 sizeof(iso->layer[WS_LAYER_CGROUP].why),
+			 "no cgroup v2 with cgroup.kill");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/wsrun-%d-%u", dir, (int)getpid(), seq++);
+	free(dir);
+	if (mkdir(path, 0755) < 0) {
+		snprintf(iso->layer[WS_LAYER_CGROUP].why,
+			 sizeof(iso->layer[WS_LAYER_CGROUP].why), "mkdir: %s",
+			 strerror(errno));
+		return;
+	}
+	p->cg_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->cg_fd < 0) {
+		rmdir(path);
+		return;
+	}
+	p->cg_path = strdup(path);
+}
+
+static void
+ws__cg_remove(struct ws__proc *p)
+{
+	if (p->cg_fd >= 0)
+		close(p->cg_fd);
+	if (p->cg_path) {
+		/* Its processes may take a moment to leave after the kill. */
+		for (int i = 0; i < 100 && rmdir(p->cg_path) < 0 && errno == EBUSY; i++)
+			usleep(1000);
+		free(p->cg_path);
+	}
+	p->cg_fd = -1;
+	p->cg_path = NULL;
+}
+
+/* Decide the layers of this call from the probe, the mode and --net. */
+static int
+ws__plan_layers(const struct ws_run_opts *o, struct ws_isolation *iso,
+		struct ws_sandbox_plan *plan)
+{
+	struct ws_layer_state *L = iso->layer;
+	bool none = o->isolate == WS_ISOLATE_NONE;
+
+	iso->mode = o->isolate;
+	iso->net_allowed = o->net;
+	for (int l = 0; l < WS__LAYER_COUNT; l++) {
+		/* Process control is not confinement: none keeps it. */
+		bool keep = l == WS_LAYER_PIDNS || l == WS_LAYER_CGROUP;
+
+		L[l].planned = (!none || keep) && L[l].available;
+		if (none && !keep && L[l].available)
+			snprintf(L[l].why, sizeof(L[l].why), "--isolate none");
+	}
+	/* Without a namespace of its own, the tree is killed via cgroup. */
+	L[WS_LAYER_CGROUP].planned = L[WS_LAYER_CGROUP].planned &&
+				     !L[WS_LAYER_PIDNS].planned;
+	if (L[WS_LAYER_CGROUP].available && L[WS_LAYER_PIDNS].planned)
+		snprintf(L[WS_LAYER_CGROUP].why, sizeof(L[WS_LAYER_CGROUP].why),
+			 "not needed: the PID namespace holds the tree");
+	if (o->net) {
+		L[WS_LAYER_NETNS].planned = false;
+		if (L[WS_LAYER_NETNS].available)
+			snprintf(L[WS_LAYER_NETNS].why, sizeof(L[WS_LAYER_NETNS].why),
+				 "--net: the host network is used");
+	}
+	plan->landlock_abi = L[WS_LAYER_LANDLOCK].planned ? iso->landlock_abi : 0;
+	plan->seccomp = L[WS_LAYER_SECCOMP].planned;
+	plan->caps = L[WS_LAYER_CAPS].planned;
+	plan->mountns = L[WS_LAYER_MOUNTNS].planned;
+	plan->netns = L[WS_LAYER_NETNS].planned;
+	plan->net = o->net;
+	plan->use_proc = plan->mountns;
+	plan->deny_unix_connect = !plan->mountns;
+	if (none)
+		return 0;
+	/* The baseline of auto: Landlock filesystem rules and no network. */
+	if (!L[WS_LAYER_LANDLOCK].planned)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "Landlock is not available (%s); use --isolate "
+				    "none to run unconfined",
+				    L[WS_LAYER_LANDLOCK].why);
+	if (!o->net && !plan->seccomp && !plan->netns)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "the network cannot be turned off (no seccomp, "
+				    "no network namespace); use --net or --isolate none");
+	if (o->isolate == WS_ISOLATE_STRICT)
+		for (int l = 0; l < WS__LAYER_COUNT; l++) {
+			if (l == WS_LAYER_CGROUP || (l == WS_LAYER_NETNS && o->net))
+				continue;
+			if (!L[l].planned)
+				return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+						    "--isolate strict: %s is not "
+						    "available (%s)", ws_layer_name(l),
+						    L[l].why);
+		}
+	return 0;
+}
+
+static void
+ws__iso_finish(struct ws_isolation *iso, const struct ws_sandbox_plan *plan,
+	       bool ran)
+{
+	struct ws_layer_state *L = iso->layer;
+	char *h = iso->net_how;
+
+	for (int l = 0; l < WS__LAYER_COUNT; l++)
+		L[l].enforced = ran && L[l].planned;
+	h[0] = '\0';
+	if (!iso->net_allowed && ran) {
+		if (L[WS_LAYER_SECCOMP].enforced)
+			strcat(h, "seccomp");
+		if (L[WS_LAYER_NETNS].enforced)
+			strcat(strcat(h, *h ? "+" : ""), "netns");
+		if (L[WS_LAYER_LANDLOCK].enforced && iso->landlock_abi >= 4)
+			strcat(strcat(h, *h ? "+" : ""), "landlock");
+	}
+	iso->net_enforced = *h != '\0';
+	iso->unix_how[0] = '\0';
+	if (ran && !iso->net_allowed) {
+		if (L[WS_LAYER_MOUNTNS].enforced)
+			strcat(iso->unix_how, "mountns");
+		else if (L[WS_LAYER_SECCOMP].enforced && plan->deny_unix_connect)
+			strcat(iso->unix_how, "seccomp (connect denied)");
+	}
+	iso->unix_outside_blocked = iso->unix_how[0] != '\0';
+	if (ran && L[WS_LAYER_LANDLOCK].enforced)
+		snprintf(L[WS_LAYER_LANDLOCK].why, sizeof(L[WS_LAYER_LANDLOCK].why),
+			 "ABI %d", iso->landlock_abi);
+	if (ran && L[WS_LAYER_GUARDS].enforced)
+		snprintf(L[WS_LAYER_GUARDS].why, sizeof(L[WS_LAYER_GUARDS].why),
+			 "%zu existing guarded entr%s bound read-only",
+			 plan->nguards, plan->nguards == 1 ? "y" : "ies");
+	if (ran && L[WS_LAYER_MOUNTNS].enforced)
+		snprintf(L[WS_LAYER_MOUNTNS].why, sizeof(L[WS_LAYER_MOUNTNS].why),
+			 "minimal root: system dirs read-only, fresh /proc, "
+			 "private /tmp, /etc secrets masked");
+}
+
+/* --map-paths: virtual absolute arguments become real paths. */
+static int
+ws__map_args(struct ws_ctx *ws, const struct ws_run_opts *o, char ***out)
+{
+	char **v = calloc(o->argc + 1, sizeof(char *));
+
+	if (v == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < o->argc; i++) {
+		struct ws_res res = {.fd = -1, .dirfd = -1};
+		const char *a = o->argv[i];
+
+		if (i > 0 && o->map_paths && a[0] == '/' &&
+		    ws_resolve(ws, a, WS_R_MISSING_OK | WS_R_NOFOLLOW, &res) == 0 &&
+		    strcmp(res.form, "absolute-inside") != 0)
+			v[i] = strdup(res.real);
+		else
+			v[i] = strdup(a);
+		ws_res_free(&res);
+		if (v[i] == NULL) {
+			*out = v;
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+	}
+	ws_error_clear();
+	*out = v;
+	return 0;
+}
+
+static void
+ws__free_argv(char **v)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The shell form: /bin/sh -c STRING [ARG...]. */
+static int
+ws__shell_argv(const struct ws_run_opts *o, char ***out)
+{
+	char **v = calloc(o->argc + 4, sizeof(char *));
+	size_t n = 0;
+
+	if (v == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	v[n++] = strdup("/bin/sh");
+	v[n++] = strdup("-c");
+	v[n++] = strdup(o->shell);
+	for (size_t i = 0; i < o->argc; i++)
+		v[n++] = strdup(o->argv[i]);
+	*out = v;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+static void
+ws__close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int
+ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
+{
+	struct ws_sandbox_plan plan = {.cwd_fd = -1, .priv_fd = -1};
+	struct ws_res cwd = {.fd = -1, .dirfd = -1};
+	struct ws__env env = {0};
+	struct ws__cap cap[2] = {{.fd = -1}, {.fd = -1}};
+	struct ws__proc proc = {.pid = -1, .pidfd = -1, .cg_fd = -1};
+	struct ws__child ch;
+	struct ws__report rep;
+	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, repp[2] = {-1, -1};
+	int statp[2] = {-1, -1}, syncp[2] = {-1, -1}, inp[2] = {-1, -1};
+	int in_fd = -1, status_raw = 0, rc;
+	int32_t irep[3] = {0, 0, 0};
+	bool got_rep = false, got_status = false, exited = false;
+	int cancelled = 0;
+	char **argv = NULL, *cmdline = NULL;
+	long long start = ws__now_ms(), deadline, killtime = -1;
+	size_t in_off = 0;
+	unsigned long flags = 0;
+	struct rusage ru;
+
+	memset(r, 0, sizeof(*r));
+	r->max_rss_kb = -1;
+	r->status = WS_RUN_EXIT_FAILED;
+	if ((rc = ws_run_check_opts(o)) < 0)
+		return rc;
+	ws_sandbox_probe(&r->iso, o->disable, false);
+	if ((rc = ws__plan_layers(o, &r->iso, &plan)) < 0)
+		goto out;
+	if ((cmdline = ws_run_cmdline(o)) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	if ((rc = ws_run_check_command(ws, cmdline)) < 0)
+		goto out;
+	plan.mask_blocked = ws->policy == NULL ||
+			    ws_policy_ncommand_rules(ws->policy) == 0;
+	/* The working directory, resolved on descriptors like any path. */
+	if ((rc = ws_resolve(ws, o->cwd ? o->cwd : "/", 0, &cwd)) < 0)
+		goto out;
+	if (!S_ISDIR(cwd.st.st_mode)) {
+		rc = ws_error_set(WS_ENOT_A_DIRECTORY, cwd.vpath,
+				  "--cwd is not a directory");
+		goto out;
+	}
+	if ((r->cwd = strdup(cwd.vpath)) == NULL ||
+	    (plan.cwd_real = strdup(cwd.real)) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	plan.cwd_fd = cwd.fd;
+	/*
+	 * HOME and TMPDIR: in the minimal root they live in its private
+	 * /tmp, which vanishes with the namespace; elsewhere a directory
+	 * is made for the call and removed after it.
+	 */
+	if (plan.mountns) {
+		if ((plan.priv_real = strdup("/tmp/wsrun")) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+	} else if ((rc = ws__priv_make(&plan.priv_real, &plan.priv_fd)) < 0) {
+		goto out;
+	}
+	if (plan.landlock_abi > 0 || plan.mountns) {
+		rc = ws_sandbox_plan_fill(&plan, ws, o->allow_read, o->nallow_read,
+					  o->allow_write, o->nallow_write,
+					  !plan.mountns);
+		if (rc < 0)
+			goto out;
+	}
+	/* A user namespace's init copies the trees itself (see there). */
+	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
+	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
+		goto out;
+	if ((rc = ws__env_build(o, plan.priv_real, &env, r)) < 0)
+		goto out;
+	rc = o->shell ? ws__shell_argv(o, &argv) : ws__map_args(ws, o, &argv);
+	if (rc < 0)
+		goto out;
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    pipe2(repp, O_CLOEXEC) < 0 || pipe2(statp, O_CLOEXEC) < 0 ||
+	    pipe2(syncp, O_CLOEXEC) < 0) {
+		rc = ws_error_errno(errno, NULL, "pipe");
+		goto out;
+	}
+	if (o->stdin_data) {
+		if (pipe2(inp, O_CLOEXEC) < 0) {
+			rc = ws_error_errno(errno, NULL, "pipe");
+			goto out;
+		}
+		in_fd = inp[0];
+		fcntl(inp[1], F_SETFL, O_NONBLOCK);
+		signal(SIGPIPE, SIG_IGN);
+	} else if (o->stdin_inherit) {
+		in_fd = 0;
+	} else if ((in_fd = inp[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = ws_error_errno(errno, "/dev/null", "open");
+		goto out;
+	}
+	if ((rc = ws__cap_init(&cap[0], outp[0], o->stream_out, o->max_output)) < 0 ||
+	    (rc = ws__cap_init(&cap[1], errp[0], o->stream_err, o->max_output)) < 0)
+		goto out;
+	outp[0] = errp[0] = -1;
+
+	proc.pidns = r->iso.layer[WS_LAYER_PIDNS].planned;
+	if (proc.pidns) {
+		flags = CLONE_NEWPID | (plan.userns ? CLONE_NEWUSER : 0);
+		if (plan.mountns)
+			flags |= CLONE_NEWNS;
+		if (plan.netns)
+			flags |= CLONE_NEWNET;
+	} else {
+		if (r->iso.layer[WS_LAYER_CGROUP].planned) {
+			ws__cg_make(&proc, &r->iso);
+			r->iso.layer[WS_LAYER_CGROUP].planned = proc.cg_fd >= 0;
+		}
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	}
+	ch = (struct ws__child){
+		.o = o, .plan = &plan, .argv = argv, .envp = env.v,
+		.in_fd = in_fd, .out_w = outp[1], .err_w = errp[1],
+		.rep_w = repp[1], .status_w = statp[1], .sync_r = syncp[0],
+		.pidns = proc.pidns, .landlock = plan.landlock_abi > 0,
+		.seccomp = plan.seccomp, .caps = plan.caps, .cwd_fd = cwd.fd,
+		.parent_fds = {cap[0].fd, cap[1].fd, repp[0], statp[0], syncp[1],
+			       inp[1], -1, -1},
+	};
+	fflush(NULL);
+	if (proc.pidns)
+		proc.pid = ws__clone(flags, -1, &proc.pidfd);
+	else
+		proc.pid = ws__spawn_direct(&ch, proc.cg_fd, &proc.pidfd);
+	if (proc.pid < 0) {
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				  "cannot start the command (clone: %s)",
+				  strerror(errno));
+		goto out;
+	}
+	if (proc.pid == 0) {
+		ws__close_parent_fds(&ch);
+		ws__init_main(&ch);
+	}
+	ws__close(&outp[1]);
+	ws__close(&errp[1]);
+	ws__close(&repp[1]);
+	ws__close(&statp[1]);
+	ws__close(&syncp[0]);
+	if (plan.userns) {
+		/* The same ids inside; then init may go on. */
+		if ((rc = ws__userns_map(proc.pid)) < 0 ||
+		    write(syncp[1], "g", 1) != 1) {
+			if (rc == 0)
+				rc = ws_error_errno(errno, NULL, "user namespace");
+			goto out;
+		}
+	}
+	if (o->stdin_data)
+		ws__close(&inp[0]);
+	else if (!o->stdin_inherit)
+		ws__close(&inp[0]);
+
+	deadline = o->timeout_ms > 0 ? start + o->timeout_ms : -1;
+	for (;;) {
+		struct pollfd pf[6];
+		int np = 0, ip = -1, ir = -1, is = -1, ipid = -1, io[2] = {-1, -1};
+		long long now = ws__now_ms(), wait_ms = -1;
+
+		for (int k = 0; k < 2; k++)
+			if (cap[k].fd >= 0) {
+				io[k] = np;
+				pf[np++] = (struct pollfd){.fd = cap[k].fd, .events = POLLIN};
+			}
+		if (!exited) {
+			ipid = np;
+			pf[np++] = (struct pollfd){.fd = proc.pidfd, .events = POLLIN};
+		}
+		if (repp[0] >= 0) {
+			ir = np;
+			pf[np++] = (struct pollfd){.fd = repp[0], .events = POLLIN};
+		}
+		if (statp[0] >= 0) {
+			is = np;
+			pf[np++] = (struct pollfd){.fd = statp[0], .events = POLLIN};
+		}
+		if (inp[1] >= 0) {
+			ip = np;
+			pf[np++] = (struct pollfd){.fd = inp[1], .events = POLLOUT};
+		}
+		if (exited && cap[0].fd < 0 && cap[1].fd < 0 && repp[0] < 0 &&
+		    statp[0] < 0)
+			break;
+		if (deadline >= 0 && !r->timed_out)
+			wait_ms = deadline > now ? deadline - now : 0;
+		if (killtime >= 0)
+			wait_ms = killtime > now ? killtime - now : 0;
+		if (exited)
+			wait_ms = 2000; /* drain: the tree is dead or dying */
+		/* A signal just before poll() would wait unseen: look again. */
+		if (o->cancel && (wait_ms < 0 || wait_ms > 250))
+			wait_ms = 250;
+		rc = poll(pf, (nfds_t)np, wait_ms > INT32_MAX ? INT32_MAX : (int)wait_ms);
+		if (rc < 0 && errno != EINTR) {
+			rc = ws_error_errno(errno, NULL, "poll");
+			break;
+		}
+		now = ws__now_ms();
+		if (rc == 0 && exited) {
+			/* Someone still holds the pipes: stop reading. */
+			ws__kill_all(&proc, SIGKILL);
+			ws__close(&cap[0].fd);
+			ws__close(&cap[1].fd);
+			ws__close(&repp[0]);
+			ws__close(&statp[0]);
+			continue;
+		}
+		if (o->cancel && *o->cancel && !cancelled && !exited) {
+			/* The caller was interrupted: the tree goes too. */
+			cancelled = *o->cancel;
+			ws__kill_all(&proc, SIGTERM);
+			killtime = now + o->grace_ms;
+		} else if (deadline >= 0 && !r->timed_out && now >= deadline && !exited) {
+			r->timed_out = true;
+			ws__kill_all(&proc, SIGTERM);
+			killtime = now + o->grace_ms;
+		} else if (killtime >= 0 && now >= killtime) {
+			ws__kill_all(&proc, SIGKILL);
+			killtime = -1;
+		}
+		if (rc <= 0)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (io[k] >= 0 && pf[io[k]].revents && !ws__cap_read(&cap[k]))
+				ws__close(&cap[k].fd);
+		if (ir >= 0 && pf[ir].revents) {
+			ssize_t n = read(repp[0], &rep, sizeof(rep));
+
+			if (n == (ssize_t)sizeof(rep))
+				got_rep = true;
+			if (n <= 0 || got_rep)
+				ws__close(&repp[0]);
+		}
+		if (is >= 0 && pf[is].revents) {
+			ssize_t n = read(statp[0], irep, sizeof(irep));
+
+			got_status = n == (ssize_t)sizeof(irep);
+			ws__close(&statp[0]);
+		}
+		if (ip >= 0 && pf[ip].revents) {
+			ssize_t n = pf[ip].revents & POLLOUT ?
+				    write(inp[1], o->stdin_data + in_off,
+					  o->stdin_len - in_off) : -1;
+
+			if (n > 0)
+				in_off += (size_t)n;
+			if (n < 0 && errno == EAGAIN)
+				n = 0;
+			if (n < 0 || in_off >= o->stdin_len)
+				ws__close(&inp[1]);
+		}
+		if (ipid >= 0 && pf[ipid].revents) {
+			exited = true;
+			killtime = -1;
+			if (wait4(proc.pid, &status_raw, 0, &ru) == proc.pid)
+				r->max_rss_kb = ru.ru_maxrss;
+			/* The command is done: nothing it started lives on. */
+			if (!proc.pidns)
+				ws__kill_all(&proc, SIGKILL);
+		}
+	}
+	r->duration_ms = ws__now_ms() - start;
+	if (!proc.pidns) {
+		/* Reap what the subreaper inherited. */
+		ws__kill_all(&proc, SIGKILL);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		getrusage(RUSAGE_CHILDREN, &ru);
+		if (ru.ru_maxrss > r->max_rss_kb)
+			r->max_rss_kb = ru.ru_maxrss;
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+	} else if (got_status) {
+		status_raw = irep[0];
+		r->max_rss_kb = irep[1];
+	} else if (WIFEXITED(status_raw)) {
+		/* init failed before the command ran (its report says why). */
+		status_raw = 0;
+		if (!got_rep) {
+			got_rep = true;
+			rep.stage = WS__STAGE_SETUP;
+			rep.err = EIO;
+			snprintf(rep.msg, sizeof(rep.msg), "the namespace init failed");
+		}
+	}
+	if (got_rep && !r->timed_out) {
+		if (rep.stage == WS__STAGE_EXEC) {
+			r->status = rep.err == ENOENT ? WS_RUN_EXIT_NOTFOUND
+						      : WS_RUN_EXIT_NOEXEC;
+			rc = ws_error_set(rep.err == ENOENT ? WS_ENOT_FOUND
+							    : WS_EPERMISSION_DENIED,
+					  NULL, "%s: %s", rep.msg,
+					  rep.err == ENOENT ? "command not found"
+							    : strerror(rep.err));
+		} else {
+			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+					  "sandbox setup failed: %s", rep.msg);
+		}
+		ws__iso_finish(&r->iso, &plan, false);
+		goto out;
+	}
+	ws__iso_finish(&r->iso, &plan, true);
+	if (WIFSIGNALED(status_raw)) {
+		r->signal = WTERMSIG(status_raw);
+		r->exit_code = -1;
+		r->status = 128 + r->signal;
+	} else {
+		r->exit_code = WEXITSTATUS(status_raw);
+		r->status = r->exit_code;
+	}
+	if (r->timed_out)
+		r->status = WS_RUN_EXIT_TIMEOUT;
+	if (cancelled)
+		r->status = 128 + cancelled;
+	if ((rc = ws__cap_finish(&cap[0], &r->out)) < 0 ||
+	    (rc = ws__cap_finish(&cap[1], &r->err)) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (r->duration_ms == 0)
+		r->duration_ms = ws__now_ms() - start;
+	if (rc < 0 && proc.pid > 0 && !exited) {
+		ws__kill_all(&proc, SIGKILL);
+		waitpid(proc.pid, NULL, 0);
+	}
+	ws__cg_remove(&proc);
+	ws__close(&proc.pidfd);
+	for (int k = 0; k < 2; k++)
+		ws__cap_free(&cap[k]);
+	ws__close(&outp[0]); ws__close(&outp[1]);
+	ws__close(&errp[0]); ws__close(&errp[1]);
+	ws__close(&repp[0]); ws__close(&repp[1]);
+	ws__close(&statp[0]); ws__close(&statp[1]);
+	ws__close(&syncp[0]); ws__close(&syncp[1]);
+	ws__close(&inp[0]); ws__close(&inp[1]);
+	if (plan.priv_fd >= 0)
+		ws__priv_remove(plan.priv_real, plan.priv_fd);
+	free(plan.priv_real);
+	free(plan.cwd_real);
+	plan.cwd_fd = -1;
+	if (plan.priv_fd >= 0)
+		close(plan.priv_fd);
+	ws_sandbox_plan_free(&plan);
+	ws_res_free(&cwd);
+	ws__env_free(&env);
+	ws__free_argv(argv);
+	free(cmdline);
+	return rc;
+}
+
+void
+ws_run_free(struct ws_run_result *r)
+{
+	free(r->out.data);
+	free(r->err.data);
+	free(r->cwd);
+	for (size_t i = 0; i < r->nenv_dropped; i++)
+		free(r->env_dropped[i]);
+	free(r->env_dropped);
+	memset(r, 0, sizeof(*r));
+}

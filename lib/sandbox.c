@@ -1,0 +1,1349 @@
+/*
+ * sandbox.c - wsrun's confinement layers: probing, and applying each layer
+ * in the process about to exec the command.  See ws/sandbox.h.
+ *
+ * Nothing here depends on the kernel headers being as new as the kernel:
+ * the Landlock structures and constants are declared locally, so that a
+ * binary built on an older distribution still uses the best ABI the
+ * running kernel offers.  The seccomp filter is written by hand in
+ * classic BPF (a few dozen instructions; libseccomp would be a dependency
+ * for little gain).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/guard.h"
+#include "ws/sandbox.h"
+#include "ws/workspace.h"
+
+/* Landlock, declared locally (see above). */
+struct ws__ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+struct ws__ll_path_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+struct ws__ll_net_port {
+	uint64_t allowed_access;
+	uint64_t port;
+};
+
+#define WS__LL_CREATE_VERSION (1U << 0)
+#define WS__LL_RULE_PATH_BENEATH 1
+#define WS__LL_FS_EXECUTE (1ULL << 0)
+#define WS__LL_FS_WRITE_FILE (1ULL << 1)
+#define WS__LL_FS_READ_FILE (1ULL << 2)
+#define WS__LL_FS_READ_DIR (1ULL << 3)
+#define WS__LL_FS_TRUNCATE (1ULL << 14)
+#define WS__LL_FS_IOCTL_DEV (1ULL << 15)
+#define WS__LL_NET_BIND_TCP (1ULL << 0)
+#define WS__LL_NET_CONNECT_TCP (1ULL << 1)
+#define WS__LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)
+#define WS__LL_SCOPE_SIGNAL (1ULL << 1)
+
+/* Rights that apply to a file (not a directory). */
+#define WS__LL_FILE_MASK                                                       \
+	(WS__LL_FS_EXECUTE | WS__LL_FS_WRITE_FILE | WS__LL_FS_READ_FILE |      \
+	 WS__LL_FS_TRUNCATE | WS__LL_FS_IOCTL_DEV)
+#define WS__LL_RX (WS__LL_FS_EXECUTE | WS__LL_FS_READ_FILE | WS__LL_FS_READ_DIR)
+
+/* The system directories: read and execute. */
+static const char *const ws__sys_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/opt",
+};
+
+/* The device nodes: read-write. */
+static const char *const ws__dev_nodes[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty",
+};
+
+/* Secrets under /etc that the command never reads (fnmatch patterns). */
+static const char *const ws__etc_secrets[] = {
+	"shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d",
+	"security/opasswd", "ssh/ssh_host_*_key",
+};
+
+static const char *const ws__layer_names[WS__LAYER_COUNT] = {
+	[WS_LAYER_LANDLOCK] = "landlock", [WS_LAYER_SECCOMP] = "seccomp",
+	[WS_LAYER_CAPS] = "capabilities", [WS_LAYER_MOUNTNS] = "mountns",
+	[WS_LAYER_PIDNS] = "pidns",	  [WS_LAYER_NETNS] = "netns",
+	[WS_LAYER_CGROUP] = "cgroup",	  [WS_LAYER_GUARDS] = "guards",
+};
+
+const char *
+ws_layer_name(enum ws_layer l)
+{
+	return l < WS__LAYER_COUNT ? ws__layer_names[l] : "?";
+}
+
+const char *
+ws_isolate_name(enum ws_isolate m)
+{
+	switch (m) {
+	case WS_ISOLATE_STRICT: return "strict";
+	case WS_ISOLATE_NONE: return "none";
+	default: return "auto";
+	}
+}
+
+int
+ws_isolate_parse(const char *s, enum ws_isolate *m)
+{
+	if (strcmp(s, "auto") == 0)
+		*m = WS_ISOLATE_AUTO;
+	else if (strcmp(s, "strict") == 0)
+		*m = WS_ISOLATE_STRICT;
+	else if (strcmp(s, "none") == 0)
+		*m = WS_ISOLATE_NONE;
+	else
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "isolate \"%s\": expected auto, strict or none",
+				    s);
+	return 0;
+}
+
+int
+ws_layers_parse(const char *list, unsigned *bits)
+{
+	const char *p = list;
+
+	*bits = 0;
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		bool found = false;
+
+		if (n == 3 && strncmp(p, "all", 3) == 0) {
+			*bits = (1U << WS__LAYER_COUNT) - 1;
+			found = true;
+		} else if (n == 6 && strncmp(p, "userns", 6) == 0) {
+			/* Namespaces need root or a user namespace: off. */
+			*bits |= 1U << WS_LAYER_MOUNTNS | 1U << WS_LAYER_PIDNS |
+				 1U << WS_LAYER_NETNS | WS_LAYERS_USERNS_BIT;
+			found = true;
+		}
+		for (int l = 0; !found && l < WS__LAYER_COUNT; l++)
+			if (strlen(ws__layer_names[l]) == n &&
+			    strncmp(p, ws__layer_names[l], n) == 0) {
+				*bits |= 1U << l;
+				found = true;
+			}
+		if (!found && n > 0)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "unknown layer \"%.*s\" (landlock, seccomp, "
+					    "capabilities, mountns, pidns, netns, cgroup, "
+					    "guards, userns, all)", (int)n, p);
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+int
+ws_landlock_abi(void)
+{
+	static int abi = -1;
+
+	if (abi < 0) {
+		long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+				 WS__LL_CREATE_VERSION);
+
+		abi = v < 0 ? 0 : (int)v;
+	}
+	return abi;
+}
+
+/* The cgroup v2 directory this process is in, or NULL. */
+static char *
+ws__cgroup_dir(void)
+{
+	static const char *const roots[] = {"/sys/fs/cgroup/unified",
+					    "/sys/fs/cgroup"};
+	char buf[4096], *line, *sp = NULL, *rel = NULL, *out = NULL;
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &sp); line; line = strtok_r(NULL, "\n", &sp))
+		if (strncmp(line, "0::", 3) == 0)
+			rel = line + 3;
+	if (rel == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char p[4352];
+		struct stat st;
+
+		snprintf(p, sizeof(p), "%s%s/cgroup.procs", roots[i],
+			 strcmp(rel, "/") == 0 ? "" : rel);
+		if (stat(p, &st) == 0) {
+			snprintf(p, sizeof(p), "%s%s", roots[i],
+				 strcmp(rel, "/") == 0 ? "" : rel);
+			out = strdup(p);
+			break;
+		}
+	}
+	return out;
+}
+
+char *ws__sandbox_cgroup_dir(void);
+
+/* Exposed to run.c: the cgroup v2 directory to make children in. */
+char *
+ws__sandbox_cgroup_dir(void)
+{
+	return ws__cgroup_dir();
+}
+
+static void __attribute__((format(printf, 2, 3)))
+ws__why(struct ws_layer_state *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Whether a throwaway child can be cloned with these namespace flags. */
+static int
+ws__try_clone(unsigned long flags)
+{
+	pid_t p = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
+				 NULL);
+	int st;
+
+	if (p < 0)
+		return -errno;
+	if (p == 0)
+		_exit(0);
+	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+void
+ws_sandbox_probe(struct ws_isolation *iso, unsigned disable, bool deep)
+{
+	int abi = ws_landlock_abi();
+	bool root = geteuid() == 0;
+	struct ws_layer_state *L = iso->layer;
+	char *cg;
+
+	memset(L, 0, sizeof(iso->layer));
+	iso->landlock_abi = abi;
+	L[WS_LAYER_LANDLOCK].available = abi > 0;
+	if (abi <= 0)
+		ws__why(&L[WS_LAYER_LANDLOCK], "%s",
+			"the kernel offers no Landlock (or it is not enabled "
+			"in the lsm= list)");
+#if defined(__x86_64__) || defined(__aarch64__)
+	L[WS_LAYER_SECCOMP].available = prctl(PR_GET_SECCOMP) >= 0;
+	if (!L[WS_LAYER_SECCOMP].available)
+		ws__why(&L[WS_LAYER_SECCOMP], "%s", "the kernel has no seccomp");
+#else
+	ws__why(&L[WS_LAYER_SECCOMP], "%s",
+		"no filter written for this architecture");
+#endif
+	L[WS_LAYER_CAPS].available = true;
+	/*
+	 * Namespaces need root, or a user namespace that unprivileged users
+	 * may create (iso->userns): then the namespaces are made inside it.
+	 */
+	iso->userns = false;
+	if (!root && !(disable & WS_LAYERS_USERNS_BIT)) {
+		char buf[32] = "";
+		int fd = open("/proc/sys/user/max_user_namespaces", O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf) - 1) < 0)
+				buf[0] = '\0';
+			close(fd);
+		}
+		iso->userns = atoi(buf) > 0;
+	}
+	for (int l = WS_LAYER_MOUNTNS; l <= WS_LAYER_NETNS; l++) {
+		L[l].available = root || iso->userns;
+		if (!L[l].available)
+			ws__why(&L[l], "%s",
+				"needs root or unprivileged user namespaces");
+	}
+	if ((root || iso->userns) && deep) {
+		static const struct {
+			int layer;
+			unsigned long flag;
+		} ns[] = {{WS_LAYER_MOUNTNS, CLONE_NEWNS},
+			  {WS_LAYER_PIDNS, CLONE_NEWPID},
+			  {WS_LAYER_NETNS, CLONE_NEWNET}};
+
+		for (size_t i = 0; i < 3; i++) {
+			int rc = ws__try_clone(ns[i].flag |
+					       (iso->userns ? CLONE_NEWUSER : 0));
+
+			if (rc < 0) {
+				L[ns[i].layer].available = false;
+				ws__why(&L[ns[i].layer], "clone: %s",
+					strerror(-rc));
+			}
+		}
+	}
+	cg = ws__cgroup_dir();
+	L[WS_LAYER_CGROUP].available = cg != NULL;
+	if (cg == NULL)
+		ws__why(&L[WS_LAYER_CGROUP], "%s",
+			"no cgroup v2 with cgroup.kill for this process");
+	free(cg);
+	L[WS_LAYER_GUARDS].available = L[WS_LAYER_MOUNTNS].available;
+	if (!L[WS_LAYER_GUARDS].available)
+		ws__why(&L[WS_LAYER_GUARDS], "%s",
+			"read-only binds need a mount namespace");
+	for (int l = 0; l < WS__LAYER_COUNT; l++)
+		if (disable & (1U << l)) {
+			L[l].available = false;
+			ws__why(&L[l], "%s", "disabled by WS_RUN_DISABLE (tests)");
+		}
+	/* The minimal root mounts a fresh /proc, which needs its PID ns. */
+	if (L[WS_LAYER_MOUNTNS].available && !L[WS_LAYER_PIDNS].available) {
+		L[WS_LAYER_MOUNTNS].available = false;
+		ws__why(&L[WS_LAYER_MOUNTNS], "%s",
+			"needs the PID namespace for a fresh /proc");
+	}
+	if (L[WS_LAYER_GUARDS].available && !L[WS_LAYER_MOUNTNS].available) {
+		L[WS_LAYER_GUARDS].available = false;
+		ws__why(&L[WS_LAYER_GUARDS], "%s",
+			"read-only binds need a mount namespace");
+	}
+	if (!L[WS_LAYER_LANDLOCK].available)
+		iso->landlock_abi = 0;
+}
+
+int
+ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
+		    bool write, bool file)
+{
+	struct ws_sandbox_path *e;
+
+	if (p->npaths == p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 32;
+		void *np = realloc(p->paths, nc * sizeof(*p->paths));
+
+		if (np == NULL) {
+			close(fd);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		p->paths = np;
+		p->cap = nc;
+	}
+	e = &p->paths[p->npaths];
+	e->path = strdup(path);
+	if (e->path == NULL) {
+		close(fd);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	e->fd = fd;
+	e->write = write;
+	e->file = file;
+	e->list_only = false;
+	e->tree = -1;
+	p->npaths++;
+	return 0;
+}
+
+static int
+ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path)
+{
+	if (p->nguards == p->gcap) {
+		size_t nc = p->gcap ? p->gcap * 2 : 8;
+		void *np = realloc(p->guards, nc * sizeof(*p->guards));
+
+		if (np == NULL) {
+			close(fd);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		p->guards = np;
+		p->gcap = nc;
+	}
+	p->guards[p->nguards].path = strdup(path);
+	if (p->guards[p->nguards].path == NULL) {
+		close(fd);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	p->guards[p->nguards].fd = fd;
+	p->guards[p->nguards].write = false;
+	p->guards[p->nguards].file = false;
+	p->guards[p->nguards].list_only = false;
+	p->guards[p->nguards].tree = -1;
+	p->nguards++;
+	return 0;
+}
+
+/* Add a host path by name (system dirs, devices, --allow-*); a missing
+ * one is skipped. */
+static int
+ws__add_host(struct ws_sandbox_plan *p, const char *path, bool write)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return 0;
+	}
+	return ws_sandbox_plan_add(p, fd, path, write, !S_ISDIR(st.st_mode));
+}
+
+static bool
+ws__etc_secret(const char *rel)
+{
+	for (size_t i = 0; i < sizeof(ws__etc_secrets) / sizeof(ws__etc_secrets[0]); i++)
+		if (fnmatch(ws__etc_secrets[i], rel, FNM_PATHNAME) == 0)
+			return true;
+	return false;
+}
+
+/* /etc entry by entry, secrets left out (no mount namespace masks them). */
+static int
+ws__add_etc(struct ws_sandbox_plan *p, const char *dir, const char *rel)
+{
+	char path[4096];
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	d = opendir(path);
+	if (d == NULL)
+		return 0;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char sub[4096], r2[4096];
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(r2, sizeof(r2), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		if (ws__etc_secret(r2))
+			continue;
+		/* Directories holding secrets are split further. */
+		if (strcmp(r2, "ssh") == 0 || strcmp(r2, "security") == 0)
+			rc = ws__add_etc(p, sub, r2);
+		else
+			rc = ws__add_host(p, sub, false);
+	}
+	closedir(d);
+	/* /etc itself may be listed, which grants nothing beneath it. */
+	if (rc == 0 && *rel == '\0' && (rc = ws__add_host(p, "/etc", false)) == 0)
+		p->paths[p->npaths - 1].list_only = true;
+	return rc;
+}
+
+/* Guard rel (below the anchor) if it exists, without following links. */
+static int
+ws__guard_rel(struct ws_sandbox_plan *p, const struct ws_anchor *an,
+	      const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	char path[4352];
+	int fd = (int)syscall(SYS_openat2, an->fd, rel, &how, sizeof(how));
+
+	if (fd < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s%s%s", an->real,
+		 strcmp(an->real, "/") == 0 ? "" : "/", rel);
+	return ws__add_guard(p, fd, path);
+}
+
+static size_t
+ws__depth(const char *p)
+{
+	size_t d = 0;
+
+	for (; *p; p++)
+		if (*p == '/' && p[1] != '\0')
+			d++;
+	return d;
+}
+
+int
+ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
+		     const char *const *allow_read, size_t nread,
+		     const char *const *allow_write, size_t nwrite,
+		     bool entry_by_entry)
+{
+	struct ws_guarded *g = NULL;
+	size_t ng = 0;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++) {
+		if (entry_by_entry && strcmp(ws__sys_dirs[i], "/etc") == 0)
+			rc = ws__add_etc(p, "/etc", "");
+		else
+			rc = ws__add_host(p, ws__sys_dirs[i], false);
+	}
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__dev_nodes) / sizeof(ws__dev_nodes[0]); i++)
+		rc = ws__add_host(p, ws__dev_nodes[i], true);
+	for (size_t i = 0; rc == 0 && i < nread; i++)
+		rc = ws__add_host(p, allow_read[i], false);
+	for (size_t i = 0; rc == 0 && i < nwrite; i++)
+		rc = ws__add_host(p, allow_write[i], true);
+	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
+		int fd = fcntl(ws->anchors[a].fd, F_DUPFD_CLOEXEC, 3);
+
+		if (fd < 0)
+			return ws_error_errno(errno, NULL, "dup");
+		rc = ws_sandbox_plan_add(p, fd, ws->anchors[a].real,
+					 !ws->anchors[a].ro, false);
+	}
+	if (rc == 0 && p->priv_fd >= 0) {
+		int fd = fcntl(p->priv_fd, F_DUPFD_CLOEXEC, 3);
+
+		if (fd < 0)
+			return ws_error_errno(errno, NULL, "dup");
+		rc = ws_sandbox_plan_add(p, fd, p->priv_real, true, false);
+	}
+	if (rc < 0)
+		return rc;
+	/* Deeper paths after shallower ones: binds land on top. */
+	for (size_t i = 1; i < p->npaths; i++) {
+		struct ws_sandbox_path t = p->paths[i];
+		size_t j = i;
+
+		while (j > 0 && ws__depth(p->paths[j - 1].path) > ws__depth(t.path)) {
+			p->paths[j] = p->paths[j - 1];
+			j--;
+		}
+		p->paths[j] = t;
+	}
+	/*
+	 * Every guarded entry that exists (libws's one list: persistence
+	 * guards, wstools' own configuration and policy, and the entries the
+	 * spellings of the root and the mounts pass through) becomes a
+	 * read-only bind onto itself.  A bound entry, a symlink included,
+	 * cannot be renamed, replaced or removed (EBUSY), so a command cannot
+	 * redirect a mount or the root for the next call.  Entries in
+	 * read-only anchors need nothing more; the top of an anchor is a
+	 * mount point already.
+	 */
+	if ((rc = ws_guarded_list(ws, &g, &ng)) < 0)
+		return rc;
+	for (size_t i = 0; rc == 0 && i < ng; i++) {
+		const char *rest = NULL;
+		int a = ws_ctx_anchor_of_real(ws, g[i].real, &rest);
+
+		while (rest != NULL && *rest == '/')
+			rest++;
+		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0')
+			rc = ws__guard_rel(p, &ws->anchors[a], rest);
+	}
+	ws_guarded_free(g, ng);
+	return rc;
+}
+
+/* A detached, possibly read-only, copy of the mount tree at fd. */
+static int
+ws__tree(int fd, bool rw)
+{
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_NOSUID | (rw ? 0 : MOUNT_ATTR_RDONLY),
+	};
+	struct stat st;
+
+	/* Device nodes are bound one by one; nothing else may hold one. */
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode))
+		attr.attr_set |= MOUNT_ATTR_NODEV;
+	int t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				  AT_EMPTY_PATH | AT_RECURSIVE);
+
+	if (t < 0)
+		return -errno;
+	if (mount_setattr(t, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+			  sizeof(attr)) < 0) {
+		int e = errno;
+
+		close(t);
+		return -e;
+	}
+	return t;
+}
+
+/*
+ * In a user namespace the parent cannot copy mount trees, and a
+ * descriptor opened there names a mount of another namespace, which
+ * open_tree() refuses: open the path again here, check that it is the
+ * same inode, and copy that.
+ */
+static int
+ws__tree_here(struct ws_sandbox_path *e)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat want, got;
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, e->path, &how, sizeof(how));
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(e->fd, &want) < 0 || fstat(fd, &got) < 0 ||
+	    want.st_dev != got.st_dev || want.st_ino != got.st_ino) {
+		close(fd);
+		return -EXDEV;
+	}
+	e->tree = ws__tree(fd, e->write);
+	close(fd);
+	return e->tree < 0 ? e->tree : 0;
+}
+
+int
+ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
+{
+	for (size_t i = 0; i < p->npaths + p->nguards; i++) {
+		struct ws_sandbox_path *e = i < p->npaths ? &p->paths[i]
+							  : &p->guards[i - p->npaths];
+		struct stat st;
+
+		/* A merged-/usr link (/bin -> usr/bin) stays a link. */
+		if (e->path[0] == '/' && strchr(e->path + 1, '/') == NULL &&
+		    lstat(e->path, &st) == 0 && S_ISLNK(st.st_mode)) {
+			e->tree = -2;
+			continue;
+		}
+		if (p->userns) {
+			int rc = ws__tree_here(e);
+
+			if (rc < 0)
+				return ws_error_set(WS_ESANDBOX_UNAVAILABLE, e->path,
+						    "%s: %s", e->path, strerror(-rc));
+			continue;
+		}
+		e->tree = ws__tree(e->fd, e->write);
+		if (e->tree < 0)
+			return ws_error_set(WS_ESANDBOX_UNAVAILABLE, e->path,
+					    "open_tree %s: %s", e->path,
+					    strerror(-e->tree));
+	}
+	return 0;
+}
+
+void
+ws_sandbox_plan_free(struct ws_sandbox_plan *p)
+{
+	for (size_t i = 0; i < p->npaths; i++) {
+		if (p->paths[i].fd >= 0)
+			close(p->paths[i].fd);
+		if (p->paths[i].tree >= 0)
+			close(p->paths[i].tree);
+		free(p->paths[i].path);
+	}
+	for (size_t i = 0; i < p->nguards; i++) {
+		if (p->guards[i].fd >= 0)
+			close(p->guards[i].fd);
+		if (p->guards[i].tree >= 0)
+			close(p->guards[i].tree);
+		free(p->guards[i].path);
+	}
+	free(p->paths);
+	free(p->guards);
+	p->paths = p->guards = NULL;
+	p->npaths = p->nguards = p->cap = p->gcap = 0;
+}
+
+/* ---- In the child ------------------------------------------------- */
+
+#define WS__NEWROOT "/tmp"
+
+static int
+ws__fail(char *msg, size_t len, const char *what, const char *path, int err)
+{
+	snprintf(msg, len, "%s %s: %s", what, path ? path : "", strerror(err));
+	return -err;
+}
+
+/*
+ * Open each component of an absolute path, making the missing ones, and
+ * following no symlink at all: a mount point inside the bound workspace
+ * (a guard, a mount below it) is under the command's control, and a
+ * link swapped in there must not send a mkdir, a create or a mount to
+ * the host (this runs as root, before the pivot).  Returns an O_PATH
+ * descriptor of the last component, or -errno.
+ */
+static int
+ws__walk_make(const char *path, bool file)
+{
+	struct open_how how = {
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_BENEATH,
+	};
+	char buf[4352];
+	char *save = NULL, *comp, *next;
+	int dfd, fd;
+
+	if (strlen(path) >= sizeof(buf) || path[0] != '/')
+		return -ENAMETOOLONG;
+	memcpy(buf, path, strlen(path) + 1);
+	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	for (comp = strtok_r(buf, "/", &save); comp; comp = next) {
+		bool last;
+
+		next = strtok_r(NULL, "/", &save);
+		last = next == NULL;
+		/*
+		 * The last component is opened without following it: a
+		 * guarded entry may be a symlink (one the root's or a mount's
+		 * spelling passes through), and a bind onto the link itself
+		 * keeps it from being renamed or replaced.
+		 */
+		how.flags = O_PATH | O_CLOEXEC |
+			    (last ? O_NOFOLLOW : O_DIRECTORY);
+		fd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
+		if (fd >= 0 && last && !file) {
+			struct stat st;
+
+			if (fstat(fd, &st) < 0 ||
+			    (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))) {
+				close(fd);
+				close(dfd);
+				return -ENOTDIR;
+			}
+		}
+		if (fd < 0 && errno == ENOENT) {
+			if (last && file) {
+				int c = openat(dfd, comp, O_CREAT | O_EXCL | O_WRONLY |
+					       O_NOFOLLOW | O_CLOEXEC, 0644);
+
+				if (c >= 0)
+					close(c);
+				else if (errno != EEXIST)
+					goto fail;
+			} else if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST) {
+				goto fail;
+			}
+			fd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
+		}
+		if (fd < 0)
+			goto fail;
+		close(dfd);
+		dfd = fd;
+	}
+	return dfd;
+fail:
+	fd = -errno;
+	close(dfd);
+	return fd;
+}
+
+/* mkdir -p of an absolute path under the new root (no symlinks). */
+static int
+ws__mkdirs(const char *path)
+{
+	int fd = ws__walk_make(path, false);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/* A mount point for a file: the directories above it and an empty file. */
+static int
+ws__mkfile(const char *path)
+{
+	int fd = ws__walk_make(path, true);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/* Attach a detached tree (ws_sandbox_plan_trees()) at target, reached
+ * through descriptors only. */
+static int
+ws__attach(int tree, const char *target, bool file, char *msg, size_t len)
+{
+	int fd = ws__walk_make(target, file), rc = 0;
+
+	if (fd < 0)
+		return ws__fail(msg, len, "mount point", target, -fd);
+	if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+		       MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = ws__fail(msg, len, "move_mount", target, errno);
+	close(fd);
+	return rc;
+}
+
+/* Mask a secret under the new root's /etc with an empty file or dir. */
+static int
+ws__mask(const char *target, char *msg, size_t len)
+{
+	struct stat st;
+	const char *src;
+
+	if (lstat(target, &st) < 0 || S_ISLNK(st.st_mode))
+		return 0;
+	src = S_ISDIR(st.st_mode) ? WS__NEWROOT "/.ws-empty-dir"
+				  : WS__NEWROOT "/.ws-empty";
+	if (mount(src, target, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+		  MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return ws__fail(msg, len, "mask", target, errno);
+	return 0;
+}
+
+static int
+ws__mask_etc(char *msg, size_t len)
+{
+	static const char *const fixed[] = {
+		"shadow", "shadow-", "gshadow", "gshadow-", "sudoers",
+		"sudoers.d", "security/opasswd",
+	};
+	char path[4352];
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		snprintf(path, sizeof(path), WS__NEWROOT "/etc/%s", fixed[i]);
+		rc = ws__mask(path, msg, len);
+	}
+	d = opendir(WS__NEWROOT "/etc/ssh");
+	if (d == NULL)
+		return rc;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (fnmatch("ssh_host_*_key", de->d_name, 0) != 0)
+			continue;
+		snprintf(path, sizeof(path), WS__NEWROOT "/etc/ssh/%s", de->d_name);
+		rc = ws__mask(path, msg, len);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * The programs of the built-in blocked list, masked in the minimal root
+ * so that a shell string cannot reach them by another spelling.
+ */
+static const char *const ws__blocked_bins[] = {
+	"sudo", "su", "doas", "pkexec", "run0", "mkfs", "mke2fs", "mkswap",
+	"wipefs", "fdisk", "sfdisk", "parted", "shutdown", "reboot", "halt",
+	"poweroff", "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet",
+};
+
+/* Mask path (under the new root), following links inside it. */
+static int
+ws__mask_bin(const char *path, char *msg, size_t len)
+{
+	char cur[4352], link[4096];
+	struct stat st;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hop = 0; hop < 8; hop++) {
+		ssize_t n;
+
+		if (lstat(cur, &st) < 0)
+			return 0;
+		if (!S_ISLNK(st.st_mode))
+			return S_ISREG(st.st_mode) ? ws__mask(cur, msg, len) : 0;
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n <= 0)
+			return 0;
+		link[n] = '\0';
+		if (link[0] == '/') {
+			snprintf(cur, sizeof(cur), WS__NEWROOT "%s", link);
+		} else {
+			char *sl = strrchr(cur, '/');
+
+			if (sl == NULL)
+				return 0;
+			snprintf(sl + 1, sizeof(cur) - (size_t)(sl + 1 - cur), "%s", link);
+		}
+	}
+	return 0;
+}
+
+static int
+ws__mask_blocked(char *msg, size_t len)
+{
+	static const char *const dirs[] = {"/usr/bin", "/usr/sbin", "/usr/local/bin",
+					   "/usr/local/sbin", "/bin", "/sbin"};
+	char path[4352];
+	int rc = 0;
+
+	for (size_t d = 0; rc == 0 && d < sizeof(dirs) / sizeof(dirs[0]); d++)
+		for (size_t i = 0; rc == 0 && i < sizeof(ws__blocked_bins) /
+					     sizeof(ws__blocked_bins[0]); i++) {
+			snprintf(path, sizeof(path), WS__NEWROOT "%s/%s", dirs[d],
+				 ws__blocked_bins[i]);
+			rc = ws__mask_bin(path, msg, len);
+		}
+	return rc;
+}
+
+/* The minimal /dev: a tmpfs with the usual links (nodes are binds). */
+static int
+ws__mount_dev(char *msg, size_t len)
+{
+	static const char *const links[][2] = {
+		{"/proc/self/fd", "fd"},	{"/proc/self/fd/0", "stdin"},
+		{"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"},
+	};
+	char p[256];
+
+	if (ws__mkdirs(WS__NEWROOT "/dev") < 0 ||
+	    mount("tmpfs", WS__NEWROOT "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC,
+		  "mode=0755,size=64k") < 0)
+		return ws__fail(msg, len, "mount", "/dev", errno);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(p, sizeof(p), WS__NEWROOT "/dev/%s", links[i][1]);
+		if (symlink(links[i][0], p) < 0)
+			return ws__fail(msg, len, "symlink", p, errno);
+	}
+	return 0;
+}
+
+int
+ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
+		 size_t msglen)
+{
+	char target[4352];
+	struct stat want, got;
+	int rc, fd;
+
+	*cwd_fd = -1;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return ws__fail(msg, msglen, "mount --make-rprivate", "/", errno);
+	/* In a user namespace the trees are copied here, before the new
+	 * root's tmpfs hides /tmp. */
+	if (p->userns && ws_sandbox_plan_trees(p) < 0) {
+		snprintf(msg, msglen, "%s", ws_error_last());
+		return -EPERM;
+	}
+	if (mount("tmpfs", WS__NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
+		  "mode=0755,size=1m") < 0)
+		return ws__fail(msg, msglen, "mount tmpfs", WS__NEWROOT, errno);
+	/* A private /tmp, and the empty sources of the masks. */
+	if (ws__mkdirs(WS__NEWROOT "/tmp") < 0 ||
+	    mount("tmpfs", WS__NEWROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+		  "mode=1777") < 0)
+		return ws__fail(msg, msglen, "mount tmpfs", "/tmp", errno);
+	/* HOME and TMPDIR in the private /tmp (see ws_run()). */
+	if (p->priv_fd < 0 && p->priv_real != NULL) {
+		static const char *const sub[] = {"/home", "/tmp"};
+
+		for (size_t i = 0; i < 2; i++) {
+			snprintf(target, sizeof(target), WS__NEWROOT "%s%s",
+				 p->priv_real, sub[i]);
+			if ((rc = ws__mkdirs(target)) < 0 || chmod(target, 0700) < 0)
+				return ws__fail(msg, msglen, "mkdir", target,
+						rc < 0 ? -rc : errno);
+		}
+	}
+	if (ws__mkfile(WS__NEWROOT "/.ws-empty") < 0 ||
+	    ws__mkdirs(WS__NEWROOT "/.ws-empty-dir") < 0)
+		return ws__fail(msg, msglen, "mkdir", "/.ws-empty", errno);
+	if ((rc = ws__mount_dev(msg, msglen)) < 0)
+		return rc;
+	if (ws__mkdirs(WS__NEWROOT "/proc") < 0 ||
+	    mount("proc", WS__NEWROOT "/proc", "proc",
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return ws__fail(msg, msglen, "mount", "/proc", errno);
+	for (size_t i = 0; i < p->npaths; i++) {
+		struct ws_sandbox_path *e = &p->paths[i];
+		char link[4096];
+		ssize_t n;
+
+		if (strcmp(e->path, "/") == 0)
+			continue; /* a workspace at / is not narrowed */
+		snprintf(target, sizeof(target), WS__NEWROOT "%s", e->path);
+		if (e->tree == -2) {
+			n = readlink(e->path, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			if (symlink(link, target) < 0 && errno != EEXIST)
+				return ws__fail(msg, msglen, "symlink", target, errno);
+			continue;
+		}
+		if ((rc = ws__attach(e->tree, target, e->file, msg, msglen)) < 0)
+			return rc;
+	}
+	if ((rc = ws__mask_etc(msg, msglen)) < 0)
+		return rc;
+	if (p->mask_blocked && (rc = ws__mask_blocked(msg, msglen)) < 0)
+		return rc;
+	for (size_t i = 0; i < p->nguards; i++) {
+		struct stat st;
+
+		if (fstat(p->guards[i].fd, &st) < 0)
+			continue;
+		snprintf(target, sizeof(target), WS__NEWROOT "%s", p->guards[i].path);
+		if (p->guards[i].tree >= 0 &&
+		    (rc = ws__attach(p->guards[i].tree, target, !S_ISDIR(st.st_mode),
+				     msg, msglen)) < 0)
+			return rc;
+	}
+	/* The working directory in the new tree: the same inode, no links. */
+	snprintf(target, sizeof(target), WS__NEWROOT "%s",
+		 strcmp(p->cwd_real, "/") == 0 ? "" : p->cwd_real);
+	{
+		struct open_how how = {
+			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof(how));
+	}
+	if (fd < 0)
+		return ws__fail(msg, msglen, "open", p->cwd_real, errno);
+	if (fstat(p->cwd_fd, &want) < 0 || fstat(fd, &got) < 0 ||
+	    want.st_ino != got.st_ino || want.st_dev != got.st_dev) {
+		close(fd);
+		return ws__fail(msg, msglen, "working directory changed:",
+				p->cwd_real, EXDEV);
+	}
+	unlink(WS__NEWROOT "/.ws-empty");
+	rmdir(WS__NEWROOT "/.ws-empty-dir");
+	if (chdir(WS__NEWROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
+		rc = ws__fail(msg, msglen, "pivot_root", WS__NEWROOT, errno);
+		close(fd);
+		return rc;
+	}
+	/* The new root itself is read-only; /tmp and the binds keep theirs. */
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+		  MS_NODEV, NULL) < 0) {
+		rc = ws__fail(msg, msglen, "remount", "/", errno);
+		close(fd);
+		return rc;
+	}
+	*cwd_fd = fd;
+	return 0;
+}
+
+int
+ws_sandbox_loopback_up(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		rc = -errno;
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (rc == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		rc = -errno;
+	close(s);
+	return rc;
+}
+
+static uint64_t
+ws__ll_fs_mask(int abi)
+{
+	uint64_t m = (1ULL << 13) - 1; /* ABI 1: execute .. make_sym */
+
+	if (abi >= 2)
+		m |= 1ULL << 13; /* refer */
+	if (abi >= 3)
+		m |= WS__LL_FS_TRUNCATE;
+	if (abi >= 5)
+		m |= WS__LL_FS_IOCTL_DEV;
+	return m;
+}
+
+static int
+ws__ll_add(int rs, int fd, uint64_t access)
+{
+	struct ws__ll_path_beneath pb = {.allowed_access = access, .parent_fd = fd};
+
+	return (int)syscall(SYS_landlock_add_rule, rs, WS__LL_RULE_PATH_BENEATH,
+			    &pb, 0);
+}
+
+int
+ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
+{
+	int abi = p->landlock_abi, rs, rc = 0;
+	uint64_t fs = ws__ll_fs_mask(abi);
+	struct ws__ll_ruleset_attr attr = {.handled_access_fs = fs};
+	size_t asz = sizeof(uint64_t);
+
+	if (abi >= 4) {
+		asz = 2 * sizeof(uint64_t);
+		if (!p->net)
+			attr.handled_access_net = WS__LL_NET_BIND_TCP |
+						  WS__LL_NET_CONNECT_TCP;
+	}
+	if (abi >= 6) {
+		asz = sizeof(attr);
+		attr.scoped = WS__LL_SCOPE_SIGNAL |
+			      (p->net ? 0 : WS__LL_SCOPE_ABSTRACT_UNIX);
+	}
+	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, asz, 0);
+	if (rs < 0)
+		return ws__fail(msg, msglen, "landlock_create_ruleset", NULL, errno);
+	for (size_t i = 0; i < p->npaths; i++) {
+		const struct ws_sandbox_path *e = &p->paths[i];
+		uint64_t a = e->write ? fs : (WS__LL_RX & fs);
+
+		if (e->file)
+			a &= WS__LL_FILE_MASK;
+		if (e->list_only)
+			a = WS__LL_FS_READ_DIR;
+		if (ws__ll_add(rs, e->fd, a) < 0) {
+			rc = ws__fail(msg, msglen, "landlock_add_rule", e->path, errno);
+			goto out;
+		}
+	}
+	if (p->mountns) {
+		/*
+		 * In the minimal root: the private /tmp (rw), the fresh /proc
+		 * (read only), and listing every directory -- only what was
+		 * bound exists there, so "ls /" shows the sandbox.
+		 */
+		static const struct {
+			const char *path;
+			uint64_t access;
+		} extra[] = {
+			{"/tmp", ~0ULL},
+			{"/proc", WS__LL_FS_READ_FILE | WS__LL_FS_READ_DIR},
+			{"/", WS__LL_FS_READ_DIR},
+		};
+
+		for (size_t i = 0; rc == 0 && i < sizeof(extra) / sizeof(extra[0]); i++) {
+			int fd = open(extra[i].path, O_PATH | O_CLOEXEC);
+
+			if (fd < 0 || ws__ll_add(rs, fd, extra[i].access & fs) < 0)
+				rc = ws__fail(msg, msglen, "landlock_add_rule",
+					      extra[i].path, errno);
+			if (fd >= 0)
+				close(fd);
+		}
+		if (rc < 0)
+			goto out;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		rc = ws__fail(msg, msglen, "no_new_privs", NULL, errno);
+		goto out;
+	}
+	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		rc = ws__fail(msg, msglen, "landlock_restrict_self", NULL, errno);
+out:
+	close(rs);
+	return rc;
+}
+
+int
+ws_sandbox_drop_caps(char *msg, size_t msglen)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	for (int c = 0; c < 64; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0) {
+			if (errno == EINVAL)
+				break;
+			if (errno != EPERM)
+				return ws__fail(msg, msglen, "PR_CAPBSET_DROP", NULL, errno);
+		}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
+	    errno != EINVAL)
+		return ws__fail(msg, msglen, "PR_CAP_AMBIENT", NULL, errno);
+	if (syscall(SYS_capset, &h, d) < 0)
+		return ws__fail(msg, msglen, "capset", NULL, errno);
+	return 0;
+}
+
+/* ---- seccomp ------------------------------------------------------- */
+
+#if defined(__x86_64__)
+#define WS__AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define WS__AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#define WS__ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define WS__ARG_HI(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+#define WS__RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
+#define WS__ERRNO(e) WS__RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+
+struct ws__bpf {
+	struct sock_filter f[160];
+	unsigned n;
+};
+
+static void
+ws__emit(struct ws__bpf *b, struct sock_filter s)
+{
+	if (b->n < sizeof(b->f) / sizeof(b->f[0]))
+		b->f[b->n] = s;
+	b->n++;
+}
+
+/* if (nr == x) return errno e; (the accumulator holds nr) */
+static void
+ws__deny(struct ws__bpf *b, long nr, int e)
+{
+	if (nr < 0)
+		return;
+	ws__emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						 (uint32_t)nr, 0, 1));
+	ws__emit(b, (struct sock_filter)WS__ERRNO(e));
+}
+
+#ifndef __NR_iopl
+#define __NR_iopl (-1)
+#endif
+#ifndef __NR_ioperm
+#define __NR_ioperm (-1)
+#endif
+
+int
+ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
+{
+#ifdef WS__AUDIT_ARCH
+	static const long eperm[] = {
+		__NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev,
+		__NR_keyctl, __NR_add_key, __NR_request_key, __NR_bpf,
+		__NR_userfaultfd, __NR_perf_event_open, __NR_mount, __NR_umount2,
+		__NR_pivot_root, __NR_unshare, __NR_setns, __NR_open_tree,
+		__NR_move_mount, __NR_fsopen, __NR_fsconfig, __NR_fsmount,
+		__NR_fspick, __NR_mount_setattr, __NR_kexec_load,
+		__NR_kexec_file_load, __NR_init_module, __NR_finit_module,
+		__NR_delete_module, __NR_reboot, __NR_swapon, __NR_swapoff,
+		__NR_acct, __NR_iopl, __NR_ioperm, __NR_io_uring_setup,
+		__NR_io_uring_enter, __NR_io_uring_register,
+	};
+	const uint32_t nsflags = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID |
+				 CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWIPC |
+				 CLONE_NEWCGROUP;
+	struct ws__bpf b = {.n = 0};
+	struct sock_fprog prog;
+
+	ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						  offsetof(struct seccomp_data, arch)));
+	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						  WS__AUDIT_ARCH, 1, 0));
+	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_KILL_PROCESS));
+	ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						  offsetof(struct seccomp_data, nr)));
+#ifdef __x86_64__
+	/* The x32 ABI would bypass every rule below. */
+	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+						  0x40000000U, 0, 1));
+	ws__emit(&b, (struct sock_filter)WS__ERRNO(ENOSYS));
+	/* The hottest calls (read, write, close, mmap, ...) are numbered
+	 * below ioctl (16), the first one with a rule: allowed at once. */
+	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+						  __NR_ioctl, 1, 0));
+	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+#endif
+	for (size_t i = 0; i < sizeof(eperm) / sizeof(eperm[0]); i++)
+		ws__deny(&b, eperm[i], EPERM);
+	/* clone3 hides its flags in memory: glibc falls back to clone. */
+	ws__deny(&b, __NR_clone3, ENOSYS);
+	if (!p->net && p->deny_unix_connect) {
+		/* Only AF_UNIX sockets exist; no mount namespace hides the
+		 * host's, so none may connect or send to an address. */
+		ws__deny(&b, __NR_connect, EPERM);
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  __NR_sendto, 0, 4));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_LO(4)));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  0, 1, 0));
+		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
+		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+	}
+	if (!p->net) {
+		/* socket(domain, ...): AF_UNIX only. */
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  __NR_socket, 0, 4));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_LO(0)));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  AF_UNIX, 0, 1));
+		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		ws__emit(&b, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
+	}
+	/* ioctl: no TIOCSTI/TIOCLINUX (typing into a terminal). */
+	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						  __NR_ioctl, 0, 5));
+	ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						  WS__ARG_LO(1)));
+	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						  TIOCSTI, 2, 0));
+	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						  TIOCLINUX, 1, 0));
+	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+	ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
+	/* clone(flags, ...): no new namespaces. */
+	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						  __NR_clone, 0, 4));
+	ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						  WS__ARG_LO(0)));
+	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+						  nsflags, 0, 1));
+	ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
+	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+	if (b.n > sizeof(b.f) / sizeof(b.f[0]))
+		return ws__fail(msg, msglen, "seccomp", "filter too long", E2BIG);
+	prog.len = (unsigned short)b.n;
+	prog.filter = b.f;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return ws__fail(msg, msglen, "no_new_privs", NULL, errno);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return ws__fail(msg, msglen, "seccomp", NULL, errno);
+	return 0;
+#else
+	(void)p;
+	return ws__fail(msg, msglen, "seccomp", "(architecture)", ENOSYS);
+#endif
+}

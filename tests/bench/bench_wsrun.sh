@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# bench_wsrun.sh - what a confined command costs: wsrun -- true against
+# true itself, bwrap and proot, the cost of each layer (switched off with
+# the test-only WS_RUN_DISABLE knob), and a build-like loop.
+# Targets (issue 8): at most 3 ms median over `true` with the default
+# layers, below bwrap; the loop within 1.1x of running it directly.
+source "$(dirname "$0")/lib.sh"
+need hyperfine hyperfine
+need bwrap bubblewrap
+need proot proot
+bin=$(bench_bin)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+runs=${RUNS:-100}
+
+# table RUNS NAME=CMD...: one hyperfine run over every command (so that
+# they share the machine's load), medians, the difference to the first
+# and the ratio to it.
+table() {
+	local runs=$1 out
+	shift
+	out=$(mktemp)
+	local args=()
+	for nc in "$@"; do
+		args+=(--command-name "${nc%%=*}" "${nc#*=}")
+	done
+	hyperfine -N --warmup 10 --runs "$runs" --export-json "$out" "${args[@]}" \
+		>/dev/null 2>&1
+	python3 - "$out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["results"]
+base = d[0]["median"] * 1000
+print(f"  {'command':44s} {'median':>9s} {'+ms':>8s} {'ratio':>6s}")
+for r in d:
+    m = r["median"] * 1000
+    print(f"  {r['command']:44s} {m:8.2f}  {m - base:+7.2f}  {m / base:5.2f}x")
+PY
+	rm -f "$out"
+}
+
+L=landlock,seccomp,capabilities,mountns,pidns,netns,cgroup,guards
+but() { # the layer list without the given ones
+	local keep=",$1," out=()
+	IFS=, read -ra all <<<"$L"
+	for l in "${all[@]}"; do
+		case $keep in *",$l,"*) ;; *) out+=("$l") ;; esac
+	done
+	(IFS=,; echo "${out[*]}")
+}
+
+echo "== wsrun -- true against the alternatives ($runs runs each)"
+table "$runs" \
+	"true=true" \
+	"wsrun true (default layers)=$bin/wsrun --workspace $tmp true" \
+	"bwrap --ro-bind / / --unshare-net true=bwrap --ro-bind / / --unshare-net true" \
+	"proot true=proot true"
+
+echo
+echo "== layers, added one at a time (each through env(1))"
+table "$runs" \
+	"env true=env true" \
+	"nothing (--isolate none, all off)=env WS_RUN_DISABLE=all $bin/wsrun --workspace $tmp --isolate none true" \
+	"pidns only (--isolate none)=env WS_RUN_DISABLE=$(but pidns) $bin/wsrun --workspace $tmp --isolate none true" \
+	"landlock only (--net)=env WS_RUN_DISABLE=$(but landlock) $bin/wsrun --workspace $tmp --net true" \
+	"landlock+seccomp=env WS_RUN_DISABLE=$(but landlock,seccomp) $bin/wsrun --workspace $tmp true" \
+	"+capabilities (no namespaces)=env WS_RUN_DISABLE=userns $bin/wsrun --workspace $tmp true" \
+	"+pidns=env WS_RUN_DISABLE=mountns,netns $bin/wsrun --workspace $tmp true" \
+	"+mountns+guards=env WS_RUN_DISABLE=netns $bin/wsrun --workspace $tmp true" \
+	"+netns (default)=env WS_RUN_DISABLE= $bin/wsrun --workspace $tmp true"
+
+echo
+echo "== a build-like loop (200 cat of a small file)"
+loop='for i in $(seq 200); do cat /etc/hostname >/dev/null; done'
+table 20 \
+	"sh -c LOOP=sh -c '$loop'" \
+	"wsrun -c LOOP=$bin/wsrun --workspace $tmp -c '$loop'"
+
+# CPU time (task-clock, the whole process tree) hardly depends on what
+# else the machine runs, unlike the wall-clock medians above.
+if command -v perf >/dev/null && perf stat -r 1 true >/dev/null 2>&1; then
+	echo
+	echo "== CPU time of the whole tree (perf stat task-clock, ${runs} runs each)"
+	cpu() { perf stat -r "$runs" "$@" 2>&1 >/dev/null | awk '/task-clock/ {print $1}'; }
+	t=$(cpu true)
+	for c in "true" "$bin/wsrun --workspace $tmp true" \
+		"bwrap --ro-bind / / --unshare-net true" "proot true" \
+		"env WS_RUN_DISABLE=userns $bin/wsrun --workspace $tmp true"; do
+		# shellcheck disable=SC2086
+		v=$(cpu $c)
+		awk -v v="$v" -v t="$t" -v c="${c/$bin\//}" 'BEGIN {
+			printf "  %-52s %8.2f ms  %+7.2f  %5.2fx\n", c, v, v - t, v / t }'
+	done
+fi

@@ -1,0 +1,1031 @@
+/*
+ * test_wsrun.c (cli) - wsrun on temporary workspaces: the consistency
+ * checks of seed 001 (the command and the file tools see one workspace),
+ * confinement (files, /etc secrets, /proc, network, UNIX sockets,
+ * signals, environment, descriptors, guarded paths), process control
+ * (timeouts, detached processes, kill -9 of wsrun), exit statuses and
+ * output caps.  The confinement checks run once per layer set: every
+ * layer, no namespaces, no seccomp, no mount namespace (WS_RUN_DISABLE,
+ * the test-only knob).
+ *
+ * Layout (base is a fresh temporary directory):
+ *   base/ws          the workspace (base/ws/out -> ../outside, a symlink)
+ *   base/outside/    a directory beside it, holding "secret"
+ *   base/home/       the caller's $HOME, holding "secret"
+ */
+#include "wstest.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SECRET "SECRET-OUTSIDE-MARKER"
+#define ENVSECRET "ENV-SECRET-VALUE-4711"
+
+extern char **environ;
+
+static char *base, *ws, *outside, *home;
+
+static void
+setup(void)
+{
+	base = wst_tmpdir();
+	ws = wst_path(base, "ws");
+	outside = wst_path(base, "outside");
+	home = wst_path(base, "home");
+	wst_mkdir(base, "ws");
+	wst_write(outside, "secret", SECRET "\n");
+	wst_write(home, "secret", SECRET "\n");
+	wst_write(ws, "sub/a.txt", "alpha\n");
+	wst_symlink("../outside", ws, "out");
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(base);
+	free(base);
+	free(ws);
+	free(outside);
+	free(home);
+}
+
+/* The layer sets the confinement checks run under. */
+static const char *const modes[] = {"", "userns", "seccomp", "mountns",
+				    "userns,cgroup"};
+/* The last one (no namespace, no cgroup: the subreaper walk) matters to
+ * process control only. */
+#define NMODES_CONFINE 4
+#define NMODES_PROCESS 5
+
+static const char *
+mode_env(int i)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "WS_RUN_DISABLE=%s", modes[i]);
+	return buf;
+}
+
+/* Run wsrun --json in the workspace with a layer set and arguments. */
+static void
+runm(struct wst_run *r, int mode, const char *stdin_data,
+     const char *const *args)
+{
+	const char *env[4] = {mode_env(mode), "WST_SECRET=" ENVSECRET, NULL};
+	const char *argv[64];
+	size_t n = 0;
+	char hv[4200];
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	env[2] = hv;
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--json";
+	while (*args && n < 63)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	wst_runv(r, stdin_data, env, "wsrun", argv);
+}
+
+#define RUNM(r, mode, ...)                                                     \
+	do {                                                                   \
+		const char *a_[] = {__VA_ARGS__, NULL};                        \
+		runm((r), (mode), NULL, a_);                                   \
+	} while (0)
+
+static const char *
+out_str(const struct wst_run *r, const char *key)
+{
+	const char *s = wst_output_str(r, key);
+
+	return s ? s : "";
+}
+
+static long long
+out_int(const struct wst_run *r, const char *key)
+{
+	cJSON *v = wst_output(r, key);
+
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -999;
+}
+
+static bool
+out_bool(const struct wst_run *r, const char *key)
+{
+	return cJSON_IsTrue(wst_output(r, key));
+}
+
+/* isolation.<layer>.enforced */
+static bool
+enforced(const struct wst_run *r, const char *layer)
+{
+	cJSON *iso = wst_output(r, "isolation");
+	cJSON *l = cJSON_GetObjectItem(iso, layer);
+
+	return cJSON_IsTrue(cJSON_GetObjectItem(l, "enforced"));
+}
+
+/* Whether dir/rel exists (lstat). */
+static bool
+exists_in(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+	bool e = wst_exists(p);
+
+	free(p);
+	return e;
+}
+
+/* A run that succeeded (the command ran): status as expected. */
+static void
+expect_ran(const struct wst_run *r, int status)
+{
+	ck_assert_msg(r->status == status, "status %d (want %d), out %s, err %s",
+		      r->status, status, r->out, r->err);
+	ck_assert_str_eq(wst_code(r), "");
+}
+
+/* ---- Seed 001: one workspace seen by the command and the file tools ---- */
+
+START_TEST(consistency_list)
+{
+	struct wst_run r, l;
+	cJSON *e, *entries;
+	int n = 0;
+
+	wst_write(ws, "myfile.txt", "x\n");
+	wst_write(ws, ".hidden", "x\n");
+	RUNM(&r, _i, "--", "ls", "-A");
+	expect_ran(&r, 0);
+	wst_run(&l, NULL, "wsls", "--workspace", ws, "--json", "-a", "/", NULL);
+	ck_assert_int_eq(l.status, 0);
+	entries = wst_output(&l, "entries");
+	cJSON_ArrayForEach(e, entries) {
+		const char *name = cJSON_GetObjectItem(e, "name")->valuestring;
+		char line[512];
+
+		snprintf(line, sizeof(line), "%s\n", name);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), line) != NULL,
+			      "%s listed by wsls, not by ls: %s", name,
+			      out_str(&r, "stdout"));
+		n++;
+	}
+	/* ls -A prints one name a line when not on a terminal. */
+	{
+		int lines = 0;
+
+		for (const char *p = out_str(&r, "stdout"); *p; p++)
+			lines += *p == '\n';
+		ck_assert_int_eq(lines, n);
+	}
+	ck_assert_int_eq(n, 4); /* sub, out, myfile.txt, .hidden */
+	wst_run_free(&r);
+	wst_run_free(&l);
+}
+END_TEST
+
+START_TEST(consistency_write_run_read_tool)
+{
+	struct wst_run r, rd;
+
+	RUNM(&r, _i, "-c", "echo 'test data' > test.txt");
+	expect_ran(&r, 0);
+	wst_run(&rd, NULL, "wsread", "--workspace", ws, "--json", "/test.txt", NULL);
+	ck_assert_int_eq(rd.status, 0);
+	ck_assert_str_eq(wst_output_str(&rd, "content"), "test data\n");
+	wst_run_free(&r);
+	wst_run_free(&rd);
+	/* --map-paths: the virtual absolute path means the same file. */
+	RUNM(&r, _i, "--map-paths", "--", "cat", "/test.txt");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "test data\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(consistency_write_tool_read_run)
+{
+	struct wst_run w, r;
+
+	wst_run(&w, NULL, "wswrite", "--workspace", ws, "--json", "--content",
+		"api data", "/api-test.txt", NULL);
+	ck_assert_int_eq(w.status, 0);
+	RUNM(&r, _i, "--cwd", "/", "--", "cat", "api-test.txt");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "api data");
+	wst_run_free(&w);
+	wst_run_free(&r);
+	/* --cwd is a workspace path; the command sees the real one. */
+	RUNM(&r, _i, "--cwd", "/sub", "--", "pwd");
+	expect_ran(&r, 0);
+	{
+		char want[4200];
+
+		snprintf(want, sizeof(want), "%s/sub\n", ws);
+		ck_assert_str_eq(out_str(&r, "stdout"), want);
+	}
+	ck_assert_str_eq(out_str(&r, "cwd"), "/sub");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(consistency_isolation)
+{
+	struct wst_run r, l;
+	char cmd[8400];
+
+	snprintf(cmd, sizeof(cmd), "ls %s; cat %s/secret", outside, outside);
+	RUNM(&r, _i, "-c", cmd);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_int_ne(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, SECRET));
+	ck_assert_ptr_null(strstr(r.out, "secret\\n"));
+	wst_run(&l, NULL, "wsls", "--workspace", ws, "--json", "../outside", NULL);
+	ck_assert_str_eq(wst_code(&l), "PATH_OUTSIDE_WORKSPACE");
+	wst_run_free(&r);
+	wst_run_free(&l);
+}
+END_TEST
+
+/* ---- Confinement, per layer set ----------------------------------------- */
+
+START_TEST(confine_files)
+{
+	struct wst_run r;
+	char cmd[16384];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cat %s/secret && echo LEAK-read;"
+		 "cat out/secret && echo LEAK-link;"
+		 "echo x > %s/new && echo LEAK-write;"
+		 "echo x > out/new2 && echo LEAK-write-link;"
+		 "cat %s/secret && echo LEAK-home;"
+		 "ls $HOME >/dev/null && echo HOME-OK;"
+		 "echo ok > $TMPDIR/t && cat $TMPDIR/t;"
+		 "echo inside > sub/b.txt && echo WROTE;"
+		 "cat /etc/shadow; cat /etc/gshadow; cat /proc/1/environ;"
+		 "env; exit 0",
+		 outside, outside, home);
+	RUNM(&r, _i, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(r.out, "LEAK") == NULL, "%s", r.out);
+	ck_assert_ptr_null(strstr(r.out, SECRET));
+	ck_assert_ptr_null(strstr(r.out, ENVSECRET));
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "root:") == NULL, "%s",
+		      out_str(&r, "stdout"));
+	ck_assert_ptr_nonnull(strstr(r.out, "HOME-OK"));
+	ck_assert_ptr_nonnull(strstr(r.out, "WROTE"));
+	ck_assert_ptr_nonnull(strstr(r.out, "WS_SANDBOX=1"));
+	ck_assert(!exists_in(outside, "new"));
+	ck_assert(!exists_in(outside, "new2"));
+	ck_assert(exists_in(ws, "sub/b.txt"));
+	/* Names of dropped variables, never their values. */
+	{
+		cJSON *d = wst_output(&r, "env_dropped"), *e;
+		bool found = false;
+
+		cJSON_ArrayForEach(e, d)
+			found |= strcmp(e->valuestring, "WST_SECRET") == 0;
+		ck_assert(found);
+	}
+	ck_assert(enforced(&r, "landlock"));
+	ck_assert(enforced(&r, "mountns") == (_i == 0 || _i == 2));
+	ck_assert(enforced(&r, "seccomp") == (_i != 2));
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(confine_fds_and_signals)
+{
+	struct wst_run r;
+	char cmd[1024];
+	pid_t victim = fork();
+	int st;
+
+	if (victim == 0) {
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "perl -e 'for (3..64) { print \"OPENFD$_\\n\" if open(my $f, "
+		 "\"<&=\", $_) }'; kill %d && echo LEAK-kill; exit 0", (int)victim);
+	RUNM(&r, _i, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(r.out, "OPENFD") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "LEAK") == NULL, "%s", r.out);
+	ck_assert_int_eq(waitpid(victim, &st, WNOHANG), 0);
+	kill(victim, SIGKILL);
+	waitpid(victim, &st, 0);
+	wst_run_free(&r);
+}
+END_TEST
+
+/* A listening TCP socket, a UDP socket and a UNIX socket outside. */
+struct servers {
+	int tcp, udp, unx;
+	int tport, uport;
+	char upath[4200];
+};
+
+static void
+servers_start(struct servers *s)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	struct sockaddr_un u = {.sun_family = AF_UNIX};
+	socklen_t al = sizeof(a);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s->tcp = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(bind(s->tcp, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(s->tcp, 8), 0);
+	getsockname(s->tcp, (struct sockaddr *)&a, &al);
+	s->tport = ntohs(a.sin_port);
+	a.sin_port = 0;
+	s->udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	ck_assert_int_eq(bind(s->udp, (struct sockaddr *)&a, sizeof(a)), 0);
+	al = sizeof(a);
+	getsockname(s->udp, (struct sockaddr *)&a, &al);
+	s->uport = ntohs(a.sin_port);
+	snprintf(s->upath, sizeof(s->upath), "%s/sock", outside);
+	ck_assert_uint_lt(strlen(s->upath), sizeof(u.sun_path));
+	memcpy(u.sun_path, s->upath, strlen(s->upath) + 1);
+	s->unx = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(bind(s->unx, (struct sockaddr *)&u, sizeof(u)), 0);
+	ck_assert_int_eq(listen(s->unx, 8), 0);
+}
+
+static void
+servers_stop(struct servers *s)
+{
+	close(s->tcp);
+	close(s->udp);
+	close(s->unx);
+}
+
+static void
+net_script(const struct servers *s, char *buf, size_t n)
+{
+	snprintf(buf, n,
+		 "use IO::Socket::INET; use IO::Socket::UNIX;"
+		 "my $t = IO::Socket::INET->new(PeerAddr => '127.0.0.1', "
+		 "PeerPort => %d, Proto => 'tcp', Timeout => 2);"
+		 "print $t ? \"TCP-OK\\n\" : \"TCP-DENIED\\n\";"
+		 "my $u = IO::Socket::INET->new(PeerAddr => '127.0.0.1', "
+		 "PeerPort => %d, Proto => 'udp');"
+		 "print(($u && $u->send('UDPDATA')) ? \"UDP-SENT\\n\" : \"UDP-DENIED\\n\");"
+		 "my $x = IO::Socket::UNIX->new(Peer => '%s', Type => SOCK_STREAM);"
+		 "print $x ? \"UNIX-OK\\n\" : \"UNIX-DENIED\\n\";",
+		 s->tport, s->uport, s->upath);
+}
+
+START_TEST(confine_network)
+{
+	struct servers s;
+	struct wst_run r;
+	char script[8192], buf[64];
+
+	servers_start(&s);
+	net_script(&s, script, sizeof(script));
+	RUNM(&r, _i, "--", "perl", "-e", script);
+	expect_ran(&r, 0);
+	/* In a network namespace a datagram may be sent: to nobody. */
+	ck_assert_msg(strstr(r.out, "TCP-DENIED") && strstr(r.out, "UNIX-DENIED") &&
+		      (strstr(r.out, "UDP-DENIED") || enforced(&r, "netns")),
+		      "%s", r.out);
+	ck_assert_int_lt(recv(s.udp, buf, sizeof(buf), 0), 0);
+	{
+		cJSON *net = cJSON_GetObjectItem(wst_output(&r, "isolation"), "network");
+
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(net, "enforced")));
+	}
+	wst_run_free(&r);
+	/* --net: the host network, the same servers reachable. */
+	RUNM(&r, _i, "--net", "--", "perl", "-e", script);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(r.out, "TCP-OK") && strstr(r.out, "UDP-SENT"), "%s",
+		      r.out);
+	ck_assert_int_eq(recv(s.udp, buf, sizeof(buf), 0), 7);
+	wst_run_free(&r);
+	servers_stop(&s);
+}
+END_TEST
+
+START_TEST(confine_guards)
+{
+	struct wst_run r;
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
+		 "git -c user.name=t -c user.email=t@e commit -q --allow-empty "
+		 "-m init", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	wst_write(ws, ".git/hooks/pre-commit.sample", "#!/bin/sh\n");
+	wst_write(ws, ".bashrc", "# rc\n");
+	wst_write(ws, ".git/modules/lib/hooks/README", "x\n");
+	RUNM(&r, _i, "-c",
+	     "echo 'touch PWNED' > .git/hooks/pre-commit; chmod +x "
+	     ".git/hooks/pre-commit; echo evil >> .bashrc;"
+	     "echo x > .git/modules/lib/hooks/post-checkout;"
+	     "echo '[core]' >> .git/config;"
+	     "echo hi > f.txt && git add f.txt && git -c user.name=t -c "
+	     "user.email=t@e commit -q -m work && echo COMMITTED");
+	ck_assert_str_eq(wst_code(&r), "");
+	if (enforced(&r, "guards")) {
+		ck_assert_msg(strstr(r.out, "COMMITTED") != NULL, "%s %s", r.out, r.err);
+		ck_assert(!exists_in(ws, ".git/hooks/pre-commit"));
+		ck_assert(!exists_in(ws, ".git/modules/lib/hooks/post-checkout"));
+		{
+			char *p = wst_path(ws, ".bashrc");
+			char *rc = wst_slurp(p, NULL);
+
+			ck_assert_str_eq(rc, "# rc\n");
+			free(rc);
+			free(p);
+		}
+		ck_assert(!exists_in(ws, "PWNED"));
+	} else {
+		/* Without a mount namespace, isolation says so. */
+		cJSON *g = cJSON_GetObjectItem(wst_output(&r, "isolation"), "guards");
+
+		ck_assert_ptr_nonnull(cJSON_GetObjectItem(g, "reason"));
+	}
+	wst_run_free(&r);
+}
+END_TEST
+
+/* The policy in use, inside the workspace, stays as it is. */
+START_TEST(guards_own_policy)
+{
+	struct wst_run r;
+	char *pol = wst_path(ws, "pol.json");
+	const char *text = "{\"version\": 1, \"name\": \"p\", \"file_rules\": "
+			   "[{\"name\": \"all\", \"paths\": [\"**\"], "
+			   "\"operations\": [\"*\"], \"decision\": \"allow\"}]}";
+	char *after;
+
+	wst_write(ws, "pol.json", text);
+	RUNM(&r, 0, "--policy", pol, "-c", "echo '{}' > pol.json; echo ran");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "ran\n");
+	after = wst_slurp(pol, NULL);
+	ck_assert_str_eq(after, text);
+	free(after);
+	free(pol);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * Issue 12, section 1, through wsrun: the mount /.skills is spelled
+ * through a symlink inside the workspace; a command that moves another
+ * link over it (or deletes it) would redirect the next call's mount.
+ * The entry is bound onto itself: the command cannot change it, and the
+ * next call still reads the real skills.
+ */
+START_TEST(guards_anchor_spelling)
+{
+	struct wst_run r;
+	char *skills = wst_path(base, "skills"), *lnk = wst_path(ws, "skills");
+	char mnt[4200], target[4200];
+	ssize_t n;
+
+	wst_write(skills, "howto.md", "howto\n");
+	wst_symlink(skills, ws, "skills");
+	wst_symlink("../outside", ws, "vendor-link");
+	snprintf(mnt, sizeof(mnt), "/.skills=%s:ro", lnk);
+	RUNM(&r, 0, "--mount", mnt, "-c",
+	     "mv -T -f vendor-link skills; ln -sfn ../outside skills; rm -f skills;"
+	     " echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	wst_run_free(&r);
+	n = readlink(lnk, target, sizeof(target) - 1);
+	ck_assert_int_gt(n, 0);
+	target[n] = '\0';
+	ck_assert_str_eq(target, skills);
+	free(skills);
+	free(lnk);
+}
+END_TEST
+
+START_TEST(masked_binaries)
+{
+	struct wst_run r;
+
+	/* The built-in list is a courtesy; the minimal root masks its
+	 * programs, whatever the spelling. */
+	RUNM(&r, _i, "-c", "c=cu; c=${c}rl; $c --version >/dev/null 2>&1 && "
+	     "echo LEAK-curl; s=s; ${s}u -c id >/dev/null 2>&1 && echo LEAK-su; "
+	     "ls /usr/bin/ls >/dev/null && echo LS-OK");
+	expect_ran(&r, 0);
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "LS-OK"));
+	if (enforced(&r, "mountns"))
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "LEAK") == NULL, "%s",
+			      out_str(&r, "stdout"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/* An unprivileged caller: the namespaces are made in a user namespace. */
+START_TEST(unprivileged)
+{
+	char cmd[16384], *outp = wst_path(base, "out.json"), *json;
+	cJSON *j, *o, *iso;
+	struct stat st;
+	int rc;
+
+	if (stat("/usr/bin/setpriv", &st) != 0 || geteuid() != 0)
+		return; /* needs root to become nobody, and setpriv(1) */
+	wst_write(ws, "a.txt", "alpha\n");
+	snprintf(cmd, sizeof(cmd),
+		 "chmod 755 '%s' && chown -R 65534:65534 '%s' && "
+		 "setpriv --reuid=65534 --regid=65534 --clear-groups '%s' "
+		 "--workspace '%s' --json -c 'id -u; cat a.txt; echo x > b.txt; "
+		 "cat ../outside/secret; cat /proc/1/environ; ls /home; exit 0' > '%s' "
+		 "2>/dev/null",
+		 base, ws, wst_bin("wsrun"), ws, outp);
+	rc = system(cmd);
+	json = wst_slurp(outp, NULL);
+	ck_assert_msg(rc == 0, "%d: %s", rc, json ? json : "");
+	j = cJSON_Parse(json);
+	ck_assert_ptr_nonnull(j);
+	o = cJSON_GetObjectItem(j, "output");
+	ck_assert_msg(cJSON_IsObject(o), "%s", json);
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring,
+			 "65534\nalpha\n");
+	ck_assert(exists_in(ws, "b.txt"));
+	iso = cJSON_GetObjectItem(o, "isolation");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(iso, "mountns"), "enforced")));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(iso, "landlock"), "enforced")));
+	cJSON_Delete(j);
+	free(json);
+	free(outp);
+}
+END_TEST
+
+/* ---- Fallbacks of --isolate ------------------------------------------- */
+
+START_TEST(isolate_modes)
+{
+	struct wst_run r;
+	const char *env1[] = {"WS_RUN_DISABLE=landlock", NULL};
+	const char *env2[] = {"WS_RUN_DISABLE=userns,seccomp", NULL};
+	const char *env3[] = {"WS_RUN_DISABLE=userns", NULL};
+	const char *a1[] = {"--workspace", NULL, "--json", "true", NULL};
+	const char *a2[] = {"--workspace", NULL, "--json", "--isolate", "none", "--",
+			    "cat", NULL, NULL};
+	const char *a3[] = {"--workspace", NULL, "--json", "--isolate", "strict",
+			    "true", NULL};
+	char sec[4200];
+
+	a1[1] = a2[1] = a3[1] = ws;
+	snprintf(sec, sizeof(sec), "%s/secret", outside);
+	a2[7] = sec;
+	wst_runv(&r, NULL, env1, "wsrun", a1);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_int_eq(r.status, 125);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env2, "wsrun", a1);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_int_eq(r.status, 125);
+	wst_run_free(&r);
+	/* none runs unconfined, and says so. */
+	wst_runv(&r, NULL, env1, "wsrun", a2);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), SECRET "\n");
+	ck_assert(!enforced(&r, "landlock"));
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env3, "wsrun", a3);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_int_eq(r.status, 125);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, NULL, "wsrun", a3);
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(probe)
+{
+	struct wst_run r;
+
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--probe", "--json", NULL);
+	ck_assert_int_eq(r.status, 0);
+	{
+		cJSON *ll = wst_output(&r, "landlock");
+
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(ll, "available")));
+		ck_assert_int_ge(cJSON_GetObjectItem(ll, "abi")->valueint, 1);
+	}
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--probe", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "landlock"));
+	ck_assert_ptr_nonnull(strstr(r.out, "seccomp"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/* ---- Process control ---------------------------------------------------- */
+
+/* Whether a process whose command line holds marker is running. */
+static bool
+marker_alive(const char *marker)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool found = false;
+
+	while (d && (de = readdir(d)) != NULL && !found) {
+		char p[300], buf[4096];
+		int fd;
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/cmdline", de->d_name);
+		fd = open(p, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		buf[n] = '\0';
+		/* Not our own wsrun or sh holding the marker in its script. */
+		if (strstr(buf, marker) && strncmp(buf, "sleep", 5) == 0)
+			found = true;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static bool
+marker_gone(const char *marker, int ms)
+{
+	for (int i = 0; i < ms / 20; i++) {
+		if (!marker_alive(marker))
+			return true;
+		usleep(20000);
+	}
+	return !marker_alive(marker);
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+START_TEST(timeout_kills_detached)
+{
+	struct wst_run r;
+	char marker[64], cmd[512];
+	long long t0;
+
+	snprintf(marker, sizeof(marker), "100.%d%d", (int)getpid(), _i);
+	snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & nohup sleep %s "
+		 ">/dev/null 2>&1 & wait", marker, marker, marker);
+	t0 = now_ms();
+	RUNM(&r, _i, "--timeout", "1", "--grace", "1", "-c", cmd);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_int_eq(r.status, 124);
+	ck_assert(out_bool(&r, "timed_out"));
+	ck_assert_int_lt(now_ms() - t0, 4000 * WST_SLOWDOWN);
+	ck_assert_msg(marker_gone(marker, 2000), "a process survived wsrun");
+	wst_run_free(&r);
+	/* The command ending early takes its background processes along. */
+	snprintf(cmd, sizeof(cmd), "setsid sleep %s & exit 3", marker);
+	RUNM(&r, _i, "-c", cmd);
+	expect_ran(&r, 3);
+	ck_assert_msg(marker_gone(marker, 2000), "a background process survived");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(timeout_sigterm_ignored)
+{
+	struct wst_run r;
+	char marker[64], cmd[512];
+	long long t0;
+
+	snprintf(marker, sizeof(marker), "100.%d9%d", (int)getpid(), _i);
+	snprintf(cmd, sizeof(cmd), "trap '' TERM; sleep %s & sleep %s; wait",
+		 marker, marker);
+	t0 = now_ms();
+	RUNM(&r, _i, "--timeout", "1", "--grace", "1", "-c", cmd);
+	ck_assert_int_eq(r.status, 124);
+	ck_assert(out_bool(&r, "timed_out"));
+	ck_assert_int_ge(now_ms() - t0, 1900);
+	ck_assert_msg(marker_gone(marker, 2000), "a process survived SIGKILL");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(kill9_wsrun)
+{
+	char marker[64], cmd[512];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+	bool up = false;
+
+	snprintf(marker, sizeof(marker), "100.%d7", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker, marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     environ), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(marker);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_assert_msg(marker_gone(marker, 3000), "kill -9 of wsrun left processes");
+	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/* SIGTERM to wsrun stops the whole tree, with or without namespaces. */
+START_TEST(sigterm_wsrun)
+{
+	char marker[64], cmd[512], envv[64];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "1",
+			      "-c", cmd, NULL};
+	char *envp[] = {envv, NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+	bool up = false;
+
+	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i]);
+	snprintf(marker, sizeof(marker), "100.%d5%d", (int)getpid(), _i);
+	snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker, marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(marker);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 128 + SIGTERM);
+	ck_assert_msg(marker_gone(marker, 3000), "SIGTERM of wsrun left processes");
+	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+START_TEST(exit_statuses)
+{
+	struct wst_run r;
+
+	RUNM(&r, 0, "--", "sh", "-c", "exit 7");
+	expect_ran(&r, 7);
+	ck_assert_int_eq(out_int(&r, "exit_code"), 7);
+	wst_run_free(&r);
+	RUNM(&r, 0, "-c", "kill -9 $$");
+	expect_ran(&r, 137);
+	ck_assert_int_eq(out_int(&r, "signal"), 9);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--", "no-such-command-wsrun");
+	ck_assert_int_eq(r.status, 127);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	wst_run_free(&r);
+	wst_write(ws, "script", "#!/bin/sh\necho hi\n");
+	RUNM(&r, 0, "--", "./script");
+	ck_assert_int_eq(r.status, 126);
+	ck_assert_str_eq(wst_code(&r), "PERMISSION_DENIED");
+	wst_run_free(&r);
+	RUNM(&r, 0, "--", "sudo", "ls");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "BLOCKED_COMMAND");
+	wst_run_free(&r);
+	RUNM(&r, 0, "-c", "echo a; curl http://example.com");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "BLOCKED_COMMAND");
+	wst_run_free(&r);
+	RUNM(&r, 0, "--timeout", "-1", "true");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUNM(&r, 0, "--cwd", "/nonexistent", "true");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	wst_run_free(&r);
+	RUNM(&r, 0, "--cwd", "../outside", "true");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "PATH_OUTSIDE_WORKSPACE");
+	wst_run_free(&r);
+	/* A command's own options are its own: --json is ls's here. */
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--", "echo", "--json", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "--json\n");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "echo", "-n", "x", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "x");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(output_caps)
+{
+	struct wst_run r;
+	struct rusage ru;
+	const char *s;
+
+	RUNM(&r, 0, "--max-output", "1000", "-c",
+	     "printf HEAD; head -c 100000 /dev/zero | tr '\\0' a; printf TAIL; "
+	     "echo err >&2");
+	expect_ran(&r, 0);
+	s = out_str(&r, "stdout");
+	ck_assert(out_bool(&r, "stdout_truncated"));
+	ck_assert_int_eq(out_int(&r, "stdout_bytes"), 100008);
+	ck_assert_int_lt((long long)strlen(s), 1100);
+	ck_assert(strncmp(s, "HEAD", 4) == 0);
+	ck_assert(strcmp(s + strlen(s) - 4, "TAIL") == 0);
+	ck_assert_ptr_nonnull(strstr(s, "bytes omitted"));
+	ck_assert_str_eq(out_str(&r, "stderr"), "err\n");
+	ck_assert(!out_bool(&r, "stderr_truncated"));
+	wst_run_free(&r);
+	/* A flood keeps wsrun's memory bounded. */
+	RUNM(&r, 0, "-c", "head -c 300000000 /dev/zero");
+	expect_ran(&r, 0);
+	ck_assert_int_eq(out_int(&r, "stdout_bytes"), 300000000);
+	ck_assert(out_bool(&r, "stdout_truncated"));
+	getrusage(RUSAGE_CHILDREN, &ru);
+	ck_assert_int_lt(ru.ru_maxrss, 64 * 1024 * (WST_SLOWDOWN > 1 ? 8 : 1));
+	wst_run_free(&r);
+	/* Non-UTF-8 output travels as base64. */
+	RUNM(&r, 0, "-c", "printf '\\377\\376'");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "//4=");
+	ck_assert_str_eq(out_str(&r, "stdout_encoding"), "base64");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(limits)
+{
+	struct wst_run r;
+	struct stat st;
+	char *f = wst_path(ws, "big");
+
+	RUNM(&r, 0, "--max-file-size", "1000", "-c",
+	     "head -c 5000 /dev/zero > big; echo $?");
+	expect_ran(&r, 0);
+	ck_assert_str_ne(out_str(&r, "stdout"), "0\n");
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_int_le(st.st_size, 1000);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--cpu-time", "1", "--timeout", "20", "-c",
+	     "while :; do :; done");
+	/* SIGXCPU at the soft limit, SIGKILL at the hard one (the same). */
+	ck_assert(out_int(&r, "signal") == 9 || out_int(&r, "signal") == 24);
+	ck_assert(!out_bool(&r, "timed_out"));
+	wst_run_free(&r);
+	free(f);
+}
+END_TEST
+
+START_TEST(plain_and_args)
+{
+	struct wst_run r;
+
+	/* Plain: streamed output, stdin passed through, the status. */
+	wst_run(&r, "in-data", "wsrun", "--workspace", ws, "-c",
+		"cat; echo out; echo err >&2; exit 4", NULL);
+	ck_assert_int_eq(r.status, 4);
+	ck_assert_str_eq(r.out, "in-dataout\n");
+	ck_assert_str_eq(r.err, "err\n");
+	wst_run_free(&r);
+	/* JSON: stdin is /dev/null unless given. */
+	wst_run(&r, "in-data", "wsrun", "--workspace", ws, "--json", "cat", NULL);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "");
+	wst_run_free(&r);
+	/* --args: command as an array or a string, stdin as a key. */
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--args",
+		"{\"command\": [\"cat\"], \"stdin\": \"fed\", \"cwd\": \"/sub\"}",
+		NULL);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "fed");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--args",
+		"{\"command\": \"echo $((6*7)) | tr 4 x\"}", NULL);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "x2\n");
+	wst_run_free(&r);
+	/* Widening the sandbox is not the model's to ask. */
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--args",
+		"{\"command\": [\"true\"], \"net\": true}", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_int_eq(r.status, 125);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsrun", "--schema", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"run_command\""));
+	ck_assert_ptr_null(strstr(r.out, "allow_write"));
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(config_env)
+{
+	struct wst_run r;
+	char *cfg = wst_path(base, "config.json");
+	const char *env[] = {"KEEPME=kept", "WST_SECRET=" ENVSECRET, NULL};
+	const char *argv[] = {"--workspace", NULL, "--config", NULL, "--keep-env",
+			      "KEEPME", "--env", "B=flag", "-c",
+			      "echo $A $B $KEEPME $WST_SECRET", NULL};
+
+	wst_write(base, "config.json",
+		  "{\"run\": {\"env\": {\"A\": \"from-config\", \"B\": \"x\"}}}");
+	argv[1] = ws;
+	argv[3] = cfg;
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "from-config flag kept\n");
+	wst_run_free(&r);
+	wst_write(base, "config.json", "{\"run\": {\"env\": {\"A=B\": \"x\"}}}");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_int_eq(r.status, 125);
+	wst_run_free(&r);
+	free(cfg);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("cli-wsrun");
+	TCase *tc = tcase_create("consistency");
+	TCase *tf = tcase_create("confinement");
+	TCase *tp = tcase_create("process");
+	int nm = NMODES_CONFINE;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, consistency_list, 0, 2);
+	tcase_add_loop_test(tc, consistency_write_run_read_tool, 0, 2);
+	tcase_add_loop_test(tc, consistency_write_tool_read_run, 0, 2);
+	tcase_add_loop_test(tc, consistency_isolation, 0, nm);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(tf, setup, teardown);
+	tcase_add_loop_test(tf, confine_files, 0, nm);
+	tcase_add_loop_test(tf, confine_fds_and_signals, 0, nm);
+	tcase_add_loop_test(tf, confine_network, 0, nm);
+	tcase_add_loop_test(tf, confine_guards, 0, nm);
+	tcase_add_loop_test(tf, masked_binaries, 0, nm);
+	tcase_add_test(tf, guards_own_policy);
+	tcase_add_test(tf, guards_anchor_spelling);
+	tcase_add_test(tf, unprivileged);
+	tcase_add_test(tf, isolate_modes);
+	tcase_add_test(tf, probe);
+	suite_add_tcase(s, tf);
+	tcase_add_checked_fixture(tp, setup, teardown);
+	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
+	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
+	tcase_add_test(tp, kill9_wsrun);
+	tcase_add_loop_test(tp, sigterm_wsrun, 0, 2);
+	tcase_add_loop_test(tp, sigterm_wsrun, 4, 5);
+	tcase_add_test(tp, exit_statuses);
+	tcase_add_test(tp, output_caps);
+	tcase_add_test(tp, limits);
+	tcase_add_test(tp, plain_and_args);
+	tcase_add_test(tp, config_env);
+	suite_add_tcase(s, tp);
+	return s;
+}
+
+WST_MAIN(suite)

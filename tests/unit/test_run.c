@@ -1,0 +1,277 @@
+/*
+ * test_run.c - unit tests for lib/run.c and lib/sandbox.c: the command
+ * line, the built-in blocked list and policy command rules, option
+ * checks, layer names, and ws_run() in-process: output capture (head,
+ * tail, marker), stdin, exit statuses, timeouts, the working directory
+ * and the environment.
+ */
+#include "wstest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/policy.h"
+#include "ws/run.h"
+#include "ws/sandbox.h"
+#include "ws/workspace.h"
+
+static char *dir;
+static struct ws_ctx ws;
+
+static void
+setup(void)
+{
+	dir = wst_tmpdir();
+	wst_write(dir, "sub/a.txt", "alpha\n");
+	memset(&ws, 0, sizeof(ws));
+	ck_assert_int_eq(ws_ctx_open(&ws, dir, 0), 0);
+}
+
+static void
+teardown(void)
+{
+	ws_ctx_close(&ws);
+	wst_rmrf(dir);
+	free(dir);
+}
+
+static void
+opts_init(struct ws_run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->timeout_ms = 20000;
+	o->grace_ms = 1000;
+	o->max_output = WS_RUN_MAX_OUTPUT_DEFAULT;
+	o->stream_out = o->stream_err = -1;
+}
+
+/* Run /bin/sh -c script with o (stdin_data etc. already set). */
+static int
+run_sh(struct ws_run_opts *o, const char *script, struct ws_run_result *r)
+{
+	o->shell = script;
+	return ws_run(&ws, o, r);
+}
+
+START_TEST(cmdline)
+{
+	const char *argv[] = {"ls", "-la", "a b"};
+	struct ws_run_opts o;
+	char *s;
+
+	opts_init(&o);
+	o.argv = argv;
+	o.argc = 3;
+	s = ws_run_cmdline(&o);
+	ck_assert_str_eq(s, "ls -la a b");
+	free(s);
+	o.shell = "echo hi | wc";
+	s = ws_run_cmdline(&o);
+	ck_assert_str_eq(s, "echo hi | wc");
+	free(s);
+}
+END_TEST
+
+START_TEST(blocked_builtin)
+{
+	static const char *const blocked[] = {
+		"sudo ls", "  sudo -i", "echo x; sudo rm a", "/usr/bin/sudo ls",
+		"su -", "rm -rf /", "rm -fr /*", "rm -rf ~", "rm -r -f /",
+		"mkfs.ext4 /dev/sda1", "dd if=/dev/zero of=/dev/sda",
+		"shutdown -h now", "reboot", "curl http://x", "wget x",
+		"nc -l 80", "a && curl x", "$(curl x)", "chmod 777 /",
+	};
+	static const char *const allowed[] = {
+		"ls", "sudoku", "echo sudo", "rm -rf build", "rm -rf ./",
+		"make", "dd if=a of=b", "git commit -m 'curl support'",
+		"cat README", "grep -r wget .",
+	};
+
+	for (size_t i = 0; i < sizeof(blocked) / sizeof(blocked[0]); i++)
+		ck_assert_msg(ws_run_check_command(&ws, blocked[i]) ==
+			      WS_EBLOCKED_COMMAND, "not blocked: %s", blocked[i]);
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		ck_assert_msg(ws_run_check_command(&ws, allowed[i]) == 0,
+			      "blocked: %s (%s)", allowed[i], ws_error_last());
+}
+END_TEST
+
+START_TEST(blocked_policy)
+{
+	struct ws_policy *p = NULL;
+
+	ck_assert_int_eq(ws_policy_parse(
+		"{\"version\": 1, \"name\": \"t\", \"file_rules\": [],"
+		" \"command_rules\": ["
+		"  {\"name\": \"no-make\", \"patterns\": [\"^make\\\\b\"], \"decision\": \"deny\"},"
+		"  {\"name\": \"ask-git\", \"patterns\": [\"^git push\"], \"decision\": \"approve\"}"
+		"]}", "test", NULL, &p), 0);
+	ws.policy = p;
+	ck_assert_int_eq(ws_run_check_command(&ws, "make all"), WS_EBLOCKED_COMMAND);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "no-make"));
+	ck_assert_int_eq(ws_run_check_command(&ws, "git push"), WS_EAPPROVAL_REQUIRED);
+	ws.approve = true;
+	ck_assert_int_eq(ws_run_check_command(&ws, "git push"), 0);
+	/* A policy with command rules replaces the built-in list. */
+	ck_assert_int_eq(ws_run_check_command(&ws, "sudo ls"), 0);
+	ws.policy = NULL;
+	ws_policy_free(p);
+}
+END_TEST
+
+START_TEST(opts_and_names)
+{
+	struct ws_run_opts o;
+	const char *bad_env[] = {"NOEQUALS"};
+	const char *argv[] = {"true"};
+	unsigned bits;
+	enum ws_isolate m;
+
+	opts_init(&o);
+	ck_assert_int_eq(ws_run_check_opts(&o), WS_EINVALID_ARGUMENT);
+	o.argv = argv;
+	o.argc = 1;
+	ck_assert_int_eq(ws_run_check_opts(&o), 0);
+	o.timeout_ms = -1;
+	ck_assert_int_eq(ws_run_check_opts(&o), WS_EINVALID_ARGUMENT);
+	o.timeout_ms = 0;
+	o.env = bad_env;
+	o.nenv = 1;
+	ck_assert_int_eq(ws_run_check_opts(&o), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_layers_parse("mountns,landlock", &bits), 0);
+	ck_assert_uint_eq(bits, 1U << WS_LAYER_MOUNTNS | 1U << WS_LAYER_LANDLOCK);
+	ck_assert_int_eq(ws_layers_parse("userns", &bits), 0);
+	ck_assert_uint_eq(bits, 1U << WS_LAYER_MOUNTNS | 1U << WS_LAYER_PIDNS |
+				1U << WS_LAYER_NETNS | WS_LAYERS_USERNS_BIT);
+	ck_assert_int_eq(ws_layers_parse("bogus", &bits), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_isolate_parse("strict", &m), 0);
+	ck_assert_int_eq(m, WS_ISOLATE_STRICT);
+	ck_assert_int_eq(ws_isolate_parse("off", &m), WS_EINVALID_ARGUMENT);
+	ck_assert_str_eq(ws_layer_name(WS_LAYER_SECCOMP), "seccomp");
+}
+END_TEST
+
+START_TEST(probe_disable)
+{
+	struct ws_isolation iso;
+
+	ws_sandbox_probe(&iso, 1U << WS_LAYER_PIDNS, false);
+	ck_assert(!iso.layer[WS_LAYER_PIDNS].available);
+	/* The minimal root needs the PID namespace's fresh /proc. */
+	ck_assert(!iso.layer[WS_LAYER_MOUNTNS].available);
+	ck_assert(!iso.layer[WS_LAYER_GUARDS].available);
+	ck_assert_ptr_nonnull(strstr(iso.layer[WS_LAYER_PIDNS].why, "WS_RUN_DISABLE"));
+}
+END_TEST
+
+START_TEST(capture_head_tail)
+{
+	struct ws_run_opts o;
+	struct ws_run_result r;
+
+	opts_init(&o);
+	o.max_output = 100;
+	ck_assert_int_eq(run_sh(&o, "printf 'HEAD%0500dTAIL'  0; printf e >&2", &r), 0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(r.out.truncated);
+	ck_assert_int_eq(r.out.bytes, 508);
+	ck_assert(strncmp(r.out.data, "HEAD", 4) == 0);
+	ck_assert_str_eq(r.out.data + r.out.len - 4, "TAIL");
+	ck_assert_ptr_nonnull(strstr(r.out.data, "[... 408 bytes omitted by wsrun ...]"));
+	ck_assert_str_eq(r.err.data, "e");
+	ck_assert(!r.err.truncated);
+	ws_run_free(&r);
+	/* Exactly at the cap: nothing left out, no marker. */
+	ck_assert_int_eq(run_sh(&o, "printf '%0100d' 0", &r), 0);
+	ck_assert(!r.out.truncated);
+	ck_assert_uint_eq(r.out.len, 100);
+	ws_run_free(&r);
+}
+END_TEST
+
+START_TEST(stdin_status_cwd_env)
+{
+	struct ws_run_opts o;
+	struct ws_run_result r;
+	const char *env[] = {"FOO=bar"};
+
+	opts_init(&o);
+	o.stdin_data = "abc";
+	o.stdin_len = 3;
+	o.cwd = "/sub";
+	o.env = env;
+	o.nenv = 1;
+	ck_assert_int_eq(run_sh(&o, "cat; cat a.txt; echo $FOO $WS_SANDBOX; "
+				"test -d \"$HOME\" && test -d \"$TMPDIR\" && exit 9", &r), 0);
+	ck_assert_str_eq(r.out.data, "abcalpha\nbar 1\n");
+	ck_assert_int_eq(r.exit_code, 9);
+	ck_assert_int_eq(r.status, 9);
+	ck_assert_str_eq(r.cwd, "/sub");
+	ws_run_free(&r);
+	opts_init(&o);
+	ck_assert_int_eq(run_sh(&o, "kill -TERM $$", &r), 0);
+	ck_assert_int_eq(r.signal, 15);
+	ck_assert_int_eq(r.status, 128 + 15);
+	ws_run_free(&r);
+}
+END_TEST
+
+START_TEST(timeout)
+{
+	struct ws_run_opts o;
+	struct ws_run_result r;
+
+	opts_init(&o);
+	o.timeout_ms = 300;
+	o.grace_ms = 300;
+	ck_assert_int_eq(run_sh(&o, "trap '' TERM; sleep 30", &r), 0);
+	ck_assert(r.timed_out);
+	ck_assert_int_eq(r.status, WS_RUN_EXIT_TIMEOUT);
+	ck_assert_int_ge(r.duration_ms, 550);
+	ck_assert_int_lt(r.duration_ms, 5000 * WST_SLOWDOWN);
+	ws_run_free(&r);
+}
+END_TEST
+
+START_TEST(not_found)
+{
+	struct ws_run_opts o;
+	struct ws_run_result r;
+	const char *argv[] = {"no-such-command-here"};
+
+	opts_init(&o);
+	o.argv = argv;
+	o.argc = 1;
+	ck_assert_int_eq(ws_run(&ws, &o, &r), WS_ENOT_FOUND);
+	ck_assert_int_eq(r.status, WS_RUN_EXIT_NOTFOUND);
+	ws_run_free(&r);
+	o.cwd = "/sub/a.txt";
+	ck_assert_int_eq(ws_run(&ws, &o, &r), WS_ENOT_A_DIRECTORY);
+	ws_run_free(&r);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("unit-run");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, cmdline);
+	tcase_add_test(tc, blocked_builtin);
+	tcase_add_test(tc, blocked_policy);
+	tcase_add_test(tc, opts_and_names);
+	tcase_add_test(tc, probe_disable);
+	tcase_add_test(tc, capture_head_tail);
+	tcase_add_test(tc, stdin_status_cwd_env);
+	tcase_add_test(tc, timeout);
+	tcase_add_test(tc, not_found);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)
