@@ -37,6 +37,7 @@ static const struct {
 	[24] = {"LIMIT_EXCEEDED", 6},
 	[25] = {"SANDBOX_UNAVAILABLE", 6},
 	[26] = {"IO_ERROR", 5},
+	[27] = {"VERSION_MISMATCH", 5},
 };
 
 /* One call is one thread in every tool, but keep the state per thread so
@@ -51,7 +52,7 @@ ws__index(int code)
 	int i = -code;
 
 	if (i < 0 || i >= WS__ECOUNT)
-		return WS__ECOUNT - 4; /* IO_ERROR */
+		return -WS_EIO_ERROR;
 	return i;
 }
 

@@ -39,7 +39,8 @@ enum ws_err {
 	WS_ELIMIT_EXCEEDED = -24,
 	WS_ESANDBOX_UNAVAILABLE = -25,
 	WS_ENOMEM = -26, /* reported as IO_ERROR */
-	WS__ECOUNT = 27
+	WS_EVERSION_MISMATCH = -27, /* wswrite --if-version: the file changed */
+	WS__ECOUNT = 28
 };
 
 /* Name of an error code as it appears in JSON, e.g. "NOT_FOUND". */
