@@ -29,7 +29,7 @@ enum {
 	O_NULL, O_JSONL, O_INCLUDE, O_EXCLUDE, O_TYPE, O_TYPE_NOT, O_TYPE_LIST,
 	O_HIDDEN, O_NO_IGNORE, O_MAX_FILESIZE, O_MAX_DEPTH, O_BINARY,
 	O_MAX_RESULTS, O_OFFSET, O_TIME_BUDGET, O_STATS, O_UNORDERED,
-	O_THREADS, O_NUMBER, O_COUNT_
+	O_THREADS, O_NUMBER, O_OUTPUT_MODE, O_COUNT_
 };
 
 static const struct ws_opt opts[O_COUNT_] = {
@@ -131,6 +131,12 @@ static const struct ws_opt opts[O_COUNT_] = {
 	[O_THREADS] = {"threads", 0, WS_OPT_INT, "N",
 		       "searching threads (default: one per CPU, at most 2)",
 		       WS_OPT_NOSCHEMA},
+	[O_OUTPUT_MODE] = {"output-mode", 0, WS_OPT_STR,
+			   "content|files_with_matches|files_without_match|"
+			   "count|only_matching|files",
+			   "what to return: matching lines (content, the "
+			   "default), file names, counts per file, each match "
+			   "alone, or the files a search would read", 0},
 	[O_NUMBER] = {"line-number", 'n', WS_OPT_FLAG, NULL,
 		      "accepted for grep compatibility (lines are always "
 		      "numbered)", WS_OPT_NOSCHEMA},
@@ -270,6 +276,34 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 	}
 	memset(o, 0, sizeof(*o));
 	*pats = NULL;
+	if (WS_OPT(cli, O_OUTPUT_MODE)->set) {
+		/* The agents' spelling of -l, -L, -c, -o and --files. */
+		static const struct {
+			const char *name;
+			int opt;
+		} m[] = {{"files_with_matches", O_FILES_WITH},
+			 {"files_without_match", O_FILES_WITHOUT},
+			 {"count", O_COUNT}, {"only_matching", O_ONLY},
+			 {"files", O_FILES}, {"content", -1}};
+		const char *s = WS_OPT(cli, O_OUTPUT_MODE)->s;
+		size_t i;
+
+		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (strcmp(m[i].name, s) == 0)
+				break;
+		if (i == sizeof(m) / sizeof(m[0]))
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "%s \"%s\": expected content, "
+					    "files_with_matches, "
+					    "files_without_match, count, "
+					    "only_matching or files",
+					    cli->from_args ? "output_mode" :
+					    "--output-mode", s);
+		if (m[i].opt >= 0) {
+			cli->vals[m[i].opt].set = true;
+			cli->vals[m[i].opt].b = true;
+		}
+	}
 	*store = NULL;
 	/* Patterns: -e and -f, else --pattern (JSON), else the first
 	 * positional. */
