@@ -178,6 +178,34 @@ wsg_has_upper(const char *s)
 	return false;
 }
 
+/*
+ * Whether a pattern means something else on bytes than on UTF-8
+ * characters.  An ASCII pattern without ".", negated classes or escapes,
+ * \X, \C, \p, \R or verbs matches the same bytes either way (\w, \d and
+ * \s are ASCII in both, as PCRE2_UCP is off), and PCRE2 runs about a
+ * fifth faster without UTF; anything else gets PCRE2_UTF with
+ * PCRE2_MATCH_INVALID_UTF, so that any bytes stay searchable.
+ */
+static bool
+wsg_needs_utf(const char *p, bool fixed, bool icase)
+{
+	for (const unsigned char *s = (const unsigned char *)p; *s; s++) {
+		if (*s >= 0x80)
+			return !fixed || icase;
+		if (fixed)
+			continue;
+		if (*s == '.' || (*s == '[' && s[1] == '^') ||
+		    (*s == '(' && s[1] == '*'))
+			return true;
+		if (*s == '\\' && s[1] != '\0') {
+			if (strchr("WSDHVNXCpPRx", s[1]) != NULL)
+				return true;
+			s++;
+		}
+	}
+	return false;
+}
+
 static int
 wsg_find_types(const char *const *names, size_t n,
 	       const struct ws_grep_type ***out)
@@ -208,7 +236,7 @@ ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 		size_t *bad)
 {
 	struct ws_grep *g;
-	uint32_t flags = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_MULTILINE;
+	uint32_t flags = PCRE2_MULTILINE;
 	char *pat = NULL;
 	size_t len = 0, cap = 0;
 	bool icase = o->icase;
@@ -243,6 +271,9 @@ ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 	g->o.icase = icase;
 	if (icase)
 		flags |= PCRE2_CASELESS;
+	for (size_t i = 0; i < o->npatterns; i++)
+		if (wsg_needs_utf(o->patterns[i], o->fixed, icase))
+			flags |= PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
 	/*
 	 * Each pattern alone first, so that an error names its own offset
 	 * rather than one in the combined pattern.
