@@ -415,6 +415,7 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 		o->time_budget_ms = (long long)(s * 1000);
 	}
 	o->threads = (int)WS_OPT(cli, O_THREADS)->i;
+	o->no_stat = !g->json;
 	return 0;
 }
 

@@ -1821,6 +1821,9 @@ wsg_path(struct wsg_walk *wk, struct ws_res *res)
 	wo.max_depth = r->o->max_depth;
 	wo.hidden = r->o->hidden;
 	wo.sort = WS_WALK_NAME;
+	/* Names alone need no stat(2) per entry, as with find -type f. */
+	wo.types_only = r->o->mode == WS_GREP_LIST && r->o->no_stat &&
+			r->o->max_filesize == 0;
 	wo.enter = wsg_on_enter;
 	wo.entry = wsg_on_entry;
 	wo.leave = wsg_on_leave;

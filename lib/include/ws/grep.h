@@ -71,6 +71,8 @@ struct ws_grep_opts {
 	long long offset;	/* results to skip first */
 	long long time_budget_ms; /* 0: unlimited */
 	int threads;		/* 0: one per CPU, at most 2 (1: no workers) */
+	bool no_stat;		/* WS_GREP_LIST: size and mtime are not needed,
+				   so entries are not stat'ed (types only) */
 	/* PCRE2 limits per match attempt; 0: the defaults below. */
 	unsigned long match_limit, depth_limit, heap_limit_kib;
 };
