@@ -1365,6 +1365,12 @@ wsg_produce(struct wsg_run *r, struct wsg_worker *inl, struct wsg_job *j)
 	pthread_mutex_lock(&r->mu);
 	while (r->produced - r->head >= WSG_WINDOW && !atomic_load(&r->stop))
 		pthread_cond_wait(&r->cv, &r->mu);
+	if (atomic_load(&r->stop)) {
+		/* Over: the window may be full, and nothing more is wanted. */
+		pthread_mutex_unlock(&r->mu);
+		wsg_job_free(j);
+		return 1;
+	}
 	j->seq = r->produced;
 	r->ring[r->produced % WSG_WINDOW] = j;
 	r->produced++;
@@ -1902,7 +1908,19 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	r.cb = cb;
 	r.arg = arg;
 	r.sum = sum;
-	pthread_mutex_init(&r.mu, NULL);
+	{
+		/*
+		 * Recursive: the thread that finishes the head job delivers
+		 * the finished jobs after it under the lock, and a full page
+		 * then records its truncation, which takes the lock again.
+		 */
+		pthread_mutexattr_t ma;
+
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+		pthread_mutex_init(&r.mu, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
 	pthread_cond_init(&r.cv, NULL);
 	if (g->o.time_budget_ms > 0) {
 		r.has_deadline = true;

@@ -50,7 +50,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_wsgrep.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 median_ms() { # CMD (a shell string)
-	hyperfine --output=pipe --warmup 1 --runs "$runs" \
+	hyperfine --output=pipe --ignore-failure --warmup 1 --runs "$runs" \
 		--export-json "$tmp/hf.json" -- "$1" >/dev/null 2>&1
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.0f" % (r["median"]*1000))' "$tmp/hf.json"
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "wstest.h"
 #include "ws/error.h"
@@ -20,10 +21,15 @@ struct acc {
 	long long n;
 };
 
+static int slow_us; /* a slow reader: the walker runs ahead */
+
 static int
 collect(void *arg, const struct ws_grep_item *it)
 {
 	struct acc *a = arg;
+
+	if (slow_us > 0)
+		usleep((useconds_t)slow_us);
 	char head[512];
 	int h = snprintf(head, sizeof(head), "%d %s %lld %lld %lld %d %d|",
 			 (int)it->kind, it->vpath, it->line, it->column,
@@ -256,6 +262,28 @@ START_TEST(paging_and_limits)
 	}
 	free(a.s);
 	free(all.s);
+	/*
+	 * A full page while jobs are still queued: the walker must not
+	 * queue past the window once the search is over (it once
+	 * overwrote a job in flight).
+	 */
+	for (int f = 0; f < 400; f++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "many/%03d.txt", f);
+		wst_write(dir, name, "needle\n");
+	}
+	slow_us = 3000;
+	for (int k = 0; k < 20; k++) {
+		o.max_results = 1 + k % 4;
+		o.offset = k % 3;
+		o.threads = 2;
+		ck_assert_int_eq(run(&o, &a, &s), 0);
+		ck_assert_int_eq(a.n, o.max_results);
+		free(a.s);
+	}
+	slow_us = 0;
+	o.threads = 0;
 	/* max_count per file. */
 	o.mode = WS_GREP_LINES;
 	o.max_results = 0;
