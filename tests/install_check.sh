@@ -11,8 +11,9 @@ prefix=$(meson introspect "$build" --buildoptions |
 	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')
 root=$dest$prefix
 fail=0
-for f in bin/wspath bin/wsls bin/wsread bin/wswrite include/ws/resolve.h \
-	share/man/man1/wspath.1 share/man/man7/wstools.7; do
+for f in bin/wspath bin/wsls bin/wsread bin/wswrite bin/wsgrep include/ws/resolve.h \
+	include/ws/grep.h include/ws/ignore.h share/man/man1/wspath.1 \
+	share/man/man1/wsgrep.1 share/man/man7/wstools.7; do
 	[ -e "$root/$f" ] || { echo "install_check: missing $f" >&2; fail=1; }
 done
 lib=$(find "$root" -name libws.a | head -n 1)
