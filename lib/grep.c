@@ -108,6 +108,8 @@ struct ws_grep {
 	bool jit;
 	char *lit;	/* plain literal: searched with memmem, no PCRE2 */
 	size_t litlen;
+	char **lits;	/* several plain literals (nlits > 1) */
+	size_t *litlens, nlits;
 	const struct ws_grep_type **types, **types_not;
 };
 
@@ -118,6 +120,10 @@ ws_grep_free(struct ws_grep *g)
 		return;
 	pcre2_code_free(g->re);
 	free(g->lit);
+	for (size_t i = 0; i < g->nlits; i++)
+		free(g->lits[i]);
+	free(g->lits);
+	free(g->litlens);
 	free(g->types);
 	free(g->types_not);
 	free(g);
@@ -204,6 +210,64 @@ wsg_needs_utf(const char *p, bool fixed, bool icase)
 		}
 	}
 	return false;
+}
+
+#define WSG_MAX_LITS 16
+
+/*
+ * If every pattern is a plain literal, or an alternation of them
+ * ("A|B"), keep them in g->lit (one) or g->lits (several).  Returns 0
+ * whether or not they are, or WS_ENOMEM.
+ */
+static int
+wsg_literals(struct ws_grep *g, const struct ws_grep_opts *o)
+{
+	char *v[WSG_MAX_LITS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->npatterns; i++) {
+		const char *p = o->patterns[i];
+
+		for (;;) {
+			size_t k = o->fixed ? strlen(p) : strcspn(p, "|");
+
+			if (k == 0 || n == WSG_MAX_LITS || memchr(p, '\n', k))
+				goto not_plain;
+			for (size_t j = 0; j < k && !o->fixed; j++)
+				if (wsg_is_meta((unsigned char)p[j]))
+					goto not_plain;
+			v[n] = strndup(p, k);
+			if (v[n] == NULL)
+				goto nomem;
+			n++;
+			if (p[k] != '|' || o->fixed)
+				break;
+			p += k + 1;
+		}
+	}
+	if (n == 1) {
+		g->lit = v[0];
+		g->litlen = strlen(v[0]);
+		return 0;
+	}
+	g->lits = calloc(n, sizeof(*g->lits));
+	g->litlens = calloc(n, sizeof(*g->litlens));
+	if (g->lits == NULL || g->litlens == NULL)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		g->lits[i] = v[i];
+		g->litlens[i] = strlen(v[i]);
+	}
+	g->nlits = n;
+	return 0;
+nomem:
+	while (n > 0)
+		free(v[--n]);
+	return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+not_plain:
+	while (n > 0)
+		free(v[--n]);
+	return 0;
 }
 
 static int
@@ -298,26 +362,14 @@ ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 			goto fail;
 		}
 	}
-	/* A single plain literal needs no regex engine at all. */
-	if (o->npatterns == 1 && !icase && !o->word && !o->line &&
-	    o->patterns[0][0] != '\0' && strchr(o->patterns[0], '\n') == NULL) {
-		bool plain = o->fixed;
-
-		if (!plain) {
-			plain = true;
-			for (const char *s = o->patterns[0]; *s; s++)
-				if (wsg_is_meta((unsigned char)*s))
-					plain = false;
-		}
-		if (plain) {
-			g->lit = strdup(o->patterns[0]);
-			if (g->lit == NULL) {
-				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-				goto fail;
-			}
-			g->litlen = strlen(g->lit);
-		}
-	}
+	/*
+	 * Plain literals need no regex engine: one is found with memmem,
+	 * a few (-e A -e B, or "A|B|C") with one memmem scan each, their
+	 * next positions kept, so that each scan crosses a buffer once.
+	 */
+	if (!icase && !o->word && !o->line &&
+	    (rc = wsg_literals(g, o)) < 0)
+		goto fail;
 	rc = wsg_cat(&pat, &len, &cap, o->line ? "^(?:" :
 		     o->word ? "(?<!\\w)(?:" : "(?:", o->line ? 4 :
 		     o->word ? 10 : 3);
@@ -702,6 +754,10 @@ struct wsg_worker {
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
 	pcre2_jit_stack *js;
+	/* Several literals: each one's next position in the subject. */
+	size_t lpos[WSG_MAX_LITS];
+	const char *lsubj;
+	size_t llen, lbase;
 };
 
 /* Per-file state; offsets are into w->buf. */
@@ -785,6 +841,37 @@ wsg_match(struct wsg_worker *w, const char *subj, size_t len, size_t start,
 
 	if (start > len)
 		return 0;
+	if (g->nlits > 1) {
+		size_t best = SIZE_MAX, bi = 0;
+
+		/* The cached positions hold for the same subject, onwards. */
+		if (subj != w->lsubj || len != w->llen || start < w->lbase) {
+			w->lsubj = subj;
+			w->llen = len;
+			for (size_t i = 0; i < g->nlits; i++)
+				w->lpos[i] = SIZE_MAX - 1; /* not yet searched */
+		}
+		w->lbase = start;
+		for (size_t i = 0; i < g->nlits; i++) {
+			if (w->lpos[i] == SIZE_MAX - 1 ||
+			    (w->lpos[i] != SIZE_MAX && w->lpos[i] < start)) {
+				const char *p = memmem(subj + start, len - start,
+						       g->lits[i], g->litlens[i]);
+
+				w->lpos[i] = p ? (size_t)(p - subj) : SIZE_MAX;
+			}
+			/* Leftmost, then the first listed, as PCRE2 picks. */
+			if (w->lpos[i] < best) {
+				best = w->lpos[i];
+				bi = i;
+			}
+		}
+		if (best == SIZE_MAX)
+			return 0;
+		*ms = best;
+		*me = best + g->litlens[bi];
+		return 1;
+	}
 	if (g->lit != NULL) {
 		const char *p = memmem(subj + start, len - start, g->lit,
 				       g->litlen);
@@ -1148,6 +1235,7 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 			len += (size_t)n;
 		}
 		f.buf = w->buf;
+		w->lsubj = NULL; /* new bytes: the literal positions are stale */
 		if (first) {
 			first = false;
 			if (memchr(w->buf, '\0', len < WSG_SNIFF ? len : WSG_SNIFF)) {
@@ -1679,7 +1767,7 @@ wsg_file(struct wsg_walk *wk, int depth, const char *vpath, const char *real,
 	} else if (fd >= 0) {
 		j->fd = fd;
 	} else {
-		struct stat now;
+		struct stat now = {0};
 
 		/* O_NONBLOCK: a name swapped for a FIFO must not hang us. */
 		j->fd = openat(at_fd, at_name, O_RDONLY | O_NOFOLLOW |

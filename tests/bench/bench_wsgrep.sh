@@ -62,23 +62,24 @@ peak_kb() { # CMD (a shell string)
 # row NAME WSGREP_ARGS RG_ARGS GREP_CMD
 row() {
 	local a b c
-	a=$(median_ms "$wsgrep --workspace $dir $2 /")
-	b=$(median_ms "rg --no-require-git -n $3 $dir")
+	a=$(median_ms "$wsgrep --workspace $dir $ign $2 /")
+	b=$(median_ms "rg --no-require-git $ign -n $3 $dir")
 	c=$(median_ms "$4")
 	printf '| %-22s | %7s | %7s | %7s | %5s | %5s | %6s | %6s | %6s |\n' "$1" \
 		"$a" "$b" "$c" \
 		"$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", a/b}')" \
 		"$(awk -v a="$a" -v b="$c" 'BEGIN{printf "%.2f", a/b}')" \
-		"$(peak_kb "$wsgrep --workspace $dir $2 /")" \
-		"$(peak_kb "rg --no-require-git -n $3 $dir")" \
+		"$(peak_kb "$wsgrep --workspace $dir $ign $2 /")" \
+		"$(peak_kb "rg --no-require-git $ign -n $3 $dir")" \
 		"$(peak_kb "$4")"
 }
 
-corpus() { # DIR TITLE
+corpus() { # DIR TITLE [IGNORE_FLAG]
 	dir=$1
+	ign=${3:-}
 	local alt='PM_RESUME|PM_SUSPEND|ERESTARTSYS|EPROBE_DEFER|GFP_KERNEL'
 	local g="grep -rnI --exclude-dir=.git"
-	echo "### $2: $(find "$dir" -type f | wc -l) files, $(du -sh "$dir" | cut -f1)"
+	echo "### $2: $(find "$dir" -type f | wc -l) files, $(du -sh "$dir" | cut -f1)${ign:+ (wsgrep and rg with $ign)}"
 	echo "($runs runs each, medians in ms; peak RSS in KiB; $(nproc) CPUs)"
 	echo
 	echo "| pattern                | wsgrep  |   rg    |  grep   | ws/rg | ws/gr | ws RSS | rg RSS | gr RSS |"
@@ -94,7 +95,9 @@ corpus() { # DIR TITLE
 }
 
 "$build/cmd/wsgrep" --version >/dev/null
-corpus /usr/include "/usr/include"
+if [ "${BENCH_SKIP_INCLUDE:-}" != 1 ]; then
+	corpus /usr/include "/usr/include"
+fi
 if [ "$linux" = yes ]; then
 	src=${TMPDIR:-/tmp}/wsgrep-bench-linux
 	if [ ! -d "$src/linux-source-6.1" ]; then
@@ -109,5 +112,7 @@ if [ "$linux" = yes ]; then
 	fi
 	# Warm the cache once.
 	cat $(find "$src/linux-source-6.1" -type f -size -1M | head -100000) >/dev/null 2>&1 || true
-	corpus "$src/linux-source-6.1" "Linux 6.1 source"
+	# Debian's tarball ends its top .gitignore with "/*" and "!/debian/":
+	# with the rules on, wsgrep and rg would both search nothing.
+	corpus "$src/linux-source-6.1" "Linux 6.1 source" --no-ignore
 fi

@@ -166,6 +166,8 @@ START_TEST(equal_to_grep)
 		{"-rnF", "-F", "( )"},
 		{"-rnE", "", "fo+bar|x1"},
 		{"-rnE", "", "^(alpha|beta) "},
+		{"-rnE", "", "pm_resume|foobar|x1"},
+		{"-rnoE", "-o", "foo|Foo|FOO"},
 		{"-rc", "-c", "foo"},
 		{"-rl", "-l", "foo"},
 		{"-rL", "-L", "foo"},
