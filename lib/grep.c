@@ -51,6 +51,7 @@
 #define WSG_BUFFERED (16 * 1024 * 1024)	   /* results held out of turn */
 #define WSG_LONG_TEXT 4096		   /* text kept of a cut long line */
 #define WSG_MAX_CTX 10000		   /* -A/-B ceiling */
+#define WSG_MAX_LITS 16			   /* literals searched without PCRE2 */
 
 static const char *const wsg_skip_names[WS_GREP_SKIP_COUNT] = {
 	"binary", "ignored", "too_large", "policy", "symlink_outside",
@@ -110,6 +111,7 @@ struct ws_grep {
 	size_t litlen;
 	char **lits;	/* several plain literals (nlits > 1) */
 	size_t *litlens, nlits;
+	size_t litrare, litsrare[WSG_MAX_LITS]; /* rare byte index, or SIZE_MAX */
 	const struct ws_grep_type **types, **types_not;
 };
 
@@ -133,6 +135,80 @@ static bool
 wsg_is_meta(unsigned char c)
 {
 	return strchr("\\^$.|?*+()[]{}", c) != NULL && c != '\0';
+}
+
+/*
+ * How common a byte is in source code and text, roughly (higher: more
+ * common).  A literal is found by memchr() on its rarest byte and then
+ * compared: memchr runs at memory speed, where memmem() checks every
+ * position; a literal made only of common bytes goes to memmem().
+ */
+static int
+wsg_byte_rank(unsigned char c)
+{
+	if (c >= 0x80)
+		return 1;
+	if (c == ' ')
+		return 100;
+	if (strchr("etaoinsrhldcu", c) != NULL)
+		return 60;
+	if (c >= 'a' && c <= 'z')
+		return 35;
+	if (c == '\t' || c == '\n')
+		return 40;
+	if (strchr("_();,.=*{}-/\"'", c) != NULL)
+		return 30;
+	if (c >= '0' && c <= '9')
+		return 20;
+	if (strchr("ETSRAINOLCD", c) != NULL)
+		return 14;
+	if (c >= 'A' && c <= 'Z')
+		return 10;
+	return 8;
+}
+
+/* The index of the rarest byte of s (n > 0 bytes), and its rank. */
+static size_t
+wsg_rare(const char *s, size_t n, int *rank)
+{
+	size_t best = 0;
+
+	*rank = 1000;
+	for (size_t i = 0; i < n; i++) {
+		int r = wsg_byte_rank((unsigned char)s[i]);
+
+		if (r < *rank) {
+			*rank = r;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * Find needle (m bytes) in h (n bytes): memchr on its rare byte at index
+ * ri, then memcmp; memmem when no byte of it is rare (ri == SIZE_MAX).
+ */
+static const char *
+wsg_find(const char *h, size_t n, const char *nd, size_t m, size_t ri)
+{
+	const char *p, *last;
+
+	if (ri == SIZE_MAX)
+		return memmem(h, n, nd, m);
+	if (m > n)
+		return NULL;
+	p = h + ri;
+	last = h + (n - m) + ri;
+	while (p <= last) {
+		p = memchr(p, nd[ri], (size_t)(last - p) + 1);
+		if (p == NULL)
+			return NULL;
+		if (memcmp(p - ri, nd, m) == 0)
+			return p - ri;
+		p++;
+	}
+	return NULL;
 }
 
 /* Append s (n bytes) to a growing string. */
@@ -212,7 +288,6 @@ wsg_needs_utf(const char *p, bool fixed, bool icase)
 	return false;
 }
 
-#define WSG_MAX_LITS 16
 
 /*
  * If every pattern is a plain literal, or an alternation of them
@@ -245,9 +320,16 @@ wsg_literals(struct ws_grep *g, const struct ws_grep_opts *o)
 			p += k + 1;
 		}
 	}
+	for (size_t i = 0; i < n; i++) {
+		int rank;
+		size_t ri = wsg_rare(v[i], strlen(v[i]), &rank);
+
+		g->litsrare[i] = rank >= 30 ? SIZE_MAX : ri;
+	}
 	if (n == 1) {
 		g->lit = v[0];
 		g->litlen = strlen(v[0]);
+		g->litrare = g->litsrare[0];
 		return 0;
 	}
 	g->lits = calloc(n, sizeof(*g->lits));
@@ -855,8 +937,9 @@ wsg_match(struct wsg_worker *w, const char *subj, size_t len, size_t start,
 		for (size_t i = 0; i < g->nlits; i++) {
 			if (w->lpos[i] == SIZE_MAX - 1 ||
 			    (w->lpos[i] != SIZE_MAX && w->lpos[i] < start)) {
-				const char *p = memmem(subj + start, len - start,
-						       g->lits[i], g->litlens[i]);
+				const char *p = wsg_find(subj + start, len - start,
+							 g->lits[i], g->litlens[i],
+							 g->litsrare[i]);
 
 				w->lpos[i] = p ? (size_t)(p - subj) : SIZE_MAX;
 			}
@@ -873,8 +956,8 @@ wsg_match(struct wsg_worker *w, const char *subj, size_t len, size_t start,
 		return 1;
 	}
 	if (g->lit != NULL) {
-		const char *p = memmem(subj + start, len - start, g->lit,
-				       g->litlen);
+		const char *p = wsg_find(subj + start, len - start, g->lit,
+					 g->litlen, g->litrare);
 
 		if (p == NULL)
 			return 0;

@@ -194,6 +194,30 @@ START_TEST(threads_same_stream)
 }
 END_TEST
 
+/* A literal at the very start and end of a file (the rare-byte scan). */
+START_TEST(literal_edges)
+{
+	struct ws_grep_opts o = {0};
+	const char *p[] = {"PM_RESUME"};
+	struct acc a;
+	struct ws_grep_summary s;
+
+	wst_write(dir, "e.txt", "PM_RESUME\nxx PM_RESUM\nM_RESUME\nyPM_RESUME");
+	o.patterns = p;
+	o.npatterns = 1;
+	ck_assert_int_eq(run(&o, &a, &s), 0);
+	ck_assert_str_eq(a.s, "0 /e.txt 1 1 0 0 0|PM_RESUME\n"
+			      "0 /e.txt 4 2 0 0 0|yPM_RESUME\n");
+	free(a.s);
+	p[0] = "PM_RESUME|M_RESUME|zz";
+	ck_assert_int_eq(run(&o, &a, &s), 0);
+	ck_assert_str_eq(a.s, "0 /e.txt 1 1 0 0 0|PM_RESUME\n"
+			      "0 /e.txt 3 1 0 0 0|M_RESUME\n"
+			      "0 /e.txt 4 2 0 0 0|yPM_RESUME\n");
+	free(a.s);
+}
+END_TEST
+
 /* Line numbers stay right across refills of the buffer. */
 START_TEST(line_numbers_across_refills)
 {
@@ -334,6 +358,7 @@ suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, pattern_errors);
 	tcase_add_test(tc, threads_same_stream);
+	tcase_add_test(tc, literal_edges);
 	tcase_add_test(tc, line_numbers_across_refills);
 	tcase_add_test(tc, longer_than_buffer);
 	tcase_add_test(tc, paging_and_limits);
