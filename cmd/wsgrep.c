@@ -612,9 +612,22 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 	}
 	plain_break(g, it);
 	ws_cli_put_text(stdout, show, g->tty);
-	printf("%c%lld%c", it->kind == WS_GREP_MATCH ? ':' : '-', it->line,
-	       it->kind == WS_GREP_MATCH ? ':' : '-');
-	fwrite(it->text, 1, it->len, stdout);
+	{
+		/* "path:N:" without printf: this is the hot loop of a search
+		 * with many matches. */
+		char num[32], *p = num + sizeof(num);
+		unsigned long long n = (unsigned long long)it->line;
+		char sep = it->kind == WS_GREP_MATCH ? ':' : '-';
+
+		*--p = sep;
+		do {
+			*--p = (char)('0' + n % 10);
+			n /= 10;
+		} while (n > 0);
+		*--p = sep;
+		fwrite_unlocked(p, 1, (size_t)(num + sizeof(num) - p), stdout);
+	}
+	fwrite_unlocked(it->text, 1, it->len, stdout);
 	if (it->text_truncated)
 		fputs(" [...]", stdout);
 	fputc('\n', stdout);
@@ -741,6 +754,9 @@ main(int argc, char **argv)
 	g.json = cli.json;
 	g.nul = WS_OPT(&cli, O_NULL)->b;
 	g.tty = isatty(1);
+	/* A pipe's default buffer is one page: a write(2) per few lines. */
+	if (!g.tty)
+		setvbuf(stdout, NULL, _IOFBF, 64 * 1024);
 	if ((rc = ws_cli_open(&cli, &ws)) < 0)
 		goto fail;
 	if ((rc = get_opts(&g, &cli, &ws, &pats, &store, &paths, &npaths)) < 0)
