@@ -609,6 +609,74 @@ START_TEST(json_contract)
 }
 END_TEST
 
+START_TEST(filters_and_flags)
+{
+	struct wst_run r;
+	char *big = malloc(5001);
+
+	memset(big, 'w', 5000);
+	big[0] = 'x';
+	big[5000] = '\0';
+	wst_write(ws, "big.txt", big);
+	wst_write(ws, "small.txt", "xw\n");
+	wst_write(ws, "a/b/deep.txt", "xw\n");
+	wst_write(ws, "code.py", "Xw\n");
+	/* --max-filesize: counted as too_large. */
+	RUNJ(&r, "--max-filesize", "1K", "^x", NULL);
+	ck_assert_int_eq(nmatches(&r), 2);
+	ck_assert_int_eq(skipped(&r, "too_large"), 1);
+	wst_run_free(&r);
+	RUNJ(&r, "--max-filesize", "lots", "x", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* --max-depth 1: the top's own files. */
+	RUNP(&r, "--max-depth", "1", "-l", "xw", NULL);
+	ck_assert_str_eq(r.out, "/big.txt\n/small.txt\n");
+	wst_run_free(&r);
+	/* -S: lower case is caseless, an upper-case letter is not. */
+	RUNP(&r, "-S", "-l", "xw", NULL);
+	ck_assert_str_eq(r.out, "/a/b/deep.txt\n/big.txt\n/code.py\n"
+				"/small.txt\n");
+	wst_run_free(&r);
+	RUNP(&r, "-S", "-l", "Xw", NULL);
+	ck_assert_str_eq(r.out, "/code.py\n");
+	wst_run_free(&r);
+	/* -t / -T and --type-list. */
+	RUNP(&r, "-t", "py", "-l", "w", NULL);
+	ck_assert_str_eq(r.out, "/code.py\n");
+	wst_run_free(&r);
+	RUNP(&r, "-T", "py", "-T", "txt", "-l", "w", NULL);
+	ck_assert_int_eq(r.status, 1);
+	wst_run_free(&r);
+	RUNP(&r, "-t", "nosuch", "w", NULL);
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	RUNP(&r, "--type-list", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, "py: *.py *.pyi\n"));
+	wst_run_free(&r);
+	/* -0 after names; --stats on stderr. */
+	RUNP(&r, "-l0", "--stats", "xw", "small.txt", "code.py", NULL);
+	ck_assert_int_eq(memcmp(r.out, "/small.txt\0", 11), 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "files searched"));
+	wst_run_free(&r);
+	/* -c, -L, and a time budget that is not a number. */
+	RUNP(&r, "-c", "w", "small.txt", NULL);
+	ck_assert_str_eq(r.out, "/small.txt:1\n");
+	wst_run_free(&r);
+	RUNP(&r, "-L", "zzz", "small.txt", NULL);
+	ck_assert_str_eq(r.out, "/small.txt\n");
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	RUNP(&r, "--time-budget", "soon", "w", NULL);
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	RUNP(&r, "-l", "-c", "w", NULL);
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	free(big);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* The race                                                            */
 
@@ -735,6 +803,7 @@ suite(void)
 	tcase_add_test(tc, paging);
 	tcase_add_test(tc, odd_bytes);
 	tcase_add_test(tc, json_contract);
+	tcase_add_test(tc, filters_and_flags);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);
