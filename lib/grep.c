@@ -39,6 +39,7 @@
 
 #include "ws/error.h"
 #include "ws/ignore.h"
+#include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/read.h"
 #include "ws/resolve.h"
@@ -560,6 +561,9 @@ struct wsg_run {
 	size_t nlv;
 	long long skipped[WS_GREP_SKIP_COUNT];
 	bool saved_prompt;
+	/* .gitignore paths are relative to ign_base (see wsg_ign_rel). */
+	const char *ign_base;
+	bool ign_loaded;	/* .git/info/exclude already read */
 };
 
 static bool
@@ -1573,6 +1577,84 @@ wsg_rel(struct wsg_run *r, const char *vpath)
 	return vpath + r->rootlen + 1;
 }
 
+/*
+ * The path .gitignore rules see: relative to the workspace root when the
+ * searched PATH lies in it (so that /src is searched under the same rules
+ * as / finds there, the root's and src's .gitignore included), else to
+ * the PATH itself.
+ */
+static const char *
+wsg_ign_rel(struct wsg_run *r, const char *vpath, const char *real)
+{
+	const char *rest;
+
+	if (r->ign_base != NULL && ws_path_within(r->ign_base, real, &rest))
+		return rest;
+	return wsg_rel(r, vpath);
+}
+
+/*
+ * Before walking a directory PATH inside the workspace root: read
+ * .git/info/exclude at the root and the .gitignore of every directory
+ * from the root down to PATH's parent (PATH's own is read on entering
+ * it), each opened with O_NOFOLLOW from the one above.  Best effort: a
+ * directory that cannot be opened ends the chain.
+ */
+static int
+wsg_ign_ancestors(struct wsg_run *r, const struct ws_res *res)
+{
+	const char *rest;
+	char *rel = NULL;
+	int cur, rc = 0;
+
+	r->ign_base = NULL;
+	r->ign_loaded = false;
+	if (r->o->no_ignore || res->anchor == WS_ANCHOR_HOST ||
+	    !ws_path_within(ws_ctx_anchor_real(r->ws, 0), res->real, &rest) ||
+	    ws_ctx_anchor_of_real(r->ws, res->real, NULL) != 0)
+		return 0;
+	r->ign_base = ws_ctx_anchor_real(r->ws, 0);
+	cur = openat(ws_ctx_anchor_fd(r->ws, 0), ".",
+		     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return 0;
+	if ((rc = ws_ignore_load_exclude(r->ig, cur)) < 0)
+		goto out;
+	r->ign_loaded = true;
+	rel = strdup(rest);
+	if (rel == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	for (char *p = rel; *rel != '\0';) {
+		char *slash = strchr(p, '/');
+		int next;
+
+		/* The level of the directory above p: rel cut before p. */
+		if (p > rel)
+			p[-1] = '\0';
+		rc = ws_ignore_push(r->ig, cur, p > rel ? rel : "");
+		if (p > rel)
+			p[-1] = '/';
+		if (rc < 0 || slash == NULL)
+			break;
+		*slash = '\0';
+		next = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		*slash = '/';
+		close(cur);
+		cur = next;
+		if (cur < 0)
+			break;
+		p = slash + 1;
+	}
+out:
+	free(rel);
+	if (cur >= 0)
+		close(cur);
+	return rc;
+}
+
 /* A glob in gitignore syntax: a name alone, or a path with a slash. */
 static bool
 wsg_glob(const char *glob, const char *rel)
@@ -1764,10 +1846,11 @@ wsg_on_enter(void *arg, const struct ws_walk_dir *d)
 	if (wsg_level(r, d->depth) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	if (!r->o->no_ignore) {
-		if (d->depth == 0 &&
+		if (d->depth == 0 && !r->ign_loaded &&
 		    (rc = ws_ignore_load_exclude(r->ig, d->fd)) < 0)
 			return rc;
-		if ((rc = ws_ignore_push(r->ig, d->fd, wsg_rel(r, d->vpath))) < 0)
+		if ((rc = ws_ignore_push(r->ig, d->fd,
+					 wsg_ign_rel(r, d->vpath, d->real))) < 0)
 			return rc;
 	}
 	return 0;
@@ -1935,7 +2018,8 @@ wsg_on_entry(void *arg, const struct ws_walk_entry *e)
 		wsg_truncate(r, "time_budget", NULL);
 		return WS_WALK_STOP;
 	}
-	if (!r->o->no_ignore && ws_ignore_match(r->ig, rel, isdir)) {
+	if (!r->o->no_ignore &&
+	    ws_ignore_match(r->ig, wsg_ign_rel(r, e->vpath, e->real), isdir)) {
 		r->skipped[WS_GREP_SKIP_IGNORED]++;
 		return WS_WALK_SKIP;
 	}
@@ -1992,6 +2076,10 @@ wsg_path(struct wsg_walk *wk, struct ws_res *res)
 	}
 	if ((rc = ws_res_open(res, O_RDONLY | O_DIRECTORY, &fd)) < 0)
 		return rc;
+	if (r->ig != NULL && (rc = wsg_ign_ancestors(r, res)) < 0) {
+		close(fd);
+		return rc;
+	}
 	memset(&wo, 0, sizeof(wo));
 	wo.ws = r->ws;
 	wo.no_mounts = res->anchor == WS_ANCHOR_HOST;

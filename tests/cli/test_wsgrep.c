@@ -271,6 +271,7 @@ START_TEST(ignore_rules)
 	wst_write(ws, ".git/config", "needle\n");
 	wst_write(ws, "excluded.c", "needle\n");
 	wst_write(ws, ".hidden/h.c", "needle\n");
+	wst_write(ws, "src/x.log", "needle\n");
 	RUNP(&r, "--paths", "relative", "needle", NULL);
 	ck_assert_str_eq(r.out, "keep.log:1:needle\nsrc/main.c:1:needle\n"
 				"src/top:1:needle\n");
@@ -286,14 +287,24 @@ START_TEST(ignore_rules)
 	wst_run_free(&r);
 	/* --no-ignore: everything but the hidden. */
 	RUNJ(&r, "--no-ignore", "needle", NULL);
-	ck_assert_int_eq(nmatches(&r), 8);
+	ck_assert_int_eq(nmatches(&r), 9);
+	wst_run_free(&r);
+	/* A subdirectory is searched under the rules of the directories
+	 * above it too (the root's *.log, info/exclude), as git does. */
+	RUNP(&r, "--paths", "relative", "needle", "src", NULL);
+	ck_assert_str_eq(r.out, "src/main.c:1:needle\nsrc/top:1:needle\n");
+	wst_run_free(&r);
+	wst_write(ws, "build/sub/excluded.c", "needle\n");
+	RUNP(&r, "--paths", "relative", "needle", "build/sub", NULL);
+	ck_assert_str_eq(r.out, "");
 	wst_run_free(&r);
 	/* Find by name, with the same filters. */
 	RUNP(&r, "--files", "--paths", "relative", "--include", "**/*.c", NULL);
 	ck_assert_str_eq(r.out, "src/main.c\n");
 	wst_run_free(&r);
 	RUNP(&r, "--files", "--paths", "relative", "-t", "c", "--no-ignore", NULL);
-	ck_assert_str_eq(r.out, "build/x.c\nexcluded.c\nsrc/local.c\nsrc/main.c\n");
+	ck_assert_str_eq(r.out, "build/sub/excluded.c\nbuild/x.c\nexcluded.c\n"
+				"src/local.c\nsrc/main.c\n");
 	wst_run_free(&r);
 	RUNP(&r, "--files", "--paths", "relative", "--exclude", "src", NULL);
 	ck_assert_str_eq(r.out, "keep.log\n");
