@@ -56,6 +56,11 @@ echo "== The file tools share one view"
 run wsls -a /
 run wsread -n /src/main.c
 run wsread --json --start-line 2 --end-line 3 notes/todo.txt
+if wsgrep --version >/dev/null 2>&1; then
+	run wsgrep hello
+	run wsgrep --files --hidden --include '*.md'
+	run wsgrep --json -w main
+fi
 tmp=$(mktemp -d)
 cp -a "$ws/." "$tmp/"
 export WS_ROOT="$tmp"

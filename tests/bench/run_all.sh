@@ -5,10 +5,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 bin=$(bench_bin)
-for b in wspath wsread wsls wswrite policy wsrun; do
+for b in wspath wsread wsls wswrite wsgrep policy wsrun; do
 	echo "=== bench_$b"
 	case $b in
 	wsls) bash "$here/bench_wsls.sh" "$(dirname "$bin")" ;;
+	wsgrep) bash "$here/bench_wsgrep.sh" "$(dirname "$bin")" ;;
 	wswrite) WS_BENCH_BIN=$bin bash "$here/bench_wswrite.sh" ;;
 	*) bash "$here/bench_$b.sh" ;;
 	esac

@@ -1,0 +1,804 @@
+/*
+ * wsgrep - search file contents in the workspace with a PCRE2 regex or a
+ * literal, or find files by name (--files).
+ *
+ * LLM tool name search_files.  Plain output is grep -rn's
+ * (path:line:text); JSON gives matches with their context and a summary,
+ * paged by --max-results and --offset; --jsonl streams one object per
+ * result, then the summary.  The search itself is lib/grep.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ws/cli.h"
+#include "ws/error.h"
+#include "ws/grep.h"
+#include "ws/json.h"
+#include "ws/path.h"
+#include "ws/read.h"
+#include "ws/resolve.h"
+#include "ws/walk.h"
+
+enum {
+	O_PATTERN, O_REGEXP, O_FILE, O_FIXED, O_ICASE, O_SMART, O_WORD, O_LINE,
+	O_INVERT, O_MULTI, O_ONLY, O_FILES_WITH, O_FILES_WITHOUT, O_COUNT,
+	O_FILES, O_AFTER, O_BEFORE, O_CONTEXT, O_MAX_COUNT, O_MAX_COLUMNS,
+	O_NULL, O_JSONL, O_INCLUDE, O_EXCLUDE, O_TYPE, O_TYPE_NOT, O_TYPE_LIST,
+	O_HIDDEN, O_NO_IGNORE, O_MAX_FILESIZE, O_MAX_DEPTH, O_BINARY,
+	O_MAX_RESULTS, O_OFFSET, O_TIME_BUDGET, O_STATS, O_UNORDERED,
+	O_THREADS, O_NUMBER, O_OUTPUT_MODE, O_COUNT_
+};
+
+static const struct ws_opt opts[O_COUNT_] = {
+	[O_PATTERN] = {"pattern", 0, WS_OPT_STR, "PATTERN",
+		       "the PCRE2 regular expression (or literal with "
+		       "fixed_strings) to search for; required unless files is "
+		       "true", 0},
+	[O_REGEXP] = {"regexp", 'e', WS_OPT_LIST, "PATTERN",
+		      "a pattern to search for; repeatable, a line matching "
+		      "any of them matches", WS_OPT_NOSCHEMA},
+	[O_FILE] = {"file", 'f', WS_OPT_STR, "FILE",
+		    "read patterns from FILE in the workspace, one per line",
+		    WS_OPT_NOSCHEMA},
+	[O_FIXED] = {"fixed-strings", 'F', WS_OPT_FLAG, NULL,
+		     "the pattern is a literal string, not a regex", 0},
+	[O_ICASE] = {"ignore-case", 'i', WS_OPT_FLAG, NULL,
+		     "match case-insensitively", 0},
+	[O_SMART] = {"smart-case", 'S', WS_OPT_FLAG, NULL,
+		     "case-insensitive unless the pattern has an upper-case "
+		     "letter", 0},
+	[O_WORD] = {"word-regexp", 'w', WS_OPT_FLAG, NULL,
+		    "match whole words only", 0},
+	[O_LINE] = {"line-regexp", 'x', WS_OPT_FLAG, NULL,
+		    "match whole lines only", 0},
+	[O_INVERT] = {"invert-match", 'v', WS_OPT_FLAG, NULL,
+		      "report the lines that do not match", 0},
+	[O_MULTI] = {"multiline", 'U', WS_OPT_FLAG, NULL,
+		     "let a match cross lines (\\n in the pattern)", 0},
+	[O_ONLY] = {"only-matching", 'o', WS_OPT_FLAG, NULL,
+		    "report each match alone, not its whole line", 0},
+	[O_FILES_WITH] = {"files-with-matches", 'l', WS_OPT_FLAG, NULL,
+			  "report only the names of files that match", 0},
+	[O_FILES_WITHOUT] = {"files-without-match", 'L', WS_OPT_FLAG, NULL,
+			     "report only the names of files that do not "
+			     "match", 0},
+	[O_COUNT] = {"count", 'c', WS_OPT_FLAG, NULL,
+		     "report the number of matching lines per file", 0},
+	[O_FILES] = {"files", 0, WS_OPT_FLAG, NULL,
+		     "list the files a search would read, without searching "
+		     "(find files by name with include, e.g. \"**/*.py\")", 0},
+	[O_AFTER] = {"after-context", 'A', WS_OPT_INT, "N",
+		     "lines of context after each match", 0},
+	[O_BEFORE] = {"before-context", 'B', WS_OPT_INT, "N",
+		      "lines of context before each match", 0},
+	[O_CONTEXT] = {"context", 'C', WS_OPT_INT, "N",
+		       "lines of context before and after each match", 0},
+	[O_MAX_COUNT] = {"max-count", 'm', WS_OPT_INT, "N",
+			 "stop reading a file after N matching lines", 0},
+	[O_MAX_COLUMNS] = {"max-columns", 0, WS_OPT_INT, "N",
+			   "cut reported lines after N bytes (JSON default "
+			   "300; 0: never)", 0},
+	[O_NULL] = {"null", '0', WS_OPT_FLAG, NULL,
+		    "end file names with a NUL byte (with -l, -L, --files)",
+		    WS_OPT_NOSCHEMA},
+	[O_JSONL] = {"jsonl", 0, WS_OPT_FLAG, NULL,
+		     "one JSON object per result, streamed, then the summary",
+		     WS_OPT_NOSCHEMA},
+	[O_INCLUDE] = {"include", 0, WS_OPT_LIST, "GLOB",
+		       "search only files matching GLOB (gitignore syntax: "
+		       "\"*.c\", \"src/**/test_*\"); repeatable", 0},
+	[O_EXCLUDE] = {"exclude", 0, WS_OPT_LIST, "GLOB",
+		       "skip files and directories matching GLOB; repeatable",
+		       0},
+	[O_TYPE] = {"type", 't', WS_OPT_LIST, "TYPE",
+		    "search only files of TYPE (c, py, js, ...; see "
+		    "--type-list)", 0},
+	[O_TYPE_NOT] = {"type-not", 'T', WS_OPT_LIST, "TYPE",
+			"skip files of TYPE", 0},
+	[O_TYPE_LIST] = {"type-list", 0, WS_OPT_FLAG, NULL,
+			 "print the file types and their globs, then exit",
+			 WS_OPT_NOSCHEMA},
+	[O_HIDDEN] = {"hidden", 0, WS_OPT_FLAG, NULL,
+		      "search hidden files and directories too", 0},
+	[O_NO_IGNORE] = {"no-ignore", 0, WS_OPT_FLAG, NULL,
+			 "do not apply .gitignore rules", 0},
+	[O_MAX_FILESIZE] = {"max-filesize", 0, WS_OPT_STR, "SIZE",
+			    "skip files larger than SIZE (bytes, or with K, "
+			    "M, G)", 0},
+	[O_MAX_DEPTH] = {"max-depth", 0, WS_OPT_INT, "N",
+			 "descend at most N levels (1: the directory's own "
+			 "files)", 0},
+	[O_BINARY] = {"binary", 0, WS_OPT_FLAG, NULL,
+		      "search binary files too (reported as matching, not "
+		      "printed)", 0},
+	[O_MAX_RESULTS] = {"max-results", 0, WS_OPT_INT, "N",
+			   "return at most N results (JSON default 50; 0: "
+			   "all); summary.next_offset pages on", 0},
+	[O_OFFSET] = {"offset", 0, WS_OPT_INT, "N",
+		      "skip the first N results (paging)", 0},
+	[O_TIME_BUDGET] = {"time-budget", 0, WS_OPT_STR, "SECONDS",
+			   "stop after this long with what was found "
+			   "(default 10)", 0},
+	[O_STATS] = {"stats", 0, WS_OPT_FLAG, NULL,
+		     "print the summary on stderr (plain output)",
+		     WS_OPT_NOSCHEMA},
+	[O_UNORDERED] = {"unordered", 0, WS_OPT_FLAG, NULL,
+			 "results in any order (accepted; the order is "
+			 "always sorted, at no cost)", WS_OPT_NOSCHEMA},
+	[O_THREADS] = {"threads", 0, WS_OPT_INT, "N",
+		       "searching threads (default: one per CPU, at most 2)",
+		       WS_OPT_NOSCHEMA},
+	[O_OUTPUT_MODE] = {"output-mode", 0, WS_OPT_STR,
+			   "content|files_with_matches|files_without_match|"
+			   "count|only_matching|files",
+			   "what to return: matching lines (content, the "
+			   "default), file names, counts per file, each match "
+			   "alone, or the files a search would read", 0},
+	[O_NUMBER] = {"line-number", 'n', WS_OPT_FLAG, NULL,
+		      "accepted for grep compatibility (lines are always "
+		      "numbered)", WS_OPT_NOSCHEMA},
+};
+
+static const struct ws_tool tool = {
+	.prog = "wsgrep",
+	.tool = "search_files",
+	.description = "Search file contents in the workspace with a PCRE2 "
+		       "regular expression (or a literal), like grep -rn, or "
+		       "find files by name (files: true with include globs). "
+		       "Skips .git, .gitignore'd, hidden and binary files by "
+		       "default. Returns matches (path, line, column, text) "
+		       "and a summary; page with offset and summary.next_offset.",
+	.usage = "wsgrep [OPTION]... PATTERN [PATH]...\n"
+		 "       wsgrep [OPTION]... -e PATTERN... [PATH]...\n"
+		 "       wsgrep --files [OPTION]... [PATH]...",
+	.pos_name = "paths",
+	.pos_help = "files or directories to search (default: the whole "
+		    "workspace, \"/\")",
+	.pos_kind = WS_POS_ANY,
+	.pos_array = true,
+	.opts = opts,
+	.nopts = O_COUNT_,
+};
+
+struct ctxline {
+	char *text;
+	size_t len;
+};
+
+struct wsgrep {
+	const struct ws_cli *cli;
+	struct ws_grep_opts o;
+	bool json, jsonl, nul, tty, begun, ctx;
+	struct ws_jw jw;
+	/* JSON: the match whose "after" lines are still coming. */
+	bool open;
+	struct ctxline *before;
+	size_t nbefore, capbefore;
+	/* Plain: for the "--" between groups. */
+	char *last_path;
+	long long last_line;
+	bool printed;
+};
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+
+static int
+parse_size(const char *s, long long *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': v *= 1024; end++; break;
+	case 'm': case 'M': v *= 1024 * 1024; end++; break;
+	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end != '\0')
+		goto bad;
+	*out = (long long)v;
+	return 0;
+bad:
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			    "--max-filesize \"%s\": expected a size such as "
+			    "100K or 2M", s);
+}
+
+/* Patterns from -f FILE, read through the workspace like any file. */
+static int
+read_pattern_file(struct ws_ctx *ws, const char *path, const char ***pats,
+		  size_t *n, char **store)
+{
+	struct ws_res res = {.fd = -1, .dirfd = -1};
+	struct ws_read r = {0};
+	struct ws_read_opts ro = {0};
+	char *p;
+	int rc;
+
+	rc = ws_read_file(ws, path, &ro, &res, &r);
+	ws_res_free(&res);
+	if (rc < 0)
+		return rc;
+	*store = malloc(r.len + 1);
+	if (*store == NULL) {
+		ws_read_free(&r);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	memcpy(*store, r.data ? r.data : "", r.len);
+	(*store)[r.len] = '\0';
+	ws_read_free(&r);
+	p = *store;
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		const char **np;
+
+		if (nl)
+			*nl = '\0';
+		np = realloc(*pats, (*n + 1) * sizeof(*np));
+		if (np == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*pats = np;
+		(*pats)[(*n)++] = p;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static int
+get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
+	 const char ***pats, char **store, const char *const **paths,
+	 size_t *npaths)
+{
+	struct ws_grep_opts *o = &g->o;
+	size_t np = 0;
+	int rc;
+	static const int nonneg[] = {O_AFTER, O_BEFORE, O_CONTEXT, O_MAX_COUNT,
+				     O_MAX_COLUMNS, O_MAX_DEPTH, O_MAX_RESULTS,
+				     O_OFFSET, O_THREADS};
+
+	for (size_t i = 0; i < sizeof(nonneg) / sizeof(nonneg[0]); i++) {
+		const struct ws_optval *v = WS_OPT(cli, nonneg[i]);
+
+		if (v->set && v->i < 0)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "--%s must be 0 or more, not %lld",
+					    opts[nonneg[i]].name, v->i);
+	}
+	memset(o, 0, sizeof(*o));
+	*pats = NULL;
+	if (WS_OPT(cli, O_OUTPUT_MODE)->set) {
+		/* The agents' spelling of -l, -L, -c, -o and --files. */
+		static const struct {
+			const char *name;
+			int opt;
+		} m[] = {{"files_with_matches", O_FILES_WITH},
+			 {"files_without_match", O_FILES_WITHOUT},
+			 {"count", O_COUNT}, {"only_matching", O_ONLY},
+			 {"files", O_FILES}, {"content", -1}};
+		const char *s = WS_OPT(cli, O_OUTPUT_MODE)->s;
+		size_t i;
+
+		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (strcmp(m[i].name, s) == 0)
+				break;
+		if (i == sizeof(m) / sizeof(m[0]))
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "%s \"%s\": expected content, "
+					    "files_with_matches, "
+					    "files_without_match, count, "
+					    "only_matching or files",
+					    cli->from_args ? "output_mode" :
+					    "--output-mode", s);
+		if (m[i].opt >= 0) {
+			cli->vals[m[i].opt].set = true;
+			cli->vals[m[i].opt].b = true;
+		}
+	}
+	*store = NULL;
+	/* Patterns: -e and -f, else --pattern (JSON), else the first
+	 * positional. */
+	if (WS_OPT(cli, O_REGEXP)->set) {
+		const struct ws_optval *v = WS_OPT(cli, O_REGEXP);
+
+		*pats = calloc(v->n + 1, sizeof(**pats));
+		if (*pats == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		for (size_t i = 0; i < v->n; i++)
+			(*pats)[np++] = v->list[i];
+	}
+	if (WS_OPT(cli, O_FILE)->set &&
+	    (rc = read_pattern_file(ws, WS_OPT(cli, O_FILE)->s, pats, &np,
+				    store)) < 0)
+		return rc;
+	*paths = cli->pos;
+	*npaths = cli->npos;
+	if (np == 0 && !WS_OPT(cli, O_FILES)->b) {
+		const char *p = NULL;
+
+		if (WS_OPT(cli, O_PATTERN)->set) {
+			p = WS_OPT(cli, O_PATTERN)->s;
+		} else if (cli->npos > 0 && !cli->from_args) {
+			p = cli->pos[0];
+			(*paths)++;
+			(*npaths)--;
+		}
+		if (p == NULL)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    cli->from_args ?
+					    "\"pattern\" is required (or "
+					    "\"files\": true)" :
+					    "missing PATTERN (see --help)");
+		*pats = realloc(*pats, (np + 1) * sizeof(**pats));
+		if (*pats == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		(*pats)[np++] = p;
+	}
+	o->patterns = *pats;
+	o->npatterns = np;
+	o->fixed = WS_OPT(cli, O_FIXED)->b;
+	o->icase = WS_OPT(cli, O_ICASE)->b;
+	o->smart_case = WS_OPT(cli, O_SMART)->b;
+	o->word = WS_OPT(cli, O_WORD)->b;
+	o->line = WS_OPT(cli, O_LINE)->b;
+	o->invert = WS_OPT(cli, O_INVERT)->b;
+	o->multiline = WS_OPT(cli, O_MULTI)->b;
+	{
+		int nm = WS_OPT(cli, O_FILES_WITH)->b + WS_OPT(cli, O_FILES_WITHOUT)->b +
+			 WS_OPT(cli, O_COUNT)->b + WS_OPT(cli, O_FILES)->b;
+
+		if (nm > 1)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "-l, -L, -c and --files exclude each "
+					    "other");
+	}
+	o->mode = WS_OPT(cli, O_FILES)->b ? WS_GREP_LIST :
+		  WS_OPT(cli, O_FILES_WITH)->b ? WS_GREP_FILES_WITH :
+		  WS_OPT(cli, O_FILES_WITHOUT)->b ? WS_GREP_FILES_WITHOUT :
+		  WS_OPT(cli, O_COUNT)->b ? WS_GREP_COUNT :
+		  WS_OPT(cli, O_ONLY)->b ? WS_GREP_ONLY : WS_GREP_LINES;
+	if (WS_OPT(cli, O_CONTEXT)->set)
+		o->before = o->after = (int)WS_OPT(cli, O_CONTEXT)->i;
+	if (WS_OPT(cli, O_BEFORE)->set)
+		o->before = (int)WS_OPT(cli, O_BEFORE)->i;
+	if (WS_OPT(cli, O_AFTER)->set)
+		o->after = (int)WS_OPT(cli, O_AFTER)->i;
+	if (o->mode != WS_GREP_LINES)
+		o->before = o->after = 0;
+	g->ctx = o->before > 0 || o->after > 0;
+	o->max_count = WS_OPT(cli, O_MAX_COUNT)->i;
+	o->max_columns = WS_OPT(cli, O_MAX_COLUMNS)->set ?
+			 WS_OPT(cli, O_MAX_COLUMNS)->i : g->json ? 300 : 0;
+	o->include = WS_OPT(cli, O_INCLUDE)->list;
+	o->ninclude = WS_OPT(cli, O_INCLUDE)->n;
+	o->exclude = WS_OPT(cli, O_EXCLUDE)->list;
+	o->nexclude = WS_OPT(cli, O_EXCLUDE)->n;
+	o->types = WS_OPT(cli, O_TYPE)->list;
+	o->ntypes = WS_OPT(cli, O_TYPE)->n;
+	o->types_not = WS_OPT(cli, O_TYPE_NOT)->list;
+	o->ntypes_not = WS_OPT(cli, O_TYPE_NOT)->n;
+	o->hidden = WS_OPT(cli, O_HIDDEN)->b;
+	o->no_ignore = WS_OPT(cli, O_NO_IGNORE)->b;
+	o->binary = WS_OPT(cli, O_BINARY)->b;
+	if (WS_OPT(cli, O_MAX_FILESIZE)->set &&
+	    (rc = parse_size(WS_OPT(cli, O_MAX_FILESIZE)->s,
+			     &o->max_filesize)) < 0)
+		return rc;
+	o->max_depth = (int)WS_OPT(cli, O_MAX_DEPTH)->i;
+	if (WS_OPT(cli, O_MAX_DEPTH)->set && o->max_depth == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--max-depth must be at least 1");
+	o->max_results = WS_OPT(cli, O_MAX_RESULTS)->set ?
+			 WS_OPT(cli, O_MAX_RESULTS)->i : g->json && !g->jsonl ?
+			 50 : 0;
+	o->offset = WS_OPT(cli, O_OFFSET)->i;
+	o->time_budget_ms = 10000;
+	if (WS_OPT(cli, O_TIME_BUDGET)->set) {
+		char *end;
+		double s = strtod(WS_OPT(cli, O_TIME_BUDGET)->s, &end);
+
+		if (*end != '\0' || end == WS_OPT(cli, O_TIME_BUDGET)->s ||
+		    s < 0 || s > 86400)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "--time-budget \"%s\": expected "
+					    "seconds (0 to 86400; 0: none)",
+					    WS_OPT(cli, O_TIME_BUDGET)->s);
+		o->time_budget_ms = (long long)(s * 1000);
+	}
+	o->threads = (int)WS_OPT(cli, O_THREADS)->i;
+	o->no_stat = !g->json;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+
+static void
+kpath(struct wsgrep *g, const struct ws_grep_item *it)
+{
+	ws_jw_kname(&g->jw, "path", it->vpath);
+	ws_jw_kname(&g->jw, "real_path", it->real);
+}
+
+/* "text" (and "text_bytes" when it is not UTF-8). */
+static void
+ktext(struct wsgrep *g, const char *key, const char *s, size_t n)
+{
+	ws_jw_key(&g->jw, key);
+	ws_jw_strn(&g->jw, s, n);
+	if (!ws_utf8_valid(s, n)) {
+		char k[64];
+
+		snprintf(k, sizeof(k), "%s_bytes", key);
+		ws_jw_key(&g->jw, k);
+		ws_jw_base64(&g->jw, s, n);
+	}
+}
+
+static void
+begin(struct wsgrep *g)
+{
+	if (g->begun)
+		return;
+	g->begun = true;
+	if (!g->json || g->jsonl)
+		return;
+	ws_cli_json_begin(g->cli, &g->jw);
+	ws_jw_obj(&g->jw);
+	ws_jw_key(&g->jw, g->o.mode == WS_GREP_LIST ||
+		  g->o.mode == WS_GREP_FILES_WITH ||
+		  g->o.mode == WS_GREP_FILES_WITHOUT ? "files" :
+		  g->o.mode == WS_GREP_COUNT ? "counts" : "matches");
+	ws_jw_arr(&g->jw);
+}
+
+static void
+close_match(struct wsgrep *g)
+{
+	if (!g->open)
+		return;
+	if (g->ctx) {
+		ws_jw_arr_end(&g->jw); /* after */
+	}
+	ws_jw_obj_end(&g->jw);
+	if (g->jsonl)
+		fputc('\n', stdout);
+	g->open = false;
+}
+
+static void
+drop_before(struct wsgrep *g)
+{
+	for (size_t i = 0; i < g->nbefore; i++)
+		free(g->before[i].text);
+	g->nbefore = 0;
+}
+
+static int
+on_item_json(struct wsgrep *g, const struct ws_grep_item *it)
+{
+	switch (it->kind) {
+	case WS_GREP_BREAK:
+		return 0;
+	case WS_GREP_CONTEXT:
+		if (it->after && g->open) {
+			ws_jw_strn(&g->jw, it->text, it->len);
+			return 0;
+		}
+		if (g->nbefore == g->capbefore) {
+			size_t nc = g->capbefore ? g->capbefore * 2 : 8;
+			struct ctxline *a = realloc(g->before, nc * sizeof(*a));
+
+			if (a == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			g->before = a;
+			g->capbefore = nc;
+		}
+		g->before[g->nbefore].text = malloc(it->len + 1);
+		if (g->before[g->nbefore].text == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		memcpy(g->before[g->nbefore].text, it->text, it->len);
+		g->before[g->nbefore++].len = it->len;
+		return 0;
+	default:
+		break;
+	}
+	close_match(g);
+	if (g->jsonl)
+		ws_jw_init(&g->jw, stdout);
+	ws_jw_obj(&g->jw);
+	if (g->jsonl)
+		ws_jw_kstr(&g->jw, "type", it->kind == WS_GREP_FILE ? "file" :
+			   it->kind == WS_GREP_COUNT_OF ? "count" : "match");
+	kpath(g, it);
+	switch (it->kind) {
+	case WS_GREP_FILE:
+		if (g->o.mode == WS_GREP_LIST) {
+			ws_jw_kint(&g->jw, "size", it->size);
+			{
+				char t[32];
+
+				ws_walk_time(it->mtime, t);
+				ws_jw_kstr(&g->jw, "mtime", t);
+			}
+		}
+		ws_jw_obj_end(&g->jw);
+		if (g->jsonl)
+			fputc('\n', stdout);
+		return 0;
+	case WS_GREP_COUNT_OF:
+		ws_jw_kint(&g->jw, "count", it->count);
+		ws_jw_obj_end(&g->jw);
+		if (g->jsonl)
+			fputc('\n', stdout);
+		return 0;
+	case WS_GREP_BINARY:
+		ws_jw_kbool(&g->jw, "binary", true);
+		ws_jw_obj_end(&g->jw);
+		if (g->jsonl)
+			fputc('\n', stdout);
+		return 0;
+	default:
+		break;
+	}
+	ws_jw_kint(&g->jw, "line", it->line);
+	if (it->column > 0)
+		ws_jw_kint(&g->jw, "column", it->column);
+	ktext(g, "text", it->text, it->len);
+	if (it->text_truncated)
+		ws_jw_kbool(&g->jw, "text_truncated", true);
+	if (g->ctx) {
+		ws_jw_key(&g->jw, "before");
+		ws_jw_arr(&g->jw);
+		for (size_t i = 0; i < g->nbefore; i++)
+			ws_jw_strn(&g->jw, g->before[i].text, g->before[i].len);
+		ws_jw_arr_end(&g->jw);
+		ws_jw_key(&g->jw, "after");
+		ws_jw_arr(&g->jw);
+	}
+	drop_before(g);
+	g->open = true;
+	return 0;
+}
+
+/* Plain: "--" between context groups, as grep prints it. */
+static void
+plain_break(struct wsgrep *g, const struct ws_grep_item *it)
+{
+	bool same = g->last_path && strcmp(g->last_path, it->vpath) == 0;
+
+	if (g->ctx && g->printed && (!same || it->line > g->last_line + 1))
+		fputs("--\n", stdout);
+	if (!same) {
+		free(g->last_path);
+		g->last_path = strdup(it->vpath);
+	}
+	g->last_line = it->line;
+	g->printed = true;
+}
+
+static int
+on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
+{
+	const char *show = ws_cli_show_path(g->cli, it->vpath, it->real);
+
+	switch (it->kind) {
+	case WS_GREP_BREAK:
+		return 0;
+	case WS_GREP_FILE:
+		ws_cli_put_text(stdout, show, g->tty);
+		fputc(g->nul ? '\0' : '\n', stdout);
+		return 0;
+	case WS_GREP_COUNT_OF:
+		ws_cli_put_text(stdout, show, g->tty);
+		printf(":%lld\n", it->count);
+		return 0;
+	case WS_GREP_BINARY:
+		fputs("Binary file ", stdout);
+		ws_cli_put_text(stdout, show, g->tty);
+		fputs(" matches\n", stdout);
+		return 0;
+	default:
+		break;
+	}
+	plain_break(g, it);
+	ws_cli_put_text(stdout, show, g->tty);
+	{
+		/* "path:N:" without printf: this is the hot loop of a search
+		 * with many matches. */
+		char num[32], *p = num + sizeof(num);
+		unsigned long long n = (unsigned long long)it->line;
+		char sep = it->kind == WS_GREP_MATCH ? ':' : '-';
+
+		*--p = sep;
+		do {
+			*--p = (char)('0' + n % 10);
+			n /= 10;
+		} while (n > 0);
+		*--p = sep;
+		fwrite_unlocked(p, 1, (size_t)(num + sizeof(num) - p), stdout);
+	}
+	fwrite_unlocked(it->text, 1, it->len, stdout);
+	if (it->text_truncated)
+		fputs(" [...]", stdout);
+	fputc('\n', stdout);
+	return 0;
+}
+
+static int
+on_item(void *arg, const struct ws_grep_item *it)
+{
+	struct wsgrep *g = arg;
+
+	begin(g);
+	if (g->json)
+		return on_item_json(g, it);
+	return on_item_plain(g, it);
+}
+
+static void
+put_summary(struct wsgrep *g, const struct ws_grep_summary *s)
+{
+	struct ws_jw *jw = &g->jw;
+
+	ws_jw_obj(jw);
+	if (g->jsonl)
+		ws_jw_kstr(jw, "type", "summary");
+	ws_jw_kint(jw, "files_searched", s->files_searched);
+	ws_jw_kint(jw, "files_matched", s->files_matched);
+	ws_jw_kint(jw, "matches", s->matches);
+	ws_jw_kint(jw, "results", s->results);
+	ws_jw_key(jw, "files_skipped");
+	ws_jw_obj(jw);
+	for (int k = 0; k < WS_GREP_SKIP_COUNT; k++)
+		ws_jw_kint(jw, ws_grep_skip_name(k), s->skipped[k]);
+	ws_jw_obj_end(jw);
+	ws_jw_kbool(jw, "truncated", s->truncated);
+	ws_jw_kstr(jw, "truncated_reason", s->truncated_reason);
+	if (s->gave_up != NULL)
+		ws_jw_kname(jw, "gave_up_on", s->gave_up);
+	if (s->next_offset >= 0)
+		ws_jw_kint(jw, "next_offset", s->next_offset);
+	else
+		ws_jw_knull(jw, "next_offset");
+	ws_jw_kint(jw, "elapsed_ms", s->elapsed_ms);
+	ws_jw_obj_end(jw);
+}
+
+static void
+print_end(struct wsgrep *g, const struct ws_grep_summary *s)
+{
+	begin(g);
+	if (g->json) {
+		close_match(g);
+		if (g->jsonl) {
+			ws_jw_init(&g->jw, stdout);
+			put_summary(g, s);
+			fputc('\n', stdout);
+			return;
+		}
+		ws_jw_arr_end(&g->jw);
+		ws_jw_key(&g->jw, "summary");
+		put_summary(g, s);
+		ws_jw_obj_end(&g->jw);
+		ws_cli_json_end(g->cli, &g->jw);
+		return;
+	}
+	if (WS_OPT(g->cli, O_STATS)->b) {
+		fprintf(stderr, "wsgrep: %lld files searched, %lld matched, %lld "
+			"matches, %lld ms", s->files_searched, s->files_matched,
+			s->matches, s->elapsed_ms);
+		for (int k = 0; k < WS_GREP_SKIP_COUNT; k++)
+			if (s->skipped[k] > 0)
+				fprintf(stderr, ", %lld skipped (%s)", s->skipped[k],
+					ws_grep_skip_name(k));
+		fputc('\n', stderr);
+	}
+	if (s->truncated && s->truncated_reason != NULL) {
+		fprintf(stderr, "wsgrep: results cut (%s)", s->truncated_reason);
+		if (s->gave_up != NULL)
+			fprintf(stderr, ", gave up on %s", s->gave_up);
+		if (s->next_offset >= 0)
+			fprintf(stderr, "; --offset %lld continues",
+				s->next_offset);
+		fputc('\n', stderr);
+	}
+}
+
+static void
+print_types(void)
+{
+	size_t n;
+	const struct ws_grep_type *t = ws_grep_types(&n);
+
+	for (size_t i = 0; i < n; i++)
+		printf("%s: %s\n", t[i].name, t[i].globs);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ws_cli cli;
+	struct ws_ctx ws = {0};
+	struct wsgrep g = {0};
+	struct ws_grep *cg = NULL;
+	struct ws_grep_summary sum = {0};
+	const char **pats = NULL;
+	const char *const *paths = NULL;
+	char *store = NULL;
+	size_t npaths = 0;
+	int rc, status = 0;
+
+	rc = ws_cli_parse(&cli, &tool, argc, argv);
+	if (rc < 0)
+		goto fail;
+	if (ws_cli_print_info(&cli, stdout))
+		goto out;
+	if (WS_OPT(&cli, O_TYPE_LIST)->b) {
+		print_types();
+		goto out;
+	}
+	g.cli = &cli;
+	g.jsonl = WS_OPT(&cli, O_JSONL)->b;
+	if (g.jsonl)
+		cli.json = true;
+	g.json = cli.json;
+	g.nul = WS_OPT(&cli, O_NULL)->b;
+	g.tty = isatty(1);
+	/* A pipe's default buffer is one page: a write(2) per few lines. */
+	if (!g.tty)
+		setvbuf(stdout, NULL, _IOFBF, 64 * 1024);
+	if ((rc = ws_cli_open(&cli, &ws)) < 0)
+		goto fail;
+	if ((rc = get_opts(&g, &cli, &ws, &pats, &store, &paths, &npaths)) < 0)
+		goto fail;
+	if ((rc = ws_grep_compile(&g.o, &cg, NULL)) < 0)
+		goto fail;
+	rc = ws_grep_run(cg, &ws, paths, npaths, on_item, &g, &sum);
+	if (rc < 0 && !g.begun)
+		goto fail;
+	if (rc < 0) {
+		/* Output has begun: finish it, and say what went wrong. */
+		ws_cli_warn(&cli, NULL, ws_error_last(), rc);
+		print_end(&g, &sum);
+		status = ws_error_exit_status(rc);
+		goto out;
+	}
+	if (sum.limit_only && !g.begun) {
+		rc = ws_error_set(WS_ELIMIT_EXCEEDED, sum.gave_up,
+				  "nothing could be searched within the limits "
+				  "(%s)%s%s", sum.truncated_reason,
+				  sum.gave_up ? ": gave up on " : "",
+				  sum.gave_up ? sum.gave_up : "");
+		goto fail;
+	}
+	print_end(&g, &sum);
+	status = sum.matches > 0 || (sum.results > 0) ||
+		 (g.o.mode == WS_GREP_FILES_WITHOUT && sum.results > 0) ? 0 : 1;
+	if (g.o.mode == WS_GREP_LIST || g.o.mode == WS_GREP_FILES_WITHOUT)
+		status = sum.results > 0 || sum.truncated ? 0 : 1;
+	goto out;
+fail:
+	status = ws_cli_fail(&cli, rc);
+out:
+	status = ws_cli_finish(&cli, status);
+	drop_before(&g);
+	free(g.before);
+	free(g.last_path);
+	ws_grep_summary_free(&sum);
+	ws_grep_free(cg);
+	free(pats);
+	free(store);
+	ws_ctx_close(&ws);
+	ws_cli_free(&cli);
+	return status;
+}

@@ -1,0 +1,2276 @@
+/*
+ * grep.c - content search and find-by-name for wsgrep (see ws/grep.h).
+ *
+ * Threads.  The calling thread walks (ws_walk) and opens each file to
+ * search, then hands it on as a job with a sequence number; worker
+ * threads search jobs.  Results must come out in walk order, so a job's
+ * results go straight to the callback only while it is the oldest job
+ * not yet finished (the head); the others buffer theirs, up to a shared
+ * byte budget past which a worker waits to become the head.  The thread
+ * that finishes the head job also flushes the finished jobs after it.
+ * Exactly one thread delivers at any time, so delivery needs no lock.
+ *
+ * Order.  The walker hands over all entries of a directory before it
+ * walks its subdirectories; to interleave them by name (a/x, b/..., c),
+ * the files after a subdirectory wait in a per-level list until that
+ * subdirectory is entered (or found skipped).
+ *
+ * Searching.  A worker reads a file into one buffer (grown up to
+ * WS_GREP_LINE_MAX for long lines) and searches the whole buffer at once
+ * (memmem for a plain literal, else PCRE2 JIT) from a line start; only a
+ * match's line is then delimited.  A match that crosses a line end
+ * outside -U is searched again within its line alone.  The buffer keeps
+ * the -B context lines across refills.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "ws/grep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/ignore.h"
+#include "ws/path.h"
+#include "ws/policy.h"
+#include "ws/read.h"
+#include "ws/resolve.h"
+#include "ws/walk.h"
+#include "ws/workspace.h"
+
+#define WSG_CHUNK (256 * 1024)		   /* first buffer size */
+#define WSG_SNIFF 8192			   /* bytes checked for NUL */
+#define WSG_WINDOW 64			   /* jobs in flight */
+#define WSG_BUFFERED (16 * 1024 * 1024)	   /* results held out of turn */
+#define WSG_LONG_TEXT 4096		   /* text kept of a cut long line */
+#define WSG_MAX_CTX 10000		   /* -A/-B ceiling */
+#define WSG_MAX_LITS 16			   /* literals searched without PCRE2 */
+
+static const char *const wsg_skip_names[WS_GREP_SKIP_COUNT] = {
+	"binary", "ignored", "too_large", "policy", "symlink_outside",
+	"special", "unreadable", "loop",
+};
+
+const char *
+ws_grep_skip_name(enum ws_grep_skip s)
+{
+	return (unsigned)s < WS_GREP_SKIP_COUNT ? wsg_skip_names[s] : "?";
+}
+
+static const struct ws_grep_type wsg_types[] = {
+	{"c", "*.c *.h"},
+	{"cpp", "*.cpp *.cc *.cxx *.hpp *.hh *.hxx *.h *.inl"},
+	{"cs", "*.cs"},
+	{"css", "*.css *.scss *.sass *.less"},
+	{"go", "*.go"},
+	{"html", "*.html *.htm *.xhtml"},
+	{"java", "*.java"},
+	{"js", "*.js *.mjs *.cjs *.jsx"},
+	{"json", "*.json *.jsonl"},
+	{"kotlin", "*.kt *.kts"},
+	{"lua", "*.lua"},
+	{"make", "Makefile makefile GNUmakefile *.mk *.mak"},
+	{"md", "*.md *.markdown"},
+	{"meson", "meson.build meson_options.txt meson.options"},
+	{"php", "*.php"},
+	{"py", "*.py *.pyi"},
+	{"rb", "*.rb *.gemspec Rakefile Gemfile"},
+	{"rust", "*.rs"},
+	{"sh", "*.sh *.bash *.zsh .bashrc .profile"},
+	{"sql", "*.sql"},
+	{"swift", "*.swift"},
+	{"toml", "*.toml"},
+	{"ts", "*.ts *.tsx *.mts *.cts"},
+	{"txt", "*.txt"},
+	{"xml", "*.xml *.xsd *.xsl *.svg"},
+	{"yaml", "*.yaml *.yml"},
+};
+
+const struct ws_grep_type *
+ws_grep_types(size_t *n)
+{
+	*n = sizeof(wsg_types) / sizeof(wsg_types[0]);
+	return wsg_types;
+}
+
+/* ------------------------------------------------------------------ */
+/* Compiling                                                           */
+
+struct ws_grep {
+	struct ws_grep_opts o;
+	pcre2_code *re;
+	bool jit;
+	char *lit;	/* plain literal: searched with memmem, no PCRE2 */
+	size_t litlen;
+	char **lits;	/* several plain literals (nlits > 1) */
+	size_t *litlens, nlits;
+	size_t litrare, litsrare[WSG_MAX_LITS]; /* rare byte index, or SIZE_MAX */
+	const struct ws_grep_type **types, **types_not;
+};
+
+void
+ws_grep_free(struct ws_grep *g)
+{
+	if (g == NULL)
+		return;
+	pcre2_code_free(g->re);
+	free(g->lit);
+	for (size_t i = 0; i < g->nlits; i++)
+		free(g->lits[i]);
+	free(g->lits);
+	free(g->litlens);
+	free(g->types);
+	free(g->types_not);
+	free(g);
+}
+
+static bool
+wsg_is_meta(unsigned char c)
+{
+	return strchr("\\^$.|?*+()[]{}", c) != NULL && c != '\0';
+}
+
+/*
+ * How common a byte is in source code and text, roughly (higher: more
+ * common).  A literal is found by memchr() on its rarest byte and then
+ * compared: memchr runs at memory speed, where memmem() checks every
+ * position; a literal made only of common bytes goes to memmem().
+ */
+static int
+wsg_byte_rank(unsigned char c)
+{
+	if (c >= 0x80)
+		return 1;
+	if (c == ' ')
+		return 100;
+	if (strchr("etaoinsrhldcu", c) != NULL)
+		return 60;
+	if (c >= 'a' && c <= 'z')
+		return 35;
+	if (c == '\t' || c == '\n')
+		return 40;
+	if (strchr("_();,.=*{}-/\"'", c) != NULL)
+		return 30;
+	if (c >= '0' && c <= '9')
+		return 20;
+	if (strchr("ETSRAINOLCD", c) != NULL)
+		return 14;
+	if (c >= 'A' && c <= 'Z')
+		return 10;
+	return 8;
+}
+
+/* The index of the rarest byte of s (n > 0 bytes), and its rank. */
+static size_t
+wsg_rare(const char *s, size_t n, int *rank)
+{
+	size_t best = 0;
+
+	*rank = 1000;
+	for (size_t i = 0; i < n; i++) {
+		int r = wsg_byte_rank((unsigned char)s[i]);
+
+		if (r < *rank) {
+			*rank = r;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * Find needle (m bytes) in h (n bytes): memchr on its rare byte at index
+ * ri, then memcmp; memmem when no byte of it is rare (ri == SIZE_MAX).
+ */
+static const char *
+wsg_find(const char *h, size_t n, const char *nd, size_t m, size_t ri)
+{
+	const char *p, *last;
+
+	if (ri == SIZE_MAX)
+		return memmem(h, n, nd, m);
+	if (m > n)
+		return NULL;
+	p = h + ri;
+	last = h + (n - m) + ri;
+	while (p <= last) {
+		p = memchr(p, nd[ri], (size_t)(last - p) + 1);
+		if (p == NULL)
+			return NULL;
+		if (memcmp(p - ri, nd, m) == 0)
+			return p - ri;
+		p++;
+	}
+	return NULL;
+}
+
+/* Append s (n bytes) to a growing string. */
+static int
+wsg_cat(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t nc = (*len + n + 1) * 2;
+		char *nb = realloc(*buf, nc);
+
+		if (nb == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+/* A literal as a regex: each metacharacter escaped. */
+static int
+wsg_cat_literal(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	int rc = 0;
+
+	for (; *s && rc == 0; s++) {
+		if (wsg_is_meta((unsigned char)*s))
+			rc = wsg_cat(buf, len, cap, "\\", 1);
+		if (rc == 0)
+			rc = wsg_cat(buf, len, cap, s, 1);
+	}
+	return rc;
+}
+
+static bool
+wsg_has_upper(const char *s)
+{
+	/* Smart case looks at letters only, not at escapes like \S or \W. */
+	for (; *s; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			continue;
+		}
+		if (*s >= 'A' && *s <= 'Z')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a pattern means something else on bytes than on UTF-8
+ * characters.  An ASCII pattern without ".", negated classes or escapes,
+ * \X, \C, \p, \R or verbs matches the same bytes either way (\w, \d and
+ * \s are ASCII in both, as PCRE2_UCP is off), and PCRE2 runs about a
+ * fifth faster without UTF; anything else gets PCRE2_UTF with
+ * PCRE2_MATCH_INVALID_UTF, so that any bytes stay searchable.
+ */
+static bool
+wsg_needs_utf(const char *p, bool fixed, bool icase)
+{
+	for (const unsigned char *s = (const unsigned char *)p; *s; s++) {
+		if (*s >= 0x80)
+			return !fixed || icase;
+		if (fixed)
+			continue;
+		if (*s == '.' || (*s == '[' && s[1] == '^') ||
+		    (*s == '(' && s[1] == '*'))
+			return true;
+		if (*s == '\\' && s[1] != '\0') {
+			if (strchr("WSDHVNXCpPRx", s[1]) != NULL)
+				return true;
+			s++;
+		}
+	}
+	return false;
+}
+
+
+/*
+ * If every pattern is a plain literal, or an alternation of them
+ * ("A|B"), keep them in g->lit (one) or g->lits (several).  Returns 0
+ * whether or not they are, or WS_ENOMEM.
+ */
+static int
+wsg_literals(struct ws_grep *g, const struct ws_grep_opts *o)
+{
+	char *v[WSG_MAX_LITS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->npatterns; i++) {
+		const char *p = o->patterns[i];
+
+		for (;;) {
+			size_t k = o->fixed ? strlen(p) : strcspn(p, "|");
+
+			if (k == 0 || n == WSG_MAX_LITS || memchr(p, '\n', k))
+				goto not_plain;
+			for (size_t j = 0; j < k && !o->fixed; j++)
+				if (wsg_is_meta((unsigned char)p[j]))
+					goto not_plain;
+			v[n] = strndup(p, k);
+			if (v[n] == NULL)
+				goto nomem;
+			n++;
+			if (p[k] != '|' || o->fixed)
+				break;
+			p += k + 1;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int rank;
+		size_t ri = wsg_rare(v[i], strlen(v[i]), &rank);
+
+		g->litsrare[i] = rank >= 30 ? SIZE_MAX : ri;
+	}
+	if (n == 1) {
+		g->lit = v[0];
+		g->litlen = strlen(v[0]);
+		g->litrare = g->litsrare[0];
+		return 0;
+	}
+	g->lits = calloc(n, sizeof(*g->lits));
+	g->litlens = calloc(n, sizeof(*g->litlens));
+	if (g->lits == NULL || g->litlens == NULL)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		g->lits[i] = v[i];
+		g->litlens[i] = strlen(v[i]);
+	}
+	g->nlits = n;
+	return 0;
+nomem:
+	while (n > 0)
+		free(v[--n]);
+	return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+not_plain:
+	while (n > 0)
+		free(v[--n]);
+	return 0;
+}
+
+static int
+wsg_find_types(const char *const *names, size_t n,
+	       const struct ws_grep_type ***out)
+{
+	size_t nt;
+	const struct ws_grep_type *t = ws_grep_types(&nt);
+
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	*out = calloc(n, sizeof(**out));
+	if (*out == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < nt && (*out)[i] == NULL; k++)
+			if (strcmp(t[k].name, names[i]) == 0)
+				(*out)[i] = &t[k];
+		if ((*out)[i] == NULL)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "unknown file type \"%s\" (see "
+					    "--type-list)", names[i]);
+	}
+	return 0;
+}
+
+int
+ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
+		size_t *bad)
+{
+	struct ws_grep *g;
+	uint32_t flags = PCRE2_MULTILINE;
+	char *pat = NULL;
+	size_t len = 0, cap = 0;
+	bool icase = o->icase;
+	int rc = 0, err;
+	PCRE2_SIZE off;
+
+	*out = NULL;
+	if (o->mode != WS_GREP_LIST && o->npatterns == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "a pattern is required");
+	if (o->before < 0 || o->after < 0 || o->before > WSG_MAX_CTX ||
+	    o->after > WSG_MAX_CTX)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "context is 0 to %d lines", WSG_MAX_CTX);
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	g->o = *o;
+	if ((rc = wsg_find_types(o->types, o->ntypes, &g->types)) < 0 ||
+	    (rc = wsg_find_types(o->types_not, o->ntypes_not, &g->types_not)) < 0)
+		goto fail;
+	if (o->mode == WS_GREP_LIST) {
+		*out = g;
+		return 0;
+	}
+	if (o->smart_case && !icase) {
+		icase = true;
+		for (size_t i = 0; i < o->npatterns; i++)
+			if (wsg_has_upper(o->patterns[i]))
+				icase = false;
+	}
+	g->o.icase = icase;
+	if (icase)
+		flags |= PCRE2_CASELESS;
+	for (size_t i = 0; i < o->npatterns; i++)
+		if (wsg_needs_utf(o->patterns[i], o->fixed, icase))
+			flags |= PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
+	/*
+	 * Each pattern alone first, so that an error names its own offset
+	 * rather than one in the combined pattern.
+	 */
+	if (!o->fixed) {
+		for (size_t i = 0; i < o->npatterns; i++) {
+			pcre2_code *c = pcre2_compile(
+				(PCRE2_SPTR)o->patterns[i], PCRE2_ZERO_TERMINATED,
+				flags, &err, &off, NULL);
+			PCRE2_UCHAR msg[256];
+
+			if (c != NULL) {
+				pcre2_code_free(c);
+				continue;
+			}
+			pcre2_get_error_message(err, msg, sizeof(msg));
+			if (bad != NULL)
+				*bad = i;
+			rc = ws_error_set(WS_EINVALID_PATTERN, NULL,
+					  "%s at offset %zu", (char *)msg,
+					  (size_t)off);
+			goto fail;
+		}
+	}
+	/*
+	 * Plain literals need no regex engine: one is found with memmem,
+	 * a few (-e A -e B, or "A|B|C") with one memmem scan each, their
+	 * next positions kept, so that each scan crosses a buffer once.
+	 */
+	if (!icase && !o->word && !o->line &&
+	    (rc = wsg_literals(g, o)) < 0)
+		goto fail;
+	rc = wsg_cat(&pat, &len, &cap, o->line ? "^(?:" :
+		     o->word ? "(?<!\\w)(?:" : "(?:", o->line ? 4 :
+		     o->word ? 10 : 3);
+	for (size_t i = 0; i < o->npatterns && rc == 0; i++) {
+		if (i > 0)
+			rc = wsg_cat(&pat, &len, &cap, "|", 1);
+		if (rc == 0)
+			rc = wsg_cat(&pat, &len, &cap, "(?:", 3);
+		if (rc == 0)
+			rc = o->fixed ? wsg_cat_literal(&pat, &len, &cap,
+							o->patterns[i]) :
+			     wsg_cat(&pat, &len, &cap, o->patterns[i],
+				     strlen(o->patterns[i]));
+		if (rc == 0)
+			rc = wsg_cat(&pat, &len, &cap, ")", 1);
+	}
+	if (rc == 0)
+		rc = wsg_cat(&pat, &len, &cap, o->line ? ")$" :
+			     o->word ? ")(?!\\w)" : ")", o->line ? 2 :
+			     o->word ? 7 : 1);
+	if (rc < 0)
+		goto fail;
+	g->re = pcre2_compile((PCRE2_SPTR)pat, len, flags, &err, &off, NULL);
+	if (g->re == NULL) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(err, msg, sizeof(msg));
+		rc = ws_error_set(WS_EINVALID_PATTERN, NULL, "%s at offset %zu",
+				  (char *)msg, (size_t)off);
+		goto fail;
+	}
+	g->jit = pcre2_jit_compile(g->re, PCRE2_JIT_COMPLETE) == 0;
+	free(pat);
+	*out = g;
+	return 0;
+fail:
+	free(pat);
+	ws_grep_free(g);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Jobs and ordered delivery                                           */
+
+enum { WSG_JOB_SEARCH, WSG_JOB_ITEM };
+
+struct wsg_job {
+	long long seq;
+	int kind;
+	int fd;
+	char *vpath, *real;
+	long long size, mtime;
+	/* Results held while the job is not the head. */
+	struct ws_grep_item *items;
+	size_t nitems, capitems;
+	char *arena;
+	size_t alen, acap;
+	bool done;
+	/* Outcome, added to the summary when it is delivered. */
+	int skip; /* a WS_GREP_SKIP_*, or -1 */
+	bool searched, limit_hit, deadline_hit;
+	long long nmatches;
+	bool matched;
+};
+
+struct wsg_pend {
+	struct wsg_job *job; /* a file waiting for the subdirectory before it */
+	char *dir;	     /* or that subdirectory's name */
+};
+
+struct wsg_level {
+	struct wsg_pend *v;
+	size_t n, head, cap;
+};
+
+struct wsg_run {
+	struct ws_grep *g;
+	const struct ws_grep_opts *o;
+	struct ws_ctx *ws;
+	ws_grep_cb cb;
+	void *arg;
+	struct ws_grep_summary *sum;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct wsg_job *ring[WSG_WINDOW];
+	long long produced, claimed;
+	_Atomic long long head;
+	bool walk_done;
+	int nworkers;
+	atomic_bool stop;
+	int err;		/* a callback's error */
+	atomic_size_t buffered;
+	struct timespec deadline;
+	bool has_deadline;
+	/* Delivery state (one thread at a time). */
+	long long seen;
+	bool last_in_page;
+	struct ws_grep_item *held; /* before-context awaiting its result */
+	char **heldtext;
+	size_t nheld, capheld;
+	/* Walk state (the walking thread only). */
+	struct ws_ignore *ig;
+	const char *root;	/* virtual path of the PATH being walked */
+	size_t rootlen;
+	struct wsg_level *lv;
+	size_t nlv;
+	long long skipped[WS_GREP_SKIP_COUNT];
+	bool saved_prompt;
+	/* .gitignore paths are relative to ign_base (see wsg_ign_rel). */
+	const char *ign_base;
+	bool ign_loaded;	/* .git/info/exclude already read */
+};
+
+static bool
+wsg_expired(struct wsg_run *r)
+{
+	struct timespec now;
+
+	if (!r->has_deadline)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > r->deadline.tv_sec ||
+	       (now.tv_sec == r->deadline.tv_sec &&
+		now.tv_nsec >= r->deadline.tv_nsec);
+}
+
+/* Stop everything for reason (the first reason given wins). */
+static void
+wsg_truncate(struct wsg_run *r, const char *reason, const char *vpath)
+{
+	pthread_mutex_lock(&r->mu);
+	if (!r->sum->truncated) {
+		r->sum->truncated = true;
+		r->sum->truncated_reason = reason;
+	}
+	if (vpath != NULL && r->sum->gave_up == NULL)
+		r->sum->gave_up = strdup(vpath);
+	if (strcmp(reason, "match_limit") != 0)
+		atomic_store(&r->stop, true);
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+static bool
+wsg_is_result(enum ws_grep_kind k)
+{
+	return k != WS_GREP_CONTEXT && k != WS_GREP_BREAK;
+}
+
+static void
+wsg_drop_held(struct wsg_run *r)
+{
+	for (size_t i = 0; i < r->nheld; i++)
+		free(r->heldtext[i]);
+	r->nheld = 0;
+}
+
+/*
+ * Hand one item to the callback, applying offset and max_results to the
+ * results; context goes with the result it belongs to.  Returns 0, 1 to
+ * stop (the page is full), or a negative error.
+ */
+static int
+wsg_deliver(struct wsg_run *r, const struct ws_grep_item *it)
+{
+	int rc;
+
+	if (!wsg_is_result(it->kind)) {
+		if (it->kind == WS_GREP_CONTEXT && it->after)
+			return r->last_in_page ? r->cb(r->arg, it) : 0;
+		/* Before-context and breaks wait for their result. */
+		if (r->nheld == r->capheld) {
+			size_t nc = r->capheld ? r->capheld * 2 : 16;
+			void *a = realloc(r->held, nc * sizeof(*r->held));
+
+			if (a == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			r->held = a;
+			a = realloc(r->heldtext, nc * sizeof(*r->heldtext));
+			if (a == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			r->heldtext = a;
+			r->capheld = nc;
+		}
+		r->heldtext[r->nheld] = NULL;
+		r->held[r->nheld] = *it;
+		if (it->len > 0) {
+			r->heldtext[r->nheld] = malloc(it->len);
+			if (r->heldtext[r->nheld] == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			memcpy(r->heldtext[r->nheld], it->text, it->len);
+			r->held[r->nheld].text = r->heldtext[r->nheld];
+		}
+		r->nheld++;
+		return 0;
+	}
+	if (r->seen < r->o->offset) {
+		r->seen++;
+		r->last_in_page = false;
+		wsg_drop_held(r);
+		return 0;
+	}
+	if (r->o->max_results > 0 &&
+	    r->seen >= r->o->offset + r->o->max_results) {
+		/* One result past the page: more remain. */
+		r->sum->next_offset = r->o->offset + r->o->max_results;
+		wsg_drop_held(r);
+		wsg_truncate(r, "max_results", NULL);
+		return 1;
+	}
+	r->seen++;
+	r->sum->results++;
+	r->last_in_page = true;
+	for (size_t i = 0; i < r->nheld; i++) {
+		/* A break before the first result of the page means nothing. */
+		if (r->held[i].kind == WS_GREP_BREAK && r->sum->results == 1)
+			continue;
+		if ((rc = r->cb(r->arg, &r->held[i])) < 0)
+			return rc;
+	}
+	wsg_drop_held(r);
+	return r->cb(r->arg, it);
+}
+
+static void
+wsg_job_free(struct wsg_job *j)
+{
+	if (j == NULL)
+		return;
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j->vpath);
+	free(j->real);
+	free(j->items);
+	free(j->arena);
+	free(j);
+}
+
+static int
+wsg_flush_job(struct wsg_run *r, struct wsg_job *j)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < j->nitems && rc == 0; i++) {
+		struct ws_grep_item it = j->items[i];
+
+		it.text = j->arena + (uintptr_t)it.text;
+		it.vpath = j->vpath;
+		it.real = j->real;
+		rc = wsg_deliver(r, &it);
+	}
+	atomic_fetch_sub(&r->buffered, j->alen + j->nitems * sizeof(*j->items));
+	j->nitems = 0;
+	j->alen = 0;
+	return rc;
+}
+
+static void
+wsg_account(struct wsg_run *r, const struct wsg_job *j)
+{
+	struct ws_grep_summary *s = r->sum;
+
+	if (j->skip >= 0)
+		s->skipped[j->skip]++;
+	if (j->searched)
+		s->files_searched++;
+	if (j->matched)
+		s->files_matched++;
+	s->matches += j->nmatches;
+}
+
+/* Record a delivery result: a stop or an error ends the whole search. */
+static void
+wsg_delivered(struct wsg_run *r, int rc)
+{
+	if (rc < 0 && r->err == 0)
+		r->err = rc;
+	if (rc != 0)
+		atomic_store(&r->stop, true);
+}
+
+/*
+ * A job is finished: deliver it if it is the head, then every finished
+ * job after it; free what was delivered.
+ */
+static void
+wsg_finish(struct wsg_run *r, struct wsg_job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	j->done = true;
+	while (r->head < r->produced) {
+		struct wsg_job *h = r->ring[r->head % WSG_WINDOW];
+
+		if (!h->done)
+			break;
+		if (!atomic_load(&r->stop))
+			wsg_delivered(r, wsg_flush_job(r, h));
+		wsg_account(r, h);
+		r->ring[r->head % WSG_WINDOW] = NULL;
+		atomic_store(&r->head, r->head + 1);
+		wsg_job_free(h);
+	}
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Store a copy of an item in a job that is not the head. */
+static int
+wsg_hold(struct wsg_run *r, struct wsg_job *j, const struct ws_grep_item *it)
+{
+	struct ws_grep_item c = *it;
+
+	if (j->nitems == j->capitems) {
+		size_t nc = j->capitems ? j->capitems * 2 : 16;
+		struct ws_grep_item *a = realloc(j->items, nc * sizeof(*a));
+
+		if (a == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		j->items = a;
+		j->capitems = nc;
+	}
+	if (j->alen + it->len > j->acap) {
+		size_t nc = (j->alen + it->len) * 2 + 256;
+		char *a = realloc(j->arena, nc);
+
+		if (a == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		j->arena = a;
+		j->acap = nc;
+	}
+	if (it->len > 0)
+		memcpy(j->arena + j->alen, it->text, it->len);
+	c.text = (const char *)(uintptr_t)j->alen; /* an offset until flushed */
+	j->alen += it->len;
+	j->items[j->nitems++] = c;
+	atomic_fetch_add(&r->buffered, it->len + sizeof(c));
+	return 0;
+}
+
+/*
+ * Emit an item of job j from its worker.  Returns 0, 1 to stop this job
+ * (the search is over), or a negative error.
+ */
+static int
+wsg_emit(struct wsg_run *r, struct wsg_job *j, struct ws_grep_item *it)
+{
+	int rc;
+
+	if (atomic_load(&r->stop))
+		return 1;
+	it->vpath = j->vpath;
+	it->real = j->real;
+	if (atomic_load(&r->head) != j->seq) {
+		if (atomic_load(&r->buffered) < WSG_BUFFERED)
+			return wsg_hold(r, j, it);
+		/* Too much held out of turn: wait to be the head. */
+		pthread_mutex_lock(&r->mu);
+		while (atomic_load(&r->head) != j->seq && !atomic_load(&r->stop))
+			pthread_cond_wait(&r->cv, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+		if (atomic_load(&r->stop))
+			return 1;
+	}
+	/* The head: deliver what was held, then this, directly. */
+	if (j->nitems > 0 && (rc = wsg_flush_job(r, j)) != 0) {
+		wsg_delivered(r, rc);
+		return rc < 0 ? rc : 1;
+	}
+	rc = wsg_deliver(r, it);
+	if (rc != 0) {
+		wsg_delivered(r, rc);
+		return rc < 0 ? rc : 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Searching one file                                                  */
+
+struct wsg_worker {
+	struct wsg_run *r;
+	pthread_t tid;
+	char *buf;
+	size_t cap;
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+	pcre2_jit_stack *js;
+	/* Several literals: each one's next position in the subject. */
+	size_t lpos[WSG_MAX_LITS];
+	const char *lsubj;
+	size_t llen, lbase;
+};
+
+/* Per-file state; offsets are into w->buf. */
+struct wsg_file {
+	struct wsg_worker *w;
+	struct wsg_job *j;
+	char *buf;
+	size_t end;	      /* end of the region being processed */
+	size_t pos;	      /* next line to process */
+	size_t lpos;	      /* line lineno starts at lpos */
+	long long lineno;
+	long long last_line;  /* last line emitted, 0: none */
+	int after_left;
+	long long nmatched;   /* matching lines (or matches with -o) */
+	bool done;
+	bool in_long, long_hit;
+	bool need_lines;      /* line numbers are reported */
+};
+
+typedef unsigned char wsg_v16 __attribute__((vector_size(16)));
+
+/* Newlines in n bytes (16 at a time, as read.c counts them). */
+static long long
+wsg_count_nl(const char *p, size_t n)
+{
+	const wsg_v16 nl = {'\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
+			    '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n'};
+	long long c = 0;
+
+	while (n >= 16) {
+		size_t rounds = n / 16 > 255 ? 255 : n / 16;
+		wsg_v16 acc = {0};
+
+		for (size_t i = 0; i < rounds; i++) {
+			wsg_v16 v;
+
+			memcpy(&v, p, 16);
+			acc -= (wsg_v16)(v == nl);
+			p += 16;
+		}
+		n -= rounds * 16;
+		for (int k = 0; k < 16; k++)
+			c += acc[k];
+	}
+	for (; n > 0; n--)
+		c += *p++ == '\n';
+	return c;
+}
+
+/* The number of the line starting at off (off >= f->lpos). */
+static long long
+wsg_line_of(struct wsg_file *f, size_t off)
+{
+	if (off > f->lpos) {
+		f->lineno += wsg_count_nl(f->buf + f->lpos, off - f->lpos);
+		f->lpos = off;
+	}
+	return f->lineno;
+}
+
+/* End of the line starting at or containing p: its '\n' or f->end. */
+static size_t
+wsg_eol(const struct wsg_file *f, size_t p)
+{
+	const char *q = memchr(f->buf + p, '\n', f->end - p);
+
+	return q ? (size_t)(q - f->buf) : f->end;
+}
+
+/*
+ * The first match in subj[start..len): 1 with *ms and *me set, 0 none, or -1
+ * when a PCRE2 limit stopped it.
+ */
+static int
+wsg_match(struct wsg_worker *w, const char *subj, size_t len, size_t start,
+	  size_t *ms, size_t *me)
+{
+	const struct ws_grep *g = w->r->g;
+	PCRE2_SIZE *ov;
+	int rc;
+
+	if (start > len)
+		return 0;
+	if (g->nlits > 1) {
+		size_t best = SIZE_MAX, bi = 0;
+
+		/* The cached positions hold for the same subject, onwards. */
+		if (subj != w->lsubj || len != w->llen || start < w->lbase) {
+			w->lsubj = subj;
+			w->llen = len;
+			for (size_t i = 0; i < g->nlits; i++)
+				w->lpos[i] = SIZE_MAX - 1; /* not yet searched */
+		}
+		w->lbase = start;
+		for (size_t i = 0; i < g->nlits; i++) {
+			if (w->lpos[i] == SIZE_MAX - 1 ||
+			    (w->lpos[i] != SIZE_MAX && w->lpos[i] < start)) {
+				const char *p = wsg_find(subj + start, len - start,
+							 g->lits[i], g->litlens[i],
+							 g->litsrare[i]);
+
+				w->lpos[i] = p ? (size_t)(p - subj) : SIZE_MAX;
+			}
+			/* Leftmost, then the first listed, as PCRE2 picks. */
+			if (w->lpos[i] < best) {
+				best = w->lpos[i];
+				bi = i;
+			}
+		}
+		if (best == SIZE_MAX)
+			return 0;
+		*ms = best;
+		*me = best + g->litlens[bi];
+		return 1;
+	}
+	if (g->lit != NULL) {
+		const char *p = wsg_find(subj + start, len - start, g->lit,
+					 g->litlen, g->litrare);
+
+		if (p == NULL)
+			return 0;
+		*ms = (size_t)(p - subj);
+		*me = *ms + g->litlen;
+		return 1;
+	}
+	if (g->jit)
+		rc = pcre2_jit_match(g->re, (PCRE2_SPTR)subj, len, start, 0,
+				     w->md, w->mc);
+	else
+		rc = pcre2_match(g->re, (PCRE2_SPTR)subj, len, start, 0, w->md,
+				 w->mc);
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return 0;
+	if (rc < 0)
+		return -1;
+	ov = pcre2_get_ovector_pointer(w->md);
+	*ms = ov[0];
+	*me = ov[1];
+	return 1;
+}
+
+/*
+ * The next line from pos (< end) holding a match: 1 with its bounds
+ * [*ls, *le) (le at its '\n' or end) and the first match in it; 0 none;
+ * -1 limit.  With -U the "line" spans every line the match touches.
+ */
+static int
+wsg_next(struct wsg_file *f, size_t pos, size_t *ls, size_t *le, size_t *ms,
+	 size_t *me)
+{
+	struct wsg_worker *w = f->w;
+
+	while (pos < f->end) {
+		int m = wsg_match(w, f->buf, f->end, pos, ms, me);
+		const char *q;
+
+		if (m <= 0)
+			return m;
+		if (*ms >= f->end)
+			return 0;
+		q = *ms > pos ? memrchr(f->buf + pos, '\n', *ms - pos) : NULL;
+		*ls = q ? (size_t)(q - f->buf) + 1 : pos;
+		*le = wsg_eol(f, *ms);
+		if (w->r->o->multiline) {
+			size_t last = *me > *ms ? *me - 1 : *ms;
+
+			if (last > *le)
+				*le = wsg_eol(f, last);
+			return 1;
+		}
+		if (*me <= *le)
+			return 1;
+		/* It crossed a line end: look again within that line only. */
+		m = wsg_match(w, f->buf, *le, *ls, ms, me);
+		if (m != 0)
+			return m;
+		pos = *le + 1;
+	}
+	return 0;
+}
+
+/* Fill in text for the line (or match) [s, e), cut at max_columns. */
+static void
+wsg_text(struct wsg_file *f, struct ws_grep_item *it, size_t s, size_t e,
+	 bool cut)
+{
+	long long mc = f->w->r->o->max_columns;
+	size_t n = e - s;
+
+	it->text = f->buf + s;
+	it->text_truncated = cut;
+	if (mc > 0 && n > (size_t)mc) {
+		const unsigned char *t = (const unsigned char *)it->text;
+
+		n = (size_t)mc;
+		/* Never split a UTF-8 sequence. */
+		while (n > 0 && (t[n] & 0xc0) == 0x80)
+			n--;
+		it->text_truncated = true;
+	}
+	it->len = n;
+}
+
+static int
+wsg_emit_line(struct wsg_file *f, enum ws_grep_kind kind, size_t ls,
+	      size_t le, long long ln, long long col, bool after)
+{
+	struct ws_grep_item it = {0};
+	int rc;
+
+	if (kind != WS_GREP_MATCH || f->w->r->o->mode == WS_GREP_LINES) {
+		/* Context lines and matching lines are what they are. */
+	}
+	it.kind = kind;
+	it.line = ln;
+	it.column = col;
+	it.after = after;
+	wsg_text(f, &it, ls, le, false);
+	if (f->last_line > 0 && ln > f->last_line + 1 &&
+	    (f->w->r->o->before > 0 || f->w->r->o->after > 0)) {
+		struct ws_grep_item br = {.kind = WS_GREP_BREAK, .line = ln};
+
+		if ((rc = wsg_emit(f->w->r, f->j, &br)) != 0)
+			return rc;
+	}
+	rc = wsg_emit(f->w->r, f->j, &it);
+	f->last_line = ln;
+	return rc;
+}
+
+/* Before-context of the line at ls (number ln): lines not yet shown. */
+static int
+wsg_before(struct wsg_file *f, size_t ls, long long ln)
+{
+	int b = f->w->r->o->before, k = 0, rc;
+	size_t starts[64];
+	size_t p = ls;
+
+	if (b <= 0)
+		return 0;
+	if (b > 64)
+		b = 64; /* a deeper context is cut here: memory is bounded */
+	while (k < b && p > 0 && ln - k - 1 > f->last_line) {
+		const char *q = p >= 2 ? memrchr(f->buf, '\n', p - 1) : NULL;
+
+		p = q ? (size_t)(q - f->buf) + 1 : 0;
+		starts[k++] = p;
+	}
+	while (k-- > 0) {
+		size_t s = starts[k];
+
+		if ((rc = wsg_emit_line(f, WS_GREP_CONTEXT, s, wsg_eol(f, s),
+					ln - k - 1, 0, false)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* After-context from f->pos up to (not including) stop. */
+static int
+wsg_after(struct wsg_file *f, size_t stop)
+{
+	int rc;
+
+	while (f->after_left > 0 && f->pos < stop && f->pos < f->end) {
+		size_t le = wsg_eol(f, f->pos);
+
+		if ((rc = wsg_emit_line(f, WS_GREP_CONTEXT, f->pos, le,
+					wsg_line_of(f, f->pos), 0, true)) != 0)
+			return rc;
+		f->after_left--;
+		f->pos = le < f->end ? le + 1 : f->end;
+	}
+	return 0;
+}
+
+/* A matching line [ls, le) with its first match [ms, me): report it. */
+static int
+wsg_hit(struct wsg_file *f, size_t ls, size_t le, size_t ms, size_t me)
+{
+	struct wsg_run *r = f->w->r;
+	const struct ws_grep_opts *o = r->o;
+	long long ln = 0;
+	int rc;
+
+	f->j->matched = true;
+	switch (o->mode) {
+	case WS_GREP_FILES_WITH: {
+		struct ws_grep_item it = {.kind = WS_GREP_FILE};
+
+		f->nmatched++;
+		f->done = true;
+		return wsg_emit(r, f->j, &it);
+	}
+	case WS_GREP_FILES_WITHOUT:
+		f->nmatched++;
+		f->done = true;
+		return 0;
+	case WS_GREP_COUNT:
+		f->nmatched++;
+		break;
+	default:
+		if (f->j->kind == WSG_JOB_SEARCH && o->binary &&
+		    f->j->skip == -2) {
+			struct ws_grep_item it = {.kind = WS_GREP_BINARY};
+
+			f->nmatched++;
+			f->done = true;
+			f->j->skip = -1;
+			return wsg_emit(r, f->j, &it);
+		}
+		ln = wsg_line_of(f, ls);
+		if ((rc = wsg_before(f, ls, ln)) != 0)
+			return rc;
+		if (o->mode == WS_GREP_ONLY && !o->invert) {
+			size_t s = ms, e = me;
+
+			for (;;) {
+				struct ws_grep_item it = {.kind = WS_GREP_MATCH};
+				int m;
+
+				it.line = ln;
+				it.column = (long long)(s - ls) + 1;
+				wsg_text(f, &it, s, e, false);
+				if (e > s && (rc = wsg_emit(r, f->j, &it)) != 0)
+					return rc;
+				f->nmatched++;
+				f->last_line = ln;
+				m = wsg_match(f->w, f->buf, le, e > s ? e : e + 1,
+					      &s, &e);
+				if (m < 0)
+					return -1;
+				if (m == 0 || s >= le)
+					break;
+			}
+		} else {
+			f->nmatched++;
+			if ((rc = wsg_emit_line(f, WS_GREP_MATCH, ls, le, ln,
+						o->invert ? 0 :
+						(long long)(ms - ls) + 1,
+						false)) != 0)
+				return rc;
+		}
+		f->after_left = o->after;
+		break;
+	}
+	if (o->max_count > 0 && f->nmatched >= o->max_count)
+		f->done = true;
+	return 0;
+}
+
+/* Search the lines of [f->pos, f->end) (whole lines). */
+static int
+wsg_region(struct wsg_file *f)
+{
+	const struct ws_grep_opts *o = f->w->r->o;
+	size_t ls = 0, le = 0, ms = 0, me = 0;
+	int m, rc;
+
+	while (f->pos < f->end && !f->done) {
+		if (atomic_load(&f->w->r->stop))
+			return 1;
+		if (wsg_expired(f->w->r)) {
+			f->j->deadline_hit = true;
+			return 1;
+		}
+		m = wsg_next(f, f->pos, &ls, &le, &ms, &me);
+		if (m < 0)
+			return -1;
+		if (!o->invert) {
+			if ((rc = wsg_after(f, m ? ls : f->end)) != 0)
+				return rc;
+			if (m == 0) {
+				f->pos = f->end;
+				break;
+			}
+			if ((rc = wsg_hit(f, ls, le, ms, me)) != 0)
+				return rc;
+			f->pos = le < f->end ? le + 1 : f->end;
+			continue;
+		}
+		/* -v: the lines before the matching one are the results. */
+		{
+			size_t stop = m ? ls : f->end;
+
+			while (f->pos < stop && !f->done) {
+				size_t e = wsg_eol(f, f->pos);
+
+				if ((rc = wsg_hit(f, f->pos, e, f->pos,
+						  f->pos)) != 0)
+					return rc;
+				f->pos = e < f->end ? e + 1 : f->end;
+			}
+			if (m == 0 || f->done)
+				break;
+			if (f->after_left > 0 && o->mode == WS_GREP_LINES) {
+				if ((rc = wsg_after(f, le + 1)) != 0)
+					return rc;
+			}
+			f->pos = le < f->end ? le + 1 : f->end;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A piece [s, e) of a line too long for the buffer: searched alone (a
+ * match across two pieces is missed), reported once per line, cut.
+ */
+static int
+wsg_long_piece(struct wsg_file *f, size_t s, size_t e, bool last)
+{
+	const struct ws_grep_opts *o = f->w->r->o;
+	size_t ms, me;
+	int m = 0, rc;
+
+	if (!f->long_hit && !f->done) {
+		m = wsg_match(f->w, f->buf, e, s, &ms, &me);
+		if (m < 0)
+			return -1;
+	}
+	if ((m == 1 && !o->invert) || (last && o->invert && !f->long_hit)) {
+		size_t end = e;
+
+		if (e - s > WSG_LONG_TEXT)
+			end = s + WSG_LONG_TEXT;
+		f->long_hit = true;
+		f->end = e;
+		if (o->mode == WS_GREP_LINES) {
+			struct ws_grep_item it = {.kind = WS_GREP_MATCH};
+
+			it.line = f->lineno;
+			it.column = m == 1 ? 1 + (long long)(ms - s) : 0;
+			wsg_text(f, &it, s, end, true);
+			f->j->matched = true;
+			f->nmatched++;
+			f->last_line = f->lineno;
+			if ((rc = wsg_emit(f->w->r, f->j, &it)) != 0)
+				return rc;
+			if (o->max_count > 0 && f->nmatched >= o->max_count)
+				f->done = true;
+		} else if (m == 1 || o->invert) {
+			if ((rc = wsg_hit(f, s, e, m == 1 ? ms : s,
+					  m == 1 ? me : s)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Search the open file of job j with worker w. */
+static int
+wsg_search(struct wsg_worker *w, struct wsg_job *j)
+{
+	const struct ws_grep_opts *o = w->r->o;
+	struct wsg_file f = {.w = w, .j = j, .lineno = 1};
+	size_t len = 0;
+	bool eof = false, first = true;
+	int rc = 0;
+
+	f.need_lines = o->mode == WS_GREP_LINES || o->mode == WS_GREP_ONLY;
+	for (;;) {
+		size_t end;
+
+		while (!eof && len < w->cap) {
+			ssize_t n = read(j->fd, w->buf + len, w->cap - len);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				j->skip = WS_GREP_SKIP_UNREADABLE;
+				return 0;
+			}
+			if (n == 0)
+				eof = true;
+			len += (size_t)n;
+		}
+		f.buf = w->buf;
+		w->lsubj = NULL; /* new bytes: the literal positions are stale */
+		if (first) {
+			first = false;
+			if (memchr(w->buf, '\0', len < WSG_SNIFF ? len : WSG_SNIFF)) {
+				if (!o->binary) {
+					j->skip = WS_GREP_SKIP_BINARY;
+					return 0;
+				}
+				j->skip = -2; /* binary, searched: see wsg_hit */
+			}
+		}
+		if (f.in_long) {
+			/* The rest of a long line, up to its end if here. */
+			const char *q = memchr(w->buf + f.pos, '\n', len - f.pos);
+
+			if (q == NULL && !eof) {
+				rc = wsg_long_piece(&f, f.pos, len, false);
+				len = f.pos;
+				if (rc != 0)
+					break;
+				continue;
+			}
+			end = q ? (size_t)(q - w->buf) : len;
+			rc = wsg_long_piece(&f, f.pos, end, true);
+			if (rc != 0)
+				break;
+			f.in_long = false;
+			f.long_hit = false;
+			f.pos = f.lpos = q ? end + 1 : len;
+			f.lineno++;
+		}
+		if (eof) {
+			end = len;
+		} else {
+			const char *q = len > f.pos ?
+				memrchr(w->buf + f.pos, '\n', len - f.pos) : NULL;
+
+			if (q != NULL) {
+				end = (size_t)(q - w->buf) + 1;
+			} else if (w->cap < WS_GREP_LINE_MAX) {
+				size_t nc = w->cap * 2;
+				char *nb = realloc(w->buf, nc);
+
+				if (nb == NULL)
+					return ws_error_set(WS_ENOMEM, NULL,
+							    "out of memory");
+				w->buf = nb;
+				w->cap = nc;
+				continue;
+			} else {
+				/* A line longer than the largest buffer. */
+				(void)wsg_line_of(&f, f.pos);
+				rc = wsg_long_piece(&f, f.pos, len, false);
+				if (rc != 0)
+					break;
+				f.in_long = true;
+				f.lpos = f.pos;
+				len = f.pos;
+				continue;
+			}
+		}
+		f.end = end;
+		rc = wsg_region(&f);
+		if (rc != 0 || f.done || eof)
+			break;
+		/* Keep the lines -B may need, and the partial last line. */
+		{
+			size_t keep = end;
+			int b = o->before > 64 ? 64 : o->before;
+
+			for (int k = 0; k < b && keep > 0; k++) {
+				const char *q = keep >= 2 ?
+					memrchr(w->buf, '\n', keep - 1) : NULL;
+
+				keep = q ? (size_t)(q - w->buf) + 1 : 0;
+			}
+			if (f.need_lines)
+				(void)wsg_line_of(&f, f.pos);
+			if (f.lpos < keep)
+				(void)wsg_line_of(&f, keep);
+			memmove(w->buf, w->buf + keep, len - keep);
+			len -= keep;
+			f.pos -= keep;
+			f.lpos -= keep;
+		}
+	}
+	if (rc < 0 && rc != -1)
+		return rc;
+	if (rc == -1 || f.j->deadline_hit) {
+		j->limit_hit = rc == -1;
+		j->nmatches = f.nmatched;
+		return 0;
+	}
+	if (rc == 1 && atomic_load(&w->r->stop))
+		return 0;
+	j->searched = true;
+	j->nmatches = f.nmatched;
+	if (j->skip == -2)
+		j->skip = -1;
+	if (o->mode == WS_GREP_COUNT && f.nmatched > 0) {
+		struct ws_grep_item it = {.kind = WS_GREP_COUNT_OF,
+					  .count = f.nmatched};
+
+		wsg_emit(w->r, j, &it);
+	}
+	if (o->mode == WS_GREP_FILES_WITHOUT && f.nmatched == 0) {
+		struct ws_grep_item it = {.kind = WS_GREP_FILE};
+
+		wsg_emit(w->r, j, &it);
+	}
+	return 0;
+}
+
+static void
+wsg_run_job(struct wsg_worker *w, struct wsg_job *j)
+{
+	struct wsg_run *r = w->r;
+
+	if (atomic_load(&r->stop)) {
+		/* Nothing more is delivered. */
+	} else if (j->kind == WSG_JOB_ITEM) {
+		struct ws_grep_item it = {.kind = WS_GREP_FILE, .size = j->size,
+					  .mtime = j->mtime};
+
+		j->searched = false;
+		wsg_emit(r, j, &it);
+	} else {
+		int rc = wsg_search(w, j);
+
+		if (rc < 0 && r->err == 0) {
+			pthread_mutex_lock(&r->mu);
+			r->err = rc;
+			atomic_store(&r->stop, true);
+			pthread_mutex_unlock(&r->mu);
+		}
+		if (j->limit_hit)
+			wsg_truncate(r, "match_limit", j->vpath);
+		if (j->deadline_hit)
+			wsg_truncate(r, "time_budget", j->vpath);
+	}
+	if (j->fd >= 0) {
+		close(j->fd);
+		j->fd = -1;
+	}
+	wsg_finish(r, j);
+}
+
+static int
+wsg_worker_init(struct wsg_worker *w, struct wsg_run *r)
+{
+	const struct ws_grep_opts *o = r->o;
+
+	memset(w, 0, sizeof(*w));
+	w->r = r;
+	if (o->mode == WS_GREP_LIST)
+		return 0;
+	w->cap = WSG_CHUNK;
+	w->buf = malloc(w->cap);
+	w->md = pcre2_match_data_create(1, NULL);
+	w->mc = pcre2_match_context_create(NULL);
+	if (w->buf == NULL || w->md == NULL || w->mc == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	pcre2_set_match_limit(w->mc, o->match_limit ? (uint32_t)o->match_limit :
+				     WS_GREP_MATCH_LIMIT);
+	pcre2_set_depth_limit(w->mc, o->depth_limit ? (uint32_t)o->depth_limit :
+				     WS_GREP_DEPTH_LIMIT);
+	pcre2_set_heap_limit(w->mc, o->heap_limit_kib ?
+				    (uint32_t)o->heap_limit_kib :
+				    WS_GREP_HEAP_LIMIT_KIB);
+	if (r->g->jit) {
+		w->js = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+		if (w->js == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		pcre2_jit_stack_assign(w->mc, NULL, w->js);
+	}
+	return 0;
+}
+
+static void
+wsg_worker_fini(struct wsg_worker *w)
+{
+	free(w->buf);
+	pcre2_match_data_free(w->md);
+	pcre2_match_context_free(w->mc);
+	pcre2_jit_stack_free(w->js);
+}
+
+static void *
+wsg_worker_main(void *arg)
+{
+	struct wsg_worker *w = arg;
+	struct wsg_run *r = w->r;
+
+	for (;;) {
+		struct wsg_job *j;
+
+		pthread_mutex_lock(&r->mu);
+		while (r->claimed == r->produced && !r->walk_done &&
+		       !atomic_load(&r->stop))
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->claimed == r->produced) {
+			pthread_mutex_unlock(&r->mu);
+			return NULL;
+		}
+		j = r->ring[r->claimed % WSG_WINDOW];
+		r->claimed++;
+		pthread_mutex_unlock(&r->mu);
+		wsg_run_job(w, j);
+	}
+}
+
+/* Queue a job (in order); inline without workers. */
+static int
+wsg_produce(struct wsg_run *r, struct wsg_worker *inl, struct wsg_job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	while (r->produced - r->head >= WSG_WINDOW && !atomic_load(&r->stop))
+		pthread_cond_wait(&r->cv, &r->mu);
+	if (atomic_load(&r->stop)) {
+		/* Over: the window may be full, and nothing more is wanted. */
+		pthread_mutex_unlock(&r->mu);
+		wsg_job_free(j);
+		return 1;
+	}
+	j->seq = r->produced;
+	r->ring[r->produced % WSG_WINDOW] = j;
+	r->produced++;
+	if (r->nworkers == 0)
+		r->claimed++;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	if (r->nworkers == 0)
+		wsg_run_job(inl, j);
+	return atomic_load(&r->stop) ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Walking                                                             */
+
+struct wsg_walk {
+	struct wsg_run *r;
+	struct wsg_worker *inl;
+};
+
+/* The path of vpath relative to the PATH being walked ("" for itself). */
+static const char *
+wsg_rel(struct wsg_run *r, const char *vpath)
+{
+	if (strcmp(r->root, "/") == 0)
+		return vpath + 1;
+	if (strlen(vpath) <= r->rootlen)
+		return "";
+	return vpath + r->rootlen + 1;
+}
+
+/*
+ * The path .gitignore rules see: relative to the workspace root when the
+ * searched PATH lies in it (so that /src is searched under the same rules
+ * as / finds there, the root's and src's .gitignore included), else to
+ * the PATH itself.
+ */
+static const char *
+wsg_ign_rel(struct wsg_run *r, const char *vpath, const char *real)
+{
+	const char *rest;
+
+	if (r->ign_base != NULL && ws_path_within(r->ign_base, real, &rest))
+		return rest;
+	return wsg_rel(r, vpath);
+}
+
+/*
+ * Before walking a directory PATH inside the workspace root: read
+ * .git/info/exclude at the root and the .gitignore of every directory
+ * from the root down to PATH's parent (PATH's own is read on entering
+ * it), each opened with O_NOFOLLOW from the one above.  Best effort: a
+ * directory that cannot be opened ends the chain.
+ */
+static int
+wsg_ign_ancestors(struct wsg_run *r, const struct ws_res *res)
+{
+	const char *rest;
+	char *rel = NULL;
+	int cur, rc = 0;
+
+	r->ign_base = NULL;
+	r->ign_loaded = false;
+	if (r->o->no_ignore || res->anchor == WS_ANCHOR_HOST ||
+	    !ws_path_within(ws_ctx_anchor_real(r->ws, 0), res->real, &rest) ||
+	    ws_ctx_anchor_of_real(r->ws, res->real, NULL) != 0)
+		return 0;
+	r->ign_base = ws_ctx_anchor_real(r->ws, 0);
+	cur = openat(ws_ctx_anchor_fd(r->ws, 0), ".",
+		     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return 0;
+	if ((rc = ws_ignore_load_exclude(r->ig, cur)) < 0)
+		goto out;
+	r->ign_loaded = true;
+	rel = strdup(rest);
+	if (rel == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	for (char *p = rel; *rel != '\0';) {
+		char *slash = strchr(p, '/');
+		int next;
+
+		/* The level of the directory above p: rel cut before p. */
+		if (p > rel)
+			p[-1] = '\0';
+		rc = ws_ignore_push(r->ig, cur, p > rel ? rel : "");
+		if (p > rel)
+			p[-1] = '/';
+		if (rc < 0 || slash == NULL)
+			break;
+		*slash = '\0';
+		next = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		*slash = '/';
+		close(cur);
+		cur = next;
+		if (cur < 0)
+			break;
+		p = slash + 1;
+	}
+out:
+	free(rel);
+	if (cur >= 0)
+		close(cur);
+	return rc;
+}
+
+/* A glob in gitignore syntax: a name alone, or a path with a slash. */
+static bool
+wsg_glob(const char *glob, const char *rel)
+{
+	const char *base;
+
+	if (strchr(glob, '/') == NULL) {
+		base = strrchr(rel, '/');
+		return ws_wildmatch(glob, base ? base + 1 : rel, false);
+	}
+	if (glob[0] == '/')
+		glob++;
+	return ws_wildmatch(glob, rel, false);
+}
+
+static bool
+wsg_type_match(const struct ws_grep_type *t, const char *name)
+{
+	const char *g = t->globs;
+
+	while (*g) {
+		char one[64];
+		size_t n = strcspn(g, " ");
+
+		if (n < sizeof(one)) {
+			memcpy(one, g, n);
+			one[n] = '\0';
+			if (ws_wildmatch(one, name, false))
+				return true;
+		}
+		g += n;
+		while (*g == ' ')
+			g++;
+	}
+	return false;
+}
+
+/* Whether the user's filters (globs, types) let the file rel through. */
+static bool
+wsg_wanted(struct wsg_run *r, const char *rel)
+{
+	const struct ws_grep_opts *o = r->o;
+	const char *base = strrchr(rel, '/');
+	bool ok;
+
+	base = base ? base + 1 : rel;
+	for (size_t i = 0; i < o->nexclude; i++)
+		if (wsg_glob(o->exclude[i], rel))
+			return false;
+	if (o->ninclude > 0) {
+		ok = false;
+		for (size_t i = 0; i < o->ninclude && !ok; i++)
+			ok = wsg_glob(o->include[i], rel);
+		if (!ok)
+			return false;
+	}
+	if (o->ntypes > 0) {
+		ok = false;
+		for (size_t i = 0; i < o->ntypes && !ok; i++)
+			ok = wsg_type_match(r->g->types[i], base);
+		if (!ok)
+			return false;
+	}
+	for (size_t i = 0; i < o->ntypes_not; i++)
+		if (wsg_type_match(r->g->types_not[i], base))
+			return false;
+	return true;
+}
+
+static struct wsg_job *
+wsg_job_new(const char *vpath, const char *real)
+{
+	struct wsg_job *j = calloc(1, sizeof(*j));
+
+	if (j == NULL)
+		return NULL;
+	j->fd = -1;
+	j->skip = -1;
+	j->vpath = strdup(vpath);
+	j->real = strdup(real);
+	if (j->vpath == NULL || j->real == NULL) {
+		wsg_job_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+static struct wsg_level *
+wsg_level(struct wsg_run *r, int depth)
+{
+	if ((size_t)depth >= r->nlv) {
+		size_t n = (size_t)depth + 8;
+		struct wsg_level *a = realloc(r->lv, n * sizeof(*a));
+
+		if (a == NULL)
+			return NULL;
+		memset(a + r->nlv, 0, (n - r->nlv) * sizeof(*a));
+		r->lv = a;
+		r->nlv = n;
+	}
+	return &r->lv[depth];
+}
+
+static int
+wsg_pend_add(struct wsg_level *l, struct wsg_job *j, const char *dir)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		struct wsg_pend *a = realloc(l->v, nc * sizeof(*a));
+
+		if (a == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		l->v = a;
+		l->cap = nc;
+	}
+	l->v[l->n].job = j;
+	l->v[l->n].dir = dir ? strdup(dir) : NULL;
+	if (dir != NULL && l->v[l->n].dir == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	l->n++;
+	return 0;
+}
+
+/*
+ * Hand over the waiting files of a level, up to (and dropping) the
+ * subdirectory named upto, or all of them (upto NULL).
+ */
+static int
+wsg_pend_flush(struct wsg_walk *wk, struct wsg_level *l, const char *upto)
+{
+	int rc = 0;
+
+	while (l->head < l->n) {
+		struct wsg_pend *p = &l->v[l->head++];
+
+		if (p->job != NULL) {
+			if (rc == 0)
+				rc = wsg_produce(wk->r, wk->inl, p->job);
+			else
+				wsg_job_free(p->job);
+			continue;
+		}
+		if (upto != NULL && strcmp(p->dir, upto) == 0) {
+			free(p->dir);
+			break;
+		}
+		free(p->dir);
+	}
+	if (l->head == l->n)
+		l->head = l->n = 0;
+	return rc;
+}
+
+static int
+wsg_queue(struct wsg_walk *wk, int depth, struct wsg_job *j)
+{
+	struct wsg_level *l = wsg_level(wk->r, depth);
+
+	if (l == NULL) {
+		wsg_job_free(j);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	if (l->head == l->n)
+		return wsg_produce(wk->r, wk->inl, j);
+	return wsg_pend_add(l, j, NULL);
+}
+
+static int
+wsg_on_enter(void *arg, const struct ws_walk_dir *d)
+{
+	struct wsg_walk *wk = arg;
+	struct wsg_run *r = wk->r;
+	int rc;
+
+	if (atomic_load(&r->stop))
+		return WS_WALK_STOP;
+	if (d->depth > 0) {
+		struct wsg_level *pl = wsg_level(r, d->depth - 1);
+		const char *name = strrchr(d->vpath, '/');
+
+		if (pl == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		rc = wsg_pend_flush(wk, pl, name ? name + 1 : d->vpath);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			return WS_WALK_STOP;
+	}
+	if (wsg_level(r, d->depth) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (!r->o->no_ignore) {
+		if (d->depth == 0 && !r->ign_loaded &&
+		    (rc = ws_ignore_load_exclude(r->ig, d->fd)) < 0)
+			return rc;
+		if ((rc = ws_ignore_push(r->ig, d->fd,
+					 wsg_ign_rel(r, d->vpath, d->real))) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+wsg_on_leave(void *arg, const struct ws_walk_dir *d)
+{
+	struct wsg_walk *wk = arg;
+	struct wsg_run *r = wk->r;
+	int rc;
+
+	if (!r->o->no_ignore)
+		ws_ignore_pop(r->ig);
+	rc = wsg_pend_flush(wk, &r->lv[d->depth], NULL);
+	return rc < 0 ? rc : rc > 0 ? WS_WALK_STOP : 0;
+}
+
+static int
+wsg_on_error(void *arg, const char *vpath, const char *real, int code)
+{
+	struct wsg_walk *wk = arg;
+	const char *msg = ws_error_last();
+
+	(void)vpath;
+	(void)real;
+	if (code == WS_ENOMEM)
+		return code;
+	if (code == WS_EPOLICY_DENIED || code == WS_EAPPROVAL_REQUIRED)
+		wk->r->skipped[WS_GREP_SKIP_POLICY]++;
+	else if (strstr(msg, "loop") != NULL)
+		wk->r->skipped[WS_GREP_SKIP_LOOP]++;
+	else
+		wk->r->skipped[WS_GREP_SKIP_UNREADABLE]++;
+	return 0;
+}
+
+/*
+ * A regular file to search (or list): policy, then open it through the
+ * listed directory, checking it is still the inode that was listed.
+ * at_fd < 0: fd is already open (a symlink's target).
+ */
+static int
+wsg_file(struct wsg_walk *wk, int depth, const char *vpath, const char *real,
+	 const struct stat *st, int at_fd, const char *at_name, int fd)
+{
+	struct wsg_run *r = wk->r;
+	struct wsg_job *j;
+	bool saved = r->ws->no_prompt;
+	int rc;
+
+	if (r->o->max_filesize > 0 && st->st_size > r->o->max_filesize) {
+		r->skipped[WS_GREP_SKIP_TOO_LARGE]++;
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	/* A search never prompts: "approve" skips like "deny". */
+	r->ws->no_prompt = true;
+	rc = ws_check(r->ws, WS_OP_READ, real, vpath);
+	r->ws->no_prompt = saved;
+	if (rc < 0) {
+		r->skipped[WS_GREP_SKIP_POLICY]++;
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	j = wsg_job_new(vpath, real);
+	if (j == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	j->size = (long long)st->st_size;
+	j->mtime = (long long)st->st_mtim.tv_sec;
+	if (r->o->mode == WS_GREP_LIST) {
+		j->kind = WSG_JOB_ITEM;
+		if (fd >= 0)
+			close(fd);
+	} else if (fd >= 0) {
+		j->fd = fd;
+	} else {
+		struct stat now = {0};
+
+		/* O_NONBLOCK: a name swapped for a FIFO must not hang us. */
+		j->fd = openat(at_fd, at_name, O_RDONLY | O_NOFOLLOW |
+			       O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (j->fd < 0 || fstat(j->fd, &now) < 0 ||
+		    now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+		    !S_ISREG(now.st_mode)) {
+			r->skipped[j->fd >= 0 && !S_ISREG(now.st_mode) ?
+				   WS_GREP_SKIP_SPECIAL :
+				   WS_GREP_SKIP_UNREADABLE]++;
+			wsg_job_free(j);
+			return 0;
+		}
+	}
+	rc = wsg_queue(wk, depth, j);
+	return rc < 0 ? rc : rc > 0 ? WS_WALK_STOP : 0;
+}
+
+/* A symlink in the tree: its target, if a regular file inside, is
+ * searched under the link's path; a directory is not entered. */
+static int
+wsg_symlink(struct wsg_walk *wk, const struct ws_walk_entry *e)
+{
+	struct wsg_run *r = wk->r;
+	struct ws_res res = {.fd = -1, .dirfd = -1};
+	int rc, fd = -1;
+
+	rc = ws_resolve(r->ws, e->vpath, 0, &res);
+	if (rc < 0) {
+		r->skipped[rc == WS_ESYMLINK_LOOP ? WS_GREP_SKIP_LOOP :
+			   rc == WS_ESYMLINK_OUTSIDE_WORKSPACE ||
+			   rc == WS_EPATH_OUTSIDE_WORKSPACE ?
+			   WS_GREP_SKIP_SYMLINK_OUTSIDE :
+			   WS_GREP_SKIP_UNREADABLE]++;
+		ws_res_free(&res);
+		return 0;
+	}
+	if (S_ISDIR(res.st.st_mode)) {
+		ws_res_free(&res);
+		return 0;
+	}
+	if (!S_ISREG(res.st.st_mode)) {
+		r->skipped[WS_GREP_SKIP_SPECIAL]++;
+		ws_res_free(&res);
+		return 0;
+	}
+	if (r->o->mode != WS_GREP_LIST) {
+		bool saved = r->ws->no_prompt;
+
+		r->ws->no_prompt = true;
+		rc = ws_check(r->ws, WS_OP_READ, res.real, e->vpath);
+		r->ws->no_prompt = saved;
+		if (rc < 0) {
+			r->skipped[WS_GREP_SKIP_POLICY]++;
+			ws_res_free(&res);
+			return 0;
+		}
+		if (ws_res_open(&res, O_RDONLY, &fd) < 0) {
+			r->skipped[WS_GREP_SKIP_UNREADABLE]++;
+			ws_res_free(&res);
+			return 0;
+		}
+	}
+	rc = wsg_file(wk, e->depth - 1, e->vpath, res.real, &res.st, -1, NULL,
+		      fd);
+	ws_res_free(&res);
+	return rc;
+}
+
+static int
+wsg_on_entry(void *arg, const struct ws_walk_entry *e)
+{
+	struct wsg_walk *wk = arg;
+	struct wsg_run *r = wk->r;
+	const char *rel = wsg_rel(r, e->vpath);
+	mode_t m = e->st.st_mode;
+	bool isdir = S_ISDIR(m);
+
+	if (atomic_load(&r->stop))
+		return WS_WALK_STOP;
+	if (wsg_expired(r)) {
+		wsg_truncate(r, "time_budget", NULL);
+		return WS_WALK_STOP;
+	}
+	if (!r->o->no_ignore &&
+	    ws_ignore_match(r->ig, wsg_ign_rel(r, e->vpath, e->real), isdir)) {
+		r->skipped[WS_GREP_SKIP_IGNORED]++;
+		return WS_WALK_SKIP;
+	}
+	if (isdir) {
+		struct wsg_level *l;
+
+		for (size_t i = 0; i < r->o->nexclude; i++)
+			if (wsg_glob(r->o->exclude[i], rel))
+				return WS_WALK_SKIP;
+		/* Files after this directory wait until it was walked. */
+		l = wsg_level(r, e->depth - 1);
+		if (l == NULL || wsg_pend_add(l, NULL, e->name) < 0)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return 0;
+	}
+	if (!wsg_wanted(r, rel))
+		return 0;
+	if (S_ISLNK(m))
+		return wsg_symlink(wk, e);
+	if (!S_ISREG(m)) {
+		/* FIFOs, sockets, devices: never opened. */
+		r->skipped[WS_GREP_SKIP_SPECIAL]++;
+		return 0;
+	}
+	return wsg_file(wk, e->depth - 1, e->vpath, e->real, &e->st, e->at_fd,
+			e->at_name, -1);
+}
+
+/* Search one resolved PATH. */
+static int
+wsg_path(struct wsg_walk *wk, struct ws_res *res)
+{
+	struct wsg_run *r = wk->r;
+	struct ws_walk_opts wo;
+	int fd = -1, rc;
+
+	r->root = res->vpath;
+	r->rootlen = strlen(res->vpath);
+	if (!S_ISDIR(res->st.st_mode)) {
+		/* A file named on the command line is searched whatever its
+		 * name (hidden, ignored), as with grep and rg. */
+		if (!S_ISREG(res->st.st_mode)) {
+			r->skipped[WS_GREP_SKIP_SPECIAL]++;
+			return 0;
+		}
+		if (r->o->mode != WS_GREP_LIST &&
+		    (rc = ws_res_open(res, O_RDONLY, &fd)) < 0)
+			return rc;
+		rc = wsg_file(wk, 0, res->vpath, res->real, &res->st, -1, NULL,
+			      fd);
+		if (rc == 0 && r->nlv > 0)
+			rc = wsg_pend_flush(wk, &r->lv[0], NULL);
+		return rc < 0 ? rc : 0;
+	}
+	if ((rc = ws_res_open(res, O_RDONLY | O_DIRECTORY, &fd)) < 0)
+		return rc;
+	if (r->ig != NULL && (rc = wsg_ign_ancestors(r, res)) < 0) {
+		close(fd);
+		return rc;
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.ws = r->ws;
+	wo.no_mounts = res->anchor == WS_ANCHOR_HOST;
+	wo.max_depth = r->o->max_depth;
+	wo.hidden = r->o->hidden;
+	wo.sort = WS_WALK_NAME;
+	/* Names alone need no stat(2) per entry, as with find -type f. */
+	wo.types_only = r->o->mode == WS_GREP_LIST && r->o->no_stat &&
+			r->o->max_filesize == 0;
+	wo.enter = wsg_on_enter;
+	wo.entry = wsg_on_entry;
+	wo.leave = wsg_on_leave;
+	wo.error = wsg_on_error;
+	wo.arg = wk;
+	rc = ws_walk(&wo, fd, res->vpath, res->real);
+	close(fd);
+	/* After a stop, files still waiting are dropped. */
+	for (size_t i = 0; i < r->nlv; i++) {
+		struct wsg_level *l = &r->lv[i];
+
+		for (size_t k = l->head; k < l->n; k++) {
+			wsg_job_free(l->v[k].job);
+			free(l->v[k].dir);
+		}
+		l->head = l->n = 0;
+	}
+	if (rc == WS_WALK_STOP)
+		rc = 0;
+	return rc;
+}
+
+void
+ws_grep_summary_free(struct ws_grep_summary *sum)
+{
+	free(sum->gave_up);
+	sum->gave_up = NULL;
+}
+
+int
+ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
+	    size_t npaths, ws_grep_cb cb, void *arg,
+	    struct ws_grep_summary *sum)
+{
+	static const char *const root[] = {"/"};
+	struct wsg_run r;
+	struct wsg_worker workers[2], inl;
+	struct wsg_walk wk = {.r = &r, .inl = &inl};
+	struct ws_res *res = NULL;
+	struct timespec t0, t1;
+	int rc = 0, nw;
+
+	memset(sum, 0, sizeof(*sum));
+	sum->next_offset = -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (npaths == 0) {
+		paths = root;
+		npaths = 1;
+	}
+	/* Every PATH is resolved and allowed before anything is searched. */
+	res = calloc(npaths, sizeof(*res));
+	if (res == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < npaths; i++)
+		res[i].fd = res[i].dirfd = -1;
+	for (size_t i = 0; i < npaths; i++) {
+		rc = ws_resolve(ws, paths[i], 0, &res[i]);
+		if (rc == 0)
+			rc = ws_check(ws, S_ISDIR(res[i].st.st_mode) ? WS_OP_LIST :
+				      WS_OP_READ, res[i].real, res[i].vpath);
+		if (rc < 0) {
+			char *msg = strdup(ws_error_last());
+
+			ws_error_set(rc, paths[i], "%s", msg ? msg : "");
+			free(msg);
+			goto out_res;
+		}
+	}
+	memset(&r, 0, sizeof(r));
+	/* A search never prompts: an "approve" rule skips like "deny". */
+	r.saved_prompt = ws->no_prompt;
+	ws->no_prompt = true;
+	r.g = g;
+	r.o = &g->o;
+	r.ws = ws;
+	r.cb = cb;
+	r.arg = arg;
+	r.sum = sum;
+	{
+		/*
+		 * Recursive: the thread that finishes the head job delivers
+		 * the finished jobs after it under the lock, and a full page
+		 * then records its truncation, which takes the lock again.
+		 */
+		pthread_mutexattr_t ma;
+
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+		pthread_mutex_init(&r.mu, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
+	pthread_cond_init(&r.cv, NULL);
+	if (g->o.time_budget_ms > 0) {
+		r.has_deadline = true;
+		r.deadline = t0;
+		r.deadline.tv_sec += g->o.time_budget_ms / 1000;
+		r.deadline.tv_nsec += (g->o.time_budget_ms % 1000) * 1000000L;
+		if (r.deadline.tv_nsec >= 1000000000L) {
+			r.deadline.tv_sec++;
+			r.deadline.tv_nsec -= 1000000000L;
+		}
+	}
+	if (!g->o.no_ignore && (rc = ws_ignore_new(&r.ig)) < 0)
+		goto out_sync;
+	nw = g->o.threads;
+	if (nw == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		nw = n >= 2 ? 2 : 1;
+	}
+	/* One thread searches inline; several use workers. */
+	if (nw <= 1 || g->o.mode == WS_GREP_LIST)
+		nw = 0;
+	if (nw > 2)
+		nw = 2;
+	if ((rc = wsg_worker_init(&inl, &r)) < 0)
+		goto out_inl;
+	for (int i = 0; i < nw; i++) {
+		if ((rc = wsg_worker_init(&workers[i], &r)) < 0 ||
+		    pthread_create(&workers[i].tid, NULL, wsg_worker_main,
+				   &workers[i]) != 0) {
+			wsg_worker_fini(&workers[i]);
+			if (rc == 0)
+				rc = ws_error_set(WS_ENOMEM, NULL,
+						  "cannot start a thread");
+			break;
+		}
+		r.nworkers++;
+	}
+	for (size_t i = 0; i < npaths && rc == 0 && !atomic_load(&r.stop); i++) {
+		if (r.ig != NULL) {
+			ws_ignore_free(r.ig);
+			r.ig = NULL;
+			if ((rc = ws_ignore_new(&r.ig)) < 0)
+				break;
+		}
+		rc = wsg_path(&wk, &res[i]);
+	}
+	pthread_mutex_lock(&r.mu);
+	r.walk_done = true;
+	pthread_cond_broadcast(&r.cv);
+	pthread_mutex_unlock(&r.mu);
+	for (int i = 0; i < r.nworkers; i++) {
+		pthread_join(workers[i].tid, NULL);
+		wsg_worker_fini(&workers[i]);
+	}
+	/* Jobs never run (the search stopped) are dropped. */
+	while (r.head < r.produced) {
+		struct wsg_job *j = r.ring[r.head % WSG_WINDOW];
+
+		if (j != NULL && j->done)
+			wsg_account(&r, j);
+		wsg_job_free(j);
+		r.head++;
+	}
+	for (int k = 0; k < WS_GREP_SKIP_COUNT; k++)
+		sum->skipped[k] += r.skipped[k];
+	if (rc == 0 && r.err < 0)
+		rc = r.err;
+	if (sum->truncated && sum->truncated_reason != NULL &&
+	    strcmp(sum->truncated_reason, "max_results") != 0 &&
+	    sum->files_searched == 0 && sum->matches == 0)
+		sum->limit_only = true;
+out_inl:
+	wsg_worker_fini(&inl);
+	wsg_drop_held(&r);
+	free(r.held);
+	free(r.heldtext);
+	for (size_t i = 0; i < r.nlv; i++)
+		free(r.lv[i].v);
+	free(r.lv);
+out_sync:
+	ws_ignore_free(r.ig);
+	ws->no_prompt = r.saved_prompt;
+	pthread_mutex_destroy(&r.mu);
+	pthread_cond_destroy(&r.cv);
+out_res:
+	for (size_t i = 0; i < npaths; i++)
+		ws_res_free(&res[i]);
+	free(res);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	sum->elapsed_ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+			  (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	return rc;
+}

@@ -1,0 +1,825 @@
+/*
+ * test_wsgrep.c (cli) - wsgrep on temporary workspaces: results equal to
+ * grep -rn on a generated tree, the ignore rules, the things a search
+ * must never do (leave the sandbox, hang on a FIFO, open what the policy
+ * refuses), limits, paging, odd bytes, and a symlink-swap race.
+ *
+ * Layout of each test's sandbox (base is a fresh temporary directory):
+ *   base/ws            the workspace
+ *   base/outside/      a directory outside it, holding "secret"
+ */
+#include "wstest.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SECRET "SECRET-OUTSIDE-MARKER"
+
+static char *base, *ws, *outside;
+
+static void
+setup(void)
+{
+	base = wst_tmpdir();
+	ws = wst_path(base, "ws");
+	outside = wst_path(base, "outside");
+	wst_mkdir(base, "ws");
+	wst_write(outside, "secret", SECRET "\n");
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(base);
+	free(base);
+	free(ws);
+	free(outside);
+}
+
+#define RUNJ(r, ...) \
+	wst_run((r), NULL, "wsgrep", "--workspace", ws, "--json", __VA_ARGS__, NULL)
+#define RUNP(r, ...) \
+	wst_run((r), NULL, "wsgrep", "--workspace", ws, __VA_ARGS__, NULL)
+
+static cJSON *
+summary(const struct wst_run *r)
+{
+	cJSON *s = wst_output(r, "summary");
+
+	ck_assert_msg(s != NULL, "no summary in %s (err %s)", r->out, r->err);
+	return s;
+}
+
+static long long
+sum_int(const struct wst_run *r, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItem(summary(r), key);
+
+	ck_assert_msg(cJSON_IsNumber(v), "%s not a number in %s", key, r->out);
+	return (long long)v->valuedouble;
+}
+
+static long long
+skipped(const struct wst_run *r, const char *why)
+{
+	cJSON *v = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(summary(r), "files_skipped"), why);
+
+	ck_assert_msg(cJSON_IsNumber(v), "files_skipped.%s in %s", why, r->out);
+	return (long long)v->valuedouble;
+}
+
+static int
+nmatches(const struct wst_run *r)
+{
+	return cJSON_GetArraySize(wst_output(r, "matches"));
+}
+
+/* Run a shell command in dir; its stdout, sorted bytewise. */
+static char *
+sh_sorted(const char *dir, const char *cmd)
+{
+	char *full, *out = NULL;
+	size_t n = 0, cap = 0;
+	FILE *p;
+
+	ck_assert_int_ne(asprintf(&full, "cd '%s' && %s | LC_ALL=C sort", dir,
+				  cmd), -1);
+	p = popen(full, "r");
+	ck_assert_ptr_nonnull(p);
+	for (;;) {
+		if (n + 4096 + 1 > cap)
+			out = realloc(out, cap = (cap + 4096) * 2);
+		size_t k = fread(out + n, 1, 4096, p);
+
+		if (k == 0)
+			break;
+		n += k;
+	}
+	out[n] = '\0';
+	pclose(p);
+	free(full);
+	return out;
+}
+
+/* A deterministic tree of text files with words that patterns hit. */
+static void
+make_tree(void)
+{
+	static const char *const words[] = {
+		"alpha", "beta", "static", "int", "Foo", "foo", "FOO",
+		"foobar", "pm_resume", "PM_RESUME", "(", ")", "{", "}", "x1",
+		"\t", "", "end.",
+	};
+	unsigned seed = 12345;
+	char rel[64], *buf = malloc(1 << 16);
+
+	for (int d = 0; d < 8; d++) {
+		for (int f = 0; f < 6; f++) {
+			size_t len = 0;
+			int lines = (int)((seed = seed * 1103515245 + 12345) >> 16) % 60;
+
+			snprintf(rel, sizeof(rel), "%s%d/%s%d.%s",
+				 d % 3 ? "dir" : ".hid", d, f % 2 ? "sub/" : "",
+				 f, f % 3 ? "c" : "txt");
+			for (int l = 0; l < lines; l++) {
+				int nw = (int)((seed = seed * 1103515245 + 12345) >> 16) % 9;
+
+				for (int w = 0; w < nw; w++) {
+					const char *s = words[((seed = seed * 1103515245 +
+								 12345) >> 16) % 18];
+
+					len += (size_t)sprintf(buf + len, "%s%s",
+							       w ? " " : "", s);
+				}
+				buf[len++] = '\n';
+			}
+			buf[len] = '\0';
+			wst_write(ws, rel, buf);
+		}
+	}
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(equal_to_grep)
+{
+	static const char *const cases[][3] = {
+		/* grep options, wsgrep options, pattern */
+		{"-rn", "", "static"},
+		{"-rn", "", "pm_resume"},
+		{"-rni", "-i", "pm_resume"},
+		{"-rnw", "-w", "foo"},
+		{"-rnx", "-x", "foo"},
+		{"-rnv", "-v", "foo"},
+		{"-rnF", "-F", "( )"},
+		{"-rnE", "", "fo+bar|x1"},
+		{"-rnE", "", "^(alpha|beta) "},
+		{"-rnE", "", "pm_resume|foobar|x1"},
+		{"-rnoE", "-o", "foo|Foo|FOO"},
+		{"-rc", "-c", "foo"},
+		{"-rl", "-l", "foo"},
+		{"-rL", "-L", "foo"},
+		{"-rnoE", "-o", "fo+"},
+		{"-rn -m2", "-m2", "foo"},
+	};
+
+	make_tree();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *g, *w, *cmd;
+
+		ck_assert_int_ne(asprintf(&cmd, "grep %s -e '%s'%s", cases[i][0],
+					  cases[i][2],
+					  strcmp(cases[i][1], "-c") == 0 ?
+					  " | grep -v ':0$'" : ""), -1);
+		g = sh_sorted(ws, cmd);
+		free(cmd);
+		ck_assert_int_ne(asprintf(&cmd, "'%s' --paths relative --no-ignore "
+					  "--hidden %s -e '%s'", wst_bin("wsgrep"),
+					  cases[i][1], cases[i][2]), -1);
+		w = sh_sorted(ws, cmd);
+		ck_assert_msg(strcmp(g, w) == 0, "%s: grep\n%.2000s\nwsgrep\n%.2000s",
+			      cmd, g, w);
+		ck_assert_msg(strlen(g) > 0, "%s: nothing matched: a weak case", cmd);
+		free(cmd);
+		free(g);
+		free(w);
+	}
+}
+END_TEST
+
+/* Context: grep over the files in sorted order gives the same stream. */
+START_TEST(equal_to_grep_context)
+{
+	static const char *const opts[] = {"-C2", "-A3", "-B1", "-C1 -v",
+					   "-B3 -m1"};
+
+	make_tree();
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		char *g, *w, *cmd;
+
+		ck_assert_int_ne(asprintf(&cmd, "grep -n %s -e pm_resume "
+					  "$(find . -type f -printf '%%P\\n' | "
+					  "LC_ALL=C sort) | cat", opts[i]), -1);
+		g = sh_sorted(ws, cmd); /* sorted both: compared as sets too */
+		free(cmd);
+		ck_assert_int_ne(asprintf(&cmd, "'%s' --paths relative --no-ignore "
+					  "--hidden %s pm_resume", wst_bin("wsgrep"),
+					  opts[i]), -1);
+		w = sh_sorted(ws, cmd);
+		ck_assert_msg(strcmp(g, w) == 0, "%s: grep\n%.3000s\nwsgrep\n%.3000s",
+			      cmd, g, w);
+		free(cmd);
+		free(g);
+		free(w);
+	}
+}
+END_TEST
+
+/* Output order is by path, subdirectories interleaved with files. */
+START_TEST(sorted_order)
+{
+	struct wst_run r;
+
+	wst_write(ws, "c.txt", "hit\n");
+	wst_write(ws, "a.txt", "hit\n");
+	wst_write(ws, "b/x.txt", "hit\n");
+	wst_write(ws, "b/a/y.txt", "hit\n");
+	wst_write(ws, "B.txt", "hit\n");
+	RUNP(&r, "hit", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "/B.txt:1:hit\n/a.txt:1:hit\n/b/a/y.txt:1:hit\n"
+				"/b/x.txt:1:hit\n/c.txt:1:hit\n");
+	wst_run_free(&r);
+	/* One thread or two: the same stream. */
+	RUNP(&r, "--threads", "1", "hit", NULL);
+	ck_assert_str_eq(r.out, "/B.txt:1:hit\n/a.txt:1:hit\n/b/a/y.txt:1:hit\n"
+				"/b/x.txt:1:hit\n/c.txt:1:hit\n");
+	wst_run_free(&r);
+	RUNP(&r, "nothing-here", NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_str_eq(r.out, "");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(ignore_rules)
+{
+	struct wst_run r;
+
+	wst_write(ws, ".gitignore", "*.log\nbuild/\n!keep.log\n/top\n");
+	wst_write(ws, "a.log", "needle\n");
+	wst_write(ws, "keep.log", "needle\n");
+	wst_write(ws, "build/x.c", "needle\n");
+	wst_write(ws, "src/top", "needle\n");
+	wst_write(ws, "top", "needle\n");
+	wst_write(ws, "src/.gitignore", "local.c\n");
+	wst_write(ws, "src/local.c", "needle\n");
+	wst_write(ws, "src/main.c", "needle\n");
+	wst_write(ws, ".git/info/exclude", "excluded.c\n");
+	wst_write(ws, ".git/config", "needle\n");
+	wst_write(ws, "excluded.c", "needle\n");
+	wst_write(ws, ".hidden/h.c", "needle\n");
+	wst_write(ws, "src/x.log", "needle\n");
+	RUNP(&r, "--paths", "relative", "needle", NULL);
+	ck_assert_str_eq(r.out, "keep.log:1:needle\nsrc/main.c:1:needle\n"
+				"src/top:1:needle\n");
+	wst_run_free(&r);
+	/* --hidden adds hidden files, never .git. */
+	RUNP(&r, "--paths", "relative", "--hidden", "needle", NULL);
+	ck_assert_str_eq(r.out, ".hidden/h.c:1:needle\nkeep.log:1:needle\n"
+				"src/main.c:1:needle\nsrc/top:1:needle\n");
+	wst_run_free(&r);
+	RUNJ(&r, "needle", NULL);
+	ck_assert_int_eq(nmatches(&r), 3);
+	ck_assert_int_ge(skipped(&r, "ignored"), 5);
+	wst_run_free(&r);
+	/* --no-ignore: everything but the hidden. */
+	RUNJ(&r, "--no-ignore", "needle", NULL);
+	ck_assert_int_eq(nmatches(&r), 9);
+	wst_run_free(&r);
+	/* A subdirectory is searched under the rules of the directories
+	 * above it too (the root's *.log, info/exclude), as git does. */
+	RUNP(&r, "--paths", "relative", "needle", "src", NULL);
+	ck_assert_str_eq(r.out, "src/main.c:1:needle\nsrc/top:1:needle\n");
+	wst_run_free(&r);
+	wst_write(ws, "build/sub/excluded.c", "needle\n");
+	RUNP(&r, "--paths", "relative", "needle", "build/sub", NULL);
+	ck_assert_str_eq(r.out, "");
+	wst_run_free(&r);
+	/* Find by name, with the same filters. */
+	RUNP(&r, "--files", "--paths", "relative", "--include", "**/*.c", NULL);
+	ck_assert_str_eq(r.out, "src/main.c\n");
+	wst_run_free(&r);
+	RUNP(&r, "--files", "--paths", "relative", "-t", "c", "--no-ignore", NULL);
+	ck_assert_str_eq(r.out, "build/sub/excluded.c\nbuild/x.c\nexcluded.c\n"
+				"src/local.c\nsrc/main.c\n");
+	wst_run_free(&r);
+	RUNP(&r, "--files", "--paths", "relative", "--exclude", "src", NULL);
+	ck_assert_str_eq(r.out, "keep.log\n");
+	wst_run_free(&r);
+	RUNJ(&r, "--files", "--include", "*.log", NULL);
+	{
+		cJSON *f = cJSON_GetArrayItem(wst_output(&r, "files"), 0);
+
+		ck_assert_str_eq(cJSON_GetObjectItem(f, "path")->valuestring,
+				 "/keep.log");
+		ck_assert_int_eq(cJSON_GetObjectItem(f, "size")->valueint, 7);
+		ck_assert(cJSON_IsString(cJSON_GetObjectItem(f, "mtime")));
+	}
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(symlinks_never_leave)
+{
+	struct wst_run r;
+
+	wst_write(ws, "in.txt", "inside " "SECRET-INSIDE\n");
+	wst_symlink(outside, ws, "outdir");
+	wst_symlink("../outside/secret", ws, "rel_out");
+	{
+		char *abs = wst_path(outside, "secret");
+
+		wst_symlink(abs, ws, "abs_out");
+		free(abs);
+	}
+	wst_symlink("in.txt", ws, "link_in");
+	wst_symlink("loop1", ws, "loop2");
+	wst_symlink("loop2", ws, "loop1");
+	RUNJ(&r, "SECRET", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, SECRET));
+	/* The link inside is searched under its own name. */
+	ck_assert_int_eq(nmatches(&r), 2);
+	ck_assert_int_eq(skipped(&r, "symlink_outside"), 3);
+	ck_assert_int_eq(skipped(&r, "loop"), 2);
+	wst_run_free(&r);
+	/* Named directly: refused. */
+	RUNJ(&r, "SECRET", "abs_out", NULL);
+	ck_assert_str_eq(wst_code(&r), "SYMLINK_OUTSIDE_WORKSPACE");
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	RUNJ(&r, "SECRET", "../outside", NULL);
+	ck_assert_str_eq(wst_code(&r), "PATH_OUTSIDE_WORKSPACE");
+	ck_assert_ptr_null(strstr(r.out, SECRET "\\n"));
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(fifo_does_not_hang)
+{
+	struct wst_run r;
+
+	wst_write(ws, "a.txt", "word\n");
+	wst_mkfifo(ws, "pipe");
+	wst_mkfifo(ws, "sub/pipe.txt");
+	RUNJ(&r, "word", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(skipped(&r, "special"), 2);
+	wst_run_free(&r);
+	/* Named directly it is not opened either. */
+	RUNJ(&r, "word", "pipe", NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_int_eq(skipped(&r, "special"), 1);
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(policy_skips_unopened)
+{
+	struct wst_run r;
+	char *pol = wst_path(base, "pol.json");
+
+	wst_write(ws, "ok.txt", "needle\n");
+	wst_write(ws, "denied.txt", "needle\n");
+	wst_write(ws, "vault/v.txt", "needle\n");
+	wst_write(ws, "ask.txt", "needle\n");
+	wst_write(base, "pol.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": [\n"
+		  " {\"name\": \"no-read\", \"paths\": [\"${WORKSPACE}/denied.txt\"],\n"
+		  "  \"operations\": [\"read\"], \"decision\": \"deny\"},\n"
+		  " {\"name\": \"no-list\", \"paths\": [\"${WORKSPACE}/vault\"],\n"
+		  "  \"operations\": [\"list\"], \"decision\": \"deny\"},\n"
+		  " {\"name\": \"ask\", \"paths\": [\"${WORKSPACE}/ask.txt\"],\n"
+		  "  \"operations\": [\"read\"], \"decision\": \"approve\"},\n"
+		  " {\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],\n"
+		  "  \"decision\": \"allow\"}]}\n");
+	RUNJ(&r, "--policy", pol, "needle", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(nmatches(&r), 1);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		wst_output(&r, "matches"), 0), "path")->valuestring, "/ok.txt");
+	ck_assert_int_eq(skipped(&r, "policy"), 3);
+	ck_assert_int_eq(sum_int(&r, "files_searched"), 1);
+	wst_run_free(&r);
+	/* Named directly: the policy's error. */
+	RUNJ(&r, "--policy", pol, "needle", "denied.txt", NULL);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+START_TEST(redos_bounded)
+{
+	struct wst_run r;
+	char *a = malloc(100002);
+	double t0;
+	struct timespec ts;
+
+	memset(a, 'a', 100000);
+	a[100000] = 'b';
+	a[100001] = '\0';
+	wst_write(ws, "redos.txt", a);
+	wst_write(ws, "z.txt", "zzz\n");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	RUNJ(&r, "(a+)+$", NULL);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ck_assert_double_lt((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - t0,
+			    5.0 * WST_SLOWDOWN);
+	ck_assert_int_eq(r.status, 1); /* nothing matched, z.txt searched */
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(summary(&r), "truncated")));
+	ck_assert_str_eq(cJSON_GetObjectItem(summary(&r), "truncated_reason")
+			 ->valuestring, "match_limit");
+	ck_assert_str_eq(cJSON_GetObjectItem(summary(&r), "gave_up_on")
+			 ->valuestring, "/redos.txt");
+	wst_run_free(&r);
+	/* Only that file: nothing could be searched. */
+	RUNJ(&r, "(a+)+$", "redos.txt", NULL);
+	ck_assert_str_eq(wst_code(&r), "LIMIT_EXCEEDED");
+	ck_assert_int_eq(r.status, 6);
+	wst_run_free(&r);
+	free(a);
+}
+END_TEST
+
+START_TEST(invalid_pattern)
+{
+	struct wst_run r;
+
+	wst_write(ws, "a.txt", "x\n");
+	RUNJ(&r, "ab(c", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_PATTERN");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.out, "offset 4"));
+	wst_run_free(&r);
+	RUNP(&r, "-e", "ok", "-e", "[z", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "INVALID_PATTERN"));
+	wst_run_free(&r);
+	/* A literal is never a bad regex. */
+	RUNP(&r, "-F", "ab(c", NULL);
+	ck_assert_int_eq(r.status, 1);
+	wst_run_free(&r);
+}
+END_TEST
+
+/* 1,200 matches over several files, paged by 97: no gap, no repeat. */
+START_TEST(paging)
+{
+	struct wst_run r;
+	char *buf = malloc(1 << 16), *all = calloc(1, 1 << 20);
+	size_t alen = 0, len;
+	long long off = 0;
+	int pages = 0, seen = 0;
+
+	for (int f = 0; f < 4; f++) {
+		char name[32];
+
+		len = 0;
+		for (int i = 0; i < 300; i++)
+			len += (size_t)sprintf(buf + len, "m %d %d\nother\n", f, i);
+		snprintf(name, sizeof(name), "d%d/f.txt", f);
+		wst_write(ws, name, buf);
+	}
+	for (;;) {
+		char o[32];
+		cJSON *m, *no;
+
+		snprintf(o, sizeof(o), "%lld", off);
+		RUNJ(&r, "--max-results", "97", "--offset", o, "^m ", NULL);
+		ck_assert_int_eq(r.status, 0);
+		m = wst_output(&r, "matches");
+		for (int i = 0; i < cJSON_GetArraySize(m); i++) {
+			cJSON *e = cJSON_GetArrayItem(m, i);
+
+			alen += (size_t)sprintf(all + alen, "%s:%d\n",
+				cJSON_GetObjectItem(e, "path")->valuestring,
+				cJSON_GetObjectItem(e, "line")->valueint);
+			seen++;
+		}
+		no = cJSON_GetObjectItem(summary(&r), "next_offset");
+		pages++;
+		if (cJSON_IsNull(no)) {
+			wst_run_free(&r);
+			break;
+		}
+		ck_assert_int_eq(cJSON_GetArraySize(m), 97);
+		off = (long long)no->valuedouble;
+		wst_run_free(&r);
+	}
+	ck_assert_int_eq(seen, 1200);
+	ck_assert_int_eq(pages, 13);
+	/* The pages, joined, are the whole stream. */
+	RUNP(&r, "^m ", NULL);
+	len = 0;
+	for (char *p = r.out; *p;) {
+		char *nl = strchr(p, '\n'), *c = strchr(p, ':');
+
+		c = strchr(c + 1, ':');
+		len += (size_t)sprintf(buf + len, "%.*s\n", (int)(c - p), p);
+		if (len > (1 << 16) - 256)
+			break;
+		p = nl + 1;
+	}
+	ck_assert_int_eq(strncmp(all, buf, len), 0);
+	wst_run_free(&r);
+	free(buf);
+	free(all);
+}
+END_TEST
+
+START_TEST(odd_bytes)
+{
+	struct wst_run r;
+	cJSON *m;
+
+	wst_writen(ws, "bad\xff.txt", "caf\xe9 needle\n", 12);
+	wst_write(ws, "bin.dat", "");
+	wst_writen(ws, "bin.dat", "needle\0\1\2", 9);
+	RUNJ(&r, "needle", NULL);
+	ck_assert_int_eq(r.status, 0);
+	m = cJSON_GetArrayItem(wst_output(&r, "matches"), 0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert(cJSON_IsString(cJSON_GetObjectItem(m, "path_bytes")));
+	ck_assert(cJSON_IsString(cJSON_GetObjectItem(m, "text_bytes")));
+	ck_assert_str_eq(cJSON_GetObjectItem(m, "text_bytes")->valuestring,
+			 "Y2Fm6SBuZWVkbGU=");
+	ck_assert_int_eq(skipped(&r, "binary"), 1);
+	ck_assert_int_eq(nmatches(&r), 1);
+	wst_run_free(&r);
+	RUNP(&r, "--binary", "needle", "bin.dat", NULL);
+	ck_assert_str_eq(r.out, "Binary file /bin.dat matches\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(json_contract)
+{
+	struct wst_run r;
+	cJSON *m;
+	char *longline = malloc(5002);
+
+	memset(longline, 'x', 5000);
+	memcpy(longline + 2000, "needle", 6);
+	longline[5000] = '\n';
+	longline[5001] = '\0';
+	wst_write(ws, "long.txt", longline);
+	wst_write(ws, "ctx.txt", "one\ntwo needle\nthree\n");
+	RUNJ(&r, "-C1", "needle", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
+			 "search_files");
+	m = cJSON_GetArrayItem(wst_output(&r, "matches"), 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(m, "path")->valuestring, "/ctx.txt");
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "line")->valueint, 2);
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "column")->valueint, 5);
+	ck_assert_str_eq(cJSON_GetObjectItem(m, "text")->valuestring, "two needle");
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "before"), 0)
+			 ->valuestring, "one");
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "after"), 0)
+			 ->valuestring, "three");
+	/* A long line is cut at 300 bytes by default in JSON. */
+	m = cJSON_GetArrayItem(wst_output(&r, "matches"), 1);
+	ck_assert_int_eq(strlen(cJSON_GetObjectItem(m, "text")->valuestring), 300);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(m, "text_truncated")));
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "column")->valueint, 2001);
+	ck_assert_int_eq(sum_int(&r, "files_searched"), 2);
+	ck_assert_int_eq(sum_int(&r, "files_matched"), 2);
+	ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(summary(&r), "elapsed_ms")));
+	wst_run_free(&r);
+	/* --jsonl: one object per line, then the summary. */
+	RUNP(&r, "--jsonl", "needle", NULL);
+	{
+		int lines = 0;
+
+		for (char *p = r.out; (p = strchr(p, '\n')) != NULL; p++)
+			lines++;
+		ck_assert_int_eq(lines, 3);
+		ck_assert_ptr_nonnull(strstr(r.out, "{\"type\":\"summary\""));
+	}
+	wst_run_free(&r);
+	/* --args, as a model calls it. */
+	RUNP(&r, "--args", "{\"pattern\": \"needle\", \"paths\": [\"ctx.txt\"], "
+	     "\"output_mode\": \"count\"}", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		wst_output(&r, "counts"), 0), "count")->valueint, 1);
+	wst_run_free(&r);
+	RUNP(&r, "--args", "{\"paths\": [\"ctx.txt\"]}", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUNP(&r, "--schema", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"search_files\""));
+	ck_assert_ptr_nonnull(strstr(r.out, "\"enum\""));
+	wst_run_free(&r);
+	free(longline);
+}
+END_TEST
+
+START_TEST(filters_and_flags)
+{
+	struct wst_run r;
+	char *big = malloc(5001);
+
+	memset(big, 'w', 5000);
+	big[0] = 'x';
+	big[5000] = '\0';
+	wst_write(ws, "big.txt", big);
+	wst_write(ws, "small.txt", "xw\n");
+	wst_write(ws, "a/b/deep.txt", "xw\n");
+	wst_write(ws, "code.py", "Xw\n");
+	/* --max-filesize: counted as too_large. */
+	RUNJ(&r, "--max-filesize", "1K", "^x", NULL);
+	ck_assert_int_eq(nmatches(&r), 2);
+	ck_assert_int_eq(skipped(&r, "too_large"), 1);
+	wst_run_free(&r);
+	RUNJ(&r, "--max-filesize", "lots", "x", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* --max-depth 1: the top's own files. */
+	RUNP(&r, "--max-depth", "1", "-l", "xw", NULL);
+	ck_assert_str_eq(r.out, "/big.txt\n/small.txt\n");
+	wst_run_free(&r);
+	/* -S: lower case is caseless, an upper-case letter is not. */
+	RUNP(&r, "-S", "-l", "xw", NULL);
+	ck_assert_str_eq(r.out, "/a/b/deep.txt\n/big.txt\n/code.py\n"
+				"/small.txt\n");
+	wst_run_free(&r);
+	RUNP(&r, "-S", "-l", "Xw", NULL);
+	ck_assert_str_eq(r.out, "/code.py\n");
+	wst_run_free(&r);
+	/* -t / -T and --type-list. */
+	RUNP(&r, "-t", "py", "-l", "w", NULL);
+	ck_assert_str_eq(r.out, "/code.py\n");
+	wst_run_free(&r);
+	RUNP(&r, "-T", "py", "-T", "txt", "-l", "w", NULL);
+	ck_assert_int_eq(r.status, 1);
+	wst_run_free(&r);
+	RUNP(&r, "-t", "nosuch", "w", NULL);
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	RUNP(&r, "--type-list", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, "py: *.py *.pyi\n"));
+	wst_run_free(&r);
+	/* -0 after names; --stats on stderr. */
+	RUNP(&r, "-l0", "--stats", "xw", "small.txt", "code.py", NULL);
+	ck_assert_int_eq(memcmp(r.out, "/small.txt\0", 11), 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "files searched"));
+	wst_run_free(&r);
+	/* -c, -L, and a time budget that is not a number. */
+	RUNP(&r, "-c", "w", "small.txt", NULL);
+	ck_assert_str_eq(r.out, "/small.txt:1\n");
+	wst_run_free(&r);
+	RUNP(&r, "-L", "zzz", "small.txt", NULL);
+	ck_assert_str_eq(r.out, "/small.txt\n");
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	RUNP(&r, "--time-budget", "soon", "w", NULL);
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	RUNP(&r, "-l", "-c", "w", NULL);
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	free(big);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The race                                                            */
+
+static int
+spawn_grep(char **out, size_t *outlen)
+{
+	extern char **environ;
+	const char *argv[] = {"wsgrep", "--workspace", ws, "--json",
+			      "inside|" SECRET, NULL};
+	posix_spawn_file_actions_t fa;
+	char **envp, *asan = NULL;
+	size_t ne = 0, n = 0, cap = 4096;
+	int p[2], st;
+	pid_t pid;
+
+	for (char **e = environ; *e; e++)
+		ne++;
+	envp = calloc(ne + 2, sizeof(*envp));
+	ne = 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "WS_", 3) != 0 && strncmp(*e, "ASAN_OPTIONS=", 13) != 0)
+			envp[ne++] = *e;
+	ck_assert_int_ne(asprintf(&asan, "ASAN_OPTIONS=%s%sdetect_leaks=0",
+				  getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "",
+				  getenv("ASAN_OPTIONS") ? ":" : ""), -1);
+	envp[ne++] = asan;
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+	ck_assert_int_eq(posix_spawn(&pid, wst_bin("wsgrep"), &fa, NULL,
+				     (char *const *)argv, envp), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	free(envp);
+	free(asan);
+	close(p[1]);
+	*out = malloc(cap);
+	for (;;) {
+		ssize_t k;
+
+		if (n + 1 >= cap)
+			*out = realloc(*out, cap *= 2);
+		k = read(p[0], *out + n, cap - n - 1);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	(*out)[n] = '\0';
+	*outlen = n;
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * A child swaps ws/d (a directory holding f) with ws/l (a symlink to the
+ * outside directory, which holds f with the secret) as fast as it can,
+ * while wsgrep searches the workspace again and again.  The secret must
+ * never come out; "inside" must come out in some runs.
+ */
+START_TEST(race_swap)
+{
+	volatile long *swaps = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *d = wst_path(ws, "d"), *l = wst_path(ws, "l");
+	int found = 0, runs = WST_SLOWDOWN > 1 ? 200 : 600;
+	pid_t pid;
+
+	ck_assert(swaps != MAP_FAILED);
+	*swaps = 0;
+	wst_write(outside, "f", SECRET "\n");
+	wst_write(ws, "d/f", "inside\n");
+	wst_symlink(outside, ws, "l");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			if (renameat2(AT_FDCWD, d, AT_FDCWD, l, RENAME_EXCHANGE) == 0)
+				(*swaps)++;
+	}
+	for (int i = 0; i < runs; i++) {
+		char *out;
+		size_t n;
+		int status = spawn_grep(&out, &n);
+
+		if (memmem(out, n, SECRET, strlen(SECRET)) != NULL) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			ck_abort_msg("run %d found outside content: %s", i, out);
+		}
+		ck_assert_msg(status == 0 || status == 1, "status %d: %s", status,
+			      out);
+		found += status == 0;
+		free(out);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ck_assert_int_gt(*swaps, 1000);
+	ck_assert_int_gt(found, 0);
+	munmap((void *)swaps, sizeof(long));
+	free(d);
+	free(l);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("cli-wsgrep");
+	TCase *tc = tcase_create("core");
+	TCase *tr = tcase_create("race");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, equal_to_grep);
+	tcase_add_test(tc, equal_to_grep_context);
+	tcase_add_test(tc, sorted_order);
+	tcase_add_test(tc, ignore_rules);
+	tcase_add_test(tc, symlinks_never_leave);
+	tcase_add_test(tc, fifo_does_not_hang);
+	tcase_add_test(tc, policy_skips_unopened);
+	tcase_add_test(tc, redos_bounded);
+	tcase_add_test(tc, invalid_pattern);
+	tcase_add_test(tc, paging);
+	tcase_add_test(tc, odd_bytes);
+	tcase_add_test(tc, json_contract);
+	tcase_add_test(tc, filters_and_flags);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(tr, setup, teardown);
+	tcase_add_test(tr, race_swap);
+	suite_add_tcase(s, tr);
+	return s;
+}
+
+WST_MAIN(suite)
