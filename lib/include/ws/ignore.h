@@ -23,8 +23,11 @@
  * ignored.
  *
  * Matching costs no allocation: literal names and "*.ext" shapes are
- * compared directly, the rest go through a wildmatch (git's algorithm),
- * which measured faster than PCRE2 on these short names.
+ * compared directly, the rest go through a wildmatch written after git's
+ * own (wildmatch.c), so that "**", classes and escapes mean exactly what
+ * they mean to git; lib/glob.c's PCRE2 conversion follows policy-glob
+ * rules instead, and compiling a regex per .gitignore line would cost
+ * more than most walks match.
  */
 #ifndef WS_IGNORE_H
 #define WS_IGNORE_H
