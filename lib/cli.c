@@ -236,6 +236,36 @@ ws__args_type_error(const char *key, const char *want)
 			    "argument \"%s\" must be %s", key, want);
 }
 
+/*
+ * The limits a harness sets with flags (a timeout, an output cap, a
+ * result count) are ceilings for the model's --args, not defaults it may
+ * lift: a smaller value is taken, a larger one or 0 ("none") keeps the
+ * flag's.  The configuration's limits bind the same way (session.c).
+ */
+static void
+ws__args_ceiling(struct ws_optval *v, const struct ws_opt *o, bool by_flag,
+		 long long want)
+{
+	static const char *const limits[] = {
+		"max-bytes",   "max-entries", "max-results", "max-filesize",
+		"max-output",  "timeout",     "time-budget", "scan-bytes",
+		"scan-time",   "grace",	      "max-count",   "max-columns",
+		"max-depth",   "memory",      "max-procs",   "max-file-size",
+		"cpu-time",
+	};
+
+	if (by_flag && v->i > 0) {
+		for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
+			if (strcmp(o->name, limits[k]) == 0) {
+				if (want > 0 && want < v->i)
+					v->i = want;
+				return;
+			}
+		}
+	}
+	v->i = want;
+}
+
 /* Apply one --args JSON object. */
 static int
 ws__apply_args(struct ws_cli *cli, const char *text)
@@ -267,6 +297,7 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 		char name[128];
 		size_t i;
 		struct ws_optval *v;
+		bool by_flag;
 
 		if (t->pos_name && strcmp(k, t->pos_name) == 0) {
 			if (t->pos_array && t->pos_string_ok && cJSON_IsString(it)) {
@@ -303,6 +334,7 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 					    "unknown argument \"%s\" for %s", k,
 					    t->tool);
 		v = &cli->vals[i];
+		by_flag = v->set && !v->from_args;
 		v->set = true;
 		v->from_args = true;
 		switch (t->opts[i].type) {
@@ -317,7 +349,8 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 						     it->valuedouble <= 0x1p62) ||
 			    it->valuedouble != (double)(long long)it->valuedouble)
 				return ws__args_type_error(k, "an integer");
-			v->i = (long long)it->valuedouble;
+			ws__args_ceiling(v, &t->opts[i], by_flag,
+					 (long long)it->valuedouble);
 			break;
 		case WS_OPT_STR:
 			if (!cJSON_IsString(it))

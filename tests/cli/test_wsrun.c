@@ -986,6 +986,32 @@ START_TEST(config_env)
 }
 END_TEST
 
+/*
+ * The harness's flags are ceilings for the model's --args: a larger
+ * value or 0 ("none") keeps the flag's, a smaller one is taken.
+ */
+START_TEST(flags_bound_args)
+{
+	struct wst_run r;
+
+	RUNM(&r, 0, "--timeout", "1", "--grace", "1", "--args",
+	     "{\"command\": \"sleep 5\", \"timeout\": 0}");
+	ck_assert_msg(out_bool(&r, "timed_out"), "%s", r.out);
+	ck_assert_int_lt(out_int(&r, "duration_ms"), 4000 * WST_SLOWDOWN);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--max-output", "1000", "--args",
+	     "{\"command\": \"yes | head -c 200000\", \"max_output\": 100000000}");
+	ck_assert(out_bool(&r, "stdout_truncated"));
+	ck_assert_int_lt((long long)strlen(out_str(&r, "stdout")), 2000);
+	wst_run_free(&r);
+	/* A smaller value from the model is taken. */
+	RUNM(&r, 0, "--timeout", "30", "--args",
+	     "{\"command\": \"sleep 5\", \"timeout\": 1}");
+	ck_assert(out_bool(&r, "timed_out"));
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1022,6 +1048,7 @@ suite(void)
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, limits);
+	tcase_add_test(tp, flags_bound_args);
 	tcase_add_test(tp, plain_and_args);
 	tcase_add_test(tp, config_env);
 	suite_add_tcase(s, tp);
