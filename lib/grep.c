@@ -1564,6 +1564,10 @@ wsg_produce(struct wsg_run *r, struct wsg_worker *inl, struct wsg_job *j)
 struct wsg_walk {
 	struct wsg_run *r;
 	struct wsg_worker *inl;
+	/* The last device whose filesystem was found to hold data (not a
+	 * kernel pseudo-filesystem): most trees are on one. */
+	dev_t fs_ok_dev;
+	bool fs_ok;
 };
 
 /* The path of vpath relative to the PATH being walked ("" for itself). */
@@ -1938,10 +1942,24 @@ wsg_file(struct wsg_walk *wk, int depth, const char *vpath, const char *real,
 		/* O_NONBLOCK: a name swapped for a FIFO must not hang us. */
 		j->fd = openat(at_fd, at_name, O_RDONLY | O_NOFOLLOW |
 			       O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		if (j->fd < 0 || fstat(j->fd, &now) < 0 ||
+		bool pseudo = false;
+
+		if (j->fd >= 0 && fstat(j->fd, &now) == 0 && S_ISREG(now.st_mode) &&
+		    (!wk->fs_ok || now.st_dev != wk->fs_ok_dev)) {
+			/* Files on procfs, sysfs and the like are
+			 * interfaces, not data (issue 12): never read.
+			 * Checked once per device. */
+			if (ws_fd_check_fs(j->fd) < 0) {
+				pseudo = true;
+			} else {
+				wk->fs_ok = true;
+				wk->fs_ok_dev = now.st_dev;
+			}
+		}
+		if (j->fd < 0 || pseudo || fstat(j->fd, &now) < 0 ||
 		    now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
 		    !S_ISREG(now.st_mode)) {
-			r->skipped[j->fd >= 0 && !S_ISREG(now.st_mode) ?
+			r->skipped[j->fd >= 0 && (pseudo || !S_ISREG(now.st_mode)) ?
 				   WS_GREP_SKIP_SPECIAL :
 				   WS_GREP_SKIP_UNREADABLE]++;
 			wsg_job_free(j);

@@ -1179,7 +1179,7 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	struct ws__report rep;
 	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, repp[2] = {-1, -1};
 	int statp[2] = {-1, -1}, syncp[2] = {-1, -1}, inp[2] = {-1, -1};
-	int in_fd = -1, status_raw = 0, rc;
+	int in_fd = -1, status_raw = 0, rc, err_w;
 	int32_t irep[3] = {0, 0, 0};
 	bool got_rep = false, got_status = false, exited = false;
 	int cancelled = 0;
@@ -1268,6 +1268,19 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		rc = ws_error_errno(errno, "/dev/null", "open");
 		goto out;
 	}
+	err_w = errp[1];
+	/*
+	 * Plain mode with standard output and error going to the same place
+	 * (a terminal, "2>&1", ">log 2>&1"): one pipe for both, so that the
+	 * command's lines keep their order, as when it runs directly.
+	 */
+	if (o->stream_out >= 0 && o->stream_err >= 0) {
+		struct stat so, se;
+
+		if (fstat(o->stream_out, &so) == 0 && fstat(o->stream_err, &se) == 0 &&
+		    so.st_dev == se.st_dev && so.st_ino == se.st_ino)
+			err_w = outp[1];
+	}
 	if ((rc = ws__cap_init(&cap[0], outp[0], o->stream_out, o->max_output)) < 0 ||
 	    (rc = ws__cap_init(&cap[1], errp[0], o->stream_err, o->max_output)) < 0)
 		goto out;
@@ -1289,7 +1302,7 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	}
 	ch = (struct ws__child){
 		.o = o, .plan = &plan, .argv = argv, .envp = env.v,
-		.in_fd = in_fd, .out_w = outp[1], .err_w = errp[1],
+		.in_fd = in_fd, .out_w = outp[1], .err_w = err_w,
 		.rep_w = repp[1], .status_w = statp[1], .sync_r = syncp[0],
 		.pidns = proc.pidns, .landlock = plan.landlock_abi > 0,
 		.seccomp = plan.seccomp, .caps = plan.caps, .cwd_fd = cwd.fd,

@@ -377,6 +377,25 @@ START_TEST(fifo_does_not_hang)
 }
 END_TEST
 
+/*
+ * Files on procfs (and sysfs, ...) are interfaces, not data: with the
+ * workspace at /, a search through /proc reads none of them (issue 12),
+ * and /proc/self/status, which holds "Name:", is not matched.
+ */
+START_TEST(pseudo_fs_not_read)
+{
+	struct wst_run r;
+	const char *argv[] = {"--workspace", "/", "--json", "-l", "Name:",
+			      "/proc/self", NULL};
+
+	wst_runv(&r, NULL, NULL, "wsgrep", argv);
+	ck_assert_msg(r.status == 1, "status %d: %s", r.status, r.out);
+	ck_assert_int_gt(skipped(&r, "special"), 0);
+	ck_assert_ptr_null(strstr(r.out, "status"));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(policy_skips_unopened)
 {
 	struct wst_run r;
@@ -808,6 +827,7 @@ suite(void)
 	tcase_add_test(tc, ignore_rules);
 	tcase_add_test(tc, symlinks_never_leave);
 	tcase_add_test(tc, fifo_does_not_hang);
+	tcase_add_test(tc, pseudo_fs_not_read);
 	tcase_add_test(tc, policy_skips_unopened);
 	tcase_add_test(tc, redos_bounded);
 	tcase_add_test(tc, invalid_pattern);

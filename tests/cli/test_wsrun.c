@@ -1012,6 +1012,22 @@ START_TEST(flags_bound_args)
 }
 END_TEST
 
+/* Plain mode with 2>&1: the command's lines keep their order. */
+START_TEST(plain_merged_order)
+{
+	char cmd[8192], *out, *f = wst_path(base, "merged.out");
+
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' --workspace '%s' -c 'echo 1; echo 2 >&2; echo 3; "
+		 "echo 4 >&2; echo 5' >'%s' 2>&1", wst_bin("wsrun"), ws, f);
+	ck_assert_int_eq(system(cmd), 0);
+	out = wst_slurp(f, NULL);
+	ck_assert_str_eq(out, "1\n2\n3\n4\n5\n");
+	free(out);
+	free(f);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1050,6 +1066,7 @@ suite(void)
 	tcase_add_test(tp, limits);
 	tcase_add_test(tp, flags_bound_args);
 	tcase_add_test(tp, plain_and_args);
+	tcase_add_test(tp, plain_merged_order);
 	tcase_add_test(tp, config_env);
 	suite_add_tcase(s, tp);
 	return s;
