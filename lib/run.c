@@ -1239,6 +1239,25 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		if (rc < 0)
 			goto out;
 	}
+	/*
+	 * Without a mount namespace nothing keeps the entries a later call's
+	 * boundary depends on (a symlink the root or a mount is spelled
+	 * through, wstools' own configuration, a read-only mount inside the
+	 * workspace) from being changed: a command could redirect the next
+	 * call.  auto refuses rather than run with that hole.
+	 */
+	if (!plan.mountns && o->isolate != WS_ISOLATE_NONE && plan.nboundary > 0) {
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				  "the workspace holds %zu entr%s that a later call's "
+				  "boundary depends on (a symlink the root or a mount "
+				  "is spelled through, wstools' own configuration or "
+				  "policy, a read-only mount inside a writable one), "
+				  "and without a mount namespace they cannot be kept "
+				  "read-only; spell the root and mounts by real paths, "
+				  "keep the configuration outside, or use --isolate none",
+				  plan.nboundary, plan.nboundary == 1 ? "y" : "ies");
+		goto out;
+	}
 	/* A user namespace's init copies the trees itself (see there). */
 	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
 	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)

@@ -38,6 +38,7 @@
 
 #include "ws/error.h"
 #include "ws/guard.h"
+#include "ws/path.h"
 #include "ws/sandbox.h"
 #include "ws/workspace.h"
 
@@ -386,7 +387,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 }
 
 static int
-ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path)
+ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 {
 	if (p->nguards == p->gcap) {
 		size_t nc = p->gcap ? p->gcap * 2 : 8;
@@ -405,7 +406,7 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	p->guards[p->nguards].fd = fd;
-	p->guards[p->nguards].write = false;
+	p->guards[p->nguards].write = write;
 	p->guards[p->nguards].file = false;
 	p->guards[p->nguards].list_only = false;
 	p->guards[p->nguards].tree = -1;
@@ -474,10 +475,15 @@ ws__add_etc(struct ws_sandbox_plan *p, const char *dir, const char *rel)
 	return rc;
 }
 
-/* Guard rel (below the anchor) if it exists, without following links. */
+/*
+ * Guard rel (below the anchor) if it exists, without following links:
+ * read-only, or with write a "pin" (a writable bind onto itself, so that
+ * the entry can be neither renamed nor removed while what it holds stays
+ * writable).  An entry already in the plan is not added twice.
+ */
 static int
 ws__guard_rel(struct ws_sandbox_plan *p, const struct ws_anchor *an,
-	      const char *rel)
+	      const char *rel, bool write)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
@@ -485,13 +491,45 @@ ws__guard_rel(struct ws_sandbox_plan *p, const struct ws_anchor *an,
 			   RESOLVE_NO_MAGICLINKS,
 	};
 	char path[4352];
-	int fd = (int)syscall(SYS_openat2, an->fd, rel, &how, sizeof(how));
+	int fd;
 
-	if (fd < 0)
-		return 0;
 	snprintf(path, sizeof(path), "%s%s%s", an->real,
 		 strcmp(an->real, "/") == 0 ? "" : "/", rel);
-	return ws__add_guard(p, fd, path);
+	for (size_t i = 0; i < p->nguards; i++) {
+		if (strcmp(p->guards[i].path, path) == 0) {
+			/* A guard wins over a pin of the same entry. */
+			if (!write)
+				p->guards[i].write = false;
+			return 0;
+		}
+	}
+	fd = (int)syscall(SYS_openat2, an->fd, rel, &how, sizeof(how));
+	if (fd < 0)
+		return 0;
+	return ws__add_guard(p, fd, path, write);
+}
+
+/*
+ * Guard rel, and pin every directory between the anchor's top and it:
+ * a read-only entry whose parent could be renamed away and replaced by a
+ * copy would guard nothing (mv .git .git.old; mkdir .git; ...).
+ */
+static int
+ws__guard_with_parents(struct ws_sandbox_plan *p, const struct ws_anchor *an,
+		       const char *rel)
+{
+	char buf[4352];
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%s", rel);
+	for (char *sl = strchr(buf, '/'); sl != NULL; sl = strchr(sl + 1, '/')) {
+		*sl = '\0';
+		rc = ws__guard_rel(p, an, buf, true);
+		*sl = '/';
+		if (rc < 0)
+			return rc;
+	}
+	return ws__guard_rel(p, an, rel, false);
 }
 
 static size_t
@@ -573,11 +611,52 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 
 		while (rest != NULL && *rest == '/')
 			rest++;
-		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0')
-			rc = ws__guard_rel(p, &ws->anchors[a], rest);
+		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0') {
+			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
+			if (g[i].kind != WS_GUARD_PERSIST)
+				p->nboundary++;
+		}
+	}
+	for (size_t m = 1; m < ws->nanchors; m++) {
+		const char *rest = NULL;
+
+		if (!ws->anchors[m].ro)
+			continue;
+		for (size_t k = 0; k < ws->nanchors; k++) {
+			if (k == m || ws->anchors[k].ro)
+				continue;
+			if (ws_path_within(ws->anchors[k].real, ws->anchors[m].real, &rest))
+				p->nboundary++;
+		}
 	}
 	ws_guarded_free(g, ng);
-	return rc;
+	/*
+	 * A ".git" file (a worktree's or submodule's "gitdir: DIR") in a
+	 * writable anchor's top decides where git finds its hooks and config:
+	 * read-only too.
+	 */
+	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
+		struct stat st;
+
+		if (!ws->anchors[a].ro &&
+		    fstatat(ws->anchors[a].fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISDIR(st.st_mode))
+			rc = ws__guard_rel(p, &ws->anchors[a], ".git", false);
+	}
+	if (rc < 0)
+		return rc;
+	/* Pins (shallower) are attached before what they hold. */
+	for (size_t i = 1; i < p->nguards; i++) {
+		struct ws_sandbox_path t = p->guards[i];
+		size_t j = i;
+
+		while (j > 0 && ws__depth(p->guards[j - 1].path) > ws__depth(t.path)) {
+			p->guards[j] = p->guards[j - 1];
+			j--;
+		}
+		p->guards[j] = t;
+	}
+	return 0;
 }
 
 /* A detached, possibly read-only, copy of the mount tree at fd. */

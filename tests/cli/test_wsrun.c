@@ -523,6 +523,65 @@ START_TEST(guards_anchor_spelling)
 }
 END_TEST
 
+/*
+ * Hostile review F1 and F5: a guarded entry's parent cannot be renamed
+ * away and replaced by a copy (mv .git .git.orig; mkdir .git ...), and a
+ * ".git" file (a worktree's gitdir) cannot be rewritten.
+ */
+START_TEST(guards_parents_pinned)
+{
+	struct wst_run r;
+	char *w2 = wst_path(base, "ws2"), *gitf = wst_path(w2, ".git"), *t;
+	const char *argv[] = {"--workspace", w2, "--json", "-c",
+			      "echo 'gitdir: /tmp/evil' > .git; echo ran", NULL};
+
+	wst_write(ws, ".git/hooks/pre-commit.sample", "#!/bin/sh\n");
+	wst_write(ws, ".git/config", "[core]\n");
+	RUNM(&r, 0, "-c", "mv .git .git.orig; mkdir -p .git/hooks; echo ran");
+	expect_ran(&r, 0);
+	if (enforced(&r, "guards")) {
+		ck_assert(!exists_in(ws, ".git.orig"));
+		ck_assert(exists_in(ws, ".git/hooks/pre-commit.sample"));
+	}
+	wst_run_free(&r);
+	wst_write(w2, ".git", "gitdir: /nowhere\n");
+	wst_runv(&r, NULL, NULL, "wsrun", argv);
+	ck_assert_int_eq(r.status, 0);
+	t = wst_slurp(gitf, NULL);
+	ck_assert_str_eq(t, "gitdir: /nowhere\n");
+	free(t);
+	wst_run_free(&r);
+	free(gitf);
+	free(w2);
+}
+END_TEST
+
+/*
+ * Hostile review F3: without a mount namespace, a mount spelled through
+ * a symlink inside the workspace cannot be kept as it is: auto refuses.
+ */
+START_TEST(fallback_refuses_boundary_entries)
+{
+	struct wst_run r;
+	char *real = wst_path(ws, "realskills"), mnt[4200];
+
+	wst_mkdir(ws, "realskills");
+	wst_symlink("realskills", ws, "skills");
+	snprintf(mnt, sizeof(mnt), "/.skills=%s/skills:ro", ws);
+	RUNM(&r, 3, "--mount", mnt, "-c", "rm -f skills; echo ran");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert(exists_in(ws, "skills"));
+	wst_run_free(&r);
+	/* With the mount namespace, the link is bound and the call runs. */
+	RUNM(&r, 0, "--mount", mnt, "-c", "rm -f skills; echo ran");
+	expect_ran(&r, 0);
+	ck_assert(exists_in(ws, "skills"));
+	wst_run_free(&r);
+	free(real);
+}
+END_TEST
+
 START_TEST(masked_binaries)
 {
 	struct wst_run r;
@@ -1051,6 +1110,8 @@ suite(void)
 	tcase_add_loop_test(tf, masked_binaries, 0, nm);
 	tcase_add_test(tf, guards_own_policy);
 	tcase_add_test(tf, guards_anchor_spelling);
+	tcase_add_test(tf, guards_parents_pinned);
+	tcase_add_test(tf, fallback_refuses_boundary_entries);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, probe);

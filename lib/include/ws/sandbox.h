@@ -104,6 +104,14 @@ struct ws_sandbox_plan {
 	size_t cap;
 	struct ws_sandbox_path *guards; /* existing guarded entries */
 	size_t nguards;
+	/*
+	 * Guarded entries on which a later call's boundary depends (the
+	 * entries the root's or a mount's spelling passes through, wstools'
+	 * own configuration and policy) inside a writable anchor, plus
+	 * read-only mounts inside one: only a mount namespace keeps them as
+	 * they are (Landlock cannot protect one entry of a writable tree).
+	 */
+	size_t nboundary;
 	size_t gcap;
 	bool net;	  /* network allowed */
 	bool use_proc;	  /* a fresh /proc is mounted (grant read) */
