@@ -321,6 +321,13 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 	ws_jw_obj_end(&jw);
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
+	if (r->nreverted > 0) {
+		ws_jw_key(&jw, "reverted");
+		ws_jw_arr(&jw);
+		for (size_t i = 0; i < r->nreverted; i++)
+			ws_jw_str(&jw, r->reverted[i]);
+		ws_jw_arr_end(&jw);
+	}
 	ws_jw_obj_end(&jw);
 	ws_cli_json_end(cli, &jw);
 }
@@ -398,9 +405,14 @@ main(int argc, char **argv)
 		goto fail;
 	if (cli.json) {
 		print_json(&cli, &r);
-	} else if (r.timed_out) {
-		fprintf(stderr, "wsrun: timed out after %lld s; the process tree "
-			"was killed\n", o.timeout_ms / 1000);
+	} else {
+		if (r.timed_out)
+			fprintf(stderr, "wsrun: timed out after %lld s; the process "
+				"tree was killed\n", o.timeout_ms / 1000);
+		for (size_t i = 0; i < r.nreverted; i++)
+			fprintf(stderr, "wsrun: %s: removed: the command created "
+				"it where wstools reads its own configuration\n",
+				r.reverted[i]);
 	}
 	status = r.status;
 	goto out;

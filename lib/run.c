@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
@@ -506,6 +507,155 @@ ws__priv_remove(const char *path, int fd)
 		close(dfd);
 	}
 	rmdir(path);
+}
+
+
+/*
+ * wstools' own configuration places (the config file's locations, the
+ * policy directories) that lie in a writable anchor and do not exist
+ * yet: a command could create one and redefine the next call's boundary
+ * (a config with a mount of /).  Only existing entries can be bound
+ * read-only, so what the command created there is removed after it
+ * ends, through descriptors, and reported.
+ */
+struct ws__place {
+	int anchor;
+	char *parent; /* "" or "a/b": the deepest existing directory */
+	char *name;   /* the first missing component below it */
+};
+
+static void
+ws__places_free(struct ws__place *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].parent);
+		free(v[i].name);
+	}
+	free(v);
+}
+
+/* An O_PATH descriptor of rel below the anchor (a directory, with dir),
+ * following no link. */
+static int
+ws__open_beneath(struct ws_ctx *ws, int anchor, const char *rel, bool dir)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW | (dir ? O_DIRECTORY : 0),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+
+	return (int)syscall(SYS_openat2, ws->anchors[anchor].fd,
+			    rel[0] ? rel : ".", &how, sizeof(how));
+}
+
+static int
+ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < ws->nguard; i++) {
+		char *c = NULL, *rel, *sl;
+		const char *rest = NULL;
+		int a, fd;
+		struct ws__place *nv;
+
+		if (ws_canonical_path(ws->guard[i], &c) < 0)
+			continue;
+		a = ws_ctx_anchor_of_real(ws, c, &rest);
+		while (rest != NULL && *rest == '/')
+			rest++;
+		if (a < 0 || ws->anchors[a].ro || rest == NULL || *rest == '\0' ||
+		    (rel = strdup(rest)) == NULL) {
+			free(c);
+			continue;
+		}
+		free(c);
+		/* Existing (a file, a directory, a link): bound already. */
+		if ((fd = ws__open_beneath(ws, a, rel, false)) >= 0) {
+			close(fd);
+			free(rel);
+			continue;
+		}
+		/* Find the deepest existing directory on the way. */
+		for (sl = rel + strlen(rel); ; ) {
+			char save = *sl;
+
+			*sl = '\0';
+			fd = ws__open_beneath(ws, a, rel, true);
+			*sl = save;
+			if (fd >= 0 || sl == rel)
+				break;
+			while (sl > rel && *--sl != '/')
+				;
+		}
+		if (fd < 0) {
+			free(rel);
+			continue;
+		}
+		close(fd);
+		if (*sl == '\0') { /* it all exists: bound already */
+			free(rel);
+			continue;
+		}
+		nv = realloc(*out, (*n + 1) * sizeof(*nv));
+		if (nv == NULL) {
+			free(rel);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		*out = nv;
+		{
+			char *name = sl + (*sl == '/'), *end = strchr(name, '/');
+
+			if (end)
+				*end = '\0';
+			nv[*n].name = strdup(name);
+			*sl = '\0';
+			nv[*n].parent = strdup(rel);
+			nv[*n].anchor = a;
+		}
+		free(rel);
+		if (nv[*n].name == NULL || nv[*n].parent == NULL) {
+			(*n)++;
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Remove what the command created at the places; say which. */
+static void
+ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
+		  struct ws_run_result *r)
+{
+	for (size_t i = 0; i < n; i++) {
+		int fd = ws__open_beneath(ws, v[i].anchor, v[i].parent, true);
+		int dfd;
+		struct stat st;
+		char *vp = NULL, rel[4352], **nl;
+
+		if (fd < 0)
+			continue;
+		dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		if (dfd < 0)
+			continue;
+		if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			ws__rm_at(dfd, v[i].name, 0);
+			snprintf(rel, sizeof(rel), "%s%s%s", v[i].parent,
+				 v[i].parent[0] ? "/" : "", v[i].name);
+			if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 &&
+			    (nl = realloc(r->reverted, (r->nreverted + 1) *
+						      sizeof(*nl))) != NULL) {
+				r->reverted = nl;
+				r->reverted[r->nreverted++] = vp;
+				vp = NULL;
+			}
+			free(vp);
+		}
+		close(dfd);
+	}
 }
 
 /* ---- The child -------------------------------------------------------- */
@@ -1180,6 +1330,8 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, repp[2] = {-1, -1};
 	int statp[2] = {-1, -1}, syncp[2] = {-1, -1}, inp[2] = {-1, -1};
 	int in_fd = -1, status_raw = 0, rc, err_w;
+	struct ws__place *places = NULL;
+	size_t nplaces = 0;
 	int32_t irep[3] = {0, 0, 0};
 	bool got_rep = false, got_status = false, exited = false;
 	int cancelled = 0;
@@ -1258,6 +1410,9 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 				  plan.nboundary, plan.nboundary == 1 ? "y" : "ies");
 		goto out;
 	}
+	if (o->isolate != WS_ISOLATE_NONE &&
+	    (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0)
+		goto out;
 	/* A user namespace's init copies the trees itself (see there). */
 	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
 	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
@@ -1533,6 +1688,9 @@ out:
 		ws__kill_all(&proc, SIGKILL);
 		waitpid(proc.pid, NULL, 0);
 	}
+	/* Every process of the command is gone: undo what it created. */
+	ws__places_revert(ws, places, nplaces, r);
+	ws__places_free(places, nplaces);
 	ws__cg_remove(&proc);
 	ws__close(&proc.pidfd);
 	for (int k = 0; k < 2; k++)
@@ -1567,5 +1725,8 @@ ws_run_free(struct ws_run_result *r)
 	for (size_t i = 0; i < r->nenv_dropped; i++)
 		free(r->env_dropped[i]);
 	free(r->env_dropped);
+	for (size_t i = 0; i < r->nreverted; i++)
+		free(r->reverted[i]);
+	free(r->reverted);
 	memset(r, 0, sizeof(*r));
 }

@@ -582,6 +582,33 @@ START_TEST(fallback_refuses_boundary_entries)
 }
 END_TEST
 
+/*
+ * Hostile review F2: with HOME as the workspace, a command that creates
+ * .config/wstools/config.json (a mount of / for the next call) has it
+ * removed after it ends, and the result says so.
+ */
+START_TEST(own_config_place_reverted)
+{
+	struct wst_run r;
+	char hv[4200];
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", NULL};
+	const char *argv[] = {"--workspace", ws, "--json", "-c",
+			      "mkdir -p .config/wstools && echo '{\"mounts\": "
+			      "[\"/.x=/\"]}' > .config/wstools/config.json; echo made",
+			      NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	wst_mkdir(ws, ".config");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	ck_assert(!exists_in(ws, ".config/wstools"));
+	ck_assert(exists_in(ws, ".config"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\"reverted\":[\"/.config/wstools\"]"));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(masked_binaries)
 {
 	struct wst_run r;
@@ -1112,6 +1139,7 @@ suite(void)
 	tcase_add_test(tf, guards_anchor_spelling);
 	tcase_add_test(tf, guards_parents_pinned);
 	tcase_add_test(tf, fallback_refuses_boundary_entries);
+	tcase_add_test(tf, own_config_place_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, probe);

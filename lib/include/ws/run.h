@@ -90,6 +90,13 @@ struct ws_run_result {
 	size_t nenv_dropped;
 	struct ws_isolation iso;
 	int status;	       /* wsrun's exit status (DESIGN.md section 4) */
+	/*
+	 * Virtual paths of what the command created where wstools' own
+	 * configuration or policies would be read from (inside a writable
+	 * anchor): removed after the command, as no tool may create them.
+	 */
+	char **reverted;
+	size_t nreverted;
 };
 
 /* Check the options (timeouts and limits not negative, a command given). */
