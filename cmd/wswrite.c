@@ -271,7 +271,7 @@ check_combinations(struct ws_cli *c)
 	if (!edit && (val(c, "new")->set || val(c, "all")->b))
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "new and all are only for an edit");
-	if (val(c, "edits")->set && val(c, "all")->set)
+	if (val(c, "edits")->set && val(c, "all")->b)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "with edits, give all in each edit");
 	if (val(c, "recursive")->b && !val(c, "delete")->b &&

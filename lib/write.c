@@ -1517,8 +1517,12 @@ ws__append_copy(struct ws_res *res, const struct ws_wopts *o,
 					    "over the %d MiB a copy may take",
 					    (unsigned long)res->st.st_nlink,
 					    WS_EDIT_MAX >> 20);
-		if (rc < 0)
+		if (rc == 0)
+			rc = ws_check_version(rst, o->if_version, NULL);
+		if (rc < 0) {
+			free(own);
 			return rc;
+		}
 		old = own;
 	}
 	joined = malloc(oldlen + o->len + 1);
@@ -1677,10 +1681,14 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	/* Refuse to overwrite a change made since we read the file. */
 	if (o->edit && (rc = ws__unchanged(res, &rst, "edited")) < 0)
 		goto out;
-	if (o->if_version != NULL && !need_old) {
+	if (o->if_version != NULL && !o->edit) {
 		struct stat now;
 
-		/* Nothing was read: the token of the file about to go. */
+		/*
+		 * The token of the file about to be replaced, as close to
+		 * the rename as can be (an edit has checked what it read,
+		 * and ws__unchanged() that it is still that file).
+		 */
 		if (fstatat(res->dirfd, res->name, &now, AT_SYMLINK_NOFOLLOW) < 0) {
 			rc = ws_check_version(NULL, o->if_version, path);
 			goto out;
