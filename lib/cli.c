@@ -738,7 +738,7 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 			ws_jw_raw(&jw, "{\"type\":\"string\"}");
 			break;
 		case WS_OPT_JSON:
-			/* metavar: "\"type\":...": the members of the schema. */
+			/* metavar: the schema from the value of "type" on. */
 			ws_jw_key(&jw, "type");
 			ws_jw_raw(&jw, o->metavar);
 			break;
