@@ -12,95 +12,186 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "ws/cli.h"
 #include "ws/error.h"
 #include "ws/path.h"
 #include "ws/write.h"
 
-enum {
-	O_CONTENT,
-	O_CONTENT_B64,
-	O_APPEND,
-	O_CREATE_ONLY,
-	O_PARENTS,
-	O_EDIT,
-	O_OLD,
-	O_NEW,
-	O_ALL,
-	O_DRY_RUN,
-	O_MKDIR,
-	O_DELETE,
-	O_RECURSIVE,
-	O_MOVE,
-	O_FORCE,
-	O_NO_SYNC,
-	O_COUNT
+/*
+ * The options of every tool wswrite serves, each tool taking the ones
+ * that concern it (write_file takes them all, for harnesses that want one
+ * tool).  main() finds values by name (val()), since each tool's table
+ * has its own order.
+ */
+#define OPT_CONTENT {"content", 0, WS_OPT_STR, "STR", \
+		     "the content to write (it or the base64 form is required " \
+		     "with --args; else standard input is read)", 0}
+#define OPT_CONTENT_B64 {"content-base64", 0, WS_OPT_STR, "B64", \
+			 "the content to write, base64-encoded (binary data)", 0}
+#define OPT_APPEND {"append", 'a', WS_OPT_FLAG, NULL, \
+		    "append to the file instead of replacing it", 0}
+#define OPT_CREATE_ONLY {"create-only", 0, WS_OPT_FLAG, NULL, \
+			 "fail with ALREADY_EXISTS if the file exists", 0}
+#define OPT_PARENTS {"parents", 'p', WS_OPT_FLAG, NULL, \
+		     "create missing parent directories (default: true)", \
+		     WS_OPT_NEGATABLE}
+#define OPT_EDIT {"edit", 0, WS_OPT_FLAG, NULL, \
+		  "replace the exact text OLD by NEW in the file", 0}
+#define OPT_OLD {"old", 0, WS_OPT_STR, "S", \
+		 "edit: the exact text to replace (must match once, unless " \
+		 "all); repeat old and new for several edits in one call", 0}
+#define OPT_NEW {"new", 0, WS_OPT_STR, "S", "edit: the replacement text", 0}
+#define OPT_ALL {"all", 0, WS_OPT_FLAG, NULL, \
+		 "edit: replace every occurrence of old", 0}
+#define OPT_EDITS {"edits", 0, WS_OPT_JSON, \
+		   "\"array\",\"items\":{\"type\":\"object\",\"properties\":{" \
+		   "\"old\":{\"type\":\"string\"},\"new\":{\"type\":\"string\"}," \
+		   "\"all\":{\"type\":\"boolean\"}},\"required\":[\"old\",\"new\"]," \
+		   "\"additionalProperties\":false}", \
+		   "edit: several replacements [{old, new, all}], applied in " \
+		   "order to the evolving text, all or nothing", 0}
+#define OPT_DRY_RUN {"dry-run", 0, WS_OPT_FLAG, NULL, \
+		     "change nothing; show the unified diff that would apply", 0}
+#define OPT_DIFF {"diff", 0, WS_OPT_FLAG, NULL, \
+		  "give the diff of a write or append too (edits always do)", 0}
+#define OPT_IF_VERSION {"if-version", 0, WS_OPT_STR, "V", \
+			"change nothing (VERSION_MISMATCH) unless the file still " \
+			"has this version token (from wsread or wsls)", 0}
+#define OPT_MKDIR {"mkdir", 0, WS_OPT_FLAG, NULL, \
+		   "create PATH as a directory", 0}
+#define OPT_DELETE {"delete", 0, WS_OPT_FLAG, NULL, \
+		    "delete PATH (a symlink itself; a directory if empty)", 0}
+#define OPT_RECURSIVE {"recursive", 'r', WS_OPT_FLAG, NULL, \
+		       "delete: remove a directory tree (never follows links)", 0}
+#define OPT_MOVE {"move", 0, WS_OPT_STR, "DEST", \
+		  "move (rename) PATH to DEST (DEST/: into that directory)", 0}
+#define OPT_FORCE {"force", 'f', WS_OPT_FLAG, NULL, \
+		   "move: replace DEST if it exists", 0}
+#define OPT_NO_SYNC {"no-sync", 0, WS_OPT_FLAG, NULL, \
+		     "skip fsync (faster, not crash-safe)", WS_OPT_NOSCHEMA}
+#define OPT_TOOL {"tool", 0, WS_OPT_STR, "NAME", \
+		  "run one of the tools --schema lists (write_file, edit_file, " \
+		  "create_directory, move_path, delete_path)", WS_OPT_NOSCHEMA}
+
+static const struct ws_opt write_opts[] = {
+	OPT_CONTENT, OPT_CONTENT_B64, OPT_APPEND, OPT_CREATE_ONLY, OPT_PARENTS,
+	OPT_EDIT, OPT_OLD, OPT_NEW, OPT_ALL, OPT_EDITS, OPT_DRY_RUN, OPT_DIFF,
+	OPT_IF_VERSION, OPT_MKDIR, OPT_DELETE, OPT_RECURSIVE, OPT_MOVE,
+	OPT_FORCE, OPT_NO_SYNC, OPT_TOOL,
+};
+static const struct ws_opt edit_opts[] = {
+	OPT_OLD, OPT_NEW, OPT_ALL, OPT_EDITS, OPT_DRY_RUN, OPT_IF_VERSION,
+	OPT_NO_SYNC,
+};
+static const struct ws_opt mkdir_opts[] = {OPT_PARENTS, OPT_DRY_RUN};
+static const struct ws_opt move_opts[] = {
+	{"destination", 0, WS_OPT_STR, "DEST",
+	 "where to move it (ending in \"/\": into that directory, created "
+	 "when parents is on)", 0},
+	OPT_FORCE, OPT_PARENTS, OPT_DRY_RUN, OPT_IF_VERSION,
+};
+static const struct ws_opt delete_opts[] = {OPT_RECURSIVE, OPT_DRY_RUN,
+					    OPT_IF_VERSION};
+
+#define NOPTS(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { T_WRITE, T_EDIT, T_MKDIR, T_MOVE, T_DELETE, T_COUNT };
+
+static const struct ws_tool tools[T_COUNT] = {
+	[T_WRITE] = {
+		.prog = "wswrite",
+		.tool = "write_file",
+		.description = "Create or overwrite a file with the given content "
+			       "(atomically, creating parent directories), append to "
+			       "it, or edit it by replacing an exact text (old -> new, "
+			       "or several edits). Also creates directories (mkdir), "
+			       "deletes (delete, recursive) and moves (move). Paths "
+			       "are relative to the workspace root.",
+		.usage = "wswrite [OPTION]... PATH\n"
+			 "       wswrite --edit --old S --new S [--old S --new S]... "
+			 "[--all] [OPTION]... PATH\n"
+			 "       wswrite --mkdir [OPTION]... PATH\n"
+			 "       wswrite --delete [-r] [OPTION]... PATH\n"
+			 "       wswrite --move DEST [-f] [OPTION]... PATH\n"
+			 "       wswrite --tool NAME --args JSON|-\n"
+			 "The content comes from --content, --content-base64, or "
+			 "standard input.",
+		.pos_name = "path",
+		.pos_help = "the file (or directory) to write, relative to the "
+			    "workspace root",
+		.pos_kind = WS_POS_ONE,
+		.opts = write_opts,
+		.nopts = NOPTS(write_opts),
+	},
+	[T_EDIT] = {
+		.prog = "wswrite",
+		.tool = "edit_file",
+		.description = "Edit a file by replacing an exact text: old -> new "
+			       "(old must match once unless all), or several edits "
+			       "applied in order, all or nothing. Returns the diff.",
+		.usage = "wswrite --tool edit_file --old S --new S [OPTION]... PATH",
+		.pos_name = "path",
+		.pos_help = "the file to edit, relative to the workspace root",
+		.pos_kind = WS_POS_ONE,
+		.opts = edit_opts,
+		.nopts = NOPTS(edit_opts),
+	},
+	[T_MKDIR] = {
+		.prog = "wswrite",
+		.tool = "create_directory",
+		.description = "Create a directory (and its missing parents). An "
+			       "existing directory is a success.",
+		.usage = "wswrite --tool create_directory [OPTION]... PATH",
+		.pos_name = "path",
+		.pos_help = "the directory to create, relative to the workspace root",
+		.pos_kind = WS_POS_ONE,
+		.opts = mkdir_opts,
+		.nopts = NOPTS(mkdir_opts),
+	},
+	[T_MOVE] = {
+		.prog = "wswrite",
+		.tool = "move_path",
+		.description = "Move or rename a file, directory or symlink inside "
+			       "the workspace. An existing destination is refused "
+			       "unless force.",
+		.usage = "wswrite --tool move_path --destination DEST [OPTION]... SOURCE",
+		.pos_name = "source",
+		.pos_help = "what to move, relative to the workspace root",
+		.pos_kind = WS_POS_ONE,
+		.opts = move_opts,
+		.nopts = NOPTS(move_opts),
+	},
+	[T_DELETE] = {
+		.prog = "wswrite",
+		.tool = "delete_path",
+		.description = "Delete a file, a symlink (the link itself) or an "
+			       "empty directory; a directory tree with recursive.",
+		.usage = "wswrite --tool delete_path [-r] [OPTION]... PATH",
+		.pos_name = "path",
+		.pos_help = "what to delete, relative to the workspace root",
+		.pos_kind = WS_POS_ONE,
+		.opts = delete_opts,
+		.nopts = NOPTS(delete_opts),
+	},
 };
 
-static const struct ws_opt opts[O_COUNT] = {
-	[O_CONTENT] = {"content", 0, WS_OPT_STR, "STR",
-		       "the content to write (it or the base64 form is required "
-		       "with --args; else standard input is read)", 0},
-	[O_CONTENT_B64] = {"content-base64", 0, WS_OPT_STR, "B64",
-			   "the content to write, base64-encoded (binary data)", 0},
-	[O_APPEND] = {"append", 'a', WS_OPT_FLAG, NULL,
-		      "append to the file instead of replacing it", 0},
-	[O_CREATE_ONLY] = {"create-only", 0, WS_OPT_FLAG, NULL,
-			   "fail with ALREADY_EXISTS if the file exists", 0},
-	[O_PARENTS] = {"parents", 'p', WS_OPT_FLAG, NULL,
-		       "create missing parent directories (default: true)",
-		       WS_OPT_NEGATABLE},
-	[O_EDIT] = {"edit", 0, WS_OPT_FLAG, NULL,
-		    "replace the exact text OLD by NEW in the file", 0},
-	[O_OLD] = {"old", 0, WS_OPT_STR, "S",
-		   "edit: the exact text to replace (must match once, "
-		   "unless all)", 0},
-	[O_NEW] = {"new", 0, WS_OPT_STR, "S", "edit: the replacement text", 0},
-	[O_ALL] = {"all", 0, WS_OPT_FLAG, NULL,
-		   "edit: replace every occurrence of OLD", 0},
-	[O_DRY_RUN] = {"dry-run", 0, WS_OPT_FLAG, NULL,
-		       "change nothing; show the unified diff that would apply", 0},
-	[O_MKDIR] = {"mkdir", 0, WS_OPT_FLAG, NULL,
-		     "create PATH as a directory", 0},
-	[O_DELETE] = {"delete", 0, WS_OPT_FLAG, NULL,
-		      "delete PATH (a symlink itself; a directory if empty)", 0},
-	[O_RECURSIVE] = {"recursive", 'r', WS_OPT_FLAG, NULL,
-			 "delete: remove a directory tree (never follows links)", 0},
-	[O_MOVE] = {"move", 0, WS_OPT_STR, "DEST",
-		    "move (rename) PATH to DEST", 0},
-	[O_FORCE] = {"force", 'f', WS_OPT_FLAG, NULL,
-		     "move: replace DEST if it exists", 0},
-	[O_NO_SYNC] = {"no-sync", 0, WS_OPT_FLAG, NULL,
-		       "skip fsync (faster, not crash-safe)", WS_OPT_NOSCHEMA},
-};
+/* The value of the option called name, or an unset one if the tool has none. */
+static const struct ws_optval *
+val(const struct ws_cli *c, const char *name)
+{
+	static const struct ws_optval unset;
 
-static const struct ws_tool tool = {
-	.prog = "wswrite",
-	.tool = "write_file",
-	.description = "Create or overwrite a file with the given content "
-		       "(atomically, creating parent directories), append to "
-		       "it, or edit it by replacing an exact text (old -> new). "
-		       "Also creates directories (mkdir), deletes (delete, "
-		       "recursive) and moves (move). Paths are relative to the "
-		       "workspace root.",
-	.usage = "wswrite [OPTION]... PATH\n"
-		 "       wswrite --edit --old S --new S [--all] [OPTION]... PATH\n"
-		 "       wswrite --mkdir [OPTION]... PATH\n"
-		 "       wswrite --delete [-r] [OPTION]... PATH\n"
-		 "       wswrite --move DEST [-f] [OPTION]... PATH\n"
-		 "The content comes from --content, --content-base64, or "
-		 "standard input.",
-	.pos_name = "path",
-	.pos_help = "the file (or directory) to write, relative to the "
-		    "workspace root",
-	.pos_kind = WS_POS_ONE,
-	.opts = opts,
-	.nopts = O_COUNT,
-};
+	for (size_t i = 0; i < c->tool->nopts; i++)
+		if (strcmp(c->tool->opts[i].name, name) == 0)
+			return &c->vals[i];
+	return &unset;
+}
 
-#define SET(o) (WS_OPT(&cli, (o))->set)
-#define FLAG(o) (WS_OPT(&cli, (o))->b)
-#define STR(o) (WS_OPT(&cli, (o))->s)
+#define SET(n) (val(&cli, (n))->set)
+#define FLAG(n) (val(&cli, (n))->b)
+#define STR(n) (val(&cli, (n))->s)
 
 /* Read all of standard input. */
 static int
@@ -144,47 +235,216 @@ read_stdin(char **out, size_t *outlen)
 static int
 check_combinations(struct ws_cli *c)
 {
-	int actions = (c->vals[O_MKDIR].b) + (c->vals[O_DELETE].b) +
-		      (c->vals[O_MOVE].set) +
-		      (c->vals[O_EDIT].b || c->vals[O_OLD].set);
-	bool writes = !c->vals[O_MKDIR].b && !c->vals[O_DELETE].b &&
-		      !c->vals[O_MOVE].set;
-	bool edit = c->vals[O_EDIT].b || c->vals[O_OLD].set;
-	bool content = c->vals[O_CONTENT].set || c->vals[O_CONTENT_B64].set;
+	bool edit = val(c, "edit")->b || val(c, "old")->set || val(c, "edits")->set;
+	int actions = val(c, "mkdir")->b + val(c, "delete")->b +
+		      val(c, "move")->set + edit;
+	bool writes = !val(c, "mkdir")->b && !val(c, "delete")->b &&
+		      !val(c, "move")->set;
+	bool content = val(c, "content")->set || val(c, "content-base64")->set;
 
 	if (actions > 1)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "choose one of edit, mkdir, delete and move");
-	if (c->vals[O_CONTENT].set && c->vals[O_CONTENT_B64].set)
+	if (val(c, "content")->set && val(c, "content-base64")->set)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "give content or content_base64, not both");
 	if (content && (!writes || edit))
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "content is only for writing a file "
 				    "(an edit takes old and new)");
-	if ((c->vals[O_APPEND].b || c->vals[O_CREATE_ONLY].b) && (!writes || edit))
+	if ((val(c, "append")->b || val(c, "create-only")->b) && (!writes || edit))
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "append and create_only are only for writing a file");
-	if (edit && !c->vals[O_OLD].set)
+	if (val(c, "edits")->set && (val(c, "old")->set || val(c, "new")->set))
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "give edits or old and new, not both");
+	if (edit && !val(c, "edits")->set && !val(c, "old")->set)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "edit needs old (the exact text to replace)");
-	if (edit && !c->vals[O_NEW].set)
+	if (edit && !val(c, "edits")->set && !val(c, "new")->set)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "edit needs new (the replacement text)");
-	if (!edit && (c->vals[O_NEW].set || c->vals[O_ALL].b))
+	if (val(c, "old")->n != val(c, "new")->n)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--old and --new come in pairs (%zu old, %zu new)",
+				    val(c, "old")->n, val(c, "new")->n);
+	if (!edit && (val(c, "new")->set || val(c, "all")->b))
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "new and all are only for an edit");
-	if (c->vals[O_RECURSIVE].b && !c->vals[O_DELETE].b)
+	if (val(c, "edits")->set && val(c, "all")->b)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "with edits, give all in each edit");
+	if (val(c, "recursive")->b && !val(c, "delete")->b &&
+	    c->tool != &tools[T_DELETE])
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "recursive is only for delete");
-	if (c->vals[O_FORCE].b && !c->vals[O_MOVE].set)
+	if (val(c, "force")->b && !val(c, "move")->set && c->tool != &tools[T_MOVE])
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "force is only for move");
+	if (val(c, "diff")->b && !writes)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "diff is only for writing or editing a file");
+	if (val(c, "if-version")->set && val(c, "mkdir")->b)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "if_version is for write, append, edit, delete "
+				    "and move");
+	if (c->tool == &tools[T_MOVE] && !val(c, "destination")->set)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "move_path needs destination");
+	if (c->tool == &tools[T_EDIT] && !edit)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "edit_file needs old and new, or edits");
 	return 0;
 }
 
+/*
+ * The edits of a call: the JSON edits array (from --args, or --edits
+ * JSON on the command line), else the --old/--new pairs, else the one
+ * old/new of --args.  *out is malloc'd; *doc holds what a --edits text
+ * parsed into (the strings point into it).
+ */
+static int
+collect_edits(struct ws_cli *c, struct ws_edit **out, size_t *n, cJSON **doc)
+{
+	const struct ws_optval *ev = val(c, "edits");
+	const struct ws_optval *ov = val(c, "old"), *nv = val(c, "new");
+	const cJSON *arr = ev->json, *it;
+	struct ws_edit *e;
+	size_t k = 0, cnt;
+
+	*out = NULL;
+	*n = 0;
+	*doc = NULL;
+	if (ev->set && arr == NULL) {
+		*doc = cJSON_Parse(ev->s);
+		if (*doc == NULL)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "--edits is not valid JSON");
+		arr = *doc;
+	}
+	if (!ev->set) {
+		cnt = ov->n > 1 ? ov->n : 1;
+		e = calloc(cnt, sizeof(*e));
+		if (e == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		for (k = 0; k < cnt; k++) {
+			e[k].old = ov->n > 1 ? ov->list[k] : ov->s;
+			e[k].repl = nv->n > 1 ? nv->list[k] : nv->s;
+			e[k].oldlen = strlen(e[k].old);
+			e[k].repllen = strlen(e[k].repl);
+			e[k].all = val(c, "all")->b;
+		}
+		*out = e;
+		*n = cnt;
+		return 0;
+	}
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "edits must be a non-empty array of "
+				    "{old, new, all} objects");
+	cnt = (size_t)cJSON_GetArraySize(arr);
+	e = calloc(cnt, sizeof(*e));
+	if (e == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(it, arr) {
+		const cJSON *m;
+
+		if (!cJSON_IsObject(it))
+			goto bad;
+		cJSON_ArrayForEach(m, it) {
+			if (strcmp(m->string, "old") == 0 && cJSON_IsString(m))
+				e[k].old = m->valuestring;
+			else if (strcmp(m->string, "new") == 0 && cJSON_IsString(m))
+				e[k].repl = m->valuestring;
+			else if (strcmp(m->string, "all") == 0 && cJSON_IsBool(m))
+				e[k].all = cJSON_IsTrue(m);
+			else
+				goto bad;
+		}
+		if (e[k].old == NULL || e[k].repl == NULL)
+			goto bad;
+		e[k].oldlen = strlen(e[k].old);
+		e[k].repllen = strlen(e[k].repl);
+		k++;
+	}
+	*out = e;
+	*n = cnt;
+	return 0;
+bad:
+	free(e);
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			    "edits[%zu]: each edit is an object with old and new "
+			    "(strings) and an optional all (boolean), nothing else", k);
+}
+
+/* Print every tool's schema, as one JSON array. */
 static void
-print_json(struct ws_cli *cli, const struct ws_wresult *r)
+print_schemas(FILE *f)
+{
+	fputc('[', f);
+	for (int i = 0; i < T_COUNT; i++) {
+		struct ws_cli c = {.tool = &tools[i]};
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		if (m == NULL)
+			continue;
+		ws_cli_print_schema(&c, m);
+		fclose(m);
+		while (len > 0 && buf[len - 1] == '\n')
+			len--;
+		if (i > 0)
+			fputc(',', f);
+		fwrite(buf, 1, len, f);
+		free(buf);
+	}
+	fputs("]\n", f);
+}
+
+/*
+ * Take --tool NAME (or --tool=NAME) out of argv, before the options are
+ * parsed against that tool's table.  Returns the tool, or -1 with the
+ * unknown name in *bad.
+ */
+static int
+pick_tool(int *argc, char **argv, const char **bad, bool *given)
+{
+	int t = T_WRITE, w = 1;
+
+	*given = false;
+	for (int i = 1; i < *argc; i++) {
+		const char *name = NULL;
+
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < *argc)
+				argv[w++] = argv[i++];
+			break;
+		}
+		if (strcmp(argv[i], "--tool") == 0 && i + 1 < *argc)
+			name = argv[++i];
+		else if (strncmp(argv[i], "--tool=", 7) == 0)
+			name = argv[i] + 7;
+		if (name == NULL) {
+			argv[w++] = argv[i];
+			continue;
+		}
+		*given = true;
+		for (t = 0; t < T_COUNT; t++)
+			if (strcmp(tools[t].tool, name) == 0)
+				break;
+		if (t == T_COUNT) {
+			*bad = name;
+			return -1;
+		}
+	}
+	*argc = w;
+	argv[w] = NULL;
+	return t;
+}
+
+static void
+print_json(struct ws_cli *cli, const struct ws_wresult *r, bool show_diff)
 {
 	struct ws_jw jw;
 	bool file = strcmp(r->action, "write") == 0 ||
@@ -199,8 +459,10 @@ print_json(struct ws_cli *cli, const struct ws_wresult *r)
 	ws_jw_kstr(&jw, "action", r->action);
 	ws_jw_kbool(&jw, "created", r->created);
 	ws_jw_kbool(&jw, "dry_run", r->dry_run);
-	if (file)
+	if (file) {
 		ws_jw_kint(&jw, "bytes_written", r->bytes_written);
+		ws_jw_kint(&jw, "lines", r->lines);
+	}
 	if (strcmp(r->action, "edit") == 0)
 		ws_jw_kint(&jw, "replacements", (long long)r->replacements);
 	if (r->type != NULL)
@@ -211,7 +473,11 @@ print_json(struct ws_cli *cli, const struct ws_wresult *r)
 		ws_jw_kname(&jw, "destination", r->dest_vpath);
 		ws_jw_kname(&jw, "destination_real_path", r->dest_real);
 	}
-	if (file) {
+	/*
+	 * A create or an overwrite is a summary unless the diff was asked
+	 * for: its diff is the content again, which the caller just sent.
+	 */
+	if (file && show_diff) {
 		/*
 		 * A diff of files that are not UTF-8 would lose their bytes
 		 * to U+FFFD in a JSON string, and a patch made from it would
@@ -296,19 +562,36 @@ main(int argc, char **argv)
 	struct ws_ctx ws = {0};
 	struct ws_wresult r = {0};
 	struct ws_wopts o = {0};
+	struct ws_edit *edits = NULL;
+	cJSON *edits_doc = NULL;
 	char *input = NULL;
 	void *decoded = NULL;
-	const char *path;
-	int rc, status = 0;
+	const char *path, *bad = NULL;
+	bool tool_given;
+	int rc, status = 0, t;
 
 	/*
 	 * Over RLIMIT_FSIZE, write(2) must fail with EFBIG, so that the
 	 * temporary file is removed, rather than the signal killing us.
 	 */
 	signal(SIGXFSZ, SIG_IGN);
-	rc = ws_cli_parse(&cli, &tool, argc, argv);
+	t = pick_tool(&argc, argv, &bad, &tool_given);
+	rc = ws_cli_parse(&cli, &tools[t < 0 ? T_WRITE : t], argc, argv);
+	if (t < 0) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "unknown tool \"%s\" (wswrite serves write_file, "
+				  "edit_file, create_directory, move_path and "
+				  "delete_path)", bad);
+		ws_error_set_hint("wswrite --schema lists them");
+		goto fail;
+	}
 	if (rc < 0)
 		goto fail;
+	/* One binary, several tools: --schema alone lists them all. */
+	if (cli.action == WS_CLI_SCHEMA && !tool_given) {
+		print_schemas(stdout);
+		goto out;
+	}
 	if (ws_cli_print_info(&cli, stdout))
 		goto out;
 	if ((rc = check_combinations(&cli)) < 0)
@@ -317,33 +600,38 @@ main(int argc, char **argv)
 	rc = ws_cli_open(&cli, &ws);
 	if (rc < 0)
 		goto fail;
-	o.parents = SET(O_PARENTS) ? FLAG(O_PARENTS) : true;
-	o.dry_run = FLAG(O_DRY_RUN);
-	if (FLAG(O_MKDIR)) {
+	o.parents = SET("parents") ? FLAG("parents") : true;
+	o.dry_run = FLAG("dry-run");
+	o.if_version = STR("if-version");
+	if (FLAG("mkdir") || t == T_MKDIR) {
 		rc = ws_mkdir(&ws, path, o.parents, o.dry_run, &r);
-	} else if (FLAG(O_DELETE)) {
-		rc = ws_delete(&ws, path, FLAG(O_RECURSIVE), o.dry_run, &r);
-	} else if (SET(O_MOVE)) {
-		rc = ws_move(&ws, path, STR(O_MOVE), FLAG(O_FORCE), o.parents,
-			     o.dry_run, &r);
+	} else if (FLAG("delete") || t == T_DELETE) {
+		rc = ws_delete(&ws, path, FLAG("recursive"), o.dry_run,
+			       o.if_version, &r);
+	} else if (SET("move") || t == T_MOVE) {
+		rc = ws_move(&ws, path, SET("move") ? STR("move") : STR("destination"),
+			     FLAG("force"), o.parents, o.dry_run, o.if_version, &r);
 	} else {
-		o.edit = FLAG(O_EDIT) || SET(O_OLD);
-		o.append = FLAG(O_APPEND);
-		o.create_only = FLAG(O_CREATE_ONLY);
-		o.all = FLAG(O_ALL);
-		o.nosync = FLAG(O_NO_SYNC);
-		/* A diff costs a read of the old file: only where it is shown. */
-		o.want_diff = cli.json;
+		o.edit = FLAG("edit") || SET("old") || SET("edits");
+		o.append = FLAG("append");
+		o.create_only = FLAG("create-only");
+		o.all = FLAG("all");
+		o.nosync = FLAG("no-sync");
+		/*
+		 * A diff costs a read of the old file: only where it is
+		 * shown, and for a create or overwrite only when asked.
+		 */
+		o.want_diff = cli.json && (o.edit || FLAG("diff"));
 		if (o.edit) {
-			o.old = STR(O_OLD);
-			o.oldlen = strlen(o.old);
-			o.repl = STR(O_NEW);
-			o.repllen = strlen(o.repl);
-		} else if (SET(O_CONTENT)) {
-			o.content = STR(O_CONTENT);
-			o.len = strlen(STR(O_CONTENT));
-		} else if (SET(O_CONTENT_B64)) {
-			rc = ws_b64_decode(STR(O_CONTENT_B64), &decoded, &o.len);
+			rc = collect_edits(&cli, &edits, &o.nedits, &edits_doc);
+			if (rc < 0)
+				goto fail;
+			o.edits = edits;
+		} else if (SET("content")) {
+			o.content = STR("content");
+			o.len = strlen(STR("content"));
+		} else if (SET("content-base64")) {
+			rc = ws_b64_decode(STR("content-base64"), &decoded, &o.len);
 			if (rc < 0)
 				goto fail;
 			o.content = decoded;
@@ -374,7 +662,7 @@ main(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	if (cli.json)
-		print_json(&cli, &r);
+		print_json(&cli, &r, o.edit || o.dry_run || FLAG("diff"));
 	else
 		print_plain(&cli, &r);
 	goto out;
@@ -385,6 +673,8 @@ out:
 	ws_wresult_free(&r);
 	free(input);
 	free(decoded);
+	free(edits);
+	cJSON_Delete(edits_doc);
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;

@@ -136,6 +136,10 @@ ws__set_tool_opt(struct ws_cli *cli, size_t i, const char *val, bool neg)
 		v->b = !neg;
 		return 0;
 	case WS_OPT_STR:
+		/* Repeated pairs (wswrite --old A --new B --old C ...). */
+		v->s = val;
+		return ws__push(&v->list, &v->n, val);
+	case WS_OPT_JSON:
 		v->s = val;
 		return 0;
 	case WS_OPT_INT:
@@ -356,6 +360,9 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 			if (!cJSON_IsString(it))
 				return ws__args_type_error(k, "a string");
 			v->s = it->valuestring;
+			break;
+		case WS_OPT_JSON:
+			v->json = it;
 			break;
 		case WS_OPT_LIST: {
 			cJSON *e;
@@ -635,7 +642,13 @@ static void
 ws__help_opt(FILE *f, const struct ws_opt *o)
 {
 	char left[64];
+	struct ws_opt shown = *o;
 
+	/* A JSON option's metavar is its schema: show a word instead. */
+	if (o->type == WS_OPT_JSON) {
+		shown.metavar = "JSON";
+		o = &shown;
+	}
 	if (o->short_name)
 		snprintf(left, sizeof(left), "-%c, --%s%s%s%s", o->short_name,
 			 (o->flags & WS_OPT_NEGATABLE) ? "[no-]" : "", o->name,
@@ -756,6 +769,11 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 			ws_jw_kstr(&jw, "type", "array");
 			ws_jw_key(&jw, "items");
 			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+			break;
+		case WS_OPT_JSON:
+			/* metavar: the schema from the value of "type" on. */
+			ws_jw_key(&jw, "type");
+			ws_jw_raw(&jw, o->metavar);
 			break;
 		}
 		ws_jw_kstr(&jw, "description", o->help);

@@ -45,6 +45,7 @@ static const struct {
 static _Thread_local int ws__last_code;
 static _Thread_local char ws__last_msg[1024];
 static _Thread_local char *ws__last_path;
+static _Thread_local char ws__last_hint[512];
 
 static int
 ws__index(int code)
@@ -72,6 +73,7 @@ int
 ws_error_setv(int code, const char *path, const char *fmt, va_list ap)
 {
 	ws__last_code = code;
+	ws__last_hint[0] = '\0';
 	vsnprintf(ws__last_msg, sizeof(ws__last_msg), fmt, ap);
 	free(ws__last_path);
 	ws__last_path = path ? strdup(path) : NULL;
@@ -142,6 +144,22 @@ ws_error_last_code(void)
 	return ws__last_code;
 }
 
+void
+ws_error_set_hint(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ws__last_hint, sizeof(ws__last_hint), fmt, ap);
+	va_end(ap);
+}
+
+const char *
+ws_error_last_hint(void)
+{
+	return ws__last_hint[0] ? ws__last_hint : NULL;
+}
+
 const char *
 ws_error_last_path(void)
 {
@@ -153,6 +171,7 @@ ws_error_clear(void)
 {
 	ws__last_code = 0;
 	ws__last_msg[0] = '\0';
+	ws__last_hint[0] = '\0';
 	free(ws__last_path);
 	ws__last_path = NULL;
 }

@@ -17,6 +17,7 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 {
 	const char *path = ws_error_last_path();
 	const char *msg = ws_error_last();
+	const char *hint = ws_error_last_hint();
 
 	if (code == 0)
 		code = ws_error_last_code();
@@ -39,6 +40,8 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 		ws_jw_kstr(&jw, "message", full ? full : msg);
 		if (path != NULL)
 			ws_jw_kname(&jw, "path", path);
+		if (hint != NULL)
+			ws_jw_kstr(&jw, "hint", hint);
 		ws_jw_obj_end(&jw);
 		if (cli->allow_outside)
 			ws_jw_kstr(&jw, "boundary", "off");
@@ -48,6 +51,11 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 		free(full);
 	} else {
 		ws_cli_warn(cli, path, msg, code);
+		if (hint != NULL) {
+			fprintf(stderr, "%s: hint: ", cli->tool ? cli->tool->prog : "ws");
+			ws_cli_put_text(stderr, hint, true);
+			fputc('\n', stderr);
+		}
 	}
 	return ws_error_exit_status(code);
 }

@@ -28,6 +28,7 @@
 #include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
+#include "ws/version.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -41,9 +42,13 @@ static int
 ws__with_path(int rc, const char *path)
 {
 	char *msg = strdup(ws_error_last());
+	char *hint = ws_error_last_hint() ? strdup(ws_error_last_hint()) : NULL;
 
 	ws_error_set(rc, path, "%s", msg ? msg : "");
+	if (hint != NULL)
+		ws_error_set_hint("%s", hint);
 	free(msg);
+	free(hint);
 	return rc;
 }
 
@@ -344,6 +349,171 @@ ws_b64_decode(const char *s, void **out, size_t *n)
 /* ------------------------------------------------------------------ */
 /* Exact-text edit                                                      */
 
+/* The 1-based line number of offset off in text. */
+static size_t
+ws__line_at(const char *text, size_t off)
+{
+	size_t line = 1;
+
+	for (const char *p = text; (p = memchr(p, '\n', off - (size_t)(p - text)));
+	     p++)
+		line++;
+	return line;
+}
+
+/* Most match lines an EDIT_AMBIGUOUS message lists. */
+#define WS__AMBIG_LINES 20
+
+/*
+ * EDIT_AMBIGUOUS naming the line of every match (the first
+ * WS__AMBIG_LINES of them), so that the caller can read those lines and
+ * widen the text around the one it means.
+ */
+static int
+ws__ambiguous(const char *text, size_t len, const char *old, size_t oldlen,
+	      size_t c)
+{
+	char lines[WS__AMBIG_LINES * 12 + 16];
+	size_t pos = 0, k = 0, off = 0, line = 1, at = 0;
+	const char *p;
+
+	lines[0] = '\0';
+	while (k < WS__AMBIG_LINES && pos + oldlen <= len &&
+	       (p = memmem(text + pos, len - pos, old, oldlen)) != NULL) {
+		size_t m = (size_t)(p - text);
+
+		line += ws__line_at(text + at, m - at) - 1;
+		at = m;
+		off += (size_t)snprintf(lines + off, sizeof(lines) - off, "%s%zu",
+					k == 0 ? "" : k + 1 == c ? " and " : ", ",
+					line);
+		k++;
+		pos = m + oldlen;
+	}
+	if (k < c)
+		snprintf(lines + off, sizeof(lines) - off, ", ...");
+	ws_error_set(WS_EEDIT_AMBIGUOUS, NULL,
+		     "the old text matches %zu times (at lines %s); give more "
+		     "context to make it unique, or replace every match with all",
+		     c, lines);
+	ws_error_set_hint("include surrounding lines in old so that it matches "
+			  "once, or set all to replace all %zu", c);
+	return WS_EEDIT_AMBIGUOUS;
+}
+
+/* Whitespace for a near match: what a model most often gets wrong. */
+static bool
+ws__is_ws(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' ||
+	       ch == '\v' || ch == '\f';
+}
+
+/* Files larger than this get no near-match search (it costs a copy). */
+#define WS__NEAR_MAX (8u * 1024 * 1024)
+
+/*
+ * Find old in text ignoring whitespace: both are stripped of it and
+ * compared, and the first match is mapped back to the lines of text it
+ * spans.  Returns false when there is none (or the text is too large).
+ */
+static bool
+ws__near(const char *text, size_t len, const char *old, size_t oldlen,
+	 size_t *lo, size_t *hi)
+{
+	char *st = NULL, *so = NULL;
+	uint32_t *map = NULL;
+	size_t ns = 0, no = 0;
+	const char *p;
+	bool found = false;
+
+	if (len > WS__NEAR_MAX)
+		return false;
+	st = malloc(len + 1);
+	so = malloc(oldlen + 1);
+	map = malloc((len + 1) * sizeof(*map));
+	if (st == NULL || so == NULL || map == NULL)
+		goto out;
+	for (size_t i = 0; i < len; i++)
+		if (!ws__is_ws(text[i])) {
+			map[ns] = (uint32_t)i;
+			st[ns++] = text[i];
+		}
+	for (size_t i = 0; i < oldlen; i++)
+		if (!ws__is_ws(old[i]))
+			so[no++] = old[i];
+	if (no == 0 || ns < no)
+		goto out;
+	p = memmem(st, ns, so, no);
+	if (p != NULL) {
+		size_t a = (size_t)(p - st);
+
+		*lo = ws__line_at(text, map[a]);
+		*hi = ws__line_at(text, map[a + no - 1]);
+		found = true;
+	}
+out:
+	free(st);
+	free(so);
+	free(map);
+	return found;
+}
+
+/*
+ * EDIT_NO_MATCH, saying what nearly matched: the text without its
+ * trailing newline (the file's last line has none), the text with CRLF
+ * line ends (the file has them), or the text ignoring whitespace.
+ */
+static int
+ws__no_match(const char *text, size_t len, const char *old, size_t oldlen)
+{
+	size_t lo = 0, hi = 0, trim = oldlen;
+	const char *why = NULL;
+	const char *p;
+
+	while (trim > 0 && (old[trim - 1] == '\n' || old[trim - 1] == '\r'))
+		trim--;
+	if (trim > 0 && trim < oldlen &&
+	    (p = memmem(text, len, old, trim)) != NULL) {
+		size_t at = (size_t)(p - text), end = at + trim;
+
+		lo = ws__line_at(text, at);
+		hi = ws__line_at(text, end - 1);
+		if (end == len)
+			why = "but for its trailing newline (the file does not "
+			      "end with one)";
+		else if (text[end] == '\r')
+			why = "but for its line ends (the file has CRLF line ends)";
+		else
+			why = "but for its trailing newline";
+	}
+	if (why == NULL && memchr(old, '\n', oldlen) != NULL &&
+	    memmem(text, len, "\r\n", 2) != NULL && ws__near(text, len, old, oldlen,
+							   &lo, &hi))
+		why = "but for its line ends (the file has CRLF line ends)";
+	if (why == NULL && ws__near(text, len, old, oldlen, &lo, &hi))
+		why = "if whitespace is ignored (indentation, tabs against "
+		      "spaces, line breaks)";
+	if (why == NULL) {
+		ws_error_set(WS_EEDIT_NO_MATCH, NULL,
+			     "the old text was not found (it must match "
+			     "exactly, whitespace included)");
+		ws_error_set_hint("read the file again and copy old from it exactly");
+		return WS_EEDIT_NO_MATCH;
+	}
+	if (lo == hi)
+		ws_error_set(WS_EEDIT_NO_MATCH, NULL,
+			     "the old text was not found exactly; it matches at "
+			     "line %zu %s", lo, why);
+	else
+		ws_error_set(WS_EEDIT_NO_MATCH, NULL,
+			     "the old text was not found exactly; it matches at "
+			     "lines %zu-%zu %s", lo, hi, why);
+	ws_error_set_hint("read lines %zu-%zu and copy old from them exactly, "
+			  "whitespace and line ends included", lo, hi);
+	return WS_EEDIT_NO_MATCH;
+}
+
 int
 ws_edit_replace(const char *text, size_t len, const char *old, size_t oldlen,
 		const char *repl, size_t repllen, bool all, char **out,
@@ -366,13 +536,9 @@ ws_edit_replace(const char *text, size_t len, const char *old, size_t oldlen,
 	}
 	*count = c;
 	if (c == 0)
-		return ws_error_set(WS_EEDIT_NO_MATCH, NULL,
-				    "the old text was not found (it must match "
-				    "exactly, whitespace included)");
+		return ws__no_match(text, len, old, oldlen);
 	if (c > 1 && !all)
-		return ws_error_set(WS_EEDIT_AMBIGUOUS, NULL,
-				    "the old text matches %zu times; give more "
-				    "context to make it unique, or use --all", c);
+		return ws__ambiguous(text, len, old, oldlen, c);
 	/*
 	 * The input is capped by the caller, but a short old text matched
 	 * many times and replaced by a long one multiplies it: 4 MB of "a"
@@ -410,6 +576,78 @@ ws_edit_replace(const char *text, size_t len, const char *old, size_t oldlen,
 	*out = buf;
 	*outlen = total;
 	return 0;
+}
+
+int
+ws_edit_apply(const char *text, size_t len, const struct ws_edit *edits,
+	      size_t n, char **out, size_t *outlen, size_t *count)
+{
+	char *cur = NULL;
+	size_t curlen = len, total = 0;
+
+	*out = NULL;
+	*outlen = 0;
+	*count = 0;
+	if (n == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "no edits given");
+	for (size_t i = 0; i < n; i++) {
+		const struct ws_edit *e = &edits[i];
+		char *next;
+		size_t nextlen, c;
+		int rc;
+
+		rc = ws_edit_replace(cur ? cur : text, curlen, e->old, e->oldlen,
+				     e->repl, e->repllen, e->all, &next, &nextlen,
+				     &c);
+		if (rc < 0) {
+			free(cur);
+			if (n > 1) {
+				char *msg = strdup(ws_error_last());
+				char *hint = ws_error_last_hint() ?
+					     strdup(ws_error_last_hint()) : NULL;
+
+				ws_error_set(rc, NULL, "edit %zu of %zu: %s%s", i + 1,
+					     n, msg ? msg : "",
+					     i > 0 ? " (in the text the edits before "
+					     "it left; nothing was written)" : "");
+				if (hint != NULL)
+					ws_error_set_hint("%s", hint);
+				free(msg);
+				free(hint);
+			}
+			return rc;
+		}
+		free(cur);
+		cur = next;
+		curlen = nextlen;
+		total += c;
+	}
+	*out = cur;
+	*outlen = curlen;
+	*count = total;
+	return 0;
+}
+
+int
+ws_check_version(const struct stat *st, const char *token, const char *path)
+{
+	char now[WS_VERSION_LEN];
+
+	if (token == NULL)
+		return 0;
+	if (st == NULL) {
+		ws_error_set(WS_EVERSION_MISMATCH, path,
+			     "does not exist any more (if_version was %s)", token);
+		ws_error_set_hint("list or read it again before changing it");
+		return WS_EVERSION_MISMATCH;
+	}
+	if (ws_version_matches(st, token))
+		return 0;
+	ws_error_set(WS_EVERSION_MISMATCH, path,
+		     "changed since it was read (version %s, if_version was %s); "
+		     "nothing was changed", ws_version_token(st, now), token);
+	ws_error_set_hint("read it again and redo the change on what it holds now");
+	return WS_EVERSION_MISMATCH;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1279,8 +1517,12 @@ ws__append_copy(struct ws_res *res, const struct ws_wopts *o,
 					    "over the %d MiB a copy may take",
 					    (unsigned long)res->st.st_nlink,
 					    WS_EDIT_MAX >> 20);
-		if (rc < 0)
+		if (rc == 0)
+			rc = ws_check_version(rst, o->if_version, NULL);
+		if (rc < 0) {
+			free(own);
 			return rc;
+		}
 		old = own;
 	}
 	joined = malloc(oldlen + o->len + 1);
@@ -1301,6 +1543,18 @@ ws__append_copy(struct ws_res *res, const struct ws_wopts *o,
 	return rc;
 }
 
+/* Lines in data[0..n): newlines, plus one for an unfinished last line. */
+static long long
+ws__count_lines(const char *data, size_t n)
+{
+	long long c = 0;
+
+	for (const char *p = data; (p = memchr(p, '\n', n - (size_t)(p - data)));
+	     p++)
+		c++;
+	return c + (n > 0 && data[n - 1] != '\n');
+}
+
 /* Write to an existing regular file. */
 static int
 ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
@@ -1318,6 +1572,8 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	if (o->create_only)
 		return ws_error_set(WS_EALREADY_EXISTS, path,
 				    "already exists (create_only was asked for)");
+	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
+		return rc;
 	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0)
 		return rc;
 	/*
@@ -1358,11 +1614,16 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		} else if (rc < 0) {
 			goto out;
 		}
+		/* The version of what was read, from its own descriptor. */
+		if ((rc = ws_check_version(&rst, o->if_version, path)) < 0)
+			goto out;
 	}
 	if (o->edit) {
-		rc = ws_edit_replace(old, oldlen, o->old, o->oldlen, o->repl,
-				     o->repllen, o->all, &edited, &newlen,
-				     &r->replacements);
+		struct ws_edit one = {o->old, o->repl, o->oldlen, o->repllen, o->all};
+
+		rc = ws_edit_apply(old, oldlen, o->nedits ? o->edits : &one,
+				   o->nedits ? o->nedits : 1, &edited, &newlen,
+				   &r->replacements);
 		if (rc < 0)
 			goto out;
 		newdata = edited;
@@ -1386,6 +1647,7 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	}
 	if (o->append) {
 		r->bytes_written = (long long)o->len;
+		r->lines = ws__count_lines(o->content, o->len);
 		if (o->dry_run)
 			goto out;
 		if (res->st.st_nlink <= 1) {
@@ -1399,7 +1661,9 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 			 * made since resolution sends the append to the copy.
 			 */
 			if (fstat(fd, &now) == 0 && now.st_nlink <= 1) {
-				rc = ws__full_write(fd, o->content, o->len);
+				rc = ws_check_version(&now, o->if_version, path);
+				if (rc == 0)
+						rc = ws__full_write(fd, o->content, o->len);
 				if (rc == 0 && !o->nosync && fsync(fd) < 0)
 					rc = ws_error_errno(errno, NULL, "fsync");
 				goto out;
@@ -1411,11 +1675,27 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		goto out;
 	}
 	r->bytes_written = (long long)newlen;
+	r->lines = ws__count_lines(newdata, newlen);
 	if (o->dry_run)
 		goto out;
 	/* Refuse to overwrite a change made since we read the file. */
 	if (o->edit && (rc = ws__unchanged(res, &rst, "edited")) < 0)
 		goto out;
+	if (o->if_version != NULL && !o->edit) {
+		struct stat now;
+
+		/*
+		 * The token of the file about to be replaced, as close to
+		 * the rename as can be (an edit has checked what it read,
+		 * and ws__unchanged() that it is still that file).
+		 */
+		if (fstatat(res->dirfd, res->name, &now, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = ws_check_version(NULL, o->if_version, path);
+			goto out;
+		}
+		if ((rc = ws_check_version(&now, o->if_version, path)) < 0)
+			goto out;
+	}
 	rc = ws_write_atomic(res->dirfd, res->name, newdata, newlen, &rst, aflags);
 out:
 	if (fd >= 0)
@@ -1434,6 +1714,8 @@ ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	unsigned aflags = o->nosync ? WS_ATOMIC_NOSYNC : 0;
 	int rc;
 
+	if ((rc = ws_check_version(NULL, o->if_version, path)) < 0)
+		return rc;
 	if ((rc = ws__check_parents(ws, res, o->parents, path)) < 0)
 		return rc;
 	if ((rc = ws_check(ws, WS_OP_CREATE, res->real, res->vpath)) < 0)
@@ -1448,6 +1730,7 @@ ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
 			return rc;
 	}
 	r->bytes_written = (long long)o->len;
+	r->lines = ws__count_lines(o->content, o->len);
 	if (o->dry_run)
 		return 0;
 	if ((rc = ws_res_make_parents(res, o->parents, 0777)) < 0)
@@ -1851,7 +2134,7 @@ ws__resolve_object(struct ws_ctx *ws, const char *path, const char *action,
 
 int
 ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
-	  struct ws_wresult *r)
+	  const char *if_version, struct ws_wresult *r)
 {
 	struct ws_res res;
 	int rc;
@@ -1861,6 +2144,8 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 	r->dry_run = dry_run;
 	rc = ws__resolve_object(ws, path, "delete", r, &res);
 	if (rc < 0)
+		goto out;
+	if ((rc = ws_check_version(&res.st, if_version, path)) < 0)
 		goto out;
 	if ((rc = ws_res_check_writable(ws, &res)) < 0)
 		goto out;
@@ -2066,7 +2351,7 @@ ws__mv_check(struct ws_ctx *ws, const struct ws_res *s, const struct ws_res *d,
 
 int
 ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
-	bool parents, bool dry_run, struct ws_wresult *r)
+	bool parents, bool dry_run, const char *if_version, struct ws_wresult *r)
 {
 	struct ws_res s, d;
 	char *into = NULL;
@@ -2080,11 +2365,18 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 	rc = ws__resolve_object(ws, src, "move", r, &s);
 	if (rc < 0)
 		goto out;
+	if ((rc = ws_check_version(&s.st, if_version, src)) < 0)
+		goto out;
 	rc = ws_resolve(ws, dst, WS_R_MISSING_OK | WS_R_NOFOLLOW, &d);
 	if (rc < 0)
 		goto out;
-	if (d.must_dir && d.exists && S_ISDIR(d.st.st_mode)) {
-		/* "mv a dir/": into the directory, under the same name. */
+	if (d.must_dir && ((d.exists && S_ISDIR(d.st.st_mode)) ||
+			   (!d.exists && parents))) {
+		/*
+		 * "mv a dir/": into the directory, under the same name; with
+		 * parents, a missing dir/ is made to receive it (an agent
+		 * that writes "dest/" means a directory, not a new name).
+		 */
 		into = ws_path_join(dst, s.name);
 		ws_res_free(&d);
 		if (into == NULL) {

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/version.h"
 #include "ws/write.h"
 
 #ifndef RENAME_EXCHANGE
@@ -167,7 +168,7 @@ START_TEST(write_then_read_back)
 	assert_file(ws, "a.txt", "hello world\n");
 
 	/* Replace: created false, a diff of the change. */
-	W(&r, NULL, "--content", "hello there\n", "a.txt");
+	W(&r, NULL, "--diff", "--content", "hello there\n", "a.txt");
 	expect_ok(&r);
 	ck_assert_str_eq(wst_output_str(&r, "action"), "write");
 	ck_assert(cJSON_IsFalse(wst_output(&r, "created")));
@@ -894,7 +895,7 @@ START_TEST(append)
 	ck_assert_str_eq(wst_output_str(&r, "action"), "append");
 	ck_assert(cJSON_IsTrue(wst_output(&r, "created")));
 	wst_run_free(&r);
-	W(&r, NULL, "-a", "--content", "two\n", "log.txt");
+	W(&r, NULL, "--diff", "-a", "--content", "two\n", "log.txt");
 	expect_ok(&r);
 	ck_assert(cJSON_IsFalse(wst_output(&r, "created")));
 	ck_assert_int_eq(wst_output(&r, "bytes_written")->valueint, 4);
@@ -1256,7 +1257,7 @@ START_TEST(schema_and_args)
 	struct wst_run r;
 	cJSON *fn, *props, *req;
 
-	wst_run(&r, NULL, "wswrite", "--schema", NULL);
+	wst_run(&r, NULL, "wswrite", "--tool", "write_file", "--schema", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(r.json);
 	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "type")->valuestring, "function");
@@ -1367,7 +1368,7 @@ START_TEST(policy_gate)
 	ck_assert(!exists(ws, "ask/f"));
 	/* Write-only: replacing works, but no diff shows the old content; an
 	 * edit, which reads, is refused. */
-	WP(&r, "--content", "new\n", "wo.txt");
+	WP(&r, "--diff", "--content", "new\n", "wo.txt");
 	expect_ok(&r);
 	ck_assert(cJSON_IsNull(wst_output(&r, "diff")));
 	wst_run_free(&r);
@@ -1994,7 +1995,7 @@ START_TEST(diff_encoding)
 	char *pol;
 
 	wst_write(ws, "l1.txt", "caf\xe9\n");
-	W(&r, NULL, "--content", "cafe\n", "l1.txt");
+	W(&r, NULL, "--diff", "--content", "cafe\n", "l1.txt");
 	expect_ok(&r);
 	ck_assert_str_eq(wst_output_str(&r, "diff_encoding"), "base64");
 	ck_assert_int_eq(ws_b64_decode(wst_output_str(&r, "diff"), &dec, &n), 0);
@@ -2004,7 +2005,7 @@ START_TEST(diff_encoding)
 	wst_run_free(&r);
 	assert_file(ws, "l1.txt", "cafe\n");
 	/* UTF-8 stays text. */
-	W(&r, NULL, "--content", "caf\xc3\xa9\n", "l1.txt");
+	W(&r, NULL, "--diff", "--content", "caf\xc3\xa9\n", "l1.txt");
 	expect_ok(&r);
 	ck_assert_str_eq(wst_output_str(&r, "diff_encoding"), "utf-8");
 	ck_assert_str_eq(wst_output_str(&r, "diff"),
@@ -2015,12 +2016,306 @@ START_TEST(diff_encoding)
 	pol = policy_file("noread", "{\"name\": \"noread\", \"paths\": "
 			  "[\"**/l1.txt\"], \"operations\": [\"read\"], "
 			  "\"decision\": \"deny\"}");
-	W(&r, NULL, "--policy", pol, "--content", "x", "l1.txt");
+	W(&r, NULL, "--diff", "--policy", pol, "--content", "x", "l1.txt");
 	expect_ok(&r);
 	ck_assert(cJSON_IsNull(wst_output(&r, "diff")));
 	ck_assert(cJSON_IsNull(wst_output(&r, "diff_encoding")));
 	wst_run_free(&r);
 	free(pol);
+}
+END_TEST
+
+
+/* ------------------------------------------------------------------ */
+/* Issue 9: retryable edits, stale-write guard, summaries, several tools */
+
+/* The error object's hint, or "". */
+static const char *
+hint_of(const struct wst_run *r)
+{
+	cJSON *e = r->json ? cJSON_GetObjectItem(r->json, "error") : NULL;
+	cJSON *h = e ? cJSON_GetObjectItem(e, "hint") : NULL;
+
+	return cJSON_IsString(h) ? h->valuestring : "";
+}
+
+static const char *
+message_of(const struct wst_run *r)
+{
+	cJSON *e = r->json ? cJSON_GetObjectItem(r->json, "error") : NULL;
+	cJSON *m = e ? cJSON_GetObjectItem(e, "message") : NULL;
+
+	return cJSON_IsString(m) ? m->valuestring : "";
+}
+
+/* Several edits in one call: pairs on the command line, edits in JSON. */
+START_TEST(multi_edit)
+{
+	struct wst_run r;
+	char *args;
+
+	wst_write(ws, "m.txt", "a\nb\nc\n");
+	W(&r, NULL, "--old", "a", "--new", "A", "--old", "c", "--new", "C",
+	  "m.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "action"), "edit");
+	ck_assert_int_eq(wst_output(&r, "replacements")->valueint, 2);
+	ck_assert_str_eq(wst_output_str(&r, "diff"),
+			 "--- /m.txt\n+++ /m.txt\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n-c\n+C\n");
+	wst_run_free(&r);
+	assert_file(ws, "m.txt", "A\nb\nC\n");
+	/* In order, each on what the previous left. */
+	if (asprintf(&args, "{\"path\":\"m.txt\",\"edits\":[{\"old\":\"A\","
+		     "\"new\":\"x\"},{\"old\":\"x\\nb\",\"new\":\"y\"},"
+		     "{\"old\":\"\\n\",\"new\":\"-\",\"all\":true}]}") < 0)
+		ck_abort();
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args", args, NULL);
+	free(args);
+	expect_ok(&r);
+	ck_assert_int_eq(wst_output(&r, "replacements")->valueint, 4);
+	wst_run_free(&r);
+	assert_file(ws, "m.txt", "y-C-");
+	/* All or nothing: the second fails, the first is not written. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"m.txt\",\"edits\":[{\"old\":\"y\",\"new\":\"z\"},"
+		"{\"old\":\"nope\",\"new\":\"q\"}]}", NULL);
+	ck_assert_ptr_nonnull(strstr(message_of(&r), "edit 2 of 2"));
+	expect_fail(&r, "EDIT_NO_MATCH", 5);
+	assert_file(ws, "m.txt", "y-C-");
+	/* Malformed edits, odd pairs, edits with old. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"m.txt\",\"edits\":[{\"old\":\"y\"}]}", NULL);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"m.txt\",\"edits\":[{\"old\":\"y\",\"new\":\"z\","
+		"\"bogus\":1}]}", NULL);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"m.txt\",\"edits\":[]}", NULL);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	W(&r, NULL, "--old", "a", "--new", "A", "--old", "c", "m.txt");
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	W(&r, NULL, "--edits", "[{\"old\":\"C\",\"new\":\"D\"}]", "m.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "m.txt", "y-D-");
+}
+END_TEST
+
+/* Errors that help a retry: the lines of every match, what nearly matched. */
+START_TEST(edit_error_details)
+{
+	struct wst_run r;
+
+	wst_write(ws, "e.txt", "x = 1\nif (a) {\n\treturn 0;\n}\nx = 2\n");
+	W(&r, NULL, "--edit", "--old", "x =", "--new", "y =", "e.txt");
+	ck_assert_msg(strstr(message_of(&r), "lines 1 and 5") != NULL, "%s",
+		      message_of(&r));
+	ck_assert_str_ne(hint_of(&r), "");
+	expect_fail(&r, "EDIT_AMBIGUOUS", 5);
+	W(&r, NULL, "--edit", "--old", "if (a) {\n    return 0;", "--new", "",
+	  "e.txt");
+	ck_assert_msg(strstr(message_of(&r), "lines 2-3 if whitespace is ignored")
+		      != NULL, "%s", message_of(&r));
+	ck_assert_ptr_nonnull(strstr(hint_of(&r), "read lines 2-3"));
+	expect_fail(&r, "EDIT_NO_MATCH", 5);
+	wst_write(ws, "crlf.txt", "one\r\ntwo\r\n");
+	W(&r, NULL, "--edit", "--old", "one\ntwo", "--new", "", "crlf.txt");
+	ck_assert_ptr_nonnull(strstr(message_of(&r), "CRLF"));
+	expect_fail(&r, "EDIT_NO_MATCH", 5);
+	/* Plain mode prints the hint on a line of its own. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--edit", "--old", "zzz",
+		"--new", "", "e.txt", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_nonnull(strstr(r.err, "(EDIT_NO_MATCH)\nwswrite: hint: "));
+	wst_run_free(&r);
+	assert_file(ws, "e.txt", "x = 1\nif (a) {\n\treturn 0;\n}\nx = 2\n");
+}
+END_TEST
+
+static void
+token(const char *rel, char *tok)
+{
+	char *p = wst_path(ws, rel);
+	struct stat st;
+
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ws_version_token(&st, tok);
+	free(p);
+}
+
+/* --if-version: the stale-write guard, for every kind of change. */
+START_TEST(if_version)
+{
+	struct wst_run r;
+	char tok[WS_VERSION_LEN], old[WS_VERSION_LEN];
+
+	wst_write(ws, "v.txt", "one\n");
+	token("v.txt", old);
+	W(&r, NULL, "--if-version", old, "--content", "two\n", "v.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	/* Now stale, for each action: nothing changes, exit 5. */
+	W(&r, NULL, "--if-version", old, "--content", "three\n", "v.txt");
+	ck_assert_str_ne(hint_of(&r), "");
+	expect_fail(&r, "VERSION_MISMATCH", 5);
+	W(&r, NULL, "--if-version", old, "-a", "--content", "three\n", "v.txt");
+	expect_fail(&r, "VERSION_MISMATCH", 5);
+	W(&r, NULL, "--if-version", old, "--old", "two", "--new", "3", "v.txt");
+	expect_fail(&r, "VERSION_MISMATCH", 5);
+	W(&r, NULL, "--if-version", old, "--delete", "v.txt");
+	expect_fail(&r, "VERSION_MISMATCH", 5);
+	W(&r, NULL, "--if-version", old, "--move", "w.txt", "v.txt");
+	expect_fail(&r, "VERSION_MISMATCH", 5);
+	assert_file(ws, "v.txt", "two\n");
+	/* The current token: each goes through. */
+	token("v.txt", tok);
+	W(&r, NULL, "--if-version", tok, "--old", "two", "--new", "3", "v.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	token("v.txt", tok);
+	W(&r, NULL, "--if-version", tok, "--move", "w.txt", "v.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	token("w.txt", tok);
+	W(&r, NULL, "--if-version", tok, "--delete", "w.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	/* mkdir has no version to check. */
+	W(&r, NULL, "--if-version", tok, "--mkdir", "d");
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+}
+END_TEST
+
+/* A create or overwrite is a summary; --diff and edits give the diff. */
+START_TEST(summary_result)
+{
+	struct wst_run r;
+
+	W(&r, NULL, "--content", "a\nb\nc\n", "s.txt");
+	expect_ok(&r);
+	ck_assert_int_eq(wst_output(&r, "bytes_written")->valueint, 6);
+	ck_assert_int_eq(wst_output(&r, "lines")->valueint, 3);
+	ck_assert(cJSON_IsTrue(wst_output(&r, "created")));
+	ck_assert_ptr_null(wst_output(&r, "diff"));
+	wst_run_free(&r);
+	W(&r, NULL, "--content", "a\nb", "s.txt");
+	expect_ok(&r);
+	ck_assert_int_eq(wst_output(&r, "lines")->valueint, 2);
+	ck_assert_ptr_null(wst_output(&r, "diff"));
+	wst_run_free(&r);
+	W(&r, NULL, "--diff", "--content", "a\n", "s.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "diff"),
+			 "--- /s.txt\n+++ /s.txt\n@@ -1,2 +1 @@\n a\n-b\n\\ No newline "
+			 "at end of file\n");
+	wst_run_free(&r);
+	W(&r, NULL, "--diff", "--mkdir", "dd");
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+}
+END_TEST
+
+/* A destination ending in "/" is a directory to move into. */
+START_TEST(move_into_new_dir)
+{
+	struct wst_run r;
+
+	wst_write(ws, "f.txt", "f");
+	W(&r, NULL, "--no-parents", "--move", "nd/", "f.txt");
+	expect_fail(&r, "NOT_A_DIRECTORY", 5);
+	W(&r, NULL, "--move", "nd/", "f.txt");
+	expect_ok(&r);
+	ck_assert_str_eq(wst_output_str(&r, "destination"), "/nd/f.txt");
+	wst_run_free(&r);
+	assert_file(ws, "nd/f.txt", "f");
+	/* A directory too, and into an existing one as before. */
+	wst_mkdir(ws, "sub");
+	W(&r, NULL, "--move", "a/b/", "sub");
+	expect_ok(&r);
+	wst_run_free(&r);
+	ck_assert(exists(ws, "a/b/sub"));
+	W(&r, NULL, "--move", "a/b/", "nd/f.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "a/b/f.txt", "f");
+}
+END_TEST
+
+/* One binary, several tools. */
+START_TEST(several_tools)
+{
+	static const char *const names[] = {"write_file", "edit_file",
+		"create_directory", "move_path", "delete_path"};
+	struct wst_run r;
+	cJSON *fn, *props;
+
+	wst_run(&r, NULL, "wswrite", "--schema", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(cJSON_IsArray(r.json));
+	ck_assert_int_eq(cJSON_GetArraySize(r.json), 5);
+	for (int i = 0; i < 5; i++) {
+		fn = cJSON_GetObjectItem(cJSON_GetArrayItem(r.json, i), "function");
+		ck_assert_str_eq(cJSON_GetObjectItem(fn, "name")->valuestring,
+				 names[i]);
+	}
+	fn = cJSON_GetObjectItem(cJSON_GetArrayItem(r.json, 3), "function");
+	props = cJSON_GetObjectItem(cJSON_GetObjectItem(fn, "parameters"),
+				    "properties");
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(props, "source"));
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(props, "destination"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(props, "move"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(props, "content"));
+	fn = cJSON_GetObjectItem(cJSON_GetArrayItem(r.json, 1), "function");
+	props = cJSON_GetObjectItem(cJSON_GetObjectItem(fn, "parameters"),
+				    "properties");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "edits"),
+					     "type")->valuestring, "array");
+	wst_run_free(&r);
+	/* Each runs, and the envelope names it. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool", "create_directory",
+		"--args", "{\"path\":\"t/u\"}", NULL);
+	expect_ok(&r);
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
+			 "create_directory");
+	wst_run_free(&r);
+	wst_write(ws, "t/u/a.txt", "hello\n");
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool=edit_file",
+		"--args", "{\"path\":\"t/u/a.txt\",\"old\":\"hello\",\"new\":\"bye\"}",
+		NULL);
+	expect_ok(&r);
+	ck_assert_ptr_nonnull(wst_output_str(&r, "diff"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool", "move_path",
+		"--args", "{\"source\":\"t/u/a.txt\",\"destination\":\"b.txt\"}",
+		NULL);
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "b.txt", "bye\n");
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool", "delete_path",
+		"--args", "{\"path\":\"t\",\"recursive\":true}", NULL);
+	expect_ok(&r);
+	wst_run_free(&r);
+	ck_assert(!exists(ws, "t"));
+	/* A tool takes only its own keys; an unknown tool is refused. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool", "move_path",
+		"--args", "{\"source\":\"b.txt\",\"move\":\"c.txt\"}", NULL);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool", "move_path",
+		"--args", "{\"source\":\"b.txt\"}", NULL);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool", "edit_file",
+		"--args", "{\"path\":\"b.txt\",\"content\":\"x\"}", NULL);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool", "rm_rf",
+		"--args", "{\"path\":\"b.txt\"}", NULL);
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
+			 "write_file");
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	/* --tool with --schema gives that one definition. */
+	wst_run(&r, NULL, "wswrite", "--tool", "delete_path", "--schema", NULL);
+	ck_assert(cJSON_IsObject(r.json));
+	wst_run_free(&r);
+	assert_file(ws, "b.txt", "bye\n");
 }
 END_TEST
 
@@ -2066,6 +2361,12 @@ suite(void)
 	tcase_add_test(tc, sigterm_midwrite);
 	tcase_add_test(tc, args_without_content);
 	tcase_add_test(tc, diff_encoding);
+	tcase_add_test(tc, multi_edit);
+	tcase_add_test(tc, edit_error_details);
+	tcase_add_test(tc, if_version);
+	tcase_add_test(tc, summary_result);
+	tcase_add_test(tc, move_into_new_dir);
+	tcase_add_test(tc, several_tools);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);

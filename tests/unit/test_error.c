@@ -69,6 +69,22 @@ START_TEST(last_message)
 }
 END_TEST
 
+/* A hint belongs to the error it was set after, and goes with the next. */
+START_TEST(hint)
+{
+	ws_error_set(WS_EEDIT_NO_MATCH, "f", "not found");
+	ck_assert_ptr_null(ws_error_last_hint());
+	ws_error_set_hint("read lines %d-%d", 2, 3);
+	ck_assert_str_eq(ws_error_last_hint(), "read lines 2-3");
+	ck_assert_str_eq(ws_error_last(), "not found");
+	ws_error_set(WS_ENOT_FOUND, NULL, "other");
+	ck_assert_ptr_null(ws_error_last_hint());
+	ws_error_set_hint("x");
+	ws_error_clear();
+	ck_assert_ptr_null(ws_error_last_hint());
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -77,6 +93,7 @@ suite(void)
 
 	tcase_add_test(tc, names_and_exit_statuses);
 	tcase_add_test(tc, last_message);
+	tcase_add_test(tc, hint);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,6 +24,7 @@
 #include "ws/json.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
+#include "ws/version.h"
 #include "ws/workspace.h"
 #include "ws/write.h"
 
@@ -746,6 +747,117 @@ END_TEST
 /* Operations on a workspace                                            */
 
 static char *base, *root, *outside;
+
+/* Several edits: in order, on the evolving text, all or nothing. */
+START_TEST(edit_apply_multi)
+{
+	const char *t = "alpha\nbeta\ngamma\nbeta\n";
+	struct ws_edit e[] = {
+		{"alpha", "ALPHA", 5, 5, false},
+		{"ALPHA\nbeta", "one", 10, 3, false}, /* sees the first edit */
+		{"beta", "B", 4, 1, true},
+	};
+	char *out;
+	size_t n, c;
+
+	ck_assert_int_eq(ws_edit_apply(t, strlen(t), e, 3, &out, &n, &c), 0);
+	ck_assert_str_eq(out, "one\ngamma\nB\n");
+	ck_assert_uint_eq(n, strlen(out));
+	ck_assert_uint_eq(c, 3);
+	free(out);
+	/* The third fails: nothing comes out, and the message says which. */
+	e[2].old = "delta";
+	e[2].oldlen = 5;
+	ck_assert_int_eq(ws_edit_apply(t, strlen(t), e, 3, &out, &n, &c),
+			 WS_EEDIT_NO_MATCH);
+	ck_assert_ptr_null(out);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "edit 3 of 3"));
+	/* A single edit keeps the plain message. */
+	ck_assert_int_eq(ws_edit_apply(t, strlen(t), e + 2, 1, &out, &n, &c),
+			 WS_EEDIT_NO_MATCH);
+	ck_assert_ptr_null(strstr(ws_error_last(), "edit 1"));
+	ck_assert_int_eq(ws_edit_apply(t, strlen(t), e, 0, &out, &n, &c),
+			 WS_EINVALID_ARGUMENT);
+}
+END_TEST
+
+/* EDIT_AMBIGUOUS names every match's line. */
+START_TEST(edit_ambiguous_lines)
+{
+	const char *t = "x = 1\ny = 2\nx = 3\n\n\nx = 4\n";
+	char *out, big[4096];
+	size_t n, c;
+
+	ck_assert_int_eq(ws_edit_replace(t, strlen(t), "x =", 3, "z =", 3, false,
+					 &out, &n, &c), WS_EEDIT_AMBIGUOUS);
+	ck_assert_uint_eq(c, 3);
+	ck_assert_msg(strstr(ws_error_last(), "lines 1, 3 and 6") != NULL, "%s",
+		      ws_error_last());
+	ck_assert_ptr_nonnull(ws_error_last_hint());
+	/* Many matches: the first ones, then "...". */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	for (size_t i = 1; i < sizeof(big) - 1; i += 2)
+		big[i] = '\n';
+	ck_assert_int_eq(ws_edit_replace(big, strlen(big), "a", 1, "b", 1, false,
+					 &out, &n, &c), WS_EEDIT_AMBIGUOUS);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "lines 1, 2, 3"));
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), ", ..."));
+	ck_assert_ptr_null(strstr(ws_error_last(), " 21,"));
+}
+END_TEST
+
+static void
+no_match(const char *text, const char *old, const char *want, bool hint_lines)
+{
+	char *out;
+	size_t n, c;
+
+	ck_assert_int_eq(ws_edit_replace(text, strlen(text), old, strlen(old), "N",
+					 1, false, &out, &n, &c), WS_EEDIT_NO_MATCH);
+	ck_assert_msg(strstr(ws_error_last(), want) != NULL, "want \"%s\" in \"%s\"",
+		      want, ws_error_last());
+	ck_assert_ptr_nonnull(ws_error_last_hint());
+	ck_assert_int_eq(strstr(ws_error_last_hint(), "read lines") != NULL,
+			 hint_lines);
+}
+
+/* EDIT_NO_MATCH says what nearly matched, and where. */
+START_TEST(edit_near_match)
+{
+	/* Tabs against spaces, and runs of spaces. */
+	no_match("int a;\nif (x) {\n\treturn  1;\n}\n", "if (x) {\n    return 1;",
+		 "lines 2-3 if whitespace is ignored", true);
+	/* CRLF line ends. */
+	no_match("a\r\nb\r\nc\r\n", "b\nc", "lines 2-3 but for its line ends "
+		 "(the file has CRLF", true);
+	/* A trailing newline the file's last line lacks. */
+	no_match("one\ntwo", "two\n", "line 2 but for its trailing newline "
+		 "(the file does not end with one)", true);
+	/* Nothing near: the plain message. */
+	no_match("one\ntwo\n", "three", "not found (it must match exactly", false);
+	/* Whitespace only is never "nearly" anything. */
+	no_match("a b\n", "  \t", "not found (it must match exactly", false);
+}
+END_TEST
+
+/* The version check: a token from the same stat passes, any change fails. */
+START_TEST(check_version)
+{
+	struct stat st = {.st_dev = 1, .st_ino = 2, .st_size = 3};
+	char tok[WS_VERSION_LEN];
+
+	ws_version_token(&st, tok);
+	ck_assert_int_eq(ws_check_version(&st, tok, "f"), 0);
+	ck_assert_int_eq(ws_check_version(&st, NULL, "f"), 0);
+	st.st_mtim.tv_nsec = 1;
+	ck_assert_int_eq(ws_check_version(&st, tok, "f"), WS_EVERSION_MISMATCH);
+	ck_assert_ptr_nonnull(ws_error_last_hint());
+	ck_assert_int_eq(ws_check_version(NULL, tok, "f"), WS_EVERSION_MISMATCH);
+	ck_assert_int_eq(ws_check_version(&st, "bogus", "f"), WS_EVERSION_MISMATCH);
+}
+END_TEST
+
 static struct ws_ctx ctx;
 
 static void
@@ -778,6 +890,106 @@ content_opts(const char *s)
 
 	return o;
 }
+
+
+/* Helper: the version token of root/rel. */
+static void
+token_of(const char *rel, char *tok)
+{
+	char *p = wst_path(root, rel);
+	struct stat st;
+
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ws_version_token(&st, tok);
+	free(p);
+}
+
+/* --if-version on write, append, edit, delete and move. */
+START_TEST(op_if_version)
+{
+	struct ws_wopts o = content_opts("v1\n");
+	struct ws_wresult r;
+	char tok[WS_VERSION_LEN], stale[WS_VERSION_LEN];
+	char *s, *p;
+
+	ck_assert_int_eq(ws_write(&ctx, "f", &o, &r), 0);
+	ws_wresult_free(&r);
+	token_of("f", tok);
+	o = content_opts("v2\n");
+	o.if_version = tok;
+	ck_assert_int_eq(ws_write(&ctx, "f", &o, &r), 0);
+	ws_wresult_free(&r);
+	memcpy(stale, tok, sizeof(tok));
+	/* The same token again: the file has changed since. */
+	o = content_opts("v3\n");
+	o.if_version = stale;
+	ck_assert_int_eq(ws_write(&ctx, "f", &o, &r), WS_EVERSION_MISMATCH);
+	ws_wresult_free(&r);
+	o.append = true;
+	ck_assert_int_eq(ws_write(&ctx, "f", &o, &r), WS_EVERSION_MISMATCH);
+	ws_wresult_free(&r);
+	o = content_opts("");
+	o.edit = true;
+	o.old = "v2";
+	o.oldlen = 2;
+	o.repl = "x";
+	o.repllen = 1;
+	o.if_version = stale;
+	ck_assert_int_eq(ws_write(&ctx, "f", &o, &r), WS_EVERSION_MISMATCH);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_delete(&ctx, "f", false, false, stale, &r),
+			 WS_EVERSION_MISMATCH);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_move(&ctx, "f", "g", false, true, false, stale, &r),
+			 WS_EVERSION_MISMATCH);
+	ws_wresult_free(&r);
+	p = wst_path(root, "f");
+	s = wst_slurp(p, NULL);
+	ck_assert_str_eq(s, "v2\n");
+	free(s);
+	free(p);
+	/* The current token works for each. */
+	token_of("f", tok);
+	o.if_version = tok;
+	ck_assert_int_eq(ws_write(&ctx, "f", &o, &r), 0);
+	ws_wresult_free(&r);
+	token_of("f", tok);
+	ck_assert_int_eq(ws_move(&ctx, "f", "g", false, true, false, tok, &r), 0);
+	ws_wresult_free(&r);
+	token_of("g", tok);
+	ck_assert_int_eq(ws_delete(&ctx, "g", false, false, tok, &r), 0);
+	ws_wresult_free(&r);
+	/* A file that is gone has no version. */
+	o = content_opts("new\n");
+	o.if_version = tok;
+	ck_assert_int_eq(ws_write(&ctx, "g", &o, &r), WS_EVERSION_MISMATCH);
+	ws_wresult_free(&r);
+}
+END_TEST
+
+/* Lines counted; a move to "dir/" goes into it, made when parents is on. */
+START_TEST(op_lines_and_move_into)
+{
+	struct ws_wopts o = content_opts("a\nb\nc");
+	struct ws_wresult r;
+	char *p;
+
+	ck_assert_int_eq(ws_write(&ctx, "f", &o, &r), 0);
+	ck_assert_int_eq(r.lines, 3);
+	ck_assert_ptr_null(r.diff);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_move(&ctx, "f", "nd/", false, false, false, NULL, &r),
+			 WS_ENOT_A_DIRECTORY);
+	ws_wresult_free(&r);
+	ck_assert_int_eq(ws_move(&ctx, "f", "nd/sub/", false, true, false, NULL, &r),
+			 0);
+	ck_assert_str_eq(r.dest_vpath, "/nd/sub/f");
+	ws_wresult_free(&r);
+	p = wst_path(root, "nd/sub/f");
+	ck_assert(wst_exists(p));
+	free(p);
+}
+END_TEST
 
 START_TEST(op_write_edit_append)
 {
@@ -845,16 +1057,16 @@ START_TEST(op_mkdir_delete_move)
 	wst_write(root, "a/b/c/f", "f");
 	wst_symlink(outside, root, "a/b/out");
 	wst_write(outside, "keep", "k");
-	ck_assert_int_eq(ws_delete(&ctx, "a", false, false, &r),
+	ck_assert_int_eq(ws_delete(&ctx, "a", false, false, NULL, &r),
 			 WS_EDIRECTORY_NOT_EMPTY);
 	ws_wresult_free(&r);
-	ck_assert_int_eq(ws_delete(&ctx, "a", true, true, &r), 0);
+	ck_assert_int_eq(ws_delete(&ctx, "a", true, true, NULL, &r), 0);
 	ck_assert_uint_eq(r.removed, 5);
 	ws_wresult_free(&r);
-	ck_assert_int_eq(ws_move(&ctx, "a", "z/moved", false, true, false, &r), 0);
+	ck_assert_int_eq(ws_move(&ctx, "a", "z/moved", false, true, false, NULL, &r), 0);
 	ck_assert_str_eq(r.dest_vpath, "/z/moved");
 	ws_wresult_free(&r);
-	ck_assert_int_eq(ws_delete(&ctx, "z", true, false, &r), 0);
+	ck_assert_int_eq(ws_delete(&ctx, "z", true, false, NULL, &r), 0);
 	ck_assert_uint_eq(r.removed, 6);
 	ws_wresult_free(&r);
 	p = wst_path(root, "z");
@@ -863,7 +1075,7 @@ START_TEST(op_mkdir_delete_move)
 	ck_assert(wst_exists(q));
 	free(p);
 	free(q);
-	ck_assert_int_eq(ws_delete(&ctx, "/", true, false, &r), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_delete(&ctx, "/", true, false, NULL, &r), WS_EINVALID_ARGUMENT);
 	ws_wresult_free(&r);
 }
 END_TEST
@@ -921,7 +1133,7 @@ START_TEST(op_delete_rechecks)
 	wst_write(root, "protected", "keep me");
 	prompts = 0;
 	sneak = src;
-	ck_assert_int_eq(ws_delete(&ctx, "t", true, false, &r),
+	ck_assert_int_eq(ws_delete(&ctx, "t", true, false, NULL, &r),
 			 WS_EPOLICY_DENIED);
 	ws_wresult_free(&r);
 	ck_assert_int_eq(prompts, 1);
@@ -930,7 +1142,7 @@ START_TEST(op_delete_rechecks)
 	ck_assert_int_eq(rename(in, src), 0);
 	wst_write(root, "t/ask", "a");
 	prompts = 0;
-	ck_assert_int_eq(ws_delete(&ctx, "t", true, false, &r), 0);
+	ck_assert_int_eq(ws_delete(&ctx, "t", true, false, NULL, &r), 0);
 	ws_wresult_free(&r);
 	ck_assert_int_eq(prompts, 1);
 	ck_assert(!wst_exists(t));
@@ -1011,12 +1223,18 @@ suite(void)
 	tcase_add_test(tc, atomic_named_sigterm);
 	tcase_add_test(tc, atomic_signals_restored);
 	tcase_add_test(tc, atomic_sweeps_dead_writers_temps);
+	tcase_add_test(tc, edit_apply_multi);
+	tcase_add_test(tc, edit_ambiguous_lines);
+	tcase_add_test(tc, edit_near_match);
+	tcase_add_test(tc, check_version);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tw, setup, teardown);
 	tcase_add_test(tw, op_write_edit_append);
 	tcase_add_test(tw, op_mkdir_delete_move);
 	tcase_add_test(tw, op_delete_rechecks);
 	tcase_add_test(tw, op_race_swap);
+	tcase_add_test(tw, op_if_version);
+	tcase_add_test(tw, op_lines_and_move_into);
 	suite_add_tcase(s, tw);
 	return s;
 }

@@ -23,7 +23,14 @@ struct ws_config;
 struct ws_roots;
 struct ws_vars;
 
-enum ws_opt_type { WS_OPT_FLAG, WS_OPT_STR, WS_OPT_INT, WS_OPT_LIST };
+/*
+ * WS_OPT_JSON: any JSON value under --args (kept as a cJSON node in
+ * ws_optval.json), a JSON text on the command line (in ws_optval.s, for
+ * the tool to parse); its metavar is the JSON Schema of the value from the
+ * value of its "type" on, e.g. "\"array\",\"items\":{...}", which --schema
+ * prints after "type": (--help shows "JSON").
+ */
+enum ws_opt_type { WS_OPT_FLAG, WS_OPT_STR, WS_OPT_INT, WS_OPT_LIST, WS_OPT_JSON };
 
 enum {
 	WS_OPT_NOSCHEMA = 1 << 0,  /* not offered to LLMs in --schema/--args */
@@ -45,10 +52,12 @@ struct ws_optval {
 	bool set;
 	bool b;		   /* FLAG */
 	long long i;	   /* INT */
-	const char *s;	   /* STR */
-	const char **list; /* LIST */
+	const char *s;	   /* STR (the last value given) */
+	/* LIST; for a STR, every value given on the command line, in order */
+	const char **list;
 	size_t n;
 	bool from_args;	   /* set by --args (a model), not by a flag */
+	const void *json;  /* JSON under --args: the cJSON node */
 };
 
 enum ws_pos_kind {

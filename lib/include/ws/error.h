@@ -79,6 +79,17 @@ int ws_error_last_code(void);
 /* The path attached to the last recorded error, or NULL. */
 const char *ws_error_last_path(void);
 
+/*
+ * Attach a hint to the last recorded error: what the caller can do next,
+ * in its own terms (printed as "hint" in the JSON error object and as a
+ * second line in plain mode).  ws_error_set() forgets the hint, so set it
+ * after the error.
+ */
+void ws_error_set_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The hint attached to the last recorded error, or NULL. */
+const char *ws_error_last_hint(void);
+
 /* Forget the last error. */
 void ws_error_clear(void);
 

@@ -61,6 +61,39 @@ int ws_edit_replace(const char *text, size_t len, const char *old,
 		    size_t oldlen, const char *repl, size_t repllen, bool all,
 		    char **out, size_t *outlen, size_t *count);
 
+/*
+ * The messages of ws_edit_replace() help the caller retry: EDIT_AMBIGUOUS
+ * names the line of every match ("lines 3, 9 and 12"); EDIT_NO_MATCH
+ * names the line where the text nearly matches -- the same text but for
+ * its whitespace (indentation, tabs against spaces), CRLF line ends or a
+ * trailing newline -- and leaves a hint (ws_error_last_hint()).
+ */
+
+/* One exact-text replacement of a multi-edit. */
+struct ws_edit {
+	const char *old, *repl;
+	size_t oldlen, repllen;
+	bool all; /* replace every match, not exactly one */
+};
+
+/*
+ * Apply edits[0..n) in order, each to the text the previous ones left,
+ * all or nothing: the first that fails fails the whole (its message says
+ * which, "edit 2 of 3: ...", when there are several).  *count gets the
+ * total number of replacements.  Otherwise as ws_edit_replace().
+ */
+int ws_edit_apply(const char *text, size_t len, const struct ws_edit *edits,
+		  size_t n, char **out, size_t *outlen, size_t *count);
+
+/*
+ * Whether st (the fstat of what is about to change) still has the version
+ * token the caller gave (ws/version.h); else WS_EVERSION_MISMATCH with a
+ * hint to read it again.  A NULL token is always a match; st NULL means
+ * the file does not exist (any token is then a mismatch).
+ */
+int ws_check_version(const struct stat *st, const char *token,
+		     const char *path);
+
 /* Flags for ws_write_atomic(). */
 enum {
 	WS_ATOMIC_NOREPLACE = 1 << 0, /* fail with ALREADY_EXISTS if present */
@@ -115,6 +148,11 @@ struct ws_wopts {
 	const char *old, *repl;
 	size_t oldlen, repllen;
 	bool all;	  /* edit: replace every match */
+	/* edit: several replacements, in order (then old/repl are unused) */
+	const struct ws_edit *edits;
+	size_t nedits;
+	/* refuse with WS_EVERSION_MISMATCH unless the file has this token */
+	const char *if_version;
 	bool dry_run;	  /* compute everything, change nothing */
 	bool want_diff;	  /* compute a diff even when not a dry run */
 	bool nosync;	  /* skip fsync (tests, benchmarks) */
@@ -132,6 +170,7 @@ struct ws_wresult {
 	bool created;	    /* a new file or directory was made */
 	bool dry_run;
 	long long bytes_written;
+	long long lines;     /* lines in what was written (appended) */
 	size_t replacements; /* edit */
 	size_t removed;	     /* delete: entries removed (or to remove) */
 	char *diff;	     /* NULL when not computed */
@@ -161,19 +200,23 @@ int ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
  * with recursive, a whole tree, walked through directory descriptors and
  * never following a link.  A non-empty directory without recursive is
  * WS_EDIRECTORY_NOT_EMPTY; the workspace root and mount tops are refused.
+ * if_version (may be NULL) is checked as ws_check_version() does.
  */
 int ws_delete(struct ws_ctx *ws, const char *path, bool recursive,
-	      bool dry_run, struct ws_wresult *r);
+	      bool dry_run, const char *if_version, struct ws_wresult *r);
 
 /*
  * Move (rename) src to dst; a symlink is moved itself.  An existing dst is
  * WS_EALREADY_EXISTS unless force.  A dst ending in "/" that names an
- * existing directory receives src under its own name, like mv(1).  Moves
+ * existing directory receives src under its own name, like mv(1); with
+ * parents, a missing one is created to receive it.  if_version (may be
+ * NULL) is checked against src (see ws_check_version()).  Moves
  * between filesystems (or between mounts on different ones) are refused
  * with WS_EIO_ERROR: they would need a copy.
  */
 int ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
-	    bool parents, bool dry_run, struct ws_wresult *r);
+	    bool parents, bool dry_run, const char *if_version,
+	    struct ws_wresult *r);
 
 /* Free what an operation put in r. Safe on a zeroed r. */
 void ws_wresult_free(struct ws_wresult *r);
