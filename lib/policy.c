@@ -1092,6 +1092,16 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 				  "%s denied by policy \"%s\" (rule \"%s\")",
 				  ws__ops[op], p->name, rule);
 	}
+	/* The decision, for a harness to act on without parsing the text. */
+	ws_error_set_policy(p->name, m.rule, ws__ops[op]);
+	if (m.decision == WS_DECISION_APPROVE)
+		ws_error_set_hint("a person must approve this %s; ask the user, "
+				  "who can rerun it with --approve",
+				  ws__ops[op]);
+	else
+		ws_error_set_hint("the policy forbids this %s here; retrying will "
+				  "not help: choose another path or ask the user",
+				  ws__ops[op]);
 	free(msg);
 	return rc;
 }
