@@ -199,6 +199,17 @@ START_TEST(errors_in_the_models_terms)
 	ck_assert_str_eq(err_str(&r, "operation"), "create");
 	ck_assert_ptr_nonnull(err_str(&r, "hint"));
 	wst_run_free(&r);
+	/* A guarded entry is no policy's decision: operation and hint only. */
+	wst_mkdir(W, ".git");
+	wst_run(&r, NULL, "wstools", "call", "write_file",
+		"{\"path\":\".git/config\",\"content\":\"x\"}", "--workspace",
+		W, NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_ptr_null(err_str(&r, "policy"));
+	ck_assert_str_eq(err_str(&r, "operation"), "create");
+	ck_assert_ptr_nonnull(err_str(&r, "hint"));
+	wst_run_free(&r);
 }
 END_TEST
 
