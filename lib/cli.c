@@ -306,14 +306,22 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 	}
 	/* Nothing may follow the object: a second one would be ignored. */
 	root = cJSON_ParseWithOpts(text, NULL, 1);
-	if (root == NULL)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "--args is not valid JSON (near \"%.20s\")",
-				    cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+	if (root == NULL) {
+		ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			     "the arguments are not valid JSON (near \"%.20s\")",
+			     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+		return ws_error_set_hint("send the arguments of %s as one JSON "
+					 "object, such as {\"%s\": ...}", t->tool,
+					 t->pos_name ? t->pos_name : "key");
+	}
 	cli->args_json = root;
-	if (!cJSON_IsObject(root))
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "--args must be a JSON object");
+	if (!cJSON_IsObject(root)) {
+		ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			     "the arguments must be a JSON object");
+		return ws_error_set_hint("send the arguments of %s as one JSON "
+					 "object, such as {\"%s\": ...}", t->tool,
+					 t->pos_name ? t->pos_name : "key");
+	}
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
 		char name[128];

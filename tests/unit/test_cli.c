@@ -258,6 +258,17 @@ START_TEST(args_errors_in_keys)
 	ck_assert(strstr(ws_error_last(), "number") == NULL);
 	ck_assert_ptr_nonnull(ws_error_last_hint());
 	ws_cli_free(&c);
+	/* Not an object: say what to send. */
+	{
+		const char *arr[] = {"--args", "[\"x\"]", NULL};
+
+		ck_assert_int_eq(parse(&c, arr), WS_EINVALID_ARGUMENT);
+		ck_assert_str_eq(ws_error_last(), "the arguments must be a JSON object");
+		ck_assert_str_eq(ws_error_last_hint(), "send the arguments of "
+				 "test_tool as one JSON object, such as "
+				 "{\"path\": ...}");
+		ws_cli_free(&c);
+	}
 	/* A missing positional is named as the key. */
 	ck_assert_int_eq(parse(&c, missing), WS_EINVALID_ARGUMENT);
 	ck_assert_str_eq(ws_error_last(), "missing required argument \"path\"");
