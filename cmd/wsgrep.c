@@ -426,7 +426,7 @@ static void
 kpath(struct wsgrep *g, const struct ws_grep_item *it)
 {
 	ws_jw_kname(&g->jw, "path", it->vpath);
-	ws_jw_kname(&g->jw, "real_path", it->real);
+	ws_cli_kreal(g->cli, &g->jw, "real_path", it->real);
 }
 
 /* "text" (and "text_bytes" when it is not UTF-8). */

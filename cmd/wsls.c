@@ -182,7 +182,7 @@ put_entry(struct wsls *ls, const char *name, const char *vpath,
 		ws_jw_obj(jw);
 		ws_jw_kname(jw, "name", name);
 		ws_jw_kname(jw, "path", vpath);
-		ws_jw_kname(jw, "real_path", real);
+		ws_cli_kreal(ls->cli, jw, "real_path", real);
 		ws_jw_kstr(jw, "type", ws_walk_type(st->st_mode));
 		ws_jw_kint(jw, "size", (long long)st->st_size);
 		ws_jw_kstr(jw, "mtime", tbuf);
@@ -378,7 +378,7 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		if (multi)
 			ws_jw_kname(&ls->jw, "input", in);
 		ws_jw_kname(&ls->jw, "path", res->vpath);
-		ws_jw_kname(&ls->jw, "real_path", res->real);
+		ws_cli_kreal(ls->cli, &ls->jw, "real_path", res->real);
 		ws_jw_key(&ls->jw, "entries");
 		ws_jw_arr(&ls->jw);
 	}

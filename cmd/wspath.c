@@ -254,7 +254,7 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 		ws_jw_kname(jw, "input", in);
 		if (rc == 0) {
 			ws_jw_kname(jw, "path", r.vpath);
-			ws_jw_kname(jw, "real_path", r.real);
+			ws_cli_kreal(cli, jw, "real_path", r.real);
 			ws_jw_kname(jw, "resolved_path", vres);
 			ws_jw_kbool(jw, "exists", r.exists);
 			ws_jw_kstr(jw, "type", type_name(&r));

@@ -106,7 +106,7 @@ print_json(const struct ws_cli *cli, const struct ws_res *res,
 	ws_cli_json_begin(cli, &jw);
 	ws_jw_obj(&jw);
 	ws_jw_kname(&jw, "path", res->vpath);
-	ws_jw_kname(&jw, "real_path", res->real);
+	ws_cli_kreal(cli, &jw, "real_path", res->real);
 	ws_jw_key(&jw, "content");
 	if (r->data == NULL) {
 		ws_jw_null(&jw);

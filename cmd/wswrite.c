@@ -455,7 +455,7 @@ print_json(struct ws_cli *cli, const struct ws_wresult *r, bool show_diff)
 	ws_cli_json_begin(cli, &jw);
 	ws_jw_obj(&jw);
 	ws_jw_kname(&jw, "path", r->vpath);
-	ws_jw_kname(&jw, "real_path", r->real);
+	ws_cli_kreal(cli, &jw, "real_path", r->real);
 	ws_jw_kstr(&jw, "action", r->action);
 	ws_jw_kbool(&jw, "created", r->created);
 	ws_jw_kbool(&jw, "dry_run", r->dry_run);
@@ -471,7 +471,7 @@ print_json(struct ws_cli *cli, const struct ws_wresult *r, bool show_diff)
 		ws_jw_kint(&jw, "removed", (long long)r->removed);
 	if (r->dest_vpath != NULL) {
 		ws_jw_kname(&jw, "destination", r->dest_vpath);
-		ws_jw_kname(&jw, "destination_real_path", r->dest_real);
+		ws_cli_kreal(cli, &jw, "destination_real_path", r->dest_real);
 	}
 	/*
 	 * A create or an overwrite is a summary unless the diff was asked

@@ -120,6 +120,7 @@ ws__set_paths(struct ws_cli *cli, const char *v)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "--paths takes virtual, relative or real, not \"%s\"",
 				    v);
+	cli->paths_set = true;
 	return 0;
 }
 
@@ -270,6 +271,57 @@ ws__args_ceiling(struct ws_optval *v, const struct ws_opt *o, bool by_flag,
 	v->i = want;
 }
 
+/*
+ * A JSON string that is an integer written in decimal digits ("2", "-1"),
+ * as models send numbers: nothing else (no spaces, signs alone, "1e3" or
+ * hex), and within the range a JSON number is accepted in.
+ */
+static int
+ws__digits(const char *s, long long *out)
+{
+	const char *d = s + (*s == '-');
+	char *end;
+
+	if (*d < '0' || *d > '9' || strspn(d, "0123456789") != strlen(d) ||
+	    strlen(d) > 18)
+		return -1;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || *end != '\0' || *out > (1LL << 62) || *out < -(1LL << 62))
+		return -1;
+	return 0;
+}
+
+/*
+ * An unknown key names the valid ones, so that a model can correct its
+ * call instead of guessing again.
+ */
+static int
+ws__unknown_key(const struct ws_tool *t, const char *k)
+{
+	char list[1024];
+	size_t n = 0;
+
+	list[0] = '\0';
+	if (t->pos_name != NULL)
+		n += (size_t)snprintf(list, sizeof(list), "%s", t->pos_name);
+	for (size_t i = 0; i < t->nopts && n < sizeof(list); i++) {
+		if (t->opts[i].flags & WS_OPT_NOSCHEMA)
+			continue;
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s",
+				      n > 0 ? ", " : "");
+		for (const char *c = t->opts[i].name; *c && n + 1 < sizeof(list); c++)
+			list[n++] = *c == '-' ? '_' : *c;
+		if (n < sizeof(list))
+			list[n] = '\0';
+	}
+	ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+		     "unknown argument \"%s\" for %s; valid arguments: %s", k,
+		     t->tool, list);
+	return ws_error_set_hint("use only the arguments listed in the %s "
+				 "definition", t->tool);
+}
+
 /* Apply one --args JSON object. */
 static int
 ws__apply_args(struct ws_cli *cli, const char *text)
@@ -288,14 +340,22 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 	}
 	/* Nothing may follow the object: a second one would be ignored. */
 	root = cJSON_ParseWithOpts(text, NULL, 1);
-	if (root == NULL)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "--args is not valid JSON (near \"%.20s\")",
-				    cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+	if (root == NULL) {
+		ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			     "the arguments are not valid JSON (near \"%.20s\")",
+			     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+		return ws_error_set_hint("send the arguments of %s as one JSON "
+					 "object, such as {\"%s\": ...}", t->tool,
+					 t->pos_name ? t->pos_name : "key");
+	}
 	cli->args_json = root;
-	if (!cJSON_IsObject(root))
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "--args must be a JSON object");
+	if (!cJSON_IsObject(root)) {
+		ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			     "the arguments must be a JSON object");
+		return ws_error_set_hint("send the arguments of %s as one JSON "
+					 "object, such as {\"%s\": ...}", t->tool,
+					 t->pos_name ? t->pos_name : "key");
+	}
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
 		char name[128];
@@ -334,9 +394,7 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 			    !(t->opts[i].flags & WS_OPT_NOSCHEMA))
 				break;
 		if (i == t->nopts || strchr(k, '-') != NULL)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "unknown argument \"%s\" for %s", k,
-					    t->tool);
+			return ws__unknown_key(t, k);
 		v = &cli->vals[i];
 		by_flag = v->set && !v->from_args;
 		v->set = true;
@@ -348,6 +406,12 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 			v->b = cJSON_IsTrue(it);
 			break;
 		case WS_OPT_INT:
+			/* Models often quote numbers: "2" means 2. */
+			if (cJSON_IsString(it)) {
+				if (ws__digits(it->valuestring, &v->i) < 0)
+					return ws__args_type_error(k, "an integer");
+				break;
+			}
 			/* Range first: casting an out-of-range double is UB. */
 			if (!cJSON_IsNumber(it) || !(it->valuedouble >= -0x1p62 &&
 						     it->valuedouble <= 0x1p62) ||
@@ -594,6 +658,10 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 					    "unexpected argument \"%s\"", cli->pos[0]);
 		break;
 	case WS_POS_ONE:
+		if (cli->npos != 1 && cli->from_args)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "missing required argument \"%s\"",
+					    tool->pos_name);
 		if (cli->npos != 1)
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 					    "expected exactly one %s (see --help)",
@@ -605,6 +673,10 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 					    "expected at most one %s", tool->pos_name);
 		break;
 	case WS_POS_MANY:
+		if (cli->npos < 1 && cli->from_args && cli->pos_string == NULL)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "missing required argument \"%s\"",
+					    tool->pos_name);
 		if (cli->npos < 1)
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 					    "missing %s (see --help)", tool->pos_name);

@@ -45,7 +45,19 @@ static const struct {
 static _Thread_local int ws__last_code;
 static _Thread_local char ws__last_msg[1024];
 static _Thread_local char *ws__last_path;
+/* What an error object may carry besides its message (DESIGN.md 4). */
 static _Thread_local char ws__last_hint[512];
+static _Thread_local char *ws__last_policy, *ws__last_rule, *ws__last_op;
+
+static void
+ws__clear_extras(void)
+{
+	ws__last_hint[0] = '\0';
+	free(ws__last_policy);
+	free(ws__last_rule);
+	free(ws__last_op);
+	ws__last_policy = ws__last_rule = ws__last_op = NULL;
+}
 
 static int
 ws__index(int code)
@@ -72,12 +84,76 @@ ws_error_exit_status(int code)
 int
 ws_error_setv(int code, const char *path, const char *fmt, va_list ap)
 {
+	char *p = path ? strdup(path) : NULL;
+
+	/* A new error: the old one's hint and policy no longer apply. */
+	ws__clear_extras();
 	ws__last_code = code;
-	ws__last_hint[0] = '\0';
 	vsnprintf(ws__last_msg, sizeof(ws__last_msg), fmt, ap);
 	free(ws__last_path);
-	ws__last_path = path ? strdup(path) : NULL;
+	ws__last_path = p;
 	return code;
+}
+
+int
+ws_error_set_hint(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ws__last_hint, sizeof(ws__last_hint), fmt, ap);
+	va_end(ap);
+	return ws__last_code;
+}
+
+int
+ws_error_set_policy(const char *policy, const char *rule, const char *operation)
+{
+	char *p = policy ? strdup(policy) : NULL;
+	char *r = rule ? strdup(rule) : NULL;
+	char *o = operation ? strdup(operation) : NULL;
+
+	free(ws__last_policy);
+	free(ws__last_rule);
+	free(ws__last_op);
+	ws__last_policy = p;
+	ws__last_rule = r;
+	ws__last_op = o;
+	return ws__last_code;
+}
+
+void
+ws_error_set_path(const char *path)
+{
+	/* path may be ws__last_path itself: copy before freeing. */
+	char *p = path ? strdup(path) : NULL;
+
+	free(ws__last_path);
+	ws__last_path = p;
+}
+
+const char *
+ws_error_last_hint(void)
+{
+	return ws__last_hint[0] ? ws__last_hint : NULL;
+}
+
+const char *
+ws_error_last_policy(void)
+{
+	return ws__last_policy;
+}
+
+const char *
+ws_error_last_rule(void)
+{
+	return ws__last_rule;
+}
+
+const char *
+ws_error_last_operation(void)
+{
+	return ws__last_op;
 }
 
 int
@@ -144,22 +220,6 @@ ws_error_last_code(void)
 	return ws__last_code;
 }
 
-void
-ws_error_set_hint(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ws__last_hint, sizeof(ws__last_hint), fmt, ap);
-	va_end(ap);
-}
-
-const char *
-ws_error_last_hint(void)
-{
-	return ws__last_hint[0] ? ws__last_hint : NULL;
-}
-
 const char *
 ws_error_last_path(void)
 {
@@ -169,6 +229,7 @@ ws_error_last_path(void)
 void
 ws_error_clear(void)
 {
+	ws__clear_extras();
 	ws__last_code = 0;
 	ws__last_msg[0] = '\0';
 	ws__last_hint[0] = '\0';

@@ -12,12 +12,91 @@
 
 #include "ws/error.h"
 
+/*
+ * Under --args the caller is a model that never saw a flag: "--end-line"
+ * in a message becomes "end_line", the JSON key it did send.  Only the
+ * tool's own options that --args offers are renamed; anything else (a
+ * common option such as --approve, "--" in a diff) is left as it is.
+ * Returns a malloc'd string (NULL if out of memory).
+ */
+char *
+ws_cli_args_terms(const struct ws_cli *cli, const char *s)
+{
+	const struct ws_tool *t = cli->tool;
+	size_t n = strlen(s);
+	char *out = malloc(n + 1), *o = out;
+
+	if (out == NULL)
+		return NULL;
+	while (*s) {
+		size_t len = 0, i = 0;
+
+		if (s[0] == '-' && s[1] == '-' && cli->from_args && t != NULL &&
+		    (o == out || (o[-1] != '-' && (o[-1] < 'a' || o[-1] > 'z')))) {
+			while ((s[2 + len] >= 'a' && s[2 + len] <= 'z') ||
+			       (s[2 + len] >= '0' && s[2 + len] <= '9') ||
+			       (s[2 + len] == '-' && len > 0))
+				len++;
+			for (i = 0; len > 0 && i < t->nopts; i++)
+				if (!(t->opts[i].flags & WS_OPT_NOSCHEMA) &&
+				    strlen(t->opts[i].name) == len &&
+				    strncmp(t->opts[i].name, s + 2, len) == 0)
+					break;
+		}
+		if (len > 0 && i < t->nopts) {
+			for (size_t k = 0; k < len; k++)
+				*o++ = s[2 + k] == '-' ? '_' : s[2 + k];
+			s += 2 + len;
+			continue;
+		}
+		*o++ = *s++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The error object: code, message, path and what the error carries. */
+static void
+ws__error_obj(const struct ws_cli *cli, struct ws_jw *jw, int code,
+	      const char *msg, const char *path, const struct ws_err_extra *x)
+{
+	char *full = NULL, *m, *hint = NULL;
+
+	if (path != NULL && asprintf(&full, "%s: %s", path, msg) < 0)
+		full = NULL;
+	m = ws_cli_args_terms(cli, full ? full : msg);
+	if (x->hint != NULL)
+		hint = ws_cli_args_terms(cli, x->hint);
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "code", ws_error_name(code));
+	ws_jw_kstr(jw, "message", m ? m : full ? full : msg);
+	if (path != NULL)
+		ws_jw_kname(jw, "path", path);
+	if (x->hint != NULL)
+		ws_jw_kstr(jw, "hint", hint ? hint : x->hint);
+	if (x->policy != NULL)
+		ws_jw_kstr(jw, "policy", x->policy);
+	if (x->rule != NULL)
+		ws_jw_kstr(jw, "rule", x->rule);
+	if (x->operation != NULL)
+		ws_jw_kstr(jw, "operation", x->operation);
+	ws_jw_obj_end(jw);
+	free(full);
+	free(m);
+	free(hint);
+}
+
 int
 ws_cli_fail(const struct ws_cli *cli, int code)
 {
 	const char *path = ws_error_last_path();
 	const char *msg = ws_error_last();
-	const char *hint = ws_error_last_hint();
+	struct ws_err_extra x = {
+		.hint = ws_error_last_hint(),
+		.policy = ws_error_last_policy(),
+		.rule = ws_error_last_rule(),
+		.operation = ws_error_last_operation(),
+	};
 
 	if (code == 0)
 		code = ws_error_last_code();
@@ -25,39 +104,40 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 		code = WS_EIO_ERROR;
 	if (cli->json) {
 		struct ws_jw jw;
-		char *full = NULL;
 
-		if (path != NULL && asprintf(&full, "%s: %s", path, msg) < 0)
-			full = NULL;
 		ws_jw_init(&jw, stdout);
 		ws_jw_obj(&jw);
 		ws_jw_kbool(&jw, "success", false);
 		ws_jw_kstr(&jw, "tool", cli->tool ? cli->tool->tool : "");
 		ws_jw_knull(&jw, "output");
 		ws_jw_key(&jw, "error");
-		ws_jw_obj(&jw);
-		ws_jw_kstr(&jw, "code", ws_error_name(code));
-		ws_jw_kstr(&jw, "message", full ? full : msg);
-		if (path != NULL)
-			ws_jw_kname(&jw, "path", path);
-		if (hint != NULL)
-			ws_jw_kstr(&jw, "hint", hint);
-		ws_jw_obj_end(&jw);
+		ws__error_obj(cli, &jw, code, msg, path, &x);
 		if (cli->allow_outside)
 			ws_jw_kstr(&jw, "boundary", "off");
 		ws_jw_obj_end(&jw);
 		fputc('\n', stdout);
 		fflush(stdout);
-		free(full);
 	} else {
-		ws_cli_warn(cli, path, msg, code);
-		if (hint != NULL) {
+		char *m = ws_cli_args_terms(cli, msg);
+
+		ws_cli_warn(cli, path, m ? m : msg, code);
+		free(m);
+		if (x.hint != NULL) {
 			fprintf(stderr, "%s: hint: ", cli->tool ? cli->tool->prog : "ws");
-			ws_cli_put_text(stderr, hint, true);
+			ws_cli_put_text(stderr, x.hint, true);
 			fputc('\n', stderr);
 		}
 	}
 	return ws_error_exit_status(code);
+}
+
+void
+ws_cli_kreal(const struct ws_cli *cli, struct ws_jw *jw, const char *key,
+	     const char *real)
+{
+	if (cli->paths == WS_PATHS_VIRTUAL && cli->paths_set)
+		return;
+	ws_jw_kname(jw, key, real);
 }
 
 void
@@ -149,6 +229,15 @@ ws_cli_multi_fail(struct ws_multi *m, int rc, const char *path)
 		return; /* plain mode: the tool reports each failure itself */
 	m->msg = strdup(ws_error_last());
 	m->path = path ? strdup(path) : NULL;
+	{
+		const char *h = ws_error_last_hint(), *p = ws_error_last_policy();
+		const char *r = ws_error_last_rule(), *o = ws_error_last_operation();
+
+		m->x.hint = h ? strdup(h) : NULL;
+		m->x.policy = p ? strdup(p) : NULL;
+		m->x.rule = r ? strdup(r) : NULL;
+		m->x.operation = o ? strdup(o) : NULL;
+	}
 }
 
 int
@@ -169,21 +258,11 @@ ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
 	else
 		ws_jw_raw(&env, m->buf);
 	ws_jw_key(&env, "error");
-	if (m->first_rc < 0) {
-		char *full = NULL;
-
-		if (m->path != NULL &&
-		    asprintf(&full, "%s: %s", m->path, m->msg ? m->msg : "") < 0)
-			full = NULL;
-		ws_jw_obj(&env);
-		ws_jw_kstr(&env, "code", ws_error_name(m->first_rc));
-		ws_jw_kstr(&env, "message", full ? full : m->msg ? m->msg : "");
-		ws_jw_kname(&env, "path", m->path);
-		ws_jw_obj_end(&env);
-		free(full);
-	} else {
+	if (m->first_rc < 0)
+		ws__error_obj(cli, &env, m->first_rc, m->msg ? m->msg : "",
+			      m->path, &m->x);
+	else
 		ws_jw_null(&env);
-	}
 	if (cli->allow_outside)
 		ws_jw_kstr(&env, "boundary", "off");
 	ws_jw_obj_end(&env);
@@ -191,6 +270,11 @@ ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
 	free(m->buf);
 	free(m->msg);
 	free(m->path);
+	free((char *)m->x.hint);
+	free((char *)m->x.policy);
+	free((char *)m->x.rule);
+	free((char *)m->x.operation);
+	memset(&m->x, 0, sizeof(m->x));
 	m->buf = m->msg = m->path = NULL;
 	return m->first_rc < 0 ? ws_error_exit_status(m->first_rc) : 0;
 }

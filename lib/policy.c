@@ -973,6 +973,19 @@ ws_log_quote(const char *v)
 
 /* ---- The gate ---- */
 
+/*
+ * A refusal that no policy decides (the guarded entries of DESIGN.md 2):
+ * say which operation, and that retrying or another policy will not help.
+ */
+static int
+ws__guard_refusal(int rc, enum ws_op op)
+{
+	ws_error_set_policy(NULL, NULL, ws__ops[op]);
+	ws_error_set_hint("wstools protects this path on every call, whatever "
+			  "the policy: leave it as it is, or ask the user");
+	return rc;
+}
+
 int
 ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 {
@@ -996,23 +1009,23 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 
 		switch (ws_ctx_guarded(ws, real, anc)) {
 		case WS_GUARD_OWN:
-			return ws_error_set(WS_EPOLICY_DENIED, shown,
+			return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 					    "is (or holds) wstools' own configuration or "
-					    "policy: no tool may %s it", ws__ops[op]);
+					    "policy: no tool may %s it", ws__ops[op]), op);
 		case WS_GUARD_ANCHOR:
-			return ws_error_set(WS_EPOLICY_DENIED, shown,
+			return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 					    "is (or holds) an entry that the workspace "
 					    "root or a mount is spelled through: no tool "
 					    "may %s it, or the next call's boundary "
-					    "would move", ws__ops[op]);
+					    "would move", ws__ops[op]), op);
 		case WS_GUARD_PERSIST:
 			(void)ws_guard_persist_match(ws, real, anc, &pat);
-			return ws_error_set(WS_EPOLICY_DENIED, shown,
+			return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 					    "is (or holds) a guarded path (\"%s\": it "
 					    "acts after this call, when git, a shell or "
 					    "an editor runs): no tool may %s it; the "
 					    "configuration's \"guarded\" list sets these",
-					    pat ? pat : "?", ws__ops[op]);
+					    pat ? pat : "?", ws__ops[op]), op);
 		default:
 			break;
 		}
@@ -1092,6 +1105,16 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 				  "%s denied by policy \"%s\" (rule \"%s\")",
 				  ws__ops[op], p->name, rule);
 	}
+	/* The decision, for a harness to act on without parsing the text. */
+	ws_error_set_policy(p->name, m.rule, ws__ops[op]);
+	if (m.decision == WS_DECISION_APPROVE)
+		ws_error_set_hint("a person must approve this %s; ask the user, "
+				  "who can rerun it with --approve",
+				  ws__ops[op]);
+	else
+		ws_error_set_hint("the policy forbids this %s here; retrying will "
+				  "not help: choose another path or ask the user",
+				  ws__ops[op]);
 	free(msg);
 	return rc;
 }

@@ -1054,12 +1054,21 @@ fail:
 	if (rc == WS_ENOT_FOUND && ws->policy != NULL &&
 	    !(flags & WS_R__NO_DENY_CHECK))
 		rc = ws__deny_missing(ws, input, flags, rc);
-	/* Name the path as the user wrote it, keep the message. */
-	{
-		char *msg = strdup(ws_error_last());
-
-		ws_error_set(rc, input, "%s", msg ? msg : "");
-		free(msg);
+	if (rc == WS_ENOT_FOUND && res->form != NULL &&
+	    strcmp(res->form, "shorthand") == 0) {
+		/*
+		 * "/etc/hostname" was read as <root>/etc/hostname: say so,
+		 * or the caller concludes that the host file is missing.
+		 */
+		ws_error_set(rc, input, "not found in the workspace (absolute "
+			     "paths are relative to the workspace root)");
+		ws_error_set_hint("\"%s\" means the workspace's %s; files "
+				  "outside the workspace cannot be reached: "
+				  "list \"/\" to see what the workspace holds",
+				  input, input[0] == '/' ? input + 1 : input);
+	} else {
+		/* Name the path as the user wrote it, keep the message. */
+		ws_error_set_path(input);
 	}
 	if (flags & WS_R_TRACE) {
 		/* Keep the steps for --explain; free the rest. */

@@ -11,10 +11,10 @@ prefix=$(meson introspect "$build" --buildoptions |
 	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')
 root=$dest$prefix
 fail=0
-for f in bin/wspath bin/wsls bin/wsread bin/wswrite bin/wsgrep bin/wsrun \
+for f in bin/wspath bin/wsls bin/wsread bin/wswrite bin/wsgrep bin/wsrun bin/wstools \
 	include/ws/resolve.h include/ws/grep.h include/ws/ignore.h include/ws/run.h \
 	include/ws/sandbox.h include/ws/guard.h share/man/man1/wspath.1 \
-	share/man/man1/wsgrep.1 share/man/man1/wsrun.1 share/man/man7/wstools.7 \
+	share/man/man1/wsgrep.1 share/man/man1/wsrun.1 share/man/man1/wstools.1 share/man/man7/wstools.7 \
 	share/bash-completion/completions/wsls share/wstools/policies/dev-safe.json; do
 	[ -e "$root/$f" ] || { echo "install_check: missing $f" >&2; fail=1; }
 done

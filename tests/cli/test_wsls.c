@@ -908,7 +908,7 @@ START_TEST(schema_and_args)
 	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
 	ck_assert_int_eq(r.status, 2);
 	wst_run_free(&r);
-	lsp(&r, ws, "--args", "{\"depth\": \"2\"}", NULL);
+	lsp(&r, ws, "--args", "{\"depth\": \"two\"}", NULL);
 	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
 	ck_assert_int_eq(r.status, 2);
 	wst_run_free(&r);

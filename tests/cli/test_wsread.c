@@ -1206,7 +1206,7 @@ START_TEST(args)
 	{
 		const char *bad[] = {
 			"{\"path\":\"sub/a.txt\",\"bogus\":1}",
-			"{\"path\":\"sub/a.txt\",\"start_line\":\"2\"}",
+			"{\"path\":\"sub/a.txt\",\"start_line\":\"two\"}",
 			"{\"path\":\"sub/a.txt\",\"start_line\":1.5}",
 			"{\"path\":\"sub/a.txt\",\"base64\":\"yes\"}",
 			"{\"path\":\"sub/a.txt\",\"number\":true}",

@@ -168,7 +168,17 @@ START_TEST(args_json_errors)
 		int code;
 	} t[] = {
 		{"{\"path\":\"x\",\"bogus\":1}", WS_EINVALID_ARGUMENT},
-		{"{\"path\":\"x\",\"start_line\":\"3\"}", WS_EINVALID_ARGUMENT},
+		/* Digit strings are numbers; nothing looser is. */
+		{"{\"path\":\"x\",\"start_line\":\"three\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\" 3\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\"3 \"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\"+3\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\"-\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\"\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\"1e3\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\"0x10\"}", WS_EINVALID_ARGUMENT},
+		{"{\"path\":\"x\",\"start_line\":\"99999999999999999999\"}",
+		 WS_EINVALID_ARGUMENT},
 		{"{\"path\":\"x\",\"start_line\":1.5}", WS_EINVALID_ARGUMENT},
 		{"{\"path\":\"x\",\"start_line\":1e300}", WS_EINVALID_ARGUMENT},
 		{"{\"path\":\"x\",\"start_line\":-1e300}", WS_EINVALID_ARGUMENT},
@@ -198,6 +208,105 @@ START_TEST(args_json_errors)
 		ck_assert(c.json);
 		ws_cli_free(&c);
 	}
+}
+END_TEST
+
+START_TEST(args_digit_strings)
+{
+	static const struct {
+		const char *json;
+		long long want;
+	} t[] = {
+		{"{\"path\":\"x\",\"start_line\":\"2\"}", 2},
+		{"{\"path\":\"x\",\"start_line\":\"-1\"}", -1},
+		{"{\"path\":\"x\",\"start_line\":\"007\"}", 7},
+		{"{\"path\":\"x\",\"start_line\":\"123456789012345678\"}",
+		 123456789012345678LL},
+	};
+
+	clear_env();
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ws_cli c;
+		const char *a[] = {"--args", t[i].json, NULL};
+
+		ck_assert_msg(parse(&c, a) == 0, "%s: %s", t[i].json,
+			      ws_error_last());
+		ck_assert(WS_OPT(&c, O_NUM)->set);
+		ck_assert_int_eq(WS_OPT(&c, O_NUM)->i, t[i].want);
+		ws_cli_free(&c);
+	}
+}
+END_TEST
+
+START_TEST(args_errors_in_keys)
+{
+	struct ws_cli c;
+	const char *unknown[] = {"--args", "{\"path\":\"x\",\"lines\":3}", NULL};
+	const char *missing[] = {"--args", "{\"all\":true}", NULL};
+	const char *flags[] = {"-a", NULL};
+	char *m;
+
+	clear_env();
+	/* An unknown key lists the valid ones, in JSON spelling, and no
+	 * plain-only option among them. */
+	ck_assert_int_eq(parse(&c, unknown), WS_EINVALID_ARGUMENT);
+	ck_assert_msg(strstr(ws_error_last(), "\"lines\"") != NULL, "%s",
+		      ws_error_last());
+	ck_assert_msg(strstr(ws_error_last(), "valid arguments: path, start_line, "
+					      "all, sort, include, parents") != NULL,
+		      "%s", ws_error_last());
+	ck_assert(strstr(ws_error_last(), "number") == NULL);
+	ck_assert_ptr_nonnull(ws_error_last_hint());
+	ws_cli_free(&c);
+	/* Not an object: say what to send. */
+	{
+		const char *arr[] = {"--args", "[\"x\"]", NULL};
+
+		ck_assert_int_eq(parse(&c, arr), WS_EINVALID_ARGUMENT);
+		ck_assert_str_eq(ws_error_last(), "the arguments must be a JSON object");
+		ck_assert_str_eq(ws_error_last_hint(), "send the arguments of "
+				 "test_tool as one JSON object, such as "
+				 "{\"path\": ...}");
+		ws_cli_free(&c);
+	}
+	/* A missing positional is named as the key. */
+	ck_assert_int_eq(parse(&c, missing), WS_EINVALID_ARGUMENT);
+	ck_assert_str_eq(ws_error_last(), "missing required argument \"path\"");
+	ws_cli_free(&c);
+	/* Messages of the tool itself: flags become keys under --args only. */
+	ck_assert_int_eq(parse(&c, unknown), WS_EINVALID_ARGUMENT);
+	m = ws_cli_args_terms(&c, "--start-line must be at least 1; --all, "
+				  "--number, --approve, --sort-by, x--all, --");
+	ck_assert_str_eq(m, "start_line must be at least 1; all, --number, "
+			    "--approve, --sort-by, x--all, --");
+	free(m);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, flags), WS_EINVALID_ARGUMENT);
+	m = ws_cli_args_terms(&c, "--start-line must be at least 1");
+	ck_assert_str_eq(m, "--start-line must be at least 1");
+	free(m);
+	ws_cli_free(&c);
+}
+END_TEST
+
+START_TEST(paths_virtual_is_explicit)
+{
+	struct ws_cli c;
+	const char *none[] = {"x", NULL};
+	const char *virt[] = {"--paths", "virtual", "x", NULL};
+
+	clear_env();
+	ck_assert_int_eq(parse(&c, none), 0);
+	ck_assert(!c.paths_set);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, virt), 0);
+	ck_assert(c.paths_set);
+	ws_cli_free(&c);
+	setenv("WS_PATHS", "virtual", 1);
+	ck_assert_int_eq(parse(&c, none), 0);
+	ck_assert(c.paths_set && c.paths == WS_PATHS_VIRTUAL);
+	ws_cli_free(&c);
+	unsetenv("WS_PATHS");
 }
 END_TEST
 
@@ -259,6 +368,9 @@ suite(void)
 	tcase_add_test(tc, environment);
 	tcase_add_test(tc, args_json);
 	tcase_add_test(tc, args_json_errors);
+	tcase_add_test(tc, args_digit_strings);
+	tcase_add_test(tc, args_errors_in_keys);
+	tcase_add_test(tc, paths_virtual_is_explicit);
 	tcase_add_test(tc, schema_is_valid);
 	tcase_add_test(tc, show_path);
 	suite_add_tcase(s, tc);

@@ -69,17 +69,30 @@ START_TEST(last_message)
 }
 END_TEST
 
-/* A hint belongs to the error it was set after, and goes with the next. */
-START_TEST(hint)
+START_TEST(hint_and_policy)
 {
-	ws_error_set(WS_EEDIT_NO_MATCH, "f", "not found");
+	ck_assert_int_eq(ws_error_set(WS_EPOLICY_DENIED, "a", "denied"),
+			 WS_EPOLICY_DENIED);
 	ck_assert_ptr_null(ws_error_last_hint());
-	ws_error_set_hint("read lines %d-%d", 2, 3);
-	ck_assert_str_eq(ws_error_last_hint(), "read lines 2-3");
-	ck_assert_str_eq(ws_error_last(), "not found");
-	ws_error_set(WS_ENOT_FOUND, NULL, "other");
+	ck_assert_int_eq(ws_error_set_hint("try %s", "b"), WS_EPOLICY_DENIED);
+	ck_assert_int_eq(ws_error_set_policy("p", NULL, "write"), WS_EPOLICY_DENIED);
+	ck_assert_str_eq(ws_error_last_hint(), "try b");
+	ck_assert_str_eq(ws_error_last_policy(), "p");
+	ck_assert_ptr_null(ws_error_last_rule());
+	ck_assert_str_eq(ws_error_last_operation(), "write");
+	/* Renaming the path keeps the rest, even from the path itself. */
+	ws_error_set_path(ws_error_last_path());
+	ck_assert_str_eq(ws_error_last_path(), "a");
+	ws_error_set_path("/x");
+	ck_assert_str_eq(ws_error_last_path(), "/x");
+	ck_assert_str_eq(ws_error_last_hint(), "try b");
+	ck_assert_str_eq(ws_error_last(), "denied");
+	/* A new error forgets them; so does clearing. */
+	ws_error_set(WS_ENOT_FOUND, NULL, "gone");
 	ck_assert_ptr_null(ws_error_last_hint());
-	ws_error_set_hint("x");
+	ck_assert_ptr_null(ws_error_last_policy());
+	ck_assert_ptr_null(ws_error_last_operation());
+	ws_error_set_hint("h");
 	ws_error_clear();
 	ck_assert_ptr_null(ws_error_last_hint());
 }
@@ -93,7 +106,7 @@ suite(void)
 
 	tcase_add_test(tc, names_and_exit_statuses);
 	tcase_add_test(tc, last_message);
-	tcase_add_test(tc, hint);
+	tcase_add_test(tc, hint_and_policy);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -99,6 +99,116 @@ START_TEST(fail_json_and_plain)
 }
 END_TEST
 
+static void
+do_fail_extra(void *arg)
+{
+	struct failcase *c = arg;
+
+	ws_error_set(WS_EPOLICY_DENIED, "/a", "--sort-by denied");
+	ws_error_set_policy("read-only", "**", "write");
+	ws_error_set_hint("choose --sort-by another way");
+	c->status = ws_cli_fail(&c->cli, 0);
+}
+
+static void
+do_fail_stale(void *arg)
+{
+	struct failcase *c = arg;
+
+	/* A new error forgets the last one's hint and policy. */
+	ws_error_set(WS_EPOLICY_DENIED, "/a", "denied");
+	ws_error_set_policy("p", "r", "write");
+	ws_error_set_hint("h");
+	ws_error_set(WS_ENOT_FOUND, "/b", "gone");
+	c->status = ws_cli_fail(&c->cli, 0);
+}
+
+START_TEST(fail_hint_and_policy)
+{
+	static const struct ws_opt o[] = {
+		{"sort-by", 0, WS_OPT_STR, "KEY", "k", 0},
+	};
+	struct ws_tool t2 = tool;
+	struct failcase c = {0};
+	char *out, *err;
+	cJSON *j, *e;
+
+	t2.opts = o;
+	t2.nopts = 1;
+	c.cli.tool = &t2;
+	c.cli.json = true;
+	c.cli.from_args = true;
+	capture(do_fail_extra, &c, &out, &err);
+	ck_assert_int_eq(c.status, 3);
+	j = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(j);
+	e = cJSON_GetObjectItem(j, "error");
+	ck_assert_str_eq(cJSON_GetObjectItem(e, "message")->valuestring,
+			 "/a: sort_by denied");
+	ck_assert_str_eq(cJSON_GetObjectItem(e, "hint")->valuestring,
+			 "choose sort_by another way");
+	ck_assert_str_eq(cJSON_GetObjectItem(e, "policy")->valuestring, "read-only");
+	ck_assert_str_eq(cJSON_GetObjectItem(e, "rule")->valuestring, "**");
+	ck_assert_str_eq(cJSON_GetObjectItem(e, "operation")->valuestring, "write");
+	cJSON_Delete(j);
+	free(out);
+	free(err);
+	capture(do_fail_stale, &c, &out, &err);
+	j = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(j);
+	e = cJSON_GetObjectItem(j, "error");
+	ck_assert_ptr_null(cJSON_GetObjectItem(e, "hint"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(e, "policy"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(e, "rule"));
+	cJSON_Delete(j);
+	free(out);
+	free(err);
+	/* Without --args, a flag stays a flag. */
+	c.cli.from_args = false;
+	capture(do_fail_extra, &c, &out, &err);
+	ck_assert_ptr_nonnull(strstr(out, "\"/a: --sort-by denied\""));
+	free(out);
+	free(err);
+}
+END_TEST
+
+static void
+do_kreal(void *arg)
+{
+	struct failcase *c = arg;
+	struct ws_jw jw;
+
+	ws_jw_init(&jw, stdout);
+	ws_jw_obj(&jw);
+	ws_jw_kname(&jw, "path", "/a");
+	ws_cli_kreal(&c->cli, &jw, "real_path", "/host/ws/a");
+	ws_jw_obj_end(&jw);
+}
+
+START_TEST(real_path_left_out)
+{
+	struct failcase c = {0};
+	char *out, *err;
+
+	c.cli.tool = &tool;
+	/* The default view still carries real_path (DESIGN.md 2). */
+	capture(do_kreal, &c, &out, &err);
+	ck_assert_str_eq(out, "{\"path\":\"/a\",\"real_path\":\"/host/ws/a\"}");
+	free(out);
+	free(err);
+	c.cli.paths_set = true;
+	capture(do_kreal, &c, &out, &err);
+	ck_assert_str_eq(out, "{\"path\":\"/a\"}");
+	free(out);
+	free(err);
+	c.cli.paths = WS_PATHS_REAL;
+	capture(do_kreal, &c, &out, &err);
+	ck_assert_ptr_nonnull(strstr(out, "/host/ws/a"));
+	free(out);
+	free(err);
+}
+END_TEST
+
 struct multicase {
 	struct ws_cli cli;
 	int fail_second;
@@ -227,6 +337,8 @@ suite(void)
 	tcase_add_test(tc, several_results_in_one_envelope);
 	tcase_add_test(tc, success_envelope_any_bytes);
 	tcase_add_test(tc, masked_names);
+	tcase_add_test(tc, fail_hint_and_policy);
+	tcase_add_test(tc, real_path_left_out);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -107,6 +107,7 @@ struct ws_cli {
 	const char *env_mounts;
 	bool no_detect_root, strict, allow_outside, approve, json, verbose;
 	enum ws_paths_mode paths;
+	bool paths_set; /* --paths or WS_PATHS was given (not the default) */
 	/* The tool's own options, in the order of tool->opts. */
 	struct ws_optval *vals;
 	const char **pos;

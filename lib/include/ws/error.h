@@ -80,15 +80,33 @@ int ws_error_last_code(void);
 const char *ws_error_last_path(void);
 
 /*
- * Attach a hint to the last recorded error: what the caller can do next,
- * in its own terms (printed as "hint" in the JSON error object and as a
- * second line in plain mode).  ws_error_set() forgets the hint, so set it
- * after the error.
+ * Attach to the last error what the caller should do next, in its own
+ * terms ("list the directory first", not a flag), printed as the error
+ * object's "hint".  ws_error_set() forgets the previous one, so call this
+ * after it.  Returns the last error's code.
  */
-void ws_error_set_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int ws_error_set_hint(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
-/* The hint attached to the last recorded error, or NULL. */
+/*
+ * Attach the policy decision behind the last error: the policy's name, the
+ * rule that decided and the operation ("write", "delete"...), printed as
+ * "policy", "rule" and "operation".  Any may be NULL.  Returns the code.
+ */
+int ws_error_set_policy(const char *policy, const char *rule,
+			const char *operation);
+
+/*
+ * Name another path in the last error, keeping its code, message, hint and
+ * policy fields (a resolver naming the path as the user wrote it).
+ */
+void ws_error_set_path(const char *path);
+
+/* The hint, policy, rule and operation of the last error, or NULL. */
 const char *ws_error_last_hint(void);
+const char *ws_error_last_policy(void);
+const char *ws_error_last_rule(void);
+const char *ws_error_last_operation(void);
 
 /* Forget the last error. */
 void ws_error_clear(void);

@@ -13,6 +13,11 @@
 
 struct ws_cli;
 
+/* What an error object carries besides code, message and path. */
+struct ws_err_extra {
+	const char *hint, *policy, *rule, *operation;
+};
+
 /*
  * Print the last error (code from ws_error_last_code() if code is 0) in
  * plain or JSON form and return the exit status of DESIGN.md section 4.
@@ -42,6 +47,7 @@ struct ws_multi {
 	size_t len, cap;
 	int first_rc;
 	char *msg, *path;
+	struct ws_err_extra x; /* the first failure's hint and policy */
 };
 
 int ws_cli_multi_begin(struct ws_multi *m, struct ws_jw *jw);
@@ -75,6 +81,21 @@ void ws_cli_put_text(FILE *f, const char *s, bool escape);
  * that formats a line around it: malloc'd, NULL if out of memory.
  */
 char *ws_cli_masked(const char *s, bool escape);
+
+/*
+ * Write "key": real (a host path) unless --paths virtual (or WS_PATHS)
+ * asked for the host layout to be left out: every result's real_path goes
+ * through here.
+ */
+void ws_cli_kreal(const struct ws_cli *cli, struct ws_jw *jw, const char *key,
+		  const char *real);
+
+/*
+ * s in the caller's terms: under --args, "--end-line" becomes "end_line"
+ * for the tool's own options (malloc'd; NULL if out of memory).  Without
+ * --args, a copy of s.
+ */
+char *ws_cli_args_terms(const struct ws_cli *cli, const char *s);
 
 /* The path to show a person for a result, per --paths. */
 const char *ws_cli_show_path(const struct ws_cli *cli, const char *vpath,

@@ -1,0 +1,272 @@
+/*
+ * test_wstools.c - the front door: "wstools schemas" is one array of
+ * function definitions, "wstools call" runs the tool a model names with
+ * its output and exit status unchanged, and errors speak in the model's
+ * terms (JSON keys, hints, policy decisions).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wstest.h"
+
+static char *T, *W;
+
+static void
+setup(void)
+{
+	T = wst_tmpdir();
+	W = wst_path(T, "ws");
+	wst_write(T, "ws/src/a.c", "int a;\nint main(void) { return 0; }\n");
+	wst_write(T, "ws/notes.md", "one\ntwo\nthree\n");
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(T);
+	free(T);
+	free(W);
+}
+
+static const char *
+err_str(const struct wst_run *r, const char *key)
+{
+	cJSON *e = cJSON_GetObjectItem(r->json, "error");
+	cJSON *v = cJSON_GetObjectItem(e, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+START_TEST(schemas_are_one_array)
+{
+	static const char *const want[] = {"list_directory", "read_file",
+					   "write_file", "search_files",
+					   "run_command"};
+	static const char *const callable[] = {
+		"list_directory", "read_file", "write_file", "edit_file",
+		"create_directory", "move_path", "delete_path", "search_files",
+		"run_command"};
+	struct wst_run r;
+	cJSON *it;
+	size_t found = 0;
+
+	wst_run(&r, NULL, "wstools", "schemas", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(cJSON_IsArray(r.json), "%s", r.out);
+	cJSON_ArrayForEach(it, r.json) {
+		cJSON *fn = cJSON_GetObjectItem(it, "function");
+		cJSON *name = cJSON_GetObjectItem(fn, "name");
+		cJSON *params = cJSON_GetObjectItem(fn, "parameters");
+		bool known = false;
+
+		ck_assert_str_eq(cJSON_GetObjectItem(it, "type")->valuestring,
+				 "function");
+		ck_assert(cJSON_IsString(name));
+		ck_assert(cJSON_IsString(cJSON_GetObjectItem(fn, "description")));
+		ck_assert_str_eq(cJSON_GetObjectItem(params, "type")->valuestring,
+				 "object");
+		ck_assert(cJSON_IsObject(cJSON_GetObjectItem(params, "properties")));
+		/* Every definition is one "call" can run, and no array is
+		 * nested: wswrite's own array is flattened. */
+		for (size_t i = 0; i < sizeof(callable) / sizeof(callable[0]); i++)
+			known |= strcmp(callable[i], name->valuestring) == 0;
+		ck_assert_msg(known, "wstools call cannot run %s", name->valuestring);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			found += strcmp(want[i], name->valuestring) == 0;
+	}
+	ck_assert_uint_eq(found, sizeof(want) / sizeof(want[0]));
+	wst_run_free(&r);
+	/* A stray argument is an error, not ignored. */
+	wst_run(&r, NULL, "wstools", "schemas", "extra", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(call_dispatches)
+{
+	static const char *const no_path[] = {"PATH=/nonexistent", NULL};
+	struct wst_run r;
+	char *p;
+	size_t n;
+
+	/* Found next to wstools, whatever PATH says. */
+	{
+		const char *argv[] = {"call", "read_file",
+				      "{\"path\":\"notes.md\",\"start_line\":2}",
+				      "--workspace", W, NULL};
+
+		wst_runv(&r, NULL, no_path, "wstools", argv);
+	}
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
+			 "read_file");
+	ck_assert_str_eq(wst_output_str(&r, "content"), "two\nthree\n");
+	ck_assert_ptr_nonnull(wst_output(&r, "real_path"));
+	wst_run_free(&r);
+	/* Arguments from standard input; options after them reach the
+	 * tool (--paths virtual leaves the host layout out). */
+	wst_run(&r, "{\"path\":\"src\"}", "wstools", "call", "list_directory",
+		"-", "--workspace", W, "--paths", "virtual", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
+			 "list_directory");
+	ck_assert_ptr_null(wst_output(&r, "real_path"));
+	ck_assert_ptr_null(strstr(r.out, T));
+	wst_run_free(&r);
+	wst_run(&r, "{\"path\":\"new/b.txt\",\"content\":\"hello\\n\"}", "wstools",
+		"call", "write_file", "-", "--workspace", W, NULL);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	wst_run_free(&r);
+	p = wst_path(W, "new/b.txt");
+	{
+		char *c = wst_slurp(p, &n);
+
+		ck_assert_ptr_nonnull(c);
+		ck_assert_str_eq(c, "hello\n");
+		free(c);
+	}
+	free(p);
+	wst_run(&r, NULL, "wstools", "call", "search_files",
+		"{\"pattern\":\"main\"}", "--workspace", W, NULL);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
+			 "search_files");
+	ck_assert_ptr_nonnull(strstr(r.out, "/src/a.c"));
+	wst_run_free(&r);
+	/* The tool's exit status passes through: wsgrep's 1 for no match. */
+	wst_run(&r, NULL, "wstools", "call", "search_files",
+		"{\"pattern\":\"absent-text\"}", "--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 1);
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(errors_in_the_models_terms)
+{
+	struct wst_run r;
+	const char *m;
+
+	/* An absolute host path read as shorthand says so, with a hint. */
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"/etc/hostname\"}", "--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	ck_assert_str_eq(err_str(&r, "message"),
+			 "/etc/hostname: not found in the workspace (absolute "
+			 "paths are relative to the workspace root)");
+	ck_assert_ptr_nonnull(err_str(&r, "hint"));
+	wst_run_free(&r);
+	/* A relative path that is missing keeps the plain message. */
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"nope.txt\"}", "--workspace", W, NULL);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	ck_assert_ptr_null(strstr(err_str(&r, "message"), "absolute"));
+	wst_run_free(&r);
+	/* Keys, not flags. */
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"notes.md\",\"end_line\":0}", "--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	m = err_str(&r, "message");
+	ck_assert_msg(strstr(m, "end_line") != NULL && strstr(m, "--") == NULL,
+		      "%s", m);
+	wst_run_free(&r);
+	/* An unknown key lists the valid ones. */
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"notes.md\",\"line\":2}", "--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	m = err_str(&r, "message");
+	ck_assert_msg(strstr(m, "valid arguments: path, start_line, end_line") != NULL,
+		      "%s", m);
+	wst_run_free(&r);
+	/* A number sent as a string of digits is a number. */
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"notes.md\",\"start_line\":\"3\"}", "--workspace", W,
+		NULL);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	ck_assert_str_eq(wst_output_str(&r, "content"), "three\n");
+	wst_run_free(&r);
+	/* A policy decision names the policy, the rule and the operation. */
+	wst_run(&r, NULL, "wstools", "call", "write_file",
+		"{\"path\":\"c.txt\",\"content\":\"x\"}", "--workspace", W,
+		"--policy", "read-only", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_str_eq(err_str(&r, "policy"), "read-only");
+	ck_assert_ptr_nonnull(err_str(&r, "rule"));
+	ck_assert_str_eq(err_str(&r, "operation"), "create");
+	ck_assert_ptr_nonnull(err_str(&r, "hint"));
+	wst_run_free(&r);
+	/* A guarded entry is no policy's decision: operation and hint only. */
+	wst_mkdir(W, ".git");
+	wst_run(&r, NULL, "wstools", "call", "write_file",
+		"{\"path\":\".git/config\",\"content\":\"x\"}", "--workspace",
+		W, NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_ptr_null(err_str(&r, "policy"));
+	ck_assert_str_eq(err_str(&r, "operation"), "create");
+	ck_assert_ptr_nonnull(err_str(&r, "hint"));
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(usage_errors)
+{
+	struct wst_run r;
+
+	wst_run(&r, NULL, "wstools", "call", "rm_rf", "{}", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring, "rm_rf");
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "message"), "read_file"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "call", "read_file", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "frobnicate", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "Usage"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "call NAME"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "--version", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "wstools (wstools) "));
+	wst_run_free(&r);
+	/* Bad JSON is the tool's error, passed through. */
+	wst_run(&r, NULL, "wstools", "call", "read_file", "{nope", "--workspace",
+		W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
+			 "read_file");
+	wst_run_free(&r);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("cli-wstools");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, schemas_are_one_array);
+	tcase_add_test(tc, call_dispatches);
+	tcase_add_test(tc, errors_in_the_models_terms);
+	tcase_add_test(tc, usage_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)
