@@ -415,7 +415,7 @@ START_TEST(symlink_leaf_outside)
 	e = entry(&r, "srclink");
 	ck_assert_str_eq(sget(e, "target"), "sub");
 	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "target_outside")));
-	ck_assert_str_eq(sget(e, "real_path") + strlen(f.ws), "/srclink");
+	ck_assert_str_eq(sget(e, "path"), "/srclink");
 	e = entry(&r, "la");
 	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "target_outside")));
 	e = entry(&r, "a.txt");
@@ -434,7 +434,7 @@ START_TEST(symlink_inside_chain_loop)
 
 	fx_make(&f);
 	/* A symlinked parent directory inside the workspace is followed. */
-	lsj(&r, f.ws, "srclink/deep", NULL);
+	lsj(&r, f.ws, "--fields", "name,real_path", "srclink/deep", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert_str_eq(wst_output_str(&r, "path"), "/srclink/deep");
 	ck_assert_str_eq(names(&r), "f.c");
@@ -471,7 +471,8 @@ START_TEST(recursive_never_leaves)
 	wst_symlink(f.out, f.ws, "sub/deep/outlink");
 	dirs[0] = f.ws;
 	dirs[1] = NULL;
-	lsj(&r, f.ws, "-R", "-a", "--max-entries", "0", NULL);
+	lsj(&r, f.ws, "-R", "-a", "--max-entries", "0", "--max-output", "0",
+	    "--fields", "name,path,real_path,type,size,target", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert(all_inside(r.json, dirs));
 	ck_assert_ptr_null(strstr(r.out, "OUTSIDE_MARKER"));
@@ -483,11 +484,11 @@ START_TEST(recursive_never_leaves)
 						   "target_outside")));
 	/* srclink is listed as a symlink, and not walked into. */
 	ck_assert_ptr_null(strstr(r.out, "/srclink/"));
-	ck_assert_int_eq(wst_output(&r, "total")->valueint,
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint,
 			 cJSON_GetArraySize(entries(&r)));
 	wst_run_free(&r);
 	/* Starting below a symlinked directory follows only that one. */
-	lsj(&r, f.ws, "-R", "srclink", NULL);
+	lsj(&r, f.ws, "-R", "--fields", "name,path,real_path,type,size,target", "srclink", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert(all_inside(r.json, dirs));
 	ck_assert_str_eq(sget(entry(&r, "f.c"), "path"), "/srclink/deep/f.c");
@@ -538,7 +539,7 @@ START_TEST(non_utf8_names)
 
 	wst_write(ws, bad, "x");
 	wst_write(ws, "ok-\xc3\xa9.txt", "x");
-	lsj(&r, ws, NULL);
+	lsj(&r, ws, "--fields", "name,path,real_path", NULL);
 	ck_assert_msg(r.json != NULL, "invalid JSON: %s", r.out);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 2);
@@ -633,7 +634,7 @@ START_TEST(seed_001_root_and_mounts)
 	dirs[1] = skills;
 	dirs[2] = ticket;
 	dirs[3] = NULL;
-	lsj(&r, ws, "--mount", m1, "--mount", m2, "-aR", NULL);
+	lsj(&r, ws, "--mount", m1, "--mount", m2, "-aR", "--fields", "name,path,real_path,type,size,target", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert_ptr_nonnull(entry(&r, "planner.md"));
 	ck_assert_str_eq(sget(entry(&r, "planner.md"), "path"),
@@ -680,23 +681,26 @@ START_TEST(max_entries)
 
 	lsj(&r, ws, "--max-entries", "3", NULL);
 	ck_assert_str_eq(names(&r), "f0000,f0001,f0002");
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 3);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 3);
 	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
 	wst_run_free(&r);
 	/* Exactly as many as there are: not truncated. */
 	lsj(&r, ws, "--max-entries", "1005", NULL);
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1005);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 1005);
 	ck_assert(cJSON_IsFalse(wst_output(&r, "truncated")));
 	wst_run_free(&r);
-	/* JSON default: 1000. */
+	/* JSON default: 200, and the directory's true count. */
 	lsj(&r, ws, NULL);
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1000);
-	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 1000);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 200);
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 200);
 	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
-	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 999), "name"), "f0999");
+	ck_assert_str_eq(wst_output_str(&r, "truncated_reason"), "max_entries");
+	ck_assert_int_eq(wst_output(&r, "next_offset")->valueint, 200);
+	ck_assert_int_eq(wst_output(&r, "entries_total")->valueint, 1005);
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 199), "name"), "f0199");
 	wst_run_free(&r);
 	lsj(&r, ws, "--max-entries", "0", NULL);
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1005);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 1005);
 	wst_run_free(&r);
 	/* Plain default: unlimited; with a limit, a note on stderr. */
 	lsp(&r, ws, NULL);
@@ -717,7 +721,7 @@ START_TEST(max_entries)
 	wst_write(ws, "a/x", "");
 	wst_write(ws, "a/y", "");
 	lsj(&r, ws, "-R", "--max-entries", "1002", "a", NULL);
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 2);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 2);
 	ck_assert(cJSON_IsFalse(wst_output(&r, "truncated")));
 	wst_run_free(&r);
 	wst_rmrf(ws);
@@ -755,7 +759,8 @@ START_TEST(depth_and_recursive)
 	ck_assert_str_eq(r.out, "/:\na\ntop.txt\n\n/a:\nb\n\n/a/b:\nc\n\n/a/b/c:\nd.txt\n");
 	wst_run_free(&r);
 	lsp(&r, ws, "-R", "--paths", "relative", "a", NULL);
-	ck_assert_str_eq(r.out, "a:\na/b\n\na/b:\na/b/c\n\na/b/c:\na/b/c/d.txt\n");
+	/* Into a pipe, with a path form: a flat list of paths, no headers. */
+	ck_assert_str_eq(r.out, "a/b\na/b/c\na/b/c/d.txt\n");
 	wst_run_free(&r);
 	/* Bad values. */
 	lsj(&r, ws, "--depth", "0", NULL);
@@ -793,17 +798,34 @@ START_TEST(sort_and_fields)
 	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
 	free(p);
 
+	/* The default entry: name, path, type, size, nothing more. */
 	lsj(&r, ws, NULL);
 	ck_assert_str_eq(names(&r), "big,mid,small");
 	e = entry(&r, "mid");
 	ck_assert_str_eq(sget(e, "type"), "file");
 	ck_assert_int_eq(cJSON_GetObjectItem(e, "size")->valueint, 5);
+	ck_assert_str_eq(sget(e, "path"), "/mid");
+	ck_assert_int_eq(cJSON_GetArraySize(e), 4);
+	wst_run_free(&r);
+	/* -l adds mtime, mode and the version token. */
+	lsj(&r, ws, "-l", NULL);
+	e = entry(&r, "mid");
 	ck_assert_str_eq(sget(e, "mtime"), "2026-11-25T21:49:40Z");
 	ck_assert_str_eq(sget(e, "mode"), "0640");
-	ck_assert_str_eq(sget(e, "path"), "/mid");
+	ck_assert_uint_eq(strlen(sget(e, "version")), 16);
+	wst_run_free(&r);
+	/* --fields picks the keys, in a fixed order. */
+	lsj(&r, ws, "--fields", "real_path,name", NULL);
+	e = entry(&r, "mid");
 	p = wst_path(ws, "mid");
 	ck_assert_str_eq(sget(e, "real_path"), p);
 	free(p);
+	ck_assert_int_eq(cJSON_GetArraySize(e), 2);
+	ck_assert_ptr_null(sget(e, "path"));
+	wst_run_free(&r);
+	lsj(&r, ws, "--fields", "name,colour", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(r.out, "colour"));
 	wst_run_free(&r);
 	lsj(&r, ws, "--sort", "size", NULL);
 	ck_assert_str_eq(names(&r), "big,mid,small");
@@ -830,7 +852,7 @@ START_TEST(sort_and_fields)
 	lsj(&r, ws, "mid", NULL);
 	ck_assert_str_eq(wst_output_str(&r, "path"), "/mid");
 	ck_assert_str_eq(names(&r), "mid");
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 1);
 	wst_run_free(&r);
 	/* A file PATH through a symlink: the link's name, the target's data. */
 	lsj(&r, ws, "zlink", NULL);
@@ -862,6 +884,10 @@ START_TEST(hidden_entries)
 	ck_assert_str_eq(names(&r), "vis");
 	wst_run_free(&r);
 	lsj(&r, ws, "-R", "-a", NULL);
+	ck_assert_str_eq(names(&r), ".env,vis");
+	wst_run_free(&r);
+	/* .git is skipped by a recursive listing unless --no-ignore. */
+	lsj(&r, ws, "-R", "-a", "--no-ignore", NULL);
 	ck_assert_str_eq(names(&r), ".env,.git,vis,config");
 	wst_run_free(&r);
 	lsj(&r, ws, "--args", "{\"all\": true}", NULL);
@@ -878,7 +904,9 @@ START_TEST(schema_and_args)
 	struct wst_run r;
 	cJSON *fn, *props;
 	const char *keys[] = {"path", "all", "long", "recursive", "depth",
-			      "sort", "max_entries", NULL};
+			      "sort", "max_entries", "offset", "max_output",
+			      "fields", "no_ignore", "exclude", "directory",
+			      NULL};
 
 	wst_write(ws, "d/x", "");
 	wst_write(ws, "d/y/z", "");
@@ -892,7 +920,7 @@ START_TEST(schema_and_args)
 	for (int i = 0; keys[i]; i++)
 		ck_assert_msg(cJSON_GetObjectItem(props, keys[i]) != NULL,
 			      "schema lacks %s", keys[i]);
-	ck_assert_int_eq(cJSON_GetArraySize(props), 7);
+	ck_assert_int_eq(cJSON_GetArraySize(props), 13);
 	wst_run_free(&r);
 
 	lsp(&r, ws, "--args", "{\"path\": \"d\", \"recursive\": true, "
@@ -1122,7 +1150,7 @@ START_TEST(policy_hides_entries)
 	ck_assert_ptr_nonnull(entry(&r, "secret"));
 	ck_assert_int_eq(hidden_by_policy(&r), 2);
 	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "output"),
-					     "total")->valueint,
+					     "returned")->valueint,
 			 cJSON_GetArraySize(entries(&r)));
 	wst_run_free(&r);
 	/* --approve lets the approval-needing one through. */
@@ -1246,7 +1274,7 @@ START_TEST(huge_directory_plain)
 	ck_assert_str_eq(r.err, "");
 	wst_run_free(&r);
 	/* JSON keeps only what it shows: the first 1000 by name. */
-	lsj(&r, ws, "big", NULL);
+	lsj(&r, ws, "--max-entries", "1000", "--max-output", "0", "big", NULL);
 	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 1000);
 	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 0), "name"), "e000000");
 	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 999), "name"), "e000999");
@@ -1394,7 +1422,7 @@ START_TEST(deep_tree_out_of_descriptors)
 		r.json, "error"), "message")->valuestring, "listing incomplete"));
 	/* What could be listed is there, and what could not is named. */
 	total = cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "output"),
-				    "total")->valueint;
+				    "returned")->valueint;
 	ck_assert_int_gt(total, 10);
 	ck_assert_int_lt(total, depth);
 	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), total);
@@ -1428,7 +1456,8 @@ START_TEST(deep_tree_out_of_descriptors)
 		/* A header, the entry and a blank line per level. */
 		ck_assert_int_eq(lines, 3 * (depth + 1) - 1);
 		wst_run_free(&r);
-		ls_limited(&r, 64, cur.rlim_max, ws, "--json", "-R", NULL);
+		ls_limited(&r, 64, cur.rlim_max, ws, "--json", "-R",
+			   "--max-entries", "0", "--max-output", "0", NULL);
 		ck_assert_int_eq(r.status, 0);
 		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")));
 		ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), depth + 1);
