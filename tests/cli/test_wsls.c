@@ -23,6 +23,7 @@
 #include "wstest.h"
 #include "ws/json.h"
 #include "ws/path.h"
+#include "ws/version.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
@@ -1603,6 +1604,312 @@ START_TEST(rename_exchange_race)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Sized for a model: paging, byte cap, fields (issue 9)               */
+
+START_TEST(paging_1500_no_gaps)
+{
+	char *ws = files_ws(1500);
+	struct wst_run r;
+	char seen[1500] = {0};
+	long long off = 0;
+	int pages = 0, n = 0;
+
+	/* JSON defaults: 200 a page, every page knows the true count. */
+	do {
+		char offs[32];
+		cJSON *arr, *it;
+
+		snprintf(offs, sizeof(offs), "%lld", off);
+		lsj(&r, ws, "--offset", offs, NULL);
+		ck_assert_str_eq(wst_code(&r), "");
+		ck_assert_int_eq(wst_output(&r, "entries_total")->valueint, 1500);
+		arr = entries(&r);
+		cJSON_ArrayForEach(it, arr) {
+			int i = atoi(sget(it, "name") + 1);
+
+			ck_assert_int_eq(i, n); /* in order: no gap, no repeat */
+			ck_assert(!seen[i]);
+			seen[i] = 1;
+			n++;
+		}
+		if (cJSON_IsTrue(wst_output(&r, "truncated"))) {
+			ck_assert_int_eq(cJSON_GetArraySize(arr), 200);
+			ck_assert_int_eq(wst_output(&r, "next_offset")->valueint,
+					 off + 200);
+			off = wst_output(&r, "next_offset")->valueint;
+		} else {
+			ck_assert_ptr_null(wst_output(&r, "next_offset"));
+			off = -1;
+		}
+		wst_run_free(&r);
+		pages++;
+	} while (off >= 0 && pages < 20);
+	ck_assert_int_eq(pages, 8);
+	ck_assert_int_eq(n, 1500);
+	/* The same through --args, as a model pages. */
+	lsj(&r, ws, "--args", "{\"offset\": 1499, \"max_entries\": 5}", NULL);
+	ck_assert_str_eq(names(&r), "f1499");
+	ck_assert(cJSON_IsFalse(wst_output(&r, "truncated")));
+	wst_run_free(&r);
+	/* Plain pages too. */
+	lsp(&r, ws, "--offset", "1497", NULL);
+	ck_assert_str_eq(r.out, "f1497\nf1498\nf1499\n");
+	wst_run_free(&r);
+	lsj(&r, ws, "--offset", "-3", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(byte_cap_deep_long_names)
+{
+	char *ws = wst_tmpdir();
+	char name[256], rel[8192] = "";
+	struct wst_run r;
+	long long off = 0, total = 0, all;
+	int pages = 0;
+
+	/* 12 levels of 200-byte names, 10 files of 200-byte names each. */
+	memset(name, 'n', 200);
+	name[200] = '\0';
+	for (int lvl = 0; lvl < 12; lvl++) {
+		name[0] = (char)('a' + lvl);
+		snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "%s%s",
+			 lvl ? "/" : "", name);
+		for (int i = 0; i < 10; i++) {
+			char f[8192];
+
+			snprintf(f, sizeof(f), "%s/%d%s", rel, i, name + 1);
+			wst_write(ws, f, "");
+		}
+	}
+	lsj(&r, ws, "-R", "--max-entries", "0", "--max-output", "0", NULL);
+	all = wst_output(&r, "returned")->valueint;
+	ck_assert_int_eq(all, 12 * 11 - 1 + 1);
+	ck_assert_int_gt((long long)strlen(r.out), 65536);
+	wst_run_free(&r);
+	/* Default cap: 64 KiB for the whole result, and pages that add up. */
+	do {
+		char offs[32];
+
+		snprintf(offs, sizeof(offs), "%lld", off);
+		lsj(&r, ws, "-R", "--max-entries", "0", "--offset", offs, NULL);
+		ck_assert_str_eq(wst_code(&r), "");
+		ck_assert_int_le((long long)strlen(r.out), 65536);
+		total += wst_output(&r, "returned")->valueint;
+		if (cJSON_IsTrue(wst_output(&r, "truncated"))) {
+			ck_assert_str_eq(wst_output_str(&r, "truncated_reason"),
+					 "max_output");
+			ck_assert(cJSON_IsNull(wst_output(&r, "entries_total")));
+			off = wst_output(&r, "next_offset")->valueint;
+			ck_assert_int_eq(off, total);
+		} else {
+			ck_assert_int_eq(wst_output(&r, "entries_total")->valueint,
+					 all);
+			off = -1;
+		}
+		wst_run_free(&r);
+		pages++;
+	} while (off >= 0 && pages < 50);
+	ck_assert_int_gt(pages, 1);
+	ck_assert_int_eq(total, all);
+	/* A tiny cap still gives one entry a page, so paging moves on. */
+	lsj(&r, ws, "-R", "--max-output", "10", NULL);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 1);
+	ck_assert_int_eq(wst_output(&r, "next_offset")->valueint, 1);
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(version_field)
+{
+	char *ws = wst_tmpdir(), *p;
+	struct wst_run r;
+	struct stat st;
+	char tok[WS_VERSION_LEN];
+	cJSON *e;
+
+	wst_write(ws, "f", "hello\n");
+	wst_write(ws, "d/x", "");
+	p = wst_path(ws, "f");
+	ck_assert_int_eq(stat(p, &st), 0);
+	free(p);
+	ws_version_token(&st, tok);
+	lsj(&r, ws, "--fields", "name,version", NULL);
+	e = entry(&r, "f");
+	ck_assert_str_eq(sget(e, "version"), tok);
+	/* Only files have a version. */
+	ck_assert_ptr_null(sget(entry(&r, "d"), "version"));
+	wst_run_free(&r);
+	/* The default entry is small: no mtime, mode, version, real_path. */
+	lsj(&r, ws, NULL);
+	ck_assert_ptr_null(strstr(r.out, "\"version\""));
+	ck_assert_ptr_null(strstr(r.out, "\"mtime\""));
+	{
+		cJSON *it;
+
+		cJSON_ArrayForEach(it, entries(&r)) {
+			ck_assert_ptr_null(sget(it, "real_path"));
+			ck_assert_int_eq(cJSON_GetArraySize(it), 4);
+		}
+	}
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(gitignore_and_exclude)
+{
+	char *ws = wst_tmpdir();
+	struct wst_run r;
+
+	wst_write(ws, ".gitignore", "*.log\nbuild/\n");
+	wst_write(ws, ".git/objects/ab/cd", "");
+	wst_write(ws, "app.log", "");
+	wst_write(ws, "main.c", "");
+	wst_write(ws, "build/out.o", "");
+	wst_write(ws, "src/.gitignore", "gen.c\n");
+	wst_write(ws, "src/gen.c", "");
+	wst_write(ws, "src/lib.c", "");
+	wst_write(ws, "src/lib.tmp", "");
+	lsj(&r, ws, "-R", NULL);
+	ck_assert_str_eq(names(&r), "main.c,src,lib.c,lib.tmp");
+	ck_assert_int_eq(wst_output(&r, "ignored")->valueint, 3);
+	wst_run_free(&r);
+	lsj(&r, ws, "-R", "-a", NULL);
+	ck_assert_str_eq(names(&r), ".gitignore,main.c,src,.gitignore,lib.c,lib.tmp");
+	wst_run_free(&r);
+	lsj(&r, ws, "-R", "--no-ignore", NULL);
+	ck_assert_str_eq(names(&r), "app.log,build,main.c,src,out.o,gen.c,lib.c,lib.tmp");
+	wst_run_free(&r);
+	/* The flat listing is ls: nothing ignored. */
+	lsj(&r, ws, NULL);
+	ck_assert_str_eq(names(&r), "app.log,build,main.c,src");
+	wst_run_free(&r);
+	lsj(&r, ws, "-R", "--exclude", "*.tmp", "--exclude", "/main.c", NULL);
+	ck_assert_str_eq(names(&r), "src,lib.c");
+	wst_run_free(&r);
+	/* An excluded directory is not entered. */
+	lsp(&r, ws, "-R", "--exclude", "src", "--paths", "virtual", NULL);
+	ck_assert_str_eq(r.out, "/main.c\n");
+	wst_run_free(&r);
+	lsj(&r, ws, "--args", "{\"recursive\": true, \"exclude\": [\"src\"]}", NULL);
+	ck_assert_str_eq(names(&r), "main.c");
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(mounts_self_dangling)
+{
+	char *ws = wst_tmpdir(), *ro = wst_tmpdir(), *rw = wst_tmpdir(), *m1, *m2;
+	struct wst_run r;
+	cJSON *e;
+
+	wst_write(ro, "doc", "");
+	wst_write(ws, "dir/x", "");
+	wst_symlink("gone", ws, "dangling");
+	ck_assert_int_ge(asprintf(&m1, "/ro=%s:ro", ro), 0);
+	ck_assert_int_ge(asprintf(&m2, "/rw=%s", rw), 0);
+	lsj(&r, ws, "--mount", m1, "--mount", m2, NULL);
+	e = entry(&r, "ro");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "mount")));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "read_only")));
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(entry(&r, "rw"), "read_only")));
+	ck_assert_ptr_null(cJSON_GetObjectItem(entry(&r, "dir"), "read_only"));
+	/* A dangling symlink in a listing and as a PATH. */
+	ck_assert_str_eq(sget(entry(&r, "dangling"), "type"), "symlink");
+	wst_run_free(&r);
+	lsj(&r, ws, "dangling", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(sget(entry(&r, "dangling"), "target"), "gone");
+	wst_run_free(&r);
+	lsp(&r, ws, "-l", "dangling", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "/dangling -> gone\n"));
+	wst_run_free(&r);
+	/* -d: the directory itself. */
+	lsj(&r, ws, "-d", "dir", NULL);
+	ck_assert_str_eq(names(&r), "dir");
+	ck_assert_str_eq(sget(entry(&r, "dir"), "type"), "dir");
+	wst_run_free(&r);
+	lsj(&r, ws, "--mount", m1, "-d", "/ro", NULL);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(entry(&r, "ro"), "read_only")));
+	wst_run_free(&r);
+	lsp(&r, ws, "-d", "/", "dir", NULL);
+	ck_assert_str_eq(r.out, "/\n/dir\n");
+	wst_run_free(&r);
+	free(m1);
+	free(m2);
+	wst_rmrf(ws);
+	wst_rmrf(ro);
+	wst_rmrf(rw);
+	free(ws);
+	free(ro);
+	free(rw);
+}
+END_TEST
+
+START_TEST(plain_ls_options)
+{
+	char *ws = wst_tmpdir(), *p;
+	struct wst_run r;
+	struct timespec ts[2] = {{1795643380, 0}, {1795643380, 0}};
+	char big[3000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	wst_write(ws, "a", "1");
+	wst_write(ws, "b", big);
+	wst_write(ws, "c", "123");
+	p = wst_path(ws, "c");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	ts[0].tv_sec = ts[1].tv_sec = 1795643380 - 50;
+	p = wst_path(ws, "a");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	ts[0].tv_sec = ts[1].tv_sec = 1795643380 - 99;
+	p = wst_path(ws, "b");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	lsp(&r, ws, "-1", NULL);
+	ck_assert_str_eq(r.out, "a\nb\nc\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-t", NULL);
+	ck_assert_str_eq(r.out, "c\na\nb\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-S", NULL);
+	ck_assert_str_eq(r.out, "b\nc\na\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-r", NULL);
+	ck_assert_str_eq(r.out, "c\nb\na\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-Sr", NULL);
+	ck_assert_str_eq(r.out, "a\nc\nb\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-0", NULL);
+	ck_assert_int_eq(memcmp(r.out, "a\0b\0c\0", 6), 0);
+	wst_run_free(&r);
+	lsp(&r, ws, "-lh", "b", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, " 3.0K "));
+	wst_run_free(&r);
+	/* -h alone is still help. */
+	lsp(&r, ws, "-h", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, "--human-readable"));
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1632,6 +1939,12 @@ suite(void)
 	tcase_add_test(tc, deep_tree_out_of_descriptors);
 	tcase_add_test(tc, deep_symlink_verdict_under_fd_limit);
 	tcase_add_test(tc, rename_exchange_race);
+	tcase_add_test(tc, paging_1500_no_gaps);
+	tcase_add_test(tc, byte_cap_deep_long_names);
+	tcase_add_test(tc, version_field);
+	tcase_add_test(tc, gitignore_and_exclude);
+	tcase_add_test(tc, mounts_self_dangling);
+	tcase_add_test(tc, plain_ls_options);
 	suite_add_tcase(s, tc);
 	return s;
 }
