@@ -18,6 +18,7 @@
 #include "ws/error.h"
 #include "ws/ignore.h"
 #include "ws/list.h"
+#include "ws/path.h"
 #include "ws/policy.h"
 
 /* The state of one ws_list() call. */
@@ -29,6 +30,10 @@ struct ws__ls {
 	size_t toplen;
 	struct ws_ignore *ig;	/* NULL: no ignore rules apply */
 	bool ign_ok[64];	/* a level was pushed at this depth */
+	const char *prefix;	/* the listed directory relative to the
+				   workspace root, for the ignore rules */
+	bool ancestors;		/* the rules above it were pushed */
+	char irel[PATH_MAX];	/* prefix + "/" + rel */
 	long long count;	/* entries of the stream seen so far */
 	bool full;		/* the page is complete: only counting */
 	bool flat;
@@ -74,6 +79,20 @@ ws__rel(struct ws__ls *l, const char *vpath, const char *name)
 	return n >= 0 && (size_t)n < sizeof(l->rel) ? l->rel : NULL;
 }
 
+/* rel (relative to the listed directory) as the ignore rules see it:
+ * relative to the workspace root when the rules above were loaded. */
+static const char *
+ws__irel(struct ws__ls *l, const char *rel)
+{
+	int n;
+
+	if (rel == NULL || l->prefix == NULL || *l->prefix == '\0')
+		return rel;
+	n = snprintf(l->irel, sizeof(l->irel), "%s%s%s", l->prefix,
+		     *rel ? "/" : "", rel);
+	return n >= 0 && (size_t)n < sizeof(l->irel) ? l->irel : NULL;
+}
+
 static bool
 ws__filter(void *arg, const struct ws_walk_dir *d, const char *name,
 	   unsigned char d_type)
@@ -95,7 +114,9 @@ ws__filter(void *arg, const struct ws_walk_dir *d, const char *name,
 			isdir = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 				S_ISDIR(st.st_mode);
 		}
-		if (ws_ignore_match(l->ig, rel, isdir)) {
+		const char *irel = ws__irel(l, rel);
+
+		if (irel != NULL && ws_ignore_match(l->ig, irel, isdir)) {
 			l->res->ignored++;
 			return false;
 		}
@@ -115,9 +136,10 @@ ws__enter(void *arg, const struct ws_walk_dir *d)
 	int rc;
 
 	if (l->ig != NULL && d->depth < (int)sizeof(l->ign_ok)) {
-		const char *rel = ws__rel(l, d->vpath, NULL);
+		const char *rel = ws__irel(l, ws__rel(l, d->vpath, NULL));
 
-		if (d->depth == 0 && (rc = ws_ignore_load_exclude(l->ig, d->fd)) < 0)
+		if (d->depth == 0 && !l->ancestors &&
+		    (rc = ws_ignore_load_exclude(l->ig, d->fd)) < 0)
 			return rc;
 		/* A directory whose path is too long gets no rules of its own. */
 		rc = ws_ignore_push(l->ig, rel ? d->fd : -1, rel ? rel : "");
@@ -286,6 +308,35 @@ ws__error(void *arg, const char *vpath, const char *real, int code)
 	return l->o->error(l->o->arg, vpath, real, code);
 }
 
+/*
+ * A directory inside the workspace root (not in a mount, not a host
+ * path) is listed under the .gitignore rules of the directories above it
+ * up to the root, and the root's .git/info/exclude, as wsgrep searches
+ * it: "wsls -R src" leaves out what "wsls -R" leaves out below src.
+ */
+static int
+ws__ancestors(struct ws_ctx *ws, const struct ws_res *res, struct ws__ls *l)
+{
+	const char *rest;
+	int rootfd, rc;
+
+	if (res->anchor == WS_ANCHOR_HOST ||
+	    !ws_path_within(ws_ctx_anchor_real(ws, 0), res->real, &rest) ||
+	    ws_ctx_anchor_of_real(ws, res->real, NULL) != 0)
+		return 0;
+	rootfd = openat(ws_ctx_anchor_fd(ws, 0), ".",
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return 0;
+	rc = ws_ignore_push_ancestors(l->ig, rootfd, rest);
+	close(rootfd);
+	if (rc < 0)
+		return rc;
+	l->prefix = rest;
+	l->ancestors = true;
+	return 0;
+}
+
 static const char *
 ws__base(const char *vpath)
 {
@@ -341,8 +392,14 @@ ws_list(struct ws_ctx *ws, const struct ws_list_opts *o,
 	}
 
 	l.flat = !o->recursive && o->depth <= 1;
-	if (!l.flat && !o->no_ignore && (rc = ws_ignore_new(&l.ig)) < 0)
-		return rc;
+	if (!l.flat && !o->no_ignore) {
+		if ((rc = ws_ignore_new(&l.ig)) < 0)
+			return rc;
+		if ((rc = ws__ancestors(ws, res, &l)) < 0) {
+			ws_ignore_free(l.ig);
+			return rc;
+		}
+	}
 	memset(&w, 0, sizeof(w));
 	w.ws = ws;
 	/* With the boundary off an absolute path is a host path, and mount

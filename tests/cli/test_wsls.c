@@ -1778,15 +1778,21 @@ START_TEST(gitignore_and_exclude)
 	wst_write(ws, "src/gen.c", "");
 	wst_write(ws, "src/lib.c", "");
 	wst_write(ws, "src/lib.tmp", "");
+	wst_write(ws, "src/deep.log", "");
 	lsj(&r, ws, "-R", NULL);
 	ck_assert_str_eq(names(&r), "main.c,src,lib.c,lib.tmp");
-	ck_assert_int_eq(wst_output(&r, "ignored")->valueint, 3);
+	ck_assert_int_eq(wst_output(&r, "ignored")->valueint, 4);
+	wst_run_free(&r);
+	/* A subdirectory is listed under the rules above it, as wsgrep
+	 * searches it. */
+	lsj(&r, ws, "-R", "src", NULL);
+	ck_assert_str_eq(names(&r), "lib.c,lib.tmp");
 	wst_run_free(&r);
 	lsj(&r, ws, "-R", "-a", NULL);
 	ck_assert_str_eq(names(&r), ".gitignore,main.c,src,.gitignore,lib.c,lib.tmp");
 	wst_run_free(&r);
 	lsj(&r, ws, "-R", "--no-ignore", NULL);
-	ck_assert_str_eq(names(&r), "app.log,build,main.c,src,out.o,gen.c,lib.c,lib.tmp");
+	ck_assert_str_eq(names(&r), "app.log,build,main.c,src,out.o,deep.log,gen.c,lib.c,lib.tmp");
 	wst_run_free(&r);
 	/* The flat listing is ls: nothing ignored. */
 	lsj(&r, ws, NULL);
