@@ -89,8 +89,11 @@ static const struct ws_tool tool = {
 	.prog = "wsls",
 	.tool = "list_directory",
 	.description = "List the entries of a workspace directory (name, path, "
-		       "type, size, mtime, mode; symlink targets), optionally "
-		       "recursively.  Paths are virtual: / is the workspace root.",
+		       "type, size; symlink targets; long adds mtime, mode and "
+		       "a version token), optionally recursively (skipping "
+		       ".git and what .gitignore ignores).  Results are paged: "
+		       "when truncated, call again with offset set to "
+		       "next_offset.  Paths are virtual: / is the workspace root.",
 	.usage = "wsls [OPTION]... [PATH]...",
 	.pos_name = "path",
 	.pos_help = "directory (or file) to list; default \"/\", the workspace root",
