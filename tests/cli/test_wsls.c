@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1916,6 +1917,87 @@ START_TEST(plain_ls_options)
 }
 END_TEST
 
+/* Run wsls with argv and a pseudo-terminal as its stdout; what the
+ * terminal showed (the tty turns "\n" into "\r\n"), malloc'd. */
+static char *
+ls_pty(const char *const *argv)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	char *buf = calloc(1, 65536);
+	size_t n = 0;
+	pid_t pid;
+	int st;
+
+	ck_assert_int_ge(m, 0);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	pid = fork();
+	if (pid == 0) {
+		const char *av[32];
+		size_t k = 0;
+		int sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+		int null = open("/dev/null", O_RDWR);
+
+		if (sl < 0 || null < 0)
+			_exit(126);
+		dup2(null, 0);
+		dup2(sl, 1);
+		dup2(null, 2);
+		unsetenv("WS_FORMAT");
+		unsetenv("WS_PATHS");
+		av[k++] = "wsls";
+		for (size_t i = 0; argv[i] != NULL && k < 31; i++)
+			av[k++] = argv[i];
+		av[k] = NULL;
+		execv(wst_bin("wsls"), (char *const *)av);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd pf = {m, POLLIN, 0};
+		ssize_t k;
+
+		if (poll(&pf, 1, 2000) <= 0)
+			break;
+		k = read(m, buf + n, 65535 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	waitpid(pid, &st, 0);
+	close(m);
+	return buf;
+}
+
+START_TEST(terminal_vs_pipe)
+{
+	char *ws = wst_tmpdir(), *o;
+	struct wst_run r;
+	const char *a1[] = {"--workspace", ws, "-R", "--paths", "relative", NULL};
+	const char *a2[] = {"--workspace", ws, NULL};
+
+	wst_write(ws, "d/x", "");
+	wst_write(ws, "two\nlines", "");
+	/* On a terminal: ls -R sections, a newline in a name shown as "?". */
+	o = ls_pty(a1);
+	ck_assert_msg(strstr(o, ".:\r\nd\r\ntwo?lines\r\n\r\nd:\r\nd/x\r\n") != NULL,
+		      "%s", o);
+	free(o);
+	o = ls_pty(a2);
+	ck_assert_msg(strstr(o, "two?lines\r\n") != NULL, "%s", o);
+	free(o);
+	/* Into a pipe: a flat list of paths, the name as it is. */
+	lsp(&r, ws, "-R", "--paths", "relative", NULL);
+	ck_assert_str_eq(r.out, "d\ntwo\nlines\nd/x\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-R0", "--paths", "relative", NULL);
+	ck_assert_int_eq(memcmp(r.out, "d\0two\nlines\0d/x\0", 17), 0);
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1951,6 +2033,7 @@ suite(void)
 	tcase_add_test(tc, gitignore_and_exclude);
 	tcase_add_test(tc, mounts_self_dangling);
 	tcase_add_test(tc, plain_ls_options);
+	tcase_add_test(tc, terminal_vs_pipe);
 	suite_add_tcase(s, tc);
 	return s;
 }
