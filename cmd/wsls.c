@@ -1,10 +1,10 @@
 /*
  * wsls - list a directory of the workspace (LLM tool list_directory).
  *
- * Each PATH is resolved with ws_resolve(); a directory is then read
- * through the descriptor ws_res_open() gives, by the libws walker
- * (ws/walk.h), which never follows a symlink and never opens a path by
- * its name again.  Mounts are listed where they are mounted.
+ * The listing itself is libws's (ws/list.h: resolved on descriptors,
+ * walked without following a symlink, paged); this file parses the
+ * options and prints the entries, as plain lines or JSON under a byte
+ * cap.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,20 +20,27 @@
 #include "ws/config.h"
 #include "ws/error.h"
 #include "ws/json.h"
+#include "ws/list.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
+#include "ws/version.h"
 #include "ws/walk.h"
 
-enum { O_ALL, O_LONG, O_RECURSIVE, O_DEPTH, O_SORT, O_MAX_ENTRIES, O_COUNT };
+enum {
+	O_ALL, O_LONG, O_RECURSIVE, O_DEPTH, O_SORT, O_MAX_ENTRIES, O_OFFSET,
+	O_MAX_OUTPUT, O_FIELDS, O_NO_IGNORE, O_EXCLUDE, O_DIRSELF, O_ONE,
+	O_NUL, O_TIME, O_SIZE, O_REVERSE, O_HUMAN, O_COUNT
+};
 
 static const struct ws_opt opts[O_COUNT] = {
 	[O_ALL] = {"all", 'a', WS_OPT_FLAG, NULL,
 		   "include entries whose names start with \".\" (mounts too)", 0},
 	[O_LONG] = {"long", 'l', WS_OPT_FLAG, NULL,
-		    "plain long format: mode, size, mtime, name, -> target", 0},
+		    "long format: mode, size, mtime, name, -> target (JSON: "
+		    "adds mtime, mode and version to each entry)", 0},
 	[O_RECURSIVE] = {"recursive", 'R', WS_OPT_FLAG, NULL,
 			 "list subdirectories recursively, at any depth "
-			 "(symlinks are never followed)", 0},
+			 "(symlinks are never followed; .gitignore honoured)", 0},
 	[O_DEPTH] = {"depth", 0, WS_OPT_INT, "N",
 		     "levels to list: 1 (default) is the directory's own "
 		     "entries, 2 adds theirs, ...", 0},
@@ -41,16 +48,52 @@ static const struct ws_opt opts[O_COUNT] = {
 		    "order in each directory: name (default, byte order), "
 		    "size (largest first) or mtime (newest first)", 0},
 	[O_MAX_ENTRIES] = {"max-entries", 0, WS_OPT_INT, "N",
-			   "stop after N entries per path (JSON default 1000, "
+			   "stop after N entries per path (JSON default 200, "
 			   "plain default unlimited; 0 = unlimited)", 0},
+	[O_OFFSET] = {"offset", 0, WS_OPT_INT, "N",
+		      "skip the first N entries of the listing (paging: "
+		      "give the next_offset of the previous page)", 0},
+	[O_MAX_OUTPUT] = {"max-output", 0, WS_OPT_INT, "BYTES",
+			  "JSON: end the page before the result exceeds "
+			  "BYTES (default 65536; 0 = unlimited)", 0},
+	[O_FIELDS] = {"fields", 0, WS_OPT_STR, "LIST",
+		      "JSON: the keys of each entry, comma-separated, from "
+		      "name, path, real_path, type, size, mtime, mode, "
+		      "version, target (default name,path,type,size; -l adds "
+		      "mtime,mode,version)", 0},
+	[O_NO_IGNORE] = {"no-ignore", 0, WS_OPT_FLAG, NULL,
+			 "recursive listings: do not skip .git/ and what "
+			 ".gitignore files ignore", 0},
+	[O_EXCLUDE] = {"exclude", 0, WS_OPT_LIST, "GLOB",
+		       "leave out entries matching GLOB (gitignore syntax: "
+		       "a name at any depth, or a path with a /); repeatable", 0},
+	[O_DIRSELF] = {"directory", 'd', WS_OPT_FLAG, NULL,
+			 "list a directory itself, not its entries (ls -d)", 0},
+	[O_ONE] = {"one", '1', WS_OPT_FLAG, NULL,
+		   "plain: one name per line (the default; for ls users)",
+		   WS_OPT_NOSCHEMA},
+	[O_NUL] = {"null", '0', WS_OPT_FLAG, NULL,
+		   "plain: end each name with a NUL byte instead of a newline", WS_OPT_NOSCHEMA},
+	[O_TIME] = {"time", 't', WS_OPT_FLAG, NULL,
+		    "sort by mtime, newest first (--sort mtime)", WS_OPT_NOSCHEMA},
+	[O_SIZE] = {"size", 'S', WS_OPT_FLAG, NULL,
+		    "sort by size, largest first (--sort size)", WS_OPT_NOSCHEMA},
+	[O_REVERSE] = {"reverse", 'r', WS_OPT_FLAG, NULL,
+		       "plain: reverse the order within each directory", WS_OPT_NOSCHEMA},
+	[O_HUMAN] = {"human-readable", 'h', WS_OPT_FLAG, NULL,
+		     "plain -l: sizes as 1.5K, 23M (in a bundle such as -lh; "
+		     "-h alone is --help)", WS_OPT_NOSCHEMA},
 };
 
 static const struct ws_tool tool = {
 	.prog = "wsls",
 	.tool = "list_directory",
 	.description = "List the entries of a workspace directory (name, path, "
-		       "type, size, mtime, mode; symlink targets), optionally "
-		       "recursively.  Paths are virtual: / is the workspace root.",
+		       "type, size; symlink targets; long adds mtime, mode and "
+		       "a version token), optionally recursively (skipping "
+		       ".git and what .gitignore ignores).  Results are paged: "
+		       "when truncated, call again with offset set to "
+		       "next_offset.  Paths are virtual: / is the workspace root.",
 	.usage = "wsls [OPTION]... [PATH]...",
 	.pos_name = "path",
 	.pos_help = "directory (or file) to list; default \"/\", the workspace root",
@@ -64,6 +107,24 @@ static const struct ws_tool tool = {
  * memory stays bounded (see wsls(1)). */
 #define WSLS_SORT_MAX 65536
 #define WSLS_MAX_ERRORS 100 /* errors kept for the JSON "errors" array */
+#define WSLS_JSON_MAX 200   /* JSON --max-entries default */
+#define WSLS_JSON_BYTES 65536 /* JSON --max-output default */
+
+/* The keys --fields may name, in the order they are written. */
+enum {
+	F_NAME = 1 << 0, F_PATH = 1 << 1, F_REAL = 1 << 2, F_TYPE = 1 << 3,
+	F_SIZE = 1 << 4, F_MTIME = 1 << 5, F_MODE = 1 << 6,
+	F_VERSION = 1 << 7, F_TARGET = 1 << 8,
+};
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} fields[] = {
+	{"name", F_NAME}, {"path", F_PATH}, {"real_path", F_REAL},
+	{"type", F_TYPE}, {"size", F_SIZE}, {"mtime", F_MTIME},
+	{"mode", F_MODE}, {"version", F_VERSION}, {"target", F_TARGET},
+};
 
 struct wsls_err {
 	char *path;
@@ -76,18 +137,19 @@ struct wsls {
 	struct ws_cli *cli;
 	struct ws_ctx *ws;
 	struct ws_jw jw;
-	bool json, lng, headers, full_paths, explicit_sort;
+	bool json, lng, headers, full_paths, human, nul;
 	bool tty;		/* stdout is a terminal: control bytes as "?" */
-	long long max;		/* 0: unlimited */
-	int depth;		/* 1: the entries only; 0: unlimited */
+	unsigned fields;	/* F_* of each JSON entry */
+	long long cap;		/* JSON bytes; 0: unlimited */
+	long long used;		/* JSON bytes written or reserved so far */
+	long long page;		/* entries written for this PATH */
+	FILE *scratch;		/* one entry's JSON, to measure it */
+	char *sbuf;
+	size_t slen;
 	/* Per PATH. */
-	long long total;
-	bool truncated;
 	bool printed;		/* plain: something is on stdout already */
 	struct wsls_err errs[WSLS_MAX_ERRORS];
 	size_t nerrs, nerrs_all;
-	size_t hidden;		/* entries the policy left out */
-	size_t exhausted;	/* directories not opened: out of descriptors */
 };
 
 /* ------------------------------------------------------------------ */
@@ -112,110 +174,139 @@ mode_string(mode_t m, char out[11])
 	out[10] = '\0';
 }
 
-/*
- * The stored target of the symlink (at_fd, at_name), if the policy allows
- * readlink; NULL otherwise (the listing goes on without it).
- */
-static char *
-link_target(struct wsls *ls, int at_fd, const char *at_name, const char *vpath,
-	    const char *real, char *buf, size_t size)
-{
-	ssize_t n;
-
-	if (ws_check(ls->ws, WS_OP_READLINK, real, vpath) < 0)
-		return NULL;
-	n = readlinkat(at_fd, at_name, buf, size - 1);
-	if (n < 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
-}
-
-static int on_error(void *arg, const char *vpath, const char *real, int code);
-
-/*
- * Whether following the symlink at vpath would leave the sandbox.  This
- * resolves the path like any tool would and only reports the answer; no
- * descriptor it yields is used for anything.
- */
-static bool
-link_outside(struct wsls *ls, const char *vpath, const char *real)
-{
-	struct ws_res r;
-	int rc = ws_resolve(ls->ws, vpath, 0, &r);
-	int err = errno;
-
-	if (rc == 0) {
-		ws_res_free(&r);
-	} else if (rc == WS_EIO_ERROR && (err == EMFILE || err == ENFILE)) {
-		/*
-		 * Deep in a recursive listing the resolution can run out of
-		 * descriptors where the walk did not: its "false" would be no
-		 * answer, so the entry is reported and the listing fails as
-		 * incomplete, like a directory that could not be opened.
-		 */
-		errno = err;
-		on_error(ls, vpath, real, rc);
-	}
-	return rc == WS_ESYMLINK_OUTSIDE_WORKSPACE ||
-	       rc == WS_EPATH_OUTSIDE_WORKSPACE;
-}
-
-/* Write one entry, JSON object or plain line. */
+/* ls -lh's size: 999, 1.0K, 15K, 2.3M ... (powers of 1024, rounded up). */
 static void
-put_entry(struct wsls *ls, const char *name, const char *vpath,
-	  const char *real, const struct stat *st, int at_fd,
-	  const char *at_name, bool mount)
+human_size(long long n, char out[48])
 {
-	char tbuf[32], target_buf[PATH_MAX + 1];
-	const char *target = NULL;
+	static const char units[] = "KMGTPE";
+	double v = (double)n;
+	int u = -1;
 
-	ws_walk_time((long long)st->st_mtim.tv_sec, tbuf);
-	if (S_ISLNK(st->st_mode) && (ls->json || ls->lng))
-		target = link_target(ls, at_fd, at_name, vpath, real, target_buf,
-				     sizeof(target_buf));
-	if (ls->json) {
-		struct ws_jw *jw = &ls->jw;
-		char mbuf[16];
-
-		snprintf(mbuf, sizeof(mbuf), "%04o", (unsigned)(st->st_mode & 07777));
-		ws_jw_obj(jw);
-		ws_jw_kname(jw, "name", name);
-		ws_jw_kname(jw, "path", vpath);
-		ws_cli_kreal(ls->cli, jw, "real_path", real);
-		ws_jw_kstr(jw, "type", ws_walk_type(st->st_mode));
-		ws_jw_kint(jw, "size", (long long)st->st_size);
-		ws_jw_kstr(jw, "mtime", tbuf);
-		ws_jw_kstr(jw, "mode", mbuf);
-		if (S_ISLNK(st->st_mode)) {
-			if (target != NULL)
-				ws_jw_kname(jw, "target", target);
-			ws_jw_kbool(jw, "target_outside",
-				    link_outside(ls, vpath, real));
-		}
-		if (mount)
-			ws_jw_kbool(jw, "mount", true);
-		ws_jw_obj_end(jw);
+	if (n < 1024) {
+		snprintf(out, 48, "%lld", n);
 		return;
 	}
-	if (ls->lng) {
-		char mstr[11];
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (v < 10) {
+		long long t = (long long)(v * 10);
 
-		mode_string(st->st_mode, mstr);
-		printf("%s %9lld %s ", mstr, (long long)st->st_size, tbuf);
+		t += (double)t < v * 10; /* round up, as ls does */
+		if (t < 100) {
+			snprintf(out, 48, "%lld.%lld%c", t / 10, t % 10, units[u]);
+			return;
+		}
 	}
-	ws_cli_put_text(stdout, ls->full_paths ? ws_cli_show_path(ls->cli, vpath, real)
-						: name, ls->tty);
-	if (target != NULL) {
+	{
+		long long w = (long long)v;
+
+		w += (double)w < v;
+		snprintf(out, 48, "%lld%c", w, units[u]);
+	}
+}
+
+/* One entry as a JSON object, to jw. */
+static void
+json_entry(const struct wsls *ls, struct ws_jw *jw, const struct ws_list_entry *e)
+{
+	const struct stat *st = e->st;
+	unsigned f = ls->fields;
+	char buf[32];
+
+	ws_jw_obj(jw);
+	if (f & F_NAME)
+		ws_jw_kname(jw, "name", e->name);
+	if (f & F_PATH)
+		ws_jw_kname(jw, "path", e->vpath);
+	/* A mount's real directory is worth its bytes: it says where the
+	 * mount comes from. */
+	if ((f & F_REAL) || (e->mount && (f & F_PATH)))
+		ws_cli_kreal(ls->cli, jw, "real_path", e->real);
+	if (f & F_TYPE)
+		ws_jw_kstr(jw, "type", ws_walk_type(st->st_mode));
+	if (f & F_SIZE)
+		ws_jw_kint(jw, "size", (long long)st->st_size);
+	if (f & F_MTIME) {
+		ws_walk_time((long long)st->st_mtim.tv_sec, buf);
+		ws_jw_kstr(jw, "mtime", buf);
+	}
+	if (f & F_MODE) {
+		snprintf(buf, sizeof(buf), "%04o", (unsigned)(st->st_mode & 07777));
+		ws_jw_kstr(jw, "mode", buf);
+	}
+	if ((f & F_VERSION) && S_ISREG(st->st_mode))
+		ws_jw_kstr(jw, "version", ws_version_token(st, buf));
+	if ((f & F_TARGET) && S_ISLNK(st->st_mode)) {
+		if (e->target != NULL)
+			ws_jw_kname(jw, "target", e->target);
+		ws_jw_kbool(jw, "target_outside", e->target_outside);
+	}
+	if (e->mount) {
+		ws_jw_kbool(jw, "mount", true);
+		ws_jw_kbool(jw, "read_only", e->read_only);
+	}
+	ws_jw_obj_end(jw);
+}
+
+/*
+ * Write one entry, JSON object or plain line.  Under the JSON byte cap
+ * the entry is first written to memory to measure it, and refused
+ * (WS_LIST_FULL) if the result would pass the cap; the first entry of a
+ * page always goes in, so that paging always moves on.
+ */
+static int
+put_entry(struct wsls *ls, const struct ws_list_entry *e, bool full_path)
+{
+	if (ls->json) {
+		struct ws_jw tmp;
+		long long n;
+
+		if (ls->cap == 0) {
+			json_entry(ls, &ls->jw, e);
+			ls->page++;
+			return 0;
+		}
+		rewind(ls->scratch);
+		ws_jw_init(&tmp, ls->scratch);
+		json_entry(ls, &tmp, e);
+		if (fflush(ls->scratch) != 0)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		n = (long long)ftello(ls->scratch);
+		if (ls->page > 0 && ls->used + n + 1 > ls->cap)
+			return WS_LIST_FULL;
+		ls->sbuf[n] = '\0';
+		ws_jw_raw(&ls->jw, ls->sbuf);
+		ls->used += n + 1;
+		ls->page++;
+		return 0;
+	}
+	if (ls->lng) {
+		char mstr[11], tbuf[32], sbuf[48];
+
+		mode_string(e->st->st_mode, mstr);
+		ws_walk_time((long long)e->st->st_mtim.tv_sec, tbuf);
+		if (ls->human) {
+			human_size((long long)e->st->st_size, sbuf);
+			printf("%s %5s %s ", mstr, sbuf, tbuf);
+		} else {
+			printf("%s %9lld %s ", mstr, (long long)e->st->st_size, tbuf);
+		}
+	}
+	ws_cli_put_text(stdout, full_path ? ws_cli_show_path(ls->cli, e->vpath, e->real)
+					  : e->name, ls->tty);
+	if (e->target != NULL && ls->lng) {
 		fputs(" -> ", stdout);
-		ws_cli_put_text(stdout, target, ls->tty);
+		ws_cli_put_text(stdout, e->target, ls->tty);
 	}
-	putchar('\n');
+	putchar(ls->nul ? '\0' : '\n');
 	ls->printed = true;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* Walker callbacks                                                    */
+/* Listing callbacks                                                   */
 
 static int
 on_enter(void *arg, const struct ws_walk_dir *d)
@@ -232,24 +323,18 @@ on_enter(void *arg, const struct ws_walk_dir *d)
 }
 
 static int
-on_entry(void *arg, const struct ws_walk_entry *e)
+on_entry(void *arg, const struct ws_list_entry *e)
 {
 	struct wsls *ls = arg;
 
-	if (ls->max > 0 && ls->total >= ls->max) {
-		ls->truncated = true;
-		return WS_WALK_STOP;
-	}
-	if (e->dir->unsorted && e->dir->nentries == 1 && !ls->json)
+	if (e->dir != NULL && e->dir->unsorted && e->dir->nentries == 1 &&
+	    !ls->json)
 		fprintf(stderr,
 			"wsls: %s: more than %d entries: listed in directory "
 			"order, unsorted (--sort name sorts them all)\n",
 			ws_cli_show_path(ls->cli, e->dir->vpath, e->dir->real),
 			WSLS_SORT_MAX);
-	ls->total++;
-	put_entry(ls, e->name, e->vpath, e->real, &e->st, e->at_fd, e->at_name,
-		  e->mount > 0);
-	return 0;
+	return put_entry(ls, e, ls->full_paths);
 }
 
 /* A subdirectory or entry that could not be listed: reported, skipped. */
@@ -257,18 +342,9 @@ static int
 on_error(void *arg, const char *vpath, const char *real, int code)
 {
 	struct wsls *ls = arg;
-	int err = errno; /* the walker's system error, before anything else */
 
-	(void)real;
 	if (code == WS_ENOMEM)
 		return code;
-	/*
-	 * Out of descriptors: the listing goes on but is incomplete for a
-	 * reason the user did not ask for, so the exit status will say so
-	 * (a race or a policy refusal is part of the answer; this is not).
-	 */
-	if (err == EMFILE || err == ENFILE)
-		ls->exhausted++;
 	ls->nerrs_all++;
 	if (!ls->json) {
 		ws_cli_warn(ls->cli, ws_cli_show_path(ls->cli, vpath, real),
@@ -286,6 +362,8 @@ on_error(void *arg, const char *vpath, const char *real, int code)
 			free(e->msg);
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		}
+		/* The errors array counts against the byte cap as well. */
+		ls->used += (long long)(strlen(e->path) + strlen(e->msg)) * 2 + 64;
 		ls->nerrs++;
 	}
 	return 0;
@@ -299,7 +377,6 @@ errs_clear(struct wsls *ls)
 		free(ls->errs[i].msg);
 	}
 	ls->nerrs = ls->nerrs_all = 0;
-	ls->exhausted = 0;
 }
 
 /*
@@ -322,43 +399,57 @@ raise_nofile(void)
 /* ------------------------------------------------------------------ */
 /* One PATH                                                            */
 
-static const char *
-base_name(const char *vpath)
+/* The listing options from the command line. */
+static void
+list_opts(struct wsls *ls, struct ws_list_opts *o)
 {
-	const char *s = strrchr(vpath, '/');
+	struct ws_cli *cli = ls->cli;
+	long long cap = cli->conf->limits.max_depth;
 
-	return s && s[1] ? s + 1 : vpath;
-}
+	memset(o, 0, sizeof(*o));
+	o->depth = WS_OPT(cli, O_DEPTH)->set ? (int)WS_OPT(cli, O_DEPTH)->i :
+		   WS_OPT(cli, O_RECURSIVE)->b ? 0 : 1;
+	/* The configuration may cap recursion (limits.max_depth). */
+	if (cap > 0 && (o->depth == 0 || o->depth > cap))
+		o->depth = (int)cap;
+	o->recursive = o->depth != 1;
+	o->hidden = WS_OPT(cli, O_ALL)->b;
+	o->sort = WS_WALK_NAME;
+	if (WS_OPT(cli, O_SORT)->set) {
+		const char *s = WS_OPT(cli, O_SORT)->s;
 
-/*
- * Everything that can fail before output starts: resolve, ask the policy,
- * open the directory.  *fd is -1 for a non-directory.
- */
-static int
-prepare(struct wsls *ls, const char *in, struct ws_res *res, int *fd)
-{
-	int rc;
-
-	*fd = -1;
-	rc = ws_resolve(ls->ws, in, 0, res);
-	if (rc < 0)
-		return rc;
-	if (S_ISDIR(res->st.st_mode)) {
-		rc = ws_check(ls->ws, WS_OP_LIST, res->real, res->vpath);
-		if (rc == 0)
-			rc = ws_res_open(res, O_RDONLY | O_DIRECTORY, fd);
-	} else {
-		rc = ws_check(ls->ws, WS_OP_STAT, res->real, res->vpath);
+		o->sort = strcmp(s, "size") == 0 ? WS_WALK_SIZE :
+			  strcmp(s, "mtime") == 0 ? WS_WALK_MTIME : WS_WALK_NAME;
+	} else if (WS_OPT(cli, O_TIME)->b) {
+		o->sort = WS_WALK_MTIME;
+	} else if (WS_OPT(cli, O_SIZE)->b) {
+		o->sort = WS_WALK_SIZE;
 	}
-	if (rc < 0) {
-		/* Name the path as it was asked for. */
-		char *msg = strdup(ws_error_last());
-
-		ws_error_set(rc, in, "%s", msg ? msg : "");
-		free(msg);
-		ws_res_free(res);
-	}
-	return rc;
+	if (WS_OPT(cli, O_REVERSE)->b)
+		o->sort = (enum ws_walk_sort)(o->sort | WS_WALK_REVERSE);
+	o->max_entries = WS_OPT(cli, O_MAX_ENTRIES)->set ?
+			 WS_OPT(cli, O_MAX_ENTRIES)->i :
+			 ls->json ? WSLS_JSON_MAX : 0;
+	o->offset = WS_OPT(cli, O_OFFSET)->set ? WS_OPT(cli, O_OFFSET)->i : 0;
+	/* Plain mode on a huge directory streams rather than sort it in
+	 * memory, unless an order was asked for; JSON pages need the
+	 * stable order. */
+	if (!ls->json && !WS_OPT(cli, O_SORT)->set && !WS_OPT(cli, O_TIME)->b &&
+	    !WS_OPT(cli, O_SIZE)->b && !WS_OPT(cli, O_REVERSE)->b)
+		o->sort_max = WSLS_SORT_MAX;
+	/* Names and types need no stat(2) per entry, as with ls. */
+	o->types_only = ls->json ? !(ls->fields & (F_SIZE | F_MTIME | F_MODE |
+						   F_VERSION))
+				 : !ls->lng;
+	o->link_info = ls->json ? (ls->fields & F_TARGET) != 0 : ls->lng;
+	o->no_ignore = WS_OPT(cli, O_NO_IGNORE)->b;
+	o->exclude = WS_OPT(cli, O_EXCLUDE)->list;
+	o->nexclude = WS_OPT(cli, O_EXCLUDE)->n;
+	o->self = WS_OPT(cli, O_DIRSELF)->b;
+	o->enter = on_enter;
+	o->entry = on_entry;
+	o->error = on_error;
+	o->arg = ls;
 }
 
 /* List one resolved PATH; its JSON object goes into the open array/output. */
@@ -366,14 +457,18 @@ static int
 list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 	 bool multi)
 {
-	struct ws_walk_opts o;
-	int rc = 0;
+	struct ws_list_opts o;
+	struct ws_list_result lr;
+	int rc;
+	bool fp = ls->full_paths;
 
-	ls->total = 0;
-	ls->truncated = false;
-	ls->hidden = 0;
 	errs_clear(ls);
+	ls->page = 0;
+	list_opts(ls, &o);
 	if (ls->json) {
+		/* What surrounds the entries, escaped at worst. */
+		ls->used += 512 + 2 * (long long)(strlen(in) + strlen(res->vpath) +
+						  strlen(res->real));
 		ws_jw_obj(&ls->jw);
 		if (multi)
 			ws_jw_kname(&ls->jw, "input", in);
@@ -382,73 +477,30 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		ws_jw_key(&ls->jw, "entries");
 		ws_jw_arr(&ls->jw);
 	}
-	if (fd < 0) {
-		/* A file (or FIFO, device...): that one entry, as ls does. */
-		ls->total = 1;
-		if (ls->json) {
-			put_entry(ls, base_name(res->vpath), res->vpath, res->real,
-				  &res->st, res->dirfd, res->name, false);
-		} else {
-			bool fp = ls->full_paths;
-
-			ls->full_paths = true;
-			put_entry(ls, base_name(res->vpath), res->vpath, res->real,
-				  &res->st, res->dirfd, res->name, false);
-			ls->full_paths = fp;
-		}
-	} else {
-		memset(&o, 0, sizeof(o));
-		o.ws = ls->ws;
-		/* With the boundary off an absolute path is a host path, and
-		 * mount prefixes do not apply to it. */
-		o.no_mounts = res->anchor == WS_ANCHOR_HOST;
-		o.max_depth = ls->depth;
-		/* The configuration may cap recursion (limits.max_depth). */
-		{
-			long long cap = ls->cli->conf->limits.max_depth;
-
-			if (cap > 0 && (o.max_depth == 0 || o.max_depth > cap))
-				o.max_depth = (int)cap;
-		}
-		o.hidden = WS_OPT(ls->cli, O_ALL)->b;
-		/*
-		 * What the policy would not stat is not shown, only counted:
-		 * a listing must not leak the size, mtime and mode of a
-		 * denied file, nor the names inside a directory whose
-		 * entries are denied.
-		 */
-		o.policy_stat = true;
-		o.nhidden = &ls->hidden;
-		o.sort = WS_WALK_NAME;
-		if (WS_OPT(ls->cli, O_SORT)->set) {
-			const char *s = WS_OPT(ls->cli, O_SORT)->s;
-
-			o.sort = strcmp(s, "size") == 0 ? WS_WALK_SIZE :
-				 strcmp(s, "mtime") == 0 ? WS_WALK_MTIME :
-				 WS_WALK_NAME;
-		}
-		/* Only the first max+1 of a directory can ever be shown. */
-		if (ls->max > 0)
-			o.keep_max = (size_t)ls->max + 1;
-		if (!ls->json && !ls->explicit_sort)
-			o.sort_max = WSLS_SORT_MAX;
-		/* Plain names need no stat(2) per entry, as with ls. */
-		o.types_only = !ls->json && !ls->lng;
-		o.enter = on_enter;
-		o.entry = on_entry;
-		o.error = on_error;
-		o.arg = ls;
-		rc = ws_walk(&o, fd, res->vpath, res->real);
-		if (rc == WS_WALK_STOP)
-			rc = 0;
-	}
+	/* A PATH listed as itself shows its path, as ls does. */
+	if (fd < 0)
+		ls->full_paths = true;
+	rc = ws_list(ls->ws, &o, res, fd, &lr);
+	ls->full_paths = fp;
 	if (ls->json) {
 		ws_jw_arr_end(&ls->jw);
-		ws_jw_kint(&ls->jw, "total", ls->total);
-		ws_jw_kbool(&ls->jw, "truncated", ls->truncated);
-		if (ls->hidden > 0)
+		ws_jw_kint(&ls->jw, "returned", lr.returned);
+		if (o.offset > 0)
+			ws_jw_kint(&ls->jw, "offset", o.offset);
+		if (lr.total_known)
+			ws_jw_kint(&ls->jw, "entries_total", lr.total);
+		else
+			ws_jw_knull(&ls->jw, "entries_total");
+		ws_jw_kbool(&ls->jw, "truncated", lr.truncated);
+		if (lr.truncated) {
+			ws_jw_kstr(&ls->jw, "truncated_reason", lr.reason);
+			ws_jw_kint(&ls->jw, "next_offset", lr.next_offset);
+		}
+		if (lr.hidden_by_policy > 0)
 			ws_jw_kint(&ls->jw, "hidden_by_policy",
-				   (long long)ls->hidden);
+				   (long long)lr.hidden_by_policy);
+		if (lr.ignored > 0)
+			ws_jw_kint(&ls->jw, "ignored", (long long)lr.ignored);
 		if (rc < 0) {
 			errno = 0;
 			on_error(ls, res->vpath, res->real, rc);
@@ -473,21 +525,22 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		/* The output has started: a late failure is reported in it. */
 		rc = 0;
 	} else {
-		if (ls->truncated)
+		const char *shown = ws_cli_show_path(ls->cli, res->vpath, res->real);
+
+		if (lr.truncated && lr.reason != NULL &&
+		    strcmp(lr.reason, "max_entries") == 0)
 			fprintf(stderr,
-				"wsls: %s: stopped after %lld entries (--max-entries)\n",
-				ws_cli_show_path(ls->cli, res->vpath, res->real),
-				ls->max);
-		if (ls->hidden > 0)
+				"wsls: %s: stopped after %lld entries "
+				"(--max-entries; --offset %lld goes on)\n",
+				shown, o.max_entries, lr.next_offset);
+		if (lr.hidden_by_policy > 0)
 			fprintf(stderr, "wsls: %s: %zu %s hidden by the policy\n",
-				ws_cli_show_path(ls->cli, res->vpath, res->real),
-				ls->hidden, ls->hidden == 1 ? "entry" : "entries");
+				shown, lr.hidden_by_policy,
+				lr.hidden_by_policy == 1 ? "entry" : "entries");
 		if (rc < 0)
-			ws_cli_warn(ls->cli,
-				    ws_cli_show_path(ls->cli, res->vpath, res->real),
-				    ws_error_last(), rc);
+			ws_cli_warn(ls->cli, shown, ws_error_last(), rc);
 	}
-	if (ls->exhausted > 0 && rc == 0) {
+	if (lr.exhausted > 0 && rc == 0) {
 		/*
 		 * Directories left out for want of descriptors: the listing
 		 * is incomplete for a reason the user did not ask for, so the
@@ -496,8 +549,8 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		rc = ws_error_set(WS_EIO_ERROR, res->vpath,
 				  "listing incomplete: %zu %s could not be "
 				  "opened (too many open files)",
-				  ls->exhausted,
-				  ls->exhausted == 1 ? "directory" : "directories");
+				  lr.exhausted,
+				  lr.exhausted == 1 ? "directory" : "directories");
 		if (!ls->json)
 			ws_cli_warn(ls->cli,
 				    ws_cli_show_path(ls->cli, res->vpath, res->real),
@@ -505,6 +558,35 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 	}
 	errs_clear(ls);
 	return rc;
+}
+
+/* Parse --fields into F_* bits. */
+static int
+parse_fields(const char *s, unsigned *out)
+{
+	*out = 0;
+	while (*s != '\0') {
+		size_t n = strcspn(s, ","), i;
+
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (strlen(fields[i].name) == n &&
+			    strncmp(fields[i].name, s, n) == 0)
+				break;
+		if (i == sizeof(fields) / sizeof(fields[0]))
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "--fields: unknown field \"%.*s\" "
+					    "(valid: name, path, real_path, type, "
+					    "size, mtime, mode, version, target)",
+					    (int)n, s);
+		*out |= fields[i].bit;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	if (*out == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--fields: name at least one field");
+	return 0;
 }
 
 /* Check the tool's own options; returns 0 or WS_EINVALID_ARGUMENT. */
@@ -522,6 +604,14 @@ check_opts(struct ws_cli *cli)
 	if (v->set && v->i < 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "--max-entries must be 0 (unlimited) or more");
+	v = WS_OPT(cli, O_OFFSET);
+	if (v->set && v->i < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--offset must be 0 or more");
+	v = WS_OPT(cli, O_MAX_OUTPUT);
+	if (v->set && v->i < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--max-output must be 0 (unlimited) or more");
 	v = WS_OPT(cli, O_SORT);
 	if (v->set && strcmp(v->s, "name") != 0 && strcmp(v->s, "size") != 0 &&
 	    strcmp(v->s, "mtime") != 0)
@@ -543,7 +633,7 @@ main(int argc, char **argv)
 	size_t npaths;
 	struct ws_multi envm = {0};
 	int rc, first_rc = 0, status = 0;
-	bool multi;
+	bool multi, recursive, self;
 
 	memset(&ls, 0, sizeof(ls));
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -555,6 +645,12 @@ main(int argc, char **argv)
 	rc = check_opts(&cli);
 	if (rc < 0)
 		goto fail;
+	ls.fields = F_NAME | F_PATH | F_TYPE | F_SIZE | F_TARGET;
+	if (WS_OPT(&cli, O_LONG)->b)
+		ls.fields |= F_MTIME | F_MODE | F_VERSION;
+	if (WS_OPT(&cli, O_FIELDS)->set &&
+	    (rc = parse_fields(WS_OPT(&cli, O_FIELDS)->s, &ls.fields)) < 0)
+		goto fail;
 	rc = ws_cli_open(&cli, &ws);
 	if (rc < 0)
 		goto fail;
@@ -564,9 +660,17 @@ main(int argc, char **argv)
 	ls.json = cli.json;
 	ls.tty = isatty(STDOUT_FILENO);
 	ls.lng = WS_OPT(&cli, O_LONG)->b;
-	ls.explicit_sort = WS_OPT(&cli, O_SORT)->set;
-	ls.max = WS_OPT(&cli, O_MAX_ENTRIES)->set ? WS_OPT(&cli, O_MAX_ENTRIES)->i :
-		 cli.json ? 1000 : 0;
+	ls.human = WS_OPT(&cli, O_HUMAN)->b;
+	ls.nul = WS_OPT(&cli, O_NUL)->b;
+	ls.cap = WS_OPT(&cli, O_MAX_OUTPUT)->set ? WS_OPT(&cli, O_MAX_OUTPUT)->i :
+		 WSLS_JSON_BYTES;
+	if (ls.json && ls.cap > 0) {
+		ls.scratch = open_memstream(&ls.sbuf, &ls.slen);
+		if (ls.scratch == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto fail;
+		}
+	}
 	/* Entries print as names, like ls, unless a path form was asked for. */
 	{
 		const char *e = getenv("WS_PATHS");
@@ -580,10 +684,19 @@ main(int argc, char **argv)
 	paths = cli.npos > 0 ? cli.pos : root_only;
 	npaths = cli.npos > 0 ? cli.npos : 1;
 	multi = npaths > 1;
-	ls.depth = WS_OPT(&cli, O_DEPTH)->set ? (int)WS_OPT(&cli, O_DEPTH)->i :
-		   WS_OPT(&cli, O_RECURSIVE)->b ? 0 : 1;
-	ls.headers = multi || ls.depth != 1;
-	if (ls.depth != 1)
+	self = WS_OPT(&cli, O_DIRSELF)->b;
+	recursive = !self && (WS_OPT(&cli, O_DEPTH)->set ?
+			      WS_OPT(&cli, O_DEPTH)->i != 1 :
+			      WS_OPT(&cli, O_RECURSIVE)->b);
+	ls.headers = !self && (multi || recursive);
+	/*
+	 * ls -R with path names (--paths) into a pipe: a flat list of paths,
+	 * one a line, which is what a script wants (find's output), rather
+	 * than sections with headers.
+	 */
+	if (!ls.json && recursive && !multi && ls.full_paths && !ls.tty)
+		ls.headers = false;
+	if (recursive)
 		raise_nofile();
 
 	if (!multi) {
@@ -595,9 +708,9 @@ main(int argc, char **argv)
 		 * is held until "success" is known, as for several PATHs.  A
 		 * flat listing cannot, and streams.
 		 */
-		bool held = ls.json && ls.depth != 1;
+		bool held = ls.json && recursive;
 
-		rc = prepare(&ls, paths[0], &res, &fd);
+		rc = ws_list_open(&ws, paths[0], self, &res, &fd);
 		if (rc < 0)
 			goto fail;
 		if (held) {
@@ -639,7 +752,7 @@ main(int argc, char **argv)
 		struct ws_res res;
 		int fd;
 
-		rc = prepare(&ls, paths[i], &res, &fd);
+		rc = ws_list_open(&ws, paths[i], self, &res, &fd);
 		if (rc == 0) {
 			rc = list_one(&ls, paths[i], &res, fd, true);
 			if (fd >= 0)
@@ -675,6 +788,9 @@ fail:
 	status = ws_cli_fail(&cli, rc);
 out:
 	status = ws_cli_finish(&cli, status);
+	if (ls.scratch != NULL)
+		fclose(ls.scratch);
+	free(ls.sbuf);
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;

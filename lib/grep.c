@@ -1608,8 +1608,7 @@ static int
 wsg_ign_ancestors(struct wsg_run *r, const struct ws_res *res)
 {
 	const char *rest;
-	char *rel = NULL;
-	int cur, rc = 0;
+	int cur, rc;
 
 	r->ign_base = NULL;
 	r->ign_loaded = false;
@@ -1622,40 +1621,11 @@ wsg_ign_ancestors(struct wsg_run *r, const struct ws_res *res)
 		     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cur < 0)
 		return 0;
-	if ((rc = ws_ignore_load_exclude(r->ig, cur)) < 0)
-		goto out;
-	r->ign_loaded = true;
-	rel = strdup(rest);
-	if (rel == NULL) {
-		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		goto out;
-	}
-	for (char *p = rel; *rel != '\0';) {
-		char *slash = strchr(p, '/');
-		int next;
-
-		/* The level of the directory above p: rel cut before p. */
-		if (p > rel)
-			p[-1] = '\0';
-		rc = ws_ignore_push(r->ig, cur, p > rel ? rel : "");
-		if (p > rel)
-			p[-1] = '/';
-		if (rc < 0 || slash == NULL)
-			break;
-		*slash = '\0';
-		next = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			      O_CLOEXEC);
-		*slash = '/';
-		close(cur);
-		cur = next;
-		if (cur < 0)
-			break;
-		p = slash + 1;
-	}
-out:
-	free(rel);
-	if (cur >= 0)
-		close(cur);
+	/* One implementation with wsls: ws/ignore.h. */
+	rc = ws_ignore_push_ancestors(r->ig, cur, rest);
+	if (rc == 0)
+		r->ign_loaded = true;
+	close(cur);
 	return rc;
 }
 

@@ -571,3 +571,47 @@ ws_ignore_match(const struct ws_ignore *ig, const char *rel, bool is_dir)
 	}
 	return false;
 }
+
+int
+ws_ignore_push_ancestors(struct ws_ignore *ig, int rootfd, const char *rel)
+{
+	char *buf;
+	int cur, rc;
+
+	if ((rc = ws_ignore_load_exclude(ig, rootfd)) < 0)
+		return rc;
+	if (*rel == '\0')
+		return 0;
+	buf = strdup(rel);
+	cur = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	if (buf == NULL) {
+		if (cur >= 0)
+			close(cur);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	rc = 0;
+	for (char *p = buf; cur >= 0;) {
+		char *slash = strchr(p, '/');
+		int next;
+
+		/* The level of the directory above p: buf cut before p. */
+		if (p > buf)
+			p[-1] = '\0';
+		rc = ws_ignore_push(ig, cur, p > buf ? buf : "");
+		if (p > buf)
+			p[-1] = '/';
+		if (rc < 0 || slash == NULL)
+			break;
+		*slash = '\0';
+		next = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			      O_NONBLOCK | O_CLOEXEC);
+		*slash = '/';
+		close(cur);
+		cur = next;
+		p = slash + 1;
+	}
+	if (cur >= 0)
+		close(cur);
+	free(buf);
+	return rc;
+}

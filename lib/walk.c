@@ -214,22 +214,25 @@ static int
 ws__cmp(const struct ws__rec *a, const struct ws__rec *b, const char *arena,
 	enum ws_walk_sort sort)
 {
-	switch (sort) {
+	int c = 0;
+
+	switch ((int)sort & ~WS_WALK_REVERSE) {
 	case WS_WALK_SIZE:
 		if (a->size != b->size)
-			return a->size > b->size ? -1 : 1;
+			c = a->size > b->size ? -1 : 1;
 		break;
 	case WS_WALK_MTIME:
 		if (a->mtim.tv_sec != b->mtim.tv_sec)
-			return a->mtim.tv_sec > b->mtim.tv_sec ? -1 : 1;
-		if (a->mtim.tv_nsec != b->mtim.tv_nsec)
-			return a->mtim.tv_nsec > b->mtim.tv_nsec ? -1 : 1;
+			c = a->mtim.tv_sec > b->mtim.tv_sec ? -1 : 1;
+		else if (a->mtim.tv_nsec != b->mtim.tv_nsec)
+			c = a->mtim.tv_nsec > b->mtim.tv_nsec ? -1 : 1;
 		break;
-	case WS_WALK_NAME:
-	case WS_WALK_UNSORTED:
+	default:
 		break;
 	}
-	return strcmp(arena + a->name, arena + b->name);
+	if (c == 0)
+		c = strcmp(arena + a->name, arena + b->name);
+	return ((int)sort & WS_WALK_REVERSE) ? -c : c;
 }
 
 struct ws__sortctx {
@@ -562,11 +565,12 @@ ws__list_dir(struct ws__w *w, struct ws_walk_dir *d, struct ws__list *l)
 	const struct ws_walk_opts *o = w->o;
 	struct ws__rec r;
 	struct stat st;
+	int key = (int)o->sort & ~WS_WALK_REVERSE;
 	bool types_only = o->types_only &&
-		(o->sort == WS_WALK_NAME || o->sort == WS_WALK_UNSORTED);
+		(key == WS_WALK_NAME || key == WS_WALK_UNSORTED);
 	int rc;
 
-	l->stream = o->sort == WS_WALK_UNSORTED;
+	l->stream = key == WS_WALK_UNSORTED;
 	rc = ws__find_mounts(w, d->vpath, l);
 	if (rc < 0)
 		return rc;

@@ -98,11 +98,11 @@ a=$(median_ms "wsls -l" "$wsls" --workspace "$tmp/flat" -l /)
 b=$(median_ms "ls -l" ls -l "$tmp/flat")
 report "1. long listing of a 10,000-entry directory" "wsls -l" "$a" "ls -l" "$b" 1.2
 
-a=$(median_ms "wsls -R --json" "$wsls" --workspace "$tmp/tree" -R --json --max-entries 0 /)
+a=$(median_ms "wsls -R --json" "$wsls" --workspace "$tmp/tree" -R --json --max-entries 0 --max-output 0 /)
 b=$(median_ms "find -printf" find "$tmp/tree" -printf '%p %s %T@ %m\n')
 report "2. recursive listing of a $ntree-file tree" \
 	"wsls -R --json --max-entries 0" "$a" "find -printf '%p %s %T@ %m\\n'" "$b" 1.5
-echo "   peak RSS: wsls -R --json $(peak_kb "$wsls" --workspace "$tmp/tree" -R --json --max-entries 0 /) KiB," \
+echo "   peak RSS: wsls -R --json $(peak_kb "$wsls" --workspace "$tmp/tree" -R --json --max-entries 0 --max-output 0 /) KiB," \
 	"find -printf $(peak_kb find "$tmp/tree" -printf '%p %s %T@ %m\n') KiB," \
 	"wsls -R (plain) $(peak_kb "$wsls" --workspace "$tmp/tree" -R /) KiB"
 echo
@@ -115,7 +115,7 @@ printf '  %-44s median %8s ms, peak RSS %s KiB\n' "wsls" "$a" "$(peak_kb "$wsls"
 printf '  %-44s median %8s ms, peak RSS %s KiB\n' "wsls --sort name" \
 	"$(median_ms "wsls --sort name" "$wsls" --workspace "$tmp/huge" --sort name /)" \
 	"$(peak_kb "$wsls" --workspace "$tmp/huge" --sort name /)"
-printf '  %-44s median %8s ms, peak RSS %s KiB\n' "wsls --json (first 1000 by name)" \
+printf '  %-44s median %8s ms, peak RSS %s KiB\n' "wsls --json (first 200 by name)" \
 	"$(median_ms "wsls --json" "$wsls" --workspace "$tmp/huge" --json /)" \
 	"$(peak_kb "$wsls" --workspace "$tmp/huge" --json /)"
 printf '  %-44s median %8s ms, peak RSS %s KiB\n' "ls -f (unsorted)" "$b" "$(peak_kb ls -f "$tmp/huge")"

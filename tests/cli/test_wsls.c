@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "wstest.h"
 #include "ws/json.h"
 #include "ws/path.h"
+#include "ws/version.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
@@ -415,7 +417,7 @@ START_TEST(symlink_leaf_outside)
 	e = entry(&r, "srclink");
 	ck_assert_str_eq(sget(e, "target"), "sub");
 	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "target_outside")));
-	ck_assert_str_eq(sget(e, "real_path") + strlen(f.ws), "/srclink");
+	ck_assert_str_eq(sget(e, "path"), "/srclink");
 	e = entry(&r, "la");
 	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "target_outside")));
 	e = entry(&r, "a.txt");
@@ -434,7 +436,7 @@ START_TEST(symlink_inside_chain_loop)
 
 	fx_make(&f);
 	/* A symlinked parent directory inside the workspace is followed. */
-	lsj(&r, f.ws, "srclink/deep", NULL);
+	lsj(&r, f.ws, "--fields", "name,real_path", "srclink/deep", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert_str_eq(wst_output_str(&r, "path"), "/srclink/deep");
 	ck_assert_str_eq(names(&r), "f.c");
@@ -471,7 +473,8 @@ START_TEST(recursive_never_leaves)
 	wst_symlink(f.out, f.ws, "sub/deep/outlink");
 	dirs[0] = f.ws;
 	dirs[1] = NULL;
-	lsj(&r, f.ws, "-R", "-a", "--max-entries", "0", NULL);
+	lsj(&r, f.ws, "-R", "-a", "--max-entries", "0", "--max-output", "0",
+	    "--fields", "name,path,real_path,type,size,target", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert(all_inside(r.json, dirs));
 	ck_assert_ptr_null(strstr(r.out, "OUTSIDE_MARKER"));
@@ -483,11 +486,11 @@ START_TEST(recursive_never_leaves)
 						   "target_outside")));
 	/* srclink is listed as a symlink, and not walked into. */
 	ck_assert_ptr_null(strstr(r.out, "/srclink/"));
-	ck_assert_int_eq(wst_output(&r, "total")->valueint,
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint,
 			 cJSON_GetArraySize(entries(&r)));
 	wst_run_free(&r);
 	/* Starting below a symlinked directory follows only that one. */
-	lsj(&r, f.ws, "-R", "srclink", NULL);
+	lsj(&r, f.ws, "-R", "--fields", "name,path,real_path,type,size,target", "srclink", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert(all_inside(r.json, dirs));
 	ck_assert_str_eq(sget(entry(&r, "f.c"), "path"), "/srclink/deep/f.c");
@@ -538,7 +541,7 @@ START_TEST(non_utf8_names)
 
 	wst_write(ws, bad, "x");
 	wst_write(ws, "ok-\xc3\xa9.txt", "x");
-	lsj(&r, ws, NULL);
+	lsj(&r, ws, "--fields", "name,path,real_path", NULL);
 	ck_assert_msg(r.json != NULL, "invalid JSON: %s", r.out);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 2);
@@ -633,7 +636,7 @@ START_TEST(seed_001_root_and_mounts)
 	dirs[1] = skills;
 	dirs[2] = ticket;
 	dirs[3] = NULL;
-	lsj(&r, ws, "--mount", m1, "--mount", m2, "-aR", NULL);
+	lsj(&r, ws, "--mount", m1, "--mount", m2, "-aR", "--fields", "name,path,real_path,type,size,target", NULL);
 	ck_assert_str_eq(wst_code(&r), "");
 	ck_assert_ptr_nonnull(entry(&r, "planner.md"));
 	ck_assert_str_eq(sget(entry(&r, "planner.md"), "path"),
@@ -680,23 +683,26 @@ START_TEST(max_entries)
 
 	lsj(&r, ws, "--max-entries", "3", NULL);
 	ck_assert_str_eq(names(&r), "f0000,f0001,f0002");
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 3);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 3);
 	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
 	wst_run_free(&r);
 	/* Exactly as many as there are: not truncated. */
 	lsj(&r, ws, "--max-entries", "1005", NULL);
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1005);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 1005);
 	ck_assert(cJSON_IsFalse(wst_output(&r, "truncated")));
 	wst_run_free(&r);
-	/* JSON default: 1000. */
+	/* JSON default: 200, and the directory's true count. */
 	lsj(&r, ws, NULL);
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1000);
-	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 1000);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 200);
+	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 200);
 	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
-	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 999), "name"), "f0999");
+	ck_assert_str_eq(wst_output_str(&r, "truncated_reason"), "max_entries");
+	ck_assert_int_eq(wst_output(&r, "next_offset")->valueint, 200);
+	ck_assert_int_eq(wst_output(&r, "entries_total")->valueint, 1005);
+	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 199), "name"), "f0199");
 	wst_run_free(&r);
 	lsj(&r, ws, "--max-entries", "0", NULL);
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1005);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 1005);
 	wst_run_free(&r);
 	/* Plain default: unlimited; with a limit, a note on stderr. */
 	lsp(&r, ws, NULL);
@@ -717,7 +723,7 @@ START_TEST(max_entries)
 	wst_write(ws, "a/x", "");
 	wst_write(ws, "a/y", "");
 	lsj(&r, ws, "-R", "--max-entries", "1002", "a", NULL);
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 2);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 2);
 	ck_assert(cJSON_IsFalse(wst_output(&r, "truncated")));
 	wst_run_free(&r);
 	wst_rmrf(ws);
@@ -755,7 +761,8 @@ START_TEST(depth_and_recursive)
 	ck_assert_str_eq(r.out, "/:\na\ntop.txt\n\n/a:\nb\n\n/a/b:\nc\n\n/a/b/c:\nd.txt\n");
 	wst_run_free(&r);
 	lsp(&r, ws, "-R", "--paths", "relative", "a", NULL);
-	ck_assert_str_eq(r.out, "a:\na/b\n\na/b:\na/b/c\n\na/b/c:\na/b/c/d.txt\n");
+	/* Into a pipe, with a path form: a flat list of paths, no headers. */
+	ck_assert_str_eq(r.out, "a/b\na/b/c\na/b/c/d.txt\n");
 	wst_run_free(&r);
 	/* Bad values. */
 	lsj(&r, ws, "--depth", "0", NULL);
@@ -793,17 +800,34 @@ START_TEST(sort_and_fields)
 	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
 	free(p);
 
+	/* The default entry: name, path, type, size, nothing more. */
 	lsj(&r, ws, NULL);
 	ck_assert_str_eq(names(&r), "big,mid,small");
 	e = entry(&r, "mid");
 	ck_assert_str_eq(sget(e, "type"), "file");
 	ck_assert_int_eq(cJSON_GetObjectItem(e, "size")->valueint, 5);
+	ck_assert_str_eq(sget(e, "path"), "/mid");
+	ck_assert_int_eq(cJSON_GetArraySize(e), 4);
+	wst_run_free(&r);
+	/* -l adds mtime, mode and the version token. */
+	lsj(&r, ws, "-l", NULL);
+	e = entry(&r, "mid");
 	ck_assert_str_eq(sget(e, "mtime"), "2026-11-25T21:49:40Z");
 	ck_assert_str_eq(sget(e, "mode"), "0640");
-	ck_assert_str_eq(sget(e, "path"), "/mid");
+	ck_assert_uint_eq(strlen(sget(e, "version")), 16);
+	wst_run_free(&r);
+	/* --fields picks the keys, in a fixed order. */
+	lsj(&r, ws, "--fields", "real_path,name", NULL);
+	e = entry(&r, "mid");
 	p = wst_path(ws, "mid");
 	ck_assert_str_eq(sget(e, "real_path"), p);
 	free(p);
+	ck_assert_int_eq(cJSON_GetArraySize(e), 2);
+	ck_assert_ptr_null(sget(e, "path"));
+	wst_run_free(&r);
+	lsj(&r, ws, "--fields", "name,colour", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(r.out, "colour"));
 	wst_run_free(&r);
 	lsj(&r, ws, "--sort", "size", NULL);
 	ck_assert_str_eq(names(&r), "big,mid,small");
@@ -830,7 +854,7 @@ START_TEST(sort_and_fields)
 	lsj(&r, ws, "mid", NULL);
 	ck_assert_str_eq(wst_output_str(&r, "path"), "/mid");
 	ck_assert_str_eq(names(&r), "mid");
-	ck_assert_int_eq(wst_output(&r, "total")->valueint, 1);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 1);
 	wst_run_free(&r);
 	/* A file PATH through a symlink: the link's name, the target's data. */
 	lsj(&r, ws, "zlink", NULL);
@@ -862,6 +886,10 @@ START_TEST(hidden_entries)
 	ck_assert_str_eq(names(&r), "vis");
 	wst_run_free(&r);
 	lsj(&r, ws, "-R", "-a", NULL);
+	ck_assert_str_eq(names(&r), ".env,vis");
+	wst_run_free(&r);
+	/* .git is skipped by a recursive listing unless --no-ignore. */
+	lsj(&r, ws, "-R", "-a", "--no-ignore", NULL);
 	ck_assert_str_eq(names(&r), ".env,.git,vis,config");
 	wst_run_free(&r);
 	lsj(&r, ws, "--args", "{\"all\": true}", NULL);
@@ -878,7 +906,9 @@ START_TEST(schema_and_args)
 	struct wst_run r;
 	cJSON *fn, *props;
 	const char *keys[] = {"path", "all", "long", "recursive", "depth",
-			      "sort", "max_entries", NULL};
+			      "sort", "max_entries", "offset", "max_output",
+			      "fields", "no_ignore", "exclude", "directory",
+			      NULL};
 
 	wst_write(ws, "d/x", "");
 	wst_write(ws, "d/y/z", "");
@@ -892,7 +922,7 @@ START_TEST(schema_and_args)
 	for (int i = 0; keys[i]; i++)
 		ck_assert_msg(cJSON_GetObjectItem(props, keys[i]) != NULL,
 			      "schema lacks %s", keys[i]);
-	ck_assert_int_eq(cJSON_GetArraySize(props), 7);
+	ck_assert_int_eq(cJSON_GetArraySize(props), 13);
 	wst_run_free(&r);
 
 	lsp(&r, ws, "--args", "{\"path\": \"d\", \"recursive\": true, "
@@ -1122,7 +1152,7 @@ START_TEST(policy_hides_entries)
 	ck_assert_ptr_nonnull(entry(&r, "secret"));
 	ck_assert_int_eq(hidden_by_policy(&r), 2);
 	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "output"),
-					     "total")->valueint,
+					     "returned")->valueint,
 			 cJSON_GetArraySize(entries(&r)));
 	wst_run_free(&r);
 	/* --approve lets the approval-needing one through. */
@@ -1246,7 +1276,7 @@ START_TEST(huge_directory_plain)
 	ck_assert_str_eq(r.err, "");
 	wst_run_free(&r);
 	/* JSON keeps only what it shows: the first 1000 by name. */
-	lsj(&r, ws, "big", NULL);
+	lsj(&r, ws, "--max-entries", "1000", "--max-output", "0", "big", NULL);
 	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), 1000);
 	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 0), "name"), "e000000");
 	ck_assert_str_eq(sget(cJSON_GetArrayItem(entries(&r), 999), "name"), "e000999");
@@ -1394,7 +1424,7 @@ START_TEST(deep_tree_out_of_descriptors)
 		r.json, "error"), "message")->valuestring, "listing incomplete"));
 	/* What could be listed is there, and what could not is named. */
 	total = cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "output"),
-				    "total")->valueint;
+				    "returned")->valueint;
 	ck_assert_int_gt(total, 10);
 	ck_assert_int_lt(total, depth);
 	ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), total);
@@ -1428,7 +1458,8 @@ START_TEST(deep_tree_out_of_descriptors)
 		/* A header, the entry and a blank line per level. */
 		ck_assert_int_eq(lines, 3 * (depth + 1) - 1);
 		wst_run_free(&r);
-		ls_limited(&r, 64, cur.rlim_max, ws, "--json", "-R", NULL);
+		ls_limited(&r, 64, cur.rlim_max, ws, "--json", "-R",
+			   "--max-entries", "0", "--max-output", "0", NULL);
 		ck_assert_int_eq(r.status, 0);
 		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")));
 		ck_assert_int_eq(cJSON_GetArraySize(entries(&r)), depth + 1);
@@ -1574,6 +1605,399 @@ START_TEST(rename_exchange_race)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Sized for a model: paging, byte cap, fields (issue 9)               */
+
+START_TEST(paging_1500_no_gaps)
+{
+	char *ws = files_ws(1500);
+	struct wst_run r;
+	char seen[1500] = {0};
+	long long off = 0;
+	int pages = 0, n = 0;
+
+	/* JSON defaults: 200 a page, every page knows the true count. */
+	do {
+		char offs[32];
+		cJSON *arr, *it;
+
+		snprintf(offs, sizeof(offs), "%lld", off);
+		lsj(&r, ws, "--offset", offs, NULL);
+		ck_assert_str_eq(wst_code(&r), "");
+		ck_assert_int_eq(wst_output(&r, "entries_total")->valueint, 1500);
+		arr = entries(&r);
+		cJSON_ArrayForEach(it, arr) {
+			int i = atoi(sget(it, "name") + 1);
+
+			ck_assert_int_eq(i, n); /* in order: no gap, no repeat */
+			ck_assert(!seen[i]);
+			seen[i] = 1;
+			n++;
+		}
+		if (cJSON_IsTrue(wst_output(&r, "truncated"))) {
+			ck_assert_int_eq(cJSON_GetArraySize(arr), 200);
+			ck_assert_int_eq(wst_output(&r, "next_offset")->valueint,
+					 off + 200);
+			off = wst_output(&r, "next_offset")->valueint;
+		} else {
+			ck_assert_ptr_null(wst_output(&r, "next_offset"));
+			off = -1;
+		}
+		wst_run_free(&r);
+		pages++;
+	} while (off >= 0 && pages < 20);
+	ck_assert_int_eq(pages, 8);
+	ck_assert_int_eq(n, 1500);
+	/* The same through --args, as a model pages. */
+	lsj(&r, ws, "--args", "{\"offset\": 1499, \"max_entries\": 5}", NULL);
+	ck_assert_str_eq(names(&r), "f1499");
+	ck_assert(cJSON_IsFalse(wst_output(&r, "truncated")));
+	wst_run_free(&r);
+	/* Plain pages too. */
+	lsp(&r, ws, "--offset", "1497", NULL);
+	ck_assert_str_eq(r.out, "f1497\nf1498\nf1499\n");
+	wst_run_free(&r);
+	lsj(&r, ws, "--offset", "-3", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(byte_cap_deep_long_names)
+{
+	char *ws = wst_tmpdir();
+	char name[256], rel[8192] = "";
+	struct wst_run r;
+	long long off = 0, total = 0, all;
+	int pages = 0;
+
+	/* 12 levels of 200-byte names, 10 files of 200-byte names each. */
+	memset(name, 'n', 200);
+	name[200] = '\0';
+	for (int lvl = 0; lvl < 12; lvl++) {
+		name[0] = (char)('a' + lvl);
+		snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "%s%s",
+			 lvl ? "/" : "", name);
+		for (int i = 0; i < 10; i++) {
+			char f[8192];
+
+			snprintf(f, sizeof(f), "%s/%d%s", rel, i, name + 1);
+			wst_write(ws, f, "");
+		}
+	}
+	lsj(&r, ws, "-R", "--max-entries", "0", "--max-output", "0", NULL);
+	all = wst_output(&r, "returned")->valueint;
+	ck_assert_int_eq(all, 12 * 11 - 1 + 1);
+	ck_assert_int_gt((long long)strlen(r.out), 65536);
+	wst_run_free(&r);
+	/* Default cap: 64 KiB for the whole result, and pages that add up. */
+	do {
+		char offs[32];
+
+		snprintf(offs, sizeof(offs), "%lld", off);
+		lsj(&r, ws, "-R", "--max-entries", "0", "--offset", offs, NULL);
+		ck_assert_str_eq(wst_code(&r), "");
+		ck_assert_int_le((long long)strlen(r.out), 65536);
+		total += wst_output(&r, "returned")->valueint;
+		if (cJSON_IsTrue(wst_output(&r, "truncated"))) {
+			ck_assert_str_eq(wst_output_str(&r, "truncated_reason"),
+					 "max_output");
+			ck_assert(cJSON_IsNull(wst_output(&r, "entries_total")));
+			off = wst_output(&r, "next_offset")->valueint;
+			ck_assert_int_eq(off, total);
+		} else {
+			ck_assert_int_eq(wst_output(&r, "entries_total")->valueint,
+					 all);
+			off = -1;
+		}
+		wst_run_free(&r);
+		pages++;
+	} while (off >= 0 && pages < 50);
+	ck_assert_int_gt(pages, 1);
+	ck_assert_int_eq(total, all);
+	/* A tiny cap still gives one entry a page, so paging moves on. */
+	lsj(&r, ws, "-R", "--max-output", "10", NULL);
+	ck_assert_int_eq(wst_output(&r, "returned")->valueint, 1);
+	ck_assert_int_eq(wst_output(&r, "next_offset")->valueint, 1);
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(version_field)
+{
+	char *ws = wst_tmpdir(), *p;
+	struct wst_run r;
+	struct stat st;
+	char tok[WS_VERSION_LEN];
+	cJSON *e;
+
+	wst_write(ws, "f", "hello\n");
+	wst_write(ws, "d/x", "");
+	p = wst_path(ws, "f");
+	ck_assert_int_eq(stat(p, &st), 0);
+	free(p);
+	ws_version_token(&st, tok);
+	lsj(&r, ws, "--fields", "name,version", NULL);
+	e = entry(&r, "f");
+	ck_assert_str_eq(sget(e, "version"), tok);
+	/* Only files have a version. */
+	ck_assert_ptr_null(sget(entry(&r, "d"), "version"));
+	wst_run_free(&r);
+	/* The default entry is small: no mtime, mode, version, real_path. */
+	lsj(&r, ws, NULL);
+	ck_assert_ptr_null(strstr(r.out, "\"version\""));
+	ck_assert_ptr_null(strstr(r.out, "\"mtime\""));
+	{
+		cJSON *it;
+
+		cJSON_ArrayForEach(it, entries(&r)) {
+			ck_assert_ptr_null(sget(it, "real_path"));
+			ck_assert_int_eq(cJSON_GetArraySize(it), 4);
+		}
+	}
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(gitignore_and_exclude)
+{
+	char *ws = wst_tmpdir();
+	struct wst_run r;
+
+	wst_write(ws, ".gitignore", "*.log\nbuild/\n");
+	wst_write(ws, ".git/objects/ab/cd", "");
+	wst_write(ws, "app.log", "");
+	wst_write(ws, "main.c", "");
+	wst_write(ws, "build/out.o", "");
+	wst_write(ws, "src/.gitignore", "gen.c\n");
+	wst_write(ws, "src/gen.c", "");
+	wst_write(ws, "src/lib.c", "");
+	wst_write(ws, "src/lib.tmp", "");
+	wst_write(ws, "src/deep.log", "");
+	lsj(&r, ws, "-R", NULL);
+	ck_assert_str_eq(names(&r), "main.c,src,lib.c,lib.tmp");
+	ck_assert_int_eq(wst_output(&r, "ignored")->valueint, 4);
+	wst_run_free(&r);
+	/* A subdirectory is listed under the rules above it, as wsgrep
+	 * searches it. */
+	lsj(&r, ws, "-R", "src", NULL);
+	ck_assert_str_eq(names(&r), "lib.c,lib.tmp");
+	wst_run_free(&r);
+	lsj(&r, ws, "-R", "-a", NULL);
+	ck_assert_str_eq(names(&r), ".gitignore,main.c,src,.gitignore,lib.c,lib.tmp");
+	wst_run_free(&r);
+	lsj(&r, ws, "-R", "--no-ignore", NULL);
+	ck_assert_str_eq(names(&r), "app.log,build,main.c,src,out.o,deep.log,gen.c,lib.c,lib.tmp");
+	wst_run_free(&r);
+	/* The flat listing is ls: nothing ignored. */
+	lsj(&r, ws, NULL);
+	ck_assert_str_eq(names(&r), "app.log,build,main.c,src");
+	wst_run_free(&r);
+	lsj(&r, ws, "-R", "--exclude", "*.tmp", "--exclude", "/main.c", NULL);
+	ck_assert_str_eq(names(&r), "src,lib.c");
+	wst_run_free(&r);
+	/* An excluded directory is not entered. */
+	lsp(&r, ws, "-R", "--exclude", "src", "--paths", "virtual", NULL);
+	ck_assert_str_eq(r.out, "/main.c\n");
+	wst_run_free(&r);
+	lsj(&r, ws, "--args", "{\"recursive\": true, \"exclude\": [\"src\"]}", NULL);
+	ck_assert_str_eq(names(&r), "main.c");
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(mounts_self_dangling)
+{
+	char *ws = wst_tmpdir(), *ro = wst_tmpdir(), *rw = wst_tmpdir(), *m1, *m2;
+	struct wst_run r;
+	cJSON *e;
+
+	wst_write(ro, "doc", "");
+	wst_write(ws, "dir/x", "");
+	wst_symlink("gone", ws, "dangling");
+	ck_assert_int_ge(asprintf(&m1, "/ro=%s:ro", ro), 0);
+	ck_assert_int_ge(asprintf(&m2, "/rw=%s", rw), 0);
+	lsj(&r, ws, "--mount", m1, "--mount", m2, NULL);
+	e = entry(&r, "ro");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "mount")));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "read_only")));
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(entry(&r, "rw"), "read_only")));
+	ck_assert_ptr_null(cJSON_GetObjectItem(entry(&r, "dir"), "read_only"));
+	/* A dangling symlink in a listing and as a PATH. */
+	ck_assert_str_eq(sget(entry(&r, "dangling"), "type"), "symlink");
+	wst_run_free(&r);
+	lsj(&r, ws, "dangling", NULL);
+	ck_assert_str_eq(wst_code(&r), "");
+	ck_assert_str_eq(sget(entry(&r, "dangling"), "target"), "gone");
+	wst_run_free(&r);
+	lsp(&r, ws, "-l", "dangling", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "/dangling -> gone\n"));
+	wst_run_free(&r);
+	/* -d: the directory itself. */
+	lsj(&r, ws, "-d", "dir", NULL);
+	ck_assert_str_eq(names(&r), "dir");
+	ck_assert_str_eq(sget(entry(&r, "dir"), "type"), "dir");
+	wst_run_free(&r);
+	lsj(&r, ws, "--mount", m1, "-d", "/ro", NULL);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(entry(&r, "ro"), "read_only")));
+	wst_run_free(&r);
+	lsp(&r, ws, "-d", "/", "dir", NULL);
+	ck_assert_str_eq(r.out, "/\n/dir\n");
+	wst_run_free(&r);
+	free(m1);
+	free(m2);
+	wst_rmrf(ws);
+	wst_rmrf(ro);
+	wst_rmrf(rw);
+	free(ws);
+	free(ro);
+	free(rw);
+}
+END_TEST
+
+START_TEST(plain_ls_options)
+{
+	char *ws = wst_tmpdir(), *p;
+	struct wst_run r;
+	struct timespec ts[2] = {{1795643380, 0}, {1795643380, 0}};
+	char big[3000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	wst_write(ws, "a", "1");
+	wst_write(ws, "b", big);
+	wst_write(ws, "c", "123");
+	p = wst_path(ws, "c");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	ts[0].tv_sec = ts[1].tv_sec = 1795643380 - 50;
+	p = wst_path(ws, "a");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	ts[0].tv_sec = ts[1].tv_sec = 1795643380 - 99;
+	p = wst_path(ws, "b");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	lsp(&r, ws, "-1", NULL);
+	ck_assert_str_eq(r.out, "a\nb\nc\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-t", NULL);
+	ck_assert_str_eq(r.out, "c\na\nb\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-S", NULL);
+	ck_assert_str_eq(r.out, "b\nc\na\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-r", NULL);
+	ck_assert_str_eq(r.out, "c\nb\na\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-Sr", NULL);
+	ck_assert_str_eq(r.out, "a\nc\nb\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-0", NULL);
+	ck_assert_int_eq(memcmp(r.out, "a\0b\0c\0", 6), 0);
+	wst_run_free(&r);
+	lsp(&r, ws, "-lh", "b", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, " 3.0K "));
+	wst_run_free(&r);
+	/* -h alone is still help. */
+	lsp(&r, ws, "-h", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, "--human-readable"));
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
+/* Run wsls with argv and a pseudo-terminal as its stdout; what the
+ * terminal showed (the tty turns "\n" into "\r\n"), malloc'd. */
+static char *
+ls_pty(const char *const *argv)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	char *buf = calloc(1, 65536);
+	size_t n = 0;
+	pid_t pid;
+	int st;
+
+	ck_assert_int_ge(m, 0);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	pid = fork();
+	if (pid == 0) {
+		const char *av[32];
+		size_t k = 0;
+		int sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+		int null = open("/dev/null", O_RDWR);
+
+		if (sl < 0 || null < 0)
+			_exit(126);
+		dup2(null, 0);
+		dup2(sl, 1);
+		dup2(null, 2);
+		unsetenv("WS_FORMAT");
+		unsetenv("WS_PATHS");
+		av[k++] = "wsls";
+		for (size_t i = 0; argv[i] != NULL && k < 31; i++)
+			av[k++] = argv[i];
+		av[k] = NULL;
+		execv(wst_bin("wsls"), (char *const *)av);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd pf = {m, POLLIN, 0};
+		ssize_t k;
+
+		if (poll(&pf, 1, 2000) <= 0)
+			break;
+		k = read(m, buf + n, 65535 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	waitpid(pid, &st, 0);
+	close(m);
+	return buf;
+}
+
+START_TEST(terminal_vs_pipe)
+{
+	char *ws = wst_tmpdir(), *o;
+	struct wst_run r;
+	const char *a1[] = {"--workspace", ws, "-R", "--paths", "relative", NULL};
+	const char *a2[] = {"--workspace", ws, NULL};
+
+	wst_write(ws, "d/x", "");
+	wst_write(ws, "two\nlines", "");
+	/* On a terminal: ls -R sections, a newline in a name shown as "?". */
+	o = ls_pty(a1);
+	ck_assert_msg(strstr(o, ".:\r\nd\r\ntwo?lines\r\n\r\nd:\r\nd/x\r\n") != NULL,
+		      "%s", o);
+	free(o);
+	o = ls_pty(a2);
+	ck_assert_msg(strstr(o, "two?lines\r\n") != NULL, "%s", o);
+	free(o);
+	/* Into a pipe: a flat list of paths, the name as it is. */
+	lsp(&r, ws, "-R", "--paths", "relative", NULL);
+	ck_assert_str_eq(r.out, "d\ntwo\nlines\nd/x\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-R0", "--paths", "relative", NULL);
+	ck_assert_int_eq(memcmp(r.out, "d\0two\nlines\0d/x\0", 17), 0);
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1603,6 +2027,13 @@ suite(void)
 	tcase_add_test(tc, deep_tree_out_of_descriptors);
 	tcase_add_test(tc, deep_symlink_verdict_under_fd_limit);
 	tcase_add_test(tc, rename_exchange_race);
+	tcase_add_test(tc, paging_1500_no_gaps);
+	tcase_add_test(tc, byte_cap_deep_long_names);
+	tcase_add_test(tc, version_field);
+	tcase_add_test(tc, gitignore_and_exclude);
+	tcase_add_test(tc, mounts_self_dangling);
+	tcase_add_test(tc, plain_ls_options);
+	tcase_add_test(tc, terminal_vs_pipe);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -300,8 +300,14 @@ START_TEST(ux_regressions)
 	struct wst_run r;
 	char *link = wst_path(T, "wslink"), *p = NULL;
 
-	/* -h in a bundle is not a silent help page. */
+	/* -h in a bundle is not a silent help page: for wsls, -lh is what
+	 * ls users mean by it (human sizes); for others an unknown option. */
 	wst_run(&r, NULL, "wsls", "--workspace", W, "-lh", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, "--workspace"));
+	ck_assert_ptr_nonnull(strstr(r.out, "src\n"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsread", "--workspace", W, "-nh", "src/a.c", NULL);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_str_eq(r.out, "");
 	wst_run_free(&r);

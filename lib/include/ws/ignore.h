@@ -66,6 +66,20 @@ int ws_ignore_push(struct ws_ignore *ig, int dirfd, const char *rel);
 int ws_ignore_push_text(struct ws_ignore *ig, const char *rel,
 			const char *text, size_t len);
 
+/*
+ * Before walking the directory at rel (relative to the directory open as
+ * rootfd, "a/b" or "" for rootfd itself): read rootfd's
+ * .git/info/exclude and push one level for each directory from rootfd
+ * down to rel's parent ("" and "a" for "a/b"), each opened with
+ * O_NOFOLLOW from the one above, so that rel is walked under the rules
+ * of the directories above it, as git applies them.  rel's own level is
+ * the walk's to push.  Best effort: a directory that cannot be opened
+ * ends the chain.  The caller pops nothing: the levels live as long as
+ * ig.  Errors: WS_ENOMEM.
+ */
+int ws_ignore_push_ancestors(struct ws_ignore *ig, int rootfd,
+			     const char *rel);
+
 /* Leave the directory of the deepest level: its rules are dropped. */
 void ws_ignore_pop(struct ws_ignore *ig);
 

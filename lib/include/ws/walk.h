@@ -47,6 +47,8 @@ enum ws_walk_sort {
 	WS_WALK_NAME,	  /* byte order of the names (strcmp) */
 	WS_WALK_SIZE,	  /* largest first, then by name (ls -S) */
 	WS_WALK_MTIME,	  /* newest first, then by name (ls -t) */
+	/* A flag to OR into the others: the order reversed (ls -r). */
+	WS_WALK_REVERSE = 0x100,
 };
 
 /*
