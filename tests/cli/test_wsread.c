@@ -1341,6 +1341,130 @@ START_TEST(schema_help)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* Issue 9: tail, numbers in JSON, several files, version, MIME, cat    */
+
+START_TEST(tail_and_numbers)
+{
+	struct wst_run r;
+
+	RUNJ(&r, "--tail", "2", "lines.txt");
+	expect_content(&r, "line 9\nline 10\n");
+	ck_assert_int_eq(out_int(&r, "start_line"), 9);
+	ck_assert_int_eq(out_int(&r, "total_lines"), 10);
+	wst_run_free(&r);
+	RUNP(&r, "--tail", "1", "lines.txt");
+	ck_assert_str_eq(r.out, "line 10\n");
+	wst_run_free(&r);
+	/* cat -n style content in JSON, numbered from the first line read. */
+	RUNJ(&r, "--line-numbers", "--start-line", "9", "lines.txt");
+	expect_content(&r, "     9\tline 9\n    10\tline 10\n");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "--args",
+		"{\"path\":\"lines.txt\",\"tail\":1,\"line_numbers\":true}", NULL);
+	expect_content(&r, "    10\tline 10\n");
+	wst_run_free(&r);
+	/* A tail of a large file: found from the end, numbered. */
+	write_lines("big.txt", 200000);
+	RUNJ(&r, "--tail", "1", "big.txt");
+	expect_content(&r, "line 0200000\n");
+	ck_assert_int_eq(out_int(&r, "start_line"), 200000);
+	wst_run_free(&r);
+	RUNJ(&r, "--tail", "0", "lines.txt");
+	expect_error(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(several_files)
+{
+	struct wst_run r;
+	cJSON *res;
+
+	RUNJ(&r, "sub/a.txt", "nope.txt", "lines.txt");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	res = wst_output(&r, "results");
+	ck_assert_int_eq(cJSON_GetArraySize(res), 3);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0),
+					     "content")->valuestring, "alpha\n");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(res, 1), "error"), "code")->valuestring,
+		"NOT_FOUND");
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 2),
+					     "total_lines")->valueint, 10);
+	wst_run_free(&r);
+	RUNJ(&r, "sub/a.txt", "lines.txt");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "results")), 2);
+	wst_run_free(&r);
+	/* Plain: like cat, in order; a failure is reported and skipped. */
+	RUNP(&r, "sub/a.txt", "nope.txt", "sub/a.txt");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "alpha\nalpha\n");
+	ck_assert_ptr_nonnull(strstr(r.err, "nope.txt"));
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(version_mime)
+{
+	struct wst_run r;
+	char v1[64];
+
+	RUNJ(&r, "sub/a.txt");
+	ck_assert_uint_eq(strlen(wst_output_str(&r, "version")), 16);
+	snprintf(v1, sizeof(v1), "%s", wst_output_str(&r, "version"));
+	ck_assert(cJSON_IsNull(wst_output(&r, "mime_type")));
+	wst_run_free(&r);
+	RUNJ(&r, "sub/a.txt");
+	ck_assert_str_eq(wst_output_str(&r, "version"), v1);
+	wst_run_free(&r);
+	wst_write(ws, "sub/a.txt", "beta\n");
+	RUNJ(&r, "sub/a.txt");
+	ck_assert_str_ne(wst_output_str(&r, "version"), v1);
+	wst_run_free(&r);
+	/* A PNG: binary, image/png, and a version all the same. */
+	wst_writen(ws, "logo.png", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+	RUNJ(&r, "logo.png");
+	ck_assert(out_bool(&r, "binary"));
+	ck_assert_str_eq(wst_output_str(&r, "mime_type"), "image/png");
+	ck_assert_uint_eq(strlen(wst_output_str(&r, "version")), 16);
+	wst_run_free(&r);
+	RUNP(&r, "logo.png");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_uint_eq(r.outlen, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "image/png"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * Plain mode streams: 3 MiB of text whose last chunk holds a NUL writes
+ * the text before it, then the error line and exit 5 (the check runs per
+ * chunk, before it is written).
+ */
+START_TEST(plain_stream_binary_late)
+{
+	struct wst_run r;
+	size_t n = 3u << 20;
+	char *t = malloc(n);
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = i % 64 == 63 ? '\n' : 'a';
+	t[n - 10] = '\0';
+	wst_writen(ws, "late.txt", t, n);
+	RUNP(&r, "late.txt");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_null(memchr(r.out, '\0', r.outlen));
+	ck_assert_uint_lt(r.outlen, n);
+	ck_assert_ptr_nonnull(strstr(r.err, "binary file"));
+	wst_run_free(&r);
+	free(t);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* The race                                                              */
 
 /*
@@ -1511,6 +1635,10 @@ suite(void)
 	tcase_add_test(tc, json_contract);
 	tcase_add_test(tc, args);
 	tcase_add_test(tc, schema_help);
+	tcase_add_test(tc, tail_and_numbers);
+	tcase_add_test(tc, several_files);
+	tcase_add_test(tc, version_mime);
+	tcase_add_test(tc, plain_stream_binary_late);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_absolute_link);
