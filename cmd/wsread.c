@@ -37,13 +37,13 @@ static const struct ws_opt opts[O_COUNT] = {
 		    "not read whole)", 0},
 	[O_MAX_BYTES] = {"max-bytes", 0, WS_OPT_INT, "N",
 			 "largest content returned, in bytes (default 1048576); "
-			 "in JSON also the page size in bytes", 0},
+			 "in JSON, also the largest page", 0},
 	[O_PAGE_LINES] = {"page-lines", 0, WS_OPT_INT, "N",
 			  "JSON: most lines returned in one page (default 2000); "
 			  "more give truncated and next_start_line", 0},
 	[O_PAGE_BYTES] = {"page-bytes", 0, WS_OPT_INT, "N",
 			  "JSON: most bytes returned in one page (default 65536, "
-			  "or --max-bytes when given)", 0},
+			  "at most --max-bytes)", 0},
 	[O_BASE64] = {"base64", 0, WS_OPT_FLAG, NULL,
 		      "return the content base64-encoded (the only way to get "
 		      "a binary file's bytes)", 0},
@@ -117,9 +117,9 @@ get_opts(const struct ws_cli *cli, struct ws_read_opts *o)
 		/* A page sized for a context window, unless asked otherwise. */
 		o->page_lines = WS_OPT(cli, O_PAGE_LINES)->set ?
 				WS_OPT(cli, O_PAGE_LINES)->i : WS_READ_PAGE_LINES;
+		/* Never more than max_bytes: ws_read_fd() takes the smaller. */
 		o->page_bytes = WS_OPT(cli, O_PAGE_BYTES)->set ?
-				WS_OPT(cli, O_PAGE_BYTES)->i :
-				o->max_bytes > 0 ? o->max_bytes : WS_READ_PAGE_BYTES;
+				WS_OPT(cli, O_PAGE_BYTES)->i : WS_READ_PAGE_BYTES;
 	}
 	/* Plain mode without a range or a limit is cat: any size, streamed. */
 	o->stream = !cli->json && o->start_line == 0 && o->end_line == 0 &&

@@ -839,7 +839,8 @@ START_TEST(large_file)
 	wst_run_free(&r);
 
 	/* A larger --max-bytes lifts the limit. */
-	RUNJ(&r, "--max-bytes", "3000000", "--page-lines", "300000", "big.txt");
+	RUNJ(&r, "--max-bytes", "3000000", "--page-lines", "300000",
+	     "--page-bytes", "3000000", "big.txt");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_uint_eq(strlen(wst_output_str(&r, "content")), 2600000);
 	ck_assert_int_eq(out_int(&r, "total_lines"), 200000);
