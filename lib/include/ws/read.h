@@ -11,7 +11,15 @@
  * in the content; a last line without a final newline still counts; an
  * empty file has 0 lines.  Binary: a NUL byte anywhere in what is read
  * (all of a file within max_bytes; up to where a ranged read stops in a
- * larger one), checked as the read goes.
+ * larger one), checked as the read goes, or text of which more than a
+ * quarter of the bytes are not UTF-8; less than that is text with a
+ * U+FFFD copy (invalid_utf8).
+ *
+ * Three more ways to read (issue 9): a page (JSON), the first
+ * page_lines/page_bytes of the range, with truncated and next_start_line,
+ * for a file of any size; a tail, found by reading backwards from the end;
+ * and a stream to a descriptor (plain mode: cat).  Every read gives the
+ * version token of the descriptor's fstat before reading.
  */
 #ifndef WS_READ_H
 #define WS_READ_H
@@ -123,7 +131,9 @@ int ws_read_check_opts(const struct ws_read_opts *o);
 /*
  * Read the regular file open on fd (at offset 0) per o into r, which
  * ws_read_free() releases.  Errors: WS_EFILE_TOO_LARGE (a text file over
- * max_bytes without a range, or a binary one with base64),
+ * max_bytes without a range, a page or a tail, or a binary one with
+ * base64), WS_ELIMIT_EXCEEDED (also: a tail's start not found within the
+ * scan bounds),
  * WS_ELIMIT_EXCEEDED (the range not reached within scan_bytes or scan_ms),
  * WS_EIO_ERROR, WS_EINVALID_ARGUMENT.
  */
