@@ -981,8 +981,18 @@ ws_read_fd(int fd, const struct ws_read_opts *o, struct ws_read *r)
 		if (rc < 0)
 			return rc;
 		if (binary) {
-			off = 0; /* read from the start: binary metadata */
-			line0 = 1;
+			/* A NUL in the tail: binary metadata, typed by the head. */
+			char head[32];
+			ssize_t h = pread(fd, head, sizeof(head), 0);
+
+			r->size = st.st_size;
+			ws__binary(r, head, h > 0 ? (size_t)h : 0, false);
+			if (o->base64)
+				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						    "is a binary file: --tail does "
+						    "not apply; use --base64 "
+						    "without it");
+			return 0;
 		} else {
 			eo.start_line = line0;
 			eo.end_line = 0;

@@ -988,6 +988,23 @@ START_TEST(tail)
 	ck_assert_int_eq(r.end_line, 7);
 	ck_assert_int_eq(r.next_start_line, 8);
 	ws_read_free(&r);
+	/* A NUL near the end of a large file: binary, typed by its head. */
+	{
+		char *t = malloc(400000);
+
+		memcpy(t, "%PDF-1.4\n", 9);
+		memset(t + 9, 'a', 400000 - 9);
+		t[399990] = '\0';
+		wst_writen(dir, "late.pdf", t, 400000);
+		free(t);
+	}
+	o = (struct ws_read_opts){.tail = 3, .max_bytes = 1000};
+	ck_assert_int_eq(read_rel("late.pdf", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
+	ck_assert_str_eq(r.mime_type, "application/pdf");
+	ck_assert_int_eq(r.size, 400000);
+	ws_read_free(&r);
 	/* With a range: INVALID_ARGUMENT. */
 	o = (struct ws_read_opts){.tail = 5, .start_line = 2};
 	ck_assert_int_eq(ws_read_check_opts(&o), WS_EINVALID_ARGUMENT);
