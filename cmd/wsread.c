@@ -123,8 +123,9 @@ get_opts(const struct ws_cli *cli, struct ws_read_opts *o)
 	}
 	/* Plain mode without a range or a limit is cat: any size, streamed. */
 	o->stream = !cli->json && o->start_line == 0 && o->end_line == 0 &&
-		    o->tail == 0 && !WS_OPT(cli, O_MAX_BYTES)->set && !o->base64 &&
-		    !WS_OPT(cli, O_LINE_NUMBERS)->b && !WS_OPT(cli, O_NUMBER)->b;
+		    o->tail == 0 && !WS_OPT(cli, O_MAX_BYTES)->set && !o->base64;
+	o->stream_number = WS_OPT(cli, O_LINE_NUMBERS)->b ||
+			   WS_OPT(cli, O_NUMBER)->b;
 	o->stream_fd = STDOUT_FILENO;
 	return ws_read_check_opts(o);
 }

@@ -848,6 +848,50 @@ ws__write_full(int fd, const char *p, size_t n)
 }
 
 /*
+ * n bytes with each line prefixed by its number like cat -n (6 columns and
+ * a tab); *line and *bol (at the start of a line) carry across chunks.
+ * The output is gathered in a buffer so that a line costs no system call.
+ */
+static int
+ws__write_numbered(int fd, const char *p, size_t n, long long *line,
+		   bool *bol)
+{
+	const char *e = p + n;
+	char buf[64 * 1024];
+	size_t len = 0;
+	int rc;
+
+	while (p < e) {
+		const char *q = memchr(p, '\n', (size_t)(e - p));
+		size_t k = (size_t)((q ? q + 1 : e) - p);
+
+		if (*bol) {
+			if (len + 32 > sizeof(buf)) {
+				if ((rc = ws__write_full(fd, buf, len)) < 0)
+					return rc;
+				len = 0;
+			}
+			len += (size_t)snprintf(buf + len, 32, "%6lld\t", (*line)++);
+		}
+		if (len + k > sizeof(buf)) {
+			if ((rc = ws__write_full(fd, buf, len)) < 0)
+				return rc;
+			len = 0;
+		}
+		if (k > sizeof(buf)) {
+			if ((rc = ws__write_full(fd, p, k)) < 0)
+				return rc;
+		} else {
+			memcpy(buf + len, p, k);
+			len += k;
+		}
+		*bol = q != NULL;
+		p += k;
+	}
+	return ws__write_full(fd, buf, len);
+}
+
+/*
  * cat: copy the file to o->stream_fd chunk by chunk, any size, checking
  * each chunk for a NUL before it is written, so that a binary file is
  * caught before any of its bytes goes out when its first chunk tells.
@@ -859,6 +903,8 @@ ws__stream(int fd, const struct stat *st, const struct ws_read_opts *o,
 	char *chunk = malloc(WS__CHUNK);
 	char head[32];
 	size_t headlen = 0;
+	long long line = 1;
+	bool bol = true;
 	int rc = 0;
 
 	if (chunk == NULL)
@@ -883,7 +929,11 @@ ws__stream(int fd, const struct stat *st, const struct ws_read_opts *o,
 			ws__binary(r, head, headlen, false);
 			break;
 		}
-		if ((rc = ws__write_full(o->stream_fd, chunk, (size_t)n)) < 0)
+		rc = o->stream_number ?
+			     ws__write_numbered(o->stream_fd, chunk, (size_t)n,
+						&line, &bol) :
+			     ws__write_full(o->stream_fd, chunk, (size_t)n);
+		if (rc < 0)
 			break;
 		r->streamed += n;
 	}

@@ -795,6 +795,13 @@ START_TEST(large_file)
 	ck_assert_uint_eq(r.outlen, 2600000);
 	ck_assert(memcmp(r.out + r.outlen - 13, "line 0200000\n", 13) == 0);
 	wst_run_free(&r);
+	/* And numbered like cat -n, streamed too. */
+	RUNP(&r, "-n", "big.txt");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(r.outlen, 2600000 + 200000 * 7);
+	ck_assert(memcmp(r.out, "     1\tline 0000001\n", 20) == 0);
+	ck_assert(memcmp(r.out + r.outlen - 20, "200000\tline 0200000\n", 20) == 0);
+	wst_run_free(&r);
 	/* Plain with --max-bytes keeps the limit. */
 	RUNP(&r, "--max-bytes", "1000", "big.txt");
 	ck_assert_int_eq(r.status, 5);

@@ -1134,6 +1134,19 @@ START_TEST(version_and_stream)
 	ck_assert_int_eq(n, 4);
 	ck_assert(memcmp(buf, "two\n", 4) == 0);
 	close(pfd[0]);
+	/* Numbered like cat -n: empty lines too, a last line without "\n". */
+	wst_write(dir, "n.txt", "a\n\nb");
+	ck_assert_int_eq(pipe(pfd), 0);
+	o.stream_fd = pfd[1];
+	o.stream_number = true;
+	ck_assert_int_eq(read_rel("n.txt", &o, &r), 0);
+	ws_read_free(&r);
+	close(pfd[1]);
+	n = read(pfd[0], buf, sizeof(buf));
+	ck_assert_int_eq(n, 25);
+	ck_assert(memcmp(buf, "     1\ta\n     2\t\n     3\tb", 25) == 0);
+	close(pfd[0]);
+	o.stream_number = false;
 	/* A binary file: nothing written, binary metadata. */
 	ck_assert_int_eq(pipe(pfd), 0);
 	o.stream_fd = pfd[1];

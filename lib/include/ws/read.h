@@ -84,6 +84,7 @@ struct ws_read_opts {
 	 */
 	bool stream;
 	int stream_fd;
+	bool stream_number; /* with stream: number the lines like cat -n */
 };
 
 /* What was read. */
