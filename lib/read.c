@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/path.h"
 #include "ws/policy.h"
 
 #define WS__CHUNK (256 * 1024) /* read size when streaming a large file */
@@ -71,7 +72,128 @@ ws_read_guess_type(const void *buf, size_t n)
 		return "elf";
 	if (ws__magic(b, n, "SQLite format 3", 16)) /* with its NUL */
 		return "sqlite";
+	if (n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
+		return "webp";
+	if (ws__magic(b, n, "\0asm", 4))
+		return "wasm";
 	return "binary";
+}
+
+const char *
+ws_read_mime_type(const void *buf, size_t n)
+{
+	static const struct {
+		const char *type, *mime;
+	} known[] = {
+		{"png", "image/png"},		{"jpeg", "image/jpeg"},
+		{"gif", "image/gif"},		{"webp", "image/webp"},
+		{"pdf", "application/pdf"},	{"zip", "application/zip"},
+		{"gzip", "application/gzip"},	{"elf", "application/x-executable"},
+		{"sqlite", "application/vnd.sqlite3"},
+		{"wasm", "application/wasm"},
+	};
+	const unsigned char *b = buf;
+	const char *t = ws_read_guess_type(buf, n);
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(t, known[i].type) == 0)
+			return known[i].mime;
+	/* Types the short names above do not tell apart. */
+	if (ws__magic(b, n, "BM", 2) && n >= 14)
+		return "image/bmp";
+	if (ws__magic(b, n, "\0\0\1\0", 4))
+		return "image/x-icon";
+	if (ws__magic(b, n, "II*\0", 4) || ws__magic(b, n, "MM\0*", 4))
+		return "image/tiff";
+	if (n >= 12 && memcmp(b + 4, "ftyp", 4) == 0) {
+		if (memcmp(b + 8, "avif", 4) == 0)
+			return "image/avif";
+		if (memcmp(b + 8, "heic", 4) == 0)
+			return "image/heic";
+		return "video/mp4";
+	}
+	if (ws__magic(b, n, "BZh", 3))
+		return "application/x-bzip2";
+	if (ws__magic(b, n, "\xfd" "7zXZ\0", 6))
+		return "application/x-xz";
+	if (ws__magic(b, n, "\x28\xb5\x2f\xfd", 4))
+		return "application/zstd";
+	if (ws__magic(b, n, "7z\xbc\xaf\x27\x1c", 6))
+		return "application/x-7z-compressed";
+	if (ws__magic(b, n, "OggS", 4))
+		return "application/ogg";
+	if (ws__magic(b, n, "fLaC", 4))
+		return "audio/flac";
+	if (ws__magic(b, n, "ID3", 3))
+		return "audio/mpeg";
+	return "application/octet-stream";
+}
+
+/*
+ * The length of the valid UTF-8 sequence at s (n bytes left), or 0: no
+ * overlong forms, no surrogates, nothing above U+10FFFF (RFC 3629).
+ */
+static size_t
+ws__utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], lo = 0x80, hi = 0xbf;
+	size_t k;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (n < k || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < k; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
+char *
+ws_read_utf8_fix(const char *buf, size_t n, size_t *outlen, size_t *bad)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t len = 0, nbad = 0, i, k;
+	char *out, *o;
+
+	/* Two passes: the size first, so that no worst case is allocated. */
+	for (i = 0; i < n; i += k ? k : 1) {
+		k = ws__utf8_seq(s + i, n - i);
+		len += k ? k : 3;
+		nbad += k == 0;
+	}
+	if ((out = malloc(len + 1)) == NULL)
+		return NULL;
+	for (i = 0, o = out; i < n; i += k ? k : 1) {
+		k = ws__utf8_seq(s + i, n - i);
+		if (k == 0) {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+		} else {
+			memcpy(o, s + i, k);
+			o += k;
+		}
+	}
+	*o = '\0';
+	*outlen = len;
+	*bad = nbad;
+	return out;
 }
 
 /* Sixteen bytes as a vector: GCC and clang turn it into SIMD code. */
@@ -195,6 +317,16 @@ ws_read_check_opts(const struct ws_read_opts *o)
 	if (o->scan_bytes < 0 || o->scan_ms < 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "the scan limits must be at least 1");
+	if (o->tail < 0 || o->page_lines < 0 || o->page_bytes < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--tail and the page sizes must be at least 1");
+	if (o->page_bytes > WS_READ_MAX_HARD)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--page-bytes is at most %lld", WS_READ_MAX_HARD);
+	if (o->tail > 0 && (o->start_line > 0 || o->end_line > 0))
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--tail cannot be combined with --start-line "
+				    "or --end-line");
 	if (o->start_line > 0 && o->end_line > 0 && o->start_line > o->end_line)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "start line %lld is after end line %lld",
@@ -206,6 +338,7 @@ void
 ws_read_free(struct ws_read *r)
 {
 	free(r->buf);
+	free(r->text);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -238,6 +371,7 @@ ws__binary(struct ws_read *r, const char *buf, size_t n, bool with_data)
 {
 	r->binary = true;
 	r->type = ws_read_guess_type(buf, n);
+	r->mime_type = ws_read_mime_type(buf, n);
 	r->total_known = false;
 	if (with_data) {
 		r->data = buf;
@@ -475,10 +609,15 @@ ws__binary_large(struct ws_read *r, const char *head, size_t headlen,
 	return 0;
 }
 
-/* A file over max bytes: binary metadata, FILE_TOO_LARGE, or a stream. */
+/*
+ * A file over max bytes (or the tail of one): binary metadata,
+ * FILE_TOO_LARGE, or a stream.  The scan starts at byte off, which begins
+ * line line0; cap bounds the content (max, or a smaller page).
+ */
 static int
-ws__read_large(int fd, const struct stat *st, long long max,
-	       const struct ws_read_opts *o, struct ws_read *r)
+ws__read_large(int fd, const struct stat *st, long long max, long long cap,
+	       long long off, long long line0, const struct ws_read_opts *o,
+	       struct ws_read *r)
 {
 	struct ws__scan s = {0};
 	long long budget = o->count_max == 0 ? WS_READ_COUNT_DEFAULT : o->count_max;
@@ -495,21 +634,33 @@ ws__read_large(int fd, const struct stat *st, long long max,
 
 	if (chunk == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (off > 0 && lseek(fd, off, SEEK_SET) < 0) {
+		rc = ws_error_errno(errno, NULL, "lseek");
+		goto out;
+	}
 	n = ws__read_full(fd, chunk, WS__CHUNK);
 	if (n < 0) {
 		rc = ws_error_errno(errno, NULL, "read");
 		goto out;
 	}
-	pos = n;
+	pos = off + n;
 	eof = n < WS__CHUNK;
 	r->size = st->st_size > pos ? st->st_size : pos;
-	headlen = (size_t)n < sizeof(head) ? (size_t)n : sizeof(head);
-	memcpy(head, chunk, headlen);
+	if (off > 0) {
+		/* A binary file's type is in its first bytes, not the tail's. */
+		ssize_t h = pread(fd, head, sizeof(head), 0);
+
+		headlen = h > 0 ? (size_t)h : 0;
+	} else {
+		headlen = (size_t)n < sizeof(head) ? (size_t)n : sizeof(head);
+		memcpy(head, chunk, headlen);
+	}
 	if (memchr(chunk, '\0', (size_t)n) != NULL) {
 		rc = ws__binary_large(r, head, headlen, o, max);
 		goto out;
 	}
-	if (o->start_line == 0 && o->end_line == 0) {
+	if (o->start_line == 0 && o->end_line == 0 && o->page_lines == 0 &&
+	    o->page_bytes == 0) {
 		rc = ws_error_set(WS_EFILE_TOO_LARGE, NULL,
 				  "is %lld bytes, over the %lld-byte limit; read "
 				  "a range with --start-line/--end-line",
@@ -518,8 +669,8 @@ ws__read_large(int fd, const struct stat *st, long long max,
 	}
 	s.start = o->start_line > 0 ? o->start_line : 1;
 	s.end = o->end_line > 0 ? o->end_line : LLONG_MAX;
-	s.cap = (size_t)max;
-	s.line = 1;
+	s.cap = (size_t)cap;
+	s.line = line0;
 	for (;;) {
 		if ((rc = ws__scan_feed(&s, chunk, (size_t)n)) < 0)
 			goto out;
@@ -530,15 +681,15 @@ ws__read_large(int fd, const struct stat *st, long long max,
 			if (done_at < 0)
 				done_at = pos;
 			if (budget < 0 || st->st_size - done_at > budget ||
-			    pos - done_at > budget || pos >= scan_max ||
+			    pos - done_at > budget || pos - off >= scan_max ||
 			    ws__now_ms() - t0 >= scan_ms)
 				break;
-		} else if (pos >= scan_max) {
+		} else if (pos - off >= scan_max) {
 			/*
 			 * Still short of the range: the bound on the scan.
 			 * (Once in range, max_bytes ends it soon enough.)
 			 */
-			rc = ws__scan_limit(&s, true, pos, scan_max);
+			rc = ws__scan_limit(&s, true, pos - off, scan_max);
 			goto out;
 		} else if (ws__now_ms() - t0 >= scan_ms) {
 			rc = ws__scan_limit(&s, false, pos, scan_ms);
@@ -589,15 +740,272 @@ out:
 	return rc;
 }
 
+/*
+ * Where the last tail lines of a file begin: read backwards from the end
+ * in chunks (pread, so the offset of fd is left alone), counting newlines,
+ * within scan_bytes and scan_ms; then the line number there, by counting
+ * the newlines before it when that is within count_max (else *known is
+ * false).  A NUL met on the way makes *binary true.
+ */
+static int
+ws__tail_start(int fd, long long size, const struct ws_read_opts *o,
+	       long long *off, long long *line, bool *known, bool *binary)
+{
+	long long scan_max = o->scan_bytes > 0 ? o->scan_bytes : WS_READ_SCAN_DEFAULT;
+	long long scan_ms = o->scan_ms > 0 ? o->scan_ms : WS_READ_SCAN_MS_DEFAULT;
+	long long budget = o->count_max == 0 ? WS_READ_COUNT_DEFAULT : o->count_max;
+	long long t0 = ws__now_ms(), pos = size, need = o->tail, nl = 0;
+	char *chunk = malloc(WS__CHUNK);
+	bool first = true;
+	int rc = 0;
+
+	*off = 0;
+	*line = 1;
+	*known = true;
+	*binary = false;
+	if (chunk == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	while (pos > 0) {
+		size_t k = pos < WS__CHUNK ? (size_t)pos : WS__CHUNK;
+		ssize_t n = pread(fd, chunk, k, pos - (long long)k);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (size_t)n != k) {
+			rc = n < 0 ? ws_error_errno(errno, NULL, "read") :
+				     ws_error_set(WS_EIO_ERROR, NULL,
+						  "the file shrank while being read");
+			goto out;
+		}
+		if (memchr(chunk, '\0', k) != NULL) {
+			*binary = true;
+			goto out;
+		}
+		/* A final newline ends the last line; it does not start one. */
+		if (first && chunk[k - 1] == '\n')
+			need++;
+		first = false;
+		for (size_t i = k; i > 0; i--) {
+			if (chunk[i - 1] == '\n' && ++nl == need) {
+				*off = pos - (long long)k + (long long)i;
+				goto found;
+			}
+		}
+		pos -= (long long)k;
+		if (pos > 0 && (size - pos >= scan_max ||
+				ws__now_ms() - t0 >= scan_ms)) {
+			rc = ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
+					  "the start of the last %lld lines was not "
+					  "found within the scan limit (%lld bytes "
+					  "from the end); hint: ask for fewer lines",
+					  o->tail, size - pos);
+			goto out;
+		}
+	}
+	goto out; /* fewer lines than asked: all of them, from line 1 */
+found:
+	if (budget >= 0 && *off <= budget) {
+		long long c = 0;
+
+		for (pos = 0; pos < *off;) {
+			size_t k = *off - pos < WS__CHUNK ? (size_t)(*off - pos) :
+							     WS__CHUNK;
+			ssize_t n = pread(fd, chunk, k, pos);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				rc = ws_error_errno(n < 0 ? errno : EIO, NULL, "read");
+				goto out;
+			}
+			c += ws__count_nl(chunk, (size_t)n);
+			pos += n;
+		}
+		*line = c + 1;
+	} else {
+		*known = false;
+	}
+out:
+	free(chunk);
+	return rc;
+}
+
+/* write() all of n bytes. */
+static int
+ws__write_full(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return ws_error_errno(errno, NULL, "write");
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * n bytes with each line prefixed by its number like cat -n (6 columns and
+ * a tab); *line and *bol (at the start of a line) carry across chunks.
+ * The output is gathered in a buffer so that a line costs no system call.
+ */
+static int
+ws__write_numbered(int fd, const char *p, size_t n, long long *line,
+		   bool *bol)
+{
+	const char *e = p + n;
+	char buf[64 * 1024];
+	size_t len = 0;
+	int rc;
+
+	while (p < e) {
+		const char *q = memchr(p, '\n', (size_t)(e - p));
+		size_t k = (size_t)((q ? q + 1 : e) - p);
+
+		if (*bol) {
+			if (len + 32 > sizeof(buf)) {
+				if ((rc = ws__write_full(fd, buf, len)) < 0)
+					return rc;
+				len = 0;
+			}
+			len += (size_t)snprintf(buf + len, 32, "%6lld\t", (*line)++);
+		}
+		if (len + k > sizeof(buf)) {
+			if ((rc = ws__write_full(fd, buf, len)) < 0)
+				return rc;
+			len = 0;
+		}
+		if (k > sizeof(buf)) {
+			if ((rc = ws__write_full(fd, p, k)) < 0)
+				return rc;
+		} else {
+			memcpy(buf + len, p, k);
+			len += k;
+		}
+		*bol = q != NULL;
+		p += k;
+	}
+	return ws__write_full(fd, buf, len);
+}
+
+/*
+ * cat: copy the file to o->stream_fd chunk by chunk, any size, checking
+ * each chunk for a NUL before it is written, so that a binary file is
+ * caught before any of its bytes goes out when its first chunk tells.
+ */
+static int
+ws__stream(int fd, const struct stat *st, const struct ws_read_opts *o,
+	   struct ws_read *r)
+{
+	char *chunk = malloc(WS__CHUNK);
+	char head[32];
+	size_t headlen = 0;
+	long long line = 1;
+	bool bol = true;
+	int rc = 0;
+
+	if (chunk == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	r->size = st->st_size;
+	for (;;) {
+		ssize_t n = read(fd, chunk, WS__CHUNK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = ws_error_errno(errno, NULL, "read");
+			break;
+		}
+		if (n == 0)
+			break;
+		if (headlen == 0) {
+			headlen = (size_t)n < sizeof(head) ? (size_t)n : sizeof(head);
+			memcpy(head, chunk, headlen);
+		}
+		if (memchr(chunk, '\0', (size_t)n) != NULL) {
+			ws__binary(r, head, headlen, false);
+			break;
+		}
+		rc = o->stream_number ?
+			     ws__write_numbered(o->stream_fd, chunk, (size_t)n,
+						&line, &bol) :
+			     ws__write_full(o->stream_fd, chunk, (size_t)n);
+		if (rc < 0)
+			break;
+		r->streamed += n;
+	}
+	if (r->streamed > r->size)
+		r->size = r->streamed;
+	free(chunk);
+	return rc;
+}
+
+/* Cut the content to cap bytes at a line end (see ws__scan_copy). */
+static void
+ws__cap_content(struct ws_read *r, long long cap)
+{
+	const char *nl;
+	size_t keep;
+
+	if ((long long)r->len <= cap)
+		return;
+	r->truncated = true;
+	nl = cap > 0 ? memrchr(r->data, '\n', (size_t)cap) : NULL;
+	if (nl != NULL) {
+		keep = (size_t)(nl - r->data) + 1;
+		r->end_line = r->start_line + ws__count_nl(r->data, keep) - 1;
+	} else {
+		/* The first line alone is over the page: its head. */
+		keep = ws__utf8_cut(r->data, (size_t)cap);
+		r->end_line = r->start_line;
+	}
+	r->len = keep;
+}
+
+/*
+ * Text that is not valid UTF-8: mostly text (at most a quarter of the
+ * bytes invalid) keeps a U+FFFD copy in r->text; more is binary.
+ */
+static int
+ws__check_utf8(struct ws_read *r, const struct ws_read_opts *o)
+{
+	size_t bad;
+
+	if (ws_utf8_valid(r->data, r->len))
+		return 0;
+	r->text = ws_read_utf8_fix(r->data, r->len, &r->text_len, &bad);
+	if (r->text == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (bad * 4 > r->len) {
+		free(r->text);
+		r->text = NULL;
+		r->text_len = 0;
+		ws__binary(r, r->data, r->len, o->base64);
+		if (!o->base64)
+			r->data = NULL, r->len = 0;
+		r->truncated = false;
+		return 0;
+	}
+	r->invalid_utf8 = true;
+	return 0;
+}
+
 int
 ws_read_fd(int fd, const struct ws_read_opts *o, struct ws_read *r)
 {
 	long long max = o->max_bytes > 0 ? o->max_bytes : WS_READ_MAX_DEFAULT;
+	long long cap = max, off = 0, line0 = 1;
+	bool paging = o->page_lines > 0 || o->page_bytes > 0;
+	struct ws_read_opts eo = *o;
 	struct stat st;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->type = "text";
+	r->lines_known = true;
 	if ((rc = ws_read_check_opts(o)) < 0)
 		return rc;
 	if (fstat(fd, &st) < 0)
@@ -605,15 +1013,89 @@ ws_read_fd(int fd, const struct ws_read_opts *o, struct ws_read *r)
 	if (!S_ISREG(st.st_mode))
 		return ws_error_set(WS_ENOT_A_REGULAR_FILE, NULL,
 				    "is not a regular file");
-	if (st.st_size <= max) {
-		rc = ws__read_small(fd, st.st_size, max, o, r);
-		if (rc != 1)
+	/*
+	 * The token of the file as it was before reading: a change while it
+	 * is read makes the token stale, so a write guarded by it is
+	 * refused rather than let through.
+	 */
+	ws_version_token(&st, r->version);
+	if (o->stream) {
+		rc = ws__stream(fd, &st, o, r);
+		goto done;
+	}
+	if (o->tail > 0) {
+		bool known, binary;
+
+		rc = ws__tail_start(fd, st.st_size, o, &off, &line0, &known,
+				    &binary);
+		if (rc < 0)
 			return rc;
+		if (binary) {
+			/* A NUL in the tail: binary metadata, typed by the head. */
+			char head[32];
+			ssize_t h = pread(fd, head, sizeof(head), 0);
+
+			r->size = st.st_size;
+			ws__binary(r, head, h > 0 ? (size_t)h : 0, false);
+			if (o->base64)
+				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						    "is a binary file: --tail does "
+						    "not apply; use --base64 "
+						    "without it");
+			return 0;
+		} else {
+			eo.start_line = line0;
+			eo.end_line = 0;
+			r->lines_known = known;
+			if (!known) {
+				/* Numbered from the tail's start, and said so. */
+				line0 = 1;
+				eo.start_line = 1;
+			}
+		}
+	}
+	if (paging) {
+		long long start = eo.start_line > 0 ? eo.start_line : 1;
+
+		if (o->page_lines > 0 &&
+		    (eo.end_line == 0 || eo.end_line - start + 1 > o->page_lines)) {
+			eo.start_line = start;
+			eo.end_line = start + o->page_lines - 1;
+		}
+		if (o->page_bytes > 0 && o->page_bytes < cap)
+			cap = o->page_bytes;
+	}
+	if (st.st_size <= max && r->lines_known) {
+		rc = ws__read_small(fd, st.st_size, max, &eo, r);
+		if (rc == 0 && r->data != NULL && !r->binary)
+			ws__cap_content(r, cap);
+		if (rc != 1)
+			goto done;
 		/* It grew past the limit while being read: start over. */
 		if (lseek(fd, 0, SEEK_SET) < 0)
 			return ws_error_errno(errno, NULL, "lseek");
 	}
-	return ws__read_large(fd, &st, max, o, r);
+	{
+		bool known = r->lines_known;
+
+		rc = ws__read_large(fd, &st, max, cap, off, line0, &eo, r);
+		r->lines_known = known;
+	}
+done:
+	if (rc < 0)
+		return rc;
+	if (!r->lines_known)
+		r->total_known = false;
+	if (r->binary || o->stream)
+		return 0;
+	/* The page ended before the range asked for, and more lines follow. */
+	if (!r->truncated && eo.end_line != o->end_line && eo.end_line > 0 &&
+	    r->end_line == eo.end_line &&
+	    (!r->total_known || r->total_lines > r->end_line))
+		r->truncated = true;
+	if (r->truncated && r->lines_known)
+		r->next_start_line = r->end_line + 1;
+	return ws__check_utf8(r, o);
 }
 
 /* Name the path the user asked for in the last error, if none is named. */

@@ -994,10 +994,18 @@ START_TEST(config_limits_are_defaults)
 		wst_write(t, name, "x");
 	}
 	wst_write(t, "c.json", "{\"limits\": {\"max_bytes\": 100, \"max_entries\": 3}}");
-	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--json",
+	/* Plain: over the configured max_bytes is FILE_TOO_LARGE... */
+	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws,
 		"big.txt", NULL);
 	ck_assert_int_eq(r.status, 5);
-	ck_assert_str_eq(wst_code(&r), "FILE_TOO_LARGE");
+	ck_assert_ptr_nonnull(strstr(r.err, "(FILE_TOO_LARGE)"));
+	wst_run_free(&r);
+	/* ...and JSON gives a first page no larger than it. */
+	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--json",
+		"big.txt", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
+	ck_assert_uint_le(strlen(wst_output_str(&r, "content")), 100);
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--json",
 		"--max-bytes", "10000", "big.txt", NULL);
@@ -1178,9 +1186,13 @@ START_TEST(args_are_held_to_config_limits)
 	big[5000] = '\0';
 	wst_write(t, "ws/f", big);
 	wst_write(t, "c.json", "{\"limits\": {\"max_bytes\": 100}}");
+	/* The page is held to the configured 100 bytes, not 100000. */
 	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--args",
-		"{\"path\":\"f\",\"max_bytes\":100000}", NULL);
-	ck_assert_str_eq(wst_code(&r), "FILE_TOO_LARGE");
+		"{\"path\":\"f\",\"max_bytes\":100000,\"page_bytes\":100000}",
+		NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(cJSON_IsTrue(wst_output(&r, "truncated")));
+	ck_assert_uint_eq(strlen(wst_output_str(&r, "content")), 100);
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wsread", "--config", conf, "--workspace", ws, "--json",
 		"--max-bytes", "100000", "f", NULL);

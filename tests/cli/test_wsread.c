@@ -760,20 +760,50 @@ START_TEST(large_file)
 	char want[64];
 
 	write_lines("big.txt", 200000); /* 2,600,000 bytes */
+	/* JSON: the first page (2,000 lines), and where to go on. */
 	RUNJ(&r, "big.txt");
-	expect_error(&r, "FILE_TOO_LARGE", 5);
-	{
-		cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "error"),
-					       "message");
-
-		ck_assert(cJSON_IsString(m));
-		ck_assert_msg(strstr(m->valuestring, "2600000") != NULL, "%s",
-			      m->valuestring);
-		ck_assert_ptr_nonnull(strstr(m->valuestring, "1048576"));
-		ck_assert_ptr_nonnull(strstr(m->valuestring, "--start-line"));
-	}
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(out_bool(&r, "truncated"));
+	ck_assert_int_eq(out_int(&r, "start_line"), 1);
+	ck_assert_int_eq(out_int(&r, "end_line"), 2000);
+	ck_assert_int_eq(out_int(&r, "next_start_line"), 2001);
+	ck_assert_int_eq(out_int(&r, "total_lines"), 200000);
+	ck_assert_uint_eq(strlen(wst_output_str(&r, "content")), 2000 * 13);
 	wst_run_free(&r);
+	/* The next page goes on from there; the last one is not truncated. */
+	RUNJ(&r, "--start-line", "2001", "big.txt");
+	ck_assert_int_eq(out_int(&r, "end_line"), 4000);
+	ck_assert_int_eq(out_int(&r, "next_start_line"), 4001);
+	ck_assert(strncmp(wst_output_str(&r, "content"), "line 0002001\n", 13) == 0);
+	wst_run_free(&r);
+	RUNJ(&r, "--start-line", "199000", "big.txt");
+	ck_assert(!out_bool(&r, "truncated"));
+	ck_assert(cJSON_IsNull(wst_output(&r, "next_start_line")));
+	ck_assert_int_eq(out_int(&r, "end_line"), 200000);
+	wst_run_free(&r);
+	/* A page in bytes: 64 KiB by default, cut at a line end. */
+	RUNJ(&r, "--page-lines", "100000", "big.txt");
+	ck_assert_uint_eq(strlen(wst_output_str(&r, "content")), 65536 / 13 * 13);
+	ck_assert_int_eq(out_int(&r, "next_start_line"), 65536 / 13 + 1);
+	wst_run_free(&r);
+	RUNJ(&r, "--page-lines", "10", "--page-bytes", "1000000", "big.txt");
+	ck_assert_uint_eq(strlen(wst_output_str(&r, "content")), 130);
+	wst_run_free(&r);
+	/* Plain mode is cat: the whole file, streamed, whatever its size. */
 	RUNP(&r, "big.txt");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(r.outlen, 2600000);
+	ck_assert(memcmp(r.out + r.outlen - 13, "line 0200000\n", 13) == 0);
+	wst_run_free(&r);
+	/* And numbered like cat -n, streamed too. */
+	RUNP(&r, "-n", "big.txt");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(r.outlen, 2600000 + 200000 * 7);
+	ck_assert(memcmp(r.out, "     1\tline 0000001\n", 20) == 0);
+	ck_assert(memcmp(r.out + r.outlen - 20, "200000\tline 0200000\n", 20) == 0);
+	wst_run_free(&r);
+	/* Plain with --max-bytes keeps the limit. */
+	RUNP(&r, "--max-bytes", "1000", "big.txt");
 	ck_assert_int_eq(r.status, 5);
 	ck_assert_str_eq(r.out, "");
 	ck_assert_ptr_nonnull(strstr(r.err, "2600000 bytes"));
@@ -816,14 +846,21 @@ START_TEST(large_file)
 	wst_run_free(&r);
 
 	/* A larger --max-bytes lifts the limit. */
-	RUNJ(&r, "--max-bytes", "3000000", "big.txt");
+	RUNJ(&r, "--max-bytes", "3000000", "--page-lines", "300000",
+	     "--page-bytes", "3000000", "big.txt");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_uint_eq(strlen(wst_output_str(&r, "content")), 2600000);
 	ck_assert_int_eq(out_int(&r, "total_lines"), 200000);
 	wst_run_free(&r);
-	/* And a smaller one makes a small file too large. */
+	/* And a smaller one makes a small file too large (plain), or paged. */
+	RUNP(&r, "--max-bytes", "10", "lines.txt");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_nonnull(strstr(r.err, "(FILE_TOO_LARGE)"));
+	wst_run_free(&r);
 	RUNJ(&r, "--max-bytes", "10", "lines.txt");
-	expect_error(&r, "FILE_TOO_LARGE", 5);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(out_bool(&r, "truncated"));
+	ck_assert_uint_le(strlen(wst_output_str(&r, "content")), 10);
 	wst_run_free(&r);
 }
 END_TEST
@@ -903,9 +940,16 @@ START_TEST(sparse_huge_file)
 	ck_assert(!out_bool(&r, "total_lines_known"));
 	ck_assert(!out_bool(&r, "truncated"));
 	wst_run_free(&r);
+	/* The first page, at once; the length is past the count bound. */
+	t0 = now_s();
 	RUNJ(&r, "huge.txt");
-	expect_error(&r, "FILE_TOO_LARGE", 5);
-	ck_assert_ptr_nonnull(strstr(r.out, "209715200"));
+	ck_assert_msg(now_s() - t0 < 2.0, "took %.2f s", now_s() - t0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(out_bool(&r, "truncated"));
+	ck_assert_int_eq(out_int(&r, "next_start_line"), 2001);
+	ck_assert(cJSON_IsNull(wst_output(&r, "total_lines")));
+	ck_assert(!out_bool(&r, "total_lines_known"));
+	ck_assert_int_eq(out_int(&r, "size"), 209715200);
 	wst_run_free(&r);
 	/*
 	 * A range beyond the text runs into the zeros: binary, at once (the
@@ -966,14 +1010,18 @@ START_TEST(binary)
 	free(dec);
 	wst_run_free(&r);
 
-	/* Plain: a description, never the bytes. */
+	/* Plain: an error line and exit 5, never the bytes. */
 	RUNP(&r, "blob.bin");
-	ck_assert_int_eq(r.status, 0);
-	ck_assert_uint_eq(strlen(r.out), r.outlen); /* no NUL reached stdout */
-	ck_assert_ptr_nonnull(strstr(r.out, "binary"));
-	ck_assert_ptr_nonnull(strstr(r.out, "3000 bytes"));
-	ck_assert_int_eq(r.out[r.outlen - 1], '\n');
-	ck_assert(strchr(r.out, '\n') == r.out + r.outlen - 1); /* one line */
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_uint_eq(r.outlen, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "binary file"));
+	ck_assert_ptr_nonnull(strstr(r.err, "3000 bytes"));
+	ck_assert_ptr_nonnull(strstr(r.err, "application/octet-stream"));
+	wst_run_free(&r);
+	/* Also with a range (not streamed). */
+	RUNP(&r, "--start-line", "1", "blob.bin");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_uint_eq(r.outlen, 0);
 	wst_run_free(&r);
 	RUNP(&r, "--base64", "blob.bin");
 	ck_assert_int_eq(r.status, 0);
@@ -1043,10 +1091,10 @@ START_TEST(binary_after_text)
 	RUNP(&r, "late.txt");
 	RUNP(&r0, "early.bin");
 	ck_assert_int_eq(r.status, r0.status);
-	ck_assert_ptr_null(memchr(r.out, '\0', r.outlen));
-	ck_assert_ptr_null(strstr(r.out, "abcdef"));
-	a = strstr(r.out, ": ");
-	b = strstr(r0.out, ": ");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_uint_eq(r.outlen, 0);
+	a = strstr(r.err, "is a binary");
+	b = strstr(r0.err, "is a binary");
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_nonnull(b);
 	ck_assert_str_eq(a, b);
@@ -1064,7 +1112,8 @@ START_TEST(binary_after_text)
 	wst_run_free(&r);
 	RUNP(&r, "--start-line", "40000", "--end-line", "40001", "big.txt");
 	ck_assert_ptr_null(strstr(r.out, "abcdef"));
-	ck_assert_ptr_nonnull(strstr(r.out, "binary file"));
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_nonnull(strstr(r.err, "binary file"));
 	wst_run_free(&r);
 	free(t);
 }
@@ -1108,15 +1157,28 @@ START_TEST(encodings)
 	size_t n;
 
 	wst_write(ws, "latin1.txt", latin1);
+	/* Mostly UTF-8: text, U+FFFD for each invalid byte, and said so. */
 	RUNJ(&r, "latin1.txt");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert(!out_bool(&r, "binary"));
+	ck_assert(out_bool(&r, "invalid_utf8"));
+	expect_content(&r, "caf\xef\xbf\xbd cr\xef\xbf\xbdme\n");
+	ck_assert_int_eq(out_int(&r, "total_lines"), 1);
+	wst_run_free(&r);
+	/* The bytes as they are, on request. */
+	RUNJ(&r, "--base64", "latin1.txt");
 	ck_assert_str_eq(wst_output_str(&r, "encoding"), "base64");
 	dec = b64dec(wst_output_str(&r, "content"), &n);
 	ck_assert_uint_eq(n, strlen(latin1));
 	ck_assert(memcmp(dec, latin1, n) == 0);
 	free(dec);
-	ck_assert_int_eq(out_int(&r, "total_lines"), 1);
+	wst_run_free(&r);
+	/* Mostly not UTF-8 (no NUL, but most bytes invalid): binary. */
+	wst_write(ws, "noise.dat", "\xff\xfe\x80\x81\x82\x83" "abc\xfe\xff");
+	RUNJ(&r, "noise.dat");
+	ck_assert(out_bool(&r, "binary"));
+	ck_assert(cJSON_IsNull(wst_output(&r, "content")));
+	ck_assert(!out_bool(&r, "invalid_utf8"));
 	wst_run_free(&r);
 	RUNP(&r, "latin1.txt");
 	ck_assert_str_eq(r.out, latin1);
@@ -1271,11 +1333,11 @@ START_TEST(schema_help)
 	ck_assert_ptr_nonnull(strstr(r.out, "--start-line"));
 	ck_assert_ptr_nonnull(strstr(r.out, "-n, --number"));
 	wst_run_free(&r);
-	/* No path, or two: INVALID_ARGUMENT. */
+	/* No path, or --tail with a range: INVALID_ARGUMENT. */
 	wst_run(&r, NULL, "wsread", "--workspace", ws, "--json", NULL);
 	expect_error(&r, "INVALID_ARGUMENT", 2);
 	wst_run_free(&r);
-	RUNJ(&r, "sub/a.txt", "lines.txt");
+	RUNJ(&r, "--tail", "2", "--start-line", "1", "lines.txt");
 	expect_error(&r, "INVALID_ARGUMENT", 2);
 	wst_run_free(&r);
 	/* A missing workspace. */
@@ -1283,6 +1345,130 @@ START_TEST(schema_help)
 		"--json", "a.txt", NULL);
 	expect_error(&r, "WORKSPACE_NOT_FOUND", 2);
 	wst_run_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Issue 9: tail, numbers in JSON, several files, version, MIME, cat    */
+
+START_TEST(tail_and_numbers)
+{
+	struct wst_run r;
+
+	RUNJ(&r, "--tail", "2", "lines.txt");
+	expect_content(&r, "line 9\nline 10\n");
+	ck_assert_int_eq(out_int(&r, "start_line"), 9);
+	ck_assert_int_eq(out_int(&r, "total_lines"), 10);
+	wst_run_free(&r);
+	RUNP(&r, "--tail", "1", "lines.txt");
+	ck_assert_str_eq(r.out, "line 10\n");
+	wst_run_free(&r);
+	/* cat -n style content in JSON, numbered from the first line read. */
+	RUNJ(&r, "--line-numbers", "--start-line", "9", "lines.txt");
+	expect_content(&r, "     9\tline 9\n    10\tline 10\n");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "--args",
+		"{\"path\":\"lines.txt\",\"tail\":1,\"line_numbers\":true}", NULL);
+	expect_content(&r, "    10\tline 10\n");
+	wst_run_free(&r);
+	/* A tail of a large file: found from the end, numbered. */
+	write_lines("big.txt", 200000);
+	RUNJ(&r, "--tail", "1", "big.txt");
+	expect_content(&r, "line 0200000\n");
+	ck_assert_int_eq(out_int(&r, "start_line"), 200000);
+	wst_run_free(&r);
+	RUNJ(&r, "--tail", "0", "lines.txt");
+	expect_error(&r, "INVALID_ARGUMENT", 2);
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(several_files)
+{
+	struct wst_run r;
+	cJSON *res;
+
+	RUNJ(&r, "sub/a.txt", "nope.txt", "lines.txt");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	res = wst_output(&r, "results");
+	ck_assert_int_eq(cJSON_GetArraySize(res), 3);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0),
+					     "content")->valuestring, "alpha\n");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(res, 1), "error"), "code")->valuestring,
+		"NOT_FOUND");
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 2),
+					     "total_lines")->valueint, 10);
+	wst_run_free(&r);
+	RUNJ(&r, "sub/a.txt", "lines.txt");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "results")), 2);
+	wst_run_free(&r);
+	/* Plain: like cat, in order; a failure is reported and skipped. */
+	RUNP(&r, "sub/a.txt", "nope.txt", "sub/a.txt");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "alpha\nalpha\n");
+	ck_assert_ptr_nonnull(strstr(r.err, "nope.txt"));
+	wst_run_free(&r);
+}
+END_TEST
+
+START_TEST(version_mime)
+{
+	struct wst_run r;
+	char v1[64];
+
+	RUNJ(&r, "sub/a.txt");
+	ck_assert_uint_eq(strlen(wst_output_str(&r, "version")), 16);
+	snprintf(v1, sizeof(v1), "%s", wst_output_str(&r, "version"));
+	ck_assert(cJSON_IsNull(wst_output(&r, "mime_type")));
+	wst_run_free(&r);
+	RUNJ(&r, "sub/a.txt");
+	ck_assert_str_eq(wst_output_str(&r, "version"), v1);
+	wst_run_free(&r);
+	wst_write(ws, "sub/a.txt", "beta\n");
+	RUNJ(&r, "sub/a.txt");
+	ck_assert_str_ne(wst_output_str(&r, "version"), v1);
+	wst_run_free(&r);
+	/* A PNG: binary, image/png, and a version all the same. */
+	wst_writen(ws, "logo.png", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+	RUNJ(&r, "logo.png");
+	ck_assert(out_bool(&r, "binary"));
+	ck_assert_str_eq(wst_output_str(&r, "mime_type"), "image/png");
+	ck_assert_uint_eq(strlen(wst_output_str(&r, "version")), 16);
+	wst_run_free(&r);
+	RUNP(&r, "logo.png");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_uint_eq(r.outlen, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "image/png"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * Plain mode streams: 3 MiB of text whose last chunk holds a NUL writes
+ * the text before it, then the error line and exit 5 (the check runs per
+ * chunk, before it is written).
+ */
+START_TEST(plain_stream_binary_late)
+{
+	struct wst_run r;
+	size_t n = 3u << 20;
+	char *t = malloc(n);
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = i % 64 == 63 ? '\n' : 'a';
+	t[n - 10] = '\0';
+	wst_writen(ws, "late.txt", t, n);
+	RUNP(&r, "late.txt");
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_null(memchr(r.out, '\0', r.outlen));
+	ck_assert_uint_lt(r.outlen, n);
+	ck_assert_ptr_nonnull(strstr(r.err, "binary file"));
+	wst_run_free(&r);
+	free(t);
 }
 END_TEST
 
@@ -1457,6 +1643,10 @@ suite(void)
 	tcase_add_test(tc, json_contract);
 	tcase_add_test(tc, args);
 	tcase_add_test(tc, schema_help);
+	tcase_add_test(tc, tail_and_numbers);
+	tcase_add_test(tc, several_files);
+	tcase_add_test(tc, version_mime);
+	tcase_add_test(tc, plain_stream_binary_late);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_absolute_link);

@@ -861,6 +861,310 @@ START_TEST(read_file_race_relative)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Issue 9: pages, tail, U+FFFD, MIME types, version tokens, streaming  */
+
+START_TEST(pages)
+{
+	struct ws_read_opts o = {.page_lines = 3, .page_bytes = 1000};
+	struct ws_read r;
+
+	write_lines("p.txt", 10);
+	/* First page: 3 lines, truncated, where to go on, the total. */
+	ck_assert_int_eq(read_rel("p.txt", &o, &r), 0);
+	expect_data(&r, "line 0000001\nline 0000002\nline 0000003\n");
+	ck_assert(r.truncated);
+	ck_assert_int_eq(r.next_start_line, 4);
+	ck_assert_int_eq(r.total_lines, 10);
+	ws_read_free(&r);
+	/* The last page ends the file: not truncated. */
+	o.start_line = 8;
+	ck_assert_int_eq(read_rel("p.txt", &o, &r), 0);
+	ck_assert_int_eq(r.end_line, 10);
+	ck_assert(!r.truncated);
+	ck_assert_int_eq(r.next_start_line, 0);
+	ws_read_free(&r);
+	/* A page that ends exactly at the last line is not truncated. */
+	o.start_line = 7;
+	o.end_line = 9;
+	ck_assert_int_eq(read_rel("p.txt", &o, &r), 0);
+	ck_assert_int_eq(r.end_line, 9);
+	ck_assert(!r.truncated);
+	ws_read_free(&r);
+	/* A range longer than a page: the page, truncated. */
+	o.start_line = 2;
+	o.end_line = 9;
+	ck_assert_int_eq(read_rel("p.txt", &o, &r), 0);
+	ck_assert_int_eq(r.end_line, 4);
+	ck_assert_int_eq(r.next_start_line, 5);
+	ws_read_free(&r);
+	/* Bytes: 30 bytes hold two whole 13-byte lines. */
+	o = (struct ws_read_opts){.page_lines = 100, .page_bytes = 30};
+	ck_assert_int_eq(read_rel("p.txt", &o, &r), 0);
+	ck_assert_uint_eq(r.len, 26);
+	ck_assert_int_eq(r.end_line, 2);
+	ck_assert_int_eq(r.next_start_line, 3);
+	ws_read_free(&r);
+	/* A file over max_bytes gives its first page, not FILE_TOO_LARGE. */
+	o = (struct ws_read_opts){.page_lines = 2, .page_bytes = 100,
+				  .max_bytes = 50};
+	ck_assert_int_eq(read_rel("p.txt", &o, &r), 0);
+	expect_data(&r, "line 0000001\nline 0000002\n");
+	ck_assert(r.truncated);
+	ck_assert_int_eq(r.next_start_line, 3);
+	ck_assert(r.total_known);
+	ck_assert_int_eq(r.total_lines, 10);
+	ws_read_free(&r);
+	/* Without paging it still is (plain mode). */
+	o.page_lines = o.page_bytes = 0;
+	ck_assert_int_eq(read_rel("p.txt", &o, &r), WS_EFILE_TOO_LARGE);
+	ws_read_free(&r);
+	/* A first line longer than the page: its head, cut on UTF-8. */
+	wst_write(dir, "long.txt", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nb\n");
+	o = (struct ws_read_opts){.page_lines = 10, .page_bytes = 5};
+	ck_assert_int_eq(read_rel("long.txt", &o, &r), 0);
+	expect_data(&r, "\xc3\xa9\xc3\xa9");
+	ck_assert(r.truncated);
+	ck_assert_int_eq(r.next_start_line, 2);
+	ws_read_free(&r);
+}
+END_TEST
+
+START_TEST(tail)
+{
+	struct ws_read_opts o = {.tail = 2};
+	struct ws_read r;
+
+	write_lines("t.txt", 10);
+	ck_assert_int_eq(read_rel("t.txt", &o, &r), 0);
+	expect_data(&r, "line 0000009\nline 0000010\n");
+	ck_assert_int_eq(r.start_line, 9);
+	ck_assert_int_eq(r.end_line, 10);
+	ck_assert_int_eq(r.total_lines, 10);
+	ws_read_free(&r);
+	/* No final newline; more lines asked than there are. */
+	wst_write(dir, "n.txt", "a\nb\nc");
+	ck_assert_int_eq(read_rel("n.txt", &o, &r), 0);
+	expect_data(&r, "b\nc");
+	ck_assert_int_eq(r.start_line, 2);
+	ws_read_free(&r);
+	o.tail = 99;
+	ck_assert_int_eq(read_rel("n.txt", &o, &r), 0);
+	expect_data(&r, "a\nb\nc");
+	ck_assert_int_eq(r.start_line, 1);
+	ws_read_free(&r);
+	wst_write(dir, "e.txt", "");
+	ck_assert_int_eq(read_rel("e.txt", &o, &r), 0);
+	ck_assert_uint_eq(r.len, 0);
+	ws_read_free(&r);
+	/* Empty lines count: "\n\n\n" has three. */
+	wst_write(dir, "nl.txt", "\n\n\n");
+	o.tail = 2;
+	ck_assert_int_eq(read_rel("nl.txt", &o, &r), 0);
+	expect_data(&r, "\n\n");
+	ck_assert_int_eq(r.start_line, 2);
+	ws_read_free(&r);
+	/* A large file (over max_bytes): the streamed path from the offset. */
+	write_lines("big.txt", 100000);
+	o = (struct ws_read_opts){.tail = 3, .max_bytes = 1000};
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	expect_data(&r, "line 0099998\nline 0099999\nline 0100000\n");
+	ck_assert_int_eq(r.start_line, 99998);
+	ck_assert_int_eq(r.total_lines, 100000);
+	ck_assert(r.lines_known);
+	ws_read_free(&r);
+	/* Too far from the start to count: the lines, numbers unknown. */
+	o.count_max = 1000;
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), 0);
+	expect_data(&r, "line 0099998\nline 0099999\nline 0100000\n");
+	ck_assert(!r.lines_known);
+	ck_assert(!r.total_known);
+	ws_read_free(&r);
+	/* Not found within the scan bound: LIMIT_EXCEEDED. */
+	o = (struct ws_read_opts){.tail = 90000, .scan_bytes = 300000};
+	ck_assert_int_eq(read_rel("big.txt", &o, &r), WS_ELIMIT_EXCEEDED);
+	ws_read_free(&r);
+	/* With a page: the first page of the tail. */
+	o = (struct ws_read_opts){.tail = 5, .page_lines = 2, .page_bytes = 1000};
+	ck_assert_int_eq(read_rel("t.txt", &o, &r), 0);
+	ck_assert_int_eq(r.start_line, 6);
+	ck_assert_int_eq(r.end_line, 7);
+	ck_assert_int_eq(r.next_start_line, 8);
+	ws_read_free(&r);
+	/* A NUL near the end of a large file: binary, typed by its head. */
+	{
+		char *t = malloc(400000);
+
+		memcpy(t, "%PDF-1.4\n", 9);
+		memset(t + 9, 'a', 400000 - 9);
+		t[399990] = '\0';
+		wst_writen(dir, "late.pdf", t, 400000);
+		free(t);
+	}
+	o = (struct ws_read_opts){.tail = 3, .max_bytes = 1000};
+	ck_assert_int_eq(read_rel("late.pdf", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
+	ck_assert_str_eq(r.mime_type, "application/pdf");
+	ck_assert_int_eq(r.size, 400000);
+	ws_read_free(&r);
+	/* With a range: INVALID_ARGUMENT. */
+	o = (struct ws_read_opts){.tail = 5, .start_line = 2};
+	ck_assert_int_eq(ws_read_check_opts(&o), WS_EINVALID_ARGUMENT);
+}
+END_TEST
+
+START_TEST(utf8_fix)
+{
+	size_t n, bad;
+	char *t;
+	struct ws_read_opts o = {0};
+	struct ws_read r;
+
+	t = ws_read_utf8_fix("ok", 2, &n, &bad);
+	ck_assert_str_eq(t, "ok");
+	ck_assert_uint_eq(bad, 0);
+	free(t);
+	/* Lone bytes, an overlong form, a surrogate, a cut sequence. */
+	t = ws_read_utf8_fix("a\xe9" "b\xc0\xaf\xed\xa0\x80\xe2\x9c", 10, &n, &bad);
+	ck_assert_str_eq(t, "a\xef\xbf\xbd" "b" "\xef\xbf\xbd\xef\xbf\xbd"
+			 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+			 "\xef\xbf\xbd\xef\xbf\xbd");
+	ck_assert_uint_eq(bad, 8);
+	ck_assert_uint_eq(n, strlen(t));
+	free(t);
+	t = ws_read_utf8_fix("\xf0\x9f\x98\x80\xf4\x90\x80\x80", 8, &n, &bad);
+	ck_assert(memcmp(t, "\xf0\x9f\x98\x80", 4) == 0);
+	ck_assert_uint_eq(bad, 4); /* above U+10FFFF */
+	free(t);
+	/* Through a read: text with U+FFFD; data keeps the bytes. */
+	wst_write(dir, "l.txt", "caf\xe9 ok\n");
+	ck_assert_int_eq(read_rel("l.txt", &o, &r), 0);
+	ck_assert(r.invalid_utf8);
+	ck_assert(!r.binary);
+	ck_assert_str_eq(r.text, "caf\xef\xbf\xbd ok\n");
+	expect_data(&r, "caf\xe9 ok\n");
+	ws_read_free(&r);
+	/* Mostly invalid: binary. */
+	wst_write(dir, "x.dat", "\xff\xfe\xfd\xfc" "a");
+	ck_assert_int_eq(read_rel("x.dat", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_ptr_null(r.data);
+	ck_assert_str_eq(r.mime_type, "application/octet-stream");
+	ws_read_free(&r);
+}
+END_TEST
+
+START_TEST(mime_types)
+{
+	static const struct {
+		const char *bytes;
+		size_t n;
+		const char *mime;
+	} cases[] = {
+		{"\x89PNG\r\n\x1a\n\0\0", 10, "image/png"},
+		{"\xff\xd8\xff\xe0\0\x10", 6, "image/jpeg"},
+		{"GIF89a\0\0", 8, "image/gif"},
+		{"RIFF\x10\0\0\0WEBPVP8 ", 16, "image/webp"},
+		{"RIFF\x10\0\0\0WAVEfmt ", 16, "application/octet-stream"},
+		{"%PDF-1.7\n\0", 10, "application/pdf"},
+		{"PK\x03\x04\x14\0", 6, "application/zip"},
+		{"\x1f\x8b\x08\0", 4, "application/gzip"},
+		{"\x7f" "ELF\x02\x01\x01\0", 8, "application/x-executable"},
+		{"\0asm\x01\0\0\0", 8, "application/wasm"},
+		{"SQLite format 3\0", 16, "application/vnd.sqlite3"},
+		{"\0\0\0\x1c" "ftypavif", 12, "image/avif"},
+		{"\xfd" "7zXZ\0\0", 7, "application/x-xz"},
+		{"\0\0\0\0", 4, "application/octet-stream"},
+		{"\x89PN", 3, "application/octet-stream"}, /* cut short */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(strcmp(ws_read_mime_type(cases[i].bytes, cases[i].n),
+				     cases[i].mime) == 0, "case %zu: %s", i,
+			      ws_read_mime_type(cases[i].bytes, cases[i].n));
+	/* Through a read: a PNG is binary with its type. */
+	{
+		struct ws_read_opts o = {0};
+		struct ws_read r;
+
+		wst_writen(dir, "i.png", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+		ck_assert_int_eq(read_rel("i.png", &o, &r), 0);
+		ck_assert(r.binary);
+		ck_assert_str_eq(r.mime_type, "image/png");
+		ws_read_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(version_and_stream)
+{
+	struct ws_read_opts o = {0};
+	struct ws_read r;
+	char v1[WS_VERSION_LEN], buf[64];
+	struct stat st;
+	int fd, pfd[2];
+	ssize_t n;
+
+	wst_write(dir, "v.txt", "one\n");
+	fd = open_rel("v.txt");
+	ck_assert_int_eq(ws_read_fd(fd, &o, &r), 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert(ws_version_matches(&st, r.version));
+	ck_assert_uint_eq(strlen(r.version), 16);
+	snprintf(v1, sizeof(v1), "%s", r.version);
+	ws_read_free(&r);
+	close(fd);
+	/* Reading again gives the same token; a change gives another. */
+	ck_assert_int_eq(read_rel("v.txt", &o, &r), 0);
+	ck_assert_str_eq(r.version, v1);
+	ws_read_free(&r);
+	wst_write(dir, "v.txt", "two\n");
+	ck_assert_int_eq(read_rel("v.txt", &o, &r), 0);
+	ck_assert_str_ne(r.version, v1);
+	ws_read_free(&r);
+	/* Streaming: the bytes go to the descriptor, none are kept. */
+	ck_assert_int_eq(pipe(pfd), 0);
+	o.stream = true;
+	o.stream_fd = pfd[1];
+	ck_assert_int_eq(read_rel("v.txt", &o, &r), 0);
+	ck_assert_ptr_null(r.data);
+	ck_assert_int_eq(r.streamed, 4);
+	ck_assert(!r.binary);
+	ws_read_free(&r);
+	close(pfd[1]);
+	n = read(pfd[0], buf, sizeof(buf));
+	ck_assert_int_eq(n, 4);
+	ck_assert(memcmp(buf, "two\n", 4) == 0);
+	close(pfd[0]);
+	/* Numbered like cat -n: empty lines too, a last line without "\n". */
+	wst_write(dir, "n.txt", "a\n\nb");
+	ck_assert_int_eq(pipe(pfd), 0);
+	o.stream_fd = pfd[1];
+	o.stream_number = true;
+	ck_assert_int_eq(read_rel("n.txt", &o, &r), 0);
+	ws_read_free(&r);
+	close(pfd[1]);
+	n = read(pfd[0], buf, sizeof(buf));
+	ck_assert_int_eq(n, 25);
+	ck_assert(memcmp(buf, "     1\ta\n     2\t\n     3\tb", 25) == 0);
+	close(pfd[0]);
+	o.stream_number = false;
+	/* A binary file: nothing written, binary metadata. */
+	ck_assert_int_eq(pipe(pfd), 0);
+	o.stream_fd = pfd[1];
+	wst_writen(dir, "b.bin", "GIF89a\0\0", 8);
+	ck_assert_int_eq(read_rel("b.bin", &o, &r), 0);
+	ck_assert(r.binary);
+	ck_assert_int_eq(r.streamed, 0);
+	ck_assert_str_eq(r.mime_type, "image/gif");
+	ws_read_free(&r);
+	close(pfd[1]);
+	ck_assert_int_eq(read(pfd[0], buf, sizeof(buf)), 0);
+	close(pfd[0]);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -884,6 +1188,11 @@ suite(void)
 	tcase_add_test(tc, longer_than_fstat);
 	tcase_add_test(tc, not_regular);
 	tcase_add_test(tc, read_file_whole);
+	tcase_add_test(tc, pages);
+	tcase_add_test(tc, tail);
+	tcase_add_test(tc, utf8_fix);
+	tcase_add_test(tc, mime_types);
+	tcase_add_test(tc, version_and_stream);
 	tcase_add_test(tc, read_file_race_absolute);
 	tcase_add_test(tc, read_file_race_relative);
 	suite_add_tcase(s, tc);

@@ -11,7 +11,15 @@
  * in the content; a last line without a final newline still counts; an
  * empty file has 0 lines.  Binary: a NUL byte anywhere in what is read
  * (all of a file within max_bytes; up to where a ranged read stops in a
- * larger one), checked as the read goes.
+ * larger one), checked as the read goes, or text of which more than a
+ * quarter of the bytes are not UTF-8; less than that is text with a
+ * U+FFFD copy (invalid_utf8).
+ *
+ * Three more ways to read (issue 9): a page (JSON), the first
+ * page_lines/page_bytes of the range, with truncated and next_start_line,
+ * for a file of any size; a tail, found by reading backwards from the end;
+ * and a stream to a descriptor (plain mode: cat).  Every read gives the
+ * version token of the descriptor's fstat before reading.
  */
 #ifndef WS_READ_H
 #define WS_READ_H
@@ -20,6 +28,7 @@
 #include <stddef.h>
 
 #include "ws/resolve.h"
+#include "ws/version.h"
 #include "ws/workspace.h"
 
 #define WS_READ_MAX_DEFAULT (1024LL * 1024)	   /* --max-bytes default */
@@ -28,6 +37,8 @@
 #define WS_READ_COUNT_DEFAULT (64LL * 1024 * 1024) /* see count_max */
 #define WS_READ_SCAN_DEFAULT (1LL << 30)	   /* see scan_bytes */
 #define WS_READ_SCAN_MS_DEFAULT 5000		   /* see scan_ms */
+#define WS_READ_PAGE_LINES 2000			   /* JSON page, in lines */
+#define WS_READ_PAGE_BYTES (64LL * 1024)	   /* JSON page, in bytes */
 
 /* What to read. */
 struct ws_read_opts {
@@ -50,6 +61,30 @@ struct ws_read_opts {
 	 */
 	long long scan_bytes;
 	long long scan_ms;
+	/*
+	 * Paging (JSON): at most page_lines lines and page_bytes bytes of
+	 * the range are returned; a file of any size then gives its first
+	 * page instead of FILE_TOO_LARGE, with truncated and
+	 * next_start_line.  0: no page (plain mode, where max_bytes is the
+	 * only cut).
+	 */
+	long long page_lines;
+	long long page_bytes;
+	/*
+	 * The last tail lines (0: not asked), found by reading backwards
+	 * from the end, within scan_bytes and scan_ms; exclusive of
+	 * start_line and end_line.
+	 */
+	long long tail;
+	/*
+	 * Stream the whole file to this descriptor instead of returning it
+	 * (plain mode without a range: cat).  stream_fd is used only when
+	 * stream is true; a NUL found in a chunk before it is written ends
+	 * the copy with binary metadata (and no error: the caller decides).
+	 */
+	bool stream;
+	int stream_fd;
+	bool stream_number; /* with stream: number the lines like cat -n */
 };
 
 /* What was read. */
@@ -63,7 +98,21 @@ struct ws_read {
 	long long end_line;    /* last line returned; start_line - 1: none */
 	long long total_lines; /* lines in the file, if total_known */
 	bool total_known;
-	bool truncated;	       /* content cut at max_bytes */
+	bool truncated;	       /* more lines of the range follow content */
+	long long next_start_line; /* with truncated: where to go on; 0: none */
+	bool lines_known;      /* start_line/end_line are true line numbers
+				  (false only for a tail of a file too large
+				  to count up to it) */
+	const char *mime_type; /* binary: from the magic bytes */
+	/*
+	 * Text that is not all valid UTF-8 (but mostly is): text holds the
+	 * content with U+FFFD for each invalid byte; data keeps the bytes.
+	 */
+	bool invalid_utf8;
+	char *text;
+	size_t text_len;
+	long long streamed;    /* with stream: bytes written */
+	char version[WS_VERSION_LEN]; /* token of the fstat before reading */
 	char *buf;	       /* owned storage behind data */
 };
 
@@ -83,7 +132,9 @@ int ws_read_check_opts(const struct ws_read_opts *o);
 /*
  * Read the regular file open on fd (at offset 0) per o into r, which
  * ws_read_free() releases.  Errors: WS_EFILE_TOO_LARGE (a text file over
- * max_bytes without a range, or a binary one with base64),
+ * max_bytes without a range, a page or a tail, or a binary one with
+ * base64), WS_ELIMIT_EXCEEDED (also: a tail's start not found within the
+ * scan bounds),
  * WS_ELIMIT_EXCEEDED (the range not reached within scan_bytes or scan_ms),
  * WS_EIO_ERROR, WS_EINVALID_ARGUMENT.
  */
@@ -115,6 +166,20 @@ bool ws_read_is_binary(const void *buf, size_t n);
  * "gzip", "elf", "sqlite", else "binary".
  */
 const char *ws_read_guess_type(const void *buf, size_t n);
+
+/*
+ * The MIME type from magic bytes: "image/png", "image/jpeg", "image/gif",
+ * "image/webp", "application/pdf", "application/zip", "application/wasm",
+ * ..., else "application/octet-stream".
+ */
+const char *ws_read_mime_type(const void *buf, size_t n);
+
+/*
+ * A copy of n bytes with each byte that is not part of a valid UTF-8
+ * sequence replaced by U+FFFD; *outlen gets its length and *bad the count
+ * of bytes replaced.  NULL when out of memory.
+ */
+char *ws_read_utf8_fix(const char *buf, size_t n, size_t *outlen, size_t *bad);
 
 /* Lines in n bytes: newlines, plus one for a last line without one. */
 long long ws_read_count_lines(const char *buf, size_t n);
