@@ -322,6 +322,15 @@ ws__unknown_key(const struct ws_tool *t, const char *k)
 				 "definition", t->tool);
 }
 
+/* Whether a tool takes several "path"s, so that --args may say "paths". */
+static bool
+ws__plural_pos(const struct ws_tool *t)
+{
+	return t->pos_name != NULL && strcmp(t->pos_name, "path") == 0 &&
+	       !t->pos_array &&
+	       (t->pos_kind == WS_POS_MANY || t->pos_kind == WS_POS_ANY);
+}
+
 /* Apply one --args JSON object. */
 static int
 ws__apply_args(struct ws_cli *cli, const char *text)
@@ -363,6 +372,23 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 		struct ws_optval *v;
 		bool by_flag;
 
+		/*
+		 * Several paths in one call: "paths" (an array) beside "path",
+		 * for a tool that takes more than one (wsread a b c).
+		 */
+		if (ws__plural_pos(t) && strcmp(k, "paths") == 0) {
+			cJSON *e;
+
+			if (!cJSON_IsArray(it))
+				return ws__args_type_error(k, "an array of strings");
+			cJSON_ArrayForEach(e, it) {
+				if (!cJSON_IsString(e))
+					return ws__args_type_error(k, "an array of strings");
+				if (ws__push(&cli->pos, &cli->npos, e->valuestring) < 0)
+					return WS_ENOMEM;
+			}
+			continue;
+		}
 		if (t->pos_name && strcmp(k, t->pos_name) == 0) {
 			if (t->pos_array && t->pos_string_ok && cJSON_IsString(it)) {
 				cli->pos_string = it->valuestring;
@@ -805,6 +831,17 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 		ws_jw_kstr(&jw, "description", t->pos_help);
 		ws_jw_obj_end(&jw);
 	}
+	if (ws__plural_pos(t)) {
+		ws_jw_key(&jw, "paths");
+		ws_jw_obj(&jw);
+		ws_jw_kstr(&jw, "type", "array");
+		ws_jw_key(&jw, "items");
+		ws_jw_raw(&jw, "{\"type\":\"string\"}");
+		ws_jw_kstr(&jw, "description",
+			   "several paths in one call, instead of path: each "
+			   "result comes in output.results");
+		ws_jw_obj_end(&jw);
+	}
 	for (size_t i = 0; i < t->nopts; i++) {
 		const struct ws_opt *o = &t->opts[i];
 		char key[128];
@@ -856,7 +893,8 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 	ws_jw_kbool(&jw, "additionalProperties", false);
 	ws_jw_key(&jw, "required");
 	ws_jw_arr(&jw);
-	if (t->pos_name && (t->pos_kind == WS_POS_ONE || t->pos_kind == WS_POS_MANY ||
+	if (t->pos_name && (t->pos_kind == WS_POS_ONE ||
+			    (t->pos_kind == WS_POS_MANY && !ws__plural_pos(t)) ||
 			    t->pos_string_ok))
 		ws_jw_str(&jw, t->pos_name);
 	ws_jw_arr_end(&jw);

@@ -922,7 +922,9 @@ START_TEST(schema_and_args)
 	for (int i = 0; keys[i]; i++)
 		ck_assert_msg(cJSON_GetObjectItem(props, keys[i]) != NULL,
 			      "schema lacks %s", keys[i]);
-	ck_assert_int_eq(cJSON_GetArraySize(props), 13);
+	/* ... and "paths", for several in one call. */
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(props, "paths"));
+	ck_assert_int_eq(cJSON_GetArraySize(props), 14);
 	wst_run_free(&r);
 
 	lsp(&r, ws, "--args", "{\"path\": \"d\", \"recursive\": true, "
