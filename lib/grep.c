@@ -1415,8 +1415,13 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 		j->nmatches = f.nmatched;
 		return 0;
 	}
-	if (rc == 1 && atomic_load(&w->r->stop))
+	if (rc == 1 && atomic_load(&w->r->stop)) {
+		/* The page filled in this file: it was searched (in part),
+		 * and what it matched so far counts in the summary. */
+		j->searched = true;
+		j->nmatches = f.nmatched;
 		return 0;
+	}
 	j->searched = true;
 	j->nmatches = f.nmatched;
 	if (j->skip == -2)

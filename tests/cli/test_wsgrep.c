@@ -396,6 +396,30 @@ START_TEST(pseudo_fs_not_read)
 }
 END_TEST
 
+/*
+ * A page that fills inside a file still counts the file as searched and
+ * its matches so far (first-time-user review: files_searched was 0 with
+ * files_matched 1).
+ */
+START_TEST(summary_when_page_fills)
+{
+	struct wst_run r;
+	char buf[2000];
+	size_t n = 0;
+
+	for (int i = 0; i < 121; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "hit %d\n", i);
+	wst_write(ws, "many.txt", buf);
+	RUNJ(&r, "--max-results", "5", "hit", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(sum_int(&r, "results"), 5);
+	ck_assert_int_eq(sum_int(&r, "files_searched"), 1);
+	ck_assert_int_eq(sum_int(&r, "files_matched"), 1);
+	ck_assert_int_ge(sum_int(&r, "matches"), 5);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(policy_skips_unopened)
 {
 	struct wst_run r;
@@ -828,6 +852,7 @@ suite(void)
 	tcase_add_test(tc, symlinks_never_leave);
 	tcase_add_test(tc, fifo_does_not_hang);
 	tcase_add_test(tc, pseudo_fs_not_read);
+	tcase_add_test(tc, summary_when_page_fills);
 	tcase_add_test(tc, policy_skips_unopened);
 	tcase_add_test(tc, redos_bounded);
 	tcase_add_test(tc, invalid_pattern);
