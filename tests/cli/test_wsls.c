@@ -1683,7 +1683,7 @@ START_TEST(byte_cap_deep_long_names)
 		snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "%s%s",
 			 lvl ? "/" : "", name);
 		for (int i = 0; i < 10; i++) {
-			char f[8192];
+			char f[8192 + 256];
 
 			snprintf(f, sizeof(f), "%s/%d%s", rel, i, name + 1);
 			wst_write(ws, f, "");
