@@ -322,6 +322,23 @@ ws__unknown_key(const struct ws_tool *t, const char *k)
 				 "definition", t->tool);
 }
 
+/* Append the strings of the JSON array it (the value of key k) to v. */
+static int
+ws__push_strings(const char *k, const cJSON *it, const char ***v, size_t *n)
+{
+	const cJSON *e;
+
+	if (!cJSON_IsArray(it))
+		return ws__args_type_error(k, "an array of strings");
+	cJSON_ArrayForEach(e, it) {
+		if (!cJSON_IsString(e))
+			return ws__args_type_error(k, "an array of strings");
+		if (ws__push(v, n, e->valuestring) < 0)
+			return WS_ENOMEM;
+	}
+	return 0;
+}
+
 /* Whether a tool takes several "path"s, so that --args may say "paths". */
 static bool
 ws__plural_pos(const struct ws_tool *t)
@@ -371,38 +388,23 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 		size_t i;
 		struct ws_optval *v;
 		bool by_flag;
+		int rc;
 
 		/*
 		 * Several paths in one call: "paths" (an array) beside "path",
 		 * for a tool that takes more than one (wsread a b c).
 		 */
 		if (ws__plural_pos(t) && strcmp(k, "paths") == 0) {
-			cJSON *e;
-
-			if (!cJSON_IsArray(it))
-				return ws__args_type_error(k, "an array of strings");
-			cJSON_ArrayForEach(e, it) {
-				if (!cJSON_IsString(e))
-					return ws__args_type_error(k, "an array of strings");
-				if (ws__push(&cli->pos, &cli->npos, e->valuestring) < 0)
-					return WS_ENOMEM;
-			}
+			if ((rc = ws__push_strings(k, it, &cli->pos, &cli->npos)) < 0)
+				return rc;
 			continue;
 		}
 		if (t->pos_name && strcmp(k, t->pos_name) == 0) {
 			if (t->pos_array && t->pos_string_ok && cJSON_IsString(it)) {
 				cli->pos_string = it->valuestring;
 			} else if (t->pos_array) {
-				cJSON *e;
-
-				if (!cJSON_IsArray(it))
-					return ws__args_type_error(k, "an array of strings");
-				cJSON_ArrayForEach(e, it) {
-					if (!cJSON_IsString(e))
-						return ws__args_type_error(k, "an array of strings");
-					if (ws__push(&cli->pos, &cli->npos, e->valuestring) < 0)
-						return WS_ENOMEM;
-				}
+				if ((rc = ws__push_strings(k, it, &cli->pos, &cli->npos)) < 0)
+					return rc;
 			} else {
 				if (!cJSON_IsString(it))
 					return ws__args_type_error(k, "a string");
@@ -454,24 +456,15 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 		case WS_OPT_JSON:
 			v->json = it;
 			break;
-		case WS_OPT_LIST: {
-			cJSON *e;
-
+		case WS_OPT_LIST:
 			if (cJSON_IsString(it)) {
 				if (ws__push(&v->list, &v->n, it->valuestring) < 0)
 					return WS_ENOMEM;
 				break;
 			}
-			if (!cJSON_IsArray(it))
-				return ws__args_type_error(k, "an array of strings");
-			cJSON_ArrayForEach(e, it) {
-				if (!cJSON_IsString(e))
-					return ws__args_type_error(k, "an array of strings");
-				if (ws__push(&v->list, &v->n, e->valuestring) < 0)
-					return WS_ENOMEM;
-			}
+			if ((rc = ws__push_strings(k, it, &v->list, &v->n)) < 0)
+				return rc;
 			break;
-		}
 		}
 	}
 	return 0;
