@@ -1043,10 +1043,14 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	if (mount("tmpfs", WS__NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
 		  "mode=0755,size=1m") < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", WS__NEWROOT, errno);
-	/* A private /tmp, and the empty sources of the masks. */
+	/*
+	 * A private /tmp, and the empty sources of the masks.  Its pages are
+	 * memory that no rlimit of the command counts: a quarter of RAM at
+	 * most (tmpfs's own default is half).
+	 */
 	if (ws__mkdirs(WS__NEWROOT "/tmp") < 0 ||
 	    mount("tmpfs", WS__NEWROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=1777") < 0)
+		  "mode=1777,size=25%") < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", "/tmp", errno);
 	/* HOME and TMPDIR in the private /tmp (see ws_run()). */
 	if (p->priv_fd < 0 && p->priv_real != NULL) {
@@ -1316,6 +1320,34 @@ ws__deny(struct ws__bpf *b, long nr, int e)
 	ws__emit(b, (struct sock_filter)WS__ERRNO(e));
 }
 
+/*
+ * The chmod family (syscall nr, mode in argument arg): no setuid or
+ * setgid bit.  Inside, the workspace is nosuid; on the host it is not,
+ * and a root command's copy of /bin/sh made setuid there would be a root
+ * shell for anyone who can reach the workspace.
+ */
+static void
+ws__deny_setid(struct ws__bpf *b, long nr, int arg)
+{
+	if (nr < 0)
+		return;
+	ws__emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						 (uint32_t)nr, 0, 4));
+	ws__emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						 WS__ARG_LO(arg)));
+	ws__emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+						 S_ISUID | S_ISGID, 0, 1));
+	ws__emit(b, (struct sock_filter)WS__ERRNO(EPERM));
+	ws__emit(b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+}
+
+#ifndef __NR_chmod
+#define __NR_chmod (-1)
+#endif
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452 /* the same number on every architecture */
+#endif
+
 #ifndef __NR_iopl
 #define __NR_iopl (-1)
 #endif
@@ -1402,6 +1434,10 @@ ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 						  TIOCLINUX, 1, 0));
 	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
 	ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
+	ws__deny_setid(&b, __NR_chmod, 1);
+	ws__deny_setid(&b, __NR_fchmod, 1);
+	ws__deny_setid(&b, __NR_fchmodat, 2);
+	ws__deny_setid(&b, __NR_fchmodat2, 2);
 	/* clone(flags, ...): no new namespaces. */
 	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 						  __NR_clone, 0, 4));

@@ -609,6 +609,33 @@ START_TEST(own_config_place_reverted)
 }
 END_TEST
 
+/*
+ * Hostile review F6: no setuid or setgid file is left in the workspace
+ * (nosuid inside, but not on the host): chmod, fchmod and fchmodat refuse
+ * the bits, whatever the layer set that holds seccomp.
+ */
+START_TEST(no_setid_bits)
+{
+	struct wst_run r;
+	struct stat st;
+	char *p = wst_path(ws, "suid");
+
+	RUNM(&r, _i, "-c", "cp /bin/sh suid; chmod 4755 suid; chmod g+s suid; "
+	     "install -m 6755 /bin/sh suid2 2>/dev/null; echo done");
+	expect_ran(&r, 0);
+	if (enforced(&r, "seccomp")) {
+		ck_assert_int_eq(stat(p, &st), 0);
+		ck_assert_int_eq(st.st_mode & (S_ISUID | S_ISGID), 0);
+		free(p);
+		p = wst_path(ws, "suid2");
+		if (stat(p, &st) == 0)
+			ck_assert_int_eq(st.st_mode & (S_ISUID | S_ISGID), 0);
+	}
+	wst_run_free(&r);
+	free(p);
+}
+END_TEST
+
 START_TEST(masked_binaries)
 {
 	struct wst_run r;
@@ -1135,6 +1162,7 @@ suite(void)
 	tcase_add_loop_test(tf, confine_network, 0, nm);
 	tcase_add_loop_test(tf, confine_guards, 0, nm);
 	tcase_add_loop_test(tf, masked_binaries, 0, nm);
+	tcase_add_loop_test(tf, no_setid_bits, 0, nm);
 	tcase_add_test(tf, guards_own_policy);
 	tcase_add_test(tf, guards_anchor_spelling);
 	tcase_add_test(tf, guards_parents_pinned);
