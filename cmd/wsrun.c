@@ -411,8 +411,8 @@ main(int argc, char **argv)
 				"tree was killed\n", o.timeout_ms / 1000);
 		for (size_t i = 0; i < r.nreverted; i++)
 			fprintf(stderr, "wsrun: %s: removed: the command created "
-				"it where wstools reads its own configuration\n",
-				r.reverted[i]);
+				"a guarded entry (wstools' configuration, or one "
+				"that acts later, such as .envrc)\n", r.reverted[i]);
 	}
 	status = r.status;
 	goto out;

@@ -203,6 +203,20 @@ ws__guards(struct ws_ctx *ws)
 	return ws->persist;
 }
 
+const char *
+ws_guard_literal(struct ws_ctx *ws, size_t i)
+{
+	struct ws_guards *g = ws__guards(ws);
+
+	for (size_t k = 0; g != NULL && k < g->n; k++) {
+		if (!g->v[k].literal)
+			continue;
+		if (i-- == 0)
+			return g->v[k].pat;
+	}
+	return NULL;
+}
+
 /* The length of the first k components of the relative path r, or 0 if
  * it has fewer. */
 static size_t

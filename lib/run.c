@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/guard.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
@@ -511,12 +512,14 @@ ws__priv_remove(const char *path, int fd)
 
 
 /*
+ * Guarded places that lie in a writable anchor and do not exist yet:
  * wstools' own configuration places (the config file's locations, the
- * policy directories) that lie in a writable anchor and do not exist
- * yet: a command could create one and redefine the next call's boundary
- * (a config with a mount of /).  Only existing entries can be bound
- * read-only, so what the command created there is removed after it
- * ends, through descriptors, and reported.
+ * policy directories), where a command could create a config that
+ * redefines the next call's boundary (a mount of /), and the literal
+ * persistence guards (.envrc, .vscode/, rc files), which act later
+ * outside any sandbox.  Only existing entries can be bound read-only, so
+ * what the command created there is removed after it ends, through
+ * descriptors, and reported.
  */
 struct ws__place {
 	int anchor;
@@ -549,79 +552,98 @@ ws__open_beneath(struct ws_ctx *ws, int anchor, const char *rel, bool dir)
 			    rel[0] ? rel : ".", &how, sizeof(how));
 }
 
+/* Record rel below anchor a if it does not exist (see struct ws__place). */
+/*
+ * With last_only, only when rel's parent exists: a persistence guard such
+ * as .git/config is not a reason to remove a whole .git a command made
+ * (git init).
+ */
+static int
+ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
+	      struct ws__place **out, size_t *n)
+{
+	char *rel, *sl, *name, *end;
+	struct ws__place *nv;
+	int fd;
+
+	if ((rel = strdup(relin)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* Existing (a file, a directory, a link): bound already. */
+	if ((fd = ws__open_beneath(ws, a, rel, false)) >= 0) {
+		close(fd);
+		free(rel);
+		return 0;
+	}
+	/* Find the deepest existing directory on the way. */
+	for (sl = rel + strlen(rel); ; ) {
+		char save = *sl;
+
+		*sl = '\0';
+		fd = ws__open_beneath(ws, a, rel, true);
+		*sl = save;
+		if (fd >= 0 || sl == rel)
+			break;
+		while (sl > rel && *--sl != '/')
+			;
+	}
+	if (fd < 0 || *sl == '\0' ||
+	    (last_only && strchr(sl + (*sl == '/'), '/') != NULL)) {
+		if (fd >= 0)
+			close(fd);
+		free(rel);
+		return 0;
+	}
+	close(fd);
+	nv = realloc(*out, (*n + 1) * sizeof(*nv));
+	if (nv == NULL) {
+		free(rel);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	*out = nv;
+	name = sl + (*sl == '/');
+	if ((end = strchr(name, '/')) != NULL)
+		*end = '\0';
+	nv[*n].name = strdup(name);
+	*sl = '\0';
+	nv[*n].parent = strdup(rel);
+	nv[*n].anchor = a;
+	(*n)++;
+	free(rel);
+	if (nv[*n - 1].name == NULL || nv[*n - 1].parent == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
 static int
 ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
+	const char *lit;
+	int rc = 0;
+
 	*out = NULL;
 	*n = 0;
-	for (size_t i = 0; i < ws->nguard; i++) {
-		char *c = NULL, *rel, *sl;
+	/* wstools' own configuration places and policy directories. */
+	for (size_t i = 0; rc == 0 && i < ws->nguard; i++) {
+		char *c = NULL;
 		const char *rest = NULL;
-		int a, fd;
-		struct ws__place *nv;
+		int a;
 
 		if (ws_canonical_path(ws->guard[i], &c) < 0)
 			continue;
 		a = ws_ctx_anchor_of_real(ws, c, &rest);
 		while (rest != NULL && *rest == '/')
 			rest++;
-		if (a < 0 || ws->anchors[a].ro || rest == NULL || *rest == '\0' ||
-		    (rel = strdup(rest)) == NULL) {
-			free(c);
-			continue;
-		}
+		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0')
+			rc = ws__place_add(ws, a, rest, false, out, n);
 		free(c);
-		/* Existing (a file, a directory, a link): bound already. */
-		if ((fd = ws__open_beneath(ws, a, rel, false)) >= 0) {
-			close(fd);
-			free(rel);
-			continue;
-		}
-		/* Find the deepest existing directory on the way. */
-		for (sl = rel + strlen(rel); ; ) {
-			char save = *sl;
-
-			*sl = '\0';
-			fd = ws__open_beneath(ws, a, rel, true);
-			*sl = save;
-			if (fd >= 0 || sl == rel)
-				break;
-			while (sl > rel && *--sl != '/')
-				;
-		}
-		if (fd < 0) {
-			free(rel);
-			continue;
-		}
-		close(fd);
-		if (*sl == '\0') { /* it all exists: bound already */
-			free(rel);
-			continue;
-		}
-		nv = realloc(*out, (*n + 1) * sizeof(*nv));
-		if (nv == NULL) {
-			free(rel);
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		}
-		*out = nv;
-		{
-			char *name = sl + (*sl == '/'), *end = strchr(name, '/');
-
-			if (end)
-				*end = '\0';
-			nv[*n].name = strdup(name);
-			*sl = '\0';
-			nv[*n].parent = strdup(rel);
-			nv[*n].anchor = a;
-		}
-		free(rel);
-		if (nv[*n].name == NULL || nv[*n].parent == NULL) {
-			(*n)++;
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		}
-		(*n)++;
 	}
-	return 0;
+	/* The literal persistence guards (.envrc, .vscode, rc files, ...)
+	 * at the top of every writable anchor. */
+	for (size_t k = 0; rc == 0 && (lit = ws_guard_literal(ws, k)) != NULL; k++)
+		for (size_t a = 0; rc == 0 && a < ws->nanchors; a++)
+			if (!ws->anchors[a].ro)
+				rc = ws__place_add(ws, (int)a, lit, true, out, n);
+	return rc;
 }
 
 /* Remove what the command created at the places; say which. */

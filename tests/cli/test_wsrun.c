@@ -636,6 +636,29 @@ START_TEST(no_setid_bits)
 }
 END_TEST
 
+/*
+ * Hostile review F2 (persistence): .envrc, .vscode/ and rc files that did
+ * not exist are removed when a command creates them; git init still
+ * makes its .git.
+ */
+START_TEST(persist_guards_reverted)
+{
+	struct wst_run r;
+
+	RUNM(&r, 0, "-c", "echo 'export X=1' > .envrc; mkdir -p .vscode; "
+	     "echo {} > .vscode/tasks.json; echo x > .bashrc; git init -q .; "
+	     "echo made");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	ck_assert(!exists_in(ws, ".envrc"));
+	ck_assert(!exists_in(ws, ".vscode"));
+	ck_assert(!exists_in(ws, ".bashrc"));
+	ck_assert(exists_in(ws, ".git/HEAD"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\"/.envrc\""));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(masked_binaries)
 {
 	struct wst_run r;
@@ -1168,6 +1191,7 @@ suite(void)
 	tcase_add_test(tf, guards_parents_pinned);
 	tcase_add_test(tf, fallback_refuses_boundary_entries);
 	tcase_add_test(tf, own_config_place_reverted);
+	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, probe);

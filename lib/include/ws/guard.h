@@ -53,6 +53,14 @@ int ws_ctx_set_guarded(struct ws_ctx *ws, const char *const *patterns,
 bool ws_guard_persist_match(struct ws_ctx *ws, const char *real,
 			    bool ancestors, const char **pattern);
 
+/*
+ * The i-th persistence guard of ws without glob metacharacters, as a path
+ * relative to an anchor's top without its trailing slash (".vscode",
+ * ".git/config"), or NULL past the last.  For wsrun, which removes such
+ * entries when a command creates them where none existed.
+ */
+const char *ws_guard_literal(struct ws_ctx *ws, size_t i);
+
 /* Free the persistence guard state of a context (ws_ctx_close does). */
 void ws__guards_free(struct ws_guards *g);
 
