@@ -75,7 +75,7 @@ test)
 	# In-process (CK_FORK=no) so that every test body is checked; the
 	# children some tests fork on purpose are left alone.
 	CK_FORK=no WST_SLOWDOWN=20 WST_RACE_ITERATIONS=300 \
-		meson test -C build --suite unit --print-errorlogs \
+		meson test -C build --suite unit --no-suite novalgrind --print-errorlogs \
 			--num-processes 2 --timeout-multiplier 5 \
 			--wrap='valgrind -q --error-exitcode=99 --leak-check=full
 			--errors-for-leak-kinds=definite,indirect
