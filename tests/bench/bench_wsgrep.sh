@@ -65,18 +65,25 @@ row() {
 	a=$(median_ms "$wsgrep --workspace $dir $ign $2 /")
 	b=$(median_ms "rg --no-require-git $ign -n $3 $dir")
 	c=$(median_ms "$4")
+	local pa pb pc
+	pa=$(peak_kb "$wsgrep --workspace $dir $ign $2 /")
+	pb=$(peak_kb "rg --no-require-git $ign -n $3 $dir")
+	pc=$(peak_kb "$4")
 	printf '| %-22s | %7s | %7s | %7s | %5s | %5s | %6s | %6s | %6s |\n' "$1" \
 		"$a" "$b" "$c" \
 		"$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", a/b}')" \
 		"$(awk -v a="$a" -v b="$c" 'BEGIN{printf "%.2f", a/b}')" \
-		"$(peak_kb "$wsgrep --workspace $dir $ign $2 /")" \
-		"$(peak_kb "rg --no-require-git $ign -n $3 $dir")" \
-		"$(peak_kb "$4")"
+		"$pa" "$pb" "$pc"
+	if [ -n "${BENCH_TABLE:-}" ]; then
+		printf 'wsgrep\trg\t%s (%s)\t%s\t%s\t%s\t%s\n' "$1" "$corpus_name" "$a" "$b" "$pa" "$pb" >>"$BENCH_TABLE"
+		printf 'wsgrep\tgrep -r\t%s (%s)\t%s\t%s\t%s\t%s\n' "$1" "$corpus_name" "$a" "$c" "$pa" "$pc" >>"$BENCH_TABLE"
+	fi
 }
 
 corpus() { # DIR TITLE [IGNORE_FLAG]
 	dir=$1
 	ign=${3:-}
+	corpus_name=$2
 	local alt='PM_RESUME|PM_SUSPEND|ERESTARTSYS|EPROBE_DEFER|GFP_KERNEL'
 	local g="grep -rnI --exclude-dir=.git"
 	echo "### $2: $(find "$dir" -type f | wc -l) files, $(du -sh "$dir" | cut -f1)${ign:+ (wsgrep and rg with $ign)}"

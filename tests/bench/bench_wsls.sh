@@ -80,6 +80,12 @@ peak_kb() {
 	fi
 }
 
+# One line of tests/bench/run's summary table (see lib.sh).
+bench_row() {
+	[ -n "${BENCH_TABLE:-}" ] || return 0
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$BENCH_TABLE"
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 report() { # TITLE NAME_A MS_A NAME_B MS_B TARGET
@@ -97,11 +103,16 @@ echo
 a=$(median_ms "wsls -l" "$wsls" --workspace "$tmp/flat" -l /)
 b=$(median_ms "ls -l" ls -l "$tmp/flat")
 report "1. long listing of a 10,000-entry directory" "wsls -l" "$a" "ls -l" "$b" 1.2
+bench_row wsls "ls -l" "long listing, 10,000 entries" "$a" "$b" \
+	"$(peak_kb "$wsls" --workspace "$tmp/flat" -l /)" "$(peak_kb ls -l "$tmp/flat")"
 
 a=$(median_ms "wsls -R --json" "$wsls" --workspace "$tmp/tree" -R --json --max-entries 0 --max-output 0 /)
 b=$(median_ms "find -printf" find "$tmp/tree" -printf '%p %s %T@ %m\n')
 report "2. recursive listing of a $ntree-file tree" \
 	"wsls -R --json --max-entries 0" "$a" "find -printf '%p %s %T@ %m\\n'" "$b" 1.5
+bench_row wsls "find -printf" "recursive JSON listing, $ntree files" "$a" "$b" \
+	"$(peak_kb "$wsls" --workspace "$tmp/tree" -R --json --max-entries 0 --max-output 0 /)" \
+	"$(peak_kb find "$tmp/tree" -printf '%p %s %T@ %m\n')"
 echo "   peak RSS: wsls -R --json $(peak_kb "$wsls" --workspace "$tmp/tree" -R --json --max-entries 0 --max-output 0 /) KiB," \
 	"find -printf $(peak_kb find "$tmp/tree" -printf '%p %s %T@ %m\n') KiB," \
 	"wsls -R (plain) $(peak_kb "$wsls" --workspace "$tmp/tree" -R /) KiB"
@@ -120,3 +131,5 @@ printf '  %-44s median %8s ms, peak RSS %s KiB\n' "wsls --json (first 200 by nam
 	"$(peak_kb "$wsls" --workspace "$tmp/huge" --json /)"
 printf '  %-44s median %8s ms, peak RSS %s KiB\n' "ls -f (unsorted)" "$b" "$(peak_kb ls -f "$tmp/huge")"
 printf '  %-44s median %8s ms, peak RSS %s KiB\n' "ls" "$c" "$(peak_kb ls "$tmp/huge")"
+bench_row wsls "ls -f" "plain listing, 100,000 entries" "$a" "$b" \
+	"$(peak_kb "$wsls" --workspace "$tmp/huge" /)" "$(peak_kb ls -f "$tmp/huge")"
