@@ -863,42 +863,12 @@ struct wsg_file {
 	bool need_lines;      /* line numbers are reported */
 };
 
-typedef unsigned char wsg_v16 __attribute__((vector_size(16)));
-
-/* Newlines in n bytes (16 at a time, as read.c counts them). */
-static long long
-wsg_count_nl(const char *p, size_t n)
-{
-	const wsg_v16 nl = {'\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
-			    '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n'};
-	long long c = 0;
-
-	while (n >= 16) {
-		size_t rounds = n / 16 > 255 ? 255 : n / 16;
-		wsg_v16 acc = {0};
-
-		for (size_t i = 0; i < rounds; i++) {
-			wsg_v16 v;
-
-			memcpy(&v, p, 16);
-			acc -= (wsg_v16)(v == nl);
-			p += 16;
-		}
-		n -= rounds * 16;
-		for (int k = 0; k < 16; k++)
-			c += acc[k];
-	}
-	for (; n > 0; n--)
-		c += *p++ == '\n';
-	return c;
-}
-
 /* The number of the line starting at off (off >= f->lpos). */
 static long long
 wsg_line_of(struct wsg_file *f, size_t off)
 {
 	if (off > f->lpos) {
-		f->lineno += wsg_count_nl(f->buf + f->lpos, off - f->lpos);
+		f->lineno += ws_count_newlines(f->buf + f->lpos, off - f->lpos);
 		f->lpos = off;
 	}
 	return f->lineno;

@@ -205,8 +205,8 @@ typedef unsigned char ws__v16 __attribute__((vector_size(16)));
  * byte lanes (at most 255 rounds before a lane could overflow) counts a
  * 1 MiB file several times faster.
  */
-static long long
-ws__count_nl(const char *p, size_t n)
+long long
+ws_count_newlines(const char *p, size_t n)
 {
 	const ws__v16 nl = {'\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
 			    '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n'};
@@ -237,7 +237,7 @@ ws_read_count_lines(const char *buf, size_t n)
 {
 	if (n == 0)
 		return 0;
-	return ws__count_nl(buf, n) + (buf[n - 1] != '\n');
+	return ws_count_newlines(buf, n) + (buf[n - 1] != '\n');
 }
 
 /* The position just after the k-th newline from p (which must exist). */
@@ -521,12 +521,12 @@ ws__scan_feed(struct ws__scan *s, const char *p, size_t n)
 
 		if (s->done) {
 			/* Only counting lines now. */
-			s->line += ws__count_nl(p, (size_t)(e - p));
+			s->line += ws_count_newlines(p, (size_t)(e - p));
 			return 0;
 		}
 		if (s->line < s->start) {
 			/* Before the range: skip whole chunks at counting speed. */
-			long long c = ws__count_nl(p, (size_t)(e - p));
+			long long c = ws_count_newlines(p, (size_t)(e - p));
 
 			if (s->line + c < s->start) {
 				s->line += c;
@@ -818,7 +818,7 @@ found:
 				rc = ws_error_errno(n < 0 ? errno : EIO, NULL, "read");
 				goto out;
 			}
-			c += ws__count_nl(chunk, (size_t)n);
+			c += ws_count_newlines(chunk, (size_t)n);
 			pos += n;
 		}
 		*line = c + 1;
@@ -956,7 +956,7 @@ ws__cap_content(struct ws_read *r, long long cap)
 	nl = cap > 0 ? memrchr(r->data, '\n', (size_t)cap) : NULL;
 	if (nl != NULL) {
 		keep = (size_t)(nl - r->data) + 1;
-		r->end_line = r->start_line + ws__count_nl(r->data, keep) - 1;
+		r->end_line = r->start_line + ws_count_newlines(r->data, keep) - 1;
 	} else {
 		/* The first line alone is over the page: its head. */
 		keep = ws__utf8_cut(r->data, (size_t)cap);

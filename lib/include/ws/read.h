@@ -181,6 +181,12 @@ const char *ws_read_mime_type(const void *buf, size_t n);
  */
 char *ws_read_utf8_fix(const char *buf, size_t n, size_t *outlen, size_t *bad);
 
+/*
+ * Newlines in n bytes, counted 16 bytes at a time (wsgrep's line numbers
+ * use it too).
+ */
+long long ws_count_newlines(const char *p, size_t n);
+
 /* Lines in n bytes: newlines, plus one for a last line without one. */
 long long ws_read_count_lines(const char *buf, size_t n);
 
