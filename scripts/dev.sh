@@ -16,7 +16,7 @@ need_pkgs() {
 	local missing=()
 	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git)
 	# The test run also builds with clang and runs the libFuzzer targets.
-	[ "${1:-}" = test ] && pkgs+=(clang libclang-rt-dev valgrind)
+	[ "${1:-}" = test ] && pkgs+=(clang libclang-rt-dev valgrind jq)
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 			missing+=("$p")

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# harness_check.sh BINDIR - the two harness loops of the README
+# (examples/harness/loop.sh with jq, loop.py) run the sample tool calls on
+# a copy of the example workspace and give the results the README shows:
+# the same outcome per call from both, the escape refused, the edit made.
+set -uo pipefail
+bindir=$(cd "${1:?usage: harness_check.sh BINDIR}" && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+command -v jq >/dev/null || { echo "harness_check: jq not installed, skipped"; exit 77; }
+export PATH=$bindir:$PATH
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+for loop in loop.sh loop.py; do
+	rm -rf "$tmp/ws"
+	cp -r "$top/examples/workspace" "$tmp/ws"
+	WS_ROOT=$tmp/ws "$top/examples/harness/$loop" \
+		<"$top/examples/harness/calls.jsonl" >"$tmp/$loop.out" || {
+		echo "harness_check: $loop failed"; fail=1; continue; }
+	got=$(jq -r '"\(.id):\(.ok):\(.exit):\(.result.error.code // "-")"' "$tmp/$loop.out" | tr '\n' ' ')
+	want="1:true:0:- 2:true:0:- 3:true:0:- 4:false:3:PATH_OUTSIDE_WORKSPACE 5:true:0:- "
+	if [ "$got" != "$want" ]; then
+		echo "harness_check: $loop: got  $got"
+		echo "harness_check: $loop: want $want"
+		fail=1
+	fi
+	grep -qx -- '- run them' "$tmp/ws/notes/todo.txt" ||
+		{ echo "harness_check: $loop: the edit did not land"; fail=1; }
+	# The model reads file content, and never a host path.
+	jq -e -s 'map(select(.id == "3"))[0].result.output.content == "#include <stdio.h>\n\nint\n"' \
+		"$tmp/$loop.out" >/dev/null || { echo "harness_check: $loop: read_file content"; fail=1; }
+	if grep -q "$tmp" "$tmp/$loop.out"; then
+		echo "harness_check: $loop: a host path reached the model"; fail=1
+	fi
+done
+[ "$fail" -eq 0 ] && echo "harness_check: ok (loop.sh and loop.py)"
+exit "$fail"
