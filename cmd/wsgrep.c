@@ -31,7 +31,9 @@ enum {
 	O_NULL, O_JSONL, O_INCLUDE, O_EXCLUDE, O_TYPE, O_TYPE_NOT, O_TYPE_LIST,
 	O_HIDDEN, O_NO_IGNORE, O_MAX_FILESIZE, O_MAX_DEPTH, O_BINARY,
 	O_MAX_RESULTS, O_OFFSET, O_TIME_BUDGET, O_STATS, O_UNORDERED,
-	O_THREADS, O_NUMBER, O_OUTPUT_MODE, O_COUNT_
+	O_THREADS, O_NUMBER, O_OUTPUT_MODE, O_QUIET, O_NO_MESSAGES,
+	O_WITH_FILENAME, O_NO_FILENAME, O_RECURSIVE, O_DEREF_RECURSIVE,
+	O_NO_BINARY, O_EXTENDED, O_PERL, O_COUNT_
 };
 
 static const struct ws_opt opts[O_COUNT_] = {
@@ -142,6 +144,42 @@ static const struct ws_opt opts[O_COUNT_] = {
 	[O_NUMBER] = {"line-number", 'n', WS_OPT_FLAG, NULL,
 		      "accepted for grep compatibility (lines are always "
 		      "numbered)", WS_OPT_NOSCHEMA},
+	/*
+	 * What scripts pass to grep out of habit.  Each is either what
+	 * wsgrep does anyway (accepted, so that "grep -rnI" becomes
+	 * "wsgrep -rnI" unchanged) or a plain-output switch; none is offered
+	 * to models, whose results are JSON.
+	 */
+	[O_QUIET] = {"quiet", 'q', WS_OPT_FLAG, NULL,
+		     "plain: print nothing; stop at the first match (exit "
+		     "status 0 if one was found, 1 if not)", WS_OPT_NOSCHEMA},
+	[O_NO_MESSAGES] = {"no-messages", 's', WS_OPT_FLAG, NULL,
+			   "accepted for grep compatibility (unreadable files "
+			   "are counted in the summary, never printed)",
+			   WS_OPT_NOSCHEMA},
+	[O_WITH_FILENAME] = {"with-filename", 'H', WS_OPT_FLAG, NULL,
+			     "accepted for grep compatibility (names are "
+			     "always printed)", WS_OPT_NOSCHEMA},
+	[O_NO_FILENAME] = {"no-filename", 0, WS_OPT_FLAG, NULL,
+			   "plain: print matching lines without their file "
+			   "name (grep -h; -h is --help here)", WS_OPT_NOSCHEMA},
+	[O_RECURSIVE] = {"recursive", 'r', WS_OPT_FLAG, NULL,
+			 "accepted for grep compatibility (the search is "
+			 "always recursive)", WS_OPT_NOSCHEMA},
+	[O_DEREF_RECURSIVE] = {"dereference-recursive", 'R', WS_OPT_FLAG,
+			       NULL, "accepted for grep compatibility "
+			       "(symlinks inside the workspace are followed; "
+			       "none leads out)", WS_OPT_NOSCHEMA},
+	[O_NO_BINARY] = {"no-binary", 'I', WS_OPT_FLAG, NULL,
+			 "skip binary files (the default; grep -I)",
+			 WS_OPT_NOSCHEMA},
+	[O_EXTENDED] = {"extended-regexp", 'E', WS_OPT_FLAG, NULL,
+			"accepted for grep compatibility (patterns are PCRE2, "
+			"a superset of extended regexps in practice)",
+			WS_OPT_NOSCHEMA},
+	[O_PERL] = {"perl-regexp", 'P', WS_OPT_FLAG, NULL,
+		    "accepted for grep compatibility (patterns are PCRE2)",
+		    WS_OPT_NOSCHEMA},
 };
 
 static const struct ws_tool tool = {
@@ -174,6 +212,8 @@ struct wsgrep {
 	const struct ws_cli *cli;
 	struct ws_grep_opts o;
 	bool json, jsonl, nul, tty, begun, ctx;
+	bool quiet;	   /* -q: nothing printed */
+	bool no_filename;  /* --no-filename: lines without "path:" */
 	struct ws_jw jw;
 	/* JSON: the match whose "after" lines are still coming. */
 	bool open;
@@ -601,8 +641,11 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 		fputc(g->nul ? '\0' : '\n', ws_out());
 		return 0;
 	case WS_GREP_COUNT_OF:
-		ws_cli_put_text(ws_out(), show, g->tty);
-		fprintf(ws_out(), ":%lld\n", it->count);
+		if (!g->no_filename) {
+			ws_cli_put_text(ws_out(), show, g->tty);
+			fputc(':', ws_out());
+		}
+		fprintf(ws_out(), "%lld\n", it->count);
 		return 0;
 	case WS_GREP_BINARY:
 		fputs("Binary file ", ws_out());
@@ -613,7 +656,8 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 		break;
 	}
 	plain_break(g, it);
-	ws_cli_put_text(ws_out(), show, g->tty);
+	if (!g->no_filename)
+		ws_cli_put_text(ws_out(), show, g->tty);
 	{
 		/* "path:N:" without printf: this is the hot loop of a search
 		 * with many matches. */
@@ -626,7 +670,8 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 			*--p = (char)('0' + n % 10);
 			n /= 10;
 		} while (n > 0);
-		*--p = sep;
+		if (!g->no_filename)
+			*--p = sep;
 		fwrite_unlocked(p, 1, (size_t)(num + sizeof(num) - p), ws_out());
 	}
 	fwrite_unlocked(it->text, 1, it->len, ws_out());
@@ -641,6 +686,8 @@ on_item(void *arg, const struct ws_grep_item *it)
 {
 	struct wsgrep *g = arg;
 
+	if (g->quiet)
+		return 0;
 	begin(g);
 	if (g->json)
 		return on_item_json(g, it);
@@ -679,6 +726,9 @@ put_summary(struct wsgrep *g, const struct ws_grep_summary *s)
 static void
 print_end(struct wsgrep *g, const struct ws_grep_summary *s)
 {
+	/* -q stopped at its first result on purpose: nothing to say. */
+	if (g->quiet)
+		return;
 	begin(g);
 	if (g->json) {
 		close_match(g);
@@ -755,6 +805,8 @@ ws_cmd_wsgrep(int argc, char **argv)
 		cli.json = true;
 	g.json = cli.json;
 	g.nul = WS_OPT(&cli, O_NULL)->b;
+	g.quiet = WS_OPT(&cli, O_QUIET)->b && !g.json;
+	g.no_filename = WS_OPT(&cli, O_NO_FILENAME)->b;
 	g.tty = ws_out_is_stdout() && isatty(1);
 	/* A pipe's default buffer is one page: a write(2) per few lines. */
 	if (!g.tty && ws_out_is_stdout())
@@ -763,6 +815,9 @@ ws_cmd_wsgrep(int argc, char **argv)
 		goto fail;
 	if ((rc = get_opts(&g, &cli, &ws, &pats, &store, &paths, &npaths)) < 0)
 		goto fail;
+	/* -q: the first result decides the exit status; no need for more. */
+	if (g.quiet)
+		g.o.max_results = 1;
 	if ((rc = ws_grep_compile(&g.o, &cg, NULL)) < 0)
 		goto fail;
 	rc = ws_grep_run(cg, &ws, paths, npaths, on_item, &g, &sum);

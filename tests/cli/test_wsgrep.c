@@ -791,6 +791,46 @@ spawn_grep(char **out, size_t *outlen)
  * while wsgrep searches the workspace again and again.  The secret must
  * never come out; "inside" must come out in some runs.
  */
+/* What scripts pass to grep by habit: -q, --no-filename, -rRIHEPs. */
+START_TEST(grep_habits)
+{
+	struct wst_run r;
+
+	wst_write(ws, "a.txt", "one hit\nnone\n");
+	wst_write(ws, "b.txt", "hit two\n");
+	/* -q: silent, and the exit status says whether anything matched. */
+	RUNP(&r, "-q", "hit", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	RUNP(&r, "-q", "absent", NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_str_eq(r.out, "");
+	wst_run_free(&r);
+	/* --no-filename: grep -h (whose -h is --help here). */
+	RUNP(&r, "--no-filename", "hit", NULL);
+	ck_assert_str_eq(r.out, "1:one hit\n1:hit two\n");
+	wst_run_free(&r);
+	RUNP(&r, "--no-filename", "-c", "hit", NULL);
+	ck_assert_str_eq(r.out, "1\n1\n");
+	wst_run_free(&r);
+	/* The flags wsgrep's defaults already are: accepted, same result. */
+	RUNP(&r, "-rnIHsE", "hit", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "/a.txt:1:one hit\n/b.txt:1:hit two\n");
+	wst_run_free(&r);
+	RUNP(&r, "-RP", "h(i)t t", NULL);
+	ck_assert_str_eq(r.out, "/b.txt:1:hit two\n");
+	wst_run_free(&r);
+	/* None of them is offered to a model. */
+	wst_run(&r, NULL, "wsgrep", "--schema", NULL);
+	ck_assert_ptr_null(strstr(r.out, "quiet"));
+	ck_assert_ptr_null(strstr(r.out, "no_filename"));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(race_swap)
 {
 	volatile long *swaps = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
@@ -848,6 +888,7 @@ suite(void)
 	tcase_add_test(tc, equal_to_grep);
 	tcase_add_test(tc, equal_to_grep_context);
 	tcase_add_test(tc, sorted_order);
+	tcase_add_test(tc, grep_habits);
 	tcase_add_test(tc, ignore_rules);
 	tcase_add_test(tc, symlinks_never_leave);
 	tcase_add_test(tc, fifo_does_not_hang);
