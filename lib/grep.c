@@ -2041,8 +2041,11 @@ wsg_path(struct wsg_walk *wk, struct ws_res *res)
 			return 0;
 		}
 		if (r->o->mode != WS_GREP_LIST &&
-		    (rc = ws_res_open(res, O_RDONLY, &fd)) < 0)
+		    (rc = ws_res_open(res, O_RDONLY, &fd)) < 0) {
+			/* Say which operand it was (a procfs file, say). */
+			ws_error_set_path(res->vpath);
 			return rc;
+		}
 		rc = wsg_file(wk, 0, res->vpath, res->real, &res->st, -1, NULL,
 			      fd);
 		if (rc == 0 && r->nlv > 0)

@@ -393,6 +393,22 @@ START_TEST(pseudo_fs_not_read)
 	ck_assert_int_gt(skipped(&r, "special"), 0);
 	ck_assert_ptr_null(strstr(r.out, "status"));
 	wst_run_free(&r);
+	/* Named directly: refused, and the error says which file. */
+	{
+		const char *one[] = {"--workspace", "/", "--json", "Name:",
+				     "/proc/self/status", NULL};
+
+		wst_runv(&r, NULL, NULL, "wsgrep", one);
+		ck_assert_ptr_nonnull(r.json);
+		ck_assert_str_eq(wst_code(&r), "NOT_A_REGULAR_FILE");
+		const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(r.json, "error"), "message"));
+
+		ck_assert_ptr_nonnull(msg);
+		ck_assert_msg(strncmp(msg, "/proc/self/status: ", 19) == 0,
+			      "%s", msg);
+		wst_run_free(&r);
+	}
 }
 END_TEST
 
