@@ -1611,21 +1611,6 @@ wsg_ign_ancestors(struct wsg_run *r, const struct ws_res *res)
 	return rc;
 }
 
-/* A glob in gitignore syntax: a name alone, or a path with a slash. */
-static bool
-wsg_glob(const char *glob, const char *rel)
-{
-	const char *base;
-
-	if (strchr(glob, '/') == NULL) {
-		base = strrchr(rel, '/');
-		return ws_wildmatch(glob, base ? base + 1 : rel, false);
-	}
-	if (glob[0] == '/')
-		glob++;
-	return ws_wildmatch(glob, rel, false);
-}
-
 static bool
 wsg_type_match(const struct ws_grep_type *t, const char *name)
 {
@@ -1658,12 +1643,12 @@ wsg_wanted(struct wsg_run *r, const char *rel)
 
 	base = base ? base + 1 : rel;
 	for (size_t i = 0; i < o->nexclude; i++)
-		if (wsg_glob(o->exclude[i], rel))
+		if (ws_ignore_glob(o->exclude[i], rel, false))
 			return false;
 	if (o->ninclude > 0) {
 		ok = false;
 		for (size_t i = 0; i < o->ninclude && !ok; i++)
-			ok = wsg_glob(o->include[i], rel);
+			ok = ws_ignore_glob(o->include[i], rel, false);
 		if (!ok)
 			return false;
 	}
@@ -2002,7 +1987,7 @@ wsg_on_entry(void *arg, const struct ws_walk_entry *e)
 		struct wsg_level *l;
 
 		for (size_t i = 0; i < r->o->nexclude; i++)
-			if (wsg_glob(r->o->exclude[i], rel))
+			if (ws_ignore_glob(r->o->exclude[i], rel, true))
 				return WS_WALK_SKIP;
 		/* Files after this directory wait until it was walked. */
 		l = wsg_level(r, e->depth - 1);

@@ -615,3 +615,37 @@ ws_ignore_push_ancestors(struct ws_ignore *ig, int rootfd, const char *rel)
 	free(buf);
 	return rc;
 }
+
+/*
+ * A glob in gitignore syntax: a name alone matches at any depth, a path
+ * with a slash from the top, and a trailing slash ("build/") only
+ * directories (it does not count as a slash for the rest).
+ */
+bool
+ws_ignore_glob(const char *glob, const char *rel, bool isdir)
+{
+	size_t n = strlen(glob);
+	const char *base;
+	char buf[256], *g = buf;
+	bool m;
+
+	if (n > 1 && glob[n - 1] == '/') {
+		if (!isdir)
+			return false;
+		n--;
+		if (n >= sizeof(buf) && (g = malloc(n + 1)) == NULL)
+			return false;
+		memcpy(g, glob, n);
+		g[n] = '\0';
+		glob = g;
+	}
+	if (strchr(glob, '/') == NULL) {
+		base = strrchr(rel, '/');
+		m = ws_wildmatch(glob, base ? base + 1 : rel, false);
+	} else {
+		m = ws_wildmatch(glob + (glob[0] == '/'), rel, false);
+	}
+	if (g != buf)
+		free(g);
+	return m;
+}

@@ -40,20 +40,6 @@ struct ws__ls {
 	char rel[PATH_MAX];
 };
 
-bool
-ws_list_glob(const char *glob, const char *rel)
-{
-	const char *base;
-
-	if (strchr(glob, '/') == NULL) {
-		base = strrchr(rel, '/');
-		return ws_wildmatch(glob, base ? base + 1 : rel, false);
-	}
-	if (glob[0] == '/')
-		glob++;
-	return ws_wildmatch(glob, rel, false);
-}
-
 /*
  * The path of vpath (plus "/name" if name) relative to the listed
  * directory, in l->rel; NULL if it does not fit or is not below it.
@@ -99,21 +85,22 @@ ws__filter(void *arg, const struct ws_walk_dir *d, const char *name,
 {
 	struct ws__ls *l = arg;
 	const char *rel;
+	bool isdir;
 
 	if (l->ig == NULL && l->o->nexclude == 0)
 		return true;
 	rel = ws__rel(l, d->vpath, name);
 	if (rel == NULL)
 		return true;
+	/* Both ignore rules and "dir/" excludes tell directories apart. */
+	isdir = d_type == DT_DIR;
+	if (d_type == DT_UNKNOWN) {
+		struct stat st;
+
+		isdir = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			S_ISDIR(st.st_mode);
+	}
 	if (l->ig != NULL) {
-		bool isdir = d_type == DT_DIR;
-
-		if (d_type == DT_UNKNOWN) {
-			struct stat st;
-
-			isdir = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-				S_ISDIR(st.st_mode);
-		}
 		const char *irel = ws__irel(l, rel);
 
 		if (irel != NULL && ws_ignore_match(l->ig, irel, isdir)) {
@@ -122,7 +109,7 @@ ws__filter(void *arg, const struct ws_walk_dir *d, const char *name,
 		}
 	}
 	for (size_t i = 0; i < l->o->nexclude; i++)
-		if (ws_list_glob(l->o->exclude[i], rel)) {
+		if (ws_ignore_glob(l->o->exclude[i], rel, isdir)) {
 			l->res->ignored++;
 			return false;
 		}

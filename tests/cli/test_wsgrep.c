@@ -309,6 +309,13 @@ START_TEST(ignore_rules)
 	RUNP(&r, "--files", "--paths", "relative", "--exclude", "src", NULL);
 	ck_assert_str_eq(r.out, "keep.log\n");
 	wst_run_free(&r);
+	/* "dir/" leaves out directories of that name, not files. */
+	RUNP(&r, "--files", "--paths", "relative", "--no-ignore", "--exclude",
+	     "sub/", "--exclude", "x.c/", NULL);
+	ck_assert_str_eq(r.out, "a.log\nbuild/x.c\nexcluded.c\nkeep.log\n"
+				"src/local.c\nsrc/main.c\nsrc/top\nsrc/x.log\n"
+				"top\n");
+	wst_run_free(&r);
 	RUNJ(&r, "--files", "--include", "*.log", NULL);
 	{
 		cJSON *f = cJSON_GetArrayItem(wst_output(&r, "files"), 0);

@@ -1811,6 +1811,15 @@ START_TEST(gitignore_and_exclude)
 	lsj(&r, ws, "--args", "{\"recursive\": true, \"exclude\": [\"src\"]}", NULL);
 	ck_assert_str_eq(names(&r), "main.c");
 	wst_run_free(&r);
+	/* "dir/" (gitignore syntax): directories only, at any depth. */
+	wst_write(ws, "src/lib.c.d/x", "");
+	lsp(&r, ws, "-R", "--exclude", "src/", "--paths", "virtual", NULL);
+	ck_assert_str_eq(r.out, "/main.c\n");
+	wst_run_free(&r);
+	lsp(&r, ws, "-R", "--exclude", "lib.c/", "--exclude", "*.d/",
+	    "--paths", "relative", NULL);
+	ck_assert_str_eq(r.out, "main.c\nsrc\nsrc/lib.c\nsrc/lib.tmp\n");
+	wst_run_free(&r);
 	wst_rmrf(ws);
 	free(ws);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/ignore.h"
 #include "ws/list.h"
 #include "ws/resolve.h"
 #include "ws/workspace.h"
@@ -259,12 +260,17 @@ END_TEST
 
 START_TEST(globs)
 {
-	ck_assert(ws_list_glob("*.o", "a/b/c.o"));
-	ck_assert(ws_list_glob("c.o", "c.o"));
-	ck_assert(!ws_list_glob("a/*.o", "x/a/c.o"));
-	ck_assert(ws_list_glob("/a/*.o", "a/c.o"));
-	ck_assert(ws_list_glob("a/**/z", "a/b/c/z"));
-	ck_assert(!ws_list_glob("*.o", "a.c"));
+	ck_assert(ws_ignore_glob("*.o", "a/b/c.o", false));
+	ck_assert(ws_ignore_glob("c.o", "c.o", false));
+	ck_assert(!ws_ignore_glob("a/*.o", "x/a/c.o", false));
+	ck_assert(ws_ignore_glob("/a/*.o", "a/c.o", false));
+	ck_assert(ws_ignore_glob("a/**/z", "a/b/c/z", false));
+	ck_assert(!ws_ignore_glob("*.o", "a.c", false));
+	/* "dir/": directories only, and the slash does not anchor it. */
+	ck_assert(ws_ignore_glob("build/", "a/build", true));
+	ck_assert(!ws_ignore_glob("build/", "a/build", false));
+	ck_assert(ws_ignore_glob("a/build/", "a/build", true));
+	ck_assert(!ws_ignore_glob("a/build/", "x/a/build", true));
 }
 END_TEST
 

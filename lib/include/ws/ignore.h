@@ -99,4 +99,12 @@ bool ws_ignore_match(const struct ws_ignore *ig, const char *rel,
  */
 bool ws_wildmatch(const char *pat, const char *text, bool icase);
 
+/*
+ * One --include/--exclude glob of wsgrep and wsls, in gitignore syntax,
+ * against rel (a path relative to the searched or listed directory): a
+ * name alone matches at any depth, a glob with a slash from the top, and
+ * a trailing slash ("build/") only where isdir.
+ */
+bool ws_ignore_glob(const char *glob, const char *rel, bool isdir);
+
 #endif

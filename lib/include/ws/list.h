@@ -123,8 +123,4 @@ int ws_list(struct ws_ctx *ws, const struct ws_list_opts *o,
 int ws_list_open(struct ws_ctx *ws, const char *input, bool self,
 		 struct ws_res *res, int *fd);
 
-/* Whether an exclude glob (gitignore syntax) matches rel, a path relative
- * to the listed directory. */
-bool ws_list_glob(const char *glob, const char *rel);
-
 #endif
