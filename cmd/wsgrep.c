@@ -628,6 +628,28 @@ plain_break(struct wsgrep *g, const struct ws_grep_item *it)
 	g->printed = true;
 }
 
+/*
+ * "path:N:" (or "path-N-" for context) without printf: this is the hot
+ * loop of a search with many matches.
+ */
+static void
+plain_prefix(struct wsgrep *g, const char *show, unsigned long long n,
+	     char sep)
+{
+	char num[32], *p = num + sizeof(num);
+
+	if (!g->no_filename)
+		ws_cli_put_text(ws_out(), show, g->tty);
+	*--p = sep;
+	do {
+		*--p = (char)('0' + n % 10);
+		n /= 10;
+	} while (n > 0);
+	if (!g->no_filename)
+		*--p = sep;
+	fwrite_unlocked(p, 1, (size_t)(num + sizeof(num) - p), ws_out());
+}
+
 static int
 on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 {
@@ -656,25 +678,24 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 		break;
 	}
 	plain_break(g, it);
-	if (!g->no_filename)
-		ws_cli_put_text(ws_out(), show, g->tty);
-	{
-		/* "path:N:" without printf: this is the hot loop of a search
-		 * with many matches. */
-		char num[32], *p = num + sizeof(num);
-		unsigned long long n = (unsigned long long)it->line;
-		char sep = it->kind == WS_GREP_MATCH ? ':' : '-';
+	/*
+	 * A multiline match (-U) spans lines: each gets its own "path:N:",
+	 * as rg prints them, so that every output line says where it is.
+	 */
+	const char *t = it->text, *end = it->text + it->len;
+	unsigned long long line = (unsigned long long)it->line;
 
-		*--p = sep;
-		do {
-			*--p = (char)('0' + n % 10);
-			n /= 10;
-		} while (n > 0);
-		if (!g->no_filename)
-			*--p = sep;
-		fwrite_unlocked(p, 1, (size_t)(num + sizeof(num) - p), ws_out());
+	for (;;) {
+		const char *nl = memchr(t, '\n', (size_t)(end - t));
+		const char *seg_end = nl != NULL ? nl : end;
+
+		plain_prefix(g, show, line++, it->kind == WS_GREP_MATCH ? ':' : '-');
+		fwrite_unlocked(t, 1, (size_t)(seg_end - t), ws_out());
+		if (nl == NULL)
+			break;
+		fputc('\n', ws_out());
+		t = nl + 1;
 	}
-	fwrite_unlocked(it->text, 1, it->len, ws_out());
 	if (it->text_truncated)
 		fputs(" [...]", ws_out());
 	fputc('\n', ws_out());

@@ -846,6 +846,15 @@ START_TEST(grep_habits)
 	RUNP(&r, "-RP", "h(i)t t", NULL);
 	ck_assert_str_eq(r.out, "/b.txt:1:hit two\n");
 	wst_run_free(&r);
+	/* -U: every line of a match spanning lines says where it is. */
+	wst_write(ws, "m.txt", "x\nstart\nmiddle\nend\n");
+	RUNP(&r, "-U", "start\\nmiddle\\nend", NULL);
+	ck_assert_str_eq(r.out, "/m.txt:2:start\n/m.txt:3:middle\n"
+				"/m.txt:4:end\n");
+	wst_run_free(&r);
+	RUNP(&r, "-U", "--no-filename", "start\\nmiddle", NULL);
+	ck_assert_str_eq(r.out, "2:start\n3:middle\n");
+	wst_run_free(&r);
 	/* None of them is offered to a model. */
 	wst_run(&r, NULL, "wsgrep", "--schema", NULL);
 	ck_assert_ptr_null(strstr(r.out, "quiet"));
