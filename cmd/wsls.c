@@ -701,6 +701,15 @@ ws_cmd_wsls(int argc, char **argv)
 	 */
 	if (!ls.json && recursive && !multi && ls.full_paths && !ls.tty)
 		ls.headers = false;
+	/*
+	 * -0 is for xargs -0: a header line would be one more "name" in
+	 * the stream, and a bare name would lose its directory.  Paths,
+	 * and nothing else, however many directories are listed.
+	 */
+	if (!ls.json && ls.nul && (recursive || multi)) {
+		ls.headers = false;
+		ls.full_paths = true;
+	}
 	if (recursive)
 		raise_nofile();
 

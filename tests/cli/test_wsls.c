@@ -1916,6 +1916,16 @@ START_TEST(plain_ls_options)
 	lsp(&r, ws, "-0", NULL);
 	ck_assert_int_eq(memcmp(r.out, "a\0b\0c\0", 6), 0);
 	wst_run_free(&r);
+	/* -0 -R and -0 with several directories: paths only, no headers. */
+	wst_write(ws, "d/e/f", "");
+	lsp(&r, ws, "-0", "-R", "d", NULL);
+	ck_assert_uint_eq(r.outlen, sizeof("/d/e\0/d/e/f") );
+	ck_assert_int_eq(memcmp(r.out, "/d/e\0/d/e/f\0", r.outlen), 0);
+	wst_run_free(&r);
+	lsp(&r, ws, "-0", "d", "d/e", NULL);
+	ck_assert_uint_eq(r.outlen, sizeof("/d/e\0/d/e/f"));
+	ck_assert_int_eq(memcmp(r.out, "/d/e\0/d/e/f\0", r.outlen), 0);
+	wst_run_free(&r);
 	lsp(&r, ws, "-lh", "b", NULL);
 	ck_assert_ptr_nonnull(strstr(r.out, " 3.0K "));
 	wst_run_free(&r);
