@@ -399,6 +399,20 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 				return rc;
 			continue;
 		}
+		/*
+		 * The other way round: a tool whose operands are "paths"
+		 * (wsgrep) takes a single "path" too, as models write it
+		 * for search tools; it is not offered, only understood.
+		 */
+		if (t->pos_array && !t->pos_string_ok && t->pos_name &&
+		    strcmp(t->pos_name, "paths") == 0 && strcmp(k, "path") == 0) {
+			rc = cJSON_IsString(it) ?
+			     ws__push(&cli->pos, &cli->npos, it->valuestring) :
+			     ws__push_strings(k, it, &cli->pos, &cli->npos);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		if (t->pos_name && strcmp(k, t->pos_name) == 0) {
 			if (t->pos_array && t->pos_string_ok && cJSON_IsString(it)) {
 				cli->pos_string = it->valuestring;

@@ -855,6 +855,13 @@ START_TEST(grep_habits)
 	RUNP(&r, "-U", "--no-filename", "start\\nmiddle", NULL);
 	ck_assert_str_eq(r.out, "2:start\n3:middle\n");
 	wst_run_free(&r);
+	/* A model's habit: "path" for one directory, though the key is "paths". */
+	wst_mkdir(ws, "only");
+	wst_write(ws, "only/c.txt", "hit three\n");
+	RUNP(&r, "--args", "{\"pattern\": \"hit\", \"path\": \"/only\"}",
+	     "--plain", NULL);
+	ck_assert_str_eq(r.out, "/only/c.txt:1:hit three\n");
+	wst_run_free(&r);
 	/* None of them is offered to a model. */
 	wst_run(&r, NULL, "wsgrep", "--schema", NULL);
 	ck_assert_ptr_null(strstr(r.out, "quiet"));
