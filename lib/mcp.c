@@ -485,10 +485,37 @@ ws__render(const char *tool, const cJSON *out)
 	return buf;
 }
 
-/* Write a CallToolResult for the CLI envelope env into jw. */
-static void
-ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env)
+/*
+ * The text of the "output" value in a CLI envelope as the tool printed it
+ * (raw), so that structuredContent is not printed again: the envelope is
+ * {"success":true,"tool":NAME,"output":OUTPUT,"error":null[,"boundary":
+ * "off"]}, and ,"error":null outside a string can only be the envelope's
+ * last one.  NULL (and *n 0) if raw is not of that shape.
+ */
+static const char *
+ws__raw_output(const char *raw, size_t *n)
 {
+	const char *b = raw ? strstr(raw, ",\"output\":") : NULL, *e = NULL;
+
+	*n = 0;
+	if (b == NULL || strncmp(raw, "{\"success\":true,", 16) != 0)
+		return NULL;
+	b += 10;
+	for (const char *p = b; (p = strstr(p, ",\"error\":null")) != NULL; p++)
+		e = p;
+	if (e == NULL || *b != '{' || e[-1] != '}')
+		return NULL;
+	*n = (size_t)(e - b);
+	return b;
+}
+
+/* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
+static void
+ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
+		const char *raw)
+{
+	const char *raw_out = NULL;
+	size_t raw_len = 0;
 	const cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
 	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
@@ -496,7 +523,10 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env)
 
 	if (ok) {
 		text = ws__render(tool, out);
-		if (cJSON_IsObject(out)) {
+		if (cJSON_IsObject(out) &&
+		    (raw_out = ws__raw_output(raw, &raw_len)) != NULL) {
+			/* As printed: no second serialization of the output. */
+		} else if (cJSON_IsObject(out)) {
 			sc = cJSON_PrintUnformatted(out);
 		} else {
 			/* structuredContent is an object: wrap anything else. */
@@ -532,7 +562,12 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env)
 	ws_jw_obj_end(jw);
 	ws_jw_arr_end(jw);
 	ws_jw_key(jw, "structuredContent");
-	ws_jw_raw(jw, sc ? sc : "{}");
+	if (raw_out != NULL) {
+		ws_jw_raw(jw, "");
+		fwrite(raw_out, 1, raw_len, jw->f);
+	} else {
+		ws_jw_raw(jw, sc ? sc : "{}");
+	}
 	ws_jw_kbool(jw, "isError", !ok);
 	ws_jw_obj_end(jw);
 	free(text);
@@ -568,8 +603,9 @@ ws__wait_roots(struct ws_mcp *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
-cJSON *
-ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
+/* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
+static cJSON *
+ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 {
 	const struct ws_mcp_opts *o = s->o;
 	const struct ws_mcp_tool *t = NULL;
@@ -636,9 +672,20 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 				    out && *out ? "the tool printed no JSON envelope"
 						: "the tool printed nothing",
 				    NULL);
+		free(out);
+		out = NULL;
 	}
-	free(out);
+	if (raw != NULL)
+		*raw = out;
+	else
+		free(out);
 	return env;
+}
+
+cJSON *
+ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
+{
+	return ws__invoke(s, tool, args, NULL);
 }
 
 const char *const *
@@ -749,6 +796,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 	cJSON *env = NULL, *res = NULL;
+	char *raw = NULL;
 	struct ws__msg m;
 	bool cancelled;
 
@@ -762,7 +810,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	if (s->o->compat != NULL)
 		res = s->o->compat->call(s, name->valuestring, args);
 	else
-		env = ws_mcp_invoke(s, name->valuestring, args);
+		env = ws__invoke(s, name->valuestring, args, &raw);
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);
 	s->progress_token = NULL;
@@ -786,7 +834,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 			ws_jw_raw(&m.jw, t ? t : "{}");
 			free(t);
 		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, env);
+			ws__call_result(&m.jw, name->valuestring, env, raw);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
 		}
@@ -794,6 +842,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	}
 	cJSON_Delete(env);
 	cJSON_Delete(res);
+	free(raw);
 }
 
 static void *
