@@ -1,7 +1,7 @@
 /*
  * mcp.c - the toolbox as an MCP server (see ws/mcp.h): the JSON-RPC loop
- * on the reading thread, the tool calls on one worker thread, and the
- * server's own requests (roots/list, elicitation/create) in between.
+ * on a reading thread, the tool calls on the main thread (the worker), and
+ * the server's own requests (roots/list, elicitation/create) in between.
  *
  * Threads: the reader parses every line and answers what needs no tool
  * (initialize, ping, tools/list, errors) itself; a tools/call goes to a
@@ -220,7 +220,8 @@ static const struct {
 	{"move_path", "Move or rename", false, true, false,
 	 "{\"type\":\"object\",\"properties\":{"
 	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"dest_path\":{\"type\":\"string\"},"
+	 "\"action\":{\"type\":\"string\"},\"destination\":{\"type\":\"string\"},"
+	 "\"destination_real_path\":{\"type\":\"string\"},"
 	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
 	{"delete_path", "Delete a file or directory", false, true, true,
 	 "{\"type\":\"object\",\"properties\":{"
@@ -845,11 +846,9 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	free(raw);
 }
 
-static void *
-ws__worker(void *arg)
+static void
+ws__worker(struct ws_mcp *s)
 {
-	struct ws_mcp *s = arg;
-
 	/*
 	 * No signal is blocked here: wsrun's children inherit this thread's
 	 * mask, and a command must die of the SIGTERM that stops it.
@@ -881,7 +880,6 @@ ws__worker(void *arg)
 		free(j);
 	}
 	ws_cli_set_approver(NULL, NULL);
-	return NULL;
 }
 
 /* ---- Requests (reader thread) ---------------------------------------- */
@@ -1330,11 +1328,25 @@ ws__read_loop(struct ws_mcp *s)
 	free(buf);
 }
 
+/* The reading thread: every line until EOF, then the worker is told. */
+static void *
+ws__reader(void *arg)
+{
+	struct ws_mcp *s = arg;
+
+	ws__read_loop(s);
+	pthread_mutex_lock(&s->mu);
+	s->eof = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
 int
 ws_mcp_serve(const struct ws_mcp_opts *o)
 {
 	struct ws_mcp s;
-	pthread_t worker;
+	pthread_t reader;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
@@ -1348,16 +1360,18 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	if ((rc = ws__build_list(&s)) < 0)
 		goto out;
-	if (pthread_create(&worker, NULL, ws__worker, &s) != 0) {
-		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the worker thread");
+	/*
+	 * The calls run on this thread, the reading on another: what the
+	 * tools keep per thread (the last error, PCRE2 match data) stays the
+	 * main thread's, and a command's parent-death signal follows the
+	 * process, not a thread that could end first.
+	 */
+	if (pthread_create(&reader, NULL, ws__reader, &s) != 0) {
+		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the reading thread");
 		goto out;
 	}
-	ws__read_loop(&s);
-	pthread_mutex_lock(&s.mu);
-	s.eof = true;
-	pthread_cond_broadcast(&s.cv);
-	pthread_mutex_unlock(&s.mu);
-	pthread_join(worker, NULL);
+	ws__worker(&s);
+	pthread_join(reader, NULL);
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;
 out:
