@@ -973,6 +973,14 @@ START_TEST(approval_by_elicitation)
 	cJSON_Delete(r);
 	ck_assert(wst_exists(notes));
 	ck_assert_int_eq(mcp_close(&m), 0);
+	/* Only URL elicitation: it cannot ask yes or no either. */
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{\"url\":{}}}");
+	res = call(&m, 2, "delete_path", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	cJSON_Delete(r);
+	ck_assert(wst_exists(notes));
+	ck_assert_int_eq(mcp_close(&m), 0);
 	free(pol);
 	free(notes);
 }
