@@ -125,7 +125,7 @@ static const struct ws_opt opts[O_COUNT_] = {
 		      "skip the first N results (paging)", 0},
 	[O_TIME_BUDGET] = {"time-budget", 0, WS_OPT_STR, "SECONDS",
 			   "stop after this long with what was found "
-			   "(default 10)", WS_OPT_NUMBER},
+			   "(default 10)", 0},
 	[O_STATS] = {"stats", 0, WS_OPT_FLAG, NULL,
 		     "print the summary on stderr (plain output)",
 		     WS_OPT_NOSCHEMA},

@@ -463,27 +463,8 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 					 (long long)it->valuedouble);
 			break;
 		case WS_OPT_STR:
-			/*
-			 * A duration or a size sent as a number (2.5, 4096)
-			 * means what its digits say: the node becomes that
-			 * string, so the value lives as long as the tree.
-			 */
-			if (cJSON_IsNumber(it)) {
-				char num[64];
-				cJSON *str;
-
-				snprintf(num, sizeof(num), "%.15g", it->valuedouble);
-				if ((str = cJSON_CreateString(num)) == NULL)
-					return WS_ENOMEM;
-				str->string = it->string;
-				it->string = NULL;
-				cJSON_ReplaceItemViaPointer(root, it, str);
-				it = str;
-			}
 			if (!cJSON_IsString(it))
-				return ws__args_type_error(k, (t->opts[i].flags &
-							       WS_OPT_NUMBER) ?
-							   "a number" : "a string");
+				return ws__args_type_error(k, "a string");
 			v->s = it->valuestring;
 			break;
 		case WS_OPT_JSON:
@@ -884,10 +865,6 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 		case WS_OPT_FLAG: ws_jw_kstr(&jw, "type", "boolean"); break;
 		case WS_OPT_INT: ws_jw_kstr(&jw, "type", "integer"); break;
 		case WS_OPT_STR:
-			if (o->flags & WS_OPT_NUMBER) {
-				ws_jw_kstr(&jw, "type", "number");
-				break;
-			}
 			ws_jw_kstr(&jw, "type", "string");
 			/* "name|size|mtime": the choices, for the model. */
 			if (o->metavar != NULL && strchr(o->metavar, '|') != NULL) {

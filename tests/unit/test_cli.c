@@ -238,37 +238,6 @@ START_TEST(args_digit_strings)
 }
 END_TEST
 
-/* A string option sent as a JSON number: the string of its digits. */
-START_TEST(args_numbers_for_strings)
-{
-	static const struct {
-		const char *json, *want;
-	} t[] = {
-		{"{\"path\":\"x\",\"sort\":2.5}", "2.5"},
-		{"{\"path\":\"x\",\"sort\":4096}", "4096"},
-		{"{\"path\":\"x\",\"sort\":0.1}", "0.1"},
-		{"{\"sort\":1e3,\"path\":\"x\"}", "1000"},
-	};
-	struct ws_cli c;
-	const char *bad[] = {"--args", "{\"path\":\"x\",\"sort\":[1]}", NULL};
-
-	clear_env();
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		const char *a[] = {"--args", t[i].json, NULL};
-
-		ck_assert_msg(parse(&c, a) == 0, "%s: %s", t[i].json,
-			      ws_error_last());
-		ck_assert_str_eq(WS_OPT(&c, O_STR)->s, t[i].want);
-		/* The key after the replaced node is still read. */
-		ck_assert_int_eq((int)c.npos, 1);
-		ws_cli_free(&c);
-	}
-	ck_assert_int_eq(parse(&c, bad), WS_EINVALID_ARGUMENT);
-	ck_assert_ptr_nonnull(strstr(ws_error_last(), "must be a string"));
-	ws_cli_free(&c);
-}
-END_TEST
-
 START_TEST(args_errors_in_keys)
 {
 	struct ws_cli c;
@@ -400,7 +369,6 @@ suite(void)
 	tcase_add_test(tc, args_json);
 	tcase_add_test(tc, args_json_errors);
 	tcase_add_test(tc, args_digit_strings);
-	tcase_add_test(tc, args_numbers_for_strings);
 	tcase_add_test(tc, args_errors_in_keys);
 	tcase_add_test(tc, paths_virtual_is_explicit);
 	tcase_add_test(tc, schema_is_valid);

@@ -35,12 +35,6 @@ enum ws_opt_type { WS_OPT_FLAG, WS_OPT_STR, WS_OPT_INT, WS_OPT_LIST, WS_OPT_JSON
 enum {
 	WS_OPT_NOSCHEMA = 1 << 0,  /* not offered to LLMs in --schema/--args */
 	WS_OPT_NEGATABLE = 1 << 1, /* a flag that also has a --no-NAME form */
-	/*
-	 * A STR option whose value is a number with a fraction or a unit
-	 * (seconds "1.5"): --schema offers it as a number.  Under --args
-	 * every STR option takes a JSON number as the string of its digits.
-	 */
-	WS_OPT_NUMBER = 1 << 2,
 };
 
 /* One option of a tool. */
