@@ -48,6 +48,8 @@
 #include "ws/workspace.h"
 
 #define WSG_CHUNK (256 * 1024)		   /* first buffer size */
+/* Bytes of whole lines given to one pcre2_match() (see wsg_next). */
+#define WSG_SLICE (4 * 1024)
 #define WSG_SNIFF 8192			   /* bytes checked for NUL */
 #define WSG_WINDOW 64			   /* jobs in flight */
 #define WSG_BUFFERED (16 * 1024 * 1024)	   /* results held out of turn */
@@ -961,7 +963,8 @@ wsg_match(struct wsg_worker *w, const char *subj, size_t len, size_t start,
 /*
  * The next line from pos (< end) holding a match: 1 with its bounds
  * [*ls, *le) (le at its '\n' or end) and the first match in it; 0 none;
- * -1 limit.  With -U the "line" spans every line the match touches.
+ * -1 limit; -2 out of time or cancelled before one was found (the caller
+ * checks which).  With -U the "line" spans every line the match touches.
  */
 static int
 wsg_next(struct wsg_file *f, size_t pos, size_t *ls, size_t *le, size_t *ms,
@@ -970,13 +973,37 @@ wsg_next(struct wsg_file *f, size_t pos, size_t *ls, size_t *le, size_t *ms,
 	struct wsg_worker *w = f->w;
 
 	while (pos < f->end) {
-		int m = wsg_match(w, f->buf, f->end, pos, ms, me);
+		/*
+		 * Line by line, a match never needs more than the lines it
+		 * starts on: PCRE2 is given slices of about WSG_SLICE bytes
+		 * of whole lines, so that a pattern that backtracks for
+		 * seconds on every line still meets the time budget and a
+		 * cancellation between two slices (PCRE2 restarts its match
+		 * limit at each starting position, so one call over a whole
+		 * buffer is unbounded).  -U matches cross lines: one slice.
+		 */
+		size_t end = f->end;
+
+		if (!w->r->o->multiline && end - pos > WSG_SLICE) {
+			const char *nl = memchr(f->buf + pos + WSG_SLICE, '\n',
+						end - pos - WSG_SLICE);
+
+			if (nl != NULL)
+				end = (size_t)(nl - f->buf);
+		}
+		int m = wsg_match(w, f->buf, end, pos, ms, me);
 		const char *q;
 
-		if (m <= 0)
+		if (m < 0)
 			return m;
-		if (*ms >= f->end)
-			return 0;
+		if (m == 0 || *ms >= end) {
+			if (end >= f->end)
+				return 0;
+			pos = end + 1;
+			if (ws_cancelled() || wsg_expired(w->r))
+				return -2; /* wsg_region says which */
+			continue;
+		}
 		q = *ms > pos ? memrchr(f->buf + pos, '\n', *ms - pos) : NULL;
 		*ls = q ? (size_t)(q - f->buf) + 1 : pos;
 		*le = wsg_eol(f, *ms);
@@ -1188,6 +1215,8 @@ wsg_region(struct wsg_file *f)
 			return 1;
 		}
 		m = wsg_next(f, f->pos, &ls, &le, &ms, &me);
+		if (m == -2)
+			continue; /* out of time or cancelled: the checks above */
 		if (m < 0)
 			return -1;
 		if (!o->invert) {

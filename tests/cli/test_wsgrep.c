@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -508,6 +509,33 @@ START_TEST(redos_bounded)
 	ck_assert_str_eq(wst_code(&r), "LIMIT_EXCEEDED");
 	ck_assert_int_eq(r.status, 6);
 	wst_run_free(&r);
+	/*
+	 * Thousands of lines, each just under the match limit: the time
+	 * budget holds inside one file too (it used to be checked only
+	 * between calls to PCRE2, and one call took a whole buffer: 10 s
+	 * of CPU for a 1 s budget).  CPU time, which load does not stretch.
+	 */
+	{
+		struct rusage ru0, ru1;
+		size_t n = 3000 * 29;
+		char *lines = malloc(n + 1);
+
+		for (size_t i = 0; i < n; i++)
+			lines[i] = i % 29 == 28 ? '\n' : 'a';
+		lines[n] = '\0';
+		wst_write(ws, "lines.txt", lines);
+		getrusage(RUSAGE_CHILDREN, &ru0);
+		RUNJ(&r, "--time-budget", "1", "^(a|aa)+[^a\\n]", "lines.txt",
+		     NULL);
+		getrusage(RUSAGE_CHILDREN, &ru1);
+		ck_assert_str_eq(wst_code(&r), "LIMIT_EXCEEDED");
+		ck_assert_ptr_nonnull(strstr(r.out, "time_budget"));
+		ck_assert_double_lt((double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+				    (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6,
+				    3.0 * WST_SLOWDOWN);
+		wst_run_free(&r);
+		free(lines);
+	}
 	free(a);
 }
 END_TEST
