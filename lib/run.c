@@ -813,6 +813,7 @@ ws__exec_child(struct ws__child *c)
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (dup2(c->in_fd, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->err_w, 2) < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "dup2");
 		_exit(WS_RUN_EXIT_FAILED);
@@ -855,8 +856,7 @@ static volatile sig_atomic_t ws__init_term;
 static void
 ws__init_on_term(int sig)
 {
-	(void)sig;
-	ws__init_term = 1;
+	ws__init_term = sig;
 }
 
 /*
@@ -883,8 +883,11 @@ ws__init_wait(pid_t cmd, pid_t helper, int status_w)
 			break;
 		}
 		if (w < 0 && errno == EINTR && ws__init_term) {
+			/* The signal wsrun was stopped by: SIGINT stays SIGINT. */
+			int sig = ws__init_term;
+
 			ws__init_term = 0;
-			kill(-1, SIGTERM);
+			kill(-1, sig);
 		} else if (w < 0 && errno != EINTR) {
 			break;
 		}
@@ -929,6 +932,7 @@ ws__init_main(struct ws__child *c)
 	sa.sa_handler = ws__init_on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	if (c->plan->netns && (rc = ws_sandbox_loopback_up()) < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, "loopback up");
 		_exit(WS_RUN_EXIT_FAILED);
@@ -1273,6 +1277,29 @@ ws__plan_layers(const struct ws_run_opts *o, struct ws_isolation *iso,
 	return 0;
 }
 
+int
+ws_run_auto_verdict(const struct ws_isolation *probe, char *buf, size_t len)
+{
+	struct ws_isolation iso = *probe;
+	struct ws_run_opts o;
+	struct ws_sandbox_plan plan;
+	size_t n = 0;
+
+	memset(&o, 0, sizeof(o));
+	memset(&plan, 0, sizeof(plan));
+	o.isolate = WS_ISOLATE_AUTO;
+	if (ws__plan_layers(&o, &iso, &plan) < 0) {
+		snprintf(buf, len, "%s", ws_error_last());
+		return 0;
+	}
+	buf[0] = '\0';
+	for (int l = 0; l < WS__LAYER_COUNT && n < len; l++)
+		if (iso.layer[l].planned)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      ws_layer_name((enum ws_layer)l));
+	return 1;
+}
+
 static void
 ws__iso_finish(struct ws_isolation *iso, const struct ws_sandbox_plan *plan,
 	       bool ran)
@@ -1413,6 +1440,21 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	ws_sandbox_probe(&r->iso, o->disable, false);
 	if ((rc = ws__plan_layers(o, &r->iso, &plan)) < 0)
 		goto out;
+	/*
+	 * A workspace (or a mount) at / is the whole file system: there is
+	 * nothing to confine the command to.  Say so plainly rather than
+	 * fail later in the minimal root.
+	 */
+	for (size_t a = 0; o->isolate != WS_ISOLATE_NONE && a < ws->nanchors; a++)
+		if (strcmp(ws->anchors[a].real, "/") == 0) {
+			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, ws->anchors[a].vprefix,
+					  "the %s is / (the whole file system): a "
+					  "command cannot be confined to it; give a "
+					  "narrower --workspace, or --isolate none to "
+					  "run it unconfined",
+					  a == 0 ? "workspace" : "mount");
+			goto out;
+		}
 	if ((cmdline = ws_run_cmdline(o)) == NULL) {
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		goto out;
@@ -1638,7 +1680,8 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		if (o->cancel && *o->cancel && !cancelled && !exited) {
 			/* The caller was interrupted: the tree goes too. */
 			cancelled = *o->cancel;
-			ws__kill_all(&proc, SIGTERM);
+			ws__kill_all(&proc, cancelled == SIGINT || cancelled == SIGHUP ?
+					    cancelled : SIGTERM);
 			killtime = now + o->grace_ms;
 		} else if (deadline >= 0 && !r->timed_out && now >= deadline && !exited) {
 			r->timed_out = true;
