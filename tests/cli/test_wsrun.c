@@ -667,7 +667,12 @@ START_TEST(masked_binaries)
 	 * programs, whatever the spelling. */
 	RUNM(&r, _i, "-c", "c=cu; c=${c}rl; $c --version >/dev/null 2>&1 && "
 	     "echo LEAK-curl; s=s; ${s}u -c id >/dev/null 2>&1 && echo LEAK-su; "
-	     "ls /usr/bin/ls >/dev/null && echo LS-OK");
+	     "ls /usr/bin/ls >/dev/null && echo LS-OK; "
+	     /* Masks and the root are read-only (one bind each, from the
+	      * read-only root: its flags must carry over). */
+	     "[ -e /etc/shadow ] && (: >> /etc/shadow) 2>/dev/null && "
+	     "echo LEAK-mask-write; [ -e /.ws-empty ] && (: >> /.ws-empty) "
+	     "2>/dev/null && echo LEAK-root; true");
 	expect_ran(&r, 0);
 	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "LS-OK"));
 	if (enforced(&r, "mountns"))
