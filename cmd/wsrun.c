@@ -488,8 +488,9 @@ main(int argc, char **argv)
 				"tree was killed\n", (double)o.timeout_ms / 1000);
 		for (size_t i = 0; i < r.nreverted; i++)
 			fprintf(stderr, "wsrun: %s: removed: the command created "
-				"a guarded entry (wstools' configuration, or one "
-				"that acts later, such as .envrc)\n", r.reverted[i]);
+				"a guarded entry (wstools' configuration, a project "
+				"marker that would move PROJECT_ROOT, or one that "
+				"acts later, such as .envrc)\n", r.reverted[i]);
 	}
 	status = r.status;
 	goto out;

@@ -41,11 +41,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/detect.h"
 #include "ws/error.h"
 #include "ws/guard.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
+#include "ws/workspace.h"
 
 extern char **environ;
 
@@ -638,6 +640,69 @@ ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
 	return 0;
 }
 
+/*
+ * Project markers (go.mod, package.json, ...; not .git: a repository a
+ * command makes with git init is kept) that do not exist in the
+ * workspace's top directory or an ancestor inside a writable anchor,
+ * where creating one would give the next call other roots (PROJECT_ROOT
+ * moves, and with it every policy rule spelled through it): the same
+ * test wswrite refuses such a create by (ws_ctx_marker_guarded()).
+ * Nothing when the roots are pinned.
+ */
+static int
+ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
+{
+	const char *const *mk = ws->markers ? (const char *const *)ws->markers
+					    : ws_detect_default_markers;
+	size_t nmk = ws->markers ? ws->nmarkers : ws_detect_ndefault_markers;
+	char dir[4096], path[4352];
+	int rc = 0;
+
+	if (ws->roots_pinned || ws->nanchors == 0 ||
+	    strlen(ws->anchors[0].real) >= sizeof(dir))
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", ws->anchors[0].real);
+	for (;;) {
+		struct stat st;
+		char *sl;
+		bool git;
+
+		for (size_t i = 0; rc == 0 && i < nmk; i++) {
+			const char *rest = NULL;
+			int a;
+
+			if (strcmp(mk[i], ".git") == 0)
+				continue;
+			if (strlen(mk[i]) > 200)
+				continue;
+			snprintf(path, sizeof(path), "%s%s%.200s", dir,
+				 strcmp(dir, "/") == 0 ? "" : "/", mk[i]);
+			a = ws_ctx_anchor_of_real(ws, path, &rest);
+			while (rest != NULL && *rest == '/')
+				rest++;
+			if (a < 0 || ws->anchors[a].ro || rest == NULL || *rest == '\0' ||
+			    lstat(path, &st) == 0 ||
+			    !ws_ctx_marker_guarded(ws, path, WS_CHANGE_CREATES, NULL, NULL))
+				continue;
+			rc = ws__place_add(ws, a, rest, true, out, n);
+		}
+		/* Detection stops at the git root, and so does this. */
+		snprintf(path, sizeof(path), "%s%s.git", dir,
+			 strcmp(dir, "/") == 0 ? "" : "/");
+		git = lstat(path, &st) == 0;
+		if (rc < 0 || git || strcmp(dir, "/") == 0)
+			break;
+		sl = strrchr(dir, '/');
+		if (sl == dir)
+			sl[1] = '\0';
+		else if (sl != NULL)
+			*sl = '\0';
+		else
+			break;
+	}
+	return rc;
+}
+
 static int
 ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
@@ -667,6 +732,8 @@ ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		for (size_t a = 0; rc == 0 && a < ws->nanchors; a++)
 			if (!ws->anchors[a].ro)
 				rc = ws__place_add(ws, (int)a, lit, true, out, n);
+	if (rc == 0)
+		rc = ws__markers_snapshot(ws, out, n);
 	return rc;
 }
 

@@ -659,6 +659,46 @@ START_TEST(persist_guards_reverted)
 }
 END_TEST
 
+/*
+ * A project marker a command creates at the workspace top, where it
+ * would move the next call's PROJECT_ROOT (here from base, which holds
+ * go.mod, down to the workspace), is removed after the run; other files
+ * stay, and with the roots pinned nothing is removed.
+ */
+START_TEST(markers_reverted)
+{
+	struct wst_run r;
+	char *pj = wst_path(ws, "package.json"), *gm = wst_path(ws, "go.mod"),
+	     *keep = wst_path(ws, "keep.txt");
+	cJSON *rv;
+
+	wst_write(base, "go.mod", "module base\n");
+	RUNM(&r, 0, "-c", "echo {} > package.json; echo m > go.mod; echo k > keep.txt");
+	expect_ran(&r, 0);
+	ck_assert(!wst_exists(pj));
+	ck_assert(!wst_exists(gm));
+	ck_assert(wst_exists(keep));
+	rv = wst_output(&r, "reverted");
+	ck_assert_int_eq(cJSON_GetArraySize(rv), 2);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"/package.json\""));
+	wst_run_free(&r);
+	RUNM(&r, 0, "--project-root", ws, "-c", "echo {} > package.json");
+	expect_ran(&r, 0);
+	ck_assert(wst_exists(pj));
+	ck_assert_ptr_null(wst_output(&r, "reverted"));
+	wst_run_free(&r);
+	/* Once the workspace is the project root, a second marker changes
+	 * nothing and stays. */
+	RUNM(&r, 0, "-c", "echo m > go.mod");
+	expect_ran(&r, 0);
+	ck_assert(wst_exists(gm));
+	wst_run_free(&r);
+	free(pj);
+	free(gm);
+	free(keep);
+}
+END_TEST
+
 START_TEST(masked_binaries)
 {
 	struct wst_run r;
@@ -1382,6 +1422,7 @@ suite(void)
 	tcase_add_test(tf, fallback_refuses_boundary_entries);
 	tcase_add_test(tf, own_config_place_reverted);
 	tcase_add_test(tf, persist_guards_reverted);
+	tcase_add_test(tf, markers_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, probe);
