@@ -642,11 +642,14 @@ ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
 
 /*
  * Project markers (go.mod, package.json, ...; not .git: a repository a
- * command makes with git init is kept) that do not exist in the
- * workspace's top directory or an ancestor inside a writable anchor,
- * where creating one would give the next call other roots (PROJECT_ROOT
- * moves, and with it every policy rule spelled through it): the same
- * test wswrite refuses such a create by (ws_ctx_marker_guarded()).
+ * command makes with git init is kept) missing from a directory where
+ * creating one would give the next call another PROJECT_ROOT, and with
+ * it every policy rule spelled through it: the workspace's top directory
+ * and its ancestors below the project root detection finds now (one
+ * detection, as the session's: the first directory holding a marker
+ * wins), inside a writable anchor.  The same outcome as asking
+ * ws_ctx_marker_guarded() (the test wswrite refuses such a create by)
+ * for each, at the cost of one detection instead of two per marker.
  * Nothing when the roots are pinned.
  */
 static int
@@ -655,51 +658,50 @@ ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 	const char *const *mk = ws->markers ? (const char *const *)ws->markers
 					    : ws_detect_default_markers;
 	size_t nmk = ws->markers ? ws->nmarkers : ws_detect_ndefault_markers;
+	struct ws_detect_opts o = {.markers = mk, .nmarkers = nmk};
+	struct ws_roots now;
 	char dir[4096], path[4352];
 	int rc = 0;
 
 	if (ws->roots_pinned || ws->nanchors == 0 ||
 	    strlen(ws->anchors[0].real) >= sizeof(dir))
 		return 0;
+	if (ws_detect(ws->anchors[0].real, &o, &now) < 0)
+		return 0; /* the session's own detection would fail as well */
 	snprintf(dir, sizeof(dir), "%s", ws->anchors[0].real);
-	for (;;) {
-		struct stat st;
+	while (rc == 0 && now.project_root != NULL &&
+	       strcmp(dir, now.project_root) != 0 &&
+	       (now.stopped_at == NULL || strcmp(dir, now.stopped_at) != 0)) {
 		char *sl;
-		bool git;
 
 		for (size_t i = 0; rc == 0 && i < nmk; i++) {
 			const char *rest = NULL;
+			struct stat st;
 			int a;
 
-			if (strcmp(mk[i], ".git") == 0)
-				continue;
-			if (strlen(mk[i]) > 200)
+			if (strcmp(mk[i], ".git") == 0 || strlen(mk[i]) > 200)
 				continue;
 			snprintf(path, sizeof(path), "%s%s%.200s", dir,
 				 strcmp(dir, "/") == 0 ? "" : "/", mk[i]);
 			a = ws_ctx_anchor_of_real(ws, path, &rest);
 			while (rest != NULL && *rest == '/')
 				rest++;
-			if (a < 0 || ws->anchors[a].ro || rest == NULL || *rest == '\0' ||
-			    lstat(path, &st) == 0 ||
-			    !ws_ctx_marker_guarded(ws, path, WS_CHANGE_CREATES, NULL, NULL))
+			if (a < 0 || ws->anchors[a].ro || rest == NULL ||
+			    *rest == '\0' || lstat(path, &st) == 0)
 				continue;
 			rc = ws__place_add(ws, a, rest, true, out, n);
 		}
-		/* Detection stops at the git root, and so does this. */
-		snprintf(path, sizeof(path), "%s%s.git", dir,
-			 strcmp(dir, "/") == 0 ? "" : "/");
-		git = lstat(path, &st) == 0;
-		if (rc < 0 || git || strcmp(dir, "/") == 0)
+		if (strcmp(dir, "/") == 0)
 			break;
 		sl = strrchr(dir, '/');
+		if (sl == NULL)
+			break;
 		if (sl == dir)
 			sl[1] = '\0';
-		else if (sl != NULL)
-			*sl = '\0';
 		else
-			break;
+			*sl = '\0';
 	}
+	ws_roots_free(&now);
 	return rc;
 }
 
