@@ -929,12 +929,13 @@ ws__init_on_term(int sig)
 }
 
 /*
- * init's wait: reap every process until the command ends, forward
- * SIGTERM to all of them, and note the peak memory of the command's
- * processes (not the helper's that detached the old root).
+ * init's wait: reap every process until the command ends, forward the
+ * stopping signal to all of them, and report the command's status and
+ * the peak memory of its processes.  (Out of ws__init_main(): its
+ * locals would be clobbered by the vfork.)
  */
 static void
-ws__init_wait(pid_t cmd, pid_t helper, int status_w)
+ws__init_wait(pid_t cmd, int status_w)
 {
 	struct rusage ru;
 	long maxrss = 0;
@@ -945,7 +946,7 @@ ws__init_wait(pid_t cmd, pid_t helper, int status_w)
 		int wst;
 		pid_t w = wait4(-1, &wst, 0, &ru);
 
-		if (w > 0 && w != helper && ru.ru_maxrss > maxrss)
+		if (w > 0 && ru.ru_maxrss > maxrss)
 			maxrss = ru.ru_maxrss;
 		if (w == cmd) {
 			st = wst;
@@ -1025,7 +1026,7 @@ ws__init_main(struct ws__child *c)
 	if (cmd == 0)
 		ws__exec_child(c);
 	close(c->rep_w);
-	ws__init_wait(cmd, c->plan->detach_pid, c->status_w);
+	ws__init_wait(cmd, c->status_w);
 	_exit(0);
 }
 

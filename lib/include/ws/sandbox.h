@@ -122,8 +122,6 @@ struct ws_sandbox_plan {
 	bool userns;	  /* in a user namespace: trees made by the child */
 	int cwd_fd;	  /* O_PATH of the working directory (host view) */
 	char *cwd_real;
-	pid_t detach_pid; /* set by ws_sandbox_mount(): the helper that
-			    detaches the old root (not the command) */
 	int priv_fd;	  /* the private HOME/TMPDIR directory, or -1 */
 	char *priv_real;  /* its path; with priv_fd -1, made in the
 			     minimal root's private /tmp */
