@@ -57,14 +57,15 @@ static const struct ws_opt opts[O_COUNT] = {
 		     WS_OPT_NOSCHEMA},
 	[O_CWD] = {"cwd", 0, WS_OPT_STR, "VPATH",
 		   "working directory, a workspace path (default /, the root)", 0},
-	[O_TIMEOUT] = {"timeout", 0, WS_OPT_INT, "S",
-		       "seconds before the whole process tree gets SIGTERM "
-		       "(default 60; 0: none)", 0},
-	[O_GRACE] = {"grace", 0, WS_OPT_INT, "S",
-		     "seconds from SIGTERM to SIGKILL (default 5)", WS_OPT_NOSCHEMA},
-	[O_MAX_OUTPUT] = {"max-output", 0, WS_OPT_INT, "N",
+	[O_TIMEOUT] = {"timeout", 0, WS_OPT_SECONDS, "S",
+		       "seconds before the whole process tree gets SIGTERM, "
+		       "fractions allowed (default 60; 0: none)", 0},
+	[O_GRACE] = {"grace", 0, WS_OPT_SECONDS, "S",
+		     "seconds from SIGTERM to SIGKILL, fractions allowed "
+		     "(default 5)", WS_OPT_NOSCHEMA},
+	[O_MAX_OUTPUT] = {"max-output", 0, WS_OPT_BYTES, "N",
 			  "bytes of stdout and of stderr kept, head and tail "
-			  "(default 1048576; 65536 under --args)", 0},
+			  "(default 1M; 64K under --args)", 0},
 	[O_STDIN] = {"stdin", 0, WS_OPT_STR, "TEXT",
 		     "text fed to the command's standard input (default: none)", 0},
 	[O_ENV] = {"env", 0, WS_OPT_LIST, "NAME=VALUE",
@@ -87,12 +88,14 @@ static const struct ws_opt opts[O_COUNT] = {
 	[O_MAP_PATHS] = {"map-paths", 0, WS_OPT_FLAG, NULL,
 			 "rewrite arguments that are virtual absolute paths "
 			 "(/src/a.c) to real ones", 0},
-	[O_MEMORY] = {"memory", 0, WS_OPT_INT, "BYTES",
-		      "address-space limit of each process", WS_OPT_NOSCHEMA},
+	[O_MEMORY] = {"memory", 0, WS_OPT_BYTES, "BYTES",
+		      "address-space limit of each process (suffix K, M, G "
+		      "or T: 512M, 1G)", WS_OPT_NOSCHEMA},
 	[O_MAX_PROCS] = {"max-procs", 0, WS_OPT_INT, "N",
 			 "process limit (RLIMIT_NPROC)", WS_OPT_NOSCHEMA},
-	[O_MAX_FILE_SIZE] = {"max-file-size", 0, WS_OPT_INT, "BYTES",
-			     "largest file the command may write", WS_OPT_NOSCHEMA},
+	[O_MAX_FILE_SIZE] = {"max-file-size", 0, WS_OPT_BYTES, "BYTES",
+			     "largest file the command may write (suffix K, "
+			     "M, G or T)", WS_OPT_NOSCHEMA},
 	[O_CPU_TIME] = {"cpu-time", 0, WS_OPT_INT, "S",
 			"CPU seconds per process", WS_OPT_NOSCHEMA},
 	[O_PROBE] = {"probe", 0, WS_OPT_FLAG, NULL,
@@ -174,13 +177,14 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "missing command (see --help)");
 	o->cwd = WS_OPT(cli, O_CWD)->s;
-	if ((rc = nonneg(cli, O_TIMEOUT, lim->timeout >= 0 ? lim->timeout :
-			 WS_RUN_TIMEOUT_DEFAULT, &t)) < 0)
+	/* Seconds options hold milliseconds (WS_OPT_SECONDS). */
+	if ((rc = nonneg(cli, O_TIMEOUT, (lim->timeout >= 0 ? lim->timeout :
+					  WS_RUN_TIMEOUT_DEFAULT) * 1000, &t)) < 0)
 		return rc;
-	o->timeout_ms = t * 1000;
-	if ((rc = nonneg(cli, O_GRACE, WS_RUN_GRACE_DEFAULT, &t)) < 0)
+	o->timeout_ms = t;
+	if ((rc = nonneg(cli, O_GRACE, WS_RUN_GRACE_DEFAULT * 1000, &t)) < 0)
 		return rc;
-	o->grace_ms = t * 1000;
+	o->grace_ms = t;
 	if ((rc = nonneg(cli, O_MAX_OUTPUT, lim->max_output >= 0 ? lim->max_output :
 			 cli->from_args ? WS_RUN_MAX_OUTPUT_ARGS :
 			 WS_RUN_MAX_OUTPUT_DEFAULT, &o->max_output)) < 0 ||
@@ -267,6 +271,41 @@ json_layers(struct ws_jw *jw, const struct ws_isolation *iso, bool probe)
 	ws_jw_obj_end(jw);
 }
 
+/*
+ * The isolation of a result under --args, where every byte is read by a
+ * model: the layers as one object of booleans, the reasons only for the
+ * layers not enforced, the network and UNIX-socket verdicts as booleans.
+ * --verbose gives the full form (as --json does).
+ */
+static void
+json_layers_compact(struct ws_jw *jw, const struct ws_isolation *iso)
+{
+	bool any = false;
+
+	ws_jw_kstr(jw, "mode", ws_isolate_name(iso->mode));
+	ws_jw_key(jw, "enforced");
+	ws_jw_obj(jw);
+	for (int l = 0; l < WS__LAYER_COUNT; l++)
+		ws_jw_kbool(jw, ws_layer_name((enum ws_layer)l), iso->layer[l].enforced);
+	ws_jw_obj_end(jw);
+	for (int l = 0; l < WS__LAYER_COUNT; l++) {
+		const struct ws_layer_state *st = &iso->layer[l];
+
+		if (st->enforced || !st->why[0])
+			continue;
+		if (!any) {
+			ws_jw_key(jw, "not_enforced_why");
+			ws_jw_obj(jw);
+			any = true;
+		}
+		ws_jw_kstr(jw, ws_layer_name((enum ws_layer)l), st->why);
+	}
+	if (any)
+		ws_jw_obj_end(jw);
+	ws_jw_kbool(jw, "network_off", !iso->net_allowed && iso->net_enforced);
+	ws_jw_kbool(jw, "unix_outside_blocked", iso->unix_outside_blocked);
+}
+
 static void
 json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
 {
@@ -295,6 +334,7 @@ static void
 print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 {
 	struct ws_jw jw;
+	bool compact = cli->from_args && !cli->verbose;
 
 	ws_cli_json_begin(cli, &jw);
 	ws_jw_obj(&jw);
@@ -312,14 +352,22 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 		ws_jw_kint(&jw, "max_rss_kb", r->max_rss_kb);
 	else
 		ws_jw_knull(&jw, "max_rss_kb");
-	ws_jw_key(&jw, "env_dropped");
-	ws_jw_arr(&jw);
-	for (size_t i = 0; i < r->nenv_dropped; i++)
-		ws_jw_str(&jw, r->env_dropped[i]);
-	ws_jw_arr_end(&jw);
+	/* Under --args, a count; the names with --verbose (or --json). */
+	if (compact) {
+		ws_jw_kint(&jw, "env_dropped_count", (long long)r->nenv_dropped);
+	} else {
+		ws_jw_key(&jw, "env_dropped");
+		ws_jw_arr(&jw);
+		for (size_t i = 0; i < r->nenv_dropped; i++)
+			ws_jw_str(&jw, r->env_dropped[i]);
+		ws_jw_arr_end(&jw);
+	}
 	ws_jw_key(&jw, "isolation");
 	ws_jw_obj(&jw);
-	json_layers(&jw, &r->iso, false);
+	if (compact)
+		json_layers_compact(&jw, &r->iso);
+	else
+		json_layers(&jw, &r->iso, false);
 	ws_jw_obj_end(&jw);
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
@@ -339,14 +387,38 @@ print_probe(const struct ws_cli *cli, unsigned disable)
 {
 	struct ws_isolation iso;
 
+	char why[512];
+	int runs;
+
 	memset(&iso, 0, sizeof(iso));
 	ws_sandbox_probe(&iso, disable, true);
+	/* What the default (--isolate auto, network off) would do here. */
+	runs = ws_run_auto_verdict(&iso, why, sizeof(why));
 	if (cli->json) {
 		struct ws_jw jw;
 
 		ws_cli_json_begin(cli, &jw);
 		ws_jw_obj(&jw);
 		json_layers(&jw, &iso, true);
+		ws_jw_key(&jw, "verdict");
+		ws_jw_obj(&jw);
+		ws_jw_kbool(&jw, "auto_runs", runs);
+		if (runs) {
+			ws_jw_key(&jw, "layers");
+			ws_jw_arr(&jw);
+			for (char *p = why, *e; *p; p = e) {
+				e = strchr(p, ',');
+				e = e ? e : p + strlen(p);
+				ws_jw_strn(&jw, p, (size_t)(e - p));
+				e += strspn(e, ", ");
+			}
+			ws_jw_arr_end(&jw);
+			ws_jw_knull(&jw, "reason");
+		} else {
+			ws_jw_knull(&jw, "layers");
+			ws_jw_kstr(&jw, "reason", why);
+		}
+		ws_jw_obj_end(&jw);
 		ws_jw_obj_end(&jw);
 		ws_cli_json_end(cli, &jw);
 		return;
@@ -360,6 +432,11 @@ print_probe(const struct ws_cli *cli, unsigned disable)
 			fprintf(ws_out(), ": %s", iso.layer[l].why);
 		ws_out_putc('\n');
 	}
+	if (runs)
+		printf("verdict: --isolate auto runs commands here with %s\n", why);
+	else
+		printf("verdict: --isolate auto refuses to run commands here "
+		       "(SANDBOX_UNAVAILABLE): %s\n", why);
 }
 
 int
@@ -415,12 +492,13 @@ ws_cmd_wsrun(int argc, char **argv)
 		print_json(&cli, &r);
 	} else {
 		if (r.timed_out)
-			fprintf(stderr, "wsrun: timed out after %lld s; the process "
-				"tree was killed\n", o.timeout_ms / 1000);
+			fprintf(stderr, "wsrun: timed out after %g s; the process "
+				"tree was killed\n", (double)o.timeout_ms / 1000);
 		for (size_t i = 0; i < r.nreverted; i++)
 			fprintf(stderr, "wsrun: %s: removed: the command created "
-				"a guarded entry (wstools' configuration, or one "
-				"that acts later, such as .envrc)\n", r.reverted[i]);
+				"a guarded entry (wstools' configuration, a project "
+				"marker that would move PROJECT_ROOT, or one that "
+				"acts later, such as .envrc)\n", r.reverted[i]);
 	}
 	status = r.status;
 	goto out;

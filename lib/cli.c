@@ -107,6 +107,71 @@ ws__parse_int(const char *opt, const char *s, long long *out)
 	return 0;
 }
 
+/*
+ * Seconds with an optional fraction of up to three digits ("2", "1.5",
+ * "0.25", "-1"), to milliseconds; no exponent, no inf or nan.  0 or -1.
+ */
+static int
+ws__seconds_ms(const char *s, long long *ms)
+{
+	const char *d = s + (*s == '-');
+	size_t ni = strspn(d, "0123456789"), nf = 0;
+	long long v = 0, f = 0;
+
+	if (ni == 0 || ni > 12)
+		return -1;
+	if (d[ni] == '.') {
+		nf = strspn(d + ni + 1, "0123456789");
+		if (nf == 0 || nf > 3 || d[ni + 1 + nf] != '\0')
+			return -1;
+	} else if (d[ni] != '\0') {
+		return -1;
+	}
+	for (size_t k = 0; k < ni; k++)
+		v = v * 10 + (d[k] - '0');
+	for (size_t k = 0; k < 3; k++)
+		f = f * 10 + (k < nf ? d[ni + 1 + k] - '0' : 0);
+	*ms = (v * 1000 + f) * (*s == '-' ? -1 : 1);
+	return 0;
+}
+
+/*
+ * A byte count: digits and an optional suffix K, M, G or T (powers of
+ * 1024, either case, an optional "B" or "iB" after it).  0 or -1.
+ */
+static int
+ws__size_bytes(const char *s, long long *out)
+{
+	const char *d = s + (*s == '-');
+	size_t n = strspn(d, "0123456789");
+	const char *u = d + n;
+	int shift = 0;
+	long long v = 0;
+
+	if (n == 0 || n > 18)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		v = v * 10 + (d[k] - '0');
+	switch (*u) {
+	case '\0': break;
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	default: return -1;
+	}
+	if (*u != '\0') {
+		u++;
+		if (strcmp(u, "") != 0 && strcmp(u, "B") != 0 && strcmp(u, "iB") != 0 &&
+		    strcmp(u, "b") != 0)
+			return -1;
+	}
+	if (v > ((1LL << 62) >> shift))
+		return -1;
+	*out = (v << shift) * (*s == '-' ? -1 : 1);
+	return 0;
+}
+
 static int
 ws__set_paths(struct ws_cli *cli, const char *v)
 {
@@ -145,6 +210,19 @@ ws__set_tool_opt(struct ws_cli *cli, size_t i, const char *val, bool neg)
 		return 0;
 	case WS_OPT_INT:
 		return ws__parse_int(o->name, val, &v->i);
+	case WS_OPT_SECONDS:
+		if (ws__seconds_ms(val, &v->i) < 0)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "--%s: \"%s\" is not a number of "
+					    "seconds (such as 2 or 1.5)", o->name, val);
+		return 0;
+	case WS_OPT_BYTES:
+		if (ws__size_bytes(val, &v->i) < 0)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "--%s: \"%s\" is not a size (bytes, or "
+					    "with a suffix K, M, G or T: 50M, 1G)",
+					    o->name, val);
+		return 0;
 	case WS_OPT_LIST:
 		return ws__push(&v->list, &v->n, val);
 	}
@@ -462,6 +540,39 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 			ws__args_ceiling(v, &t->opts[i], by_flag,
 					 (long long)it->valuedouble);
 			break;
+		case WS_OPT_SECONDS: {
+			long long ms;
+
+			if (cJSON_IsString(it)) {
+				if (ws__seconds_ms(it->valuestring, &ms) < 0)
+					return ws__args_type_error(k, "a number of seconds");
+			} else if (cJSON_IsNumber(it) && it->valuedouble >= -1e9 &&
+				   it->valuedouble <= 1e9) {
+				double x = it->valuedouble * 1000;
+
+				ms = (long long)(x < 0 ? x - 0.5 : x + 0.5);
+			} else {
+				return ws__args_type_error(k, "a number of seconds");
+			}
+			ws__args_ceiling(v, &t->opts[i], by_flag, ms);
+			break;
+		}
+		case WS_OPT_BYTES: {
+			long long b;
+
+			if (cJSON_IsString(it)) {
+				if (ws__size_bytes(it->valuestring, &b) < 0)
+					return ws__args_type_error(k, "a size");
+			} else if (cJSON_IsNumber(it) && it->valuedouble >= -0x1p62 &&
+				   it->valuedouble <= 0x1p62 &&
+				   it->valuedouble == (double)(long long)it->valuedouble) {
+				b = (long long)it->valuedouble;
+			} else {
+				return ws__args_type_error(k, "a size");
+			}
+			ws__args_ceiling(v, &t->opts[i], by_flag, b);
+			break;
+		}
 		case WS_OPT_STR:
 			if (!cJSON_IsString(it))
 				return ws__args_type_error(k, "a string");
@@ -524,8 +635,8 @@ ws__find_long(const struct ws_opt *opts, size_t n, const char *name, size_t len)
 	return -1;
 }
 
-int
-ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **argv)
+static int
+ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **argv)
 {
 	const char *args_val = NULL, *e;
 	bool only_pos = false;
@@ -720,6 +831,52 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 	return 0;
 }
 
+/*
+ * --schema describes the tool, whatever else the command line says: a
+ * caller asking for the schema gets it even beside an option that does
+ * not parse (a value out of range, an unknown flag, bad --args JSON).
+ * Only words where options are read count (not after "--" or, for a
+ * tool whose command line ends at its first argument, after that).
+ */
+int
+ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **argv)
+{
+	int rc = ws__cli_parse(cli, tool, argc, argv);
+
+	if (rc < 0 && cli->vals != NULL) {
+		for (int ai = 1; ai < argc; ai++) {
+			const char *a = argv[ai];
+
+			if (strcmp(a, "--") == 0 ||
+			    (tool->pos_stops_options && a[0] != '-'))
+				break;
+			if (strcmp(a, "--schema") == 0) {
+				cli->action = WS_CLI_SCHEMA;
+				return 0;
+			}
+			/* An option's value is not an argument: skip it. */
+			if (a[0] == '-' && a[1] == '-' && strchr(a, '=') == NULL) {
+				size_t len = strlen(a + 2);
+				int c = ws__find_long(ws__common, C_COUNT, a + 2, len);
+				int t = c < 0 ? ws__find_long(tool->opts, tool->nopts,
+							      a + 2, len) : -1;
+				const struct ws_opt *o = c >= 0 ? &ws__common[c] :
+							 t >= 0 ? &tool->opts[t] : NULL;
+
+				if (o != NULL && o->type != WS_OPT_FLAG)
+					ai++;
+			} else if (a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
+				   a[2] == '\0') {
+				for (size_t t = 0; t < tool->nopts; t++)
+					if (tool->opts[t].short_name == a[1] &&
+					    tool->opts[t].type != WS_OPT_FLAG)
+						ai++;
+			}
+		}
+	}
+	return rc;
+}
+
 void
 ws_cli_free(struct ws_cli *cli)
 {
@@ -864,6 +1021,11 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 		switch (o->type) {
 		case WS_OPT_FLAG: ws_jw_kstr(&jw, "type", "boolean"); break;
 		case WS_OPT_INT: ws_jw_kstr(&jw, "type", "integer"); break;
+		case WS_OPT_SECONDS: ws_jw_kstr(&jw, "type", "number"); break;
+		case WS_OPT_BYTES:
+			ws_jw_key(&jw, "type");
+			ws_jw_raw(&jw, "[\"integer\",\"string\"]");
+			break;
 		case WS_OPT_STR:
 			ws_jw_kstr(&jw, "type", "string");
 			/* "name|size|mtime": the choices, for the model. */

@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -34,17 +35,20 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ws/cancel.h"
+#include "ws/detect.h"
 #include "ws/error.h"
 #include "ws/guard.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
+#include "ws/workspace.h"
 
 extern char **environ;
 
@@ -465,16 +469,38 @@ ws__rm_at(int pfd, const char *name, int depth)
 	unlinkat(pfd, name, AT_REMOVEDIR);
 }
 
+/*
+ * Where the private HOME and TMPDIR go without a mount namespace: a
+ * memory file system when the system has one at /dev/shm (sticky and
+ * world-writable like /tmp), else /tmp.  On a disk file system the
+ * mkdir and rmdir wait for its journal: measured 3 to 10 ms a call on
+ * ext4 under load, more than the whole rest of wsrun's own work.
+ */
+static const char *
+ws__priv_base(void)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (statfs("/dev/shm", &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
+	    stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_mode & S_ISVTX) && st.st_uid == 0)
+		return "/dev/shm";
+	return "/tmp";
+}
+
 static int
 ws__priv_make(char **path, int *fd)
 {
-	char *p = strdup("/tmp/wsrun-XXXXXX");
+	const char *base = ws__priv_base();
+	char *p = malloc(strlen(base) + sizeof("/wsrun-XXXXXX"));
 
 	*fd = -1;
 	if (p == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	sprintf(p, "%s/wsrun-XXXXXX", base);
 	if (mkdtemp(p) == NULL) {
-		int rc = ws_error_errno(errno, "/tmp", "mkdtemp");
+		int rc = ws_error_errno(errno, base, "mkdtemp");
 
 		free(p);
 		return rc;
@@ -615,6 +641,71 @@ ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
 	return 0;
 }
 
+/*
+ * Project markers (go.mod, package.json, ...; not .git: a repository a
+ * command makes with git init is kept) missing from a directory where
+ * creating one would give the next call another PROJECT_ROOT, and with
+ * it every policy rule spelled through it: the workspace's top directory
+ * and its ancestors below the project root detection finds now (one
+ * detection, as the session's: the first directory holding a marker
+ * wins), inside a writable anchor.  The same outcome as asking
+ * ws_ctx_marker_guarded() (the test wswrite refuses such a create by)
+ * for each, at the cost of one detection instead of two per marker.
+ * Nothing when the roots are pinned.
+ */
+static int
+ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
+{
+	const char *const *mk = ws->markers ? (const char *const *)ws->markers
+					    : ws_detect_default_markers;
+	size_t nmk = ws->markers ? ws->nmarkers : ws_detect_ndefault_markers;
+	struct ws_detect_opts o = {.markers = mk, .nmarkers = nmk};
+	struct ws_roots now;
+	char dir[4096], path[4352];
+	int rc = 0;
+
+	if (ws->roots_pinned || ws->nanchors == 0 ||
+	    strlen(ws->anchors[0].real) >= sizeof(dir))
+		return 0;
+	if (ws_detect(ws->anchors[0].real, &o, &now) < 0)
+		return 0; /* the session's own detection would fail as well */
+	snprintf(dir, sizeof(dir), "%s", ws->anchors[0].real);
+	while (rc == 0 && now.project_root != NULL &&
+	       strcmp(dir, now.project_root) != 0 &&
+	       (now.stopped_at == NULL || strcmp(dir, now.stopped_at) != 0)) {
+		char *sl;
+
+		for (size_t i = 0; rc == 0 && i < nmk; i++) {
+			const char *rest = NULL;
+			struct stat st;
+			int a;
+
+			if (strcmp(mk[i], ".git") == 0 || strlen(mk[i]) > 200)
+				continue;
+			snprintf(path, sizeof(path), "%s%s%.200s", dir,
+				 strcmp(dir, "/") == 0 ? "" : "/", mk[i]);
+			a = ws_ctx_anchor_of_real(ws, path, &rest);
+			while (rest != NULL && *rest == '/')
+				rest++;
+			if (a < 0 || ws->anchors[a].ro || rest == NULL ||
+			    *rest == '\0' || lstat(path, &st) == 0)
+				continue;
+			rc = ws__place_add(ws, a, rest, true, out, n);
+		}
+		if (strcmp(dir, "/") == 0)
+			break;
+		sl = strrchr(dir, '/');
+		if (sl == NULL)
+			break;
+		if (sl == dir)
+			sl[1] = '\0';
+		else
+			*sl = '\0';
+	}
+	ws_roots_free(&now);
+	return rc;
+}
+
 static int
 ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
@@ -644,6 +735,8 @@ ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		for (size_t a = 0; rc == 0 && a < ws->nanchors; a++)
 			if (!ws->anchors[a].ro)
 				rc = ws__place_add(ws, (int)a, lit, true, out, n);
+	if (rc == 0)
+		rc = ws__markers_snapshot(ws, out, n);
 	return rc;
 }
 
@@ -790,6 +883,7 @@ ws__exec_child(struct ws__child *c)
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (dup2(c->in_fd, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->err_w, 2) < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "dup2");
 		_exit(WS_RUN_EXIT_FAILED);
@@ -832,8 +926,48 @@ static volatile sig_atomic_t ws__init_term;
 static void
 ws__init_on_term(int sig)
 {
-	(void)sig;
-	ws__init_term = 1;
+	ws__init_term = sig;
+}
+
+/*
+ * init's wait: reap every process until the command ends, forward the
+ * stopping signal to all of them, and report the command's status and
+ * the peak memory of its processes.  (Out of ws__init_main(): its
+ * locals would be clobbered by the vfork.)
+ */
+static void
+ws__init_wait(pid_t cmd, int status_w)
+{
+	struct rusage ru;
+	long maxrss = 0;
+	int32_t rep[3];
+	int st = 0;
+
+	for (;;) {
+		int wst;
+		pid_t w = wait4(-1, &wst, 0, &ru);
+
+		if (w > 0 && ru.ru_maxrss > maxrss)
+			maxrss = ru.ru_maxrss;
+		if (w == cmd) {
+			st = wst;
+			break;
+		}
+		if (w < 0 && errno == EINTR && ws__init_term) {
+			/* The signal wsrun was stopped by: SIGINT stays SIGINT. */
+			int sig = ws__init_term;
+
+			ws__init_term = 0;
+			kill(-1, sig);
+		} else if (w < 0 && errno != EINTR) {
+			break;
+		}
+	}
+	rep[0] = st;
+	rep[1] = (int32_t)maxrss;
+	rep[2] = 1;
+	if (write(status_w, rep, sizeof(rep)) < 0)
+		_exit(WS_RUN_EXIT_FAILED);
 }
 
 /*
@@ -845,11 +979,9 @@ ws__init_main(struct ws__child *c)
 {
 	struct sigaction sa;
 	struct pollfd pf = {.fd = c->sync_r, .events = POLLIN};
-	struct rusage ru;
-	int32_t rep[3];
 	char msg[200];
 	pid_t cmd;
-	int st = 0, rc;
+	int rc;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (c->plan->userns) {
@@ -871,6 +1003,7 @@ ws__init_main(struct ws__child *c)
 	sa.sa_handler = ws__init_on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	if (c->plan->netns && (rc = ws_sandbox_loopback_up()) < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, "loopback up");
 		_exit(WS_RUN_EXIT_FAILED);
@@ -894,24 +1027,7 @@ ws__init_main(struct ws__child *c)
 	if (cmd == 0)
 		ws__exec_child(c);
 	close(c->rep_w);
-	for (;;) {
-		pid_t w = waitpid(-1, &st, 0);
-
-		if (w == cmd)
-			break;
-		if (w < 0 && errno == EINTR && ws__init_term) {
-			ws__init_term = 0;
-			kill(-1, SIGTERM);
-		} else if (w < 0 && errno != EINTR) {
-			break;
-		}
-	}
-	getrusage(RUSAGE_CHILDREN, &ru);
-	rep[0] = st;
-	rep[1] = (int32_t)ru.ru_maxrss;
-	rep[2] = 1;
-	if (write(c->status_w, rep, sizeof(rep)) < 0)
-		_exit(WS_RUN_EXIT_FAILED);
+	ws__init_wait(cmd, c->status_w);
 	_exit(0);
 }
 
@@ -1232,6 +1348,29 @@ ws__plan_layers(const struct ws_run_opts *o, struct ws_isolation *iso,
 	return 0;
 }
 
+int
+ws_run_auto_verdict(const struct ws_isolation *probe, char *buf, size_t len)
+{
+	struct ws_isolation iso = *probe;
+	struct ws_run_opts o;
+	struct ws_sandbox_plan plan;
+	size_t n = 0;
+
+	memset(&o, 0, sizeof(o));
+	memset(&plan, 0, sizeof(plan));
+	o.isolate = WS_ISOLATE_AUTO;
+	if (ws__plan_layers(&o, &iso, &plan) < 0) {
+		snprintf(buf, len, "%s", ws_error_last());
+		return 0;
+	}
+	buf[0] = '\0';
+	for (int l = 0; l < WS__LAYER_COUNT && n < len; l++)
+		if (iso.layer[l].planned)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      ws_layer_name((enum ws_layer)l));
+	return 1;
+}
+
 static void
 ws__iso_finish(struct ws_isolation *iso, const struct ws_sandbox_plan *plan,
 	       bool ran)
@@ -1372,6 +1511,21 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	ws_sandbox_probe(&r->iso, o->disable, false);
 	if ((rc = ws__plan_layers(o, &r->iso, &plan)) < 0)
 		goto out;
+	/*
+	 * A workspace (or a mount) at / is the whole file system: there is
+	 * nothing to confine the command to.  Say so plainly rather than
+	 * fail later in the minimal root.
+	 */
+	for (size_t a = 0; o->isolate != WS_ISOLATE_NONE && a < ws->nanchors; a++)
+		if (strcmp(ws->anchors[a].real, "/") == 0) {
+			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, ws->anchors[a].vprefix,
+					  "the %s is / (the whole file system): a "
+					  "command cannot be confined to it; give a "
+					  "narrower --workspace, or --isolate none to "
+					  "run it unconfined",
+					  a == 0 ? "workspace" : "mount");
+			goto out;
+		}
 	if ((cmdline = ws_run_cmdline(o)) == NULL) {
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		goto out;
@@ -1599,9 +1753,11 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		if (((o->cancel && *o->cancel) || ws_cancelled()) && !cancelled &&
 		    !exited) {
 			/* The caller was interrupted (a signal, or a client's
-			 * cancellation): the tree goes too. */
+			 * cancellation): the tree goes too, with SIGINT or
+			 * SIGHUP as sent, else SIGTERM. */
 			cancelled = o->cancel && *o->cancel ? *o->cancel : SIGTERM;
-			ws__kill_all(&proc, SIGTERM);
+			ws__kill_all(&proc, cancelled == SIGINT || cancelled == SIGHUP ?
+					    cancelled : SIGTERM);
 			killtime = now + o->grace_ms;
 		} else if (deadline >= 0 && !r->timed_out && now >= deadline && !exited) {
 			r->timed_out = true;

@@ -261,14 +261,20 @@ ws__apply_limits(struct ws_cli *cli)
 		for (size_t i = 0; i < cli->tool->nopts; i++) {
 			struct ws_optval *v = &cli->vals[i];
 
-			if (cli->tool->opts[i].type != WS_OPT_INT ||
+			/* Seconds options hold milliseconds. */
+			long long lim = cli->tool->opts[i].type == WS_OPT_SECONDS ?
+					map[k].v * 1000 : map[k].v;
+
+			if ((cli->tool->opts[i].type != WS_OPT_INT &&
+			     cli->tool->opts[i].type != WS_OPT_SECONDS &&
+			     cli->tool->opts[i].type != WS_OPT_BYTES) ||
 			    strcmp(cli->tool->opts[i].name, map[k].opt) != 0)
 				continue;
-			if (v->set && !(v->from_args && map[k].v > 0 &&
-					(v->i == 0 || v->i > map[k].v)))
+			if (v->set && !(v->from_args && lim > 0 &&
+					(v->i == 0 || v->i > lim)))
 				continue;
 			v->set = true;
-			v->i = map[k].v;
+			v->i = lim;
 		}
 	}
 }

@@ -27,14 +27,16 @@ table() {
 	done
 	hyperfine -N --warmup 10 --runs "$runs" --export-json "$out" "${args[@]}" \
 		>/dev/null 2>&1
-	python3 - "$out" <<'PY'
+	python3 - "$out" "$tmp/medians" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))["results"]
 base = d[0]["median"] * 1000
 print(f"  {'command':44s} {'median':>9s} {'+ms':>8s} {'ratio':>6s}")
-for r in d:
-    m = r["median"] * 1000
-    print(f"  {r['command']:44s} {m:8.2f}  {m - base:+7.2f}  {m / base:5.2f}x")
+with open(sys.argv[2], "a") as keep:
+    for r in d:
+        m = r["median"] * 1000
+        print(f"  {r['command']:44s} {m:8.2f}  {m - base:+7.2f}  {m / base:5.2f}x")
+        keep.write(f"{r['command']}\t{m}\n")
 PY
 	rm -f "$out"
 }
@@ -75,6 +77,25 @@ loop='for i in $(seq 200); do cat /etc/hostname >/dev/null; done'
 table 20 \
 	"sh -c LOOP=sh -c '$loop'" \
 	"wsrun -c LOOP=$bin/wsrun --workspace $tmp -c '$loop'"
+
+# The issue's targets against this run's medians.
+echo
+echo "== targets (issue 8)"
+python3 - "$tmp/medians" <<'PY'
+import sys
+m = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[1]))
+m = {k: float(v) for k, v in m.items()}
+t, w = m["true"], m["wsrun true (default layers)"]
+b = m["bwrap --ro-bind / / --unshare-net true"]
+n = m["nothing (--isolate none, all off)"] - m["env true"]
+loop = m["wsrun -c LOOP"] / m["sh -c LOOP"]
+def row(what, val, ok, goal):
+    print(f"  {what:44s} {val:>10s}  {'met' if ok else 'MISSED':6s} ({goal})")
+row("wsrun true - true (default layers)", f"{w - t:+.2f} ms", w - t <= 3, "<= 3 ms; goal <= 1 ms")
+row("wsrun true vs bwrap", f"{w / b:.2f}x", w < b, "below bwrap")
+row("--isolate none, all off - env true", f"{n:+.2f} ms", True, "wsrun's own cost")
+row("build-like loop, wsrun / direct", f"{loop:.2f}x", loop <= 1.1, "<= 1.1x")
+PY
 
 # CPU time (task-clock, the whole process tree) hardly depends on what
 # else the machine runs, unlike the wall-clock medians above.

@@ -659,6 +659,46 @@ START_TEST(persist_guards_reverted)
 }
 END_TEST
 
+/*
+ * A project marker a command creates at the workspace top, where it
+ * would move the next call's PROJECT_ROOT (here from base, which holds
+ * go.mod, down to the workspace), is removed after the run; other files
+ * stay, and with the roots pinned nothing is removed.
+ */
+START_TEST(markers_reverted)
+{
+	struct wst_run r;
+	char *pj = wst_path(ws, "package.json"), *gm = wst_path(ws, "go.mod"),
+	     *keep = wst_path(ws, "keep.txt");
+	cJSON *rv;
+
+	wst_write(base, "go.mod", "module base\n");
+	RUNM(&r, 0, "-c", "echo {} > package.json; echo m > go.mod; echo k > keep.txt");
+	expect_ran(&r, 0);
+	ck_assert(!wst_exists(pj));
+	ck_assert(!wst_exists(gm));
+	ck_assert(wst_exists(keep));
+	rv = wst_output(&r, "reverted");
+	ck_assert_int_eq(cJSON_GetArraySize(rv), 2);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"/package.json\""));
+	wst_run_free(&r);
+	RUNM(&r, 0, "--project-root", ws, "-c", "echo {} > package.json");
+	expect_ran(&r, 0);
+	ck_assert(wst_exists(pj));
+	ck_assert_ptr_null(wst_output(&r, "reverted"));
+	wst_run_free(&r);
+	/* Once the workspace is the project root, a second marker changes
+	 * nothing and stays. */
+	RUNM(&r, 0, "-c", "echo m > go.mod");
+	expect_ran(&r, 0);
+	ck_assert(wst_exists(gm));
+	wst_run_free(&r);
+	free(pj);
+	free(gm);
+	free(keep);
+}
+END_TEST
+
 START_TEST(masked_binaries)
 {
 	struct wst_run r;
@@ -667,7 +707,12 @@ START_TEST(masked_binaries)
 	 * programs, whatever the spelling. */
 	RUNM(&r, _i, "-c", "c=cu; c=${c}rl; $c --version >/dev/null 2>&1 && "
 	     "echo LEAK-curl; s=s; ${s}u -c id >/dev/null 2>&1 && echo LEAK-su; "
-	     "ls /usr/bin/ls >/dev/null && echo LS-OK");
+	     "ls /usr/bin/ls >/dev/null && echo LS-OK; "
+	     /* Masks and the root are read-only (one bind each, from the
+	      * read-only root: its flags must carry over). */
+	     "[ -e /etc/shadow ] && (: >> /etc/shadow) 2>/dev/null && "
+	     "echo LEAK-mask-write; [ -e /.ws-empty ] && (: >> /.ws-empty) "
+	     "2>/dev/null && echo LEAK-root; true");
 	expect_ran(&r, 0);
 	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "LS-OK"));
 	if (enforced(&r, "mountns"))
@@ -775,6 +820,119 @@ START_TEST(probe)
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "landlock"));
 	ck_assert_ptr_nonnull(strstr(r.out, "seccomp"));
+	/* The last line: what --isolate auto would do here. */
+	ck_assert_msg(strstr(r.out, "\nverdict: --isolate auto runs commands here "
+			     "with landlock") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	{
+		const char *argv[] = {"--workspace", ws, "--probe", "--json", NULL};
+		const char *env[] = {"WS_RUN_DISABLE=", NULL};
+		cJSON *v, *layers;
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		ck_assert_int_eq(r.status, 0);
+		v = wst_output(&r, "verdict");
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(v, "auto_runs")));
+		layers = cJSON_GetObjectItem(v, "layers");
+		ck_assert(cJSON_IsArray(layers));
+		ck_assert_str_eq(cJSON_GetArrayItem(layers, 0)->valuestring, "landlock");
+		ck_assert(cJSON_IsNull(cJSON_GetObjectItem(v, "reason")));
+		wst_run_free(&r);
+		/* Without Landlock, auto refuses; the verdict says why. */
+		env[0] = "WS_RUN_DISABLE=landlock";
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		ck_assert_int_eq(r.status, 0);
+		v = wst_output(&r, "verdict");
+		ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(v, "auto_runs")));
+		ck_assert(cJSON_IsNull(cJSON_GetObjectItem(v, "layers")));
+		ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItem(v, "reason")->valuestring,
+					     "Landlock"));
+		wst_run_free(&r);
+		argv[3] = NULL;
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		ck_assert_msg(strstr(r.out, "\nverdict: --isolate auto refuses") != NULL,
+			      "%s", r.out);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/* A workspace at / cannot confine anything: a clear refusal, not a
+ * failure deep in the sandbox set-up; --isolate none runs. */
+START_TEST(workspace_root)
+{
+	struct wst_run r;
+
+	wst_run(&r, NULL, "wsrun", "--workspace", "/", "--json", "true", NULL);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r.out, "whole file system") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsrun", "--workspace", "/", "--isolate", "none",
+		"--json", "-c", "pwd", NULL);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/* Under --args the isolation is compact and env_dropped a count;
+ * --verbose (or --json without --args) gives the full form. */
+START_TEST(args_compact)
+{
+	struct wst_run r;
+	cJSON *iso, *en, *why;
+
+	RUNM(&r, 0, "--args", "{\"command\": \"true\"}");
+	expect_ran(&r, 0);
+	ck_assert_ptr_null(wst_output(&r, "env_dropped"));
+	ck_assert_int_ge(out_int(&r, "env_dropped_count"), 1); /* WST_SECRET */
+	iso = wst_output(&r, "isolation");
+	en = cJSON_GetObjectItem(iso, "enforced");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(en, "landlock")));
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(en, "cgroup")));
+	why = cJSON_GetObjectItem(iso, "not_enforced_why");
+	ck_assert(cJSON_IsString(cJSON_GetObjectItem(why, "cgroup")));
+	ck_assert_ptr_null(cJSON_GetObjectItem(why, "landlock"));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(iso, "network_off")));
+	wst_run_free(&r);
+	RUNM(&r, 0, "--verbose", "--args", "{\"command\": \"true\"}");
+	expect_ran(&r, 0);
+	ck_assert(cJSON_IsArray(wst_output(&r, "env_dropped")));
+	ck_assert(enforced(&r, "landlock"));
+	wst_run_free(&r);
+	RUNM(&r, 0, "true");
+	expect_ran(&r, 0);
+	ck_assert(cJSON_IsArray(wst_output(&r, "env_dropped")));
+	ck_assert(enforced(&r, "landlock"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/* --schema prints the schema whatever else the command line says. */
+START_TEST(schema_ignores_flags)
+{
+	struct wst_run r;
+	cJSON *j, *p;
+
+	wst_run(&r, NULL, "wsrun", "--timeout", "abc", "--bogus", "--schema", NULL);
+	ck_assert_int_eq(r.status, 0);
+	j = cJSON_Parse(r.out);
+	ck_assert_ptr_nonnull(j);
+	p = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(j, "function"), "parameters"), "properties"),
+		"timeout");
+	ck_assert_str_eq(cJSON_GetObjectItem(p, "type")->valuestring, "number");
+	cJSON_Delete(j);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsrun", "--args", "{bad", "--schema", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"run_command\""));
+	wst_run_free(&r);
+	/* The command's own --schema is the command's. */
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--", "echo", "--schema", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "--schema\n");
 	wst_run_free(&r);
 }
 END_TEST
@@ -939,6 +1097,78 @@ START_TEST(sigterm_wsrun)
 	ck_assert_int_eq(WEXITSTATUS(st), 128 + SIGTERM);
 	ck_assert_msg(marker_gone(marker, 3000), "SIGTERM of wsrun left processes");
 	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/* SIGINT to wsrun reaches the command as SIGINT (a shell's INT trap
+ * runs), not as SIGTERM; the status is 130. */
+START_TEST(sigint_wsrun)
+{
+	char envv[64], *sig = wst_path(ws, "sig"), *up = wst_path(ws, "up"), *got;
+	const char *cmd = "trap 'echo INT > sig; exit 3' INT; "
+			  "trap 'echo TERM > sig; exit 4' TERM; "
+			  "echo > up; while :; do sleep 0.05; done";
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "5",
+			      "-c", cmd, NULL};
+	char *envp[] = {envv, NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+
+	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i]);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     envp), 0);
+	for (int i = 0; i < 500 && !wst_exists(up); i++)
+		usleep(20000);
+	ck_assert_msg(wst_exists(up), "the command never started");
+	kill(pid, SIGINT);
+	waitpid(pid, &st, 0);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 128 + SIGINT);
+	got = wst_slurp(sig, NULL);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, "INT\n");
+	free(got);
+	free(sig);
+	free(up);
+	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/* Fractional seconds and size suffixes, on the command line and in
+ * --args; the schema types say so. */
+START_TEST(units)
+{
+	struct wst_run r;
+
+	RUNM(&r, 0, "--timeout", "0.5", "--grace", "0.2", "-c", "sleep 5");
+	ck_assert(out_bool(&r, "timed_out"));
+	ck_assert_int_lt(out_int(&r, "duration_ms"), 3000 * WST_SLOWDOWN);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--args", "{\"command\": \"sleep 5\", \"timeout\": 0.5}");
+	ck_assert(out_bool(&r, "timed_out"));
+	wst_run_free(&r);
+	RUNM(&r, 0, "--memory", "50M", "-c", "ulimit -v");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "51200\n");
+	wst_run_free(&r);
+	RUNM(&r, 0, "--memory", "1G", "--max-file-size", "1k", "-c",
+	     "ulimit -v; ulimit -f");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "1048576\n2\n"); /* 512-byte blocks */
+	wst_run_free(&r);
+	RUNM(&r, 0, "--memory", "5X", "true");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUNM(&r, 0, "--timeout", "1e3", "true");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUNM(&r, 0, "--grace", "-0.5", "true");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
 }
 END_TEST
 
@@ -1192,9 +1422,13 @@ suite(void)
 	tcase_add_test(tf, fallback_refuses_boundary_entries);
 	tcase_add_test(tf, own_config_place_reverted);
 	tcase_add_test(tf, persist_guards_reverted);
+	tcase_add_test(tf, markers_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, probe);
+	tcase_add_test(tf, workspace_root);
+	tcase_add_test(tf, args_compact);
+	tcase_add_test(tf, schema_ignores_flags);
 	suite_add_tcase(s, tf);
 	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
@@ -1202,6 +1436,9 @@ suite(void)
 	tcase_add_test(tp, kill9_wsrun);
 	tcase_add_loop_test(tp, sigterm_wsrun, 0, 2);
 	tcase_add_loop_test(tp, sigterm_wsrun, 4, 5);
+	tcase_add_loop_test(tp, sigint_wsrun, 0, 1);
+	tcase_add_loop_test(tp, sigint_wsrun, 4, 5);
+	tcase_add_test(tp, units);
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, limits);

@@ -6,7 +6,7 @@
 #include "ws/cli.h"
 #include "ws/error.h"
 
-enum { O_NUM, O_FLAG, O_STR, O_LIST, O_HIDDEN, O_NEG, O_COUNT };
+enum { O_NUM, O_FLAG, O_STR, O_LIST, O_HIDDEN, O_NEG, O_SECS, O_SIZE, O_COUNT };
 
 static const struct ws_opt opts[O_COUNT] = {
 	[O_NUM] = {"start-line", 'n', WS_OPT_INT, "N", "a number", 0},
@@ -15,6 +15,8 @@ static const struct ws_opt opts[O_COUNT] = {
 	[O_LIST] = {"include", 0, WS_OPT_LIST, "GLOB", "a list", 0},
 	[O_HIDDEN] = {"number", 'N', WS_OPT_FLAG, NULL, "plain only", WS_OPT_NOSCHEMA},
 	[O_NEG] = {"parents", 0, WS_OPT_FLAG, NULL, "negatable", WS_OPT_NEGATABLE},
+	[O_SECS] = {"timeout", 0, WS_OPT_SECONDS, "S", "seconds", 0},
+	[O_SIZE] = {"memory", 0, WS_OPT_BYTES, "BYTES", "a size", 0},
 };
 
 static const struct ws_tool tool = {
@@ -133,6 +135,96 @@ START_TEST(environment)
 	ck_assert(!c.json);
 	ws_cli_free(&c);
 	clear_env();
+}
+END_TEST
+
+/* Seconds with a fraction (kept in ms) and sizes with a suffix. */
+START_TEST(units)
+{
+	static const struct {
+		const char *secs;
+		long long ms;
+	} sv[] = {{"2", 2000}, {"1.5", 1500}, {"0.25", 250}, {"0.001", 1},
+		  {"-1", -1000}, {"0", 0}};
+	static const struct {
+		const char *size;
+		long long b;
+	} zv[] = {{"100", 100}, {"1k", 1024}, {"50M", 50LL << 20},
+		  {"1G", 1LL << 30}, {"2GiB", 2LL << 30}, {"3T", 3LL << 40},
+		  {"4KB", 4096}};
+	static const char *const bad_secs[] = {"1e3", "1.", ".5", "1.2345", "inf",
+					       "nan", "1s", "", " 1", "0x10"};
+	static const char *const bad_size[] = {"1X", "1.5M", "M", "", "1MM",
+					       "99999999999999999T", "-"};
+	struct ws_cli c;
+
+	clear_env();
+	for (size_t i = 0; i < sizeof(sv) / sizeof(sv[0]); i++) {
+		const char *a[] = {"--timeout", sv[i].secs, "x", NULL};
+
+		ck_assert_int_eq(parse(&c, a), 0);
+		ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, sv[i].ms);
+		ws_cli_free(&c);
+	}
+	for (size_t i = 0; i < sizeof(zv) / sizeof(zv[0]); i++) {
+		const char *a[] = {"--memory", zv[i].size, "x", NULL};
+
+		ck_assert_int_eq(parse(&c, a), 0);
+		ck_assert_int_eq(WS_OPT(&c, O_SIZE)->i, zv[i].b);
+		ws_cli_free(&c);
+	}
+	for (size_t i = 0; i < sizeof(bad_secs) / sizeof(bad_secs[0]); i++) {
+		const char *a[] = {"--timeout", bad_secs[i], "x", NULL};
+
+		ck_assert_msg(parse(&c, a) == WS_EINVALID_ARGUMENT, "%s", bad_secs[i]);
+		ws_cli_free(&c);
+	}
+	for (size_t i = 0; i < sizeof(bad_size) / sizeof(bad_size[0]); i++) {
+		const char *a[] = {"--memory", bad_size[i], "x", NULL};
+
+		ck_assert_msg(parse(&c, a) == WS_EINVALID_ARGUMENT, "%s", bad_size[i]);
+		ws_cli_free(&c);
+	}
+	{
+		/* --args: a JSON number or a string; the flag is a ceiling. */
+		const char *a[] = {"--args", "{\"path\":\"x\",\"timeout\":0.5,"
+				   "\"memory\":\"64M\"}", NULL};
+		const char *b[] = {"--timeout", "1", "--args",
+				   "{\"path\":\"x\",\"timeout\":\"30\"}", NULL};
+		const char *bad[] = {"--args", "{\"path\":\"x\",\"timeout\":true}", NULL};
+
+		ck_assert_int_eq(parse(&c, a), 0);
+		ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 500);
+		ck_assert_int_eq(WS_OPT(&c, O_SIZE)->i, 64LL << 20);
+		ws_cli_free(&c);
+		ck_assert_int_eq(parse(&c, b), 0);
+		ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 1000);
+		ws_cli_free(&c);
+		ck_assert_int_eq(parse(&c, bad), WS_EINVALID_ARGUMENT);
+		ws_cli_free(&c);
+	}
+}
+END_TEST
+
+/* --schema wins over options that do not parse, not over arguments. */
+START_TEST(schema_wins)
+{
+	struct ws_cli c;
+	const char *a[] = {"--start-line", "x5", "--frobnicate", "--schema", NULL};
+	const char *b[] = {"--sort", "--schema", "x", NULL};
+	const char *d[] = {"--start-line", "x5", "--", "--schema", NULL};
+
+	clear_env();
+	ck_assert_int_eq(parse(&c, a), 0);
+	ck_assert_int_eq(c.action, WS_CLI_SCHEMA);
+	ws_cli_free(&c);
+	/* "--schema" here is the value of --sort: an ordinary run. */
+	ck_assert_int_eq(parse(&c, b), 0);
+	ck_assert_int_eq(c.action, WS_CLI_RUN);
+	ck_assert_str_eq(WS_OPT(&c, O_STR)->s, "--schema");
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, d), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
 }
 END_TEST
 
@@ -365,6 +457,8 @@ suite(void)
 
 	tcase_add_test(tc, argv_forms);
 	tcase_add_test(tc, argv_errors);
+	tcase_add_test(tc, units);
+	tcase_add_test(tc, schema_wins);
 	tcase_add_test(tc, environment);
 	tcase_add_test(tc, args_json);
 	tcase_add_test(tc, args_json_errors);

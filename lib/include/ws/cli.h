@@ -30,7 +30,15 @@ struct ws_vars;
  * value of its "type" on, e.g. "\"array\",\"items\":{...}", which --schema
  * prints after "type": (--help shows "JSON").
  */
-enum ws_opt_type { WS_OPT_FLAG, WS_OPT_STR, WS_OPT_INT, WS_OPT_LIST, WS_OPT_JSON };
+/*
+ * WS_OPT_SECONDS: seconds with an optional fraction ("1.5", JSON 1.5),
+ * kept in milliseconds in ws_optval.i (--schema: a number).
+ * WS_OPT_BYTES: a byte count with an optional suffix K, M, G or T
+ * (powers of 1024; "50M", "1G", "512k"), kept in bytes in ws_optval.i
+ * (--schema: an integer or such a string).
+ */
+enum ws_opt_type { WS_OPT_FLAG, WS_OPT_STR, WS_OPT_INT, WS_OPT_LIST, WS_OPT_JSON,
+		   WS_OPT_SECONDS, WS_OPT_BYTES };
 
 enum {
 	WS_OPT_NOSCHEMA = 1 << 0,  /* not offered to LLMs in --schema/--args */

@@ -63,8 +63,9 @@ struct ws_run_opts {
 	unsigned disable;	 /* WS_LAYER_* bits forced off (tests) */
 	/*
 	 * Set by the caller's signal handler to a signal number (SIGINT,
-	 * SIGTERM, ...) to stop the command: its tree gets SIGTERM, SIGKILL
-	 * after the grace, and the status is 128 + that number.  NULL: none.
+	 * SIGTERM, SIGHUP) to stop the command: its tree gets that signal
+	 * (SIGTERM for any other), SIGKILL after the grace, and the status
+	 * is 128 + that number.  NULL: none.
 	 */
 	volatile int *cancel;
 };
@@ -127,6 +128,16 @@ int ws_run_check_command(struct ws_ctx *ws, const char *cmdline);
  */
 int ws_run(struct ws_ctx *ws, const struct ws_run_opts *o,
 	   struct ws_run_result *r);
+
+/*
+ * What --isolate auto (network off) would do on a kernel offering what
+ * probe says (from ws_sandbox_probe()): 1 it would run, the layers it
+ * would use written to buf as a comma-separated list; 0 it would refuse
+ * with SANDBOX_UNAVAILABLE, the reason written to buf.  (A workspace
+ * whose boundary needs a mount namespace, or one at /, may still be
+ * refused: that depends on the workspace, not the kernel.)
+ */
+int ws_run_auto_verdict(const struct ws_isolation *probe, char *buf, size_t len);
 
 /* Free a result.  Safe on a zeroed r. */
 void ws_run_free(struct ws_run_result *r);
