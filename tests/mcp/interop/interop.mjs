@@ -52,7 +52,9 @@ function makeTree() {
 	fs.writeFileSync(path.join(ws, "blob.bin"), Buffer.from([0, 1, 2, 3, 255]));
 	fs.writeFileSync(path.join(extra, "e.txt"), "extra file\n");
 	fs.writeFileSync(path.join(tmp, "outside.txt"), "secret\n");
-	fs.symlinkSync(path.join(tmp, "outside.txt"), path.join(ws, "escape.txt"));
+	// In sub/, where no listing with sizes looks: the reference stats the
+	// target outside (and shows its size), which the toolbox never does.
+	fs.symlinkSync(path.join(tmp, "outside.txt"), path.join(ws, "sub", "escape.txt"));
 	return { tmp, ws, extra };
 }
 
@@ -78,7 +80,7 @@ const compatCalls = [
 	["read_text_file", { path: "$WS/missing.txt" }],
 	["read_text_file", { path: "/etc/hostname" }],
 	["read_text_file", { path: "$WS/../outside.txt" }],
-	["read_text_file", { path: "$WS/escape.txt" }],
+	["read_text_file", { path: "$WS/sub/escape.txt" }],
 	["read_file", { path: "$WS/sub/b.md" }],
 	["read_media_file", { path: "$WS/img.png" }],
 	["read_media_file", { path: "$WS/blob.bin" }],
@@ -208,8 +210,8 @@ async function runServer(mode, cmd) {
 // The text of a call's result, normalised for comparison: the order of
 // directory entries is the file system's in the reference (readdir order),
 // so listings and search results compare as sorted lines; dates in
-// get_file_info differ between runs; edit diffs are compared from the
-// first hunk on (the header names the file, already normalised).
+// get_file_info differ between runs; the wording of inline errors in
+// read_multiple_files is each server's own.
 function normText(name, text) {
 	if (typeof text !== "string")
 		return text;
@@ -236,6 +238,9 @@ function normText(name, text) {
 	}
 	case "get_file_info":
 		return text.replace(/^(created|modified|accessed): .*$/gm, "$1: <date>");
+	case "read_multiple_files":
+		// Inline errors are worded by each server.
+		return text.replace(/^(.*?): Error - .*$/gm, "$1: Error - <message>");
 	default:
 		return text;
 	}
