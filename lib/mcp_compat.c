@@ -46,14 +46,14 @@ struct ws__mc_dir {
 	char *vprefix;	/* "/" or "/.NAME" */
 };
 
-struct ws_mcp_compat {
+struct ws_mcp_compat_fs {
 	struct ws__mc_dir *d;
 	size_t n;
 };
 
 /* One compat call in progress. */
 struct ws__mc_call {
-	const struct ws_mcp_compat *c;
+	const struct ws_mcp_compat_fs *c;
 	ws_mcp_native_fn fn;
 	void *arg;
 };
@@ -234,7 +234,7 @@ norm_abs(const char *p)
 /* The directory containing the normalised absolute path abs (the longest
  * real or spelled path that does), with *rest the remainder; -1 if none. */
 static ssize_t
-find_dir(const struct ws_mcp_compat *c, const char *abs, const char **rest)
+find_dir(const struct ws_mcp_compat_fs *c, const char *abs, const char **rest)
 {
 	ssize_t best = -1;
 	size_t bestlen = 0;
@@ -261,7 +261,7 @@ find_dir(const struct ws_mcp_compat *c, const char *abs, const char **rest)
 
 /* "D1, D2, ..." as the reference lists its allowed directories. */
 static char *
-dir_list(const struct ws_mcp_compat *c, const char *sep)
+dir_list(const struct ws_mcp_compat_fs *c, const char *sep)
 {
 	struct ws__sb b = {0};
 	bool first = true;
@@ -282,7 +282,7 @@ dir_list(const struct ws_mcp_compat *c, const char *sep)
 }
 
 int
-ws_mcp_compat_path(const struct ws_mcp_compat *c, const char *p,
+ws_mcp_compat_path(const struct ws_mcp_compat_fs *c, const char *p,
 		   char **native, char **real)
 {
 	char *abs = NULL, *expanded = NULL;
@@ -380,7 +380,7 @@ ws_mcp_compat_path(const struct ws_mcp_compat *c, const char *p,
 }
 
 char *
-ws_mcp_compat_real(const struct ws_mcp_compat *c, const char *vpath)
+ws_mcp_compat_real(const struct ws_mcp_compat_fs *c, const char *vpath)
 {
 	size_t best = 0, bestlen = 0;
 	const char *rest = vpath[0] == '/' ? vpath + 1 : vpath;
@@ -400,9 +400,9 @@ ws_mcp_compat_real(const struct ws_mcp_compat *c, const char *vpath)
 
 int
 ws_mcp_compat_new(const char *const *dirs, const char *const *vprefixes,
-		  size_t n, struct ws_mcp_compat **out)
+		  size_t n, struct ws_mcp_compat_fs **out)
 {
-	struct ws_mcp_compat *c;
+	struct ws_mcp_compat_fs *c;
 	char cwd[PATH_MAX];
 
 	*out = NULL;
@@ -460,7 +460,7 @@ ws_mcp_compat_new(const char *const *dirs, const char *const *vprefixes,
 }
 
 void
-ws_mcp_compat_free(struct ws_mcp_compat *c)
+ws_mcp_compat_free(struct ws_mcp_compat_fs *c)
 {
 	if (c == NULL)
 		return;
@@ -591,7 +591,7 @@ jnum(const cJSON *o, const char *key, double dflt)
 /* The real path a native output names (its real_path, else its virtual
  * path mapped back). */
 static char *
-output_real(const struct ws_mcp_compat *c, const cJSON *out)
+output_real(const struct ws_mcp_compat_fs *c, const cJSON *out)
 {
 	const char *r = jstr(out, "real_path");
 	const char *v = jstr(out, "path");
@@ -2072,7 +2072,7 @@ static const struct {
 };
 
 int
-ws_mcp_compat_call(const struct ws_mcp_compat *c, const char *name,
+ws_mcp_compat_call(const struct ws_mcp_compat_fs *c, const char *name,
 		   const cJSON *args, ws_mcp_native_fn fn, void *arg,
 		   cJSON **result)
 {

@@ -23,7 +23,7 @@
 #endif
 
 static char *T, *W, *X;
-static struct ws_mcp_compat *C;
+static struct ws_mcp_compat_fs *C;
 
 /* ------------------------------------------------------------------ */
 /* A fake native runner: canned answers in order, calls recorded.       */
@@ -300,7 +300,7 @@ END_TEST
  * results name the resolved path, as the reference's do. */
 START_TEST(path_spelled_through_link)
 {
-	struct ws_mcp_compat *c2;
+	struct ws_mcp_compat_fs *c2;
 	char *link = wst_path(T, "wslink"), buf[4096], *n, *r;
 	const char *dirs[1], *vp[1] = {"/"};
 	cJSON *res = NULL;
@@ -880,7 +880,7 @@ START_TEST(replay_reference)
 {
 	cJSON *ref = load_reference();
 	const cJSON *c;
-	struct ws_mcp_compat *rc;
+	struct ws_mcp_compat_fs *rc;
 	char *ws, *ex;
 	const char *dirs[2], *vp[2] = {"/", "/.extra"};
 	int i = 0, fails = 0;

@@ -5,7 +5,7 @@
  *
  * The interface, for the MCP server core:
  *
- *   struct ws_mcp_compat *c;
+ *   struct ws_mcp_compat_fs *c;
  *   ws_mcp_compat_new(dirs, vprefixes, ndirs, &c);     once, at start
  *   cJSON *tools = ws_mcp_compat_tools();              tools/list "tools"
  *   ws_mcp_compat_call(c, name, arguments, native, arg, &result);
@@ -43,7 +43,7 @@
 
 #include <cjson/cJSON.h>
 
-struct ws_mcp_compat;
+struct ws_mcp_compat_fs;
 
 /*
  * Run one native tool call: tool is a toolbox tool name (read_file,
@@ -69,10 +69,10 @@ typedef int (*ws_mcp_native_fn)(void *arg, const char *tool,
  * WS_ENOMEM.
  */
 int ws_mcp_compat_new(const char *const *dirs, const char *const *vprefixes,
-		      size_t n, struct ws_mcp_compat **out);
+		      size_t n, struct ws_mcp_compat_fs **out);
 
 /* Free c (NULL is fine). */
-void ws_mcp_compat_free(struct ws_mcp_compat *c);
+void ws_mcp_compat_free(struct ws_mcp_compat_fs *c);
 
 /*
  * The tools/list "tools" array of compat mode: the reference server's
@@ -90,7 +90,7 @@ cJSON *ws_mcp_compat_tools(void);
  * JSON-RPC -32602) or WS_ENOMEM, with a message for ws_error_last(), and
  * *result NULL.
  */
-int ws_mcp_compat_call(const struct ws_mcp_compat *c, const char *name,
+int ws_mcp_compat_call(const struct ws_mcp_compat_fs *c, const char *name,
 		       const cJSON *args, ws_mcp_native_fn native, void *arg,
 		       cJSON **result);
 
@@ -102,7 +102,7 @@ int ws_mcp_compat_call(const struct ws_mcp_compat *c, const char *name,
  * normalised absolute path under the directory's real path, malloc'd; or
  * WS_EPATH_OUTSIDE_WORKSPACE with the reference's message, WS_ENOMEM.
  */
-int ws_mcp_compat_path(const struct ws_mcp_compat *c, const char *p,
+int ws_mcp_compat_path(const struct ws_mcp_compat_fs *c, const char *p,
 		       char **native, char **real);
 
 /*
@@ -111,6 +111,6 @@ int ws_mcp_compat_path(const struct ws_mcp_compat *c, const char *p,
  * when out of memory.  A virtual path under no mount is under the
  * workspace.
  */
-char *ws_mcp_compat_real(const struct ws_mcp_compat *c, const char *vpath);
+char *ws_mcp_compat_real(const struct ws_mcp_compat_fs *c, const char *vpath);
 
 #endif
