@@ -22,6 +22,8 @@
 #include "ws/resolve.h"
 #include "ws/walk.h"
 
+#include "cmds.h"
+
 enum {
 	O_PATTERN, O_REGEXP, O_FILE, O_FIXED, O_ICASE, O_SMART, O_WORD, O_LINE,
 	O_INVERT, O_MULTI, O_ONLY, O_FILES_WITH, O_FILES_WITHOUT, O_COUNT,
@@ -471,7 +473,7 @@ close_match(struct wsgrep *g)
 	}
 	ws_jw_obj_end(&g->jw);
 	if (g->jsonl)
-		fputc('\n', stdout);
+		fputc('\n', ws_out());
 	g->open = false;
 }
 
@@ -514,7 +516,7 @@ on_item_json(struct wsgrep *g, const struct ws_grep_item *it)
 	}
 	close_match(g);
 	if (g->jsonl)
-		ws_jw_init(&g->jw, stdout);
+		ws_jw_init(&g->jw, ws_out());
 	ws_jw_obj(&g->jw);
 	if (g->jsonl)
 		ws_jw_kstr(&g->jw, "type", it->kind == WS_GREP_FILE ? "file" :
@@ -533,19 +535,19 @@ on_item_json(struct wsgrep *g, const struct ws_grep_item *it)
 		}
 		ws_jw_obj_end(&g->jw);
 		if (g->jsonl)
-			fputc('\n', stdout);
+			fputc('\n', ws_out());
 		return 0;
 	case WS_GREP_COUNT_OF:
 		ws_jw_kint(&g->jw, "count", it->count);
 		ws_jw_obj_end(&g->jw);
 		if (g->jsonl)
-			fputc('\n', stdout);
+			fputc('\n', ws_out());
 		return 0;
 	case WS_GREP_BINARY:
 		ws_jw_kbool(&g->jw, "binary", true);
 		ws_jw_obj_end(&g->jw);
 		if (g->jsonl)
-			fputc('\n', stdout);
+			fputc('\n', ws_out());
 		return 0;
 	default:
 		break;
@@ -577,7 +579,7 @@ plain_break(struct wsgrep *g, const struct ws_grep_item *it)
 	bool same = g->last_path && strcmp(g->last_path, it->vpath) == 0;
 
 	if (g->ctx && g->printed && (!same || it->line > g->last_line + 1))
-		fputs("--\n", stdout);
+		fputs("--\n", ws_out());
 	if (!same) {
 		free(g->last_path);
 		g->last_path = strdup(it->vpath);
@@ -595,23 +597,23 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 	case WS_GREP_BREAK:
 		return 0;
 	case WS_GREP_FILE:
-		ws_cli_put_text(stdout, show, g->tty);
-		fputc(g->nul ? '\0' : '\n', stdout);
+		ws_cli_put_text(ws_out(), show, g->tty);
+		fputc(g->nul ? '\0' : '\n', ws_out());
 		return 0;
 	case WS_GREP_COUNT_OF:
-		ws_cli_put_text(stdout, show, g->tty);
-		printf(":%lld\n", it->count);
+		ws_cli_put_text(ws_out(), show, g->tty);
+		fprintf(ws_out(), ":%lld\n", it->count);
 		return 0;
 	case WS_GREP_BINARY:
-		fputs("Binary file ", stdout);
-		ws_cli_put_text(stdout, show, g->tty);
-		fputs(" matches\n", stdout);
+		fputs("Binary file ", ws_out());
+		ws_cli_put_text(ws_out(), show, g->tty);
+		fputs(" matches\n", ws_out());
 		return 0;
 	default:
 		break;
 	}
 	plain_break(g, it);
-	ws_cli_put_text(stdout, show, g->tty);
+	ws_cli_put_text(ws_out(), show, g->tty);
 	{
 		/* "path:N:" without printf: this is the hot loop of a search
 		 * with many matches. */
@@ -625,12 +627,12 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 			n /= 10;
 		} while (n > 0);
 		*--p = sep;
-		fwrite_unlocked(p, 1, (size_t)(num + sizeof(num) - p), stdout);
+		fwrite_unlocked(p, 1, (size_t)(num + sizeof(num) - p), ws_out());
 	}
-	fwrite_unlocked(it->text, 1, it->len, stdout);
+	fwrite_unlocked(it->text, 1, it->len, ws_out());
 	if (it->text_truncated)
-		fputs(" [...]", stdout);
-	fputc('\n', stdout);
+		fputs(" [...]", ws_out());
+	fputc('\n', ws_out());
 	return 0;
 }
 
@@ -681,9 +683,9 @@ print_end(struct wsgrep *g, const struct ws_grep_summary *s)
 	if (g->json) {
 		close_match(g);
 		if (g->jsonl) {
-			ws_jw_init(&g->jw, stdout);
+			ws_jw_init(&g->jw, ws_out());
 			put_summary(g, s);
-			fputc('\n', stdout);
+			fputc('\n', ws_out());
 			return;
 		}
 		ws_jw_arr_end(&g->jw);
@@ -721,11 +723,11 @@ print_types(void)
 	const struct ws_grep_type *t = ws_grep_types(&n);
 
 	for (size_t i = 0; i < n; i++)
-		printf("%s: %s\n", t[i].name, t[i].globs);
+		fprintf(ws_out(), "%s: %s\n", t[i].name, t[i].globs);
 }
 
 int
-main(int argc, char **argv)
+ws_cmd_wsgrep(int argc, char **argv)
 {
 	struct ws_cli cli;
 	struct ws_ctx ws = {0};
@@ -741,7 +743,7 @@ main(int argc, char **argv)
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
 		goto fail;
-	if (ws_cli_print_info(&cli, stdout))
+	if (ws_cli_print_info(&cli, ws_out()))
 		goto out;
 	if (WS_OPT(&cli, O_TYPE_LIST)->b) {
 		print_types();
@@ -753,10 +755,10 @@ main(int argc, char **argv)
 		cli.json = true;
 	g.json = cli.json;
 	g.nul = WS_OPT(&cli, O_NULL)->b;
-	g.tty = isatty(1);
+	g.tty = ws_out_is_stdout() && isatty(1);
 	/* A pipe's default buffer is one page: a write(2) per few lines. */
-	if (!g.tty)
-		setvbuf(stdout, NULL, _IOFBF, 64 * 1024);
+	if (!g.tty && ws_out_is_stdout())
+		setvbuf(ws_out(), NULL, _IOFBF, 64 * 1024);
 	if ((rc = ws_cli_open(&cli, &ws)) < 0)
 		goto fail;
 	if ((rc = get_opts(&g, &cli, &ws, &pats, &store, &paths, &npaths)) < 0)

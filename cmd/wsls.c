@@ -26,6 +26,8 @@
 #include "ws/version.h"
 #include "ws/walk.h"
 
+#include "cmds.h"
+
 enum {
 	O_ALL, O_LONG, O_RECURSIVE, O_DEPTH, O_SORT, O_MAX_ENTRIES, O_OFFSET,
 	O_MAX_OUTPUT, O_FIELDS, O_NO_IGNORE, O_EXCLUDE, O_DIRSELF, O_ONE,
@@ -289,18 +291,18 @@ put_entry(struct wsls *ls, const struct ws_list_entry *e, bool full_path)
 		ws_walk_time((long long)e->st->st_mtim.tv_sec, tbuf);
 		if (ls->human) {
 			human_size((long long)e->st->st_size, sbuf);
-			printf("%s %5s %s ", mstr, sbuf, tbuf);
+			fprintf(ws_out(), "%s %5s %s ", mstr, sbuf, tbuf);
 		} else {
-			printf("%s %9lld %s ", mstr, (long long)e->st->st_size, tbuf);
+			fprintf(ws_out(), "%s %9lld %s ", mstr, (long long)e->st->st_size, tbuf);
 		}
 	}
-	ws_cli_put_text(stdout, full_path ? ws_cli_show_path(ls->cli, e->vpath, e->real)
+	ws_cli_put_text(ws_out(), full_path ? ws_cli_show_path(ls->cli, e->vpath, e->real)
 					  : e->name, ls->tty);
 	if (e->target != NULL && ls->lng) {
-		fputs(" -> ", stdout);
-		ws_cli_put_text(stdout, e->target, ls->tty);
+		fputs(" -> ", ws_out());
+		ws_cli_put_text(ws_out(), e->target, ls->tty);
 	}
-	putchar(ls->nul ? '\0' : '\n');
+	ws_out_putc(ls->nul ? '\0' : '\n');
 	ls->printed = true;
 	return 0;
 }
@@ -316,7 +318,7 @@ on_enter(void *arg, const struct ws_walk_dir *d)
 	if (ls->json || !ls->headers)
 		return 0;
 	/* ls -R: a blank line between sections, a header for each. */
-	printf("%s%s:\n", ls->printed ? "\n" : "",
+	fprintf(ws_out(), "%s%s:\n", ls->printed ? "\n" : "",
 	       ws_cli_show_path(ls->cli, d->vpath, d->real));
 	ls->printed = true;
 	return 0;
@@ -622,7 +624,7 @@ check_opts(struct ws_cli *cli)
 }
 
 int
-main(int argc, char **argv)
+ws_cmd_wsls(int argc, char **argv)
 {
 	static const char *const root_only[] = {"/"};
 	static char outbuf[1 << 16];
@@ -636,11 +638,14 @@ main(int argc, char **argv)
 	bool multi, recursive, self;
 
 	memset(&ls, 0, sizeof(ls));
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* Only the process's own stdout: a captured stream (wstools mcp)
+	 * keeps its buffer, and this static one serves one call at a time. */
+	if (ws_out_is_stdout())
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
 		goto fail;
-	if (ws_cli_print_info(&cli, stdout))
+	if (ws_cli_print_info(&cli, ws_out()))
 		goto out;
 	rc = check_opts(&cli);
 	if (rc < 0)
@@ -658,7 +663,7 @@ main(int argc, char **argv)
 	ls.cli = &cli;
 	ls.ws = &ws;
 	ls.json = cli.json;
-	ls.tty = isatty(STDOUT_FILENO);
+	ls.tty = ws_out_is_stdout() && isatty(STDOUT_FILENO);
 	ls.lng = WS_OPT(&cli, O_LONG)->b;
 	ls.human = WS_OPT(&cli, O_HUMAN)->b;
 	ls.nul = WS_OPT(&cli, O_NUL)->b;

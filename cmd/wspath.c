@@ -19,6 +19,8 @@
 #include "ws/resolve.h"
 #include "ws/vars.h"
 
+#include "cmds.h"
+
 enum { O_TO_VIRTUAL, O_EXPLAIN, O_EXISTING, O_OP, O_COUNT };
 
 static const struct ws_opt opts[O_COUNT] = {
@@ -165,21 +167,21 @@ plain_policy(const struct ws_cli *cli, struct ws_ctx *ws, const struct ws_res *r
 	const struct ws_roots *roots = cli->roots;
 
 	if (roots != NULL) {
-		printf("%-10s %s", "project", roots->project_root);
+		fprintf(ws_out(), "%-10s %s", "project", roots->project_root);
 		if (roots->marker != NULL)
-			printf(" (%s)\n", roots->marker);
+			fprintf(ws_out(), " (%s)\n", roots->marker);
 		else if (!roots->detected)
-			printf(" (given, or detection off)\n");
+			fprintf(ws_out(), " (given, or detection off)\n");
 		else if (roots->git_root != NULL)
-			printf(" (no language marker: the git root)\n");
+			fprintf(ws_out(), " (no language marker: the git root)\n");
 		else
-			printf(" (no marker: the workspace)\n");
-		printf("%-10s %s\n", "git", roots->git_root ? roots->git_root
+			fprintf(ws_out(), " (no marker: the workspace)\n");
+		fprintf(ws_out(), "%-10s %s\n", "git", roots->git_root ? roots->git_root
 							   : "(none)");
 	}
 	if (cli->vars != NULL)
 		for (size_t i = 0; i < cli->vars->nused; i++)
-			printf("%-10s %s=%s%s\n", "variable", cli->vars->used[i].name,
+			fprintf(ws_out(), "%-10s %s=%s%s\n", "variable", cli->vars->used[i].name,
 			       cli->vars->used[i].value ? cli->vars->used[i].value : "",
 			       cli->vars->used[i].fallback ? " (fallback)" : "");
 	if (have_op) {
@@ -189,20 +191,20 @@ plain_policy(const struct ws_cli *cli, struct ws_ctx *ws, const struct ws_res *r
 
 		if (ws->policy != NULL) {
 			ws_policy_check_file(ws->policy, the_op, r->real, &m);
-			printf("%-10s %s (%s)\n", "policy", ws_policy_name(ws->policy),
+			fprintf(ws_out(), "%-10s %s (%s)\n", "policy", ws_policy_name(ws->policy),
 			       ws_policy_path(ws->policy) ? ws_policy_path(ws->policy)
 							  : "?");
 		} else {
-			printf("%-10s (none)\n", "policy");
+			fprintf(ws_out(), "%-10s (none)\n", "policy");
 		}
 		why = policy_reason(ws, &m);
-		printf("%-10s %s %s: %s%s\n", "decision", ws_op_name(the_op),
+		fprintf(ws_out(), "%-10s %s %s: %s%s\n", "decision", ws_op_name(the_op),
 		       m.rule ? m.rule : "(no rule)", ws_decision_name(m.decision),
 		       m.decision == WS_DECISION_APPROVE
 			       ? (ws->approve ? " (approved by --approve)"
 					      : " (needs --approve)")
 			       : "");
-		printf("%-10s %s\n", "why", why ? why : "?");
+		fprintf(ws_out(), "%-10s %s\n", "why", why ? why : "?");
 		free(why);
 	}
 }
@@ -277,24 +279,24 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 		ws_jw_obj_end(jw);
 	} else {
 		/* Names on a terminal: control bytes as "?", as wsls. */
-		bool tty = isatty(STDOUT_FILENO);
+		bool tty = ws_out_is_stdout() && isatty(STDOUT_FILENO);
 
 		if (explain) {
 			for (size_t i = 0; i < r.nsteps; i++) {
-				printf("%-10s ", r.steps[i].kind);
-				ws_cli_put_text(stdout, r.steps[i].text, tty);
-				putchar('\n');
+				fprintf(ws_out(), "%-10s ", r.steps[i].kind);
+				ws_cli_put_text(ws_out(), r.steps[i].text, tty);
+				ws_out_putc('\n');
 			}
 			if (rc == 0) {
-				printf("%-10s ", "virtual");
-				ws_cli_put_text(stdout, vres ? vres : "(none)", tty);
-				printf("%s\n", r.exists ? "" : " (does not exist yet)");
+				fprintf(ws_out(), "%-10s ", "virtual");
+				ws_cli_put_text(ws_out(), vres ? vres : "(none)", tty);
+				fprintf(ws_out(), "%s\n", r.exists ? "" : " (does not exist yet)");
 				plain_policy(cli, ws, &r);
 			}
 		} else if (rc == 0) {
-			ws_cli_put_text(stdout, ws_cli_show_path(cli, vres ? vres : r.vpath,
+			ws_cli_put_text(ws_out(), ws_cli_show_path(cli, vres ? vres : r.vpath,
 								 r.real), tty);
-			putchar('\n');
+			ws_out_putc('\n');
 		}
 	}
 	free(vres);
@@ -319,14 +321,14 @@ one_real(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 			json_error(jw, rc);
 		ws_jw_obj_end(jw);
 	} else if (rc == 0) {
-		printf("%s\n", v);
+		fprintf(ws_out(), "%s\n", v);
 	}
 	free(v);
 	return rc;
 }
 
 int
-main(int argc, char **argv)
+ws_cmd_wspath(int argc, char **argv)
 {
 	struct ws_cli cli;
 	struct ws_ctx ws = {0};
@@ -334,10 +336,12 @@ main(int argc, char **argv)
 	struct ws_multi multi = {0};
 	int rc, first_rc = 0, status = 0;
 
+	/* One call of several in a process (wstools mcp): no --op yet. */
+	have_op = false;
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
 		goto fail;
-	if (ws_cli_print_info(&cli, stdout))
+	if (ws_cli_print_info(&cli, ws_out()))
 		goto out;
 	/* wspath shows real paths unless asked otherwise. */
 	if (getenv("WS_PATHS") == NULL && !WS_OPT(&cli, O_TO_VIRTUAL)->b) {

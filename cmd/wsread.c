@@ -21,6 +21,8 @@
 #include "ws/read.h"
 #include "ws/resolve.h"
 
+#include "cmds.h"
+
 enum {
 	O_START, O_END, O_TAIL, O_MAX_BYTES, O_PAGE_LINES, O_PAGE_BYTES,
 	O_BASE64, O_LINE_NUMBERS, O_NUMBER, O_SCAN_BYTES, O_SCAN_TIME, O_COUNT
@@ -122,7 +124,7 @@ get_opts(const struct ws_cli *cli, struct ws_read_opts *o)
 				WS_OPT(cli, O_PAGE_BYTES)->i : WS_READ_PAGE_BYTES;
 	}
 	/* Plain mode without a range or a limit is cat: any size, streamed. */
-	o->stream = !cli->json && o->start_line == 0 && o->end_line == 0 &&
+	o->stream = !cli->json && ws_out_is_stdout() && o->start_line == 0 && o->end_line == 0 &&
 		    o->tail == 0 && !WS_OPT(cli, O_MAX_BYTES)->set && !o->base64;
 	o->stream_number = WS_OPT(cli, O_LINE_NUMBERS)->b ||
 			   WS_OPT(cli, O_NUMBER)->b;
@@ -241,14 +243,14 @@ print_plain(const struct ws_cli *cli, const struct ws_res *res,
 
 		if (b == NULL)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		fputs(b, stdout);
-		fputc('\n', stdout);
+		fputs(b, ws_out());
+		fputc('\n', ws_out());
 		free(b);
 	} else if ((WS_OPT(cli, O_NUMBER)->b || WS_OPT(cli, O_LINE_NUMBERS)->b) &&
 		   r->lines_known) {
-		number_lines(stdout, r->data, r->len, r->start_line);
+		number_lines(ws_out(), r->data, r->len, r->start_line);
 	} else {
-		fwrite(r->data, 1, r->len, stdout);
+		fwrite(r->data, 1, r->len, ws_out());
 	}
 	if (r->truncated && !cli->json)
 		fprintf(stderr,
@@ -276,7 +278,7 @@ one_file(const struct ws_cli *cli, struct ws_ctx *ws,
 
 	/* Plain output so far goes out before this file's streamed bytes. */
 	if (o->stream)
-		fflush(stdout);
+		fflush(ws_out());
 	rc = ws_read_file(ws, input, o, &res, &r);
 	if (rc == 0 && cli->json) {
 		if (lone)
@@ -314,7 +316,7 @@ json_failed(struct ws_jw *jw, const char *input, int rc)
 }
 
 int
-main(int argc, char **argv)
+ws_cmd_wsread(int argc, char **argv)
 {
 	struct ws_cli cli;
 	struct ws_ctx ws = {0};
@@ -326,7 +328,7 @@ main(int argc, char **argv)
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
 		goto fail;
-	if (ws_cli_print_info(&cli, stdout))
+	if (ws_cli_print_info(&cli, ws_out()))
 		goto out;
 	/* Opening reads the configuration, whose limits are defaults here. */
 	if ((rc = ws_cli_open(&cli, &ws)) < 0)

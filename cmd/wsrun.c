@@ -22,6 +22,8 @@
 #include "ws/run.h"
 #include "ws/sandbox.h"
 
+#include "cmds.h"
+
 enum {
 	O_SHELL,
 	O_CWD,
@@ -350,29 +352,34 @@ print_probe(const struct ws_cli *cli, unsigned disable)
 		return;
 	}
 	for (int l = 0; l < WS__LAYER_COUNT; l++) {
-		printf("%-13s %s", ws_layer_name((enum ws_layer)l),
+		fprintf(ws_out(), "%-13s %s", ws_layer_name((enum ws_layer)l),
 		       iso.layer[l].available ? "available" : "unavailable");
 		if (l == WS_LAYER_LANDLOCK && iso.landlock_abi > 0)
-			printf(" (ABI %d)", iso.landlock_abi);
+			fprintf(ws_out(), " (ABI %d)", iso.landlock_abi);
 		if (iso.layer[l].why[0])
-			printf(": %s", iso.layer[l].why);
-		putchar('\n');
+			fprintf(ws_out(), ": %s", iso.layer[l].why);
+		ws_out_putc('\n');
 	}
 }
 
 int
-main(int argc, char **argv)
+ws_cmd_wsrun(int argc, char **argv)
 {
 	struct ws_cli cli;
 	struct ws_ctx ws = {0};
 	struct ws_run_opts o;
 	struct ws_run_result r = {0};
+	struct sigaction old[3];
+	bool hooked = false;
 	int rc, status = 0;
 
+	/* One call of several in a process (wstools mcp): start clean. */
+	cancel_sig = 0;
+	env_all = NULL;
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
 		goto fail;
-	if (ws_cli_print_info(&cli, stdout))
+	if (ws_cli_print_info(&cli, ws_out()))
 		goto out;
 	if ((rc = ws_cli_open(&cli, &ws)) < 0)
 		goto fail;
@@ -388,16 +395,17 @@ main(int argc, char **argv)
 	if ((rc = get_opts(&cli, &o)) < 0)
 		goto fail;
 	if (!cli.json)
-		fflush(stdout);
+		fflush(ws_out());
 	{
 		/* No SA_RESTART: the wait returns and stops the tree. */
 		struct sigaction sa;
 
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		sigaction(SIGINT, &sa, &old[0]);
+		sigaction(SIGTERM, &sa, &old[1]);
+		sigaction(SIGHUP, &sa, &old[2]);
+		hooked = true;
 		o.cancel = &cancel_sig;
 	}
 	rc = ws_run(&ws, &o, &r);
@@ -426,8 +434,15 @@ fail:
 			 WS_RUN_EXIT_NOEXEC : WS_RUN_EXIT_FAILED;
 out:
 	status = ws_cli_finish(&cli, status);
+	if (hooked) {
+		/* The process may go on (wstools mcp): its signals are its own. */
+		sigaction(SIGINT, &old[0], NULL);
+		sigaction(SIGTERM, &old[1], NULL);
+		sigaction(SIGHUP, &old[2], NULL);
+	}
 	ws_run_free(&r);
 	free(env_all);
+	env_all = NULL;
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;

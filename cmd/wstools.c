@@ -3,9 +3,11 @@
  * every tool definition of the toolbox as one JSON array, "wstools call
  * NAME JSON|-" runs the tool an LLM named with those arguments.
  *
- * It only dispatches: each tool runs as its own binary (found next to this
- * one, then on PATH), so its stdout, stderr and exit status are the
- * caller's unchanged and no rule of a tool is duplicated here.
+ * "call" only dispatches: each tool runs as its own binary (found next to
+ * this one, then on PATH), so its stdout, stderr and exit status are the
+ * caller's unchanged and no rule of a tool is duplicated here.  "wstools
+ * mcp" serves the same tools over the Model Context Protocol, each call
+ * in-process through the tool's own command-line function (cmds.h).
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -18,23 +20,25 @@
 
 #include "ws/cli.h"
 #include "ws/error.h"
+#include "ws/mcp.h"
 
-/* LLM tool name -> binary, and whether the binary needs --tool NAME. */
-static const struct {
-	const char *name;
-	const char *prog;
-	bool by_tool;
-} tools[] = {
-	{"list_directory", "wsls", false},
-	{"read_file", "wsread", false},
+#include "cmds.h"
+
+/*
+ * LLM tool name -> binary, whether the binary needs --tool NAME, and its
+ * command-line function for in-process calls (mcp).
+ */
+static const struct ws_mcp_tool tools[] = {
+	{"list_directory", "wsls", false, ws_cmd_wsls},
+	{"read_file", "wsread", false, ws_cmd_wsread},
 	/* write_file alone keeps working without --tool (issue 9). */
-	{"write_file", "wswrite", false},
-	{"edit_file", "wswrite", true},
-	{"create_directory", "wswrite", true},
-	{"move_path", "wswrite", true},
-	{"delete_path", "wswrite", true},
-	{"search_files", "wsgrep", false},
-	{"run_command", "wsrun", false},
+	{"write_file", "wswrite", false, ws_cmd_wswrite},
+	{"edit_file", "wswrite", true, ws_cmd_wswrite},
+	{"create_directory", "wswrite", true, ws_cmd_wswrite},
+	{"move_path", "wswrite", true, ws_cmd_wswrite},
+	{"delete_path", "wswrite", true, ws_cmd_wswrite},
+	{"search_files", "wsgrep", false, ws_cmd_wsgrep},
+	{"run_command", "wsrun", false, ws_cmd_wsrun},
 };
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
 
@@ -47,7 +51,8 @@ static const struct ws_tool self = {
 	.tool = "wstools",
 	.description = "Run the wstools tools by their LLM names.",
 	.usage = "wstools schemas\n"
-		 "       wstools call NAME JSON|- [OPTION]...",
+		 "       wstools call NAME JSON|- [OPTION]...\n"
+		 "       wstools mcp [OPTION]... [DIR]...",
 };
 
 static void
@@ -56,6 +61,7 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: wstools schemas\n"
 		"       wstools call NAME JSON|- [OPTION]...\n"
+		"       wstools mcp [OPTION]... [DIR]...\n"
 		"The front door of the toolbox for agent harnesses.\n"
 		"\n"
 		"Commands:\n"
@@ -64,6 +70,8 @@ usage(FILE *f)
 		"  call NAME JSON|-          run tool NAME with its arguments as one JSON\n"
 		"                            object (- reads it from standard input); the\n"
 		"                            OPTIONs (--workspace, --policy...) go to the tool\n"
+		"  mcp [OPTION]... [DIR]...  serve the tools over the Model Context Protocol\n"
+		"                            on standard input and output (wstools mcp --help)\n"
 		"\n"
 		"Tools: list_directory, read_file, write_file, edit_file, create_directory,\n"
 		"move_path, delete_path, search_files, run_command.\n"
@@ -290,6 +298,207 @@ cmd_call(int argc, char **argv)
 	}
 }
 
+/* wstools mcp: its own options beside the common ones. */
+enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_COUNT };
+
+static const struct ws_opt mcp_opts[M_COUNT] = {
+	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_INT, "BYTES",
+			   "refuse a message longer than BYTES (default 4 MiB)", 0},
+	[M_COMPAT] = {"compat", 0, WS_OPT_STR, "MODE",
+		      "serve another server's tools (mcp-filesystem: not yet)", 0},
+	[M_NET] = {"net", 0, WS_OPT_FLAG, NULL,
+		   "let run_command reach the network", 0},
+};
+
+static const struct ws_tool mcp_tool = {
+	.prog = "wstools-mcp",
+	.tool = "mcp",
+	.description = "Serve the toolbox over the Model Context Protocol on "
+		       "standard input and output (JSON-RPC, one message a "
+		       "line).\nThe first DIR is the workspace unless --workspace "
+		       "is given; further DIRs are mounted at /.NAME.",
+	.usage = "wstools mcp [OPTION]... [DIR]...",
+	.pos_name = "dir",
+	.pos_help = "the workspace, then directories mounted at /.NAME",
+	.pos_kind = WS_POS_ANY,
+	.exit_help = "0 at the end of input; 2 invalid arguments; 5 the server "
+		     "could not start or write its output.",
+	.opts = mcp_opts,
+	.nopts = M_COUNT,
+};
+
+/*
+ * The compatibility modes --compat can name.  The translation layer
+ * (lib/mcp_compat_*.c) registers here with a struct ws_mcp_compat.
+ */
+static const struct ws_mcp_compat *const compats[] = {NULL};
+
+/* Append s to a growing NULL-free array of strings. */
+static int
+push(const char ***v, size_t *n, const char *s)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (nv == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
+}
+
+static int
+cmd_mcp(int argc, char **argv)
+{
+	struct ws_cli cli;
+	struct ws_mcp_opts o;
+	const char **common = NULL;
+	char **owned = NULL;
+	size_t ncommon = 0, nowned = 0;
+	bool ws_flag = false;
+	int rc, status = 0;
+
+	memset(&o, 0, sizeof(o));
+	rc = ws_cli_parse(&cli, &mcp_tool, argc, argv);
+	cli.json = false; /* errors here are for a person: plain */
+	if (rc < 0)
+		goto fail;
+	if (ws_cli_print_info(&cli, stdout))
+		goto out;
+	if (cli.from_args) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "--args is for one tool call; wstools mcp takes "
+				  "its calls as JSON-RPC on standard input");
+		goto fail;
+	}
+	if (WS_OPT(&cli, M_COMPAT)->set) {
+		const char *want = WS_OPT(&cli, M_COMPAT)->s;
+
+		for (size_t i = 0; compats[i] != NULL; i++)
+			if (strcmp(compats[i]->name, want) == 0)
+				o.compat = compats[i];
+		if (o.compat == NULL) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					  "--compat %s: not yet: this build serves "
+					  "only wstools' own tools", want);
+			ws_error_set_hint("leave --compat out");
+			goto fail;
+		}
+	}
+	if (WS_OPT(&cli, M_MAX_MESSAGE)->set) {
+		long long m = WS_OPT(&cli, M_MAX_MESSAGE)->i;
+
+		if (m < 1024 || m > (1LL << 30)) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					  "--max-message takes 1024 to 1073741824 "
+					  "bytes, not %lld", m);
+			goto fail;
+		}
+		o.max_message = (size_t)m;
+	}
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--workspace") == 0 ||
+		    strncmp(argv[i], "--workspace=", 12) == 0)
+			ws_flag = true;
+	/*
+	 * The workspace: --workspace, else the first DIR (both pin it); the
+	 * other DIRs are mounts.  DIRs are resolved here, once, so that a
+	 * missing one stops the server now rather than fail every call.
+	 */
+	for (size_t i = 0; i < cli.npos; i++) {
+		char *real = realpath(cli.pos[i], NULL), *spec;
+		const char *base;
+
+		if (real == NULL) {
+			rc = ws_error_set(WS_EWORKSPACE_NOT_FOUND, cli.pos[i], "%s",
+					  strerror(errno));
+			goto fail;
+		}
+		if ((rc = push((const char ***)&owned, &nowned, real)) < 0) {
+			free(real);
+			goto fail;
+		}
+		if (i == 0 && !ws_flag) {
+			o.workspace = real;
+			continue;
+		}
+		base = strrchr(real, '/');
+		base = base && base[1] ? base + 1 : "root";
+		if (asprintf(&spec, "/.%s=%s", base, real) < 0) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto fail;
+		}
+		if ((rc = push((const char ***)&owned, &nowned, spec)) < 0) {
+			free(spec);
+			goto fail;
+		}
+		if ((rc = push(&common, &ncommon, "--mount")) < 0 ||
+		    (rc = push(&common, &ncommon, spec)) < 0)
+			goto fail;
+	}
+	if (ws_flag)
+		o.workspace = cli.workspace;
+	else if (o.workspace == NULL)
+		o.fallback = getenv("WS_ROOT");
+	/* The common options every call gets, as the CLI would. */
+	for (size_t i = 0; i < cli.nmounts; i++)
+		if ((rc = push(&common, &ncommon, "--mount")) < 0 ||
+		    (rc = push(&common, &ncommon, cli.mounts[i])) < 0)
+			goto fail;
+	{
+		const struct {
+			const char *flag, *val;
+		} kv[] = {
+			{"--policy", cli.policy},
+			{"--config", cli.config},
+			{"--project-root", cli.project_root},
+			{"--paths", !cli.paths_set ? NULL :
+				    cli.paths == WS_PATHS_REAL ? "real" :
+				    cli.paths == WS_PATHS_RELATIVE ? "relative" : "virtual"},
+		};
+		const struct {
+			const char *flag;
+			bool on;
+		} fl[] = {
+			{"--no-detect-root", cli.no_detect_root},
+			{"--strict", cli.strict},
+			{"--allow-outside", cli.allow_outside},
+			{"--approve", cli.approve},
+			{"--verbose", cli.verbose},
+		};
+
+		for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
+			if (kv[i].val != NULL &&
+			    ((rc = push(&common, &ncommon, kv[i].flag)) < 0 ||
+			     (rc = push(&common, &ncommon, kv[i].val)) < 0))
+				goto fail;
+		for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
+			if (fl[i].on && (rc = push(&common, &ncommon, fl[i].flag)) < 0)
+				goto fail;
+	}
+	o.tools = tools;
+	o.ntools = NTOOLS;
+	o.common = common;
+	o.ncommon = ncommon;
+	o.net = WS_OPT(&cli, M_NET)->b;
+	o.in_fd = 0;
+	o.out_fd = 1;
+	/* Tool output is captured per call; nothing else goes to stdout. */
+	fflush(stdout);
+	rc = ws_mcp_serve(&o);
+	if (rc < 0)
+		goto fail;
+	goto out;
+fail:
+	status = ws_cli_fail(&cli, rc);
+out:
+	for (size_t i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
+	free(common);
+	ws_cli_free(&cli);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -313,7 +522,9 @@ main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "call") == 0)
 		return cmd_call(argc - 2, argv + 2);
+	if (strcmp(argv[1], "mcp") == 0)
+		return cmd_mcp(argc - 1, argv + 1);
 	return fail("wstools", WS_EINVALID_ARGUMENT,
-		    "the commands are schemas and call (see wstools --help)",
+		    "the commands are schemas, call and mcp (see wstools --help)",
 		    "unknown command \"%s\"", argv[1]);
 }

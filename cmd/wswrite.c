@@ -19,6 +19,8 @@
 #include "ws/path.h"
 #include "ws/write.h"
 
+#include "cmds.h"
+
 /*
  * The options of every tool wswrite serves, each tool taking the ones
  * that concern it (write_file takes them all, for harnesses that want one
@@ -508,13 +510,13 @@ print_plain(struct ws_cli *cli, const struct ws_wresult *r)
 {
 	const char *a = r->action;
 	bool dry = r->dry_run;
-	FILE *f = stdout;
+	FILE *f = ws_out();
 	char *p, *dest = NULL;
 
 	if (dry && r->diff != NULL && r->difflen > 0) {
-		fwrite(r->diff, 1, r->difflen, stdout);
+		fwrite(r->diff, 1, r->difflen, ws_out());
 		if (r->diff_truncated)
-			printf("... (diff truncated)\n");
+			fprintf(ws_out(), "... (diff truncated)\n");
 		f = stderr; /* keep stdout a clean patch */
 	}
 	/* Names on a terminal: control bytes as "?", as wsls shows them. */
@@ -549,14 +551,14 @@ print_plain(struct ws_cli *cli, const struct ws_wresult *r)
 		fprintf(f, "%s %s\n", dry ? "would delete" : "deleted", p);
 	else if (strcmp(a, "move") == 0)
 		fprintf(f, "%s %s to %s\n", dry ? "would move" : "moved", p, dest);
-	if (dry && f == stdout)
-		printf("(dry run: nothing was changed)\n");
+	if (dry && f == ws_out())
+		fprintf(ws_out(), "(dry run: nothing was changed)\n");
 	free(p);
 	free(dest);
 }
 
 int
-main(int argc, char **argv)
+ws_cmd_wswrite(int argc, char **argv)
 {
 	struct ws_cli cli;
 	struct ws_ctx ws = {0};
@@ -589,10 +591,10 @@ main(int argc, char **argv)
 		goto fail;
 	/* One binary, several tools: --schema alone lists them all. */
 	if (cli.action == WS_CLI_SCHEMA && !tool_given) {
-		print_schemas(stdout);
+		print_schemas(ws_out());
 		goto out;
 	}
-	if (ws_cli_print_info(&cli, stdout))
+	if (ws_cli_print_info(&cli, ws_out()))
 		goto out;
 	if ((rc = check_combinations(&cli)) < 0)
 		goto fail;

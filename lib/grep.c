@@ -23,6 +23,7 @@
  * the -B context lines across refills.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include "ws/cancel.h"
 #include "ws/grep.h"
 
 #include <errno.h>
@@ -717,8 +718,10 @@ wsg_account(struct wsg_run *r, const struct wsg_job *j)
 
 	if (j->skip >= 0)
 		s->skipped[j->skip]++;
-	if (j->searched)
+	if (j->searched) {
 		s->files_searched++;
+		ws_progress(s->files_searched, "files searched", false);
+	}
 	if (j->matched)
 		s->files_matched++;
 	s->matches += j->nmatches;
@@ -1206,6 +1209,10 @@ wsg_region(struct wsg_file *f)
 	while (f->pos < f->end && !f->done) {
 		if (atomic_load(&f->w->r->stop))
 			return 1;
+		if (ws_cancelled()) {
+			wsg_truncate(f->w->r, "cancelled", NULL);
+			return 1;
+		}
 		if (wsg_expired(f->w->r)) {
 			f->j->deadline_hit = true;
 			return 1;
@@ -2009,6 +2016,11 @@ wsg_on_entry(void *arg, const struct ws_walk_entry *e)
 		return WS_WALK_STOP;
 	if (wsg_expired(r)) {
 		wsg_truncate(r, "time_budget", NULL);
+		return WS_WALK_STOP;
+	}
+	/* A client's cancellation (wstools mcp) stops it like a limit. */
+	if (ws_cancelled()) {
+		wsg_truncate(r, "cancelled", NULL);
 		return WS_WALK_STOP;
 	}
 	if (!r->o->no_ignore &&

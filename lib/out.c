@@ -13,6 +13,44 @@
 #include "ws/error.h"
 
 /*
+ * Process-wide, not per thread: wsgrep delivers results from its search
+ * threads.  The MCP server runs one call at a time and writes its own
+ * messages with write(2), never through this.
+ */
+static FILE *ws__out;
+
+FILE *
+ws_out(void)
+{
+	return ws__out != NULL ? ws__out : stdout;
+}
+
+void
+ws_out_set(FILE *f)
+{
+	ws__out = f;
+}
+
+bool
+ws_out_is_stdout(void)
+{
+	return ws__out == NULL || ws__out == stdout;
+}
+
+void
+ws_out_putc(int c)
+{
+	fputc(c, ws_out());
+}
+
+void
+ws_out_puts(const char *s)
+{
+	fputs(s, ws_out());
+	fputc('\n', ws_out());
+}
+
+/*
  * Under --args the caller is a model that never saw a flag: "--end-line"
  * in a message becomes "end_line", the JSON key it did send.  Only the
  * tool's own options that --args offers are renamed; anything else (a
@@ -105,7 +143,7 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 	if (cli->json) {
 		struct ws_jw jw;
 
-		ws_jw_init(&jw, stdout);
+		ws_jw_init(&jw, ws_out());
 		ws_jw_obj(&jw);
 		ws_jw_kbool(&jw, "success", false);
 		ws_jw_kstr(&jw, "tool", cli->tool ? cli->tool->tool : "");
@@ -115,8 +153,8 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 		if (cli->allow_outside)
 			ws_jw_kstr(&jw, "boundary", "off");
 		ws_jw_obj_end(&jw);
-		fputc('\n', stdout);
-		fflush(stdout);
+		fputc('\n', ws_out());
+		fflush(ws_out());
 	} else {
 		char *m = ws_cli_args_terms(cli, msg);
 
@@ -143,7 +181,7 @@ ws_cli_kreal(const struct ws_cli *cli, struct ws_jw *jw, const char *key,
 void
 ws_cli_json_begin(const struct ws_cli *cli, struct ws_jw *jw)
 {
-	ws_jw_init(jw, stdout);
+	ws_jw_init(jw, ws_out());
 	ws_jw_obj(jw);
 	ws_jw_kbool(jw, "success", true);
 	ws_jw_kstr(jw, "tool", cli->tool->tool);
@@ -157,7 +195,7 @@ ws_cli_json_end(const struct ws_cli *cli, struct ws_jw *jw)
 	if (cli->allow_outside)
 		ws_jw_kstr(jw, "boundary", "off");
 	ws_jw_obj_end(jw);
-	fputc('\n', stdout);
+	fputc('\n', ws_out());
 }
 
 const char *
@@ -248,7 +286,7 @@ ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
 	if (m->mem != NULL)
 		fclose(m->mem);
 	m->mem = NULL;
-	ws_jw_init(&env, stdout);
+	ws_jw_init(&env, ws_out());
 	ws_jw_obj(&env);
 	ws_jw_kbool(&env, "success", m->first_rc == 0);
 	ws_jw_kstr(&env, "tool", cli->tool->tool);
@@ -266,7 +304,7 @@ ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
 	if (cli->allow_outside)
 		ws_jw_kstr(&env, "boundary", "off");
 	ws_jw_obj_end(&env);
-	fputc('\n', stdout);
+	fputc('\n', ws_out());
 	free(m->buf);
 	free(m->msg);
 	free(m->path);
@@ -282,7 +320,7 @@ ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
 int
 ws_cli_finish(const struct ws_cli *cli, int status)
 {
-	int failed = fflush(stdout) != 0 || ferror(stdout);
+	int failed = fflush(ws_out()) != 0 || ferror(ws_out());
 	int e = errno;
 
 	if (!failed)
@@ -327,7 +365,7 @@ ws_cli_warn(const struct ws_cli *cli, const char *path, const char *msg,
 {
 	/* One line, whatever the name holds: no forged lines, no escape
 	 * sequences on the terminal. */
-	fflush(stdout);
+	fflush(ws_out());
 	fprintf(stderr, "%s: ", cli->tool ? cli->tool->prog : "ws");
 	if (path != NULL) {
 		ws_cli_put_text(stderr, path, true);

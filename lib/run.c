@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/cancel.h"
 #include "ws/error.h"
 #include "ws/guard.h"
 #include "ws/policy.h"
@@ -1576,7 +1577,7 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		if (exited)
 			wait_ms = 2000; /* drain: the tree is dead or dying */
 		/* A signal just before poll() would wait unseen: look again. */
-		if (o->cancel && (wait_ms < 0 || wait_ms > 250))
+		if (wait_ms < 0 || wait_ms > 250)
 			wait_ms = 250;
 		rc = poll(pf, (nfds_t)np, wait_ms > INT32_MAX ? INT32_MAX : (int)wait_ms);
 		if (rc < 0 && errno != EINTR) {
@@ -1593,9 +1594,13 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 			ws__close(&statp[0]);
 			continue;
 		}
-		if (o->cancel && *o->cancel && !cancelled && !exited) {
-			/* The caller was interrupted: the tree goes too. */
-			cancelled = *o->cancel;
+		if (!exited)
+			ws_progress(now - start, "running", false);
+		if (((o->cancel && *o->cancel) || ws_cancelled()) && !cancelled &&
+		    !exited) {
+			/* The caller was interrupted (a signal, or a client's
+			 * cancellation): the tree goes too. */
+			cancelled = o->cancel && *o->cancel ? *o->cancel : SIGTERM;
 			ws__kill_all(&proc, SIGTERM);
 			killtime = now + o->grace_ms;
 		} else if (deadline >= 0 && !r->timed_out && now >= deadline && !exited) {

@@ -21,6 +21,17 @@
 #include "ws/policy.h"
 #include "ws/vars.h"
 
+/* ws_cli_set_approver(): set once by a long-lived front end. */
+static ws_approver_fn ws__approver;
+static void *ws__approver_arg;
+
+void
+ws_cli_set_approver(ws_approver_fn fn, void *arg)
+{
+	ws__approver = fn;
+	ws__approver_arg = arg;
+}
+
 /* --verbose: one logfmt line on stderr, in the form of DESIGN.md 6. */
 static void
 ws__log(void *arg, const char *level, const char *line)
@@ -174,6 +185,11 @@ ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
 	 * never inside wsrun (WS_SANDBOX), and only in plain mode on a
 	 * terminal.  Otherwise approval is the harness's: APPROVAL_REQUIRED.
 	 */
+	if (ws__approver != NULL) {
+		ws_policy_set_hooks(pol, cli->verbose ? ws__log : NULL,
+				    ws__approver, ws__approver_arg);
+		return 0;
+	}
 	ws_policy_set_hooks(pol, cli->verbose ? ws__log : NULL,
 			    cli->conf->approve_tty && getenv("WS_SANDBOX") == NULL &&
 					    !cli->json && isatty(STDIN_FILENO) &&

@@ -13,6 +13,27 @@
 
 struct ws_cli;
 
+/*
+ * The stream a tool's results go to: standard output, unless ws_out_set()
+ * pointed them elsewhere (wstools mcp runs each tool call
+ * in-process and captures its output in memory).  Every printing function
+ * of the tools and of this module writes there, never to stdout itself.
+ */
+FILE *ws_out(void);
+
+/*
+ * Point the results of the tool calls that follow at f (NULL: standard
+ * output again); process-wide, for one call at a time.
+ */
+void ws_out_set(FILE *f);
+
+/* Whether results go to the real standard output (not captured). */
+bool ws_out_is_stdout(void);
+
+/* putchar(3) and puts(3) on ws_out(). */
+void ws_out_putc(int c);
+void ws_out_puts(const char *s);
+
 /* What an error object carries besides code, message and path. */
 struct ws_err_extra {
 	const char *hint, *policy, *rule, *operation;

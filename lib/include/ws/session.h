@@ -5,6 +5,8 @@
 #ifndef WS_SESSION_H
 #define WS_SESSION_H
 
+#include <stdbool.h>
+
 struct ws_cli;
 struct ws_ctx;
 
@@ -21,5 +23,15 @@ struct ws_ctx;
  * rules ask y/N on /dev/tty.  With --allow-outside, warns on stderr.
  */
 int ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws);
+
+/*
+ * Who answers a policy's "approve" decisions in this process, in place of
+ * the terminal prompt: fn(arg, message) returns true to allow.  wstools
+ * mcp asks the person through the client (elicitation).  NULL: the
+ * default (the terminal prompt where the configuration allows it, else
+ * APPROVAL_REQUIRED).  Set it before the calls it is for.
+ */
+typedef bool (*ws_approver_fn)(void *arg, const char *message);
+void ws_cli_set_approver(ws_approver_fn fn, void *arg);
 
 #endif

@@ -1,0 +1,20 @@
+/*
+ * cmds.h - every tool's command line as a function, so that its binary
+ * (cmd/main.c) and wstools (mcp: one process serving many calls) run the
+ * same code with every rule of the CLI.
+ *
+ * Each returns the exit status its binary would, prints its result to
+ * ws_out() and its diagnostics to stderr, and never calls exit(): a call
+ * leaves no state behind for the next one in the same process.
+ */
+#ifndef WS_CMDS_H
+#define WS_CMDS_H
+
+int ws_cmd_wsls(int argc, char **argv);
+int ws_cmd_wsread(int argc, char **argv);
+int ws_cmd_wswrite(int argc, char **argv);
+int ws_cmd_wsgrep(int argc, char **argv);
+int ws_cmd_wsrun(int argc, char **argv);
+int ws_cmd_wspath(int argc, char **argv);
+
+#endif

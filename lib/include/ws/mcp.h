@@ -1,0 +1,95 @@
+/*
+ * ws/mcp.h - the toolbox as a Model Context Protocol server on a pair of
+ * descriptors (lib/mcp.c): JSON-RPC 2.0, one message per line.
+ *
+ * The server runs each tools/call in-process, on one worker thread, by
+ * calling the tool's command-line function (cmd/cmds.h) with the
+ * arguments the CLI would get (--args JSON and the server's common
+ * options), and captures the JSON envelope it prints (ws_out_set()).  The
+ * reading thread meanwhile handles pings, cancellations and the answers
+ * to the server's own requests (roots/list, elicitation/create).
+ */
+#ifndef WS_MCP_H
+#define WS_MCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cJSON;
+struct ws_mcp;
+
+/* One tool served: its LLM name, binary and command-line function. */
+struct ws_mcp_tool {
+	const char *name;	       /* "read_file" */
+	const char *prog;	       /* "wsread" (argv[0] of its calls) */
+	bool by_tool;		       /* the binary needs --tool NAME */
+	int (*run)(int argc, char **argv);
+};
+
+/*
+ * A compatibility mode (--compat NAME): other tool names and arguments,
+ * translated to ours.  list() returns the tools/list "tools" array;
+ * call() one tools/call's result object ({"content": [...],
+ * "structuredContent": {...}, "isError": bool}), or NULL when name is
+ * none of its tools (the server answers -32602).  call() runs on the
+ * worker thread and may run any of our tools with ws_mcp_invoke(), as
+ * often as it needs.  Both return cJSON trees the server frees.
+ */
+struct ws_mcp_compat {
+	const char *name;	  /* "mcp-filesystem" */
+	const char *instructions; /* for initialize; NULL: the server's own */
+	struct cJSON *(*list)(struct ws_mcp *srv);
+	struct cJSON *(*call)(struct ws_mcp *srv, const char *name,
+			      const struct cJSON *args);
+};
+
+struct ws_mcp_opts {
+	const struct ws_mcp_tool *tools;
+	size_t ntools;
+	/*
+	 * The workspace (--workspace, or the first DIR): pinned, roots from
+	 * the client are then ignored.  NULL: the client's first root, else
+	 * fallback (WS_ROOT), else every call fails with WORKSPACE_NOT_FOUND.
+	 */
+	const char *workspace;
+	const char *fallback;
+	/* Options every call gets after --workspace (--mount M, --policy P...). */
+	const char *const *common;
+	size_t ncommon;
+	bool net;		/* run_command calls get --net */
+	size_t max_message;	/* longest line read, in bytes (0: 4 MiB) */
+	const struct ws_mcp_compat *compat; /* NULL: our tools */
+	int in_fd, out_fd;
+};
+
+#define WS_MCP_MAX_MESSAGE (4u << 20)
+
+/* The protocol versions served, newest first, NULL-terminated. */
+extern const char *const ws_mcp_versions[];
+
+/*
+ * Serve until end of input: returns 0 at a clean EOF (after answering the
+ * calls already read), or a negative WS_E* code when the server cannot
+ * start or write its output.
+ */
+int ws_mcp_serve(const struct ws_mcp_opts *o);
+
+/*
+ * Run one of our tools (by LLM name) in-process with args (a JSON object;
+ * NULL means {}), with the server's workspace and options, and return the
+ * CLI's JSON envelope ({"success", "tool", "output", "error"}) as a cJSON
+ * tree the caller frees.  Never NULL: a failure to run is an envelope
+ * with an error.  Worker thread only (from ws_mcp_compat.call).
+ */
+struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
+			    const struct cJSON *args);
+
+/*
+ * The real directories the server serves (workspace first, then the
+ * mounts of DIRs and roots), for a compat mode's "allowed directories":
+ * a NULL-terminated array that lives until the next call of this
+ * function.  Worker thread only.
+ */
+const char *const *ws_mcp_dirs(struct ws_mcp *srv);
+
+#endif

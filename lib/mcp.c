@@ -1,0 +1,1325 @@
+/*
+ * mcp.c - the toolbox as an MCP server (see ws/mcp.h): the JSON-RPC loop
+ * on the reading thread, the tool calls on one worker thread, and the
+ * server's own requests (roots/list, elicitation/create) in between.
+ *
+ * Threads: the reader parses every line and answers what needs no tool
+ * (initialize, ping, tools/list, errors) itself; a tools/call goes to a
+ * queue that the worker runs in order.  One mutex (out_mu) keeps the two
+ * threads' messages whole on the output; another (mu) guards the queue,
+ * the workspace from roots and the pending server requests.
+ */
+#include "ws/mcp.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ws/cancel.h"
+#include "ws/cli.h"
+#include "ws/error.h"
+#include "ws/json.h"
+
+const char *const ws_mcp_versions[] = {"2025-11-25", "2025-06-18", NULL};
+
+/* A tools/call waiting for, or running on, the worker. */
+struct ws__job {
+	cJSON *req;	    /* the whole request (id, params) */
+	const cJSON *id;
+	bool cancelled;	    /* notifications/cancelled named it */
+	struct ws__job *next;
+};
+
+/* What the worker waits for on the reader: a response to our request. */
+enum ws__wait { WS__NONE, WS__WAITING, WS__ANSWERED };
+
+struct ws_mcp {
+	const struct ws_mcp_opts *o;
+	pthread_mutex_t out_mu;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct ws__job *head, *tail, *running;
+	bool eof, out_failed;
+	/* From initialize. */
+	bool cap_roots, cap_elicit, initialized;
+	/* The workspace and mounts from roots/list (when not pinned). */
+	char *root_ws;
+	char **root_mounts; /* "--mount" values */
+	size_t nroot_mounts;
+	bool roots_pending;
+	long long roots_id; /* id of our roots/list request, or -1 */
+	/* The elicitation the worker waits for. */
+	long long elicit_id;
+	enum ws__wait elicit;
+	bool elicit_ok;
+	long long next_id;
+	/* tools/list's "tools" array, built once. */
+	char *tools_json;
+	/* The worker's progress token (JSON text) and last value. */
+	char *progress_token;
+	long long progress_last;
+	const char **dirs; /* ws_mcp_dirs() */
+};
+
+/* ---- Output ---------------------------------------------------------- */
+
+/* Write one message (a NUL-terminated JSON text) and its newline. */
+static void
+ws__send(struct ws_mcp *s, const char *text, size_t len)
+{
+	pthread_mutex_lock(&s->out_mu);
+	if (!s->out_failed) {
+		struct iovec_like {
+			const char *p;
+			size_t n;
+		} parts[2] = {{text, len}, {"\n", 1}};
+
+		for (int i = 0; i < 2 && !s->out_failed; i++) {
+			const char *p = parts[i].p;
+			size_t n = parts[i].n;
+
+			while (n > 0) {
+				ssize_t w = write(s->o->out_fd, p, n);
+
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w <= 0) {
+					s->out_failed = true;
+					break;
+				}
+				p += w;
+				n -= (size_t)w;
+			}
+		}
+	}
+	pthread_mutex_unlock(&s->out_mu);
+}
+
+/* A message being written: a JSON writer on memory. */
+struct ws__msg {
+	FILE *f;
+	char *buf;
+	size_t len;
+	struct ws_jw jw;
+};
+
+static int
+ws__msg_begin(struct ws__msg *m, const cJSON *id)
+{
+	memset(m, 0, sizeof(*m));
+	m->f = open_memstream(&m->buf, &m->len);
+	if (m->f == NULL)
+		return -1;
+	ws_jw_init(&m->jw, m->f);
+	ws_jw_obj(&m->jw);
+	ws_jw_kstr(&m->jw, "jsonrpc", "2.0");
+	if (id != NULL) {
+		char *t = cJSON_PrintUnformatted(id);
+
+		ws_jw_key(&m->jw, "id");
+		if (t != NULL)
+			ws_jw_raw(&m->jw, t);
+		else
+			ws_jw_null(&m->jw);
+		free(t);
+	}
+	return 0;
+}
+
+static void
+ws__msg_send(struct ws_mcp *s, struct ws__msg *m)
+{
+	ws_jw_obj_end(&m->jw);
+	if (fclose(m->f) == 0 && m->buf != NULL)
+		ws__send(s, m->buf, m->len);
+	free(m->buf);
+}
+
+/* A JSON-RPC error response (id NULL: "id": null). */
+static void
+ws__error(struct ws_mcp *s, const cJSON *id, int code, const char *msg)
+{
+	struct ws__msg m;
+	cJSON null_id = {.type = cJSON_NULL};
+
+	if (ws__msg_begin(&m, id != NULL ? id : &null_id) < 0)
+		return;
+	ws_jw_key(&m.jw, "error");
+	ws_jw_obj(&m.jw);
+	ws_jw_kint(&m.jw, "code", code);
+	ws_jw_kstr(&m.jw, "message", msg);
+	ws_jw_obj_end(&m.jw);
+	ws__msg_send(s, &m);
+}
+
+/* A result response whose value is raw JSON. */
+static void
+ws__result_raw(struct ws_mcp *s, const cJSON *id, const char *json)
+{
+	struct ws__msg m;
+
+	if (ws__msg_begin(&m, id) < 0)
+		return;
+	ws_jw_key(&m.jw, "result");
+	ws_jw_raw(&m.jw, json);
+	ws__msg_send(s, &m);
+}
+
+/* ---- tools/list ------------------------------------------------------ */
+
+/* What each tool does to the world, for the client (annotations). */
+static const struct {
+	const char *name, *title;
+	bool ro, destructive, idempotent;
+	const char *output_schema; /* JSON Schema of the CLI's "output" */
+} ws__meta[] = {
+	{"list_directory", "List a directory", true, false, true,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
+	 "\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	 "\"properties\":{\"name\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
+	 "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"dir\",\"symlink\",\"other\"]},"
+	 "\"size\":{\"type\":\"integer\"},\"target\":{\"type\":\"string\"}}}},"
+	 "\"returned\":{\"type\":\"integer\"},\"entries_total\":{\"type\":\"integer\"},"
+	 "\"truncated\":{\"type\":\"boolean\"},"
+	 "\"next_offset\":{\"type\":[\"integer\",\"null\"]},"
+	 "\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}"},
+	{"read_file", "Read a file", true, false, true,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
+	 "\"content\":{\"type\":\"string\"},\"encoding\":{\"type\":\"string\"},"
+	 "\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":\"integer\"},"
+	 "\"total_lines\":{\"type\":[\"integer\",\"null\"]},\"size\":{\"type\":\"integer\"},"
+	 "\"binary\":{\"type\":\"boolean\"},\"mime_type\":{\"type\":[\"string\",\"null\"]},"
+	 "\"truncated\":{\"type\":\"boolean\"},"
+	 "\"next_start_line\":{\"type\":[\"integer\",\"null\"]},"
+	 "\"version\":{\"type\":\"string\"},"
+	 "\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}"},
+	{"write_file", "Write a file", false, true, false,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
+	 "\"action\":{\"type\":\"string\"},\"created\":{\"type\":\"boolean\"},"
+	 "\"dry_run\":{\"type\":\"boolean\"},\"bytes_written\":{\"type\":\"integer\"},"
+	 "\"diff\":{\"type\":\"string\"}}}"},
+	{"edit_file", "Edit a file", false, true, false,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
+	 "\"action\":{\"type\":\"string\"},\"replacements\":{\"type\":\"integer\"},"
+	 "\"dry_run\":{\"type\":\"boolean\"},\"bytes_written\":{\"type\":\"integer\"},"
+	 "\"diff\":{\"type\":\"string\"}}}"},
+	{"create_directory", "Create a directory", false, false, true,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
+	 "\"action\":{\"type\":\"string\"},\"created\":{\"type\":\"boolean\"},"
+	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	{"move_path", "Move or rename", false, true, false,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
+	 "\"action\":{\"type\":\"string\"},\"dest_path\":{\"type\":\"string\"},"
+	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	{"delete_path", "Delete a file or directory", false, true, true,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
+	 "\"action\":{\"type\":\"string\"},\"removed\":{\"type\":\"integer\"},"
+	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	{"search_files", "Search file contents", true, false, true,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+	 "\"path\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"
+	 "\"column\":{\"type\":\"integer\"},\"text\":{\"type\":\"string\"}}}},"
+	 "\"files\":{\"type\":\"array\"},"
+	 "\"summary\":{\"type\":\"object\",\"properties\":{"
+	 "\"files_searched\":{\"type\":\"integer\"},\"matches\":{\"type\":\"integer\"},"
+	 "\"truncated\":{\"type\":\"boolean\"},"
+	 "\"truncated_reason\":{\"type\":[\"string\",\"null\"]}}}}}"},
+	{"run_command", "Run a command in the sandbox", false, true, false,
+	 "{\"type\":\"object\",\"properties\":{"
+	 "\"exit_code\":{\"type\":\"integer\"},\"signal\":{\"type\":[\"integer\",\"null\"]},"
+	 "\"timed_out\":{\"type\":\"boolean\"},\"duration_ms\":{\"type\":\"integer\"},"
+	 "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
+	 "\"stdout_truncated\":{\"type\":\"boolean\"},"
+	 "\"stderr_truncated\":{\"type\":\"boolean\"},"
+	 "\"isolation\":{\"type\":\"object\"}}}"},
+};
+
+/* Run a tool's function with argv, its output captured: malloc'd text. */
+static char *
+ws__capture(int (*run)(int, char **), char **argv, int *status)
+{
+	char *buf = NULL, **av;
+	size_t len = 0;
+	FILE *f;
+	int argc = 0;
+
+	while (argv[argc] != NULL)
+		argc++;
+	/* A tool may reorder its argv (wswrite takes --tool out): a copy. */
+	av = calloc((size_t)argc + 1, sizeof(*av));
+	f = av ? open_memstream(&buf, &len) : NULL;
+	if (f == NULL) {
+		free(av);
+		return NULL;
+	}
+	memcpy(av, argv, (size_t)argc * sizeof(*av));
+	ws_out_set(f);
+	*status = run(argc, av);
+	ws_out_set(NULL);
+	free(av);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Add one tool definition (a --schema function object) to arr. */
+static void
+ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
+{
+	cJSON *fn = cJSON_GetObjectItemCaseSensitive(def, "function");
+	cJSON *name = cJSON_GetObjectItemCaseSensitive(fn, "name");
+	cJSON *t, *ann;
+	size_t i;
+
+	if (!cJSON_IsString(name))
+		return;
+	for (i = 0; i < sizeof(ws__meta) / sizeof(ws__meta[0]); i++)
+		if (strcmp(ws__meta[i].name, name->valuestring) == 0)
+			break;
+	t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "name", name->valuestring);
+	if (i < sizeof(ws__meta) / sizeof(ws__meta[0]))
+		cJSON_AddStringToObject(t, "title", ws__meta[i].title);
+	cJSON_AddItemToObject(t, "description", cJSON_DetachItemFromObjectCaseSensitive(
+							  fn, "description"));
+	cJSON_AddItemToObject(t, "inputSchema", cJSON_DetachItemFromObjectCaseSensitive(
+							  fn, "parameters"));
+	if (i < sizeof(ws__meta) / sizeof(ws__meta[0])) {
+		cJSON_AddItemToObject(t, "outputSchema",
+				      cJSON_Parse(ws__meta[i].output_schema));
+		ann = cJSON_AddObjectToObject(t, "annotations");
+		cJSON_AddStringToObject(ann, "title", ws__meta[i].title);
+		cJSON_AddBoolToObject(ann, "readOnlyHint", ws__meta[i].ro);
+		cJSON_AddBoolToObject(ann, "destructiveHint", ws__meta[i].destructive);
+		cJSON_AddBoolToObject(ann, "idempotentHint", ws__meta[i].idempotent);
+		cJSON_AddBoolToObject(ann, "openWorldHint",
+				      strcmp(ws__meta[i].name, "run_command") == 0 &&
+					      s->o->net);
+	}
+	cJSON_AddItemToArray(arr, t);
+}
+
+/*
+ * The tools/list result, once: every binary's --schema, run in-process
+ * (the same tables and printer as the CLI's), in the order of the table.
+ */
+static int
+ws__build_list(struct ws_mcp *s)
+{
+	cJSON *arr = s->o->compat ? s->o->compat->list(s) : cJSON_CreateArray();
+	cJSON *res;
+
+	if (arr == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; s->o->compat == NULL && i < s->o->ntools; i++) {
+		const struct ws_mcp_tool *t = &s->o->tools[i];
+		char *argv[5] = {(char *)t->prog, NULL};
+		char *text;
+		cJSON *def;
+		int st, n = 1;
+
+		/* A binary serving several tools lists them all once. */
+		if (i > 0 && strcmp(s->o->tools[i - 1].prog, t->prog) == 0)
+			continue;
+		argv[n++] = (char *)"--schema";
+		argv[n] = NULL;
+		text = ws__capture(t->run, argv, &st);
+		def = text ? cJSON_Parse(text) : NULL;
+		free(text);
+		if (def == NULL || st != 0) {
+			cJSON_Delete(def);
+			cJSON_Delete(arr);
+			return ws_error_set(WS_EIO_ERROR, NULL,
+					    "%s --schema printed no JSON", t->prog);
+		}
+		if (cJSON_IsArray(def)) {
+			cJSON *d;
+
+			cJSON_ArrayForEach(d, def)
+				ws__list_add(s, arr, d);
+		} else {
+			ws__list_add(s, arr, def);
+		}
+		cJSON_Delete(def);
+	}
+	res = cJSON_CreateObject();
+	cJSON_AddItemToObject(res, "tools", arr);
+	s->tools_json = cJSON_PrintUnformatted(res);
+	cJSON_Delete(res);
+	return s->tools_json ? 0 : ws_error_set(WS_ENOMEM, NULL, "out of memory");
+}
+
+/* ---- Rendering a result ---------------------------------------------- */
+
+/* The text an LLM reads: the content itself where there is one. */
+static char *
+ws__render(const char *tool, const cJSON *out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	const cJSON *it;
+
+	if (!cJSON_IsObject(out))
+		return cJSON_PrintUnformatted(out);
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	if (strcmp(tool, "read_file") == 0 &&
+	    cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "content")) &&
+	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
+	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+			   out, "encoding")) ? cJSON_GetStringValue(
+			   cJSON_GetObjectItemCaseSensitive(out, "encoding")) : "",
+		   "base64") != 0) {
+		const cJSON *next = cJSON_GetObjectItemCaseSensitive(out, "next_start_line");
+
+		fputs(it->valuestring, f);
+		/* What the plain CLI says on stderr, the model reads here. */
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")) &&
+		    cJSON_IsNumber(next))
+			fprintf(f, "%s[truncated: read on with start_line=%lld]\n",
+				len > 0 || ftell(f) > 0 ? "\n" : "",
+				(long long)next->valuedouble);
+	} else if (strcmp(tool, "list_directory") == 0 &&
+		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "entries"))) {
+		const cJSON *e;
+
+		cJSON_ArrayForEach(e, it) {
+			const char *name = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "name"));
+			const char *type = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "type"));
+			const char *target = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "target"));
+
+			if (name == NULL)
+				name = cJSON_GetStringValue(
+					cJSON_GetObjectItemCaseSensitive(e, "path"));
+			fprintf(f, "%s%s", name ? name : "?",
+				type && strcmp(type, "dir") == 0 ? "/" : "");
+			if (target != NULL)
+				fprintf(f, " -> %s", target);
+			fputc('\n', f);
+		}
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")))
+			fprintf(f, "[truncated: %d of %d entries; read on with offset]\n",
+				cJSON_GetArraySize(it),
+				(int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+					out, "entries_total")));
+	} else if (strcmp(tool, "search_files") == 0 &&
+		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "matches"))) {
+		const cJSON *e, *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+
+		cJSON_ArrayForEach(e, it) {
+			const char *p = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "path"));
+			const cJSON *line = cJSON_GetObjectItemCaseSensitive(e, "line");
+			const char *text = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "text"));
+
+			if (cJSON_IsNumber(line))
+				fprintf(f, "%s:%lld:%s\n", p ? p : "?",
+					(long long)line->valuedouble, text ? text : "");
+			else
+				fprintf(f, "%s\n", p ? p : "?");
+		}
+		if (cJSON_GetArraySize(it) == 0)
+			fputs("no matches\n", f);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated")))
+			fprintf(f, "[truncated: %s]\n",
+				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+					sum, "truncated_reason")) ?: "limit");
+	} else if (strcmp(tool, "run_command") == 0 &&
+		   cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(out, "exit_code"))) {
+		/* A terminal's view: the status line, then each stream. */
+		static const char *const streams[] = {"stdout", "stderr"};
+		const cJSON *sig = cJSON_GetObjectItemCaseSensitive(out, "signal");
+
+		fprintf(f, "exit_code %lld", (long long)it->valuedouble);
+		if (cJSON_IsNumber(sig))
+			fprintf(f, ", killed by signal %lld", (long long)sig->valuedouble);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "timed_out")))
+			fputs(", timed out", f);
+		fprintf(f, " (%lld ms)\n", (long long)cJSON_GetNumberValue(
+				cJSON_GetObjectItemCaseSensitive(out, "duration_ms")));
+		for (int k = 0; k < 2; k++) {
+			char key[32];
+			const char *v = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(out, streams[k]));
+
+			if (v == NULL || *v == '\0')
+				continue;
+			snprintf(key, sizeof(key), "%s_encoding", streams[k]);
+			fprintf(f, "--- %s%s\n%s%s", streams[k],
+				strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",
+				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
+		}
+	} else {
+		char *t = cJSON_PrintUnformatted(out);
+
+		if (t != NULL)
+			fputs(t, f);
+		free(t);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Write a CallToolResult for the CLI envelope env into jw. */
+static void
+ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env)
+{
+	const cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
+	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
+	char *text = NULL, *sc = NULL;
+
+	if (ok) {
+		text = ws__render(tool, out);
+		if (cJSON_IsObject(out)) {
+			sc = cJSON_PrintUnformatted(out);
+		} else {
+			/* structuredContent is an object: wrap anything else. */
+			cJSON *w = cJSON_CreateObject();
+
+			cJSON_AddItemToObject(w, "value", cJSON_Duplicate(out, 1));
+			sc = cJSON_PrintUnformatted(w);
+			cJSON_Delete(w);
+		}
+	} else {
+		const char *code = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(err, "code"));
+		const char *msg = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(err, "message"));
+		const char *hint = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(err, "hint"));
+		cJSON *w = cJSON_CreateObject();
+
+		if (asprintf(&text, "%s: %s%s%s", code ? code : "IO_ERROR",
+			     msg ? msg : "failed", hint ? "\nhint: " : "",
+			     hint ? hint : "") < 0)
+			text = NULL;
+		cJSON_AddItemToObject(w, "error", cJSON_Duplicate(err, 1));
+		sc = cJSON_PrintUnformatted(w);
+		cJSON_Delete(w);
+	}
+	ws_jw_obj(jw);
+	ws_jw_key(jw, "content");
+	ws_jw_arr(jw);
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "type", "text");
+	ws_jw_kstr(jw, "text", text ? text : "");
+	ws_jw_obj_end(jw);
+	ws_jw_arr_end(jw);
+	ws_jw_key(jw, "structuredContent");
+	ws_jw_raw(jw, sc ? sc : "{}");
+	ws_jw_kbool(jw, "isError", !ok);
+	ws_jw_obj_end(jw);
+	free(text);
+	free(sc);
+}
+
+/* ---- Running a call (worker thread) ---------------------------------- */
+
+/* A CLI envelope for an error the server itself finds. */
+static cJSON *
+ws__env_error(const char *tool, int code, const char *msg, const char *hint)
+{
+	cJSON *env = cJSON_CreateObject(), *err;
+
+	cJSON_AddBoolToObject(env, "success", false);
+	cJSON_AddStringToObject(env, "tool", tool);
+	cJSON_AddNullToObject(env, "output");
+	err = cJSON_AddObjectToObject(env, "error");
+	cJSON_AddStringToObject(err, "code", ws_error_name(code));
+	cJSON_AddStringToObject(err, "message", msg);
+	if (hint != NULL)
+		cJSON_AddStringToObject(err, "hint", hint);
+	return env;
+}
+
+/* Wait until a roots/list we sent is answered (or input ends). */
+static void
+ws__wait_roots(struct ws_mcp *s)
+{
+	pthread_mutex_lock(&s->mu);
+	while (s->roots_pending && !s->eof)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+}
+
+cJSON *
+ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
+{
+	const struct ws_mcp_opts *o = s->o;
+	const struct ws_mcp_tool *t = NULL;
+	char **av = NULL, *args_text = NULL, *out;
+	const char *ws;
+	size_t n = 0;
+	int st;
+	cJSON *env;
+
+	for (size_t i = 0; i < o->ntools; i++)
+		if (strcmp(o->tools[i].name, tool) == 0)
+			t = &o->tools[i];
+	if (t == NULL)
+		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
+				     "call one of the tools that tools/list lists");
+	ws__wait_roots(s);
+	pthread_mutex_lock(&s->mu);
+	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws : o->fallback;
+	if (ws == NULL) {
+		pthread_mutex_unlock(&s->mu);
+		return ws__env_error(tool, WS_EWORKSPACE_NOT_FOUND,
+				     "no workspace: the server was started without "
+				     "--workspace or DIR and the client gave no root",
+				     "start wstools mcp with --workspace DIR, or use a "
+				     "client that offers roots");
+	}
+	av = calloc(8 + o->ncommon + 2 * s->nroot_mounts, sizeof(*av));
+	args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
+	if (av == NULL || args_text == NULL) {
+		pthread_mutex_unlock(&s->mu);
+		free(av);
+		free(args_text);
+		return ws__env_error(tool, WS_ENOMEM, "out of memory", NULL);
+	}
+	/* Copies: a roots/list answer may replace them while this runs. */
+	av[n++] = strdup(t->prog);
+	if (t->by_tool) {
+		av[n++] = strdup("--tool");
+		av[n++] = strdup(t->name);
+	}
+	av[n++] = strdup("--workspace");
+	av[n++] = strdup(ws);
+	if (o->workspace == NULL)
+		for (size_t i = 0; i < s->nroot_mounts; i++) {
+			av[n++] = strdup("--mount");
+			av[n++] = strdup(s->root_mounts[i]);
+		}
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < o->ncommon; i++)
+		av[n++] = strdup(o->common[i]);
+	if (o->net && strcmp(t->name, "run_command") == 0)
+		av[n++] = strdup("--net");
+	av[n++] = strdup("--args");
+	av[n++] = args_text;
+	av[n] = NULL;
+	out = ws__capture(t->run, av, &st);
+	for (size_t i = 0; i < n; i++)
+		free(av[i]);
+	free(av);
+	env = out ? cJSON_Parse(out) : NULL;
+	if (!cJSON_IsObject(env)) {
+		cJSON_Delete(env);
+		env = ws__env_error(tool, WS_EIO_ERROR,
+				    out && *out ? "the tool printed no JSON envelope"
+						: "the tool printed nothing",
+				    NULL);
+	}
+	free(out);
+	return env;
+}
+
+const char *const *
+ws_mcp_dirs(struct ws_mcp *s)
+{
+	const struct ws_mcp_opts *o = s->o;
+	size_t n = 0;
+
+	free(s->dirs);
+	s->dirs = calloc(2 + o->ncommon + s->nroot_mounts, sizeof(*s->dirs));
+	if (s->dirs == NULL)
+		return NULL;
+	pthread_mutex_lock(&s->mu);
+	{
+		const char *ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws
+									  : o->fallback;
+		if (ws != NULL)
+			s->dirs[n++] = ws;
+	}
+	/* "--mount /.NAME=DIR[:ro]": the DIR (strings that outlive us). */
+	for (size_t i = 0; i + 1 < o->ncommon; i++)
+		if (strcmp(o->common[i], "--mount") == 0 &&
+		    strchr(o->common[i + 1], '=') != NULL)
+			s->dirs[n++] = strchr(o->common[++i], '=') + 1;
+	if (o->workspace == NULL)
+		for (size_t i = 0; i < s->nroot_mounts; i++)
+			s->dirs[n++] = strchr(s->root_mounts[i], '=') + 1;
+	pthread_mutex_unlock(&s->mu);
+	return s->dirs;
+}
+
+/* The progress hook: notifications/progress with the call's token. */
+static void
+ws__progress(void *arg, long long done, const char *message)
+{
+	struct ws_mcp *s = arg;
+	struct ws__msg m;
+
+	if (s->progress_token == NULL || done <= s->progress_last)
+		return;
+	s->progress_last = done;
+	if (ws__msg_begin(&m, NULL) < 0)
+		return;
+	ws_jw_kstr(&m.jw, "method", "notifications/progress");
+	ws_jw_key(&m.jw, "params");
+	ws_jw_obj(&m.jw);
+	ws_jw_key(&m.jw, "progressToken");
+	ws_jw_raw(&m.jw, s->progress_token);
+	ws_jw_kint(&m.jw, "progress", done);
+	ws_jw_kstr(&m.jw, "message", message);
+	ws_jw_obj_end(&m.jw);
+	ws__msg_send(s, &m);
+}
+
+/*
+ * The approver (a policy's "approve"): ask the person through the
+ * client's elicitation and wait for the answer; without that capability,
+ * or if input ends or the call is cancelled, the answer is no.
+ */
+static bool
+ws__approve(void *arg, const char *message)
+{
+	struct ws_mcp *s = arg;
+	struct ws__msg m;
+	long long id;
+	bool ok;
+
+	pthread_mutex_lock(&s->mu);
+	if (!s->cap_elicit || s->eof || (s->running && s->running->cancelled)) {
+		pthread_mutex_unlock(&s->mu);
+		return false;
+	}
+	id = s->elicit_id = s->next_id++;
+	s->elicit = WS__WAITING;
+	s->elicit_ok = false;
+	pthread_mutex_unlock(&s->mu);
+	if (ws__msg_begin(&m, NULL) < 0)
+		return false;
+	ws_jw_kint(&m.jw, "id", id);
+	ws_jw_kstr(&m.jw, "method", "elicitation/create");
+	ws_jw_key(&m.jw, "params");
+	ws_jw_obj(&m.jw);
+	ws_jw_kstr(&m.jw, "message", message);
+	ws_jw_key(&m.jw, "requestedSchema");
+	ws_jw_raw(&m.jw, "{\"type\":\"object\",\"properties\":{\"approve\":"
+			 "{\"type\":\"boolean\",\"title\":\"Approve\","
+			 "\"description\":\"Allow this operation\"}},"
+			 "\"required\":[\"approve\"]}");
+	ws_jw_obj_end(&m.jw);
+	ws__msg_send(s, &m);
+	pthread_mutex_lock(&s->mu);
+	while (s->elicit == WS__WAITING && !s->eof &&
+	       !(s->running && s->running->cancelled))
+		pthread_cond_wait(&s->cv, &s->mu);
+	ok = s->elicit == WS__ANSWERED && s->elicit_ok;
+	s->elicit = WS__NONE;
+	pthread_mutex_unlock(&s->mu);
+	return ok;
+}
+
+/* Run one tools/call and answer it (unless it was cancelled). */
+static void
+ws__run_job(struct ws_mcp *s, struct ws__job *j)
+{
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j->req, "params");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+	cJSON *env = NULL, *res = NULL;
+	struct ws__msg m;
+	bool cancelled;
+
+	s->progress_token = NULL;
+	s->progress_last = -1;
+	if (token != NULL && (cJSON_IsString(token) || cJSON_IsNumber(token))) {
+		s->progress_token = cJSON_PrintUnformatted(token);
+		ws_progress_set(ws__progress, s);
+		ws__progress(s, 0, "started");
+	}
+	if (s->o->compat != NULL)
+		res = s->o->compat->call(s, name->valuestring, args);
+	else
+		env = ws_mcp_invoke(s, name->valuestring, args);
+	ws_progress_set(NULL, NULL);
+	free(s->progress_token);
+	s->progress_token = NULL;
+	pthread_mutex_lock(&s->mu);
+	cancelled = j->cancelled;
+	pthread_mutex_unlock(&s->mu);
+	/* A cancelled request gets no response (MCP, cancellation). */
+	if (!cancelled && res == NULL && env == NULL) {
+		char *t = NULL;
+
+		/* The compat mode does not know the name. */
+		if (asprintf(&t, "Unknown tool: %s", name->valuestring) < 0)
+			t = NULL;
+		ws__error(s, j->id, -32602, t ? t : "Unknown tool");
+		free(t);
+	} else if (!cancelled && ws__msg_begin(&m, j->id) == 0) {
+		ws_jw_key(&m.jw, "result");
+		if (res != NULL) {
+			char *t = cJSON_PrintUnformatted(res);
+
+			ws_jw_raw(&m.jw, t ? t : "{}");
+			free(t);
+		} else if (env != NULL) {
+			ws__call_result(&m.jw, name->valuestring, env);
+		} else {
+			ws_jw_raw(&m.jw, "{}");
+		}
+		ws__msg_send(s, &m);
+	}
+	cJSON_Delete(env);
+	cJSON_Delete(res);
+}
+
+static void *
+ws__worker(void *arg)
+{
+	struct ws_mcp *s = arg;
+
+	/*
+	 * No signal is blocked here: wsrun's children inherit this thread's
+	 * mask, and a command must die of the SIGTERM that stops it.
+	 */
+	ws_cli_set_approver(ws__approve, s);
+	for (;;) {
+		struct ws__job *j;
+
+		pthread_mutex_lock(&s->mu);
+		while (s->head == NULL && !s->eof)
+			pthread_cond_wait(&s->cv, &s->mu);
+		j = s->head;
+		if (j == NULL) {
+			pthread_mutex_unlock(&s->mu);
+			break;
+		}
+		s->head = j->next;
+		if (s->head == NULL)
+			s->tail = NULL;
+		s->running = j;
+		/* Under mu: a cancel for this call cannot come in between. */
+		ws_cancel_reset();
+		pthread_mutex_unlock(&s->mu);
+		ws__run_job(s, j);
+		pthread_mutex_lock(&s->mu);
+		s->running = NULL;
+		pthread_mutex_unlock(&s->mu);
+		cJSON_Delete(j->req);
+		free(j);
+	}
+	ws_cli_set_approver(NULL, NULL);
+	return NULL;
+}
+
+/* ---- Requests (reader thread) ---------------------------------------- */
+
+static const char ws__instructions[] =
+	"wstools serves the files of one workspace through descriptor-based "
+	"containment. Paths are virtual: \"/\" is the workspace root, a "
+	"relative path starts from it (\"src/a.c\" is \"/src/a.c\"), and extra "
+	"directories are mounted at \"/.NAME\" (list them with list_directory "
+	"{\"path\": \"/\", \"all\": true}). Paths that leave the workspace, "
+	"\"..\" above the root and symlinks that point out are refused "
+	"(PATH_OUTSIDE_WORKSPACE, SYMLINK_OUTSIDE_WORKSPACE). run_command runs "
+	"in a sandbox with the workspace root as its working directory. A "
+	"failed call is a result with isError true and structuredContent.error "
+	"holding code, message and often a hint: correct the call as it says.";
+
+static void
+ws__initialize(struct ws_mcp *s, const cJSON *id, const cJSON *params)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
+	const char *ver = ws_mcp_versions[0];
+	struct ws__msg m;
+
+	if (!cJSON_IsObject(params) || !cJSON_IsString(v)) {
+		ws__error(s, id, -32602, "initialize needs params.protocolVersion");
+		return;
+	}
+	for (size_t i = 0; ws_mcp_versions[i] != NULL; i++)
+		if (strcmp(v->valuestring, ws_mcp_versions[i]) == 0)
+			ver = ws_mcp_versions[i];
+	pthread_mutex_lock(&s->mu);
+	s->cap_roots = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "roots"));
+	s->cap_elicit = cJSON_IsObject(
+		cJSON_GetObjectItemCaseSensitive(caps, "elicitation"));
+	pthread_mutex_unlock(&s->mu);
+	if (ws__msg_begin(&m, id) < 0)
+		return;
+	ws_jw_key(&m.jw, "result");
+	ws_jw_obj(&m.jw);
+	ws_jw_kstr(&m.jw, "protocolVersion", ver);
+	ws_jw_key(&m.jw, "capabilities");
+	ws_jw_raw(&m.jw, "{\"tools\":{\"listChanged\":false}}");
+	ws_jw_key(&m.jw, "serverInfo");
+	ws_jw_obj(&m.jw);
+	ws_jw_kstr(&m.jw, "name", "wstools");
+	ws_jw_kstr(&m.jw, "title", "wstools: sandboxed file tools");
+	ws_jw_kstr(&m.jw, "version", WS_VERSION);
+	ws_jw_obj_end(&m.jw);
+	ws_jw_kstr(&m.jw, "instructions",
+		   s->o->compat && s->o->compat->instructions
+			   ? s->o->compat->instructions : ws__instructions);
+	ws_jw_obj_end(&m.jw);
+	ws__msg_send(s, &m);
+}
+
+/* Ask the client for its roots (when they may set the workspace). */
+static void
+ws__ask_roots(struct ws_mcp *s)
+{
+	struct ws__msg m;
+	long long id;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->o->workspace != NULL || !s->cap_roots) {
+		pthread_mutex_unlock(&s->mu);
+		return;
+	}
+	id = s->roots_id = s->next_id++;
+	s->roots_pending = true;
+	pthread_mutex_unlock(&s->mu);
+	if (ws__msg_begin(&m, NULL) < 0)
+		return;
+	ws_jw_kint(&m.jw, "id", id);
+	ws_jw_kstr(&m.jw, "method", "roots/list");
+	ws__msg_send(s, &m);
+}
+
+/* "file:///a%20b" -> "/a b" (malloc'd), NULL if not a local file URI. */
+static char *
+ws__file_uri(const char *uri)
+{
+	const char *p;
+	char *out, *o;
+
+	if (strncmp(uri, "file://", 7) != 0)
+		return NULL;
+	p = uri + 7;
+	if (strncmp(p, "localhost/", 10) == 0)
+		p += 9;
+	if (*p != '/')
+		return NULL;
+	out = o = malloc(strlen(p) + 1);
+	if (out == NULL)
+		return NULL;
+	for (; *p; p++) {
+		if (*p == '%' && p[1] && p[2]) {
+			char hex[3] = {p[1], p[2], 0}, *end;
+			long v = strtol(hex, &end, 16);
+
+			if (*end != '\0' || v == 0) {
+				free(out);
+				return NULL;
+			}
+			*o++ = (char)v;
+			p += 2;
+		} else if (*p == '?' || *p == '#') {
+			break;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The client's answer to roots/list: the first root is the workspace. */
+static void
+ws__roots_answer(struct ws_mcp *s, const cJSON *msg)
+{
+	const cJSON *roots = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(msg, "result"), "roots");
+	const cJSON *r;
+	char *ws = NULL;
+	char **mounts = NULL;
+	size_t nm = 0;
+
+	cJSON_ArrayForEach(r, roots) {
+		const char *uri = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(r, "uri"));
+		char *path = uri ? ws__file_uri(uri) : NULL;
+
+		if (path == NULL)
+			continue;
+		if (ws == NULL) {
+			ws = path;
+			continue;
+		}
+		{
+			const char *base = strrchr(path, '/');
+			char **nmounts = realloc(mounts, (nm + 1) * sizeof(*mounts));
+			char *spec;
+
+			base = base && base[1] ? base + 1 : "root";
+			if (nmounts == NULL ||
+			    asprintf(&spec, "/.%s=%s", base, path) < 0) {
+				if (nmounts != NULL)
+					mounts = nmounts;
+				free(path);
+				break;
+			}
+			/* A second root of the same name gets its index. */
+			for (size_t k = 0; k < nm; k++)
+				if (strncmp(nmounts[k], spec, strcspn(spec, "=") + 1) == 0) {
+					free(spec);
+					if (asprintf(&spec, "/.%s-%zu=%s", base, nm + 1,
+						     path) < 0)
+						spec = NULL;
+					break;
+				}
+			mounts = nmounts;
+			if (spec != NULL)
+				mounts[nm++] = spec;
+			free(path);
+		}
+	}
+	pthread_mutex_lock(&s->mu);
+	free(s->root_ws);
+	for (size_t i = 0; i < s->nroot_mounts; i++)
+		free(s->root_mounts[i]);
+	free(s->root_mounts);
+	s->root_ws = ws;
+	s->root_mounts = mounts;
+	s->nroot_mounts = nm;
+	s->roots_pending = false;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* A response from the client to one of our requests. */
+static void
+ws__response(struct ws_mcp *s, const cJSON *msg)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	long long n;
+
+	if (!cJSON_IsNumber(id))
+		return;
+	n = (long long)id->valuedouble;
+	pthread_mutex_lock(&s->mu);
+	if (s->roots_pending && n == s->roots_id) {
+		pthread_mutex_unlock(&s->mu);
+		if (cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL) {
+			ws__roots_answer(s, msg);
+		} else {
+			/* The client refused: no workspace from roots. */
+			pthread_mutex_lock(&s->mu);
+			s->roots_pending = false;
+			pthread_cond_broadcast(&s->cv);
+			pthread_mutex_unlock(&s->mu);
+		}
+		return;
+	}
+	if (s->elicit == WS__WAITING && n == s->elicit_id) {
+		const cJSON *res = cJSON_GetObjectItemCaseSensitive(msg, "result");
+		const cJSON *action = cJSON_GetObjectItemCaseSensitive(res, "action");
+		const cJSON *content = cJSON_GetObjectItemCaseSensitive(res, "content");
+
+		/* Only an explicit "accept" with approve: true allows. */
+		s->elicit_ok = cJSON_IsString(action) &&
+			       strcmp(action->valuestring, "accept") == 0 &&
+			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(content,
+									   "approve"));
+		s->elicit = WS__ANSWERED;
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* notifications/cancelled: drop a queued call, or stop the running one. */
+static void
+ws__cancel(struct ws_mcp *s, const cJSON *params)
+{
+	const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+	struct ws__job **pp, *drop = NULL;
+
+	if (rid == NULL)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (s->running != NULL && cJSON_Compare(s->running->id, rid, 1)) {
+		s->running->cancelled = true;
+		ws_cancel_request();
+		pthread_cond_broadcast(&s->cv); /* an approval wait ends */
+	}
+	for (pp = &s->head; *pp != NULL; pp = &(*pp)->next) {
+		if (cJSON_Compare((*pp)->id, rid, 1)) {
+			drop = *pp;
+			*pp = drop->next;
+			break;
+		}
+	}
+	s->tail = NULL;
+	for (struct ws__job *j = s->head; j != NULL; j = j->next)
+		s->tail = j;
+	pthread_mutex_unlock(&s->mu);
+	if (drop != NULL) {
+		cJSON_Delete(drop->req);
+		free(drop);
+	}
+}
+
+/* Queue a tools/call for the worker, after checking its params. */
+static void
+ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	struct ws__job *j;
+	bool known = s->o->compat != NULL;
+
+	if (!cJSON_IsObject(params) || !cJSON_IsString(name)) {
+		ws__error(s, id, -32602, "tools/call needs params.name (a string)");
+		cJSON_Delete(req);
+		return;
+	}
+	if (args != NULL && !cJSON_IsObject(args) && !cJSON_IsNull(args)) {
+		ws__error(s, id, -32602, "tools/call params.arguments must be an object");
+		cJSON_Delete(req);
+		return;
+	}
+	for (size_t i = 0; !known && i < s->o->ntools; i++)
+		known = strcmp(s->o->tools[i].name, name->valuestring) == 0;
+	if (!known) {
+		char *msg = NULL;
+
+		if (asprintf(&msg, "Unknown tool: %s", name->valuestring) < 0)
+			msg = NULL;
+		ws__error(s, id, -32602, msg ? msg : "Unknown tool");
+		free(msg);
+		cJSON_Delete(req);
+		return;
+	}
+	j = calloc(1, sizeof(*j));
+	if (j == NULL) {
+		ws__error(s, id, -32603, "out of memory");
+		cJSON_Delete(req);
+		return;
+	}
+	j->req = req;
+	j->id = id;
+	pthread_mutex_lock(&s->mu);
+	if (s->tail != NULL)
+		s->tail->next = j;
+	else
+		s->head = j;
+	s->tail = j;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* One line of input: a request, a notification or a response. */
+static void
+ws__line(struct ws_mcp *s, const char *line, size_t len)
+{
+	cJSON *msg, *id;
+	const cJSON *method, *params;
+	const char *m;
+
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
+			   line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return;
+	msg = cJSON_ParseWithLengthOpts(line, len, NULL, 0);
+	if (msg == NULL) {
+		ws__error(s, NULL, -32700, "Parse error: the line is not JSON");
+		return;
+	}
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	if (!cJSON_IsObject(msg) || cJSON_IsArray(msg)) {
+		ws__error(s, NULL, -32600, "Invalid Request: not a JSON-RPC object");
+		goto out;
+	}
+	if (method == NULL && id != NULL) {
+		ws__response(s, msg);
+		goto out;
+	}
+	if (!cJSON_IsString(method) ||
+	    (id != NULL && !cJSON_IsString(id) && !cJSON_IsNumber(id))) {
+		if (id != NULL || method != NULL)
+			ws__error(s, cJSON_IsString(id) || cJSON_IsNumber(id) ? id : NULL,
+				  -32600, "Invalid Request: method and id malformed");
+		goto out;
+	}
+	m = method->valuestring;
+	if (id == NULL) {
+		/* Notifications never get a response. */
+		if (strcmp(m, "notifications/initialized") == 0) {
+			s->initialized = true;
+			ws__ask_roots(s);
+		} else if (strcmp(m, "notifications/cancelled") == 0) {
+			ws__cancel(s, params);
+		} else if (strcmp(m, "notifications/roots/list_changed") == 0) {
+			ws__ask_roots(s);
+		}
+		goto out;
+	}
+	if (params != NULL && !cJSON_IsObject(params)) {
+		ws__error(s, id, -32602, "Invalid params: params must be an object");
+		goto out;
+	}
+	if (strcmp(m, "initialize") == 0) {
+		ws__initialize(s, id, params);
+	} else if (strcmp(m, "ping") == 0) {
+		ws__result_raw(s, id, "{}");
+	} else if (strcmp(m, "tools/list") == 0) {
+		ws__result_raw(s, id, s->tools_json);
+	} else if (strcmp(m, "tools/call") == 0) {
+		ws__call(s, msg, id, params);
+		return; /* the job owns msg now */
+	} else {
+		char *t = NULL;
+
+		if (asprintf(&t, "Method not found: %s", m) < 0)
+			t = NULL;
+		ws__error(s, id, -32601, t ? t : "Method not found");
+		free(t);
+	}
+out:
+	cJSON_Delete(msg);
+}
+
+/*
+ * Read lines: a line longer than max is refused as it goes by, read and
+ * dropped up to its newline, never held whole.
+ */
+static void
+ws__read_loop(struct ws_mcp *s)
+{
+	size_t max = s->o->max_message ? s->o->max_message : WS_MCP_MAX_MESSAGE;
+	size_t cap = 65536, len = 0, scan = 0;
+	char *buf = malloc(cap);
+	bool skipping = false;
+
+	if (buf == NULL)
+		return;
+	for (;;) {
+		char *nl;
+		ssize_t r;
+
+		if (len == cap) {
+			size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
+
+			if (nb == NULL) {
+				/* Over the limit: drop what is held, then the rest. */
+				if (!skipping)
+					ws__error(s, NULL, -32600,
+						  "Invalid Request: message longer than "
+						  "the --max-message limit");
+				skipping = true;
+				len = scan = 0;
+			} else {
+				buf = nb;
+				cap = ncap;
+			}
+		}
+		r = read(s->o->in_fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		while ((nl = memchr(buf + scan, '\n', len - scan)) != NULL) {
+			size_t ll = (size_t)(nl - buf);
+
+			if (skipping)
+				skipping = false;
+			else if (ll > max)
+				ws__error(s, NULL, -32600,
+					  "Invalid Request: message longer than "
+					  "the --max-message limit");
+			else
+				ws__line(s, buf, ll);
+			memmove(buf, nl + 1, len - ll - 1);
+			len -= ll + 1;
+			scan = 0;
+		}
+		scan = len;
+		if (len > max) {
+			if (!skipping)
+				ws__error(s, NULL, -32600,
+					  "Invalid Request: message longer than "
+					  "the --max-message limit");
+			skipping = true;
+			len = scan = 0;
+		}
+		if (s->out_failed)
+			break;
+	}
+	/* A last line without its newline still counts. */
+	if (len > 0 && !skipping && !s->out_failed)
+		ws__line(s, buf, len);
+	free(buf);
+}
+
+int
+ws_mcp_serve(const struct ws_mcp_opts *o)
+{
+	struct ws_mcp s;
+	pthread_t worker;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.next_id = 1;
+	s.roots_id = -1;
+	pthread_mutex_init(&s.out_mu, NULL);
+	pthread_mutex_init(&s.mu, NULL);
+	pthread_cond_init(&s.cv, NULL);
+	/* A client that goes away is an error on write, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	if ((rc = ws__build_list(&s)) < 0)
+		goto out;
+	if (pthread_create(&worker, NULL, ws__worker, &s) != 0) {
+		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the worker thread");
+		goto out;
+	}
+	ws__read_loop(&s);
+	pthread_mutex_lock(&s.mu);
+	s.eof = true;
+	pthread_cond_broadcast(&s.cv);
+	pthread_mutex_unlock(&s.mu);
+	pthread_join(worker, NULL);
+	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
+					 "cannot write to standard output") : 0;
+out:
+	free(s.tools_json);
+	free(s.root_ws);
+	for (size_t i = 0; i < s.nroot_mounts; i++)
+		free(s.root_mounts[i]);
+	free(s.root_mounts);
+	free(s.dirs);
+	pthread_mutex_destroy(&s.out_mu);
+	pthread_mutex_destroy(&s.mu);
+	pthread_cond_destroy(&s.cv);
+	return rc;
+}

@@ -1,0 +1,1145 @@
+/*
+ * test_mcp.c - "wstools mcp" over pipes, as an MCP client drives it: the
+ * handshake, tools/list, every tool once with success and with an error,
+ * the JSON-RPC errors (malformed lines, unknown methods, bad params,
+ * oversized lines), cancellation and progress of long calls, approval
+ * through elicitation, the workspace from roots, containment, and 10,000
+ * calls with a flat descriptor count and memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wstest.h"
+
+extern char **environ;
+
+static char *T, *W;
+
+static void
+setup(void)
+{
+	T = wst_tmpdir();
+	W = wst_path(T, "ws");
+	wst_write(T, "ws/src/a.c", "int a;\nint main(void) { return 0; }\n");
+	wst_write(T, "ws/notes.md", "one\ntwo\nthree\n");
+	wst_write(T, "outside/secret.txt", "secret\n");
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(T);
+	free(T);
+	free(W);
+}
+
+/* A running server and what it has written that is not read yet. */
+struct mcp {
+	pid_t pid;
+	int in, out;
+	char *buf;
+	size_t len, cap;
+};
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Start "wstools mcp ARGS..." (NULL-terminated), WS_* cleared. */
+static void
+mcp_startv(struct mcp *m, const char *const *args)
+{
+	int in[2], out[2];
+	const char *av[32];
+	size_t n = 0;
+
+	memset(m, 0, sizeof(*m));
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	av[n++] = wst_bin("wstools");
+	av[n++] = "mcp";
+	for (size_t i = 0; args != NULL && args[i] != NULL && n < 31; i++)
+		av[n++] = args[i];
+	av[n] = NULL;
+	m->pid = fork();
+	ck_assert_int_ge(m->pid, 0);
+	if (m->pid == 0) {
+		char **e;
+
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+	again:
+		for (e = environ; *e != NULL; e++) {
+			if (strncmp(*e, "WS_", 3) == 0) {
+				char name[128];
+				size_t k = strcspn(*e, "=");
+
+				snprintf(name, sizeof(name), "%.*s", (int)k, *e);
+				unsetenv(name);
+				goto again;
+			}
+		}
+		execv(av[0], (char *const *)av);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	m->in = in[1];
+	m->out = out[0];
+	fcntl(m->in, F_SETFD, FD_CLOEXEC);
+	fcntl(m->out, F_SETFD, FD_CLOEXEC);
+}
+
+#define mcp_start(m, ...) mcp_startv((m), (const char *const[]){__VA_ARGS__, NULL})
+
+static void
+mcp_sendn(struct mcp *m, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(m->in, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		ck_assert_int_gt(w, 0);
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void mcp_send(struct mcp *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+mcp_send(struct mcp *m, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	ck_assert_int_ge(n, 0);
+	mcp_sendn(m, s, (size_t)n);
+	mcp_sendn(m, "\n", 1);
+	free(s);
+}
+
+/* The next message, or NULL after timeout_ms (or at EOF). */
+static cJSON *
+mcp_recv(struct mcp *m, int timeout_ms)
+{
+	long long end = now_ms() + (long long)(timeout_ms * WST_SLOWDOWN);
+
+	for (;;) {
+		char *nl = m->len ? memchr(m->buf, '\n', m->len) : NULL;
+		struct pollfd pf = {.fd = m->out, .events = POLLIN};
+		long long left;
+		ssize_t r;
+
+		if (nl != NULL) {
+			size_t ll = (size_t)(nl - m->buf);
+			cJSON *j = cJSON_ParseWithLength(m->buf, ll);
+
+			ck_assert_msg(j != NULL, "not JSON: %.*s", (int)ll, m->buf);
+			memmove(m->buf, nl + 1, m->len - ll - 1);
+			m->len -= ll + 1;
+			return j;
+		}
+		left = end - now_ms();
+		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
+			return NULL;
+		if (m->len + 65536 > m->cap) {
+			m->cap = (m->len + 65536) * 2;
+			m->buf = realloc(m->buf, m->cap);
+			ck_assert_ptr_nonnull(m->buf);
+		}
+		r = read(m->out, m->buf + m->len, m->cap - m->len);
+		if (r <= 0)
+			return NULL;
+		m->len += (size_t)r;
+	}
+}
+
+/* Close stdin and return the exit status (-1 if it does not exit). */
+static int
+mcp_close(struct mcp *m)
+{
+	int st = 0;
+	long long end = now_ms() + (long long)(10000 * WST_SLOWDOWN);
+
+	close(m->in);
+	while (waitpid(m->pid, &st, WNOHANG) == 0) {
+		if (now_ms() > end) {
+			kill(m->pid, SIGKILL);
+			waitpid(m->pid, &st, 0);
+			close(m->out);
+			free(m->buf);
+			return -1;
+		}
+		usleep(10000);
+	}
+	close(m->out);
+	free(m->buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static bool
+is_id(const cJSON *j, int id)
+{
+	const cJSON *v = cJSON_GetObjectItem(j, "id");
+
+	return cJSON_IsNumber(v) && (int)v->valuedouble == id &&
+	       cJSON_GetObjectItem(j, "method") == NULL;
+}
+
+static const char *
+method_of(const cJSON *j)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(j, "method"));
+}
+
+/* Send a request and wait for its response (other messages dropped). */
+static cJSON *
+rpc(struct mcp *m, int id, const char *method, const char *params)
+{
+	if (params != NULL)
+		mcp_send(m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\","
+			 "\"params\":%s}", id, method, params);
+	else
+		mcp_send(m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\"}",
+			 id, method);
+	for (;;) {
+		cJSON *j = mcp_recv(m, 20000);
+
+		ck_assert_msg(j != NULL, "no response to %s", method);
+		if (is_id(j, id))
+			return j;
+		cJSON_Delete(j);
+	}
+}
+
+static void
+handshake(struct mcp *m, const char *caps)
+{
+	char params[512];
+	cJSON *r;
+
+	snprintf(params, sizeof(params),
+		 "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":%s,"
+		 "\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}",
+		 caps ? caps : "{}");
+	r = rpc(m, 1, "initialize", params);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	mcp_send(m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+}
+
+/* tools/call: the result object (the caller deletes the response). */
+static cJSON *
+call(struct mcp *m, int id, const char *tool, const char *args, cJSON **resp)
+{
+	char *params;
+	cJSON *res;
+
+	ck_assert_int_ge(asprintf(&params, "{\"name\":\"%s\",\"arguments\":%s}",
+				  tool, args), 0);
+	*resp = rpc(m, id, "tools/call", params);
+	free(params);
+	res = cJSON_GetObjectItem(*resp, "result");
+	ck_assert_msg(res != NULL, "no result for %s", tool);
+	return res;
+}
+
+static bool
+is_error(const cJSON *res)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItem(res, "isError"));
+}
+
+static const char *
+text_of(const cJSON *res)
+{
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "content"), 0);
+
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(c, "type")), "text");
+	return cJSON_GetStringValue(cJSON_GetObjectItem(c, "text"));
+}
+
+/* The error code of an isError result (its shape checked). */
+static const char *
+code_of(const cJSON *res)
+{
+	const cJSON *e = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(res, "structuredContent"), "error");
+	const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(e, "code"));
+
+	ck_assert_msg(is_error(res), "not an error: %s", text_of(res));
+	ck_assert_ptr_nonnull(code);
+	ck_assert_ptr_nonnull(cJSON_GetStringValue(cJSON_GetObjectItem(e, "message")));
+	/* The text says the code and the message too. */
+	ck_assert_msg(strncmp(text_of(res), code, strlen(code)) == 0, "%s",
+		      text_of(res));
+	return code;
+}
+
+static const cJSON *
+sc(const cJSON *res, const char *key)
+{
+	return cJSON_GetObjectItem(cJSON_GetObjectItem(res, "structuredContent"), key);
+}
+
+static int
+rpc_error_code(const cJSON *resp)
+{
+	const cJSON *e = cJSON_GetObjectItem(resp, "error");
+
+	ck_assert_msg(e != NULL, "not an error response");
+	return (int)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "code"));
+}
+
+START_TEST(handshake_versions)
+{
+	static const char *const cases[][2] = {
+		{"2025-06-18", "2025-06-18"},
+		{"2025-11-25", "2025-11-25"},
+		{"1999-01-01", "2025-11-25"},
+	};
+
+	for (size_t i = 0; i < 3; i++) {
+		struct mcp m;
+		char params[256];
+		cJSON *r, *res;
+
+		mcp_start(&m, W);
+		snprintf(params, sizeof(params),
+			 "{\"protocolVersion\":\"%s\",\"capabilities\":{},"
+			 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
+			 cases[i][0]);
+		r = rpc(&m, 1, "initialize", params);
+		res = cJSON_GetObjectItem(r, "result");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+					 res, "protocolVersion")), cases[i][1]);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+					 cJSON_GetObjectItem(res, "serverInfo"), "name")),
+				 "wstools");
+		ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(res, "capabilities"),
+					    "tools"), "listChanged")));
+		ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+						     res, "instructions")),
+					     "workspace root"));
+		cJSON_Delete(r);
+		/* ping answers an empty result; EOF ends the server with 0. */
+		r = rpc(&m, 2, "ping", NULL);
+		ck_assert(cJSON_IsObject(cJSON_GetObjectItem(r, "result")));
+		cJSON_Delete(r);
+		ck_assert_int_eq(mcp_close(&m), 0);
+	}
+}
+END_TEST
+
+START_TEST(tools_list_schemas)
+{
+	static const char *const names[] = {
+		"list_directory", "read_file", "write_file", "edit_file",
+		"create_directory", "move_path", "delete_path", "search_files",
+		"run_command"};
+	struct mcp m;
+	struct wst_run sch;
+	cJSON *r, *tools, *t;
+	bool seen[9] = {false};
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	r = rpc(&m, 2, "tools/list", "{}");
+	tools = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "tools");
+	ck_assert_int_eq(cJSON_GetArraySize(tools), 9);
+	/* The same input schemas as "wstools schemas" prints. */
+	wst_run(&sch, NULL, "wstools", "schemas", NULL);
+	ck_assert_int_eq(sch.status, 0);
+	cJSON_ArrayForEach(t, tools) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(t, "name"));
+		const cJSON *ann = cJSON_GetObjectItem(t, "annotations"), *d;
+		size_t i;
+
+		for (i = 0; i < 9; i++)
+			if (strcmp(names[i], name) == 0)
+				break;
+		ck_assert_msg(i < 9, "unexpected tool %s", name);
+		seen[i] = true;
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+					 cJSON_GetObjectItem(t, "inputSchema"), "type")),
+				 "object");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+					 cJSON_GetObjectItem(t, "outputSchema"), "type")),
+				 "object");
+		ck_assert(cJSON_IsObject(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(t, "outputSchema"), "properties")));
+		ck_assert_ptr_nonnull(cJSON_GetStringValue(
+			cJSON_GetObjectItem(t, "description")));
+		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "readOnlyHint")));
+		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "destructiveHint")));
+		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "idempotentHint")));
+		ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(ann, "openWorldHint")));
+		ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(ann, "readOnlyHint")),
+				 strcmp(name, "read_file") == 0 ||
+					 strcmp(name, "list_directory") == 0 ||
+					 strcmp(name, "search_files") == 0);
+		cJSON_ArrayForEach(d, sch.json) {
+			const cJSON *fn = cJSON_GetObjectItem(d, "function");
+
+			if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(fn, "name")),
+				   name) == 0)
+				ck_assert(cJSON_Compare(cJSON_GetObjectItem(fn, "parameters"),
+							cJSON_GetObjectItem(t, "inputSchema"),
+							1));
+		}
+	}
+	for (size_t i = 0; i < 9; i++)
+		ck_assert_msg(seen[i], "%s not listed", names[i]);
+	wst_run_free(&sch);
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/* --net: run_command reaches the open world, and says so. */
+	mcp_start(&m, "--net", W);
+	r = rpc(&m, 2, "tools/list", NULL);
+	tools = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "tools");
+	cJSON_ArrayForEach(t, tools) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(t, "name"));
+
+		ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(
+					 cJSON_GetObjectItem(t, "annotations"),
+					 "openWorldHint")),
+				 strcmp(name, "run_command") == 0);
+	}
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+START_TEST(every_tool_once)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *p;
+	int id = 10;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+
+	res = call(&m, id++, "list_directory", "{\"path\":\"/\"}", &r);
+	ck_assert(!is_error(res));
+	ck_assert_str_eq(text_of(res), "notes.md\nsrc/\n");
+	ck_assert_int_eq(cJSON_GetArraySize(sc(res, "entries")), 2);
+	cJSON_Delete(r);
+	res = call(&m, id++, "list_directory", "{\"path\":\"nope\"}", &r);
+	ck_assert_str_eq(code_of(res), "NOT_FOUND");
+	cJSON_Delete(r);
+
+	res = call(&m, id++, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert(!is_error(res));
+	ck_assert_str_eq(text_of(res), "one\ntwo\nthree\n");
+	ck_assert_str_eq(cJSON_GetStringValue(sc(res, "content")), "one\ntwo\nthree\n");
+	ck_assert_int_eq((int)cJSON_GetNumberValue(sc(res, "total_lines")), 3);
+	cJSON_Delete(r);
+	res = call(&m, id++, "read_file", "{\"path\":\"src\"}", &r);
+	ck_assert_str_eq(code_of(res), "IS_A_DIRECTORY");
+	cJSON_Delete(r);
+
+	res = call(&m, id++, "write_file",
+		   "{\"path\":\"new/b.txt\",\"content\":\"hello\\n\"}", &r);
+	ck_assert(!is_error(res));
+	ck_assert(cJSON_IsTrue(sc(res, "created")));
+	cJSON_Delete(r);
+	p = wst_path(W, "new/b.txt");
+	{
+		char *c = wst_slurp(p, NULL);
+
+		ck_assert_str_eq(c, "hello\n");
+		free(c);
+	}
+	res = call(&m, id++, "write_file", "{\"path\":\"c.txt\"}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+	cJSON_Delete(r);
+
+	res = call(&m, id++, "edit_file",
+		   "{\"path\":\"new/b.txt\",\"old\":\"hello\",\"new\":\"bye\"}", &r);
+	ck_assert(!is_error(res));
+	ck_assert_int_eq((int)cJSON_GetNumberValue(sc(res, "replacements")), 1);
+	cJSON_Delete(r);
+	res = call(&m, id++, "edit_file",
+		   "{\"path\":\"new/b.txt\",\"old\":\"absent\",\"new\":\"x\"}", &r);
+	ck_assert_str_eq(code_of(res), "EDIT_NO_MATCH");
+	cJSON_Delete(r);
+
+	res = call(&m, id++, "create_directory", "{\"path\":\"d1/d2\"}", &r);
+	ck_assert(!is_error(res));
+	cJSON_Delete(r);
+	res = call(&m, id++, "create_directory", "{\"path\":\"notes.md/x\"}", &r);
+	ck_assert(is_error(res));
+	code_of(res);
+	cJSON_Delete(r);
+
+	res = call(&m, id++, "move_path",
+		   "{\"source\":\"new/b.txt\",\"destination\":\"moved.txt\"}", &r);
+	ck_assert(!is_error(res));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(p));
+	free(p);
+	res = call(&m, id++, "move_path",
+		   "{\"source\":\"gone\",\"destination\":\"x\"}", &r);
+	ck_assert_str_eq(code_of(res), "NOT_FOUND");
+	cJSON_Delete(r);
+
+	res = call(&m, id++, "delete_path", "{\"path\":\"moved.txt\"}", &r);
+	ck_assert(!is_error(res));
+	cJSON_Delete(r);
+	p = wst_path(W, "moved.txt");
+	ck_assert(!wst_exists(p));
+	free(p);
+	res = call(&m, id++, "delete_path", "{\"path\":\"moved.txt\"}", &r);
+	ck_assert_str_eq(code_of(res), "NOT_FOUND");
+	cJSON_Delete(r);
+
+	res = call(&m, id++, "search_files", "{\"pattern\":\"t[wh]\"}", &r);
+	ck_assert(!is_error(res));
+	ck_assert_str_eq(text_of(res), "/notes.md:2:two\n/notes.md:3:three\n");
+	cJSON_Delete(r);
+	res = call(&m, id++, "search_files", "{\"pattern\":\"(\"}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_PATTERN");
+	cJSON_Delete(r);
+
+	res = call(&m, id++, "run_command", "{\"command\":\"echo hi; echo err >&2\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")), "hi\n");
+	ck_assert_ptr_nonnull(strstr(text_of(res), "--- stdout\nhi\n--- stderr\nerr\n"));
+	cJSON_Delete(r);
+	res = call(&m, id++, "run_command", "{\"command\":[]}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+	cJSON_Delete(r);
+
+	/* Unknown keys are the CLI's INVALID_ARGUMENT, as a tool error. */
+	res = call(&m, id++, "read_file", "{\"path\":\"notes.md\",\"approve\":true}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+START_TEST(jsonrpc_errors)
+{
+	struct mcp m;
+	cJSON *r;
+	char *big;
+	size_t n = 100000;
+
+	mcp_start(&m, "--max-message", "4096", W);
+	handshake(&m, NULL);
+	/* A malformed line: -32700 with a null id, and the server goes on. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":");
+	r = mcp_recv(&m, 5000);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(rpc_error_code(r), -32700);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "id")));
+	cJSON_Delete(r);
+	r = rpc(&m, 6, "ping", NULL);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	/* Unknown method. */
+	r = rpc(&m, 7, "resources/list", NULL);
+	ck_assert_int_eq(rpc_error_code(r), -32601);
+	cJSON_Delete(r);
+	/* Bad params: no name, arguments not an object, unknown tool,
+	 * params not an object, initialize without a version. */
+	r = rpc(&m, 8, "tools/call", "{}");
+	ck_assert_int_eq(rpc_error_code(r), -32602);
+	cJSON_Delete(r);
+	r = rpc(&m, 9, "tools/call", "{\"name\":\"read_file\",\"arguments\":[1]}");
+	ck_assert_int_eq(rpc_error_code(r), -32602);
+	cJSON_Delete(r);
+	r = rpc(&m, 10, "tools/call", "{\"name\":\"rm_rf\",\"arguments\":{}}");
+	ck_assert_int_eq(rpc_error_code(r), -32602);
+	cJSON_Delete(r);
+	r = rpc(&m, 11, "tools/list", "[1]");
+	ck_assert_int_eq(rpc_error_code(r), -32602);
+	cJSON_Delete(r);
+	r = rpc(&m, 12, "initialize", "{}");
+	ck_assert_int_eq(rpc_error_code(r), -32602);
+	cJSON_Delete(r);
+	/* A notification gets no response: the next message is the ping's. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":999}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}");
+	r = mcp_recv(&m, 5000);
+	ck_assert(is_id(r, 13));
+	cJSON_Delete(r);
+	/* A line over --max-message: refused without being held, then on. */
+	big = malloc(n + 64);
+	memcpy(big, "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\",\"x\":\"", 46);
+	memset(big + 46, 'a', n);
+	memcpy(big + 46 + n, "\"}", 3);
+	mcp_send(&m, "%s", big);
+	free(big);
+	r = mcp_recv(&m, 5000);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(rpc_error_code(r), -32600);
+	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+					     cJSON_GetObjectItem(r, "error"), "message")),
+				     "max-message"));
+	cJSON_Delete(r);
+	r = rpc(&m, 15, "ping", NULL);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	/* A last line without its newline still counts; then EOF: 0. */
+	{
+		static const char last[] = "{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"ping\"}";
+
+		mcp_sendn(&m, last, sizeof(last) - 1);
+	}
+	close(m.in);
+	m.in = open("/dev/null", O_RDONLY);
+	r = mcp_recv(&m, 5000);
+	ck_assert(is_id(r, 16));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+START_TEST(usage_and_workspace_errors)
+{
+	struct wst_run r;
+	struct mcp m;
+	cJSON *resp, *res;
+
+	wst_run(&r, NULL, "wstools", "mcp", "--compat", "mcp-filesystem", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "not yet"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "mcp", "/nonexistent/dir", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "WORKSPACE_NOT_FOUND"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "--max-message"));
+	wst_run_free(&r);
+	/* No workspace and no roots: each call says so, as a tool error. */
+	mcp_start(&m, "--no-detect-root");
+	handshake(&m, NULL);
+	res = call(&m, 2, "read_file", "{\"path\":\"a\"}", &resp);
+	ck_assert_str_eq(code_of(res), "WORKSPACE_NOT_FOUND");
+	cJSON_Delete(resp);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+START_TEST(containment)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *out = wst_path(T, "outside"), *args;
+
+	wst_symlink(out, W, "link");
+	wst_symlink("../outside/secret.txt", W, "rel");
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "read_file", "{\"path\":\"../outside/secret.txt\"}", &r);
+	ck_assert_str_eq(code_of(res), "PATH_OUTSIDE_WORKSPACE");
+	cJSON_Delete(r);
+	ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/secret.txt\"}", out), 0);
+	res = call(&m, 3, "read_file", args, &r);
+	/* A host path outside is the root-relative shorthand: not there. */
+	ck_assert_str_eq(code_of(res), "NOT_FOUND");
+	cJSON_Delete(r);
+	free(args);
+	res = call(&m, 4, "read_file", "{\"path\":\"link/secret.txt\"}", &r);
+	ck_assert_str_eq(code_of(res), "SYMLINK_OUTSIDE_WORKSPACE");
+	cJSON_Delete(r);
+	res = call(&m, 5, "read_file", "{\"path\":\"rel\"}", &r);
+	ck_assert_str_eq(code_of(res), "SYMLINK_OUTSIDE_WORKSPACE");
+	cJSON_Delete(r);
+	res = call(&m, 6, "write_file", "{\"path\":\"link/new\",\"content\":\"x\"}", &r);
+	ck_assert_str_eq(code_of(res), "SYMLINK_OUTSIDE_WORKSPACE");
+	cJSON_Delete(r);
+	res = call(&m, 7, "list_directory", "{\"path\":\"link\"}", &r);
+	ck_assert_str_eq(code_of(res), "SYMLINK_OUTSIDE_WORKSPACE");
+	cJSON_Delete(r);
+	res = call(&m, 8, "search_files", "{\"pattern\":\"secret\",\"paths\":[\"../outside\"]}",
+		   &r);
+	ck_assert_str_eq(code_of(res), "PATH_OUTSIDE_WORKSPACE");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	{
+		char *p = wst_path(out, "new");
+
+		ck_assert(!wst_exists(p));
+		free(p);
+	}
+	free(out);
+}
+END_TEST
+
+/* Wait for a progress notification with token tok; returns its value. */
+static long long
+wait_progress(struct mcp *m, const char *tok, int timeout_ms)
+{
+	for (;;) {
+		cJSON *j = mcp_recv(m, timeout_ms);
+		const char *meth;
+		long long v;
+
+		ck_assert_msg(j != NULL, "no progress notification");
+		meth = method_of(j);
+		if (meth != NULL && strcmp(meth, "notifications/progress") == 0) {
+			const cJSON *p = cJSON_GetObjectItem(j, "params");
+
+			ck_assert_str_eq(cJSON_GetStringValue(
+						 cJSON_GetObjectItem(p, "progressToken")), tok);
+			v = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "progress"));
+			cJSON_Delete(j);
+			return v;
+		}
+		ck_assert_msg(!cJSON_GetObjectItem(j, "id"), "unexpected response");
+		cJSON_Delete(j);
+	}
+}
+
+START_TEST(cancel_run_command)
+{
+	struct mcp m;
+	cJSON *r;
+	long long t0;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"run-1\",\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "[\"sleep\",\"30\"]},\"_meta\":{\"progressToken\":\"tok\"}}}");
+	ck_assert_int_eq(wait_progress(&m, "tok", 5000), 0);
+	/* The command is running: progress in elapsed ms, increasing. */
+	ck_assert_int_gt(wait_progress(&m, "tok", 5000), 0);
+	/* Ping answers while the call runs: the reader is not blocked. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
+	for (;;) {
+		r = mcp_recv(&m, 5000);
+		ck_assert_ptr_nonnull(r);
+		if (is_id(r, 7))
+			break;
+		cJSON_Delete(r);
+	}
+	cJSON_Delete(r);
+	t0 = now_ms();
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":\"run-1\",\"reason\":\"test\"}}");
+	/* The worker is free again soon; the cancelled call gets nothing. */
+	r = NULL;
+	{
+		cJSON *res = NULL;
+
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"read_file\",\"arguments\":"
+			 "{\"path\":\"notes.md\"}}}");
+		for (;;) {
+			cJSON *j = mcp_recv(&m, 10000);
+			const cJSON *id;
+
+			ck_assert_msg(j != NULL, "no answer after the cancellation");
+			id = cJSON_GetObjectItem(j, "id");
+			ck_assert_msg(!cJSON_IsString(id), "the cancelled call was answered");
+			if (is_id(j, 8)) {
+				res = j;
+				break;
+			}
+			cJSON_Delete(j);
+		}
+		ck_assert(!is_error(cJSON_GetObjectItem(res, "result")));
+		cJSON_Delete(res);
+	}
+	ck_assert_int_lt(now_ms() - t0, (long long)(6000 * WST_SLOWDOWN));
+	/* Nothing more comes for the cancelled call. */
+	r = rpc(&m, 9, "ping", NULL);
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+START_TEST(cancel_search)
+{
+	struct mcp m;
+	char line[32];
+	long long t0;
+
+	/* Files with a line that backtracks a while each: seconds in all. */
+	memset(line, 'a', 26);
+	line[26] = '\n';
+	line[27] = '\0';
+	for (int i = 0; i < 3000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "slow/f%d.txt", i);
+		wst_write(W, name, line);
+	}
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	t0 = now_ms();
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"search_files\",\"arguments\":{\"pattern\":"
+		 "\"^(a|aa)+[^a\\\\n]\",\"paths\":[\"slow\"]},"
+		 "\"_meta\":{\"progressToken\":42}}}");
+	{
+		cJSON *j = mcp_recv(&m, 5000);
+		const cJSON *p = cJSON_GetObjectItem(j, "params");
+
+		ck_assert_str_eq(method_of(j), "notifications/progress");
+		ck_assert_int_eq((int)cJSON_GetNumberValue(
+					 cJSON_GetObjectItem(p, "progressToken")), 42);
+		cJSON_Delete(j);
+	}
+	usleep(300000);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":3}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"list_directory\",\"arguments\":{}}}");
+	for (;;) {
+		cJSON *j = mcp_recv(&m, 20000);
+
+		ck_assert_msg(j != NULL, "no answer after the cancellation");
+		ck_assert_msg(!is_id(j, 3), "the cancelled search was answered");
+		if (is_id(j, 4)) {
+			cJSON_Delete(j);
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	/* Well before the search would have ended (several seconds). */
+	ck_assert_int_lt(now_ms() - t0, (long long)(2500 * WST_SLOWDOWN));
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+START_TEST(progress_of_a_command)
+{
+	struct mcp m;
+	int progress = 0;
+	long long last = -1;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "\"sleep 1; echo done\"},\"_meta\":{\"progressToken\":\"p\"}}}");
+	for (;;) {
+		cJSON *j = mcp_recv(&m, 10000);
+		const char *meth;
+
+		ck_assert_ptr_nonnull(j);
+		meth = method_of(j);
+		if (meth != NULL && strcmp(meth, "notifications/progress") == 0) {
+			long long v = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(j, "params"), "progress"));
+
+			ck_assert_int_gt(v, last); /* increasing, as MCP requires */
+			last = v;
+			progress++;
+		} else {
+			const cJSON *res = cJSON_GetObjectItem(j, "result");
+
+			ck_assert(is_id(j, 3));
+			ck_assert(!is_error(res));
+			ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")), "done\n");
+			cJSON_Delete(j);
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	/* The start, and at least two while it ran for a second. */
+	ck_assert_int_ge(progress, 3);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/* A policy where deleting needs approval. */
+static char *
+approve_policy(void)
+{
+	wst_write(T, "approve.json",
+		  "{\"version\":1,\"name\":\"ask\",\"file_rules\":["
+		  "{\"name\":\"ask-delete\",\"paths\":[\"**\"],\"operations\":"
+		  "[\"delete\",\"rmdir\"],\"decision\":\"approve\",\"message\":"
+		  "\"Delete {{.Path}}?\"},"
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}]}");
+	return wst_path(T, "approve.json");
+}
+
+/* Call delete_path and answer the elicitation with answer (raw JSON). */
+static cJSON *
+delete_with_answer(struct mcp *m, int id, const char *answer, cJSON **resp)
+{
+	char *params;
+
+	ck_assert_int_ge(asprintf(&params, "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+				  "\"method\":\"tools/call\",\"params\":{\"name\":"
+				  "\"delete_path\",\"arguments\":{\"path\":"
+				  "\"notes.md\"}}}", id), 0);
+	mcp_send(m, "%s", params);
+	free(params);
+	for (;;) {
+		cJSON *j = mcp_recv(m, 10000);
+		const char *meth;
+
+		ck_assert_ptr_nonnull(j);
+		meth = method_of(j);
+		if (meth != NULL && strcmp(meth, "elicitation/create") == 0) {
+			const cJSON *p = cJSON_GetObjectItem(j, "params");
+			const cJSON *eid = cJSON_GetObjectItem(j, "id");
+
+			ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(
+							     cJSON_GetObjectItem(p, "message")),
+						     "Delete"));
+			ck_assert(cJSON_IsObject(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(cJSON_GetObjectItem(p, "requestedSchema"),
+						    "properties"), "approve")));
+			mcp_send(m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":%s}",
+				 (int)eid->valuedouble, answer);
+			cJSON_Delete(j);
+			continue;
+		}
+		if (is_id(j, id)) {
+			*resp = j;
+			return cJSON_GetObjectItem(j, "result");
+		}
+		cJSON_Delete(j);
+	}
+}
+
+START_TEST(approval_by_elicitation)
+{
+	char *pol = approve_policy(), *notes = wst_path(W, "notes.md");
+	struct mcp m;
+	cJSON *r, *res;
+
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	/* Declined, cancelled, or accepted without approve: not deleted. */
+	res = delete_with_answer(&m, 2, "{\"action\":\"decline\"}", &r);
+	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	cJSON_Delete(r);
+	res = delete_with_answer(&m, 3, "{\"action\":\"accept\",\"content\":"
+				 "{\"approve\":false}}", &r);
+	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	cJSON_Delete(r);
+	ck_assert(wst_exists(notes));
+	/* The model cannot approve for the person. */
+	res = call(&m, 4, "delete_path", "{\"path\":\"notes.md\",\"approve\":true}", &r);
+	ck_assert(is_error(res));
+	cJSON_Delete(r);
+	ck_assert(wst_exists(notes));
+	res = delete_with_answer(&m, 5, "{\"action\":\"accept\",\"content\":"
+				 "{\"approve\":true}}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(notes));
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/* A client without elicitation: APPROVAL_REQUIRED, never a prompt. */
+	wst_write(W, "notes.md", "again\n");
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "delete_path", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	cJSON_Delete(r);
+	ck_assert(wst_exists(notes));
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+	free(notes);
+}
+END_TEST
+
+/* Answer the server's roots/list request with roots (raw JSON array). */
+static void
+answer_roots(struct mcp *m, const char *roots)
+{
+	cJSON *j = mcp_recv(m, 5000);
+
+	ck_assert_ptr_nonnull(j);
+	ck_assert_str_eq(method_of(j), "roots/list");
+	mcp_send(m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"roots\":%s}}",
+		 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")), roots);
+	cJSON_Delete(j);
+}
+
+START_TEST(roots_set_the_workspace)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *roots, *other = wst_path(T, "other dir");
+
+	wst_write(T, "other dir/o.txt", "other\n");
+	wst_write(T, "third/t.txt", "third\n");
+	mcp_start(&m, "--no-detect-root");
+	handshake(&m, "{\"roots\":{\"listChanged\":true}}");
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"},"
+				  "{\"uri\":\"file://%s/other%%20dir\",\"name\":\"o\"}]",
+				  W, T), 0);
+	answer_roots(&m, roots);
+	free(roots);
+	res = call(&m, 2, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	/* The second root is mounted at /.NAME (its base name). */
+	res = call(&m, 3, "read_file", "{\"path\":\"/.other dir/o.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "other\n");
+	cJSON_Delete(r);
+	/* The roots change: the server asks again and follows. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s/third\"}]", T), 0);
+	answer_roots(&m, roots);
+	free(roots);
+	res = call(&m, 4, "read_file", "{\"path\":\"t.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 5, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "NOT_FOUND");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/* Pinned by a DIR: roots are not even asked for. */
+	mcp_start(&m, W);
+	handshake(&m, "{\"roots\":{}}");
+	res = call(&m, 2, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert(!is_error(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(other);
+}
+END_TEST
+
+static int
+count_fds(pid_t pid)
+{
+	char p[64];
+	int n = 0;
+	FILE *f;
+	char cmd[128];
+
+	snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
+	snprintf(cmd, sizeof(cmd), "ls %s | wc -l", p);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	return n;
+}
+
+static long
+rss_kb(pid_t pid)
+{
+	char p[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	f = fopen(p, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+START_TEST(ten_thousand_calls)
+{
+	struct mcp m;
+	int fds0 = 0;
+	long rss0 = 0;
+	const int total = 10000, warm = 1000;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	for (int i = 0; i < total; i++) {
+		cJSON *j;
+		const cJSON *res;
+
+		if (i % 2 == 0)
+			mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+				 "\"params\":{\"name\":\"read_file\",\"arguments\":"
+				 "{\"path\":\"notes.md\"}}}", 100 + i);
+		else
+			mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+				 "\"params\":{\"name\":\"list_directory\",\"arguments\":"
+				 "{\"path\":\"src\"}}}", 100 + i);
+		j = mcp_recv(&m, 10000);
+		ck_assert_msg(j != NULL && is_id(j, 100 + i), "call %d unanswered", i);
+		res = cJSON_GetObjectItem(j, "result");
+		ck_assert_msg(!is_error(res), "call %d: %s", i, text_of(res));
+		cJSON_Delete(j);
+		if (i == warm) {
+			fds0 = count_fds(m.pid);
+			rss0 = rss_kb(m.pid);
+		}
+	}
+	ck_assert_int_eq(count_fds(m.pid), fds0);
+#if WST_SLOWDOWN_BUILD == 1
+	/* ASan's quarantine holds freed memory: bound RSS only without it. */
+	ck_assert_msg(rss_kb(m.pid) - rss0 < 2048, "RSS grew from %ld to %ld kB",
+		      rss0, rss_kb(m.pid));
+#else
+	(void)rss0;
+#endif
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("cli-mcp");
+	TCase *tc = tcase_create("core");
+	TCase *slow = tcase_create("long");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, handshake_versions);
+	tcase_add_test(tc, tools_list_schemas);
+	tcase_add_test(tc, every_tool_once);
+	tcase_add_test(tc, jsonrpc_errors);
+	tcase_add_test(tc, usage_and_workspace_errors);
+	tcase_add_test(tc, containment);
+	tcase_add_test(tc, approval_by_elicitation);
+	tcase_add_test(tc, roots_set_the_workspace);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(slow, setup, teardown);
+	tcase_set_timeout(slow, 300);
+	tcase_add_test(slow, cancel_run_command);
+	tcase_add_test(slow, cancel_search);
+	tcase_add_test(slow, progress_of_a_command);
+	tcase_add_test(slow, ten_thousand_calls);
+	suite_add_tcase(s, slow);
+	return s;
+}
+
+WST_MAIN(suite)
