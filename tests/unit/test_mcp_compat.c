@@ -711,6 +711,56 @@ START_TEST(unknown_and_bad)
 }
 END_TEST
 
+/* The hook in the server: wstools mcp --compat mcp-filesystem over a
+ * pipe, the calls run in-process by the server (ws_mcp_invoke). */
+START_TEST(server_hook)
+{
+	struct wst_run r;
+	char *in = NULL, *line, *save = NULL;
+	cJSON *resp[6] = {0};
+	int n = 0;
+	char want[4096];
+
+	wst_write(T, "ws/a.txt", "one\ntwo\n");
+	wst_write(T, "extra/e.txt", "e\n");
+	ck_assert_int_ge(asprintf(&in,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+		"{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":"
+		"{\"name\":\"t\",\"version\":\"1\"}}}\n"
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+		"{\"name\":\"read_text_file\",\"arguments\":{\"path\":\"%s/a.txt\",\"tail\":2}}}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":"
+		"{\"name\":\"list_directory\",\"arguments\":{\"path\":\"%s\"}}}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
+		"{\"name\":\"read_text_file\",\"arguments\":{\"path\":\"/etc/passwd\"}}}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":"
+		"{\"name\":\"read_file_nope\",\"arguments\":{}}}\n", W, X), 0);
+	wst_run(&r, in, "wstools", "mcp", "--compat", "mcp-filesystem", W, X, NULL);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+	for (line = strtok_r(r.out, "\n", &save); line && n < 6; line = strtok_r(NULL, "\n", &save))
+		resp[n++] = cJSON_Parse(line);
+	ck_assert_int_eq(n, 6);
+	/* tools/list: the reference's 14 tools; tail 2 of a file ending in a
+	 * newline is its last line, as the reference splits it. */
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(
+				 cJSON_GetObjectItem(resp[1], "result"), "tools")), 14);
+	ck_assert_str_eq(text_of(cJSON_GetObjectItem(resp[2], "result")), "two\n");
+	ck_assert_str_eq(text_of(cJSON_GetObjectItem(resp[3], "result")), "[FILE] e.txt");
+	ck_assert(is_error(cJSON_GetObjectItem(resp[4], "result")));
+	snprintf(want, sizeof(want), "Access denied - path outside allowed directories: "
+		 "/etc/passwd not in %s, %s", W, X);
+	ck_assert_str_eq(text_of(cJSON_GetObjectItem(resp[4], "result")), want);
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(resp[5], "error"), "code")->valueint,
+			 -32602);
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(resp[i]);
+	wst_run_free(&r);
+	free(in);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* The recorded reference transcript, replayed through the real tools. */
 
@@ -992,6 +1042,7 @@ suite(void)
 	tcase_add_test(tc, read_media);
 	tcase_add_test(tc, read_multiple);
 	tcase_add_test(tc, unknown_and_bad);
+	tcase_add_test(tc, server_hook);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tr, 300);
 	tcase_add_test(tr, replay_reference);

@@ -12,6 +12,10 @@
  *                                                      each tools/call
  *   ws_mcp_compat_free(c);
  *
+ * The server (lib/mcp.c) plugs it in through its own hook,
+ * ws_mcp_compat_filesystem below (lib/mcp_compat_hook.c), listed in
+ * cmd/wstools.c's compats[].
+ *
  * A compat call is translated into one or more native calls (toolbox tool
  * name + native arguments, exactly as `wstools call NAME JSON` takes them),
  * which the core runs in-process through `native`; their outputs are
@@ -104,6 +108,17 @@ int ws_mcp_compat_call(const struct ws_mcp_compat_fs *c, const char *name,
  */
 int ws_mcp_compat_path(const struct ws_mcp_compat_fs *c, const char *p,
 		       char **native, char **real);
+
+struct ws_mcp_compat;
+
+/*
+ * The mode for the MCP server (ws/mcp.h, --compat mcp-filesystem):
+ * tools/list is ws_mcp_compat_tools(), each tools/call runs
+ * ws_mcp_compat_call() with ws_mcp_invoke() as the native runner, on the
+ * server's directories (ws_mcp_dirs(): workspace "/", then the mounts
+ * "/.NAME", named as the server names them).  lib/mcp_compat_hook.c.
+ */
+extern const struct ws_mcp_compat ws_mcp_compat_filesystem;
 
 /*
  * Map a virtual path of a native result ("/sub/a.txt", "/.NAME/x") back to
