@@ -519,6 +519,11 @@ native_message(const cJSON *err, const char *npath, const char *shown)
 	    msg[nl] == ':') {
 		sb_add(&b, shown);
 		sb_add(&b, msg + nl);
+	} else if (npath != NULL && shown != NULL && msg[0] == '/' &&
+		   strncmp(msg + 1, npath, nl) == 0 && msg[nl + 1] == ':') {
+		/* The same path in the virtual view ("/sub/a.txt"). */
+		sb_add(&b, shown);
+		sb_add(&b, msg + nl + 1);
 	} else {
 		sb_add(&b, msg);
 	}
@@ -640,9 +645,11 @@ read_text(struct ws__mc_call *k, const char *npath, const char *shown,
 		if (jtrue(out, "binary")) {
 			const char *mime = jstr(out, "mime_type");
 
-			rc = WS_ENOT_A_REGULAR_FILE;
+			/* The reference would decode the bytes as UTF-8 with
+			 * U+FFFD for each bad sequence: nothing a model can use. */
+			rc = WS_EINVALID_ARGUMENT;
 			if (asprintf(msg, "%s is a binary file%s%s%s, not text: read it "
-				     "with read_media_file (NOT_A_REGULAR_FILE)", shown,
+				     "with read_media_file (INVALID_ARGUMENT)", shown,
 				     mime ? " (" : "", mime ? mime : "", mime ? ")" : "") < 0)
 				*msg = NULL;
 			cJSON_Delete(out);

@@ -439,6 +439,14 @@ START_TEST(native_errors)
 	res = call("read_text_file", "{\"path\":\"m.txt\"}");
 	ck_assert_str_eq(text_of(res), "m.txt: no such file (NOT_FOUND)");
 	cJSON_Delete(res);
+	/* Also when the native message names the virtual path. */
+	answers("[{\"error\":{\"code\":\"POLICY_DENIED\",\"message\":"
+		"\"/.git/hooks/x: is a guarded path\"}}]");
+	res = call("write_file", "{\"path\":\"$T/ws/.git/hooks/x\",\"content\":\"\"}");
+	snprintf(want, sizeof(want), "Access denied - %s/.git/hooks/x: is a guarded path "
+		 "(POLICY_DENIED)", W);
+	ck_assert_str_eq(text_of(res), want);
+	cJSON_Delete(res);
 
 	/* A runner that fails without an error object. */
 	answers("[{\"error\":null}]");
