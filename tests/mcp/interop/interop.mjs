@@ -165,11 +165,10 @@ async function runServer(mode, cmd) {
 	let stderr = "";
 	transport.stderr?.on("data", (d) => { stderr += d; });
 	const client = new Client({ name: "wstools-interop", version: "1.0.0" });
-	const report = { server: null, protocolVersion: null, tools: [], calls: [] };
+	const report = { server: null, tools: [], calls: [] };
 	try {
 		await client.connect(transport);
 		report.server = client.getServerVersion() ?? null;
-		report.protocolVersion = transport._protocolVersion ?? null;
 		report.capabilities = client.getServerCapabilities() ?? null;
 		const list = await client.listTools();
 		report.tools = list.tools.map((t) => ({
