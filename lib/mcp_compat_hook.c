@@ -169,6 +169,7 @@ ws__hook_call(struct ws_mcp *srv, const char *name, const cJSON *args)
 		cJSON *r = cJSON_CreateObject(), *content = cJSON_AddArrayToObject(r, "content");
 		cJSON *b = cJSON_CreateObject();
 
+		ws_error_clear();
 		cJSON_AddStringToObject(b, "type", "text");
 		cJSON_AddStringToObject(b, "text", cJSON_IsString(err) ? err->valuestring
 								      : "out of memory");
@@ -177,9 +178,13 @@ ws__hook_call(struct ws_mcp *srv, const char *name, const cJSON *args)
 		cJSON_Delete(err);
 		return r;
 	}
-	/* NULL for a tool it does not serve: the server answers -32602. */
+	/* NULL for a tool it does not serve: the server answers -32602.
+	 * The last error is this thread's and outlives the call: the
+	 * result carries everything, so it is forgotten here (the worker
+	 * thread's exit would leak its path otherwise). */
 	if (ws_mcp_compat_call(fs, name, args, ws__hook_native, srv, &res) < 0)
-		return NULL;
+		res = NULL;
+	ws_error_clear();
 	return res;
 }
 
