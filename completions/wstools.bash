@@ -9,10 +9,10 @@
 
 _ws_options()
 {
-	local tool=$1 var
-	var="_ws_opts_${tool//[^a-zA-Z0-9]/_}"
+	local all="$*" var
+	var="_ws_opts_${all//[^a-zA-Z0-9]/_}"
 	if [[ -z ${!var-} ]]; then
-		printf -v "$var" '%s' "$("$tool" --help 2>/dev/null |
+		printf -v "$var" '%s' "$("$@" --help 2>/dev/null |
 			sed -n 's/^ \{1,\}\(-[^ ,]*\(, --[^ ]*\)\{0,1\}\).*/\1/p' |
 			tr ',' '\n' | sed 's/^ *//; s/^--\[no-\]\(.*\)/--\1 --no-\1/; s/[=[].*//' |
 			tr ' ' '\n')"
@@ -99,6 +99,7 @@ _ws_complete()
 	--paths) COMPREPLY=($(compgen -W "virtual relative real" -- "$cur")); return ;;
 	--sort) COMPREPLY=($(compgen -W "name size mtime" -- "$cur")); return ;;
 	--isolate) COMPREPLY=($(compgen -W "auto strict none" -- "$cur")); return ;;
+	--compat) COMPREPLY=($(compgen -W "mcp-filesystem" -- "$cur")); return ;;
 	--tool) COMPREPLY=($(compgen -W "write_file edit_file create_directory move_path delete_path" -- "$cur")); return ;;
 	-t | -T | --type | --type-not)
 		COMPREPLY=($(compgen -W "$("$tool" --type-list 2>/dev/null |
@@ -109,10 +110,21 @@ _ws_complete()
 	--mount | --args | --content | --old | --new | --env | --timeout | \
 		--depth | --max-* | --start-line | --end-line | --tail | -e | \
 		--include | --exclude | -A | -B | -C | -m | --offset | --grace | \
-		--memory | --keep-env | --if-version | --fields | --time-budget)
+		--memory | --keep-env | --if-version | --fields | --time-budget | \
+		--max-message)
 		return
 		;;
 	esac
+	# wstools mcp: its own options; its DIRs are host directories.
+	if [[ $tool == wstools && ${COMP_WORDS[1]-} == mcp && $COMP_CWORD -gt 1 ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$(_ws_options wstools mcp)" -- "$cur"))
+		else
+			compopt -o dirnames 2>/dev/null
+			COMPREPLY=($(compgen -d -- "$cur"))
+		fi
+		return
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_ws_options "$tool")" -- "$cur"))
 		return

@@ -1,7 +1,7 @@
 /*
  * mcp.c - the toolbox as an MCP server (see ws/mcp.h): the JSON-RPC loop
- * on the reading thread, the tool calls on one worker thread, and the
- * server's own requests (roots/list, elicitation/create) in between.
+ * on a reading thread, the tool calls on the main thread (the worker), and
+ * the server's own requests (roots/list, elicitation/create) in between.
  *
  * Threads: the reader parses every line and answers what needs no tool
  * (initialize, ping, tools/list, errors) itself; a tools/call goes to a
@@ -220,7 +220,8 @@ static const struct {
 	{"move_path", "Move or rename", false, true, false,
 	 "{\"type\":\"object\",\"properties\":{"
 	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"dest_path\":{\"type\":\"string\"},"
+	 "\"action\":{\"type\":\"string\"},\"destination\":{\"type\":\"string\"},"
+	 "\"destination_real_path\":{\"type\":\"string\"},"
 	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
 	{"delete_path", "Delete a file or directory", false, true, true,
 	 "{\"type\":\"object\",\"properties\":{"
@@ -485,10 +486,37 @@ ws__render(const char *tool, const cJSON *out)
 	return buf;
 }
 
-/* Write a CallToolResult for the CLI envelope env into jw. */
-static void
-ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env)
+/*
+ * The text of the "output" value in a CLI envelope as the tool printed it
+ * (raw), so that structuredContent is not printed again: the envelope is
+ * {"success":true,"tool":NAME,"output":OUTPUT,"error":null[,"boundary":
+ * "off"]}, and ,"error":null outside a string can only be the envelope's
+ * last one.  NULL (and *n 0) if raw is not of that shape.
+ */
+static const char *
+ws__raw_output(const char *raw, size_t *n)
 {
+	const char *b = raw ? strstr(raw, ",\"output\":") : NULL, *e = NULL;
+
+	*n = 0;
+	if (b == NULL || strncmp(raw, "{\"success\":true,", 16) != 0)
+		return NULL;
+	b += 10;
+	for (const char *p = b; (p = strstr(p, ",\"error\":null")) != NULL; p++)
+		e = p;
+	if (e == NULL || *b != '{' || e[-1] != '}')
+		return NULL;
+	*n = (size_t)(e - b);
+	return b;
+}
+
+/* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
+static void
+ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
+		const char *raw)
+{
+	const char *raw_out = NULL;
+	size_t raw_len = 0;
 	const cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
 	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
@@ -496,7 +524,10 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env)
 
 	if (ok) {
 		text = ws__render(tool, out);
-		if (cJSON_IsObject(out)) {
+		if (cJSON_IsObject(out) &&
+		    (raw_out = ws__raw_output(raw, &raw_len)) != NULL) {
+			/* As printed: no second serialization of the output. */
+		} else if (cJSON_IsObject(out)) {
 			sc = cJSON_PrintUnformatted(out);
 		} else {
 			/* structuredContent is an object: wrap anything else. */
@@ -532,7 +563,12 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env)
 	ws_jw_obj_end(jw);
 	ws_jw_arr_end(jw);
 	ws_jw_key(jw, "structuredContent");
-	ws_jw_raw(jw, sc ? sc : "{}");
+	if (raw_out != NULL) {
+		ws_jw_raw(jw, "");
+		fwrite(raw_out, 1, raw_len, jw->f);
+	} else {
+		ws_jw_raw(jw, sc ? sc : "{}");
+	}
 	ws_jw_kbool(jw, "isError", !ok);
 	ws_jw_obj_end(jw);
 	free(text);
@@ -568,8 +604,9 @@ ws__wait_roots(struct ws_mcp *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
-cJSON *
-ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
+/* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
+static cJSON *
+ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 {
 	const struct ws_mcp_opts *o = s->o;
 	const struct ws_mcp_tool *t = NULL;
@@ -636,9 +673,20 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 				    out && *out ? "the tool printed no JSON envelope"
 						: "the tool printed nothing",
 				    NULL);
+		free(out);
+		out = NULL;
 	}
-	free(out);
+	if (raw != NULL)
+		*raw = out;
+	else
+		free(out);
 	return env;
+}
+
+cJSON *
+ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
+{
+	return ws__invoke(s, tool, args, NULL);
 }
 
 const char *const *
@@ -749,6 +797,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 	cJSON *env = NULL, *res = NULL;
+	char *raw = NULL;
 	struct ws__msg m;
 	bool cancelled;
 
@@ -762,7 +811,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	if (s->o->compat != NULL)
 		res = s->o->compat->call(s, name->valuestring, args);
 	else
-		env = ws_mcp_invoke(s, name->valuestring, args);
+		env = ws__invoke(s, name->valuestring, args, &raw);
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);
 	s->progress_token = NULL;
@@ -786,7 +835,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 			ws_jw_raw(&m.jw, t ? t : "{}");
 			free(t);
 		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, env);
+			ws__call_result(&m.jw, name->valuestring, env, raw);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
 		}
@@ -794,13 +843,12 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	}
 	cJSON_Delete(env);
 	cJSON_Delete(res);
+	free(raw);
 }
 
-static void *
-ws__worker(void *arg)
+static void
+ws__worker(struct ws_mcp *s)
 {
-	struct ws_mcp *s = arg;
-
 	/*
 	 * No signal is blocked here: wsrun's children inherit this thread's
 	 * mask, and a command must die of the SIGTERM that stops it.
@@ -832,7 +880,6 @@ ws__worker(void *arg)
 		free(j);
 	}
 	ws_cli_set_approver(NULL, NULL);
-	return NULL;
 }
 
 /* ---- Requests (reader thread) ---------------------------------------- */
@@ -1281,11 +1328,25 @@ ws__read_loop(struct ws_mcp *s)
 	free(buf);
 }
 
+/* The reading thread: every line until EOF, then the worker is told. */
+static void *
+ws__reader(void *arg)
+{
+	struct ws_mcp *s = arg;
+
+	ws__read_loop(s);
+	pthread_mutex_lock(&s->mu);
+	s->eof = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
 int
 ws_mcp_serve(const struct ws_mcp_opts *o)
 {
 	struct ws_mcp s;
-	pthread_t worker;
+	pthread_t reader;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
@@ -1299,16 +1360,18 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	if ((rc = ws__build_list(&s)) < 0)
 		goto out;
-	if (pthread_create(&worker, NULL, ws__worker, &s) != 0) {
-		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the worker thread");
+	/*
+	 * The calls run on this thread, the reading on another: what the
+	 * tools keep per thread (the last error, PCRE2 match data) stays the
+	 * main thread's, and a command's parent-death signal follows the
+	 * process, not a thread that could end first.
+	 */
+	if (pthread_create(&reader, NULL, ws__reader, &s) != 0) {
+		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the reading thread");
 		goto out;
 	}
-	ws__read_loop(&s);
-	pthread_mutex_lock(&s.mu);
-	s.eof = true;
-	pthread_cond_broadcast(&s.cv);
-	pthread_mutex_unlock(&s.mu);
-	pthread_join(worker, NULL);
+	ws__worker(&s);
+	pthread_join(reader, NULL);
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;
 out:

@@ -16,17 +16,17 @@ for page in "$mandir"/*.[157]; do
 	fi
 done
 checked=0
-for bin in "$bindir"/ws*; do
-	[ -f "$bin" ] && [ -x "$bin" ] || continue
-	tool=${bin##*/}
-	page="$mandir/$tool.1"
+# check_opts TOOL PAGE CMD...: every option CMD --help lists is in PAGE.
+check_opts() {
+	local tool=$1 page=$2 opts o pat
+	shift 2
 	if [ ! -f "$page" ]; then
 		echo "FAIL: $tool has no man page ($page)"
 		fail=1
-		continue
+		return
 	fi
 	# Options as --help lists them: "  -a, --all ..." or "      --depth N".
-	opts=$("$bin" --help | sed -n 's/^ \{1,\}\(-[^ ,]*\(, --[^ ]*\)\{0,1\}\).*/\1/p' |
+	opts=$("$@" --help | sed -n 's/^ \{1,\}\(-[^ ,]*\(, --[^ ]*\)\{0,1\}\).*/\1/p' |
 		tr ',' '\n' | sed 's/^ *//; s/^--\[no-\]\(.*\)/--\1 --no-\1/; s/[=[].*//' | tr ' ' '\n')
 	for o in $opts; do
 		case "$o" in
@@ -41,7 +41,16 @@ for bin in "$bindir"/ws*; do
 		fi
 		checked=$((checked + 1))
 	done
+}
+for bin in "$bindir"/ws*; do
+	[ -f "$bin" ] && [ -x "$bin" ] || continue
+	tool=${bin##*/}
+	check_opts "$tool" "$mandir/$tool.1" "$bin"
 done
+# wstools' subcommand with options of its own has a page of its own.
+if [ -x "$bindir/wstools" ]; then
+	check_opts "wstools mcp" "$mandir/wstools-mcp.1" "$bindir/wstools" mcp
+fi
 echo "$checked options checked against their pages"
 [ "$fail" -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit "$fail"

@@ -2,7 +2,7 @@
  * ws/mcp.h - the toolbox as a Model Context Protocol server on a pair of
  * descriptors (lib/mcp.c): JSON-RPC 2.0, one message per line.
  *
- * The server runs each tools/call in-process, on one worker thread, by
+ * The server runs each tools/call in-process, on the calling thread, by
  * calling the tool's command-line function (cmd/cmds.h) with the
  * arguments the CLI would get (--args JSON and the server's common
  * options), and captures the JSON envelope it prints (ws_out_set()).  The
@@ -32,7 +32,7 @@ struct ws_mcp_tool {
  * call() one tools/call's result object ({"content": [...],
  * "structuredContent": {...}, "isError": bool}), or NULL when name is
  * none of its tools (the server answers -32602).  call() runs on the
- * worker thread and may run any of our tools with ws_mcp_invoke(), as
+ * calls' thread and may run any of our tools with ws_mcp_invoke(), as
  * often as it needs.  Both return cJSON trees the server frees.
  */
 struct ws_mcp_compat {
@@ -79,7 +79,7 @@ int ws_mcp_serve(const struct ws_mcp_opts *o);
  * NULL means {}), with the server's workspace and options, and return the
  * CLI's JSON envelope ({"success", "tool", "output", "error"}) as a cJSON
  * tree the caller frees.  Never NULL: a failure to run is an envelope
- * with an error.  Worker thread only (from ws_mcp_compat.call).
+ * with an error.  Only from ws_mcp_compat.call (the calls' thread).
  */
 struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
 			    const struct cJSON *args);
@@ -88,7 +88,7 @@ struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
  * The real directories the server serves (workspace first, then the
  * mounts of DIRs and roots), for a compat mode's "allowed directories":
  * a NULL-terminated array that lives until the next call of this
- * function.  Worker thread only.
+ * function.  Only from ws_mcp_compat.call.
  */
 const char *const *ws_mcp_dirs(struct ws_mcp *srv);
 
