@@ -7,7 +7,7 @@
  * The allowed directories are the server's (ws_mcp_dirs(): the
  * workspace, then the mounts of further DIRs or of the client's roots);
  * the translation is rebuilt when they change (roots/list_changed), on
- * the worker thread that runs every call, so no lock is needed.
+ * the one thread that runs every call, so no lock is needed.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -180,8 +180,8 @@ ws__hook_call(struct ws_mcp *srv, const char *name, const cJSON *args)
 	}
 	/* NULL for a tool it does not serve: the server answers -32602.
 	 * The last error is this thread's and outlives the call: the
-	 * result carries everything, so it is forgotten here (the worker
-	 * thread's exit would leak its path otherwise). */
+	 * result carries everything, so it is forgotten here (a calls'
+	 * thread that exits would leak its path otherwise). */
 	if (ws_mcp_compat_call(fs, name, args, ws__hook_native, srv, &res) < 0)
 		res = NULL;
 	ws_error_clear();
