@@ -349,6 +349,30 @@ ws_mcp_compat_path(const struct ws_mcp_compat_fs *c, const char *p,
 		free(abs);
 		return rc;
 	}
+	/*
+	 * In the virtual view a mount hides the workspace entry of its name:
+	 * "<workspace>/.NAME/x" would reach the mount, another directory
+	 * than the one the client named.  Refused, with the way round.
+	 */
+	if (strcmp(c->d[k].vprefix, "/") == 0) {
+		for (size_t j = 0; j < c->n; j++) {
+			const char *r2;
+
+			if (j == (size_t)k || strcmp(c->d[j].vprefix, "/") == 0)
+				continue;
+			if (ws_path_within(c->d[j].vprefix + 1, rest, &r2)) {
+				rc = ws_error_set(WS_EINVALID_PATH, abs,
+						  "Access denied - %s: the entry %s of %s is "
+						  "hidden by the allowed directory %s, which "
+						  "the server mounts at that name; name files "
+						  "of %s by its own path (INVALID_PATH)", abs,
+						  c->d[j].vprefix + 1, c->d[k].real,
+						  c->d[j].real, c->d[j].real);
+				free(abs);
+				return rc;
+			}
+		}
+	}
 	/* A relative virtual path: "." for the root, ".NAME/x" in a mount.
 	 * Never an absolute one, which the native resolver could read as a
 	 * real path lexically inside the root. */
@@ -1190,6 +1214,7 @@ t_read_text(struct ws__mc_call *k, const cJSON *args, cJSON **res)
 	char *npath, *real = NULL, *text = NULL, *msg = NULL;
 	int rc;
 
+	*res = NULL;
 	if (path == NULL || !arg_number(args, "head", &head, &bad) ||
 	    !arg_number(args, "tail", &tail, &bad)) {
 		*res = bad;
@@ -1225,7 +1250,8 @@ t_read_text(struct ws__mc_call *k, const cJSON *args, cJSON **res)
 	free(msg);
 	free(npath);
 	free(real);
-	return *res ? 0 : (rc < 0 && msg == NULL ? rc : OOM());
+	/* A failure without a message is only ever out of memory. */
+	return *res ? 0 : OOM();
 }
 
 /* The reference picks the MIME type by extension, not by content. */

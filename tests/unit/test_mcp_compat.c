@@ -281,6 +281,22 @@ START_TEST(path_mapping)
 	check_refused("/etc/shadow");
 	ck_assert_ptr_nonnull(strstr(ws_error_last(), buf));
 
+	/* The workspace entry a mount hides is refused, not redirected into
+	 * the mount; a longer name is no such entry. */
+	snprintf(buf, sizeof(buf), "%s/.extra/e.txt", W);
+	{
+		char *n = NULL;
+
+		ck_assert_int_eq(ws_mcp_compat_path(C, buf, &n, NULL), WS_EINVALID_PATH);
+		ck_assert_ptr_null(n);
+		ck_assert_ptr_nonnull(strstr(ws_error_last(), "hidden by the allowed directory"));
+		snprintf(buf, sizeof(buf), "%s/.extra", W);
+		ck_assert_int_eq(ws_mcp_compat_path(C, buf, &n, NULL), WS_EINVALID_PATH);
+		ck_assert_int_eq(ws_mcp_compat_path(C, ".extra/x", &n, NULL), WS_EINVALID_PATH);
+	}
+	snprintf(buf, sizeof(buf), "%s/.extrax/y", W);
+	check_map(buf, ".extrax/y", buf);
+
 	/* Back from the virtual view. */
 	r = ws_mcp_compat_real(C, "/.extra/e.txt");
 	snprintf(buf, sizeof(buf), "%s/e.txt", X);
