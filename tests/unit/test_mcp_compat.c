@@ -3,9 +3,10 @@
  * filesystem server's tools list, path mapping between real paths and the
  * virtual view, the translation of each compat call into native calls and
  * of their outputs into the reference's text (with a fake native runner
- * that records the calls and answers canned outputs), and a replay of the
+ * that records the calls and answers canned outputs), a replay of the
  * reference server's recorded transcript through the real tools (a runner
- * that execs "wstools call"), compared call for call.
+ * that execs them with --args), compared call for call, and the hook in
+ * wstools mcp.
  */
 #include "wstest.h"
 
@@ -790,20 +791,31 @@ END_TEST
 
 static char *RT; /* the replay's temporary directory */
 
-/* A native runner that execs "wstools call NAME JSON" on the fixture. */
+/*
+ * A native runner that execs the tool's binary with --args JSON on the
+ * fixture, as "wstools call NAME JSON" does (one process, not two: a
+ * sanitized process start is slow).
+ */
 static int
 exec_native(void *arg, const char *tool, const cJSON *args, cJSON **output,
 	    cJSON **error)
 {
 	char *json = cJSON_PrintUnformatted(args);
 	char *ws = wst_path(RT, "ws"), *mount = NULL;
+	const char *bin = strcmp(tool, "read_file") == 0	   ? "wsread"
+			  : strcmp(tool, "list_directory") == 0 ? "wsls"
+								 : "wswrite";
 	struct wst_run r;
 	cJSON *o, *e;
 
 	(void)arg;
 	ck_assert_int_ge(asprintf(&mount, "/.extra=%s/extra", RT), 0);
-	wst_run(&r, NULL, "wstools", "call", tool, json, "--workspace", ws, "--mount",
-		mount, NULL);
+	if (strcmp(bin, "wswrite") == 0)
+		wst_run(&r, NULL, bin, "--tool", tool, "--workspace", ws, "--mount", mount,
+			"--args", json, NULL);
+	else
+		wst_run(&r, NULL, bin, "--workspace", ws, "--mount", mount, "--args", json,
+			NULL);
 	ck_assert_msg(r.json != NULL, "%s %s: no JSON: %s", tool, json, r.err);
 	o = cJSON_GetObjectItem(r.json, "output");
 	e = cJSON_GetObjectItem(r.json, "error");
