@@ -15,7 +15,11 @@
 # figure alike.  Goal (issue 11): at most 100 us per small call, at least
 # 5x below the reference on each.
 #
-#   tests/bench/bench_mcp.sh [READ_CALLS] [LIST_CALLS]
+#   tests/bench/bench_mcp.sh [READ_CALLS] [LIST_CALLS] [EXEC_RUNS]
+#
+# On a busy machine every figure is mostly scheduling latency (a call is
+# a few wake-ups of two processes): run it on a quiet one, or compare only
+# the ratios of one run.
 #
 # The reference server comes from tests/mcp/interop (npm ci there); a
 # wstools without the mcp command is skipped with a note.
@@ -27,6 +31,7 @@ here=$bench_top/tests/bench
 ref=$bench_top/tests/mcp/interop/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
 reads=${1:-10000}
 lists=${2:-1000}
+execs=${3:-1000}
 export LC_ALL=C
 unset WS_ROOT WS_MOUNTS WS_POLICY WS_FORMAT WS_PATHS WS_STRICT WS_CONFIG
 if [ ! -f "$ref" ]; then
@@ -91,8 +96,8 @@ run "reference read_text_file" read_text_file "{\"path\":\"$ws/src/small.c\"}" "
 	node "$ref" "$ws"
 run "reference list_directory" list_directory "{\"path\":\"$ws/dir\"}" "$lists" \
 	node "$ref" "$ws"
-wsread_us=$(exec_us 1000 "$bin/wsread" --workspace "$ws" --json src/small.c)
-wsls_us=$(exec_us 1000 "$bin/wsls" --workspace "$ws" --json dir)
+wsread_us=$(exec_us "$execs" "$bin/wsread" --workspace "$ws" --json src/small.c)
+wsls_us=$(exec_us "$execs" "$bin/wsls" --workspace "$ws" --json dir)
 
 python3 - "$results" "$wsread_us" "$wsls_us" <<'PY'
 import json, sys
