@@ -913,8 +913,17 @@ ws__initialize(struct ws_mcp *s, const cJSON *id, const cJSON *params)
 			ver = ws_mcp_versions[i];
 	pthread_mutex_lock(&s->mu);
 	s->cap_roots = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "roots"));
-	s->cap_elicit = cJSON_IsObject(
-		cJSON_GetObjectItemCaseSensitive(caps, "elicitation"));
+	{
+		/*
+		 * Form elicitation: {} (2025-06-18) or {"form": {}}; a client
+		 * that offers only "url" cannot show our yes/no question.
+		 */
+		const cJSON *el = cJSON_GetObjectItemCaseSensitive(caps, "elicitation");
+
+		s->cap_elicit = cJSON_IsObject(el) &&
+				(el->child == NULL ||
+				 cJSON_GetObjectItemCaseSensitive(el, "form") != NULL);
+	}
 	pthread_mutex_unlock(&s->mu);
 	if (ws__msg_begin(&m, id) < 0)
 		return;

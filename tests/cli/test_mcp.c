@@ -701,6 +701,40 @@ START_TEST(containment)
 }
 END_TEST
 
+START_TEST(dirs_and_common_options)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *docs = wst_path(T, "docs");
+
+	wst_write(T, "docs/guide.md", "guide\n");
+	/* A second DIR is mounted at /.NAME; --strict reaches every call. */
+	mcp_start(&m, "--strict", W, docs);
+	handshake(&m, NULL);
+	res = call(&m, 2, "read_file", "{\"path\":\".docs/guide.md\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "guide\n");
+	cJSON_Delete(r);
+	res = call(&m, 3, "list_directory", "{\"path\":\"/\",\"all\":true}", &r);
+	ck_assert_ptr_nonnull(strstr(text_of(res), ".docs/\n"));
+	cJSON_Delete(r);
+	res = call(&m, 4, "read_file", "{\"path\":\"src/../notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_PATH");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	/* --workspace pins the workspace; every DIR is then a mount. */
+	mcp_start(&m, "--workspace", W, "--paths", "virtual", docs);
+	handshake(&m, NULL);
+	res = call(&m, 2, "read_file", "{\"path\":\"/.docs/guide.md\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	/* --paths virtual: the host layout stays out of the results. */
+	ck_assert_ptr_null(sc(res, "real_path"));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(docs);
+}
+END_TEST
+
 /* Wait for a progress notification with token tok; returns its value. */
 static long long
 wait_progress(struct mcp *m, const char *tok, int timeout_ms)
@@ -973,6 +1007,14 @@ START_TEST(approval_by_elicitation)
 	cJSON_Delete(r);
 	ck_assert(wst_exists(notes));
 	ck_assert_int_eq(mcp_close(&m), 0);
+	/* Only URL elicitation: it cannot ask yes or no either. */
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{\"url\":{}}}");
+	res = call(&m, 2, "delete_path", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	cJSON_Delete(r);
+	ck_assert(wst_exists(notes));
+	ck_assert_int_eq(mcp_close(&m), 0);
 	free(pol);
 	free(notes);
 }
@@ -1129,6 +1171,7 @@ suite(void)
 	tcase_add_test(tc, jsonrpc_errors);
 	tcase_add_test(tc, usage_and_workspace_errors);
 	tcase_add_test(tc, containment);
+	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, roots_set_the_workspace);
 	suite_add_tcase(s, tc);
