@@ -21,6 +21,7 @@
 #include "ws/cli.h"
 #include "ws/error.h"
 #include "ws/mcp.h"
+#include "ws/mcp_compat.h"
 
 #include "cmds.h"
 
@@ -305,7 +306,7 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_INT, "BYTES",
 			   "refuse a message longer than BYTES (default 4 MiB)", 0},
 	[M_COMPAT] = {"compat", 0, WS_OPT_STR, "MODE",
-		      "serve another server's tools (mcp-filesystem: not yet)", 0},
+		      "serve another server's tools (mcp-filesystem)", 0},
 	[M_NET] = {"net", 0, WS_OPT_FLAG, NULL,
 		   "let run_command reach the network", 0},
 };
@@ -331,7 +332,10 @@ static const struct ws_tool mcp_tool = {
  * The compatibility modes --compat can name.  The translation layer
  * (lib/mcp_compat_*.c) registers here with a struct ws_mcp_compat.
  */
-static const struct ws_mcp_compat *const compats[] = {NULL};
+static const struct ws_mcp_compat *const compats[] = {
+	&ws_mcp_compat_filesystem,
+	NULL,
+};
 
 /* Append s to a growing NULL-free array of strings. */
 static int
@@ -378,9 +382,8 @@ cmd_mcp(int argc, char **argv)
 				o.compat = compats[i];
 		if (o.compat == NULL) {
 			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					  "--compat %s: not yet: this build serves "
-					  "only wstools' own tools", want);
-			ws_error_set_hint("leave --compat out");
+					  "--compat %s: unknown mode", want);
+			ws_error_set_hint("--compat mcp-filesystem, or leave --compat out");
 			goto fail;
 		}
 	}

@@ -15,8 +15,16 @@ top=$(pwd)
 need_pkgs() {
 	local missing=()
 	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git)
-	# The test run also builds with clang and runs the libFuzzer targets.
-	[ "${1:-}" = test ] && pkgs+=(clang libclang-rt-dev valgrind jq)
+	# The test run also builds with clang and runs the libFuzzer targets,
+	# runs the README's harness loops (jq),
+	# and drives wstools mcp with the MCP SDK (Node) in tests/mcp/interop:
+	# Debian's nodejs and npm, unless a node and an npm are there already
+	# (NodeSource's nodejs bundles npm and conflicts with Debian's).
+	if [ "${1:-}" = test ]; then
+		pkgs+=(clang libclang-rt-dev valgrind jq)
+		command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+		command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+	fi
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 			missing+=("$p")
@@ -42,6 +50,19 @@ setup() { # setup DIR [meson options...]
 	ninja -C "$dir"
 }
 
+# The MCP interop test's npm packages (@modelcontextprotocol/sdk and the
+# reference server-filesystem, exact versions from package-lock.json):
+# installed again only when the lock file changed.
+npm_deps() {
+	local d=$top/tests/mcp/interop
+	[ -f "$d/package-lock.json" ] || return 0
+	if ! cmp -s "$d/package-lock.json" "$d/node_modules/.wst-lock"; then
+		echo "==> npm ci (tests/mcp/interop)"
+		(cd "$d" && npm ci --no-audit --no-fund --loglevel=error) &&
+			cp "$d/package-lock.json" "$d/node_modules/.wst-lock"
+	fi
+}
+
 case "${1:-}" in
 demo)
 	need_pkgs
@@ -50,6 +71,7 @@ demo)
 	;;
 test)
 	need_pkgs test
+	npm_deps
 	echo "==> build (gcc, warnings as errors)"
 	setup build -Dwerror=true
 	if command -v clang >/dev/null 2>&1; then

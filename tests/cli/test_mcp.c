@@ -633,9 +633,9 @@ START_TEST(usage_and_workspace_errors)
 	struct mcp m;
 	cJSON *resp, *res;
 
-	wst_run(&r, NULL, "wstools", "mcp", "--compat", "mcp-filesystem", W, NULL);
+	wst_run(&r, NULL, "wstools", "mcp", "--compat", "mcp-filesys", W, NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_ptr_nonnull(strstr(r.err, "not yet"));
+	ck_assert_ptr_nonnull(strstr(r.err, "unknown mode"));
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "mcp", "/nonexistent/dir", NULL);
 	ck_assert_int_eq(r.status, 2);

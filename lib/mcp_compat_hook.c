@@ -1,0 +1,203 @@
+/*
+ * mcp_compat_hook.c - `--compat mcp-filesystem` plugged into the MCP
+ * server (ws/mcp.h): the server's struct ws_mcp_compat hook, whose call()
+ * runs the translation of lib/mcp_compat.c with ws_mcp_invoke() as its
+ * native runner.
+ *
+ * The allowed directories are the server's (ws_mcp_dirs(): the
+ * workspace, then the mounts of further DIRs or of the client's roots);
+ * the translation is rebuilt when they change (roots/list_changed), on
+ * the one thread that runs every call, so no lock is needed.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "ws/error.h"
+#include "ws/mcp.h"
+#include "ws/mcp_compat.h"
+
+/* The translation for the directories it was built for. */
+static struct ws_mcp_compat_fs *ws__hook_fs;
+static char **ws__hook_dirs;
+static size_t ws__hook_ndirs;
+
+static void
+ws__hook_forget(void)
+{
+	ws_mcp_compat_free(ws__hook_fs);
+	ws__hook_fs = NULL;
+	for (size_t i = 0; i < ws__hook_ndirs; i++)
+		free(ws__hook_dirs[i]);
+	free(ws__hook_dirs);
+	ws__hook_dirs = NULL;
+	ws__hook_ndirs = 0;
+}
+
+/*
+ * A mount's directory as ws_mcp_dirs() gives it may end in the mount
+ * spec's ":ro"; the virtual prefix is "/.NAME" with NAME its last
+ * component (and "-K" for a second one of the same name), as the server
+ * names the mounts of DIRs and roots.
+ */
+static int
+ws__hook_build(const char *const *dirs, size_t n)
+{
+	const char **real = calloc(n + 1, sizeof(*real));
+	char **pre = calloc(n + 1, sizeof(*pre));
+	int rc = 0;
+
+	ws__hook_forget();
+	ws__hook_dirs = calloc(n + 1, sizeof(*ws__hook_dirs));
+	if (real == NULL || pre == NULL || ws__hook_dirs == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		char *d = strdup(dirs[k]);
+		size_t len = d ? strlen(d) : 0;
+		const char *base;
+
+		if (d == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		ws__hook_dirs[ws__hook_ndirs++] = d;
+		if (len > 3 && (strcmp(d + len - 3, ":ro") == 0 || strcmp(d + len - 3, ":rw") == 0))
+			d[len - 3] = '\0';
+		real[k] = d;
+		if (k == 0) {
+			pre[k] = strdup("/");
+		} else {
+			bool dup = false;
+
+			base = strrchr(d, '/');
+			base = base && base[1] ? base + 1 : "root";
+			for (size_t j = 1; j < k; j++) {
+				const char *b = strrchr(real[j], '/');
+
+				b = b && b[1] ? b + 1 : "root";
+				dup = dup || strcmp(b, base) == 0;
+			}
+			if ((dup ? asprintf(&pre[k], "/.%s-%zu", base, k)
+				 : asprintf(&pre[k], "/.%s", base)) < 0)
+				pre[k] = NULL;
+		}
+		if (pre[k] == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+	}
+	rc = ws_mcp_compat_new(real, (const char *const *)pre, n, &ws__hook_fs);
+out:
+	for (size_t k = 0; k < n && pre != NULL; k++)
+		free(pre[k]);
+	free(pre);
+	free(real);
+	if (rc < 0)
+		ws__hook_forget();
+	return rc;
+}
+
+/* The translation for the server's directories now. */
+static struct ws_mcp_compat_fs *
+ws__hook_current(struct ws_mcp *srv, cJSON **err)
+{
+	const char *const *dirs = ws_mcp_dirs(srv);
+	size_t n = 0;
+	bool same;
+
+	while (dirs != NULL && dirs[n] != NULL)
+		n++;
+	same = ws__hook_fs != NULL && n == ws__hook_ndirs;
+	for (size_t i = 0; same && i < n; i++)
+		same = strcmp(dirs[i], ws__hook_dirs[i]) == 0;
+	if (same)
+		return ws__hook_fs;
+	if (n == 0) {
+		*err = cJSON_CreateString("Server cannot operate: no allowed directories "
+					  "(start it with DIR arguments, or use a client "
+					  "that offers roots) (WORKSPACE_NOT_FOUND)");
+		return NULL;
+	}
+	if (ws__hook_build(dirs, n) < 0) {
+		*err = cJSON_CreateString(ws_error_last());
+		return NULL;
+	}
+	return ws__hook_fs;
+}
+
+/* The native runner: one of our tools, in-process, through the server. */
+static int
+ws__hook_native(void *arg, const char *tool, const cJSON *args, cJSON **output,
+		cJSON **error)
+{
+	cJSON *env = ws_mcp_invoke(arg, tool, args);
+	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
+	cJSON *o = cJSON_DetachItemFromObjectCaseSensitive(env, "output");
+	cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(env, "error");
+
+	cJSON_Delete(env);
+	if (cJSON_IsObject(o))
+		*output = o;
+	else
+		cJSON_Delete(o);
+	if (cJSON_IsObject(e))
+		*error = e;
+	else
+		cJSON_Delete(e);
+	return ok ? 0 : WS_EIO_ERROR;
+}
+
+static cJSON *
+ws__hook_list(struct ws_mcp *srv)
+{
+	(void)srv;
+	return ws_mcp_compat_tools();
+}
+
+static cJSON *
+ws__hook_call(struct ws_mcp *srv, const char *name, const cJSON *args)
+{
+	cJSON *err = NULL, *res = NULL;
+	struct ws_mcp_compat_fs *fs = ws__hook_current(srv, &err);
+
+	if (fs == NULL) {
+		cJSON *r = cJSON_CreateObject(), *content = cJSON_AddArrayToObject(r, "content");
+		cJSON *b = cJSON_CreateObject();
+
+		ws_error_clear();
+		cJSON_AddStringToObject(b, "type", "text");
+		cJSON_AddStringToObject(b, "text", cJSON_IsString(err) ? err->valuestring
+								      : "out of memory");
+		cJSON_AddItemToArray(content, b);
+		cJSON_AddBoolToObject(r, "isError", 1);
+		cJSON_Delete(err);
+		return r;
+	}
+	/* NULL for a tool it does not serve: the server answers -32602.
+	 * The last error is this thread's and outlives the call: the
+	 * result carries everything, so it is forgotten here (a calls'
+	 * thread that exits would leak its path otherwise). */
+	if (ws_mcp_compat_call(fs, name, args, ws__hook_native, srv, &res) < 0)
+		res = NULL;
+	ws_error_clear();
+	return res;
+}
+
+const struct ws_mcp_compat ws_mcp_compat_filesystem = {
+	.name = "mcp-filesystem",
+	.instructions =
+		"Filesystem tools of @modelcontextprotocol/server-filesystem, served "
+		"by wstools. Paths are real absolute paths inside the allowed "
+		"directories (list_allowed_directories); a relative path is taken "
+		"inside the first one. Every path is resolved on descriptors: a "
+		"symlink that leaves the allowed directories, a guarded entry "
+		"(.git/hooks, shell rc files, the policy) or a policy refusal is an "
+		"error whose message ends with its code.",
+	.list = ws__hook_list,
+	.call = ws__hook_call,
+};
