@@ -109,7 +109,7 @@ static const struct ws_opt opts[O_COUNT_] = {
 		      "search hidden files and directories too", 0},
 	[O_NO_IGNORE] = {"no-ignore", 0, WS_OPT_FLAG, NULL,
 			 "do not apply .gitignore rules", 0},
-	[O_MAX_FILESIZE] = {"max-filesize", 0, WS_OPT_STR, "SIZE",
+	[O_MAX_FILESIZE] = {"max-filesize", 0, WS_OPT_BYTES, "SIZE",
 			    "skip files larger than SIZE (bytes, or with K, "
 			    "M, G)", 0},
 	[O_MAX_DEPTH] = {"max-depth", 0, WS_OPT_INT, "N",
@@ -123,7 +123,7 @@ static const struct ws_opt opts[O_COUNT_] = {
 			   "all); summary.next_offset pages on", 0},
 	[O_OFFSET] = {"offset", 0, WS_OPT_INT, "N",
 		      "skip the first N results (paging)", 0},
-	[O_TIME_BUDGET] = {"time-budget", 0, WS_OPT_STR, "SECONDS",
+	[O_TIME_BUDGET] = {"time-budget", 0, WS_OPT_SECONDS, "SECONDS",
 			   "stop after this long with what was found "
 			   "(default 10)", 0},
 	[O_STATS] = {"stats", 0, WS_OPT_FLAG, NULL,
@@ -227,32 +227,6 @@ struct wsgrep {
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
-
-static int
-parse_size(const char *s, long long *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		goto bad;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; end++; break;
-	case 'm': case 'M': v *= 1024 * 1024; end++; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end != '\0')
-		goto bad;
-	*out = (long long)v;
-	return 0;
-bad:
-	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-			    "--max-filesize \"%s\": expected a size such as "
-			    "100K or 2M", s);
-}
 
 /* Patterns from -f FILE, read through the workspace like any file. */
 static int
@@ -431,10 +405,12 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 	o->hidden = WS_OPT(cli, O_HIDDEN)->b;
 	o->no_ignore = WS_OPT(cli, O_NO_IGNORE)->b;
 	o->binary = WS_OPT(cli, O_BINARY)->b;
-	if (WS_OPT(cli, O_MAX_FILESIZE)->set &&
-	    (rc = parse_size(WS_OPT(cli, O_MAX_FILESIZE)->s,
-			     &o->max_filesize)) < 0)
-		return rc;
+	if (WS_OPT(cli, O_MAX_FILESIZE)->set) {
+		if (WS_OPT(cli, O_MAX_FILESIZE)->i < 0)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "--max-filesize must be 0 or more");
+		o->max_filesize = WS_OPT(cli, O_MAX_FILESIZE)->i;
+	}
 	o->max_depth = (int)WS_OPT(cli, O_MAX_DEPTH)->i;
 	if (WS_OPT(cli, O_MAX_DEPTH)->set && o->max_depth == 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
@@ -445,18 +421,15 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 	o->offset = WS_OPT(cli, O_OFFSET)->i;
 	o->time_budget_ms = 10000;
 	if (WS_OPT(cli, O_TIME_BUDGET)->set) {
-		char *end;
-		double s = strtod(WS_OPT(cli, O_TIME_BUDGET)->s, &end);
+		/* Milliseconds (WS_OPT_SECONDS). */
+		long long ms = WS_OPT(cli, O_TIME_BUDGET)->i;
 
-		if (*end != '\0' || end == WS_OPT(cli, O_TIME_BUDGET)->s ||
-		    s < 0 || s > 86400)
+		if (ms < 0 || ms > 86400 * 1000LL)
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "--time-budget \"%s\": expected "
-					    "seconds (0 to 86400; 0: none)",
-					    WS_OPT(cli, O_TIME_BUDGET)->s);
-		o->time_budget_ms = (long long)(s * 1000);
-	}
-	o->threads = (int)WS_OPT(cli, O_THREADS)->i;
+					    "--time-budget: expected seconds "
+					    "(0 to 86400; 0: none)");
+		o->time_budget_ms = ms;
+	}	o->threads = (int)WS_OPT(cli, O_THREADS)->i;
 	o->no_stat = !g->json;
 	return 0;
 }
