@@ -36,6 +36,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* statx(2) attribute of a mount's root (Linux 5.8; older headers lack it). */
+#define WS__STATX_ATTR_MOUNT_ROOT 0x00002000
+
 #include "ws/error.h"
 #include "ws/guard.h"
 #include "ws/path.h"
@@ -322,6 +325,24 @@ ws_sandbox_probe(struct ws_isolation *iso, unsigned disable, bool deep)
 				ws__why(&L[ns[i].layer], "clone: %s",
 					strerror(-rc));
 			}
+		}
+	}
+	/*
+	 * The minimal root starts by making "/" a private mount; in a
+	 * chroot whose "/" is a plain directory, not a mount, the kernel
+	 * refuses that (EINVAL), as it does bwrap's.  Say so here, so that
+	 * --isolate auto runs without the layer instead of failing.
+	 */
+	if (L[WS_LAYER_MOUNTNS].available) {
+		struct statx sx;
+
+		if (statx(AT_FDCWD, "/", 0, STATX_BASIC_STATS, &sx) == 0 &&
+		    (sx.stx_attributes_mask & WS__STATX_ATTR_MOUNT_ROOT) &&
+		    !(sx.stx_attributes & WS__STATX_ATTR_MOUNT_ROOT)) {
+			L[WS_LAYER_MOUNTNS].available = false;
+			ws__why(&L[WS_LAYER_MOUNTNS], "%s",
+				"\"/\" is not a mount point (a chroot): no "
+				"private mount tree can be made under it");
 		}
 	}
 	cg = ws__cgroup_dir();

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ws/error.h"
@@ -167,6 +168,48 @@ START_TEST(probe_disable)
 }
 END_TEST
 
+/*
+ * In a chroot whose "/" is not a mount point the kernel refuses to make
+ * "/" private: the probe says the minimal root is unavailable (so that
+ * --isolate auto runs without it) instead of the run failing later.
+ */
+START_TEST(probe_chroot)
+{
+	char *jail = wst_tmpdir();
+	int st;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		free(jail);
+		return; /* chroot(2) needs root */
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct ws_isolation iso;
+
+		if (chroot(jail) < 0 || chdir("/") < 0)
+			_exit(2);
+		ws_sandbox_probe(&iso, 0, false);
+		_exit(!iso.layer[WS_LAYER_MOUNTNS].available &&
+		      strstr(iso.layer[WS_LAYER_MOUNTNS].why, "chroot") != NULL &&
+		      !iso.layer[WS_LAYER_GUARDS].available &&
+		      iso.layer[WS_LAYER_SECCOMP].available ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	/* Outside the chroot, "/" is a mount: nothing changes there. */
+	{
+		struct ws_isolation iso;
+
+		ws_sandbox_probe(&iso, 0, false);
+		ck_assert_ptr_null(strstr(iso.layer[WS_LAYER_MOUNTNS].why, "chroot"));
+	}
+	wst_rmrf(jail);
+	free(jail);
+}
+END_TEST
+
 START_TEST(capture_head_tail)
 {
 	struct ws_run_opts o;
@@ -266,6 +309,7 @@ suite(void)
 	tcase_add_test(tc, blocked_policy);
 	tcase_add_test(tc, opts_and_names);
 	tcase_add_test(tc, probe_disable);
+	tcase_add_test(tc, probe_chroot);
 	tcase_add_test(tc, capture_head_tail);
 	tcase_add_test(tc, stdin_status_cwd_env);
 	tcase_add_test(tc, timeout);
