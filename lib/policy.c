@@ -1118,3 +1118,104 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	free(msg);
 	return rc;
 }
+
+/* Whether one path is the other or below it ("/a" and "/a/b", not "/ab"). */
+static bool
+ws__path_within(const char *inner, const char *outer)
+{
+	size_t n = strlen(outer);
+
+	if (n == 1 && outer[0] == '/')
+		return true;
+	return strncmp(inner, outer, n) == 0 &&
+	       (inner[n] == '\0' || inner[n] == '/');
+}
+
+/* Whether a deny or approve glob could match something in or below dir. */
+static bool
+ws__glob_reaches(const struct ws_glob *g, const char *dir)
+{
+	const char *pre = ws_glob_prefix(g);
+	size_t n = strlen(dir), m = strlen(pre);
+
+	/* A prefix that names no whole directory yet ("/op" of "/op*")
+	 * compares as text: either one may extend the other. */
+	return m == 0 || strncmp(pre, dir, m < n ? m : n) == 0;
+}
+
+static int
+ws__push_dir(char ***arr, size_t *n, char *dir)
+{
+	char **a = realloc(*arr, (*n + 1) * sizeof(*a));
+
+	if (a == NULL) {
+		free(dir);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	a[(*n)++] = dir;
+	*arr = a;
+	return 0;
+}
+
+int
+ws_policy_sandbox_dirs(const struct ws_policy *p, const char *const *keep_out,
+		       size_t nkeep_out, char ***read, size_t *nread,
+		       char ***write, size_t *nwrite)
+{
+	const unsigned rd = 1u << WS_OP_READ | 1u << WS_OP_OPEN |
+			    1u << WS_OP_STAT | 1u << WS_OP_LIST |
+			    1u << WS_OP_READLINK | 1u << WS_OP_EXEC;
+	const unsigned wr = 1u << WS_OP_WRITE | 1u << WS_OP_CREATE |
+			    1u << WS_OP_MKDIR | 1u << WS_OP_CHMOD |
+			    1u << WS_OP_RENAME | 1u << WS_OP_DELETE |
+			    1u << WS_OP_RMDIR;
+	int rc = 0;
+
+	*read = *write = NULL;
+	*nread = *nwrite = 0;
+	if (p == NULL)
+		return 0;
+	for (size_t i = 0; i < p->nf && rc == 0; i++) {
+		const struct ws__frule *r = &p->frules[i];
+
+		if (r->decision != WS_DECISION_ALLOW || !(r->ops & (rd | wr)))
+			continue;
+		for (size_t j = 0; j < r->n && rc == 0; j++) {
+			char *dir = ws_glob_directory(r->globs[j]);
+			bool skip = dir == NULL || strcmp(dir, "/") == 0;
+
+			/* An ancestor of the workspace (or of a mount) would
+			 * take the boundary away: --allow-read says that. */
+			for (size_t k = 0; !skip && k < nkeep_out; k++)
+				skip = ws__path_within(keep_out[k], dir);
+			/* Landlock only adds: a deny or approve rule that
+			 * could apply below would not hold there. */
+			for (size_t d = 0; !skip && d < p->nf; d++) {
+				const struct ws__frule *o = &p->frules[d];
+
+				if (o->decision == WS_DECISION_ALLOW)
+					continue;
+				for (size_t k = 0; !skip && k < o->n; k++)
+					skip = o->globs[k] != NULL &&
+					       ws__glob_reaches(o->globs[k], dir);
+			}
+			if (skip) {
+				free(dir);
+				continue;
+			}
+			rc = (r->ops & wr) ? ws__push_dir(write, nwrite, dir)
+					   : ws__push_dir(read, nread, dir);
+		}
+	}
+	if (rc < 0) {
+		for (size_t i = 0; i < *nread; i++)
+			free((*read)[i]);
+		for (size_t i = 0; i < *nwrite; i++)
+			free((*write)[i]);
+		free(*read);
+		free(*write);
+		*read = *write = NULL;
+		*nread = *nwrite = 0;
+	}
+	return rc;
+}

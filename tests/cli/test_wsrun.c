@@ -310,6 +310,50 @@ START_TEST(confine_files)
 }
 END_TEST
 
+/*
+ * A policy's allow rules of directory shape reach the command through
+ * Landlock (issue 8), unless a deny rule could apply below them: the
+ * outside directory is readable with the first policy only.
+ */
+START_TEST(policy_dirs_granted)
+{
+	struct wst_run r;
+	char pol[8192], *pfile = wst_path(base, "grant.json");
+	char cmd[4400];
+
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"outside-cache\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"read\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", outside);
+	wst_write(base, "grant.json", pol);
+	snprintf(cmd, sizeof(cmd), "cat %s/secret; echo x > %s/w2 || echo RO",
+		 outside, outside);
+	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), SECRET) != NULL, "%s", r.out);
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "RO"));
+	ck_assert(!exists_in(outside, "w2"));
+	wst_run_free(&r);
+	/* A deny rule below the directory: no grant, the file stays out. */
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"no-secret\", \"paths\": [\"%s/secret\"],"
+		 " \"operations\": [\"read\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"outside-cache\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"read\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", outside, outside);
+	wst_write(base, "grant.json", pol);
+	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert_ptr_null(strstr(r.out, SECRET));
+	wst_run_free(&r);
+	free(pfile);
+}
+END_TEST
+
 START_TEST(confine_fds_and_signals)
 {
 	struct wst_run r;
@@ -1411,6 +1455,7 @@ suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_loop_test(tf, confine_files, 0, nm);
+	tcase_add_loop_test(tf, policy_dirs_granted, 0, nm);
 	tcase_add_loop_test(tf, confine_fds_and_signals, 0, nm);
 	tcase_add_loop_test(tf, confine_network, 0, nm);
 	tcase_add_loop_test(tf, confine_guards, 0, nm);
