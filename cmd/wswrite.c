@@ -28,8 +28,7 @@
  * has its own order.
  */
 #define OPT_CONTENT {"content", 0, WS_OPT_STR, "STR", \
-		     "the content to write (it or the base64 form is required " \
-		     "with --args; else standard input is read)", 0}
+		     "the content to write (give it or content_base64)", 0}
 #define OPT_CONTENT_B64 {"content-base64", 0, WS_OPT_STR, "B64", \
 			 "the content to write, base64-encoded (binary data)", 0}
 #define OPT_APPEND {"append", 'a', WS_OPT_FLAG, NULL, \
@@ -43,7 +42,7 @@
 		  "replace the exact text OLD by NEW in the file", 0}
 #define OPT_OLD {"old", 0, WS_OPT_STR, "S", \
 		 "edit: the exact text to replace (must match once, unless " \
-		 "all); repeat old and new for several edits in one call", 0}
+		 "all); several edits in one call: edits", 0}
 #define OPT_NEW {"new", 0, WS_OPT_STR, "S", "edit: the replacement text", 0}
 #define OPT_ALL {"all", 0, WS_OPT_FLAG, NULL, \
 		 "edit: replace every occurrence of old", 0}
