@@ -130,3 +130,24 @@ if ref_r:
     print(f"{'read: reference / exec wsread':58} {ref_r / wsread:7.2f}x")
     print(f"{'list: reference / exec wsls':58} {ref_l / wsls:7.2f}x")
 PY
+if [ -n "${BENCH_TABLE:-}" ]; then
+	python3 - "$results" "$wsread_us" "$wsls_us" >>"$BENCH_TABLE" <<'PY'
+import json, sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, js = line.rstrip("\n").split("\t", 1)
+    rows[label] = json.loads(js)
+def ms(x):
+    return "%.3f" % (x / 1000)
+def kb(r):
+    return "%d" % r["peak_rss_kib"]
+for ours, ref, what in (("wstools read_file", "reference read_text_file", "MCP read_file, 4 KiB"),
+                        ("wstools list_directory", "reference list_directory", "MCP list_directory")):
+    if ours in rows and ref in rows:
+        print(f"wstools mcp\tserver-filesystem\t{what}\t{ms(rows[ours]['median_us'])}\t"
+              f"{ms(rows[ref]['median_us'])}\t{kb(rows[ours])}\t{kb(rows[ref])}")
+if "wstools read_file" in rows:
+    print(f"wstools mcp\texec wsread\tMCP read_file, 4 KiB\t{ms(rows['wstools read_file']['median_us'])}\t"
+          f"{ms(float(sys.argv[2]))}\t{kb(rows['wstools read_file'])}\t-")
+PY
+fi

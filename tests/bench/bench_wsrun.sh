@@ -96,6 +96,16 @@ row("wsrun true vs bwrap", f"{w / b:.2f}x", w < b, "below bwrap")
 row("--isolate none, all off - env true", f"{n:+.2f} ms", True, "wsrun's own cost")
 row("build-like loop, wsrun / direct", f"{loop:.2f}x", loop <= 1.1, "<= 1.1x")
 PY
+if [ -n "${BENCH_TABLE:-}" ]; then
+	python3 - "$tmp/medians" "$bin/wsrun --workspace $tmp true" >>"$BENCH_TABLE" <<'PY'
+import sys
+m = {k: float(v) for k, v in (l.rstrip("\n").split("\t") for l in open(sys.argv[1]))}
+w = m["wsrun true (default layers)"]
+print("wsrun\ttrue\trun true, default layers\t%.3f\t%.3f\t-\t-" % (w, m["true"]))
+print("wsrun\tbwrap\trun true, default layers\t%.3f\t%.3f\t-\t-" % (w, m["bwrap --ro-bind / / --unshare-net true"]))
+print("wsrun\tsh -c\tbuild-like loop (200 cat)\t%.3f\t%.3f\t-\t-" % (m["wsrun -c LOOP"], m["sh -c LOOP"]))
+PY
+fi
 
 # CPU time (task-clock, the whole process tree) hardly depends on what
 # else the machine runs, unlike the wall-clock medians above.
