@@ -81,7 +81,7 @@ test)
 			--errors-for-leak-kinds=definite,indirect
 			--show-leak-kinds=definite,indirect
 			--child-silent-after-fork=yes'
-	echo "==> fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)"
+	echo "==> fuzzing (libFuzzer, ${FUZZ_SECONDS:-40} s per target)"
 	CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Dwerror=true \
 		-Db_sanitize=address,undefined -Db_lundef=false
 	bash "$top/tests/fuzz/run.sh" build-fuzz
