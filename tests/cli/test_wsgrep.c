@@ -761,7 +761,7 @@ grep_attempt(void *arg, int i)
 START_TEST(race_swap)
 {
 	char *d = wst_path(ws, "d"), *l = wst_path(ws, "l");
-	int found = 0, runs = WST_SLOWDOWN > 1 ? 200 : 600;
+	int found = 0, runs = wst_race_iterations(WST_SLOWDOWN > 1 ? 200 : 600);
 	unsigned long swaps;
 
 	wst_write(outside, "f", SECRET "\n");

@@ -1592,7 +1592,7 @@ START_TEST(rename_exchange_race)
 	d = wst_path(f.ws, "x/d");
 	l = wst_path(f.ws, "x/l");
 	lr.ws = f.ws;
-	swaps = wst_race(d, l, WST_RACE_EXCHANGE, 240, ls_attempt, &lr);
+	swaps = wst_race(d, l, WST_RACE_EXCHANGE, wst_race_iterations(240), ls_attempt, &lr);
 	ck_assert_msg(swaps > 100, "the swapper did not run (%lu)", swaps);
 	ck_assert_msg(lr.listed_inside > 0, "the directory was never listed");
 	free(d);

@@ -1552,7 +1552,7 @@ race(const char *target, int runs)
  */
 START_TEST(race_absolute_link)
 {
-	race(outside, 2000);
+	race(outside, wst_race_iterations(2000));
 }
 END_TEST
 
