@@ -1662,10 +1662,21 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 			 */
 			if (fstat(fd, &now) == 0 && now.st_nlink <= 1) {
 				rc = ws_check_version(&now, o->if_version, path);
-				if (rc == 0)
-						rc = ws__full_write(fd, o->content, o->len);
-				if (rc == 0 && !o->nosync && fsync(fd) < 0)
-					rc = ws_error_errno(errno, NULL, "fsync");
+				if (rc == 0) {
+					rc = ws__full_write(fd, o->content, o->len);
+					if (rc == 0 && !o->nosync && fsync(fd) < 0)
+						rc = ws_error_errno(errno, NULL, "fsync");
+					/*
+					 * A failed append (a full filesystem
+					 * after part of it, an I/O error at
+					 * fsync) is taken back: the file keeps
+					 * its old length, so a refusal leaves
+					 * the old content whole (issue 10).
+					 */
+					if (rc < 0 && ftruncate(fd, now.st_size) == 0 &&
+					    !o->nosync)
+						(void)fsync(fd);
+				}
 				goto out;
 			}
 			close(fd);

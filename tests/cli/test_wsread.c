@@ -1487,127 +1487,60 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* The race                                                              */
 
-/*
- * Run wsread --json on path; stdout and stderr together into *out.
- * posix_spawn() (a vfork) rather than wst_run()'s fork(): under ASan,
- * fork() copies the test's huge shadow mappings, and 2,000 runs would take
- * minutes.  WS_* variables are left out of the environment.
- */
-static int
-spawn_read(const char *path, char **out, size_t *outlen)
+struct read_race {
+	int ok, refused;
+};
+
+/* One run of wsread on d/f while the swapper runs. */
+static void
+read_attempt(void *arg, int i)
 {
-	extern char **environ;
-	const char *argv[] = {"wsread", "--workspace", ws, "--json", path, NULL};
-	posix_spawn_file_actions_t fa;
-	char **envp, *asan = NULL;
-	size_t ne = 0, n = 0, cap = 4096;
-	int p[2], st;
-	pid_t pid;
+	struct read_race *rr = arg;
+	const char *argv[] = {"--workspace", ws, "--json", "d/f", NULL};
+	char *out;
+	size_t n;
+	int status = wst_spawn("wsread", argv, NULL, &out, &n);
+	cJSON *j;
 
-	for (char **e = environ; *e; e++)
-		ne++;
-	envp = calloc(ne + 2, sizeof(*envp));
-	ne = 0;
-	for (char **e = environ; *e; e++)
-		if (strncmp(*e, "WS_", 3) != 0 && strncmp(*e, "ASAN_OPTIONS=", 13) != 0)
-			envp[ne++] = *e;
-	/*
-	 * Under ASan, the leak check at exit doubles the cost of a run; the
-	 * other tests check for leaks, this one only for escapes.
-	 */
-	ck_assert_int_ne(asprintf(&asan, "ASAN_OPTIONS=%s%sdetect_leaks=0",
-				  getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "",
-				  getenv("ASAN_OPTIONS") ? ":" : ""), -1);
-	envp[ne++] = asan;
-	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-	ck_assert_int_eq(posix_spawn(&pid, wst_bin("wsread"), &fa, NULL,
-				     (char *const *)argv, envp), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	free(envp);
-	free(asan);
-	close(p[1]);
-	*out = malloc(cap);
-	for (;;) {
-		ssize_t k;
+	ck_assert_msg(memmem(out, n, SECRET, strlen(SECRET)) == NULL,
+		      "run %d read outside: %s", i, out);
+	j = cJSON_Parse(out);
+	ck_assert_msg(j != NULL, "no JSON: %s", out);
+	if (status == 0) {
+		cJSON *c = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "output"),
+					       "content");
 
-		if (n + 1 >= cap)
-			*out = realloc(*out, cap *= 2);
-		k = read(p[0], *out + n, cap - n - 1);
-		if (k <= 0)
-			break;
-		n += (size_t)k;
+		ck_assert(cJSON_IsString(c));
+		ck_assert_str_eq(c->valuestring, "inside\n");
+		rr->ok++;
+	} else {
+		ck_assert_int_ne(status, 128 + SIGSEGV);
+		rr->refused++;
 	}
-	(*out)[n] = '\0';
-	*outlen = n;
-	close(p[0]);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	cJSON_Delete(j);
+	free(out);
 }
 
 /*
  * A child swaps ws/d (a directory holding f) with ws/l (a symlink to the
  * outside directory, which also holds f, with the secret) as fast as it
  * can, while wsread reads d/f again and again.  Whatever it catches, the
- * secret must never come out.
+ * secret must never come out.  (The race suite runs every tool so.)
  */
 static void
 race(const char *target, int runs)
 {
-	volatile long *swaps = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
-				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	char *d = wst_path(ws, "d"), *l = wst_path(ws, "l");
-	int ok = 0, refused = 0;
-	pid_t pid;
+	struct read_race rr = {0, 0};
+	unsigned long swaps;
 
-	ck_assert(swaps != MAP_FAILED);
-	*swaps = 0;
 	wst_write(ws, "d/f", "inside\n");
 	wst_symlink(target, ws, "l");
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		/* Die with the test, even if an assertion ends it early. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (;;)
-			if (renameat2(AT_FDCWD, d, AT_FDCWD, l, RENAME_EXCHANGE) == 0)
-				(*swaps)++;
-	}
-	for (int i = 0; i < runs; i++) {
-		char *out;
-		size_t n;
-		int status = spawn_read("d/f", &out, &n);
-		cJSON *j;
-
-		if (memmem(out, n, SECRET, strlen(SECRET)) != NULL) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			ck_abort_msg("run %d read outside: %s", i, out);
-		}
-		j = cJSON_Parse(out);
-		ck_assert_msg(j != NULL, "no JSON: %s", out);
-		if (status == 0) {
-			cJSON *c = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "output"),
-						       "content");
-
-			ck_assert(cJSON_IsString(c));
-			ck_assert_str_eq(c->valuestring, "inside\n");
-			ok++;
-		} else {
-			ck_assert_int_ne(status, 128 + SIGSEGV);
-			refused++;
-		}
-		cJSON_Delete(j);
-		free(out);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	swaps = wst_race(d, l, WST_RACE_EXCHANGE, runs, read_attempt, &rr);
 	/* Both states were seen, so the race really ran. */
-	ck_assert_int_gt(*swaps, 1000);
-	ck_assert_msg(ok > 0 && refused > 0, "ok %d refused %d", ok, refused);
-	munmap((void *)swaps, sizeof(long));
+	ck_assert_uint_gt(swaps, 1000);
+	ck_assert_msg(rr.ok > 0 && rr.refused > 0, "ok %d refused %d", rr.ok,
+		      rr.refused);
 	free(d);
 	free(l);
 }
@@ -1619,7 +1552,7 @@ race(const char *target, int runs)
  */
 START_TEST(race_absolute_link)
 {
-	race(outside, 2000);
+	race(outside, wst_race_iterations(2000));
 }
 END_TEST
 

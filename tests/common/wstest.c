@@ -6,11 +6,15 @@
 #include <dirent.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -253,6 +257,51 @@ append(char **buf, size_t *len, size_t *cap, const char *d, size_t n)
 	(*buf)[*len] = '\0';
 }
 
+/*
+ * WST_TOOL_WRAPPER: words put before every tool run (the valgrind pass
+ * sets "valgrind -q --error-exitcode=99 ..."), split at spaces.  Returns
+ * a NULL-terminated vector: the words, then bin, then argv[0..n) (argv
+ * without its program name).  malloc'd; the strings are borrowed, but for
+ * the words' copy in *words.
+ */
+static const char **
+wrap_argv(const char *bin, const char *const *argv, char **words)
+{
+	const char *w = getenv("WST_TOOL_WRAPPER");
+	size_t n = 0, nw = 0, k = 0;
+	const char **av;
+
+	while (argv[n])
+		n++;
+	*words = w && *w ? strdup(w) : NULL;
+	if (*words)
+		for (const char *p = *words; *p; p++)
+			nw += *p != ' ' && (p == *words || p[-1] == ' ');
+	av = calloc(nw + n + 2, sizeof(*av));
+	if (av == NULL)
+		abort();
+	if (*words) {
+		char *save = NULL;
+
+		for (char *t = strtok_r(*words, " ", &save); t != NULL;
+		     t = strtok_r(NULL, " ", &save))
+			av[k++] = t;
+	}
+	av[k++] = bin;
+	for (size_t i = 0; i < n; i++)
+		av[k++] = argv[i];
+	return av;
+}
+
+/* Whether tool runs go through a wrapper (they are then much slower). */
+static bool
+wrapped(void)
+{
+	const char *w = getenv("WST_TOOL_WRAPPER");
+
+	return w != NULL && *w != '\0';
+}
+
 void
 wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 	 const char *tool, const char *const *argv)
@@ -269,8 +318,8 @@ wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 	pid = fork();
 	if (pid == 0) {
 		const char *bin = wst_bin(tool);
-		size_t n = 0;
 		const char **av;
+		char *words;
 
 		dup2(in[0], 0);
 		dup2(out[1], 1);
@@ -289,13 +338,8 @@ wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 		setenv("XDG_CONFIG_HOME", "/nonexistent-wstest", 1);
 		for (size_t i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
-		while (argv[n])
-			n++;
-		av = calloc(n + 2, sizeof(*av));
-		av[0] = bin;
-		for (size_t i = 0; i < n; i++)
-			av[i + 1] = argv[i];
-		execv(bin, (char *const *)av);
+		av = wrap_argv(bin, argv, &words);
+		execvp(av[0], (char *const *)av);
 		perror(bin);
 		_exit(127);
 	}
@@ -329,7 +373,7 @@ wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 			int pr = poll(pfd, 2, 200);
 
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - start.tv_sec > 20) {
+			if (now.tv_sec - start.tv_sec > (wrapped() ? 200 : 20)) {
 				kill(pid, SIGKILL);
 				waitpid(pid, &st, 0);
 				r->status = -1;
@@ -409,4 +453,118 @@ wst_output_str(const struct wst_run *r, const char *key)
 	cJSON *v = wst_output(r, key);
 
 	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int
+wst_spawn(const char *tool, const char *const *argv, const char *const *env,
+	  char **out, size_t *outlen)
+{
+	extern char **environ;
+	const char *asan_env = getenv("ASAN_OPTIONS");
+	posix_spawn_file_actions_t fa;
+	const char **av;
+	char **envp, *asan = NULL, *words;
+	size_t ne = 0, n = 0, cap = 4096;
+	int p[2], st, rc;
+	pid_t pid;
+
+	for (char **e = environ; *e; e++)
+		ne++;
+	for (size_t i = 0; env && env[i]; i++)
+		ne++;
+	envp = calloc(ne + 3, sizeof(*envp));
+	ne = 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "WS_", 3) != 0 && strncmp(*e, "ASAN_OPTIONS=", 13) != 0)
+			envp[ne++] = *e;
+	for (size_t i = 0; env && env[i]; i++)
+		envp[ne++] = (char *)env[i];
+	if (asprintf(&asan, "ASAN_OPTIONS=%s%sdetect_leaks=0",
+		     asan_env ? asan_env : "", asan_env ? ":" : "") < 0)
+		abort();
+	envp[ne++] = asan;
+	av = wrap_argv(wst_bin(tool), argv, &words);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		abort();
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	rc = posix_spawnp(&pid, av[0], &fa, NULL, (char *const *)av, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	free(envp);
+	free(asan);
+	free(av);
+	free(words);
+	close(p[1]);
+	if (rc != 0) {
+		close(p[0]);
+		fprintf(stderr, "posix_spawn %s: %s\n", tool, strerror(rc));
+		abort();
+	}
+	*out = malloc(cap);
+	for (;;) {
+		ssize_t k;
+
+		if (n + 1 >= cap)
+			*out = realloc(*out, cap *= 2);
+		k = read(p[0], *out + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	(*out)[n] = '\0';
+	*outlen = n;
+	close(p[0]);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			abort();
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+unsigned long
+wst_race(const char *a, const char *b, enum wst_race_how how, int attempts,
+	 wst_race_fn attempt, void *arg)
+{
+	volatile unsigned long *flips;
+	unsigned long n;
+	pid_t pid;
+
+	flips = mmap(NULL, sizeof(*flips), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (flips == MAP_FAILED)
+		abort();
+	*flips = 0;
+	pid = fork();
+	if (pid < 0)
+		abort();
+	if (pid == 0) {
+		/* Die with the test, even if an assertion ends it early. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(0);
+		for (;;) {
+			if (how == WST_RACE_EXCHANGE) {
+				if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0)
+					(*flips)++;
+			} else if (rename(a, b) == 0) {
+				(*flips)++;
+				while (rename(b, a) != 0)
+					;
+				(*flips)++;
+			}
+		}
+	}
+	/* Under load the swapper may start late: the first attempt waits. */
+	while (*flips == 0)
+		sched_yield();
+	for (int i = 0; i < attempts; i++)
+		attempt(arg, i);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	n = *flips;
+	munmap((void *)flips, sizeof(*flips));
+	return n;
 }

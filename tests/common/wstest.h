@@ -44,7 +44,10 @@ bool wst_exists(const char *path); /* lstat succeeds */
  * Run build/cmd/<tool> with the NULL-terminated arguments, feeding stdin
  * (NULL: /dev/null).  WS_* variables are cleared first; extra environment
  * entries "K=V" may be given in env (NULL-terminated, or NULL).  A run that
- * takes over 20 seconds is killed and reported as status -1.
+ * takes over 20 seconds is killed and reported as status -1.  With
+ * WST_TOOL_WRAPPER set (words split at spaces, e.g. "valgrind -q
+ * --error-exitcode=99"), the tool runs under it (wst_spawn() too), and the
+ * limit is 200 seconds.
  */
 void wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 	      const char *tool, const char *const *argv);
@@ -85,6 +88,39 @@ double wst_slowdown(void);
  * dflt.
  */
 int wst_race_iterations(int dflt);
+
+/*
+ * Run build/cmd/<tool> cheaply (posix_spawn, a vfork, rather than
+ * wst_runv()'s fork(): under ASan fork() copies the test's huge shadow
+ * mappings), with stdout and stderr together into *out (malloc'd,
+ * NUL-terminated).  WS_* variables are left out of the environment and,
+ * under ASan, the leak check at exit is turned off (the other tests check
+ * for leaks; this runner serves the races, which check for escapes).  env
+ * adds "K=V" entries (NULL-terminated, or NULL).  Returns the exit status,
+ * or 128+N if killed by signal N.
+ */
+int wst_spawn(const char *tool, const char *const *argv, const char *const *env,
+	      char **out, size_t *outlen);
+
+/* How a race's swapper flips its two names. */
+enum wst_race_how {
+	WST_RACE_EXCHANGE, /* renameat2(a, b, RENAME_EXCHANGE) again and again */
+	WST_RACE_MOVE,	   /* rename(a, b), then rename(b, a), and again */
+};
+
+/* One attempt of a race; i counts from 0. */
+typedef void (*wst_race_fn)(void *arg, int i);
+
+/*
+ * Run attempt(arg, i) for i in [0, attempts) while a child process flips
+ * the names a and b as fast as it can (how says how), and return how many
+ * flips it made.  The swapper starts before the first attempt (the call
+ * waits for its first flip) and is killed after the last; it dies with the
+ * test process too, if an assertion ends the test early.  On return a and
+ * b are back as they were, or swapped once: callers that care look.
+ */
+unsigned long wst_race(const char *a, const char *b, enum wst_race_how how,
+		       int attempts, wst_race_fn attempt, void *arg);
 
 /* A main() that runs one Check suite and fails on any failed test. */
 #define WST_MAIN(suite_fn)                                                     \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh BUILD_DIR [SECONDS] - run every libFuzzer target for SECONDS each
-# (default: $FUZZ_SECONDS, else 30) from the seed corpora under
+# (default: $FUZZ_SECONDS, else 40: eight targets, 5.3 minutes of CI) from the seed corpora under
 # tests/fuzz/corpus, in a scratch copy so the tree is never written.  Fails
 # on the first finding; the crashing input is left in the scratch directory
 # and printed, to be added to corpus/<target>/ as a regression input.
@@ -8,7 +8,7 @@
 # Maintainers: FUZZ_SECONDS=3600 tests/fuzz/run.sh build-fuzz for a long run.
 set -euo pipefail
 build=${1:?usage: run.sh BUILD_DIR [SECONDS]}
-secs=${2:-${FUZZ_SECONDS:-30}}
+secs=${2:-${FUZZ_SECONDS:-40}}
 here=$(cd "$(dirname "$0")" && pwd)
 scratch=$(mktemp -d /tmp/wsfuzz-run-XXXXXX)
 trap 'rm -rf /tmp/wsfuzz-??????' EXIT
