@@ -355,9 +355,9 @@ cmd_mcp(int argc, char **argv)
 {
 	struct ws_cli cli;
 	struct ws_mcp_opts o;
-	const char **common = NULL;
+	const char **common = NULL, **mounts = NULL;
 	char **owned = NULL;
-	size_t ncommon = 0, nowned = 0;
+	size_t ncommon = 0, nowned = 0, nmounts = 0;
 	bool ws_flag = false;
 	int rc, status = 0;
 
@@ -408,8 +408,7 @@ cmd_mcp(int argc, char **argv)
 	 * missing one stops the server now rather than fail every call.
 	 */
 	for (size_t i = 0; i < cli.npos; i++) {
-		char *real = realpath(cli.pos[i], NULL), *spec;
-		const char *base;
+		char *real = realpath(cli.pos[i], NULL);
 
 		if (real == NULL) {
 			rc = ws_error_set(WS_EWORKSPACE_NOT_FOUND, cli.pos[i], "%s",
@@ -424,18 +423,8 @@ cmd_mcp(int argc, char **argv)
 			o.workspace = real;
 			continue;
 		}
-		base = strrchr(real, '/');
-		base = base && base[1] ? base + 1 : "root";
-		if (asprintf(&spec, "/.%s=%s", base, real) < 0) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			goto fail;
-		}
-		if ((rc = push((const char ***)&owned, &nowned, spec)) < 0) {
-			free(spec);
-			goto fail;
-		}
-		if ((rc = push(&common, &ncommon, "--mount")) < 0 ||
-		    (rc = push(&common, &ncommon, spec)) < 0)
+		/* Mounted as data, named by the server (ws_mcp_mount_name()). */
+		if ((rc = push(&mounts, &nmounts, real)) < 0)
 			goto fail;
 	}
 	if (ws_flag)
@@ -482,6 +471,8 @@ cmd_mcp(int argc, char **argv)
 	o.ntools = NTOOLS;
 	o.common = common;
 	o.ncommon = ncommon;
+	o.mounts = mounts;
+	o.nmounts = nmounts;
 	o.net = WS_OPT(&cli, M_NET)->b;
 	o.in_fd = 0;
 	o.out_fd = 1;
@@ -498,6 +489,7 @@ out:
 		free(owned[i]);
 	free(owned);
 	free(common);
+	free(mounts);
 	ws_cli_free(&cli);
 	return status;
 }

@@ -24,6 +24,7 @@
 #include "ws/cli.h"
 #include "ws/error.h"
 #include "ws/json.h"
+#include "ws/session.h"
 
 const char *const ws_mcp_versions[] = {"2025-11-25", "2025-06-18", NULL};
 
@@ -49,8 +50,12 @@ struct ws_mcp {
 	bool cap_roots, cap_elicit, initialized;
 	/* The workspace and mounts from roots/list (when not pinned). */
 	char *root_ws;
-	char **root_mounts; /* "--mount" values */
+	struct ws_mount_def *root_mounts; /* owned strings */
 	size_t nroot_mounts;
+	char *roots_error; /* why the client's roots gave no workspace */
+	/* The mounts of the DIRs after the workspace (owned strings). */
+	struct ws_mount_def *dir_mounts;
+	size_t ndir_mounts;
 	bool roots_pending;
 	long long roots_id; /* id of our roots/list request, or -1 */
 	/* The elicitation the worker waits for. */
@@ -64,7 +69,105 @@ struct ws_mcp {
 	char *progress_token;
 	long long progress_last;
 	const char **dirs; /* ws_mcp_dirs() */
+	const char **dir_prefixes;
+	char **dir_owned;
+	size_t ndir_owned;
 };
+
+/* ---- Mount names ----------------------------------------------------- */
+
+char *
+ws_mcp_mount_name(const char *dir, const char *const *taken, size_t n)
+{
+	size_t len = strlen(dir), b;
+	char *name = NULL;
+
+	/* The last component, trailing slashes aside. */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	for (b = len; b > 0 && dir[b - 1] != '/'; b--)
+		;
+	if (len - b == 0 || (len - b == 1 && dir[b] == '.') ||
+	    (len - b == 2 && dir[b] == '.' && dir[b + 1] == '.')) {
+		dir = "root";
+		b = 0;
+		len = 4;
+	}
+	for (unsigned k = 1;; k++) {
+		bool used = false;
+
+		free(name);
+		if ((k == 1 ? asprintf(&name, "/.%.*s", (int)(len - b), dir + b)
+			    : asprintf(&name, "/.%.*s-%u", (int)(len - b), dir + b, k)) < 0)
+			return NULL;
+		for (size_t i = 0; i < n && !used; i++)
+			used = taken[i] != NULL && strcmp(taken[i], name) == 0;
+		if (!used)
+			return name;
+	}
+}
+
+static void
+ws__mounts_free(struct ws_mount_def *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)m[i].vprefix);
+		free((char *)m[i].dir);
+	}
+	free(m);
+}
+
+/*
+ * Name the mounts of dirs[0..n) (ws_mcp_mount_name()), after the
+ * prefixes of the --mount flags in the common options: *out owns its
+ * strings.
+ */
+static int
+ws__mounts_build(const struct ws_mcp_opts *o, const char *const *dirs, size_t n,
+		 struct ws_mount_def **out)
+{
+	struct ws_mount_def *m = calloc(n + 1, sizeof(*m));
+	const char **taken = calloc(n + o->ncommon + 1, sizeof(*taken));
+	char **flag = calloc(o->ncommon + 1, sizeof(*flag));
+	size_t nt = 0, nf = 0;
+	int rc = 0;
+
+	if (m == NULL || taken == NULL || flag == NULL)
+		goto oom;
+	for (size_t i = 0; i + 1 < o->ncommon; i++)
+		if (strcmp(o->common[i], "--mount") == 0) {
+			const char *v = o->common[++i];
+
+			if ((flag[nf] = strndup(v, strcspn(v, "="))) == NULL)
+				goto oom;
+			taken[nt++] = flag[nf++];
+		}
+	for (size_t i = 0; i < n; i++) {
+		char *name = ws_mcp_mount_name(dirs[i], taken, nt);
+		char *d = strdup(dirs[i]);
+
+		m[i].vprefix = name;
+		m[i].dir = d;
+		if (name == NULL || d == NULL) {
+			ws__mounts_free(m, i + 1);
+			m = NULL;
+			goto oom;
+		}
+		taken[nt++] = name;
+	}
+	*out = m;
+	m = NULL;
+	goto out;
+oom:
+	rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+out:
+	free(m);
+	for (size_t i = 0; i < nf; i++)
+		free(flag[i]);
+	free(flag);
+	free(taken);
+	return rc;
+}
 
 /* ---- Output ---------------------------------------------------------- */
 
@@ -612,7 +715,8 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	const struct ws_mcp_tool *t = NULL;
 	char **av = NULL, *args_text = NULL, *out;
 	const char *ws;
-	size_t n = 0;
+	struct ws_mount_def *mounts = NULL;
+	size_t n = 0, nm = 0;
 	int st;
 	cJSON *env;
 
@@ -624,21 +728,40 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 				     "call one of the tools that tools/list lists");
 	ws__wait_roots(s);
 	pthread_mutex_lock(&s->mu);
-	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws : o->fallback;
+	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
+		s->roots_error ? NULL : o->fallback;
 	if (ws == NULL) {
+		char *why = s->roots_error ? strdup(s->roots_error) : NULL;
+
 		pthread_mutex_unlock(&s->mu);
-		return ws__env_error(tool, WS_EWORKSPACE_NOT_FOUND,
-				     "no workspace: the server was started without "
-				     "--workspace or DIR and the client gave no root",
-				     "start wstools mcp with --workspace DIR, or use a "
-				     "client that offers roots");
+		env = ws__env_error(tool, WS_EWORKSPACE_NOT_FOUND,
+				    why ? why :
+				    "no workspace: the server was started without "
+				    "--workspace or DIR and the client gave no root",
+				    "start wstools mcp with --workspace DIR, or use a "
+				    "client that offers roots");
+		free(why);
+		return env;
 	}
-	av = calloc(8 + o->ncommon + 2 * s->nroot_mounts, sizeof(*av));
+	{
+		const struct ws_mount_def *src = o->workspace ? s->dir_mounts : s->root_mounts;
+
+		nm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
+		mounts = calloc(nm + 1, sizeof(*mounts));
+		for (size_t i = 0; mounts != NULL && i < nm; i++) {
+			mounts[i].vprefix = strdup(src[i].vprefix);
+			mounts[i].dir = strdup(src[i].dir);
+			mounts[i].ro = src[i].ro;
+		}
+	}
+	av = calloc(8 + o->ncommon, sizeof(*av));
 	args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
-	if (av == NULL || args_text == NULL) {
+	if (av == NULL || args_text == NULL || mounts == NULL) {
 		pthread_mutex_unlock(&s->mu);
 		free(av);
 		free(args_text);
+		if (mounts != NULL)
+			ws__mounts_free(mounts, nm);
 		return ws__env_error(tool, WS_ENOMEM, "out of memory", NULL);
 	}
 	/* Copies: a roots/list answer may replace them while this runs. */
@@ -649,11 +772,6 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	}
 	av[n++] = strdup("--workspace");
 	av[n++] = strdup(ws);
-	if (o->workspace == NULL)
-		for (size_t i = 0; i < s->nroot_mounts; i++) {
-			av[n++] = strdup("--mount");
-			av[n++] = strdup(s->root_mounts[i]);
-		}
 	pthread_mutex_unlock(&s->mu);
 	for (size_t i = 0; i < o->ncommon; i++)
 		av[n++] = strdup(o->common[i]);
@@ -662,7 +780,11 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	av[n++] = strdup("--args");
 	av[n++] = args_text;
 	av[n] = NULL;
+	/* The mounts go as data: no directory name is parsed as a spec. */
+	ws_cli_set_mounts(mounts, nm);
 	out = ws__capture(t->run, av, &st);
+	ws_cli_set_mounts(NULL, 0);
+	ws__mounts_free(mounts, nm);
 	for (size_t i = 0; i < n; i++)
 		free(av[i]);
 	free(av);
@@ -690,31 +812,80 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 }
 
 const char *const *
-ws_mcp_dirs(struct ws_mcp *s)
+ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 {
 	const struct ws_mcp_opts *o = s->o;
-	size_t n = 0;
+	const struct ws_mount_def *mm;
+	size_t n = 0, nmm;
 
 	free(s->dirs);
-	s->dirs = calloc(2 + o->ncommon + s->nroot_mounts, sizeof(*s->dirs));
-	if (s->dirs == NULL)
-		return NULL;
+	free(s->dir_prefixes);
+	for (size_t i = 0; i < s->ndir_owned; i++)
+		free(s->dir_owned[i]);
+	free(s->dir_owned);
+	s->ndir_owned = 0;
 	pthread_mutex_lock(&s->mu);
-	{
-		const char *ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws
-									  : o->fallback;
-		if (ws != NULL)
-			s->dirs[n++] = ws;
+	mm = o->workspace ? s->dir_mounts : s->root_mounts;
+	nmm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
+	s->dirs = calloc(2 + o->ncommon + nmm, sizeof(*s->dirs));
+	s->dir_prefixes = calloc(2 + o->ncommon + nmm, sizeof(*s->dir_prefixes));
+	s->dir_owned = calloc(2 * (1 + o->ncommon + nmm), sizeof(*s->dir_owned));
+	if (s->dirs == NULL || s->dir_prefixes == NULL || s->dir_owned == NULL) {
+		pthread_mutex_unlock(&s->mu);
+		return NULL;
 	}
-	/* "--mount /.NAME=DIR[:ro]": the DIR (strings that outlive us). */
-	for (size_t i = 0; i + 1 < o->ncommon; i++)
-		if (strcmp(o->common[i], "--mount") == 0 &&
-		    strchr(o->common[i + 1], '=') != NULL)
-			s->dirs[n++] = strchr(o->common[++i], '=') + 1;
-	if (o->workspace == NULL)
-		for (size_t i = 0; i < s->nroot_mounts; i++)
-			s->dirs[n++] = strchr(s->root_mounts[i], '=') + 1;
+	{
+		const char *ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
+				 s->roots_error ? NULL : o->fallback;
+
+		if (ws != NULL) {
+			s->dir_prefixes[n] = "/";
+			s->dirs[n] = s->dir_owned[s->ndir_owned++] = strdup(ws);
+			n += s->dirs[n] != NULL;
+		}
+	}
+	/* "--mount VPREFIX=DIR[:ro]" flags: the prefix and the DIR. */
+	for (size_t i = 0; i + 1 < o->ncommon; i++) {
+		const char *v;
+		char *p, *d;
+		size_t dl;
+
+		if (strcmp(o->common[i], "--mount") != 0 ||
+		    strchr(o->common[i + 1], '=') == NULL)
+			continue;
+		v = o->common[++i];
+		p = strndup(v, strcspn(v, "="));
+		d = strdup(strchr(v, '=') + 1);
+		if (p == NULL || d == NULL) {
+			free(p);
+			free(d);
+			continue;
+		}
+		dl = strlen(d);
+		if (dl > 3 && (strcmp(d + dl - 3, ":ro") == 0 ||
+			       strcmp(d + dl - 3, ":rw") == 0))
+			d[dl - 3] = '\0';
+		s->dir_owned[s->ndir_owned++] = p;
+		s->dir_owned[s->ndir_owned++] = d;
+		s->dir_prefixes[n] = p;
+		s->dirs[n++] = d;
+	}
+	for (size_t i = 0; i < nmm; i++) {
+		char *p = strdup(mm[i].vprefix), *d = strdup(mm[i].dir);
+
+		if (p == NULL || d == NULL) {
+			free(p);
+			free(d);
+			continue;
+		}
+		s->dir_owned[s->ndir_owned++] = p;
+		s->dir_owned[s->ndir_owned++] = d;
+		s->dir_prefixes[n] = p;
+		s->dirs[n++] = d;
+	}
 	pthread_mutex_unlock(&s->mu);
+	if (prefixes != NULL)
+		*prefixes = s->dir_prefixes;
 	return s->dirs;
 }
 
@@ -1005,64 +1176,63 @@ ws__file_uri(const char *uri)
 	return out;
 }
 
-/* The client's answer to roots/list: the first root is the workspace. */
+/*
+ * The client's answer to roots/list: the first usable root is the
+ * workspace, the others are mounted (as data, named by
+ * ws_mcp_mount_name()).  A root that is not a local file:// URI is
+ * skipped with a line on stderr; when roots were offered and none is
+ * usable, calls fail with WORKSPACE_NOT_FOUND saying why rather than
+ * fall back to WS_ROOT, a directory the person did not choose here.
+ */
 static void
 ws__roots_answer(struct ws_mcp *s, const cJSON *msg)
 {
 	const cJSON *roots = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(msg, "result"), "roots");
 	const cJSON *r;
-	char *ws = NULL;
-	char **mounts = NULL;
-	size_t nm = 0;
+	char *ws = NULL, *why = NULL;
+	const char **dirs = calloc((size_t)cJSON_GetArraySize(roots) + 1, sizeof(*dirs));
+	struct ws_mount_def *mounts = NULL;
+	size_t nd = 0, offered = 0;
 
 	cJSON_ArrayForEach(r, roots) {
 		const char *uri = cJSON_GetStringValue(
 			cJSON_GetObjectItemCaseSensitive(r, "uri"));
 		char *path = uri ? ws__file_uri(uri) : NULL;
 
-		if (path == NULL)
+		offered++;
+		if (path == NULL) {
+			fprintf(stderr, "wstools mcp: root %s skipped: not a local "
+				"file:///PATH URI\n", uri ? uri : "(without uri)");
 			continue;
-		if (ws == NULL) {
+		}
+		if (ws == NULL)
 			ws = path;
-			continue;
-		}
-		{
-			const char *base = strrchr(path, '/');
-			char **nmounts = realloc(mounts, (nm + 1) * sizeof(*mounts));
-			char *spec;
-
-			base = base && base[1] ? base + 1 : "root";
-			if (nmounts == NULL ||
-			    asprintf(&spec, "/.%s=%s", base, path) < 0) {
-				if (nmounts != NULL)
-					mounts = nmounts;
-				free(path);
-				break;
-			}
-			/* A second root of the same name gets its index. */
-			for (size_t k = 0; k < nm; k++)
-				if (strncmp(nmounts[k], spec, strcspn(spec, "=") + 1) == 0) {
-					free(spec);
-					if (asprintf(&spec, "/.%s-%zu=%s", base, nm + 1,
-						     path) < 0)
-						spec = NULL;
-					break;
-				}
-			mounts = nmounts;
-			if (spec != NULL)
-				mounts[nm++] = spec;
+		else if (dirs != NULL)
+			dirs[nd++] = path;
+		else
 			free(path);
-		}
 	}
+	if (ws == NULL && offered > 0 &&
+	    asprintf(&why, "no workspace: none of the client's %zu root(s) is a "
+		     "local file:///PATH URI", offered) < 0)
+		why = NULL;
+	if (dirs == NULL || ws__mounts_build(s->o, dirs, nd, &mounts) < 0) {
+		ws_error_clear();
+		mounts = NULL;
+		nd = 0;
+	}
+	for (size_t i = 0; dirs != NULL && dirs[i] != NULL; i++)
+		free((char *)dirs[i]);
+	free(dirs);
 	pthread_mutex_lock(&s->mu);
 	free(s->root_ws);
-	for (size_t i = 0; i < s->nroot_mounts; i++)
-		free(s->root_mounts[i]);
-	free(s->root_mounts);
+	free(s->roots_error);
+	ws__mounts_free(s->root_mounts, s->nroot_mounts);
 	s->root_ws = ws;
+	s->roots_error = why;
 	s->root_mounts = mounts;
-	s->nroot_mounts = nm;
+	s->nroot_mounts = nd;
 	s->roots_pending = false;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
@@ -1367,6 +1537,9 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_cond_init(&s.cv, NULL);
 	/* A client that goes away is an error on write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	if ((rc = ws__mounts_build(o, o->mounts, o->nmounts, &s.dir_mounts)) < 0)
+		goto out;
+	s.ndir_mounts = o->nmounts;
 	if ((rc = ws__build_list(&s)) < 0)
 		goto out;
 	/*
@@ -1386,10 +1559,14 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 out:
 	free(s.tools_json);
 	free(s.root_ws);
-	for (size_t i = 0; i < s.nroot_mounts; i++)
-		free(s.root_mounts[i]);
-	free(s.root_mounts);
+	free(s.roots_error);
+	ws__mounts_free(s.root_mounts, s.nroot_mounts);
+	ws__mounts_free(s.dir_mounts, s.ndir_mounts);
 	free(s.dirs);
+	free(s.dir_prefixes);
+	for (size_t i = 0; i < s.ndir_owned; i++)
+		free(s.dir_owned[i]);
+	free(s.dir_owned);
 	pthread_mutex_destroy(&s.out_mu);
 	pthread_mutex_destroy(&s.mu);
 	pthread_cond_destroy(&s.cv);

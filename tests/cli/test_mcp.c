@@ -1080,6 +1080,97 @@ START_TEST(roots_set_the_workspace)
 }
 END_TEST
 
+/*
+ * Roots are data: a root named "x:ro" or "a=b" is that directory, never a
+ * mount spec ("/.x:ro" used to mount "x"); mounts of the same name are
+ * "/.NAME", "/.NAME-2"...; non-file roots are skipped, and roots that
+ * leave none make calls fail with WORKSPACE_NOT_FOUND (no fallback).
+ */
+START_TEST(roots_are_data)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *roots;
+
+	wst_write(T, "x/f.txt", "not granted\n");
+	wst_write(T, "x:ro/f.txt", "granted ro\n");
+	wst_write(T, "a=b/g.txt", "granted eq\n");
+	wst_write(T, "b/src/b.txt", "b\n");
+	wst_write(T, "c/src/c.txt", "c\n");
+	mcp_start(&m, "--no-detect-root");
+	handshake(&m, "{\"roots\":{}}");
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"},"
+				  "{\"uri\":\"file://%s/x:ro\"},{\"uri\":\"file://%s/a=b\"},"
+				  "{\"uri\":\"https://example.com/\"},"
+				  "{\"uri\":\"file://host/tmp\"},"
+				  "{\"uri\":\"file://%s/b/src\"},{\"uri\":\"file://%s/c/src/\"},"
+				  "{\"uri\":\"file:///..\"}]", W, T, T, T, T), 0);
+	answer_roots(&m, roots);
+	free(roots);
+	res = call(&m, 2, "read_file", "{\"path\":\"/.x:ro/f.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "granted ro\n");
+	cJSON_Delete(r);
+	res = call(&m, 3, "read_file", "{\"path\":\"/.x/f.txt\"}", &r);
+	ck_assert(is_error(res));
+	cJSON_Delete(r);
+	res = call(&m, 4, "read_file", "{\"path\":\"/.a=b/g.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "granted eq\n");
+	cJSON_Delete(r);
+	res = call(&m, 5, "read_file", "{\"path\":\"/.src/b.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 6, "read_file", "{\"path\":\"/.src-2/c.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	/* "file:///.." is "/" named "root", never "/...". */
+	res = call(&m, 7, "list_directory", "{\"path\":\"/.root\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	/* Only URIs that are not local: no workspace, and why. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+	answer_roots(&m, "[{\"uri\":\"https://example.com/\"},{\"uri\":\"file://host/x\"}]");
+	res = call(&m, 8, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "WORKSPACE_NOT_FOUND");
+	ck_assert_ptr_nonnull(strstr(text_of(res), "file:///PATH"));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/* DIRs of the same name: /.src and /.src-2, not "mounted twice". */
+	{
+		char *b = wst_path(T, "b/src"), *c = wst_path(T, "c/src");
+
+		mcp_start(&m, W, b, c);
+		handshake(&m, NULL);
+		res = call(&m, 2, "read_file", "{\"path\":\"/.src/b.txt\"}", &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		cJSON_Delete(r);
+		res = call(&m, 3, "read_file", "{\"path\":\"/.src-2/c.txt\"}", &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		cJSON_Delete(r);
+		ck_assert_int_eq(mcp_close(&m), 0);
+		/* The compat mode names them the same way (one rule). */
+		mcp_start(&m, "--compat", "mcp-filesystem", W, b, c);
+		handshake(&m, NULL);
+		res = call(&m, 2, "list_allowed_directories", "{}", &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		ck_assert_ptr_nonnull(strstr(text_of(res), "c/src"));
+		cJSON_Delete(r);
+		free(roots = NULL);
+		ck_assert_int_ge(asprintf(&roots, "{\"path\":\"%s/c.txt\"}", c), 0);
+		res = call(&m, 3, "read_text_file", roots, &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		ck_assert_str_eq(text_of(res), "c\n");
+		cJSON_Delete(r);
+		free(roots);
+		ck_assert_int_eq(mcp_close(&m), 0);
+		free(b);
+		free(c);
+	}
+}
+END_TEST
+
 static int
 count_fds(pid_t pid)
 {
@@ -1174,6 +1265,7 @@ suite(void)
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, roots_set_the_workspace);
+	tcase_add_test(tc, roots_are_data);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);

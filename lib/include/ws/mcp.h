@@ -53,6 +53,13 @@ struct ws_mcp_opts {
 	 */
 	const char *workspace;
 	const char *fallback;
+	/*
+	 * Directories mounted at /.NAME (ws_mcp_mount_name()): the DIRs
+	 * after the workspace, passed to every call as data, never through
+	 * a "--mount VPREFIX=DIR" string.
+	 */
+	const char *const *mounts;
+	size_t nmounts;
 	/* Options every call gets after --workspace (--mount M, --policy P...). */
 	const char *const *common;
 	size_t ncommon;
@@ -85,11 +92,20 @@ struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
 			    const struct cJSON *args);
 
 /*
- * The real directories the server serves (workspace first, then the
- * mounts of DIRs and roots), for a compat mode's "allowed directories":
- * a NULL-terminated array that lives until the next call of this
- * function.  Only from ws_mcp_compat.call.
+ * The directories the server serves (workspace first, then the --mount
+ * flags', then the mounts of DIRs or roots), for a compat mode's "allowed
+ * directories": a NULL-terminated array that lives until the next call
+ * of this function, and in *prefixes (if not NULL) the virtual prefix of
+ * each ("/" for the workspace).  Only from ws_mcp_compat.call.
  */
-const char *const *ws_mcp_dirs(struct ws_mcp *srv);
+const char *const *ws_mcp_dirs(struct ws_mcp *srv, const char *const **prefixes);
+
+/*
+ * The one naming rule for the mounts of DIRs and roots: "/.NAME", NAME
+ * the last component of dir ("root" if it has none or it is "." or
+ * ".."), or "/.NAME-2", "/.NAME-3"... when the names in taken[0..n) hold
+ * it already.  malloc'd; NULL when out of memory.
+ */
+char *ws_mcp_mount_name(const char *dir, const char *const *taken, size_t n);
 
 #endif
