@@ -300,7 +300,7 @@ cmd_call(int argc, char **argv)
 }
 
 /* wstools mcp: its own options beside the common ones. */
-enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_COUNT };
+enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_INT, "BYTES",
@@ -309,6 +309,9 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 		      "serve another server's tools (mcp-filesystem)", 0},
 	[M_NET] = {"net", 0, WS_OPT_FLAG, NULL,
 		   "let run_command reach the network", 0},
+	[M_ROOTS_TIMEOUT] = {"roots-timeout", 0, WS_OPT_SECONDS, "S",
+			     "how long a call waits for the client's roots "
+			     "(default 10)", 0},
 };
 
 static const struct ws_tool mcp_tool = {
@@ -397,6 +400,14 @@ cmd_mcp(int argc, char **argv)
 			goto fail;
 		}
 		o.max_message = (size_t)m;
+	}
+	if (WS_OPT(&cli, M_ROOTS_TIMEOUT)->set) {
+		o.roots_timeout_ms = WS_OPT(&cli, M_ROOTS_TIMEOUT)->i;
+		if (o.roots_timeout_ms < 1 || o.roots_timeout_ms > 3600000) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					  "--roots-timeout takes 0.001 to 3600 seconds");
+			goto fail;
+		}
 	}
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--workspace") == 0 ||

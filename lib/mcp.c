@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/cancel.h"
@@ -58,6 +59,7 @@ struct ws_mcp {
 	size_t ndir_mounts;
 	bool roots_pending;
 	long long roots_id; /* id of our roots/list request, or -1 */
+	struct timespec roots_deadline; /* CLOCK_REALTIME, for the cv */
 	/* The elicitation the worker waits for. */
 	long long elicit_id;
 	enum ws__wait elicit;
@@ -697,14 +699,52 @@ ws__env_error(const char *tool, int code, const char *msg, const char *hint)
 	return env;
 }
 
-/* Wait until a roots/list we sent is answered (or input ends). */
-static void
+/* An absolute CLOCK_REALTIME time ms from now (the cv's clock). */
+static struct timespec
+ws__deadline(long long ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+/*
+ * Wait until a roots/list we sent is answered, input ends, the call is
+ * cancelled (false) or the client has let the roots timeout pass: then
+ * the roots count as none, with a reason the calls report (a late answer
+ * is still taken).
+ */
+static bool
 ws__wait_roots(struct ws_mcp *s)
 {
+	bool ok = true;
+
 	pthread_mutex_lock(&s->mu);
-	while (s->roots_pending && !s->eof)
-		pthread_cond_wait(&s->cv, &s->mu);
+	while (s->roots_pending && !s->eof) {
+		if (s->running != NULL && s->running->cancelled) {
+			ok = false;
+			break;
+		}
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &s->roots_deadline) ==
+			    ETIMEDOUT && s->roots_pending) {
+			s->roots_pending = false;
+			free(s->roots_error);
+			if (asprintf(&s->roots_error, "no workspace: the client did not "
+				     "answer roots/list within %lld s",
+				     (long long)(s->o->roots_timeout_ms ?
+						 s->o->roots_timeout_ms : 10000) / 1000) < 0)
+				s->roots_error = NULL;
+		}
+	}
 	pthread_mutex_unlock(&s->mu);
+	return ok;
 }
 
 /* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
@@ -726,7 +766,9 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	if (t == NULL)
 		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
 				     "call one of the tools that tools/list lists");
-	ws__wait_roots(s);
+	if (!ws__wait_roots(s))
+		return ws__env_error(tool, WS_EIO_ERROR, "cancelled while waiting for "
+				     "the client's roots", NULL);
 	pthread_mutex_lock(&s->mu);
 	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
 		s->roots_error ? NULL : o->fallback;
@@ -1130,6 +1172,8 @@ ws__ask_roots(struct ws_mcp *s)
 	}
 	id = s->roots_id = s->next_id++;
 	s->roots_pending = true;
+	s->roots_deadline = ws__deadline(s->o->roots_timeout_ms ? s->o->roots_timeout_ms
+							    : 10000);
 	pthread_mutex_unlock(&s->mu);
 	if (ws__msg_begin(&m, NULL) < 0)
 		return;
@@ -1249,7 +1293,8 @@ ws__response(struct ws_mcp *s, const cJSON *msg)
 		return;
 	n = (long long)id->valuedouble;
 	pthread_mutex_lock(&s->mu);
-	if (s->roots_pending && n == s->roots_id) {
+	/* A late answer (after the timeout) still sets the roots. */
+	if (s->roots_id >= 0 && n == s->roots_id) {
 		pthread_mutex_unlock(&s->mu);
 		if (cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL) {
 			ws__roots_answer(s, msg);

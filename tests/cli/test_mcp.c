@@ -1171,6 +1171,38 @@ START_TEST(roots_are_data)
 }
 END_TEST
 
+/*
+ * A client that offers roots and never answers roots/list: a waiting call
+ * can be cancelled, and the calls fail after --roots-timeout with
+ * WORKSPACE_NOT_FOUND saying so (they used to hang for ever).
+ */
+START_TEST(roots_unanswered)
+{
+	struct mcp m;
+	cJSON *r, *res, *j;
+	long long t0;
+
+	mcp_start(&m, "--roots-timeout", "1.5");
+	handshake(&m, "{\"roots\":{}}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_str_eq(method_of(j), "roots/list");
+	cJSON_Delete(j);
+	t0 = now_ms();
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}}");
+	usleep(100000);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2}}");
+	/* The cancelled call is not answered; the next one times out. */
+	res = call(&m, 3, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "WORKSPACE_NOT_FOUND");
+	ck_assert_ptr_nonnull(strstr(text_of(res), "roots/list"));
+	ck_assert_int_lt(now_ms() - t0, (long long)(8000 * WST_SLOWDOWN));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 static int
 count_fds(pid_t pid)
 {
@@ -1266,6 +1298,7 @@ suite(void)
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, roots_set_the_workspace);
 	tcase_add_test(tc, roots_are_data);
+	tcase_add_test(tc, roots_unanswered);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);

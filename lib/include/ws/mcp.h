@@ -65,6 +65,8 @@ struct ws_mcp_opts {
 	size_t ncommon;
 	bool net;		/* run_command calls get --net */
 	size_t max_message;	/* longest line read, in bytes (0: 4 MiB) */
+	/* How long a call waits for the client's roots (0: 10 s). */
+	long long roots_timeout_ms;
 	const struct ws_mcp_compat *compat; /* NULL: our tools */
 	int in_fd, out_fd;
 };
