@@ -297,8 +297,10 @@ static const struct {
 	{"read_file", "Read a file", true, false, true,
 	 "{\"type\":\"object\",\"properties\":{"
 	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"content\":{\"type\":\"string\"},\"encoding\":{\"type\":\"string\"},"
-	 "\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":\"integer\"},"
+	 "\"content\":{\"type\":[\"string\",\"null\"]},"
+	 "\"encoding\":{\"type\":[\"string\",\"null\"]},"
+	 "\"start_line\":{\"type\":[\"integer\",\"null\"]},"
+	 "\"end_line\":{\"type\":[\"integer\",\"null\"]},"
 	 "\"total_lines\":{\"type\":[\"integer\",\"null\"]},\"size\":{\"type\":\"integer\"},"
 	 "\"binary\":{\"type\":\"boolean\"},\"mime_type\":{\"type\":[\"string\",\"null\"]},"
 	 "\"truncated\":{\"type\":\"boolean\"},"
@@ -406,8 +408,21 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 	cJSON_AddItemToObject(t, "inputSchema", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "parameters"));
 	if (i < sizeof(ws__meta) / sizeof(ws__meta[0])) {
-		cJSON_AddItemToObject(t, "outputSchema",
-				      cJSON_Parse(ws__meta[i].output_schema));
+		cJSON *os = cJSON_Parse(ws__meta[i].output_schema);
+
+		/*
+		 * A failed call's structuredContent is {"error": {...}}: the
+		 * schema says so, so that a client validating isError results
+		 * too finds them conform.
+		 */
+		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(os, "properties"),
+				      "error", cJSON_Parse(
+					      "{\"type\":\"object\",\"properties\":{"
+					      "\"code\":{\"type\":\"string\"},"
+					      "\"message\":{\"type\":\"string\"},"
+					      "\"hint\":{\"type\":\"string\"}},"
+					      "\"required\":[\"code\",\"message\"]}"));
+		cJSON_AddItemToObject(t, "outputSchema", os);
 		ann = cJSON_AddObjectToObject(t, "annotations");
 		cJSON_AddStringToObject(ann, "title", ws__meta[i].title);
 		cJSON_AddBoolToObject(ann, "readOnlyHint", ws__meta[i].ro);

@@ -1203,6 +1203,165 @@ START_TEST(roots_unanswered)
 }
 END_TEST
 
+/* Is v of JSON-Schema type t ("integer" is a number without fraction)? */
+static bool
+schema_type_is(const cJSON *v, const char *t)
+{
+	if (strcmp(t, "null") == 0)
+		return cJSON_IsNull(v);
+	if (strcmp(t, "boolean") == 0)
+		return cJSON_IsBool(v);
+	if (strcmp(t, "string") == 0)
+		return cJSON_IsString(v);
+	if (strcmp(t, "object") == 0)
+		return cJSON_IsObject(v);
+	if (strcmp(t, "array") == 0)
+		return cJSON_IsArray(v);
+	if (strcmp(t, "number") == 0)
+		return cJSON_IsNumber(v);
+	if (strcmp(t, "integer") == 0)
+		return cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble;
+	return false;
+}
+
+/*
+ * A JSON-Schema subset checker (type, also as an array, properties,
+ * required, items, enum of strings): NULL if v conforms, else where not.
+ */
+static const char *
+schema_check(const cJSON *v, const cJSON *schema, const char *where)
+{
+	static char why[512];
+	const cJSON *type = cJSON_GetObjectItem(schema, "type"), *t, *p;
+	bool ok = type == NULL;
+
+	if (cJSON_IsString(type))
+		ok = schema_type_is(v, type->valuestring);
+	if (cJSON_IsArray(type))
+		cJSON_ArrayForEach(t, type)
+			ok = ok || schema_type_is(v, t->valuestring);
+	if (!ok) {
+		char *txt = cJSON_PrintUnformatted(v), *ty = cJSON_PrintUnformatted(type);
+
+		snprintf(why, sizeof(why), "%s: %.200s is not of type %s", where,
+			 txt ? txt : "?", ty ? ty : "?");
+		free(txt);
+		free(ty);
+		return why;
+	}
+	if (cJSON_IsArray(cJSON_GetObjectItem(schema, "enum")) && cJSON_IsString(v)) {
+		ok = false;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(schema, "enum"))
+			ok = ok || strcmp(cJSON_GetStringValue(t), v->valuestring) == 0;
+		if (!ok) {
+			snprintf(why, sizeof(why), "%s: \"%s\" not in enum", where, v->valuestring);
+			return why;
+		}
+	}
+	if (cJSON_IsObject(v)) {
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(schema, "required"))
+			if (cJSON_GetObjectItem(v, t->valuestring) == NULL) {
+				snprintf(why, sizeof(why), "%s: %s is required", where,
+					 t->valuestring);
+				return why;
+			}
+		cJSON_ArrayForEach(p, cJSON_GetObjectItem(schema, "properties")) {
+			const cJSON *c = cJSON_GetObjectItem(v, p->string);
+			char sub[256];
+			const char *e;
+
+			if (c == NULL)
+				continue;
+			snprintf(sub, sizeof(sub), "%s.%s", where, p->string);
+			if ((e = schema_check(c, p, sub)) != NULL)
+				return e;
+		}
+	}
+	if (cJSON_IsArray(v) && cJSON_IsObject(cJSON_GetObjectItem(schema, "items"))) {
+		int k = 0;
+
+		cJSON_ArrayForEach(t, v) {
+			char sub[256];
+			const char *e;
+
+			snprintf(sub, sizeof(sub), "%s[%d]", where, k++);
+			if ((e = schema_check(t, cJSON_GetObjectItem(schema, "items"), sub)) != NULL)
+				return e;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * structuredContent conforms to the outputSchema tools/list advertises,
+ * for the shapes that hold nulls and odd values: binary and invalid UTF-8
+ * files, an empty file, symlinks in a listing, a search without a match,
+ * a command that times out, and the errors.
+ */
+START_TEST(output_schemas_hold)
+{
+	static const char *const calls[][2] = {
+		{"read_file", "{\"path\":\"notes.md\"}"},
+		{"read_file", "{\"path\":\"bin.dat\"}"},
+		{"read_file", "{\"path\":\"bin.dat\",\"encoding\":\"base64\"}"},
+		{"read_file", "{\"path\":\"bad.txt\"}"},
+		{"read_file", "{\"path\":\"empty.txt\"}"},
+		{"read_file", "{\"path\":\"notes.md\",\"tail\":1}"},
+		{"read_file", "{\"paths\":[\"notes.md\",\"ln\"]}"},
+		{"read_file", "{\"path\":\"nope\"}"},
+		{"list_directory", "{\"path\":\"/\",\"all\":true}"},
+		{"list_directory", "{\"path\":\"/\",\"long\":true,\"all\":true}"},
+		{"list_directory", "{\"path\":\"/\",\"recursive\":true}"},
+		{"list_directory", "{\"paths\":[\"/\",\"src\"]}"},
+		{"search_files", "{\"pattern\":\"zzz-no-match\"}"},
+		{"search_files", "{\"pattern\":\"int\"}"},
+		{"search_files", "{\"files\":true}"},
+		{"search_files", "{\"pattern\":\"o\",\"count\":true}"},
+		{"write_file", "{\"path\":\"w.txt\",\"content\":\"x\"}"},
+		{"edit_file", "{\"path\":\"w.txt\",\"old\":\"x\",\"new\":\"y\"}"},
+		{"create_directory", "{\"path\":\"d\"}"},
+		{"move_path", "{\"source\":\"w.txt\",\"destination\":\"d/w.txt\"}"},
+		{"delete_path", "{\"path\":\"d\",\"recursive\":true}"},
+		{"run_command", "{\"command\":[\"true\"]}"},
+		{"run_command", "{\"command\":\"printf '\\\\377'\"}"},
+		{"run_command", "{\"command\":[\"sleep\",\"5\"],\"timeout\":0.3}"},
+	};
+	struct mcp m;
+	cJSON *r, *list;
+	const cJSON *t;
+	char bin[256];
+
+	for (int i = 0; i < 256; i++)
+		bin[i] = (char)i;
+	wst_writen(W, "bin.dat", bin, sizeof(bin));
+	wst_write(W, "bad.txt", "ok\xff\xfe\n");
+	wst_write(W, "empty.txt", "");
+	wst_symlink("notes.md", W, "ln");
+	wst_symlink("/etc", W, "out");
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	list = rpc(&m, 2, "tools/list", NULL);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		const cJSON *res = call(&m, 10 + (int)i, calls[i][0], calls[i][1], &r);
+		const cJSON *schema = NULL;
+		const char *e;
+
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(list, "result"),
+							 "tools"))
+			if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")),
+				   calls[i][0]) == 0)
+				schema = cJSON_GetObjectItem(t, "outputSchema");
+		ck_assert_ptr_nonnull(schema);
+		e = schema_check(cJSON_GetObjectItem(res, "structuredContent"), schema,
+				 "structuredContent");
+		ck_assert_msg(e == NULL, "%s %s: %s", calls[i][0], calls[i][1], e);
+		cJSON_Delete(r);
+	}
+	cJSON_Delete(list);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 static int
 count_fds(pid_t pid)
 {
@@ -1299,6 +1458,7 @@ suite(void)
 	tcase_add_test(tc, roots_set_the_workspace);
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
+	tcase_add_test(tc, output_schemas_hold);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);
