@@ -300,7 +300,8 @@ cmd_call(int argc, char **argv)
 }
 
 /* wstools mcp: its own options beside the common ones. */
-enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_COUNT };
+enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
+       M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_INT, "BYTES",
@@ -312,6 +313,12 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_ROOTS_TIMEOUT] = {"roots-timeout", 0, WS_OPT_SECONDS, "S",
 			     "how long a call waits for the client's roots "
 			     "(default 10)", 0},
+	[M_TIMEOUT] = {"timeout", 0, WS_OPT_SECONDS, "S",
+		       "the longest run_command timeout a model may ask for "
+		       "(default 600)", 0},
+	[M_MAX_OUTPUT] = {"max-output", 0, WS_OPT_BYTES, "N",
+			  "the most run_command output a model may ask for "
+			  "(default 1M)", 0},
 };
 
 static const struct ws_tool mcp_tool = {
@@ -408,6 +415,18 @@ cmd_mcp(int argc, char **argv)
 					  "--roots-timeout takes 0.001 to 3600 seconds");
 			goto fail;
 		}
+	}
+	if (WS_OPT(&cli, M_TIMEOUT)->set &&
+	    (o.run_timeout_ms = WS_OPT(&cli, M_TIMEOUT)->i) <= 0) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "--timeout takes a positive number of seconds");
+		goto fail;
+	}
+	if (WS_OPT(&cli, M_MAX_OUTPUT)->set &&
+	    (o.run_max_output = WS_OPT(&cli, M_MAX_OUTPUT)->i) <= 0) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "--max-output takes a positive number of bytes");
+		goto fail;
 	}
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--workspace") == 0 ||

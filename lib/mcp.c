@@ -762,6 +762,76 @@ ws__wait_roots(struct ws_mcp *s)
 	return ok;
 }
 
+/*
+ * The ceilings of the sizes and times a model may ask for under MCP (the
+ * CLI's flags do this for an --args caller; here nobody gives flags):
+ * a value above the ceiling becomes the ceiling, 0 ("none", "all",
+ * "unlimited") the tool's default.  Seconds are in ms.
+ */
+static const struct {
+	const char *tool, *key;
+	bool seconds;
+	long long dflt; /* the ceiling when the server's options do not say */
+	long long tool_dflt; /* the tool's own default under --args */
+} ws__ceilings[] = {
+	{"run_command", "timeout", true, 600000, 60000},
+	{"run_command", "max_output", false, 1 << 20, 64 << 10},
+	{"search_files", "max_results", false, 1000, 50},
+	{"search_files", "time_budget", true, 60000, 10000},
+	{"list_directory", "max_entries", false, 10000, 200},
+	{"list_directory", "max_output", false, 1 << 20, 65536},
+	{"read_file", "max_bytes", false, 1 << 20, 1 << 20},
+};
+
+/* args with the ceilings applied: a copy (NULL: none needed, or no memory). */
+static cJSON *
+ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
+{
+	cJSON *copy = NULL;
+
+	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
+		const cJSON *v;
+		long long cap = ws__ceilings[i].dflt;
+		double x, unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
+		char *end = NULL;
+
+		if (strcmp(ws__ceilings[i].tool, tool) != 0)
+			continue;
+		v = cJSON_GetObjectItemCaseSensitive(args, ws__ceilings[i].key);
+		if (strcmp(tool, "run_command") == 0 &&
+		    strcmp(ws__ceilings[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
+			cap = o->run_timeout_ms;
+		if (strcmp(tool, "run_command") == 0 &&
+		    strcmp(ws__ceilings[i].key, "max_output") == 0 && o->run_max_output > 0)
+			cap = o->run_max_output;
+		/* Models quote numbers: "0" and "2e9" are held too. */
+		if (v == NULL)
+			x = 0;
+		else if (cJSON_IsNumber(v))
+			x = v->valuedouble;
+		else if (cJSON_IsString(v) && v->valuestring[0] != '\0' &&
+			 (x = strtod(v->valuestring, &end), *end == '\0'))
+			;
+		else
+			continue;
+		/* None asked, or 0: the tool's default, if within the ceiling. */
+		if (x == 0) {
+			if (ws__ceilings[i].tool_dflt <= cap && v == NULL)
+				continue;
+		} else if (!(x * unit > (double)cap)) {
+			continue;
+		}
+		if (copy == NULL && (copy = args ? cJSON_Duplicate(args, 1) :
+					      cJSON_CreateObject()) == NULL)
+			return NULL;
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, ws__ceilings[i].key);
+		if (x != 0 || ws__ceilings[i].tool_dflt > cap)
+			cJSON_AddItemToObject(copy, ws__ceilings[i].key,
+					      cJSON_CreateNumber((double)cap / unit));
+	}
+	return copy;
+}
+
 /* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
 static cJSON *
 ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
@@ -812,7 +882,13 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 		}
 	}
 	av = calloc(8 + o->ncommon, sizeof(*av));
-	args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
+	{
+		cJSON *capped = ws__cap_args(o, tool, args);
+
+		args_text = capped ? cJSON_PrintUnformatted(capped) :
+			    args ? cJSON_PrintUnformatted(args) : strdup("{}");
+		cJSON_Delete(capped);
+	}
 	if (av == NULL || args_text == NULL || mounts == NULL) {
 		pthread_mutex_unlock(&s->mu);
 		free(av);

@@ -1203,6 +1203,47 @@ START_TEST(roots_unanswered)
 }
 END_TEST
 
+/*
+ * A model's sizes and times are held to ceilings: max_output 2e9 keeps
+ * at most 1 MiB, timeout 0 is not "none" (the default, or the server's
+ * --timeout when lower), a timeout above --timeout is --timeout.
+ */
+START_TEST(model_limits_capped)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	long long t0;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "run_command", "{\"command\":\"head -c 3000000 /dev/zero | "
+		   "tr '\\\\0' a\",\"max_output\":2000000000}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert(cJSON_IsTrue(sc(res, "stdout_truncated")));
+	ck_assert_int_le(strlen(cJSON_GetStringValue(sc(res, "stdout"))), (1 << 20) + 4096);
+	cJSON_Delete(r);
+	res = call(&m, 3, "run_command", "{\"command\":[\"true\"],\"max_output\":\"0\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	mcp_start(&m, "--timeout", "0.5", W);
+	handshake(&m, NULL);
+	t0 = now_ms();
+	res = call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"30\"],\"timeout\":0}", &r);
+	ck_assert(cJSON_IsTrue(sc(res, "timed_out")));
+	cJSON_Delete(r);
+	res = call(&m, 3, "run_command", "{\"command\":[\"sleep\",\"30\"],\"timeout\":1000}", &r);
+	ck_assert(cJSON_IsTrue(sc(res, "timed_out")));
+	cJSON_Delete(r);
+	res = call(&m, 4, "run_command", "{\"command\":[\"sleep\",\"30\"]}", &r);
+	ck_assert(cJSON_IsTrue(sc(res, "timed_out")));
+	cJSON_Delete(r);
+	ck_assert_int_lt(now_ms() - t0, (long long)(20000 * WST_SLOWDOWN));
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 /* Is v of JSON-Schema type t ("integer" is a number without fraction)? */
 static bool
 schema_type_is(const cJSON *v, const char *t)
@@ -1459,6 +1500,7 @@ suite(void)
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
 	tcase_add_test(tc, output_schemas_hold);
+	tcase_add_test(tc, model_limits_capped);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);

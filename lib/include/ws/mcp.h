@@ -65,6 +65,12 @@ struct ws_mcp_opts {
 	size_t ncommon;
 	bool net;		/* run_command calls get --net */
 	size_t max_message;	/* longest line read, in bytes (0: 4 MiB) */
+	/*
+	 * The ceilings of run_command's timeout (ms) and max_output (bytes)
+	 * a model may ask for (0: 600 s and 1 MiB).  Other sizes and times
+	 * have fixed ceilings (lib/mcp.c, ws__ceilings).
+	 */
+	long long run_timeout_ms, run_max_output;
 	/* How long a call waits for the client's roots (0: 10 s). */
 	long long roots_timeout_ms;
 	const struct ws_mcp_compat *compat; /* NULL: our tools */
