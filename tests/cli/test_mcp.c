@@ -1020,6 +1020,66 @@ START_TEST(approval_by_elicitation)
 }
 END_TEST
 
+/*
+ * A command rule's "approve" asks through elicitation as a file rule's
+ * does (it used to fail with APPROVAL_REQUIRED without asking).
+ */
+START_TEST(command_approval_by_elicitation)
+{
+	struct mcp m;
+	char *pol;
+	const char *answers[] = {"{\"action\":\"decline\"}",
+				 "{\"action\":\"accept\",\"content\":{\"approve\":true}}"};
+
+	wst_write(T, "cmd.json",
+		  "{\"version\":1,\"name\":\"askcmd\",\"file_rules\":["
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}],\"command_rules\":["
+		  "{\"name\":\"ask-echo\",\"patterns\":[\"^echo\\\\b\"],"
+		  "\"decision\":\"approve\",\"message\":\"Run echo?\"}]}");
+	pol = wst_path(T, "cmd.json");
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	for (int k = 0; k < 2; k++) {
+		bool asked = false;
+		cJSON *j, *res;
+
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"run_command\",\"arguments\":"
+			 "{\"command\":[\"echo\",\"hi\"]}}}", 10 + k);
+		for (;;) {
+			j = mcp_recv(&m, 10000);
+			ck_assert_ptr_nonnull(j);
+			if (method_of(j) && strcmp(method_of(j), "elicitation/create") == 0) {
+				ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(
+					cJSON_GetObjectItem(cJSON_GetObjectItem(j, "params"),
+							    "message")), "Run echo?"));
+				mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":%s}",
+					 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")),
+					 answers[k]);
+				asked = true;
+				cJSON_Delete(j);
+				continue;
+			}
+			if (is_id(j, 10 + k))
+				break;
+			cJSON_Delete(j);
+		}
+		ck_assert(asked);
+		res = cJSON_GetObjectItem(j, "result");
+		if (k == 0) {
+			ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+		} else {
+			ck_assert_msg(!is_error(res), "%s", text_of(res));
+			ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")), "hi\n");
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+}
+END_TEST
+
 /* Answer the server's roots/list request with roots (raw JSON array). */
 static void
 answer_roots(struct mcp *m, const char *roots)
@@ -1496,6 +1556,7 @@ suite(void)
 	tcase_add_test(tc, containment);
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
+	tcase_add_test(tc, command_approval_by_elicitation);
 	tcase_add_test(tc, roots_set_the_workspace);
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
