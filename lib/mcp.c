@@ -34,6 +34,7 @@ struct ws__job {
 	cJSON *req;	    /* the whole request (id, params) */
 	const cJSON *id;
 	bool cancelled;	    /* notifications/cancelled named it */
+	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
 	struct ws__job *next;
 };
 
@@ -888,6 +889,15 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 		args_text = capped ? cJSON_PrintUnformatted(capped) :
 			    args ? cJSON_PrintUnformatted(args) : strdup("{}");
 		cJSON_Delete(capped);
+		/* The "\u0000" read as U+0001 (ws__line): the escape again. */
+		if (args_text != NULL && s->running != NULL && s->running->nul_args)
+			for (char *p = args_text; *p; p++) {
+				if (*p != '\\' || p[1] == '\0')
+					continue;
+				if (strncmp(p + 1, "u0001", 5) == 0)
+					p[5] = '0';
+				p++;
+			}
 	}
 	if (av == NULL || args_text == NULL || mounts == NULL) {
 		pthread_mutex_unlock(&s->mu);
@@ -1380,7 +1390,8 @@ ws__response(struct ws_mcp *s, const cJSON *msg)
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	long long n;
 
-	if (!cJSON_IsNumber(id))
+	/* Exactly one of our integer ids: 1.5 is not 1. */
+	if (!cJSON_IsNumber(id) || id->valuedouble != (double)(long long)id->valuedouble)
 		return;
 	n = (long long)id->valuedouble;
 	pthread_mutex_lock(&s->mu);
@@ -1448,7 +1459,7 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 
 /* Queue a tools/call for the worker, after checking its params. */
 static void
-ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params)
+ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, bool nul)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
@@ -1485,6 +1496,7 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params)
 	}
 	j->req = req;
 	j->id = id;
+	j->nul_args = nul;
 	pthread_mutex_lock(&s->mu);
 	if (s->tail != NULL)
 		s->tail->next = j;
@@ -1495,10 +1507,56 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/*
+ * One JSON value and nothing after it but white space ("{..}{..}" is not
+ * a message), or NULL.
+ */
+static cJSON *
+ws__parse(const char *text, size_t len)
+{
+	const char *end = NULL;
+	cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+
+	if (j == NULL)
+		return NULL;
+	while (end < text + len && (*end == ' ' || *end == '\t' || *end == '\r' ||
+				    *end == '\n'))
+		end++;
+	if (end != text + len) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+/*
+ * Whether text holds the escape "\u0000" (backslashes occur only inside
+ * JSON strings, so no string tracking is needed); if out is not NULL (a
+ * copy of text), each of them becomes "\u0001" there.
+ */
+static bool
+ws__nul_escapes(const char *text, size_t len, char *out)
+{
+	bool found = false;
+
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (text[i] != '\\')
+			continue;
+		if (text[i + 1] == 'u' && i + 5 < len && memcmp(text + i + 2, "0000", 4) == 0) {
+			found = true;
+			if (out != NULL)
+				out[i + 5] = '1';
+		}
+		i++;
+	}
+	return found;
+}
+
 /* One line of input: a request, a notification or a response. */
 static void
 ws__line(struct ws_mcp *s, const char *line, size_t len)
 {
+	bool nul = false;
 	cJSON *msg, *id;
 	const cJSON *method, *params;
 	const char *m;
@@ -1508,10 +1566,44 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 		len--;
 	if (len == 0)
 		return;
-	msg = cJSON_ParseWithLengthOpts(line, len, NULL, 0);
+	msg = ws__parse(line, len);
 	if (msg == NULL) {
-		ws__error(s, NULL, -32700, "Parse error: the line is not JSON");
+		ws__error(s, NULL, -32700, "Parse error: the line is not one JSON value");
 		return;
+	}
+	/*
+	 * cJSON ends a string at "\u0000": read the line again with those
+	 * escapes as U+0001 and see what they were in.  An id with one is
+	 * refused; arguments with one go to the tool with the escape back
+	 * in place, for the CLI's own check (INVALID_PATH...).
+	 */
+	if (ws__nul_escapes(line, len, NULL)) {
+		char *copy = malloc(len);
+		cJSON *alt = NULL;
+
+		if (copy != NULL) {
+			memcpy(copy, line, len);
+			ws__nul_escapes(line, len, copy);
+			alt = ws__parse(copy, len);
+			free(copy);
+		}
+		if (alt == NULL ||
+		    !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(msg, "id"),
+				   cJSON_GetObjectItemCaseSensitive(alt, "id"), 1)) {
+			cJSON_Delete(alt);
+			cJSON_Delete(msg);
+			ws__error(s, NULL, -32600, "Invalid Request: the id holds a NUL "
+				  "character (\\u0000)");
+			return;
+		}
+		if (!cJSON_Compare(msg, alt, 1)) {
+			/* The message as read with U+0001: marked for ws__invoke. */
+			cJSON_Delete(msg);
+			msg = alt;
+			nul = true;
+		} else {
+			cJSON_Delete(alt);
+		}
 	}
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
@@ -1555,7 +1647,7 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 	} else if (strcmp(m, "tools/list") == 0) {
 		ws__result_raw(s, id, s->tools_json);
 	} else if (strcmp(m, "tools/call") == 0) {
-		ws__call(s, msg, id, params);
+		ws__call(s, msg, id, params, nul);
 		return; /* the job owns msg now */
 	} else {
 		char *t = NULL;

@@ -1080,6 +1080,70 @@ START_TEST(command_approval_by_elicitation)
 }
 END_TEST
 
+/*
+ * "\u0000" in an argument is refused as the CLI refuses it (it used to
+ * cut the string: "a.txt\u0000x" read a.txt), an id with one is -32600;
+ * anything after the first JSON value is -32700; an elicitation answer
+ * counts only with exactly our id (1.5 is not 1).
+ */
+START_TEST(strict_messages)
+{
+	struct mcp m;
+	cJSON *r, *res, *j;
+	char *pol = approve_policy(), *notes = wst_path(W, "notes.md");
+	int eid;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "read_file", "{\"path\":\"notes.md\\u0000x\"}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_PATH");
+	cJSON_Delete(r);
+	/* An escaped backslash before "u0000" is text, not a NUL. */
+	res = call(&m, 3, "search_files", "{\"pattern\":\"\\\\u0000\",\"fixed_strings\":true}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\",\"method\":\"ping\"}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_int_eq(rpc_error_code(j), -32600);
+	cJSON_Delete(j);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}"
+		 "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_int_eq(rpc_error_code(j), -32700);
+	cJSON_Delete(j);
+	j = rpc(&m, 6, "ping", NULL);
+	cJSON_Delete(j);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+		 "{\"name\":\"delete_path\",\"arguments\":{\"path\":\"notes.md\"}}}");
+	j = mcp_recv(&m, 10000);
+	ck_assert_str_eq(method_of(j), "elicitation/create");
+	eid = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+	cJSON_Delete(j);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d.5,\"result\":{\"action\":\"accept\","
+		 "\"content\":{\"approve\":true}}}", eid);
+	usleep(200000);
+	ck_assert(wst_exists(notes));
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"action\":\"decline\"}}", eid);
+	for (;;) {
+		j = mcp_recv(&m, 10000);
+		ck_assert_ptr_nonnull(j);
+		if (is_id(j, 2))
+			break;
+		cJSON_Delete(j);
+	}
+	ck_assert_str_eq(code_of(cJSON_GetObjectItem(j, "result")), "APPROVAL_REQUIRED");
+	cJSON_Delete(j);
+	ck_assert(wst_exists(notes));
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+	free(notes);
+}
+END_TEST
+
 /* Answer the server's roots/list request with roots (raw JSON array). */
 static void
 answer_roots(struct mcp *m, const char *roots)
@@ -1557,6 +1621,7 @@ suite(void)
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, command_approval_by_elicitation);
+	tcase_add_test(tc, strict_messages);
 	tcase_add_test(tc, roots_set_the_workspace);
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
