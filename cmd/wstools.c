@@ -301,7 +301,7 @@ cmd_call(int argc, char **argv)
 
 /* wstools mcp: its own options beside the common ones. */
 enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
-       M_COUNT };
+       M_APPROVAL_TIMEOUT, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_INT, "BYTES",
@@ -319,6 +319,9 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_OUTPUT] = {"max-output", 0, WS_OPT_BYTES, "N",
 			  "the most run_command output a model may ask for "
 			  "(default 1M)", 0},
+	[M_APPROVAL_TIMEOUT] = {"approval-timeout", 0, WS_OPT_SECONDS, "S",
+				"how long a call waits for the person's answer "
+				"to an approval (default 120)", 0},
 };
 
 static const struct ws_tool mcp_tool = {
@@ -415,6 +418,12 @@ cmd_mcp(int argc, char **argv)
 					  "--roots-timeout takes 0.001 to 3600 seconds");
 			goto fail;
 		}
+	}
+	if (WS_OPT(&cli, M_APPROVAL_TIMEOUT)->set &&
+	    (o.approval_timeout_ms = WS_OPT(&cli, M_APPROVAL_TIMEOUT)->i) <= 0) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "--approval-timeout takes a positive number of seconds");
+		goto fail;
 	}
 	if (WS_OPT(&cli, M_TIMEOUT)->set &&
 	    (o.run_timeout_ms = WS_OPT(&cli, M_TIMEOUT)->i) <= 0) {

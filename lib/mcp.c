@@ -1065,6 +1065,7 @@ ws__approve(void *arg, const char *message)
 {
 	struct ws_mcp *s = arg;
 	struct ws__msg m;
+	struct timespec deadline;
 	long long id;
 	bool ok;
 
@@ -1091,10 +1092,14 @@ ws__approve(void *arg, const char *message)
 			 "\"required\":[\"approve\"]}");
 	ws_jw_obj_end(&m.jw);
 	ws__msg_send(s, &m);
+	deadline = ws__deadline(s->o->approval_timeout_ms ? s->o->approval_timeout_ms
+							 : 120000);
 	pthread_mutex_lock(&s->mu);
+	/* Unanswered for --approval-timeout: no, and the calls go on. */
 	while (s->elicit == WS__WAITING && !s->eof &&
 	       !(s->running && s->running->cancelled))
-		pthread_cond_wait(&s->cv, &s->mu);
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &deadline) == ETIMEDOUT)
+			break;
 	ok = s->elicit == WS__ANSWERED && s->elicit_ok;
 	s->elicit = WS__NONE;
 	pthread_mutex_unlock(&s->mu);

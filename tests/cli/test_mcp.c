@@ -1144,6 +1144,41 @@ START_TEST(strict_messages)
 }
 END_TEST
 
+/*
+ * An elicitation nobody answers ends after --approval-timeout with
+ * APPROVAL_REQUIRED, and the next call runs (it used to block them all).
+ */
+START_TEST(approval_times_out)
+{
+	struct mcp m;
+	cJSON *r, *res, *j;
+	char *pol = approve_policy(), *notes = wst_path(W, "notes.md");
+	long long t0 = now_ms();
+
+	mcp_start(&m, "--approval-timeout", "0.5", "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+		 "{\"name\":\"delete_path\",\"arguments\":{\"path\":\"notes.md\"}}}");
+	for (;;) {
+		j = mcp_recv(&m, 10000);
+		ck_assert_ptr_nonnull(j);
+		if (is_id(j, 2))
+			break;
+		cJSON_Delete(j);
+	}
+	ck_assert_str_eq(code_of(cJSON_GetObjectItem(j, "result")), "APPROVAL_REQUIRED");
+	cJSON_Delete(j);
+	res = call(&m, 3, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_lt(now_ms() - t0, (long long)(8000 * WST_SLOWDOWN));
+	ck_assert(wst_exists(notes));
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+	free(notes);
+}
+END_TEST
+
 /* Answer the server's roots/list request with roots (raw JSON array). */
 static void
 answer_roots(struct mcp *m, const char *roots)
@@ -1622,6 +1657,7 @@ suite(void)
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, command_approval_by_elicitation);
 	tcase_add_test(tc, strict_messages);
+	tcase_add_test(tc, approval_times_out);
 	tcase_add_test(tc, roots_set_the_workspace);
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);

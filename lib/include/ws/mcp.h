@@ -71,6 +71,8 @@ struct ws_mcp_opts {
 	 * have fixed ceilings (lib/mcp.c, ws__ceilings).
 	 */
 	long long run_timeout_ms, run_max_output;
+	/* How long a call waits for an answer to elicitation (0: 120 s). */
+	long long approval_timeout_ms;
 	/* How long a call waits for the client's roots (0: 10 s). */
 	long long roots_timeout_ms;
 	const struct ws_mcp_compat *compat; /* NULL: our tools */
