@@ -22,6 +22,7 @@
 #include "ws/error.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
+#include "ws/workspace.h"
 
 #include "cmds.h"
 
@@ -470,6 +471,26 @@ cmd_mcp(int argc, char **argv)
 		o.workspace = cli.workspace;
 	else if (o.workspace == NULL)
 		o.fallback = getenv("WS_ROOT");
+	/*
+	 * What would fail every call fails now, as a bad DIR does: the
+	 * workspace and the mounts (--mount, else WS_MOUNTS), opened once.
+	 */
+	{
+		struct ws_ctx probe;
+
+		/* WS_ROOT is only a fallback: the client's roots may win. */
+		rc = ws_ctx_open(&probe, o.workspace ? o.workspace : "/", 0);
+		for (size_t i = 0; rc == 0 && i < cli.nmounts; i++)
+			rc = ws_ctx_add_mount(&probe, cli.mounts[i]);
+		if (rc == 0 && cli.nmounts == 0 && cli.env_mounts != NULL &&
+		    cli.env_mounts[0] != '\0' &&
+		    (rc = ws_ctx_add_mounts(&probe, cli.env_mounts)) < 0)
+			ws_error_set_hint("WS_MOUNTS is a comma-separated list of "
+					  "VPREFIX=DIR[:ro]");
+		ws_ctx_close(&probe);
+		if (rc < 0)
+			goto fail;
+	}
 	/* The common options every call gets, as the CLI would. */
 	for (size_t i = 0; i < cli.nmounts; i++)
 		if ((rc = push(&common, &ncommon, "--mount")) < 0 ||

@@ -641,6 +641,24 @@ START_TEST(usage_and_workspace_errors)
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "WORKSPACE_NOT_FOUND"));
 	wst_run_free(&r);
+	/* --workspace and the mounts are checked at start too. */
+	wst_run(&r, NULL, "wstools", "mcp", "--workspace", "/nonexistent/dir", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "WORKSPACE_NOT_FOUND"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "mcp", "--mount", "nonsense", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "INVALID_ARGUMENT"));
+	wst_run_free(&r);
+	{
+		const char *env[] = {"WS_MOUNTS=/.x=/nonexistent/dir", NULL};
+		const char *argv[] = {"mcp", W, NULL};
+
+		wst_runv(&r, NULL, env, "wstools", argv);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_ptr_nonnull(strstr(r.err, "WS_MOUNTS"));
+		wst_run_free(&r);
+	}
 	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "--max-message"));
