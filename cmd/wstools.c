@@ -331,7 +331,9 @@ static const struct ws_tool mcp_tool = {
 	.description = "Serve the toolbox over the Model Context Protocol on "
 		       "standard input and output (JSON-RPC, one message a "
 		       "line).\nThe first DIR is the workspace unless --workspace "
-		       "is given; further DIRs are mounted at /.NAME.",
+		       "is given; further DIRs are mounted at /.NAME.  Without "
+		       "either, the workspace is the client's first root, else "
+		       "WS_ROOT: never the current directory.",
 	.usage = "wstools mcp [OPTION]... [DIR]...",
 	.pos_name = "dir",
 	.pos_help = "the workspace, then directories mounted at /.NAME",

@@ -49,7 +49,7 @@ struct ws_mcp {
 	struct ws__job *head, *tail, *running;
 	bool eof, out_failed;
 	/* From initialize. */
-	bool cap_roots, cap_elicit, initialized;
+	bool cap_roots, cap_elicit, initialized, init_done;
 	/* The workspace and mounts from roots/list (when not pinned). */
 	char *root_ws;
 	struct ws_mount_def *root_mounts; /* owned strings */
@@ -1211,7 +1211,9 @@ static const char ws__instructions[] =
 	"{\"path\": \"/\", \"all\": true}). Paths that leave the workspace, "
 	"\"..\" above the root and symlinks that point out are refused "
 	"(PATH_OUTSIDE_WORKSPACE, SYMLINK_OUTSIDE_WORKSPACE). run_command runs "
-	"in a sandbox with the workspace root as its working directory. A "
+	"in a sandbox with the workspace root as its working directory; the "
+	"sandbox confines it, a policy's file rules do not (its command rules "
+	"do). A "
 	"failed call is a result with isError true and structuredContent.error "
 	"holding code, message and often a hint: correct the call as it says.";
 
@@ -1227,6 +1229,12 @@ ws__initialize(struct ws_mcp *s, const cJSON *id, const cJSON *params)
 		ws__error(s, id, -32602, "initialize needs params.protocolVersion");
 		return;
 	}
+	/* The session is set up once: a second one cannot change it. */
+	if (s->init_done) {
+		ws__error(s, id, -32600, "Invalid Request: already initialized");
+		return;
+	}
+	s->init_done = true;
 	for (size_t i = 0; ws_mcp_versions[i] != NULL; i++)
 		if (strcmp(v->valuestring, ws_mcp_versions[i]) == 0)
 			ver = ws_mcp_versions[i];
@@ -1243,6 +1251,10 @@ ws__initialize(struct ws_mcp *s, const cJSON *id, const cJSON *params)
 				(el->child == NULL ||
 				 cJSON_GetObjectItemCaseSensitive(el, "form") != NULL);
 	}
+	if (s->o->workspace == NULL && s->o->fallback == NULL && !s->cap_roots)
+		fprintf(stderr, "wstools mcp: warning: no workspace: start it with "
+			"--workspace DIR (or a DIR), set WS_ROOT, or use a client "
+			"that offers roots; every call fails until then\n");
 	pthread_mutex_unlock(&s->mu);
 	if (ws__msg_begin(&m, id) < 0)
 		return;
@@ -1616,6 +1628,16 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 	if (!cJSON_IsObject(msg) || cJSON_IsArray(msg)) {
 		ws__error(s, NULL, -32600, "Invalid Request: not a JSON-RPC object");
 		goto out;
+	}
+	{
+		const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+
+		if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0) {
+			if (method != NULL || id == NULL)
+				ws__error(s, cJSON_IsString(id) || cJSON_IsNumber(id) ? id : NULL,
+					  -32600, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
+			goto out;
+		}
 	}
 	if (method == NULL && id != NULL) {
 		ws__response(s, msg);

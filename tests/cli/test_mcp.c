@@ -1157,6 +1157,23 @@ START_TEST(strict_messages)
 	cJSON_Delete(j);
 	ck_assert(wst_exists(notes));
 	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/* "jsonrpc" must be "2.0"; initialize is answered once. */
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"id\":7,\"method\":\"ping\"}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_int_eq(rpc_error_code(j), -32600);
+	cJSON_Delete(j);
+	mcp_send(&m, "{\"jsonrpc\":\"1.0\",\"id\":8,\"method\":\"ping\"}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_int_eq(rpc_error_code(j), -32600);
+	cJSON_Delete(j);
+	j = rpc(&m, 9, "initialize", "{\"protocolVersion\":\"2025-06-18\","
+		"\"capabilities\":{\"elicitation\":{}}}");
+	ck_assert_int_eq(rpc_error_code(j), -32600);
+	cJSON_Delete(j);
+	ck_assert_int_eq(mcp_close(&m), 0);
 	free(pol);
 	free(notes);
 }
