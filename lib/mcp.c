@@ -224,7 +224,11 @@ ws__msg_begin(struct ws__msg *m, const cJSON *id)
 	ws_jw_init(&m->jw, m->f);
 	ws_jw_obj(&m->jw);
 	ws_jw_kstr(&m->jw, "jsonrpc", "2.0");
-	if (id != NULL) {
+	if (id != NULL && cJSON_IsNumber(id) && id->valuestring != NULL) {
+		/* A client's numeric id, as it wrote it (ws__keep_raw_id()). */
+		ws_jw_key(&m->jw, "id");
+		ws_jw_raw(&m->jw, id->valuestring);
+	} else if (id != NULL) {
 		char *t = cJSON_PrintUnformatted(id);
 
 		ws_jw_key(&m->jw, "id");
@@ -1569,6 +1573,66 @@ ws__nul_escapes(const char *text, size_t len, char *out)
 	return found;
 }
 
+/* Past the JSON string that starts at p (at its '"'), or NULL. */
+static const char *
+ws__skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/*
+ * The text of a top-level "id" that is a number, as the client wrote it
+ * (9007199254740993 is no double, and must come back as sent): kept in
+ * the number item's valuestring, which ws__msg_begin() prints and
+ * cJSON_Delete() frees.  line is one JSON object (parsed already).
+ */
+static void
+ws__keep_raw_id(const char *line, size_t len, cJSON *id)
+{
+	const char *p = line, *end = line + len;
+	int depth = 0;
+
+	if (!cJSON_IsNumber(id) || id->valuestring != NULL)
+		return;
+	while (p < end) {
+		if (*p == '"') {
+			const char *k = p, *after = ws__skip_string(p, end);
+
+			if (after == NULL)
+				return;
+			p = after;
+			if (depth != 1)
+				continue;
+			while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+				p++;
+			if (p < end && *p == ':' && after - k == 4 && memcmp(k, "\"id\"", 4) == 0) {
+				const char *v;
+
+				for (p++; p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+						      *p == '\n'); p++)
+					;
+				v = p;
+				while (p < end && strchr("+-0123456789.eE", *p) != NULL)
+					p++;
+				if (p > v)
+					id->valuestring = strndup(v, (size_t)(p - v));
+			}
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']')
+			depth--;
+		p++;
+	}
+}
+
 /* One line of input: a request, a notification or a response. */
 static void
 ws__line(struct ws_mcp *s, const char *line, size_t len)
@@ -1623,6 +1687,8 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 		}
 	}
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	if (cJSON_IsObject(msg))
+		ws__keep_raw_id(line, len, id);
 	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	if (!cJSON_IsObject(msg) || cJSON_IsArray(msg)) {

@@ -1158,6 +1158,18 @@ START_TEST(strict_messages)
 	ck_assert(wst_exists(notes));
 	ck_assert_int_eq(mcp_close(&m), 0);
 
+	/* Numeric ids come back as written, not through a double. */
+	{
+		struct wst_run run;
+
+		wst_run(&run, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"ping\"}\n"
+			"{\"jsonrpc\":\"2.0\",\"params\":{\"id\":5},\"id\" : 1.50,\"method\":\"ping\"}\n",
+			"wstools", "mcp", W, NULL);
+		ck_assert_int_eq(run.status, 0);
+		ck_assert_msg(strstr(run.out, "\"id\":9007199254740993,") != NULL, "%s", run.out);
+		ck_assert_msg(strstr(run.out, "\"id\":1.50,") != NULL, "%s", run.out);
+		wst_run_free(&run);
+	}
 	/* "jsonrpc" must be "2.0"; initialize is answered once. */
 	mcp_start(&m, W);
 	handshake(&m, NULL);
