@@ -492,6 +492,79 @@ ws__build_list(struct ws_mcp *s)
 
 /* ---- Rendering a result ---------------------------------------------- */
 
+/*
+ * A name on one line of a listing: control characters (and the
+ * backslash that escapes them) escaped, so that a name holding "\n"
+ * cannot fake a line of its own.
+ */
+static void
+ws__put_name(FILE *f, const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+/* The short plain summary of a change (write_file ... delete_path). */
+static void
+ws__render_change(FILE *f, const cJSON *out, const char *action)
+{
+	const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "path"));
+	const char *dest = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(out, "destination"));
+	const char *diff = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "diff"));
+	const char *denc = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(out, "diff_encoding"));
+	long long bytes = (long long)cJSON_GetNumberValue(
+		cJSON_GetObjectItemCaseSensitive(out, "bytes_written"));
+	bool created = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "created"));
+	bool dry = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "dry_run"));
+
+	if (path == NULL)
+		path = "?";
+	if (dry)
+		fputs("dry run, nothing changed: would have ", f);
+	if (strcmp(action, "create") == 0 || strcmp(action, "write") == 0 ||
+	    strcmp(action, "append") == 0) {
+		fprintf(f, "%s %lld bytes to %s%s\n", dry ? "written" : "wrote", bytes,
+			path, created ? " (new file)" : "");
+	} else if (strcmp(action, "edit") == 0) {
+		long long n = (long long)cJSON_GetNumberValue(
+			cJSON_GetObjectItemCaseSensitive(out, "replacements"));
+
+		fprintf(f, "edited %s: %lld replacement%s\n", path, n, n == 1 ? "" : "s");
+	} else if (strcmp(action, "mkdir") == 0) {
+		if (created)
+			fprintf(f, "created directory %s\n", path);
+		else
+			fprintf(f, "directory %s exists already\n", path);
+	} else if (strcmp(action, "move") == 0) {
+		fprintf(f, "moved %s to %s\n", path, dest ? dest : "?");
+	} else if (strcmp(action, "delete") == 0) {
+		const cJSON *rm = cJSON_GetObjectItemCaseSensitive(out, "removed");
+
+		fprintf(f, "deleted %s", path);
+		if (cJSON_IsNumber(rm) && rm->valuedouble > 1)
+			fprintf(f, " (%lld entries)", (long long)rm->valuedouble);
+		fputc('\n', f);
+	} else {
+		fprintf(f, "%s %s\n", action, path);
+	}
+	if (diff != NULL && *diff != '\0' && (denc == NULL || strcmp(denc, "base64") != 0))
+		fprintf(f, "%s%s", diff, diff[strlen(diff) - 1] == '\n' ? "" : "\n");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "diff_truncated")))
+		fputs("[diff truncated]\n", f);
+}
+
 /* The text an LLM reads: the content itself where there is one. */
 static char *
 ws__render(const char *tool, const cJSON *out)
@@ -537,10 +610,13 @@ ws__render(const char *tool, const cJSON *out)
 			if (name == NULL)
 				name = cJSON_GetStringValue(
 					cJSON_GetObjectItemCaseSensitive(e, "path"));
-			fprintf(f, "%s%s", name ? name : "?",
-				type && strcmp(type, "dir") == 0 ? "/" : "");
-			if (target != NULL)
-				fprintf(f, " -> %s", target);
+			ws__put_name(f, name ? name : "?");
+			if (type && strcmp(type, "dir") == 0)
+				fputc('/', f);
+			if (target != NULL) {
+				fputs(" -> ", f);
+				ws__put_name(f, target);
+			}
 			fputc('\n', f);
 		}
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")))
@@ -559,11 +635,11 @@ ws__render(const char *tool, const cJSON *out)
 			const char *text = cJSON_GetStringValue(
 				cJSON_GetObjectItemCaseSensitive(e, "text"));
 
+			ws__put_name(f, p ? p : "?");
 			if (cJSON_IsNumber(line))
-				fprintf(f, "%s:%lld:%s\n", p ? p : "?",
-					(long long)line->valuedouble, text ? text : "");
-			else
-				fprintf(f, "%s\n", p ? p : "?");
+				fprintf(f, ":%lld:%s", (long long)line->valuedouble,
+					text ? text : "");
+			fputc('\n', f);
 		}
 		if (cJSON_GetArraySize(it) == 0)
 			fputs("no matches\n", f);
@@ -597,6 +673,36 @@ ws__render(const char *tool, const cJSON *out)
 					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",
 				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
 		}
+	} else if (strcmp(tool, "read_file") == 0 &&
+		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
+		   !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(out, "content"))) {
+		const char *mime = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
+
+		fprintf(f, "%s is a binary file (%lld bytes%s%s), not shown: read it "
+			"with \"base64\": true\n",
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "path")) ?: "?",
+			(long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(out, "size")),
+			mime ? ", " : "", mime ? mime : "");
+	} else if (strcmp(tool, "search_files") == 0 &&
+		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "files"))) {
+		const cJSON *e, *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+
+		cJSON_ArrayForEach(e, it) {
+			const char *p = cJSON_IsString(e) ? e->valuestring :
+					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
+
+			ws__put_name(f, p ? p : "?");
+			fputc('\n', f);
+		}
+		if (cJSON_GetArraySize(it) == 0)
+			fputs("no files\n", f);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated")))
+			fprintf(f, "[truncated: %s]\n",
+				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+					sum, "truncated_reason")) ?: "limit");
+	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
+		ws__render_change(f, out, it->valuestring);
 	} else {
 		char *t = cJSON_PrintUnformatted(out);
 

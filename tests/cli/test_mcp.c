@@ -1450,6 +1450,46 @@ START_TEST(model_limits_capped)
 }
 END_TEST
 
+/*
+ * The text a model reads: a short summary of a change (an edit's diff),
+ * one path a line for search --files, a hint for a binary file, and
+ * control characters escaped in names (a "\n" cannot fake an entry).
+ */
+START_TEST(texts_for_a_model)
+{
+	struct mcp m;
+	cJSON *r, *res;
+
+	wst_write(W, "evil\nfake.txt", "x\n");
+	wst_writen(W, "blob.bin", "\x00\x01\x02\xff", 4);
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "write_file", "{\"path\":\"w.txt\",\"content\":\"x\\n\"}", &r);
+	ck_assert_str_eq(text_of(res), "wrote 2 bytes to /w.txt (new file)\n");
+	cJSON_Delete(r);
+	res = call(&m, 3, "edit_file", "{\"path\":\"w.txt\",\"old\":\"x\",\"new\":\"y\"}", &r);
+	ck_assert_msg(strncmp(text_of(res), "edited /w.txt: 1 replacement\n--- /w.txt\n", 40) == 0,
+		      "%s", text_of(res));
+	ck_assert_ptr_nonnull(strstr(text_of(res), "\n-x\n+y\n"));
+	cJSON_Delete(r);
+	res = call(&m, 4, "delete_path", "{\"path\":\"w.txt\"}", &r);
+	ck_assert_str_eq(text_of(res), "deleted /w.txt\n");
+	cJSON_Delete(r);
+	res = call(&m, 5, "read_file", "{\"path\":\"blob.bin\"}", &r);
+	ck_assert_ptr_nonnull(strstr(text_of(res), "\"base64\": true"));
+	cJSON_Delete(r);
+	res = call(&m, 6, "list_directory", "{\"path\":\"/\"}", &r);
+	ck_assert_ptr_nonnull(strstr(text_of(res), "evil\\nfake.txt\n"));
+	ck_assert_ptr_null(strstr(text_of(res), "\nfake.txt"));
+	cJSON_Delete(r);
+	res = call(&m, 7, "search_files", "{\"files\":true}", &r);
+	ck_assert_ptr_nonnull(strstr(text_of(res), "/notes.md\n"));
+	ck_assert_ptr_null(strstr(text_of(res), "{"));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 /* Is v of JSON-Schema type t ("integer" is a number without fraction)? */
 static bool
 schema_type_is(const cJSON *v, const char *t)
@@ -1710,6 +1750,7 @@ suite(void)
 	tcase_add_test(tc, roots_unanswered);
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
+	tcase_add_test(tc, texts_for_a_model);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);
