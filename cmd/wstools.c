@@ -22,6 +22,7 @@
 #include "ws/error.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
+#include "ws/workspace.h"
 
 #include "cmds.h"
 
@@ -300,7 +301,8 @@ cmd_call(int argc, char **argv)
 }
 
 /* wstools mcp: its own options beside the common ones. */
-enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_COUNT };
+enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
+       M_APPROVAL_TIMEOUT, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_INT, "BYTES",
@@ -309,6 +311,18 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 		      "serve another server's tools (mcp-filesystem)", 0},
 	[M_NET] = {"net", 0, WS_OPT_FLAG, NULL,
 		   "let run_command reach the network", 0},
+	[M_ROOTS_TIMEOUT] = {"roots-timeout", 0, WS_OPT_SECONDS, "S",
+			     "how long a call waits for the client's roots "
+			     "(default 10)", 0},
+	[M_TIMEOUT] = {"timeout", 0, WS_OPT_SECONDS, "S",
+		       "the longest run_command timeout a model may ask for "
+		       "(default 600)", 0},
+	[M_MAX_OUTPUT] = {"max-output", 0, WS_OPT_BYTES, "N",
+			  "the most run_command output a model may ask for "
+			  "(default 1M)", 0},
+	[M_APPROVAL_TIMEOUT] = {"approval-timeout", 0, WS_OPT_SECONDS, "S",
+				"how long a call waits for the person's answer "
+				"to an approval (default 120)", 0},
 };
 
 static const struct ws_tool mcp_tool = {
@@ -317,7 +331,9 @@ static const struct ws_tool mcp_tool = {
 	.description = "Serve the toolbox over the Model Context Protocol on "
 		       "standard input and output (JSON-RPC, one message a "
 		       "line).\nThe first DIR is the workspace unless --workspace "
-		       "is given; further DIRs are mounted at /.NAME.",
+		       "is given; further DIRs are mounted at /.NAME.  Without "
+		       "either, the workspace is the client's first root, else "
+		       "WS_ROOT: never the current directory.",
 	.usage = "wstools mcp [OPTION]... [DIR]...",
 	.pos_name = "dir",
 	.pos_help = "the workspace, then directories mounted at /.NAME",
@@ -355,9 +371,9 @@ cmd_mcp(int argc, char **argv)
 {
 	struct ws_cli cli;
 	struct ws_mcp_opts o;
-	const char **common = NULL;
+	const char **common = NULL, **mounts = NULL;
 	char **owned = NULL;
-	size_t ncommon = 0, nowned = 0;
+	size_t ncommon = 0, nowned = 0, nmounts = 0;
 	bool ws_flag = false;
 	int rc, status = 0;
 
@@ -398,6 +414,32 @@ cmd_mcp(int argc, char **argv)
 		}
 		o.max_message = (size_t)m;
 	}
+	if (WS_OPT(&cli, M_ROOTS_TIMEOUT)->set) {
+		o.roots_timeout_ms = WS_OPT(&cli, M_ROOTS_TIMEOUT)->i;
+		if (o.roots_timeout_ms < 1 || o.roots_timeout_ms > 3600000) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					  "--roots-timeout takes 0.001 to 3600 seconds");
+			goto fail;
+		}
+	}
+	if (WS_OPT(&cli, M_APPROVAL_TIMEOUT)->set &&
+	    (o.approval_timeout_ms = WS_OPT(&cli, M_APPROVAL_TIMEOUT)->i) <= 0) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "--approval-timeout takes a positive number of seconds");
+		goto fail;
+	}
+	if (WS_OPT(&cli, M_TIMEOUT)->set &&
+	    (o.run_timeout_ms = WS_OPT(&cli, M_TIMEOUT)->i) <= 0) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "--timeout takes a positive number of seconds");
+		goto fail;
+	}
+	if (WS_OPT(&cli, M_MAX_OUTPUT)->set &&
+	    (o.run_max_output = WS_OPT(&cli, M_MAX_OUTPUT)->i) <= 0) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "--max-output takes a positive number of bytes");
+		goto fail;
+	}
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--workspace") == 0 ||
 		    strncmp(argv[i], "--workspace=", 12) == 0)
@@ -408,8 +450,7 @@ cmd_mcp(int argc, char **argv)
 	 * missing one stops the server now rather than fail every call.
 	 */
 	for (size_t i = 0; i < cli.npos; i++) {
-		char *real = realpath(cli.pos[i], NULL), *spec;
-		const char *base;
+		char *real = realpath(cli.pos[i], NULL);
 
 		if (real == NULL) {
 			rc = ws_error_set(WS_EWORKSPACE_NOT_FOUND, cli.pos[i], "%s",
@@ -424,24 +465,34 @@ cmd_mcp(int argc, char **argv)
 			o.workspace = real;
 			continue;
 		}
-		base = strrchr(real, '/');
-		base = base && base[1] ? base + 1 : "root";
-		if (asprintf(&spec, "/.%s=%s", base, real) < 0) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			goto fail;
-		}
-		if ((rc = push((const char ***)&owned, &nowned, spec)) < 0) {
-			free(spec);
-			goto fail;
-		}
-		if ((rc = push(&common, &ncommon, "--mount")) < 0 ||
-		    (rc = push(&common, &ncommon, spec)) < 0)
+		/* Mounted as data, named by the server (ws_mcp_mount_name()). */
+		if ((rc = push(&mounts, &nmounts, real)) < 0)
 			goto fail;
 	}
 	if (ws_flag)
 		o.workspace = cli.workspace;
 	else if (o.workspace == NULL)
 		o.fallback = getenv("WS_ROOT");
+	/*
+	 * What would fail every call fails now, as a bad DIR does: the
+	 * workspace and the mounts (--mount, else WS_MOUNTS), opened once.
+	 */
+	{
+		struct ws_ctx probe;
+
+		/* WS_ROOT is only a fallback: the client's roots may win. */
+		rc = ws_ctx_open(&probe, o.workspace ? o.workspace : "/", 0);
+		for (size_t i = 0; rc == 0 && i < cli.nmounts; i++)
+			rc = ws_ctx_add_mount(&probe, cli.mounts[i]);
+		if (rc == 0 && cli.nmounts == 0 && cli.env_mounts != NULL &&
+		    cli.env_mounts[0] != '\0' &&
+		    (rc = ws_ctx_add_mounts(&probe, cli.env_mounts)) < 0)
+			ws_error_set_hint("WS_MOUNTS is a comma-separated list of "
+					  "VPREFIX=DIR[:ro]");
+		ws_ctx_close(&probe);
+		if (rc < 0)
+			goto fail;
+	}
 	/* The common options every call gets, as the CLI would. */
 	for (size_t i = 0; i < cli.nmounts; i++)
 		if ((rc = push(&common, &ncommon, "--mount")) < 0 ||
@@ -482,6 +533,8 @@ cmd_mcp(int argc, char **argv)
 	o.ntools = NTOOLS;
 	o.common = common;
 	o.ncommon = ncommon;
+	o.mounts = mounts;
+	o.nmounts = nmounts;
 	o.net = WS_OPT(&cli, M_NET)->b;
 	o.in_fd = 0;
 	o.out_fd = 1;
@@ -498,6 +551,7 @@ out:
 		free(owned[i]);
 	free(owned);
 	free(common);
+	free(mounts);
 	ws_cli_free(&cli);
 	return status;
 }

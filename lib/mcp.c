@@ -18,12 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/cancel.h"
 #include "ws/cli.h"
 #include "ws/error.h"
 #include "ws/json.h"
+#include "ws/session.h"
 
 const char *const ws_mcp_versions[] = {"2025-11-25", "2025-06-18", NULL};
 
@@ -32,6 +34,7 @@ struct ws__job {
 	cJSON *req;	    /* the whole request (id, params) */
 	const cJSON *id;
 	bool cancelled;	    /* notifications/cancelled named it */
+	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
 	struct ws__job *next;
 };
 
@@ -46,13 +49,18 @@ struct ws_mcp {
 	struct ws__job *head, *tail, *running;
 	bool eof, out_failed;
 	/* From initialize. */
-	bool cap_roots, cap_elicit, initialized;
+	bool cap_roots, cap_elicit, initialized, init_done;
 	/* The workspace and mounts from roots/list (when not pinned). */
 	char *root_ws;
-	char **root_mounts; /* "--mount" values */
+	struct ws_mount_def *root_mounts; /* owned strings */
 	size_t nroot_mounts;
+	char *roots_error; /* why the client's roots gave no workspace */
+	/* The mounts of the DIRs after the workspace (owned strings). */
+	struct ws_mount_def *dir_mounts;
+	size_t ndir_mounts;
 	bool roots_pending;
 	long long roots_id; /* id of our roots/list request, or -1 */
+	struct timespec roots_deadline; /* CLOCK_REALTIME, for the cv */
 	/* The elicitation the worker waits for. */
 	long long elicit_id;
 	enum ws__wait elicit;
@@ -64,7 +72,105 @@ struct ws_mcp {
 	char *progress_token;
 	long long progress_last;
 	const char **dirs; /* ws_mcp_dirs() */
+	const char **dir_prefixes;
+	char **dir_owned;
+	size_t ndir_owned;
 };
+
+/* ---- Mount names ----------------------------------------------------- */
+
+char *
+ws_mcp_mount_name(const char *dir, const char *const *taken, size_t n)
+{
+	size_t len = strlen(dir), b;
+	char *name = NULL;
+
+	/* The last component, trailing slashes aside. */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	for (b = len; b > 0 && dir[b - 1] != '/'; b--)
+		;
+	if (len - b == 0 || (len - b == 1 && dir[b] == '.') ||
+	    (len - b == 2 && dir[b] == '.' && dir[b + 1] == '.')) {
+		dir = "root";
+		b = 0;
+		len = 4;
+	}
+	for (unsigned k = 1;; k++) {
+		bool used = false;
+
+		free(name);
+		if ((k == 1 ? asprintf(&name, "/.%.*s", (int)(len - b), dir + b)
+			    : asprintf(&name, "/.%.*s-%u", (int)(len - b), dir + b, k)) < 0)
+			return NULL;
+		for (size_t i = 0; i < n && !used; i++)
+			used = taken[i] != NULL && strcmp(taken[i], name) == 0;
+		if (!used)
+			return name;
+	}
+}
+
+static void
+ws__mounts_free(struct ws_mount_def *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)m[i].vprefix);
+		free((char *)m[i].dir);
+	}
+	free(m);
+}
+
+/*
+ * Name the mounts of dirs[0..n) (ws_mcp_mount_name()), after the
+ * prefixes of the --mount flags in the common options: *out owns its
+ * strings.
+ */
+static int
+ws__mounts_build(const struct ws_mcp_opts *o, const char *const *dirs, size_t n,
+		 struct ws_mount_def **out)
+{
+	struct ws_mount_def *m = calloc(n + 1, sizeof(*m));
+	const char **taken = calloc(n + o->ncommon + 1, sizeof(*taken));
+	char **flag = calloc(o->ncommon + 1, sizeof(*flag));
+	size_t nt = 0, nf = 0;
+	int rc = 0;
+
+	if (m == NULL || taken == NULL || flag == NULL)
+		goto oom;
+	for (size_t i = 0; i + 1 < o->ncommon; i++)
+		if (strcmp(o->common[i], "--mount") == 0) {
+			const char *v = o->common[++i];
+
+			if ((flag[nf] = strndup(v, strcspn(v, "="))) == NULL)
+				goto oom;
+			taken[nt++] = flag[nf++];
+		}
+	for (size_t i = 0; i < n; i++) {
+		char *name = ws_mcp_mount_name(dirs[i], taken, nt);
+		char *d = strdup(dirs[i]);
+
+		m[i].vprefix = name;
+		m[i].dir = d;
+		if (name == NULL || d == NULL) {
+			ws__mounts_free(m, i + 1);
+			m = NULL;
+			goto oom;
+		}
+		taken[nt++] = name;
+	}
+	*out = m;
+	m = NULL;
+	goto out;
+oom:
+	rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+out:
+	free(m);
+	for (size_t i = 0; i < nf; i++)
+		free(flag[i]);
+	free(flag);
+	free(taken);
+	return rc;
+}
 
 /* ---- Output ---------------------------------------------------------- */
 
@@ -118,7 +224,11 @@ ws__msg_begin(struct ws__msg *m, const cJSON *id)
 	ws_jw_init(&m->jw, m->f);
 	ws_jw_obj(&m->jw);
 	ws_jw_kstr(&m->jw, "jsonrpc", "2.0");
-	if (id != NULL) {
+	if (id != NULL && cJSON_IsNumber(id) && id->valuestring != NULL) {
+		/* A client's numeric id, as it wrote it (ws__keep_raw_id()). */
+		ws_jw_key(&m->jw, "id");
+		ws_jw_raw(&m->jw, id->valuestring);
+	} else if (id != NULL) {
 		char *t = cJSON_PrintUnformatted(id);
 
 		ws_jw_key(&m->jw, "id");
@@ -192,8 +302,10 @@ static const struct {
 	{"read_file", "Read a file", true, false, true,
 	 "{\"type\":\"object\",\"properties\":{"
 	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"content\":{\"type\":\"string\"},\"encoding\":{\"type\":\"string\"},"
-	 "\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":\"integer\"},"
+	 "\"content\":{\"type\":[\"string\",\"null\"]},"
+	 "\"encoding\":{\"type\":[\"string\",\"null\"]},"
+	 "\"start_line\":{\"type\":[\"integer\",\"null\"]},"
+	 "\"end_line\":{\"type\":[\"integer\",\"null\"]},"
 	 "\"total_lines\":{\"type\":[\"integer\",\"null\"]},\"size\":{\"type\":\"integer\"},"
 	 "\"binary\":{\"type\":\"boolean\"},\"mime_type\":{\"type\":[\"string\",\"null\"]},"
 	 "\"truncated\":{\"type\":\"boolean\"},"
@@ -301,8 +413,21 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 	cJSON_AddItemToObject(t, "inputSchema", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "parameters"));
 	if (i < sizeof(ws__meta) / sizeof(ws__meta[0])) {
-		cJSON_AddItemToObject(t, "outputSchema",
-				      cJSON_Parse(ws__meta[i].output_schema));
+		cJSON *os = cJSON_Parse(ws__meta[i].output_schema);
+
+		/*
+		 * A failed call's structuredContent is {"error": {...}}: the
+		 * schema says so, so that a client validating isError results
+		 * too finds them conform.
+		 */
+		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(os, "properties"),
+				      "error", cJSON_Parse(
+					      "{\"type\":\"object\",\"properties\":{"
+					      "\"code\":{\"type\":\"string\"},"
+					      "\"message\":{\"type\":\"string\"},"
+					      "\"hint\":{\"type\":\"string\"}},"
+					      "\"required\":[\"code\",\"message\"]}"));
+		cJSON_AddItemToObject(t, "outputSchema", os);
 		ann = cJSON_AddObjectToObject(t, "annotations");
 		cJSON_AddStringToObject(ann, "title", ws__meta[i].title);
 		cJSON_AddBoolToObject(ann, "readOnlyHint", ws__meta[i].ro);
@@ -367,6 +492,79 @@ ws__build_list(struct ws_mcp *s)
 
 /* ---- Rendering a result ---------------------------------------------- */
 
+/*
+ * A name on one line of a listing: control characters (and the
+ * backslash that escapes them) escaped, so that a name holding "\n"
+ * cannot fake a line of its own.
+ */
+static void
+ws__put_name(FILE *f, const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+/* The short plain summary of a change (write_file ... delete_path). */
+static void
+ws__render_change(FILE *f, const cJSON *out, const char *action)
+{
+	const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "path"));
+	const char *dest = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(out, "destination"));
+	const char *diff = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "diff"));
+	const char *denc = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(out, "diff_encoding"));
+	long long bytes = (long long)cJSON_GetNumberValue(
+		cJSON_GetObjectItemCaseSensitive(out, "bytes_written"));
+	bool created = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "created"));
+	bool dry = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "dry_run"));
+
+	if (path == NULL)
+		path = "?";
+	if (dry)
+		fputs("dry run, nothing changed: would have ", f);
+	if (strcmp(action, "create") == 0 || strcmp(action, "write") == 0 ||
+	    strcmp(action, "append") == 0) {
+		fprintf(f, "%s %lld bytes to %s%s\n", dry ? "written" : "wrote", bytes,
+			path, created ? " (new file)" : "");
+	} else if (strcmp(action, "edit") == 0) {
+		long long n = (long long)cJSON_GetNumberValue(
+			cJSON_GetObjectItemCaseSensitive(out, "replacements"));
+
+		fprintf(f, "edited %s: %lld replacement%s\n", path, n, n == 1 ? "" : "s");
+	} else if (strcmp(action, "mkdir") == 0) {
+		if (created)
+			fprintf(f, "created directory %s\n", path);
+		else
+			fprintf(f, "directory %s exists already\n", path);
+	} else if (strcmp(action, "move") == 0) {
+		fprintf(f, "moved %s to %s\n", path, dest ? dest : "?");
+	} else if (strcmp(action, "delete") == 0) {
+		const cJSON *rm = cJSON_GetObjectItemCaseSensitive(out, "removed");
+
+		fprintf(f, "deleted %s", path);
+		if (cJSON_IsNumber(rm) && rm->valuedouble > 1)
+			fprintf(f, " (%lld entries)", (long long)rm->valuedouble);
+		fputc('\n', f);
+	} else {
+		fprintf(f, "%s %s\n", action, path);
+	}
+	if (diff != NULL && *diff != '\0' && (denc == NULL || strcmp(denc, "base64") != 0))
+		fprintf(f, "%s%s", diff, diff[strlen(diff) - 1] == '\n' ? "" : "\n");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "diff_truncated")))
+		fputs("[diff truncated]\n", f);
+}
+
 /* The text an LLM reads: the content itself where there is one. */
 static char *
 ws__render(const char *tool, const cJSON *out)
@@ -412,10 +610,13 @@ ws__render(const char *tool, const cJSON *out)
 			if (name == NULL)
 				name = cJSON_GetStringValue(
 					cJSON_GetObjectItemCaseSensitive(e, "path"));
-			fprintf(f, "%s%s", name ? name : "?",
-				type && strcmp(type, "dir") == 0 ? "/" : "");
-			if (target != NULL)
-				fprintf(f, " -> %s", target);
+			ws__put_name(f, name ? name : "?");
+			if (type && strcmp(type, "dir") == 0)
+				fputc('/', f);
+			if (target != NULL) {
+				fputs(" -> ", f);
+				ws__put_name(f, target);
+			}
 			fputc('\n', f);
 		}
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")))
@@ -434,11 +635,11 @@ ws__render(const char *tool, const cJSON *out)
 			const char *text = cJSON_GetStringValue(
 				cJSON_GetObjectItemCaseSensitive(e, "text"));
 
+			ws__put_name(f, p ? p : "?");
 			if (cJSON_IsNumber(line))
-				fprintf(f, "%s:%lld:%s\n", p ? p : "?",
-					(long long)line->valuedouble, text ? text : "");
-			else
-				fprintf(f, "%s\n", p ? p : "?");
+				fprintf(f, ":%lld:%s", (long long)line->valuedouble,
+					text ? text : "");
+			fputc('\n', f);
 		}
 		if (cJSON_GetArraySize(it) == 0)
 			fputs("no matches\n", f);
@@ -472,6 +673,36 @@ ws__render(const char *tool, const cJSON *out)
 					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",
 				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
 		}
+	} else if (strcmp(tool, "read_file") == 0 &&
+		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
+		   !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(out, "content"))) {
+		const char *mime = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
+
+		fprintf(f, "%s is a binary file (%lld bytes%s%s), not shown: read it "
+			"with \"base64\": true\n",
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "path")) ?: "?",
+			(long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(out, "size")),
+			mime ? ", " : "", mime ? mime : "");
+	} else if (strcmp(tool, "search_files") == 0 &&
+		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "files"))) {
+		const cJSON *e, *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+
+		cJSON_ArrayForEach(e, it) {
+			const char *p = cJSON_IsString(e) ? e->valuestring :
+					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
+
+			ws__put_name(f, p ? p : "?");
+			fputc('\n', f);
+		}
+		if (cJSON_GetArraySize(it) == 0)
+			fputs("no files\n", f);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated")))
+			fprintf(f, "[truncated: %s]\n",
+				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+					sum, "truncated_reason")) ?: "limit");
+	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
+		ws__render_change(f, out, it->valuestring);
 	} else {
 		char *t = cJSON_PrintUnformatted(out);
 
@@ -594,14 +825,122 @@ ws__env_error(const char *tool, int code, const char *msg, const char *hint)
 	return env;
 }
 
-/* Wait until a roots/list we sent is answered (or input ends). */
-static void
+/* An absolute CLOCK_REALTIME time ms from now (the cv's clock). */
+static struct timespec
+ws__deadline(long long ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+/*
+ * Wait until a roots/list we sent is answered, input ends, the call is
+ * cancelled (false) or the client has let the roots timeout pass: then
+ * the roots count as none, with a reason the calls report (a late answer
+ * is still taken).
+ */
+static bool
 ws__wait_roots(struct ws_mcp *s)
 {
+	bool ok = true;
+
 	pthread_mutex_lock(&s->mu);
-	while (s->roots_pending && !s->eof)
-		pthread_cond_wait(&s->cv, &s->mu);
+	while (s->roots_pending && !s->eof) {
+		if (s->running != NULL && s->running->cancelled) {
+			ok = false;
+			break;
+		}
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &s->roots_deadline) ==
+			    ETIMEDOUT && s->roots_pending) {
+			s->roots_pending = false;
+			free(s->roots_error);
+			if (asprintf(&s->roots_error, "no workspace: the client did not "
+				     "answer roots/list within %lld s",
+				     (long long)(s->o->roots_timeout_ms ?
+						 s->o->roots_timeout_ms : 10000) / 1000) < 0)
+				s->roots_error = NULL;
+		}
+	}
 	pthread_mutex_unlock(&s->mu);
+	return ok;
+}
+
+/*
+ * The ceilings of the sizes and times a model may ask for under MCP (the
+ * CLI's flags do this for an --args caller; here nobody gives flags):
+ * a value above the ceiling becomes the ceiling, 0 ("none", "all",
+ * "unlimited") the tool's default.  Seconds are in ms.
+ */
+static const struct {
+	const char *tool, *key;
+	bool seconds;
+	long long dflt; /* the ceiling when the server's options do not say */
+	long long tool_dflt; /* the tool's own default under --args */
+} ws__ceilings[] = {
+	{"run_command", "timeout", true, 600000, 60000},
+	{"run_command", "max_output", false, 1 << 20, 64 << 10},
+	{"search_files", "max_results", false, 1000, 50},
+	{"search_files", "time_budget", true, 60000, 10000},
+	{"list_directory", "max_entries", false, 10000, 200},
+	{"list_directory", "max_output", false, 1 << 20, 65536},
+	{"read_file", "max_bytes", false, 1 << 20, 1 << 20},
+};
+
+/* args with the ceilings applied: a copy (NULL: none needed, or no memory). */
+static cJSON *
+ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
+{
+	cJSON *copy = NULL;
+
+	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
+		const cJSON *v;
+		long long cap = ws__ceilings[i].dflt;
+		double x, unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
+		char *end = NULL;
+
+		if (strcmp(ws__ceilings[i].tool, tool) != 0)
+			continue;
+		v = cJSON_GetObjectItemCaseSensitive(args, ws__ceilings[i].key);
+		if (strcmp(tool, "run_command") == 0 &&
+		    strcmp(ws__ceilings[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
+			cap = o->run_timeout_ms;
+		if (strcmp(tool, "run_command") == 0 &&
+		    strcmp(ws__ceilings[i].key, "max_output") == 0 && o->run_max_output > 0)
+			cap = o->run_max_output;
+		/* Models quote numbers: "0" and "2e9" are held too. */
+		if (v == NULL)
+			x = 0;
+		else if (cJSON_IsNumber(v))
+			x = v->valuedouble;
+		else if (cJSON_IsString(v) && v->valuestring[0] != '\0' &&
+			 (x = strtod(v->valuestring, &end), *end == '\0'))
+			;
+		else
+			continue;
+		/* None asked, or 0: the tool's default, if within the ceiling. */
+		if (x == 0) {
+			if (ws__ceilings[i].tool_dflt <= cap && v == NULL)
+				continue;
+		} else if (!(x * unit > (double)cap)) {
+			continue;
+		}
+		if (copy == NULL && (copy = args ? cJSON_Duplicate(args, 1) :
+					      cJSON_CreateObject()) == NULL)
+			return NULL;
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, ws__ceilings[i].key);
+		if (x != 0 || ws__ceilings[i].tool_dflt > cap)
+			cJSON_AddItemToObject(copy, ws__ceilings[i].key,
+					      cJSON_CreateNumber((double)cap / unit));
+	}
+	return copy;
 }
 
 /* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
@@ -612,7 +951,8 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	const struct ws_mcp_tool *t = NULL;
 	char **av = NULL, *args_text = NULL, *out;
 	const char *ws;
-	size_t n = 0;
+	struct ws_mount_def *mounts = NULL;
+	size_t n = 0, nm = 0;
 	int st;
 	cJSON *env;
 
@@ -622,23 +962,59 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	if (t == NULL)
 		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
 				     "call one of the tools that tools/list lists");
-	ws__wait_roots(s);
+	if (!ws__wait_roots(s))
+		return ws__env_error(tool, WS_EIO_ERROR, "cancelled while waiting for "
+				     "the client's roots", NULL);
 	pthread_mutex_lock(&s->mu);
-	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws : o->fallback;
+	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
+		s->roots_error ? NULL : o->fallback;
 	if (ws == NULL) {
+		char *why = s->roots_error ? strdup(s->roots_error) : NULL;
+
 		pthread_mutex_unlock(&s->mu);
-		return ws__env_error(tool, WS_EWORKSPACE_NOT_FOUND,
-				     "no workspace: the server was started without "
-				     "--workspace or DIR and the client gave no root",
-				     "start wstools mcp with --workspace DIR, or use a "
-				     "client that offers roots");
+		env = ws__env_error(tool, WS_EWORKSPACE_NOT_FOUND,
+				    why ? why :
+				    "no workspace: the server was started without "
+				    "--workspace or DIR and the client gave no root",
+				    "start wstools mcp with --workspace DIR, or use a "
+				    "client that offers roots");
+		free(why);
+		return env;
 	}
-	av = calloc(8 + o->ncommon + 2 * s->nroot_mounts, sizeof(*av));
-	args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
-	if (av == NULL || args_text == NULL) {
+	{
+		const struct ws_mount_def *src = o->workspace ? s->dir_mounts : s->root_mounts;
+
+		nm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
+		mounts = calloc(nm + 1, sizeof(*mounts));
+		for (size_t i = 0; mounts != NULL && i < nm; i++) {
+			mounts[i].vprefix = strdup(src[i].vprefix);
+			mounts[i].dir = strdup(src[i].dir);
+			mounts[i].ro = src[i].ro;
+		}
+	}
+	av = calloc(8 + o->ncommon, sizeof(*av));
+	{
+		cJSON *capped = ws__cap_args(o, tool, args);
+
+		args_text = capped ? cJSON_PrintUnformatted(capped) :
+			    args ? cJSON_PrintUnformatted(args) : strdup("{}");
+		cJSON_Delete(capped);
+		/* The "\u0000" read as U+0001 (ws__line): the escape again. */
+		if (args_text != NULL && s->running != NULL && s->running->nul_args)
+			for (char *p = args_text; *p; p++) {
+				if (*p != '\\' || p[1] == '\0')
+					continue;
+				if (strncmp(p + 1, "u0001", 5) == 0)
+					p[5] = '0';
+				p++;
+			}
+	}
+	if (av == NULL || args_text == NULL || mounts == NULL) {
 		pthread_mutex_unlock(&s->mu);
 		free(av);
 		free(args_text);
+		if (mounts != NULL)
+			ws__mounts_free(mounts, nm);
 		return ws__env_error(tool, WS_ENOMEM, "out of memory", NULL);
 	}
 	/* Copies: a roots/list answer may replace them while this runs. */
@@ -649,11 +1025,6 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	}
 	av[n++] = strdup("--workspace");
 	av[n++] = strdup(ws);
-	if (o->workspace == NULL)
-		for (size_t i = 0; i < s->nroot_mounts; i++) {
-			av[n++] = strdup("--mount");
-			av[n++] = strdup(s->root_mounts[i]);
-		}
 	pthread_mutex_unlock(&s->mu);
 	for (size_t i = 0; i < o->ncommon; i++)
 		av[n++] = strdup(o->common[i]);
@@ -662,7 +1033,11 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	av[n++] = strdup("--args");
 	av[n++] = args_text;
 	av[n] = NULL;
+	/* The mounts go as data: no directory name is parsed as a spec. */
+	ws_cli_set_mounts(mounts, nm);
 	out = ws__capture(t->run, av, &st);
+	ws_cli_set_mounts(NULL, 0);
+	ws__mounts_free(mounts, nm);
 	for (size_t i = 0; i < n; i++)
 		free(av[i]);
 	free(av);
@@ -690,31 +1065,80 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 }
 
 const char *const *
-ws_mcp_dirs(struct ws_mcp *s)
+ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 {
 	const struct ws_mcp_opts *o = s->o;
-	size_t n = 0;
+	const struct ws_mount_def *mm;
+	size_t n = 0, nmm;
 
 	free(s->dirs);
-	s->dirs = calloc(2 + o->ncommon + s->nroot_mounts, sizeof(*s->dirs));
-	if (s->dirs == NULL)
-		return NULL;
+	free(s->dir_prefixes);
+	for (size_t i = 0; i < s->ndir_owned; i++)
+		free(s->dir_owned[i]);
+	free(s->dir_owned);
+	s->ndir_owned = 0;
 	pthread_mutex_lock(&s->mu);
-	{
-		const char *ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws
-									  : o->fallback;
-		if (ws != NULL)
-			s->dirs[n++] = ws;
+	mm = o->workspace ? s->dir_mounts : s->root_mounts;
+	nmm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
+	s->dirs = calloc(2 + o->ncommon + nmm, sizeof(*s->dirs));
+	s->dir_prefixes = calloc(2 + o->ncommon + nmm, sizeof(*s->dir_prefixes));
+	s->dir_owned = calloc(2 * (1 + o->ncommon + nmm), sizeof(*s->dir_owned));
+	if (s->dirs == NULL || s->dir_prefixes == NULL || s->dir_owned == NULL) {
+		pthread_mutex_unlock(&s->mu);
+		return NULL;
 	}
-	/* "--mount /.NAME=DIR[:ro]": the DIR (strings that outlive us). */
-	for (size_t i = 0; i + 1 < o->ncommon; i++)
-		if (strcmp(o->common[i], "--mount") == 0 &&
-		    strchr(o->common[i + 1], '=') != NULL)
-			s->dirs[n++] = strchr(o->common[++i], '=') + 1;
-	if (o->workspace == NULL)
-		for (size_t i = 0; i < s->nroot_mounts; i++)
-			s->dirs[n++] = strchr(s->root_mounts[i], '=') + 1;
+	{
+		const char *ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
+				 s->roots_error ? NULL : o->fallback;
+
+		if (ws != NULL) {
+			s->dir_prefixes[n] = "/";
+			s->dirs[n] = s->dir_owned[s->ndir_owned++] = strdup(ws);
+			n += s->dirs[n] != NULL;
+		}
+	}
+	/* "--mount VPREFIX=DIR[:ro]" flags: the prefix and the DIR. */
+	for (size_t i = 0; i + 1 < o->ncommon; i++) {
+		const char *v;
+		char *p, *d;
+		size_t dl;
+
+		if (strcmp(o->common[i], "--mount") != 0 ||
+		    strchr(o->common[i + 1], '=') == NULL)
+			continue;
+		v = o->common[++i];
+		p = strndup(v, strcspn(v, "="));
+		d = strdup(strchr(v, '=') + 1);
+		if (p == NULL || d == NULL) {
+			free(p);
+			free(d);
+			continue;
+		}
+		dl = strlen(d);
+		if (dl > 3 && (strcmp(d + dl - 3, ":ro") == 0 ||
+			       strcmp(d + dl - 3, ":rw") == 0))
+			d[dl - 3] = '\0';
+		s->dir_owned[s->ndir_owned++] = p;
+		s->dir_owned[s->ndir_owned++] = d;
+		s->dir_prefixes[n] = p;
+		s->dirs[n++] = d;
+	}
+	for (size_t i = 0; i < nmm; i++) {
+		char *p = strdup(mm[i].vprefix), *d = strdup(mm[i].dir);
+
+		if (p == NULL || d == NULL) {
+			free(p);
+			free(d);
+			continue;
+		}
+		s->dir_owned[s->ndir_owned++] = p;
+		s->dir_owned[s->ndir_owned++] = d;
+		s->dir_prefixes[n] = p;
+		s->dirs[n++] = d;
+	}
 	pthread_mutex_unlock(&s->mu);
+	if (prefixes != NULL)
+		*prefixes = s->dir_prefixes;
 	return s->dirs;
 }
 
@@ -751,6 +1175,7 @@ ws__approve(void *arg, const char *message)
 {
 	struct ws_mcp *s = arg;
 	struct ws__msg m;
+	struct timespec deadline;
 	long long id;
 	bool ok;
 
@@ -777,10 +1202,14 @@ ws__approve(void *arg, const char *message)
 			 "\"required\":[\"approve\"]}");
 	ws_jw_obj_end(&m.jw);
 	ws__msg_send(s, &m);
+	deadline = ws__deadline(s->o->approval_timeout_ms ? s->o->approval_timeout_ms
+							 : 120000);
 	pthread_mutex_lock(&s->mu);
+	/* Unanswered for --approval-timeout: no, and the calls go on. */
 	while (s->elicit == WS__WAITING && !s->eof &&
 	       !(s->running && s->running->cancelled))
-		pthread_cond_wait(&s->cv, &s->mu);
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &deadline) == ETIMEDOUT)
+			break;
 	ok = s->elicit == WS__ANSWERED && s->elicit_ok;
 	s->elicit = WS__NONE;
 	pthread_mutex_unlock(&s->mu);
@@ -892,7 +1321,9 @@ static const char ws__instructions[] =
 	"{\"path\": \"/\", \"all\": true}). Paths that leave the workspace, "
 	"\"..\" above the root and symlinks that point out are refused "
 	"(PATH_OUTSIDE_WORKSPACE, SYMLINK_OUTSIDE_WORKSPACE). run_command runs "
-	"in a sandbox with the workspace root as its working directory. A "
+	"in a sandbox with the workspace root as its working directory; the "
+	"sandbox confines it, a policy's file rules do not (its command rules "
+	"do). A "
 	"failed call is a result with isError true and structuredContent.error "
 	"holding code, message and often a hint: correct the call as it says.";
 
@@ -908,6 +1339,12 @@ ws__initialize(struct ws_mcp *s, const cJSON *id, const cJSON *params)
 		ws__error(s, id, -32602, "initialize needs params.protocolVersion");
 		return;
 	}
+	/* The session is set up once: a second one cannot change it. */
+	if (s->init_done) {
+		ws__error(s, id, -32600, "Invalid Request: already initialized");
+		return;
+	}
+	s->init_done = true;
 	for (size_t i = 0; ws_mcp_versions[i] != NULL; i++)
 		if (strcmp(v->valuestring, ws_mcp_versions[i]) == 0)
 			ver = ws_mcp_versions[i];
@@ -924,6 +1361,10 @@ ws__initialize(struct ws_mcp *s, const cJSON *id, const cJSON *params)
 				(el->child == NULL ||
 				 cJSON_GetObjectItemCaseSensitive(el, "form") != NULL);
 	}
+	if (s->o->workspace == NULL && s->o->fallback == NULL && !s->cap_roots)
+		fprintf(stderr, "wstools mcp: warning: no workspace: start it with "
+			"--workspace DIR (or a DIR), set WS_ROOT, or use a client "
+			"that offers roots; every call fails until then\n");
 	pthread_mutex_unlock(&s->mu);
 	if (ws__msg_begin(&m, id) < 0)
 		return;
@@ -959,6 +1400,8 @@ ws__ask_roots(struct ws_mcp *s)
 	}
 	id = s->roots_id = s->next_id++;
 	s->roots_pending = true;
+	s->roots_deadline = ws__deadline(s->o->roots_timeout_ms ? s->o->roots_timeout_ms
+							    : 10000);
 	pthread_mutex_unlock(&s->mu);
 	if (ws__msg_begin(&m, NULL) < 0)
 		return;
@@ -1005,64 +1448,63 @@ ws__file_uri(const char *uri)
 	return out;
 }
 
-/* The client's answer to roots/list: the first root is the workspace. */
+/*
+ * The client's answer to roots/list: the first usable root is the
+ * workspace, the others are mounted (as data, named by
+ * ws_mcp_mount_name()).  A root that is not a local file:// URI is
+ * skipped with a line on stderr; when roots were offered and none is
+ * usable, calls fail with WORKSPACE_NOT_FOUND saying why rather than
+ * fall back to WS_ROOT, a directory the person did not choose here.
+ */
 static void
 ws__roots_answer(struct ws_mcp *s, const cJSON *msg)
 {
 	const cJSON *roots = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(msg, "result"), "roots");
 	const cJSON *r;
-	char *ws = NULL;
-	char **mounts = NULL;
-	size_t nm = 0;
+	char *ws = NULL, *why = NULL;
+	const char **dirs = calloc((size_t)cJSON_GetArraySize(roots) + 1, sizeof(*dirs));
+	struct ws_mount_def *mounts = NULL;
+	size_t nd = 0, offered = 0;
 
 	cJSON_ArrayForEach(r, roots) {
 		const char *uri = cJSON_GetStringValue(
 			cJSON_GetObjectItemCaseSensitive(r, "uri"));
 		char *path = uri ? ws__file_uri(uri) : NULL;
 
-		if (path == NULL)
+		offered++;
+		if (path == NULL) {
+			fprintf(stderr, "wstools mcp: root %s skipped: not a local "
+				"file:///PATH URI\n", uri ? uri : "(without uri)");
 			continue;
-		if (ws == NULL) {
+		}
+		if (ws == NULL)
 			ws = path;
-			continue;
-		}
-		{
-			const char *base = strrchr(path, '/');
-			char **nmounts = realloc(mounts, (nm + 1) * sizeof(*mounts));
-			char *spec;
-
-			base = base && base[1] ? base + 1 : "root";
-			if (nmounts == NULL ||
-			    asprintf(&spec, "/.%s=%s", base, path) < 0) {
-				if (nmounts != NULL)
-					mounts = nmounts;
-				free(path);
-				break;
-			}
-			/* A second root of the same name gets its index. */
-			for (size_t k = 0; k < nm; k++)
-				if (strncmp(nmounts[k], spec, strcspn(spec, "=") + 1) == 0) {
-					free(spec);
-					if (asprintf(&spec, "/.%s-%zu=%s", base, nm + 1,
-						     path) < 0)
-						spec = NULL;
-					break;
-				}
-			mounts = nmounts;
-			if (spec != NULL)
-				mounts[nm++] = spec;
+		else if (dirs != NULL)
+			dirs[nd++] = path;
+		else
 			free(path);
-		}
 	}
+	if (ws == NULL && offered > 0 &&
+	    asprintf(&why, "no workspace: none of the client's %zu root(s) is a "
+		     "local file:///PATH URI", offered) < 0)
+		why = NULL;
+	if (dirs == NULL || ws__mounts_build(s->o, dirs, nd, &mounts) < 0) {
+		ws_error_clear();
+		mounts = NULL;
+		nd = 0;
+	}
+	for (size_t i = 0; dirs != NULL && dirs[i] != NULL; i++)
+		free((char *)dirs[i]);
+	free(dirs);
 	pthread_mutex_lock(&s->mu);
 	free(s->root_ws);
-	for (size_t i = 0; i < s->nroot_mounts; i++)
-		free(s->root_mounts[i]);
-	free(s->root_mounts);
+	free(s->roots_error);
+	ws__mounts_free(s->root_mounts, s->nroot_mounts);
 	s->root_ws = ws;
+	s->roots_error = why;
 	s->root_mounts = mounts;
-	s->nroot_mounts = nm;
+	s->nroot_mounts = nd;
 	s->roots_pending = false;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
@@ -1075,11 +1517,13 @@ ws__response(struct ws_mcp *s, const cJSON *msg)
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	long long n;
 
-	if (!cJSON_IsNumber(id))
+	/* Exactly one of our integer ids: 1.5 is not 1. */
+	if (!cJSON_IsNumber(id) || id->valuedouble != (double)(long long)id->valuedouble)
 		return;
 	n = (long long)id->valuedouble;
 	pthread_mutex_lock(&s->mu);
-	if (s->roots_pending && n == s->roots_id) {
+	/* A late answer (after the timeout) still sets the roots. */
+	if (s->roots_id >= 0 && n == s->roots_id) {
 		pthread_mutex_unlock(&s->mu);
 		if (cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL) {
 			ws__roots_answer(s, msg);
@@ -1142,7 +1586,7 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 
 /* Queue a tools/call for the worker, after checking its params. */
 static void
-ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params)
+ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, bool nul)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
@@ -1179,6 +1623,7 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params)
 	}
 	j->req = req;
 	j->id = id;
+	j->nul_args = nul;
 	pthread_mutex_lock(&s->mu);
 	if (s->tail != NULL)
 		s->tail->next = j;
@@ -1189,10 +1634,116 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/*
+ * One JSON value and nothing after it but white space ("{..}{..}" is not
+ * a message), or NULL.
+ */
+static cJSON *
+ws__parse(const char *text, size_t len)
+{
+	const char *end = NULL;
+	cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+
+	if (j == NULL)
+		return NULL;
+	while (end < text + len && (*end == ' ' || *end == '\t' || *end == '\r' ||
+				    *end == '\n'))
+		end++;
+	if (end != text + len) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+/*
+ * Whether text holds the escape "\u0000" (backslashes occur only inside
+ * JSON strings, so no string tracking is needed); if out is not NULL (a
+ * copy of text), each of them becomes "\u0001" there.
+ */
+static bool
+ws__nul_escapes(const char *text, size_t len, char *out)
+{
+	bool found = false;
+
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (text[i] != '\\')
+			continue;
+		if (text[i + 1] == 'u' && i + 5 < len && memcmp(text + i + 2, "0000", 4) == 0) {
+			found = true;
+			if (out != NULL)
+				out[i + 5] = '1';
+		}
+		i++;
+	}
+	return found;
+}
+
+/* Past the JSON string that starts at p (at its '"'), or NULL. */
+static const char *
+ws__skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/*
+ * The text of a top-level "id" that is a number, as the client wrote it
+ * (9007199254740993 is no double, and must come back as sent): kept in
+ * the number item's valuestring, which ws__msg_begin() prints and
+ * cJSON_Delete() frees.  line is one JSON object (parsed already).
+ */
+static void
+ws__keep_raw_id(const char *line, size_t len, cJSON *id)
+{
+	const char *p = line, *end = line + len;
+	int depth = 0;
+
+	if (!cJSON_IsNumber(id) || id->valuestring != NULL)
+		return;
+	while (p < end) {
+		if (*p == '"') {
+			const char *k = p, *after = ws__skip_string(p, end);
+
+			if (after == NULL)
+				return;
+			p = after;
+			if (depth != 1)
+				continue;
+			while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+				p++;
+			if (p < end && *p == ':' && after - k == 4 && memcmp(k, "\"id\"", 4) == 0) {
+				const char *v;
+
+				for (p++; p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+						      *p == '\n'); p++)
+					;
+				v = p;
+				while (p < end && strchr("+-0123456789.eE", *p) != NULL)
+					p++;
+				if (p > v)
+					id->valuestring = strndup(v, (size_t)(p - v));
+			}
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']')
+			depth--;
+		p++;
+	}
+}
+
 /* One line of input: a request, a notification or a response. */
 static void
 ws__line(struct ws_mcp *s, const char *line, size_t len)
 {
+	bool nul = false;
 	cJSON *msg, *id;
 	const cJSON *method, *params;
 	const char *m;
@@ -1202,17 +1753,63 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 		len--;
 	if (len == 0)
 		return;
-	msg = cJSON_ParseWithLengthOpts(line, len, NULL, 0);
+	msg = ws__parse(line, len);
 	if (msg == NULL) {
-		ws__error(s, NULL, -32700, "Parse error: the line is not JSON");
+		ws__error(s, NULL, -32700, "Parse error: the line is not one JSON value");
 		return;
 	}
+	/*
+	 * cJSON ends a string at "\u0000": read the line again with those
+	 * escapes as U+0001 and see what they were in.  An id with one is
+	 * refused; arguments with one go to the tool with the escape back
+	 * in place, for the CLI's own check (INVALID_PATH...).
+	 */
+	if (ws__nul_escapes(line, len, NULL)) {
+		char *copy = malloc(len);
+		cJSON *alt = NULL;
+
+		if (copy != NULL) {
+			memcpy(copy, line, len);
+			ws__nul_escapes(line, len, copy);
+			alt = ws__parse(copy, len);
+			free(copy);
+		}
+		if (alt == NULL ||
+		    !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(msg, "id"),
+				   cJSON_GetObjectItemCaseSensitive(alt, "id"), 1)) {
+			cJSON_Delete(alt);
+			cJSON_Delete(msg);
+			ws__error(s, NULL, -32600, "Invalid Request: the id holds a NUL "
+				  "character (\\u0000)");
+			return;
+		}
+		if (!cJSON_Compare(msg, alt, 1)) {
+			/* The message as read with U+0001: marked for ws__invoke. */
+			cJSON_Delete(msg);
+			msg = alt;
+			nul = true;
+		} else {
+			cJSON_Delete(alt);
+		}
+	}
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	if (cJSON_IsObject(msg))
+		ws__keep_raw_id(line, len, id);
 	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	if (!cJSON_IsObject(msg) || cJSON_IsArray(msg)) {
 		ws__error(s, NULL, -32600, "Invalid Request: not a JSON-RPC object");
 		goto out;
+	}
+	{
+		const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+
+		if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0) {
+			if (method != NULL || id == NULL)
+				ws__error(s, cJSON_IsString(id) || cJSON_IsNumber(id) ? id : NULL,
+					  -32600, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
+			goto out;
+		}
 	}
 	if (method == NULL && id != NULL) {
 		ws__response(s, msg);
@@ -1249,7 +1846,7 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 	} else if (strcmp(m, "tools/list") == 0) {
 		ws__result_raw(s, id, s->tools_json);
 	} else if (strcmp(m, "tools/call") == 0) {
-		ws__call(s, msg, id, params);
+		ws__call(s, msg, id, params, nul);
 		return; /* the job owns msg now */
 	} else {
 		char *t = NULL;
@@ -1367,6 +1964,9 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_cond_init(&s.cv, NULL);
 	/* A client that goes away is an error on write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	if ((rc = ws__mounts_build(o, o->mounts, o->nmounts, &s.dir_mounts)) < 0)
+		goto out;
+	s.ndir_mounts = o->nmounts;
 	if ((rc = ws__build_list(&s)) < 0)
 		goto out;
 	/*
@@ -1386,10 +1986,14 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 out:
 	free(s.tools_json);
 	free(s.root_ws);
-	for (size_t i = 0; i < s.nroot_mounts; i++)
-		free(s.root_mounts[i]);
-	free(s.root_mounts);
+	free(s.roots_error);
+	ws__mounts_free(s.root_mounts, s.nroot_mounts);
+	ws__mounts_free(s.dir_mounts, s.ndir_mounts);
 	free(s.dirs);
+	free(s.dir_prefixes);
+	for (size_t i = 0; i < s.ndir_owned; i++)
+		free(s.dir_owned[i]);
+	free(s.dir_owned);
 	pthread_mutex_destroy(&s.out_mu);
 	pthread_mutex_destroy(&s.mu);
 	pthread_cond_destroy(&s.cv);

@@ -38,65 +38,28 @@ ws__hook_forget(void)
 }
 
 /*
- * A mount's directory as ws_mcp_dirs() gives it may end in the mount
- * spec's ":ro"; the virtual prefix is "/.NAME" with NAME its last
- * component (and "-K" for a second one of the same name), as the server
- * names the mounts of DIRs and roots.
+ * The translation for the server's directories and their virtual
+ * prefixes as ws_mcp_dirs() gives them (the server names the mounts, one
+ * rule: ws_mcp_mount_name()).
  */
 static int
-ws__hook_build(const char *const *dirs, size_t n)
+ws__hook_build(const char *const *dirs, const char *const *prefixes, size_t n)
 {
-	const char **real = calloc(n + 1, sizeof(*real));
-	char **pre = calloc(n + 1, sizeof(*pre));
 	int rc = 0;
 
 	ws__hook_forget();
 	ws__hook_dirs = calloc(n + 1, sizeof(*ws__hook_dirs));
-	if (real == NULL || pre == NULL || ws__hook_dirs == NULL) {
-		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		goto out;
-	}
+	if (ws__hook_dirs == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	for (size_t k = 0; k < n; k++) {
-		char *d = strdup(dirs[k]);
-		size_t len = d ? strlen(d) : 0;
-		const char *base;
-
-		if (d == NULL) {
+		if ((ws__hook_dirs[k] = strdup(dirs[k])) == NULL) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 			goto out;
 		}
-		ws__hook_dirs[ws__hook_ndirs++] = d;
-		if (len > 3 && (strcmp(d + len - 3, ":ro") == 0 || strcmp(d + len - 3, ":rw") == 0))
-			d[len - 3] = '\0';
-		real[k] = d;
-		if (k == 0) {
-			pre[k] = strdup("/");
-		} else {
-			bool dup = false;
-
-			base = strrchr(d, '/');
-			base = base && base[1] ? base + 1 : "root";
-			for (size_t j = 1; j < k; j++) {
-				const char *b = strrchr(real[j], '/');
-
-				b = b && b[1] ? b + 1 : "root";
-				dup = dup || strcmp(b, base) == 0;
-			}
-			if ((dup ? asprintf(&pre[k], "/.%s-%zu", base, k)
-				 : asprintf(&pre[k], "/.%s", base)) < 0)
-				pre[k] = NULL;
-		}
-		if (pre[k] == NULL) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			goto out;
-		}
+		ws__hook_ndirs++;
 	}
-	rc = ws_mcp_compat_new(real, (const char *const *)pre, n, &ws__hook_fs);
+	rc = ws_mcp_compat_new(dirs, prefixes, n, &ws__hook_fs);
 out:
-	for (size_t k = 0; k < n && pre != NULL; k++)
-		free(pre[k]);
-	free(pre);
-	free(real);
 	if (rc < 0)
 		ws__hook_forget();
 	return rc;
@@ -106,7 +69,8 @@ out:
 static struct ws_mcp_compat_fs *
 ws__hook_current(struct ws_mcp *srv, cJSON **err)
 {
-	const char *const *dirs = ws_mcp_dirs(srv);
+	const char *const *prefixes = NULL;
+	const char *const *dirs = ws_mcp_dirs(srv, &prefixes);
 	size_t n = 0;
 	bool same;
 
@@ -123,7 +87,7 @@ ws__hook_current(struct ws_mcp *srv, cJSON **err)
 					  "that offers roots) (WORKSPACE_NOT_FOUND)");
 		return NULL;
 	}
-	if (ws__hook_build(dirs, n) < 0) {
+	if (ws__hook_build(dirs, prefixes, n) < 0) {
 		*err = cJSON_CreateString(ws_error_last());
 		return NULL;
 	}

@@ -153,6 +153,13 @@ ws_policy_set_hooks(struct ws_policy *p, ws_policy_log_fn log,
 	p->hook_arg = arg;
 }
 
+bool
+ws_policy_ask(const struct ws_policy *p, const struct ws_ctx *ws, const char *message)
+{
+	return p != NULL && p->prompt != NULL && !ws->no_prompt &&
+	       p->prompt(p->hook_arg, message ? message : "approve?");
+}
+
 /* ---- Parsing ---- */
 
 /* Where a parse error is: the section, the rule's index and name. */
@@ -1081,8 +1088,7 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		msg = ws_policy_render("{{.Operation}} {{.Path}} needs approval",
 				       shown, ws__ops[op], rule);
 	if (m.decision == WS_DECISION_APPROVE) {
-		if (p->prompt != NULL && !ws->no_prompt &&
-		    p->prompt(p->hook_arg, msg ? msg : "approve?")) {
+		if (ws_policy_ask(p, ws, msg)) {
 			ws__log(p, "INFO", "policy approval op=%s rule=%s approved=prompt",
 				ws__ops[op], rule);
 			free(msg);

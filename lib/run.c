@@ -152,9 +152,20 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 	if (d == WS_DECISION_APPROVE && !ws->approve) {
 		char *msg = m.message ? ws_policy_render(m.message, cmdline, "exec",
 							  m.rule) : NULL;
-		int rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL, "%s",
-				      msg ? msg : "command needs approval (--approve)");
+		char *ask = NULL;
+		int rc = 0;
 
+		/*
+		 * Ask as a file rule's approval is asked (the terminal, or the
+		 * MCP client's elicitation): the hooks are the session's
+		 * policy's, also when the built-in list decided.
+		 */
+		if (msg == NULL && asprintf(&ask, "Run \"%s\"?", cmdline) < 0)
+			ask = NULL;
+		if (!ws_policy_ask(ws->policy, ws, msg ? msg : ask))
+			rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL, "%s",
+					  msg ? msg : "command needs approval (--approve)");
+		free(ask);
 		free(msg);
 		return rc;
 	}

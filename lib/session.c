@@ -32,6 +32,17 @@ ws_cli_set_approver(ws_approver_fn fn, void *arg)
 	ws__approver_arg = arg;
 }
 
+/* ws_cli_set_mounts(): the mounts a long-lived front end passes as data. */
+static const struct ws_mount_def *ws__mounts;
+static size_t ws__nmounts;
+
+void
+ws_cli_set_mounts(const struct ws_mount_def *m, size_t n)
+{
+	ws__mounts = n > 0 ? m : NULL;
+	ws__nmounts = m != NULL ? n : 0;
+}
+
 /* --verbose: one logfmt line on stderr, in the form of DESIGN.md 6. */
 static void
 ws__log(void *arg, const char *level, const char *line)
@@ -316,9 +327,14 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if ((rc = ws__guard_config(cli, ws)) < 0)
 		return rc;
 	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */
-	if (cli->nmounts > 0) {
+	if (cli->nmounts > 0 || ws__nmounts > 0) {
 		for (size_t i = 0; i < cli->nmounts; i++)
 			if ((rc = ws_ctx_add_mount(ws, cli->mounts[i])) < 0)
+				return rc;
+		for (size_t i = 0; i < ws__nmounts; i++)
+			if ((rc = ws_ctx_add_mount_dir(ws, ws__mounts[i].vprefix,
+						       ws__mounts[i].dir,
+						       ws__mounts[i].ro)) < 0)
 				return rc;
 	} else if (cli->env_mounts != NULL && cli->env_mounts[0] != '\0') {
 		if ((rc = ws_ctx_add_mounts(ws, cli->env_mounts)) < 0)

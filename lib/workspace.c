@@ -244,8 +244,7 @@ int
 ws_ctx_add_mount(struct ws_ctx *ws, const char *spec)
 {
 	const char *eq = strchr(spec, '=');
-	char *vp = NULL, *dir = NULL, *vnorm = NULL;
-	struct ws_anchor *a;
+	char *vp = NULL, *dir = NULL;
 	size_t dl;
 	bool ro = false;
 	int rc;
@@ -266,22 +265,41 @@ ws_ctx_add_mount(struct ws_ctx *ws, const char *spec)
 	} else if (dl > 3 && strcmp(dir + dl - 3, ":rw") == 0) {
 		dir[dl - 3] = '\0';
 	}
+	rc = ws_ctx_add_mount_dir(ws, vp, dir, ro);
+out:
+	free(vp);
+	free(dir);
+	return rc;
+}
+
+int
+ws_ctx_add_mount_dir(struct ws_ctx *ws, const char *vp, const char *dir, bool ro)
+{
+	char *vnorm = NULL;
+	struct ws_anchor *a;
+	int rc;
+
 	if (vp[0] != '/' || ws_path_has_dotdot(vp)) {
-		rc = ws_error_set(WS_EINVALID_ARGUMENT, spec,
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, vp,
 				  "a mount prefix must be absolute, without \"..\"");
+		goto out;
+	}
+	if (dir[0] == '\0') {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, vp,
+				  "a mount needs a directory");
 		goto out;
 	}
 	rc = ws_path_normalize(vp, 0, &vnorm);
 	if (rc < 0)
 		goto out;
 	if (strcmp(vnorm, "/") == 0) {
-		rc = ws_error_set(WS_EINVALID_ARGUMENT, spec,
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, vp,
 				  "a mount cannot replace the workspace root");
 		goto out;
 	}
 	for (size_t i = 1; i < ws->nanchors; i++) {
 		if (strcmp(ws->anchors[i].vprefix, vnorm) == 0) {
-			rc = ws_error_set(WS_EINVALID_ARGUMENT, spec,
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, vp,
 					  "%s is mounted twice", vnorm);
 			goto out;
 		}
@@ -303,8 +321,6 @@ ws_ctx_add_mount(struct ws_ctx *ws, const char *spec)
 	a->ro = ro;
 	ws->nanchors++;
 out:
-	free(vp);
-	free(dir);
 	free(vnorm);
 	return rc;
 }

@@ -641,6 +641,24 @@ START_TEST(usage_and_workspace_errors)
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "WORKSPACE_NOT_FOUND"));
 	wst_run_free(&r);
+	/* --workspace and the mounts are checked at start too. */
+	wst_run(&r, NULL, "wstools", "mcp", "--workspace", "/nonexistent/dir", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "WORKSPACE_NOT_FOUND"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "mcp", "--mount", "nonsense", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "INVALID_ARGUMENT"));
+	wst_run_free(&r);
+	{
+		const char *env[] = {"WS_MOUNTS=/.x=/nonexistent/dir", NULL};
+		const char *argv[] = {"mcp", W, NULL};
+
+		wst_runv(&r, NULL, env, "wstools", argv);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_ptr_nonnull(strstr(r.err, "WS_MOUNTS"));
+		wst_run_free(&r);
+	}
 	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "--max-message"));
@@ -1020,6 +1038,194 @@ START_TEST(approval_by_elicitation)
 }
 END_TEST
 
+/*
+ * A command rule's "approve" asks through elicitation as a file rule's
+ * does (it used to fail with APPROVAL_REQUIRED without asking).
+ */
+START_TEST(command_approval_by_elicitation)
+{
+	struct mcp m;
+	char *pol;
+	const char *answers[] = {"{\"action\":\"decline\"}",
+				 "{\"action\":\"accept\",\"content\":{\"approve\":true}}"};
+
+	wst_write(T, "cmd.json",
+		  "{\"version\":1,\"name\":\"askcmd\",\"file_rules\":["
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}],\"command_rules\":["
+		  "{\"name\":\"ask-echo\",\"patterns\":[\"^echo\\\\b\"],"
+		  "\"decision\":\"approve\",\"message\":\"Run echo?\"}]}");
+	pol = wst_path(T, "cmd.json");
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	for (int k = 0; k < 2; k++) {
+		bool asked = false;
+		cJSON *j, *res;
+
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"run_command\",\"arguments\":"
+			 "{\"command\":[\"echo\",\"hi\"]}}}", 10 + k);
+		for (;;) {
+			j = mcp_recv(&m, 10000);
+			ck_assert_ptr_nonnull(j);
+			if (method_of(j) && strcmp(method_of(j), "elicitation/create") == 0) {
+				ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(
+					cJSON_GetObjectItem(cJSON_GetObjectItem(j, "params"),
+							    "message")), "Run echo?"));
+				mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":%s}",
+					 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")),
+					 answers[k]);
+				asked = true;
+				cJSON_Delete(j);
+				continue;
+			}
+			if (is_id(j, 10 + k))
+				break;
+			cJSON_Delete(j);
+		}
+		ck_assert(asked);
+		res = cJSON_GetObjectItem(j, "result");
+		if (k == 0) {
+			ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+		} else {
+			ck_assert_msg(!is_error(res), "%s", text_of(res));
+			ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")), "hi\n");
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+}
+END_TEST
+
+/*
+ * "\u0000" in an argument is refused as the CLI refuses it (it used to
+ * cut the string: "a.txt\u0000x" read a.txt), an id with one is -32600;
+ * anything after the first JSON value is -32700; an elicitation answer
+ * counts only with exactly our id (1.5 is not 1).
+ */
+START_TEST(strict_messages)
+{
+	struct mcp m;
+	cJSON *r, *res, *j;
+	char *pol = approve_policy(), *notes = wst_path(W, "notes.md");
+	int eid;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "read_file", "{\"path\":\"notes.md\\u0000x\"}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_PATH");
+	cJSON_Delete(r);
+	/* An escaped backslash before "u0000" is text, not a NUL. */
+	res = call(&m, 3, "search_files", "{\"pattern\":\"\\\\u0000\",\"fixed_strings\":true}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\",\"method\":\"ping\"}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_int_eq(rpc_error_code(j), -32600);
+	cJSON_Delete(j);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}"
+		 "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_int_eq(rpc_error_code(j), -32700);
+	cJSON_Delete(j);
+	j = rpc(&m, 6, "ping", NULL);
+	cJSON_Delete(j);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+		 "{\"name\":\"delete_path\",\"arguments\":{\"path\":\"notes.md\"}}}");
+	j = mcp_recv(&m, 10000);
+	ck_assert_str_eq(method_of(j), "elicitation/create");
+	eid = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+	cJSON_Delete(j);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d.5,\"result\":{\"action\":\"accept\","
+		 "\"content\":{\"approve\":true}}}", eid);
+	usleep(200000);
+	ck_assert(wst_exists(notes));
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"action\":\"decline\"}}", eid);
+	for (;;) {
+		j = mcp_recv(&m, 10000);
+		ck_assert_ptr_nonnull(j);
+		if (is_id(j, 2))
+			break;
+		cJSON_Delete(j);
+	}
+	ck_assert_str_eq(code_of(cJSON_GetObjectItem(j, "result")), "APPROVAL_REQUIRED");
+	cJSON_Delete(j);
+	ck_assert(wst_exists(notes));
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/* Numeric ids come back as written, not through a double. */
+	{
+		struct wst_run run;
+
+		wst_run(&run, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"ping\"}\n"
+			"{\"jsonrpc\":\"2.0\",\"params\":{\"id\":5},\"id\" : 1.50,\"method\":\"ping\"}\n",
+			"wstools", "mcp", W, NULL);
+		ck_assert_int_eq(run.status, 0);
+		ck_assert_msg(strstr(run.out, "\"id\":9007199254740993,") != NULL, "%s", run.out);
+		ck_assert_msg(strstr(run.out, "\"id\":1.50,") != NULL, "%s", run.out);
+		wst_run_free(&run);
+	}
+	/* "jsonrpc" must be "2.0"; initialize is answered once. */
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"id\":7,\"method\":\"ping\"}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_int_eq(rpc_error_code(j), -32600);
+	cJSON_Delete(j);
+	mcp_send(&m, "{\"jsonrpc\":\"1.0\",\"id\":8,\"method\":\"ping\"}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_int_eq(rpc_error_code(j), -32600);
+	cJSON_Delete(j);
+	j = rpc(&m, 9, "initialize", "{\"protocolVersion\":\"2025-06-18\","
+		"\"capabilities\":{\"elicitation\":{}}}");
+	ck_assert_int_eq(rpc_error_code(j), -32600);
+	cJSON_Delete(j);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+	free(notes);
+}
+END_TEST
+
+/*
+ * An elicitation nobody answers ends after --approval-timeout with
+ * APPROVAL_REQUIRED, and the next call runs (it used to block them all).
+ */
+START_TEST(approval_times_out)
+{
+	struct mcp m;
+	cJSON *r, *res, *j;
+	char *pol = approve_policy(), *notes = wst_path(W, "notes.md");
+	long long t0 = now_ms();
+
+	mcp_start(&m, "--approval-timeout", "0.5", "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+		 "{\"name\":\"delete_path\",\"arguments\":{\"path\":\"notes.md\"}}}");
+	for (;;) {
+		j = mcp_recv(&m, 10000);
+		ck_assert_ptr_nonnull(j);
+		if (is_id(j, 2))
+			break;
+		cJSON_Delete(j);
+	}
+	ck_assert_str_eq(code_of(cJSON_GetObjectItem(j, "result")), "APPROVAL_REQUIRED");
+	cJSON_Delete(j);
+	res = call(&m, 3, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_lt(now_ms() - t0, (long long)(8000 * WST_SLOWDOWN));
+	ck_assert(wst_exists(notes));
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+	free(notes);
+}
+END_TEST
+
 /* Answer the server's roots/list request with roots (raw JSON array). */
 static void
 answer_roots(struct mcp *m, const char *roots)
@@ -1077,6 +1283,369 @@ START_TEST(roots_set_the_workspace)
 	cJSON_Delete(r);
 	ck_assert_int_eq(mcp_close(&m), 0);
 	free(other);
+}
+END_TEST
+
+/*
+ * Roots are data: a root named "x:ro" or "a=b" is that directory, never a
+ * mount spec ("/.x:ro" used to mount "x"); mounts of the same name are
+ * "/.NAME", "/.NAME-2"...; non-file roots are skipped, and roots that
+ * leave none make calls fail with WORKSPACE_NOT_FOUND (no fallback).
+ */
+START_TEST(roots_are_data)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *roots;
+
+	wst_write(T, "x/f.txt", "not granted\n");
+	wst_write(T, "x:ro/f.txt", "granted ro\n");
+	wst_write(T, "a=b/g.txt", "granted eq\n");
+	wst_write(T, "b/src/b.txt", "b\n");
+	wst_write(T, "c/src/c.txt", "c\n");
+	mcp_start(&m, "--no-detect-root");
+	handshake(&m, "{\"roots\":{}}");
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"},"
+				  "{\"uri\":\"file://%s/x:ro\"},{\"uri\":\"file://%s/a=b\"},"
+				  "{\"uri\":\"https://example.com/\"},"
+				  "{\"uri\":\"file://host/tmp\"},"
+				  "{\"uri\":\"file://%s/b/src\"},{\"uri\":\"file://%s/c/src/\"},"
+				  "{\"uri\":\"file:///..\"}]", W, T, T, T, T), 0);
+	answer_roots(&m, roots);
+	free(roots);
+	res = call(&m, 2, "read_file", "{\"path\":\"/.x:ro/f.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "granted ro\n");
+	cJSON_Delete(r);
+	res = call(&m, 3, "read_file", "{\"path\":\"/.x/f.txt\"}", &r);
+	ck_assert(is_error(res));
+	cJSON_Delete(r);
+	res = call(&m, 4, "read_file", "{\"path\":\"/.a=b/g.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "granted eq\n");
+	cJSON_Delete(r);
+	res = call(&m, 5, "read_file", "{\"path\":\"/.src/b.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 6, "read_file", "{\"path\":\"/.src-2/c.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	/* "file:///.." is "/" named "root", never "/...". */
+	res = call(&m, 7, "list_directory", "{\"path\":\"/.root\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	/* Only URIs that are not local: no workspace, and why. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+	answer_roots(&m, "[{\"uri\":\"https://example.com/\"},{\"uri\":\"file://host/x\"}]");
+	res = call(&m, 8, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "WORKSPACE_NOT_FOUND");
+	ck_assert_ptr_nonnull(strstr(text_of(res), "file:///PATH"));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/* DIRs of the same name: /.src and /.src-2, not "mounted twice". */
+	{
+		char *b = wst_path(T, "b/src"), *c = wst_path(T, "c/src");
+
+		mcp_start(&m, W, b, c);
+		handshake(&m, NULL);
+		res = call(&m, 2, "read_file", "{\"path\":\"/.src/b.txt\"}", &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		cJSON_Delete(r);
+		res = call(&m, 3, "read_file", "{\"path\":\"/.src-2/c.txt\"}", &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		cJSON_Delete(r);
+		ck_assert_int_eq(mcp_close(&m), 0);
+		/* The compat mode names them the same way (one rule). */
+		mcp_start(&m, "--compat", "mcp-filesystem", W, b, c);
+		handshake(&m, NULL);
+		res = call(&m, 2, "list_allowed_directories", "{}", &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		ck_assert_ptr_nonnull(strstr(text_of(res), "c/src"));
+		cJSON_Delete(r);
+		free(roots = NULL);
+		ck_assert_int_ge(asprintf(&roots, "{\"path\":\"%s/c.txt\"}", c), 0);
+		res = call(&m, 3, "read_text_file", roots, &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		ck_assert_str_eq(text_of(res), "c\n");
+		cJSON_Delete(r);
+		free(roots);
+		ck_assert_int_eq(mcp_close(&m), 0);
+		free(b);
+		free(c);
+	}
+}
+END_TEST
+
+/*
+ * A client that offers roots and never answers roots/list: a waiting call
+ * can be cancelled, and the calls fail after --roots-timeout with
+ * WORKSPACE_NOT_FOUND saying so (they used to hang for ever).
+ */
+START_TEST(roots_unanswered)
+{
+	struct mcp m;
+	cJSON *r, *res, *j;
+	long long t0;
+
+	mcp_start(&m, "--roots-timeout", "1.5");
+	handshake(&m, "{\"roots\":{}}");
+	j = mcp_recv(&m, 5000);
+	ck_assert_str_eq(method_of(j), "roots/list");
+	cJSON_Delete(j);
+	t0 = now_ms();
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}}");
+	usleep(100000);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2}}");
+	/* The cancelled call is not answered; the next one times out. */
+	res = call(&m, 3, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(code_of(res), "WORKSPACE_NOT_FOUND");
+	ck_assert_ptr_nonnull(strstr(text_of(res), "roots/list"));
+	ck_assert_int_lt(now_ms() - t0, (long long)(8000 * WST_SLOWDOWN));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * A model's sizes and times are held to ceilings: max_output 2e9 keeps
+ * at most 1 MiB, timeout 0 is not "none" (the default, or the server's
+ * --timeout when lower), a timeout above --timeout is --timeout.
+ */
+START_TEST(model_limits_capped)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	long long t0;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "run_command", "{\"command\":\"head -c 3000000 /dev/zero | "
+		   "tr '\\\\0' a\",\"max_output\":2000000000}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert(cJSON_IsTrue(sc(res, "stdout_truncated")));
+	ck_assert_int_le(strlen(cJSON_GetStringValue(sc(res, "stdout"))), (1 << 20) + 4096);
+	cJSON_Delete(r);
+	res = call(&m, 3, "run_command", "{\"command\":[\"true\"],\"max_output\":\"0\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	mcp_start(&m, "--timeout", "0.5", W);
+	handshake(&m, NULL);
+	t0 = now_ms();
+	res = call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"30\"],\"timeout\":0}", &r);
+	ck_assert(cJSON_IsTrue(sc(res, "timed_out")));
+	cJSON_Delete(r);
+	res = call(&m, 3, "run_command", "{\"command\":[\"sleep\",\"30\"],\"timeout\":1000}", &r);
+	ck_assert(cJSON_IsTrue(sc(res, "timed_out")));
+	cJSON_Delete(r);
+	res = call(&m, 4, "run_command", "{\"command\":[\"sleep\",\"30\"]}", &r);
+	ck_assert(cJSON_IsTrue(sc(res, "timed_out")));
+	cJSON_Delete(r);
+	ck_assert_int_lt(now_ms() - t0, (long long)(20000 * WST_SLOWDOWN));
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * The text a model reads: a short summary of a change (an edit's diff),
+ * one path a line for search --files, a hint for a binary file, and
+ * control characters escaped in names (a "\n" cannot fake an entry).
+ */
+START_TEST(texts_for_a_model)
+{
+	struct mcp m;
+	cJSON *r, *res;
+
+	wst_write(W, "evil\nfake.txt", "x\n");
+	wst_writen(W, "blob.bin", "\x00\x01\x02\xff", 4);
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "write_file", "{\"path\":\"w.txt\",\"content\":\"x\\n\"}", &r);
+	ck_assert_str_eq(text_of(res), "wrote 2 bytes to /w.txt (new file)\n");
+	cJSON_Delete(r);
+	res = call(&m, 3, "edit_file", "{\"path\":\"w.txt\",\"old\":\"x\",\"new\":\"y\"}", &r);
+	ck_assert_msg(strncmp(text_of(res), "edited /w.txt: 1 replacement\n--- /w.txt\n", 40) == 0,
+		      "%s", text_of(res));
+	ck_assert_ptr_nonnull(strstr(text_of(res), "\n-x\n+y\n"));
+	cJSON_Delete(r);
+	res = call(&m, 4, "delete_path", "{\"path\":\"w.txt\"}", &r);
+	ck_assert_str_eq(text_of(res), "deleted /w.txt\n");
+	cJSON_Delete(r);
+	res = call(&m, 5, "read_file", "{\"path\":\"blob.bin\"}", &r);
+	ck_assert_ptr_nonnull(strstr(text_of(res), "\"base64\": true"));
+	cJSON_Delete(r);
+	res = call(&m, 6, "list_directory", "{\"path\":\"/\"}", &r);
+	ck_assert_ptr_nonnull(strstr(text_of(res), "evil\\nfake.txt\n"));
+	ck_assert_ptr_null(strstr(text_of(res), "\nfake.txt"));
+	cJSON_Delete(r);
+	res = call(&m, 7, "search_files", "{\"files\":true}", &r);
+	ck_assert_ptr_nonnull(strstr(text_of(res), "/notes.md\n"));
+	ck_assert_ptr_null(strstr(text_of(res), "{"));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/* Is v of JSON-Schema type t ("integer" is a number without fraction)? */
+static bool
+schema_type_is(const cJSON *v, const char *t)
+{
+	if (strcmp(t, "null") == 0)
+		return cJSON_IsNull(v);
+	if (strcmp(t, "boolean") == 0)
+		return cJSON_IsBool(v);
+	if (strcmp(t, "string") == 0)
+		return cJSON_IsString(v);
+	if (strcmp(t, "object") == 0)
+		return cJSON_IsObject(v);
+	if (strcmp(t, "array") == 0)
+		return cJSON_IsArray(v);
+	if (strcmp(t, "number") == 0)
+		return cJSON_IsNumber(v);
+	if (strcmp(t, "integer") == 0)
+		return cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble;
+	return false;
+}
+
+/*
+ * A JSON-Schema subset checker (type, also as an array, properties,
+ * required, items, enum of strings): NULL if v conforms, else where not.
+ */
+static const char *
+schema_check(const cJSON *v, const cJSON *schema, const char *where)
+{
+	static char why[512];
+	const cJSON *type = cJSON_GetObjectItem(schema, "type"), *t, *p;
+	bool ok = type == NULL;
+
+	if (cJSON_IsString(type))
+		ok = schema_type_is(v, type->valuestring);
+	if (cJSON_IsArray(type))
+		cJSON_ArrayForEach(t, type)
+			ok = ok || schema_type_is(v, t->valuestring);
+	if (!ok) {
+		char *txt = cJSON_PrintUnformatted(v), *ty = cJSON_PrintUnformatted(type);
+
+		snprintf(why, sizeof(why), "%s: %.200s is not of type %s", where,
+			 txt ? txt : "?", ty ? ty : "?");
+		free(txt);
+		free(ty);
+		return why;
+	}
+	if (cJSON_IsArray(cJSON_GetObjectItem(schema, "enum")) && cJSON_IsString(v)) {
+		ok = false;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(schema, "enum"))
+			ok = ok || strcmp(cJSON_GetStringValue(t), v->valuestring) == 0;
+		if (!ok) {
+			snprintf(why, sizeof(why), "%s: \"%s\" not in enum", where, v->valuestring);
+			return why;
+		}
+	}
+	if (cJSON_IsObject(v)) {
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(schema, "required"))
+			if (cJSON_GetObjectItem(v, t->valuestring) == NULL) {
+				snprintf(why, sizeof(why), "%s: %s is required", where,
+					 t->valuestring);
+				return why;
+			}
+		cJSON_ArrayForEach(p, cJSON_GetObjectItem(schema, "properties")) {
+			const cJSON *c = cJSON_GetObjectItem(v, p->string);
+			char sub[256];
+			const char *e;
+
+			if (c == NULL)
+				continue;
+			snprintf(sub, sizeof(sub), "%s.%s", where, p->string);
+			if ((e = schema_check(c, p, sub)) != NULL)
+				return e;
+		}
+	}
+	if (cJSON_IsArray(v) && cJSON_IsObject(cJSON_GetObjectItem(schema, "items"))) {
+		int k = 0;
+
+		cJSON_ArrayForEach(t, v) {
+			char sub[256];
+			const char *e;
+
+			snprintf(sub, sizeof(sub), "%s[%d]", where, k++);
+			if ((e = schema_check(t, cJSON_GetObjectItem(schema, "items"), sub)) != NULL)
+				return e;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * structuredContent conforms to the outputSchema tools/list advertises,
+ * for the shapes that hold nulls and odd values: binary and invalid UTF-8
+ * files, an empty file, symlinks in a listing, a search without a match,
+ * a command that times out, and the errors.
+ */
+START_TEST(output_schemas_hold)
+{
+	static const char *const calls[][2] = {
+		{"read_file", "{\"path\":\"notes.md\"}"},
+		{"read_file", "{\"path\":\"bin.dat\"}"},
+		{"read_file", "{\"path\":\"bin.dat\",\"encoding\":\"base64\"}"},
+		{"read_file", "{\"path\":\"bad.txt\"}"},
+		{"read_file", "{\"path\":\"empty.txt\"}"},
+		{"read_file", "{\"path\":\"notes.md\",\"tail\":1}"},
+		{"read_file", "{\"paths\":[\"notes.md\",\"ln\"]}"},
+		{"read_file", "{\"path\":\"nope\"}"},
+		{"list_directory", "{\"path\":\"/\",\"all\":true}"},
+		{"list_directory", "{\"path\":\"/\",\"long\":true,\"all\":true}"},
+		{"list_directory", "{\"path\":\"/\",\"recursive\":true}"},
+		{"list_directory", "{\"paths\":[\"/\",\"src\"]}"},
+		{"search_files", "{\"pattern\":\"zzz-no-match\"}"},
+		{"search_files", "{\"pattern\":\"int\"}"},
+		{"search_files", "{\"files\":true}"},
+		{"search_files", "{\"pattern\":\"o\",\"count\":true}"},
+		{"write_file", "{\"path\":\"w.txt\",\"content\":\"x\"}"},
+		{"edit_file", "{\"path\":\"w.txt\",\"old\":\"x\",\"new\":\"y\"}"},
+		{"create_directory", "{\"path\":\"d\"}"},
+		{"move_path", "{\"source\":\"w.txt\",\"destination\":\"d/w.txt\"}"},
+		{"delete_path", "{\"path\":\"d\",\"recursive\":true}"},
+		{"run_command", "{\"command\":[\"true\"]}"},
+		{"run_command", "{\"command\":\"printf '\\\\377'\"}"},
+		{"run_command", "{\"command\":[\"sleep\",\"5\"],\"timeout\":0.3}"},
+	};
+	struct mcp m;
+	cJSON *r, *list;
+	const cJSON *t;
+	char bin[256];
+
+	for (int i = 0; i < 256; i++)
+		bin[i] = (char)i;
+	wst_writen(W, "bin.dat", bin, sizeof(bin));
+	wst_write(W, "bad.txt", "ok\xff\xfe\n");
+	wst_write(W, "empty.txt", "");
+	wst_symlink("notes.md", W, "ln");
+	wst_symlink("/etc", W, "out");
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	list = rpc(&m, 2, "tools/list", NULL);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		const cJSON *res = call(&m, 10 + (int)i, calls[i][0], calls[i][1], &r);
+		const cJSON *schema = NULL;
+		const char *e;
+
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(list, "result"),
+							 "tools"))
+			if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")),
+				   calls[i][0]) == 0)
+				schema = cJSON_GetObjectItem(t, "outputSchema");
+		ck_assert_ptr_nonnull(schema);
+		e = schema_check(cJSON_GetObjectItem(res, "structuredContent"), schema,
+				 "structuredContent");
+		ck_assert_msg(e == NULL, "%s %s: %s", calls[i][0], calls[i][1], e);
+		cJSON_Delete(r);
+	}
+	cJSON_Delete(list);
+	ck_assert_int_eq(mcp_close(&m), 0);
 }
 END_TEST
 
@@ -1173,7 +1742,15 @@ suite(void)
 	tcase_add_test(tc, containment);
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
+	tcase_add_test(tc, command_approval_by_elicitation);
+	tcase_add_test(tc, strict_messages);
+	tcase_add_test(tc, approval_times_out);
 	tcase_add_test(tc, roots_set_the_workspace);
+	tcase_add_test(tc, roots_are_data);
+	tcase_add_test(tc, roots_unanswered);
+	tcase_add_test(tc, output_schemas_hold);
+	tcase_add_test(tc, model_limits_capped);
+	tcase_add_test(tc, texts_for_a_model);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);

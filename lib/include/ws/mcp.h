@@ -53,11 +53,28 @@ struct ws_mcp_opts {
 	 */
 	const char *workspace;
 	const char *fallback;
+	/*
+	 * Directories mounted at /.NAME (ws_mcp_mount_name()): the DIRs
+	 * after the workspace, passed to every call as data, never through
+	 * a "--mount VPREFIX=DIR" string.
+	 */
+	const char *const *mounts;
+	size_t nmounts;
 	/* Options every call gets after --workspace (--mount M, --policy P...). */
 	const char *const *common;
 	size_t ncommon;
 	bool net;		/* run_command calls get --net */
 	size_t max_message;	/* longest line read, in bytes (0: 4 MiB) */
+	/*
+	 * The ceilings of run_command's timeout (ms) and max_output (bytes)
+	 * a model may ask for (0: 600 s and 1 MiB).  Other sizes and times
+	 * have fixed ceilings (lib/mcp.c, ws__ceilings).
+	 */
+	long long run_timeout_ms, run_max_output;
+	/* How long a call waits for an answer to elicitation (0: 120 s). */
+	long long approval_timeout_ms;
+	/* How long a call waits for the client's roots (0: 10 s). */
+	long long roots_timeout_ms;
 	const struct ws_mcp_compat *compat; /* NULL: our tools */
 	int in_fd, out_fd;
 };
@@ -85,11 +102,20 @@ struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
 			    const struct cJSON *args);
 
 /*
- * The real directories the server serves (workspace first, then the
- * mounts of DIRs and roots), for a compat mode's "allowed directories":
- * a NULL-terminated array that lives until the next call of this
- * function.  Only from ws_mcp_compat.call.
+ * The directories the server serves (workspace first, then the --mount
+ * flags', then the mounts of DIRs or roots), for a compat mode's "allowed
+ * directories": a NULL-terminated array that lives until the next call
+ * of this function, and in *prefixes (if not NULL) the virtual prefix of
+ * each ("/" for the workspace).  Only from ws_mcp_compat.call.
  */
-const char *const *ws_mcp_dirs(struct ws_mcp *srv);
+const char *const *ws_mcp_dirs(struct ws_mcp *srv, const char *const **prefixes);
+
+/*
+ * The one naming rule for the mounts of DIRs and roots: "/.NAME", NAME
+ * the last component of dir ("root" if it has none or it is "." or
+ * ".."), or "/.NAME-2", "/.NAME-3"... when the names in taken[0..n) hold
+ * it already.  malloc'd; NULL when out of memory.
+ */
+char *ws_mcp_mount_name(const char *dir, const char *const *taken, size_t n);
 
 #endif

@@ -169,6 +169,15 @@ void ws_policy_set_hooks(struct ws_policy *p, ws_policy_log_fn log,
 			 ws_policy_prompt_fn prompt, void *arg);
 
 /*
+ * Ask the person through p's prompt hook (the terminal, or wstools mcp's
+ * elicitation) to approve an operation: true only when a hook is set,
+ * ws does not forbid prompting, and the answer is yes.  The one way an
+ * "approve" decision is asked, for file rules and command rules alike.
+ */
+bool ws_policy_ask(const struct ws_policy *p, const struct ws_ctx *ws,
+		   const char *message);
+
+/*
  * A value quoted for a logfmt line: as is when it is plain, else in
  * double quotes with \" \\ and \xNN escapes.  malloc'd, NULL on failure.
  */

@@ -6,6 +6,7 @@
 #define WS_SESSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct ws_cli;
 struct ws_ctx;
@@ -33,5 +34,22 @@ int ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws);
  */
 typedef bool (*ws_approver_fn)(void *arg, const char *message);
 void ws_cli_set_approver(ws_approver_fn fn, void *arg);
+
+/* A mount given as data (ws_cli_set_mounts()). */
+struct ws_mount_def {
+	const char *vprefix; /* "/.docs" */
+	const char *dir;     /* the directory, taken as is */
+	bool ro;
+};
+
+/*
+ * Mounts every later ws_cli_open() in this process adds as if they were
+ * --mount flags (so WS_MOUNTS and the configuration's are not used),
+ * after the flags' own, but carried as data: no "VPREFIX=DIR[:ro]" string
+ * is parsed, so a directory named "a=b" or "x:ro" is that directory.
+ * wstools mcp passes its DIRs and the client's roots so.  The array must
+ * outlive the calls it is for; n 0 (or NULL) clears it.
+ */
+void ws_cli_set_mounts(const struct ws_mount_def *m, size_t n);
 
 #endif

@@ -96,6 +96,15 @@ int ws_ctx_open(struct ws_ctx *ws, const char *root, unsigned flags);
  */
 int ws_ctx_add_mount(struct ws_ctx *ws, const char *spec);
 
+/*
+ * Add a mount given as data: DIR at VPREFIX, read-only if ro.  Nothing
+ * is parsed out of dir (a directory whose name holds "=" or ends in
+ * ":ro" is that directory), for callers whose directories come from
+ * elsewhere (an MCP client's roots).
+ */
+int ws_ctx_add_mount_dir(struct ws_ctx *ws, const char *vprefix, const char *dir,
+			 bool ro);
+
 /* Add every mount of a comma-separated list (the WS_MOUNTS form). */
 int ws_ctx_add_mounts(struct ws_ctx *ws, const char *list);
 
