@@ -1125,6 +1125,9 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	return rc;
 }
 
+/* Never granted through a policy rule (ws_policy_sandbox_dirs). */
+static const char *const ws__sys_trees[] = {"/etc", "/proc", "/sys", "/dev"};
+
 /* Whether one path is the other or below it ("/a" and "/a/b", not "/ab"). */
 static bool
 ws__path_within(const char *inner, const char *outer)
@@ -1194,6 +1197,14 @@ ws_policy_sandbox_dirs(const struct ws_policy *p, const char *const *keep_out,
 			 * take the boundary away: --allow-read says that. */
 			for (size_t k = 0; !skip && k < nkeep_out; k++)
 				skip = ws__path_within(keep_out[k], dir);
+			/* The system's own trees are granted by wsrun as it
+			 * sees fit (/etc without its secrets, /dev node by
+			 * node, /proc and /sys never): a rule does not widen
+			 * them, in either direction. */
+			for (size_t k = 0; !skip && k < sizeof(ws__sys_trees) /
+							sizeof(ws__sys_trees[0]); k++)
+				skip = ws__path_within(dir, ws__sys_trees[k]) ||
+				       ws__path_within(ws__sys_trees[k], dir);
 			/* Landlock only adds: a deny or approve rule that
 			 * could apply below would not hold there. */
 			for (size_t d = 0; !skip && d < p->nf; d++) {

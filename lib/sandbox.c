@@ -582,8 +582,14 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	}
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__dev_nodes) / sizeof(ws__dev_nodes[0]); i++)
 		rc = ws__add_host(p, ws__dev_nodes[i], true);
+	/*
+	 * Without a mount namespace nothing masks /etc's secrets: an
+	 * --allow-read of /etc itself is granted entry by entry, as /etc
+	 * is by default.
+	 */
 	for (size_t i = 0; rc == 0 && i < nread; i++)
-		rc = ws__add_host(p, allow_read[i], false);
+		rc = entry_by_entry && strcmp(allow_read[i], "/etc") == 0 ?
+		     0 : ws__add_host(p, allow_read[i], false);
 	for (size_t i = 0; rc == 0 && i < nwrite; i++)
 		rc = ws__add_host(p, allow_write[i], true);
 	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {

@@ -350,6 +350,20 @@ START_TEST(policy_dirs_granted)
 	expect_ran(&r, 0);
 	ck_assert_ptr_null(strstr(r.out, SECRET));
 	wst_run_free(&r);
+	/* /etc granted by a rule or by --allow-read: never its secrets. */
+	wst_write(base, "grant.json",
+		  "{\"version\": 1, \"file_rules\": ["
+		  "{\"name\": \"etc\", \"paths\": [\"/etc/**\"],"
+		  " \"operations\": [\"read\"], \"decision\": \"allow\"},"
+		  "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		  " \"decision\": \"allow\"}]}");
+	RUNM(&r, _i, "--policy", pfile, "--allow-read", "/etc", "-c",
+	     "head -c 5 /etc/shadow; echo; cat /etc/hostname >/dev/null && echo ETC-OK");
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "root:") == NULL, "%s",
+		      out_str(&r, "stdout"));
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "ETC-OK"));
+	wst_run_free(&r);
 	free(pfile);
 }
 END_TEST

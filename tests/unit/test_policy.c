@@ -86,7 +86,10 @@ START_TEST(sandbox_dirs)
 		"{\"name\": \"shapes\", \"paths\": [\"/a/*.c\", \"**\", \"/**\", \"/b/**/c\"],"
 		" \"operations\": [\"read\"], \"decision\": \"allow\"},"
 		"{\"name\": \"write-only\", \"paths\": [\"/w/**\"],"
-		" \"operations\": [\"delete\"], \"decision\": \"allow\"}"
+		" \"operations\": [\"delete\"], \"decision\": \"allow\"},"
+		"{\"name\": \"system\", \"paths\": [\"/etc/**\", \"/etc/ssh/**\","
+		" \"/proc/**\", \"/sys\", \"/dev/shm/**\"],"
+		" \"operations\": [\"read\", \"write\"], \"decision\": \"allow\"}"
 		"]}");
 	const char *keep[] = {"/work/proj"};
 	char **rd, **wr;
@@ -94,7 +97,8 @@ START_TEST(sandbox_dirs)
 
 	ck_assert_int_eq(ws_policy_sandbox_dirs(p, keep, 1, &rd, &nrd, &wr, &nwr), 0);
 	/* Read: the cache and the tool dir; /srv/data has a deny below it;
-	 * /work holds the workspace; globs of other shapes and "/" never. */
+	 * /work holds the workspace; globs of other shapes, "/" and the
+	 * system's trees (/etc, /proc, /sys, /dev) never. */
 	ck_assert_uint_eq(nrd, 2);
 	ck_assert_str_eq(rd[0], "/opt/cache");
 	ck_assert_str_eq(rd[1], "/opt/tools");

@@ -104,7 +104,8 @@ int ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
  * directory, alone or followed by a slash and "**": "${HOME}/.cargo"
  * with its contents, "/opt/cache"), as wsrun grants them to a
  * command through Landlock: read (and exec) for rules of read operations,
- * read-write where a rule allows writing.  Left out: "/", any directory
+ * read-write where a rule allows writing.  Left out: "/", /etc, /proc,
+ * /sys, /dev and what is in or above them, any directory
  * that holds one of keep_out (the workspace and its mounts: granting an
  * ancestor would take the boundary away), and any directory below which
  * a deny or approve rule could match (Landlock can only add, so that
