@@ -58,8 +58,13 @@ npm_deps() {
 	[ -f "$d/package-lock.json" ] || return 0
 	if ! cmp -s "$d/package-lock.json" "$d/node_modules/.wst-lock"; then
 		echo "==> npm ci (tests/mcp/interop)"
-		(cd "$d" && npm ci --no-audit --no-fund --loglevel=error) &&
+		# Without the registry the interop suite skips (exit 77) and
+		# says so; everything else still runs.
+		if (cd "$d" && npm ci --no-audit --no-fund --loglevel=error); then
 			cp "$d/package-lock.json" "$d/node_modules/.wst-lock"
+		else
+			echo "warning: npm ci failed: the mcp-interop suite will be skipped" >&2
+		fi
 	fi
 }
 
