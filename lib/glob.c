@@ -277,30 +277,3 @@ ws_glob_escape(const char *s)
 	*o = '\0';
 	return out;
 }
-
-char *
-ws_glob_directory(const struct ws_glob *g)
-{
-	size_t n;
-
-	/*
-	 * Only the two literal shapes name a directory; a glob compiled
-	 * with WS_GLOB_REGEX lost its shape (REGEX) and gives none.
-	 */
-	if (g == NULL || (g->kind != WS__G_PREFIX && g->kind != WS__G_LITERAL) ||
-	    g->litlen == 0 || g->lit[0] != '/')
-		return NULL;
-	n = g->litlen;
-	if (g->kind == WS__G_PREFIX && n > 1)
-		n--; /* the slash before the "**" */
-	return strndup(g->lit, n);
-}
-
-const char *
-ws_glob_prefix(const struct ws_glob *g)
-{
-	if (g == NULL || g->kind == WS__G_ANY)
-		return "";
-	/* A REGEX glob forced by WS_GLOB_REGEX has no recorded prefix. */
-	return g->litlen > 0 ? g->lit : "";
-}

@@ -1490,58 +1490,6 @@ ws__close(int *fd)
 	*fd = -1;
 }
 
-/*
- * The plan's grants: the system directories, the workspace and its
- * mounts, --allow-read and --allow-write, and the directories a policy's
- * allow rules name (ws_policy_sandbox_dirs() says which qualify).
- */
-static int
-ws__plan_fill(struct ws_sandbox_plan *plan, struct ws_ctx *ws,
-	      const struct ws_run_opts *o)
-{
-	const char **keep = NULL, **rd = NULL, **wr = NULL;
-	char **prd = NULL, **pwr = NULL;
-	size_t nprd = 0, npwr = 0;
-	int rc;
-
-	keep = calloc(ws->nanchors + 1, sizeof(*keep));
-	if (keep == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	for (size_t a = 0; a < ws->nanchors; a++)
-		keep[a] = ws->anchors[a].real;
-	rc = ws_policy_sandbox_dirs(ws->policy, keep, ws->nanchors, &prd, &nprd,
-				    &pwr, &npwr);
-	if (rc < 0)
-		goto out;
-	rd = calloc(o->nallow_read + nprd + 1, sizeof(*rd));
-	wr = calloc(o->nallow_write + npwr + 1, sizeof(*wr));
-	if (rd == NULL || wr == NULL) {
-		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < o->nallow_read; i++)
-		rd[i] = o->allow_read[i];
-	for (size_t i = 0; i < nprd; i++)
-		rd[o->nallow_read + i] = prd[i];
-	for (size_t i = 0; i < o->nallow_write; i++)
-		wr[i] = o->allow_write[i];
-	for (size_t i = 0; i < npwr; i++)
-		wr[o->nallow_write + i] = pwr[i];
-	rc = ws_sandbox_plan_fill(plan, ws, rd, o->nallow_read + nprd, wr,
-				  o->nallow_write + npwr, !plan->mountns);
-out:
-	for (size_t i = 0; i < nprd; i++)
-		free(prd[i]);
-	for (size_t i = 0; i < npwr; i++)
-		free(pwr[i]);
-	free(prd);
-	free(pwr);
-	free(rd);
-	free(wr);
-	free(keep);
-	return rc;
-}
-
 int
 ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 {
@@ -1625,7 +1573,9 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 		goto out;
 	}
 	if (plan.landlock_abi > 0 || plan.mountns) {
-		rc = ws__plan_fill(&plan, ws, o);
+		rc = ws_sandbox_plan_fill(&plan, ws, o->allow_read, o->nallow_read,
+					  o->allow_write, o->nallow_write,
+					  !plan.mountns);
 		if (rc < 0)
 			goto out;
 	}

@@ -68,67 +68,6 @@ parse_bad(const char *text, const char *n1, const char *n2, const char *n3)
 
 #define RULE(body) "{\"version\":1,\"file_rules\":[" body "]}"
 
-/* Which allow rules become wsrun's Landlock grants (issue 8). */
-START_TEST(sandbox_dirs)
-{
-	struct ws_policy *p = parse_ok(
-		"{\"version\": 1, \"file_rules\": ["
-		"{\"name\": \"no-secret\", \"paths\": [\"/srv/data/secret/**\"],"
-		" \"operations\": [\"read\"], \"decision\": \"deny\"},"
-		"{\"name\": \"cache\", \"paths\": [\"/opt/cache/**\", \"/opt/tools\"],"
-		" \"operations\": [\"read\", \"exec\"], \"decision\": \"allow\"},"
-		"{\"name\": \"out\", \"paths\": [\"/var/out/**\"],"
-		" \"operations\": [\"read\", \"write\", \"create\"], \"decision\": \"allow\"},"
-		"{\"name\": \"data\", \"paths\": [\"/srv/data/**\"],"
-		" \"operations\": [\"read\"], \"decision\": \"allow\"},"
-		"{\"name\": \"above\", \"paths\": [\"/work/**\"],"
-		" \"operations\": [\"*\"], \"decision\": \"allow\"},"
-		"{\"name\": \"shapes\", \"paths\": [\"/a/*.c\", \"**\", \"/**\", \"/b/**/c\"],"
-		" \"operations\": [\"read\"], \"decision\": \"allow\"},"
-		"{\"name\": \"write-only\", \"paths\": [\"/w/**\"],"
-		" \"operations\": [\"delete\"], \"decision\": \"allow\"},"
-		"{\"name\": \"system\", \"paths\": [\"/etc/**\", \"/etc/ssh/**\","
-		" \"/proc/**\", \"/sys\", \"/dev/shm/**\"],"
-		" \"operations\": [\"read\", \"write\"], \"decision\": \"allow\"}"
-		"]}");
-	const char *keep[] = {"/work/proj"};
-	char **rd, **wr;
-	size_t nrd, nwr;
-
-	ck_assert_int_eq(ws_policy_sandbox_dirs(p, keep, 1, &rd, &nrd, &wr, &nwr), 0);
-	/* Read: the cache and the tool dir; /srv/data has a deny below it;
-	 * /work holds the workspace; globs of other shapes, "/" and the
-	 * system's trees (/etc, /proc, /sys, /dev) never. */
-	ck_assert_uint_eq(nrd, 2);
-	ck_assert_str_eq(rd[0], "/opt/cache");
-	ck_assert_str_eq(rd[1], "/opt/tools");
-	ck_assert_uint_eq(nwr, 2);
-	ck_assert_str_eq(wr[0], "/var/out");
-	ck_assert_str_eq(wr[1], "/w");
-	for (size_t i = 0; i < nrd; i++)
-		free(rd[i]);
-	for (size_t i = 0; i < nwr; i++)
-		free(wr[i]);
-	free(rd);
-	free(wr);
-	/* A rule that denies everywhere ("**" first) leaves nothing. */
-	ws_policy_free(p);
-	p = parse_ok("{\"version\": 1, \"file_rules\": ["
-		     "{\"name\": \"env\", \"paths\": [\"**/.env\"],"
-		     " \"operations\": [\"read\"], \"decision\": \"deny\"},"
-		     "{\"name\": \"cache\", \"paths\": [\"/opt/cache/**\"],"
-		     " \"operations\": [\"read\"], \"decision\": \"allow\"}]}");
-	ck_assert_int_eq(ws_policy_sandbox_dirs(p, keep, 1, &rd, &nrd, &wr, &nwr), 0);
-	ck_assert_uint_eq(nrd + nwr, 0);
-	free(rd);
-	free(wr);
-	ws_policy_free(p);
-	/* No policy, no grants. */
-	ck_assert_int_eq(ws_policy_sandbox_dirs(NULL, keep, 1, &rd, &nrd, &wr, &nwr), 0);
-	ck_assert_uint_eq(nrd + nwr, 0);
-}
-END_TEST
-
 START_TEST(minimal_and_defaults)
 {
 	struct ws_policy *p = parse_ok("{\"version\": 1}");
@@ -875,7 +814,6 @@ suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, minimal_and_defaults);
-	tcase_add_test(tc, sandbox_dirs);
 	tcase_add_test(tc, first_match_wins);
 	tcase_add_test(tc, no_file_rule_matches_denies);
 	tcase_add_test(tc, every_operation_parses);

@@ -58,21 +58,6 @@ const char *ws_glob_source(const struct ws_glob *g);
  */
 char *ws_glob_regex(const struct ws_glob *g);
 
-/*
- * The directory a glob of directory shape names, malloc'd and unescaped:
- * "/opt/data" alone or followed by a slash and "**" gives "/opt/data".  NULL for every other
- * shape (wildcards before the end, "**" alone, a relative glob), which no
- * directory grant can express.  wsrun turns a policy's allow rules of
- * this shape into Landlock grants.
- */
-char *ws_glob_directory(const struct ws_glob *g);
-
-/*
- * The literal text every path the glob matches starts with, unescaped
- * ("" when it starts with a wildcard, "**" for instance).
- */
-const char *ws_glob_prefix(const struct ws_glob *g);
-
 /* Free a compiled glob (NULL is fine). */
 void ws_glob_free(struct ws_glob *g);
 

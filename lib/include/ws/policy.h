@@ -99,23 +99,6 @@ int ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
 		    struct ws_policy **out);
 
 /* Free a policy (NULL is fine). */
-/*
- * The directories a policy's allow rules name in directory shape (a
- * directory, alone or followed by a slash and "**": "${HOME}/.cargo"
- * with its contents, "/opt/cache"), as wsrun grants them to a
- * command through Landlock: read (and exec) for rules of read operations,
- * read-write where a rule allows writing.  Left out: "/", /etc, /proc,
- * /sys, /dev and what is in or above them, any directory
- * that holds one of keep_out (the workspace and its mounts: granting an
- * ancestor would take the boundary away), and any directory below which
- * a deny or approve rule could match (Landlock can only add, so that
- * rule would not hold for the command).  Arrays of malloc'd strings the
- * caller frees.  Errors: WS_ENOMEM.
- */
-int ws_policy_sandbox_dirs(const struct ws_policy *p, const char *const *keep_out,
-			   size_t nkeep_out, char ***read, size_t *nread,
-			   char ***write, size_t *nwrite);
-
 void ws_policy_free(struct ws_policy *p);
 
 /* The policy's name, its file (or NULL), its description (or NULL). */
