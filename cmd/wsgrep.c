@@ -669,6 +669,8 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 		fputc('\n', ws_out());
 		t = nl + 1;
 	}
+	/* A group goes on after the match's last line, not its first. */
+	g->last_line = (long long)line - 1;
 	if (it->text_truncated)
 		fputs(" [...]", ws_out());
 	fputc('\n', ws_out());

@@ -850,6 +850,13 @@ START_TEST(grep_habits)
 	RUNP(&r, "-U", "--no-filename", "start\\nmiddle", NULL);
 	ck_assert_str_eq(r.out, "2:start\n3:middle\n");
 	wst_run_free(&r);
+	/* With context, the group goes on after the match's last line, as
+	 * rg -U prints it (no "--" inside a group). */
+	wst_write(ws, "u.txt", "l1\nl2 end\nstart l3\nl4\nl5\nl6 end\nstart l7\n");
+	RUNP(&r, "-U", "-A1", "end\\nstart", "u.txt", NULL);
+	ck_assert_str_eq(r.out, "/u.txt:2:l2 end\n/u.txt:3:start l3\n/u.txt-4-l4\n"
+				"--\n/u.txt:6:l6 end\n/u.txt:7:start l7\n");
+	wst_run_free(&r);
 	/* A model's habit: "path" for one directory, though the key is "paths". */
 	wst_mkdir(ws, "only");
 	wst_write(ws, "only/c.txt", "hit three\n");
