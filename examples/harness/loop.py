@@ -38,13 +38,23 @@ def main():
     for line in sys.stdin:
         if not line.strip():
             continue
-        c = json.loads(line)
-        if c["name"] not in names:
-            print(json.dumps({"id": c["id"], "ok": False,
-                              "result": {"error": {"code": "UNKNOWN_TOOL"}}}))
+        # A line that is not a call gets an error result; the loop goes on.
+        try:
+            c = json.loads(line)
+            name, args = c["name"], c.get("arguments", {})
+            # Some APIs send the arguments as a JSON string: decode it.
+            if isinstance(args, str):
+                args = json.loads(args)
+        except (ValueError, KeyError, TypeError):
+            c, name, args = {}, None, None
+        if name not in names or not isinstance(args, dict):
+            code = "UNKNOWN_TOOL" if name is not None else "INVALID_CALL"
+            print(json.dumps({"id": c.get("id") if isinstance(c, dict) else None,
+                              "ok": False, "exit": None,
+                              "result": {"error": {"code": code}}}))
             continue
-        status, result = call(c["name"], c["arguments"])
-        print(json.dumps({"id": c["id"], "ok": result["success"],
+        status, result = call(name, args)
+        print(json.dumps({"id": c.get("id"), "ok": result["success"],
                           "exit": status, "result": result},
                          separators=(",", ":")))
 

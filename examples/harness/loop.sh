@@ -14,11 +14,19 @@ set -uo pipefail
 export WS_PATHS=${WS_PATHS:-virtual}	# the model never sees host paths
 
 while IFS= read -r call; do
-	id=$(jq -r '.id' <<<"$call")
-	name=$(jq -r '.name' <<<"$call")
-	result=$(jq -c '.arguments' <<<"$call" | wstools call "$name" -)
+	# A line that is not a call gets an error result, and the loop goes on.
+	if ! id=$(jq -ec '.id' <<<"$call" 2>/dev/null) ||
+		! name=$(jq -er '.name | strings' <<<"$call" 2>/dev/null); then
+		jq -nc --argjson id "${id:-null}" \
+			'{id: $id, ok: false, result: {error: {code: "INVALID_CALL"}}}' 2>/dev/null ||
+			echo '{"id":null,"ok":false,"result":{"error":{"code":"INVALID_CALL"}}}'
+		continue
+	fi
+	result=$(jq -c '.arguments // {}' <<<"$call" | wstools call "$name" -)
 	status=$?
-	# Exit 1 is wsgrep's "nothing matched": a result, not a failure.
-	jq -nc --arg id "$id" --argjson r "$result" --argjson st "$status" \
-		'{id: $id, ok: $r.success, exit: $st, result: $r}'
+	# Exit 1 is wsgrep's "nothing matched": a result, not a failure.  The
+	# result goes to jq on its standard input: as an argument, one over
+	# 128 KiB would not fit.
+	printf '%s' "$result" | jq -c --argjson id "$id" --argjson st "$status" \
+		'{id: $id, ok: .success, exit: $st, result: .}'
 done

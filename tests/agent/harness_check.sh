@@ -33,5 +33,24 @@ for loop in loop.sh loop.py; do
 		echo "harness_check: $loop: a host path reached the model"; fail=1
 	fi
 done
+# Robustness: a line that is not JSON, an unknown tool, and a result far
+# over 128 KiB (one command-line argument's limit) each get a result line
+# (wstools call names an unknown tool INVALID_ARGUMENT, loop.py UNKNOWN_TOOL).
+for loop in loop.sh loop.py; do
+	rm -rf "$tmp/ws"
+	cp -r "$top/examples/workspace" "$tmp/ws"
+	for i in $(seq 1 3000); do echo "needle line $i of a long search"; done >"$tmp/ws/big.txt"
+	printf '%s\n' '{"id": "a", "name": "read_file"' \
+		'{"id": "b", "name": "no_such_tool", "arguments": {}}' \
+		'{"id": "c", "name": "search_files", "arguments": {"pattern": "needle", "max_results": 3000}}' |
+		WS_ROOT=$tmp/ws "$top/examples/harness/$loop" >"$tmp/$loop.bad" 2>/dev/null
+	got=$(jq -r '"\(.id):\(.ok):\(.result.output.summary.results // .result.error.code)"' \
+		"$tmp/$loop.bad" | tr '\n' ' ' | sed 's/INVALID_ARGUMENT/UNKNOWN_TOOL/')
+	case $got in
+	"null:false:INVALID_CALL b:false:UNKNOWN_TOOL c:true:3000 " | \
+	"a:false:INVALID_CALL b:false:UNKNOWN_TOOL c:true:3000 ") ;;
+	*) echo "harness_check: $loop on bad input: got $got"; fail=1 ;;
+	esac
+done
 [ "$fail" -eq 0 ] && echo "harness_check: ok (loop.sh and loop.py)"
 exit "$fail"
