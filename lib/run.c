@@ -1490,8 +1490,15 @@ ws__close(int *fd)
 	*fd = -1;
 }
 
-int
-ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
+/*
+ * One attempt of ws_run().  *userns_refused is set when the kernel refused
+ * to make the user namespace the plan counted on (clone(2) EPERM: in a
+ * chroot, say, which the probe cannot see without a clone of its own),
+ * before anything of the command ran.
+ */
+static int
+ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
+	     struct ws_run_result *r, bool *userns_refused)
 {
 	struct ws_sandbox_plan plan = {.cwd_fd = -1, .priv_fd = -1};
 	struct ws_res cwd = {.fd = -1, .dirfd = -1};
@@ -1677,6 +1684,7 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	else
 		proc.pid = ws__spawn_direct(&ch, proc.cg_fd, &proc.pidfd);
 	if (proc.pid < 0) {
+		*userns_refused = plan.userns && errno == EPERM;
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
 				  "cannot start the command (clone: %s)",
 				  strerror(errno));
@@ -1907,6 +1915,32 @@ out:
 	ws__env_free(&env);
 	ws__free_argv(argv);
 	free(cmdline);
+	return rc;
+}
+
+int
+ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
+{
+	bool refused = false;
+	int rc = ws__run_once(ws, o, r, &refused);
+
+	/*
+	 * --isolate auto: without a user namespace the namespaces go, and
+	 * Landlock and seccomp still hold what isolation then reports.
+	 */
+	if (rc == WS_ESANDBOX_UNAVAILABLE && refused && o->isolate == WS_ISOLATE_AUTO) {
+		struct ws_run_opts again = *o;
+		bool unused = false;
+
+		again.disable |= WS_LAYERS_USERNS_BIT;
+		ws_run_free(r);
+		rc = ws__run_once(ws, &again, r, &unused);
+		for (int l = WS_LAYER_MOUNTNS; l <= WS_LAYER_NETNS; l++)
+			if (!r->iso.layer[l].enforced)
+				snprintf(r->iso.layer[l].why, sizeof(r->iso.layer[l].why),
+					 "%s", "the kernel refused a user namespace "
+					 "(clone: EPERM; in a chroot?)");
+	}
 	return rc;
 }
 
