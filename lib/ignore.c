@@ -95,9 +95,18 @@ ws__class(const unsigned char *p, size_t n, unsigned char c)
  */
 static int
 ws__dowild(const unsigned char *p, const unsigned char *pstart,
-	   const unsigned char *text, bool icase)
+	   const unsigned char *text, bool icase, long *budget)
 {
 	unsigned char p_ch;
+
+	/*
+	 * Many "**" components, each tried at every position, backtrack
+	 * exponentially (found by fuzz_ignore: a 275-byte .gitignore ran
+	 * past libFuzzer's timeout).  Past the budget the pattern does not
+	 * match; no real pattern comes near it.
+	 */
+	if (--*budget < 0)
+		return WM_ABORT_ALL;
 
 	for (; (p_ch = *p) != '\0'; text++, p++) {
 		int matched, match_slash, negated;
@@ -132,7 +141,7 @@ ws__dowild(const unsigned char *p, const unsigned char *pstart,
 					/* "**" as a whole component. */
 					if (p[0] == '/' &&
 					    ws__dowild(p + 1, pstart, text,
-						       icase) == WM_MATCH)
+						       icase, budget) == WM_MATCH)
 						return WM_MATCH;
 					match_slash = 1;
 				} else {
@@ -161,7 +170,7 @@ ws__dowild(const unsigned char *p, const unsigned char *pstart,
 			for (;;) {
 				if (t_ch == '\0')
 					break;
-				matched = ws__dowild(p, pstart, text, icase);
+				matched = ws__dowild(p, pstart, text, icase, budget);
 				if (matched != WM_NOMATCH) {
 					if (!match_slash ||
 					    matched != WM_ABORT_STAR)
@@ -242,8 +251,10 @@ bool
 ws_wildmatch(const char *pat, const char *text, bool icase)
 {
 	const unsigned char *p = (const unsigned char *)pat;
+	long budget = 100000;
 
-	return ws__dowild(p, p, (const unsigned char *)text, icase) == WM_MATCH;
+	return ws__dowild(p, p, (const unsigned char *)text, icase,
+			  &budget) == WM_MATCH;
 }
 
 /* ------------------------------------------------------------------ */
