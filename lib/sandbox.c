@@ -564,6 +564,20 @@ ws__depth(const char *p)
 	return d;
 }
 
+/* "/etc" however many slashes spell it ("//etc/", "/etc/."). */
+static bool
+ws__is_etc(const char *path)
+{
+	const char *p = path + strspn(path, "/");
+
+	if (p == path || strncmp(p, "etc", 3) != 0)
+		return false;
+	p += 3;
+	while (*p == '/' || (*p == '.' && (p[1] == '/' || p[1] == '\0')))
+		p++;
+	return *p == '\0';
+}
+
 int
 ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		     const char *const *allow_read, size_t nread,
@@ -588,7 +602,7 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	 * is by default.
 	 */
 	for (size_t i = 0; rc == 0 && i < nread; i++)
-		rc = entry_by_entry && strcmp(allow_read[i], "/etc") == 0 ?
+		rc = entry_by_entry && ws__is_etc(allow_read[i]) ?
 		     0 : ws__add_host(p, allow_read[i], false);
 	for (size_t i = 0; rc == 0 && i < nwrite; i++)
 		rc = ws__add_host(p, allow_write[i], true);

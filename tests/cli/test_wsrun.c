@@ -318,7 +318,7 @@ START_TEST(allow_read_etc)
 {
 	struct wst_run r;
 
-	RUNM(&r, _i, "--allow-read", "/etc", "-c",
+	RUNM(&r, _i, "--allow-read", "/etc", "--allow-read", "//etc/", "-c",
 	     "head -c 5 /etc/shadow; echo; cat /etc/hostname >/dev/null && echo ETC-OK");
 	expect_ran(&r, 0);
 	ck_assert_msg(strstr(out_str(&r, "stdout"), "root:") == NULL, "%s",
