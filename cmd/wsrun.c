@@ -17,6 +17,7 @@
 #include "ws/cli.h"
 #include "ws/config.h"
 #include "ws/error.h"
+#include "ws/grant.h"
 #include "ws/json.h"
 #include "ws/path.h"
 #include "ws/run.h"
@@ -306,6 +307,37 @@ json_layers_compact(struct ws_jw *jw, const struct ws_isolation *iso)
 	ws_jw_kbool(jw, "unix_outside_blocked", iso->unix_outside_blocked);
 }
 
+/* What the policy's rules of directory shape added (ws/grant.h). */
+static void
+json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n)
+{
+	ws_jw_key(jw, "policy_grants");
+	ws_jw_arr(jw);
+	for (size_t i = 0; i < n; i++) {
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "rule", v[i].rule);
+		ws_jw_kstr(jw, "path", v[i].dir);
+		ws_jw_kstr(jw, "access", v[i].write ? "read-write" : "read");
+		ws_jw_kbool(jw, "exec", v[i].exec);
+		ws_jw_kbool(jw, "granted", v[i].granted);
+		ws_jw_kstr(jw, "reason", v[i].why[0] ? v[i].why : NULL);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+}
+
+/* The same as lines, for --probe and plain --verbose. */
+static void
+print_grants(FILE *f, const char *lead, const struct ws_policy_grant *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%spolicy grant rule=%s dir=%s access=%s%s: %s%s%s\n",
+			lead, v[i].rule, v[i].dir,
+			v[i].write ? "read-write" : "read", v[i].exec ? "+exec" : "",
+			v[i].granted ? "granted" : v[i].refused ? "refused" : "skipped",
+			v[i].why[0] ? ", " : "", v[i].why);
+}
+
 static void
 json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
 {
@@ -368,6 +400,8 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 		json_layers_compact(&jw, &r->iso);
 	else
 		json_layers(&jw, &r->iso, false);
+	if (r->grants != NULL)
+		json_grants(&jw, r->grants, r->ngrants);
 	ws_jw_obj_end(&jw);
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
@@ -382,18 +416,23 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 	ws_cli_json_end(cli, &jw);
 }
 
-static void
-print_probe(const struct ws_cli *cli, unsigned disable)
+static int
+print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 {
 	struct ws_isolation iso;
+	struct ws_policy_grant *gv = NULL;
+	size_t ngv = 0;
 
 	char why[512];
-	int runs;
+	int runs, rc;
 
 	memset(&iso, 0, sizeof(iso));
 	ws_sandbox_probe(&iso, disable, true);
 	/* What the default (--isolate auto, network off) would do here. */
 	runs = ws_run_auto_verdict(&iso, why, sizeof(why));
+	/* With a policy: what its rules of directory shape would add. */
+	if (ws->policy != NULL && (rc = ws_grants_probe(ws, &gv, &ngv)) < 0)
+		return rc;
 	if (cli->json) {
 		struct ws_jw jw;
 
@@ -419,9 +458,12 @@ print_probe(const struct ws_cli *cli, unsigned disable)
 			ws_jw_kstr(&jw, "reason", why);
 		}
 		ws_jw_obj_end(&jw);
+		if (ws->policy != NULL)
+			json_grants(&jw, gv, ngv);
 		ws_jw_obj_end(&jw);
 		ws_cli_json_end(cli, &jw);
-		return;
+		ws_policy_grants_free(gv, ngv);
+		return 0;
 	}
 	for (int l = 0; l < WS__LAYER_COUNT; l++) {
 		fprintf(ws_out(), "%-13s %s", ws_layer_name((enum ws_layer)l),
@@ -437,6 +479,10 @@ print_probe(const struct ws_cli *cli, unsigned disable)
 	else
 		printf("verdict: --isolate auto refuses to run commands here "
 		       "(SANDBOX_UNAVAILABLE): %s\n", why);
+	fflush(stdout);
+	print_grants(ws_out(), "", gv, ngv);
+	ws_policy_grants_free(gv, ngv);
+	return 0;
 }
 
 int
@@ -466,7 +512,8 @@ ws_cmd_wsrun(int argc, char **argv)
 
 		if (dis != NULL && (rc = ws_layers_parse(dis, &bits)) < 0)
 			goto fail;
-		print_probe(&cli, bits);
+		if ((rc = print_probe(&cli, &ws, bits)) < 0)
+			goto fail;
 		goto out;
 	}
 	if ((rc = get_opts(&cli, &o)) < 0)
@@ -499,6 +546,8 @@ ws_cmd_wsrun(int argc, char **argv)
 				"a guarded entry (wstools' configuration, a project "
 				"marker that would move PROJECT_ROOT, or one that "
 				"acts later, such as .envrc)\n", r.reverted[i]);
+		if (cli.verbose)
+			print_grants(stderr, "INFO ", r.grants, r.ngrants);
 	}
 	status = r.status;
 	goto out;

@@ -277,3 +277,26 @@ ws_glob_escape(const char *s)
 	*o = '\0';
 	return out;
 }
+
+char *
+ws_glob_directory(const struct ws_glob *g)
+{
+	/*
+	 * Only "D/" followed by "**" names a directory with everything in
+	 * it.  A glob compiled with WS_GLOB_REGEX lost its shape (REGEX) and
+	 * gives none; so do a lone "D" (the directory itself, not what it
+	 * holds) and every glob with a wildcard before its end.
+	 */
+	if (g == NULL || g->kind != WS__G_PREFIX || g->litlen == 0)
+		return NULL;
+	return strndup(g->lit, g->litlen > 1 ? g->litlen - 1 : 1);
+}
+
+const char *
+ws_glob_prefix(const struct ws_glob *g)
+{
+	if (g == NULL || g->kind == WS__G_ANY)
+		return "";
+	/* A REGEX glob forced by WS_GLOB_REGEX has no recorded prefix. */
+	return g->litlen > 0 ? g->lit : "";
+}

@@ -1124,3 +1124,168 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	free(msg);
 	return rc;
 }
+
+/* The operations a read grant exposes, and those a write grant adds. */
+#define WS__GRANT_RD                                                          \
+	(1u << WS_OP_READ | 1u << WS_OP_OPEN | 1u << WS_OP_STAT |             \
+	 1u << WS_OP_LIST | 1u << WS_OP_READLINK)
+#define WS__GRANT_WR                                                          \
+	(1u << WS_OP_WRITE | 1u << WS_OP_CREATE | 1u << WS_OP_MKDIR |         \
+	 1u << WS_OP_CHMOD | 1u << WS_OP_RENAME | 1u << WS_OP_DELETE |        \
+	 1u << WS_OP_RMDIR)
+/* What a rule must allow for each: Landlock cannot tell the others apart
+ * (stat, readlink and chmod it does not govern at all). */
+#define WS__GRANT_NEED_RD (1u << WS_OP_READ | 1u << WS_OP_LIST)
+#define WS__GRANT_NEED_WR                                                     \
+	(1u << WS_OP_WRITE | 1u << WS_OP_CREATE | 1u << WS_OP_MKDIR |         \
+	 1u << WS_OP_RENAME | 1u << WS_OP_DELETE | 1u << WS_OP_RMDIR)
+
+/* Whether a glob whose paths all start with pre could match dir or below
+ * it.  A prefix that names no whole directory yet ("/op" of "/op*")
+ * compares as text: either one may extend the other. */
+static bool
+ws__prefix_reaches(const char *pre, const char *dir)
+{
+	size_t n = strlen(dir), m = strlen(pre);
+
+	return strncmp(pre, dir, m < n ? m : n) == 0;
+}
+
+/* Why dir cannot be granted by its spelling, or NULL. */
+static const char *
+ws__grant_spelling(const char *dir)
+{
+	if (dir[0] != '/')
+		return "not an absolute path";
+	if (strcmp(dir, "/") == 0)
+		return "it is / (the whole file system; a variable that expanded to "
+		       "nothing?)";
+	for (const char *c = dir + 1;; ) {
+		size_t len = strcspn(c, "/");
+
+		if (len == 0 || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return "spelled with an empty, \".\" or \"..\" component";
+		if (c[len] == '\0')
+			return NULL;
+		c += len + 1;
+	}
+}
+
+/*
+ * The deny or approve rule that keeps grant g of rule i off for the
+ * operations ops, or NULL.
+ */
+static const struct ws__frule *
+ws__grant_veto(const struct ws_policy *p, size_t i, const char *dir,
+	       unsigned ops)
+{
+	for (size_t d = 0; d < p->nf; d++) {
+		const struct ws__frule *o = &p->frules[d];
+
+		if (d == i || o->decision == WS_DECISION_ALLOW || !(o->ops & ops))
+			continue;
+		for (size_t k = 0; k < o->n; k++) {
+			const char *pre;
+
+			if (o->globs[k] == NULL)
+				continue;
+			pre = ws_glob_prefix(o->globs[k]);
+			/* After the allow rule, a rule for everything ("**",
+			 * or a wildcard first) is not reached: the allow rule
+			 * decides first.  Before it, it is. */
+			if (d > i && pre[0] == '\0')
+				continue;
+			if (ws__prefix_reaches(pre, dir))
+				return o;
+		}
+	}
+	return NULL;
+}
+
+int
+ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
+		 size_t *n)
+{
+	struct ws_policy_grant *v = NULL;
+	size_t nv = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (p == NULL)
+		return 0;
+	for (size_t i = 0; i < p->nf; i++) {
+		const struct ws__frule *r = &p->frules[i];
+
+		if (r->decision != WS_DECISION_ALLOW)
+			continue;
+		for (size_t j = 0; j < r->n; j++) {
+			char *dir = ws_glob_directory(r->globs[j]);
+			struct ws_policy_grant *g, *nvv;
+			const struct ws__frule *veto;
+			const char *bad;
+			unsigned ops;
+
+			if (dir == NULL)
+				continue;
+			nvv = realloc(v, (nv + 1) * sizeof(*v));
+			if (nvv == NULL || (nvv[nv].rule = strdup(r->name)) == NULL) {
+				free(dir);
+				v = nvv != NULL ? nvv : v;
+				ws_policy_grants_free(v, nv);
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			}
+			v = nvv;
+			g = &v[nv++];
+			g->dir = dir;
+			g->fd = -1;
+			g->granted = false;
+			g->refused = true;
+			g->why[0] = '\0';
+			g->exec = (r->ops & 1u << WS_OP_EXEC) != 0;
+			g->write = (r->ops & WS__GRANT_NEED_WR) == WS__GRANT_NEED_WR;
+			if ((r->ops & WS__GRANT_NEED_RD) != WS__GRANT_NEED_RD) {
+				snprintf(g->why, sizeof(g->why), "%s",
+					 "the rule does not allow read and list, "
+					 "the least a directory grant gives");
+				continue;
+			}
+			if ((bad = ws__grant_spelling(dir)) != NULL) {
+				snprintf(g->why, sizeof(g->why), "%s", bad);
+				continue;
+			}
+			ops = WS__GRANT_RD | (g->exec ? 1u << WS_OP_EXEC : 0);
+			if ((veto = ws__grant_veto(p, i, dir, ops)) != NULL) {
+				snprintf(g->why, sizeof(g->why),
+					 "%s rule \"%s\" could match in it (Landlock "
+					 "can only add)", ws__decisions[veto->decision],
+					 veto->name);
+				continue;
+			}
+			if (g->write &&
+			    (veto = ws__grant_veto(p, i, dir, WS__GRANT_WR)) != NULL) {
+				g->write = false;
+				snprintf(g->why, sizeof(g->why),
+					 "read only: %s rule \"%s\" could match in it "
+					 "for writes", ws__decisions[veto->decision],
+					 veto->name);
+			}
+			g->refused = false;
+		}
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+}
+
+void
+ws_policy_grants_free(struct ws_policy_grant *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].rule);
+		free(v[i].dir);
+		if (v[i].fd >= 0)
+			close(v[i].fd);
+	}
+	free(v);
+}

@@ -44,6 +44,7 @@
 #include "ws/cancel.h"
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/grant.h"
 #include "ws/guard.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
@@ -1405,8 +1406,9 @@ ws__iso_finish(struct ws_isolation *iso, const struct ws_sandbox_plan *plan,
 	if (ran && !iso->net_allowed) {
 		if (L[WS_LAYER_MOUNTNS].enforced)
 			strcat(iso->unix_how, "mountns");
-		else if (L[WS_LAYER_SECCOMP].enforced && plan->deny_unix_connect)
-			strcat(iso->unix_how, "seccomp (connect denied)");
+		if (L[WS_LAYER_SECCOMP].enforced && plan->deny_unix_connect)
+			strcat(strcat(iso->unix_how, *iso->unix_how ? "+" : ""),
+			       "seccomp (connect denied)");
 	}
 	iso->unix_outside_blocked = iso->unix_how[0] != '\0';
 	if (ran && L[WS_LAYER_LANDLOCK].enforced)
@@ -1488,6 +1490,38 @@ ws__close(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+/*
+ * The directories the policy's allow rules grant (ws/grant.h), into the
+ * plan before its other paths so that they are sorted with them (binds
+ * land on top of shallower ones), and into r for isolation.  A granted
+ * directory may hold a host service's UNIX socket, which no mount
+ * namespace hides then: with any grant and no --net, the seccomp filter
+ * denies connect() as it does without a mount namespace, and without
+ * seccomp nothing is granted.
+ */
+static int
+ws__policy_grants(struct ws_ctx *ws, const struct ws_run_opts *o,
+		  struct ws_sandbox_plan *plan, struct ws_run_result *r)
+{
+	int rc;
+
+	if (ws->policy == NULL)
+		return 0;
+	if ((rc = ws_policy_grants(ws->policy, &r->grants, &r->ngrants)) < 0)
+		return rc;
+	rc = ws_grants_check(ws, r->grants, r->ngrants, plan->priv_real,
+			     o->allow_read, o->nallow_read);
+	if (rc < 0 || ws_grants_count(r->grants, r->ngrants) == 0)
+		return rc;
+	if (!o->net && !plan->seccomp)
+		ws_grants_revoke(r->grants, r->ngrants,
+				 "not granted: no seccomp filter to keep the command "
+				 "from connecting to a host UNIX socket in it");
+	else if (!o->net)
+		plan->deny_unix_connect = true;
+	return ws_grants_add(r->grants, r->ngrants, plan);
 }
 
 /*
@@ -1580,6 +1614,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	}
 	if (plan.landlock_abi > 0 || plan.mountns) {
+		if ((rc = ws__policy_grants(ws, o, &plan, r)) < 0)
+			goto out;
 		rc = ws_sandbox_plan_fill(&plan, ws, o->allow_read, o->nallow_read,
 					  o->allow_write, o->nallow_write,
 					  !plan.mountns);
@@ -1956,5 +1992,6 @@ ws_run_free(struct ws_run_result *r)
 	for (size_t i = 0; i < r->nreverted; i++)
 		free(r->reverted[i]);
 	free(r->reverted);
+	ws_policy_grants_free(r->grants, r->ngrants);
 	memset(r, 0, sizeof(*r));
 }

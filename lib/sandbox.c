@@ -402,6 +402,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->write = write;
 	e->file = file;
 	e->list_only = false;
+	e->noexec = false;
 	e->tree = -1;
 	p->npaths++;
 	return 0;
@@ -430,6 +431,7 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].write = write;
 	p->guards[p->nguards].file = false;
 	p->guards[p->nguards].list_only = false;
+	p->guards[p->nguards].noexec = false;
 	p->guards[p->nguards].tree = -1;
 	p->nguards++;
 	return 0;
@@ -1285,6 +1287,8 @@ ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 
 		if (e->file)
 			a &= WS__LL_FILE_MASK;
+		if (e->noexec)
+			a &= ~(uint64_t)WS__LL_FS_EXECUTE;
 		if (e->list_only)
 			a = WS__LL_FS_READ_DIR;
 		if (ws__ll_add(rs, e->fd, a) < 0) {

@@ -58,6 +58,21 @@ const char *ws_glob_source(const struct ws_glob *g);
  */
 char *ws_glob_regex(const struct ws_glob *g);
 
+/*
+ * The directory a glob of the shape "D/" + "**" names, malloc'd and
+ * unescaped: "/opt/data/" + "**" gives "/opt/data", "/" + "**" gives "/".
+ * NULL for every other shape (a lone "/opt/data", wildcards before the
+ * end, "**" alone, a glob forced to WS_GLOB_REGEX) or when out of memory.
+ * wsrun turns a policy's allow rules of this shape into Landlock grants.
+ */
+char *ws_glob_directory(const struct ws_glob *g);
+
+/*
+ * The literal text every path the glob matches starts with, unescaped
+ * ("" when it starts with a wildcard, as "**" does).
+ */
+const char *ws_glob_prefix(const struct ws_glob *g);
+
 /* Free a compiled glob (NULL is fine). */
 void ws_glob_free(struct ws_glob *g);
 

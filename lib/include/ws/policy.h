@@ -101,6 +101,46 @@ int ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
 /* Free a policy (NULL is fine). */
 void ws_policy_free(struct ws_policy *p);
 
+/*
+ * One directory that an allow rule names in directory shape ("D/" then
+ * "**", after its variables are expanded), as wsrun weighs it for a
+ * Landlock grant to the command: ws_policy_grants() says what the policy
+ * allows there, ws_grants_check() (ws/grant.h) what the file system and
+ * the call allow.
+ */
+struct ws_policy_grant {
+	char *rule;	/* the rule's name */
+	char *dir;	/* the directory, expanded and unescaped */
+	bool write;	/* read-write (else read and list) */
+	bool exec;	/* execute too (the rule allows exec) */
+	bool granted;	/* given to the command */
+	bool refused;	/* never given; why says why */
+	int fd;		/* O_PATH of the checked directory, or -1 */
+	char why[320];	/* why it is refused, or a note ("" for none) */
+};
+
+/*
+ * The grant candidates of p's allow rules of directory shape, in rule
+ * order: read (and list) when the rule allows read and list, read-write
+ * when it allows every write operation too (write, create, mkdir,
+ * rename, delete, rmdir), execute when it allows exec.  Refused here (kept
+ * in the list with refused and why, so that a user sees them): a rule
+ * that allows less than read and list; a directory that is "/", not
+ * absolute, or spelled with an empty, "." or ".." component; one below
+ * which a deny or approve rule could match (Landlock can only add, so
+ * that rule would not hold for the command) -- any such rule before the
+ * allow rule whose operations meet the grant's, and any after it that
+ * names a path there (a catch-all "**" after it does not: the allow rule
+ * decides first).  A write grant that only a rule about writes keeps off
+ * becomes read.  *out (free with ws_policy_grants_free()) gets *n items,
+ * fd -1.  Errors: WS_ENOMEM.
+ */
+int ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
+		     size_t *n);
+
+/* Free what ws_policy_grants() gave (closing the descriptors). */
+void ws_policy_grants_free(struct ws_policy_grant *v, size_t n);
+
 /* The policy's name, its file (or NULL), its description (or NULL). */
 const char *ws_policy_name(const struct ws_policy *p);
 const char *ws_policy_path(const struct ws_policy *p);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ws/policy.h"
 #include "ws/sandbox.h"
 #include "ws/workspace.h"
 
@@ -98,6 +99,12 @@ struct ws_run_result {
 	 */
 	char **reverted;
 	size_t nreverted;
+	/*
+	 * The directories the policy's rules name in directory shape, each
+	 * granted or not and why (ws/grant.h); NULL without a policy.
+	 */
+	struct ws_policy_grant *grants;
+	size_t ngrants;
 };
 
 /* Check the options (timeouts and limits not negative, a command given). */

@@ -95,6 +95,7 @@ struct ws_sandbox_path {
 	bool write;	/* read-write (else read and execute) */
 	bool file;	/* not a directory */
 	bool list_only;	/* Landlock: list the directory, nothing beneath */
+	bool noexec;	/* Landlock: no execute (a policy's read grant) */
 	int tree;	/* detached mount of it (mount namespace), or -1 */
 };
 

@@ -1,0 +1,479 @@
+/*
+ * grant.c - the directories a policy's rules grant to a wsrun command.
+ *
+ * A grant is decided on a descriptor, never on a string opened again:
+ * the directory is opened from "/" with openat2 and no symlink allowed in
+ * any component, at every call (a symlink planted under an allowed
+ * directory since the last call is refused, not followed), and the
+ * descriptor that was checked is the one Landlock and the mount namespace
+ * are given.
+ */
+#include "ws/grant.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/guard.h"
+#include "ws/path.h"
+#include "ws/sandbox.h"
+#include "ws/workspace.h"
+
+/* Directories never granted; with below, nothing in them either. */
+static const struct {
+	const char *dir;
+	bool below;
+	const char *why;
+} ws__never[] = {
+	{"/etc", true, "/etc holds the system's secrets (wsrun grants it "
+		       "read-only, its secrets masked)"},
+	{"/proc", true, "/proc is the kernel's (wsrun mounts its own)"},
+	{"/sys", true, "/sys is the kernel's"},
+	{"/dev", true, "/dev holds the device nodes (wsrun grants a few)"},
+	{"/run", true, "/run holds other programs' sockets"},
+	{"/var/run", true, "/var/run holds other programs' sockets"},
+	{"/tmp", true, "/tmp holds other programs' files and sockets (the "
+		       "command has a private TMPDIR)"},
+	{"/var/tmp", true, "/var/tmp holds other programs' files and sockets"},
+	{"/boot", true, "/boot holds the kernel"},
+	{"/usr", true, "/usr holds the system's programs (readable already, "
+		       "never writable)"},
+	{"/bin", true, "/bin holds the system's programs"},
+	{"/sbin", true, "/sbin holds the system's programs"},
+	{"/lib", true, "/lib holds the system's libraries"},
+	{"/lib32", true, "/lib32 holds the system's libraries"},
+	{"/lib64", true, "/lib64 holds the system's libraries"},
+	{"/libx32", true, "/libx32 holds the system's libraries"},
+	{"/opt", false, "/opt is granted read-only by wsrun"},
+};
+
+#define WS__NNEVER (sizeof(ws__never) / sizeof(ws__never[0]))
+
+/* A directory known by its identity, for the checks on descriptors. */
+struct ws__id {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct ws__ids {
+	struct ws__id *v;
+	size_t n, cap;
+};
+
+static int
+ws__ids_push(struct ws__ids *s, const struct stat *st)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 32;
+		struct ws__id *nv = realloc(s->v, nc * sizeof(*nv));
+
+		if (nv == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->v[s->n].dev = st->st_dev;
+	s->v[s->n].ino = st->st_ino;
+	s->n++;
+	return 0;
+}
+
+static bool
+ws__ids_has(const struct ws__ids *s, const struct stat *st)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].dev == st->st_dev && s->v[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * Push the directory at fd and every directory above it up to "/" (by
+ * "..", which the kernel resolves, not by name).  fd is not closed.
+ */
+static int
+ws__ids_push_up(struct ws__ids *s, int fd, const struct stat *root)
+{
+	struct stat st;
+	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3), rc = 0;
+
+	if (cur < 0)
+		return 0;
+	for (int depth = 0; depth < 4096 && rc == 0; depth++) {
+		int up;
+
+		if (fstat(cur, &st) < 0)
+			break;
+		if ((rc = ws__ids_push(s, &st)) < 0)
+			break;
+		if (st.st_dev == root->st_dev && st.st_ino == root->st_ino)
+			break;
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+		if (cur < 0)
+			return rc;
+	}
+	close(cur);
+	return rc;
+}
+
+/* The same, for a path (the caller's HOME, the private directory). */
+static int
+ws__ids_push_path_up(struct ws__ids *s, const char *path, const struct stat *root)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return 0;
+	rc = ws__ids_push_up(s, fd, root);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Whether the directory at fd, or one above it, is one of s: walks up by
+ * "..", so it also finds a directory reached by another path (a bind
+ * mount of the workspace or of /etc elsewhere).
+ */
+static bool
+ws__within_ids(int fd, const struct ws__ids *s, const struct stat *root)
+{
+	struct stat st;
+	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	bool hit = false;
+
+	if (cur < 0)
+		return true; /* fail closed */
+	for (int depth = 0; depth < 4096 && !hit; depth++) {
+		int up;
+
+		if (fstat(cur, &st) < 0) {
+			hit = true;
+			break;
+		}
+		hit = ws__ids_has(s, &st);
+		if (hit || (st.st_dev == root->st_dev && st.st_ino == root->st_ino))
+			break;
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+		if (cur < 0)
+			return true;
+	}
+	close(cur);
+	return hit;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+ws__refuse(struct ws_policy_grant *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g->why, sizeof(g->why), fmt, ap);
+	va_end(ap);
+	g->refused = true;
+	g->granted = false;
+	if (g->fd >= 0)
+		close(g->fd);
+	g->fd = -1;
+}
+
+/* Skipped, not refused: there is nothing to add (or nothing there). */
+static void __attribute__((format(printf, 2, 3)))
+ws__skip(struct ws_policy_grant *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g->why, sizeof(g->why), fmt, ap);
+	va_end(ap);
+	g->granted = false;
+}
+
+/* Checks on the spelling (no symlink can be in it: openat2 says so later). */
+static bool
+ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
+		const char *home, const char *tmpdir)
+{
+	for (size_t k = 0; k < WS__NNEVER; k++) {
+		const char *nd = ws__never[k].dir;
+
+		if (ws_path_within(g->dir, nd, NULL) ||
+		    (ws__never[k].below && ws_path_within(nd, g->dir, NULL))) {
+			ws__refuse(g, "never granted: %s", ws__never[k].why);
+			return false;
+		}
+	}
+	for (size_t a = 0; a < ws->nanchors; a++) {
+		const struct ws_anchor *an = &ws->anchors[a];
+
+		if (ws_path_within(g->dir, an->real, NULL) &&
+		    strcmp(g->dir, an->real) != 0) {
+			ws__refuse(g, "never granted: it holds the %s%s (granting it "
+				   "would take the boundary away)",
+				   a == 0 ? "workspace" : "mount ",
+				   a == 0 ? "" : an->vprefix);
+			return false;
+		}
+		if (ws_path_within(an->real, g->dir, NULL)) {
+			if (g->write && an->ro)
+				ws__refuse(g, "never granted: inside the read-only "
+					   "mount %s", an->vprefix);
+			else
+				ws__skip(g, "inside the %s%s: nothing to add",
+					 a == 0 ? "workspace" : "mount ",
+					 a == 0 ? "" : an->vprefix);
+			return false;
+		}
+	}
+	if (priv != NULL && ws_path_within(g->dir, priv, NULL)) {
+		ws__refuse(g, "%s", "never granted: it holds the call's private "
+			   "HOME and TMPDIR");
+		return false;
+	}
+	if (priv != NULL && ws_path_within(priv, g->dir, NULL)) {
+		ws__skip(g, "%s", "inside the call's private directory: nothing to add");
+		return false;
+	}
+	if (home != NULL && ws_path_within(g->dir, home, NULL)) {
+		ws__refuse(g, "%s", "never granted: it is HOME or above it (the "
+			   "user's keys and start-up files)");
+		return false;
+	}
+	/* The caller's TMPDIR is a /tmp of its own (ssh-agent puts its
+	 * socket there); the command has a private one. */
+	if (tmpdir != NULL && (ws_path_within(g->dir, tmpdir, NULL) ||
+			       ws_path_within(tmpdir, g->dir, NULL))) {
+		ws__refuse(g, "%s", "never granted: it is in or above TMPDIR "
+			   "(other programs' files and sockets; the command has "
+			   "a private TMPDIR)");
+		return false;
+	}
+	return true;
+}
+
+/* A write grant holding a guarded entry would let the command change a
+ * later call's boundary or rules. */
+static bool
+ws__check_guards(struct ws_policy_grant *g, const struct ws_guarded *gd, size_t ng)
+{
+	for (size_t i = 0; g->write && i < ng; i++)
+		if (ws_path_within(gd[i].real, g->dir, NULL)) {
+			ws__refuse(g, "never granted read-write: it holds the guarded "
+				   "%s (%s)", gd[i].real, gd[i].what);
+			return false;
+		}
+	return true;
+}
+
+/* Open the directory from "/" with no symlink in any component. */
+static bool
+ws__open(struct ws_policy_grant *g, int root)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, root, g->dir + 1, &how, sizeof(how));
+
+	if (fd >= 0) {
+		g->fd = fd;
+		return true;
+	}
+	switch (errno) {
+	case ENOENT:
+		ws__skip(g, "%s", "does not exist");
+		break;
+	case ELOOP:
+		ws__refuse(g, "%s", "never granted: a symlink on the way (a grant "
+			   "never follows one)");
+		break;
+	case ENOTDIR:
+		ws__refuse(g, "%s", "not a directory");
+		break;
+	default:
+		ws__refuse(g, "cannot be opened: %s", strerror(errno));
+		break;
+	}
+	return false;
+}
+
+int
+ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
+		const char *priv, const char *const *ro, size_t nro)
+{
+	struct ws__ids above = {0}, inside = {0}, never = {0};
+	struct ws_guarded *gd = NULL;
+	size_t ng = 0;
+	const char *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
+	struct stat root_st, st;
+	bool any_write = false;
+	int root = -1, rc = 0;
+
+	if (home != NULL && (home[0] != '/' || strcmp(home, "/") == 0))
+		home = NULL;
+	if (tmpdir != NULL && (tmpdir[0] != '/' || strcmp(tmpdir, "/") == 0))
+		tmpdir = NULL;
+	for (size_t i = 0; i < n; i++) {
+		v[i].granted = !v[i].refused;
+		if (v[i].granted && !ws__check_names(ws, &v[i], priv, home, tmpdir))
+			v[i].granted = false;
+		any_write = any_write || (v[i].granted && v[i].write);
+	}
+	if (ws_grants_count(v, n) == 0)
+		return 0;
+	if (any_write && (rc = ws_guarded_list(ws, &gd, &ng)) < 0)
+		goto out;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0 || fstat(root, &root_st) < 0) {
+		rc = ws_error_errno(errno, "/", "open");
+		goto out;
+	}
+	/*
+	 * The identities the descriptors are checked against, so that a
+	 * directory reached by another path (a bind mount) is known: every
+	 * directory above (and at) each anchor, the private directory and
+	 * HOME; the anchors and the private directory themselves; the
+	 * directories nothing is granted in.
+	 */
+	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
+		rc = ws__ids_push_up(&above, ws->anchors[a].fd, &root_st);
+		if (rc == 0 && fstat(ws->anchors[a].fd, &st) == 0)
+			rc = ws__ids_push(&inside, &st);
+	}
+	if (rc == 0 && priv != NULL) {
+		rc = ws__ids_push_path_up(&above, priv, &root_st);
+		if (rc == 0 && stat(priv, &st) == 0)
+			rc = ws__ids_push(&inside, &st);
+	}
+	if (rc == 0 && home != NULL)
+		rc = ws__ids_push_path_up(&above, home, &root_st);
+	if (rc == 0 && tmpdir != NULL && stat(tmpdir, &st) == 0)
+		rc = ws__ids_push(&never, &st);
+	for (size_t k = 0; rc == 0 && k < WS__NNEVER; k++)
+		if (stat(ws__never[k].dir, &st) == 0)
+			rc = ws__ids_push(ws__never[k].below ? &never : &above, &st);
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct ws_policy_grant *g = &v[i];
+
+		if (!g->granted || !ws__check_guards(g, gd, ng) || !ws__open(g, root))
+			continue;
+		if (fstat(g->fd, &st) < 0 || ws__ids_has(&above, &st)) {
+			ws__refuse(g, "%s", "never granted: it is (by another path) /, "
+				   "HOME, /opt or a directory above the workspace, "
+				   "a mount or the private directory");
+			continue;
+		}
+		if (ws__within_ids(g->fd, &never, &root_st)) {
+			ws__refuse(g, "%s", "never granted: it is (by another path) in "
+				   "one of the system's directories");
+			continue;
+		}
+		if (ws__within_ids(g->fd, &inside, &root_st)) {
+			ws__refuse(g, "%s", "never granted: it is (by another path) in "
+				   "the workspace, a mount or the private directory");
+			continue;
+		}
+	}
+	/*
+	 * Landlock adds: a write grant would make writable what is granted
+	 * read-only inside it (--allow-read, another rule's read grant).
+	 * Read-only mounts inside it were refused above (it holds them).
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct ws_policy_grant *g = &v[i];
+		const char *hit = NULL;
+
+		if (!g->granted || !g->write)
+			continue;
+		for (size_t k = 0; hit == NULL && k < nro; k++) {
+			char *real = realpath(ro[k], NULL);
+
+			if (real != NULL && ws_path_within(g->dir, real, NULL))
+				hit = ro[k];
+			free(real);
+		}
+		for (size_t k = 0; hit == NULL && k < n; k++)
+			if (k != i && v[k].granted && !v[k].write &&
+			    ws_path_within(g->dir, v[k].dir, NULL))
+				hit = v[k].dir;
+		if (hit != NULL) {
+			g->write = false;
+			snprintf(g->why, sizeof(g->why),
+				 "read only: it holds %s, which is granted read-only",
+				 hit);
+		}
+	}
+out:
+	if (root >= 0)
+		close(root);
+	ws_guarded_free(gd, ng);
+	free(above.v);
+	free(inside.v);
+	free(never.v);
+	if (rc < 0)
+		ws_grants_revoke(v, n, "not checked");
+	return rc;
+}
+
+void
+ws_grants_revoke(struct ws_policy_grant *v, size_t n, const char *why)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].granted)
+			ws__refuse(&v[i], "%s", why);
+}
+
+size_t
+ws_grants_count(const struct ws_policy_grant *v, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += v[i].granted;
+	return c;
+}
+
+int
+ws_grants_add(struct ws_policy_grant *v, size_t n, struct ws_sandbox_plan *plan)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc;
+
+		if (!v[i].granted)
+			continue;
+		rc = ws_sandbox_plan_add(plan, v[i].fd, v[i].dir, v[i].write, false);
+		v[i].fd = -1; /* taken over, closed on failure too */
+		if (rc < 0)
+			return rc;
+		plan->paths[plan->npaths - 1].noexec = !v[i].exec;
+	}
+	return 0;
+}
+
+int
+ws_grants_probe(struct ws_ctx *ws, struct ws_policy_grant **v, size_t *n)
+{
+	int rc = ws_policy_grants(ws->policy, v, n);
+
+	if (rc == 0 && (rc = ws_grants_check(ws, *v, *n, NULL, NULL, 0)) < 0) {
+		ws_policy_grants_free(*v, *n);
+		*v = NULL;
+		*n = 0;
+	}
+	return rc;
+}

@@ -1,0 +1,58 @@
+/*
+ * ws/grant.h - the directories a policy's rules grant to a wsrun command
+ * (lib/grant.c): each candidate of ws_policy_grants() weighed against the
+ * call's boundary and the file system, opened once without following any
+ * symlink, and that same descriptor handed to Landlock and the mount
+ * namespace.
+ */
+#ifndef WS_GRANT_H
+#define WS_GRANT_H
+
+#include <stddef.h>
+
+#include "ws/policy.h"
+
+struct ws_ctx;
+struct ws_sandbox_plan;
+
+/*
+ * Weigh the candidates v[0..n) that the policy left standing for a call
+ * in ws.  Never granted (refused, why says why): /, /etc, /proc, /sys,
+ * /dev, /run, /tmp, /var/tmp, /var/run, /boot, /usr, /bin, /sbin, /lib*
+ * and what is in or above them, /opt and what is above it, the caller's
+ * HOME and what is above it, a directory that holds the workspace, a
+ * mount or priv (the call's private HOME/TMPDIR, may be NULL), a write
+ * grant that holds a guarded entry (ws_guarded_list()), and a directory
+ * that cannot be opened from "/" with no symlink in any component
+ * (openat2 RESOLVE_NO_SYMLINKS), or whose descriptor turns out to be one
+ * of the directories above by another path.  Skipped with a note: one
+ * inside the workspace, a mount or priv (nothing to add), one that does
+ * not exist.  A write grant holding a directory that is granted
+ * read-only (ro[0..nro): --allow-read; another read grant) becomes read.
+ * Granted ones keep their descriptor in fd.  Errors: WS_ENOMEM.
+ */
+int ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
+		    const char *priv, const char *const *ro, size_t nro);
+
+/*
+ * For wsrun --probe: the candidates of ws's policy, checked as a call
+ * would check them (without its --allow-read and private directory).
+ * *v (free with ws_policy_grants_free()) gets *n items.  Errors: WS_ENOMEM.
+ */
+int ws_grants_probe(struct ws_ctx *ws, struct ws_policy_grant **v, size_t *n);
+
+/* Take back every grant of v, saying why (the call cannot afford them). */
+void ws_grants_revoke(struct ws_policy_grant *v, size_t n, const char *why);
+
+/* The number of granted ones in v. */
+size_t ws_grants_count(const struct ws_policy_grant *v, size_t n);
+
+/*
+ * Add the granted ones to plan, read-write or read (without execute
+ * unless the rule allows exec); their descriptors are taken over.
+ * Errors: WS_ENOMEM.
+ */
+int ws_grants_add(struct ws_policy_grant *v, size_t n,
+		  struct ws_sandbox_plan *plan);
+
+#endif
