@@ -263,15 +263,17 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 	return true;
 }
 
-/* A write grant holding a guarded entry would let the command change a
- * later call's boundary or rules. */
+/* A write grant holding a guarded entry, or inside a guarded directory,
+ * would let the command change a later call's boundary or rules. */
 static bool
 ws__check_guards(struct ws_policy_grant *g, const struct ws_guarded *gd, size_t ng)
 {
 	for (size_t i = 0; g->write && i < ng; i++)
-		if (ws_path_within(gd[i].real, g->dir, NULL)) {
-			ws__refuse(g, "never granted read-write: it holds the guarded "
-				   "%s (%s)", gd[i].real, gd[i].what);
+		if (ws_path_within(g->dir, gd[i].real, NULL) ||
+		    (gd[i].dir && gd[i].kind != WS_GUARD_ANCHOR &&
+		     ws_path_within(gd[i].real, g->dir, NULL))) {
+			ws__refuse(g, "never granted read-write: it holds or is in "
+				   "the guarded %s (%s)", gd[i].real, gd[i].what);
 			return false;
 		}
 	return true;

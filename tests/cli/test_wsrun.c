@@ -310,6 +310,301 @@ START_TEST(confine_files)
 }
 END_TEST
 
+/* ---- Policy rules of directory shape grant to the command (issue 8) ---- */
+
+/*
+ * A directory for grants: never under /tmp, /var/tmp, /dev/shm or TMPDIR
+ * (wsrun never grants those) nor HOME, so in the current directory (the
+ * build tree), else in /var/cache.  The caller removes it.
+ */
+static char *
+grant_base(void)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char cwd[PATH_MAX], tmpl[PATH_MAX + 32], real[PATH_MAX];
+	bool in_tmp;
+
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	in_tmp = strncmp(cwd, "/tmp/", 5) == 0 || strcmp(cwd, "/tmp") == 0 ||
+		 strncmp(cwd, "/var/tmp", 8) == 0 || strncmp(cwd, "/dev/", 5) == 0 ||
+		 strncmp(cwd, "/run", 4) == 0 ||
+		 (tmpdir != NULL && *tmpdir && strncmp(cwd, tmpdir, strlen(tmpdir)) == 0);
+	snprintf(tmpl, sizeof(tmpl), "%s/wst-grant.XXXXXX", in_tmp ? "/var/cache" : cwd);
+	ck_assert_msg(mkdtemp(tmpl) != NULL, "mkdtemp %s: %s", tmpl, strerror(errno));
+	ck_assert_ptr_nonnull(realpath(tmpl, real));
+	return strdup(real);
+}
+
+/* The isolation.policy_grants item of rule for dir, or NULL. */
+static cJSON *
+grant_of(const struct wst_run *r, const char *rule, const char *dir)
+{
+	cJSON *g, *v = cJSON_GetObjectItem(wst_output(r, "isolation"), "policy_grants");
+
+	cJSON_ArrayForEach(g, v) {
+		const char *ru = cJSON_GetStringValue(cJSON_GetObjectItem(g, "rule"));
+		const char *pa = cJSON_GetStringValue(cJSON_GetObjectItem(g, "path"));
+
+		if (ru != NULL && pa != NULL && strcmp(ru, rule) == 0 &&
+		    (dir == NULL || strcmp(pa, dir) == 0))
+			return g;
+	}
+	return NULL;
+}
+
+/* Whether the rule's grant (for dir) was granted, and with what access. */
+static bool
+granted(const struct wst_run *r, const char *rule, const char *dir,
+	const char *access)
+{
+	cJSON *g = grant_of(r, rule, dir);
+
+	ck_assert_msg(g != NULL, "no grant of rule %s in %s", rule, r->out);
+	if (access != NULL && cJSON_IsTrue(cJSON_GetObjectItem(g, "granted")))
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(g, "access")),
+				 access);
+	return cJSON_IsTrue(cJSON_GetObjectItem(g, "granted"));
+}
+
+/* The reason given for the rule's grant (for dir), or "". */
+static const char *
+grant_why(const struct wst_run *r, const char *rule, const char *dir)
+{
+	const char *w = cJSON_GetStringValue(
+		cJSON_GetObjectItem(grant_of(r, rule, dir), "reason"));
+
+	return w ? w : "";
+}
+
+/*
+ * A rule of directory shape grants read, or read-write where it allows
+ * writing, in every layer mode that has seccomp (without it a granted
+ * directory's UNIX sockets could not be kept out, so nothing is granted,
+ * and isolation says why).
+ */
+START_TEST(policy_grants_read_write)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *pfile = wst_path(base, "grant.json");
+	char pol[8192], cmd[8192];
+	bool can = _i != 2; /* mode 2: no seccomp */
+
+	wst_write(gb, "ro/data", SECRET "\n");
+	wst_write(gb, "rw/data", "old\n");
+	wst_write(gb, "top", "TOP-READ\n");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"ro\", \"paths\": [\"%s/ro/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rw\", \"paths\": [\"%s/rw/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", gb, gb);
+	wst_write(base, "grant.json", pol);
+	snprintf(cmd, sizeof(cmd),
+		 "cat %s/ro/data; echo x > %s/ro/new || echo RO-REFUSED;"
+		 "echo new > %s/rw/made && echo RW-OK; cat %s/top || echo TOP-REFUSED",
+		 gb, gb, gb, gb);
+	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert(granted(&r, "ro", NULL, "read") == can);
+	ck_assert(granted(&r, "rw", NULL, "read-write") == can);
+	ck_assert_msg((strstr(out_str(&r, "stdout"), SECRET) != NULL) == can, "%s", r.out);
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "RO-REFUSED"));
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "TOP-REFUSED"));
+	ck_assert(!exists_in(gb, "ro/new"));
+	ck_assert((strstr(out_str(&r, "stdout"), "RW-OK") != NULL) == can);
+	ck_assert(exists_in(gb, "rw/made") == can);
+	if (!can)
+		ck_assert_ptr_nonnull(strstr(grant_why(&r, "rw", NULL), "seccomp"));
+	else
+		/* A granted directory may hold a host socket: connect is off. */
+		ck_assert_ptr_nonnull(strstr(r.out, "seccomp (connect denied)"));
+	wst_run_free(&r);
+	wst_rmrf(gb);
+	free(gb);
+	free(pfile);
+}
+END_TEST
+
+/*
+ * The attack that withdrew the first version: a command plants a symlink
+ * under a granted directory (leaf: build -> hidden; component:
+ * comp -> hidden, with a rule for comp/sub), and the next call's grant
+ * must not follow it.
+ */
+START_TEST(policy_grants_symlink_planted)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *pfile = wst_path(base, "grant.json");
+	char pol[8192], cmd[8192], *leaf, *comp, *hidden;
+	bool can = _i != 2;
+
+	/* The target: beside top, granted by no rule (outside /tmp, so
+	 * that only the symlink check stands between it and the command). */
+	hidden = wst_path(gb, "hidden");
+	wst_mkdir(gb, "top");
+	wst_write(hidden, "secret", SECRET "\n");
+	wst_write(hidden, "sub/secret", SECRET "\n");
+	leaf = wst_path(gb, "top/build");
+	comp = wst_path(gb, "top/comp/sub");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"top\", \"paths\": [\"%s/top/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"leaf\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"comp\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", gb, leaf, comp);
+	wst_write(base, "grant.json", pol);
+	/* The first call plants them through its grant of top. */
+	snprintf(cmd, sizeof(cmd), "ln -s %s %s/top/build && ln -s %s %s/top/comp && echo PLANTED; true",
+		 hidden, gb, hidden, gb);
+	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert(strstr(out_str(&r, "stdout"), "PLANTED") != NULL || !can);
+	wst_run_free(&r);
+	if (!can) {
+		wst_symlink(hidden, gb, "top/build");
+		wst_symlink(hidden, gb, "top/comp");
+	}
+	/* The next call: both grants refused, hidden stays out. */
+	snprintf(cmd, sizeof(cmd),
+		 "cat %s/secret %s/top/build/secret %s/top/comp/sub/secret;"
+		 "echo x > %s/top/build/new; echo x > %s/top/comp/sub/new; exit 0",
+		 hidden, gb, gb, gb, gb);
+	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), SECRET) == NULL, "%s", r.out);
+	ck_assert(!exists_in(hidden, "new"));
+	ck_assert(!exists_in(hidden, "sub/new"));
+	ck_assert(!granted(&r, "leaf", NULL, NULL));
+	ck_assert(!granted(&r, "comp", NULL, NULL));
+	if (can) {
+		ck_assert_msg(strstr(grant_why(&r, "leaf", NULL), "symlink") != NULL,
+			      "%s", r.out);
+		ck_assert_msg(strstr(grant_why(&r, "comp", NULL), "symlink") != NULL,
+			      "%s", r.out);
+	}
+	wst_run_free(&r);
+	wst_rmrf(gb);
+	free(gb);
+	free(leaf);
+	free(hidden);
+	free(comp);
+	free(pfile);
+}
+END_TEST
+
+/*
+ * Rules that must never grant: "..", "/" (an empty variable), an
+ * ancestor of the workspace, /etc, /proc, HOME, and a directory below
+ * which a deny rule could match; a write grant holding the policy file
+ * (a guarded entry) is refused; a write grant holding an --allow-read
+ * directory becomes read.
+ */
+START_TEST(policy_grants_refused)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *pfile, *saved_ws, *wsg, *anc;
+	char pol[16384], cmd[8192], dots[PATH_MAX * 2];
+	bool can = _i != 2;
+
+	/* The workspace in gb, so that gb is an ancestor outside /tmp. */
+	saved_ws = ws;
+	wsg = wst_path(gb, "a/ws");
+	anc = wst_path(gb, "a");
+	wst_mkdir(gb, "a/ws");
+	/* Enough ".." to reach / from gb, then outside. */
+	snprintf(dots, sizeof(dots), "%s", gb);
+	for (int k = 0; k < 40; k++)
+		strcat(dots, "/..");
+	strcat(dots, outside);
+	wst_write(gb, "d/secret", SECRET "\n");
+	wst_write(gb, "d/open", "OPEN-OK\n");
+	wst_write(gb, "w/ro/keep", "keep\n");
+	wst_mkdir(gb, "pol");
+	pfile = wst_path(gb, "pol/grant.json");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"no-secret\", \"paths\": [\"%s/d/secret\"],"
+		 " \"operations\": [\"read\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"dots\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"root\", \"paths\": [\"${WST_UNSET_VAR:-}/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"ancestor\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"etc\", \"paths\": [\"/etc/**\", \"/etc/ssh/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"proc\", \"paths\": [\"/proc/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"home\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"denied-below\", \"paths\": [\"%s/d/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"policy-dir\", \"paths\": [\"%s/pol/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"holds-ro\", \"paths\": [\"%s/w/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}",
+		 gb, dots, anc, home, gb, gb, gb);
+	wst_write(gb, "pol/grant.json", pol);
+	snprintf(cmd, sizeof(cmd),
+		 "cat %s/secret %s/secret %s/d/secret %s/d/open; head -c 5 /etc/shadow;"
+		 "echo x > %s; echo x > %s/w/ro/keep; echo x > %s/w/new; exit 0",
+		 outside, home, gb, gb, pfile, gb, gb);
+	{
+		char ro[PATH_MAX + 16];
+
+		snprintf(ro, sizeof(ro), "%s/w/ro", gb);
+		ws = wsg;
+		RUNM(&r, _i, "--policy", pfile, "--allow-read", ro, "-c", cmd);
+		ws = saved_ws;
+	}
+	expect_ran(&r, 0);
+	ck_assert(!granted(&r, "dots", NULL, NULL));
+	ck_assert_ptr_nonnull(strstr(grant_why(&r, "dots", NULL), "\"..\""));
+	ck_assert(!granted(&r, "root", NULL, NULL));
+	ck_assert(!granted(&r, "ancestor", NULL, NULL));
+	ck_assert_ptr_nonnull(strstr(grant_why(&r, "ancestor", NULL), "workspace"));
+	ck_assert(!granted(&r, "etc", "/etc", NULL));
+	ck_assert(!granted(&r, "etc", "/etc/ssh", NULL));
+	ck_assert(!granted(&r, "proc", NULL, NULL));
+	ck_assert(!granted(&r, "home", NULL, NULL));
+	ck_assert(!granted(&r, "denied-below", NULL, NULL));
+	ck_assert_ptr_nonnull(strstr(grant_why(&r, "denied-below", NULL), "no-secret"));
+	ck_assert(!granted(&r, "policy-dir", NULL, NULL));
+	ck_assert_msg(strstr(grant_why(&r, "policy-dir", NULL), pfile) != NULL, "%s",
+		      grant_why(&r, "policy-dir", NULL));
+	ck_assert_msg(granted(&r, "holds-ro", NULL, "read") == can, "%s", grant_why(&r, "holds-ro", NULL));
+	ck_assert_msg(strstr(out_str(&r, "stdout"), SECRET) == NULL, "%s", r.out);
+	ck_assert_ptr_null(strstr(out_str(&r, "stdout"), "OPEN-OK"));
+	ck_assert_ptr_null(strstr(out_str(&r, "stdout"), "root:"));
+	{
+		size_t n = 0;
+		char *kept = wst_path(gb, "w/ro/keep"), *txt = wst_slurp(kept, &n);
+
+		ck_assert_str_eq(txt, "keep\n");
+		free(txt);
+		free(kept);
+		txt = wst_slurp(pfile, &n);
+		ck_assert_str_eq(txt, pol);
+		free(txt);
+	}
+	ck_assert(!exists_in(gb, "w/new"));
+	wst_run_free(&r);
+	wst_rmrf(gb);
+	free(gb);
+	free(wsg);
+	free(anc);
+	free(pfile);
+}
+END_TEST
+
 /*
  * --allow-read /etc without a mount namespace to mask its secrets: /etc
  * is granted entry by entry, as by default, and /etc/shadow stays out.
@@ -1441,6 +1736,9 @@ suite(void)
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_loop_test(tf, confine_files, 0, nm);
 	tcase_add_loop_test(tf, allow_read_etc, 0, nm);
+	tcase_add_loop_test(tf, policy_grants_read_write, 0, nm);
+	tcase_add_loop_test(tf, policy_grants_symlink_planted, 0, nm);
+	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	tcase_add_loop_test(tf, confine_fds_and_signals, 0, nm);
 	tcase_add_loop_test(tf, confine_network, 0, nm);
 	tcase_add_loop_test(tf, confine_guards, 0, nm);
