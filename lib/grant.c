@@ -279,6 +279,84 @@ ws__check_guards(struct ws_policy_grant *g, const struct ws_guarded *gd, size_t 
 	return true;
 }
 
+/*
+ * The mount points of this mount namespace (/proc/self/mountinfo's fifth
+ * field, its octal escapes undone), as one malloc'd block of strings.
+ */
+static int
+ws__mount_points(char ***out, size_t *n)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, **v = NULL;
+	size_t cap = 0, nv = 0;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (f == NULL)
+		return ws_error_errno(errno, "/proc/self/mountinfo", "open");
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		char *fld = line, *mp = NULL, **nvv;
+		size_t o = 0;
+
+		for (int k = 0; k < 4 && fld != NULL; k++)
+			fld = strchr(fld, ' ') ? strchr(fld, ' ') + 1 : NULL;
+		if (fld == NULL)
+			continue;
+		fld[strcspn(fld, " \n")] = '\0';
+		/* "\040" and the like: undone in place. */
+		for (size_t i = 0; fld[i]; i++, o++) {
+			if (fld[i] == '\\' && fld[i + 1] >= '0' && fld[i + 1] <= '3' &&
+			    fld[i + 2] >= '0' && fld[i + 2] <= '7' &&
+			    fld[i + 3] >= '0' && fld[i + 3] <= '7') {
+				fld[o] = (char)((fld[i + 1] - '0') * 64 +
+						(fld[i + 2] - '0') * 8 + (fld[i + 3] - '0'));
+				i += 3;
+			} else {
+				fld[o] = fld[i];
+			}
+		}
+		fld[o] = '\0';
+		nvv = realloc(v, (nv + 1) * sizeof(*v));
+		if (nvv == NULL || (mp = strdup(fld)) == NULL) {
+			v = nvv != NULL ? nvv : v;
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		v = nvv;
+		v[nv++] = mp;
+	}
+	free(line);
+	fclose(f);
+	if (rc < 0) {
+		for (size_t i = 0; i < nv; i++)
+			free(v[i]);
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+}
+
+/*
+ * A mount below the directory would come with it (Landlock follows the
+ * hierarchy across mounts, the mount namespace clones it recursively):
+ * a chroot's bind of the host's /proc or of / would hand the command
+ * what wsrun never grants.
+ */
+static bool
+ws__check_mounts(struct ws_policy_grant *g, char *const *mp, size_t nmp)
+{
+	for (size_t i = 0; i < nmp; i++)
+		if (strcmp(mp[i], g->dir) != 0 && ws_path_within(g->dir, mp[i], NULL)) {
+			ws__refuse(g, "never granted: it holds the mount point %s, "
+				   "which would come with it", mp[i]);
+			return false;
+		}
+	return true;
+}
+
 /* Open the directory from "/" with no symlink in any component. */
 static bool
 ws__open(struct ws_policy_grant *g, int root)
@@ -318,7 +396,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 {
 	struct ws__ids above = {0}, inside = {0}, never = {0};
 	struct ws_guarded *gd = NULL;
-	size_t ng = 0;
+	char **mp = NULL;
+	size_t ng = 0, nmp = 0;
 	const char *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
 	struct stat root_st, st;
 	bool any_write = false;
@@ -337,6 +416,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	if (ws_grants_count(v, n) == 0)
 		return 0;
 	if (any_write && (rc = ws_guarded_list(ws, &gd, &ng)) < 0)
+		goto out;
+	if ((rc = ws__mount_points(&mp, &nmp)) < 0)
 		goto out;
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0 || fstat(root, &root_st) < 0) {
@@ -372,7 +453,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
 
-		if (!g->granted || !ws__check_guards(g, gd, ng) || !ws__open(g, root))
+		if (!g->granted || !ws__check_guards(g, gd, ng) ||
+		    !ws__check_mounts(g, mp, nmp) || !ws__open(g, root))
 			continue;
 		if (fstat(g->fd, &st) < 0 || ws__ids_has(&above, &st)) {
 			ws__refuse(g, "%s", "never granted: it is (by another path) /, "
@@ -424,6 +506,9 @@ out:
 	if (root >= 0)
 		close(root);
 	ws_guarded_free(gd, ng);
+	for (size_t i = 0; i < nmp; i++)
+		free(mp[i]);
+	free(mp);
 	free(above.v);
 	free(inside.v);
 	free(never.v);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -601,6 +602,51 @@ START_TEST(policy_grants_refused)
 	free(gb);
 	free(wsg);
 	free(anc);
+	free(pfile);
+}
+END_TEST
+
+/*
+ * A chroot-like directory holding a bind of the host's /proc: granting it
+ * would hand the command /proc (every process's environment), so it is
+ * refused.  Needs mount(2); where the suite may not mount, it checks
+ * nothing and says so.
+ */
+START_TEST(policy_grants_submount)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *pfile = wst_path(base, "grant.json");
+	char pol[8192], cmd[8192], *mp;
+
+	wst_mkdir(gb, "ch/proc");
+	mp = wst_path(gb, "ch/proc");
+	if (mount("/proc", mp, NULL, MS_BIND, NULL) < 0) {
+		fprintf(stderr, "policy_grants_submount: mount: %s: not checked\n",
+			strerror(errno));
+		goto out;
+	}
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"chroot\", \"paths\": [\"%s/ch/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", gb);
+	wst_write(base, "grant.json", pol);
+	/* This process's environment, through the host's /proc. */
+	setenv("WST_GRANT_PROBE", "PROBE-4242", 1);
+	snprintf(cmd, sizeof(cmd), "cat %s/%ld/environ; exit 0", mp, (long)getpid());
+	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
+	umount2(mp, MNT_DETACH);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "PROBE-4242") == NULL, "%s", r.out);
+	ck_assert(!granted(&r, "chroot", NULL, NULL));
+	ck_assert_msg(strstr(grant_why(&r, "chroot", NULL), "mount point") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+out:
+	wst_rmrf(gb);
+	free(mp);
+	free(gb);
 	free(pfile);
 }
 END_TEST
@@ -1739,6 +1785,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_read_write, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_symlink_planted, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
+	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
 	tcase_add_loop_test(tf, confine_fds_and_signals, 0, nm);
 	tcase_add_loop_test(tf, confine_network, 0, nm);
 	tcase_add_loop_test(tf, confine_guards, 0, nm);

@@ -22,7 +22,9 @@ struct ws_sandbox_plan;
  * and what is in or above them, /opt and what is above it, the caller's
  * HOME and what is above it, a directory that holds the workspace, a
  * mount or priv (the call's private HOME/TMPDIR, may be NULL), a write
- * grant that holds a guarded entry (ws_guarded_list()), and a directory
+ * grant that holds a guarded entry (ws_guarded_list()) or lies in a
+ * guarded directory, one that holds a mount point (a chroot's bind of
+ * /proc would come with it), and a directory
  * that cannot be opened from "/" with no symlink in any component
  * (openat2 RESOLVE_NO_SYMLINKS), or whose descriptor turns out to be one
  * of the directories above by another path.  Skipped with a note: one
