@@ -806,6 +806,127 @@ START_TEST(config_load_places)
 }
 END_TEST
 
+/* ---- Grant candidates for wsrun (ws_policy_grants) ---- */
+
+/* The candidate of rule for dir, or NULL. */
+static const struct ws_policy_grant *
+cand(const struct ws_policy_grant *v, size_t n, const char *rule, const char *dir)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].rule, rule) == 0 && strcmp(v[i].dir, dir) == 0)
+			return &v[i];
+	return NULL;
+}
+
+START_TEST(grant_candidates)
+{
+	struct ws_policy *p = parse_ok(RULE(
+		"{\"name\": \"no-keys\", \"paths\": [\"/srv/data/keys/**\"],"
+		" \"operations\": [\"read\"], \"decision\": \"deny\"},"
+		"{\"name\": \"no-delete\", \"paths\": [\"**\"],"
+		" \"operations\": [\"delete\"], \"decision\": \"deny\"},"
+		"{\"name\": \"cache\", \"paths\": [\"/opt/cache/**\", \"${PROJECT_ROOT}/**\"],"
+		" \"operations\": [\"read\", \"list\", \"exec\"], \"decision\": \"allow\"},"
+		"{\"name\": \"data\", \"paths\": [\"/srv/data/**\"],"
+		" \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		"{\"name\": \"rw\", \"paths\": [\"/srv/rw/**\"],"
+		" \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		"{\"name\": \"shapes\", \"paths\": [\"/a/*.c\", \"**\", \"/b/**/c\", \"/lit\","
+		" \"/e\\\\*/**\"], \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		"{\"name\": \"bad\", \"paths\": [\"${NOPE:-}/**\", \"/x/../**\", \"/x/./y/**\","
+		" \"/x//y/**\"], \"operations\": [\"read\", \"list\"],"
+		" \"decision\": \"allow\"},"
+		"{\"name\": \"read-only-op\", \"paths\": [\"/r/**\"],"
+		" \"operations\": [\"read\"], \"decision\": \"allow\"},"
+		"{\"name\": \"after\", \"paths\": [\"/late/**\", \"/srv/rw2/**\"],"
+		" \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		"{\"name\": \"late-deny\", \"paths\": [\"/late/secret\"],"
+		" \"operations\": [\"read\"], \"decision\": \"approve\"},"
+		"{\"name\": \"catch-all\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		" \"decision\": \"deny\"}"));
+	struct ws_policy_grant *v;
+	const struct ws_policy_grant *g;
+	size_t n;
+
+	ck_assert_int_eq(ws_policy_grants(p, &v, &n), 0);
+	/* Read and exec; the project root comes from its variable. */
+	g = cand(v, n, "cache", "/opt/cache");
+	ck_assert(g != NULL && !g->refused && !g->write && g->exec && g->fd == -1);
+	g = cand(v, n, "cache", "/w/proj");
+	ck_assert(g != NULL && !g->refused);
+	/* A deny rule below, before it. */
+	g = cand(v, n, "data", "/srv/data");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "no-keys") != NULL);
+	/* Every operation, but a deny of deletes before it: read only. */
+	g = cand(v, n, "rw", "/srv/rw");
+	ck_assert(g != NULL && !g->refused && !g->write && g->exec);
+	ck_assert(strstr(g->why, "no-delete") != NULL);
+	/* Only "D/" + "**" is a directory shape (an escaped star is literal). */
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(strcmp(v[i].rule, "shapes") != 0 ||
+			      strcmp(v[i].dir, "/e*") == 0, "%s", v[i].dir);
+	g = cand(v, n, "shapes", "/e*");
+	ck_assert(g != NULL && !g->refused);
+	/* "/", "..", ".", empty components: refused, said why (a relative
+	 * glob is a parse error). */
+	g = cand(v, n, "bad", "/");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "/ (the whole") != NULL);
+	g = cand(v, n, "bad", "/x/..");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "\"..\"") != NULL);
+	g = cand(v, n, "bad", "/x/./y");
+	ck_assert(g != NULL && g->refused);
+	/* A doubled slash is one (the policy reads it so), not a trap. */
+	ck_assert_ptr_null(cand(v, n, "bad", "/x//y"));
+	ck_assert_ptr_nonnull(cand(v, n, "bad", "/x/y"));
+	/* Read without list is not enough for a directory grant. */
+	g = cand(v, n, "read-only-op", "/r");
+	ck_assert(g != NULL && g->refused);
+	/* After the allow rule: a rule naming a path below keeps the grant
+	 * off (approve too); a catch-all does not. */
+	g = cand(v, n, "after", "/late");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "late-deny") != NULL);
+	g = cand(v, n, "after", "/srv/rw2");
+	ck_assert(g != NULL && !g->refused && !g->write); /* no-delete before */
+	ws_policy_grants_free(v, n);
+	ws_policy_free(p);
+	/* No policy: nothing. */
+	ck_assert_int_eq(ws_policy_grants(NULL, &v, &n), 0);
+	ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+/*
+ * The shipped policies never grant anything in HOME (~/.ssh, ~/.config
+ * and the like) by their rules: what is left standing here is only the
+ * project, the git root and /tmp, which wsrun's own checks handle
+ * (inside or above the workspace; /tmp never).
+ */
+START_TEST(grant_candidates_shipped)
+{
+	const char *names[] = {"dev-safe", "ci", "read-only"};
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct ws_policy *p = shipped(names[k]);
+		struct ws_policy_grant *v;
+		size_t n;
+
+		ck_assert_int_eq(ws_policy_grants(p, &v, &n), 0);
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].refused)
+				continue;
+			ck_assert_msg(strncmp(v[i].dir, "/home/u", 7) != 0,
+				      "%s: %s grants %s", names[k], v[i].rule, v[i].dir);
+			ck_assert_msg(strcmp(v[i].dir, "/w/proj") == 0 ||
+				      strcmp(v[i].dir, "/w") == 0 ||
+				      strcmp(v[i].dir, "/tmp") == 0,
+				      "%s: %s grants %s", names[k], v[i].rule, v[i].dir);
+		}
+		ws_policy_grants_free(v, n);
+		ws_policy_free(p);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -828,6 +949,8 @@ suite(void)
 	tcase_add_test(tc, render);
 	tcase_add_test(tc, log_quote);
 	tcase_add_test(tc, gate);
+	tcase_add_test(tc, grant_candidates);
+	tcase_add_test(tc, grant_candidates_shipped);
 	tcase_add_test(tc, find);
 	tcase_add_test(tc, load_errors);
 	tcase_add_test(tc, shipped_dev_safe);
