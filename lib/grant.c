@@ -266,8 +266,21 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 /* A write grant holding a guarded entry, or inside a guarded directory,
  * would let the command change a later call's boundary or rules. */
 static bool
-ws__check_guards(struct ws_policy_grant *g, const struct ws_guarded *gd, size_t ng)
+ws__check_guards(struct ws_ctx *ws, struct ws_policy_grant *g,
+		 const struct ws_guarded *gd, size_t ng)
 {
+	/*
+	 * wstools' own places (configuration, policies) count whether they
+	 * exist or not: a command must not create the next call's config.
+	 * ws_guarded_list() made their spellings canonical.
+	 */
+	for (size_t i = 0; g->write && i < ws->nguard; i++)
+		if (ws_path_within(g->dir, ws->guard[i], NULL) ||
+		    ws_path_within(ws->guard[i], g->dir, NULL)) {
+			ws__refuse(g, "never granted read-write: it holds or is in "
+				   "wstools' own %s", ws->guard[i]);
+			return false;
+		}
 	for (size_t i = 0; g->write && i < ng; i++)
 		if (ws_path_within(g->dir, gd[i].real, NULL) ||
 		    (gd[i].dir && gd[i].kind != WS_GUARD_ANCHOR &&
@@ -453,7 +466,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
 
-		if (!g->granted || !ws__check_guards(g, gd, ng) ||
+		if (!g->granted || !ws__check_guards(ws, g, gd, ng) ||
 		    !ws__check_mounts(g, mp, nmp) || !ws__open(g, root))
 			continue;
 		if (fstat(g->fd, &st) < 0 || ws__ids_has(&above, &st)) {

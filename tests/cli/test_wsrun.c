@@ -82,12 +82,16 @@ mode_env(int i)
 	return buf;
 }
 
+/* One more NAME=VALUE for the next runs, or NULL. */
+static const char *run_extra_env;
+
 /* Run wsrun --json in the workspace with a layer set and arguments. */
 static void
 runm(struct wst_run *r, int mode, const char *stdin_data,
      const char *const *args)
 {
-	const char *env[4] = {mode_env(mode), "WST_SECRET=" ENVSECRET, NULL};
+	const char *env[5] = {mode_env(mode), "WST_SECRET=" ENVSECRET, NULL,
+			      run_extra_env, NULL};
 	const char *argv[64];
 	size_t n = 0;
 	char hv[4200];
@@ -510,7 +514,7 @@ START_TEST(policy_grants_refused)
 {
 	struct wst_run r;
 	char *gb = grant_base(), *pfile, *saved_ws, *wsg, *anc;
-	char pol[16384], cmd[8192], dots[PATH_MAX * 2];
+	char pol[16384], cmd[8192], dots[PATH_MAX * 2], xdg[PATH_MAX + 32];
 	bool can = _i != 2;
 
 	/* The workspace in gb, so that gb is an ancestor outside /tmp. */
@@ -550,14 +554,21 @@ START_TEST(policy_grants_refused)
 		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"holds-ro\", \"paths\": [\"%s/w/**\"],"
 		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"config\", \"paths\": [\"%s/cfg/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		 " \"decision\": \"allow\"}]}",
-		 gb, dots, anc, home, gb, gb, gb);
+		 gb, dots, anc, home, gb, gb, gb, gb);
 	wst_write(gb, "pol/grant.json", pol);
 	snprintf(cmd, sizeof(cmd),
 		 "cat %s/secret %s/secret %s/d/secret %s/d/open; head -c 5 /etc/shadow;"
-		 "echo x > %s; echo x > %s/w/ro/keep; echo x > %s/w/new; exit 0",
-		 outside, home, gb, gb, pfile, gb, gb);
+		 "echo x > %s; echo x > %s/w/ro/keep; echo x > %s/w/new;"
+		 "mkdir %s/cfg/wstools; exit 0",
+		 outside, home, gb, gb, pfile, gb, gb, gb);
+	/* wstools' configuration place, which does not exist yet. */
+	wst_mkdir(gb, "cfg");
+	snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s/cfg", gb);
+	run_extra_env = xdg;
 	{
 		char ro[PATH_MAX + 16];
 
@@ -565,6 +576,7 @@ START_TEST(policy_grants_refused)
 		ws = wsg;
 		RUNM(&r, _i, "--policy", pfile, "--allow-read", ro, "-c", cmd);
 		ws = saved_ws;
+		run_extra_env = NULL;
 	}
 	expect_ran(&r, 0);
 	ck_assert(!granted(&r, "dots", NULL, NULL));
@@ -597,6 +609,10 @@ START_TEST(policy_grants_refused)
 		free(txt);
 	}
 	ck_assert(!exists_in(gb, "w/new"));
+	ck_assert(!granted(&r, "config", NULL, NULL));
+	ck_assert_msg(strstr(grant_why(&r, "config", NULL), "wstools' own") != NULL,
+		      "%s", grant_why(&r, "config", NULL));
+	ck_assert(!exists_in(gb, "cfg/wstools"));
 	wst_run_free(&r);
 	wst_rmrf(gb);
 	free(gb);
