@@ -307,13 +307,22 @@ json_layers_compact(struct ws_jw *jw, const struct ws_isolation *iso)
 	ws_jw_kbool(jw, "unix_outside_blocked", iso->unix_outside_blocked);
 }
 
-/* What the policy's rules of directory shape added (ws/grant.h). */
+/*
+ * What the policy's rules of directory shape added (ws/grant.h); compact
+ * (under --args, for a model): only what was granted, and nothing at all
+ * when nothing was.
+ */
 static void
-json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n)
+json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
+	    bool compact)
 {
+	if (compact && ws_grants_count(v, n) == 0)
+		return;
 	ws_jw_key(jw, "policy_grants");
 	ws_jw_arr(jw);
 	for (size_t i = 0; i < n; i++) {
+		if (compact && !v[i].granted)
+			continue;
 		ws_jw_obj(jw);
 		ws_jw_kstr(jw, "rule", v[i].rule);
 		ws_jw_kstr(jw, "path", v[i].dir);
@@ -401,7 +410,7 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 	else
 		json_layers(&jw, &r->iso, false);
 	if (r->grants != NULL)
-		json_grants(&jw, r->grants, r->ngrants);
+		json_grants(&jw, r->grants, r->ngrants, compact);
 	ws_jw_obj_end(&jw);
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
@@ -459,7 +468,7 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 		}
 		ws_jw_obj_end(&jw);
 		if (ws->policy != NULL)
-			json_grants(&jw, gv, ngv);
+			json_grants(&jw, gv, ngv, false);
 		ws_jw_obj_end(&jw);
 		ws_cli_json_end(cli, &jw);
 		ws_policy_grants_free(gv, ngv);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -416,6 +417,11 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	bool any_write = false;
 	int root = -1, rc = 0;
 
+	if (home == NULL || home[0] == '\0') {
+		const struct passwd *pw = getpwuid(getuid());
+
+		home = pw != NULL ? pw->pw_dir : NULL;
+	}
 	if (home != NULL && (home[0] != '/' || strcmp(home, "/") == 0))
 		home = NULL;
 	if (tmpdir != NULL && (tmpdir[0] != '/' || strcmp(tmpdir, "/") == 0))

@@ -403,6 +403,8 @@ START_TEST(policy_grants_read_write)
 		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"rw\", \"paths\": [\"%s/rw/**\"],"
 		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"empty-var\", \"paths\": [\"${WST_UNSET_VAR:-}/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		 " \"decision\": \"allow\"}]}", gb, gb);
 	wst_write(base, "grant.json", pol);
@@ -426,6 +428,23 @@ START_TEST(policy_grants_read_write)
 		/* A granted directory may hold a host socket: connect is off. */
 		ck_assert_ptr_nonnull(strstr(r.out, "seccomp (connect denied)"));
 	wst_run_free(&r);
+	if (_i == 0) {
+		cJSON *g, *v;
+		int n = 0;
+
+		/* --probe says what the policy would add. */
+		RUNM(&r, _i, "--policy", pfile, "--probe");
+		v = wst_output(&r, "policy_grants");
+		cJSON_ArrayForEach(g, v)
+			n += cJSON_IsTrue(cJSON_GetObjectItem(g, "granted"));
+		ck_assert_msg(n == 2 && cJSON_GetArraySize(v) == 3, "%s", r.out);
+		wst_run_free(&r);
+		/* Under --args (compact), only what was granted. */
+		RUNM(&r, _i, "--policy", pfile, "--args", "{\"command\": \"true\"}");
+		v = cJSON_GetObjectItem(wst_output(&r, "isolation"), "policy_grants");
+		ck_assert_msg(cJSON_GetArraySize(v) == 2, "%s", r.out);
+		wst_run_free(&r);
+	}
 	wst_rmrf(gb);
 	free(gb);
 	free(pfile);
