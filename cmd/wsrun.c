@@ -483,13 +483,14 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 			fprintf(ws_out(), ": %s", iso.layer[l].why);
 		ws_out_putc('\n');
 	}
+	/* Before the verdict, which stays the last line. */
+	print_grants(ws_out(), "", gv, ngv);
+	fflush(ws_out());
 	if (runs)
 		printf("verdict: --isolate auto runs commands here with %s\n", why);
 	else
 		printf("verdict: --isolate auto refuses to run commands here "
 		       "(SANDBOX_UNAVAILABLE): %s\n", why);
-	fflush(stdout);
-	print_grants(ws_out(), "", gv, ngv);
 	ws_policy_grants_free(gv, ngv);
 	return 0;
 }
