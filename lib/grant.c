@@ -492,6 +492,17 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 			continue;
 		}
 	}
+	/* One directory named by several rules is granted once, with the
+	 * most any of them allows (the first match decides per operation). */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; v[i].granted && k < i; k++)
+			if (v[k].granted && strcmp(v[k].dir, v[i].dir) == 0) {
+				v[k].write = v[k].write || v[i].write;
+				v[k].exec = v[k].exec || v[i].exec;
+				close(v[i].fd);
+				v[i].fd = -1;
+				ws__skip(&v[i], "granted by rule \"%s\"", v[k].rule);
+			}
 	/*
 	 * Landlock adds: a write grant would make writable what is granted
 	 * read-only inside it (--allow-read, another rule's read grant).

@@ -1,0 +1,249 @@
+/*
+ * test_grant.c - the file-system side of a policy's grants to a wsrun
+ * command (lib/grant.c): what is opened, on which descriptor, and what is
+ * never granted whatever the policy says.
+ *
+ * The grant directories live in the current directory (the build tree)
+ * or /var/cache, never under /tmp, TMPDIR or HOME, which are never
+ * granted; so does the workspace.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wstest.h"
+#include "ws/error.h"
+#include "ws/grant.h"
+#include "ws/sandbox.h"
+#include "ws/workspace.h"
+
+static char *W, *G;
+static struct ws_ctx ws;
+
+static void
+setup(void)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char cwd[PATH_MAX], tmpl[PATH_MAX + 32], real[PATH_MAX];
+	bool in_tmp;
+
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	in_tmp = strncmp(cwd, "/tmp", 4) == 0 || strncmp(cwd, "/var/tmp", 8) == 0 ||
+		 strncmp(cwd, "/dev/", 5) == 0 || strncmp(cwd, "/run", 4) == 0 ||
+		 (tmpdir != NULL && *tmpdir && strncmp(cwd, tmpdir, strlen(tmpdir)) == 0);
+	snprintf(tmpl, sizeof(tmpl), "%s/wst-grant.XXXXXX", in_tmp ? "/var/cache" : cwd);
+	ck_assert_msg(mkdtemp(tmpl) != NULL, "mkdtemp %s: %s", tmpl, strerror(errno));
+	ck_assert_ptr_nonnull(realpath(tmpl, real));
+	G = strdup(real);
+	/* The workspace in G too: outside /tmp, which is refused first. */
+	W = wst_path(G, "ws");
+	wst_mkdir(W, "src");
+	wst_write(G, "data/file", "x\n");
+	wst_mkdir(G, "w/ro");
+	wst_mkdir(G, "w2/ro");
+	wst_mkdir(G, "home/.cache");
+	wst_mkdir(G, "tmpd/x");
+	wst_symlink("data", G, "link");
+	wst_symlink(W, G, "to-ws");
+	setenv("HOME", "/nonexistent-home", 1);
+	unsetenv("TMPDIR");
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+}
+
+static void
+teardown(void)
+{
+	ws_ctx_close(&ws);
+	wst_rmrf(G);
+	free(W);
+	free(G);
+}
+
+/* Candidates as ws_policy_grants() gives them: rel below G ("" for G),
+ * or an absolute path. */
+struct spec {
+	const char *path;
+	bool write, exec;
+};
+
+static struct ws_policy_grant *
+cands(const struct spec *s, size_t n)
+{
+	struct ws_policy_grant *v = calloc(n, sizeof(*v));
+
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "r%zu", i);
+		v[i].rule = strdup(name);
+		v[i].dir = s[i].path[0] == '/' ? strdup(s[i].path)
+		       : s[i].path[0] == '\0' ? strdup(G) : wst_path(G, s[i].path);
+		v[i].write = s[i].write;
+		v[i].exec = s[i].exec;
+		v[i].fd = -1;
+	}
+	return v;
+}
+
+static void
+expect(const struct ws_policy_grant *g, bool granted, const char *why)
+{
+	ck_assert_msg(g->granted == granted, "%s: granted %d (%s)", g->dir,
+		      g->granted, g->why);
+	ck_assert_msg(granted == (g->fd >= 0), "%s: fd %d", g->dir, g->fd);
+	if (why != NULL)
+		ck_assert_msg(strstr(g->why, why) != NULL, "%s: \"%s\" not in \"%s\"",
+			      g->dir, why, g->why);
+}
+
+START_TEST(opened_without_symlinks)
+{
+	const struct spec s[] = {
+		{"data", false, false},	     /* 0 granted */
+		{"link", false, false},	     /* 1 a symlink itself */
+		{"link/sub", false, false},  /* 2 a symlink on the way */
+		{"to-ws/src", true, false},  /* 3 through a link into the workspace */
+		{"missing", false, false},   /* 4 skipped */
+		{"data/file", false, false}, /* 5 not a directory */
+	};
+	struct ws_policy_grant *v = cands(s, 6);
+	struct stat a, b;
+	char *data = wst_path(G, "data");
+
+	ck_assert_int_eq(ws_grants_check(&ws, v, 6, NULL, NULL, 0), 0);
+	expect(&v[0], true, NULL);
+	/* The descriptor is the directory that was checked. */
+	ck_assert_int_eq(fstat(v[0].fd, &a), 0);
+	ck_assert_int_eq(stat(data, &b), 0);
+	ck_assert(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	expect(&v[1], false, "symlink");
+	expect(&v[2], false, "symlink");
+	expect(&v[3], false, "symlink");
+	expect(&v[4], false, "does not exist");
+	ck_assert(!v[4].refused);
+	expect(&v[5], false, "not a directory");
+	ck_assert_uint_eq(ws_grants_count(v, 6), 1);
+	ws_policy_grants_free(v, 6);
+	free(data);
+}
+END_TEST
+
+START_TEST(never_granted)
+{
+	char home[PATH_MAX + 16], tmpd[PATH_MAX + 16];
+	const struct spec s[] = {
+		{"/", false, false},	      /* 0 */
+		{"/etc", false, false},	      /* 1 */
+		{"/etc/ssh", false, false},   /* 2 */
+		{"/proc/self", false, false}, /* 3 */
+		{"/usr/share", true, false},  /* 4 */
+		{"/opt", true, false},	      /* 5 */
+		{"/tmp", true, false},	      /* 6 */
+		{"home", false, false},	      /* 7 HOME */
+		{"", false, false},	      /* 8 above HOME */
+		{"home/.cache", false, false},/* 9 in HOME: allowed */
+		{"tmpd/x", true, false},      /* 10 in TMPDIR */
+	};
+	struct ws_policy_grant *v = cands(s, 11);
+
+	snprintf(home, sizeof(home), "%s/home", G);
+	snprintf(tmpd, sizeof(tmpd), "%s/tmpd", G);
+	setenv("HOME", home, 1);
+	setenv("TMPDIR", tmpd, 1);
+	ck_assert_int_eq(ws_grants_check(&ws, v, 11, NULL, NULL, 0), 0);
+	for (int i = 0; i <= 6; i++)
+		expect(&v[i], false, "never granted");
+	expect(&v[1], false, "/etc");
+	expect(&v[3], false, "/proc");
+	expect(&v[7], false, "HOME");
+	expect(&v[8], false, "never granted");
+	expect(&v[9], true, NULL);
+	expect(&v[10], false, "TMPDIR");
+	ws_policy_grants_free(v, 11);
+}
+END_TEST
+
+START_TEST(boundary_kept)
+{
+	char *priv = wst_path(G, "w2");
+	const struct spec s[] = {
+		{W, false, false},		/* 0 the workspace: nothing to add */
+		{"/src", false, false},		/* 1 placeholder, set below */
+		{"", false, false},		/* 2 above the workspace */
+		{"w2", true, false},		/* 3 the private directory */
+		{"w2/ro", true, false},		/* 4 inside it */
+	};
+	struct ws_policy_grant *v = cands(s, 5);
+
+	free(v[1].dir);
+	v[1].dir = wst_path(W, "src");
+	ck_assert_int_eq(ws_grants_check(&ws, v, 5, priv, NULL, 0), 0);
+	expect(&v[0], false, "nothing to add");
+	ck_assert(!v[0].refused);
+	expect(&v[1], false, "nothing to add");
+	expect(&v[2], false, "holds the workspace");
+	expect(&v[3], false, "private");
+	expect(&v[4], false, "private");
+	ws_policy_grants_free(v, 5);
+	free(priv);
+}
+END_TEST
+
+START_TEST(merged_and_read_only_inside)
+{
+	char *ro = wst_path(G, "w2/ro");
+	const char *const ros[] = {ro};
+	const struct spec s[] = {
+		{"data", false, false}, /* 0 */
+		{"data", true, true},	/* 1 the same: merged into 0 */
+		{"w", true, false},	/* 2 holds 3, read: becomes read */
+		{"w/ro", false, false}, /* 3 */
+		{"w2", true, false},	/* 4 holds --allow-read w2/ro: read */
+	};
+	struct ws_policy_grant *v = cands(s, 5);
+	struct ws_sandbox_plan plan = {.cwd_fd = -1, .priv_fd = -1};
+
+	ck_assert_int_eq(ws_grants_check(&ws, v, 5, NULL, ros, 1), 0);
+	expect(&v[0], true, NULL);
+	ck_assert(v[0].write && v[0].exec);
+	expect(&v[1], false, "r0");
+	expect(&v[2], true, "read only");
+	ck_assert(!v[2].write);
+	expect(&v[3], true, NULL);
+	expect(&v[4], true, "read only");
+	ck_assert(!v[4].write);
+	/* Into a plan: the descriptors move, exec only where allowed. */
+	ck_assert_int_eq(ws_grants_add(v, 5, &plan), 0);
+	ck_assert_uint_eq(plan.npaths, 4);
+	ck_assert(plan.paths[0].write && !plan.paths[0].noexec);
+	ck_assert(!plan.paths[1].write && plan.paths[1].noexec);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_int_eq(v[i].fd, -1);
+	ws_sandbox_plan_free(&plan);
+	ws_policy_grants_free(v, 5);
+	free(ro);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("grant");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, opened_without_symlinks);
+	tcase_add_test(tc, never_granted);
+	tcase_add_test(tc, boundary_kept);
+	tcase_add_test(tc, merged_and_read_only_inside);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)
