@@ -78,7 +78,7 @@ cands(const struct spec *s, size_t n)
 
 	ck_assert_ptr_nonnull(v);
 	for (size_t i = 0; i < n; i++) {
-		char name[16];
+		char name[24];
 
 		snprintf(name, sizeof(name), "r%zu", i);
 		v[i].rule = strdup(name);
