@@ -604,6 +604,29 @@ ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
 	struct ws__place *nv;
 	int fd;
 
+	if (strchr(relin, '/') == NULL && relin[0] != '\0' &&
+	    strcmp(relin, ".") != 0 && strcmp(relin, "..") != 0) {
+		struct stat st;
+
+		/*
+		 * One name at the anchor's top (the literal guards): one
+		 * fstatat() on the anchor says what the walk below would
+		 * (its parent is the anchor itself), three calls fewer.
+		 */
+		if (fstatat(ws->anchors[a].fd, relin, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return 0;
+		nv = realloc(*out, (*n + 1) * sizeof(*nv));
+		if (nv == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*out = nv;
+		nv[*n].name = strdup(relin);
+		nv[*n].parent = strdup("");
+		nv[*n].anchor = a;
+		(*n)++;
+		if (nv[*n - 1].name == NULL || nv[*n - 1].parent == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return 0;
+	}
 	if ((rel = strdup(relin)) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	/* Existing (a file, a directory, a link): bound already. */
@@ -725,20 +748,20 @@ ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	/* wstools' own configuration places and policy directories. */
+	/*
+	 * wstools' own configuration places and policy directories, as
+	 * the context canonicalised them once (ws_ctx_guarded(); the plan
+	 * asked already): not a second readlink() per component.
+	 */
+	(void)ws_ctx_guarded(ws, "/", false);
 	for (size_t i = 0; rc == 0 && i < ws->nguard; i++) {
-		char *c = NULL;
 		const char *rest = NULL;
-		int a;
+		int a = ws_ctx_anchor_of_real(ws, ws->guard[i], &rest);
 
-		if (ws_canonical_path(ws->guard[i], &c) < 0)
-			continue;
-		a = ws_ctx_anchor_of_real(ws, c, &rest);
 		while (rest != NULL && *rest == '/')
 			rest++;
 		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0')
 			rc = ws__place_add(ws, a, rest, false, out, n);
-		free(c);
 	}
 	/* The literal persistence guards (.envrc, .vscode, rc files, ...)
 	 * at the top of every writable anchor. */
@@ -757,12 +780,17 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		  struct ws_run_result *r)
 {
 	for (size_t i = 0; i < n; i++) {
-		int fd = ws__open_beneath(ws, v[i].anchor, v[i].parent, true);
-		int dfd;
+		int fd, dfd;
 		struct stat st;
 		char *vp = NULL, rel[4352], **nl;
 
-		if (fd < 0)
+		/* Mostly nothing was made: at the anchor's top one fstatat()
+		 * on the anchor says so. */
+		if (v[i].parent[0] == '\0' &&
+		    fstatat(ws->anchors[v[i].anchor].fd, v[i].name, &st,
+			    AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			continue;
+		if ((fd = ws__open_beneath(ws, v[i].anchor, v[i].parent, true)) < 0)
 			continue;
 		dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		close(fd);
