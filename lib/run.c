@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -1057,6 +1058,19 @@ ws__init_main(struct ws__child *c)
 		}
 		c->cwd_fd = fd;
 	}
+	/*
+	 * The command starts only after wsrun has taken its snapshot of
+	 * what the call reverts; end of file: wsrun is gone.
+	 */
+	{
+		char go;
+		ssize_t n;
+
+		while ((n = read(c->sync_r, &go, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1)
+			_exit(WS_RUN_EXIT_FAILED);
+	}
 	/* vfork: no copy of the address space (a fork costs ~1 ms). */
 	cmd = vfork();
 	if (cmd < 0) {
@@ -1633,7 +1647,13 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 				  plan.nboundary, plan.nboundary == 1 ? "y" : "ies");
 		goto out;
 	}
-	if (o->isolate != WS_ISOLATE_NONE &&
+	/*
+	 * What the command may create and the call reverts, as it is
+	 * before the command runs.  The namespace init builds the root
+	 * meanwhile and starts the command only once this is taken (see
+	 * below); the direct child is the command at once.
+	 */
+	if (o->isolate != WS_ISOLATE_NONE && !r->iso.layer[WS_LAYER_PIDNS].planned &&
 	    (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0)
 		goto out;
 	/* A user namespace's init copies the trees itself (see there). */
@@ -1647,7 +1667,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
 	    pipe2(repp, O_CLOEXEC) < 0 || pipe2(statp, O_CLOEXEC) < 0 ||
-	    pipe2(syncp, O_CLOEXEC) < 0) {
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) < 0) {
 		rc = ws_error_errno(errno, NULL, "pipe");
 		goto out;
 	}
@@ -1730,9 +1750,25 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	if (plan.userns) {
 		/* The same ids inside; then init may go on. */
 		if ((rc = ws__userns_map(proc.pid)) < 0 ||
-		    write(syncp[1], "g", 1) != 1) {
+		    send(syncp[1], "g", 1, MSG_NOSIGNAL) != 1) {
 			if (rc == 0)
 				rc = ws_error_errno(errno, NULL, "user namespace");
+			goto out;
+		}
+	}
+	if (proc.pidns) {
+		/*
+		 * The snapshot while init builds the root (on the other CPU,
+		 * if there is one), then the word that lets it start the
+		 * command.
+		 */
+		if (o->isolate != WS_ISOLATE_NONE &&
+		    (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0)
+			goto out;
+		/* Gone already (its setup failed): its report says why. */
+		if (send(syncp[1], "s", 1, MSG_NOSIGNAL) != 1 && errno != EPIPE &&
+		    errno != ECONNRESET) {
+			rc = ws_error_errno(errno, NULL, "sync");
 			goto out;
 		}
 	}
