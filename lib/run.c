@@ -1792,11 +1792,17 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 			ipid = np;
 			pf[np++] = (struct pollfd){.fd = proc.pidfd, .events = POLLIN};
 		}
-		if (repp[0] >= 0) {
+		/*
+		 * The report and the status are read once the process is gone
+		 * (they wait in their pipes): no wake-up when the command's
+		 * exec closes the report pipe, or when init writes its status
+		 * just before it exits.
+		 */
+		if (repp[0] >= 0 && exited) {
 			ir = np;
 			pf[np++] = (struct pollfd){.fd = repp[0], .events = POLLIN};
 		}
-		if (statp[0] >= 0) {
+		if (statp[0] >= 0 && exited) {
 			is = np;
 			pf[np++] = (struct pollfd){.fd = statp[0], .events = POLLIN};
 		}
