@@ -1044,7 +1044,13 @@ ws__init_main(struct ws__child *c)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (c->plan->netns && (rc = ws_sandbox_loopback_up()) < 0) {
+	/*
+	 * Loopback up: the command's own servers, when it may open an
+	 * Internet socket at all.  Under the seccomp filter (no --net) only
+	 * AF_UNIX sockets exist, and nothing could use it: the ~0.4 ms it
+	 * takes (the kernel's IPv4 and IPv6 set-up of the device) is saved.
+	 */
+	if (c->plan->netns && !c->seccomp && (rc = ws_sandbox_loopback_up()) < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, "loopback up");
 		_exit(WS_RUN_EXIT_FAILED);
 	}
