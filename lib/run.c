@@ -1003,6 +1003,22 @@ ws__init_wait(pid_t cmd, int status_w)
 			break;
 		}
 	}
+	/*
+	 * Nothing the command started outlives it: kill and reap the rest
+	 * here, so that the status means the tree is gone and wsrun may go
+	 * on without waiting for init's own exit (which tears the
+	 * namespaces down: a few hundred microseconds).
+	 */
+	kill(-1, SIGKILL);
+	for (;;) {
+		int wst;
+		pid_t w = wait4(-1, &wst, 0, &ru);
+
+		if (w > 0 && ru.ru_maxrss > maxrss)
+			maxrss = ru.ru_maxrss;
+		if (w < 0 && errno != EINTR)
+			break;
+	}
 	rep[0] = st;
 	rep[1] = (int32_t)maxrss;
 	rep[2] = 1;
@@ -1085,7 +1101,11 @@ ws__init_main(struct ws__child *c)
 	}
 	if (cmd == 0)
 		ws__exec_child(c);
+	/* The output pipes end with the command's tree, not with init. */
 	close(c->rep_w);
+	close(c->out_w);
+	if (c->err_w != c->out_w)
+		close(c->err_w);
 	ws__init_wait(cmd, c->status_w);
 	_exit(0);
 }
@@ -1561,7 +1581,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws__place *places = NULL;
 	size_t nplaces = 0;
 	int32_t irep[3] = {0, 0, 0};
-	bool got_rep = false, got_status = false, exited = false;
+	bool got_rep = false, got_status = false, exited = false, reap_later = false;
 	int cancelled = 0;
 	char **argv = NULL, *cmdline = NULL;
 	long long start = ws__now_ms(), deadline, killtime = -1;
@@ -1799,16 +1819,15 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 			pf[np++] = (struct pollfd){.fd = proc.pidfd, .events = POLLIN};
 		}
 		/*
-		 * The report and the status are read once the process is gone
-		 * (they wait in their pipes): no wake-up when the command's
-		 * exec closes the report pipe, or when init writes its status
-		 * just before it exits.
+		 * The report is read once the process is gone (it waits in its
+		 * pipe): no wake-up when the command's exec closes the pipe.
+		 * init's status says the tree is gone (see ws__init_wait()).
 		 */
 		if (repp[0] >= 0 && exited) {
 			ir = np;
 			pf[np++] = (struct pollfd){.fd = repp[0], .events = POLLIN};
 		}
-		if (statp[0] >= 0 && exited) {
+		if (statp[0] >= 0) {
 			is = np;
 			pf[np++] = (struct pollfd){.fd = statp[0], .events = POLLIN};
 		}
@@ -1880,6 +1899,12 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 
 			got_status = n == (ssize_t)sizeof(irep);
 			ws__close(&statp[0]);
+			if (got_status && proc.pidns && !exited) {
+				/* Reaped later: init's exit is the teardown. */
+				exited = true;
+				reap_later = true;
+				killtime = -1;
+			}
 		}
 		if (ip >= 0 && pf[ip].revents) {
 			ssize_t n = pf[ip].revents & POLLOUT ?
@@ -1991,6 +2016,10 @@ out:
 	ws__env_free(&env);
 	ws__free_argv(argv);
 	free(cmdline);
+	/* Last: what came before overlapped init's exit (the teardown). */
+	if (reap_later)
+		while (waitpid(proc.pid, NULL, 0) < 0 && errno == EINTR)
+			;
 	return rc;
 }
 
