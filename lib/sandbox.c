@@ -1118,6 +1118,7 @@ ws__mask_blocked(char *msg, size_t len)
 	struct stat seen[sizeof(dirs) / sizeof(dirs[0])];
 	struct ws__masked done = {.n = 0};
 	struct stat empty;
+	DIR *dir;
 	int rc = 0;
 
 	/* A name that leads to a masked file leads to the empty source. */
@@ -1141,6 +1142,25 @@ ws__mask_blocked(char *msg, size_t len)
 				      seen[e].st_dev == seen[d].st_dev);
 		if (dup)
 			continue;
+		/*
+		 * A small directory (one block: /usr/local/bin is mostly
+		 * empty) is read once, and only the names it holds are
+		 * looked at: a call or two instead of a lookup per name.
+		 */
+		if (seen[d].st_size <= 4096 && (dir = opendir(path)) != NULL) {
+			struct dirent *de;
+
+			while (rc == 0 && (de = readdir(dir)) != NULL)
+				for (size_t i = 0; rc == 0 && i < sizeof(ws__blocked_bins) /
+						     sizeof(ws__blocked_bins[0]); i++)
+					if (strcmp(de->d_name, ws__blocked_bins[i]) == 0) {
+						snprintf(path, sizeof(path), WS__NEWROOT
+							 "%s/%s", dirs[d], de->d_name);
+						rc = ws__mask_bin(path, &done, msg, len);
+					}
+			closedir(dir);
+			continue;
+		}
 		for (size_t i = 0; rc == 0 && i < sizeof(ws__blocked_bins) /
 					     sizeof(ws__blocked_bins[0]); i++) {
 			snprintf(path, sizeof(path), WS__NEWROOT "%s/%s", dirs[d],
