@@ -832,7 +832,6 @@ struct ws__child {
 	int in_fd, out_w, err_w, rep_w, status_w, sync_r;
 	bool pidns, landlock, seccomp, caps;
 	int cwd_fd;
-	const cpu_set_t *affinity; /* the command's CPUs, where init is pinned */
 	int parent_fds[8]; /* the parent's ends of the pipes, -1 padded */
 };
 
@@ -921,9 +920,6 @@ ws__exec_child(struct ws__child *c)
 		setsid();
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	}
-	/* The command runs wherever wsrun might (see ws__pin_here()). */
-	if (c->affinity != NULL)
-		sched_setaffinity(0, sizeof(*c->affinity), c->affinity);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
@@ -1242,31 +1238,6 @@ ws__userns_map(pid_t pid)
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
 				    "user namespace: gid_map: %s", strerror(-rc));
 	return 0;
-}
-
-/*
- * Keep the namespace init on the CPU wsrun runs on (orig: the CPUs it may
- * use, to be given back).  wsrun, init and the command hand over to one
- * another five times before the command runs and after it ends (clone,
- * vfork, exec, exit, status), each waiting for the other: on one CPU
- * each hand-over is a switch; spread over two, each is a wake-up of an
- * idle CPU, which in a virtual machine can cost hundreds of
- * microseconds.  Only init stays pinned: wsrun gives itself its CPUs back
- * after the clone, and the command before its exec.
- */
-static bool
-ws__pin_here(cpu_set_t *orig)
-{
-	cpu_set_t one;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0 || cpu >= CPU_SETSIZE ||
-	    sched_getaffinity(0, sizeof(*orig), orig) < 0 ||
-	    CPU_COUNT(orig) < 2 || !CPU_ISSET(cpu, orig))
-		return false;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(one), &one) == 0;
 }
 
 /* The namespace init: a fork into new namespaces (clone3 for the pidfd). */
@@ -1591,7 +1562,6 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws__proc proc = {.pid = -1, .pidfd = -1, .cg_fd = -1};
 	struct ws__child ch;
 	struct ws__report rep;
-	cpu_set_t affinity;
 	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, repp[2] = {-1, -1};
 	int statp[2] = {-1, -1}, syncp[2] = {-1, -1}, inp[2] = {-1, -1};
 	int in_fd = -1, status_raw = 0, rc, err_w;
@@ -1771,14 +1741,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 			       inp[1], -1, -1},
 	};
 	fflush(NULL);
-	if (proc.pidns) {
-		bool pinned = ws__pin_here(&affinity);
-
-		ch.affinity = pinned ? &affinity : NULL;
+	if (proc.pidns)
 		proc.pid = ws__clone(flags, -1, &proc.pidfd);
-		if (pinned && proc.pid != 0)
-			sched_setaffinity(0, sizeof(affinity), &affinity);
-	} else
+	else
 		proc.pid = ws__spawn_direct(&ch, proc.cg_fd, &proc.pidfd);
 	if (proc.pid < 0) {
 		*userns_refused = plan.userns && errno == EPERM;

@@ -636,30 +636,6 @@ END_TEST
  * (nosuid inside, but not on the host): chmod, fchmod and fchmodat refuse
  * the bits, whatever the layer set that holds seccomp.
  */
-/*
- * The namespace init is pinned to wsrun's CPU (fewer cross-CPU wake-ups);
- * the command is not: it may use every CPU wsrun may (1 of 2 would halve
- * a make -j).
- */
-START_TEST(command_keeps_cpus)
-{
-	struct wst_run r;
-	char want[256] = "", line[256];
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "Cpus_allowed_list:", 18) == 0)
-			snprintf(want, sizeof(want), "%s", line);
-	if (f != NULL)
-		fclose(f);
-	ck_assert_str_ne(want, "");
-	RUNM(&r, 0, "--", "grep", "Cpus_allowed_list", "/proc/self/status");
-	expect_ran(&r, 0);
-	ck_assert_str_eq(out_str(&r, "stdout"), want);
-	wst_run_free(&r);
-}
-END_TEST
-
 START_TEST(no_setid_bits)
 {
 	struct wst_run r;
@@ -1474,7 +1450,6 @@ suite(void)
 	tcase_add_loop_test(tf, confine_guards, 0, nm);
 	tcase_add_loop_test(tf, masked_binaries, 0, nm);
 	tcase_add_loop_test(tf, no_setid_bits, 0, nm);
-	tcase_add_test(tf, command_keeps_cpus);
 	tcase_add_test(tf, guards_own_policy);
 	tcase_add_test(tf, guards_anchor_spelling);
 	tcase_add_test(tf, guards_parents_pinned);
