@@ -2,8 +2,11 @@
 # bench_wsrun.sh - what a confined command costs: wsrun -- true against
 # true itself, bwrap and proot, the cost of each layer (switched off with
 # the test-only WS_RUN_DISABLE knob), and a build-like loop.
-# Targets (issue 8): at most 3 ms median over `true` with the default
-# layers, below bwrap; the loop within 1.1x of running it directly.
+# Targets (issue 8): below bwrap (the must we can meet), the loop within
+# 1.1x of running it directly; the issue's "at most 3 ms over `true`" is
+# printed beside the floor of any supervisor here: a static program that
+# only forks, execs and waits (built below), whose own cost over `true`
+# is what starting one more process costs on this machine.
 source "$(dirname "$0")/lib.sh"
 need hyperfine hyperfine
 need bwrap bubblewrap
@@ -13,6 +16,33 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 runs=${RUNS:-100}
+
+# The floor: fork, exec argv[1..], wait, exit with its status; static, so
+# no dynamic loading is counted.  What any supervisor costs at least.
+cat >"$tmp/few.c" <<'C'
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int st = 0;
+	pid_t p;
+
+	if (argc < 2 || (p = fork()) < 0)
+		return 127;
+	if (p == 0) {
+		execvp(argv[1], argv + 1);
+		_exit(127);
+	}
+	while (waitpid(p, &st, 0) < 0)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+C
+floor=
+if cc -O2 -static -o "$tmp/forkexec" "$tmp/few.c" 2>/dev/null ||
+	cc -O2 -o "$tmp/forkexec" "$tmp/few.c" 2>/dev/null; then
+	floor="static fork+exec+wait true (the floor)=$tmp/forkexec true"
+fi
 
 # table RUNS NAME=CMD...: one hyperfine run over every command (so that
 # they share the machine's load), medians, the difference to the first
@@ -54,6 +84,7 @@ but() { # the layer list without the given ones
 echo "== wsrun -- true against the alternatives ($runs runs each)"
 table "$runs" \
 	"true=true" \
+	${floor:+"$floor"} \
 	"wsrun true (default layers)=$bin/wsrun --workspace $tmp true" \
 	"bwrap --ro-bind / / --unshare-net true=bwrap --ro-bind / / --unshare-net true" \
 	"proot true=proot true"
@@ -88,11 +119,13 @@ m = {k: float(v) for k, v in m.items()}
 t, w = m["true"], m["wsrun true (default layers)"]
 b = m["bwrap --ro-bind / / --unshare-net true"]
 n = m["nothing (--isolate none, all off)"] - m["env true"]
+f = m.get("static fork+exec+wait true (the floor)")
 loop = m["wsrun -c LOOP"] / m["sh -c LOOP"]
 def row(what, val, ok, goal):
     print(f"  {what:44s} {val:>10s}  {'met' if ok else 'MISSED':6s} ({goal})")
-row("wsrun true - true (default layers)", f"{w - t:+.2f} ms", w - t <= 3, "<= 3 ms; goal <= 1 ms")
-row("wsrun true vs bwrap", f"{w / b:.2f}x", w < b, "below bwrap")
+row("wsrun true vs bwrap (must)", f"{w / b:.2f}x", w < b, f"below bwrap, {w - b:+.2f} ms")
+floor = f"floor here: {f - t:+.2f} ms, a static fork+exec+wait" if f else "no cc: floor not measured"
+row("wsrun true - true (default layers)", f"{w - t:+.2f} ms", w - t <= 3, "<= 3 ms; goal <= 1 ms; " + floor)
 row("--isolate none, all off - env true", f"{n:+.2f} ms", True, "wsrun's own cost")
 row("build-like loop, wsrun / direct", f"{loop:.2f}x", loop <= 1.1, "<= 1.1x")
 PY
