@@ -55,6 +55,14 @@ void wst_run(struct wst_run *r, const char *stdin_data, const char *tool, ...)
 	__attribute__((sentinel));
 void wst_run_free(struct wst_run *r);
 
+/*
+ * Exec build/cmd/<tool> with argv (argv[0] is dropped: the tool gets its
+ * path), as a test's own fork() child does when it needs what wst_runv()
+ * does not give (a terminal, pipes kept open); through WST_TOOL_WRAPPER
+ * where it is set, as wst_runv() does.  Returns only if the exec failed.
+ */
+void wst_execv(const char *tool, const char *const *argv);
+
 /* JSON helpers on a run: error code ("" if success), output member. */
 const char *wst_code(const struct wst_run *r);
 cJSON *wst_output(const struct wst_run *r, const char *key);
