@@ -16,5 +16,7 @@ int ws_cmd_wswrite(int argc, char **argv);
 int ws_cmd_wsgrep(int argc, char **argv);
 int ws_cmd_wsrun(int argc, char **argv);
 int ws_cmd_wspath(int argc, char **argv);
+/* The front door (wstools.c); its "call" runs the binaries above. */
+int ws_cmd_wstools(int argc, char **argv);
 
 #endif

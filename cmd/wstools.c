@@ -557,7 +557,7 @@ out:
 }
 
 int
-main(int argc, char **argv)
+ws_cmd_wstools(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);

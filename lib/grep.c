@@ -1374,6 +1374,8 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 				if (nb == NULL)
 					return ws_error_set(WS_ENOMEM, NULL,
 							    "out of memory");
+				/* Defined past the data too (wsg_worker_init). */
+				memset(nb + w->cap, 0, nc - w->cap);
 				w->buf = nb;
 				w->cap = nc;
 				continue;
@@ -1490,7 +1492,14 @@ wsg_worker_init(struct wsg_worker *w, struct wsg_run *r)
 	if (o->mode == WS_GREP_LIST)
 		return 0;
 	w->cap = WSG_CHUNK;
-	w->buf = malloc(w->cap);
+	/*
+	 * Zeroed, and kept defined when it grows: PCRE2's JIT searches with
+	 * 16-byte loads that may reach past the subject's end (within the
+	 * buffer; what lies there never changes a result), and memcheck
+	 * reports the branches on bytes never written as errors.  A fresh
+	 * zeroed allocation this size costs nothing (untouched pages).
+	 */
+	w->buf = calloc(1, w->cap);
 	w->md = pcre2_match_data_create(1, NULL);
 	w->mc = pcre2_match_context_create(NULL);
 	if (w->buf == NULL || w->md == NULL || w->mc == NULL)

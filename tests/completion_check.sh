@@ -3,7 +3,8 @@
 # options from --help and paths in the virtual view (through wsls), never
 # from the host.
 set -uo pipefail
-bindir=${1:?}
+# WST_BIN_DIR, where set, replaces BINDIR (tests/valgrind/run.sh).
+bindir=${WST_BIN_DIR:-${1:?}}
 comp=${2:?}
 export PATH="$bindir:$PATH"
 ws=$(mktemp -d /tmp/wscomp-XXXXXX)

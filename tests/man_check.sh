@@ -4,7 +4,8 @@
 # that SYNOPSIS and OPTIONS cannot drift from the binary.  Skips (exit 77)
 # when mandoc is not installed.
 set -euo pipefail
-bindir=${1:?usage: man_check.sh BINDIR MANDIR}
+# WST_BIN_DIR, where set, replaces BINDIR (tests/valgrind/run.sh).
+bindir=${WST_BIN_DIR:-${1:?usage: man_check.sh BINDIR MANDIR}}
 mandir=${2:?usage: man_check.sh BINDIR MANDIR}
 command -v mandoc >/dev/null 2>&1 || { echo "mandoc not installed: skipped"; exit 77; }
 fail=0

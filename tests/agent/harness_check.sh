@@ -4,7 +4,8 @@
 # a copy of the example workspace and give the results the README shows:
 # the same outcome per call from both, the escape refused, the edit made.
 set -uo pipefail
-bindir=$(cd "${1:?usage: harness_check.sh BINDIR}" && pwd)
+# WST_BIN_DIR, where set, replaces BINDIR (tests/valgrind/run.sh).
+bindir=$(cd "${WST_BIN_DIR:-${1:?usage: harness_check.sh BINDIR}}" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 command -v jq >/dev/null || { echo "harness_check: jq not installed, skipped"; exit 77; }
 export PATH=$bindir:$PATH

@@ -11,7 +11,8 @@
 # context pays for.  Exit status 0 when the task was done (the edits are
 # checked on disk at the end), 1 if not.
 set -uo pipefail
-bindir=${1:-build/cmd}
+# WST_BIN_DIR, where set, replaces BINDIR (tests/valgrind/run.sh).
+bindir=${WST_BIN_DIR:-${1:-build/cmd}}
 bindir=$(cd "$bindir" && pwd)
 wstools=$bindir/wstools
 [ -x "$wstools" ] || { echo "replay: no $wstools (build first)" >&2; exit 2; }

@@ -914,7 +914,7 @@ run_pty(const char *tool, const char *const *argv)
 		for (size_t i = 0; argv[i] != NULL && k < 31; i++)
 			av[k++] = argv[i];
 		av[k] = NULL;
-		execv(wst_bin(tool), (char *const *)av);
+		wst_execv(tool, av);
 		_exit(127);
 	}
 	for (;;) {

@@ -98,6 +98,11 @@ mcp_startv(struct mcp *m, const char *const *args)
 				goto again;
 			}
 		}
+		/*
+		 * Exec'd as it is, even in the valgrind step: its
+		 * run_command runs wsrun in this process, and valgrind does
+		 * not know wsrun's sandbox calls (tests/valgrind/run.sh).
+		 */
 		execv(av[0], (char *const *)av);
 		_exit(127);
 	}

@@ -799,7 +799,7 @@ run_limited(rlim_t limit, const char *const *argv)
 			n++;
 		}
 		av[n] = NULL;
-		execv(av[0], (char *const *)av);
+		wst_execv("wswrite", av);
 		_exit(127);
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);

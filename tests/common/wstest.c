@@ -293,6 +293,17 @@ wrap_argv(const char *bin, const char *const *argv, char **words)
 	return av;
 }
 
+void
+wst_execv(const char *tool, const char *const *argv)
+{
+	char *words;
+	const char **av = wrap_argv(wst_bin(tool), argv + 1, &words);
+
+	execvp(av[0], (char *const *)av);
+	free(av);
+	free(words);
+}
+
 /* Whether tool runs go through a wrapper (they are then much slower). */
 static bool
 wrapped(void)

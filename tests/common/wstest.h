@@ -46,14 +46,23 @@ bool wst_exists(const char *path); /* lstat succeeds */
  * entries "K=V" may be given in env (NULL-terminated, or NULL).  A run that
  * takes over 20 seconds is killed and reported as status -1.  With
  * WST_TOOL_WRAPPER set (words split at spaces, e.g. "valgrind -q
- * --error-exitcode=99"), the tool runs under it (wst_spawn() too), and the
- * limit is 200 seconds.
+ * --error-exitcode=99", or the valgrind step's build/tests/proxy, see
+ * tests/valgrind/run.sh), the tool runs under it (wst_spawn() and
+ * wst_execv() too), and the limit is 200 seconds.
  */
 void wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 	      const char *tool, const char *const *argv);
 void wst_run(struct wst_run *r, const char *stdin_data, const char *tool, ...)
 	__attribute__((sentinel));
 void wst_run_free(struct wst_run *r);
+
+/*
+ * Exec build/cmd/<tool> with argv (argv[0] is dropped: the tool gets its
+ * path), as a test's own fork() child does when it needs what wst_runv()
+ * does not give (a terminal, pipes kept open); through WST_TOOL_WRAPPER
+ * where it is set, as wst_runv() does.  Returns only if the exec failed.
+ */
+void wst_execv(const char *tool, const char *const *argv);
 
 /* JSON helpers on a run: error code ("" if success), output member. */
 const char *wst_code(const struct wst_run *r);
