@@ -417,7 +417,9 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	bool any_write = false;
 	int root = -1, rc = 0;
 
-	if (home == NULL || home[0] == '\0') {
+	/* A HOME the environment cannot be trusted with (unset, relative,
+	 * "/") is the password file's: the user's keys are still there. */
+	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0) {
 		const struct passwd *pw = getpwuid(getuid());
 
 		home = pw != NULL ? pw->pw_dir : NULL;

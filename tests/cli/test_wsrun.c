@@ -455,13 +455,15 @@ END_TEST
  * The attack that withdrew the first version: a command plants a symlink
  * under a granted directory (leaf: build -> hidden; component:
  * comp -> hidden, with a rule for comp/sub), and the next call's grant
- * must not follow it.
+ * must not follow it.  The same through a variable (the rule ${WST_GRANT_VAR}/...
+ * with the value top/venv): the policy resolves variables when it loads,
+ * so the symlink would be followed before openat2 could see it.
  */
 START_TEST(policy_grants_symlink_planted)
 {
 	struct wst_run r;
 	char *gb = grant_base(), *pfile = wst_path(base, "grant.json");
-	char pol[8192], cmd[8192], *leaf, *comp, *hidden;
+	char pol[8192], cmd[8192], varenv[PATH_MAX + 32], *leaf, *comp, *hidden;
 	bool can = _i != 2;
 
 	/* The target: beside top, granted by no rule (outside /tmp, so
@@ -480,12 +482,17 @@ START_TEST(policy_grants_symlink_planted)
 		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"comp\", \"paths\": [\"%s/**\"],"
 		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"var\", \"paths\": [\"${WST_GRANT_VAR}/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		 " \"decision\": \"allow\"}]}", gb, leaf, comp);
 	wst_write(base, "grant.json", pol);
+	snprintf(varenv, sizeof(varenv), "WST_GRANT_VAR=%s/top/venv", gb);
+	run_extra_env = varenv;
 	/* The first call plants them through its grant of top. */
-	snprintf(cmd, sizeof(cmd), "ln -s %s %s/top/build && ln -s %s %s/top/comp && echo PLANTED; true",
-		 hidden, gb, hidden, gb);
+	snprintf(cmd, sizeof(cmd), "ln -s %s %s/top/build && ln -s %s %s/top/comp && "
+		 "ln -s %s %s/top/venv && echo PLANTED; true",
+		 hidden, gb, hidden, gb, hidden, gb);
 	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
 	expect_ran(&r, 0);
 	ck_assert(strstr(out_str(&r, "stdout"), "PLANTED") != NULL || !can);
@@ -493,12 +500,14 @@ START_TEST(policy_grants_symlink_planted)
 	if (!can) {
 		wst_symlink(hidden, gb, "top/build");
 		wst_symlink(hidden, gb, "top/comp");
+		wst_symlink(hidden, gb, "top/venv");
 	}
-	/* The next call: both grants refused, hidden stays out. */
+	/* The next call: the grants refused, hidden stays out. */
 	snprintf(cmd, sizeof(cmd),
 		 "cat %s/secret %s/top/build/secret %s/top/comp/sub/secret;"
-		 "echo x > %s/top/build/new; echo x > %s/top/comp/sub/new; exit 0",
-		 hidden, gb, gb, gb, gb);
+		 "echo x > %s/top/build/new; echo x > %s/top/comp/sub/new;"
+		 "echo x > %s/new; exit 0",
+		 hidden, gb, gb, gb, gb, hidden);
 	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
 	expect_ran(&r, 0);
 	ck_assert_msg(strstr(out_str(&r, "stdout"), SECRET) == NULL, "%s", r.out);
@@ -506,6 +515,10 @@ START_TEST(policy_grants_symlink_planted)
 	ck_assert(!exists_in(hidden, "sub/new"));
 	ck_assert(!granted(&r, "leaf", NULL, NULL));
 	ck_assert(!granted(&r, "comp", NULL, NULL));
+	ck_assert(!granted(&r, "var", NULL, NULL));
+	ck_assert_msg(strstr(grant_why(&r, "var", NULL), "variable") != NULL,
+		      "%s", r.out);
+	run_extra_env = NULL;
 	if (can) {
 		ck_assert_msg(strstr(grant_why(&r, "leaf", NULL), "symlink") != NULL,
 			      "%s", r.out);
