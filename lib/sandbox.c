@@ -1474,18 +1474,47 @@ ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 	ws__deny(&b, __NR_clone3, ENOSYS);
 	if (!p->net && p->deny_unix_connect) {
 		/* Only AF_UNIX sockets exist; no mount namespace hides the
-		 * host's, so none may connect or send to an address. */
+		 * host's, so none may connect or send to an address.  The
+		 * address pointer is 64 bits: both halves must be 0. */
 		ws__deny(&b, __NR_connect, EPERM);
 		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  __NR_sendto, 0, 4));
+							  __NR_sendto, 0, 6));
 		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 							  WS__ARG_LO(4)));
 		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  0, 1, 0));
+							  0, 0, 3));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_HI(4)));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  0, 0, 1));
+		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
+	}
+	if (!p->net && p->deny_unix_connect) {
+		/*
+		 * socket(domain, type, ...): AF_UNIX only, and no datagram
+		 * socket: sendmsg and sendmmsg keep the address in memory,
+		 * where the filter cannot see it, and an unconnected
+		 * datagram socket sends to any address.  A stream socket
+		 * refuses an address on send; a seqpacket one ignores it and
+		 * needs connect, denied above; socketpair stays.
+		 */
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  __NR_socket, 0, 8));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_LO(0)));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  AF_UNIX, 0, 5));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_LO(1)));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+							  0xf));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  SOCK_DGRAM, 0, 1));
 		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
 		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-	}
-	if (!p->net) {
+		ws__emit(&b, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
+	} else if (!p->net) {
 		/* socket(domain, ...): AF_UNIX only. */
 		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 							  __NR_socket, 0, 4));
