@@ -11,6 +11,7 @@
 #include "ws/grant.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <pwd.h>
@@ -264,6 +265,68 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 	return true;
 }
 
+/*
+ * Whether dir holds a place the spelling passes through: a component, a
+ * symlink's own location, and then the places of what it points to (a
+ * chain followed to 40 links; more, or a path too long, counts as a
+ * hit).  The command could re-point such a link, and the next call
+ * would load what it names.
+ */
+static bool
+ws__spelling_in(const char *dir, const char *spell)
+{
+	char cur[PATH_MAX], pre[PATH_MAX], tgt[PATH_MAX], *norm = NULL;
+	int links = 0;
+
+	if (ws_path_normalize(spell, WS_NORM_CLAMP, &norm) < 0)
+		return true;
+	if (snprintf(cur, sizeof(cur), "%s", norm) >= (int)sizeof(cur)) {
+		free(norm);
+		return true;
+	}
+	free(norm);
+restart:
+	for (size_t end = 1; cur[0] == '/' && cur[end - 1] != '\0';) {
+		struct stat st;
+		ssize_t tl;
+
+		end += strcspn(cur + end, "/");
+		memcpy(pre, cur, end);
+		pre[end] = '\0';
+		if (ws_path_within(dir, pre, NULL))
+			return true;
+		if (lstat(pre, &st) == 0 && S_ISLNK(st.st_mode)) {
+			char nxt[PATH_MAX * 2], *joined = NULL;
+			int w;
+
+			tl = readlink(pre, tgt, sizeof(tgt) - 1);
+			if (tl < 0 || ++links > 40)
+				return true;
+			tgt[tl] = '\0';
+			*strrchr(pre, '/') = '\0';
+			/* The target (relative to the link's directory), then
+			 * what followed the link. */
+			if (tgt[0] == '/')
+				w = snprintf(nxt, sizeof(nxt), "%s%s", tgt, cur + end);
+			else
+				w = snprintf(nxt, sizeof(nxt), "%s/%s%s", pre, tgt, cur + end);
+			if (w < 0 || (size_t)w >= sizeof(nxt) ||
+			    ws_path_normalize(nxt, WS_NORM_CLAMP, &joined) < 0)
+				return true;
+			w = snprintf(cur, sizeof(cur), "%s", joined);
+			free(joined);
+			if ((size_t)w >= sizeof(cur))
+				return true;
+			goto restart;
+		}
+		if (cur[end] == '/')
+			end++;
+		else
+			break;
+	}
+	return false;
+}
+
 /* A write grant holding a guarded entry, or inside a guarded directory,
  * would let the command change a later call's boundary or rules. */
 static bool
@@ -280,6 +343,15 @@ ws__check_guards(struct ws_ctx *ws, struct ws_policy_grant *g,
 		    ws_path_within(ws->guard[i], g->dir, NULL)) {
 			ws__refuse(g, "never granted read-write: it holds or is in "
 				   "wstools' own %s", ws->guard[i]);
+			return false;
+		}
+	/* Their spellings too: a symlink on the way to the policy or the
+	 * configuration, inside the grant, is the command's to re-point. */
+	for (size_t i = 0; g->write && i < ws->nguard_spell; i++)
+		if (ws__spelling_in(g->dir, ws->guard_spell[i])) {
+			ws__refuse(g, "never granted read-write: it holds a place "
+				   "wstools' own %s is spelled through (a symlink "
+				   "the command could re-point)", ws->guard_spell[i]);
 			return false;
 		}
 	for (size_t i = 0; g->write && i < ng; i++)

@@ -537,6 +537,62 @@ START_TEST(policy_grants_symlink_planted)
 END_TEST
 
 /*
+ * The policy or the configuration spelled through a symlink inside a
+ * write grant: the command could re-point it, and the next call would
+ * load its own rules.  The link in the grant (data/p.json ->
+ * ../cfg/p.json), a chain that passes through it (link.json ->
+ * data/p.json), WS_CONFIG the same way; the real file, granted.
+ */
+START_TEST(policy_grants_policy_spelling)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *real, *inlink, *chain;
+	char pol[8192], cfgenv[PATH_MAX + 32];
+	bool can = _i != 2;
+
+	wst_mkdir(gb, "data");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"data\", \"paths\": [\"%s/data/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", gb);
+	wst_write(gb, "cfg/p.json", pol);
+	wst_write(gb, "cfg/c.json", "{}\n");
+	wst_symlink("../cfg/p.json", gb, "data/p.json");
+	wst_symlink("../cfg/c.json", gb, "data/c.json");
+	real = wst_path(gb, "cfg/p.json");
+	inlink = wst_path(gb, "data/p.json");
+	chain = wst_path(gb, "link.json");
+	wst_symlink(inlink, gb, "link.json");
+	RUNM(&r, _i, "--policy", real, "-c", "true");
+	expect_ran(&r, 0);
+	ck_assert(granted(&r, "data", NULL, "read-write") == can);
+	wst_run_free(&r);
+	for (int k = 0; k < 3; k++) {
+		if (k == 2) {
+			snprintf(cfgenv, sizeof(cfgenv), "WS_CONFIG=%s/data/c.json", gb);
+			run_extra_env = cfgenv;
+		}
+		RUNM(&r, _i, "--policy", k == 0 ? inlink : k == 1 ? chain : real,
+		     "-c", "true");
+		run_extra_env = NULL;
+		expect_ran(&r, 0);
+		ck_assert_msg(!granted(&r, "data", NULL, NULL), "%d: %s", k, r.out);
+		if (can)
+			ck_assert_msg(strstr(grant_why(&r, "data", NULL),
+					     "spelled through") != NULL, "%d: %s", k, r.out);
+		wst_run_free(&r);
+	}
+	wst_rmrf(gb);
+	free(gb);
+	free(real);
+	free(inlink);
+	free(chain);
+}
+END_TEST
+
+/*
  * Rules that must never grant: "..", "/" (an empty variable), an
  * ancestor of the workspace, /etc, /proc, HOME, and a directory below
  * which a deny rule could match; a write grant holding the policy file
@@ -1912,6 +1968,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_read_write, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_symlink_planted, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
+	tcase_add_loop_test(tf, policy_grants_policy_spelling, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
 	tcase_add_loop_test(tf, confine_fds_and_signals, 0, nm);
 	tcase_add_loop_test(tf, confine_network, 0, nm);
