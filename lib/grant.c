@@ -58,6 +58,14 @@ static const struct {
 	{"/opt", false, "/opt is granted read-only by wsrun"},
 };
 
+/* Linux 5.8; older headers lack them. */
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+
 #define WS__NNEVER (sizeof(ws__never) / sizeof(ws__never[0]))
 
 /* A directory known by its identity, for the checks on descriptors. */
@@ -443,6 +451,65 @@ ws__check_mounts(struct ws_policy_grant *g, char *const *mp, size_t nmp)
 	return true;
 }
 
+/*
+ * A mount exactly at the directory is granted only when it shows a whole
+ * file system (its mountinfo root is "/"): a bind of part of another tree
+ * (mount --bind /etc/ssh /srv/certs) would be reached through its mount
+ * point, where walking up by ".." never meets /etc.  A whole /etc or /
+ * mounted there is the same directory as those, which the identity
+ * checks refuse.
+ */
+static bool
+ws__check_mount_root(struct ws_policy_grant *g)
+{
+	struct statx sx;
+	FILE *f;
+	char *line = NULL, root[PATH_MAX];
+	size_t cap = 0;
+	bool found = false, whole = false;
+
+	if (statx(g->fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+		  &sx) < 0) {
+		ws__refuse(g, "cannot be checked: statx: %s", strerror(errno));
+		return false;
+	}
+	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
+		ws__refuse(g, "%s", "cannot be checked: the kernel does not say "
+			   "whether it is a mount point");
+		return false;
+	}
+	if (!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return true;
+	if (!(sx.stx_mask & STATX_MNT_ID) ||
+	    (f = fopen("/proc/self/mountinfo", "re")) == NULL) {
+		ws__refuse(g, "%s", "cannot be checked: it is a mount point, and "
+			   "its mount cannot be found");
+		return false;
+	}
+	while (!found && getline(&line, &cap, f) > 0) {
+		unsigned long long id;
+		int n = 0;
+
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...": octal escapes
+		 * ("\040") leave a root of "/" as it is. */
+		if (sscanf(line, "%llu %*u %*u:%*u %4095s%n", &id, root, &n) < 2 ||
+		    n == 0 || id != sx.stx_mnt_id)
+			continue;
+		found = true;
+		whole = strcmp(root, "/") == 0;
+	}
+	free(line);
+	fclose(f);
+	if (!found)
+		ws__refuse(g, "%s", "cannot be checked: it is a mount point, and "
+			   "its mount cannot be found");
+	else if (!whole)
+		ws__refuse(g, "never granted: a bind mount of part of another tree "
+			   "(%.200s) is there, which the checks by path cannot "
+			   "place", root);
+	return found && whole;
+}
+
 /* Open the directory from "/" with no symlink in any component. */
 static bool
 ws__open(struct ws_policy_grant *g, int root)
@@ -547,7 +614,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		struct ws_policy_grant *g = &v[i];
 
 		if (!g->granted || !ws__check_guards(ws, g, gd, ng) ||
-		    !ws__check_mounts(g, mp, nmp) || !ws__open(g, root))
+		    !ws__check_mounts(g, mp, nmp) || !ws__open(g, root) ||
+		    !ws__check_mount_root(g))
 			continue;
 		if (fstat(g->fd, &st) < 0 || ws__ids_has(&above, &st)) {
 			ws__refuse(g, "%s", "never granted: it is (by another path) /, "

@@ -757,6 +757,60 @@ out:
 END_TEST
 
 /*
+ * A bind mount exactly at the granted directory of part of another tree
+ * (mount --bind /etc/ssh /srv/certs): walking up from it by ".." never
+ * meets where it comes from, so it is refused.
+ */
+START_TEST(policy_grants_bind_alias)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *pfile = wst_path(base, "grant.json");
+	char pol[8192], cmd[8192], *src, *mp;
+
+	wst_write(gb, "hidden/inner/secret", SECRET "\n");
+	wst_mkdir(gb, "certs");
+	src = wst_path(gb, "hidden/inner");
+	mp = wst_path(gb, "certs");
+	if (mount(src, mp, NULL, MS_BIND, NULL) < 0) {
+		fprintf(stderr, "policy_grants_bind_alias: mount: %s: not checked\n",
+			strerror(errno));
+		goto out;
+	}
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"certs\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", mp);
+	wst_write(base, "grant.json", pol);
+	snprintf(cmd, sizeof(cmd), "cat %s/secret; exit 0", mp);
+	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
+	umount2(mp, MNT_DETACH);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), SECRET) == NULL, "%s", r.out);
+	ck_assert(!granted(&r, "certs", NULL, NULL));
+	if (_i != 2)
+		ck_assert_msg(strstr(grant_why(&r, "certs", NULL), "bind mount") != NULL,
+			      "%s", r.out);
+	wst_run_free(&r);
+	/* A whole file system mounted there is granted. */
+	if (mount("tmpfs", mp, "tmpfs", 0, "size=64k") == 0) {
+		RUNM(&r, _i, "--policy", pfile, "-c", "true");
+		umount2(mp, MNT_DETACH);
+		expect_ran(&r, 0);
+		ck_assert_msg(granted(&r, "certs", NULL, "read") == (_i != 2), "%s", r.out);
+		wst_run_free(&r);
+	}
+out:
+	wst_rmrf(gb);
+	free(src);
+	free(mp);
+	free(gb);
+	free(pfile);
+}
+END_TEST
+
+/*
  * --allow-read /etc without a mount namespace to mask its secrets: /etc
  * is granted entry by entry, as by default, and /etc/shadow stays out.
  */
@@ -1970,6 +2024,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_policy_spelling, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
+	tcase_add_loop_test(tf, policy_grants_bind_alias, 0, nm);
 	tcase_add_loop_test(tf, confine_fds_and_signals, 0, nm);
 	tcase_add_loop_test(tf, confine_network, 0, nm);
 	tcase_add_loop_test(tf, confine_unix_datagram, 0, nm);
