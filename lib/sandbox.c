@@ -702,12 +702,17 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	return 0;
 }
 
-/* A detached, possibly read-only, copy of the mount tree at fd. */
+/*
+ * A detached, possibly read-only, copy of the mount tree at fd; noexec
+ * for a grant without execute: Landlock governs execve only, and
+ * "ld.so <dir>/prog" maps the program without it.
+ */
 static int
-ws__tree(int fd, bool rw)
+ws__tree(int fd, bool rw, bool noexec)
 {
 	struct mount_attr attr = {
-		.attr_set = MOUNT_ATTR_NOSUID | (rw ? 0 : MOUNT_ATTR_RDONLY),
+		.attr_set = MOUNT_ATTR_NOSUID | (rw ? 0 : MOUNT_ATTR_RDONLY) |
+			    (noexec ? MOUNT_ATTR_NOEXEC : 0),
 	};
 	struct stat st;
 
@@ -752,7 +757,7 @@ ws__tree_here(struct ws_sandbox_path *e)
 		close(fd);
 		return -EXDEV;
 	}
-	e->tree = ws__tree(fd, e->write);
+	e->tree = ws__tree(fd, e->write, e->noexec);
 	close(fd);
 	return e->tree < 0 ? e->tree : 0;
 }
@@ -779,7 +784,7 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 						    "%s: %s", e->path, strerror(-rc));
 			continue;
 		}
-		e->tree = ws__tree(e->fd, e->write);
+		e->tree = ws__tree(e->fd, e->write, e->noexec);
 		if (e->tree < 0)
 			return ws_error_set(WS_ESANDBOX_UNAVAILABLE, e->path,
 					    "open_tree %s: %s", e->path,

@@ -409,12 +409,22 @@ START_TEST(policy_grants_read_write)
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		 " \"decision\": \"allow\"}]}", gb, gb);
 	wst_write(base, "grant.json", pol);
+	/* A program in a grant without exec, run by the dynamic loader
+	 * (which maps it, no execve for Landlock to see): the mount
+	 * namespace binds the grant noexec. */
+	snprintf(cmd, sizeof(cmd), "cp /bin/true '%s/ro/prog'", gb);
+	ck_assert_int_eq(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd),
 		 "cat %s/ro/data; echo x > %s/ro/new || echo RO-REFUSED;"
-		 "echo new > %s/rw/made && echo RW-OK; cat %s/top || echo TOP-REFUSED",
-		 gb, gb, gb, gb);
+		 "echo new > %s/rw/made && echo RW-OK; cat %s/top || echo TOP-REFUSED;"
+		 "if [ -x /lib64/ld-linux-x86-64.so.2 ]; then "
+		 "/lib64/ld-linux-x86-64.so.2 %s/ro/prog 2>/dev/null && echo LDSO-RAN; fi; true",
+		 gb, gb, gb, gb, gb);
 	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
 	expect_ran(&r, 0);
+	if (_i == 0)
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "LDSO-RAN") == NULL, "%s",
+			      r.out);
 	ck_assert(granted(&r, "ro", NULL, "read") == can);
 	ck_assert(granted(&r, "rw", NULL, "read-write") == can);
 	ck_assert_msg((strstr(out_str(&r, "stdout"), SECRET) != NULL) == can, "%s", r.out);
@@ -440,6 +450,34 @@ START_TEST(policy_grants_read_write)
 			n += cJSON_IsTrue(cJSON_GetObjectItem(g, "granted"));
 		ck_assert_msg(n == 2 && cJSON_GetArraySize(v) == 3, "%s", r.out);
 		wst_run_free(&r);
+		/* Without seccomp a call grants nothing: --probe says so. */
+		RUNM(&r, 2, "--policy", pfile, "--probe");
+		v = wst_output(&r, "policy_grants");
+		n = 0;
+		cJSON_ArrayForEach(g, v)
+			n += cJSON_IsTrue(cJSON_GetObjectItem(g, "granted"));
+		ck_assert_msg(n == 0 && cJSON_GetArraySize(v) == 3, "%s", r.out);
+		wst_run_free(&r);
+		/* Plain --probe: one line a grant, a newline in a name shown
+		 * as "?". */
+		{
+			char nl[8192];
+			const char *env[] = {mode_env(0), NULL};
+			const char *argv[] = {"--workspace", ws, "--policy", nl, "--probe",
+					      NULL};
+
+			snprintf(pol, sizeof(pol),
+				 "{\"version\": 1, \"file_rules\": ["
+				 "{\"name\": \"nl\", \"paths\": [\"%s/a\\nb/**\"],"
+				 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"}]}",
+				 gb);
+			wst_write(base, "nl.json", pol);
+			snprintf(nl, sizeof(nl), "%s/nl.json", base);
+			wst_runv(&r, NULL, env, "wsrun", argv);
+			ck_assert_msg(strstr(r.out, "/a?b ") != NULL &&
+				      strstr(r.out, "/a\nb") == NULL, "%s", r.out);
+			wst_run_free(&r);
+		}
 		/* Under --args (compact), only what was granted. */
 		RUNM(&r, _i, "--policy", pfile, "--args", "{\"command\": \"true\"}");
 		v = cJSON_GetObjectItem(wst_output(&r, "isolation"), "policy_grants");
