@@ -335,16 +335,27 @@ json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
 	ws_jw_arr_end(jw);
 }
 
-/* The same as lines, for --probe and plain --verbose. */
+/*
+ * The same as lines, for --probe and plain --verbose: one line each, its
+ * control bytes (a newline in a directory's name) shown as "?".
+ */
 static void
 print_grants(FILE *f, const char *lead, const struct ws_policy_grant *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		char *rule = ws_cli_masked(v[i].rule, true);
+		char *dir = ws_cli_masked(v[i].dir, true);
+		char *why = ws_cli_masked(v[i].why, true);
+
 		fprintf(f, "%spolicy grant rule=%s dir=%s access=%s%s: %s%s%s\n",
-			lead, v[i].rule, v[i].dir,
+			lead, rule ? rule : "?", dir ? dir : "?",
 			v[i].write ? "read-write" : "read", v[i].exec ? "+exec" : "",
 			v[i].granted ? "granted" : v[i].refused ? "refused" : "skipped",
-			v[i].why[0] ? ", " : "", v[i].why);
+			v[i].why[0] ? ", " : "", why ? why : "");
+		free(rule);
+		free(dir);
+		free(why);
+	}
 }
 
 static void
@@ -442,6 +453,11 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 	/* With a policy: what its rules of directory shape would add. */
 	if (ws->policy != NULL && (rc = ws_grants_probe(ws, &gv, &ngv)) < 0)
 		return rc;
+	/* As a call would: without the filter, nothing is granted. */
+	if (!iso.layer[WS_LAYER_SECCOMP].available)
+		ws_grants_revoke(gv, ngv, "not granted: no seccomp filter to keep "
+				 "the command from connecting to a host UNIX "
+				 "socket in it");
 	if (cli->json) {
 		struct ws_jw jw;
 

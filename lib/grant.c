@@ -11,6 +11,7 @@
 #include "ws/grant.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <pwd.h>
@@ -56,6 +57,14 @@ static const struct {
 	{"/libx32", true, "/libx32 holds the system's libraries"},
 	{"/opt", false, "/opt is granted read-only by wsrun"},
 };
+
+/* Linux 5.8; older headers lack them. */
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
 
 #define WS__NNEVER (sizeof(ws__never) / sizeof(ws__never[0]))
 
@@ -264,6 +273,68 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 	return true;
 }
 
+/*
+ * Whether dir holds a place the spelling passes through: a component, a
+ * symlink's own location, and then the places of what it points to (a
+ * chain followed to 40 links; more, or a path too long, counts as a
+ * hit).  The command could re-point such a link, and the next call
+ * would load what it names.
+ */
+static bool
+ws__spelling_in(const char *dir, const char *spell)
+{
+	char cur[PATH_MAX], pre[PATH_MAX], tgt[PATH_MAX], *norm = NULL;
+	int links = 0;
+
+	if (ws_path_normalize(spell, WS_NORM_CLAMP, &norm) < 0)
+		return true;
+	if (snprintf(cur, sizeof(cur), "%s", norm) >= (int)sizeof(cur)) {
+		free(norm);
+		return true;
+	}
+	free(norm);
+restart:
+	for (size_t end = 1; cur[0] == '/' && cur[end - 1] != '\0';) {
+		struct stat st;
+		ssize_t tl;
+
+		end += strcspn(cur + end, "/");
+		memcpy(pre, cur, end);
+		pre[end] = '\0';
+		if (ws_path_within(dir, pre, NULL))
+			return true;
+		if (lstat(pre, &st) == 0 && S_ISLNK(st.st_mode)) {
+			char nxt[PATH_MAX * 2], *joined = NULL;
+			int w;
+
+			tl = readlink(pre, tgt, sizeof(tgt) - 1);
+			if (tl < 0 || ++links > 40)
+				return true;
+			tgt[tl] = '\0';
+			*strrchr(pre, '/') = '\0';
+			/* The target (relative to the link's directory), then
+			 * what followed the link. */
+			if (tgt[0] == '/')
+				w = snprintf(nxt, sizeof(nxt), "%s%s", tgt, cur + end);
+			else
+				w = snprintf(nxt, sizeof(nxt), "%s/%s%s", pre, tgt, cur + end);
+			if (w < 0 || (size_t)w >= sizeof(nxt) ||
+			    ws_path_normalize(nxt, WS_NORM_CLAMP, &joined) < 0)
+				return true;
+			w = snprintf(cur, sizeof(cur), "%s", joined);
+			free(joined);
+			if ((size_t)w >= sizeof(cur))
+				return true;
+			goto restart;
+		}
+		if (cur[end] == '/')
+			end++;
+		else
+			break;
+	}
+	return false;
+}
+
 /* A write grant holding a guarded entry, or inside a guarded directory,
  * would let the command change a later call's boundary or rules. */
 static bool
@@ -280,6 +351,15 @@ ws__check_guards(struct ws_ctx *ws, struct ws_policy_grant *g,
 		    ws_path_within(ws->guard[i], g->dir, NULL)) {
 			ws__refuse(g, "never granted read-write: it holds or is in "
 				   "wstools' own %s", ws->guard[i]);
+			return false;
+		}
+	/* Their spellings too: a symlink on the way to the policy or the
+	 * configuration, inside the grant, is the command's to re-point. */
+	for (size_t i = 0; g->write && i < ws->nguard_spell; i++)
+		if (ws__spelling_in(g->dir, ws->guard_spell[i])) {
+			ws__refuse(g, "never granted read-write: it holds a place "
+				   "wstools' own %s is spelled through (a symlink "
+				   "the command could re-point)", ws->guard_spell[i]);
 			return false;
 		}
 	for (size_t i = 0; g->write && i < ng; i++)
@@ -371,6 +451,65 @@ ws__check_mounts(struct ws_policy_grant *g, char *const *mp, size_t nmp)
 	return true;
 }
 
+/*
+ * A mount exactly at the directory is granted only when it shows a whole
+ * file system (its mountinfo root is "/"): a bind of part of another tree
+ * (mount --bind /etc/ssh /srv/certs) would be reached through its mount
+ * point, where walking up by ".." never meets /etc.  A whole /etc or /
+ * mounted there is the same directory as those, which the identity
+ * checks refuse.
+ */
+static bool
+ws__check_mount_root(struct ws_policy_grant *g)
+{
+	struct statx sx;
+	FILE *f;
+	char *line = NULL, root[PATH_MAX];
+	size_t cap = 0;
+	bool found = false, whole = false;
+
+	if (statx(g->fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+		  &sx) < 0) {
+		ws__refuse(g, "cannot be checked: statx: %s", strerror(errno));
+		return false;
+	}
+	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
+		ws__refuse(g, "%s", "cannot be checked: the kernel does not say "
+			   "whether it is a mount point");
+		return false;
+	}
+	if (!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return true;
+	if (!(sx.stx_mask & STATX_MNT_ID) ||
+	    (f = fopen("/proc/self/mountinfo", "re")) == NULL) {
+		ws__refuse(g, "%s", "cannot be checked: it is a mount point, and "
+			   "its mount cannot be found");
+		return false;
+	}
+	while (!found && getline(&line, &cap, f) > 0) {
+		unsigned long long id;
+		int n = 0;
+
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...": octal escapes
+		 * ("\040") leave a root of "/" as it is. */
+		if (sscanf(line, "%llu %*u %*u:%*u %4095s%n", &id, root, &n) < 2 ||
+		    n == 0 || id != sx.stx_mnt_id)
+			continue;
+		found = true;
+		whole = strcmp(root, "/") == 0;
+	}
+	free(line);
+	fclose(f);
+	if (!found)
+		ws__refuse(g, "%s", "cannot be checked: it is a mount point, and "
+			   "its mount cannot be found");
+	else if (!whole)
+		ws__refuse(g, "never granted: a bind mount of part of another tree "
+			   "(%.200s) is there, which the checks by path cannot "
+			   "place", root);
+	return found && whole;
+}
+
 /* Open the directory from "/" with no symlink in any component. */
 static bool
 ws__open(struct ws_policy_grant *g, int root)
@@ -417,7 +556,9 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	bool any_write = false;
 	int root = -1, rc = 0;
 
-	if (home == NULL || home[0] == '\0') {
+	/* A HOME the environment cannot be trusted with (unset, relative,
+	 * "/") is the password file's: the user's keys are still there. */
+	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0) {
 		const struct passwd *pw = getpwuid(getuid());
 
 		home = pw != NULL ? pw->pw_dir : NULL;
@@ -473,7 +614,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		struct ws_policy_grant *g = &v[i];
 
 		if (!g->granted || !ws__check_guards(ws, g, gd, ng) ||
-		    !ws__check_mounts(g, mp, nmp) || !ws__open(g, root))
+		    !ws__check_mounts(g, mp, nmp) || !ws__open(g, root) ||
+		    !ws__check_mount_root(g))
 			continue;
 		if (fstat(g->fd, &st) < 0 || ws__ids_has(&above, &st)) {
 			ws__refuse(g, "%s", "never granted: it is (by another path) /, "

@@ -38,6 +38,7 @@ struct ws__frule {
 	char *message;
 	char **raw;		 /* paths as written */
 	struct ws_glob **globs;	 /* NULL where a path expanded to "" */
+	bool *resolved;		 /* a variable in it was resolved (ws_vars_resolved) */
 	size_t n;
 };
 
@@ -116,6 +117,7 @@ ws_policy_free(struct ws_policy *p)
 			for (size_t j = 0; j < r->n; j++)
 				ws_glob_free(r->globs[j]);
 		free(r->globs);
+		free(r->resolved);
 	}
 	free(p->frules);
 	for (size_t i = 0; i < p->nc; i++) {
@@ -417,7 +419,8 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		r->ops |= 1u << op;
 	}
 	r->globs = calloc(r->n, sizeof(*r->globs));
-	if (r->globs == NULL) {
+	r->resolved = calloc(r->n, sizeof(*r->resolved));
+	if (r->globs == NULL || r->resolved == NULL) {
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		goto out;
 	}
@@ -433,6 +436,7 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 			rc = ws__perr(w, field, "%s", msg);
 			goto out;
 		}
+		r->resolved[i] = ws_vars_resolved(vars, r->raw[i]);
 		ws__squeeze_slashes(exp);
 		if (exp[0] == '\0') {
 			/* "${GIT_ROOT:-}" alone outside git: matches nothing. */
@@ -1248,6 +1252,20 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 				snprintf(g->why, sizeof(g->why), "%s",
 					 "the rule does not allow read and list, "
 					 "the least a directory grant gives");
+				continue;
+			}
+			/*
+			 * The file tools match the resolved value, but a grant
+			 * is a descriptor opened at each call: a symlink the
+			 * command planted where the variable points would be
+			 * followed by the resolution before openat2 could
+			 * refuse it.
+			 */
+			if (r->resolved[j]) {
+				snprintf(g->why, sizeof(g->why), "%s",
+					 "a variable in it leads through a symlink "
+					 "(or \".\", \"..\"); a grant never follows one: "
+					 "spell the real directory");
 				continue;
 			}
 			if ((bad = ws__grant_spelling(dir)) != NULL) {

@@ -1463,7 +1463,7 @@ ws__iso_finish(struct ws_isolation *iso, const struct ws_sandbox_plan *plan,
 			strcat(iso->unix_how, "mountns");
 		if (L[WS_LAYER_SECCOMP].enforced && plan->deny_unix_connect)
 			strcat(strcat(iso->unix_how, *iso->unix_how ? "+" : ""),
-			       "seccomp (connect denied)");
+			       "seccomp (connect and datagram sockets denied)");
 	}
 	iso->unix_outside_blocked = iso->unix_how[0] != '\0';
 	if (ran && L[WS_LAYER_LANDLOCK].enforced)

@@ -702,12 +702,17 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	return 0;
 }
 
-/* A detached, possibly read-only, copy of the mount tree at fd. */
+/*
+ * A detached, possibly read-only, copy of the mount tree at fd; noexec
+ * for a grant without execute: Landlock governs execve only, and
+ * "ld.so <dir>/prog" maps the program without it.
+ */
 static int
-ws__tree(int fd, bool rw)
+ws__tree(int fd, bool rw, bool noexec)
 {
 	struct mount_attr attr = {
-		.attr_set = MOUNT_ATTR_NOSUID | (rw ? 0 : MOUNT_ATTR_RDONLY),
+		.attr_set = MOUNT_ATTR_NOSUID | (rw ? 0 : MOUNT_ATTR_RDONLY) |
+			    (noexec ? MOUNT_ATTR_NOEXEC : 0),
 	};
 	struct stat st;
 
@@ -752,7 +757,7 @@ ws__tree_here(struct ws_sandbox_path *e)
 		close(fd);
 		return -EXDEV;
 	}
-	e->tree = ws__tree(fd, e->write);
+	e->tree = ws__tree(fd, e->write, e->noexec);
 	close(fd);
 	return e->tree < 0 ? e->tree : 0;
 }
@@ -779,7 +784,7 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 						    "%s: %s", e->path, strerror(-rc));
 			continue;
 		}
-		e->tree = ws__tree(e->fd, e->write);
+		e->tree = ws__tree(e->fd, e->write, e->noexec);
 		if (e->tree < 0)
 			return ws_error_set(WS_ESANDBOX_UNAVAILABLE, e->path,
 					    "open_tree %s: %s", e->path,
@@ -1584,18 +1589,47 @@ ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 	ws__deny(&b, __NR_clone3, ENOSYS);
 	if (!p->net && p->deny_unix_connect) {
 		/* Only AF_UNIX sockets exist; no mount namespace hides the
-		 * host's, so none may connect or send to an address. */
+		 * host's, so none may connect or send to an address.  The
+		 * address pointer is 64 bits: both halves must be 0. */
 		ws__deny(&b, __NR_connect, EPERM);
 		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  __NR_sendto, 0, 4));
+							  __NR_sendto, 0, 6));
 		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 							  WS__ARG_LO(4)));
 		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  0, 1, 0));
+							  0, 0, 3));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_HI(4)));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  0, 0, 1));
+		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
+	}
+	if (!p->net && p->deny_unix_connect) {
+		/*
+		 * socket(domain, type, ...): AF_UNIX only, and no datagram
+		 * socket: sendmsg and sendmmsg keep the address in memory,
+		 * where the filter cannot see it, and an unconnected
+		 * datagram socket sends to any address.  A stream socket
+		 * refuses an address on send; a seqpacket one ignores it and
+		 * needs connect, denied above; socketpair stays.
+		 */
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  __NR_socket, 0, 8));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_LO(0)));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  AF_UNIX, 0, 5));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_LO(1)));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+							  0xf));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  SOCK_DGRAM, 0, 1));
 		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
 		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-	}
-	if (!p->net) {
+		ws__emit(&b, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
+	} else if (!p->net) {
 		/* socket(domain, ...): AF_UNIX only. */
 		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 							  __NR_socket, 0, 4));

@@ -30,6 +30,7 @@ ws_vars_free(struct ws_vars *vars)
 {
 	ws__var_list_free(vars->v, vars->n);
 	ws__var_list_free(vars->used, vars->nused);
+	ws__var_list_free(vars->orig, vars->norig);
 	memset(vars, 0, sizeof(*vars));
 }
 
@@ -120,6 +121,56 @@ ws__in_table(const struct ws_vars *vars, const char *name, size_t len)
 		if (strlen(vars->v[i].name) == len &&
 		    memcmp(vars->v[i].name, name, len) == 0)
 			return true;
+	return false;
+}
+
+/* The value as the environment spelled it, if resolving changed it. */
+static const char *
+ws__lookup_orig(const struct ws_vars *vars, const char *name, size_t len)
+{
+	for (size_t i = 0; i < vars->norig; i++)
+		if (strlen(vars->orig[i].name) == len &&
+		    memcmp(vars->orig[i].name, name, len) == 0)
+			return vars->orig[i].value;
+	return NULL;
+}
+
+/* Whether a and b differ at most by repeated or trailing slashes. */
+static bool
+ws__same_spelling(const char *a, const char *b)
+{
+	for (;;) {
+		if (*a == '/' && *b == '/') {
+			while (*a == '/')
+				a++;
+			while (*b == '/')
+				b++;
+			if (*a == '\0' || *b == '\0')
+				return *a == *b;
+			continue;
+		}
+		if (*a != *b)
+			return a[strspn(a, "/")] == '\0' && b[strspn(b, "/")] == '\0';
+		if (*a == '\0')
+			return true;
+		a++;
+		b++;
+	}
+}
+
+bool
+ws_vars_resolved(const struct ws_vars *vars, const char *in)
+{
+	/* The syntax was checked when `in` was expanded. */
+	for (const char *p = strstr(in, "${"); p != NULL; p = strstr(p, "${")) {
+		size_t len;
+
+		p += 2;
+		len = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			     "0123456789_");
+		if (ws__lookup_orig(vars, p, len) != NULL)
+			return true;
+	}
 	return false;
 }
 
@@ -276,9 +327,17 @@ ws_vars_expand(struct ws_vars *vars, const char *in, unsigned flags,
 				char nm[256];
 
 				snprintf(nm, sizeof(nm), "%.*s", (int)nlen, in + name);
-				if (ws_vars_set(vars, nm, canon) == 0)
+				/* What a grant opens must not follow a symlink
+				 * the command may have planted: the spelling
+				 * is kept where the resolution changed it. */
+				if (!ws__same_spelling(canon, val))
+					rc = ws__var_put(&vars->orig, &vars->norig,
+							 in + name, nlen, val, false);
+				if (rc == 0 && ws_vars_set(vars, nm, canon) == 0)
 					val = ws__lookup(vars, in + name, nlen);
 				free(canon);
+				if (rc < 0)
+					goto out;
 			}
 			esc = (flags & WS_VARS_GLOB) ? ws_glob_escape(val) : NULL;
 

@@ -373,6 +373,9 @@ ws_ctx_close(struct ws_ctx *ws)
 	for (size_t i = 0; i < ws->nguard; i++)
 		free(ws->guard[i]);
 	free(ws->guard);
+	for (size_t i = 0; i < ws->nguard_spell; i++)
+		free(ws->guard_spell[i]);
+	free(ws->guard_spell);
 	for (size_t i = 0; i < ws->nentries; i++)
 		free(ws->entries[i]);
 	free(ws->entries);
@@ -583,6 +586,13 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 	ws->guard = g;
 	ws->guard[ws->nguard++] = p;
 	ws->guard_canonical = false;
+	g = realloc(ws->guard_spell, (ws->nguard_spell + 1) * sizeof(*g));
+	if (g == NULL || (p = strdup(p)) == NULL) {
+		ws->guard_spell = g != NULL ? g : ws->guard_spell;
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	ws->guard_spell = g;
+	ws->guard_spell[ws->nguard_spell++] = p;
 	return 0;
 }
 

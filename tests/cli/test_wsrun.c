@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -408,12 +409,22 @@ START_TEST(policy_grants_read_write)
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		 " \"decision\": \"allow\"}]}", gb, gb);
 	wst_write(base, "grant.json", pol);
+	/* A program in a grant without exec, run by the dynamic loader
+	 * (which maps it, no execve for Landlock to see): the mount
+	 * namespace binds the grant noexec. */
+	snprintf(cmd, sizeof(cmd), "cp /bin/true '%s/ro/prog'", gb);
+	ck_assert_int_eq(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd),
 		 "cat %s/ro/data; echo x > %s/ro/new || echo RO-REFUSED;"
-		 "echo new > %s/rw/made && echo RW-OK; cat %s/top || echo TOP-REFUSED",
-		 gb, gb, gb, gb);
+		 "echo new > %s/rw/made && echo RW-OK; cat %s/top || echo TOP-REFUSED;"
+		 "if [ -x /lib64/ld-linux-x86-64.so.2 ]; then "
+		 "/lib64/ld-linux-x86-64.so.2 %s/ro/prog 2>/dev/null && echo LDSO-RAN; fi; true",
+		 gb, gb, gb, gb, gb);
 	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
 	expect_ran(&r, 0);
+	if (_i == 0)
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "LDSO-RAN") == NULL, "%s",
+			      r.out);
 	ck_assert(granted(&r, "ro", NULL, "read") == can);
 	ck_assert(granted(&r, "rw", NULL, "read-write") == can);
 	ck_assert_msg((strstr(out_str(&r, "stdout"), SECRET) != NULL) == can, "%s", r.out);
@@ -426,7 +437,7 @@ START_TEST(policy_grants_read_write)
 		ck_assert_ptr_nonnull(strstr(grant_why(&r, "rw", NULL), "seccomp"));
 	else
 		/* A granted directory may hold a host socket: connect is off. */
-		ck_assert_ptr_nonnull(strstr(r.out, "seccomp (connect denied)"));
+		ck_assert_ptr_nonnull(strstr(r.out, "seccomp (connect and datagram sockets denied)"));
 	wst_run_free(&r);
 	if (_i == 0) {
 		cJSON *g, *v;
@@ -439,6 +450,34 @@ START_TEST(policy_grants_read_write)
 			n += cJSON_IsTrue(cJSON_GetObjectItem(g, "granted"));
 		ck_assert_msg(n == 2 && cJSON_GetArraySize(v) == 3, "%s", r.out);
 		wst_run_free(&r);
+		/* Without seccomp a call grants nothing: --probe says so. */
+		RUNM(&r, 2, "--policy", pfile, "--probe");
+		v = wst_output(&r, "policy_grants");
+		n = 0;
+		cJSON_ArrayForEach(g, v)
+			n += cJSON_IsTrue(cJSON_GetObjectItem(g, "granted"));
+		ck_assert_msg(n == 0 && cJSON_GetArraySize(v) == 3, "%s", r.out);
+		wst_run_free(&r);
+		/* Plain --probe: one line a grant, a newline in a name shown
+		 * as "?". */
+		{
+			char nl[8192];
+			const char *env[] = {mode_env(0), NULL};
+			const char *argv[] = {"--workspace", ws, "--policy", nl, "--probe",
+					      NULL};
+
+			snprintf(pol, sizeof(pol),
+				 "{\"version\": 1, \"file_rules\": ["
+				 "{\"name\": \"nl\", \"paths\": [\"%s/a\\nb/**\"],"
+				 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"}]}",
+				 gb);
+			wst_write(base, "nl.json", pol);
+			snprintf(nl, sizeof(nl), "%s/nl.json", base);
+			wst_runv(&r, NULL, env, "wsrun", argv);
+			ck_assert_msg(strstr(r.out, "/a?b ") != NULL &&
+				      strstr(r.out, "/a\nb") == NULL, "%s", r.out);
+			wst_run_free(&r);
+		}
 		/* Under --args (compact), only what was granted. */
 		RUNM(&r, _i, "--policy", pfile, "--args", "{\"command\": \"true\"}");
 		v = cJSON_GetObjectItem(wst_output(&r, "isolation"), "policy_grants");
@@ -455,13 +494,15 @@ END_TEST
  * The attack that withdrew the first version: a command plants a symlink
  * under a granted directory (leaf: build -> hidden; component:
  * comp -> hidden, with a rule for comp/sub), and the next call's grant
- * must not follow it.
+ * must not follow it.  The same through a variable (the rule ${WST_GRANT_VAR}/...
+ * with the value top/venv): the policy resolves variables when it loads,
+ * so the symlink would be followed before openat2 could see it.
  */
 START_TEST(policy_grants_symlink_planted)
 {
 	struct wst_run r;
 	char *gb = grant_base(), *pfile = wst_path(base, "grant.json");
-	char pol[8192], cmd[8192], *leaf, *comp, *hidden;
+	char pol[8192], cmd[8192], varenv[PATH_MAX + 32], *leaf, *comp, *hidden;
 	bool can = _i != 2;
 
 	/* The target: beside top, granted by no rule (outside /tmp, so
@@ -480,12 +521,17 @@ START_TEST(policy_grants_symlink_planted)
 		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"comp\", \"paths\": [\"%s/**\"],"
 		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"var\", \"paths\": [\"${WST_GRANT_VAR}/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		 " \"decision\": \"allow\"}]}", gb, leaf, comp);
 	wst_write(base, "grant.json", pol);
+	snprintf(varenv, sizeof(varenv), "WST_GRANT_VAR=%s/top/venv", gb);
+	run_extra_env = varenv;
 	/* The first call plants them through its grant of top. */
-	snprintf(cmd, sizeof(cmd), "ln -s %s %s/top/build && ln -s %s %s/top/comp && echo PLANTED; true",
-		 hidden, gb, hidden, gb);
+	snprintf(cmd, sizeof(cmd), "ln -s %s %s/top/build && ln -s %s %s/top/comp && "
+		 "ln -s %s %s/top/venv && echo PLANTED; true",
+		 hidden, gb, hidden, gb, hidden, gb);
 	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
 	expect_ran(&r, 0);
 	ck_assert(strstr(out_str(&r, "stdout"), "PLANTED") != NULL || !can);
@@ -493,12 +539,14 @@ START_TEST(policy_grants_symlink_planted)
 	if (!can) {
 		wst_symlink(hidden, gb, "top/build");
 		wst_symlink(hidden, gb, "top/comp");
+		wst_symlink(hidden, gb, "top/venv");
 	}
-	/* The next call: both grants refused, hidden stays out. */
+	/* The next call: the grants refused, hidden stays out. */
 	snprintf(cmd, sizeof(cmd),
 		 "cat %s/secret %s/top/build/secret %s/top/comp/sub/secret;"
-		 "echo x > %s/top/build/new; echo x > %s/top/comp/sub/new; exit 0",
-		 hidden, gb, gb, gb, gb);
+		 "echo x > %s/top/build/new; echo x > %s/top/comp/sub/new;"
+		 "echo x > %s/new; exit 0",
+		 hidden, gb, gb, gb, gb, hidden);
 	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
 	expect_ran(&r, 0);
 	ck_assert_msg(strstr(out_str(&r, "stdout"), SECRET) == NULL, "%s", r.out);
@@ -506,6 +554,10 @@ START_TEST(policy_grants_symlink_planted)
 	ck_assert(!exists_in(hidden, "sub/new"));
 	ck_assert(!granted(&r, "leaf", NULL, NULL));
 	ck_assert(!granted(&r, "comp", NULL, NULL));
+	ck_assert(!granted(&r, "var", NULL, NULL));
+	ck_assert_msg(strstr(grant_why(&r, "var", NULL), "variable") != NULL,
+		      "%s", r.out);
+	run_extra_env = NULL;
 	if (can) {
 		ck_assert_msg(strstr(grant_why(&r, "leaf", NULL), "symlink") != NULL,
 			      "%s", r.out);
@@ -519,6 +571,62 @@ START_TEST(policy_grants_symlink_planted)
 	free(hidden);
 	free(comp);
 	free(pfile);
+}
+END_TEST
+
+/*
+ * The policy or the configuration spelled through a symlink inside a
+ * write grant: the command could re-point it, and the next call would
+ * load its own rules.  The link in the grant (data/p.json ->
+ * ../cfg/p.json), a chain that passes through it (link.json ->
+ * data/p.json), WS_CONFIG the same way; the real file, granted.
+ */
+START_TEST(policy_grants_policy_spelling)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *real, *inlink, *chain;
+	char pol[8192], cfgenv[PATH_MAX + 32];
+	bool can = _i != 2;
+
+	wst_mkdir(gb, "data");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"data\", \"paths\": [\"%s/data/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", gb);
+	wst_write(gb, "cfg/p.json", pol);
+	wst_write(gb, "cfg/c.json", "{}\n");
+	wst_symlink("../cfg/p.json", gb, "data/p.json");
+	wst_symlink("../cfg/c.json", gb, "data/c.json");
+	real = wst_path(gb, "cfg/p.json");
+	inlink = wst_path(gb, "data/p.json");
+	chain = wst_path(gb, "link.json");
+	wst_symlink(inlink, gb, "link.json");
+	RUNM(&r, _i, "--policy", real, "-c", "true");
+	expect_ran(&r, 0);
+	ck_assert(granted(&r, "data", NULL, "read-write") == can);
+	wst_run_free(&r);
+	for (int k = 0; k < 3; k++) {
+		if (k == 2) {
+			snprintf(cfgenv, sizeof(cfgenv), "WS_CONFIG=%s/data/c.json", gb);
+			run_extra_env = cfgenv;
+		}
+		RUNM(&r, _i, "--policy", k == 0 ? inlink : k == 1 ? chain : real,
+		     "-c", "true");
+		run_extra_env = NULL;
+		expect_ran(&r, 0);
+		ck_assert_msg(!granted(&r, "data", NULL, NULL), "%d: %s", k, r.out);
+		if (can)
+			ck_assert_msg(strstr(grant_why(&r, "data", NULL),
+					     "spelled through") != NULL, "%d: %s", k, r.out);
+		wst_run_free(&r);
+	}
+	wst_rmrf(gb);
+	free(gb);
+	free(real);
+	free(inlink);
+	free(chain);
 }
 END_TEST
 
@@ -687,6 +795,60 @@ out:
 END_TEST
 
 /*
+ * A bind mount exactly at the granted directory of part of another tree
+ * (mount --bind /etc/ssh /srv/certs): walking up from it by ".." never
+ * meets where it comes from, so it is refused.
+ */
+START_TEST(policy_grants_bind_alias)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *pfile = wst_path(base, "grant.json");
+	char pol[8192], cmd[8192], *src, *mp;
+
+	wst_write(gb, "hidden/inner/secret", SECRET "\n");
+	wst_mkdir(gb, "certs");
+	src = wst_path(gb, "hidden/inner");
+	mp = wst_path(gb, "certs");
+	if (mount(src, mp, NULL, MS_BIND, NULL) < 0) {
+		fprintf(stderr, "policy_grants_bind_alias: mount: %s: not checked\n",
+			strerror(errno));
+		goto out;
+	}
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"certs\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", mp);
+	wst_write(base, "grant.json", pol);
+	snprintf(cmd, sizeof(cmd), "cat %s/secret; exit 0", mp);
+	RUNM(&r, _i, "--policy", pfile, "-c", cmd);
+	umount2(mp, MNT_DETACH);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), SECRET) == NULL, "%s", r.out);
+	ck_assert(!granted(&r, "certs", NULL, NULL));
+	if (_i != 2)
+		ck_assert_msg(strstr(grant_why(&r, "certs", NULL), "bind mount") != NULL,
+			      "%s", r.out);
+	wst_run_free(&r);
+	/* A whole file system mounted there is granted. */
+	if (mount("tmpfs", mp, "tmpfs", 0, "size=64k") == 0) {
+		RUNM(&r, _i, "--policy", pfile, "-c", "true");
+		umount2(mp, MNT_DETACH);
+		expect_ran(&r, 0);
+		ck_assert_msg(granted(&r, "certs", NULL, "read") == (_i != 2), "%s", r.out);
+		wst_run_free(&r);
+	}
+out:
+	wst_rmrf(gb);
+	free(src);
+	free(mp);
+	free(gb);
+	free(pfile);
+}
+END_TEST
+
+/*
  * --allow-read /etc without a mount namespace to mask its secrets: /etc
  * is granted entry by entry, as by default, and /etc/shadow stays out.
  */
@@ -820,6 +982,84 @@ START_TEST(confine_network)
 	ck_assert_int_eq(recv(s.udp, buf, sizeof(buf), 0), 7);
 	wst_run_free(&r);
 	servers_stop(&s);
+}
+END_TEST
+
+/*
+ * A host datagram socket, outside: no unconnected datagram socket may
+ * exist where the filter stands for the mount namespace (none, or a grant
+ * that shows the host's socket), since sendmsg and sendmmsg keep the
+ * address in memory, and sendto's address pointer is 64 bits (one at a
+ * 4 GiB boundary has its low half 0).  Without a policy, then with a
+ * grant of the socket's directory.
+ */
+START_TEST(confine_unix_datagram)
+{
+#if defined(__x86_64__)
+	struct sockaddr_un u = {.sun_family = AF_UNIX};
+	struct wst_run r;
+	char *gb = grant_base(), *pfile = wst_path(base, "grant.json");
+	char pol[8192], script[8192], buf[64];
+	int srv;
+
+	wst_mkdir(gb, "sock");
+	snprintf(u.sun_path, sizeof(u.sun_path), "%s/sock/s", gb);
+	ck_assert_uint_lt(strlen(gb) + 8, sizeof(u.sun_path));
+	srv = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	ck_assert_int_eq(bind(srv, (struct sockaddr *)&u, sizeof(u)), 0);
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"sock\", \"paths\": [\"%s/sock/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", gb);
+	wst_write(base, "grant.json", pol);
+	/* Raw system calls: perl has no sendmsg of its own. */
+	snprintf(script, sizeof(script),
+		 "use Socket; my $a = pack_sockaddr_un('%s'); my $m = 'LEAK';"
+		 "sub say_ { print $_[0], ($_[1] >= 0 ? '-SENT' : '-DENIED'), \"\\n\" }"
+		 "if (!socket(S, PF_UNIX, SOCK_DGRAM, 0)) { print \"SOCKET-DENIED\\n\";"
+		 " print \"DONE\\n\"; exit 0 }"
+		 "my $fd = fileno(S);"
+		 "say_('sendto', syscall(%d, $fd, $m, 4, 0, $a, length($a)));"
+		 "my $hi = syscall(%d, 0x700000000000, 4096, 3, 0x100022, -1, 0);"
+		 "pipe(R, W); syswrite(W, $a); syscall(%d, fileno(R), $hi, length($a));"
+		 "say_('sendto_hi', syscall(%d, $fd, $m, 4, 0, $hi, length($a)));"
+		 "my $iov = pack('QQ', unpack('Q', pack('p', $m)), 4);"
+		 "my $mh = pack('QLx4QQQQLx4', unpack('Q', pack('p', $a)), length($a),"
+		 " unpack('Q', pack('p', $iov)), 1, 0, 0, 0);"
+		 "say_('sendmsg', syscall(%d, $fd, $mh, 0));"
+		 "my $mm = $mh . pack('Lx4', 0);"
+		 "say_('sendmmsg', syscall(%d, $fd, $mm, 1, 0));"
+		 "print \"DONE\\n\";",
+		 u.sun_path, (int)SYS_sendto, (int)SYS_mmap, (int)SYS_read,
+		 (int)SYS_sendto, (int)SYS_sendmsg, (int)SYS_sendmmsg);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			RUNM(&r, _i, "--", "perl", "-e", script);
+		else
+			RUNM(&r, _i, "--policy", pfile, "--", "perl", "-e", script);
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "DONE") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "-SENT") == NULL,
+			      "pass %d: %s", pass, r.out);
+		ck_assert_msg(recv(srv, buf, sizeof(buf), 0) < 0, "pass %d: %s", pass,
+			      r.out);
+		wst_run_free(&r);
+	}
+	/* The control: with --net the filter lets it through. */
+	if (_i == 3) {
+		RUNM(&r, _i, "--net", "--", "perl", "-e", script);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "sendmsg-SENT") != NULL,
+			      "%s", r.out);
+		ck_assert_int_eq(recv(srv, buf, sizeof(buf), 0), 4);
+		wst_run_free(&r);
+	}
+	close(srv);
+	wst_rmrf(gb);
+	free(gb);
+	free(pfile);
+#endif
 }
 END_TEST
 
@@ -1824,9 +2064,12 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_read_write, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_symlink_planted, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
+	tcase_add_loop_test(tf, policy_grants_policy_spelling, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
+	tcase_add_loop_test(tf, policy_grants_bind_alias, 0, nm);
 	tcase_add_loop_test(tf, confine_fds_and_signals, 0, nm);
 	tcase_add_loop_test(tf, confine_network, 0, nm);
+	tcase_add_loop_test(tf, confine_unix_datagram, 0, nm);
 	tcase_add_loop_test(tf, confine_guards, 0, nm);
 	tcase_add_loop_test(tf, masked_binaries, 0, nm);
 	tcase_add_loop_test(tf, no_setid_bits, 0, nm);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,37 @@ START_TEST(never_granted)
 }
 END_TEST
 
+/*
+ * HOME the environment cannot be trusted with ("/", relative, unset):
+ * the password file's is never granted.
+ */
+START_TEST(home_from_password_file)
+{
+	const struct passwd *pw = getpwuid(getuid());
+	const char *bad[] = {"/", "relative/home", NULL};
+	const struct spec s[] = {{"/", false, false}};
+	struct stat st;
+
+	if (pw == NULL || pw->pw_dir[0] != '/' || strcmp(pw->pw_dir, "/") == 0 ||
+	    stat(pw->pw_dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return; /* nothing to check */
+	for (int k = 0; k < 3; k++) {
+		struct ws_policy_grant *v = cands(s, 1);
+
+		free(v[0].dir);
+		v[0].dir = strdup(pw->pw_dir);
+		if (bad[k] != NULL)
+			setenv("HOME", bad[k], 1);
+		else
+			unsetenv("HOME");
+		ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, NULL, 0), 0);
+		expect(&v[0], false, "HOME");
+		ws_policy_grants_free(v, 1);
+	}
+	setenv("HOME", "/nonexistent-home", 1);
+}
+END_TEST
+
 START_TEST(boundary_kept)
 {
 	char *priv = wst_path(G, "w2");
@@ -240,6 +272,7 @@ suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, opened_without_symlinks);
 	tcase_add_test(tc, never_granted);
+	tcase_add_test(tc, home_from_password_file);
 	tcase_add_test(tc, boundary_kept);
 	tcase_add_test(tc, merged_and_read_only_inside);
 	suite_add_tcase(s, tc);

@@ -28,6 +28,11 @@ struct ws_vars {
 	size_t n;
 	struct ws_var *used; /* every name expanded so far, once, in order */
 	size_t nused;
+	/* The values as the environment spelled them, of the names whose
+	 * resolved value (WS_VARS_GLOB) differs from them by more than
+	 * repeated or trailing slashes: a symlink, "." or ".." in them. */
+	struct ws_var *orig;
+	size_t norig;
 };
 
 /* Flags for ws_vars_expand(). */
@@ -64,6 +69,12 @@ int ws_vars_expand(struct ws_vars *vars, const char *in, unsigned flags,
 
 /* Whether name is a valid variable name. */
 bool ws_vars_name_valid(const char *name, size_t len);
+
+/*
+ * Whether the resolution of an environment value (WS_VARS_GLOB) changed
+ * one that `in` refers to: a symlink, "." or ".." in it.
+ */
+bool ws_vars_resolved(const struct ws_vars *vars, const char *in);
 
 /* Free the table and the used list. */
 void ws_vars_free(struct ws_vars *vars);

@@ -58,6 +58,10 @@ struct ws_ctx {
 	char **guard;
 	size_t nguard;
 	bool guard_canonical; /* guard[] resolved (on the first check) */
+	/* The same as spelled (absolute, not resolved): a write grant must
+	 * not hold a symlink on the way to one (lib/grant.c). */
+	char **guard_spell;
+	size_t nguard_spell;
 	/*
 	 * Every directory entry the spelling of the root or of a mount
 	 * passes through, as "<resolved parent>/<name>": each component as
