@@ -659,7 +659,7 @@ on_item_plain(struct wsgrep *g, const struct ws_grep_item *it)
 	unsigned long long line = (unsigned long long)it->line;
 
 	for (;;) {
-		const char *nl = memchr(t, '\n', (size_t)(end - t));
+		const char *nl = t < end ? memchr(t, '\n', (size_t)(end - t)) : NULL;
 		const char *seg_end = nl != NULL ? nl : end;
 
 		plain_prefix(g, show, line++, it->kind == WS_GREP_MATCH ? ':' : '-');

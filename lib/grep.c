@@ -702,7 +702,12 @@ wsg_flush_job(struct wsg_run *r, struct wsg_job *j)
 	for (size_t i = 0; i < j->nitems && rc == 0; i++) {
 		struct ws_grep_item it = j->items[i];
 
-		it.text = j->arena + (uintptr_t)it.text;
+		/*
+		 * Empty lines add nothing to the arena: a job whose buffered
+		 * items are all empty has none, and NULL + 0 is no text (the
+		 * printers hand it to memchr).
+		 */
+		it.text = j->arena != NULL ? j->arena + (uintptr_t)it.text : "";
 		it.vpath = j->vpath;
 		it.real = j->real;
 		rc = wsg_deliver(r, &it);

@@ -872,6 +872,44 @@ START_TEST(grep_habits)
 }
 END_TEST
 
+/*
+ * Empty lines held back for order: while a large first file is still
+ * searched, the small ones after it are buffered, and a buffer of empty
+ * lines only had no text at all (NULL, which the printer gave memchr:
+ * UBSan's report, and exit status 2, in the ASan pass).
+ */
+START_TEST(empty_lines_buffered)
+{
+	char name[32];
+	char *big = malloc(4u << 20);
+	struct wst_run r;
+
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'f', (4u << 20) - 5);
+	for (size_t i = 63; i < (4u << 20) - 5; i += 64)
+		big[i] = '\n';
+	memcpy(big + (4u << 20) - 5, "hit\n", 5);
+	wst_write(ws, "a.txt", big);
+	free(big);
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "b%02d.txt", i);
+		wst_write(ws, name, "\n\nhit\n\n\n");
+	}
+	for (int k = 0; k < 3; k++) {
+		RUNP(&r, "-C2", "hit", NULL);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_msg(strstr(r.err, "runtime error") == NULL, "%s", r.err);
+		ck_assert_ptr_nonnull(strstr(r.out, "/b39.txt-1-\n"));
+		ck_assert_ptr_nonnull(strstr(r.out, "/b39.txt:3:hit\n"));
+		wst_run_free(&r);
+		RUNP(&r, "-v", "hit", "/b00.txt", "/b01.txt", NULL);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_msg(strstr(r.err, "runtime error") == NULL, "%s", r.err);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(race_swap)
 {
 	char *d = wst_path(ws, "d"), *l = wst_path(ws, "l");
@@ -913,6 +951,7 @@ suite(void)
 	tcase_add_test(tc, odd_bytes);
 	tcase_add_test(tc, json_contract);
 	tcase_add_test(tc, filters_and_flags);
+	tcase_add_test(tc, empty_lines_buffered);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);
