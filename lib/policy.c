@@ -1145,14 +1145,19 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	 1u << WS_OP_RENAME | 1u << WS_OP_DELETE | 1u << WS_OP_RMDIR)
 
 /* Whether a glob whose paths all start with pre could match dir or below
- * it.  A prefix that names no whole directory yet ("/op" of "/op*")
- * compares as text: either one may extend the other. */
+ * it.  A prefix no longer than dir that names no whole directory yet ("/op"
+ * of "/op*") compares as text: the glob may still extend it into dir.  A
+ * prefix longer than dir must continue dir by a whole component: the deny
+ * rule "/srv/out-old/" + "**" cannot match below "/srv/out". */
 static bool
 ws__prefix_reaches(const char *pre, const char *dir)
 {
 	size_t n = strlen(dir), m = strlen(pre);
 
-	return strncmp(pre, dir, m < n ? m : n) == 0;
+	if (m <= n)
+		return strncmp(pre, dir, m) == 0;
+	return strncmp(pre, dir, n) == 0 &&
+	       (n == 0 || dir[n - 1] == '/' || pre[n] == '/');
 }
 
 /* Why dir cannot be granted by its spelling, or NULL. */

@@ -842,6 +842,12 @@ START_TEST(grant_candidates)
 		" \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		"{\"name\": \"late-deny\", \"paths\": [\"/late/secret\"],"
 		" \"operations\": [\"read\"], \"decision\": \"approve\"},"
+		"{\"name\": \"sib\", \"paths\": [\"/srv/x-out/**\", \"/srv/y/**\","
+		" \"/srv/z/**\"], \"operations\": [\"read\", \"list\"],"
+		" \"decision\": \"allow\"},"
+		"{\"name\": \"sib-deny\", \"paths\": [\"/srv/x-outside/**\","
+		" \"/srv/y/k/**\", \"/srv/z*\"], \"operations\": [\"read\"],"
+		" \"decision\": \"deny\"},"
 		"{\"name\": \"catch-all\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		" \"decision\": \"deny\"}"));
 	struct ws_policy_grant *v;
@@ -887,6 +893,15 @@ START_TEST(grant_candidates)
 	ck_assert(g != NULL && g->refused && strstr(g->why, "late-deny") != NULL);
 	g = cand(v, n, "after", "/srv/rw2");
 	ck_assert(g != NULL && !g->refused && !g->write); /* no-delete before */
+	/* A later rule on a sibling that shares the text ("/srv/x-outside"
+	 * of "/srv/x-out") does not reach it; one below it does, and so does
+	 * a prefix that is not a whole component yet ("/srv/z*"). */
+	g = cand(v, n, "sib", "/srv/x-out");
+	ck_assert_msg(g != NULL && !g->refused, "%s", g != NULL ? g->why : "");
+	g = cand(v, n, "sib", "/srv/y");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "sib-deny") != NULL);
+	g = cand(v, n, "sib", "/srv/z");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "sib-deny") != NULL);
 	ws_policy_grants_free(v, n);
 	ws_policy_free(p);
 	/* No policy: nothing. */
