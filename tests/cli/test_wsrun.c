@@ -478,6 +478,30 @@ START_TEST(policy_grants_read_write)
 				      strstr(r.out, "/a\nb") == NULL, "%s", r.out);
 			wst_run_free(&r);
 		}
+		/* Plain mode warns on stderr of each refused grant (the
+		 * command would only see "No such file or directory"), not of
+		 * the granted ones; --verbose adds those as INFO lines. */
+		{
+			const char *env[] = {mode_env(0), NULL};
+			const char *argv[] = {"--workspace", ws, "--policy", pfile,
+					      "-c", "true", NULL};
+			const char *argvv[] = {"--workspace", ws, "--policy", pfile,
+					       "--verbose", "-c", "true", NULL};
+
+			wst_runv(&r, NULL, env, "wsrun", argv);
+			ck_assert_int_eq(r.status, 0);
+			ck_assert_msg(strstr(r.err, "wsrun: policy grant rule=empty-var "
+						    "dir=/ access=read: refused, ") != NULL &&
+				      strstr(r.err, "rule=ro ") == NULL &&
+				      strstr(r.err, "rule=rw ") == NULL, "%s", r.err);
+			wst_run_free(&r);
+			wst_runv(&r, NULL, env, "wsrun", argvv);
+			ck_assert_msg(strstr(r.err, "INFO policy grant rule=ro ") != NULL &&
+				      strstr(r.err, "wsrun: policy grant rule=empty-var ") != NULL &&
+				      strstr(r.err, "INFO policy grant rule=empty-var") == NULL,
+				      "%s", r.err);
+			wst_run_free(&r);
+		}
 		/* Under --args (compact), only what was granted. */
 		RUNM(&r, _i, "--policy", pfile, "--args", "{\"command\": \"true\"}");
 		v = cJSON_GetObjectItem(wst_output(&r, "isolation"), "policy_grants");
