@@ -321,7 +321,7 @@ json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
 	ws_jw_key(jw, "policy_grants");
 	ws_jw_arr(jw);
 	for (size_t i = 0; i < n; i++) {
-		if (compact && !v[i].granted)
+		if ((compact && !v[i].granted) || (v[i].shape && !v[i].refused))
 			continue;
 		ws_jw_obj(jw);
 		ws_jw_kstr(jw, "rule", v[i].rule);
@@ -338,14 +338,16 @@ json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
 /*
  * The same as lines, for --probe and plain --verbose: one line each, its
  * control bytes (a newline in a directory's name) shown as "?".  refused
- * 1 prints only the refused ones, 0 all the others, -1 every one.
+ * 1 prints only the refused ones, 2 those but the quiet ones (the plain
+ * warnings), 0 all the others, -1 every one.
  */
 static void
 print_grants(FILE *f, const char *lead, const struct ws_policy_grant *v, size_t n,
 	     int refused)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (refused >= 0 && v[i].refused != (refused != 0))
+		if ((refused >= 0 && v[i].refused != (refused != 0)) ||
+		    (refused == 2 && v[i].quiet) || (v[i].shape && !v[i].refused))
 			continue;
 		char *rule = ws_cli_masked(v[i].rule, true);
 		char *dir = ws_cli_masked(v[i].dir, true);
@@ -581,7 +583,7 @@ ws_cmd_wsrun(int argc, char **argv)
 		 * without --verbose. */
 		if (cli.verbose)
 			print_grants(stderr, "INFO ", r.grants, r.ngrants, 0);
-		print_grants(stderr, "wsrun: ", r.grants, r.ngrants, 1);
+		print_grants(stderr, "wsrun: ", r.grants, r.ngrants, 2);
 	}
 	status = r.status;
 	goto out;

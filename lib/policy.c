@@ -1182,6 +1182,34 @@ ws__grant_spelling(const char *dir)
 }
 
 /*
+ * The literal directory of a glob not of directory shape, for a rule that
+ * names one: "/x" of "/x", "/x/", "/x/" + "*" or "/x/" + "**" + "/" + "*.o";
+ * *dir NULL when there is none ("**", a relative glob) or it is "/".
+ * Errors: WS_ENOMEM.
+ */
+static int
+ws__shape_dir(const struct ws_glob *g, char **dir)
+{
+	const char *pre = ws_glob_prefix(g);
+	size_t len = strlen(pre);
+
+	*dir = NULL;
+	if (pre[0] != '/')
+		return 0;
+	/* A wildcard follows: the directory is up to the last slash. */
+	if (strcmp(pre, ws_glob_source(g)) != 0)
+		while (len > 0 && pre[len - 1] != '/')
+			len--;
+	while (len > 0 && pre[len - 1] == '/')
+		len--;
+	if (len == 0)
+		return 0;
+	if ((*dir = strndup(pre, len)) == NULL)
+		return WS_ENOMEM;
+	return 0;
+}
+
+/*
  * The deny or approve rule that keeps grant g of rule i off for the
  * operations ops, or NULL.
  */
@@ -1234,7 +1262,15 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			const struct ws__frule *veto;
 			const char *bad;
 			unsigned ops;
+			bool shape = false;
 
+			if (dir == NULL && r->globs[j] != NULL) {
+				/* Not a grant: listed, so that its author
+				 * learns the shape a grant needs. */
+				shape = true;
+				if (ws__shape_dir(r->globs[j], &dir) < 0)
+					goto nomem;
+			}
 			if (dir == NULL)
 				continue;
 			nvv = realloc(v, (nv + 1) * sizeof(*v));
@@ -1250,13 +1286,24 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			g->fd = -1;
 			g->granted = false;
 			g->refused = true;
+			g->shape = shape;
+			g->quiet = false;
 			g->why[0] = '\0';
+			if (shape) {
+				g->write = false;
+				g->exec = false;
+				snprintf(g->why, sizeof(g->why),
+					 "not a grant: only DIR/** rules are granted: "
+					 "write %s/**", dir);
+				continue;
+			}
 			g->exec = (r->ops & 1u << WS_OP_EXEC) != 0;
 			g->write = (r->ops & WS__GRANT_NEED_WR) == WS__GRANT_NEED_WR;
 			if ((r->ops & WS__GRANT_NEED_RD) != WS__GRANT_NEED_RD) {
 				snprintf(g->why, sizeof(g->why), "%s",
 					 "the rule does not allow read and list, "
 					 "the least a directory grant gives");
+				g->quiet = true;
 				continue;
 			}
 			/*
@@ -1299,6 +1346,9 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 	*out = v;
 	*n = nv;
 	return 0;
+nomem:
+	ws_policy_grants_free(v, nv);
+	return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 }
 
 void

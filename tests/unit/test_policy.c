@@ -867,12 +867,28 @@ START_TEST(grant_candidates)
 	g = cand(v, n, "rw", "/srv/rw");
 	ck_assert(g != NULL && !g->refused && !g->write && g->exec);
 	ck_assert(strstr(g->why, "no-delete") != NULL);
-	/* Only "D/" + "**" is a directory shape (an escaped star is literal). */
+	/* Only "D/" + "**" is a directory shape (an escaped star is literal);
+	 * the others that name a directory are listed, refused, saying the
+	 * shape a grant needs; "**" is not listed. */
 	for (size_t i = 0; i < n; i++)
 		ck_assert_msg(strcmp(v[i].rule, "shapes") != 0 ||
-			      strcmp(v[i].dir, "/e*") == 0, "%s", v[i].dir);
+			      strcmp(v[i].dir, "/e*") == 0 ||
+			      (v[i].shape && v[i].refused && !v[i].write &&
+			       strstr(v[i].why, "only DIR/** rules") != NULL),
+			      "%s", v[i].dir);
 	g = cand(v, n, "shapes", "/e*");
-	ck_assert(g != NULL && !g->refused);
+	ck_assert(g != NULL && !g->refused && !g->shape);
+	g = cand(v, n, "shapes", "/a");
+	ck_assert(g != NULL && g->shape && strstr(g->why, "write /a/**") != NULL);
+	ck_assert_ptr_nonnull(cand(v, n, "shapes", "/b"));
+	ck_assert_ptr_nonnull(cand(v, n, "shapes", "/lit"));
+	{
+		size_t c = 0;
+
+		for (size_t i = 0; i < n; i++)
+			c += strcmp(v[i].rule, "shapes") == 0;
+		ck_assert_uint_eq(c, 4);
+	}
 	/* "/", "..", ".", empty components: refused, said why (a relative
 	 * glob is a parse error). */
 	g = cand(v, n, "bad", "/");
@@ -886,7 +902,9 @@ START_TEST(grant_candidates)
 	ck_assert_ptr_nonnull(cand(v, n, "bad", "/x/y"));
 	/* Read without list is not enough for a directory grant. */
 	g = cand(v, n, "read-only-op", "/r");
-	ck_assert(g != NULL && g->refused);
+	ck_assert(g != NULL && g->refused && g->quiet);
+	g = cand(v, n, "data", "/srv/data");
+	ck_assert(g != NULL && !g->quiet);
 	/* After the allow rule: a rule naming a path below keeps the grant
 	 * off (approve too); a catch-all does not. */
 	g = cand(v, n, "after", "/late");
