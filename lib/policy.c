@@ -447,10 +447,12 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		 * match, and a deny rule that never matches is worse than an
 		 * error; "{a,b}" is not glob syntax here. */
 		if (exp[0] != '/' && strncmp(exp, "**", 2) != 0) {
+			/* A shell's "~" means nothing here. */
 			rc = ws__perr(w, field,
 				      "\"%s\" is relative, but globs match absolute real "
 				      "paths (start it with \"/\", \"**\" or a variable "
-				      "like ${PROJECT_ROOT})", exp);
+				      "like ${PROJECT_ROOT}%s)", exp,
+				      exp[0] == '~' ? "; for \"~\" use ${HOME}" : "");
 			free(exp);
 			goto out;
 		}
@@ -1240,6 +1242,28 @@ ws__grant_veto(const struct ws_policy *p, size_t i, const char *dir,
 	return NULL;
 }
 
+/*
+ * Why veto keeps g (of rule r) off, and how to fix it: a rule before r
+ * can be moved below it or narrowed; one after it names a path inside,
+ * which moving would not help (it would then never decide).
+ */
+static void
+ws__veto_why(struct ws_policy_grant *g, const char *lead,
+	     const struct ws__frule *r, const struct ws__frule *veto)
+{
+	if (veto < r)
+		snprintf(g->why, sizeof(g->why),
+			 "%searlier %s rule \"%s\" could match in it (Landlock "
+			 "can only add): move this allow rule above rule \"%s\", "
+			 "or narrow that rule", lead, ws__decisions[veto->decision],
+			 veto->name, veto->name);
+	else
+		snprintf(g->why, sizeof(g->why),
+			 "%slater %s rule \"%s\" names a path inside; Landlock "
+			 "can only add", lead, ws__decisions[veto->decision],
+			 veto->name);
+}
+
 int
 ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 		 size_t *n)
@@ -1300,9 +1324,14 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			g->exec = (r->ops & 1u << WS_OP_EXEC) != 0;
 			g->write = (r->ops & WS__GRANT_NEED_WR) == WS__GRANT_NEED_WR;
 			if ((r->ops & WS__GRANT_NEED_RD) != WS__GRANT_NEED_RD) {
-				snprintf(g->why, sizeof(g->why), "%s",
+				bool rd = r->ops & 1u << WS_OP_READ;
+				bool ls = r->ops & 1u << WS_OP_LIST;
+
+				snprintf(g->why, sizeof(g->why),
 					 "the rule does not allow read and list, "
-					 "the least a directory grant gives");
+					 "the least a directory grant gives: add %s",
+					 !rd && !ls ? "\"read\" and \"list\"" :
+					 !rd ? "\"read\"" : "\"list\"");
 				g->quiet = true;
 				continue;
 			}
@@ -1326,19 +1355,13 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			}
 			ops = WS__GRANT_RD | (g->exec ? 1u << WS_OP_EXEC : 0);
 			if ((veto = ws__grant_veto(p, i, dir, ops)) != NULL) {
-				snprintf(g->why, sizeof(g->why),
-					 "%s rule \"%s\" could match in it (Landlock "
-					 "can only add)", ws__decisions[veto->decision],
-					 veto->name);
+				ws__veto_why(g, "", r, veto);
 				continue;
 			}
 			if (g->write &&
 			    (veto = ws__grant_veto(p, i, dir, WS__GRANT_WR)) != NULL) {
 				g->write = false;
-				snprintf(g->why, sizeof(g->why),
-					 "read only: %s rule \"%s\" could match in it "
-					 "for writes", ws__decisions[veto->decision],
-					 veto->name);
+				ws__veto_why(g, "read only: ", r, veto);
 			}
 			g->refused = false;
 		}

@@ -257,6 +257,10 @@ START_TEST(path_errors_name_rule_and_field)
 	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"src/**\"],"
 		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
 		  "field \"paths[0]\"", "relative", NULL);
+	/* A shell's "~": the message says what to write instead. */
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"~/.cache/**\"],"
+		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
+		  "field \"paths[0]\"", "relative", "use ${HOME}");
 	/* GIT_ROOT outside git. */
 	ck_assert_int_eq(ws_vars_set(&vars, "GIT_ROOT", NULL), 0);
 	parse_bad(RULE("{\"name\":\"g\",\"paths\":[\"${GIT_ROOT}/**\"],"
@@ -863,6 +867,9 @@ START_TEST(grant_candidates)
 	/* A deny rule below, before it. */
 	g = cand(v, n, "data", "/srv/data");
 	ck_assert(g != NULL && g->refused && strstr(g->why, "no-keys") != NULL);
+	/* The reason says how to fix it: an earlier rule can be moved. */
+	ck_assert_msg(strstr(g->why, "move this allow rule above rule \"no-keys\", "
+			     "or narrow that rule") != NULL, "%s", g->why);
 	/* Every operation, but a deny of deletes before it: read only. */
 	g = cand(v, n, "rw", "/srv/rw");
 	ck_assert(g != NULL && !g->refused && !g->write && g->exec);
@@ -903,12 +910,16 @@ START_TEST(grant_candidates)
 	/* Read without list is not enough for a directory grant. */
 	g = cand(v, n, "read-only-op", "/r");
 	ck_assert(g != NULL && g->refused && g->quiet);
+	ck_assert_msg(strstr(g->why, "add \"list\"") != NULL, "%s", g->why);
 	g = cand(v, n, "data", "/srv/data");
 	ck_assert(g != NULL && !g->quiet);
 	/* After the allow rule: a rule naming a path below keeps the grant
 	 * off (approve too); a catch-all does not. */
 	g = cand(v, n, "after", "/late");
 	ck_assert(g != NULL && g->refused && strstr(g->why, "late-deny") != NULL);
+	/* A later one cannot be moved away: it names a path inside. */
+	ck_assert_msg(strstr(g->why, "later approve rule \"late-deny\" names a "
+			     "path inside") != NULL, "%s", g->why);
 	g = cand(v, n, "after", "/srv/rw2");
 	ck_assert(g != NULL && !g->refused && !g->write); /* no-delete before */
 	/* A later rule on a sibling that shares the text ("/srv/x-outside"
