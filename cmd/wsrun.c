@@ -329,6 +329,8 @@ json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
 		ws_jw_kstr(jw, "access", v[i].write ? "read-write" : "read");
 		ws_jw_kbool(jw, "exec", v[i].exec);
 		ws_jw_kbool(jw, "granted", v[i].granted);
+		ws_jw_kstr(jw, "status", v[i].granted ? "granted" :
+					 v[i].refused ? "refused" : "skipped");
 		ws_jw_kstr(jw, "reason", v[i].why[0] ? v[i].why : NULL);
 		ws_jw_obj_end(jw);
 	}

@@ -455,9 +455,17 @@ START_TEST(policy_grants_read_write)
 		ck_assert_msg(n == 2 && cJSON_GetArraySize(v) == 4, "%s", r.out);
 		ck_assert_msg(strstr(r.out, "only DIR/** rules are granted: write ") != NULL &&
 			      strstr(r.out, "\"noshape\"") != NULL, "%s", r.out);
-		cJSON_ArrayForEach(g, v)
+		cJSON_ArrayForEach(g, v) {
+			const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(g, "status"));
+
 			ck_assert_msg(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(g, "path")),
 					     ws) != 0, "%s", r.out);
+			/* status: granted, or refused (here no entry is
+			 * skipped: none is inside the workspace). */
+			ck_assert_msg(st != NULL &&
+				      strcmp(st, cJSON_IsTrue(cJSON_GetObjectItem(g, "granted")) ?
+						 "granted" : "refused") == 0, "%s", r.out);
+		}
 		wst_run_free(&r);
 		/* Without seccomp a call grants nothing: --probe says so. */
 		RUNM(&r, 2, "--policy", pfile, "--probe");
