@@ -321,7 +321,7 @@ json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
 	ws_jw_key(jw, "policy_grants");
 	ws_jw_arr(jw);
 	for (size_t i = 0; i < n; i++) {
-		if (compact && !v[i].granted)
+		if ((compact && !v[i].granted) || (v[i].shape && !v[i].refused))
 			continue;
 		ws_jw_obj(jw);
 		ws_jw_kstr(jw, "rule", v[i].rule);
@@ -329,6 +329,8 @@ json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
 		ws_jw_kstr(jw, "access", v[i].write ? "read-write" : "read");
 		ws_jw_kbool(jw, "exec", v[i].exec);
 		ws_jw_kbool(jw, "granted", v[i].granted);
+		ws_jw_kstr(jw, "status", v[i].granted ? "granted" :
+					 v[i].refused ? "refused" : "skipped");
 		ws_jw_kstr(jw, "reason", v[i].why[0] ? v[i].why : NULL);
 		ws_jw_obj_end(jw);
 	}
@@ -337,12 +339,18 @@ json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
 
 /*
  * The same as lines, for --probe and plain --verbose: one line each, its
- * control bytes (a newline in a directory's name) shown as "?".
+ * control bytes (a newline in a directory's name) shown as "?".  refused
+ * 1 prints only the refused ones, 2 those but the quiet ones (the plain
+ * warnings), 0 all the others, -1 every one.
  */
 static void
-print_grants(FILE *f, const char *lead, const struct ws_policy_grant *v, size_t n)
+print_grants(FILE *f, const char *lead, const struct ws_policy_grant *v, size_t n,
+	     int refused)
 {
 	for (size_t i = 0; i < n; i++) {
+		if ((refused >= 0 && v[i].refused != (refused != 0)) ||
+		    (refused == 2 && v[i].quiet) || (v[i].shape && !v[i].refused))
+			continue;
 		char *rule = ws_cli_masked(v[i].rule, true);
 		char *dir = ws_cli_masked(v[i].dir, true);
 		char *why = ws_cli_masked(v[i].why, true);
@@ -500,7 +508,7 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 		ws_out_putc('\n');
 	}
 	/* Before the verdict, which stays the last line. */
-	print_grants(ws_out(), "", gv, ngv);
+	print_grants(ws_out(), "", gv, ngv, -1);
 	fflush(ws_out());
 	if (runs)
 		printf("verdict: --isolate auto runs commands here with %s\n", why);
@@ -572,8 +580,12 @@ ws_cmd_wsrun(int argc, char **argv)
 				"a guarded entry (wstools' configuration, a project "
 				"marker that would move PROJECT_ROOT, or one that "
 				"acts later, such as .envrc)\n", r.reverted[i]);
+		/* A refused grant leaves the command with "No such file or
+		 * directory" in a mount namespace: say why, as a warning,
+		 * without --verbose. */
 		if (cli.verbose)
-			print_grants(stderr, "INFO ", r.grants, r.ngrants);
+			print_grants(stderr, "INFO ", r.grants, r.ngrants, 0);
+		print_grants(stderr, "wsrun: ", r.grants, r.ngrants, 2);
 	}
 	status = r.status;
 	goto out;

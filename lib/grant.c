@@ -222,6 +222,7 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 		if (ws_path_within(g->dir, nd, NULL) ||
 		    (ws__never[k].below && ws_path_within(nd, g->dir, NULL))) {
 			ws__refuse(g, "never granted: %s", ws__never[k].why);
+			g->quiet = true;
 			return false;
 		}
 	}
@@ -568,7 +569,22 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	if (tmpdir != NULL && (tmpdir[0] != '/' || strcmp(tmpdir, "/") == 0))
 		tmpdir = NULL;
 	for (size_t i = 0; i < n; i++) {
-		v[i].granted = !v[i].refused;
+		/* A rule not of directory shape inside the boundary needs no
+		 * grant: it is unlisted, not a warning. */
+		if (v[i].shape) {
+			struct stat sst;
+
+			/* A rule for a file (~/.gitconfig, /dev/null) is
+			 * no grant's business either. */
+			if (stat(v[i].dir, &sst) == 0 && !S_ISDIR(sst.st_mode))
+				v[i].refused = false;
+			for (size_t a = 0; a < ws->nanchors; a++)
+				if (ws_path_within(ws->anchors[a].real, v[i].dir, NULL))
+					v[i].refused = false;
+			if (priv != NULL && ws_path_within(priv, v[i].dir, NULL))
+				v[i].refused = false;
+		}
+		v[i].granted = !v[i].refused && !v[i].shape;
 		if (v[i].granted && !ws__check_names(ws, &v[i], priv, home, tmpdir))
 			v[i].granted = false;
 		any_write = any_write || (v[i].granted && v[i].write);

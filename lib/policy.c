@@ -447,10 +447,12 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		 * match, and a deny rule that never matches is worse than an
 		 * error; "{a,b}" is not glob syntax here. */
 		if (exp[0] != '/' && strncmp(exp, "**", 2) != 0) {
+			/* A shell's "~" means nothing here. */
 			rc = ws__perr(w, field,
 				      "\"%s\" is relative, but globs match absolute real "
 				      "paths (start it with \"/\", \"**\" or a variable "
-				      "like ${PROJECT_ROOT})", exp);
+				      "like ${PROJECT_ROOT}%s)", exp,
+				      exp[0] == '~' ? "; for \"~\" use ${HOME}" : "");
 			free(exp);
 			goto out;
 		}
@@ -1145,14 +1147,19 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	 1u << WS_OP_RENAME | 1u << WS_OP_DELETE | 1u << WS_OP_RMDIR)
 
 /* Whether a glob whose paths all start with pre could match dir or below
- * it.  A prefix that names no whole directory yet ("/op" of "/op*")
- * compares as text: either one may extend the other. */
+ * it.  A prefix no longer than dir that names no whole directory yet ("/op"
+ * of "/op*") compares as text: the glob may still extend it into dir.  A
+ * prefix longer than dir must continue dir by a whole component: the deny
+ * rule "/srv/out-old/" + "**" cannot match below "/srv/out". */
 static bool
 ws__prefix_reaches(const char *pre, const char *dir)
 {
 	size_t n = strlen(dir), m = strlen(pre);
 
-	return strncmp(pre, dir, m < n ? m : n) == 0;
+	if (m <= n)
+		return strncmp(pre, dir, m) == 0;
+	return strncmp(pre, dir, n) == 0 &&
+	       (n == 0 || dir[n - 1] == '/' || pre[n] == '/');
 }
 
 /* Why dir cannot be granted by its spelling, or NULL. */
@@ -1174,6 +1181,34 @@ ws__grant_spelling(const char *dir)
 			return NULL;
 		c += len + 1;
 	}
+}
+
+/*
+ * The literal directory of a glob not of directory shape, for a rule that
+ * names one: "/x" of "/x", "/x/", "/x/" + "*" or "/x/" + "**" + "/" + "*.o";
+ * *dir NULL when there is none ("**", a relative glob) or it is "/".
+ * Errors: WS_ENOMEM.
+ */
+static int
+ws__shape_dir(const struct ws_glob *g, char **dir)
+{
+	const char *pre = ws_glob_prefix(g);
+	size_t len = strlen(pre);
+
+	*dir = NULL;
+	if (pre[0] != '/')
+		return 0;
+	/* A wildcard follows: the directory is up to the last slash. */
+	if (strcmp(pre, ws_glob_source(g)) != 0)
+		while (len > 0 && pre[len - 1] != '/')
+			len--;
+	while (len > 0 && pre[len - 1] == '/')
+		len--;
+	if (len == 0)
+		return 0;
+	if ((*dir = strndup(pre, len)) == NULL)
+		return WS_ENOMEM;
+	return 0;
 }
 
 /*
@@ -1207,6 +1242,28 @@ ws__grant_veto(const struct ws_policy *p, size_t i, const char *dir,
 	return NULL;
 }
 
+/*
+ * Why veto keeps g (of rule r) off, and how to fix it: a rule before r
+ * can be moved below it or narrowed; one after it names a path inside,
+ * which moving would not help (it would then never decide).
+ */
+static void
+ws__veto_why(struct ws_policy_grant *g, const char *lead,
+	     const struct ws__frule *r, const struct ws__frule *veto)
+{
+	if (veto < r)
+		snprintf(g->why, sizeof(g->why),
+			 "%searlier %s rule \"%s\" could match in it (Landlock "
+			 "can only add): move this allow rule above rule \"%s\", "
+			 "or narrow that rule", lead, ws__decisions[veto->decision],
+			 veto->name, veto->name);
+	else
+		snprintf(g->why, sizeof(g->why),
+			 "%slater %s rule \"%s\" names a path inside; Landlock "
+			 "can only add", lead, ws__decisions[veto->decision],
+			 veto->name);
+}
+
 int
 ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 		 size_t *n)
@@ -1229,7 +1286,15 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			const struct ws__frule *veto;
 			const char *bad;
 			unsigned ops;
+			bool shape = false;
 
+			if (dir == NULL && r->globs[j] != NULL) {
+				/* Not a grant: listed, so that its author
+				 * learns the shape a grant needs. */
+				shape = true;
+				if (ws__shape_dir(r->globs[j], &dir) < 0)
+					goto nomem;
+			}
 			if (dir == NULL)
 				continue;
 			nvv = realloc(v, (nv + 1) * sizeof(*v));
@@ -1245,13 +1310,29 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			g->fd = -1;
 			g->granted = false;
 			g->refused = true;
+			g->shape = shape;
+			g->quiet = false;
 			g->why[0] = '\0';
+			if (shape) {
+				g->write = false;
+				g->exec = false;
+				snprintf(g->why, sizeof(g->why),
+					 "not a grant: only DIR/** rules are granted: "
+					 "write %s/**", dir);
+				continue;
+			}
 			g->exec = (r->ops & 1u << WS_OP_EXEC) != 0;
 			g->write = (r->ops & WS__GRANT_NEED_WR) == WS__GRANT_NEED_WR;
 			if ((r->ops & WS__GRANT_NEED_RD) != WS__GRANT_NEED_RD) {
-				snprintf(g->why, sizeof(g->why), "%s",
+				bool rd = r->ops & 1u << WS_OP_READ;
+				bool ls = r->ops & 1u << WS_OP_LIST;
+
+				snprintf(g->why, sizeof(g->why),
 					 "the rule does not allow read and list, "
-					 "the least a directory grant gives");
+					 "the least a directory grant gives: add %s",
+					 !rd && !ls ? "\"read\" and \"list\"" :
+					 !rd ? "\"read\"" : "\"list\"");
+				g->quiet = true;
 				continue;
 			}
 			/*
@@ -1274,19 +1355,13 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			}
 			ops = WS__GRANT_RD | (g->exec ? 1u << WS_OP_EXEC : 0);
 			if ((veto = ws__grant_veto(p, i, dir, ops)) != NULL) {
-				snprintf(g->why, sizeof(g->why),
-					 "%s rule \"%s\" could match in it (Landlock "
-					 "can only add)", ws__decisions[veto->decision],
-					 veto->name);
+				ws__veto_why(g, "", r, veto);
 				continue;
 			}
 			if (g->write &&
 			    (veto = ws__grant_veto(p, i, dir, WS__GRANT_WR)) != NULL) {
 				g->write = false;
-				snprintf(g->why, sizeof(g->why),
-					 "read only: %s rule \"%s\" could match in it "
-					 "for writes", ws__decisions[veto->decision],
-					 veto->name);
+				ws__veto_why(g, "read only: ", r, veto);
 			}
 			g->refused = false;
 		}
@@ -1294,6 +1369,9 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 	*out = v;
 	*n = nv;
 	return 0;
+nomem:
+	ws_policy_grants_free(v, nv);
+	return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 }
 
 void

@@ -134,8 +134,21 @@ test)
 		-Db_sanitize=address,undefined -Db_lundef=false
 	bash "$top/tests/fuzz/run.sh" build-fuzz
 	;;
+valgrind)
+	# One memcheck pass as `test` runs it (same knobs), on the suites
+	# given as meson test arguments (default: those `test` runs first),
+	# e.g. scripts/dev.sh valgrind --suite cli cli-wsls.
+	shift
+	need_pkgs test
+	echo "==> build (gcc, warnings as errors, with tests)"
+	setup build -Dwerror=true -Dtests=true
+	[ $# -gt 0 ] || set -- --suite cli --suite docs --suite agent
+	echo "==> $* under valgrind memcheck (no errors, no leaks)"
+	WST_SLOWDOWN=20 WST_RACE_ITERATIONS="${WST_RACE_ITERATIONS:-20}" \
+		exec bash "$top/tests/valgrind/run.sh" build "$@" --no-suite novalgrind
+	;;
 *)
-	echo "usage: scripts/dev.sh demo|test" >&2
+	echo "usage: scripts/dev.sh demo|test|valgrind [meson test args]" >&2
 	exit 2
 	;;
 esac

@@ -406,8 +406,10 @@ START_TEST(policy_grants_read_write)
 		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"empty-var\", \"paths\": [\"${WST_UNSET_VAR:-}/**\"],"
 		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"noshape\", \"paths\": [\"%s/ro/*\", \"${PROJECT_ROOT}/*.c\"],"
+		 " \"operations\": [\"read\", \"list\"], \"decision\": \"allow\"},"
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
-		 " \"decision\": \"allow\"}]}", gb, gb);
+		 " \"decision\": \"allow\"}]}", gb, gb, gb);
 	wst_write(base, "grant.json", pol);
 	/* A program in a grant without exec, run by the dynamic loader
 	 * (which maps it, no execve for Landlock to see): the mount
@@ -448,7 +450,22 @@ START_TEST(policy_grants_read_write)
 		v = wst_output(&r, "policy_grants");
 		cJSON_ArrayForEach(g, v)
 			n += cJSON_IsTrue(cJSON_GetObjectItem(g, "granted"));
-		ck_assert_msg(n == 2 && cJSON_GetArraySize(v) == 3, "%s", r.out);
+		/* A rule not of "DIR/" + "**" shape outside the workspace is
+		 * listed as not granted, saying the shape; one inside is not. */
+		ck_assert_msg(n == 2 && cJSON_GetArraySize(v) == 4, "%s", r.out);
+		ck_assert_msg(strstr(r.out, "only DIR/** rules are granted: write ") != NULL &&
+			      strstr(r.out, "\"noshape\"") != NULL, "%s", r.out);
+		cJSON_ArrayForEach(g, v) {
+			const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(g, "status"));
+
+			ck_assert_msg(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(g, "path")),
+					     ws) != 0, "%s", r.out);
+			/* status: granted, or refused (here no entry is
+			 * skipped: none is inside the workspace). */
+			ck_assert_msg(st != NULL &&
+				      strcmp(st, cJSON_IsTrue(cJSON_GetObjectItem(g, "granted")) ?
+						 "granted" : "refused") == 0, "%s", r.out);
+		}
 		wst_run_free(&r);
 		/* Without seccomp a call grants nothing: --probe says so. */
 		RUNM(&r, 2, "--policy", pfile, "--probe");
@@ -456,7 +473,7 @@ START_TEST(policy_grants_read_write)
 		n = 0;
 		cJSON_ArrayForEach(g, v)
 			n += cJSON_IsTrue(cJSON_GetObjectItem(g, "granted"));
-		ck_assert_msg(n == 0 && cJSON_GetArraySize(v) == 3, "%s", r.out);
+		ck_assert_msg(n == 0 && cJSON_GetArraySize(v) == 4, "%s", r.out);
 		wst_run_free(&r);
 		/* Plain --probe: one line a grant, a newline in a name shown
 		 * as "?". */
@@ -476,6 +493,31 @@ START_TEST(policy_grants_read_write)
 			wst_runv(&r, NULL, env, "wsrun", argv);
 			ck_assert_msg(strstr(r.out, "/a?b ") != NULL &&
 				      strstr(r.out, "/a\nb") == NULL, "%s", r.out);
+			wst_run_free(&r);
+		}
+		/* Plain mode warns on stderr of each refused grant (the
+		 * command would only see "No such file or directory"), not of
+		 * the granted ones; --verbose adds those as INFO lines. */
+		{
+			const char *env[] = {mode_env(0), NULL};
+			const char *argv[] = {"--workspace", ws, "--policy", pfile,
+					      "-c", "true", NULL};
+			const char *argvv[] = {"--workspace", ws, "--policy", pfile,
+					       "--verbose", "-c", "true", NULL};
+
+			wst_runv(&r, NULL, env, "wsrun", argv);
+			ck_assert_int_eq(r.status, 0);
+			ck_assert_msg(strstr(r.err, "wsrun: policy grant rule=empty-var "
+						    "dir=/ access=read: refused, ") != NULL &&
+				      strstr(r.err, "rule=noshape ") != NULL &&
+				      strstr(r.err, "rule=ro ") == NULL &&
+				      strstr(r.err, "rule=rw ") == NULL, "%s", r.err);
+			wst_run_free(&r);
+			wst_runv(&r, NULL, env, "wsrun", argvv);
+			ck_assert_msg(strstr(r.err, "INFO policy grant rule=ro ") != NULL &&
+				      strstr(r.err, "wsrun: policy grant rule=empty-var ") != NULL &&
+				      strstr(r.err, "INFO policy grant rule=empty-var") == NULL,
+				      "%s", r.err);
 			wst_run_free(&r);
 		}
 		/* Under --args (compact), only what was granted. */

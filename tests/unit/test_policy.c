@@ -257,6 +257,10 @@ START_TEST(path_errors_name_rule_and_field)
 	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"src/**\"],"
 		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
 		  "field \"paths[0]\"", "relative", NULL);
+	/* A shell's "~": the message says what to write instead. */
+	parse_bad(RULE("{\"name\":\"r1\",\"paths\":[\"~/.cache/**\"],"
+		       "\"operations\":[\"read\"],\"decision\":\"allow\"}"),
+		  "field \"paths[0]\"", "relative", "use ${HOME}");
 	/* GIT_ROOT outside git. */
 	ck_assert_int_eq(ws_vars_set(&vars, "GIT_ROOT", NULL), 0);
 	parse_bad(RULE("{\"name\":\"g\",\"paths\":[\"${GIT_ROOT}/**\"],"
@@ -842,6 +846,12 @@ START_TEST(grant_candidates)
 		" \"operations\": [\"*\"], \"decision\": \"allow\"},"
 		"{\"name\": \"late-deny\", \"paths\": [\"/late/secret\"],"
 		" \"operations\": [\"read\"], \"decision\": \"approve\"},"
+		"{\"name\": \"sib\", \"paths\": [\"/srv/x-out/**\", \"/srv/y/**\","
+		" \"/srv/z/**\"], \"operations\": [\"read\", \"list\"],"
+		" \"decision\": \"allow\"},"
+		"{\"name\": \"sib-deny\", \"paths\": [\"/srv/x-outside/**\","
+		" \"/srv/y/k/**\", \"/srv/z*\"], \"operations\": [\"read\"],"
+		" \"decision\": \"deny\"},"
 		"{\"name\": \"catch-all\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		" \"decision\": \"deny\"}"));
 	struct ws_policy_grant *v;
@@ -857,16 +867,35 @@ START_TEST(grant_candidates)
 	/* A deny rule below, before it. */
 	g = cand(v, n, "data", "/srv/data");
 	ck_assert(g != NULL && g->refused && strstr(g->why, "no-keys") != NULL);
+	/* The reason says how to fix it: an earlier rule can be moved. */
+	ck_assert_msg(strstr(g->why, "move this allow rule above rule \"no-keys\", "
+			     "or narrow that rule") != NULL, "%s", g->why);
 	/* Every operation, but a deny of deletes before it: read only. */
 	g = cand(v, n, "rw", "/srv/rw");
 	ck_assert(g != NULL && !g->refused && !g->write && g->exec);
 	ck_assert(strstr(g->why, "no-delete") != NULL);
-	/* Only "D/" + "**" is a directory shape (an escaped star is literal). */
+	/* Only "D/" + "**" is a directory shape (an escaped star is literal);
+	 * the others that name a directory are listed, refused, saying the
+	 * shape a grant needs; "**" is not listed. */
 	for (size_t i = 0; i < n; i++)
 		ck_assert_msg(strcmp(v[i].rule, "shapes") != 0 ||
-			      strcmp(v[i].dir, "/e*") == 0, "%s", v[i].dir);
+			      strcmp(v[i].dir, "/e*") == 0 ||
+			      (v[i].shape && v[i].refused && !v[i].write &&
+			       strstr(v[i].why, "only DIR/** rules") != NULL),
+			      "%s", v[i].dir);
 	g = cand(v, n, "shapes", "/e*");
-	ck_assert(g != NULL && !g->refused);
+	ck_assert(g != NULL && !g->refused && !g->shape);
+	g = cand(v, n, "shapes", "/a");
+	ck_assert(g != NULL && g->shape && strstr(g->why, "write /a/**") != NULL);
+	ck_assert_ptr_nonnull(cand(v, n, "shapes", "/b"));
+	ck_assert_ptr_nonnull(cand(v, n, "shapes", "/lit"));
+	{
+		size_t c = 0;
+
+		for (size_t i = 0; i < n; i++)
+			c += strcmp(v[i].rule, "shapes") == 0;
+		ck_assert_uint_eq(c, 4);
+	}
 	/* "/", "..", ".", empty components: refused, said why (a relative
 	 * glob is a parse error). */
 	g = cand(v, n, "bad", "/");
@@ -880,13 +909,28 @@ START_TEST(grant_candidates)
 	ck_assert_ptr_nonnull(cand(v, n, "bad", "/x/y"));
 	/* Read without list is not enough for a directory grant. */
 	g = cand(v, n, "read-only-op", "/r");
-	ck_assert(g != NULL && g->refused);
+	ck_assert(g != NULL && g->refused && g->quiet);
+	ck_assert_msg(strstr(g->why, "add \"list\"") != NULL, "%s", g->why);
+	g = cand(v, n, "data", "/srv/data");
+	ck_assert(g != NULL && !g->quiet);
 	/* After the allow rule: a rule naming a path below keeps the grant
 	 * off (approve too); a catch-all does not. */
 	g = cand(v, n, "after", "/late");
 	ck_assert(g != NULL && g->refused && strstr(g->why, "late-deny") != NULL);
+	/* A later one cannot be moved away: it names a path inside. */
+	ck_assert_msg(strstr(g->why, "later approve rule \"late-deny\" names a "
+			     "path inside") != NULL, "%s", g->why);
 	g = cand(v, n, "after", "/srv/rw2");
 	ck_assert(g != NULL && !g->refused && !g->write); /* no-delete before */
+	/* A later rule on a sibling that shares the text ("/srv/x-outside"
+	 * of "/srv/x-out") does not reach it; one below it does, and so does
+	 * a prefix that is not a whole component yet ("/srv/z*"). */
+	g = cand(v, n, "sib", "/srv/x-out");
+	ck_assert_msg(g != NULL && !g->refused, "%s", g != NULL ? g->why : "");
+	g = cand(v, n, "sib", "/srv/y");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "sib-deny") != NULL);
+	g = cand(v, n, "sib", "/srv/z");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "sib-deny") != NULL);
 	ws_policy_grants_free(v, n);
 	ws_policy_free(p);
 	/* No policy: nothing. */

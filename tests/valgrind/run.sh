@@ -36,6 +36,14 @@ set -euo pipefail
 build=$(cd "${1:?usage: run.sh BUILD_DIR [meson test args]}" && pwd)
 shift
 here=$(cd "$(dirname "$0")" && pwd)
+# Checked before the temporary directory exists, so that nothing is left.
+for f in cmd/zygote tests/proxy; do
+	if [ ! -x "$build/$f" ]; then
+		echo "run.sh: $build/$f is missing: build $build with tests" \
+			"(meson setup $build -Dtests=true && ninja -C $build)" >&2
+		exit 2
+	fi
+done
 logs=$(mktemp -d "${TMPDIR:-/tmp}/wsvg-XXXXXX")
 sock=$logs/zygote.sock
 proxy=$build/tests/proxy

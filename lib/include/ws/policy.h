@@ -115,6 +115,14 @@ struct ws_policy_grant {
 	bool exec;	/* execute too (the rule allows exec) */
 	bool granted;	/* given to the command */
 	bool refused;	/* never given; why says why */
+	/* Not of directory shape ("/x", "/x/" + "*"): never a grant, listed
+	 * (dir is its literal directory) so that its author learns why;
+	 * ws_grants_check() unlists one inside the workspace (refused false). */
+	bool shape;
+	/* Refused for a reason a plain wsrun does not warn of: a system
+	 * directory (ws/grant.h: never granted), or a rule that allows less
+	 * than read and list (one meant for the file tools). */
+	bool quiet;
 	int fd;		/* O_PATH of the checked directory, or -1 */
 	char why[320];	/* why it is refused, or a note ("" for none) */
 };
@@ -132,8 +140,10 @@ struct ws_policy_grant {
  * allow rule whose operations meet the grant's, and any after it that
  * names a path there (a catch-all "**" after it does not: the allow rule
  * decides first).  A write grant that only a rule about writes keeps off
- * becomes read.  *out (free with ws_policy_grants_free()) gets *n items,
- * fd -1.  Errors: WS_ENOMEM.
+ * becomes read.  An allow rule of any other shape whose literal start is
+ * an absolute directory other than "/" is listed too, refused with shape
+ * set ("**" alone, or "/" then "**" then "/" + "*.o", are not).  *out (free with
+ * ws_policy_grants_free()) gets *n items, fd -1.  Errors: WS_ENOMEM.
  */
 int ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 		     size_t *n);
