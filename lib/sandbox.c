@@ -838,6 +838,16 @@ ws__fail(char *msg, size_t len, const char *what, const char *path, int err)
  */
 static int ws__newroot_fd = -1;
 
+/* Whether an O_PATH descriptor is a directory or a symlink (what a walk's
+ * last component may be where a directory is wanted). */
+static bool
+ws__dir_or_link(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
 /*
  * Open each component of an absolute path, making the missing ones, and
  * following no symlink at all: a mount point inside the bound workspace
@@ -895,16 +905,11 @@ ws__walk_make(const char *path, bool file)
 		} else {
 			fd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
 		}
-		if (fd >= 0 && last && !file) {
-			struct stat st;
-
-			if (fstat(fd, &st) < 0 ||
-			    (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))) {
-				close(fd);
-				if (dfd != start)
-					close(dfd);
-				return -ENOTDIR;
-			}
+		if (fd >= 0 && last && !file && !ws__dir_or_link(fd)) {
+			close(fd);
+			if (dfd != start)
+				close(dfd);
+			return -ENOTDIR;
 		}
 		if (fd < 0 && errno == ENOENT) {
 			made = false;
@@ -922,17 +927,13 @@ ws__walk_make(const char *path, bool file)
 				goto fail;
 			}
 			fd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
-			if (fd >= 0 && last && !file && !made) {
-				struct stat st;
-
-				/* Made by someone else meanwhile: check as above. */
-				if (fstat(fd, &st) < 0 ||
-				    (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))) {
-					close(fd);
-					if (dfd != start)
-						close(dfd);
-					return -ENOTDIR;
-				}
+			/* Made by someone else meanwhile: check as above. */
+			if (fd >= 0 && last && !file && !made &&
+			    !ws__dir_or_link(fd)) {
+				close(fd);
+				if (dfd != start)
+					close(dfd);
+				return -ENOTDIR;
 			}
 		}
 		if (fd < 0)

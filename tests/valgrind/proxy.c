@@ -43,25 +43,6 @@ forward(int sig)
 }
 
 static int
-read_int(int fd, int32_t *v)
-{
-	char *p = (char *)v;
-	size_t n = sizeof(*v);
-
-	while (n > 0) {
-		ssize_t r = read(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-static int
 fail(const char *what)
 {
 	fprintf(stderr, "wst proxy: %s: %s\n", what, strerror(errno));
@@ -161,7 +142,7 @@ main(int argc, char **argv)
 		off += (size_t)w;
 	}
 	free(blob);
-	if (read_int(fd, &pid) < 0) {
+	if (wst_read_full(fd, &pid, sizeof(pid)) < 0) {
 		errno = EPIPE;
 		return fail("no pid from the zygote");
 	}
@@ -178,7 +159,7 @@ main(int argc, char **argv)
 		dup2(null, i);
 	if (null > 2)
 		close(null);
-	if (read_int(fd, &st) < 0)
+	if (wst_read_full(fd, &st, sizeof(st)) < 0)
 		return 125;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);

@@ -125,25 +125,6 @@ on_chld(int sig)
 	(void)sig;
 }
 
-/* Read exactly n bytes (the proxy may write its request in pieces). */
-static int
-read_full(int fd, void *buf, size_t n)
-{
-	char *p = buf;
-
-	while (n > 0) {
-		ssize_t r = read(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 /*
  * Lower the soft limit res to the caller's (want: soft, hard) where the
  * caller's is lower; a test lowers a limit to provoke a failure.  Hard
@@ -195,7 +176,7 @@ serve(int fd)
 	req_blob = malloc((size_t)h.len + 1);
 	req_argv = calloc((size_t)h.argc + 1, sizeof(*req_argv));
 	if (req_blob == NULL || req_argv == NULL ||
-	    read_full(fd, req_blob, h.len) < 0)
+	    wst_read_full(fd, req_blob, h.len) < 0)
 		_exit(127);
 	req_blob[h.len] = '\0';
 	close(fd);

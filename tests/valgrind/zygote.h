@@ -14,7 +14,10 @@
 #ifndef WST_ZYGOTE_H
 #define WST_ZYGOTE_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define WST_ZMAGIC 0x77737a31u /* "wsz1" */
 #define WST_ZMAX (16u << 20)   /* the largest request a zygote reads */
@@ -31,5 +34,28 @@ struct wst_zreq {
 	uint64_t nofile[2]; /* RLIMIT_NOFILE, soft and hard (tests lower it) */
 	uint64_t fsize[2];  /* RLIMIT_FSIZE, soft and hard */
 };
+
+/*
+ * Read exactly n bytes, through EINTR and short reads; -1 at an error or
+ * an early end (the other side is gone).  Both ends read their fixed-size
+ * records with it.
+ */
+static inline int
+wst_read_full(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n > 0) {
+		ssize_t r = read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
 
 #endif
