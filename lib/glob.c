@@ -90,6 +90,50 @@ ws__classify(const char *glob, char *lit, size_t *litlen)
 	return i == n ? WS__G_LITERAL : WS__G_REGEX;
 }
 
+/*
+ * pcre2_pattern_convert writes an escaped character inside a bracket
+ * expression as itself, so a class whose first member is an escaped caret,
+ * "[\^a]" (caret or a), comes out as "[^a]" (neither), and "[\^]" as the
+ * unclosed "[^]" (found by tests/fuzz/fuzz_glob).  A glob class never
+ * matches the separator: the converter adds "/" to a negated class and
+ * follows a plain class that could match "/" with "(?<!/)".  So putting "/"
+ * before the escaped caret, "[/\^a]", changes nothing but the class's
+ * first member.  The same insertion after a "[" that is a member of a class
+ * ("[a[\^]") is as harmless, which is why this pass need not track classes:
+ * it only skips escaped bytes, so that "\[\^" (two literals) is left alone.
+ * Sets *out to a malloc'd fixed copy and *shift to the bytes inserted, or
+ * *out to NULL when glob has no such class.
+ */
+static int
+ws__caret_fix(const char *glob, char **out, size_t *shift)
+{
+	size_t n = strlen(glob), i, o = 0;
+	char *fixed;
+
+	*out = NULL;
+	*shift = 0;
+	if (strstr(glob, "[\\^") == NULL)
+		return 0;
+	/* At most one "/" per three input bytes. */
+	if ((fixed = malloc(n + n / 3 + 2)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (glob[i] == '\\' && i + 1 < n) {
+			fixed[o++] = glob[i++];
+		} else if (glob[i] == '[' && glob[i + 1] == '\\' &&
+			   glob[i + 2] == '^') {
+			fixed[o++] = '[';
+			fixed[o++] = '/';
+			(*shift)++;
+			continue;
+		}
+		fixed[o++] = glob[i];
+	}
+	fixed[o] = '\0';
+	*out = fixed;
+	return 0;
+}
+
 /* Convert glob to a PCRE2 pattern (malloc'd). */
 static int
 ws__convert(const char *glob, char **out, size_t *erroff)
@@ -97,20 +141,30 @@ ws__convert(const char *glob, char **out, size_t *erroff)
 	pcre2_convert_context *cc = pcre2_convert_context_create(NULL);
 	PCRE2_UCHAR *buf = NULL;
 	PCRE2_SIZE len = 0;
+	size_t shift;
+	char *fixed = NULL;
 	int rc;
 
 	*out = NULL;
 	if (cc == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if ((rc = ws__caret_fix(glob, &fixed, &shift)) < 0) {
+		pcre2_convert_context_free(cc);
+		return rc;
+	}
 	/* Explicit, so that the build host's defaults cannot change them. */
 	pcre2_set_glob_separator(cc, '/');
 	pcre2_set_glob_escape(cc, '\\');
-	rc = pcre2_pattern_convert((PCRE2_SPTR)glob, PCRE2_ZERO_TERMINATED,
-				   PCRE2_CONVERT_GLOB, &buf, &len, cc);
+	rc = pcre2_pattern_convert((PCRE2_SPTR)(fixed ? fixed : glob),
+				   PCRE2_ZERO_TERMINATED, PCRE2_CONVERT_GLOB,
+				   &buf, &len, cc);
 	pcre2_convert_context_free(cc);
+	free(fixed);
 	if (rc != 0) {
 		PCRE2_UCHAR msg[256];
 
+		/* The offset was in the fixed copy; near enough, and in range. */
+		len = len > shift ? len - shift : 0;
 		pcre2_get_error_message(rc, msg, sizeof(msg));
 		if (erroff != NULL)
 			*erroff = len;

@@ -111,6 +111,37 @@ START_TEST(classes)
 }
 END_TEST
 
+/*
+ * pcre2_pattern_convert turns an escaped caret first in a class into a
+ * negation ("[\\^a]" became "[^a]") or an unclosed class ("[\\^]"), found
+ * by fuzz_glob.  The class is caret or its other members, nothing else.
+ */
+START_TEST(escaped_caret_first_in_class)
+{
+	ck_assert(m("/a/[\\^]", "/a/^"));
+	ck_assert(!m("/a/[\\^]", "/a/b"));
+	ck_assert(m("/a/[\\^b]", "/a/^"));
+	ck_assert(m("/a/[\\^b]", "/a/b"));
+	ck_assert(!m("/a/[\\^b]", "/a/c"));
+	/* A range from the caret: ^ _ ` a b. */
+	ck_assert(m("/a/[\\^-b]", "/a/_"));
+	ck_assert(!m("/a/[\\^-b]", "/a/c"));
+	/* The inserted "/" never lets the class match the separator. */
+	ck_assert(!m("/a[\\^]b", "/a/b"));
+	ck_assert(!m("/a[\\^b]c", "/a/c"));
+	/* A "[" that is a class member, then an escaped caret. */
+	ck_assert(m("/a/[b[\\^]", "/a/^"));
+	ck_assert(m("/a/[b[\\^]", "/a/["));
+	ck_assert(!m("/a/[b[\\^]", "/a/c"));
+	/* Negated: neither caret nor b. */
+	ck_assert(!m("/a/[!\\^b]", "/a/^"));
+	ck_assert(m("/a/[!\\^b]", "/a/c"));
+	/* Two literals, no class: untouched. */
+	ck_assert(m("/a/\\[\\^]", "/a/[^]"));
+	ck_assert(m("/a/\\\\[\\^]", "/a/\\^"));
+}
+END_TEST
+
 START_TEST(literals_and_escapes)
 {
 	ck_assert(m("/a/b", "/a/b"));
@@ -234,6 +265,7 @@ suite(void)
 	tcase_add_test(tc, starstar_alone_matches_everything);
 	tcase_add_test(tc, question_mark);
 	tcase_add_test(tc, classes);
+	tcase_add_test(tc, escaped_caret_first_in_class);
 	tcase_add_test(tc, literals_and_escapes);
 	tcase_add_test(tc, escape_roundtrip);
 	tcase_add_test(tc, errors_name_offset);
