@@ -9,9 +9,9 @@
  * independent reference is fnmatch(3) with FNM_PATHNAME in the C locale,
  * for globs without "**" (which fnmatch does not know), POSIX classes,
  * collating elements, ranges (corner cases the two read differently) or
- * an escaped "/" (glibc does not match "*\\/x" against "a/x").  It tells
+ * an escaped "/" (glibc does not match "*\/x" against "a/x").  It tells
  * whether the converter read a glob as the shell would: it would have
- * caught "[\\^b]", an escaped caret first in a class, read as "not b".
+ * caught "[\^b]", an escaped caret first in a class, read as "not b".
  */
 #include <fnmatch.h>
 #include <stdint.h>
