@@ -5,8 +5,16 @@
  */
 #include "cmds.h"
 
+#ifdef WS_MAIN_WSRUN
+#include "ws/run.h"
+#endif
+
 int
 main(int argc, char **argv)
 {
+#ifdef WS_MAIN_WSRUN
+	/* First, before any getenv(): see ws_run_detach_environ(). */
+	(void)ws_run_detach_environ();
+#endif
 	return WS_CMD(argc, argv);
 }

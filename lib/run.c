@@ -832,6 +832,7 @@ struct ws__child {
 	char **envp;
 	int in_fd, out_w, err_w, rep_w, status_w, sync_r;
 	bool pidns, landlock, seccomp, caps;
+	bool shared_vm; /* init runs in wsrun's memory (ws__spawn_init()) */
 	int cwd_fd;
 	int parent_fds[8]; /* the parent's ends of the pipes, -1 padded */
 };
@@ -971,36 +972,100 @@ ws__init_on_term(int sig)
 }
 
 /*
+ * init shares wsrun's memory (see ws__spawn_init()), and once wsrun runs
+ * on, init must not touch what the two could both write: the heap, stdio,
+ * and errno, which lives in the thread-local block they share.  So its
+ * waiting loop makes system calls directly: the result is -errno, and no
+ * wrapper, sanitizer interceptor or cancellation point runs.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WS__ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define WS__ASAN 1
+#endif
+#if defined(__x86_64__) && !defined(WS__ASAN)
+#define WS__INIT_SHARES_VM 1
+static long
+ws__sys4(long n, long a, long b, long c, long d)
+{
+	register long r10 __asm__("r10") = d;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__aarch64__) && !defined(WS__ASAN)
+#define WS__INIT_SHARES_VM 1
+static long
+ws__sys4(long n, long a, long b, long c, long d)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
+			 : "memory");
+	return x0;
+}
+#else
+/*
+ * Elsewhere init is a copy of wsrun (a fork), and the wrappers are safe.
+ * So under AddressSanitizer, whose per-thread records (in the thread-local
+ * block) and vfork interceptor assume one stack per thread: a task on a
+ * stack of its own in the same memory makes it unpoison a range between
+ * the two stacks, and fault.  The ASan runs test the fork; the others the
+ * shared memory.
+ */
+#define WS__INIT_SHARES_VM 0
+static long
+ws__sys4(long n, long a, long b, long c, long d)
+{
+	long r = syscall(n, a, b, c, d);
+
+	return r < 0 ? -errno : r;
+}
+#endif
+
+/*
  * init's wait: reap every process until the command ends, forward the
  * stopping signal to all of them, and report the command's status and
- * the peak memory of its processes.  (Out of ws__init_main(): its
- * locals would be clobbered by the vfork.)
+ * the peak memory of its processes, then end.  Only direct system calls
+ * (see ws__sys4()).  (Out of ws__init_main(): its locals would be
+ * clobbered by the vfork.)
  */
-static void
+static void __attribute__((noreturn))
 ws__init_wait(pid_t cmd, int status_w)
 {
 	struct rusage ru;
-	long maxrss = 0;
+	long maxrss = 0, w;
 	int32_t rep[3];
-	int st = 0;
+	int st = 0, wst;
 
 	for (;;) {
-		int wst;
-		pid_t w = wait4(-1, &wst, 0, &ru);
-
+		w = ws__sys4(SYS_wait4, -1, (long)&wst, 0, (long)&ru);
 		if (w > 0 && ru.ru_maxrss > maxrss)
 			maxrss = ru.ru_maxrss;
 		if (w == cmd) {
 			st = wst;
 			break;
 		}
-		if (w < 0 && errno == EINTR && ws__init_term) {
+		if (w == -EINTR && ws__init_term) {
 			/* The signal wsrun was stopped by: SIGINT stays SIGINT. */
 			int sig = ws__init_term;
 
 			ws__init_term = 0;
-			kill(-1, sig);
-		} else if (w < 0 && errno != EINTR) {
+			ws__sys4(SYS_kill, -1, sig, 0, 0);
+		} else if (w < 0 && w != -EINTR) {
 			break;
 		}
 	}
@@ -1010,21 +1075,21 @@ ws__init_wait(pid_t cmd, int status_w)
 	 * on without waiting for init's own exit (which tears the
 	 * namespaces down: a few hundred microseconds).
 	 */
-	kill(-1, SIGKILL);
+	ws__sys4(SYS_kill, -1, SIGKILL, 0, 0);
 	for (;;) {
-		int wst;
-		pid_t w = wait4(-1, &wst, 0, &ru);
-
+		w = ws__sys4(SYS_wait4, -1, (long)&wst, 0, (long)&ru);
 		if (w > 0 && ru.ru_maxrss > maxrss)
 			maxrss = ru.ru_maxrss;
-		if (w < 0 && errno != EINTR)
+		if (w < 0 && w != -EINTR)
 			break;
 	}
 	rep[0] = st;
 	rep[1] = (int32_t)maxrss;
 	rep[2] = 1;
-	if (write(status_w, rep, sizeof(rep)) < 0)
-		_exit(WS_RUN_EXIT_FAILED);
+	w = ws__sys4(SYS_write, status_w, (long)rep, sizeof(rep), 0);
+	for (;;)
+		ws__sys4(SYS_exit_group, w == (long)sizeof(rep) ? 0 : WS_RUN_EXIT_FAILED,
+			 0, 0, 0);
 }
 
 /*
@@ -1052,9 +1117,14 @@ ws__init_main(struct ws__child *c)
 		_exit(WS_RUN_EXIT_FAILED);
 	}
 	prctl(PR_SET_DUMPABLE, 0);
-	/* The inherited environment is nobody's business in /proc/1. */
-	for (char **p = environ; p && *p; p++)
-		memset(*p, 0, strlen(*p));
+	/*
+	 * The inherited environment is nobody's business in /proc/1.  When
+	 * init shares wsrun's memory, ws_run_detach_environ() has zeroed it
+	 * already (wsrun reads its copy on the heap).
+	 */
+	if (!c->shared_vm)
+		for (char **p = environ; p && *p; p++)
+			memset(*p, 0, strlen(*p));
 	setsid();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ws__init_on_term;
@@ -1094,8 +1164,11 @@ ws__init_main(struct ws__child *c)
 	close(c->out_w);
 	if (c->err_w != c->out_w)
 		close(c->err_w);
+	/* wsrun may go on: from here init makes direct system calls only. */
+	if (c->shared_vm &&
+	    ws__sys4(SYS_write, c->sync_r, (long)"r", 1, 0) != 1)
+		ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
 	ws__init_wait(cmd, c->status_w);
-	_exit(0);
 }
 
 /* ---- The parent ------------------------------------------------------ */
@@ -1256,6 +1329,131 @@ ws__clone(unsigned long flags, int cg_fd, int *pidfd)
 		a.cgroup = (uint64_t)cg_fd;
 	}
 	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+}
+
+/* Set by ws_run_detach_environ(): init may share this memory. */
+static bool ws__environ_detached;
+
+int
+ws_run_detach_environ(void)
+{
+	size_t n = 0;
+	char **copy;
+
+	while (environ != NULL && environ[n] != NULL)
+		n++;
+	if ((copy = calloc(n + 1, sizeof(*copy))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if ((copy[i] = strdup(environ[i])) == NULL) {
+			while (i > 0)
+				free(copy[--i]);
+			free(copy);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+	for (size_t i = 0; i < n; i++)
+		explicit_bzero(environ[i], strlen(environ[i]));
+	environ = copy;
+	ws__environ_detached = true;
+	return 0;
+}
+
+static int
+ws__init_entry(void *arg)
+{
+	ws__close_parent_fds(arg);
+	ws__init_main(arg);
+}
+
+/*
+ * Start the namespace init in wsrun's own memory (CLONE_VM), on a stack of
+ * its own, rather than as a copy of wsrun.  On this kind of machine the
+ * copy was the largest cost of a call: copying the page tables at the
+ * clone, faulting in copied pages in both processes after it, tearing the
+ * copy down at init's exit (some 1-2 ms together, measured with ftrace).
+ * The price is discipline, kept by both sides:
+ *   - until init says "r" on the sync socket (the command has exec'd, or
+ *     failed to), wsrun makes direct system calls only
+ *     (ws__wait_init_ready()), and init and the command's child use no
+ *     heap (lib/sandbox.c reads directories with getdents64), so that
+ *     killing them at a timeout leaves wsrun's heap whole;
+ *   - after it, init makes direct system calls only (ws__init_wait()).
+ * The stack is unmapped once init is reaped.  Only in a process whose
+ * environment ws_run_detach_environ() moved (the wsrun program: not
+ * wstools mcp, which has threads), not with a user namespace (init copies
+ * trees there, using the heap), not on architectures without ws__sys4():
+ * those fork as before.
+ */
+static pid_t
+ws__spawn_init(struct ws__child *c, unsigned long flags, int *pidfd,
+	       void **stack, size_t *stack_sz)
+{
+	size_t sz = 1024 * 1024, guard = 4096;
+	char *stk = mmap(NULL, sz + guard, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE,
+			 -1, 0);
+	pid_t pid;
+
+	if (stk == MAP_FAILED)
+		return -1;
+	/* A stack overflow faults rather than writing over wsrun's memory. */
+	if (mprotect(stk, guard, PROT_NONE) < 0) {
+		munmap(stk, sz + guard);
+		return -1;
+	}
+	pid = clone(ws__init_entry, stk + sz + guard,
+		    (int)(CLONE_VM | CLONE_PIDFD | SIGCHLD | flags), c, pidfd);
+	if (pid < 0) {
+		int e = errno;
+
+		munmap(stk, sz + guard);
+		errno = e;
+		return -1;
+	}
+	*stack = stk;
+	*stack_sz = sz + guard;
+	return pid;
+}
+
+/*
+ * Wait for init's "r" (or its end) with direct system calls only: init
+ * runs in this memory meanwhile and writes errno, which the libc wrappers
+ * would read.  A deadline or a cancellation kills init (PID 1: the whole
+ * namespace goes), whose setup holds no heap to leave half-changed.
+ */
+static void
+ws__wait_init_ready(int sock, int pidfd, long long deadline_ms)
+{
+	struct pollfd pf[2] = {{.fd = sock, .events = POLLIN},
+			       {.fd = pidfd, .events = POLLIN}};
+	struct timespec ts, now;
+	bool killed = false;
+	char b;
+
+	for (;;) {
+		long r;
+
+		ts.tv_sec = 0;
+		ts.tv_nsec = 50 * 1000 * 1000;
+		r = ws__sys4(SYS_ppoll, (long)pf, 2, (long)&ts, 0);
+		if (r > 0 && (pf[1].revents || pf[0].revents)) {
+			if (pf[1].revents)
+				return; /* init is gone */
+			r = ws__sys4(SYS_read, sock, (long)&b, 1, 0);
+			if (r != -EAGAIN && r != -EINTR)
+				return; /* "r", or end of file: init failed */
+			continue;
+		}
+		if (killed)
+			continue;
+		ws__sys4(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&now, 0, 0);
+		if (ws_cancelled() ||
+		    (deadline_ms >= 0 &&
+		     (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 >= deadline_ms)) {
+			ws__sys4(SYS_pidfd_send_signal, pidfd, SIGKILL, 0, 0);
+			killed = true;
+		}
+	}
 }
 
 /* The direct child without namespaces: join the cgroup, become the
@@ -1609,6 +1807,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	size_t in_off = 0;
 	unsigned long flags = 0;
 	struct rusage ru;
+	void *init_stack = NULL;
+	size_t init_stack_sz = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->max_rss_kb = -1;
@@ -1777,7 +1977,12 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 			       inp[1], -1, -1},
 	};
 	fflush(NULL);
-	if (proc.pidns)
+	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
+		       !plan.userns;
+	if (ch.shared_vm)
+		proc.pid = ws__spawn_init(&ch, flags, &proc.pidfd, &init_stack,
+					  &init_stack_sz);
+	else if (proc.pidns)
 		proc.pid = ws__clone(flags, -1, &proc.pidfd);
 	else
 		proc.pid = ws__spawn_direct(&ch, proc.cg_fd, &proc.pidfd);
@@ -1792,6 +1997,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws__close_parent_fds(&ch);
 		ws__init_main(&ch);
 	}
+	if (ch.shared_vm)
+		ws__wait_init_ready(syncp[1], proc.pidfd,
+				    o->timeout_ms > 0 ? start + o->timeout_ms : -1);
 	ws__close(&outp[1]);
 	ws__close(&errp[1]);
 	ws__close(&repp[1]);
@@ -2028,6 +2236,9 @@ out:
 	if (reap_later)
 		while (waitpid(proc.pid, NULL, 0) < 0 && errno == EINTR)
 			;
+	/* init is reaped on every way here: its stack is free. */
+	if (init_stack != NULL)
+		munmap(init_stack, init_stack_sz);
 	return rc;
 }
 

@@ -1024,6 +1024,64 @@ ws__mask(const char *target, char *msg, size_t len)
 	return ws__mask_st(target, NULL, msg, len);
 }
 
+/*
+ * The names in directory path, one call of fn each until fn returns
+ * nonzero (which is returned).  Read with getdents64 into a buffer on the
+ * stack: the namespace init shares wsrun's memory (see lib/run.c), and
+ * must not use the heap that wsrun's own code uses, as opendir() does.
+ */
+struct ws__dirent64 {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+static int
+ws__each_name(const char *path, int (*fn)(const char *dir, const char *name,
+					  void *arg),
+	      void *arg)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	long n;
+
+	if (fd < 0)
+		return 0;
+	while (rc == 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; rc == 0 && off < n;) {
+			struct ws__dirent64 *de = (struct ws__dirent64 *)(buf + off);
+
+			off += de->reclen;
+			if (strcmp(de->name, ".") != 0 && strcmp(de->name, "..") != 0)
+				rc = fn(path, de->name, arg);
+		}
+	close(fd);
+	return rc;
+}
+
+struct ws__mask_arg {
+	char *msg;
+	size_t len;
+	struct ws__masked *done;
+};
+
+/* ssh_host_*_key: the host's private keys. */
+static int
+ws__mask_host_key(const char *dir, const char *name, void *arg)
+{
+	struct ws__mask_arg *a = arg;
+	size_t n = strlen(name);
+	char path[4352];
+
+	if (n < 13 || strncmp(name, "ssh_host_", 9) != 0 ||
+	    strcmp(name + n - 4, "_key") != 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return ws__mask(path, a->msg, a->len);
+}
+
 static int
 ws__mask_etc(char *msg, size_t len)
 {
@@ -1032,24 +1090,15 @@ ws__mask_etc(char *msg, size_t len)
 		"sudoers.d", "security/opasswd",
 	};
 	char path[4352];
-	DIR *d;
-	struct dirent *de;
+	struct ws__mask_arg a = {msg, len, NULL};
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		snprintf(path, sizeof(path), WS__NEWROOT "/etc/%s", fixed[i]);
 		rc = ws__mask(path, msg, len);
 	}
-	d = opendir(WS__NEWROOT "/etc/ssh");
-	if (d == NULL)
-		return rc;
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		if (fnmatch("ssh_host_*_key", de->d_name, 0) != 0)
-			continue;
-		snprintf(path, sizeof(path), WS__NEWROOT "/etc/ssh/%s", de->d_name);
-		rc = ws__mask(path, msg, len);
-	}
-	closedir(d);
+	if (rc == 0)
+		rc = ws__each_name(WS__NEWROOT "/etc/ssh", ws__mask_host_key, &a);
 	return rc;
 }
 
@@ -1117,6 +1166,21 @@ ws__mask_bin(const char *path, struct ws__masked *done, char *msg, size_t len)
 	return 0;
 }
 
+/* One name of a small bin directory: masked if it is on the list. */
+static int
+ws__mask_blocked_name(const char *dir, const char *name, void *arg)
+{
+	struct ws__mask_arg *a = arg;
+	char path[4352];
+
+	for (size_t i = 0; i < sizeof(ws__blocked_bins) / sizeof(ws__blocked_bins[0]); i++)
+		if (strcmp(name, ws__blocked_bins[i]) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			return ws__mask_bin(path, a->done, a->msg, a->len);
+		}
+	return 0;
+}
+
 static int
 ws__mask_blocked(char *msg, size_t len)
 {
@@ -1125,8 +1189,8 @@ ws__mask_blocked(char *msg, size_t len)
 	char path[4352];
 	struct stat seen[sizeof(dirs) / sizeof(dirs[0])];
 	struct ws__masked done = {.n = 0};
+	struct ws__mask_arg a = {msg, len, &done};
 	struct stat empty;
-	DIR *dir;
 	int rc = 0;
 
 	/* A name that leads to a masked file leads to the empty source. */
@@ -1155,18 +1219,8 @@ ws__mask_blocked(char *msg, size_t len)
 		 * empty) is read once, and only the names it holds are
 		 * looked at: a call or two instead of a lookup per name.
 		 */
-		if (seen[d].st_size <= 4096 && (dir = opendir(path)) != NULL) {
-			struct dirent *de;
-
-			while (rc == 0 && (de = readdir(dir)) != NULL)
-				for (size_t i = 0; rc == 0 && i < sizeof(ws__blocked_bins) /
-						     sizeof(ws__blocked_bins[0]); i++)
-					if (strcmp(de->d_name, ws__blocked_bins[i]) == 0) {
-						snprintf(path, sizeof(path), WS__NEWROOT
-							 "%s/%s", dirs[d], de->d_name);
-						rc = ws__mask_bin(path, &done, msg, len);
-					}
-			closedir(dir);
+		if (seen[d].st_size <= 4096) {
+			rc = ws__each_name(path, ws__mask_blocked_name, &a);
 			continue;
 		}
 		for (size_t i = 0; rc == 0 && i < sizeof(ws__blocked_bins) /

@@ -1758,6 +1758,58 @@ START_TEST(kill9_wsrun)
 }
 END_TEST
 
+/*
+ * The namespace init runs in wsrun's own memory (lib/run.c,
+ * ws__spawn_init()), so /proc/1/environ would be wsrun's environment, with
+ * the caller's secrets: it is pointed at nothing.  Read from outside, as
+ * root, where no layer of the sandbox stands in the way.
+ */
+START_TEST(init_environ_hidden)
+{
+	char marker[64], cmd[512], path[128], buf[65536];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	const char *envp[] = {"WST_SECRET=" ENVSECRET, "WS_RUN_DISABLE=", NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid, init = 0;
+	int st, fd;
+	ssize_t n = 0;
+	bool up = false;
+	FILE *f;
+
+	snprintf(marker, sizeof(marker), "100.%d3", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "sleep %s", marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(marker);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &init), 1);
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)init);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = '\n';
+	ck_assert_msg(strstr(buf, ENVSECRET) == NULL, "init's environ: %s", buf);
+	ck_assert(marker_gone(marker, 3000));
+}
+END_TEST
+
 /* SIGTERM to wsrun stops the whole tree, with or without namespaces. */
 START_TEST(sigterm_wsrun)
 {
@@ -2133,6 +2185,7 @@ suite(void)
 	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
 	tcase_add_test(tp, kill9_wsrun);
+	tcase_add_test(tp, init_environ_hidden);
 	tcase_add_loop_test(tp, sigterm_wsrun, 0, 2);
 	tcase_add_loop_test(tp, sigterm_wsrun, 4, 5);
 	tcase_add_loop_test(tp, sigint_wsrun, 0, 1);
