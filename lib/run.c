@@ -1852,6 +1852,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct rusage ru;
 	void *init_stack = NULL;
 	size_t init_stack_sz = 0;
+	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
+				1UL << (SIGHUP - 1), oldset = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->max_rss_kb = -1;
@@ -2022,6 +2024,16 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	fflush(NULL);
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
 		       !plan.userns;
+	/*
+	 * The child starts with the stopping signals blocked (init takes
+	 * them in ws__init_wait(), the command's child unblocks them): one
+	 * that came before init's own sigprocmask() would run the caller's
+	 * handler in init (wsrun's in its memory, a test runner's that
+	 * kills its process group in a copy).  Direct calls: init may run
+	 * in this memory already when the mask is put back.
+	 */
+	ws__sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&stopset, (long)&oldset,
+		 sizeof(stopset));
 	if (ch.shared_vm)
 		proc.pid = ws__spawn_init(&ch, flags, &proc.pidfd, &init_stack,
 					  &init_stack_sz);
@@ -2029,6 +2041,10 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		proc.pid = ws__clone(flags, -1, &proc.pidfd);
 	else
 		proc.pid = ws__spawn_direct(&ch, proc.cg_fd, &proc.pidfd);
+	/* (No errno touched: init may be using it.) */
+	if (proc.pid != 0)
+		ws__sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&oldset, 0,
+			 sizeof(oldset));
 	if (proc.pid < 0) {
 		*userns_refused = plan.userns && errno == EPERM;
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
