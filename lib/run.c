@@ -926,6 +926,17 @@ ws__exec_child(struct ws__child *c)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	{
+		/* init blocks them (see ws__init_main()); the command must not. */
+		sigset_t stop;
+
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGTERM);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGHUP);
+		sigaddset(&stop, SIGCHLD);
+		sigprocmask(SIG_UNBLOCK, &stop, NULL);
+	}
 	if (dup2(c->in_fd, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->err_w, 2) < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "dup2");
 		_exit(WS_RUN_EXIT_FAILED);
@@ -1046,28 +1057,47 @@ ws__sys4(long n, long a, long b, long c, long d)
 static void __attribute__((noreturn))
 ws__init_wait(pid_t cmd, int status_w)
 {
+	/* The kernel's sigset (rt_sigprocmask, rt_sigtimedwait): one word. */
+	unsigned long set = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
+			    1UL << (SIGHUP - 1) | 1UL << (SIGCHLD - 1);
 	struct rusage ru;
 	long maxrss = 0, w;
 	int32_t rep[3];
-	int st = 0, wst;
+	int st = 0, wst, sig;
 
+	/*
+	 * The stopping signals wait pending from here, and the loop takes
+	 * them with rt_sigtimedwait(): a flag set by the handler and read
+	 * after a wait4() that failed with EINTR loses the signal that lands
+	 * before the wait4() has begun (after the handler was installed, in
+	 * the vfork, or just after "r", when wsrun sends a cancellation it
+	 * got meanwhile): init then waited for the command, which never
+	 * heard of it, until the grace's SIGKILL.  A signal that came
+	 * before the block left its flag, read first.  SIGCHLD is blocked
+	 * too, so that a child's end, however early, wakes the wait.
+	 * (ws__init_main() blocked the first three already.)
+	 */
+	ws__sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&set, 0, sizeof(set));
 	for (;;) {
-		w = ws__sys4(SYS_wait4, -1, (long)&wst, 0, (long)&ru);
+		if ((sig = ws__init_term) != 0) {
+			/* The signal wsrun was stopped by: SIGINT stays SIGINT. */
+			ws__init_term = 0;
+			ws__sys4(SYS_kill, -1, sig, 0, 0);
+		}
+		w = ws__sys4(SYS_wait4, -1, (long)&wst, WNOHANG, (long)&ru);
 		if (w > 0 && ru.ru_maxrss > maxrss)
 			maxrss = ru.ru_maxrss;
 		if (w == cmd) {
 			st = wst;
 			break;
 		}
-		if (w == -EINTR && ws__init_term) {
-			/* The signal wsrun was stopped by: SIGINT stays SIGINT. */
-			int sig = ws__init_term;
-
-			ws__init_term = 0;
-			ws__sys4(SYS_kill, -1, sig, 0, 0);
-		} else if (w < 0 && w != -EINTR) {
+		if (w < 0 && w != -EINTR)
 			break;
-		}
+		if (w != 0)
+			continue;
+		sig = (int)ws__sys4(SYS_rt_sigtimedwait, (long)&set, 0, 0, sizeof(set));
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+			ws__init_term = sig;
 	}
 	/*
 	 * Nothing the command started outlives it: kill and reap the rest
@@ -1102,9 +1132,22 @@ ws__init_main(struct ws__child *c)
 	struct sigaction sa;
 	struct pollfd pf = {.fd = c->sync_r, .events = POLLIN};
 	char msg[200];
+	sigset_t stop;
 	pid_t cmd;
 	int rc;
 
+	/*
+	 * The stopping signals wait pending until ws__init_wait() takes
+	 * them, however early they come (before the handler is installed,
+	 * during the setup): a handler that ran then would set a flag that
+	 * nothing reads before init's wait (and, before sigaction() below,
+	 * be wsrun's own).  The command's child unblocks them.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (c->plan->userns) {
 		/* Wait for the id maps; end of file: wsrun is gone. */
@@ -1809,6 +1852,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct rusage ru;
 	void *init_stack = NULL;
 	size_t init_stack_sz = 0;
+	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
+				1UL << (SIGHUP - 1), oldset = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->max_rss_kb = -1;
@@ -1979,6 +2024,16 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	fflush(NULL);
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
 		       !plan.userns;
+	/*
+	 * The child starts with the stopping signals blocked (init takes
+	 * them in ws__init_wait(), the command's child unblocks them): one
+	 * that came before init's own sigprocmask() would run the caller's
+	 * handler in init (wsrun's in its memory, a test runner's that
+	 * kills its process group in a copy).  Direct calls: init may run
+	 * in this memory already when the mask is put back.
+	 */
+	ws__sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&stopset, (long)&oldset,
+		 sizeof(stopset));
 	if (ch.shared_vm)
 		proc.pid = ws__spawn_init(&ch, flags, &proc.pidfd, &init_stack,
 					  &init_stack_sz);
@@ -1986,6 +2041,10 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		proc.pid = ws__clone(flags, -1, &proc.pidfd);
 	else
 		proc.pid = ws__spawn_direct(&ch, proc.cg_fd, &proc.pidfd);
+	/* (No errno touched: init may be using it.) */
+	if (proc.pid != 0)
+		ws__sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&oldset, 0,
+			 sizeof(oldset));
 	if (proc.pid < 0) {
 		*userns_refused = plan.userns && errno == EPERM;
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,

@@ -1843,6 +1843,68 @@ START_TEST(sigterm_wsrun)
 }
 END_TEST
 
+/*
+ * A SIGTERM that reaches the namespace init before its wait (here: init
+ * is stopped as soon as it exists, then sent SIGTERM and let go, so the
+ * signal lands during its setup) is forwarded to the command once it
+ * runs.  init used to take it with a handler that set a flag read only
+ * after a wait4() interrupted by it: a signal that came before the
+ * wait4() was lost, and the command ran on to its end (wsrun's own
+ * cancellations landed there: they wait for the command's exec).
+ */
+START_TEST(init_term_before_wait)
+{
+	char marker[64], cmd[512], envv[64], path[128];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "30",
+			      "-c", cmd, NULL};
+	char *envp[] = {envv, NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid, init = 0, w = 0;
+	int st = 0;
+
+	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i / 4]);
+	snprintf(marker, sizeof(marker), "30.%d7%02d", (int)getpid(), _i);
+	snprintf(cmd, sizeof(cmd), "sleep %s", marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     envp), 0);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	/* As soon as it is there: its setup takes a millisecond or more. */
+	for (long i = 0; i < 2000000 && init <= 0; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f == NULL)
+			break;
+		if (fscanf(f, "%d", &init) != 1)
+			init = 0;
+		fclose(f);
+	}
+	ck_assert_int_gt(init, 0);
+	/* Past its start (where the signal would find wsrun's handler, a
+	 * cancellation of wsrun's): somewhere in the setup. */
+	usleep(_i % 4 * 400);
+	kill(init, SIGSTOP);
+	kill(init, SIGTERM);
+	kill(init, SIGCONT);
+	/* The command's sleep lasts 30 s: it must go well before. */
+	for (int i = 0; i < 500 && w == 0; i++) {
+		w = waitpid(pid, &st, WNOHANG);
+		if (w == 0)
+			usleep(20000);
+	}
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_msg(w == pid, "the command ran on after init's SIGTERM");
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 128 + SIGTERM);
+	ck_assert(marker_gone(marker, 3000));
+}
+END_TEST
+
 /* SIGINT to wsrun reaches the command as SIGINT (a shell's INT trap
  * runs), not as SIGTERM; the status is 130. */
 START_TEST(sigint_wsrun)
@@ -2186,6 +2248,8 @@ suite(void)
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
 	tcase_add_test(tp, kill9_wsrun);
 	tcase_add_test(tp, init_environ_hidden);
+	/* Four points of the setup in each of the modes. */
+	tcase_add_loop_test(tp, init_term_before_wait, 0, 4 * NMODES_CONFINE);
 	tcase_add_loop_test(tp, sigterm_wsrun, 0, 2);
 	tcase_add_loop_test(tp, sigterm_wsrun, 4, 5);
 	tcase_add_loop_test(tp, sigint_wsrun, 0, 1);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -304,6 +305,103 @@ START_TEST(not_found)
 }
 END_TEST
 
+/* The mappings of this process but the heap's (which malloc may grow). */
+static int
+count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, "[heap]") == NULL;
+	fclose(f);
+	return n;
+}
+
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * With the environment detached (as the wsrun program does), the
+ * namespace init runs in this process's memory on a stack of its own;
+ * without (wstools mcp), it is a copy.  Either way, many runs in one
+ * process, some killed by a timeout during init's setup, some whose
+ * command cannot be run, leave no mapping, descriptor or child behind,
+ * and the caller's SIGTERM handler never runs in init (Check's, which
+ * kills the test's process group, did: a timeout's SIGTERM reached init
+ * before it had blocked it).
+ */
+static void
+init_repeat(bool detach)
+{
+	struct ws_run_opts o;
+	struct ws_run_result r;
+	const char *argv[] = {"no-such-command-here"};
+	int maps, fds;
+
+	if (detach)
+		ck_assert_int_eq(ws_run_detach_environ(), 0);
+	/* A first run: whatever it sets up once (libraries, caches). */
+	opts_init(&o);
+	ck_assert_int_eq(run_sh(&o, "true", &r), 0);
+	ws_run_free(&r);
+	maps = count_maps();
+	fds = count_fds();
+	for (int i = 0; i < 24; i++) {
+		opts_init(&o);
+		switch (i % 3) {
+		case 0:
+			ck_assert_int_eq(run_sh(&o, "exit 3", &r), 0);
+			ck_assert_int_eq(r.status, 3);
+			break;
+		case 1:
+			o.timeout_ms = 1 + i % 4;
+			o.grace_ms = 10;
+			ck_assert_int_eq(run_sh(&o, "sleep 5", &r), 0);
+			ck_assert(r.timed_out);
+			break;
+		default:
+			o.argv = argv;
+			o.argc = 1;
+			ck_assert_int_eq(ws_run(&ws, &o, &r), WS_ENOT_FOUND);
+			break;
+		}
+		ws_run_free(&r);
+	}
+#ifndef __SANITIZE_ADDRESS__
+	/* (AddressSanitizer's allocator maps as it goes; init forks there.) */
+	ck_assert_int_eq(count_maps(), maps);
+#else
+	(void)maps;
+#endif
+	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+}
+
+START_TEST(shared_init_repeat)
+{
+	init_repeat(true);
+}
+END_TEST
+
+START_TEST(fork_init_repeat)
+{
+	init_repeat(false);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -321,6 +419,8 @@ suite(void)
 	tcase_add_test(tc, stdin_status_cwd_env);
 	tcase_add_test(tc, timeout);
 	tcase_add_test(tc, not_found);
+	tcase_add_test(tc, shared_init_repeat);
+	tcase_add_test(tc, fork_init_repeat);
 	suite_add_tcase(s, tc);
 	return s;
 }
