@@ -1461,11 +1461,14 @@ ws__spawn_init(struct ws__child *c, unsigned long flags, int *pidfd,
 /*
  * Wait for init's "r" (or its end) with direct system calls only: init
  * runs in this memory meanwhile and writes errno, which the libc wrappers
- * would read.  A deadline or a cancellation kills init (PID 1: the whole
- * namespace goes), whose setup holds no heap to leave half-changed.
+ * would read.  A deadline or a cancellation (the process-wide one, or the
+ * caller's o->cancel, which the wsrun program's signal handler sets) kills
+ * init (PID 1: the whole namespace goes), whose setup holds no heap to
+ * leave half-changed.
  */
 static void
-ws__wait_init_ready(int sock, int pidfd, long long deadline_ms)
+ws__wait_init_ready(int sock, int pidfd, long long deadline_ms,
+		    volatile int *cancel)
 {
 	struct pollfd pf[2] = {{.fd = sock, .events = POLLIN},
 			       {.fd = pidfd, .events = POLLIN}};
@@ -1490,7 +1493,7 @@ ws__wait_init_ready(int sock, int pidfd, long long deadline_ms)
 		if (killed)
 			continue;
 		ws__sys4(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&now, 0, 0);
-		if (ws_cancelled() ||
+		if (ws_cancelled() || (cancel != NULL && *cancel) ||
 		    (deadline_ms >= 0 &&
 		     (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 >= deadline_ms)) {
 			ws__sys4(SYS_pidfd_send_signal, pidfd, SIGKILL, 0, 0);
@@ -2058,7 +2061,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	}
 	if (ch.shared_vm)
 		ws__wait_init_ready(syncp[1], proc.pidfd,
-				    o->timeout_ms > 0 ? start + o->timeout_ms : -1);
+				    o->timeout_ms > 0 ? start + o->timeout_ms : -1,
+				    o->cancel);
 	ws__close(&outp[1]);
 	ws__close(&errp[1]);
 	ws__close(&repp[1]);

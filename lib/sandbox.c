@@ -1026,7 +1026,7 @@ ws__mask(const char *target, char *msg, size_t len)
 
 /*
  * The names in directory path, one call of fn each until fn returns
- * nonzero (which is returned).  Read with getdents64 into a buffer on the
+ * nonzero (which is returned); *opened says whether path could be read.  Read with getdents64 into a buffer on the
  * stack: the namespace init shares wsrun's memory (see lib/run.c), and
  * must not use the heap that wsrun's own code uses, as opendir() does.
  */
@@ -1041,12 +1041,13 @@ struct ws__dirent64 {
 static int
 ws__each_name(const char *path, int (*fn)(const char *dir, const char *name,
 					  void *arg),
-	      void *arg)
+	      void *arg, bool *opened)
 {
 	char buf[4096] __attribute__((aligned(8)));
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 	long n;
 
+	*opened = fd >= 0;
 	if (fd < 0)
 		return 0;
 	while (rc == 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
@@ -1091,14 +1092,17 @@ ws__mask_etc(char *msg, size_t len)
 	};
 	char path[4352];
 	struct ws__mask_arg a = {msg, len, NULL};
+	bool opened;
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		snprintf(path, sizeof(path), WS__NEWROOT "/etc/%s", fixed[i]);
 		rc = ws__mask(path, msg, len);
 	}
+	/* No /etc/ssh (or none readable, as root): no host keys to hide. */
 	if (rc == 0)
-		rc = ws__each_name(WS__NEWROOT "/etc/ssh", ws__mask_host_key, &a);
+		rc = ws__each_name(WS__NEWROOT "/etc/ssh", ws__mask_host_key, &a,
+				   &opened);
 	return rc;
 }
 
@@ -1220,8 +1224,12 @@ ws__mask_blocked(char *msg, size_t len)
 		 * looked at: a call or two instead of a lookup per name.
 		 */
 		if (seen[d].st_size <= 4096) {
-			rc = ws__each_name(path, ws__mask_blocked_name, &a);
-			continue;
+			bool opened;
+
+			rc = ws__each_name(path, ws__mask_blocked_name, &a, &opened);
+			if (opened)
+				continue;
+			/* Unreadable: look each name up, as for a large one. */
 		}
 		for (size_t i = 0; rc == 0 && i < sizeof(ws__blocked_bins) /
 					     sizeof(ws__blocked_bins[0]); i++) {
