@@ -974,14 +974,6 @@ ws__exec_child(struct ws__child *c)
 	_exit(rc == ENOENT ? WS_RUN_EXIT_NOTFOUND : WS_RUN_EXIT_NOEXEC);
 }
 
-static volatile sig_atomic_t ws__init_term;
-
-static void
-ws__init_on_term(int sig)
-{
-	ws__init_term = sig;
-}
-
 /*
  * init shares wsrun's memory (see ws__spawn_init()), and once wsrun runs
  * on, init must not touch what the two could both write: the heap, stdio,
@@ -1063,7 +1055,7 @@ ws__init_wait(pid_t cmd, int status_w)
 	struct rusage ru;
 	long maxrss = 0, w;
 	int32_t rep[3];
-	int st = 0, wst, sig;
+	int st = 0, wst, sig, fwd = 0;
 
 	/*
 	 * The stopping signals wait pending from here, and the loop takes
@@ -1072,17 +1064,17 @@ ws__init_wait(pid_t cmd, int status_w)
 	 * before the wait4() has begun (after the handler was installed, in
 	 * the vfork, or just after "r", when wsrun sends a cancellation it
 	 * got meanwhile): init then waited for the command, which never
-	 * heard of it, until the grace's SIGKILL.  A signal that came
-	 * before the block left its flag, read first.  SIGCHLD is blocked
-	 * too, so that a child's end, however early, wakes the wait.
-	 * (ws__init_main() blocked the first three already.)
+	 * heard of it, until the grace's SIGKILL.  SIGCHLD is blocked too,
+	 * so that a child's end, however early, wakes the wait.  (The
+	 * first three have been blocked since the clone: see
+	 * ws__init_main().)
 	 */
 	ws__sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&set, 0, sizeof(set));
 	for (;;) {
-		if ((sig = ws__init_term) != 0) {
+		if (fwd != 0) {
 			/* The signal wsrun was stopped by: SIGINT stays SIGINT. */
-			ws__init_term = 0;
-			ws__sys4(SYS_kill, -1, sig, 0, 0);
+			ws__sys4(SYS_kill, -1, fwd, 0, 0);
+			fwd = 0;
 		}
 		w = ws__sys4(SYS_wait4, -1, (long)&wst, WNOHANG, (long)&ru);
 		if (w > 0 && ru.ru_maxrss > maxrss)
@@ -1097,7 +1089,7 @@ ws__init_wait(pid_t cmd, int status_w)
 			continue;
 		sig = (int)ws__sys4(SYS_rt_sigtimedwait, (long)&set, 0, 0, sizeof(set));
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
-			ws__init_term = sig;
+			fwd = sig;
 	}
 	/*
 	 * Nothing the command started outlives it: kill and reap the rest
@@ -1138,10 +1130,10 @@ ws__init_main(struct ws__child *c)
 
 	/*
 	 * The stopping signals wait pending until ws__init_wait() takes
-	 * them, however early they come (before the handler is installed,
-	 * during the setup): a handler that ran then would set a flag that
-	 * nothing reads before init's wait (and, before sigaction() below,
-	 * be wsrun's own).  The command's child unblocks them.
+	 * them, however early they come (wsrun blocked them around the
+	 * clone; this is for a caller that did not): a handler that ran
+	 * during the setup would be the caller's own, and its signal would
+	 * be lost to init's wait.  The command's child unblocks them.
 	 */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
@@ -1169,8 +1161,14 @@ ws__init_main(struct ws__child *c)
 		for (char **p = environ; p && *p; p++)
 			memset(*p, 0, strlen(*p));
 	setsid();
+	/*
+	 * No handler: they stay blocked, and ws__init_wait() takes them
+	 * with rt_sigtimedwait().  The caller's handlers (wsrun's, in its
+	 * own memory) are dropped all the same, so that none could ever run
+	 * here.
+	 */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = ws__init_on_term;
+	sa.sa_handler = SIG_DFL;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

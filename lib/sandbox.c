@@ -1026,18 +1026,11 @@ ws__mask(const char *target, char *msg, size_t len)
 
 /*
  * The names in directory path, one call of fn each until fn returns
- * nonzero (which is returned); *opened says whether path could be read.  Read with getdents64 into a buffer on the
- * stack: the namespace init shares wsrun's memory (see lib/run.c), and
- * must not use the heap that wsrun's own code uses, as opendir() does.
+ * nonzero (which is returned); *opened says whether path could be read.
+ * getdents64() into a buffer on the stack, as lib/walk.c reads: the
+ * namespace init shares wsrun's memory (see lib/run.c) and must not use
+ * the heap that wsrun's own code uses, as opendir() does.
  */
-struct ws__dirent64 {
-	uint64_t ino;
-	int64_t off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
-
 static int
 ws__each_name(const char *path, int (*fn)(const char *dir, const char *name,
 					  void *arg),
@@ -1045,18 +1038,18 @@ ws__each_name(const char *path, int (*fn)(const char *dir, const char *name,
 {
 	char buf[4096] __attribute__((aligned(8)));
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-	long n;
+	ssize_t n;
 
 	*opened = fd >= 0;
 	if (fd < 0)
 		return 0;
-	while (rc == 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-		for (long off = 0; rc == 0 && off < n;) {
-			struct ws__dirent64 *de = (struct ws__dirent64 *)(buf + off);
+	while (rc == 0 && (n = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; rc == 0 && off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
 
-			off += de->reclen;
-			if (strcmp(de->name, ".") != 0 && strcmp(de->name, "..") != 0)
-				rc = fn(path, de->name, arg);
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+				rc = fn(path, de->d_name, arg);
 		}
 	close(fd);
 	return rc;
