@@ -184,6 +184,89 @@ ws__within_ids(int fd, const struct ws__ids *s, const struct stat *root)
 	return hit;
 }
 
+/* The mount a descriptor is on (statx), or 0 when the kernel cannot say. */
+static unsigned long long
+ws__mnt_id(int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+		  &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return sx.stx_mnt_id;
+}
+
+/*
+ * The directory that holds the file at fd (an O_PATH descriptor), or -1.
+ * An O_PATH file has no "..", so the kernel's name for it
+ * (/proc/self/fd/N) is looked up, and the directory is taken only if the
+ * name in it is still that very file: a rename in between fails closed.
+ */
+static int
+ws__parent_of_file(int fd, const struct stat *st)
+{
+	char link[64], name[PATH_MAX];
+	struct stat cur;
+	ssize_t len;
+	char *slash;
+	int dir;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, name, sizeof(name) - 1);
+	if (len <= 0 || (size_t)len >= sizeof(name) - 1 || name[0] != '/')
+		return -1;
+	name[len] = '\0';
+	slash = strrchr(name, '/');
+	*slash = '\0';
+	dir = open(slash == name ? "/" : name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	if (fstatat(dir, slash + 1, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    cur.st_dev != st->st_dev || cur.st_ino != st->st_ino) {
+		close(dir);
+		return -1;
+	}
+	return dir;
+}
+
+/*
+ * Whether what is at pfd (a directory or a file, granted read-only) can
+ * be reached beneath the write grant g (its identity, alone in g, and its
+ * mount gmnt), where Landlock, which only
+ * adds, would let the command write it: 1 yes, -1 it cannot be ruled out
+ * (treated as yes), 0 no.  Decided on the descriptors, not on names:
+ *   - another file system is never beneath g (a grant holds no mount
+ *     point);
+ *   - on the same file system but another mount (a bind of part of it),
+ *     the same directory may be beneath g by its other path: -1;
+ *   - a file with several links may have one beneath g: -1;
+ *   - otherwise walk up from it (from a file's directory) by "..".
+ */
+static int
+ws__holds(const struct ws__ids *g, unsigned long long gmnt, int pfd,
+	  const struct stat *root)
+{
+	struct stat pst;
+	int dir = -1;
+	bool in;
+
+	if (g->n != 1 || gmnt == 0 || fstat(pfd, &pst) < 0)
+		return -1;
+	if (g->v[0].dev != pst.st_dev)
+		return 0;
+	if (ws__mnt_id(pfd) != gmnt)
+		return -1;
+	if (!S_ISDIR(pst.st_mode)) {
+		if (pst.st_nlink > 1 || (dir = ws__parent_of_file(pfd, &pst)) < 0)
+			return -1;
+		pfd = dir;
+	}
+	in = ws__within_ids(pfd, g, root);
+	if (dir >= 0)
+		close(dir);
+	return in ? 1 : 0;
+}
+
 static void __attribute__((format(printf, 2, 3)))
 ws__refuse(struct ws_policy_grant *g, const char *fmt, ...)
 {
@@ -546,7 +629,7 @@ ws__open(struct ws_policy_grant *g, int root)
 
 int
 ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
-		const char *priv, const char *const *ro, size_t nro)
+		const char *priv, const struct ws_sandbox_path *ro, size_t nro)
 {
 	struct ws__ids above = {0}, inside = {0}, never = {0};
 	struct ws_guarded *gd = NULL;
@@ -668,26 +751,38 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	 */
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
-		const char *hit = NULL;
+		const char *hit = NULL, *how = "holds";
+		struct ws__id gid;
+		struct ws__ids gs = {.v = &gid, .n = 1, .cap = 1};
+		unsigned long long gmnt;
 
 		if (!g->granted || !g->write)
 			continue;
+		if (fstat(g->fd, &st) < 0) {
+			hit = "what cannot be checked"; /* fail closed */
+			how = "may hold";
+		}
+		gid.dev = st.st_dev;
+		gid.ino = st.st_ino;
+		gmnt = ws__mnt_id(g->fd);
 		for (size_t k = 0; hit == NULL && k < nro; k++) {
-			char *real = realpath(ro[k], NULL);
+			int w = ro[k].write || !ro[k].asked || ro[k].fd < 0 ? 0 :
+				ws__holds(&gs, gmnt, ro[k].fd, &root_st);
 
-			if (real != NULL && ws_path_within(g->dir, real, NULL))
-				hit = ro[k];
-			free(real);
+			if (w != 0) {
+				hit = ro[k].path;
+				how = w > 0 ? "holds" : "may hold";
+			}
 		}
 		for (size_t k = 0; hit == NULL && k < n; k++)
 			if (k != i && v[k].granted && !v[k].write &&
-			    ws_path_within(g->dir, v[k].dir, NULL))
+			    ws__holds(&gs, gmnt, v[k].fd, &root_st) != 0)
 				hit = v[k].dir;
 		if (hit != NULL) {
 			g->write = false;
 			snprintf(g->why, sizeof(g->why),
-				 "read only: it holds %s, which is granted read-only",
-				 hit);
+				 "read only: it %s %s, which is granted read-only",
+				 how, hit);
 		}
 	}
 out:
@@ -737,6 +832,8 @@ ws_grants_add(struct ws_policy_grant *v, size_t n, struct ws_sandbox_plan *plan)
 			return rc;
 		plan->paths[plan->npaths - 1].noexec = !v[i].exec;
 	}
+	/* After ws_sandbox_plan_fill(): in among the plan's other paths. */
+	ws_sandbox_plan_sort(plan);
 	return 0;
 }
 

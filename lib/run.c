@@ -1790,17 +1790,18 @@ ws__close(int *fd)
 }
 
 /*
- * The directories the policy's allow rules grant (ws/grant.h), into the
- * plan before its other paths so that they are sorted with them (binds
- * land on top of shallower ones), and into r for isolation.  A granted
+ * The directories the policy's allow rules grant (ws/grant.h), weighed
+ * against the plan's own paths (filled first: a write grant holding one
+ * of its read-only descriptors is narrowed to read), into the plan, and
+ * into r for isolation.  A granted
  * directory may hold a host service's UNIX socket, which no mount
  * namespace hides then: with any grant and no --net, the seccomp filter
  * denies connect() as it does without a mount namespace, and without
  * seccomp nothing is granted.
  */
 static int
-ws__policy_grants(struct ws_ctx *ws, const struct ws_run_opts *o,
-		  struct ws_sandbox_plan *plan, struct ws_run_result *r)
+ws__policy_grants(struct ws_ctx *ws, struct ws_sandbox_plan *plan,
+		  const struct ws_run_opts *o, struct ws_run_result *r)
 {
 	int rc;
 
@@ -1809,7 +1810,7 @@ ws__policy_grants(struct ws_ctx *ws, const struct ws_run_opts *o,
 	if ((rc = ws_policy_grants(ws->policy, &r->grants, &r->ngrants)) < 0)
 		return rc;
 	rc = ws_grants_check(ws, r->grants, r->ngrants, plan->priv_real,
-			     o->allow_read, o->nallow_read);
+			     plan->paths, plan->npaths);
 	if (rc < 0 || ws_grants_count(r->grants, r->ngrants) == 0)
 		return rc;
 	if (!o->net && !plan->seccomp)
@@ -1915,12 +1916,10 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	}
 	if (plan.landlock_abi > 0 || plan.mountns) {
-		if ((rc = ws__policy_grants(ws, o, &plan, r)) < 0)
-			goto out;
 		rc = ws_sandbox_plan_fill(&plan, ws, o->allow_read, o->nallow_read,
 					  o->allow_write, o->nallow_write,
 					  !plan.mountns);
-		if (rc < 0)
+		if (rc < 0 || (rc = ws__policy_grants(ws, &plan, o, r)) < 0)
 			goto out;
 	}
 	/*

@@ -580,6 +580,22 @@ ws__is_etc(const char *path)
 	return *p == '\0';
 }
 
+void
+ws_sandbox_plan_sort(struct ws_sandbox_plan *p)
+{
+	/* Stable, so that equal depths keep the order they were added in. */
+	for (size_t i = 1; i < p->npaths; i++) {
+		struct ws_sandbox_path t = p->paths[i];
+		size_t j = i;
+
+		while (j > 0 && ws__depth(p->paths[j - 1].path) > ws__depth(t.path)) {
+			p->paths[j] = p->paths[j - 1];
+			j--;
+		}
+		p->paths[j] = t;
+	}
+}
+
 int
 ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		     const char *const *allow_read, size_t nread,
@@ -603,11 +619,21 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	 * --allow-read of /etc itself is granted entry by entry, as /etc
 	 * is by default.
 	 */
-	for (size_t i = 0; rc == 0 && i < nread; i++)
+	for (size_t i = 0; rc == 0 && i < nread; i++) {
+		size_t had = p->npaths;
+
 		rc = entry_by_entry && ws__is_etc(allow_read[i]) ?
 		     0 : ws__add_host(p, allow_read[i], false);
-	for (size_t i = 0; rc == 0 && i < nwrite; i++)
+		if (p->npaths > had)
+			p->paths[had].asked = true;
+	}
+	for (size_t i = 0; rc == 0 && i < nwrite; i++) {
+		size_t had = p->npaths;
+
 		rc = ws__add_host(p, allow_write[i], true);
+		if (p->npaths > had)
+			p->paths[had].asked = true;
+	}
 	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
 		int fd = fcntl(ws->anchors[a].fd, F_DUPFD_CLOEXEC, 3);
 
@@ -625,17 +651,7 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	}
 	if (rc < 0)
 		return rc;
-	/* Deeper paths after shallower ones: binds land on top. */
-	for (size_t i = 1; i < p->npaths; i++) {
-		struct ws_sandbox_path t = p->paths[i];
-		size_t j = i;
-
-		while (j > 0 && ws__depth(p->paths[j - 1].path) > ws__depth(t.path)) {
-			p->paths[j] = p->paths[j - 1];
-			j--;
-		}
-		p->paths[j] = t;
-	}
+	ws_sandbox_plan_sort(p);
 	/*
 	 * Every guarded entry that exists (libws's one list: persistence
 	 * guards, wstools' own configuration and policy, and the entries the

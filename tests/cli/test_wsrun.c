@@ -688,6 +688,59 @@ START_TEST(policy_grants_policy_spelling)
 END_TEST
 
 /*
+ * --allow-read of a file by a second (hard) link outside a write grant:
+ * its name is outside, its inode is inside, where Landlock (which only
+ * adds) would let the grant write it.  The grant becomes read, so the
+ * file stays as it was and nothing can be made in the grant.
+ */
+START_TEST(policy_grant_narrowed_by_hard_link)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *f, *h, *txt;
+	char pol[8192], dir[PATH_MAX + 8], cmd[3 * PATH_MAX];
+	size_t n = 0;
+	bool can = _i != 2;
+
+	wst_write(gb, "data/f", "keep\n");
+	snprintf(dir, sizeof(dir), "%s/data", gb);
+	one_grant_policy(pol, sizeof(pol), "data", dir, "\"*\"");
+	wst_write(gb, "p.json", pol);
+	f = wst_path(gb, "data/f");
+	h = wst_path(gb, "h");
+	ck_assert_int_eq(link(f, h), 0);
+	snprintf(cmd, sizeof(cmd), "echo x > %s; echo x > %s/new; exit 0", f, dir);
+	{
+		char *pfile = wst_path(gb, "p.json");
+
+		RUNM(&r, _i, "--policy", pfile, "--allow-read", h, "-c", cmd);
+		free(pfile);
+	}
+	expect_ran(&r, 0);
+	if (can) {
+		ck_assert_msg(granted(&r, "data", NULL, "read"), "%s", r.out);
+		ck_assert_msg(strstr(grant_why(&r, "data", NULL), "may hold") != NULL,
+			      "%s", grant_why(&r, "data", NULL));
+	}
+	txt = wst_slurp(f, &n);
+	ck_assert_str_eq(txt, "keep\n");
+	free(txt);
+	{
+		char *nw = wst_path(dir, "new");
+
+		/* Without Landlock (mode 2) nothing is granted at all, and the
+		 * write lands nowhere the command could reach either. */
+		ck_assert_msg(access(nw, F_OK) == -1, "%s was made", nw);
+		free(nw);
+	}
+	wst_run_free(&r);
+	wst_rmrf(gb);
+	free(gb);
+	free(f);
+	free(h);
+}
+END_TEST
+
+/*
  * Rules that must never grant: "..", "/" (an empty variable), an
  * ancestor of the workspace, /etc, /proc, HOME, and a directory below
  * which a deny rule could match; a write grant holding the policy file
@@ -2230,6 +2283,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_read_write, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_symlink_planted, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
+	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_policy_spelling, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_bind_alias, 0, nm);

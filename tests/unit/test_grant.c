@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -243,7 +245,8 @@ END_TEST
 START_TEST(merged_and_read_only_inside)
 {
 	char *ro = wst_path(G, "w2/ro");
-	const char *const ros[] = {ro};
+	struct ws_sandbox_path ros[] = {{.fd = open(ro, O_PATH | O_CLOEXEC),
+					 .path = ro, .tree = -1, .asked = true}};
 	const struct spec s[] = {
 		{"data", false, false}, /* 0 */
 		{"data", true, true},	/* 1 the same: merged into 0 */
@@ -272,7 +275,112 @@ START_TEST(merged_and_read_only_inside)
 		ck_assert_int_eq(v[i].fd, -1);
 	ws_sandbox_plan_free(&plan);
 	ws_policy_grants_free(v, 5);
+	close(ros[0].fd);
 	free(ro);
+}
+END_TEST
+
+/*
+ * One write grant of G/w3 and one read-only path, given as the plan
+ * holds it (an O_PATH descriptor opened through its name, symlinks
+ * followed, as ws_sandbox_plan_fill() opens --allow-read): whether the
+ * grant was narrowed to read, and why.
+ */
+static bool
+narrowed(const char *ro_name, char *why, size_t len)
+{
+	const struct spec s[] = {{"w3", true, false}};
+	struct ws_policy_grant *v = cands(s, 1);
+	struct ws_sandbox_path ro = {.fd = open(ro_name, O_PATH | O_CLOEXEC),
+				     .path = (char *)ro_name, .tree = -1,
+				     .asked = true};
+	bool read;
+
+	ck_assert_msg(ro.fd >= 0, "open %s: %s", ro_name, strerror(errno));
+	ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, &ro, 1), 0);
+	expect(&v[0], true, NULL);
+	read = !v[0].write;
+	snprintf(why, len, "%s", v[0].why);
+	close(ro.fd);
+	ws_policy_grants_free(v, 1);
+	return read;
+}
+
+/*
+ * --allow-read of what lies in a write grant narrows the grant, decided
+ * on the descriptor, whatever name it was given by: a symlink outside
+ * to a file or directory inside, a hard link outside of a file inside.
+ * What lies outside (a file beside it, a symlink from inside to
+ * outside) does not.
+ */
+START_TEST(narrowed_by_descriptor)
+{
+	char why[512];
+	char *in_file = wst_path(G, "w3/secret.txt");
+	char *out_file = wst_path(G, "outside.txt");
+	char *hard = wst_path(G, "hard.txt");
+	char *lnk_file = wst_path(G, "to-secret");
+	char *lnk_dir = wst_path(G, "to-w3-sub");
+	char *in_lnk = wst_path(G, "w3/to-outside");
+
+	wst_write(G, "w3/secret.txt", "s\n");
+	wst_mkdir(G, "w3/sub");
+	wst_write(G, "outside.txt", "o\n");
+	wst_symlink(in_file, G, "to-secret");
+	wst_symlink("w3/sub", G, "to-w3-sub");
+	wst_symlink(out_file, G, "w3/to-outside");
+
+	ck_assert_msg(narrowed(lnk_file, why, sizeof(why)), "%s", why);
+	ck_assert_msg(strstr(why, "holds") != NULL, "%s", why);
+	ck_assert_msg(narrowed(lnk_dir, why, sizeof(why)), "%s", why);
+	ck_assert_msg(!narrowed(out_file, why, sizeof(why)), "%s", why);
+	/* Named through a symlink in the grant, it is still outside. */
+	ck_assert_msg(!narrowed(in_lnk, why, sizeof(why)), "%s", why);
+	/* A second link of the file inside, made outside: its name
+	 * (realpath) is outside, its inode is writable through the grant. */
+	ck_assert_int_eq(link(in_file, hard), 0);
+	ck_assert_msg(narrowed(hard, why, sizeof(why)), "%s", why);
+	ck_assert_msg(strstr(why, "may hold") != NULL, "%s", why);
+	free(in_file);
+	free(out_file);
+	free(hard);
+	free(lnk_file);
+	free(lnk_dir);
+	free(in_lnk);
+}
+END_TEST
+
+/*
+ * The same directory by another mount (a bind of part of the grant
+ * elsewhere): its name says outside, walking up from it never meets the
+ * grant (".." at the bind's root leaves for the mount's parent), yet it
+ * is writable through the grant.  Needs root (a private mount
+ * namespace for this test's process); says so when not checked.
+ */
+START_TEST(narrowed_through_a_bind)
+{
+	char why[512];
+	char *w3 = wst_path(G, "w3/sub");
+	char *bind = wst_path(G, "bind-of-w3");
+	char *via = wst_path(G, "bind-of-w3/deeper");
+
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		fprintf(stderr, "narrowed_through_a_bind: not checked (%s)\n",
+			geteuid() != 0 ? "not root" : strerror(errno));
+		goto out;
+	}
+	wst_mkdir(G, "w3/sub/deeper");
+	wst_mkdir(G, "bind-of-w3");
+	ck_assert_msg(mount(w3, bind, NULL, MS_BIND, NULL) == 0, "bind: %s",
+		      strerror(errno));
+	ck_assert_msg(narrowed(via, why, sizeof(why)), "%s", why);
+	ck_assert_msg(strstr(why, "may hold") != NULL, "%s", why);
+	umount2(bind, MNT_DETACH);
+out:
+	free(w3);
+	free(bind);
+	free(via);
 }
 END_TEST
 
@@ -288,6 +396,8 @@ suite(void)
 	tcase_add_test(tc, home_from_password_file);
 	tcase_add_test(tc, boundary_kept);
 	tcase_add_test(tc, merged_and_read_only_inside);
+	tcase_add_test(tc, narrowed_by_descriptor);
+	tcase_add_test(tc, narrowed_through_a_bind);
 	suite_add_tcase(s, tc);
 	return s;
 }

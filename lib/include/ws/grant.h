@@ -14,6 +14,7 @@
 
 struct ws_ctx;
 struct ws_sandbox_plan;
+struct ws_sandbox_path;
 
 /*
  * Weigh the candidates v[0..n) that the policy left standing for a call
@@ -29,12 +30,18 @@ struct ws_sandbox_plan;
  * (openat2 RESOLVE_NO_SYMLINKS), or whose descriptor turns out to be one
  * of the directories above by another path.  Skipped with a note: one
  * inside the workspace, a mount or priv (nothing to add), one that does
- * not exist.  A write grant holding a directory that is granted
- * read-only (ro[0..nro): --allow-read; another read grant) becomes read.
- * Granted ones keep their descriptor in fd.  Errors: WS_ENOMEM.
+ * not exist.  A write grant that holds, or may hold, what is granted
+ * read-only becomes read: the read-only paths the caller asked for in
+ * ro[0..nro) (the plan's paths with asked set: --allow-read's
+ * descriptors; the system's paths, never in a grant, are passed over), and
+ * another rule's read grant.  That is decided on the descriptors: walking
+ * up by "..", and failing closed for a file with several links or a path
+ * on another mount of the grant's file system.  Granted ones keep their
+ * descriptor in fd.  Errors: WS_ENOMEM.
  */
 int ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
-		    const char *priv, const char *const *ro, size_t nro);
+		    const char *priv, const struct ws_sandbox_path *ro,
+		    size_t nro);
 
 /*
  * For wsrun --probe: the candidates of ws's policy, checked as a call

@@ -96,6 +96,7 @@ struct ws_sandbox_path {
 	bool file;	/* not a directory */
 	bool list_only;	/* Landlock: list the directory, nothing beneath */
 	bool noexec;	/* Landlock: no execute (a policy's read grant) */
+	bool asked;	/* named by the caller (--allow-read, --allow-write) */
 	int tree;	/* detached mount of it (mount namespace), or -1 */
 };
 
@@ -127,6 +128,11 @@ struct ws_sandbox_plan {
 	char *priv_real;  /* its path; with priv_fd -1, made in the
 			     minimal root's private /tmp */
 };
+
+/* Order the plan's paths deeper after shallower (stable), so that in the
+ * mount namespace a bind lands on top of the ones it lies in.  Done by
+ * ws_sandbox_plan_fill(); again by whoever adds paths after it. */
+void ws_sandbox_plan_sort(struct ws_sandbox_plan *p);
 
 /* Add a path to a plan (fd is taken over).  Errors: WS_ENOMEM. */
 int ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
