@@ -1162,6 +1162,23 @@ ws__prefix_reaches(const char *pre, const char *dir)
 	       (n == 0 || dir[n - 1] == '/' || pre[n] == '/');
 }
 
+/* Whether the one path a glob without a wildcard matches (lit) is dir
+ * or below it: the deny rule "/srv/x" names neither "/srv/x-out" nor
+ * anything in it, though its text starts that name. */
+static bool
+ws__literal_reaches(const char *lit, const char *dir)
+{
+	size_t n = strlen(dir), m = strlen(lit);
+
+	while (m > 1 && lit[m - 1] == '/')
+		m--;
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (m < n || strncmp(lit, dir, n) != 0)
+		return false;
+	return m == n || lit[n] == '/' || (n == 1 && dir[0] == '/');
+}
+
 /* Why dir cannot be granted by its spelling, or NULL. */
 static const char *
 ws__grant_spelling(const char *dir)
@@ -1235,6 +1252,13 @@ ws__grant_veto(const struct ws_policy *p, size_t i, const char *dir,
 			 * decides first.  Before it, it is. */
 			if (d > i && pre[0] == '\0')
 				continue;
+			/* Its prefix is all of it (nothing escaped, no
+			 * wildcard): it matches that one path. */
+			if (strcmp(pre, ws_glob_source(o->globs[k])) == 0) {
+				if (ws__literal_reaches(pre, dir))
+					return o;
+				continue;
+			}
 			if (ws__prefix_reaches(pre, dir))
 				return o;
 		}

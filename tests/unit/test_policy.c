@@ -847,10 +847,11 @@ START_TEST(grant_candidates)
 		"{\"name\": \"late-deny\", \"paths\": [\"/late/secret\"],"
 		" \"operations\": [\"read\"], \"decision\": \"approve\"},"
 		"{\"name\": \"sib\", \"paths\": [\"/srv/x-out/**\", \"/srv/y/**\","
-		" \"/srv/z/**\"], \"operations\": [\"read\", \"list\"],"
+		" \"/srv/z/**\", \"/srv/v/**\"], \"operations\": [\"read\", \"list\"],"
 		" \"decision\": \"allow\"},"
 		"{\"name\": \"sib-deny\", \"paths\": [\"/srv/x-outside/**\","
-		" \"/srv/y/k/**\", \"/srv/z*\"], \"operations\": [\"read\"],"
+		" \"/srv/y/k/**\", \"/srv/z*\", \"/srv/x\", \"/srv/v/key\"],"
+		" \"operations\": [\"read\"],"
 		" \"decision\": \"deny\"},"
 		"{\"name\": \"catch-all\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		" \"decision\": \"deny\"}"));
@@ -923,13 +924,19 @@ START_TEST(grant_candidates)
 	g = cand(v, n, "after", "/srv/rw2");
 	ck_assert(g != NULL && !g->refused && !g->write); /* no-delete before */
 	/* A later rule on a sibling that shares the text ("/srv/x-outside"
-	 * of "/srv/x-out") does not reach it; one below it does, and so does
+	 * or the literal "/srv/x" of "/srv/x-out") does not reach it; one
+	 * below it does, and so does
 	 * a prefix that is not a whole component yet ("/srv/z*"). */
 	g = cand(v, n, "sib", "/srv/x-out");
 	ck_assert_msg(g != NULL && !g->refused, "%s", g != NULL ? g->why : "");
 	g = cand(v, n, "sib", "/srv/y");
 	ck_assert(g != NULL && g->refused && strstr(g->why, "sib-deny") != NULL);
 	g = cand(v, n, "sib", "/srv/z");
+	ck_assert(g != NULL && g->refused && strstr(g->why, "sib-deny") != NULL);
+	/* A literal rule names its one path: "/srv/x" is neither
+	 * "/srv/x-out" nor in it (checked above); "/srv/v/key" is in
+	 * "/srv/v". */
+	g = cand(v, n, "sib", "/srv/v");
 	ck_assert(g != NULL && g->refused && strstr(g->why, "sib-deny") != NULL);
 	ws_policy_grants_free(v, n);
 	ws_policy_free(p);
