@@ -106,35 +106,65 @@ ws__ids_has(const struct ws__ids *s, const struct stat *st)
 	return false;
 }
 
+/* What ws__walk_up() says when it could not go on (an unreadable "..",
+ * a depth no real tree has). */
+#define WS__WALK_STUCK 2
+
 /*
- * Push the directory at fd and every directory above it up to "/" (by
- * "..", which the kernel resolves, not by name).  fd is not closed.
+ * Walk up from the directory at fd (not closed) to root by "..", which
+ * the kernel resolves, not by name, and call visit on each directory's
+ * identity, fd's own first, until it returns nonzero.  Returns that (1
+ * for "found", or a negative WS_E*), 0 at root, WS__WALK_STUCK when a
+ * step failed.  The one walker for the identity checks below.
  */
 static int
-ws__ids_push_up(struct ws__ids *s, int fd, const struct stat *root)
+ws__walk_up(int fd, const struct stat *root,
+	    int (*visit)(const struct stat *st, void *arg), void *arg)
 {
 	struct stat st;
-	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3), rc = 0;
+	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3), rc = WS__WALK_STUCK;
 
-	if (cur < 0)
-		return 0;
-	for (int depth = 0; depth < 4096 && rc == 0; depth++) {
+	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
 		int up;
 
 		if (fstat(cur, &st) < 0)
 			break;
-		if ((rc = ws__ids_push(s, &st)) < 0)
+		if ((rc = visit(&st, arg)) != 0)
 			break;
 		if (st.st_dev == root->st_dev && st.st_ino == root->st_ino)
 			break;
+		rc = WS__WALK_STUCK;
 		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		close(cur);
 		cur = up;
-		if (cur < 0)
-			return rc;
 	}
-	close(cur);
+	if (cur >= 0)
+		close(cur);
 	return rc;
+}
+
+static int
+ws__visit_push(const struct stat *st, void *arg)
+{
+	return ws__ids_push(arg, st);
+}
+
+static int
+ws__visit_has(const struct stat *st, void *arg)
+{
+	return ws__ids_has(arg, st) ? 1 : 0;
+}
+
+/*
+ * Push the directory at fd and every directory above it up to "/".  A
+ * walk that cannot go on pushes what it saw (these sets only refuse).
+ */
+static int
+ws__ids_push_up(struct ws__ids *s, int fd, const struct stat *root)
+{
+	int rc = ws__walk_up(fd, root, ws__visit_push, s);
+
+	return rc < 0 ? rc : 0;
 }
 
 /* The same, for a path (the caller's HOME, the private directory). */
@@ -153,35 +183,13 @@ ws__ids_push_path_up(struct ws__ids *s, const char *path, const struct stat *roo
 /*
  * Whether the directory at fd, or one above it, is one of s: walks up by
  * "..", so it also finds a directory reached by another path (a bind
- * mount of the workspace or of /etc elsewhere).
+ * mount of the workspace or of /etc elsewhere).  A walk that cannot go
+ * on says yes (fail closed).
  */
 static bool
 ws__within_ids(int fd, const struct ws__ids *s, const struct stat *root)
 {
-	struct stat st;
-	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	bool hit = false;
-
-	if (cur < 0)
-		return true; /* fail closed */
-	for (int depth = 0; depth < 4096 && !hit; depth++) {
-		int up;
-
-		if (fstat(cur, &st) < 0) {
-			hit = true;
-			break;
-		}
-		hit = ws__ids_has(s, &st);
-		if (hit || (st.st_dev == root->st_dev && st.st_ino == root->st_ino))
-			break;
-		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		close(cur);
-		cur = up;
-		if (cur < 0)
-			return true;
-	}
-	close(cur);
-	return hit;
+	return ws__walk_up(fd, root, ws__visit_has, (void *)s) != 0;
 }
 
 /* The mount a descriptor is on (statx), or 0 when the kernel cannot say. */
