@@ -129,7 +129,7 @@ test)
 	WST_SLOWDOWN=20 WST_RACE_ITERATIONS=200 \
 		bash "$top/tests/valgrind/run.sh" build --suite race \
 			--no-suite novalgrind
-	echo "==> fuzzing (libFuzzer, ${FUZZ_SECONDS:-40} s per target)"
+	echo "==> fuzzing (libFuzzer, ${FUZZ_SECONDS:-40} s per target, one per CPU)"
 	CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Dwerror=true \
 		-Db_sanitize=address,undefined -Db_lundef=false
 	bash "$top/tests/fuzz/run.sh" build-fuzz
