@@ -580,20 +580,27 @@ ws__is_etc(const char *path)
 	return *p == '\0';
 }
 
+/* Deeper after shallower; stable, so that equal depths keep the order
+ * they were added in. */
+static void
+ws__sort_by_depth(struct ws_sandbox_path *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct ws_sandbox_path t = v[i];
+		size_t j = i;
+
+		while (j > 0 && ws__depth(v[j - 1].path) > ws__depth(t.path)) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = t;
+	}
+}
+
 void
 ws_sandbox_plan_sort(struct ws_sandbox_plan *p)
 {
-	/* Stable, so that equal depths keep the order they were added in. */
-	for (size_t i = 1; i < p->npaths; i++) {
-		struct ws_sandbox_path t = p->paths[i];
-		size_t j = i;
-
-		while (j > 0 && ws__depth(p->paths[j - 1].path) > ws__depth(t.path)) {
-			p->paths[j] = p->paths[j - 1];
-			j--;
-		}
-		p->paths[j] = t;
-	}
+	ws__sort_by_depth(p->paths, p->npaths);
 }
 
 int
@@ -705,16 +712,7 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	if (rc < 0)
 		return rc;
 	/* Pins (shallower) are attached before what they hold. */
-	for (size_t i = 1; i < p->nguards; i++) {
-		struct ws_sandbox_path t = p->guards[i];
-		size_t j = i;
-
-		while (j > 0 && ws__depth(p->guards[j - 1].path) > ws__depth(t.path)) {
-			p->guards[j] = p->guards[j - 1];
-			j--;
-		}
-		p->guards[j] = t;
-	}
+	ws__sort_by_depth(p->guards, p->nguards);
 	return 0;
 }
 
