@@ -154,8 +154,9 @@ static const struct ws_opt opts[O_COUNT_] = {
 		     "plain: print nothing; stop at the first match (exit "
 		     "status 0 if one was found, 1 if not)", WS_OPT_NOSCHEMA},
 	[O_NO_MESSAGES] = {"no-messages", 's', WS_OPT_FLAG, NULL,
-			   "accepted for grep compatibility (unreadable files "
-			   "are counted in the summary, never printed)",
+			   "plain: do not print the PATHs that cannot be "
+			   "searched (the exit status still says so; files "
+			   "skipped inside a tree are only counted)",
 			   WS_OPT_NOSCHEMA},
 	[O_WITH_FILENAME] = {"with-filename", 'H', WS_OPT_FLAG, NULL,
 			     "accepted for grep compatibility (names are "
@@ -190,7 +191,10 @@ static const struct ws_tool tool = {
 		       "find files by name (files: true with include globs). "
 		       "Skips .git, .gitignore'd, hidden and binary files by "
 		       "default. Returns matches (path, line, column, text) "
-		       "and a summary; page with offset and summary.next_offset.",
+		       "and a summary; page with offset and summary.next_offset. "
+		       "A path that cannot be searched is listed in "
+		       "summary.operand_errors (code, message) while the "
+		       "others are searched.",
 	.usage = "wsgrep [OPTION]... PATTERN [PATH]...\n"
 		 "       wsgrep [OPTION]... -e PATTERN... [PATH]...\n"
 		 "       wsgrep --files [OPTION]... [PATH]...",
@@ -716,7 +720,44 @@ put_summary(struct wsgrep *g, const struct ws_grep_summary *s)
 	else
 		ws_jw_knull(jw, "next_offset");
 	ws_jw_kint(jw, "elapsed_ms", s->elapsed_ms);
+	/* The PATHs not searched, each as the error it alone would give. */
+	if (s->noperand_errors > 0) {
+		ws_jw_key(jw, "operand_errors");
+		ws_jw_arr(jw);
+		for (size_t i = 0; i < s->noperand_errors; i++) {
+			const struct ws_grep_operr *e = &s->operand_errors[i];
+			struct ws_err_extra x = {e->hint, e->policy, e->rule,
+						 e->operation};
+
+			ws_cli_error_obj(g->cli, jw, e->code, e->message,
+					 e->path, &x);
+		}
+		ws_jw_arr_end(jw);
+	}
 	ws_jw_obj_end(jw);
+}
+
+/*
+ * Plain: one line per PATH that could not be searched, as grep says
+ * "grep: x: No such file or directory" and goes on; -s keeps quiet.
+ */
+static void
+warn_operands(struct wsgrep *g, const struct ws_grep_summary *s)
+{
+	if (g->json || WS_OPT(g->cli, O_NO_MESSAGES)->b)
+		return;
+	for (size_t i = 0; i < s->noperand_errors; i++) {
+		const struct ws_grep_operr *e = &s->operand_errors[i];
+		char *m = ws_cli_args_terms(g->cli, e->message);
+
+		ws_cli_warn(g->cli, e->path, m ? m : e->message, e->code);
+		free(m);
+		if (e->hint != NULL) {
+			fputs("wsgrep: hint: ", stderr);
+			ws_cli_put_text(stderr, e->hint, true);
+			fputc('\n', stderr);
+		}
+	}
 }
 
 static void
@@ -826,6 +867,7 @@ ws_cmd_wsgrep(int argc, char **argv)
 		status = ws_error_exit_status(rc);
 		goto out;
 	}
+	warn_operands(&g, &sum);
 	if (sum.limit_only && !g.begun) {
 		rc = ws_error_set(WS_ELIMIT_EXCEEDED, sum.gave_up,
 				  "nothing could be searched within the limits "
@@ -839,6 +881,13 @@ ws_cmd_wsgrep(int argc, char **argv)
 		 (g.o.mode == WS_GREP_FILES_WITHOUT && sum.results > 0) ? 0 : 1;
 	if (g.o.mode == WS_GREP_LIST || g.o.mode == WS_GREP_FILES_WITHOUT)
 		status = sum.results > 0 || sum.truncated ? 0 : 1;
+	/*
+	 * A PATH not searched makes the status its error's, as grep exits 2
+	 * after "No such file" whatever matched elsewhere; -q that found a
+	 * match exits 0 all the same, as grep -q does.
+	 */
+	if (sum.noperand_errors > 0 && !(g.quiet && status == 0))
+		status = ws_error_exit_status(sum.operand_errors[0].code);
 	goto out;
 fail:
 	status = ws_cli_fail(&cli, rc);

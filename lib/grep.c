@@ -2051,9 +2051,76 @@ wsg_on_entry(void *arg, const struct ws_walk_entry *e)
 			e->at_name, -1);
 }
 
-/* Search one resolved PATH. */
+static void
+wsg_operr_free(struct ws_grep_operr *e)
+{
+	free(e->path);
+	free(e->message);
+	free(e->hint);
+	free(e->policy);
+	free(e->rule);
+	free(e->operation);
+	memset(e, 0, sizeof(*e));
+}
+
+/* A copy of s, or NULL for NULL; *oom is set when the copy fails. */
+static char *
+wsg_dup(const char *s, bool *oom)
+{
+	char *d;
+
+	if (s == NULL)
+		return NULL;
+	d = strdup(s);
+	if (d == NULL)
+		*oom = true;
+	return d;
+}
+
+/*
+ * PATH operand e could not be searched: keep the last error (code rc) as
+ * its own, so that the other operands go on.  Only running out of memory
+ * is not the operand's own failure: it stops the call.
+ */
 static int
-wsg_path(struct wsg_walk *wk, struct ws_res *res)
+wsg_operand_failed(struct ws_grep_operr *e, int rc, const char *given)
+{
+	const char *p = ws_error_last_path();
+	bool oom = false;
+
+	if (rc == WS_ENOMEM)
+		return rc;
+	wsg_operr_free(e);
+	e->code = rc;
+	e->path = wsg_dup(p != NULL ? p : given, &oom);
+	e->message = wsg_dup(ws_error_last(), &oom);
+	e->hint = wsg_dup(ws_error_last_hint(), &oom);
+	e->policy = wsg_dup(ws_error_last_policy(), &oom);
+	e->rule = wsg_dup(ws_error_last_rule(), &oom);
+	e->operation = wsg_dup(ws_error_last_operation(), &oom);
+	if (oom || e->path == NULL || e->message == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+/* Make operand e's error the last error again; returns its code. */
+static int
+wsg_operand_error_again(const struct ws_grep_operr *e)
+{
+	ws_error_set(e->code, e->path, "%s", e->message);
+	if (e->hint != NULL)
+		ws_error_set_hint("%s", e->hint);
+	if (e->policy != NULL || e->rule != NULL || e->operation != NULL)
+		ws_error_set_policy(e->policy, e->rule, e->operation);
+	return e->code;
+}
+
+/*
+ * Search one resolved PATH.  A PATH that cannot be opened is recorded in
+ * *oe (the other PATHs go on); other errors stop the search.
+ */
+static int
+wsg_path(struct wsg_walk *wk, struct ws_res *res, struct ws_grep_operr *oe)
 {
 	struct wsg_run *r = wk->r;
 	struct ws_walk_opts wo;
@@ -2072,7 +2139,7 @@ wsg_path(struct wsg_walk *wk, struct ws_res *res)
 		    (rc = ws_res_open(res, O_RDONLY, &fd)) < 0) {
 			/* Say which operand it was (a procfs file, say). */
 			ws_error_set_path(res->vpath);
-			return rc;
+			return wsg_operand_failed(oe, rc, res->vpath);
 		}
 		rc = wsg_file(wk, 0, res->vpath, res->real, &res->st, -1, NULL,
 			      fd);
@@ -2080,8 +2147,10 @@ wsg_path(struct wsg_walk *wk, struct ws_res *res)
 			rc = wsg_pend_flush(wk, &r->lv[0], NULL);
 		return rc < 0 ? rc : 0;
 	}
-	if ((rc = ws_res_open(res, O_RDONLY | O_DIRECTORY, &fd)) < 0)
-		return rc;
+	if ((rc = ws_res_open(res, O_RDONLY | O_DIRECTORY, &fd)) < 0) {
+		ws_error_set_path(res->vpath);
+		return wsg_operand_failed(oe, rc, res->vpath);
+	}
 	if (r->ig != NULL && (rc = wsg_ign_ancestors(r, res)) < 0) {
 		close(fd);
 		return rc;
@@ -2122,6 +2191,11 @@ ws_grep_summary_free(struct ws_grep_summary *sum)
 {
 	free(sum->gave_up);
 	sum->gave_up = NULL;
+	for (size_t i = 0; i < sum->noperand_errors; i++)
+		wsg_operr_free(&sum->operand_errors[i]);
+	free(sum->operand_errors);
+	sum->operand_errors = NULL;
+	sum->noperand_errors = 0;
 }
 
 int
@@ -2134,7 +2208,9 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	struct wsg_worker workers[2], inl;
 	struct wsg_walk wk = {.r = &r, .inl = &inl};
 	struct ws_res *res = NULL;
+	struct ws_grep_operr *oe = NULL; /* per operand; code 0: searchable */
 	struct timespec t0, t1;
+	size_t nfailed = 0;
 	int rc = 0, nw;
 
 	memset(sum, 0, sizeof(*sum));
@@ -2144,10 +2220,18 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 		paths = root;
 		npaths = 1;
 	}
-	/* Every PATH is resolved and allowed before anything is searched. */
+	/*
+	 * Every PATH is resolved and allowed before anything is searched.
+	 * One that is refused is never searched (its descriptors are closed
+	 * here); its error is kept and the others go on, as with grep.
+	 */
 	res = calloc(npaths, sizeof(*res));
-	if (res == NULL)
+	oe = calloc(npaths, sizeof(*oe));
+	if (res == NULL || oe == NULL) {
+		free(res);
+		free(oe);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
 	for (size_t i = 0; i < npaths; i++)
 		res[i].fd = res[i].dirfd = -1;
 	for (size_t i = 0; i < npaths; i++) {
@@ -2160,8 +2244,16 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 
 			ws_error_set(rc, paths[i], "%s", msg ? msg : "");
 			free(msg);
-			goto out_res;
+			ws_res_free(&res[i]);
+			if ((rc = wsg_operand_failed(&oe[i], rc, paths[i])) < 0)
+				goto out_res;
+			nfailed++;
 		}
+	}
+	if (nfailed == npaths) {
+		/* Nothing to search: the call fails as a lone PATH would. */
+		rc = wsg_operand_error_again(&oe[0]);
+		goto out_res;
 	}
 	memset(&r, 0, sizeof(r));
 	/* A search never prompts: an "approve" rule skips like "deny". */
@@ -2231,7 +2323,11 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 			if ((rc = ws_ignore_new(&r.ig)) < 0)
 				break;
 		}
-		rc = wsg_path(&wk, &res[i]);
+		if (oe[i].code != 0)
+			continue;
+		rc = wsg_path(&wk, &res[i], &oe[i]);
+		if (rc == 0 && oe[i].code != 0)
+			nfailed++;
 	}
 	pthread_mutex_lock(&r.mu);
 	r.walk_done = true;
@@ -2254,6 +2350,8 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 		sum->skipped[k] += r.skipped[k];
 	if (rc == 0 && r.err < 0)
 		rc = r.err;
+	if (rc == 0 && nfailed == npaths)
+		rc = wsg_operand_error_again(&oe[0]);
 	if (sum->truncated && sum->truncated_reason != NULL &&
 	    strcmp(sum->truncated_reason, "max_results") != 0 &&
 	    sum->files_searched == 0 && sum->matches == 0)
@@ -2275,6 +2373,20 @@ out_res:
 	for (size_t i = 0; i < npaths; i++)
 		ws_res_free(&res[i]);
 	free(res);
+	/* The failed operands, in operand order, for the caller to report
+	 * (a failed call reports the first one as its error). */
+	if (rc == 0 && nfailed > 0) {
+		sum->operand_errors = calloc(nfailed, sizeof(*sum->operand_errors));
+		if (sum->operand_errors == NULL)
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	for (size_t i = 0; i < npaths; i++) {
+		if (rc == 0 && oe[i].code != 0)
+			sum->operand_errors[sum->noperand_errors++] = oe[i];
+		else
+			wsg_operr_free(&oe[i]);
+	}
+	free(oe);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	sum->elapsed_ms = (t1.tv_sec - t0.tv_sec) * 1000 +
 			  (t1.tv_nsec - t0.tv_nsec) / 1000000;

@@ -349,7 +349,11 @@ static const struct {
 	 "\"summary\":{\"type\":\"object\",\"properties\":{"
 	 "\"files_searched\":{\"type\":\"integer\"},\"matches\":{\"type\":\"integer\"},"
 	 "\"truncated\":{\"type\":\"boolean\"},"
-	 "\"truncated_reason\":{\"type\":[\"string\",\"null\"]}}}}}"},
+	 "\"truncated_reason\":{\"type\":[\"string\",\"null\"]},"
+	 "\"operand_errors\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	 "\"properties\":{\"code\":{\"type\":\"string\"},"
+	 "\"message\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},"
+	 "\"required\":[\"code\",\"message\"]}}}}}}"},
 	{"run_command", "Run a command in the sandbox", false, true, false,
 	 "{\"type\":\"object\",\"properties\":{"
 	 "\"exit_code\":{\"type\":\"integer\"},\"signal\":{\"type\":[\"integer\",\"null\"]},"
@@ -565,6 +569,28 @@ ws__render_change(FILE *f, const cJSON *out, const char *action)
 		fputs("[diff truncated]\n", f);
 }
 
+/*
+ * search_files: the paths that were not searched (summary.operand_errors),
+ * one line each, so that a model reading the text alone learns that the
+ * results leave them out and why.
+ */
+static void
+ws__render_operand_errors(FILE *f, const cJSON *sum)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sum, "operand_errors")) {
+		const char *code = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(e, "code"));
+		const char *msg = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(e, "message"));
+
+		fputs("[not searched: ", f);
+		ws__put_name(f, msg ? msg : "?");
+		fprintf(f, " (%s)]\n", code ? code : "IO_ERROR");
+	}
+}
+
 /* The text an LLM reads: the content itself where there is one. */
 static char *
 ws__render(const char *tool, const cJSON *out)
@@ -647,6 +673,7 @@ ws__render(const char *tool, const cJSON *out)
 			fprintf(f, "[truncated: %s]\n",
 				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 					sum, "truncated_reason")) ?: "limit");
+		ws__render_operand_errors(f, sum);
 	} else if (strcmp(tool, "run_command") == 0 &&
 		   cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(out, "exit_code"))) {
 		/* A terminal's view: the status line, then each stream. */
@@ -701,6 +728,7 @@ ws__render(const char *tool, const cJSON *out)
 			fprintf(f, "[truncated: %s]\n",
 				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 					sum, "truncated_reason")) ?: "limit");
+		ws__render_operand_errors(f, sum);
 	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
 		ws__render_change(f, out, it->valuestring);
 	} else {

@@ -93,10 +93,9 @@ ws_cli_args_terms(const struct ws_cli *cli, const char *s)
 	return out;
 }
 
-/* The error object: code, message, path and what the error carries. */
-static void
-ws__error_obj(const struct ws_cli *cli, struct ws_jw *jw, int code,
-	      const char *msg, const char *path, const struct ws_err_extra *x)
+void
+ws_cli_error_obj(const struct ws_cli *cli, struct ws_jw *jw, int code,
+		 const char *msg, const char *path, const struct ws_err_extra *x)
 {
 	char *full = NULL, *m, *hint = NULL;
 
@@ -149,7 +148,7 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 		ws_jw_kstr(&jw, "tool", cli->tool ? cli->tool->tool : "");
 		ws_jw_knull(&jw, "output");
 		ws_jw_key(&jw, "error");
-		ws__error_obj(cli, &jw, code, msg, path, &x);
+		ws_cli_error_obj(cli, &jw, code, msg, path, &x);
 		if (cli->allow_outside)
 			ws_jw_kstr(&jw, "boundary", "off");
 		ws_jw_obj_end(&jw);
@@ -297,8 +296,8 @@ ws_cli_multi_end(const struct ws_cli *cli, struct ws_multi *m, bool null_output)
 		ws_jw_raw(&env, m->buf);
 	ws_jw_key(&env, "error");
 	if (m->first_rc < 0)
-		ws__error_obj(cli, &env, m->first_rc, m->msg ? m->msg : "",
-			      m->path, &m->x);
+		ws_cli_error_obj(cli, &env, m->first_rc, m->msg ? m->msg : "",
+				 m->path, &m->x);
 	else
 		ws_jw_null(&env);
 	if (cli->allow_outside)

@@ -713,6 +713,27 @@ START_TEST(containment)
 		   &r);
 	ck_assert_str_eq(code_of(res), "PATH_OUTSIDE_WORKSPACE");
 	cJSON_Delete(r);
+	/*
+	 * Next to a path inside, the outside one is refused all the same and
+	 * the other is searched: a result, which names what was not searched.
+	 */
+	res = call(&m, 9, "search_files",
+		   "{\"pattern\":\"secret|main\",\"paths\":[\"../outside\",\"link\",\"src\"]}",
+		   &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_ptr_null(strstr(text_of(res), "secret\n"));
+	ck_assert_ptr_nonnull(strstr(text_of(res), "/src/a.c:2:int main"));
+	ck_assert_ptr_nonnull(strstr(text_of(res), "[not searched: ../outside: "));
+	ck_assert_ptr_nonnull(strstr(text_of(res), " (SYMLINK_OUTSIDE_WORKSPACE)]\n"));
+	{
+		const cJSON *oe = cJSON_GetObjectItem(sc(res, "summary"), "operand_errors");
+
+		ck_assert_int_eq(cJSON_GetArraySize(oe), 2);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetArrayItem(oe, 0), "code")), "PATH_OUTSIDE_WORKSPACE");
+		ck_assert_int_eq(cJSON_GetArraySize(sc(res, "matches")), 1);
+	}
+	cJSON_Delete(r);
 	ck_assert_int_eq(mcp_close(&m), 0);
 	{
 		char *p = wst_path(out, "new");
@@ -1609,6 +1630,8 @@ START_TEST(output_schemas_hold)
 		{"search_files", "{\"pattern\":\"int\"}"},
 		{"search_files", "{\"files\":true}"},
 		{"search_files", "{\"pattern\":\"o\",\"count\":true}"},
+		{"search_files", "{\"pattern\":\"int\",\"paths\":[\"nope\",\"src\"]}"},
+		{"search_files", "{\"files\":true,\"paths\":[\"src\",\"out\"]}"},
 		{"write_file", "{\"path\":\"w.txt\",\"content\":\"x\"}"},
 		{"edit_file", "{\"path\":\"w.txt\",\"old\":\"x\",\"new\":\"y\"}"},
 		{"create_directory", "{\"path\":\"d\"}"},

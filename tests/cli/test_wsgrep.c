@@ -366,6 +366,246 @@ START_TEST(symlinks_never_leave)
 }
 END_TEST
 
+/* summary.operand_errors[i]'s key, or NULL. */
+static const char *
+operr(const struct wst_run *r, int i, const char *key)
+{
+	cJSON *a = cJSON_GetObjectItem(summary(r), "operand_errors");
+
+	return cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(a, i), key));
+}
+
+static int
+noperr(const struct wst_run *r)
+{
+	return cJSON_GetArraySize(cJSON_GetObjectItem(summary(r),
+						      "operand_errors"));
+}
+
+/*
+ * A PATH that does not exist does not stop the others (grep goes on past
+ * "No such file or directory"): the other PATHs are searched, the missing
+ * one is named on stderr (not with -s) or in summary.operand_errors, and
+ * the exit status is its error's (5), except -q with a match (0).
+ */
+START_TEST(missing_operand_goes_on)
+{
+	struct wst_run r;
+
+	wst_write(ws, "README.md", "needle here\n");
+	wst_write(ws, "d/a.txt", "a needle\n");
+	RUNP(&r, "needle", "missing", "README.md", NULL);
+	ck_assert_msg(r.status == 5, "status %d: %s", r.status, r.err);
+	ck_assert_str_eq(r.out, "/README.md:1:needle here\n");
+	ck_assert_str_eq(r.err, "wsgrep: missing: no such file or directory "
+			 "(NOT_FOUND)\n");
+	wst_run_free(&r);
+	/* -s: the same search and status, no message. */
+	RUNP(&r, "-s", "needle", "missing", "README.md", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "/README.md:1:needle here\n");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	/* -q with a match: 0, as grep -q exits at its first match. */
+	RUNP(&r, "-q", "-s", "needle", "missing", "README.md", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	RUNP(&r, "-q", "needle", "README.md", "missing", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "");
+	wst_run_free(&r);
+	/* -q without a match: the error's status, not 1. */
+	RUNP(&r, "-q", "nothing-matches", "missing", "README.md", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_nonnull(strstr(r.err, "missing"));
+	wst_run_free(&r);
+	/* No match elsewhere either: still the error's status. */
+	RUNP(&r, "nothing-matches", "README.md", "missing", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "");
+	wst_run_free(&r);
+	/* JSON: a success with the matches, and the failure listed. */
+	RUNJ(&r, "needle", "missing", "README.md", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")),
+		      "%s", r.out);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r.json, "error")));
+	ck_assert_int_eq(nmatches(&r), 1);
+	ck_assert_int_eq(noperr(&r), 1);
+	ck_assert_str_eq(operr(&r, 0, "path"), "missing");
+	ck_assert_str_eq(operr(&r, 0, "code"), "NOT_FOUND");
+	ck_assert_str_eq(operr(&r, 0, "message"),
+			 "missing: no such file or directory");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	/* Without a failed PATH there is no operand_errors at all. */
+	RUNJ(&r, "needle", "README.md", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(cJSON_GetObjectItem(summary(&r), "operand_errors"));
+	wst_run_free(&r);
+	/* A directory and a missing PATH; --args speaks the same way. */
+	RUNP(&r, "needle", "d", "missing", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "/d/a.txt:1:a needle\n");
+	ck_assert_ptr_nonnull(strstr(r.err, "missing"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsgrep", "--workspace", ws, "--args",
+		"{\"pattern\":\"needle\",\"paths\":[\"d\",\"missing\"]}", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert_int_eq(nmatches(&r), 1);
+	ck_assert_str_eq(operr(&r, 0, "code"), "NOT_FOUND");
+	wst_run_free(&r);
+	/* --jsonl: the closing summary lists it. */
+	RUNP(&r, "--jsonl", "needle", "missing", "d", NULL);
+	ck_assert_int_eq(r.status, 5);
+	{
+		const char *last = r.out, *nl;
+		cJSON *j, *a;
+
+		while ((nl = strchr(last, '\n')) != NULL && nl[1] != '\0')
+			last = nl + 1;
+		ck_assert_ptr_nonnull(strstr(r.out, "\"path\":\"/d/a.txt\""));
+		j = cJSON_Parse(last);
+		ck_assert_ptr_nonnull(j);
+		a = cJSON_GetObjectItem(j, "operand_errors");
+		ck_assert_int_eq(cJSON_GetArraySize(a), 1);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetArrayItem(a, 0), "path")), "missing");
+		cJSON_Delete(j);
+	}
+	wst_run_free(&r);
+	/* --files lists what it can and names the rest. */
+	RUNP(&r, "--files", "missing", "d", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "/d/a.txt\n");
+	ck_assert_ptr_nonnull(strstr(r.err, "wsgrep: missing: "));
+	wst_run_free(&r);
+	RUNJ(&r, "--files", "d", "missing", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "files")), 1);
+	ck_assert_str_eq(operr(&r, 0, "code"), "NOT_FOUND");
+	wst_run_free(&r);
+	/* Several failures: all listed, in order; the first one's status. */
+	RUNJ(&r, "needle", "nope", "README.md", "../x", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_int_eq(noperr(&r), 2);
+	ck_assert_str_eq(operr(&r, 0, "code"), "NOT_FOUND");
+	ck_assert_str_eq(operr(&r, 1, "code"), "PATH_OUTSIDE_WORKSPACE");
+	ck_assert_str_eq(operr(&r, 1, "path"), "../x");
+	wst_run_free(&r);
+	RUNP(&r, "needle", "../x", "README.md", "nope", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(r.out, "/README.md:1:needle here\n");
+	ck_assert_ptr_nonnull(strstr(r.err, "wsgrep: ../x: "));
+	ck_assert_ptr_nonnull(strstr(r.err, "wsgrep: nope: "));
+	ck_assert(strstr(r.err, "../x") < strstr(r.err, "nope"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * A PATH that leads out of the workspace is refused as before while the
+ * others are searched: whatever the outside file holds is never matched.
+ */
+START_TEST(outside_operand_never_searched)
+{
+	struct wst_run r;
+	char *abs = wst_path(outside, "secret");
+	char *pol = wst_path(base, "pol.json");
+
+	wst_write(ws, "in.txt", "INSIDE-MARKER\n");
+	wst_write(ws, "denied.txt", "DENIED-MARKER\n");
+	wst_symlink("../outside/secret", ws, "leak");
+	wst_symlink(outside, ws, "outdir");
+	RUNJ(&r, "MARKER", "../outside/secret", abs, "leak", "outdir",
+	     "in.txt", NULL);
+	ck_assert_msg(r.status == 3, "status %d: %s", r.status, r.out);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert_ptr_null(strstr(r.out, "OUTSIDE-MARKER"));
+	ck_assert_int_eq(nmatches(&r), 1);
+	ck_assert_int_eq(sum_int(&r, "files_searched"), 1);
+	ck_assert_int_eq(noperr(&r), 4);
+	ck_assert_str_eq(operr(&r, 0, "code"), "PATH_OUTSIDE_WORKSPACE");
+	ck_assert_str_eq(operr(&r, 0, "path"), "../outside/secret");
+	/* A host path is the workspace's shorthand: not found in it. */
+	ck_assert_str_eq(operr(&r, 1, "code"), "NOT_FOUND");
+	ck_assert_str_eq(operr(&r, 2, "code"), "SYMLINK_OUTSIDE_WORKSPACE");
+	ck_assert_str_eq(operr(&r, 2, "path"), "leak");
+	ck_assert_str_eq(operr(&r, 3, "code"), "SYMLINK_OUTSIDE_WORKSPACE");
+	wst_run_free(&r);
+	/* Plain, and under -s, the same; names listed in the file never. */
+	RUNP(&r, "-l", "MARKER", "leak", "in.txt", "outdir", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(r.out, "/in.txt\n");
+	ck_assert_ptr_nonnull(strstr(r.err, "(SYMLINK_OUTSIDE_WORKSPACE)"));
+	wst_run_free(&r);
+	RUNP(&r, "-s", "-c", "MARKER", "in.txt", "../outside", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(r.out, "/in.txt:1\n");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	/* --files does not list the outside either. */
+	RUNJ(&r, "--files", "outdir", "../outside", "in.txt", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_ptr_null(strstr(r.out, "secret\""));
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "files")), 1);
+	ck_assert_int_eq(noperr(&r), 2);
+	wst_run_free(&r);
+	/* A PATH the policy refuses: its code, and it is not read. */
+	wst_write(base, "pol.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": [\n"
+		  " {\"name\": \"no-read\", \"paths\": [\"${WORKSPACE}/denied.txt\"],\n"
+		  "  \"operations\": [\"read\"], \"decision\": \"deny\"},\n"
+		  " {\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],\n"
+		  "  \"decision\": \"allow\"}]}\n");
+	RUNJ(&r, "--policy", pol, "MARKER", "denied.txt", "in.txt", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_ptr_null(strstr(r.out, "DENIED-MARKER"));
+	ck_assert_int_eq(nmatches(&r), 1);
+	ck_assert_str_eq(operr(&r, 0, "code"), "POLICY_DENIED");
+	ck_assert_str_eq(operr(&r, 0, "path"), "denied.txt");
+	wst_run_free(&r);
+	free(abs);
+	free(pol);
+}
+END_TEST
+
+/* When no PATH can be searched, the call fails as a lone PATH does. */
+START_TEST(all_operands_fail)
+{
+	struct wst_run r;
+	cJSON *e;
+
+	wst_write(ws, "a.txt", "needle\n");
+	RUNJ(&r, "needle", "nope1", "nope2", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r.json, "output")));
+	e = cJSON_GetObjectItem(r.json, "error");
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
+			 "nope1");
+	wst_run_free(&r);
+	RUNP(&r, "needle", "nope1", "../x", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(r.err, "wsgrep: nope1: no such file or directory "
+			 "(NOT_FOUND)\n");
+	wst_run_free(&r);
+	RUNP(&r, "needle", "../x", "nope1", NULL);
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	RUNJ(&r, "needle", "nope1", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(fifo_does_not_hang)
 {
 	struct wst_run r;
@@ -927,6 +1167,53 @@ START_TEST(race_swap)
 }
 END_TEST
 
+/*
+ * The same swap with the directory named as a PATH next to a file: each
+ * run either searches d (a directory inside) or refuses it as the link
+ * out it is at that instant (at resolution or at the open), and searches
+ * the file either way; the outside's content never comes out.
+ */
+static void
+grep_operands_attempt(void *arg, int i)
+{
+	int *seen = arg;
+	const char *argv[] = {"--workspace", ws, "--json", "inside|" SECRET,
+			      "d", "a.txt", NULL};
+	char *out;
+	size_t n;
+	int status = wst_spawn("wsgrep", argv, NULL, &out, &n);
+
+	ck_assert_msg(memmem(out, n, SECRET, strlen(SECRET)) == NULL,
+		      "run %d found outside content: %s", i, out);
+	/* 5: d was a directory when resolved and the link when opened
+	 * (NOT_A_DIRECTORY), refused all the same. */
+	ck_assert_msg(status == 0 || status == 3 || status == 5, "status %d: %s",
+		      status, out);
+	ck_assert_msg(strstr(out, "\"path\":\"/a.txt\"") != NULL,
+		      "run %d: a.txt not searched: %s", i, out);
+	seen[0] += strstr(out, "\"path\":\"/d/f\"") != NULL;
+	seen[1] += strstr(out, "\"code\":\"SYMLINK_OUTSIDE_WORKSPACE\"") != NULL;
+	free(out);
+}
+
+START_TEST(race_swap_operand)
+{
+	char *d = wst_path(ws, "d"), *l = wst_path(ws, "l");
+	int seen[2] = {0, 0}, runs = wst_race_iterations(WST_SLOWDOWN > 1 ? 80 : 200);
+
+	wst_write(outside, "f", SECRET "\n");
+	wst_write(ws, "d/f", "inside\n");
+	wst_write(ws, "a.txt", "inside a\n");
+	wst_symlink(outside, ws, "l");
+	wst_race(d, l, WST_RACE_EXCHANGE, runs, grep_operands_attempt, seen);
+	/* Both states were seen: the test did race. */
+	ck_assert_int_gt(seen[0], 0);
+	ck_assert_int_gt(seen[1], 0);
+	free(d);
+	free(l);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -941,6 +1228,9 @@ suite(void)
 	tcase_add_test(tc, grep_habits);
 	tcase_add_test(tc, ignore_rules);
 	tcase_add_test(tc, symlinks_never_leave);
+	tcase_add_test(tc, missing_operand_goes_on);
+	tcase_add_test(tc, outside_operand_never_searched);
+	tcase_add_test(tc, all_operands_fail);
 	tcase_add_test(tc, fifo_does_not_hang);
 	tcase_add_test(tc, pseudo_fs_not_read);
 	tcase_add_test(tc, summary_when_page_fills);
@@ -955,6 +1245,7 @@ suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);
+	tcase_add_test(tr, race_swap_operand);
 	suite_add_tcase(s, tr);
 	return s;
 }

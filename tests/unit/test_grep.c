@@ -348,6 +348,72 @@ START_TEST(paging_and_limits)
 }
 END_TEST
 
+/*
+ * PATHs that cannot be searched are kept in summary.operand_errors, in
+ * order, and the others are searched; when none can be, the call fails
+ * with the first one's error.
+ */
+START_TEST(operand_errors)
+{
+	struct ws_grep_opts o = {0};
+	struct ws_grep_summary s;
+	struct ws_grep *g = NULL;
+	struct acc a = {0};
+	const char *p[] = {"needle"};
+	const char *paths[] = {"nope", "d", "../up", "f.txt"};
+	const char *bad[] = {"../up", "nope"};
+
+	wst_write(dir, "ws/d/x.txt", "needle\n");
+	wst_write(dir, "ws/f.txt", "needle\n");
+	wst_write(dir, "out/secret", "needle outside\n");
+	{
+		char *w = wst_path(dir, "ws");
+
+		ck_assert_int_eq(ws_ctx_open(&ws, w, 0), 0);
+		free(w);
+	}
+	wst_symlink("../out/secret", dir, "ws/leak");
+	o.patterns = p;
+	o.npatterns = 1;
+	o.fixed = true;
+	ck_assert_int_eq(ws_grep_compile(&o, &g, NULL), 0);
+	ck_assert_int_eq(ws_grep_run(g, &ws, paths, 4, collect, &a, &s), 0);
+	ck_assert_int_eq(s.files_searched, 2);
+	ck_assert_int_eq(s.matches, 2);
+	ck_assert_uint_eq(s.noperand_errors, 2);
+	ck_assert_int_eq(s.operand_errors[0].code, WS_ENOT_FOUND);
+	ck_assert_str_eq(s.operand_errors[0].path, "nope");
+	ck_assert_str_eq(s.operand_errors[0].message, "no such file or directory");
+	ck_assert_int_eq(s.operand_errors[1].code, WS_EPATH_OUTSIDE_WORKSPACE);
+	ck_assert_str_eq(s.operand_errors[1].path, "../up");
+	ck_assert_ptr_null(strstr(a.s, "outside"));
+	ws_grep_summary_free(&s);
+	ck_assert_ptr_null(s.operand_errors);
+	free(a.s);
+	/* A symlink that leaves, next to a file: refused, never read. */
+	memset(&a, 0, sizeof(a));
+	ck_assert_int_eq(ws_grep_run(g, &ws, (const char *[]){"leak", "f.txt"},
+				     2, collect, &a, &s), 0);
+	ck_assert_int_eq(s.files_searched, 1);
+	ck_assert_uint_eq(s.noperand_errors, 1);
+	ck_assert_int_eq(s.operand_errors[0].code,
+			 WS_ESYMLINK_OUTSIDE_WORKSPACE);
+	ck_assert_ptr_null(strstr(a.s, "outside"));
+	ws_grep_summary_free(&s);
+	free(a.s);
+	/* Nothing searchable: the first PATH's error, nothing listed. */
+	memset(&a, 0, sizeof(a));
+	ck_assert_int_eq(ws_grep_run(g, &ws, bad, 2, collect, &a, &s),
+			 WS_EPATH_OUTSIDE_WORKSPACE);
+	ck_assert_str_eq(ws_error_last_path(), "../up");
+	ck_assert_uint_eq(s.noperand_errors, 0);
+	ck_assert_int_eq(a.n, 0);
+	ws_grep_summary_free(&s);
+	free(a.s);
+	ws_grep_free(g);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -362,6 +428,7 @@ suite(void)
 	tcase_add_test(tc, line_numbers_across_refills);
 	tcase_add_test(tc, longer_than_buffer);
 	tcase_add_test(tc, paging_and_limits);
+	tcase_add_test(tc, operand_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -123,6 +123,19 @@ struct ws_grep_item {
 	long long size, mtime;	  /* FILE with --files: size, mtime (s) */
 };
 
+/*
+ * A PATH operand that could not be searched (grep's "grep: x: No such
+ * file or directory" while the other operands are searched): the error
+ * the operand alone would have failed the call with.
+ */
+struct ws_grep_operr {
+	char *path;	/* as the error names it: the operand as given, or
+			   its virtual path once resolved */
+	int code;	/* WS_E* */
+	char *message;	/* ws_error_last() of the refusal */
+	char *hint, *policy, *rule, *operation; /* NULL when absent */
+};
+
 /* What a search found, beyond the items. */
 struct ws_grep_summary {
 	long long files_searched, files_matched, matches;
@@ -136,6 +149,8 @@ struct ws_grep_summary {
 	long long elapsed_ms;
 	bool limit_only;	    /* nothing was searched to its end: only
 				       limits were hit (LIMIT_EXCEEDED) */
+	struct ws_grep_operr *operand_errors; /* in operand order */
+	size_t noperand_errors;
 };
 
 /*
@@ -155,9 +170,15 @@ typedef int (*ws_grep_cb)(void *arg, const struct ws_grep_item *it);
 /*
  * Search paths (virtual paths or any input form; none means "/") in ws
  * with g; results go to cb in order; sum is filled (free it with
- * ws_grep_summary_free()).  A path that cannot be resolved, or that the
- * policy refuses, fails the call with its error before anything is
- * searched.  Returns 0, or a negative code (cb's or WS_ENOMEM).
+ * ws_grep_summary_free()).  Every path is resolved and checked against
+ * the policy before anything is searched.  A path that cannot be
+ * searched for its own reasons (not found, outside the workspace, a
+ * symlink that leaves, refused by the policy, not openable) is never
+ * searched: its error goes to sum->operand_errors and the other paths
+ * are searched, as grep goes on past a missing operand.  When no path
+ * can be searched, the call fails with the first path's error (its code,
+ * message and path, as ws_error_last() reports them).  Returns 0, or a
+ * negative code (that error, cb's, or WS_ENOMEM).
  */
 int ws_grep_run(struct ws_grep *g, struct ws_ctx *ws,
 		const char *const *paths, size_t npaths, ws_grep_cb cb,

@@ -40,6 +40,17 @@ struct ws_err_extra {
 };
 
 /*
+ * Write an error object at jw's position: "code", "message" (prefixed
+ * with "path: " when path is not NULL, in the caller's terms under
+ * --args), "path", and those of x's fields that are not NULL.  The
+ * envelope's "error" has this shape; a tool that goes on past a failed
+ * PATH (wsgrep's summary.operand_errors) reports each one with it.
+ */
+void ws_cli_error_obj(const struct ws_cli *cli, struct ws_jw *jw, int code,
+		      const char *msg, const char *path,
+		      const struct ws_err_extra *x);
+
+/*
  * Print the last error (code from ws_error_last_code() if code is 0) in
  * plain or JSON form and return the exit status of DESIGN.md section 4.
  */
