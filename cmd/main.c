@@ -5,15 +5,20 @@
  */
 #include "cmds.h"
 
-#ifdef WS_MAIN_WSRUN
+#ifdef WS_MAIN_DETACH_ENVIRON
 #include "ws/run.h"
 #endif
 
 int
 main(int argc, char **argv)
 {
-#ifdef WS_MAIN_WSRUN
-	/* First, before any getenv(): see ws_run_detach_environ(). */
+#ifdef WS_MAIN_DETACH_ENVIRON
+	/*
+	 * First, before any getenv() and before wstools mcp starts its
+	 * reading thread: the programs that run commands (wsrun, and
+	 * wstools for mcp's run_command) then start the namespace init in
+	 * their own memory.  See ws_run_detach_environ().
+	 */
 	(void)ws_run_detach_environ();
 #endif
 	return WS_CMD(argc, argv);

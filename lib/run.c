@@ -1420,10 +1420,11 @@ ws__init_entry(void *arg)
  *     killing them at a timeout leaves wsrun's heap whole;
  *   - after it, init makes direct system calls only (ws__init_wait()).
  * The stack is unmapped once init is reaped.  Only in a process whose
- * environment ws_run_detach_environ() moved (the wsrun program: not
- * wstools mcp, which has threads), not with a user namespace (init copies
- * trees there, using the heap), not on architectures without ws__sys4():
- * those fork as before.
+ * environment ws_run_detach_environ() moved (the wsrun and wstools
+ * programs; wstools mcp's reading thread may run meanwhile: init and the
+ * command's child take no lock it could hold, no heap, no stdio), not
+ * with a user namespace (init copies trees there, using the heap), not on
+ * architectures without ws__sys4(): those fork as before.
  */
 static pid_t
 ws__spawn_init(struct ws__child *c, unsigned long flags, int *pidfd,

@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
 
 #include "wstest.h"
 
@@ -803,6 +805,70 @@ wait_progress(struct mcp *m, const char *tok, int timeout_ms)
 		cJSON_Delete(j);
 	}
 }
+
+/*
+ * run_command's namespace init runs in the server's memory (kcmp says
+ * so), as wsrun's does: wstools detaches its environment at start, so
+ * that /proc/<init>/environ, which only root can read from outside,
+ * shows none of the server's environment.  (A sanitizer build forks
+ * init, which wipes its copy.)
+ */
+START_TEST(run_command_init_environ_hidden)
+{
+	struct mcp m;
+	char path[96], buf[65536];
+	pid_t init = 0;
+	ssize_t n = 0;
+	int fd;
+
+	if (geteuid() != 0 || WST_SLOWDOWN_BUILD != 1) {
+		fprintf(stderr, "run_command_init_environ_hidden: not checked (%s)\n",
+			geteuid() != 0 ? "not root" : "a sanitizer build forks init");
+		return;
+	}
+	setenv("WST_MCP_SECRET", "mcp-env-secret-3141", 1);
+	mcp_start(&m, W);
+	unsetenv("WST_MCP_SECRET");
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"run-env\",\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "[\"sleep\",\"30\"]},\"_meta\":{\"progressToken\":\"env\"}}}");
+	ck_assert_int_eq(wait_progress(&m, "env", 5000), 0);
+	/* init is the child of the server's main thread, which runs calls. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)m.pid,
+		 (int)m.pid);
+	for (int i = 0; i < 250 && init <= 0; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f != NULL && fscanf(f, "%d", &init) != 1)
+			init = 0;
+		if (f != NULL)
+			fclose(f);
+		if (init <= 0)
+			usleep(20000);
+	}
+	ck_assert_int_gt(init, 0);
+	/* In the server's memory, not a copy of it. */
+	ck_assert_msg(syscall(SYS_kcmp, m.pid, init, KCMP_VM, 0, 0) == 0,
+		      "init (%d) has a memory of its own", (int)init);
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)init);
+	fd = open(path, O_RDONLY);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	for (ssize_t k = 0; k < n; k++)
+		if (buf[k] == '\0')
+			buf[k] = '\n';
+	ck_assert_msg(strstr(buf, "mcp-env-secret-3141") == NULL,
+		      "init shows the server's environment: %.300s", buf);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":\"run-env\",\"reason\":\"test\"}}");
+	cJSON_Delete(rpc(&m, 9, "ping", NULL));
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
 
 START_TEST(cancel_run_command)
 {
@@ -1783,6 +1849,7 @@ suite(void)
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);
 	tcase_add_test(slow, cancel_run_command);
+	tcase_add_test(slow, run_command_init_environ_hidden);
 	tcase_add_test(slow, cancel_search);
 	tcase_add_test(slow, progress_of_a_command);
 	tcase_add_test(slow, ten_thousand_calls);

@@ -131,8 +131,10 @@ int ws_run_check_command(struct ws_ctx *ws, const char *cmdline);
  * /proc/PID/environ shows.  From then on ws_run() starts the namespace
  * init in this process's memory rather than as a copy of it, which saves
  * about a millisecond a call, without /proc/1/environ inside showing the
- * caller's environment.  Not for a process with threads or one that has
- * kept getenv() results.  Returns 0, or WS_ENOMEM (nothing changed).
+ * caller's environment.  Call it before any thread starts and before
+ * any getenv() result is kept; threads started after it may run while
+ * init does (it touches neither the heap nor stdio, so a lock one of them
+ * holds cannot stop it).  Returns 0, or WS_ENOMEM (nothing changed).
  */
 int ws_run_detach_environ(void);
 
