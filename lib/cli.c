@@ -789,6 +789,18 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 						    "JSON object");
 			args_val = cli->args_text;
 		}
+		/*
+		 * --args carries every argument of the tool.  A PATH or a
+		 * command word on the command line as well would be merged
+		 * with the JSON's (wsread read both files, wsrun ran the words
+		 * followed by the model's command): refuse it instead.
+		 */
+		if (cli->npos > 0 && cli->action == WS_CLI_RUN)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "the tool's arguments come as JSON "
+					    "(--args): \"%s\" cannot also be "
+					    "given on the command line",
+					    cli->pos[0]);
 		rc = ws__apply_args(cli, args_val);
 		if (rc < 0)
 			return rc;
