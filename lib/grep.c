@@ -381,6 +381,47 @@ wsg_find_types(const char *const *names, size_t n,
 	return 0;
 }
 
+/*
+ * Whether a glob holds "{...,...}" that no backslash escapes: rg's and
+ * the shell's alternatives, which gitignore syntax reads as literal
+ * characters, so that "*.{c,h}" would silently match nothing.
+ */
+static bool
+wsg_brace_list(const char *g)
+{
+	const char *open = NULL;
+	bool comma = false;
+
+	for (const char *c = g; *c; c++) {
+		if (*c == '\\' && c[1] != '\0') {
+			c++;
+		} else if (*c == '{') {
+			open = c;
+			comma = false;
+		} else if (*c == ',' && open != NULL) {
+			comma = true;
+		} else if (*c == '}' && open != NULL && comma) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Refuse brace alternatives in the include and exclude globs. */
+static int
+wsg_check_globs(const char *what, const char *const *globs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (wsg_brace_list(globs[i]))
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "%s \"%s\": braces are not glob "
+					    "syntax here (gitignore's); repeat %s "
+					    "once per alternative, as \"*.c\" and "
+					    "\"*.h\" for \"*.{c,h}\"", what,
+					    globs[i], what);
+	return 0;
+}
+
 int
 ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 		size_t *bad)
@@ -401,6 +442,9 @@ ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 	    o->after > WSG_MAX_CTX)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "context is 0 to %d lines", WSG_MAX_CTX);
+	if ((rc = wsg_check_globs("include", o->include, o->ninclude)) < 0 ||
+	    (rc = wsg_check_globs("exclude", o->exclude, o->nexclude)) < 0)
+		return rc;
 	g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
