@@ -172,8 +172,9 @@ ws__size_bytes(const char *s, long long *out)
 	return 0;
 }
 
+/* Set the path form from --paths, or from WS_PATHS (env true). */
 static int
-ws__set_paths(struct ws_cli *cli, const char *v)
+ws__set_paths(struct ws_cli *cli, const char *v, bool env)
 {
 	if (strcmp(v, "virtual") == 0)
 		cli->paths = WS_PATHS_VIRTUAL;
@@ -181,6 +182,10 @@ ws__set_paths(struct ws_cli *cli, const char *v)
 		cli->paths = WS_PATHS_RELATIVE;
 	else if (strcmp(v, "real") == 0)
 		cli->paths = WS_PATHS_REAL;
+	else if (env)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "WS_PATHS=\"%s\": expected virtual, relative "
+				    "or real", v);
 	else
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "--paths takes virtual, relative or real, not \"%s\"",
@@ -247,7 +252,7 @@ ws__set_common(struct ws_cli *cli, int c, const char *val, const char **args_val
 	case C_PLAIN: cli->json = false; break;
 	case C_ARGS: *args_val = val; break;
 	case C_SCHEMA: cli->action = WS_CLI_SCHEMA; break;
-	case C_PATHS: return ws__set_paths(cli, val);
+	case C_PATHS: return ws__set_paths(cli, val, false);
 	case C_VERBOSE: cli->verbose = true; break;
 	case C_HELP: cli->action = WS_CLI_HELP; break;
 	case C_VERSION: cli->action = WS_CLI_VERSION; break;
@@ -679,7 +684,7 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 	    (rc = ws__env_bool("WS_ALLOW_OUTSIDE", &cli->allow_outside)) < 0)
 		return rc;
 	e = getenv("WS_PATHS");
-	if (e != NULL && *e && (rc = ws__set_paths(cli, e)) < 0)
+	if (e != NULL && *e && (rc = ws__set_paths(cli, e, true)) < 0)
 		return rc;
 
 	for (int ai = 1; ai < argc; ai++) {

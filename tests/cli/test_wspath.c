@@ -374,6 +374,13 @@ START_TEST(environment_values_checked)
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "WS_FORMAT"));
 	wst_run_free(&r);
+	/* A bad WS_PATHS names the variable, not a flag never given. */
+	env[0] = "WS_PATHS=virtaul";
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "WS_PATHS=\"virtaul\"") != NULL &&
+		      strstr(r.err, "--paths") == NULL, "%s", r.err);
+	wst_run_free(&r);
 	env[0] = "WS_STRICT=0";
 	wst_runv(&r, NULL, env, "wspath", argv);
 	ck_assert_int_eq(r.status, 3);
