@@ -2255,6 +2255,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	struct ws_grep_operr *oe = NULL; /* per operand; code 0: searchable */
 	struct timespec t0, t1;
 	size_t nfailed = 0;
+	bool all_failed = false, keep;
 	int rc = 0, nw;
 
 	memset(sum, 0, sizeof(*sum));
@@ -2297,6 +2298,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	if (nfailed == npaths) {
 		/* Nothing to search: the call fails as a lone PATH would. */
 		rc = wsg_operand_error_again(&oe[0]);
+		all_failed = true;
 		goto out_res;
 	}
 	memset(&r, 0, sizeof(r));
@@ -2417,15 +2419,21 @@ out_res:
 	for (size_t i = 0; i < npaths; i++)
 		ws_res_free(&res[i]);
 	free(res);
-	/* The failed operands, in operand order, for the caller to report
-	 * (a failed call reports the first one as its error). */
-	if (rc == 0 && nfailed > 0) {
+	/*
+	 * The failed operands, in operand order, for the caller to report:
+	 * also when all failed (the call's error is the first one's), so
+	 * that plain mode can name every one, as grep does.
+	 */
+	keep = (rc == 0 || all_failed) && nfailed > 0;
+	if (keep) {
 		sum->operand_errors = calloc(nfailed, sizeof(*sum->operand_errors));
-		if (sum->operand_errors == NULL)
+		if (sum->operand_errors == NULL) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			keep = false;
+		}
 	}
 	for (size_t i = 0; i < npaths; i++) {
-		if (rc == 0 && oe[i].code != 0)
+		if (keep && oe[i].code != 0)
 			sum->operand_errors[sum->noperand_errors++] = oe[i];
 		else
 			wsg_operr_free(&oe[i]);

@@ -590,11 +590,24 @@ START_TEST(all_operands_fail)
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
 			 "nope1");
 	wst_run_free(&r);
+	/* Plain mode names every one, as grep does; the first decides. */
 	RUNP(&r, "needle", "nope1", "../x", NULL);
 	ck_assert_int_eq(r.status, 5);
 	ck_assert_str_eq(r.out, "");
 	ck_assert_str_eq(r.err, "wsgrep: nope1: no such file or directory "
-			 "(NOT_FOUND)\n");
+			 "(NOT_FOUND)\nwsgrep: ../x: resolves outside the "
+			 "workspace (\"..\" climbs above the root) "
+			 "(PATH_OUTSIDE_WORKSPACE)\n");
+	wst_run_free(&r);
+	/* -s keeps quiet about them, as grep -s does; the status says. */
+	RUNP(&r, "-s", "needle", "nope1", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	RUNP(&r, "-s", "needle", "../x", "nope1", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(r.err, "");
 	wst_run_free(&r);
 	RUNP(&r, "needle", "../x", "nope1", NULL);
 	ck_assert_int_eq(r.status, 3);
