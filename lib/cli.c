@@ -450,9 +450,21 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 	/* Nothing may follow the object: a second one would be ignored. */
 	root = cJSON_ParseWithOpts(text, NULL, 1);
 	if (root == NULL) {
-		ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-			     "the arguments are not valid JSON (near \"%.20s\")",
-			     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+		const char *ep = cJSON_GetErrorPtr();
+
+		/* "near \"\"" said nothing: say what is wrong at the end. */
+		if (text[strspn(text, " \t\r\n")] == '\0')
+			ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				     "the arguments are empty: expected one "
+				     "JSON object");
+		else if (ep == NULL || ep[strspn(ep, " \t\r\n")] == '\0')
+			ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				     "the arguments are not valid JSON (they "
+				     "end before the object is complete)");
+		else
+			ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				     "the arguments are not valid JSON (near "
+				     "\"%.20s\")", ep);
 		return ws_error_set_hint("send the arguments of %s as one JSON "
 					 "object, such as {\"%s\": ...}", t->tool,
 					 t->pos_name ? t->pos_name : "key");

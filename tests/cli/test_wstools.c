@@ -251,6 +251,17 @@ START_TEST(usage_errors)
 	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
 			 "read_file");
 	wst_run_free(&r);
+	/* Cut short, or nothing at all on stdin: said so, not 'near ""'. */
+	wst_run(&r, NULL, "wstools", "call", "read_file", "{\"path\":",
+		"--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "message"), "end before"));
+	wst_run_free(&r);
+	wst_run(&r, " \n", "wstools", "call", "read_file", "-", "--workspace",
+		W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "message"), "are empty"));
+	wst_run_free(&r);
 }
 END_TEST
 
