@@ -7,7 +7,9 @@
 # project detection (wspath --explain) finds another root.
 set -euo pipefail
 bindir=${WST_BIN_DIR:-${1:?usage: readme_demo_check.sh BINDIR TOP}}
-top=$(cd "${2:?usage: readme_demo_check.sh BINDIR TOP}" && pwd -P)
+top=$(cd "${2:?usage: readme_demo_check.sh BINDIR TOP}" && pwd)
+# The tools print real paths, the demo's banner the spelling it was given.
+phys=$(cd "$top" && pwd -P)
 [ -e "$top/.git" ] || { echo "not a git checkout: skipped"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -20,7 +22,7 @@ sed -n '/^Workspace: \$TOP/,/^```$/p' "$top/README.md" | sed '$d' | mask >"$tmp/
 [ -s "$tmp/readme" ] || { echo "FAIL: no demo block in README.md"; exit 1; }
 # mktemp's directory (the demo's copy) is $COPY.
 bash "$top/scripts/demo.sh" "$bindir" 2>&1 |
-	sed -e "s#$top#\$TOP#g" -e 's#"/[^"]*/tmp\.[A-Za-z0-9]*/#"$COPY/#g' |
+	sed -e "s#$phys#\$TOP#g" -e "s#$top#\$TOP#g" -e 's#"/[^"]*/tmp\.[A-Za-z0-9]*/#"$COPY/#g' |
 	mask >"$tmp/demo"
 if ! diff -u "$tmp/readme" "$tmp/demo"; then
 	echo "FAIL: README.md's demo block differs from scripts/demo.sh's output (above: - README, + demo)"
