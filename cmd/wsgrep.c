@@ -858,6 +858,16 @@ ws_cmd_wsgrep(int argc, char **argv)
 	if ((rc = ws_grep_compile(&g.o, &cg, NULL)) < 0)
 		goto fail;
 	rc = ws_grep_run(cg, &ws, paths, npaths, on_item, &g, &sum);
+	/*
+	 * No PATH could be searched: plain mode names each, as grep does,
+	 * and -s keeps quiet about them (grep -s prints nothing); the
+	 * status is the first one's error's.  JSON fails with the first.
+	 */
+	if (rc < 0 && !g.begun && sum.noperand_errors > 0 && !g.json) {
+		warn_operands(&g, &sum);
+		status = ws_error_exit_status(rc);
+		goto out;
+	}
 	if (rc < 0 && !g.begun)
 		goto fail;
 	if (rc < 0) {

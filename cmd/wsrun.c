@@ -174,6 +174,12 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 	}
 	o->argv = cli->pos;
 	o->argc = cli->npos;
+	/* Under --args the model reads the message: it names the key. */
+	if (o->shell == NULL && o->argc == 0 && cli->from_args)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "missing required argument \"command\" (an "
+				    "array of strings, not empty, or a string "
+				    "run by the shell)");
 	if (o->shell == NULL && o->argc == 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "missing command (see --help)");

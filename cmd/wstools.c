@@ -282,11 +282,16 @@ cmd_call(int argc, char **argv)
 		av[n++] = (char *)"--tool";
 		av[n++] = (char *)name;
 	}
-	/* The caller's options first: a command (wsrun) ends them. */
-	for (int a = 2; a < argc; a++)
-		av[n++] = argv[a];
+	/*
+	 * --args before the caller's options: a word that is not an option
+	 * ends wsrun's options, so --args after it would have become part of
+	 * the command, and the model's JSON would never be read.  The tool
+	 * refuses such a word next to --args.
+	 */
 	av[n++] = (char *)"--args";
 	av[n++] = (char *)json;
+	for (int a = 2; a < argc; a++)
+		av[n++] = argv[a];
 	av[n] = NULL;
 	fflush(stdout);
 	run(tools[i].prog, av);

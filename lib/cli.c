@@ -172,8 +172,9 @@ ws__size_bytes(const char *s, long long *out)
 	return 0;
 }
 
+/* Set the path form from --paths, or from WS_PATHS (env true). */
 static int
-ws__set_paths(struct ws_cli *cli, const char *v)
+ws__set_paths(struct ws_cli *cli, const char *v, bool env)
 {
 	if (strcmp(v, "virtual") == 0)
 		cli->paths = WS_PATHS_VIRTUAL;
@@ -181,6 +182,10 @@ ws__set_paths(struct ws_cli *cli, const char *v)
 		cli->paths = WS_PATHS_RELATIVE;
 	else if (strcmp(v, "real") == 0)
 		cli->paths = WS_PATHS_REAL;
+	else if (env)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "WS_PATHS=\"%s\": expected virtual, relative "
+				    "or real", v);
 	else
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "--paths takes virtual, relative or real, not \"%s\"",
@@ -247,7 +252,7 @@ ws__set_common(struct ws_cli *cli, int c, const char *val, const char **args_val
 	case C_PLAIN: cli->json = false; break;
 	case C_ARGS: *args_val = val; break;
 	case C_SCHEMA: cli->action = WS_CLI_SCHEMA; break;
-	case C_PATHS: return ws__set_paths(cli, val);
+	case C_PATHS: return ws__set_paths(cli, val, false);
 	case C_VERBOSE: cli->verbose = true; break;
 	case C_HELP: cli->action = WS_CLI_HELP; break;
 	case C_VERSION: cli->action = WS_CLI_VERSION; break;
@@ -445,9 +450,21 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 	/* Nothing may follow the object: a second one would be ignored. */
 	root = cJSON_ParseWithOpts(text, NULL, 1);
 	if (root == NULL) {
-		ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-			     "the arguments are not valid JSON (near \"%.20s\")",
-			     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+		const char *ep = cJSON_GetErrorPtr();
+
+		/* "near \"\"" said nothing: say what is wrong at the end. */
+		if (text[strspn(text, " \t\r\n")] == '\0')
+			ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				     "the arguments are empty: expected one "
+				     "JSON object");
+		else if (ep == NULL || ep[strspn(ep, " \t\r\n")] == '\0')
+			ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				     "the arguments are not valid JSON (they "
+				     "end before the object is complete)");
+		else
+			ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				     "the arguments are not valid JSON (near "
+				     "\"%.20s\")", ep);
 		return ws_error_set_hint("send the arguments of %s as one JSON "
 					 "object, such as {\"%s\": ...}", t->tool,
 					 t->pos_name ? t->pos_name : "key");
@@ -679,7 +696,7 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 	    (rc = ws__env_bool("WS_ALLOW_OUTSIDE", &cli->allow_outside)) < 0)
 		return rc;
 	e = getenv("WS_PATHS");
-	if (e != NULL && *e && (rc = ws__set_paths(cli, e)) < 0)
+	if (e != NULL && *e && (rc = ws__set_paths(cli, e, true)) < 0)
 		return rc;
 
 	for (int ai = 1; ai < argc; ai++) {
@@ -789,6 +806,18 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 						    "JSON object");
 			args_val = cli->args_text;
 		}
+		/*
+		 * --args carries every argument of the tool.  A PATH or a
+		 * command word on the command line as well would be merged
+		 * with the JSON's (wsread read both files, wsrun ran the words
+		 * followed by the model's command): refuse it instead.
+		 */
+		if (cli->npos > 0 && cli->action == WS_CLI_RUN)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "the tool's arguments come as JSON "
+					    "(--args): \"%s\" cannot also be "
+					    "given on the command line",
+					    cli->pos[0]);
 		rc = ws__apply_args(cli, args_val);
 		if (rc < 0)
 			return rc;

@@ -381,6 +381,47 @@ wsg_find_types(const char *const *names, size_t n,
 	return 0;
 }
 
+/*
+ * Whether a glob holds "{...,...}" that no backslash escapes: rg's and
+ * the shell's alternatives, which gitignore syntax reads as literal
+ * characters, so that "*.{c,h}" would silently match nothing.
+ */
+static bool
+wsg_brace_list(const char *g)
+{
+	const char *open = NULL;
+	bool comma = false;
+
+	for (const char *c = g; *c; c++) {
+		if (*c == '\\' && c[1] != '\0') {
+			c++;
+		} else if (*c == '{') {
+			open = c;
+			comma = false;
+		} else if (*c == ',' && open != NULL) {
+			comma = true;
+		} else if (*c == '}' && open != NULL && comma) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Refuse brace alternatives in the include and exclude globs. */
+static int
+wsg_check_globs(const char *what, const char *const *globs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (wsg_brace_list(globs[i]))
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "%s \"%s\": braces are not glob "
+					    "syntax here (gitignore's); repeat %s "
+					    "once per alternative, as \"*.c\" and "
+					    "\"*.h\" for \"*.{c,h}\"", what,
+					    globs[i], what);
+	return 0;
+}
+
 int
 ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 		size_t *bad)
@@ -401,6 +442,9 @@ ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 	    o->after > WSG_MAX_CTX)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "context is 0 to %d lines", WSG_MAX_CTX);
+	if ((rc = wsg_check_globs("include", o->include, o->ninclude)) < 0 ||
+	    (rc = wsg_check_globs("exclude", o->exclude, o->nexclude)) < 0)
+		return rc;
 	g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
@@ -2211,6 +2255,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	struct ws_grep_operr *oe = NULL; /* per operand; code 0: searchable */
 	struct timespec t0, t1;
 	size_t nfailed = 0;
+	bool all_failed = false, keep;
 	int rc = 0, nw;
 
 	memset(sum, 0, sizeof(*sum));
@@ -2253,6 +2298,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	if (nfailed == npaths) {
 		/* Nothing to search: the call fails as a lone PATH would. */
 		rc = wsg_operand_error_again(&oe[0]);
+		all_failed = true;
 		goto out_res;
 	}
 	memset(&r, 0, sizeof(r));
@@ -2373,15 +2419,21 @@ out_res:
 	for (size_t i = 0; i < npaths; i++)
 		ws_res_free(&res[i]);
 	free(res);
-	/* The failed operands, in operand order, for the caller to report
-	 * (a failed call reports the first one as its error). */
-	if (rc == 0 && nfailed > 0) {
+	/*
+	 * The failed operands, in operand order, for the caller to report:
+	 * also when all failed (the call's error is the first one's), so
+	 * that plain mode can name every one, as grep does.
+	 */
+	keep = (rc == 0 || all_failed) && nfailed > 0;
+	if (keep) {
 		sum->operand_errors = calloc(nfailed, sizeof(*sum->operand_errors));
-		if (sum->operand_errors == NULL)
+		if (sum->operand_errors == NULL) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			keep = false;
+		}
 	}
 	for (size_t i = 0; i < npaths; i++) {
-		if (rc == 0 && oe[i].code != 0)
+		if (keep && oe[i].code != 0)
 			sum->operand_errors[sum->noperand_errors++] = oe[i];
 		else
 			wsg_operr_free(&oe[i]);

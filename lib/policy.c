@@ -81,7 +81,9 @@ ws_op_parse(const char *name, enum ws_op *op)
 		}
 	}
 	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-			    "unknown operation \"%s\"", name);
+			    "unknown operation \"%s\" (read, open, stat, list, "
+			    "readlink, write, create, mkdir, chmod, rename, "
+			    "delete, rmdir or exec)", name);
 }
 
 const char *

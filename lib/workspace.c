@@ -145,24 +145,33 @@ ws__open_dir(struct ws_ctx *ws, const char *dir, const char *what, char **real,
 {
 	char buf[PATH_MAX];
 	struct stat st;
-	int re;
+	int re, e = 0;
 
 	if ((re = ws__resolve_recording(ws, dir, buf)) < 0) {
 		if (re == -ENOMEM)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		/* "does not exist: No such file or directory" said it twice. */
+		if (re == -ENOENT)
+			return ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
+					    "%s does not exist", what);
 		return ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
-				    "%s does not exist: %s", what,
+				    "%s cannot be reached: %s", what,
 				    strerror(-re));
 	}
 	*fd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (*fd < 0 || fstat(*fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		int e = errno;
-
+	if (*fd < 0 || fstat(*fd, &st) < 0)
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	if (e != 0) {
 		if (*fd >= 0)
 			close(*fd);
 		*fd = -1;
+		if (e == ENOTDIR)
+			return ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
+					    "%s is not a directory", what);
 		return ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
-				    "%s is not a directory: %s", what,
+				    "%s cannot be opened: %s", what,
 				    strerror(e));
 	}
 	*real = strdup(buf);

@@ -56,6 +56,8 @@ echo "== The file tools share one view"
 run wsls -a /
 run wsread -n /src/main.c
 run wsread --json --start-line 2 --end-line 3 notes/todo.txt
+run wsread --json --page-lines 3 src/main.c
+run wsread --tail 2 src/main.c
 if wsgrep --version >/dev/null 2>&1; then
 	run wsgrep hello
 	run wsgrep --files --hidden --include '*.md'

@@ -590,11 +590,24 @@ START_TEST(all_operands_fail)
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
 			 "nope1");
 	wst_run_free(&r);
+	/* Plain mode names every one, as grep does; the first decides. */
 	RUNP(&r, "needle", "nope1", "../x", NULL);
 	ck_assert_int_eq(r.status, 5);
 	ck_assert_str_eq(r.out, "");
 	ck_assert_str_eq(r.err, "wsgrep: nope1: no such file or directory "
-			 "(NOT_FOUND)\n");
+			 "(NOT_FOUND)\nwsgrep: ../x: resolves outside the "
+			 "workspace (\"..\" climbs above the root) "
+			 "(PATH_OUTSIDE_WORKSPACE)\n");
+	wst_run_free(&r);
+	/* -s keeps quiet about them, as grep -s does; the status says. */
+	RUNP(&r, "-s", "needle", "nope1", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	RUNP(&r, "-s", "needle", "../x", "nope1", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(r.err, "");
 	wst_run_free(&r);
 	RUNP(&r, "needle", "../x", "nope1", NULL);
 	ck_assert_int_eq(r.status, 3);
@@ -796,6 +809,37 @@ START_TEST(invalid_pattern)
 	wst_run_free(&r);
 	/* A literal is never a bad regex. */
 	RUNP(&r, "-F", "ab(c", NULL);
+	ck_assert_int_eq(r.status, 1);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * rg's "*.{c,h}" is no gitignore syntax: the braces would be literal
+ * and match nothing, so a search that silently found nothing (exit 1)
+ * is refused instead, saying how to write it.  An escaped brace, or one
+ * without a comma, stays a literal.
+ */
+START_TEST(brace_globs_refused)
+{
+	struct wst_run r;
+
+	wst_write(ws, "a.c", "x\n");
+	wst_write(ws, "{b}.h", "x\n");
+	RUNP(&r, "--include", "*.{c,h}", "x", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "braces are not glob syntax") != NULL &&
+		      strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	RUNJ(&r, "--files", "--exclude", "{a,b}.c", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUNP(&r, "--files", "--include", "{b}.h", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "/{b}.h\n");
+	wst_run_free(&r);
+	RUNP(&r, "--files", "--include", "*.\\{c,h}", NULL);
 	ck_assert_int_eq(r.status, 1);
 	wst_run_free(&r);
 }
@@ -1237,6 +1281,7 @@ suite(void)
 	tcase_add_test(tc, policy_skips_unopened);
 	tcase_add_test(tc, redos_bounded);
 	tcase_add_test(tc, invalid_pattern);
+	tcase_add_test(tc, brace_globs_refused);
 	tcase_add_test(tc, paging);
 	tcase_add_test(tc, odd_bytes);
 	tcase_add_test(tc, json_contract);

@@ -347,6 +347,27 @@ START_TEST(ux_regressions)
 	ck_assert_ptr_null(strchr(r.err, '\033'));
 	ck_assert_ptr_nonnull(strstr(r.err, "x?[31m?fake: line"));
 	wst_run_free(&r);
+	/* A wrong --op lists the operations; a wrong workspace says what is
+	 * wrong once ("does not exist", not "...: No such file or
+	 * directory"). */
+	RUN(&r, "--op", "reed", "src");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "\"reed\" (read, open,") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	p = wst_path(T, "nope");
+	wst_run(&r, NULL, "wspath", "--workspace", p, "/", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "nope: workspace does not exist "
+			     "(WORKSPACE_NOT_FOUND)") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	free(p);
+	p = wst_path(W, "src/a.c");
+	wst_run(&r, NULL, "wspath", "--workspace", p, "/", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "a.c: workspace is not a directory "
+			     "(WORKSPACE_NOT_FOUND)") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	free(p);
 	free(link);
 }
 END_TEST
@@ -373,6 +394,13 @@ START_TEST(environment_values_checked)
 	wst_runv(&r, NULL, env, "wspath", argv);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "WS_FORMAT"));
+	wst_run_free(&r);
+	/* A bad WS_PATHS names the variable, not a flag never given. */
+	env[0] = "WS_PATHS=virtaul";
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "WS_PATHS=\"virtaul\"") != NULL &&
+		      strstr(r.err, "--paths") == NULL, "%s", r.err);
 	wst_run_free(&r);
 	env[0] = "WS_STRICT=0";
 	wst_runv(&r, NULL, env, "wspath", argv);

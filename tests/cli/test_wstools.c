@@ -251,6 +251,74 @@ START_TEST(usage_errors)
 	ck_assert_str_eq(cJSON_GetObjectItem(r.json, "tool")->valuestring,
 			 "read_file");
 	wst_run_free(&r);
+	/* Cut short, or nothing at all on stdin: said so, not 'near ""'. */
+	wst_run(&r, NULL, "wstools", "call", "read_file", "{\"path\":",
+		"--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "message"), "end before"));
+	wst_run_free(&r);
+	wst_run(&r, " \n", "wstools", "call", "read_file", "-", "--workspace",
+		W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "message"), "are empty"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * A word after the JSON that is not an option is refused, not merged:
+ * wsrun's options end at the first word, so "--args JSON" after it had
+ * become part of the command and the model's command never ran; wsread
+ * read the extra file along with the JSON's path.
+ */
+START_TEST(stray_words_next_to_the_json)
+{
+	struct wst_run r;
+	const char *m;
+
+	wst_run(&r, NULL, "wstools", "call", "run_command",
+		"{\"command\":[\"echo\",\"from-json\"]}", "--workspace", W,
+		"echo", "stray", NULL);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	m = err_str(&r, "message");
+	ck_assert_msg(strstr(m, "\"echo\" cannot also be given") != NULL, "%s", m);
+	ck_assert_ptr_null(strstr(r.out, "from-json"));
+	ck_assert_ptr_null(strstr(r.out, "stray --args"));
+	wst_run_free(&r);
+	/* The caller's options still go to the tool, after the JSON. */
+	wst_run(&r, NULL, "wstools", "call", "run_command",
+		"{\"command\":[\"echo\",\"from-json\"]}", "--workspace", W,
+		"--timeout", "30", NULL);
+	ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "from-json\n");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"notes.md\"}", "--workspace", W, "src/a.c", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "message"), "\"src/a.c\""));
+	wst_run_free(&r);
+	/* The same through the tool's own --args. */
+	wst_run(&r, NULL, "wsls", "--workspace", W, "--args",
+		"{\"path\":\"src\"}", "notes.md", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* --schema still prints whatever else is given. */
+	wst_run(&r, NULL, "wsread", "--args", "{\"path\":\"notes.md\"}",
+		"src/a.c", "--schema", NULL);
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	/* A missing command names the key the model must send. */
+	wst_run(&r, NULL, "wstools", "call", "run_command", "{\"command\":[]}",
+		"--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	m = err_str(&r, "message");
+	ck_assert_msg(strstr(m, "missing required argument \"command\"") != NULL &&
+		      strstr(m, "--help") == NULL, "%s", m);
+	wst_run_free(&r);
 }
 END_TEST
 
@@ -265,6 +333,7 @@ suite(void)
 	tcase_add_test(tc, call_dispatches);
 	tcase_add_test(tc, errors_in_the_models_terms);
 	tcase_add_test(tc, usage_errors);
+	tcase_add_test(tc, stray_words_next_to_the_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -401,12 +401,15 @@ START_TEST(operand_errors)
 	ck_assert_ptr_null(strstr(a.s, "outside"));
 	ws_grep_summary_free(&s);
 	free(a.s);
-	/* Nothing searchable: the first PATH's error, nothing listed. */
+	/* Nothing searchable: the first PATH's error, and each one listed
+	 * all the same (plain wsgrep names them all, as grep does). */
 	memset(&a, 0, sizeof(a));
 	ck_assert_int_eq(ws_grep_run(g, &ws, bad, 2, collect, &a, &s),
 			 WS_EPATH_OUTSIDE_WORKSPACE);
 	ck_assert_str_eq(ws_error_last_path(), "../up");
-	ck_assert_uint_eq(s.noperand_errors, 0);
+	ck_assert_uint_eq(s.noperand_errors, 2);
+	ck_assert_str_eq(s.operand_errors[0].path, "../up");
+	ck_assert_int_eq(s.operand_errors[1].code, WS_ENOT_FOUND);
 	ck_assert_int_eq(a.n, 0);
 	ws_grep_summary_free(&s);
 	free(a.s);

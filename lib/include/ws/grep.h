@@ -177,7 +177,8 @@ typedef int (*ws_grep_cb)(void *arg, const struct ws_grep_item *it);
  * searched: its error goes to sum->operand_errors and the other paths
  * are searched, as grep goes on past a missing operand.  When no path
  * can be searched, the call fails with the first path's error (its code,
- * message and path, as ws_error_last() reports them).  Returns 0, or a
+ * message and path, as ws_error_last() reports them), and every path's
+ * error is in sum->operand_errors all the same.  Returns 0, or a
  * negative code (that error, cb's, or WS_ENOMEM).
  */
 int ws_grep_run(struct ws_grep *g, struct ws_ctx *ws,
