@@ -197,14 +197,56 @@ ws__mnt_id(int fd)
 }
 
 /*
- * The directory that holds the file at fd (an O_PATH descriptor), or -1.
- * An O_PATH file has no "..", so the kernel's name for it
- * (/proc/self/fd/N) is looked up, and the directory is taken only if the
- * name in it is still that very file: a rename in between fails closed.
+ * The superblock (mountinfo's MAJ:MIN, the file system's own device, not
+ * a file's st_dev) of the mounts a and b: 1 the same file system, 0 not,
+ * -1 one of them cannot be found.
  */
 static int
-ws__parent_of_file(int fd, const struct stat *st)
+ws__same_fs(unsigned long long a, unsigned long long b)
 {
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned int dev[2][2] = {{0, 0}, {0, 0}};
+	bool seen[2] = {false, false};
+
+	if (f == NULL)
+		return -1;
+	while ((!seen[0] || !seen[1]) && getline(&line, &cap, f) > 0) {
+		unsigned long long id;
+		unsigned int ma, mi;
+
+		if (sscanf(line, "%llu %*u %u:%u", &id, &ma, &mi) != 3)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (id == (k == 0 ? a : b)) {
+				dev[k][0] = ma;
+				dev[k][1] = mi;
+				seen[k] = true;
+			}
+	}
+	free(line);
+	fclose(f);
+	if (!seen[0] || !seen[1])
+		return -1;
+	return dev[0][0] == dev[1][0] && dev[0][1] == dev[1][1];
+}
+
+/*
+ * The directory that holds the file at fd (an O_PATH descriptor, on the
+ * mount mnt), or -1.  An O_PATH file has no "..", so the kernel's name
+ * for it (/proc/self/fd/N) is looked up, with no symlink followed (the
+ * kernel's name has none) and on the same mount, and the directory is
+ * taken only if the name in it is still that very file: a rename or a
+ * symlink swapped in between fails closed.
+ */
+static int
+ws__parent_of_file(int fd, const struct stat *st, unsigned long long mnt)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
 	char link[64], name[PATH_MAX];
 	struct stat cur;
 	ssize_t len;
@@ -218,10 +260,12 @@ ws__parent_of_file(int fd, const struct stat *st)
 	name[len] = '\0';
 	slash = strrchr(name, '/');
 	*slash = '\0';
-	dir = open(slash == name ? "/" : name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dir = (int)syscall(SYS_openat2, AT_FDCWD, slash == name ? "/" : name,
+			   &how, sizeof(how));
 	if (dir < 0)
 		return -1;
-	if (fstatat(dir, slash + 1, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (ws__mnt_id(dir) != mnt ||
+	    fstatat(dir, slash + 1, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    cur.st_dev != st->st_dev || cur.st_ino != st->st_ino) {
 		close(dir);
 		return -1;
@@ -235,29 +279,33 @@ ws__parent_of_file(int fd, const struct stat *st)
  * mount gmnt), where Landlock, which only
  * adds, would let the command write it: 1 yes, -1 it cannot be ruled out
  * (treated as yes), 0 no.  Decided on the descriptors, not on names:
- *   - another file system is never beneath g (a grant holds no mount
- *     point);
- *   - on the same file system but another mount (a bind of part of it),
+ *   - another mount is never beneath g (a grant holds no mount point),
+ *     unless it shows the same file system (a bind of part of it), where
  *     the same directory may be beneath g by its other path: -1;
- *   - a file with several links may have one beneath g: -1;
+ *   - on g's own mount, a file with several links may have one beneath
+ *     g: -1;
  *   - otherwise walk up from it (from a file's directory) by "..".
+ * Not by st_dev: on g's own mount a file can have a device of its own (an
+ * overlay's file from a lower layer on another file system, a btrfs
+ * subvolume) and still lie beneath g.
  */
 static int
 ws__holds(const struct ws__ids *g, unsigned long long gmnt, int pfd,
 	  const struct stat *root)
 {
 	struct stat pst;
+	unsigned long long pmnt;
 	int dir = -1;
 	bool in;
 
-	if (g->n != 1 || gmnt == 0 || fstat(pfd, &pst) < 0)
+	if (g->n != 1 || gmnt == 0 || fstat(pfd, &pst) < 0 ||
+	    (pmnt = ws__mnt_id(pfd)) == 0)
 		return -1;
-	if (g->v[0].dev != pst.st_dev)
-		return 0;
-	if (ws__mnt_id(pfd) != gmnt)
-		return -1;
+	if (pmnt != gmnt)
+		return ws__same_fs(pmnt, gmnt) == 0 ? 0 : -1;
 	if (!S_ISDIR(pst.st_mode)) {
-		if (pst.st_nlink > 1 || (dir = ws__parent_of_file(pfd, &pst)) < 0)
+		if (pst.st_nlink > 1 ||
+		    (dir = ws__parent_of_file(pfd, &pst, pmnt)) < 0)
 			return -1;
 		pfd = dir;
 	}
@@ -417,6 +465,45 @@ restart:
 			break;
 	}
 	return false;
+}
+
+/*
+ * Whether a name the caller gave (--allow-read, --allow-write: p, its
+ * descriptor p->fd opened through it, symlinks followed) is one the
+ * command may have re-pointed through the write grant g: its spelling
+ * passes through g, it is not spelled without a symlink (or no longer
+ * gives the same file), and what it gave is not surely beneath g.  Such
+ * a symlink inside g was the command's to plant in an earlier call: the
+ * caller's grant would go wherever it chose (root's keys, /etc/shadow),
+ * and a write grant would not be narrowed for it.
+ */
+static bool
+ws__repointed(const struct ws_policy_grant *g, const struct ws__ids *gs,
+	      unsigned long long gmnt, const struct ws_sandbox_path *p,
+	      const struct stat *root)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char abs[PATH_MAX * 2], cwd[PATH_MAX];
+	struct stat a, b;
+	bool plain;
+	int fd;
+
+	if (p->path[0] == '/')
+		snprintf(abs, sizeof(abs), "%s", p->path);
+	else if (getcwd(cwd, sizeof(cwd)) == NULL ||
+		 snprintf(abs, sizeof(abs), "%s/%s", cwd, p->path) >= (int)sizeof(abs))
+		return true; /* fail closed */
+	if (!ws__spelling_in(g->dir, abs))
+		return false;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, abs, &how, sizeof(how));
+	plain = fd >= 0 && fstat(fd, &a) == 0 && fstat(p->fd, &b) == 0 &&
+		a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fd >= 0)
+		close(fd);
+	return !plain && ws__holds(gs, gmnt, p->fd, root) != 1;
 }
 
 /* A write grant holding a guarded entry, or inside a guarded directory,
@@ -766,8 +853,20 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		gid.ino = st.st_ino;
 		gmnt = ws__mnt_id(g->fd);
 		for (size_t k = 0; hit == NULL && k < nro; k++) {
-			int w = ro[k].write || !ro[k].asked || ro[k].fd < 0 ? 0 :
-				ws__holds(&gs, gmnt, ro[k].fd, &root_st);
+			int w;
+
+			if (!ro[k].asked || ro[k].fd < 0)
+				continue;
+			if (ws__repointed(g, &gs, gmnt, &ro[k], &root_st)) {
+				rc = ws_error_set(WS_EPOLICY_DENIED, ro[k].path,
+						  "spelled through a symlink in %s, "
+						  "which rule \"%s\" lets the command "
+						  "write (it may have re-pointed it): name "
+						  "what it leads to instead", g->dir,
+						  g->rule);
+				goto out;
+			}
+			w = ro[k].write ? 0 : ws__holds(&gs, gmnt, ro[k].fd, &root_st);
 
 			if (w != 0) {
 				hit = ro[k].path;

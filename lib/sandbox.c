@@ -403,6 +403,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->file = file;
 	e->list_only = false;
 	e->noexec = false;
+	e->asked = false;
 	e->tree = -1;
 	p->npaths++;
 	return 0;
@@ -432,6 +433,7 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].file = false;
 	p->guards[p->nguards].list_only = false;
 	p->guards[p->nguards].noexec = false;
+	p->guards[p->nguards].asked = false;
 	p->guards[p->nguards].tree = -1;
 	p->nguards++;
 	return 0;
