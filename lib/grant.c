@@ -196,40 +196,117 @@ ws__mnt_id(int fd)
 	return sx.stx_mnt_id;
 }
 
-/*
- * The superblock (mountinfo's MAJ:MIN, the file system's own device, not
- * a file's st_dev) of the mounts a and b: 1 the same file system, 0 not,
- * -1 one of them cannot be found.
- */
+/* mountinfo's octal escapes ("\\040") undone in place. */
+static void
+ws__unescape(char *fld)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; fld[i]; i++, o++) {
+		if (fld[i] == '\\' && fld[i + 1] >= '0' && fld[i + 1] <= '3' &&
+		    fld[i + 2] >= '0' && fld[i + 2] <= '7' &&
+		    fld[i + 3] >= '0' && fld[i + 3] <= '7') {
+			fld[o] = (char)((fld[i + 1] - '0') * 64 +
+					(fld[i + 2] - '0') * 8 + (fld[i + 3] - '0'));
+			i += 3;
+		} else {
+			fld[o] = fld[i];
+		}
+	}
+	fld[o] = '\0';
+}
+
+/* What mountinfo says of one mount. */
+struct ws__mnt {
+	unsigned int ma, mi;  /* the file system's own device (superblock) */
+	char root[PATH_MAX];  /* the mount's root, within its file system */
+	char point[PATH_MAX]; /* where it is mounted */
+};
+
+/* Mount id's line of /proc/self/mountinfo: 0, or -1 not found. */
 static int
-ws__same_fs(unsigned long long a, unsigned long long b)
+ws__mnt_info(unsigned long long id, struct ws__mnt *m)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
 	size_t cap = 0;
-	unsigned int dev[2][2] = {{0, 0}, {0, 0}};
-	bool seen[2] = {false, false};
+	int rc = -1;
 
 	if (f == NULL)
 		return -1;
-	while ((!seen[0] || !seen[1]) && getline(&line, &cap, f) > 0) {
-		unsigned long long id;
-		unsigned int ma, mi;
+	while (rc < 0 && getline(&line, &cap, f) > 0) {
+		unsigned long long lid;
+		int n = 0;
 
-		if (sscanf(line, "%llu %*u %u:%u", &id, &ma, &mi) != 3)
+		if (sscanf(line, "%llu %*u %u:%u %4095s %4095s%n", &lid, &m->ma,
+			   &m->mi, m->root, m->point, &n) < 5 || n == 0 || lid != id)
 			continue;
-		for (int k = 0; k < 2; k++)
-			if (id == (k == 0 ? a : b)) {
-				dev[k][0] = ma;
-				dev[k][1] = mi;
-				seen[k] = true;
-			}
+		ws__unescape(m->root);
+		ws__unescape(m->point);
+		rc = 0;
 	}
 	free(line);
 	fclose(f);
-	if (!seen[0] || !seen[1])
+	return rc;
+}
+
+/*
+ * Where what fd shows lies within its file system: its mount's root
+ * there, and the kernel's name for fd below the mount point.  -1 when it
+ * cannot be told (a name the mount point does not lead, a deleted one).
+ */
+static int
+ws__fs_path(int fd, const struct ws__mnt *m, char *out, size_t len)
+{
+	char link[64], name[PATH_MAX];
+	const char *rel;
+	size_t pl = strlen(m->point);
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, name, sizeof(name) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(name) - 1 || name[0] != '/')
 		return -1;
-	return dev[0][0] == dev[1][0] && dev[0][1] == dev[1][1];
+	name[n] = '\0';
+	if (n > 10 && strcmp(name + n - 10, " (deleted)") == 0)
+		return -1;
+	if (strcmp(m->point, "/") == 0)
+		rel = name;
+	else if (strncmp(name, m->point, pl) == 0 &&
+		 (name[pl] == '/' || name[pl] == '\0'))
+		rel = name + pl;
+	else
+		return -1;
+	if (strcmp(m->root, "/") == 0)
+		n = snprintf(out, len, "%s", *rel ? rel : "/");
+	else
+		n = snprintf(out, len, "%s%s", m->root, rel);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/*
+ * What pfd (on the mount pmnt) is to gfd (on another mount, gmnt): 0 on
+ * another file system, so never beneath it (a grant holds no mount
+ * point); on the same one (a bind of part of it), 1 when it lies at or
+ * beneath gfd's place in that file system, 0 when not, -1 when that
+ * cannot be told or it is a file with several links (one may be
+ * beneath).
+ */
+static int
+ws__other_mount(int gfd, unsigned long long gmnt, int pfd,
+		unsigned long long pmnt, bool links)
+{
+	struct ws__mnt gm, pm;
+	char gp[PATH_MAX * 2], pp[PATH_MAX * 2];
+
+	if (ws__mnt_info(gmnt, &gm) < 0 || ws__mnt_info(pmnt, &pm) < 0)
+		return -1;
+	if (gm.ma != pm.ma || gm.mi != pm.mi)
+		return 0;
+	if (links || ws__fs_path(gfd, &gm, gp, sizeof(gp)) < 0 ||
+	    ws__fs_path(pfd, &pm, pp, sizeof(pp)) < 0)
+		return -1;
+	return ws_path_within(gp, pp, NULL) ? 1 : 0;
 }
 
 /*
@@ -290,7 +367,7 @@ ws__parent_of_file(int fd, const struct stat *st, unsigned long long mnt)
  * subvolume) and still lie beneath g.
  */
 static int
-ws__holds(const struct ws__ids *g, unsigned long long gmnt, int pfd,
+ws__holds(const struct ws__ids *g, int gfd, unsigned long long gmnt, int pfd,
 	  const struct stat *root)
 {
 	struct stat pst;
@@ -302,7 +379,8 @@ ws__holds(const struct ws__ids *g, unsigned long long gmnt, int pfd,
 	    (pmnt = ws__mnt_id(pfd)) == 0)
 		return -1;
 	if (pmnt != gmnt)
-		return ws__same_fs(pmnt, gmnt) == 0 ? 0 : -1;
+		return ws__other_mount(gfd, gmnt, pfd, pmnt,
+				       !S_ISDIR(pst.st_mode) && pst.st_nlink > 1);
 	if (!S_ISDIR(pst.st_mode)) {
 		if (pst.st_nlink > 1 ||
 		    (dir = ws__parent_of_file(pfd, &pst, pmnt)) < 0)
@@ -313,6 +391,55 @@ ws__holds(const struct ws__ids *g, unsigned long long gmnt, int pfd,
 	if (dir >= 0)
 		close(dir);
 	return in ? 1 : 0;
+}
+
+/*
+ * Whether the granted directory (g->fd) holds, or may hold, by another
+ * path what no grant may hold: a mount of the workspace or of a
+ * directory above it through a bind of part of the grant (the names and
+ * the identities above miss it: walking up from the workspace leaves
+ * the bind at its root), where the guards (.git/hooks, .git/config, ...)
+ * are bound read-only at the workspace's path only; and for a write
+ * grant wstools' own places (configuration, policies), or the nearest
+ * directory of one that does not exist yet, so that the next call's
+ * rules cannot be written or made.  Returns what it holds, or NULL.
+ */
+static const char *
+ws__holds_by_alias(struct ws_ctx *ws, const struct ws_policy_grant *g,
+		   const struct stat *root)
+{
+	struct ws__id gid;
+	struct ws__ids gs = {.v = &gid, .n = 1, .cap = 1};
+	unsigned long long gmnt = ws__mnt_id(g->fd);
+	struct stat st;
+
+	if (fstat(g->fd, &st) < 0)
+		return "what cannot be checked";
+	gid.dev = st.st_dev;
+	gid.ino = st.st_ino;
+	for (size_t a = 0; a < ws->nanchors; a++)
+		if (ws__holds(&gs, g->fd, gmnt, ws->anchors[a].fd, root) != 0)
+			return ws->anchors[a].real;
+	for (size_t i = 0; g->write && i < ws->nguard; i++) {
+		char path[PATH_MAX];
+		int fd = -1, h;
+
+		snprintf(path, sizeof(path), "%s", ws->guard[i]);
+		while ((fd = open(path, O_PATH | O_CLOEXEC)) < 0 && errno == ENOENT) {
+			char *sl = strrchr(path, '/');
+
+			if (sl == NULL || sl == path)
+				break;
+			*sl = '\0';
+		}
+		if (fd < 0)
+			continue; /* "/" or nothing there: the names decide */
+		h = ws__holds(&gs, g->fd, gmnt, fd, root);
+		close(fd);
+		if (h != 0)
+			return ws->guard[i];
+	}
+	return NULL;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -479,7 +606,7 @@ restart:
  */
 static bool
 ws__repointed(const struct ws_policy_grant *g, const struct ws__ids *gs,
-	      unsigned long long gmnt, const struct ws_sandbox_path *p,
+	      int gfd, unsigned long long gmnt, const struct ws_sandbox_path *p,
 	      const struct stat *root)
 {
 	struct open_how how = {
@@ -503,7 +630,7 @@ ws__repointed(const struct ws_policy_grant *g, const struct ws__ids *gs,
 		a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 	if (fd >= 0)
 		close(fd);
-	return !plain && ws__holds(gs, gmnt, p->fd, root) != 1;
+	return !plain && ws__holds(gs, gfd, gmnt, p->fd, root) != 1;
 }
 
 /* A write grant holding a guarded entry, or inside a guarded directory,
@@ -798,6 +925,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
+		const char *held;
 
 		if (!g->granted || !ws__check_guards(ws, g, gd, ng) ||
 		    !ws__check_mounts(g, mp, nmp) || !ws__open(g, root) ||
@@ -817,6 +945,12 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		if (ws__within_ids(g->fd, &inside, &root_st)) {
 			ws__refuse(g, "%s", "never granted: it is (by another path) in "
 				   "the workspace, a mount or the private directory");
+			continue;
+		}
+		if ((held = ws__holds_by_alias(ws, g, &root_st)) != NULL) {
+			ws__refuse(g, "never granted%s: it holds, or may hold, %s by "
+				   "another path (a bind mount of part of it)",
+				   g->write ? " read-write" : "", held);
 			continue;
 		}
 	}
@@ -857,7 +991,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 
 			if (!ro[k].asked || ro[k].fd < 0)
 				continue;
-			if (ws__repointed(g, &gs, gmnt, &ro[k], &root_st)) {
+			if (ws__repointed(g, &gs, g->fd, gmnt, &ro[k], &root_st)) {
 				rc = ws_error_set(WS_EPOLICY_DENIED, ro[k].path,
 						  "spelled through a symlink in %s, "
 						  "which rule \"%s\" lets the command "
@@ -866,7 +1000,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 						  g->rule);
 				goto out;
 			}
-			w = ro[k].write ? 0 : ws__holds(&gs, gmnt, ro[k].fd, &root_st);
+			w = ro[k].write ? 0 : ws__holds(&gs, g->fd, gmnt, ro[k].fd, &root_st);
 
 			if (w != 0) {
 				hit = ro[k].path;
@@ -875,7 +1009,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		}
 		for (size_t k = 0; hit == NULL && k < n; k++)
 			if (k != i && v[k].granted && !v[k].write &&
-			    ws__holds(&gs, gmnt, v[k].fd, &root_st) != 0)
+			    ws__holds(&gs, g->fd, gmnt, v[k].fd, &root_st) != 0)
 				hit = v[k].dir;
 		if (hit != NULL) {
 			g->write = false;

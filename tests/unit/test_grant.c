@@ -363,6 +363,22 @@ START_TEST(narrowed_by_descriptor)
 END_TEST
 
 /*
+ * A private mount namespace for this test's process (root only), with
+ * the workspace opened again in it: a descriptor opened before is on a
+ * mount of the old namespace, which this one's mountinfo does not list.
+ */
+static bool
+private_mounts(void)
+{
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return false;
+	ws_ctx_close(&ws);
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	return true;
+}
+
+/*
  * A name given through a symlink inside a write grant that leads
  * outside it: the command could have planted or re-pointed that link in
  * an earlier call, so what the caller grants would be the command's
@@ -431,8 +447,7 @@ START_TEST(narrowed_on_an_overlay)
 	char *f = wst_path(G, "w3/lowfile");
 	struct stat a, b;
 
-	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+	if (!private_mounts()) {
 		fprintf(stderr, "narrowed_on_an_overlay: not checked (%s)\n",
 			geteuid() != 0 ? "not root" : strerror(errno));
 		goto out;
@@ -483,9 +498,11 @@ START_TEST(narrowed_through_a_bind)
 	char *w3 = wst_path(G, "w3/sub");
 	char *bind = wst_path(G, "bind-of-w3");
 	char *via = wst_path(G, "bind-of-w3/deeper");
+	char *beside = wst_path(G, "beside");
+	char *f = wst_path(G, "w3/sub/f"), *f2 = wst_path(G, "w3/sub/f2");
+	char *fvia = wst_path(G, "bind-of-w3/f2");
 
-	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+	if (!private_mounts()) {
 		fprintf(stderr, "narrowed_through_a_bind: not checked (%s)\n",
 			geteuid() != 0 ? "not root" : strerror(errno));
 		goto out;
@@ -495,12 +512,78 @@ START_TEST(narrowed_through_a_bind)
 	ck_assert_msg(mount(w3, bind, NULL, MS_BIND, NULL) == 0, "bind: %s",
 		      strerror(errno));
 	ck_assert_msg(narrowed(via, why, sizeof(why)), "%s", why);
+	ck_assert_msg(strstr(why, "holds") != NULL, "%s", why);
+	/* A hard-linked file there: one of its links may be beneath. */
+	wst_write(G, "w3/sub/f", "f\n");
+	ck_assert_int_eq(link(f, f2), 0);
+	ck_assert_msg(narrowed(fvia, why, sizeof(why)), "%s", why);
 	ck_assert_msg(strstr(why, "may hold") != NULL, "%s", why);
+	umount2(bind, MNT_DETACH);
+	/* A bind of what lies beside the grant, on its file system (where
+	 * it lies there is told from mountinfo): not narrowed. */
+	wst_mkdir(G, "beside/deeper");
+	ck_assert_msg(mount(beside, bind, NULL, MS_BIND, NULL) == 0, "bind: %s",
+		      strerror(errno));
+	ck_assert_msg(!narrowed(via, why, sizeof(why)), "%s", why);
 	umount2(bind, MNT_DETACH);
 out:
 	free(w3);
 	free(bind);
 	free(via);
+	free(beside);
+	free(f);
+	free(f2);
+	free(fvia);
+}
+END_TEST
+
+/*
+ * A grant that holds the workspace by another path: the workspace is
+ * opened through a bind of a directory inside the grant, so neither its
+ * name nor a walk up from it (which leaves the bind at its root) meets
+ * the grant, and the guards bound read-only at the workspace's path
+ * (.git/hooks, .git/config) would be writable at the grant's
+ * (review/grant_workspace_alias.sh).  Refused, read or write.  A bind of
+ * what lies beside the grant is not its business.  Needs root.
+ */
+START_TEST(refused_holding_the_workspace_by_a_bind)
+{
+	const struct spec s[] = {{"w3", true, false}, {"w3", false, false}};
+	char *sub = wst_path(G, "w3/sub"), *bind = wst_path(G, "wsbind");
+	char *beside = wst_path(G, "beside"), *proj = wst_path(G, "wsbind/proj");
+	struct ws_policy_grant *v;
+
+	if (!private_mounts()) {
+		fprintf(stderr, "refused_holding_the_workspace_by_a_bind: not "
+			"checked\n");
+		goto out;
+	}
+	wst_mkdir(G, "w3/sub/proj/.git/hooks");
+	wst_mkdir(G, "beside/proj");
+	wst_mkdir(G, "wsbind");
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(mount(k == 0 ? sub : beside, bind, NULL, MS_BIND,
+				       NULL), 0);
+		ws_ctx_close(&ws);
+		ck_assert_int_eq(ws_ctx_open(&ws, proj, 0), 0);
+		for (int i = 0; i < 2; i++) {
+			v = cands(&s[i], 1);
+			ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, NULL, 0), 0);
+			if (k == 0)
+				expect(&v[0], false, "by another path");
+			else
+				expect(&v[0], true, NULL);
+			ws_policy_grants_free(v, 1);
+		}
+		ws_ctx_close(&ws);
+		ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+		umount2(bind, MNT_DETACH);
+	}
+out:
+	free(sub);
+	free(bind);
+	free(beside);
+	free(proj);
 }
 END_TEST
 
@@ -520,6 +603,7 @@ suite(void)
 	tcase_add_test(tc, narrowed_through_a_bind);
 	tcase_add_test(tc, refused_when_repointable);
 	tcase_add_test(tc, narrowed_on_an_overlay);
+	tcase_add_test(tc, refused_holding_the_workspace_by_a_bind);
 	suite_add_tcase(s, tc);
 	return s;
 }
