@@ -741,6 +741,64 @@ START_TEST(policy_grant_narrowed_by_hard_link)
 END_TEST
 
 /*
+ * --allow-read of a name in a write grant that an earlier call re-pointed
+ * (a symlink planted there, to a directory and a file outside): followed,
+ * it granted whatever the command chose (root's keys, /etc/shadow, a raw
+ * disk; review/grant_allow_read_symlink.sh), and the grant stayed
+ * writable, what it led to lying outside.  The call is refused, in every
+ * layer set, and nothing ran.
+ */
+START_TEST(policy_grant_allow_read_repointed)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *pfile, *ref, *reff, *mark;
+	char pol[8192], dir[PATH_MAX + 8], cmd[2 * PATH_MAX];
+
+	wst_write(gb, "secret/id", "SECRET\n");
+	wst_write(gb, "secret.txt", "SECRET\n");
+	snprintf(dir, sizeof(dir), "%s/data", gb);
+	wst_mkdir(gb, "data");
+	one_grant_policy(pol, sizeof(pol), "data", dir, "\"*\"");
+	wst_write(gb, "p.json", pol);
+	pfile = wst_path(gb, "p.json");
+	/* What a command given data/ read-write could leave there. */
+	wst_symlink("../secret", gb, "data/ref");
+	wst_symlink("../secret.txt", gb, "data/ref.txt");
+	ref = wst_path(gb, "data/ref");
+	reff = wst_path(gb, "data/ref.txt");
+	mark = wst_path(gb, "data/ran");
+	snprintf(cmd, sizeof(cmd), "cat %s/id; touch %s", ref, mark);
+	for (int k = 0; k < 2; k++) {
+		RUNM(&r, _i, "--policy", pfile, "--allow-read", k ? reff : ref, "-c",
+		     cmd);
+		ck_assert_msg(r.status == 125, "%d: %s", r.status, r.out);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		ck_assert_msg(strstr(r.out, "symlink") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(r.out, "SECRET") == NULL, "%s", r.out);
+		wst_run_free(&r);
+		ck_assert_msg(access(mark, F_OK) == -1, "%s was made", mark);
+	}
+	/* Named by what it leads to, it is granted as ever. */
+	snprintf(cmd, sizeof(cmd), "cat %s/secret/id", gb);
+	{
+		char *sec = wst_path(gb, "secret");
+
+		RUNM(&r, _i, "--policy", pfile, "--allow-read", sec, "-c", cmd);
+		free(sec);
+	}
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "SECRET\n");
+	wst_run_free(&r);
+	wst_rmrf(gb);
+	free(gb);
+	free(pfile);
+	free(ref);
+	free(reff);
+	free(mark);
+}
+END_TEST
+
+/*
  * Rules that must never grant: "..", "/" (an empty variable), an
  * ancestor of the workspace, /etc, /proc, HOME, and a directory below
  * which a deny rule could match; a write grant holding the policy file
@@ -2284,6 +2342,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_symlink_planted, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
+	tcase_add_loop_test(tf, policy_grant_allow_read_repointed, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_policy_spelling, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_bind_alias, 0, nm);
