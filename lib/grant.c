@@ -393,35 +393,46 @@ ws__holds(const struct ws__ids *g, int gfd, unsigned long long gmnt, int pfd,
 	return in ? 1 : 0;
 }
 
+/* ws__holds() for two descriptors: whether outer holds (1), may hold
+ * (-1) or does not hold (0) what inner is. */
+static int
+ws__fd_holds(int outer, int inner, const struct stat *root)
+{
+	struct ws__id id;
+	struct ws__ids ids = {.v = &id, .n = 1, .cap = 1};
+	struct stat st;
+
+	if (fstat(outer, &st) < 0)
+		return -1;
+	id.dev = st.st_dev;
+	id.ino = st.st_ino;
+	return ws__holds(&ids, outer, ws__mnt_id(outer), inner, root);
+}
+
 /*
- * Whether the granted directory (g->fd) holds, or may hold, by another
- * path what no grant may hold: a mount of the workspace or of a
- * directory above it through a bind of part of the grant (the names and
- * the identities above miss it: walking up from the workspace leaves
- * the bind at its root), where the guards (.git/hooks, .git/config, ...)
- * are bound read-only at the workspace's path only; and for a write
- * grant wstools' own places (configuration, policies), or the nearest
- * directory of one that does not exist yet, so that the next call's
- * rules cannot be written or made.  Returns what it holds, or NULL.
+ * Whether the granted directory (g->fd) holds, or is in, by another path
+ * (a bind mount of part of one inside the other, which the names and the
+ * walks up by ".." miss: a walk leaves a bind at its root) what no grant
+ * may hold or be in: the workspace and the mounts, whose guards
+ * (.git/hooks, .git/config, ...) are bound read-only at their own paths
+ * only; and for a write grant wstools' own places (configuration,
+ * policies; the nearest directory of one that does not exist yet, so
+ * that the next call's rules cannot be made) and the guarded entries
+ * (the directory holding each: the entries the spellings of the root and
+ * the mounts pass through, which the command could re-point).  Returns
+ * what it holds or is in, or NULL.
  */
 static const char *
 ws__holds_by_alias(struct ws_ctx *ws, const struct ws_policy_grant *g,
-		   const struct stat *root)
+		   const struct ws_guarded *gd, size_t ng, const struct stat *root)
 {
-	struct ws__id gid;
-	struct ws__ids gs = {.v = &gid, .n = 1, .cap = 1};
-	unsigned long long gmnt = ws__mnt_id(g->fd);
-	struct stat st;
-
-	if (fstat(g->fd, &st) < 0)
-		return "what cannot be checked";
-	gid.dev = st.st_dev;
-	gid.ino = st.st_ino;
 	for (size_t a = 0; a < ws->nanchors; a++)
-		if (ws__holds(&gs, g->fd, gmnt, ws->anchors[a].fd, root) != 0)
+		if (ws__fd_holds(g->fd, ws->anchors[a].fd, root) != 0 ||
+		    ws__fd_holds(ws->anchors[a].fd, g->fd, root) != 0)
 			return ws->anchors[a].real;
 	for (size_t i = 0; g->write && i < ws->nguard; i++) {
 		char path[PATH_MAX];
+		struct stat st;
 		int fd = -1, h;
 
 		snprintf(path, sizeof(path), "%s", ws->guard[i]);
@@ -434,10 +445,34 @@ ws__holds_by_alias(struct ws_ctx *ws, const struct ws_policy_grant *g,
 		}
 		if (fd < 0)
 			continue; /* "/" or nothing there: the names decide */
-		h = ws__holds(&gs, g->fd, gmnt, fd, root);
+		h = ws__fd_holds(g->fd, fd, root);
+		if (h == 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			h = ws__fd_holds(fd, g->fd, root);
 		close(fd);
 		if (h != 0)
 			return ws->guard[i];
+	}
+	for (size_t i = 0; g->write && i < ng; i++) {
+		char path[PATH_MAX], *sl;
+		int fd, h = 0;
+
+		snprintf(path, sizeof(path), "%s", gd[i].real);
+		sl = strrchr(path, '/');
+		if (sl == NULL)
+			continue;
+		*sl = '\0';
+		fd = open(sl == path ? "/" : path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			h = ws__fd_holds(g->fd, fd, root);
+			close(fd);
+		}
+		if (h == 0 && gd[i].dir && gd[i].kind != WS_GUARD_ANCHOR &&
+		    (fd = open(gd[i].real, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			h = ws__fd_holds(fd, g->fd, root);
+			close(fd);
+		}
+		if (h != 0)
+			return gd[i].real;
 	}
 	return NULL;
 }
@@ -947,10 +982,11 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 				   "the workspace, a mount or the private directory");
 			continue;
 		}
-		if ((held = ws__holds_by_alias(ws, g, &root_st)) != NULL) {
-			ws__refuse(g, "never granted%s: it holds, or may hold, %s by "
-				   "another path (a bind mount of part of it)",
-				   g->write ? " read-write" : "", held);
+		if ((held = ws__holds_by_alias(ws, g, gd, ng, &root_st)) != NULL) {
+			ws__refuse(g, "never granted%s: it holds or is in, or may, "
+				   "%s by another path (a bind mount of part of "
+				   "one in the other)", g->write ? " read-write" : "",
+				   held);
 			continue;
 		}
 	}

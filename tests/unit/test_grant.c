@@ -587,6 +587,65 @@ out:
 }
 END_TEST
 
+/*
+ * The other way round: a grant inside the workspace by another path (in
+ * a bind of the workspace's src elsewhere; the walk up from it leaves the
+ * bind at its root, never meeting the workspace), which would bind the
+ * workspace's guarded entries read-write at the grant's path
+ * (review/grant_inside_workspace_alias.sh).  And the workspace spelled
+ * through a symlink in a bind of part of a write grant: the command could
+ * re-point it, and the next call would run in a workspace of its choosing
+ * (review/grant_spelling_alias.sh); a read grant may hold it.  Needs root.
+ */
+START_TEST(refused_by_a_bind_the_other_way)
+{
+	const struct spec in[] = {{"wsbind/deeper", true, false}};
+	const struct spec w3[] = {{"w3", true, false}, {"w3", false, false}};
+	char *src = wst_path(W, "src"), *bind = wst_path(G, "wsbind");
+	char *sub = wst_path(G, "w3/sub"), *real = wst_path(G, "realws");
+	char *spelled = wst_path(G, "wsbind/link");
+	struct ws_policy_grant *v;
+
+	if (!private_mounts()) {
+		fprintf(stderr, "refused_by_a_bind_the_other_way: not checked\n");
+		goto out;
+	}
+	wst_mkdir(W, "src/deeper");
+	wst_mkdir(G, "wsbind");
+	ck_assert_int_eq(mount(src, bind, NULL, MS_BIND, NULL), 0);
+	v = cands(in, 1);
+	ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, NULL, 0), 0);
+	expect(&v[0], false, "by another path");
+	ws_policy_grants_free(v, 1);
+	umount2(bind, MNT_DETACH);
+
+	wst_mkdir(G, "realws");
+	wst_mkdir(G, "w3/sub");
+	wst_symlink(real, G, "w3/sub/link");
+	ck_assert_int_eq(mount(sub, bind, NULL, MS_BIND, NULL), 0);
+	ws_ctx_close(&ws);
+	ck_assert_int_eq(ws_ctx_open(&ws, spelled, 0), 0);
+	for (int i = 0; i < 2; i++) {
+		v = cands(&w3[i], 1);
+		ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, NULL, 0), 0);
+		if (i == 0)
+			expect(&v[0], false, "by another path");
+		else
+			expect(&v[0], true, NULL);
+		ws_policy_grants_free(v, 1);
+	}
+	ws_ctx_close(&ws);
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	umount2(bind, MNT_DETACH);
+out:
+	free(src);
+	free(bind);
+	free(sub);
+	free(real);
+	free(spelled);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -604,6 +663,7 @@ suite(void)
 	tcase_add_test(tc, refused_when_repointable);
 	tcase_add_test(tc, narrowed_on_an_overlay);
 	tcase_add_test(tc, refused_holding_the_workspace_by_a_bind);
+	tcase_add_test(tc, refused_by_a_bind_the_other_way);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,10 +28,11 @@ struct ws_sandbox_path;
  * /proc would come with it), and a directory
  * that cannot be opened from "/" with no symlink in any component
  * (openat2 RESOLVE_NO_SYMLINKS), or whose descriptor turns out to be one
- * of the directories above by another path, or one that holds the
- * workspace or a mount (a write grant: wstools' own places too) by
- * another path, a bind of part of it (where that lies in the file system
- * is told from mountinfo's root of each mount).  Skipped with a note: one
+ * of the directories above by another path, or one that holds or is in
+ * the workspace or a mount by another path, a bind of part of one in the
+ * other (a write grant: wstools' own places and the guarded entries'
+ * directories too; where a bind lies in its file system is told from
+ * mountinfo's root of each mount).  Skipped with a note: one
  * inside the workspace, a mount or priv (nothing to add), one that does
  * not exist.  A write grant that holds, or may hold, what is granted
  * read-only becomes read: the read-only paths the caller asked for in
