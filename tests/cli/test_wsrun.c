@@ -799,6 +799,39 @@ START_TEST(policy_grant_allow_read_repointed)
 END_TEST
 
 /*
+ * --allow-read of a relative name (wsrun's current directory's): the
+ * mount namespace bound it at "/tmp" + the name, which made that
+ * directory at the host's "/" (as root) and left the command without it.
+ * It is read at its place in every layer set, and nothing is made.
+ */
+START_TEST(allow_read_relative)
+{
+	struct wst_run r;
+	char *gb = grant_base(), cwd[PATH_MAX], rel[PATH_MAX], junk[PATH_MAX + 8];
+	char cmd[2 * PATH_MAX];
+	char *slash = strrchr(gb, '/');
+
+	wst_write(gb, "ro/f", "REL\n");
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	*slash = '\0';
+	ck_assert_int_eq(chdir(gb), 0);
+	snprintf(rel, sizeof(rel), "%s/ro", slash + 1);
+	*slash = '/';
+	snprintf(junk, sizeof(junk), "/tmp%s", rel);
+	snprintf(cmd, sizeof(cmd), "cat %s/ro/f", gb);
+	RUNM(&r, _i, "--allow-read", rel, "-c", cmd);
+	ck_assert_int_eq(chdir(cwd), 0);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "REL\n");
+	wst_run_free(&r);
+	*strrchr(junk, '/') = '\0';
+	ck_assert_msg(access(junk, F_OK) == -1, "%s was made", junk);
+	wst_rmrf(gb);
+	free(gb);
+}
+END_TEST
+
+/*
  * Rules that must never grant: "..", "/" (an empty variable), an
  * ancestor of the workspace, /etc, /proc, HOME, and a directory below
  * which a deny rule could match; a write grant holding the policy file
@@ -2343,6 +2376,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_allow_read_repointed, 0, nm);
+	tcase_add_loop_test(tf, allow_read_relative, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_policy_spelling, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_bind_alias, 0, nm);
