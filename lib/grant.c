@@ -567,6 +567,16 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 	return true;
 }
 
+/* Whether a path has a ".." component. */
+static bool
+ws__has_dotdot(const char *path)
+{
+	for (const char *c = path; (c = strstr(c, "..")) != NULL; c += 2)
+		if ((c == path || c[-1] == '/') && (c[2] == '/' || c[2] == '\0'))
+			return true;
+	return false;
+}
+
 /*
  * Whether dir holds a place the spelling passes through: a component, a
  * symlink's own location, and then the places of what it points to (a
@@ -580,6 +590,30 @@ ws__spelling_in(const char *dir, const char *spell)
 	char cur[PATH_MAX], pre[PATH_MAX], tgt[PATH_MAX], *norm = NULL;
 	int links = 0;
 
+	/*
+	 * The walk below takes ".." by name, but after a symlink the kernel
+	 * takes it from where the link led ("lnk/../x" is x beside what lnk
+	 * names): a symlink before a ".." counts as a hit.
+	 */
+	if (ws__has_dotdot(spell)) {
+		const char *last = NULL;
+
+		for (const char *c = spell; (c = strstr(c, "..")) != NULL; c += 2)
+			if ((c == spell || c[-1] == '/') && (c[2] == '/' || c[2] == '\0'))
+				last = c;
+		for (size_t end = 1; spell[0] == '/' && spell + end < last;) {
+			struct stat st;
+
+			end += strcspn(spell + end, "/");
+			if (end >= sizeof(pre))
+				return true;
+			memcpy(pre, spell, end);
+			pre[end] = '\0';
+			if (lstat(pre, &st) == 0 && S_ISLNK(st.st_mode))
+				return true;
+			end += spell[end] == '/';
+		}
+	}
 	if (ws_path_normalize(spell, WS_NORM_CLAMP, &norm) < 0)
 		return true;
 	if (snprintf(cur, sizeof(cur), "%s", norm) >= (int)sizeof(cur)) {

@@ -640,12 +640,14 @@ END_TEST
  * write grant: the command could re-point it, and the next call would
  * load its own rules.  The link in the grant (data/p.json ->
  * ../cfg/p.json), a chain that passes through it (link.json ->
- * data/p.json), WS_CONFIG the same way; the real file, granted.
+ * data/p.json), WS_CONFIG the same way, a ".." after a link into the
+ * grant (to-sub/../p.json: data/p.json for the kernel, gb/p.json by
+ * name); the real file, granted.
  */
 START_TEST(policy_grants_policy_spelling)
 {
 	struct wst_run r;
-	char *gb = grant_base(), *real, *inlink, *chain;
+	char *gb = grant_base(), *real, *inlink, *chain, *dotdot;
 	char pol[8192], cfgenv[PATH_MAX + 32], dir[PATH_MAX];
 	bool can = _i != 2;
 
@@ -660,17 +662,22 @@ START_TEST(policy_grants_policy_spelling)
 	inlink = wst_path(gb, "data/p.json");
 	chain = wst_path(gb, "link.json");
 	wst_symlink(inlink, gb, "link.json");
+	/* "to-sub/..": by name gb itself, for the kernel data/ (where the
+	 * link led), so the name is data/p.json, the link in the grant. */
+	wst_mkdir(gb, "data/sub");
+	wst_symlink("data/sub", gb, "to-sub");
+	dotdot = wst_path(gb, "to-sub/../p.json");
 	RUNM(&r, _i, "--policy", real, "-c", "true");
 	expect_ran(&r, 0);
 	ck_assert(granted(&r, "data", NULL, "read-write") == can);
 	wst_run_free(&r);
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		if (k == 2) {
 			snprintf(cfgenv, sizeof(cfgenv), "WS_CONFIG=%s/data/c.json", gb);
 			run_extra_env = cfgenv;
 		}
-		RUNM(&r, _i, "--policy", k == 0 ? inlink : k == 1 ? chain : real,
-		     "-c", "true");
+		RUNM(&r, _i, "--policy", k == 0 ? inlink : k == 1 ? chain :
+		     k == 3 ? dotdot : real, "-c", "true");
 		run_extra_env = NULL;
 		expect_ran(&r, 0);
 		ck_assert_msg(!granted(&r, "data", NULL, NULL), "%d: %s", k, r.out);
@@ -684,6 +691,7 @@ START_TEST(policy_grants_policy_spelling)
 	free(real);
 	free(inlink);
 	free(chain);
+	free(dotdot);
 }
 END_TEST
 

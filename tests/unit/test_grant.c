@@ -419,6 +419,20 @@ START_TEST(refused_when_repointable)
 	ck_assert_int_eq(check_one("w3/to-outside", false, why, sizeof(why)),
 			 WS_EPOLICY_DENIED);
 	ck_assert_int_eq(chdir(cwd), 0);
+	/* "..", after a link outside that leads into the grant: the kernel
+	 * goes up from where the link led (w3), and on to the link there. */
+	wst_symlink(lnk_in, G, "to-w3-sub");
+	{
+		char *dd = wst_path(G, "to-w3-sub/../to-outside");
+		char *plain = wst_path(G, "w3/sub/../sub");
+
+		ck_assert_int_eq(check_one(dd, false, why, sizeof(why)),
+				 WS_EPOLICY_DENIED);
+		/* A ".." with no symlink is what it says. */
+		ck_assert_msg(narrowed(plain, why, sizeof(why)), "%s", why);
+		free(dd);
+		free(plain);
+	}
 	/* Inside, through a link inside: narrowed, not refused. */
 	ck_assert_msg(narrowed(lnk_in, why, sizeof(why)), "%s", why);
 	/* What is outside, named directly: neither. */
