@@ -410,6 +410,21 @@ ws__fd_holds(int outer, int inner, const struct stat *root)
 }
 
 /*
+ * The same, across mounts only: on one mount the canonical names that the
+ * checks by name compare (the grant's, opened with no symlink; the
+ * resolved anchors and guards) tell it already, at no walk's cost.
+ */
+static int
+ws__alias_holds(int outer, int inner, const struct stat *root)
+{
+	unsigned long long a = ws__mnt_id(outer), b = ws__mnt_id(inner);
+
+	if (a != 0 && a == b)
+		return 0;
+	return ws__fd_holds(outer, inner, root);
+}
+
+/*
  * Whether the granted directory (g->fd) holds, or is in, by another path
  * (a bind mount of part of one inside the other, which the names and the
  * walks up by ".." miss: a walk leaves a bind at its root) what no grant
@@ -427,8 +442,8 @@ ws__holds_by_alias(struct ws_ctx *ws, const struct ws_policy_grant *g,
 		   const struct ws_guarded *gd, size_t ng, const struct stat *root)
 {
 	for (size_t a = 0; a < ws->nanchors; a++)
-		if (ws__fd_holds(g->fd, ws->anchors[a].fd, root) != 0 ||
-		    ws__fd_holds(ws->anchors[a].fd, g->fd, root) != 0)
+		if (ws__alias_holds(g->fd, ws->anchors[a].fd, root) != 0 ||
+		    ws__alias_holds(ws->anchors[a].fd, g->fd, root) != 0)
 			return ws->anchors[a].real;
 	for (size_t i = 0; g->write && i < ws->nguard; i++) {
 		char path[PATH_MAX];
@@ -445,9 +460,9 @@ ws__holds_by_alias(struct ws_ctx *ws, const struct ws_policy_grant *g,
 		}
 		if (fd < 0)
 			continue; /* "/" or nothing there: the names decide */
-		h = ws__fd_holds(g->fd, fd, root);
+		h = ws__alias_holds(g->fd, fd, root);
 		if (h == 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-			h = ws__fd_holds(fd, g->fd, root);
+			h = ws__alias_holds(fd, g->fd, root);
 		close(fd);
 		if (h != 0)
 			return ws->guard[i];
@@ -456,6 +471,9 @@ ws__holds_by_alias(struct ws_ctx *ws, const struct ws_policy_grant *g,
 		char path[PATH_MAX], *sl;
 		int fd, h = 0;
 
+		/* The persistence guards lie in the anchors, checked above. */
+		if (gd[i].kind == WS_GUARD_PERSIST)
+			continue;
 		snprintf(path, sizeof(path), "%s", gd[i].real);
 		sl = strrchr(path, '/');
 		if (sl == NULL)
@@ -463,12 +481,12 @@ ws__holds_by_alias(struct ws_ctx *ws, const struct ws_policy_grant *g,
 		*sl = '\0';
 		fd = open(sl == path ? "/" : path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0) {
-			h = ws__fd_holds(g->fd, fd, root);
+			h = ws__alias_holds(g->fd, fd, root);
 			close(fd);
 		}
 		if (h == 0 && gd[i].dir && gd[i].kind != WS_GUARD_ANCHOR &&
 		    (fd = open(gd[i].real, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-			h = ws__fd_holds(fd, g->fd, root);
+			h = ws__alias_holds(fd, g->fd, root);
 			close(fd);
 		}
 		if (h != 0)
