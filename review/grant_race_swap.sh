@@ -6,7 +6,10 @@
 # must have the grant narrowed to read and must never show the secret;
 # every other run must be refused.  Counts are printed; any "LEAK" or
 # "WROTE" line is a finding.  ~SECS seconds per layer set (default 40).
-# Run as root.
+# Run as root.  Before the fix (73751cf, SECS=10): leaked 6 and wrote 5 of
+# 80 with every layer (the swap between the open and the bind), leaked
+# 34/37 and 39/36 without a mount namespace / as root without userns;
+# after it: 0 and 0 of some 1400 runs (30 s per layer set).
 . "$(dirname "$0")/grant_lib.sh"
 SECS=${SECS:-40}
 mkdir -p /root/.r5race; echo RACESECRET > /root/.r5race/id
