@@ -684,16 +684,16 @@ restart:
 /*
  * Whether a name the caller gave (--allow-read, --allow-write: p, its
  * descriptor p->fd opened through it, symlinks followed) is one the
- * command may have re-pointed through the write grant g: its spelling
- * passes through g, it is not spelled without a symlink (or no longer
- * gives the same file), and what it gave is not surely beneath g.  Such
- * a symlink inside g was the command's to plant in an earlier call: the
+ * command may have re-pointed through dir (dfd), a place it can write (a
+ * write grant, the workspace, a read-write mount): its spelling passes
+ * through dir, it is not spelled without a symlink (or no longer gives
+ * the same file), and what it gave is not surely beneath dir.  Such a
+ * symlink inside dir was the command's to plant in an earlier call: the
  * caller's grant would go wherever it chose (root's keys, /etc/shadow),
  * and a write grant would not be narrowed for it.
  */
 static bool
-ws__repointed(const struct ws_policy_grant *g, const struct ws__ids *gs,
-	      int gfd, unsigned long long gmnt, const struct ws_sandbox_path *p,
+ws__repointed(const char *dir, int dfd, const struct ws_sandbox_path *p,
 	      const struct stat *root)
 {
 	struct open_how how = {
@@ -710,14 +710,14 @@ ws__repointed(const struct ws_policy_grant *g, const struct ws__ids *gs,
 	else if (getcwd(cwd, sizeof(cwd)) == NULL ||
 		 snprintf(abs, sizeof(abs), "%s/%s", cwd, p->path) >= (int)sizeof(abs))
 		return true; /* fail closed */
-	if (!ws__spelling_in(g->dir, abs))
+	if (!ws__spelling_in(dir, abs))
 		return false;
 	fd = (int)syscall(SYS_openat2, AT_FDCWD, abs, &how, sizeof(how));
 	plain = fd >= 0 && fstat(fd, &a) == 0 && fstat(p->fd, &b) == 0 &&
 		a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 	if (fd >= 0)
 		close(fd);
-	return !plain && ws__holds(gs, gfd, gmnt, p->fd, root) != 1;
+	return !plain && ws__fd_holds(dfd, p->fd, root) != 1;
 }
 
 /* A write grant holding a guarded entry, or inside a guarded directory,
@@ -1079,7 +1079,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 
 			if (!ro[k].asked || ro[k].fd < 0)
 				continue;
-			if (ws__repointed(g, &gs, g->fd, gmnt, &ro[k], &root_st)) {
+			if (ws__repointed(g->dir, g->fd, &ro[k], &root_st)) {
 				rc = ws_error_set(WS_EPOLICY_DENIED, ro[k].path,
 						  "spelled through a symlink in %s, "
 						  "which rule \"%s\" lets the command "
@@ -1119,6 +1119,31 @@ out:
 	if (rc < 0)
 		ws_grants_revoke(v, n, "not checked");
 	return rc;
+}
+
+int
+ws_grants_check_names(struct ws_ctx *ws, const struct ws_sandbox_path *p,
+		      size_t n)
+{
+	struct stat root;
+
+	if (stat("/", &root) < 0)
+		return ws_error_errno(errno, "/", "stat");
+	for (size_t k = 0; k < n; k++) {
+		if (!p[k].asked || p[k].fd < 0)
+			continue;
+		for (size_t a = 0; a < ws->nanchors; a++)
+			if (!ws->anchors[a].ro &&
+			    ws__repointed(ws->anchors[a].real, ws->anchors[a].fd,
+					  &p[k], &root))
+				return ws_error_set(WS_EPOLICY_DENIED, p[k].path,
+						    "spelled through a symlink in "
+						    "%s, which the command can write "
+						    "(it may have re-pointed it): "
+						    "name what it leads to instead",
+						    ws->anchors[a].real);
+	}
+	return 0;
 }
 
 void

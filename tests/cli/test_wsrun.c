@@ -807,6 +807,42 @@ START_TEST(policy_grant_allow_read_repointed)
 END_TEST
 
 /*
+ * --allow-read of a name in the workspace that an earlier call re-pointed
+ * (a symlink to a directory outside, as with a write grant): followed, it
+ * granted what the command chose; refused in every layer set.  The
+ * directory outside named directly is granted as ever.  (A link that
+ * stays inside is not refused, but the mount namespace cannot bind onto
+ * a symlink: SANDBOX_UNAVAILABLE, as before.)
+ */
+START_TEST(allow_read_repointed_in_workspace)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *lnk = wst_path(ws, "ref");
+	char *sec = wst_path(gb, "secret");
+	char cmd[2 * PATH_MAX];
+
+	wst_write(gb, "secret/id", "SECRET\n");
+	wst_symlink(sec, ws, "ref");
+	snprintf(cmd, sizeof(cmd), "cat %s/id %s/id", lnk, sec);
+	RUNM(&r, _i, "--allow-read", lnk, "-c", cmd);
+	ck_assert_msg(r.status == 125, "%d: %s", r.status, r.out);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_msg(strstr(r.out, "SECRET") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "cat %s/id", sec);
+	RUNM(&r, _i, "--allow-read", sec, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "SECRET\n");
+	wst_run_free(&r);
+	unlink(lnk);
+	wst_rmrf(gb);
+	free(gb);
+	free(lnk);
+	free(sec);
+}
+END_TEST
+
+/*
  * --allow-read of a relative name (wsrun's current directory's): the
  * mount namespace bound it at "/tmp" + the name, which made that
  * directory at the host's "/" (as root) and left the command without it.
@@ -2385,6 +2421,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_allow_read_repointed, 0, nm);
 	tcase_add_loop_test(tf, allow_read_relative, 0, nm);
+	tcase_add_loop_test(tf, allow_read_repointed_in_workspace, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_policy_spelling, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_bind_alias, 0, nm);

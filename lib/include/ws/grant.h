@@ -54,6 +54,17 @@ int ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		    size_t nro);
 
 /*
+ * The names the caller gave (p[0..n) with asked set: --allow-read,
+ * --allow-write) that pass through a read-write anchor of ws (the
+ * workspace, a read-write mount) by a symlink and lead outside it: the
+ * command could have planted or re-pointed that symlink at an earlier
+ * call, and the name would grant whatever it chose.  Errors:
+ * WS_EPOLICY_DENIED (the first such name), WS_EIO_ERROR.
+ */
+int ws_grants_check_names(struct ws_ctx *ws, const struct ws_sandbox_path *p,
+			  size_t n);
+
+/*
  * For wsrun --probe: the candidates of ws's policy, checked as a call
  * would check them (without its --allow-read and private directory).
  * *v (free with ws_policy_grants_free()) gets *n items.  Errors: WS_ENOMEM.
