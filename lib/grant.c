@@ -204,15 +204,134 @@ ws__mnt_id(int fd)
 	return sx.stx_mnt_id;
 }
 
+/* mountinfo's octal escapes ("\\040") undone in place. */
+static void
+ws__unescape(char *fld)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; fld[i]; i++, o++) {
+		if (fld[i] == '\\' && fld[i + 1] >= '0' && fld[i + 1] <= '3' &&
+		    fld[i + 2] >= '0' && fld[i + 2] <= '7' &&
+		    fld[i + 3] >= '0' && fld[i + 3] <= '7') {
+			fld[o] = (char)((fld[i + 1] - '0') * 64 +
+					(fld[i + 2] - '0') * 8 + (fld[i + 3] - '0'));
+			i += 3;
+		} else {
+			fld[o] = fld[i];
+		}
+	}
+	fld[o] = '\0';
+}
+
+/* What mountinfo says of one mount. */
+struct ws__mnt {
+	unsigned int ma, mi;  /* the file system's own device (superblock) */
+	char root[PATH_MAX];  /* the mount's root, within its file system */
+	char point[PATH_MAX]; /* where it is mounted */
+};
+
+/* Mount id's line of /proc/self/mountinfo: 0, or -1 not found. */
+static int
+ws__mnt_info(unsigned long long id, struct ws__mnt *m)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = -1;
+
+	if (f == NULL)
+		return -1;
+	while (rc < 0 && getline(&line, &cap, f) > 0) {
+		unsigned long long lid;
+		int n = 0;
+
+		if (sscanf(line, "%llu %*u %u:%u %4095s %4095s%n", &lid, &m->ma,
+			   &m->mi, m->root, m->point, &n) < 5 || n == 0 || lid != id)
+			continue;
+		ws__unescape(m->root);
+		ws__unescape(m->point);
+		rc = 0;
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
 /*
- * The directory that holds the file at fd (an O_PATH descriptor), or -1.
- * An O_PATH file has no "..", so the kernel's name for it
- * (/proc/self/fd/N) is looked up, and the directory is taken only if the
- * name in it is still that very file: a rename in between fails closed.
+ * Where what fd shows lies within its file system: its mount's root
+ * there, and the kernel's name for fd below the mount point.  -1 when it
+ * cannot be told (a name the mount point does not lead, a deleted one).
  */
 static int
-ws__parent_of_file(int fd, const struct stat *st)
+ws__fs_path(int fd, const struct ws__mnt *m, char *out, size_t len)
 {
+	char link[64], name[PATH_MAX];
+	const char *rel;
+	size_t pl = strlen(m->point);
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, name, sizeof(name) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(name) - 1 || name[0] != '/')
+		return -1;
+	name[n] = '\0';
+	if (n > 10 && strcmp(name + n - 10, " (deleted)") == 0)
+		return -1;
+	if (strcmp(m->point, "/") == 0)
+		rel = name;
+	else if (strncmp(name, m->point, pl) == 0 &&
+		 (name[pl] == '/' || name[pl] == '\0'))
+		rel = name + pl;
+	else
+		return -1;
+	if (strcmp(m->root, "/") == 0)
+		n = snprintf(out, len, "%s", *rel ? rel : "/");
+	else
+		n = snprintf(out, len, "%s%s", m->root, rel);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/*
+ * What pfd (on the mount pmnt) is to gfd (on another mount, gmnt): 0 on
+ * another file system, so never beneath it (a grant holds no mount
+ * point); on the same one (a bind of part of it), 1 when it lies at or
+ * beneath gfd's place in that file system, 0 when not, -1 when that
+ * cannot be told or it is a file with several links (one may be
+ * beneath).
+ */
+static int
+ws__other_mount(int gfd, unsigned long long gmnt, int pfd,
+		unsigned long long pmnt, bool links)
+{
+	struct ws__mnt gm, pm;
+	char gp[PATH_MAX * 2], pp[PATH_MAX * 2];
+
+	if (ws__mnt_info(gmnt, &gm) < 0 || ws__mnt_info(pmnt, &pm) < 0)
+		return -1;
+	if (gm.ma != pm.ma || gm.mi != pm.mi)
+		return 0;
+	if (links || ws__fs_path(gfd, &gm, gp, sizeof(gp)) < 0 ||
+	    ws__fs_path(pfd, &pm, pp, sizeof(pp)) < 0)
+		return -1;
+	return ws_path_within(gp, pp, NULL) ? 1 : 0;
+}
+
+/*
+ * The directory that holds the file at fd (an O_PATH descriptor, on the
+ * mount mnt), or -1.  An O_PATH file has no "..", so the kernel's name
+ * for it (/proc/self/fd/N) is looked up, with no symlink followed (the
+ * kernel's name has none) and on the same mount, and the directory is
+ * taken only if the name in it is still that very file: a rename or a
+ * symlink swapped in between fails closed.
+ */
+static int
+ws__parent_of_file(int fd, const struct stat *st, unsigned long long mnt)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
 	char link[64], name[PATH_MAX];
 	struct stat cur;
 	ssize_t len;
@@ -226,10 +345,12 @@ ws__parent_of_file(int fd, const struct stat *st)
 	name[len] = '\0';
 	slash = strrchr(name, '/');
 	*slash = '\0';
-	dir = open(slash == name ? "/" : name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dir = (int)syscall(SYS_openat2, AT_FDCWD, slash == name ? "/" : name,
+			   &how, sizeof(how));
 	if (dir < 0)
 		return -1;
-	if (fstatat(dir, slash + 1, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (ws__mnt_id(dir) != mnt ||
+	    fstatat(dir, slash + 1, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    cur.st_dev != st->st_dev || cur.st_ino != st->st_ino) {
 		close(dir);
 		return -1;
@@ -243,29 +364,34 @@ ws__parent_of_file(int fd, const struct stat *st)
  * mount gmnt), where Landlock, which only
  * adds, would let the command write it: 1 yes, -1 it cannot be ruled out
  * (treated as yes), 0 no.  Decided on the descriptors, not on names:
- *   - another file system is never beneath g (a grant holds no mount
- *     point);
- *   - on the same file system but another mount (a bind of part of it),
+ *   - another mount is never beneath g (a grant holds no mount point),
+ *     unless it shows the same file system (a bind of part of it), where
  *     the same directory may be beneath g by its other path: -1;
- *   - a file with several links may have one beneath g: -1;
+ *   - on g's own mount, a file with several links may have one beneath
+ *     g: -1;
  *   - otherwise walk up from it (from a file's directory) by "..".
+ * Not by st_dev: on g's own mount a file can have a device of its own (an
+ * overlay's file from a lower layer on another file system, a btrfs
+ * subvolume) and still lie beneath g.
  */
 static int
-ws__holds(const struct ws__ids *g, unsigned long long gmnt, int pfd,
+ws__holds(const struct ws__ids *g, int gfd, unsigned long long gmnt, int pfd,
 	  const struct stat *root)
 {
 	struct stat pst;
+	unsigned long long pmnt;
 	int dir = -1;
 	bool in;
 
-	if (g->n != 1 || gmnt == 0 || fstat(pfd, &pst) < 0)
+	if (g->n != 1 || gmnt == 0 || fstat(pfd, &pst) < 0 ||
+	    (pmnt = ws__mnt_id(pfd)) == 0)
 		return -1;
-	if (g->v[0].dev != pst.st_dev)
-		return 0;
-	if (ws__mnt_id(pfd) != gmnt)
-		return -1;
+	if (pmnt != gmnt)
+		return ws__other_mount(gfd, gmnt, pfd, pmnt,
+				       !S_ISDIR(pst.st_mode) && pst.st_nlink > 1);
 	if (!S_ISDIR(pst.st_mode)) {
-		if (pst.st_nlink > 1 || (dir = ws__parent_of_file(pfd, &pst)) < 0)
+		if (pst.st_nlink > 1 ||
+		    (dir = ws__parent_of_file(pfd, &pst, pmnt)) < 0)
 			return -1;
 		pfd = dir;
 	}
@@ -273,6 +399,108 @@ ws__holds(const struct ws__ids *g, unsigned long long gmnt, int pfd,
 	if (dir >= 0)
 		close(dir);
 	return in ? 1 : 0;
+}
+
+/* ws__holds() for two descriptors: whether outer holds (1), may hold
+ * (-1) or does not hold (0) what inner is. */
+static int
+ws__fd_holds(int outer, int inner, const struct stat *root)
+{
+	struct ws__id id;
+	struct ws__ids ids = {.v = &id, .n = 1, .cap = 1};
+	struct stat st;
+
+	if (fstat(outer, &st) < 0)
+		return -1;
+	id.dev = st.st_dev;
+	id.ino = st.st_ino;
+	return ws__holds(&ids, outer, ws__mnt_id(outer), inner, root);
+}
+
+/*
+ * The same, across mounts only: on one mount the canonical names that the
+ * checks by name compare (the grant's, opened with no symlink; the
+ * resolved anchors and guards) tell it already, at no walk's cost.
+ */
+static int
+ws__alias_holds(int outer, int inner, const struct stat *root)
+{
+	unsigned long long a = ws__mnt_id(outer), b = ws__mnt_id(inner);
+
+	if (a != 0 && a == b)
+		return 0;
+	return ws__fd_holds(outer, inner, root);
+}
+
+/*
+ * Whether the granted directory (g->fd) holds, or is in, by another path
+ * (a bind mount of part of one inside the other, which the names and the
+ * walks up by ".." miss: a walk leaves a bind at its root) what no grant
+ * may hold or be in: the workspace and the mounts, whose guards
+ * (.git/hooks, .git/config, ...) are bound read-only at their own paths
+ * only; and for a write grant wstools' own places (configuration,
+ * policies; the nearest directory of one that does not exist yet, so
+ * that the next call's rules cannot be made) and the guarded entries
+ * (the directory holding each: the entries the spellings of the root and
+ * the mounts pass through, which the command could re-point).  Returns
+ * what it holds or is in, or NULL.
+ */
+static const char *
+ws__holds_by_alias(struct ws_ctx *ws, const struct ws_policy_grant *g,
+		   const struct ws_guarded *gd, size_t ng, const struct stat *root)
+{
+	for (size_t a = 0; a < ws->nanchors; a++)
+		if (ws__alias_holds(g->fd, ws->anchors[a].fd, root) != 0 ||
+		    ws__alias_holds(ws->anchors[a].fd, g->fd, root) != 0)
+			return ws->anchors[a].real;
+	for (size_t i = 0; g->write && i < ws->nguard; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		int fd = -1, h;
+
+		snprintf(path, sizeof(path), "%s", ws->guard[i]);
+		while ((fd = open(path, O_PATH | O_CLOEXEC)) < 0 && errno == ENOENT) {
+			char *sl = strrchr(path, '/');
+
+			if (sl == NULL || sl == path)
+				break;
+			*sl = '\0';
+		}
+		if (fd < 0)
+			continue; /* "/" or nothing there: the names decide */
+		h = ws__alias_holds(g->fd, fd, root);
+		if (h == 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			h = ws__alias_holds(fd, g->fd, root);
+		close(fd);
+		if (h != 0)
+			return ws->guard[i];
+	}
+	for (size_t i = 0; g->write && i < ng; i++) {
+		char path[PATH_MAX], *sl;
+		int fd, h = 0;
+
+		/* The persistence guards lie in the anchors, checked above. */
+		if (gd[i].kind == WS_GUARD_PERSIST)
+			continue;
+		snprintf(path, sizeof(path), "%s", gd[i].real);
+		sl = strrchr(path, '/');
+		if (sl == NULL)
+			continue;
+		*sl = '\0';
+		fd = open(sl == path ? "/" : path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			h = ws__alias_holds(g->fd, fd, root);
+			close(fd);
+		}
+		if (h == 0 && gd[i].dir && gd[i].kind != WS_GUARD_ANCHOR &&
+		    (fd = open(gd[i].real, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			h = ws__alias_holds(fd, g->fd, root);
+			close(fd);
+		}
+		if (h != 0)
+			return gd[i].real;
+	}
+	return NULL;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -365,6 +593,16 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 	return true;
 }
 
+/* Whether a path has a ".." component. */
+static bool
+ws__has_dotdot(const char *path)
+{
+	for (const char *c = path; (c = strstr(c, "..")) != NULL; c += 2)
+		if ((c == path || c[-1] == '/') && (c[2] == '/' || c[2] == '\0'))
+			return true;
+	return false;
+}
+
 /*
  * Whether dir holds a place the spelling passes through: a component, a
  * symlink's own location, and then the places of what it points to (a
@@ -378,6 +616,30 @@ ws__spelling_in(const char *dir, const char *spell)
 	char cur[PATH_MAX], pre[PATH_MAX], tgt[PATH_MAX], *norm = NULL;
 	int links = 0;
 
+	/*
+	 * The walk below takes ".." by name, but after a symlink the kernel
+	 * takes it from where the link led ("lnk/../x" is x beside what lnk
+	 * names): a symlink before a ".." counts as a hit.
+	 */
+	if (ws__has_dotdot(spell)) {
+		const char *last = NULL;
+
+		for (const char *c = spell; (c = strstr(c, "..")) != NULL; c += 2)
+			if ((c == spell || c[-1] == '/') && (c[2] == '/' || c[2] == '\0'))
+				last = c;
+		for (size_t end = 1; spell[0] == '/' && spell + end < last;) {
+			struct stat st;
+
+			end += strcspn(spell + end, "/");
+			if (end >= sizeof(pre))
+				return true;
+			memcpy(pre, spell, end);
+			pre[end] = '\0';
+			if (lstat(pre, &st) == 0 && S_ISLNK(st.st_mode))
+				return true;
+			end += spell[end] == '/';
+		}
+	}
 	if (ws_path_normalize(spell, WS_NORM_CLAMP, &norm) < 0)
 		return true;
 	if (snprintf(cur, sizeof(cur), "%s", norm) >= (int)sizeof(cur)) {
@@ -425,6 +687,45 @@ restart:
 			break;
 	}
 	return false;
+}
+
+/*
+ * Whether a name the caller gave (--allow-read, --allow-write: p, its
+ * descriptor p->fd opened through it, symlinks followed) is one the
+ * command may have re-pointed through dir (dfd), a place it can write (a
+ * write grant, the workspace, a read-write mount): its spelling passes
+ * through dir, it is not spelled without a symlink (or no longer gives
+ * the same file), and what it gave is not surely beneath dir.  Such a
+ * symlink inside dir was the command's to plant in an earlier call: the
+ * caller's grant would go wherever it chose (root's keys, /etc/shadow),
+ * and a write grant would not be narrowed for it.
+ */
+static bool
+ws__repointed(const char *dir, int dfd, const struct ws_sandbox_path *p,
+	      const struct stat *root)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char abs[PATH_MAX * 2], cwd[PATH_MAX];
+	struct stat a, b;
+	bool plain;
+	int fd;
+
+	if (p->path[0] == '/')
+		snprintf(abs, sizeof(abs), "%s", p->path);
+	else if (getcwd(cwd, sizeof(cwd)) == NULL ||
+		 snprintf(abs, sizeof(abs), "%s/%s", cwd, p->path) >= (int)sizeof(abs))
+		return true; /* fail closed */
+	if (!ws__spelling_in(dir, abs))
+		return false;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, abs, &how, sizeof(how));
+	plain = fd >= 0 && fstat(fd, &a) == 0 && fstat(p->fd, &b) == 0 &&
+		a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fd >= 0)
+		close(fd);
+	return !plain && ws__fd_holds(dfd, p->fd, root) != 1;
 }
 
 /* A write grant holding a guarded entry, or inside a guarded directory,
@@ -719,6 +1020,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
+		const char *held;
 
 		if (!g->granted || !ws__check_guards(ws, g, gd, ng) ||
 		    !ws__check_mounts(g, mp, nmp) || !ws__open(g, root) ||
@@ -738,6 +1040,13 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		if (ws__within_ids(g->fd, &inside, &root_st)) {
 			ws__refuse(g, "%s", "never granted: it is (by another path) in "
 				   "the workspace, a mount or the private directory");
+			continue;
+		}
+		if ((held = ws__holds_by_alias(ws, g, gd, ng, &root_st)) != NULL) {
+			ws__refuse(g, "never granted%s: it holds or is in, or may, "
+				   "%s by another path (a bind mount of part of "
+				   "one in the other)", g->write ? " read-write" : "",
+				   held);
 			continue;
 		}
 	}
@@ -774,8 +1083,20 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		gid.ino = st.st_ino;
 		gmnt = ws__mnt_id(g->fd);
 		for (size_t k = 0; hit == NULL && k < nro; k++) {
-			int w = ro[k].write || !ro[k].asked || ro[k].fd < 0 ? 0 :
-				ws__holds(&gs, gmnt, ro[k].fd, &root_st);
+			int w;
+
+			if (!ro[k].asked || ro[k].fd < 0)
+				continue;
+			if (ws__repointed(g->dir, g->fd, &ro[k], &root_st)) {
+				rc = ws_error_set(WS_EPOLICY_DENIED, ro[k].path,
+						  "spelled through a symlink in %s, "
+						  "which rule \"%s\" lets the command "
+						  "write (it may have re-pointed it): name "
+						  "what it leads to instead", g->dir,
+						  g->rule);
+				goto out;
+			}
+			w = ro[k].write ? 0 : ws__holds(&gs, g->fd, gmnt, ro[k].fd, &root_st);
 
 			if (w != 0) {
 				hit = ro[k].path;
@@ -784,7 +1105,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		}
 		for (size_t k = 0; hit == NULL && k < n; k++)
 			if (k != i && v[k].granted && !v[k].write &&
-			    ws__holds(&gs, gmnt, v[k].fd, &root_st) != 0)
+			    ws__holds(&gs, g->fd, gmnt, v[k].fd, &root_st) != 0)
 				hit = v[k].dir;
 		if (hit != NULL) {
 			g->write = false;
@@ -806,6 +1127,31 @@ out:
 	if (rc < 0)
 		ws_grants_revoke(v, n, "not checked");
 	return rc;
+}
+
+int
+ws_grants_check_names(struct ws_ctx *ws, const struct ws_sandbox_path *p,
+		      size_t n)
+{
+	struct stat root;
+
+	if (stat("/", &root) < 0)
+		return ws_error_errno(errno, "/", "stat");
+	for (size_t k = 0; k < n; k++) {
+		if (!p[k].asked || p[k].fd < 0)
+			continue;
+		for (size_t a = 0; a < ws->nanchors; a++)
+			if (!ws->anchors[a].ro &&
+			    ws__repointed(ws->anchors[a].real, ws->anchors[a].fd,
+					  &p[k], &root))
+				return ws_error_set(WS_EPOLICY_DENIED, p[k].path,
+						    "spelled through a symlink in "
+						    "%s, which the command can write "
+						    "(it may have re-pointed it): "
+						    "name what it leads to instead",
+						    ws->anchors[a].real);
+	}
+	return 0;
 }
 
 void

@@ -1920,7 +1920,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		rc = ws_sandbox_plan_fill(&plan, ws, o->allow_read, o->nallow_read,
 					  o->allow_write, o->nallow_write,
 					  !plan.mountns);
-		if (rc < 0 || (rc = ws__policy_grants(ws, &plan, o, r)) < 0)
+		if (rc < 0 ||
+		    (rc = ws_grants_check_names(ws, plan.paths, plan.npaths)) < 0 ||
+		    (rc = ws__policy_grants(ws, &plan, o, r)) < 0)
 			goto out;
 	}
 	/*

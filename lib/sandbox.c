@@ -403,6 +403,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->file = file;
 	e->list_only = false;
 	e->noexec = false;
+	e->asked = false;
 	e->tree = -1;
 	p->npaths++;
 	return 0;
@@ -432,16 +433,22 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].file = false;
 	p->guards[p->nguards].list_only = false;
 	p->guards[p->nguards].noexec = false;
+	p->guards[p->nguards].asked = false;
 	p->guards[p->nguards].tree = -1;
 	p->nguards++;
 	return 0;
 }
 
-/* Add a host path by name (system dirs, devices, --allow-*); a missing
- * one is skipped. */
+/*
+ * Add a host path by name (system dirs, devices, --allow-*); a missing
+ * one is skipped.  A relative name is made absolute (the current
+ * directory's): the mount namespace binds a path at its name under the
+ * new root, and "/tmp" + "rel" was a directory made at the host's "/".
+ */
 static int
 ws__add_host(struct ws_sandbox_plan *p, const char *path, bool write)
 {
+	char abs[PATH_MAX * 2], cwd[PATH_MAX];
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	struct stat st;
 
@@ -450,6 +457,15 @@ ws__add_host(struct ws_sandbox_plan *p, const char *path, bool write)
 	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return 0;
+	}
+	if (path[0] != '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL ||
+		    snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs)) {
+			close(fd);
+			return ws_error_set(WS_EINVALID_PATH, path, "%s",
+					    "cannot be made absolute");
+		}
+		path = abs;
 	}
 	return ws_sandbox_plan_add(p, fd, path, write, !S_ISDIR(st.st_mode));
 }

@@ -640,12 +640,14 @@ END_TEST
  * write grant: the command could re-point it, and the next call would
  * load its own rules.  The link in the grant (data/p.json ->
  * ../cfg/p.json), a chain that passes through it (link.json ->
- * data/p.json), WS_CONFIG the same way; the real file, granted.
+ * data/p.json), WS_CONFIG the same way, a ".." after a link into the
+ * grant (to-sub/../p.json: data/p.json for the kernel, gb/p.json by
+ * name); the real file, granted.
  */
 START_TEST(policy_grants_policy_spelling)
 {
 	struct wst_run r;
-	char *gb = grant_base(), *real, *inlink, *chain;
+	char *gb = grant_base(), *real, *inlink, *chain, *dotdot;
 	char pol[8192], cfgenv[PATH_MAX + 32], dir[PATH_MAX];
 	bool can = _i != 2;
 
@@ -660,17 +662,22 @@ START_TEST(policy_grants_policy_spelling)
 	inlink = wst_path(gb, "data/p.json");
 	chain = wst_path(gb, "link.json");
 	wst_symlink(inlink, gb, "link.json");
+	/* "to-sub/..": by name gb itself, for the kernel data/ (where the
+	 * link led), so the name is data/p.json, the link in the grant. */
+	wst_mkdir(gb, "data/sub");
+	wst_symlink("data/sub", gb, "to-sub");
+	dotdot = wst_path(gb, "to-sub/../p.json");
 	RUNM(&r, _i, "--policy", real, "-c", "true");
 	expect_ran(&r, 0);
 	ck_assert(granted(&r, "data", NULL, "read-write") == can);
 	wst_run_free(&r);
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		if (k == 2) {
 			snprintf(cfgenv, sizeof(cfgenv), "WS_CONFIG=%s/data/c.json", gb);
 			run_extra_env = cfgenv;
 		}
-		RUNM(&r, _i, "--policy", k == 0 ? inlink : k == 1 ? chain : real,
-		     "-c", "true");
+		RUNM(&r, _i, "--policy", k == 0 ? inlink : k == 1 ? chain :
+		     k == 3 ? dotdot : real, "-c", "true");
 		run_extra_env = NULL;
 		expect_ran(&r, 0);
 		ck_assert_msg(!granted(&r, "data", NULL, NULL), "%d: %s", k, r.out);
@@ -684,6 +691,7 @@ START_TEST(policy_grants_policy_spelling)
 	free(real);
 	free(inlink);
 	free(chain);
+	free(dotdot);
 }
 END_TEST
 
@@ -737,6 +745,133 @@ START_TEST(policy_grant_narrowed_by_hard_link)
 	free(gb);
 	free(f);
 	free(h);
+}
+END_TEST
+
+/*
+ * --allow-read of a name in a write grant that an earlier call re-pointed
+ * (a symlink planted there, to a directory and a file outside): followed,
+ * it granted whatever the command chose (root's keys, /etc/shadow, a raw
+ * disk; review/grant_allow_read_symlink.sh), and the grant stayed
+ * writable, what it led to lying outside.  The call is refused, in every
+ * layer set, and nothing ran.
+ */
+START_TEST(policy_grant_allow_read_repointed)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *pfile, *ref, *reff, *mark;
+	char pol[8192], dir[PATH_MAX + 8], cmd[2 * PATH_MAX];
+
+	wst_write(gb, "secret/id", "SECRET\n");
+	wst_write(gb, "secret.txt", "SECRET\n");
+	snprintf(dir, sizeof(dir), "%s/data", gb);
+	wst_mkdir(gb, "data");
+	one_grant_policy(pol, sizeof(pol), "data", dir, "\"*\"");
+	wst_write(gb, "p.json", pol);
+	pfile = wst_path(gb, "p.json");
+	/* What a command given data/ read-write could leave there. */
+	wst_symlink("../secret", gb, "data/ref");
+	wst_symlink("../secret.txt", gb, "data/ref.txt");
+	ref = wst_path(gb, "data/ref");
+	reff = wst_path(gb, "data/ref.txt");
+	mark = wst_path(gb, "data/ran");
+	snprintf(cmd, sizeof(cmd), "cat %s/id; touch %s", ref, mark);
+	for (int k = 0; k < 2; k++) {
+		RUNM(&r, _i, "--policy", pfile, "--allow-read", k ? reff : ref, "-c",
+		     cmd);
+		ck_assert_msg(r.status == 125, "%d: %s", r.status, r.out);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		ck_assert_msg(strstr(r.out, "symlink") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(r.out, "SECRET") == NULL, "%s", r.out);
+		wst_run_free(&r);
+		ck_assert_msg(access(mark, F_OK) == -1, "%s was made", mark);
+	}
+	/* Named by what it leads to, it is granted as ever. */
+	snprintf(cmd, sizeof(cmd), "cat %s/secret/id", gb);
+	{
+		char *sec = wst_path(gb, "secret");
+
+		RUNM(&r, _i, "--policy", pfile, "--allow-read", sec, "-c", cmd);
+		free(sec);
+	}
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "SECRET\n");
+	wst_run_free(&r);
+	wst_rmrf(gb);
+	free(gb);
+	free(pfile);
+	free(ref);
+	free(reff);
+	free(mark);
+}
+END_TEST
+
+/*
+ * --allow-read of a name in the workspace that an earlier call re-pointed
+ * (a symlink to a directory outside, as with a write grant): followed, it
+ * granted what the command chose; refused in every layer set.  The
+ * directory outside named directly is granted as ever.  (A link that
+ * stays inside is not refused, but the mount namespace cannot bind onto
+ * a symlink: SANDBOX_UNAVAILABLE, as before.)
+ */
+START_TEST(allow_read_repointed_in_workspace)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *lnk = wst_path(ws, "ref");
+	char *sec = wst_path(gb, "secret");
+	char cmd[2 * PATH_MAX];
+
+	wst_write(gb, "secret/id", "SECRET\n");
+	wst_symlink(sec, ws, "ref");
+	snprintf(cmd, sizeof(cmd), "cat %s/id %s/id", lnk, sec);
+	RUNM(&r, _i, "--allow-read", lnk, "-c", cmd);
+	ck_assert_msg(r.status == 125, "%d: %s", r.status, r.out);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_msg(strstr(r.out, "SECRET") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "cat %s/id", sec);
+	RUNM(&r, _i, "--allow-read", sec, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "SECRET\n");
+	wst_run_free(&r);
+	unlink(lnk);
+	wst_rmrf(gb);
+	free(gb);
+	free(lnk);
+	free(sec);
+}
+END_TEST
+
+/*
+ * --allow-read of a relative name (wsrun's current directory's): the
+ * mount namespace bound it at "/tmp" + the name, which made that
+ * directory at the host's "/" (as root) and left the command without it.
+ * It is read at its place in every layer set, and nothing is made.
+ */
+START_TEST(allow_read_relative)
+{
+	struct wst_run r;
+	char *gb = grant_base(), cwd[PATH_MAX], rel[PATH_MAX], junk[PATH_MAX + 8];
+	char cmd[2 * PATH_MAX];
+	char *slash = strrchr(gb, '/');
+
+	wst_write(gb, "ro/f", "REL\n");
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	*slash = '\0';
+	ck_assert_int_eq(chdir(gb), 0);
+	snprintf(rel, sizeof(rel), "%s/ro", slash + 1);
+	*slash = '/';
+	snprintf(junk, sizeof(junk), "/tmp%s", rel);
+	snprintf(cmd, sizeof(cmd), "cat %s/ro/f", gb);
+	RUNM(&r, _i, "--allow-read", rel, "-c", cmd);
+	ck_assert_int_eq(chdir(cwd), 0);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "REL\n");
+	wst_run_free(&r);
+	*strrchr(junk, '/') = '\0';
+	ck_assert_msg(access(junk, F_OK) == -1, "%s was made", junk);
+	wst_rmrf(gb);
+	free(gb);
 }
 END_TEST
 
@@ -2284,6 +2419,9 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_symlink_planted, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
+	tcase_add_loop_test(tf, policy_grant_allow_read_repointed, 0, nm);
+	tcase_add_loop_test(tf, allow_read_relative, 0, nm);
+	tcase_add_loop_test(tf, allow_read_repointed_in_workspace, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_policy_spelling, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_submount, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_bind_alias, 0, nm);

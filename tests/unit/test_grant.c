@@ -286,24 +286,38 @@ END_TEST
  * followed, as ws_sandbox_plan_fill() opens --allow-read): whether the
  * grant was narrowed to read, and why.
  */
-static bool
-narrowed(const char *ro_name, char *why, size_t len)
+static int
+check_one(const char *ro_name, bool write, char *why, size_t len)
 {
 	const struct spec s[] = {{"w3", true, false}};
 	struct ws_policy_grant *v = cands(s, 1);
 	struct ws_sandbox_path ro = {.fd = open(ro_name, O_PATH | O_CLOEXEC),
 				     .path = (char *)ro_name, .tree = -1,
-				     .asked = true};
-	bool read;
+				     .write = write, .asked = true};
+	int rc;
 
 	ck_assert_msg(ro.fd >= 0, "open %s: %s", ro_name, strerror(errno));
-	ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, &ro, 1), 0);
-	expect(&v[0], true, NULL);
-	read = !v[0].write;
-	snprintf(why, len, "%s", v[0].why);
+	rc = ws_grants_check(&ws, v, 1, NULL, &ro, 1);
+	if (rc == 0) {
+		expect(&v[0], true, NULL);
+		snprintf(why, len, "%s", v[0].why);
+		rc = !v[0].write;
+	} else {
+		expect(&v[0], false, NULL);
+		snprintf(why, len, "%s", ws_error_last());
+	}
 	close(ro.fd);
 	ws_policy_grants_free(v, 1);
-	return read;
+	return rc;
+}
+
+static bool
+narrowed(const char *ro_name, char *why, size_t len)
+{
+	int rc = check_one(ro_name, false, why, len);
+
+	ck_assert_msg(rc >= 0, "%s: refused: %s", ro_name, why);
+	return rc == 1;
 }
 
 /*
@@ -334,8 +348,6 @@ START_TEST(narrowed_by_descriptor)
 	ck_assert_msg(strstr(why, "holds") != NULL, "%s", why);
 	ck_assert_msg(narrowed(lnk_dir, why, sizeof(why)), "%s", why);
 	ck_assert_msg(!narrowed(out_file, why, sizeof(why)), "%s", why);
-	/* Named through a symlink in the grant, it is still outside. */
-	ck_assert_msg(!narrowed(in_lnk, why, sizeof(why)), "%s", why);
 	/* A second link of the file inside, made outside: its name
 	 * (realpath) is outside, its inode is writable through the grant. */
 	ck_assert_int_eq(link(in_file, hard), 0);
@@ -347,6 +359,143 @@ START_TEST(narrowed_by_descriptor)
 	free(lnk_file);
 	free(lnk_dir);
 	free(in_lnk);
+}
+END_TEST
+
+/*
+ * A private mount namespace for this test's process (root only), with
+ * the workspace opened again in it: a descriptor opened before is on a
+ * mount of the old namespace, which this one's mountinfo does not list.
+ */
+static bool
+private_mounts(void)
+{
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return false;
+	ws_ctx_close(&ws);
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	return true;
+}
+
+/*
+ * A name given through a symlink inside a write grant that leads
+ * outside it: the command could have planted or re-pointed that link in
+ * an earlier call, so what the caller grants would be the command's
+ * choice (here a file and a directory outside; root's keys, /etc/shadow
+ * in the repro review/grant_allow_read_symlink.sh), and the grant would
+ * stay writable.  The call is refused, for --allow-write too, however the
+ * name is spelled (relative).  A link in the grant that stays inside it
+ * narrows as before.
+ */
+START_TEST(refused_when_repointable)
+{
+	char why[512], cwd[PATH_MAX];
+	char *out_file = wst_path(G, "outside.txt");
+	char *out_dir = wst_path(G, "outside-dir");
+	char *lnk_file = wst_path(G, "w3/to-outside");
+	char *lnk_dir = wst_path(G, "w3/to-outside-dir");
+	char *lnk_deep = wst_path(G, "w3/to-outside-dir/deeper");
+	char *lnk_in = wst_path(G, "w3/to-sub");
+
+	wst_write(G, "outside.txt", "o\n");
+	wst_mkdir(G, "outside-dir/deeper");
+	wst_mkdir(G, "w3/sub");
+	wst_symlink(out_file, G, "w3/to-outside");
+	wst_symlink("../outside-dir", G, "w3/to-outside-dir");
+	wst_symlink("sub", G, "w3/to-sub");
+
+	ck_assert_int_eq(check_one(lnk_file, false, why, sizeof(why)),
+			 WS_EPOLICY_DENIED);
+	ck_assert_msg(strstr(why, "symlink") != NULL, "%s", why);
+	ck_assert_int_eq(check_one(lnk_dir, false, why, sizeof(why)),
+			 WS_EPOLICY_DENIED);
+	ck_assert_int_eq(check_one(lnk_deep, false, why, sizeof(why)),
+			 WS_EPOLICY_DENIED);
+	ck_assert_int_eq(check_one(lnk_dir, true, why, sizeof(why)),
+			 WS_EPOLICY_DENIED);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_eq(chdir(G), 0);
+	ck_assert_int_eq(check_one("w3/to-outside", false, why, sizeof(why)),
+			 WS_EPOLICY_DENIED);
+	ck_assert_int_eq(chdir(cwd), 0);
+	/* "..", after a link outside that leads into the grant: the kernel
+	 * goes up from where the link led (w3), and on to the link there. */
+	wst_symlink(lnk_in, G, "to-w3-sub");
+	{
+		char *dd = wst_path(G, "to-w3-sub/../to-outside");
+		char *plain = wst_path(G, "w3/sub/../sub");
+
+		ck_assert_int_eq(check_one(dd, false, why, sizeof(why)),
+				 WS_EPOLICY_DENIED);
+		/* A ".." with no symlink is what it says. */
+		ck_assert_msg(narrowed(plain, why, sizeof(why)), "%s", why);
+		free(dd);
+		free(plain);
+	}
+	/* Inside, through a link inside: narrowed, not refused. */
+	ck_assert_msg(narrowed(lnk_in, why, sizeof(why)), "%s", why);
+	/* What is outside, named directly: neither. */
+	ck_assert_msg(!narrowed(out_file, why, sizeof(why)), "%s", why);
+	free(out_file);
+	free(out_dir);
+	free(lnk_file);
+	free(lnk_dir);
+	free(lnk_deep);
+	free(lnk_in);
+}
+END_TEST
+
+/*
+ * A file beneath the grant with a device of its own, on the grant's own
+ * mount: an overlay whose lower layer is another file system (a tmpfs)
+ * gives its files that layer's st_dev.  It is still beneath the grant,
+ * which is narrowed (it was taken for "another file system" by st_dev).
+ * Needs root; says so when not checked.
+ */
+START_TEST(narrowed_on_an_overlay)
+{
+	char why[512], opts[3 * PATH_MAX + 64];
+	char *lower = wst_path(G, "lower"), *upper = wst_path(G, "upper");
+	char *work = wst_path(G, "work"), *w3 = wst_path(G, "w3");
+	char *f = wst_path(G, "w3/lowfile");
+	struct stat a, b;
+
+	if (!private_mounts()) {
+		fprintf(stderr, "narrowed_on_an_overlay: not checked (%s)\n",
+			geteuid() != 0 ? "not root" : strerror(errno));
+		goto out;
+	}
+	wst_mkdir(G, "lower");
+	wst_mkdir(G, "upper");
+	wst_mkdir(G, "work");
+	wst_mkdir(G, "w3");
+	ck_assert_msg(mount("tmpfs", lower, "tmpfs", 0, NULL) == 0, "tmpfs: %s",
+		      strerror(errno));
+	wst_write(lower, "lowfile", "l\n");
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower,
+		 upper, work);
+	if (mount("overlay", w3, "overlay", 0, opts) < 0) {
+		fprintf(stderr, "narrowed_on_an_overlay: not checked (overlay: %s)\n",
+			strerror(errno));
+		umount2(lower, MNT_DETACH);
+		goto out;
+	}
+	/* The case itself: a device of its own, beneath the grant. */
+	ck_assert_int_eq(stat(w3, &a), 0);
+	ck_assert_int_eq(stat(f, &b), 0);
+	if (a.st_dev == b.st_dev)
+		fprintf(stderr, "narrowed_on_an_overlay: the file has the "
+			"overlay's device here (not the case checked)\n");
+	ck_assert_msg(narrowed(f, why, sizeof(why)), "%s", why);
+	umount2(w3, MNT_DETACH);
+	umount2(lower, MNT_DETACH);
+out:
+	free(lower);
+	free(upper);
+	free(work);
+	free(w3);
+	free(f);
 }
 END_TEST
 
@@ -363,9 +512,11 @@ START_TEST(narrowed_through_a_bind)
 	char *w3 = wst_path(G, "w3/sub");
 	char *bind = wst_path(G, "bind-of-w3");
 	char *via = wst_path(G, "bind-of-w3/deeper");
+	char *beside = wst_path(G, "beside");
+	char *f = wst_path(G, "w3/sub/f"), *f2 = wst_path(G, "w3/sub/f2");
+	char *fvia = wst_path(G, "bind-of-w3/f2");
 
-	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+	if (!private_mounts()) {
 		fprintf(stderr, "narrowed_through_a_bind: not checked (%s)\n",
 			geteuid() != 0 ? "not root" : strerror(errno));
 		goto out;
@@ -375,12 +526,137 @@ START_TEST(narrowed_through_a_bind)
 	ck_assert_msg(mount(w3, bind, NULL, MS_BIND, NULL) == 0, "bind: %s",
 		      strerror(errno));
 	ck_assert_msg(narrowed(via, why, sizeof(why)), "%s", why);
+	ck_assert_msg(strstr(why, "holds") != NULL, "%s", why);
+	/* A hard-linked file there: one of its links may be beneath. */
+	wst_write(G, "w3/sub/f", "f\n");
+	ck_assert_int_eq(link(f, f2), 0);
+	ck_assert_msg(narrowed(fvia, why, sizeof(why)), "%s", why);
 	ck_assert_msg(strstr(why, "may hold") != NULL, "%s", why);
+	umount2(bind, MNT_DETACH);
+	/* A bind of what lies beside the grant, on its file system (where
+	 * it lies there is told from mountinfo): not narrowed. */
+	wst_mkdir(G, "beside/deeper");
+	ck_assert_msg(mount(beside, bind, NULL, MS_BIND, NULL) == 0, "bind: %s",
+		      strerror(errno));
+	ck_assert_msg(!narrowed(via, why, sizeof(why)), "%s", why);
 	umount2(bind, MNT_DETACH);
 out:
 	free(w3);
 	free(bind);
 	free(via);
+	free(beside);
+	free(f);
+	free(f2);
+	free(fvia);
+}
+END_TEST
+
+/*
+ * A grant that holds the workspace by another path: the workspace is
+ * opened through a bind of a directory inside the grant, so neither its
+ * name nor a walk up from it (which leaves the bind at its root) meets
+ * the grant, and the guards bound read-only at the workspace's path
+ * (.git/hooks, .git/config) would be writable at the grant's
+ * (review/grant_workspace_alias.sh).  Refused, read or write.  A bind of
+ * what lies beside the grant is not its business.  Needs root.
+ */
+START_TEST(refused_holding_the_workspace_by_a_bind)
+{
+	const struct spec s[] = {{"w3", true, false}, {"w3", false, false}};
+	char *sub = wst_path(G, "w3/sub"), *bind = wst_path(G, "wsbind");
+	char *beside = wst_path(G, "beside"), *proj = wst_path(G, "wsbind/proj");
+	struct ws_policy_grant *v;
+
+	if (!private_mounts()) {
+		fprintf(stderr, "refused_holding_the_workspace_by_a_bind: not "
+			"checked\n");
+		goto out;
+	}
+	wst_mkdir(G, "w3/sub/proj/.git/hooks");
+	wst_mkdir(G, "beside/proj");
+	wst_mkdir(G, "wsbind");
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(mount(k == 0 ? sub : beside, bind, NULL, MS_BIND,
+				       NULL), 0);
+		ws_ctx_close(&ws);
+		ck_assert_int_eq(ws_ctx_open(&ws, proj, 0), 0);
+		for (int i = 0; i < 2; i++) {
+			v = cands(&s[i], 1);
+			ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, NULL, 0), 0);
+			if (k == 0)
+				expect(&v[0], false, "by another path");
+			else
+				expect(&v[0], true, NULL);
+			ws_policy_grants_free(v, 1);
+		}
+		ws_ctx_close(&ws);
+		ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+		umount2(bind, MNT_DETACH);
+	}
+out:
+	free(sub);
+	free(bind);
+	free(beside);
+	free(proj);
+}
+END_TEST
+
+/*
+ * The other way round: a grant inside the workspace by another path (in
+ * a bind of the workspace's src elsewhere; the walk up from it leaves the
+ * bind at its root, never meeting the workspace), which would bind the
+ * workspace's guarded entries read-write at the grant's path
+ * (review/grant_inside_workspace_alias.sh).  And the workspace spelled
+ * through a symlink in a bind of part of a write grant: the command could
+ * re-point it, and the next call would run in a workspace of its choosing
+ * (review/grant_spelling_alias.sh); a read grant may hold it.  Needs root.
+ */
+START_TEST(refused_by_a_bind_the_other_way)
+{
+	const struct spec in[] = {{"wsbind/deeper", true, false}};
+	const struct spec w3[] = {{"w3", true, false}, {"w3", false, false}};
+	char *src = wst_path(W, "src"), *bind = wst_path(G, "wsbind");
+	char *sub = wst_path(G, "w3/sub"), *real = wst_path(G, "realws");
+	char *spelled = wst_path(G, "wsbind/link");
+	struct ws_policy_grant *v;
+
+	if (!private_mounts()) {
+		fprintf(stderr, "refused_by_a_bind_the_other_way: not checked\n");
+		goto out;
+	}
+	wst_mkdir(W, "src/deeper");
+	wst_mkdir(G, "wsbind");
+	ck_assert_int_eq(mount(src, bind, NULL, MS_BIND, NULL), 0);
+	v = cands(in, 1);
+	ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, NULL, 0), 0);
+	expect(&v[0], false, "by another path");
+	ws_policy_grants_free(v, 1);
+	umount2(bind, MNT_DETACH);
+
+	wst_mkdir(G, "realws");
+	wst_mkdir(G, "w3/sub");
+	wst_symlink(real, G, "w3/sub/link");
+	ck_assert_int_eq(mount(sub, bind, NULL, MS_BIND, NULL), 0);
+	ws_ctx_close(&ws);
+	ck_assert_int_eq(ws_ctx_open(&ws, spelled, 0), 0);
+	for (int i = 0; i < 2; i++) {
+		v = cands(&w3[i], 1);
+		ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, NULL, 0), 0);
+		if (i == 0)
+			expect(&v[0], false, "by another path");
+		else
+			expect(&v[0], true, NULL);
+		ws_policy_grants_free(v, 1);
+	}
+	ws_ctx_close(&ws);
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	umount2(bind, MNT_DETACH);
+out:
+	free(src);
+	free(bind);
+	free(sub);
+	free(real);
+	free(spelled);
 }
 END_TEST
 
@@ -398,6 +674,10 @@ suite(void)
 	tcase_add_test(tc, merged_and_read_only_inside);
 	tcase_add_test(tc, narrowed_by_descriptor);
 	tcase_add_test(tc, narrowed_through_a_bind);
+	tcase_add_test(tc, refused_when_repointable);
+	tcase_add_test(tc, narrowed_on_an_overlay);
+	tcase_add_test(tc, refused_holding_the_workspace_by_a_bind);
+	tcase_add_test(tc, refused_by_a_bind_the_other_way);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,20 +28,41 @@ struct ws_sandbox_path;
  * /proc would come with it), and a directory
  * that cannot be opened from "/" with no symlink in any component
  * (openat2 RESOLVE_NO_SYMLINKS), or whose descriptor turns out to be one
- * of the directories above by another path.  Skipped with a note: one
+ * of the directories above by another path, or one that holds or is in
+ * the workspace or a mount by another path, a bind of part of one in the
+ * other (a write grant: wstools' own places and the guarded entries'
+ * directories too; where a bind lies in its file system is told from
+ * mountinfo's root of each mount).  Skipped with a note: one
  * inside the workspace, a mount or priv (nothing to add), one that does
  * not exist.  A write grant that holds, or may hold, what is granted
  * read-only becomes read: the read-only paths the caller asked for in
  * ro[0..nro) (the plan's paths with asked set: --allow-read's
  * descriptors; the system's paths, never in a grant, are passed over), and
  * another rule's read grant.  That is decided on the descriptors: walking
- * up by "..", and failing closed for a file with several links or a path
- * on another mount of the grant's file system.  Granted ones keep their
- * descriptor in fd.  Errors: WS_ENOMEM.
+ * up by ".." on the grant's mount (not by st_dev: an overlay's file can
+ * have a device of its own), placing a path on another mount of the
+ * grant's file system by mountinfo, and failing closed for a file with
+ * several links or what cannot be placed.  A path the caller asked for
+ * (read or write) whose name passes through a write grant and is not
+ * spelled without a symlink, yet does not lie surely beneath it, is one
+ * the command could have re-pointed: the call is refused
+ * (WS_EPOLICY_DENIED).  Granted ones keep their descriptor in fd.
+ * Errors: WS_ENOMEM, WS_EPOLICY_DENIED.
  */
 int ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		    const char *priv, const struct ws_sandbox_path *ro,
 		    size_t nro);
+
+/*
+ * The names the caller gave (p[0..n) with asked set: --allow-read,
+ * --allow-write) that pass through a read-write anchor of ws (the
+ * workspace, a read-write mount) by a symlink and lead outside it: the
+ * command could have planted or re-pointed that symlink at an earlier
+ * call, and the name would grant whatever it chose.  Errors:
+ * WS_EPOLICY_DENIED (the first such name), WS_EIO_ERROR.
+ */
+int ws_grants_check_names(struct ws_ctx *ws, const struct ws_sandbox_path *p,
+			  size_t n);
 
 /*
  * For wsrun --probe: the candidates of ws's policy, checked as a call
