@@ -194,7 +194,8 @@ static const struct ws_tool tool = {
 		       "and a summary; page with offset and summary.next_offset. "
 		       "A path that cannot be searched is listed in "
 		       "summary.operand_errors (code, message) while the "
-		       "others are searched.",
+		       "others are searched; the call then fails with the "
+		       "first one's error, its matches kept.",
 	.usage = "wsgrep [OPTION]... PATTERN [PATH]...\n"
 		 "       wsgrep [OPTION]... -e PATTERN... [PATH]...\n"
 		 "       wsgrep --files [OPTION]... [PATH]...",
@@ -216,6 +217,14 @@ struct wsgrep {
 	const struct ws_cli *cli;
 	struct ws_grep_opts o;
 	bool json, jsonl, nul, tty, begun, ctx;
+	/*
+	 * JSON with several PATHs: the envelope is written at the end (see
+	 * ws_cli_multi_begin()), so that a PATH that could not be searched
+	 * makes it "success": false with the output and the first failed
+	 * PATH's error, as wsread and wsls answer for several PATHs.
+	 */
+	bool buffered;
+	struct ws_multi multi;
 	bool quiet;	   /* -q: nothing printed */
 	bool no_filename;  /* --no-filename: lines without "path:" */
 	struct ws_jw jw;
@@ -471,7 +480,10 @@ begin(struct wsgrep *g)
 	g->begun = true;
 	if (!g->json || g->jsonl)
 		return;
-	ws_cli_json_begin(g->cli, &g->jw);
+	if (g->buffered && ws_cli_multi_begin(&g->multi, &g->jw) < 0)
+		g->buffered = false; /* no memory: stream, as for one PATH */
+	if (!g->buffered)
+		ws_cli_json_begin(g->cli, &g->jw);
 	ws_jw_obj(&g->jw);
 	ws_jw_key(&g->jw, g->o.mode == WS_GREP_LIST ||
 		  g->o.mode == WS_GREP_FILES_WITH ||
@@ -779,7 +791,22 @@ print_end(struct wsgrep *g, const struct ws_grep_summary *s)
 		ws_jw_key(&g->jw, "summary");
 		put_summary(g, s);
 		ws_jw_obj_end(&g->jw);
-		ws_cli_json_end(g->cli, &g->jw);
+		if (!g->buffered) {
+			ws_cli_json_end(g->cli, &g->jw);
+			return;
+		}
+		for (size_t i = 0; i < s->noperand_errors; i++) {
+			const struct ws_grep_operr *e = &s->operand_errors[i];
+
+			ws_error_set(e->code, e->path, "%s", e->message);
+			if (e->hint != NULL)
+				ws_error_set_hint("%s", e->hint);
+			if (e->policy != NULL || e->rule != NULL || e->operation != NULL)
+				ws_error_set_policy(e->policy, e->rule, e->operation);
+			ws_cli_multi_fail(&g->multi, e->code, e->path);
+		}
+		/* The exit status is the caller's (the same first error). */
+		(void)ws_cli_multi_end(g->cli, &g->multi, false);
 		return;
 	}
 	if (WS_OPT(g->cli, O_STATS)->b) {
@@ -857,6 +884,7 @@ ws_cmd_wsgrep(int argc, char **argv)
 		g.o.max_results = 1;
 	if ((rc = ws_grep_compile(&g.o, &cg, NULL)) < 0)
 		goto fail;
+	g.buffered = g.json && !g.jsonl && npaths > 1;
 	rc = ws_grep_run(cg, &ws, paths, npaths, on_item, &g, &sum);
 	/*
 	 * No PATH could be searched: plain mode names each, as grep does,
@@ -872,6 +900,8 @@ ws_cmd_wsgrep(int argc, char **argv)
 		goto fail;
 	if (rc < 0) {
 		/* Output has begun: finish it, and say what went wrong. */
+		if (g.buffered)
+			ws_cli_multi_fail(&g.multi, rc, ws_error_last_path());
 		ws_cli_warn(&cli, NULL, ws_error_last(), rc);
 		print_end(&g, &sum);
 		status = ws_error_exit_status(rc);

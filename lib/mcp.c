@@ -731,6 +731,35 @@ ws__render(const char *tool, const cJSON *out)
 		ws__render_operand_errors(f, sum);
 	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
 		ws__render_change(f, out, it->valuestring);
+	} else if (cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "results"))) {
+		/* Several paths (read_file, list_directory): each under its
+		 * name, as head(1) shows several files; a failed one says so. */
+		const cJSON *e;
+
+		cJSON_ArrayForEach(e, it) {
+			const cJSON *err = cJSON_GetObjectItemCaseSensitive(e, "error");
+			const char *p = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "path"));
+			char *one;
+
+			fputs("==> ", f);
+			ws__put_name(f, p ? p : "?");
+			fputs(" <==\n", f);
+			if (cJSON_IsObject(err)) {
+				fprintf(f, "[%s: %s]\n",
+					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+						err, "code")) ?: "IO_ERROR",
+					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+						err, "message")) ?: "failed");
+				continue;
+			}
+			if ((one = ws__render(tool, e)) != NULL) {
+				fputs(one, f);
+				if (*one && one[strlen(one) - 1] != '\n')
+					fputc('\n', f);
+			}
+			free(one);
+		}
 	} else {
 		char *t = cJSON_PrintUnformatted(out);
 
@@ -803,15 +832,28 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 			cJSON_GetObjectItemCaseSensitive(err, "message"));
 		const char *hint = cJSON_GetStringValue(
 			cJSON_GetObjectItemCaseSensitive(err, "hint"));
-		cJSON *w = cJSON_CreateObject();
+		/*
+		 * A call given several paths where one failed still has the
+		 * others' output (wsread, wsls, wsgrep): the model reads the
+		 * error, then that output; structuredContent is the output
+		 * with the error beside it (the output schema allows "error").
+		 */
+		char *part = cJSON_IsObject(out) ? ws__render(tool, out) : NULL;
+		cJSON *w = cJSON_IsObject(out) ? cJSON_Duplicate(out, 1)
+					       : cJSON_CreateObject();
 
-		if (asprintf(&text, "%s: %s%s%s", code ? code : "IO_ERROR",
+		if (asprintf(&text, "%s: %s%s%s%s%s", code ? code : "IO_ERROR",
 			     msg ? msg : "failed", hint ? "\nhint: " : "",
-			     hint ? hint : "") < 0)
+			     hint ? hint : "", part && *part ? "\n" : "",
+			     part ? part : "") < 0)
 			text = NULL;
-		cJSON_AddItemToObject(w, "error", cJSON_Duplicate(err, 1));
-		sc = cJSON_PrintUnformatted(w);
-		cJSON_Delete(w);
+		free(part);
+		if (w != NULL) {
+			cJSON_DeleteItemFromObjectCaseSensitive(w, "error");
+			cJSON_AddItemToObject(w, "error", cJSON_Duplicate(err, 1));
+			sc = cJSON_PrintUnformatted(w);
+			cJSON_Delete(w);
+		}
 	}
 	ws_jw_obj(jw);
 	ws_jw_key(jw, "content");

@@ -717,12 +717,15 @@ START_TEST(containment)
 	cJSON_Delete(r);
 	/*
 	 * Next to a path inside, the outside one is refused all the same and
-	 * the other is searched: a result, which names what was not searched.
+	 * the other is searched: a failed call (as wsgrep's exit status and
+	 * JSON say) that still carries the results, names what was not
+	 * searched, and ends with the first error.
 	 */
 	res = call(&m, 9, "search_files",
 		   "{\"pattern\":\"secret|main\",\"paths\":[\"../outside\",\"link\",\"src\"]}",
 		   &r);
-	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_msg(is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(code_of(res), "PATH_OUTSIDE_WORKSPACE");
 	ck_assert_ptr_null(strstr(text_of(res), "secret\n"));
 	ck_assert_ptr_nonnull(strstr(text_of(res), "/src/a.c:2:int main"));
 	ck_assert_ptr_nonnull(strstr(text_of(res), "[not searched: ../outside: "));
@@ -735,6 +738,16 @@ START_TEST(containment)
 			cJSON_GetArrayItem(oe, 0), "code")), "PATH_OUTSIDE_WORKSPACE");
 		ck_assert_int_eq(cJSON_GetArraySize(sc(res, "matches")), 1);
 	}
+	cJSON_Delete(r);
+	/* read_file of several paths, one missing: the other is read all
+	 * the same, and the model gets it with the error. */
+	res = call(&m, 10, "read_file", "{\"paths\":[\"notes.md\",\"missing.txt\"]}", &r);
+	ck_assert_str_eq(code_of(res), "NOT_FOUND");
+	ck_assert_msg(strstr(text_of(res), "==> /notes.md <==\none\ntwo\nthree\n") != NULL,
+		      "%s", text_of(res));
+	ck_assert_msg(strstr(text_of(res), "==> missing.txt <==\n[NOT_FOUND: ") != NULL,
+		      "%s", text_of(res));
+	ck_assert_int_eq(cJSON_GetArraySize(sc(res, "results")), 2);
 	cJSON_Delete(r);
 	ck_assert_int_eq(mcp_close(&m), 0);
 	{

@@ -427,12 +427,16 @@ START_TEST(missing_operand_goes_on)
 	ck_assert_int_eq(r.status, 5);
 	ck_assert_str_eq(r.out, "");
 	wst_run_free(&r);
-	/* JSON: a success with the matches, and the failure listed. */
+	/* JSON: as wsread and wsls answer for several PATHs, a failure
+	 * whose output holds the matches, the failure listed in the summary
+	 * and named as the envelope's error. */
 	RUNJ(&r, "needle", "missing", "README.md", NULL);
 	ck_assert_int_eq(r.status, 5);
-	ck_assert_msg(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")),
+	ck_assert_msg(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")),
 		      "%s", r.out);
-	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r.json, "error")));
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "path")), "missing");
 	ck_assert_int_eq(nmatches(&r), 1);
 	ck_assert_int_eq(noperr(&r), 1);
 	ck_assert_str_eq(operr(&r, 0, "path"), "missing");
@@ -455,7 +459,8 @@ START_TEST(missing_operand_goes_on)
 	wst_run(&r, NULL, "wsgrep", "--workspace", ws, "--args",
 		"{\"pattern\":\"needle\",\"paths\":[\"d\",\"missing\"]}", NULL);
 	ck_assert_int_eq(r.status, 5);
-	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
 	ck_assert_int_eq(nmatches(&r), 1);
 	ck_assert_str_eq(operr(&r, 0, "code"), "NOT_FOUND");
 	wst_run_free(&r);
@@ -524,7 +529,8 @@ START_TEST(outside_operand_never_searched)
 	RUNJ(&r, "MARKER", "../outside/secret", abs, "leak", "outdir",
 	     "in.txt", NULL);
 	ck_assert_msg(r.status == 3, "status %d: %s", r.status, r.out);
-	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.json, "success")));
+	ck_assert_str_eq(wst_code(&r), "PATH_OUTSIDE_WORKSPACE");
 	ck_assert_ptr_null(strstr(r.out, "OUTSIDE-MARKER"));
 	ck_assert_int_eq(nmatches(&r), 1);
 	ck_assert_int_eq(sum_int(&r, "files_searched"), 1);
