@@ -784,26 +784,13 @@ ws__mount_points(char ***out, size_t *n)
 		return ws_error_errno(errno, "/proc/self/mountinfo", "open");
 	while (rc == 0 && getline(&line, &cap, f) > 0) {
 		char *fld = line, *mp = NULL, **nvv;
-		size_t o = 0;
 
 		for (int k = 0; k < 4 && fld != NULL; k++)
 			fld = strchr(fld, ' ') ? strchr(fld, ' ') + 1 : NULL;
 		if (fld == NULL)
 			continue;
 		fld[strcspn(fld, " \n")] = '\0';
-		/* "\040" and the like: undone in place. */
-		for (size_t i = 0; fld[i]; i++, o++) {
-			if (fld[i] == '\\' && fld[i + 1] >= '0' && fld[i + 1] <= '3' &&
-			    fld[i + 2] >= '0' && fld[i + 2] <= '7' &&
-			    fld[i + 3] >= '0' && fld[i + 3] <= '7') {
-				fld[o] = (char)((fld[i + 1] - '0') * 64 +
-						(fld[i + 2] - '0') * 8 + (fld[i + 3] - '0'));
-				i += 3;
-			} else {
-				fld[o] = fld[i];
-			}
-		}
-		fld[o] = '\0';
+		ws__unescape(fld);
 		nvv = realloc(v, (nv + 1) * sizeof(*v));
 		if (nvv == NULL || (mp = strdup(fld)) == NULL) {
 			v = nvv != NULL ? nvv : v;
