@@ -1049,6 +1049,28 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 				ws__skip(&v[i], "granted by rule \"%s\"", v[k].rule);
 			}
 	/*
+	 * The very directory the caller named with --allow-read or
+	 * --allow-write: the caller's flag decides.  Both would be bound at
+	 * the same place, and whichever came last (the grant) would hide the
+	 * other: a read grant made the caller's --allow-write read-only.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct stat gst, pst;
+
+		if (!v[i].granted || fstat(v[i].fd, &gst) < 0)
+			continue;
+		for (size_t k = 0; k < nro; k++) {
+			if (!ro[k].asked || ro[k].fd < 0 || fstat(ro[k].fd, &pst) < 0 ||
+			    pst.st_dev != gst.st_dev || pst.st_ino != gst.st_ino)
+				continue;
+			close(v[i].fd);
+			v[i].fd = -1;
+			ws__skip(&v[i], "given by --allow-%s %s",
+				 ro[k].write ? "write" : "read", ro[k].path);
+			break;
+		}
+	}
+	/*
 	 * Landlock adds: a write grant would make writable what is granted
 	 * read-only inside it (--allow-read, another rule's read grant).
 	 * Read-only mounts inside it were refused above (it holds them).

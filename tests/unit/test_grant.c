@@ -660,6 +660,35 @@ out:
 }
 END_TEST
 
+/*
+ * A grant of the very directory the caller named with --allow-write or
+ * --allow-read is left to the caller's flag: bound after it, a read
+ * grant made the caller's --allow-write read-only.
+ */
+START_TEST(caller_flag_wins_for_the_same_directory)
+{
+	const struct spec s[] = {{"w3", false, false}, {"w3", true, true}};
+	char *w3 = wst_path(G, "w3");
+
+	wst_mkdir(G, "w3");
+	for (int k = 0; k < 2; k++) {
+		struct ws_policy_grant *v = cands(&s[k], 1);
+		struct ws_sandbox_path p = {.fd = open(w3, O_PATH | O_CLOEXEC),
+					    .path = w3, .write = k == 0,
+					    .tree = -1, .asked = true};
+
+		ck_assert_int_ge(p.fd, 0);
+		ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, &p, 1), 0);
+		expect(&v[0], false, k == 0 ? "given by --allow-write" :
+					      "given by --allow-read");
+		ck_assert(!v[0].refused);
+		close(p.fd);
+		ws_policy_grants_free(v, 1);
+	}
+	free(w3);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -673,6 +702,7 @@ suite(void)
 	tcase_add_test(tc, boundary_kept);
 	tcase_add_test(tc, merged_and_read_only_inside);
 	tcase_add_test(tc, narrowed_by_descriptor);
+	tcase_add_test(tc, caller_flag_wins_for_the_same_directory);
 	tcase_add_test(tc, narrowed_through_a_bind);
 	tcase_add_test(tc, refused_when_repointable);
 	tcase_add_test(tc, narrowed_on_an_overlay);

@@ -34,7 +34,8 @@ struct ws_sandbox_path;
  * directories too; where a bind lies in its file system is told from
  * mountinfo's root of each mount).  Skipped with a note: one
  * inside the workspace, a mount or priv (nothing to add), one that does
- * not exist.  A write grant that holds, or may hold, what is granted
+ * not exist, one that is the very directory the caller named in ro (an
+ * asked path: the caller's --allow-read or --allow-write decides).  A write grant that holds, or may hold, what is granted
  * read-only becomes read: the read-only paths the caller asked for in
  * ro[0..nro) (the plan's paths with asked set: --allow-read's
  * descriptors; the system's paths, never in a grant, are passed over), and
