@@ -1824,6 +1824,28 @@ ws__policy_grants(struct ws_ctx *ws, struct ws_sandbox_plan *plan,
 }
 
 /*
+ * Say that the failed path was --cwd's ("nosuch: no such file or
+ * directory" alone does not tell which argument it was), keeping the
+ * code, the path and the hint.
+ */
+static void
+ws__error_about_cwd(int rc)
+{
+	const char *lp = ws_error_last_path(), *lh = ws_error_last_hint();
+	char *msg = strdup(ws_error_last()), *path = lp ? strdup(lp) : NULL;
+	char *hint = lh ? strdup(lh) : NULL;
+
+	if (msg != NULL) {
+		ws_error_set(rc, path, "%s (the --cwd directory)", msg);
+		if (hint != NULL)
+			ws_error_set_hint("%s", hint);
+	}
+	free(msg);
+	free(path);
+	free(hint);
+}
+
+/*
  * One attempt of ws_run().  *userns_refused is set when the kernel refused
  * to make the user namespace the plan counted on (clone(2) EPERM: in a
  * chroot, say, which the probe cannot see without a clone of its own),
@@ -1890,8 +1912,11 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	plan.mask_blocked = ws->policy == NULL ||
 			    ws_policy_ncommand_rules(ws->policy) == 0;
 	/* The working directory, resolved on descriptors like any path. */
-	if ((rc = ws_resolve(ws, o->cwd ? o->cwd : "/", 0, &cwd)) < 0)
+	if ((rc = ws_resolve(ws, o->cwd ? o->cwd : "/", 0, &cwd)) < 0) {
+		if (o->cwd != NULL)
+			ws__error_about_cwd(rc);
 		goto out;
+	}
 	if (!S_ISDIR(cwd.st.st_mode)) {
 		rc = ws_error_set(WS_ENOT_A_DIRECTORY, cwd.vpath,
 				  "--cwd is not a directory");

@@ -2211,6 +2211,8 @@ START_TEST(exit_statuses)
 	RUNM(&r, 0, "--cwd", "/nonexistent", "true");
 	ck_assert_int_eq(r.status, 125);
 	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	/* Which argument it was: the message says. */
+	ck_assert_msg(strstr(r.out, "(the --cwd directory)") != NULL, "%s", r.out);
 	wst_run_free(&r);
 	RUNM(&r, 0, "--cwd", "../outside", "true");
 	ck_assert_int_eq(r.status, 125);
