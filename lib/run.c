@@ -2167,7 +2167,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 			continue;
 		}
 		if (!exited)
-			ws_progress(now - start, "running", false);
+			ws_progress(now - start, "ms elapsed, the command running",
+				    false);
 		if (((o->cancel && *o->cancel) || ws_cancelled()) && !cancelled &&
 		    !exited) {
 			/* The caller was interrupted (a signal, or a client's

@@ -14,14 +14,15 @@ top=$(pwd)
 
 need_pkgs() {
 	local missing=()
-	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git)
+	# jq: the README's shell and harness examples use it, so that a
+	# reader can try them after the demo.
+	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git jq)
 	# The test run also builds with clang and runs the libFuzzer targets,
-	# runs the README's harness loops (jq),
 	# and drives wstools mcp with the MCP SDK (Node) in tests/mcp/interop:
 	# Debian's nodejs and npm, unless a node and an npm are there already
 	# (NodeSource's nodejs bundles npm and conflicts with Debian's).
 	if [ "${1:-}" = test ]; then
-		pkgs+=(clang libclang-rt-dev valgrind jq)
+		pkgs+=(clang libclang-rt-dev valgrind)
 		command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 		command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 	fi

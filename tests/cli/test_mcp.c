@@ -794,6 +794,9 @@ START_TEST(dirs_and_common_options)
 }
 END_TEST
 
+/* The message of the last progress notification wait_progress() took. */
+static char progress_message[256];
+
 /* Wait for a progress notification with token tok; returns its value. */
 static long long
 wait_progress(struct mcp *m, const char *tok, int timeout_ms)
@@ -811,6 +814,8 @@ wait_progress(struct mcp *m, const char *tok, int timeout_ms)
 			ck_assert_str_eq(cJSON_GetStringValue(
 						 cJSON_GetObjectItem(p, "progressToken")), tok);
 			v = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "progress"));
+			snprintf(progress_message, sizeof(progress_message), "%s",
+				 cJSON_GetStringValue(cJSON_GetObjectItem(p, "message")) ?: "");
 			cJSON_Delete(j);
 			return v;
 		}
@@ -895,8 +900,11 @@ START_TEST(cancel_run_command)
 		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
 		 "[\"sleep\",\"30\"]},\"_meta\":{\"progressToken\":\"tok\"}}}");
 	ck_assert_int_eq(wait_progress(&m, "tok", 5000), 0);
-	/* The command is running: progress in elapsed ms, increasing. */
+	/* The command is running: progress in elapsed ms, increasing, and
+	 * the message says what the number counts. */
 	ck_assert_int_gt(wait_progress(&m, "tok", 5000), 0);
+	ck_assert_msg(strstr(progress_message, "ms elapsed") != NULL, "%s",
+		      progress_message);
 	/* Ping answers while the call runs: the reader is not blocked. */
 	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
 	for (;;) {
