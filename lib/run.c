@@ -154,7 +154,7 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 	if (d == WS_DECISION_APPROVE && !ws->approve) {
 		char *msg = m.message ? ws_policy_render(m.message, cmdline, "exec",
 							  m.rule) : NULL;
-		char *ask = NULL;
+		struct ws_ask ask = {"exec", cmdline, ws_policy_name(p), m.rule, msg};
 		int rc = 0;
 
 		/*
@@ -162,12 +162,9 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 		 * MCP client's elicitation): the hooks are the session's
 		 * policy's, also when the built-in list decided.
 		 */
-		if (msg == NULL && asprintf(&ask, "Run \"%s\"?", cmdline) < 0)
-			ask = NULL;
-		if (!ws_policy_ask(ws->policy, ws, msg ? msg : ask))
+		if (!ws_policy_ask(ws->policy, ws, &ask))
 			rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL, "%s",
 					  msg ? msg : "command needs approval (--approve)");
-		free(ask);
 		free(msg);
 		return rc;
 	}
