@@ -1644,6 +1644,66 @@ END_TEST
 
 /* ---- Fallbacks of --isolate ------------------------------------------- */
 
+/*
+ * The private /tmp (HOME in it) is memory no rlimit counts: bounded by
+ * limits.tmp_size or --tmp-size (issue 18), a write past it is ENOSPC in
+ * the command, and isolation names the size; without a mount namespace
+ * it says the directory is not bounded.
+ */
+START_TEST(tmp_bounded)
+{
+	struct wst_run r;
+	char *conf = wst_path(base, "tmp.json"), env[4200];
+	cJSON *tmp;
+
+	wst_write(base, "tmp.json", "{\"limits\": {\"tmp_size\": 2097152}}");
+	snprintf(env, sizeof(env), "WS_CONFIG=%s", conf);
+	run_extra_env = env;
+	RUNM(&r, 0, "-c", "head -c 3000000 /dev/zero > /tmp/big; echo rc=$?; "
+	     "rm -f /tmp/big; head -c 3000000 /dev/zero > \"$HOME/big\"; echo rc=$?");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "rc=1\nrc=1\n");
+	ck_assert_msg(strstr(out_str(&r, "stderr"), "No space left") != NULL, "%s",
+		      out_str(&r, "stderr"));
+	tmp = cJSON_GetObjectItem(wst_output(&r, "isolation"), "tmp");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(tmp, "bounded")));
+	ck_assert_int_eq((long long)cJSON_GetNumberValue(cJSON_GetObjectItem(tmp, "size")),
+			 2097152);
+	wst_run_free(&r);
+	/* The flag wins over the configuration. */
+	RUNM(&r, 0, "--tmp-size", "4M", "-c", "head -c 3000000 /dev/zero > /tmp/big "
+	     "&& echo ok");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "ok\n");
+	tmp = cJSON_GetObjectItem(wst_output(&r, "isolation"), "tmp");
+	ck_assert_int_eq((long long)cJSON_GetNumberValue(cJSON_GetObjectItem(tmp, "size")),
+			 4 << 20);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--tmp-size", "100K", "true");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	run_extra_env = NULL;
+	/* The default: 512M, or a quarter of RAM when less. */
+	RUNM(&r, 0, "true");
+	expect_ran(&r, 0);
+	tmp = cJSON_GetObjectItem(wst_output(&r, "isolation"), "tmp");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(tmp, "bounded")));
+	ck_assert(cJSON_GetNumberValue(cJSON_GetObjectItem(tmp, "size")) > 0);
+	ck_assert(cJSON_GetNumberValue(cJSON_GetObjectItem(tmp, "size")) <= 512 << 20);
+	wst_run_free(&r);
+	/* Without a mount namespace, HOME and TMPDIR are the host's. */
+	RUNM(&r, 3, "true");
+	expect_ran(&r, 0);
+	tmp = cJSON_GetObjectItem(wst_output(&r, "isolation"), "tmp");
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(tmp, "bounded")));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(tmp, "size")));
+	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(tmp, "how")),
+				     "not bounded"));
+	wst_run_free(&r);
+	free(conf);
+}
+END_TEST
+
 START_TEST(isolate_modes)
 {
 	struct wst_run r;
@@ -2442,6 +2502,7 @@ suite(void)
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
+	tcase_add_test(tf, tmp_bounded);
 	tcase_add_test(tf, probe);
 	tcase_add_test(tf, workspace_root);
 	tcase_add_test(tf, args_compact);
