@@ -19,6 +19,8 @@
 #include "ws/error.h"
 #include "ws/glob.h"
 #include "ws/guard.h"
+#include "ws/path.h"
+#include "ws/persist.h"
 #include "ws/vars.h"
 #include "ws/workspace.h"
 
@@ -1199,6 +1201,41 @@ ws__guard_refusal(int rc, enum ws_op op)
 	return rc;
 }
 
+/*
+ * HOME's persistence places (ws/persist.h), when a workspace or a mount
+ * holds them: no tool changes one, nor (anc: a rename, a delete) what
+ * holds one, whatever the policy says.  The list is wsrun's too (a
+ * policy grant that reaches one is read-only there).
+ */
+static int
+ws__home_persist_check(enum ws_op op, const char *real, const char *shown,
+		       bool anc)
+{
+	char *home = ws_home_real();
+	const char *place;
+	int rc = 0;
+
+	if (home == NULL)
+		return 0;
+	place = anc ? ws_home_persist_reached(home, real)
+		    : ws_home_persist_in(home, real);
+	/* Only what lies in HOME: reached() also matches HOME's parents. */
+	if (place != NULL && ws_path_within(home, real, NULL)) {
+		size_t l = strlen(place);
+
+		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+				  "is (or %s) ~/%.*s, where a later login, "
+				  "session or program of the user's finds what "
+				  "to run: no tool may %s it",
+				  anc ? "holds" : "is in",
+				  (int)(l - (place[l - 1] == '/')), place,
+				  ws__ops[op]);
+		rc = ws__guard_refusal(rc, op);
+	}
+	free(home);
+	return rc;
+}
+
 int
 ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 {
@@ -1242,6 +1279,8 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		default:
 			break;
 		}
+		if ((rc = ws__home_persist_check(op, real, shown, anc)) < 0)
+			return rc;
 	}
 	/*
 	 * Nor may a call move the project or git root that the next call's

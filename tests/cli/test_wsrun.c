@@ -701,6 +701,76 @@ END_TEST
  * adds) would let the grant write it.  The grant becomes read, so the
  * file stays as it was and nothing can be made in the grant.
  */
+/*
+ * A write grant that holds or is in one of HOME's persistence places
+ * (issue 18): a grant of ~/.config, with systemd user units, autostart entries
+ * and git's configuration in it is read-only, and isolation says why;
+ * a narrower grant that reaches none stays read-write.
+ */
+START_TEST(policy_grant_home_persistence)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *h = wst_path(gb, "home"), *pfile = wst_path(base, "hp.json");
+	char pol[4096], cmd[8192], henv[4200];
+	const int m[] = {0, 3}; /* every layer; no mount namespace (Landlock) */
+
+	wst_write(h, ".config/git/config", "[user]\n\tname = a\n");
+	wst_write(h, ".config/myapp/settings", "old\n");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"cfg\", \"paths\": [\"${HOME}/.config/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"app\", \"paths\": [\"${HOME}/.config/myapp/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"units\", \"paths\": [\"${HOME}/.config/systemd/user/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}");
+	wst_write(base, "hp.json", pol);
+	wst_write(h, ".config/systemd/user/old.service", "[Unit]\n");
+	snprintf(cmd, sizeof(cmd),
+		 "H='%s'; mkdir -p \"$H/.config/autostart\" 2>/dev/null && "
+		 "echo x > \"$H/.config/autostart/x.desktop\" || echo AUTOSTART-REFUSED;"
+		 "echo x > \"$H/.config/systemd/user/x.service\" || echo UNIT-REFUSED;"
+		 "echo '[core]' >> \"$H/.config/git/config\" || echo GIT-REFUSED;"
+		 "echo new > \"$H/.config/myapp/settings\" && echo APP-OK", h);
+	snprintf(henv, sizeof(henv), "HOME=%s", h);
+	run_extra_env = henv;
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		char *c, *gc;
+
+		RUNM(&r, m[k], "--policy", pfile, "-c", cmd);
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "AUTOSTART-REFUSED") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "UNIT-REFUSED") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "GIT-REFUSED") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "APP-OK") != NULL, "%s", r.out);
+		ck_assert(!exists_in(h, ".config/autostart"));
+		ck_assert(!exists_in(h, ".config/systemd/user/x.service"));
+		c = wst_path(h, ".config/git/config");
+		gc = wst_slurp(c, NULL);
+		ck_assert_str_eq(gc, "[user]\n\tname = a\n");
+		free(gc);
+		free(c);
+		/* What was kept read-only, and why. */
+		ck_assert(granted(&r, "cfg", NULL, "read"));
+		ck_assert_msg(strstr(grant_why(&r, "cfg", NULL), "holds ~/.config/") != NULL,
+			      "%s", grant_why(&r, "cfg", NULL));
+		ck_assert(granted(&r, "units", NULL, "read"));
+		ck_assert_msg(strstr(grant_why(&r, "units", NULL), "is in ~/.config/systemd") != NULL,
+			      "%s", grant_why(&r, "units", NULL));
+		ck_assert(granted(&r, "app", NULL, "read-write"));
+		wst_run_free(&r);
+		wst_write(h, ".config/myapp/settings", "old\n");
+	}
+	run_extra_env = NULL;
+	wst_rmrf(gb);
+	free(gb);
+	free(h);
+	free(pfile);
+}
+END_TEST
+
 START_TEST(policy_grant_narrowed_by_hard_link)
 {
 	struct wst_run r;
@@ -2502,6 +2572,7 @@ suite(void)
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
+	tcase_add_test(tf, policy_grant_home_persistence);
 	tcase_add_test(tf, tmp_bounded);
 	tcase_add_test(tf, probe);
 	tcase_add_test(tf, workspace_root);

@@ -12,6 +12,7 @@
 #include "ws-config.h"
 #include "ws/config.h"
 #include "ws/error.h"
+#include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
 #include "ws/workspace.h"
@@ -444,6 +445,26 @@ START_TEST(question)
 	q = ws_policy_render("Delete {{.Path}}?", "/a\x1b[2K\nb", "delete", "r");
 	ck_assert_str_eq(q, "Delete /a\\x1b[2K\\nb?");
 	free(q);
+}
+END_TEST
+
+/* HOME's persistence places (ws/persist.h): in, held, and neither. */
+START_TEST(home_persist)
+{
+	ck_assert_str_eq(ws_home_persist_in("/h", "/h/.config/systemd/user/x.service"),
+			 ".config/systemd/");
+	ck_assert_str_eq(ws_home_persist_in("/h", "/h/.bashrc"), ".bashrc");
+	ck_assert_ptr_null(ws_home_persist_in("/h", "/h/.bashrc.d0/x"));
+	ck_assert_ptr_null(ws_home_persist_in("/h", "/h/.config/myapp/x"));
+	ck_assert_ptr_null(ws_home_persist_in("/h", "/other/.bashrc"));
+	ck_assert_ptr_null(ws_home_persist_in(NULL, "/h/.bashrc"));
+	/* A grant of ~/.config reaches the places in it; ~/.cache none. */
+	ck_assert_ptr_nonnull(ws_home_persist_reached("/h", "/h/.config"));
+	ck_assert_ptr_nonnull(ws_home_persist_reached("/h", "/h/.local"));
+	ck_assert_str_eq(ws_home_persist_reached("/h", "/h/.config/git/sub"), ".config/git/");
+	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.cache"));
+	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.config/myapp"));
+	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.local/share/myapp"));
 }
 END_TEST
 
@@ -1061,6 +1082,7 @@ suite(void)
 	tcase_add_test(tc, render);
 	tcase_add_test(tc, shown_value);
 	tcase_add_test(tc, question);
+	tcase_add_test(tc, home_persist);
 	tcase_add_test(tc, log_quote);
 	tcase_add_test(tc, gate);
 	tcase_add_test(tc, grant_candidates);
