@@ -281,6 +281,7 @@ json_layers(struct ws_jw *jw, const struct ws_isolation *iso, bool probe)
 	ws_jw_key(jw, "unix_sockets");
 	ws_jw_obj(jw);
 	ws_jw_kbool(jw, "outside_blocked", iso->unix_outside_blocked);
+	ws_jw_kbool(jw, "inside_blocked", iso->unix_inside_blocked);
 	ws_jw_kstr(jw, "how", iso->unix_how[0] ? iso->unix_how : NULL);
 	ws_jw_obj_end(jw);
 	ws_jw_key(jw, "tmp");
@@ -327,6 +328,7 @@ json_layers_compact(struct ws_jw *jw, const struct ws_isolation *iso)
 		ws_jw_obj_end(jw);
 	ws_jw_kbool(jw, "network_off", !iso->net_allowed && iso->net_enforced);
 	ws_jw_kbool(jw, "unix_outside_blocked", iso->unix_outside_blocked);
+	ws_jw_kbool(jw, "unix_inside_blocked", iso->unix_inside_blocked);
 	/* The bytes the private /tmp (and HOME) may hold; null: unbounded. */
 	if (iso->tmp_size > 0)
 		ws_jw_kint(jw, "tmp_size", iso->tmp_size);

@@ -1648,7 +1648,15 @@ ws__plan_layers(const struct ws_run_opts *o, struct ws_isolation *iso,
 	plan->netns = L[WS_LAYER_NETNS].planned;
 	plan->net = o->net;
 	plan->use_proc = plan->mountns;
-	plan->deny_unix_connect = !plan->mountns;
+	/*
+	 * A host process's UNIX socket inside the workspace (or a mount) is
+	 * in the command's view whatever the namespaces, and Landlock before
+	 * ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) has no rule for connecting
+	 * to a socket by its path.  auto leaves it reachable (wsrun(1) says
+	 * so); strict refuses connect() as it is refused without a mount
+	 * namespace, the command's own sockets included (socketpair stays).
+	 */
+	plan->deny_unix_connect = !plan->mountns || o->isolate == WS_ISOLATE_STRICT;
 	if (none)
 		return 0;
 	/* The baseline of auto: Landlock filesystem rules and no network. */
@@ -1725,6 +1733,8 @@ ws__iso_finish(struct ws_isolation *iso, const struct ws_sandbox_plan *plan,
 			       "seccomp (connect and datagram sockets denied)");
 	}
 	iso->unix_outside_blocked = iso->unix_how[0] != '\0';
+	iso->unix_inside_blocked = ran && !iso->net_allowed &&
+				   L[WS_LAYER_SECCOMP].enforced && plan->deny_unix_connect;
 	/*
 	 * The private /tmp is bounded only as the minimal root's tmpfs;
 	 * without a mount namespace HOME and TMPDIR are a directory of the

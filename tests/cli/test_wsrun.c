@@ -1292,6 +1292,59 @@ START_TEST(confine_network)
 END_TEST
 
 /*
+ * A UNIX socket that a host process keeps inside the workspace (issue
+ * 18): reachable under auto in a mount namespace, which cannot hide it
+ * (wsrun(1) says so, and isolation.unix_sockets.inside_blocked false);
+ * refused under --isolate strict, and without a mount namespace.  The
+ * command's socketpair() keeps working.
+ */
+START_TEST(unix_socket_in_workspace)
+{
+	struct sockaddr_un u = {.sun_family = AF_UNIX};
+	struct wst_run r;
+	char *path = wst_path(ws, "app.sock"), script[1024];
+	int srv;
+	const struct {
+		int mode;
+		const char *isolate;
+		bool reached;
+	} cases[] = {{0, "auto", true}, {0, "strict", false}, {3, "auto", false}};
+
+	ck_assert_uint_lt(strlen(path), sizeof(u.sun_path));
+	memcpy(u.sun_path, path, strlen(path) + 1);
+	srv = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(bind(srv, (struct sockaddr *)&u, sizeof(u)), 0);
+	ck_assert_int_eq(listen(srv, 8), 0);
+	snprintf(script, sizeof(script),
+		 "use IO::Socket::UNIX; use Socket;"
+		 "my $x = IO::Socket::UNIX->new(Peer => '%s', Type => SOCK_STREAM);"
+		 "print $x ? \"UNIX-OK\\n\" : \"UNIX-DENIED\\n\";"
+		 "socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, 0) and print \"PAIR-OK\\n\";",
+		 path);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		cJSON *us;
+
+		RUNM(&r, cases[k].mode, "--isolate", cases[k].isolate, "--", "perl",
+		     "-e", script);
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), cases[k].reached ? "UNIX-OK"
+									    : "UNIX-DENIED")
+				      != NULL, "%s %s: %s", modes[cases[k].mode],
+			      cases[k].isolate, r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "PAIR-OK") != NULL, "%s", r.out);
+		us = cJSON_GetObjectItem(wst_output(&r, "isolation"), "unix_sockets");
+		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(us, "inside_blocked")));
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(us, "inside_blocked")) ==
+			  !cases[k].reached);
+		wst_run_free(&r);
+	}
+	close(srv);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/*
  * A host datagram socket, outside: no unconnected datagram socket may
  * exist where the filter stands for the mount namespace (none, or a grant
  * that shows the host's socket), since sendmsg and sendmmsg keep the
@@ -2572,6 +2625,7 @@ suite(void)
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
+	tcase_add_test(tf, unix_socket_in_workspace);
 	tcase_add_test(tf, policy_grant_home_persistence);
 	tcase_add_test(tf, tmp_bounded);
 	tcase_add_test(tf, probe);

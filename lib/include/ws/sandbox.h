@@ -55,6 +55,8 @@ struct ws_isolation {
 	bool net_enforced;	/* network was off, by what net_how says */
 	char net_how[64];	/* "seccomp+netns+landlock", ... */
 	bool unix_outside_blocked; /* host UNIX sockets unreachable */
+	bool unix_inside_blocked;  /* a host process's UNIX socket in the
+				      workspace or a mount, too */
 	long long tmp_size;	/* bytes the private /tmp holds; 0: not bounded */
 	char tmp_how[128];	/* where the private /tmp and HOME are */
 	bool userns;		/* namespaces are made in a user namespace */
