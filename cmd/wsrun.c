@@ -43,6 +43,7 @@ enum {
 	O_MAX_PROCS,
 	O_MAX_FILE_SIZE,
 	O_CPU_TIME,
+	O_TMP_SIZE,
 	O_PROBE,
 	O_COUNT
 };
@@ -99,6 +100,10 @@ static const struct ws_opt opts[O_COUNT] = {
 			     "M, G or T)", WS_OPT_NOSCHEMA},
 	[O_CPU_TIME] = {"cpu-time", 0, WS_OPT_INT, "S",
 			"CPU seconds per process", WS_OPT_NOSCHEMA},
+	[O_TMP_SIZE] = {"tmp-size", 0, WS_OPT_BYTES, "BYTES",
+			"size of the private /tmp, HOME in it (default 512M, "
+			"at most a quarter of RAM; suffix K, M, G or T)",
+			WS_OPT_NOSCHEMA},
 	[O_PROBE] = {"probe", 0, WS_OPT_FLAG, NULL,
 		     "report which confinement layers the kernel offers, run "
 		     "nothing", WS_OPT_NOSCHEMA},
@@ -198,7 +203,9 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 	    (rc = nonneg(cli, O_MEMORY, 0, &o->memory)) < 0 ||
 	    (rc = nonneg(cli, O_MAX_PROCS, 0, &o->max_procs)) < 0 ||
 	    (rc = nonneg(cli, O_MAX_FILE_SIZE, 0, &o->max_file_size)) < 0 ||
-	    (rc = nonneg(cli, O_CPU_TIME, 0, &o->cpu_time)) < 0)
+	    (rc = nonneg(cli, O_CPU_TIME, 0, &o->cpu_time)) < 0 ||
+	    (rc = nonneg(cli, O_TMP_SIZE, lim->tmp_size > 0 ? lim->tmp_size : 0,
+			 &o->tmp_size)) < 0)
 		return rc;
 	if (WS_OPT(cli, O_STDIN)->set) {
 		o->stdin_data = WS_OPT(cli, O_STDIN)->s;
@@ -274,7 +281,17 @@ json_layers(struct ws_jw *jw, const struct ws_isolation *iso, bool probe)
 	ws_jw_key(jw, "unix_sockets");
 	ws_jw_obj(jw);
 	ws_jw_kbool(jw, "outside_blocked", iso->unix_outside_blocked);
+	ws_jw_kbool(jw, "inside_blocked", iso->unix_inside_blocked);
 	ws_jw_kstr(jw, "how", iso->unix_how[0] ? iso->unix_how : NULL);
+	ws_jw_obj_end(jw);
+	ws_jw_key(jw, "tmp");
+	ws_jw_obj(jw);
+	ws_jw_kbool(jw, "bounded", iso->tmp_size > 0);
+	if (iso->tmp_size > 0)
+		ws_jw_kint(jw, "size", iso->tmp_size);
+	else
+		ws_jw_knull(jw, "size");
+	ws_jw_kstr(jw, "how", iso->tmp_how[0] ? iso->tmp_how : NULL);
 	ws_jw_obj_end(jw);
 }
 
@@ -311,6 +328,12 @@ json_layers_compact(struct ws_jw *jw, const struct ws_isolation *iso)
 		ws_jw_obj_end(jw);
 	ws_jw_kbool(jw, "network_off", !iso->net_allowed && iso->net_enforced);
 	ws_jw_kbool(jw, "unix_outside_blocked", iso->unix_outside_blocked);
+	ws_jw_kbool(jw, "unix_inside_blocked", iso->unix_inside_blocked);
+	/* The bytes the private /tmp (and HOME) may hold; null: unbounded. */
+	if (iso->tmp_size > 0)
+		ws_jw_kint(jw, "tmp_size", iso->tmp_size);
+	else
+		ws_jw_knull(jw, "tmp_size");
 }
 
 /*

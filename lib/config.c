@@ -23,7 +23,7 @@ ws_config_init(struct ws_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->detect_project_root = true;
-	cfg->limits = (struct ws_limits){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+	cfg->limits = (struct ws_limits){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 }
 
 static void
@@ -296,6 +296,7 @@ ws__cfg_limits(struct ws_config *cfg, const cJSON *obj, const char *origin)
 		{"time_budget", offsetof(struct ws_limits, time_budget), 1},
 		{"scan_bytes", offsetof(struct ws_limits, scan_bytes), 1},
 		{"scan_time", offsetof(struct ws_limits, scan_time), 1},
+		{"tmp_size", offsetof(struct ws_limits, tmp_size), 1024 * 1024},
 	};
 	const cJSON *it;
 

@@ -27,6 +27,7 @@
 #include "ws/error.h"
 #include "ws/guard.h"
 #include "ws/path.h"
+#include "ws/persist.h"
 #include "ws/sandbox.h"
 #include "ws/workspace.h"
 
@@ -933,7 +934,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	size_t ng = 0, nmp = 0;
 	const char *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
 	struct stat root_st, st;
-	bool any_write = false;
+	bool any_write = false, home_done = false;
+	char *home_real = NULL;
 	int root = -1, rc = 0;
 
 	/* A HOME the environment cannot be trusted with (unset, relative,
@@ -1123,6 +1125,43 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 				 how, hit);
 		}
 	}
+	/*
+	 * HOME's persistence places (ws/persist.h): what a later login,
+	 * session or program runs.  Landlock cannot keep one entry of a
+	 * writable tree read-only, and one that does not exist yet cannot
+	 * be bound over, so a write grant that holds or is in one is read.
+	 * The grant's name is canonical (opened with no symlink), as is
+	 * home_real.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct ws_policy_grant *g = &v[i];
+		const char *place;
+		char *hp;
+
+		if (!g->granted || !g->write)
+			continue;
+		if (home_real == NULL && !home_done) {
+			home_real = ws_home_real();
+			home_done = true;
+		}
+		if ((place = ws_home_persist_reached(home_real, g->dir)) == NULL)
+			continue;
+		g->write = false;
+		/* "~/.config/systemd", and whether the grant holds it. */
+		if (asprintf(&hp, "%s/%s", home_real, place) < 0)
+			hp = NULL;
+		if (hp != NULL && hp[strlen(hp) - 1] == '/')
+			hp[strlen(hp) - 1] = '\0';
+		snprintf(g->why, sizeof(g->why),
+			 "read only: it %s ~/%.*s, where a later login, session "
+			 "or program finds what to run (HOME's persistence "
+			 "places are never granted read-write; grant a "
+			 "narrower directory)",
+			 hp != NULL && ws_path_within(g->dir, hp, NULL) ? "holds"
+									 : "is in",
+			 (int)(strlen(place) - (place[strlen(place) - 1] == '/')), place);
+		free(hp);
+	}
 out:
 	if (root >= 0)
 		close(root);
@@ -1133,6 +1172,7 @@ out:
 	free(above.v);
 	free(inside.v);
 	free(never.v);
+	free(home_real);
 	if (rc < 0)
 		ws_grants_revoke(v, n, "not checked");
 	return rc;

@@ -19,6 +19,8 @@
 #include "ws/error.h"
 #include "ws/glob.h"
 #include "ws/guard.h"
+#include "ws/path.h"
+#include "ws/persist.h"
 #include "ws/vars.h"
 #include "ws/workspace.h"
 
@@ -30,6 +32,8 @@ static const char *const ws__ops[WS__OP_COUNT] = {
 static const char *const ws__decisions[] = {"allow", "deny", "approve"};
 
 #define WS__ALL_OPS ((1u << WS__OP_COUNT) - 1)
+#define WS__STR2(x) #x
+#define WS__STR(x) WS__STR2(x)
 
 struct ws__frule {
 	char *name;
@@ -158,10 +162,20 @@ ws_policy_set_hooks(struct ws_policy *p, ws_policy_log_fn log,
 }
 
 bool
-ws_policy_ask(const struct ws_policy *p, const struct ws_ctx *ws, const char *message)
+ws_policy_ask(const struct ws_policy *p, const struct ws_ctx *ws,
+	      const struct ws_ask *a)
 {
-	return p != NULL && p->prompt != NULL && !ws->no_prompt &&
-	       p->prompt(p->hook_arg, message ? message : "approve?");
+	char *q;
+	bool yes;
+
+	if (p == NULL || p->prompt == NULL || ws->no_prompt)
+		return false;
+	/* Out of memory: no question can be put, so the answer is no. */
+	if ((q = ws_policy_question(a)) == NULL)
+		return false;
+	yes = p->prompt(p->hook_arg, q);
+	free(q);
+	return yes;
 }
 
 /* ---- Parsing ---- */
@@ -922,6 +936,7 @@ ws_policy_render(const char *tmpl, const char *path, const char *op,
 		return NULL;
 	while (*s) {
 		const char *e, *a, *b, *val = NULL;
+		char *shown;
 
 		if (s[0] != '{' || s[1] != '{' || (e = strstr(s + 2, "}}")) == NULL) {
 			fputc(*s++, f);
@@ -943,9 +958,194 @@ ws_policy_render(const char *tmpl, const char *path, const char *op,
 			fputc(*s++, f);
 			continue;
 		}
-		fputs(val, f);
+		/* A path or command line is the caller's: shown escaped and
+		 * cut, so that it cannot redraw the message around it. */
+		shown = ws_shown_value(val, WS_SHOWN_MAX, NULL);
+		if (shown == NULL) {
+			fclose(f);
+			free(out);
+			return NULL;
+		}
+		fputs(shown, f);
+		free(shown);
 		s = e + 2;
 	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/*
+ * The length of the UTF-8 sequence at s (1 to 4) and its code point, or
+ * 0 when s does not start a valid, shortest-form sequence.
+ */
+static size_t
+ws__utf8(const unsigned char *s, unsigned long *cp)
+{
+	size_t n;
+	unsigned long c, min;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2, c = s[0] & 0x1f, min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3, c = s[0] & 0x0f, min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4, c = s[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/*
+ * Characters a terminal or a client draws as nothing, or that reorder
+ * the text around them: a name holding them can look like another.
+ */
+static bool
+ws__invisible(unsigned long c)
+{
+	return (c >= 0x80 && c <= 0x9f) || c == 0xad || c == 0x61c ||
+	       (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
+	       (c >= 0x2060 && c <= 0x206f) || c == 0xfeff ||
+	       (c >= 0xfff9 && c <= 0xfffb);
+}
+
+char *
+ws_shown_value(const char *v, size_t max, bool *escaped)
+{
+	const unsigned char *s = (const unsigned char *)v;
+	char *out = NULL;
+	size_t cap = 0;
+	bool esc = false;
+	FILE *f = open_memstream(&out, &cap);
+
+	if (f == NULL)
+		return NULL;
+	while (*s) {
+		unsigned long c;
+		size_t n;
+		long at = ftell(f);
+
+		if (at >= 0 && (size_t)at >= max) {
+			/* The rest, counted: a long value cannot push what
+			 * follows it out of sight. */
+			fprintf(f, "\u2026(%zu more bytes)", strlen((const char *)s));
+			esc = true;
+			break;
+		}
+		if (*s == ' ') {
+			for (n = 0; s[n] == ' '; n++)
+				;
+			if (n > 8) {
+				fprintf(f, " \u2026(%zu spaces)\u2026 ", n);
+				esc = true;
+			} else {
+				fwrite(s, 1, n, f);
+			}
+			s += n;
+			continue;
+		}
+		if (*s < 0x20 || *s == 0x7f) {
+			if (*s == '\n')
+				fputs("\\n", f);
+			else if (*s == '\r')
+				fputs("\\r", f);
+			else if (*s == '\t')
+				fputs("\\t", f);
+			else
+				fprintf(f, "\\x%02x", *s);
+			esc = true;
+			s++;
+			continue;
+		}
+		if ((n = ws__utf8(s, &c)) == 0) {
+			fprintf(f, "\\x%02x", *s++);
+			esc = true;
+			continue;
+		}
+		if (ws__invisible(c)) {
+			fprintf(f, "\\u%04lx", c);
+			esc = true;
+		} else {
+			fwrite(s, 1, n, f);
+		}
+		s += n;
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	if (escaped != NULL)
+		*escaped = esc;
+	return out;
+}
+
+char *
+ws_policy_question(const struct ws_ask *a)
+{
+	char *subject, *msg = NULL, *out = NULL;
+	size_t cap = 0;
+	char *rule = NULL, *pol = NULL;
+	bool esc = false;
+	FILE *f;
+
+	subject = ws_shown_value(a->subject ? a->subject : "", WS_SHOWN_MAX, &esc);
+	if (subject == NULL)
+		return NULL;
+	/* The message was rendered with its values escaped; what is left is
+	 * the rule's own text, which must stay on its own line too. */
+	if ((a->message != NULL &&
+	     (msg = ws_shown_value(a->message, 4 * WS_SHOWN_MAX, NULL)) == NULL) ||
+	    (a->rule != NULL &&
+	     (rule = ws_shown_value(a->rule, WS_SHOWN_MAX, NULL)) == NULL) ||
+	    (a->policy != NULL &&
+	     (pol = ws_shown_value(a->policy, WS_SHOWN_MAX, NULL)) == NULL) ||
+	    (f = open_memstream(&out, &cap)) == NULL) {
+		free(subject);
+		free(msg);
+		free(rule);
+		free(pol);
+		return NULL;
+	}
+	fprintf(f, "Allow %s: %s?",
+		a->op == NULL ? "operation"
+		: strcmp(a->op, "exec") == 0 ? "command" : a->op,
+		subject);
+	if (rule != NULL || pol != NULL) {
+		fputs("\nAsked by", f);
+		if (rule != NULL)
+			fprintf(f, " rule \"%s\"", rule);
+		if (pol != NULL)
+			fprintf(f, "%s policy \"%s\"", rule ? " of" : "", pol);
+		if (msg != NULL)
+			fprintf(f, ": %s", msg);
+	} else if (msg != NULL) {
+		fprintf(f, "\n%s", msg);
+	}
+	if (esc)
+		fputs("\n(The value is shown escaped: control bytes and bytes "
+		      "that are not UTF-8 as \\xNN, \\n, \\r, \\t, invisible "
+		      "characters as \\uNNNN, long runs of spaces counted, "
+		      "and anything past " WS__STR(WS_SHOWN_MAX)
+		      " bytes cut.)", f);
+	free(subject);
+	free(msg);
+	free(rule);
+	free(pol);
 	if (fclose(f) != 0) {
 		free(out);
 		return NULL;
@@ -1001,6 +1201,41 @@ ws__guard_refusal(int rc, enum ws_op op)
 	return rc;
 }
 
+/*
+ * HOME's persistence places (ws/persist.h), when a workspace or a mount
+ * holds them: no tool changes one, nor (anc: a rename, a delete) what
+ * holds one, whatever the policy says.  The list is wsrun's too (a
+ * policy grant that reaches one is read-only there).
+ */
+static int
+ws__home_persist_check(enum ws_op op, const char *real, const char *shown,
+		       bool anc)
+{
+	char *home = ws_home_real();
+	const char *place;
+	int rc = 0;
+
+	if (home == NULL)
+		return 0;
+	place = anc ? ws_home_persist_reached(home, real)
+		    : ws_home_persist_in(home, real);
+	/* Only what lies in HOME: reached() also matches HOME's parents. */
+	if (place != NULL && ws_path_within(home, real, NULL)) {
+		size_t l = strlen(place);
+
+		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+				  "is (or %s) ~/%.*s, where a later login, "
+				  "session or program of the user's finds what "
+				  "to run: no tool may %s it",
+				  anc ? "holds" : "is in",
+				  (int)(l - (place[l - 1] == '/')), place,
+				  ws__ops[op]);
+		rc = ws__guard_refusal(rc, op);
+	}
+	free(home);
+	return rc;
+}
+
 int
 ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 {
@@ -1044,6 +1279,8 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		default:
 			break;
 		}
+		if ((rc = ws__home_persist_check(op, real, shown, anc)) < 0)
+			return rc;
 	}
 	/*
 	 * Nor may a call move the project or git root that the next call's
@@ -1090,23 +1327,27 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		return 0;
 	if (m.decision == WS_DECISION_APPROVE && ws->approve)
 		return 0;
-	if (m.message != NULL)
-		msg = ws_policy_render(m.message, shown, ws__ops[op], rule);
-	else if (m.decision == WS_DECISION_APPROVE)
-		msg = ws_policy_render("{{.Operation}} {{.Path}} needs approval",
-				       shown, ws__ops[op], rule);
 	if (m.decision == WS_DECISION_APPROVE) {
-		if (ws_policy_ask(p, ws, msg)) {
+		struct ws_ask ask = {ws__ops[op], shown, p->name, m.rule, NULL};
+
+		if (m.message != NULL)
+			ask.message = msg = ws_policy_render(m.message, shown,
+							     ws__ops[op], rule);
+		if (ws_policy_ask(p, ws, &ask)) {
 			ws__log(p, "INFO", "policy approval op=%s rule=%s approved=prompt",
 				ws__ops[op], rule);
 			free(msg);
 			return 0;
 		}
+		if (msg == NULL)
+			msg = ws_policy_render("{{.Operation}} {{.Path}} needs approval",
+					       shown, ws__ops[op], rule);
 		rc = ws_error_set(WS_EAPPROVAL_REQUIRED, shown,
 				  "%s (policy \"%s\", rule \"%s\"; pass --approve "
 				  "to allow it)", msg ? msg : "needs approval",
 				  p->name, rule);
-	} else if (msg != NULL) {
+	} else if (m.message != NULL &&
+		   (msg = ws_policy_render(m.message, shown, ws__ops[op], rule)) != NULL) {
 		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
 				  "%s (policy \"%s\", rule \"%s\", operation %s)",
 				  msg, p->name, rule, ws__ops[op]);

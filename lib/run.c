@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysinfo.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -154,7 +155,7 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 	if (d == WS_DECISION_APPROVE && !ws->approve) {
 		char *msg = m.message ? ws_policy_render(m.message, cmdline, "exec",
 							  m.rule) : NULL;
-		char *ask = NULL;
+		struct ws_ask ask = {"exec", cmdline, ws_policy_name(p), m.rule, msg};
 		int rc = 0;
 
 		/*
@@ -162,12 +163,9 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 		 * MCP client's elicitation): the hooks are the session's
 		 * policy's, also when the built-in list decided.
 		 */
-		if (msg == NULL && asprintf(&ask, "Run \"%s\"?", cmdline) < 0)
-			ask = NULL;
-		if (!ws_policy_ask(ws->policy, ws, msg ? msg : ask))
+		if (!ws_policy_ask(ws->policy, ws, &ask))
 			rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL, "%s",
 					  msg ? msg : "command needs approval (--approve)");
-		free(ask);
 		free(msg);
 		return rc;
 	}
@@ -201,6 +199,19 @@ ws_run_cmdline(const struct ws_run_opts *o)
 	return s;
 }
 
+long long
+ws_run_tmp_size_default(void)
+{
+	struct sysinfo si;
+	long long quarter;
+
+	if (sysinfo(&si) != 0)
+		return WS_RUN_TMP_SIZE_DEFAULT;
+	quarter = (long long)si.totalram * si.mem_unit / 4;
+	return quarter >= WS_RUN_TMP_SIZE_MIN && quarter < WS_RUN_TMP_SIZE_DEFAULT
+		       ? quarter : WS_RUN_TMP_SIZE_DEFAULT;
+}
+
 int
 ws_run_check_opts(const struct ws_run_opts *o)
 {
@@ -208,9 +219,14 @@ ws_run_check_opts(const struct ws_run_opts *o)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "no command given");
 	if (o->timeout_ms < 0 || o->grace_ms < 0 || o->max_output < 0 ||
 	    o->memory < 0 || o->max_procs < 0 || o->max_file_size < 0 ||
-	    o->cpu_time < 0)
+	    o->cpu_time < 0 || o->tmp_size < 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "timeouts and limits cannot be negative");
+	if (o->tmp_size > 0 && o->tmp_size < WS_RUN_TMP_SIZE_MIN)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "tmp size %lld is less than 1M, the least "
+				    "the private /tmp and HOME can work in",
+				    o->tmp_size);
 	for (size_t i = 0; i < o->nenv; i++)
 		if (strchr(o->env[i], '=') == NULL || o->env[i][0] == '=')
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
@@ -1632,7 +1648,15 @@ ws__plan_layers(const struct ws_run_opts *o, struct ws_isolation *iso,
 	plan->netns = L[WS_LAYER_NETNS].planned;
 	plan->net = o->net;
 	plan->use_proc = plan->mountns;
-	plan->deny_unix_connect = !plan->mountns;
+	/*
+	 * A host process's UNIX socket inside the workspace (or a mount) is
+	 * in the command's view whatever the namespaces, and Landlock before
+	 * ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) has no rule for connecting
+	 * to a socket by its path.  auto leaves it reachable (wsrun(1) says
+	 * so); strict refuses connect() as it is refused without a mount
+	 * namespace, the command's own sockets included (socketpair stays).
+	 */
+	plan->deny_unix_connect = !plan->mountns || o->isolate == WS_ISOLATE_STRICT;
 	if (none)
 		return 0;
 	/* The baseline of auto: Landlock filesystem rules and no network. */
@@ -1709,6 +1733,25 @@ ws__iso_finish(struct ws_isolation *iso, const struct ws_sandbox_plan *plan,
 			       "seccomp (connect and datagram sockets denied)");
 	}
 	iso->unix_outside_blocked = iso->unix_how[0] != '\0';
+	iso->unix_inside_blocked = ran && !iso->net_allowed &&
+				   L[WS_LAYER_SECCOMP].enforced && plan->deny_unix_connect;
+	/*
+	 * The private /tmp is bounded only as the minimal root's tmpfs;
+	 * without a mount namespace HOME and TMPDIR are a directory of the
+	 * host's, which nothing of wsrun's bounds (--max-file-size bounds
+	 * each file, not the sum).
+	 */
+	iso->tmp_size = 0;
+	iso->tmp_how[0] = '\0';
+	if (ran && L[WS_LAYER_MOUNTNS].enforced) {
+		iso->tmp_size = plan->tmp_size;
+		snprintf(iso->tmp_how, sizeof(iso->tmp_how),
+			 "tmpfs of the minimal root, HOME and TMPDIR in it");
+	} else if (ran && plan->priv_real != NULL) {
+		snprintf(iso->tmp_how, sizeof(iso->tmp_how),
+			 "no mount namespace: HOME and TMPDIR are a directory "
+			 "of the host's %s, not bounded", ws__priv_base());
+	}
 	if (ran && L[WS_LAYER_LANDLOCK].enforced)
 		snprintf(L[WS_LAYER_LANDLOCK].why, sizeof(L[WS_LAYER_LANDLOCK].why),
 			 "ABI %d", iso->landlock_abi);
@@ -1933,6 +1976,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 * /tmp, which vanishes with the namespace; elsewhere a directory
 	 * is made for the call and removed after it.
 	 */
+	plan.tmp_size = o->tmp_size > 0 ? o->tmp_size : ws_run_tmp_size_default();
 	if (plan.mountns) {
 		if ((plan.priv_real = strdup("/tmp/wsrun")) == NULL) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");

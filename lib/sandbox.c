@@ -1309,12 +1309,15 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/*
 	 * A private /tmp, and the empty sources of the masks.  Its pages are
-	 * memory that no rlimit of the command counts: a quarter of RAM at
-	 * most (tmpfs's own default is half).
+	 * memory that no rlimit of the command counts: bounded by the plan
+	 * (--tmp-size, limits.tmp_size; never 0, which tmpfs takes as no
+	 * bound), so that a write past it is ENOSPC in the command.
 	 */
+	snprintf(target, sizeof(target), "mode=1777,size=%lld",
+		 p->tmp_size > 0 ? p->tmp_size : 1024LL * 1024);
 	if (ws__mkdirs(WS__NEWROOT "/tmp") < 0 ||
 	    mount("tmpfs", WS__NEWROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=1777,size=25%") < 0)
+		  target) < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", "/tmp", errno);
 	/* HOME and TMPDIR in the private /tmp (see ws_run()). */
 	if (p->priv_fd < 0 && p->priv_real != NULL) {

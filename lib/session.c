@@ -85,13 +85,27 @@ ws__prompt(void *arg, const char *message)
 
 	if (fd < 0)
 		return false;
-	/* A file name with escape sequences or CR must not redraw the
-	 * question: control bytes are shown as "?". */
-	safe = strdup(message);
-	for (char *c = safe; c != NULL && *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+	/*
+	 * The question comes from ws_policy_question(): its values are
+	 * escaped and its lines are its own.  Still, no control byte but
+	 * those line breaks reaches the terminal, whatever a caller passed;
+	 * the first line (what is asked) after the tool's name, the details
+	 * indented under it, and the answer asked for on a line of its own.
+	 */
+	if ((safe = strdup(message)) == NULL) {
+		close(fd);
+		return false;
+	}
+	for (char *c = safe; *c; c++)
+		if (((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f)
 			*c = '?';
-	dprintf(fd, "%s: %s [y/N] ", cli->tool->prog, safe ? safe : "?");
+	dprintf(fd, "%s: ", cli->tool->prog);
+	for (char *c = safe, *nl; c != NULL; c = nl != NULL ? nl + 1 : NULL) {
+		nl = strchr(c, '\n');
+		dprintf(fd, "%s%.*s\n", c == safe ? "" : "  ",
+			(int)(nl != NULL ? (size_t)(nl - c) : strlen(c)), c);
+	}
+	dprintf(fd, "%s: allow? [y/N] ", cli->tool->prog);
 	free(safe);
 	while (n + 1 < sizeof(ans)) {
 		char c;

@@ -577,6 +577,81 @@ START_TEST(persistence_defaults)
 }
 END_TEST
 
+/* Run wswrite in ws; expect a HOME persistence refusal or success. */
+static void
+whp(const char *ws, bool refused, const char *const *args)
+{
+	struct wst_run r;
+
+	run_ws(&r, ws, NULL, "wswrite", args);
+	if (refused) {
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "where a later login, session or program")
+				      != NULL, "%s", r.out);
+	} else {
+		expect_code(&r, "", 0);
+	}
+	wst_run_free(&r);
+}
+
+/*
+ * HOME's persistence places (issue 18), when the workspace holds them:
+ * systemd user units, autostart entries, git's configuration, PATH's
+ * directories are refused to every tool, whatever the policy; the rest
+ * of ~/.config stays writable.
+ */
+START_TEST(persistence_home_places)
+{
+	static const char *const files[] = {
+		".config/systemd/user/x.service", ".config/autostart/x.desktop",
+		".config/git/config", ".gitconfig", ".local/bin/ls",
+		".ssh/authorized_keys", ".config/environment.d/x.conf",
+		".pam_environment", ".local/share/systemd/user/y.timer",
+	};
+	static const char *const free_files[] = {
+		".config/myapp/settings", "notes.txt", ".cache/x",
+		".local/share/myapp/db",
+	};
+	char *ws = wst_path(base, "home");
+
+	wst_write(ws, ".config/git/config", "[user]\n");
+	cfg_env = NULL;
+	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+
+		whp(ws, true, w);
+	}
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		whp(ws, false, w);
+	}
+	{
+		const char *edit[] = {"--edit", "--old", "user", "--new", "x",
+				      ".config/git/config", NULL};
+		const char *mk[] = {"--mkdir", ".config/autostart", NULL};
+		const char *mvin[] = {"--move", ".config/autostart/n.desktop",
+				      "notes.txt", NULL};
+		const char *mvout[] = {"--move", "cfg", ".config", NULL};
+		const char *del[] = {"--delete", "-r", ".config", NULL};
+		char *c;
+
+		whp(ws, true, edit);
+		whp(ws, true, mk);
+		whp(ws, true, mvin);
+		whp(ws, true, mvout);
+		whp(ws, true, del);
+		c = slurp_at(ws, ".config/git/config", NULL);
+		ck_assert_str_eq(c, "[user]\n");
+		free(c);
+		ck_assert(!exists_at(ws, ".config/autostart"));
+		ck_assert(!exists_at(ws, ".config/systemd"));
+	}
+	free(ws);
+}
+END_TEST
+
 /*
  * A guard that is a symlink guards its target; a ".git" file ("gitdir:")
  * guards the hooks and config of the git dir it names, and of its common
@@ -986,6 +1061,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_defaults);
 	tcase_add_test(tc, persistence_links_and_gitdir);
 	tcase_add_test(tc, persistence_config);
+	tcase_add_test(tc, persistence_home_places);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("policy");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -1212,6 +1212,87 @@ START_TEST(command_approval_by_elicitation)
 END_TEST
 
 /*
+ * The question an approval puts cannot be redrawn by what it asks about
+ * (issue 18, finding 5): a command line with CR, ESC [2K / [1A, 30
+ * newlines and 400 spaces used to reach the person raw, so that "rm -rf
+ * src" could look like "ls -la # read-only".  Now the first line names
+ * the operation and the command, escaped, and a long value is cut.
+ */
+START_TEST(approval_question_is_escaped)
+{
+	struct mcp m;
+	char *pol, *script, *args, *q = NULL;
+	size_t n = 0;
+	bool asked = false;
+	cJSON *j;
+
+	wst_write(T, "cmd.json",
+		  "{\"version\":1,\"name\":\"askcmd\",\"file_rules\":["
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}],\"command_rules\":["
+		  "{\"name\":\"ask-sh\",\"patterns\":[\"^sh\\\\b\"],"
+		  "\"decision\":\"approve\",\"message\":\"Run {{.Path}}?\"}]}");
+	pol = wst_path(T, "cmd.json");
+	script = malloc(4096);
+	strcpy(script, "rm -rf src\\r\\u001b[2K\\u001b[1A");
+	for (int i = 0; i < 30; i++)
+		strcat(script, "\\n");
+	for (int i = 0; i < 400; i++)
+		strcat(script, " ");
+	strcat(script, "ls -la # read-only ");
+	for (int i = 0; i < 600; i++)
+		strcat(script, "#");
+	ck_assert_int_ge(asprintf(&args, "{\"command\":[\"sh\",\"-c\",\"%s\"]}",
+				  script), 0);
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":%s}}", args);
+	for (;;) {
+		j = mcp_recv(&m, 10000);
+		ck_assert_ptr_nonnull(j);
+		if (method_of(j) && strcmp(method_of(j), "elicitation/create") == 0) {
+			q = strdup(cJSON_GetStringValue(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(j, "params"), "message")));
+			mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":"
+				 "{\"action\":\"decline\"}}",
+				 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")));
+			asked = true;
+			cJSON_Delete(j);
+			continue;
+		}
+		if (is_id(j, 7))
+			break;
+		cJSON_Delete(j);
+	}
+	ck_assert(asked);
+	ck_assert_str_eq(code_of(cJSON_GetObjectItem(j, "result")), "APPROVAL_REQUIRED");
+	cJSON_Delete(j);
+	/* What is asked, on the first line, as it will run. */
+	ck_assert_msg(strncmp(q, "Allow command: sh -c rm -rf src\\r\\x1b[2K\\x1b[1A\\n",
+			      strlen("Allow command: sh -c rm -rf src\\r\\x1b[2K\\x1b[1A\\n")) == 0,
+		      "%s", q);
+	/* No control byte but the few line breaks between its parts. */
+	for (const char *c = q; *c; c++) {
+		ck_assert_msg((unsigned char)*c >= 0x20 || *c == '\n', "byte %#x in %s",
+			      (unsigned char)*c, q);
+		n += *c == '\n';
+	}
+	ck_assert_msg(n <= 3, "%zu lines: %s", n, q);
+	/* The spaces counted, the rest cut, and the whole short. */
+	ck_assert_msg(strstr(q, "(400 spaces)") != NULL, "%s", q);
+	ck_assert_msg(strstr(q, "more bytes)") != NULL, "%s", q);
+	ck_assert_msg(strlen(q) < 1500, "%zu bytes: %s", strlen(q), q);
+	ck_assert_msg(strstr(q, "rule \"ask-sh\" of policy \"askcmd\"") != NULL, "%s", q);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(q);
+	free(args);
+	free(script);
+	free(pol);
+}
+END_TEST
+
+/*
  * "\u0000" in an argument is refused as the CLI refuses it (it used to
  * cut the string: "a.txt\u0000x" read a.txt), an id with one is -32600;
  * anything after the first JSON value is -32700; an elicitation answer
@@ -1858,6 +1939,7 @@ suite(void)
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, command_approval_by_elicitation);
+	tcase_add_test(tc, approval_question_is_escaped);
 	tcase_add_test(tc, strict_messages);
 	tcase_add_test(tc, approval_times_out);
 	tcase_add_test(tc, roots_set_the_workspace);

@@ -701,6 +701,76 @@ END_TEST
  * adds) would let the grant write it.  The grant becomes read, so the
  * file stays as it was and nothing can be made in the grant.
  */
+/*
+ * A write grant that holds or is in one of HOME's persistence places
+ * (issue 18): a grant of ~/.config, with systemd user units, autostart entries
+ * and git's configuration in it is read-only, and isolation says why;
+ * a narrower grant that reaches none stays read-write.
+ */
+START_TEST(policy_grant_home_persistence)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *h = wst_path(gb, "home"), *pfile = wst_path(base, "hp.json");
+	char pol[4096], cmd[8192], henv[4200];
+	const int m[] = {0, 3}; /* every layer; no mount namespace (Landlock) */
+
+	wst_write(h, ".config/git/config", "[user]\n\tname = a\n");
+	wst_write(h, ".config/myapp/settings", "old\n");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"cfg\", \"paths\": [\"${HOME}/.config/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"app\", \"paths\": [\"${HOME}/.config/myapp/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"units\", \"paths\": [\"${HOME}/.config/systemd/user/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}");
+	wst_write(base, "hp.json", pol);
+	wst_write(h, ".config/systemd/user/old.service", "[Unit]\n");
+	snprintf(cmd, sizeof(cmd),
+		 "H='%s'; mkdir -p \"$H/.config/autostart\" 2>/dev/null && "
+		 "echo x > \"$H/.config/autostart/x.desktop\" || echo AUTOSTART-REFUSED;"
+		 "echo x > \"$H/.config/systemd/user/x.service\" || echo UNIT-REFUSED;"
+		 "echo '[core]' >> \"$H/.config/git/config\" || echo GIT-REFUSED;"
+		 "echo new > \"$H/.config/myapp/settings\" && echo APP-OK", h);
+	snprintf(henv, sizeof(henv), "HOME=%s", h);
+	run_extra_env = henv;
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		char *c, *gc;
+
+		RUNM(&r, m[k], "--policy", pfile, "-c", cmd);
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "AUTOSTART-REFUSED") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "UNIT-REFUSED") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "GIT-REFUSED") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "APP-OK") != NULL, "%s", r.out);
+		ck_assert(!exists_in(h, ".config/autostart"));
+		ck_assert(!exists_in(h, ".config/systemd/user/x.service"));
+		c = wst_path(h, ".config/git/config");
+		gc = wst_slurp(c, NULL);
+		ck_assert_str_eq(gc, "[user]\n\tname = a\n");
+		free(gc);
+		free(c);
+		/* What was kept read-only, and why. */
+		ck_assert(granted(&r, "cfg", NULL, "read"));
+		ck_assert_msg(strstr(grant_why(&r, "cfg", NULL), "holds ~/.config/") != NULL,
+			      "%s", grant_why(&r, "cfg", NULL));
+		ck_assert(granted(&r, "units", NULL, "read"));
+		ck_assert_msg(strstr(grant_why(&r, "units", NULL), "is in ~/.config/systemd") != NULL,
+			      "%s", grant_why(&r, "units", NULL));
+		ck_assert(granted(&r, "app", NULL, "read-write"));
+		wst_run_free(&r);
+		wst_write(h, ".config/myapp/settings", "old\n");
+	}
+	run_extra_env = NULL;
+	wst_rmrf(gb);
+	free(gb);
+	free(h);
+	free(pfile);
+}
+END_TEST
+
 START_TEST(policy_grant_narrowed_by_hard_link)
 {
 	struct wst_run r;
@@ -1222,6 +1292,59 @@ START_TEST(confine_network)
 END_TEST
 
 /*
+ * A UNIX socket that a host process keeps inside the workspace (issue
+ * 18): reachable under auto in a mount namespace, which cannot hide it
+ * (wsrun(1) says so, and isolation.unix_sockets.inside_blocked false);
+ * refused under --isolate strict, and without a mount namespace.  The
+ * command's socketpair() keeps working.
+ */
+START_TEST(unix_socket_in_workspace)
+{
+	struct sockaddr_un u = {.sun_family = AF_UNIX};
+	struct wst_run r;
+	char *path = wst_path(ws, "app.sock"), script[1024];
+	int srv;
+	const struct {
+		int mode;
+		const char *isolate;
+		bool reached;
+	} cases[] = {{0, "auto", true}, {0, "strict", false}, {3, "auto", false}};
+
+	ck_assert_uint_lt(strlen(path), sizeof(u.sun_path));
+	memcpy(u.sun_path, path, strlen(path) + 1);
+	srv = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(bind(srv, (struct sockaddr *)&u, sizeof(u)), 0);
+	ck_assert_int_eq(listen(srv, 8), 0);
+	snprintf(script, sizeof(script),
+		 "use IO::Socket::UNIX; use Socket;"
+		 "my $x = IO::Socket::UNIX->new(Peer => '%s', Type => SOCK_STREAM);"
+		 "print $x ? \"UNIX-OK\\n\" : \"UNIX-DENIED\\n\";"
+		 "socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, 0) and print \"PAIR-OK\\n\";",
+		 path);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		cJSON *us;
+
+		RUNM(&r, cases[k].mode, "--isolate", cases[k].isolate, "--", "perl",
+		     "-e", script);
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), cases[k].reached ? "UNIX-OK"
+									    : "UNIX-DENIED")
+				      != NULL, "%s %s: %s", modes[cases[k].mode],
+			      cases[k].isolate, r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "PAIR-OK") != NULL, "%s", r.out);
+		us = cJSON_GetObjectItem(wst_output(&r, "isolation"), "unix_sockets");
+		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(us, "inside_blocked")));
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(us, "inside_blocked")) ==
+			  !cases[k].reached);
+		wst_run_free(&r);
+	}
+	close(srv);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/*
  * A host datagram socket, outside: no unconnected datagram socket may
  * exist where the filter stands for the mount namespace (none, or a grant
  * that shows the host's socket), since sendmsg and sendmmsg keep the
@@ -1643,6 +1766,66 @@ START_TEST(unprivileged)
 END_TEST
 
 /* ---- Fallbacks of --isolate ------------------------------------------- */
+
+/*
+ * The private /tmp (HOME in it) is memory no rlimit counts: bounded by
+ * limits.tmp_size or --tmp-size (issue 18), a write past it is ENOSPC in
+ * the command, and isolation names the size; without a mount namespace
+ * it says the directory is not bounded.
+ */
+START_TEST(tmp_bounded)
+{
+	struct wst_run r;
+	char *conf = wst_path(base, "tmp.json"), env[4200];
+	cJSON *tmp;
+
+	wst_write(base, "tmp.json", "{\"limits\": {\"tmp_size\": 2097152}}");
+	snprintf(env, sizeof(env), "WS_CONFIG=%s", conf);
+	run_extra_env = env;
+	RUNM(&r, 0, "-c", "head -c 3000000 /dev/zero > /tmp/big; echo rc=$?; "
+	     "rm -f /tmp/big; head -c 3000000 /dev/zero > \"$HOME/big\"; echo rc=$?");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "rc=1\nrc=1\n");
+	ck_assert_msg(strstr(out_str(&r, "stderr"), "No space left") != NULL, "%s",
+		      out_str(&r, "stderr"));
+	tmp = cJSON_GetObjectItem(wst_output(&r, "isolation"), "tmp");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(tmp, "bounded")));
+	ck_assert_int_eq((long long)cJSON_GetNumberValue(cJSON_GetObjectItem(tmp, "size")),
+			 2097152);
+	wst_run_free(&r);
+	/* The flag wins over the configuration. */
+	RUNM(&r, 0, "--tmp-size", "4M", "-c", "head -c 3000000 /dev/zero > /tmp/big "
+	     "&& echo ok");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "ok\n");
+	tmp = cJSON_GetObjectItem(wst_output(&r, "isolation"), "tmp");
+	ck_assert_int_eq((long long)cJSON_GetNumberValue(cJSON_GetObjectItem(tmp, "size")),
+			 4 << 20);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--tmp-size", "100K", "true");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	run_extra_env = NULL;
+	/* The default: 512M, or a quarter of RAM when less. */
+	RUNM(&r, 0, "true");
+	expect_ran(&r, 0);
+	tmp = cJSON_GetObjectItem(wst_output(&r, "isolation"), "tmp");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(tmp, "bounded")));
+	ck_assert(cJSON_GetNumberValue(cJSON_GetObjectItem(tmp, "size")) > 0);
+	ck_assert(cJSON_GetNumberValue(cJSON_GetObjectItem(tmp, "size")) <= 512 << 20);
+	wst_run_free(&r);
+	/* Without a mount namespace, HOME and TMPDIR are the host's. */
+	RUNM(&r, 3, "true");
+	expect_ran(&r, 0);
+	tmp = cJSON_GetObjectItem(wst_output(&r, "isolation"), "tmp");
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(tmp, "bounded")));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(tmp, "size")));
+	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(tmp, "how")),
+				     "not bounded"));
+	wst_run_free(&r);
+	free(conf);
+}
+END_TEST
 
 START_TEST(isolate_modes)
 {
@@ -2442,6 +2625,9 @@ suite(void)
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
+	tcase_add_test(tf, unix_socket_in_workspace);
+	tcase_add_test(tf, policy_grant_home_persistence);
+	tcase_add_test(tf, tmp_bounded);
 	tcase_add_test(tf, probe);
 	tcase_add_test(tf, workspace_root);
 	tcase_add_test(tf, args_compact);

@@ -12,6 +12,7 @@
 #include "ws-config.h"
 #include "ws/config.h"
 #include "ws/error.h"
+#include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
 #include "ws/workspace.h"
@@ -383,6 +384,87 @@ START_TEST(render)
 
 	ck_assert_str_eq(s, "Delete /a b? (delete by r1) {{.X}} {{");
 	free(s);
+}
+END_TEST
+
+/*
+ * What reaches a person is escaped and cut (issue 18, finding 5): the
+ * path substituted into a rule's message too, not only the question.
+ */
+START_TEST(shown_value)
+{
+	char big[1000], *s;
+	bool esc;
+
+	s = ws_shown_value("src/a b.c", WS_SHOWN_MAX, &esc);
+	ck_assert_str_eq(s, "src/a b.c");
+	ck_assert(!esc);
+	free(s);
+	s = ws_shown_value("a\r\x1b[2K\n\tb\x7f\xff\xc3\xa9", WS_SHOWN_MAX, &esc);
+	ck_assert_str_eq(s, "a\\r\\x1b[2K\\n\\tb\\x7f\\xff\xc3\xa9");
+	ck_assert(esc);
+	free(s);
+	/* C1 controls (U+009B is CSI), bidi overrides, zero widths. */
+	s = ws_shown_value("x\xc2\x9b" "1A\xe2\x80\xae" "y\xe2\x80\x8bz\xef\xbb\xbf", 100, NULL);
+	ck_assert_str_eq(s, "x\\u009b1A\\u202ey\\u200bz\\ufeff");
+	free(s);
+	/* Overlong forms and surrogates are not UTF-8. */
+	s = ws_shown_value("\xc0\xaf\xed\xa0\x80", 100, NULL);
+	ck_assert_str_eq(s, "\\xc0\\xaf\\xed\\xa0\\x80");
+	free(s);
+	s = ws_shown_value("rm          ls", 100, NULL);
+	ck_assert_str_eq(s, "rm \xe2\x80\xa6(10 spaces)\xe2\x80\xa6 ls");
+	free(s);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	s = ws_shown_value(big, 240, &esc);
+	ck_assert_uint_eq(strncmp(s, big, 240), 0);
+	ck_assert_str_eq(s + 240, "\xe2\x80\xa6(759 more bytes)");
+	ck_assert(esc);
+	free(s);
+}
+END_TEST
+
+START_TEST(question)
+{
+	struct ws_ask a = {"exec", "rm -rf src\r\x1b[1Als -la", "p", "r",
+			   "Run it?\nreally"};
+	char *q = ws_policy_question(&a);
+
+	ck_assert_str_eq(q, "Allow command: rm -rf src\\r\\x1b[1Als -la?\n"
+			    "Asked by rule \"r\" of policy \"p\": Run it?\\nreally\n"
+			    "(The value is shown escaped: control bytes and bytes that "
+			    "are not UTF-8 as \\xNN, \\n, \\r, \\t, invisible characters "
+			    "as \\uNNNN, long runs of spaces counted, and anything past "
+			    "240 bytes cut.)");
+	free(q);
+	a = (struct ws_ask){"delete", "/a.txt", NULL, NULL, NULL};
+	q = ws_policy_question(&a);
+	ck_assert_str_eq(q, "Allow delete: /a.txt?");
+	free(q);
+	q = ws_policy_render("Delete {{.Path}}?", "/a\x1b[2K\nb", "delete", "r");
+	ck_assert_str_eq(q, "Delete /a\\x1b[2K\\nb?");
+	free(q);
+}
+END_TEST
+
+/* HOME's persistence places (ws/persist.h): in, held, and neither. */
+START_TEST(home_persist)
+{
+	ck_assert_str_eq(ws_home_persist_in("/h", "/h/.config/systemd/user/x.service"),
+			 ".config/systemd/");
+	ck_assert_str_eq(ws_home_persist_in("/h", "/h/.bashrc"), ".bashrc");
+	ck_assert_ptr_null(ws_home_persist_in("/h", "/h/.bashrc.d0/x"));
+	ck_assert_ptr_null(ws_home_persist_in("/h", "/h/.config/myapp/x"));
+	ck_assert_ptr_null(ws_home_persist_in("/h", "/other/.bashrc"));
+	ck_assert_ptr_null(ws_home_persist_in(NULL, "/h/.bashrc"));
+	/* A grant of ~/.config reaches the places in it; ~/.cache none. */
+	ck_assert_ptr_nonnull(ws_home_persist_reached("/h", "/h/.config"));
+	ck_assert_ptr_nonnull(ws_home_persist_reached("/h", "/h/.local"));
+	ck_assert_str_eq(ws_home_persist_reached("/h", "/h/.config/git/sub"), ".config/git/");
+	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.cache"));
+	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.config/myapp"));
+	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.local/share/myapp"));
 }
 END_TEST
 
@@ -998,6 +1080,9 @@ suite(void)
 	tcase_add_test(tc, command_rules);
 	tcase_add_test(tc, command_rule_errors);
 	tcase_add_test(tc, render);
+	tcase_add_test(tc, shown_value);
+	tcase_add_test(tc, question);
+	tcase_add_test(tc, home_persist);
 	tcase_add_test(tc, log_quote);
 	tcase_add_test(tc, gate);
 	tcase_add_test(tc, grant_candidates);

@@ -42,6 +42,7 @@ struct ws_limits {
 	long long time_budget;	/* wsgrep --time-budget, seconds */
 	long long scan_bytes;	/* wsread --scan-bytes */
 	long long scan_time;	/* wsread --scan-time, seconds */
+	long long tmp_size;	/* wsrun --tmp-size, bytes */
 };
 
 struct ws_config {

@@ -184,7 +184,9 @@ int ws_policy_check_command(struct ws_policy *p, const char *cmdline,
 
 /*
  * Render a message template: {{.Path}}, {{.Operation}} and {{.Rule}}
- * (spaces inside the braces allowed) become path, op and rule.  malloc'd,
+ * (spaces inside the braces allowed) become path, op and rule, each as
+ * ws_shown_value() shows it (escaped, cut at WS_SHOWN_MAX bytes): the
+ * message reaches a person, and a name must not redraw it.  malloc'd,
  * NULL on allocation failure.
  */
 char *ws_policy_render(const char *tmpl, const char *path, const char *op,
@@ -202,14 +204,48 @@ typedef bool (*ws_policy_prompt_fn)(void *arg, const char *message);
 void ws_policy_set_hooks(struct ws_policy *p, ws_policy_log_fn log,
 			 ws_policy_prompt_fn prompt, void *arg);
 
+/* What an approval asks about. */
+struct ws_ask {
+	const char *op;	     /* the operation's name ("delete", "exec") */
+	const char *subject; /* the path as shown, or the command line */
+	const char *policy;  /* the deciding policy's name, or NULL */
+	const char *rule;    /* the deciding rule's name, or NULL */
+	const char *message; /* the rule's rendered message, or NULL */
+};
+
+/* How many bytes of one value a prompt or a rendered message shows. */
+#define WS_SHOWN_MAX 240
+
+/*
+ * v as a person may be shown it on one line, whatever it holds: control
+ * bytes become \n, \r, \t or \xNN, bytes that are not UTF-8 \xNN,
+ * C1 controls and the invisible or bidirectional format characters
+ * (U+200B..U+200F, U+202A..U+202E, U+2066..U+2069, U+FEFF...) \uNNNN, a
+ * run of more than 8 spaces "…(N spaces)…", and what is past max bytes
+ * of output is cut as "…(N more bytes)".  *escaped (if not NULL) is set
+ * when anything was escaped or collapsed.  malloc'd, NULL if out of
+ * memory.
+ */
+char *ws_shown_value(const char *v, size_t max, bool *escaped);
+
+/*
+ * The question an approval puts to a person: the first line names the
+ * operation and its subject alone ("Allow delete: src/a.c?"), shown by
+ * ws_shown_value(); the lines after it say which rule asks, the rule's
+ * message, and how escaped bytes are shown.  malloc'd, NULL if out of
+ * memory.
+ */
+char *ws_policy_question(const struct ws_ask *a);
+
 /*
  * Ask the person through p's prompt hook (the terminal, or wstools mcp's
- * elicitation) to approve an operation: true only when a hook is set,
- * ws does not forbid prompting, and the answer is yes.  The one way an
- * "approve" decision is asked, for file rules and command rules alike.
+ * elicitation) to approve an operation, with ws_policy_question(a): true
+ * only when a hook is set, ws does not forbid prompting, and the answer
+ * is yes.  The one way an "approve" decision is asked, for file rules and
+ * command rules alike.
  */
 bool ws_policy_ask(const struct ws_policy *p, const struct ws_ctx *ws,
-		   const char *message);
+		   const struct ws_ask *a);
 
 /*
  * A value quoted for a logfmt line: as is when it is plain, else in

@@ -25,6 +25,14 @@
 #define WS_RUN_GRACE_DEFAULT 5			/* seconds */
 #define WS_RUN_MAX_OUTPUT_DEFAULT (1024LL * 1024) /* bytes per stream */
 #define WS_RUN_MAX_OUTPUT_ARGS (64LL * 1024)	/* the same under --args */
+/*
+ * The private /tmp (HOME lies in it) is memory that no rlimit of the
+ * command counts.  512 MiB holds what ordinary builds and package
+ * managers put in TMPDIR and HOME's caches, yet two runs at once cannot
+ * take more than a GiB; never more than a quarter of RAM (a small VM).
+ */
+#define WS_RUN_TMP_SIZE_DEFAULT (512LL * 1024 * 1024)
+#define WS_RUN_TMP_SIZE_MIN (1024LL * 1024)
 
 /* Exit statuses of DESIGN.md section 4 that belong to wsrun alone. */
 #define WS_RUN_EXIT_TIMEOUT 124
@@ -60,6 +68,8 @@ struct ws_run_opts {
 	long long memory;	 /* bytes of address space; 0: no limit */
 	long long max_procs;	 /* processes; 0: no limit */
 	long long max_file_size; /* bytes; 0: no limit */
+	long long tmp_size;	 /* bytes of the private /tmp (and HOME in
+				    it); 0: ws_run_tmp_size_default() */
 	long long cpu_time;	 /* seconds; 0: no limit */
 	unsigned disable;	 /* WS_LAYER_* bits forced off (tests) */
 	/*
@@ -109,6 +119,12 @@ struct ws_run_result {
 
 /* Check the options (timeouts and limits not negative, a command given). */
 int ws_run_check_opts(const struct ws_run_opts *o);
+
+/*
+ * The default size of a run's private /tmp: WS_RUN_TMP_SIZE_DEFAULT, or
+ * a quarter of RAM when that is less.
+ */
+long long ws_run_tmp_size_default(void);
 
 /*
  * The command line as policies see it: the -c string, or the argv joined

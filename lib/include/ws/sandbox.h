@@ -55,6 +55,10 @@ struct ws_isolation {
 	bool net_enforced;	/* network was off, by what net_how says */
 	char net_how[64];	/* "seccomp+netns+landlock", ... */
 	bool unix_outside_blocked; /* host UNIX sockets unreachable */
+	bool unix_inside_blocked;  /* a host process's UNIX socket in the
+				      workspace or a mount, too */
+	long long tmp_size;	/* bytes the private /tmp holds; 0: not bounded */
+	char tmp_how[128];	/* where the private /tmp and HOME are */
 	bool userns;		/* namespaces are made in a user namespace */
 	char unix_how[64];
 	struct ws_layer_state layer[WS__LAYER_COUNT];
@@ -127,6 +131,7 @@ struct ws_sandbox_plan {
 	int priv_fd;	  /* the private HOME/TMPDIR directory, or -1 */
 	char *priv_real;  /* its path; with priv_fd -1, made in the
 			     minimal root's private /tmp */
+	long long tmp_size; /* bytes of the minimal root's private /tmp */
 };
 
 /* Order the plan's paths deeper after shallower (stable), so that in the
