@@ -27,7 +27,15 @@
 #include "ws/json.h"
 #include "ws/session.h"
 
-const char *const ws_mcp_versions[] = {"2025-11-25", "2025-06-18", NULL};
+/*
+ * Newest first: the answer to a client that asks for a version we do not
+ * know.  The older two are still spoken by clients in use (the
+ * TypeScript SDK 1.12 asks for 2025-03-26 and refuses any other answer);
+ * what they do not know of the newer ones (structuredContent, titles,
+ * elicitation) they ignore or never offer.
+ */
+const char *const ws_mcp_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
+				       "2024-11-05", NULL};
 
 /* A tools/call waiting for, or running on, the worker. */
 struct ws__job {

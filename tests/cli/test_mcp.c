@@ -329,10 +329,12 @@ START_TEST(handshake_versions)
 	static const char *const cases[][2] = {
 		{"2025-06-18", "2025-06-18"},
 		{"2025-11-25", "2025-11-25"},
+		{"2025-03-26", "2025-03-26"},
+		{"2024-11-05", "2024-11-05"},
 		{"1999-01-01", "2025-11-25"},
 	};
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct mcp m;
 		char params[256];
 		cJSON *r, *res;
@@ -360,6 +362,63 @@ START_TEST(handshake_versions)
 		r = rpc(&m, 2, "ping", NULL);
 		ck_assert(cJSON_IsObject(cJSON_GetObjectItem(r, "result")));
 		cJSON_Delete(r);
+		ck_assert_int_eq(mcp_close(&m), 0);
+	}
+}
+END_TEST
+
+/*
+ * A client of each protocol version we know gets that version back and
+ * works: tools/list and a call, natively and in --compat mcp-filesystem
+ * (the TypeScript SDK 1.12 asks for 2025-03-26 and refuses any other
+ * answer, so it could not connect when only the newer two were served).
+ */
+START_TEST(handshake_every_version)
+{
+	static const char *const versions[] = {"2025-11-25", "2025-06-18",
+					       "2025-03-26", "2024-11-05"};
+
+	for (size_t i = 0; i < 8; i++) {
+		bool compat = i >= 4;
+		const char *v = versions[i % 4];
+		struct mcp m;
+		char params[256], *args;
+		cJSON *r, *res, *resp;
+
+		if (compat)
+			mcp_start(&m, "--compat", "mcp-filesystem", W);
+		else
+			mcp_start(&m, W);
+		snprintf(params, sizeof(params),
+			 "{\"protocolVersion\":\"%s\",\"capabilities\":{},"
+			 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}", v);
+		r = rpc(&m, 1, "initialize", params);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+					 cJSON_GetObjectItem(r, "result"), "protocolVersion")), v);
+		cJSON_Delete(r);
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+		r = rpc(&m, 2, "tools/list", NULL);
+		ck_assert_int_ge(cJSON_GetArraySize(cJSON_GetObjectItem(
+					 cJSON_GetObjectItem(r, "result"), "tools")), 9);
+		cJSON_Delete(r);
+		if (compat)
+			ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/notes.md\"}", W), 0);
+		else
+			args = strdup("{\"path\":\"/notes.md\"}");
+		res = call(&m, 3, compat ? "read_text_file" : "read_file", args, &resp);
+		free(args);
+		ck_assert_msg(!is_error(res), "%s: %s", v, text_of(res));
+		ck_assert_ptr_nonnull(strstr(text_of(res), "two"));
+		cJSON_Delete(resp);
+		if (compat) {
+			/* An unknown tool, as the reference answers it: a tool
+			 * error, not a JSON-RPC error. */
+			res = call(&m, 4, "no_such_tool", "{}", &resp);
+			ck_assert(is_error(res));
+			ck_assert_str_eq(text_of(res),
+					 "MCP error -32602: Tool no_such_tool not found");
+			cJSON_Delete(resp);
+		}
 		ck_assert_int_eq(mcp_close(&m), 0);
 	}
 }
@@ -1850,6 +1909,7 @@ suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, handshake_versions);
+	tcase_add_test(tc, handshake_every_version);
 	tcase_add_test(tc, tools_list_schemas);
 	tcase_add_test(tc, every_tool_once);
 	tcase_add_test(tc, jsonrpc_errors);

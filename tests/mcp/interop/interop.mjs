@@ -110,6 +110,7 @@ const compatCalls = [
 	["get_file_info", { path: "$WS/a.txt" }],
 	["get_file_info", { path: "$WS/sub" }],
 	["get_file_info", { path: "/etc" }],
+	["no_such_tool", {}],
 ];
 
 // The calls of native mode: the toolbox's names, virtual paths, and the

@@ -10,7 +10,10 @@
 #      reference's is deterministic (see normText in interop.mjs);
 #   3. the reference server against its transcript recorded in
 #      reference/ (the pinned version still answers as recorded, so the
-#      unit suite's replay of that transcript stays meaningful).
+#      unit suite's replay of that transcript stays meaningful);
+#   4. an older client, the SDK 1.12 (protocol 2025-03-26), on both
+#      modes, when it is installed (npm ci in sdk-1.12/; else a line says
+#      it was not run).
 # Skipped (exit 77) where node or the npm packages (npm ci here) or the
 # mcp command are missing.
 #   run.sh BUILD_DIR/cmd
@@ -58,4 +61,12 @@ step "wstools mcp --compat mcp-filesystem against the reference, same calls" \
 	node interop.mjs compare "$tmp/ref.json" -- "$wstools" mcp --compat mcp-filesystem
 step "reference server against its recorded transcript" \
 	node interop.mjs compare reference/server-filesystem-2026.8.31.json -- node "$ref"
+if [ -d "$here/sdk-1.12/node_modules/@modelcontextprotocol/sdk" ]; then
+	step "SDK 1.12 client (2025-03-26): wstools mcp" \
+		node sdk-1.12/check.mjs native -- "$wstools" mcp
+	step "SDK 1.12 client (2025-03-26): wstools mcp --compat mcp-filesystem" \
+		node sdk-1.12/check.mjs compat -- "$wstools" mcp --compat mcp-filesystem
+else
+	echo "not run: SDK 1.12 client (cd tests/mcp/interop/sdk-1.12 && npm ci)"
+fi
 exit $status
