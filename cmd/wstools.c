@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,9 @@ static const struct ws_tool mcp_tool = {
 	.pos_kind = WS_POS_ANY,
 	.exit_help = "0 at the end of input; 2 invalid arguments; 5 the server "
 		     "could not start or write its output.",
+	.workspace_help = "workspace root (default: the first DIR, else the "
+			  "client's first root, else env WS_ROOT; never the "
+			  "current directory)",
 	.opts = mcp_opts,
 	.nopts = M_COUNT,
 };
@@ -357,6 +361,34 @@ static const struct ws_mcp_compat *const compats[] = {
 	&ws_mcp_compat_filesystem,
 	NULL,
 };
+
+/*
+ * DIR with a leading "~" or "~/" made the home directory ($HOME, else the
+ * password database's), as a shell would: a client's JSON config runs
+ * the server without a shell, and "~/src" would otherwise be a directory
+ * named "~".  "~user" is left alone.  A malloc'd string, NULL without
+ * memory.
+ */
+static char *
+expand_home(const char *dir)
+{
+	const char *home;
+	char *out = NULL;
+
+	if (dir[0] != '~' || (dir[1] != '\0' && dir[1] != '/'))
+		return strdup(dir);
+	home = getenv("HOME");
+	if (home == NULL || *home == '\0') {
+		const struct passwd *pw = getpwuid(getuid());
+
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (home == NULL)
+		return strdup(dir);
+	if (asprintf(&out, "%s%s", home, dir + 1) < 0)
+		return NULL;
+	return out;
+}
 
 /* Append s to a growing NULL-free array of strings. */
 static int
@@ -455,13 +487,17 @@ cmd_mcp(int argc, char **argv)
 	 * missing one stops the server now rather than fail every call.
 	 */
 	for (size_t i = 0; i < cli.npos; i++) {
-		char *real = realpath(cli.pos[i], NULL);
+		char *dir = expand_home(cli.pos[i]);
+		char *real = dir ? realpath(dir, NULL) : NULL;
 
 		if (real == NULL) {
-			rc = ws_error_set(WS_EWORKSPACE_NOT_FOUND, cli.pos[i], "%s",
-					  strerror(errno));
+			rc = dir == NULL ? ws_error_set(WS_ENOMEM, NULL, "out of memory")
+					 : ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
+							"%s", strerror(errno));
+			free(dir);
 			goto fail;
 		}
+		free(dir);
 		if ((rc = push((const char ***)&owned, &nowned, real)) < 0) {
 			free(real);
 			goto fail;
@@ -474,8 +510,16 @@ cmd_mcp(int argc, char **argv)
 		if ((rc = push(&mounts, &nmounts, real)) < 0)
 			goto fail;
 	}
-	if (ws_flag)
-		o.workspace = cli.workspace;
+	if (ws_flag) {
+		char *dir = expand_home(cli.workspace);
+
+		if (dir == NULL || (rc = push((const char ***)&owned, &nowned, dir)) < 0) {
+			free(dir);
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto fail;
+		}
+		o.workspace = dir;
+	}
 	else if (o.workspace == NULL)
 		o.fallback = getenv("WS_ROOT");
 	/*

@@ -806,10 +806,45 @@ ws__raw_output(const char *raw, size_t *n)
 	return b;
 }
 
+/*
+ * An APPROVAL_REQUIRED error as the model should read it over MCP: the
+ * command line's "pass --approve" and "rerun it with --approve" would
+ * have the model ask the person to restart the server with approval for
+ * everything; the person approves one operation through the client's
+ * question (elicitation) instead.  err is changed in place.
+ */
+static void
+ws__mcp_approval(cJSON *err, bool elicit)
+{
+	static const char *const cli_words[] = {"; pass --approve to allow it",
+						" (--approve)"};
+	cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
+
+	if (!cJSON_IsString(m))
+		return;
+	for (size_t i = 0; i < sizeof(cli_words) / sizeof(cli_words[0]); i++) {
+		char *at = strstr(m->valuestring, cli_words[i]);
+
+		if (at != NULL)
+			memmove(at, at + strlen(cli_words[i]),
+				strlen(at + strlen(cli_words[i])) + 1);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(err, "hint");
+	cJSON_AddStringToObject(err, "hint", elicit ?
+		"a person must approve this: the client asked them and they did "
+		"not approve; ask the user in the conversation whether to try "
+		"again (the client will ask them once more). Never suggest "
+		"restarting the server with --approve" :
+		"a person must approve this, and this client cannot ask them "
+		"(no elicitation): tell the user what needs approval, so that "
+		"they do it themselves or approve it through a client that asks. "
+		"Never suggest restarting the server with --approve");
+}
+
 /* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
 static void
 ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
-		const char *raw)
+		const char *raw, bool elicit)
 {
 	const char *raw_out = NULL;
 	size_t raw_len = 0;
@@ -834,12 +869,10 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 			cJSON_Delete(w);
 		}
 	} else {
+		cJSON *e = cJSON_Duplicate(err, 1);
 		const char *code = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(err, "code"));
-		const char *msg = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(err, "message"));
-		const char *hint = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(err, "hint"));
+			cJSON_GetObjectItemCaseSensitive(e, "code"));
+		const char *msg, *hint;
 		/*
 		 * A call given several paths where one failed still has the
 		 * others' output (wsread, wsls, wsgrep): the model reads the
@@ -850,6 +883,10 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 		cJSON *w = cJSON_IsObject(out) ? cJSON_Duplicate(out, 1)
 					       : cJSON_CreateObject();
 
+		if (code != NULL && strcmp(code, "APPROVAL_REQUIRED") == 0)
+			ws__mcp_approval(e, elicit);
+		msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
+		hint = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "hint"));
 		if (asprintf(&text, "%s: %s%s%s%s%s", code ? code : "IO_ERROR",
 			     msg ? msg : "failed", hint ? "\nhint: " : "",
 			     hint ? hint : "", part && *part ? "\n" : "",
@@ -858,10 +895,12 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 		free(part);
 		if (w != NULL) {
 			cJSON_DeleteItemFromObjectCaseSensitive(w, "error");
-			cJSON_AddItemToObject(w, "error", cJSON_Duplicate(err, 1));
+			cJSON_AddItemToObject(w, "error", e);
+			e = NULL;
 			sc = cJSON_PrintUnformatted(w);
 			cJSON_Delete(w);
 		}
+		cJSON_Delete(e);
 	}
 	ws_jw_obj(jw);
 	ws_jw_key(jw, "content");
@@ -1342,7 +1381,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 			ws_jw_raw(&m.jw, t ? t : "{}");
 			free(t);
 		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, env, raw);
+			ws__call_result(&m.jw, name->valuestring, env, raw, s->cap_elicit);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
 		}

@@ -739,6 +739,56 @@ START_TEST(usage_and_workspace_errors)
 }
 END_TEST
 
+/*
+ * "~" and "~/x" in DIR arguments and --workspace are the home directory
+ * (a client's JSON config has no shell to expand them); --help says the
+ * workspace default the server has (never the current directory).
+ */
+START_TEST(home_in_dirs)
+{
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	struct wst_run r;
+	struct mcp m;
+	cJSON *resp, *res;
+
+	setenv("HOME", T, 1);
+	for (int k = 0; k < 2; k++) {
+		if (k == 0)
+			mcp_start(&m, "~/ws", "~");
+		else
+			mcp_start(&m, "--workspace=~/ws");
+		handshake(&m, NULL);
+		res = call(&m, 2, "read_file", "{\"path\":\"/notes.md\"}", &resp);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		cJSON_Delete(resp);
+		if (k == 0) {
+			/* "~" is T, mounted by its base name. */
+			char *vp = NULL, *args = NULL;
+
+			ck_assert_int_ge(asprintf(&vp, "/.%s/outside/secret.txt",
+						  strrchr(T, '/') + 1), 0);
+			ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s\"}", vp), 0);
+			res = call(&m, 3, "read_file", args, &resp);
+			ck_assert_msg(!is_error(res), "%s", text_of(res));
+			cJSON_Delete(resp);
+			free(vp);
+			free(args);
+		}
+		ck_assert_int_eq(mcp_close(&m), 0);
+	}
+	if (home != NULL)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, "default: current directory"));
+	ck_assert_ptr_nonnull(strstr(r.out, "never the current directory)"));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(containment)
 {
 	struct mcp m;
@@ -1170,6 +1220,15 @@ START_TEST(approval_by_elicitation)
 	/* Declined, cancelled, or accepted without approve: not deleted. */
 	res = delete_with_answer(&m, 2, "{\"action\":\"decline\"}", &r);
 	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	/* The model is told to ask the person through the client, never
+	 * to have the server restarted with --approve (issue 20). */
+	ck_assert_msg(strstr(text_of(res), "--approve to allow") == NULL &&
+		      strstr(text_of(res), "rerun it with --approve") == NULL &&
+		      strstr(text_of(res), "Never suggest restarting the server "
+			     "with --approve") != NULL &&
+		      strstr(text_of(res), "ask the user") != NULL, "%s", text_of(res));
+	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+		sc(res, "error"), "hint")), "ask the user"));
 	cJSON_Delete(r);
 	res = delete_with_answer(&m, 3, "{\"action\":\"accept\",\"content\":"
 				 "{\"approve\":false}}", &r);
@@ -1194,6 +1253,10 @@ START_TEST(approval_by_elicitation)
 	handshake(&m, NULL);
 	res = call(&m, 2, "delete_path", "{\"path\":\"notes.md\"}", &r);
 	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	ck_assert_msg(strstr(text_of(res), "cannot ask them") != NULL &&
+		      strstr(text_of(res), "--approve to allow") == NULL &&
+		      strstr(text_of(res), "rerun it with --approve") == NULL,
+		      "%s", text_of(res));
 	cJSON_Delete(r);
 	ck_assert(wst_exists(notes));
 	ck_assert_int_eq(mcp_close(&m), 0);
@@ -1259,6 +1322,9 @@ START_TEST(command_approval_by_elicitation)
 		res = cJSON_GetObjectItem(j, "result");
 		if (k == 0) {
 			ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+			ck_assert_msg(strstr(text_of(res), "(--approve)") == NULL &&
+				      strstr(text_of(res), "Never suggest") != NULL,
+				      "%s", text_of(res));
 		} else {
 			ck_assert_msg(!is_error(res), "%s", text_of(res));
 			ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")), "hi\n");
@@ -1914,6 +1980,7 @@ suite(void)
 	tcase_add_test(tc, every_tool_once);
 	tcase_add_test(tc, jsonrpc_errors);
 	tcase_add_test(tc, usage_and_workspace_errors);
+	tcase_add_test(tc, home_in_dirs);
 	tcase_add_test(tc, containment);
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
