@@ -599,9 +599,77 @@ ws__render_operand_errors(FILE *f, const cJSON *sum)
 	}
 }
 
+/* The integer value of key in o, or dflt. */
+static long long
+ws__int(const cJSON *o, const char *key, long long dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
+}
+
+/* Whether the call's arguments hold key with a value (not null or false). */
+static bool
+ws__asked(const cJSON *args, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	return v != NULL && !cJSON_IsNull(v) && !cJSON_IsFalse(v);
+}
+
+/*
+ * read_file's text: the content; when the file was not read whole or a
+ * range was asked, one header line first ("[lines 120-180 of 4274]"),
+ * and the lines numbered (as cat -n) when a range was asked, so that a
+ * model editing by line numbers knows where it is.
+ */
+static void
+ws__render_read(FILE *f, const cJSON *out, const cJSON *args, const char *content)
+{
+	long long sl = ws__int(out, "start_line", 1), el = ws__int(out, "end_line", 0);
+	long long total = ws__int(out, "total_lines", -1);
+	bool known = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(out, "total_lines_known"));
+	bool trunc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"));
+	bool range = ws__asked(args, "start_line") || ws__asked(args, "end_line") ||
+		     ws__asked(args, "tail");
+	bool number = range && !ws__asked(args, "line_numbers");
+	const cJSON *next = cJSON_GetObjectItemCaseSensitive(out, "next_start_line");
+	char of[48];
+
+	if (total < 0 || !known)
+		snprintf(of, sizeof(of), "more than %lld", el > 0 ? el : 0);
+	else
+		snprintf(of, sizeof(of), "%lld", total);
+	if (range || trunc || sl != 1 || !known || (total >= 0 && el != total)) {
+		if (el < sl)
+			fprintf(f, "[no lines: the file has %s]\n", of);
+		else
+			fprintf(f, "[lines %lld-%lld of %s]\n", sl, el, of);
+	}
+	if (number && el >= sl) {
+		long long n = sl;
+
+		for (const char *p = content; *p != '\0'; n++) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+			fprintf(f, "%6lld\t%.*s", n, (int)len, p);
+			p += len;
+		}
+	} else {
+		fputs(content, f);
+	}
+	/* What the plain CLI says on stderr, the model reads here. */
+	if (trunc && cJSON_IsNumber(next))
+		fprintf(f, "%s[truncated: %lld of %s lines shown; read on with "
+			"start_line=%lld]\n",
+			*content != '\0' && content[strlen(content) - 1] != '\n' ? "\n" : "",
+			el >= sl ? el - sl + 1 : 0, of, (long long)next->valuedouble);
+}
+
 /* The text an LLM reads: the content itself where there is one. */
 static char *
-ws__render(const char *tool, const cJSON *out)
+ws__render(const char *tool, const cJSON *out, const cJSON *args)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -620,15 +688,7 @@ ws__render(const char *tool, const cJSON *out)
 			   out, "encoding")) ? cJSON_GetStringValue(
 			   cJSON_GetObjectItemCaseSensitive(out, "encoding")) : "",
 		   "base64") != 0) {
-		const cJSON *next = cJSON_GetObjectItemCaseSensitive(out, "next_start_line");
-
-		fputs(it->valuestring, f);
-		/* What the plain CLI says on stderr, the model reads here. */
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")) &&
-		    cJSON_IsNumber(next))
-			fprintf(f, "%s[truncated: read on with start_line=%lld]\n",
-				len > 0 || ftell(f) > 0 ? "\n" : "",
-				(long long)next->valuedouble);
+		ws__render_read(f, out, args, it->valuestring);
 	} else if (strcmp(tool, "list_directory") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "entries"))) {
 		const cJSON *e;
@@ -761,7 +821,7 @@ ws__render(const char *tool, const cJSON *out)
 						err, "message")) ?: "failed");
 				continue;
 			}
-			if ((one = ws__render(tool, e)) != NULL) {
+			if ((one = ws__render(tool, e, args)) != NULL) {
 				fputs(one, f);
 				if (*one && one[strlen(one) - 1] != '\n')
 					fputc('\n', f);
@@ -843,8 +903,8 @@ ws__mcp_approval(cJSON *err, bool elicit)
 
 /* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
 static void
-ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
-		const char *raw, bool elicit)
+ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
+		const cJSON *env, const char *raw, bool elicit)
 {
 	const char *raw_out = NULL;
 	size_t raw_len = 0;
@@ -854,7 +914,7 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 	char *text = NULL, *sc = NULL;
 
 	if (ok) {
-		text = ws__render(tool, out);
+		text = ws__render(tool, out, args);
 		if (cJSON_IsObject(out) &&
 		    (raw_out = ws__raw_output(raw, &raw_len)) != NULL) {
 			/* As printed: no second serialization of the output. */
@@ -879,7 +939,7 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 		 * error, then that output; structuredContent is the output
 		 * with the error beside it (the output schema allows "error").
 		 */
-		char *part = cJSON_IsObject(out) ? ws__render(tool, out) : NULL;
+		char *part = cJSON_IsObject(out) ? ws__render(tool, out, args) : NULL;
 		cJSON *w = cJSON_IsObject(out) ? cJSON_Duplicate(out, 1)
 					       : cJSON_CreateObject();
 
@@ -1381,7 +1441,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 			ws_jw_raw(&m.jw, t ? t : "{}");
 			free(t);
 		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, env, raw, s->cap_elicit);
+			ws__call_result(&m.jw, name->valuestring, args, env, raw, s->cap_elicit);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
 		}

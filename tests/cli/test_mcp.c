@@ -1728,6 +1728,54 @@ START_TEST(texts_for_a_model)
 }
 END_TEST
 
+/*
+ * read_file's text (issue 20): the whole file is its content alone; a
+ * range has a header line with the total and numbered lines; a page of a
+ * long file says the total and where to read on.
+ */
+START_TEST(read_file_texts)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *big = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&big, &len);
+
+	for (int i = 1; i <= 2500; i++)
+		fprintf(f, "line %d\n", i);
+	fclose(f);
+	wst_write(W, "big.txt", big);
+	free(big);
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "read_file", "{\"path\":\"notes.md\"}", &r);
+	ck_assert_str_eq(text_of(res), "one\ntwo\nthree\n");
+	cJSON_Delete(r);
+	res = call(&m, 3, "read_file", "{\"path\":\"big.txt\",\"start_line\":120,"
+		   "\"end_line\":121}", &r);
+	ck_assert_str_eq(text_of(res), "[lines 120-121 of 2500]\n"
+			 "   120\tline 120\n   121\tline 121\n");
+	/* structuredContent keeps the content as it is. */
+	ck_assert_str_eq(cJSON_GetStringValue(sc(res, "content")), "line 120\nline 121\n");
+	cJSON_Delete(r);
+	res = call(&m, 4, "read_file", "{\"path\":\"notes.md\",\"tail\":1}", &r);
+	ck_assert_str_eq(text_of(res), "[lines 3-3 of 3]\n     3\tthree\n");
+	cJSON_Delete(r);
+	/* Numbered once when the model asked for line numbers itself. */
+	res = call(&m, 5, "read_file", "{\"path\":\"notes.md\",\"start_line\":2,"
+		   "\"line_numbers\":true}", &r);
+	ck_assert_str_eq(text_of(res), "[lines 2-3 of 3]\n     2\ttwo\n     3\tthree\n");
+	cJSON_Delete(r);
+	res = call(&m, 6, "read_file", "{\"path\":\"big.txt\"}", &r);
+	ck_assert_msg(strncmp(text_of(res), "[lines 1-2000 of 2500]\nline 1\n", 30) == 0,
+		      "%.80s", text_of(res));
+	ck_assert_ptr_nonnull(strstr(text_of(res), "\nline 2000\n[truncated: 2000 of 2500 "
+				     "lines shown; read on with start_line=2001]\n"));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 /* Is v of JSON-Schema type t ("integer" is a number without fraction)? */
 static bool
 schema_type_is(const cJSON *v, const char *t)
@@ -1993,6 +2041,7 @@ suite(void)
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, texts_for_a_model);
+	tcase_add_test(tc, read_file_texts);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);
