@@ -1733,6 +1733,43 @@ END_TEST
  * range has a header line with the total and numbered lines; a page of a
  * long file says the total and where to read on.
  */
+/*
+ * list_directory's text (issue 20): a recursive listing names each entry
+ * by its path from the listed directory (which x.txt is where), and a
+ * page says the true total, or "more than N" where the walk stopped
+ * early, and the offset to read on with.
+ */
+START_TEST(list_directory_texts)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	const char *t;
+
+	wst_write(W, "t/a/x.txt", "");
+	wst_write(W, "t/b/x.txt", "");
+	wst_write(W, "t/top.txt", "");
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "list_directory", "{\"path\":\"/t\",\"recursive\":true}", &r);
+	t = text_of(res);
+	ck_assert_msg(strstr(t, "a/\n") && strstr(t, "b/\n") && strstr(t, "top.txt\n") &&
+		      strstr(t, "a/x.txt\n") && strstr(t, "b/x.txt\n") &&
+		      !strstr(t, "\nx.txt") && strncmp(t, "x.txt", 5) != 0, "%s", t);
+	cJSON_Delete(r);
+	res = call(&m, 3, "list_directory", "{\"path\":\"/t\",\"recursive\":true,"
+		   "\"max_entries\":2}", &r);
+	ck_assert_ptr_nonnull(strstr(text_of(res), "\n[truncated: entries 1-2 of more than 2; "
+				     "read on with offset=2]\n"));
+	cJSON_Delete(r);
+	res = call(&m, 4, "list_directory", "{\"path\":\"/t\",\"max_entries\":1,"
+		   "\"offset\":1}", &r);
+	ck_assert_str_eq(text_of(res), "b/\n[truncated: entries 2-2 of 3; read on with "
+			 "offset=2]\n");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 START_TEST(read_file_texts)
 {
 	struct mcp m;
@@ -2042,6 +2079,7 @@ suite(void)
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, texts_for_a_model);
 	tcase_add_test(tc, read_file_texts);
+	tcase_add_test(tc, list_directory_texts);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);
