@@ -288,6 +288,79 @@ ws__result_raw(struct ws_mcp *s, const cJSON *id, const char *json)
 	ws__msg_send(s, &m);
 }
 
+/*
+ * The ceilings of the sizes and times a model may ask for under MCP (the
+ * CLI's flags do this for an --args caller; here nobody gives flags):
+ * a value above the ceiling becomes the ceiling, and so does 0 ("none",
+ * "all", "unlimited": as much as the server allows).  Seconds are in
+ * ms.  tools/list describes each with its default and ceiling (what).
+ */
+static const struct {
+	const char *tool, *key;
+	bool seconds;
+	long long dflt; /* the ceiling when the server's options do not say */
+	long long tool_dflt; /* the tool's own default under --args */
+	const char *what; /* the property's description in tools/list */
+} ws__ceilings[] = {
+	{"run_command", "timeout", true, 600000, 60000,
+	 "seconds before the command's process tree is killed"},
+	{"run_command", "max_output", false, 1 << 20, 64 << 10,
+	 "bytes of stdout and of stderr kept, head and tail"},
+	{"search_files", "max_results", false, 1000, 50,
+	 "most results returned; summary.next_offset pages on"},
+	{"search_files", "time_budget", true, 60000, 10000,
+	 "seconds to search before returning what was found"},
+	{"list_directory", "max_entries", false, 10000, 200,
+	 "most entries returned per path; next_offset pages on"},
+	{"list_directory", "max_output", false, 1 << 20, 65536,
+	 "most bytes of a page"},
+	{"read_file", "max_bytes", false, 1 << 20, 1 << 20,
+	 "most bytes of content returned"},
+};
+
+/* Ceiling i of the table for this server (its options may lower it). */
+static long long
+ws__cap_of(const struct ws_mcp_opts *o, size_t i)
+{
+	if (strcmp(ws__ceilings[i].tool, "run_command") != 0)
+		return ws__ceilings[i].dflt;
+	if (strcmp(ws__ceilings[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
+		return o->run_timeout_ms;
+	if (strcmp(ws__ceilings[i].key, "max_output") == 0 && o->run_max_output > 0)
+		return o->run_max_output;
+	return ws__ceilings[i].dflt;
+}
+
+/*
+ * In a tool's input schema for tools/list, the properties the server
+ * holds to a ceiling say so, default and ceiling in the unit of the
+ * property: what the model reads is what the server does.
+ */
+static void
+ws__describe_ceilings(const struct ws_mcp_opts *o, const char *tool, cJSON *schema)
+{
+	cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+
+	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
+		cJSON *p = cJSON_GetObjectItemCaseSensitive(props, ws__ceilings[i].key);
+		long long cap = ws__cap_of(o, i);
+		double unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
+		double d = (double)(ws__ceilings[i].tool_dflt < cap ?
+				    ws__ceilings[i].tool_dflt : cap) / unit;
+		char *text = NULL;
+
+		if (strcmp(ws__ceilings[i].tool, tool) != 0 || !cJSON_IsObject(p))
+			continue;
+		if (asprintf(&text, "%s (default %.15g, at most %.15g; 0: %.15g)",
+			     ws__ceilings[i].what, d, (double)cap / unit,
+			     (double)cap / unit) < 0)
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(p, "description");
+		cJSON_AddStringToObject(p, "description", text);
+		free(text);
+	}
+}
+
 /* ---- tools/list ------------------------------------------------------ */
 
 /* What each tool does to the world, for the client (annotations). */
@@ -422,6 +495,8 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 		cJSON_AddStringToObject(t, "title", ws__meta[i].title);
 	cJSON_AddItemToObject(t, "description", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "description"));
+	ws__describe_ceilings(s->o, name->valuestring,
+			      cJSON_GetObjectItemCaseSensitive(fn, "parameters"));
 	cJSON_AddItemToObject(t, "inputSchema", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "parameters"));
 	if (i < sizeof(ws__meta) / sizeof(ws__meta[0])) {
@@ -667,6 +742,34 @@ ws__render_read(FILE *f, const cJSON *out, const cJSON *args, const char *conten
 			el >= sl ? el - sl + 1 : 0, of, (long long)next->valuedouble);
 }
 
+/*
+ * The end of search_files' text: where a page stopped, what is known of
+ * the total and the offset to read on with (the search stops at the
+ * first result past the page, so the total is only known to be more),
+ * then the paths not searched.
+ */
+static void
+ws__render_search_end(FILE *f, const cJSON *out, long long n)
+{
+	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+	const cJSON *next = cJSON_GetObjectItemCaseSensitive(sum, "next_offset");
+	const char *why = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(sum, "truncated_reason"));
+
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated"))) {
+		if (cJSON_IsNumber(next)) {
+			long long to = (long long)next->valuedouble;
+
+			fprintf(f, "[truncated (%s): results %lld-%lld of more than "
+				"%lld; read on with offset=%lld]\n", why ? why : "limit",
+				to - n + 1, to, to, to);
+		} else {
+			fprintf(f, "[truncated: %s]\n", why ? why : "limit");
+		}
+	}
+	ws__render_operand_errors(f, sum);
+}
+
 /* The text an LLM reads: the content itself where there is one. */
 static char *
 ws__render(const char *tool, const cJSON *out, const cJSON *args)
@@ -745,7 +848,7 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 		}
 	} else if (strcmp(tool, "search_files") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "matches"))) {
-		const cJSON *e, *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+		const cJSON *e;
 
 		cJSON_ArrayForEach(e, it) {
 			const char *p = cJSON_GetStringValue(
@@ -762,11 +865,22 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 		}
 		if (cJSON_GetArraySize(it) == 0)
 			fputs("no matches\n", f);
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated")))
-			fprintf(f, "[truncated: %s]\n",
-				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					sum, "truncated_reason")) ?: "limit");
-		ws__render_operand_errors(f, sum);
+		ws__render_search_end(f, out, cJSON_GetArraySize(it));
+	} else if (strcmp(tool, "search_files") == 0 &&
+		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "counts"))) {
+		/* As grep -c: PATH:COUNT, one file a line. */
+		const cJSON *e;
+
+		cJSON_ArrayForEach(e, it) {
+			const char *p = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "path"));
+
+			ws__put_name(f, p ? p : "?");
+			fprintf(f, ":%lld\n", ws__int(e, "count", 0));
+		}
+		if (cJSON_GetArraySize(it) == 0)
+			fputs("no matches\n", f);
+		ws__render_search_end(f, out, cJSON_GetArraySize(it));
 	} else if (strcmp(tool, "run_command") == 0 &&
 		   cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(out, "exit_code"))) {
 		/* A terminal's view: the status line, then each stream. */
@@ -806,7 +920,7 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 			mime ? ", " : "", mime ? mime : "");
 	} else if (strcmp(tool, "search_files") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "files"))) {
-		const cJSON *e, *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+		const cJSON *e;
 
 		cJSON_ArrayForEach(e, it) {
 			const char *p = cJSON_IsString(e) ? e->valuestring :
@@ -817,11 +931,7 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 		}
 		if (cJSON_GetArraySize(it) == 0)
 			fputs("no files\n", f);
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated")))
-			fprintf(f, "[truncated: %s]\n",
-				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					sum, "truncated_reason")) ?: "limit");
-		ws__render_operand_errors(f, sum);
+		ws__render_search_end(f, out, cJSON_GetArraySize(it));
 	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
 		ws__render_change(f, out, it->valuestring);
 	} else if (cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "results"))) {
@@ -1075,27 +1185,6 @@ ws__wait_roots(struct ws_mcp *s)
 	return ok;
 }
 
-/*
- * The ceilings of the sizes and times a model may ask for under MCP (the
- * CLI's flags do this for an --args caller; here nobody gives flags):
- * a value above the ceiling becomes the ceiling, 0 ("none", "all",
- * "unlimited") the tool's default.  Seconds are in ms.
- */
-static const struct {
-	const char *tool, *key;
-	bool seconds;
-	long long dflt; /* the ceiling when the server's options do not say */
-	long long tool_dflt; /* the tool's own default under --args */
-} ws__ceilings[] = {
-	{"run_command", "timeout", true, 600000, 60000},
-	{"run_command", "max_output", false, 1 << 20, 64 << 10},
-	{"search_files", "max_results", false, 1000, 50},
-	{"search_files", "time_budget", true, 60000, 10000},
-	{"list_directory", "max_entries", false, 10000, 200},
-	{"list_directory", "max_output", false, 1 << 20, 65536},
-	{"read_file", "max_bytes", false, 1 << 20, 1 << 20},
-};
-
 /* args with the ceilings applied: a copy (NULL: none needed, or no memory). */
 static cJSON *
 ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
@@ -1104,19 +1193,13 @@ ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
 
 	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
 		const cJSON *v;
-		long long cap = ws__ceilings[i].dflt;
+		long long cap = ws__cap_of(o, i);
 		double x, unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
 		char *end = NULL;
 
 		if (strcmp(ws__ceilings[i].tool, tool) != 0)
 			continue;
 		v = cJSON_GetObjectItemCaseSensitive(args, ws__ceilings[i].key);
-		if (strcmp(tool, "run_command") == 0 &&
-		    strcmp(ws__ceilings[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
-			cap = o->run_timeout_ms;
-		if (strcmp(tool, "run_command") == 0 &&
-		    strcmp(ws__ceilings[i].key, "max_output") == 0 && o->run_max_output > 0)
-			cap = o->run_max_output;
 		/* Models quote numbers: "0" and "2e9" are held too. */
 		if (v == NULL)
 			x = 0;
@@ -1127,20 +1210,22 @@ ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
 			;
 		else
 			continue;
-		/* None asked, or 0: the tool's default, if within the ceiling. */
-		if (x == 0) {
-			if (ws__ceilings[i].tool_dflt <= cap && v == NULL)
+		/*
+		 * None asked: the tool's default, if within the ceiling; 0
+		 * ("all", "none"): the ceiling, as tools/list says.
+		 */
+		if (v == NULL) {
+			if (ws__ceilings[i].tool_dflt <= cap)
 				continue;
-		} else if (!(x * unit > (double)cap)) {
+		} else if (x != 0 && !(x * unit > (double)cap)) {
 			continue;
 		}
 		if (copy == NULL && (copy = args ? cJSON_Duplicate(args, 1) :
 					      cJSON_CreateObject()) == NULL)
 			return NULL;
 		cJSON_DeleteItemFromObjectCaseSensitive(copy, ws__ceilings[i].key);
-		if (x != 0 || ws__ceilings[i].tool_dflt > cap)
-			cJSON_AddItemToObject(copy, ws__ceilings[i].key,
-					      cJSON_CreateNumber((double)cap / unit));
+		cJSON_AddItemToObject(copy, ws__ceilings[i].key,
+				      cJSON_CreateNumber((double)cap / unit));
 	}
 	return copy;
 }

@@ -474,11 +474,37 @@ START_TEST(tools_list_schemas)
 		cJSON_ArrayForEach(d, sch.json) {
 			const cJSON *fn = cJSON_GetObjectItem(d, "function");
 
+			static const char *const capped[] = {
+				"timeout", "max_output", "max_results", "time_budget",
+				"max_entries", "max_bytes"};
+			cJSON *a, *b;
+
 			if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(fn, "name")),
-				   name) == 0)
-				ck_assert(cJSON_Compare(cJSON_GetObjectItem(fn, "parameters"),
-							cJSON_GetObjectItem(t, "inputSchema"),
-							1));
+				   name) != 0)
+				continue;
+			/*
+			 * Only the descriptions of the limits the server holds
+			 * to a ceiling differ: they say the ceiling and that 0
+			 * is the ceiling (issue 20: "0: all" was 50).
+			 */
+			a = cJSON_Duplicate(cJSON_GetObjectItem(fn, "parameters"), 1);
+			b = cJSON_Duplicate(cJSON_GetObjectItem(t, "inputSchema"), 1);
+			for (size_t k = 0; k < 6; k++) {
+				cJSON *pa = cJSON_GetObjectItem(cJSON_GetObjectItem(
+					a, "properties"), capped[k]);
+				cJSON *pb = cJSON_GetObjectItem(cJSON_GetObjectItem(
+					b, "properties"), capped[k]);
+
+				if (pb != NULL)
+					ck_assert_msg(strstr(cJSON_GetStringValue(
+						cJSON_GetObjectItem(pb, "description")),
+						"at most") != NULL, "%s.%s", name, capped[k]);
+				cJSON_DeleteItemFromObject(pa, "description");
+				cJSON_DeleteItemFromObject(pb, "description");
+			}
+			ck_assert_msg(cJSON_Compare(a, b, 1), "%s", name);
+			cJSON_Delete(a);
+			cJSON_Delete(b);
 		}
 	}
 	for (size_t i = 0; i < 9; i++)
@@ -1770,6 +1796,47 @@ START_TEST(list_directory_texts)
 }
 END_TEST
 
+/*
+ * search_files (issue 20): counts are text for the model, a page says
+ * the offset to read on with and what is known of the total, and
+ * max_results 0 is "as many as the ceiling allows", as tools/list says
+ * (it was the default, 50).
+ */
+START_TEST(search_files_texts)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *hits = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&hits, &len);
+
+	for (int i = 1; i <= 60; i++)
+		fprintf(f, "hit %d\n", i);
+	fclose(f);
+	wst_write(W, "s/hits.txt", hits);
+	wst_write(W, "s/two.txt", "hit\nhit\n");
+	free(hits);
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "search_files", "{\"pattern\":\"hit\",\"paths\":[\"/s\"],"
+		   "\"output_mode\":\"count\"}", &r);
+	ck_assert_str_eq(text_of(res), "/s/hits.txt:60\n/s/two.txt:2\n");
+	cJSON_Delete(r);
+	res = call(&m, 3, "search_files", "{\"pattern\":\"hit\",\"paths\":[\"/s/hits.txt\"],"
+		   "\"max_results\":2,\"offset\":4}", &r);
+	ck_assert_str_eq(text_of(res), "/s/hits.txt:5:hit 5\n/s/hits.txt:6:hit 6\n"
+			 "[truncated (max_results): results 5-6 of more than 6; read on "
+			 "with offset=6]\n");
+	cJSON_Delete(r);
+	res = call(&m, 4, "search_files", "{\"pattern\":\"hit\",\"paths\":[\"/s/hits.txt\"],"
+		   "\"max_results\":0}", &r);
+	ck_assert_int_eq(cJSON_GetArraySize(sc(res, "matches")), 60);
+	ck_assert_ptr_null(strstr(text_of(res), "[truncated"));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 START_TEST(read_file_texts)
 {
 	struct mcp m;
@@ -2080,6 +2147,7 @@ suite(void)
 	tcase_add_test(tc, texts_for_a_model);
 	tcase_add_test(tc, read_file_texts);
 	tcase_add_test(tc, list_directory_texts);
+	tcase_add_test(tc, search_files_texts);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);
