@@ -908,6 +908,18 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
 		}
 	} else if (strcmp(tool, "read_file") == 0 &&
+		   cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "content"))) {
+		/* Asked for base64: the bytes once, after a line that says
+		 * what they are (not the JSON output with them inside). */
+		const char *mime = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
+
+		fputs("[base64 of ", f);
+		ws__put_name(f, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+					out, "path")) ?: "?");
+		fprintf(f, ": %lld bytes%s%s]\n%s\n", ws__int(out, "size", 0),
+			mime ? ", " : "", mime ? mime : "", it->valuestring);
+	} else if (strcmp(tool, "read_file") == 0 &&
 		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
 		   !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(out, "content"))) {
 		const char *mime = cJSON_GetStringValue(
@@ -1039,7 +1051,7 @@ ws__mcp_approval(cJSON *err, bool elicit)
 /* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
 static void
 ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
-		const cJSON *env, const char *raw, bool elicit)
+		const cJSON *env, const char *raw, const char *media, bool elicit)
 {
 	const char *raw_out = NULL;
 	size_t raw_len = 0;
@@ -1047,8 +1059,33 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
 	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
 	char *text = NULL, *sc = NULL;
+	const char *data = NULL;
 
-	if (ok) {
+	if (ok && media != NULL) {
+		/*
+		 * An image or audio file (ws__media()): a line for a model
+		 * that sees no media, the block, and structuredContent the
+		 * metadata without a second copy of the bytes.
+		 */
+		cJSON *lean = cJSON_Duplicate(out, 1);
+
+		data = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "content"));
+		if (asprintf(&text, "%s: %s, %lld bytes",
+			     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+				     out, "path")) ?: "?",
+			     media, ws__int(out, "size", 0)) < 0)
+			text = NULL;
+		/* What describes text lines or the base64 gone, the bytes too. */
+		static const char *const drop[] = {
+			"content", "encoding", "start_line", "end_line", "total_lines",
+			"total_lines_known", "invalid_utf8", "next_start_line", "mime_type"};
+
+		for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+			cJSON_DeleteItemFromObjectCaseSensitive(lean, drop[i]);
+		cJSON_AddStringToObject(lean, "mime_type", media);
+		sc = lean ? cJSON_PrintUnformatted(lean) : NULL;
+		cJSON_Delete(lean);
+	} else if (ok) {
 		text = ws__render(tool, out, args);
 		if (cJSON_IsObject(out) &&
 		    (raw_out = ws__raw_output(raw, &raw_len)) != NULL) {
@@ -1104,6 +1141,13 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
 	ws_jw_kstr(jw, "type", "text");
 	ws_jw_kstr(jw, "text", text ? text : "");
 	ws_jw_obj_end(jw);
+	if (data != NULL) {
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "type", strncmp(media, "image/", 6) == 0 ? "image" : "audio");
+		ws_jw_kstr(jw, "data", data);
+		ws_jw_kstr(jw, "mimeType", media);
+		ws_jw_obj_end(jw);
+	}
 	ws_jw_arr_end(jw);
 	ws_jw_key(jw, "structuredContent");
 	if (raw_out != NULL) {
@@ -1503,6 +1547,114 @@ ws__approve(void *arg, const char *message)
 	return ok;
 }
 
+/*
+ * The media types a client shows as an image or plays as audio (those of
+ * the reference server's read_media_file), from read_file's output: the
+ * detected type, or, where detection knows only the container, the
+ * file's magic (WAVE in RIFF; Ogg).  NULL: not media.
+ */
+static const char *
+ws__media_type(const cJSON *out)
+{
+	static const char *const known[] = {"image/png", "image/jpeg", "image/gif",
+					    "image/webp", "audio/mpeg", "audio/flac",
+					    "audio/wav", "audio/ogg"};
+	const char *mime = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
+	const char *path = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(out, "path"));
+	size_t pl = path ? strlen(path) : 0;
+
+	if (mime == NULL || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")))
+		return NULL;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(mime, known[i]) == 0)
+			return known[i];
+	if (strcmp(mime, "application/ogg") == 0)
+		return "audio/ogg";
+	/* Detection has no WAVE: the name says it, the magic confirms it
+	 * once the bytes are read (ws__media_wave()). */
+	if (strcmp(mime, "application/octet-stream") == 0 && pl > 4 &&
+	    strcasecmp(path + pl - 4, ".wav") == 0)
+		return "audio/wav";
+	return NULL;
+}
+
+/* Whether base64 text b starts with the bytes "RIFF????WAVE". */
+static bool
+ws__media_wave(const char *b)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				  "0123456789+/";
+	unsigned char bytes[12];
+
+	for (int q = 0; q < 4; q++) {
+		unsigned long v = 0;
+
+		for (int k = 0; k < 4; k++) {
+			const char *at = b[q * 4 + k] ? strchr(tab, b[q * 4 + k]) : NULL;
+
+			if (at == NULL)
+				return false;
+			v = v << 6 | (unsigned long)(at - tab);
+		}
+		bytes[q * 3] = (unsigned char)(v >> 16);
+		bytes[q * 3 + 1] = (unsigned char)(v >> 8);
+		bytes[q * 3 + 2] = (unsigned char)v;
+	}
+	return memcmp(bytes, "RIFF", 4) == 0 && memcmp(bytes + 8, "WAVE", 4) == 0;
+}
+
+/*
+ * read_file of one image or audio file: the bytes, so that the answer is
+ * an image or audio block (ws__call_result()) as the reference's
+ * read_media_file gives, not a line saying "binary" or base64 inside JSON
+ * text.  A file that read_file gave as metadata only is read again with
+ * base64 (a range or tail asked is a text request: left alone).  On
+ * success *env and *raw are the second call's, and the media type is
+ * returned (NULL: the call's own answer stands).
+ */
+static const char *
+ws__media(struct ws_mcp *s, const cJSON *args, cJSON **env, char **raw)
+{
+	const cJSON *out = cJSON_GetObjectItemCaseSensitive(*env, "output");
+	const char *mime = ws__media_type(out), *again;
+	const cJSON *content = cJSON_GetObjectItemCaseSensitive(out, "content");
+	cJSON *a, *env2;
+	char *raw2 = NULL;
+
+	if (mime == NULL || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*env, "success")) ||
+	    ws__asked(args, "start_line") || ws__asked(args, "end_line") ||
+	    ws__asked(args, "tail"))
+		return NULL;
+	if (cJSON_IsString(content))
+		return strcmp(mime, "audio/wav") != 0 || ws__media_wave(content->valuestring)
+			       ? mime : NULL;
+	if ((a = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_DeleteItemFromObjectCaseSensitive(a, "base64");
+	cJSON_AddBoolToObject(a, "base64", 1);
+	env2 = ws__invoke(s, "read_file", a, &raw2);
+	cJSON_Delete(a);
+	out = cJSON_GetObjectItemCaseSensitive(env2, "output");
+	content = cJSON_GetObjectItemCaseSensitive(out, "content");
+	/* The file may have changed between the reads: judged again. */
+	again = ws__media_type(out);
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env2, "success")) ||
+	    !cJSON_IsString(content) || again == NULL ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")) ||
+	    (strcmp(again, "audio/wav") == 0 && !ws__media_wave(content->valuestring))) {
+		cJSON_Delete(env2);
+		free(raw2);
+		return NULL;
+	}
+	cJSON_Delete(*env);
+	free(*raw);
+	*env = env2;
+	*raw = raw2;
+	return again;
+}
+
 /* Run one tools/call and answer it (unless it was cancelled). */
 static void
 ws__run_job(struct ws_mcp *s, struct ws__job *j)
@@ -1514,6 +1666,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 	cJSON *env = NULL, *res = NULL;
 	char *raw = NULL;
+	const char *media = NULL;
 	struct ws__msg m;
 	bool cancelled;
 
@@ -1528,6 +1681,8 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 		res = s->o->compat->call(s, name->valuestring, args);
 	else
 		env = ws__invoke(s, name->valuestring, args, &raw);
+	if (env != NULL && strcmp(name->valuestring, "read_file") == 0)
+		media = ws__media(s, args, &env, &raw);
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);
 	s->progress_token = NULL;
@@ -1551,7 +1706,8 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 			ws_jw_raw(&m.jw, t ? t : "{}");
 			free(t);
 		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, args, env, raw, s->cap_elicit);
+			ws__call_result(&m.jw, name->valuestring, args, env, raw, media,
+					s->cap_elicit);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
 		}

@@ -1837,6 +1837,69 @@ START_TEST(search_files_texts)
 }
 END_TEST
 
+/*
+ * An image or audio file read by read_file comes as an image or audio
+ * block, as the reference's read_media_file gives it, with
+ * structuredContent its metadata only; other bytes asked as base64 come
+ * once in the text, after a line saying what they are (issue 20: the
+ * base64 was inside JSON text, and twice).
+ */
+START_TEST(read_file_media)
+{
+	static const struct {
+		const char *name, *bytes, *b64, *type, *mime;
+		size_t n;
+	} media[] = {
+		{"m/a.png", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "iVBORw0KGgoAAAANSUhEUg==",
+		 "image", "image/png", 16},
+		{"m/b.gif", "GIF89a\x01\0\x01\0\0\0\0;", "R0lGODlhAQABAAAAADs=",
+		 "image", "image/gif", 14},
+		{"m/c.wav", "RIFF\x24\0\0\0WAVEfmt ", "UklGRiQAAABXQVZFZm10IA==",
+		 "audio", "audio/wav", 16},
+	};
+	struct mcp m;
+	cJSON *r, *res;
+
+	for (size_t i = 0; i < 3; i++)
+		wst_writen(W, media[i].name, media[i].bytes, media[i].n);
+	wst_writen(W, "m/d.wav", "\0\1\2\3\4\5\6\7\0\1\2\3\4\5\6\7", 16);
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	for (size_t i = 0; i < 3; i++) {
+		char args[64];
+		const cJSON *blk;
+
+		snprintf(args, sizeof(args), "{\"path\":\"%s\"}", media[i].name);
+		res = call(&m, 2 + (int)i, "read_file", args, &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		blk = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "content"), 1);
+		ck_assert_msg(blk != NULL, "%s: no media block: %s", media[i].name,
+			      text_of(res));
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(blk, "type")),
+				 media[i].type);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(blk, "mimeType")),
+				 media[i].mime);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(blk, "data")),
+				 media[i].b64);
+		/* The text is one line about the file; no second copy. */
+		ck_assert_ptr_null(strstr(text_of(res), media[i].b64));
+		ck_assert_ptr_null(sc(res, "content"));
+		ck_assert_str_eq(cJSON_GetStringValue(sc(res, "mime_type")), media[i].mime);
+		cJSON_Delete(r);
+	}
+	/* Named .wav, not WAVE inside: no audio block. */
+	res = call(&m, 8, "read_file", "{\"path\":\"m/d.wav\"}", &r);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "content")), 1);
+	cJSON_Delete(r);
+	res = call(&m, 9, "read_file", "{\"path\":\"m/d.wav\",\"base64\":true}", &r);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "content")), 1);
+	ck_assert_str_eq(text_of(res), "[base64 of /m/d.wav: 16 bytes, "
+			 "application/octet-stream]\nAAECAwQFBgcAAQIDBAUGBw==\n");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 START_TEST(read_file_texts)
 {
 	struct mcp m;
@@ -2148,6 +2211,7 @@ suite(void)
 	tcase_add_test(tc, read_file_texts);
 	tcase_add_test(tc, list_directory_texts);
 	tcase_add_test(tc, search_files_texts);
+	tcase_add_test(tc, read_file_media);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);

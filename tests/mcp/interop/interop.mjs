@@ -120,6 +120,7 @@ const nativeCalls = [
 	["list_directory", { path: "/sub" }, true],
 	["read_file", { path: "/a.txt" }, true],
 	["read_file", { path: "a.txt", start_line: 2, end_line: 3 }, true],
+	["read_file", { path: "/img.png" }, true],
 	["read_file", { path: "/missing.txt" }, false],
 	["read_file", { path: "../outside.txt" }, false],
 	["read_file", { path: "/escape.txt" }, false],
@@ -319,6 +320,10 @@ async function main() {
 			"move_path", "delete_path", "search_files", "run_command"]
 			.filter((n) => !report.tools.some((t) => t.name === n));
 		const noStruct = report.calls.filter((c) => c.isError === false && c.structuredContent === undefined);
+		// An image read by read_file is an image block (as read_media_file's).
+		const img = report.calls.find((c) => c.name === "read_file" && c.arguments.path === "/img.png");
+		if (!img || !(img.content ?? []).some((b) => b.type === "image" && b.mimeType === "image/png"))
+			bad.push({ name: "read_file /img.png", why: "no image block", got: img?.content });
 		process.stdout.write(JSON.stringify({ server: report.server, missing_tools: missing,
 			unexpected: bad, without_structured_content: noStruct.map((c) => c.name) }, null, 2) + "\n");
 		return bad.length === 0 && missing.length === 0 && noStruct.length === 0 ? 0 : 1;
