@@ -76,6 +76,8 @@ struct ws_mcp {
 	long long next_id;
 	/* tools/list's "tools" array, built once. */
 	char *tools_json;
+	/* The isolation of the first run_command (ws__lean_isolation()). */
+	char *iso_default;
 	/* The worker's progress token (JSON text) and last value. */
 	char *progress_token;
 	long long progress_last;
@@ -1323,7 +1325,7 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 			mounts[i].ro = src[i].ro;
 		}
 	}
-	av = calloc(8 + o->ncommon, sizeof(*av));
+	av = calloc(12 + o->ncommon, sizeof(*av));
 	{
 		cJSON *capped = ws__cap_args(o, tool, args);
 
@@ -1361,6 +1363,22 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 		av[n++] = strdup(o->common[i]);
 	if (o->net && strcmp(t->name, "run_command") == 0)
 		av[n++] = strdup("--net");
+	/*
+	 * The native server serves virtual paths only: the host layout
+	 * (real_path in every entry and match) is no business of a model,
+	 * unless the server was started with --paths.  The compat mode
+	 * translates to the reference's real paths, from real_path.
+	 */
+	if (o->compat == NULL) {
+		bool paths = false;
+
+		for (size_t i = 0; i < o->ncommon && !paths; i++)
+			paths = strcmp(o->common[i], "--paths") == 0;
+		if (!paths) {
+			av[n++] = strdup("--paths");
+			av[n++] = strdup("virtual");
+		}
+	}
 	av[n++] = strdup("--args");
 	av[n++] = args_text;
 	av[n] = NULL;
@@ -1655,6 +1673,40 @@ ws__media(struct ws_mcp *s, const cJSON *args, cJSON **env, char **raw)
 	return again;
 }
 
+/*
+ * run_command's structuredContent: "isolation" (a dozen layers, the same
+ * on every call of a server) only where the model learns something from
+ * it: on the server's first run, and then when it differs from that one
+ * (a layer the kernel refused this time).  --verbose keeps it on every
+ * result.  When it goes, *raw goes too: structuredContent is printed from
+ * env.
+ */
+static void
+ws__lean_isolation(struct ws_mcp *s, cJSON *env, char **raw)
+{
+	cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
+	cJSON *iso = cJSON_GetObjectItemCaseSensitive(out, "isolation");
+	char *text;
+
+	if (!cJSON_IsObject(iso))
+		return;
+	for (size_t i = 0; i < s->o->ncommon; i++)
+		if (strcmp(s->o->common[i], "--verbose") == 0)
+			return;
+	if ((text = cJSON_PrintUnformatted(iso)) == NULL)
+		return;
+	if (s->iso_default == NULL) {
+		s->iso_default = text;
+		return;
+	}
+	if (strcmp(text, s->iso_default) == 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(out, "isolation");
+		free(*raw);
+		*raw = NULL;
+	}
+	free(text);
+}
+
 /* Run one tools/call and answer it (unless it was cancelled). */
 static void
 ws__run_job(struct ws_mcp *s, struct ws__job *j)
@@ -1683,6 +1735,8 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 		env = ws__invoke(s, name->valuestring, args, &raw);
 	if (env != NULL && strcmp(name->valuestring, "read_file") == 0)
 		media = ws__media(s, args, &env, &raw);
+	if (env != NULL && strcmp(name->valuestring, "run_command") == 0)
+		ws__lean_isolation(s, env, &raw);
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);
 	s->progress_token = NULL;
@@ -2428,6 +2482,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 					 "cannot write to standard output") : 0;
 out:
 	free(s.tools_json);
+	free(s.iso_default);
 	free(s.root_ws);
 	free(s.roots_error);
 	ws__mounts_free(s.root_mounts, s.nroot_mounts);

@@ -1900,6 +1900,60 @@ START_TEST(read_file_media)
 }
 END_TEST
 
+/*
+ * structuredContent (issue 20): the native server serves virtual paths
+ * only (no real_path anywhere, no host layout), and run_command's
+ * isolation comes on the first run and then only when it differs (every
+ * run with --verbose).
+ */
+START_TEST(structured_content_lean)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *t;
+
+	for (int verbose = 0; verbose < 2; verbose++) {
+		if (verbose)
+			mcp_start(&m, "--verbose", W);
+		else
+			mcp_start(&m, W);
+		handshake(&m, NULL);
+		if (!verbose) {
+			static const char *const calls[][2] = {
+				{"list_directory", "{\"path\":\"/\",\"recursive\":true}"},
+				{"read_file", "{\"path\":\"notes.md\"}"},
+				{"read_file", "{\"paths\":[\"notes.md\",\"src/a.c\"]}"},
+				{"search_files", "{\"pattern\":\"int\"}"},
+				{"search_files", "{\"pattern\":\"int\",\"output_mode\":\"count\"}"},
+				{"write_file", "{\"path\":\"w.txt\",\"content\":\"w\"}"},
+				{"move_path", "{\"source\":\"w.txt\",\"destination\":\"v.txt\"}"},
+				{"delete_path", "{\"path\":\"v.txt\"}"},
+			};
+
+			for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+				res = call(&m, 10 + (int)i, calls[i][0], calls[i][1], &r);
+				ck_assert_msg(!is_error(res), "%s", text_of(res));
+				t = cJSON_PrintUnformatted(cJSON_GetObjectItem(res,
+									       "structuredContent"));
+				ck_assert_msg(strstr(t, "real_path") == NULL &&
+					      strstr(t, T) == NULL, "%s: %s", calls[i][0], t);
+				free(t);
+				cJSON_Delete(r);
+			}
+		}
+		res = call(&m, 2, "run_command", "{\"command\":[\"true\"]}", &r);
+		ck_assert(cJSON_IsObject(sc(res, "isolation")));
+		cJSON_Delete(r);
+		res = call(&m, 3, "run_command", "{\"command\":[\"true\"]}", &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		ck_assert_int_eq(cJSON_IsObject(sc(res, "isolation")), verbose);
+		ck_assert_int_eq(cJSON_GetNumberValue(sc(res, "exit_code")), 0);
+		cJSON_Delete(r);
+		ck_assert_int_eq(mcp_close(&m), 0);
+	}
+}
+END_TEST
+
 START_TEST(read_file_texts)
 {
 	struct mcp m;
@@ -2212,6 +2266,7 @@ suite(void)
 	tcase_add_test(tc, list_directory_texts);
 	tcase_add_test(tc, search_files_texts);
 	tcase_add_test(tc, read_file_media);
+	tcase_add_test(tc, structured_content_lean);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);
