@@ -23,6 +23,7 @@
 #include "ws/error.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
+#include "ws/toolset.h"
 #include "ws/workspace.h"
 
 #include "cmds.h"
@@ -53,7 +54,7 @@ static const struct ws_tool self = {
 	.prog = "wstools",
 	.tool = "wstools",
 	.description = "Run the wstools tools by their LLM names.",
-	.usage = "wstools schemas\n"
+	.usage = "wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
 		 "       wstools call NAME JSON|- [OPTION]...\n"
 		 "       wstools mcp [OPTION]... [DIR]...",
 };
@@ -62,14 +63,19 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: wstools schemas\n"
+		"Usage: wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
 		"       wstools call NAME JSON|- [OPTION]...\n"
 		"       wstools mcp [OPTION]... [DIR]...\n"
 		"The front door of the toolbox for agent harnesses.\n"
 		"\n"
 		"Commands:\n"
-		"  schemas                   print every tool's function-calling definition\n"
-		"                            as one JSON array\n"
+		"  schemas                   print the tools' function-calling definitions\n"
+		"                            as one JSON array: --set default (the nine\n"
+		"                            tools, short), five (five tools, shorter) or\n"
+		"                            full (every option); --check says which\n"
+		"                            dialects (ajv-strict, gemini, openai-strict)\n"
+		"                            the set is within, and its size; --for gemini\n"
+		"                            adapts it to Gemini (no additionalProperties)\n"
 		"  call NAME JSON|-          run tool NAME with its arguments as one JSON\n"
 		"                            object (- reads it from standard input); the\n"
 		"                            OPTIONs (--workspace, --policy...) go to the tool\n"
@@ -212,14 +218,19 @@ capture_schema(const char *prog)
 }
 
 /*
- * Every tool definition in one array: a binary that serves several tools
- * (wswrite) prints an array of its own, flattened into this one.
+ * The definitions of tool set `set` (ws/toolset.h) in one array, made
+ * from every binary's --schema (a binary that serves several tools,
+ * wswrite, prints an array of its own, flattened into this one); with
+ * check, instead, which dialects of function calling the set is within
+ * (exit 1 when not even in Ajv's strict mode, which every set must
+ * pass) and its size; with dialect, adapted to it (ws_toolset_adapt()).
  */
 static int
-cmd_schemas(void)
+cmd_schemas(const char *set, const char *dialect, bool check)
 {
-	cJSON *all = cJSON_CreateArray();
+	cJSON *all = cJSON_CreateArray(), *defs;
 	char *text;
+	bool strict_ok = true;
 
 	if (all == NULL)
 		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
@@ -244,13 +255,49 @@ cmd_schemas(void)
 			cJSON_AddItemToArray(all, j);
 		}
 	}
-	text = cJSON_PrintUnformatted(all);
+	defs = ws_toolset_build(set, all);
 	cJSON_Delete(all);
-	if (text == NULL)
+	if (defs != NULL && dialect != NULL && ws_toolset_adapt(defs, dialect) < 0) {
+		cJSON_Delete(defs);
+		defs = NULL;
+	}
+	if (defs == NULL) {
+		/* fail() sets the error again: the message copied first. */
+		char *msg = strdup(ws_error_last());
+		int code = ws_error_last_code(), st;
+
+		st = fail("wstools", code, "wstools schemas [--set full|default|five] "
+			  "[--for gemini] [--check]", "%s", msg ? msg : "out of memory");
+		free(msg);
+		return st;
+	}
+	text = cJSON_PrintUnformatted(defs);
+	if (text == NULL) {
+		cJSON_Delete(defs);
 		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
-	puts(text);
+	}
+	if (!check) {
+		puts(text);
+	} else {
+		printf("set %s: %d tools, %zu bytes\n", set, cJSON_GetArraySize(defs),
+		       strlen(text));
+		for (size_t i = 0; ws_toolset_dialects[i] != NULL; i++) {
+			char *why = NULL;
+			bool ok = ws_toolset_check(defs, ws_toolset_dialects[i], &why);
+
+			printf("%-14s %s%s%s\n", ws_toolset_dialects[i],
+			       ok ? "pass" : "FAIL", ok ? "" : ": ",
+			       ok ? "" : why ? why : "out of memory");
+			if (!ok && strcmp(ws_toolset_dialects[i], "ajv-strict") == 0)
+				strict_ok = false;
+			free(why);
+		}
+	}
 	free(text);
-	return fflush(stdout) == 0 ? 0 : ws_error_exit_status(WS_EIO_ERROR);
+	cJSON_Delete(defs);
+	if (fflush(stdout) != 0)
+		return ws_error_exit_status(WS_EIO_ERROR);
+	return strict_ok ? 0 : 1;
 }
 
 static int
@@ -621,10 +668,27 @@ ws_cmd_wstools(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "schemas") == 0) {
-		if (argc > 2)
-			return fail("wstools", WS_EINVALID_ARGUMENT, NULL,
-				    "schemas takes no argument (\"%s\")", argv[2]);
-		return cmd_schemas();
+		const char *set = "default", *dialect = NULL;
+		bool check = false;
+
+		for (int i = 2; i < argc; i++) {
+			if (strcmp(argv[i], "--check") == 0)
+				check = true;
+			else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc)
+				set = argv[++i];
+			else if (strncmp(argv[i], "--set=", 6) == 0)
+				set = argv[i] + 6;
+			else if (strcmp(argv[i], "--for") == 0 && i + 1 < argc)
+				dialect = argv[++i];
+			else if (strncmp(argv[i], "--for=", 6) == 0)
+				dialect = argv[i] + 6;
+			else
+				return fail("wstools", WS_EINVALID_ARGUMENT,
+					    "wstools schemas [--set full|default|five] "
+					    "[--for gemini] [--check]",
+					    "schemas: unknown argument \"%s\"", argv[i]);
+		}
+		return cmd_schemas(set, dialect, check);
 	}
 	if (strcmp(argv[1], "call") == 0)
 		return cmd_call(argc - 2, argv + 2);

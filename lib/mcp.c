@@ -26,6 +26,7 @@
 #include "ws/error.h"
 #include "ws/json.h"
 #include "ws/session.h"
+#include "ws/toolset.h"
 
 /*
  * Newest first: the answer to a client that asks for a version we do not
@@ -305,15 +306,15 @@ static const struct {
 	const char *what; /* the property's description in tools/list */
 } ws__ceilings[] = {
 	{"run_command", "timeout", true, 600000, 60000,
-	 "seconds before the command's process tree is killed"},
+	 "seconds before the command is killed"},
 	{"run_command", "max_output", false, 1 << 20, 64 << 10,
-	 "bytes of stdout and of stderr kept, head and tail"},
+	 "bytes kept of stdout and of stderr each"},
 	{"search_files", "max_results", false, 1000, 50,
-	 "most results returned; summary.next_offset pages on"},
+	 "most results"},
 	{"search_files", "time_budget", true, 60000, 10000,
-	 "seconds to search before returning what was found"},
+	 "seconds before returning what was found"},
 	{"list_directory", "max_entries", false, 10000, 200,
-	 "most entries returned per path; next_offset pages on"},
+	 "most entries"},
 	{"list_directory", "max_output", false, 1 << 20, 65536,
 	 "most bytes of a page"},
 	{"read_file", "max_bytes", false, 1 << 20, 1 << 20,
@@ -365,87 +366,54 @@ ws__describe_ceilings(const struct ws_mcp_opts *o, const char *tool, cJSON *sche
 
 /* ---- tools/list ------------------------------------------------------ */
 
-/* What each tool does to the world, for the client (annotations). */
+/*
+ * What each tool does to the world, for the client (annotations), and a
+ * lean output schema: the keys a client may rely on, one type each (a
+ * key that may be null has no type), everything else allowed.
+ */
+#define WS__S "{\"type\":\"string\"}"
+#define WS__I "{\"type\":\"integer\"}"
+#define WS__B "{\"type\":\"boolean\"}"
+#define WS__OBJS "{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"
 static const struct {
 	const char *name, *title;
 	bool ro, destructive, idempotent;
 	const char *output_schema; /* JSON Schema of the CLI's "output" */
 } ws__meta[] = {
 	{"list_directory", "List a directory", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-	 "\"properties\":{\"name\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
-	 "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"dir\",\"symlink\",\"other\"]},"
-	 "\"size\":{\"type\":\"integer\"},\"target\":{\"type\":\"string\"}}}},"
-	 "\"returned\":{\"type\":\"integer\"},\"entries_total\":{\"type\":\"integer\"},"
-	 "\"truncated\":{\"type\":\"boolean\"},"
-	 "\"next_offset\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"entries\":" WS__OBJS
+	 ",\"truncated\":" WS__B ",\"next_offset\":{},\"results\":" WS__OBJS "}}"},
 	{"read_file", "Read a file", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"content\":{\"type\":[\"string\",\"null\"]},"
-	 "\"encoding\":{\"type\":[\"string\",\"null\"]},"
-	 "\"start_line\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"end_line\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"total_lines\":{\"type\":[\"integer\",\"null\"]},\"size\":{\"type\":\"integer\"},"
-	 "\"binary\":{\"type\":\"boolean\"},\"mime_type\":{\"type\":[\"string\",\"null\"]},"
-	 "\"truncated\":{\"type\":\"boolean\"},"
-	 "\"next_start_line\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"version\":{\"type\":\"string\"},"
-	 "\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"content\":{},"
+	 "\"total_lines\":{},\"truncated\":" WS__B ",\"next_start_line\":{},"
+	 "\"version\":" WS__S ",\"results\":" WS__OBJS "}}"},
 	{"write_file", "Write a file", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"created\":{\"type\":\"boolean\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"},\"bytes_written\":{\"type\":\"integer\"},"
-	 "\"diff\":{\"type\":\"string\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"action\":" WS__S
+	 ",\"bytes_written\":" WS__I ",\"diff\":" WS__S "}}"},
 	{"edit_file", "Edit a file", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"replacements\":{\"type\":\"integer\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"},\"bytes_written\":{\"type\":\"integer\"},"
-	 "\"diff\":{\"type\":\"string\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"replacements\":"
+	 WS__I ",\"diff\":" WS__S "}}"},
 	{"create_directory", "Create a directory", false, false, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"created\":{\"type\":\"boolean\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"created\":" WS__B
+	 "}}"},
 	{"move_path", "Move or rename", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"destination\":{\"type\":\"string\"},"
-	 "\"destination_real_path\":{\"type\":\"string\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"destination\":"
+	 WS__S "}}"},
 	{"delete_path", "Delete a file or directory", false, true, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"removed\":{\"type\":\"integer\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"removed\":" WS__I
+	 "}}"},
 	{"search_files", "Search file contents", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"
-	 "\"column\":{\"type\":\"integer\"},\"text\":{\"type\":\"string\"}}}},"
-	 "\"files\":{\"type\":\"array\"},"
-	 "\"summary\":{\"type\":\"object\",\"properties\":{"
-	 "\"files_searched\":{\"type\":\"integer\"},\"matches\":{\"type\":\"integer\"},"
-	 "\"truncated\":{\"type\":\"boolean\"},"
-	 "\"truncated_reason\":{\"type\":[\"string\",\"null\"]},"
-	 "\"operand_errors\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-	 "\"properties\":{\"code\":{\"type\":\"string\"},"
-	 "\"message\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},"
-	 "\"required\":[\"code\",\"message\"]}}}}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"matches\":" WS__OBJS ",\"files\":"
+	 "{\"type\":\"array\"},\"counts\":" WS__OBJS ",\"summary\":{\"type\":"
+	 "\"object\"}}}"},
 	{"run_command", "Run a command in the sandbox", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"exit_code\":{\"type\":\"integer\"},\"signal\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"timed_out\":{\"type\":\"boolean\"},\"duration_ms\":{\"type\":\"integer\"},"
-	 "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
-	 "\"stdout_truncated\":{\"type\":\"boolean\"},"
-	 "\"stderr_truncated\":{\"type\":\"boolean\"},"
-	 "\"isolation\":{\"type\":\"object\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"exit_code\":" WS__I ",\"signal\":{},"
+	 "\"timed_out\":" WS__B ",\"stdout\":" WS__S ",\"stderr\":" WS__S "}}"},
 };
+#undef WS__S
+#undef WS__I
+#undef WS__B
+#undef WS__OBJS
 
 /* Run a tool's function with argv, its output captured: malloc'd text. */
 static char *
@@ -510,12 +478,7 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 		 * too finds them conform.
 		 */
 		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(os, "properties"),
-				      "error", cJSON_Parse(
-					      "{\"type\":\"object\",\"properties\":{"
-					      "\"code\":{\"type\":\"string\"},"
-					      "\"message\":{\"type\":\"string\"},"
-					      "\"hint\":{\"type\":\"string\"}},"
-					      "\"required\":[\"code\",\"message\"]}"));
+				      "error", cJSON_Parse("{\"type\":\"object\"}"));
 		cJSON_AddItemToObject(t, "outputSchema", os);
 		ann = cJSON_AddObjectToObject(t, "annotations");
 		cJSON_AddStringToObject(ann, "title", ws__meta[i].title);
@@ -537,6 +500,7 @@ static int
 ws__build_list(struct ws_mcp *s)
 {
 	cJSON *arr = s->o->compat ? s->o->compat->list(s) : cJSON_CreateArray();
+	cJSON *full = cJSON_CreateArray(), *set, *d;
 	cJSON *res;
 
 	if (arr == NULL)
@@ -559,19 +523,34 @@ ws__build_list(struct ws_mcp *s)
 		if (def == NULL || st != 0) {
 			cJSON_Delete(def);
 			cJSON_Delete(arr);
+			cJSON_Delete(full);
 			return ws_error_set(WS_EIO_ERROR, NULL,
 					    "%s --schema printed no JSON", t->prog);
 		}
 		if (cJSON_IsArray(def)) {
-			cJSON *d;
-
-			cJSON_ArrayForEach(d, def)
-				ws__list_add(s, arr, d);
+			while (cJSON_GetArraySize(def) > 0)
+				cJSON_AddItemToArray(full, cJSON_DetachItemFromArray(def, 0));
+			cJSON_Delete(def);
 		} else {
-			ws__list_add(s, arr, def);
+			cJSON_AddItemToArray(full, def);
 		}
-		cJSON_Delete(def);
 	}
+	/*
+	 * The model is given the short "default" set (ws/toolset.h): every
+	 * tool and capability once, in fewer bytes than --schema's words
+	 * for people; the tools still take every --args option.
+	 */
+	if (s->o->compat == NULL) {
+		if ((set = ws_toolset_build("default", full)) == NULL) {
+			cJSON_Delete(arr);
+			cJSON_Delete(full);
+			return ws_error_last_code();
+		}
+		cJSON_ArrayForEach(d, set)
+			ws__list_add(s, arr, d);
+		cJSON_Delete(set);
+	}
+	cJSON_Delete(full);
 	res = cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "tools", arr);
 	s->tools_json = cJSON_PrintUnformatted(res);
