@@ -1965,6 +1965,100 @@ START_TEST(structured_content_lean)
 }
 END_TEST
 
+/* The contents of file path (malloc'd). */
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int c;
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	while ((c = getc(f)) != EOF)
+		putc(c, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * Check one client configuration snippet: it parses, and every server in
+ * it runs wstools mcp by an absolute path.  Returns the number of servers.
+ */
+static int
+check_snippet(const char *where, const char *text)
+{
+	cJSON *j = cJSON_Parse(text), *servers, *sv;
+	int n = 0;
+
+	ck_assert_msg(j != NULL, "%s: a snippet that is not JSON:\n%s", where, text);
+	servers = cJSON_GetObjectItem(j, "mcpServers");
+	if (servers == NULL)
+		servers = cJSON_GetObjectItem(j, "servers");
+	ck_assert_msg(cJSON_IsObject(servers), "%s: no mcpServers/servers:\n%s", where, text);
+	cJSON_ArrayForEach(sv, servers) {
+		const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItem(sv, "command"));
+		const cJSON *args = cJSON_GetObjectItem(sv, "args");
+
+		ck_assert_msg(cmd != NULL && cmd[0] == '/', "%s: command: %s", where, text);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(args, 0)), "mcp");
+		n++;
+	}
+	cJSON_Delete(j);
+	return n;
+}
+
+/*
+ * The client configurations in the README (```json blocks) and in
+ * wstools-mcp(1) (.Bd -literal blocks that start with "{") parse, and
+ * each kind of client (Claude Desktop and Cursor, Claude Code, VS Code)
+ * has one in both.
+ */
+START_TEST(config_snippets_parse)
+{
+	char *readme = slurp(WST_SRC_ROOT "/README.md");
+	char *man = slurp(WST_SRC_ROOT "/man/wstools-mcp.1");
+	int readme_n = 0, man_n = 0;
+	bool vscode = false, code = false;
+
+	for (char *p = readme; (p = strstr(p, "\n```json\n")) != NULL;) {
+		char *b = p + 9, *e = strstr(b, "\n```\n");
+
+		ck_assert_ptr_nonnull(e);
+		*e = '\0';
+		if (strstr(b, "mcpServers") || strstr(b, "\"servers\"")) {
+			readme_n += check_snippet("README.md", b);
+			vscode |= strstr(b, "${workspaceFolder}") != NULL;
+			code |= strstr(b, "\"type\": \"stdio\"") != NULL &&
+				strstr(b, "mcpServers") != NULL;
+		}
+		p = e + 1;
+	}
+	ck_assert_msg(vscode && code, "README: no VS Code or Claude Code snippet");
+	vscode = code = false;
+	for (char *p = man; (p = strstr(p, "\n.Bd -literal -offset indent\n{")) != NULL;) {
+		char *b = p + 29, *e = strstr(b, "\n.Ed\n");
+
+		ck_assert_ptr_nonnull(e);
+		*e = '\0';
+		/* No roff escapes in them: what is shown is the JSON. */
+		ck_assert_msg(strchr(b, '\\') == NULL, "man: an escape in %s", b);
+		man_n += check_snippet("wstools-mcp.1", b);
+		vscode |= strstr(b, "${workspaceFolder}") != NULL;
+		code |= strstr(b, "\"type\": \"stdio\"") != NULL &&
+			strstr(b, "mcpServers") != NULL;
+		p = e + 1;
+	}
+	ck_assert_msg(vscode && code, "man: no VS Code or Claude Code snippet");
+	ck_assert_int_ge(readme_n, 4);
+	ck_assert_int_ge(man_n, 4);
+	free(readme);
+	free(man);
+}
+END_TEST
+
 START_TEST(read_file_texts)
 {
 	struct mcp m;
@@ -2278,6 +2372,7 @@ suite(void)
 	tcase_add_test(tc, search_files_texts);
 	tcase_add_test(tc, read_file_media);
 	tcase_add_test(tc, structured_content_lean);
+	tcase_add_test(tc, config_snippets_parse);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);

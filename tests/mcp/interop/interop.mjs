@@ -202,6 +202,8 @@ async function runServer(mode, cmd) {
 			}
 			report.calls.push(unsubst(entry, tree));
 		}
+		if (mode === "native")
+			report.progress_reset = await longCall(client, true);
 	} finally {
 		await client.close().catch(() => {});
 		fs.rmSync(tree.tmp, { recursive: true, force: true });
@@ -209,6 +211,21 @@ async function runServer(mode, cmd) {
 	if (stderr.length > 0)
 		report.stderr_bytes = stderr.length;
 	return report;
+}
+
+// A command longer than the client's request timeout (0.7 s here, 60 s by
+// the SDK's default): answered when the client resets its timeout on the
+// server's progress notifications (README, "Timeouts"). "answered" or
+// "timeout" (the outcome of the command itself does not matter: the
+// sandbox may be unavailable where this runs).
+async function longCall(client, reset) {
+	try {
+		await client.callTool({ name: "run_command", arguments: { command: ["sleep", "1.5"] } },
+			undefined, { timeout: 700, resetTimeoutOnProgress: reset, onprogress: () => {} });
+		return "answered";
+	} catch (e) {
+		return /timed out|timeout/i.test(String(e.message ?? e)) ? "timeout" : `error: ${e.message ?? e}`;
+	}
 }
 
 // --- comparison -----------------------------------------------------------
@@ -355,9 +372,10 @@ async function main() {
 		process.stdout.write(JSON.stringify({ server: report.server, missing_tools: missing,
 			unexpected: bad, without_structured_content: noStruct.map((c) => c.name),
 			not_strict: notStrict, tools_list_bytes: report.tools_list_bytes,
-			bigger_than_reference: bigger }, null, 2) + "\n");
+			bigger_than_reference: bigger, progress_reset: report.progress_reset }, null, 2) + "\n");
 		return bad.length === 0 && missing.length === 0 && noStruct.length === 0 &&
-			notStrict.length === 0 && bigger === null ? 0 : 1;
+			notStrict.length === 0 && bigger === null &&
+			report.progress_reset === "answered" ? 0 : 1;
 	}
 	usage();
 }
