@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "ws/error.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
+#include "ws/toolset.h"
 #include "ws/workspace.h"
 
 #include "cmds.h"
@@ -52,7 +54,7 @@ static const struct ws_tool self = {
 	.prog = "wstools",
 	.tool = "wstools",
 	.description = "Run the wstools tools by their LLM names.",
-	.usage = "wstools schemas\n"
+	.usage = "wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
 		 "       wstools call NAME JSON|- [OPTION]...\n"
 		 "       wstools mcp [OPTION]... [DIR]...",
 };
@@ -61,14 +63,19 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: wstools schemas\n"
+		"Usage: wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
 		"       wstools call NAME JSON|- [OPTION]...\n"
 		"       wstools mcp [OPTION]... [DIR]...\n"
 		"The front door of the toolbox for agent harnesses.\n"
 		"\n"
 		"Commands:\n"
-		"  schemas                   print every tool's function-calling definition\n"
-		"                            as one JSON array\n"
+		"  schemas                   print the tools' function-calling definitions\n"
+		"                            as one JSON array: --set default (the nine\n"
+		"                            tools, short), five (five tools, shorter) or\n"
+		"                            full (every option); --check says which\n"
+		"                            dialects (ajv-strict, gemini, openai-strict)\n"
+		"                            the set is within, and its size; --for gemini\n"
+		"                            adapts it to Gemini (no additionalProperties)\n"
 		"  call NAME JSON|-          run tool NAME with its arguments as one JSON\n"
 		"                            object (- reads it from standard input); the\n"
 		"                            OPTIONs (--workspace, --policy...) go to the tool\n"
@@ -211,14 +218,19 @@ capture_schema(const char *prog)
 }
 
 /*
- * Every tool definition in one array: a binary that serves several tools
- * (wswrite) prints an array of its own, flattened into this one.
+ * The definitions of tool set `set` (ws/toolset.h) in one array, made
+ * from every binary's --schema (a binary that serves several tools,
+ * wswrite, prints an array of its own, flattened into this one); with
+ * check, instead, which dialects of function calling the set is within
+ * (exit 1 when not even in Ajv's strict mode, which every set must
+ * pass) and its size; with dialect, adapted to it (ws_toolset_adapt()).
  */
 static int
-cmd_schemas(void)
+cmd_schemas(const char *set, const char *dialect, bool check)
 {
-	cJSON *all = cJSON_CreateArray();
+	cJSON *all = cJSON_CreateArray(), *defs;
 	char *text;
+	bool strict_ok = true;
 
 	if (all == NULL)
 		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
@@ -243,13 +255,49 @@ cmd_schemas(void)
 			cJSON_AddItemToArray(all, j);
 		}
 	}
-	text = cJSON_PrintUnformatted(all);
+	defs = ws_toolset_build(set, all);
 	cJSON_Delete(all);
-	if (text == NULL)
+	if (defs != NULL && dialect != NULL && ws_toolset_adapt(defs, dialect) < 0) {
+		cJSON_Delete(defs);
+		defs = NULL;
+	}
+	if (defs == NULL) {
+		/* fail() sets the error again: the message copied first. */
+		char *msg = strdup(ws_error_last());
+		int code = ws_error_last_code(), st;
+
+		st = fail("wstools", code, "wstools schemas [--set full|default|five] "
+			  "[--for gemini] [--check]", "%s", msg ? msg : "out of memory");
+		free(msg);
+		return st;
+	}
+	text = cJSON_PrintUnformatted(defs);
+	if (text == NULL) {
+		cJSON_Delete(defs);
 		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
-	puts(text);
+	}
+	if (!check) {
+		puts(text);
+	} else {
+		printf("set %s: %d tools, %zu bytes\n", set, cJSON_GetArraySize(defs),
+		       strlen(text));
+		for (size_t i = 0; ws_toolset_dialects[i] != NULL; i++) {
+			char *why = NULL;
+			bool ok = ws_toolset_check(defs, ws_toolset_dialects[i], &why);
+
+			printf("%-14s %s%s%s\n", ws_toolset_dialects[i],
+			       ok ? "pass" : "FAIL", ok ? "" : ": ",
+			       ok ? "" : why ? why : "out of memory");
+			if (!ok && strcmp(ws_toolset_dialects[i], "ajv-strict") == 0)
+				strict_ok = false;
+			free(why);
+		}
+	}
 	free(text);
-	return fflush(stdout) == 0 ? 0 : ws_error_exit_status(WS_EIO_ERROR);
+	cJSON_Delete(defs);
+	if (fflush(stdout) != 0)
+		return ws_error_exit_status(WS_EIO_ERROR);
+	return strict_ok ? 0 : 1;
 }
 
 static int
@@ -345,6 +393,9 @@ static const struct ws_tool mcp_tool = {
 	.pos_kind = WS_POS_ANY,
 	.exit_help = "0 at the end of input; 2 invalid arguments; 5 the server "
 		     "could not start or write its output.",
+	.workspace_help = "workspace root (default: the first DIR, else the "
+			  "client's first root, else env WS_ROOT; never the "
+			  "current directory)",
 	.opts = mcp_opts,
 	.nopts = M_COUNT,
 };
@@ -357,6 +408,34 @@ static const struct ws_mcp_compat *const compats[] = {
 	&ws_mcp_compat_filesystem,
 	NULL,
 };
+
+/*
+ * DIR with a leading "~" or "~/" made the home directory ($HOME, else the
+ * password database's), as a shell would: a client's JSON config runs
+ * the server without a shell, and "~/src" would otherwise be a directory
+ * named "~".  "~user" is left alone.  A malloc'd string, NULL without
+ * memory.
+ */
+static char *
+expand_home(const char *dir)
+{
+	const char *home;
+	char *out = NULL;
+
+	if (dir[0] != '~' || (dir[1] != '\0' && dir[1] != '/'))
+		return strdup(dir);
+	home = getenv("HOME");
+	if (home == NULL || *home == '\0') {
+		const struct passwd *pw = getpwuid(getuid());
+
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (home == NULL)
+		return strdup(dir);
+	if (asprintf(&out, "%s%s", home, dir + 1) < 0)
+		return NULL;
+	return out;
+}
 
 /* Append s to a growing NULL-free array of strings. */
 static int
@@ -455,13 +534,17 @@ cmd_mcp(int argc, char **argv)
 	 * missing one stops the server now rather than fail every call.
 	 */
 	for (size_t i = 0; i < cli.npos; i++) {
-		char *real = realpath(cli.pos[i], NULL);
+		char *dir = expand_home(cli.pos[i]);
+		char *real = dir ? realpath(dir, NULL) : NULL;
 
 		if (real == NULL) {
-			rc = ws_error_set(WS_EWORKSPACE_NOT_FOUND, cli.pos[i], "%s",
-					  strerror(errno));
+			rc = dir == NULL ? ws_error_set(WS_ENOMEM, NULL, "out of memory")
+					 : ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
+							"%s", strerror(errno));
+			free(dir);
 			goto fail;
 		}
+		free(dir);
 		if ((rc = push((const char ***)&owned, &nowned, real)) < 0) {
 			free(real);
 			goto fail;
@@ -474,8 +557,16 @@ cmd_mcp(int argc, char **argv)
 		if ((rc = push(&mounts, &nmounts, real)) < 0)
 			goto fail;
 	}
-	if (ws_flag)
-		o.workspace = cli.workspace;
+	if (ws_flag) {
+		char *dir = expand_home(cli.workspace);
+
+		if (dir == NULL || (rc = push((const char ***)&owned, &nowned, dir)) < 0) {
+			free(dir);
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto fail;
+		}
+		o.workspace = dir;
+	}
 	else if (o.workspace == NULL)
 		o.fallback = getenv("WS_ROOT");
 	/*
@@ -577,10 +668,27 @@ ws_cmd_wstools(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "schemas") == 0) {
-		if (argc > 2)
-			return fail("wstools", WS_EINVALID_ARGUMENT, NULL,
-				    "schemas takes no argument (\"%s\")", argv[2]);
-		return cmd_schemas();
+		const char *set = "default", *dialect = NULL;
+		bool check = false;
+
+		for (int i = 2; i < argc; i++) {
+			if (strcmp(argv[i], "--check") == 0)
+				check = true;
+			else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc)
+				set = argv[++i];
+			else if (strncmp(argv[i], "--set=", 6) == 0)
+				set = argv[i] + 6;
+			else if (strcmp(argv[i], "--for") == 0 && i + 1 < argc)
+				dialect = argv[++i];
+			else if (strncmp(argv[i], "--for=", 6) == 0)
+				dialect = argv[i] + 6;
+			else
+				return fail("wstools", WS_EINVALID_ARGUMENT,
+					    "wstools schemas [--set full|default|five] "
+					    "[--for gemini] [--check]",
+					    "schemas: unknown argument \"%s\"", argv[i]);
+		}
+		return cmd_schemas(set, dialect, check);
 	}
 	if (strcmp(argv[1], "call") == 0)
 		return cmd_call(argc - 2, argv + 2);

@@ -971,8 +971,13 @@ ws_cli_print_help(const struct ws_cli *cli, FILE *f)
 			ws__help_opt(f, &t->opts[i]);
 	}
 	fprintf(f, "\nCommon options:\n");
-	for (size_t i = 0; i < C_COUNT; i++)
-		ws__help_opt(f, &ws__common[i]);
+	for (size_t i = 0; i < C_COUNT; i++) {
+		struct ws_opt o = ws__common[i];
+
+		if (i == C_WORKSPACE && t->workspace_help != NULL)
+			o.help = t->workspace_help;
+		ws__help_opt(f, &o);
+	}
 	if (t->exit_help != NULL)
 		fprintf(f, "\nExit status: %s\nSee %s(1).\n", t->exit_help, t->prog);
 	else

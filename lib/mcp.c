@@ -26,8 +26,17 @@
 #include "ws/error.h"
 #include "ws/json.h"
 #include "ws/session.h"
+#include "ws/toolset.h"
 
-const char *const ws_mcp_versions[] = {"2025-11-25", "2025-06-18", NULL};
+/*
+ * Newest first: the answer to a client that asks for a version we do not
+ * know.  The older two are still spoken by clients in use (the
+ * TypeScript SDK 1.12 asks for 2025-03-26 and refuses any other answer);
+ * what they do not know of the newer ones (structuredContent, titles,
+ * elicitation) they ignore or never offer.
+ */
+const char *const ws_mcp_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
+				       "2024-11-05", NULL};
 
 /* A tools/call waiting for, or running on, the worker. */
 struct ws__job {
@@ -68,6 +77,8 @@ struct ws_mcp {
 	long long next_id;
 	/* tools/list's "tools" array, built once. */
 	char *tools_json;
+	/* The isolation of the first run_command (ws__lean_isolation()). */
+	char *iso_default;
 	/* The worker's progress token (JSON text) and last value. */
 	char *progress_token;
 	long long progress_last;
@@ -280,89 +291,129 @@ ws__result_raw(struct ws_mcp *s, const cJSON *id, const char *json)
 	ws__msg_send(s, &m);
 }
 
+/*
+ * The ceilings of the sizes and times a model may ask for under MCP (the
+ * CLI's flags do this for an --args caller; here nobody gives flags):
+ * a value above the ceiling becomes the ceiling, and so does 0 ("none",
+ * "all", "unlimited": as much as the server allows).  Seconds are in
+ * ms.  tools/list describes each with its default and ceiling (what).
+ */
+static const struct {
+	const char *tool, *key;
+	bool seconds;
+	long long dflt; /* the ceiling when the server's options do not say */
+	long long tool_dflt; /* the tool's own default under --args */
+	const char *what; /* the property's description in tools/list */
+} ws__ceilings[] = {
+	{"run_command", "timeout", true, 600000, 60000,
+	 "seconds before the command is killed"},
+	{"run_command", "max_output", false, 1 << 20, 64 << 10,
+	 "bytes kept of stdout and of stderr each"},
+	{"search_files", "max_results", false, 1000, 50,
+	 "most results"},
+	{"search_files", "time_budget", true, 60000, 10000,
+	 "seconds before returning what was found"},
+	{"list_directory", "max_entries", false, 10000, 200,
+	 "most entries"},
+	{"list_directory", "max_output", false, 1 << 20, 65536,
+	 "most bytes of a page"},
+	{"read_file", "max_bytes", false, 1 << 20, 1 << 20,
+	 "most bytes of content returned"},
+};
+
+/* Ceiling i of the table for this server (its options may lower it). */
+static long long
+ws__cap_of(const struct ws_mcp_opts *o, size_t i)
+{
+	if (strcmp(ws__ceilings[i].tool, "run_command") != 0)
+		return ws__ceilings[i].dflt;
+	if (strcmp(ws__ceilings[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
+		return o->run_timeout_ms;
+	if (strcmp(ws__ceilings[i].key, "max_output") == 0 && o->run_max_output > 0)
+		return o->run_max_output;
+	return ws__ceilings[i].dflt;
+}
+
+/*
+ * In a tool's input schema for tools/list, the properties the server
+ * holds to a ceiling say so, default and ceiling in the unit of the
+ * property: what the model reads is what the server does.
+ */
+static void
+ws__describe_ceilings(const struct ws_mcp_opts *o, const char *tool, cJSON *schema)
+{
+	cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+
+	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
+		cJSON *p = cJSON_GetObjectItemCaseSensitive(props, ws__ceilings[i].key);
+		long long cap = ws__cap_of(o, i);
+		double unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
+		double d = (double)(ws__ceilings[i].tool_dflt < cap ?
+				    ws__ceilings[i].tool_dflt : cap) / unit;
+		char *text = NULL;
+
+		if (strcmp(ws__ceilings[i].tool, tool) != 0 || !cJSON_IsObject(p))
+			continue;
+		if (asprintf(&text, "%s (default %.15g, at most %.15g; 0: %.15g)",
+			     ws__ceilings[i].what, d, (double)cap / unit,
+			     (double)cap / unit) < 0)
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(p, "description");
+		cJSON_AddStringToObject(p, "description", text);
+		free(text);
+	}
+}
+
 /* ---- tools/list ------------------------------------------------------ */
 
-/* What each tool does to the world, for the client (annotations). */
+/*
+ * What each tool does to the world, for the client (annotations), and a
+ * lean output schema: the keys a client may rely on, one type each (a
+ * key that may be null has no type), everything else allowed.
+ */
+#define WS__S "{\"type\":\"string\"}"
+#define WS__I "{\"type\":\"integer\"}"
+#define WS__B "{\"type\":\"boolean\"}"
+#define WS__OBJS "{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"
 static const struct {
 	const char *name, *title;
 	bool ro, destructive, idempotent;
 	const char *output_schema; /* JSON Schema of the CLI's "output" */
 } ws__meta[] = {
 	{"list_directory", "List a directory", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-	 "\"properties\":{\"name\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
-	 "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"dir\",\"symlink\",\"other\"]},"
-	 "\"size\":{\"type\":\"integer\"},\"target\":{\"type\":\"string\"}}}},"
-	 "\"returned\":{\"type\":\"integer\"},\"entries_total\":{\"type\":\"integer\"},"
-	 "\"truncated\":{\"type\":\"boolean\"},"
-	 "\"next_offset\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"entries\":" WS__OBJS
+	 ",\"truncated\":" WS__B ",\"next_offset\":{},\"results\":" WS__OBJS "}}"},
 	{"read_file", "Read a file", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"content\":{\"type\":[\"string\",\"null\"]},"
-	 "\"encoding\":{\"type\":[\"string\",\"null\"]},"
-	 "\"start_line\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"end_line\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"total_lines\":{\"type\":[\"integer\",\"null\"]},\"size\":{\"type\":\"integer\"},"
-	 "\"binary\":{\"type\":\"boolean\"},\"mime_type\":{\"type\":[\"string\",\"null\"]},"
-	 "\"truncated\":{\"type\":\"boolean\"},"
-	 "\"next_start_line\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"version\":{\"type\":\"string\"},"
-	 "\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"content\":{},"
+	 "\"total_lines\":{},\"truncated\":" WS__B ",\"next_start_line\":{},"
+	 "\"version\":" WS__S ",\"results\":" WS__OBJS "}}"},
 	{"write_file", "Write a file", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"created\":{\"type\":\"boolean\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"},\"bytes_written\":{\"type\":\"integer\"},"
-	 "\"diff\":{\"type\":\"string\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"action\":" WS__S
+	 ",\"bytes_written\":" WS__I ",\"diff\":" WS__S "}}"},
 	{"edit_file", "Edit a file", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"replacements\":{\"type\":\"integer\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"},\"bytes_written\":{\"type\":\"integer\"},"
-	 "\"diff\":{\"type\":\"string\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"replacements\":"
+	 WS__I ",\"diff\":" WS__S "}}"},
 	{"create_directory", "Create a directory", false, false, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"created\":{\"type\":\"boolean\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"created\":" WS__B
+	 "}}"},
 	{"move_path", "Move or rename", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"destination\":{\"type\":\"string\"},"
-	 "\"destination_real_path\":{\"type\":\"string\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"destination\":"
+	 WS__S "}}"},
 	{"delete_path", "Delete a file or directory", false, true, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"real_path\":{\"type\":\"string\"},"
-	 "\"action\":{\"type\":\"string\"},\"removed\":{\"type\":\"integer\"},"
-	 "\"dry_run\":{\"type\":\"boolean\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"removed\":" WS__I
+	 "}}"},
 	{"search_files", "Search file contents", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-	 "\"path\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"
-	 "\"column\":{\"type\":\"integer\"},\"text\":{\"type\":\"string\"}}}},"
-	 "\"files\":{\"type\":\"array\"},"
-	 "\"summary\":{\"type\":\"object\",\"properties\":{"
-	 "\"files_searched\":{\"type\":\"integer\"},\"matches\":{\"type\":\"integer\"},"
-	 "\"truncated\":{\"type\":\"boolean\"},"
-	 "\"truncated_reason\":{\"type\":[\"string\",\"null\"]},"
-	 "\"operand_errors\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-	 "\"properties\":{\"code\":{\"type\":\"string\"},"
-	 "\"message\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},"
-	 "\"required\":[\"code\",\"message\"]}}}}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"matches\":" WS__OBJS ",\"files\":"
+	 "{\"type\":\"array\"},\"counts\":" WS__OBJS ",\"summary\":{\"type\":"
+	 "\"object\"}}}"},
 	{"run_command", "Run a command in the sandbox", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{"
-	 "\"exit_code\":{\"type\":\"integer\"},\"signal\":{\"type\":[\"integer\",\"null\"]},"
-	 "\"timed_out\":{\"type\":\"boolean\"},\"duration_ms\":{\"type\":\"integer\"},"
-	 "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
-	 "\"stdout_truncated\":{\"type\":\"boolean\"},"
-	 "\"stderr_truncated\":{\"type\":\"boolean\"},"
-	 "\"isolation\":{\"type\":\"object\"}}}"},
+	 "{\"type\":\"object\",\"properties\":{\"exit_code\":" WS__I ",\"signal\":{},"
+	 "\"timed_out\":" WS__B ",\"stdout\":" WS__S ",\"stderr\":" WS__S "}}"},
 };
+#undef WS__S
+#undef WS__I
+#undef WS__B
+#undef WS__OBJS
 
 /* Run a tool's function with argv, its output captured: malloc'd text. */
 static char *
@@ -414,6 +465,8 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 		cJSON_AddStringToObject(t, "title", ws__meta[i].title);
 	cJSON_AddItemToObject(t, "description", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "description"));
+	ws__describe_ceilings(s->o, name->valuestring,
+			      cJSON_GetObjectItemCaseSensitive(fn, "parameters"));
 	cJSON_AddItemToObject(t, "inputSchema", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "parameters"));
 	if (i < sizeof(ws__meta) / sizeof(ws__meta[0])) {
@@ -425,12 +478,7 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 		 * too finds them conform.
 		 */
 		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(os, "properties"),
-				      "error", cJSON_Parse(
-					      "{\"type\":\"object\",\"properties\":{"
-					      "\"code\":{\"type\":\"string\"},"
-					      "\"message\":{\"type\":\"string\"},"
-					      "\"hint\":{\"type\":\"string\"}},"
-					      "\"required\":[\"code\",\"message\"]}"));
+				      "error", cJSON_Parse("{\"type\":\"object\"}"));
 		cJSON_AddItemToObject(t, "outputSchema", os);
 		ann = cJSON_AddObjectToObject(t, "annotations");
 		cJSON_AddStringToObject(ann, "title", ws__meta[i].title);
@@ -452,6 +500,7 @@ static int
 ws__build_list(struct ws_mcp *s)
 {
 	cJSON *arr = s->o->compat ? s->o->compat->list(s) : cJSON_CreateArray();
+	cJSON *full = cJSON_CreateArray(), *set, *d;
 	cJSON *res;
 
 	if (arr == NULL)
@@ -474,19 +523,34 @@ ws__build_list(struct ws_mcp *s)
 		if (def == NULL || st != 0) {
 			cJSON_Delete(def);
 			cJSON_Delete(arr);
+			cJSON_Delete(full);
 			return ws_error_set(WS_EIO_ERROR, NULL,
 					    "%s --schema printed no JSON", t->prog);
 		}
 		if (cJSON_IsArray(def)) {
-			cJSON *d;
-
-			cJSON_ArrayForEach(d, def)
-				ws__list_add(s, arr, d);
+			while (cJSON_GetArraySize(def) > 0)
+				cJSON_AddItemToArray(full, cJSON_DetachItemFromArray(def, 0));
+			cJSON_Delete(def);
 		} else {
-			ws__list_add(s, arr, def);
+			cJSON_AddItemToArray(full, def);
 		}
-		cJSON_Delete(def);
 	}
+	/*
+	 * The model is given the short "default" set (ws/toolset.h): every
+	 * tool and capability once, in fewer bytes than --schema's words
+	 * for people; the tools still take every --args option.
+	 */
+	if (s->o->compat == NULL) {
+		if ((set = ws_toolset_build("default", full)) == NULL) {
+			cJSON_Delete(arr);
+			cJSON_Delete(full);
+			return ws_error_last_code();
+		}
+		cJSON_ArrayForEach(d, set)
+			ws__list_add(s, arr, d);
+		cJSON_Delete(set);
+	}
+	cJSON_Delete(full);
 	res = cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "tools", arr);
 	s->tools_json = cJSON_PrintUnformatted(res);
@@ -591,9 +655,105 @@ ws__render_operand_errors(FILE *f, const cJSON *sum)
 	}
 }
 
+/* The integer value of key in o, or dflt. */
+static long long
+ws__int(const cJSON *o, const char *key, long long dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
+}
+
+/* Whether the call's arguments hold key with a value (not null or false). */
+static bool
+ws__asked(const cJSON *args, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	return v != NULL && !cJSON_IsNull(v) && !cJSON_IsFalse(v);
+}
+
+/*
+ * read_file's text: the content; when the file was not read whole or a
+ * range was asked, one header line first ("[lines 120-180 of 4274]"),
+ * and the lines numbered (as cat -n) when a range was asked, so that a
+ * model editing by line numbers knows where it is.
+ */
+static void
+ws__render_read(FILE *f, const cJSON *out, const cJSON *args, const char *content)
+{
+	long long sl = ws__int(out, "start_line", 1), el = ws__int(out, "end_line", 0);
+	long long total = ws__int(out, "total_lines", -1);
+	bool known = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(out, "total_lines_known"));
+	bool trunc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"));
+	bool range = ws__asked(args, "start_line") || ws__asked(args, "end_line") ||
+		     ws__asked(args, "tail");
+	bool number = range && !ws__asked(args, "line_numbers");
+	const cJSON *next = cJSON_GetObjectItemCaseSensitive(out, "next_start_line");
+	char of[48];
+
+	if (total < 0 || !known)
+		snprintf(of, sizeof(of), "more than %lld", el > 0 ? el : 0);
+	else
+		snprintf(of, sizeof(of), "%lld", total);
+	if (range || trunc || sl != 1 || !known || (total >= 0 && el != total)) {
+		if (el < sl)
+			fprintf(f, "[no lines: the file has %s]\n", of);
+		else
+			fprintf(f, "[lines %lld-%lld of %s]\n", sl, el, of);
+	}
+	if (number && el >= sl) {
+		long long n = sl;
+
+		for (const char *p = content; *p != '\0'; n++) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+			fprintf(f, "%6lld\t%.*s", n, (int)len, p);
+			p += len;
+		}
+	} else {
+		fputs(content, f);
+	}
+	/* What the plain CLI says on stderr, the model reads here. */
+	if (trunc && cJSON_IsNumber(next))
+		fprintf(f, "%s[truncated: %lld of %s lines shown; read on with "
+			"start_line=%lld]\n",
+			*content != '\0' && content[strlen(content) - 1] != '\n' ? "\n" : "",
+			el >= sl ? el - sl + 1 : 0, of, (long long)next->valuedouble);
+}
+
+/*
+ * The end of search_files' text: where a page stopped, what is known of
+ * the total and the offset to read on with (the search stops at the
+ * first result past the page, so the total is only known to be more),
+ * then the paths not searched.
+ */
+static void
+ws__render_search_end(FILE *f, const cJSON *out, long long n)
+{
+	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+	const cJSON *next = cJSON_GetObjectItemCaseSensitive(sum, "next_offset");
+	const char *why = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(sum, "truncated_reason"));
+
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated"))) {
+		if (cJSON_IsNumber(next)) {
+			long long to = (long long)next->valuedouble;
+
+			fprintf(f, "[truncated (%s): results %lld-%lld of more than "
+				"%lld; read on with offset=%lld]\n", why ? why : "limit",
+				to - n + 1, to, to, to);
+		} else {
+			fprintf(f, "[truncated: %s]\n", why ? why : "limit");
+		}
+	}
+	ws__render_operand_errors(f, sum);
+}
+
 /* The text an LLM reads: the content itself where there is one. */
 static char *
-ws__render(const char *tool, const cJSON *out)
+ws__render(const char *tool, const cJSON *out, const cJSON *args)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -612,30 +772,37 @@ ws__render(const char *tool, const cJSON *out)
 			   out, "encoding")) ? cJSON_GetStringValue(
 			   cJSON_GetObjectItemCaseSensitive(out, "encoding")) : "",
 		   "base64") != 0) {
-		const cJSON *next = cJSON_GetObjectItemCaseSensitive(out, "next_start_line");
-
-		fputs(it->valuestring, f);
-		/* What the plain CLI says on stderr, the model reads here. */
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")) &&
-		    cJSON_IsNumber(next))
-			fprintf(f, "%s[truncated: read on with start_line=%lld]\n",
-				len > 0 || ftell(f) > 0 ? "\n" : "",
-				(long long)next->valuedouble);
+		ws__render_read(f, out, args, it->valuestring);
 	} else if (strcmp(tool, "list_directory") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "entries"))) {
 		const cJSON *e;
+		const char *dir = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(out, "path"));
+		size_t dl = dir ? strlen(dir) : 0;
 
+		/*
+		 * Each entry by its path from the listed directory: its name
+		 * in a flat listing, "a/x.txt" in a recursive one (whose
+		 * order is the walk's), so that which x.txt is where is
+		 * plain without a tree to reconstruct.
+		 */
+		while (dl > 0 && dir[dl - 1] == '/')
+			dl--;
 		cJSON_ArrayForEach(e, it) {
 			const char *name = cJSON_GetStringValue(
 				cJSON_GetObjectItemCaseSensitive(e, "name"));
+			const char *path = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "path"));
 			const char *type = cJSON_GetStringValue(
 				cJSON_GetObjectItemCaseSensitive(e, "type"));
 			const char *target = cJSON_GetStringValue(
 				cJSON_GetObjectItemCaseSensitive(e, "target"));
 
-			if (name == NULL)
-				name = cJSON_GetStringValue(
-					cJSON_GetObjectItemCaseSensitive(e, "path"));
+			if (dir != NULL && path != NULL && strncmp(path, dir, dl) == 0 &&
+			    path[dl] == '/' && path[dl + 1] != '\0')
+				name = path + dl + 1;
+			else if (name == NULL)
+				name = path;
 			ws__put_name(f, name ? name : "?");
 			if (type && strcmp(type, "dir") == 0)
 				fputc('/', f);
@@ -645,14 +812,24 @@ ws__render(const char *tool, const cJSON *out)
 			}
 			fputc('\n', f);
 		}
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")))
-			fprintf(f, "[truncated: %d of %d entries; read on with offset]\n",
-				cJSON_GetArraySize(it),
-				(int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
-					out, "entries_total")));
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"))) {
+			long long from = ws__int(out, "offset", 0);
+			long long n = cJSON_GetArraySize(it);
+			long long total = ws__int(out, "entries_total", -1);
+			long long next = ws__int(out, "next_offset", from + n);
+
+			/* A recursive walk that stopped early knows no total. */
+			if (total >= 0)
+				fprintf(f, "[truncated: entries %lld-%lld of %lld; read on "
+					"with offset=%lld]\n", from + 1, from + n, total, next);
+			else
+				fprintf(f, "[truncated: entries %lld-%lld of more than %lld; "
+					"read on with offset=%lld]\n", from + 1, from + n,
+					from + n, next);
+		}
 	} else if (strcmp(tool, "search_files") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "matches"))) {
-		const cJSON *e, *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+		const cJSON *e;
 
 		cJSON_ArrayForEach(e, it) {
 			const char *p = cJSON_GetStringValue(
@@ -669,11 +846,22 @@ ws__render(const char *tool, const cJSON *out)
 		}
 		if (cJSON_GetArraySize(it) == 0)
 			fputs("no matches\n", f);
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated")))
-			fprintf(f, "[truncated: %s]\n",
-				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					sum, "truncated_reason")) ?: "limit");
-		ws__render_operand_errors(f, sum);
+		ws__render_search_end(f, out, cJSON_GetArraySize(it));
+	} else if (strcmp(tool, "search_files") == 0 &&
+		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "counts"))) {
+		/* As grep -c: PATH:COUNT, one file a line. */
+		const cJSON *e;
+
+		cJSON_ArrayForEach(e, it) {
+			const char *p = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(e, "path"));
+
+			ws__put_name(f, p ? p : "?");
+			fprintf(f, ":%lld\n", ws__int(e, "count", 0));
+		}
+		if (cJSON_GetArraySize(it) == 0)
+			fputs("no matches\n", f);
+		ws__render_search_end(f, out, cJSON_GetArraySize(it));
 	} else if (strcmp(tool, "run_command") == 0 &&
 		   cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(out, "exit_code"))) {
 		/* A terminal's view: the status line, then each stream. */
@@ -701,6 +889,18 @@ ws__render(const char *tool, const cJSON *out)
 				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
 		}
 	} else if (strcmp(tool, "read_file") == 0 &&
+		   cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "content"))) {
+		/* Asked for base64: the bytes once, after a line that says
+		 * what they are (not the JSON output with them inside). */
+		const char *mime = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
+
+		fputs("[base64 of ", f);
+		ws__put_name(f, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+					out, "path")) ?: "?");
+		fprintf(f, ": %lld bytes%s%s]\n%s\n", ws__int(out, "size", 0),
+			mime ? ", " : "", mime ? mime : "", it->valuestring);
+	} else if (strcmp(tool, "read_file") == 0 &&
 		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
 		   !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(out, "content"))) {
 		const char *mime = cJSON_GetStringValue(
@@ -713,7 +913,7 @@ ws__render(const char *tool, const cJSON *out)
 			mime ? ", " : "", mime ? mime : "");
 	} else if (strcmp(tool, "search_files") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "files"))) {
-		const cJSON *e, *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
+		const cJSON *e;
 
 		cJSON_ArrayForEach(e, it) {
 			const char *p = cJSON_IsString(e) ? e->valuestring :
@@ -724,11 +924,7 @@ ws__render(const char *tool, const cJSON *out)
 		}
 		if (cJSON_GetArraySize(it) == 0)
 			fputs("no files\n", f);
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated")))
-			fprintf(f, "[truncated: %s]\n",
-				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					sum, "truncated_reason")) ?: "limit");
-		ws__render_operand_errors(f, sum);
+		ws__render_search_end(f, out, cJSON_GetArraySize(it));
 	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
 		ws__render_change(f, out, it->valuestring);
 	} else if (cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "results"))) {
@@ -753,7 +949,7 @@ ws__render(const char *tool, const cJSON *out)
 						err, "message")) ?: "failed");
 				continue;
 			}
-			if ((one = ws__render(tool, e)) != NULL) {
+			if ((one = ws__render(tool, e, args)) != NULL) {
 				fputs(one, f);
 				if (*one && one[strlen(one) - 1] != '\n')
 					fputc('\n', f);
@@ -798,10 +994,45 @@ ws__raw_output(const char *raw, size_t *n)
 	return b;
 }
 
+/*
+ * An APPROVAL_REQUIRED error as the model should read it over MCP: the
+ * command line's "pass --approve" and "rerun it with --approve" would
+ * have the model ask the person to restart the server with approval for
+ * everything; the person approves one operation through the client's
+ * question (elicitation) instead.  err is changed in place.
+ */
+static void
+ws__mcp_approval(cJSON *err, bool elicit)
+{
+	static const char *const cli_words[] = {"; pass --approve to allow it",
+						" (--approve)"};
+	cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
+
+	if (!cJSON_IsString(m))
+		return;
+	for (size_t i = 0; i < sizeof(cli_words) / sizeof(cli_words[0]); i++) {
+		char *at = strstr(m->valuestring, cli_words[i]);
+
+		if (at != NULL)
+			memmove(at, at + strlen(cli_words[i]),
+				strlen(at + strlen(cli_words[i])) + 1);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(err, "hint");
+	cJSON_AddStringToObject(err, "hint", elicit ?
+		"a person must approve this: the client asked them and they did "
+		"not approve; ask the user in the conversation whether to try "
+		"again (the client will ask them once more). Never suggest "
+		"restarting the server with --approve" :
+		"a person must approve this, and this client cannot ask them "
+		"(no elicitation): tell the user what needs approval, so that "
+		"they do it themselves or approve it through a client that asks. "
+		"Never suggest restarting the server with --approve");
+}
+
 /* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
 static void
-ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
-		const char *raw)
+ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
+		const cJSON *env, const char *raw, const char *media, bool elicit)
 {
 	const char *raw_out = NULL;
 	size_t raw_len = 0;
@@ -809,9 +1040,34 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
 	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
 	char *text = NULL, *sc = NULL;
+	const char *data = NULL;
 
-	if (ok) {
-		text = ws__render(tool, out);
+	if (ok && media != NULL) {
+		/*
+		 * An image or audio file (ws__media()): a line for a model
+		 * that sees no media, the block, and structuredContent the
+		 * metadata without a second copy of the bytes.
+		 */
+		cJSON *lean = cJSON_Duplicate(out, 1);
+
+		data = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "content"));
+		if (asprintf(&text, "%s: %s, %lld bytes",
+			     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+				     out, "path")) ?: "?",
+			     media, ws__int(out, "size", 0)) < 0)
+			text = NULL;
+		/* What describes text lines or the base64 gone, the bytes too. */
+		static const char *const drop[] = {
+			"content", "encoding", "start_line", "end_line", "total_lines",
+			"total_lines_known", "invalid_utf8", "next_start_line", "mime_type"};
+
+		for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+			cJSON_DeleteItemFromObjectCaseSensitive(lean, drop[i]);
+		cJSON_AddStringToObject(lean, "mime_type", media);
+		sc = lean ? cJSON_PrintUnformatted(lean) : NULL;
+		cJSON_Delete(lean);
+	} else if (ok) {
+		text = ws__render(tool, out, args);
 		if (cJSON_IsObject(out) &&
 		    (raw_out = ws__raw_output(raw, &raw_len)) != NULL) {
 			/* As printed: no second serialization of the output. */
@@ -826,22 +1082,24 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 			cJSON_Delete(w);
 		}
 	} else {
+		cJSON *e = cJSON_Duplicate(err, 1);
 		const char *code = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(err, "code"));
-		const char *msg = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(err, "message"));
-		const char *hint = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(err, "hint"));
+			cJSON_GetObjectItemCaseSensitive(e, "code"));
+		const char *msg, *hint;
 		/*
 		 * A call given several paths where one failed still has the
 		 * others' output (wsread, wsls, wsgrep): the model reads the
 		 * error, then that output; structuredContent is the output
 		 * with the error beside it (the output schema allows "error").
 		 */
-		char *part = cJSON_IsObject(out) ? ws__render(tool, out) : NULL;
+		char *part = cJSON_IsObject(out) ? ws__render(tool, out, args) : NULL;
 		cJSON *w = cJSON_IsObject(out) ? cJSON_Duplicate(out, 1)
 					       : cJSON_CreateObject();
 
+		if (code != NULL && strcmp(code, "APPROVAL_REQUIRED") == 0)
+			ws__mcp_approval(e, elicit);
+		msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
+		hint = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "hint"));
 		if (asprintf(&text, "%s: %s%s%s%s%s", code ? code : "IO_ERROR",
 			     msg ? msg : "failed", hint ? "\nhint: " : "",
 			     hint ? hint : "", part && *part ? "\n" : "",
@@ -850,10 +1108,12 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 		free(part);
 		if (w != NULL) {
 			cJSON_DeleteItemFromObjectCaseSensitive(w, "error");
-			cJSON_AddItemToObject(w, "error", cJSON_Duplicate(err, 1));
+			cJSON_AddItemToObject(w, "error", e);
+			e = NULL;
 			sc = cJSON_PrintUnformatted(w);
 			cJSON_Delete(w);
 		}
+		cJSON_Delete(e);
 	}
 	ws_jw_obj(jw);
 	ws_jw_key(jw, "content");
@@ -862,6 +1122,13 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 	ws_jw_kstr(jw, "type", "text");
 	ws_jw_kstr(jw, "text", text ? text : "");
 	ws_jw_obj_end(jw);
+	if (data != NULL) {
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "type", strncmp(media, "image/", 6) == 0 ? "image" : "audio");
+		ws_jw_kstr(jw, "data", data);
+		ws_jw_kstr(jw, "mimeType", media);
+		ws_jw_obj_end(jw);
+	}
 	ws_jw_arr_end(jw);
 	ws_jw_key(jw, "structuredContent");
 	if (raw_out != NULL) {
@@ -943,27 +1210,6 @@ ws__wait_roots(struct ws_mcp *s)
 	return ok;
 }
 
-/*
- * The ceilings of the sizes and times a model may ask for under MCP (the
- * CLI's flags do this for an --args caller; here nobody gives flags):
- * a value above the ceiling becomes the ceiling, 0 ("none", "all",
- * "unlimited") the tool's default.  Seconds are in ms.
- */
-static const struct {
-	const char *tool, *key;
-	bool seconds;
-	long long dflt; /* the ceiling when the server's options do not say */
-	long long tool_dflt; /* the tool's own default under --args */
-} ws__ceilings[] = {
-	{"run_command", "timeout", true, 600000, 60000},
-	{"run_command", "max_output", false, 1 << 20, 64 << 10},
-	{"search_files", "max_results", false, 1000, 50},
-	{"search_files", "time_budget", true, 60000, 10000},
-	{"list_directory", "max_entries", false, 10000, 200},
-	{"list_directory", "max_output", false, 1 << 20, 65536},
-	{"read_file", "max_bytes", false, 1 << 20, 1 << 20},
-};
-
 /* args with the ceilings applied: a copy (NULL: none needed, or no memory). */
 static cJSON *
 ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
@@ -972,19 +1218,13 @@ ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
 
 	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
 		const cJSON *v;
-		long long cap = ws__ceilings[i].dflt;
+		long long cap = ws__cap_of(o, i);
 		double x, unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
 		char *end = NULL;
 
 		if (strcmp(ws__ceilings[i].tool, tool) != 0)
 			continue;
 		v = cJSON_GetObjectItemCaseSensitive(args, ws__ceilings[i].key);
-		if (strcmp(tool, "run_command") == 0 &&
-		    strcmp(ws__ceilings[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
-			cap = o->run_timeout_ms;
-		if (strcmp(tool, "run_command") == 0 &&
-		    strcmp(ws__ceilings[i].key, "max_output") == 0 && o->run_max_output > 0)
-			cap = o->run_max_output;
 		/* Models quote numbers: "0" and "2e9" are held too. */
 		if (v == NULL)
 			x = 0;
@@ -995,20 +1235,22 @@ ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
 			;
 		else
 			continue;
-		/* None asked, or 0: the tool's default, if within the ceiling. */
-		if (x == 0) {
-			if (ws__ceilings[i].tool_dflt <= cap && v == NULL)
+		/*
+		 * None asked: the tool's default, if within the ceiling; 0
+		 * ("all", "none"): the ceiling, as tools/list says.
+		 */
+		if (v == NULL) {
+			if (ws__ceilings[i].tool_dflt <= cap)
 				continue;
-		} else if (!(x * unit > (double)cap)) {
+		} else if (x != 0 && !(x * unit > (double)cap)) {
 			continue;
 		}
 		if (copy == NULL && (copy = args ? cJSON_Duplicate(args, 1) :
 					      cJSON_CreateObject()) == NULL)
 			return NULL;
 		cJSON_DeleteItemFromObjectCaseSensitive(copy, ws__ceilings[i].key);
-		if (x != 0 || ws__ceilings[i].tool_dflt > cap)
-			cJSON_AddItemToObject(copy, ws__ceilings[i].key,
-					      cJSON_CreateNumber((double)cap / unit));
+		cJSON_AddItemToObject(copy, ws__ceilings[i].key,
+				      cJSON_CreateNumber((double)cap / unit));
 	}
 	return copy;
 }
@@ -1062,7 +1304,7 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 			mounts[i].ro = src[i].ro;
 		}
 	}
-	av = calloc(8 + o->ncommon, sizeof(*av));
+	av = calloc(12 + o->ncommon, sizeof(*av));
 	{
 		cJSON *capped = ws__cap_args(o, tool, args);
 
@@ -1100,6 +1342,22 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 		av[n++] = strdup(o->common[i]);
 	if (o->net && strcmp(t->name, "run_command") == 0)
 		av[n++] = strdup("--net");
+	/*
+	 * The native server serves virtual paths only: the host layout
+	 * (real_path in every entry and match) is no business of a model,
+	 * unless the server was started with --paths.  The compat mode
+	 * translates to the reference's real paths, from real_path.
+	 */
+	if (o->compat == NULL) {
+		bool paths = false;
+
+		for (size_t i = 0; i < o->ncommon && !paths; i++)
+			paths = strcmp(o->common[i], "--paths") == 0;
+		if (!paths) {
+			av[n++] = strdup("--paths");
+			av[n++] = strdup("virtual");
+		}
+	}
 	av[n++] = strdup("--args");
 	av[n++] = args_text;
 	av[n] = NULL;
@@ -1286,6 +1544,148 @@ ws__approve(void *arg, const char *message)
 	return ok;
 }
 
+/*
+ * The media types a client shows as an image or plays as audio (those of
+ * the reference server's read_media_file), from read_file's output: the
+ * detected type, or, where detection knows only the container, the
+ * file's magic (WAVE in RIFF; Ogg).  NULL: not media.
+ */
+static const char *
+ws__media_type(const cJSON *out)
+{
+	static const char *const known[] = {"image/png", "image/jpeg", "image/gif",
+					    "image/webp", "audio/mpeg", "audio/flac",
+					    "audio/wav", "audio/ogg"};
+	const char *mime = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
+	const char *path = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(out, "path"));
+	size_t pl = path ? strlen(path) : 0;
+
+	if (mime == NULL || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")))
+		return NULL;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(mime, known[i]) == 0)
+			return known[i];
+	if (strcmp(mime, "application/ogg") == 0)
+		return "audio/ogg";
+	/* Detection has no WAVE: the name says it, the magic confirms it
+	 * once the bytes are read (ws__media_wave()). */
+	if (strcmp(mime, "application/octet-stream") == 0 && pl > 4 &&
+	    strcasecmp(path + pl - 4, ".wav") == 0)
+		return "audio/wav";
+	return NULL;
+}
+
+/* Whether base64 text b starts with the bytes "RIFF????WAVE". */
+static bool
+ws__media_wave(const char *b)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				  "0123456789+/";
+	unsigned char bytes[12];
+
+	for (int q = 0; q < 4; q++) {
+		unsigned long v = 0;
+
+		for (int k = 0; k < 4; k++) {
+			const char *at = b[q * 4 + k] ? strchr(tab, b[q * 4 + k]) : NULL;
+
+			if (at == NULL)
+				return false;
+			v = v << 6 | (unsigned long)(at - tab);
+		}
+		bytes[q * 3] = (unsigned char)(v >> 16);
+		bytes[q * 3 + 1] = (unsigned char)(v >> 8);
+		bytes[q * 3 + 2] = (unsigned char)v;
+	}
+	return memcmp(bytes, "RIFF", 4) == 0 && memcmp(bytes + 8, "WAVE", 4) == 0;
+}
+
+/*
+ * read_file of one image or audio file: the bytes, so that the answer is
+ * an image or audio block (ws__call_result()) as the reference's
+ * read_media_file gives, not a line saying "binary" or base64 inside JSON
+ * text.  A file that read_file gave as metadata only is read again with
+ * base64 (a range or tail asked is a text request: left alone).  On
+ * success *env and *raw are the second call's, and the media type is
+ * returned (NULL: the call's own answer stands).
+ */
+static const char *
+ws__media(struct ws_mcp *s, const cJSON *args, cJSON **env, char **raw)
+{
+	const cJSON *out = cJSON_GetObjectItemCaseSensitive(*env, "output");
+	const char *mime = ws__media_type(out), *again;
+	const cJSON *content = cJSON_GetObjectItemCaseSensitive(out, "content");
+	cJSON *a, *env2;
+	char *raw2 = NULL;
+
+	if (mime == NULL || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*env, "success")) ||
+	    ws__asked(args, "start_line") || ws__asked(args, "end_line") ||
+	    ws__asked(args, "tail"))
+		return NULL;
+	if (cJSON_IsString(content))
+		return strcmp(mime, "audio/wav") != 0 || ws__media_wave(content->valuestring)
+			       ? mime : NULL;
+	if ((a = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_DeleteItemFromObjectCaseSensitive(a, "base64");
+	cJSON_AddBoolToObject(a, "base64", 1);
+	env2 = ws__invoke(s, "read_file", a, &raw2);
+	cJSON_Delete(a);
+	out = cJSON_GetObjectItemCaseSensitive(env2, "output");
+	content = cJSON_GetObjectItemCaseSensitive(out, "content");
+	/* The file may have changed between the reads: judged again. */
+	again = ws__media_type(out);
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env2, "success")) ||
+	    !cJSON_IsString(content) || again == NULL ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")) ||
+	    (strcmp(again, "audio/wav") == 0 && !ws__media_wave(content->valuestring))) {
+		cJSON_Delete(env2);
+		free(raw2);
+		return NULL;
+	}
+	cJSON_Delete(*env);
+	free(*raw);
+	*env = env2;
+	*raw = raw2;
+	return again;
+}
+
+/*
+ * run_command's structuredContent: "isolation" (a dozen layers, the same
+ * on every call of a server) only where the model learns something from
+ * it: on the server's first run, and then when it differs from that one
+ * (a layer the kernel refused this time).  --verbose keeps it on every
+ * result.  When it goes, *raw goes too: structuredContent is printed from
+ * env.
+ */
+static void
+ws__lean_isolation(struct ws_mcp *s, cJSON *env, char **raw)
+{
+	cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
+	cJSON *iso = cJSON_GetObjectItemCaseSensitive(out, "isolation");
+	char *text;
+
+	if (!cJSON_IsObject(iso))
+		return;
+	for (size_t i = 0; i < s->o->ncommon; i++)
+		if (strcmp(s->o->common[i], "--verbose") == 0)
+			return;
+	if ((text = cJSON_PrintUnformatted(iso)) == NULL)
+		return;
+	if (s->iso_default == NULL) {
+		s->iso_default = text;
+		return;
+	}
+	if (strcmp(text, s->iso_default) == 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(out, "isolation");
+		free(*raw);
+		*raw = NULL;
+	}
+	free(text);
+}
+
 /* Run one tools/call and answer it (unless it was cancelled). */
 static void
 ws__run_job(struct ws_mcp *s, struct ws__job *j)
@@ -1297,6 +1697,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 	cJSON *env = NULL, *res = NULL;
 	char *raw = NULL;
+	const char *media = NULL;
 	struct ws__msg m;
 	bool cancelled;
 
@@ -1311,6 +1712,10 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 		res = s->o->compat->call(s, name->valuestring, args);
 	else
 		env = ws__invoke(s, name->valuestring, args, &raw);
+	if (env != NULL && strcmp(name->valuestring, "read_file") == 0)
+		media = ws__media(s, args, &env, &raw);
+	if (env != NULL && strcmp(name->valuestring, "run_command") == 0)
+		ws__lean_isolation(s, env, &raw);
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);
 	s->progress_token = NULL;
@@ -1334,7 +1739,8 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 			ws_jw_raw(&m.jw, t ? t : "{}");
 			free(t);
 		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, env, raw);
+			ws__call_result(&m.jw, name->valuestring, args, env, raw, media,
+					s->cap_elicit);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
 		}
@@ -2055,6 +2461,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 					 "cannot write to standard output") : 0;
 out:
 	free(s.tools_json);
+	free(s.iso_default);
 	free(s.root_ws);
 	free(s.roots_error);
 	ws__mounts_free(s.root_mounts, s.nroot_mounts);

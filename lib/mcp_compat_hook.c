@@ -123,33 +123,59 @@ ws__hook_list(struct ws_mcp *srv)
 	return ws_mcp_compat_tools();
 }
 
+/* A result with isError true and text as its only content. */
+static cJSON *
+ws__hook_error(const char *text)
+{
+	cJSON *r = cJSON_CreateObject(), *content = cJSON_AddArrayToObject(r, "content");
+	cJSON *b = cJSON_CreateObject();
+
+	if (content == NULL || b == NULL) {
+		cJSON_Delete(b);
+		cJSON_Delete(r);
+		return NULL;
+	}
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	cJSON_AddItemToArray(content, b);
+	cJSON_AddBoolToObject(r, "isError", 1);
+	return r;
+}
+
 static cJSON *
 ws__hook_call(struct ws_mcp *srv, const char *name, const cJSON *args)
 {
 	cJSON *err = NULL, *res = NULL;
 	struct ws_mcp_compat_fs *fs = ws__hook_current(srv, &err);
+	char *t = NULL;
+	int rc;
 
 	if (fs == NULL) {
-		cJSON *r = cJSON_CreateObject(), *content = cJSON_AddArrayToObject(r, "content");
-		cJSON *b = cJSON_CreateObject();
-
 		ws_error_clear();
-		cJSON_AddStringToObject(b, "type", "text");
-		cJSON_AddStringToObject(b, "text", cJSON_IsString(err) ? err->valuestring
-								      : "out of memory");
-		cJSON_AddItemToArray(content, b);
-		cJSON_AddBoolToObject(r, "isError", 1);
+		res = ws__hook_error(cJSON_IsString(err) ? err->valuestring : "out of memory");
 		cJSON_Delete(err);
-		return r;
+		return res;
 	}
-	/* NULL for a tool it does not serve: the server answers -32602.
+	/*
 	 * The last error is this thread's and outlives the call: the
 	 * result carries everything, so it is forgotten here (a calls'
-	 * thread that exits would leak its path otherwise). */
-	if (ws_mcp_compat_call(fs, name, args, ws__hook_native, srv, &res) < 0)
-		res = NULL;
+	 * thread that exits would leak its path otherwise).
+	 */
+	rc = ws_mcp_compat_call(fs, name, args, ws__hook_native, srv, &res);
 	ws_error_clear();
-	return res;
+	if (rc == WS_EINVALID_ARGUMENT && res == NULL) {
+		/*
+		 * A tool it does not serve: the reference's SDK catches the
+		 * McpError it throws and answers a tool error with its
+		 * message, not a JSON-RPC error; a drop-in does the same.
+		 */
+		if (asprintf(&t, "MCP error -32602: Tool %s not found", name) < 0)
+			return NULL;
+		res = ws__hook_error(t);
+		free(t);
+		return res;
+	}
+	return rc < 0 ? NULL : res;
 }
 
 const struct ws_mcp_compat ws_mcp_compat_filesystem = {

@@ -56,19 +56,21 @@ setup() { # setup DIR [meson options...]
 # The MCP interop test's npm packages (@modelcontextprotocol/sdk and the
 # reference server-filesystem, exact versions from package-lock.json):
 # installed again only when the lock file changed.
+# The older client of sdk-1.12/ (SDK 1.12, protocol 2025-03-26) the same way.
 npm_deps() {
-	local d=$top/tests/mcp/interop
-	[ -f "$d/package-lock.json" ] || return 0
-	if ! cmp -s "$d/package-lock.json" "$d/node_modules/.wst-lock"; then
-		echo "==> npm ci (tests/mcp/interop)"
+	local d
+	for d in "$top/tests/mcp/interop" "$top/tests/mcp/interop/sdk-1.12"; do
+		[ -f "$d/package-lock.json" ] || continue
+		cmp -s "$d/package-lock.json" "$d/node_modules/.wst-lock" && continue
+		echo "==> npm ci (${d#"$top"/})"
 		# Without the registry the interop suite skips (exit 77) and
 		# says so; everything else still runs.
 		if (cd "$d" && npm ci --no-audit --no-fund --loglevel=error); then
 			cp "$d/package-lock.json" "$d/node_modules/.wst-lock"
 		else
-			echo "warning: npm ci failed: the mcp-interop suite will be skipped" >&2
+			echo "warning: npm ci failed in ${d#"$top"/}: the mcp-interop suite skips it" >&2
 		fi
-	fi
+	done
 }
 
 case "${1:-}" in

@@ -80,6 +80,8 @@ def main():
         raise SystemExit(f"mcp_client: initialize failed: {init}")
     p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
     p.stdin.flush()
+    # What a model is sent on every turn: the tools/list line's size.
+    _, tools_list_bytes = request("tools/list", {})
 
     errors = 0
     first_len = None
@@ -115,6 +117,7 @@ def main():
         "errors": errors,
         "peak_rss_kib": peak,
         "answer_bytes": first_len,
+        "tools_list_bytes": tools_list_bytes,
     }))
     return 1 if errors else 0
 

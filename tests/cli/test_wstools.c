@@ -85,6 +85,97 @@ START_TEST(schemas_are_one_array)
 }
 END_TEST
 
+/* The names of the definitions in array j, comma-separated, in order. */
+static void
+names_of(const cJSON *j, char *buf, size_t n)
+{
+	const cJSON *it;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(it, j) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(it, "function"), "name"));
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, n - l, "%s%s", l ? "," : "", name ? name : "?");
+	}
+}
+
+/*
+ * The sets (issue 20): default is the nine tools, short and within Ajv's
+ * strict mode; five is exactly five; full is every binary's --schema;
+ * --check says which dialects a set passes; --for gemini adapts one.
+ */
+START_TEST(schema_sets)
+{
+	struct wst_run r, b;
+	char names[512];
+	const cJSON *it;
+
+	wst_run(&r, NULL, "wstools", "schemas", "--set", "five", NULL);
+	ck_assert_int_eq(r.status, 0);
+	names_of(r.json, names, sizeof(names));
+	ck_assert_str_eq(names, "read_file,write_file,list_directory,run_command,"
+			 "search_files");
+	/* write_file of five edits too; one type per property everywhere. */
+	cJSON_ArrayForEach(it, r.json) {
+		const cJSON *fn = cJSON_GetObjectItem(it, "function"), *p;
+
+		ck_assert_int_le(strlen(cJSON_GetStringValue(cJSON_GetObjectItem(
+					 fn, "description"))), 100);
+		cJSON_ArrayForEach(p, cJSON_GetObjectItem(cJSON_GetObjectItem(
+						fn, "parameters"), "properties"))
+			ck_assert_msg(cJSON_IsString(cJSON_GetObjectItem(p, "type")),
+				      "%s", p->string);
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(fn, "name")),
+			   "write_file") == 0)
+			ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(fn, "parameters"), "properties"), "edits"));
+	}
+	ck_assert_int_lt(strlen(r.out), 4000);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "schemas", NULL);
+	wst_run(&b, NULL, "wstools", "schemas", "--set", "default", NULL);
+	ck_assert_str_eq(r.out, b.out);
+	names_of(r.json, names, sizeof(names));
+	ck_assert_str_eq(names, "list_directory,read_file,write_file,edit_file,"
+			 "create_directory,move_path,delete_path,search_files,run_command");
+	ck_assert_ptr_null(strstr(r.out, "[\"array\",\"string\"]"));
+	ck_assert_int_lt(strlen(r.out), 10000);
+	wst_run_free(&b);
+	/* full: every option, as each binary's --schema prints it. */
+	wst_run(&b, NULL, "wstools", "schemas", "--set", "full", NULL);
+	ck_assert_int_eq(b.status, 0);
+	ck_assert_int_gt(strlen(b.out), strlen(r.out));
+	ck_assert_ptr_nonnull(strstr(b.out, "\"max_columns\""));
+	ck_assert_ptr_null(strstr(r.out, "\"max_columns\""));
+	wst_run_free(&b);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "schemas", "--check", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "set default: 9 tools, ") != NULL &&
+		      strstr(r.out, "\najv-strict     pass\n") != NULL &&
+		      strstr(r.out, "\ngemini         FAIL: ") != NULL &&
+		      strstr(r.out, "additionalProperties") != NULL &&
+		      strstr(r.out, "\nopenai-strict  FAIL: ") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "schemas", "--set", "five", "--for", "gemini",
+		"--check", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\ngemini         pass\n") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The CLI's own definitions take two types: not strict. */
+	wst_run(&r, NULL, "wstools", "schemas", "--set", "full", "--check", NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_msg(strstr(r.out, "ajv-strict     FAIL: ") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "schemas", "--set", "nine", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(call_dispatches)
 {
 	static const char *const no_path[] = {"PATH=/nonexistent", NULL};
@@ -330,6 +421,7 @@ suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, schemas_are_one_array);
+	tcase_add_test(tc, schema_sets);
 	tcase_add_test(tc, call_dispatches);
 	tcase_add_test(tc, errors_in_the_models_terms);
 	tcase_add_test(tc, usage_errors);

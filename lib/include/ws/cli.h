@@ -98,6 +98,11 @@ struct ws_tool {
 	bool pos_string_ok;
 	/* The exit-status lines of --help, when not the common ones. */
 	const char *exit_help;
+	/*
+	 * The --help line of --workspace, when the tool's default is not
+	 * the common one (wstools mcp never takes the current directory).
+	 */
+	const char *workspace_help;
 	const struct ws_opt *opts;
 	size_t nopts;
 };

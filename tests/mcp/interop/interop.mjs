@@ -11,9 +11,11 @@
 //       Run the compat calls against CMD and compare them with a recorded
 //       report of the reference server (normalised, see below); print the
 //       differences and exit 1 if there are any.
-//   node interop.mjs check-native -- CMD [ARG...]
+//   node interop.mjs check-native [REFERENCE.json] -- CMD [ARG...]
 //       Run the native calls against CMD and check each outcome against
-//       what the call list expects; exit 1 on any surprise.
+//       what the call list expects, every schema of tools/list under Ajv's
+//       strict mode, and (given a report of the reference server) that
+//       tools/list is smaller than the reference's; exit 1 on any surprise.
 //
 // Paths in reports are normalised: the temporary directory's real path is
 // written $TMP, so a report recorded on one machine compares on another.
@@ -21,6 +23,7 @@
 // same starting tree.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import Ajv from "ajv";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,7 +32,7 @@ function usage() {
 	process.stderr.write(
 		"usage: interop.mjs run native|compat -- CMD [ARG...]\n" +
 		"       interop.mjs compare REFERENCE.json -- CMD [ARG...]\n" +
-		"       interop.mjs check-native -- CMD [ARG...]\n");
+		"       interop.mjs check-native [REFERENCE.json] -- CMD [ARG...]\n");
 	process.exit(2);
 }
 
@@ -110,6 +113,7 @@ const compatCalls = [
 	["get_file_info", { path: "$WS/a.txt" }],
 	["get_file_info", { path: "$WS/sub" }],
 	["get_file_info", { path: "/etc" }],
+	["no_such_tool", {}],
 ];
 
 // The calls of native mode: the toolbox's names, virtual paths, and the
@@ -119,6 +123,7 @@ const nativeCalls = [
 	["list_directory", { path: "/sub" }, true],
 	["read_file", { path: "/a.txt" }, true],
 	["read_file", { path: "a.txt", start_line: 2, end_line: 3 }, true],
+	["read_file", { path: "/img.png" }, true],
 	["read_file", { path: "/missing.txt" }, false],
 	["read_file", { path: "../outside.txt" }, false],
 	["read_file", { path: "/escape.txt" }, false],
@@ -171,6 +176,8 @@ async function runServer(mode, cmd) {
 		report.server = client.getServerVersion() ?? null;
 		report.capabilities = client.getServerCapabilities() ?? null;
 		const list = await client.listTools();
+		// What a model is sent, compact, as the server writes it.
+		report.tools_list_bytes = JSON.stringify(list).length;
 		report.tools = list.tools.map((t) => ({
 			name: t.name,
 			title: t.title,
@@ -195,6 +202,8 @@ async function runServer(mode, cmd) {
 			}
 			report.calls.push(unsubst(entry, tree));
 		}
+		if (mode === "native")
+			report.progress_reset = await longCall(client, true);
 	} finally {
 		await client.close().catch(() => {});
 		fs.rmSync(tree.tmp, { recursive: true, force: true });
@@ -202,6 +211,21 @@ async function runServer(mode, cmd) {
 	if (stderr.length > 0)
 		report.stderr_bytes = stderr.length;
 	return report;
+}
+
+// A command longer than the client's request timeout (0.7 s here, 60 s by
+// the SDK's default): answered when the client resets its timeout on the
+// server's progress notifications (README, "Timeouts"). "answered" or
+// "timeout" (the outcome of the command itself does not matter: the
+// sandbox may be unavailable where this runs).
+async function longCall(client, reset) {
+	try {
+		await client.callTool({ name: "run_command", arguments: { command: ["sleep", "1.5"] } },
+			undefined, { timeout: 700, resetTimeoutOnProgress: reset, onprogress: () => {} });
+		return "answered";
+	} catch (e) {
+		return /timed out|timeout/i.test(String(e.message ?? e)) ? "timeout" : `error: ${e.message ?? e}`;
+	}
 }
 
 // --- comparison -----------------------------------------------------------
@@ -318,9 +342,40 @@ async function main() {
 			"move_path", "delete_path", "search_files", "run_command"]
 			.filter((n) => !report.tools.some((t) => t.name === n));
 		const noStruct = report.calls.filter((c) => c.isError === false && c.structuredContent === undefined);
+		// Every input and output schema compiles under Ajv's strict mode
+		// (issue 20: one type per property, known keywords only).
+		const ajv = new Ajv({ strict: true, allErrors: true });
+		const notStrict = [];
+		for (const t of report.tools) {
+			for (const k of ["inputSchema", "outputSchema"]) {
+				if (t[k] === undefined)
+					continue;
+				try {
+					ajv.compile(t[k]);
+				} catch (e) {
+					notStrict.push(`${t.name}.${k}: ${e.message}`);
+				}
+			}
+		}
+		// An image read by read_file is an image block (as read_media_file's).
+		const img = report.calls.find((c) => c.name === "read_file" && c.arguments.path === "/img.png");
+		if (!img || !(img.content ?? []).some((b) => b.type === "image" && b.mimeType === "image/png"))
+			bad.push({ name: "read_file /img.png", why: "no image block", got: img?.content });
+		// tools/list stays smaller than the reference server's (head is
+		// ["check-native", REFERENCE.json] when a reference report is given).
+		let bigger = null;
+		if (head[1]) {
+			const ref = JSON.parse(fs.readFileSync(head[1], "utf8"));
+			if (!(report.tools_list_bytes < ref.tools_list_bytes))
+				bigger = { ours: report.tools_list_bytes, reference: ref.tools_list_bytes };
+		}
 		process.stdout.write(JSON.stringify({ server: report.server, missing_tools: missing,
-			unexpected: bad, without_structured_content: noStruct.map((c) => c.name) }, null, 2) + "\n");
-		return bad.length === 0 && missing.length === 0 && noStruct.length === 0 ? 0 : 1;
+			unexpected: bad, without_structured_content: noStruct.map((c) => c.name),
+			not_strict: notStrict, tools_list_bytes: report.tools_list_bytes,
+			bigger_than_reference: bigger, progress_reset: report.progress_reset }, null, 2) + "\n");
+		return bad.length === 0 && missing.length === 0 && noStruct.length === 0 &&
+			notStrict.length === 0 && bigger === null &&
+			report.progress_reset === "answered" ? 0 : 1;
 	}
 	usage();
 }
