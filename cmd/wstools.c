@@ -5,7 +5,8 @@
  *
  * "call" only dispatches: each tool runs as its own binary (found next to
  * this one, then on PATH), so its stdout, stderr and exit status are the
- * caller's unchanged and no rule of a tool is duplicated here.  "wstools
+ * caller's unchanged and no rule of a tool is duplicated here; it asks
+ * the tool for the built-in ceilings of a model's values (WS_CEILINGS).  "wstools
  * mcp" serves the same tools over the Model Context Protocol, each call
  * in-process through the tool's own command-line function (cmds.h).
  */
@@ -293,6 +294,14 @@ cmd_call(int argc, char **argv)
 	for (int a = 2; a < argc; a++)
 		av[n++] = argv[a];
 	av[n] = NULL;
+	/*
+	 * The model's sizes and times are held to the built-in ceilings, as
+	 * under MCP (wstools(7)): the tool applies them after parsing.
+	 */
+	if (setenv("WS_CEILINGS", "1", 1) < 0) {
+		free(av);
+		return fail(name, WS_ENOMEM, NULL, "out of memory");
+	}
 	fflush(stdout);
 	run(tools[i].prog, av);
 	{

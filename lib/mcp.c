@@ -878,6 +878,21 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *env,
 
 /* ---- Running a call (worker thread) ---------------------------------- */
 
+/* An isError tool result with one text (the compat mode's form). */
+static cJSON *
+ws__text_error(const char *msg)
+{
+	cJSON *r = cJSON_CreateObject(), *content, *block;
+
+	content = cJSON_AddArrayToObject(r, "content");
+	block = cJSON_CreateObject();
+	cJSON_AddStringToObject(block, "type", "text");
+	cJSON_AddStringToObject(block, "text", msg);
+	cJSON_AddItemToArray(content, block);
+	cJSON_AddBoolToObject(r, "isError", true);
+	return r;
+}
+
 /* A CLI envelope for an error the server itself finds. */
 static cJSON *
 ws__env_error(const char *tool, int code, const char *msg, const char *hint)
@@ -946,71 +961,23 @@ ws__wait_roots(struct ws_mcp *s)
 /*
  * The ceilings of the sizes and times a model may ask for under MCP (the
  * CLI's flags do this for an --args caller; here nobody gives flags):
- * a value above the ceiling becomes the ceiling, 0 ("none", "all",
- * "unlimited") the tool's default.  Seconds are in ms.
+ * the built-in ones, run_command's from the server's --timeout and
+ * --max-output.  The tool's own parser applies them to the values it
+ * parsed (ws_cli_set_ceilings()), so no reading of the JSON here can
+ * differ from the tool's.
  */
-static const struct {
-	const char *tool, *key;
-	bool seconds;
-	long long dflt; /* the ceiling when the server's options do not say */
-	long long tool_dflt; /* the tool's own default under --args */
-} ws__ceilings[] = {
-	{"run_command", "timeout", true, 600000, 60000},
-	{"run_command", "max_output", false, 1 << 20, 64 << 10},
-	{"search_files", "max_results", false, 1000, 50},
-	{"search_files", "time_budget", true, 60000, 10000},
-	{"list_directory", "max_entries", false, 10000, 200},
-	{"list_directory", "max_output", false, 1 << 20, 65536},
-	{"read_file", "max_bytes", false, 1 << 20, 1 << 20},
-};
-
-/* args with the ceilings applied: a copy (NULL: none needed, or no memory). */
-static cJSON *
-ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
+static void
+ws__ceilings(const struct ws_mcp_opts *o, struct ws_ceiling *c)
 {
-	cJSON *copy = NULL;
-
-	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
-		const cJSON *v;
-		long long cap = ws__ceilings[i].dflt;
-		double x, unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
-		char *end = NULL;
-
-		if (strcmp(ws__ceilings[i].tool, tool) != 0)
+	for (size_t i = 0; i < WS_NCEILINGS; i++) {
+		c[i] = ws_ceilings_default[i];
+		if (strcmp(c[i].tool, "run_command") != 0)
 			continue;
-		v = cJSON_GetObjectItemCaseSensitive(args, ws__ceilings[i].key);
-		if (strcmp(tool, "run_command") == 0 &&
-		    strcmp(ws__ceilings[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
-			cap = o->run_timeout_ms;
-		if (strcmp(tool, "run_command") == 0 &&
-		    strcmp(ws__ceilings[i].key, "max_output") == 0 && o->run_max_output > 0)
-			cap = o->run_max_output;
-		/* Models quote numbers: "0" and "2e9" are held too. */
-		if (v == NULL)
-			x = 0;
-		else if (cJSON_IsNumber(v))
-			x = v->valuedouble;
-		else if (cJSON_IsString(v) && v->valuestring[0] != '\0' &&
-			 (x = strtod(v->valuestring, &end), *end == '\0'))
-			;
-		else
-			continue;
-		/* None asked, or 0: the tool's default, if within the ceiling. */
-		if (x == 0) {
-			if (ws__ceilings[i].tool_dflt <= cap && v == NULL)
-				continue;
-		} else if (!(x * unit > (double)cap)) {
-			continue;
-		}
-		if (copy == NULL && (copy = args ? cJSON_Duplicate(args, 1) :
-					      cJSON_CreateObject()) == NULL)
-			return NULL;
-		cJSON_DeleteItemFromObjectCaseSensitive(copy, ws__ceilings[i].key);
-		if (x != 0 || ws__ceilings[i].tool_dflt > cap)
-			cJSON_AddItemToObject(copy, ws__ceilings[i].key,
-					      cJSON_CreateNumber((double)cap / unit));
+		if (strcmp(c[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
+			c[i].max = o->run_timeout_ms;
+		if (strcmp(c[i].key, "max_output") == 0 && o->run_max_output > 0)
+			c[i].max = o->run_max_output;
 	}
-	return copy;
 }
 
 /* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
@@ -1022,6 +989,7 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	char **av = NULL, *args_text = NULL, *out;
 	const char *ws;
 	struct ws_mount_def *mounts = NULL;
+	struct ws_ceiling ceil[WS_NCEILINGS];
 	size_t n = 0, nm = 0;
 	int st;
 	cJSON *env;
@@ -1064,11 +1032,7 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	}
 	av = calloc(8 + o->ncommon, sizeof(*av));
 	{
-		cJSON *capped = ws__cap_args(o, tool, args);
-
-		args_text = capped ? cJSON_PrintUnformatted(capped) :
-			    args ? cJSON_PrintUnformatted(args) : strdup("{}");
-		cJSON_Delete(capped);
+		args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
 		/* The "\u0000" read as U+0001 (ws__line): the escape again. */
 		if (args_text != NULL && s->running != NULL && s->running->nul_args)
 			for (char *p = args_text; *p; p++) {
@@ -1105,7 +1069,10 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	av[n] = NULL;
 	/* The mounts go as data: no directory name is parsed as a spec. */
 	ws_cli_set_mounts(mounts, nm);
+	ws__ceilings(o, ceil);
+	ws_cli_set_ceilings(ceil, WS_NCEILINGS);
 	out = ws__capture(t->run, av, &st);
+	ws_cli_set_ceilings(NULL, 0);
 	ws_cli_set_mounts(NULL, 0);
 	ws__mounts_free(mounts, nm);
 	for (size_t i = 0; i < n; i++)
@@ -1307,10 +1274,28 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 		ws_progress_set(ws__progress, s);
 		ws__progress(s, 0, "started");
 	}
-	if (s->o->compat != NULL)
+	/*
+	 * A repeated key, at any depth, before anything reads the
+	 * arguments (the compat mode's translation included).
+	 */
+	if (ws_json_unique_keys(args, true) < 0) {
+		char *t = NULL;
+
+		if (s->o->compat != NULL) {
+			if (asprintf(&t, "MCP error -32602: Input validation error: "
+				     "%s", ws_error_last()) < 0)
+				t = NULL;
+			res = ws__text_error(t ? t : "repeated key");
+		} else {
+			env = ws__env_error(name->valuestring, WS_EINVALID_ARGUMENT,
+					    ws_error_last(), "send each argument once");
+		}
+		free(t);
+	} else if (s->o->compat != NULL) {
 		res = s->o->compat->call(s, name->valuestring, args);
-	else
+	} else {
 		env = ws__invoke(s, name->valuestring, args, &raw);
+	}
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);
 	s->progress_token = NULL;
@@ -1673,6 +1658,17 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 		cJSON_Delete(req);
 		return;
 	}
+	/* Two "name"s or "arguments": which one would be called? */
+	if (ws_json_unique_keys(params, false) < 0) {
+		char *msg = NULL;
+
+		if (asprintf(&msg, "Invalid params: %s", ws_error_last()) < 0)
+			msg = NULL;
+		ws__error(s, id, -32602, msg ? msg : "Invalid params");
+		free(msg);
+		cJSON_Delete(req);
+		return;
+	}
 	for (size_t i = 0; !known && i < s->o->ntools; i++)
 		known = strcmp(s->o->tools[i].name, name->valuestring) == 0;
 	if (!known) {
@@ -1796,8 +1792,10 @@ ws__keep_raw_id(const char *line, size_t len, cJSON *id)
 				v = p;
 				while (p < end && strchr("+-0123456789.eE", *p) != NULL)
 					p++;
+				/* The first "id" only, the one cJSON returned. */
 				if (p > v)
 					id->valuestring = strndup(v, (size_t)(p - v));
+				return;
 			}
 			continue;
 		}
@@ -1869,6 +1867,16 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	if (!cJSON_IsObject(msg) || cJSON_IsArray(msg)) {
 		ws__error(s, NULL, -32600, "Invalid Request: not a JSON-RPC object");
+		goto out;
+	}
+	/* Two ids or methods: neither can be trusted to be the one meant. */
+	if (ws_json_unique_keys(msg, false) < 0) {
+		char *t = NULL;
+
+		if (asprintf(&t, "Invalid Request: %s", ws_error_last()) < 0)
+			t = NULL;
+		ws__error(s, NULL, -32600, t ? t : "Invalid Request");
+		free(t);
 		goto out;
 	}
 	{

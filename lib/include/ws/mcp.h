@@ -68,7 +68,7 @@ struct ws_mcp_opts {
 	/*
 	 * The ceilings of run_command's timeout (ms) and max_output (bytes)
 	 * a model may ask for (0: 600 s and 1 MiB).  Other sizes and times
-	 * have fixed ceilings (lib/mcp.c, ws__ceilings).
+	 * have fixed ceilings (ws_ceilings_default, ws/cli.h).
 	 */
 	long long run_timeout_ms, run_max_output;
 	/* How long a call waits for an answer to elicitation (0: 120 s). */
