@@ -319,8 +319,9 @@ enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
        M_APPROVAL_TIMEOUT, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
-	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_INT, "BYTES",
-			   "refuse a message longer than BYTES (default 4 MiB)", 0},
+	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_BYTES, "BYTES",
+			   "refuse a message longer than BYTES (suffix K, M or "
+			   "G; default 32M)", 0},
 	[M_COMPAT] = {"compat", 0, WS_OPT_STR, "MODE",
 		      "serve another server's tools (mcp-filesystem)", 0},
 	[M_NET] = {"net", 0, WS_OPT_FLAG, NULL,

@@ -1939,8 +1939,139 @@ out:
 }
 
 /*
- * Read lines: a line longer than max is refused as it goes by, read and
- * dropped up to its newline, never held whole.
+ * The top-level "id" of a message too long to hold, found while its bytes
+ * go by and are dropped: a scanner of JSON nesting and strings that keeps
+ * only the id's text, so that the error answers the request even when
+ * its id comes last (as the TypeScript SDK writes it).  Bounded memory:
+ * an id longer than val is no id a client sends, and counts as none.
+ */
+struct ws__idscan {
+	int depth;
+	bool in_str, esc;
+	bool key_next;	/* at depth 1, the next string is a key */
+	bool is_key;	/* the string being read is such a key */
+	bool key_odd;	/* it has an escape: not the plain "id" */
+	size_t keyn;
+	char key[2];
+	bool after_key; /* a key read, its ':' to come */
+	bool in_val;	/* reading the value of "id" */
+	bool bad, found;
+	size_t valn;
+	char val[256];
+};
+
+/* The end of the id's value: kept if it was short and no object. */
+static void
+ws__idscan_end(struct ws__idscan *sc)
+{
+	sc->in_val = false;
+	if (!sc->bad && sc->valn > 0 && sc->valn < sizeof(sc->val)) {
+		sc->val[sc->valn] = '\0';
+		sc->found = true;
+	}
+}
+
+static void
+ws__idscan(struct ws__idscan *sc, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (sc->in_val &&
+		    (sc->in_str || (strchr(" \t\r\n", c) == NULL &&
+				    !(sc->depth == 1 && (c == ',' || c == '}'))))) {
+			if (sc->valn < sizeof(sc->val) - 1)
+				sc->val[sc->valn++] = c;
+			else
+				sc->bad = true;
+			if (!sc->in_str && (c == '{' || c == '['))
+				sc->bad = true;
+		}
+		if (sc->in_str) {
+			if (sc->esc) {
+				sc->esc = false;
+			} else if (c == '\\') {
+				sc->esc = true;
+				sc->key_odd = true;
+			} else if (c == '"') {
+				sc->in_str = false;
+				if (sc->is_key) {
+					sc->is_key = false;
+					sc->after_key = true;
+				}
+			} else if (sc->is_key) {
+				if (sc->keyn < sizeof(sc->key))
+					sc->key[sc->keyn] = c;
+				sc->keyn++;
+			}
+			continue;
+		}
+		switch (c) {
+		case '"':
+			sc->in_str = true;
+			if (sc->depth == 1 && sc->key_next) {
+				sc->key_next = false;
+				sc->is_key = true;
+				sc->key_odd = false;
+				sc->keyn = 0;
+			}
+			break;
+		case '{':
+		case '[':
+			sc->depth++;
+			sc->key_next = c == '{' && sc->depth == 1;
+			break;
+		case '}':
+		case ']':
+			if (sc->in_val && sc->depth == 1)
+				ws__idscan_end(sc);
+			sc->depth--;
+			break;
+		case ',':
+			if (sc->depth == 1) {
+				if (sc->in_val)
+					ws__idscan_end(sc);
+				sc->key_next = true;
+			}
+			break;
+		case ':':
+			if (sc->depth == 1 && sc->after_key) {
+				sc->after_key = false;
+				if (!sc->found && !sc->key_odd && sc->keyn == 2 &&
+				    memcmp(sc->key, "id", 2) == 0) {
+					sc->in_val = true;
+					sc->bad = false;
+					sc->valn = 0;
+				}
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Answer a message over the limit, with its id when one was found. */
+static void
+ws__too_long(struct ws_mcp *s, const struct ws__idscan *sc)
+{
+	cJSON *id = sc->found ? cJSON_Parse(sc->val) : NULL;
+
+	if (cJSON_IsNumber(id)) {
+		/* As the client wrote it (ws__keep_raw_id()). */
+		id->valuestring = strdup(sc->val);
+	} else if (!cJSON_IsString(id)) {
+		cJSON_Delete(id);
+		id = NULL;
+	}
+	ws__error(s, id, -32600, "Invalid Request: message longer than the "
+		  "--max-message limit");
+	cJSON_Delete(id);
+}
+
+/*
+ * Read lines: a line longer than max is dropped as it goes by, never held
+ * whole, and answered at its end with the id it had.
  */
 static void
 ws__read_loop(struct ws_mcp *s)
@@ -1949,6 +2080,7 @@ ws__read_loop(struct ws_mcp *s)
 	size_t cap = 65536, len = 0, scan = 0;
 	char *buf = malloc(cap);
 	bool skipping = false;
+	struct ws__idscan sc;
 
 	if (buf == NULL)
 		return;
@@ -1961,11 +2093,10 @@ ws__read_loop(struct ws_mcp *s)
 			char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
 
 			if (nb == NULL) {
-				/* Over the limit: drop what is held, then the rest. */
+				/* No room: drop what is held, then the rest. */
 				if (!skipping)
-					ws__error(s, NULL, -32600,
-						  "Invalid Request: message longer than "
-						  "the --max-message limit");
+					memset(&sc, 0, sizeof(sc));
+				ws__idscan(&sc, buf, len);
 				skipping = true;
 				len = scan = 0;
 			} else {
@@ -1982,24 +2113,24 @@ ws__read_loop(struct ws_mcp *s)
 		while ((nl = memchr(buf + scan, '\n', len - scan)) != NULL) {
 			size_t ll = (size_t)(nl - buf);
 
-			if (skipping)
+			if (skipping || ll > max) {
+				if (!skipping)
+					memset(&sc, 0, sizeof(sc));
+				ws__idscan(&sc, buf, ll);
+				ws__too_long(s, &sc);
 				skipping = false;
-			else if (ll > max)
-				ws__error(s, NULL, -32600,
-					  "Invalid Request: message longer than "
-					  "the --max-message limit");
-			else
+			} else {
 				ws__line(s, buf, ll);
+			}
 			memmove(buf, nl + 1, len - ll - 1);
 			len -= ll + 1;
 			scan = 0;
 		}
 		scan = len;
-		if (len > max) {
+		if (skipping || len > max) {
 			if (!skipping)
-				ws__error(s, NULL, -32600,
-					  "Invalid Request: message longer than "
-					  "the --max-message limit");
+				memset(&sc, 0, sizeof(sc));
+			ws__idscan(&sc, buf, len);
 			skipping = true;
 			len = scan = 0;
 		}
@@ -2007,8 +2138,12 @@ ws__read_loop(struct ws_mcp *s)
 			break;
 	}
 	/* A last line without its newline still counts. */
-	if (len > 0 && !skipping && !s->out_failed)
+	if (skipping && !s->out_failed) {
+		ws__idscan(&sc, buf, len);
+		ws__too_long(s, &sc);
+	} else if (len > 0 && !s->out_failed) {
 		ws__line(s, buf, len);
+	}
 	free(buf);
 }
 

@@ -1670,6 +1670,123 @@ START_TEST(ceilings_after_parsing)
 END_TEST
 
 /*
+ * Issue 6 of 18: a message over --max-message is answered with its own
+ * id, even when the id comes last (as the TypeScript SDK writes it), so
+ * the client is not left waiting; an "id" inside params is not it.
+ */
+START_TEST(oversized_message_keeps_its_id)
+{
+	static const char *const tails[][2] = {
+		{"},\"id\":77}", "77"},
+		{"} , \"id\" : \"req-9\" }", "\"req-9\""},
+		{",\"id\":1}}", "null"},
+		{"},\"id\":\"a\\\"},\\\"id\\\":1\"}", "\"a\\\"},\\\"id\\\":1\""},
+	};
+	struct mcp m;
+	size_t n = 100000;
+	char *big = malloc(n + 256);
+
+	mcp_start(&m, "--max-message", "4096", W);
+	handshake(&m, NULL);
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		size_t k = 0;
+		cJSON *r;
+		char *id;
+
+		k += (size_t)sprintf(big, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+				     "\"params\":{\"name\":\"write_file\",\"arguments\":"
+				     "{\"path\":\"x\",\"content\":\"\\\"{[");
+		memset(big + k, 'a', n);
+		k += n;
+		k += (size_t)sprintf(big + k, "\"}%s", tails[i][0]);
+		mcp_sendn(&m, big, k);
+		mcp_sendn(&m, "\n", 1);
+		r = mcp_recv(&m, 5000);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_int_eq(rpc_error_code(r), -32600);
+		id = cJSON_PrintUnformatted(cJSON_GetObjectItem(r, "id"));
+		ck_assert_str_eq(id, tails[i][1]);
+		free(id);
+		cJSON_Delete(r);
+	}
+	free(big);
+	/* And the server reads on. */
+	{
+		cJSON *r = rpc(&m, 20, "ping", NULL);
+
+		ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+		cJSON_Delete(r);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * The default --max-message fits a 5 MiB write_file (the reference
+ * server's own test size), even with its escapes; 40 MiB is refused
+ * with the request's id, put last.
+ */
+START_TEST(five_mib_write)
+{
+	struct mcp m;
+	size_t n = 5u << 20, k = 0;
+	char *big = malloc(48u << 20);
+	cJSON *r, *res;
+	struct stat st;
+	char *path = wst_path(W, "big.txt");
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	k += (size_t)sprintf(big, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+			     "\"params\":{\"name\":\"write_file\",\"arguments\":"
+			     "{\"path\":\"big.txt\",\"content\":\"");
+	/* Every 64th byte a newline, written as "\n". */
+	for (size_t i = 0; i < n; i++) {
+		if (i % 64 == 63) {
+			big[k++] = '\\';
+			big[k++] = 'n';
+		} else {
+			big[k++] = 'a';
+		}
+	}
+	k += (size_t)sprintf(big + k, "\"}}}\n");
+	mcp_sendn(&m, big, k);
+	for (;;) {
+		r = mcp_recv(&m, 60000);
+		ck_assert_ptr_nonnull(r);
+		if (is_id(r, 2))
+			break;
+		cJSON_Delete(r);
+	}
+	res = cJSON_GetObjectItem(r, "result");
+	ck_assert_msg(res != NULL && !is_error(res), "%s",
+		      res ? text_of(res) : "an error response");
+	cJSON_Delete(r);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, (long long)n);
+	/* 40 MiB, its id last: answered, with that id. */
+	k = (size_t)sprintf(big, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+			    "\"params\":{\"name\":\"write_file\",\"arguments\":"
+			    "{\"path\":\"big2.txt\",\"content\":\"");
+	memset(big + k, 'b', 40u << 20);
+	k += 40u << 20;
+	k += (size_t)sprintf(big + k, "\"}},\"id\":3}\n");
+	mcp_sendn(&m, big, k);
+	r = mcp_recv(&m, 60000);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(rpc_error_code(r), -32600);
+	ck_assert(is_id(r, 3));
+	cJSON_Delete(r);
+	free(path);
+	path = wst_path(W, "big2.txt");
+	ck_assert_int_ne(access(path, F_OK), 0);
+	free(big);
+	free(path);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * The text a model reads: a short summary of a change (an edit's diff),
  * one path a line for search --files, a hint for a binary file, and
  * control characters escaped in names (a "\n" cannot fake an entry).
@@ -1973,6 +2090,7 @@ suite(void)
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, repeated_keys);
 	tcase_add_test(tc, ceilings_after_parsing);
+	tcase_add_test(tc, oversized_message_keeps_its_id);
 	tcase_add_test(tc, texts_for_a_model);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
@@ -1982,6 +2100,7 @@ suite(void)
 	tcase_add_test(slow, cancel_search);
 	tcase_add_test(slow, progress_of_a_command);
 	tcase_add_test(slow, ten_thousand_calls);
+	tcase_add_test(slow, five_mib_write);
 	suite_add_tcase(s, slow);
 	return s;
 }
