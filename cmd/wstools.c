@@ -5,7 +5,8 @@
  *
  * "call" only dispatches: each tool runs as its own binary (found next to
  * this one, then on PATH), so its stdout, stderr and exit status are the
- * caller's unchanged and no rule of a tool is duplicated here.  "wstools
+ * caller's unchanged and no rule of a tool is duplicated here; it asks
+ * the tool for the built-in ceilings of a model's values (WS_CEILINGS).  "wstools
  * mcp" serves the same tools over the Model Context Protocol, each call
  * in-process through the tool's own command-line function (cmds.h).
  */
@@ -341,6 +342,14 @@ cmd_call(int argc, char **argv)
 	for (int a = 2; a < argc; a++)
 		av[n++] = argv[a];
 	av[n] = NULL;
+	/*
+	 * The model's sizes and times are held to the built-in ceilings, as
+	 * under MCP (wstools(7)): the tool applies them after parsing.
+	 */
+	if (setenv("WS_CEILINGS", "1", 1) < 0) {
+		free(av);
+		return fail(name, WS_ENOMEM, NULL, "out of memory");
+	}
 	fflush(stdout);
 	run(tools[i].prog, av);
 	{
@@ -358,8 +367,9 @@ enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
        M_APPROVAL_TIMEOUT, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
-	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_INT, "BYTES",
-			   "refuse a message longer than BYTES (default 4 MiB)", 0},
+	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_BYTES, "BYTES",
+			   "refuse a message longer than BYTES (suffix K, M or "
+			   "G; default 32M)", 0},
 	[M_COMPAT] = {"compat", 0, WS_OPT_STR, "MODE",
 		      "serve another server's tools (mcp-filesystem)", 0},
 	[M_NET] = {"net", 0, WS_OPT_FLAG, NULL,

@@ -108,68 +108,131 @@ ws__parse_int(const char *opt, const char *s, long long *out)
 }
 
 /*
- * Seconds with an optional fraction of up to three digits ("2", "1.5",
- * "0.25", "-1"), to milliseconds; no exponent, no inf or nan.  0 or -1.
+ * The one parser of durations and sizes: every front end (flags, --args,
+ * wstools call, MCP) reads a limit through these before any ceiling is
+ * applied to it, so that no two places can read one value two ways.
  */
-static int
-ws__seconds_ms(const char *s, long long *ms)
+int
+ws_parse_seconds(const char *s, long long *ms)
 {
-	const char *d = s + (*s == '-');
-	size_t ni = strspn(d, "0123456789"), nf = 0;
+	size_t ni = strspn(s, "0123456789"), nf = 0;
 	long long v = 0, f = 0;
+	bool more = false;
 
+	if (*s == '-')
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "\"%s\": a duration must not be negative", s);
 	if (ni == 0 || ni > 12)
-		return -1;
-	if (d[ni] == '.') {
-		nf = strspn(d + ni + 1, "0123456789");
-		if (nf == 0 || nf > 3 || d[ni + 1 + nf] != '\0')
-			return -1;
-	} else if (d[ni] != '\0') {
-		return -1;
+		goto bad;
+	if (s[ni] == '.') {
+		nf = strspn(s + ni + 1, "0123456789");
+		if (nf == 0 || nf > 64 || s[ni + 1 + nf] != '\0')
+			goto bad;
+	} else if (s[ni] != '\0') {
+		goto bad;
 	}
 	for (size_t k = 0; k < ni; k++)
-		v = v * 10 + (d[k] - '0');
+		v = v * 10 + (s[k] - '0');
 	for (size_t k = 0; k < 3; k++)
-		f = f * 10 + (k < nf ? d[ni + 1 + k] - '0' : 0);
-	*ms = (v * 1000 + f) * (*s == '-' ? -1 : 1);
+		f = f * 10 + (k < nf ? s[ni + 1 + k] - '0' : 0);
+	/* A part of a millisecond counts as a whole one: never 0, "none". */
+	for (size_t k = 3; k < nf; k++)
+		more |= s[ni + 1 + k] != '0';
+	*ms = v * 1000 + f + more;
+	return 0;
+bad:
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			    "\"%s\" is not a number of seconds (such as 2 or 1.5)", s);
+}
+
+int
+ws_seconds_from_number(double x, long long *ms)
+{
+	double m;
+
+	if (!(x >= 0))
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    x < 0 ? "a duration must not be negative" :
+				    "a duration must be a number of seconds");
+	if (x > 1e9)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "a duration must be at most 1e9 seconds");
+	/* Up to the next millisecond, so that a positive value stays so. */
+	m = x * 1000;
+	*ms = (long long)m;
+	if ((double)*ms < m)
+		(*ms)++;
+	if (x > 0 && *ms == 0)
+		*ms = 1;
 	return 0;
 }
 
-/*
- * A byte count: digits and an optional suffix K, M, G or T (powers of
- * 1024, either case, an optional "B" or "iB" after it).  0 or -1.
- */
-static int
-ws__size_bytes(const char *s, long long *out)
+int
+ws_parse_size(const char *s, long long *out)
 {
-	const char *d = s + (*s == '-');
-	size_t n = strspn(d, "0123456789");
-	const char *u = d + n;
+	size_t n = strspn(s, "0123456789");
+	const char *u = s + n;
 	int shift = 0;
 	long long v = 0;
 
+	if (*s == '-')
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "\"%s\": a size must not be negative", s);
 	if (n == 0 || n > 18)
-		return -1;
+		goto bad;
 	for (size_t k = 0; k < n; k++)
-		v = v * 10 + (d[k] - '0');
+		v = v * 10 + (s[k] - '0');
 	switch (*u) {
 	case '\0': break;
 	case 'k': case 'K': shift = 10; break;
 	case 'm': case 'M': shift = 20; break;
 	case 'g': case 'G': shift = 30; break;
 	case 't': case 'T': shift = 40; break;
-	default: return -1;
+	default: goto bad;
 	}
 	if (*u != '\0') {
 		u++;
 		if (strcmp(u, "") != 0 && strcmp(u, "B") != 0 && strcmp(u, "iB") != 0 &&
 		    strcmp(u, "b") != 0)
-			return -1;
+			goto bad;
 	}
 	if (v > ((1LL << 62) >> shift))
-		return -1;
-	*out = (v << shift) * (*s == '-' ? -1 : 1);
+		goto bad;
+	*out = v << shift;
 	return 0;
+bad:
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			    "\"%s\" is not a size (bytes, or with a suffix K, M, "
+			    "G or T: 50M, 1G)", s);
+}
+
+int
+ws_size_from_number(double x, long long *out)
+{
+	if (!(x >= -0x1p62 && x <= 0x1p62) || x != (double)(long long)x)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "a size must be a whole number of bytes");
+	if (x < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "a size must not be negative");
+	*out = (long long)x;
+	return 0;
+}
+
+/*
+ * The last error's message again, after "--NAME: " (a flag) or
+ * "argument \"KEY\": " (a key of --args, which a model reads).
+ */
+static int
+ws__prefix_error(bool key, const char *name)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", ws_error_last());
+	if (key)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "argument \"%s\": %s", name, msg);
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "--%s: %s", name, msg);
 }
 
 /* Set the path form from --paths, or from WS_PATHS (env true). */
@@ -202,6 +265,7 @@ ws__set_tool_opt(struct ws_cli *cli, size_t i, const char *val, bool neg)
 	struct ws_optval *v = &cli->vals[i];
 
 	v->set = true;
+	v->by_flag = true;
 	switch (o->type) {
 	case WS_OPT_FLAG:
 		v->b = !neg;
@@ -216,17 +280,12 @@ ws__set_tool_opt(struct ws_cli *cli, size_t i, const char *val, bool neg)
 	case WS_OPT_INT:
 		return ws__parse_int(o->name, val, &v->i);
 	case WS_OPT_SECONDS:
-		if (ws__seconds_ms(val, &v->i) < 0)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "--%s: \"%s\" is not a number of "
-					    "seconds (such as 2 or 1.5)", o->name, val);
+		if (ws_parse_seconds(val, &v->i) < 0)
+			return ws__prefix_error(false, o->name);
 		return 0;
 	case WS_OPT_BYTES:
-		if (ws__size_bytes(val, &v->i) < 0)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "--%s: \"%s\" is not a size (bytes, or "
-					    "with a suffix K, M, G or T: 50M, 1G)",
-					    o->name, val);
+		if (ws_parse_size(val, &v->i) < 0)
+			return ws__prefix_error(false, o->name);
 		return 0;
 	case WS_OPT_LIST:
 		return ws__push(&v->list, &v->n, val);
@@ -355,6 +414,87 @@ ws__args_ceiling(struct ws_optval *v, const struct ws_opt *o, bool by_flag,
 }
 
 /*
+ * The ceilings of what a model may ask for through wstools call and MCP,
+ * where nobody gives the flags that bound an --args caller.  Values are
+ * in the option's unit: milliseconds for seconds, bytes, counts.
+ */
+const struct ws_ceiling ws_ceilings_default[WS_NCEILINGS] = {
+	{"run_command", "timeout", 600000, 60000},
+	{"run_command", "max_output", 1 << 20, 64 << 10},
+	{"search_files", "max_results", 1000, 50},
+	{"search_files", "time_budget", 60000, 10000},
+	{"list_directory", "max_entries", 10000, 200},
+	{"list_directory", "max_output", 1 << 20, 65536},
+	{"read_file", "max_bytes", 1 << 20, 1 << 20},
+};
+
+/* ws_cli_set_ceilings(): the ceilings of the front end running the call. */
+static const struct ws_ceiling *ws__ceil;
+static size_t ws__nceil;
+
+void
+ws_cli_set_ceilings(const struct ws_ceiling *c, size_t n)
+{
+	ws__ceil = n > 0 ? c : NULL;
+	ws__nceil = c != NULL ? n : 0;
+}
+
+/*
+ * Hold the parsed values of the model's arguments to the front end's
+ * ceilings: above one is the ceiling, and so is 0 ("none", "all"), and
+ * a tool default above it the ceiling.  A value a flag
+ * gave (the harness's) is not the model's and stays.  A negative one is
+ * left for the tool to refuse.
+ */
+static int
+ws__front_ceilings(struct ws_cli *cli)
+{
+	const struct ws_tool *t = cli->tool;
+	const struct ws_ceiling *tab = ws__ceil;
+	size_t n = ws__nceil;
+	bool env;
+	int rc;
+
+	/* WS_CEILINGS=1 (wstools call sets it): the built-in ones. */
+	if ((rc = ws__env_bool("WS_CEILINGS", &env)) < 0)
+		return rc;
+	if (tab == NULL && env) {
+		tab = ws_ceilings_default;
+		n = WS_NCEILINGS;
+	}
+	for (size_t c = 0; c < n; c++) {
+		const struct ws_ceiling *e = &tab[c];
+
+		if (strcmp(e->tool, t->tool) != 0)
+			continue;
+		for (size_t i = 0; i < t->nopts; i++) {
+			struct ws_optval *v = &cli->vals[i];
+			const char *a = t->opts[i].name, *b = e->key;
+
+			while (*a && (*a == *b || (*a == '-' && *b == '_'))) {
+				a++;
+				b++;
+			}
+			if (*a != '\0' || *b != '\0' || v->by_flag)
+				continue;
+			if (!v->set) {
+				if (e->dflt > e->max) {
+					v->set = v->from_args = true;
+					v->i = e->max;
+				}
+			} else if (v->i == 0 || v->i > e->max) {
+				/*
+				 * 0 ("none", "all") is as much as the front end
+				 * allows: the ceiling, as tools/list says.
+				 */
+				v->i = e->max;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
  * A JSON string that is an integer written in decimal digits ("2", "-1"),
  * as models send numbers: nothing else (no spaces, signs alone, "1e3" or
  * hex), and within the range a JSON number is accepted in.
@@ -477,6 +617,13 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 					 "object, such as {\"%s\": ...}", t->tool,
 					 t->pos_name ? t->pos_name : "key");
 	}
+	/*
+	 * Before anything reads a key: with a repeated one, a check could
+	 * read one copy and the call use the other.
+	 */
+	if (ws_json_unique_keys(root, true) < 0)
+		return ws_error_set_hint("send each argument of %s once",
+					 t->tool);
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
 		char name[128];
@@ -542,51 +689,50 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 				return ws__args_type_error(k, "a boolean");
 			v->b = cJSON_IsTrue(it);
 			break;
-		case WS_OPT_INT:
+		case WS_OPT_INT: {
+			long long n;
+
 			/* Models often quote numbers: "2" means 2. */
 			if (cJSON_IsString(it)) {
-				if (ws__digits(it->valuestring, &v->i) < 0)
+				if (ws__digits(it->valuestring, &n) < 0)
 					return ws__args_type_error(k, "an integer");
-				break;
-			}
-			/* Range first: casting an out-of-range double is UB. */
-			if (!cJSON_IsNumber(it) || !(it->valuedouble >= -0x1p62 &&
-						     it->valuedouble <= 0x1p62) ||
-			    it->valuedouble != (double)(long long)it->valuedouble)
+			} else if (!cJSON_IsNumber(it) ||
+				   /* Range first: casting an out-of-range double is UB. */
+				   !(it->valuedouble >= -0x1p62 &&
+				     it->valuedouble <= 0x1p62) ||
+				   it->valuedouble != (double)(long long)it->valuedouble) {
 				return ws__args_type_error(k, "an integer");
-			ws__args_ceiling(v, &t->opts[i], by_flag,
-					 (long long)it->valuedouble);
+			} else {
+				n = (long long)it->valuedouble;
+			}
+			ws__args_ceiling(v, &t->opts[i], by_flag, n);
 			break;
+		}
 		case WS_OPT_SECONDS: {
 			long long ms;
 
-			if (cJSON_IsString(it)) {
-				if (ws__seconds_ms(it->valuestring, &ms) < 0)
-					return ws__args_type_error(k, "a number of seconds");
-			} else if (cJSON_IsNumber(it) && it->valuedouble >= -1e9 &&
-				   it->valuedouble <= 1e9) {
-				double x = it->valuedouble * 1000;
-
-				ms = (long long)(x < 0 ? x - 0.5 : x + 0.5);
-			} else {
+			if (cJSON_IsString(it))
+				rc = ws_parse_seconds(it->valuestring, &ms);
+			else if (cJSON_IsNumber(it))
+				rc = ws_seconds_from_number(it->valuedouble, &ms);
+			else
 				return ws__args_type_error(k, "a number of seconds");
-			}
+			if (rc < 0)
+				return ws__prefix_error(true, k);
 			ws__args_ceiling(v, &t->opts[i], by_flag, ms);
 			break;
 		}
 		case WS_OPT_BYTES: {
 			long long b;
 
-			if (cJSON_IsString(it)) {
-				if (ws__size_bytes(it->valuestring, &b) < 0)
-					return ws__args_type_error(k, "a size");
-			} else if (cJSON_IsNumber(it) && it->valuedouble >= -0x1p62 &&
-				   it->valuedouble <= 0x1p62 &&
-				   it->valuedouble == (double)(long long)it->valuedouble) {
-				b = (long long)it->valuedouble;
-			} else {
+			if (cJSON_IsString(it))
+				rc = ws_parse_size(it->valuestring, &b);
+			else if (cJSON_IsNumber(it))
+				rc = ws_size_from_number(it->valuedouble, &b);
+			else
 				return ws__args_type_error(k, "a size");
-			}
+			if (rc < 0)
+				return ws__prefix_error(true, k);
 			ws__args_ceiling(v, &t->opts[i], by_flag, b);
 			break;
 		}
@@ -820,6 +966,8 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 					    cli->pos[0]);
 		rc = ws__apply_args(cli, args_val);
 		if (rc < 0)
+			return rc;
+		if ((rc = ws__front_ceilings(cli)) < 0)
 			return rc;
 	}
 	if (cli->action != WS_CLI_RUN)

@@ -1,9 +1,11 @@
 /* json.c - streaming JSON writer, valid for any bytes. */
 #include "ws/json.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ws/error.h"
 #include "ws/path.h"
 
 void
@@ -270,4 +272,105 @@ ws_jw_kname(struct ws_jw *jw, const char *key, const char *s)
 		ws_jw_key(jw, k);
 		ws_jw_base64(jw, s, n);
 	}
+}
+
+/* Objects with up to this many keys are checked pair by pair. */
+#define WS__PAIRWISE_MAX 16
+
+static int
+ws__key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The repeated key among the members of object o, or NULL (or ENOMEM). */
+static const char *
+ws__repeated_key(const cJSON *o, int *rc)
+{
+	const cJSON *a, *b;
+	const char **keys, *dup = NULL;
+	size_t n = 0, i = 0;
+
+	*rc = 0;
+	cJSON_ArrayForEach(a, o)
+		n++;
+	if (n <= WS__PAIRWISE_MAX) {
+		cJSON_ArrayForEach(a, o)
+			for (b = a->next; b != NULL; b = b->next)
+				if (a->string != NULL && b->string != NULL &&
+				    strcmp(a->string, b->string) == 0)
+					return a->string;
+		return NULL;
+	}
+	keys = malloc(n * sizeof(*keys));
+	if (keys == NULL) {
+		*rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return NULL;
+	}
+	cJSON_ArrayForEach(a, o)
+		keys[i++] = a->string != NULL ? a->string : "";
+	qsort(keys, n, sizeof(*keys), ws__key_cmp);
+	for (i = 1; i < n && dup == NULL; i++)
+		if (strcmp(keys[i - 1], keys[i]) == 0)
+			dup = keys[i];
+	free(keys);
+	return dup;
+}
+
+/*
+ * Walk v; where holds the path of v ("edits[1].x"), at most wsz bytes:
+ * a path cut short still names the key.
+ */
+static int
+ws__unique(const cJSON *v, bool deep, char *where, size_t wsz)
+{
+	size_t wl = strlen(where);
+	const cJSON *c;
+	long idx = 0;
+	int rc;
+
+	if (cJSON_IsObject(v)) {
+		const char *dup = ws__repeated_key(v, &rc);
+
+		if (rc < 0)
+			return rc;
+		if (dup != NULL && wl == 0)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "key \"%s\" is given more than once: "
+					    "each key may appear once", dup);
+		if (dup != NULL)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "key \"%s\" is given more than once in "
+					    "\"%s\": each key may appear once",
+					    dup, where);
+	} else if (!cJSON_IsArray(v)) {
+		return 0;
+	}
+	if (!deep)
+		return 0;
+	cJSON_ArrayForEach(c, v) {
+		if (!cJSON_IsObject(c) && !cJSON_IsArray(c)) {
+			idx++;
+			continue;
+		}
+		if (cJSON_IsObject(v))
+			snprintf(where + wl, wsz - wl, "%s%s", wl ? "." : "",
+				 c->string ? c->string : "");
+		else
+			snprintf(where + wl, wsz - wl, "[%ld]", idx);
+		rc = ws__unique(c, true, where, wsz);
+		where[wl] = '\0';
+		if (rc < 0)
+			return rc;
+		idx++;
+	}
+	return 0;
+}
+
+int
+ws_json_unique_keys(const cJSON *v, bool deep)
+{
+	char where[256] = "";
+
+	return ws__unique(v, deep, where, sizeof(where));
 }

@@ -304,7 +304,7 @@ static const struct {
 	long long dflt; /* the ceiling when the server's options do not say */
 	long long tool_dflt; /* the tool's own default under --args */
 	const char *what; /* the property's description in tools/list */
-} ws__ceilings[] = {
+} ws__ceiling_doc[] = {
 	{"run_command", "timeout", true, 600000, 60000,
 	 "seconds before the command is killed"},
 	{"run_command", "max_output", false, 1 << 20, 64 << 10,
@@ -325,13 +325,13 @@ static const struct {
 static long long
 ws__cap_of(const struct ws_mcp_opts *o, size_t i)
 {
-	if (strcmp(ws__ceilings[i].tool, "run_command") != 0)
-		return ws__ceilings[i].dflt;
-	if (strcmp(ws__ceilings[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
+	if (strcmp(ws__ceiling_doc[i].tool, "run_command") != 0)
+		return ws__ceiling_doc[i].dflt;
+	if (strcmp(ws__ceiling_doc[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
 		return o->run_timeout_ms;
-	if (strcmp(ws__ceilings[i].key, "max_output") == 0 && o->run_max_output > 0)
+	if (strcmp(ws__ceiling_doc[i].key, "max_output") == 0 && o->run_max_output > 0)
 		return o->run_max_output;
-	return ws__ceilings[i].dflt;
+	return ws__ceiling_doc[i].dflt;
 }
 
 /*
@@ -344,18 +344,18 @@ ws__describe_ceilings(const struct ws_mcp_opts *o, const char *tool, cJSON *sche
 {
 	cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
 
-	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
-		cJSON *p = cJSON_GetObjectItemCaseSensitive(props, ws__ceilings[i].key);
+	for (size_t i = 0; i < sizeof(ws__ceiling_doc) / sizeof(ws__ceiling_doc[0]); i++) {
+		cJSON *p = cJSON_GetObjectItemCaseSensitive(props, ws__ceiling_doc[i].key);
 		long long cap = ws__cap_of(o, i);
-		double unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
-		double d = (double)(ws__ceilings[i].tool_dflt < cap ?
-				    ws__ceilings[i].tool_dflt : cap) / unit;
+		double unit = ws__ceiling_doc[i].seconds ? 1000.0 : 1.0;
+		double d = (double)(ws__ceiling_doc[i].tool_dflt < cap ?
+				    ws__ceiling_doc[i].tool_dflt : cap) / unit;
 		char *text = NULL;
 
-		if (strcmp(ws__ceilings[i].tool, tool) != 0 || !cJSON_IsObject(p))
+		if (strcmp(ws__ceiling_doc[i].tool, tool) != 0 || !cJSON_IsObject(p))
 			continue;
 		if (asprintf(&text, "%s (default %.15g, at most %.15g; 0: %.15g)",
-			     ws__ceilings[i].what, d, (double)cap / unit,
+			     ws__ceiling_doc[i].what, d, (double)cap / unit,
 			     (double)cap / unit) < 0)
 			continue;
 		cJSON_DeleteItemFromObjectCaseSensitive(p, "description");
@@ -1145,6 +1145,21 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
 
 /* ---- Running a call (worker thread) ---------------------------------- */
 
+/* An isError tool result with one text (the compat mode's form). */
+static cJSON *
+ws__text_error(const char *msg)
+{
+	cJSON *r = cJSON_CreateObject(), *content, *block;
+
+	content = cJSON_AddArrayToObject(r, "content");
+	block = cJSON_CreateObject();
+	cJSON_AddStringToObject(block, "type", "text");
+	cJSON_AddStringToObject(block, "text", msg);
+	cJSON_AddItemToArray(content, block);
+	cJSON_AddBoolToObject(r, "isError", true);
+	return r;
+}
+
 /* A CLI envelope for an error the server itself finds. */
 static cJSON *
 ws__env_error(const char *tool, int code, const char *msg, const char *hint)
@@ -1210,49 +1225,26 @@ ws__wait_roots(struct ws_mcp *s)
 	return ok;
 }
 
-/* args with the ceilings applied: a copy (NULL: none needed, or no memory). */
-static cJSON *
-ws__cap_args(const struct ws_mcp_opts *o, const char *tool, const cJSON *args)
+/*
+ * The ceilings of the sizes and times a model may ask for under MCP (the
+ * CLI's flags do this for an --args caller; here nobody gives flags):
+ * the built-in ones, run_command's from the server's --timeout and
+ * --max-output.  The tool's own parser applies them to the values it
+ * parsed (ws_cli_set_ceilings()), so no reading of the JSON here can
+ * differ from the tool's.
+ */
+static void
+ws__ceilings(const struct ws_mcp_opts *o, struct ws_ceiling *c)
 {
-	cJSON *copy = NULL;
-
-	for (size_t i = 0; i < sizeof(ws__ceilings) / sizeof(ws__ceilings[0]); i++) {
-		const cJSON *v;
-		long long cap = ws__cap_of(o, i);
-		double x, unit = ws__ceilings[i].seconds ? 1000.0 : 1.0;
-		char *end = NULL;
-
-		if (strcmp(ws__ceilings[i].tool, tool) != 0)
+	for (size_t i = 0; i < WS_NCEILINGS; i++) {
+		c[i] = ws_ceilings_default[i];
+		if (strcmp(c[i].tool, "run_command") != 0)
 			continue;
-		v = cJSON_GetObjectItemCaseSensitive(args, ws__ceilings[i].key);
-		/* Models quote numbers: "0" and "2e9" are held too. */
-		if (v == NULL)
-			x = 0;
-		else if (cJSON_IsNumber(v))
-			x = v->valuedouble;
-		else if (cJSON_IsString(v) && v->valuestring[0] != '\0' &&
-			 (x = strtod(v->valuestring, &end), *end == '\0'))
-			;
-		else
-			continue;
-		/*
-		 * None asked: the tool's default, if within the ceiling; 0
-		 * ("all", "none"): the ceiling, as tools/list says.
-		 */
-		if (v == NULL) {
-			if (ws__ceilings[i].tool_dflt <= cap)
-				continue;
-		} else if (x != 0 && !(x * unit > (double)cap)) {
-			continue;
-		}
-		if (copy == NULL && (copy = args ? cJSON_Duplicate(args, 1) :
-					      cJSON_CreateObject()) == NULL)
-			return NULL;
-		cJSON_DeleteItemFromObjectCaseSensitive(copy, ws__ceilings[i].key);
-		cJSON_AddItemToObject(copy, ws__ceilings[i].key,
-				      cJSON_CreateNumber((double)cap / unit));
+		if (strcmp(c[i].key, "timeout") == 0 && o->run_timeout_ms > 0)
+			c[i].max = o->run_timeout_ms;
+		if (strcmp(c[i].key, "max_output") == 0 && o->run_max_output > 0)
+			c[i].max = o->run_max_output;
 	}
-	return copy;
 }
 
 /* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
@@ -1264,6 +1256,7 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	char **av = NULL, *args_text = NULL, *out;
 	const char *ws;
 	struct ws_mount_def *mounts = NULL;
+	struct ws_ceiling ceil[WS_NCEILINGS];
 	size_t n = 0, nm = 0;
 	int st;
 	cJSON *env;
@@ -1306,11 +1299,7 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	}
 	av = calloc(12 + o->ncommon, sizeof(*av));
 	{
-		cJSON *capped = ws__cap_args(o, tool, args);
-
-		args_text = capped ? cJSON_PrintUnformatted(capped) :
-			    args ? cJSON_PrintUnformatted(args) : strdup("{}");
-		cJSON_Delete(capped);
+		args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
 		/* The "\u0000" read as U+0001 (ws__line): the escape again. */
 		if (args_text != NULL && s->running != NULL && s->running->nul_args)
 			for (char *p = args_text; *p; p++) {
@@ -1363,7 +1352,10 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	av[n] = NULL;
 	/* The mounts go as data: no directory name is parsed as a spec. */
 	ws_cli_set_mounts(mounts, nm);
+	ws__ceilings(o, ceil);
+	ws_cli_set_ceilings(ceil, WS_NCEILINGS);
 	out = ws__capture(t->run, av, &st);
+	ws_cli_set_ceilings(NULL, 0);
 	ws_cli_set_mounts(NULL, 0);
 	ws__mounts_free(mounts, nm);
 	for (size_t i = 0; i < n; i++)
@@ -1708,10 +1700,28 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 		ws_progress_set(ws__progress, s);
 		ws__progress(s, 0, "started");
 	}
-	if (s->o->compat != NULL)
+	/*
+	 * A repeated key, at any depth, before anything reads the
+	 * arguments (the compat mode's translation included).
+	 */
+	if (ws_json_unique_keys(args, true) < 0) {
+		char *t = NULL;
+
+		if (s->o->compat != NULL) {
+			if (asprintf(&t, "MCP error -32602: Input validation error: "
+				     "%s", ws_error_last()) < 0)
+				t = NULL;
+			res = ws__text_error(t ? t : "repeated key");
+		} else {
+			env = ws__env_error(name->valuestring, WS_EINVALID_ARGUMENT,
+					    ws_error_last(), "send each argument once");
+		}
+		free(t);
+	} else if (s->o->compat != NULL) {
 		res = s->o->compat->call(s, name->valuestring, args);
-	else
+	} else {
 		env = ws__invoke(s, name->valuestring, args, &raw);
+	}
 	if (env != NULL && strcmp(name->valuestring, "read_file") == 0)
 		media = ws__media(s, args, &env, &raw);
 	if (env != NULL && strcmp(name->valuestring, "run_command") == 0)
@@ -2079,6 +2089,17 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 		cJSON_Delete(req);
 		return;
 	}
+	/* Two "name"s or "arguments": which one would be called? */
+	if (ws_json_unique_keys(params, false) < 0) {
+		char *msg = NULL;
+
+		if (asprintf(&msg, "Invalid params: %s", ws_error_last()) < 0)
+			msg = NULL;
+		ws__error(s, id, -32602, msg ? msg : "Invalid params");
+		free(msg);
+		cJSON_Delete(req);
+		return;
+	}
 	for (size_t i = 0; !known && i < s->o->ntools; i++)
 		known = strcmp(s->o->tools[i].name, name->valuestring) == 0;
 	if (!known) {
@@ -2202,8 +2223,10 @@ ws__keep_raw_id(const char *line, size_t len, cJSON *id)
 				v = p;
 				while (p < end && strchr("+-0123456789.eE", *p) != NULL)
 					p++;
+				/* The first "id" only, the one cJSON returned. */
 				if (p > v)
 					id->valuestring = strndup(v, (size_t)(p - v));
+				return;
 			}
 			continue;
 		}
@@ -2277,6 +2300,16 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 		ws__error(s, NULL, -32600, "Invalid Request: not a JSON-RPC object");
 		goto out;
 	}
+	/* Two ids or methods: neither can be trusted to be the one meant. */
+	if (ws_json_unique_keys(msg, false) < 0) {
+		char *t = NULL;
+
+		if (asprintf(&t, "Invalid Request: %s", ws_error_last()) < 0)
+			t = NULL;
+		ws__error(s, NULL, -32600, t ? t : "Invalid Request");
+		free(t);
+		goto out;
+	}
 	{
 		const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
 
@@ -2337,8 +2370,139 @@ out:
 }
 
 /*
- * Read lines: a line longer than max is refused as it goes by, read and
- * dropped up to its newline, never held whole.
+ * The top-level "id" of a message too long to hold, found while its bytes
+ * go by and are dropped: a scanner of JSON nesting and strings that keeps
+ * only the id's text, so that the error answers the request even when
+ * its id comes last (as the TypeScript SDK writes it).  Bounded memory:
+ * an id longer than val is no id a client sends, and counts as none.
+ */
+struct ws__idscan {
+	int depth;
+	bool in_str, esc;
+	bool key_next;	/* at depth 1, the next string is a key */
+	bool is_key;	/* the string being read is such a key */
+	bool key_odd;	/* it has an escape: not the plain "id" */
+	size_t keyn;
+	char key[2];
+	bool after_key; /* a key read, its ':' to come */
+	bool in_val;	/* reading the value of "id" */
+	bool bad, found;
+	size_t valn;
+	char val[256];
+};
+
+/* The end of the id's value: kept if it was short and no object. */
+static void
+ws__idscan_end(struct ws__idscan *sc)
+{
+	sc->in_val = false;
+	if (!sc->bad && sc->valn > 0 && sc->valn < sizeof(sc->val)) {
+		sc->val[sc->valn] = '\0';
+		sc->found = true;
+	}
+}
+
+static void
+ws__idscan(struct ws__idscan *sc, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (sc->in_val &&
+		    (sc->in_str || (strchr(" \t\r\n", c) == NULL &&
+				    !(sc->depth == 1 && (c == ',' || c == '}'))))) {
+			if (sc->valn < sizeof(sc->val) - 1)
+				sc->val[sc->valn++] = c;
+			else
+				sc->bad = true;
+			if (!sc->in_str && (c == '{' || c == '['))
+				sc->bad = true;
+		}
+		if (sc->in_str) {
+			if (sc->esc) {
+				sc->esc = false;
+			} else if (c == '\\') {
+				sc->esc = true;
+				sc->key_odd = true;
+			} else if (c == '"') {
+				sc->in_str = false;
+				if (sc->is_key) {
+					sc->is_key = false;
+					sc->after_key = true;
+				}
+			} else if (sc->is_key) {
+				if (sc->keyn < sizeof(sc->key))
+					sc->key[sc->keyn] = c;
+				sc->keyn++;
+			}
+			continue;
+		}
+		switch (c) {
+		case '"':
+			sc->in_str = true;
+			if (sc->depth == 1 && sc->key_next) {
+				sc->key_next = false;
+				sc->is_key = true;
+				sc->key_odd = false;
+				sc->keyn = 0;
+			}
+			break;
+		case '{':
+		case '[':
+			sc->depth++;
+			sc->key_next = c == '{' && sc->depth == 1;
+			break;
+		case '}':
+		case ']':
+			if (sc->in_val && sc->depth == 1)
+				ws__idscan_end(sc);
+			sc->depth--;
+			break;
+		case ',':
+			if (sc->depth == 1) {
+				if (sc->in_val)
+					ws__idscan_end(sc);
+				sc->key_next = true;
+			}
+			break;
+		case ':':
+			if (sc->depth == 1 && sc->after_key) {
+				sc->after_key = false;
+				if (!sc->found && !sc->key_odd && sc->keyn == 2 &&
+				    memcmp(sc->key, "id", 2) == 0) {
+					sc->in_val = true;
+					sc->bad = false;
+					sc->valn = 0;
+				}
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Answer a message over the limit, with its id when one was found. */
+static void
+ws__too_long(struct ws_mcp *s, const struct ws__idscan *sc)
+{
+	cJSON *id = sc->found ? cJSON_Parse(sc->val) : NULL;
+
+	if (cJSON_IsNumber(id)) {
+		/* As the client wrote it (ws__keep_raw_id()). */
+		id->valuestring = strdup(sc->val);
+	} else if (!cJSON_IsString(id)) {
+		cJSON_Delete(id);
+		id = NULL;
+	}
+	ws__error(s, id, -32600, "Invalid Request: message longer than the "
+		  "--max-message limit");
+	cJSON_Delete(id);
+}
+
+/*
+ * Read lines: a line longer than max is dropped as it goes by, never held
+ * whole, and answered at its end with the id it had.
  */
 static void
 ws__read_loop(struct ws_mcp *s)
@@ -2347,6 +2511,7 @@ ws__read_loop(struct ws_mcp *s)
 	size_t cap = 65536, len = 0, scan = 0;
 	char *buf = malloc(cap);
 	bool skipping = false;
+	struct ws__idscan sc;
 
 	if (buf == NULL)
 		return;
@@ -2359,11 +2524,10 @@ ws__read_loop(struct ws_mcp *s)
 			char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
 
 			if (nb == NULL) {
-				/* Over the limit: drop what is held, then the rest. */
+				/* No room: drop what is held, then the rest. */
 				if (!skipping)
-					ws__error(s, NULL, -32600,
-						  "Invalid Request: message longer than "
-						  "the --max-message limit");
+					memset(&sc, 0, sizeof(sc));
+				ws__idscan(&sc, buf, len);
 				skipping = true;
 				len = scan = 0;
 			} else {
@@ -2380,24 +2544,24 @@ ws__read_loop(struct ws_mcp *s)
 		while ((nl = memchr(buf + scan, '\n', len - scan)) != NULL) {
 			size_t ll = (size_t)(nl - buf);
 
-			if (skipping)
+			if (skipping || ll > max) {
+				if (!skipping)
+					memset(&sc, 0, sizeof(sc));
+				ws__idscan(&sc, buf, ll);
+				ws__too_long(s, &sc);
 				skipping = false;
-			else if (ll > max)
-				ws__error(s, NULL, -32600,
-					  "Invalid Request: message longer than "
-					  "the --max-message limit");
-			else
+			} else {
 				ws__line(s, buf, ll);
+			}
 			memmove(buf, nl + 1, len - ll - 1);
 			len -= ll + 1;
 			scan = 0;
 		}
 		scan = len;
-		if (len > max) {
+		if (skipping || len > max) {
 			if (!skipping)
-				ws__error(s, NULL, -32600,
-					  "Invalid Request: message longer than "
-					  "the --max-message limit");
+				memset(&sc, 0, sizeof(sc));
+			ws__idscan(&sc, buf, len);
 			skipping = true;
 			len = scan = 0;
 		}
@@ -2405,8 +2569,12 @@ ws__read_loop(struct ws_mcp *s)
 			break;
 	}
 	/* A last line without its newline still counts. */
-	if (len > 0 && !skipping && !s->out_failed)
+	if (skipping && !s->out_failed) {
+		ws__idscan(&sc, buf, len);
+		ws__too_long(s, &sc);
+	} else if (len > 0 && !s->out_failed) {
 		ws__line(s, buf, len);
+	}
 	free(buf);
 }
 

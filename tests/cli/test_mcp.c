@@ -1807,6 +1807,229 @@ START_TEST(model_limits_capped)
 END_TEST
 
 /*
+ * Issue 18: a repeated key anywhere in a call's arguments is
+ * INVALID_ARGUMENT naming it (the ceiling read the first "timeout", the
+ * tool the last); in the compat mode too, before its translation reads
+ * them.  Two "name"s in params are bad params, two ids a bad request.
+ */
+START_TEST(repeated_keys)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	long long t0;
+	char *t2;
+
+	mcp_start(&m, "--timeout", "2", W);
+	handshake(&m, NULL);
+	t0 = now_ms();
+	res = call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"5\"],"
+		   "\"timeout\":1,\"timeout\":0}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(text_of(res), "\"timeout\" is given more than once"),
+		      "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_lt(now_ms() - t0, (long long)(4000 * WST_SLOWDOWN));
+	res = call(&m, 3, "edit_file", "{\"path\":\"notes.md\",\"edits\":[{\"old\":"
+		   "\"one\",\"new\":\"1\",\"new\":\"2\"}]}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(text_of(res), "in \"edits[0]\""), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 4, "list_directory", "{\"path\":\"/\",\"max_entries\":1,"
+		   "\"max_entries\":30000}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+	cJSON_Delete(r);
+	r = rpc(&m, 5, "tools/call", "{\"name\":\"read_file\",\"name\":\"run_command\","
+		"\"arguments\":{\"path\":\"notes.md\"}}");
+	ck_assert_int_eq(rpc_error_code(r), -32602);
+	cJSON_Delete(r);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":6,\"id\":7,\"method\":\"ping\"}");
+	r = mcp_recv(&m, 5000);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(rpc_error_code(r), -32600);
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	mcp_start(&m, "--compat", "mcp-filesystem", W);
+	handshake(&m, NULL);
+	ck_assert_int_ge(asprintf(&t2, "{\"path\":\"%s/notes.md\",\"head\":1,"
+				  "\"head\":2}", W), 0);
+	res = call(&m, 2, "read_text_file", t2, &r);
+	free(t2);
+	ck_assert(is_error(res));
+	ck_assert_msg(strstr(text_of(res), "\"head\" is given more than once"), "%s",
+		      text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * Issue 18: the ceilings hold the values as the tool parsed them: a size
+ * string ("1G" held 1.9 GB), a tiny timeout (0.0001 ran with none, past
+ * --timeout 2), a tiny negative one (refused), a quoted count.
+ */
+START_TEST(ceilings_after_parsing)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	long long t0;
+	char *many = malloc(1500 * 4 + 1);
+
+	for (int i = 0; i < 1500; i++)
+		memcpy(many + i * 4, "hit\n", 4);
+	many[1500 * 4] = '\0';
+	wst_write(W, "many.txt", many);
+	free(many);
+	mcp_start(&m, "--timeout", "2", W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "run_command", "{\"command\":\"head -c 3000000 /dev/zero | "
+		   "tr '\\\\0' a\",\"max_output\":\"1G\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert(cJSON_IsTrue(sc(res, "stdout_truncated")));
+	ck_assert_int_le(strlen(cJSON_GetStringValue(sc(res, "stdout"))), (1 << 20) + 4096);
+	cJSON_Delete(r);
+	t0 = now_ms();
+	res = call(&m, 3, "run_command", "{\"command\":[\"sleep\",\"6\"],"
+		   "\"timeout\":0.0001}", &r);
+	ck_assert_msg(cJSON_IsTrue(sc(res, "timed_out")), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 4, "run_command", "{\"command\":[\"sleep\",\"6\"],"
+		   "\"timeout\":\"0.0001\"}", &r);
+	ck_assert_msg(cJSON_IsTrue(sc(res, "timed_out")), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_lt(now_ms() - t0, (long long)(10000 * WST_SLOWDOWN));
+	res = call(&m, 5, "run_command", "{\"command\":[\"sleep\",\"6\"],"
+		   "\"timeout\":-0.0001}", &r);
+	ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(text_of(res), "negative"), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 6, "search_files", "{\"pattern\":\"hit\",\"max_results\":\"5000\"}",
+		   &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_int_eq(cJSON_GetArraySize(sc(res, "matches")), 1000);
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * Issue 6 of 18: a message over --max-message is answered with its own
+ * id, even when the id comes last (as the TypeScript SDK writes it), so
+ * the client is not left waiting; an "id" inside params is not it.
+ */
+START_TEST(oversized_message_keeps_its_id)
+{
+	static const char *const tails[][2] = {
+		{"},\"id\":77}", "77"},
+		{"} , \"id\" : \"req-9\" }", "\"req-9\""},
+		{",\"id\":1}}", "null"},
+		{"},\"id\":\"a\\\"},\\\"id\\\":1\"}", "\"a\\\"},\\\"id\\\":1\""},
+	};
+	struct mcp m;
+	size_t n = 100000;
+	char *big = malloc(n + 256);
+
+	mcp_start(&m, "--max-message", "4096", W);
+	handshake(&m, NULL);
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		size_t k = 0;
+		cJSON *r;
+		char *id;
+
+		k += (size_t)sprintf(big, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+				     "\"params\":{\"name\":\"write_file\",\"arguments\":"
+				     "{\"path\":\"x\",\"content\":\"\\\"{[");
+		memset(big + k, 'a', n);
+		k += n;
+		k += (size_t)sprintf(big + k, "\"}%s", tails[i][0]);
+		mcp_sendn(&m, big, k);
+		mcp_sendn(&m, "\n", 1);
+		r = mcp_recv(&m, 5000);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_int_eq(rpc_error_code(r), -32600);
+		id = cJSON_PrintUnformatted(cJSON_GetObjectItem(r, "id"));
+		ck_assert_str_eq(id, tails[i][1]);
+		free(id);
+		cJSON_Delete(r);
+	}
+	free(big);
+	/* And the server reads on. */
+	{
+		cJSON *r = rpc(&m, 20, "ping", NULL);
+
+		ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+		cJSON_Delete(r);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * The default --max-message fits a 5 MiB write_file (the reference
+ * server's own test size), even with its escapes; 40 MiB is refused
+ * with the request's id, put last.
+ */
+START_TEST(five_mib_write)
+{
+	struct mcp m;
+	size_t n = 5u << 20, k = 0;
+	char *big = malloc(48u << 20);
+	cJSON *r, *res;
+	struct stat st;
+	char *path = wst_path(W, "big.txt");
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	k += (size_t)sprintf(big, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+			     "\"params\":{\"name\":\"write_file\",\"arguments\":"
+			     "{\"path\":\"big.txt\",\"content\":\"");
+	/* Every 64th byte a newline, written as "\n". */
+	for (size_t i = 0; i < n; i++) {
+		if (i % 64 == 63) {
+			big[k++] = '\\';
+			big[k++] = 'n';
+		} else {
+			big[k++] = 'a';
+		}
+	}
+	k += (size_t)sprintf(big + k, "\"}}}\n");
+	mcp_sendn(&m, big, k);
+	for (;;) {
+		r = mcp_recv(&m, 60000);
+		ck_assert_ptr_nonnull(r);
+		if (is_id(r, 2))
+			break;
+		cJSON_Delete(r);
+	}
+	res = cJSON_GetObjectItem(r, "result");
+	ck_assert_msg(res != NULL && !is_error(res), "%s",
+		      res ? text_of(res) : "an error response");
+	cJSON_Delete(r);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, (long long)n);
+	/* 40 MiB, its id last: answered, with that id. */
+	k = (size_t)sprintf(big, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+			    "\"params\":{\"name\":\"write_file\",\"arguments\":"
+			    "{\"path\":\"big2.txt\",\"content\":\"");
+	memset(big + k, 'b', 40u << 20);
+	k += 40u << 20;
+	k += (size_t)sprintf(big + k, "\"}},\"id\":3}\n");
+	mcp_sendn(&m, big, k);
+	r = mcp_recv(&m, 60000);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(rpc_error_code(r), -32600);
+	ck_assert(is_id(r, 3));
+	cJSON_Delete(r);
+	free(path);
+	path = wst_path(W, "big2.txt");
+	ck_assert_int_ne(access(path, F_OK), 0);
+	free(big);
+	free(path);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * The text a model reads: a short summary of a change (an edit's diff),
  * one path a line for search --files, a hint for a binary file, and
  * control characters escaped in names (a "\n" cannot fake an entry).
@@ -2448,6 +2671,9 @@ suite(void)
 	tcase_add_test(tc, roots_unanswered);
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
+	tcase_add_test(tc, repeated_keys);
+	tcase_add_test(tc, ceilings_after_parsing);
+	tcase_add_test(tc, oversized_message_keeps_its_id);
 	tcase_add_test(tc, texts_for_a_model);
 	tcase_add_test(tc, read_file_texts);
 	tcase_add_test(tc, list_directory_texts);
@@ -2463,6 +2689,7 @@ suite(void)
 	tcase_add_test(slow, cancel_search);
 	tcase_add_test(slow, progress_of_a_command);
 	tcase_add_test(slow, ten_thousand_calls);
+	tcase_add_test(slow, five_mib_write);
 	suite_add_tcase(s, slow);
 	return s;
 }

@@ -1264,6 +1264,33 @@ START_TEST(race_swap_operand)
 }
 END_TEST
 
+/*
+ * A repeated key in --args is refused, naming it, and a flag's ceiling
+ * holds a count the model quoted as it holds a number (issue 18).
+ */
+START_TEST(args_repeated_key_and_ceiling)
+{
+	struct wst_run r;
+	cJSON *m;
+
+	wst_write(ws, "many.txt", "hit\nhit\nhit\nhit\nhit\nhit\nhit\nhit\n");
+	wst_run(&r, NULL, "wsgrep", "--workspace", ws, "--args",
+		"{\"pattern\":\"hit\",\"max_results\":1,\"max_results\":5000}",
+		NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "\\\"max_results\\\" is given more than once"),
+		      "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsgrep", "--workspace", ws, "--max-results", "3",
+		"--args", "{\"pattern\":\"hit\",\"max_results\":\"5000\"}", NULL);
+	ck_assert_int_eq(r.status, 0);
+	m = wst_output(&r, "matches");
+	ck_assert_msg(cJSON_GetArraySize(m) == 3, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1273,6 +1300,7 @@ suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, equal_to_grep);
+	tcase_add_test(tc, args_repeated_key_and_ceiling);
 	tcase_add_test(tc, equal_to_grep_context);
 	tcase_add_test(tc, sorted_order);
 	tcase_add_test(tc, grep_habits);

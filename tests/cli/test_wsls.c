@@ -2019,6 +2019,29 @@ START_TEST(terminal_vs_pipe)
 }
 END_TEST
 
+/*
+ * A repeated key in --args is refused, naming it (issue 18): the ceiling
+ * must not read one copy and the listing use the other.
+ */
+START_TEST(args_repeated_key)
+{
+	char *ws = wst_tmpdir();
+	struct wst_run r;
+
+	wst_write(ws, "a", "x");
+	wst_run(&r, NULL, "wsls", "--workspace", ws, "--max-entries", "3",
+		"--args", "{\"path\":\"/\",\"max_entries\":1,\"max_entries\":0}",
+		NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "\\\"max_entries\\\" is given more than once"),
+		      "%s", r.out);
+	wst_run_free(&r);
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -2027,6 +2050,7 @@ suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, input_forms);
+	tcase_add_test(tc, args_repeated_key);
 	tcase_add_test(tc, mount_prefix_forms);
 	tcase_add_test(tc, dotdot_escapes);
 	tcase_add_test(tc, sibling_prefixes);

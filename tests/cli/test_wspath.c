@@ -427,6 +427,20 @@ START_TEST(stdout_errors_are_reported)
 }
 END_TEST
 
+/* A repeated key in --args is refused, naming it (issue 18). */
+START_TEST(args_repeated_key)
+{
+	struct wst_run r;
+
+	RUN(&r, "--args", "{\"path\":\"a\",\"op\":\"read\",\"op\":\"write\"}");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "\\\"op\\\" is given more than once"), "%s",
+		      r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -436,6 +450,7 @@ suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, plain_real_paths);
 	tcase_add_test(tc, json_fields);
+	tcase_add_test(tc, args_repeated_key);
 	tcase_add_test(tc, refusals_and_exit_statuses);
 	tcase_add_test(tc, sibling_prefix_is_shorthand);
 	tcase_add_test(tc, to_virtual);

@@ -1563,6 +1563,22 @@ START_TEST(race_absolute_link)
 }
 END_TEST
 
+/* A repeated key in --args is refused, naming it (issue 18). */
+START_TEST(args_repeated_key)
+{
+	struct wst_run r;
+
+	wst_write(ws, "f", "hello\n");
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "--args",
+		"{\"path\":\"f\",\"max_bytes\":1,\"max_bytes\":100000}", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "\\\"max_bytes\\\" is given more than once"),
+		      "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1594,6 +1610,7 @@ suite(void)
 	tcase_add_test(tc, encodings);
 	tcase_add_test(tc, json_contract);
 	tcase_add_test(tc, args);
+	tcase_add_test(tc, args_repeated_key);
 	tcase_add_test(tc, schema_help);
 	tcase_add_test(tc, tail_and_numbers);
 	tcase_add_test(tc, several_files);

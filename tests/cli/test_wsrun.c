@@ -2566,6 +2566,47 @@ START_TEST(flags_bound_args)
 }
 END_TEST
 
+/*
+ * Issue 18: a repeated key is refused (it ran the command with no
+ * timeout past --timeout 2); a positive timeout never rounds to "none"
+ * (0.0001 ran a 6 s sleep under --timeout 2), a negative one is refused
+ * however small, and a size string is held to the flag like a number.
+ */
+START_TEST(args_repeated_key_and_units)
+{
+	struct wst_run r;
+	long long t0 = now_ms();
+
+	RUNM(&r, 0, "--timeout", "2", "--args",
+	     "{\"command\":[\"sleep\",\"5\"],\"timeout\":1,\"timeout\":0}");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "\\\"timeout\\\" is given more than once"),
+		      "%s", r.out);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--timeout", "2", "--grace", "1", "--args",
+	     "{\"command\":[\"sleep\",\"6\"],\"timeout\":0.0001}");
+	ck_assert_msg(out_bool(&r, "timed_out"), "%s", r.out);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--timeout", "2", "--grace", "1", "--args",
+	     "{\"command\":[\"sleep\",\"6\"],\"timeout\":\"0.0001\"}");
+	ck_assert_msg(out_bool(&r, "timed_out"), "%s", r.out);
+	wst_run_free(&r);
+	ck_assert_int_lt(now_ms() - t0, 5000 * WST_SLOWDOWN);
+	RUNM(&r, 0, "--timeout", "2", "--args",
+	     "{\"command\":[\"sleep\",\"6\"],\"timeout\":-0.0001}");
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "negative"), "%s", r.out);
+	wst_run_free(&r);
+	RUNM(&r, 0, "--max-output", "1000", "--args",
+	     "{\"command\":\"yes | head -c 200000\",\"max_output\":\"1G\"}");
+	ck_assert(out_bool(&r, "stdout_truncated"));
+	ck_assert_int_lt((long long)strlen(out_str(&r, "stdout")), 2000);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* Plain mode with 2>&1: the command's lines keep their order. */
 START_TEST(plain_merged_order)
 {
@@ -2649,6 +2690,7 @@ suite(void)
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, limits);
 	tcase_add_test(tp, flags_bound_args);
+	tcase_add_test(tp, args_repeated_key_and_units);
 	tcase_add_test(tp, plain_and_args);
 	tcase_add_test(tp, plain_merged_order);
 	tcase_add_test(tp, config_env);

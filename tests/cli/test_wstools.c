@@ -413,6 +413,38 @@ START_TEST(stray_words_next_to_the_json)
 }
 END_TEST
 
+/*
+ * wstools call: a repeated key is refused naming it, and a model's
+ * values are held to the built-in ceilings after parsing, as under MCP
+ * (issue 18): "max_output": "1G" keeps at most 1 MiB.
+ */
+START_TEST(call_repeated_key_and_ceilings)
+{
+	struct wst_run r;
+	cJSON *out;
+	const char *so;
+
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"notes.md\",\"max_bytes\":1,\"max_bytes\":9999}",
+		"--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(err_str(&r, "message"), "\"max_bytes\" is given more "
+			     "than once") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "call", "run_command",
+		"{\"command\":\"head -c 3000000 /dev/zero | tr '\\\\0' a\","
+		"\"max_output\":\"1G\"}", "--workspace", W, NULL);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	out = cJSON_GetObjectItem(r.json, "output");
+	so = cJSON_GetStringValue(cJSON_GetObjectItem(out, "stdout"));
+	ck_assert_ptr_nonnull(so);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(out, "stdout_truncated")));
+	ck_assert_int_le(strlen(so), (1 << 20) + 4096);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -423,6 +455,7 @@ suite(void)
 	tcase_add_test(tc, schemas_are_one_array);
 	tcase_add_test(tc, schema_sets);
 	tcase_add_test(tc, call_dispatches);
+	tcase_add_test(tc, call_repeated_key_and_ceilings);
 	tcase_add_test(tc, errors_in_the_models_terms);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, stray_words_next_to_the_json);

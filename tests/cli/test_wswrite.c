@@ -2319,6 +2319,39 @@ START_TEST(several_tools)
 }
 END_TEST
 
+/*
+ * A repeated key in --args is refused at any depth, naming it and where
+ * (issue 18): inside an item of "edits" too.  Nothing is written.
+ */
+START_TEST(args_repeated_key)
+{
+	struct wst_run r;
+	char *got, *p;
+
+	wst_write(ws, "f", "a\n");
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--tool", "edit_file",
+		"--args", "{\"path\":\"f\",\"edits\":[{\"old\":\"a\","
+		"\"new\":\"b\",\"new\":\"c\"}]}", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "\\\"new\\\" is given more than once in "
+			     "\\\"edits[0]\\\""), "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"g\",\"content\":\"1\",\"content\":\"2\"}", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	p = wst_path(ws, "f");
+	got = wst_slurp(p, NULL);
+	ck_assert_str_eq(got, "a\n");
+	free(got);
+	free(p);
+	p = wst_path(ws, "g");
+	ck_assert_int_ne(access(p, F_OK), 0);
+	free(p);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -2328,6 +2361,7 @@ suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, write_then_read_back);
+	tcase_add_test(tc, args_repeated_key);
 	tcase_add_test(tc, content_sources);
 	tcase_add_test(tc, input_forms);
 	tcase_add_test(tc, traversal_gate);

@@ -8,8 +8,11 @@
  * arguments separated by NUL bytes.  Invariants: no crash, no leak; the
  * result is 0 or a documented refusal (INVALID_ARGUMENT, INVALID_PATH, or
  * out of memory) with a message; a success under --args says so, and
- * every option it set has a value of the option's type.
+ * every option it set has a value of the option's type; JSON with a key
+ * twice in any object is never a success, and ws_json_unique_keys()
+ * agrees with a pairwise reference on every JSON text that parses.
  */
+#include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +48,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* The environment must not decide anything. */
 	for (const char *const *v = (const char *const[]){"WS_ROOT", "WS_POLICY",
 		"WS_CONFIG", "WS_MOUNTS", "WS_FORMAT", "WS_PATHS", "WS_STRICT",
-		"WS_ALLOW_OUTSIDE", NULL}; *v; v++)
+		"WS_ALLOW_OUTSIDE", "WS_CEILINGS", NULL}; *v; v++)
 		unsetenv(*v);
 	return 0;
 }
@@ -85,6 +88,44 @@ check(const struct ws_tool *t, const struct ws_cli *cli, int rc, bool args)
 			abort();
 }
 
+/* The reference: an object anywhere in v with a key twice, pair by pair. */
+static bool
+repeated(const cJSON *v)
+{
+	const cJSON *a, *b;
+
+	cJSON_ArrayForEach(a, v) {
+		if (cJSON_IsObject(v))
+			for (b = a->next; b != NULL; b = b->next)
+				if (strcmp(a->string, b->string) == 0)
+					return true;
+		if (repeated(a))
+			return true;
+	}
+	return false;
+}
+
+/* Repeated keys: refused by --args, and the checker agrees. */
+static void
+check_repeats(const char *text, int rc)
+{
+	cJSON *j = cJSON_ParseWithOpts(text, NULL, 1);
+	bool rep;
+
+	if (j == NULL)
+		return;
+	rep = repeated(j);
+	if (rep && rc == 0) {
+		fprintf(stderr, "a key twice, and --args accepted it\n");
+		abort();
+	}
+	if (rep != (ws_json_unique_keys(j, true) == WS_EINVALID_ARGUMENT)) {
+		fprintf(stderr, "ws_json_unique_keys() disagrees: %d\n", rep);
+		abort();
+	}
+	cJSON_Delete(j);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -116,6 +157,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&cli, 0, sizeof(cli));
 	rc = ws_cli_parse(&cli, t, argc, argv);
 	check(t, &cli, rc, args);
+	if (args)
+		check_repeats(buf, rc);
 	ws_cli_free(&cli);
 	free(argv);
 	free(buf);

@@ -145,17 +145,20 @@ START_TEST(units)
 		const char *secs;
 		long long ms;
 	} sv[] = {{"2", 2000}, {"1.5", 1500}, {"0.25", 250}, {"0.001", 1},
-		  {"-1", -1000}, {"0", 0}};
+		  {"0", 0}, {"0.0000", 0}, {"1.2345", 1235}, {"0.0001", 1},
+		  {"2.0000000001", 2001}};
 	static const struct {
 		const char *size;
 		long long b;
 	} zv[] = {{"100", 100}, {"1k", 1024}, {"50M", 50LL << 20},
 		  {"1G", 1LL << 30}, {"2GiB", 2LL << 30}, {"3T", 3LL << 40},
 		  {"4KB", 4096}};
-	static const char *const bad_secs[] = {"1e3", "1.", ".5", "1.2345", "inf",
-					       "nan", "1s", "", " 1", "0x10"};
+	static const char *const bad_secs[] = {"1e3", "1.", ".5", "-1", "-0.0001",
+					       "inf", "nan", "1s", "", " 1", "0x10",
+					       "-0"};
 	static const char *const bad_size[] = {"1X", "1.5M", "M", "", "1MM",
-					       "99999999999999999T", "-"};
+					       "99999999999999999T", "-", "-1",
+					       "-64K"};
 	struct ws_cli c;
 
 	clear_env();
@@ -203,6 +206,147 @@ START_TEST(units)
 		ck_assert_int_eq(parse(&c, bad), WS_EINVALID_ARGUMENT);
 		ws_cli_free(&c);
 	}
+}
+END_TEST
+
+/*
+ * The one parser of durations and sizes (issue 18): a positive value
+ * never rounds to 0 ("none"), a negative one is refused, strings and
+ * JSON numbers read alike, and --args reads them with it.
+ */
+START_TEST(one_parser)
+{
+	static const struct {
+		double x;
+		long long ms;
+	} nv[] = {{0, 0}, {0.0001, 1}, {1e-300, 1}, {0.001, 1}, {0.0015, 2},
+		  {1.5, 1500}, {2, 2000}, {600, 600000}, {1e9, 1000000000000LL}};
+	static const double bad_n[] = {-0.0001, -1, 1e10, 1e300};
+	struct ws_cli c;
+	long long v;
+
+	clear_env();
+	for (size_t i = 0; i < sizeof(nv) / sizeof(nv[0]); i++) {
+		ck_assert_int_eq(ws_seconds_from_number(nv[i].x, &v), 0);
+		ck_assert_msg(v == nv[i].ms, "%g: %lld", nv[i].x, v);
+	}
+	for (size_t i = 0; i < sizeof(bad_n) / sizeof(bad_n[0]); i++)
+		ck_assert_int_eq(ws_seconds_from_number(bad_n[i], &v),
+				 WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_seconds_from_number(-0.0001, &v), WS_EINVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "negative"));
+	ck_assert_int_eq(ws_parse_size("64K", &v), 0);
+	ck_assert_int_eq(v, 65536);
+	ck_assert_int_eq(ws_size_from_number(65536, &v), 0);
+	ck_assert_int_eq(v, 65536);
+	ck_assert_int_eq(ws_size_from_number(-1, &v), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_size_from_number(1.5, &v), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_parse_seconds("-0.0001", &v), WS_EINVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "negative"));
+	{
+		/* Under --args: a tiny number, a tiny string, a negative. */
+		const char *a[] = {"--args", "{\"path\":\"x\",\"timeout\":0.0001}", NULL};
+		const char *b[] = {"--args", "{\"path\":\"x\",\"timeout\":\"0.0001\"}",
+				   NULL};
+		const char *d[] = {"--args", "{\"path\":\"x\",\"timeout\":-0.0001}", NULL};
+		const char *e[] = {"--args", "{\"path\":\"x\",\"memory\":\"-1K\"}", NULL};
+		const char *f[] = {"--args", "{\"path\":\"x\",\"memory\":-5}", NULL};
+
+		ck_assert_int_eq(parse(&c, a), 0);
+		ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 1);
+		ws_cli_free(&c);
+		ck_assert_int_eq(parse(&c, b), 0);
+		ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 1);
+		ws_cli_free(&c);
+		ck_assert_int_eq(parse(&c, d), WS_EINVALID_ARGUMENT);
+		ck_assert_ptr_nonnull(strstr(ws_error_last(), "\"timeout\""));
+		ws_cli_free(&c);
+		ck_assert_int_eq(parse(&c, e), WS_EINVALID_ARGUMENT);
+		ws_cli_free(&c);
+		ck_assert_int_eq(parse(&c, f), WS_EINVALID_ARGUMENT);
+		ws_cli_free(&c);
+	}
+}
+END_TEST
+
+/* A repeated key in --args is refused, at any depth, naming it. */
+START_TEST(args_repeated_keys)
+{
+	static const char *const bad[] = {
+		"{\"path\":\"x\",\"timeout\":1,\"timeout\":0}",
+		"{\"path\":\"x\",\"path\":\"y\"}",
+		"{\"path\":\"x\",\"include\":[{\"a\":1,\"a\":2}]}",
+	};
+	struct ws_cli c;
+
+	clear_env();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *a[] = {"--args", bad[i], NULL};
+
+		ck_assert_msg(parse(&c, a) == WS_EINVALID_ARGUMENT, "%s", bad[i]);
+		ck_assert_msg(strstr(ws_error_last(), "more than once") != NULL, "%s",
+			      ws_error_last());
+		ws_cli_free(&c);
+	}
+}
+END_TEST
+
+/*
+ * A front end's ceilings (wstools call, MCP) hold the parsed values: a
+ * string size above the ceiling, 0, and no value at all with a tool
+ * default above it; a flag (the harness's) is left as given.
+ */
+START_TEST(front_end_ceilings)
+{
+	static const struct ws_ceiling cl[] = {
+		{"test_tool", "timeout", 2000, 60000},
+		{"test_tool", "memory", 65536, 1024},
+		{"other_tool", "start_line", 1, 1},
+	};
+	const char *a[] = {"--args", "{\"path\":\"x\",\"memory\":\"1G\","
+			   "\"timeout\":\"3\",\"start_line\":7}", NULL};
+	const char *b[] = {"--args", "{\"path\":\"x\",\"memory\":0,"
+			   "\"timeout\":0}", NULL};
+	const char *d[] = {"--args", "{\"path\":\"x\"}", NULL};
+	const char *e[] = {"--timeout", "30", "--args", "{\"path\":\"x\"}", NULL};
+	const char *f[] = {"--args", "{\"path\":\"x\",\"memory\":\"1K\","
+			   "\"timeout\":0.5}", NULL};
+	struct ws_cli c;
+
+	clear_env();
+	ws_cli_set_ceilings(cl, 3);
+	ck_assert_int_eq(parse(&c, a), 0);
+	ck_assert_int_eq(WS_OPT(&c, O_SIZE)->i, 65536);
+	ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 2000);
+	ck_assert_int_eq(WS_OPT(&c, O_NUM)->i, 7);
+	ws_cli_free(&c);
+	/* 0 ("none", "all") is the ceiling, as tools/list says. */
+	ck_assert_int_eq(parse(&c, b), 0);
+	ck_assert_int_eq(WS_OPT(&c, O_SIZE)->i, 65536);
+	ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 2000);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, d), 0);
+	ck_assert(WS_OPT(&c, O_SECS)->set);
+	ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 2000);
+	ck_assert(!WS_OPT(&c, O_SIZE)->set);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, e), 0);
+	ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 30000);
+	ws_cli_free(&c);
+	ck_assert_int_eq(parse(&c, f), 0);
+	ck_assert_int_eq(WS_OPT(&c, O_SIZE)->i, 1024);
+	ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 500);
+	ws_cli_free(&c);
+	ws_cli_set_ceilings(NULL, 0);
+	/* WS_CEILINGS=1 (wstools call) is the built-in table. */
+	setenv("WS_CEILINGS", "1", 1);
+	ck_assert_int_eq(parse(&c, a), 0);
+	ck_assert_int_eq(WS_OPT(&c, O_SIZE)->i, 1LL << 30);
+	ws_cli_free(&c);
+	setenv("WS_CEILINGS", "maybe", 1);
+	ck_assert_int_eq(parse(&c, a), WS_EINVALID_ARGUMENT);
+	ws_cli_free(&c);
+	unsetenv("WS_CEILINGS");
 }
 END_TEST
 
@@ -458,6 +602,9 @@ suite(void)
 	tcase_add_test(tc, argv_forms);
 	tcase_add_test(tc, argv_errors);
 	tcase_add_test(tc, units);
+	tcase_add_test(tc, one_parser);
+	tcase_add_test(tc, args_repeated_keys);
+	tcase_add_test(tc, front_end_ceilings);
 	tcase_add_test(tc, schema_wins);
 	tcase_add_test(tc, environment);
 	tcase_add_test(tc, args_json);

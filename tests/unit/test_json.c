@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "wstest.h"
+#include "ws/error.h"
 #include "ws/json.h"
 
 /* Run fn on a writer to a memory stream; return what it wrote. */
@@ -84,6 +85,64 @@ START_TEST(non_utf8_names_are_reversible)
 }
 END_TEST
 
+/*
+ * A repeated key is found at any depth (inside arrays too), named with
+ * where it is, in small objects and in large ones (sorted), and only at
+ * the top when not deep.
+ */
+START_TEST(unique_keys)
+{
+	static const struct {
+		const char *json;
+		const char *where; /* NULL: no repeated key */
+	} cases[] = {
+		{"{}", NULL},
+		{"{\"a\":1,\"b\":{\"a\":1}}", NULL},
+		{"[1,{\"x\":[{\"y\":1}]}]", NULL},
+		{"{\"a\":1,\"a\":1}", "key \"a\" is given more than once:"},
+		{"{\"edits\":[{\"old\":\"a\"},{\"old\":\"a\",\"new\":1,\"old\":2}]}",
+		 "key \"old\" is given more than once in \"edits[1]\""},
+		{"{\"a\":{\"b\":[[{\"c\":{\"d\":1,\"d\":2}}]]}}",
+		 "in \"a.b[0][0].c\""},
+		{"[{\"\":1,\"\":2}]", "key \"\" is given more than once in \"[0]\""},
+	};
+	char big[8192];
+	size_t n = 0;
+	cJSON *j;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		j = cJSON_Parse(cases[i].json);
+		ck_assert_ptr_nonnull(j);
+		if (cases[i].where == NULL) {
+			ck_assert_int_eq(ws_json_unique_keys(j, true), 0);
+		} else {
+			ck_assert_int_eq(ws_json_unique_keys(j, true),
+					 WS_EINVALID_ARGUMENT);
+			ck_assert_msg(strstr(ws_error_last(), cases[i].where) != NULL,
+				      "%s: %s", cases[i].json, ws_error_last());
+		}
+		cJSON_Delete(j);
+	}
+	/* Nested ones are not looked at when not deep. */
+	j = cJSON_Parse("{\"a\":{\"b\":1,\"b\":2}}");
+	ck_assert_int_eq(ws_json_unique_keys(j, false), 0);
+	ck_assert_int_eq(ws_json_unique_keys(j, true), WS_EINVALID_ARGUMENT);
+	cJSON_Delete(j);
+	/* 500 keys: sorted, not compared pairwise; the repeat is the last. */
+	n += (size_t)snprintf(big + n, sizeof(big) - n, "{");
+	for (int i = 0; i < 500; i++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n, "\"k%d\":%d,", i, i);
+	snprintf(big + n, sizeof(big) - n, "\"k0\":1}");
+	j = cJSON_Parse(big);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(ws_json_unique_keys(j, true), WS_EINVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(ws_error_last(), "\"k0\""));
+	cJSON_DeleteItemFromArray(j, 500);
+	ck_assert_int_eq(ws_json_unique_keys(j, true), 0);
+	cJSON_Delete(j);
+}
+END_TEST
+
 START_TEST(base64)
 {
 	static const struct {
@@ -134,6 +193,7 @@ suite(void)
 	tcase_add_test(tc, nested_values);
 	tcase_add_test(tc, non_utf8_names_are_reversible);
 	tcase_add_test(tc, base64);
+	tcase_add_test(tc, unique_keys);
 	tcase_add_test(tc, streamed_base64_matches);
 	suite_add_tcase(s, tc);
 	return s;

@@ -65,6 +65,7 @@ struct ws_optval {
 	const char **list;
 	size_t n;
 	bool from_args;	   /* set by --args (a model), not by a flag */
+	bool by_flag;	   /* a flag gave it (the harness), --args or not */
 	const void *json;  /* JSON under --args: the cJSON node */
 };
 
@@ -164,6 +165,42 @@ void ws_cli_print_schema(const struct ws_cli *cli, FILE *f);
 
 /* If --help, --version or --schema was asked, print it and return true. */
 bool ws_cli_print_info(const struct ws_cli *cli, FILE *f);
+
+/*
+ * The one parser of durations and sizes, for every front end, before any
+ * ceiling.  Durations are seconds with an optional fraction ("2", "1.5",
+ * "0.0001"), in milliseconds, a part of one rounded up so that a positive
+ * value never becomes 0 ("none"); sizes are bytes with an optional suffix
+ * K, M, G or T (powers of 1024; "64K", "1G").  Negative values, and
+ * anything else, are WS_EINVALID_ARGUMENT.  The _from_number forms take a
+ * JSON number (seconds at most 1e9; a size a whole number).
+ */
+int ws_parse_seconds(const char *s, long long *ms);
+int ws_seconds_from_number(double x, long long *ms);
+int ws_parse_size(const char *s, long long *bytes);
+int ws_size_from_number(double x, long long *bytes);
+
+/*
+ * A ceiling of a model's argument under a front end that serves models
+ * (wstools call, wstools mcp): key of tool, in the option's unit
+ * (milliseconds, bytes, a count); dflt is the tool's own default under
+ * --args, used for 0 ("none") and held to max as well.
+ */
+struct ws_ceiling {
+	const char *tool, *key;
+	long long max, dflt;
+};
+
+/* The built-in ceilings (run_command timeout 600 s, ...): see wstools(7). */
+#define WS_NCEILINGS 7
+extern const struct ws_ceiling ws_ceilings_default[WS_NCEILINGS];
+
+/*
+ * Set by a front end before it runs a tool's function (NULL, 0: none):
+ * ws_cli_parse() then holds the values from --args to these ceilings
+ * after parsing them (never the raw JSON), and 0 means the ceiling.
+ */
+void ws_cli_set_ceilings(const struct ws_ceiling *c, size_t n);
 
 /* Shorthand for the option at index i. */
 #define WS_OPT(cli, i) (&(cli)->vals[(i)])

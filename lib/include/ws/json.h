@@ -63,4 +63,18 @@ char *ws_base64(const void *data, size_t n);
 /* Write n bytes as base64 JSON string value, streaming. */
 void ws_jw_base64(struct ws_jw *jw, const void *data, size_t n);
 
+struct cJSON;
+
+/*
+ * Refuse a parsed JSON value (cJSON) in which an object holds a key more
+ * than once, at any depth when deep (objects inside arrays included), or
+ * only among v's own keys when not.  cJSON keeps every copy: one reader
+ * takes the first (cJSON_GetObjectItem), another the last (a walk over
+ * the members), so a repeated key would let a limit be checked on one
+ * value and used with the other.  Returns 0, or WS_EINVALID_ARGUMENT
+ * naming the key and where it is ("edits[1]"); cost: a sort of the keys
+ * of each object with many of them, pairwise compares for small ones.
+ */
+int ws_json_unique_keys(const struct cJSON *v, bool deep);
+
 #endif
