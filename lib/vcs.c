@@ -526,6 +526,7 @@ struct ws__pass {
 	bool clean;
 	size_t walked;
 	bool over;
+	bool deep; /* a directory past WS__VCS_DEPTH was not entered */
 	char ***items;
 	size_t *nitems;
 	/* Git dirs done (dev, ino): a ".git" file may name one again. */
@@ -567,7 +568,11 @@ ws__item(struct ws__pass *p, int a, const char *rel, const char *fmt, ...)
 	nv[(*p->nitems)++] = s;
 }
 
-/* An O_PATH-free descriptor of rel below dfd, following no link. */
+/*
+ * A descriptor of rel below dfd, following no link and never leaving
+ * dfd; without openat2 (an old kernel, valgrind), one component at a
+ * time with O_NOFOLLOW, which is as strict.
+ */
 static int
 ws__open_below(int dfd, const char *rel, int flags)
 {
@@ -576,8 +581,43 @@ ws__open_below(int dfd, const char *rel, int flags)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
+	const char *c = rel;
+	int fd, cur;
 
-	return (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+	cur = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	while (cur >= 0) {
+		size_t n = strcspn(c, "/");
+		char name[256];
+		bool last;
+		int nfd;
+
+		if (n == 0 || n >= sizeof(name)) {
+			close(cur);
+			errno = ENOENT;
+			return -1;
+		}
+		memcpy(name, c, n);
+		name[n] = '\0';
+		c += n;
+		while (*c == '/')
+			c++;
+		last = *c == '\0';
+		if (strcmp(name, "..") == 0) {
+			close(cur);
+			errno = EXDEV;
+			return -1;
+		}
+		nfd = openat(cur, name, (last ? flags : O_RDONLY | O_DIRECTORY) |
+						O_NOFOLLOW | O_CLOEXEC);
+		close(cur);
+		cur = nfd;
+		if (last)
+			break;
+	}
+	return cur;
 }
 
 /* Read a regular file (fd) whole, up to max bytes; -1 if larger. */
@@ -863,7 +903,7 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 	if (!p->clean) {
 		rc = ws__record(p, dfd, name, real);
 		/* A ".git" file's git dir, when it is in the workspace. */
-		if (rc == 0 && kind == WS__W_GITFILE) {
+		if (rc == 0 && kind == WS__W_GITFILE && p->s->n > 0) {
 			const struct ws__vfile *g = &p->s->v[p->s->n - 1];
 			int ga;
 			char *grel = NULL, *dir = strdup(real);
@@ -1167,7 +1207,19 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    (r = ws__sub(rel, n)) == NULL)
 			continue;
-		if (strcmp(n, ".git") == 0) {
+		if (strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
+			/*
+			 * A bare repository (HEAD, objects/, refs/): git finds
+			 * it from any directory inside, and a push into it runs
+			 * its hooks.
+			 */
+			struct stat os, rs;
+
+			if (fstatat(dirfd(d), "objects", &os, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    fstatat(dirfd(d), "refs", &rs, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISDIR(os.st_mode) && S_ISDIR(rs.st_mode))
+				ws__gitdir(p, a, rel[0] ? rel : ".", 0, false);
+		} else if (strcmp(n, ".git") == 0) {
 			if (S_ISDIR(st.st_mode))
 				ws__gitdir(p, a, r, 0, false);
 			else
@@ -1176,7 +1228,9 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 			(void)ws__watch(p, dirfd(d), n, a, r, WS__W_PLAIN);
 		} else if (strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
 			ws__hgdir(p, a, r);
-		} else if (S_ISDIR(st.st_mode) && depth < WS__VCS_DEPTH) {
+		} else if (S_ISDIR(st.st_mode) && depth >= WS__VCS_DEPTH) {
+			p->deep = true;
+		} else if (S_ISDIR(st.st_mode)) {
 			bool ro = false;
 
 			for (size_t i = 0; i < p->nro && !ro; i++)
@@ -1251,4 +1305,8 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, char ***items,
 		ws__item(&p, -1, NULL, "(the workspace holds over %d entries: "
 			 "repositories and .envrc files past them were not checked)",
 			 WS__VCS_WALK_MAX);
+	if (p.deep)
+		ws__item(&p, -1, NULL, "(directories deeper than %d levels were "
+			 "not checked for repositories and .envrc files)",
+			 WS__VCS_DEPTH);
 }
