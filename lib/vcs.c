@@ -495,6 +495,10 @@ struct ws_vcs_snap {
 	struct ws__vfile *v;
 	size_t n;
 	size_t bytes;
+	/* The git dirs found, (anchor, rel): cleaned first after the
+	 * command, whatever the walk's bound leaves out. */
+	struct { int a; char *rel; } *gd;
+	size_t ngd;
 };
 
 void
@@ -507,6 +511,9 @@ ws_vcs_snap_free(struct ws_vcs_snap *s)
 		free(s->v[i].data);
 	}
 	free(s->v);
+	for (size_t i = 0; i < s->ngd; i++)
+		free(s->gd[i].rel);
+	free(s->gd);
 	free(s);
 }
 
@@ -1145,6 +1152,44 @@ ws__gitdir(struct ws__pass *p, int a, const char *rel, int depth, bool worktree)
 		p->done[p->ndone].ino = st.st_ino;
 		p->ndone++;
 	}
+	if (!p->clean) {
+		void *ng = realloc(p->s->gd, (p->s->ngd + 1) * sizeof(*p->s->gd));
+		char *r = strdup(rel);
+
+		if (ng != NULL)
+			p->s->gd = ng;
+		if (ng != NULL && r != NULL) {
+			p->s->gd[p->s->ngd].a = a;
+			p->s->gd[p->s->ngd].rel = r;
+			p->s->ngd++;
+		} else {
+			free(r);
+		}
+	}
+	/*
+	 * DIR/worktrees/NAME, however it was reached (a ".git" file may
+	 * name it before the walk comes to DIR): a worktree's git dir, whose
+	 * "commondir" of "../.." names DIR, which is cleaned with it.
+	 */
+	{
+		const char *last = strrchr(rel, '/'), *prev = last;
+
+		while (prev != NULL && prev > rel && prev[-1] != '/')
+			prev--;
+		if (last != NULL && last - prev == 9 && strncmp(prev, "worktrees", 9) == 0) {
+			char *common = strndup(rel, (size_t)(prev - rel));
+
+			worktree = true;
+			if (common != NULL) {
+				size_t cl = strlen(common);
+
+				while (cl > 0 && common[cl - 1] == '/')
+					common[--cl] = '\0';
+				ws__gitdir(p, a, cl ? common : ".", depth + 1, false);
+			}
+			free(common);
+		}
+	}
 	ws__gwatch(p, gfd, a, rel, "config", WS__W_CONFIG);
 	ws__gwatch(p, gfd, a, rel, "config.worktree", WS__W_CONFIG);
 	ws__gwatch(p, gfd, a, rel, "commondir",
@@ -1259,6 +1304,9 @@ ws__pass_run(struct ws__pass *p)
 	for (size_t a = 0; p->ro != NULL && a < ws->nanchors; a++)
 		if (ws->anchors[a].ro && fstat(ws->anchors[a].fd, &p->ro[p->nro]) == 0)
 			p->nro++;
+	/* The git dirs there were, first: the bound cannot leave them out. */
+	for (size_t i = 0; p->clean && p->was != NULL && i < p->was->ngd; i++)
+		ws__gitdir(p, p->was->gd[i].a, p->was->gd[i].rel, 0, false);
 	for (size_t a = 0; a < ws->nanchors && !p->over; a++) {
 		bool inner = false;
 		int fd;

@@ -1681,7 +1681,8 @@ START_TEST(git_work_stays)
 	     "git log --oneline | wc -l; git diff b --stat | tail -n 1;"
 	     "git status --short; echo d >> g; git stash -q; git stash pop -q;"
 	     "git checkout -q -- g; git rebase -q b; git log --oneline | wc -l;"
-	     "git remote add origin /srv/x.git; echo ok");
+	     "git remote add origin /srv/x.git; git worktree add -q ../wtree -b wb;"
+	     "echo ok");
 	expect_ran(&r, 0);
 	ck_assert_msg(strstr(out_str(&r, "stdout"), "ok\n") != NULL, "%s %s",
 		      r.out, r.err);
@@ -1696,7 +1697,9 @@ START_TEST(git_work_stays)
 	free(t);
 	wst_run_free(&r);
 	snprintf(cmd, sizeof(cmd), "cd '%s/proj' && git rev-parse -q --verify b >/dev/null && "
-		 "test \"$(git log --oneline | wc -l)\" = 3 && git diff --quiet", ws);
+		 "test \"$(git log --oneline | wc -l)\" = 3 && git diff --quiet && "
+		 "git -C ../wtree status --short >/dev/null && "
+		 "test \"$(git -C ../wtree rev-parse --abbrev-ref HEAD)\" = wb", ws);
 	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST

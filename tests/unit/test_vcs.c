@@ -210,7 +210,17 @@ START_TEST(snapshot_and_clean)
 	wst_write(W, "b/.envrc", "evil\n");
 	wst_write(W, "c/.git", "gitdir: /tmp\n");
 	wst_write(W, "d/.git", "gitdir: ../a/.git/modules/s\n");
+	/* A worktree's git dir outside any .git, named by a .git file that
+	 * the walk may meet first: its common dir is cleaned too. */
+	wst_write(W, "0/.git", "gitdir: ../x/worktrees/y\n");
+	wst_write(W, "x/worktrees/y/commondir", "../..\n");
+	wst_write(W, "x/config", "[core]\n\tpager = evil\n");
 	ws_vcs_clean(&ws, s, &items, &n);
+	ck_assert(exists_w("0/.git"));
+	ck_assert(exists_w("x/worktrees/y/commondir"));
+	t = slurp_w("x/config");
+	ck_assert_msg(strstr(t, "pager") == NULL, "%s", t);
+	free(t);
 	t = slurp_w(".git/config");
 	ck_assert_str_eq(t, "[core]\n\tbare = false\n[x]\n\ty = 1\n");
 	free(t);
