@@ -679,9 +679,10 @@ ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
 }
 
 /*
- * Project markers (go.mod, package.json, ..., and .git) missing from a directory where
- * creating one would give the next call another PROJECT_ROOT, and with
- * it every policy rule spelled through it: the workspace's top directory
+ * Project markers (go.mod, package.json, ..., and .git) missing from a
+ * directory where creating one would give the next call another
+ * PROJECT_ROOT (or GIT_ROOT), and with it every policy rule spelled
+ * through it: the workspace's top directory
  * and its ancestors below the project root detection finds now (one
  * detection, as the session's: the first directory holding a marker
  * wins), inside a writable anchor.  The same outcome as asking
