@@ -1242,6 +1242,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 		const char *n = e->d_name;
 		struct stat st;
 		char *r;
+		bool special;
 
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
 			continue;
@@ -1249,8 +1250,18 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 			p->over = true;
 			break;
 		}
-		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    (r = ws__sub(rel, n)) == NULL)
+		special = strcmp(n, "HEAD") == 0 || strcmp(n, ".git") == 0 ||
+			  strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0;
+		/* Most entries are ordinary files: readdir's type says so,
+		 * without a system call each (half the walk's time). */
+		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		if (!special && e->d_type == DT_DIR) {
+			st.st_mode = S_IFDIR;
+		} else if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			continue;
+		}
+		if ((r = ws__sub(rel, n)) == NULL)
 			continue;
 		if (strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
 			/*
@@ -1276,19 +1287,20 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 		} else if (S_ISDIR(st.st_mode) && depth >= WS__VCS_DEPTH) {
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
+			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
+			int sfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY |
+							      O_NOFOLLOW | O_NONBLOCK |
+							      O_CLOEXEC);
 			bool ro = false;
 
-			for (size_t i = 0; i < p->nro && !ro; i++)
-				ro = p->ro[i].st_dev == st.st_dev &&
-				     p->ro[i].st_ino == st.st_ino;
-			if (!ro) {
-				int sfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY |
-								      O_NOFOLLOW | O_NONBLOCK |
-								      O_CLOEXEC);
-
-				if (sfd >= 0)
-					ws__walk(p, a, sfd, r, depth + 1);
-			}
+			if (sfd >= 0 && p->nro > 0 && fstat(sfd, &st) == 0)
+				for (size_t i = 0; i < p->nro && !ro; i++)
+					ro = p->ro[i].st_dev == st.st_dev &&
+					     p->ro[i].st_ino == st.st_ino;
+			if (sfd >= 0 && ro)
+				close(sfd);
+			else if (sfd >= 0)
+				ws__walk(p, a, sfd, r, depth + 1);
 		}
 		free(r);
 	}
