@@ -300,6 +300,44 @@ ws__pguard_hit(struct ws__pguard *p, const char *r, bool ancestors)
 	return n > 0 && ws_glob_match(p->pre[p->star], r, n) != 0 ? 2 : 0;
 }
 
+/*
+ * A "**" "/" NAME guard on the real path real (rest: below its anchor):
+ * 1 if a component of rest is NAME, unless that component lies strictly
+ * inside the tree a recursive delete or move is asking about
+ * (ws->whole): a repository inside goes or moves as a whole.
+ */
+static int
+ws__comp_hit(struct ws_ctx *ws, const struct ws__pguard *p, const char *real,
+	     const char *rest)
+{
+	size_t nl = strlen(p->name), base = (size_t)(rest - real);
+
+	for (const char *c = rest; *c; ) {
+		size_t cl = strcspn(c, "/");
+
+		if (cl == nl && memcmp(c, p->name, nl) == 0 &&
+		    (p->dir || c[cl] == '\0')) {
+			bool inside = false;
+			size_t end = base + (size_t)(c - rest) + cl;
+
+			for (int k = 0; k < 2 && !inside; k++) {
+				size_t wl = ws->whole[k] ? strlen(ws->whole[k]) : 0;
+
+				/* whole[k] a proper ancestor of real[0, end). */
+				inside = wl > 0 && wl < end &&
+					 strncmp(ws->whole[k], real, wl) == 0 &&
+					 (real[wl] == '/' || wl == 1);
+			}
+			if (!inside)
+				return 1;
+		}
+		c += cl;
+		while (*c == '/')
+			c++;
+	}
+	return 0;
+}
+
 static int
 ws__add_r(struct ws_guards *g, const char *real, const char *src, bool dir)
 {
@@ -471,7 +509,8 @@ ws_guard_persist_match(struct ws_ctx *ws, const char *real, bool ancestors,
 		    rest[0] == '\0')
 			continue;
 		for (size_t i = 0; i < g->n; i++) {
-			int h = ws__pguard_hit(&g->v[i], rest, ancestors);
+			int h = g->v[i].comp ? ws__comp_hit(ws, &g->v[i], real, rest)
+					     : ws__pguard_hit(&g->v[i], rest, ancestors);
 
 			/*
 			 * Only a directory can hold a guard (isdir: 1 yes, 0

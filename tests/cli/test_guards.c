@@ -661,6 +661,46 @@ START_TEST(persistence_any_repository)
 		wst_run_free(&r);
 		ck_assert(exists_at(ws, "third_party/lib/.git/config"));
 	}
+	/*
+	 * Under a policy, which asks about every entry of a recursive move
+	 * or delete, the same: the repository inside goes or moves whole;
+	 * inside its own directory nothing moves or goes.
+	 */
+	{
+		char *pol = wst_path(base, "allow.json");
+		const char *mv[] = {"--policy", pol, "--move", "vendor", "third_party", NULL};
+		const char *mvin[] = {"--policy", pol, "--move", "vendor/lib/.git/c2",
+				      "vendor/lib/.git/config", NULL};
+		const char *rmin[] = {"--policy", pol, "--delete", "-r",
+				      "vendor/lib/.git/hooks", NULL};
+		const char *rmgit[] = {"--policy", pol, "--delete", "-r",
+				       "vendor/lib/.git", NULL};
+		const char *into[] = {"--policy", pol, "--move", "vendor/lib/.git/x",
+				      "sub", NULL};
+		const char *rm[] = {"--policy", pol, "--delete", "-r", "vendor", NULL};
+
+		wst_write(base, "allow.json",
+			  "{\"version\": 1, \"name\": \"t\", \"file_rules\": ["
+			  "{\"name\": \"all\", \"paths\": [\"**\"],"
+			  " \"operations\": [\"*\"], \"decision\": \"allow\"}]}");
+		run_ws(&r, ws, m, "wswrite", mv);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		ck_assert(exists_at(ws, "vendor/lib/.git/config"));
+		for (int k = 0; k < 4; k++) {
+			run_ws(&r, ws, m, "wswrite", k == 0 ? mvin : k == 1 ? rmin :
+						  k == 2 ? rmgit : into);
+			expect_code(&r, "POLICY_DENIED", 3);
+			wst_run_free(&r);
+		}
+		ck_assert(exists_at(ws, "vendor/lib/.git/hooks"));
+		ck_assert(exists_at(ws, "sub/.hg"));
+		run_ws(&r, ws, m, "wswrite", rm);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		ck_assert(!exists_at(ws, "vendor"));
+		free(pol);
+	}
 	free(m);
 	free(ws);
 }
