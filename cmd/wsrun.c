@@ -468,6 +468,14 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 		for (size_t i = 0; i < r->nreverted; i++)
 			ws_jw_str(&jw, r->reverted[i]);
 		ws_jw_arr_end(&jw);
+		if (r->nreverted_created > 0)
+			ws_jw_kstr(&jw, "reverted_hint",
+				   "guarded entries the command created were removed; "
+				   "a project marker or .git that moves PROJECT_ROOT "
+				   "or GIT_ROOT (git init at the workspace top) is "
+				   "kept only with the roots pinned: --project-root "
+				   "DIR, or \"detect_project_root\": false in the "
+				   "configuration");
 	}
 	ws_jw_obj_end(&jw);
 	ws_cli_json_end(cli, &jw);
@@ -604,11 +612,15 @@ ws_cmd_wsrun(int argc, char **argv)
 		if (r.timed_out)
 			fprintf(stderr, "wsrun: timed out after %g s; the process "
 				"tree was killed\n", (double)o.timeout_ms / 1000);
-		for (size_t i = 0; i < r.nreverted; i++)
+		for (size_t i = 0; i < r.nreverted_created && i < r.nreverted; i++)
 			fprintf(stderr, "wsrun: %s: removed: the command created "
 				"a guarded entry (wstools' configuration, a project "
-				"marker that would move PROJECT_ROOT, or one that "
-				"acts later, such as .envrc)\n", r.reverted[i]);
+				"marker or .git that would move PROJECT_ROOT or "
+				"GIT_ROOT: pin the roots with --project-root to keep "
+				"one, or one that acts later, such as .envrc)\n",
+				r.reverted[i]);
+		for (size_t i = r.nreverted_created; i < r.nreverted; i++)
+			fprintf(stderr, "wsrun: cleaned %s\n", r.reverted[i]);
 		/* A refused grant leaves the command with "No such file or
 		 * directory" in a mount namespace: say why, as a warning,
 		 * without --verbose. */

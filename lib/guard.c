@@ -32,6 +32,9 @@ const char *const ws_guard_defaults[] = {
 	".vscode/",
 	".idea/",
 	".envrc",
+	"**/.git/",
+	"**/.hg/",
+	"**/.envrc",
 };
 const size_t ws_guard_ndefaults =
 	sizeof(ws_guard_defaults) / sizeof(ws_guard_defaults[0]);
@@ -46,6 +49,8 @@ struct ws__pguard {
 	char *pat;	       /* without its trailing slash */
 	bool dir;	       /* trailing slash: what is below too */
 	bool literal;	       /* no glob metacharacter */
+	bool comp;	       /* "**" "/" NAME: a component named NAME */
+	const char *name;      /* that NAME, in pat */
 	size_t ncomp;	       /* components of pat */
 	size_t star;	       /* index of the first "**" component, or ncomp */
 	struct ws_glob *g;     /* pat */
@@ -135,6 +140,18 @@ ws__pguard_init(struct ws__pguard *p, const char *src)
 	if (p->src == NULL || p->pat == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	p->literal = strpbrk(p->pat, "*?[\\") == NULL;
+	/*
+	 * "**" "/" NAME, NAME one literal component: any component named
+	 * NAME (with a trailing slash, everything below it too), decided on
+	 * the names alone.  A directory that holds one may be moved or
+	 * deleted: the whole repository goes with it, nothing in it changes.
+	 */
+	if (strncmp(p->pat, "**/", 3) == 0 && p->pat[3] != '\0' &&
+	    strpbrk(p->pat + 3, "*?[\\/") == NULL &&
+	    strcmp(p->pat + 3, ".") != 0 && strcmp(p->pat + 3, "..") != 0) {
+		p->comp = true;
+		p->name = p->pat + 3;
+	}
 	p->ncomp = 1;
 	for (const char *c = p->pat; *c; c++)
 		p->ncomp += *c == '/';
@@ -248,6 +265,21 @@ ws__pguard_hit(struct ws__pguard *p, const char *r, bool ancestors)
 {
 	size_t rl = strlen(r), k = 1, n;
 
+	if (p->comp) {
+		size_t nl = strlen(p->name);
+
+		for (const char *c = r; *c; ) {
+			size_t cl = strcspn(c, "/");
+
+			if (cl == nl && memcmp(c, p->name, nl) == 0 &&
+			    (p->dir || c[cl] == '\0'))
+				return 1;
+			c += cl;
+			while (*c == '/')
+				c++;
+		}
+		return 0;
+	}
 	/* A lazy glob failing to compile (out of memory) fails closed. */
 	if (ws_glob_match(p->g, r, rl) != 0)
 		return 1;
@@ -266,6 +298,44 @@ ws__pguard_hit(struct ws__pguard *p, const char *r, bool ancestors)
 		return 2;
 	n = ws__first(r, p->star);
 	return n > 0 && ws_glob_match(p->pre[p->star], r, n) != 0 ? 2 : 0;
+}
+
+/*
+ * A "**" "/" NAME guard on the real path real (rest: below its anchor):
+ * 1 if a component of rest is NAME, unless that component lies strictly
+ * inside the tree a recursive delete or move is asking about
+ * (ws->whole): a repository inside goes or moves as a whole.
+ */
+static int
+ws__comp_hit(struct ws_ctx *ws, const struct ws__pguard *p, const char *real,
+	     const char *rest)
+{
+	size_t nl = strlen(p->name), base = (size_t)(rest - real);
+
+	for (const char *c = rest; *c; ) {
+		size_t cl = strcspn(c, "/");
+
+		if (cl == nl && memcmp(c, p->name, nl) == 0 &&
+		    (p->dir || c[cl] == '\0')) {
+			bool inside = false;
+			size_t end = base + (size_t)(c - rest) + cl;
+
+			for (int k = 0; k < 2 && !inside; k++) {
+				size_t wl = ws->whole[k] ? strlen(ws->whole[k]) : 0;
+
+				/* whole[k] a proper ancestor of real[0, end). */
+				inside = wl > 0 && wl < end &&
+					 strncmp(ws->whole[k], real, wl) == 0 &&
+					 (real[wl] == '/' || wl == 1);
+			}
+			if (!inside)
+				return 1;
+		}
+		c += cl;
+		while (*c == '/')
+			c++;
+	}
+	return 0;
 }
 
 static int
@@ -439,7 +509,8 @@ ws_guard_persist_match(struct ws_ctx *ws, const char *real, bool ancestors,
 		    rest[0] == '\0')
 			continue;
 		for (size_t i = 0; i < g->n; i++) {
-			int h = ws__pguard_hit(&g->v[i], rest, ancestors);
+			int h = g->v[i].comp ? ws__comp_hit(ws, &g->v[i], real, rest)
+					     : ws__pguard_hit(&g->v[i], rest, ancestors);
 
 			/*
 			 * Only a directory can hold a guard (isdir: 1 yes, 0
@@ -596,7 +667,11 @@ ws_guarded_list(struct ws_ctx *ws, struct ws_guarded **out, size_t *n)
 			struct ws__pguard *p = &g->v[i];
 			bool isdir = false;
 
-			if (p->literal) {
+			if (p->comp) {
+				/* Any depth, and kept writable for wsrun: its
+				 * clean-up after the command deals with these. */
+				continue;
+			} else if (p->literal) {
 				char *lex = ws_path_join(ws->anchors[a].real, p->pat);
 				struct stat st;
 

@@ -1270,12 +1270,23 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 					    "would move", ws__ops[op]), op);
 		case WS_GUARD_PERSIST:
 			(void)ws_guard_persist_match(ws, real, anc, &pat);
-			return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
+			rc = ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 					    "is (or holds) a guarded path (\"%s\": it "
 					    "acts after this call, when git, a shell or "
 					    "an editor runs): no tool may %s it; the "
 					    "configuration's \"guarded\" list sets these",
 					    pat ? pat : "?", ws__ops[op]), op);
+			/* A repository's own directory is git's to change. */
+			if (pat != NULL && (strncmp(pat, ".git/", 5) == 0 ||
+					    strstr(pat, "/.git/") != NULL ||
+					    strstr(pat, "/.hg/") != NULL))
+				ws_error_set_hint("the file tools never change a "
+						  "repository's own directory (.git, "
+						  ".hg): run git itself through "
+						  "run_command (wsrun -- git ...), "
+						  "which keeps its work and removes "
+						  "what would run code later");
+			return rc;
 		default:
 			break;
 		}

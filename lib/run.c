@@ -51,6 +51,7 @@
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
+#include "ws/vcs.h"
 #include "ws/workspace.h"
 
 extern char **environ;
@@ -694,10 +695,10 @@ ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
 }
 
 /*
- * Project markers (go.mod, package.json, ...; not .git: a repository a
- * command makes with git init is kept) missing from a directory where
- * creating one would give the next call another PROJECT_ROOT, and with
- * it every policy rule spelled through it: the workspace's top directory
+ * Project markers (go.mod, package.json, ..., and .git) missing from a
+ * directory where creating one would give the next call another
+ * PROJECT_ROOT (or GIT_ROOT), and with it every policy rule spelled
+ * through it: the workspace's top directory
  * and its ancestors below the project root detection finds now (one
  * detection, as the session's: the first directory holding a marker
  * wins), inside a writable anchor.  The same outcome as asking
@@ -753,6 +754,41 @@ ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 			sl[1] = '\0';
 		else
 			*sl = '\0';
+	}
+	/*
+	 * .git (git init, git clone .) in the top directory or an ancestor
+	 * below the git root detection finds now (or below the top of the
+	 * file system when there is none) would give the next call another
+	 * GIT_ROOT, and PROJECT_ROOT with it (issue 18, 4): the same rule as
+	 * wswrite --mkdir .git.  In subdirectories git init stays.
+	 */
+	for (size_t i = 0; rc == 0 && i < nmk; i++) {
+		if (strcmp(mk[i], ".git") != 0)
+			continue;
+		snprintf(dir, sizeof(dir), "%s", ws->anchors[0].real);
+		while (rc == 0 && (now.git_root == NULL || strcmp(dir, now.git_root) != 0) &&
+		       (now.stopped_at == NULL || strcmp(dir, now.stopped_at) != 0)) {
+			const char *rest = NULL;
+			struct stat st;
+			char *sl;
+			int a;
+
+			snprintf(path, sizeof(path), "%s%s.git", dir,
+				 strcmp(dir, "/") == 0 ? "" : "/");
+			a = ws_ctx_anchor_of_real(ws, path, &rest);
+			while (rest != NULL && *rest == '/')
+				rest++;
+			if (a >= 0 && !ws->anchors[a].ro && rest != NULL &&
+			    *rest != '\0' && lstat(path, &st) < 0)
+				rc = ws__place_add(ws, a, rest, true, out, n);
+			if (strcmp(dir, "/") == 0 || (sl = strrchr(dir, '/')) == NULL)
+				break;
+			if (sl == dir)
+				sl[1] = '\0';
+			else
+				*sl = '\0';
+		}
+		break;
 	}
 	ws_roots_free(&now);
 	return rc;
@@ -1910,6 +1946,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	int in_fd = -1, status_raw = 0, rc, err_w;
 	struct ws__place *places = NULL;
 	size_t nplaces = 0;
+	struct ws_vcs_snap *vcs = NULL;
 	int32_t irep[3] = {0, 0, 0};
 	bool got_rep = false, got_status = false, exited = false, reap_later = false;
 	int cancelled = 0;
@@ -2021,7 +2058,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 * from wsrun but the user namespace's id maps.)
 	 */
 	if (o->isolate != WS_ISOLATE_NONE &&
-	    (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0)
+	    ((rc = ws__places_snapshot(ws, &places, &nplaces)) < 0 ||
+	     (rc = ws_vcs_snapshot(ws, &vcs)) < 0))
 		goto out;
 	/* A user namespace's init copies the trees itself (see there). */
 	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
@@ -2343,6 +2381,11 @@ out:
 	/* Every process of the command is gone: undo what it created. */
 	ws__places_revert(ws, places, nplaces, r);
 	ws__places_free(places, nplaces);
+	r->nreverted_created = r->nreverted;
+	/* Then what it left in repositories and .envrc files (ws/vcs.h). */
+	if (vcs != NULL)
+		ws_vcs_clean(ws, vcs, &r->reverted, &r->nreverted);
+	ws_vcs_snap_free(vcs);
 	ws__cg_remove(&proc);
 	ws__close(&proc.pidfd);
 	for (int k = 0; k < 2; k++)

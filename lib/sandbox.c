@@ -689,7 +689,19 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		return rc;
 	for (size_t i = 0; rc == 0 && i < ng; i++) {
 		const char *rest = NULL;
-		int a = ws_ctx_anchor_of_real(ws, g[i].real, &rest);
+		int a;
+
+		/*
+		 * git writes its configuration by lock and rename (git config,
+		 * git remote add): a read-only bind made that EBUSY.  It stays
+		 * writable; after the command wsrun keeps only the entries it
+		 * held before and the allowlisted ones (ws/vcs.h).
+		 */
+		if (g[i].kind == WS_GUARD_PERSIST &&
+		    (strcmp(g[i].what, ".git/config") == 0 ||
+		     strcmp(g[i].what, ".git/modules/**/config") == 0))
+			continue;
+		a = ws_ctx_anchor_of_real(ws, g[i].real, &rest);
 
 		while (rest != NULL && *rest == '/')
 			rest++;

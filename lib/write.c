@@ -2199,10 +2199,12 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		struct ws__rm c = {.ws = ws, .path = path};
 
 		/* With a policy, ask about every entry before removing any. */
+		ws->whole[0] = res.real;
 		if (ws->policy != NULL) {
 			c.mode = WS__RM_CHECK;
 			rc = ws__rmtree(&c, res.dirfd, res.name, &res.st, res.real, 0);
 			if (rc < 0) {
+				ws->whole[0] = NULL;
 				ws__rm_free(&c);
 				goto out;
 			}
@@ -2215,6 +2217,7 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		c.removed = 0;
 		rc = ws__rmtree(&c, res.dirfd, res.name, &res.st,
 				ws->policy != NULL ? res.real : NULL, 0);
+		ws->whole[0] = NULL;
 		r->removed = c.removed;
 		ws__rm_free(&c);
 	}
@@ -2354,8 +2357,11 @@ ws__mv_check(struct ws_ctx *ws, const struct ws_res *s, const struct ws_res *d,
 	if (ws->policy != NULL && sdir) {
 		struct ws__mv c = {.ws = ws, .path = src};
 
+		ws->whole[0] = s->real;
+		ws->whole[1] = d->real;
 		rc = ws__mv_check_tree(&c, s->dirfd, s->name, &s->st, s->real,
 				       d->real, 0);
+		ws->whole[0] = ws->whole[1] = NULL;
 	}
 	return rc;
 }

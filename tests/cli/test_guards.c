@@ -522,11 +522,12 @@ START_TEST(persistence_defaults)
 		".bash_logout", ".vscode/settings.json", ".idea/workspace.xml",
 		".envrc", ".git/modules/sub/hooks/post-checkout",
 		".git/modules/a/modules/b/config",
+		/* Issue 18: all of a repository's own directory. */
+		".git/objects/ab/cdef", ".git/refs/heads/main", ".git/index",
+		".git/HEAD", ".git/modules/sub/index",
 	};
 	static const char *const free_files[] = {
-		".git/objects/ab/cdef", ".git/refs/heads/main", ".git/index",
-		".git/HEAD", "src/.bashrc.example", ".git/modules/sub/index",
-		"notes.txt",
+		"src/.bashrc.example", "notes.txt", "src/x.git", ".github/ci.yml",
 	};
 	char *ws = wst_path(base, "ws");
 
@@ -648,6 +649,134 @@ START_TEST(persistence_home_places)
 		ck_assert(!exists_at(ws, ".config/autostart"));
 		ck_assert(!exists_at(ws, ".config/systemd"));
 	}
+	free(ws);
+}
+END_TEST
+
+/*
+ * Issue 18, 1: a repository's own directory (.git, .hg) at any depth, in
+ * the workspace and in a mount, and .envrc at any depth: no create,
+ * write, move (into or out of) or delete; the ".git" entry itself,
+ * directory or "gitdir:" file, neither.  The hint sends git to
+ * run_command.  Reading stays allowed.
+ */
+START_TEST(persistence_any_repository)
+{
+	static const char *const files[] = {
+		".git/commondir", ".git/config.worktree", ".git/worktrees/x/gitdir",
+		".git/worktrees/x/commondir", ".git/objects/info/alternates",
+		"vendor/lib/.git/config", "vendor/lib/.git/hooks/pre-commit",
+		"vendor/lib/.git/commondir", "vendor/.git", "a/b/c/.git",
+		"sub/.hg/hgrc", "a/.envrc", "a/b/.envrc", "/.m/.git/config",
+		"/.m/deep/.git/commondir", "/.m/.envrc",
+	};
+	char *ws = wst_path(base, "ws"), *m = NULL;
+	struct wst_run r;
+
+	wst_mkdir(base, "ws/.git/worktrees/x");
+	wst_write(ws, ".git/HEAD", "ref: refs/heads/main\n");
+	wst_mkdir(base, "ws/vendor/lib/.git/hooks");
+	wst_write(ws, "vendor/lib/.git/config", "[core]\n");
+	wst_mkdir(base, "ws/sub/.hg");
+	wst_write(ws, "wt/.git", "gitdir: ../.git/worktrees/x\n");
+	wst_write(ws, "notes.txt", "n\n");
+	wst_mkdir(base, "m/deep/.git");
+	ck_assert(asprintf(&m, "/.m=%s/m", base) > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+
+		run_ws(&r, ws, m, "wswrite", w);
+		expect_code(&r, "POLICY_DENIED", 3);
+		if (strstr(files[i], ".git") != NULL)
+			ck_assert_msg(strstr(r.out, "run_command") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	{
+		const char *const refused[][5] = {
+			{"--content", "gitdir: /tmp\n", "wt/.git", NULL},
+			{"--delete", "wt/.git", NULL},
+			{"--delete", "-r", "vendor/lib/.git", NULL},
+			{"--delete", "vendor/lib/.git/config", NULL},
+			{"--move", "cfg", "vendor/lib/.git/config", NULL},
+			{"--move", "vendor/lib/.git/x", "notes.txt", NULL},
+			{"--move", "x/.git", "sub", NULL},
+			{"--move", "sub/.hg2", "sub/.hg", NULL},
+			{"--mkdir", "vendor/.git", NULL},
+			{"--mkdir", "new/.hg", NULL},
+		};
+
+		for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			run_ws(&r, ws, m, "wswrite", refused[i]);
+			expect_code(&r, "POLICY_DENIED", 3);
+			wst_run_free(&r);
+		}
+	}
+	ck_assert(exists_at(ws, "vendor/lib/.git/config"));
+	ck_assert(exists_at(ws, "notes.txt"));
+	ck_assert(!exists_at(ws, ".git/commondir"));
+	ck_assert(!exists_at(ws, "a/b/.envrc"));
+	{
+		size_t n;
+		char *t = slurp_at(ws, "wt/.git", &n);
+
+		ck_assert_str_eq(t, "gitdir: ../.git/worktrees/x\n");
+		free(t);
+	}
+	/* Reading stays allowed; a directory holding a repository moves as
+	 * a whole. */
+	{
+		const char *rd[] = {"vendor/lib/.git/config", NULL};
+		const char *mv[] = {"--move", "third_party", "vendor", NULL};
+
+		run_ws(&r, ws, m, "wsread", rd);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		run_ws(&r, ws, m, "wswrite", mv);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		ck_assert(exists_at(ws, "third_party/lib/.git/config"));
+	}
+	/*
+	 * Under a policy, which asks about every entry of a recursive move
+	 * or delete, the same: the repository inside goes or moves whole;
+	 * inside its own directory nothing moves or goes.
+	 */
+	{
+		char *pol = wst_path(base, "allow.json");
+		const char *mv[] = {"--policy", pol, "--move", "vendor", "third_party", NULL};
+		const char *mvin[] = {"--policy", pol, "--move", "vendor/lib/.git/c2",
+				      "vendor/lib/.git/config", NULL};
+		const char *rmin[] = {"--policy", pol, "--delete", "-r",
+				      "vendor/lib/.git/hooks", NULL};
+		const char *rmgit[] = {"--policy", pol, "--delete", "-r",
+				       "vendor/lib/.git", NULL};
+		const char *into[] = {"--policy", pol, "--move", "vendor/lib/.git/x",
+				      "sub", NULL};
+		const char *rm[] = {"--policy", pol, "--delete", "-r", "vendor", NULL};
+
+		wst_write(base, "allow.json",
+			  "{\"version\": 1, \"name\": \"t\", \"file_rules\": ["
+			  "{\"name\": \"all\", \"paths\": [\"**\"],"
+			  " \"operations\": [\"*\"], \"decision\": \"allow\"}]}");
+		run_ws(&r, ws, m, "wswrite", mv);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		ck_assert(exists_at(ws, "vendor/lib/.git/config"));
+		for (int k = 0; k < 4; k++) {
+			run_ws(&r, ws, m, "wswrite", k == 0 ? mvin : k == 1 ? rmin :
+						  k == 2 ? rmgit : into);
+			expect_code(&r, "POLICY_DENIED", 3);
+			wst_run_free(&r);
+		}
+		ck_assert(exists_at(ws, "vendor/lib/.git/hooks"));
+		ck_assert(exists_at(ws, "sub/.hg"));
+		run_ws(&r, ws, m, "wswrite", rm);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+		ck_assert(!exists_at(ws, "vendor"));
+		free(pol);
+	}
+	free(m);
 	free(ws);
 }
 END_TEST
@@ -1059,6 +1188,7 @@ guards_suite(void)
 	tc = tcase_create("persistence");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, persistence_defaults);
+	tcase_add_test(tc, persistence_any_repository);
 	tcase_add_test(tc, persistence_links_and_gitdir);
 	tcase_add_test(tc, persistence_config);
 	tcase_add_test(tc, persistence_home_places);

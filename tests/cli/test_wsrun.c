@@ -1631,23 +1631,234 @@ END_TEST
 
 /*
  * Hostile review F2 (persistence): .envrc, .vscode/ and rc files that did
- * not exist are removed when a command creates them; git init still
- * makes its .git.
+ * not exist are removed when a command creates them; git init in a
+ * subdirectory still makes its .git (at the top it would move GIT_ROOT:
+ * git_init_top_reverted).
  */
 START_TEST(persist_guards_reverted)
 {
 	struct wst_run r;
 
 	RUNM(&r, 0, "-c", "echo 'export X=1' > .envrc; mkdir -p .vscode; "
-	     "echo {} > .vscode/tasks.json; echo x > .bashrc; git init -q .; "
+	     "echo {} > .vscode/tasks.json; echo x > .bashrc; git init -q sub; "
 	     "echo made");
 	expect_ran(&r, 0);
 	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 	ck_assert(!exists_in(ws, ".envrc"));
 	ck_assert(!exists_in(ws, ".vscode"));
 	ck_assert(!exists_in(ws, ".bashrc"));
-	ck_assert(exists_in(ws, ".git/HEAD"));
+	ck_assert(exists_in(ws, "sub/.git/HEAD"));
 	ck_assert_ptr_nonnull(strstr(r.out, "\"/.envrc\""));
+	wst_run_free(&r);
+}
+END_TEST
+
+/* Whether git is installed (CI has it); git tests skip without it. */
+static bool
+have_git(void)
+{
+	return system("git --version >/dev/null 2>&1") == 0;
+}
+
+/* The text of dir/rel, or "" (malloc'd). */
+static char *
+text_in(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel), *t = wst_slurp(p, NULL);
+
+	free(p);
+	return t != NULL ? t : strdup("");
+}
+
+/* Whether the result's "reverted" holds an entry starting with s. */
+static bool
+reverted_has(const struct wst_run *r, const char *s)
+{
+	cJSON *rv = wst_output(r, "reverted"), *e;
+
+	cJSON_ArrayForEach(e, rv)
+		if (cJSON_IsString(e) && strncmp(e->valuestring, s, strlen(s)) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Issue 18, 1: whatever a command leaves in a repository's own directory,
+ * at any depth, old or made by it, a later git on the host runs nothing
+ * it chose and reads no configuration from elsewhere: config keys off
+ * the allowlist that were not there before, commondir, config.worktree,
+ * a worktree's commondir elsewhere, alternates, new or changed hooks, a
+ * ".git" file pointing outside, a nested repository's hooks and config;
+ * .hg/hgrc and .envrc at any depth.  What the user had stays.  Every
+ * confinement mode: the clean-up does not depend on a mount namespace.
+ */
+START_TEST(git_dirs_cleaned)
+{
+	struct wst_run r;
+	char cmd[8192], *t;
+
+	if (!have_git())
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && git init -q vendor/lib && "
+		 "git config diff.pdf.textconv cat && "
+		 "printf '#!/bin/sh\\nexit 0\\n' > vendor/lib/.git/hooks/pre-commit && "
+		 "printf 'keep\\n' > vendor/lib/.git/hooks/post-merge", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	RUNM(&r, _i, "-c",
+	     "printf '[core]\\n\\tfsmonitor = touch PWNED1\\n[include]\\n\\tpath = /tmp/x\\n' >> .git/config;"
+	     "mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch PWNED2\\n' > evil/config;"
+	     "echo ../evil > .git/commondir;"
+	     "printf '[core]\\n\\thooksPath = /tmp\\n' > .git/config.worktree;"
+	     "mkdir -p .git/worktrees/x && echo ../../../evil > .git/worktrees/x/commondir;"
+	     "mkdir -p .git/objects/info && echo /etc > .git/objects/info/alternates;"
+	     "printf '#!/bin/sh\\ntouch PWNED3\\n' > vendor/lib/.git/hooks/post-checkout;"
+	     "chmod +x vendor/lib/.git/hooks/post-checkout;"
+	     "echo changed > vendor/lib/.git/hooks/pre-commit;"
+	     "git -C vendor/lib config core.sshCommand evil;"
+	     "git init -q new/repo && git -C new/repo config core.pager 'touch PWNED4' &&"
+	     "git -C new/repo config alias.st '!touch PWNED5' &&"
+	     "git -C new/repo config user.name Kept &&"
+	     "cp vendor/lib/.git/hooks/post-checkout new/repo/.git/hooks/pre-push;"
+	     "mkdir -p wt && echo 'gitdir: /tmp/elsewhere' > wt/.git;"
+	     "mkdir -p h/.hg && printf '[hooks]\\nupdate = touch PWNED6\\n' > h/.hg/hgrc;"
+	     "echo 'touch PWNED7' > h/.envrc;"
+	     "echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	/* The top repository: its own entries and the allowlisted ones. */
+	t = text_in(ws, ".git/config");
+	ck_assert_msg(strstr(t, "fsmonitor") == NULL && strstr(t, "include") == NULL,
+		      "%s", t);
+	ck_assert_msg(strstr(t, "textconv") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "repositoryformatversion") != NULL, "%s", t);
+	free(t);
+	ck_assert(reverted_has(&r, "/.git/config: removed core.fsmonitor, include.path"));
+	ck_assert(!exists_in(ws, ".git/commondir"));
+	ck_assert(reverted_has(&r, "/.git/commondir: removed"));
+	t = text_in(ws, ".git/config.worktree");
+	ck_assert_msg(strstr(t, "hooks") == NULL, "%s", t);
+	free(t);
+	ck_assert(!exists_in(ws, ".git/worktrees/x/commondir"));
+	ck_assert(!exists_in(ws, ".git/objects/info/alternates"));
+	/* A nested repository: hooks as they were, config cleaned. */
+	ck_assert(!exists_in(ws, "vendor/lib/.git/hooks/post-checkout"));
+	t = text_in(ws, "vendor/lib/.git/hooks/pre-commit");
+	ck_assert_str_eq(t, "#!/bin/sh\nexit 0\n");
+	free(t);
+	ck_assert(reverted_has(&r, "/vendor/lib/.git/hooks/pre-commit: restored"));
+	ck_assert(exists_in(ws, "vendor/lib/.git/hooks/post-merge"));
+	t = text_in(ws, "vendor/lib/.git/config");
+	ck_assert_msg(strstr(t, "sshcommand") == NULL && strstr(t, "sshCommand") == NULL,
+		      "%s", t);
+	free(t);
+	/* A repository the command made: cleaned, its samples and name kept. */
+	t = text_in(ws, "new/repo/.git/config");
+	ck_assert_msg(strstr(t, "pager") == NULL && strstr(t, "alias") == NULL &&
+		      strstr(t, "name = Kept") != NULL, "%s", t);
+	free(t);
+	ck_assert(!exists_in(ws, "new/repo/.git/hooks/pre-push"));
+	ck_assert(exists_in(ws, "new/repo/.git/hooks/pre-commit.sample"));
+	ck_assert(!exists_in(ws, "wt/.git"));
+	ck_assert(!exists_in(ws, "h/.hg/hgrc"));
+	ck_assert(!exists_in(ws, "h/.envrc"));
+	ck_assert(reverted_has(&r, "/h/.envrc: removed"));
+	wst_run_free(&r);
+	/* And git on the host, the proof: it runs nothing planted. */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git status >/dev/null 2>&1; "
+		 "git -C vendor/lib status >/dev/null 2>&1; "
+		 "git -C new/repo log >/dev/null 2>&1; true", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	for (int k = 1; k <= 7; k++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "PWNED%d", k);
+		ck_assert_msg(!exists_in(ws, n), "%s", n);
+		ck_assert_msg(!exists_in(ws, "vendor/lib") || !exists_in(ws, n), "%s", n);
+	}
+}
+END_TEST
+
+/*
+ * Issue 18, 1: ordinary git work inside a command works and its results
+ * stay: init in a subdirectory, config user.*, add, commit, branch,
+ * checkout, log, diff, status, stash, rebase, remote add; and in a
+ * repository that existed at the top, git config and remote add (which
+ * write .git/config by lock and rename) work too.
+ */
+START_TEST(git_work_stays)
+{
+	struct wst_run r;
+	char cmd[8192], *t;
+
+	if (!have_git())
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
+		 "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m init", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	RUNM(&r, _i, "-c",
+	     "set -e; git config user.name Top; git remote add up /srv/up.git;"
+	     "git init -q proj; cd proj; git config user.name T;"
+	     "git config user.email t@e; echo a > f; git add f; git commit -qm one;"
+	     "git branch b; git checkout -q b; echo b >> f; git commit -qam two;"
+	     "git checkout -q -; echo c > g; git add g; git commit -qm three;"
+	     "git log --oneline | wc -l; git diff b --stat | tail -n 1;"
+	     "git status --short; echo d >> g; git stash -q; git stash pop -q;"
+	     "git checkout -q -- g; git rebase -q b; git log --oneline | wc -l;"
+	     "git remote add origin /srv/x.git; git worktree add -q ../wtree -b wb;"
+	     "echo ok");
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "ok\n") != NULL, "%s %s",
+		      r.out, r.err);
+	ck_assert_msg(wst_output(&r, "reverted") == NULL, "%s", r.out);
+	t = text_in(ws, ".git/config");
+	ck_assert_msg(strstr(t, "name = Top") != NULL && strstr(t, "/srv/up.git") != NULL,
+		      "%s", t);
+	free(t);
+	t = text_in(ws, "proj/.git/config");
+	ck_assert_msg(strstr(t, "name = T") != NULL && strstr(t, "/srv/x.git") != NULL,
+		      "%s", t);
+	free(t);
+	wst_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "cd '%s/proj' && git rev-parse -q --verify b >/dev/null && "
+		 "test \"$(git log --oneline | wc -l)\" = 3 && git diff --quiet && "
+		 "git -C ../wtree status --short >/dev/null && "
+		 "test \"$(git -C ../wtree rev-parse --abbrev-ref HEAD)\" = wb", ws);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/*
+ * Issue 18, 4: git init at the workspace top (no git root, or one above)
+ * would move the next call's GIT_ROOT and PROJECT_ROOT: removed and said,
+ * with how to pin; with the roots pinned it stays.
+ */
+START_TEST(git_init_top_reverted)
+{
+	struct wst_run r;
+
+	if (!have_git())
+		return;
+	RUNM(&r, 0, "--", "git", "init", "-q", ".");
+	expect_ran(&r, 0);
+	ck_assert(!exists_in(ws, ".git"));
+	ck_assert(reverted_has(&r, "/.git"));
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "reverted_hint"), "--project-root"));
+	wst_run_free(&r);
+	/* In an existing repository above, too. */
+	{
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "git init -q '%s'", base);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	RUNM(&r, 0, "--", "git", "init", "-q", ".");
+	expect_ran(&r, 0);
+	ck_assert(!exists_in(ws, ".git"));
+	wst_run_free(&r);
+	RUNM(&r, 0, "--project-root", ws, "--", "git", "init", "-q", ".");
+	expect_ran(&r, 0);
+	ck_assert(exists_in(ws, ".git/HEAD"));
+	ck_assert_ptr_null(wst_output(&r, "reverted"));
 	wst_run_free(&r);
 }
 END_TEST
@@ -2664,6 +2875,9 @@ suite(void)
 	tcase_add_test(tf, own_config_place_reverted);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
+	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
+	tcase_add_loop_test(tf, git_work_stays, 0, nm);
+	tcase_add_test(tf, git_init_top_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, unix_socket_in_workspace);

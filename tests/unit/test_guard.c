@@ -69,20 +69,35 @@ START_TEST(defaults_match)
 	ck_assert(hit(".vscode", false, NULL));
 	ck_assert(hit(".vscode/a/b", false, NULL));
 	ck_assert(hit(".bashrc", false, NULL));
-	ck_assert(!hit(".git/config.lock", false, NULL));
-	ck_assert(!hit(".git/objects/ab", true, NULL));
-	ck_assert(!hit(".git/index", true, NULL));
 	ck_assert(!hit("src/.bashrc", true, NULL));
 	ck_assert(!hit("src", true, NULL));
 	/* A directory that may hold a guard: only for rename and delete. */
-	ck_assert(hit(".git", true, NULL));
-	ck_assert(!hit(".git", false, NULL));
-	wst_write(W, ".git/modules/x", "file");
-	ck_assert(!hit(".git/modules/x", true, NULL));
-	unlink_at(W, ".git/modules/x");
-	wst_mkdir(W, ".git/modules/x");
-	ck_assert(hit(".git/modules/x", true, NULL));
-	ck_assert(hit(".git/modules", true, NULL));
+	wst_write(W, "src/x", "file");
+	ck_assert(!hit("src/x", true, NULL));
+	/* Everything in a repository's own directory, at any depth, and
+	 * the ".git" entry itself (issue 18, 1). */
+	ck_assert(hit(".git/config.lock", false, &pat));
+	ck_assert_str_eq(pat, "**/.git/");
+	ck_assert(hit(".git/objects/ab", true, NULL));
+	ck_assert(hit(".git/index", true, NULL));
+	ck_assert(hit(".git/commondir", false, NULL));
+	ck_assert(hit(".git/worktrees/x/gitdir", false, NULL));
+	ck_assert(hit(".git", false, NULL));
+	ck_assert(hit("vendor/lib/.git/config", false, NULL));
+	ck_assert(hit("vendor/lib/.git", false, NULL));
+	ck_assert(hit("a/.hg/hgrc", false, &pat));
+	ck_assert_str_eq(pat, "**/.hg/");
+	ck_assert(hit("a/b/.envrc", false, &pat));
+	ck_assert_str_eq(pat, "**/.envrc");
+	/* A name that only looks like one is free; .envrc guards no
+	 * directory below it. */
+	ck_assert(!hit("a/x.git/config", false, NULL));
+	ck_assert(!hit("a/.github/workflows/ci.yml", false, NULL));
+	ck_assert(!hit("a/.envrc.d/x", false, NULL));
+	/* A directory holding a repository moves or goes as a whole. */
+	wst_mkdir(W, "vendor/lib/.git");
+	ck_assert(!hit("vendor", true, NULL));
+	ck_assert(!hit("vendor/lib", true, NULL));
 	/* The workspace itself is not a guard (the anchor guards cover it). */
 	ck_assert(!ws_guard_persist_match(&ws, W, true, NULL));
 }

@@ -16,6 +16,15 @@
  * ("gitdir: DIR", a worktree or submodule) guards DIR's hooks and
  * config, and those of its common directory.
  *
+ * A pattern "**" "/" NAME, NAME one literal component, guards every
+ * component so named at any depth (with a trailing slash, all below it):
+ * the defaults guard a repository's own directory (".git", ".hg") and
+ * ".envrc" so, decided on the names of the real path alone, without a
+ * walk.  A directory that holds such a component is not guarded for it
+ * (a repository moved or deleted as a whole), and ws_guarded_list()
+ * leaves them out: wsrun lets git work in them and cleans them after the
+ * command (ws/run.h).
+ *
  * The default list is ws_guard_defaults; configuration key "guarded"
  * replaces it (a list) or turns it off (false).
  */

@@ -109,6 +109,11 @@ struct ws_run_result {
 	 */
 	char **reverted;
 	size_t nreverted;
+	/* The first nreverted_created entries are bare virtual paths of
+	 * guarded entries the command created; the rest say what the
+	 * clean-up of repositories did ("/.git/config: removed
+	 * core.fsmonitor", ws/vcs.h). */
+	size_t nreverted_created;
 	/*
 	 * The directories the policy's rules name in directory shape, each
 	 * granted or not and why (ws/grant.h); NULL without a policy.

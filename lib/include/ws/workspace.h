@@ -85,6 +85,13 @@ struct ws_ctx {
 	/* The persistence guards (ws/guard.h); NULL: the defaults, set on
 	 * first use. */
 	struct ws_guards *persist;
+	/*
+	 * While a recursive delete or move asks about every entry of a
+	 * tree: the tree's real path (and the move's destination).  A
+	 * repository's own directory strictly inside goes or moves as a
+	 * whole with it, as without a policy (ws/guard.h, "**" "/" NAME).
+	 */
+	const char *whole[2];
 };
 
 /*

@@ -1,0 +1,82 @@
+/*
+ * ws/vcs.h - what a command leaves in repositories, made safe after it.
+ *
+ * git (and Mercurial, and direnv) run programs named by files inside the
+ * workspace the next time a person uses them there: hooks, configuration
+ * keys that name a program or another file (core.fsmonitor, include.path,
+ * filter.*), a "commondir" or ".git" file that points git at a directory
+ * holding such a configuration, an ".hg/hgrc", an ".envrc".  wsrun lets a
+ * command use git freely and afterwards puts every repository of the
+ * workspace and its writable mounts, at any depth, old or made by the
+ * command, back to a state in which git runs nothing the command chose
+ * (issue 18):
+ *
+ *  - a git configuration ("config", "config.worktree") keeps the entries
+ *    it held before the command and the entries on a short allowlist
+ *    (core.repositoryformatversion, remote.*.url, user.name, ...: keys
+ *    that name no program and no other file); every other entry is
+ *    removed and named;
+ *  - hooks, "commondir", "objects/info/alternates", a ".git" file or
+ *    symlink, ".hg/hgrc", ".hg/sharedpath" and ".envrc" are as they were:
+ *    what the command created is removed, what it changed is restored;
+ *    git init's "*.sample" hooks (never run by git), a worktree's
+ *    "commondir" of "../.." and a ".git" file naming a directory inside a
+ *    writable anchor (which is then cleaned too) stay;
+ *  - worktree and submodule git dirs (the directories in ".git/worktrees"
+ *    and, at any depth, ".git/modules") get the same rules.
+ *
+ * Everything is done on descriptors from the anchors' held descriptors,
+ * never following a symlink the command may have planted.  The walk of
+ * the workspace is bounded; past the bound the rest is not looked at and
+ * the clean-up says so.
+ */
+#ifndef WS_VCS_H
+#define WS_VCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ws/workspace.h"
+
+struct ws_vcs_snap;
+
+/*
+ * Record, before a command runs, the repositories' watched files in every
+ * writable anchor of ws (their identity, and their content up to a
+ * budget, to restore them).  Errors: WS_ENOMEM.
+ */
+int ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out);
+
+/*
+ * After the command: apply the rules above against the snapshot s (NULL:
+ * as if nothing existed before).  Each change is appended to *items
+ * (*n of them, malloc'd strings: a virtual path, then what was done,
+ * such as "/.git/config: removed core.fsmonitor").  Never fails: what
+ * cannot be done is named as an item.
+ */
+void ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s,
+		  char ***items, size_t *n);
+
+/* Free a snapshot (NULL is fine). */
+void ws_vcs_snap_free(struct ws_vcs_snap *s);
+
+/*
+ * Filter the git configuration text (len bytes): keep the entries that
+ * are allowlisted, that ok(key, value, arg) accepts (ok may be NULL), or
+ * that the configuration old (NULL: none) held with the same value.
+ * *out (malloc'd, NUL terminated) gets the text to write, or NULL when
+ * nothing is removed (the text may stay as it is); *removed gets the
+ * removed keys, comma separated (malloc'd, NULL when none).  Text git
+ * could not parse gives the allowlisted entries read before the error.
+ * Keys are "section.subsection.name", section and name lower case.
+ * Errors: WS_ENOMEM.
+ */
+int ws_gitconfig_filter(const char *text, size_t len, const char *old,
+			size_t oldlen,
+			bool (*ok)(const char *key, const char *value, void *arg),
+			void *arg, char **out, char **removed);
+
+/* Whether the git configuration key (as above) is on the allowlist. */
+bool ws_gitconfig_allowed(const char *key);
+
+#endif

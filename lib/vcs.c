@@ -1,0 +1,1372 @@
+/* vcs.c - what a command leaves in repositories, made safe after it. */
+#include "ws/vcs.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/path.h"
+
+/* Entries the walk of the workspace looks at, and how deep it goes. */
+#define WS__VCS_WALK_MAX 250000
+#define WS__VCS_DEPTH 64
+/* Content kept to restore a watched file: each, and all together. */
+#define WS__VCS_FILE_MAX (1 << 20)
+#define WS__VCS_BUDGET (32 << 20)
+/* A configuration larger than this is not read: it is replaced. */
+#define WS__VCS_CONFIG_MAX (4 << 20)
+
+/* ---- git configuration ------------------------------------------------ */
+
+/*
+ * Keys that name no program, no other file and no other directory: what
+ * git init, clone, remote, branch, submodule and config user.* write.
+ * "*" stands for any subsection; a missing one means none.
+ */
+static const char *const ws__git_allowed[] = {
+	"core.repositoryformatversion", "core.filemode", "core.bare",
+	"core.logallrefupdates", "core.ignorecase", "core.precomposeunicode",
+	"core.symlinks", "core.autocrlf", "core.eol", "core.safecrlf",
+	"core.quotepath", "core.sparsecheckout", "core.sparsecheckoutcone",
+	"core.abbrev", "core.compression",
+	"extensions.objectformat", "extensions.refstorage",
+	"extensions.partialclone",
+	/* config.worktree is cleaned by the same list (sparse-checkout). */
+	"extensions.worktreeconfig",
+	"remote.*.url", "remote.*.pushurl", "remote.*.fetch", "remote.*.push",
+	"remote.*.tagopt", "remote.*.prune", "remote.*.mirror",
+	"remote.*.promisor", "remote.*.partialclonefilter",
+	"remote.*.skipdefaultupdate", "remote.*.skipfetchall",
+	"branch.*.remote", "branch.*.merge", "branch.*.rebase",
+	"branch.*.pushremote", "branch.*.description",
+	"submodule.*.url", "submodule.*.active", "submodule.*.branch",
+	"submodule.*.shallow",
+	"user.name", "user.email", "init.defaultbranch",
+	"pull.rebase", "pull.ff", "push.default", "fetch.prune", "merge.ff",
+	"rebase.autosquash", "rebase.autostash", "lfs.repositoryformatversion",
+};
+
+bool
+ws_gitconfig_allowed(const char *key)
+{
+	const char *dot = strchr(key, '.'), *last = strrchr(key, '.');
+
+	if (dot == NULL || dot == key || last[1] == '\0')
+		return false;
+	for (size_t i = 0; i < sizeof(ws__git_allowed) / sizeof(*ws__git_allowed); i++) {
+		const char *a = ws__git_allowed[i];
+		const char *adot = strchr(a, '.'), *alast = strrchr(a, '.');
+		size_t sl = (size_t)(dot - key);
+
+		if ((size_t)(adot - a) != sl || strncmp(a, key, sl) != 0 ||
+		    strcmp(alast + 1, last + 1) != 0)
+			continue;
+		/* The subsection: "*" any (not none), else none. */
+		if (adot == alast ? dot == last : dot != last)
+			return true;
+	}
+	return false;
+}
+
+/* One entry of a configuration, as git reads it. */
+struct ws__gent {
+	char *key;   /* section[.sub].name, section and name lower case */
+	char *value; /* NULL: a name alone (true) */
+	size_t sect; /* length of section[.sub] in key */
+};
+
+struct ws__gcfg {
+	struct ws__gent *v;
+	size_t n;
+	bool error; /* parsing stopped at something git would refuse */
+};
+
+static void
+ws__gcfg_free(struct ws__gcfg *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].key);
+		free(c->v[i].value);
+	}
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+/* A growable buffer. */
+struct ws__buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void
+ws__bput(struct ws__buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 64;
+		char *np;
+
+		while (nc < b->len + n + 1)
+			nc *= 2;
+		if ((np = realloc(b->p, nc)) == NULL) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void
+ws__bc(struct ws__buf *b, char c)
+{
+	ws__bput(b, &c, 1);
+}
+
+/* Reading a configuration the way git's config.c does. */
+struct ws__gsrc {
+	const unsigned char *s;
+	size_t len, off;
+	bool eof;
+};
+
+/* The next character; "\r\n" is one "\n"; the end reads as "\n". */
+static int
+ws__gnext(struct ws__gsrc *g)
+{
+	int c;
+
+	if (g->off >= g->len) {
+		g->eof = true;
+		return '\n';
+	}
+	c = g->s[g->off++];
+	if (c == '\r' && g->off < g->len && g->s[g->off] == '\n')
+		c = g->s[g->off++];
+	return c;
+}
+
+static bool
+ws__iskey(int c)
+{
+	return isalnum(c) || c == '-';
+}
+
+/* The value after "=", as git's parse_value(); false if git refuses it. */
+static bool
+ws__gvalue(struct ws__gsrc *g, struct ws__buf *v)
+{
+	bool quote = false, comment = false;
+	size_t space = 0;
+
+	for (;;) {
+		int c = ws__gnext(g);
+
+		if (c == '\n') {
+			if (quote)
+				return false;
+			return true;
+		}
+		if (c == '\0')
+			return false;
+		if (comment)
+			continue;
+		if (isspace(c) && !quote) {
+			if (v->len)
+				space++;
+			continue;
+		}
+		if (!quote && (c == ';' || c == '#')) {
+			comment = true;
+			continue;
+		}
+		for (; space; space--)
+			ws__bc(v, ' ');
+		if (c == '\\') {
+			c = ws__gnext(g);
+			switch (c) {
+			case '\n':
+				if (g->eof)
+					return false;
+				continue;
+			case 't': c = '\t'; break;
+			case 'b': c = '\b'; break;
+			case 'n': c = '\n'; break;
+			case '\\': case '"': break;
+			default: return false;
+			}
+			ws__bc(v, (char)c);
+			continue;
+		}
+		if (c == '"') {
+			quote = !quote;
+			continue;
+		}
+		ws__bc(v, (char)c);
+	}
+}
+
+/* Parse text into c; stops (c->error) where git would refuse the file. */
+static int
+ws__gparse(const char *text, size_t len, struct ws__gcfg *c)
+{
+	struct ws__gsrc g = {(const unsigned char *)text, len, 0, false};
+	struct ws__buf base = {0}, name = {0}, val = {0};
+	bool comment = false, have_base = false;
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		g.off = 3;
+	for (;;) {
+		int ch = ws__gnext(&g);
+
+		if (g.eof)
+			break;
+		if (ch == '\n') {
+			comment = false;
+			continue;
+		}
+		if (comment || isspace(ch))
+			continue;
+		if (ch == '#' || ch == ';') {
+			comment = true;
+			continue;
+		}
+		if (ch == '[') {
+			base.len = 0;
+			ws__bput(&base, "", 0);
+			for (;;) {
+				ch = ws__gnext(&g);
+				if (g.eof || ch == ']' || isspace(ch) ||
+				    (!ws__iskey(ch) && ch != '.'))
+					break;
+				ws__bc(&base, (char)tolower(ch));
+			}
+			if (!g.eof && isspace(ch)) {
+				/* [section "sub"] */
+				while (ch != '\n' && isspace(ch))
+					ch = ws__gnext(&g);
+				if (ch != '"')
+					goto bad;
+				ws__bc(&base, '.');
+				for (;;) {
+					ch = ws__gnext(&g);
+					if (ch == '\n' || ch == '\0')
+						goto bad;
+					if (ch == '"')
+						break;
+					if (ch == '\\' && ((ch = ws__gnext(&g)) == '\n' ||
+							   ch == '\0'))
+						goto bad;
+					ws__bc(&base, (char)ch);
+				}
+				ch = ws__gnext(&g);
+			}
+			if (g.eof || ch != ']' || base.len == 0)
+				goto bad;
+			have_base = true;
+			continue;
+		}
+		if (!isalpha(ch) || !have_base)
+			goto bad;
+		name.len = 0;
+		ws__bc(&name, (char)tolower(ch));
+		for (;;) {
+			ch = ws__gnext(&g);
+			if (g.eof || !ws__iskey(ch))
+				break;
+			ws__bc(&name, (char)tolower(ch));
+		}
+		while (ch == ' ' || ch == '\t')
+			ch = ws__gnext(&g);
+		val.len = 0;
+		ws__bput(&val, "", 0);
+		if (ch != '\n' && (ch != '=' || !ws__gvalue(&g, &val)))
+			goto bad;
+		if (base.oom || name.oom || val.oom) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		{
+			struct ws__gent *nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
+			char *key = NULL;
+
+			if (nv == NULL || asprintf(&key, "%s.%s", base.p, name.p) < 0) {
+				if (nv != NULL)
+					c->v = nv;
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				goto out;
+			}
+			c->v = nv;
+			nv[c->n].key = key;
+			nv[c->n].sect = base.len;
+			nv[c->n].value = ch == '\n' ? NULL : strdup(val.p);
+			c->n++;
+			if (ch != '\n' && nv[c->n - 1].value == NULL) {
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				goto out;
+			}
+		}
+	}
+	goto out;
+bad:
+	c->error = true;
+out:
+	free(base.p);
+	free(name.p);
+	free(val.p);
+	if (rc < 0)
+		ws__gcfg_free(c);
+	return rc;
+}
+
+/* A value written so that git reads exactly it (quoted if need be). */
+static void
+ws__gquote(struct ws__buf *b, const char *v)
+{
+	size_t n = strlen(v);
+	bool q = n == 0 || isspace((unsigned char)v[0]) ||
+		 isspace((unsigned char)v[n - 1]) || strpbrk(v, "#;") != NULL;
+
+	for (const char *c = v; *c && !q; c++)
+		q = (unsigned char)*c < 0x20 || *c == 0x7f;
+	if (!q) {
+		for (; *v; v++) {
+			if (*v == '\\' || *v == '"')
+				ws__bc(b, '\\');
+			ws__bc(b, *v);
+		}
+		return;
+	}
+	ws__bc(b, '"');
+	for (; *v; v++) {
+		switch (*v) {
+		case '\\': ws__bput(b, "\\\\", 2); break;
+		case '"': ws__bput(b, "\\\"", 2); break;
+		case '\n': ws__bput(b, "\\n", 2); break;
+		case '\t': ws__bput(b, "\\t", 2); break;
+		case '\b': ws__bput(b, "\\b", 2); break;
+		default: ws__bc(b, *v); break;
+		}
+	}
+	ws__bc(b, '"');
+}
+
+static bool
+ws__gsame(const struct ws__gent *a, const struct ws__gent *b)
+{
+	return strcmp(a->key, b->key) == 0 &&
+	       (a->value == NULL ? b->value == NULL
+				 : b->value != NULL && strcmp(a->value, b->value) == 0);
+}
+
+int
+ws_gitconfig_filter(const char *text, size_t len, const char *old,
+		    size_t oldlen,
+		    bool (*ok)(const char *key, const char *value, void *arg),
+		    void *arg, char **out, char **removed)
+{
+	struct ws__gcfg now, was = {0};
+	struct ws__buf o = {0}, rm = {0};
+	const char *lastsect = NULL;
+	size_t lastlen = 0;
+	bool dropped = false;
+	int rc;
+
+	*out = NULL;
+	*removed = NULL;
+	if ((rc = ws__gparse(text, len, &now)) < 0)
+		return rc;
+	if (old != NULL && (rc = ws__gparse(old, oldlen, &was)) < 0) {
+		ws__gcfg_free(&now);
+		return rc;
+	}
+	for (size_t i = 0; i < now.n; i++) {
+		struct ws__gent *e = &now.v[i];
+		bool keep = ws_gitconfig_allowed(e->key) ||
+			    (ok != NULL && ok(e->key, e->value, arg));
+
+		for (size_t k = 0; !keep && k < was.n; k++)
+			keep = ws__gsame(e, &was.v[k]);
+		if (!keep) {
+			dropped = true;
+			/* Each key named once. */
+			bool seen = false;
+
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = strcmp(now.v[k].key, e->key) == 0;
+			if (!seen) {
+				if (rm.len)
+					ws__bput(&rm, ", ", 2);
+				ws__bput(&rm, e->key, strlen(e->key));
+			}
+			continue;
+		}
+		if (lastsect == NULL || lastlen != e->sect ||
+		    strncmp(lastsect, e->key, e->sect) != 0) {
+			const char *dot = memchr(e->key, '.', e->sect);
+
+			ws__bc(&o, '[');
+			if (dot == NULL) {
+				ws__bput(&o, e->key, e->sect);
+			} else {
+				char *sub = strndup(dot + 1, e->sect - (size_t)(dot - e->key) - 1);
+
+				ws__bput(&o, e->key, (size_t)(dot - e->key));
+				ws__bc(&o, ' ');
+				/* Always quoted: only '"' and '\\' are escaped. */
+				ws__bc(&o, '"');
+				for (const char *c = sub; c != NULL && *c; c++) {
+					if (*c == '"' || *c == '\\')
+						ws__bc(&o, '\\');
+					ws__bc(&o, *c);
+				}
+				ws__bc(&o, '"');
+				if (sub == NULL)
+					o.oom = true;
+				free(sub);
+			}
+			ws__bput(&o, "]\n", 2);
+			lastsect = e->key;
+			lastlen = e->sect;
+		}
+		ws__bc(&o, '\t');
+		ws__bput(&o, e->key + e->sect + 1, strlen(e->key + e->sect + 1));
+		if (e->value != NULL) {
+			ws__bput(&o, " = ", 3);
+			ws__gquote(&o, e->value);
+		}
+		ws__bc(&o, '\n');
+	}
+	if (now.error) {
+		dropped = true;
+		if (rm.len)
+			ws__bput(&rm, ", ", 2);
+		ws__bput(&rm, "(the rest: git could not read it)", 33);
+	}
+	ws__gcfg_free(&now);
+	ws__gcfg_free(&was);
+	if (o.oom || rm.oom) {
+		free(o.p);
+		free(rm.p);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	if (!dropped) {
+		free(o.p);
+		free(rm.p);
+		return 0;
+	}
+	if (o.p == NULL && (o.p = strdup("")) == NULL) {
+		free(rm.p);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	*out = o.p;
+	*removed = rm.p;
+	return 0;
+}
+
+/* ---- The walk ----------------------------------------------------------- */
+
+/* A watched file as it was before the command. */
+struct ws__vfile {
+	char *real; /* its real path (anchor's real + rel), the key */
+	struct stat st;
+	char *data; /* content (regular file) or link target; NULL: not kept */
+	size_t len;
+};
+
+struct ws_vcs_snap {
+	struct ws__vfile *v;
+	size_t n;
+	size_t bytes;
+	/* The git dirs found, (anchor, rel): cleaned first after the
+	 * command, whatever the walk's bound leaves out. */
+	struct { int a; char *rel; } *gd;
+	size_t ngd;
+};
+
+void
+ws_vcs_snap_free(struct ws_vcs_snap *s)
+{
+	if (s == NULL)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].real);
+		free(s->v[i].data);
+	}
+	free(s->v);
+	for (size_t i = 0; i < s->ngd; i++)
+		free(s->gd[i].rel);
+	free(s->gd);
+	free(s);
+}
+
+enum ws__kind {
+	WS__W_CONFIG,	 /* a git configuration: filtered */
+	WS__W_PLAIN,	 /* as it was, or removed */
+	WS__W_HOOK,	 /* as it was, a new "*.sample" file stays */
+	WS__W_COMMONDIR, /* a worktree's: "../.." stays */
+	WS__W_GITFILE,	 /* ".git" file: one naming a dir inside stays */
+};
+
+/* One pass: snapshot (s being filled) or clean (against s). */
+struct ws__pass {
+	struct ws_ctx *ws;
+	struct ws_vcs_snap *s;	     /* snapshot pass */
+	const struct ws_vcs_snap *was; /* clean pass */
+	bool clean;
+	size_t walked;
+	bool over;
+	bool deep; /* a directory past WS__VCS_DEPTH was not entered */
+	char ***items;
+	size_t *nitems;
+	/* Git dirs done (dev, ino): a ".git" file may name one again. */
+	struct { dev_t dev; ino_t ino; } *done;
+	size_t ndone;
+	/* Read-only anchors, which the walk does not enter. */
+	struct stat *ro;
+	size_t nro;
+};
+
+static void
+ws__item(struct ws__pass *p, int a, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+ws__item(struct ws__pass *p, int a, const char *rel, const char *fmt, ...)
+{
+	char *vp = NULL, *what = NULL, *s = NULL, **nv;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&what, fmt, ap) < 0)
+		what = NULL;
+	va_end(ap);
+	if (a < 0 || ws_ctx_virtual_of(p->ws, a, rel, &vp) < 0)
+		vp = NULL;
+	if (what != NULL && asprintf(&s, "%s%s%s", vp ? vp : "",
+				     vp ? ": " : "", what) < 0)
+		s = NULL;
+	free(vp);
+	free(what);
+	if (s == NULL)
+		return;
+	if ((nv = realloc(*p->items, (*p->nitems + 1) * sizeof(*nv))) == NULL) {
+		free(s);
+		return;
+	}
+	*p->items = nv;
+	nv[(*p->nitems)++] = s;
+}
+
+/*
+ * A descriptor of rel below dfd, following no link and never leaving
+ * dfd; without openat2 (an old kernel, valgrind), one component at a
+ * time with O_NOFOLLOW, which is as strict.
+ */
+static int
+ws__open_below(int dfd, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	const char *c = rel;
+	int fd, cur;
+
+	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+	cur = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	while (cur >= 0) {
+		size_t n = strcspn(c, "/");
+		char name[256];
+		bool last;
+		int nfd;
+
+		if (n == 0 || n >= sizeof(name)) {
+			close(cur);
+			errno = ENOENT;
+			return -1;
+		}
+		memcpy(name, c, n);
+		name[n] = '\0';
+		c += n;
+		while (*c == '/')
+			c++;
+		last = *c == '\0';
+		if (strcmp(name, "..") == 0) {
+			close(cur);
+			errno = EXDEV;
+			return -1;
+		}
+		nfd = openat(cur, name, (last ? flags : O_RDONLY | O_DIRECTORY) |
+						O_NOFOLLOW | O_CLOEXEC);
+		close(cur);
+		cur = nfd;
+		if (last)
+			break;
+	}
+	return cur;
+}
+
+/* Read a regular file (fd) whole, up to max bytes; -1 if larger. */
+static int
+ws__slurp(int fd, size_t max, char **out, size_t *len)
+{
+	struct ws__buf b = {0};
+	char tmp[8192];
+	ssize_t r;
+
+	*out = NULL;
+	*len = 0;
+	while ((r = read(fd, tmp, sizeof(tmp))) > 0) {
+		if (b.len + (size_t)r > max) {
+			free(b.p);
+			return -1;
+		}
+		ws__bput(&b, tmp, (size_t)r);
+	}
+	if (r < 0 || b.oom) {
+		free(b.p);
+		return -1;
+	}
+	if (b.p == NULL && (b.p = strdup("")) == NULL)
+		return -1;
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+static const struct ws__vfile *
+ws__was(const struct ws__pass *p, const char *real)
+{
+	for (size_t i = 0; p->was != NULL && i < p->was->n; i++)
+		if (strcmp(p->was->v[i].real, real) == 0)
+			return &p->was->v[i];
+	return NULL;
+}
+
+/* Remove name in dfd and everything below it, through descriptors. */
+static void
+ws__rm(int dfd, const char *name, int depth)
+{
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT || depth > 256)
+		return;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			ws__rm(dirfd(d), de->d_name, depth + 1);
+	closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* Replace name in dfd by a regular file holding data, atomically. */
+static int
+ws__put(int dfd, const char *name, const char *data, size_t len, mode_t mode)
+{
+	char tmp[64];
+	int fd = -1;
+
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		snprintf(tmp, sizeof(tmp), ".wsrun-%d-%d.tmp", (int)getpid(), i);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				      O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (fd < 0)
+		return -EEXIST;
+	for (size_t off = 0; off < len; ) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w <= 0) {
+			close(fd);
+			unlinkat(dfd, tmp, 0);
+			return -EIO;
+		}
+		off += (size_t)w;
+	}
+	if (fchmod(fd, mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0 ||
+	    close(fd) < 0) {
+		unlinkat(dfd, tmp, 0);
+		return -EIO;
+	}
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		/* A directory where the file was: it goes first. */
+		ws__rm(dfd, name, 0);
+		if (renameat(dfd, tmp, dfd, name) < 0) {
+			int e = errno;
+
+			unlinkat(dfd, tmp, 0);
+			return -e;
+		}
+	}
+	return 0;
+}
+
+static bool
+ws__stat_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_mode == b->st_mode && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Snapshot: record name in dfd (real path real) if it exists. */
+static int
+ws__record(struct ws__pass *p, int dfd, const char *name, const char *real)
+{
+	struct ws__vfile *nv, f = {0};
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	for (size_t i = 0; i < p->s->n; i++)
+		if (strcmp(p->s->v[i].real, real) == 0)
+			return 0;
+	f.st = st;
+	if (S_ISREG(st.st_mode) && st.st_size <= WS__VCS_FILE_MAX &&
+	    p->s->bytes + (size_t)st.st_size <= WS__VCS_BUDGET) {
+		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (ws__slurp(fd, WS__VCS_FILE_MAX, &f.data, &f.len) < 0)
+				f.data = NULL;
+			close(fd);
+		}
+	} else if (S_ISLNK(st.st_mode) && st.st_size < 4096) {
+		char buf[4096];
+		ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+
+		if (n >= 0) {
+			f.data = strndup(buf, (size_t)n);
+			f.len = (size_t)n;
+		}
+	}
+	if ((f.real = strdup(real)) == NULL ||
+	    (nv = realloc(p->s->v, (p->s->n + 1) * sizeof(*nv))) == NULL) {
+		free(f.real);
+		free(f.data);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	p->s->v = nv;
+	p->s->bytes += f.len;
+	nv[p->s->n++] = f;
+	return 0;
+}
+
+/* Whether what the clean pass sees (st) is the file as it was (f). */
+static bool
+ws__unchanged(int dfd, const char *name, const struct stat *st,
+	      const struct ws__vfile *f)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (f == NULL || (st->st_mode & S_IFMT) != (f->st.st_mode & S_IFMT))
+		return false;
+	if (!S_ISLNK(st->st_mode))
+		return S_ISDIR(st->st_mode) ? st->st_ino == f->st.st_ino &&
+					      st->st_dev == f->st.st_dev
+					    : ws__stat_same(st, &f->st);
+	n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+	return n >= 0 && f->data != NULL && (size_t)n == f->len &&
+	       memcmp(buf, f->data, f->len) == 0;
+}
+
+/* Put back what was (f), or remove what is there; name it. */
+static void
+ws__revert(struct ws__pass *p, int dfd, const char *name, int a,
+	   const char *rel, const struct ws__vfile *f)
+{
+	int e = 0;
+
+	if (f != NULL && f->data != NULL && S_ISREG(f->st.st_mode)) {
+		if ((e = ws__put(dfd, name, f->data, f->len, f->st.st_mode)) == 0) {
+			ws__item(p, a, rel, "restored as it was before the command");
+			return;
+		}
+	} else if (f != NULL && f->data != NULL && S_ISLNK(f->st.st_mode)) {
+		ws__rm(dfd, name, 0);
+		if (symlinkat(f->data, dfd, name) == 0) {
+			ws__item(p, a, rel, "restored as it was before the command");
+			return;
+		}
+		e = -errno;
+	}
+	ws__rm(dfd, name, 0);
+	if (fstatat(dfd, name, &(struct stat){0}, AT_SYMLINK_NOFOLLOW) == 0)
+		ws__item(p, a, rel, "could not be removed (%s)", strerror(e ? -e : EBUSY));
+	else
+		ws__item(p, a, rel, "removed (the command %s it%s)",
+			 f != NULL ? "changed" : "created",
+			 f != NULL ? "; its old content could not be kept" : "");
+}
+
+/*
+ * Whether a ".git" file's "gitdir: X" names a directory inside a writable
+ * anchor; if so, *ga and *grel (malloc'd) say where.
+ */
+static bool
+ws__gitfile_inside(struct ws__pass *p, const char *text, size_t len,
+		   const char *dirreal, int *ga, char **grel)
+{
+	char *t = strndup(text, len), *s, *e, *abs = NULL;
+	const char *rest = NULL;
+	bool ok = false;
+	int a;
+
+	*grel = NULL;
+	if (t == NULL || strncmp(t, "gitdir:", 7) != 0) {
+		free(t);
+		return false;
+	}
+	for (s = t + 7; *s == ' ' || *s == '\t'; s++)
+		;
+	for (e = s; *e && *e != '\n' && *e != '\r'; e++)
+		;
+	*e = '\0';
+	if (*s == '\0') {
+		free(t);
+		return false;
+	}
+	abs = s[0] == '/' ? strdup(s) : ws_path_join(dirreal, s);
+	if (abs != NULL) {
+		char *norm = NULL;
+
+		/* Lexically inside a writable anchor, and reached from it
+		 * without a symlink (the host's git follows them). */
+		if (ws_path_normalize(abs, 0, &norm) == 0 &&
+		    (a = ws_ctx_anchor_of_real(p->ws, norm, &rest)) >= 0 &&
+		    !p->ws->anchors[a].ro && rest != NULL) {
+			int fd;
+
+			while (*rest == '/')
+				rest++;
+			fd = ws__open_below(p->ws->anchors[a].fd, *rest ? rest : ".",
+					    O_RDONLY | O_DIRECTORY);
+			if (fd >= 0) {
+				close(fd);
+				*ga = a;
+				*grel = strdup(*rest ? rest : ".");
+				ok = *grel != NULL;
+			}
+		}
+		free(norm);
+	}
+	free(abs);
+	free(t);
+	return ok;
+}
+
+static void ws__gitdir(struct ws__pass *p, int a, const char *rel, int depth,
+		       bool worktree);
+
+/*
+ * One watched entry, name in dfd (rel below anchor a): recorded, or
+ * checked and reverted.
+ */
+static int
+ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
+	  const char *rel, enum ws__kind kind)
+{
+	char *real = ws_path_join(p->ws->anchors[a].real, rel);
+	const struct ws__vfile *f;
+	struct stat st;
+	int rc = 0;
+
+	if (real == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (!p->clean) {
+		rc = ws__record(p, dfd, name, real);
+		/* A ".git" file's git dir, when it is in the workspace. */
+		if (rc == 0 && kind == WS__W_GITFILE && p->s->n > 0) {
+			const struct ws__vfile *g = &p->s->v[p->s->n - 1];
+			int ga;
+			char *grel = NULL, *dir = strdup(real);
+
+			if (dir != NULL && g->data != NULL && S_ISREG(g->st.st_mode) &&
+			    strcmp(g->real, real) == 0) {
+				*strrchr(dir, '/') = '\0';
+				if (ws__gitfile_inside(p, g->data, g->len, dir, &ga, &grel))
+					ws__gitdir(p, ga, grel, 1, false);
+			}
+			free(grel);
+			free(dir);
+		}
+		free(real);
+		return rc;
+	}
+	f = ws__was(p, real);
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		free(real);
+		return 0;
+	}
+	if (kind == WS__W_CONFIG && S_ISREG(st.st_mode) && !ws__unchanged(dfd, name, &st, f)) {
+		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		char *text = NULL, *out = NULL, *removed = NULL;
+		size_t len = 0;
+
+		if (fd >= 0 && ws__slurp(fd, WS__VCS_CONFIG_MAX, &text, &len) == 0 &&
+		    memchr(text, '\0', len) == NULL &&
+		    ws_gitconfig_filter(text, len, f ? f->data : NULL, f ? f->len : 0,
+					NULL, NULL, &out, &removed) == 0) {
+			if (out != NULL) {
+				int e = ws__put(dfd, name, out, strlen(out), st.st_mode);
+
+				if (e == 0)
+					ws__item(p, a, rel, "removed %s", removed);
+				else
+					ws__revert(p, dfd, name, a, rel, f);
+			}
+		} else {
+			ws__revert(p, dfd, name, a, rel, f);
+		}
+		if (fd >= 0)
+			close(fd);
+		free(text);
+		free(out);
+		free(removed);
+	} else if (!ws__unchanged(dfd, name, &st, f)) {
+		bool keep = false;
+
+		if (kind == WS__W_HOOK) {
+			size_t nl = strlen(name);
+
+			/* git runs hooks/NAME for a hook's name only. */
+			keep = f == NULL && S_ISREG(st.st_mode) && nl > 7 &&
+			       strcmp(name + nl - 7, ".sample") == 0;
+		} else if ((kind == WS__W_COMMONDIR || kind == WS__W_GITFILE) &&
+			   S_ISREG(st.st_mode) && st.st_size < 4096) {
+			int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+						   O_CLOEXEC);
+			char *text = NULL;
+			size_t len = 0;
+
+			if (fd >= 0 && ws__slurp(fd, 4096, &text, &len) == 0) {
+				if (kind == WS__W_COMMONDIR) {
+					keep = strcmp(text, "../..\n") == 0 ||
+					       strcmp(text, "../..") == 0;
+				} else {
+					char *dir = strdup(real), *grel = NULL;
+					int ga;
+
+					if (dir != NULL) {
+						*strrchr(dir, '/') = '\0';
+						keep = ws__gitfile_inside(p, text, len, dir,
+									  &ga, &grel);
+						if (keep)
+							ws__gitdir(p, ga, grel, 1, false);
+					}
+					free(grel);
+					free(dir);
+				}
+			}
+			if (fd >= 0)
+				close(fd);
+			free(text);
+		}
+		if (!keep)
+			ws__revert(p, dfd, name, a, rel, f);
+	} else if (kind == WS__W_GITFILE && S_ISREG(st.st_mode) && f != NULL &&
+		   f->data != NULL) {
+		/* As it was: its git dir, when inside, is cleaned too. */
+		char *dir = strdup(real), *grel = NULL;
+		int ga;
+
+		if (dir != NULL) {
+			*strrchr(dir, '/') = '\0';
+			if (ws__gitfile_inside(p, f->data, f->len, dir, &ga, &grel))
+				ws__gitdir(p, ga, grel, 1, false);
+		}
+		free(grel);
+		free(dir);
+	}
+	free(real);
+	return rc;
+}
+
+/* rel joined with name (malloc'd). */
+static char *
+ws__sub(const char *rel, const char *name)
+{
+	char *s = NULL;
+
+	if (strcmp(rel, ".") == 0 || rel[0] == '\0')
+		return strdup(name);
+	if (asprintf(&s, "%s/%s", rel, name) < 0)
+		return NULL;
+	return s;
+}
+
+/* Watch name (a path of one or more components) below the git dir. */
+static void
+ws__gwatch(struct ws__pass *p, int gfd, int a, const char *grel,
+	   const char *name, enum ws__kind kind)
+{
+	const char *sl = strrchr(name, '/');
+	char *rel = ws__sub(grel, name);
+	int dfd = gfd;
+
+	if (rel == NULL)
+		return;
+	if (sl != NULL) {
+		char *dir = strndup(name, (size_t)(sl - name));
+
+		dfd = dir ? ws__open_below(gfd, dir, O_RDONLY | O_DIRECTORY) : -1;
+		free(dir);
+		if (dfd < 0) {
+			free(rel);
+			return;
+		}
+	}
+	(void)ws__watch(p, dfd, sl ? sl + 1 : name, a, rel, kind);
+	if (dfd != gfd)
+		close(dfd);
+	free(rel);
+}
+
+/* Every entry of the directory name in gfd, as hooks (or git dirs). */
+static void
+ws__gdir_each(struct ws__pass *p, int gfd, int a, const char *grel,
+	      const char *name, int depth, int what)
+{
+	int fd = ws__open_below(gfd, name, O_RDONLY | O_DIRECTORY);
+	char *rel = ws__sub(grel, name);
+	DIR *d;
+	struct dirent *e;
+
+	if (fd < 0 || rel == NULL || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		free(rel);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char *r;
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++p->walked > WS__VCS_WALK_MAX) {
+			p->over = true;
+			break;
+		}
+		if ((r = ws__sub(rel, e->d_name)) == NULL)
+			break;
+		if (what == 0) {
+			(void)ws__watch(p, dirfd(d), e->d_name, a, r, WS__W_HOOK);
+		} else if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			   S_ISDIR(st.st_mode)) {
+			/* worktrees/NAME (1), modules/NAME... (2): a git dir
+			 * holds HEAD or config; a module's name may hold "/". */
+			struct stat hs;
+
+			{
+				int sfd = ws__open_below(dirfd(d), e->d_name,
+							 O_RDONLY | O_DIRECTORY);
+				bool isgit = false;
+
+				if (sfd >= 0) {
+					isgit = what == 1 ||
+						fstatat(sfd, "HEAD", &hs, AT_SYMLINK_NOFOLLOW) == 0 ||
+						fstatat(sfd, "config", &hs, AT_SYMLINK_NOFOLLOW) == 0;
+					close(sfd);
+				}
+				if (isgit)
+					ws__gitdir(p, a, r, depth + 1, what == 1);
+				else if (depth < WS__VCS_DEPTH)
+					ws__gdir_each(p, dirfd(d), a, rel, e->d_name,
+						      depth + 1, what);
+			}
+		}
+		free(r);
+	}
+	closedir(d);
+	free(rel);
+}
+
+/*
+ * A git dir, rel below anchor a: its configuration, hooks, pointers, and
+ * its worktrees' and submodules' git dirs.
+ */
+static void
+ws__gitdir(struct ws__pass *p, int a, const char *rel, int depth, bool worktree)
+{
+	int gfd;
+	struct stat st;
+
+	if (depth > WS__VCS_DEPTH)
+		return;
+	gfd = ws__open_below(p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
+	if (gfd < 0)
+		return;
+	if (fstat(gfd, &st) < 0) {
+		close(gfd);
+		return;
+	}
+	for (size_t i = 0; i < p->ndone; i++)
+		if (p->done[i].dev == st.st_dev && p->done[i].ino == st.st_ino) {
+			close(gfd);
+			return;
+		}
+	{
+		void *nd = realloc(p->done, (p->ndone + 1) * sizeof(*p->done));
+
+		if (nd == NULL) {
+			close(gfd);
+			return;
+		}
+		p->done = nd;
+		p->done[p->ndone].dev = st.st_dev;
+		p->done[p->ndone].ino = st.st_ino;
+		p->ndone++;
+	}
+	if (!p->clean) {
+		void *ng = realloc(p->s->gd, (p->s->ngd + 1) * sizeof(*p->s->gd));
+		char *r = strdup(rel);
+
+		if (ng != NULL)
+			p->s->gd = ng;
+		if (ng != NULL && r != NULL) {
+			p->s->gd[p->s->ngd].a = a;
+			p->s->gd[p->s->ngd].rel = r;
+			p->s->ngd++;
+		} else {
+			free(r);
+		}
+	}
+	/*
+	 * DIR/worktrees/NAME, however it was reached (a ".git" file may
+	 * name it before the walk comes to DIR): a worktree's git dir, whose
+	 * "commondir" of "../.." names DIR, which is cleaned with it.
+	 */
+	{
+		const char *last = strrchr(rel, '/'), *prev = last;
+
+		while (prev != NULL && prev > rel && prev[-1] != '/')
+			prev--;
+		if (last != NULL && last - prev == 9 && strncmp(prev, "worktrees", 9) == 0) {
+			char *common = strndup(rel, (size_t)(prev - rel));
+
+			worktree = true;
+			if (common != NULL) {
+				size_t cl = strlen(common);
+
+				while (cl > 0 && common[cl - 1] == '/')
+					common[--cl] = '\0';
+				ws__gitdir(p, a, cl ? common : ".", depth + 1, false);
+			}
+			free(common);
+		}
+	}
+	ws__gwatch(p, gfd, a, rel, "config", WS__W_CONFIG);
+	ws__gwatch(p, gfd, a, rel, "config.worktree", WS__W_CONFIG);
+	ws__gwatch(p, gfd, a, rel, "commondir",
+		   worktree ? WS__W_COMMONDIR : WS__W_PLAIN);
+	ws__gwatch(p, gfd, a, rel, "objects/info/alternates", WS__W_PLAIN);
+	ws__gwatch(p, gfd, a, rel, "objects/info/http-alternates", WS__W_PLAIN);
+	if (fstatat(gfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode))
+			ws__gdir_each(p, gfd, a, rel, "hooks", depth, 0);
+		else
+			ws__gwatch(p, gfd, a, rel, "hooks", WS__W_PLAIN);
+	}
+	if (!worktree) {
+		if (fstatat(gfd, "worktrees", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			ws__gdir_each(p, gfd, a, rel, "worktrees", depth, 1);
+		if (fstatat(gfd, "modules", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			ws__gdir_each(p, gfd, a, rel, "modules", depth, 2);
+	}
+	close(gfd);
+}
+
+/* Mercurial: its configuration and the pointer to a shared store. */
+static void
+ws__hgdir(struct ws__pass *p, int a, const char *rel)
+{
+	int fd = ws__open_below(p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return;
+	ws__gwatch(p, fd, a, rel, "hgrc", WS__W_PLAIN);
+	ws__gwatch(p, fd, a, rel, "hgrc-not-shared", WS__W_PLAIN);
+	ws__gwatch(p, fd, a, rel, "sharedpath", WS__W_PLAIN);
+	close(fd);
+}
+
+/* The walk of a writable anchor for .git, .hg and .envrc at any depth. */
+static void
+ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+
+	if (d == NULL) {
+		close(dfd);
+		return;
+	}
+	while (!p->over && (e = readdir(d)) != NULL) {
+		const char *n = e->d_name;
+		struct stat st;
+		char *r;
+		bool special;
+
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (++p->walked > WS__VCS_WALK_MAX) {
+			p->over = true;
+			break;
+		}
+		special = strcmp(n, "HEAD") == 0 || strcmp(n, ".git") == 0 ||
+			  strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0;
+		/* Most entries are ordinary files: readdir's type says so,
+		 * without a system call each (half the walk's time). */
+		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		if (!special && e->d_type == DT_DIR) {
+			st.st_mode = S_IFDIR;
+		} else if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			continue;
+		}
+		if ((r = ws__sub(rel, n)) == NULL)
+			continue;
+		if (strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
+			/*
+			 * A bare repository (HEAD, objects/, refs/): git finds
+			 * it from any directory inside, and a push into it runs
+			 * its hooks.
+			 */
+			struct stat os, rs;
+
+			if (fstatat(dirfd(d), "objects", &os, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    fstatat(dirfd(d), "refs", &rs, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISDIR(os.st_mode) && S_ISDIR(rs.st_mode))
+				ws__gitdir(p, a, rel[0] ? rel : ".", 0, false);
+		} else if (strcmp(n, ".git") == 0) {
+			if (S_ISDIR(st.st_mode))
+				ws__gitdir(p, a, r, 0, false);
+			else
+				(void)ws__watch(p, dirfd(d), n, a, r, WS__W_GITFILE);
+		} else if (strcmp(n, ".envrc") == 0) {
+			(void)ws__watch(p, dirfd(d), n, a, r, WS__W_PLAIN);
+		} else if (strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
+			ws__hgdir(p, a, r);
+		} else if (S_ISDIR(st.st_mode) && depth >= WS__VCS_DEPTH) {
+			p->deep = true;
+		} else if (S_ISDIR(st.st_mode)) {
+			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
+			int sfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY |
+							      O_NOFOLLOW | O_NONBLOCK |
+							      O_CLOEXEC);
+			bool ro = false;
+
+			if (sfd >= 0 && p->nro > 0 && fstat(sfd, &st) == 0)
+				for (size_t i = 0; i < p->nro && !ro; i++)
+					ro = p->ro[i].st_dev == st.st_dev &&
+					     p->ro[i].st_ino == st.st_ino;
+			if (sfd >= 0 && ro)
+				close(sfd);
+			else if (sfd >= 0)
+				ws__walk(p, a, sfd, r, depth + 1);
+		}
+		free(r);
+	}
+	closedir(d);
+}
+
+static void
+ws__pass_run(struct ws__pass *p)
+{
+	struct ws_ctx *ws = p->ws;
+
+	p->ro = calloc(ws->nanchors ? ws->nanchors : 1, sizeof(*p->ro));
+	for (size_t a = 0; p->ro != NULL && a < ws->nanchors; a++)
+		if (ws->anchors[a].ro && fstat(ws->anchors[a].fd, &p->ro[p->nro]) == 0)
+			p->nro++;
+	/* The git dirs there were, first: the bound cannot leave them out. */
+	for (size_t i = 0; p->clean && p->was != NULL && i < p->was->ngd; i++)
+		ws__gitdir(p, p->was->gd[i].a, p->was->gd[i].rel, 0, false);
+	for (size_t a = 0; a < ws->nanchors && !p->over; a++) {
+		bool inner = false;
+		int fd;
+
+		if (ws->anchors[a].ro)
+			continue;
+		/* A mount inside a writable anchor is walked with it. */
+		for (size_t k = 0; k < ws->nanchors && !inner; k++)
+			inner = k != a && !ws->anchors[k].ro &&
+				strcmp(ws->anchors[k].real, ws->anchors[a].real) != 0 &&
+				ws_path_within(ws->anchors[k].real, ws->anchors[a].real, NULL);
+		if (inner)
+			continue;
+		fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0)
+			ws__walk(p, (int)a, fd, "", 0);
+	}
+	free(p->ro);
+	free(p->done);
+}
+
+int
+ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
+{
+	struct ws__pass p = {.ws = ws};
+
+	*out = NULL;
+	if ((p.s = calloc(1, sizeof(*p.s))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	ws__pass_run(&p);
+	*out = p.s;
+	return 0;
+}
+
+void
+ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, char ***items,
+	     size_t *n)
+{
+	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
+			     .items = items, .nitems = n};
+
+	ws__pass_run(&p);
+	if (p.over)
+		ws__item(&p, -1, NULL, "(the workspace holds over %d entries: "
+			 "repositories and .envrc files past them were not checked)",
+			 WS__VCS_WALK_MAX);
+	if (p.deep)
+		ws__item(&p, -1, NULL, "(directories deeper than %d levels were "
+			 "not checked for repositories and .envrc files)",
+			 WS__VCS_DEPTH);
+}

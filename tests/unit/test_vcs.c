@@ -1,0 +1,264 @@
+/* test_vcs.c - git configuration filter, and the clean-up of repositories. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wstest.h"
+#include "ws/error.h"
+#include "ws/vcs.h"
+#include "ws/workspace.h"
+
+/* Filter text against old; *removed (or NULL) gets the removed keys. */
+static char *
+filter(const char *text, const char *old, char **removed)
+{
+	char *out = NULL, *rm = NULL;
+
+	ck_assert_int_eq(ws_gitconfig_filter(text, strlen(text), old,
+					     old ? strlen(old) : 0, NULL, NULL,
+					     &out, &rm), 0);
+	if (removed != NULL)
+		*removed = rm;
+	else
+		free(rm);
+	return out;
+}
+
+START_TEST(allowlist)
+{
+	ck_assert(ws_gitconfig_allowed("core.bare"));
+	ck_assert(ws_gitconfig_allowed("remote.origin.url"));
+	ck_assert(ws_gitconfig_allowed("remote.a.b.url"));
+	ck_assert(ws_gitconfig_allowed("user.name"));
+	ck_assert(!ws_gitconfig_allowed("core.fsmonitor"));
+	ck_assert(!ws_gitconfig_allowed("core.hookspath"));
+	ck_assert(!ws_gitconfig_allowed("core.worktree"));
+	ck_assert(!ws_gitconfig_allowed("remote.url"));
+	ck_assert(!ws_gitconfig_allowed("remote.o.uploadpack"));
+	ck_assert(!ws_gitconfig_allowed("core.x.bare"));
+	ck_assert(!ws_gitconfig_allowed("submodule.s.update"));
+	ck_assert(!ws_gitconfig_allowed("merge.x.driver"));
+	ck_assert(!ws_gitconfig_allowed("include.path"));
+	ck_assert(!ws_gitconfig_allowed("core."));
+	ck_assert(!ws_gitconfig_allowed("nodot"));
+}
+END_TEST
+
+/* What git init and git clone write passes untouched. */
+START_TEST(plain_configs_untouched)
+{
+	const char *init = "[core]\n\trepositoryformatversion = 0\n"
+			   "\tfilemode = true\n\tbare = false\n"
+			   "\tlogallrefupdates = true\n"
+			   "[remote \"origin\"]\n\turl = https://x/y.git\n"
+			   "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+			   "[branch \"main\"]\n\tremote = origin\n"
+			   "\tmerge = refs/heads/main\n"
+			   "# a comment\n; another\n[user]\n\tname = A B ; c\n";
+
+	ck_assert_ptr_null(filter(init, NULL, NULL));
+	/* What was there before stays, whatever the key. */
+	ck_assert_ptr_null(filter("[diff \"pdf\"]\n\ttextconv = pdftotext\n",
+				  "[diff \"pdf\"]\n  textconv = pdftotext\n", NULL));
+}
+END_TEST
+
+/* The ways a key can be spelled all reach the filter. */
+START_TEST(spellings_removed)
+{
+	static const struct {
+		const char *text, *removed;
+	} cases[] = {
+		{"[core]\n\tfsmonitor = touch x\n", "core.fsmonitor"},
+		{"[Core]\n\tFSMonitor = x\n", "core.fsmonitor"},
+		{"[core] fsmonitor = x\n", "core.fsmonitor"},
+		{"[core]fsmonitor=x\n", "core.fsmonitor"},
+		{"[core]\n\tbare = false\n\tpager = \"x \\\n y\"\n", "core.pager"},
+		{"[core]\n\tbare = a\\\n\tpager = x\n", NULL /* one value */},
+		{"[include]\n\tpath = /etc/x\n", "include.path"},
+		{"[includeIf \"gitdir:/\"]\n\tpath = x\n", "includeif.gitdir:/.path"},
+		{"[filter.lfs]\n\tsmudge = x\n", "filter.lfs.smudge"},
+		{"[alias]\n\tst = !sh\n", "alias.st"},
+		{"[remote \"o\"]\n\turl = u\n\tuploadpack = x\n", "remote.o.uploadpack"},
+		{"[core]\n\tbare = \"x ; y\" ; c\n\teditor = e\n", "core.editor"},
+		{"[core]\r\n\tsshCommand = x\r\n", "core.sshcommand"},
+		{"\xef\xbb\xbf[core]\n\thooksPath = /tmp\n", "core.hookspath"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *rm = NULL, *out = filter(cases[i].text, NULL, &rm);
+
+		if (cases[i].removed == NULL) {
+			ck_assert_msg(out == NULL, "%zu: %s", i, out);
+			continue;
+		}
+		ck_assert_msg(out != NULL, "%zu: nothing removed", i);
+		ck_assert_msg(rm != NULL && strcmp(rm, cases[i].removed) == 0,
+			      "%zu: %s", i, rm ? rm : "(null)");
+		/* What is written is read back without the key. */
+		{
+			char *again = filter(out, NULL, NULL);
+
+			ck_assert_msg(again == NULL, "%zu: %s", i, again);
+		}
+		free(out);
+		free(rm);
+	}
+}
+END_TEST
+
+/* A changed value of an old key is a new entry; text git refuses keeps
+ * the allowlisted entries read before the error. */
+START_TEST(changed_and_broken)
+{
+	char *rm = NULL, *out;
+
+	out = filter("[diff \"pdf\"]\n\ttextconv = evil\n",
+		     "[diff \"pdf\"]\n\ttextconv = pdftotext\n", &rm);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_str_eq(rm, "diff.pdf.textconv");
+	free(out);
+	free(rm);
+	out = filter("[core]\n\tbare = false\n\tpager = x\n[broken\n\teditor = y\n",
+		     NULL, &rm);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_str_eq(out, "[core]\n\tbare = false\n");
+	ck_assert_ptr_nonnull(strstr(rm, "could not read"));
+	free(out);
+	free(rm);
+	/* Values that need quotes keep them; subsections are quoted. */
+	out = filter("[remote \"a\\\"b\"]\n\turl = \" x#y \"\n\tvcs = z\n", NULL, &rm);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_str_eq(out, "[remote \"a\\\"b\"]\n\turl = \" x#y \"\n");
+	free(out);
+	free(rm);
+}
+END_TEST
+
+static char *T, *W;
+
+static void
+setup(void)
+{
+	T = wst_tmpdir();
+	W = wst_path(T, "ws");
+	wst_mkdir(W, ".git/hooks");
+	wst_write(W, ".git/HEAD", "ref: refs/heads/main\n");
+	wst_write(W, ".git/config", "[core]\n\tbare = false\n[x]\n\ty = 1\n");
+	wst_write(W, ".git/hooks/pre-commit", "mine\n");
+	wst_mkdir(W, "a/.git/modules/s/hooks");
+	wst_write(W, "a/.git/modules/s/config", "[core]\n\tbare = false\n");
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(T);
+	free(T);
+	free(W);
+}
+
+static char *
+slurp_w(const char *rel)
+{
+	char *p = wst_path(W, rel), *t = wst_slurp(p, NULL);
+
+	free(p);
+	return t;
+}
+
+static bool
+exists_w(const char *rel)
+{
+	char *p = wst_path(W, rel);
+	bool e = wst_exists(p);
+
+	free(p);
+	return e;
+}
+
+static bool
+has_item(char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(v[i], s, strlen(s)) == 0)
+			return true;
+	return false;
+}
+
+/* The clean-up against a snapshot, on a workspace changed in between. */
+START_TEST(snapshot_and_clean)
+{
+	struct ws_ctx ws;
+	struct ws_vcs_snap *s = NULL;
+	char **items = NULL, *t;
+	size_t n = 0;
+
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert_int_eq(ws_vcs_snapshot(&ws, &s), 0);
+	/* What a command might do. */
+	wst_write(W, ".git/config",
+		  "[core]\n\tbare = false\n\tfsmonitor = x\n[x]\n\ty = 1\n");
+	wst_write(W, ".git/hooks/pre-commit", "evil\n");
+	wst_write(W, ".git/hooks/post-checkout", "evil\n");
+	wst_write(W, ".git/hooks/new.sample", "fine\n");
+	wst_write(W, ".git/commondir", "../evil\n");
+	wst_write(W, "a/.git/modules/s/config", "[core]\n\tworktree = /\n");
+	wst_write(W, "a/.git/modules/s/hooks/post-merge", "evil\n");
+	wst_write(W, "b/.envrc", "evil\n");
+	wst_write(W, "c/.git", "gitdir: /tmp\n");
+	wst_write(W, "d/.git", "gitdir: ../a/.git/modules/s\n");
+	/* A worktree's git dir outside any .git, named by a .git file that
+	 * the walk may meet first: its common dir is cleaned too. */
+	wst_write(W, "0/.git", "gitdir: ../x/worktrees/y\n");
+	wst_write(W, "x/worktrees/y/commondir", "../..\n");
+	wst_write(W, "x/config", "[core]\n\tpager = evil\n");
+	ws_vcs_clean(&ws, s, &items, &n);
+	ck_assert(exists_w("0/.git"));
+	ck_assert(exists_w("x/worktrees/y/commondir"));
+	t = slurp_w("x/config");
+	ck_assert_msg(strstr(t, "pager") == NULL, "%s", t);
+	free(t);
+	t = slurp_w(".git/config");
+	ck_assert_str_eq(t, "[core]\n\tbare = false\n[x]\n\ty = 1\n");
+	free(t);
+	ck_assert(has_item(items, n, "/.git/config: removed core.fsmonitor"));
+	t = slurp_w(".git/hooks/pre-commit");
+	ck_assert_str_eq(t, "mine\n");
+	free(t);
+	ck_assert(!exists_w(".git/hooks/post-checkout"));
+	ck_assert(exists_w(".git/hooks/new.sample"));
+	ck_assert(!exists_w(".git/commondir"));
+	ck_assert(!exists_w("a/.git/modules/s/hooks/post-merge"));
+	ck_assert(has_item(items, n, "/a/.git/modules/s/config: removed core.worktree"));
+	ck_assert(!exists_w("b/.envrc"));
+	ck_assert(!exists_w("c/.git"));
+	/* A .git file naming a git dir inside stays. */
+	ck_assert(exists_w("d/.git"));
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	ws_vcs_snap_free(s);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("vcs");
+	TCase *tc = tcase_create("vcs");
+
+	tcase_add_test(tc, allowlist);
+	tcase_add_test(tc, plain_configs_untouched);
+	tcase_add_test(tc, spellings_removed);
+	tcase_add_test(tc, changed_and_broken);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, snapshot_and_clean);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)
