@@ -405,6 +405,8 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->noexec = false;
 	e->asked = false;
 	e->tree = -1;
+	e->target = NULL;
+	e->unbound = e->mount_only = e->link_copy = false;
 	p->npaths++;
 	return 0;
 }
@@ -435,6 +437,10 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].noexec = false;
 	p->guards[p->nguards].asked = false;
 	p->guards[p->nguards].tree = -1;
+	p->guards[p->nguards].target = NULL;
+	p->guards[p->nguards].unbound = false;
+	p->guards[p->nguards].mount_only = false;
+	p->guards[p->nguards].link_copy = false;
 	p->nguards++;
 	return 0;
 }
@@ -605,7 +611,9 @@ ws__sort_by_depth(struct ws_sandbox_path *v, size_t n)
 		struct ws_sandbox_path t = v[i];
 		size_t j = i;
 
-		while (j > 0 && ws__depth(v[j - 1].path) > ws__depth(t.path)) {
+		while (j > 0 && ws__depth(v[j - 1].target ? v[j - 1].target :
+					  v[j - 1].path) >
+				ws__depth(t.target ? t.target : t.path)) {
 			v[j] = v[j - 1];
 			j--;
 		}
@@ -800,6 +808,11 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 							  : &p->guards[i - p->npaths];
 		struct stat st;
 
+		/* The virtual view: not bound, or a symlink copied. */
+		if (e->unbound || e->link_copy) {
+			e->tree = e->link_copy ? -2 : -1;
+			continue;
+		}
 		/* A merged-/usr link (/bin -> usr/bin) stays a link. */
 		if (e->path[0] == '/' && strchr(e->path + 1, '/') == NULL &&
 		    lstat(e->path, &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -832,6 +845,7 @@ ws_sandbox_plan_free(struct ws_sandbox_plan *p)
 		if (p->paths[i].tree >= 0)
 			close(p->paths[i].tree);
 		free(p->paths[i].path);
+		free(p->paths[i].target);
 	}
 	for (size_t i = 0; i < p->nguards; i++) {
 		if (p->guards[i].fd >= 0)
@@ -839,6 +853,7 @@ ws_sandbox_plan_free(struct ws_sandbox_plan *p)
 		if (p->guards[i].tree >= 0)
 			close(p->guards[i].tree);
 		free(p->guards[i].path);
+		free(p->guards[i].target);
 	}
 	free(p->paths);
 	free(p->guards);
@@ -1303,8 +1318,10 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		snprintf(msg, msglen, "%s", ws_error_last());
 		return -EPERM;
 	}
+	/* The virtual view's root takes the command's new top-level names
+	 * (copied into the workspace afterwards): sized as /tmp is. */
 	if (mount("tmpfs", WS__NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=0755,size=1m") < 0)
+		  p->virt ? "mode=0755,size=25%" : "mode=0755,size=1m") < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", WS__NEWROOT, errno);
 	ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/*
@@ -1335,18 +1352,22 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		return rc;
 	if (ws__mkdirs(WS__NEWROOT "/proc") < 0 ||
 	    mount("proc", WS__NEWROOT "/proc", "proc",
-		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC | (p->virt ? MS_RDONLY : 0),
+		  NULL) < 0)
 		return ws__fail(msg, msglen, "mount", "/proc", errno);
 	for (size_t i = 0; i < p->npaths; i++) {
 		struct ws_sandbox_path *e = &p->paths[i];
 		char link[4096];
 		ssize_t n;
 
-		if (strcmp(e->path, "/") == 0)
+		if (strcmp(e->path, "/") == 0 || e->unbound)
 			continue; /* a workspace at / is not narrowed */
-		snprintf(target, sizeof(target), WS__NEWROOT "%s", e->path);
+		snprintf(target, sizeof(target), WS__NEWROOT "%s",
+			 e->target ? e->target : e->path);
 		if (e->tree == -2) {
-			n = readlink(e->path, link, sizeof(link) - 1);
+			/* A workspace entry's link: its own text, by fd. */
+			n = e->link_copy ? readlinkat(e->fd, "", link, sizeof(link) - 1)
+					 : readlink(e->path, link, sizeof(link) - 1);
 			if (n <= 0)
 				continue;
 			link[n] = '\0';
@@ -1370,15 +1391,32 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 
 		if (fstat(p->guards[i].fd, &st) < 0)
 			continue;
-		snprintf(target, sizeof(target), WS__NEWROOT "%s", p->guards[i].path);
+		snprintf(target, sizeof(target), WS__NEWROOT "%s",
+			 p->guards[i].target ? p->guards[i].target : p->guards[i].path);
 		if (p->guards[i].tree >= 0 &&
 		    (rc = ws__attach(p->guards[i].tree, target, !S_ISDIR(st.st_mode),
 				     msg, msglen)) < 0)
 			return rc;
 	}
+	/*
+	 * The virtual view's root takes new names again (the masks, made
+	 * while it was read-only, keep that), and the masks' empty sources
+	 * go: "/" shows what the workspace holds and the system's names.
+	 */
+	if (p->virt) {
+		if (mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID |
+			  MS_NODEV, NULL) < 0)
+			return ws__fail(msg, msglen, "remount", "/", errno);
+		unlink(WS__NEWROOT "/.ws-empty");
+		rmdir(WS__NEWROOT "/.ws-empty-dir");
+	}
 	/* The working directory in the new tree: the same inode, no links. */
-	snprintf(target, sizeof(target), WS__NEWROOT "%s",
-		 strcmp(p->cwd_real, "/") == 0 ? "" : p->cwd_real);
+	{
+		const char *in = p->cwd_in ? p->cwd_in : p->cwd_real;
+
+		snprintf(target, sizeof(target), WS__NEWROOT "%s",
+			 strcmp(in, "/") == 0 ? "" : in);
+	}
 	{
 		struct open_how how = {
 			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -1389,7 +1427,9 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	}
 	if (fd < 0)
 		return ws__fail(msg, msglen, "open", p->cwd_real, errno);
-	if (fstat(p->cwd_fd, &want) < 0 || fstat(fd, &got) < 0 ||
+	if (p->cwd_in != NULL && strcmp(p->cwd_in, "/") == 0) {
+		/* The virtual view's root: the tmpfs, not the workspace. */
+	} else if (fstat(p->cwd_fd, &want) < 0 || fstat(fd, &got) < 0 ||
 	    want.st_ino != got.st_ino || want.st_dev != got.st_dev) {
 		close(fd);
 		return ws__fail(msg, msglen, "working directory changed:",
@@ -1486,6 +1526,9 @@ ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 		const struct ws_sandbox_path *e = &p->paths[i];
 		uint64_t a = e->write ? fs : (WS__LL_RX & fs);
 
+		if (e->mount_only)
+			continue; /* beneath the workspace's own rule */
+
 		if (e->file)
 			a &= WS__LL_FILE_MASK;
 		if (e->noexec)
@@ -1511,11 +1554,25 @@ ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 			{"/proc", WS__LL_FS_READ_FILE | WS__LL_FS_READ_DIR},
 			{"/", WS__LL_FS_READ_DIR},
 		};
+		/*
+		 * The virtual view's root takes the command's new top-level
+		 * names, and a Landlock rule on "/" reaches everything under
+		 * it: there the mounts' own modes keep what is read-only so
+		 * (system directories, ro mounts and grants, a read-only
+		 * /proc), as they do in the real view too.  Device nodes
+		 * cannot be made (no capability).
+		 */
+		uint64_t root_rw = ~(uint64_t)0 & ~((1ULL << 6) | (1ULL << 11) |
+					       WS__LL_FS_IOCTL_DEV);
 
 		for (size_t i = 0; rc == 0 && i < sizeof(extra) / sizeof(extra[0]); i++) {
 			int fd = open(extra[i].path, O_PATH | O_CLOEXEC);
 
-			if (fd < 0 || ws__ll_add(rs, fd, extra[i].access & fs) < 0)
+			uint64_t acc = extra[i].access;
+
+			if (p->virt && strcmp(extra[i].path, "/") == 0)
+				acc = root_rw;
+			if (fd < 0 || ws__ll_add(rs, fd, acc & fs) < 0)
 				rc = ws__fail(msg, msglen, "landlock_add_rule",
 					      extra[i].path, errno);
 			if (fd >= 0)

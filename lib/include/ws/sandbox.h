@@ -98,6 +98,17 @@ struct ws_sandbox_path {
 	bool noexec;	/* Landlock: no execute (a policy's read grant) */
 	bool asked;	/* named by the caller (--allow-read, --allow-write) */
 	int tree;	/* detached mount of it (mount namespace), or -1 */
+	/*
+	 * The virtual view (lib/view.c): where it is bound in the new root
+	 * (NULL: at path), whether it is only a Landlock rule (not bound:
+	 * the workspace itself, a grant that has no place), only a bind (no
+	 * Landlock rule of its own: a top-level workspace entry, covered by
+	 * the workspace's), and whether it is a symlink copied as one.
+	 */
+	char *target;
+	bool unbound;
+	bool mount_only;
+	bool link_copy;
 };
 
 struct ws_sandbox_plan {
@@ -127,6 +138,15 @@ struct ws_sandbox_plan {
 	int priv_fd;	  /* the private HOME/TMPDIR directory, or -1 */
 	char *priv_real;  /* its path; with priv_fd -1, made in the
 			     minimal root's private /tmp */
+	/*
+	 * The virtual view: the new root stays writable (a tmpfs whose new
+	 * top-level names wsrun copies into the workspace afterwards, see
+	 * lib/view.c), /proc is read-only, and cwd_in is the working
+	 * directory's path in the new root ("/": its root, no inode to
+	 * compare).  NULL cwd_in: cwd_real.
+	 */
+	bool virt;
+	char *cwd_in;
 };
 
 /* Order the plan's paths deeper after shallower (stable), so that in the
