@@ -531,7 +531,7 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 		return 0;
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
-		char v[4352], real[4352];
+		char v[4352];
 		struct stat st;
 		int e;
 
@@ -539,16 +539,13 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 		    ws__names_has(&vi->skeleton, de->d_name))
 			continue;
 		snprintf(v, sizeof(v), "/%s", de->d_name);
-		snprintf(real, sizeof(real), "%s%s%s", ws->anchors[0].real,
-			 strcmp(ws->anchors[0].real, "/") == 0 ? "" : "/",
-			 de->d_name);
+		/*
+		 * What no tool may create (.envrc, wstools' own configuration)
+		 * is copied as in the real view the command writes it, and
+		 * removed by the same revert after (lib/run.c, "places").
+		 */
 		if (ws->anchors[0].ro) {
 			rc = ws__names_add(&vi->lost, v, "the workspace is read-only");
-			continue;
-		}
-		if (ws_ctx_guarded(ws, real, true)) {
-			rc = ws__names_add(&vi->lost, v, "a guarded entry: no tool "
-					   "creates it");
 			continue;
 		}
 		if (fstatat(ws->anchors[0].fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
