@@ -68,6 +68,35 @@ ws_view_parse(const char *s, enum ws_view *v)
 	return 0;
 }
 
+/* Whether the host has the system's name (dev, proc, tmp: always made). */
+static bool
+ws__sys_present(const char *name)
+{
+	char path[300];
+	struct stat st;
+
+	if (strcmp(name, "dev") == 0 || strcmp(name, "proc") == 0 ||
+	    strcmp(name, "tmp") == 0)
+		return true;
+	snprintf(path, sizeof(path), "/%s", name);
+	return lstat(path, &st) == 0;
+}
+
+bool
+ws_view_shadowed(const char *vpath, char *top, size_t len)
+{
+	const char *p = vpath + strspn(vpath, "/");
+	size_t n = strcspn(p, "/");
+
+	for (size_t i = 0; i < sizeof(ws__view_sys) / sizeof(ws__view_sys[0]); i++)
+		if (strlen(ws__view_sys[i]) == n && strncmp(p, ws__view_sys[i], n) == 0 &&
+		    ws__sys_present(ws__view_sys[i])) {
+			snprintf(top, len, "/%s", ws__view_sys[i]);
+			return true;
+		}
+	return false;
+}
+
 static int
 ws__names_add(struct ws_view_names *l, const char *name, const char *why)
 {
@@ -251,17 +280,9 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	int rc = 0, dfd;
 
 	/* The system's names that the host has (dev, proc, tmp: always). */
-	for (size_t i = 0; rc == 0 && i < sizeof(ws__view_sys) / sizeof(ws__view_sys[0]); i++) {
-		char path[64];
-		struct stat st;
-		bool always = strcmp(ws__view_sys[i], "dev") == 0 ||
-			      strcmp(ws__view_sys[i], "proc") == 0 ||
-			      strcmp(ws__view_sys[i], "tmp") == 0;
-
-		snprintf(path, sizeof(path), "/%s", ws__view_sys[i]);
-		if (always || lstat(path, &st) == 0)
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__view_sys) / sizeof(ws__view_sys[0]); i++)
+		if (ws__sys_present(ws__view_sys[i]))
 			rc = ws__names_add(&vi->system, ws__view_sys[i], NULL);
-	}
 	for (size_t i = 0; rc == 0 && i < vi->system.n; i++)
 		rc = ws__names_add(&vi->skeleton, vi->system.name[i], NULL);
 	for (size_t k = 1; rc == 0 && k < ws->nanchors; k++) {

@@ -54,6 +54,13 @@ struct ws_view_info {
 	struct ws_view_names skeleton;	/* every name the root was built with */
 };
 
+/*
+ * Whether the virtual path vpath (in the workspace, not in a mount) is
+ * hidden in a command's virtual view by a system name at "/" (its first
+ * component: "etc", "tmp", ... where the host has it); that name in top.
+ */
+bool ws_view_shadowed(const char *vpath, char *top, size_t len);
+
 /* The most top-level workspace entries bound (a mount each). */
 #define WS_VIEW_MAX_TOP 4096
 
