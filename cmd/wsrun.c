@@ -533,6 +533,7 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 {
 	struct ws_isolation iso;
 	struct ws_policy_grant *gv = NULL;
+	struct ws_run_opts vo;
 	size_t ngv = 0;
 
 	char why[512];
@@ -550,12 +551,26 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 		ws_grants_revoke(gv, ngv, "not granted: no seccomp filter to keep "
 				 "the command from connecting to a host UNIX "
 				 "socket in it");
+	memset(&vo, 0, sizeof(vo));
+	if ((rc = get_view(cli, &vo)) < 0) {
+		ws_policy_grants_free(gv, ngv);
+		return rc;
+	}
 	if (cli->json) {
 		struct ws_jw jw;
 
 		ws_cli_json_begin(cli, &jw);
 		ws_jw_obj(&jw);
 		json_layers(&jw, &iso, true);
+		/* The view a call would have, and whether it can be built. */
+		ws_jw_key(&jw, "view");
+		ws_jw_obj(&jw);
+		ws_jw_kstr(&jw, "default", ws_view_name(vo.view));
+		ws_jw_kbool(&jw, "from_paths", vo.view_from_paths);
+		ws_jw_kbool(&jw, "virtual_available", iso.layer[WS_LAYER_MOUNTNS].available);
+		if (!iso.layer[WS_LAYER_MOUNTNS].available)
+			ws_jw_kstr(&jw, "reason", iso.layer[WS_LAYER_MOUNTNS].why);
+		ws_jw_obj_end(&jw);
 		ws_jw_key(&jw, "verdict");
 		ws_jw_obj(&jw);
 		ws_jw_kbool(&jw, "auto_runs", runs);
@@ -591,6 +606,10 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 			fprintf(ws_out(), ": %s", iso.layer[l].why);
 		ws_out_putc('\n');
 	}
+	fprintf(ws_out(), "%-13s %s by default%s; virtual %s%s\n", "view",
+		ws_view_name(vo.view), vo.view_from_paths ? " (--paths virtual)" : "",
+		iso.layer[WS_LAYER_MOUNTNS].available ? "available" : "unavailable: ",
+		iso.layer[WS_LAYER_MOUNTNS].available ? "" : iso.layer[WS_LAYER_MOUNTNS].why);
 	/* Before the verdict, which stays the last line. */
 	print_grants(ws_out(), "", gv, ngv, -1);
 	fflush(ws_out());

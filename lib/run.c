@@ -1963,6 +1963,17 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	}
 	plan.cwd_fd = cwd.fd;
+	if (virt && cwd.final_anchor <= 0) {
+		char top[300];
+
+		if (ws_view_shadowed(cwd.vpath, top, sizeof(top))) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, cwd.vpath,
+					  "hidden in the virtual view by the system's "
+					  "%s (the --cwd directory); use --view real",
+					  top);
+			goto out;
+		}
+	}
 	if (virt && (plan.cwd_in = strdup(cwd.vpath)) == NULL) {
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		goto out;

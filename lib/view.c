@@ -321,6 +321,16 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 			rc = ws__names_add(&vi->shadowed, real, why);
 			continue;
 		}
+		/* The masks' empty sources are made at "/" while the view is
+		 * built (lib/sandbox.c): a workspace entry of that name would
+		 * stand in for them. */
+		if (strcmp(de->d_name, ".ws-empty") == 0 ||
+		    strcmp(de->d_name, ".ws-empty-dir") == 0) {
+			snprintf(real, sizeof(real), "/%s", de->d_name);
+			rc = ws__names_add(&vi->shadowed, real, "a name wsrun uses "
+					   "while it builds the view");
+			continue;
+		}
 		/* A mount of that name shows instead, as wsls shows it. */
 		if (ws__names_has(&mtops, de->d_name))
 			continue;

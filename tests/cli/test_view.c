@@ -526,6 +526,26 @@ START_TEST(view_default)
 }
 END_TEST
 
+/* A --cwd the system's names hide is refused with the way out; a
+ * workspace entry named as the masks' sources does not stand in for
+ * them. */
+START_TEST(view_cwd_shadowed_and_reserved)
+{
+	struct wst_run r;
+
+	RUNV(&r, "--cwd", "/etc", "--", "pwd");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "--view real") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_write(ws, ".ws-empty", "not empty\n");
+	RUNV(&r, "-c", "cat /etc/shadow; test -e /.ws-empty && echo THERE; echo ok");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "ok\n");
+	ck_assert(arr_has(view_item(&r, "shadowed"), "/.ws-empty"));
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 view_suite(void)
 {
@@ -546,6 +566,7 @@ view_suite(void)
 	tcase_add_test(tc, view_timeout_applies);
 	tcase_add_test(tc, view_unavailable);
 	tcase_add_test(tc, view_default);
+	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
 	suite_add_tcase(s, tc);
 	return s;
 }
