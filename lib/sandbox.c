@@ -407,6 +407,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->tree = -1;
 	e->target = NULL;
 	e->unbound = e->mount_only = e->link_copy = false;
+	e->stage = e->from_stage = false;
 	p->npaths++;
 	return 0;
 }
@@ -441,6 +442,8 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].unbound = false;
 	p->guards[p->nguards].mount_only = false;
 	p->guards[p->nguards].link_copy = false;
+	p->guards[p->nguards].stage = false;
+	p->guards[p->nguards].from_stage = false;
 	p->nguards++;
 	return 0;
 }
@@ -808,9 +811,10 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 							  : &p->guards[i - p->npaths];
 		struct stat st;
 
-		/* The virtual view: not bound, or a symlink copied. */
-		if (e->unbound || e->link_copy) {
-			e->tree = e->link_copy ? -2 : -1;
+		/* The virtual view: not bound, a symlink copied, or cloned
+		 * from the stage in the child. */
+		if (e->unbound || e->link_copy || e->from_stage) {
+			e->tree = e->link_copy ? -2 : e->from_stage ? -3 : -1;
 			continue;
 		}
 		/* A merged-/usr link (/bin -> usr/bin) stays a link. */
@@ -882,6 +886,9 @@ ws__fail(char *msg, size_t len, const char *what, const char *path, int err)
  * sets and uses it.
  */
 static int ws__newroot_fd = -1;
+
+/* The virtual view's stage (the workspace's tree), once attached. */
+static int ws__stage_fd = -1;
 
 /* Whether an O_PATH descriptor is a directory or a symlink (what a walk's
  * last component may be where a directory is wanted). */
@@ -1033,6 +1040,35 @@ ws__attach(int tree, const char *target, bool file, char *msg, size_t len)
 		       MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		rc = ws__fail(msg, len, "move_mount", target, errno);
 	close(fd);
+	return rc;
+}
+
+/*
+ * A top-level workspace entry of the virtual view: cloned from the stage
+ * by its name, not following a link, and only if it is still the inode
+ * the parent opened (a name replaced meanwhile is not bound).
+ */
+static int
+ws__attach_from_stage(const struct ws_sandbox_path *e, const char *target,
+		      char *msg, size_t len)
+{
+	const char *name = e->target + strspn(e->target, "/");
+	struct stat want, got;
+	int t, rc;
+
+	if (ws__stage_fd < 0)
+		return ws__fail(msg, len, "stage", target, ENOENT);
+	t = open_tree(ws__stage_fd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+		      AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+	if (t < 0)
+		return ws__fail(msg, len, "open_tree", target, errno);
+	if (fstat(e->fd, &want) < 0 || fstat(t, &got) < 0 ||
+	    want.st_ino != got.st_ino || want.st_dev != got.st_dev) {
+		close(t);
+		return ws__fail(msg, len, "workspace entry changed:", target, EXDEV);
+	}
+	rc = ws__attach(t, target, e->file, msg, len);
+	close(t);
 	return rc;
 }
 
@@ -1364,6 +1400,20 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			continue; /* a workspace at / is not narrowed */
 		snprintf(target, sizeof(target), WS__NEWROOT "%s",
 			 e->target ? e->target : e->path);
+		if (e->from_stage) {
+			if ((rc = ws__attach_from_stage(e, target, msg, msglen)) < 0)
+				return rc;
+			continue;
+		}
+		/*
+		 * The stage lies on the old root (its /dev, a directory every
+		 * system has, covered in this namespace only), not in the new
+		 * one: it goes with the old root at the pivot, in the one
+		 * unmount (an RCU grace period) that costs anyway, rather
+		 * than in one of its own (measured: about a millisecond).
+		 */
+		if (e->stage)
+			snprintf(target, sizeof(target), "%s", "/dev");
 		if (e->tree == -2) {
 			/* A workspace entry's link: its own text, by fd. */
 			n = e->link_copy ? readlinkat(e->fd, "", link, sizeof(link) - 1)
@@ -1377,6 +1427,17 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		}
 		if ((rc = ws__attach(e->tree, target, e->file, msg, msglen)) < 0)
 			return rc;
+		if (e->stage) {
+			struct open_how how = {
+				.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+			};
+
+			ws__stage_fd = (int)syscall(SYS_openat2, AT_FDCWD, target,
+						    &how, sizeof(how));
+			if (ws__stage_fd < 0)
+				return ws__fail(msg, msglen, "open", target, errno);
+		}
 	}
 	/* The root read-only before the masks (see ws__mask()). */
 	if (mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | WS__ROOT_FLAGS,
@@ -1409,6 +1470,11 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			return ws__fail(msg, msglen, "remount", "/", errno);
 		unlink(WS__NEWROOT "/.ws-empty");
 		rmdir(WS__NEWROOT "/.ws-empty-dir");
+	}
+	/* The stage goes with the old root at the pivot. */
+	if (ws__stage_fd >= 0) {
+		close(ws__stage_fd);
+		ws__stage_fd = -1;
 	}
 	/* The working directory in the new tree: the same inode, no links. */
 	{

@@ -217,8 +217,16 @@ ws__place(struct ws_ctx *ws, struct ws_sandbox_path *e, bool guard,
 	while (rest && *rest == '/')
 		rest++;
 	if (a == 0 && (rest == NULL || *rest == '\0')) {
-		/* The workspace itself: its Landlock rule, no bind. */
-		e->unbound = true;
+		/* The workspace itself: its Landlock rule, and its tree at
+		 * the stage its top-level entries are bound from. */
+		if (guard) {
+			e->unbound = true;
+			return 0;
+		}
+		e->stage = true;
+		free(e->target);
+		if ((e->target = strdup("/.ws-stage")) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		return 0;
 	}
 	{
@@ -325,7 +333,8 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		 * built (lib/sandbox.c): a workspace entry of that name would
 		 * stand in for them. */
 		if (strcmp(de->d_name, ".ws-empty") == 0 ||
-		    strcmp(de->d_name, ".ws-empty-dir") == 0) {
+		    strcmp(de->d_name, ".ws-empty-dir") == 0 ||
+		    strcmp(de->d_name, ".ws-stage") == 0) {
 			snprintf(real, sizeof(real), "/%s", de->d_name);
 			rc = ws__names_add(&vi->shadowed, real, "a name wsrun uses "
 					   "while it builds the view");
@@ -362,6 +371,7 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 			break;
 		}
 		p->paths[p->npaths - 1].link_copy = S_ISLNK(st.st_mode);
+		p->paths[p->npaths - 1].from_stage = !S_ISLNK(st.st_mode);
 		rc = ws__names_add(&vi->skeleton, de->d_name, NULL);
 	}
 	if (rc < 0)
@@ -383,6 +393,8 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		rc = ws__names_add(&vi->skeleton, ".ws-empty", NULL);
 	if (rc == 0)
 		rc = ws__names_add(&vi->skeleton, ".ws-empty-dir", NULL);
+	if (rc == 0)
+		rc = ws__names_add(&vi->skeleton, ".ws-stage", NULL);
 	if (rc < 0)
 		goto out;
 	ws_sandbox_plan_sort(p);

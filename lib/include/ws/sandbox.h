@@ -109,6 +109,15 @@ struct ws_sandbox_path {
 	bool unbound;
 	bool mount_only;
 	bool link_copy;
+	/*
+	 * The workspace's tree, bound once at a staging name of the new root
+	 * (stage), from which each top-level entry (from_stage) is cloned
+	 * by name and checked to be the inode the parent opened; the stage
+	 * is detached before the command runs.  One tree copied in the
+	 * parent instead of one per entry.
+	 */
+	bool stage;
+	bool from_stage;
 };
 
 struct ws_sandbox_plan {
