@@ -450,16 +450,19 @@ json_names(struct ws_jw *jw, const char *key, const struct ws_view_names *l,
 	ws_jw_arr_end(jw);
 }
 
-/* isolation.view: which view, and what the virtual one changed. */
+/* isolation.view: which view, and what the virtual one changed (compact,
+ * under --args: not the system's names, which every call has). */
 static void
-json_view(struct ws_jw *jw, const struct ws_view_info *v)
+json_view(struct ws_jw *jw, const struct ws_view_info *v, bool compact)
 {
 	ws_jw_key(jw, "view");
 	ws_jw_obj(jw);
 	ws_jw_kstr(jw, "mode", ws_view_name(v->view));
 	if (v->view == WS_VIEW_VIRTUAL) {
-		ws_jw_kbool(jw, "from_paths", v->from_paths);
-		json_names(jw, "system", &v->system, false);
+		if (!compact) {
+			ws_jw_kbool(jw, "from_paths", v->from_paths);
+			json_names(jw, "system", &v->system, false);
+		}
 		json_names(jw, "shadowed", &v->shadowed, true);
 		if (v->unplaced.n > 0)
 			json_names(jw, "unplaced", &v->unplaced, true);
@@ -513,7 +516,7 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 		json_layers(&jw, &r->iso, false);
 	if (r->grants != NULL)
 		json_grants(&jw, r->grants, r->ngrants, compact);
-	json_view(&jw, &r->view);
+	json_view(&jw, &r->view, compact);
 	ws_jw_obj_end(&jw);
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
