@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -468,6 +469,45 @@ START_TEST(view_timeout_applies)
 }
 END_TEST
 
+/*
+ * A full disk: the workspace on a 64 KiB tmpfs (as root; skipped where no
+ * file system can be mounted), the command makes a 256 KiB file at the
+ * top: it cannot be copied in, is reported lost with the reason, and the
+ * tree is as it was (nothing half copied, nothing of the view's).
+ */
+START_TEST(view_full_disk)
+{
+	struct wst_run r;
+	char *small = wst_path(base, "small"), *before, *after, *saved = ws;
+	cJSON *lost;
+
+	wst_mkdir(base, "small");
+	if (mount("tmpfs", small, "tmpfs", 0, "size=64k") < 0) {
+		fprintf(stderr, "view_full_disk: not checked (mount: %s)\n",
+			strerror(errno));
+		free(small);
+		return;
+	}
+	wst_write(small, "keep.txt", "k\n");
+	wst_mkdir(small, "etc");
+	ws = small;
+	before = tree(ws);
+	RUNV(&r, "-c", "head -c 262144 /dev/zero > /big.bin; echo ok");
+	expect_ran(&r, 0);
+	lost = view_item(&r, "lost");
+	ck_assert_msg(arr_has(lost, "/big.bin"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "No space left") != NULL, "%s", r.out);
+	after = tree(ws);
+	ck_assert_str_eq(after, before);
+	ws = saved;
+	umount2(small, MNT_DETACH);
+	wst_run_free(&r);
+	free(before);
+	free(after);
+	free(small);
+}
+END_TEST
+
 /* ---- Choosing the view --------------------------------------------- */
 
 /* No mount namespace: --view virtual, or the default of WS_PATHS=virtual,
@@ -564,6 +604,7 @@ view_suite(void)
 	tcase_add_test(tc, view_nothing_left);
 	tcase_add_test(tc, view_nothing_left_kill9);
 	tcase_add_test(tc, view_timeout_applies);
+	tcase_add_test(tc, view_full_disk);
 	tcase_add_test(tc, view_unavailable);
 	tcase_add_test(tc, view_default);
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
