@@ -458,6 +458,11 @@ json_view(struct ws_jw *jw, const struct ws_view_info *v, bool compact)
 	ws_jw_key(jw, "view");
 	ws_jw_obj(jw);
 	ws_jw_kstr(jw, "mode", ws_view_name(v->view));
+	/* The policy's view (both views): what its rules refuse. */
+	if (v->masked.n > 0)
+		json_names(jw, "masked", &v->masked, false);
+	if (v->read_only.n > 0)
+		json_names(jw, "read_only", &v->read_only, false);
 	if (v->view == WS_VIEW_VIRTUAL) {
 		if (!compact) {
 			ws_jw_kbool(jw, "from_paths", v->from_paths);

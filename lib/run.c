@@ -1998,6 +1998,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		if (rc < 0 ||
 		    (rc = ws_grants_check_names(ws, plan.paths, plan.npaths)) < 0 ||
 		    (rc = ws__policy_grants(ws, &plan, o, r)) < 0 ||
+		    (o->isolate != WS_ISOLATE_NONE &&
+		     (rc = ws_view_policy(ws, &plan, &r->view, plan.mountns)) < 0) ||
 		    (virt && (rc = ws_view_plan(ws, &plan, &r->view)) < 0))
 			goto out;
 	}

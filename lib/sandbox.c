@@ -407,7 +407,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->tree = -1;
 	e->target = NULL;
 	e->unbound = e->mount_only = e->link_copy = false;
-	e->stage = e->from_stage = false;
+	e->stage = e->from_stage = e->mask = false;
 	p->npaths++;
 	return 0;
 }
@@ -444,8 +444,20 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].link_copy = false;
 	p->guards[p->nguards].stage = false;
 	p->guards[p->nguards].from_stage = false;
+	p->guards[p->nguards].mask = false;
 	p->nguards++;
 	return 0;
+}
+
+int
+ws_sandbox_plan_add_guard(struct ws_sandbox_plan *p, int fd, const char *path,
+			  bool mask)
+{
+	int rc = ws__add_guard(p, fd, path, false);
+
+	if (rc == 0)
+		p->guards[p->nguards - 1].mask = mask;
+	return rc;
 }
 
 /*
@@ -628,6 +640,7 @@ void
 ws_sandbox_plan_sort(struct ws_sandbox_plan *p)
 {
 	ws__sort_by_depth(p->paths, p->npaths);
+	ws__sort_by_depth(p->guards, p->nguards);
 }
 
 int
@@ -813,7 +826,7 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 
 		/* The virtual view: not bound, a symlink copied, or cloned
 		 * from the stage in the child. */
-		if (e->unbound || e->link_copy || e->from_stage) {
+		if (e->unbound || e->link_copy || e->from_stage || e->mask) {
 			e->tree = e->link_copy ? -2 : e->from_stage ? -3 : -1;
 			continue;
 		}
@@ -1097,6 +1110,41 @@ ws__mask_st(const char *target, const struct stat *known, char *msg, size_t len)
 	if (mount(src, target, NULL, MS_BIND, NULL) < 0)
 		return ws__fail(msg, len, "mask", target, errno);
 	return 0;
+}
+
+/*
+ * Mask an entry of the workspace or a mount (the policy's view): reached
+ * without following any link (the tree is the command's to change, and
+ * a link swapped in must not move the mask), the empty source cloned
+ * from the read-only root and moved onto it.  Gone: nothing to mask.
+ */
+static int
+ws__mask_beneath(const char *target, char *msg, size_t len)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof(how));
+	int t, rc = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : ws__fail(msg, len, "mask", target, errno);
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	t = open_tree(AT_FDCWD, S_ISDIR(st.st_mode) ? WS__NEWROOT "/.ws-empty-dir"
+						    : WS__NEWROOT "/.ws-empty",
+		      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (t < 0 || move_mount(t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+				MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = ws__fail(msg, len, "mask", target, errno);
+	if (t >= 0)
+		close(t);
+	close(fd);
+	return rc;
 }
 
 static int
@@ -1454,6 +1502,12 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			continue;
 		snprintf(target, sizeof(target), WS__NEWROOT "%s",
 			 p->guards[i].target ? p->guards[i].target : p->guards[i].path);
+		/* The policy's view: what it refuses to read is emptied. */
+		if (p->guards[i].mask && !p->guards[i].unbound) {
+			if ((rc = ws__mask_beneath(target, msg, msglen)) < 0)
+				return rc;
+			continue;
+		}
 		if (p->guards[i].tree >= 0 &&
 		    (rc = ws__attach(p->guards[i].tree, target, !S_ISDIR(st.st_mode),
 				     msg, msglen)) < 0)

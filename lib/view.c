@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/policy.h"
 #include "ws/sandbox.h"
 #include "ws/view.h"
 #include "ws/workspace.h"
@@ -151,6 +152,8 @@ ws_view_info_free(struct ws_view_info *vi)
 	ws__names_free(&vi->applied);
 	ws__names_free(&vi->lost);
 	ws__names_free(&vi->skeleton);
+	ws__names_free(&vi->masked);
+	ws__names_free(&vi->read_only);
 }
 
 /* The first component of an absolute path, into buf. */
@@ -448,6 +451,123 @@ ws_view_recv_root(int sock)
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	return fd;
+}
+
+/* ---- The policy's view ---------------------------------------------- */
+
+struct ws__pwalk {
+	struct ws_ctx *ws;
+	struct ws_sandbox_plan *p;
+	struct ws_view_info *vi;
+	size_t seen;
+	bool ro;	/* a read-only anchor: nothing to make read-only */
+	const char *vprefix;
+};
+
+/* Whether a rule (not the default, nor a catch-all "**" rule, which the
+ * shipped policies use as their default) refuses op on real. */
+static bool
+ws__refused(struct ws_ctx *ws, enum ws_op op, const char *real)
+{
+	struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL, NULL, NULL};
+	enum ws_decision d = ws_policy_check_file(ws->policy, op, real, &m);
+
+	return d != WS_DECISION_ALLOW && m.rule != NULL &&
+	       !ws_policy_catch_all(m.expanded) && !ws_policy_catch_all(m.pattern);
+}
+
+static int
+ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
+	      int depth)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return 0; /* unreadable: the command cannot read it either */
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char r[4352], v[4352];
+		struct stat st;
+		bool mask;
+		int efd;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->seen > WS_VIEW_MAX_WALK) {
+			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, w->vprefix,
+					  "the policy refuses some reads or writes "
+					  "inside %s, and finding what it refuses "
+					  "there takes a walk of more than %d entries "
+					  "before the command starts: refused rather "
+					  "than run with them reachable (narrow the "
+					  "policy's deny rules, or the workspace)",
+					  w->vprefix, WS_VIEW_MAX_WALK);
+			break;
+		}
+		snprintf(r, sizeof(r), "%s/%s", real, de->d_name);
+		snprintf(v, sizeof(v), "%s/%s", rel, de->d_name);
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    S_ISLNK(st.st_mode))
+			continue; /* a link: its target is checked where it is */
+		mask = ws__refused(w->ws, WS_OP_READ, r);
+		if (mask || (!w->ro && !S_ISDIR(st.st_mode) &&
+			     ws__refused(w->ws, WS_OP_WRITE, r))) {
+			efd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (efd < 0)
+				continue;
+			if ((rc = ws_sandbox_plan_add_guard(w->p, efd, r, mask)) == 0)
+				rc = ws__names_add(mask ? &w->vi->masked : &w->vi->read_only,
+						   v[0] ? v : "/", NULL);
+			if (mask)
+				continue; /* nothing below an emptied directory */
+		}
+		if (rc == 0 && S_ISDIR(st.st_mode) && depth < 128) {
+			int sub = openat(dirfd(d), de->d_name, O_PATH | O_DIRECTORY |
+					 O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0) {
+				rc = ws__pwalk_dir(w, sub, r, v, depth + 1);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+	       struct ws_view_info *vi, bool can_mask)
+{
+	int rc = 0;
+
+	if (ws->policy == NULL)
+		return 0;
+	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
+		struct ws__pwalk w = {ws, p, vi, 0, ws->anchors[a].ro,
+				      ws->anchors[a].vprefix};
+		const char *vp = ws->anchors[a].vprefix;
+
+		if (!ws_policy_may_refuse_below(ws->policy, ws->anchors[a].real))
+			continue;
+		rc = ws__pwalk_dir(&w, ws->anchors[a].fd, ws->anchors[a].real,
+				   strcmp(vp, "/") == 0 ? "" : vp, 0);
+	}
+	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vi->masked.n ?
+				  vi->masked.name[0] : vi->read_only.name[0],
+				  "the policy refuses %s %s inside the workspace, "
+				  "and without a mount namespace a command cannot "
+				  "be kept from it; use --isolate none to run "
+				  "unconfined", vi->masked.n ? "reading" : "writing",
+				  vi->masked.n ? vi->masked.name[0] : vi->read_only.name[0]);
+	if (rc == 0)
+		ws_sandbox_plan_sort(p);
+	return rc;
 }
 
 /* ---- Applying the command's new top-level names ---------------------- */

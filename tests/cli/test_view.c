@@ -508,6 +508,114 @@ START_TEST(view_full_disk)
 }
 END_TEST
 
+/* ---- The policy's view --------------------------------------------- */
+
+/* A policy denying .env and everything in secrets/ (every operation) and writes to
+ * locked.txt, for this workspace; its path (freed by the caller). */
+static char *
+deny_policy(void)
+{
+	char text[8192], *pol = wst_path(base, "pol.json");
+
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"no-env\", \"paths\": [\"%s/.env\", \"%s/**/.env\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"no-secrets\", \"paths\": [\"%s/secrets\", \"%s/secrets/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"locked\", \"paths\": [\"%s/locked.txt\"],"
+		 " \"operations\": [\"write\", \"delete\", \"rename\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", ws, ws, ws, ws, ws);
+	wst_write(base, "pol.json", text);
+	wst_write(ws, ".env", "TOKEN=env\n");
+	wst_write(ws, "secrets/k", "TOKEN=s1\n");
+	wst_write(ws, "secrets/deep/k2", "TOKEN=s2\n");
+	wst_write(ws, "src/.env", "TOKEN=nested\n");
+	wst_write(ws, "locked.txt", "keep\n");
+	return pol;
+}
+
+/*
+ * In a command, what the policy refuses to read is not readable (cat,
+ * grep -r, tar), what it refuses to write stays as it was, and isolation
+ * names both; in each view (_i: 0 real, 1 virtual).
+ */
+START_TEST(policy_view)
+{
+	struct wst_run r;
+	char *pol = deny_policy(), *p, *c;
+	const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol, "-c",
+			   "cat .env src/.env; grep -r TOKEN .env secrets src; "
+			   "tar c secrets 2>/dev/null | grep -ac TOKEN; "
+			   "echo x > locked.txt; echo x >> secrets/k; echo end", NULL};
+
+	runv_env(&r, NULL, a);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "0\nend\n") != NULL, "%s", r.out);
+	ck_assert(arr_has(view_item(&r, "masked"), "/.env"));
+	ck_assert(arr_has(view_item(&r, "masked"), "/src/.env"));
+	ck_assert(arr_has(view_item(&r, "masked"), "/secrets"));
+	ck_assert(arr_has(view_item(&r, "read_only"), "/locked.txt"));
+	p = wst_path(ws, "locked.txt");
+	c = wst_slurp(p, NULL);
+	ck_assert_str_eq(c, "keep\n");
+	free(c);
+	free(p);
+	p = wst_path(ws, "secrets/k");
+	c = wst_slurp(p, NULL);
+	ck_assert_str_eq(c, "TOKEN=s1\n");
+	free(c);
+	free(p);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+/* Without a mount namespace nothing can mask them: refused, with the
+ * reason, never run with them readable. */
+START_TEST(policy_view_no_mountns)
+{
+	struct wst_run r;
+	char *pol = deny_policy();
+	const char *env[] = {"WS_RUN_DISABLE=mountns", NULL};
+	const char *a[] = {"--view", "real", "--policy", pol, "--", "cat", ".env", NULL};
+
+	runv_env(&r, env, a);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r.out, "mount namespace") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+/* A walk beyond its bound fails closed, saying why. */
+START_TEST(policy_view_bound)
+{
+	struct wst_run r;
+	char *pol = deny_policy(), *d = wst_path(ws, "many");
+	const char *a[] = {"--policy", pol, "--", "true", NULL};
+
+	mkdir(d, 0755);
+	for (int i = 0; i < 20001; i++) {
+		char n[4200];
+		int fd;
+
+		snprintf(n, sizeof(n), "%s/f%d", d, i);
+		fd = open(n, O_CREAT | O_WRONLY, 0644);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	runv_env(&r, NULL, a);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r.out, "walk of more than") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(d);
+	free(pol);
+}
+END_TEST
+
 /* ---- Choosing the view --------------------------------------------- */
 
 /* No mount namespace: --view virtual, or the default of WS_PATHS=virtual,
@@ -608,6 +716,9 @@ view_suite(void)
 	tcase_add_test(tc, view_unavailable);
 	tcase_add_test(tc, view_default);
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
+	tcase_add_loop_test(tc, policy_view, 0, 2);
+	tcase_add_test(tc, policy_view_no_mountns);
+	tcase_add_test(tc, policy_view_bound);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -118,6 +118,9 @@ struct ws_sandbox_path {
 	 */
 	bool stage;
 	bool from_stage;
+	/* The policy's view: masked (an empty file or directory bound over
+	 * it), for a guard entry whose reading the policy refuses. */
+	bool mask;
 };
 
 struct ws_sandbox_plan {
@@ -162,6 +165,14 @@ struct ws_sandbox_plan {
  * mount namespace a bind lands on top of the ones it lies in.  Done by
  * ws_sandbox_plan_fill(); again by whoever adds paths after it. */
 void ws_sandbox_plan_sort(struct ws_sandbox_plan *p);
+
+/*
+ * Add a guard to a plan (fd is taken over): read-only, or with mask an
+ * empty file or directory over it (the policy's view, lib/view.c).
+ * Errors: WS_ENOMEM.
+ */
+int ws_sandbox_plan_add_guard(struct ws_sandbox_plan *p, int fd,
+			      const char *path, bool mask);
 
 /* Add a path to a plan (fd is taken over).  Errors: WS_ENOMEM. */
 int ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,

@@ -52,6 +52,8 @@ struct ws_view_info {
 	struct ws_view_names applied;	/* new top-level names copied in */
 	struct ws_view_names lost;	/* new top-level names not copied */
 	struct ws_view_names skeleton;	/* every name the root was built with */
+	struct ws_view_names masked;	/* the policy refuses reading: emptied */
+	struct ws_view_names read_only;	/* the policy refuses writing */
 };
 
 /*
@@ -60,6 +62,22 @@ struct ws_view_info {
  * component: "etc", "tmp", ... where the host has it); that name in top.
  */
 bool ws_view_shadowed(const char *vpath, char *top, size_t len);
+
+/*
+ * The policy's view, in both views (before ws_view_plan()): the entries
+ * of the workspace and its mounts that a rule of the policy refuses to
+ * read (deny or approve; not the "no rule matched" default) become
+ * masks, the files it refuses to write read-only binds, found by a walk
+ * of at most WS_VIEW_MAX_WALK entries below each anchor a refusing rule
+ * may reach (ws_policy_may_refuse_below()).  can_mask: a mount namespace
+ * will apply them.  Errors: WS_ESANDBOX_UNAVAILABLE (the walk would go
+ * beyond its bound, or there is something to mask and no mount
+ * namespace), WS_ENOMEM.
+ */
+int ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+		   struct ws_view_info *vi, bool can_mask);
+
+#define WS_VIEW_MAX_WALK 20000
 
 /* The most top-level workspace entries bound (a mount each). */
 #define WS_VIEW_MAX_TOP 4096
