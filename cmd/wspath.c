@@ -18,6 +18,7 @@
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/vars.h"
+#include "ws/view.h"
 
 #include "cmds.h"
 
@@ -209,6 +210,58 @@ plain_policy(const struct ws_cli *cli, struct ws_ctx *ws, const struct ws_res *r
 	}
 }
 
+/*
+ * How the path maps inside a wsrun command (wsrun(1), VIEW): in the
+ * virtual view at its virtual path, unless a system name at "/" hides
+ * it; in the real view at its real path.  NULL where it has none.
+ */
+static const char *
+command_virtual(struct ws_ctx *ws, const struct ws_res *r, const char *vres,
+		char *top, size_t len)
+{
+	top[0] = '\0';
+	if (vres == NULL)
+		return NULL;
+	if (r->final_anchor <= 0 && ws_view_shadowed(vres, top, len))
+		return NULL;
+	(void)ws;
+	return vres;
+}
+
+static void
+json_command(const struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
+	     const struct ws_res *r, const char *vres)
+{
+	char top[300];
+	const char *v = command_virtual(ws, r, vres, top, sizeof(top));
+
+	ws_jw_key(jw, "in_command");
+	ws_jw_obj(jw);
+	ws_jw_kname(jw, "virtual_view", v);
+	if (top[0])
+		ws_jw_kname(jw, "shadowed_by", top);
+	ws_cli_kreal(cli, jw, "real_view", r->real);
+	ws_jw_obj_end(jw);
+}
+
+static void
+plain_command(struct ws_ctx *ws, const struct ws_res *r, const char *vres,
+	      bool tty)
+{
+	char top[300];
+	const char *v = command_virtual(ws, r, vres, top, sizeof(top));
+
+	fprintf(ws_out(), "%-10s ", "command");
+	if (v != NULL) {
+		ws_cli_put_text(ws_out(), v, tty);
+		fprintf(ws_out(), " (wsrun --view virtual); ");
+	} else if (top[0]) {
+		fprintf(ws_out(), "hidden by the system's %s (wsrun --view virtual); ", top);
+	}
+	ws_cli_put_text(ws_out(), r->real, tty);
+	fprintf(ws_out(), " (--view real)\n");
+}
+
 /* Resolve one path; write its JSON object or plain lines. */
 static int
 one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
@@ -275,6 +328,8 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 		if (explain)
 			json_steps(jw, &r);
 		if (explain && rc == 0)
+			json_command(cli, ws, jw, &r, vres);
+		if (explain && rc == 0)
 			json_policy(cli, ws, jw, &r);
 		ws_jw_obj_end(jw);
 	} else {
@@ -291,6 +346,7 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 				fprintf(ws_out(), "%-10s ", "virtual");
 				ws_cli_put_text(ws_out(), vres ? vres : "(none)", tty);
 				fprintf(ws_out(), "%s\n", r.exists ? "" : " (does not exist yet)");
+				plain_command(ws, &r, vres, tty);
 				plain_policy(cli, ws, &r);
 			}
 		} else if (rc == 0) {

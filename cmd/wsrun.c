@@ -39,6 +39,7 @@ enum {
 	O_ALLOW_READ,
 	O_ALLOW_WRITE,
 	O_MAP_PATHS,
+	O_VIEW,
 	O_MEMORY,
 	O_MAX_PROCS,
 	O_MAX_FILE_SIZE,
@@ -90,6 +91,11 @@ static const struct ws_opt opts[O_COUNT] = {
 	[O_MAP_PATHS] = {"map-paths", 0, WS_OPT_FLAG, NULL,
 			 "rewrite arguments that are virtual absolute paths "
 			 "(/src/a.c) to real ones", 0},
+	[O_VIEW] = {"view", 0, WS_OPT_STR, "virtual|real",
+		    "the command's view: virtual (the workspace at /, as the "
+		    "file tools show it) or real (the workspace at its real "
+		    "path); default: virtual with --paths virtual, else real "
+		    "(env WS_VIEW, config view)", WS_OPT_NOSCHEMA},
 	[O_MEMORY] = {"memory", 0, WS_OPT_BYTES, "BYTES",
 		      "address-space limit of each process (suffix K, M, G "
 		      "or T: 512M, 1G)", WS_OPT_NOSCHEMA},
@@ -157,6 +163,33 @@ static void
 on_signal(int sig)
 {
 	cancel_sig = sig;
+}
+
+/*
+ * The view: --view, else WS_VIEW, else the configuration's view, else
+ * the form of the paths (virtual paths, the virtual view), else real.
+ */
+static int
+get_view(const struct ws_cli *cli, struct ws_run_opts *o)
+{
+	const char *env = getenv("WS_VIEW");
+
+	if (WS_OPT(cli, O_VIEW)->set)
+		return ws_view_parse(WS_OPT(cli, O_VIEW)->s, &o->view);
+	if (env != NULL && *env != '\0')
+		return ws_view_parse(env, &o->view);
+	if (cli->conf->view != NULL)
+		return ws_view_parse(cli->conf->view, &o->view);
+	/* wstools mcp's native mode (cmd/wstools.c). */
+	env = getenv("WS__VIEW_DEFAULT");
+	if (env != NULL && strcmp(env, "virtual") == 0) {
+		o->view = WS_VIEW_VIRTUAL;
+		return 0;
+	}
+	o->view = cli->paths_set && cli->paths == WS_PATHS_VIRTUAL ?
+		  WS_VIEW_VIRTUAL : WS_VIEW_REAL;
+	o->view_from_paths = o->view == WS_VIEW_VIRTUAL;
+	return 0;
 }
 
 /* run.env and --env joined (freed at exit). */
@@ -242,6 +275,8 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 	o->nallow_write = WS_OPT(cli, O_ALLOW_WRITE)->n;
 	o->net = WS_OPT(cli, O_NET)->b;
 	o->map_paths = WS_OPT(cli, O_MAP_PATHS)->b;
+	if ((rc = get_view(cli, o)) < 0)
+		return rc;
 	if (WS_OPT(cli, O_ISOLATE)->set &&
 	    (rc = ws_isolate_parse(WS_OPT(cli, O_ISOLATE)->s, &o->isolate)) < 0)
 		return rc;
@@ -420,6 +455,56 @@ json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
 }
 
 static void
+json_names(struct ws_jw *jw, const char *key, const struct ws_view_names *l,
+	   bool why)
+{
+	ws_jw_key(jw, key);
+	ws_jw_arr(jw);
+	for (size_t i = 0; i < l->n; i++) {
+		if (!why) {
+			ws_jw_str(jw, l->name[i]);
+			continue;
+		}
+		ws_jw_obj(jw);
+		ws_jw_kname(jw, "path", l->name[i]);
+		ws_jw_kstr(jw, "reason", l->why[i]);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+}
+
+/* isolation.view: which view, and what the virtual one changed (compact,
+ * under --args: not the system's names, which every call has). */
+static void
+json_view(struct ws_jw *jw, const struct ws_view_info *v, bool compact)
+{
+	ws_jw_key(jw, "view");
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "mode", ws_view_name(v->view));
+	/* The policy's view (both views): what its rules refuse. */
+	if (v->masked.n > 0)
+		json_names(jw, "masked", &v->masked, false);
+	if (v->read_only.n > 0)
+		json_names(jw, "read_only", &v->read_only, false);
+	if (v->view == WS_VIEW_VIRTUAL) {
+		if (!compact) {
+			ws_jw_kbool(jw, "from_paths", v->from_paths);
+			json_names(jw, "system", &v->system, false);
+		}
+		json_names(jw, "shadowed", &v->shadowed, true);
+		if (v->unplaced.n > 0)
+			json_names(jw, "unplaced", &v->unplaced, true);
+		json_names(jw, "applied", &v->applied, false);
+		if (v->lost.n > 0)
+			json_names(jw, "lost", &v->lost, true);
+		if (v->map_paths_ignored)
+			ws_jw_kstr(jw, "map_paths", "ignored: in the virtual view "
+				   "a virtual path is the command's own");
+	}
+	ws_jw_obj_end(jw);
+}
+
+static void
 print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 {
 	struct ws_jw jw;
@@ -459,6 +544,7 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 		json_layers(&jw, &r->iso, false);
 	if (r->grants != NULL)
 		json_grants(&jw, r->grants, r->ngrants, compact);
+	json_view(&jw, &r->view, compact);
 	ws_jw_obj_end(&jw);
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
@@ -486,6 +572,7 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 {
 	struct ws_isolation iso;
 	struct ws_policy_grant *gv = NULL;
+	struct ws_run_opts vo;
 	size_t ngv = 0;
 
 	char why[512];
@@ -503,12 +590,26 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 		ws_grants_revoke(gv, ngv, "not granted: no seccomp filter to keep "
 				 "the command from connecting to a host UNIX "
 				 "socket in it");
+	memset(&vo, 0, sizeof(vo));
+	if ((rc = get_view(cli, &vo)) < 0) {
+		ws_policy_grants_free(gv, ngv);
+		return rc;
+	}
 	if (cli->json) {
 		struct ws_jw jw;
 
 		ws_cli_json_begin(cli, &jw);
 		ws_jw_obj(&jw);
 		json_layers(&jw, &iso, true);
+		/* The view a call would have, and whether it can be built. */
+		ws_jw_key(&jw, "view");
+		ws_jw_obj(&jw);
+		ws_jw_kstr(&jw, "default", ws_view_name(vo.view));
+		ws_jw_kbool(&jw, "from_paths", vo.view_from_paths);
+		ws_jw_kbool(&jw, "virtual_available", iso.layer[WS_LAYER_MOUNTNS].available);
+		if (!iso.layer[WS_LAYER_MOUNTNS].available)
+			ws_jw_kstr(&jw, "reason", iso.layer[WS_LAYER_MOUNTNS].why);
+		ws_jw_obj_end(&jw);
 		ws_jw_key(&jw, "verdict");
 		ws_jw_obj(&jw);
 		ws_jw_kbool(&jw, "auto_runs", runs);
@@ -544,6 +645,10 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 			fprintf(ws_out(), ": %s", iso.layer[l].why);
 		ws_out_putc('\n');
 	}
+	fprintf(ws_out(), "%-13s %s by default%s; virtual %s%s\n", "view",
+		ws_view_name(vo.view), vo.view_from_paths ? " (--paths virtual)" : "",
+		iso.layer[WS_LAYER_MOUNTNS].available ? "available" : "unavailable: ",
+		iso.layer[WS_LAYER_MOUNTNS].available ? "" : iso.layer[WS_LAYER_MOUNTNS].why);
 	/* Before the verdict, which stays the last line. */
 	print_grants(ws_out(), "", gv, ngv, -1);
 	fflush(ws_out());

@@ -497,6 +497,16 @@ cmd_mcp(int argc, char **argv)
 			goto fail;
 		}
 	}
+	/*
+	 * The native server's run_command shows the workspace at "/", as
+	 * its file tools do (wsrun --view, DESIGN.md 2); the compat mode
+	 * keeps real paths, as the reference server.  --view, WS_VIEW and
+	 * the configuration's view still win (see cmd/wsrun.c).
+	 */
+	if (o.compat == NULL && setenv("WS__VIEW_DEFAULT", "virtual", 1) < 0) {
+		rc = ws_error_errno(errno, NULL, "setenv");
+		goto fail;
+	}
 	if (WS_OPT(&cli, M_MAX_MESSAGE)->set) {
 		long long m = WS_OPT(&cli, M_MAX_MESSAGE)->i;
 

@@ -44,6 +44,7 @@ ws_config_free(struct ws_config *cfg)
 	ws__strv_free(cfg->mounts, cfg->nmounts);
 	ws__strv_free(cfg->guarded, cfg->nguarded);
 	ws__strv_free(cfg->run_env, cfg->nrun_env);
+	free(cfg->view);
 	ws_config_init(cfg);
 }
 
@@ -436,6 +437,19 @@ ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 					  &cfg->nmounts);
 		} else if (strcmp(k, "guarded") == 0)
 			rc = ws__cfg_guarded(cfg, it, origin);
+		else if (strcmp(k, "view") == 0) {
+			/* wsrun's default view (ws/view.h). */
+			if (cJSON_IsString(it) &&
+			    (strcmp(it->valuestring, "virtual") == 0 ||
+			     strcmp(it->valuestring, "real") == 0)) {
+				free(cfg->view);
+				if ((cfg->view = strdup(it->valuestring)) == NULL)
+					rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			} else {
+				rc = ws__cfg_err(origin, "\"view\" must be \"virtual\" "
+						 "or \"real\"");
+			}
+		}
 		else if (strcmp(k, "approve") == 0) {
 			/* Who may approve at a prompt: only a person at the
 			 * terminal, and only when asked for. */

@@ -775,6 +775,48 @@ out:
 
 /* ---- Deciding ---- */
 
+bool
+ws_policy_catch_all(const char *pattern)
+{
+	return pattern != NULL && (strcmp(pattern, "**") == 0 ||
+				   strcmp(pattern, "/**") == 0);
+}
+
+bool
+ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
+{
+	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_WRITE;
+
+	for (size_t i = 0; i < p->nf; i++) {
+		const struct ws__frule *r = &p->frules[i];
+
+		if (r->decision == WS_DECISION_ALLOW || !(r->ops & bits))
+			continue;
+		for (size_t j = 0; j < r->n; j++) {
+			const char *src = r->globs[j] ? ws_glob_source(r->globs[j]) : NULL;
+			char pre[4096];
+			size_t n;
+			char *sl;
+
+			/* A catch-all ("**": the shipped policies' default-deny)
+			 * is the policy's default, not a rule naming files. */
+			if (src == NULL || ws_policy_catch_all(src))
+				continue;
+			/* The literal directory the pattern starts with. */
+			n = strcspn(src, "*?[{\\");
+			if (n >= sizeof(pre) || src[0] != '/')
+				return true;
+			memcpy(pre, src, n);
+			pre[n] = '\0';
+			if (src[n] != '\0' && (sl = strrchr(pre, '/')) != NULL)
+				sl[sl == pre ? 1 : 0] = '\0';
+			if (ws_path_within(pre, dir, NULL) || ws_path_within(dir, pre, NULL))
+				return true;
+		}
+	}
+	return false;
+}
+
 enum ws_decision
 ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
 		     struct ws_policy_match *m)

@@ -886,6 +886,7 @@ struct ws__child {
 	bool pidns, landlock, seccomp, caps;
 	bool shared_vm; /* init runs in wsrun's memory (ws__spawn_init()) */
 	int cwd_fd;
+	int view_w;	   /* the virtual view: its root is sent here, or -1 */
 	int parent_fds[8]; /* the parent's ends of the pipes, -1 padded */
 };
 
@@ -1243,6 +1244,11 @@ ws__init_main(struct ws__child *c)
 			_exit(WS_RUN_EXIT_FAILED);
 		}
 		c->cwd_fd = fd;
+		if (c->view_w >= 0 && ws_view_send_root(c->view_w) < 0) {
+			ws__report(c->rep_w, WS__STAGE_SETUP, errno,
+				   "sending the view's root");
+			_exit(WS_RUN_EXIT_FAILED);
+		}
 	}
 	/* vfork: no copy of the address space (a fork costs ~1 ms). */
 	cmd = vfork();
@@ -1797,13 +1803,15 @@ ws__iso_finish(struct ws_isolation *iso, const struct ws_sandbox_plan *plan,
 			 plan->nguards, plan->nguards == 1 ? "y" : "ies");
 	if (ran && L[WS_LAYER_MOUNTNS].enforced)
 		snprintf(L[WS_LAYER_MOUNTNS].why, sizeof(L[WS_LAYER_MOUNTNS].why),
-			 "minimal root: system dirs read-only, fresh /proc, "
-			 "private /tmp, /etc secrets masked");
+			 "%s: system dirs read-only, fresh /proc, private /tmp, "
+			 "/etc secrets masked", plan->virt ?
+			 "virtual view (the workspace at /)" : "minimal root");
 }
 
 /* --map-paths: virtual absolute arguments become real paths. */
 static int
-ws__map_args(struct ws_ctx *ws, const struct ws_run_opts *o, char ***out)
+ws__map_args(struct ws_ctx *ws, const struct ws_run_opts *o, bool map,
+	     char ***out)
 {
 	char **v = calloc(o->argc + 1, sizeof(char *));
 
@@ -1813,7 +1821,7 @@ ws__map_args(struct ws_ctx *ws, const struct ws_run_opts *o, char ***out)
 		struct ws_res res = {.fd = -1, .dirfd = -1};
 		const char *a = o->argv[i];
 
-		if (i > 0 && o->map_paths && a[0] == '/' &&
+		if (i > 0 && map && a[0] == '/' &&
 		    ws_resolve(ws, a, WS_R_MISSING_OK | WS_R_NOFOLLOW, &res) == 0 &&
 		    strcmp(res.form, "absolute-inside") != 0)
 			v[i] = strdup(res.real);
@@ -1925,6 +1933,28 @@ ws__error_about_cwd(int rc)
 }
 
 /*
+ * The virtual view needs the mount namespace: without it the command
+ * would see the host's layout, so the call is refused, never run in the
+ * real view instead.
+ */
+static int
+ws__view_check(const struct ws_run_opts *o, const struct ws_isolation *iso)
+{
+	const struct ws_layer_state *m = &iso->layer[WS_LAYER_MOUNTNS];
+
+	if (m->planned)
+		return 0;
+	return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+			    "the virtual view (the workspace at /%s) needs a mount "
+			    "namespace, and there is none: %s; --view real runs "
+			    "the command with the workspace at its real path",
+			    o->view_from_paths ? ", the default with --paths "
+			    "virtual" : "",
+			    o->isolate == WS_ISOLATE_NONE ? "--isolate none" :
+			    m->why[0] ? m->why : "not available");
+}
+
+/*
  * One attempt of ws_run().  *userns_refused is set when the kernel refused
  * to make the user namespace the plan counted on (clone(2) EPERM: in a
  * chroot, say, which the probe cannot see without a clone of its own),
@@ -1943,6 +1973,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws__report rep;
 	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, repp[2] = {-1, -1};
 	int statp[2] = {-1, -1}, syncp[2] = {-1, -1}, inp[2] = {-1, -1};
+	int viewp[2] = {-1, -1}, view_root = -1;
+	bool virt = o->view == WS_VIEW_VIRTUAL;
 	int in_fd = -1, status_raw = 0, rc, err_w;
 	struct ws__place *places = NULL;
 	size_t nplaces = 0;
@@ -1966,7 +1998,10 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	if ((rc = ws_run_check_opts(o)) < 0)
 		return rc;
 	ws_sandbox_probe(&r->iso, o->disable, false);
-	if ((rc = ws__plan_layers(o, &r->iso, &plan)) < 0)
+	r->view.view = o->view;
+	r->view.from_paths = o->view_from_paths;
+	if ((rc = ws__plan_layers(o, &r->iso, &plan)) < 0 ||
+	    (virt && (rc = ws__view_check(o, &r->iso)) < 0))
 		goto out;
 	/*
 	 * A workspace (or a mount) at / is the whole file system: there is
@@ -2008,6 +2043,21 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	}
 	plan.cwd_fd = cwd.fd;
+	if (virt && cwd.final_anchor <= 0) {
+		char top[300];
+
+		if (ws_view_shadowed(cwd.vpath, top, sizeof(top))) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, cwd.vpath,
+					  "hidden in the virtual view by the system's "
+					  "%s (the --cwd directory); use --view real",
+					  top);
+			goto out;
+		}
+	}
+	if (virt && (plan.cwd_in = strdup(cwd.vpath)) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
 	/*
 	 * HOME and TMPDIR: in the minimal root they live in its private
 	 * /tmp, which vanishes with the namespace; elsewhere a directory
@@ -2028,7 +2078,10 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 					  !plan.mountns);
 		if (rc < 0 ||
 		    (rc = ws_grants_check_names(ws, plan.paths, plan.npaths)) < 0 ||
-		    (rc = ws__policy_grants(ws, &plan, o, r)) < 0)
+		    (rc = ws__policy_grants(ws, &plan, o, r)) < 0 ||
+		    (o->isolate != WS_ISOLATE_NONE &&
+		     (rc = ws_view_policy(ws, &plan, &r->view, plan.mountns)) < 0) ||
+		    (virt && (rc = ws_view_plan(ws, &plan, &r->view)) < 0))
 			goto out;
 	}
 	/*
@@ -2067,12 +2120,16 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	if ((rc = ws__env_build(o, plan.priv_real, &env, r)) < 0)
 		goto out;
-	rc = o->shell ? ws__shell_argv(o, &argv) : ws__map_args(ws, o, &argv);
+	/* In the virtual view a virtual path is the command's own. */
+	r->view.map_paths_ignored = virt && o->map_paths;
+	rc = o->shell ? ws__shell_argv(o, &argv)
+		      : ws__map_args(ws, o, o->map_paths && !virt, &argv);
 	if (rc < 0)
 		goto out;
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
 	    pipe2(repp, O_CLOEXEC) < 0 || pipe2(statp, O_CLOEXEC) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) < 0) {
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) < 0 ||
+	    (virt && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, viewp) < 0)) {
 		rc = ws_error_errno(errno, NULL, "pipe");
 		goto out;
 	}
@@ -2128,8 +2185,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		.rep_w = repp[1], .status_w = statp[1], .sync_r = syncp[0],
 		.pidns = proc.pidns, .landlock = plan.landlock_abi > 0,
 		.seccomp = plan.seccomp, .caps = plan.caps, .cwd_fd = cwd.fd,
+		.view_w = viewp[1],
 		.parent_fds = {cap[0].fd, cap[1].fd, repp[0], statp[0], syncp[1],
-			       inp[1], -1, -1},
+			       inp[1], viewp[0], -1},
 	};
 	fflush(NULL);
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
@@ -2175,6 +2233,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	ws__close(&repp[1]);
 	ws__close(&statp[1]);
 	ws__close(&syncp[0]);
+	ws__close(&viewp[1]);
 	if (plan.userns) {
 		/* The same ids inside; then init may go on. */
 		if ((rc = ws__userns_map(proc.pid)) < 0 ||
@@ -2378,7 +2437,16 @@ out:
 		ws__kill_all(&proc, SIGKILL);
 		waitpid(proc.pid, NULL, 0);
 	}
-	/* Every process of the command is gone: undo what it created. */
+	/*
+	 * Every process of the command is gone: the names it made at the
+	 * top of the virtual root go into the workspace (before the revert,
+	 * which then removes what no tool may create), then undo what it
+	 * created.
+	 */
+	if (viewp[0] >= 0 && (view_root = ws_view_recv_root(viewp[0])) >= 0) {
+		ws_view_apply(ws, view_root, &r->view);
+		ws__close(&view_root);
+	}
 	ws__places_revert(ws, places, nplaces, r);
 	ws__places_free(places, nplaces);
 	r->nreverted_created = r->nreverted;
@@ -2396,10 +2464,12 @@ out:
 	ws__close(&statp[0]); ws__close(&statp[1]);
 	ws__close(&syncp[0]); ws__close(&syncp[1]);
 	ws__close(&inp[0]); ws__close(&inp[1]);
+	ws__close(&viewp[0]); ws__close(&viewp[1]);
 	if (plan.priv_fd >= 0)
 		ws__priv_remove(plan.priv_real, plan.priv_fd);
 	free(plan.priv_real);
 	free(plan.cwd_real);
+	free(plan.cwd_in);
 	plan.cwd_fd = -1;
 	if (plan.priv_fd >= 0)
 		close(plan.priv_fd);
@@ -2457,5 +2527,6 @@ ws_run_free(struct ws_run_result *r)
 		free(r->reverted[i]);
 	free(r->reverted);
 	ws_policy_grants_free(r->grants, r->ngrants);
+	ws_view_info_free(&r->view);
 	memset(r, 0, sizeof(*r));
 }

@@ -405,6 +405,9 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->noexec = false;
 	e->asked = false;
 	e->tree = -1;
+	e->target = NULL;
+	e->unbound = e->mount_only = e->link_copy = false;
+	e->stage = e->from_stage = e->mask = false;
 	p->npaths++;
 	return 0;
 }
@@ -435,8 +438,26 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].noexec = false;
 	p->guards[p->nguards].asked = false;
 	p->guards[p->nguards].tree = -1;
+	p->guards[p->nguards].target = NULL;
+	p->guards[p->nguards].unbound = false;
+	p->guards[p->nguards].mount_only = false;
+	p->guards[p->nguards].link_copy = false;
+	p->guards[p->nguards].stage = false;
+	p->guards[p->nguards].from_stage = false;
+	p->guards[p->nguards].mask = false;
 	p->nguards++;
 	return 0;
+}
+
+int
+ws_sandbox_plan_add_guard(struct ws_sandbox_plan *p, int fd, const char *path,
+			  bool mask)
+{
+	int rc = ws__add_guard(p, fd, path, false);
+
+	if (rc == 0)
+		p->guards[p->nguards - 1].mask = mask;
+	return rc;
 }
 
 /*
@@ -605,7 +626,9 @@ ws__sort_by_depth(struct ws_sandbox_path *v, size_t n)
 		struct ws_sandbox_path t = v[i];
 		size_t j = i;
 
-		while (j > 0 && ws__depth(v[j - 1].path) > ws__depth(t.path)) {
+		while (j > 0 && ws__depth(v[j - 1].target ? v[j - 1].target :
+					  v[j - 1].path) >
+				ws__depth(t.target ? t.target : t.path)) {
 			v[j] = v[j - 1];
 			j--;
 		}
@@ -617,6 +640,7 @@ void
 ws_sandbox_plan_sort(struct ws_sandbox_plan *p)
 {
 	ws__sort_by_depth(p->paths, p->npaths);
+	ws__sort_by_depth(p->guards, p->nguards);
 }
 
 int
@@ -812,6 +836,12 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 							  : &p->guards[i - p->npaths];
 		struct stat st;
 
+		/* The virtual view: not bound, a symlink copied, or cloned
+		 * from the stage in the child. */
+		if (e->unbound || e->link_copy || e->from_stage || e->mask) {
+			e->tree = e->link_copy ? -2 : e->from_stage ? -3 : -1;
+			continue;
+		}
 		/* A merged-/usr link (/bin -> usr/bin) stays a link. */
 		if (e->path[0] == '/' && strchr(e->path + 1, '/') == NULL &&
 		    lstat(e->path, &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -844,6 +874,7 @@ ws_sandbox_plan_free(struct ws_sandbox_plan *p)
 		if (p->paths[i].tree >= 0)
 			close(p->paths[i].tree);
 		free(p->paths[i].path);
+		free(p->paths[i].target);
 	}
 	for (size_t i = 0; i < p->nguards; i++) {
 		if (p->guards[i].fd >= 0)
@@ -851,6 +882,7 @@ ws_sandbox_plan_free(struct ws_sandbox_plan *p)
 		if (p->guards[i].tree >= 0)
 			close(p->guards[i].tree);
 		free(p->guards[i].path);
+		free(p->guards[i].target);
 	}
 	free(p->paths);
 	free(p->guards);
@@ -879,6 +911,9 @@ ws__fail(char *msg, size_t len, const char *what, const char *path, int err)
  * sets and uses it.
  */
 static int ws__newroot_fd = -1;
+
+/* The virtual view's stage (the workspace's tree), once attached. */
+static int ws__stage_fd = -1;
 
 /* Whether an O_PATH descriptor is a directory or a symlink (what a walk's
  * last component may be where a directory is wanted). */
@@ -1034,6 +1069,35 @@ ws__attach(int tree, const char *target, bool file, char *msg, size_t len)
 }
 
 /*
+ * A top-level workspace entry of the virtual view: cloned from the stage
+ * by its name, not following a link, and only if it is still the inode
+ * the parent opened (a name replaced meanwhile is not bound).
+ */
+static int
+ws__attach_from_stage(const struct ws_sandbox_path *e, const char *target,
+		      char *msg, size_t len)
+{
+	const char *name = e->target + strspn(e->target, "/");
+	struct stat want, got;
+	int t, rc;
+
+	if (ws__stage_fd < 0)
+		return ws__fail(msg, len, "stage", target, ENOENT);
+	t = open_tree(ws__stage_fd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+		      AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+	if (t < 0)
+		return ws__fail(msg, len, "open_tree", target, errno);
+	if (fstat(e->fd, &want) < 0 || fstat(t, &got) < 0 ||
+	    want.st_ino != got.st_ino || want.st_dev != got.st_dev) {
+		close(t);
+		return ws__fail(msg, len, "workspace entry changed:", target, EXDEV);
+	}
+	rc = ws__attach(t, target, e->file, msg, len);
+	close(t);
+	return rc;
+}
+
+/*
  * Mask a secret under the new root's /etc with an empty file or dir.
  * The sources lie on the new root's tmpfs, already read-only, nosuid,
  * nodev and noexec (WS__ROOT_FLAGS) when this runs: a bind mount takes
@@ -1058,6 +1122,41 @@ ws__mask_st(const char *target, const struct stat *known, char *msg, size_t len)
 	if (mount(src, target, NULL, MS_BIND, NULL) < 0)
 		return ws__fail(msg, len, "mask", target, errno);
 	return 0;
+}
+
+/*
+ * Mask an entry of the workspace or a mount (the policy's view): reached
+ * without following any link (the tree is the command's to change, and
+ * a link swapped in must not move the mask), the empty source cloned
+ * from the read-only root and moved onto it.  Gone: nothing to mask.
+ */
+static int
+ws__mask_beneath(const char *target, char *msg, size_t len)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof(how));
+	int t, rc = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : ws__fail(msg, len, "mask", target, errno);
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	t = open_tree(AT_FDCWD, S_ISDIR(st.st_mode) ? WS__NEWROOT "/.ws-empty-dir"
+						    : WS__NEWROOT "/.ws-empty",
+		      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (t < 0 || move_mount(t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+				MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = ws__fail(msg, len, "mask", target, errno);
+	if (t >= 0)
+		close(t);
+	close(fd);
+	return rc;
 }
 
 static int
@@ -1315,8 +1414,13 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		snprintf(msg, msglen, "%s", ws_error_last());
 		return -EPERM;
 	}
+	/* The virtual view's root takes the command's new top-level names
+	 * (copied into the workspace afterwards): RAM no rlimit counts,
+	 * bounded as /tmp is (--tmp-size). */
+	snprintf(target, sizeof(target), "mode=0755,size=%lld",
+		 p->virt && p->tmp_size > 0 ? p->tmp_size : 1024LL * 1024);
 	if (mount("tmpfs", WS__NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=0755,size=1m") < 0)
+		  target) < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", WS__NEWROOT, errno);
 	ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/*
@@ -1350,18 +1454,36 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		return rc;
 	if (ws__mkdirs(WS__NEWROOT "/proc") < 0 ||
 	    mount("proc", WS__NEWROOT "/proc", "proc",
-		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC | (p->virt ? MS_RDONLY : 0),
+		  NULL) < 0)
 		return ws__fail(msg, msglen, "mount", "/proc", errno);
 	for (size_t i = 0; i < p->npaths; i++) {
 		struct ws_sandbox_path *e = &p->paths[i];
 		char link[4096];
 		ssize_t n;
 
-		if (strcmp(e->path, "/") == 0)
+		if (strcmp(e->path, "/") == 0 || e->unbound)
 			continue; /* a workspace at / is not narrowed */
-		snprintf(target, sizeof(target), WS__NEWROOT "%s", e->path);
+		snprintf(target, sizeof(target), WS__NEWROOT "%s",
+			 e->target ? e->target : e->path);
+		if (e->from_stage) {
+			if ((rc = ws__attach_from_stage(e, target, msg, msglen)) < 0)
+				return rc;
+			continue;
+		}
+		/*
+		 * The stage lies on the old root (its /dev, a directory every
+		 * system has, covered in this namespace only), not in the new
+		 * one: it goes with the old root at the pivot, in the one
+		 * unmount (an RCU grace period) that costs anyway, rather
+		 * than in one of its own (measured: about a millisecond).
+		 */
+		if (e->stage)
+			snprintf(target, sizeof(target), "%s", "/dev");
 		if (e->tree == -2) {
-			n = readlink(e->path, link, sizeof(link) - 1);
+			/* A workspace entry's link: its own text, by fd. */
+			n = e->link_copy ? readlinkat(e->fd, "", link, sizeof(link) - 1)
+					 : readlink(e->path, link, sizeof(link) - 1);
 			if (n <= 0)
 				continue;
 			link[n] = '\0';
@@ -1371,6 +1493,17 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		}
 		if ((rc = ws__attach(e->tree, target, e->file, msg, msglen)) < 0)
 			return rc;
+		if (e->stage) {
+			struct open_how how = {
+				.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+			};
+
+			ws__stage_fd = (int)syscall(SYS_openat2, AT_FDCWD, target,
+						    &how, sizeof(how));
+			if (ws__stage_fd < 0)
+				return ws__fail(msg, msglen, "open", target, errno);
+		}
 	}
 	/* The root read-only before the masks (see ws__mask()). */
 	if (mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | WS__ROOT_FLAGS,
@@ -1385,15 +1518,43 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 
 		if (fstat(p->guards[i].fd, &st) < 0)
 			continue;
-		snprintf(target, sizeof(target), WS__NEWROOT "%s", p->guards[i].path);
+		snprintf(target, sizeof(target), WS__NEWROOT "%s",
+			 p->guards[i].target ? p->guards[i].target : p->guards[i].path);
+		/* The policy's view: what it refuses to read is emptied. */
+		if (p->guards[i].mask && !p->guards[i].unbound) {
+			if ((rc = ws__mask_beneath(target, msg, msglen)) < 0)
+				return rc;
+			continue;
+		}
 		if (p->guards[i].tree >= 0 &&
 		    (rc = ws__attach(p->guards[i].tree, target, !S_ISDIR(st.st_mode),
 				     msg, msglen)) < 0)
 			return rc;
 	}
+	/*
+	 * The virtual view's root takes new names again (the masks, made
+	 * while it was read-only, keep that), and the masks' empty sources
+	 * go: "/" shows what the workspace holds and the system's names.
+	 */
+	if (p->virt) {
+		if (mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID |
+			  MS_NODEV, NULL) < 0)
+			return ws__fail(msg, msglen, "remount", "/", errno);
+		unlink(WS__NEWROOT "/.ws-empty");
+		rmdir(WS__NEWROOT "/.ws-empty-dir");
+	}
+	/* The stage goes with the old root at the pivot. */
+	if (ws__stage_fd >= 0) {
+		close(ws__stage_fd);
+		ws__stage_fd = -1;
+	}
 	/* The working directory in the new tree: the same inode, no links. */
-	snprintf(target, sizeof(target), WS__NEWROOT "%s",
-		 strcmp(p->cwd_real, "/") == 0 ? "" : p->cwd_real);
+	{
+		const char *in = p->cwd_in ? p->cwd_in : p->cwd_real;
+
+		snprintf(target, sizeof(target), WS__NEWROOT "%s",
+			 strcmp(in, "/") == 0 ? "" : in);
+	}
 	{
 		struct open_how how = {
 			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -1404,7 +1565,9 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	}
 	if (fd < 0)
 		return ws__fail(msg, msglen, "open", p->cwd_real, errno);
-	if (fstat(p->cwd_fd, &want) < 0 || fstat(fd, &got) < 0 ||
+	if (p->cwd_in != NULL && strcmp(p->cwd_in, "/") == 0) {
+		/* The virtual view's root: the tmpfs, not the workspace. */
+	} else if (fstat(p->cwd_fd, &want) < 0 || fstat(fd, &got) < 0 ||
 	    want.st_ino != got.st_ino || want.st_dev != got.st_dev) {
 		close(fd);
 		return ws__fail(msg, msglen, "working directory changed:",
@@ -1501,6 +1664,9 @@ ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 		const struct ws_sandbox_path *e = &p->paths[i];
 		uint64_t a = e->write ? fs : (WS__LL_RX & fs);
 
+		if (e->mount_only)
+			continue; /* beneath the workspace's own rule */
+
 		if (e->file)
 			a &= WS__LL_FILE_MASK;
 		if (e->noexec)
@@ -1526,11 +1692,25 @@ ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 			{"/proc", WS__LL_FS_READ_FILE | WS__LL_FS_READ_DIR},
 			{"/", WS__LL_FS_READ_DIR},
 		};
+		/*
+		 * The virtual view's root takes the command's new top-level
+		 * names, and a Landlock rule on "/" reaches everything under
+		 * it: there the mounts' own modes keep what is read-only so
+		 * (system directories, ro mounts and grants, a read-only
+		 * /proc), as they do in the real view too.  Device nodes
+		 * cannot be made (no capability).
+		 */
+		uint64_t root_rw = ~(uint64_t)0 & ~((1ULL << 6) | (1ULL << 11) |
+					       WS__LL_FS_IOCTL_DEV);
 
 		for (size_t i = 0; rc == 0 && i < sizeof(extra) / sizeof(extra[0]); i++) {
 			int fd = open(extra[i].path, O_PATH | O_CLOEXEC);
 
-			if (fd < 0 || ws__ll_add(rs, fd, extra[i].access & fs) < 0)
+			uint64_t acc = extra[i].access;
+
+			if (p->virt && strcmp(extra[i].path, "/") == 0)
+				acc = root_rw;
+			if (fd < 0 || ws__ll_add(rs, fd, acc & fs) < 0)
 				rc = ws__fail(msg, msglen, "landlock_add_rule",
 					      extra[i].path, errno);
 			if (fd >= 0)

@@ -7,7 +7,78 @@
 # printed beside the floor of any supervisor here: a static program that
 # only forks, execs and waits (built below), whose own cost over `true`
 # is what starting one more process costs on this machine.
+#
+# bench_wsrun.sh views: only the views' section (issue 19).
 source "$(dirname "$0")/lib.sh"
+
+# The views (issue 19): wsrun --view real and --view virtual against bwrap
+# doing the virtual view's job (the workspace bound at /, the system
+# directories read-only, fresh /proc and /dev, a private /tmp, PID and
+# network namespaces; bwrap's mount points land in its copy of the
+# workspace, which is why wsrun does not build it that way), on a
+# workspace of 20 top-level entries and one of 200 (each a mount in the
+# virtual view).  Interleaved rounds (one run of each command per round,
+# so that they share the machine's load), medians.
+views_bench() {
+	local rounds=${VIEW_ROUNDS:-200} w
+	for n in 20 200; do
+		w=$tmp/ws$n
+		mkdir -p "$w"
+		for i in $(seq "$n"); do
+			if [ $((i % 2)) = 0 ]; then mkdir -p "$w/d$i"; echo x >"$w/d$i/f"
+			else echo x >"$w/f$i"; fi
+		done
+	done
+	python3 - "$bin" "$tmp" "$rounds" <<'PY'
+import os, statistics, subprocess, sys, time
+bin, tmp, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def bwrap(ws):
+    a = ["bwrap", "--bind", ws, "/"]
+    for n in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt"):
+        p = "/" + n
+        # A merged-/usr link is bound as the directory it leads to:
+        # bwrap's --symlink refuses a link its last run left there.
+        if os.path.isdir(p):
+            a += ["--ro-bind", p, p]
+    return a + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                "--unshare-pid", "--unshare-net", "--die-with-parent", "/usr/bin/true"]
+cmds = []
+for n in (20, 200):
+    ws = f"{tmp}/ws{n}"
+    bw = f"{tmp}/bw{n}"  # bwrap's own copy: it leaves mount points there
+    subprocess.run(["cp", "-a", ws, bw], check=True)
+    cmds += [(f"wsrun --view real true ({n} entries)",
+              [f"{bin}/wsrun", "--workspace", ws, "--view", "real", "true"]),
+             (f"wsrun --view virtual true ({n} entries)",
+              [f"{bin}/wsrun", "--workspace", ws, "--view", "virtual", "true"]),
+             (f"bwrap, the same job ({n} entries)", bwrap(bw))]
+times = {name: [] for name, _ in cmds}
+for r in range(rounds + 5):
+    for name, argv in cmds:
+        t = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=True)
+        if r >= 5:  # warm-up rounds
+            times[name].append((time.perf_counter() - t) * 1000)
+print(f"  {'command':44s} {'median':>9s} {'vs bwrap':>9s}")
+for n in (20, 200):
+    b = statistics.median(times[f"bwrap, the same job ({n} entries)"])
+    for name, _ in cmds:
+        if f"({n} entries)" in name:
+            m = statistics.median(times[name])
+            print(f"  {name:44s} {m:7.2f}ms  {m / b:7.2f}x")
+PY
+}
+
+if [ "${1:-}" = views ]; then
+	need bwrap bubblewrap
+	bin=$(bench_bin)
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	echo "== views: wsrun --view real|virtual against bwrap doing the same job (interleaved, ${VIEW_ROUNDS:-200} rounds)"
+	views_bench
+	exit 0
+fi
 need hyperfine hyperfine
 need bwrap bubblewrap
 need proot proot
@@ -101,6 +172,10 @@ table "$runs" \
 	"+pidns=env WS_RUN_DISABLE=mountns,netns $bin/wsrun --workspace $tmp true" \
 	"+mountns+guards=env WS_RUN_DISABLE=netns $bin/wsrun --workspace $tmp true" \
 	"+netns (default)=env WS_RUN_DISABLE= $bin/wsrun --workspace $tmp true"
+
+echo
+echo "== views: wsrun --view real|virtual against bwrap doing the same job (interleaved, ${VIEW_ROUNDS:-200} rounds)"
+views_bench
 
 echo
 echo "== a build-like loop (200 cat of a small file)"

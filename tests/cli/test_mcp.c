@@ -650,6 +650,49 @@ START_TEST(every_tool_once)
 }
 END_TEST
 
+/*
+ * Seed 001 through the server (issue 19): the native mode's run_command
+ * runs in the virtual view, so it sees what read_file and list_directory
+ * see, by the same absolute paths, and what it writes there is what
+ * read_file reads.
+ */
+START_TEST(run_command_one_view)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	const cJSON *view;
+	int id = 10;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, id++, "run_command", "{\"command\":\"cat /notes.md; "
+		   "ls /src; pwd; echo run > /made.txt; echo deep > /src/b.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")),
+			 "one\ntwo\nthree\na.c\n/\n");
+	view = cJSON_GetObjectItem(sc(res, "isolation"), "view");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(view, "mode")),
+			 "virtual");
+	cJSON_Delete(r);
+	res = call(&m, id++, "read_file", "{\"path\":\"/made.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "run\n");
+	cJSON_Delete(r);
+	res = call(&m, id++, "read_file", "{\"path\":\"/src/b.txt\"}", &r);
+	ck_assert_str_eq(text_of(res), "deep\n");
+	cJSON_Delete(r);
+	res = call(&m, id++, "write_file", "{\"path\":\"/api.txt\","
+		   "\"content\":\"api data\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, id++, "run_command", "{\"command\":[\"cat\",\"/api.txt\"]}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")), "api data");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 START_TEST(jsonrpc_errors)
 {
 	struct mcp m;
@@ -2656,6 +2699,7 @@ suite(void)
 	tcase_add_test(tc, handshake_every_version);
 	tcase_add_test(tc, tools_list_schemas);
 	tcase_add_test(tc, every_tool_once);
+	tcase_add_test(tc, run_command_one_view);
 	tcase_add_test(tc, jsonrpc_errors);
 	tcase_add_test(tc, usage_and_workspace_errors);
 	tcase_add_test(tc, home_in_dirs);

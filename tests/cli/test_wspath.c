@@ -151,6 +151,38 @@ START_TEST(sibling_prefix_is_shorthand)
 }
 END_TEST
 
+/* --explain says how a path maps inside a wsrun command, in each view
+ * (issue 19): the same virtual path, unless a system name hides it. */
+START_TEST(explain_in_command)
+{
+	struct wst_run r;
+	cJSON *c;
+	char *real = wst_path(W, "src/a.c");
+
+	wst_write(T, "ws/etc/x", "mine");
+	wst_run(&r, NULL, "wspath", "--workspace", W, "--json", "--explain",
+		"/src/a.c", NULL);
+	ck_assert_int_eq(r.status, 0);
+	c = wst_output(&r, "in_command");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(c, "virtual_view")),
+			 "/src/a.c");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(c, "real_view")), real);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wspath", "--workspace", W, "--json", "--explain",
+		"/etc/x", NULL);
+	c = wst_output(&r, "in_command");
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(c, "virtual_view")));
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(c, "shadowed_by")),
+			 "/etc");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wspath", "--workspace", W, "--explain", "/src/a.c", NULL);
+	ck_assert_msg(strstr(r.out, "command    /src/a.c (wsrun --view virtual)") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	free(real);
+}
+END_TEST
+
 START_TEST(to_virtual)
 {
 	struct wst_run r;
@@ -454,6 +486,7 @@ suite(void)
 	tcase_add_test(tc, refusals_and_exit_statuses);
 	tcase_add_test(tc, sibling_prefix_is_shorthand);
 	tcase_add_test(tc, to_virtual);
+	tcase_add_test(tc, explain_in_command);
 	tcase_add_test(tc, explain_traces_steps);
 	tcase_add_test(tc, several_paths_in_json);
 	tcase_add_test(tc, args_schema_and_usage_errors);

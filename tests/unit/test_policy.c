@@ -120,6 +120,30 @@ START_TEST(first_match_wins)
 }
 END_TEST
 
+/* Where a refusing rule for read or write may match (the policy's view
+ * in wsrun walks only there); a catch-all is the default, not counted. */
+START_TEST(may_refuse_below)
+{
+	struct ws_policy *p = parse_ok(RULE(
+		"{\"name\":\"deny-secret\",\"paths\":[\"${PROJECT_ROOT}/secret/**\"],"
+		" \"operations\":[\"read\"],\"decision\":\"deny\"},"
+		"{\"name\":\"approve-del\",\"paths\":[\"/elsewhere/**\"],"
+		" \"operations\":[\"delete\"],\"decision\":\"approve\"},"
+		"{\"name\":\"default-deny\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		" \"decision\":\"deny\"}"));
+
+	ck_assert(ws_policy_may_refuse_below(p, "/w/proj"));
+	ck_assert(ws_policy_may_refuse_below(p, "/w"));
+	ck_assert(ws_policy_may_refuse_below(p, "/w/proj/secret/x"));
+	ck_assert(!ws_policy_may_refuse_below(p, "/w/other"));
+	ck_assert(!ws_policy_may_refuse_below(p, "/elsewhere"));
+	ck_assert(ws_policy_catch_all("**"));
+	ck_assert(ws_policy_catch_all("/**"));
+	ck_assert(!ws_policy_catch_all("/w/**"));
+	ws_policy_free(p);
+}
+END_TEST
+
 START_TEST(no_file_rule_matches_denies)
 {
 	struct ws_policy *p = parse_ok(RULE(
@@ -1101,6 +1125,7 @@ suite(void)
 	tcase_add_test(tc, config_parse);
 	tcase_add_test(tc, config_errors_name_key);
 	tcase_add_test(tc, config_load_places);
+	tcase_add_test(tc, may_refuse_below);
 	suite_add_tcase(s, tc);
 	return s;
 }

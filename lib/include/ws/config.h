@@ -60,6 +60,7 @@ struct ws_config {
 	size_t nguarded;
 	char **run_env;		/* "NAME=VALUE": wsrun's run.env */
 	size_t nrun_env;
+	char *view;		/* "view": wsrun's default view, or NULL */
 	struct ws_limits limits;
 };
 

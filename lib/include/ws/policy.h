@@ -163,6 +163,18 @@ bool ws_policy_strict(const struct ws_policy *p);
 size_t ws_policy_nfile_rules(const struct ws_policy *p);
 size_t ws_policy_ncommand_rules(const struct ws_policy *p);
 
+/* Whether a path pattern matches every path (two stars, alone or after
+ * the root's slash). */
+bool ws_policy_catch_all(const char *pattern);
+
+/*
+ * Whether a deny or approve rule for read or write may match inside the
+ * real directory dir, or dir itself (its pattern's literal start lies in
+ * dir or above it; a catch-all pattern is the policy's default, not
+ * counted): where not, nothing below dir needs checking.
+ */
+bool ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir);
+
 /*
  * The decision of the file rules for op on the real path real, with which
  * rule decided in *m (if not NULL).  No matching rule: deny.

@@ -19,6 +19,7 @@
 
 #include "ws/policy.h"
 #include "ws/sandbox.h"
+#include "ws/view.h"
 #include "ws/workspace.h"
 
 #define WS_RUN_TIMEOUT_DEFAULT 60		/* seconds */
@@ -52,6 +53,8 @@ struct ws_run_opts {
 	enum ws_isolate isolate;
 	bool net;		 /* network allowed */
 	bool map_paths;		 /* rewrite virtual absolute arguments */
+	enum ws_view view;	 /* the command's view (ws/view.h) */
+	bool view_from_paths;	 /* view is the default of --paths virtual */
 	const char *const *env;	 /* "K=V" set in the command's environment */
 	size_t nenv;
 	const char *const *keep_env; /* names passed through as they are */
@@ -120,6 +123,9 @@ struct ws_run_result {
 	 */
 	struct ws_policy_grant *grants;
 	size_t ngrants;
+	/* The view, what it shadowed, and the new top-level names it
+	 * copied into the workspace (virtual view). */
+	struct ws_view_info view;
 };
 
 /* Check the options (timeouts and limits not negative, a command given). */

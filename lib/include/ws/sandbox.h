@@ -102,6 +102,29 @@ struct ws_sandbox_path {
 	bool noexec;	/* Landlock: no execute (a policy's read grant) */
 	bool asked;	/* named by the caller (--allow-read, --allow-write) */
 	int tree;	/* detached mount of it (mount namespace), or -1 */
+	/*
+	 * The virtual view (lib/view.c): where it is bound in the new root
+	 * (NULL: at path), whether it is only a Landlock rule (not bound:
+	 * the workspace itself, a grant that has no place), only a bind (no
+	 * Landlock rule of its own: a top-level workspace entry, covered by
+	 * the workspace's), and whether it is a symlink copied as one.
+	 */
+	char *target;
+	bool unbound;
+	bool mount_only;
+	bool link_copy;
+	/*
+	 * The workspace's tree, bound once at a staging name of the new root
+	 * (stage), from which each top-level entry (from_stage) is cloned
+	 * by name and checked to be the inode the parent opened; the stage
+	 * is detached before the command runs.  One tree copied in the
+	 * parent instead of one per entry.
+	 */
+	bool stage;
+	bool from_stage;
+	/* The policy's view: masked (an empty file or directory bound over
+	 * it), for a guard entry whose reading the policy refuses. */
+	bool mask;
 };
 
 struct ws_sandbox_plan {
@@ -132,12 +155,29 @@ struct ws_sandbox_plan {
 	char *priv_real;  /* its path; with priv_fd -1, made in the
 			     minimal root's private /tmp */
 	long long tmp_size; /* bytes of the minimal root's private /tmp */
+	/*
+	 * The virtual view: the new root stays writable (a tmpfs whose new
+	 * top-level names wsrun copies into the workspace afterwards, see
+	 * lib/view.c), /proc is read-only, and cwd_in is the working
+	 * directory's path in the new root ("/": its root, no inode to
+	 * compare).  NULL cwd_in: cwd_real.
+	 */
+	bool virt;
+	char *cwd_in;
 };
 
 /* Order the plan's paths deeper after shallower (stable), so that in the
  * mount namespace a bind lands on top of the ones it lies in.  Done by
  * ws_sandbox_plan_fill(); again by whoever adds paths after it. */
 void ws_sandbox_plan_sort(struct ws_sandbox_plan *p);
+
+/*
+ * Add a guard to a plan (fd is taken over): read-only, or with mask an
+ * empty file or directory over it (the policy's view, lib/view.c).
+ * Errors: WS_ENOMEM.
+ */
+int ws_sandbox_plan_add_guard(struct ws_sandbox_plan *p, int fd,
+			      const char *path, bool mask);
 
 /* Add a path to a plan (fd is taken over).  Errors: WS_ENOMEM. */
 int ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,

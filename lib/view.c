@@ -1,0 +1,735 @@
+/*
+ * view.c - the virtual view of a wsrun command: the workspace at "/"
+ * (see ws/view.h and wsrun(1), VIEW).
+ *
+ * Why a tmpfs root with each top-level entry bound in, rather than the
+ * other ways (measured and weighed for issue 19):
+ *   - binding the workspace at "/" and the system directories on it
+ *     (bwrap --bind ws / --ro-bind /usr /usr) needs their mount points
+ *     in the workspace: empty usr/, bin/, lib64/ left there by a killed
+ *     run, or refused on a full disk;
+ *   - an overlay whose upper layer collects the changes copies a large
+ *     file up before its first write, shows nothing to a concurrent file
+ *     tool before the end, loses everything of a killed run, and in a
+ *     user namespace needs Linux 5.11 and user.overlay xattrs;
+ *   - here every write below a top-level entry goes to the workspace as
+ *     it happens (a file tool sees it at once; a killed command's writes
+ *     stay, as in the real view; a large file costs nothing more), and
+ *     the mount points are made on the tmpfs only.  The price: a name
+ *     made at the top is on the tmpfs until the command's tree is gone,
+ *     then copied in (ws_view_apply()); a top-level entry cannot be
+ *     removed or renamed from inside (EBUSY); a top-level name made by
+ *     another tool during the run is not seen by the command.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/policy.h"
+#include "ws/sandbox.h"
+#include "ws/view.h"
+#include "ws/workspace.h"
+
+/*
+ * The names the sandbox itself needs at "/": where the host has them,
+ * they win over a workspace entry of the same name (which is reported as
+ * shadowed).  Programs need the system directories at their own paths
+ * (the ELF interpreter's path is in every binary), /dev, /proc and /tmp.
+ */
+static const char *const ws__view_sys[] = {
+	"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt",
+	"dev", "proc", "tmp",
+};
+
+const char *
+ws_view_name(enum ws_view v)
+{
+	return v == WS_VIEW_VIRTUAL ? "virtual" : "real";
+}
+
+int
+ws_view_parse(const char *s, enum ws_view *v)
+{
+	if (strcmp(s, "virtual") == 0)
+		*v = WS_VIEW_VIRTUAL;
+	else if (strcmp(s, "real") == 0)
+		*v = WS_VIEW_REAL;
+	else
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "view \"%s\": expected virtual or real", s);
+	return 0;
+}
+
+/* Whether the host has the system's name (dev, proc, tmp: always made). */
+static bool
+ws__sys_present(const char *name)
+{
+	char path[300];
+	struct stat st;
+
+	if (strcmp(name, "dev") == 0 || strcmp(name, "proc") == 0 ||
+	    strcmp(name, "tmp") == 0)
+		return true;
+	snprintf(path, sizeof(path), "/%s", name);
+	return lstat(path, &st) == 0;
+}
+
+bool
+ws_view_shadowed(const char *vpath, char *top, size_t len)
+{
+	const char *p = vpath + strspn(vpath, "/");
+	size_t n = strcspn(p, "/");
+
+	for (size_t i = 0; i < sizeof(ws__view_sys) / sizeof(ws__view_sys[0]); i++)
+		if (strlen(ws__view_sys[i]) == n && strncmp(p, ws__view_sys[i], n) == 0 &&
+		    ws__sys_present(ws__view_sys[i])) {
+			snprintf(top, len, "/%s", ws__view_sys[i]);
+			return true;
+		}
+	return false;
+}
+
+static int
+ws__names_add(struct ws_view_names *l, const char *name, const char *why)
+{
+	char **nn = realloc(l->name, (l->n + 1) * sizeof(char *));
+	char **nw;
+
+	if (nn == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	l->name = nn;
+	nw = realloc(l->why, (l->n + 1) * sizeof(char *));
+	if (nw == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	l->why = nw;
+	l->name[l->n] = strdup(name);
+	l->why[l->n] = why ? strdup(why) : NULL;
+	if (l->name[l->n] == NULL || (why && l->why[l->n] == NULL)) {
+		free(l->name[l->n]);
+		free(l->why[l->n]);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	l->n++;
+	return 0;
+}
+
+static bool
+ws__names_has(const struct ws_view_names *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->name[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void
+ws__names_free(struct ws_view_names *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->name[i]);
+		free(l->why[i]);
+	}
+	free(l->name);
+	free(l->why);
+	memset(l, 0, sizeof(*l));
+}
+
+void
+ws_view_info_free(struct ws_view_info *vi)
+{
+	ws__names_free(&vi->system);
+	ws__names_free(&vi->shadowed);
+	ws__names_free(&vi->unplaced);
+	ws__names_free(&vi->applied);
+	ws__names_free(&vi->lost);
+	ws__names_free(&vi->skeleton);
+	ws__names_free(&vi->masked);
+	ws__names_free(&vi->read_only);
+}
+
+/* The first component of an absolute path, into buf. */
+static const char *
+ws__top(const char *path, char *buf, size_t len)
+{
+	const char *p = path + strspn(path, "/");
+	size_t n = strcspn(p, "/");
+
+	snprintf(buf, len, "%.*s", (int)n, p);
+	return buf;
+}
+
+/* Whether the name exists at rel under dirfd, following no link. */
+static bool
+ws__exists_beneath(int dirfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	while (*rel == '/')
+		rel++;
+	if (*rel == '\0')
+		return true;
+	fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * Where a plan entry (paths[] or guards[]) goes in the virtual root: a
+ * path inside an anchor at its virtual path, a host path at its own;
+ * unbound (with the reason in vi->unplaced when it was asked for) where
+ * it has no place.
+ */
+static int
+ws__place(struct ws_ctx *ws, struct ws_sandbox_path *e, bool guard,
+	  const struct ws_view_names *mtops, struct ws_view_info *vi)
+{
+	char top[256], v[4352];
+	const char *rest = NULL;
+	int a = ws_ctx_anchor_of_real(ws, e->path, &rest);
+
+	if (a < 0) {
+		/* A host path: at its own path, unless a workspace or mount
+		 * name is there. */
+		ws__top(e->path, top, sizeof(top));
+		if (ws__names_has(&vi->skeleton, top) &&
+		    !ws__names_has(&vi->system, top)) {
+			e->unbound = true;
+			snprintf(v, sizeof(v), "/%s is the workspace's (or a mount's) "
+				 "in the virtual view: the host's %s is not shown",
+				 top, e->path);
+			return guard ? 0 : ws__names_add(&vi->unplaced, e->path, v);
+		}
+		return 0;
+	}
+	while (rest && *rest == '/')
+		rest++;
+	if (a == 0 && (rest == NULL || *rest == '\0')) {
+		/* The workspace itself: its Landlock rule, and its tree at
+		 * the stage its top-level entries are bound from. */
+		if (guard) {
+			e->unbound = true;
+			return 0;
+		}
+		e->stage = true;
+		free(e->target);
+		if ((e->target = strdup("/.ws-stage")) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return 0;
+	}
+	{
+		const char *vp = ws->anchors[a].vprefix;
+		bool root = strcmp(vp, "/") == 0;
+
+		snprintf(v, sizeof(v), "%s%s%s", root ? "" : vp,
+			 rest && *rest ? "/" : "", rest ? rest : "");
+		if (v[0] == '\0')
+			snprintf(v, sizeof(v), "/");
+	}
+	ws__top(v, top, sizeof(top));
+	if (a == 0 && ws__names_has(&vi->shadowed, top)) {
+		e->unbound = true;
+		return guard ? 0 : ws__names_add(&vi->unplaced, v,
+						 "inside a workspace entry shadowed "
+						 "by a system directory");
+	}
+	/*
+	 * A mount whose mount point lies inside a bound directory (the
+	 * workspace's, or another mount's) needs that point to exist: the
+	 * view never makes a directory there.
+	 */
+	if (!guard && a > 0 && strchr(v + 1, '/') != NULL) {
+		char parent[4352];
+		const char *prest = NULL;
+		int b;
+
+		snprintf(parent, sizeof(parent), "%s", v);
+		*strrchr(parent, '/') = '\0';
+		b = ws_ctx_anchor_of_virtual(ws, parent, &prest);
+		(void)prest;
+		if ((b > 0 || (ws__names_has(&vi->skeleton, top) &&
+			       !ws__names_has(&vi->system, top) &&
+			       !ws__names_has(mtops, top))) &&
+		    !ws__exists_beneath(ws->anchors[b].fd,
+					b > 0 ? v + strlen(ws->anchors[b].vprefix) : v)) {
+			e->unbound = true;
+			return ws__names_add(&vi->unplaced, v,
+					     "its mount point does not exist in the "
+					     "directory that holds it (the view makes "
+					     "none there)");
+		}
+	}
+	free(e->target);
+	if ((e->target = strdup(v)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+int
+ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+	     struct ws_view_info *vi)
+{
+	struct ws_view_names mtops = {0};
+	char top[256], real[4352];
+	struct dirent *de;
+	DIR *d = NULL;
+	int rc = 0, dfd;
+
+	/* The system's names that the host has (dev, proc, tmp: always). */
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__view_sys) / sizeof(ws__view_sys[0]); i++)
+		if (ws__sys_present(ws__view_sys[i]))
+			rc = ws__names_add(&vi->system, ws__view_sys[i], NULL);
+	for (size_t i = 0; rc == 0 && i < vi->system.n; i++)
+		rc = ws__names_add(&vi->skeleton, vi->system.name[i], NULL);
+	for (size_t k = 1; rc == 0 && k < ws->nanchors; k++) {
+		ws__top(ws->anchors[k].vprefix, top, sizeof(top));
+		if (!ws__names_has(&mtops, top))
+			rc = ws__names_add(&mtops, top, NULL);
+		if (rc == 0 && !ws__names_has(&vi->skeleton, top))
+			rc = ws__names_add(&vi->skeleton, top, NULL);
+	}
+	if (rc < 0)
+		goto out;
+	/* The workspace's top-level entries, each a bind of its own. */
+	dfd = openat(ws->anchors[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		rc = ws_error_errno(errno, "/", "the workspace");
+		goto out;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		};
+		struct stat st;
+		int fd;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (ws__names_has(&vi->system, de->d_name)) {
+			char why[320];
+
+			snprintf(why, sizeof(why), "the system's /%s is shown there",
+				 de->d_name);
+			snprintf(real, sizeof(real), "/%s", de->d_name);
+			rc = ws__names_add(&vi->shadowed, real, why);
+			continue;
+		}
+		/* The masks' empty sources are made at "/" while the view is
+		 * built (lib/sandbox.c): a workspace entry of that name would
+		 * stand in for them. */
+		if (strcmp(de->d_name, ".ws-empty") == 0 ||
+		    strcmp(de->d_name, ".ws-empty-dir") == 0 ||
+		    strcmp(de->d_name, ".ws-stage") == 0) {
+			snprintf(real, sizeof(real), "/%s", de->d_name);
+			rc = ws__names_add(&vi->shadowed, real, "a name wsrun uses "
+					   "while it builds the view");
+			continue;
+		}
+		/* A mount of that name shows instead, as wsls shows it. */
+		if (ws__names_has(&mtops, de->d_name))
+			continue;
+		if (vi->skeleton.n >= WS_VIEW_MAX_TOP) {
+			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, "/",
+					  "the workspace has more than %d top-level "
+					  "entries, each a mount in the virtual "
+					  "view; use --view real",
+					  WS_VIEW_MAX_TOP);
+			break;
+		}
+		fd = (int)syscall(SYS_openat2, ws->anchors[0].fd, de->d_name,
+				  &how, sizeof(how));
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
+			continue; /* gone meanwhile */
+		}
+		snprintf(real, sizeof(real), "%s%s%s", ws->anchors[0].real,
+			 strcmp(ws->anchors[0].real, "/") == 0 ? "" : "/",
+			 de->d_name);
+		if ((rc = ws_sandbox_plan_add(p, fd, real, !ws->anchors[0].ro,
+					      !S_ISDIR(st.st_mode))) < 0)
+			break;
+		p->paths[p->npaths - 1].mount_only = true;
+		snprintf(real, sizeof(real), "/%s", de->d_name);
+		if ((p->paths[p->npaths - 1].target = strdup(real)) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		p->paths[p->npaths - 1].link_copy = S_ISLNK(st.st_mode);
+		p->paths[p->npaths - 1].from_stage = !S_ISLNK(st.st_mode);
+		rc = ws__names_add(&vi->skeleton, de->d_name, NULL);
+	}
+	if (rc < 0)
+		goto out;
+	/* Every path and guard at its place in the virtual root. */
+	for (size_t i = 0; rc == 0 && i < p->npaths; i++)
+		if (!p->paths[i].mount_only)
+			rc = ws__place(ws, &p->paths[i], false, &mtops, vi);
+	for (size_t i = 0; rc == 0 && i < p->nguards; i++)
+		rc = ws__place(ws, &p->guards[i], true, &mtops, vi);
+	/* Host paths placed at their own top-level names. */
+	for (size_t i = 0; rc == 0 && i < p->npaths; i++)
+		if (!p->paths[i].unbound && p->paths[i].target == NULL) {
+			ws__top(p->paths[i].path, top, sizeof(top));
+			if (!ws__names_has(&vi->skeleton, top))
+				rc = ws__names_add(&vi->skeleton, top, NULL);
+		}
+	if (rc == 0)
+		rc = ws__names_add(&vi->skeleton, ".ws-empty", NULL);
+	if (rc == 0)
+		rc = ws__names_add(&vi->skeleton, ".ws-empty-dir", NULL);
+	if (rc == 0)
+		rc = ws__names_add(&vi->skeleton, ".ws-stage", NULL);
+	if (rc < 0)
+		goto out;
+	ws_sandbox_plan_sort(p);
+	p->virt = true;
+out:
+	if (d != NULL)
+		closedir(d);
+	ws__names_free(&mtops);
+	return rc;
+}
+
+int
+ws_view_send_root(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8)));
+	char b = 'v';
+	struct iovec iov = {.iov_base = &b, .iov_len = 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -1;
+	memset(cbuf, 0, sizeof(cbuf));
+	cm = (struct cmsghdr *)(void *)cbuf; /* CMSG_FIRSTHDR, never NULL here */
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	rc = sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	close(fd);
+	close(sock);
+	return rc;
+}
+
+int
+ws_view_recv_root(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8)));
+	char b;
+	struct iovec iov = {.iov_base = &b, .iov_len = 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	if (recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* ---- The policy's view ---------------------------------------------- */
+
+struct ws__pwalk {
+	struct ws_ctx *ws;
+	struct ws_sandbox_plan *p;
+	struct ws_view_info *vi;
+	size_t seen;
+	bool ro;	/* a read-only anchor: nothing to make read-only */
+	const char *vprefix;
+};
+
+/* Whether a rule (not the default, nor a catch-all "**" rule, which the
+ * shipped policies use as their default) refuses op on real. */
+static bool
+ws__refused(struct ws_ctx *ws, enum ws_op op, const char *real)
+{
+	struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL, NULL, NULL};
+	enum ws_decision d = ws_policy_check_file(ws->policy, op, real, &m);
+
+	return d != WS_DECISION_ALLOW && m.rule != NULL &&
+	       !ws_policy_catch_all(m.expanded) && !ws_policy_catch_all(m.pattern);
+}
+
+static int
+ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
+	      int depth)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return 0; /* unreadable: the command cannot read it either */
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char r[4352], v[4352];
+		struct stat st;
+		bool mask;
+		int efd;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->seen > WS_VIEW_MAX_WALK) {
+			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, w->vprefix,
+					  "the policy refuses some reads or writes "
+					  "inside %s, and finding what it refuses "
+					  "there takes a walk of more than %d entries "
+					  "before the command starts: refused rather "
+					  "than run with them reachable (narrow the "
+					  "policy's deny rules, or the workspace)",
+					  w->vprefix, WS_VIEW_MAX_WALK);
+			break;
+		}
+		snprintf(r, sizeof(r), "%s/%s", real, de->d_name);
+		snprintf(v, sizeof(v), "%s/%s", rel, de->d_name);
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    S_ISLNK(st.st_mode))
+			continue; /* a link: its target is checked where it is */
+		mask = ws__refused(w->ws, WS_OP_READ, r);
+		if (mask || (!w->ro && !S_ISDIR(st.st_mode) &&
+			     ws__refused(w->ws, WS_OP_WRITE, r))) {
+			efd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (efd < 0)
+				continue;
+			if ((rc = ws_sandbox_plan_add_guard(w->p, efd, r, mask)) == 0)
+				rc = ws__names_add(mask ? &w->vi->masked : &w->vi->read_only,
+						   v[0] ? v : "/", NULL);
+			if (mask)
+				continue; /* nothing below an emptied directory */
+		}
+		if (rc == 0 && S_ISDIR(st.st_mode) && depth < 128) {
+			int sub = openat(dirfd(d), de->d_name, O_PATH | O_DIRECTORY |
+					 O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0) {
+				rc = ws__pwalk_dir(w, sub, r, v, depth + 1);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+	       struct ws_view_info *vi, bool can_mask)
+{
+	int rc = 0;
+
+	if (ws->policy == NULL)
+		return 0;
+	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
+		struct ws__pwalk w = {ws, p, vi, 0, ws->anchors[a].ro,
+				      ws->anchors[a].vprefix};
+		const char *vp = ws->anchors[a].vprefix;
+
+		if (!ws_policy_may_refuse_below(ws->policy, ws->anchors[a].real))
+			continue;
+		rc = ws__pwalk_dir(&w, ws->anchors[a].fd, ws->anchors[a].real,
+				   strcmp(vp, "/") == 0 ? "" : vp, 0);
+	}
+	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vi->masked.n ?
+				  vi->masked.name[0] : vi->read_only.name[0],
+				  "the policy refuses %s %s inside the workspace, "
+				  "and without a mount namespace a command cannot "
+				  "be kept from it; use --isolate none to run "
+				  "unconfined", vi->masked.n ? "reading" : "writing",
+				  vi->masked.n ? vi->masked.name[0] : vi->read_only.name[0]);
+	if (rc == 0)
+		ws_sandbox_plan_sort(p);
+	return rc;
+}
+
+/* ---- Applying the command's new top-level names ---------------------- */
+
+/* Remove name in dirfd and everything below it (what this file made). */
+static void
+ws__view_rm(int pfd, const char *name, int depth)
+{
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (unlinkat(pfd, name, 0) == 0 || errno != EISDIR || depth > 64)
+		return;
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (d = fdopendir(fd)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+				ws__view_rm(dirfd(d), de->d_name, depth + 1);
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	unlinkat(pfd, name, AT_REMOVEDIR);
+}
+
+/* Copy sname in sdir to dname in ddir: a file, a directory (whole), a
+ * symlink; other kinds are skipped.  0 or -errno. */
+static int
+ws__view_copy(int sdir, const char *name, int ddir, int depth)
+{
+	struct stat st;
+	mode_t mode;
+	int in = -1, out = -1, rc = 0;
+
+	if (depth > 256)
+		return -ELOOP;
+	if (fstatat(sdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	mode = st.st_mode & 0777; /* never a set-id bit */
+	if (S_ISLNK(st.st_mode)) {
+		char link[4096];
+		ssize_t n = readlinkat(sdir, name, link, sizeof(link) - 1);
+
+		if (n < 0)
+			return -errno;
+		link[n] = '\0';
+		return symlinkat(link, ddir, name) < 0 ? -errno : 0;
+	}
+	if (S_ISREG(st.st_mode)) {
+		char buf[65536];
+		ssize_t n;
+
+		if ((in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return -errno;
+		out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			     O_CLOEXEC, 0600);
+		if (out < 0) {
+			rc = -errno;
+			close(in);
+			return rc;
+		}
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			for (ssize_t off = 0; off < n;) {
+				ssize_t w = write(out, buf + off, (size_t)(n - off));
+
+				if (w < 0) {
+					rc = -errno;
+					goto done;
+				}
+				off += w;
+			}
+		if (n < 0)
+			rc = -errno;
+		if (rc == 0 && fchmod(out, mode) < 0)
+			rc = -errno;
+		if (rc == 0 && fsync(out) < 0 && errno != EINVAL)
+			rc = -errno;
+done:
+		close(in);
+		if (close(out) < 0 && rc == 0)
+			rc = -errno;
+		return rc;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d;
+		struct dirent *de;
+
+		if (mkdirat(ddir, name, 0700) < 0)
+			return -errno;
+		in = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		out = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (in < 0 || out < 0 || (d = fdopendir(in)) == NULL) {
+			rc = -errno;
+			if (in >= 0)
+				close(in);
+			if (out >= 0)
+				close(out);
+			return rc;
+		}
+		while (rc == 0 && (de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+				rc = ws__view_copy(dirfd(d), de->d_name, out, depth + 1);
+		closedir(d);
+		if (rc == 0 && fchmod(out, mode) < 0)
+			rc = -errno;
+		close(out);
+		return rc;
+	}
+	return 0; /* a FIFO, a socket: nothing to keep */
+}
+
+int
+ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
+{
+	int dfd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char v[4352];
+		struct stat st;
+		int e;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    ws__names_has(&vi->skeleton, de->d_name))
+			continue;
+		snprintf(v, sizeof(v), "/%s", de->d_name);
+		/*
+		 * What no tool may create (.envrc, wstools' own configuration)
+		 * is copied as in the real view the command writes it, and
+		 * removed by the same revert after (lib/run.c, "places").
+		 */
+		if (ws->anchors[0].ro) {
+			rc = ws__names_add(&vi->lost, v, "the workspace is read-only");
+			continue;
+		}
+		if (fstatat(ws->anchors[0].fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			rc = ws__names_add(&vi->lost, v, "made in the workspace "
+					   "meanwhile by another tool: not replaced");
+			continue;
+		}
+		e = ws__view_copy(dirfd(d), de->d_name, ws->anchors[0].fd, 0);
+		if (e < 0) {
+			char why[200];
+
+			/* Whole or not at all. */
+			ws__view_rm(ws->anchors[0].fd, de->d_name, 0);
+			snprintf(why, sizeof(why), "not copied into the workspace: %s",
+				 strerror(-e));
+			rc = ws__names_add(&vi->lost, v, why);
+			continue;
+		}
+		rc = ws__names_add(&vi->applied, v, NULL);
+	}
+	closedir(d);
+	ws_error_clear();
+	return rc;
+}

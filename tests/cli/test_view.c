@@ -1,0 +1,726 @@
+/*
+ * test_view.c (cli) - wsrun --view virtual (issue 19, seed 001): the
+ * command's "/" is the workspace, as the file tools show it, and building
+ * that view leaves nothing in the workspace, whatever happens to wsrun.
+ *
+ * Layout (base is a fresh temporary directory):
+ *   base/ws          the workspace: data.json, script.sh, src/a.c, and
+ *                    etc/x, tmp/y (names the system's shadow), out ->
+ *                    base/outside (an absolute symlink out)
+ *   base/outside/    a directory beside it, holding "secret"
+ *   base/skills/     mounted read-only at /.skills
+ */
+#include "wstest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define SECRET "SECRET-OUTSIDE-MARKER"
+
+extern char **environ;
+
+static char *base, *ws, *outside, *skills, *mnt;
+
+static void
+setup(void)
+{
+	char link[4200];
+
+	base = wst_tmpdir();
+	ws = wst_path(base, "ws");
+	outside = wst_path(base, "outside");
+	skills = wst_path(base, "skills");
+	wst_write(ws, "data.json", "{\"key\": \"value\"}\n");
+	wst_write(ws, "script.sh", "#!/bin/sh\necho script ran\n");
+	snprintf(link, sizeof(link), "%s/script.sh", ws);
+	chmod(link, 0755);
+	wst_write(ws, "src/a.c", "int a;\n");
+	wst_write(ws, "etc/x", "mine\n");
+	wst_write(ws, "tmp/y", "mine\n");
+	wst_write(outside, "secret", SECRET "\n");
+	wst_write(skills, "system/s.md", "skill\n");
+	snprintf(link, sizeof(link), "%s/secret", outside);
+	wst_symlink(link, ws, "out");
+	if (asprintf(&mnt, "/.skills=%s:ro", skills) < 0)
+		abort();
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(base);
+	free(base);
+	free(ws);
+	free(outside);
+	free(skills);
+	free(mnt);
+}
+
+/* wsrun --json in the virtual view, with extra environment entries. */
+static void
+runv_env(struct wst_run *r, const char *const *env, const char *const *args)
+{
+	const char *argv[64];
+	size_t n = 0;
+
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--mount";
+	argv[n++] = mnt;
+	argv[n++] = "--json";
+	while (*args && n < 63)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	wst_runv(r, NULL, env, "wsrun", argv);
+}
+
+#define RUNV(r, ...)                                                           \
+	do {                                                                   \
+		const char *a_[] = {"--view", "virtual", __VA_ARGS__, NULL};  \
+		runv_env((r), NULL, a_);                                       \
+	} while (0)
+
+static const char *
+out_str(const struct wst_run *r, const char *key)
+{
+	const char *s = wst_output_str(r, key);
+
+	return s ? s : "";
+}
+
+static void
+expect_ran(const struct wst_run *r, int status)
+{
+	ck_assert_msg(r->status == status, "status %d (want %d), out %s, err %s",
+		      r->status, status, r->out, r->err);
+	ck_assert_str_eq(wst_code(r), "");
+}
+
+/* isolation.view.<key> */
+static cJSON *
+view_item(const struct wst_run *r, const char *key)
+{
+	cJSON *iso = wst_output(r, "isolation");
+
+	return cJSON_GetObjectItem(cJSON_GetObjectItem(iso, "view"), key);
+}
+
+/* Whether a string array (or an array of {path}) holds s. */
+static bool
+arr_has(const cJSON *a, const char *s)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, a) {
+		const cJSON *p = cJSON_IsObject(e) ? cJSON_GetObjectItem(e, "path") : e;
+
+		if (cJSON_IsString(p) && strcmp(p->valuestring, s) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a line of text is exactly name. */
+static bool
+has_line(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (len == n && strncmp(p, name, n) == 0)
+			return true;
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* ---- The seed's table ---------------------------------------------- */
+
+/* ls / in the command and wsls / list the same names, mounts included;
+ * the command's extra names are the system's, and what they shadow is
+ * reported. */
+START_TEST(view_list)
+{
+	struct wst_run r, l;
+	cJSON *e;
+	const char *out;
+	int lines = 0, wsls_n = 0;
+
+	RUNV(&r, "--", "ls", "-A", "/");
+	expect_ran(&r, 0);
+	out = out_str(&r, "stdout");
+	wst_run(&l, NULL, "wsls", "--workspace", ws, "--mount", mnt, "--json",
+		"-a", "/", NULL);
+	ck_assert_int_eq(l.status, 0);
+	cJSON_ArrayForEach(e, wst_output(&l, "entries")) {
+		const char *name = cJSON_GetObjectItem(e, "name")->valuestring;
+		char v[300];
+
+		snprintf(v, sizeof(v), "/%s", name);
+		wsls_n++;
+		if (arr_has(view_item(&r, "shadowed"), v)) {
+			/* Shadowed: the system's entry is there instead. */
+			ck_assert_msg(arr_has(view_item(&r, "system"), name), "%s", name);
+			continue;
+		}
+		ck_assert_msg(has_line(out, name), "%s listed by wsls, not by ls /: %s",
+			      name, out);
+	}
+	ck_assert_msg(has_line(out, ".skills"), "the mount: %s", out);
+	ck_assert_msg(arr_has(view_item(&r, "shadowed"), "/etc"), "etc shadowed");
+	ck_assert_msg(arr_has(view_item(&r, "shadowed"), "/tmp"), "tmp shadowed");
+	/* Every name ls shows is wsls's or the system's. */
+	for (const char *p = out; *p;) {
+		const char *nl = strchr(p, '\n');
+		char name[256];
+		bool found = false;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+		lines++;
+		cJSON_ArrayForEach(e, wst_output(&l, "entries"))
+			found = found || strcmp(cJSON_GetObjectItem(e, "name")->valuestring,
+						name) == 0;
+		ck_assert_msg(found || arr_has(view_item(&r, "system"), name),
+			      "ls / shows %s, which is neither wsls's nor the system's",
+			      name);
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	ck_assert_int_ge(lines, wsls_n);
+	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "virtual");
+	wst_run_free(&r);
+	wst_run_free(&l);
+}
+END_TEST
+
+/* cat /data.json, /.skills/..., and the workspace's own etc/x is hidden
+ * by the system's /etc. */
+START_TEST(view_read)
+{
+	struct wst_run r;
+
+	RUNV(&r, "-c", "cat /data.json /.skills/system/s.md; cat /src/a.c; "
+	     "test -e /etc/x && echo LEAK; test -e /etc/passwd && echo sys");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"),
+			 "{\"key\": \"value\"}\nskill\nint a;\nsys\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/* Written by the command (a new top-level name, a name below one), read
+ * by wsread. */
+START_TEST(view_write_run_read_tool)
+{
+	struct wst_run r, t;
+
+	RUNV(&r, "-c", "echo hello > /test.txt && echo deep > /src/b.txt && "
+	     "mkdir /newdir && echo n > /newdir/f");
+	expect_ran(&r, 0);
+	ck_assert_msg(arr_has(view_item(&r, "applied"), "/test.txt"), "%s", r.out);
+	ck_assert_msg(arr_has(view_item(&r, "applied"), "/newdir"), "%s", r.out);
+	ck_assert(!arr_has(view_item(&r, "applied"), "/src"));
+	wst_run(&t, NULL, "wsread", "--workspace", ws, "/test.txt", NULL);
+	ck_assert_int_eq(t.status, 0);
+	ck_assert_str_eq(t.out, "hello\n");
+	wst_run_free(&t);
+	wst_run(&t, NULL, "wsread", "--workspace", ws, "/src/b.txt", NULL);
+	ck_assert_str_eq(t.out, "deep\n");
+	wst_run_free(&t);
+	wst_run(&t, NULL, "wsread", "--workspace", ws, "/newdir/f", NULL);
+	ck_assert_str_eq(t.out, "n\n");
+	wst_run_free(&t);
+	wst_run_free(&r);
+}
+END_TEST
+
+/* Written by wswrite, read by the command. */
+START_TEST(view_write_tool_read_run)
+{
+	struct wst_run r, t;
+
+	wst_run(&t, "api data\n", "wswrite", "--workspace", ws, "/api-test.txt", NULL);
+	ck_assert_int_eq(t.status, 0);
+	wst_run_free(&t);
+	RUNV(&r, "--", "cat", "/api-test.txt");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "api data\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/* A workspace script by its virtual absolute path; pwd is virtual. */
+START_TEST(view_script_and_cwd)
+{
+	struct wst_run r;
+
+	RUNV(&r, "--", "/script.sh");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "script ran\n");
+	wst_run_free(&r);
+	RUNV(&r, "--cwd", "/src", "--", "pwd");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "/src\n");
+	ck_assert_str_eq(out_str(&r, "cwd"), "/src");
+	wst_run_free(&r);
+	RUNV(&r, "--", "pwd");
+	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/* Nothing of the host's own layout: not the workspace's real path, its
+ * parent, an outside file, /home, /mnt, /root, /run; a symlink out leads
+ * nowhere; the system stays read-only. */
+START_TEST(view_host_hidden)
+{
+	struct wst_run r;
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd),
+		 "for p in '%s' '%s' '%s/secret' /home /mnt /root /run; do "
+		 "test -e \"$p\" && echo \"THERE $p\"; done; "
+		 "cat /out 2>/dev/null && echo LEAK; "
+		 "touch /usr/x 2>/dev/null && echo WROTE; "
+		 "echo 1 > /proc/sys/vm/drop_caches 2>/dev/null && echo PROC; "
+		 "echo x > /.skills/x 2>/dev/null && echo RO; echo done",
+		 ws, base, outside);
+	RUNV(&r, "-c", cmd);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/* --allow-read of a host directory outside: at its host path. */
+START_TEST(view_grant_host_path)
+{
+	struct wst_run r;
+	char cmd[4300];
+
+	snprintf(cmd, sizeof(cmd), "cat '%s/secret'", outside);
+	{
+		const char *a[] = {"--view", "virtual", "--allow-read", outside,
+				   "-c", cmd, NULL};
+
+		runv_env(&r, NULL, a);
+	}
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), SECRET "\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/* ---- Nothing left behind ------------------------------------------- */
+
+/* The tree below dir: every name, its type, mode, size and xattrs, one
+ * line each, sorted by the walk (readdir order is stable for a tree
+ * nobody changes). */
+static void
+snap(const char *dir, const char *rel, char **buf, size_t *len, size_t *cap)
+{
+	char path[4400];
+	DIR *d;
+	struct dirent *de;
+	char *names[512];
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s%s%s", dir, *rel ? "/" : "", rel);
+	d = opendir(path);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)) != NULL && n < 512)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		char sub[4400], full[4800], line[6000], xa[1024];
+		struct stat st;
+		ssize_t xn;
+
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", names[i]);
+		snprintf(full, sizeof(full), "%s/%s", dir, sub);
+		ck_assert_int_eq(lstat(full, &st), 0);
+		xn = llistxattr(full, xa, sizeof(xa));
+		for (ssize_t k = 0; k < xn; k++)
+			if (xa[k] == '\0')
+				xa[k] = ',';
+		snprintf(line, sizeof(line), "%s %o %lld [%.*s]\n", sub,
+			 (unsigned)st.st_mode, S_ISDIR(st.st_mode) ? 0LL :
+			 (long long)st.st_size, xn > 0 ? (int)xn : 0, xa);
+		while (*len + strlen(line) + 1 > *cap) {
+			*cap = *cap ? *cap * 2 : 4096;
+			*buf = realloc(*buf, *cap);
+			ck_assert_ptr_nonnull(*buf);
+		}
+		memcpy(*buf + *len, line, strlen(line) + 1);
+		*len += strlen(line);
+		if (S_ISDIR(st.st_mode))
+			snap(dir, sub, buf, len, cap);
+		free(names[i]);
+	}
+}
+
+static char *
+tree(const char *dir)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	snap(dir, "", &buf, &len, &cap);
+	return buf ? buf : strdup("");
+}
+
+/* A run that changes nothing leaves the tree exactly as it was (etc/ and
+ * tmp/ shadow system names; a mount point inside is not made). */
+START_TEST(view_nothing_left)
+{
+	struct wst_run r;
+	char *before = tree(ws), *after;
+
+	RUNV(&r, "-c", "ls / >/dev/null; cat /src/a.c >/dev/null");
+	expect_ran(&r, 0);
+	after = tree(ws);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	wst_run_free(&r);
+}
+END_TEST
+
+/* wsrun killed with SIGKILL mid-command: the tree is as it was, and the
+ * command's tree is gone. */
+START_TEST(view_nothing_left_kill9)
+{
+	char marker[64], cmd[512], *before = tree(ws), *after;
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--mount", mnt,
+			      "--view", "virtual", "-c", cmd, NULL};
+	const char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+	bool up = false;
+
+	snprintf(marker, sizeof(marker), "100.%d5", (int)getpid());
+	/* A new top-level name the kill then loses (on the tmpfs only). */
+	snprintf(cmd, sizeof(cmd), "echo x > /lost.txt; exec sleep %s", marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		char c[256];
+		FILE *p;
+
+		snprintf(c, sizeof(c), "pgrep -f '^sleep %s' >/dev/null", marker);
+		p = popen(c, "r");
+		up = p != NULL && pclose(p) == 0;
+		if (!up)
+			usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	usleep(200000);
+	after = tree(ws);
+	ck_assert_str_eq(after, before);
+	posix_spawn_file_actions_destroy(&fa);
+	free(after);
+	free(before);
+}
+END_TEST
+
+/* A command stopped by its timeout: its new top-level names are copied
+ * all the same; a guarded one (.envrc) never. */
+START_TEST(view_timeout_applies)
+{
+	struct wst_run r;
+	char *p;
+
+	RUNV(&r, "--timeout", "0.5", "-c",
+	     "echo t > /t.txt; echo e > /.envrc; sleep 30");
+	ck_assert(cJSON_IsTrue(wst_output(&r, "timed_out")));
+	p = wst_path(ws, "t.txt");
+	ck_assert_msg(wst_exists(p), "%s", r.out);
+	free(p);
+	p = wst_path(ws, ".envrc");
+	ck_assert_msg(!wst_exists(p), "a guarded name was copied in: %s", r.out);
+	free(p);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * A full disk: the workspace on a 64 KiB tmpfs (as root; skipped where no
+ * file system can be mounted), the command makes a 256 KiB file at the
+ * top: it cannot be copied in, is reported lost with the reason, and the
+ * tree is as it was (nothing half copied, nothing of the view's).
+ */
+START_TEST(view_full_disk)
+{
+	struct wst_run r;
+	char *small = wst_path(base, "small"), *before, *after, *saved = ws;
+	cJSON *lost;
+
+	wst_mkdir(base, "small");
+	if (mount("tmpfs", small, "tmpfs", 0, "size=64k") < 0) {
+		fprintf(stderr, "view_full_disk: not checked (mount: %s)\n",
+			strerror(errno));
+		free(small);
+		return;
+	}
+	wst_write(small, "keep.txt", "k\n");
+	wst_mkdir(small, "etc");
+	ws = small;
+	before = tree(ws);
+	RUNV(&r, "-c", "head -c 262144 /dev/zero > /big.bin; echo ok");
+	expect_ran(&r, 0);
+	lost = view_item(&r, "lost");
+	ck_assert_msg(arr_has(lost, "/big.bin"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "No space left") != NULL, "%s", r.out);
+	after = tree(ws);
+	ck_assert_str_eq(after, before);
+	ws = saved;
+	umount2(small, MNT_DETACH);
+	wst_run_free(&r);
+	free(before);
+	free(after);
+	free(small);
+}
+END_TEST
+
+/* ---- The policy's view --------------------------------------------- */
+
+/* A policy denying .env and everything in secrets/ (every operation) and writes to
+ * locked.txt, for this workspace; its path (freed by the caller). */
+static char *
+deny_policy(void)
+{
+	char text[8192], *pol = wst_path(base, "pol.json");
+
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"no-env\", \"paths\": [\"%s/.env\", \"%s/**/.env\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"no-secrets\", \"paths\": [\"%s/secrets\", \"%s/secrets/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"locked\", \"paths\": [\"%s/locked.txt\"],"
+		 " \"operations\": [\"write\", \"delete\", \"rename\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", ws, ws, ws, ws, ws);
+	wst_write(base, "pol.json", text);
+	wst_write(ws, ".env", "TOKEN=env\n");
+	wst_write(ws, "secrets/k", "TOKEN=s1\n");
+	wst_write(ws, "secrets/deep/k2", "TOKEN=s2\n");
+	wst_write(ws, "src/.env", "TOKEN=nested\n");
+	wst_write(ws, "locked.txt", "keep\n");
+	return pol;
+}
+
+/*
+ * In a command, what the policy refuses to read is not readable (cat,
+ * grep -r, tar), what it refuses to write stays as it was, and isolation
+ * names both; in each view (_i: 0 real, 1 virtual).
+ */
+START_TEST(policy_view)
+{
+	struct wst_run r;
+	char *pol = deny_policy(), *p, *c;
+	const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol, "-c",
+			   "cat .env src/.env; grep -r TOKEN .env secrets src; "
+			   "tar c secrets 2>/dev/null | grep -ac TOKEN; "
+			   "echo x > locked.txt; echo x >> secrets/k; echo end", NULL};
+
+	runv_env(&r, NULL, a);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "0\nend\n") != NULL, "%s", r.out);
+	ck_assert(arr_has(view_item(&r, "masked"), "/.env"));
+	ck_assert(arr_has(view_item(&r, "masked"), "/src/.env"));
+	ck_assert(arr_has(view_item(&r, "masked"), "/secrets"));
+	ck_assert(arr_has(view_item(&r, "read_only"), "/locked.txt"));
+	p = wst_path(ws, "locked.txt");
+	c = wst_slurp(p, NULL);
+	ck_assert_str_eq(c, "keep\n");
+	free(c);
+	free(p);
+	p = wst_path(ws, "secrets/k");
+	c = wst_slurp(p, NULL);
+	ck_assert_str_eq(c, "TOKEN=s1\n");
+	free(c);
+	free(p);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+/* Without a mount namespace nothing can mask them: refused, with the
+ * reason, never run with them readable. */
+START_TEST(policy_view_no_mountns)
+{
+	struct wst_run r;
+	char *pol = deny_policy();
+	const char *env[] = {"WS_RUN_DISABLE=mountns", NULL};
+	const char *a[] = {"--view", "real", "--policy", pol, "--", "cat", ".env", NULL};
+
+	runv_env(&r, env, a);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r.out, "mount namespace") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+/* A walk beyond its bound fails closed, saying why. */
+START_TEST(policy_view_bound)
+{
+	struct wst_run r;
+	char *pol = deny_policy(), *d = wst_path(ws, "many");
+	const char *a[] = {"--policy", pol, "--", "true", NULL};
+
+	mkdir(d, 0755);
+	for (int i = 0; i < 20001; i++) {
+		char n[4200];
+		int fd;
+
+		snprintf(n, sizeof(n), "%s/f%d", d, i);
+		fd = open(n, O_CREAT | O_WRONLY, 0644);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	runv_env(&r, NULL, a);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r.out, "walk of more than") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(d);
+	free(pol);
+}
+END_TEST
+
+/* ---- Choosing the view --------------------------------------------- */
+
+/* No mount namespace: --view virtual, or the default of WS_PATHS=virtual,
+ * is SANDBOX_UNAVAILABLE (never the real view); --view real runs. */
+START_TEST(view_unavailable)
+{
+	struct wst_run r;
+	const char *env_nomnt[] = {"WS_RUN_DISABLE=mountns", NULL};
+	const char *env_paths[] = {"WS_RUN_DISABLE=mountns", "WS_PATHS=virtual", NULL};
+	const char *a1[] = {"--view", "virtual", "--", "true", NULL};
+	const char *a2[] = {"--", "true", NULL};
+	const char *a3[] = {"--view", "real", "--", "true", NULL};
+
+	runv_env(&r, env_nomnt, a1);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r.out, "--view real") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	runv_env(&r, env_paths, a2);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r.out, "--paths virtual") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	runv_env(&r, env_paths, a3);
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+}
+END_TEST
+
+/* The default follows the paths; WS_VIEW and --view win; --map-paths is
+ * ignored (and said so) in the virtual view. */
+START_TEST(view_default)
+{
+	struct wst_run r;
+	const char *env_paths[] = {"WS_PATHS=virtual", NULL};
+	const char *env_view[] = {"WS_PATHS=virtual", "WS_VIEW=real", NULL};
+	const char *a[] = {"--", "pwd", NULL};
+	const char *am[] = {"--map-paths", "--", "ls", "/src/a.c", NULL};
+
+	runv_env(&r, NULL, a);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
+	wst_run_free(&r);
+	runv_env(&r, env_paths, a);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "virtual");
+	ck_assert(cJSON_IsTrue(view_item(&r, "from_paths")));
+	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
+	wst_run_free(&r);
+	runv_env(&r, env_view, a);
+	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
+	wst_run_free(&r);
+	runv_env(&r, env_paths, am);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "/src/a.c\n");
+	ck_assert_ptr_nonnull(view_item(&r, "map_paths"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/* A --cwd the system's names hide is refused with the way out; a
+ * workspace entry named as the masks' sources does not stand in for
+ * them. */
+START_TEST(view_cwd_shadowed_and_reserved)
+{
+	struct wst_run r;
+
+	RUNV(&r, "--cwd", "/etc", "--", "pwd");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "--view real") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_write(ws, ".ws-empty", "not empty\n");
+	RUNV(&r, "-c", "cat /etc/shadow; test -e /.ws-empty && echo THERE; echo ok");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "ok\n");
+	ck_assert(arr_has(view_item(&r, "shadowed"), "/.ws-empty"));
+	wst_run_free(&r);
+}
+END_TEST
+
+static Suite *
+view_suite(void)
+{
+	Suite *s = suite_create("view");
+	TCase *tc = tcase_create("view");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, view_list);
+	tcase_add_test(tc, view_read);
+	tcase_add_test(tc, view_write_run_read_tool);
+	tcase_add_test(tc, view_write_tool_read_run);
+	tcase_add_test(tc, view_script_and_cwd);
+	tcase_add_test(tc, view_host_hidden);
+	tcase_add_test(tc, view_grant_host_path);
+	tcase_add_test(tc, view_nothing_left);
+	tcase_add_test(tc, view_nothing_left_kill9);
+	tcase_add_test(tc, view_timeout_applies);
+	tcase_add_test(tc, view_full_disk);
+	tcase_add_test(tc, view_unavailable);
+	tcase_add_test(tc, view_default);
+	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
+	tcase_add_loop_test(tc, policy_view, 0, 2);
+	tcase_add_test(tc, policy_view_no_mountns);
+	tcase_add_test(tc, policy_view_bound);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(view_suite)
