@@ -125,7 +125,7 @@ static const struct ws_opt opts[O_COUNT_] = {
 		      "skip the first N results (paging)", 0},
 	[O_TIME_BUDGET] = {"time-budget", 0, WS_OPT_SECONDS, "SECONDS",
 			   "stop after this long with what was found "
-			   "(default 10)", 0},
+			   "(default: none; 10 under --args)", 0},
 	[O_STATS] = {"stats", 0, WS_OPT_FLAG, NULL,
 		     "print the summary on stderr (plain output)",
 		     WS_OPT_NOSCHEMA},
@@ -432,7 +432,12 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 			 WS_OPT(cli, O_MAX_RESULTS)->i : g->json && !g->jsonl ?
 			 50 : 0;
 	o->offset = WS_OPT(cli, O_OFFSET)->i;
-	o->time_budget_ms = 10000;
+	/*
+	 * No budget on the command line (grep and rg search everything):
+	 * only a model's call (--args: wstools call, MCP) gets 10 seconds
+	 * by default; --time-budget and the configuration set one anywhere.
+	 */
+	o->time_budget_ms = cli->from_args ? 10000 : 0;
 	if (WS_OPT(cli, O_TIME_BUDGET)->set) {
 		/* Milliseconds (WS_OPT_SECONDS). */
 		long long ms = WS_OPT(cli, O_TIME_BUDGET)->i;
@@ -442,7 +447,8 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 					    "--time-budget: expected seconds "
 					    "(0 to 86400; 0: none)");
 		o->time_budget_ms = ms;
-	}	o->threads = (int)WS_OPT(cli, O_THREADS)->i;
+	}
+	o->threads = (int)WS_OPT(cli, O_THREADS)->i;
 	o->no_stat = !g->json;
 	return 0;
 }
