@@ -52,6 +52,7 @@
 /* Bytes of whole lines given to one pcre2_match() (see wsg_next). */
 #define WSG_SLICE (4 * 1024)
 #define WSG_SNIFF 8192			   /* bytes checked for NUL */
+#define WSG_SNIFF_READ (64 * 1024)	   /* the first read of a file */
 #define WS__DENTS_BUF (64 * 1024)	   /* getdents64 buffer */
 #define WSG_BUFFERED (16 * 1024 * 1024)	   /* results held out of turn */
 #define WSG_LONG_TEXT 4096		   /* text kept of a cut long line */
@@ -1471,6 +1472,7 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 {
 	const struct ws_grep_opts *o = w->r->o;
 	struct wsg_file f = {.w = w, .j = j, .lineno = 1};
+	long long got = 0;
 	size_t len = 0;
 	bool eof = false, first = true;
 	int rc = 0;
@@ -1479,8 +1481,15 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 	for (;;) {
 		size_t end;
 
-		while (!eof && len < w->cap) {
-			ssize_t n = read(j->fd, w->buf + len, w->cap - len);
+		/*
+		 * The first read is at most WSG_SNIFF_READ: a binary file is
+		 * told by its first bytes, and most files are that small.
+		 */
+		size_t lim = first && w->cap > WSG_SNIFF_READ ? WSG_SNIFF_READ :
+			     w->cap;
+
+		while (!eof && len < lim) {
+			ssize_t n = read(j->fd, w->buf + len, lim - len);
 
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -1491,6 +1500,15 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 			if (n == 0)
 				eof = true;
 			len += (size_t)n;
+			got += n;
+			/*
+			 * All that fstat counted is here: no read(2) just to
+			 * see the end (one syscall a file).  What a writer
+			 * appends meanwhile is not searched, as if it came
+			 * a moment later.
+			 */
+			if (j->size > 0 && got >= j->size)
+				eof = true;
 		}
 		f.buf = w->buf;
 		w->lsubj = NULL; /* new bytes: the literal positions are stale */
@@ -1532,6 +1550,8 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 
 			if (q != NULL) {
 				end = (size_t)(q - w->buf) + 1;
+			} else if (len < w->cap) {
+				continue; /* after the first read: read on */
 			} else if (w->cap < WS_GREP_LINE_MAX) {
 				size_t nc = w->cap * 2;
 				char *nb = realloc(w->buf, nc);
@@ -1747,6 +1767,7 @@ wsg_open(struct wsg_worker *w, struct wsg_job *j)
 			j->skip = WS_GREP_SKIP_TOO_LARGE;
 			return false;
 		}
+		j->size = (long long)st.st_size;
 	} else if (o->max_filesize > 0 && j->size > o->max_filesize) {
 		j->skip = WS_GREP_SKIP_TOO_LARGE;
 		return false;
