@@ -133,7 +133,8 @@ static const struct ws_opt opts[O_COUNT_] = {
 			 "results in any order (accepted; the order is "
 			 "always sorted, at no cost)", WS_OPT_NOSCHEMA},
 	[O_THREADS] = {"threads", 0, WS_OPT_INT, "N",
-		       "searching threads (default: one per CPU, at most 2)",
+		       "threads that walk and search (default: one per CPU "
+		       "this process may use)",
 		       WS_OPT_NOSCHEMA},
 	[O_OUTPUT_MODE] = {"output-mode", 0, WS_OPT_STR,
 			   "content|files_with_matches|files_without_match|"

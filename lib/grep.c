@@ -1,19 +1,26 @@
 /*
  * grep.c - content search and find-by-name for wsgrep (see ws/grep.h).
  *
- * Threads.  The calling thread walks (ws_walk) and opens each file to
- * search, then hands it on as a job with a sequence number; worker
- * threads search jobs.  Results must come out in walk order, so a job's
- * results go straight to the callback only while it is the oldest job
- * not yet finished (the head); the others buffer theirs, up to a shared
- * byte budget past which a worker waits to become the head.  The thread
- * that finishes the head job also flushes the finished jobs after it.
- * Exactly one thread delivers at any time, so delivery needs no lock.
+ * Threads.  Every thread (the calling one and one more per CPU) walks
+ * and searches: jobs are directories to read and files to search, kept
+ * in one list in output order; reading a directory (getdents, then
+ * .gitignore, filters and policy for each entry, sorted by name) puts its
+ * entries' jobs in its place in that list.  The jobs not started sit on a
+ * stack, the first entry of a directory on top, so that the threads take
+ * them depth first in output order, near the head of the output: the
+ * stack's top is always the oldest job not started.  A thread takes the
+ * lock once per job (to hand back the last one and take the next);
+ * condition variables are signalled only when a thread waits on them.
+ * Each directory's descriptor and .gitignore chain are shared by its
+ * entries' jobs (counted references); a file is opened through it by the
+ * thread that searches it.
  *
- * Order.  The walker hands over all entries of a directory before it
- * walks its subdirectories; to interleave them by name (a/x, b/..., c),
- * the files after a subdirectory wait in a per-level list until that
- * subdirectory is entered (or found skipped).
+ * Order.  A job's results go straight to the callback only while it is
+ * the oldest job not yet delivered (the head); the others buffer theirs,
+ * up to a shared byte budget past which a thread waits to become the
+ * head, as long as another thread goes on working.  The thread that
+ * finishes the head job also delivers the finished jobs after it.
+ * Exactly one thread delivers at any time, so delivery needs no lock.
  *
  * Searching.  A worker reads a file into one buffer (grown up to
  * WS_GREP_LINE_MAX for long lines) and searches the whole buffer at once
