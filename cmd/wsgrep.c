@@ -110,8 +110,8 @@ static const struct ws_opt opts[O_COUNT_] = {
 	[O_NO_IGNORE] = {"no-ignore", 0, WS_OPT_FLAG, NULL,
 			 "do not apply .gitignore rules", 0},
 	[O_MAX_FILESIZE] = {"max-filesize", 0, WS_OPT_BYTES, "SIZE",
-			    "skip files larger than SIZE (bytes, or with K, "
-			    "M, G)", 0},
+			    "skip files larger than SIZE bytes (a number; K, "
+			    "M or G after it for KiB, MiB, GiB)", 0},
 	[O_MAX_DEPTH] = {"max-depth", 0, WS_OPT_INT, "N",
 			 "descend at most N levels (1: the directory's own "
 			 "files)", 0},
@@ -124,8 +124,9 @@ static const struct ws_opt opts[O_COUNT_] = {
 	[O_OFFSET] = {"offset", 0, WS_OPT_INT, "N",
 		      "skip the first N results (paging)", 0},
 	[O_TIME_BUDGET] = {"time-budget", 0, WS_OPT_SECONDS, "SECONDS",
-			   "stop after this long with what was found "
-			   "(default: none; 10 under --args)", 0},
+			   "stop after SECONDS (a number, fractions "
+			   "allowed) with what was found (default: none; 10 "
+			   "under --args)", 0},
 	[O_STATS] = {"stats", 0, WS_OPT_FLAG, NULL,
 		     "print the summary on stderr (plain output)",
 		     WS_OPT_NOSCHEMA},
