@@ -638,6 +638,7 @@ struct wsg_run {
 	int nworkers, nidle, nwaiting, active;
 	atomic_bool stop;
 	int err;		/* a callback's error */
+	char *errmsg, *errpath;	/* its message, from the thread that had it */
 	atomic_size_t buffered;
 	struct timespec deadline;
 	bool has_deadline;
@@ -850,12 +851,14 @@ wsg_account(struct wsg_run *r, const struct wsg_job *j)
 }
 
 /* Record a delivery result: a stop or an error ends the whole search. */
+static void wsg_fail(struct wsg_run *r, int rc);
+
 static void
 wsg_delivered(struct wsg_run *r, int rc)
 {
-	if (rc < 0 && r->err == 0)
-		r->err = rc;
-	if (rc != 0)
+	if (rc < 0)
+		wsg_fail(r, rc);
+	else if (rc != 0)
 		atomic_store(&r->stop, true);
 }
 
@@ -1016,6 +1019,7 @@ struct wsg_worker {
 	size_t nlen, ncap;
 	char *pbuf[4];	    /* vpath, real, rel, ignrel of an entry */
 	size_t pcap[4];
+	bool own_thread;    /* not the caller's */
 };
 
 /* Per-file state; offsets are into w->buf. */
@@ -1705,8 +1709,14 @@ static void
 wsg_fail(struct wsg_run *r, int rc)
 {
 	pthread_mutex_lock(&r->mu);
-	if (r->err == 0)
+	if (r->err == 0) {
+		/* The message is this thread's: the caller's thread says it. */
+		const char *p = ws_error_last_path();
+
 		r->err = rc;
+		r->errmsg = strdup(ws_error_last());
+		r->errpath = p != NULL ? strdup(p) : NULL;
+	}
 	atomic_store(&r->stop, true);
 	pthread_cond_broadcast(&r->cv_work);
 	pthread_cond_broadcast(&r->cv_head);
@@ -2487,6 +2497,10 @@ wsg_worker_main(void *arg)
 	for (int k = 0; k < WS_GREP_SKIP_COUNT; k++)
 		r->sum->skipped[k] += skipped[k];
 	pthread_mutex_unlock(&r->mu);
+	/* A thread of its own: what its checks left in its error state goes
+	 * with it (the state is per thread). */
+	if (w->own_thread)
+		ws_error_clear();
 	return NULL;
 }
 
@@ -2780,6 +2794,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 			wsg_worker_fini(&workers[i]);
 			break;
 		}
+		workers[i].own_thread = i > 0;
 		if (i > 0 && pthread_create(&workers[i].tid, NULL,
 					    wsg_worker_main, &workers[i]) != 0) {
 			/* Fewer threads do the same work. */
@@ -2819,8 +2834,13 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 			wsg_account(&r, j);
 		wsg_job_free(j);
 	}
-	if (rc == 0 && r.err < 0)
+	if (rc == 0 && r.err < 0) {
 		rc = r.err;
+		if (r.errmsg != NULL)
+			ws_error_set(rc, r.errpath, "%s", r.errmsg);
+	}
+	free(r.errmsg);
+	free(r.errpath);
 	if (rc == 0 && nfailed == npaths)
 		rc = wsg_operand_error_again(&oe[0]);
 	if (sum->truncated && sum->truncated_reason != NULL &&
