@@ -62,6 +62,7 @@
 #define WSG_SNIFF_READ (64 * 1024)	   /* the first read of a file */
 #define WS__DENTS_BUF (64 * 1024)	   /* getdents64 buffer */
 #define WSG_BUFFERED (16 * 1024 * 1024)	   /* results held out of turn */
+#define WSG_MAX_DONE 4096		   /* jobs finished out of turn */
 #define WSG_LONG_TEXT 4096		   /* text kept of a cut long line */
 #define WSG_MAX_CTX 10000		   /* -A/-B ceiling */
 #define WSG_MAX_LITS 16			   /* literals searched without PCRE2 */
@@ -605,6 +606,7 @@ struct wsg_job {
 	long long size, mtime;
 	/* A directory read: its entries' jobs, and those that need work. */
 	struct wsg_job *kids, *kids_last, *work, *work_last;
+	long nkids_done;   /* of the kids, those done already (listed files) */
 	/* Results held while the job is not the head. */
 	struct ws_grep_item *items;
 	size_t nitems, capitems;
@@ -636,6 +638,7 @@ struct wsg_run {
 	_Atomic(struct wsg_job *) head; /* the oldest job not delivered */
 	struct wsg_job *stack;
 	int nworkers, nidle, nwaiting, active;
+	long ndone;		/* jobs done and not yet delivered */
 	atomic_bool stop;
 	int err;		/* a callback's error */
 	char *errmsg, *errpath;	/* its message, from the thread that had it */
@@ -878,6 +881,7 @@ wsg_advance(struct wsg_run *r)
 		wsg_account(r, h);
 		atomic_store(&r->head, h->next);
 		wsg_job_free(h);
+		r->ndone--;
 		moved = true;
 	}
 	if (moved && r->nwaiting > 0)
@@ -896,6 +900,7 @@ wsg_finish(struct wsg_run *r, struct wsg_job *j)
 		j->kids_last->next = j->next;
 		j->next = j->kids;
 		j->kids = j->kids_last = NULL;
+		r->ndone += j->nkids_done;
 	}
 	if (j->work != NULL) {
 		/* The first entry on top: the walk's order, depth first. */
@@ -906,6 +911,7 @@ wsg_finish(struct wsg_run *r, struct wsg_job *j)
 			pthread_cond_broadcast(&r->cv_work);
 	}
 	j->done = true;
+	r->ndone++;
 	if (atomic_load(&r->head) == j)
 		wsg_advance(r);
 }
@@ -1959,6 +1965,7 @@ wsg_kid(struct wsg_job *j, struct wsg_job *k, bool work)
 	j->kids_last = k;
 	if (!work) {
 		k->done = true;
+		j->nkids_done++;
 		return;
 	}
 	if (j->work_last != NULL)
@@ -2424,6 +2431,7 @@ out:
 			wsg_job_free(k);
 		}
 		j->kids_last = j->work = j->work_last = NULL;
+		j->nkids_done = 0;
 	}
 	wsg_dir_unref(d);
 	return rc;
@@ -2475,6 +2483,18 @@ wsg_worker_main(void *arg)
 			wsg_finish(r, j);
 			r->active--;
 			j = NULL;
+		}
+		/*
+		 * Far ahead of the output (the head is a large file, say):
+		 * wait for it to move before taking more, as long as another
+		 * thread goes on, so that the jobs done out of turn, each
+		 * a few hundred bytes, stay bounded whatever the tree.
+		 */
+		while (r->ndone > WSG_MAX_DONE && r->stack != NULL &&
+		       !atomic_load(&r->stop) && r->nwaiting + 1 < r->nworkers) {
+			r->nwaiting++;
+			pthread_cond_wait(&r->cv_head, &r->mu);
+			r->nwaiting--;
 		}
 		while (r->stack == NULL && r->active > 0 &&
 		       !atomic_load(&r->stop)) {
@@ -2639,6 +2659,8 @@ wsg_operand(struct wsg_run *r, struct ws_res *res, struct ws_grep_operr *oe,
 	}
 	**tail = j;
 	*tail = &j->next;
+	if (j->done)
+		r->ndone++;
 	if (!j->done) {
 		**stail = j;
 		*stail = &j->snext;
