@@ -1257,6 +1257,47 @@ START_TEST(schema_types)
 END_TEST
 
 /*
+ * A literal of common bytes is found 16 positions at a time by its
+ * first and last byte (issue 21): at every offset from a file's start
+ * and up to its very end, and not where only part of it is there.
+ */
+START_TEST(literal_every_offset)
+{
+	char name[32], body[128];
+	struct wst_run r;
+	size_t n = 0;
+
+	for (int k = 0; k < 40; k++) {
+		memset(body, 'x', (size_t)k);
+		memcpy(body + k, k % 2 ? "static" : "stati\nc", k % 2 ? 7 : 8);
+		snprintf(name, sizeof(name), "f%02d.txt", k);
+		wst_write(ws, name, body);
+		memset(body, 's', (size_t)k);
+		memcpy(body + k, "tatic sta", 10);
+		snprintf(name, sizeof(name), "g%02d.txt", k);
+		wst_write(ws, name, body);
+	}
+	RUNP(&r, "-c", "static", NULL);
+	ck_assert_int_eq(r.status, 0);
+	for (const char *p = r.out; (p = strstr(p, ":1\n")) != NULL; p++)
+		n++;
+	/* f01, f03, ... f39, and g01 to g39 ("s" + "tatic"). */
+	ck_assert_int_eq(n, 20 + 39);
+	ck_assert_ptr_nonnull(strstr(r.out, "/f39.txt:1\n"));
+	ck_assert_ptr_null(strstr(r.out, "/f38.txt"));
+	ck_assert_ptr_null(strstr(r.out, "/g00.txt"));
+	wst_run_free(&r);
+	/* Several literals: the same search for each. */
+	RUNP(&r, "-c", "-e", "static", "-e", "zzz", NULL);
+	n = 0;
+	for (const char *p = r.out; (p = strstr(p, ":1\n")) != NULL; p++)
+		n++;
+	ck_assert_int_eq(n, 20 + 39);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Empty lines held back for order: while a large first file is still
  * searched, the small ones after it are buffered, and a buffer of empty
  * lines only had no text at all (NULL, which the printer gave memchr:
@@ -1389,6 +1430,7 @@ suite(void)
 	tcase_add_test(tc, empty_lines_buffered);
 	tcase_add_test(tc, ordered_with_threads);
 	tcase_add_test(tc, schema_types);
+	tcase_add_test(tc, literal_every_offset);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);
