@@ -972,7 +972,8 @@ wsg_hold(struct wsg_run *r, struct wsg_job *j, const struct ws_grep_item *it)
 	struct ws_grep_item c = *it;
 
 	if (j->nitems == j->capitems) {
-		size_t nc = j->capitems ? j->capitems * 2 : 16;
+		/* One first: most jobs hold one item (a listed file, a count). */
+		size_t nc = j->capitems ? j->capitems * 2 : 1;
 		struct ws_grep_item *a = realloc(j->items, nc * sizeof(*a));
 
 		if (a == NULL)
