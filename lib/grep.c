@@ -683,10 +683,11 @@ struct wsg_run {
 	 * thread waits on them.
 	 */
 	pthread_mutex_t mu;
-	pthread_cond_t cv_work, cv_head;
+	pthread_cond_t cv_work, cv_head, cv_done;
 	_Atomic(struct wsg_job *) head; /* the oldest job not delivered */
 	struct wsg_job *stack;
 	int nworkers, nidle, nwaiting, active;
+	int nwait_done;		/* of nwaiting, those on cv_done */
 	long ndone;		/* jobs done and not yet delivered */
 	atomic_bool stop;
 	int err;		/* a callback's error */
@@ -746,6 +747,7 @@ wsg_truncate(struct wsg_run *r, const char *reason, const char *vpath)
 		atomic_store(&r->stop, true);
 		pthread_cond_broadcast(&r->cv_work);
 		pthread_cond_broadcast(&r->cv_head);
+		pthread_cond_broadcast(&r->cv_done);
 	}
 	pthread_mutex_unlock(&r->mu);
 }
@@ -933,8 +935,11 @@ wsg_advance(struct wsg_run *r)
 		r->ndone--;
 		moved = true;
 	}
-	if (moved && r->nwaiting > 0)
+	if (moved && r->nwaiting > r->nwait_done)
 		pthread_cond_broadcast(&r->cv_head);
+	/* Woken at half the bound, not at each job: no ping-pong. */
+	if (moved && r->nwait_done > 0 && r->ndone <= WSG_MAX_DONE / 2)
+		pthread_cond_broadcast(&r->cv_done);
 }
 
 /*
@@ -1784,6 +1789,7 @@ wsg_fail(struct wsg_run *r, int rc)
 	atomic_store(&r->stop, true);
 	pthread_cond_broadcast(&r->cv_work);
 	pthread_cond_broadcast(&r->cv_head);
+	pthread_cond_broadcast(&r->cv_done);
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -2548,11 +2554,16 @@ wsg_worker_main(void *arg)
 		 * thread goes on, so that the jobs done out of turn, each
 		 * a few hundred bytes, stay bounded whatever the tree.
 		 */
-		while (r->ndone > WSG_MAX_DONE && r->stack != NULL &&
-		       !atomic_load(&r->stop) && r->nwaiting + 1 < r->nworkers) {
-			r->nwaiting++;
-			pthread_cond_wait(&r->cv_head, &r->mu);
-			r->nwaiting--;
+		if (r->ndone > WSG_MAX_DONE) {
+			while (r->ndone > WSG_MAX_DONE / 2 && r->stack != NULL &&
+			       !atomic_load(&r->stop) &&
+			       r->nwaiting + 1 < r->nworkers) {
+				r->nwaiting++;
+				r->nwait_done++;
+				pthread_cond_wait(&r->cv_done, &r->mu);
+				r->nwait_done--;
+				r->nwaiting--;
+			}
 		}
 		while (r->stack == NULL && r->active > 0 &&
 		       !atomic_load(&r->stop)) {
@@ -2841,6 +2852,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	pthread_mutex_init(&r.pmu, NULL);
 	pthread_cond_init(&r.cv_work, NULL);
 	pthread_cond_init(&r.cv_head, NULL);
+	pthread_cond_init(&r.cv_done, NULL);
 	if (g->o.time_budget_ms > 0) {
 		/* The coarse clock, as wsg_expired reads it. */
 		clock_gettime(CLOCK_MONOTONIC_COARSE, &r.deadline);
@@ -2935,6 +2947,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	pthread_mutex_destroy(&r.pmu);
 	pthread_cond_destroy(&r.cv_work);
 	pthread_cond_destroy(&r.cv_head);
+	pthread_cond_destroy(&r.cv_done);
 out_res:
 	for (size_t i = 0; i < npaths; i++) {
 		ws_ignore_free(roots[i].ig);
