@@ -110,8 +110,8 @@ static const struct ws_opt opts[O_COUNT_] = {
 	[O_NO_IGNORE] = {"no-ignore", 0, WS_OPT_FLAG, NULL,
 			 "do not apply .gitignore rules", 0},
 	[O_MAX_FILESIZE] = {"max-filesize", 0, WS_OPT_BYTES, "SIZE",
-			    "skip files larger than SIZE (bytes, or with K, "
-			    "M, G)", 0},
+			    "skip files larger than SIZE bytes (a number; K, "
+			    "M or G after it for KiB, MiB, GiB)", 0},
 	[O_MAX_DEPTH] = {"max-depth", 0, WS_OPT_INT, "N",
 			 "descend at most N levels (1: the directory's own "
 			 "files)", 0},
@@ -124,8 +124,9 @@ static const struct ws_opt opts[O_COUNT_] = {
 	[O_OFFSET] = {"offset", 0, WS_OPT_INT, "N",
 		      "skip the first N results (paging)", 0},
 	[O_TIME_BUDGET] = {"time-budget", 0, WS_OPT_SECONDS, "SECONDS",
-			   "stop after this long with what was found "
-			   "(default 10)", 0},
+			   "stop after SECONDS (a number, fractions "
+			   "allowed) with what was found (default: none; 10 "
+			   "under --args)", 0},
 	[O_STATS] = {"stats", 0, WS_OPT_FLAG, NULL,
 		     "print the summary on stderr (plain output)",
 		     WS_OPT_NOSCHEMA},
@@ -133,7 +134,8 @@ static const struct ws_opt opts[O_COUNT_] = {
 			 "results in any order (accepted; the order is "
 			 "always sorted, at no cost)", WS_OPT_NOSCHEMA},
 	[O_THREADS] = {"threads", 0, WS_OPT_INT, "N",
-		       "searching threads (default: one per CPU, at most 2)",
+		       "threads that walk and search (default: one per CPU "
+		       "this process may use)",
 		       WS_OPT_NOSCHEMA},
 	[O_OUTPUT_MODE] = {"output-mode", 0, WS_OPT_STR,
 			   "content|files_with_matches|files_without_match|"
@@ -432,7 +434,12 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 			 WS_OPT(cli, O_MAX_RESULTS)->i : g->json && !g->jsonl ?
 			 50 : 0;
 	o->offset = WS_OPT(cli, O_OFFSET)->i;
-	o->time_budget_ms = 10000;
+	/*
+	 * No budget on the command line (grep and rg search everything):
+	 * only a model's call (--args: wstools call, MCP) gets 10 seconds
+	 * by default; --time-budget and the configuration set one anywhere.
+	 */
+	o->time_budget_ms = cli->from_args ? 10000 : 0;
 	if (WS_OPT(cli, O_TIME_BUDGET)->set) {
 		/* Milliseconds (WS_OPT_SECONDS). */
 		long long ms = WS_OPT(cli, O_TIME_BUDGET)->i;
@@ -442,7 +449,8 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 					    "--time-budget: expected seconds "
 					    "(0 to 86400; 0: none)");
 		o->time_budget_ms = ms;
-	}	o->threads = (int)WS_OPT(cli, O_THREADS)->i;
+	}
+	o->threads = (int)WS_OPT(cli, O_THREADS)->i;
 	o->no_stat = !g->json;
 	return 0;
 }

@@ -1205,8 +1205,11 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 		case WS_OPT_INT: ws_jw_kstr(&jw, "type", "integer"); break;
 		case WS_OPT_SECONDS: ws_jw_kstr(&jw, "type", "number"); break;
 		case WS_OPT_BYTES:
-			ws_jw_key(&jw, "type");
-			ws_jw_raw(&jw, "[\"integer\",\"string\"]");
+			/*
+			 * A number of bytes: what models send best.  A
+			 * string with a unit ("1M") is still accepted.
+			 */
+			ws_jw_kstr(&jw, "type", "integer");
 			break;
 		case WS_OPT_STR:
 			ws_jw_kstr(&jw, "type", "string");

@@ -1,19 +1,26 @@
 /*
  * grep.c - content search and find-by-name for wsgrep (see ws/grep.h).
  *
- * Threads.  The calling thread walks (ws_walk) and opens each file to
- * search, then hands it on as a job with a sequence number; worker
- * threads search jobs.  Results must come out in walk order, so a job's
- * results go straight to the callback only while it is the oldest job
- * not yet finished (the head); the others buffer theirs, up to a shared
- * byte budget past which a worker waits to become the head.  The thread
- * that finishes the head job also flushes the finished jobs after it.
- * Exactly one thread delivers at any time, so delivery needs no lock.
+ * Threads.  Every thread (the calling one and one more per CPU) walks
+ * and searches: jobs are directories to read and files to search, kept
+ * in one list in output order; reading a directory (getdents, then
+ * .gitignore, filters and policy for each entry, sorted by name) puts its
+ * entries' jobs in its place in that list.  The jobs not started sit on a
+ * stack, the first entry of a directory on top, so that the threads take
+ * them depth first in output order, near the head of the output: the
+ * stack's top is always the oldest job not started.  A thread takes the
+ * lock once per job (to hand back the last one and take the next);
+ * condition variables are signalled only when a thread waits on them.
+ * Each directory's descriptor and .gitignore chain are shared by its
+ * entries' jobs (counted references); a file is opened through it by the
+ * thread that searches it.
  *
- * Order.  The walker hands over all entries of a directory before it
- * walks its subdirectories; to interleave them by name (a/x, b/..., c),
- * the files after a subdirectory wait in a per-level list until that
- * subdirectory is entered (or found skipped).
+ * Order.  A job's results go straight to the callback only while it is
+ * the oldest job not yet delivered (the head); the others buffer theirs,
+ * up to a shared byte budget past which a thread waits to become the
+ * head, as long as another thread goes on working.  The thread that
+ * finishes the head job also delivers the finished jobs after it.
+ * Exactly one thread delivers at any time, so delivery needs no lock.
  *
  * Searching.  A worker reads a file into one buffer (grown up to
  * WS_GREP_LINE_MAX for long lines) and searches the whole buffer at once
@@ -26,7 +33,12 @@
 #include "ws/cancel.h"
 #include "ws/grep.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <sched.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <fcntl.h>
 #include <pcre2.h>
 #include <pthread.h>
@@ -44,15 +56,16 @@
 #include "ws/policy.h"
 #include "ws/read.h"
 #include "ws/resolve.h"
-#include "ws/walk.h"
 #include "ws/workspace.h"
 
 #define WSG_CHUNK (256 * 1024)		   /* first buffer size */
 /* Bytes of whole lines given to one pcre2_match() (see wsg_next). */
 #define WSG_SLICE (4 * 1024)
 #define WSG_SNIFF 8192			   /* bytes checked for NUL */
-#define WSG_WINDOW 64			   /* jobs in flight */
+#define WSG_SNIFF_READ (64 * 1024)	   /* the first read of a file */
+#define WS__DENTS_BUF (64 * 1024)	   /* getdents64 buffer */
 #define WSG_BUFFERED (16 * 1024 * 1024)	   /* results held out of turn */
+#define WSG_MAX_DONE 4096		   /* jobs finished out of turn */
 #define WSG_LONG_TEXT 4096		   /* text kept of a cut long line */
 #define WSG_MAX_CTX 10000		   /* -A/-B ceiling */
 #define WSG_MAX_LITS 16			   /* literals searched without PCRE2 */
@@ -189,17 +202,63 @@ wsg_rare(const char *s, size_t n, int *rank)
 	return best;
 }
 
+#ifdef __SSE2__
+/*
+ * A needle of common bytes ("static"): 16 positions at a time, those
+ * where both its first and its last byte are in place are compared
+ * (W. Mula's SIMD-friendly substring search).  The pair is rare where
+ * each byte alone is not; glibc's memmem spent a third of the time of a
+ * search for "static" in /usr/include.  m >= 2.
+ */
+static const char *
+wsg_find_pair(const char *h, size_t n, const char *nd, size_t m)
+{
+	const __m128i f = _mm_set1_epi8(nd[0]), l = _mm_set1_epi8(nd[m - 1]);
+	size_t last, p = 0;
+
+	if (m > n)
+		return NULL;
+	last = n - m; /* the last start; loads end at h + last + m - 1 + 15 */
+	for (; p + 15 <= last; p += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(h + p));
+		__m128i b = _mm_loadu_si128(
+			(const __m128i *)(const void *)(h + p + m - 1));
+		unsigned mask = (unsigned)_mm_movemask_epi8(
+			_mm_and_si128(_mm_cmpeq_epi8(a, f), _mm_cmpeq_epi8(b, l)));
+
+		while (mask != 0) {
+			unsigned bit = (unsigned)__builtin_ctz(mask);
+
+			if (memcmp(h + p + bit + 1, nd + 1, m - 2) == 0)
+				return h + p + bit;
+			mask &= mask - 1;
+		}
+	}
+	for (; p <= last; p++)
+		if (h[p] == nd[0] && h[p + m - 1] == nd[m - 1] &&
+		    memcmp(h + p, nd, m) == 0)
+			return h + p;
+	return NULL;
+}
+#endif
+
 /*
  * Find needle (m bytes) in h (n bytes): memchr on its rare byte at index
- * ri, then memcmp; memmem when no byte of it is rare (ri == SIZE_MAX).
+ * ri, then memcmp; when no byte of it is rare (ri == SIZE_MAX), its first
+ * and last byte together (wsg_find_pair), or memmem.
  */
 static const char *
 wsg_find(const char *h, size_t n, const char *nd, size_t m, size_t ri)
 {
 	const char *p, *last;
 
-	if (ri == SIZE_MAX)
+	if (ri == SIZE_MAX) {
+#ifdef __SSE2__
+		if (m >= 2)
+			return wsg_find_pair(h, n, nd, m);
+#endif
 		return memmem(h, n, nd, m);
+	}
 	if (m > n)
 		return NULL;
 	p = h + ri;
@@ -544,14 +603,59 @@ fail:
 /* ------------------------------------------------------------------ */
 /* Jobs and ordered delivery                                           */
 
-enum { WSG_JOB_SEARCH, WSG_JOB_ITEM };
+enum { WSG_JOB_SEARCH, WSG_JOB_ITEM, WSG_JOB_DIR };
 
-struct wsg_job {
-	long long seq;
-	int kind;
+struct wsg_root;
+
+/*
+ * A directory of the walk, shared by the jobs of its entries (counted
+ * references): its descriptor, which they are opened through, stays
+ * open while one of them still needs it.  Each directory holds a
+ * reference to its parent, so that the chain up to the PATH is there
+ * for the loop check.
+ */
+struct wsg_dir {
+	atomic_int ref;
 	int fd;
 	char *vpath, *real;
+	char *rel;	  /* relative to the PATH ("" for itself) */
+	char *ignrel;	  /* what .gitignore rules see (wsg_ign_rel) */
+	int depth;
+	dev_t dev;
+	ino_t ino;
+	struct wsg_dir *parent;
+	struct ws_ignore_dir *ign;
+	struct wsg_root *root;
+};
+
+/* One PATH operand that is a directory. */
+struct wsg_root {
+	const char *vpath;
+	size_t len;
+	struct ws_ignore *ig;	/* .git/info/exclude and the ancestors' */
+	const char *ign_base;	/* see wsg_ign_rel */
+	bool no_mounts;
+};
+
+/*
+ * A job: a file to search or list, or a directory to read.  Jobs sit in
+ * one list in output order (next); reading a directory replaces its job
+ * by its entries' jobs, in name order, so that the list is always the
+ * walk's order.  The jobs that need work are also on a stack (snext).
+ */
+struct wsg_job {
+	struct wsg_job *next, *snext;
+	int kind;
+	int fd;		   /* opened already (an operand, a symlink's target) */
+	struct wsg_dir *dir; /* a reference: name is opened in dir->fd */
+	const char *name;
+	int mount;	   /* a directory that is a mount: its anchor */
+	struct wsg_root *root;
+	char *vpath, *real;
 	long long size, mtime;
+	/* A directory read: its entries' jobs, and those that need work. */
+	struct wsg_job *kids, *kids_last, *work, *work_last;
+	long nkids_done;   /* of the kids, those done already (listed files) */
 	/* Results held while the job is not the head. */
 	struct ws_grep_item *items;
 	size_t nitems, capitems;
@@ -565,16 +669,6 @@ struct wsg_job {
 	bool matched;
 };
 
-struct wsg_pend {
-	struct wsg_job *job; /* a file waiting for the subdirectory before it */
-	char *dir;	     /* or that subdirectory's name */
-};
-
-struct wsg_level {
-	struct wsg_pend *v;
-	size_t n, head, cap;
-};
-
 struct wsg_run {
 	struct ws_grep *g;
 	const struct ws_grep_opts *o;
@@ -582,37 +676,43 @@ struct wsg_run {
 	ws_grep_cb cb;
 	void *arg;
 	struct ws_grep_summary *sum;
+	/*
+	 * mu guards the job list, the stack and the counts below; a worker
+	 * takes it once per job (to hand back the last one and take the
+	 * next), and the condition variables are signalled only when a
+	 * thread waits on them.
+	 */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct wsg_job *ring[WSG_WINDOW];
-	long long produced, claimed;
-	_Atomic long long head;
-	bool walk_done;
-	int nworkers;
+	pthread_cond_t cv_work, cv_head, cv_done;
+	_Atomic(struct wsg_job *) head; /* the oldest job not delivered */
+	struct wsg_job *stack;
+	int nworkers, nidle, nwaiting, active;
+	int nwait_done;		/* of nwaiting, those on cv_done */
+	long ndone;		/* jobs done and not yet delivered */
 	atomic_bool stop;
 	int err;		/* a callback's error */
+	char *errmsg, *errpath;	/* its message, from the thread that had it */
 	atomic_size_t buffered;
 	struct timespec deadline;
 	bool has_deadline;
+	atomic_bool expired;
+	/* The policy and path resolution, one thread at a time. */
+	pthread_mutex_t pmu;
+	bool plock;
 	/* Delivery state (one thread at a time). */
 	long long seen;
 	bool last_in_page;
 	struct ws_grep_item *held; /* before-context awaiting its result */
 	char **heldtext;
 	size_t nheld, capheld;
-	/* Walk state (the walking thread only). */
-	struct ws_ignore *ig;
-	const char *root;	/* virtual path of the PATH being walked */
-	size_t rootlen;
-	struct wsg_level *lv;
-	size_t nlv;
-	long long skipped[WS_GREP_SKIP_COUNT];
 	bool saved_prompt;
-	/* .gitignore paths are relative to ign_base (see wsg_ign_rel). */
-	const char *ign_base;
-	bool ign_loaded;	/* .git/info/exclude already read */
 };
 
+/*
+ * Whether the time budget is spent.  The coarse clock costs a few
+ * nanoseconds and is precise to a few milliseconds, plenty for a budget
+ * in seconds; once spent, it stays spent.
+ */
 static bool
 wsg_expired(struct wsg_run *r)
 {
@@ -620,10 +720,16 @@ wsg_expired(struct wsg_run *r)
 
 	if (!r->has_deadline)
 		return false;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > r->deadline.tv_sec ||
-	       (now.tv_sec == r->deadline.tv_sec &&
-		now.tv_nsec >= r->deadline.tv_nsec);
+	if (atomic_load_explicit(&r->expired, memory_order_relaxed))
+		return true;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (now.tv_sec > r->deadline.tv_sec ||
+	    (now.tv_sec == r->deadline.tv_sec &&
+	     now.tv_nsec >= r->deadline.tv_nsec)) {
+		atomic_store(&r->expired, true);
+		return true;
+	}
+	return false;
 }
 
 /* Stop everything for reason (the first reason given wins). */
@@ -637,9 +743,12 @@ wsg_truncate(struct wsg_run *r, const char *reason, const char *vpath)
 	}
 	if (vpath != NULL && r->sum->gave_up == NULL)
 		r->sum->gave_up = strdup(vpath);
-	if (strcmp(reason, "match_limit") != 0)
+	if (strcmp(reason, "match_limit") != 0) {
 		atomic_store(&r->stop, true);
-	pthread_cond_broadcast(&r->cv);
+		pthread_cond_broadcast(&r->cv_work);
+		pthread_cond_broadcast(&r->cv_head);
+		pthread_cond_broadcast(&r->cv_done);
+	}
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -725,14 +834,31 @@ wsg_deliver(struct wsg_run *r, const struct ws_grep_item *it)
 }
 
 static void
+wsg_dir_unref(struct wsg_dir *d)
+{
+	while (d != NULL && atomic_fetch_sub(&d->ref, 1) == 1) {
+		struct wsg_dir *p = d->parent;
+
+		if (d->fd >= 0)
+			close(d->fd);
+		ws_ignore_dir_unref(d->ign);
+		free(d->vpath);
+		free(d->real);
+		free(d->rel);
+		free(d->ignrel);
+		free(d);
+		d = p;
+	}
+}
+
+static void
 wsg_job_free(struct wsg_job *j)
 {
 	if (j == NULL)
 		return;
 	if (j->fd >= 0)
 		close(j->fd);
-	free(j->vpath);
-	free(j->real);
+	wsg_dir_unref(j->dir);
 	free(j->items);
 	free(j->arena);
 	free(j);
@@ -779,38 +905,69 @@ wsg_account(struct wsg_run *r, const struct wsg_job *j)
 }
 
 /* Record a delivery result: a stop or an error ends the whole search. */
+static void wsg_fail(struct wsg_run *r, int rc);
+
 static void
 wsg_delivered(struct wsg_run *r, int rc)
 {
-	if (rc < 0 && r->err == 0)
-		r->err = rc;
-	if (rc != 0)
+	if (rc < 0)
+		wsg_fail(r, rc);
+	else if (rc != 0)
 		atomic_store(&r->stop, true);
 }
 
 /*
- * A job is finished: deliver it if it is the head, then every finished
- * job after it; free what was delivered.
+ * Deliver the head job and every finished job after it, freeing what
+ * was delivered.  mu is held.
+ */
+static void
+wsg_advance(struct wsg_run *r)
+{
+	struct wsg_job *h;
+	bool moved = false;
+
+	while ((h = atomic_load(&r->head)) != NULL && h->done) {
+		if (!atomic_load(&r->stop))
+			wsg_delivered(r, wsg_flush_job(r, h));
+		wsg_account(r, h);
+		atomic_store(&r->head, h->next);
+		wsg_job_free(h);
+		r->ndone--;
+		moved = true;
+	}
+	if (moved && r->nwaiting > r->nwait_done)
+		pthread_cond_broadcast(&r->cv_head);
+	/* Woken at half the bound, not at each job: no ping-pong. */
+	if (moved && r->nwait_done > 0 && r->ndone <= WSG_MAX_DONE / 2)
+		pthread_cond_broadcast(&r->cv_done);
+}
+
+/*
+ * Job j is finished (mu is held): a directory's entries take its place
+ * in the list and their work goes on the stack; if j is the head, it
+ * and the finished jobs after it are delivered.
  */
 static void
 wsg_finish(struct wsg_run *r, struct wsg_job *j)
 {
-	pthread_mutex_lock(&r->mu);
-	j->done = true;
-	while (r->head < r->produced) {
-		struct wsg_job *h = r->ring[r->head % WSG_WINDOW];
-
-		if (!h->done)
-			break;
-		if (!atomic_load(&r->stop))
-			wsg_delivered(r, wsg_flush_job(r, h));
-		wsg_account(r, h);
-		r->ring[r->head % WSG_WINDOW] = NULL;
-		atomic_store(&r->head, r->head + 1);
-		wsg_job_free(h);
+	if (j->kids != NULL) {
+		j->kids_last->next = j->next;
+		j->next = j->kids;
+		j->kids = j->kids_last = NULL;
+		r->ndone += j->nkids_done;
 	}
-	pthread_cond_broadcast(&r->cv);
-	pthread_mutex_unlock(&r->mu);
+	if (j->work != NULL) {
+		/* The first entry on top: the walk's order, depth first. */
+		j->work_last->snext = r->stack;
+		r->stack = j->work;
+		j->work = j->work_last = NULL;
+		if (r->nidle > 0)
+			pthread_cond_broadcast(&r->cv_work);
+	}
+	j->done = true;
+	r->ndone++;
+	if (atomic_load(&r->head) == j)
+		wsg_advance(r);
 }
 
 /* Store a copy of an item in a job that is not the head. */
@@ -820,7 +977,8 @@ wsg_hold(struct wsg_run *r, struct wsg_job *j, const struct ws_grep_item *it)
 	struct ws_grep_item c = *it;
 
 	if (j->nitems == j->capitems) {
-		size_t nc = j->capitems ? j->capitems * 2 : 16;
+		/* One first: most jobs hold one item (a listed file, a count). */
+		size_t nc = j->capitems ? j->capitems * 2 : 1;
 		struct ws_grep_item *a = realloc(j->items, nc * sizeof(*a));
 
 		if (a == NULL)
@@ -859,16 +1017,30 @@ wsg_emit(struct wsg_run *r, struct wsg_job *j, struct ws_grep_item *it)
 		return 1;
 	it->vpath = j->vpath;
 	it->real = j->real;
-	if (atomic_load(&r->head) != j->seq) {
+	if (atomic_load(&r->head) != j) {
+		bool head;
+
 		if (atomic_load(&r->buffered) < WSG_BUFFERED)
 			return wsg_hold(r, j, it);
-		/* Too much held out of turn: wait to be the head. */
+		/*
+		 * Too much held out of turn: wait to be the head, as long as
+		 * another thread goes on working (it reaches the head: the
+		 * stack's top is always the oldest job not started); the
+		 * last one holds on instead, past the budget.
+		 */
 		pthread_mutex_lock(&r->mu);
-		while (atomic_load(&r->head) != j->seq && !atomic_load(&r->stop))
-			pthread_cond_wait(&r->cv, &r->mu);
+		while (atomic_load(&r->head) != j && !atomic_load(&r->stop) &&
+		       r->nwaiting + 1 < r->nworkers) {
+			r->nwaiting++;
+			pthread_cond_wait(&r->cv_head, &r->mu);
+			r->nwaiting--;
+		}
+		head = atomic_load(&r->head) == j;
 		pthread_mutex_unlock(&r->mu);
 		if (atomic_load(&r->stop))
 			return 1;
+		if (!head)
+			return wsg_hold(r, j, it);
 	}
 	/* The head: deliver what was held, then this, directly. */
 	if (j->nitems > 0 && (rc = wsg_flush_job(r, j)) != 0) {
@@ -898,6 +1070,17 @@ struct wsg_worker {
 	size_t lpos[WSG_MAX_LITS];
 	const char *lsubj;
 	size_t llen, lbase;
+	/* Walking: the last device found to hold data (wsg_open). */
+	dev_t fs_ok_dev;
+	bool fs_ok;
+	char *dents;	    /* getdents64 buffer */
+	struct wsg_ent *ents;
+	size_t nents, capents;
+	char *names;	    /* the entries' names */
+	size_t nlen, ncap;
+	char *pbuf[4];	    /* vpath, real, rel, ignrel of an entry */
+	size_t pcap[4];
+	bool own_thread;    /* not the caller's */
 };
 
 /* Per-file state; offsets are into w->buf. */
@@ -965,9 +1148,17 @@ wsg_match(struct wsg_worker *w, const char *subj, size_t len, size_t start,
 		for (size_t i = 0; i < g->nlits; i++) {
 			if (w->lpos[i] == SIZE_MAX - 1 ||
 			    (w->lpos[i] != SIZE_MAX && w->lpos[i] < start)) {
+				/*
+				 * The first-and-last-byte pair (SIMD): each
+				 * literal's scan is one of several over the
+				 * same bytes, and a memchr on a byte that is
+				 * rare in one literal stops often in another's
+				 * text (the five of bench_wsgrep.sh: 20 %
+				 * less CPU).
+				 */
 				const char *p = wsg_find(subj + start, len - start,
 							 g->lits[i], g->litlens[i],
-							 g->litsrare[i]);
+							 SIZE_MAX);
 
 				w->lpos[i] = p ? (size_t)(p - subj) : SIZE_MAX;
 			}
@@ -1049,6 +1240,12 @@ wsg_next(struct wsg_file *f, size_t pos, size_t *ls, size_t *le, size_t *ms,
 			if (end >= f->end)
 				return 0;
 			pos = end + 1;
+			/*
+			 * Between slices: a slice that backtracks may take
+			 * long.  Without a budget (the command line's
+			 * default) no clock is read; with one, the coarse
+			 * clock, a few nanoseconds.
+			 */
 			if (ws_cancelled() || wsg_expired(w->r))
 				return -2; /* wsg_region says which */
 			continue;
@@ -1355,6 +1552,7 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 {
 	const struct ws_grep_opts *o = w->r->o;
 	struct wsg_file f = {.w = w, .j = j, .lineno = 1};
+	long long got = 0;
 	size_t len = 0;
 	bool eof = false, first = true;
 	int rc = 0;
@@ -1363,8 +1561,15 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 	for (;;) {
 		size_t end;
 
-		while (!eof && len < w->cap) {
-			ssize_t n = read(j->fd, w->buf + len, w->cap - len);
+		/*
+		 * The first read is at most WSG_SNIFF_READ: a binary file is
+		 * told by its first bytes, and most files are that small.
+		 */
+		size_t lim = first && w->cap > WSG_SNIFF_READ ? WSG_SNIFF_READ :
+			     w->cap;
+
+		while (!eof && len < lim) {
+			ssize_t n = read(j->fd, w->buf + len, lim - len);
 
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -1375,6 +1580,15 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 			if (n == 0)
 				eof = true;
 			len += (size_t)n;
+			got += n;
+			/*
+			 * All that fstat counted is here: no read(2) just to
+			 * see the end (one syscall a file).  What a writer
+			 * appends meanwhile is not searched, as if it came
+			 * a moment later.
+			 */
+			if (j->size > 0 && got >= j->size)
+				eof = true;
 		}
 		f.buf = w->buf;
 		w->lsubj = NULL; /* new bytes: the literal positions are stale */
@@ -1416,6 +1630,8 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 
 			if (q != NULL) {
 				end = (size_t)(q - w->buf) + 1;
+			} else if (len < w->cap) {
+				continue; /* after the first read: read on */
 			} else if (w->cap < WS_GREP_LINE_MAX) {
 				size_t nc = w->cap * 2;
 				char *nb = realloc(w->buf, nc);
@@ -1497,39 +1713,13 @@ wsg_search(struct wsg_worker *w, struct wsg_job *j)
 	return 0;
 }
 
-static void
-wsg_run_job(struct wsg_worker *w, struct wsg_job *j)
-{
-	struct wsg_run *r = w->r;
-
-	if (atomic_load(&r->stop)) {
-		/* Nothing more is delivered. */
-	} else if (j->kind == WSG_JOB_ITEM) {
-		struct ws_grep_item it = {.kind = WS_GREP_FILE, .size = j->size,
-					  .mtime = j->mtime};
-
-		j->searched = false;
-		wsg_emit(r, j, &it);
-	} else {
-		int rc = wsg_search(w, j);
-
-		if (rc < 0 && r->err == 0) {
-			pthread_mutex_lock(&r->mu);
-			r->err = rc;
-			atomic_store(&r->stop, true);
-			pthread_mutex_unlock(&r->mu);
-		}
-		if (j->limit_hit)
-			wsg_truncate(r, "match_limit", j->vpath);
-		if (j->deadline_hit)
-			wsg_truncate(r, "time_budget", j->vpath);
-	}
-	if (j->fd >= 0) {
-		close(j->fd);
-		j->fd = -1;
-	}
-	wsg_finish(r, j);
-}
+/* A directory entry being read: its name in w->names. */
+struct wsg_ent {
+	size_t name;
+	uint32_t len;
+	unsigned char type;	/* a DT_* */
+	int mount;		/* a mount shown here: its anchor */
+};
 
 static int
 wsg_worker_init(struct wsg_worker *w, struct wsg_run *r)
@@ -1576,78 +1766,136 @@ wsg_worker_fini(struct wsg_worker *w)
 	pcre2_match_data_free(w->md);
 	pcre2_match_context_free(w->mc);
 	pcre2_jit_stack_free(w->js);
+	free(w->dents);
+	free(w->ents);
+	free(w->names);
+	for (int i = 0; i < 4; i++)
+		free(w->pbuf[i]);
 }
 
-static void *
-wsg_worker_main(void *arg)
-{
-	struct wsg_worker *w = arg;
-	struct wsg_run *r = w->r;
-
-	for (;;) {
-		struct wsg_job *j;
-
-		pthread_mutex_lock(&r->mu);
-		while (r->claimed == r->produced && !r->walk_done &&
-		       !atomic_load(&r->stop))
-			pthread_cond_wait(&r->cv, &r->mu);
-		if (r->claimed == r->produced) {
-			pthread_mutex_unlock(&r->mu);
-			return NULL;
-		}
-		j = r->ring[r->claimed % WSG_WINDOW];
-		r->claimed++;
-		pthread_mutex_unlock(&r->mu);
-		wsg_run_job(w, j);
-	}
-}
-
-/* Queue a job (in order); inline without workers. */
-static int
-wsg_produce(struct wsg_run *r, struct wsg_worker *inl, struct wsg_job *j)
+/* A stop for an error: the first error is the call's. */
+static void
+wsg_fail(struct wsg_run *r, int rc)
 {
 	pthread_mutex_lock(&r->mu);
-	while (r->produced - r->head >= WSG_WINDOW && !atomic_load(&r->stop))
-		pthread_cond_wait(&r->cv, &r->mu);
-	if (atomic_load(&r->stop)) {
-		/* Over: the window may be full, and nothing more is wanted. */
-		pthread_mutex_unlock(&r->mu);
-		wsg_job_free(j);
-		return 1;
+	if (r->err == 0) {
+		/* The message is this thread's: the caller's thread says it. */
+		const char *p = ws_error_last_path();
+
+		r->err = rc;
+		r->errmsg = strdup(ws_error_last());
+		r->errpath = p != NULL ? strdup(p) : NULL;
 	}
-	j->seq = r->produced;
-	r->ring[r->produced % WSG_WINDOW] = j;
-	r->produced++;
-	if (r->nworkers == 0)
-		r->claimed++;
-	pthread_cond_broadcast(&r->cv);
+	atomic_store(&r->stop, true);
+	pthread_cond_broadcast(&r->cv_work);
+	pthread_cond_broadcast(&r->cv_head);
+	pthread_cond_broadcast(&r->cv_done);
 	pthread_mutex_unlock(&r->mu);
-	if (r->nworkers == 0)
-		wsg_run_job(inl, j);
-	return atomic_load(&r->stop) ? 1 : 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Walking                                                             */
+/* ws_check for a search, which never prompts (see ws_grep_run). */
+static int
+wsg_check(struct wsg_run *r, enum ws_op op, const char *real,
+	  const char *vpath)
+{
+	int rc;
 
-struct wsg_walk {
-	struct wsg_run *r;
-	struct wsg_worker *inl;
-	/* The last device whose filesystem was found to hold data (not a
-	 * kernel pseudo-filesystem): most trees are on one. */
-	dev_t fs_ok_dev;
-	bool fs_ok;
-};
+	if (!r->plock)
+		return ws_check(r->ws, op, real, vpath);
+	pthread_mutex_lock(&r->pmu);
+	rc = ws_check(r->ws, op, real, vpath);
+	pthread_mutex_unlock(&r->pmu);
+	return rc;
+}
+
+/*
+ * Open the file of job j in its directory and check what it is:
+ * O_NOFOLLOW, so that a name swapped for a symlink is not followed;
+ * O_NONBLOCK, so that a name swapped for a FIFO cannot hang the open;
+ * then one fstat: a regular file on a filesystem that holds data.
+ * Returns false with j->skip set when it is not to be searched.
+ */
+static bool
+wsg_open(struct wsg_worker *w, struct wsg_job *j)
+{
+	const struct ws_grep_opts *o = w->r->o;
+	struct stat st;
+
+	if (j->fd < 0) {
+		j->fd = openat(j->dir->fd, j->name, O_RDONLY | O_NOFOLLOW |
+			       O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		/* The directory is not needed any more. */
+		wsg_dir_unref(j->dir);
+		j->dir = NULL;
+		if (j->fd < 0) {
+			j->skip = WS_GREP_SKIP_UNREADABLE;
+			return false;
+		}
+		if (fstat(j->fd, &st) < 0) {
+			j->skip = WS_GREP_SKIP_UNREADABLE;
+			return false;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			j->skip = WS_GREP_SKIP_SPECIAL;
+			return false;
+		}
+		if (!w->fs_ok || st.st_dev != w->fs_ok_dev) {
+			/* Files on procfs, sysfs and the like are interfaces,
+			 * not data (issue 12): never read.  Checked once per
+			 * device. */
+			if (ws_fd_check_fs(j->fd) < 0) {
+				j->skip = WS_GREP_SKIP_SPECIAL;
+				return false;
+			}
+			w->fs_ok = true;
+			w->fs_ok_dev = st.st_dev;
+		}
+		if (o->max_filesize > 0 && st.st_size > o->max_filesize) {
+			j->skip = WS_GREP_SKIP_TOO_LARGE;
+			return false;
+		}
+		j->size = (long long)st.st_size;
+	} else if (o->max_filesize > 0 && j->size > o->max_filesize) {
+		j->skip = WS_GREP_SKIP_TOO_LARGE;
+		return false;
+	}
+	return true;
+}
+
+static void
+wsg_run_search(struct wsg_worker *w, struct wsg_job *j)
+{
+	struct wsg_run *r = w->r;
+	int rc;
+
+	if (!wsg_open(w, j))
+		return;
+	if (ws_cancelled()) {
+		wsg_truncate(r, "cancelled", NULL);
+		return;
+	}
+	if (wsg_expired(r)) {
+		wsg_truncate(r, "time_budget", NULL);
+		return;
+	}
+	rc = wsg_search(w, j);
+	if (rc < 0)
+		wsg_fail(r, rc);
+	if (j->limit_hit)
+		wsg_truncate(r, "match_limit", j->vpath);
+	if (j->deadline_hit)
+		wsg_truncate(r, "time_budget", j->vpath);
+}
 
 /* The path of vpath relative to the PATH being walked ("" for itself). */
 static const char *
-wsg_rel(struct wsg_run *r, const char *vpath)
+wsg_rel(const struct wsg_root *rt, const char *vpath)
 {
-	if (strcmp(r->root, "/") == 0)
+	if (strcmp(rt->vpath, "/") == 0)
 		return vpath + 1;
-	if (strlen(vpath) <= r->rootlen)
+	if (strlen(vpath) <= rt->len)
 		return "";
-	return vpath + r->rootlen + 1;
+	return vpath + rt->len + 1;
 }
 
 /*
@@ -1657,13 +1905,13 @@ wsg_rel(struct wsg_run *r, const char *vpath)
  * the PATH itself.
  */
 static const char *
-wsg_ign_rel(struct wsg_run *r, const char *vpath, const char *real)
+wsg_ign_rel(const struct wsg_root *rt, const char *vpath, const char *real)
 {
 	const char *rest;
 
-	if (r->ign_base != NULL && ws_path_within(r->ign_base, real, &rest))
+	if (rt->ign_base != NULL && ws_path_within(rt->ign_base, real, &rest))
 		return rest;
-	return wsg_rel(r, vpath);
+	return wsg_rel(rt, vpath);
 }
 
 /*
@@ -1671,29 +1919,28 @@ wsg_ign_rel(struct wsg_run *r, const char *vpath, const char *real)
  * .git/info/exclude at the root and the .gitignore of every directory
  * from the root down to PATH's parent (PATH's own is read on entering
  * it), each opened with O_NOFOLLOW from the one above.  Best effort: a
- * directory that cannot be opened ends the chain.
+ * directory that cannot be opened ends the chain.  Elsewhere, the
+ * PATH's own .git/info/exclude.
  */
 static int
-wsg_ign_ancestors(struct wsg_run *r, const struct ws_res *res)
+wsg_ign_ancestors(struct wsg_run *r, struct wsg_root *rt,
+		  const struct ws_res *res, int fd)
 {
 	const char *rest;
 	int cur, rc;
 
-	r->ign_base = NULL;
-	r->ign_loaded = false;
-	if (r->o->no_ignore || res->anchor == WS_ANCHOR_HOST ||
+	rt->ign_base = NULL;
+	if (res->anchor == WS_ANCHOR_HOST ||
 	    !ws_path_within(ws_ctx_anchor_real(r->ws, 0), res->real, &rest) ||
 	    ws_ctx_anchor_of_real(r->ws, res->real, NULL) != 0)
-		return 0;
-	r->ign_base = ws_ctx_anchor_real(r->ws, 0);
+		return ws_ignore_load_exclude(rt->ig, fd);
+	rt->ign_base = ws_ctx_anchor_real(r->ws, 0);
 	cur = openat(ws_ctx_anchor_fd(r->ws, 0), ".",
 		     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cur < 0)
-		return 0;
+		return ws_ignore_load_exclude(rt->ig, fd);
 	/* One implementation with wsls: ws/ignore.h. */
-	rc = ws_ignore_push_ancestors(r->ig, cur, rest);
-	if (rc == 0)
-		r->ign_loaded = true;
+	rc = ws_ignore_push_ancestors(rt->ig, cur, rest);
 	close(cur);
 	return rc;
 }
@@ -1752,264 +1999,89 @@ wsg_wanted(struct wsg_run *r, const char *rel)
 	return true;
 }
 
+/* A job with its own copies of vpath and real (one allocation). */
 static struct wsg_job *
-wsg_job_new(const char *vpath, const char *real)
+wsg_job_new(int kind, const char *vpath, const char *real)
 {
-	struct wsg_job *j = calloc(1, sizeof(*j));
+	size_t vl = strlen(vpath) + 1, rl = strlen(real) + 1;
+	struct wsg_job *j = calloc(1, sizeof(*j) + vl + rl);
 
 	if (j == NULL)
 		return NULL;
+	j->kind = kind;
 	j->fd = -1;
 	j->skip = -1;
-	j->vpath = strdup(vpath);
-	j->real = strdup(real);
-	if (j->vpath == NULL || j->real == NULL) {
-		wsg_job_free(j);
-		return NULL;
-	}
+	j->vpath = (char *)(j + 1);
+	j->real = j->vpath + vl;
+	memcpy(j->vpath, vpath, vl);
+	memcpy(j->real, real, rl);
 	return j;
 }
 
-static struct wsg_level *
-wsg_level(struct wsg_run *r, int depth)
+/* Add job k to the entries of directory job j (and to its work). */
+static void
+wsg_kid(struct wsg_job *j, struct wsg_job *k, bool work)
 {
-	if ((size_t)depth >= r->nlv) {
-		size_t n = (size_t)depth + 8;
-		struct wsg_level *a = realloc(r->lv, n * sizeof(*a));
-
-		if (a == NULL)
-			return NULL;
-		memset(a + r->nlv, 0, (n - r->nlv) * sizeof(*a));
-		r->lv = a;
-		r->nlv = n;
-	}
-	return &r->lv[depth];
-}
-
-static int
-wsg_pend_add(struct wsg_level *l, struct wsg_job *j, const char *dir)
-{
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 16;
-		struct wsg_pend *a = realloc(l->v, nc * sizeof(*a));
-
-		if (a == NULL)
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		l->v = a;
-		l->cap = nc;
-	}
-	l->v[l->n].job = j;
-	l->v[l->n].dir = dir ? strdup(dir) : NULL;
-	if (dir != NULL && l->v[l->n].dir == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	l->n++;
-	return 0;
-}
-
-/*
- * Hand over the waiting files of a level, up to (and dropping) the
- * subdirectory named upto, or all of them (upto NULL).
- */
-static int
-wsg_pend_flush(struct wsg_walk *wk, struct wsg_level *l, const char *upto)
-{
-	int rc = 0;
-
-	while (l->head < l->n) {
-		struct wsg_pend *p = &l->v[l->head++];
-
-		if (p->job != NULL) {
-			if (rc == 0)
-				rc = wsg_produce(wk->r, wk->inl, p->job);
-			else
-				wsg_job_free(p->job);
-			continue;
-		}
-		if (upto != NULL && strcmp(p->dir, upto) == 0) {
-			free(p->dir);
-			break;
-		}
-		free(p->dir);
-	}
-	if (l->head == l->n)
-		l->head = l->n = 0;
-	return rc;
-}
-
-static int
-wsg_queue(struct wsg_walk *wk, int depth, struct wsg_job *j)
-{
-	struct wsg_level *l = wsg_level(wk->r, depth);
-
-	if (l == NULL) {
-		wsg_job_free(j);
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	}
-	if (l->head == l->n)
-		return wsg_produce(wk->r, wk->inl, j);
-	return wsg_pend_add(l, j, NULL);
-}
-
-static int
-wsg_on_enter(void *arg, const struct ws_walk_dir *d)
-{
-	struct wsg_walk *wk = arg;
-	struct wsg_run *r = wk->r;
-	int rc;
-
-	if (atomic_load(&r->stop))
-		return WS_WALK_STOP;
-	if (d->depth > 0) {
-		struct wsg_level *pl = wsg_level(r, d->depth - 1);
-		const char *name = strrchr(d->vpath, '/');
-
-		if (pl == NULL)
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		rc = wsg_pend_flush(wk, pl, name ? name + 1 : d->vpath);
-		if (rc < 0)
-			return rc;
-		if (rc > 0)
-			return WS_WALK_STOP;
-	}
-	if (wsg_level(r, d->depth) == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	if (!r->o->no_ignore) {
-		if (d->depth == 0 && !r->ign_loaded &&
-		    (rc = ws_ignore_load_exclude(r->ig, d->fd)) < 0)
-			return rc;
-		if ((rc = ws_ignore_push(r->ig, d->fd,
-					 wsg_ign_rel(r, d->vpath, d->real))) < 0)
-			return rc;
-	}
-	return 0;
-}
-
-static int
-wsg_on_leave(void *arg, const struct ws_walk_dir *d)
-{
-	struct wsg_walk *wk = arg;
-	struct wsg_run *r = wk->r;
-	int rc;
-
-	if (!r->o->no_ignore)
-		ws_ignore_pop(r->ig);
-	rc = wsg_pend_flush(wk, &r->lv[d->depth], NULL);
-	return rc < 0 ? rc : rc > 0 ? WS_WALK_STOP : 0;
-}
-
-static int
-wsg_on_error(void *arg, const char *vpath, const char *real, int code)
-{
-	struct wsg_walk *wk = arg;
-	const char *msg = ws_error_last();
-
-	(void)vpath;
-	(void)real;
-	if (code == WS_ENOMEM)
-		return code;
-	if (code == WS_EPOLICY_DENIED || code == WS_EAPPROVAL_REQUIRED)
-		wk->r->skipped[WS_GREP_SKIP_POLICY]++;
-	else if (strstr(msg, "loop") != NULL)
-		wk->r->skipped[WS_GREP_SKIP_LOOP]++;
+	if (j->kids_last != NULL)
+		j->kids_last->next = k;
 	else
-		wk->r->skipped[WS_GREP_SKIP_UNREADABLE]++;
-	return 0;
+		j->kids = k;
+	j->kids_last = k;
+	if (!work) {
+		k->done = true;
+		j->nkids_done++;
+		return;
+	}
+	if (j->work_last != NULL)
+		j->work_last->snext = k;
+	else
+		j->work = k;
+	j->work_last = k;
 }
 
 /*
- * A regular file to search (or list): policy, then open it through the
- * listed directory, checking it is still the inode that was listed.
- * at_fd < 0: fd is already open (a symlink's target).
+ * A file to list (--files): the item is held in its job, which is done
+ * at once.
  */
 static int
-wsg_file(struct wsg_walk *wk, int depth, const char *vpath, const char *real,
-	 const struct stat *st, int at_fd, const char *at_name, int fd)
+wsg_list_item(struct wsg_run *r, struct wsg_job *k, const struct stat *st)
 {
-	struct wsg_run *r = wk->r;
-	struct wsg_job *j;
-	bool saved = r->ws->no_prompt;
-	int rc;
+	struct ws_grep_item it = {.kind = WS_GREP_FILE};
 
-	if (r->o->max_filesize > 0 && st->st_size > r->o->max_filesize) {
-		r->skipped[WS_GREP_SKIP_TOO_LARGE]++;
-		if (fd >= 0)
-			close(fd);
-		return 0;
+	if (st != NULL) {
+		k->size = (long long)st->st_size;
+		k->mtime = (long long)st->st_mtim.tv_sec;
 	}
-	/* A search never prompts: "approve" skips like "deny". */
-	r->ws->no_prompt = true;
-	rc = ws_check(r->ws, WS_OP_READ, real, vpath);
-	r->ws->no_prompt = saved;
-	if (rc < 0) {
-		r->skipped[WS_GREP_SKIP_POLICY]++;
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	j = wsg_job_new(vpath, real);
-	if (j == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	}
-	j->size = (long long)st->st_size;
-	j->mtime = (long long)st->st_mtim.tv_sec;
-	if (r->o->mode == WS_GREP_LIST) {
-		j->kind = WSG_JOB_ITEM;
-		if (fd >= 0)
-			close(fd);
-	} else if (fd >= 0) {
-		j->fd = fd;
-	} else {
-		struct stat now = {0};
-
-		/* O_NONBLOCK: a name swapped for a FIFO must not hang us. */
-		j->fd = openat(at_fd, at_name, O_RDONLY | O_NOFOLLOW |
-			       O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		bool pseudo = false;
-
-		if (j->fd >= 0 && fstat(j->fd, &now) == 0 && S_ISREG(now.st_mode) &&
-		    (!wk->fs_ok || now.st_dev != wk->fs_ok_dev)) {
-			/* Files on procfs, sysfs and the like are
-			 * interfaces, not data (issue 12): never read.
-			 * Checked once per device. */
-			if (ws_fd_check_fs(j->fd) < 0) {
-				pseudo = true;
-			} else {
-				wk->fs_ok = true;
-				wk->fs_ok_dev = now.st_dev;
-			}
-		}
-		if (j->fd < 0 || pseudo || fstat(j->fd, &now) < 0 ||
-		    now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
-		    !S_ISREG(now.st_mode)) {
-			r->skipped[j->fd >= 0 && (pseudo || !S_ISREG(now.st_mode)) ?
-				   WS_GREP_SKIP_SPECIAL :
-				   WS_GREP_SKIP_UNREADABLE]++;
-			wsg_job_free(j);
-			return 0;
-		}
-	}
-	rc = wsg_queue(wk, depth, j);
-	return rc < 0 ? rc : rc > 0 ? WS_WALK_STOP : 0;
+	it.size = k->size;
+	it.mtime = k->mtime;
+	it.vpath = k->vpath;
+	it.real = k->real;
+	return wsg_hold(r, k, &it);
 }
 
-/* A symlink in the tree: its target, if a regular file inside, is
- * searched under the link's path; a directory is not entered. */
+/*
+ * A symlink in the tree: its target, if a regular file inside, is
+ * searched under the link's path; a directory is not entered.  *out is
+ * the job, or NULL when it is skipped (counted in skipped).
+ */
 static int
-wsg_symlink(struct wsg_walk *wk, const struct ws_walk_entry *e)
+wsg_symlink(struct wsg_run *r, const char *vpath, long long *skipped,
+	    struct wsg_job **out)
 {
-	struct wsg_run *r = wk->r;
 	struct ws_res res = {.fd = -1, .dirfd = -1};
+	struct wsg_job *k;
 	int rc, fd = -1;
 
-	rc = ws_resolve(r->ws, e->vpath, 0, &res);
+	*out = NULL;
+	pthread_mutex_lock(&r->pmu);
+	rc = ws_resolve(r->ws, vpath, 0, &res);
+	pthread_mutex_unlock(&r->pmu);
 	if (rc < 0) {
-		r->skipped[rc == WS_ESYMLINK_LOOP ? WS_GREP_SKIP_LOOP :
-			   rc == WS_ESYMLINK_OUTSIDE_WORKSPACE ||
-			   rc == WS_EPATH_OUTSIDE_WORKSPACE ?
-			   WS_GREP_SKIP_SYMLINK_OUTSIDE :
-			   WS_GREP_SKIP_UNREADABLE]++;
+		skipped[rc == WS_ESYMLINK_LOOP ? WS_GREP_SKIP_LOOP :
+			rc == WS_ESYMLINK_OUTSIDE_WORKSPACE ||
+			rc == WS_EPATH_OUTSIDE_WORKSPACE ?
+			WS_GREP_SKIP_SYMLINK_OUTSIDE :
+			WS_GREP_SKIP_UNREADABLE]++;
 		ws_res_free(&res);
 		return 0;
 	}
@@ -2018,81 +2090,507 @@ wsg_symlink(struct wsg_walk *wk, const struct ws_walk_entry *e)
 		return 0;
 	}
 	if (!S_ISREG(res.st.st_mode)) {
-		r->skipped[WS_GREP_SKIP_SPECIAL]++;
+		skipped[WS_GREP_SKIP_SPECIAL]++;
 		ws_res_free(&res);
 		return 0;
 	}
-	if (r->o->mode != WS_GREP_LIST) {
-		bool saved = r->ws->no_prompt;
-
-		r->ws->no_prompt = true;
-		rc = ws_check(r->ws, WS_OP_READ, res.real, e->vpath);
-		r->ws->no_prompt = saved;
-		if (rc < 0) {
-			r->skipped[WS_GREP_SKIP_POLICY]++;
-			ws_res_free(&res);
-			return 0;
-		}
-		if (ws_res_open(&res, O_RDONLY, &fd) < 0) {
-			r->skipped[WS_GREP_SKIP_UNREADABLE]++;
-			ws_res_free(&res);
-			return 0;
-		}
+	if (r->o->max_filesize > 0 && res.st.st_size > r->o->max_filesize) {
+		skipped[WS_GREP_SKIP_TOO_LARGE]++;
+		ws_res_free(&res);
+		return 0;
 	}
-	rc = wsg_file(wk, e->depth - 1, e->vpath, res.real, &res.st, -1, NULL,
-		      fd);
+	if (wsg_check(r, WS_OP_READ, res.real, vpath) < 0) {
+		skipped[WS_GREP_SKIP_POLICY]++;
+		ws_res_free(&res);
+		return 0;
+	}
+	if (r->o->mode != WS_GREP_LIST && ws_res_open(&res, O_RDONLY, &fd) < 0) {
+		skipped[WS_GREP_SKIP_UNREADABLE]++;
+		ws_res_free(&res);
+		return 0;
+	}
+	k = wsg_job_new(r->o->mode == WS_GREP_LIST ? WSG_JOB_ITEM :
+			WSG_JOB_SEARCH, vpath, res.real);
+	if (k == NULL) {
+		if (fd >= 0)
+			close(fd);
+		ws_res_free(&res);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	k->fd = fd;
+	k->size = (long long)res.st.st_size;
+	k->mtime = (long long)res.st.st_mtim.tv_sec;
+	rc = k->kind == WSG_JOB_ITEM ? wsg_list_item(r, k, NULL) : 0;
 	ws_res_free(&res);
-	return rc;
+	if (rc < 0) {
+		wsg_job_free(k);
+		return rc;
+	}
+	*out = k;
+	return 0;
+}
+
+/* Make w->pbuf[i] hold prefix + "/" + name (no doubled slash). */
+static int
+wsg_path_of(struct wsg_worker *w, int i, const char *prefix, const char *name,
+	    size_t namelen)
+{
+	size_t pl = strlen(prefix);
+	bool slash = name != NULL && pl > 0 && prefix[pl - 1] != '/';
+	size_t need = pl + 1 + namelen + 1;
+
+	if (need > w->pcap[i]) {
+		size_t c = need * 2;
+		char *b = realloc(w->pbuf[i], c);
+
+		if (b == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		w->pbuf[i] = b;
+		w->pcap[i] = c;
+	}
+	memcpy(w->pbuf[i], prefix, pl);
+	if (slash)
+		w->pbuf[i][pl++] = '/';
+	if (name != NULL)
+		memcpy(w->pbuf[i] + pl, name, namelen + 1);
+	else
+		w->pbuf[i][pl] = '\0';
+	return 0;
 }
 
 static int
-wsg_on_entry(void *arg, const struct ws_walk_entry *e)
+wsg_ent_add(struct wsg_worker *w, const char *name, size_t len,
+	    unsigned char type, int mount)
 {
-	struct wsg_walk *wk = arg;
-	struct wsg_run *r = wk->r;
-	const char *rel = wsg_rel(r, e->vpath);
-	mode_t m = e->st.st_mode;
-	bool isdir = S_ISDIR(m);
+	if (w->nents == w->capents) {
+		size_t c = w->capents ? w->capents * 2 : 256;
+		struct wsg_ent *e = realloc(w->ents, c * sizeof(*e));
 
-	if (atomic_load(&r->stop))
-		return WS_WALK_STOP;
-	if (wsg_expired(r)) {
-		wsg_truncate(r, "time_budget", NULL);
-		return WS_WALK_STOP;
+		if (e == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		w->ents = e;
+		w->capents = c;
 	}
-	/* A client's cancellation (wstools mcp) stops it like a limit. */
-	if (ws_cancelled()) {
-		wsg_truncate(r, "cancelled", NULL);
-		return WS_WALK_STOP;
+	if (w->nlen + len + 1 > w->ncap) {
+		size_t c = (w->nlen + len + 1) * 2 + 4096;
+		char *n = realloc(w->names, c);
+
+		if (n == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		w->names = n;
+		w->ncap = c;
+	}
+	memcpy(w->names + w->nlen, name, len + 1);
+	w->ents[w->nents].name = w->nlen;
+	w->ents[w->nents].len = (uint32_t)len;
+	w->ents[w->nents].type = type;
+	w->ents[w->nents].mount = mount;
+	w->nents++;
+	w->nlen += len + 1;
+	return 0;
+}
+
+static int
+wsg_ent_cmp(const void *a, const void *b, void *arg)
+{
+	const char *names = arg;
+
+	return strcmp(names + ((const struct wsg_ent *)a)->name,
+		      names + ((const struct wsg_ent *)b)->name);
+}
+
+/* Whether mount anchor i is shown directly in the directory vpath. */
+static bool
+wsg_mount_in(struct ws_ctx *ws, size_t i, const char *vpath)
+{
+	const char *vp = ws->anchors[i].vprefix;
+	const char *slash = strrchr(vp, '/');
+	size_t plen = slash == vp ? 1 : (size_t)(slash - vp);
+
+	return strlen(vpath) == plen && strncmp(vpath, vp, plen) == 0;
+}
+
+/*
+ * Open the directory of job j (policy, O_NOFOLLOW, the loop check) and
+ * make its struct wsg_dir; *out NULL when it is skipped (counted).
+ */
+static int
+wsg_enter(struct wsg_worker *w, struct wsg_job *j, long long *skipped,
+	  struct wsg_dir **out)
+{
+	struct wsg_run *r = w->r;
+	struct wsg_dir *p = j->dir, *d;
+	struct stat st;
+	int fd = j->fd, rc;
+
+	*out = NULL;
+	j->fd = -1;
+	if (fd < 0) {
+		int at = j->mount > 0 ? r->ws->anchors[j->mount].fd : p->fd;
+
+		if (wsg_check(r, WS_OP_LIST, j->real, j->vpath) < 0) {
+			skipped[WS_GREP_SKIP_POLICY]++;
+			return 0;
+		}
+		/*
+		 * O_NOFOLLOW: a name swapped for a symlink fails here (ELOOP
+		 * or ENOTDIR) instead of being followed.  O_NONBLOCK: a name
+		 * swapped for a FIFO cannot hang the open.
+		 */
+		fd = openat(at, j->mount > 0 ? "." : j->name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+			    O_CLOEXEC);
+		if (fd < 0) {
+			if (errno != ENOENT)
+				skipped[WS_GREP_SKIP_UNREADABLE]++;
+			return 0;
+		}
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		skipped[WS_GREP_SKIP_UNREADABLE]++;
+		return 0;
+	}
+	for (const struct wsg_dir *a = p; a != NULL; a = a->parent) {
+		if (a->dev == st.st_dev && a->ino == st.st_ino) {
+			/* A bind mount of its own ancestor. */
+			close(fd);
+			skipped[WS_GREP_SKIP_LOOP]++;
+			return 0;
+		}
+	}
+	d = calloc(1, sizeof(*d));
+	if (d == NULL) {
+		close(fd);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	atomic_init(&d->ref, 1);
+	d->fd = fd;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->root = j->root;
+	d->depth = p != NULL ? p->depth + 1 : 0;
+	d->vpath = strdup(j->vpath);
+	d->real = strdup(j->real);
+	d->rel = strdup(wsg_rel(j->root, j->vpath));
+	d->ignrel = strdup(wsg_ign_rel(j->root, j->vpath, j->real));
+	if (p != NULL) {
+		atomic_fetch_add(&p->ref, 1);
+		d->parent = p;
+	}
+	if (d->vpath == NULL || d->real == NULL || d->rel == NULL ||
+	    d->ignrel == NULL) {
+		wsg_dir_unref(d);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	if (!r->o->no_ignore &&
-	    ws_ignore_match(r->ig, wsg_ign_rel(r, e->vpath, e->real), isdir)) {
-		r->skipped[WS_GREP_SKIP_IGNORED]++;
-		return WS_WALK_SKIP;
+	    (rc = ws_ignore_dir_new(p != NULL ? p->ign : NULL, fd, d->ignrel,
+				    &d->ign)) < 0) {
+		wsg_dir_unref(d);
+		return rc;
 	}
-	if (isdir) {
-		struct wsg_level *l;
+	*out = d;
+	return 0;
+}
 
-		for (size_t i = 0; i < r->o->nexclude; i++)
-			if (ws_ignore_glob(r->o->exclude[i], rel, true))
-				return WS_WALK_SKIP;
-		/* Files after this directory wait until it was walked. */
-		l = wsg_level(r, e->depth - 1);
-		if (l == NULL || wsg_pend_add(l, NULL, e->name) < 0)
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		return 0;
+/* Read directory d's entries into w->ents, sorted by name. */
+static int
+wsg_read_dir(struct wsg_worker *w, struct wsg_dir *d, long long *skipped)
+{
+	struct wsg_run *r = w->r;
+	struct ws_ctx *ws = r->ws;
+	size_t nmounts = 0;
+	int rc;
+
+	w->nents = 0;
+	w->nlen = 0;
+	if (w->dents == NULL && (w->dents = malloc(WS__DENTS_BUF)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* The mounts shown here come first; their names shadow entries. */
+	for (size_t i = 1; !d->root->no_mounts && i < ws->nanchors; i++) {
+		const char *name;
+
+		if (!wsg_mount_in(ws, i, d->vpath))
+			continue;
+		name = strrchr(ws->anchors[i].vprefix, '/') + 1;
+		if (name[0] == '.' && !r->o->hidden)
+			continue;
+		if ((rc = wsg_ent_add(w, name, strlen(name), DT_DIR, (int)i)) < 0)
+			return rc;
+		nmounts++;
 	}
-	if (!wsg_wanted(r, rel))
-		return 0;
-	if (S_ISLNK(m))
-		return wsg_symlink(wk, e);
-	if (!S_ISREG(m)) {
-		/* FIFOs, sockets, devices: never opened. */
-		r->skipped[WS_GREP_SKIP_SPECIAL]++;
-		return 0;
+	for (;;) {
+		ssize_t n = getdents64(d->fd, w->dents, WS__DENTS_BUF);
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			/* The entries read so far stand. */
+			skipped[WS_GREP_SKIP_UNREADABLE]++;
+			break;
+		}
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(w->dents + off);
+			const char *name = de->d_name;
+			bool shadowed = false;
+
+			off += de->d_reclen;
+			if (name[0] == '.' && (!r->o->hidden || name[1] == '\0' ||
+					       (name[1] == '.' && name[2] == '\0')))
+				continue;
+			for (size_t i = 0; i < nmounts && !shadowed; i++)
+				shadowed = strcmp(w->names + w->ents[i].name,
+						  name) == 0;
+			if (shadowed)
+				continue;
+			if ((rc = wsg_ent_add(w, name, strlen(name), de->d_type,
+					      0)) < 0)
+				return rc;
+		}
 	}
-	return wsg_file(wk, e->depth - 1, e->vpath, e->real, &e->st, e->at_fd,
-			e->at_name, -1);
+	if (w->nents > 1)
+		qsort_r(w->ents, w->nents, sizeof(*w->ents), wsg_ent_cmp,
+			w->names);
+	return 0;
+}
+
+/*
+ * Read the directory of job j and make its entries' jobs, in name order:
+ * .gitignore and the user's filters decide here, and the policy (so that
+ * a file it refuses is never opened), without a stat for what d_type
+ * tells.  The files are opened by whichever thread searches them.
+ */
+static int
+wsg_run_dir(struct wsg_worker *w, struct wsg_job *j, long long *skipped)
+{
+	struct wsg_run *r = w->r;
+	const struct ws_grep_opts *o = r->o;
+	struct wsg_dir *d = NULL;
+	bool list = o->mode == WS_GREP_LIST;
+	bool need_stat = list && (!o->no_stat || o->max_filesize > 0);
+	int rc;
+
+	if ((rc = wsg_enter(w, j, skipped, &d)) < 0 || d == NULL)
+		return rc;
+	if ((rc = wsg_read_dir(w, d, skipped)) < 0)
+		goto out;
+	for (size_t i = 0; i < w->nents; i++) {
+		const struct wsg_ent *e = &w->ents[i];
+		const char *name = w->names + e->name;
+		unsigned char type = e->type;
+		struct wsg_job *k = NULL;
+		struct stat st;
+		bool have_st = false;
+
+		if (atomic_load(&r->stop))
+			break;
+		if (e->mount > 0) {
+			const struct ws_anchor *a = &r->ws->anchors[e->mount];
+
+			if ((rc = wsg_path_of(w, 0, a->vprefix, NULL, 0)) < 0 ||
+			    (rc = wsg_path_of(w, 1, a->real, NULL, 0)) < 0)
+				goto out;
+		} else if ((rc = wsg_path_of(w, 0, d->vpath, name, e->len)) < 0 ||
+			   (rc = wsg_path_of(w, 1, d->real, name, e->len)) < 0) {
+			goto out;
+		}
+		if (type == DT_UNKNOWN || (need_stat && type == DT_REG)) {
+			if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno != ENOENT)
+					skipped[WS_GREP_SKIP_UNREADABLE]++;
+				continue;
+			}
+			type = IFTODT(st.st_mode);
+			have_st = true;
+		}
+		if (e->mount > 0) {
+			const char *vp = w->pbuf[0], *rp = w->pbuf[1];
+
+			if ((rc = wsg_path_of(w, 2, wsg_rel(d->root, vp), NULL,
+					      0)) < 0 ||
+			    (rc = wsg_path_of(w, 3, wsg_ign_rel(d->root, vp, rp),
+					      NULL, 0)) < 0)
+				goto out;
+		} else if ((rc = wsg_path_of(w, 2, d->rel, name, e->len)) < 0 ||
+			   (rc = wsg_path_of(w, 3, d->ignrel, name, e->len)) < 0) {
+			goto out;
+		}
+		if (!o->no_ignore &&
+		    ws_ignore_dir_match(d->root->ig, d->ign, w->pbuf[3],
+					type == DT_DIR)) {
+			skipped[WS_GREP_SKIP_IGNORED]++;
+			continue;
+		}
+		if (type == DT_DIR) {
+			bool out_ = false;
+
+			for (size_t x = 0; x < o->nexclude && !out_; x++)
+				out_ = ws_ignore_glob(o->exclude[x], w->pbuf[2], true);
+			if (out_ || (o->max_depth > 0 && d->depth + 1 >= o->max_depth))
+				continue;
+			k = wsg_job_new(WSG_JOB_DIR, w->pbuf[0], w->pbuf[1]);
+			if (k == NULL)
+				goto nomem;
+			k->mount = e->mount;
+			k->root = d->root;
+			if (e->mount == 0) {
+				atomic_fetch_add(&d->ref, 1);
+				k->dir = d;
+				k->name = k->vpath + strlen(k->vpath) - e->len;
+			}
+			wsg_kid(j, k, true);
+			continue;
+		}
+		if (!wsg_wanted(r, w->pbuf[2]))
+			continue;
+		if (type == DT_LNK) {
+			if ((rc = wsg_symlink(r, w->pbuf[0], skipped, &k)) < 0)
+				goto out;
+			if (k != NULL)
+				wsg_kid(j, k, k->kind == WSG_JOB_SEARCH);
+			continue;
+		}
+		if (type != DT_REG) {
+			/* FIFOs, sockets, devices: never opened. */
+			skipped[WS_GREP_SKIP_SPECIAL]++;
+			continue;
+		}
+		if (have_st && o->max_filesize > 0 && st.st_size > o->max_filesize) {
+			skipped[WS_GREP_SKIP_TOO_LARGE]++;
+			continue;
+		}
+		/* A search never prompts: "approve" skips like "deny". */
+		if (wsg_check(r, WS_OP_READ, w->pbuf[1], w->pbuf[0]) < 0) {
+			skipped[WS_GREP_SKIP_POLICY]++;
+			continue;
+		}
+		k = wsg_job_new(list ? WSG_JOB_ITEM : WSG_JOB_SEARCH, w->pbuf[0],
+				w->pbuf[1]);
+		if (k == NULL)
+			goto nomem;
+		if (list) {
+			if ((rc = wsg_list_item(r, k, have_st ? &st : NULL)) < 0) {
+				wsg_job_free(k);
+				goto out;
+			}
+			wsg_kid(j, k, false);
+			continue;
+		}
+		atomic_fetch_add(&d->ref, 1);
+		k->dir = d;
+		k->name = k->vpath + strlen(k->vpath) - e->len;
+		wsg_kid(j, k, true);
+	}
+	rc = 0;
+	goto out;
+nomem:
+	rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+out:
+	if (rc < 0) {
+		/* Nothing of this directory goes out. */
+		while (j->kids != NULL) {
+			struct wsg_job *k = j->kids;
+
+			j->kids = k->next;
+			wsg_job_free(k);
+		}
+		j->kids_last = j->work = j->work_last = NULL;
+		j->nkids_done = 0;
+	}
+	wsg_dir_unref(d);
+	return rc;
+}
+
+static void
+wsg_run_job(struct wsg_worker *w, struct wsg_job *j, long long *skipped)
+{
+	struct wsg_run *r = w->r;
+
+	if (atomic_load(&r->stop)) {
+		/* Nothing more is delivered. */
+	} else if (j->kind == WSG_JOB_DIR) {
+		int rc;
+
+		if (ws_cancelled()) {
+			wsg_truncate(r, "cancelled", NULL);
+		} else if (wsg_expired(r)) {
+			wsg_truncate(r, "time_budget", NULL);
+		} else if ((rc = wsg_run_dir(w, j, skipped)) < 0) {
+			wsg_fail(r, rc);
+		}
+	} else if (j->kind == WSG_JOB_SEARCH) {
+		wsg_run_search(w, j);
+	}
+	if (j->fd >= 0) {
+		close(j->fd);
+		j->fd = -1;
+	}
+	wsg_dir_unref(j->dir);
+	j->dir = NULL;
+}
+
+/*
+ * A worker: take the job on top of the stack, run it, hand it back and
+ * take the next under one lock, until no job is left or running.
+ */
+static void *
+wsg_worker_main(void *arg)
+{
+	struct wsg_worker *w = arg;
+	struct wsg_run *r = w->r;
+	struct wsg_job *j = NULL;
+	long long skipped[WS_GREP_SKIP_COUNT] = {0};
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		if (j != NULL) {
+			wsg_finish(r, j);
+			r->active--;
+			j = NULL;
+		}
+		/*
+		 * Far ahead of the output (the head is a large file, say):
+		 * wait for it to move before taking more, as long as another
+		 * thread goes on, so that the jobs done out of turn, each
+		 * a few hundred bytes, stay bounded whatever the tree.
+		 */
+		if (r->ndone > WSG_MAX_DONE) {
+			while (r->ndone > WSG_MAX_DONE / 2 && r->stack != NULL &&
+			       !atomic_load(&r->stop) &&
+			       r->nwaiting + 1 < r->nworkers) {
+				r->nwaiting++;
+				r->nwait_done++;
+				pthread_cond_wait(&r->cv_done, &r->mu);
+				r->nwait_done--;
+				r->nwaiting--;
+			}
+		}
+		while (r->stack == NULL && r->active > 0 &&
+		       !atomic_load(&r->stop)) {
+			r->nidle++;
+			pthread_cond_wait(&r->cv_work, &r->mu);
+			r->nidle--;
+		}
+		if (r->stack == NULL || atomic_load(&r->stop)) {
+			if (r->nidle > 0)
+				pthread_cond_broadcast(&r->cv_work);
+			break;
+		}
+		j = r->stack;
+		r->stack = j->snext;
+		r->active++;
+		pthread_mutex_unlock(&r->mu);
+		wsg_run_job(w, j, skipped);
+		pthread_mutex_lock(&r->mu);
+	}
+	for (int k = 0; k < WS_GREP_SKIP_COUNT; k++)
+		r->sum->skipped[k] += skipped[k];
+	pthread_mutex_unlock(&r->mu);
+	/* A thread of its own: what its checks left in its error state goes
+	 * with it (the state is per thread). */
+	if (w->own_thread)
+		ws_error_clear();
+	return NULL;
 }
 
 static void
@@ -2160,74 +2658,83 @@ wsg_operand_error_again(const struct ws_grep_operr *e)
 }
 
 /*
- * Search one resolved PATH.  A PATH that cannot be opened is recorded in
- * *oe (the other PATHs go on); other errors stop the search.
+ * The job of one resolved PATH, appended to the list (*tail) and the
+ * stack (*stail).  A PATH that cannot be opened is recorded in *oe (the
+ * other PATHs go on); other errors stop the search.
  */
 static int
-wsg_path(struct wsg_walk *wk, struct ws_res *res, struct ws_grep_operr *oe)
+wsg_operand(struct wsg_run *r, struct ws_res *res, struct ws_grep_operr *oe,
+	    struct wsg_root *rt, struct wsg_job ***tail, struct wsg_job ***stail)
 {
-	struct wsg_run *r = wk->r;
-	struct ws_walk_opts wo;
+	const struct ws_grep_opts *o = r->o;
+	bool list = o->mode == WS_GREP_LIST;
+	struct wsg_job *j;
 	int fd = -1, rc;
 
-	r->root = res->vpath;
-	r->rootlen = strlen(res->vpath);
 	if (!S_ISDIR(res->st.st_mode)) {
 		/* A file named on the command line is searched whatever its
 		 * name (hidden, ignored), as with grep and rg. */
 		if (!S_ISREG(res->st.st_mode)) {
-			r->skipped[WS_GREP_SKIP_SPECIAL]++;
+			r->sum->skipped[WS_GREP_SKIP_SPECIAL]++;
 			return 0;
 		}
-		if (r->o->mode != WS_GREP_LIST &&
-		    (rc = ws_res_open(res, O_RDONLY, &fd)) < 0) {
+		if (o->max_filesize > 0 && res->st.st_size > o->max_filesize) {
+			r->sum->skipped[WS_GREP_SKIP_TOO_LARGE]++;
+			return 0;
+		}
+		if (!list && (rc = ws_res_open(res, O_RDONLY, &fd)) < 0) {
 			/* Say which operand it was (a procfs file, say). */
 			ws_error_set_path(res->vpath);
 			return wsg_operand_failed(oe, rc, res->vpath);
 		}
-		rc = wsg_file(wk, 0, res->vpath, res->real, &res->st, -1, NULL,
-			      fd);
-		if (rc == 0 && r->nlv > 0)
-			rc = wsg_pend_flush(wk, &r->lv[0], NULL);
-		return rc < 0 ? rc : 0;
-	}
-	if ((rc = ws_res_open(res, O_RDONLY | O_DIRECTORY, &fd)) < 0) {
-		ws_error_set_path(res->vpath);
-		return wsg_operand_failed(oe, rc, res->vpath);
-	}
-	if (r->ig != NULL && (rc = wsg_ign_ancestors(r, res)) < 0) {
-		close(fd);
-		return rc;
-	}
-	memset(&wo, 0, sizeof(wo));
-	wo.ws = r->ws;
-	wo.no_mounts = res->anchor == WS_ANCHOR_HOST;
-	wo.max_depth = r->o->max_depth;
-	wo.hidden = r->o->hidden;
-	wo.sort = WS_WALK_NAME;
-	/* Names alone need no stat(2) per entry, as with find -type f. */
-	wo.types_only = r->o->mode == WS_GREP_LIST && r->o->no_stat &&
-			r->o->max_filesize == 0;
-	wo.enter = wsg_on_enter;
-	wo.entry = wsg_on_entry;
-	wo.leave = wsg_on_leave;
-	wo.error = wsg_on_error;
-	wo.arg = wk;
-	rc = ws_walk(&wo, fd, res->vpath, res->real);
-	close(fd);
-	/* After a stop, files still waiting are dropped. */
-	for (size_t i = 0; i < r->nlv; i++) {
-		struct wsg_level *l = &r->lv[i];
-
-		for (size_t k = l->head; k < l->n; k++) {
-			wsg_job_free(l->v[k].job);
-			free(l->v[k].dir);
+		j = wsg_job_new(list ? WSG_JOB_ITEM : WSG_JOB_SEARCH, res->vpath,
+				res->real);
+		if (j == NULL) {
+			if (fd >= 0)
+				close(fd);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		}
-		l->head = l->n = 0;
+		j->fd = fd;
+		j->size = (long long)res->st.st_size;
+		j->mtime = (long long)res->st.st_mtim.tv_sec;
+		if (list) {
+			j->done = true;
+			if ((rc = wsg_list_item(r, j, NULL)) < 0) {
+				wsg_job_free(j);
+				return rc;
+			}
+		}
+	} else {
+		if ((rc = ws_res_open(res, O_RDONLY | O_DIRECTORY, &fd)) < 0) {
+			ws_error_set_path(res->vpath);
+			return wsg_operand_failed(oe, rc, res->vpath);
+		}
+		rt->vpath = res->vpath;
+		rt->len = strlen(res->vpath);
+		rt->no_mounts = res->anchor == WS_ANCHOR_HOST;
+		if (!o->no_ignore &&
+		    ((rc = ws_ignore_new(&rt->ig)) < 0 ||
+		     (rc = wsg_ign_ancestors(r, rt, res, fd)) < 0)) {
+			close(fd);
+			return rc;
+		}
+		j = wsg_job_new(WSG_JOB_DIR, res->vpath, res->real);
+		if (j == NULL) {
+			close(fd);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		j->fd = fd;
+		j->root = rt;
 	}
-	if (rc == WS_WALK_STOP)
-		rc = 0;
-	return rc;
+	**tail = j;
+	*tail = &j->next;
+	if (j->done)
+		r->ndone++;
+	if (!j->done) {
+		**stail = j;
+		*stail = &j->snext;
+	}
+	return 0;
 }
 
 void
@@ -2242,6 +2749,20 @@ ws_grep_summary_free(struct ws_grep_summary *sum)
 	sum->noperand_errors = 0;
 }
 
+/* The CPUs this process may run on (sched_getaffinity), at least 1. */
+static int
+wsg_ncpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 &&
+	    (n = CPU_COUNT(&set)) > 0)
+		return n;
+	n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
 int
 ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	    size_t npaths, ws_grep_cb cb, void *arg,
@@ -2249,14 +2770,15 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 {
 	static const char *const root[] = {"/"};
 	struct wsg_run r;
-	struct wsg_worker workers[2], inl;
-	struct wsg_walk wk = {.r = &r, .inl = &inl};
+	struct wsg_worker *workers = NULL;
+	struct wsg_root *roots = NULL;
+	struct wsg_job *first = NULL, **tail = &first, **stail = &r.stack;
 	struct ws_res *res = NULL;
 	struct ws_grep_operr *oe = NULL; /* per operand; code 0: searchable */
 	struct timespec t0, t1;
 	size_t nfailed = 0;
 	bool all_failed = false, keep;
-	int rc = 0, nw;
+	int rc = 0, nw = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	sum->next_offset = -1;
@@ -2272,9 +2794,11 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	 */
 	res = calloc(npaths, sizeof(*res));
 	oe = calloc(npaths, sizeof(*oe));
-	if (res == NULL || oe == NULL) {
+	roots = calloc(npaths, sizeof(*roots));
+	if (res == NULL || oe == NULL || roots == NULL) {
 		free(res);
 		free(oe);
+		free(roots);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	for (size_t i = 0; i < npaths; i++)
@@ -2311,6 +2835,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	r.cb = cb;
 	r.arg = arg;
 	r.sum = sum;
+	r.plock = ws->policy != NULL;
 	{
 		/*
 		 * Recursive: the thread that finishes the head job delivers
@@ -2324,10 +2849,14 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 		pthread_mutex_init(&r.mu, &ma);
 		pthread_mutexattr_destroy(&ma);
 	}
-	pthread_cond_init(&r.cv, NULL);
+	pthread_mutex_init(&r.pmu, NULL);
+	pthread_cond_init(&r.cv_work, NULL);
+	pthread_cond_init(&r.cv_head, NULL);
+	pthread_cond_init(&r.cv_done, NULL);
 	if (g->o.time_budget_ms > 0) {
+		/* The coarse clock, as wsg_expired reads it. */
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &r.deadline);
 		r.has_deadline = true;
-		r.deadline = t0;
 		r.deadline.tv_sec += g->o.time_budget_ms / 1000;
 		r.deadline.tv_nsec += (g->o.time_budget_ms % 1000) * 1000000L;
 		if (r.deadline.tv_nsec >= 1000000000L) {
@@ -2335,89 +2864,96 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 			r.deadline.tv_nsec -= 1000000000L;
 		}
 	}
-	if (!g->o.no_ignore && (rc = ws_ignore_new(&r.ig)) < 0)
-		goto out_sync;
-	nw = g->o.threads;
-	if (nw == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		nw = n >= 2 ? 2 : 1;
+	tail = &first;
+	stail = &r.stack;
+	for (size_t i = 0; i < npaths && rc == 0; i++) {
+		if (oe[i].code != 0)
+			continue;
+		rc = wsg_operand(&r, &res[i], &oe[i], &roots[i], &tail, &stail);
+		if (rc == 0 && oe[i].code != 0)
+			nfailed++;
 	}
-	/* One thread searches inline; several use workers. */
-	if (nw <= 1 || g->o.mode == WS_GREP_LIST)
-		nw = 0;
-	if (nw > 2)
-		nw = 2;
-	if ((rc = wsg_worker_init(&inl, &r)) < 0)
-		goto out_inl;
-	for (int i = 0; i < nw; i++) {
-		if ((rc = wsg_worker_init(&workers[i], &r)) < 0 ||
-		    pthread_create(&workers[i].tid, NULL, wsg_worker_main,
-				   &workers[i]) != 0) {
+	atomic_store(&r.head, first);
+	/* The main thread is one of the workers. */
+	nw = g->o.threads > 0 ? g->o.threads : wsg_ncpus();
+	if (nw > 64)
+		nw = 64;
+	workers = calloc((size_t)nw, sizeof(*workers));
+	if (workers == NULL && rc == 0)
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (int i = 0; i < nw && rc == 0; i++) {
+		if ((rc = wsg_worker_init(&workers[i], &r)) < 0) {
 			wsg_worker_fini(&workers[i]);
-			if (rc == 0)
-				rc = ws_error_set(WS_ENOMEM, NULL,
-						  "cannot start a thread");
+			break;
+		}
+		workers[i].own_thread = i > 0;
+		if (i > 0 && pthread_create(&workers[i].tid, NULL,
+					    wsg_worker_main, &workers[i]) != 0) {
+			/* Fewer threads do the same work. */
+			wsg_worker_fini(&workers[i]);
 			break;
 		}
 		r.nworkers++;
 	}
-	for (size_t i = 0; i < npaths && rc == 0 && !atomic_load(&r.stop); i++) {
-		if (r.ig != NULL) {
-			ws_ignore_free(r.ig);
-			r.ig = NULL;
-			if ((rc = ws_ignore_new(&r.ig)) < 0)
-				break;
-		}
-		if (oe[i].code != 0)
-			continue;
-		rc = wsg_path(&wk, &res[i], &oe[i]);
-		if (rc == 0 && oe[i].code != 0)
-			nfailed++;
+	if (rc == 0 && r.nworkers > 0) {
+		(void)wsg_worker_main(&workers[0]);
+	} else if (r.nworkers > 0) {
+		/* Started threads find the stop and end. */
+		atomic_store(&r.stop, true);
+		pthread_mutex_lock(&r.mu);
+		pthread_cond_broadcast(&r.cv_work);
+		pthread_mutex_unlock(&r.mu);
 	}
-	pthread_mutex_lock(&r.mu);
-	r.walk_done = true;
-	pthread_cond_broadcast(&r.cv);
-	pthread_mutex_unlock(&r.mu);
 	for (int i = 0; i < r.nworkers; i++) {
-		pthread_join(workers[i].tid, NULL);
+		if (i > 0)
+			pthread_join(workers[i].tid, NULL);
 		wsg_worker_fini(&workers[i]);
 	}
-	/* Jobs never run (the search stopped) are dropped. */
-	while (r.head < r.produced) {
-		struct wsg_job *j = r.ring[r.head % WSG_WINDOW];
+	free(workers);
+	/* Files named as operands to list are done from the start. */
+	pthread_mutex_lock(&r.mu);
+	if (r.nworkers > 0 && !atomic_load(&r.stop))
+		wsg_advance(&r);
+	pthread_mutex_unlock(&r.mu);
+	/* Jobs never run or never delivered (the search stopped). */
+	if (r.nworkers > 0 || rc == 0)
+		first = atomic_load(&r.head);
+	while (first != NULL) {
+		struct wsg_job *j = first;
 
-		if (j != NULL && j->done)
+		first = j->next;
+		if (j->done)
 			wsg_account(&r, j);
 		wsg_job_free(j);
-		r.head++;
 	}
-	for (int k = 0; k < WS_GREP_SKIP_COUNT; k++)
-		sum->skipped[k] += r.skipped[k];
-	if (rc == 0 && r.err < 0)
+	if (rc == 0 && r.err < 0) {
 		rc = r.err;
+		if (r.errmsg != NULL)
+			ws_error_set(rc, r.errpath, "%s", r.errmsg);
+	}
+	free(r.errmsg);
+	free(r.errpath);
 	if (rc == 0 && nfailed == npaths)
 		rc = wsg_operand_error_again(&oe[0]);
 	if (sum->truncated && sum->truncated_reason != NULL &&
 	    strcmp(sum->truncated_reason, "max_results") != 0 &&
 	    sum->files_searched == 0 && sum->matches == 0)
 		sum->limit_only = true;
-out_inl:
-	wsg_worker_fini(&inl);
 	wsg_drop_held(&r);
 	free(r.held);
 	free(r.heldtext);
-	for (size_t i = 0; i < r.nlv; i++)
-		free(r.lv[i].v);
-	free(r.lv);
-out_sync:
-	ws_ignore_free(r.ig);
 	ws->no_prompt = r.saved_prompt;
 	pthread_mutex_destroy(&r.mu);
-	pthread_cond_destroy(&r.cv);
+	pthread_mutex_destroy(&r.pmu);
+	pthread_cond_destroy(&r.cv_work);
+	pthread_cond_destroy(&r.cv_head);
+	pthread_cond_destroy(&r.cv_done);
 out_res:
-	for (size_t i = 0; i < npaths; i++)
+	for (size_t i = 0; i < npaths; i++) {
+		ws_ignore_free(roots[i].ig);
 		ws_res_free(&res[i]);
+	}
+	free(roots);
 	free(res);
 	/*
 	 * The failed operands, in operand order, for the caller to report:

@@ -9,6 +9,7 @@
 #include "ws/ignore.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,6 +46,13 @@ struct ws__level {
 struct ws_ignore {
 	struct ws__level *lv; /* lv[0] is .git/info/exclude */
 	size_t nlv, cap;
+};
+
+/* One directory's .gitignore in a chain shared by the walk's threads. */
+struct ws_ignore_dir {
+	struct ws__level l;
+	struct ws_ignore_dir *parent;
+	atomic_int ref;
 };
 
 /* ------------------------------------------------------------------ */
@@ -553,34 +561,124 @@ ws__pat_match(const struct ws__pat *pt, const char *sub, size_t sublen,
 	}
 }
 
-bool
-ws_ignore_match(const struct ws_ignore *ig, const char *rel, bool is_dir)
+/*
+ * Whether level l decides rel (len bytes, name its last component):
+ * true with *ignored set when one of its patterns matches.
+ */
+static bool
+ws__level_match(const struct ws__level *l, const char *rel, size_t len,
+		const char *name, size_t namelen, bool is_dir, bool *ignored)
+{
+	if (l->npats == 0 || len < l->baselen ||
+	    memcmp(rel, l->base, l->baselen) != 0)
+		return false;
+	for (size_t j = l->npats; j-- > 0;) {
+		const struct ws__pat *pt = &l->pats[j];
+
+		if (pt->dir_only && !is_dir)
+			continue;
+		if (ws__pat_match(pt, rel + l->baselen, len - l->baselen, name,
+				  namelen)) {
+			*ignored = !pt->negate;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ws_ignore_match() with the levels of chain d asked first. */
+static bool
+ws__match(const struct ws_ignore *ig, const struct ws_ignore_dir *d,
+	  const char *rel, bool is_dir)
 {
 	size_t len = strlen(rel);
 	const char *slash = strrchr(rel, '/');
 	const char *name = slash ? slash + 1 : rel;
 	size_t namelen = len - (size_t)(name - rel);
+	bool ignored = false;
 
 	if (namelen == 4 && memcmp(name, ".git", 4) == 0)
 		return true;
 	/* Deepest level first; level 0 (info/exclude) last. */
-	for (size_t i = ig->nlv; i-- > 0;) {
-		const struct ws__level *l = &ig->lv[i];
-
-		if (l->npats == 0 || len < l->baselen ||
-		    memcmp(rel, l->base, l->baselen) != 0)
-			continue;
-		for (size_t j = l->npats; j-- > 0;) {
-			const struct ws__pat *pt = &l->pats[j];
-
-			if (pt->dir_only && !is_dir)
-				continue;
-			if (ws__pat_match(pt, rel + l->baselen,
-					  len - l->baselen, name, namelen))
-				return !pt->negate;
-		}
-	}
+	for (; d != NULL; d = d->parent)
+		if (ws__level_match(&d->l, rel, len, name, namelen, is_dir,
+				    &ignored))
+			return ignored;
+	for (size_t i = ig != NULL ? ig->nlv : 0; i-- > 0;)
+		if (ws__level_match(&ig->lv[i], rel, len, name, namelen, is_dir,
+				    &ignored))
+			return ignored;
 	return false;
+}
+
+bool
+ws_ignore_match(const struct ws_ignore *ig, const char *rel, bool is_dir)
+{
+	return ws__match(ig, NULL, rel, is_dir);
+}
+
+int
+ws_ignore_dir_new(struct ws_ignore_dir *parent, int dirfd, const char *rel,
+		  struct ws_ignore_dir **out)
+{
+	struct ws_ignore_dir *d;
+	char *buf = NULL;
+	size_t len = 0, rl = strlen(rel);
+	int rc;
+
+	*out = NULL;
+	if (dirfd >= 0 && (rc = ws__slurp_at(dirfd, ".gitignore", &buf, &len)) < 0)
+		return rc;
+	if (buf == NULL) {
+		/* Most directories have none: the parent's rules stand. */
+		if (parent != NULL)
+			atomic_fetch_add(&parent->ref, 1);
+		*out = parent;
+		return 0;
+	}
+	d = calloc(1, sizeof(*d));
+	if (d == NULL || (d->l.base = malloc(rl + 2)) == NULL) {
+		free(d);
+		free(buf);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	memcpy(d->l.base, rel, rl);
+	if (rl > 0)
+		d->l.base[rl++] = '/';
+	d->l.base[rl] = '\0';
+	d->l.baselen = rl;
+	atomic_init(&d->ref, 1);
+	rc = ws__parse(&d->l, buf, len);
+	free(buf);
+	if (rc < 0) {
+		ws__level_free(&d->l);
+		free(d);
+		return rc;
+	}
+	if (parent != NULL)
+		atomic_fetch_add(&parent->ref, 1);
+	d->parent = parent;
+	*out = d;
+	return 0;
+}
+
+void
+ws_ignore_dir_unref(struct ws_ignore_dir *d)
+{
+	while (d != NULL && atomic_fetch_sub(&d->ref, 1) == 1) {
+		struct ws_ignore_dir *p = d->parent;
+
+		ws__level_free(&d->l);
+		free(d);
+		d = p;
+	}
+}
+
+bool
+ws_ignore_dir_match(const struct ws_ignore *ig, const struct ws_ignore_dir *d,
+		    const char *rel, bool is_dir)
+{
+	return ws__match(ig, d, rel, is_dir);
 }
 
 int

@@ -900,7 +900,15 @@ static int
 ws__stream(int fd, const struct stat *st, const struct ws_read_opts *o,
 	   struct ws_read *r)
 {
-	char *chunk = malloc(WS__CHUNK);
+	/*
+	 * A small file gets a buffer its size (and one byte to see the end
+	 * in the same read): malloc then takes it from the heap, where a
+	 * whole chunk costs an mmap and a munmap.  A file that grew since
+	 * fstat is read on in that buffer's steps.
+	 */
+	size_t size = st->st_size >= 0 && st->st_size < WS__CHUNK ?
+		      (size_t)st->st_size + 1 : WS__CHUNK;
+	char *chunk = malloc(size < 4096 ? 4096 : size);
 	char head[32];
 	size_t headlen = 0;
 	long long line = 1;
@@ -911,7 +919,7 @@ ws__stream(int fd, const struct stat *st, const struct ws_read_opts *o,
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	r->size = st->st_size;
 	for (;;) {
-		ssize_t n = read(fd, chunk, WS__CHUNK);
+		ssize_t n = read(fd, chunk, size < 4096 ? 4096 : size);
 
 		if (n < 0 && errno == EINTR)
 			continue;

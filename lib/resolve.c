@@ -1210,8 +1210,13 @@ ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
 		close(fd);
 		return ws_error_errno(e, NULL, "truncate");
 	}
-	/* Regular files ignore O_NONBLOCK; clear it so reads behave. */
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/*
+	 * Reads of a regular file ignore O_NONBLOCK (wsgrep reads with it
+	 * set): two system calls a call saved.  Anything else opened for
+	 * writing gets it cleared, so that its writes behave.
+	 */
+	if (!S_ISREG(st.st_mode) || (oflags & O_ACCMODE) != O_RDONLY)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	*fd_out = fd;
 	return 0;
 }

@@ -55,28 +55,34 @@ cmd_name() {
 	basename "$1"
 }
 
-# compare NAME RUNS CMD_WS CMD_REF: hyperfine both, print medians and ratio.
+# The interleaving driver (tests/bench/interleave.c), built once.
+bench_interleave() {
+	local exe=$bench_top/build-release/interleave
+	if [ ! -x "$exe" ] || [ "$bench_top/tests/bench/interleave.c" -nt "$exe" ]; then
+		mkdir -p "$bench_top/build-release"
+		cc -O2 -o "$exe" "$bench_top/tests/bench/interleave.c"
+	fi
+	echo "$exe"
+}
+
+# compare NAME RUNS CMD_WS CMD_REF: both in RUNS interleaved rounds (each
+# once a round, in a shuffled order, output through a pipe), medians and
+# their ratio, the load average when it began.
 compare() {
 	local name=$1 runs=$2 a=$3 b=$4 out
-	out=$(mktemp)
-	hyperfine -N --warmup 20 --runs "$runs" --export-json "$out" \
-		--command-name wstools "$a" --command-name reference "$b" >/dev/null 2>&1 ||
-		hyperfine --warmup 20 --runs "$runs" --export-json "$out" \
-			--command-name wstools "$a" --command-name reference "$b" >/dev/null
-	python3 - "$out" "$name" "$a" "$b" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-m = [r["median"] * 1000 for r in d["results"]]
-print(f"{sys.argv[2]}")
-print(f"  wstools    {m[0]:8.3f} ms  median  ({sys.argv[3]})")
-print(f"  reference  {m[1]:8.3f} ms  median  ({sys.argv[4]})")
-print(f"  ratio      {m[0] / m[1]:8.2f}x")
-PY
+	out=$("$(bench_interleave)" -r "$runs" -w 20 wstools "$a" reference "$b")
+	awk -F'\t' -v name="$name" -v a="$a" -v b="$b" '
+		/^#/ { load = $0; sub(/^# /, "", load); next }
+		{ m[$1] = $2; k[$1] = $5 }
+		END {
+			print name " (" load ")"
+			printf "  wstools    %8.3f ms  median  (%s)\n", m["wstools"], a
+			printf "  reference  %8.3f ms  median  (%s)\n", m["reference"], b
+			printf "  ratio      %8.2fx\n", m["wstools"] / m["reference"]
+		}' <<<"$out"
 	if [ -n "${BENCH_TABLE:-}" ]; then
-		local ms
-		ms=$(python3 -c 'import json,sys; print(" ".join("%.3f" % (r["median"] * 1000) for r in json.load(open(sys.argv[1]))["results"]))' "$out")
-		bench_row "$(cmd_name "$a")" "$(cmd_name "$b")" "$name" ${ms} \
-			"$(peak_rss_kb "$a")" "$(peak_rss_kb "$b")"
+		bench_row "$(cmd_name "$a")" "$(cmd_name "$b")" "$name" \
+			$(awk -F'\t' '$1=="wstools"{w=$2; wk=$5} $1=="reference"{r=$2; rk=$5}
+				END {print w, r, wk, rk}' <<<"$out")
 	fi
-	rm -f "$out"
 }

@@ -1163,6 +1163,141 @@ START_TEST(grep_habits)
 END_TEST
 
 /*
+ * Many directories and files searched by as many threads as asked
+ * (issue 21: every thread walks and searches): the stream is the same
+ * as with one thread, in path order, and so are paging, context, the
+ * counts and --files; a .gitignore deep in the tree applies below it
+ * only, whichever thread reads it.
+ */
+START_TEST(ordered_with_threads)
+{
+	static const char *const modes[][6] = {
+		{"hit", NULL},
+		{"-C1", "hit", NULL},
+		{"-c", "hit", NULL},
+		{"--files", NULL},
+		{"--json", "--max-results", "7", "--offset", NULL},
+	};
+	char path[64], body[256];
+	struct wst_run one, many;
+
+	for (int d = 0; d < 12; d++) {
+		for (int f = 0; f < 9; f++) {
+			snprintf(path, sizeof(path), "d%02d/s%d/f%d.txt", d, f % 3, f);
+			snprintf(body, sizeof(body), "x\nhit %d %d\ny\nhit again\n", d, f);
+			wst_write(ws, path, body);
+		}
+		snprintf(path, sizeof(path), "d%02d.txt", d);
+		wst_write(ws, path, "hit top\n");
+	}
+	wst_write(ws, "d05/.gitignore", "f1.txt\n");
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		const char *a[8] = {0};
+		size_t n = 0;
+
+		for (size_t i = 0; i < 6 && modes[m][i] != NULL; i++)
+			a[n++] = modes[m][i];
+		if (m == 4) {
+			a[n++] = "5";
+			a[n++] = "hit";
+		}
+		wst_run(&one, NULL, "wsgrep", "--workspace", ws, "--threads", "1",
+			a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+		wst_run(&many, NULL, "wsgrep", "--workspace", ws, "--threads", "7",
+			a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+		ck_assert_int_eq(one.status, 0);
+		ck_assert_int_eq(many.status, 0);
+		if (m == 4) {
+			/* The page, not the time it took. */
+			char *e1 = strstr(one.out, "\"elapsed_ms\""),
+			     *e2 = strstr(many.out, "\"elapsed_ms\"");
+
+			ck_assert_ptr_nonnull(e1);
+			ck_assert_ptr_nonnull(e2);
+			*e1 = *e2 = '\0';
+			ck_assert_ptr_nonnull(strstr(one.out, "/d00/s1/f7.txt"));
+			ck_assert_ptr_null(strstr(one.out, "/d00/s2/"));
+		}
+		ck_assert_str_eq(one.out, many.out);
+		wst_run_free(&one);
+		wst_run_free(&many);
+	}
+	RUNP(&many, "--threads", "5", "hit [45]|hit top", NULL);
+	ck_assert_ptr_null(strstr(many.out, "/d05/s1/f1.txt"));
+	ck_assert_ptr_nonnull(strstr(many.out, "/d05/s1/f4.txt:2:hit 5 4\n"));
+	ck_assert_ptr_nonnull(strstr(many.out, "/d04/s1/f1.txt:2:hit 4 1\n"));
+	/* Path order: d04's files, then d04.txt, then d05's. */
+	ck_assert_ptr_nonnull(strstr(many.out, "/d04/s2/f8.txt:2:hit 4 8\n"
+					      "/d04.txt:1:hit top\n"
+					      "/d05/s0/f0.txt:2:hit 5 0\n"));
+	wst_run_free(&many);
+}
+END_TEST
+
+/*
+ * The schema types each limit as what a model should send (issue 21): a
+ * number of seconds for time_budget, a number of bytes for max_filesize.
+ */
+START_TEST(schema_types)
+{
+	struct wst_run r;
+
+	wst_run(&r, NULL, "wsgrep", "--schema", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"time_budget\":{\"type\":\"number\""));
+	ck_assert_ptr_nonnull(strstr(r.out, "\"max_filesize\":{\"type\":\"integer\""));
+	wst_run_free(&r);
+	/* A size with a unit is still accepted from a model. */
+	wst_write(ws, "small.txt", "hit\n");
+	RUNP(&r, "--args", "{\"pattern\": \"hit\", \"max_filesize\": \"1K\"}",
+	     "--plain", NULL);
+	ck_assert_str_eq(r.out, "/small.txt:1:hit\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * A literal of common bytes is found 16 positions at a time by its
+ * first and last byte (issue 21): at every offset from a file's start
+ * and up to its very end, and not where only part of it is there.
+ */
+START_TEST(literal_every_offset)
+{
+	char name[32], body[128];
+	struct wst_run r;
+	size_t n = 0;
+
+	for (int k = 0; k < 40; k++) {
+		memset(body, 'x', (size_t)k);
+		memcpy(body + k, k % 2 ? "static" : "stati\nc", k % 2 ? 7 : 8);
+		snprintf(name, sizeof(name), "f%02d.txt", k);
+		wst_write(ws, name, body);
+		memset(body, 's', (size_t)k);
+		memcpy(body + k, "tatic sta", 10);
+		snprintf(name, sizeof(name), "g%02d.txt", k);
+		wst_write(ws, name, body);
+	}
+	RUNP(&r, "-c", "static", NULL);
+	ck_assert_int_eq(r.status, 0);
+	for (const char *p = r.out; (p = strstr(p, ":1\n")) != NULL; p++)
+		n++;
+	/* f01, f03, ... f39, and g01 to g39 ("s" + "tatic"). */
+	ck_assert_int_eq(n, 20 + 39);
+	ck_assert_ptr_nonnull(strstr(r.out, "/f39.txt:1\n"));
+	ck_assert_ptr_null(strstr(r.out, "/f38.txt"));
+	ck_assert_ptr_null(strstr(r.out, "/g00.txt"));
+	wst_run_free(&r);
+	/* Several literals: the same search for each. */
+	RUNP(&r, "-c", "-e", "static", "-e", "zzz", NULL);
+	n = 0;
+	for (const char *p = r.out; (p = strstr(p, ":1\n")) != NULL; p++)
+		n++;
+	ck_assert_int_eq(n, 20 + 39);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Empty lines held back for order: while a large first file is still
  * searched, the small ones after it are buffered, and a buffer of empty
  * lines only had no text at all (NULL, which the printer gave memchr:
@@ -1321,6 +1456,9 @@ suite(void)
 	tcase_add_test(tc, json_contract);
 	tcase_add_test(tc, filters_and_flags);
 	tcase_add_test(tc, empty_lines_buffered);
+	tcase_add_test(tc, ordered_with_threads);
+	tcase_add_test(tc, schema_types);
+	tcase_add_test(tc, literal_every_offset);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);

@@ -133,15 +133,61 @@ walk(struct ws_ignore *ig, int dfd, const char *rel, char ***out, size_t *n)
 	ws_ignore_pop(ig);
 }
 
+/*
+ * The same walk with the per-directory chain (ws_ignore_dir_*, wsgrep's
+ * threads): each directory keeps the chain it was entered with, and the
+ * stack below holds .git/info/exclude only.
+ */
+static void
+walk_chain(const struct ws_ignore *ig, struct ws_ignore_dir *parent, int dfd,
+	   const char *rel, char ***out, size_t *n)
+{
+	struct ws_ignore_dir *me;
+	DIR *d;
+	struct dirent *de;
+	int fd2 = dup(dfd);
+
+	ck_assert_int_eq(ws_ignore_dir_new(parent, dfd, rel, &me), 0);
+	d = fdopendir(fd2);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)) != NULL) {
+		char sub[4096];
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
+			 de->d_name);
+		ck_assert_int_eq(fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW), 0);
+		if (ws_ignore_dir_match(ig, me, sub, S_ISDIR(st.st_mode)))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int c = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY);
+
+			ck_assert_int_ge(c, 0);
+			walk_chain(ig, me, c, sub, out, n);
+			close(c);
+		} else {
+			*out = realloc(*out, (*n + 1) * sizeof(char *));
+			(*out)[(*n)++] = strdup(sub);
+		}
+	}
+	closedir(d);
+	ws_ignore_dir_unref(me);
+}
+
 static int
 cmpstr(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The files of tree dir that the rules keep, sorted, one per line. */
+/*
+ * The files of tree dir that the rules keep, sorted, one per line: by
+ * the stack, or (chain) by the per-directory chain.
+ */
 static char *
-kept(const char *dir)
+kept(const char *dir, bool chain)
 {
 	struct ws_ignore *ig;
 	char **v = NULL, *s;
@@ -150,7 +196,10 @@ kept(const char *dir)
 
 	ck_assert_int_eq(ws_ignore_new(&ig), 0);
 	ck_assert_int_eq(ws_ignore_load_exclude(ig, fd), 0);
-	walk(ig, fd, "", &v, &n);
+	if (chain)
+		walk_chain(ig, NULL, fd, "", &v, &n);
+	else
+		walk(ig, fd, "", &v, &n);
 	close(fd);
 	ws_ignore_free(ig);
 	qsort(v, n, sizeof(*v), cmpstr);
@@ -207,7 +256,11 @@ START_TEST(gitignore_cases)
 	}
 	for (size_t i = 0; c->files[i] != NULL; i += 2)
 		wst_write(dir, c->files[i], c->files[i + 1]);
-	got = kept(dir);
+	got = kept(dir, true);
+	ck_assert_msg(strcmp(got, c->expect) == 0, "%s (chain): got\n%s\nwant\n%s",
+		      c->name, got, c->expect);
+	free(got);
+	got = kept(dir, false);
 	ck_assert_msg(strcmp(got, c->expect) == 0, "%s: got\n%s\nwant\n%s",
 		      c->name, got, c->expect);
 	if (git) {
@@ -282,6 +335,42 @@ START_TEST(stack_push_pop)
 }
 END_TEST
 
+/* A directory without a .gitignore shares its parent's level. */
+START_TEST(chain_shares_levels)
+{
+	char *top = wst_tmpdir();
+	struct ws_ignore_dir *a, *b, *c;
+	int fd, sub, sub2;
+
+	wst_write(top, ".gitignore", "*.o\n");
+	wst_write(top, "s/keep", "");
+	wst_write(top, "s/t/.gitignore", "!x.o\n");
+	fd = open(top, O_RDONLY | O_DIRECTORY);
+	sub = openat(fd, "s", O_RDONLY | O_DIRECTORY);
+	sub2 = openat(sub, "t", O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(ws_ignore_dir_new(NULL, fd, "", &a), 0);
+	ck_assert_int_eq(ws_ignore_dir_new(a, sub, "s", &b), 0);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_int_eq(ws_ignore_dir_new(b, sub2, "s/t", &c), 0);
+	ck_assert_ptr_ne(c, b);
+	ck_assert(ws_ignore_dir_match(NULL, b, "s/x.o", false));
+	ck_assert(!ws_ignore_dir_match(NULL, c, "s/t/x.o", false));
+	ck_assert(ws_ignore_dir_match(NULL, c, "s/t/y.o", false));
+	ck_assert(ws_ignore_dir_match(NULL, c, "s/t/.git", true));
+	/* Dropped in any order: the last reference frees each level. */
+	ws_ignore_dir_unref(a);
+	ws_ignore_dir_unref(b);
+	ck_assert(ws_ignore_dir_match(NULL, c, "s/t/y.o", false));
+	ws_ignore_dir_unref(c);
+	ws_ignore_dir_unref(NULL);
+	close(sub2);
+	close(sub);
+	close(fd);
+	wst_rmrf(top);
+	free(top);
+}
+END_TEST
+
 START_TEST(symlinked_gitignore_not_read)
 {
 	char *top = wst_tmpdir();
@@ -325,6 +414,7 @@ suite(void)
 	tcase_add_test(tc, wildmatch_table);
 	tcase_add_test(tc, stack_push_pop);
 	tcase_add_test(tc, symlinked_gitignore_not_read);
+	tcase_add_test(tc, chain_shares_levels);
 	suite_add_tcase(s, tc);
 	return s;
 }

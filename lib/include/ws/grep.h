@@ -3,18 +3,22 @@
  * wsgrep, tool name search_files.
  *
  * ws_grep_compile() checks and compiles the patterns once; ws_grep_run()
- * walks the given paths with the descriptor walker (ws/walk.h), applies
- * the filters (.gitignore rules through ws/ignore.h, hidden names, globs,
- * types, size) and the policy (list before a directory is entered, read
- * before a file is opened), and searches the files on worker threads.
+ * walks the given paths and searches their files on worker threads that
+ * do both (each reads whichever directory or file is next in the walk's
+ * order), applies the filters (.gitignore rules through ws/ignore.h,
+ * hidden names, globs, types, size) and the policy (list before a
+ * directory is entered, read before a file is opened).
  * Results reach the caller's callback from one thread at a time, in a
  * stable order: paths sorted by name within each directory, depth first
  * (the order of `rg --sort path`), lines in file order, whatever thread
  * found them.  Paging (offset, max_results) counts results in that order.
  *
- * Files are read through descriptors opened relative to their listed
- * directory with O_NOFOLLOW | O_NONBLOCK and checked to be the inode that
- * was listed; FIFOs, sockets and devices are never opened.  A symlink is
+ * Every directory and file is opened relative to the descriptor of the
+ * directory that listed it, with O_NOFOLLOW | O_NONBLOCK (a name swapped
+ * for a symlink fails, one swapped for a FIFO cannot block), and checked
+ * with fstat: only regular files on filesystems that hold data are read,
+ * a directory that is its own ancestor is skipped.  Entries listed as
+ * FIFOs, sockets and devices are never opened.  A symlink is
  * resolved inside the sandbox (ws_resolve) and its target, if a regular
  * file, is searched under the link's path; a directory symlink is not
  * entered.  Each worker reads through one bounded buffer (a line longer
@@ -70,7 +74,9 @@ struct ws_grep_opts {
 	long long max_results;	/* 0: unlimited */
 	long long offset;	/* results to skip first */
 	long long time_budget_ms; /* 0: unlimited */
-	int threads;		/* 0: one per CPU, at most 2 (1: no workers) */
+	int threads;		/* 0: one per CPU this process may use
+				   (sched_getaffinity); 1: the calling
+				   thread alone */
 	bool no_stat;		/* WS_GREP_LIST: size and mtime are not needed,
 				   so entries are not stat'ed (types only) */
 	/* PCRE2 limits per match attempt; 0: the defaults below. */

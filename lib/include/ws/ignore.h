@@ -92,6 +92,36 @@ bool ws_ignore_match(const struct ws_ignore *ig, const char *rel,
 		     bool is_dir);
 
 /*
+ * For walks in several threads, where a stack has no single current
+ * directory: a struct ws_ignore_dir holds one directory's .gitignore and
+ * a counted reference to the one of the nearest directory above that
+ * had one, so that each directory of the walk keeps the chain it was
+ * entered with, shared and never changed.  The struct ws_ignore below it
+ * (.git/info/exclude, the ancestors' levels) is only read meanwhile.
+ */
+struct ws_ignore_dir;
+
+/*
+ * Enter a directory (dirfd, rel as for ws_ignore_push()) below parent
+ * (NULL at the top): *out is a new level holding its .gitignore, or,
+ * when it has none, parent itself; either way one more reference for
+ * the caller to drop.  Errors: WS_ENOMEM.
+ */
+int ws_ignore_dir_new(struct ws_ignore_dir *parent, int dirfd, const char *rel,
+		      struct ws_ignore_dir **out);
+
+/* Drop one reference (NULL is fine); thread-safe. */
+void ws_ignore_dir_unref(struct ws_ignore_dir *d);
+
+/*
+ * ws_ignore_match() for an entry of a directory entered as d: d's chain
+ * is asked first, deepest first, then ig's levels (ig may be NULL).
+ */
+bool ws_ignore_dir_match(const struct ws_ignore *ig,
+			 const struct ws_ignore_dir *d, const char *rel,
+			 bool is_dir);
+
+/*
  * git's wildmatch with WM_PATHNAME: whether the NUL-terminated text
  * matches the glob pat as a whole ("*" and "?" stop at "/", "**" as
  * above).  With icase, ASCII letters match either case.  Used for
