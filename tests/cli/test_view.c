@@ -409,6 +409,39 @@ END_TEST
 
 /* wsrun killed with SIGKILL mid-command: the tree is as it was, and the
  * command's tree is gone. */
+/*
+ * Whether a process runs "sleep MARKER": read from /proc, since a bare
+ * build chroot has no pgrep(1).
+ */
+static bool
+sleep_running(const char *marker)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	if (d == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL) {
+		char path[300], buf[256] = {0};
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		/* "sleep\0MARKER\0" */
+		found = n > 6 && strcmp(buf, "sleep") == 0 &&
+			strcmp(buf + 6, marker) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
 START_TEST(view_nothing_left_kill9)
 {
 	char marker[64], cmd[512], *before = tree(ws), *after;
@@ -428,12 +461,7 @@ START_TEST(view_nothing_left_kill9)
 	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
 				     (char *const *)envp), 0);
 	for (int i = 0; i < 250 && !up; i++) {
-		char c[256];
-		FILE *p;
-
-		snprintf(c, sizeof(c), "pgrep -f '^sleep %s' >/dev/null", marker);
-		p = popen(c, "r");
-		up = p != NULL && pclose(p) == 0;
+		up = sleep_running(marker);
 		if (!up)
 			usleep(20000);
 	}

@@ -1987,6 +1987,20 @@ START_TEST(unprivileged)
 		 base, ws, wst_bin("wsrun"), ws, outp);
 	rc = system(cmd);
 	json = wst_slurp(outp, NULL);
+	/*
+	 * Where the kernel gives nobody no user namespace (a chroot, or
+	 * unprivileged ones turned off) there is no mount namespace, and the
+	 * virtual view is refused, as documented: nothing more to check.
+	 */
+	if (virt() && rc != 0 && json != NULL &&
+	    strstr(json, "\"SANDBOX_UNAVAILABLE\"") != NULL &&
+	    strstr(json, "needs a mount namespace") != NULL) {
+		fprintf(stderr, "unprivileged: no user namespace here, the virtual "
+			"view refused as documented; the layers were not checked\n");
+		free(json);
+		free(outp);
+		return;
+	}
 	ck_assert_msg(rc == 0, "%d: %s", rc, json ? json : "");
 	j = cJSON_Parse(json);
 	ck_assert_ptr_nonnull(j);
