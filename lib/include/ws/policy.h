@@ -164,6 +164,16 @@ size_t ws_policy_nfile_rules(const struct ws_policy *p);
 size_t ws_policy_ncommand_rules(const struct ws_policy *p);
 
 /*
+ * Network rules: how many host patterns they hold together, and the
+ * i-th of them as a rule of the proxy (ws/netproxy.h), in order, each
+ * naming its rule, decision and message (pointers into p).
+ */
+struct ws_net_rule;
+size_t ws_policy_nnetwork_rules(const struct ws_policy *p);
+void ws_policy_network_rule(const struct ws_policy *p, size_t i,
+			    struct ws_net_rule *out);
+
+/*
  * The decision of the file rules for op on the real path real, with which
  * rule decided in *m (if not NULL).  No matching rule: deny.
  */

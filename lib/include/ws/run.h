@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ws/netproxy.h"
 #include "ws/policy.h"
 #include "ws/sandbox.h"
 #include "ws/workspace.h"
@@ -51,6 +52,15 @@ struct ws_run_opts {
 	long long max_output;	 /* bytes kept per stream (head + tail) */
 	enum ws_isolate isolate;
 	bool net;		 /* network allowed */
+	/*
+	 * Network by name (ws/netproxy.h): hosts the command may reach
+	 * through the proxy, and hosts refused; --net-deny rules come
+	 * first, then --net-allow, then the policy's network_rules.
+	 */
+	const char *const *net_allow;
+	size_t nnet_allow;
+	const char *const *net_deny;
+	size_t nnet_deny;
 	bool map_paths;		 /* rewrite virtual absolute arguments */
 	const char *const *env;	 /* "K=V" set in the command's environment */
 	size_t nenv;
@@ -115,6 +125,10 @@ struct ws_run_result {
 	 */
 	struct ws_policy_grant *grants;
 	size_t ngrants;
+	/* Network by name: whether it was on, and each connection tried. */
+	bool net_filtered;
+	struct ws_net_conn *net_conns;
+	size_t nnet_conns;
 };
 
 /* Check the options (timeouts and limits not negative, a command given). */
