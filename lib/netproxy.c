@@ -653,7 +653,7 @@ ws__relay(struct ws_netproxy *p, int c, int u, long long *up, long long *down)
 {
 	int pipes[2][2] = {{-1, -1}, {-1, -1}};
 	int src[2] = {c, u}, dst[2] = {u, c};
-	size_t pend[2] = {0, 0};
+	size_t pend[2] = {0, 0}, cap[2] = {65536, 65536};
 	bool eof[2] = {false, false}, shut[2] = {false, false};
 	long long *cnt[2] = {up, down};
 
@@ -661,8 +661,15 @@ ws__relay(struct ws_netproxy *p, int c, int u, long long *up, long long *down)
 	    pipe2(pipes[1], O_CLOEXEC | O_NONBLOCK) < 0)
 		goto out;
 	fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
-	fcntl(pipes[0][1], F_SETPIPE_SZ, 1 << 20);
-	fcntl(pipes[1][1], F_SETPIPE_SZ, 1 << 20);
+	/* A megabyte in flight each way where the pipe may hold it. */
+	for (int d = 0; d < 2; d++) {
+		int sz = fcntl(pipes[d][1], F_SETPIPE_SZ, 1 << 20);
+
+		if (sz < 0)
+			sz = fcntl(pipes[d][1], F_GETPIPE_SZ);
+		if (sz > 0)
+			cap[d] = (size_t)sz;
+	}
 	while (!(shut[0] && shut[1])) {
 		struct pollfd pf[5];
 		int idx[2][2] = {{-1, -1}, {-1, -1}}, n = 0;
@@ -670,7 +677,8 @@ ws__relay(struct ws_netproxy *p, int c, int u, long long *up, long long *down)
 		for (int d = 0; d < 2; d++) {
 			if (shut[d])
 				continue;
-			if (!eof[d]) {
+			/* A full pipe waits for the other end, not for more. */
+			if (!eof[d] && pend[d] < cap[d]) {
 				idx[d][0] = n;
 				pf[n++] = (struct pollfd){.fd = src[d], .events = POLLIN};
 			}
@@ -688,25 +696,40 @@ ws__relay(struct ws_netproxy *p, int c, int u, long long *up, long long *down)
 		if (pf[n - 1].revents)
 			break;
 		for (int d = 0; d < 2; d++) {
-			if (idx[d][0] >= 0 && pf[idx[d][0]].revents) {
-				ssize_t r = splice(src[d], NULL, pipes[d][1], NULL, 1 << 20,
-						   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			bool moved = (idx[d][0] >= 0 && pf[idx[d][0]].revents) ||
+				     (idx[d][1] >= 0 && pf[idx[d][1]].revents);
 
-				if (r > 0) {
-					pend[d] += (size_t)r;
-					*cnt[d] += r;
-				} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-					eof[d] = true;
+			/*
+			 * Move while either end makes progress: one poll per
+			 * megabyte or so, not per segment.
+			 */
+			while (moved && !shut[d]) {
+				moved = false;
+				if (!eof[d] && pend[d] < cap[d]) {
+					ssize_t r = splice(src[d], NULL, pipes[d][1], NULL,
+							   cap[d] - pend[d],
+							   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+					if (r > 0) {
+						pend[d] += (size_t)r;
+						*cnt[d] += r;
+						moved = true;
+					} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+						eof[d] = true;
+					}
 				}
-			}
-			if (pend[d] > 0) {
-				ssize_t w = splice(pipes[d][0], NULL, dst[d], NULL, pend[d],
-						   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+				if (pend[d] > 0) {
+					ssize_t w = splice(pipes[d][0], NULL, dst[d], NULL,
+							   pend[d], SPLICE_F_MOVE |
+							   SPLICE_F_NONBLOCK);
 
-				if (w > 0)
-					pend[d] -= (size_t)w;
-				else if (w < 0 && errno != EAGAIN && errno != EINTR)
-					goto out;
+					if (w > 0) {
+						pend[d] -= (size_t)w;
+						moved = true;
+					} else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+						goto out;
+					}
+				}
 			}
 			if (eof[d] && pend[d] == 0 && !shut[d]) {
 				shutdown(dst[d], SHUT_WR);
