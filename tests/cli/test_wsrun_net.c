@@ -544,6 +544,31 @@ START_TEST(plain_refusals_and_limits)
 }
 END_TEST
 
+/*
+ * Node: fetch() of Node 20 ignores HTTP_PROXY, so it fails (no
+ * DNS inside: fails closed); http.request through the proxy works.
+ */
+START_TEST(node_fetch_and_http)
+{
+	struct wst_run r;
+	char code[1024];
+
+	if (access("/usr/bin/node", X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "fetch('http://web.test:%d/hello').then(r=>console.log('fetch',r.status))"
+		 ".catch(e=>{console.log('fetch failed');"
+		 "require('http').get({host:'127.0.0.1',port:3128,"
+		 "path:'http://web.test:%d/hello',headers:{Host:'web.test:%d'}},"
+		 "r=>console.log('http',r.statusCode))})", port, port, port);
+	RUN(&r, "", "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--", "/usr/bin/node", "-e", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "fetch failed\nhttp 200\n");
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -561,6 +586,7 @@ suite(void)
 	tcase_add_loop_test(tc, other_ways_out_refused, 0, nm);
 	tcase_add_test(tc, curl_and_policy_rules);
 	tcase_add_test(tc, git_over_http);
+	tcase_add_test(tc, node_fetch_and_http);
 	tcase_add_test(tc, parallel_connections);
 	tcase_add_test(tc, plain_refusals_and_limits);
 	suite_add_tcase(s, tc);
