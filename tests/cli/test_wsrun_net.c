@@ -569,6 +569,40 @@ START_TEST(node_fetch_and_http)
 }
 END_TEST
 
+/* An approve rule: refused without an answer (no terminal here), with
+ * the reason; --approve approves it. */
+START_TEST(approve_rule)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[1024], *pp;
+
+	if (access(PY, X_OK) != 0)
+		return;
+	wst_write(base, "ask.json",
+		  "{\"version\": 1, \"network_rules\": ["
+		  "{\"name\": \"lo\", \"hosts\": [\"127.0.0.1\"], \"decision\": \"allow\"},"
+		  "{\"name\": \"ask-web\", \"hosts\": [\"web.test\"], \"decision\": \"approve\"}]}");
+	pp = wst_path(base, "ask.json");
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error\n"
+		 "try: print(urllib.request.urlopen('%s').status)\n"
+		 "except urllib.error.HTTPError as e: print(e.code)\n", u);
+	RUN(&r, "", "--policy", pp, "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "403\n");
+	ck_assert_msg(strstr(cstr(conn(&r, 0), "reason"), "needs approval") != NULL,
+		      "%.800s", r.out);
+	wst_run_free(&r);
+	RUN(&r, "", "--policy", pp, "--approve", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "200\n");
+	ck_assert_str_eq(cstr(conn(&r, 0), "rule"), "ask-web");
+	wst_run_free(&r);
+	free(pp);
+	free(u);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -586,6 +620,7 @@ suite(void)
 	tcase_add_loop_test(tc, other_ways_out_refused, 0, nm);
 	tcase_add_test(tc, curl_and_policy_rules);
 	tcase_add_test(tc, git_over_http);
+	tcase_add_test(tc, approve_rule);
 	tcase_add_test(tc, node_fetch_and_http);
 	tcase_add_test(tc, parallel_connections);
 	tcase_add_test(tc, plain_refusals_and_limits);
