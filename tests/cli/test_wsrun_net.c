@@ -603,6 +603,33 @@ START_TEST(approve_rule)
 }
 END_TEST
 
+/*
+ * --isolate strict refuses connect() on UNIX sockets; with network by
+ * name it refuses making one instead, so that connect() stays for the
+ * proxy's TCP port (socketpair works).
+ */
+START_TEST(strict_mode)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,socket\n"
+		 "print(urllib.request.urlopen('%s').status)\n"
+		 "try: socket.socket(socket.AF_UNIX); print('unix OPEN')\n"
+		 "except OSError as e: print('unix', e.errno)\n"
+		 "socket.socketpair(); print('pair')\n", u);
+	RUN(&r, "", "--isolate", "strict", "--net-allow", "web.test", "--net-allow",
+	    "127.0.0.1", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "200\nunix 1\npair\n");
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -621,6 +648,7 @@ suite(void)
 	tcase_add_test(tc, curl_and_policy_rules);
 	tcase_add_test(tc, git_over_http);
 	tcase_add_test(tc, approve_rule);
+	tcase_add_test(tc, strict_mode);
 	tcase_add_test(tc, node_fetch_and_http);
 	tcase_add_test(tc, parallel_connections);
 	tcase_add_test(tc, plain_refusals_and_limits);
