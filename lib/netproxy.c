@@ -37,7 +37,8 @@
 
 #define WS__HEAD_MAX 16384	/* bytes of a request head */
 #define WS__IO_TIMEOUT_MS 30000	/* head, connect */
-#define WS__MAX_CONNS 512	/* connections of one call */
+#define WS__MAX_CONNS 512	/* connections open at once in one call */
+#define WS__STACK (256 * 1024)	/* a connection thread's stack */
 #define WS__HOST_MAX 254
 
 /* ---- Matching ------------------------------------------------------- */
@@ -985,6 +986,25 @@ ws__accept_loop(void *arg)
 		if (c < 0)
 			continue;
 		pthread_mutex_lock(&p->mu);
+		/*
+		 * Join the threads whose connection has ended: a build makes
+		 * thousands of connections one after the other, and only
+		 * those open at once count against the limit.  (A thread
+		 * marks itself done as its last step under the lock, so the
+		 * join is immediate.)
+		 */
+		for (size_t i = 0, k = 0; i <= p->nth; i++) {
+			if (i == p->nth) {
+				p->nth = k;
+				break;
+			}
+			if (p->th[i]->done) {
+				pthread_join(p->th[i]->t, NULL);
+				free(p->th[i]);
+			} else {
+				p->th[k++] = p->th[i];
+			}
+		}
 		if (p->nth >= WS__MAX_CONNS || (t = calloc(1, sizeof(*t))) == NULL) {
 			pthread_mutex_unlock(&p->mu);
 			close(c);
@@ -1010,8 +1030,17 @@ ws__accept_loop(void *arg)
 		t->p = p;
 		t->fd = c;
 		t->log = p->nlog;
-		if (pthread_create(&t->t, NULL, ws__serve, t) != 0)
-			goto drop;
+		{
+			pthread_attr_t at;
+			int prc;
+
+			pthread_attr_init(&at);
+			pthread_attr_setstacksize(&at, WS__STACK);
+			prc = pthread_create(&t->t, &at, ws__serve, t);
+			pthread_attr_destroy(&at);
+			if (prc != 0)
+				goto drop;
+		}
 		p->nlog++;
 		p->th[p->nth++] = t;
 		pthread_mutex_unlock(&p->mu);

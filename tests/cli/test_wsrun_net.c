@@ -630,6 +630,31 @@ START_TEST(strict_mode)
 }
 END_TEST
 
+/* Connections one after the other, more than may be open at once
+ * (512): only open ones count, so a long build's thousands pass. */
+START_TEST(many_sequential_connections)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request\n"
+		 "n=0\n"
+		 "for i in range(600):\n"
+		 " n+=urllib.request.urlopen('%s',timeout=10).status==200\n"
+		 "print(n)\n", u);
+	RUN(&r, "", "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--timeout", "100", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "600\n");
+	ck_assert_int_eq(nconns(&r), 600);
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -638,7 +663,7 @@ suite(void)
 	int nm = (int)(sizeof(modes) / sizeof(modes[0]));
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, allowed_urllib, 0, nm);
 	tcase_add_loop_test(tc, allowed_connect_tunnel, 0, nm);
 	tcase_add_loop_test(tc, denied_with_reason, 0, 1);
@@ -651,6 +676,7 @@ suite(void)
 	tcase_add_test(tc, strict_mode);
 	tcase_add_test(tc, node_fetch_and_http);
 	tcase_add_test(tc, parallel_connections);
+	tcase_add_test(tc, many_sequential_connections);
 	tcase_add_test(tc, plain_refusals_and_limits);
 	suite_add_tcase(s, tc);
 	return s;
