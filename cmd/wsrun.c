@@ -435,18 +435,34 @@ json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
 	ws_jw_kint(jw, k, o->bytes);
 }
 
-/* Network by name: the proxy and each connection the command tried. */
+/*
+ * Network by name: the proxy and each connection the command tried.
+ * Under --args (a model reads every byte) at most 50, the refused ones
+ * first; connections_total and connections_refused count them all.
+ */
 static void
-json_network(struct ws_jw *jw, const struct ws_run_result *r)
+json_network(struct ws_jw *jw, const struct ws_run_result *r, bool compact)
 {
+	size_t refused = 0, shown = 0, cap = compact ? 50 : (size_t)-1;
+
+	for (size_t i = 0; i < r->nnet_conns; i++)
+		refused += !r->net_conns[i].allowed;
 	ws_jw_key(jw, "network");
 	ws_jw_obj(jw);
 	ws_jw_kstr(jw, "mode", "by_name");
 	ws_jw_kstr(jw, "proxy", "http://127.0.0.1:" WS__STR(WS_NETPROXY_PORT));
+	ws_jw_kint(jw, "connections_total", (long long)r->nnet_conns);
+	ws_jw_kint(jw, "connections_refused", (long long)refused);
 	ws_jw_key(jw, "connections");
 	ws_jw_arr(jw);
-	for (size_t i = 0; i < r->nnet_conns; i++) {
+	for (size_t k = 0; k < 2 * r->nnet_conns && shown < cap; k++) {
+		/* Pass one: the refused; pass two: the allowed (compact). */
+		size_t i = k % r->nnet_conns;
 		const struct ws_net_conn *c = &r->net_conns[i];
+
+		if (compact ? (k < r->nnet_conns) == c->allowed : k >= r->nnet_conns)
+			continue;
+		shown++;
 
 		ws_jw_obj(jw);
 		ws_jw_kstr(jw, "host", c->host);
@@ -508,7 +524,7 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 		json_grants(&jw, r->grants, r->ngrants, compact);
 	ws_jw_obj_end(&jw);
 	if (r->net_filtered)
-		json_network(&jw, r);
+		json_network(&jw, r, compact);
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
 	if (r->nreverted > 0) {

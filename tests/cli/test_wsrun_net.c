@@ -655,6 +655,37 @@ START_TEST(many_sequential_connections)
 }
 END_TEST
 
+/* Under --args (a model reads it) at most 50 connections are listed,
+ * the refused ones first, with the totals. */
+START_TEST(args_compact_list)
+{
+	struct wst_run r;
+	char script[1024], args[1400];
+	cJSON *net, *first;
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(script, sizeof(script),
+		 "import urllib.request as u\\n"
+		 "for i in range(55): u.urlopen('http://web.test:%d/hello').read()\\n"
+		 "try: u.urlopen('http://other.test:%d/')\\n"
+		 "except Exception: pass\\n", port, port);
+	snprintf(args, sizeof(args), "{\"command\": [\"%s\", \"-c\", \"%s\"]}",
+		 PY, script);
+	RUN(&r, "", "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--args", args);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	net = wst_output(&r, "network");
+	ck_assert_int_eq(cJSON_GetObjectItem(net, "connections_total")->valueint, 56);
+	ck_assert_int_eq(cJSON_GetObjectItem(net, "connections_refused")->valueint, 1);
+	ck_assert_int_eq(nconns(&r), 50);
+	first = conn(&r, 0);
+	ck_assert_str_eq(cstr(first, "host"), "other.test");
+	ck_assert_str_eq(cstr(first, "decision"), "refused");
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -677,6 +708,7 @@ suite(void)
 	tcase_add_test(tc, node_fetch_and_http);
 	tcase_add_test(tc, parallel_connections);
 	tcase_add_test(tc, many_sequential_connections);
+	tcase_add_test(tc, args_compact_list);
 	tcase_add_test(tc, plain_refusals_and_limits);
 	suite_add_tcase(s, tc);
 	return s;
