@@ -25,6 +25,9 @@
 
 #include "cmds.h"
 
+#define WS__STR2(x) #x
+#define WS__STR(x) WS__STR2(x)
+
 enum {
 	O_SHELL,
 	O_CWD,
@@ -35,6 +38,8 @@ enum {
 	O_ENV,
 	O_KEEP_ENV,
 	O_NET,
+	O_NET_ALLOW,
+	O_NET_DENY,
 	O_ISOLATE,
 	O_ALLOW_READ,
 	O_ALLOW_WRITE,
@@ -78,6 +83,13 @@ static const struct ws_opt opts[O_COUNT] = {
 			WS_OPT_NOSCHEMA},
 	[O_NET] = {"net", 0, WS_OPT_FLAG, NULL,
 		   "allow network access (off by default)", WS_OPT_NOSCHEMA},
+	[O_NET_ALLOW] = {"net-allow", 0, WS_OPT_LIST, "DOMAIN",
+			 "let the command reach DOMAIN (*.DOMAIN: its "
+			 "subdomains) through a filtering proxy, and no other "
+			 "host (repeatable)", WS_OPT_NOSCHEMA},
+	[O_NET_DENY] = {"net-deny", 0, WS_OPT_LIST, "DOMAIN",
+			"refuse DOMAIN even where --net-allow or the policy's "
+			"network_rules allow it (repeatable)", WS_OPT_NOSCHEMA},
 	[O_ISOLATE] = {"isolate", 0, WS_OPT_STR, "MODE",
 		       "auto (default: every layer the kernel allows, refused "
 		       "without Landlock and network off), strict (every layer "
@@ -274,6 +286,10 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 	o->allow_write = WS_OPT(cli, O_ALLOW_WRITE)->list;
 	o->nallow_write = WS_OPT(cli, O_ALLOW_WRITE)->n;
 	o->net = WS_OPT(cli, O_NET)->b;
+	o->net_allow = WS_OPT(cli, O_NET_ALLOW)->list;
+	o->nnet_allow = WS_OPT(cli, O_NET_ALLOW)->n;
+	o->net_deny = WS_OPT(cli, O_NET_DENY)->list;
+	o->nnet_deny = WS_OPT(cli, O_NET_DENY)->n;
 	o->map_paths = WS_OPT(cli, O_MAP_PATHS)->b;
 	if ((rc = get_view(cli, o)) < 0)
 		return rc;
@@ -454,6 +470,53 @@ json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
 	ws_jw_kint(jw, k, o->bytes);
 }
 
+/*
+ * Network by name: the proxy and each connection the command tried.
+ * Under --args (a model reads every byte) at most 50, the refused ones
+ * first; connections_total and connections_refused count them all.
+ */
+static void
+json_network(struct ws_jw *jw, const struct ws_run_result *r, bool compact)
+{
+	size_t refused = 0, shown = 0, cap = compact ? 50 : (size_t)-1;
+
+	for (size_t i = 0; i < r->nnet_conns; i++)
+		refused += !r->net_conns[i].allowed;
+	ws_jw_key(jw, "network");
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "mode", "by_name");
+	ws_jw_kstr(jw, "proxy", "http://127.0.0.1:" WS__STR(WS_NETPROXY_PORT));
+	ws_jw_kint(jw, "connections_total", (long long)r->nnet_conns);
+	ws_jw_kint(jw, "connections_refused", (long long)refused);
+	ws_jw_key(jw, "connections");
+	ws_jw_arr(jw);
+	for (size_t k = 0; k < 2 * r->nnet_conns && shown < cap; k++) {
+		/* Pass one: the refused; pass two: the allowed (compact). */
+		size_t i = k % r->nnet_conns;
+		const struct ws_net_conn *c = &r->net_conns[i];
+
+		if (compact ? (k < r->nnet_conns) == c->allowed : k >= r->nnet_conns)
+			continue;
+		shown++;
+
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "host", c->host);
+		if (c->port > 0)
+			ws_jw_kint(jw, "port", c->port);
+		else
+			ws_jw_knull(jw, "port");
+		ws_jw_kstr(jw, "decision", c->allowed ? "allowed" : "refused");
+		ws_jw_kstr(jw, "rule", c->rule);
+		ws_jw_kstr(jw, "address", c->addr);
+		ws_jw_kstr(jw, "reason", c->reason);
+		ws_jw_kint(jw, "bytes_up", c->up);
+		ws_jw_kint(jw, "bytes_down", c->down);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+	ws_jw_obj_end(jw);
+}
+
 static void
 json_names(struct ws_jw *jw, const char *key, const struct ws_view_names *l,
 	   bool why)
@@ -546,6 +609,8 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 		json_grants(&jw, r->grants, r->ngrants, compact);
 	json_view(&jw, &r->view, compact);
 	ws_jw_obj_end(&jw);
+	if (r->net_filtered)
+		json_network(&jw, r, compact);
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
 	if (r->nreverted > 0) {
@@ -567,9 +632,36 @@ print_json(const struct ws_cli *cli, const struct ws_run_result *r)
 	ws_cli_json_end(cli, &jw);
 }
 
+/*
+ * Whether network by name (--net-allow) can work here: it needs the
+ * command's own network namespace, made with its PID namespace; seccomp
+ * and Landlock's TCP rules (ABI 4) narrow it to the proxy's port.
+ */
+static bool
+probe_net_by_name(const struct ws_isolation *iso, char *why, size_t len)
+{
+	const struct ws_layer_state *L = iso->layer;
+
+	if (!L[WS_LAYER_NETNS].available || !L[WS_LAYER_PIDNS].available) {
+		snprintf(why, len, "no network namespace of the command's own (%s)",
+			 !L[WS_LAYER_NETNS].available ? L[WS_LAYER_NETNS].why :
+			 L[WS_LAYER_PIDNS].why);
+		return false;
+	}
+	snprintf(why, len, "proxy on 127.0.0.1:%d in the command's network "
+		 "namespace%s%s", WS_NETPROXY_PORT,
+		 L[WS_LAYER_SECCOMP].available ? ", TCP sockets only (seccomp)" :
+		 ", any socket (no seccomp; only loopback exists)",
+		 iso->landlock_abi >= 4 ? ", connect to that port only (Landlock)" :
+		 "");
+	return true;
+}
+
 static int
 print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 {
+	char nwhy[256];
+	bool nbn;
 	struct ws_isolation iso;
 	struct ws_policy_grant *gv = NULL;
 	struct ws_run_opts vo;
@@ -582,6 +674,7 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 	ws_sandbox_probe(&iso, disable, true);
 	/* What the default (--isolate auto, network off) would do here. */
 	runs = ws_run_auto_verdict(&iso, why, sizeof(why));
+	nbn = probe_net_by_name(&iso, nwhy, sizeof(nwhy));
 	/* With a policy: what its rules of directory shape would add. */
 	if (ws->policy != NULL && (rc = ws_grants_probe(ws, &gv, &ngv)) < 0)
 		return rc;
@@ -609,6 +702,11 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 		ws_jw_kbool(&jw, "virtual_available", iso.layer[WS_LAYER_MOUNTNS].available);
 		if (!iso.layer[WS_LAYER_MOUNTNS].available)
 			ws_jw_kstr(&jw, "reason", iso.layer[WS_LAYER_MOUNTNS].why);
+		ws_jw_obj_end(&jw);
+		ws_jw_key(&jw, "net_by_name");
+		ws_jw_obj(&jw);
+		ws_jw_kbool(&jw, "available", nbn);
+		ws_jw_kstr(&jw, "how", nwhy);
 		ws_jw_obj_end(&jw);
 		ws_jw_key(&jw, "verdict");
 		ws_jw_obj(&jw);
@@ -649,6 +747,8 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 		ws_view_name(vo.view), vo.view_from_paths ? " (--paths virtual)" : "",
 		iso.layer[WS_LAYER_MOUNTNS].available ? "available" : "unavailable: ",
 		iso.layer[WS_LAYER_MOUNTNS].available ? "" : iso.layer[WS_LAYER_MOUNTNS].why);
+	fprintf(ws_out(), "%-13s %s: %s\n", "net-by-name",
+		nbn ? "available" : "unavailable", nwhy);
 	/* Before the verdict, which stays the last line. */
 	print_grants(ws_out(), "", gv, ngv, -1);
 	fflush(ws_out());
@@ -732,6 +832,13 @@ ws_cmd_wsrun(int argc, char **argv)
 		if (cli.verbose)
 			print_grants(stderr, "INFO ", r.grants, r.ngrants, 0);
 		print_grants(stderr, "wsrun: ", r.grants, r.ngrants, 2);
+		/* Network by name: what was refused, as a warning. */
+		for (size_t i = 0; i < r.nnet_conns; i++)
+			if (!r.net_conns[i].allowed)
+				fprintf(stderr, "wsrun: network: refused %s port %d: %s\n",
+					r.net_conns[i].host ? r.net_conns[i].host : "?",
+					r.net_conns[i].port,
+					r.net_conns[i].reason ? r.net_conns[i].reason : "");
 	}
 	status = r.status;
 	goto out;

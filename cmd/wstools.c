@@ -363,7 +363,7 @@ cmd_call(int argc, char **argv)
 }
 
 /* wstools mcp: its own options beside the common ones. */
-enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
+enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_NET_ALLOW, M_NET_DENY, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
        M_APPROVAL_TIMEOUT, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
@@ -374,6 +374,12 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 		      "serve another server's tools (mcp-filesystem)", 0},
 	[M_NET] = {"net", 0, WS_OPT_FLAG, NULL,
 		   "let run_command reach the network", 0},
+	[M_NET_ALLOW] = {"net-allow", 0, WS_OPT_LIST, "DOMAIN",
+			 "let run_command reach DOMAIN through the filtering "
+			 "proxy, and no other host (repeatable)", 0},
+	[M_NET_DENY] = {"net-deny", 0, WS_OPT_LIST, "DOMAIN",
+			"refuse DOMAIN to run_command even where allowed "
+			"(repeatable)", 0},
 	[M_ROOTS_TIMEOUT] = {"roots-timeout", 0, WS_OPT_SECONDS, "S",
 			     "how long a call waits for the client's roots "
 			     "(default 10)", 0},
@@ -652,6 +658,10 @@ cmd_mcp(int argc, char **argv)
 	o.mounts = mounts;
 	o.nmounts = nmounts;
 	o.net = WS_OPT(&cli, M_NET)->b;
+	o.net_allow = WS_OPT(&cli, M_NET_ALLOW)->list;
+	o.nnet_allow = WS_OPT(&cli, M_NET_ALLOW)->n;
+	o.net_deny = WS_OPT(&cli, M_NET_DENY)->list;
+	o.nnet_deny = WS_OPT(&cli, M_NET_DENY)->n;
 	o.in_fd = 0;
 	o.out_fd = 1;
 	/* Tool output is captured per call; nothing else goes to stdout. */

@@ -111,6 +111,7 @@ _ws_complete()
 		--depth | --max-* | --start-line | --end-line | --tail | -e | \
 		--include | --exclude | -A | -B | -C | -m | --offset | --grace | \
 		--memory | --keep-env | --if-version | --fields | --time-budget | \
+		--net-allow | --net-deny | \
 		--max-message)
 		return
 		;;

@@ -1297,7 +1297,8 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 			mounts[i].ro = src[i].ro;
 		}
 	}
-	av = calloc(12 + o->ncommon, sizeof(*av));
+	av = calloc(12 + o->ncommon + 2 * (o->nnet_allow + o->nnet_deny),
+		    sizeof(*av));
 	{
 		args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
 		/* The "\u0000" read as U+0001 (ws__line): the escape again. */
@@ -1331,6 +1332,15 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 		av[n++] = strdup(o->common[i]);
 	if (o->net && strcmp(t->name, "run_command") == 0)
 		av[n++] = strdup("--net");
+	/* Network by name: the proxy runs in this server, per call. */
+	for (size_t i = 0; strcmp(t->name, "run_command") == 0 && i < o->nnet_allow; i++) {
+		av[n++] = strdup("--net-allow");
+		av[n++] = strdup(o->net_allow[i]);
+	}
+	for (size_t i = 0; strcmp(t->name, "run_command") == 0 && i < o->nnet_deny; i++) {
+		av[n++] = strdup("--net-deny");
+		av[n++] = strdup(o->net_deny[i]);
+	}
 	/*
 	 * The native server serves virtual paths only: the host layout
 	 * (real_path in every entry and match) is no business of a model,

@@ -19,6 +19,7 @@
 #include "ws/error.h"
 #include "ws/glob.h"
 #include "ws/guard.h"
+#include "ws/netproxy.h"
 #include "ws/path.h"
 #include "ws/persist.h"
 #include "ws/vars.h"
@@ -55,9 +56,21 @@ struct ws__crule {
 	size_t n;
 };
 
+/* A network rule: host patterns (variables expanded) and a decision. */
+struct ws__nrule {
+	char *name;
+	enum ws_decision decision;
+	char *message;
+	char **hosts;
+	size_t n;
+};
+
 struct ws_policy {
 	char *name, *description, *path;
 	bool strict;
+	struct ws__nrule *nrules;
+	size_t nn;
+	size_t nn_hosts; /* hosts of all of them */
 	struct ws__frule *frules;
 	size_t nf;
 	struct ws__crule *crules;
@@ -138,6 +151,12 @@ ws_policy_free(struct ws_policy *p)
 		free(r->codes);
 	}
 	free(p->crules);
+	for (size_t i = 0; i < p->nn; i++) {
+		free(p->nrules[i].name);
+		free(p->nrules[i].message);
+		ws__strv_free(p->nrules[i].hosts, p->nrules[i].n);
+	}
+	free(p->nrules);
 	pcre2_match_data_free(p->cmd_md);
 	free(p->name);
 	free(p->description);
@@ -151,6 +170,30 @@ const char *ws_policy_description(const struct ws_policy *p) { return p->descrip
 bool ws_policy_strict(const struct ws_policy *p) { return p->strict; }
 size_t ws_policy_nfile_rules(const struct ws_policy *p) { return p->nf; }
 size_t ws_policy_ncommand_rules(const struct ws_policy *p) { return p->nc; }
+size_t ws_policy_nnetwork_rules(const struct ws_policy *p) { return p->nn_hosts; }
+
+void
+ws_policy_network_rule(const struct ws_policy *p, size_t i,
+		       struct ws_net_rule *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t r = 0; r < p->nn; r++) {
+		const struct ws__nrule *n = &p->nrules[r];
+
+		if (i >= n->n) {
+			i -= n->n;
+			continue;
+		}
+		out->pattern = n->hosts[i];
+		out->decision = n->decision == WS_DECISION_ALLOW ? WS_NET_ALLOW :
+				n->decision == WS_DECISION_DENY ? WS_NET_DENY :
+				WS_NET_APPROVE;
+		out->name = n->name;
+		out->policy = p->name;
+		out->message = n->message;
+		return;
+	}
+}
 
 void
 ws_policy_set_hooks(struct ws_policy *p, ws_policy_log_fn log,
@@ -546,6 +589,105 @@ ws__parse_crule(struct ws_policy *p, struct ws__where *w, const cJSON *obj)
 	return 0;
 }
 
+/*
+ * A network rule: {"name", "hosts": [...], "decision", "message"}, the
+ * shape of a command rule with host patterns (ws_net_match()) for
+ * patterns; variables in hosts are expanded once, here.
+ */
+static int
+ws__parse_nrule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
+		struct ws_vars *vars)
+{
+	struct ws__nrule *r = &p->nrules[p->nn];
+	const cJSON *it, *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+	bool has_hosts = false, has_dec = false;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	p->nn++;
+	if ((rc = ws__rule_name(w, obj, name, &r->name)) < 0)
+		return rc;
+	for (size_t i = 0; i + 1 < p->nn; i++)
+		if (strcmp(p->nrules[i].name, r->name) == 0)
+			return ws__perr(w, "name", "duplicate rule name (also network_rules[%zu])", i);
+	cJSON_ArrayForEach(it, obj) {
+		const char *k = it->string;
+
+		if (ws_jsonc_dup_key(obj, it))
+			return ws__perr(w, k, "duplicate key");
+		if (strcmp(k, "name") == 0) {
+			continue;
+		} else if (strcmp(k, "hosts") == 0) {
+			has_hosts = true;
+			if ((rc = ws__strv(w, "hosts", it, &r->hosts, &r->n)) < 0)
+				return rc;
+		} else if (strcmp(k, "decision") == 0) {
+			has_dec = true;
+			if ((rc = ws__decision(w, it, &r->decision)) < 0)
+				return rc;
+		} else if (strcmp(k, "message") == 0) {
+			if (!cJSON_IsString(it))
+				return ws__perr(w, "message", "must be a string, not %s",
+						ws__json_type(it));
+			if ((rc = ws__check_template(w, it->valuestring)) < 0)
+				return rc;
+			if ((r->message = strdup(it->valuestring)) == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		} else {
+			return ws__perr(w, k, "unknown key (a network rule has name, "
+					"hosts, decision, message)");
+		}
+	}
+	if (!has_hosts || !has_dec)
+		return ws__perr(w, !has_hosts ? "hosts" : "decision", "is missing");
+	for (size_t i = 0; i < r->n; i++) {
+		char *exp = NULL;
+		size_t off = 0;
+
+		if (vars != NULL) {
+			if (ws_vars_expand(vars, r->hosts[i], 0, &exp, &off) < 0) {
+				char msg[1024];
+
+				snprintf(msg, sizeof(msg), "%s", ws_error_last());
+				return ws__perr(w, "hosts", "%s", msg);
+			}
+			free(r->hosts[i]);
+			r->hosts[i] = exp;
+		}
+		if (ws_net_pattern_check(r->hosts[i]) < 0) {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "%s", ws_error_last());
+			return ws__perr(w, "hosts", "%s", msg);
+		}
+	}
+	p->nn_hosts += r->n;
+	return 0;
+}
+
+static int
+ws__parse_nrules(struct ws_policy *p, const char *origin, const cJSON *arr,
+		 struct ws_vars *vars)
+{
+	struct ws__where w = {origin, "network_rules", 0, NULL};
+	const cJSON *e;
+	size_t n;
+	int rc;
+
+	if (!cJSON_IsArray(arr))
+		return ws__perr(&w, NULL, "must be an array, not %s", ws__json_type(arr));
+	n = (size_t)cJSON_GetArraySize(arr);
+	if ((p->nrules = calloc(n ? n : 1, sizeof(*p->nrules))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		w.rule = NULL;
+		if ((rc = ws__parse_nrule(p, &w, e, vars)) < 0)
+			return rc;
+		w.index++;
+	}
+	return 0;
+}
+
 static int
 ws__parse_rules(struct ws_policy *p, const char *origin, const cJSON *arr,
 		bool files, struct ws_vars *vars)
@@ -581,7 +723,7 @@ ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
 	struct ws__where w = {origin, NULL, 0, NULL};
 	struct ws_policy *p;
 	cJSON *root = NULL;
-	const cJSON *it, *fr = NULL, *cr = NULL;
+	const cJSON *it, *fr = NULL, *cr = NULL, *nr = NULL;
 	bool has_version = false;
 	int rc;
 
@@ -632,9 +774,12 @@ ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
 			fr = it;
 		} else if (strcmp(k, "command_rules") == 0) {
 			cr = it;
+		} else if (strcmp(k, "network_rules") == 0) {
+			nr = it;
 		} else {
 			rc = ws__perr(&w, k, "unknown key (a policy has version, name, "
-				      "description, strict, file_rules, command_rules)");
+				      "description, strict, file_rules, command_rules, "
+				      "network_rules)");
 			goto out;
 		}
 	}
@@ -645,6 +790,8 @@ ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
 	if (fr != NULL && (rc = ws__parse_rules(p, origin, fr, true, vars)) < 0)
 		goto out;
 	if (cr != NULL && (rc = ws__parse_rules(p, origin, cr, false, vars)) < 0)
+		goto out;
+	if (nr != NULL && (rc = ws__parse_nrules(p, origin, nr, vars)) < 0)
 		goto out;
 	if (p->name == NULL) {
 		/* The file's stem, else "policy". */

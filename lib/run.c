@@ -48,6 +48,7 @@
 #include "ws/error.h"
 #include "ws/grant.h"
 #include "ws/guard.h"
+#include "ws/netproxy.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
@@ -232,6 +233,22 @@ ws_run_check_opts(const struct ws_run_opts *o)
 		if (strchr(o->env[i], '=') == NULL || o->env[i][0] == '=')
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 					    "env \"%s\": expected NAME=VALUE", o->env[i]);
+	if (o->net && (o->nnet_allow > 0 || o->nnet_deny > 0))
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--net (every host) and --net-allow or "
+				    "--net-deny (hosts by name) exclude each other");
+	for (size_t i = 0; i < o->nnet_allow; i++) {
+		int rc = ws_net_pattern_check(o->net_allow[i]);
+
+		if (rc < 0)
+			return rc;
+	}
+	for (size_t i = 0; i < o->nnet_deny; i++) {
+		int rc = ws_net_pattern_check(o->net_deny[i]);
+
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -432,7 +449,7 @@ ws__env_free(struct ws__env *e)
 
 static int
 ws__env_build(const struct ws_run_opts *o, const char *priv, struct ws__env *e,
-	      struct ws_run_result *r)
+	      struct ws_run_result *r, bool net_proxy)
 {
 	char kv[4352];
 	int rc = 0;
@@ -467,6 +484,26 @@ ws__env_build(const struct ws_run_opts *o, const char *priv, struct ws__env *e,
 		rc = ws__env_set(e, "WS_SANDBOX=1");
 	for (size_t i = 0; rc == 0 && i < o->nenv; i++)
 		rc = ws__env_set(e, o->env[i]);
+	/*
+	 * Network by name: the proxy, last so that it wins.  A command that
+	 * unsets them reaches nothing: the namespace has only loopback.
+	 */
+	if (net_proxy) {
+		static const char *const names[] = {
+			"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+			"http_proxy", "https_proxy", "all_proxy",
+		};
+
+		for (size_t i = 0; rc == 0 && i < sizeof(names) / sizeof(names[0]); i++) {
+			snprintf(kv, sizeof(kv), "%s=http://127.0.0.1:%d", names[i],
+				 WS_NETPROXY_PORT);
+			rc = ws__env_set(e, kv);
+		}
+		if (rc == 0)
+			rc = ws__env_set(e, "NO_PROXY=localhost,127.0.0.1,::1");
+		if (rc == 0)
+			rc = ws__env_set(e, "no_proxy=localhost,127.0.0.1,::1");
+	}
 	return rc;
 }
 
@@ -883,11 +920,12 @@ struct ws__child {
 	char *const *argv;
 	char **envp;
 	int in_fd, out_w, err_w, rep_w, status_w, sync_r;
+	int net_w;	/* network by name: the listener goes out here, or -1 */
 	bool pidns, landlock, seccomp, caps;
 	bool shared_vm; /* init runs in wsrun's memory (ws__spawn_init()) */
 	int cwd_fd;
 	int view_w;	   /* the virtual view: its root is sent here, or -1 */
-	int parent_fds[8]; /* the parent's ends of the pipes, -1 padded */
+	int parent_fds[9]; /* the parent's ends of the pipes, -1 padded */
 };
 
 /* Close the parent's pipe ends: a held write end of stdin would keep the
@@ -1231,9 +1269,18 @@ ws__init_main(struct ws__child *c)
 	 * AF_UNIX sockets exist, and nothing could use it: the ~0.4 ms it
 	 * takes (the kernel's IPv4 and IPv6 set-up of the device) is saved.
 	 */
-	if (c->plan->netns && !c->seccomp && (rc = ws_sandbox_loopback_up()) < 0) {
+	if (c->plan->netns && (!c->seccomp || c->plan->net_proxy) &&
+	    (rc = ws_sandbox_loopback_up()) < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, "loopback up");
 		_exit(WS_RUN_EXIT_FAILED);
+	}
+	/* Network by name: the proxy's listener, handed out to wsrun. */
+	if (c->net_w >= 0) {
+		if ((rc = ws_netproxy_listen(c->net_w)) < 0) {
+			ws__report(c->rep_w, WS__STAGE_SETUP, -rc, "proxy listener");
+			_exit(WS_RUN_EXIT_FAILED);
+		}
+		close(c->net_w);
 	}
 	if (c->plan->mountns) {
 		int fd;
@@ -1960,6 +2007,52 @@ ws__view_check(const struct ws_run_opts *o, const struct ws_isolation *iso)
  * chroot, say, which the probe cannot see without a clone of its own),
  * before anything of the command ran.
  */
+/*
+ * Network by name: the rules of this call (--net-deny, --net-allow, then
+ * the policy's network_rules) and a proxy deciding by them, when there
+ * are any and --net is not given.  It needs the command's own network
+ * namespace (only loopback in it), made with its PID namespace.
+ */
+static int
+ws__net_by_name(struct ws_ctx *ws, const struct ws_run_opts *o,
+		struct ws_run_result *r, struct ws_sandbox_plan *plan,
+		struct ws_netproxy **proxy)
+{
+	size_t npol = ws->policy ? ws_policy_nnetwork_rules(ws->policy) : 0;
+	size_t n = o->nnet_deny + o->nnet_allow + npol, k = 0;
+	struct ws_net_rule *v;
+	int rc;
+
+	if (o->net || n == 0)
+		return 0;
+	if (o->isolate == WS_ISOLATE_NONE || !plan->netns ||
+	    !r->iso.layer[WS_LAYER_PIDNS].planned)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "network by name (--net-allow, --net-deny, "
+				    "network_rules) needs a network namespace of "
+				    "the command's own: %s",
+				    o->isolate == WS_ISOLATE_NONE ? "--isolate none" :
+				    !plan->netns ? r->iso.layer[WS_LAYER_NETNS].why :
+				    r->iso.layer[WS_LAYER_PIDNS].why);
+	if ((v = calloc(n, sizeof(*v))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < o->nnet_deny; i++)
+		v[k++] = (struct ws_net_rule){o->net_deny[i], WS_NET_DENY,
+					      "--net-deny", NULL, NULL};
+	for (size_t i = 0; i < o->nnet_allow; i++)
+		v[k++] = (struct ws_net_rule){o->net_allow[i], WS_NET_ALLOW,
+					      "--net-allow", NULL, NULL};
+	for (size_t i = 0; i < npol; i++)
+		ws_policy_network_rule(ws->policy, i, &v[k++]);
+	rc = ws_netproxy_new(ws, v, k, proxy);
+	free(v);
+	if (rc < 0)
+		return rc;
+	plan->net_proxy = true;
+	r->net_filtered = true;
+	return 0;
+}
+
 static int
 ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	     struct ws_run_result *r, bool *userns_refused)
@@ -1989,6 +2082,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct rusage ru;
 	void *init_stack = NULL;
 	size_t init_stack_sz = 0;
+	struct ws_netproxy *proxy = NULL;
+	int netp[2] = {-1, -1};
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
 				1UL << (SIGHUP - 1), oldset = 0;
 
@@ -2002,6 +2097,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	r->view.from_paths = o->view_from_paths;
 	if ((rc = ws__plan_layers(o, &r->iso, &plan)) < 0 ||
 	    (virt && (rc = ws__view_check(o, &r->iso)) < 0))
+		goto out;
+	if ((rc = ws__net_by_name(ws, o, r, &plan, &proxy)) < 0)
 		goto out;
 	/*
 	 * A workspace (or a mount) at / is the whole file system: there is
@@ -2118,7 +2215,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
 	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
 		goto out;
-	if ((rc = ws__env_build(o, plan.priv_real, &env, r)) < 0)
+	if ((rc = ws__env_build(o, plan.priv_real, &env, r, plan.net_proxy)) < 0)
 		goto out;
 	/* In the virtual view a virtual path is the command's own. */
 	r->view.map_paths_ignored = virt && o->map_paths;
@@ -2129,7 +2226,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
 	    pipe2(repp, O_CLOEXEC) < 0 || pipe2(statp, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) < 0 ||
-	    (virt && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, viewp) < 0)) {
+	    (virt && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, viewp) < 0) ||
+	    (proxy != NULL &&
+	     socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, netp) < 0)) {
 		rc = ws_error_errno(errno, NULL, "pipe");
 		goto out;
 	}
@@ -2183,11 +2282,11 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		.o = o, .plan = &plan, .argv = argv, .envp = env.v,
 		.in_fd = in_fd, .out_w = outp[1], .err_w = err_w,
 		.rep_w = repp[1], .status_w = statp[1], .sync_r = syncp[0],
-		.pidns = proc.pidns, .landlock = plan.landlock_abi > 0,
+		.net_w = netp[1], .pidns = proc.pidns, .landlock = plan.landlock_abi > 0,
 		.seccomp = plan.seccomp, .caps = plan.caps, .cwd_fd = cwd.fd,
 		.view_w = viewp[1],
 		.parent_fds = {cap[0].fd, cap[1].fd, repp[0], statp[0], syncp[1],
-			       inp[1], viewp[0], -1},
+			       inp[1], viewp[0], netp[0], -1},
 	};
 	fflush(NULL);
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
@@ -2247,6 +2346,14 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws__close(&inp[0]);
 	else if (!o->stdin_inherit)
 		ws__close(&inp[0]);
+	/* Network by name: the proxy takes the listener when init sends it. */
+	ws__close(&netp[1]);
+	if (proxy != NULL) {
+		rc = ws_netproxy_start(proxy, netp[0]);
+		netp[0] = -1;
+		if (rc < 0)
+			goto out;
+	}
 
 	deadline = o->timeout_ms > 0 ? start + o->timeout_ms : -1;
 	for (;;) {
@@ -2375,6 +2482,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		}
 	}
 	r->duration_ms = ws__now_ms() - start;
+	/* The tree is gone: so is every connection it had; the proxy ends. */
+	ws_netproxy_stop(proxy, &r->net_conns, &r->nnet_conns);
 	if (!proc.pidns) {
 		/* Reap what the subreaper inherited. */
 		ws__kill_all(&proc, SIGKILL);
@@ -2465,6 +2574,10 @@ out:
 	ws__close(&syncp[0]); ws__close(&syncp[1]);
 	ws__close(&inp[0]); ws__close(&inp[1]);
 	ws__close(&viewp[0]); ws__close(&viewp[1]);
+	ws__close(&netp[0]); ws__close(&netp[1]);
+	if (r->net_conns == NULL)
+		ws_netproxy_stop(proxy, &r->net_conns, &r->nnet_conns);
+	ws_netproxy_free(proxy);
 	if (plan.priv_fd >= 0)
 		ws__priv_remove(plan.priv_real, plan.priv_fd);
 	free(plan.priv_real);
@@ -2528,5 +2641,6 @@ ws_run_free(struct ws_run_result *r)
 	free(r->reverted);
 	ws_policy_grants_free(r->grants, r->ngrants);
 	ws_view_info_free(&r->view);
+	ws_net_conns_free(r->net_conns, r->nnet_conns);
 	memset(r, 0, sizeof(*r));
 }

@@ -42,6 +42,7 @@
 #include "ws/error.h"
 #include "ws/guard.h"
 #include "ws/path.h"
+#include "ws/netproxy.h"
 #include "ws/sandbox.h"
 #include "ws/workspace.h"
 
@@ -1678,6 +1679,19 @@ ws_sandbox_landlock(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 			goto out;
 		}
 	}
+	if (abi >= 4 && p->net_proxy) {
+		/* Network by name: connect to the proxy's port, nothing else. */
+		struct {
+			uint64_t allowed_access;
+			uint64_t port;
+		} __attribute__((packed)) np = {WS__LL_NET_CONNECT_TCP,
+						WS_NETPROXY_PORT};
+
+		if (syscall(SYS_landlock_add_rule, rs, 2 /* NET_PORT */, &np, 0) < 0) {
+			rc = ws__fail(msg, msglen, "landlock_add_rule", "net port", errno);
+			goto out;
+		}
+	}
 	if (p->mountns) {
 		/*
 		 * In the minimal root: the private /tmp (rw), the fresh /proc
@@ -1868,7 +1882,40 @@ ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 		ws__deny(&b, eperm[i], EPERM);
 	/* clone3 hides its flags in memory: glibc falls back to clone. */
 	ws__deny(&b, __NR_clone3, ENOSYS);
-	if (!p->net && p->deny_unix_connect) {
+	if (p->net_proxy) {
+		/*
+		 * Network by name: TCP sockets (the netns holds only loopback,
+		 * where the proxy alone listens; Landlock admits its port
+		 * only) and, unless host sockets need hiding, UNIX ones.
+		 * With deny_unix_connect connect() must stay for TCP, and a
+		 * UNIX socket cannot be made at all instead (socketpair
+		 * stays).  No datagram or raw socket: no DNS from inside.
+		 */
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  __NR_socket, 0, 11));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_LO(0)));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  AF_INET, 2, 0));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  AF_INET6, 1, 0));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  AF_UNIX, 4, 6));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							  WS__ARG_LO(1)));
+		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+							  0xf));
+		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  SOCK_STREAM, 0, 2));
+		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		/* AF_UNIX */
+		ws__emit(&b, (struct sock_filter)WS__RET(p->deny_unix_connect ?
+							 SECCOMP_RET_ERRNO | EPERM :
+							 SECCOMP_RET_ALLOW));
+		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
+		ws__emit(&b, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
+	}
+	if (!p->net && !p->net_proxy && p->deny_unix_connect) {
 		/* Only AF_UNIX sockets exist; no mount namespace hides the
 		 * host's, so none may connect or send to an address.  The
 		 * address pointer is 64 bits: both halves must be 0. */
@@ -1886,7 +1933,9 @@ ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
 		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
 	}
-	if (!p->net && p->deny_unix_connect) {
+	if (p->net_proxy) {
+		/* above */
+	} else if (!p->net && p->deny_unix_connect) {
 		/*
 		 * socket(domain, type, ...): AF_UNIX only, and no datagram
 		 * socket: sendmsg and sendmmsg keep the address in memory,

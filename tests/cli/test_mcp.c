@@ -6,7 +6,11 @@
  * through elicitation, the workspace from roots, containment, and 10,000
  * calls with a flat descriptor count and memory.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -1416,6 +1420,112 @@ START_TEST(command_approval_by_elicitation)
 }
 END_TEST
 
+/* A one-page HTTP server on 127.0.0.1 for the network approval test. */
+static void *
+hello_server(void *arg)
+{
+	int l = (int)(intptr_t)arg;
+
+	for (;;) {
+		static const char ok[] = "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nhi\n";
+		char buf[4096];
+		int c = accept(l, NULL, NULL);
+
+		if (c < 0)
+			return NULL;
+		if (recv(c, buf, sizeof(buf), 0) > 0 &&
+		    send(c, ok, sizeof(ok) - 1, MSG_NOSIGNAL) < 0) {
+			/* the client went away */
+		}
+		close(c);
+	}
+}
+
+/*
+ * A network rule's "approve" asks through elicitation, from the proxy's
+ * thread in the server, once per host and call (issue 23): two requests
+ * in one call, one question; declined, the host is refused; accepted,
+ * both requests pass.
+ */
+START_TEST(network_approval_by_elicitation)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	const char *answers[] = {"{\"action\":\"decline\"}",
+				 "{\"action\":\"accept\",\"content\":{\"approve\":true}}"};
+	pthread_t th;
+	struct mcp m;
+	char *pol, code[1024];
+
+	ck_assert_int_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(l, 16), 0);
+	ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a, &al), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, hello_server, (void *)(intptr_t)l), 0);
+	wst_write(T, "net.json",
+		  "{\"version\":1,\"name\":\"asknet\",\"file_rules\":["
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}],\"network_rules\":["
+		  "{\"name\":\"ask-lo\",\"hosts\":[\"127.0.0.1\"],"
+		  "\"decision\":\"approve\",\"message\":\"Reach the test server?\"},"
+		  "{\"name\":\"lo\",\"hosts\":[\"127.0.0.1\"],\"decision\":\"allow\"}]}");
+	pol = wst_path(T, "net.json");
+	snprintf(code, sizeof(code),
+		 "import http.client\n"
+		 "for i in range(2):\n"
+		 " c=http.client.HTTPConnection('127.0.0.1',3128)\n"
+		 " c.request('GET','http://127.0.0.1:%d/')\n"
+		 " print(c.getresponse().status)\n", ntohs(a.sin_port));
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	for (int k = 0; k < 2; k++) {
+		int asked = 0;
+		char *args = NULL;
+		cJSON *j, *res, *cmd = cJSON_CreateArray();
+
+		cJSON_AddItemToArray(cmd, cJSON_CreateString("/usr/bin/python3"));
+		cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
+		cJSON_AddItemToArray(cmd, cJSON_CreateString(code));
+		args = cJSON_PrintUnformatted(cmd);
+		cJSON_Delete(cmd);
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"run_command\",\"arguments\":"
+			 "{\"command\":%s}}}", 20 + k, args);
+		free(args);
+		for (;;) {
+			j = mcp_recv(&m, 20000);
+			ck_assert_ptr_nonnull(j);
+			if (method_of(j) && strcmp(method_of(j), "elicitation/create") == 0) {
+				ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(
+					cJSON_GetObjectItem(cJSON_GetObjectItem(j, "params"),
+							    "message")), "Reach the test server?"));
+				mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":%s}",
+					 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")),
+					 answers[k]);
+				asked++;
+				cJSON_Delete(j);
+				continue;
+			}
+			if (is_id(j, 20 + k))
+				break;
+			cJSON_Delete(j);
+		}
+		ck_assert_int_eq(asked, 1);
+		res = cJSON_GetObjectItem(j, "result");
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")),
+				 k == 0 ? "403\n403\n" : "200\n200\n");
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+	shutdown(l, SHUT_RDWR);
+	close(l);
+	pthread_join(th, NULL);
+	free(pol);
+}
+END_TEST
+
 /*
  * The question an approval puts cannot be redrawn by what it asks about
  * (issue 18, finding 5): a command line with CR, ESC [2K / [1A, 30
@@ -2707,6 +2817,7 @@ suite(void)
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, command_approval_by_elicitation);
+	tcase_add_test(tc, network_approval_by_elicitation);
 	tcase_add_test(tc, approval_question_is_escaped);
 	tcase_add_test(tc, strict_messages);
 	tcase_add_test(tc, approval_times_out);

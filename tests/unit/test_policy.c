@@ -3,6 +3,7 @@
  * decisions, variables, command rules, messages, the ws_check() gate and
  * the shipped policies.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "ws-config.h"
 #include "ws/config.h"
 #include "ws/error.h"
+#include "ws/netproxy.h"
 #include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
@@ -1084,6 +1086,112 @@ START_TEST(grant_candidates_shipped)
 }
 END_TEST
 
+/* network_rules: the shape of command rules with host patterns,
+ * variables expanded, flattened in order for the proxy (issue 23). */
+START_TEST(network_rules_parse)
+{
+	struct ws_policy *p;
+	struct ws_net_rule r;
+
+	ck_assert_int_eq(ws_vars_set(&vars, "REG", "registry.npmjs.org"), 0);
+	p = parse_ok("{\"version\":1,\"name\":\"n\",\"network_rules\":["
+		     "{\"name\":\"no-meta\",\"hosts\":[\"169.254.169.254\"],"
+		     "\"decision\":\"deny\"},"
+		     "{\"name\":\"reg\",\"hosts\":[\"${REG}\",\"*.github.com\"],"
+		     "\"decision\":\"allow\"},"
+		     "{\"name\":\"ask\",\"hosts\":[\"*\"],\"decision\":\"approve\","
+		     "\"message\":\"Reach {{.Path}}?\"}]}");
+	ck_assert_uint_eq(ws_policy_nnetwork_rules(p), 4);
+	ws_policy_network_rule(p, 0, &r);
+	ck_assert_str_eq(r.pattern, "169.254.169.254");
+	ck_assert_int_eq(r.decision, WS_NET_DENY);
+	ws_policy_network_rule(p, 1, &r);
+	ck_assert_str_eq(r.pattern, "registry.npmjs.org");
+	ck_assert_str_eq(r.name, "reg");
+	ck_assert_str_eq(r.policy, "n");
+	ws_policy_network_rule(p, 2, &r);
+	ck_assert_str_eq(r.pattern, "*.github.com");
+	ws_policy_network_rule(p, 3, &r);
+	ck_assert_int_eq(r.decision, WS_NET_APPROVE);
+	ck_assert_str_eq(r.message, "Reach {{.Path}}?");
+	ws_policy_free(p);
+	parse_bad("{\"version\":1,\"network_rules\":[{\"name\":\"x\","
+		  "\"hosts\":[\"a b\"],\"decision\":\"allow\"}]}",
+		  "network_rules[0]", "hosts", "a b");
+	parse_bad("{\"version\":1,\"network_rules\":[{\"name\":\"x\","
+		  "\"decision\":\"allow\"}]}", "network_rules[0]", "hosts", "missing");
+	parse_bad("{\"version\":1,\"network_rules\":[{\"name\":\"x\","
+		  "\"hosts\":[\"${NOPE_UNDEFINED}\"],\"decision\":\"allow\"}]}",
+		  "network_rules[0]", "NOPE_UNDEFINED", NULL);
+	parse_bad("{\"version\":1,\"network_rules\":[{\"name\":\"x\","
+		  "\"patterns\":[\"a\"],\"decision\":\"allow\"}]}",
+		  "network_rules[0]", "unknown key", NULL);
+}
+END_TEST
+
+/* Host patterns: "*.d" is the subdomains only (sandbox-runtime's
+ * reading); IP literals match however spelled, never names; the
+ * internal address classes the proxy refuses without a rule. */
+START_TEST(network_match_and_addresses)
+{
+	static const char *const internal[] = {
+		"127.0.0.1", "127.1.2.3", "10.1.2.3", "172.16.0.1", "172.31.255.255",
+		"192.168.1.1", "100.64.0.1", "100.127.255.255", "169.254.169.254",
+		"0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1",
+		"fc00::1", "fd12::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+		"64:ff9b::a00:1",
+	};
+	static const char *const external[] = {
+		"1.1.1.1", "172.32.0.1", "100.128.0.1", "192.0.2.1", "2606:4700::1111",
+		"::ffff:1.1.1.1", "172.15.255.255",
+	};
+
+	ck_assert(ws_net_match("*.example.org", "a.example.org"));
+	ck_assert(ws_net_match("*.example.org", "A.B.Example.ORG."));
+	ck_assert(!ws_net_match("*.example.org", "example.org"));
+	ck_assert(!ws_net_match("*.example.org", "badexample.org"));
+	ck_assert(ws_net_match("example.org", "EXAMPLE.org"));
+	ck_assert(!ws_net_match("example.org", "a.example.org"));
+	ck_assert(ws_net_match("*", "anything.test"));
+	ck_assert(!ws_net_match("*", "10.0.0.1"));
+	ck_assert(ws_net_match("::1", "[0:0::1]"));
+	ck_assert(ws_net_match("127.0.0.1", "127.0.0.1"));
+	ck_assert(!ws_net_match("127.0.0.1", "127.0.0.2"));
+	ck_assert_int_eq(ws_net_pattern_check("*.ok-name.test"), 0);
+	ck_assert_int_eq(ws_net_pattern_check("a/b"), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_net_pattern_check("*."), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_net_pattern_check(""), WS_EINVALID_ARGUMENT);
+	for (size_t i = 0; i < sizeof(internal) / sizeof(internal[0]); i++) {
+		struct sockaddr_storage ss = {0};
+
+		if (strchr(internal[i], ':')) {
+			ss.ss_family = AF_INET6;
+			ck_assert_int_eq(inet_pton(AF_INET6, internal[i],
+				&((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
+		} else {
+			ss.ss_family = AF_INET;
+			ck_assert_int_eq(inet_pton(AF_INET, internal[i],
+				&((struct sockaddr_in *)&ss)->sin_addr), 1);
+		}
+		ck_assert_msg(ws_net_addr_internal((struct sockaddr *)&ss), "%s", internal[i]);
+	}
+	for (size_t i = 0; i < sizeof(external) / sizeof(external[0]); i++) {
+		struct sockaddr_storage ss = {0};
+
+		if (strchr(external[i], ':')) {
+			ss.ss_family = AF_INET6;
+			ck_assert_int_eq(inet_pton(AF_INET6, external[i],
+				&((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
+		} else {
+			ss.ss_family = AF_INET;
+			ck_assert_int_eq(inet_pton(AF_INET, external[i],
+				&((struct sockaddr_in *)&ss)->sin_addr), 1);
+		}
+		ck_assert_msg(!ws_net_addr_internal((struct sockaddr *)&ss), "%s", external[i]);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1126,6 +1234,8 @@ suite(void)
 	tcase_add_test(tc, config_errors_name_key);
 	tcase_add_test(tc, config_load_places);
 	tcase_add_test(tc, may_refuse_below);
+	tcase_add_test(tc, network_rules_parse);
+	tcase_add_test(tc, network_match_and_addresses);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -402,6 +402,67 @@ START_TEST(fork_init_repeat)
 }
 END_TEST
 
+static int
+count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * Network by name in process (as wstools mcp runs it): when ws_run()
+ * returns, the proxy is gone -- no thread, no descriptor (listener,
+ * socketpair, eventfd, connection) left -- even though the command
+ * left a connection open, half a request sent, in a detached process.
+ */
+START_TEST(net_proxy_gone)
+{
+	const char *allow[] = {"web.test"};
+	struct ws_run_opts o;
+	struct ws_run_result r;
+	int threads, fds, rc;
+
+	if (access("/usr/bin/python3", X_OK) != 0)
+		return;
+	threads = count_entries("/proc/self/task");
+	fds = count_entries("/proc/self/fd");
+	for (int i = 0; i < 2; i++) {
+		const char *argv[] = {"/usr/bin/python3", "-c",
+			"import socket,os,time\n"
+			"s=socket.create_connection(('127.0.0.1',3128))\n"
+			"s.send(b'GET http://web.test/ HTTP/1.1\\r\\n')\n"
+			"t=socket.create_connection(('127.0.0.1',3128))\n"
+			"if os.fork()==0:\n os.setsid(); time.sleep(60)\n"
+			"print('ok')\n"};
+
+		opts_init(&o);
+		o.argv = argv;
+		o.argc = 3;
+		o.net_allow = allow;
+		o.nnet_allow = 1;
+		rc = ws_run(&ws, &o, &r);
+		if (rc == WS_ESANDBOX_UNAVAILABLE) {
+			ws_run_free(&r);
+			return; /* no network namespace here */
+		}
+		ck_assert_msg(rc == 0, "%s", ws_error_last());
+		ck_assert_int_eq(r.exit_code, 0);
+		ck_assert_str_eq(r.out.data, "ok\n");
+		ck_assert(r.net_filtered);
+		ws_run_free(&r);
+		ck_assert_int_eq(count_entries("/proc/self/task"), threads);
+		ck_assert_int_eq(count_entries("/proc/self/fd"), fds);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -421,6 +482,7 @@ suite(void)
 	tcase_add_test(tc, not_found);
 	tcase_add_test(tc, shared_init_repeat);
 	tcase_add_test(tc, fork_init_repeat);
+	tcase_add_test(tc, net_proxy_gone);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -64,6 +64,11 @@ struct ws_mcp_opts {
 	const char *const *common;
 	size_t ncommon;
 	bool net;		/* run_command calls get --net */
+	/* run_command calls get --net-allow and --net-deny for each. */
+	const char *const *net_allow;
+	size_t nnet_allow;
+	const char *const *net_deny;
+	size_t nnet_deny;
 	size_t max_message;	/* longest line read, in bytes (0: 32 MiB) */
 	/*
 	 * The ceilings of run_command's timeout (ms) and max_output (bytes)

@@ -176,6 +176,16 @@ bool ws_policy_catch_all(const char *pattern);
 bool ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir);
 
 /*
+ * Network rules: how many host patterns they hold together, and the
+ * i-th of them as a rule of the proxy (ws/netproxy.h), in order, each
+ * naming its rule, decision and message (pointers into p).
+ */
+struct ws_net_rule;
+size_t ws_policy_nnetwork_rules(const struct ws_policy *p);
+void ws_policy_network_rule(const struct ws_policy *p, size_t i,
+			    struct ws_net_rule *out);
+
+/*
  * The decision of the file rules for op on the real path real, with which
  * rule decided in *m (if not NULL).  No matching rule: deny.
  */

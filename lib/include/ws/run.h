@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ws/netproxy.h"
 #include "ws/policy.h"
 #include "ws/sandbox.h"
 #include "ws/view.h"
@@ -52,6 +53,15 @@ struct ws_run_opts {
 	long long max_output;	 /* bytes kept per stream (head + tail) */
 	enum ws_isolate isolate;
 	bool net;		 /* network allowed */
+	/*
+	 * Network by name (ws/netproxy.h): hosts the command may reach
+	 * through the proxy, and hosts refused; --net-deny rules come
+	 * first, then --net-allow, then the policy's network_rules.
+	 */
+	const char *const *net_allow;
+	size_t nnet_allow;
+	const char *const *net_deny;
+	size_t nnet_deny;
 	bool map_paths;		 /* rewrite virtual absolute arguments */
 	enum ws_view view;	 /* the command's view (ws/view.h) */
 	bool view_from_paths;	 /* view is the default of --paths virtual */
@@ -126,6 +136,10 @@ struct ws_run_result {
 	/* The view, what it shadowed, and the new top-level names it
 	 * copied into the workspace (virtual view). */
 	struct ws_view_info view;
+	/* Network by name: whether it was on, and each connection tried. */
+	bool net_filtered;
+	struct ws_net_conn *net_conns;
+	size_t nnet_conns;
 };
 
 /* Check the options (timeouts and limits not negative, a command given). */

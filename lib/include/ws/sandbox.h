@@ -143,6 +143,12 @@ struct ws_sandbox_plan {
 	size_t nboundary;
 	size_t gcap;
 	bool net;	  /* network allowed */
+	/*
+	 * Network by name (ws/netproxy.h): TCP sockets may be made and may
+	 * connect to WS_NETPROXY_PORT only (in a namespace holding only
+	 * loopback), and loopback is brought up.
+	 */
+	bool net_proxy;
 	bool use_proc;	  /* a fresh /proc is mounted (grant read) */
 	bool deny_unix_connect; /* no mount namespace hides host sockets */
 	int landlock_abi; /* 0: no Landlock */

@@ -1,0 +1,122 @@
+/*
+ * ws/netproxy.h - network by name for wsrun (--net-allow, --net-deny,
+ * policy network_rules): a filtering HTTP proxy outside the command's
+ * network namespace (lib/netproxy.c).
+ *
+ * Shape.  The command keeps its own network namespace, holding only
+ * loopback.  Its init makes a TCP listener on 127.0.0.1:WS_NETPROXY_PORT
+ * in that namespace and hands the listening descriptor out to wsrun over
+ * a socketpair (SCM_RIGHTS); wsrun's proxy thread accepts on it from
+ * outside, so no UNIX socket is bound or reachable inside, and the
+ * command reaches nothing but that port (seccomp: TCP sockets only,
+ * Landlock from ABI 4: connect to that port only).  The proxy speaks
+ * HTTP CONNECT and plain HTTP forwarding, resolves names itself, and
+ * refuses every host no rule allows (403, with the reason in an
+ * X-Wsrun-Refused header and the body), and an allowed name whose
+ * addresses are loopback, link-local, private (RFC 1918, ULA, CGNAT),
+ * unspecified or multicast unless an allow rule names that address.
+ */
+#ifndef WS_NETPROXY_H
+#define WS_NETPROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+struct ws_ctx;
+
+/*
+ * The proxy's port inside the command's network namespace.  The
+ * namespace is new and holds nothing else, so a fixed port cannot be
+ * taken, and the command's environment and Landlock rule can name it
+ * before the namespace exists.
+ */
+#define WS_NETPROXY_PORT 3128
+
+enum ws_net_decision { WS_NET_ALLOW, WS_NET_DENY, WS_NET_APPROVE };
+
+/* One rule: the first whose pattern matches the host decides. */
+struct ws_net_rule {
+	const char *pattern; /* "example.org", "*.example.org", "10.1.2.3" */
+	enum ws_net_decision decision;
+	const char *name;    /* the rule's name as reported */
+	const char *policy;  /* the policy it comes from, or NULL (a flag) */
+	const char *message; /* approve: the rule's message, or NULL */
+};
+
+/* One connection the command tried, as the result reports it. */
+struct ws_net_conn {
+	char *host;	     /* as asked (lower case) */
+	int port;
+	bool allowed;
+	char *rule;	     /* the deciding rule's name, or NULL */
+	char *reason;	     /* why refused (NULL when allowed) */
+	char *addr;	     /* the address connected to, or NULL */
+	long long up, down;  /* bytes the command sent, and received */
+};
+
+struct ws_netproxy;
+
+/*
+ * Whether pattern matches host (both compared without case and without a
+ * trailing dot).  "*.example.org" matches every subdomain of example.org
+ * but not example.org itself, as sandbox-runtime does; an IP literal
+ * matches the same address however spelled; "*" matches every name (not
+ * IP literals).
+ */
+bool ws_net_match(const char *pattern, const char *host);
+
+/*
+ * Whether an address is one the proxy refuses unless a rule names it:
+ * loopback, link-local, private (10/8, 172.16/12, 192.168/16, fc00::/7),
+ * CGNAT (100.64/10), unspecified, multicast, broadcast, reserved
+ * (0/8, 240/4), and the IPv4-mapped or NAT64 forms of those.
+ */
+bool ws_net_addr_internal(const struct sockaddr *sa);
+
+/*
+ * Check a pattern as a rule may hold it: a host name (letters, digits,
+ * '-', '.', '_'), "*." and a name, "*", or an IP literal.  Errors:
+ * WS_EINVALID_ARGUMENT naming it.
+ */
+int ws_net_pattern_check(const char *pattern);
+
+/*
+ * A proxy for one call, deciding by rules[0..n) (copied).  ws is used
+ * for approvals (ws_policy_ask()) and must outlive the proxy.  Errors:
+ * WS_ENOMEM.
+ */
+int ws_netproxy_new(struct ws_ctx *ws, const struct ws_net_rule *rules,
+		    size_t n, struct ws_netproxy **out);
+
+/*
+ * Start the proxy's thread: it receives the listening descriptor on sock
+ * (taken over; see ws_netproxy_listen()) and serves every connection
+ * accepted on it, each in a thread of its own, until ws_netproxy_stop().
+ * Errors: WS_ENOMEM, WS_EIO_ERROR.
+ */
+int ws_netproxy_start(struct ws_netproxy *p, int sock);
+
+/*
+ * Stop: close the listener and every connection, join every thread (none
+ * is left), and hand the connections tried to the caller (*conns
+ * malloc'd, freed with ws_net_conns_free()).  Safe on a proxy never
+ * started.
+ */
+void ws_netproxy_stop(struct ws_netproxy *p, struct ws_net_conn **conns,
+		      size_t *n);
+
+/* Free a proxy (stopping it first if need be).  Safe on NULL. */
+void ws_netproxy_free(struct ws_netproxy *p);
+
+/* Free a list of connections. */
+void ws_net_conns_free(struct ws_net_conn *v, size_t n);
+
+/*
+ * In the namespace's init, loopback up: make the listener on
+ * 127.0.0.1:WS_NETPROXY_PORT, send it on sock with SCM_RIGHTS and close
+ * it.  No heap.  Returns 0 or -errno.
+ */
+int ws_netproxy_listen(int sock);
+
+#endif

@@ -1,0 +1,1176 @@
+/*
+ * netproxy.c - the filtering HTTP proxy of wsrun's network by name.  See
+ * ws/netproxy.h.
+ *
+ * Threads.  One thread receives the listener from the namespace's init
+ * and accepts; each accepted connection gets a thread that reads the
+ * request head, decides, resolves, connects and then relays both ways
+ * with splice(2) through a pipe per direction (no copy through user
+ * memory).  Every thread also polls an eventfd: ws_netproxy_stop()
+ * writes it, and each thread ends at its next wake-up, so that the
+ * stop joins them all and nothing outlives the call.  (A thread inside
+ * getaddrinfo() finishes the lookup first.)
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/netproxy.h"
+#include "ws/policy.h"
+#include "ws/workspace.h"
+
+#define WS__HEAD_MAX 16384	/* bytes of a request head */
+#define WS__IO_TIMEOUT_MS 30000	/* head, connect */
+#define WS__MAX_CONNS 512	/* connections open at once in one call */
+#define WS__STACK (256 * 1024)	/* a connection thread's stack */
+#define WS__HOST_MAX 254
+
+/* ---- Matching ------------------------------------------------------- */
+
+/* Lower case, no trailing dot, at most WS__HOST_MAX bytes: 0 or -1. */
+static int
+ws__host_norm(const char *in, char *out, size_t len)
+{
+	size_t n = strlen(in);
+
+	if (n > 0 && in[n - 1] == '.')
+		n--;
+	if (n == 0 || n >= len)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (char)tolower((unsigned char)in[i]);
+	out[n] = '\0';
+	return 0;
+}
+
+/* An IP literal (IPv6 with or without brackets) into sa: true. */
+static bool
+ws__ip_literal(const char *s, struct sockaddr_storage *ss)
+{
+	char buf[64];
+	size_t n = strlen(s);
+
+	memset(ss, 0, sizeof(*ss));
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']' && n - 2 < sizeof(buf)) {
+		memcpy(buf, s + 1, n - 2);
+		buf[n - 2] = '\0';
+		s = buf;
+	}
+	if (inet_pton(AF_INET, s, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		ss->ss_family = AF_INET;
+		return true;
+	}
+	if (inet_pton(AF_INET6, s, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		ss->ss_family = AF_INET6;
+		return true;
+	}
+	return false;
+}
+
+static bool
+ws__same_addr(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)a)->sin_addr,
+			      &((const struct sockaddr_in *)b)->sin_addr, 4) == 0;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+	return false;
+}
+
+bool
+ws_net_match(const char *pattern, const char *host)
+{
+	char p[WS__HOST_MAX + 2], h[WS__HOST_MAX + 2];
+	struct sockaddr_storage pa, ha;
+	bool pip, hip;
+	size_t pl, hl;
+
+	if (ws__host_norm(pattern, p, sizeof(p)) < 0 ||
+	    ws__host_norm(host, h, sizeof(h)) < 0)
+		return false;
+	pip = ws__ip_literal(p, &pa);
+	hip = ws__ip_literal(h, &ha);
+	if (pip || hip)
+		return pip && hip && ws__same_addr((struct sockaddr *)&pa,
+						   (struct sockaddr *)&ha);
+	if (strcmp(p, "*") == 0)
+		return true;
+	if (p[0] == '*' && p[1] == '.') {
+		/* Subdomains only: "*.example.org" is not example.org. */
+		pl = strlen(p + 1);
+		hl = strlen(h);
+		return hl > pl && strcmp(h + hl - pl, p + 1) == 0;
+	}
+	return strcmp(p, h) == 0;
+}
+
+int
+ws_net_pattern_check(const char *pattern)
+{
+	struct sockaddr_storage ss;
+	const char *s = pattern;
+
+	if (s == NULL || *s == '\0' || strlen(s) > WS__HOST_MAX)
+		goto bad;
+	if (ws__ip_literal(s, &ss) || strcmp(s, "*") == 0)
+		return 0;
+	if (s[0] == '*' && s[1] == '.')
+		s += 2;
+	if (*s == '\0' || *s == '.')
+		goto bad;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '.' && *s != '_')
+			goto bad;
+	return 0;
+bad:
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			    "network rule pattern \"%s\": expected a host name, "
+			    "*.DOMAIN (its subdomains), * or an IP address",
+			    pattern ? pattern : "");
+}
+
+static bool
+ws__v4_internal(uint32_t a)
+{
+	return (a >> 24) == 0 ||		/* 0/8, "this network" */
+	       (a >> 24) == 10 ||		/* 10/8 */
+	       (a >> 24) == 127 ||		/* loopback */
+	       (a >> 22) == (100U << 2 | 1) ||	/* 100.64/10, CGNAT */
+	       (a >> 16) == (169U << 8 | 254) ||	/* link-local */
+	       (a >> 20) == (172U << 4 | 1) ||	/* 172.16/12 */
+	       (a >> 16) == (192U << 8 | 168) ||	/* 192.168/16 */
+	       (a >> 8) == (192U << 16 | 0 << 8 | 0) || /* 192.0.0/24 */
+	       (a >> 28) >= 14;			/* multicast, 240/4, broadcast */
+}
+
+bool
+ws_net_addr_internal(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ws__v4_internal(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+	if (sa->sa_family == AF_INET6) {
+		const uint8_t *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+		static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+		static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b};
+		static const uint8_t zero[16];
+		uint32_t v4 = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+			      (uint32_t)b[14] << 8 | b[15];
+
+		if (memcmp(b, mapped, 12) == 0 || memcmp(b, nat64, 12) == 0)
+			return ws__v4_internal(v4);
+		/* ::, ::1, and the deprecated IPv4-compatible ::a.b.c.d */
+		if (memcmp(b, zero, 12) == 0)
+			return true;
+		return b[0] == 0xff ||			/* multicast */
+		       (b[0] & 0xfe) == 0xfc ||		/* fc00::/7, ULA */
+		       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
+		       (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0);   /* fec0::/10 */
+	}
+	return true;
+}
+
+/* ---- The proxy ------------------------------------------------------ */
+
+struct ws__rule {
+	char *pattern, *name, *policy, *message;
+	enum ws_net_decision decision;
+	struct sockaddr_storage addr; /* an IP literal pattern's address */
+	bool is_addr;
+};
+
+struct ws__cthread {
+	pthread_t t;
+	struct ws_netproxy *p;
+	int fd;		/* the accepted client */
+	size_t log;	/* its entry in the log */
+	bool done;
+};
+
+struct ws__approved {
+	char *host;
+	bool yes;
+};
+
+struct ws_netproxy {
+	struct ws_ctx *ws;
+	struct ws__rule *rules;
+	size_t nrules;
+	int sock;	/* where the listener comes from */
+	int stop;	/* eventfd: readable once stopping */
+	pthread_t acceptor;
+	bool started;
+	pthread_mutex_t mu;	/* the log, the threads, the approvals */
+	pthread_mutex_t ask_mu;	/* one question at a time */
+	struct ws_net_conn *log;
+	size_t nlog, caplog;
+	struct ws__cthread **th;
+	size_t nth, capth;
+	struct ws__approved *appr;
+	size_t nappr;
+	/* test-only map of names to addresses (WS_NET_HOSTS_FILE) */
+	char **map_name;
+	struct sockaddr_storage *map_addr;
+	size_t nmap;
+};
+
+static void
+ws__rules_free(struct ws__rule *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].pattern);
+		free(v[i].name);
+		free(v[i].policy);
+		free(v[i].message);
+	}
+	free(v);
+}
+
+/*
+ * The host map for tests: lines "NAME ADDRESS" in the file
+ * WS_NET_HOSTS_FILE names.  It maps names only: what they map to is
+ * checked as any resolved address (an internal one still needs a rule
+ * naming it), so it cannot widen what the rules allow.
+ */
+static void
+ws__map_load(struct ws_netproxy *p)
+{
+	const char *path = getenv("WS_NET_HOSTS_FILE");
+	char line[512], name[WS__HOST_MAX + 2], addr[128];
+	FILE *f;
+
+	if (path == NULL || *path == '\0' || (f = fopen(path, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		struct sockaddr_storage ss;
+		char **nn;
+		struct sockaddr_storage *na;
+
+		if (sscanf(line, "%255s %127s", name, addr) != 2 || name[0] == '#' ||
+		    !ws__ip_literal(addr, &ss))
+			continue;
+		nn = realloc(p->map_name, (p->nmap + 1) * sizeof(*nn));
+		if (nn == NULL)
+			break;
+		p->map_name = nn;
+		na = realloc(p->map_addr, (p->nmap + 1) * sizeof(*na));
+		if (na == NULL)
+			break;
+		p->map_addr = na;
+		if (ws__host_norm(name, name, sizeof(name)) < 0 ||
+		    (nn[p->nmap] = strdup(name)) == NULL)
+			continue;
+		na[p->nmap++] = ss;
+	}
+	fclose(f);
+}
+
+int
+ws_netproxy_new(struct ws_ctx *ws, const struct ws_net_rule *rules, size_t n,
+		struct ws_netproxy **out)
+{
+	struct ws_netproxy *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (p == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	p->ws = ws;
+	p->sock = -1;
+	p->stop = -1;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_mutex_init(&p->ask_mu, NULL);
+	if (n > 0 && (p->rules = calloc(n, sizeof(*p->rules))) == NULL)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		struct ws__rule *r = &p->rules[i];
+
+		p->nrules++;
+		r->decision = rules[i].decision;
+		/* A flag's rule is named by the flag and its pattern. */
+		if (rules[i].policy == NULL && rules[i].name != NULL) {
+			if (asprintf(&r->name, "%s %s", rules[i].name,
+				     rules[i].pattern) < 0)
+				r->name = NULL;
+		} else {
+			r->name = strdup(rules[i].name ? rules[i].name :
+					 rules[i].pattern);
+		}
+		if ((r->pattern = strdup(rules[i].pattern)) == NULL || r->name == NULL ||
+		    (rules[i].policy && (r->policy = strdup(rules[i].policy)) == NULL) ||
+		    (rules[i].message && (r->message = strdup(rules[i].message)) == NULL))
+			goto nomem;
+		r->is_addr = ws__ip_literal(r->pattern, &r->addr);
+	}
+	ws__map_load(p);
+	*out = p;
+	return 0;
+nomem:
+	ws_netproxy_free(p);
+	return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+}
+
+/* The first rule matching host, or NULL. */
+static const struct ws__rule *
+ws__decide(const struct ws_netproxy *p, const char *host)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (ws_net_match(p->rules[i].pattern, host))
+			return &p->rules[i];
+	return NULL;
+}
+
+/* Whether an allow rule names this address. */
+static bool
+ws__addr_named(const struct ws_netproxy *p, const struct sockaddr *sa)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].is_addr && p->rules[i].decision == WS_NET_ALLOW &&
+		    ws__same_addr((const struct sockaddr *)&p->rules[i].addr, sa))
+			return true;
+	return false;
+}
+
+static long long
+ws__now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Wait for events on fd, or the stop: 1 ready, 0 timeout, -1 stop/error. */
+static int
+ws__wait(struct ws_netproxy *p, int fd, short ev, long long deadline)
+{
+	for (;;) {
+		struct pollfd pf[2] = {{.fd = fd, .events = ev},
+				       {.fd = p->stop, .events = POLLIN}};
+		long long left = deadline - ws__now_ms();
+		int r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(pf, 2, left > 1000 ? 1000 : (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || pf[1].revents)
+			return -1;
+		if (r > 0)
+			return 1;
+	}
+}
+
+static void
+ws__send_all(int fd, const char *b, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+static void
+ws__refuse(int fd, int code, const char *why)
+{
+	char buf[1024];
+	int n;
+
+	n = snprintf(buf, sizeof(buf),
+		     "HTTP/1.1 %d %s\r\nX-Wsrun-Refused: %s\r\n"
+		     "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
+		     "Connection: close\r\n\r\nwsrun: %s\n",
+		     code, code == 403 ? "Forbidden" : code == 502 ? "Bad Gateway" :
+		     code == 504 ? "Gateway Timeout" : "Bad Request", why,
+		     strlen(why) + 8, why);
+	if (n > 0)
+		ws__send_all(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Log entry i: set under the lock. */
+static void
+ws__log_set(struct ws_netproxy *p, size_t i, const char *host, int port,
+	    bool allowed, const char *rule, const char *reason, const char *addr)
+{
+	struct ws_net_conn *c;
+
+	pthread_mutex_lock(&p->mu);
+	c = &p->log[i];
+	if (host && !c->host)
+		c->host = strdup(host);
+	c->port = port;
+	c->allowed = allowed;
+	if (rule && !c->rule)
+		c->rule = strdup(rule);
+	if (reason) {
+		free(c->reason);
+		c->reason = strdup(reason);
+	}
+	if (addr && !c->addr)
+		c->addr = strdup(addr);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Once per host and call: ask through the session's approver. */
+static bool
+ws__approve(struct ws_netproxy *p, const struct ws__rule *r, const char *host,
+	    int port)
+{
+	char subject[WS__HOST_MAX + 16];
+	bool yes = false, known = false;
+
+	pthread_mutex_lock(&p->ask_mu);
+	pthread_mutex_lock(&p->mu);
+	for (size_t i = 0; i < p->nappr; i++)
+		if (strcmp(p->appr[i].host, host) == 0) {
+			known = true;
+			yes = p->appr[i].yes;
+		}
+	pthread_mutex_unlock(&p->mu);
+	if (!known) {
+		struct ws_ask ask = {"connect", subject, r->policy, r->name, r->message};
+		struct ws__approved *na;
+
+		snprintf(subject, sizeof(subject), "%s:%d", host, port);
+		/* --approve approves what a rule marks approve, as for files. */
+		yes = p->ws->approve || ws_policy_ask(p->ws->policy, p->ws, &ask);
+		pthread_mutex_lock(&p->mu);
+		na = realloc(p->appr, (p->nappr + 1) * sizeof(*na));
+		if (na != NULL) {
+			p->appr = na;
+			if ((na[p->nappr].host = strdup(host)) != NULL)
+				na[p->nappr++].yes = yes;
+		}
+		pthread_mutex_unlock(&p->mu);
+	}
+	pthread_mutex_unlock(&p->ask_mu);
+	return yes;
+}
+
+/* Parse "host:port" (or "[v6]:port"); port defaults to def. */
+static int
+ws__split_authority(const char *a, size_t n, char *host, size_t hl, int def,
+		    int *port)
+{
+	const char *colon = NULL, *hs = a, *he = a + n;
+
+	if (n > 0 && a[0] == '[') {
+		const char *rb = memchr(a, ']', n);
+
+		if (rb == NULL)
+			return -1;
+		hs = a + 1;
+		he = rb;
+		if (rb + 1 < a + n) {
+			if (rb[1] != ':')
+				return -1;
+			colon = rb + 1;
+		}
+	} else {
+		colon = memchr(a, ':', n);
+		if (colon != NULL)
+			he = colon;
+	}
+	*port = def;
+	if (colon != NULL) {
+		long v = 0;
+		const char *q = colon + 1;
+
+		if (q >= a + n)
+			return -1;
+		for (; q < a + n; q++) {
+			if (!isdigit((unsigned char)*q))
+				return -1;
+			v = v * 10 + (*q - '0');
+			if (v > 65535)
+				return -1;
+		}
+		if (v == 0)
+			return -1;
+		*port = (int)v;
+	}
+	if (he <= hs || (size_t)(he - hs) >= hl)
+		return -1;
+	memcpy(host, hs, (size_t)(he - hs));
+	host[he - hs] = '\0';
+	return ws__host_norm(host, host, hl);
+}
+
+/* The value of header name in a head (lines after the first), or NULL. */
+static const char *
+ws__header(const char *head, const char *name, size_t *len)
+{
+	size_t nl = strlen(name);
+
+	for (const char *l = strstr(head, "\r\n"); l && l[2] != '\r';
+	     l = strstr(l + 2, "\r\n")) {
+		const char *s = l + 2, *e = strstr(s, "\r\n");
+
+		if (e && (size_t)(e - s) > nl && strncasecmp(s, name, nl) == 0 &&
+		    s[nl] == ':') {
+			s += nl + 1;
+			while (*s == ' ' || *s == '\t')
+				s++;
+			*len = (size_t)(e - s);
+			while (*len > 0 && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
+				(*len)--;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Resolve host for port into the first address that may be reached:
+ * the test map, an IP literal, or getaddrinfo().  0, or -1 with why.
+ */
+static int
+ws__resolve(struct ws_netproxy *p, const char *host, int port,
+	    struct sockaddr_storage *out, char *why, size_t wl)
+{
+	struct sockaddr_storage one;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	bool internal_seen = false;
+	char shown[INET6_ADDRSTRLEN] = "";
+	int rc = -1;
+
+	for (size_t i = 0; i < p->nmap; i++)
+		if (strcmp(p->map_name[i], host) == 0) {
+			one = p->map_addr[i];
+			goto single;
+		}
+	if (ws__ip_literal(host, &one))
+		goto single;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0 || res == NULL) {
+		snprintf(why, wl, "%s does not resolve", host);
+		return -1;
+	}
+	for (struct addrinfo *a = res; a; a = a->ai_next) {
+		if (a->ai_family != AF_INET && a->ai_family != AF_INET6)
+			continue;
+		if (ws_net_addr_internal(a->ai_addr) && !ws__addr_named(p, a->ai_addr)) {
+			internal_seen = true;
+			if (!shown[0])
+				getnameinfo(a->ai_addr, a->ai_addrlen, shown, sizeof(shown),
+					    NULL, 0, NI_NUMERICHOST);
+			continue;
+		}
+		memset(out, 0, sizeof(*out));
+		memcpy(out, a->ai_addr, a->ai_addrlen);
+		rc = 0;
+		break;
+	}
+	freeaddrinfo(res);
+	goto port;
+single:
+	if (ws_net_addr_internal((struct sockaddr *)&one) &&
+	    !ws__addr_named(p, (struct sockaddr *)&one)) {
+		internal_seen = true;
+		getnameinfo((struct sockaddr *)&one, one.ss_family == AF_INET ?
+			    sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6),
+			    shown, sizeof(shown), NULL, 0, NI_NUMERICHOST);
+	} else {
+		*out = one;
+		rc = 0;
+	}
+port:
+	if (rc < 0) {
+		if (internal_seen)
+			snprintf(why, wl, "%s resolves to %s, an internal address "
+				 "(loopback, link-local, private or multicast) that "
+				 "no rule names", host, shown);
+		else
+			snprintf(why, wl, "%s has no usable address", host);
+		return -1;
+	}
+	if (out->ss_family == AF_INET)
+		((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)out)->sin6_port = htons((uint16_t)port);
+	return 0;
+}
+
+static int
+ws__connect(struct ws_netproxy *p, const struct sockaddr_storage *sa)
+{
+	socklen_t sl = sa->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+						  sizeof(struct sockaddr_in6);
+	int fd = socket(sa->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int err = 0, one = 1;
+	socklen_t el = sizeof(err);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)sa, sl) < 0) {
+		if (errno != EINPROGRESS) {
+			err = errno;
+			close(fd);
+			return -err;
+		}
+		if (ws__wait(p, fd, POLLOUT, ws__now_ms() + WS__IO_TIMEOUT_MS) <= 0) {
+			close(fd);
+			return -ETIMEDOUT;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
+			close(fd);
+			return -(err ? err : EIO);
+		}
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/*
+ * Relay both ways until both sides end, an error, or the stop: splice
+ * through a pipe per direction.  up and down count the bytes.
+ */
+static void
+ws__relay(struct ws_netproxy *p, int c, int u, long long *up, long long *down)
+{
+	int pipes[2][2] = {{-1, -1}, {-1, -1}};
+	int src[2] = {c, u}, dst[2] = {u, c};
+	size_t pend[2] = {0, 0}, cap[2] = {65536, 65536};
+	bool eof[2] = {false, false}, shut[2] = {false, false};
+	long long *cnt[2] = {up, down};
+
+	if (pipe2(pipes[0], O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(pipes[1], O_CLOEXEC | O_NONBLOCK) < 0)
+		goto out;
+	fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
+	/* A megabyte in flight each way where the pipe may hold it. */
+	for (int d = 0; d < 2; d++) {
+		int sz = fcntl(pipes[d][1], F_SETPIPE_SZ, 1 << 20);
+
+		if (sz < 0)
+			sz = fcntl(pipes[d][1], F_GETPIPE_SZ);
+		if (sz > 0)
+			cap[d] = (size_t)sz;
+	}
+	while (!(shut[0] && shut[1])) {
+		struct pollfd pf[5];
+		int idx[2][2] = {{-1, -1}, {-1, -1}}, n = 0;
+
+		for (int d = 0; d < 2; d++) {
+			if (shut[d])
+				continue;
+			/* A full pipe waits for the other end, not for more. */
+			if (!eof[d] && pend[d] < cap[d]) {
+				idx[d][0] = n;
+				pf[n++] = (struct pollfd){.fd = src[d], .events = POLLIN};
+			}
+			if (pend[d] > 0) {
+				idx[d][1] = n;
+				pf[n++] = (struct pollfd){.fd = dst[d], .events = POLLOUT};
+			}
+		}
+		pf[n++] = (struct pollfd){.fd = p->stop, .events = POLLIN};
+		if (poll(pf, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[n - 1].revents)
+			break;
+		for (int d = 0; d < 2; d++) {
+			bool moved = (idx[d][0] >= 0 && pf[idx[d][0]].revents) ||
+				     (idx[d][1] >= 0 && pf[idx[d][1]].revents);
+
+			/*
+			 * Move while either end makes progress: one poll per
+			 * megabyte or so, not per segment.
+			 */
+			while (moved && !shut[d]) {
+				moved = false;
+				if (!eof[d] && pend[d] < cap[d]) {
+					ssize_t r = splice(src[d], NULL, pipes[d][1], NULL,
+							   cap[d] - pend[d],
+							   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+					if (r > 0) {
+						pend[d] += (size_t)r;
+						*cnt[d] += r;
+						moved = true;
+					} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+						eof[d] = true;
+					}
+				}
+				if (pend[d] > 0) {
+					ssize_t w = splice(pipes[d][0], NULL, dst[d], NULL,
+							   pend[d], SPLICE_F_MOVE |
+							   SPLICE_F_NONBLOCK);
+
+					if (w > 0) {
+						pend[d] -= (size_t)w;
+						moved = true;
+					} else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+						goto out;
+					}
+				}
+			}
+			if (eof[d] && pend[d] == 0 && !shut[d]) {
+				shutdown(dst[d], SHUT_WR);
+				shut[d] = true;
+			}
+		}
+	}
+out:
+	for (int d = 0; d < 2; d++)
+		for (int k = 0; k < 2; k++)
+			if (pipes[d][k] >= 0)
+				close(pipes[d][k]);
+}
+
+/* Serve one accepted connection. */
+static void *
+ws__serve(void *arg)
+{
+	struct ws__cthread *t = arg;
+	struct ws_netproxy *p = t->p;
+	char *head = malloc(WS__HEAD_MAX + 1), *out = NULL;
+	char host[WS__HOST_MAX + 2], why[512], shown[INET6_ADDRSTRLEN + 8];
+	size_t hn = 0, vl, body_off;
+	long long deadline = ws__now_ms() + WS__IO_TIMEOUT_MS, up = 0, down = 0;
+	const char *end = NULL, *sp1, *sp2, *v;
+	const struct ws__rule *rule;
+	struct sockaddr_storage sa;
+	bool connect_m;
+	int port = 0, u = -1, rc;
+
+	if (head == NULL)
+		goto out;
+	/* The request head, up to the empty line. */
+	while (end == NULL) {
+		ssize_t r;
+
+		if (hn >= WS__HEAD_MAX) {
+			ws__refuse(t->fd, 400, "request head too long");
+			ws__log_set(p, t->log, NULL, 0, false, NULL, "request head too long", NULL);
+			goto out;
+		}
+		if (ws__wait(p, t->fd, POLLIN, deadline) <= 0)
+			goto out;
+		r = recv(t->fd, head + hn, WS__HEAD_MAX - hn, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			goto out;
+		hn += (size_t)r;
+		head[hn] = '\0';
+		end = strstr(head, "\r\n\r\n");
+	}
+	body_off = (size_t)(end - head) + 4;
+	sp1 = memchr(head, ' ', (size_t)(end - head));
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1)) : NULL;
+	if (sp1 == NULL || sp2 == NULL) {
+		ws__refuse(t->fd, 400, "malformed request line");
+		ws__log_set(p, t->log, NULL, 0, false, NULL, "malformed request line", NULL);
+		goto out;
+	}
+	connect_m = (size_t)(sp1 - head) == 7 && memcmp(head, "CONNECT", 7) == 0;
+	if (connect_m) {
+		rc = ws__split_authority(sp1 + 1, (size_t)(sp2 - sp1 - 1), host,
+					 sizeof(host), 0, &port);
+		if (rc < 0 || port == 0) {
+			ws__refuse(t->fd, 400, "CONNECT needs HOST:PORT");
+			ws__log_set(p, t->log, NULL, 0, false, NULL, "CONNECT needs HOST:PORT", NULL);
+			goto out;
+		}
+	} else {
+		const char *a = sp1 + 1, *ae;
+
+		if ((size_t)(sp2 - a) < 7 || strncasecmp(a, "http://", 7) != 0) {
+			const char *m = (size_t)(sp2 - a) >= 8 &&
+					strncasecmp(a, "https://", 8) == 0 ?
+					"https:// URLs go through CONNECT" :
+					"only absolute http:// URLs and CONNECT are proxied";
+
+			ws__refuse(t->fd, 400, m);
+			ws__log_set(p, t->log, NULL, 0, false, NULL, m, NULL);
+			goto out;
+		}
+		a += 7;
+		for (ae = a; ae < sp2 && *ae != '/' && *ae != '?' && *ae != '#'; ae++)
+			;
+		if (memchr(a, '@', (size_t)(ae - a)) != NULL ||
+		    ws__split_authority(a, (size_t)(ae - a), host, sizeof(host), 80,
+					&port) < 0) {
+			ws__refuse(t->fd, 400, "malformed URL authority");
+			ws__log_set(p, t->log, NULL, 0, false, NULL, "malformed URL authority", NULL);
+			goto out;
+		}
+		/* The Host header, when given, must name the same host. */
+		if ((v = ws__header(head, "Host", &vl)) != NULL) {
+			char h2[WS__HOST_MAX + 2];
+			int p2;
+
+			if (ws__split_authority(v, vl, h2, sizeof(h2), 80, &p2) < 0 ||
+			    strcmp(h2, host) != 0 || p2 != port) {
+				ws__refuse(t->fd, 400, "the Host header names another host");
+				ws__log_set(p, t->log, host, port, false, NULL,
+					    "the Host header names another host", NULL);
+				goto out;
+			}
+		}
+		/*
+		 * Origin form, "Connection: close" (a kept-alive client
+		 * connection could name another host next), no proxy headers.
+		 */
+		{
+			const char *path = ae < sp2 && *ae == '/' ? ae : NULL;
+			size_t cap = hn + 64, o = 0;
+			const char *l;
+
+			if ((out = malloc(cap)) == NULL)
+				goto out;
+			o += (size_t)snprintf(out, cap, "%.*s %s%.*s",
+					      (int)(sp1 - head), head, path ? "" : "/",
+					      (int)(path ? sp2 - path : sp2 - ae),
+					      path ? path : ae);
+			l = strstr(head, "\r\n");
+			memcpy(out + o, sp2, (size_t)(l - sp2));
+			o += (size_t)(l - sp2);
+			while (l < end) {
+				const char *s = l + 2, *e = strstr(s, "\r\n");
+
+				if (strncasecmp(s, "Proxy-", 6) != 0 &&
+				    strncasecmp(s, "Connection:", 11) != 0 &&
+				    strncasecmp(s, "Keep-Alive:", 11) != 0 && e > s) {
+					memcpy(out + o, l, (size_t)(e - l));
+					o += (size_t)(e - l);
+				}
+				l = e;
+			}
+			memcpy(out + o, "\r\nConnection: close\r\n\r\n", 23);
+			o += 23;
+			memcpy(out + o, head + body_off, hn - body_off);
+			o += hn - body_off;
+			free(head);
+			head = out;
+			hn = o;
+			body_off = 0;
+			out = NULL;
+		}
+	}
+	/* Decide. */
+	rule = ws__decide(p, host);
+	if (rule == NULL || rule->decision == WS_NET_DENY) {
+		if (rule == NULL)
+			snprintf(why, sizeof(why), "%s is not allowed (no rule "
+				 "allows it)", host);
+		else
+			snprintf(why, sizeof(why), "%s is denied by rule \"%s\"",
+				 host, rule->name);
+		ws__refuse(t->fd, 403, why);
+		ws__log_set(p, t->log, host, port, false, rule ? rule->name : NULL,
+			    why, NULL);
+		goto out;
+	}
+	if (rule->decision == WS_NET_APPROVE && !ws__approve(p, rule, host, port)) {
+		snprintf(why, sizeof(why), "%s needs approval (rule \"%s\") and "
+			 "was not approved", host, rule->name);
+		ws__refuse(t->fd, 403, why);
+		ws__log_set(p, t->log, host, port, false, rule->name, why, NULL);
+		goto out;
+	}
+	if (ws__resolve(p, host, port, &sa, why, sizeof(why)) < 0) {
+		ws__refuse(t->fd, 403, why);
+		ws__log_set(p, t->log, host, port, false, rule->name, why, NULL);
+		goto out;
+	}
+	getnameinfo((struct sockaddr *)&sa, sizeof(sa), shown, sizeof(shown),
+		    NULL, 0, NI_NUMERICHOST);
+	if ((u = ws__connect(p, &sa)) < 0) {
+		snprintf(why, sizeof(why), "%s (%s) port %d: %s", host, shown,
+			 port, strerror(-u));
+		ws__refuse(t->fd, -u == ETIMEDOUT ? 504 : 502, why);
+		ws__log_set(p, t->log, host, port, false, rule->name, why, shown);
+		goto out;
+	}
+	ws__log_set(p, t->log, host, port, true, rule->name, NULL, shown);
+	if (connect_m) {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+		ws__send_all(t->fd, ok, sizeof(ok) - 1);
+	}
+	if (hn > body_off) {
+		ws__send_all(u, head + body_off, hn - body_off);
+		up += (long long)(hn - body_off);
+	}
+	free(head);
+	head = NULL;
+	ws__relay(p, t->fd, u, &up, &down);
+	pthread_mutex_lock(&p->mu);
+	p->log[t->log].up = up;
+	p->log[t->log].down = down;
+	pthread_mutex_unlock(&p->mu);
+out:
+	if (u >= 0)
+		close(u);
+	free(head);
+	free(out);
+	pthread_mutex_lock(&p->mu);
+	close(t->fd);
+	t->fd = -1;
+	t->done = true;
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Receive the listener on sock: the descriptor, or -1. */
+static int
+ws__recv_listener(struct ws_netproxy *p)
+{
+	char b;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = {&b, 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf)};
+	struct cmsghdr *c;
+	int fd = -1;
+
+	if (ws__wait(p, p->sock, POLLIN, ws__now_ms() + 24LL * 3600 * 1000) <= 0)
+		return -1;
+	if (recvmsg(p->sock, &mh, MSG_CMSG_CLOEXEC) <= 0)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+static void *
+ws__accept_loop(void *arg)
+{
+	struct ws_netproxy *p = arg;
+	int lfd = ws__recv_listener(p);
+
+	if (lfd < 0)
+		return NULL;
+	for (;;) {
+		struct ws__cthread *t, **nt;
+		struct ws_net_conn *nl;
+		int c;
+
+		if (ws__wait(p, lfd, POLLIN, ws__now_ms() + 24LL * 3600 * 1000) < 0)
+			break;
+		c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		pthread_mutex_lock(&p->mu);
+		/*
+		 * Join the threads whose connection has ended: a build makes
+		 * thousands of connections one after the other, and only
+		 * those open at once count against the limit.  (A thread
+		 * marks itself done as its last step under the lock, so the
+		 * join is immediate.)
+		 */
+		for (size_t i = 0, k = 0; i <= p->nth; i++) {
+			if (i == p->nth) {
+				p->nth = k;
+				break;
+			}
+			if (p->th[i]->done) {
+				pthread_join(p->th[i]->t, NULL);
+				free(p->th[i]);
+			} else {
+				p->th[k++] = p->th[i];
+			}
+		}
+		if (p->nth >= WS__MAX_CONNS || (t = calloc(1, sizeof(*t))) == NULL) {
+			pthread_mutex_unlock(&p->mu);
+			close(c);
+			continue;
+		}
+		if (p->nth == p->capth) {
+			size_t nc = p->capth ? p->capth * 2 : 16;
+
+			if ((nt = realloc(p->th, nc * sizeof(*nt))) == NULL)
+				goto drop;
+			p->th = nt;
+			p->capth = nc;
+		}
+		if (p->nlog == p->caplog) {
+			size_t nc = p->caplog ? p->caplog * 2 : 16;
+
+			if ((nl = realloc(p->log, nc * sizeof(*nl))) == NULL)
+				goto drop;
+			p->log = nl;
+			p->caplog = nc;
+		}
+		memset(&p->log[p->nlog], 0, sizeof(p->log[0]));
+		t->p = p;
+		t->fd = c;
+		t->log = p->nlog;
+		{
+			pthread_attr_t at;
+			int prc;
+
+			pthread_attr_init(&at);
+			pthread_attr_setstacksize(&at, WS__STACK);
+			prc = pthread_create(&t->t, &at, ws__serve, t);
+			pthread_attr_destroy(&at);
+			if (prc != 0)
+				goto drop;
+		}
+		p->nlog++;
+		p->th[p->nth++] = t;
+		pthread_mutex_unlock(&p->mu);
+		continue;
+drop:
+		pthread_mutex_unlock(&p->mu);
+		free(t);
+		close(c);
+	}
+	close(lfd);
+	return NULL;
+}
+
+int
+ws_netproxy_start(struct ws_netproxy *p, int sock)
+{
+	p->sock = sock;
+	if ((p->stop = eventfd(0, EFD_CLOEXEC)) < 0)
+		return ws_error_errno(errno, NULL, "eventfd");
+	if (pthread_create(&p->acceptor, NULL, ws__accept_loop, p) != 0)
+		return ws_error_set(WS_EIO_ERROR, NULL, "cannot start the network proxy");
+	p->started = true;
+	return 0;
+}
+
+void
+ws_netproxy_stop(struct ws_netproxy *p, struct ws_net_conn **conns, size_t *n)
+{
+	if (conns) {
+		*conns = NULL;
+		*n = 0;
+	}
+	if (p == NULL)
+		return;
+	if (p->started) {
+		uint64_t one = 1;
+
+		if (write(p->stop, &one, sizeof(one)) < 0) {
+			/* an eventfd write of 1 cannot fail here */
+		}
+		pthread_join(p->acceptor, NULL);
+		/* No new thread now: join each. */
+		for (size_t i = 0; i < p->nth; i++) {
+			pthread_join(p->th[i]->t, NULL);
+			free(p->th[i]);
+		}
+		p->nth = 0;
+		p->started = false;
+	}
+	if (p->sock >= 0) {
+		close(p->sock);
+		p->sock = -1;
+	}
+	if (conns) {
+		*conns = p->log;
+		*n = p->nlog;
+		p->log = NULL;
+		p->nlog = p->caplog = 0;
+	}
+}
+
+void
+ws_net_conns_free(struct ws_net_conn *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].host);
+		free(v[i].rule);
+		free(v[i].reason);
+		free(v[i].addr);
+	}
+	free(v);
+}
+
+void
+ws_netproxy_free(struct ws_netproxy *p)
+{
+	if (p == NULL)
+		return;
+	ws_netproxy_stop(p, NULL, NULL);
+	if (p->stop >= 0)
+		close(p->stop);
+	ws__rules_free(p->rules, p->nrules);
+	ws_net_conns_free(p->log, p->nlog);
+	free(p->th);
+	for (size_t i = 0; i < p->nappr; i++)
+		free(p->appr[i].host);
+	free(p->appr);
+	for (size_t i = 0; i < p->nmap; i++)
+		free(p->map_name[i]);
+	free(p->map_name);
+	free(p->map_addr);
+	pthread_mutex_destroy(&p->mu);
+	pthread_mutex_destroy(&p->ask_mu);
+	free(p);
+}
+
+int
+ws_netproxy_listen(int sock)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons(WS_NETPROXY_PORT),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = {(void *)"L", 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf)};
+	struct cmsghdr *c;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 256) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	memset(&cm, 0, sizeof(cm));
+	if ((c = CMSG_FIRSTHDR(&mh)) == NULL) {
+		rc = -EINVAL;
+		goto out;
+	}
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
+		rc = -errno;
+out:
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,717 @@
+/*
+ * test_wsrun_net.c - wsrun's network by name (issue 23): --net-allow,
+ * --net-deny and policy network_rules through the filtering proxy.
+ *
+ * Only loopback: an HTTP server in this process on 127.0.0.1 (host
+ * namespace), reached by name through the test-only host map
+ * (WS_NET_HOSTS_FILE), which maps names only: the rules name 127.0.0.1
+ * where the server must be reachable, since an allowed name resolving to
+ * loopback is refused otherwise.  Nothing leaves the machine.
+ */
+#include "wstest.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BODY "hello from the host namespace\n"
+#define PY "/usr/bin/python3"
+
+static char *base, *ws, *srv, *hosts;
+static int lfd = -1, port;
+static pthread_t acceptor;
+static char envhosts[4200];
+
+/* Serve one request: GET /hello, or a file under srv (git's dumb HTTP). */
+static void *
+serve(void *arg)
+{
+	int c = (int)(intptr_t)arg;
+	char buf[8192], path[4096], hdr[256];
+	size_t n = 0;
+	char *body = NULL;
+	size_t blen = 0;
+
+	while (n < sizeof(buf) - 1) {
+		ssize_t r = recv(c, buf + n, sizeof(buf) - 1 - n, 0);
+
+		if (r <= 0)
+			goto out;
+		n += (size_t)r;
+		buf[n] = '\0';
+		if (strstr(buf, "\r\n\r\n"))
+			break;
+	}
+	if (sscanf(buf, "GET %4095s", path) != 1)
+		goto out;
+	path[strcspn(path, "?")] = '\0';
+	if (strcmp(path, "/hello") == 0) {
+		body = strdup(BODY);
+		blen = strlen(BODY);
+	} else if (strstr(path, "..") == NULL) {
+		char *full = wst_path(srv, path + 1);
+
+		body = wst_slurp(full, &blen);
+		free(full);
+	}
+	if (body == NULL) {
+		static const char nf[] = "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+
+		if (send(c, nf, sizeof(nf) - 1, MSG_NOSIGNAL) < 0)
+			goto out;
+		goto out;
+	}
+	snprintf(hdr, sizeof(hdr), "HTTP/1.0 200 OK\r\nContent-Length: %zu\r\n"
+		 "X-Seen-Host: yes\r\n\r\n", blen);
+	if (send(c, hdr, strlen(hdr), MSG_NOSIGNAL) < 0 ||
+	    send(c, body, blen, MSG_NOSIGNAL) < 0)
+		goto out;
+out:
+	free(body);
+	close(c);
+	return NULL;
+}
+
+static void *
+accept_loop(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int c = accept(lfd, NULL, NULL);
+		pthread_t t;
+
+		if (c < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return NULL;
+		}
+		if (pthread_create(&t, NULL, serve, (void *)(intptr_t)c) != 0)
+			close(c);
+		else
+			pthread_detach(t);
+	}
+}
+
+static void
+setup(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	char map[256];
+
+	base = wst_tmpdir();
+	ws = wst_path(base, "ws");
+	srv = wst_path(base, "srv");
+	hosts = wst_path(base, "hosts");
+	wst_mkdir(base, "ws");
+	wst_mkdir(base, "srv");
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(lfd, 128), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
+	port = ntohs(a.sin_port);
+	ck_assert_int_eq(pthread_create(&acceptor, NULL, accept_loop, NULL), 0);
+	snprintf(map, sizeof(map), "web.test 127.0.0.1\nother.test 127.0.0.1\n"
+		 "# a comment\nsub.web.test 127.0.0.1\n");
+	wst_write(base, "hosts", map);
+	snprintf(envhosts, sizeof(envhosts), "WS_NET_HOSTS_FILE=%s", hosts);
+}
+
+static void
+teardown(void)
+{
+	shutdown(lfd, SHUT_RDWR);
+	close(lfd);
+	pthread_join(acceptor, NULL);
+	wst_rmrf(base);
+	free(base);
+	free(ws);
+	free(srv);
+	free(hosts);
+}
+
+/* Run wsrun --json with the host map, a layer set and arguments. */
+static void
+runa(struct wst_run *r, const char *disable, const char *const *args)
+{
+	char dis[128];
+	const char *env[3] = {envhosts, dis, NULL};
+	const char *argv[64];
+	size_t n = 0;
+
+	snprintf(dis, sizeof(dis), "WS_RUN_DISABLE=%s", disable);
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--json";
+	while (*args && n < 63)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	wst_runv(r, NULL, env, "wsrun", argv);
+}
+
+#define RUN(r, dis, ...)                                                       \
+	do {                                                                   \
+		const char *a_[] = {__VA_ARGS__, NULL};                        \
+		runa((r), (dis), a_);                                          \
+	} while (0)
+
+/* The i-th connection of the result, and one of its fields. */
+static cJSON *
+conn(const struct wst_run *r, int i)
+{
+	cJSON *net = wst_output(r, "network");
+
+	ck_assert_msg(net != NULL, "no network in %s", r->out);
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(net, "connections"), i);
+}
+
+static const char *
+cstr(cJSON *c, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(c, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int
+nconns(const struct wst_run *r)
+{
+	cJSON *net = wst_output(r, "network");
+
+	return cJSON_GetArraySize(cJSON_GetObjectItem(net, "connections"));
+}
+
+static char *
+url(const char *host, const char *path)
+{
+	char *s;
+
+	ck_assert_int_ge(asprintf(&s, "http://%s:%d%s", host, port, path), 0);
+	return s;
+}
+
+static const char *const modes[] = {"", "mountns", "seccomp"};
+
+/* An allowed name, with a rule naming its (loopback) address: fetched by
+ * Python's urllib through HTTP_PROXY; the connection is listed. */
+START_TEST(allowed_urllib)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[512];
+	cJSON *c;
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code), "import urllib.request,sys;"
+		 "sys.stdout.write(urllib.request.urlopen('%s').read().decode())", u);
+	RUN(&r, modes[_i], "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), BODY);
+	ck_assert_int_eq(nconns(&r), 1);
+	c = conn(&r, 0);
+	ck_assert_str_eq(cstr(c, "host"), "web.test");
+	ck_assert_int_eq(cJSON_GetObjectItem(c, "port")->valueint, port);
+	ck_assert_str_eq(cstr(c, "decision"), "allowed");
+	ck_assert_str_eq(cstr(c, "rule"), "--net-allow web.test");
+	ck_assert_str_eq(cstr(c, "address"), "127.0.0.1");
+	ck_assert_int_gt(cJSON_GetObjectItem(c, "bytes_up")->valueint, 0);
+	ck_assert_int_gt(cJSON_GetObjectItem(c, "bytes_down")->valueint,
+			 (int)strlen(BODY));
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
+/* HTTP CONNECT (what HTTPS and git use): a tunnel to the allowed name. */
+START_TEST(allowed_connect_tunnel)
+{
+	struct wst_run r;
+	char code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import http.client,sys\n"
+		 "c=http.client.HTTPConnection('127.0.0.1',3128)\n"
+		 "c.set_tunnel('web.test',%d)\n"
+		 "c.request('GET','/hello')\n"
+		 "sys.stdout.write(c.getresponse().read().decode())\n", port);
+	RUN(&r, modes[_i], "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), BODY);
+	ck_assert_str_eq(cstr(conn(&r, 0), "decision"), "allowed");
+	wst_run_free(&r);
+}
+END_TEST
+
+/* A name no rule allows: 403 with the reason, listed as refused. */
+START_TEST(denied_with_reason)
+{
+	struct wst_run r;
+	char *u = url("other.test", "/hello"), code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error,sys\n"
+		 "try:\n urllib.request.urlopen('%s')\n"
+		 "except urllib.error.HTTPError as e:\n"
+		 " print(e.code, e.headers.get('X-Wsrun-Refused'))\n", u);
+	RUN(&r, modes[_i], "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_msg(strstr(wst_output_str(&r, "stdout"),
+			     "403 other.test is not allowed") != NULL, "%.800s", r.out);
+	ck_assert_str_eq(cstr(conn(&r, 0), "decision"), "refused");
+	ck_assert_str_eq(cstr(conn(&r, 0), "host"), "other.test");
+	wst_run_free(&r);
+	/* --net-deny wins over a broader allow, and names itself. */
+	RUN(&r, modes[_i], "--net-allow", "*.test", "--net-allow", "127.0.0.1",
+	    "--net-deny", "other.test", "--", PY, "-c", code);
+	ck_assert_msg(strstr(wst_output_str(&r, "stdout"),
+			     "403 other.test is denied by rule \"--net-deny "
+			     "other.test\"") != NULL, "%.800s", r.out);
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
+/* "*.web.test" is the subdomains only, as in sandbox-runtime. */
+START_TEST(wildcard_subdomains_only)
+{
+	struct wst_run r;
+	char *u1 = url("sub.web.test", "/hello"), *u2 = url("web.test", "/hello");
+	char code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error\n"
+		 "for u in ('%s','%s'):\n"
+		 " try: print(urllib.request.urlopen(u).status)\n"
+		 " except urllib.error.HTTPError as e: print(e.code)\n", u1, u2);
+	RUN(&r, "", "--net-allow", "*.web.test", "--net-allow", "127.0.0.1",
+	    "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "200\n403\n");
+	wst_run_free(&r);
+	free(u1);
+	free(u2);
+}
+END_TEST
+
+/* An allowed name resolving to loopback, with no rule naming 127.0.0.1,
+ * is refused: no pivot to the host's own services. */
+START_TEST(loopback_needs_address_rule)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error\n"
+		 "try: urllib.request.urlopen('%s')\n"
+		 "except urllib.error.HTTPError as e: print(e.code)\n", u);
+	RUN(&r, "", "--net-allow", "web.test", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "403\n");
+	ck_assert_msg(strstr(cstr(conn(&r, 0), "reason"), "internal address") != NULL,
+		      "%.800s", r.out);
+	wst_run_free(&r);
+	/*
+	 * Nor an IP literal no rule names (asked of the proxy directly:
+	 * NO_PROXY sends clients to 127.0.0.1 straight, where nothing
+	 * listens), nor the host's 127.0.0.1:3128.
+	 */
+	snprintf(code, sizeof(code),
+		 "import http.client\n"
+		 "for x in ('http://127.0.0.1:%d/hello','http://127.0.0.1:3128/',"
+		 "'http://[::1]:%d/'):\n"
+		 " c=http.client.HTTPConnection('127.0.0.1',3128)\n"
+		 " c.request('GET',x)\n"
+		 " print(c.getresponse().status)\n", port, port);
+	RUN(&r, "", "--net-allow", "web.test", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "403\n403\n403\n");
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
+/* Everything but the proxy stays shut: a direct connection to the
+ * server's address, the same with the proxy variables unset (fails
+ * closed), UDP (DNS) and TCP to an outside address (TEST-NET-1, never
+ * routed), raw sockets; with each layer set.  (Without seccomp a UDP
+ * socket on the namespace's own loopback works: it reaches nothing.) */
+START_TEST(other_ways_out_refused)
+{
+	struct wst_run r;
+	char code[2048];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import socket,os,urllib.request\n"
+		 "def t(name,f):\n"
+		 " try: f(); print(name,'OPEN')\n"
+		 " except Exception as e: print(name,'shut')\n"
+		 "t('direct',lambda: socket.create_connection(('127.0.0.1',%d),timeout=3))\n"
+		 "t('udp',lambda: socket.socket(socket.AF_INET,socket.SOCK_DGRAM)"
+		 ".sendto(b'x',('192.0.2.1',53)))\n"
+		 "t('tcp-out',lambda: socket.create_connection(('192.0.2.1',80),timeout=3))\n"
+		 "t('raw',lambda: socket.socket(socket.AF_INET,socket.SOCK_RAW,1))\n"
+		 "t('dns',lambda: socket.getaddrinfo('web.test',80))\n"
+		 "t('v6',lambda: socket.create_connection(('::1',%d),timeout=3))\n"
+		 "for k in [k for k in os.environ if k.lower().endswith('_proxy')]:"
+		 " del os.environ[k]\n"
+		 "t('noproxy',lambda: urllib.request.urlopen('http://127.0.0.1:%d/hello',"
+		 "timeout=3))\n", port, port, port);
+	RUN(&r, modes[_i], "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_msg(strstr(wst_output_str(&r, "stdout"), "OPEN") == NULL,
+		      "%s: %s", modes[_i], wst_output_str(&r, "stdout"));
+	ck_assert_msg(strstr(wst_output_str(&r, "stdout"), "noproxy shut") != NULL,
+		      "%.800s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
+/* curl (a policy's command_rules replace the built-in list that blocks
+ * it) over plain HTTP and through CONNECT; and policy network_rules. */
+START_TEST(curl_and_policy_rules)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), pol[1024], *pp;
+
+	if (access("/usr/bin/curl", X_OK) != 0)
+		return;
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"name\": \"nettest\","
+		 " \"command_rules\": [{\"name\": \"any\", \"patterns\": [\"\"],"
+		 " \"decision\": \"allow\"}],"
+		 " \"network_rules\": ["
+		 "  {\"name\": \"no-other\", \"hosts\": [\"other.test\"], \"decision\": \"deny\"},"
+		 "  {\"name\": \"web\", \"hosts\": [\"${WST_HOST}\", \"127.0.0.1\"],"
+		 "   \"decision\": \"allow\"}]}");
+	wst_write(base, "pol.json", pol);
+	pp = wst_path(base, "pol.json");
+	setenv("WST_HOST", "web.test", 1);
+	{
+		const char *a[] = {"--policy", pp, "--", "/usr/bin/curl", "-sS", u, NULL};
+
+		runa(&r, "", a);
+	}
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), BODY);
+	ck_assert_str_eq(cstr(conn(&r, 0), "rule"), "web");
+	wst_run_free(&r);
+	{
+		const char *a[] = {"--policy", pp, "--", "/usr/bin/curl", "-sS", "-p", u, NULL};
+
+		runa(&r, "", a);
+	}
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), BODY);
+	wst_run_free(&r);
+	free(u);
+	u = url("other.test", "/hello");
+	{
+		const char *a[] = {"--policy", pp, "--", "/usr/bin/curl", "-s", "-o",
+				   "/dev/null", "-w", "%{http_code}", u, NULL};
+
+		runa(&r, "", a);
+	}
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "403");
+	ck_assert_str_eq(cstr(conn(&r, 0), "rule"), "no-other");
+	wst_run_free(&r);
+	unsetenv("WST_HOST");
+	free(pp);
+	free(u);
+}
+END_TEST
+
+/* git clone over (dumb) HTTP through the proxy. */
+START_TEST(git_over_http)
+{
+	struct wst_run r;
+	char cmd[4096], *u;
+	int rc;
+
+	if (access("/usr/bin/git", X_OK) != 0)
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd '%s'; git init -q src; cd src; echo hi > f;"
+		 " git add f; git -c user.name=t -c user.email=t@t commit -qm x;"
+		 " cd ..; git clone -q --bare src repo.git;"
+		 " git -C repo.git update-server-info", srv);
+	rc = system(cmd);
+	ck_assert_int_eq(rc, 0);
+	u = url("web.test", "/repo.git");
+	{
+		const char *a[] = {"--net-allow", "web.test", "--net-allow", "127.0.0.1",
+				   "--", "/usr/bin/git", "clone", "-q", u, "c", NULL};
+
+		runa(&r, "", a);
+	}
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	{
+		char *f = wst_path(ws, "c/f"), *s = wst_slurp(f, NULL);
+
+		ck_assert_str_eq(s, "hi\n");
+		free(s);
+		free(f);
+	}
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
+/* Many connections at once: every one served and listed. */
+START_TEST(parallel_connections)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[1024];
+	cJSON *v;
+	int ok = 0;
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,concurrent.futures as f\n"
+		 "def g(i): return urllib.request.urlopen('%s',timeout=20).read()\n"
+		 "with f.ThreadPoolExecutor(50) as x: r=list(x.map(g,range(50)))\n"
+		 "print(sum(1 for b in r if b==b'%s'))\n", u, "hello from the host namespace\\n");
+	RUN(&r, "", "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--timeout", "60", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "50\n");
+	ck_assert_int_eq(nconns(&r), 50);
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(wst_output(&r, "network"), "connections"))
+		ok += strcmp(cstr(v, "decision"), "allowed") == 0;
+	ck_assert_int_eq(ok, 50);
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
+/* Plain mode prints each refused connection on stderr; without a network
+ * namespace the call is refused; --net excludes --net-allow. */
+START_TEST(plain_refusals_and_limits)
+{
+	struct wst_run r;
+	char *u = url("other.test", "/x"), code[512], dis[64];
+	const char *env[3] = {envhosts, dis, NULL};
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code), "import urllib.request\n"
+		 "try: urllib.request.urlopen('%s')\nexcept Exception: pass\n", u);
+	snprintf(dis, sizeof(dis), "WS_RUN_DISABLE=");
+	{
+		const char *a[] = {"--workspace", ws, "--plain", "--net-allow", "web.test",
+				   "--", PY, "-c", code, NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", a);
+	}
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "wsrun: network: refused other.test port") != NULL,
+		      "%s", r.err);
+	wst_run_free(&r);
+	RUN(&r, "netns", "--net-allow", "web.test", "--", "true");
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	wst_run_free(&r);
+	RUN(&r, "", "--net", "--net-allow", "web.test", "--", "true");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUN(&r, "", "--net-allow", "bad name", "--", "true");
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
+/*
+ * Node: fetch() of Node 20 ignores HTTP_PROXY, so it fails (no
+ * DNS inside: fails closed); http.request through the proxy works.
+ */
+START_TEST(node_fetch_and_http)
+{
+	struct wst_run r;
+	char code[1024];
+
+	if (access("/usr/bin/node", X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "fetch('http://web.test:%d/hello').then(r=>console.log('fetch',r.status))"
+		 ".catch(e=>{console.log('fetch failed');"
+		 "require('http').get({host:'127.0.0.1',port:3128,"
+		 "path:'http://web.test:%d/hello',headers:{Host:'web.test:%d'}},"
+		 "r=>console.log('http',r.statusCode))})", port, port, port);
+	RUN(&r, "", "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--", "/usr/bin/node", "-e", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "fetch failed\nhttp 200\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/* An approve rule: refused without an answer (no terminal here), with
+ * the reason; --approve approves it. */
+START_TEST(approve_rule)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[1024], *pp;
+
+	if (access(PY, X_OK) != 0)
+		return;
+	wst_write(base, "ask.json",
+		  "{\"version\": 1, \"network_rules\": ["
+		  "{\"name\": \"lo\", \"hosts\": [\"127.0.0.1\"], \"decision\": \"allow\"},"
+		  "{\"name\": \"ask-web\", \"hosts\": [\"web.test\"], \"decision\": \"approve\"}]}");
+	pp = wst_path(base, "ask.json");
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error\n"
+		 "try: print(urllib.request.urlopen('%s').status)\n"
+		 "except urllib.error.HTTPError as e: print(e.code)\n", u);
+	RUN(&r, "", "--policy", pp, "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "403\n");
+	ck_assert_msg(strstr(cstr(conn(&r, 0), "reason"), "needs approval") != NULL,
+		      "%.800s", r.out);
+	wst_run_free(&r);
+	RUN(&r, "", "--policy", pp, "--approve", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "200\n");
+	ck_assert_str_eq(cstr(conn(&r, 0), "rule"), "ask-web");
+	wst_run_free(&r);
+	free(pp);
+	free(u);
+}
+END_TEST
+
+/*
+ * --isolate strict refuses connect() on UNIX sockets; with network by
+ * name it refuses making one instead, so that connect() stays for the
+ * proxy's TCP port (socketpair works).
+ */
+START_TEST(strict_mode)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,socket\n"
+		 "print(urllib.request.urlopen('%s').status)\n"
+		 "try: socket.socket(socket.AF_UNIX); print('unix OPEN')\n"
+		 "except OSError as e: print('unix', e.errno)\n"
+		 "socket.socketpair(); print('pair')\n", u);
+	RUN(&r, "", "--isolate", "strict", "--net-allow", "web.test", "--net-allow",
+	    "127.0.0.1", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "200\nunix 1\npair\n");
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
+/* Connections one after the other, more than may be open at once
+ * (512): only open ones count, so a long build's thousands pass. */
+START_TEST(many_sequential_connections)
+{
+	struct wst_run r;
+	char *u = url("web.test", "/hello"), code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request\n"
+		 "n=0\n"
+		 "for i in range(600):\n"
+		 " n+=urllib.request.urlopen('%s',timeout=10).status==200\n"
+		 "print(n)\n", u);
+	RUN(&r, "", "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--timeout", "100", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "600\n");
+	ck_assert_int_eq(nconns(&r), 600);
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
+/* Under --args (a model reads it) at most 50 connections are listed,
+ * the refused ones first, with the totals. */
+START_TEST(args_compact_list)
+{
+	struct wst_run r;
+	char script[1024], args[1400];
+	cJSON *net, *first;
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(script, sizeof(script),
+		 "import urllib.request as u\\n"
+		 "for i in range(55): u.urlopen('http://web.test:%d/hello').read()\\n"
+		 "try: u.urlopen('http://other.test:%d/')\\n"
+		 "except Exception: pass\\n", port, port);
+	snprintf(args, sizeof(args), "{\"command\": [\"%s\", \"-c\", \"%s\"]}",
+		 PY, script);
+	RUN(&r, "", "--net-allow", "web.test", "--net-allow", "127.0.0.1",
+	    "--args", args);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	net = wst_output(&r, "network");
+	ck_assert_int_eq(cJSON_GetObjectItem(net, "connections_total")->valueint, 56);
+	ck_assert_int_eq(cJSON_GetObjectItem(net, "connections_refused")->valueint, 1);
+	ck_assert_int_eq(nconns(&r), 50);
+	first = conn(&r, 0);
+	ck_assert_str_eq(cstr(first, "host"), "other.test");
+	ck_assert_str_eq(cstr(first, "decision"), "refused");
+	wst_run_free(&r);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("wsrun-net");
+	TCase *tc = tcase_create("net");
+	int nm = (int)(sizeof(modes) / sizeof(modes[0]));
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 240);
+	tcase_add_loop_test(tc, allowed_urllib, 0, nm);
+	tcase_add_loop_test(tc, allowed_connect_tunnel, 0, nm);
+	tcase_add_loop_test(tc, denied_with_reason, 0, 1);
+	tcase_add_test(tc, wildcard_subdomains_only);
+	tcase_add_test(tc, loopback_needs_address_rule);
+	tcase_add_loop_test(tc, other_ways_out_refused, 0, nm);
+	tcase_add_test(tc, curl_and_policy_rules);
+	tcase_add_test(tc, git_over_http);
+	tcase_add_test(tc, approve_rule);
+	tcase_add_test(tc, strict_mode);
+	tcase_add_test(tc, node_fetch_and_http);
+	tcase_add_test(tc, parallel_connections);
+	tcase_add_test(tc, many_sequential_connections);
+	tcase_add_test(tc, args_compact_list);
+	tcase_add_test(tc, plain_refusals_and_limits);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)
