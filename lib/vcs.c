@@ -1195,6 +1195,32 @@ ws__gitdir(struct ws__pass *p, int a, const char *rel, int depth, bool worktree)
 	ws__gwatch(p, gfd, a, rel, "commondir",
 		   worktree ? WS__W_COMMONDIR : WS__W_PLAIN);
 	ws__gwatch(p, gfd, a, rel, "objects/info/alternates", WS__W_PLAIN);
+	/*
+	 * The common dir a "commondir" that stays names (the user's, or a
+	 * worktree's "../..") holds the configuration git reads: cleaned
+	 * too when it is inside, whatever its name.
+	 */
+	{
+		int cfd = openat(gfd, "commondir", O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+						   O_CLOEXEC);
+		char *text = NULL, *line = NULL, *dir = NULL, *grel = NULL;
+		size_t len = 0;
+		int ga;
+
+		if (cfd >= 0 && fstat(cfd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    ws__slurp(cfd, 4096, &text, &len) == 0 &&
+		    (asprintf(&line, "gitdir: %.*s", (int)len, text) >= 0 ||
+		     (line = NULL) != NULL) &&
+		    (dir = ws_path_join(p->ws->anchors[a].real, rel)) != NULL &&
+		    ws__gitfile_inside(p, line, strlen(line), dir, &ga, &grel))
+			ws__gitdir(p, ga, grel, depth + 1, false);
+		if (cfd >= 0)
+			close(cfd);
+		free(text);
+		free(line);
+		free(dir);
+		free(grel);
+	}
 	ws__gwatch(p, gfd, a, rel, "objects/info/http-alternates", WS__W_PLAIN);
 	if (fstatat(gfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode))
@@ -1265,15 +1291,22 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 			continue;
 		if (strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
 			/*
-			 * A bare repository (HEAD, objects/, refs/): git finds
-			 * it from any directory inside, and a push into it runs
-			 * its hooks.
+			 * A bare repository: git finds it from any directory
+			 * inside, reads its configuration, and a push into it
+			 * runs its hooks.  Git's own test (is_git_directory())
+			 * is HEAD, then objects and refs by access(), which
+			 * follows symlinks and takes an executable file, in
+			 * the directory "commondir" names if there is one, or
+			 * no objects at all under GIT_OBJECT_DIRECTORY: so
+			 * HEAD with refs or commondir, followed, of any type,
+			 * is one here (a few directories git would refuse are
+			 * cleaned too, never one it would take is missed).
 			 */
-			struct stat os, rs;
+			struct stat xs;
 
-			if (fstatat(dirfd(d), "objects", &os, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    fstatat(dirfd(d), "refs", &rs, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISDIR(os.st_mode) && S_ISDIR(rs.st_mode))
+			if (fstatat(dirfd(d), "refs", &xs, 0) == 0 ||
+			    fstatat(dirfd(d), "commondir", &xs, 0) == 0 ||
+			    fstatat(dirfd(d), "commondir", &xs, AT_SYMLINK_NOFOLLOW) == 0)
 				ws__gitdir(p, a, rel[0] ? rel : ".", 0, false);
 		} else if (strcmp(n, ".git") == 0) {
 			if (S_ISDIR(st.st_mode))

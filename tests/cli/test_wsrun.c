@@ -1779,6 +1779,54 @@ START_TEST(git_dirs_cleaned)
 END_TEST
 
 /*
+ * Review 6: a directory git takes for a bare repository without objects/
+ * and refs/ directories of its own, which git's is_git_directory() finds
+ * by access() (following symlinks) or in the directory a "commondir"
+ * names, is cleaned like any other: the host's git in /src or /sub then
+ * reads no core.pager the command planted; and a common dir that a
+ * "commondir" already there names is cleaned too, whatever its name.
+ */
+START_TEST(git_disguised_bare_cleaned)
+{
+	struct wst_run r;
+	char cmd[8192], *t;
+
+	if (!have_git())
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
+		 "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m i && "
+		 "mkdir -p old c/objects c/refs && git symbolic-ref HEAD > old/HEAD && "
+		 "echo ../c > old/commondir", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	RUNM(&r, _i, "-c",
+	     "mkdir -p src sub x; git symbolic-ref HEAD > src/HEAD;"
+	     "ln -s ../.git/objects src/objects; ln -s ../.git/refs src/refs;"
+	     "printf '[core]\n\tpager = touch PWNED1\n' > src/config;"
+	     "cp src/HEAD sub/HEAD; echo ../x > sub/commondir;"
+	     "cp -r .git/objects .git/refs x/;"
+	     "printf '[core]\n\tpager = touch PWNED2\n' > x/config;"
+	     "printf '[core]\n\tpager = touch PWNED3\n' > c/config;"
+	     "echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	ck_assert_msg(reverted_has(&r, "/src/config: removed core.pager"), "%s", r.out);
+	ck_assert_msg(reverted_has(&r, "/sub/commondir: removed"), "%s", r.out);
+	ck_assert_msg(reverted_has(&r, "/c/config: removed core.pager"), "%s", r.out);
+	wst_run_free(&r);
+	for (int k = 0; k < 3; k++) {
+		static const char *const dir[] = {"src", "sub", "old"};
+
+		snprintf(cmd, sizeof(cmd), "cd '%s/%s' && git config core.pager 2>/dev/null",
+			 ws, dir[k]);
+		ck_assert_msg(system(cmd) != 0, "%s", dir[k]);
+	}
+	t = text_in(ws, "x/config");
+	ck_assert_msg(strstr(t, "pager") != NULL, "%s", t); /* no repository now */
+	free(t);
+}
+END_TEST
+
+/*
  * Issue 18, 1: ordinary git work inside a command works and its results
  * stay: init in a subdirectory, config user.*, add, commit, branch,
  * checkout, log, diff, status, stash, rebase, remote add; and in a
@@ -2877,6 +2925,7 @@ suite(void)
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
+	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
 	tcase_add_test(tf, git_init_top_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
