@@ -1827,6 +1827,40 @@ START_TEST(git_disguised_bare_cleaned)
 END_TEST
 
 /*
+ * Review 6: a repository 70 directories down (past the walk's old depth
+ * bound of 64), registered as a submodule in the top repository's
+ * index, so that the host's "git status" at the top runs "git status" in
+ * it: cleaned like any other, and an .envrc there too.
+ */
+START_TEST(git_deep_repo_cleaned)
+{
+	struct wst_run r;
+	char cmd[8192];
+
+	if (!have_git())
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
+		 "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m i", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	RUNM(&r, _i, "-c",
+	     "d=$(printf 'd/%.0s' $(seq 70))s; mkdir -p $d && git -C $d init -q &&"
+	     "git -C $d -c user.name=t -c user.email=t@e commit -q --allow-empty -m s &&"
+	     "git -C $d config core.fsmonitor 'touch PWNED; false' &&"
+	     "git add $d 2>/dev/null && echo x > $d/.envrc && echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	ck_assert_msg(strstr(r.out, "/s/.git/config: removed core.fsmonitor") != NULL,
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "/s/.envrc: removed") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "not checked") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git status >/dev/null 2>&1; "
+		 "find . -name PWNED | grep -q .", ws);
+	ck_assert_int_ne(system(cmd), 0);
+}
+END_TEST
+
+/*
  * Issue 18, 1: ordinary git work inside a command works and its results
  * stay: init in a subdirectory, config user.*, add, commit, branch,
  * checkout, log, diff, status, stash, rebase, remote add; and in a
@@ -2926,6 +2960,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
+	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
 	tcase_add_test(tf, git_init_top_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);

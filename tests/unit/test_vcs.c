@@ -1,4 +1,5 @@
 /* test_vcs.c - git configuration filter, and the clean-up of repositories. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,52 @@ START_TEST(snapshot_and_clean)
 }
 END_TEST
 
+/*
+ * Review 6: entries a command makes ahead of a repository (in readdir
+ * order) do not hide it from the clean-up when the workspace was within
+ * the bound before the command: the walk after it goes on.
+ */
+START_TEST(bound_not_a_hiding_place)
+{
+	struct ws_ctx ws;
+	struct ws_vcs_snap *s = NULL;
+	char **items = NULL, *t, first[8] = "", second[8] = "", rel[64];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	/* Which of two directories the walk meets first. */
+	wst_mkdir(W, "j1");
+	wst_mkdir(W, "j2");
+	ck_assert_ptr_nonnull(d = opendir(W));
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] == 'j')
+			strcpy(first[0] ? second : first, e->d_name);
+	closedir(d);
+	ws_vcs_set_walk_max(30);
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert_int_eq(ws_vcs_snapshot(&ws, &s), 0);
+	for (int i = 0; i < 60; i++) {
+		snprintf(rel, sizeof(rel), "%s/f%d", first, i);
+		wst_write(W, rel, "");
+	}
+	snprintf(rel, sizeof(rel), "%s/r/.git/HEAD", second);
+	wst_write(W, rel, "ref: refs/heads/main\n");
+	snprintf(rel, sizeof(rel), "%s/r/.git/config", second);
+	wst_write(W, rel, "[core]\n\tfsmonitor = evil\n");
+	ws_vcs_clean(&ws, s, &items, &n);
+	ws_vcs_set_walk_max(0);
+	t = slurp_w(rel);
+	ck_assert_msg(strstr(t, "fsmonitor") == NULL, "%s", t);
+	free(t);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	ws_vcs_snap_free(s);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -257,6 +304,7 @@ suite(void)
 	tcase_add_test(tc, changed_and_broken);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, snapshot_and_clean);
+	tcase_add_test(tc, bound_not_a_hiding_place);
 	suite_add_tcase(s, tc);
 	return s;
 }
