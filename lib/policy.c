@@ -1295,7 +1295,8 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 			/* A repository's own directory is git's to change. */
 			if (pat != NULL && (strncmp(pat, ".git/", 5) == 0 ||
 					    strstr(pat, "/.git/") != NULL ||
-					    strstr(pat, "/.hg/") != NULL))
+					    strstr(pat, "/.hg/") != NULL ||
+					    strstr(pat, "repository's own") != NULL))
 				ws_error_set_hint("the file tools never change a "
 						  "repository's own directory (.git, "
 						  ".hg): run git itself through "
