@@ -601,12 +601,6 @@ ws_guard_persist_match(struct ws_ctx *ws, const char *real, bool ancestors,
 		if (!ws_path_within(ws->anchors[a].real, real, &rest) ||
 		    rest[0] == '\0')
 			continue;
-		if (ws__in_bare_like(ws, ws->anchors[a].real, real)) {
-			if (pattern)
-				*pattern = "a repository's own directory (HEAD with refs "
-					   "or commondir)";
-			return true;
-		}
 		for (size_t i = 0; i < g->n; i++) {
 			int h = g->v[i].comp ? ws__comp_hit(ws, &g->v[i], real, rest)
 					     : ws__pguard_hit(&g->v[i], rest, ancestors);
@@ -626,6 +620,13 @@ ws_guard_persist_match(struct ws_ctx *ws, const char *real, bool ancestors,
 					*pattern = g->v[i].src;
 				return true;
 			}
+		}
+		/* After the patterns, which name a .git more plainly. */
+		if (ws__in_bare_like(ws, ws->anchors[a].real, real)) {
+			if (pattern)
+				*pattern = "a repository's own directory (HEAD with refs "
+					   "or commondir)";
+			return true;
 		}
 	}
 	for (size_t i = 0; i < g->nr; i++) {
