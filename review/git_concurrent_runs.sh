@@ -3,7 +3,8 @@
 # calls under a CLI harness): B's snapshot is taken while A's command has
 # already added core.fsmonitor, so B counts it as the user's and keeps it
 # when B's command adds it again after A's clean-up removed it.
-# Not reachable through wstools mcp (one call at a time).
+# Not reachable through wstools mcp (one call at a time).  Fixed: the
+# second call now waits for the first (a lock on the workspace root).
 # Usage: review/git_concurrent_runs.sh [BUILD_DIR]
 B=${1:-build}/cmd
 T=$(mktemp -d); W=$T/ws; mkdir $W; git -C $W init -q

@@ -1861,6 +1861,42 @@ START_TEST(git_deep_repo_cleaned)
 END_TEST
 
 /*
+ * Review 6: two overlapping calls in one workspace (parallel tool calls
+ * under a CLI harness).  The second's snapshot was taken while the
+ * first's command had added core.fsmonitor, so it counted it as the
+ * user's and kept it when its own command added it again after the
+ * first's clean-up.  Commands in one workspace now run one at a time.
+ */
+START_TEST(git_overlapping_runs)
+{
+	struct wst_run r;
+	char cmd[4200], *t;
+	pid_t pid;
+
+	if (!have_git())
+		return;
+	snprintf(cmd, sizeof(cmd), "git init -q '%s'", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct wst_run a;
+
+		RUNM(&a, 0, "-c", "git config core.fsmonitor 'touch PWNED; false'; sleep 3");
+		_exit(a.status == 0 ? 0 : 1);
+	}
+	usleep(1000 * 1000);
+	RUNM(&r, 0, "-c", "sleep 2; git config core.fsmonitor 'touch PWNED; false'");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	t = text_in(ws, ".git/config");
+	ck_assert_msg(strstr(t, "fsmonitor") == NULL, "%s", t);
+	free(t);
+}
+END_TEST
+
+/*
  * Issue 18, 1: ordinary git work inside a command works and its results
  * stay: init in a subdirectory, config user.*, add, commit, branch,
  * checkout, log, diff, status, stash, rebase, remote add; and in a
@@ -2961,6 +2997,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
+	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);
