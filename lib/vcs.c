@@ -948,6 +948,18 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 		free(real);
 		return 0;
 	}
+	/*
+	 * Not there before by this path, but the very file that was
+	 * elsewhere, untouched (same inode, size, times, ctime included,
+	 * which a rename of the file itself or a write changes): a directory
+	 * above it was moved ("mv vendor third_party").  It is the user's,
+	 * as it was: kept, not taken for the command's.
+	 */
+	if (f == NULL && !S_ISDIR(st.st_mode) && p->was != NULL)
+		for (size_t i = 0; i < p->was->n && f == NULL; i++)
+			if (ws__stat_same(&st, &p->was->v[i].st) &&
+			    (st.st_mode & S_IFMT) == (p->was->v[i].st.st_mode & S_IFMT))
+				f = &p->was->v[i];
 	if (kind == WS__W_CONFIG && S_ISREG(st.st_mode) && !ws__unchanged(dfd, name, &st, f)) {
 		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		char *text = NULL, *out = NULL, *removed = NULL;

@@ -292,6 +292,57 @@ START_TEST(bound_not_a_hiding_place)
 }
 END_TEST
 
+/*
+ * Review 6: a directory moved by the command keeps what the user had in
+ * it (.envrc, a nested repository's own hooks and configuration): the
+ * same untouched files at another path are not the command's.  A watched
+ * file itself moved (its ctime changes) is still taken for new.
+ */
+START_TEST(moved_directory_keeps_user_files)
+{
+	struct ws_ctx ws;
+	struct ws_vcs_snap *s = NULL;
+	char **items = NULL, *t, *from = wst_path(W, "a"), *to = wst_path(W, "b");
+	size_t n = 0;
+
+	wst_write(W, "a/.envrc", "mine\n");
+	wst_write(W, "a/.git/config", "[diff \"pdf\"]\n\ttextconv = t\n");
+	wst_write(W, "a/.git/hooks/pre-commit", "mine\n");
+	wst_write(W, "c/.envrc", "mine\n");
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert_int_eq(ws_vcs_snapshot(&ws, &s), 0);
+	ck_assert_int_eq(rename(from, to), 0);
+	{
+		char *cf = wst_path(W, "c/.envrc"), *ct = wst_path(W, "d.envrc");
+
+		ck_assert_int_eq(rename(cf, ct), 0);
+		free(cf);
+		free(ct);
+		wst_mkdir(W, "e");
+		cf = wst_path(W, "d.envrc");
+		ct = wst_path(W, "e/.envrc");
+		ck_assert_int_eq(rename(cf, ct), 0);
+		free(cf);
+		free(ct);
+	}
+	ws_vcs_clean(&ws, s, &items, &n);
+	ck_assert(exists_w("b/.envrc"));
+	ck_assert(exists_w("b/.git/hooks/pre-commit"));
+	t = slurp_w("b/.git/config");
+	ck_assert_msg(strstr(t, "textconv") != NULL, "%s", t);
+	free(t);
+	ck_assert(!exists_w("e/.envrc"));
+	ck_assert_uint_eq(n, 1);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	free(from);
+	free(to);
+	ws_vcs_snap_free(s);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -305,6 +356,7 @@ suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, snapshot_and_clean);
 	tcase_add_test(tc, bound_not_a_hiding_place);
+	tcase_add_test(tc, moved_directory_keeps_user_files);
 	suite_add_tcase(s, tc);
 	return s;
 }
