@@ -489,6 +489,99 @@ ws__guards_resolve(struct ws_ctx *ws, struct ws_guards *g)
 	return 0;
 }
 
+/*
+ * Whether dir is a directory git takes for a repository whatever its
+ * name, by git's own test (is_git_directory()): HEAD, and refs (access()
+ * follows symlinks) or a commondir naming where refs are.  A bare
+ * repository's configuration is read by any git run inside it.
+ */
+static bool
+ws__bare_like(const char *dir)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(p, sizeof(p), "%s/HEAD", dir) >= (int)sizeof(p) ||
+	    lstat(p, &st) != 0 || S_ISDIR(st.st_mode))
+		return false;
+	snprintf(p, sizeof(p), "%s/refs", dir);
+	if (stat(p, &st) == 0)
+		return true;
+	snprintf(p, sizeof(p), "%s/commondir", dir);
+	return lstat(p, &st) == 0;
+}
+
+/* Whether dir lies strictly inside a tree a recursive delete or move is
+ * asking about (ws->whole): it goes or moves as a whole. */
+static bool
+ws__in_whole(const struct ws_ctx *ws, const char *dir)
+{
+	for (int k = 0; k < 2; k++) {
+		size_t wl = ws->whole[k] ? strlen(ws->whole[k]) : 0;
+
+		if (wl > 0 && strlen(dir) > wl && strncmp(ws->whole[k], dir, wl) == 0 &&
+		    (dir[wl] == '/' || wl == 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether real (below the anchor's areal) lies inside such a directory,
+ * the anchor's top included, or would make its parent one: HEAD where
+ * refs or commondir is, refs or commondir where HEAD is.  The rule for
+ * ".git" at any depth, for repositories whatever their name; as there, a
+ * repository strictly inside a tree that a recursive delete or move asks
+ * about goes or moves whole.
+ */
+static bool
+ws__in_bare_like(const struct ws_ctx *ws, const char *areal, const char *real)
+{
+	char dir[PATH_MAX], probe[PATH_MAX];
+	const char *name = strrchr(real, '/');
+	struct stat st;
+	size_t al = strlen(areal);
+
+	if (name == NULL || strlen(real) >= sizeof(dir))
+		return false;
+	memcpy(dir, real, (size_t)(name - real));
+	dir[name - real] = '\0';
+	name++;
+	if (dir[0] == '\0')
+		strcpy(dir, "/");
+	if (ws__in_whole(ws, dir)) {
+		/* Only the whole tree's own top and above are looked at. */
+	} else if (strcmp(name, "HEAD") == 0) {
+		if (snprintf(probe, sizeof(probe), "%s/refs", dir) < (int)sizeof(probe) &&
+		    stat(probe, &st) == 0)
+			return true;
+		if (snprintf(probe, sizeof(probe), "%s/commondir", dir) < (int)sizeof(probe) &&
+		    lstat(probe, &st) == 0)
+			return true;
+	} else if (strcmp(name, "refs") == 0 || strcmp(name, "commondir") == 0) {
+		if (snprintf(probe, sizeof(probe), "%s/HEAD", dir) < (int)sizeof(probe) &&
+		    lstat(probe, &st) == 0 && !S_ISDIR(st.st_mode))
+			return true;
+	}
+	/* The parent, and each directory above it up to the anchor's top. */
+	for (;;) {
+		char *sl;
+
+		if (!ws__in_whole(ws, dir) && ws__bare_like(dir))
+			return true;
+		if (strlen(dir) <= al)
+			return false;
+		if ((sl = strrchr(dir, '/')) == NULL)
+			return false;
+		if (sl == dir)
+			sl[1] = '\0';
+		else
+			*sl = '\0';
+		if (strlen(dir) < al)
+			return false;
+	}
+}
+
 bool
 ws_guard_persist_match(struct ws_ctx *ws, const char *real, bool ancestors,
 		       const char **pattern)
@@ -527,6 +620,13 @@ ws_guard_persist_match(struct ws_ctx *ws, const char *real, bool ancestors,
 					*pattern = g->v[i].src;
 				return true;
 			}
+		}
+		/* After the patterns, which name a .git more plainly. */
+		if (ws__in_bare_like(ws, ws->anchors[a].real, real)) {
+			if (pattern)
+				*pattern = "a repository's own directory (HEAD with refs "
+					   "or commondir)";
+			return true;
 		}
 	}
 	for (size_t i = 0; i < g->nr; i++) {

@@ -1210,7 +1210,22 @@ ws__invisible(unsigned long c)
 	return (c >= 0x80 && c <= 0x9f) || c == 0xad || c == 0x61c ||
 	       (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
 	       (c >= 0x2060 && c <= 0x206f) || c == 0xfeff ||
-	       (c >= 0xfff9 && c <= 0xfffb);
+	       (c >= 0xfff9 && c <= 0xfffb) ||
+	       /*
+		* Blanks that are not U+0020, whose runs are not counted as
+		* spaces' are (a wide one such as the Hangul fillers or the
+		* ideographic space pushes the rest of a value out of sight
+		* in a third of the bytes), and characters drawn as nothing:
+		* the combining grapheme joiner, Khmer and Mongolian ones,
+		* variation selectors, musical formatting, and the tag
+		* characters, which carry hidden ASCII.
+		*/
+	       c == 0xa0 || c == 0x34f || c == 0x115f || c == 0x1160 ||
+	       c == 0x17b4 || c == 0x17b5 || (c >= 0x180b && c <= 0x180f) ||
+	       (c >= 0x2000 && c <= 0x200a) || c == 0x202f || c == 0x205f ||
+	       c == 0x2800 || c == 0x3000 || c == 0x3164 || c == 0xffa0 ||
+	       (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0x1d173 && c <= 0x1d17a) ||
+	       (c >= 0xe0000 && c <= 0xe0fff);
 }
 
 char *
@@ -1267,7 +1282,7 @@ ws_shown_value(const char *v, size_t max, bool *escaped)
 			continue;
 		}
 		if (ws__invisible(c)) {
-			fprintf(f, "\\u%04lx", c);
+			fprintf(f, c > 0xffff ? "\\U%08lx" : "\\u%04lx", c);
 			esc = true;
 		} else {
 			fwrite(s, 1, n, f);
@@ -1328,7 +1343,8 @@ ws_policy_question(const struct ws_ask *a)
 	if (esc)
 		fputs("\n(The value is shown escaped: control bytes and bytes "
 		      "that are not UTF-8 as \\xNN, \\n, \\r, \\t, invisible "
-		      "characters as \\uNNNN, long runs of spaces counted, "
+		      "characters and blanks other than the space as \\uNNNN or "
+		      "\\UNNNNNNNN, long runs of spaces counted, "
 		      "and anything past " WS__STR(WS_SHOWN_MAX)
 		      " bytes cut.)", f);
 	free(subject);
@@ -1468,7 +1484,8 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 			/* A repository's own directory is git's to change. */
 			if (pat != NULL && (strncmp(pat, ".git/", 5) == 0 ||
 					    strstr(pat, "/.git/") != NULL ||
-					    strstr(pat, "/.hg/") != NULL))
+					    strstr(pat, "/.hg/") != NULL ||
+					    strstr(pat, "repository's own") != NULL))
 				ws_error_set_hint("the file tools never change a "
 						  "repository's own directory (.git, "
 						  ".hg): run git itself through "

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -1925,6 +1926,55 @@ ws__close(int *fd)
 }
 
 /*
+ * One command at a time in a workspace, as wstools mcp runs its calls:
+ * what the snapshots before a command record is kept after it as the
+ * user's, so they must be taken while no other call's command runs
+ * there, or a hook or a core.fsmonitor the other one planted would be
+ * counted as the user's and kept (review 6).  An exclusive lock on the
+ * workspace root, held from before the snapshots to after the clean-up,
+ * waited for up to the call's own timeout (the command's own timeout
+ * starts after it: *waited); a cancellation ends the wait.  A wsrun inside a command (WS_SANDBOX) takes none: the outer
+ * call holds it and cleans after both.
+ */
+static int
+ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
+	    long long *waited)
+{
+	long long t0 = ws__now_ms();
+	long long until = o->timeout_ms > 0 ? t0 + o->timeout_ms : -1;
+	const char *sb = getenv("WS_SANDBOX");
+	int fd;
+
+	*out = -1;
+	*waited = 0;
+	if (sb != NULL && strcmp(sb, "1") == 0)
+		return 0;
+	fd = openat(ws->anchors[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* an O_PATH-only root: nothing to lock, as before */
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd);
+			return 0;
+		}
+		if ((o->cancel != NULL && *o->cancel) || ws_cancelled() ||
+		    (until >= 0 && ws__now_ms() >= until)) {
+			close(fd);
+			return ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
+					    "another command is running in this workspace "
+					    "and did not end within this call's timeout "
+					    "(commands in one workspace run one at a time, "
+					    "so that what one leaves in a repository is "
+					    "never taken for the user's by another)");
+		}
+		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	}
+	*out = fd;
+	*waited = ws__now_ms() - t0;
+	return 0;
+}
+
+/*
  * The directories the policy's allow rules grant (ws/grant.h), weighed
  * against the plan's own paths (filled first: a write grant holding one
  * of its read-only descriptors is narrowed to read), into the plan, and
@@ -2072,6 +2122,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws__place *places = NULL;
 	size_t nplaces = 0;
 	struct ws_vcs_snap *vcs = NULL;
+	int wslock = -1;
+	long long waited = 0;
 	int32_t irep[3] = {0, 0, 0};
 	bool got_rep = false, got_status = false, exited = false, reap_later = false;
 	int cancelled = 0;
@@ -2208,9 +2260,12 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 * from wsrun but the user namespace's id maps.)
 	 */
 	if (o->isolate != WS_ISOLATE_NONE &&
-	    ((rc = ws__places_snapshot(ws, &places, &nplaces)) < 0 ||
+	    ((rc = ws__ws_lock(ws, o, &wslock, &waited)) < 0 ||
+	     (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0 ||
 	     (rc = ws_vcs_snapshot(ws, &vcs)) < 0))
 		goto out;
+	/* Waiting for another command is not this command's time. */
+	start += waited;
 	/* A user namespace's init copies the trees itself (see there). */
 	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
 	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
@@ -2563,6 +2618,8 @@ out:
 	if (vcs != NULL)
 		ws_vcs_clean(ws, vcs, &r->reverted, &r->nreverted);
 	ws_vcs_snap_free(vcs);
+	/* Cleaned: the next command in this workspace may start. */
+	ws__close(&wslock);
 	ws__cg_remove(&proc);
 	ws__close(&proc.pidfd);
 	for (int k = 0; k < 2; k++)

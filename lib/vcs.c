@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,9 +19,19 @@
 #include "ws/error.h"
 #include "ws/path.h"
 
-/* Entries the walk of the workspace looks at, and how deep it goes. */
+/*
+ * Entries the walk of the workspace looks at before the command (after
+ * it, when the workspace was within this before, every entry: what is
+ * past it the command made).  How deep it goes: a path below an anchor
+ * longer than PATH_MAX is one that no program on the host can name from
+ * the workspace (every system call refuses it), so git never uses a
+ * repository there; short of it the walk goes, about 2,048 directories
+ * at most, holding a descriptor each.
+ */
 #define WS__VCS_WALK_MAX 250000
-#define WS__VCS_DEPTH 64
+static size_t ws__vcs_walk_max = WS__VCS_WALK_MAX;
+#define WS__VCS_PATH_MAX 4096
+#define WS__VCS_DEPTH (WS__VCS_PATH_MAX / 2 + 8)
 /* Content kept to restore a watched file: each, and all together. */
 #define WS__VCS_FILE_MAX (1 << 20)
 #define WS__VCS_BUDGET (32 << 20)
@@ -499,6 +511,7 @@ struct ws_vcs_snap {
 	 * command, whatever the walk's bound leaves out. */
 	struct { int a; char *rel; } *gd;
 	size_t ngd;
+	bool over; /* the walk before the command stopped at its bound */
 };
 
 void
@@ -533,7 +546,9 @@ struct ws__pass {
 	bool clean;
 	size_t walked;
 	bool over;
-	bool deep; /* a directory past WS__VCS_DEPTH was not entered */
+	bool deep; /* a directory past WS__VCS_PATH_MAX was not entered */
+	bool nofd; /* a directory could not be opened: out of descriptors */
+	size_t limit; /* entries walked at most */
 	char ***items;
 	size_t *nitems;
 	/* Git dirs done (dev, ino): a ".git" file may name one again. */
@@ -592,7 +607,8 @@ ws__open_below(int dfd, const char *rel, int flags)
 	int fd, cur;
 
 	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
-	if (fd >= 0 || errno != ENOSYS)
+	/* A path past PATH_MAX (a deep walk) goes component by component. */
+	if (fd >= 0 || (errno != ENOSYS && errno != ENAMETOOLONG))
 		return fd;
 	cur = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 	while (cur >= 0) {
@@ -932,6 +948,18 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 		free(real);
 		return 0;
 	}
+	/*
+	 * Not there before by this path, but the very file that was
+	 * elsewhere, untouched (same inode, size, times, ctime included,
+	 * which a rename of the file itself or a write changes): a directory
+	 * above it was moved ("mv vendor third_party").  It is the user's,
+	 * as it was: kept, not taken for the command's.
+	 */
+	if (f == NULL && !S_ISDIR(st.st_mode) && p->was != NULL)
+		for (size_t i = 0; i < p->was->n && f == NULL; i++)
+			if (ws__stat_same(&st, &p->was->v[i].st) &&
+			    (st.st_mode & S_IFMT) == (p->was->v[i].st.st_mode & S_IFMT))
+				f = &p->was->v[i];
 	if (kind == WS__W_CONFIG && S_ISREG(st.st_mode) && !ws__unchanged(dfd, name, &st, f)) {
 		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		char *text = NULL, *out = NULL, *removed = NULL;
@@ -1078,7 +1106,7 @@ ws__gdir_each(struct ws__pass *p, int gfd, int a, const char *grel,
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (++p->walked > WS__VCS_WALK_MAX) {
+		if (++p->walked > p->limit) {
 			p->over = true;
 			break;
 		}
@@ -1105,9 +1133,12 @@ ws__gdir_each(struct ws__pass *p, int gfd, int a, const char *grel,
 				}
 				if (isgit)
 					ws__gitdir(p, a, r, depth + 1, what == 1);
-				else if (depth < WS__VCS_DEPTH)
+				else if (depth < WS__VCS_DEPTH &&
+					 strlen(r) < WS__VCS_PATH_MAX)
 					ws__gdir_each(p, dirfd(d), a, rel, e->d_name,
 						      depth + 1, what);
+				else
+					p->deep = true;
 			}
 		}
 		free(r);
@@ -1126,11 +1157,16 @@ ws__gitdir(struct ws__pass *p, int a, const char *rel, int depth, bool worktree)
 	int gfd;
 	struct stat st;
 
-	if (depth > WS__VCS_DEPTH)
+	if (depth > WS__VCS_DEPTH) {
+		p->deep = true;
 		return;
+	}
 	gfd = ws__open_below(p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
-	if (gfd < 0)
+	if (gfd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			p->nofd = true;
 		return;
+	}
 	if (fstat(gfd, &st) < 0) {
 		close(gfd);
 		return;
@@ -1195,6 +1231,32 @@ ws__gitdir(struct ws__pass *p, int a, const char *rel, int depth, bool worktree)
 	ws__gwatch(p, gfd, a, rel, "commondir",
 		   worktree ? WS__W_COMMONDIR : WS__W_PLAIN);
 	ws__gwatch(p, gfd, a, rel, "objects/info/alternates", WS__W_PLAIN);
+	/*
+	 * The common dir a "commondir" that stays names (the user's, or a
+	 * worktree's "../..") holds the configuration git reads: cleaned
+	 * too when it is inside, whatever its name.
+	 */
+	{
+		int cfd = openat(gfd, "commondir", O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+						   O_CLOEXEC);
+		char *text = NULL, *line = NULL, *dir = NULL, *grel = NULL;
+		size_t len = 0;
+		int ga;
+
+		if (cfd >= 0 && fstat(cfd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    ws__slurp(cfd, 4096, &text, &len) == 0 &&
+		    (asprintf(&line, "gitdir: %.*s", (int)len, text) >= 0 ||
+		     (line = NULL) != NULL) &&
+		    (dir = ws_path_join(p->ws->anchors[a].real, rel)) != NULL &&
+		    ws__gitfile_inside(p, line, strlen(line), dir, &ga, &grel))
+			ws__gitdir(p, ga, grel, depth + 1, false);
+		if (cfd >= 0)
+			close(cfd);
+		free(text);
+		free(line);
+		free(dir);
+		free(grel);
+	}
 	ws__gwatch(p, gfd, a, rel, "objects/info/http-alternates", WS__W_PLAIN);
 	if (fstatat(gfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode))
@@ -1246,7 +1308,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
 			continue;
-		if (++p->walked > WS__VCS_WALK_MAX) {
+		if (++p->walked > p->limit) {
 			p->over = true;
 			break;
 		}
@@ -1265,15 +1327,22 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 			continue;
 		if (strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
 			/*
-			 * A bare repository (HEAD, objects/, refs/): git finds
-			 * it from any directory inside, and a push into it runs
-			 * its hooks.
+			 * A bare repository: git finds it from any directory
+			 * inside, reads its configuration, and a push into it
+			 * runs its hooks.  Git's own test (is_git_directory())
+			 * is HEAD, then objects and refs by access(), which
+			 * follows symlinks and takes an executable file, in
+			 * the directory "commondir" names if there is one, or
+			 * no objects at all under GIT_OBJECT_DIRECTORY: so
+			 * HEAD with refs or commondir, followed, of any type,
+			 * is one here (a few directories git would refuse are
+			 * cleaned too, never one it would take is missed).
 			 */
-			struct stat os, rs;
+			struct stat xs;
 
-			if (fstatat(dirfd(d), "objects", &os, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    fstatat(dirfd(d), "refs", &rs, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISDIR(os.st_mode) && S_ISDIR(rs.st_mode))
+			if (fstatat(dirfd(d), "refs", &xs, 0) == 0 ||
+			    fstatat(dirfd(d), "commondir", &xs, 0) == 0 ||
+			    fstatat(dirfd(d), "commondir", &xs, AT_SYMLINK_NOFOLLOW) == 0)
 				ws__gitdir(p, a, rel[0] ? rel : ".", 0, false);
 		} else if (strcmp(n, ".git") == 0) {
 			if (S_ISDIR(st.st_mode))
@@ -1284,7 +1353,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 			(void)ws__watch(p, dirfd(d), n, a, r, WS__W_PLAIN);
 		} else if (strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
 			ws__hgdir(p, a, r);
-		} else if (S_ISDIR(st.st_mode) && depth >= WS__VCS_DEPTH) {
+		} else if (S_ISDIR(st.st_mode) && (depth >= WS__VCS_DEPTH ||
+						   strlen(r) >= WS__VCS_PATH_MAX)) {
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
 			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
@@ -1293,6 +1363,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 							      O_CLOEXEC);
 			bool ro = false;
 
+			if (sfd < 0 && (errno == EMFILE || errno == ENFILE))
+				p->nofd = true;
 			if (sfd >= 0 && p->nro > 0 && fstat(sfd, &st) == 0)
 				for (size_t i = 0; i < p->nro && !ro; i++)
 					ro = p->ro[i].st_dev == st.st_dev &&
@@ -1311,6 +1383,21 @@ static void
 ws__pass_run(struct ws__pass *p)
 {
 	struct ws_ctx *ws = p->ws;
+	struct rlimit was, more;
+	bool raised = false;
+
+	/*
+	 * A descriptor per level of the walk, WS__VCS_DEPTH of them and
+	 * as many again for a git dir's own walk: raised for the walk if
+	 * the soft limit is lower, as far as the hard one lets.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &was) == 0 && was.rlim_cur != RLIM_INFINITY &&
+	    was.rlim_cur < 3 * WS__VCS_DEPTH) {
+		more = was;
+		more.rlim_cur = was.rlim_max == RLIM_INFINITY || was.rlim_max > 3 * WS__VCS_DEPTH
+					? 3 * WS__VCS_DEPTH : was.rlim_max;
+		raised = setrlimit(RLIMIT_NOFILE, &more) == 0;
+	}
 
 	p->ro = calloc(ws->nanchors ? ws->nanchors : 1, sizeof(*p->ro));
 	for (size_t a = 0; p->ro != NULL && a < ws->nanchors; a++)
@@ -1336,6 +1423,8 @@ ws__pass_run(struct ws__pass *p)
 		if (fd >= 0)
 			ws__walk(p, (int)a, fd, "", 0);
 	}
+	if (raised)
+		(void)setrlimit(RLIMIT_NOFILE, &was);
 	free(p->ro);
 	free(p->done);
 }
@@ -1343,30 +1432,47 @@ ws__pass_run(struct ws__pass *p)
 int
 ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 {
-	struct ws__pass p = {.ws = ws};
+	struct ws__pass p = {.ws = ws, .limit = ws__vcs_walk_max};
 
 	*out = NULL;
 	if ((p.s = calloc(1, sizeof(*p.s))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws__pass_run(&p);
+	p.s->over = p.over;
 	*out = p.s;
 	return 0;
+}
+
+void
+ws_vcs_set_walk_max(size_t n)
+{
+	ws__vcs_walk_max = n ? n : WS__VCS_WALK_MAX;
 }
 
 void
 ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, char ***items,
 	     size_t *n)
 {
+	/*
+	 * When the walk before the command saw the whole workspace, what is
+	 * past its bound now the command made (or moved in from its private
+	 * /tmp): walked whole, or creating entries ahead of a repository
+	 * would hide it.  The command paid for making them.
+	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
-			     .items = items, .nitems = n};
+			     .items = items, .nitems = n,
+			     .limit = s != NULL && !s->over ? SIZE_MAX : ws__vcs_walk_max};
 
 	ws__pass_run(&p);
 	if (p.over)
 		ws__item(&p, -1, NULL, "(the workspace holds over %d entries: "
 			 "repositories and .envrc files past them were not checked)",
-			 WS__VCS_WALK_MAX);
+			 (int)ws__vcs_walk_max);
 	if (p.deep)
-		ws__item(&p, -1, NULL, "(directories deeper than %d levels were "
-			 "not checked for repositories and .envrc files)",
-			 WS__VCS_DEPTH);
+		ws__item(&p, -1, NULL, "(directories whose path is longer than %d "
+			 "bytes, which no program can name, were not checked for "
+			 "repositories and .envrc files)", WS__VCS_PATH_MAX);
+	if (p.nofd)
+		ws__item(&p, -1, NULL, "(out of file descriptors: some directories "
+			 "were not checked for repositories and .envrc files)");
 }

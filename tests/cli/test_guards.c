@@ -654,6 +654,62 @@ START_TEST(persistence_home_places)
 END_TEST
 
 /*
+ * Review 6: a directory git takes for a bare repository whatever its
+ * name (HEAD with refs or a commondir, git's is_git_directory()) is a
+ * repository's own directory too: the file tools alone made one in /src
+ * (mkdir objects, refs; write HEAD, config with core.pager), whose pager
+ * the host's next "git branch" there ran.  Nothing is made inside one,
+ * nor the entry that would turn a directory into one, by write, mkdir or
+ * move; reading stays, and a tree holding one still moves whole.
+ */
+START_TEST(persistence_bare_like_repository)
+{
+	char *ws = wst_path(base, "ws");
+	struct wst_run r;
+	const char *const refused[][5] = {
+		{"--content", "ref: refs/heads/main\n", "src/HEAD", NULL},
+		{"--mkdir", "s2/refs", NULL},
+		{"--content", "../x\n", "s2/commondir", NULL},
+		{"--move", "s2/refs", "r0", NULL},
+		{"--content", "[core]\n\tpager = x\n", "bare/config", NULL},
+		{"--mkdir", "bare/hooks/x", NULL},
+		{"--delete", "bare/HEAD", NULL},
+		{"--move", "moved", "bare/refs", NULL},
+	};
+	const char *rd[] = {"bare/HEAD", NULL};
+	const char *mv[] = {"--move", "t/in", "t0", NULL};
+
+	wst_mkdir(base, "ws/src/refs/heads");
+	wst_mkdir(base, "ws/src/objects");
+	wst_write(ws, "s2/HEAD", "ref: refs/heads/main\n");
+	wst_mkdir(base, "ws/r0");
+	wst_write(ws, "bare/HEAD", "ref: refs/heads/main\n");
+	wst_mkdir(base, "ws/bare/refs");
+	wst_mkdir(base, "ws/bare/objects");
+	wst_write(ws, "t0/b/HEAD", "ref: refs/heads/main\n");
+	wst_mkdir(base, "ws/t0/b/refs");
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		run_ws(&r, ws, NULL, "wswrite", refused[i]);
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "run_command") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	ck_assert(!exists_at(ws, "src/HEAD"));
+	ck_assert(!exists_at(ws, "s2/refs"));
+	ck_assert(!exists_at(ws, "bare/config"));
+	ck_assert(exists_at(ws, "bare/HEAD"));
+	run_ws(&r, ws, NULL, "wsread", rd);
+	expect_code(&r, "", 0);
+	wst_run_free(&r);
+	run_ws(&r, ws, NULL, "wswrite", mv);
+	expect_code(&r, "", 0);
+	wst_run_free(&r);
+	ck_assert(exists_at(ws, "t/in/b/HEAD"));
+	free(ws);
+}
+END_TEST
+
+/*
  * Issue 18, 1: a repository's own directory (.git, .hg) at any depth, in
  * the workspace and in a mount, and .envrc at any depth: no create,
  * write, move (into or out of) or delete; the ".git" entry itself,
@@ -1189,6 +1245,7 @@ guards_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, persistence_defaults);
 	tcase_add_test(tc, persistence_any_repository);
+	tcase_add_test(tc, persistence_bare_like_repository);
 	tcase_add_test(tc, persistence_links_and_gitdir);
 	tcase_add_test(tc, persistence_config);
 	tcase_add_test(tc, persistence_home_places);

@@ -1811,6 +1811,124 @@ START_TEST(git_dirs_cleaned)
 END_TEST
 
 /*
+ * Review 6: a directory git takes for a bare repository without objects/
+ * and refs/ directories of its own, which git's is_git_directory() finds
+ * by access() (following symlinks) or in the directory a "commondir"
+ * names, is cleaned like any other: the host's git in /src or /sub then
+ * reads no core.pager the command planted; and a common dir that a
+ * "commondir" already there names is cleaned too, whatever its name.
+ */
+START_TEST(git_disguised_bare_cleaned)
+{
+	struct wst_run r;
+	char cmd[8192], *t;
+
+	if (!have_git())
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
+		 "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m i && "
+		 "mkdir -p old c/objects c/refs && git symbolic-ref HEAD > old/HEAD && "
+		 "echo ../c > old/commondir", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	RUNM(&r, _i, "-c",
+	     "mkdir -p src sub x; git symbolic-ref HEAD > src/HEAD;"
+	     "ln -s ../.git/objects src/objects; ln -s ../.git/refs src/refs;"
+	     "printf '[core]\n\tpager = touch PWNED1\n' > src/config;"
+	     "cp src/HEAD sub/HEAD; echo ../x > sub/commondir;"
+	     "cp -r .git/objects .git/refs x/;"
+	     "printf '[core]\n\tpager = touch PWNED2\n' > x/config;"
+	     "printf '[core]\n\tpager = touch PWNED3\n' > c/config;"
+	     "echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	ck_assert_msg(reverted_has(&r, "/src/config: removed core.pager"), "%s", r.out);
+	ck_assert_msg(reverted_has(&r, "/sub/commondir: removed"), "%s", r.out);
+	ck_assert_msg(reverted_has(&r, "/c/config: removed core.pager"), "%s", r.out);
+	wst_run_free(&r);
+	for (int k = 0; k < 3; k++) {
+		static const char *const dir[] = {"src", "sub", "old"};
+
+		snprintf(cmd, sizeof(cmd), "cd '%s/%s' && git config core.pager 2>/dev/null",
+			 ws, dir[k]);
+		ck_assert_msg(system(cmd) != 0, "%s", dir[k]);
+	}
+	t = text_in(ws, "x/config");
+	ck_assert_msg(strstr(t, "pager") != NULL, "%s", t); /* no repository now */
+	free(t);
+}
+END_TEST
+
+/*
+ * Review 6: a repository 70 directories down (past the walk's old depth
+ * bound of 64), registered as a submodule in the top repository's
+ * index, so that the host's "git status" at the top runs "git status" in
+ * it: cleaned like any other, and an .envrc there too.
+ */
+START_TEST(git_deep_repo_cleaned)
+{
+	struct wst_run r;
+	char cmd[8192];
+
+	if (!have_git())
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
+		 "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m i", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	RUNM(&r, _i, "-c",
+	     "d=$(printf 'd/%.0s' $(seq 70))s; mkdir -p $d && git -C $d init -q &&"
+	     "git -C $d -c user.name=t -c user.email=t@e commit -q --allow-empty -m s &&"
+	     "git -C $d config core.fsmonitor 'touch PWNED; false' &&"
+	     "git add $d 2>/dev/null && echo x > $d/.envrc && echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	ck_assert_msg(strstr(r.out, "/s/.git/config: removed core.fsmonitor") != NULL,
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "/s/.envrc: removed") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "not checked") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git status >/dev/null 2>&1; "
+		 "find . -name PWNED | grep -q .", ws);
+	ck_assert_int_ne(system(cmd), 0);
+}
+END_TEST
+
+/*
+ * Review 6: two overlapping calls in one workspace (parallel tool calls
+ * under a CLI harness).  The second's snapshot was taken while the
+ * first's command had added core.fsmonitor, so it counted it as the
+ * user's and kept it when its own command added it again after the
+ * first's clean-up.  Commands in one workspace now run one at a time.
+ */
+START_TEST(git_overlapping_runs)
+{
+	struct wst_run r;
+	char cmd[4200], *t;
+	pid_t pid;
+
+	if (!have_git())
+		return;
+	snprintf(cmd, sizeof(cmd), "git init -q '%s'", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct wst_run a;
+
+		RUNM(&a, 0, "-c", "git config core.fsmonitor 'touch PWNED; false'; sleep 3");
+		_exit(a.status == 0 ? 0 : 1);
+	}
+	usleep(1000 * 1000);
+	RUNM(&r, 0, "-c", "sleep 2; git config core.fsmonitor 'touch PWNED; false'");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	t = text_in(ws, ".git/config");
+	ck_assert_msg(strstr(t, "fsmonitor") == NULL, "%s", t);
+	free(t);
+}
+END_TEST
+
+/*
  * Issue 18, 1: ordinary git work inside a command works and its results
  * stay: init in a subdirectory, config user.*, add, commit, branch,
  * checkout, log, diff, status, stash, rebase, remote add; and in a
@@ -2934,6 +3052,9 @@ suite(void)
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
+	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
+	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
+	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, isolate_modes);

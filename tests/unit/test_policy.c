@@ -438,6 +438,14 @@ START_TEST(shown_value)
 	s = ws_shown_value("\xc0\xaf\xed\xa0\x80", 100, NULL);
 	ck_assert_str_eq(s, "\\xc0\\xaf\\xed\\xa0\\x80");
 	free(s);
+	/* Review 6: wide blanks and characters drawn as nothing (a Hangul
+	 * filler, the ideographic space, NBSP, a tag character hiding "r",
+	 * a variation selector, the combining grapheme joiner). */
+	s = ws_shown_value("ls -la \xe3\x85\xa4\xe3\x80\x80\xc2\xa0; rm\xf3\xa0\x81\xb2"
+			   "x\xef\xb8\x8f\xcd\x8f", 100, &esc);
+	ck_assert_str_eq(s, "ls -la \\u3164\\u3000\\u00a0; rm\\U000e0072x\\ufe0f\\u034f");
+	ck_assert(esc);
+	free(s);
 	s = ws_shown_value("rm          ls", 100, NULL);
 	ck_assert_str_eq(s, "rm \xe2\x80\xa6(10 spaces)\xe2\x80\xa6 ls");
 	free(s);
@@ -461,7 +469,8 @@ START_TEST(question)
 			    "Asked by rule \"r\" of policy \"p\": Run it?\\nreally\n"
 			    "(The value is shown escaped: control bytes and bytes that "
 			    "are not UTF-8 as \\xNN, \\n, \\r, \\t, invisible characters "
-			    "as \\uNNNN, long runs of spaces counted, and anything past "
+			    "and blanks other than the space as \\uNNNN or \\UNNNNNNNN, "
+			    "long runs of spaces counted, and anything past "
 			    "240 bytes cut.)");
 	free(q);
 	a = (struct ws_ask){"delete", "/a.txt", NULL, NULL, NULL};

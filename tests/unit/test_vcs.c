@@ -1,4 +1,5 @@
 /* test_vcs.c - git configuration filter, and the clean-up of repositories. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,103 @@ START_TEST(snapshot_and_clean)
 }
 END_TEST
 
+/*
+ * Review 6: entries a command makes ahead of a repository (in readdir
+ * order) do not hide it from the clean-up when the workspace was within
+ * the bound before the command: the walk after it goes on.
+ */
+START_TEST(bound_not_a_hiding_place)
+{
+	struct ws_ctx ws;
+	struct ws_vcs_snap *s = NULL;
+	char **items = NULL, *t, first[8] = "", second[8] = "", rel[64];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	/* Which of two directories the walk meets first. */
+	wst_mkdir(W, "j1");
+	wst_mkdir(W, "j2");
+	ck_assert_ptr_nonnull(d = opendir(W));
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] == 'j')
+			strcpy(first[0] ? second : first, e->d_name);
+	closedir(d);
+	ws_vcs_set_walk_max(30);
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert_int_eq(ws_vcs_snapshot(&ws, &s), 0);
+	for (int i = 0; i < 60; i++) {
+		snprintf(rel, sizeof(rel), "%s/f%d", first, i);
+		wst_write(W, rel, "");
+	}
+	snprintf(rel, sizeof(rel), "%s/r/.git/HEAD", second);
+	wst_write(W, rel, "ref: refs/heads/main\n");
+	snprintf(rel, sizeof(rel), "%s/r/.git/config", second);
+	wst_write(W, rel, "[core]\n\tfsmonitor = evil\n");
+	ws_vcs_clean(&ws, s, &items, &n);
+	ws_vcs_set_walk_max(0);
+	t = slurp_w(rel);
+	ck_assert_msg(strstr(t, "fsmonitor") == NULL, "%s", t);
+	free(t);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	ws_vcs_snap_free(s);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
+/*
+ * Review 6: a directory moved by the command keeps what the user had in
+ * it (.envrc, a nested repository's own hooks and configuration): the
+ * same untouched files at another path are not the command's.  A watched
+ * file itself moved (its ctime changes) is still taken for new.
+ */
+START_TEST(moved_directory_keeps_user_files)
+{
+	struct ws_ctx ws;
+	struct ws_vcs_snap *s = NULL;
+	char **items = NULL, *t, *from = wst_path(W, "a"), *to = wst_path(W, "b");
+	size_t n = 0;
+
+	wst_write(W, "a/.envrc", "mine\n");
+	wst_write(W, "a/.git/config", "[diff \"pdf\"]\n\ttextconv = t\n");
+	wst_write(W, "a/.git/hooks/pre-commit", "mine\n");
+	wst_write(W, "c/.envrc", "mine\n");
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert_int_eq(ws_vcs_snapshot(&ws, &s), 0);
+	ck_assert_int_eq(rename(from, to), 0);
+	{
+		char *cf = wst_path(W, "c/.envrc"), *ct = wst_path(W, "d.envrc");
+
+		ck_assert_int_eq(rename(cf, ct), 0);
+		free(cf);
+		free(ct);
+		wst_mkdir(W, "e");
+		cf = wst_path(W, "d.envrc");
+		ct = wst_path(W, "e/.envrc");
+		ck_assert_int_eq(rename(cf, ct), 0);
+		free(cf);
+		free(ct);
+	}
+	ws_vcs_clean(&ws, s, &items, &n);
+	ck_assert(exists_w("b/.envrc"));
+	ck_assert(exists_w("b/.git/hooks/pre-commit"));
+	t = slurp_w("b/.git/config");
+	ck_assert_msg(strstr(t, "textconv") != NULL, "%s", t);
+	free(t);
+	ck_assert(!exists_w("e/.envrc"));
+	ck_assert_uint_eq(n, 1);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	free(from);
+	free(to);
+	ws_vcs_snap_free(s);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -257,6 +355,8 @@ suite(void)
 	tcase_add_test(tc, changed_and_broken);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, snapshot_and_clean);
+	tcase_add_test(tc, bound_not_a_hiding_place);
+	tcase_add_test(tc, moved_directory_keeps_user_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

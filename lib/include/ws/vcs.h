@@ -27,8 +27,12 @@
  *
  * Everything is done on descriptors from the anchors' held descriptors,
  * never following a symlink the command may have planted.  The walk of
- * the workspace is bounded; past the bound the rest is not looked at and
- * the clean-up says so.
+ * the workspace before the command is bounded (250,000 entries); the one
+ * after it is bounded the same only when the first one met the bound
+ * (else what is past it the command made, and hiding a repository behind
+ * it must not work); past the bound the rest is not looked at and the
+ * clean-up says so.  It enters every directory whose path below its
+ * anchor is within PATH_MAX (deeper, no program can name it).
  */
 #ifndef WS_VCS_H
 #define WS_VCS_H
@@ -56,6 +60,9 @@ int ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out);
  */
 void ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s,
 		  char ***items, size_t *n);
+
+/* The bound of the walk before a command (tests); 0: the default. */
+void ws_vcs_set_walk_max(size_t n);
 
 /* Free a snapshot (NULL is fine). */
 void ws_vcs_snap_free(struct ws_vcs_snap *s);
