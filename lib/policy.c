@@ -396,6 +396,25 @@ ws__rule_name(struct ws__where *w, const cJSON *obj, const cJSON *name,
 	return 0;
 }
 
+/*
+ * A rule's "message": a string whose template
+ * ({{.Path}}, ...) is checked here, copied to *out.
+ */
+static int
+ws__rule_message(struct ws__where *w, const cJSON *it, char **out)
+{
+	int rc;
+
+	if (!cJSON_IsString(it))
+		return ws__perr(w, "message", "must be a string, not %s",
+				ws__json_type(it));
+	if ((rc = ws__check_template(w, it->valuestring)) < 0)
+		return rc;
+	if ((*out = strdup(it->valuestring)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
 static int
 ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		struct ws_vars *vars)
@@ -439,17 +458,8 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 			if ((rc = ws__decision(w, it, &r->decision)) < 0)
 				goto out;
 		} else if (strcmp(k, "message") == 0) {
-			if (!cJSON_IsString(it)) {
-				rc = ws__perr(w, "message", "must be a string, not %s",
-					      ws__json_type(it));
+			if ((rc = ws__rule_message(w, it, &r->message)) < 0)
 				goto out;
-			}
-			if ((rc = ws__check_template(w, it->valuestring)) < 0)
-				goto out;
-			if ((r->message = strdup(it->valuestring)) == NULL) {
-				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-				goto out;
-			}
 		} else {
 			rc = ws__perr(w, k, "unknown key (a file rule has name, paths, "
 				      "operations, decision, message)");
@@ -569,13 +579,8 @@ ws__parse_crule(struct ws_policy *p, struct ws__where *w, const cJSON *obj)
 			if ((rc = ws__decision(w, it, &r->decision)) < 0)
 				return rc;
 		} else if (strcmp(k, "message") == 0) {
-			if (!cJSON_IsString(it))
-				return ws__perr(w, "message", "must be a string, not %s",
-						ws__json_type(it));
-			if ((rc = ws__check_template(w, it->valuestring)) < 0)
+			if ((rc = ws__rule_message(w, it, &r->message)) < 0)
 				return rc;
-			if ((r->message = strdup(it->valuestring)) == NULL)
-				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		} else {
 			return ws__perr(w, k, "unknown key (a command rule has name, "
 					"patterns, decision, message)");
@@ -626,13 +631,8 @@ ws__parse_nrule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 			if ((rc = ws__decision(w, it, &r->decision)) < 0)
 				return rc;
 		} else if (strcmp(k, "message") == 0) {
-			if (!cJSON_IsString(it))
-				return ws__perr(w, "message", "must be a string, not %s",
-						ws__json_type(it));
-			if ((rc = ws__check_template(w, it->valuestring)) < 0)
+			if ((rc = ws__rule_message(w, it, &r->message)) < 0)
 				return rc;
-			if ((r->message = strdup(it->valuestring)) == NULL)
-				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		} else {
 			return ws__perr(w, k, "unknown key (a network rule has name, "
 					"hosts, decision, message)");
