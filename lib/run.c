@@ -1480,6 +1480,12 @@ ws__clone(unsigned long flags, int cg_fd, int *pidfd)
 
 /* Set by ws_run_detach_environ(): init may share this memory. */
 static bool ws__environ_detached;
+/*
+ * The detached array, kept here too: a later setenv() that adds a name
+ * replaces environ with an array of libc's own and leaves this one (and
+ * its strings, still in use) to whoever made it.  Held, it is not a leak.
+ */
+static char **volatile ws__environ_copy;
 
 int
 ws_run_detach_environ(void)
@@ -1500,7 +1506,7 @@ ws_run_detach_environ(void)
 		}
 	for (size_t i = 0; i < n; i++)
 		explicit_bzero(environ[i], strlen(environ[i]));
-	environ = copy;
+	environ = ws__environ_copy = copy;
 	ws__environ_detached = true;
 	return 0;
 }
