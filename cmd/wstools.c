@@ -20,7 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ws/audit.h"
 #include "ws/cli.h"
+#include "ws/config.h"
 #include "ws/error.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
@@ -57,7 +59,8 @@ static const struct ws_tool self = {
 	.description = "Run the wstools tools by their LLM names.",
 	.usage = "wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
 		 "       wstools call NAME JSON|- [OPTION]...\n"
-		 "       wstools mcp [OPTION]... [DIR]...",
+		 "       wstools mcp [OPTION]... [DIR]...\n"
+		 "       wstools audit --verify [--json] [--config FILE] [FILE]",
 };
 
 static void
@@ -67,6 +70,7 @@ usage(FILE *f)
 		"Usage: wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
 		"       wstools call NAME JSON|- [OPTION]...\n"
 		"       wstools mcp [OPTION]... [DIR]...\n"
+		"       wstools audit --verify [--json] [--config FILE] [FILE]\n"
 		"The front door of the toolbox for agent harnesses.\n"
 		"\n"
 		"Commands:\n"
@@ -82,6 +86,9 @@ usage(FILE *f)
 		"                            OPTIONs (--workspace, --policy...) go to the tool\n"
 		"  mcp [OPTION]... [DIR]...  serve the tools over the Model Context Protocol\n"
 		"                            on standard input and output (wstools mcp --help)\n"
+		"  audit --verify [FILE]     check the hash chain of an audit log (FILE,\n"
+		"                            else WS_AUDIT, else the configuration's\n"
+		"                            \"audit\"); exit 1 naming the line where it breaks\n"
 		"\n"
 		"Tools: list_directory, read_file, write_file, edit_file, create_directory,\n"
 		"move_path, delete_path, search_files, run_command.\n"
@@ -346,7 +353,8 @@ cmd_call(int argc, char **argv)
 	 * The model's sizes and times are held to the built-in ceilings, as
 	 * under MCP (wstools(7)): the tool applies them after parsing.
 	 */
-	if (setenv("WS_CEILINGS", "1", 1) < 0) {
+	if (setenv("WS_CEILINGS", "1", 1) < 0 ||
+	    setenv("WS_FRONTEND", "call", 1) < 0) {
 		free(av);
 		return fail(name, WS_ENOMEM, NULL, "out of memory");
 	}
@@ -611,6 +619,7 @@ cmd_mcp(int argc, char **argv)
 			{"--policy", cli.policy},
 			{"--config", cli.config},
 			{"--project-root", cli.project_root},
+			{"--audit", cli.audit},
 			{"--paths", !cli.paths_set ? NULL :
 				    cli.paths == WS_PATHS_REAL ? "real" :
 				    cli.paths == WS_PATHS_RELATIVE ? "relative" : "virtual"},
@@ -646,6 +655,7 @@ cmd_mcp(int argc, char **argv)
 	o.out_fd = 1;
 	/* Tool output is captured per call; nothing else goes to stdout. */
 	fflush(stdout);
+	ws_audit_set_frontend("mcp");
 	rc = ws_mcp_serve(&o);
 	if (rc < 0)
 		goto fail;
@@ -660,6 +670,88 @@ out:
 	free(mounts);
 	ws_cli_free(&cli);
 	return status;
+}
+
+/*
+ * wstools audit --verify [--json] [--config FILE] [FILE]: check the hash
+ * chain of an audit log (FILE, else WS_AUDIT, else the configuration's
+ * "audit").  0 when it holds, 1 when it breaks (naming the line).
+ */
+static int
+cmd_audit(int argc, char **argv)
+{
+	const char *file = NULL, *config = getenv("WS_CONFIG"), *why = NULL;
+	struct ws_config conf;
+	bool verify = false, json = false;
+	size_t lines = 0, bad = 0;
+	int rc, status;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--verify") == 0)
+			verify = true;
+		else if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			config = argv[++i];
+		else if (argv[i][0] != '-' && file == NULL)
+			file = argv[i];
+		else
+			return fail("audit", WS_EINVALID_ARGUMENT,
+				    "wstools audit --verify [--json] [--config FILE] [FILE]",
+				    "audit: unknown argument \"%s\"", argv[i]);
+	}
+	if (!verify)
+		return fail("audit", WS_EINVALID_ARGUMENT,
+			    "wstools audit --verify [--json] [--config FILE] [FILE]",
+			    "audit: say what to do (--verify)");
+	ws_config_init(&conf);
+	if (file == NULL && (file = getenv("WS_AUDIT")) == NULL) {
+		if ((rc = ws_config_load(&conf, config)) < 0) {
+			ws_config_free(&conf);
+			return fail("audit", rc, NULL, "%s", ws_error_last());
+		}
+		file = conf.audit;
+	}
+	if (file == NULL || file[0] == '\0') {
+		ws_config_free(&conf);
+		return fail("audit", WS_EINVALID_ARGUMENT,
+			    "give the log's name, or set WS_AUDIT or \"audit\"",
+			    "audit: no audit log is configured");
+	}
+	rc = ws_audit_verify(file, &lines, &bad, &why);
+	if (rc < 0) {
+		status = fail("audit", rc, NULL, "%s: %s", file, ws_error_last());
+		ws_config_free(&conf);
+		return status;
+	}
+	if (json) {
+		cJSON *o = cJSON_CreateObject(), *out;
+		char *t;
+
+		cJSON_AddBoolToObject(o, "success", true);
+		cJSON_AddStringToObject(o, "tool", "audit");
+		out = cJSON_AddObjectToObject(o, "output");
+		cJSON_AddStringToObject(out, "path", file);
+		cJSON_AddNumberToObject(out, "lines", (double)lines);
+		cJSON_AddBoolToObject(out, "valid", bad == 0);
+		if (bad != 0) {
+			cJSON_AddNumberToObject(out, "broken_at", (double)bad);
+			cJSON_AddStringToObject(out, "reason", why);
+		}
+		t = cJSON_PrintUnformatted(o);
+		if (t != NULL)
+			printf("%s\n", t);
+		free(t);
+		cJSON_Delete(o);
+	} else if (bad == 0) {
+		printf("%s: %zu line%s, the chain holds\n", file, lines,
+		       lines == 1 ? "" : "s");
+	} else {
+		printf("%s: the chain breaks at line %zu of %zu: %s\n", file, bad,
+		       lines, why);
+	}
+	ws_config_free(&conf);
+	return bad == 0 ? 0 : 1;
 }
 
 int
@@ -704,7 +796,9 @@ ws_cmd_wstools(int argc, char **argv)
 		return cmd_call(argc - 2, argv + 2);
 	if (strcmp(argv[1], "mcp") == 0)
 		return cmd_mcp(argc - 1, argv + 1);
+	if (strcmp(argv[1], "audit") == 0)
+		return cmd_audit(argc - 1, argv + 1);
 	return fail("wstools", WS_EINVALID_ARGUMENT,
-		    "the commands are schemas, call and mcp (see wstools --help)",
+		    "the commands are schemas, call, mcp and audit (see wstools --help)",
 		    "unknown command \"%s\"", argv[1]);
 }

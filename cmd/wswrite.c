@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "ws/audit.h"
 #include "ws/cli.h"
 #include "ws/error.h"
 #include "ws/path.h"
@@ -659,6 +660,15 @@ ws_cmd_wswrite(int argc, char **argv)
 			o.content = input;
 		}
 		rc = ws_write(&ws, path, &o, &r);
+	}
+	if (r.action != NULL) {
+		ws_audit_set_str(cli.audit_log, "operation", r.action);
+		if (r.dest_vpath != NULL)
+			ws_audit_set_str(cli.audit_log, "destination", r.dest_vpath);
+		if (rc == 0)
+			ws_audit_set_int(cli.audit_log, "bytes", r.bytes_written);
+		if (r.dry_run)
+			ws_audit_set_json(cli.audit_log, "dry_run", "true");
 	}
 	if (rc < 0)
 		goto fail;

@@ -40,6 +40,7 @@ ws_config_free(struct ws_config *cfg)
 	free(cfg->path);
 	free(cfg->policies_dir);
 	free(cfg->policy_default);
+	free(cfg->audit);
 	ws__strv_free(cfg->markers, cfg->nmarkers);
 	ws__strv_free(cfg->mounts, cfg->nmounts);
 	ws__strv_free(cfg->guarded, cfg->nguarded);
@@ -436,7 +437,20 @@ ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 					  &cfg->nmounts);
 		} else if (strcmp(k, "guarded") == 0)
 			rc = ws__cfg_guarded(cfg, it, origin);
-		else if (strcmp(k, "approve") == 0) {
+		else if (strcmp(k, "audit") == 0) {
+			if (!cJSON_IsString(it) || it->valuestring[0] != '/')
+				rc = ws__cfg_err(origin, "\"audit\" must be an "
+						 "absolute file name");
+			else if ((free(cfg->audit),
+				  cfg->audit = strdup(it->valuestring)) == NULL)
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		} else if (strcmp(k, "audit_best_effort") == 0) {
+			if (!cJSON_IsBool(it))
+				rc = ws__cfg_err(origin, "\"audit_best_effort\" "
+						 "must be true or false");
+			else
+				cfg->audit_best_effort = cJSON_IsTrue(it);
+		} else if (strcmp(k, "approve") == 0) {
 			/* Who may approve at a prompt: only a person at the
 			 * terminal, and only when asked for. */
 			if (cJSON_IsString(it) && strcmp(it->valuestring, "tty") == 0)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ws-config.h"
+#include "ws/audit.h"
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
@@ -304,6 +305,32 @@ ws__apply_limits(struct ws_cli *cli)
 	}
 }
 
+/*
+ * Open the call's audit log (--audit, WS_AUDIT, the configuration's
+ * "audit") before anything is decided, so that a log that cannot be
+ * written fails the call before it changes anything; and guard it as
+ * wstools' own, so that no tool (and no wsrun command) rewrites it.
+ */
+static int
+ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
+{
+	const char *path = ws_audit_path(cli->audit, cli->conf->audit);
+	int rc;
+
+	if (path == NULL)
+		return 0;
+	if (path[0] != '/')
+		return ws_error_set(WS_EINVALID_ARGUMENT, path,
+				    "the audit log must be an absolute file name");
+	rc = ws_audit_open(path, cli->tool->tool, cli->conf->audit_best_effort,
+			   &cli->audit_log);
+	if (rc < 0)
+		return rc;
+	ws->audit = cli->audit_log;
+	ws_audit_set_approver(ws->audit, ws__approver != NULL ? "elicitation" : "tty");
+	return ws_ctx_guard(ws, path);
+}
+
 int
 ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 {
@@ -328,6 +355,8 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (rc < 0)
 		return rc;
 	ws->approve = cli->approve;
+	if ((rc = ws__audit(cli, ws)) < 0)
+		return rc;
 	rc = ws_ctx_set_detection(ws, (const char *const *)cli->conf->markers,
 				  cli->conf->nmarkers,
 				  cli->project_root != NULL || cli->no_detect_root ||

@@ -1311,6 +1311,69 @@ START_TEST(approval_by_elicitation)
 END_TEST
 
 /*
+ * The audit log under MCP (issue 22): a line for each call, allowed,
+ * refused (declined) and approved by the person through elicitation,
+ * each saying it came through MCP; the chain holds.
+ */
+START_TEST(audit_lines_from_mcp)
+{
+	char *pol = approve_policy(), *log = wst_path(T, "audit.jsonl"), *text;
+	char *save = NULL;
+	const char *want[][4] = {
+		/* tool, decision, approval given by, outcome */
+		{"write_file", "allow", NULL, "OK"},
+		{"delete_path", "approve", NULL, "APPROVAL_REQUIRED"},
+		{"delete_path", "approve", "elicitation", "OK"},
+	};
+	struct mcp m;
+	struct wst_run v;
+	cJSON *r, *res;
+	size_t n = 0;
+
+	mcp_start(&m, "--policy", pol, "--audit", log, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	res = call(&m, 2, "write_file", "{\"path\":\"new.md\",\"content\":\"x\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = delete_with_answer(&m, 3, "{\"action\":\"decline\"}", &r);
+	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	cJSON_Delete(r);
+	res = delete_with_answer(&m, 4, "{\"action\":\"accept\",\"content\":"
+				 "{\"approve\":true}}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	text = wst_slurp(log, NULL);
+	ck_assert_ptr_nonnull(text);
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), n++) {
+		cJSON *j = cJSON_Parse(l);
+		const cJSON *a;
+
+		ck_assert_ptr_nonnull(j);
+		ck_assert_uint_lt(n, 3);
+		a = cJSON_GetObjectItem(j, "approval");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "frontend")), "mcp");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "tool")), want[n][0]);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "decision")), want[n][1]);
+		if (want[n][2] != NULL)
+			ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "by")),
+					 want[n][2]);
+		else
+			ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(a, "given")));
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "outcome")), want[n][3]);
+		cJSON_Delete(j);
+	}
+	ck_assert_uint_eq(n, 3);
+	wst_run(&v, NULL, "wstools", "audit", "--verify", log, NULL);
+	ck_assert_msg(v.status == 0, "%s", v.out);
+	wst_run_free(&v);
+	free(text);
+	free(log);
+	free(pol);
+}
+END_TEST
+
+/*
  * A command rule's "approve" asks through elicitation as a file rule's
  * does (it used to fail with APPROVAL_REQUIRED without asking).
  */
@@ -2662,6 +2725,7 @@ suite(void)
 	tcase_add_test(tc, containment);
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
+	tcase_add_test(tc, audit_lines_from_mcp);
 	tcase_add_test(tc, command_approval_by_elicitation);
 	tcase_add_test(tc, approval_question_is_escaped);
 	tcase_add_test(tc, strict_messages);

@@ -19,6 +19,7 @@
 
 #define WS_VERSION "0.1.0"
 
+struct ws_audit;
 struct ws_config;
 struct ws_roots;
 struct ws_vars;
@@ -116,6 +117,7 @@ struct ws_cli {
 	enum ws_cli_action action;
 	/* Common options, after environment variables and flags. */
 	const char *workspace, *policy, *config, *project_root;
+	const char *audit; /* --audit FILE ("" none), or NULL: WS_AUDIT, config */
 	const char **mounts;
 	size_t nmounts;
 	const char *env_mounts;
@@ -142,6 +144,8 @@ struct ws_cli {
 	struct ws_config *conf;
 	struct ws_roots *roots;
 	struct ws_vars *vars;
+	/* The call's audit log, opened by ws_cli_open() (or NULL). */
+	struct ws_audit *audit_log;
 	/* Storage kept alive for the strings above. */
 	void *args_json;
 	char *args_text;

@@ -13,6 +13,7 @@
  *    "mounts": ["VPREFIX=DIR[:ro]", ...],
  *    "guarded": true | false | ["PATH-OR-GLOB", ...],
  *    "approve": "tty" | "never",
+ *    "audit": FILE, "audit_best_effort": BOOL,
  *    "limits": {"max_bytes": N, "max_entries": N, ...},
  *    "run": {"env": {"NAME": "VALUE", ...}}}
  *
@@ -55,6 +56,8 @@ struct ws_config {
 	char **mounts;		/* "VPREFIX=DIR[:ro]" specs */
 	size_t nmounts;
 	bool approve_tty;	/* "approve": "tty": ask on /dev/tty */
+	char *audit;		/* the audit log (ws/audit.h), or NULL */
+	bool audit_best_effort;	/* a log that cannot be written is no error */
 	bool guarded_set;	/* "guarded" replaces the default guards */
 	char **guarded;		/* with it: the patterns (none for false) */
 	size_t nguarded;

@@ -33,6 +33,7 @@ enum ws_guard_kind {
 
 struct ws_policy;
 struct ws_guards;
+struct ws_audit;
 
 struct ws_anchor {
 	char *vprefix; /* "/" for the root, "/.skills" for a mount */
@@ -85,6 +86,8 @@ struct ws_ctx {
 	/* The persistence guards (ws/guard.h); NULL: the defaults, set on
 	 * first use. */
 	struct ws_guards *persist;
+	/* The call's audit log (ws/audit.h), or NULL; not owned. */
+	struct ws_audit *audit;
 };
 
 /*
