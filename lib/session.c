@@ -18,6 +18,7 @@
 #include "ws/detect.h"
 #include "ws/error.h"
 #include "ws/guard.h"
+#include "ws/history.h"
 #include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
@@ -331,6 +332,39 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 	return ws_ctx_guard(ws, path);
 }
 
+/*
+ * The history (ws/history.h) for the tools that change files; for every
+ * other tool its directory is still guarded, so that no tool and no wsrun
+ * command writes into it.
+ */
+static int
+ws__history(struct ws_cli *cli, struct ws_ctx *ws)
+{
+	const struct ws_config *c = cli->conf;
+	const char *base = cli->state_dir ? cli->state_dir : c->state_dir;
+	struct ws_hist_bounds b = {
+		c->hist_max_bytes >= 0 ? c->hist_max_bytes : WS_HIST_MAX_BYTES,
+		c->hist_max_age >= 0 ? c->hist_max_age : WS_HIST_MAX_AGE,
+		c->hist_max_file >= 0 ? c->hist_max_file : WS_HIST_MAX_FILE,
+	};
+	const char *fe = getenv("WS_FRONTEND");
+	char *dir;
+	int rc;
+
+	if (base != NULL && base[0] != '/')
+		return ws_error_set(WS_EINVALID_ARGUMENT, base,
+				    "the state directory must be an absolute name");
+	if (cli->want_history && !cli->no_history && c->history)
+		return ws_hist_open(ws, base, &b, cli->tool->tool,
+				    ws__approver != NULL ? "mcp" : fe ? fe : "cli");
+	/* Only the string: nothing is made for a call that records nothing. */
+	if ((dir = ws_hist_dir(base, ws->anchors[0].real)) == NULL)
+		return 0;
+	rc = ws_hist_guard(ws, dir);
+	free(dir);
+	return rc;
+}
+
 int
 ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 {
@@ -368,6 +402,8 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 				     cli->conf->nguarded)) < 0)
 		return rc;
 	if ((rc = ws__guard_config(cli, ws)) < 0)
+		return rc;
+	if ((rc = ws__history(cli, ws)) < 0)
 		return rc;
 	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */
 	if (cli->nmounts > 0 || ws__nmounts > 0) {

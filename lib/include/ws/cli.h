@@ -118,6 +118,8 @@ struct ws_cli {
 	/* Common options, after environment variables and flags. */
 	const char *workspace, *policy, *config, *project_root;
 	const char *audit; /* --audit FILE ("" none), or NULL: WS_AUDIT, config */
+	const char *state_dir; /* --state-dir DIR (history), or NULL */
+	bool no_history;       /* --no-history */
 	const char **mounts;
 	size_t nmounts;
 	const char *env_mounts;
@@ -135,6 +137,11 @@ struct ws_cli {
 	 * without a policy (wspath --explain); --verbose does the same.
 	 */
 	bool want_roots;
+	/*
+	 * Set before ws_cli_open() by the tools that change files (and
+	 * wstools history and undo): open the workspace's history.
+	 */
+	bool want_history;
 	/*
 	 * Filled by ws_cli_open(): the configuration file's settings (never
 	 * NULL once it succeeded; conf->limits for tools' defaults), the

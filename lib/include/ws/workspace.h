@@ -34,6 +34,7 @@ enum ws_guard_kind {
 struct ws_policy;
 struct ws_guards;
 struct ws_audit;
+struct ws_history;
 
 struct ws_anchor {
 	char *vprefix; /* "/" for the root, "/.skills" for a mount */
@@ -88,6 +89,9 @@ struct ws_ctx {
 	struct ws_guards *persist;
 	/* The call's audit log (ws/audit.h), or NULL; not owned. */
 	struct ws_audit *audit;
+	/* The workspace's history (ws/history.h), or NULL: nothing is
+	 * recorded.  Owned: ws_ctx_close() closes it. */
+	struct ws_history *history;
 };
 
 /*
