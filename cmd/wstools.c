@@ -630,6 +630,7 @@ cmd_mcp(int argc, char **argv)
 			{"--config", cli.config},
 			{"--project-root", cli.project_root},
 			{"--audit", cli.audit},
+			{"--state-dir", cli.state_dir},
 			{"--paths", !cli.paths_set ? NULL :
 				    cli.paths == WS_PATHS_REAL ? "real" :
 				    cli.paths == WS_PATHS_RELATIVE ? "relative" : "virtual"},
@@ -642,6 +643,7 @@ cmd_mcp(int argc, char **argv)
 			{"--strict", cli.strict},
 			{"--allow-outside", cli.allow_outside},
 			{"--approve", cli.approve},
+			{"--no-history", cli.no_history},
 			{"--verbose", cli.verbose},
 		};
 

@@ -134,6 +134,8 @@ START_TEST(a_line_for_every_call)
 	ck_assert_str_eq(s(v[0], "outcome"), "OK");
 	ck_assert_str_eq(s(v[0], "frontend"), "cli");
 	ck_assert_int_eq(cJSON_GetObjectItem(v[0], "bytes")->valueint, 5);
+	/* The history entry the write made (issue 22): wstools undo ID. */
+	ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(v[0], "history_id")));
 	/* Refused by the policy. */
 	ck_assert_str_eq(s(v[1], "tool"), "read_file");
 	ck_assert_str_eq(s(v[1], "rule"), "no-secrets");

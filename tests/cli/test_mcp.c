@@ -1367,6 +1367,24 @@ START_TEST(audit_lines_from_mcp)
 	wst_run(&v, NULL, "wstools", "audit", "--verify", log, NULL);
 	ck_assert_msg(v.status == 0, "%s", v.out);
 	wst_run_free(&v);
+	/* The changes are in the history, as made through MCP; the person
+	 * undoes the delete beside the server. */
+	wst_run(&v, NULL, "wstools", "history", "--workspace", W, "--json", NULL);
+	ck_assert_int_eq(v.status, 0);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		wst_output(&v, "entries"), 0), "frontend")), "mcp");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		wst_output(&v, "entries"), 0), "operation")), "delete");
+	wst_run_free(&v);
+	wst_run(&v, NULL, "wstools", "undo", "--workspace", W, NULL);
+	ck_assert_msg(v.status == 0, "%s", v.err);
+	wst_run_free(&v);
+	{
+		char *notes = wst_path(W, "notes.md");
+
+		ck_assert(wst_exists(notes));
+		free(notes);
+	}
 	free(text);
 	free(log);
 	free(pol);
