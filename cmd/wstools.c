@@ -382,7 +382,7 @@ cmd_call(int argc, char **argv)
 
 /* wstools mcp: its own options beside the common ones. */
 enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
-       M_APPROVAL_TIMEOUT, M_COUNT };
+       M_APPROVAL_TIMEOUT, M_HISTORY_TOOLS, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_BYTES, "BYTES",
@@ -392,6 +392,8 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 		      "serve another server's tools (mcp-filesystem)", 0},
 	[M_NET] = {"net", 0, WS_OPT_FLAG, NULL,
 		   "let run_command reach the network", 0},
+	[M_HISTORY_TOOLS] = {"history-tools", 0, WS_OPT_FLAG, NULL,
+			     "also offer the model the history and undo tools", 0},
 	[M_ROOTS_TIMEOUT] = {"roots-timeout", 0, WS_OPT_SECONDS, "S",
 			     "how long a call waits for the client's roots "
 			     "(default 10)", 0},
@@ -405,6 +407,11 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 				"how long a call waits for the person's answer "
 				"to an approval (default 120)", 0},
 };
+
+static int run_history(int argc, char **argv);
+static int run_undo(int argc, char **argv);
+/* The tools with history and undo (wstools mcp --history-tools). */
+static struct ws_mcp_tool tools_hist[NTOOLS + 2];
 
 static const struct ws_tool mcp_tool = {
 	.prog = "wstools-mcp",
@@ -658,6 +665,17 @@ cmd_mcp(int argc, char **argv)
 	}
 	o.tools = tools;
 	o.ntools = NTOOLS;
+	/* undo and history only when the harness wants the model to have
+	 * them; the person can always run wstools undo beside it. */
+	if (WS_OPT(&cli, M_HISTORY_TOOLS)->b) {
+		memcpy(tools_hist, tools, sizeof(tools));
+		tools_hist[NTOOLS] = (struct ws_mcp_tool){"history", "wstools-history",
+							   false, run_history};
+		tools_hist[NTOOLS + 1] = (struct ws_mcp_tool){"undo", "wstools-undo",
+							       false, run_undo};
+		o.tools = tools_hist;
+		o.ntools = NTOOLS + 2;
+	}
 	o.common = common;
 	o.ncommon = ncommon;
 	o.mounts = mounts;
@@ -865,6 +883,19 @@ out:
 	ws_ctx_close(&ws);
 	ws_cli_free(&cli);
 	return status;
+}
+
+/* history and undo as the tools wstools mcp --history-tools serves. */
+static int
+run_history(int argc, char **argv)
+{
+	return cmd_hist(&history_tool, argc, argv);
+}
+
+static int
+run_undo(int argc, char **argv)
+{
+	return cmd_hist(&undo_tool, argc, argv);
 }
 
 /*

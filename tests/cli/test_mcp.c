@@ -1391,6 +1391,58 @@ START_TEST(audit_lines_from_mcp)
 }
 END_TEST
 
+/* Whether tools/list names tool. */
+static bool
+lists_tool(struct mcp *m, int id, const char *tool)
+{
+	cJSON *r = rpc(m, id, "tools/list", NULL), *t;
+	bool found = false;
+
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "tools"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")), tool) == 0)
+			found = true;
+	cJSON_Delete(r);
+	return found;
+}
+
+/*
+ * history and undo are tools only under --history-tools (issue 22): a
+ * harness may not want the model to undo.
+ */
+START_TEST(history_tools_only_when_asked)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *f = wst_path(W, "made.txt");
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	ck_assert(!lists_tool(&m, 2, "undo"));
+	ck_assert(!lists_tool(&m, 3, "history"));
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	mcp_start(&m, "--history-tools", W);
+	handshake(&m, NULL);
+	ck_assert(lists_tool(&m, 2, "undo"));
+	ck_assert(lists_tool(&m, 3, "history"));
+	res = call(&m, 4, "write_file", "{\"path\":\"made.txt\",\"content\":\"x\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 5, "history", "{\"path\":\"made.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		sc(res, "entries"), 0), "frontend")), "mcp");
+	cJSON_Delete(r);
+	ck_assert(wst_exists(f));
+	res = call(&m, 6, "undo", "{}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(f));
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(f);
+}
+END_TEST
+
 /*
  * A command rule's "approve" asks through elicitation as a file rule's
  * does (it used to fail with APPROVAL_REQUIRED without asking).
@@ -2744,6 +2796,7 @@ suite(void)
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, audit_lines_from_mcp);
+	tcase_add_test(tc, history_tools_only_when_asked);
 	tcase_add_test(tc, command_approval_by_elicitation);
 	tcase_add_test(tc, approval_question_is_escaped);
 	tcase_add_test(tc, strict_messages);
