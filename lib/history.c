@@ -440,9 +440,29 @@ ws__append(struct ws_history *h, cJSON *rec, long long *id)
 
 	if (body == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	if (flock(h->jfd, LOCK_EX) < 0) {
-		free(body);
-		return ws__hist_io("cannot lock the journal", h->dir);
+	for (;;) {
+		struct stat a, b;
+		int nfd;
+
+		if (flock(h->jfd, LOCK_EX) < 0) {
+			free(body);
+			return ws__hist_io("cannot lock the journal", h->dir);
+		}
+		/* history --gc may have renamed a new journal over the one
+		 * this context opened: append to the journal of the name. */
+		if (fstat(h->jfd, &a) == 0 &&
+		    fstatat(h->dfd, "journal", &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+			break;
+		flock(h->jfd, LOCK_UN);
+		nfd = openat(h->dfd, "journal", O_RDWR | O_APPEND | O_CREAT |
+			     O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (nfd < 0) {
+			free(body);
+			return ws__hist_io("cannot open the journal", h->dir);
+		}
+		close(h->jfd);
+		h->jfd = nfd;
 	}
 	/*
 	 * seq holds "ID SIZE": the last id given and the journal's size
@@ -737,8 +757,12 @@ ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 		const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(b, "dest"));
 		cJSON *e;
 
-		if (v[i].done && !v[i].ok)
-			continue; /* a change that failed changed nothing */
+		/* A change that failed changed nothing -- but a delete of a
+		 * tree may have removed part of it before it failed. */
+		if (v[i].done && !v[i].ok &&
+		    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(v[i].begin, "op")),
+			   "delete") != 0)
+			continue;
 		if (path != NULL && !(p && ws_path_within(path, p, NULL)) &&
 		    !(d && ws_path_within(path, d, NULL)))
 			continue;
@@ -827,6 +851,9 @@ ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
 	if (strcmp(op, "delete") == 0) {
 		if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
 			return rc;
+		/* A tree whose delete failed part way is still there. */
+		if (ex && e->done && !e->ok && S_ISDIR(st.st_mode))
+			return 0;
 		return ex ? ws__mismatch(p, "something is there again") : 0;
 	}
 	if (strcmp(op, "mkdir") == 0) {
@@ -886,6 +913,18 @@ ws__restore(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 
 		if (p == NULL)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		if (!replace && strcmp(type, "dir") != 0) {
+			struct stat cur;
+			bool ex = false;
+
+			/* What a failed delete left is there already. */
+			if ((rc = ws__stat(ws, p, &cur, &ex)) < 0 || ex) {
+				free(p);
+				if (rc < 0)
+					return rc;
+				continue;
+			}
+		}
 		if (strcmp(type, "dir") == 0) {
 			rc = ws_mkdir(ws, p, true, false, &r);
 		} else if (strcmp(type, "file") == 0 && (obj != NULL || inl != NULL)) {
@@ -945,7 +984,8 @@ ws__restore(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 
 /* Revert entry e. */
 static int
-ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e)
+ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
+	   bool force)
 {
 	const cJSON *b = e->begin, *before = cJSON_GetObjectItem(b, "before");
 	const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(b, "op"));
@@ -967,8 +1007,9 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e)
 		ws_wresult_free(&r);
 		return rc;
 	}
+	/* Forced, what is there now is replaced by what was deleted. */
 	if (strcmp(op, "delete") == 0)
-		return ws__restore(ws, h, p, before, false);
+		return ws__restore(ws, h, p, before, force);
 	return ws__restore(ws, h, p, before, true);
 }
 
@@ -1009,8 +1050,11 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 		struct ws__entry *e = &v[i];
 		cJSON *item;
 
-		if (e->undone || (e->done && !e->ok) ||
-		    cJSON_GetObjectItem(e->begin, "undo_of") != NULL)
+		if (e->undone || cJSON_GetObjectItem(e->begin, "undo_of") != NULL)
+			continue;
+		if (e->done && !e->ok &&
+		    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, "op")),
+			   "delete") != 0)
 			continue;
 		if (o->id > 0 && e->id != o->id)
 			continue;
@@ -1034,7 +1078,7 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 		if (o->dry_run)
 			continue;
 		h->undo_of = e->id;
-		rc = ws__revert(ws, h, e);
+		rc = ws__revert(ws, h, e, o->force);
 		h->undo_of = 0;
 		if (rc < 0)
 			goto out;
@@ -1152,6 +1196,15 @@ ws_hist_gc(struct ws_ctx *ws, long long *dropped, long long *freed)
 		while ((de = readdir(d)) != NULL) {
 			struct stat st;
 
+			/* A temporary whose writer died (kill -9) older than a
+			 * minute goes too. */
+			if (strncmp(de->d_name, ".tmp-", 5) == 0) {
+				if (fstatat(h->objfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    now - st.st_mtime > 60 &&
+				    unlinkat(h->objfd, de->d_name, 0) == 0)
+					*freed += st.st_size;
+				continue;
+			}
 			if (de->d_name[0] == '.' ||
 			    cJSON_GetObjectItemCaseSensitive(keep, de->d_name) != NULL)
 				continue;

@@ -68,6 +68,23 @@ for how in overwrite append edit delete move; do
 		done
 	done
 done
+# A tree delete that fails part way (EIO at its Nth unlinkat): what it
+# removed comes back with a plain undo, the rest is left as it is.
+for n in 1 2 3 5 8; do
+	rm -rf "$ws" "$base/state"
+	mkdir -p "$ws/t/a" "$ws/t/b"
+	for i in 1 2 3 4; do echo "a$i" >"$ws/t/a/$i"; echo "b$i" >"$ws/t/b/$i"; done
+	WSF_CALL=unlinkat WSF_NTH=$n LD_PRELOAD=$inj \
+		"$cmd/wswrite" --workspace "$ws" --delete -r t >/dev/null 2>&1
+	runs=$((runs + 1))
+	out=$("$cmd/wstools" undo --workspace "$ws" 2>&1) ||
+		{ echo "FAIL: partial delete (unlinkat #$n): undo: $out"; fail=1; continue; }
+	for i in 1 2 3 4; do
+		[ "$(cat "$ws/t/a/$i" 2>/dev/null)" = "a$i" ] &&
+			[ "$(cat "$ws/t/b/$i" 2>/dev/null)" = "b$i" ] ||
+			{ echo "FAIL: partial delete (unlinkat #$n): t/?/$i not back"; fail=1; }
+	done
+done
 echo "$runs runs, $killed killed at a step"
 [ "$fail" -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit "$fail"
