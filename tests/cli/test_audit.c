@@ -303,6 +303,29 @@ START_TEST(log_is_guarded)
 }
 END_TEST
 
+/* wsrun's line: the command, its exit status, the isolation. */
+START_TEST(wsrun_line)
+{
+	struct wst_run r;
+	cJSON **v;
+	size_t n;
+
+	run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W, "-c",
+		   "exit 3", NULL});
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(s(v[0], "tool"), "run_command");
+	ck_assert_str_eq(s(v[0], "operation"), "exec");
+	ck_assert_str_eq(s(v[0], "command"), "exit 3");
+	ck_assert_int_eq(cJSON_GetObjectItem(v[0], "command_exit")->valueint, 3);
+	ck_assert(cJSON_IsObject(cJSON_GetObjectItem(v[0], "isolation")));
+	ck_assert_str_eq(s(v[0], "outcome"), "OK");
+	lines_free(v, n);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -314,6 +337,7 @@ suite(void)
 	tcase_add_test(tc, verify_finds_tampering);
 	tcase_add_test(tc, unwritable_log_fails_first);
 	tcase_add_test(tc, log_is_guarded);
+	tcase_add_test(tc, wsrun_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *T, *W, *S, *ENV_S;
@@ -351,6 +352,53 @@ START_TEST(state_dir_is_guarded)
 }
 END_TEST
 
+/* Writers in several processes: one journal, no record lost, no id
+ * given twice. */
+START_TEST(concurrent_writers)
+{
+	enum { PROCS = 6, EACH = 10 };
+	struct wst_run r;
+	pid_t pid[PROCS];
+	bool seen[PROCS * EACH + 1] = {false};
+	cJSON *e;
+
+	for (int i = 0; i < PROCS; i++) {
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0) {
+			for (int k = 0; k < EACH; k++) {
+				char name[32];
+				struct wst_run c;
+
+				snprintf(name, sizeof(name), "p%d-%d", i, k);
+				run(&c, "wswrite", (const char *[]){"--workspace", W,
+					"--no-sync", "--content", name, name, NULL});
+				if (c.status != 0)
+					_exit(1);
+				wst_run_free(&c);
+			}
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < PROCS; i++) {
+		int st;
+
+		ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), PROCS * EACH);
+	cJSON_ArrayForEach(e, wst_output(&r, "entries")) {
+		int id = cJSON_GetObjectItem(e, "id")->valueint;
+
+		ck_assert(id >= 1 && id <= PROCS * EACH && !seen[id]);
+		seen[id] = true;
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "done")));
+	}
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -363,6 +411,7 @@ suite(void)
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
+	tcase_add_test(tc, concurrent_writers);
 	suite_add_tcase(s, tc);
 	return s;
 }
