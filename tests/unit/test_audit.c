@@ -137,7 +137,7 @@ END_TEST
 START_TEST(concurrent_writers)
 {
 	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
-	enum { PROCS = 8, EACH = 50 };
+	enum { PROCS = 16, EACH = 200 };
 	pid_t pid[PROCS];
 
 	for (int i = 0; i < PROCS; i++) {
