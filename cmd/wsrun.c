@@ -7,6 +7,7 @@
  * statuses follow timeout(1): 124 timed out, 125 wsrun failed or
  * refused, 126 not executable, 127 not found, 128+N killed by signal N.
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ws/audit.h"
 #include "ws/cli.h"
 #include "ws/config.h"
 #include "ws/error.h"
@@ -761,6 +763,50 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 	return 0;
 }
 
+/*
+ * The audit line of a run (ws/audit.h): the command, how it ended, the
+ * isolation (in the compact form a model sees) and the guarded entries
+ * removed after it.
+ */
+static void
+audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
+	  const struct ws_run_result *r)
+{
+	char *cmd = ws_run_cmdline(o), *iso = NULL;
+	size_t isolen = 0;
+	FILE *f;
+
+	ws_audit_set_str(cli->audit_log, "operation", "exec");
+	ws_audit_set_str(cli->audit_log, "command", cmd);
+	ws_audit_set_int(cli->audit_log, "command_exit", r->exit_code);
+	if (r->signal != 0)
+		ws_audit_set_int(cli->audit_log, "command_signal", r->signal);
+	if (r->timed_out)
+		ws_audit_set_json(cli->audit_log, "timed_out", "true");
+	if ((f = open_memstream(&iso, &isolen)) != NULL) {
+		struct ws_jw jw;
+
+		ws_jw_init(&jw, f);
+		ws_jw_obj(&jw);
+		json_layers_compact(&jw, &r->iso);
+		ws_jw_obj_end(&jw);
+		if (fclose(f) == 0)
+			ws_audit_set_json(cli->audit_log, "isolation", iso);
+	}
+	if (r->nreverted > 0) {
+		cJSON *a = cJSON_CreateStringArray((const char *const *)r->reverted,
+						   (int)r->nreverted);
+		char *t = a ? cJSON_PrintUnformatted(a) : NULL;
+
+		ws_audit_set_json(cli->audit_log, "reverted", t);
+		free(t);
+		cJSON_Delete(a);
+	}
+	/* A command's own changes are not in the history (wsrun(1)). */
+	free(iso);
+	free(cmd);
+}
+
 int
 ws_cmd_wsrun(int argc, char **argv)
 {
@@ -809,6 +855,8 @@ ws_cmd_wsrun(int argc, char **argv)
 		o.cancel = &cancel_sig;
 	}
 	rc = ws_run(&ws, &o, &r);
+	if (cli.audit_log != NULL)
+		audit_run(&cli, &o, &r);
 	if (rc < 0)
 		goto fail;
 	if (cli.json) {

@@ -20,8 +20,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ws/audit.h"
 #include "ws/cli.h"
+#include "ws/config.h"
 #include "ws/error.h"
+#include "ws/history.h"
+#include "ws/path.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
 #include "ws/toolset.h"
@@ -57,7 +61,10 @@ static const struct ws_tool self = {
 	.description = "Run the wstools tools by their LLM names.",
 	.usage = "wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
 		 "       wstools call NAME JSON|- [OPTION]...\n"
-		 "       wstools mcp [OPTION]... [DIR]...",
+		 "       wstools mcp [OPTION]... [DIR]...\n"
+		 "       wstools history [OPTION]... [PATH]\n"
+		 "       wstools undo [OPTION]... [ID]\n"
+		 "       wstools audit --verify [--json] [--config FILE] [FILE]",
 };
 
 static void
@@ -67,6 +74,9 @@ usage(FILE *f)
 		"Usage: wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
 		"       wstools call NAME JSON|- [OPTION]...\n"
 		"       wstools mcp [OPTION]... [DIR]...\n"
+		"       wstools history [--gc] [OPTION]... [PATH]\n"
+		"       wstools undo [ID | -n N | --to ID] [--dry-run] [--force] [OPTION]...\n"
+		"       wstools audit --verify [--json] [--config FILE] [FILE]\n"
 		"The front door of the toolbox for agent harnesses.\n"
 		"\n"
 		"Commands:\n"
@@ -82,6 +92,13 @@ usage(FILE *f)
 		"                            OPTIONs (--workspace, --policy...) go to the tool\n"
 		"  mcp [OPTION]... [DIR]...  serve the tools over the Model Context Protocol\n"
 		"                            on standard input and output (wstools mcp --help)\n"
+		"  history [PATH]            list the changes the tools made, newest first\n"
+		"                            (--gc applies the bounds; wstools history --help)\n"
+		"  undo [ID]                 revert the newest change not yet undone, change\n"
+		"                            ID, -n N changes, or --to ID (wstools undo --help)\n"
+		"  audit --verify [FILE]     check the hash chain of an audit log (FILE,\n"
+		"                            else WS_AUDIT, else the configuration's\n"
+		"                            \"audit\"); exit 1 naming the line where it breaks\n"
 		"\n"
 		"Tools: list_directory, read_file, write_file, edit_file, create_directory,\n"
 		"move_path, delete_path, search_files, run_command.\n"
@@ -346,7 +363,8 @@ cmd_call(int argc, char **argv)
 	 * The model's sizes and times are held to the built-in ceilings, as
 	 * under MCP (wstools(7)): the tool applies them after parsing.
 	 */
-	if (setenv("WS_CEILINGS", "1", 1) < 0) {
+	if (setenv("WS_CEILINGS", "1", 1) < 0 ||
+	    setenv("WS_FRONTEND", "call", 1) < 0) {
 		free(av);
 		return fail(name, WS_ENOMEM, NULL, "out of memory");
 	}
@@ -364,7 +382,7 @@ cmd_call(int argc, char **argv)
 
 /* wstools mcp: its own options beside the common ones. */
 enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_NET_ALLOW, M_NET_DENY, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
-       M_APPROVAL_TIMEOUT, M_COUNT };
+       M_APPROVAL_TIMEOUT, M_HISTORY_TOOLS, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_BYTES, "BYTES",
@@ -380,6 +398,8 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_NET_DENY] = {"net-deny", 0, WS_OPT_LIST, "DOMAIN",
 			"refuse DOMAIN to run_command even where allowed "
 			"(repeatable)", 0},
+	[M_HISTORY_TOOLS] = {"history-tools", 0, WS_OPT_FLAG, NULL,
+			     "also offer the model the history and undo tools", 0},
 	[M_ROOTS_TIMEOUT] = {"roots-timeout", 0, WS_OPT_SECONDS, "S",
 			     "how long a call waits for the client's roots "
 			     "(default 10)", 0},
@@ -393,6 +413,11 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 				"how long a call waits for the person's answer "
 				"to an approval (default 120)", 0},
 };
+
+static int run_history(int argc, char **argv);
+static int run_undo(int argc, char **argv);
+/* The tools with history and undo (wstools mcp --history-tools). */
+static struct ws_mcp_tool tools_hist[NTOOLS + 2];
 
 static const struct ws_tool mcp_tool = {
 	.prog = "wstools-mcp",
@@ -627,6 +652,8 @@ cmd_mcp(int argc, char **argv)
 			{"--policy", cli.policy},
 			{"--config", cli.config},
 			{"--project-root", cli.project_root},
+			{"--audit", cli.audit},
+			{"--state-dir", cli.state_dir},
 			{"--paths", !cli.paths_set ? NULL :
 				    cli.paths == WS_PATHS_REAL ? "real" :
 				    cli.paths == WS_PATHS_RELATIVE ? "relative" : "virtual"},
@@ -639,6 +666,7 @@ cmd_mcp(int argc, char **argv)
 			{"--strict", cli.strict},
 			{"--allow-outside", cli.allow_outside},
 			{"--approve", cli.approve},
+			{"--no-history", cli.no_history},
 			{"--verbose", cli.verbose},
 		};
 
@@ -653,6 +681,17 @@ cmd_mcp(int argc, char **argv)
 	}
 	o.tools = tools;
 	o.ntools = NTOOLS;
+	/* undo and history only when the harness wants the model to have
+	 * them; the person can always run wstools undo beside it. */
+	if (WS_OPT(&cli, M_HISTORY_TOOLS)->b) {
+		memcpy(tools_hist, tools, sizeof(tools));
+		tools_hist[NTOOLS] = (struct ws_mcp_tool){"history", "wstools-history",
+							   false, run_history};
+		tools_hist[NTOOLS + 1] = (struct ws_mcp_tool){"undo", "wstools-undo",
+							       false, run_undo};
+		o.tools = tools_hist;
+		o.ntools = NTOOLS + 2;
+	}
 	o.common = common;
 	o.ncommon = ncommon;
 	o.mounts = mounts;
@@ -666,6 +705,7 @@ cmd_mcp(int argc, char **argv)
 	o.out_fd = 1;
 	/* Tool output is captured per call; nothing else goes to stdout. */
 	fflush(stdout);
+	ws_audit_set_frontend("mcp");
 	rc = ws_mcp_serve(&o);
 	if (rc < 0)
 		goto fail;
@@ -680,6 +720,284 @@ out:
 	free(mounts);
 	ws_cli_free(&cli);
 	return status;
+}
+
+/* wstools history [PATH] [--gc], wstools undo [ID] [-n N] [--to ID]. */
+enum { H_GC, H_COUNT };
+static const struct ws_opt history_opts[H_COUNT] = {
+	[H_GC] = {"gc", 0, WS_OPT_FLAG, NULL,
+		  "apply the bounds: drop the oldest entries and their content", 0},
+};
+static const struct ws_tool history_tool = {
+	.prog = "wstools-history",
+	.tool = "history",
+	.description = "List the changes the tools made to the workspace, newest "
+		       "first (see wstools(1), HISTORY).",
+	.usage = "wstools history [OPTION]... [PATH]",
+	.pos_name = "path",
+	.pos_help = "only the changes to PATH or below it",
+	.pos_kind = WS_POS_OPT,
+	.opts = history_opts,
+	.nopts = H_COUNT,
+};
+enum { U_N, U_TO, U_DRY_RUN, U_FORCE, U_COUNT };
+static const struct ws_opt undo_opts[U_COUNT] = {
+	[U_N] = {"count", 'n', WS_OPT_INT, "N", "undo the N newest changes", 0},
+	[U_TO] = {"to", 0, WS_OPT_INT, "ID",
+		  "undo change ID and every later one, newest first", 0},
+	[U_DRY_RUN] = {"dry-run", 0, WS_OPT_FLAG, NULL,
+		       "say what would be undone, change nothing", 0},
+	[U_FORCE] = {"force", 0, WS_OPT_FLAG, NULL,
+		     "revert even a file that changed since", 0},
+};
+static const struct ws_tool undo_tool = {
+	.prog = "wstools-undo",
+	.tool = "undo",
+	.description = "Revert changes the tools made (the newest not yet undone, "
+		       "change ID, or the N newest); see wstools(1), HISTORY.",
+	.usage = "wstools undo [OPTION]... [ID]",
+	.pos_name = "id",
+	.pos_help = "the change to undo",
+	.pos_kind = WS_POS_OPT,
+	.opts = undo_opts,
+	.nopts = U_COUNT,
+};
+
+/* Print a JSON result of wstools history or undo, plain or JSON. */
+static void
+print_hist(const struct ws_cli *cli, const char *key, cJSON *arr)
+{
+	const cJSON *e;
+
+	if (cli->json) {
+		cJSON *o = cJSON_CreateObject(), *out;
+		char *t;
+
+		cJSON_AddBoolToObject(o, "success", true);
+		cJSON_AddStringToObject(o, "tool", cli->tool->tool);
+		out = cJSON_AddObjectToObject(o, "output");
+		cJSON_AddItemReferenceToObject(out, key, arr);
+		t = cJSON_PrintUnformatted(o);
+		if (t != NULL)
+			fprintf(ws_out(), "%s\n", t);
+		free(t);
+		cJSON_Delete(o);
+		return;
+	}
+	cJSON_ArrayForEach(e, arr) {
+		const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(e, "destination"));
+		const cJSON *sz = cJSON_GetObjectItem(e, "size_before");
+
+		fprintf(ws_out(), "%lld", (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id")));
+		if (cJSON_GetObjectItem(e, "time") != NULL)
+			fprintf(ws_out(), "  %s  %-6s %-10s", cJSON_GetStringValue(cJSON_GetObjectItem(e, "time")),
+				cJSON_GetStringValue(cJSON_GetObjectItem(e, "frontend")),
+				cJSON_GetStringValue(cJSON_GetObjectItem(e, "tool")));
+		fprintf(ws_out(), "  %-7s ", cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")));
+		ws_cli_put_text(ws_out(), cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")), true);
+		if (d != NULL) {
+			fputs(" -> ", ws_out());
+			ws_cli_put_text(ws_out(), d, true);
+		}
+		if (cJSON_IsNumber(sz))
+			fprintf(ws_out(), "  (was %lld bytes)", (long long)sz->valuedouble);
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "undo_of")))
+			fprintf(ws_out(), "  [undo of %lld]",
+				(long long)cJSON_GetObjectItem(e, "undo_of")->valuedouble);
+		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "undone")))
+			fputs("  [undone]", ws_out());
+		if (cJSON_IsFalse(cJSON_GetObjectItem(e, "done")))
+			fputs("  [not confirmed: interrupted?]", ws_out());
+		fputc('\n', ws_out());
+	}
+}
+
+/* wstools history and wstools undo: one function, the tool decides. */
+static int
+cmd_hist(const struct ws_tool *t, int argc, char **argv)
+{
+	struct ws_cli cli;
+	struct ws_ctx ws = {0};
+	cJSON *arr = NULL;
+	int rc, status = 0;
+
+	rc = ws_cli_parse(&cli, t, argc, argv);
+	if (rc < 0)
+		goto fail;
+	if (ws_cli_print_info(&cli, ws_out()))
+		goto out;
+	cli.want_history = true;
+	if (cli.no_history) {
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "--no-history leaves nothing to list or undo");
+		goto fail;
+	}
+	if ((rc = ws_cli_open(&cli, &ws)) < 0)
+		goto fail;
+	if (t == &history_tool && WS_OPT(&cli, H_GC)->b) {
+		long long dropped = 0, freed = 0;
+
+		if ((rc = ws_hist_gc(&ws, &dropped, &freed)) < 0)
+			goto fail;
+		if (cli.json)
+			fprintf(ws_out(), "{\"success\":true,\"tool\":\"history\","
+				"\"output\":{\"dropped\":%lld,\"bytes_freed\":%lld}}\n",
+				dropped, freed);
+		else
+			fprintf(ws_out(), "dropped %lld entries, freed %lld bytes\n",
+				dropped, freed);
+		goto out;
+	}
+	if (t == &history_tool) {
+		rc = ws_hist_list(&ws, cli.npos > 0 ? cli.pos[0] : NULL, &arr);
+		if (rc == 0 && cli.npos > 0 && cli.pos[0][0] != '/') {
+			/* A relative PATH: compare with the recorded virtual
+			 * paths, which are absolute. */
+			char *v = ws_path_join("/", cli.pos[0]);
+
+			cJSON_Delete(arr);
+			arr = NULL;
+			rc = v ? ws_hist_list(&ws, v, &arr)
+			       : ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			free(v);
+		}
+		if (rc < 0)
+			goto fail;
+		print_hist(&cli, "entries", arr);
+	} else {
+		struct ws_undo_opts o = {0};
+
+		if (cli.npos > 0) {
+			char *end;
+
+			o.id = strtoll(cli.pos[0], &end, 10);
+			if (*end != '\0' || o.id <= 0) {
+				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						  "\"%s\" is not a history id", cli.pos[0]);
+				goto fail;
+			}
+		}
+		o.n = WS_OPT(&cli, U_N)->set ? WS_OPT(&cli, U_N)->i : 0;
+		o.to = WS_OPT(&cli, U_TO)->set ? WS_OPT(&cli, U_TO)->i : 0;
+		o.dry_run = WS_OPT(&cli, U_DRY_RUN)->b;
+		o.force = WS_OPT(&cli, U_FORCE)->b;
+		if ((o.id > 0) + (o.n > 0) + (o.to > 0) > 1) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					  "give one of ID, -n N and --to ID");
+			goto fail;
+		}
+		if ((rc = ws_hist_undo(&ws, &o, &arr)) < 0)
+			goto fail;
+		if (!cli.json && o.dry_run)
+			fputs("would undo:\n", ws_out());
+		else if (!cli.json)
+			fputs("undone:\n", ws_out());
+		print_hist(&cli, o.dry_run ? "would_undo" : "undone", arr);
+	}
+	goto out;
+fail:
+	status = ws_cli_fail(&cli, rc);
+out:
+	status = ws_cli_finish(&cli, status);
+	cJSON_Delete(arr);
+	ws_ctx_close(&ws);
+	ws_cli_free(&cli);
+	return status;
+}
+
+/* history and undo as the tools wstools mcp --history-tools serves. */
+static int
+run_history(int argc, char **argv)
+{
+	return cmd_hist(&history_tool, argc, argv);
+}
+
+static int
+run_undo(int argc, char **argv)
+{
+	return cmd_hist(&undo_tool, argc, argv);
+}
+
+/*
+ * wstools audit --verify [--json] [--config FILE] [FILE]: check the hash
+ * chain of an audit log (FILE, else WS_AUDIT, else the configuration's
+ * "audit").  0 when it holds, 1 when it breaks (naming the line).
+ */
+static int
+cmd_audit(int argc, char **argv)
+{
+	const char *file = NULL, *config = getenv("WS_CONFIG"), *why = NULL;
+	struct ws_config conf;
+	bool verify = false, json = false;
+	size_t lines = 0, bad = 0;
+	int rc, status;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--verify") == 0)
+			verify = true;
+		else if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			config = argv[++i];
+		else if (argv[i][0] != '-' && file == NULL)
+			file = argv[i];
+		else
+			return fail("audit", WS_EINVALID_ARGUMENT,
+				    "wstools audit --verify [--json] [--config FILE] [FILE]",
+				    "audit: unknown argument \"%s\"", argv[i]);
+	}
+	if (!verify)
+		return fail("audit", WS_EINVALID_ARGUMENT,
+			    "wstools audit --verify [--json] [--config FILE] [FILE]",
+			    "audit: say what to do (--verify)");
+	ws_config_init(&conf);
+	if (file == NULL && (file = getenv("WS_AUDIT")) == NULL) {
+		if ((rc = ws_config_load(&conf, config)) < 0) {
+			ws_config_free(&conf);
+			return fail("audit", rc, NULL, "%s", ws_error_last());
+		}
+		file = conf.audit;
+	}
+	if (file == NULL || file[0] == '\0') {
+		ws_config_free(&conf);
+		return fail("audit", WS_EINVALID_ARGUMENT,
+			    "give the log's name, or set WS_AUDIT or \"audit\"",
+			    "audit: no audit log is configured");
+	}
+	rc = ws_audit_verify(file, &lines, &bad, &why);
+	if (rc < 0) {
+		status = fail("audit", rc, NULL, "%s: %s", file, ws_error_last());
+		ws_config_free(&conf);
+		return status;
+	}
+	if (json) {
+		cJSON *o = cJSON_CreateObject(), *out;
+		char *t;
+
+		cJSON_AddBoolToObject(o, "success", true);
+		cJSON_AddStringToObject(o, "tool", "audit");
+		out = cJSON_AddObjectToObject(o, "output");
+		cJSON_AddStringToObject(out, "path", file);
+		cJSON_AddNumberToObject(out, "lines", (double)lines);
+		cJSON_AddBoolToObject(out, "valid", bad == 0);
+		if (bad != 0) {
+			cJSON_AddNumberToObject(out, "broken_at", (double)bad);
+			cJSON_AddStringToObject(out, "reason", why);
+		}
+		t = cJSON_PrintUnformatted(o);
+		if (t != NULL)
+			printf("%s\n", t);
+		free(t);
+		cJSON_Delete(o);
+	} else if (bad == 0) {
+		printf("%s: %zu line%s, the chain holds\n", file, lines,
+		       lines == 1 ? "" : "s");
+	} else {
+		printf("%s: the chain breaks at line %zu of %zu: %s\n", file, bad,
+		       lines, why);
+	}
+	ws_config_free(&conf);
+	return bad == 0 ? 0 : 1;
 }
 
 int
@@ -724,7 +1042,14 @@ ws_cmd_wstools(int argc, char **argv)
 		return cmd_call(argc - 2, argv + 2);
 	if (strcmp(argv[1], "mcp") == 0)
 		return cmd_mcp(argc - 1, argv + 1);
+	if (strcmp(argv[1], "audit") == 0)
+		return cmd_audit(argc - 1, argv + 1);
+	if (strcmp(argv[1], "history") == 0)
+		return cmd_hist(&history_tool, argc - 1, argv + 1);
+	if (strcmp(argv[1], "undo") == 0)
+		return cmd_hist(&undo_tool, argc - 1, argv + 1);
 	return fail("wstools", WS_EINVALID_ARGUMENT,
-		    "the commands are schemas, call and mcp (see wstools --help)",
+		    "the commands are schemas, call, mcp, history, undo and audit "
+		    "(see wstools --help)",
 		    "unknown command \"%s\"", argv[1]);
 }

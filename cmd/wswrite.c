@@ -14,8 +14,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "ws/audit.h"
 #include "ws/cli.h"
 #include "ws/error.h"
+#include "ws/history.h"
 #include "ws/path.h"
 #include "ws/write.h"
 
@@ -598,9 +600,11 @@ ws_cmd_wswrite(int argc, char **argv)
 	if ((rc = check_combinations(&cli)) < 0)
 		goto fail;
 	path = cli.pos[0];
+	cli.want_history = true;
 	rc = ws_cli_open(&cli, &ws);
 	if (rc < 0)
 		goto fail;
+	ws_hist_nosync(&ws, FLAG("no-sync"));
 	o.parents = SET("parents") ? FLAG("parents") : true;
 	o.dry_run = FLAG("dry-run");
 	o.if_version = STR("if-version");
@@ -659,6 +663,17 @@ ws_cmd_wswrite(int argc, char **argv)
 			o.content = input;
 		}
 		rc = ws_write(&ws, path, &o, &r);
+	}
+	if (r.action != NULL) {
+		ws_audit_set_str(cli.audit_log, "operation", r.action);
+		if (r.dest_vpath != NULL)
+			ws_audit_set_str(cli.audit_log, "destination", r.dest_vpath);
+		if (rc == 0)
+			ws_audit_set_int(cli.audit_log, "bytes", r.bytes_written);
+		if (r.dry_run)
+			ws_audit_set_json(cli.audit_log, "dry_run", "true");
+		if (r.history_id > 0)
+			ws_audit_set_int(cli.audit_log, "history_id", r.history_id);
 	}
 	if (rc < 0)
 		goto fail;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ws/audit.h"
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
@@ -16,7 +17,8 @@
 
 enum {
 	C_WORKSPACE, C_MOUNT, C_POLICY, C_CONFIG, C_PROJECT_ROOT,
-	C_NO_DETECT_ROOT, C_STRICT, C_ALLOW_OUTSIDE, C_APPROVE, C_JSON,
+	C_NO_DETECT_ROOT, C_STRICT, C_ALLOW_OUTSIDE, C_APPROVE, C_AUDIT, C_STATE_DIR,
+	C_NO_HISTORY, C_JSON,
 	C_PLAIN, C_ARGS, C_SCHEMA, C_PATHS, C_VERBOSE, C_HELP, C_VERSION,
 	C_COUNT
 };
@@ -40,6 +42,12 @@ static const struct ws_opt ws__common[C_COUNT] = {
 			     "UNSAFE: turn the workspace boundary off (env WS_ALLOW_OUTSIDE=1)", 0},
 	[C_APPROVE] = {"approve", 0, WS_OPT_FLAG, NULL,
 		       "approve operations a policy marks \"approve\"", 0},
+	[C_AUDIT] = {"audit", 0, WS_OPT_STR, "FILE",
+		     "append a line for this call to the audit log FILE (env WS_AUDIT)", 0},
+	[C_STATE_DIR] = {"state-dir", 0, WS_OPT_STR, "DIR",
+			 "where the history is kept (default: $XDG_STATE_HOME/wstools)", 0},
+	[C_NO_HISTORY] = {"no-history", 0, WS_OPT_FLAG, NULL,
+			  "do not record this call's changes in the history", 0},
 	[C_JSON] = {"json", 0, WS_OPT_FLAG, NULL,
 		    "print one JSON object (env WS_FORMAT=json)", 0},
 	[C_PLAIN] = {"plain", 0, WS_OPT_FLAG, NULL, "print plain text", 0},
@@ -307,6 +315,9 @@ ws__set_common(struct ws_cli *cli, int c, const char *val, const char **args_val
 	case C_STRICT: cli->strict = true; break;
 	case C_ALLOW_OUTSIDE: cli->allow_outside = true; break;
 	case C_APPROVE: cli->approve = true; break;
+	case C_AUDIT: cli->audit = val; break;
+	case C_STATE_DIR: cli->state_dir = val; break;
+	case C_NO_HISTORY: cli->no_history = true; break;
 	case C_JSON: cli->json = true; break;
 	case C_PLAIN: cli->json = false; break;
 	case C_ARGS: *args_val = val; break;
@@ -1074,6 +1085,7 @@ ws_cli_free(struct ws_cli *cli)
 	if (cli->vars != NULL)
 		ws_vars_free(cli->vars);
 	free(cli->vars);
+	ws_audit_free(cli->audit_log);
 	memset(cli, 0, sizeof(*cli));
 }
 

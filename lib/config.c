@@ -23,6 +23,8 @@ ws_config_init(struct ws_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->detect_project_root = true;
+	cfg->history = true;
+	cfg->hist_max_bytes = cfg->hist_max_age = cfg->hist_max_file = -1;
 	cfg->limits = (struct ws_limits){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 }
 
@@ -40,6 +42,8 @@ ws_config_free(struct ws_config *cfg)
 	free(cfg->path);
 	free(cfg->policies_dir);
 	free(cfg->policy_default);
+	free(cfg->audit);
+	free(cfg->state_dir);
 	ws__strv_free(cfg->markers, cfg->nmarkers);
 	ws__strv_free(cfg->mounts, cfg->nmounts);
 	ws__strv_free(cfg->guarded, cfg->nguarded);
@@ -450,7 +454,45 @@ ws_config_parse(struct ws_config *cfg, const char *text, const char *origin)
 						 "or \"real\"");
 			}
 		}
-		else if (strcmp(k, "approve") == 0) {
+		else if (strcmp(k, "audit") == 0) {
+			if (!cJSON_IsString(it) || it->valuestring[0] != '/')
+				rc = ws__cfg_err(origin, "\"audit\" must be an "
+						 "absolute file name");
+			else if ((free(cfg->audit),
+				  cfg->audit = strdup(it->valuestring)) == NULL)
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		} else if (strcmp(k, "history") == 0) {
+			if (!cJSON_IsBool(it))
+				rc = ws__cfg_err(origin, "\"history\" must be true or false");
+			else
+				cfg->history = cJSON_IsTrue(it);
+		} else if (strcmp(k, "state_dir") == 0) {
+			if (!cJSON_IsString(it) || it->valuestring[0] != '/')
+				rc = ws__cfg_err(origin, "\"state_dir\" must be an "
+						 "absolute directory name");
+			else if ((free(cfg->state_dir),
+				  cfg->state_dir = strdup(it->valuestring)) == NULL)
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		} else if (strcmp(k, "history_max_bytes") == 0 ||
+			   strcmp(k, "history_max_age") == 0 ||
+			   strcmp(k, "history_max_file") == 0) {
+			long long *dst = k[12] == 'b' ? &cfg->hist_max_bytes :
+					 k[12] == 'a' ? &cfg->hist_max_age :
+						       &cfg->hist_max_file;
+
+			if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+			    it->valuedouble > 9e15)
+				rc = ws__cfg_err(origin, "\"%s\" must be a number "
+						 "(0: no bound)", k);
+			else
+				*dst = (long long)it->valuedouble;
+		} else if (strcmp(k, "audit_best_effort") == 0) {
+			if (!cJSON_IsBool(it))
+				rc = ws__cfg_err(origin, "\"audit_best_effort\" "
+						 "must be true or false");
+			else
+				cfg->audit_best_effort = cJSON_IsTrue(it);
+		} else if (strcmp(k, "approve") == 0) {
 			/* Who may approve at a prompt: only a person at the
 			 * terminal, and only when asked for. */
 			if (cJSON_IsString(it) && strcmp(it->valuestring, "tty") == 0)

@@ -548,6 +548,26 @@ ws__build_list(struct ws_mcp *s)
 		}
 		cJSON_ArrayForEach(d, set)
 			ws__list_add(s, arr, d);
+		/* Tools outside the set (history and undo, when the server
+		 * offers them) as their --schema gives them. */
+		cJSON_ArrayForEach(d, full) {
+			const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(d, "function"), "name"));
+			bool in = false;
+			const cJSON *e;
+
+			cJSON_ArrayForEach(e, set) {
+				const char *en = cJSON_GetStringValue(
+					cJSON_GetObjectItemCaseSensitive(
+						cJSON_GetObjectItemCaseSensitive(e, "function"),
+						"name"));
+
+				if (nm != NULL && en != NULL && strcmp(nm, en) == 0)
+					in = true;
+			}
+			if (nm != NULL && !in)
+				ws__list_add(s, arr, d);
+		}
 		cJSON_Delete(set);
 	}
 	cJSON_Delete(full);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ws/audit.h"
 #include "ws/error.h"
 
 /*
@@ -139,6 +140,7 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 		code = ws_error_last_code();
 	if (code == 0)
 		code = WS_EIO_ERROR;
+	ws_audit_outcome(cli->audit_log, code);
 	if (cli->json) {
 		struct ws_jw jw;
 
@@ -322,6 +324,17 @@ ws_cli_finish(const struct ws_cli *cli, int status)
 	int failed = fflush(ws_out()) != 0 || ferror(ws_out());
 	int e = errno;
 
+	/*
+	 * The call's audit line, once its outcome is known.  A log that
+	 * cannot be written fails the call (the log was opened before the
+	 * call acted, so this is a full disk or an I/O error).
+	 */
+	if (cli->audit_log != NULL && ws_audit_emit(cli->audit_log, status) < 0) {
+		fprintf(stderr, "%s: %s (IO_ERROR)\n", cli->tool ? cli->tool->prog : "ws",
+			ws_error_last());
+		if (status == 0)
+			status = ws_error_exit_status(WS_EIO_ERROR);
+	}
 	if (!failed)
 		return status;
 	fprintf(stderr, "%s: write to standard output: %s (IO_ERROR)\n",

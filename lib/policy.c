@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ws-config.h"
+#include "ws/audit.h"
 #include "ws/config.h"
 #include "ws/error.h"
 #include "ws/glob.h"
@@ -1441,8 +1442,34 @@ ws__home_persist_check(enum ws_op op, const char *real, const char *shown,
 	return rc;
 }
 
+/* How ws__check() decided, for the audit log. */
+struct ws__verdict {
+	const char *policy, *rule, *decision;
+	enum ws_audit_approval appr;
+};
+
+static int ws__check(struct ws_ctx *ws, enum ws_op op, const char *real,
+		     const char *vpath, struct ws__verdict *v);
+
 int
 ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
+{
+	struct ws__verdict v = {NULL, NULL, "allow", WS_AUDIT_NOT_ASKED};
+	int rc;
+
+	if (ws->audit == NULL)
+		return ws__check(ws, op, real, vpath, &v);
+	/* Every decision is seen here once, allowed or refused. */
+	rc = ws__check(ws, op, real, vpath, &v);
+	ws_audit_decision(ws->audit, ws__ops[op], real, vpath, v.policy, v.rule,
+			  rc < 0 && v.appr == WS_AUDIT_NOT_ASKED ? "deny" : v.decision,
+			  v.appr, rc);
+	return rc;
+}
+
+static int
+ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
+	  struct ws__verdict *v)
 {
 	struct ws_policy *p = ws->policy;
 	struct ws_policy_match m;
@@ -1464,16 +1491,19 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 
 		switch (ws_ctx_guarded(ws, real, anc)) {
 		case WS_GUARD_OWN:
+			v->rule = "guard:own";
 			return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
-					    "is (or holds) wstools' own configuration or "
-					    "policy: no tool may %s it", ws__ops[op]), op);
+					    "is (or holds) wstools' own configuration, "
+					    "policy or audit log: no tool may %s it", ws__ops[op]), op);
 		case WS_GUARD_ANCHOR:
+			v->rule = "guard:anchor";
 			return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 					    "is (or holds) an entry that the workspace "
 					    "root or a mount is spelled through: no tool "
 					    "may %s it, or the next call's boundary "
 					    "would move", ws__ops[op]), op);
 		case WS_GUARD_PERSIST:
+			v->rule = "guard:persist";
 			(void)ws_guard_persist_match(ws, real, anc, &pat);
 			rc = ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 					    "is (or holds) a guarded path (\"%s\": it "
@@ -1496,8 +1526,10 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		default:
 			break;
 		}
-		if ((rc = ws__home_persist_check(op, real, shown, anc)) < 0)
+		if ((rc = ws__home_persist_check(op, real, shown, anc)) < 0) {
+			v->rule = "guard:home";
 			return rc;
+		}
 	}
 	/*
 	 * Nor may a call move the project or git root that the next call's
@@ -1512,6 +1544,7 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		char *before = NULL, *after = NULL;
 
 		if (ws_ctx_marker_guarded(ws, real, how, &before, &after)) {
+			v->rule = "guard:marker";
 			rc = ws_error_set(WS_EPOLICY_DENIED, shown,
 					  "is a project marker: to %s it would change "
 					  "what project detection finds (%s, then %s), "
@@ -1530,6 +1563,9 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		return 0;
 	ws_policy_check_file(p, op, real, &m);
 	rule = m.rule != NULL ? m.rule : "(no rule matched)";
+	v->policy = p->name;
+	v->rule = m.rule;
+	v->decision = ws__decisions[m.decision];
 	if (p->log != NULL) {
 		char *q = ws_log_quote(real);
 
@@ -1542,9 +1578,12 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	}
 	if (m.decision == WS_DECISION_ALLOW)
 		return 0;
-	if (m.decision == WS_DECISION_APPROVE && ws->approve)
+	if (m.decision == WS_DECISION_APPROVE && ws->approve) {
+		v->appr = WS_AUDIT_BY_FLAG;
 		return 0;
+	}
 	if (m.decision == WS_DECISION_APPROVE) {
+		v->appr = WS_AUDIT_REFUSED;
 		struct ws_ask ask = {ws__ops[op], shown, p->name, m.rule, NULL};
 
 		if (m.message != NULL)
@@ -1553,6 +1592,7 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 		if (ws_policy_ask(p, ws, &ask)) {
 			ws__log(p, "INFO", "policy approval op=%s rule=%s approved=prompt",
 				ws__ops[op], rule);
+			v->appr = WS_AUDIT_BY_PROMPT;
 			free(msg);
 			return 0;
 		}

@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/audit.h"
 #include "ws/cancel.h"
 #include "ws/detect.h"
 #include "ws/error.h"
@@ -151,10 +152,21 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 	d = ws_policy_check_command(p, cmdline, &m);
 	if (d < 0)
 		return d;
-	if (d == WS_DECISION_DENY)
-		return ws_error_set(WS_EBLOCKED_COMMAND, NULL,
-				    "command blocked by rule \"%s\" of %s",
-				    m.rule ? m.rule : "?", ws_policy_name(p));
+	if (d == WS_DECISION_DENY) {
+		int rc = ws_error_set(WS_EBLOCKED_COMMAND, NULL,
+				      "command blocked by rule \"%s\" of %s",
+				      m.rule ? m.rule : "?", ws_policy_name(p));
+
+		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
+				  m.rule, "deny", WS_AUDIT_NOT_ASKED, rc);
+		return rc;
+	}
+	if (d == WS_DECISION_APPROVE && ws->approve)
+		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
+				  m.rule, "approve", WS_AUDIT_BY_FLAG, 0);
+	else if (d == WS_DECISION_ALLOW)
+		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
+				  m.rule, "allow", WS_AUDIT_NOT_ASKED, 0);
 	if (d == WS_DECISION_APPROVE && !ws->approve) {
 		char *msg = m.message ? ws_policy_render(m.message, cmdline, "exec",
 							  m.rule) : NULL;
@@ -169,6 +181,9 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 		if (!ws_policy_ask(ws->policy, ws, &ask))
 			rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL, "%s",
 					  msg ? msg : "command needs approval (--approve)");
+		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
+				  m.rule, "approve", rc < 0 ? WS_AUDIT_REFUSED
+							    : WS_AUDIT_BY_PROMPT, rc);
 		free(msg);
 		return rc;
 	}

@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "ws-config.h"
+#include "ws/audit.h"
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
 #include "ws/guard.h"
+#include "ws/history.h"
 #include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
@@ -304,6 +306,65 @@ ws__apply_limits(struct ws_cli *cli)
 	}
 }
 
+/*
+ * Open the call's audit log (--audit, WS_AUDIT, the configuration's
+ * "audit") before anything is decided, so that a log that cannot be
+ * written fails the call before it changes anything; and guard it as
+ * wstools' own, so that no tool (and no wsrun command) rewrites it.
+ */
+static int
+ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
+{
+	const char *path = ws_audit_path(cli->audit, cli->conf->audit);
+	int rc;
+
+	if (path == NULL)
+		return 0;
+	if (path[0] != '/')
+		return ws_error_set(WS_EINVALID_ARGUMENT, path,
+				    "the audit log must be an absolute file name");
+	rc = ws_audit_open(path, cli->tool->tool, cli->conf->audit_best_effort,
+			   &cli->audit_log);
+	if (rc < 0)
+		return rc;
+	ws->audit = cli->audit_log;
+	ws_audit_set_approver(ws->audit, ws__approver != NULL ? "elicitation" : "tty");
+	return ws_ctx_guard(ws, path);
+}
+
+/*
+ * The history (ws/history.h) for the tools that change files; for every
+ * other tool its directory is still guarded, so that no tool and no wsrun
+ * command writes into it.
+ */
+static int
+ws__history(struct ws_cli *cli, struct ws_ctx *ws)
+{
+	const struct ws_config *c = cli->conf;
+	const char *base = cli->state_dir ? cli->state_dir : c->state_dir;
+	struct ws_hist_bounds b = {
+		c->hist_max_bytes >= 0 ? c->hist_max_bytes : WS_HIST_MAX_BYTES,
+		c->hist_max_age >= 0 ? c->hist_max_age : WS_HIST_MAX_AGE,
+		c->hist_max_file >= 0 ? c->hist_max_file : WS_HIST_MAX_FILE,
+	};
+	const char *fe = getenv("WS_FRONTEND");
+	char *dir;
+	int rc;
+
+	if (base != NULL && base[0] != '/')
+		return ws_error_set(WS_EINVALID_ARGUMENT, base,
+				    "the state directory must be an absolute name");
+	if (cli->want_history && !cli->no_history && c->history)
+		return ws_hist_open(ws, base, &b, cli->tool->tool,
+				    ws__approver != NULL ? "mcp" : fe ? fe : "cli");
+	/* Only the string: nothing is made for a call that records nothing. */
+	if ((dir = ws_hist_dir(base, ws->anchors[0].real)) == NULL)
+		return 0;
+	rc = ws_hist_guard(ws, dir);
+	free(dir);
+	return rc;
+}
+
 int
 ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 {
@@ -328,6 +389,8 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (rc < 0)
 		return rc;
 	ws->approve = cli->approve;
+	if ((rc = ws__audit(cli, ws)) < 0)
+		return rc;
 	rc = ws_ctx_set_detection(ws, (const char *const *)cli->conf->markers,
 				  cli->conf->nmarkers,
 				  cli->project_root != NULL || cli->no_detect_root ||
@@ -339,6 +402,8 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 				     cli->conf->nguarded)) < 0)
 		return rc;
 	if ((rc = ws__guard_config(cli, ws)) < 0)
+		return rc;
+	if ((rc = ws__history(cli, ws)) < 0)
 		return rc;
 	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */
 	if (cli->nmounts > 0 || ws__nmounts > 0) {

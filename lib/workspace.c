@@ -12,6 +12,7 @@
 
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/history.h"
 #include "ws/guard.h"
 #include "ws/path.h"
 #include "ws/policy.h"
@@ -357,6 +358,7 @@ ws_ctx_add_mounts(struct ws_ctx *ws, const char *list)
 void
 ws_ctx_close(struct ws_ctx *ws)
 {
+	ws_hist_close(ws);
 	/* A context that was never opened (all zero) owns nothing, not fd 0. */
 	if (ws->anchors == NULL) {
 		memset(ws, 0, sizeof(*ws));

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/history.h"
 #include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
@@ -1650,6 +1651,11 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		r->lines = ws__count_lines(o->content, o->len);
 		if (o->dry_run)
 			goto out;
+		/* What the append changes, recorded before it (history.h). */
+		if ((rc = ws_hist_begin(ws, "append", res->dirfd, res->name,
+					res->vpath, res->real, &res->st, false,
+					-1, NULL, NULL, NULL, NULL)) < 0)
+			goto out;
 		if (res->st.st_nlink <= 1) {
 			struct stat now;
 
@@ -1707,6 +1713,10 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		if ((rc = ws_check_version(&now, o->if_version, path)) < 0)
 			goto out;
 	}
+	if ((rc = ws_hist_begin(ws, o->edit ? "edit" : "write", res->dirfd,
+				res->name, res->vpath, res->real, &res->st, false,
+				-1, NULL, NULL, NULL, NULL)) < 0)
+		goto out;
 	rc = ws_write_atomic(res->dirfd, res->name, newdata, newlen, &rst, aflags);
 out:
 	if (fd >= 0)
@@ -1744,6 +1754,10 @@ ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	r->lines = ws__count_lines(o->content, o->len);
 	if (o->dry_run)
 		return 0;
+	if ((rc = ws_hist_begin(ws, "create", res->dirfd, res->name, res->vpath,
+				res->real, NULL, false, -1, NULL, NULL, NULL,
+				NULL)) < 0)
+		return rc;
 	if ((rc = ws_res_make_parents(res, o->parents, 0777)) < 0)
 		return rc;
 	/*
@@ -1804,6 +1818,7 @@ ws_write(struct ws_ctx *ws, const char *path, const struct ws_wopts *opts,
 	}
 	rc = res.exists ? ws__write_existing(ws, &res, path, o, r)
 			: ws__write_new(ws, &res, path, o, r);
+	r->history_id = ws_hist_end(ws, rc, res.dirfd, res.name);
 out:
 	ws_res_free(&res);
 	if (rc < 0 && ws_error_last_path() == NULL)
@@ -1842,6 +1857,10 @@ ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
 	r->created = true;
 	if (dry_run)
 		goto out;
+	if ((rc = ws_hist_begin(ws, "mkdir", res.dirfd, res.name, res.vpath,
+				res.real, NULL, false, -1, NULL, NULL, NULL,
+				NULL)) < 0)
+		goto out;
 	if ((rc = ws_res_make_parents(&res, parents, 0777)) < 0)
 		goto out;
 	if (mkdirat(res.dirfd, res.name, 0777) < 0) {
@@ -1856,6 +1875,7 @@ ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
 		rc = ws_error_errno(errno, NULL, "mkdir");
 	}
 out:
+	r->history_id = ws_hist_end(ws, rc, res.dirfd, res.name);
 	ws_res_free(&res);
 	if (rc < 0 && ws_error_last_path() == NULL)
 		ws__with_path(rc, path);
@@ -2166,6 +2186,10 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		r->removed = 1;
 		if (dry_run)
 			goto out;
+		if ((rc = ws_hist_begin(ws, "delete", res.dirfd, res.name, res.vpath,
+					res.real, &res.st, false, -1, NULL, NULL,
+					NULL, NULL)) < 0)
+			goto out;
 		if (unlinkat(res.dirfd, res.name, 0) < 0)
 			rc = ws_error_errno(errno, NULL, "delete");
 		goto out;
@@ -2185,6 +2209,10 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		}
 		r->removed = 1;
 		if (dry_run)
+			goto out;
+		if ((rc = ws_hist_begin(ws, "delete", res.dirfd, res.name, res.vpath,
+					res.real, &res.st, false, -1, NULL, NULL,
+					NULL, NULL)) < 0)
 			goto out;
 		if (unlinkat(res.dirfd, res.name, AT_REMOVEDIR) < 0) {
 			rc = errno == ENOTEMPTY || errno == EEXIST ?
@@ -2215,6 +2243,14 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		 */
 		c.mode = dry_run ? WS__RM_COUNT : WS__RM_DELETE;
 		c.removed = 0;
+		/* The whole tree, recorded before the first removal. */
+		if (!dry_run &&
+		    (rc = ws_hist_begin(ws, "delete", res.dirfd, res.name, res.vpath,
+					res.real, &res.st, true, -1, NULL, NULL,
+					NULL, NULL)) < 0) {
+			ws__rm_free(&c);
+			goto out;
+		}
 		rc = ws__rmtree(&c, res.dirfd, res.name, &res.st,
 				ws->policy != NULL ? res.real : NULL, 0);
 		ws->whole[0] = NULL;
@@ -2222,6 +2258,7 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		ws__rm_free(&c);
 	}
 out:
+	r->history_id = ws_hist_end(ws, rc, res.dirfd, res.name);
 	ws_res_free(&res);
 	if (rc < 0 && ws_error_last_path() == NULL)
 		ws__with_path(rc, path);
@@ -2436,6 +2473,11 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 		goto out;
 	if (dry_run)
 		goto out;
+	/* Where it was, and what it replaces, before it moves. */
+	if ((rc = ws_hist_begin(ws, "move", s.dirfd, s.name, s.vpath, s.real, &s.st,
+				false, d.dirfd, d.name, d.vpath, d.real,
+				d.exists ? &d.st : NULL)) < 0)
+		goto out;
 	if ((rc = ws_res_make_parents(&d, parents, 0777)) < 0) {
 		ws__with_path(rc, dst);
 		goto out;
@@ -2472,6 +2514,7 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 		break;
 	}
 out:
+	r->history_id = ws_hist_end(ws, rc, d.dirfd, d.name);
 	free(into);
 	ws_res_free(&s);
 	ws_res_free(&d);

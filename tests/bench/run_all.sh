@@ -5,12 +5,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 bin=$(bench_bin)
-for b in wspath wsread wsls wswrite wsgrep policy wsrun mcp; do
+for b in wspath wsread wsls wswrite wsgrep policy wsrun mcp audit history; do
 	echo "=== bench_$b"
 	case $b in
 	wsls) bash "$here/bench_wsls.sh" "$(dirname "$bin")" ;;
 	wsgrep) bash "$here/bench_wsgrep.sh" "$(dirname "$bin")" ;;
-	wswrite) WS_BENCH_BIN=$bin bash "$here/bench_wswrite.sh" ;;
+	wswrite | audit | history) WS_BENCH_BIN=$bin bash "$here/bench_$b.sh" ;;
 	*) bash "$here/bench_$b.sh" ;;
 	esac
 	echo

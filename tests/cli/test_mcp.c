@@ -1358,6 +1358,139 @@ START_TEST(approval_by_elicitation)
 END_TEST
 
 /*
+ * The audit log under MCP (issue 22): a line for each call, allowed,
+ * refused (declined) and approved by the person through elicitation,
+ * each saying it came through MCP; the chain holds.
+ */
+START_TEST(audit_lines_from_mcp)
+{
+	char *pol = approve_policy(), *log = wst_path(T, "audit.jsonl"), *text;
+	char *save = NULL;
+	const char *want[][4] = {
+		/* tool, decision, approval given by, outcome */
+		{"write_file", "allow", NULL, "OK"},
+		{"delete_path", "approve", NULL, "APPROVAL_REQUIRED"},
+		{"delete_path", "approve", "elicitation", "OK"},
+	};
+	struct mcp m;
+	struct wst_run v;
+	cJSON *r, *res;
+	size_t n = 0;
+
+	mcp_start(&m, "--policy", pol, "--audit", log, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	res = call(&m, 2, "write_file", "{\"path\":\"new.md\",\"content\":\"x\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = delete_with_answer(&m, 3, "{\"action\":\"decline\"}", &r);
+	ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+	cJSON_Delete(r);
+	res = delete_with_answer(&m, 4, "{\"action\":\"accept\",\"content\":"
+				 "{\"approve\":true}}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	text = wst_slurp(log, NULL);
+	ck_assert_ptr_nonnull(text);
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), n++) {
+		cJSON *j = cJSON_Parse(l);
+		const cJSON *a;
+
+		ck_assert_ptr_nonnull(j);
+		ck_assert_uint_lt(n, 3);
+		a = cJSON_GetObjectItem(j, "approval");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "frontend")), "mcp");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "tool")), want[n][0]);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "decision")), want[n][1]);
+		if (want[n][2] != NULL)
+			ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "by")),
+					 want[n][2]);
+		else
+			ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(a, "given")));
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "outcome")), want[n][3]);
+		cJSON_Delete(j);
+	}
+	ck_assert_uint_eq(n, 3);
+	wst_run(&v, NULL, "wstools", "audit", "--verify", log, NULL);
+	ck_assert_msg(v.status == 0, "%s", v.out);
+	wst_run_free(&v);
+	/* The changes are in the history, as made through MCP; the person
+	 * undoes the delete beside the server. */
+	wst_run(&v, NULL, "wstools", "history", "--workspace", W, "--json", NULL);
+	ck_assert_int_eq(v.status, 0);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		wst_output(&v, "entries"), 0), "frontend")), "mcp");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		wst_output(&v, "entries"), 0), "operation")), "delete");
+	wst_run_free(&v);
+	wst_run(&v, NULL, "wstools", "undo", "--workspace", W, NULL);
+	ck_assert_msg(v.status == 0, "%s", v.err);
+	wst_run_free(&v);
+	{
+		char *notes = wst_path(W, "notes.md");
+
+		ck_assert(wst_exists(notes));
+		free(notes);
+	}
+	free(text);
+	free(log);
+	free(pol);
+}
+END_TEST
+
+/* Whether tools/list names tool. */
+static bool
+lists_tool(struct mcp *m, int id, const char *tool)
+{
+	cJSON *r = rpc(m, id, "tools/list", NULL), *t;
+	bool found = false;
+
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "tools"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")), tool) == 0)
+			found = true;
+	cJSON_Delete(r);
+	return found;
+}
+
+/*
+ * history and undo are tools only under --history-tools (issue 22): a
+ * harness may not want the model to undo.
+ */
+START_TEST(history_tools_only_when_asked)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char *f = wst_path(W, "made.txt");
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	ck_assert(!lists_tool(&m, 2, "undo"));
+	ck_assert(!lists_tool(&m, 3, "history"));
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	mcp_start(&m, "--history-tools", W);
+	handshake(&m, NULL);
+	ck_assert(lists_tool(&m, 2, "undo"));
+	ck_assert(lists_tool(&m, 3, "history"));
+	res = call(&m, 4, "write_file", "{\"path\":\"made.txt\",\"content\":\"x\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 5, "history", "{\"path\":\"made.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		sc(res, "entries"), 0), "frontend")), "mcp");
+	cJSON_Delete(r);
+	ck_assert(wst_exists(f));
+	res = call(&m, 6, "undo", "{}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(f));
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(f);
+}
+END_TEST
+
+/*
  * A command rule's "approve" asks through elicitation as a file rule's
  * does (it used to fail with APPROVAL_REQUIRED without asking).
  */
@@ -2816,6 +2949,8 @@ suite(void)
 	tcase_add_test(tc, containment);
 	tcase_add_test(tc, dirs_and_common_options);
 	tcase_add_test(tc, approval_by_elicitation);
+	tcase_add_test(tc, audit_lines_from_mcp);
+	tcase_add_test(tc, history_tools_only_when_asked);
 	tcase_add_test(tc, command_approval_by_elicitation);
 	tcase_add_test(tc, network_approval_by_elicitation);
 	tcase_add_test(tc, approval_question_is_escaped);

@@ -34,6 +34,7 @@ mkdir -p "$ws/d"
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0
 unset WS_ROOT WS_POLICY WS_CONFIG WS_MOUNTS WS_FORMAT WS_PATHS WS_STRICT WS_ALLOW_OUTSIDE
 export XDG_CONFIG_HOME=/nonexistent-wsfault
+export XDG_STATE_HOME=$base/state
 
 calls=(openat openat2 open write pwrite fsync fdatasync linkat renameat renameat2
 	fchmod fchown ftruncate close unlinkat mkdirat)

@@ -11,6 +11,8 @@
  *                   interposed for that)
  *   WSF_NTH=N       fail the Nth call of it (from 1; default 1)
  *   WSF_ERRNO=E     with this errno (a number; default EIO)
+ *   WSF_KILL=1      instead, die of SIGKILL right before that call (a
+ *                   crash at that step: tests/fault/crash_history.sh)
  *
  * The failing call is not made (close is: Linux closes the descriptor
  * even when close reports an error), and a line "wsfault: NAME #N" goes
@@ -23,6 +25,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +38,7 @@
 static const char *want;
 static long nth = 1, err = EIO;
 static long count;
-static int ready;
+static int ready, killmode;
 
 static void
 init(void)
@@ -49,6 +52,7 @@ init(void)
 		nth = strtol(e, NULL, 10);
 	if ((e = getenv("WSF_ERRNO")) != NULL)
 		err = strtol(e, NULL, 10);
+	killmode = getenv("WSF_KILL") != NULL;
 	ready = 1;
 }
 
@@ -64,6 +68,8 @@ fail_now(const char *name)
 		return 0;
 	n = snprintf(msg, sizeof(msg), "wsfault: %s #%ld\n", name, count);
 	(void)!syscall(SYS_write, 2, msg, (size_t)n);
+	if (killmode)
+		(void)syscall(SYS_kill, (long)getpid(), (long)SIGKILL);
 	errno = (int)err;
 	return 1;
 }

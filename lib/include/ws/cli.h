@@ -19,6 +19,7 @@
 
 #define WS_VERSION "0.1.0"
 
+struct ws_audit;
 struct ws_config;
 struct ws_roots;
 struct ws_vars;
@@ -116,6 +117,9 @@ struct ws_cli {
 	enum ws_cli_action action;
 	/* Common options, after environment variables and flags. */
 	const char *workspace, *policy, *config, *project_root;
+	const char *audit; /* --audit FILE ("" none), or NULL: WS_AUDIT, config */
+	const char *state_dir; /* --state-dir DIR (history), or NULL */
+	bool no_history;       /* --no-history */
 	const char **mounts;
 	size_t nmounts;
 	const char *env_mounts;
@@ -134,6 +138,11 @@ struct ws_cli {
 	 */
 	bool want_roots;
 	/*
+	 * Set before ws_cli_open() by the tools that change files (and
+	 * wstools history and undo): open the workspace's history.
+	 */
+	bool want_history;
+	/*
 	 * Filled by ws_cli_open(): the configuration file's settings (never
 	 * NULL once it succeeded; conf->limits for tools' defaults), the
 	 * roots (NULL when they were not needed) and the policy variables
@@ -142,6 +151,8 @@ struct ws_cli {
 	struct ws_config *conf;
 	struct ws_roots *roots;
 	struct ws_vars *vars;
+	/* The call's audit log, opened by ws_cli_open() (or NULL). */
+	struct ws_audit *audit_log;
 	/* Storage kept alive for the strings above. */
 	void *args_json;
 	char *args_text;

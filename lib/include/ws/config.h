@@ -13,6 +13,9 @@
  *    "mounts": ["VPREFIX=DIR[:ro]", ...],
  *    "guarded": true | false | ["PATH-OR-GLOB", ...],
  *    "approve": "tty" | "never",
+ *    "audit": FILE, "audit_best_effort": BOOL,
+ *    "history": BOOL, "state_dir": DIR, "history_max_bytes": N,
+ *    "history_max_age": SECONDS, "history_max_file": N,
  *    "limits": {"max_bytes": N, "max_entries": N, ...},
  *    "run": {"env": {"NAME": "VALUE", ...}}}
  *
@@ -55,6 +58,11 @@ struct ws_config {
 	char **mounts;		/* "VPREFIX=DIR[:ro]" specs */
 	size_t nmounts;
 	bool approve_tty;	/* "approve": "tty": ask on /dev/tty */
+	char *audit;		/* the audit log (ws/audit.h), or NULL */
+	bool audit_best_effort;	/* a log that cannot be written is no error */
+	bool history;		/* record changes (default true) */
+	char *state_dir;	/* where histories live, or NULL: the default */
+	long long hist_max_bytes, hist_max_age, hist_max_file; /* -1: default */
 	bool guarded_set;	/* "guarded" replaces the default guards */
 	char **guarded;		/* with it: the patterns (none for false) */
 	size_t nguarded;

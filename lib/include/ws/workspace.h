@@ -33,6 +33,8 @@ enum ws_guard_kind {
 
 struct ws_policy;
 struct ws_guards;
+struct ws_audit;
+struct ws_history;
 
 struct ws_anchor {
 	char *vprefix; /* "/" for the root, "/.skills" for a mount */
@@ -92,6 +94,11 @@ struct ws_ctx {
 	 * whole with it, as without a policy (ws/guard.h, "**" "/" NAME).
 	 */
 	const char *whole[2];
+	/* The call's audit log (ws/audit.h), or NULL; not owned. */
+	struct ws_audit *audit;
+	/* The workspace's history (ws/history.h), or NULL: nothing is
+	 * recorded.  Owned: ws_ctx_close() closes it. */
+	struct ws_history *history;
 };
 
 /*

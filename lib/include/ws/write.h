@@ -176,6 +176,7 @@ struct ws_wresult {
 	char *diff;	     /* NULL when not computed */
 	size_t difflen;
 	bool diff_truncated;
+	long long history_id; /* the history entry made (0: none) */
 };
 
 /*

@@ -1,0 +1,386 @@
+/*
+ * audit.c - the audit log: one hash-chained JSON line per call
+ * (ws/audit.h).  A call costs one open() when it starts, and one flock(),
+ * fstat(), pread() of 75 bytes, write() and close() when it ends.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ws/audit.h"
+#include "ws/error.h"
+#include "ws/sha256.h"
+
+/* The last member of every line, with its closing brace and newline. */
+#define WS__HASH_KEY ",\"hash\":\""
+#define WS__TAIL (sizeof(WS__HASH_KEY) - 1 + WS_SHA256_HEX + 3)
+
+static const char *ws__frontend;
+
+struct ws_audit {
+	char *path;
+	int fd;		  /* -1: best effort and not writable */
+	bool best_effort;
+	bool emitted;
+	char *tool;
+	const char *approver; /* "tty", "elicitation", or NULL */
+	/* The decision the line names: the first refusal, else the first
+	 * change, else the first decision. */
+	cJSON *decision;
+	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
+	long long checks; /* every decision seen */
+	cJSON *extra;	  /* members the tool added */
+	int code;
+};
+
+void
+ws_audit_set_frontend(const char *name)
+{
+	ws__frontend = name;
+}
+
+const char *
+ws_audit_path(const char *flag, const char *config)
+{
+	const char *e = getenv("WS_AUDIT");
+
+	if (flag != NULL)
+		return flag[0] ? flag : NULL;
+	if (e != NULL)
+		return e[0] ? e : NULL;
+	return config != NULL && config[0] ? config : NULL;
+}
+
+int
+ws_audit_open(const char *path, const char *tool, bool best_effort,
+	      struct ws_audit **out)
+{
+	struct ws_audit *a = calloc(1, sizeof(*a));
+	int e;
+
+	*out = NULL;
+	if (a == NULL || (a->path = strdup(path)) == NULL ||
+	    (a->tool = strdup(tool ? tool : "")) == NULL ||
+	    (a->extra = cJSON_CreateObject()) == NULL) {
+		ws_audit_free(a);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	a->best_effort = best_effort;
+	a->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+			       O_NONBLOCK, 0600);
+	e = errno;
+	if (a->fd >= 0) {
+		struct stat st;
+
+		/* A FIFO or a device would block or lose the chain. */
+		if (fstat(a->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(a->fd);
+			a->fd = -1;
+			e = EINVAL;
+		}
+	}
+	if (a->fd < 0 && !best_effort) {
+		ws_audit_free(a);
+		return ws_error_set(WS_EIO_ERROR, path,
+				    "cannot open the audit log: %s (set "
+				    "\"audit_best_effort\": true in the "
+				    "configuration to go on without it)",
+				    e == EINVAL ? "not a regular file" : strerror(e));
+	}
+	*out = a;
+	return 0;
+}
+
+void
+ws_audit_set_approver(struct ws_audit *a, const char *who)
+{
+	if (a != NULL)
+		a->approver = who;
+}
+
+static bool
+ws__is_change(const char *op)
+{
+	static const char *const ro[] = {"read", "open", "stat", "list",
+					 "readlink", "exec"};
+
+	for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++)
+		if (strcmp(op, ro[i]) == 0)
+			return false;
+	return true;
+}
+
+void
+ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
+		  const char *vpath, const char *policy, const char *rule,
+		  const char *decision, enum ws_audit_approval appr, int code)
+{
+	int rank = code < 0 ? 3 : ws__is_change(op) ? 2 : 1;
+	cJSON *d, *ap;
+
+	if (a == NULL)
+		return;
+	a->checks++;
+	if (rank <= a->rank)
+		return;
+	if ((d = cJSON_CreateObject()) == NULL)
+		return;
+	cJSON_AddStringToObject(d, "checked", op);
+	if (vpath != NULL)
+		cJSON_AddStringToObject(d, "path", vpath);
+	if (real != NULL)
+		cJSON_AddStringToObject(d, "real_path", real);
+	if (policy != NULL)
+		cJSON_AddStringToObject(d, "policy", policy);
+	if (rule != NULL)
+		cJSON_AddStringToObject(d, "rule", rule);
+	cJSON_AddStringToObject(d, "decision", decision);
+	ap = cJSON_AddObjectToObject(d, "approval");
+	cJSON_AddBoolToObject(ap, "asked", appr != WS_AUDIT_NOT_ASKED);
+	cJSON_AddBoolToObject(ap, "given", appr == WS_AUDIT_BY_FLAG ||
+						   appr == WS_AUDIT_BY_PROMPT);
+	if (appr == WS_AUDIT_BY_FLAG)
+		cJSON_AddStringToObject(ap, "by", "flag");
+	else if (appr == WS_AUDIT_BY_PROMPT)
+		cJSON_AddStringToObject(ap, "by", a->approver ? a->approver : "tty");
+	if (code < 0)
+		cJSON_AddStringToObject(d, "code", ws_error_name(code));
+	cJSON_Delete(a->decision);
+	a->decision = d;
+	a->rank = rank;
+}
+
+static void
+ws__set(struct ws_audit *a, const char *key, cJSON *v)
+{
+	if (a == NULL || v == NULL) {
+		cJSON_Delete(v);
+		return;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(a->extra, key) != NULL)
+		cJSON_ReplaceItemInObjectCaseSensitive(a->extra, key, v);
+	else
+		cJSON_AddItemToObject(a->extra, key, v);
+}
+
+void
+ws_audit_set_str(struct ws_audit *a, const char *key, const char *v)
+{
+	if (a != NULL)
+		ws__set(a, key, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+
+void
+ws_audit_set_int(struct ws_audit *a, const char *key, long long v)
+{
+	if (a != NULL)
+		ws__set(a, key, cJSON_CreateNumber((double)v));
+}
+
+void
+ws_audit_set_json(struct ws_audit *a, const char *key, const char *json)
+{
+	if (a != NULL && json != NULL)
+		ws__set(a, key, cJSON_Parse(json));
+}
+
+void
+ws_audit_outcome(struct ws_audit *a, int code)
+{
+	if (a != NULL)
+		a->code = code;
+}
+
+/* The hash the log's last line ends with, or 64 zeros (an empty log,
+ * or a last line not of ours: verify then finds the break there). */
+static void
+ws__prev(int fd, char prev[WS_SHA256_HEX + 1])
+{
+	char tail[WS__TAIL];
+	struct stat st;
+
+	memset(prev, '0', WS_SHA256_HEX);
+	prev[WS_SHA256_HEX] = '\0';
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)WS__TAIL)
+		return;
+	if (pread(fd, tail, WS__TAIL, st.st_size - (off_t)WS__TAIL) != (ssize_t)WS__TAIL)
+		return;
+	if (memcmp(tail, WS__HASH_KEY, sizeof(WS__HASH_KEY) - 1) != 0 ||
+	    memcmp(tail + WS__TAIL - 3, "\"}\n", 3) != 0)
+		return;
+	memcpy(prev, tail + sizeof(WS__HASH_KEY) - 1, WS_SHA256_HEX);
+}
+
+int
+ws_audit_emit(struct ws_audit *a, int exit_status)
+{
+	char now[40], prev[WS_SHA256_HEX + 1], hash[WS_SHA256_HEX + 1];
+	const char *fe = ws__frontend;
+	struct timespec ts;
+	struct tm tm;
+	cJSON *o = NULL, *it;
+	char *body = NULL, *line = NULL;
+	size_t n;
+	ssize_t w;
+	int rc = 0, e = 0;
+
+	if (a == NULL || a->emitted)
+		return 0;
+	a->emitted = true;
+	if (a->fd < 0)
+		return 0;
+	if (fe == NULL && (fe = getenv("WS_FRONTEND")) == NULL)
+		fe = "cli";
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(now + n, sizeof(now) - n, ".%06ldZ", ts.tv_nsec / 1000);
+	if ((o = cJSON_CreateObject()) == NULL)
+		goto nomem;
+	cJSON_AddStringToObject(o, "time", now);
+	cJSON_AddStringToObject(o, "frontend", fe);
+	cJSON_AddStringToObject(o, "tool", a->tool);
+	cJSON_AddNumberToObject(o, "pid", (double)getpid());
+	/* The tool's own name for what it did, else the decision's. */
+	it = cJSON_GetObjectItemCaseSensitive(a->extra, "operation");
+	if (it == NULL && a->decision != NULL)
+		it = cJSON_GetObjectItemCaseSensitive(a->decision, "checked");
+	if (it != NULL)
+		cJSON_AddItemToObject(o, "operation", cJSON_Duplicate(it, true));
+	if (a->decision != NULL) {
+		cJSON_ArrayForEach(it, a->decision)
+			if (strcmp(it->string, "code") != 0)
+				cJSON_AddItemToObject(o, it->string,
+						      cJSON_Duplicate(it, true));
+	}
+	cJSON_AddNumberToObject(o, "checks", (double)a->checks);
+	cJSON_ArrayForEach(it, a->extra)
+		if (strcmp(it->string, "operation") != 0)
+			cJSON_AddItemToObject(o, it->string, cJSON_Duplicate(it, true));
+	cJSON_AddStringToObject(o, "outcome", a->code < 0 ? ws_error_name(a->code)
+							  : "OK");
+	cJSON_AddNumberToObject(o, "exit_status", exit_status);
+	if ((body = cJSON_PrintUnformatted(o)) == NULL)
+		goto nomem;
+	n = strlen(body);
+	/* body ends with "}": the chain goes in its place. */
+	if ((line = malloc(n + 16 + WS_SHA256_HEX + WS__TAIL)) == NULL)
+		goto nomem;
+	memcpy(line, body, n - 1);
+	if (flock(a->fd, LOCK_EX) < 0) {
+		e = errno;
+		goto io;
+	}
+	ws__prev(a->fd, prev);
+	n--;
+	n += (size_t)sprintf(line + n, ",\"prev\":\"%s\"", prev);
+	ws_sha256_hex(line, n, hash);
+	n += (size_t)sprintf(line + n, WS__HASH_KEY "%s\"}\n", hash);
+	w = write(a->fd, line, n);
+	e = errno;
+	flock(a->fd, LOCK_UN);
+	if (w != (ssize_t)n) {
+		if (w >= 0)
+			e = ENOSPC;
+		goto io;
+	}
+	goto out;
+io:
+	if (!a->best_effort)
+		rc = ws_error_set(WS_EIO_ERROR, a->path,
+				  "cannot write the audit log: %s", strerror(e));
+	goto out;
+nomem:
+	if (!a->best_effort)
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+out:
+	cJSON_Delete(o);
+	free(body);
+	free(line);
+	return rc;
+}
+
+void
+ws_audit_free(struct ws_audit *a)
+{
+	if (a == NULL)
+		return;
+	if (a->fd >= 0)
+		close(a->fd);
+	cJSON_Delete(a->decision);
+	cJSON_Delete(a->extra);
+	free(a->path);
+	free(a->tool);
+	free(a);
+}
+
+/* Check one line (without its newline) against the previous hash. */
+static const char *
+ws__verify_line(const char *l, size_t n, char prev[WS_SHA256_HEX + 1])
+{
+	size_t pk = sizeof(",\"prev\":\"") - 1, hk = sizeof(WS__HASH_KEY) - 1;
+	char hash[WS_SHA256_HEX + 1];
+	size_t body;
+
+	if (n < pk + hk + 2 * WS_SHA256_HEX + 3 || l[n - 1] != '}' ||
+	    l[n - 2] != '"')
+		return "not a line of the audit log";
+	body = n - 2 - WS_SHA256_HEX - hk;
+	if (memcmp(l + body, WS__HASH_KEY, hk) != 0 ||
+	    memcmp(l + body - 1 - WS_SHA256_HEX - pk, ",\"prev\":\"", pk) != 0)
+		return "not a line of the audit log";
+	ws_sha256_hex(l, body, hash);
+	if (memcmp(hash, l + body + hk, WS_SHA256_HEX) != 0)
+		return "the line was changed (its hash does not match)";
+	if (memcmp(prev, l + body - 1 - WS_SHA256_HEX, WS_SHA256_HEX) != 0)
+		return "a line before it was removed, added or changed "
+		       "(its \"prev\" is not the previous line's hash)";
+	memcpy(prev, hash, WS_SHA256_HEX);
+	return NULL;
+}
+
+int
+ws_audit_verify(const char *path, size_t *lines, size_t *bad, const char **why)
+{
+	char prev[WS_SHA256_HEX + 1];
+	char *l = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	*lines = 0;
+	*bad = 0;
+	if (why != NULL)
+		*why = NULL;
+	memset(prev, '0', WS_SHA256_HEX);
+	prev[WS_SHA256_HEX] = '\0';
+	if ((f = fopen(path, "re")) == NULL)
+		return ws_error_set(WS_EIO_ERROR, path, "cannot read the audit log: %s",
+				    strerror(errno));
+	while ((n = getline(&l, &cap, f)) > 0) {
+		const char *w;
+
+		++*lines;
+		if (*bad != 0)
+			continue;
+		if (l[n - 1] != '\n')
+			w = "the last line is cut short";
+		else
+			w = ws__verify_line(l, (size_t)n - 1, prev);
+		if (w != NULL) {
+			*bad = *lines;
+			if (why != NULL)
+				*why = w;
+		}
+	}
+	free(l);
+	fclose(f);
+	return 0;
+}

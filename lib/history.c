@@ -1,0 +1,1227 @@
+/*
+ * history.c - the journal of changes and undo (ws/history.h).
+ */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ws/error.h"
+#include "ws/history.h"
+#include "ws/json.h"
+#include "ws/path.h"
+#include "ws/policy.h"
+#include "ws/resolve.h"
+#include "ws/sha256.h"
+#include "ws/version.h"
+#include "ws/workspace.h"
+#include "ws/write.h"
+
+/* Contents up to this size are kept in the record (base64), larger ones
+ * as objects: a small file's change then costs one fsync, not three. */
+#define WS__HIST_INLINE 4096
+
+/* Most entries one recursive delete records. */
+#define WS__HIST_MAX_ENTRIES 1000000
+
+struct ws_history {
+	char *dir;
+	int dfd, objfd, jfd;
+	struct ws_hist_bounds b;
+	char *tool;
+	const char *frontend;
+	bool nosync;
+	cJSON *pending;	  /* the begin record of the change in progress */
+	long long pending_id;
+	long long undo_of; /* set while an undo runs */
+	long long last_id; /* the last entry this context made */
+	long long objects_new; /* bytes of objects written by this context */
+};
+
+static int
+ws__hist_io(const char *what, const char *path)
+{
+	return ws_error_set(WS_EIO_ERROR, path, "history: %s: %s", what,
+			    strerror(errno));
+}
+
+char *
+ws_hist_dir(const char *base, const char *root)
+{
+	char hex[WS_SHA256_HEX + 1], *b = NULL, *d;
+	struct passwd *pw;
+
+	if (base == NULL) {
+		const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+
+		if (x != NULL && x[0] == '/')
+			b = ws_path_join(x, "wstools");
+		else if (h != NULL && h[0] == '/')
+			b = ws_path_join(h, ".local/state/wstools");
+		else if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL &&
+			 pw->pw_dir[0] == '/')
+			/* No HOME in the environment (a bare exec): the
+			 * user's home all the same. */
+			b = ws_path_join(pw->pw_dir, ".local/state/wstools");
+		else {
+			ws_error_set(WS_EIO_ERROR, NULL, "history: no state directory "
+				     "(set XDG_STATE_HOME or HOME, or --state-dir)");
+			return NULL;
+		}
+		if (b == NULL) {
+			ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			return NULL;
+		}
+		base = b;
+	}
+	ws_sha256_hex(root, strlen(root), hex);
+	hex[16] = '\0';
+	d = ws_path_join(base, hex);
+	free(b);
+	if (d == NULL)
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return d;
+}
+
+/* mkdir -p, mode 0700. */
+static int
+ws__mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int
+ws_hist_guard(struct ws_ctx *ws, const char *dir)
+{
+	char *base = strdup(dir), *slash;
+	int rc;
+
+	if (base == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if ((slash = strrchr(base, '/')) != NULL && slash != base)
+		*slash = '\0';
+	rc = ws_ctx_guard(ws, base);
+	free(base);
+	return rc;
+}
+
+int
+ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b,
+	     const char *tool, const char *frontend)
+{
+	struct ws_history *h;
+	char *dir = ws_hist_dir(base, ws->anchors[0].real);
+	int rc;
+
+	if (dir == NULL)
+		return ws_error_last_code();
+	/* Guarded before anything is made: no tool writes into it, nor
+	 * into another workspace's history beside it. */
+	if ((rc = ws_hist_guard(ws, dir)) < 0) {
+		free(dir);
+		return rc;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL || (h->tool = strdup(tool ? tool : "")) == NULL) {
+		free(h);
+		free(dir);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	h->dir = dir;
+	h->dfd = h->objfd = h->jfd = -1;
+	h->b = *b;
+	h->frontend = frontend;
+	if (ws__mkdirs(dir) < 0 ||
+	    (h->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (mkdirat(h->dfd, "objects", 0700) < 0 && errno != EEXIST) ||
+	    (h->objfd = openat(h->dfd, "objects", O_RDONLY | O_DIRECTORY |
+			       O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (h->jfd = openat(h->dfd, "journal", O_RDWR | O_APPEND | O_CREAT |
+			     O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		rc = ws__hist_io("cannot open the state directory", dir);
+		ws->history = h;
+		ws_hist_close(ws);
+		return rc;
+	}
+	ws->history = h;
+	return 0;
+}
+
+void
+ws_hist_close(struct ws_ctx *ws)
+{
+	struct ws_history *h = ws->history;
+
+	if (h == NULL)
+		return;
+	if (h->dfd >= 0)
+		close(h->dfd);
+	if (h->objfd >= 0)
+		close(h->objfd);
+	if (h->jfd >= 0)
+		close(h->jfd);
+	cJSON_Delete(h->pending);
+	free(h->dir);
+	free(h->tool);
+	free(h);
+	ws->history = NULL;
+}
+
+void
+ws_hist_nosync(struct ws_ctx *ws, bool nosync)
+{
+	if (ws->history != NULL)
+		ws->history->nosync = nosync;
+}
+
+/* Store data as an object; hex gets its name. */
+static int
+ws__put(struct ws_history *h, const void *data, size_t n,
+	char hex[WS_SHA256_HEX + 1])
+{
+	char tmp[64];
+	int fd, rc = 0;
+
+	ws_sha256_hex(data, n, hex);
+	if (faccessat(h->objfd, hex, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0; /* stored once */
+	snprintf(tmp, sizeof(tmp), ".tmp-%ld-%lx", (long)getpid(),
+		 (unsigned long)random());
+	fd = openat(h->objfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			   O_CLOEXEC, 0600);
+	if (fd < 0)
+		return ws__hist_io("cannot store an object", h->dir);
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(fd, (const char *)data + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = ws__hist_io("cannot store an object", h->dir);
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (rc == 0 && !h->nosync && fsync(fd) < 0)
+		rc = ws__hist_io("cannot store an object", h->dir);
+	close(fd);
+	if (rc == 0 && renameat(h->objfd, tmp, h->objfd, hex) < 0)
+		rc = ws__hist_io("cannot store an object", h->dir);
+	if (rc < 0)
+		unlinkat(h->objfd, tmp, 0);
+	else
+		h->objects_new += (long long)n;
+	return rc;
+}
+
+/* Read an object (malloc'd). */
+static int
+ws__get(struct ws_history *h, const char *hex, char **out, size_t *n)
+{
+	int fd = openat(h->objfd, hex, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	char *buf;
+	size_t off = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return ws_error_set(WS_EIO_ERROR, NULL, "history: object %.12s is "
+				    "missing (evicted?)", hex);
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		close(fd);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	while (off < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + off, (size_t)st.st_size - off);
+
+		if (r <= 0)
+			break;
+		off += (size_t)r;
+	}
+	close(fd);
+	buf[off] = '\0';
+	*out = buf;
+	*n = off;
+	return 0;
+}
+
+/* Record one entry (name in dirfd, lstat st) as rel; a tree with recursive. */
+static int
+ws__capture(struct ws_history *h, int pfd, const char *name, const struct stat *st,
+	    const char *rel, bool recursive, cJSON *arr, size_t *count)
+{
+	cJSON *e;
+	int rc = 0;
+
+	if (++*count > WS__HIST_MAX_ENTRIES)
+		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "history: over %d "
+				    "entries to record", WS__HIST_MAX_ENTRIES);
+	if ((e = cJSON_CreateObject()) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cJSON_AddItemToArray(arr, e);
+	cJSON_AddStringToObject(e, "rel", rel);
+	cJSON_AddNumberToObject(e, "mode", st->st_mode & 07777);
+	if (S_ISREG(st->st_mode)) {
+		char tok[WS_VERSION_LEN], hex[WS_SHA256_HEX + 1];
+
+		cJSON_AddStringToObject(e, "type", "file");
+		cJSON_AddNumberToObject(e, "size", (double)st->st_size);
+		cJSON_AddStringToObject(e, "version", ws_version_token(st, tok));
+		if (h->b.max_file > 0 && st->st_size > h->b.max_file) {
+			cJSON_AddBoolToObject(e, "kept", false);
+			return 0;
+		}
+		{
+			int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+						     O_NONBLOCK);
+			char *buf = NULL;
+			size_t len = 0;
+
+			if (fd < 0)
+				return ws__hist_io("cannot read what the change replaces",
+						   rel);
+			buf = malloc((size_t)st->st_size + 1);
+			if (buf == NULL) {
+				close(fd);
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			}
+			for (;;) {
+				ssize_t r = read(fd, buf + len, (size_t)st->st_size - len);
+
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0 || (len += (size_t)r) >= (size_t)st->st_size)
+					break;
+			}
+			close(fd);
+			if (len <= WS__HIST_INLINE) {
+				/* Small: in the record itself, one fsync less. */
+				char *b64 = ws_base64(buf, len);
+
+				free(buf);
+				if (b64 == NULL)
+					return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				cJSON_AddStringToObject(e, "data", b64);
+				free(b64);
+				return 0;
+			}
+			rc = ws__put(h, buf, len, hex);
+			free(buf);
+			if (rc < 0)
+				return rc;
+			cJSON_AddStringToObject(e, "object", hex);
+		}
+	} else if (S_ISLNK(st->st_mode)) {
+		char t[PATH_MAX];
+		ssize_t n = readlinkat(pfd, name, t, sizeof(t) - 1);
+
+		cJSON_AddStringToObject(e, "type", "symlink");
+		if (n >= 0) {
+			t[n] = '\0';
+			cJSON_AddStringToObject(e, "target", t);
+		}
+	} else if (S_ISDIR(st->st_mode)) {
+		cJSON_AddStringToObject(e, "type", "dir");
+		if (recursive) {
+			int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						     O_CLOEXEC);
+			DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+			struct dirent *de;
+
+			if (d == NULL) {
+				if (fd >= 0)
+					close(fd);
+				return ws__hist_io("cannot read what the change replaces",
+						   rel);
+			}
+			while (rc == 0 && (de = readdir(d)) != NULL) {
+				struct stat cst;
+				char *crel;
+
+				if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+					continue;
+				if (fstatat(dirfd(d), de->d_name, &cst, AT_SYMLINK_NOFOLLOW) < 0)
+					continue;
+				crel = rel[0] ? ws_path_join(rel, de->d_name) : strdup(de->d_name);
+				if (crel == NULL) {
+					rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+					break;
+				}
+				rc = ws__capture(h, dirfd(d), de->d_name, &cst, crel, true,
+						 arr, count);
+				free(crel);
+			}
+			closedir(d);
+		}
+	} else {
+		cJSON_AddStringToObject(e, "type", "other");
+		cJSON_AddBoolToObject(e, "kept", false);
+	}
+	return rc;
+}
+
+static void
+ws__now(char *buf, size_t sz)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, sz, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, sz - n, ".%06ldZ", ts.tv_nsec / 1000);
+}
+
+/*
+ * Append rec to the journal as one line, with id first (*id: 0 takes
+ * the next from seq).
+ */
+/* The largest id in the journal (after a crash lost seq). */
+static long long
+ws__last_id(int jfd)
+{
+	long long max = 0;
+	char *l = NULL;
+	size_t cap = 0;
+	int fd = dup(jfd);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+	if (f == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewind(f);
+	while (getline(&l, &cap, f) > 0) {
+		long long v;
+
+		if (sscanf(l, "{\"id\":%lld", &v) == 1 && v > max)
+			max = v;
+	}
+	free(l);
+	fclose(f);
+	return max;
+}
+
+static int
+ws__append(struct ws_history *h, cJSON *rec, long long *id)
+{
+	bool done = *id != 0;
+	char *body = cJSON_PrintUnformatted(rec), *line = NULL, sq[32];
+	int rc = 0, sfd = -1;
+	size_t n;
+	ssize_t w;
+
+	if (body == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (;;) {
+		struct stat a, b;
+		int nfd;
+
+		if (flock(h->jfd, LOCK_EX) < 0) {
+			free(body);
+			return ws__hist_io("cannot lock the journal", h->dir);
+		}
+		/* history --gc may have renamed a new journal over the one
+		 * this context opened: append to the journal of the name. */
+		if (fstat(h->jfd, &a) == 0 &&
+		    fstatat(h->dfd, "journal", &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+			break;
+		flock(h->jfd, LOCK_UN);
+		nfd = openat(h->dfd, "journal", O_RDWR | O_APPEND | O_CREAT |
+			     O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (nfd < 0) {
+			free(body);
+			return ws__hist_io("cannot open the journal", h->dir);
+		}
+		close(h->jfd);
+		h->jfd = nfd;
+	}
+	/*
+	 * seq holds "ID SIZE": the last id given and the journal's size
+	 * after its record.  It is not fsync'd: when a crash lost it, the
+	 * size no longer matches, and the last id is read from the journal.
+	 */
+	sfd = openat(h->dfd, "seq", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (sfd < 0) {
+		rc = ws__hist_io("cannot open seq", h->dir);
+		goto out;
+	}
+	if (*id == 0) {
+		long long last = 0, size = -1;
+		struct stat jst;
+		ssize_t r = pread(sfd, sq, sizeof(sq) - 1, 0);
+
+		sq[r > 0 ? r : 0] = '\0';
+		if (sscanf(sq, "%lld %lld", &last, &size) != 2)
+			size = -1;
+		if (fstat(h->jfd, &jst) == 0 && jst.st_size != size)
+			last = ws__last_id(h->jfd);
+		*id = last + 1;
+	}
+	n = strlen(body);
+	if ((line = malloc(n + 40)) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	n = (size_t)sprintf(line, "{\"id\":%lld%s%s\n", *id, n > 2 ? "," : "", body + 1);
+	w = write(h->jfd, line, n);
+	/* A done record is not fsync'd: lost, the change is "unconfirmed"
+	 * and undo asks for --force. */
+	if (w != (ssize_t)n || (!h->nosync && !done && fdatasync(h->jfd) < 0))
+		rc = ws__hist_io("cannot write the journal", h->dir);
+	if (rc == 0) {
+		struct stat jst;
+		long long top = *id;
+
+		if (done) {
+			ssize_t r = pread(sfd, sq, sizeof(sq) - 1, 0);
+
+			sq[r > 0 ? r : 0] = '\0';
+			top = strtoll(sq, NULL, 10);
+		}
+		if (fstat(h->jfd, &jst) == 0) {
+			n = (size_t)snprintf(sq, sizeof(sq), "%lld %lld\n", top,
+					     (long long)jst.st_size);
+			if (pwrite(sfd, sq, n, 0) == (ssize_t)n)
+				(void)ftruncate(sfd, (off_t)n);
+		}
+	}
+out:
+	flock(h->jfd, LOCK_UN);
+	if (sfd >= 0)
+		close(sfd);
+	free(body);
+	free(line);
+	return rc;
+}
+
+int
+ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
+	      const char *vpath, const char *real, const struct stat *st,
+	      bool recursive, int ddirfd, const char *dname, const char *dvpath,
+	      const char *dreal, const struct stat *dst)
+{
+	struct ws_history *h = ws->history;
+	char now[40];
+	cJSON *rec, *before;
+	size_t count = 0;
+	int rc = 0;
+
+	if (h == NULL)
+		return 0;
+	cJSON_Delete(h->pending);
+	h->pending = NULL;
+	h->pending_id = 0;
+	if ((rec = cJSON_CreateObject()) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	ws__now(now, sizeof(now));
+	cJSON_AddStringToObject(rec, "t", "begin");
+	cJSON_AddStringToObject(rec, "time", now);
+	cJSON_AddStringToObject(rec, "tool", h->tool);
+	cJSON_AddStringToObject(rec, "frontend", h->frontend ? h->frontend : "cli");
+	cJSON_AddStringToObject(rec, "op", op);
+	cJSON_AddStringToObject(rec, "path", vpath);
+	cJSON_AddStringToObject(rec, "real_path", real);
+	if (h->undo_of > 0)
+		cJSON_AddNumberToObject(rec, "undo_of", (double)h->undo_of);
+	before = cJSON_AddArrayToObject(rec, "before");
+	if (st != NULL)
+		rc = ws__capture(h, dirfd, name, st, "", recursive, before, &count);
+	if (rc == 0 && dvpath != NULL) {
+		cJSON_AddStringToObject(rec, "dest", dvpath);
+		cJSON_AddStringToObject(rec, "dest_real", dreal);
+		if (dst != NULL)
+			rc = ws__capture(h, ddirfd, dname, dst, "", true,
+					 cJSON_AddArrayToObject(rec, "dest_before"), &count);
+	}
+	/* The objects are durable before the record that names them. */
+	if (rc == 0 && !h->nosync && h->objects_new > 0 && fsync(h->objfd) < 0)
+		rc = ws__hist_io("cannot sync the objects", h->dir);
+	if (rc == 0)
+		rc = ws__append(h, rec, &h->pending_id);
+	if (rc < 0) {
+		cJSON_Delete(rec);
+		return rc;
+	}
+	h->pending = rec;
+	return 0;
+}
+
+/* The SHA-256 of a regular file no larger than the bound. */
+static int
+ws__hash_file(int dirfd, const char *name, const struct stat *st,
+	      const struct ws_history *h, char hex[WS_SHA256_HEX + 1])
+{
+	struct ws_sha256 c;
+	unsigned char d[WS_SHA256_LEN], buf[65536];
+	ssize_t r;
+	int fd;
+
+	if (h->b.max_file > 0 && st->st_size > h->b.max_file)
+		return -1;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	ws_sha256_init(&c);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		ws_sha256_update(&c, buf, (size_t)r);
+	close(fd);
+	if (r < 0)
+		return -1;
+	ws_sha256_final(&c, d);
+	ws_sha256_tohex(d, hex);
+	return 0;
+}
+
+long long
+ws_hist_end(struct ws_ctx *ws, int rc, int dirfd, const char *name)
+{
+	struct ws_history *h = ws->history;
+	struct stat st;
+	char tok[WS_VERSION_LEN];
+	cJSON *rec;
+	long long id;
+
+	if (h == NULL || h->pending == NULL)
+		return 0;
+	id = h->pending_id;
+	cJSON_Delete(h->pending);
+	h->pending = NULL;
+	if ((rec = cJSON_CreateObject()) == NULL)
+		return id;
+	cJSON_AddStringToObject(rec, "t", "done");
+	cJSON_AddBoolToObject(rec, "ok", rc == 0);
+	if (rc == 0 && name != NULL &&
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		char hex[WS_SHA256_HEX + 1];
+
+		cJSON_AddStringToObject(rec, "after", ws_version_token(&st, tok));
+		/* And its content's hash: a file put back by another undo
+		 * is a new inode with the same content. */
+		if (S_ISREG(st.st_mode) && ws__hash_file(dirfd, name, &st, h, hex) == 0)
+			cJSON_AddStringToObject(rec, "after_sha256", hex);
+	}
+	/* A lost done record is a begin alone: undo then checks content. */
+	(void)ws__append(h, rec, &id);
+	cJSON_Delete(rec);
+	h->last_id = rc == 0 ? id : 0;
+	return h->last_id;
+}
+
+/* ---- Reading the journal -------------------------------------------- */
+
+struct ws__entry {
+	long long id;
+	cJSON *begin; /* owned */
+	bool done, ok;
+	const char *after; /* in done */
+	const char *after_sha; /* in done */
+	cJSON *done_rec;
+	bool undone;
+};
+
+static void
+ws__entries_free(struct ws__entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		cJSON_Delete(v[i].begin);
+		cJSON_Delete(v[i].done_rec);
+	}
+	free(v);
+}
+
+/* Every entry of the journal, oldest first. */
+static int
+ws__load(struct ws_history *h, struct ws__entry **out, size_t *nout)
+{
+	struct ws__entry *v = NULL;
+	size_t n = 0, cap = 0;
+	char *l = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+	int fd = dup(h->jfd);
+	FILE *f;
+
+	if (fd < 0 || (f = fdopen(fd, "r")) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return ws__hist_io("cannot read the journal", h->dir);
+	}
+	rewind(f);
+	while ((len = getline(&l, &lcap, f)) > 0) {
+		cJSON *j = cJSON_Parse(l);
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(j, "t"));
+		long long id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+
+		if (j == NULL || t == NULL || id <= 0) {
+			cJSON_Delete(j); /* a torn last line: ignored */
+			continue;
+		}
+		if (strcmp(t, "begin") == 0) {
+			if (n == cap) {
+				struct ws__entry *nv;
+
+				cap = cap ? cap * 2 : 64;
+				if ((nv = realloc(v, cap * sizeof(*v))) == NULL) {
+					cJSON_Delete(j);
+					break;
+				}
+				v = nv;
+			}
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n].id = id;
+			v[n].begin = j;
+			n++;
+			continue;
+		}
+		for (size_t i = n; i-- > 0;) {
+			if (v[i].id != id)
+				continue;
+			if (v[i].done_rec == NULL) {
+				v[i].done = true;
+				v[i].ok = cJSON_IsTrue(cJSON_GetObjectItem(j, "ok"));
+				v[i].after = cJSON_GetStringValue(cJSON_GetObjectItem(j, "after"));
+				v[i].after_sha = cJSON_GetStringValue(
+					cJSON_GetObjectItem(j, "after_sha256"));
+				v[i].done_rec = j;
+				j = NULL;
+			}
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	free(l);
+	fclose(f);
+	/* What later entries undid. */
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *u = cJSON_GetObjectItem(v[i].begin, "undo_of");
+
+		if (cJSON_IsNumber(u) && (!v[i].done || v[i].ok))
+			for (size_t k = 0; k < i; k++)
+				if (v[k].id == (long long)u->valuedouble)
+					v[k].undone = true;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+int
+ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
+{
+	struct ws_history *h = ws->history;
+	struct ws__entry *v = NULL;
+	size_t n = 0;
+	cJSON *arr;
+	int rc;
+
+	if (h == NULL)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "the history is off (--no-history, or "
+				    "\"history\": false)");
+	if ((rc = ws__load(h, &v, &n)) < 0)
+		return rc;
+	arr = cJSON_CreateArray();
+	for (size_t i = n; arr != NULL && i-- > 0;) {
+		const cJSON *b = v[i].begin, *before = cJSON_GetObjectItem(b, "before");
+		const cJSON *top = cJSON_GetArrayItem(before, 0);
+		const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(b, "path"));
+		const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(b, "dest"));
+		cJSON *e;
+
+		/* A change that failed changed nothing -- but a delete of a
+		 * tree may have removed part of it before it failed. */
+		if (v[i].done && !v[i].ok &&
+		    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(v[i].begin, "op")),
+			   "delete") != 0)
+			continue;
+		if (path != NULL && !(p && ws_path_within(path, p, NULL)) &&
+		    !(d && ws_path_within(path, d, NULL)))
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
+		cJSON_AddItemToObject(e, "time", cJSON_Duplicate(cJSON_GetObjectItem(b, "time"), 1));
+		cJSON_AddItemToObject(e, "tool", cJSON_Duplicate(cJSON_GetObjectItem(b, "tool"), 1));
+		cJSON_AddItemToObject(e, "frontend", cJSON_Duplicate(cJSON_GetObjectItem(b, "frontend"), 1));
+		cJSON_AddItemToObject(e, "operation", cJSON_Duplicate(cJSON_GetObjectItem(b, "op"), 1));
+		cJSON_AddStringToObject(e, "path", p ? p : "");
+		if (d != NULL)
+			cJSON_AddStringToObject(e, "destination", d);
+		cJSON_AddNumberToObject(e, "entries_before", cJSON_GetArraySize(before));
+		if (top != NULL && cJSON_GetObjectItem(top, "size") != NULL)
+			cJSON_AddItemToObject(e, "size_before",
+					      cJSON_Duplicate(cJSON_GetObjectItem(top, "size"), 1));
+		if (top != NULL && cJSON_GetObjectItem(top, "version") != NULL)
+			cJSON_AddItemToObject(e, "version_before",
+					      cJSON_Duplicate(cJSON_GetObjectItem(top, "version"), 1));
+		if (v[i].after != NULL)
+			cJSON_AddStringToObject(e, "version_after", v[i].after);
+		cJSON_AddBoolToObject(e, "done", v[i].done);
+		if (cJSON_GetObjectItem(b, "undo_of") != NULL)
+			cJSON_AddItemToObject(e, "undo_of",
+					      cJSON_Duplicate(cJSON_GetObjectItem(b, "undo_of"), 1));
+		cJSON_AddBoolToObject(e, "undone", v[i].undone);
+		cJSON_AddItemToArray(arr, e);
+	}
+	ws__entries_free(v, n);
+	if (arr == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	*out = arr;
+	return 0;
+}
+
+/* ---- Undo -------------------------------------------------------------- */
+
+/* The virtual path of rel below vpath. */
+static char *
+ws__below(const char *vpath, const char *rel)
+{
+	return rel[0] ? ws_path_join(vpath, rel) : strdup(vpath);
+}
+
+/* lstat of vpath through the resolver (*exists false when missing). */
+static int
+ws__stat(struct ws_ctx *ws, const char *vpath, struct stat *st, bool *exists)
+{
+	struct ws_res res;
+	int rc = ws_resolve(ws, vpath, WS_R_MISSING_OK | WS_R_NOFOLLOW, &res);
+
+	*exists = false;
+	if (rc == 0) {
+		*exists = res.exists;
+		if (res.exists)
+			*st = res.st;
+	}
+	ws_res_free(&res);
+	return rc;
+}
+
+static int
+ws__mismatch(const char *vpath, const char *what)
+{
+	int rc = ws_error_set(WS_EVERSION_MISMATCH, vpath,
+			      "changed since the entry was recorded (%s); undo "
+			      "--force reverts it all the same", what);
+
+	ws_error_set_hint("look at it (wsread), then undo --force if the "
+			  "recorded state should win");
+	return rc;
+}
+
+/* Whether vpath still is what entry e left; 0, or VERSION_MISMATCH. */
+static int
+ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
+{
+	const cJSON *b = e->begin;
+	const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(b, "op"));
+	const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(b, "path"));
+	const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(b, "dest"));
+	struct stat st;
+	bool ex;
+	int rc;
+
+	if (strcmp(op, "delete") == 0) {
+		if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
+			return rc;
+		/* A tree whose delete failed part way is still there. */
+		if (ex && e->done && !e->ok && S_ISDIR(st.st_mode))
+			return 0;
+		return ex ? ws__mismatch(p, "something is there again") : 0;
+	}
+	if (strcmp(op, "mkdir") == 0) {
+		if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
+			return rc;
+		return ex && S_ISDIR(st.st_mode) ? 0 : ws__mismatch(p, "not the "
+								    "directory made");
+	}
+	if (strcmp(op, "move") == 0) {
+		if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
+			return rc;
+		if (ex)
+			return ws__mismatch(p, "something is at the source again");
+		p = d;
+	}
+	if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
+		return rc;
+	if (!ex)
+		return ws__mismatch(p, "it is gone");
+	if (e->after != NULL && !ws_version_matches(&st, e->after)) {
+		char hex[WS_SHA256_HEX + 1];
+		struct ws_res res;
+		bool same = false;
+
+		/* The same content (put back by an undo) is no change. */
+		if (e->after_sha != NULL && S_ISREG(st.st_mode)) {
+			if (ws_resolve(ws, p, WS_R_NOFOLLOW, &res) == 0 &&
+			    ws__hash_file(res.dirfd, res.name, &res.st, ws->history,
+					  hex) == 0)
+				same = strcmp(hex, e->after_sha) == 0;
+			ws_res_free(&res);
+		}
+		if (!same)
+			return ws__mismatch(p, "its content is not what the "
+					    "change left");
+	}
+	if (e->after == NULL && !S_ISDIR(st.st_mode))
+		return ws__mismatch(p, "the change never said it was done (a crash?)");
+	return 0;
+}
+
+/* Put back the recorded entries arr below vpath (parents first). */
+static int
+ws__restore(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
+	    const cJSON *arr, bool replace)
+{
+	const cJSON *it;
+	int rc = 0;
+
+	cJSON_ArrayForEach(it, arr) {
+		const char *rel = cJSON_GetStringValue(cJSON_GetObjectItem(it, "rel"));
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(it, "type"));
+		const char *obj = cJSON_GetStringValue(cJSON_GetObjectItem(it, "object"));
+		const char *inl = cJSON_GetStringValue(cJSON_GetObjectItem(it, "data"));
+		char *p = ws__below(vpath, rel ? rel : "");
+		struct ws_wresult r = {0};
+
+		if (p == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		if (!replace && strcmp(type, "dir") != 0) {
+			struct stat cur;
+			bool ex = false;
+
+			/* What a failed delete left is there already. */
+			if ((rc = ws__stat(ws, p, &cur, &ex)) < 0 || ex) {
+				free(p);
+				if (rc < 0)
+					return rc;
+				continue;
+			}
+		}
+		if (strcmp(type, "dir") == 0) {
+			rc = ws_mkdir(ws, p, true, false, &r);
+		} else if (strcmp(type, "file") == 0 && (obj != NULL || inl != NULL)) {
+			struct ws_wopts o = {0};
+			char *data = NULL;
+			size_t n = 0;
+
+			if (inl != NULL)
+				rc = ws_b64_decode(inl, (void **)&data, &n);
+			else
+				rc = ws__get(h, obj, &data, &n);
+			if (rc == 0) {
+				o.content = data;
+				o.len = n;
+				o.parents = true;
+				o.create_only = !replace;
+				o.nosync = h->nosync;
+				rc = ws_write(ws, p, &o, &r);
+				/* The mode it had (ws_write keeps a replaced
+				 * file's, and makes a new one 0666 &~umask). */
+				if (rc == 0) {
+					struct ws_res res;
+
+					if (ws_resolve(ws, p, WS_R_NOFOLLOW, &res) == 0 &&
+					    res.exists && S_ISREG(res.st.st_mode))
+						(void)fchmodat(res.dirfd, res.name,
+							       (mode_t)cJSON_GetNumberValue(
+								   cJSON_GetObjectItem(it, "mode")), 0);
+					ws_res_free(&res);
+				}
+			}
+			free(data);
+		} else if (strcmp(type, "symlink") == 0) {
+			const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(it, "target"));
+			struct ws_res res;
+
+			/* Through the resolver and the policy, like a create. */
+			rc = ws_resolve(ws, p, WS_R_MISSING_OK | WS_R_NOFOLLOW, &res);
+			if (rc == 0 && (rc = ws_res_check_writable(ws, &res)) == 0 &&
+			    (rc = ws_check(ws, WS_OP_CREATE, res.real, res.vpath)) == 0 &&
+			    (rc = ws_res_make_parents(&res, true, 0777)) == 0 &&
+			    t != NULL && symlinkat(t, res.dirfd, res.name) < 0)
+				rc = ws_error_errno(errno, p, "symlink");
+			ws_res_free(&res);
+		} else {
+			rc = ws_error_set(WS_EIO_ERROR, p, "history: its content was not "
+					  "kept (larger than \"history_max_file\", or "
+					  "not a file)");
+		}
+		ws_wresult_free(&r);
+		free(p);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Revert entry e. */
+static int
+ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
+	   bool force)
+{
+	const cJSON *b = e->begin, *before = cJSON_GetObjectItem(b, "before");
+	const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(b, "op"));
+	const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(b, "path"));
+	const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(b, "dest"));
+	struct ws_wresult r = {0};
+	int rc;
+
+	if (strcmp(op, "move") == 0) {
+		rc = ws_move(ws, d, p, false, true, false, NULL, &r);
+		ws_wresult_free(&r);
+		if (rc == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(b, "dest_before")) > 0)
+			rc = ws__restore(ws, h, d, cJSON_GetObjectItem(b, "dest_before"), false);
+		return rc;
+	}
+	if (cJSON_GetArraySize(before) == 0) {
+		/* It was made by the change: take it away. */
+		rc = ws_delete(ws, p, strcmp(op, "mkdir") != 0, false, NULL, &r);
+		ws_wresult_free(&r);
+		return rc;
+	}
+	/* Forced, what is there now is replaced by what was deleted. */
+	if (strcmp(op, "delete") == 0)
+		return ws__restore(ws, h, p, before, force);
+	return ws__restore(ws, h, p, before, true);
+}
+
+int
+ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
+{
+	struct ws_history *h = ws->history;
+	struct ws__entry *v = NULL;
+	size_t n = 0, want = o->n > 0 ? (size_t)o->n : 1, picked = 0;
+	cJSON *arr = NULL;
+	int rc;
+
+	*out = NULL;
+	if (h == NULL)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "the history is off (--no-history, or "
+				    "\"history\": false): nothing to undo");
+	if ((rc = ws__load(h, &v, &n)) < 0)
+		return rc;
+	if ((arr = cJSON_CreateArray()) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	if (o->id > 0) {
+		bool found = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (v[i].id == o->id)
+				found = true;
+		if (!found) {
+			rc = ws_error_set(WS_ENOT_FOUND, NULL, "no history entry %lld",
+					  o->id);
+			goto out;
+		}
+	}
+	/* Newest first: each undo sees what the later ones left. */
+	for (size_t i = n; i-- > 0;) {
+		struct ws__entry *e = &v[i];
+		cJSON *item;
+
+		if (e->undone || cJSON_GetObjectItem(e->begin, "undo_of") != NULL)
+			continue;
+		if (e->done && !e->ok &&
+		    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, "op")),
+			   "delete") != 0)
+			continue;
+		if (o->id > 0 && e->id != o->id)
+			continue;
+		if (o->to > 0 && e->id < o->to)
+			break;
+		if (o->id == 0 && o->to == 0 && picked == want)
+			break;
+		picked++;
+		/* A dry run cannot see what undoing the later ones leaves:
+		 * only the newest is checked. */
+		if (!o->force && (!o->dry_run || picked == 1) &&
+		    (rc = ws__check_after(ws, e)) < 0)
+			goto out;
+		item = cJSON_CreateObject();
+		cJSON_AddNumberToObject(item, "id", (double)e->id);
+		cJSON_AddItemToObject(item, "operation",
+				      cJSON_Duplicate(cJSON_GetObjectItem(e->begin, "op"), 1));
+		cJSON_AddItemToObject(item, "path",
+				      cJSON_Duplicate(cJSON_GetObjectItem(e->begin, "path"), 1));
+		cJSON_AddItemToArray(arr, item);
+		if (o->dry_run)
+			continue;
+		h->undo_of = e->id;
+		rc = ws__revert(ws, h, e, o->force);
+		h->undo_of = 0;
+		if (rc < 0)
+			goto out;
+		if (o->id > 0)
+			break;
+	}
+	if (picked == 0) {
+		rc = ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo");
+		goto out;
+	}
+	*out = arr;
+	arr = NULL;
+out:
+	cJSON_Delete(arr);
+	ws__entries_free(v, n);
+	return rc;
+}
+
+/* ---- Bounds -------------------------------------------------------------- */
+
+/* Add the objects entry list arr names to the set (a cJSON object). */
+static void
+ws__refs(const cJSON *arr, cJSON *set)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arr) {
+		const char *o = cJSON_GetStringValue(cJSON_GetObjectItem(it, "object"));
+
+		if (o != NULL && cJSON_GetObjectItemCaseSensitive(set, o) == NULL)
+			cJSON_AddItemToObject(set, o, cJSON_CreateTrue());
+	}
+}
+
+int
+ws_hist_gc(struct ws_ctx *ws, long long *dropped, long long *freed)
+{
+	struct ws_history *h = ws->history;
+	struct ws__entry *v = NULL;
+	size_t n = 0, first = 0;
+	cJSON *keep = NULL;
+	long long total = 0;
+	time_t now = time(NULL);
+	FILE *f = NULL;
+	int rc, fd = -1;
+	DIR *d = NULL;
+	struct dirent *de;
+
+	*dropped = *freed = 0;
+	if (h == NULL)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "the history is off");
+	if (flock(h->jfd, LOCK_EX) < 0)
+		return ws__hist_io("cannot lock the journal", h->dir);
+	if ((rc = ws__load(h, &v, &n)) < 0)
+		goto out;
+	/* Age: the first entry young enough. */
+	for (; h->b.max_age > 0 && first < n; first++) {
+		struct tm tm = {0};
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(v[first].begin, "time"));
+
+		if (t == NULL || strptime(t, "%Y-%m-%dT%H:%M:%S", &tm) == NULL ||
+		    now - timegm(&tm) <= h->b.max_age)
+			break;
+	}
+	/* Bytes: the newest entries whose objects fit. */
+	for (size_t i = n; h->b.max_bytes > 0 && i-- > first;) {
+		const cJSON *it;
+		long long sz = 0;
+
+		cJSON_ArrayForEach(it, cJSON_GetObjectItem(v[i].begin, "before"))
+			sz += (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(it, "size")) *
+			      (cJSON_GetObjectItem(it, "object") != NULL ||
+			       cJSON_GetObjectItem(it, "data") != NULL);
+		if (total + sz > h->b.max_bytes) {
+			first = i + 1;
+			break;
+		}
+		total += sz;
+	}
+	*dropped = (long long)first;
+	keep = cJSON_CreateObject();
+	for (size_t i = first; i < n; i++) {
+		ws__refs(cJSON_GetObjectItem(v[i].begin, "before"), keep);
+		ws__refs(cJSON_GetObjectItem(v[i].begin, "dest_before"), keep);
+	}
+	if (first > 0) {
+		/* The journal rewritten whole, then renamed over the old. */
+		fd = openat(h->dfd, "journal.new", O_WRONLY | O_CREAT | O_TRUNC |
+				    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+			rc = ws__hist_io("cannot rewrite the journal", h->dir);
+			goto out;
+		}
+		fd = -1;
+		for (size_t i = first; i < n; i++) {
+			char *a = cJSON_PrintUnformatted(v[i].begin);
+			char *b = v[i].done_rec ? cJSON_PrintUnformatted(v[i].done_rec) : NULL;
+
+			if (a != NULL)
+				fprintf(f, "%s\n", a);
+			if (b != NULL)
+				fprintf(f, "%s\n", b);
+			free(a);
+			free(b);
+		}
+		if (fflush(f) != 0 || (!h->nosync && fsync(fileno(f)) < 0) ||
+		    renameat(h->dfd, "journal.new", h->dfd, "journal") < 0) {
+			rc = ws__hist_io("cannot rewrite the journal", h->dir);
+			goto out;
+		}
+	}
+	if ((fd = dup(h->objfd)) >= 0 && (d = fdopendir(fd)) != NULL) {
+		fd = -1;
+		rewinddir(d);
+		while ((de = readdir(d)) != NULL) {
+			struct stat st;
+
+			/* A temporary whose writer died (kill -9) older than a
+			 * minute goes too. */
+			if (strncmp(de->d_name, ".tmp-", 5) == 0) {
+				if (fstatat(h->objfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    now - st.st_mtime > 60 &&
+				    unlinkat(h->objfd, de->d_name, 0) == 0)
+					*freed += st.st_size;
+				continue;
+			}
+			if (de->d_name[0] == '.' ||
+			    cJSON_GetObjectItemCaseSensitive(keep, de->d_name) != NULL)
+				continue;
+			if (fstatat(h->objfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    unlinkat(h->objfd, de->d_name, 0) == 0)
+				*freed += st.st_size;
+		}
+	}
+out:
+	if (d != NULL)
+		closedir(d);
+	if (fd >= 0)
+		close(fd);
+	if (f != NULL)
+		fclose(f);
+	cJSON_Delete(keep);
+	ws__entries_free(v, n);
+	flock(h->jfd, LOCK_UN);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/*
+ * ws/audit.h - the audit log (DESIGN.md 5, "History and audit"; issue
+ * 22): one JSON line per tool call, by every tool and front end, in an
+ * append-only file chosen by --audit FILE, env WS_AUDIT or the
+ * configuration's "audit".
+ *
+ * A call gathers what it decides (every ws_check() and wsrun's command
+ * check report to it) and what it did (the tool adds its operation,
+ * bytes, history id, and for wsrun the command, exit status and
+ * isolation), and ws_cli_finish() writes the line once the outcome is
+ * known.  The line ends with "prev", the "hash" of the log's previous
+ * line, and its own "hash": the SHA-256 of the line's bytes up to and
+ * including the "prev" member.  A changed byte breaks that line's hash, a
+ * deleted or reordered line the next line's "prev"; ws_audit_verify()
+ * says where.  (Cutting lines off the end leaves a valid chain: keep the
+ * last hash elsewhere to detect that.)
+ *
+ * Writing takes an exclusive flock() on the log, reads its last 75 bytes
+ * (the previous line's hash stands at a fixed place from its end), and
+ * appends the line with one write(2) on an O_APPEND descriptor: writers
+ * in several processes (and the threads of wstools mcp, each with its
+ * own descriptor) never interleave and never fork the chain.
+ */
+#ifndef WS_AUDIT_H
+#define WS_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ws/policy.h"
+
+struct ws_audit;
+
+/*
+ * Open the log at path for one call (O_RDWR | O_APPEND | O_CREAT,
+ * mode 0600), for tool (the LLM tool name).  A log that cannot be opened
+ * is WS_EIO_ERROR naming it -- before the call changes anything --
+ * unless best_effort, when *out is still set and nothing is written.
+ */
+int ws_audit_open(const char *path, const char *tool, bool best_effort,
+		  struct ws_audit **out);
+
+/*
+ * Which front end runs the calls of this process: "cli" (the default,
+ * or env WS_FRONTEND, which wstools call sets for the tool it runs),
+ * "mcp" (wstools mcp sets it).
+ */
+void ws_audit_set_frontend(const char *name);
+
+/* Who approves this call's "approve" decisions when asked: "tty" or
+ * "elicitation" (the session sets it). */
+void ws_audit_set_approver(struct ws_audit *a, const char *who);
+
+/* How an "approve" decision went, for ws_audit_decision(). */
+enum ws_audit_approval {
+	WS_AUDIT_NOT_ASKED,  /* the decision was not "approve" */
+	WS_AUDIT_BY_FLAG,    /* --approve */
+	WS_AUDIT_BY_PROMPT,  /* asked and given (tty or elicitation) */
+	WS_AUDIT_REFUSED,    /* asked (or could not be) and not given */
+};
+
+/*
+ * Record one decision: op on real (shown as vpath), decided by rule of
+ * policy (either may be NULL: no policy, or a guard when rule names it),
+ * decision "allow", "deny" or "approve", the approval, and code (0 or
+ * the refusal's WS_E*).  The call's line names its first refusal (else
+ * its first change, else its first decision) and counts the rest.
+ */
+void ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
+		       const char *vpath, const char *policy, const char *rule,
+		       const char *decision, enum ws_audit_approval appr,
+		       int code);
+
+/* Add a member to the call's line ("operation", "bytes", "history_id",
+ * "command", ...); a key set twice keeps the last value. */
+void ws_audit_set_str(struct ws_audit *a, const char *key, const char *v);
+void ws_audit_set_int(struct ws_audit *a, const char *key, long long v);
+/* A JSON text, as is (wsrun's isolation summary). */
+void ws_audit_set_json(struct ws_audit *a, const char *key, const char *json);
+
+/* The call's outcome: 0 or a WS_E* (ws_cli_fail() sets it). */
+void ws_audit_outcome(struct ws_audit *a, int code);
+
+/*
+ * Write the call's line (once; later calls do nothing).  Returns 0, or
+ * WS_EIO_ERROR when the log could not be written (0 if best effort).
+ */
+int ws_audit_emit(struct ws_audit *a, int exit_status);
+
+/* Free a call's state (NULL is fine). */
+void ws_audit_free(struct ws_audit *a);
+
+/*
+ * Check the chain of the log at path: *lines gets the number of lines
+ * read, *bad the first line (1-based) whose hash or "prev" is wrong, or
+ * 0 when the whole chain holds; *why (may be NULL) a static reason.
+ * Errors: WS_EIO_ERROR (cannot read), WS_ENOMEM.
+ */
+int ws_audit_verify(const char *path, size_t *lines, size_t *bad,
+		    const char **why);
+
+/* The log a call writes to, from the command line, the environment and
+ * the configuration (flag > WS_AUDIT > config); NULL for none. */
+const char *ws_audit_path(const char *flag, const char *config);
+
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# bench_history.sh - what recording a change costs (issue 22): targets
+# a recorded overwrite of a 4 KiB file <= 1.3x today's write, a recorded
+# delete of a 10,000-file tree <= 1.5x.  Each pair runs interleaved in one
+# python3 process (wall time of each spawn; medians), without history
+# (--no-history: today's write) and with it.
+# WS_BENCH_BIN=DIR uses already built binaries instead of build-release;
+# WS_BENCH_DIR=DIR puts the files there; WS_BENCH_RUNS=N overwrite pairs
+# (default 300); WS_BENCH_TREES=N tree pairs (default 5).
+source "$(dirname "$0")/lib.sh"
+need python3 python3
+bin=${WS_BENCH_BIN:-$(bench_bin)}
+tmp=$(mktemp -d ${WS_BENCH_DIR:+-p "$WS_BENCH_DIR"})
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/ws"
+python3 - "$bin" "$tmp" "${WS_BENCH_RUNS:-300}" "${WS_BENCH_TREES:-5}" <<'PY'
+import base64, os, shutil, statistics, subprocess, sys, time
+b, tmp, runs, trees = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+ws = tmp + "/ws"
+env = {k: v for k, v in os.environ.items() if not k.startswith("WS_")}
+env["XDG_STATE_HOME"] = tmp + "/state"
+print("filesystem: %s; load %.1f on %d cores" % (
+    subprocess.run(["stat", "-f", "-c", "%T", tmp], capture_output=True,
+                   text=True).stdout.strip(), os.getloadavg()[0], os.cpu_count()))
+def pair(name, n, mk, a, bb, warm=10):
+    t = {"a": [], "b": []}
+    for i in range(n + warm):
+        for k in (("a", "b") if i % 2 else ("b", "a")):
+            if mk: mk()
+            s = time.perf_counter_ns()
+            subprocess.run(a if k == "a" else bb, env=env, stdout=subprocess.DEVNULL, check=True)
+            if i >= warm:
+                t[k].append(time.perf_counter_ns() - s)
+    ma, mb = statistics.median(t["a"]) / 1e3, statistics.median(t["b"]) / 1e3
+    print("%s\n  today (--no-history): %9.1f us\n  recorded:             %9.1f us   %.2fx"
+          % (name, ma, mb, mb / ma))
+content = base64.b64encode(os.urandom(4096)).decode()[:4096]
+w = [b + "/wswrite", "--workspace", ws]
+for sync, flag in (("no fsync", ["--no-sync"]), ("durable", [])):
+    pair("overwrite a 4 KiB file, %s (%d pairs)" % (sync, runs), runs, None,
+         w + ["--no-history"] + flag + ["--content", content, "f4k"],
+         w + flag + ["--content", content, "f4k"])
+def mktree():
+    d = ws + "/tree"
+    if os.path.exists(d):
+        shutil.rmtree(d)
+    for i in range(100):
+        os.makedirs("%s/d%03d" % (d, i))
+        for j in range(100):
+            with open("%s/d%03d/f%03d" % (d, i, j), "w") as f:
+                f.write("file %d %d\n" % (i, j))
+pair("delete a 10,000-file tree, no fsync (%d pairs)" % trees, trees, mktree,
+     w + ["--no-history", "--no-sync", "--delete", "-r", "tree"],
+     w + ["--no-sync", "--delete", "-r", "tree"], warm=1)
+PY

@@ -1,0 +1,345 @@
+/*
+ * test_audit.c (cli) - the audit log (issue 22, DESIGN.md 5 "History and
+ * audit"): a line for every call, allowed, refused or approved, from the
+ * tools and from wstools call; `wstools audit --verify` on an intact and
+ * a tampered log; a log that cannot be written fails the call before it
+ * changes anything; no tool (and no wsrun command) can write the log.
+ */
+#include "wstest.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *T, *W, *LOG, *ENV_LOG;
+
+static void
+setup(void)
+{
+	T = wst_tmpdir();
+	W = wst_path(T, "ws");
+	wst_mkdir(T, "ws");
+	LOG = wst_path(T, "audit.jsonl");
+	ck_assert_int_ge(asprintf(&ENV_LOG, "WS_AUDIT=%s", LOG), 0);
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(T);
+	free(T);
+	free(W);
+	free(LOG);
+	free(ENV_LOG);
+}
+
+/* Run tool with WS_AUDIT set (and extra environment entry e, or NULL). */
+static void
+run_logged(struct wst_run *r, const char *e, const char *tool,
+	   const char *const *argv)
+{
+	const char *env[] = {ENV_LOG, e, NULL};
+
+	wst_runv(r, NULL, env, tool, argv);
+}
+
+/* The log's lines, parsed: *n of them; the caller frees with cJSON_Delete. */
+static cJSON **
+lines(size_t *n)
+{
+	char *text = wst_slurp(LOG, NULL), *save = NULL;
+	cJSON **v = calloc(1000, sizeof(*v));
+
+	*n = 0;
+	ck_assert_ptr_nonnull(text);
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		v[*n] = cJSON_Parse(l);
+		ck_assert_msg(v[*n] != NULL, "not JSON: %s", l);
+		++*n;
+	}
+	free(text);
+	return v;
+}
+
+static void
+lines_free(cJSON **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cJSON_Delete(v[i]);
+	free(v);
+}
+
+static const char *
+s(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
+}
+
+static const char *
+appr(const cJSON *o, const char *k)
+{
+	const cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "approval"), k);
+
+	return cJSON_IsString(a) ? a->valuestring : cJSON_IsTrue(a) ? "true" : "false";
+}
+
+START_TEST(a_line_for_every_call)
+{
+	struct wst_run r;
+	char *pol;
+	cJSON **v;
+	size_t n;
+
+	wst_write(T, "p.json",
+		  "{\"version\":1,\"name\":\"p\",\"file_rules\":["
+		  "{\"name\":\"no-secrets\",\"paths\":[\"**/secret*\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"deny\"},"
+		  "{\"name\":\"ask-delete\",\"paths\":[\"**\"],\"operations\":[\"delete\"],"
+		  "\"decision\":\"approve\"},"
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}]}");
+	pol = wst_path(T, "p.json");
+	run_logged(&r, NULL, "wswrite", (const char *[]){"--workspace", W,
+		   "--policy", pol, "--content", "hello", "a.txt", NULL});
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wsread", (const char *[]){"--workspace", W,
+		   "--policy", pol, "secret.txt", NULL});
+	ck_assert_int_ne(r.status, 0);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wswrite", (const char *[]){"--workspace", W,
+		   "--policy", pol, "--delete", "a.txt", NULL});
+	ck_assert_int_ne(r.status, 0);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wswrite", (const char *[]){"--workspace", W,
+		   "--policy", pol, "--approve", "--delete", "a.txt", NULL});
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wstools", (const char *[]){"call", "write_file",
+		   "{\"path\":\"b.txt\",\"content\":\"xyz\"}", "--workspace", W, NULL});
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 5);
+	/* Allowed. */
+	ck_assert_str_eq(s(v[0], "tool"), "write_file");
+	ck_assert_str_eq(s(v[0], "operation"), "create");
+	ck_assert_str_eq(s(v[0], "path"), "/a.txt");
+	ck_assert_ptr_nonnull(strstr(s(v[0], "real_path"), "/ws/a.txt"));
+	ck_assert_str_eq(s(v[0], "policy"), "p");
+	ck_assert_str_eq(s(v[0], "rule"), "rest");
+	ck_assert_str_eq(s(v[0], "decision"), "allow");
+	ck_assert_str_eq(s(v[0], "outcome"), "OK");
+	ck_assert_str_eq(s(v[0], "frontend"), "cli");
+	ck_assert_int_eq(cJSON_GetObjectItem(v[0], "bytes")->valueint, 5);
+	/* The history entry the write made (issue 22): wstools undo ID. */
+	ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(v[0], "history_id")));
+	/* Refused by the policy. */
+	ck_assert_str_eq(s(v[1], "tool"), "read_file");
+	ck_assert_str_eq(s(v[1], "rule"), "no-secrets");
+	ck_assert_str_eq(s(v[1], "decision"), "deny");
+	ck_assert_str_eq(s(v[1], "outcome"), "POLICY_DENIED");
+	/* Approval asked and not given, then given by the flag. */
+	ck_assert_str_eq(s(v[2], "decision"), "approve");
+	ck_assert_str_eq(appr(v[2], "asked"), "true");
+	ck_assert_str_eq(appr(v[2], "given"), "false");
+	ck_assert_str_eq(s(v[2], "outcome"), "APPROVAL_REQUIRED");
+	ck_assert_str_eq(s(v[3], "operation"), "delete");
+	ck_assert_str_eq(appr(v[3], "given"), "true");
+	ck_assert_str_eq(appr(v[3], "by"), "flag");
+	ck_assert_str_eq(s(v[3], "outcome"), "OK");
+	/* Through wstools call. */
+	ck_assert_str_eq(s(v[4], "frontend"), "call");
+	/* Each line names the previous one's hash. */
+	for (size_t i = 1; i < n; i++)
+		ck_assert_str_eq(s(v[i], "prev"), s(v[i - 1], "hash"));
+	lines_free(v, n);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", LOG, NULL);
+	ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+	ck_assert_ptr_nonnull(strstr(r.out, "5 lines, the chain holds"));
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+START_TEST(verify_finds_tampering)
+{
+	struct wst_run r;
+	char *text, *p;
+	size_t n;
+
+	for (int i = 0; i < 4; i++) {
+		run_logged(&r, NULL, "wsls", (const char *[]){"--workspace", W, NULL});
+		ck_assert_int_eq(r.status, 0);
+		wst_run_free(&r);
+	}
+	text = wst_slurp(LOG, &n);
+	/* A changed byte in line 2. */
+	p = strchr(text, '\n') + 1;
+	p = strstr(p, "list_directory");
+	*p = 'L';
+	wst_writen(T, "audit.jsonl", text, n);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--json", LOG, NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_int_eq(cJSON_GetObjectItem(wst_output(&r, "broken_at") ? cJSON_GetObjectItem(r.json, "output") : NULL, "broken_at")->valueint, 2);
+	wst_run_free(&r);
+	*p = 'l';
+	/* Line 3 deleted: line 3 (the old line 4) breaks. */
+	{
+		char *l3 = strchr(strchr(text, '\n') + 1, '\n') + 1;
+		char *l4 = strchr(l3, '\n') + 1;
+
+		memmove(l3, l4, n - (size_t)(l4 - text));
+		n -= (size_t)(l4 - l3);
+	}
+	wst_writen(T, "audit.jsonl", text, n);
+	/* WS_AUDIT names the log when no FILE is given. */
+	run_logged(&r, NULL, "wstools", (const char *[]){"audit", "--verify", NULL});
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_msg(strstr(r.out, "breaks at line 3 of 3") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(text);
+}
+END_TEST
+
+START_TEST(unwritable_log_fails_first)
+{
+	struct wst_run r;
+	char *cfg, *dirlog = wst_path(T, "d"), *e, *f;
+
+	wst_mkdir(T, "d");
+	ck_assert_int_ge(asprintf(&e, "WS_AUDIT=%s", dirlog), 0);
+	{
+		const char *env[] = {e, NULL};
+
+		wst_runv(&r, NULL, env, "wswrite", (const char *[]){"--workspace",
+			 W, "--json", "--content", "x", "new.txt", NULL});
+	}
+	ck_assert_str_eq(wst_code(&r), "IO_ERROR");
+	wst_run_free(&r);
+	f = wst_path(W, "new.txt");
+	ck_assert(!wst_exists(f));
+	/* Best effort: the call goes on. */
+	wst_write(T, "c.json", "{\"audit_best_effort\": true}");
+	cfg = wst_path(T, "c.json");
+	{
+		const char *env[] = {e, NULL};
+
+		wst_runv(&r, NULL, env, "wswrite", (const char *[]){"--workspace",
+			 W, "--config", cfg, "--content", "x", "new.txt", NULL});
+	}
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(wst_exists(f));
+	wst_run_free(&r);
+	free(cfg);
+	free(dirlog);
+	free(e);
+	free(f);
+}
+END_TEST
+
+/* The log is wstools' own: no tool writes, moves or deletes it, not even
+ * one whose workspace holds it; a wsrun command cannot change it. */
+START_TEST(log_is_guarded)
+{
+	struct wst_run r;
+	char *inlog = wst_path(W, "audit.jsonl"), *e, *before, *after;
+	const char *const tries[][8] = {
+		{"--workspace", NULL, "--content", "x", "audit.jsonl", NULL},
+		{"--workspace", NULL, "--append", "--content", "x", "audit.jsonl", NULL},
+		{"--workspace", NULL, "--delete", "audit.jsonl", NULL},
+		{"--workspace", NULL, "--move", "b", "audit.jsonl", NULL},
+		{"--workspace", NULL, "--force", "--move", "audit.jsonl", "c", NULL},
+	};
+
+	ck_assert_int_ge(asprintf(&e, "WS_AUDIT=%s", inlog), 0);
+	wst_write(W, "c", "c");
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		const char *argv[8];
+		const char *env[] = {e, NULL};
+
+		memcpy(argv, tries[i], sizeof(argv));
+		argv[1] = W;
+		wst_runv(&r, NULL, env, "wswrite", argv);
+		ck_assert_msg(r.status != 0 && strstr(r.err, "POLICY_DENIED") != NULL,
+			      "try %zu: %d %s", i, r.status, r.err);
+		wst_run_free(&r);
+	}
+	before = wst_slurp(inlog, NULL);
+	ck_assert_ptr_nonnull(strstr(before, "\"rule\":\"guard:own\""));
+	/* A command in wsrun: the log (outside the workspace, and inside it)
+	 * stays as it is. */
+	{
+		char *cmd;
+		const char *env[] = {e, NULL};
+
+		ck_assert_int_ge(asprintf(&cmd, "echo forged >> %s; echo forged >> %s; "
+					  "rm -f %s %s", LOG, inlog, LOG, inlog), 0);
+		wst_write(T, "audit.jsonl", "outside\n");
+		wst_runv(&r, NULL, env, "wsrun", (const char *[]){"--workspace",
+			 W, "-c", cmd, NULL});
+		wst_run_free(&r);
+		free(cmd);
+	}
+	after = wst_slurp(inlog, NULL);
+	ck_assert_ptr_nonnull(after);
+	ck_assert_ptr_null(strstr(after, "forged\n"));
+	ck_assert_uint_gt(strlen(after), strlen(before)); /* wsrun's own line */
+	{
+		char *o = wst_slurp(LOG, NULL);
+
+		ck_assert_str_eq(o, "outside\n");
+		free(o);
+	}
+	wst_run(&r, NULL, "wstools", "audit", "--verify", inlog, NULL);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	wst_run_free(&r);
+	free(before);
+	free(after);
+	free(inlog);
+	free(e);
+}
+END_TEST
+
+/* wsrun's line: the command, its exit status, the isolation. */
+START_TEST(wsrun_line)
+{
+	struct wst_run r;
+	cJSON **v;
+	size_t n;
+
+	run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W, "-c",
+		   "exit 3", NULL});
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(s(v[0], "tool"), "run_command");
+	ck_assert_str_eq(s(v[0], "operation"), "exec");
+	ck_assert_str_eq(s(v[0], "command"), "exit 3");
+	ck_assert_int_eq(cJSON_GetObjectItem(v[0], "command_exit")->valueint, 3);
+	ck_assert(cJSON_IsObject(cJSON_GetObjectItem(v[0], "isolation")));
+	ck_assert_str_eq(s(v[0], "outcome"), "OK");
+	lines_free(v, n);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("cli-audit");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, a_line_for_every_call);
+	tcase_add_test(tc, verify_finds_tampering);
+	tcase_add_test(tc, unwritable_log_fails_first);
+	tcase_add_test(tc, log_is_guarded);
+	tcase_add_test(tc, wsrun_line);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)

@@ -1,0 +1,419 @@
+/*
+ * test_history.c (cli) - every change recorded and reversible (issue 22,
+ * DESIGN.md 5 "History and audit"): wstools undo of each operation and
+ * of a series, refused after a later change (VERSION_MISMATCH, --force),
+ * the history listing, bounds and eviction, --no-history, and the state
+ * directory guarded: no tool writes into it, no wsrun command reaches it.
+ */
+#include "wstest.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *T, *W, *S, *ENV_S;
+
+static void
+setup(void)
+{
+	T = wst_tmpdir();
+	W = wst_path(T, "ws");
+	S = wst_path(T, "state");
+	wst_mkdir(T, "ws");
+	ck_assert_int_ge(asprintf(&ENV_S, "XDG_STATE_HOME=%s", S), 0);
+}
+
+static void
+teardown(void)
+{
+	wst_rmrf(T);
+	free(T);
+	free(W);
+	free(S);
+	free(ENV_S);
+}
+
+/* Run tool (argv without the tool's name, NULL-terminated) with the
+ * test's state directory; *r for the caller to free. */
+static void
+run(struct wst_run *r, const char *tool, const char *const *argv)
+{
+	const char *env[] = {ENV_S, NULL};
+
+	wst_runv(r, NULL, env, tool, argv);
+}
+
+/* wswrite --workspace W ARGS..., which must succeed. */
+#define WS_OK(...)                                                            \
+	do {                                                                  \
+		struct wst_run r_;                                            \
+		run(&r_, "wswrite", (const char *[]){"--workspace", W, __VA_ARGS__, NULL}); \
+		ck_assert_msg(r_.status == 0, "wswrite: %s", r_.err);         \
+		wst_run_free(&r_);                                            \
+	} while (0)
+
+/* wstools undo --workspace W ARGS...: its exit status, stderr in err. */
+static int
+undo(char **err, const char *a1, const char *a2)
+{
+	struct wst_run r;
+	int st;
+
+	run(&r, "wstools", (const char *[]){"undo", "--workspace", W, "--json",
+		a1, a2, NULL});
+	st = r.status;
+	if (err != NULL)
+		*err = strdup(r.out);
+	wst_run_free(&r);
+	return st;
+}
+
+static char *
+content(const char *rel)
+{
+	char *p = wst_path(W, rel), *c = wst_slurp(p, NULL);
+
+	free(p);
+	return c;
+}
+
+static bool
+there(const char *rel)
+{
+	char *p = wst_path(W, rel);
+	bool e = wst_exists(p);
+
+	free(p);
+	return e;
+}
+
+static void
+assert_content(const char *rel, const char *want)
+{
+	char *c = content(rel);
+
+	ck_assert_msg(c != NULL, "%s is missing", rel);
+	ck_assert_str_eq(c, want);
+	free(c);
+}
+
+START_TEST(undo_each_operation)
+{
+	/* create, then undo: gone. */
+	WS_OK("--content", "one", "a.txt");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert(!there("a.txt"));
+	/* overwrite */
+	WS_OK("--content", "one", "a.txt");
+	WS_OK("--content", "two", "a.txt");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	assert_content("a.txt", "one");
+	/* append */
+	WS_OK("--append", "--content", "+", "a.txt");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	assert_content("a.txt", "one");
+	/* edit, with the mode kept */
+	{
+		char *p = wst_path(W, "a.txt");
+		struct stat st;
+
+		ck_assert_int_eq(chmod(p, 0640), 0);
+		WS_OK("--edit", "--old", "one", "--new", "uno", "a.txt");
+		ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+		assert_content("a.txt", "one");
+		ck_assert_int_eq(stat(p, &st), 0);
+		ck_assert_int_eq(st.st_mode & 0777, 0640);
+		free(p);
+	}
+	/* delete of a file */
+	WS_OK("--delete", "a.txt");
+	ck_assert(!there("a.txt"));
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	assert_content("a.txt", "one");
+	/* mkdir */
+	WS_OK("--mkdir", "d");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert(!there("d"));
+	/* delete of a tree, symlinks and an empty directory included */
+	wst_mkdir(W, "t/sub/empty");
+	wst_write(W, "t/x", "x\n");
+	wst_write(W, "t/sub/y", "y\n");
+	wst_symlink("../x", W, "t/sub/l");
+	WS_OK("--delete", "-r", "t");
+	ck_assert(!there("t"));
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	assert_content("t/x", "x\n");
+	assert_content("t/sub/y", "y\n");
+	ck_assert(there("t/sub/empty"));
+	{
+		char buf[16], *l = wst_path(W, "t/sub/l");
+		ssize_t n = readlink(l, buf, sizeof(buf) - 1);
+
+		ck_assert_int_eq(n, 4);
+		buf[n] = '\0';
+		ck_assert_str_eq(buf, "../x");
+		free(l);
+	}
+	/* move, and a move that replaced a file */
+	WS_OK("--move", "b.txt", "a.txt");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	assert_content("a.txt", "one");
+	ck_assert(!there("b.txt"));
+	wst_write(W, "b.txt", "bee");
+	WS_OK("--force", "--move", "b.txt", "a.txt");
+	assert_content("b.txt", "one");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	assert_content("a.txt", "one");
+	assert_content("b.txt", "bee");
+}
+END_TEST
+
+START_TEST(undo_series_and_listing)
+{
+	struct wst_run r;
+	cJSON *e;
+
+	WS_OK("--content", "1", "f");
+	WS_OK("--content", "2", "f");
+	WS_OK("--content", "3", "f");
+	WS_OK("--content", "g", "g");
+	/* Through wstools call: the front end is said. */
+	run(&r, "wstools", (const char *[]){"call", "write_file",
+		"{\"path\":\"f\",\"content\":\"4\"}", "--workspace", W, NULL});
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", "f", NULL});
+	ck_assert_int_eq(r.status, 0);
+	e = wst_output(&r, "entries");
+	ck_assert_int_eq(cJSON_GetArraySize(e), 4);
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(e, 0), "id")->valueint, 5);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(e, 0),
+								  "frontend")), "call");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(e, 3),
+								  "operation")), "create");
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetArrayItem(e, 0), "version_before"));
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetArrayItem(e, 0), "version_after"));
+	wst_run_free(&r);
+	/* -n 2: the call's write and g's creation. */
+	ck_assert_int_eq(undo(NULL, "-n", "2"), 0);
+	assert_content("f", "3");
+	ck_assert(!there("g"));
+	/* Undos are not undone by a plain undo: the next is entry 3. */
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	assert_content("f", "2");
+	/* --to 1: back to before the first. */
+	ck_assert_int_eq(undo(NULL, "--to", "1"), 0);
+	ck_assert(!there("f"));
+	{
+		char *out = NULL;
+
+		ck_assert_int_ne(undo(&out, NULL, NULL), 0);
+		ck_assert_ptr_nonnull(strstr(out, "nothing to undo"));
+		free(out);
+	}
+}
+END_TEST
+
+START_TEST(undo_refused_after_a_later_change)
+{
+	char *out = NULL;
+
+	WS_OK("--content", "mine", "f");
+	WS_OK("--content", "tool", "f");
+	/* Someone changes f after the tool did. */
+	usleep(10000);
+	wst_write(W, "f", "person");
+	ck_assert_int_ne(undo(&out, "--dry-run", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "VERSION_MISMATCH"));
+	ck_assert_ptr_nonnull(strstr(out, "\"/f\""));
+	free(out);
+	ck_assert_int_ne(undo(&out, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "VERSION_MISMATCH"));
+	free(out);
+	assert_content("f", "person");
+	ck_assert_int_eq(undo(NULL, "--force", NULL), 0);
+	assert_content("f", "mine");
+	/* A deleted file that is there again is no undo either. */
+	WS_OK("--delete", "f");
+	wst_write(W, "f", "new");
+	ck_assert_int_ne(undo(&out, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "VERSION_MISMATCH"));
+	free(out);
+	assert_content("f", "new");
+}
+END_TEST
+
+START_TEST(bounds_and_no_history)
+{
+	struct wst_run r;
+	char *cfg, *out = NULL;
+	char big[200];
+
+	memset(big, 'b', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	wst_write(T, "c.json", "{\"history_max_file\": 100, \"history_max_bytes\": 150}");
+	cfg = wst_path(T, "c.json");
+	/* A file over the bound: recorded, not kept, undo says so. */
+	WS_OK("--config", cfg, "--content", big, "big");
+	WS_OK("--config", cfg, "--content", "small", "big");
+	ck_assert_int_ne(undo(&out, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "not kept"));
+	free(out);
+	/* Eviction: three 60-byte contents fit 150 bytes twice. */
+	for (int i = 0; i < 4; i++) {
+		char c[64];
+
+		snprintf(c, sizeof(c), "%060d", i);
+		WS_OK("--config", cfg, "--content", c, "e");
+	}
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--config", cfg,
+		"--gc", "--json", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	ck_assert_int_ge(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "output"),
+					     "dropped")->valueint, 4);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_int_le(cJSON_GetArraySize(wst_output(&r, "entries")), 3);
+	wst_run_free(&r);
+	/* The newest change survives and is undone. */
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	{
+		char c[64];
+
+		snprintf(c, sizeof(c), "%060d", 2);
+		assert_content("e", c);
+	}
+	/* --no-history records nothing. */
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	{
+		int before = cJSON_GetArraySize(wst_output(&r, "entries"));
+
+		wst_run_free(&r);
+		WS_OK("--no-history", "--content", "x", "nh");
+		run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+		ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), before);
+		wst_run_free(&r);
+	}
+	free(cfg);
+}
+END_TEST
+
+/* The state directory is wstools' own: no tool writes, moves or deletes
+ * anything in it, even when the workspace holds it; a wsrun command
+ * cannot change it.  (Root runs these too: nothing relies on modes.) */
+START_TEST(state_dir_is_guarded)
+{
+	struct wst_run r;
+	char *st = wst_path(W, ".state");
+	const char *const tries[][8] = {
+		{"--state-dir", NULL, "--content", "x", ".state/forged", NULL},
+		{"--state-dir", NULL, "--delete", "-r", ".state", NULL},
+		{"--state-dir", NULL, "--move", "elsewhere", ".state", NULL},
+		{"--state-dir", NULL, "--mkdir", ".state/x", NULL},
+	};
+
+	WS_OK("--state-dir", st, "--content", "a", "a");
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		const char *argv[10] = {"--workspace", W};
+
+		memcpy(argv + 2, tries[i], sizeof(tries[i]));
+		argv[3] = st;
+		run(&r, "wswrite", argv);
+		ck_assert_msg(r.status != 0 && strstr(r.err, "POLICY_DENIED") != NULL,
+			      "try %zu: %d %s", i, r.status, r.err);
+		wst_run_free(&r);
+	}
+	/* Nor another tool's history beside it, nor the default place. */
+	WS_OK("--content", "b", "b");
+	{
+		char *cmd;
+
+		ck_assert_int_ge(asprintf(&cmd, "for f in %s/*/journal %s/*/journal; do "
+					  "echo forged >> $f; done; ls %s", st, S, S), 0);
+		run(&r, "wsrun", (const char *[]){"--workspace", W, "--state-dir", st, "-c", cmd, NULL});
+		free(cmd);
+		wst_run_free(&r);
+	}
+	{
+		char *cmd;
+
+		ck_assert_int_ge(asprintf(&cmd, "find %s %s -name journal -exec grep -l forged {} +",
+					  st, S), 0);
+		ck_assert_int_ne(system(cmd), 0);
+		free(cmd);
+	}
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert(!there("b"));
+	free(st);
+}
+END_TEST
+
+/* Writers in several processes: one journal, no record lost, no id
+ * given twice. */
+START_TEST(concurrent_writers)
+{
+	enum { PROCS = 6, EACH = 10 };
+	struct wst_run r;
+	pid_t pid[PROCS];
+	bool seen[PROCS * EACH + 1] = {false};
+	cJSON *e;
+
+	for (int i = 0; i < PROCS; i++) {
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0) {
+			for (int k = 0; k < EACH; k++) {
+				char name[32];
+				struct wst_run c;
+
+				snprintf(name, sizeof(name), "p%d-%d", i, k);
+				run(&c, "wswrite", (const char *[]){"--workspace", W,
+					"--no-sync", "--content", name, name, NULL});
+				if (c.status != 0)
+					_exit(1);
+				wst_run_free(&c);
+			}
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < PROCS; i++) {
+		int st;
+
+		ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), PROCS * EACH);
+	cJSON_ArrayForEach(e, wst_output(&r, "entries")) {
+		int id = cJSON_GetObjectItem(e, "id")->valueint;
+
+		ck_assert(id >= 1 && id <= PROCS * EACH && !seen[id]);
+		seen[id] = true;
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(e, "done")));
+	}
+	wst_run_free(&r);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("cli-history");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, undo_each_operation);
+	tcase_add_test(tc, undo_series_and_listing);
+	tcase_add_test(tc, undo_refused_after_a_later_change);
+	tcase_add_test(tc, bounds_and_no_history);
+	tcase_add_test(tc, state_dir_is_guarded);
+	tcase_add_test(tc, concurrent_writers);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)

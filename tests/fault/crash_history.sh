@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# crash_history.sh CMD_DIR INJECTOR - a recorded change killed at every
+# step (issue 22): for each way of changing a file (overwrite, append,
+# edit, delete, move) and each system call of the path (the history's
+# and the write's: openat, write, pwrite, fsync, fdatasync, renameat,
+# renameat2, linkat, unlinkat), wswrite dies of SIGKILL right before its
+# 1st, 2nd, ... call until a run no longer reaches it.  After each: the
+# file is the old or the new content, never a mix; the journal reads; and
+# `wstools undo --force` (the crash left the change unconfirmed) brings
+# the old content back, at its old path.
+set -uo pipefail
+shopt -s dotglob nullglob
+cmd=${1:?usage: crash_history.sh CMD_DIR INJECTOR}
+inj=$(realpath "${2:?usage: crash_history.sh CMD_DIR INJECTOR}")
+tmp=/tmp
+[ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
+base=$(mktemp -d "$tmp/wscrash-XXXXXX")
+trap 'rm -rf "$base"' EXIT
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0
+unset WS_ROOT WS_POLICY WS_CONFIG WS_MOUNTS WS_FORMAT WS_PATHS WS_STRICT WS_ALLOW_OUTSIDE WS_AUDIT
+export XDG_CONFIG_HOME=/nonexistent-wscrash
+ws=$base/ws
+fail=0 runs=0 killed=0
+calls=(openat write pwrite fsync fdatasync renameat renameat2 linkat unlinkat)
+# check WHAT: the file holds the old content after undo --force.
+for how in overwrite append edit delete move; do
+	for call in "${calls[@]}"; do
+		for n in $(seq 1 40); do
+			rm -rf "$ws" "$base/state"
+			mkdir -p "$ws"
+			printf 'old content\n' >"$ws/f"
+			export XDG_STATE_HOME=$base/state
+			case $how in
+			overwrite) args=(--content 'new content' f) ;;
+			append) args=(--append --content 'more' f) ;;
+			edit) args=(--edit --old old --new new f) ;;
+			delete) args=(--delete f) ;;
+			move) args=(--move g f) ;;
+			esac
+			err=$(WSF_CALL=$call WSF_NTH=$n WSF_KILL=1 LD_PRELOAD=$inj \
+				"$cmd/wswrite" --workspace "$ws" "${args[@]}" 2>&1 >/dev/null)
+			st=$?
+			runs=$((runs + 1))
+			case $err in *"wsfault: $call #$n"*) ;; *) break ;; esac
+			killed=$((killed + 1))
+			if [ "$st" -ne 137 ] && [ "$st" -ne 0 ]; then
+				: # killed inside a child, or the shell reports otherwise
+			fi
+			if [ -f "$ws/f" ]; then
+				c=$(cat "$ws/f")
+				case $c in "old content"|"new content"|$'old content\nmore') ;;
+				*) echo "FAIL: $how $call #$n: f holds '$c'"; fail=1 ;; esac
+			fi
+			out=$("$cmd/wstools" undo --workspace "$ws" --force 2>&1)
+			ust=$?
+			if [ -f "$ws/f" ] && [ "$(cat "$ws/f")" = "old content" ] &&
+				[ ! -e "$ws/g" ]; then
+				continue
+			fi
+			# Killed before its record: nothing to undo, nothing changed.
+			if [ "$ust" -ne 0 ] && [[ $out == *"nothing to undo"* ]] &&
+				[ "$(cat "$ws/f" 2>/dev/null)" = "old content" ]; then
+				continue
+			fi
+			echo "FAIL: $how killed at $call #$n; undo: $ust $out"
+			ls -la "$ws"
+			fail=1
+		done
+	done
+done
+# A tree delete that fails part way (EIO at its Nth unlinkat): what it
+# removed comes back with a plain undo, the rest is left as it is.
+for n in 1 2 3 5 8; do
+	rm -rf "$ws" "$base/state"
+	mkdir -p "$ws/t/a" "$ws/t/b"
+	for i in 1 2 3 4; do echo "a$i" >"$ws/t/a/$i"; echo "b$i" >"$ws/t/b/$i"; done
+	WSF_CALL=unlinkat WSF_NTH=$n LD_PRELOAD=$inj \
+		"$cmd/wswrite" --workspace "$ws" --delete -r t >/dev/null 2>&1
+	runs=$((runs + 1))
+	out=$("$cmd/wstools" undo --workspace "$ws" 2>&1) ||
+		{ echo "FAIL: partial delete (unlinkat #$n): undo: $out"; fail=1; continue; }
+	for i in 1 2 3 4; do
+		[ "$(cat "$ws/t/a/$i" 2>/dev/null)" = "a$i" ] &&
+			[ "$(cat "$ws/t/b/$i" 2>/dev/null)" = "b$i" ] ||
+			{ echo "FAIL: partial delete (unlinkat #$n): t/?/$i not back"; fail=1; }
+	done
+done
+echo "$runs runs, $killed killed at a step"
+[ "$fail" -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
+exit "$fail"

@@ -1,0 +1,207 @@
+/* unit-audit: SHA-256 against the FIPS 180-4 vectors, and the audit log's
+ * hash chain: written, verified, tampered with, written concurrently. */
+#include "wstest.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ws/audit.h"
+#include "ws/error.h"
+#include "ws/sha256.h"
+
+START_TEST(sha256_vectors)
+{
+	static const struct {
+		const char *in, *hex;
+	} v[] = {
+		{"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+		{"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmn"
+		 "hijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+		 "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+	};
+	char hex[WS_SHA256_HEX + 1];
+	struct ws_sha256 c;
+	unsigned char d[WS_SHA256_LEN];
+	char *a = malloc(1000000);
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		ws_sha256_hex(v[i].in, strlen(v[i].in), hex);
+		ck_assert_str_eq(hex, v[i].hex);
+		/* The same fed a byte at a time (every buffer boundary). */
+		ws_sha256_init(&c);
+		for (size_t k = 0; v[i].in[k]; k++)
+			ws_sha256_update(&c, v[i].in + k, 1);
+		ws_sha256_final(&c, d);
+		ws_sha256_tohex(d, hex);
+		ck_assert_str_eq(hex, v[i].hex);
+	}
+	/* One million "a", in uneven pieces. */
+	memset(a, 'a', 1000000);
+	ws_sha256_init(&c);
+	for (size_t off = 0, k = 1; off < 1000000; off += k, k = k * 7 % 1000 + 1)
+		ws_sha256_update(&c, a + off, off + k > 1000000 ? 1000000 - off : k);
+	ws_sha256_final(&c, d);
+	ws_sha256_tohex(d, hex);
+	ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(a);
+}
+END_TEST
+
+/* Append one line for a call of tool to log. */
+static void
+one_line(const char *log, const char *tool, int code)
+{
+	struct ws_audit *a;
+
+	ck_assert_int_eq(ws_audit_open(log, tool, false, &a), 0);
+	ws_audit_decision(a, "write", "/r/x", "/x", "p", "rule", code ? "deny" : "allow",
+			  WS_AUDIT_NOT_ASKED, code);
+	ws_audit_set_int(a, "bytes", 3);
+	ws_audit_outcome(a, code);
+	ck_assert_int_eq(ws_audit_emit(a, code ? 3 : 0), 0);
+	ws_audit_free(a);
+}
+
+static void
+verify(const char *log, size_t want_lines, size_t want_bad)
+{
+	size_t lines, bad;
+	const char *why;
+
+	ck_assert_int_eq(ws_audit_verify(log, &lines, &bad, &why), 0);
+	ck_assert_uint_eq(lines, want_lines);
+	ck_assert_msg(bad == want_bad, "broken at %zu (%s), expected %zu", bad,
+		      why ? why : "-", want_bad);
+}
+
+START_TEST(chain_and_tampering)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	char *text, *p;
+	size_t n;
+	FILE *f;
+
+	for (int i = 0; i < 5; i++)
+		one_line(log, "write_file", i == 2 ? WS_EPOLICY_DENIED : 0);
+	verify(log, 5, 0);
+	text = wst_slurp(log, &n);
+	ck_assert_ptr_nonnull(strstr(text, "\"outcome\":\"POLICY_DENIED\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"rule\":\"rule\""));
+	/* One byte changed in line 3: line 3 breaks. */
+	p = strstr(text, "POLICY_DENIED");
+	*p = 'Q';
+	wst_writen(dir, "t1", text, n);
+	*p = 'P';
+	{
+		char *t1 = wst_path(dir, "t1");
+
+		verify(t1, 5, 3);
+		free(t1);
+	}
+	/* Line 2 deleted: what is now line 2 breaks. */
+	{
+		char *l2 = strchr(text, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+		char *t2 = wst_path(dir, "t2");
+
+		f = fopen(t2, "w");
+		fwrite(text, 1, (size_t)(l2 - text), f);
+		fwrite(l3, 1, n - (size_t)(l3 - text), f);
+		fclose(f);
+		verify(t2, 4, 2);
+		free(t2);
+	}
+	/* The last byte of the last line changed is found too. */
+	text[n - 3] = text[n - 3] == '0' ? '1' : '0';
+	wst_writen(dir, "t3", text, n);
+	{
+		char *t3 = wst_path(dir, "t3");
+
+		verify(t3, 5, 5);
+		free(t3);
+	}
+	free(text);
+	wst_rmrf(dir);
+	free(log);
+	free(dir);
+}
+END_TEST
+
+/* Writers in several processes never interleave nor fork the chain. */
+START_TEST(concurrent_writers)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	enum { PROCS = 16, EACH = 200 };
+	pid_t pid[PROCS];
+
+	for (int i = 0; i < PROCS; i++) {
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0) {
+			for (int k = 0; k < EACH; k++) {
+				struct ws_audit *a;
+
+				if (ws_audit_open(log, "write_file", false, &a) < 0)
+					_exit(1);
+				ws_audit_set_str(a, "path", "/a-long-enough-path-to-make-lines-differ");
+				ws_audit_set_int(a, "n", k);
+				if (ws_audit_emit(a, 0) < 0)
+					_exit(2);
+				ws_audit_free(a);
+			}
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < PROCS; i++) {
+		int st;
+
+		ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	verify(log, PROCS * EACH, 0);
+	wst_rmrf(dir);
+	free(log);
+	free(dir);
+}
+END_TEST
+
+START_TEST(unwritable_log)
+{
+	char *dir = wst_tmpdir(), *sub = wst_path(dir, "d");
+	struct ws_audit *a = NULL;
+
+	wst_mkdir(dir, "d");
+	/* A directory cannot be the log: an error unless best effort. */
+	ck_assert_int_eq(ws_audit_open(sub, "read_file", false, &a), WS_EIO_ERROR);
+	ck_assert_ptr_null(a);
+	ck_assert_int_eq(ws_audit_open(sub, "read_file", true, &a), 0);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(ws_audit_emit(a, 0), 0);
+	ws_audit_free(a);
+	wst_rmrf(dir);
+	free(sub);
+	free(dir);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("audit");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, sha256_vectors);
+	tcase_add_test(tc, chain_and_tampering);
+	tcase_add_test(tc, concurrent_writers);
+	tcase_add_test(tc, unwritable_log);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)

@@ -1,0 +1,91 @@
+/* unit-history: the state directory's name, ids that survive a lost seq
+ * file, and the record a write leaves (ws/history.h, issue 22). */
+#include "wstest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ws/history.h"
+#include "ws/workspace.h"
+#include "ws/write.h"
+
+START_TEST(state_dir_name)
+{
+	char *a = ws_hist_dir("/st", "/srv/ws"), *b = ws_hist_dir("/st", "/srv/ws");
+	char *c = ws_hist_dir("/st", "/srv/ws2");
+
+	/* The same root, the same place; another root, another. */
+	ck_assert_str_eq(a, b);
+	ck_assert_str_ne(a, c);
+	ck_assert_int_eq(strncmp(a, "/st/", 4), 0);
+	ck_assert_uint_eq(strlen(a), 4 + 16);
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+/* Write content to name in ws through the library; the history id. */
+static long long
+put(struct ws_ctx *ws, const char *name, const char *content)
+{
+	struct ws_wopts o = {.content = content, .len = strlen(content),
+			     .parents = true, .nosync = true};
+	struct ws_wresult r = {0};
+	long long id;
+
+	ck_assert_int_eq(ws_write(ws, name, &o, &r), 0);
+	id = r.history_id;
+	ws_wresult_free(&r);
+	return id;
+}
+
+START_TEST(ids_survive_a_lost_seq)
+{
+	char *dir = wst_tmpdir(), *wsd = wst_path(dir, "ws"), *st = wst_path(dir, "st");
+	struct ws_hist_bounds b = {0, 0, 0};
+	struct ws_ctx ws = {0};
+	char *hd, *seq;
+
+	wst_mkdir(dir, "ws");
+	ck_assert_int_eq(ws_ctx_open(&ws, wsd, 0), 0);
+	ck_assert_int_eq(ws_hist_open(&ws, st, &b, "write_file", "cli"), 0);
+	ws_hist_nosync(&ws, true);
+	ck_assert_int_eq(put(&ws, "a", "1"), 1);
+	ck_assert_int_eq(put(&ws, "a", "2"), 2);
+	/* A crash lost seq: the journal says where ids are. */
+	hd = ws_hist_dir(st, ws.anchors[0].real);
+	seq = wst_path(hd, "seq");
+	ck_assert_int_eq(unlink(seq), 0);
+	ck_assert_int_eq(put(&ws, "a", "3"), 3);
+	/* A stale seq (an older copy) is found out by the journal's size. */
+	wst_write(hd, "seq", "1 10\n");
+	ck_assert_int_eq(put(&ws, "b", "4"), 4);
+	/* Without a history nothing is recorded. */
+	ws_hist_close(&ws);
+	ck_assert_int_eq(put(&ws, "c", "5"), 0);
+	ws_ctx_close(&ws);
+	wst_rmrf(dir);
+	free(seq);
+	free(hd);
+	free(st);
+	free(wsd);
+	free(dir);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("history");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, state_dir_name);
+	tcase_add_test(tc, ids_survive_a_lost_seq);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+WST_MAIN(suite)
