@@ -62,6 +62,15 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Whether the next servers keep the native default, the virtual view,
+ * for run_command where this machine has no mount namespace (a chroot
+ * whose "/" is not a mount point, no user namespaces): a test of that
+ * fallback sets it.  Otherwise there they run with WS_VIEW=real, and the
+ * checks of what a command does hold in the real view (issue 24).
+ */
+static bool keep_virtual;
+
 /* Start "wstools mcp ARGS..." (NULL-terminated), WS_* cleared. */
 static void
 mcp_startv(struct mcp *m, const char *const *args)
@@ -69,6 +78,7 @@ mcp_startv(struct mcp *m, const char *const *args)
 	int in[2], out[2];
 	const char *av[32];
 	size_t n = 0;
+	bool view_real = !keep_virtual && !wst_layer("", "mountns");
 
 	memset(m, 0, sizeof(*m));
 	ck_assert_int_eq(pipe(in), 0);
@@ -100,6 +110,8 @@ mcp_startv(struct mcp *m, const char *const *args)
 				goto again;
 			}
 		}
+		if (view_real)
+			setenv("WS_VIEW", "real", 1);
 		/*
 		 * Exec'd as it is, even in the valgrind step: its
 		 * run_command runs wsrun in this process, and valgrind does
@@ -663,6 +675,20 @@ START_TEST(run_command_one_view)
 	const cJSON *view;
 	int id = 10;
 
+	/* No mount namespace here: the virtual view is refused, saying
+	 * why, never the real one in silence. */
+	if (!wst_layer("", "mountns")) {
+		keep_virtual = true;
+		mcp_start(&m, W);
+		handshake(&m, NULL);
+		res = call(&m, id++, "run_command", "{\"command\":\"pwd\"}", &r);
+		ck_assert(is_error(res));
+		ck_assert_msg(strstr(text_of(res), "SANDBOX_UNAVAILABLE") != NULL,
+			      "%s", text_of(res));
+		cJSON_Delete(r);
+		ck_assert_int_eq(mcp_close(&m), 0);
+		return;
+	}
 	mcp_start(&m, W);
 	handshake(&m, NULL);
 	res = call(&m, id++, "run_command", "{\"command\":\"cat /notes.md; "
