@@ -908,7 +908,7 @@ END_TEST
  * --allow-read of a name in a write grant that an earlier call re-pointed
  * (a symlink planted there, to a directory and a file outside): followed,
  * it granted whatever the command chose (root's keys, /etc/shadow, a raw
- * disk; review/grant_allow_read_symlink.sh), and the grant stayed
+ * disk; tests/review/grant_allow_read_symlink.sh), and the grant stayed
  * writable, what it led to lying outside.  The call is refused, in every
  * layer set, and nothing ran.
  */
