@@ -1433,6 +1433,14 @@ ws__clone(unsigned long flags, int cg_fd, int *pidfd)
 /* Set by ws_run_detach_environ(): init may share this memory. */
 static bool ws__environ_detached;
 
+/*
+ * The array ws_run_detach_environ() made, kept for the process's life: a
+ * later setenv() (wstools mcp sets WS__VIEW_DEFAULT) gives environ an
+ * array of glibc's own, and without this pointer nothing would refer to
+ * ours any more (LeakSanitizer's report in the ASan pass).
+ */
+static char **ws__environ_copy;
+
 int
 ws_run_detach_environ(void)
 {
@@ -1453,6 +1461,7 @@ ws_run_detach_environ(void)
 	for (size_t i = 0; i < n; i++)
 		explicit_bzero(environ[i], strlen(environ[i]));
 	environ = copy;
+	ws__environ_copy = copy;
 	ws__environ_detached = true;
 	return 0;
 }
