@@ -3,7 +3,11 @@
 #
 #   scripts/dev.sh demo   install what is needed, build, run the demo
 #   scripts/dev.sh test   install what is needed, build, run every suite
-#                         (warnings as errors), then again under ASan+UBSan
+#                         (warnings as errors), then again under ASan+UBSan,
+#                         valgrind memcheck and the fuzzers (CI's command)
+#   scripts/dev.sh test --quick
+#                         install what is needed, build, run every suite
+#                         once (no sanitizers, valgrind or fuzzing)
 #
 # Idempotent: packages are installed only when missing, build directories
 # are reused.  Works as root on a fresh Debian 12 with a compiler.
@@ -83,6 +87,16 @@ demo)
 	exec bash "$top/scripts/demo.sh" "$top/build/cmd"
 	;;
 test)
+	if [ "${2:-}" = --quick ]; then
+		# The suites once, as a package build runs them: minutes, not
+		# CI's half hour.  mcp-interop runs where node and the npm
+		# packages are there (it skips otherwise).
+		need_pkgs
+		echo "==> build (gcc, warnings as errors)"
+		setup build -Dwerror=true -Dtests=true
+		echo "==> tests"
+		exec meson test -C build --print-errorlogs --num-processes 2
+	fi
 	need_pkgs test
 	npm_deps
 	echo "==> build (gcc, warnings as errors)"
@@ -156,7 +170,7 @@ valgrind)
 		exec bash "$top/tests/valgrind/run.sh" build "$@" --no-suite novalgrind
 	;;
 *)
-	echo "usage: scripts/dev.sh demo|test|valgrind [meson test args]" >&2
+	echo "usage: scripts/dev.sh demo|test [--quick]|valgrind [meson test args]" >&2
 	exit 2
 	;;
 esac

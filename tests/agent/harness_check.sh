@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# harness_check.sh BINDIR - the two harness loops of the README
+# harness_check.sh BINDIR - the two harness loops of docs/harness.md
 # (examples/harness/loop.sh with jq, loop.py) run the sample tool calls on
-# a copy of the example workspace and give the results the README shows:
+# a copy of the example workspace and give the results docs/harness.md shows:
 # the same outcome per call from both, the escape refused, the edit made.
 set -uo pipefail
 # WST_BIN_DIR, where set, replaces BINDIR (tests/valgrind/run.sh).

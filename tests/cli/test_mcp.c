@@ -66,6 +66,15 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Whether the next servers keep the native default, the virtual view,
+ * for run_command where this machine has no mount namespace (a chroot
+ * whose "/" is not a mount point, no user namespaces): a test of that
+ * fallback sets it.  Otherwise there they run with WS_VIEW=real, and the
+ * checks of what a command does hold in the real view (issue 24).
+ */
+static bool keep_virtual;
+
 /* Start "wstools mcp ARGS..." (NULL-terminated), WS_* cleared. */
 static void
 mcp_startv(struct mcp *m, const char *const *args)
@@ -73,6 +82,7 @@ mcp_startv(struct mcp *m, const char *const *args)
 	int in[2], out[2];
 	const char *av[32];
 	size_t n = 0;
+	bool view_real = !keep_virtual && !wst_layer("", "mountns");
 
 	memset(m, 0, sizeof(*m));
 	ck_assert_int_eq(pipe(in), 0);
@@ -104,6 +114,8 @@ mcp_startv(struct mcp *m, const char *const *args)
 				goto again;
 			}
 		}
+		if (view_real)
+			setenv("WS_VIEW", "real", 1);
 		/*
 		 * Exec'd as it is, even in the valgrind step: its
 		 * run_command runs wsrun in this process, and valgrind does
@@ -667,6 +679,20 @@ START_TEST(run_command_one_view)
 	const cJSON *view;
 	int id = 10;
 
+	/* No mount namespace here: the virtual view is refused, saying
+	 * why, never the real one in silence. */
+	if (!wst_layer("", "mountns")) {
+		keep_virtual = true;
+		mcp_start(&m, W);
+		handshake(&m, NULL);
+		res = call(&m, id++, "run_command", "{\"command\":\"pwd\"}", &r);
+		ck_assert(is_error(res));
+		ck_assert_msg(strstr(text_of(res), "SANDBOX_UNAVAILABLE") != NULL,
+			      "%s", text_of(res));
+		cJSON_Delete(r);
+		ck_assert_int_eq(mcp_close(&m), 0);
+		return;
+	}
 	mcp_start(&m, W);
 	handshake(&m, NULL);
 	res = call(&m, id++, "run_command", "{\"command\":\"cat /notes.md; "
@@ -2601,15 +2627,28 @@ check_snippet(const char *where, const char *text)
 }
 
 /*
- * The client configurations in the README (```json blocks) and in
+ * The client configurations in the README and docs/mcp.md (```json blocks) and in
  * wstools-mcp(1) (.Bd -literal blocks that start with "{") parse, and
  * each kind of client (Claude Desktop and Cursor, Claude Code, VS Code)
  * has one in both.
  */
 START_TEST(config_snippets_parse)
 {
-	char *readme = slurp(WST_SRC_ROOT "/README.md");
+	/* The README shows one; docs/mcp.md has each client's (issue 24). */
+	char *readme = NULL, *one, *two;
 	char *man = slurp(WST_SRC_ROOT "/man/wstools-mcp.1");
+	size_t n1, n2;
+
+	one = slurp(WST_SRC_ROOT "/README.md");
+	two = slurp(WST_SRC_ROOT "/docs/mcp.md");
+	n1 = strlen(one);
+	n2 = strlen(two);
+	readme = malloc(n1 + n2 + 1);
+	ck_assert_ptr_nonnull(readme);
+	memcpy(readme, one, n1);
+	memcpy(readme + n1, two, n2 + 1);
+	free(one);
+	free(two);
 	int readme_n = 0, man_n = 0;
 	bool vscode = false, code = false;
 
@@ -2619,14 +2658,14 @@ START_TEST(config_snippets_parse)
 		ck_assert_ptr_nonnull(e);
 		*e = '\0';
 		if (strstr(b, "mcpServers") || strstr(b, "\"servers\"")) {
-			readme_n += check_snippet("README.md", b);
+			readme_n += check_snippet("README.md or docs/mcp.md", b);
 			vscode |= strstr(b, "${workspaceFolder}") != NULL;
 			code |= strstr(b, "\"type\": \"stdio\"") != NULL &&
 				strstr(b, "mcpServers") != NULL;
 		}
 		p = e + 1;
 	}
-	ck_assert_msg(vscode && code, "README: no VS Code or Claude Code snippet");
+	ck_assert_msg(vscode && code, "docs/mcp.md: no VS Code or Claude Code snippet");
 	vscode = code = false;
 	for (char *p = man; (p = strstr(p, "\n.Bd -literal -offset indent\n{")) != NULL;) {
 		char *b = p + 29, *e = strstr(b, "\n.Ed\n");

@@ -722,6 +722,35 @@ START_TEST(view_cwd_shadowed_and_reserved)
 }
 END_TEST
 
+/*
+ * Where this machine has no mount namespace (wsrun --probe: a chroot
+ * whose "/" is not a mount point, no user namespaces), the virtual view
+ * is refused with the probe's reason, never the real view in silence;
+ * --view real runs (issue 24).
+ */
+START_TEST(view_unavailable_here)
+{
+	struct wst_run r;
+	const char *a1[] = {"--view", "virtual", "--", "true", NULL};
+	const char *a3[] = {"--view", "real", "--", "true", NULL};
+
+	runv_env(&r, NULL, a1);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_int_eq(r.status, 125);
+	{
+		const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(r.json, "error"), "message"));
+
+		ck_assert_msg(m != NULL && strstr(m, wst_layer_why("", "mountns")) != NULL,
+			      "%s", r.out);
+	}
+	wst_run_free(&r);
+	runv_env(&r, NULL, a3);
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 view_suite(void)
 {
@@ -730,6 +759,15 @@ view_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
+	/* No mount namespace here: the fallbacks only (wst_layer() said
+	 * on stderr why the rest is not checked). */
+	if (!wst_layer("", "mountns")) {
+		tcase_add_test(tc, view_unavailable_here);
+		tcase_add_test(tc, view_unavailable);
+		tcase_add_test(tc, policy_view_no_mountns);
+		suite_add_tcase(s, tc);
+		return s;
+	}
 	tcase_add_test(tc, view_list);
 	tcase_add_test(tc, view_read);
 	tcase_add_test(tc, view_write_run_read_tool);

@@ -579,3 +579,106 @@ wst_race(const char *a, const char *b, enum wst_race_how how, int attempts,
 	munmap((void *)flips, sizeof(*flips));
 	return n;
 }
+
+/* ---- What wsrun --probe says (wst_layer) -------------------------------- */
+
+struct wst_probe {
+	char *disable;
+	cJSON *out;	/* the probe's output object */
+};
+
+static struct wst_probe probes[16];
+static size_t nprobes;
+
+/*
+ * The probe's output under WS_RUN_DISABLE=disable (cached), or NULL.
+ * Run through popen(), with no Check assertion on the way: a suite's
+ * constructor asks too, outside any test, where Check cannot report.
+ */
+static cJSON *
+probe_out(const char *disable)
+{
+	const char *t = getenv("TMPDIR");
+	char dir[PATH_MAX], cmd[3 * PATH_MAX], *buf = NULL;
+	size_t len = 0, cap = 0;
+	cJSON *j, *o = NULL;
+	FILE *f;
+
+	for (size_t i = 0; i < nprobes; i++)
+		if (strcmp(probes[i].disable, disable) == 0)
+			return probes[i].out;
+	snprintf(dir, sizeof(dir), "%s/wst-probe.XXXXXX", t && *t ? t : "/tmp");
+	if (mkdtemp(dir) == NULL || strpbrk(disable, "'\\") != NULL)
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "env -u WS_VIEW WS_RUN_DISABLE='%s' '%s' "
+		 "--workspace '%s' --probe --json 2>/dev/null", disable,
+		 wst_bin("wsrun"), dir);
+	f = popen(cmd, "r");
+	while (f != NULL) {
+		if (len + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = cap * 2 + 8192);
+
+			if (nb == NULL)
+				break;
+			buf = nb;
+		}
+		size_t n = fread(buf + len, 1, 4096, f);
+
+		if (n == 0)
+			break;
+		len += n;
+	}
+	if (f != NULL)
+		pclose(f);
+	rmdir(dir);
+	if (buf == NULL)
+		return NULL;
+	buf[len] = '\0';
+	j = cJSON_Parse(buf);
+	free(buf);
+	if (j != NULL)
+		o = cJSON_DetachItemFromObject(j, "output");
+	cJSON_Delete(j);
+	if (o != NULL && nprobes < sizeof(probes) / sizeof(probes[0])) {
+		probes[nprobes].disable = strdup(disable);
+		probes[nprobes].out = o;
+		nprobes++;
+	}
+	return o;
+}
+
+/* Whether the probe's output says layer is available. */
+static bool
+probe_has(cJSON *out, const char *layer)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(out, layer),
+						"available"));
+}
+
+bool
+wst_layer(const char *disable, const char *layer)
+{
+	static char said[256] = ",";
+	bool ok = probe_has(probe_out(disable), layer);
+	char key[sizeof(said)];
+
+	/* Missing on the machine itself: say once what is not checked. */
+	snprintf(key, sizeof(key), ",%s,", layer);
+	if (!ok && !probe_has(probe_out(""), layer) && strstr(said, key) == NULL &&
+	    strlen(said) + strlen(key) < sizeof(said)) {
+		fprintf(stderr, "wstest: layer %s is unavailable here (%s): "
+			"its checks check the fallback instead\n", layer,
+			wst_layer_why("", layer));
+		strcat(said, key + 1);
+	}
+	return ok;
+}
+
+const char *
+wst_layer_why(const char *disable, const char *layer)
+{
+	cJSON *l = cJSON_GetObjectItem(probe_out(disable), layer);
+	const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(l, "detail"));
+
+	return d ? d : "";
+}

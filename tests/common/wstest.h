@@ -72,6 +72,27 @@ const char *wst_output_str(const struct wst_run *r, const char *key);
 /* Path of a built binary. */
 const char *wst_bin(const char *tool);
 
+/*
+ * What "wsrun --probe" says this machine can do (issue 24): whether
+ * layer ("mountns", "landlock", "guards", ...) is available with the
+ * layers of disable turned off as well (the test-only WS_RUN_DISABLE
+ * list, "" for none).  A test that needs a layer checks the documented
+ * fallback where the probe says it is unavailable (the SANDBOX_UNAVAILABLE
+ * refusal, the reason in isolation) instead of failing: a package build
+ * in a chroot whose "/" is not a mount point, an unprivileged user
+ * without user namespaces, a kernel without Landlock.  The first time a
+ * process finds a layer missing on the machine itself, it says on stderr
+ * which layer it could not check and why.  Answers are cached per
+ * process.
+ */
+bool wst_layer(const char *disable, const char *layer);
+
+/*
+ * The probe's reason for layer being unavailable with disable, or "" (a
+ * pointer into the cache, valid for the process's life).
+ */
+const char *wst_layer_why(const char *disable, const char *layer);
+
 /* Sanitizer builds run several times slower: timing bounds widen. */
 #if defined(__SANITIZE_ADDRESS__)
 #define WST_SLOWDOWN_BUILD 10

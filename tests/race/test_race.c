@@ -17,7 +17,7 @@
  * state, so a test that cannot fail fails.
  *
  * Attempts per tool and shape: WST_RACE_ITERATIONS (default 1,000; the
- * issue's proof is the 10,000 run, see README "Race suite").  A tenth of
+ * issue's proof is the 10,000 run, see docs/security.md, "How the tests prove it").  A tenth of
  * them (a fiftieth in sanitizer builds, where a process start costs
  * ~80 ms) run the built binary; the rest call the library in-process (the
  * same ws_* functions the tools call), which is what makes 10,000 cheap.

@@ -383,7 +383,7 @@ private_mounts(void)
  * outside it: the command could have planted or re-pointed that link in
  * an earlier call, so what the caller grants would be the command's
  * choice (here a file and a directory outside; root's keys, /etc/shadow
- * in the repro review/grant_allow_read_symlink.sh), and the grant would
+ * in the repro tests/review/grant_allow_read_symlink.sh), and the grant would
  * stay writable.  The call is refused, for --allow-write too, however the
  * name is spelled (relative).  A link in the grant that stays inside it
  * narrows as before.
@@ -557,7 +557,7 @@ END_TEST
  * name nor a walk up from it (which leaves the bind at its root) meets
  * the grant, and the guards bound read-only at the workspace's path
  * (.git/hooks, .git/config) would be writable at the grant's
- * (review/grant_workspace_alias.sh).  Refused, read or write.  A bind of
+ * (tests/review/grant_workspace_alias.sh).  Refused, read or write.  A bind of
  * what lies beside the grant is not its business.  Needs root.
  */
 START_TEST(refused_holding_the_workspace_by_a_bind)
@@ -606,10 +606,10 @@ END_TEST
  * a bind of the workspace's src elsewhere; the walk up from it leaves the
  * bind at its root, never meeting the workspace), which would bind the
  * workspace's guarded entries read-write at the grant's path
- * (review/grant_inside_workspace_alias.sh).  And the workspace spelled
+ * (tests/review/grant_inside_workspace_alias.sh).  And the workspace spelled
  * through a symlink in a bind of part of a write grant: the command could
  * re-point it, and the next call would run in a workspace of its choosing
- * (review/grant_spelling_alias.sh); a read grant may hold it.  Needs root.
+ * (tests/review/grant_spelling_alias.sh); a read grant may hold it.  Needs root.
  */
 START_TEST(refused_by_a_bind_the_other_way)
 {

@@ -1,8 +1,8 @@
 # Shared set-up for the grant repros: a workspace, a grant base outside
 # /tmp and HOME, a policy granting $GB/data/** read-write.
-# Usage: . review/grant_lib.sh  (WSRUN may point at the binary)
+# Usage: . tests/review/grant_lib.sh  (WSRUN may point at the binary)
 set -u
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WSRUN=${WSRUN:-$HERE/build/cmd/wsrun}
 BASE=$(mktemp -d /var/cache/r5grant.XXXXXX)
 WS=$BASE/ws

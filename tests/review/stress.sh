@@ -1,6 +1,6 @@
 #!/bin/bash
 # Hostile stress of wsrun's shared-memory namespace init (review4).
-# Usage: review/stress.sh [N_BACK2BACK] [N_TIMEOUTS] [N_SIGNALS]
+# Usage: tests/review/stress.sh [N_BACK2BACK] [N_TIMEOUTS] [N_SIGNALS]
 W=${WSRUN:-build/cmd/wsrun}
 WS=$(mktemp -d)
 N1=${1:-2000}; N2=${2:-200}; N3=${3:-100}

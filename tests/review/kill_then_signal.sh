@@ -1,5 +1,5 @@
 #!/bin/bash
-# SIGS="KILL INT" review/kill_then_signal.sh: a SIGKILLed run, then a signalled one, 30 times; prints the signalled runs that took over 1.5 s (their command, sleep 3, was not stopped).
+# SIGS="KILL INT" tests/review/kill_then_signal.sh: a SIGKILLed run, then a signalled one, 30 times; prints the signalled runs that took over 1.5 s (their command, sleep 3, was not stopped).
 W=build/cmd/wsrun; WS=$(mktemp -d); slow=0
 for ((i = 0; i < 30; i++)); do
   for sig in $SIGS; do
