@@ -2637,7 +2637,7 @@ out:
 	r->nreverted_created = r->nreverted;
 	/* Then what it left in repositories and .envrc files (ws/vcs.h). */
 	if (vcs != NULL)
-		ws_vcs_clean(ws, vcs, &r->reverted, &r->nreverted);
+		ws_vcs_clean(ws, vcs, o->net, &r->reverted, &r->nreverted);
 	ws_vcs_snap_free(vcs);
 	/* Cleaned: the next command in this workspace may start. */
 	ws__close(&wslock);

@@ -388,32 +388,194 @@ ws__gsame(const struct ws__gent *a, const struct ws__gent *b)
 				 : b->value != NULL && strcmp(a->value, b->value) == 0);
 }
 
-int
-ws_gitconfig_filter(const char *text, size_t len, const char *old,
-		    size_t oldlen,
-		    bool (*ok)(const char *key, const char *value, void *arg),
-		    void *arg, char **out, char **removed)
+/* Whether the configuration c holds a remote named name (n bytes). */
+static bool
+ws__gremote_in(const struct ws__gcfg *c, const char *name, size_t n)
+{
+	for (size_t k = 0; k < c->n; k++)
+		if (c->v[k].sect == 7 + n && strncmp(c->v[k].key, "remote.", 7) == 0 &&
+		    memcmp(c->v[k].key + 7, name, n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the entry e is one that chooses where git connects and must be
+ * as it was (was) after a command without network: the URLs of a remote
+ * that existed before, the partial-clone keys (with which even git diff
+ * or checkout fetch), and, in a configuration there was (had), a
+ * branch's remote, pushremote or remote.pushdefault naming a remote (or a
+ * URL) that did not exist.  In a repository the command made every
+ * remote is its own and stays, and so do the routes to them.
+ */
+static bool
+ws__gpinned(const struct ws__gent *e, const struct ws__gcfg *was, bool had)
+{
+	const char *k = e->key, *name = e->key + e->sect + 1;
+	bool route;
+
+	if (strcmp(k, "extensions.partialclone") == 0)
+		return true;
+	if (strncmp(k, "remote.", 7) == 0 && e->sect > 7) {
+		if (strcmp(name, "promisor") == 0 ||
+		    strcmp(name, "partialclonefilter") == 0)
+			return true;
+		if (strcmp(name, "url") == 0 || strcmp(name, "pushurl") == 0)
+			return ws__gremote_in(was, k + 7, e->sect - 7);
+		return false;
+	}
+	route = strcmp(k, "remote.pushdefault") == 0 ||
+		(strncmp(k, "branch.", 7) == 0 && e->sect > 7 &&
+		 (strcmp(name, "remote") == 0 || strcmp(name, "pushremote") == 0));
+	if (!route || !had)
+		return false;
+	/* "." is the repository itself. */
+	if (e->value != NULL && strcmp(e->value, ".") == 0)
+		return false;
+	return e->value == NULL || !ws__gremote_in(was, e->value, strlen(e->value));
+}
+
+/* Whether a and b hold the same entries of key, in the same order. */
+static bool
+ws__gseq_same(const struct ws__gcfg *a, const struct ws__gcfg *b, const char *key)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		while (i < a->n && strcmp(a->v[i].key, key) != 0)
+			i++;
+		while (j < b->n && strcmp(b->v[j].key, key) != 0)
+			j++;
+		if (i == a->n || j == b->n)
+			return i == a->n && j == b->n;
+		if (!ws__gsame(&a->v[i], &b->v[j]))
+			return false;
+		i++;
+		j++;
+	}
+}
+
+/* Write the entry e to o, under a new section header if need be. */
+static void
+ws__gemit(struct ws__buf *o, const struct ws__gent *e, const char **lastsect,
+	  size_t *lastlen)
+{
+	if (*lastsect == NULL || *lastlen != e->sect ||
+	    strncmp(*lastsect, e->key, e->sect) != 0) {
+		const char *dot = memchr(e->key, '.', e->sect);
+
+		ws__bc(o, '[');
+		if (dot == NULL) {
+			ws__bput(o, e->key, e->sect);
+		} else {
+			char *sub = strndup(dot + 1, e->sect - (size_t)(dot - e->key) - 1);
+
+			ws__bput(o, e->key, (size_t)(dot - e->key));
+			ws__bc(o, ' ');
+			/* Always quoted: only '"' and '\\' are escaped. */
+			ws__bc(o, '"');
+			for (const char *c = sub; c != NULL && *c; c++) {
+				if (*c == '"' || *c == '\\')
+					ws__bc(o, '\\');
+				ws__bc(o, *c);
+			}
+			ws__bc(o, '"');
+			if (sub == NULL)
+				o->oom = true;
+			free(sub);
+		}
+		ws__bput(o, "]\n", 2);
+		*lastsect = e->key;
+		*lastlen = e->sect;
+	}
+	ws__bc(o, '\t');
+	ws__bput(o, e->key + e->sect + 1, strlen(e->key + e->sect + 1));
+	if (e->value != NULL) {
+		ws__bput(o, " = ", 3);
+		ws__gquote(o, e->value);
+	}
+	ws__bc(o, '\n');
+}
+
+/* A key appended to a ", " separated list. */
+static void
+ws__glist(struct ws__buf *b, const char *key)
+{
+	if (b->len)
+		ws__bput(b, ", ", 2);
+	ws__bput(b, key, strlen(key));
+}
+
+static int
+ws__gfilter(const char *text, size_t len, const char *old, size_t oldlen,
+	    unsigned flags,
+	    bool (*ok)(const char *key, const char *value, void *arg),
+	    void *arg, char **out, char **removed, char **restored)
 {
 	struct ws__gcfg now, was = {0};
-	struct ws__buf o = {0}, rm = {0};
+	struct ws__buf o = {0}, rm = {0}, rs = {0};
 	const char *lastsect = NULL;
 	size_t lastlen = 0;
 	bool dropped = false;
+	/* Per entry of now: 1 its key is pinned and changed, 2 the first. */
+	unsigned char *pin = NULL;
 	int rc;
 
 	*out = NULL;
 	*removed = NULL;
+	if (restored != NULL)
+		*restored = NULL;
 	if ((rc = ws__gparse(text, len, &now)) < 0)
 		return rc;
 	if (old != NULL && (rc = ws__gparse(old, oldlen, &was)) < 0) {
 		ws__gcfg_free(&now);
 		return rc;
 	}
+	if ((flags & WS_GITCFG_PIN_ROUTES) && now.n > 0) {
+		if ((pin = calloc(now.n, 1)) == NULL) {
+			ws__gcfg_free(&now);
+			ws__gcfg_free(&was);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		for (size_t i = 0; i < now.n; i++) {
+			if (pin[i] || !ws__gpinned(&now.v[i], &was, old != NULL))
+				continue;
+			/* A key some entry of which is pinned: all of it,
+			 * or none when it is as it was. */
+			size_t first = i;
+
+			for (size_t k = 0; k < i && first == i; k++)
+				if (strcmp(now.v[k].key, now.v[i].key) == 0)
+					first = k;
+			if (pin[first] || ws__gseq_same(&now, &was, now.v[i].key))
+				continue;
+			for (size_t k = first; k < now.n; k++)
+				if (strcmp(now.v[k].key, now.v[i].key) == 0)
+					pin[k] = 1;
+			pin[first] = 2;
+		}
+	}
 	for (size_t i = 0; i < now.n; i++) {
 		struct ws__gent *e = &now.v[i];
-		bool keep = ws_gitconfig_allowed(e->key) ||
-			    (ok != NULL && ok(e->key, e->value, arg));
+		bool keep;
 
+		if (pin != NULL && pin[i]) {
+			/* What it was, in place of the first; else gone. */
+			bool any = false;
+
+			dropped = true;
+			if (pin[i] != 2)
+				continue;
+			for (size_t k = 0; k < was.n; k++)
+				if (strcmp(was.v[k].key, e->key) == 0) {
+					ws__gemit(&o, &was.v[k], &lastsect, &lastlen);
+					any = true;
+				}
+			ws__glist(any ? &rs : &rm, e->key);
+			continue;
+		}
+		keep = ws_gitconfig_allowed(e->key) ||
+		       (ok != NULL && ok(e->key, e->value, arg));
 		for (size_t k = 0; !keep && k < was.n; k++)
 			keep = ws__gsame(e, &was.v[k]);
 		if (!keep) {
@@ -423,74 +585,66 @@ ws_gitconfig_filter(const char *text, size_t len, const char *old,
 
 			for (size_t k = 0; k < i && !seen; k++)
 				seen = strcmp(now.v[k].key, e->key) == 0;
-			if (!seen) {
-				if (rm.len)
-					ws__bput(&rm, ", ", 2);
-				ws__bput(&rm, e->key, strlen(e->key));
-			}
+			if (!seen)
+				ws__glist(&rm, e->key);
 			continue;
 		}
-		if (lastsect == NULL || lastlen != e->sect ||
-		    strncmp(lastsect, e->key, e->sect) != 0) {
-			const char *dot = memchr(e->key, '.', e->sect);
-
-			ws__bc(&o, '[');
-			if (dot == NULL) {
-				ws__bput(&o, e->key, e->sect);
-			} else {
-				char *sub = strndup(dot + 1, e->sect - (size_t)(dot - e->key) - 1);
-
-				ws__bput(&o, e->key, (size_t)(dot - e->key));
-				ws__bc(&o, ' ');
-				/* Always quoted: only '"' and '\\' are escaped. */
-				ws__bc(&o, '"');
-				for (const char *c = sub; c != NULL && *c; c++) {
-					if (*c == '"' || *c == '\\')
-						ws__bc(&o, '\\');
-					ws__bc(&o, *c);
-				}
-				ws__bc(&o, '"');
-				if (sub == NULL)
-					o.oom = true;
-				free(sub);
-			}
-			ws__bput(&o, "]\n", 2);
-			lastsect = e->key;
-			lastlen = e->sect;
-		}
-		ws__bc(&o, '\t');
-		ws__bput(&o, e->key + e->sect + 1, strlen(e->key + e->sect + 1));
-		if (e->value != NULL) {
-			ws__bput(&o, " = ", 3);
-			ws__gquote(&o, e->value);
-		}
-		ws__bc(&o, '\n');
+		ws__gemit(&o, e, &lastsect, &lastlen);
 	}
 	if (now.error) {
 		dropped = true;
-		if (rm.len)
-			ws__bput(&rm, ", ", 2);
-		ws__bput(&rm, "(the rest: git could not read it)", 33);
+		ws__glist(&rm, "(the rest: git could not read it)");
+	}
+	free(pin);
+	/* Without a place for them, the restored keys are named as removed. */
+	if (restored == NULL && rs.len)
+		ws__glist(&rm, rs.p);
+	/* Last: the emitted entries may point into was. */
+	if (o.oom || rm.oom || rs.oom) {
+		ws__gcfg_free(&now);
+		ws__gcfg_free(&was);
+		free(o.p);
+		free(rm.p);
+		free(rs.p);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	ws__gcfg_free(&now);
 	ws__gcfg_free(&was);
-	if (o.oom || rm.oom) {
-		free(o.p);
-		free(rm.p);
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	}
 	if (!dropped) {
 		free(o.p);
 		free(rm.p);
+		free(rs.p);
 		return 0;
 	}
 	if (o.p == NULL && (o.p = strdup("")) == NULL) {
 		free(rm.p);
+		free(rs.p);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	*out = o.p;
 	*removed = rm.p;
+	if (restored != NULL)
+		*restored = rs.p;
+	else
+		free(rs.p);
 	return 0;
+}
+
+int
+ws_gitconfig_filter(const char *text, size_t len, const char *old,
+		    size_t oldlen,
+		    bool (*ok)(const char *key, const char *value, void *arg),
+		    void *arg, char **out, char **removed)
+{
+	return ws__gfilter(text, len, old, oldlen, 0, ok, arg, out, removed, NULL);
+}
+
+int
+ws_gitconfig_clean(const char *text, size_t len, const char *old, size_t oldlen,
+		   unsigned flags, char **out, char **removed, char **restored)
+{
+	return ws__gfilter(text, len, old, oldlen, flags, NULL, NULL, out, removed,
+			   restored);
 }
 
 /* ---- The walk ----------------------------------------------------------- */
@@ -549,6 +703,7 @@ struct ws__pass {
 	bool deep; /* a directory past WS__VCS_PATH_MAX was not entered */
 	bool nofd; /* a directory could not be opened: out of descriptors */
 	size_t limit; /* entries walked at most */
+	bool net; /* the command had every host: remotes' routes not pinned */
 	char ***items;
 	size_t *nitems;
 	/* Git dirs done (dev, ino): a ".git" file may name one again. */
@@ -962,19 +1117,30 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 				f = &p->was->v[i];
 	if (kind == WS__W_CONFIG && S_ISREG(st.st_mode) && !ws__unchanged(dfd, name, &st, f)) {
 		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		char *text = NULL, *out = NULL, *removed = NULL;
+		char *text = NULL, *out = NULL, *removed = NULL, *restored = NULL;
 		size_t len = 0;
+		/*
+		 * Without network, where git connects is pinned to what it
+		 * was; not when what it was is unknown (a configuration too
+		 * large to keep), which would take a partial clone's own
+		 * keys from the user.
+		 */
+		unsigned flags = !p->net && (f == NULL || f->data != NULL)
+					 ? WS_GITCFG_PIN_ROUTES : 0;
 
 		if (fd >= 0 && ws__slurp(fd, WS__VCS_CONFIG_MAX, &text, &len) == 0 &&
 		    memchr(text, '\0', len) == NULL &&
-		    ws_gitconfig_filter(text, len, f ? f->data : NULL, f ? f->len : 0,
-					NULL, NULL, &out, &removed) == 0) {
+		    ws_gitconfig_clean(text, len, f ? f->data : NULL, f ? f->len : 0,
+				       flags, &out,
+				       &removed, &restored) == 0) {
 			if (out != NULL) {
 				int e = ws__put(dfd, name, out, strlen(out), st.st_mode);
 
-				if (e == 0)
+				if (e == 0 && removed != NULL)
 					ws__item(p, a, rel, "removed %s", removed);
-				else
+				if (e == 0 && restored != NULL)
+					ws__item(p, a, rel, "restored %s", restored);
+				if (e != 0)
 					ws__revert(p, dfd, name, a, rel, f);
 			}
 		} else {
@@ -985,6 +1151,7 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 		free(text);
 		free(out);
 		free(removed);
+		free(restored);
 	} else if (!ws__unchanged(dfd, name, &st, f)) {
 		bool keep = false;
 
@@ -1450,8 +1617,8 @@ ws_vcs_set_walk_max(size_t n)
 }
 
 void
-ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, char ***items,
-	     size_t *n)
+ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
+	     char ***items, size_t *n)
 {
 	/*
 	 * When the walk before the command saw the whole workspace, what is
@@ -1460,7 +1627,7 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, char ***items,
 	 * would hide it.  The command paid for making them.
 	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
-			     .items = items, .nitems = n,
+			     .items = items, .nitems = n, .net = net,
 			     .limit = s != NULL && !s->over ? SIZE_MAX : ws__vcs_walk_max};
 
 	ws__pass_run(&p);

@@ -1908,6 +1908,78 @@ START_TEST(git_dirs_cleaned)
 END_TEST
 
 /*
+ * Issue 18, 1 (review): a command without network chooses no host the
+ * user's git connects to later: an existing origin's url and pushurl
+ * changed, partial-clone keys (with which even git diff fetches) and
+ * branch.main.pushremote set to a remote it added are put back; that
+ * remote itself stays.  With --net the command could reach those hosts
+ * itself: the same changes stay.
+ */
+START_TEST(git_remotes_pinned)
+{
+	static const char *const script =
+		"git remote set-url origin https://evil.example/a.git &&"
+		"git remote set-url --push origin https://evil.example/b.git &&"
+		"git config remote.origin.promisor true &&"
+		"git config remote.origin.partialclonefilter blob:none &&"
+		"git config extensions.partialclone origin &&"
+		"git remote add evil /srv/evil.git &&"
+		"git config branch.main.pushremote evil && echo done";
+
+	if (!have_git())
+		return;
+	for (int net = 0; net < 2; net++) {
+		struct wst_run r;
+		char cmd[8192], *t;
+
+		snprintf(cmd, sizeof(cmd), "cd '%s' && rm -rf .git && git init -q . && "
+			 "git remote add origin /srv/origin.git && "
+			 "git config branch.main.remote origin", ws);
+		ck_assert_int_eq(system(cmd), 0);
+		if (net)
+			RUNM(&r, _i, "--net", "--", "sh", "-c", script);
+		else
+			RUNM(&r, _i, "--", "sh", "-c", script);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+		t = text_in(ws, ".git/config");
+		/* The new remote stays either way. */
+		ck_assert_msg(strstr(t, "/srv/evil.git") != NULL, "%s", t);
+		if (net) {
+			ck_assert_msg(strstr(t, "evil.example/a.git") != NULL &&
+				      strstr(t, "evil.example/b.git") != NULL &&
+				      strstr(t, "promisor") != NULL &&
+				      strstr(t, "partialclone") != NULL &&
+				      strstr(t, "pushremote = evil") != NULL, "%s", t);
+			ck_assert_msg(wst_output(&r, "reverted") == NULL, "%s", r.out);
+		} else {
+			ck_assert_msg(strstr(t, "evil.example") == NULL &&
+				      strstr(t, "promisor") == NULL &&
+				      strstr(t, "partialclone") == NULL &&
+				      strstr(t, "pushremote") == NULL &&
+				      strstr(t, "url = /srv/origin.git") != NULL &&
+				      strstr(t, "remote = origin") != NULL, "%s", t);
+			/* Each named, in the order of the file. */
+			ck_assert_msg(reverted_has(&r, "/.git/config: removed "
+						   "remote.origin.pushurl, "
+						   "remote.origin.promisor, "
+						   "remote.origin.partialclonefilter, "
+						   "branch.main.pushremote, "
+						   "extensions.partialclone"), "%s", r.out);
+			ck_assert_msg(reverted_has(&r, "/.git/config: restored "
+						   "remote.origin.url"), "%s", r.out);
+		}
+		wst_run_free(&r);
+		/* And git on the host: origin is where it was. */
+		snprintf(cmd, sizeof(cmd), "cd '%s' && test \"$(git remote get-url --push "
+			 "origin)\" = %s && git remote get-url evil >/dev/null", ws,
+			 net ? "https://evil.example/b.git" : "/srv/origin.git");
+		ck_assert_int_eq(system(cmd), 0);
+	}
+}
+END_TEST
+
+/*
  * Review 6: a directory git takes for a bare repository without objects/
  * and refs/ directories of its own, which git's is_git_directory() finds
  * by access() (following symlinks) or in the directory a "commondir"
@@ -3246,6 +3318,7 @@ suite(void)
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
+	tcase_add_loop_test(tf, git_remotes_pinned, 0, nm);
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);

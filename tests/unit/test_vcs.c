@@ -138,6 +138,83 @@ START_TEST(changed_and_broken)
 }
 END_TEST
 
+/*
+ * Issue 18, 1 (review): without network, what chooses where the host's
+ * git connects later is as it was: an old remote's url and pushurl, the
+ * partial-clone keys, and a branch's or the default push remote naming
+ * a remote that did not exist.  A new remote stays; insteadOf is off the
+ * allowlist; with network (no flag) every allowlisted change stays.
+ */
+START_TEST(routes_pinned)
+{
+	const char *old = "[remote \"origin\"]\n\turl = /srv/o.git\n"
+			  "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+			  "[branch \"main\"]\n\tremote = origin\n"
+			  "\tpushremote = origin\n";
+	const char *now = "[remote \"origin\"]\n\turl = https://evil/x\n"
+			  "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+			  "\tpushurl = https://evil/y\n\tpromisor = true\n"
+			  "\tpartialclonefilter = blob:none\n"
+			  "[branch \"main\"]\n\tremote = origin\n"
+			  "\tpushremote = evil\n"
+			  "[branch \"dev\"]\n\tremote = https://evil/z\n\tmerge = x\n"
+			  "[branch \"loc\"]\n\tremote = .\n"
+			  "[remote \"evil\"]\n\turl = /srv/e.git\n"
+			  "[remote]\n\tpushdefault = evil\n"
+			  "[extensions]\n\tpartialclone = origin\n"
+			  "[url \"https://evil/\"]\n\tinsteadOf = /srv/\n"
+			  "\tpushInsteadOf = /srv/\n";
+	char *out = NULL, *rm = NULL, *rs = NULL;
+
+	ck_assert(!ws_gitconfig_allowed("url.https://evil/.insteadof"));
+	ck_assert(!ws_gitconfig_allowed("url.https://evil/.pushinsteadof"));
+	ck_assert_int_eq(ws_gitconfig_clean(now, strlen(now), old, strlen(old),
+					    WS_GITCFG_PIN_ROUTES, &out, &rm, &rs), 0);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_str_eq(out, "[remote \"origin\"]\n\turl = /srv/o.git\n"
+			 "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+			 "[branch \"main\"]\n\tremote = origin\n"
+			 "\tpushremote = origin\n"
+			 "[branch \"dev\"]\n\tmerge = x\n"
+			 "[branch \"loc\"]\n\tremote = .\n"
+			 "[remote \"evil\"]\n\turl = /srv/e.git\n");
+	ck_assert_str_eq(rs, "remote.origin.url, branch.main.pushremote");
+	ck_assert_str_eq(rm, "remote.origin.pushurl, remote.origin.promisor, "
+			 "remote.origin.partialclonefilter, branch.dev.remote, "
+			 "remote.pushdefault, extensions.partialclone, "
+			 "url.https://evil/.insteadof, url.https://evil/.pushinsteadof");
+	free(out);
+	free(rm);
+	free(rs);
+	/* What it wrote is as it was: nothing more to do. */
+	ck_assert_int_eq(ws_gitconfig_clean(old, strlen(old), old, strlen(old),
+					    WS_GITCFG_PIN_ROUTES, &out, &rm, &rs), 0);
+	ck_assert_ptr_null(out);
+	ck_assert_ptr_null(rs);
+	/* With network: only what is off the allowlist goes (insteadOf, and
+	 * remote.pushdefault, which it never held). */
+	ck_assert_int_eq(ws_gitconfig_clean(now, strlen(now), old, strlen(old), 0,
+					    &out, &rm, &rs), 0);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_null(rs);
+	ck_assert_str_eq(rm, "remote.pushdefault, url.https://evil/.insteadof, "
+			 "url.https://evil/.pushinsteadof");
+	free(out);
+	free(rm);
+	/* A repository the command made keeps its new remotes and routes;
+	 * a partial clone's keys go. */
+	now = "[remote \"origin\"]\n\turl = /srv/o.git\n\tpromisor = true\n"
+	      "[branch \"main\"]\n\tremote = origin\n";
+	ck_assert_int_eq(ws_gitconfig_clean(now, strlen(now), NULL, 0,
+					    WS_GITCFG_PIN_ROUTES, &out, &rm, &rs), 0);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_null(rs);
+	ck_assert_str_eq(rm, "remote.origin.promisor");
+	free(out);
+	free(rm);
+}
+END_TEST
+
 static char *T, *W;
 
 static void
@@ -216,7 +293,7 @@ START_TEST(snapshot_and_clean)
 	wst_write(W, "0/.git", "gitdir: ../x/worktrees/y\n");
 	wst_write(W, "x/worktrees/y/commondir", "../..\n");
 	wst_write(W, "x/config", "[core]\n\tpager = evil\n");
-	ws_vcs_clean(&ws, s, &items, &n);
+	ws_vcs_clean(&ws, s, false, &items, &n);
 	ck_assert(exists_w("0/.git"));
 	ck_assert(exists_w("x/worktrees/y/commondir"));
 	t = slurp_w("x/config");
@@ -279,7 +356,7 @@ START_TEST(bound_not_a_hiding_place)
 	wst_write(W, rel, "ref: refs/heads/main\n");
 	snprintf(rel, sizeof(rel), "%s/r/.git/config", second);
 	wst_write(W, rel, "[core]\n\tfsmonitor = evil\n");
-	ws_vcs_clean(&ws, s, &items, &n);
+	ws_vcs_clean(&ws, s, false, &items, &n);
 	ws_vcs_set_walk_max(0);
 	t = slurp_w(rel);
 	ck_assert_msg(strstr(t, "fsmonitor") == NULL, "%s", t);
@@ -325,7 +402,7 @@ START_TEST(moved_directory_keeps_user_files)
 		free(cf);
 		free(ct);
 	}
-	ws_vcs_clean(&ws, s, &items, &n);
+	ws_vcs_clean(&ws, s, false, &items, &n);
 	ck_assert(exists_w("b/.envrc"));
 	ck_assert(exists_w("b/.git/hooks/pre-commit"));
 	t = slurp_w("b/.git/config");
@@ -353,6 +430,7 @@ suite(void)
 	tcase_add_test(tc, plain_configs_untouched);
 	tcase_add_test(tc, spellings_removed);
 	tcase_add_test(tc, changed_and_broken);
+	tcase_add_test(tc, routes_pinned);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, snapshot_and_clean);
 	tcase_add_test(tc, bound_not_a_hiding_place);

@@ -16,6 +16,16 @@
  *    (core.repositoryformatversion, remote.*.url, user.name, ...: keys
  *    that name no program and no other file); every other entry is
  *    removed and named;
+ *  - after a command without network (no --net: a network by name counts
+ *    as none), what chooses where the host's git connects later is as it
+ *    was: the url and pushurl of a remote that existed before are
+ *    restored, the partial-clone keys (extensions.partialclone,
+ *    remote.*.promisor, remote.*.partialclonefilter) it added are removed,
+ *    and a branch.*.remote, branch.*.pushremote or remote.pushdefault it
+ *    set, in a configuration there was, to a remote that did not exist
+ *    before is removed or restored; the remotes it added stay, and in a
+ *    repository it made the routes to them (url.*.insteadOf is off the
+ *    allowlist anyway);
  *  - hooks, "commondir", "objects/info/alternates", a ".git" file or
  *    symlink, ".hg/hgrc", ".hg/sharedpath" and ".envrc" are as they were:
  *    what the command created is removed, what it changed is restored;
@@ -53,12 +63,13 @@ int ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out);
 
 /*
  * After the command: apply the rules above against the snapshot s (NULL:
- * as if nothing existed before).  Each change is appended to *items
+ * as if nothing existed before); net says the command had every host
+ * (--net), and then the remotes' URLs and routes are not pinned.  Each change is appended to *items
  * (*n of them, malloc'd strings: a virtual path, then what was done,
  * such as "/.git/config: removed core.fsmonitor").  Never fails: what
  * cannot be done is named as an item.
  */
-void ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s,
+void ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 		  char ***items, size_t *n);
 
 /* The bound of the walk before a command (tests); 0: the default. */
@@ -82,6 +93,21 @@ int ws_gitconfig_filter(const char *text, size_t len, const char *old,
 			size_t oldlen,
 			bool (*ok)(const char *key, const char *value, void *arg),
 			void *arg, char **out, char **removed);
+
+/* Flags of ws_gitconfig_clean(). */
+#define WS_GITCFG_PIN_ROUTES 0x1u /* the command had no network */
+
+/*
+ * ws_gitconfig_filter() without ok, and with flags: WS_GITCFG_PIN_ROUTES
+ * also puts back, as old held them, the keys that choose where git
+ * connects (ws/vcs.h above): each such key the text changed gets old's
+ * entries in place of its first one, and is named in *restored (comma
+ * separated, malloc'd, NULL when none) if old held it, else in *removed.
+ * Errors: WS_ENOMEM.
+ */
+int ws_gitconfig_clean(const char *text, size_t len, const char *old,
+		       size_t oldlen, unsigned flags, char **out, char **removed,
+		       char **restored);
 
 /* Whether the git configuration key (as above) is on the allowlist. */
 bool ws_gitconfig_allowed(const char *key);
