@@ -151,10 +151,23 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 	d = ws_policy_check_command(p, cmdline, &m);
 	if (d < 0)
 		return d;
-	if (d == WS_DECISION_DENY)
-		return ws_error_set(WS_EBLOCKED_COMMAND, NULL,
-				    "command blocked by rule \"%s\" of %s",
-				    m.rule ? m.rule : "?", ws_policy_name(p));
+	if (d == WS_DECISION_DENY) {
+		ws_error_set(WS_EBLOCKED_COMMAND, NULL,
+			     "command blocked by rule \"%s\" of %s",
+			     m.rule ? m.rule : "?", ws_policy_name(p));
+		/*
+		 * The built-in list holds also where the network is allowed
+		 * (--net-allow, then curl is what one runs): say what
+		 * replaces it, and that retrying will not help.
+		 */
+		if (p == ws__builtin)
+			return ws_error_set_hint("wsrun's built-in list of "
+				"blocked commands refuses this command line, "
+				"also with --net or --net-allow: retrying will "
+				"not help; a policy with command_rules replaces "
+				"the list (ws-policy(5))");
+		return WS_EBLOCKED_COMMAND;
+	}
 	if (d == WS_DECISION_APPROVE && !ws->approve) {
 		char *msg = m.message ? ws_policy_render(m.message, cmdline, "exec",
 							  m.rule) : NULL;

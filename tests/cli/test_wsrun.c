@@ -2778,6 +2778,12 @@ START_TEST(exit_statuses)
 	RUNM(&r, 0, "-c", "echo a; curl http://example.com");
 	ck_assert_int_eq(r.status, 125);
 	ck_assert_str_eq(wst_code(&r), "BLOCKED_COMMAND");
+	/*
+	 * The built-in list refuses curl also where the network is allowed
+	 * (--net-allow): the hint says what replaces the list.
+	 */
+	ck_assert_msg(strstr(r.out, "\"hint\":") != NULL &&
+		      strstr(r.out, "command_rules") != NULL, "%s", r.out);
 	wst_run_free(&r);
 	RUNM(&r, 0, "--timeout", "-1", "true");
 	ck_assert_int_eq(r.status, 125);
