@@ -880,6 +880,21 @@ ws_cmd_wsrun(int argc, char **argv)
 		if (cli.verbose)
 			print_grants(stderr, "INFO ", r.grants, r.ngrants, 0);
 		print_grants(stderr, "wsrun: ", r.grants, r.ngrants, 2);
+		/*
+		 * The virtual view: a workspace entry the command could not
+		 * see (it met "No such file or directory" or the system's
+		 * file there) and a name it made at the top that did not
+		 * reach the workspace: said as warnings, as JSON lists them.
+		 */
+		for (size_t i = 0; i < r.view.shadowed.n; i++)
+			fprintf(stderr, "wsrun: %s: the workspace's entry was "
+				"hidden from the command: %s (--view real "
+				"reaches it)\n", r.view.shadowed.name[i],
+				r.view.shadowed.why[i] ? r.view.shadowed.why[i] : "");
+		for (size_t i = 0; i < r.view.lost.n; i++)
+			fprintf(stderr, "wsrun: %s: made by the command, not in "
+				"the workspace: %s\n", r.view.lost.name[i],
+				r.view.lost.why[i] ? r.view.lost.why[i] : "");
 		/* Network by name: what was refused, as a warning. */
 		for (size_t i = 0; i < r.nnet_conns; i++)
 			if (!r.net_conns[i].allowed)

@@ -25,8 +25,10 @@
 #include "ws/cli.h"
 #include "ws/error.h"
 #include "ws/json.h"
+#include "ws/read.h"
 #include "ws/session.h"
 #include "ws/toolset.h"
+#include "ws/write.h"
 
 /*
  * Newest first: the answer to a client that asks for a version we do not
@@ -602,6 +604,40 @@ ws__put_name(FILE *f, const char *name)
 	}
 }
 
+/*
+ * A command's stream that is not UTF-8 (its JSON has it in base64): text
+ * with a stray byte (a Latin-1 name in "ls" output) is shown as read_file
+ * shows such a file, U+FFFD for each bad byte, since a model cannot read
+ * base64; structuredContent keeps the bytes.  Bytes holding a NUL are
+ * binary: false, and the caller shows the base64.
+ */
+static bool
+ws__render_not_utf8(FILE *f, const char *stream, const char *b64)
+{
+	void *raw = NULL;
+	char *fixed;
+	size_t n = 0, len = 0, bad = 0;
+
+	if (ws_b64_decode(b64, &raw, &n) < 0) {
+		ws_error_clear();
+		return false;
+	}
+	if (n == 0 || memchr(raw, '\0', n) != NULL ||
+	    (fixed = ws_read_utf8_fix(raw, n, &len, &bad)) == NULL) {
+		free(raw);
+		return false;
+	}
+	fprintf(f, "--- %s (not UTF-8: %zu byte%s shown as \xef\xbf\xbd; "
+		"structuredContent has the bytes in base64)\n", stream, bad,
+		bad == 1 ? "" : "s");
+	fwrite(fixed, 1, len, f);
+	if (fixed[len - 1] != '\n')
+		fputc('\n', f);
+	free(fixed);
+	free(raw);
+	return true;
+}
+
 /* The short plain summary of a change (write_file ... delete_path). */
 static void
 ws__render_change(FILE *f, const cJSON *out, const char *action)
@@ -903,6 +939,10 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 			if (v == NULL || *v == '\0')
 				continue;
 			snprintf(key, sizeof(key), "%s_encoding", streams[k]);
+			if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+					   out, key)) ?: "", "base64") == 0 &&
+			    ws__render_not_utf8(f, streams[k], v))
+				continue;
 			fprintf(f, "--- %s%s\n%s%s", streams[k],
 				strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",

@@ -547,7 +547,9 @@ ws__header(const char *head, const char *name, size_t *len)
 
 /*
  * Resolve host for port into the first address that may be reached:
- * the test map, an IP literal, or getaddrinfo().  0, or -1 with why.
+ * the test map, an IP literal, or getaddrinfo().  0; -1 with why where
+ * the only addresses are internal (a refusal); -2 with why where there is
+ * none to use (the way out failed, as a refused connection does).
  */
 static int
 ws__resolve(struct ws_netproxy *p, const char *host, int port,
@@ -568,7 +570,7 @@ ws__resolve(struct ws_netproxy *p, const char *host, int port,
 		goto single;
 	if (getaddrinfo(host, NULL, &hints, &res) != 0 || res == NULL) {
 		snprintf(why, wl, "%s does not resolve", host);
-		return -1;
+		return -2;
 	}
 	for (struct addrinfo *a = res; a; a = a->ai_next) {
 		if (a->ai_family != AF_INET && a->ai_family != AF_INET6)
@@ -606,7 +608,7 @@ port:
 				 "no rule names", host, shown);
 		else
 			snprintf(why, wl, "%s has no usable address", host);
-		return -1;
+		return internal_seen ? -1 : -2;
 	}
 	if (out->ss_family == AF_INET)
 		((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
@@ -897,8 +899,8 @@ ws__serve(void *arg)
 		ws__log_set(p, t->log, host, port, false, rule->name, why, NULL);
 		goto out;
 	}
-	if (ws__resolve(p, host, port, &sa, why, sizeof(why)) < 0) {
-		ws__refuse(t->fd, 403, why);
+	if ((u = ws__resolve(p, host, port, &sa, why, sizeof(why))) < 0) {
+		ws__refuse(t->fd, u == -1 ? 403 : 502, why);
 		ws__log_set(p, t->log, host, port, false, rule->name, why, NULL);
 		goto out;
 	}

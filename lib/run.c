@@ -159,6 +159,17 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 
 		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
 				  m.rule, "deny", WS_AUDIT_NOT_ASKED, rc);
+		/*
+		 * The built-in list holds also where the network is allowed
+		 * (--net-allow, then curl is what one runs): say what
+		 * replaces it, and that retrying will not help.
+		 */
+		if (p == ws__builtin)
+			return ws_error_set_hint("wsrun's built-in list of "
+				"blocked commands refuses this command line, "
+				"also with --net or --net-allow: retrying will "
+				"not help; a policy with command_rules replaces "
+				"the list (ws-policy(5))");
 		return rc;
 	}
 	if (d == WS_DECISION_APPROVE && ws->approve)

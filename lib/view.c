@@ -730,6 +730,9 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 		rc = ws__names_add(&vi->applied, v, NULL);
 	}
 	closedir(d);
-	ws_error_clear();
+	/*
+	 * No ws_error_clear() here: the run's own error (a command not
+	 * found, a refused set-up) is still to be reported by the caller.
+	 */
 	return rc;
 }

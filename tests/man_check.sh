@@ -16,6 +16,16 @@ for page in "$mandir"/*.[157]; do
 		fail=1
 	fi
 done
+# A quoting macro (Ql, Dq, Qq, Sq) encloses the rest of its line: a second
+# one or a No on that line is swallowed into the first quote
+# ("(`echo x, `mkdir /build'')"); one a line, inside Po ... Pc.
+for page in "$mandir"/*.[157]; do
+	if bad=$(grep -nE '^\.(Pq|Po|Ql|Dq|Qq|Sq)( .*)? (Ql|Dq|Qq|Sq) .* (Ql|Dq|Qq|Sq|No) ' "$page"); then
+		echo "FAIL: $page: a quote swallows what follows it on its line:"
+		echo "$bad"
+		fail=1
+	fi
+done
 checked=0
 # check_opts TOOL PAGE CMD...: every option CMD --help lists is in PAGE.
 check_opts() {

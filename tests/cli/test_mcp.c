@@ -654,6 +654,30 @@ START_TEST(every_tool_once)
 	ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")), "hi\n");
 	ck_assert_ptr_nonnull(strstr(text_of(res), "--- stdout\nhi\n--- stderr\nerr\n"));
 	cJSON_Delete(r);
+	/*
+	 * One byte that is not UTF-8 (ls / beside a file name in Latin-1)
+	 * made the whole stream base64 in the text, which a model cannot
+	 * read: the text shows it as read_file does (U+FFFD for the byte),
+	 * structuredContent keeps the bytes.
+	 */
+	res = call(&m, id++, "run_command",
+		    "{\"command\":\"printf 'caf\\\\351 ok\\\\n'; printf 'e\\\\377' >&2\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout_encoding")), "base64");
+	ck_assert_str_eq(cJSON_GetStringValue(sc(res, "stdout")), "Y2Fm6SBvawo=");
+	ck_assert_msg(strstr(text_of(res), "--- stdout (not UTF-8: 1 byte shown as "
+			     "\xef\xbf\xbd; structuredContent has the bytes in "
+			     "base64)\ncaf\xef\xbf\xbd ok\n--- stderr (not UTF-8: 1 "
+			     "byte shown as \xef\xbf\xbd; structuredContent has the "
+			     "bytes in base64)\ne\xef\xbf\xbd\n") != NULL,
+		      "%s", text_of(res));
+	cJSON_Delete(r);
+	/* Bytes with a NUL are binary: base64 in the text too. */
+	res = call(&m, id++, "run_command",
+		    "{\"command\":\"printf 'a\\\\000\\\\377'\"}", &r);
+	ck_assert_msg(strstr(text_of(res), "--- stdout (base64)\nYQD/\n") != NULL,
+		      "%s", text_of(res));
+	cJSON_Delete(r);
 	res = call(&m, id++, "run_command", "{\"command\":[]}", &r);
 	ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
 	cJSON_Delete(r);

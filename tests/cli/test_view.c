@@ -85,6 +85,16 @@ runv_env(struct wst_run *r, const char *const *env, const char *const *args)
 	wst_runv(r, NULL, env, "wsrun", argv);
 }
 
+/* wsrun in the virtual view, plain (no --json): what it says on stderr. */
+static void
+runv_plain(struct wst_run *r, const char *wsdir, const char *cmd)
+{
+	const char *argv[] = {"--workspace", wsdir, "--view", "virtual", "-c",
+			      cmd, NULL};
+
+	wst_runv(r, NULL, NULL, "wsrun", argv);
+}
+
 #define RUNV(r, ...)                                                           \
 	do {                                                                   \
 		const char *a_[] = {"--view", "virtual", __VA_ARGS__, NULL};  \
@@ -527,6 +537,13 @@ START_TEST(view_full_disk)
 	ck_assert_msg(strstr(r.out, "No space left") != NULL, "%s", r.out);
 	after = tree(ws);
 	ck_assert_str_eq(after, before);
+	wst_run_free(&r);
+	/* Plain, the loss is said on stderr (it was said nowhere). */
+	runv_plain(&r, ws, "head -c 262144 /dev/zero > /big.bin; echo ok");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "wsrun: /big.bin: made by the command, not in "
+			     "the workspace: not copied into the workspace: No "
+			     "space left") != NULL, "%s", r.err);
 	ws = saved;
 	umount2(small, MNT_DETACH);
 	wst_run_free(&r);
@@ -702,6 +719,26 @@ START_TEST(view_default)
 }
 END_TEST
 
+/*
+ * A plain run says which workspace entries the command could not see:
+ * without it, "cat /etc/x" failed with "No such file or directory" on a
+ * file wsread reads, and nothing said why.
+ */
+START_TEST(view_plain_warns_shadowed)
+{
+	struct wst_run r;
+
+	runv_plain(&r, ws, "cat /etc/x; true");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "wsrun: /etc: the workspace's entry was hidden "
+			     "from the command: the system's /etc is shown there "
+			     "(--view real reaches it)\n") != NULL, "%s", r.err);
+	ck_assert_msg(strstr(r.err, "wsrun: /tmp: ") != NULL, "%s", r.err);
+	ck_assert_msg(strstr(r.err, "/src") == NULL, "%s", r.err);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* A --cwd the system's names hide is refused with the way out; a
  * workspace entry named as the masks' sources does not stand in for
  * them. */
@@ -782,6 +819,7 @@ view_suite(void)
 	tcase_add_test(tc, view_unavailable);
 	tcase_add_test(tc, view_default);
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
+	tcase_add_test(tc, view_plain_warns_shadowed);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);

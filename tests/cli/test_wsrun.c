@@ -2941,11 +2941,17 @@ START_TEST(exit_statuses)
 	RUNM(&r, 0, "--", "no-such-command-wsrun");
 	ck_assert_int_eq(r.status, 127);
 	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	/* Which command: the message says, in either view (the virtual
+	 * view's clean-up had wiped it to ""). */
+	ck_assert_msg(strstr(r.out, "\"no-such-command-wsrun: command not found\"") != NULL,
+		      "%s", r.out);
 	wst_run_free(&r);
 	wst_write(ws, "script", "#!/bin/sh\necho hi\n");
 	RUNM(&r, 0, "--", "./script");
 	ck_assert_int_eq(r.status, 126);
 	ck_assert_str_eq(wst_code(&r), "PERMISSION_DENIED");
+	ck_assert_msg(strstr(r.out, "\"./script: Permission denied\"") != NULL,
+		      "%s", r.out);
 	wst_run_free(&r);
 	RUNM(&r, 0, "--", "sudo", "ls");
 	ck_assert_int_eq(r.status, 125);
@@ -2954,6 +2960,12 @@ START_TEST(exit_statuses)
 	RUNM(&r, 0, "-c", "echo a; curl http://example.com");
 	ck_assert_int_eq(r.status, 125);
 	ck_assert_str_eq(wst_code(&r), "BLOCKED_COMMAND");
+	/*
+	 * The built-in list refuses curl also where the network is allowed
+	 * (--net-allow): the hint says what replaces the list.
+	 */
+	ck_assert_msg(strstr(r.out, "\"hint\":") != NULL &&
+		      strstr(r.out, "command_rules") != NULL, "%s", r.out);
 	wst_run_free(&r);
 	RUNM(&r, 0, "--timeout", "-1", "true");
 	ck_assert_int_eq(r.status, 125);

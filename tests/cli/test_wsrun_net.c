@@ -288,6 +288,33 @@ START_TEST(denied_with_reason)
 }
 END_TEST
 
+/*
+ * An allowed name that does not resolve is the way out failing, as a
+ * refused connection is (502), not a refusal (403 read "Forbidden": a
+ * client said the host was not allowed when it was).
+ */
+START_TEST(unresolved_is_bad_gateway)
+{
+	struct wst_run r;
+	char *u = url("nosuch.invalid", "/hello"), code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error\n"
+		 "try: urllib.request.urlopen('%s')\n"
+		 "except urllib.error.HTTPError as e:\n"
+		 " print(e.code, e.headers.get('X-Wsrun-Refused'))\n", u);
+	RUN(&r, "", "--net-allow", "nosuch.invalid", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"),
+			 "502 nosuch.invalid does not resolve\n");
+	ck_assert_str_eq(cstr(conn(&r, 0), "decision"), "refused");
+	wst_run_free(&r);
+	free(u);
+}
+END_TEST
+
 /* "*.web.test" is the subdomains only, as in sandbox-runtime. */
 START_TEST(wildcard_subdomains_only)
 {
@@ -698,6 +725,7 @@ suite(void)
 	tcase_add_loop_test(tc, allowed_urllib, 0, nm);
 	tcase_add_loop_test(tc, allowed_connect_tunnel, 0, nm);
 	tcase_add_loop_test(tc, denied_with_reason, 0, 1);
+	tcase_add_test(tc, unresolved_is_bad_gateway);
 	tcase_add_test(tc, wildcard_subdomains_only);
 	tcase_add_test(tc, loopback_needs_address_rule);
 	tcase_add_loop_test(tc, other_ways_out_refused, 0, nm);
