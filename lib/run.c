@@ -1430,6 +1430,15 @@ ws__clone(unsigned long flags, int cg_fd, int *pidfd)
 	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
 }
 
+/* Set by ws_run_exit_soon(): calls do not wait for init's exit. */
+static bool ws__exit_soon;
+
+void
+ws_run_exit_soon(void)
+{
+	ws__exit_soon = true;
+}
+
 /* Set by ws_run_detach_environ(): init may share this memory. */
 static bool ws__environ_detached;
 
@@ -2478,8 +2487,15 @@ out:
 	ws__env_free(&env);
 	ws__free_argv(argv);
 	free(cmdline);
-	/* Last: what came before overlapped init's exit (the teardown). */
-	if (reap_later)
+	/*
+	 * Last: what came before overlapped init's exit (the teardown).  A
+	 * program that exits after the call does not wait for it (see
+	 * ws_run_exit_soon()); init's stack then stays mapped, as init may
+	 * still run on it, until the process ends.
+	 */
+	if (reap_later && ws__exit_soon)
+		init_stack = NULL;
+	else if (reap_later)
 		while (waitpid(proc.pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	/* init is reaped on every way here: its stack is free. */
