@@ -886,6 +886,7 @@ struct ws__child {
 	bool pidns, landlock, seccomp, caps;
 	bool shared_vm; /* init runs in wsrun's memory (ws__spawn_init()) */
 	int cwd_fd;
+	const char *exe;   /* argv[0] found on PATH (ws__find_exe()), or NULL */
 	int view_w;	   /* the virtual view: its root is sent here, or -1 */
 	int parent_fds[8]; /* the parent's ends of the pipes, -1 padded */
 };
@@ -964,11 +965,56 @@ ws__execvpe(const char *file, char *const *argv, char *const *envp)
 	return err;
 }
 
+/*
+ * The program file (argv[0]) names, found once on the command's PATH as
+ * the command sees the file system (in the namespace init: after the
+ * pivot, so the new root's, and relative entries from its working
+ * directory cwd_fd): the first regular file with an execute bit, into
+ * buf.  The command's child then makes one execve() instead of one per
+ * PATH entry.  A directory or a file without an execute bit is passed
+ * over, as execvp(3) and the shells pass them (the search went on past
+ * EACCES); NULL when there is nothing to run, and ws__execvpe() searches
+ * itself (for its errno).  Touches no heap (init, see ws__spawn_init()).
+ */
+static const char *
+ws__find_exe(const char *file, char *const *envp, int cwd_fd, char *buf,
+	     size_t len)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	size_t fl = strlen(file);
+
+	if (strchr(file, '/') != NULL || fl == 0)
+		return file;
+	for (size_t i = 0; envp[i]; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			path = envp[i] + 5;
+	for (const char *p = path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		struct stat st;
+
+		if (n + fl + 2 < len) {
+			if (n == 0)
+				memcpy(buf, file, fl + 1);
+			else
+				snprintf(buf, len, "%.*s/%s", (int)n, p, file);
+			if (fstatat(cwd_fd, buf, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+			    (st.st_mode & 0111))
+				return buf;
+		}
+		if (e == NULL)
+			break;
+		p = e;
+	}
+	return NULL;
+}
+
 /* Become the command: descriptors, limits, layers, exec.  Never returns. */
 static void __attribute__((noreturn))
 ws__exec_child(struct ws__child *c)
 {
-	char msg[200];
+	char msg[200], exe[4352];
+	const char *path;
 	int rc;
 
 	if (!c->pidns) {
@@ -998,6 +1044,9 @@ ws__exec_child(struct ws__child *c)
 		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "fchdir");
 		_exit(WS_RUN_EXIT_FAILED);
 	}
+	/* Without a namespace init, found here (the same view). */
+	path = c->pidns ? c->exe : ws__find_exe(c->argv[0], c->envp, AT_FDCWD,
+						exe, sizeof(exe));
 	ws__setrl(RLIMIT_AS, c->o->memory);
 	ws__setrl(RLIMIT_NPROC, c->o->max_procs);
 	ws__setrl(RLIMIT_FSIZE, c->o->max_file_size);
@@ -1022,7 +1071,7 @@ ws__exec_child(struct ws__child *c)
 		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, msg);
 		_exit(WS_RUN_EXIT_FAILED);
 	}
-	rc = ws__execvpe(c->argv[0], c->argv, c->envp);
+	rc = ws__execvpe(path ? path : c->argv[0], c->argv, c->envp);
 	ws__report(c->rep_w, WS__STAGE_EXEC, rc, c->argv[0]);
 	_exit(rc == ENOENT ? WS_RUN_EXIT_NOTFOUND : WS_RUN_EXIT_NOEXEC);
 }
@@ -1176,7 +1225,7 @@ ws__init_main(struct ws__child *c)
 {
 	struct sigaction sa;
 	struct pollfd pf = {.fd = c->sync_r, .events = POLLIN};
-	char msg[200];
+	char msg[200], exe[4352];
 	sigset_t stop;
 	pid_t cmd;
 	int rc;
@@ -1250,6 +1299,8 @@ ws__init_main(struct ws__child *c)
 			_exit(WS_RUN_EXIT_FAILED);
 		}
 	}
+	/* The program, looked up once in the new root (see there). */
+	c->exe = ws__find_exe(c->argv[0], c->envp, c->cwd_fd, exe, sizeof(exe));
 	/* vfork: no copy of the address space (a fork costs ~1 ms). */
 	cmd = vfork();
 	if (cmd < 0) {

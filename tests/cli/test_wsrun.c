@@ -2626,6 +2626,37 @@ START_TEST(units)
 }
 END_TEST
 
+/*
+ * The command is looked up on its PATH once (lib/run.c, ws__find_exe()),
+ * as execvp(3) and the shells look: a directory of the command's name in
+ * an earlier PATH entry is passed over (the execve() of each entry in
+ * turn stopped at its EACCES: status 126), and a relative entry is the
+ * working directory's.
+ */
+START_TEST(path_search_skips_directory)
+{
+	struct wst_run r;
+	char *hello = wst_path(ws, "pbin/hello");
+
+	wst_mkdir(ws, "pbin");
+	wst_mkdir(ws, "pbin/true");
+	wst_write(ws, "pbin/hello", "#!/bin/sh\necho found-in-pbin\n");
+	ck_assert_int_eq(chmod(hello, 0755), 0);
+	free(hello);
+	RUNM(&r, _i, "--env", "PATH=pbin:/usr/bin:/bin", "--", "true");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	RUNM(&r, _i, "--env", "PATH=/usr/bin:pbin:/bin", "--", "hello");
+	expect_ran(&r, 0);
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "found-in-pbin"));
+	wst_run_free(&r);
+	RUNM(&r, _i, "--env", "PATH=pbin", "--", "no-such-command-wsrun");
+	ck_assert_int_eq(r.status, 127);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(exit_statuses)
 {
 	struct wst_run r;
@@ -2958,6 +2989,7 @@ suite(void)
 	tcase_add_loop_test(tp, sigint_wsrun, 4, 5);
 	tcase_add_test(tp, units);
 	tcase_add_test(tp, exit_statuses);
+	tcase_add_loop_test(tp, path_search_skips_directory, 0, NMODES_PROCESS);
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, limits);
 	tcase_add_test(tp, flags_bound_args);
