@@ -1318,6 +1318,16 @@ ws__init_main(struct ws__child *c)
 	if (c->shared_vm &&
 	    ws__sys4(SYS_write, c->sync_r, (long)"r", 1, 0) != 1)
 		ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+	/*
+	 * Every descriptor but the status pipe goes now: init's copies of
+	 * wsrun's (its standard output, say) would otherwise be released at
+	 * init's exit, after the namespaces' teardown that the wsrun program
+	 * does not wait for (ws_run_exit_soon()), and a reader of wsrun's
+	 * output would wait for that end of file.
+	 */
+	if (c->status_w > 0)
+		ws__sys4(SYS_close_range, 0, c->status_w - 1, 0, 0);
+	ws__sys4(SYS_close_range, c->status_w + 1, ~0U, 0, 0);
 	ws__init_wait(cmd, c->status_w);
 }
 
