@@ -5,7 +5,7 @@
  */
 #include "cmds.h"
 
-#ifdef WS_MAIN_DETACH_ENVIRON
+#if defined(WS_MAIN_DETACH_ENVIRON) || defined(WS_MAIN_EXIT_SOON)
 #include "ws/run.h"
 #endif
 
@@ -20,6 +20,10 @@ main(int argc, char **argv)
 	 * their own memory.  See ws_run_detach_environ().
 	 */
 	(void)ws_run_detach_environ();
+#endif
+#ifdef WS_MAIN_EXIT_SOON
+	/* One call, then the end: no wait for the namespaces' teardown. */
+	ws_run_exit_soon();
 #endif
 	return WS_CMD(argc, argv);
 }

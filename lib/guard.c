@@ -711,7 +711,14 @@ ws__list_walk(struct ws__list *l, struct ws__pguard *p, int dfd,
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 			break;
 		}
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/*
+		 * readdir's type says what lstat would (a link is a link):
+		 * no system call per entry where the file system gives it.
+		 */
+		if (e->d_type != DT_UNKNOWN)
+			st.st_mode = e->d_type == DT_DIR ? S_IFDIR : S_IFREG;
+		if (e->d_type != DT_UNKNOWN ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			if (ws_glob_match(p->g, r, strlen(r)) > 0) {
 				char *full = ws_path_join(areal, r);
 

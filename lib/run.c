@@ -951,6 +951,7 @@ struct ws__child {
 	bool pidns, landlock, seccomp, caps;
 	bool shared_vm; /* init runs in wsrun's memory (ws__spawn_init()) */
 	int cwd_fd;
+	const char *exe;   /* argv[0] found on PATH (ws__find_exe()), or NULL */
 	int view_w;	   /* the virtual view: its root is sent here, or -1 */
 	int parent_fds[9]; /* the parent's ends of the pipes, -1 padded */
 };
@@ -1029,11 +1030,56 @@ ws__execvpe(const char *file, char *const *argv, char *const *envp)
 	return err;
 }
 
+/*
+ * The program file (argv[0]) names, found once on the command's PATH as
+ * the command sees the file system (in the namespace init: after the
+ * pivot, so the new root's, and relative entries from its working
+ * directory cwd_fd): the first regular file with an execute bit, into
+ * buf.  The command's child then makes one execve() instead of one per
+ * PATH entry.  A directory or a file without an execute bit is passed
+ * over, as execvp(3) and the shells pass them (the search went on past
+ * EACCES); NULL when there is nothing to run, and ws__execvpe() searches
+ * itself (for its errno).  Touches no heap (init, see ws__spawn_init()).
+ */
+static const char *
+ws__find_exe(const char *file, char *const *envp, int cwd_fd, char *buf,
+	     size_t len)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	size_t fl = strlen(file);
+
+	if (strchr(file, '/') != NULL || fl == 0)
+		return file;
+	for (size_t i = 0; envp[i]; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			path = envp[i] + 5;
+	for (const char *p = path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		struct stat st;
+
+		if (n + fl + 2 < len) {
+			if (n == 0)
+				memcpy(buf, file, fl + 1);
+			else
+				snprintf(buf, len, "%.*s/%s", (int)n, p, file);
+			if (fstatat(cwd_fd, buf, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+			    (st.st_mode & 0111))
+				return buf;
+		}
+		if (e == NULL)
+			break;
+		p = e;
+	}
+	return NULL;
+}
+
 /* Become the command: descriptors, limits, layers, exec.  Never returns. */
 static void __attribute__((noreturn))
 ws__exec_child(struct ws__child *c)
 {
-	char msg[200];
+	char msg[200], exe[4352];
+	const char *path;
 	int rc;
 
 	if (!c->pidns) {
@@ -1063,6 +1109,9 @@ ws__exec_child(struct ws__child *c)
 		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "fchdir");
 		_exit(WS_RUN_EXIT_FAILED);
 	}
+	/* Without a namespace init, found here (the same view). */
+	path = c->pidns ? c->exe : ws__find_exe(c->argv[0], c->envp, AT_FDCWD,
+						exe, sizeof(exe));
 	ws__setrl(RLIMIT_AS, c->o->memory);
 	ws__setrl(RLIMIT_NPROC, c->o->max_procs);
 	ws__setrl(RLIMIT_FSIZE, c->o->max_file_size);
@@ -1087,7 +1136,7 @@ ws__exec_child(struct ws__child *c)
 		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, msg);
 		_exit(WS_RUN_EXIT_FAILED);
 	}
-	rc = ws__execvpe(c->argv[0], c->argv, c->envp);
+	rc = ws__execvpe(path ? path : c->argv[0], c->argv, c->envp);
 	ws__report(c->rep_w, WS__STAGE_EXEC, rc, c->argv[0]);
 	_exit(rc == ENOENT ? WS_RUN_EXIT_NOTFOUND : WS_RUN_EXIT_NOEXEC);
 }
@@ -1241,7 +1290,7 @@ ws__init_main(struct ws__child *c)
 {
 	struct sigaction sa;
 	struct pollfd pf = {.fd = c->sync_r, .events = POLLIN};
-	char msg[200];
+	char msg[200], exe[4352];
 	sigset_t stop;
 	pid_t cmd;
 	int rc;
@@ -1324,6 +1373,8 @@ ws__init_main(struct ws__child *c)
 			_exit(WS_RUN_EXIT_FAILED);
 		}
 	}
+	/* The program, looked up once in the new root (see there). */
+	c->exe = ws__find_exe(c->argv[0], c->envp, c->cwd_fd, exe, sizeof(exe));
 	/* vfork: no copy of the address space (a fork costs ~1 ms). */
 	cmd = vfork();
 	if (cmd < 0) {
@@ -1341,6 +1392,16 @@ ws__init_main(struct ws__child *c)
 	if (c->shared_vm &&
 	    ws__sys4(SYS_write, c->sync_r, (long)"r", 1, 0) != 1)
 		ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+	/*
+	 * Every descriptor but the status pipe goes now: init's copies of
+	 * wsrun's (its standard output, say) would otherwise be released at
+	 * init's exit, after the namespaces' teardown that the wsrun program
+	 * does not wait for (ws_run_exit_soon()), and a reader of wsrun's
+	 * output would wait for that end of file.
+	 */
+	if (c->status_w > 0)
+		ws__sys4(SYS_close_range, 0, c->status_w - 1, 0, 0);
+	ws__sys4(SYS_close_range, c->status_w + 1, ~0U, 0, 0);
 	ws__init_wait(cmd, c->status_w);
 }
 
@@ -1504,6 +1565,15 @@ ws__clone(unsigned long flags, int cg_fd, int *pidfd)
 	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
 }
 
+/* Set by ws_run_exit_soon(): calls do not wait for init's exit. */
+static bool ws__exit_soon;
+
+void
+ws_run_exit_soon(void)
+{
+	ws__exit_soon = true;
+}
+
 /* Set by ws_run_detach_environ(): init may share this memory. */
 static bool ws__environ_detached;
 /*
@@ -1643,8 +1713,60 @@ ws__wait_init_ready(int sock, int pidfd, long long deadline_ms,
  * command.  It runs on its own stack in its parent's memory (vfork). */
 struct ws__vfork_arg {
 	struct ws__child *c;
-	int cg_fd;
+	int cg_fd;	/* the cgroup to join, or -1 (there already) */
 };
+
+#if defined(__x86_64__) || defined(__aarch64__)
+/*
+ * clone3(2) with fn(arg) run in the child on the stack that args names,
+ * as glibc's internal __clone3(): the child cannot return into its
+ * parent's frames.  Returns the child's pid, or -errno.
+ */
+pid_t ws__clone3_fn(struct clone_args *args, size_t size, int (*fn)(void *),
+		    void *arg) __attribute__((visibility("hidden")));
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl ws__clone3_fn\n"
+	".type ws__clone3_fn, @function\n"
+	"ws__clone3_fn:\n"
+	"	mov %rcx, %r8\n"		/* arg: kept by the syscall */
+	"	mov $435, %eax\n"		/* SYS_clone3 */
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jz 1f\n"
+	"	ret\n"
+	"1:	xor %ebp, %ebp\n"		/* the child: the outermost frame */
+	"	and $-16, %rsp\n"
+	"	mov %r8, %rdi\n"
+	"	call *%rdx\n"			/* fn: kept by the syscall */
+	"	mov %rax, %rdi\n"
+	"	mov $60, %eax\n"		/* SYS_exit */
+	"	syscall\n"
+	"	hlt\n"
+	".size ws__clone3_fn, .-ws__clone3_fn\n");
+#else
+__asm__(".text\n"
+	".globl ws__clone3_fn\n"
+	".type ws__clone3_fn, %function\n"
+	"ws__clone3_fn:\n"
+	"	mov x10, x2\n"			/* fn and arg: kept by the syscall */
+	"	mov x11, x3\n"
+	"	mov x8, #435\n"		/* SYS_clone3 */
+	"	svc #0\n"
+	"	cbz x0, 1f\n"
+	"	ret\n"
+	"1:	mov x29, #0\n"			/* the child: the outermost frame */
+	"	mov x30, #0\n"
+	"	mov x0, x11\n"
+	"	blr x10\n"
+	"	mov x8, #93\n"			/* SYS_exit */
+	"	svc #0\n"
+	".size ws__clone3_fn, .-ws__clone3_fn\n");
+#endif
+#define WS__HAVE_CLONE3_FN 1
+#else
+#define WS__HAVE_CLONE3_FN 0
+#endif
 
 static int
 ws__direct_child(void *arg)
@@ -1670,6 +1792,13 @@ ws__direct_child(void *arg)
  * Start the direct child like vfork(2) -- no copy of the address space,
  * wsrun waits until it has exec'd -- but on a stack of its own.
  */
+/*
+ * The child is born in the cgroup (clone3's CLONE_INTO_CGROUP, Linux 5.7)
+ * rather than moved there by a write to cgroup.procs: that write takes
+ * the cgroup threadgroup lock for writing, which waits for an RCU grace
+ * period (measured: 8 to 14 ms a call on a loaded machine).  The write
+ * stays for a kernel without it.
+ */
 static pid_t
 ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
 {
@@ -1677,12 +1806,33 @@ ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
 	size_t sz = 256 * 1024;
 	void *stk = mmap(NULL, sz, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	pid_t pid;
+	pid_t pid = -1;
 
 	if (stk == MAP_FAILED)
 		return -1;
-	pid = clone(ws__direct_child, (char *)stk + sz,
-		    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+#if WS__HAVE_CLONE3_FN
+	if (cg_fd >= 0) {
+		struct clone_args ca;
+
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_INTO_CGROUP;
+		ca.pidfd = (uint64_t)(uintptr_t)pidfd;
+		ca.exit_signal = SIGCHLD;
+		ca.stack = (uint64_t)(uintptr_t)stk;
+		ca.stack_size = sz;
+		ca.cgroup = (uint64_t)cg_fd;
+		a.cg_fd = -1;
+		pid = ws__clone3_fn(&ca, sizeof(ca), ws__direct_child, &a);
+		if (pid < 0) {
+			/* No clone3 or no CLONE_INTO_CGROUP: join by the write. */
+			a.cg_fd = cg_fd;
+			pid = -1;
+		}
+	}
+#endif
+	if (pid < 0)
+		pid = clone(ws__direct_child, (char *)stk + sz,
+			    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
 	munmap(stk, sz);
 	return pid;
 }
@@ -2680,8 +2830,15 @@ out:
 	ws__env_free(&env);
 	ws__free_argv(argv);
 	free(cmdline);
-	/* Last: what came before overlapped init's exit (the teardown). */
-	if (reap_later)
+	/*
+	 * Last: what came before overlapped init's exit (the teardown).  A
+	 * program that exits after the call does not wait for it (see
+	 * ws_run_exit_soon()); init's stack then stays mapped, as init may
+	 * still run on it, until the process ends.
+	 */
+	if (reap_later && ws__exit_soon)
+		init_stack = NULL;
+	else if (reap_later)
 		while (waitpid(proc.pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	/* init is reaped on every way here: its stack is free. */

@@ -1456,22 +1456,42 @@ ws__hgdir(struct ws__pass *p, int a, const char *rel)
 	close(fd);
 }
 
-/* The walk of a writable anchor for .git, .hg and .envrc at any depth. */
+/* The walk's read of one directory: getdents64 into this much. */
+#define WS__DENTS 32768
+
+/*
+ * The walk of a writable anchor for .git, .hg and .envrc at any depth,
+ * before and after every wsrun call.  The directory is read with
+ * getdents64() rather than fdopendir(), which adds an fstat and two
+ * fcntl calls per directory (three of the seven calls each directory
+ * took).
+ */
 static void
 ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 {
-	DIR *d = fdopendir(dfd);
-	struct dirent *e;
+	char *buf = malloc(WS__DENTS);
+	ssize_t got = 0, off = 0;
 
-	if (d == NULL) {
+	if (buf == NULL) {
 		close(dfd);
 		return;
 	}
-	while (!p->over && (e = readdir(d)) != NULL) {
-		const char *n = e->d_name;
+	while (!p->over) {
+		struct dirent64 *e;
+		const char *n;
 		struct stat st;
 		char *r;
 		bool special;
+
+		if (off >= got) {
+			got = getdents64(dfd, buf, WS__DENTS);
+			off = 0;
+			if (got <= 0)
+				break;
+		}
+		e = (struct dirent64 *)(void *)(buf + off);
+		off += e->d_reclen;
+		n = e->d_name;
 
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
 			continue;
@@ -1487,7 +1507,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 			continue;
 		if (!special && e->d_type == DT_DIR) {
 			st.st_mode = S_IFDIR;
-		} else if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		} else if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			continue;
 		}
 		if ((r = ws__sub(rel, n)) == NULL)
@@ -1507,17 +1527,17 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 			 */
 			struct stat xs;
 
-			if (fstatat(dirfd(d), "refs", &xs, 0) == 0 ||
-			    fstatat(dirfd(d), "commondir", &xs, 0) == 0 ||
-			    fstatat(dirfd(d), "commondir", &xs, AT_SYMLINK_NOFOLLOW) == 0)
+			if (fstatat(dfd, "refs", &xs, 0) == 0 ||
+			    fstatat(dfd, "commondir", &xs, 0) == 0 ||
+			    fstatat(dfd, "commondir", &xs, AT_SYMLINK_NOFOLLOW) == 0)
 				ws__gitdir(p, a, rel[0] ? rel : ".", 0, false);
 		} else if (strcmp(n, ".git") == 0) {
 			if (S_ISDIR(st.st_mode))
 				ws__gitdir(p, a, r, 0, false);
 			else
-				(void)ws__watch(p, dirfd(d), n, a, r, WS__W_GITFILE);
+				(void)ws__watch(p, dfd, n, a, r, WS__W_GITFILE);
 		} else if (strcmp(n, ".envrc") == 0) {
-			(void)ws__watch(p, dirfd(d), n, a, r, WS__W_PLAIN);
+			(void)ws__watch(p, dfd, n, a, r, WS__W_PLAIN);
 		} else if (strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
 			ws__hgdir(p, a, r);
 		} else if (S_ISDIR(st.st_mode) && (depth >= WS__VCS_DEPTH ||
@@ -1525,7 +1545,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
 			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
-			int sfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY |
+			int sfd = openat(dfd, n, O_RDONLY | O_DIRECTORY |
 							      O_NOFOLLOW | O_NONBLOCK |
 							      O_CLOEXEC);
 			bool ro = false;
@@ -1543,7 +1563,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth)
 		}
 		free(r);
 	}
-	closedir(d);
+	free(buf);
+	close(dfd);
 }
 
 static void

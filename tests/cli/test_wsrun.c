@@ -2759,6 +2759,73 @@ START_TEST(init_environ_hidden)
 }
 END_TEST
 
+/*
+ * Once the command runs, the namespace init holds no descriptor but its
+ * status pipe: its copies of wsrun's (the caller's standard output) would
+ * otherwise be released only at init's exit, after the namespaces'
+ * teardown that the wsrun program does not wait for, and a reader of
+ * wsrun's output would wait for that end of file.  Read from outside, as
+ * root.
+ */
+static int
+count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+START_TEST(init_holds_no_descriptor)
+{
+	char marker[64], cmd[512], path[128];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	const char *envp[] = {"WS_RUN_DISABLE=", NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid, init = 0;
+	int st, n = -1;
+	bool up = false;
+	FILE *f;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "init_holds_no_descriptor: not root: not checked\n");
+		return;
+	}
+	snprintf(marker, sizeof(marker), "100.%d4", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "sleep %s", marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(marker);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &init), 1);
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)init);
+	/* init closes them just after the command's exec: a moment. */
+	for (int i = 0; i < 100 && (n = count_dir(path)) != 1; i++)
+		usleep(20000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_msg(n == 1, "init holds %d descriptors", n);
+	ck_assert(marker_gone(marker, 3000));
+}
+END_TEST
+
 /* SIGTERM to wsrun stops the whole tree, with or without namespaces. */
 START_TEST(sigterm_wsrun)
 {
@@ -2922,6 +2989,37 @@ START_TEST(units)
 	wst_run_free(&r);
 	RUNM(&r, 0, "--grace", "-0.5", "true");
 	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * The command is looked up on its PATH once (lib/run.c, ws__find_exe()),
+ * as execvp(3) and the shells look: a directory of the command's name in
+ * an earlier PATH entry is passed over (the execve() of each entry in
+ * turn stopped at its EACCES: status 126), and a relative entry is the
+ * working directory's.
+ */
+START_TEST(path_search_skips_directory)
+{
+	struct wst_run r;
+	char *hello = wst_path(ws, "pbin/hello");
+
+	wst_mkdir(ws, "pbin");
+	wst_mkdir(ws, "pbin/true");
+	wst_write(ws, "pbin/hello", "#!/bin/sh\necho found-in-pbin\n");
+	ck_assert_int_eq(chmod(hello, 0755), 0);
+	free(hello);
+	RUNM(&r, _i, "--env", "PATH=pbin:/usr/bin:/bin", "--", "true");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	RUNM(&r, _i, "--env", "PATH=/usr/bin:pbin:/bin", "--", "hello");
+	expect_ran(&r, 0);
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "found-in-pbin"));
+	wst_run_free(&r);
+	RUNM(&r, _i, "--env", "PATH=pbin", "--", "no-such-command-wsrun");
+	ck_assert_int_eq(r.status, 127);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
 	wst_run_free(&r);
 }
 END_TEST
@@ -3350,6 +3448,7 @@ suite(void)
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
 	tcase_add_test(tp, kill9_wsrun);
 	tcase_add_test(tp, init_environ_hidden);
+	tcase_add_test(tp, init_holds_no_descriptor);
 	/* Four points of the setup in each of the modes. */
 	tcase_add_loop_test(tp, init_term_before_wait, 0, 4 * NMODES_CONFINE);
 	tcase_add_loop_test(tp, sigterm_wsrun, 0, 2);
@@ -3358,6 +3457,7 @@ suite(void)
 	tcase_add_loop_test(tp, sigint_wsrun, 4, 5);
 	tcase_add_test(tp, units);
 	tcase_add_test(tp, exit_statuses);
+	tcase_add_loop_test(tp, path_search_skips_directory, 0, NMODES_PROCESS);
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, limits);
 	tcase_add_test(tp, flags_bound_args);
