@@ -22,11 +22,12 @@ need_pkgs() {
 	# reader can try them after the demo.
 	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git jq)
 	# The test run also builds with clang and runs the libFuzzer targets,
+	# fetches through wsrun's network proxy with curl (cli-wsrun_net),
 	# and drives wstools mcp with the MCP SDK (Node) in tests/mcp/interop:
 	# Debian's nodejs and npm, unless a node and an npm are there already
 	# (NodeSource's nodejs bundles npm and conflicts with Debian's).
 	if [ "${1:-}" = test ]; then
-		pkgs+=(clang libclang-rt-dev valgrind)
+		pkgs+=(clang libclang-rt-dev valgrind curl)
 		command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 		command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 	fi

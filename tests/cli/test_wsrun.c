@@ -1969,6 +1969,7 @@ START_TEST(git_remotes_pinned)
 			ck_assert_msg(reverted_has(&r, "/.git/config: restored "
 						   "remote.origin.url"), "%s", r.out);
 		}
+		free(t);
 		wst_run_free(&r);
 		/* And git on the host: origin is where it was. */
 		snprintf(cmd, sizeof(cmd), "cd '%s' && test \"$(git remote get-url --push "

@@ -422,10 +422,11 @@ END_TEST
 START_TEST(curl_and_policy_rules)
 {
 	struct wst_run r;
-	char *u = url("web.test", "/hello"), pol[1024], *pp;
+	char *u, pol[1024], *pp;
 
 	if (access("/usr/bin/curl", X_OK) != 0)
 		return;
+	u = url("web.test", "/hello");
 	snprintf(pol, sizeof(pol),
 		 "{\"version\": 1, \"name\": \"nettest\","
 		 " \"command_rules\": [{\"name\": \"any\", \"patterns\": [\"\"],"
