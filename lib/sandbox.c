@@ -815,11 +815,21 @@ ws__tree_here(struct ws_sandbox_path *e)
 		.resolve = RESOLVE_NO_MAGICLINKS,
 	};
 	struct stat want, got;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, e->path, &how, sizeof(how));
+	int fd;
 
+	if (fstat(e->fd, &want) < 0)
+		return -errno;
+	/*
+	 * A guarded symlink (an entry the spelling of a mount passes
+	 * through) is planned as the link itself: open it so, not its
+	 * target, or the inodes never agree (EXDEV in a user namespace).
+	 */
+	if (S_ISLNK(want.st_mode))
+		how.flags |= O_NOFOLLOW;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, e->path, &how, sizeof(how));
 	if (fd < 0)
 		return -errno;
-	if (fstat(e->fd, &want) < 0 || fstat(fd, &got) < 0 ||
+	if (fstat(fd, &got) < 0 ||
 	    want.st_dev != got.st_dev || want.st_ino != got.st_ino) {
 		close(fd);
 		return -EXDEV;
