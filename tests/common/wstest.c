@@ -339,37 +339,86 @@ wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 	struct timespec start, now;
 	int st;
 
+	static const char *const drop[] = {
+		"WS_ROOT=", "WS_MOUNTS=", "WS_POLICY=", "WS_FORMAT=", "WS_PATHS=",
+		"WS_STRICT=", "WS_ALLOW_OUTSIDE=", "WS_CONFIG=", "XDG_CONFIG_HOME=",
+	};
+	const char **av, **envp;
+	char *words;
+	size_t ne = 0, k = 0;
+
 	memset(r, 0, sizeof(*r));
+	/*
+	 * Everything the child needs is made here, before the fork: the
+	 * suites run servers on threads of their own (test_wsrun_net.c), and
+	 * a child that allocated could wait for ever on a lock one of them
+	 * held at the fork (seen under ASan: a run that never started).  The
+	 * child only moves descriptors and execs.
+	 */
+	av = wrap_argv(wst_bin(tool), argv, &words);
+	while (environ[ne] != NULL)
+		ne++;
+	for (size_t i = 0; env && env[i]; i++)
+		ne++;
+	if ((envp = calloc(ne + 2, sizeof(*envp))) == NULL)
+		abort();
+	for (size_t i = 0; environ[i] != NULL; i++) {
+		bool skip = false;
+
+		for (size_t d = 0; d < sizeof(drop) / sizeof(drop[0]) && !skip; d++)
+			skip = strncmp(environ[i], drop[d], strlen(drop[d])) == 0;
+		/*
+		 * A name the caller gives goes (its value wins; "NAME"
+		 * alone, as for putenv(3), only takes it away).
+		 */
+		for (size_t j = 0; env && env[j] && !skip; j++) {
+			const char *eq = strchr(env[j], '=');
+			size_t n = eq ? (size_t)(eq - env[j]) : strlen(env[j]);
+
+			skip = strncmp(environ[i], env[j], n) == 0 && environ[i][n] == '=';
+		}
+		if (!skip)
+			envp[k++] = environ[i];
+	}
+	{
+		bool xdg = false;
+
+		size_t first = k;
+
+		for (size_t i = 0; env && env[i]; i++) {
+			const char *eq = strchr(env[i], '=');
+			size_t j = first;
+
+			if (eq == NULL)
+				continue;
+			xdg = xdg || strncmp(env[i], "XDG_CONFIG_HOME=", 16) == 0;
+			/* A later one of the same name wins, as with putenv(3). */
+			while (j < k && strncmp(envp[j], env[i], (size_t)(eq - env[i]) + 1) != 0)
+				j++;
+			envp[j] = env[i];
+			if (j == k)
+				k++;
+		}
+		if (!xdg)
+			envp[k++] = "XDG_CONFIG_HOME=/nonexistent-wstest";
+	}
+	envp[k] = NULL;
 	if (pipe(in) < 0 || pipe(out) < 0 || pipe(err) < 0)
 		abort();
 	pid = fork();
 	if (pid == 0) {
-		const char *bin = wst_bin(tool);
-		const char **av;
-		char *words;
-
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		close(in[1]);
 		close(out[0]);
 		close(err[0]);
-		unsetenv("WS_ROOT");
-		unsetenv("WS_MOUNTS");
-		unsetenv("WS_POLICY");
-		unsetenv("WS_FORMAT");
-		unsetenv("WS_PATHS");
-		unsetenv("WS_STRICT");
-		unsetenv("WS_ALLOW_OUTSIDE");
-		unsetenv("WS_CONFIG");
-		setenv("XDG_CONFIG_HOME", "/nonexistent-wstest", 1);
-		for (size_t i = 0; env && env[i]; i++)
-			putenv((char *)env[i]);
-		av = wrap_argv(bin, argv, &words);
-		execvp(av[0], (char *const *)av);
-		perror(bin);
+		execvpe(av[0], (char *const *)av, (char *const *)envp);
 		_exit(127);
 	}
+	free(av);
+	free(words);
+	free(envp);
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);
