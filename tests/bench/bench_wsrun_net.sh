@@ -3,8 +3,9 @@
 # a command with an allowlist against one with the network off (target:
 # at most 1 ms more), and a 100 MB download through the proxy on loopback
 # against the same download straight (target: at least 80 % of its
-# speed).  Only loopback: a sendfile(2) server on 127.0.0.1, reached by
-# name through the test-only host map, whose rule names 127.0.0.1.
+# speed), over HTTP and over SOCKS5.  Only loopback: a sendfile(2)
+# server on 127.0.0.1, reached by name through the test-only host map,
+# whose rule names 127.0.0.1.
 source "$(dirname "$0")/lib.sh"
 need hyperfine hyperfine
 need curl curl
@@ -100,10 +101,14 @@ speed() { # print bytes/s of the fastest of 5
 direct=$(speed curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/big")
 proxied=$(speed sh -c "'$bin/wsrun' --workspace ws --policy pol.json -- curl -s -o /dev/null \
 	-w '%{speed_download}' http://web.test:$port/big")
-python3 - "$direct" "$proxied" <<'P'
+socks=$(speed sh -c "'$bin/wsrun' --workspace ws --policy pol.json -- curl -s -o /dev/null \
+	-w '%{speed_download}' --socks5-hostname 127.0.0.1:3128 http://web.test:$port/big")
+python3 - "$direct" "$proxied" "$socks" <<'P'
 import sys
-d, p = int(sys.argv[1]), int(sys.argv[2])
+d, p, s = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 print(f"straight      {d / 1e6:9.1f} MB/s")
 print(f"proxied       {p / 1e6:9.1f} MB/s")
 print(f"ratio         {p / d * 100:8.1f} %   target >= 80 %: {'met' if p >= 0.8 * d else 'MISSED'}")
+print(f"SOCKS5        {s / 1e6:9.1f} MB/s")
+print(f"ratio         {s / d * 100:8.1f} %   target >= 80 %: {'met' if s >= 0.8 * d else 'MISSED'}")
 P
