@@ -477,7 +477,7 @@ START_TEST(curl_and_policy_rules)
 }
 END_TEST
 
-/* git clone over (dumb) HTTP through the proxy. */
+/* git clone over (dumb) HTTP through the proxy, over HTTP and SOCKS5. */
 START_TEST(git_over_http)
 {
 	struct wst_run r;
@@ -503,6 +503,24 @@ START_TEST(git_over_http)
 	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
 	{
 		char *f = wst_path(ws, "c/f"), *s = wst_slurp(f, NULL);
+
+		ck_assert_str_eq(s, "hi\n");
+		free(s);
+		free(f);
+	}
+	wst_run_free(&r);
+	/* And through SOCKS5, as the manual shows it. */
+	{
+		const char *a[] = {"--net-allow", "web.test", "--net-allow", "127.0.0.1",
+				   "--", "/usr/bin/git", "-c",
+				   "http.proxy=socks5h://127.0.0.1:3128", "clone", "-q",
+				   u, "c2", NULL};
+
+		runa(&r, "", a);
+	}
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	{
+		char *f = wst_path(ws, "c2/f"), *s = wst_slurp(f, NULL);
 
 		ck_assert_str_eq(s, "hi\n");
 		free(s);
