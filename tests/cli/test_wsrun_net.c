@@ -124,10 +124,11 @@ setup(void)
 	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
 	port = ntohs(a.sin_port);
 	ck_assert_int_eq(pthread_create(&acceptor, NULL, accept_loop, NULL), 0);
-	/* slow.test: its lookup takes 8 s (a resolver that does not answer). */
+	/* slow.test: its lookup takes 8 s (a resolver that does not answer);
+	 * never.test's 40 s, past the proxy's 15 s time-out. */
 	snprintf(map, sizeof(map), "web.test 127.0.0.1\nother.test 127.0.0.1\n"
 		 "# a comment\nsub.web.test 127.0.0.1\ninner.test 10.0.0.1\n"
-		 "slow.test 127.0.0.1 8000\n");
+		 "slow.test 127.0.0.1 8000\nnever.test 127.0.0.1 40000\n");
 	wst_write(base, "hosts", map);
 	snprintf(envhosts, sizeof(envhosts), "WS_NET_HOSTS_FILE=%s", hosts);
 }
@@ -1103,6 +1104,31 @@ START_TEST(slow_lookup_holds_nothing)
 }
 END_TEST
 
+/* A lookup that does not answer within 15 s: 504 (SOCKS5: reply 4),
+ * with the reason. */
+START_TEST(lookup_timeout)
+{
+	struct wst_run r;
+	char code[1024];
+	const char *v;
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error\n"
+		 "try: urllib.request.urlopen('http://never.test:%d/hello',timeout=60)\n"
+		 "except urllib.error.HTTPError as e: print(e.code)\n", port);
+	RUN(&r, "", "--net-allow", "*.test", "--net-allow", "127.0.0.1",
+	    "--timeout", "60", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "504\n");
+	v = cstr(conn_to(&r, "never.test"), "reason");
+	ck_assert_msg(v != NULL && strstr(v, "the lookup of never.test took longer "
+					  "than 15 s") != NULL, "%.800s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1134,6 +1160,7 @@ suite(void)
 	tcase_add_test(tc, wget_through_proxy);
 	tcase_add_test(tc, log_cap);
 	tcase_add_test(tc, slow_lookup_holds_nothing);
+	tcase_add_test(tc, lookup_timeout);
 	suite_add_tcase(s, tc);
 	return s;
 }
