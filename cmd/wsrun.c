@@ -473,9 +473,10 @@ json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
 }
 
 /*
- * Network by name: the proxy and each connection the command tried.
- * Under --args (a model reads every byte) at most 50, the refused ones
- * first; connections_total and connections_refused count them all.
+ * Network by name: the proxy and the connections the command tried, the
+ * first WS_NETPROXY_LOG_MAX of them (the proxy keeps no more); under
+ * --args (a model reads every byte) at most 50 of those, the refused
+ * ones first.  connections_total and connections_refused count them all.
  */
 static void
 json_network(struct ws_jw *jw, const struct ws_run_result *r, bool compact)
