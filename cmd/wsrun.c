@@ -473,23 +473,25 @@ json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
 }
 
 /*
- * Network by name: the proxy and each connection the command tried.
- * Under --args (a model reads every byte) at most 50, the refused ones
- * first; connections_total and connections_refused count them all.
+ * Network by name: the proxy and the connections the command tried, the
+ * first WS_NETPROXY_LOG_MAX of them (the proxy keeps no more); under
+ * --args (a model reads every byte) at most 50 of those, the refused
+ * ones first.  connections_total and connections_refused count them all.
  */
 static void
 json_network(struct ws_jw *jw, const struct ws_run_result *r, bool compact)
 {
-	size_t refused = 0, shown = 0, cap = compact ? 50 : (size_t)-1;
+	size_t shown = 0, cap = compact ? 50 : (size_t)-1;
 
-	for (size_t i = 0; i < r->nnet_conns; i++)
-		refused += !r->net_conns[i].allowed;
 	ws_jw_key(jw, "network");
 	ws_jw_obj(jw);
 	ws_jw_kstr(jw, "mode", "by_name");
 	ws_jw_kstr(jw, "proxy", "http://127.0.0.1:" WS__STR(WS_NETPROXY_PORT));
-	ws_jw_kint(jw, "connections_total", (long long)r->nnet_conns);
-	ws_jw_kint(jw, "connections_refused", (long long)refused);
+	ws_jw_kstr(jw, "socks_proxy", "socks5h://127.0.0.1:" WS__STR(WS_NETPROXY_PORT));
+	ws_jw_kint(jw, "connections_total", (long long)r->net_total);
+	ws_jw_kint(jw, "connections_refused", (long long)r->net_refused);
+	/* Past the first WS_NETPROXY_LOG_MAX, connections are counted only. */
+	ws_jw_kint(jw, "connections_left_out", (long long)(r->net_total - r->nnet_conns));
 	ws_jw_key(jw, "connections");
 	ws_jw_arr(jw);
 	for (size_t k = 0; k < 2 * r->nnet_conns && shown < cap; k++) {
@@ -902,6 +904,10 @@ ws_cmd_wsrun(int argc, char **argv)
 					r.net_conns[i].host ? r.net_conns[i].host : "?",
 					r.net_conns[i].port,
 					r.net_conns[i].reason ? r.net_conns[i].reason : "");
+		if (r.net_total > r.nnet_conns)
+			fprintf(stderr, "wsrun: network: %zu more connections "
+				"not listed (%zu refused in all)\n",
+				r.net_total - r.nnet_conns, r.net_refused);
 	}
 	status = r.status;
 	goto out;

@@ -4,12 +4,16 @@
  *
  * Threads.  One thread receives the listener from the namespace's init
  * and accepts; each accepted connection gets a thread that reads the
- * request head, decides, resolves, connects and then relays both ways
- * with splice(2) through a pipe per direction (no copy through user
- * memory).  Every thread also polls an eventfd: ws_netproxy_stop()
- * writes it, and each thread ends at its next wake-up, so that the
- * stop joins them all and nothing outlives the call.  (A thread inside
- * getaddrinfo() finishes the lookup first.)
+ * request head (HTTP, or SOCKS5 when its first byte is 5), decides,
+ * resolves, connects and then relays both ways with splice(2) through a
+ * pipe per direction (no copy through user memory).  Every thread also
+ * polls an eventfd: ws_netproxy_stop() writes it, and each thread ends
+ * at its next wake-up, so that the stop joins them all.  A name is
+ * looked up in a detached thread of its own that the connection's thread
+ * waits for with a time-out and the stop: getaddrinfo() cannot be
+ * interrupted, so a slow resolver holds up neither the connection's
+ * time-out nor the end of the call, and the lookup's thread, abandoned,
+ * frees what it holds when the answer comes (or dies with the process).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -40,6 +44,8 @@
 #define WS__MAX_CONNS 512	/* connections open at once in one call */
 #define WS__STACK (256 * 1024)	/* a connection thread's stack */
 #define WS__HOST_MAX 254
+#define WS__DNS_TIMEOUT_MS 15000 /* a name's lookup */
+#define WS__LOG_MAX WS_NETPROXY_LOG_MAX
 
 /* ---- Matching ------------------------------------------------------- */
 
@@ -198,11 +204,13 @@ struct ws__rule {
 	bool is_addr;
 };
 
+#define WS__NOLOG ((size_t)-1) /* a connection past the log's cap */
+
 struct ws__cthread {
 	pthread_t t;
 	struct ws_netproxy *p;
 	int fd;		/* the accepted client */
-	size_t log;	/* its entry in the log */
+	size_t log;	/* its entry in the log, or WS__NOLOG */
 	bool done;
 };
 
@@ -221,8 +229,9 @@ struct ws_netproxy {
 	bool started;
 	pthread_mutex_t mu;	/* the log, the threads, the approvals */
 	pthread_mutex_t ask_mu;	/* one question at a time */
-	struct ws_net_conn *log;
+	struct ws_net_conn *log;	/* the first WS__LOG_MAX connections */
 	size_t nlog, caplog;
+	size_t ntotal, nallowed;	/* every connection, listed or not */
 	struct ws__cthread **th;
 	size_t nth, capth;
 	struct ws__approved *appr;
@@ -230,6 +239,7 @@ struct ws_netproxy {
 	/* test-only map of names to addresses (WS_NET_HOSTS_FILE) */
 	char **map_name;
 	struct sockaddr_storage *map_addr;
+	int *map_delay;	/* milliseconds a lookup of the name takes */
 	size_t nmap;
 };
 
@@ -246,16 +256,19 @@ ws__rules_free(struct ws__rule *v, size_t n)
 }
 
 /*
- * The host map for tests: lines "NAME ADDRESS" in the file
- * WS_NET_HOSTS_FILE names.  It maps names only: what they map to is
- * checked as any resolved address (an internal one still needs a rule
- * naming it), so it cannot widen what the rules allow.
+ * The host map for tests: lines "NAME ADDRESS [MS]" in the file
+ * WS_NET_HOSTS_FILE names, MS the milliseconds the lookup takes (a slow
+ * resolver, answered in the lookup's thread as getaddrinfo() is).  It
+ * maps names only: what they map to is checked as any resolved address
+ * (an internal one still needs a rule naming it), so it cannot widen
+ * what the rules allow.
  */
 static void
 ws__map_load(struct ws_netproxy *p)
 {
 	const char *path = getenv("WS_NET_HOSTS_FILE");
 	char line[512], name[WS__HOST_MAX + 2], addr[128];
+	int delay;
 	FILE *f;
 
 	if (path == NULL || *path == '\0' || (f = fopen(path, "re")) == NULL)
@@ -264,10 +277,16 @@ ws__map_load(struct ws_netproxy *p)
 		struct sockaddr_storage ss;
 		char **nn;
 		struct sockaddr_storage *na;
+		int *nd;
 
-		if (sscanf(line, "%255s %127s", name, addr) != 2 || name[0] == '#' ||
-		    !ws__ip_literal(addr, &ss))
+		delay = 0;
+		if (sscanf(line, "%255s %127s %d", name, addr, &delay) < 2 ||
+		    name[0] == '#' || !ws__ip_literal(addr, &ss))
 			continue;
+		nd = realloc(p->map_delay, (p->nmap + 1) * sizeof(*nd));
+		if (nd == NULL)
+			break;
+		p->map_delay = nd;
 		nn = realloc(p->map_name, (p->nmap + 1) * sizeof(*nn));
 		if (nn == NULL)
 			break;
@@ -279,6 +298,7 @@ ws__map_load(struct ws_netproxy *p)
 		if (ws__host_norm(name, name, sizeof(name)) < 0 ||
 		    (nn[p->nmap] = strdup(name)) == NULL)
 			continue;
+		nd[p->nmap] = delay > 0 ? delay : 0;
 		na[p->nmap++] = ss;
 	}
 	fclose(f);
@@ -412,7 +432,10 @@ ws__refuse(int fd, int code, const char *why)
 		ws__send_all(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-/* Log entry i: set under the lock. */
+/*
+ * Log entry i: set under the lock, once per connection (its outcome).
+ * Past the log's cap (WS__NOLOG) the connection is counted only.
+ */
 static void
 ws__log_set(struct ws_netproxy *p, size_t i, const char *host, int port,
 	    bool allowed, const char *rule, const char *reason, const char *addr)
@@ -420,6 +443,11 @@ ws__log_set(struct ws_netproxy *p, size_t i, const char *host, int port,
 	struct ws_net_conn *c;
 
 	pthread_mutex_lock(&p->mu);
+	p->nallowed += allowed;
+	if (i == WS__NOLOG) {
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
 	c = &p->log[i];
 	if (host && !c->host)
 		c->host = strdup(host);
@@ -546,32 +574,158 @@ ws__header(const char *head, const char *name, size_t *len)
 }
 
 /*
+ * A name's lookup, in a detached thread: shared by that thread and the
+ * connection's, the last of the two to let go frees it.
+ */
+struct ws__lookup {
+	pthread_mutex_t mu;
+	int refs;
+	int done;		/* eventfd: readable once answered */
+	char host[WS__HOST_MAX + 2];
+	int delay_ms;		/* the test map's slow answer */
+	bool mapped;		/* the answer is ss (the test map) */
+	struct sockaddr_storage ss;
+	struct addrinfo *res;	/* getaddrinfo()'s answer */
+	int rc;
+};
+
+static void
+ws__lookup_put(struct ws__lookup *l)
+{
+	int left;
+
+	pthread_mutex_lock(&l->mu);
+	left = --l->refs;
+	pthread_mutex_unlock(&l->mu);
+	if (left > 0)
+		return;
+	if (l->res != NULL)
+		freeaddrinfo(l->res);
+	close(l->done);
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+}
+
+static void *
+ws__lookup_run(void *arg)
+{
+	struct ws__lookup *l = arg;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	uint64_t one = 1;
+	int rc = 0;
+
+	if (l->delay_ms > 0) {
+		struct timespec ts = {l->delay_ms / 1000, (l->delay_ms % 1000) * 1000000L};
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	if (!l->mapped)
+		rc = getaddrinfo(l->host, NULL, &hints, &res);
+	pthread_mutex_lock(&l->mu);
+	l->rc = rc;
+	l->res = res;
+	pthread_mutex_unlock(&l->mu);
+	if (write(l->done, &one, sizeof(one)) < 0) {
+		/* an eventfd write of 1 cannot fail here */
+	}
+	ws__lookup_put(l);
+	return NULL;
+}
+
+/*
+ * Look host up in a thread of its own and wait for the answer, the
+ * time-out or the stop.  0 with *res (or *ss where the map answers);
+ * -1 no such name; -2 the time-out; -3 the stop.
+ */
+static int
+ws__lookup(struct ws_netproxy *p, const char *host, int map, struct addrinfo **res,
+	   struct sockaddr_storage *ss)
+{
+	struct ws__lookup *l = calloc(1, sizeof(*l));
+	pthread_attr_t at;
+	pthread_t t;
+	int rc, w;
+
+	*res = NULL;
+	if (l == NULL)
+		return -1;
+	if ((l->done = eventfd(0, EFD_CLOEXEC)) < 0) {
+		free(l);
+		return -1;
+	}
+	pthread_mutex_init(&l->mu, NULL);
+	l->refs = 2;
+	snprintf(l->host, sizeof(l->host), "%s", host);
+	if (map >= 0) {
+		l->mapped = true;
+		l->ss = p->map_addr[map];
+		l->delay_ms = p->map_delay[map];
+	}
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, WS__STACK);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&t, &at, ws__lookup_run, l);
+	pthread_attr_destroy(&at);
+	if (rc != 0)
+		ws__lookup_run(l); /* no thread to spare: look up here */
+	w = ws__wait(p, l->done, POLLIN, ws__now_ms() + WS__DNS_TIMEOUT_MS);
+	pthread_mutex_lock(&l->mu);
+	if (w > 0) {
+		rc = l->rc != 0 ? -1 : 0;
+		*res = l->res;
+		l->res = NULL;
+		*ss = l->ss;
+	} else {
+		rc = w == 0 ? -2 : -3;
+	}
+	pthread_mutex_unlock(&l->mu);
+	ws__lookup_put(l);
+	return rc;
+}
+
+/*
  * Resolve host for port into the first address that may be reached:
  * the test map, an IP literal, or getaddrinfo().  0; -1 with why where
  * the only addresses are internal (a refusal); -2 with why where there is
- * none to use (the way out failed, as a refused connection does).
+ * none to use (the way out failed, as a refused connection does); -3
+ * where the lookup timed out; -4 at the stop.
  */
 static int
 ws__resolve(struct ws_netproxy *p, const char *host, int port,
 	    struct sockaddr_storage *out, char *why, size_t wl)
 {
 	struct sockaddr_storage one;
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	struct addrinfo *res = NULL;
 	bool internal_seen = false;
 	char shown[INET6_ADDRSTRLEN] = "";
-	int rc = -1;
+	int rc = -1, map = -1;
 
-	for (size_t i = 0; i < p->nmap; i++)
-		if (strcmp(p->map_name[i], host) == 0) {
-			one = p->map_addr[i];
-			goto single;
-		}
-	if (ws__ip_literal(host, &one))
+	for (size_t i = 0; i < p->nmap && map < 0; i++)
+		if (strcmp(p->map_name[i], host) == 0)
+			map = (int)i;
+	if (map >= 0 && p->map_delay[map] == 0) {
+		one = p->map_addr[map];
 		goto single;
-	if (getaddrinfo(host, NULL, &hints, &res) != 0 || res == NULL) {
+	}
+	if (map < 0 && ws__ip_literal(host, &one))
+		goto single;
+	switch (ws__lookup(p, host, map, &res, &one)) {
+	case 0:
+		break;
+	case -2:
+		snprintf(why, wl, "the lookup of %s took longer than %d s", host,
+			 WS__DNS_TIMEOUT_MS / 1000);
+		return -3;
+	case -3:
+		snprintf(why, wl, "the call ended during the lookup of %s", host);
+		return -4;
+	default:
 		snprintf(why, wl, "%s does not resolve", host);
 		return -2;
 	}
+	if (map >= 0)
+		goto single;
 	for (struct addrinfo *a = res; a; a = a->ai_next) {
 		if (a->ai_family != AF_INET && a->ai_family != AF_INET6)
 			continue;
@@ -747,25 +901,202 @@ out:
 				close(pipes[d][k]);
 }
 
-/* Serve one accepted connection. */
+/* SOCKS5 replies (RFC 1928, 6). */
+enum {
+	WS__S5_FAIL = 1,	/* general failure */
+	WS__S5_RULES = 2,	/* not allowed by the rules */
+	WS__S5_NET = 3,		/* network unreachable */
+	WS__S5_HOST = 4,	/* host unreachable */
+	WS__S5_REFUSED = 5,	/* connection refused */
+	WS__S5_CMD = 7,		/* command not supported */
+	WS__S5_ATYP = 8,	/* address type not supported */
+};
+
+static void
+ws__socks_reply(int fd, int code)
+{
+	/* The bound address is not the command's business: 0.0.0.0:0. */
+	char r[10] = {5, (char)code, 0, 1};
+
+	ws__send_all(fd, r, sizeof(r));
+}
+
+/*
+ * Have at least need bytes in b[0..*n) (need <= cap), reading more from
+ * fd: true, or false at the end of the stream, the deadline or the stop.
+ */
+static bool
+ws__need(struct ws_netproxy *p, int fd, char *b, size_t *n, size_t need,
+	 size_t cap, long long deadline)
+{
+	while (*n < need) {
+		ssize_t r;
+
+		if (ws__wait(p, fd, POLLIN, deadline) <= 0)
+			return false;
+		r = recv(fd, b + *n, cap - *n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		*n += (size_t)r;
+	}
+	return true;
+}
+
+/*
+ * A SOCKS5 greeting and request (RFC 1928) in b[0..*n), b[0] being 5:
+ * the method offered is "no authentication" only, and the command
+ * CONNECT only.  On success host and *port are the target (a domain
+ * name as the client gave it, to be resolved here as socks5h asks, or
+ * an address literal, decided as the HTTP path decides one) and *off
+ * where the bytes sent ahead of the reply begin.  Otherwise the client
+ * has its answer, why says it and the result is -1 (log it) or -2 (the
+ * client went away or was too slow: log it as a malformed request).
+ */
+static int
+ws__socks_head(struct ws__cthread *t, char *b, size_t *n, size_t cap,
+	       long long deadline, char *host, size_t hl, int *port,
+	       size_t *off, char *why, size_t wl)
+{
+	struct ws_netproxy *p = t->p;
+	static const char ok[2] = {5, 0}, none[2] = {5, (char)0xff};
+	size_t m, alen;
+	unsigned char cmd, atyp;
+	const unsigned char *u = (const unsigned char *)b;
+	bool noauth = false;
+
+	if (!ws__need(p, t->fd, b, n, 2, cap, deadline) ||
+	    !ws__need(p, t->fd, b, n, 2 + u[1], cap, deadline)) {
+		snprintf(why, wl, "SOCKS5: the greeting ended early");
+		return -2;
+	}
+	for (size_t i = 0; i < u[1]; i++)
+		noauth |= u[2 + i] == 0;
+	if (!noauth) {
+		ws__send_all(t->fd, none, sizeof(none));
+		snprintf(why, wl, "SOCKS5: the client offers no method wsrun "
+			 "accepts (it takes \"no authentication\" only)");
+		return -1;
+	}
+	ws__send_all(t->fd, ok, sizeof(ok));
+	m = 2 + u[1];
+	if (!ws__need(p, t->fd, b, n, m + 5, cap, deadline)) {
+		snprintf(why, wl, "SOCKS5: the request ended early");
+		return -2;
+	}
+	cmd = u[m + 1];
+	atyp = u[m + 3];
+	if (u[m] != 5 || u[m + 2] != 0) {
+		ws__socks_reply(t->fd, WS__S5_FAIL);
+		snprintf(why, wl, "SOCKS5: malformed request");
+		return -1;
+	}
+	if (atyp == 1)
+		alen = 4;
+	else if (atyp == 4)
+		alen = 16;
+	else if (atyp == 3)
+		alen = 1 + (size_t)u[m + 4];
+	else {
+		ws__socks_reply(t->fd, WS__S5_ATYP);
+		snprintf(why, wl, "SOCKS5: address type %u is not supported", atyp);
+		return -1;
+	}
+	if (!ws__need(p, t->fd, b, n, m + 4 + alen + 2, cap, deadline)) {
+		snprintf(why, wl, "SOCKS5: the request ended early");
+		return -2;
+	}
+	*port = u[m + 4 + alen] << 8 | u[m + 4 + alen + 1];
+	*off = m + 4 + alen + 2;
+	if (atyp == 3) {
+		size_t l = alen - 1;
+		const char *d = b + m + 5;
+
+		/* A host name or an address literal: nothing else. */
+		for (size_t i = 0; i < l; i++)
+			if (!isalnum((unsigned char)d[i]) && !strchr("-._:[]", d[i]))
+				l = 0;
+		if (l == 0 || l >= hl) {
+			ws__socks_reply(t->fd, WS__S5_FAIL);
+			snprintf(why, wl, "SOCKS5: malformed domain name");
+			return -1;
+		}
+		memcpy(host, d, l);
+		host[l] = '\0';
+		if (ws__host_norm(host, host, hl) < 0) {
+			ws__socks_reply(t->fd, WS__S5_FAIL);
+			snprintf(why, wl, "SOCKS5: malformed domain name");
+			return -1;
+		}
+	} else if (inet_ntop(atyp == 1 ? AF_INET : AF_INET6, b + m + 4, host,
+			     (socklen_t)hl) == NULL) {
+		ws__socks_reply(t->fd, WS__S5_FAIL);
+		snprintf(why, wl, "SOCKS5: malformed address");
+		return -1;
+	}
+	if (cmd != 1) {
+		ws__socks_reply(t->fd, WS__S5_CMD);
+		snprintf(why, wl, "SOCKS5 %s is not supported (CONNECT only)",
+			 cmd == 2 ? "BIND" : cmd == 3 ? "UDP ASSOCIATE" : "command");
+		return -1;
+	}
+	if (*port == 0) {
+		ws__socks_reply(t->fd, WS__S5_FAIL);
+		snprintf(why, wl, "SOCKS5: port 0");
+		return -1;
+	}
+	return 0;
+}
+
+/* A refusal, as the client's protocol says it, and logged. */
+static void
+ws__deny(struct ws__cthread *t, bool socks, int http, int s5, const char *host,
+	 int port, const char *rule, const char *why, const char *addr)
+{
+	if (socks)
+		ws__socks_reply(t->fd, s5);
+	else
+		ws__refuse(t->fd, http, why);
+	ws__log_set(t->p, t->log, host, port, false, rule, why, addr);
+}
+
+/* A failed connect(2) as a SOCKS5 reply. */
+static int
+ws__s5_errno(int err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+		return WS__S5_REFUSED;
+	case ENETUNREACH:
+		return WS__S5_NET;
+	case EHOSTUNREACH:
+	case ETIMEDOUT:
+		return WS__S5_HOST;
+	default:
+		return WS__S5_FAIL;
+	}
+}
+
+/* Serve one accepted connection: HTTP, or SOCKS5 (first byte 5). */
 static void *
 ws__serve(void *arg)
 {
 	struct ws__cthread *t = arg;
 	struct ws_netproxy *p = t->p;
 	char *head = malloc(WS__HEAD_MAX + 1), *out = NULL;
-	char host[WS__HOST_MAX + 2], why[512], shown[INET6_ADDRSTRLEN + 8];
+	char host[WS__HOST_MAX + 2] = "", why[512], shown[INET6_ADDRSTRLEN + 8];
 	size_t hn = 0, vl, body_off;
 	long long deadline = ws__now_ms() + WS__IO_TIMEOUT_MS, up = 0, down = 0;
 	const char *end = NULL, *sp1, *sp2, *v;
 	const struct ws__rule *rule;
 	struct sockaddr_storage sa;
-	bool connect_m;
+	bool connect_m = false, socks = false;
 	int port = 0, u = -1, rc;
 
 	if (head == NULL)
 		goto out;
-	/* The request head, up to the empty line. */
+	/* The request head, up to the empty line; or SOCKS5's. */
 	while (end == NULL) {
 		ssize_t r;
 
@@ -783,7 +1114,21 @@ ws__serve(void *arg)
 			goto out;
 		hn += (size_t)r;
 		head[hn] = '\0';
+		if (head[0] == 5) {
+			socks = true;
+			break;
+		}
 		end = strstr(head, "\r\n\r\n");
+	}
+	if (socks) {
+		rc = ws__socks_head(t, head, &hn, WS__HEAD_MAX, deadline, host,
+				    sizeof(host), &port, &body_off, why, sizeof(why));
+		if (rc < 0) {
+			ws__log_set(p, t->log, rc == -1 && host[0] ? host : NULL,
+				    rc == -1 ? port : 0, false, NULL, why, NULL);
+			goto out;
+		}
+		goto decide;
 	}
 	body_off = (size_t)(end - head) + 4;
 	sp1 = memchr(head, ' ', (size_t)(end - head));
@@ -878,7 +1223,7 @@ ws__serve(void *arg)
 			out = NULL;
 		}
 	}
-	/* Decide. */
+decide:
 	rule = ws__decide(p, host);
 	if (rule == NULL || rule->decision == WS_NET_DENY) {
 		if (rule == NULL)
@@ -887,21 +1232,21 @@ ws__serve(void *arg)
 		else
 			snprintf(why, sizeof(why), "%s is denied by rule \"%s\"",
 				 host, rule->name);
-		ws__refuse(t->fd, 403, why);
-		ws__log_set(p, t->log, host, port, false, rule ? rule->name : NULL,
-			    why, NULL);
+		ws__deny(t, socks, 403, WS__S5_RULES, host, port,
+			 rule ? rule->name : NULL, why, NULL);
 		goto out;
 	}
 	if (rule->decision == WS_NET_APPROVE && !ws__approve(p, rule, host, port)) {
 		snprintf(why, sizeof(why), "%s needs approval (rule \"%s\") and "
 			 "was not approved", host, rule->name);
-		ws__refuse(t->fd, 403, why);
-		ws__log_set(p, t->log, host, port, false, rule->name, why, NULL);
+		ws__deny(t, socks, 403, WS__S5_RULES, host, port, rule->name, why, NULL);
 		goto out;
 	}
 	if ((u = ws__resolve(p, host, port, &sa, why, sizeof(why))) < 0) {
-		ws__refuse(t->fd, u == -1 ? 403 : 502, why);
-		ws__log_set(p, t->log, host, port, false, rule->name, why, NULL);
+		ws__deny(t, socks, u == -1 ? 403 : u == -3 ? 504 : 502,
+			 u == -1 ? WS__S5_RULES : WS__S5_HOST, host, port, rule->name,
+			 why, NULL);
+		u = -1;
 		goto out;
 	}
 	getnameinfo((struct sockaddr *)&sa, sizeof(sa), shown, sizeof(shown),
@@ -909,8 +1254,9 @@ ws__serve(void *arg)
 	if ((u = ws__connect(p, &sa)) < 0) {
 		snprintf(why, sizeof(why), "%s (%s) port %d: %s", host, shown,
 			 port, strerror(-u));
-		ws__refuse(t->fd, -u == ETIMEDOUT ? 504 : 502, why);
-		ws__log_set(p, t->log, host, port, false, rule->name, why, shown);
+		ws__deny(t, socks, -u == ETIMEDOUT ? 504 : 502, ws__s5_errno(-u),
+			 host, port, rule->name, why, shown);
+		u = -1;
 		goto out;
 	}
 	ws__log_set(p, t->log, host, port, true, rule->name, NULL, shown);
@@ -918,6 +1264,8 @@ ws__serve(void *arg)
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
 		ws__send_all(t->fd, ok, sizeof(ok) - 1);
+	} else if (socks) {
+		ws__socks_reply(t->fd, 0);
 	}
 	if (hn > body_off) {
 		ws__send_all(u, head + body_off, hn - body_off);
@@ -927,8 +1275,10 @@ ws__serve(void *arg)
 	head = NULL;
 	ws__relay(p, t->fd, u, &up, &down);
 	pthread_mutex_lock(&p->mu);
-	p->log[t->log].up = up;
-	p->log[t->log].down = down;
+	if (t->log != WS__NOLOG) {
+		p->log[t->log].up = up;
+		p->log[t->log].down = down;
+	}
 	pthread_mutex_unlock(&p->mu);
 out:
 	if (u >= 0)
@@ -1020,18 +1370,25 @@ ws__accept_loop(void *arg)
 			p->th = nt;
 			p->capth = nc;
 		}
-		if (p->nlog == p->caplog) {
-			size_t nc = p->caplog ? p->caplog * 2 : 16;
+		/*
+		 * The first WS__LOG_MAX connections are listed, the others
+		 * counted: a crawler's millions would not fit in a result.
+		 */
+		t->log = WS__NOLOG;
+		if (p->nlog < WS__LOG_MAX) {
+			if (p->nlog == p->caplog) {
+				size_t nc = p->caplog ? p->caplog * 2 : 16;
 
-			if ((nl = realloc(p->log, nc * sizeof(*nl))) == NULL)
-				goto drop;
-			p->log = nl;
-			p->caplog = nc;
+				if ((nl = realloc(p->log, nc * sizeof(*nl))) == NULL)
+					goto drop;
+				p->log = nl;
+				p->caplog = nc;
+			}
+			memset(&p->log[p->nlog], 0, sizeof(p->log[0]));
+			t->log = p->nlog;
 		}
-		memset(&p->log[p->nlog], 0, sizeof(p->log[0]));
 		t->p = p;
 		t->fd = c;
-		t->log = p->nlog;
 		{
 			pthread_attr_t at;
 			int prc;
@@ -1043,7 +1400,9 @@ ws__accept_loop(void *arg)
 			if (prc != 0)
 				goto drop;
 		}
-		p->nlog++;
+		if (t->log != WS__NOLOG)
+			p->nlog++;
+		p->ntotal++;
 		p->th[p->nth++] = t;
 		pthread_mutex_unlock(&p->mu);
 		continue;
@@ -1105,6 +1464,18 @@ ws_netproxy_stop(struct ws_netproxy *p, struct ws_net_conn **conns, size_t *n)
 }
 
 void
+ws_netproxy_counts(struct ws_netproxy *p, size_t *total, size_t *refused)
+{
+	*total = *refused = 0;
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	*total = p->ntotal;
+	*refused = p->ntotal - p->nallowed;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
 ws_net_conns_free(struct ws_net_conn *v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++) {
@@ -1134,6 +1505,7 @@ ws_netproxy_free(struct ws_netproxy *p)
 		free(p->map_name[i]);
 	free(p->map_name);
 	free(p->map_addr);
+	free(p->map_delay);
 	pthread_mutex_destroy(&p->mu);
 	pthread_mutex_destroy(&p->ask_mu);
 	free(p);

@@ -530,6 +530,9 @@ ws__env_build(const struct ws_run_opts *o, const char *priv, struct ws__env *e,
 			rc = ws__env_set(e, "NO_PROXY=localhost,127.0.0.1,::1");
 		if (rc == 0)
 			rc = ws__env_set(e, "no_proxy=localhost,127.0.0.1,::1");
+		/* Node 22.21 and 24 read them for fetch() when asked to. */
+		if (rc == 0)
+			rc = ws__env_set(e, "NODE_USE_ENV_PROXY=1");
 	}
 	return rc;
 }
@@ -2816,6 +2819,7 @@ out:
 	ws__close(&netp[0]); ws__close(&netp[1]);
 	if (r->net_conns == NULL)
 		ws_netproxy_stop(proxy, &r->net_conns, &r->nnet_conns);
+	ws_netproxy_counts(proxy, &r->net_total, &r->net_refused);
 	ws_netproxy_free(proxy);
 	if (plan.priv_fd >= 0)
 		ws__priv_remove(plan.priv_real, plan.priv_fd);

@@ -10,7 +10,10 @@
  * outside, so no UNIX socket is bound or reachable inside, and the
  * command reaches nothing but that port (seccomp: TCP sockets only,
  * Landlock from ABI 4: connect to that port only).  The proxy speaks
- * HTTP CONNECT and plain HTTP forwarding, resolves names itself, and
+ * HTTP CONNECT, plain HTTP forwarding and, on the same port (told apart
+ * by the first byte), SOCKS5 CONNECT without authentication (domain
+ * names resolved by the proxy, as socks5h asks; BIND and UDP ASSOCIATE
+ * refused), resolves names itself, and
  * refuses every host no rule allows (403, with the reason in an
  * X-Wsrun-Refused header and the body), and an allowed name whose
  * addresses are loopback, link-local, private (RFC 1918, ULA, CGNAT),
@@ -32,6 +35,13 @@ struct ws_ctx;
  * before the namespace exists.
  */
 #define WS_NETPROXY_PORT 3128
+
+/*
+ * The connections listed in a result: the first this many; the others
+ * are counted (ws_netproxy_counts()), so that a command making millions
+ * cannot grow wsrun's memory or its result without bound.
+ */
+#define WS_NETPROXY_LOG_MAX 1000
 
 enum ws_net_decision { WS_NET_ALLOW, WS_NET_DENY, WS_NET_APPROVE };
 
@@ -99,12 +109,21 @@ int ws_netproxy_start(struct ws_netproxy *p, int sock);
 
 /*
  * Stop: close the listener and every connection, join every thread (none
- * is left), and hand the connections tried to the caller (*conns
+ * is left but a name's lookup, abandoned: it frees what it holds when
+ * getaddrinfo() returns), and hand the first WS_NETPROXY_LOG_MAX
+ * connections tried to the caller (*conns
  * malloc'd, freed with ws_net_conns_free()).  Safe on a proxy never
  * started.
  */
 void ws_netproxy_stop(struct ws_netproxy *p, struct ws_net_conn **conns,
 		      size_t *n);
+
+/*
+ * How many connections the command tried, and how many of those were
+ * refused: all of them, where the list ws_netproxy_stop() hands over
+ * holds the first WS_NETPROXY_LOG_MAX only.  Zeros on NULL.
+ */
+void ws_netproxy_counts(struct ws_netproxy *p, size_t *total, size_t *refused);
 
 /* Free a proxy (stopping it first if need be).  Safe on NULL. */
 void ws_netproxy_free(struct ws_netproxy *p);

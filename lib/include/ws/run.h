@@ -136,10 +136,15 @@ struct ws_run_result {
 	/* The view, what it shadowed, and the new top-level names it
 	 * copied into the workspace (virtual view). */
 	struct ws_view_info view;
-	/* Network by name: whether it was on, and each connection tried. */
+	/*
+	 * Network by name: whether it was on, the first
+	 * WS_NETPROXY_LOG_MAX connections tried, and how many were tried
+	 * and refused in all.
+	 */
 	bool net_filtered;
 	struct ws_net_conn *net_conns;
 	size_t nnet_conns;
+	size_t net_total, net_refused;
 };
 
 /* Check the options (timeouts and limits not negative, a command given). */
