@@ -714,25 +714,49 @@ START_TEST(view_unavailable)
 	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
 	ck_assert_msg(strstr(r.out, "--paths virtual") != NULL, "%s", r.out);
 	wst_run_free(&r);
+	/* The default view, with --paths left at its default: the same
+	 * refusal, with the way out as the hint. */
+	runv_env(&r, env_nomnt, a2);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_int_eq(r.status, 125);
+	{
+		const char *h = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(r.json, "error"), "hint"));
+
+		ck_assert_msg(h != NULL && strstr(h, "--view real") != NULL, "%s", r.out);
+	}
+	wst_run_free(&r);
 	runv_env(&r, env_paths, a3);
 	expect_ran(&r, 0);
 	wst_run_free(&r);
 }
 END_TEST
 
-/* The default follows the paths; WS_VIEW and --view win; --map-paths is
- * ignored (and said so) in the virtual view. */
+/*
+ * The default follows the paths (issue 19): virtual paths, the default
+ * form, mean the virtual view; --paths real or relative (or WS_PATHS)
+ * the real one; --isolate none (no sandbox to build a view in) the real
+ * one; WS_VIEW and --view win; --map-paths is ignored (and said so) in
+ * the virtual view.
+ */
 START_TEST(view_default)
 {
 	struct wst_run r;
 	const char *env_paths[] = {"WS_PATHS=virtual", NULL};
 	const char *env_view[] = {"WS_PATHS=virtual", "WS_VIEW=real", NULL};
+	const char *env_real[] = {"WS_PATHS=real", NULL};
+	const char *env_rel[] = {"WS_PATHS=relative", NULL};
 	const char *a[] = {"--", "pwd", NULL};
+	const char *areal[] = {"--paths", "real", "--", "pwd", NULL};
+	const char *anone[] = {"--isolate", "none", "--", "pwd", NULL};
 	const char *am[] = {"--map-paths", "--", "ls", "/src/a.c", NULL};
+	const char *const *envs[] = {env_real, env_rel, env_view};
 
 	runv_env(&r, NULL, a);
 	expect_ran(&r, 0);
-	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
+	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "virtual");
+	ck_assert(cJSON_IsTrue(view_item(&r, "from_paths")));
+	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
 	wst_run_free(&r);
 	runv_env(&r, env_paths, a);
 	expect_ran(&r, 0);
@@ -740,10 +764,43 @@ START_TEST(view_default)
 	ck_assert(cJSON_IsTrue(view_item(&r, "from_paths")));
 	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
 	wst_run_free(&r);
-	runv_env(&r, env_view, a);
+	for (size_t k = 0; k < sizeof(envs) / sizeof(envs[0]); k++) {
+		char want[4200];
+
+		runv_env(&r, envs[k], a);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
+		snprintf(want, sizeof(want), "%s\n", ws);
+		ck_assert_str_eq(out_str(&r, "stdout"), want);
+		wst_run_free(&r);
+	}
+	runv_env(&r, NULL, areal);
+	expect_ran(&r, 0);
 	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
 	wst_run_free(&r);
-	runv_env(&r, env_paths, am);
+	runv_env(&r, NULL, anone);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
+	wst_run_free(&r);
+	/* A script that passes real absolute paths: --view real. */
+	{
+		char p[4300];
+		const char *ar[] = {"--view", "real", "--", "cat", p, NULL};
+
+		snprintf(p, sizeof(p), "%s/src/a.c", ws);
+		runv_env(&r, NULL, ar);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "int a;\n");
+		wst_run_free(&r);
+		ar[0] = "--";
+		ar[1] = "cat";
+		ar[2] = p;
+		ar[3] = NULL;
+		runv_env(&r, NULL, ar);
+		ck_assert_int_ne(r.status, 0);
+		wst_run_free(&r);
+	}
+	runv_env(&r, NULL, am);
 	expect_ran(&r, 0);
 	ck_assert_str_eq(out_str(&r, "stdout"), "/src/a.c\n");
 	ck_assert_ptr_nonnull(view_item(&r, "map_paths"));
@@ -825,6 +882,9 @@ view_suite(void)
 {
 	Suite *s = suite_create("view");
 	TCase *tc = tcase_create("view");
+
+	/* Each run here chooses its view itself (see wst_view_own). */
+	wst_view_own = true;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
