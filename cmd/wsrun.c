@@ -181,13 +181,18 @@ on_signal(int sig)
 
 /*
  * The view: --view, else WS_VIEW, else the configuration's view, else
- * the form of the paths (virtual paths, the virtual view), else real.
+ * the form of the paths (DESIGN.md 2): virtual paths, the default, mean
+ * the virtual view; --paths real or relative the real one.  Under
+ * --isolate none (no sandbox, so no mount namespace to build a view in)
+ * the default is the real view: the host as it is was asked for; an
+ * explicit virtual view there is refused (lib/run.c).
  */
 static int
 get_view(const struct ws_cli *cli, struct ws_run_opts *o)
 {
 	const char *env = getenv("WS_VIEW");
 
+	o->view_from_paths = false;
 	if (WS_OPT(cli, O_VIEW)->set)
 		return ws_view_parse(WS_OPT(cli, O_VIEW)->s, &o->view);
 	if (env != NULL && *env != '\0')
@@ -200,8 +205,11 @@ get_view(const struct ws_cli *cli, struct ws_run_opts *o)
 		o->view = WS_VIEW_VIRTUAL;
 		return 0;
 	}
-	o->view = cli->paths_set && cli->paths == WS_PATHS_VIRTUAL ?
-		  WS_VIEW_VIRTUAL : WS_VIEW_REAL;
+	if (o->isolate == WS_ISOLATE_NONE) {
+		o->view = WS_VIEW_REAL;
+		return 0;
+	}
+	o->view = cli->paths == WS_PATHS_VIRTUAL ? WS_VIEW_VIRTUAL : WS_VIEW_REAL;
 	o->view_from_paths = o->view == WS_VIEW_VIRTUAL;
 	return 0;
 }
@@ -293,10 +301,10 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 	o->net_deny = WS_OPT(cli, O_NET_DENY)->list;
 	o->nnet_deny = WS_OPT(cli, O_NET_DENY)->n;
 	o->map_paths = WS_OPT(cli, O_MAP_PATHS)->b;
-	if ((rc = get_view(cli, o)) < 0)
-		return rc;
 	if (WS_OPT(cli, O_ISOLATE)->set &&
 	    (rc = ws_isolate_parse(WS_OPT(cli, O_ISOLATE)->s, &o->isolate)) < 0)
+		return rc;
+	if ((rc = get_view(cli, o)) < 0)
 		return rc;
 	if (dis != NULL && (rc = ws_layers_parse(dis, &o->disable)) < 0)
 		return rc;
@@ -671,13 +679,33 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 	struct ws_run_opts vo;
 	size_t ngv = 0;
 
-	char why[512];
+	char why[1024];
 	int runs, rc;
 
 	memset(&iso, 0, sizeof(iso));
 	ws_sandbox_probe(&iso, disable, true);
+	memset(&vo, 0, sizeof(vo));
+	if ((rc = get_view(cli, &vo)) < 0)
+		return rc;
 	/* What the default (--isolate auto, network off) would do here. */
 	runs = ws_run_auto_verdict(&iso, why, sizeof(why));
+	/*
+	 * In the default view: where that is the virtual one and no mount
+	 * namespace can be made, a call is refused (never run in the real
+	 * view instead), and the verdict says so and what --view real has.
+	 */
+	if (runs && vo.view == WS_VIEW_VIRTUAL &&
+	    !iso.layer[WS_LAYER_MOUNTNS].available) {
+		char layers[400];
+
+		snprintf(layers, sizeof(layers), "%.399s", why);
+		snprintf(why, sizeof(why), "the virtual view%s needs a mount "
+			 "namespace, and there is none: %s; --view real runs "
+			 "commands here with %s", vo.view_from_paths ?
+			 " (the default, --paths virtual)" : "",
+			 iso.layer[WS_LAYER_MOUNTNS].why, layers);
+		runs = 0;
+	}
 	nbn = probe_net_by_name(&iso, nwhy, sizeof(nwhy));
 	/* With a policy: what its rules of directory shape would add. */
 	if (ws->policy != NULL && (rc = ws_grants_probe(ws, &gv, &ngv)) < 0)
@@ -687,11 +715,6 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 		ws_grants_revoke(gv, ngv, "not granted: no seccomp filter to keep "
 				 "the command from connecting to a host UNIX "
 				 "socket in it");
-	memset(&vo, 0, sizeof(vo));
-	if ((rc = get_view(cli, &vo)) < 0) {
-		ws_policy_grants_free(gv, ngv);
-		return rc;
-	}
 	if (cli->json) {
 		struct ws_jw jw;
 

@@ -2224,16 +2224,21 @@ ws__view_check(const struct ws_run_opts *o, const struct ws_isolation *iso)
 {
 	const struct ws_layer_state *m = &iso->layer[WS_LAYER_MOUNTNS];
 
+	int rc;
+
 	if (m->planned)
 		return 0;
-	return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
-			    "the virtual view (the workspace at /%s) needs a mount "
-			    "namespace, and there is none: %s; --view real runs "
-			    "the command with the workspace at its real path",
-			    o->view_from_paths ? ", the default with --paths "
-			    "virtual" : "",
-			    o->isolate == WS_ISOLATE_NONE ? "--isolate none" :
-			    m->why[0] ? m->why : "not available");
+	rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+			  "the virtual view (the workspace at /%s) needs a mount "
+			  "namespace, and there is none: %s; --view real runs "
+			  "the command with the workspace at its real path",
+			  o->view_from_paths ? ", the default with --paths "
+			  "virtual" : "",
+			  o->isolate == WS_ISOLATE_NONE ? "--isolate none" :
+			  m->why[0] ? m->why : "not available");
+	ws_error_set_hint("--view real (or WS_VIEW=real) runs it with the "
+			  "workspace at its real path");
+	return rc;
 }
 
 /*

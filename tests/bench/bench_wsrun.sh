@@ -19,7 +19,8 @@
 # the load average when the table began.  ROUNDS (default 100) sets the
 # rounds; the machine is shared, so compare rows of one table only.
 #
-# bench_wsrun.sh views: only the views' section (issue 19).
+# bench_wsrun.sh views: only the views' section (issue 19); VIEW_ENTRIES
+# (default "20 200 1000") the workspaces' numbers of top-level entries.
 source "$(dirname "$0")/lib.sh"
 
 # itable NAME=CMD...: one interleaved run over every command; medians,
@@ -46,11 +47,11 @@ itable() {
 # directories read-only, fresh /proc and /dev, a private /tmp, PID and
 # network namespaces; bwrap's mount points land in its copy of the
 # workspace, which is why wsrun does not build it that way), on a
-# workspace of 20 top-level entries and one of 200 (each a mount in the
-# virtual view).
+# workspace of 20, 200 and 1,000 top-level entries (VIEW_ENTRIES: the
+# list; each entry is a mount in the virtual view).
 views_bench() {
 	local w n bw d
-	for n in 20 200; do
+	for n in ${VIEW_ENTRIES:-20 200 1000}; do
 		w=$tmp/ws$n
 		mkdir -p "$w"
 		for i in $(seq "$n"); do
@@ -178,7 +179,9 @@ loop = m["wsrun -c LOOP"] / m["sh -c LOOP"]
 def row(what, val, ok, goal):
     print(f"  {what:44s} {val:>10s}  {'met' if ok else 'MISSED':6s} ({goal})")
 row("wsrun true vs bwrap (same layers)", f"{w / b:.2f}x", w <= b, f"<= bwrap, {w - b:+.2f} ms")
-for n in (20, 200):
+views = sorted(int(k.split("(")[1].split()[0]) for k in m
+               if k.startswith("bwrap, the same job ("))
+for n in views:
     bv = m[f"bwrap, the same job ({n} entries)"]
     for view in ("real", "virtual"):
         v = m[f"wsrun --view {view} true ({n} entries)"]

@@ -400,15 +400,37 @@ tree(const char *dir)
 	return buf ? buf : strdup("");
 }
 
-/* A run that changes nothing leaves the tree exactly as it was (etc/ and
- * tmp/ shadow system names; a mount point inside is not made). */
+/*
+ * A run that changes nothing leaves the tree exactly as it was (etc/ and
+ * tmp/ shadow system names; a mount point inside is not made).  _i 1:
+ * with 200 top-level entries more (files, directories, a symlink, a
+ * name that shadows /lib), each a mount made by name from the stage
+ * (issue 19's speed): the command lists each, reads through each kind,
+ * and the tree is as it was.
+ */
 START_TEST(view_nothing_left)
 {
 	struct wst_run r;
-	char *before = tree(ws), *after;
+	char *before, *after, name[64];
 
-	RUNV(&r, "-c", "ls / >/dev/null; cat /src/a.c >/dev/null");
+	if (_i == 1) {
+		for (int k = 0; k < 200; k++) {
+			snprintf(name, sizeof(name), k % 2 ? "f%03d" : "d%03d/x", k);
+			wst_write(ws, name, "entry\n");
+		}
+		wst_symlink("d000/x", ws, "lnk");
+		wst_write(ws, "lib/mine", "shadowed\n");
+	}
+	before = tree(ws);
+	RUNV(&r, "-c", _i == 0 ? "ls / >/dev/null; cat /src/a.c >/dev/null" :
+	     "ls / >/dev/null; cat /src/a.c >/dev/null; "
+	     "ls -A / | grep -c -E '^(d|f)[0-9]{3}$'; cat /lnk /f001 /d198/x");
 	expect_ran(&r, 0);
+	if (_i == 1) {
+		ck_assert_str_eq(out_str(&r, "stdout"), "200\nentry\nentry\nentry\n");
+		ck_assert(arr_has(view_item(&r, "shadowed"), "/lib") ||
+			  !arr_has(view_item(&r, "system"), "lib"));
+	}
 	after = tree(ws);
 	ck_assert_str_eq(after, before);
 	free(after);
@@ -454,7 +476,7 @@ sleep_running(const char *marker)
 
 START_TEST(view_nothing_left_kill9)
 {
-	char marker[64], cmd[512], *before = tree(ws), *after;
+	char marker[64], cmd[512], *before, *after;
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--mount", mnt,
 			      "--view", "virtual", "-c", cmd, NULL};
 	const char *envp[] = {"PATH=/usr/bin:/bin", NULL};
@@ -463,7 +485,17 @@ START_TEST(view_nothing_left_kill9)
 	int st;
 	bool up = false;
 
-	snprintf(marker, sizeof(marker), "100.%d5", (int)getpid());
+	/* _i 1: 200 top-level entries more and a name that shadows /lib. */
+	for (int k = 0; _i == 1 && k < 200; k++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), k % 2 ? "f%03d" : "d%03d/x", k);
+		wst_write(ws, name, "entry\n");
+	}
+	if (_i == 1)
+		wst_write(ws, "lib/mine", "shadowed\n");
+	before = tree(ws);
+	snprintf(marker, sizeof(marker), "100.%d5%d", (int)getpid(), _i);
 	/* A new top-level name the kill then loses (on the tmpfs only). */
 	snprintf(cmd, sizeof(cmd), "echo x > /lost.txt; exec sleep %s", marker);
 	posix_spawn_file_actions_init(&fa);
@@ -682,25 +714,49 @@ START_TEST(view_unavailable)
 	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
 	ck_assert_msg(strstr(r.out, "--paths virtual") != NULL, "%s", r.out);
 	wst_run_free(&r);
+	/* The default view, with --paths left at its default: the same
+	 * refusal, with the way out as the hint. */
+	runv_env(&r, env_nomnt, a2);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_int_eq(r.status, 125);
+	{
+		const char *h = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(r.json, "error"), "hint"));
+
+		ck_assert_msg(h != NULL && strstr(h, "--view real") != NULL, "%s", r.out);
+	}
+	wst_run_free(&r);
 	runv_env(&r, env_paths, a3);
 	expect_ran(&r, 0);
 	wst_run_free(&r);
 }
 END_TEST
 
-/* The default follows the paths; WS_VIEW and --view win; --map-paths is
- * ignored (and said so) in the virtual view. */
+/*
+ * The default follows the paths (issue 19): virtual paths, the default
+ * form, mean the virtual view; --paths real or relative (or WS_PATHS)
+ * the real one; --isolate none (no sandbox to build a view in) the real
+ * one; WS_VIEW and --view win; --map-paths is ignored (and said so) in
+ * the virtual view.
+ */
 START_TEST(view_default)
 {
 	struct wst_run r;
 	const char *env_paths[] = {"WS_PATHS=virtual", NULL};
 	const char *env_view[] = {"WS_PATHS=virtual", "WS_VIEW=real", NULL};
+	const char *env_real[] = {"WS_PATHS=real", NULL};
+	const char *env_rel[] = {"WS_PATHS=relative", NULL};
 	const char *a[] = {"--", "pwd", NULL};
+	const char *areal[] = {"--paths", "real", "--", "pwd", NULL};
+	const char *anone[] = {"--isolate", "none", "--", "pwd", NULL};
 	const char *am[] = {"--map-paths", "--", "ls", "/src/a.c", NULL};
+	const char *const *envs[] = {env_real, env_rel, env_view};
 
 	runv_env(&r, NULL, a);
 	expect_ran(&r, 0);
-	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
+	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "virtual");
+	ck_assert(cJSON_IsTrue(view_item(&r, "from_paths")));
+	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
 	wst_run_free(&r);
 	runv_env(&r, env_paths, a);
 	expect_ran(&r, 0);
@@ -708,10 +764,43 @@ START_TEST(view_default)
 	ck_assert(cJSON_IsTrue(view_item(&r, "from_paths")));
 	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
 	wst_run_free(&r);
-	runv_env(&r, env_view, a);
+	for (size_t k = 0; k < sizeof(envs) / sizeof(envs[0]); k++) {
+		char want[4200];
+
+		runv_env(&r, envs[k], a);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
+		snprintf(want, sizeof(want), "%s\n", ws);
+		ck_assert_str_eq(out_str(&r, "stdout"), want);
+		wst_run_free(&r);
+	}
+	runv_env(&r, NULL, areal);
+	expect_ran(&r, 0);
 	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
 	wst_run_free(&r);
-	runv_env(&r, env_paths, am);
+	runv_env(&r, NULL, anone);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(cJSON_GetStringValue(view_item(&r, "mode")), "real");
+	wst_run_free(&r);
+	/* A script that passes real absolute paths: --view real. */
+	{
+		char p[4300];
+		const char *ar[] = {"--view", "real", "--", "cat", p, NULL};
+
+		snprintf(p, sizeof(p), "%s/src/a.c", ws);
+		runv_env(&r, NULL, ar);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "int a;\n");
+		wst_run_free(&r);
+		ar[0] = "--";
+		ar[1] = "cat";
+		ar[2] = p;
+		ar[3] = NULL;
+		runv_env(&r, NULL, ar);
+		ck_assert_int_ne(r.status, 0);
+		wst_run_free(&r);
+	}
+	runv_env(&r, NULL, am);
 	expect_ran(&r, 0);
 	ck_assert_str_eq(out_str(&r, "stdout"), "/src/a.c\n");
 	ck_assert_ptr_nonnull(view_item(&r, "map_paths"));
@@ -794,6 +883,9 @@ view_suite(void)
 	Suite *s = suite_create("view");
 	TCase *tc = tcase_create("view");
 
+	/* Each run here chooses its view itself (see wst_view_own). */
+	wst_view_own = true;
+
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	/* No mount namespace here: the fallbacks only (wst_layer() said
@@ -812,8 +904,8 @@ view_suite(void)
 	tcase_add_test(tc, view_script_and_cwd);
 	tcase_add_test(tc, view_host_hidden);
 	tcase_add_test(tc, view_grant_host_path);
-	tcase_add_test(tc, view_nothing_left);
-	tcase_add_test(tc, view_nothing_left_kill9);
+	tcase_add_loop_test(tc, view_nothing_left, 0, 2);
+	tcase_add_loop_test(tc, view_nothing_left_kill9, 0, 2);
 	tcase_add_test(tc, view_timeout_applies);
 	tcase_add_test(tc, view_full_disk);
 	tcase_add_test(tc, view_unavailable);

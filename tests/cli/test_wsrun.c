@@ -98,23 +98,35 @@ has(int i, const char *layer)
 }
 
 /*
- * The suite runs twice (tests/meson.build): in the real view, and with
- * WS_VIEW=virtual in the environment, in the virtual view where a mount
- * namespace can be made.  A layer set without one runs in the real view
- * (the virtual one is refused there: tests/cli/test_view.c).
+ * The suite runs twice (tests/meson.build): in the real view, asked for
+ * with WS_VIEW=real, and with no WS_VIEW, in the default view, the
+ * virtual one, where a mount namespace can be made.  A layer set without
+ * one asks for the real view (the default is refused there:
+ * tests/cli/test_view.c).
  */
 static bool
 virt(void)
 {
 	const char *v = getenv("WS_VIEW");
 
-	return v != NULL && strcmp(v, "virtual") == 0;
+	return v == NULL || *v == '\0' || strcmp(v, "virtual") == 0;
 }
 
 static const char *
 view_env(int i)
 {
 	return virt() && !has(i, "mountns") ? "WS_VIEW=real" : NULL;
+}
+
+/*
+ * The view entry of an environment a test makes whole (posix_spawn with
+ * its own envp): WS_VIEW=real in the real view's run, view_env() in the
+ * default's; NULL (the list's end) for the default view.
+ */
+static const char *
+suite_view(int i)
+{
+	return !virt() ? "WS_VIEW=real" : view_env(i);
 }
 
 /* One more NAME=VALUE for the next runs, or NULL. */
@@ -2749,7 +2761,8 @@ START_TEST(init_environ_hidden)
 {
 	char marker[64], cmd[512], path[128], buf[65536];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
-	const char *envp[] = {"WST_SECRET=" ENVSECRET, "WS_RUN_DISABLE=", NULL};
+	const char *envp[] = {"WST_SECRET=" ENVSECRET, "WS_RUN_DISABLE=", suite_view(0),
+			      NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid, init = 0;
 	int st, fd;
@@ -2827,7 +2840,7 @@ START_TEST(init_holds_no_descriptor)
 {
 	char marker[64], cmd[512], path[128];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
-	const char *envp[] = {"WS_RUN_DISABLE=", NULL};
+	const char *envp[] = {"WS_RUN_DISABLE=", suite_view(0), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid, init = 0;
 	int st, n = -1;
@@ -2872,7 +2885,7 @@ START_TEST(sigterm_wsrun)
 	char marker[64], cmd[512], envv[64];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "1",
 			      "-c", cmd, NULL};
-	char *envp[] = {envv, NULL};
+	char *envp[] = {envv, (char *)suite_view(_i), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st;
@@ -2913,7 +2926,7 @@ START_TEST(init_term_before_wait)
 	char marker[64], cmd[512], envv[64], path[128];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "30",
 			      "-c", cmd, NULL};
-	char *envp[] = {envv, NULL};
+	char *envp[] = {envv, (char *)suite_view(_i / 4), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid, init = 0, w = 0;
 	int st = 0;
@@ -2965,18 +2978,21 @@ END_TEST
  * runs), not as SIGTERM; the status is 130. */
 START_TEST(sigint_wsrun)
 {
-	char envv[64], *sig = wst_path(ws, "sig"), *up = wst_path(ws, "up"), *got;
+	/* In a directory: a new top-level name of the virtual view shows
+	 * in the workspace only when the command ends. */
+	char envv[64], *sig = wst_path(ws, "sigd/sig"), *up = wst_path(ws, "sigd/up"), *got;
 	const char *cmd = "trap 'echo INT > sig; exit 3' INT; "
 			  "trap 'echo TERM > sig; exit 4' TERM; "
 			  "echo > up; while :; do sleep 0.05; done";
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "5",
-			      "-c", cmd, NULL};
-	char *envp[] = {envv, NULL};
+			      "--cwd", "/sigd", "-c", cmd, NULL};
+	char *envp[] = {envv, (char *)suite_view(_i), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st;
 
 	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i]);
+	wst_mkdir(ws, "sigd");
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
@@ -3363,6 +3379,29 @@ START_TEST(virtual_unavailable_here)
 	expect_ran(&r, 0);
 	ck_assert(!enforced(&r, "mountns"));
 	wst_run_free(&r);
+	/* The default view (no WS_VIEW here): the same refusal, the way
+	 * out as its hint, and the probe's verdict says so. */
+	{
+		const char *a[] = {"--workspace", ws, "--json", "--", "true", NULL};
+		const char *ap[] = {"--workspace", ws, "--probe", "--json", NULL};
+		const char *env[] = {"WS_RUN_DISABLE=", NULL};
+		cJSON *v;
+
+		wst_runv(&r, NULL, env, "wsrun", a);
+		ck_assert_int_eq(r.status, 125);
+		ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+		m = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(r.json, "error"), "hint"));
+		ck_assert_msg(m != NULL && strstr(m, "--view real") != NULL, "%s", r.out);
+		wst_run_free(&r);
+		wst_runv(&r, NULL, env, "wsrun", ap);
+		v = wst_output(&r, "verdict");
+		ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(v, "auto_runs")));
+		m = cJSON_GetStringValue(cJSON_GetObjectItem(v, "reason"));
+		ck_assert_msg(m != NULL && strstr(m, "--view real runs commands here") != NULL,
+			      "%s", r.out);
+		wst_run_free(&r);
+	}
 }
 END_TEST
 
@@ -3413,6 +3452,9 @@ suite(void)
 	TCase *tp = tcase_create("process");
 	int nm = NMODES_CONFINE;
 	const char *sim = getenv("WST_RUN_DISABLE");
+
+	/* Each run here chooses its view itself (see wst_view_own). */
+	wst_view_own = true;
 
 	/*
 	 * What this machine cannot do is checked by its fallback only

@@ -357,6 +357,44 @@ START_TEST(usage_errors)
 END_TEST
 
 /*
+ * run_command runs in wsrun's default view, the virtual one (issue 19):
+ * "pwd" is "/" and "/notes.md" is the workspace's, as read_file shows
+ * it; --paths relative gives the real view.  Where the probe says no
+ * mount namespace can be made, the default is refused with the way out.
+ */
+START_TEST(run_command_default_view)
+{
+	struct wst_run r;
+	const char *a[] = {"call", "run_command", "{\"command\":\"pwd; cat /notes.md\"}",
+			   "--workspace", W, NULL};
+	const char *ar[] = {"call", "run_command", "{\"command\":\"pwd\"}",
+			    "--workspace", W, "--paths", "relative", NULL};
+	char *np = wst_path(W, "notes.md"), *notes = wst_slurp(np, NULL), want[4200];
+
+	wst_view_own = true;
+	wst_runv(&r, NULL, NULL, "wstools", a);
+	if (!wst_layer("", "mountns")) {
+		ck_assert_int_eq(r.status, 125);
+		ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+		ck_assert_ptr_nonnull(strstr(err_str(&r, "hint"), "--view real"));
+	} else {
+		ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+		snprintf(want, sizeof(want), "/\n%s", notes);
+		ck_assert_str_eq(wst_output_str(&r, "stdout"), want);
+	}
+	wst_run_free(&r);
+	wst_runv(&r, NULL, NULL, "wstools", ar);
+	ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+	snprintf(want, sizeof(want), "%s\n", W);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), want);
+	wst_run_free(&r);
+	wst_view_own = false;
+	free(notes);
+	free(np);
+}
+END_TEST
+
+/*
  * A word after the JSON that is not an option is refused, not merged:
  * wsrun's options end at the first word, so "--args JSON" after it had
  * become part of the command and the model's command never ran; wsread
@@ -459,6 +497,7 @@ suite(void)
 	tcase_add_test(tc, errors_in_the_models_terms);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, stray_words_next_to_the_json);
+	tcase_add_test(tc, run_command_default_view);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -329,6 +329,39 @@ run_limit_s(void)
 	return (wrapped() ? 200 : 20) * (k > 1 && k < 100 ? k : 1);
 }
 
+static cJSON *probe_out(const char *disable);
+static bool probe_has(cJSON *out, const char *layer);
+
+bool wst_view_own;
+
+/* NAME's value in env (given to wst_runv()), else in environ, or NULL. */
+static const char *
+env_value(const char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+	const char *v = NULL;
+
+	/* A later one of the same name wins, as in wst_runv(). */
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			v = env[i] + n + 1;
+	return v != NULL ? v : getenv(name);
+}
+
+/* WS_VIEW=real where the run's layer set has no mount namespace, or
+ * NULL (see wst_view_own). */
+static const char *
+view_for_run(const char *const *env, const char *tool)
+{
+	const char *dis;
+
+	if (wst_view_own || (strcmp(tool, "wsrun") != 0 && strcmp(tool, "wstools") != 0) ||
+	    env_value(env, "WS_VIEW") != NULL)
+		return NULL;
+	dis = env_value(env, "WS_RUN_DISABLE");
+	return probe_has(probe_out(dis ? dis : ""), "mountns") ? NULL : "WS_VIEW=real";
+}
+
 void
 wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 	 const char *tool, const char *const *argv)
@@ -355,12 +388,14 @@ wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 	 * held at the fork (seen under ASan: a run that never started).  The
 	 * child only moves descriptors and execs.
 	 */
+	const char *view = view_for_run(env, tool);
+
 	av = wrap_argv(wst_bin(tool), argv, &words);
 	while (environ[ne] != NULL)
 		ne++;
 	for (size_t i = 0; env && env[i]; i++)
 		ne++;
-	if ((envp = calloc(ne + 2, sizeof(*envp))) == NULL)
+	if ((envp = calloc(ne + 3, sizeof(*envp))) == NULL)
 		abort();
 	for (size_t i = 0; environ[i] != NULL; i++) {
 		bool skip = false;
@@ -401,6 +436,8 @@ wst_runv(struct wst_run *r, const char *stdin_data, const char *const *env,
 		}
 		if (!xdg)
 			envp[k++] = "XDG_CONFIG_HOME=/nonexistent-wstest";
+		if (view != NULL)
+			envp[k++] = view;
 	}
 	envp[k] = NULL;
 	if (pipe(in) < 0 || pipe(out) < 0 || pipe(err) < 0)

@@ -93,6 +93,16 @@ bool wst_layer(const char *disable, const char *layer);
  */
 const char *wst_layer_why(const char *disable, const char *layer);
 
+/*
+ * The view a wsrun or wstools run gets from wst_runv() (issue 19): the
+ * default, the virtual view, where the probe says a mount namespace can
+ * be made with the run's WS_RUN_DISABLE; where it says none can (a bare
+ * chroot, a layer set without one), WS_VIEW=real, as a harness on such
+ * a machine would set it, unless the run names WS_VIEW itself.  A suite
+ * about the views sets wst_view_own to leave every run to its default.
+ */
+extern bool wst_view_own;
+
 /* Sanitizer builds run several times slower: timing bounds widen. */
 #if defined(__SANITIZE_ADDRESS__)
 #define WST_SLOWDOWN_BUILD 10

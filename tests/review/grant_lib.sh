@@ -9,6 +9,9 @@ WS=$BASE/ws
 GB=$BASE/g
 mkdir -p "$WS" "$GB/data" "$GB/cfg"
 export HOME=$BASE/home
+# The reviews ran in the real view (the default then; the workspace and the
+# grants at their real paths): WS_VIEW=virtual tries the default of now.
+export WS_VIEW=${WS_VIEW:-real}
 mkdir -p "$HOME"
 cat > "$GB/cfg/p.json" <<JSON
 {"version": 1, "file_rules": [
