@@ -921,10 +921,17 @@ ws__fail(char *msg, size_t len, const char *what, const char *path, int err)
  * path, some thirty a call).  Only the namespace init, a single thread,
  * sets and uses it.
  */
-static int ws__newroot_fd = -1;
+static _Thread_local int ws__newroot_fd = -1;
 
-/* The virtual view's stage (the workspace's tree), once attached. */
-static int ws__stage_fd = -1;
+/*
+ * The virtual view's stage (the workspace's tree), once attached.
+ * Both are per thread: the namespace init shares the memory, and so the
+ * thread storage, of the thread that started it (CLONE_VM without
+ * CLONE_SETTLS), and two calls of one server (wstools mcp) in different
+ * workspaces, which the workspace's run lock does not order, may each
+ * have an init at work; each fd is a number in its own init's table.
+ */
+static _Thread_local int ws__stage_fd = -1;
 
 /* Whether an O_PATH descriptor is a directory or a symlink (what a walk's
  * last component may be where a directory is wanted). */

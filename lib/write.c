@@ -13,7 +13,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1143,17 +1145,39 @@ ws__block_stop(sigset_t *old)
 }
 
 /*
- * The named temporary file of the fallback path, for the handler below
- * (the tools are single-threaded: there is at most one at a time).
+ * The named temporary files of the fallback path, for the handler below.
+ * Calls that run side by side (wstools mcp) may each have one, so each
+ * takes a slot: a state word moved only by compare-and-swap, so that the
+ * handler, which may run on any thread while others arm and disarm,
+ * reads a slot's name only while that name is whole and cannot be
+ * rewritten under it.
+ *   FREE -> FILLING (arm claims it) -> ARMED (name and dirfd set)
+ *   ARMED -> FREE (disarm), or ARMED -> TAKEN (the handler removes the
+ *   file; the slot stays taken, the process is about to die).
+ * A call that finds every slot taken writes unarmed: a stop signal then
+ * leaves its ".NAME.wswrite-XXXXXX" behind, as a kill -9 would.
  */
-static volatile sig_atomic_t ws__tmp_armed;
-static int ws__tmp_dirfd = -1;
-static char ws__tmp_name[WS_NAME_MAX + 1];
+enum { WS__SLOT_FREE, WS__SLOT_FILLING, WS__SLOT_ARMED, WS__SLOT_TAKEN };
+#define WS__NSLOTS 64
+
+static struct {
+	atomic_int state;
+	int dirfd;
+	char name[WS_NAME_MAX + 1];
+} ws__tmp_slot[WS__NSLOTS];
+
+/*
+ * Whether the handler is installed, for how many armed files, and the
+ * actions it replaced: changed under a mutex (never taken by the
+ * handler), the first arm installs it and the last disarm restores them.
+ */
+static pthread_mutex_t ws__tmp_mu = PTHREAD_MUTEX_INITIALIZER;
+static size_t ws__tmp_users;
 static struct sigaction ws__tmp_oldact[WS__NSTOP];
 static bool ws__tmp_hooked[WS__NSTOP];
 
 /*
- * Remove the temporary file, then die of the signal as we would have
+ * Remove the temporary files, then die of the signal as we would have
  * without the handler (it is blocked here, so it is delivered, with the
  * default action, as the handler returns).  Only async-signal-safe calls.
  */
@@ -1163,8 +1187,13 @@ ws__tmp_on_signal(int sig)
 	struct sigaction dfl;
 	int saved = errno;
 
-	if (ws__tmp_armed)
-		unlinkat(ws__tmp_dirfd, ws__tmp_name, 0);
+	for (size_t i = 0; i < WS__NSLOTS; i++) {
+		int armed = WS__SLOT_ARMED;
+
+		if (atomic_compare_exchange_strong(&ws__tmp_slot[i].state, &armed,
+						   WS__SLOT_TAKEN))
+			unlinkat(ws__tmp_slot[i].dirfd, ws__tmp_slot[i].name, 0);
+	}
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
@@ -1178,40 +1207,76 @@ ws__tmp_on_signal(int sig)
  * stop signals blocked, right after the file was created.  Only signals
  * left at their default action (which would kill us) are caught: a
  * program with its own handlers, or ignoring them, keeps its choice.
+ * Returns the slot to give ws__tmp_disarm(), -1 if none was free.
  */
-static void
+static int
 ws__tmp_arm(int dirfd, const char *tmp)
 {
 	struct sigaction sa;
+	int slot = -1;
 
-	snprintf(ws__tmp_name, sizeof(ws__tmp_name), "%s", tmp);
-	ws__tmp_dirfd = dirfd;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = ws__tmp_on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < WS__NSTOP; i++)
-		sigaddset(&sa.sa_mask, ws__stop_sigs[i]);
-	for (size_t i = 0; i < WS__NSTOP; i++) {
-		ws__tmp_hooked[i] = false;
-		if (sigaction(ws__stop_sigs[i], NULL, &ws__tmp_oldact[i]) == 0 &&
-		    !(ws__tmp_oldact[i].sa_flags & SA_SIGINFO) &&
-		    ws__tmp_oldact[i].sa_handler == SIG_DFL &&
-		    sigaction(ws__stop_sigs[i], &sa, NULL) == 0)
-			ws__tmp_hooked[i] = true;
+	for (int i = 0; i < WS__NSLOTS && slot < 0; i++) {
+		int free_ = WS__SLOT_FREE;
+
+		if (atomic_compare_exchange_strong(&ws__tmp_slot[i].state, &free_,
+						   WS__SLOT_FILLING))
+			slot = i;
 	}
-	ws__tmp_armed = 1;
+	if (slot < 0)
+		return -1;
+	snprintf(ws__tmp_slot[slot].name, sizeof(ws__tmp_slot[slot].name), "%s", tmp);
+	ws__tmp_slot[slot].dirfd = dirfd;
+	pthread_mutex_lock(&ws__tmp_mu);
+	if (ws__tmp_users++ == 0) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = ws__tmp_on_signal;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < WS__NSTOP; i++)
+			sigaddset(&sa.sa_mask, ws__stop_sigs[i]);
+		for (size_t i = 0; i < WS__NSTOP; i++) {
+			ws__tmp_hooked[i] = false;
+			if (sigaction(ws__stop_sigs[i], NULL, &ws__tmp_oldact[i]) == 0 &&
+			    !(ws__tmp_oldact[i].sa_flags & SA_SIGINFO) &&
+			    ws__tmp_oldact[i].sa_handler == SIG_DFL &&
+			    sigaction(ws__stop_sigs[i], &sa, NULL) == 0)
+				ws__tmp_hooked[i] = true;
+		}
+	}
+	pthread_mutex_unlock(&ws__tmp_mu);
+	atomic_store(&ws__tmp_slot[slot].state, WS__SLOT_ARMED);
+	return slot;
 }
 
-/* Undo ws__tmp_arm(); called with the stop signals blocked. */
+/*
+ * Undo ws__tmp_arm(); called with the stop signals blocked.  The last
+ * one restores an action only where the handler is still ours: another
+ * thread (wsrun's in-process hook) may have set its own since.
+ */
 static void
-ws__tmp_disarm(void)
+ws__tmp_disarm(int slot)
 {
-	ws__tmp_armed = 0;
-	for (size_t i = 0; i < WS__NSTOP; i++) {
-		if (ws__tmp_hooked[i])
-			sigaction(ws__stop_sigs[i], &ws__tmp_oldact[i], NULL);
-		ws__tmp_hooked[i] = false;
+	int armed = WS__SLOT_ARMED;
+
+	if (slot < 0)
+		return;
+	/* Taken by the handler: the process is dying, the slot stays. */
+	if (!atomic_compare_exchange_strong(&ws__tmp_slot[slot].state, &armed,
+					    WS__SLOT_FREE))
+		return;
+	pthread_mutex_lock(&ws__tmp_mu);
+	if (--ws__tmp_users == 0) {
+		for (size_t i = 0; i < WS__NSTOP; i++) {
+			struct sigaction cur;
+
+			if (ws__tmp_hooked[i] &&
+			    sigaction(ws__stop_sigs[i], NULL, &cur) == 0 &&
+			    !(cur.sa_flags & SA_SIGINFO) &&
+			    cur.sa_handler == ws__tmp_on_signal)
+				sigaction(ws__stop_sigs[i], &ws__tmp_oldact[i], NULL);
+			ws__tmp_hooked[i] = false;
+		}
 	}
+	pthread_mutex_unlock(&ws__tmp_mu);
 }
 
 /* Fill the new file fd: data, owner and mode of old, fsync. */
@@ -1310,7 +1375,7 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 {
 	char tmp[WS_NAME_MAX + 1];
 	sigset_t mask;
-	int fd = -1, hold, rc = 0, tries;
+	int fd = -1, hold, rc = 0, tries, slot;
 
 	ws__block_stop(&mask);
 	for (tries = 0; tries < 100; tries++) {
@@ -1355,7 +1420,7 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 	 * duplicate descriptor holds it.
 	 */
 	hold = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	ws__tmp_arm(dirfd, tmp);
+	slot = ws__tmp_arm(dirfd, tmp);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	rc = ws__fill(fd, data, n, old, flags);
 	if (close(fd) < 0 && rc == 0)
@@ -1386,7 +1451,7 @@ fail:
 out:
 	if (hold >= 0)
 		close(hold);
-	ws__tmp_disarm();
+	ws__tmp_disarm(slot);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	return rc;
 }
