@@ -1147,17 +1147,22 @@ ws__block_stop(sigset_t *old)
 /*
  * The named temporary files of the fallback path, for the handler below.
  * Calls that run side by side (wstools mcp) may each have one, so each
- * takes a slot: a state word moved only by compare-and-swap, so that the
- * handler, which may run on any thread while others arm and disarm,
- * reads a slot's name only while that name is whole and cannot be
- * rewritten under it.
- *   FREE -> FILLING (arm claims it) -> ARMED (name and dirfd set)
- *   ARMED -> FREE (disarm), or ARMED -> TAKEN (the handler removes the
- *   file; the slot stays taken, the process is about to die).
+ * takes a slot, whose state moves only by atomic operations: the handler
+ * runs on any thread while the others go on, and must neither read a
+ * name being written nor miss a file being created.
+ *   FREE -> PENDING (claimed before the file is created; its name may
+ *   change while it is PENDING) -> ARMED (the file exists under the name)
+ *   -> FREE (disarmed), or ARMED -> TAKEN (the handler removed the file;
+ *   the slot stays taken, the process is about to die).
+ * The handler first sets ws__tmp_dying, then waits out the PENDING slots
+ * and removes the ARMED files; a writer claims its slot and then looks
+ * at ws__tmp_dying (both sequentially consistent), so either the handler
+ * sees the claim or the writer sees the flag and creates nothing.
  * A call that finds every slot taken writes unarmed: a stop signal then
- * leaves its ".NAME.wswrite-XXXXXX" behind, as a kill -9 would.
+ * leaves its ".NAME.wswrite-XXXXXX" behind (as a kill -9 would) for the
+ * next writer's sweep (ws__sweep()).
  */
-enum { WS__SLOT_FREE, WS__SLOT_FILLING, WS__SLOT_ARMED, WS__SLOT_TAKEN };
+enum { WS__SLOT_FREE, WS__SLOT_PENDING, WS__SLOT_ARMED, WS__SLOT_TAKEN };
 #define WS__NSLOTS 64
 
 static struct {
@@ -1165,11 +1170,12 @@ static struct {
 	int dirfd;
 	char name[WS_NAME_MAX + 1];
 } ws__tmp_slot[WS__NSLOTS];
+static atomic_int ws__tmp_dying;
 
 /*
- * Whether the handler is installed, for how many armed files, and the
- * actions it replaced: changed under a mutex (never taken by the
- * handler), the first arm installs it and the last disarm restores them.
+ * Whether the handler is installed, for how many slots, and the actions
+ * it replaced: changed under a mutex (never taken by the handler), the
+ * first claim installs it and the last release restores them.
  */
 static pthread_mutex_t ws__tmp_mu = PTHREAD_MUTEX_INITIALIZER;
 static size_t ws__tmp_users;
@@ -1187,10 +1193,19 @@ ws__tmp_on_signal(int sig)
 	struct sigaction dfl;
 	int saved = errno;
 
+	atomic_store(&ws__tmp_dying, 1);
 	for (size_t i = 0; i < WS__NSLOTS; i++) {
-		int armed = WS__SLOT_ARMED;
+		int st = atomic_load(&ws__tmp_slot[i].state);
 
-		if (atomic_compare_exchange_strong(&ws__tmp_slot[i].state, &armed,
+		/* Being created: a system call away from ARMED or FREE. */
+		for (int w = 0; st == WS__SLOT_PENDING && w < 2000; w++) {
+			struct timespec ms = {0, 1000000};
+
+			nanosleep(&ms, NULL);
+			st = atomic_load(&ws__tmp_slot[i].state);
+		}
+		if (st == WS__SLOT_ARMED &&
+		    atomic_compare_exchange_strong(&ws__tmp_slot[i].state, &st,
 						   WS__SLOT_TAKEN))
 			unlinkat(ws__tmp_slot[i].dirfd, ws__tmp_slot[i].name, 0);
 	}
@@ -1203,14 +1218,15 @@ ws__tmp_on_signal(int sig)
 }
 
 /*
- * Arm the handler for the temporary file tmp in dirfd; called with the
- * stop signals blocked, right after the file was created.  Only signals
- * left at their default action (which would kill us) are caught: a
- * program with its own handlers, or ignoring them, keeps its choice.
- * Returns the slot to give ws__tmp_disarm(), -1 if none was free.
+ * Claim a slot before the temporary file is created; called with the
+ * stop signals blocked.  Only signals left at their default action
+ * (which would kill us) are caught: a program with its own handlers, or
+ * ignoring them, keeps its choice.  Returns the slot, -1 if none was
+ * free (the write goes on unarmed), or a negative error if a stop signal
+ * is being handled (the process is about to die: nothing is created).
  */
 static int
-ws__tmp_arm(int dirfd, const char *tmp)
+ws__tmp_claim(void)
 {
 	struct sigaction sa;
 	int slot = -1;
@@ -1219,13 +1235,16 @@ ws__tmp_arm(int dirfd, const char *tmp)
 		int free_ = WS__SLOT_FREE;
 
 		if (atomic_compare_exchange_strong(&ws__tmp_slot[i].state, &free_,
-						   WS__SLOT_FILLING))
+						   WS__SLOT_PENDING))
 			slot = i;
+	}
+	if (atomic_load(&ws__tmp_dying)) {
+		if (slot >= 0)
+			atomic_store(&ws__tmp_slot[slot].state, WS__SLOT_FREE);
+		return ws_error_set(WS_EIO_ERROR, NULL, "stopping on a signal");
 	}
 	if (slot < 0)
 		return -1;
-	snprintf(ws__tmp_slot[slot].name, sizeof(ws__tmp_slot[slot].name), "%s", tmp);
-	ws__tmp_slot[slot].dirfd = dirfd;
 	pthread_mutex_lock(&ws__tmp_mu);
 	if (ws__tmp_users++ == 0) {
 		memset(&sa, 0, sizeof(sa));
@@ -1243,24 +1262,44 @@ ws__tmp_arm(int dirfd, const char *tmp)
 		}
 	}
 	pthread_mutex_unlock(&ws__tmp_mu);
-	atomic_store(&ws__tmp_slot[slot].state, WS__SLOT_ARMED);
 	return slot;
 }
 
+/* The name the claimed slot's file is about to be created under. */
+static void
+ws__tmp_name_set(int slot, int dirfd, const char *tmp)
+{
+	if (slot < 0)
+		return;
+	snprintf(ws__tmp_slot[slot].name, sizeof(ws__tmp_slot[slot].name), "%s", tmp);
+	ws__tmp_slot[slot].dirfd = dirfd;
+}
+
+/* The file exists under the slot's name: the handler removes it now. */
+static void
+ws__tmp_arm(int slot)
+{
+	if (slot >= 0)
+		atomic_store(&ws__tmp_slot[slot].state, WS__SLOT_ARMED);
+}
+
 /*
- * Undo ws__tmp_arm(); called with the stop signals blocked.  The last
- * one restores an action only where the handler is still ours: another
- * thread (wsrun's in-process hook) may have set its own since.
+ * Release a slot (ARMED or still PENDING); called with the stop signals
+ * blocked.  The last one restores an action only where the handler is
+ * still ours: another thread (wsrun's in-process hook) may have set its
+ * own since.
  */
 static void
 ws__tmp_disarm(int slot)
 {
-	int armed = WS__SLOT_ARMED;
+	int st;
 
 	if (slot < 0)
 		return;
+	st = atomic_load(&ws__tmp_slot[slot].state);
 	/* Taken by the handler: the process is dying, the slot stays. */
-	if (!atomic_compare_exchange_strong(&ws__tmp_slot[slot].state, &armed,
+	if (st == WS__SLOT_TAKEN ||
+	    !atomic_compare_exchange_strong(&ws__tmp_slot[slot].state, &st,
 					    WS__SLOT_FREE))
 		return;
 	pthread_mutex_lock(&ws__tmp_mu);
@@ -1378,10 +1417,15 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 	int fd = -1, hold, rc = 0, tries, slot;
 
 	ws__block_stop(&mask);
+	if ((slot = ws__tmp_claim()) < -1) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		return slot;
+	}
 	for (tries = 0; tries < 100; tries++) {
 		struct stat st;
 
 		ws__tmpname(name, tmp, sizeof(tmp));
+		ws__tmp_name_set(slot, dirfd, tmp);
 		/* A new file gets 0666 less the umask, as the kernel applies it. */
 		fd = openat(dirfd, tmp,
 			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -1411,6 +1455,7 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 	if (fd < 0) {
 		rc = ws_error_errno(errno ? errno : EEXIST, NULL,
 				    "create a temporary file");
+		ws__tmp_disarm(slot);
 		sigprocmask(SIG_SETMASK, &mask, NULL);
 		return rc;
 	}
@@ -1420,7 +1465,7 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 	 * duplicate descriptor holds it.
 	 */
 	hold = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	slot = ws__tmp_arm(dirfd, tmp);
+	ws__tmp_arm(slot);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	rc = ws__fill(fd, data, n, old, flags);
 	if (close(fd) < 0 && rc == 0)
