@@ -3379,6 +3379,48 @@ START_TEST(approvals_apart)
 }
 END_TEST
 
+/*
+ * Two run_commands side by side (the second waits for the workspace's
+ * run lock): when both are done, the stop signals are the server's own
+ * again, and a SIGTERM ends it (each call restoring what it found left
+ * wsrun's handler installed for good, and the server ignored SIGTERM).
+ */
+START_TEST(sigterm_after_parallel_commands)
+{
+	struct mcp m;
+	int answered = 0, st = 0;
+	long long end;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"1\"]}", "\"a\"");
+	ck_assert_int_eq(wait_progress(&m, "a", 5000), 0);
+	send_call(&m, 3, "run_command", "{\"command\":[\"true\"]}", NULL);
+	while (answered < 2) {
+		cJSON *j = must_recv(&m, 20000, "the two commands");
+
+		if (is_id(j, 2) || is_id(j, 3)) {
+			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			answered++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(kill(m.pid, SIGTERM), 0);
+	end = now_ms() + (long long)(5000 * WST_SLOWDOWN);
+	while (waitpid(m.pid, &st, WNOHANG) == 0 && now_ms() < end)
+		usleep(10000);
+	if (now_ms() >= end) {
+		kill(m.pid, SIGKILL);
+		waitpid(m.pid, &st, 0);
+		ck_abort_msg("the server outlived SIGTERM");
+	}
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d", st);
+	close(m.in);
+	close(m.out);
+	free(m.buf);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -3434,6 +3476,7 @@ suite(void)
 	tcase_add_test(slow, progress_apart);
 	tcase_add_test(slow, parallel_writes_one_file);
 	tcase_add_test(slow, approvals_apart);
+	tcase_add_test(slow, sigterm_after_parallel_commands);
 	suite_add_tcase(s, slow);
 	return s;
 }
