@@ -3273,6 +3273,10 @@ START_TEST(parallel_writes_one_file)
 				if (k == 5) {
 					const char *c = cJSON_GetStringValue(sc(res, "content"));
 
+					/* Refused, the file replaced under it, or whole. */
+					if (is_error(res) &&
+					    strstr(text_of(res), "changed while") != NULL)
+						continue;
 					ck_assert_msg(!is_error(res), "read: %s", text_of(res));
 					ck_assert_ptr_nonnull(c);
 					ck_assert_uint_eq(strlen(c), SIZE);
