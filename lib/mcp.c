@@ -69,6 +69,17 @@ struct ws__job {
 };
 
 /*
+ * An idle worker, on the stack of idle workers: the last one to go idle
+ * is woken first, its memory still in the caches (and the others stay
+ * asleep: one wake-up per call).
+ */
+struct ws__idle {
+	pthread_cond_t cv;
+	bool woken;
+	struct ws__idle *next;
+};
+
+/*
  * The job the calling worker runs (NULL on the reader): what
  * ws_mcp_invoke(), called back by a compat mode, needs of its call.
  */
@@ -80,8 +91,7 @@ struct ws_mcp {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct ws__job *head, *tail, *running; /* running: a list */
-	pthread_cond_t work_cv; /* a job was queued, or input ended */
-	int idle;		/* workers waiting on work_cv */
+	struct ws__idle *idle;	/* the idle workers, the last first */
 	const char *frontend;	/* the serving thread's (ws_audit_set_frontend) */
 	bool eof, out_failed;
 	/* From initialize. */
@@ -1882,14 +1892,19 @@ ws__worker(struct ws_mcp *s)
 	 * No signal is blocked here: wsrun's children inherit this thread's
 	 * mask, and a command must die of the SIGTERM that stops it.
 	 */
+	struct ws__idle me = {.woken = false};
+
+	pthread_cond_init(&me.cv, NULL);
 	for (;;) {
 		struct ws__job *j;
 
 		pthread_mutex_lock(&s->mu);
 		while (s->head == NULL && !s->eof) {
-			s->idle++;
-			pthread_cond_wait(&s->work_cv, &s->mu);
-			s->idle--;
+			me.woken = false;
+			me.next = s->idle;
+			s->idle = &me;
+			while (!me.woken)
+				pthread_cond_wait(&me.cv, &s->mu);
 		}
 		j = s->head;
 		if (j == NULL) {
@@ -1917,6 +1932,21 @@ ws__worker(struct ws_mcp *s)
 		cJSON_Delete(j->req);
 		free(j);
 	}
+	pthread_cond_destroy(&me.cv);
+}
+
+/* Wake the last idle worker (under mu); false if none is idle. */
+static bool
+ws__wake_one(struct ws_mcp *s)
+{
+	struct ws__idle *w = s->idle;
+
+	if (w == NULL)
+		return false;
+	s->idle = w->next;
+	w->woken = true;
+	pthread_cond_signal(&w->cv);
+	return true;
 }
 
 /* The workers beside the main thread. */
@@ -2265,8 +2295,7 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 		s->head = j;
 	s->tail = j;
 	/* One worker is enough: waking all of them costs the idle case. */
-	if (s->idle > 0)
-		pthread_cond_signal(&s->work_cv);
+	(void)ws__wake_one(s);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -2727,7 +2756,8 @@ ws__reader(void *arg)
 	pthread_mutex_lock(&s->mu);
 	s->eof = true;
 	pthread_cond_broadcast(&s->cv);
-	pthread_cond_broadcast(&s->work_cv);
+	while (ws__wake_one(s))
+		;
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
@@ -2747,7 +2777,6 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_mutex_init(&s.out_mu, NULL);
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
-	pthread_cond_init(&s.work_cv, NULL);
 	/* A client that goes away is an error on write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	if ((rc = ws__mounts_build(o, o->mounts, o->nmounts, &s.dir_mounts)) < 0)
@@ -2794,6 +2823,5 @@ out:
 	pthread_mutex_destroy(&s.out_mu);
 	pthread_mutex_destroy(&s.mu);
 	pthread_cond_destroy(&s.cv);
-	pthread_cond_destroy(&s.work_cv);
 	return rc;
 }
