@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,15 +179,18 @@ ws_layers_parse(const char *list, unsigned *bits)
 int
 ws_landlock_abi(void)
 {
-	static int abi = -1;
+	/* Atomic: calls run side by side (the same answer either way). */
+	static atomic_int abi = -1;
+	int v = atomic_load_explicit(&abi, memory_order_relaxed);
 
-	if (abi < 0) {
-		long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	if (v < 0) {
+		long k = syscall(SYS_landlock_create_ruleset, NULL, 0,
 				 WS__LL_CREATE_VERSION);
 
-		abi = v < 0 ? 0 : (int)v;
+		v = k < 0 ? 0 : (int)k;
+		atomic_store_explicit(&abi, v, memory_order_relaxed);
 	}
-	return abi;
+	return v;
 }
 
 /* The cgroup v2 directory this process is in, or NULL. */
