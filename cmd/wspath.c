@@ -88,9 +88,10 @@ json_steps(struct ws_jw *jw, const struct ws_res *r)
 	ws_jw_arr_end(jw);
 }
 
-/* The operation of --op, when given (checked in main()). */
-static bool have_op;
-static enum ws_op the_op;
+/* The operation of --op, when given (checked in main()); per thread,
+ * as calls may run side by side in one process. */
+static _Thread_local bool have_op;
+static _Thread_local enum ws_op the_op;
 
 /* Why the policy decided as it did, in one sentence (malloc'd). */
 static char *

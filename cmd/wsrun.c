@@ -9,6 +9,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,15 @@ nonneg(const struct ws_cli *cli, int i, long long def, long long *out)
 /* The signal that interrupted wsrun: its command's tree is stopped. */
 static volatile int cancel_sig;
 
+/*
+ * The handler is the process's while any call is in ws_run(): calls run
+ * side by side in wstools mcp, so the first one in installs it (and
+ * forgets an old stop) and the last one out restores what was there.
+ */
+static pthread_mutex_t hook_mu = PTHREAD_MUTEX_INITIALIZER;
+static int hook_users;
+static struct sigaction hook_old[3];
+
 static void
 on_signal(int sig)
 {
@@ -214,8 +224,8 @@ get_view(const struct ws_cli *cli, struct ws_run_opts *o)
 	return 0;
 }
 
-/* run.env and --env joined (freed at exit). */
-static const char **env_all;
+/* run.env and --env joined (freed at exit); the calling thread's call's. */
+static _Thread_local const char **env_all;
 
 static int
 get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
@@ -839,12 +849,10 @@ ws_cmd_wsrun(int argc, char **argv)
 	struct ws_ctx ws = {0};
 	struct ws_run_opts o;
 	struct ws_run_result r = {0};
-	struct sigaction old[3];
 	bool hooked = false;
 	int rc, status = 0;
 
 	/* One call of several in a process (wstools mcp): start clean. */
-	cancel_sig = 0;
 	env_all = NULL;
 	rc = ws_cli_parse(&cli, &tool, argc, argv);
 	if (rc < 0)
@@ -873,9 +881,14 @@ ws_cmd_wsrun(int argc, char **argv)
 
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, &old[0]);
-		sigaction(SIGTERM, &sa, &old[1]);
-		sigaction(SIGHUP, &sa, &old[2]);
+		pthread_mutex_lock(&hook_mu);
+		if (hook_users++ == 0) {
+			cancel_sig = 0;
+			sigaction(SIGINT, &sa, &hook_old[0]);
+			sigaction(SIGTERM, &sa, &hook_old[1]);
+			sigaction(SIGHUP, &sa, &hook_old[2]);
+		}
+		pthread_mutex_unlock(&hook_mu);
 		hooked = true;
 		o.cancel = &cancel_sig;
 	}
@@ -946,9 +959,13 @@ out:
 	status = ws_cli_finish(&cli, status);
 	if (hooked) {
 		/* The process may go on (wstools mcp): its signals are its own. */
-		sigaction(SIGINT, &old[0], NULL);
-		sigaction(SIGTERM, &old[1], NULL);
-		sigaction(SIGHUP, &old[2], NULL);
+		pthread_mutex_lock(&hook_mu);
+		if (--hook_users == 0) {
+			sigaction(SIGINT, &hook_old[0], NULL);
+			sigaction(SIGTERM, &hook_old[1], NULL);
+			sigaction(SIGHUP, &hook_old[2], NULL);
+		}
+		pthread_mutex_unlock(&hook_mu);
 	}
 	ws_run_free(&r);
 	free(env_all);

@@ -382,7 +382,7 @@ cmd_call(int argc, char **argv)
 
 /* wstools mcp: its own options beside the common ones. */
 enum { M_MAX_MESSAGE, M_COMPAT, M_NET, M_NET_ALLOW, M_NET_DENY, M_ROOTS_TIMEOUT, M_TIMEOUT, M_MAX_OUTPUT,
-       M_APPROVAL_TIMEOUT, M_HISTORY_TOOLS, M_COUNT };
+       M_APPROVAL_TIMEOUT, M_HISTORY_TOOLS, M_JOBS, M_COUNT };
 
 static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_MAX_MESSAGE] = {"max-message", 0, WS_OPT_BYTES, "BYTES",
@@ -412,6 +412,8 @@ static const struct ws_opt mcp_opts[M_COUNT] = {
 	[M_APPROVAL_TIMEOUT] = {"approval-timeout", 0, WS_OPT_SECONDS, "S",
 				"how long a call waits for the person's answer "
 				"to an approval (default 120)", 0},
+	[M_JOBS] = {"jobs", 0, WS_OPT_INT, "N",
+		    "run up to N tool calls side by side (default 4)", 0},
 };
 
 static int run_history(int argc, char **argv);
@@ -556,6 +558,16 @@ cmd_mcp(int argc, char **argv)
 					  "--roots-timeout takes 0.001 to 3600 seconds");
 			goto fail;
 		}
+	}
+	if (WS_OPT(&cli, M_JOBS)->set) {
+		long long j = WS_OPT(&cli, M_JOBS)->i;
+
+		if (j < 1 || j > 64) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					  "--jobs takes 1 to 64, not %lld", j);
+			goto fail;
+		}
+		o.jobs = (int)j;
 	}
 	if (WS_OPT(&cli, M_APPROVAL_TIMEOUT)->set &&
 	    (o.approval_timeout_ms = WS_OPT(&cli, M_APPROVAL_TIMEOUT)->i) <= 0) {

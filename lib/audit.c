@@ -15,14 +15,13 @@
 #include <unistd.h>
 
 #include "ws/audit.h"
+#include "ws/call.h"
 #include "ws/error.h"
 #include "ws/sha256.h"
 
 /* The last member of every line, with its closing brace and newline. */
 #define WS__HASH_KEY ",\"hash\":\""
 #define WS__TAIL (sizeof(WS__HASH_KEY) - 1 + WS_SHA256_HEX + 3)
-
-static const char *ws__frontend;
 
 struct ws_audit {
 	char *path;
@@ -43,7 +42,7 @@ struct ws_audit {
 void
 ws_audit_set_frontend(const char *name)
 {
-	ws__frontend = name;
+	ws_call_current()->frontend = name;
 }
 
 const char *
@@ -222,7 +221,7 @@ int
 ws_audit_emit(struct ws_audit *a, int exit_status)
 {
 	char now[40], prev[WS_SHA256_HEX + 1], hash[WS_SHA256_HEX + 1];
-	const char *fe = ws__frontend;
+	const char *fe = ws_call_current()->frontend;
 	struct timespec ts;
 	struct tm tm;
 	cJSON *o = NULL, *it;

@@ -1,6 +1,6 @@
 /*
- * cancel.c - a process-wide stop request and a rate-limited progress
- * hook for the long loops (grep.c's walk, run.c's wait).  See ws/cancel.h.
+ * cancel.c - a call's stop request and its rate-limited progress hook
+ * for the long loops (grep.c's walk, run.c's wait).  See ws/cancel.h.
  */
 #include "ws/cancel.h"
 
@@ -9,51 +9,48 @@
 #include <stddef.h>
 #include <time.h>
 
-static atomic_bool ws__stop;
+#include "ws/call.h"
 
 /*
- * The hook and the time of the last report: wsgrep reports from several
- * worker threads, so a mutex keeps the hook's calls one at a time.
+ * The stop request and the progress hook are the current call's (see
+ * ws/call.h): calls that run side by side stop and report apart.
  */
-static pthread_mutex_t ws__pmu = PTHREAD_MUTEX_INITIALIZER;
-static ws_progress_fn ws__pfn;
-static void *ws__parg;
-static long long ws__plast = -1;
-static atomic_bool ws__pon;
 
 void
 ws_cancel_request(void)
 {
-	atomic_store(&ws__stop, true);
+	ws_call_cancel(ws_call_current());
 }
 
 bool
 ws_cancelled(void)
 {
-	return atomic_load_explicit(&ws__stop, memory_order_relaxed);
+	return atomic_load_explicit(&ws_call_current()->stop, memory_order_relaxed);
 }
 
 void
 ws_cancel_reset(void)
 {
-	atomic_store(&ws__stop, false);
+	atomic_store(&ws_call_current()->stop, false);
 }
 
 void
 ws_progress_set(ws_progress_fn fn, void *arg)
 {
-	pthread_mutex_lock(&ws__pmu);
-	ws__pfn = fn;
-	ws__parg = arg;
-	ws__plast = -1;
-	atomic_store(&ws__pon, fn != NULL);
-	pthread_mutex_unlock(&ws__pmu);
+	struct ws_call *c = ws_call_current();
+
+	pthread_mutex_lock(&c->pmu);
+	c->pfn = fn;
+	c->parg = arg;
+	c->plast = -1;
+	atomic_store(&c->pon, fn != NULL);
+	pthread_mutex_unlock(&c->pmu);
 }
 
 bool
 ws_progress_wanted(void)
 {
-	return atomic_load_explicit(&ws__pon, memory_order_relaxed);
+	return atomic_load_explicit(&ws_call_current()->pon, memory_order_relaxed);
 }
 
 static long long
@@ -68,17 +65,18 @@ ws__now_ms(void)
 void
 ws_progress(long long done, const char *message, bool force)
 {
+	struct ws_call *c = ws_call_current();
 	long long now;
 
 	/* The common case, no hook, costs one relaxed load. */
-	if (!ws_progress_wanted())
+	if (!atomic_load_explicit(&c->pon, memory_order_relaxed))
 		return;
 	now = ws__now_ms();
-	pthread_mutex_lock(&ws__pmu);
-	if (ws__pfn != NULL &&
-	    (force || ws__plast < 0 || now - ws__plast >= WS_PROGRESS_MS)) {
-		ws__plast = now;
-		ws__pfn(ws__parg, done, message);
+	pthread_mutex_lock(&c->pmu);
+	if (c->pfn != NULL &&
+	    (force || c->plast < 0 || now - c->plast >= WS_PROGRESS_MS)) {
+		c->plast = now;
+		c->pfn(c->parg, done, message);
 	}
-	pthread_mutex_unlock(&ws__pmu);
+	pthread_mutex_unlock(&c->pmu);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ws/audit.h"
+#include "ws/call.h"
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
@@ -439,15 +440,14 @@ const struct ws_ceiling ws_ceilings_default[WS_NCEILINGS] = {
 	{"read_file", "max_bytes", 1 << 20, 1 << 20},
 };
 
-/* ws_cli_set_ceilings(): the ceilings of the front end running the call. */
-static const struct ws_ceiling *ws__ceil;
-static size_t ws__nceil;
-
+/* ws_cli_set_ceilings(): the current call's (ws/call.h). */
 void
 ws_cli_set_ceilings(const struct ws_ceiling *c, size_t n)
 {
-	ws__ceil = n > 0 ? c : NULL;
-	ws__nceil = c != NULL ? n : 0;
+	struct ws_call *call = ws_call_current();
+
+	call->ceil = n > 0 ? c : NULL;
+	call->nceil = c != NULL ? n : 0;
 }
 
 /*
@@ -461,8 +461,8 @@ static int
 ws__front_ceilings(struct ws_cli *cli)
 {
 	const struct ws_tool *t = cli->tool;
-	const struct ws_ceiling *tab = ws__ceil;
-	size_t n = ws__nceil;
+	const struct ws_ceiling *tab = ws_call_current()->ceil;
+	size_t n = ws_call_current()->nceil;
 	bool env;
 	int rc;
 

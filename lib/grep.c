@@ -31,6 +31,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "ws/cancel.h"
+#include "ws/call.h"
 #include "ws/grep.h"
 
 #include <dirent.h>
@@ -671,6 +672,8 @@ struct wsg_job {
 
 struct wsg_run {
 	struct ws_grep *g;
+	/* The call the search runs for: its threads enter it (ws/call.h). */
+	struct ws_call *call;
 	const struct ws_grep_opts *o;
 	struct ws_ctx *ws;
 	ws_grep_cb cb;
@@ -2593,6 +2596,19 @@ wsg_worker_main(void *arg)
 	return NULL;
 }
 
+/* A search thread: in the call of the search, then a worker. */
+static void *
+wsg_worker_thread(void *arg)
+{
+	struct wsg_worker *w = arg;
+	void *rv;
+
+	ws_call_enter(w->r->call);
+	rv = wsg_worker_main(arg);
+	ws_call_leave();
+	return rv;
+}
+
 static void
 wsg_operr_free(struct ws_grep_operr *e)
 {
@@ -2830,6 +2846,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 	r.saved_prompt = ws->no_prompt;
 	ws->no_prompt = true;
 	r.g = g;
+	r.call = ws_call_current();
 	r.o = &g->o;
 	r.ws = ws;
 	r.cb = cb;
@@ -2888,7 +2905,7 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 		}
 		workers[i].own_thread = i > 0;
 		if (i > 0 && pthread_create(&workers[i].tid, NULL,
-					    wsg_worker_main, &workers[i]) != 0) {
+					    wsg_worker_thread, &workers[i]) != 0) {
 			/* Fewer threads do the same work. */
 			wsg_worker_fini(&workers[i]);
 			break;

@@ -1,13 +1,18 @@
 /*
  * mcp.c - the toolbox as an MCP server (see ws/mcp.h): the JSON-RPC loop
- * on a reading thread, the tool calls on the main thread (the worker), and
- * the server's own requests (roots/list, elicitation/create) in between.
+ * on a reading thread, the tool calls on a small pool of workers (the
+ * main thread and --jobs - 1 more), and the server's own requests
+ * (roots/list, elicitation/create) in between.
  *
  * Threads: the reader parses every line and answers what needs no tool
  * (initialize, ping, tools/list, errors) itself; a tools/call goes to a
- * queue that the worker runs in order.  One mutex (out_mu) keeps the two
- * threads' messages whole on the output; another (mu) guards the queue,
- * the workspace from roots and the pending server requests.
+ * queue that the workers take calls from in order, each call then running
+ * beside the others with a state of its own (struct ws_call, ws/call.h:
+ * its output, cancellation, progress, approver, mounts, ceilings; and
+ * here its progress token and its elicitation).  One mutex (out_mu)
+ * keeps the threads' messages whole on the output; another (mu) guards
+ * the queue, the running calls, the workspace from roots and the pending
+ * server requests.
  */
 #include "ws/mcp.h"
 
@@ -21,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/call.h"
 #include "ws/cancel.h"
 #include "ws/cli.h"
 #include "ws/error.h"
@@ -40,24 +46,53 @@
 const char *const ws_mcp_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
 				       "2024-11-05", NULL};
 
-/* A tools/call waiting for, or running on, the worker. */
+/* What a call waits for on the reader: a response to our request. */
+enum ws__wait { WS__NONE, WS__WAITING, WS__ANSWERED };
+
+/* A tools/call waiting for, or running on, a worker. */
 struct ws__job {
+	struct ws_mcp *s;
 	cJSON *req;	    /* the whole request (id, params) */
 	const cJSON *id;
 	bool cancelled;	    /* notifications/cancelled named it */
 	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
-	struct ws__job *next;
+	struct ws__job *next;	    /* in the queue, or among the running */
+	/* The call's own state, set up when a worker takes it. */
+	struct ws_call call;
+	/* Its progress token (JSON text) and last value. */
+	char *progress_token;
+	long long progress_last;
+	/* The elicitation it waits for (under mu). */
+	long long elicit_id;
+	enum ws__wait elicit;
+	bool elicit_ok;
 };
 
-/* What the worker waits for on the reader: a response to our request. */
-enum ws__wait { WS__NONE, WS__WAITING, WS__ANSWERED };
+/*
+ * An idle worker, on the stack of idle workers: the last one to go idle
+ * is woken first, its memory still in the caches (and the others stay
+ * asleep: one wake-up per call).
+ */
+struct ws__idle {
+	pthread_cond_t cv;
+	bool woken;
+	struct ws__idle *next;
+};
+
+/*
+ * The job the calling worker runs (NULL on the reader): what
+ * ws_mcp_invoke(), called back by a compat mode, needs of its call.
+ */
+static _Thread_local struct ws__job *ws__self;
 
 struct ws_mcp {
 	const struct ws_mcp_opts *o;
 	pthread_mutex_t out_mu;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct ws__job *head, *tail, *running;
+	struct ws__job *head, *tail, *running; /* running: a list */
+	struct ws__idle *idle;	/* the idle workers, the last first */
+	const char *frontend;	/* the serving thread's (ws_audit_set_frontend) */
 	bool eof, out_failed;
 	/* From initialize. */
 	bool cap_roots, cap_elicit, initialized, init_done;
@@ -72,18 +107,11 @@ struct ws_mcp {
 	bool roots_pending;
 	long long roots_id; /* id of our roots/list request, or -1 */
 	struct timespec roots_deadline; /* CLOCK_REALTIME, for the cv */
-	/* The elicitation the worker waits for. */
-	long long elicit_id;
-	enum ws__wait elicit;
-	bool elicit_ok;
 	long long next_id;
 	/* tools/list's "tools" array, built once. */
 	char *tools_json;
 	/* The isolation of the first run_command (ws__lean_isolation()). */
 	char *iso_default;
-	/* The worker's progress token (JSON text) and last value. */
-	char *progress_token;
-	long long progress_last;
 	const char **dirs; /* ws_mcp_dirs() */
 	const char **dir_prefixes;
 	char **dir_owned;
@@ -1266,7 +1294,7 @@ ws__wait_roots(struct ws_mcp *s)
 
 	pthread_mutex_lock(&s->mu);
 	while (s->roots_pending && !s->eof) {
-		if (s->running != NULL && s->running->cancelled) {
+		if (ws__self != NULL && ws__self->cancelled) {
 			ok = false;
 			break;
 		}
@@ -1362,7 +1390,7 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	{
 		args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
 		/* The "\u0000" read as U+0001 (ws__line): the escape again. */
-		if (args_text != NULL && s->running != NULL && s->running->nul_args)
+		if (args_text != NULL && ws__self != NULL && ws__self->nul_args)
 			for (char *p = args_text; *p; p++) {
 				if (*p != '\\' || p[1] == '\0')
 					continue;
@@ -1536,19 +1564,21 @@ ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 static void
 ws__progress(void *arg, long long done, const char *message)
 {
-	struct ws_mcp *s = arg;
+	struct ws__job *j = arg;
+	struct ws_mcp *s = j->s;
 	struct ws__msg m;
 
-	if (s->progress_token == NULL || done <= s->progress_last)
+	/* Called one at a time per call (the call's pmu, ws_progress()). */
+	if (j->progress_token == NULL || done <= j->progress_last)
 		return;
-	s->progress_last = done;
+	j->progress_last = done;
 	if (ws__msg_begin(&m, NULL) < 0)
 		return;
 	ws_jw_kstr(&m.jw, "method", "notifications/progress");
 	ws_jw_key(&m.jw, "params");
 	ws_jw_obj(&m.jw);
 	ws_jw_key(&m.jw, "progressToken");
-	ws_jw_raw(&m.jw, s->progress_token);
+	ws_jw_raw(&m.jw, j->progress_token);
 	ws_jw_kint(&m.jw, "progress", done);
 	ws_jw_kstr(&m.jw, "message", message);
 	ws_jw_obj_end(&m.jw);
@@ -1558,28 +1588,34 @@ ws__progress(void *arg, long long done, const char *message)
 /*
  * The approver (a policy's "approve"): ask the person through the
  * client's elicitation and wait for the answer; without that capability,
- * or if input ends or the call is cancelled, the answer is no.
+ * or if input ends or the call is cancelled, the answer is no.  Each
+ * call asks with an id of its own and takes only the answer to it.
  */
 static bool
 ws__approve(void *arg, const char *message)
 {
-	struct ws_mcp *s = arg;
+	struct ws__job *j = arg;
+	struct ws_mcp *s = j->s;
 	struct ws__msg m;
 	struct timespec deadline;
 	long long id;
 	bool ok;
 
 	pthread_mutex_lock(&s->mu);
-	if (!s->cap_elicit || s->eof || (s->running && s->running->cancelled)) {
+	if (!s->cap_elicit || s->eof || j->cancelled) {
 		pthread_mutex_unlock(&s->mu);
 		return false;
 	}
-	id = s->elicit_id = s->next_id++;
-	s->elicit = WS__WAITING;
-	s->elicit_ok = false;
+	id = j->elicit_id = s->next_id++;
+	j->elicit = WS__WAITING;
+	j->elicit_ok = false;
 	pthread_mutex_unlock(&s->mu);
-	if (ws__msg_begin(&m, NULL) < 0)
+	if (ws__msg_begin(&m, NULL) < 0) {
+		pthread_mutex_lock(&s->mu);
+		j->elicit = WS__NONE;
+		pthread_mutex_unlock(&s->mu);
 		return false;
+	}
 	ws_jw_kint(&m.jw, "id", id);
 	ws_jw_kstr(&m.jw, "method", "elicitation/create");
 	ws_jw_key(&m.jw, "params");
@@ -1596,12 +1632,11 @@ ws__approve(void *arg, const char *message)
 							 : 120000);
 	pthread_mutex_lock(&s->mu);
 	/* Unanswered for --approval-timeout: no, and the calls go on. */
-	while (s->elicit == WS__WAITING && !s->eof &&
-	       !(s->running && s->running->cancelled))
+	while (j->elicit == WS__WAITING && !s->eof && !j->cancelled)
 		if (pthread_cond_timedwait(&s->cv, &s->mu, &deadline) == ETIMEDOUT)
 			break;
-	ok = s->elicit == WS__ANSWERED && s->elicit_ok;
-	s->elicit = WS__NONE;
+	ok = j->elicit == WS__ANSWERED && j->elicit_ok;
+	j->elicit = WS__NONE;
 	pthread_mutex_unlock(&s->mu);
 	return ok;
 }
@@ -1736,8 +1771,11 @@ ws__lean_isolation(struct ws_mcp *s, cJSON *env, char **raw)
 			return;
 	if ((text = cJSON_PrintUnformatted(iso)) == NULL)
 		return;
+	/* Calls run side by side: the first to finish sets the default. */
+	pthread_mutex_lock(&s->mu);
 	if (s->iso_default == NULL) {
 		s->iso_default = text;
+		pthread_mutex_unlock(&s->mu);
 		return;
 	}
 	if (strcmp(text, s->iso_default) == 0) {
@@ -1745,6 +1783,7 @@ ws__lean_isolation(struct ws_mcp *s, cJSON *env, char **raw)
 		free(*raw);
 		*raw = NULL;
 	}
+	pthread_mutex_unlock(&s->mu);
 	free(text);
 }
 
@@ -1763,12 +1802,12 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	struct ws__msg m;
 	bool cancelled;
 
-	s->progress_token = NULL;
-	s->progress_last = -1;
+	j->progress_token = NULL;
+	j->progress_last = -1;
 	if (token != NULL && (cJSON_IsString(token) || cJSON_IsNumber(token))) {
-		s->progress_token = cJSON_PrintUnformatted(token);
-		ws_progress_set(ws__progress, s);
-		ws__progress(s, 0, "started");
+		j->progress_token = cJSON_PrintUnformatted(token);
+		ws_progress_set(ws__progress, j);
+		ws__progress(j, 0, "started");
 	}
 	/*
 	 * A repeated key, at any depth, before anything reads the
@@ -1797,8 +1836,8 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	if (env != NULL && strcmp(name->valuestring, "run_command") == 0)
 		ws__lean_isolation(s, env, &raw);
 	ws_progress_set(NULL, NULL);
-	free(s->progress_token);
-	s->progress_token = NULL;
+	free(j->progress_token);
+	j->progress_token = NULL;
 	pthread_mutex_lock(&s->mu);
 	cancelled = j->cancelled;
 	pthread_mutex_unlock(&s->mu);
@@ -1831,6 +1870,21 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	free(raw);
 }
 
+/* Take j off the list of running calls (under mu). */
+static void
+ws__unlist(struct ws_mcp *s, struct ws__job *j)
+{
+	for (struct ws__job **pp = &s->running; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+}
+
+/*
+ * A worker: take the oldest queued call, run it in a state of its own
+ * (ws/call.h) and answer it, until input ended and the queue is empty.
+ */
 static void
 ws__worker(struct ws_mcp *s)
 {
@@ -1838,13 +1892,20 @@ ws__worker(struct ws_mcp *s)
 	 * No signal is blocked here: wsrun's children inherit this thread's
 	 * mask, and a command must die of the SIGTERM that stops it.
 	 */
-	ws_cli_set_approver(ws__approve, s);
+	struct ws__idle me = {.woken = false};
+
+	pthread_cond_init(&me.cv, NULL);
 	for (;;) {
 		struct ws__job *j;
 
 		pthread_mutex_lock(&s->mu);
-		while (s->head == NULL && !s->eof)
-			pthread_cond_wait(&s->cv, &s->mu);
+		while (s->head == NULL && !s->eof) {
+			me.woken = false;
+			me.next = s->idle;
+			s->idle = &me;
+			while (!me.woken)
+				pthread_cond_wait(&me.cv, &s->mu);
+		}
 		j = s->head;
 		if (j == NULL) {
 			pthread_mutex_unlock(&s->mu);
@@ -1853,18 +1914,49 @@ ws__worker(struct ws_mcp *s)
 		s->head = j->next;
 		if (s->head == NULL)
 			s->tail = NULL;
-		s->running = j;
 		/* Under mu: a cancel for this call cannot come in between. */
-		ws_cancel_reset();
+		ws_call_init(&j->call, s->frontend);
+		j->next = s->running;
+		s->running = j;
 		pthread_mutex_unlock(&s->mu);
+		ws__self = j;
+		ws_call_enter(&j->call);
+		ws_cli_set_approver(ws__approve, j);
 		ws__run_job(s, j);
+		ws_call_leave();
+		ws__self = NULL;
 		pthread_mutex_lock(&s->mu);
-		s->running = NULL;
+		ws__unlist(s, j);
 		pthread_mutex_unlock(&s->mu);
+		ws_call_fini(&j->call);
 		cJSON_Delete(j->req);
 		free(j);
 	}
-	ws_cli_set_approver(NULL, NULL);
+	pthread_cond_destroy(&me.cv);
+}
+
+/* Wake the last idle worker (under mu); false if none is idle. */
+static bool
+ws__wake_one(struct ws_mcp *s)
+{
+	struct ws__idle *w = s->idle;
+
+	if (w == NULL)
+		return false;
+	s->idle = w->next;
+	w->woken = true;
+	pthread_cond_signal(&w->cv);
+	return true;
+}
+
+/* The workers beside the main thread. */
+static void *
+ws__worker_thread(void *arg)
+{
+	ws__worker(arg);
+	/* What the calls left in this thread's storage. */
+	ws_error_clear();
+	return NULL;
 }
 
 /* ---- Requests (reader thread) ---------------------------------------- */
@@ -2092,23 +2184,26 @@ ws__response(struct ws_mcp *s, const cJSON *msg)
 		}
 		return;
 	}
-	if (s->elicit == WS__WAITING && n == s->elicit_id) {
+	for (struct ws__job *j = s->running; j != NULL; j = j->next) {
 		const cJSON *res = cJSON_GetObjectItemCaseSensitive(msg, "result");
 		const cJSON *action = cJSON_GetObjectItemCaseSensitive(res, "action");
 		const cJSON *content = cJSON_GetObjectItemCaseSensitive(res, "content");
 
+		if (j->elicit != WS__WAITING || n != j->elicit_id)
+			continue;
 		/* Only an explicit "accept" with approve: true allows. */
-		s->elicit_ok = cJSON_IsString(action) &&
+		j->elicit_ok = cJSON_IsString(action) &&
 			       strcmp(action->valuestring, "accept") == 0 &&
 			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(content,
 									   "approve"));
-		s->elicit = WS__ANSWERED;
+		j->elicit = WS__ANSWERED;
 		pthread_cond_broadcast(&s->cv);
+		break;
 	}
 	pthread_mutex_unlock(&s->mu);
 }
 
-/* notifications/cancelled: drop a queued call, or stop the running one. */
+/* notifications/cancelled: drop a queued call, or stop a running one. */
 static void
 ws__cancel(struct ws_mcp *s, const cJSON *params)
 {
@@ -2118,11 +2213,12 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 	if (rid == NULL)
 		return;
 	pthread_mutex_lock(&s->mu);
-	if (s->running != NULL && cJSON_Compare(s->running->id, rid, 1)) {
-		s->running->cancelled = true;
-		ws_cancel_request();
-		pthread_cond_broadcast(&s->cv); /* an approval wait ends */
-	}
+	for (struct ws__job *j = s->running; j != NULL; j = j->next)
+		if (cJSON_Compare(j->id, rid, 1)) {
+			j->cancelled = true;
+			ws_call_cancel(&j->call);
+			pthread_cond_broadcast(&s->cv); /* an approval wait ends */
+		}
 	for (pp = &s->head; *pp != NULL; pp = &(*pp)->next) {
 		if (cJSON_Compare((*pp)->id, rid, 1)) {
 			drop = *pp;
@@ -2188,6 +2284,7 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 		cJSON_Delete(req);
 		return;
 	}
+	j->s = s;
 	j->req = req;
 	j->id = id;
 	j->nul_args = nul;
@@ -2197,7 +2294,8 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	else
 		s->head = j;
 	s->tail = j;
-	pthread_cond_broadcast(&s->cv);
+	/* One worker is enough: waking all of them costs the idle case. */
+	(void)ws__wake_one(s);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -2658,6 +2756,8 @@ ws__reader(void *arg)
 	pthread_mutex_lock(&s->mu);
 	s->eof = true;
 	pthread_cond_broadcast(&s->cv);
+	while (ws__wake_one(s))
+		;
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
@@ -2666,13 +2766,14 @@ int
 ws_mcp_serve(const struct ws_mcp_opts *o)
 {
 	struct ws_mcp s;
-	pthread_t reader;
-	int rc;
+	pthread_t reader, *pool = NULL;
+	int rc, njobs = o->jobs > 0 ? o->jobs : WS_MCP_JOBS, npool = 0;
 
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.next_id = 1;
 	s.roots_id = -1;
+	s.frontend = ws_call_current()->frontend;
 	pthread_mutex_init(&s.out_mu, NULL);
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
@@ -2684,16 +2785,26 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	if ((rc = ws__build_list(&s)) < 0)
 		goto out;
 	/*
-	 * The calls run on this thread, the reading on another: what the
-	 * tools keep per thread (the last error, PCRE2 match data) stays the
-	 * main thread's, and a command's parent-death signal follows the
-	 * process, not a thread that could end first.
+	 * The calls run on this thread and njobs - 1 more, the reading on
+	 * another.  A command's parent-death signal follows the thread that
+	 * started it: every worker lives until input ends and waits for its
+	 * command within the call, so none ends first.
 	 */
 	if (pthread_create(&reader, NULL, ws__reader, &s) != 0) {
 		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the reading thread");
 		goto out;
 	}
+	if (njobs > 1 && (pool = calloc((size_t)njobs - 1, sizeof(*pool))) != NULL)
+		for (int i = 0; i < njobs - 1; i++) {
+			/* Fewer workers do the same work. */
+			if (pthread_create(&pool[npool], NULL, ws__worker_thread, &s) != 0)
+				break;
+			npool++;
+		}
 	ws__worker(&s);
+	for (int i = 0; i < npool; i++)
+		pthread_join(pool[i], NULL);
+	free(pool);
 	pthread_join(reader, NULL);
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;

@@ -6,9 +6,10 @@
  *
  * The allowed directories are the server's (ws_mcp_dirs(): the
  * workspace, then the mounts of further DIRs or of the client's roots);
- * the translation is rebuilt when they change (roots/list_changed), on
- * the one thread that runs every call, so no lock is needed.
+ * the translation is rebuilt when they change (roots/list_changed); the
+ * calls that run side by side share it under a lock and a count.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,21 +21,42 @@
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
 
-/* The translation for the directories it was built for. */
-static struct ws_mcp_compat_fs *ws__hook_fs;
-static char **ws__hook_dirs;
-static size_t ws__hook_ndirs;
+/*
+ * The translation for the directories it was built for, shared by the
+ * calls that run side by side: each call holds a reference, so that a
+ * rebuild (the roots changed) while another call uses the old one frees
+ * it only when that call is done.  ws__hook_mu guards the current one,
+ * the counts, and the array ws_mcp_dirs() returns (it lives until the
+ * next call of ws_mcp_dirs(), which is made only under this lock).
+ */
+struct ws__hook_tr {
+	struct ws_mcp_compat_fs *fs;
+	char **dirs;
+	size_t ndirs;
+	size_t refs; /* the current pointer's one, and each call's */
+};
+
+static pthread_mutex_t ws__hook_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct ws__hook_tr *ws__hook_cur;
 
 static void
-ws__hook_forget(void)
+ws__hook_free(struct ws__hook_tr *t)
 {
-	ws_mcp_compat_free(ws__hook_fs);
-	ws__hook_fs = NULL;
-	for (size_t i = 0; i < ws__hook_ndirs; i++)
-		free(ws__hook_dirs[i]);
-	free(ws__hook_dirs);
-	ws__hook_dirs = NULL;
-	ws__hook_ndirs = 0;
+	if (t == NULL)
+		return;
+	ws_mcp_compat_free(t->fs);
+	for (size_t i = 0; i < t->ndirs; i++)
+		free(t->dirs[i]);
+	free(t->dirs);
+	free(t);
+}
+
+/* Drop one reference to t (under ws__hook_mu). */
+static void
+ws__hook_unref(struct ws__hook_tr *t)
+{
+	if (t != NULL && --t->refs == 0)
+		ws__hook_free(t);
 }
 
 /*
@@ -43,55 +65,79 @@ ws__hook_forget(void)
  * rule: ws_mcp_mount_name()).
  */
 static int
-ws__hook_build(const char *const *dirs, const char *const *prefixes, size_t n)
+ws__hook_build(const char *const *dirs, const char *const *prefixes, size_t n,
+	       struct ws__hook_tr **out)
 {
+	struct ws__hook_tr *t = calloc(1, sizeof(*t));
 	int rc = 0;
 
-	ws__hook_forget();
-	ws__hook_dirs = calloc(n + 1, sizeof(*ws__hook_dirs));
-	if (ws__hook_dirs == NULL)
+	*out = NULL;
+	if (t == NULL || (t->dirs = calloc(n + 1, sizeof(*t->dirs))) == NULL) {
+		free(t);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
 	for (size_t k = 0; k < n; k++) {
-		if ((ws__hook_dirs[k] = strdup(dirs[k])) == NULL) {
+		if ((t->dirs[k] = strdup(dirs[k])) == NULL) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 			goto out;
 		}
-		ws__hook_ndirs++;
+		t->ndirs++;
 	}
-	rc = ws_mcp_compat_new(dirs, prefixes, n, &ws__hook_fs);
+	rc = ws_mcp_compat_new(dirs, prefixes, n, &t->fs);
 out:
-	if (rc < 0)
-		ws__hook_forget();
-	return rc;
+	if (rc < 0) {
+		ws__hook_free(t);
+		return rc;
+	}
+	t->refs = 1;
+	*out = t;
+	return 0;
 }
 
-/* The translation for the server's directories now. */
-static struct ws_mcp_compat_fs *
+/*
+ * The translation for the server's directories now, with a reference
+ * the caller drops (ws__hook_release()).
+ */
+static struct ws__hook_tr *
 ws__hook_current(struct ws_mcp *srv, cJSON **err)
 {
 	const char *const *prefixes = NULL;
-	const char *const *dirs = ws_mcp_dirs(srv, &prefixes);
+	const char *const *dirs;
+	struct ws__hook_tr *t = NULL;
 	size_t n = 0;
 	bool same;
 
+	pthread_mutex_lock(&ws__hook_mu);
+	dirs = ws_mcp_dirs(srv, &prefixes);
 	while (dirs != NULL && dirs[n] != NULL)
 		n++;
-	same = ws__hook_fs != NULL && n == ws__hook_ndirs;
+	same = ws__hook_cur != NULL && n == ws__hook_cur->ndirs;
 	for (size_t i = 0; same && i < n; i++)
-		same = strcmp(dirs[i], ws__hook_dirs[i]) == 0;
-	if (same)
-		return ws__hook_fs;
-	if (n == 0) {
+		same = strcmp(dirs[i], ws__hook_cur->dirs[i]) == 0;
+	if (same) {
+		t = ws__hook_cur;
+	} else if (n == 0) {
 		*err = cJSON_CreateString("Server cannot operate: no allowed directories "
 					  "(start it with DIR arguments, or use a client "
 					  "that offers roots) (WORKSPACE_NOT_FOUND)");
-		return NULL;
-	}
-	if (ws__hook_build(dirs, prefixes, n) < 0) {
+	} else if (ws__hook_build(dirs, prefixes, n, &t) < 0) {
 		*err = cJSON_CreateString(ws_error_last());
-		return NULL;
+	} else {
+		ws__hook_unref(ws__hook_cur);
+		ws__hook_cur = t;
 	}
-	return ws__hook_fs;
+	if (t != NULL)
+		t->refs++;
+	pthread_mutex_unlock(&ws__hook_mu);
+	return t;
+}
+
+static void
+ws__hook_release(struct ws__hook_tr *t)
+{
+	pthread_mutex_lock(&ws__hook_mu);
+	ws__hook_unref(t);
+	pthread_mutex_unlock(&ws__hook_mu);
 }
 
 /* The native runner: one of our tools, in-process, through the server. */
@@ -146,11 +192,11 @@ static cJSON *
 ws__hook_call(struct ws_mcp *srv, const char *name, const cJSON *args)
 {
 	cJSON *err = NULL, *res = NULL;
-	struct ws_mcp_compat_fs *fs = ws__hook_current(srv, &err);
+	struct ws__hook_tr *tr = ws__hook_current(srv, &err);
 	char *t = NULL;
 	int rc;
 
-	if (fs == NULL) {
+	if (tr == NULL) {
 		ws_error_clear();
 		res = ws__hook_error(cJSON_IsString(err) ? err->valuestring : "out of memory");
 		cJSON_Delete(err);
@@ -161,7 +207,8 @@ ws__hook_call(struct ws_mcp *srv, const char *name, const cJSON *args)
 	 * result carries everything, so it is forgotten here (a calls'
 	 * thread that exits would leak its path otherwise).
 	 */
-	rc = ws_mcp_compat_call(fs, name, args, ws__hook_native, srv, &res);
+	rc = ws_mcp_compat_call(tr->fs, name, args, ws__hook_native, srv, &res);
+	ws__hook_release(tr);
 	ws_error_clear();
 	if (rc == WS_EINVALID_ARGUMENT && res == NULL) {
 		/*

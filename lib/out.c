@@ -11,31 +11,34 @@
 #include <string.h>
 
 #include "ws/audit.h"
+#include "ws/call.h"
 #include "ws/error.h"
 
 /*
- * Process-wide, not per thread: wsgrep delivers results from its search
- * threads.  The MCP server runs one call at a time and writes its own
- * messages with write(2), never through this.
+ * The current call's (ws/call.h), not a thread's alone: wsgrep delivers
+ * results from its search threads, which enter their call.  The MCP
+ * server writes its own messages with write(2), never through this.
  */
-static FILE *ws__out;
-
 FILE *
 ws_out(void)
 {
-	return ws__out != NULL ? ws__out : stdout;
+	FILE *f = ws_call_current()->out;
+
+	return f != NULL ? f : stdout;
 }
 
 void
 ws_out_set(FILE *f)
 {
-	ws__out = f;
+	ws_call_current()->out = f;
 }
 
 bool
 ws_out_is_stdout(void)
 {
-	return ws__out == NULL || ws__out == stdout;
+	FILE *f = ws_call_current()->out;
+
+	return f == NULL || f == stdout;
 }
 
 void

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -869,7 +870,8 @@ out:
 /* ------------------------------------------------------------------ */
 /* Physical stage: the openat2 fast path                               */
 
-static int ws__no_openat2; /* set once the kernel says ENOSYS */
+/* Set once the kernel says ENOSYS; atomic, as calls run side by side. */
+static atomic_int ws__no_openat2;
 
 /* Returns 0 done, 1 to fall back to the slow walk, or a negative error. */
 static int
@@ -881,8 +883,9 @@ ws__fast(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 	int dirfd, fd = -1;
 	struct stat st;
 
-	if (ws__no_openat2 || (flags & (WS_R_TRACE | WS_R_SLOW)) ||
-	    res->anchor == WS_ANCHOR_HOST || rel[0] == '\0')
+	if (atomic_load_explicit(&ws__no_openat2, memory_order_relaxed) ||
+	    (flags & (WS_R_TRACE | WS_R_SLOW)) || res->anchor == WS_ANCHOR_HOST ||
+	    rel[0] == '\0')
 		return 1;
 	slash = strrchr(rel, '/');
 	if (slash == NULL) {
@@ -909,7 +912,8 @@ ws__fast(struct ws_ctx *ws, struct ws_res *res, unsigned flags)
 		}
 		if (dirfd < 0) {
 			if (errno == ENOSYS)
-				ws__no_openat2 = 1;
+				atomic_store_explicit(&ws__no_openat2, 1,
+						      memory_order_relaxed);
 			free(parent);
 			return 1;
 		}

@@ -25,7 +25,9 @@
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +96,13 @@ static const char ws__builtin_rules[] =
 	"[\"" WS__CMD_START "chmod\\\\s+(?:-\\\\S+\\\\s+)*777\\\\s+/(?:\\\\s|$)\"]}"
 	"]}";
 
+/*
+ * The built-in list, parsed on first use.  Its patterns compile lazily
+ * and share one match data, so calls that run side by side (wstools mcp)
+ * check against it one at a time, under ws__builtin_mu.
+ */
 static struct ws_policy *ws__builtin;
+static pthread_mutex_t ws__builtin_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * The words the built-in rules start with.  A command line holding none
@@ -140,16 +148,22 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 	if (p == NULL || ws_policy_ncommand_rules(p) == 0) {
 		if (!ws__builtin_may_match(cmdline))
 			return 0;
+		pthread_mutex_lock(&ws__builtin_mu);
 		if (ws__builtin == NULL) {
 			int rc = ws_policy_parse(ws__builtin_rules, "wsrun built-in list",
 						 NULL, &ws__builtin);
 
-			if (rc < 0)
+			if (rc < 0) {
+				pthread_mutex_unlock(&ws__builtin_mu);
 				return rc;
+			}
 		}
 		p = ws__builtin;
+		d = ws_policy_check_command(p, cmdline, &m);
+		pthread_mutex_unlock(&ws__builtin_mu);
+	} else {
+		d = ws_policy_check_command(p, cmdline, &m);
 	}
-	d = ws_policy_check_command(p, cmdline, &m);
 	if (d < 0)
 		return d;
 	if (d == WS_DECISION_DENY) {
@@ -1844,7 +1858,8 @@ ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
 static void
 ws__cg_make(struct ws__proc *p, struct ws_isolation *iso)
 {
-	static unsigned seq;
+	/* Atomic: two calls of one server (wstools mcp) never share a name. */
+	static atomic_uint seq;
 	char *dir = ws__sandbox_cgroup_dir();
 	char path[4352];
 
@@ -1855,7 +1870,8 @@ ws__cg_make(struct ws__proc *p, struct ws_isolation *iso)
 			 "no cgroup v2 with cgroup.kill");
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/wsrun-%d-%u", dir, (int)getpid(), seq++);
+	snprintf(path, sizeof(path), "%s/wsrun-%d-%u", dir, (int)getpid(),
+		 atomic_fetch_add(&seq, 1));
 	free(dir);
 	if (mkdir(path, 0755) < 0) {
 		snprintf(iso->layer[WS_LAYER_CGROUP].why,

@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,15 +179,18 @@ ws_layers_parse(const char *list, unsigned *bits)
 int
 ws_landlock_abi(void)
 {
-	static int abi = -1;
+	/* Atomic: calls run side by side (the same answer either way). */
+	static atomic_int abi = -1;
+	int v = atomic_load_explicit(&abi, memory_order_relaxed);
 
-	if (abi < 0) {
-		long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	if (v < 0) {
+		long k = syscall(SYS_landlock_create_ruleset, NULL, 0,
 				 WS__LL_CREATE_VERSION);
 
-		abi = v < 0 ? 0 : (int)v;
+		v = k < 0 ? 0 : (int)k;
+		atomic_store_explicit(&abi, v, memory_order_relaxed);
 	}
-	return abi;
+	return v;
 }
 
 /* The cgroup v2 directory this process is in, or NULL. */
@@ -923,10 +927,17 @@ ws__fail(char *msg, size_t len, const char *what, const char *path, int err)
  * path, some thirty a call).  Only the namespace init, a single thread,
  * sets and uses it.
  */
-static int ws__newroot_fd = -1;
+static _Thread_local int ws__newroot_fd = -1;
 
-/* The virtual view's stage (the workspace's tree), once attached. */
-static int ws__stage_fd = -1;
+/*
+ * The virtual view's stage (the workspace's tree), once attached.
+ * Both are per thread: the namespace init shares the memory, and so the
+ * thread storage, of the thread that started it (CLONE_VM without
+ * CLONE_SETTLS), and two calls of one server (wstools mcp) in different
+ * workspaces, which the workspace's run lock does not order, may each
+ * have an init at work; each fd is a number in its own init's table.
+ */
+static _Thread_local int ws__stage_fd = -1;
 
 /* Whether an O_PATH descriptor is a directory or a symlink (what a walk's
  * last component may be where a directory is wanted). */

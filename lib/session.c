@@ -14,6 +14,7 @@
 
 #include "ws-config.h"
 #include "ws/audit.h"
+#include "ws/call.h"
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
@@ -23,26 +24,24 @@
 #include "ws/policy.h"
 #include "ws/vars.h"
 
-/* ws_cli_set_approver(): set once by a long-lived front end. */
-static ws_approver_fn ws__approver;
-static void *ws__approver_arg;
-
+/* ws_cli_set_approver(): the current call's (ws/call.h). */
 void
 ws_cli_set_approver(ws_approver_fn fn, void *arg)
 {
-	ws__approver = fn;
-	ws__approver_arg = arg;
+	struct ws_call *c = ws_call_current();
+
+	c->approver = fn;
+	c->approver_arg = arg;
 }
 
 /* ws_cli_set_mounts(): the mounts a long-lived front end passes as data. */
-static const struct ws_mount_def *ws__mounts;
-static size_t ws__nmounts;
-
 void
 ws_cli_set_mounts(const struct ws_mount_def *m, size_t n)
 {
-	ws__mounts = n > 0 ? m : NULL;
-	ws__nmounts = m != NULL ? n : 0;
+	struct ws_call *c = ws_call_current();
+
+	c->mounts = n > 0 ? m : NULL;
+	c->nmounts = m != NULL ? n : 0;
 }
 
 /* --verbose: one logfmt line on stderr, in the form of DESIGN.md 6. */
@@ -212,9 +211,10 @@ ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
 	 * never inside wsrun (WS_SANDBOX), and only in plain mode on a
 	 * terminal.  Otherwise approval is the harness's: APPROVAL_REQUIRED.
 	 */
-	if (ws__approver != NULL) {
+	if (ws_call_current()->approver != NULL) {
 		ws_policy_set_hooks(pol, cli->verbose ? ws__log : NULL,
-				    ws__approver, ws__approver_arg);
+				    ws_call_current()->approver,
+				    ws_call_current()->approver_arg);
 		return 0;
 	}
 	ws_policy_set_hooks(pol, cli->verbose ? ws__log : NULL,
@@ -328,7 +328,7 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 	if (rc < 0)
 		return rc;
 	ws->audit = cli->audit_log;
-	ws_audit_set_approver(ws->audit, ws__approver != NULL ? "elicitation" : "tty");
+	ws_audit_set_approver(ws->audit, ws_call_current()->approver != NULL ? "elicitation" : "tty");
 	return ws_ctx_guard(ws, path);
 }
 
@@ -356,7 +356,8 @@ ws__history(struct ws_cli *cli, struct ws_ctx *ws)
 				    "the state directory must be an absolute name");
 	if (cli->want_history && !cli->no_history && c->history)
 		return ws_hist_open(ws, base, &b, cli->tool->tool,
-				    ws__approver != NULL ? "mcp" : fe ? fe : "cli");
+				    ws_call_current()->approver != NULL ? "mcp"
+				    : fe ? fe : "cli");
 	/* Only the string: nothing is made for a call that records nothing. */
 	if ((dir = ws_hist_dir(base, ws->anchors[0].real)) == NULL)
 		return 0;
@@ -406,14 +407,16 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if ((rc = ws__history(cli, ws)) < 0)
 		return rc;
 	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */
-	if (cli->nmounts > 0 || ws__nmounts > 0) {
+	if (cli->nmounts > 0 || ws_call_current()->nmounts > 0) {
+		const struct ws_call *call = ws_call_current();
+
 		for (size_t i = 0; i < cli->nmounts; i++)
 			if ((rc = ws_ctx_add_mount(ws, cli->mounts[i])) < 0)
 				return rc;
-		for (size_t i = 0; i < ws__nmounts; i++)
-			if ((rc = ws_ctx_add_mount_dir(ws, ws__mounts[i].vprefix,
-						       ws__mounts[i].dir,
-						       ws__mounts[i].ro)) < 0)
+		for (size_t i = 0; i < call->nmounts; i++)
+			if ((rc = ws_ctx_add_mount_dir(ws, call->mounts[i].vprefix,
+						       call->mounts[i].dir,
+						       call->mounts[i].ro)) < 0)
 				return rc;
 	} else if (cli->env_mounts != NULL && cli->env_mounts[0] != '\0') {
 		if ((rc = ws_ctx_add_mounts(ws, cli->env_mounts)) < 0)

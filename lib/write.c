@@ -13,7 +13,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1143,17 +1145,45 @@ ws__block_stop(sigset_t *old)
 }
 
 /*
- * The named temporary file of the fallback path, for the handler below
- * (the tools are single-threaded: there is at most one at a time).
+ * The named temporary files of the fallback path, for the handler below.
+ * Calls that run side by side (wstools mcp) may each have one, so each
+ * takes a slot, whose state moves only by atomic operations: the handler
+ * runs on any thread while the others go on, and must neither read a
+ * name being written nor miss a file being created.
+ *   FREE -> PENDING (claimed before the file is created; its name may
+ *   change while it is PENDING) -> ARMED (the file exists under the name)
+ *   -> FREE (disarmed), or ARMED -> TAKEN (the handler removed the file;
+ *   the slot stays taken, the process is about to die).
+ * The handler first sets ws__tmp_dying, then waits out the PENDING slots
+ * and removes the ARMED files; a writer claims its slot and then looks
+ * at ws__tmp_dying (both sequentially consistent), so either the handler
+ * sees the claim or the writer sees the flag and creates nothing.
+ * A call that finds every slot taken writes unarmed: a stop signal then
+ * leaves its ".NAME.wswrite-XXXXXX" behind (as a kill -9 would) for the
+ * next writer's sweep (ws__sweep()).
  */
-static volatile sig_atomic_t ws__tmp_armed;
-static int ws__tmp_dirfd = -1;
-static char ws__tmp_name[WS_NAME_MAX + 1];
+enum { WS__SLOT_FREE, WS__SLOT_PENDING, WS__SLOT_ARMED, WS__SLOT_TAKEN };
+#define WS__NSLOTS 64
+
+static struct {
+	atomic_int state;
+	int dirfd;
+	char name[WS_NAME_MAX + 1];
+} ws__tmp_slot[WS__NSLOTS];
+static atomic_int ws__tmp_dying;
+
+/*
+ * Whether the handler is installed, for how many slots, and the actions
+ * it replaced: changed under a mutex (never taken by the handler), the
+ * first claim installs it and the last release restores them.
+ */
+static pthread_mutex_t ws__tmp_mu = PTHREAD_MUTEX_INITIALIZER;
+static size_t ws__tmp_users;
 static struct sigaction ws__tmp_oldact[WS__NSTOP];
 static bool ws__tmp_hooked[WS__NSTOP];
 
 /*
- * Remove the temporary file, then die of the signal as we would have
+ * Remove the temporary files, then die of the signal as we would have
  * without the handler (it is blocked here, so it is delivered, with the
  * default action, as the handler returns).  Only async-signal-safe calls.
  */
@@ -1163,8 +1193,22 @@ ws__tmp_on_signal(int sig)
 	struct sigaction dfl;
 	int saved = errno;
 
-	if (ws__tmp_armed)
-		unlinkat(ws__tmp_dirfd, ws__tmp_name, 0);
+	atomic_store(&ws__tmp_dying, 1);
+	for (size_t i = 0; i < WS__NSLOTS; i++) {
+		int st = atomic_load(&ws__tmp_slot[i].state);
+
+		/* Being created: a system call away from ARMED or FREE. */
+		for (int w = 0; st == WS__SLOT_PENDING && w < 2000; w++) {
+			struct timespec ms = {0, 1000000};
+
+			nanosleep(&ms, NULL);
+			st = atomic_load(&ws__tmp_slot[i].state);
+		}
+		if (st == WS__SLOT_ARMED &&
+		    atomic_compare_exchange_strong(&ws__tmp_slot[i].state, &st,
+						   WS__SLOT_TAKEN))
+			unlinkat(ws__tmp_slot[i].dirfd, ws__tmp_slot[i].name, 0);
+	}
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
@@ -1174,44 +1218,104 @@ ws__tmp_on_signal(int sig)
 }
 
 /*
- * Arm the handler for the temporary file tmp in dirfd; called with the
- * stop signals blocked, right after the file was created.  Only signals
- * left at their default action (which would kill us) are caught: a
- * program with its own handlers, or ignoring them, keeps its choice.
+ * Claim a slot before the temporary file is created; called with the
+ * stop signals blocked.  Only signals left at their default action
+ * (which would kill us) are caught: a program with its own handlers, or
+ * ignoring them, keeps its choice.  Returns the slot, -1 if none was
+ * free (the write goes on unarmed), or a negative error if a stop signal
+ * is being handled (the process is about to die: nothing is created).
  */
-static void
-ws__tmp_arm(int dirfd, const char *tmp)
+static int
+ws__tmp_claim(void)
 {
 	struct sigaction sa;
+	int slot = -1;
 
-	snprintf(ws__tmp_name, sizeof(ws__tmp_name), "%s", tmp);
-	ws__tmp_dirfd = dirfd;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = ws__tmp_on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < WS__NSTOP; i++)
-		sigaddset(&sa.sa_mask, ws__stop_sigs[i]);
-	for (size_t i = 0; i < WS__NSTOP; i++) {
-		ws__tmp_hooked[i] = false;
-		if (sigaction(ws__stop_sigs[i], NULL, &ws__tmp_oldact[i]) == 0 &&
-		    !(ws__tmp_oldact[i].sa_flags & SA_SIGINFO) &&
-		    ws__tmp_oldact[i].sa_handler == SIG_DFL &&
-		    sigaction(ws__stop_sigs[i], &sa, NULL) == 0)
-			ws__tmp_hooked[i] = true;
+	for (int i = 0; i < WS__NSLOTS && slot < 0; i++) {
+		int free_ = WS__SLOT_FREE;
+
+		if (atomic_compare_exchange_strong(&ws__tmp_slot[i].state, &free_,
+						   WS__SLOT_PENDING))
+			slot = i;
 	}
-	ws__tmp_armed = 1;
+	if (atomic_load(&ws__tmp_dying)) {
+		if (slot >= 0)
+			atomic_store(&ws__tmp_slot[slot].state, WS__SLOT_FREE);
+		return ws_error_set(WS_EIO_ERROR, NULL, "stopping on a signal");
+	}
+	if (slot < 0)
+		return -1;
+	pthread_mutex_lock(&ws__tmp_mu);
+	if (ws__tmp_users++ == 0) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = ws__tmp_on_signal;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < WS__NSTOP; i++)
+			sigaddset(&sa.sa_mask, ws__stop_sigs[i]);
+		for (size_t i = 0; i < WS__NSTOP; i++) {
+			ws__tmp_hooked[i] = false;
+			if (sigaction(ws__stop_sigs[i], NULL, &ws__tmp_oldact[i]) == 0 &&
+			    !(ws__tmp_oldact[i].sa_flags & SA_SIGINFO) &&
+			    ws__tmp_oldact[i].sa_handler == SIG_DFL &&
+			    sigaction(ws__stop_sigs[i], &sa, NULL) == 0)
+				ws__tmp_hooked[i] = true;
+		}
+	}
+	pthread_mutex_unlock(&ws__tmp_mu);
+	return slot;
 }
 
-/* Undo ws__tmp_arm(); called with the stop signals blocked. */
+/* The name the claimed slot's file is about to be created under. */
 static void
-ws__tmp_disarm(void)
+ws__tmp_name_set(int slot, int dirfd, const char *tmp)
 {
-	ws__tmp_armed = 0;
-	for (size_t i = 0; i < WS__NSTOP; i++) {
-		if (ws__tmp_hooked[i])
-			sigaction(ws__stop_sigs[i], &ws__tmp_oldact[i], NULL);
-		ws__tmp_hooked[i] = false;
+	if (slot < 0)
+		return;
+	snprintf(ws__tmp_slot[slot].name, sizeof(ws__tmp_slot[slot].name), "%s", tmp);
+	ws__tmp_slot[slot].dirfd = dirfd;
+}
+
+/* The file exists under the slot's name: the handler removes it now. */
+static void
+ws__tmp_arm(int slot)
+{
+	if (slot >= 0)
+		atomic_store(&ws__tmp_slot[slot].state, WS__SLOT_ARMED);
+}
+
+/*
+ * Release a slot (ARMED or still PENDING); called with the stop signals
+ * blocked.  The last one restores an action only where the handler is
+ * still ours: another thread (wsrun's in-process hook) may have set its
+ * own since.
+ */
+static void
+ws__tmp_disarm(int slot)
+{
+	int st;
+
+	if (slot < 0)
+		return;
+	st = atomic_load(&ws__tmp_slot[slot].state);
+	/* Taken by the handler: the process is dying, the slot stays. */
+	if (st == WS__SLOT_TAKEN ||
+	    !atomic_compare_exchange_strong(&ws__tmp_slot[slot].state, &st,
+					    WS__SLOT_FREE))
+		return;
+	pthread_mutex_lock(&ws__tmp_mu);
+	if (--ws__tmp_users == 0) {
+		for (size_t i = 0; i < WS__NSTOP; i++) {
+			struct sigaction cur;
+
+			if (ws__tmp_hooked[i] &&
+			    sigaction(ws__stop_sigs[i], NULL, &cur) == 0 &&
+			    !(cur.sa_flags & SA_SIGINFO) &&
+			    cur.sa_handler == ws__tmp_on_signal)
+				sigaction(ws__stop_sigs[i], &ws__tmp_oldact[i], NULL);
+			ws__tmp_hooked[i] = false;
+		}
 	}
+	pthread_mutex_unlock(&ws__tmp_mu);
 }
 
 /* Fill the new file fd: data, owner and mode of old, fsync. */
@@ -1310,13 +1414,18 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 {
 	char tmp[WS_NAME_MAX + 1];
 	sigset_t mask;
-	int fd = -1, hold, rc = 0, tries;
+	int fd = -1, hold, rc = 0, tries, slot;
 
 	ws__block_stop(&mask);
+	if ((slot = ws__tmp_claim()) < -1) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		return slot;
+	}
 	for (tries = 0; tries < 100; tries++) {
 		struct stat st;
 
 		ws__tmpname(name, tmp, sizeof(tmp));
+		ws__tmp_name_set(slot, dirfd, tmp);
 		/* A new file gets 0666 less the umask, as the kernel applies it. */
 		fd = openat(dirfd, tmp,
 			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -1346,6 +1455,7 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 	if (fd < 0) {
 		rc = ws_error_errno(errno ? errno : EEXIST, NULL,
 				    "create a temporary file");
+		ws__tmp_disarm(slot);
 		sigprocmask(SIG_SETMASK, &mask, NULL);
 		return rc;
 	}
@@ -1355,7 +1465,7 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 	 * duplicate descriptor holds it.
 	 */
 	hold = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	ws__tmp_arm(dirfd, tmp);
+	ws__tmp_arm(slot);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	rc = ws__fill(fd, data, n, old, flags);
 	if (close(fd) < 0 && rc == 0)
@@ -1386,7 +1496,7 @@ fail:
 out:
 	if (hold >= 0)
 		close(hold);
-	ws__tmp_disarm();
+	ws__tmp_disarm(slot);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * calls with a flat descriptor count and memory.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -1077,7 +1078,7 @@ wait_progress(struct mcp *m, const char *tok, int timeout_ms)
 START_TEST(run_command_init_environ_hidden)
 {
 	struct mcp m;
-	char path[96], buf[65536];
+	char path[384], buf[65536];
 	pid_t init = 0;
 	ssize_t n = 0;
 	int fd;
@@ -1095,16 +1096,28 @@ START_TEST(run_command_init_environ_hidden)
 		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
 		 "[\"sleep\",\"30\"]},\"_meta\":{\"progressToken\":\"env\"}}}");
 	ck_assert_int_eq(wait_progress(&m, "env", 5000), 0);
-	/* init is the child of the server's main thread, which runs calls. */
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)m.pid,
-		 (int)m.pid);
+	/* init is the child of the worker thread that runs the call. */
 	for (int i = 0; i < 250 && init <= 0; i++) {
-		FILE *f = fopen(path, "r");
+		DIR *d;
+		struct dirent *e;
 
-		if (f != NULL && fscanf(f, "%d", &init) != 1)
-			init = 0;
-		if (f != NULL)
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)m.pid);
+		d = opendir(path);
+		while (d != NULL && init <= 0 && (e = readdir(d)) != NULL) {
+			FILE *f;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/children",
+				 (int)m.pid, e->d_name);
+			if ((f = fopen(path, "r")) == NULL)
+				continue;
+			if (fscanf(f, "%d", &init) != 1)
+				init = 0;
 			fclose(f);
+		}
+		if (d != NULL)
+			closedir(d);
 		if (init <= 0)
 			usleep(20000);
 	}
@@ -2993,6 +3006,425 @@ START_TEST(ten_thousand_calls)
 }
 END_TEST
 
+/* ---- Calls side by side (issue 20) ----------------------------------- */
+
+/* Send a tools/call with a numeric id, and a progress token if tok. */
+static void
+send_call(struct mcp *m, int id, const char *tool, const char *args, const char *tok)
+{
+	if (tok != NULL)
+		mcp_send(m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"%s\",\"arguments\":%s,"
+			 "\"_meta\":{\"progressToken\":%s}}}", id, tool, args, tok);
+	else
+		mcp_send(m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"%s\",\"arguments\":%s}}", id, tool,
+			 args);
+}
+
+/* The next message, which must come within timeout_ms. */
+static cJSON *
+must_recv(struct mcp *m, int timeout_ms, const char *waiting_for)
+{
+	cJSON *j = mcp_recv(m, timeout_ms);
+
+	ck_assert_msg(j != NULL, "nothing came while waiting for %s", waiting_for);
+	return j;
+}
+
+/*
+ * A read sent while a 3 s command runs is answered at once, before the
+ * command (one call at a time, it waited 2.9 s).
+ */
+START_TEST(read_during_command)
+{
+	struct mcp m;
+	long long t0, took;
+	cJSON *j;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"3\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	/* The command is running (it reported elapsed time). */
+	ck_assert_int_gt(wait_progress(&m, "run", 5000), 0);
+	t0 = now_ms();
+	send_call(&m, 3, "read_file", "{\"path\":\"notes.md\"}", NULL);
+	for (;;) {
+		j = must_recv(&m, 10000, "the read");
+		ck_assert_msg(!is_id(j, 2), "the command was answered before the read");
+		if (is_id(j, 3))
+			break;
+		cJSON_Delete(j);
+	}
+	took = now_ms() - t0;
+	ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+	ck_assert_ptr_nonnull(strstr(text_of(cJSON_GetObjectItem(j, "result")), "two"));
+	cJSON_Delete(j);
+	ck_assert_msg(took < (long long)(1000 * WST_SLOWDOWN),
+		      "the read took %lld ms beside the command", took);
+	for (;;) {
+		j = must_recv(&m, 10000, "the command");
+		if (is_id(j, 2))
+			break;
+		cJSON_Delete(j);
+	}
+	ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+	cJSON_Delete(j);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * Two long calls, one cancelled: the other completes.  The second waits
+ * for the person (an approval) while the first runs a command; the
+ * cancel of the second ends only its wait.
+ */
+START_TEST(cancel_one_of_two)
+{
+	char *pol = approve_policy(), *notes = wst_path(W, "notes.md");
+	struct mcp m;
+	cJSON *j;
+	bool asked = false;
+
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"2\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	send_call(&m, 3, "delete_path", "{\"path\":\"notes.md\"}", NULL);
+	/* Its question comes while the command runs. */
+	while (!asked) {
+		const char *meth;
+
+		j = must_recv(&m, 10000, "the approval question");
+		ck_assert_msg(!is_id(j, 2), "the command ended before the second "
+			      "call asked its question");
+		meth = method_of(j);
+		asked = meth != NULL && strcmp(meth, "elicitation/create") == 0;
+		cJSON_Delete(j);
+	}
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":3,\"reason\":\"test\"}}");
+	for (;;) {
+		j = must_recv(&m, 20000, "the command");
+		ck_assert_msg(!is_id(j, 3), "the cancelled call was answered");
+		if (is_id(j, 2))
+			break;
+		cJSON_Delete(j);
+	}
+	ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+	ck_assert_int_eq((int)cJSON_GetNumberValue(sc(cJSON_GetObjectItem(j, "result"),
+						      "exit_code")), 0);
+	cJSON_Delete(j);
+	/* Nothing comes for the cancelled one, and the file is there. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
+	for (;;) {
+		j = must_recv(&m, 10000, "the ping");
+		ck_assert_msg(!is_id(j, 3), "the cancelled call was answered");
+		if (is_id(j, 9))
+			break;
+		cJSON_Delete(j);
+	}
+	cJSON_Delete(j);
+	ck_assert_int_eq(access(notes, F_OK), 0);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+	free(notes);
+}
+END_TEST
+
+/*
+ * Progress of two calls that run side by side: each token gets its own
+ * call's reports (a command's elapsed ms, a search's files), each
+ * increasing, none after its call's answer; the search reports while
+ * the command runs.
+ */
+START_TEST(progress_apart)
+{
+	struct mcp m;
+	char line[32];
+	long long last_run = -1, last_search = -1;
+	int nrun = 0, nsearch = 0, answered = 0;
+	bool run_done = false, search_done = false, search_beside = false;
+
+	memset(line, 'a', 26);
+	line[26] = '\n';
+	line[27] = '\0';
+	for (int i = 0; i < 3000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "slow/f%d.txt", i);
+		wst_write(W, name, line);
+	}
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"2\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	last_run = 0;
+	nrun = 1;
+	send_call(&m, 3, "search_files", "{\"pattern\":\"^(a|aa)+[^a\\\\n]\","
+		  "\"paths\":[\"slow\"]}", "77");
+	while (answered < 2) {
+		cJSON *j = must_recv(&m, 30000, "the two calls");
+		const char *meth = method_of(j);
+
+		if (meth != NULL && strcmp(meth, "notifications/progress") == 0) {
+			const cJSON *p = cJSON_GetObjectItem(j, "params");
+			const cJSON *tok = cJSON_GetObjectItem(p, "progressToken");
+			long long v = (long long)cJSON_GetNumberValue(
+				cJSON_GetObjectItem(p, "progress"));
+			const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(p, "message"));
+
+			ck_assert_ptr_nonnull(msg);
+			if (cJSON_IsString(tok)) {
+				ck_assert_str_eq(tok->valuestring, "run");
+				ck_assert_msg(!run_done, "progress of the command after its answer");
+				ck_assert_msg(strstr(msg, "ms elapsed") != NULL, "run: %s", msg);
+				ck_assert_int_gt(v, last_run);
+				last_run = v;
+				nrun++;
+			} else {
+				ck_assert(cJSON_IsNumber(tok) && tok->valuedouble == 77);
+				ck_assert_msg(!search_done, "progress of the search after its answer");
+				ck_assert_msg(v == 0 ? strcmp(msg, "started") == 0
+						     : strstr(msg, "files searched") != NULL,
+					      "search: %lld %s", v, msg);
+				ck_assert_msg(v > last_search, "search: %lld after %lld", v,
+					      last_search);
+				last_search = v;
+				nsearch++;
+				search_beside |= !run_done && v > 0;
+			}
+		} else if (is_id(j, 2)) {
+			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			run_done = true;
+			answered++;
+		} else if (is_id(j, 3)) {
+			search_done = true;
+			answered++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_ge(nrun, 2);
+	ck_assert_int_ge(nsearch, 2);
+	ck_assert_msg(search_beside, "the search made no progress while the command ran");
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * Writes and edits of one file from calls that run side by side (beside
+ * a command, so that they do run together): every read, and the file in
+ * the end, is one whole version, never a mix, over many rounds.
+ */
+START_TEST(parallel_writes_one_file)
+{
+	enum { SIZE = 8192, ROUNDS = 25 };
+	struct mcp m;
+	char *text[4], *args;
+	char *data;
+	size_t n;
+	cJSON *j;
+
+	for (int k = 0; k < 4; k++) {
+		text[k] = malloc(SIZE + 1);
+		ck_assert_ptr_nonnull(text[k]);
+		memset(text[k], 'a' + k, SIZE);
+		text[k][SIZE] = '\0';
+	}
+	wst_write(W, "same.txt", text[0]);
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"30\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	for (int r = 0; r < ROUNDS; r++) {
+		int base = 100 + r * 10, got = 0;
+
+		/* Three writes, an edit of a (whole) version, and a read. */
+		for (int k = 1; k <= 3; k++) {
+			ck_assert_int_ge(asprintf(&args, "{\"path\":\"same.txt\","
+						  "\"content\":\"%s\"}", text[k]), 0);
+			send_call(&m, base + k, "write_file", args, NULL);
+			free(args);
+		}
+		ck_assert_int_ge(asprintf(&args, "{\"path\":\"same.txt\",\"old\":\"%s\","
+					  "\"new\":\"%s\"}", text[(r % 3) + 1], text[0]), 0);
+		send_call(&m, base + 4, "edit_file", args, NULL);
+		free(args);
+		send_call(&m, base + 5, "read_file", "{\"path\":\"same.txt\"}", NULL);
+		while (got < 5) {
+			j = must_recv(&m, 20000, "the writes");
+			ck_assert_msg(!is_id(j, 2), "the command was answered");
+			for (int k = 1; k <= 5; k++) {
+				const cJSON *res;
+
+				if (!is_id(j, base + k))
+					continue;
+				got++;
+				res = cJSON_GetObjectItem(j, "result");
+				if (k <= 3)
+					ck_assert_msg(!is_error(res), "write: %s", text_of(res));
+				else if (k == 4)
+					/* Or refused: the file changed under it. */
+					ck_assert_msg(!is_error(res) ||
+						      strcmp(code_of(res), "EDIT_NO_MATCH") == 0 ||
+						      strstr(text_of(res), "changed while") != NULL,
+						      "edit: %s", text_of(res));
+				if (k == 5) {
+					const char *c = cJSON_GetStringValue(sc(res, "content"));
+
+					/* Refused, the file replaced under it, or whole. */
+					if (is_error(res) &&
+					    strstr(text_of(res), "changed while") != NULL)
+						continue;
+					ck_assert_msg(!is_error(res), "read: %s", text_of(res));
+					ck_assert_ptr_nonnull(c);
+					ck_assert_uint_eq(strlen(c), SIZE);
+					ck_assert_msg(strspn(c, (char[]){c[0], 0}) == SIZE,
+						      "a read saw a mix of versions");
+				}
+			}
+			cJSON_Delete(j);
+		}
+	}
+	{
+		char *same = wst_path(W, "same.txt");
+
+		data = wst_slurp(same, &n);
+		free(same);
+	}
+	ck_assert_ptr_nonnull(data);
+	ck_assert_uint_eq(n, SIZE);
+	ck_assert_msg(data[0] >= 'a' && data[0] <= 'd' &&
+		      strspn(data, (char[]){data[0], 0}) == SIZE,
+		      "the file is a mix of versions");
+	free(data);
+	/* No temporary file stays behind. */
+	{
+		DIR *d = opendir(W);
+		struct dirent *e;
+
+		ck_assert_ptr_nonnull(d);
+		while ((e = readdir(d)) != NULL)
+			ck_assert_msg(strstr(e->d_name, "wswrite") == NULL,
+				      "left behind: %s", e->d_name);
+		closedir(d);
+	}
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2,\"reason\":\"test\"}}");
+	for (int k = 0; k < 4; k++)
+		free(text[k]);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * Two calls wait for their approvals at once: each question has its own
+ * id and each call takes only the answer to its own, in whatever order
+ * the person answers.
+ */
+START_TEST(approvals_apart)
+{
+	char *pol = approve_policy(), *one = wst_path(W, "one.txt"),
+	     *two = wst_path(W, "two.txt");
+	struct mcp m;
+	int eid_one = -1, eid_two = -1, answered = 0;
+
+	wst_write(W, "one.txt", "1\n");
+	wst_write(W, "two.txt", "2\n");
+	mcp_start(&m, "--policy", pol, W);
+	handshake(&m, "{\"elicitation\":{}}");
+	send_call(&m, 2, "delete_path", "{\"path\":\"one.txt\"}", NULL);
+	send_call(&m, 3, "delete_path", "{\"path\":\"two.txt\"}", NULL);
+	/* Both questions come before either is answered. */
+	while (eid_one < 0 || eid_two < 0) {
+		cJSON *j = must_recv(&m, 10000, "both approval questions");
+		const char *meth = method_of(j);
+
+		ck_assert_msg(!is_id(j, 2) && !is_id(j, 3), "a call ended unasked");
+		if (meth != NULL && strcmp(meth, "elicitation/create") == 0) {
+			const char *q = cJSON_GetStringValue(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(j, "params"), "message"));
+			int eid = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+
+			ck_assert_ptr_nonnull(q);
+			if (strstr(q, "one.txt") != NULL)
+				eid_one = eid;
+			else if (strstr(q, "two.txt") != NULL)
+				eid_two = eid;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_ne(eid_one, eid_two);
+	/* The second first: yes; then the first: no. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"action\":"
+		 "\"accept\",\"content\":{\"approve\":true}}}", eid_two);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"action\":"
+		 "\"decline\"}}", eid_one);
+	while (answered < 2) {
+		cJSON *j = must_recv(&m, 10000, "the two deletes");
+		const cJSON *res = cJSON_GetObjectItem(j, "result");
+
+		if (is_id(j, 2)) {
+			ck_assert_str_eq(code_of(res), "APPROVAL_REQUIRED");
+			answered++;
+		} else if (is_id(j, 3)) {
+			ck_assert_msg(!is_error(res), "%s", text_of(res));
+			answered++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(access(one, F_OK), 0);
+	ck_assert_int_ne(access(two, F_OK), 0);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+	free(one);
+	free(two);
+}
+END_TEST
+
+/*
+ * Two run_commands side by side (the second waits for the workspace's
+ * run lock): when both are done, the stop signals are the server's own
+ * again, and a SIGTERM ends it (each call restoring what it found left
+ * wsrun's handler installed for good, and the server ignored SIGTERM).
+ */
+START_TEST(sigterm_after_parallel_commands)
+{
+	struct mcp m;
+	int answered = 0, st = 0;
+	long long end;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"1\"]}", "\"a\"");
+	ck_assert_int_eq(wait_progress(&m, "a", 5000), 0);
+	send_call(&m, 3, "run_command", "{\"command\":[\"true\"]}", NULL);
+	while (answered < 2) {
+		cJSON *j = must_recv(&m, 20000, "the two commands");
+
+		if (is_id(j, 2) || is_id(j, 3)) {
+			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			answered++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(kill(m.pid, SIGTERM), 0);
+	end = now_ms() + (long long)(5000 * WST_SLOWDOWN);
+	while (waitpid(m.pid, &st, WNOHANG) == 0 && now_ms() < end)
+		usleep(10000);
+	if (now_ms() >= end) {
+		kill(m.pid, SIGKILL);
+		waitpid(m.pid, &st, 0);
+		ck_abort_msg("the server outlived SIGTERM");
+	}
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d", st);
+	close(m.in);
+	close(m.out);
+	free(m.buf);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -3043,6 +3475,12 @@ suite(void)
 	tcase_add_test(slow, progress_of_a_command);
 	tcase_add_test(slow, ten_thousand_calls);
 	tcase_add_test(slow, five_mib_write);
+	tcase_add_test(slow, read_during_command);
+	tcase_add_test(slow, cancel_one_of_two);
+	tcase_add_test(slow, progress_apart);
+	tcase_add_test(slow, parallel_writes_one_file);
+	tcase_add_test(slow, approvals_apart);
+	tcase_add_test(slow, sigterm_after_parallel_commands);
 	suite_add_tcase(s, slow);
 	return s;
 }

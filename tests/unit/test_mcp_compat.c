@@ -764,8 +764,15 @@ START_TEST(server_hook)
 		"{\"name\":\"read_file_nope\",\"arguments\":{}}}\n", W, X), 0);
 	wst_run(&r, in, "wstools", "mcp", "--compat", "mcp-filesystem", W, X, NULL);
 	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
-	for (line = strtok_r(r.out, "\n", &save); line && n < 6; line = strtok_r(NULL, "\n", &save))
-		resp[n++] = cJSON_Parse(line);
+	/* By id: calls run side by side and are answered as they end. */
+	for (line = strtok_r(r.out, "\n", &save); line && n < 6; line = strtok_r(NULL, "\n", &save)) {
+		cJSON *j = cJSON_Parse(line);
+		int id = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+
+		ck_assert_msg(id >= 1 && id <= 6 && resp[id - 1] == NULL, "%s", line);
+		resp[id - 1] = j;
+		n++;
+	}
 	ck_assert_int_eq(n, 6);
 	/* tools/list: the reference's 14 tools; tail 2 of a file ending in a
 	 * newline is its last line, as the reference splits it. */

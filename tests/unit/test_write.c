@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -609,6 +610,99 @@ START_TEST(atomic_named_sigterm)
 	free(s);
 	wst_rmrf(dir);
 	free(p);
+	free(dir);
+}
+END_TEST
+
+/* How many named temporary files dir holds. */
+static int
+count_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		if (strstr(e->d_name, ".wswrite-") != NULL)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* One of atomic_named_sigterm_threads' writers: f<k>, over and over. */
+struct big_writer {
+	int dfd, k;
+	const char *data;
+	size_t n;
+};
+
+static void *
+big_writer_main(void *arg)
+{
+	struct big_writer *w = arg;
+	char name[8];
+
+	snprintf(name, sizeof(name), "f%d", w->k);
+	for (;;)
+		ws_write_atomic(w->dfd, name, w->data, w->n, NULL,
+				WS_ATOMIC_NAMED | WS_ATOMIC_NOSYNC);
+	return NULL;
+}
+
+/*
+ * Several threads of one process (the calls of wstools mcp) each writing
+ * through a named temporary file: a SIGTERM removes every one of them,
+ * not only the last armed, and the process dies of it.
+ */
+START_TEST(atomic_named_sigterm_threads)
+{
+	enum { NW = 3, ROUNDS = 4 };
+	char *dir = wst_tmpdir();
+
+	/* A few rounds: where it fails, it fails at some moments only. */
+	for (int r = 0; r < ROUNDS; r++) {
+		bool seen = false;
+		pid_t pid;
+		int status;
+
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			static struct big_writer w[NW];
+			size_t n = 32u << 20;
+			char *big = malloc(n);
+			int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			pthread_t t;
+
+			if (big == NULL)
+				_exit(2);
+			memset(big, 'B', n);
+			signal(SIGTERM, SIG_DFL);
+			for (int k = 0; k < NW; k++) {
+				w[k] = (struct big_writer){dfd, k, big, n};
+				if (pthread_create(&t, NULL, big_writer_main, &w[k]) != 0)
+					_exit(4);
+			}
+			for (;;)
+				pause();
+		}
+		/* Wait until every writer has its temporary file at once. */
+		for (int i = 0; i < 2000000 && !seen; i++) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				break;
+			seen = count_temps(dir) == NW;
+		}
+		ck_assert_msg(seen, "never saw %d temporary files at once", NW);
+		kill(pid, SIGTERM);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+			      "status %d", status);
+		ck_assert_msg(count_temps(dir) == 0, "round %d: %d temporary files "
+			      "left behind", r, count_temps(dir));
+	}
+	wst_rmrf(dir);
 	free(dir);
 }
 END_TEST
@@ -1221,6 +1315,7 @@ suite(void)
 	tcase_add_test(tc, atomic_replace_keeps_mode);
 	tcase_add_test(tc, atomic_replace_fsize_failure);
 	tcase_add_test(tc, atomic_named_sigterm);
+	tcase_add_test(tc, atomic_named_sigterm_threads);
 	tcase_add_test(tc, atomic_signals_restored);
 	tcase_add_test(tc, atomic_sweeps_dead_writers_temps);
 	tcase_add_test(tc, edit_apply_multi);

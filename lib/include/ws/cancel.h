@@ -2,20 +2,21 @@
  * ws/cancel.h - asking a long call to stop, and hearing how far it got
  * (lib/cancel.c).
  *
- * A long-lived front end (wstools mcp) runs one tool call at a time on a
- * worker thread while another thread reads requests: when the client
- * cancels, that thread calls ws_cancel_request(), and the loops that can
- * run long (wsgrep's walk and search, wsrun's wait) see ws_cancelled()
- * and stop as they do at a time limit.  The same loops report progress
- * through ws_progress(), which calls the hook at most every few hundred
- * milliseconds.  Process-wide: one call runs at a time.
+ * A long-lived front end (wstools mcp) runs tool calls on worker threads
+ * while another thread reads requests: when the client cancels one, that
+ * thread calls ws_call_cancel() on its call (ws/call.h), and the loops
+ * that can run long (wsgrep's walk and search, wsrun's wait) see
+ * ws_cancelled() and stop as they do at a time limit.  The same loops
+ * report progress through ws_progress(), which calls the hook at most
+ * every few hundred milliseconds.  All of it is the current call's
+ * (ws_call_current()): calls that run side by side stop and report apart.
  */
 #ifndef WS_CANCEL_H
 #define WS_CANCEL_H
 
 #include <stdbool.h>
 
-/* Ask the running call to stop (async-signal-safe, any thread). */
+/* Ask the current call to stop (async-signal-safe). */
 void ws_cancel_request(void);
 
 /* Whether a stop was asked since the last ws_cancel_reset(). */

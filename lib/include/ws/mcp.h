@@ -31,9 +31,10 @@ struct ws_mcp_tool {
  * translated to ours.  list() returns the tools/list "tools" array;
  * call() one tools/call's result object ({"content": [...],
  * "structuredContent": {...}, "isError": bool}), or NULL when name is
- * none of its tools (the server answers -32602).  call() runs on the
- * calls' thread and may run any of our tools with ws_mcp_invoke(), as
- * often as it needs.  Both return cJSON trees the server frees.
+ * none of its tools (the server answers -32602).  call() runs on a
+ * worker thread, beside other calls (--jobs), and may run any of our
+ * tools with ws_mcp_invoke(), as often as it needs.  Both return cJSON
+ * trees the server frees.
  */
 struct ws_mcp_compat {
 	const char *name;	  /* "mcp-filesystem" */
@@ -81,8 +82,13 @@ struct ws_mcp_opts {
 	/* How long a call waits for the client's roots (0: 10 s). */
 	long long roots_timeout_ms;
 	const struct ws_mcp_compat *compat; /* NULL: our tools */
+	/* How many calls run side by side (--jobs; 0: WS_MCP_JOBS). */
+	int jobs;
 	int in_fd, out_fd;
 };
+
+/* The default --jobs: a long run_command never delays a read. */
+#define WS_MCP_JOBS 4
 
 /*
  * The default --max-message: a write_file of 5 MiB (as the reference
@@ -106,7 +112,8 @@ int ws_mcp_serve(const struct ws_mcp_opts *o);
  * NULL means {}), with the server's workspace and options, and return the
  * CLI's JSON envelope ({"success", "tool", "output", "error"}) as a cJSON
  * tree the caller frees.  Never NULL: a failure to run is an envelope
- * with an error.  Only from ws_mcp_compat.call (the calls' thread).
+ * with an error.  Only from ws_mcp_compat.call (a worker thread, in the
+ * call's own state).
  */
 struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
 			    const struct cJSON *args);
@@ -116,7 +123,9 @@ struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
  * flags', then the mounts of DIRs or roots), for a compat mode's "allowed
  * directories": a NULL-terminated array that lives until the next call
  * of this function, and in *prefixes (if not NULL) the virtual prefix of
- * each ("/" for the workspace).  Only from ws_mcp_compat.call.
+ * each ("/" for the workspace).  Only from ws_mcp_compat.call, and
+ * one call at a time: the caller holds a lock across the call and its
+ * use of the array (calls run side by side).
  */
 const char *const *ws_mcp_dirs(struct ws_mcp *srv, const char *const **prefixes);
 
