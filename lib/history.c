@@ -287,70 +287,25 @@ struct ws__cap {
 	char buf[WS__HIST_INLINE + 1];
 };
 
-/* A JSON string as cJSON prints it: '"', '\\' and controls escaped,
- * every other byte as it is (names need not be UTF-8, and must come
- * back byte for byte). */
-static void
-ws__jstr(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	static const char hx[] = "0123456789abcdef";
-
-	putc_unlocked('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c >= 0x20 && c != '"' && c != '\\') {
-			putc_unlocked(c, f);
-			continue;
-		}
-		putc_unlocked('\\', f);
-		switch (c) {
-		case '"': putc_unlocked('"', f); break;
-		case '\\': putc_unlocked('\\', f); break;
-		case '\b': putc_unlocked('b', f); break;
-		case '\f': putc_unlocked('f', f); break;
-		case '\n': putc_unlocked('n', f); break;
-		case '\r': putc_unlocked('r', f); break;
-		case '\t': putc_unlocked('t', f); break;
-		default:
-			fputs_unlocked("u00", f);
-			putc_unlocked(hx[c >> 4], f);
-			putc_unlocked(hx[c & 15], f);
-		}
-	}
-	putc_unlocked('"', f);
-}
-
 /* ,"key":"value" (first: without the comma). */
 static void
 ws__jkstr(FILE *f, const char *key, const char *v, bool first)
 {
 	if (!first)
 		putc_unlocked(',', f);
-	ws__jstr(f, key);
+	ws_json_put_str(f, key);
 	putc_unlocked(':', f);
-	ws__jstr(f, v);
+	ws_json_put_str(f, v);
 }
 
 /* ,"key":n for a count or a size, without printf. */
 static void
 ws__jkint(FILE *f, const char *key, long long v)
 {
-	char d[24];
-	int i = (int)sizeof(d);
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
-				       (unsigned long long)v;
-
-	do
-		d[--i] = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (v < 0)
-		d[--i] = '-';
 	putc_unlocked(',', f);
-	ws__jstr(f, key);
+	ws_json_put_str(f, key);
 	putc_unlocked(':', f);
-	fwrite_unlocked(d + i, 1, sizeof(d) - (size_t)i, f);
+	ws_json_put_int(f, v);
 }
 
 /* Append "/name" (or "name" at the top) to c->rel; the old length. */
@@ -504,7 +459,7 @@ ws__capture_array(struct ws__cap *c, const char *key, int dirfd, const char *nam
 	int rc = 0;
 
 	putc_unlocked(',', c->f);
-	ws__jstr(c->f, key);
+	ws_json_put_str(c->f, key);
 	fputs_unlocked(":[", c->f);
 	c->first = true;
 	c->rlen = 0;

@@ -2,6 +2,8 @@
 #include "ws/json.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,4 +375,104 @@ ws_json_unique_keys(const cJSON *v, bool deep)
 	char where[256] = "";
 
 	return ws__unique(v, deep, where, sizeof(where));
+}
+
+/* ---- Text as cJSON_PrintUnformatted() makes it ----------------------- */
+
+void
+ws_json_put_str(FILE *f, const char *str)
+{
+	static const char hx[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *run = s;
+
+	putc_unlocked('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		if (s > run)
+			fwrite_unlocked(run, 1, (size_t)(s - run), f);
+		run = s + 1;
+		putc_unlocked('\\', f);
+		switch (c) {
+		case '"': putc_unlocked('"', f); break;
+		case '\\': putc_unlocked('\\', f); break;
+		case '\b': putc_unlocked('b', f); break;
+		case '\f': putc_unlocked('f', f); break;
+		case '\n': putc_unlocked('n', f); break;
+		case '\r': putc_unlocked('r', f); break;
+		case '\t': putc_unlocked('t', f); break;
+		default:
+			fputs_unlocked("u00", f);
+			putc_unlocked(hx[c >> 4], f);
+			putc_unlocked(hx[c & 15], f);
+		}
+	}
+	if (s > run)
+		fwrite_unlocked(run, 1, (size_t)(s - run), f);
+	putc_unlocked('"', f);
+}
+
+void
+ws_json_put_int(FILE *f, long long v)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+				       (unsigned long long)v;
+
+	do
+		d[--i] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		d[--i] = '-';
+	fwrite_unlocked(d + i, 1, sizeof(d) - (size_t)i, f);
+}
+
+void
+ws_json_put_item(FILE *f, const cJSON *v)
+{
+	const cJSON *it;
+	bool first = true;
+
+	if (cJSON_IsString(v)) {
+		ws_json_put_str(f, v->valuestring ? v->valuestring : "");
+	} else if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		char buf[32];
+
+		if (isnan(d) || isinf(d)) {
+			fputs_unlocked("null", f);
+		} else if (d > -9007199254740992.0 && d < 9007199254740992.0 &&
+			   d == (double)(long long)d) {
+			ws_json_put_int(f, (long long)d);
+		} else {
+			/* As cJSON: 15 digits, 17 where 15 do not read back. */
+			snprintf(buf, sizeof(buf), "%1.15g", d);
+			if (strtod(buf, NULL) != d)
+				snprintf(buf, sizeof(buf), "%1.17g", d);
+			fputs_unlocked(buf, f);
+		}
+	} else if (cJSON_IsBool(v)) {
+		fputs_unlocked(cJSON_IsTrue(v) ? "true" : "false", f);
+	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+		putc_unlocked(cJSON_IsArray(v) ? '[' : '{', f);
+		cJSON_ArrayForEach(it, v) {
+			if (!first)
+				putc_unlocked(',', f);
+			first = false;
+			if (cJSON_IsObject(v)) {
+				ws_json_put_str(f, it->string ? it->string : "");
+				putc_unlocked(':', f);
+			}
+			ws_json_put_item(f, it);
+		}
+		putc_unlocked(cJSON_IsArray(v) ? ']' : '}', f);
+	} else if (cJSON_IsRaw(v) && v->valuestring != NULL) {
+		fputs_unlocked(v->valuestring, f);
+	} else {
+		fputs_unlocked("null", f);
+	}
 }

@@ -77,4 +77,21 @@ struct cJSON;
  */
 int ws_json_unique_keys(const struct cJSON *v, bool deep);
 
+/*
+ * JSON text as cJSON_PrintUnformatted() makes it, for records that are
+ * read back with cJSON_Parse() and must come back byte for byte (the
+ * history's journal, the audit log): unlike ws_jw_str(), a string's
+ * bytes are kept as they are (only '"', '\\' and controls escaped), so
+ * a name that is not UTF-8 survives.  Written straight to f, without
+ * building a tree: what a recorded tree of 10,000 files, or an audited
+ * call, would otherwise spend most of its time on (issue 22).
+ */
+void ws_json_put_str(FILE *f, const char *s);
+
+/* An integer, without printf. */
+void ws_json_put_int(FILE *f, long long v);
+
+/* Any item (a number as cJSON prints it: an integer as one). */
+void ws_json_put_item(FILE *f, const struct cJSON *v);
+
 #endif
