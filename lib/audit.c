@@ -221,15 +221,15 @@ ws__prev(int fd, char prev[WS_SHA256_HEX + 1])
 
 /* ,"key": */
 static void
-ws__key(FILE *f, const char *key)
+ws__key(struct ws_jbuf *b, const char *key)
 {
-	putc_unlocked(',', f);
-	ws_json_put_str(f, key);
-	putc_unlocked(':', f);
+	ws_jbuf_lit(b, ",");
+	ws_jbuf_str(b, key);
+	ws_jbuf_lit(b, ":");
 }
 
 /*
- * The line is written as text straight into a memory stream (what
+ * The line is written as text straight into a buffer (what
  * cJSON_PrintUnformatted() made of a tree of copies before: two thirds
  * of what a line cost; issue 22), up to the "prev" member, which is only
  * known under the lock.
@@ -239,12 +239,11 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 {
 	char now[40], prev[WS_SHA256_HEX + 1], hash[WS_SHA256_HEX + 1];
 	const char *fe = ws__frontend;
+	struct ws_jbuf b = {0};
 	struct timespec ts;
 	struct tm tm;
 	const cJSON *it;
-	FILE *f;
-	char *line = NULL;
-	size_t n = 0, len;
+	size_t len;
 	ssize_t w;
 	int rc = 0, e = 0;
 
@@ -259,67 +258,59 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	gmtime_r(&ts.tv_sec, &tm);
 	len = strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(now + len, sizeof(now) - len, ".%06ldZ", ts.tv_nsec / 1000);
-	if ((f = open_memstream(&line, &n)) == NULL)
-		goto nomem;
-	fputs_unlocked("{\"time\":", f);
-	ws_json_put_str(f, now);
-	ws__key(f, "frontend");
-	ws_json_put_str(f, fe);
-	ws__key(f, "tool");
-	ws_json_put_str(f, a->tool);
-	ws__key(f, "pid");
-	ws_json_put_int(f, (long long)getpid());
+	ws_jbuf_reserve(&b, 1024);
+	ws_jbuf_lit(&b, "{\"time\":");
+	ws_jbuf_str(&b, now);
+	ws__key(&b, "frontend");
+	ws_jbuf_str(&b, fe);
+	ws__key(&b, "tool");
+	ws_jbuf_str(&b, a->tool);
+	ws__key(&b, "pid");
+	ws_jbuf_int(&b, (long long)getpid());
 	/* The tool's own name for what it did, else the decision's. */
 	it = cJSON_GetObjectItemCaseSensitive(a->extra, "operation");
 	if (it == NULL && a->decision != NULL)
 		it = cJSON_GetObjectItemCaseSensitive(a->decision, "checked");
 	if (it != NULL) {
-		ws__key(f, "operation");
-		ws_json_put_item(f, it);
+		ws__key(&b, "operation");
+		ws_jbuf_item(&b, it);
 	}
 	if (a->decision != NULL) {
 		cJSON_ArrayForEach(it, a->decision) {
 			if (strcmp(it->string, "code") == 0)
 				continue;
-			ws__key(f, it->string);
-			ws_json_put_item(f, it);
+			ws__key(&b, it->string);
+			ws_jbuf_item(&b, it);
 		}
 	}
-	ws__key(f, "checks");
-	ws_json_put_int(f, a->checks);
+	ws__key(&b, "checks");
+	ws_jbuf_int(&b, a->checks);
 	cJSON_ArrayForEach(it, a->extra) {
 		if (strcmp(it->string, "operation") == 0)
 			continue;
-		ws__key(f, it->string);
-		ws_json_put_item(f, it);
+		ws__key(&b, it->string);
+		ws_jbuf_item(&b, it);
 	}
-	ws__key(f, "outcome");
-	ws_json_put_str(f, a->code < 0 ? ws_error_name(a->code) : "OK");
-	ws__key(f, "exit_status");
-	ws_json_put_int(f, exit_status);
-	/* Room for the chain (prev, '"', the tail and sprintf's NUL), so
-	 * that the line needs no copy. */
-	fputs_unlocked(",\"prev\":\"", f);
-	len = (size_t)ftello(f);
-	for (size_t i = 0; i < WS_SHA256_HEX + 1 + WS__TAIL + 1; i++)
-		putc_unlocked(' ', f);
-	if (ferror(f)) {
-		fclose(f);
+	ws__key(&b, "outcome");
+	ws_jbuf_str(&b, a->code < 0 ? ws_error_name(a->code) : "OK");
+	ws__key(&b, "exit_status");
+	ws_jbuf_int(&b, exit_status);
+	ws_jbuf_lit(&b, ",\"prev\":\"");
+	/* Room for the chain: prev, '"', the tail (and the NUL). */
+	if (!ws_jbuf_reserve(&b, WS_SHA256_HEX + 1 + WS__TAIL))
 		goto nomem;
-	}
-	if (fclose(f) != 0)
-		goto nomem;
+	len = b.n;
 	if (flock(a->fd, LOCK_EX) < 0) {
 		e = errno;
 		goto io;
 	}
 	ws__prev(a->fd, prev);
-	memcpy(line + len, prev, WS_SHA256_HEX);
+	memcpy(b.p + len, prev, WS_SHA256_HEX);
 	len += WS_SHA256_HEX;
-	line[len++] = '"';
-	ws_sha256_hex(line, len, hash);
-	len += (size_t)sprintf(line + len, WS__HASH_KEY "%s\"}\n", hash);
-	w = write(a->fd, line, len);
+	b.p[len++] = '"';
+	ws_sha256_hex(b.p, len, hash);
+	len += (size_t)sprintf(b.p + len, WS__HASH_KEY "%s\"}\n", hash);
+	w = write(a->fd, b.p, len);
 	e = errno;
 	flock(a->fd, LOCK_UN);
 	if (w != (ssize_t)len) {
@@ -337,7 +328,7 @@ nomem:
 	if (!a->best_effort)
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 out:
-	free(line);
+	free(b.p);
 	return rc;
 }
 

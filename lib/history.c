@@ -270,8 +270,29 @@ ws__get(struct ws_history *h, const char *hex, char **out, size_t *n)
 }
 
 /*
- * The begin record is written as JSON text straight into a memory
- * stream, not built as a cJSON tree and printed: a tree of 10,000 files
+ * Open name in dirfd to read what a change replaces, without touching its
+ * access time where the caller may (its owner, or CAP_FOWNER): the first
+ * read after a write updates it even under relatime, and that dirtied the
+ * inode of every file a recorded tree delete read, a journal transaction
+ * each (issue 22).  *noatime is cleared after an EPERM, so that another
+ * owner's tree costs one extra open, not one a file.
+ */
+static int
+ws__open_read(int dirfd, const char *name, bool *noatime)
+{
+	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, fd;
+
+	if (*noatime) {
+		if ((fd = openat(dirfd, name, flags | O_NOATIME)) >= 0 || errno != EPERM)
+			return fd;
+		*noatime = false;
+	}
+	return openat(dirfd, name, flags);
+}
+
+/*
+ * The begin record is written as JSON text straight into a buffer
+ * (ws_jbuf), not built as a cJSON tree and printed: a tree of 10,000 files
  * made 30 allocations, two number round trips through printf/scanf and
  * a base64 copy per file, most of what recording a recursive delete cost
  * (issue 22's target, 1.5x of the plain delete).  The text is what
@@ -279,34 +300,20 @@ ws__get(struct ws_history *h, const char *hex, char **out, size_t *n)
  */
 struct ws__cap {
 	struct ws_history *h;
-	FILE *f;
+	struct ws_jbuf b;	 /* the record */
 	char *rel;	 /* the entry's path below the top, growing */
 	size_t rlen, rcap;
 	size_t count;
 	bool first;	 /* no entry in the array yet */
+	bool noatime;	 /* O_NOATIME still worth trying */
 	char buf[WS__HIST_INLINE + 1];
 };
 
-/* ,"key":"value" (first: without the comma). */
-static void
-ws__jkstr(FILE *f, const char *key, const char *v, bool first)
-{
-	if (!first)
-		putc_unlocked(',', f);
-	ws_json_put_str(f, key);
-	putc_unlocked(':', f);
-	ws_json_put_str(f, v);
-}
-
-/* ,"key":n for a count or a size, without printf. */
-static void
-ws__jkint(FILE *f, const char *key, long long v)
-{
-	putc_unlocked(',', f);
-	ws_json_put_str(f, key);
-	putc_unlocked(':', f);
-	ws_json_put_int(f, v);
-}
+/* ,"key":"value" and ,"key":n; key a literal, written as it is. */
+#define ws__jkstr(f, key, v) \
+	(ws_jbuf_lit((f), ",\"" key "\":"), ws_jbuf_str((f), (v)))
+#define ws__jkint(f, key, v) \
+	(ws_jbuf_lit((f), ",\"" key "\":"), ws_jbuf_int((f), (v)))
 
 /* Append "/name" (or "name" at the top) to c->rel; the old length. */
 static int
@@ -334,13 +341,14 @@ ws__rel_push(struct ws__cap *c, const char *name, size_t *old)
 }
 
 /* Record one entry (name in pfd, lstat st) at c->rel; a tree with
- * recursive, parents before their children. */
+ * recursive, parents before their children.  fd: the regular file
+ * already open for reading (st its fstat), which is closed; or -1. */
 static int
 ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
-	    bool recursive)
+	    int fd, bool recursive)
 {
 	struct ws_history *h = c->h;
-	FILE *f = c->f;
+	struct ws_jbuf *f = &c->b;
 	const char *rel = c->rel ? c->rel : "";
 	int rc = 0;
 
@@ -348,25 +356,28 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "history: over %d "
 				    "entries to record", WS__HIST_MAX_ENTRIES);
 	if (!c->first)
-		putc_unlocked(',', f);
+		ws_jbuf_lit(f, ",");
 	c->first = false;
-	putc_unlocked('{', f);
-	ws__jkstr(f, "rel", rel, true);
+	ws_jbuf_lit(f, "{");
+	ws_jbuf_lit(f, "\"rel\":");
+	ws_jbuf_str(f, rel);
 	ws__jkint(f, "mode", st->st_mode & 07777);
 	if (S_ISREG(st->st_mode)) {
 		char tok[WS_VERSION_LEN], hex[WS_SHA256_HEX + 1];
 		char *buf = c->buf;
 		size_t len = 0;
-		int fd;
 
-		ws__jkstr(f, "type", "file", false);
+		ws__jkstr(f, "type", "file");
 		ws__jkint(f, "size", (long long)st->st_size);
-		ws__jkstr(f, "version", ws_version_token(st, tok), false);
+		ws__jkstr(f, "version", ws_version_token(st, tok));
 		if (h->b.max_file > 0 && st->st_size > h->b.max_file) {
-			fputs_unlocked(",\"kept\":false}", f);
+			if (fd >= 0)
+				close(fd);
+			ws_jbuf_lit(f, ",\"kept\":false}");
 			return 0;
 		}
-		fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			fd = ws__open_read(pfd, name, &c->noatime);
 		if (fd < 0)
 			return ws__hist_io("cannot read what the change replaces",
 					   rel[0] ? rel : ".");
@@ -386,63 +397,78 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 		close(fd);
 		if (len <= WS__HIST_INLINE) {
 			/* Small: in the record itself, one fsync less. */
-			struct ws_jw jw;
-
-			fputs_unlocked(",\"data\":", f);
-			ws_jw_init(&jw, f);
-			ws_jw_base64(&jw, buf, len);
+			ws_jbuf_lit(f, ",\"data\":");
+			ws_jbuf_base64(f, buf, len);
 		} else {
 			rc = ws__put(h, buf, len, hex);
 			if (rc == 0)
-				ws__jkstr(f, "object", hex, false);
+				ws__jkstr(f, "object", hex);
 		}
 		if (buf != c->buf)
 			free(buf);
-		putc_unlocked('}', f);
+		ws_jbuf_lit(f, "}");
 		return rc;
 	}
+	if (fd >= 0)
+		close(fd);
 	if (S_ISLNK(st->st_mode)) {
 		char t[PATH_MAX];
 		ssize_t n = readlinkat(pfd, name, t, sizeof(t) - 1);
 
-		ws__jkstr(f, "type", "symlink", false);
+		ws__jkstr(f, "type", "symlink");
 		if (n >= 0) {
 			t[n] = '\0';
-			ws__jkstr(f, "target", t, false);
+			ws__jkstr(f, "target", t);
 		}
-		putc_unlocked('}', f);
+		ws_jbuf_lit(f, "}");
 		return 0;
 	}
 	if (!S_ISDIR(st->st_mode)) {
-		ws__jkstr(f, "type", "other", false);
-		fputs_unlocked(",\"kept\":false}", f);
+		ws__jkstr(f, "type", "other");
+		ws_jbuf_lit(f, ",\"kept\":false}");
 		return 0;
 	}
-	ws__jkstr(f, "type", "dir", false);
-	putc_unlocked('}', f);
+	ws__jkstr(f, "type", "dir");
+	ws_jbuf_lit(f, "}");
 	if (recursive) {
-		int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					     O_CLOEXEC);
-		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					      O_CLOEXEC);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 		struct dirent *de;
 
 		if (d == NULL) {
-			if (fd >= 0)
-				close(fd);
+			if (dfd >= 0)
+				close(dfd);
 			return ws__hist_io("cannot read what the change replaces",
 					   rel[0] ? rel : ".");
 		}
 		while (rc == 0 && (de = readdir(d)) != NULL) {
 			struct stat cst;
 			size_t old;
+			int cfd = -1;
 
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
-			if (fstatat(dirfd(d), de->d_name, &cst, AT_SYMLINK_NOFOLLOW) < 0)
+			/*
+			 * A file is opened first and its descriptor looked at:
+			 * one lookup of the name, not two, and the size and
+			 * version are those of the content read.
+			 */
+			if (de->d_type == DT_REG &&
+			    (cfd = ws__open_read(dirfd(d), de->d_name, &c->noatime)) >= 0 &&
+			    (fstat(cfd, &cst) < 0 || !S_ISREG(cst.st_mode))) {
+				close(cfd);
+				cfd = -1;
+			}
+			if (cfd < 0 &&
+			    fstatat(dirfd(d), de->d_name, &cst, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			if ((rc = ws__rel_push(c, de->d_name, &old)) < 0)
+			if ((rc = ws__rel_push(c, de->d_name, &old)) < 0) {
+				if (cfd >= 0)
+					close(cfd);
 				break;
-			rc = ws__capture(c, dirfd(d), de->d_name, &cst, true);
+			}
+			rc = ws__capture(c, dirfd(d), de->d_name, &cst, cfd, true);
 			c->rlen = old;
 			c->rel[old] = '\0';
 		}
@@ -458,16 +484,16 @@ ws__capture_array(struct ws__cap *c, const char *key, int dirfd, const char *nam
 {
 	int rc = 0;
 
-	putc_unlocked(',', c->f);
-	ws_json_put_str(c->f, key);
-	fputs_unlocked(":[", c->f);
+	ws_jbuf_lit(&c->b, ",");
+	ws_jbuf_str(&c->b, key);
+	ws_jbuf_lit(&c->b, ":[");
 	c->first = true;
 	c->rlen = 0;
 	if (c->rel != NULL)
 		c->rel[0] = '\0';
 	if (st != NULL)
-		rc = ws__capture(c, dirfd, name, st, recursive);
-	putc_unlocked(']', c->f);
+		rc = ws__capture(c, dirfd, name, st, -1, recursive);
+	ws_jbuf_lit(&c->b, "]");
 	return rc;
 }
 
@@ -618,44 +644,40 @@ ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
 {
 	struct ws_history *h = ws->history;
 	struct ws__cap *c;
-	char now[40], *body = NULL;
-	size_t blen = 0;
+	char now[40], *body;
 	int rc = 0;
 
 	if (h == NULL)
 		return 0;
 	h->pending = false;
 	h->pending_id = 0;
-	if ((c = calloc(1, sizeof(*c))) == NULL ||
-	    (c->f = open_memstream(&body, &blen)) == NULL) {
-		free(c);
+	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	}
 	c->h = h;
+	c->noatime = true;
 	ws__now(now, sizeof(now));
-	putc_unlocked('{', c->f);
-	ws__jkstr(c->f, "t", "begin", true);
-	ws__jkstr(c->f, "time", now, false);
-	ws__jkstr(c->f, "tool", h->tool, false);
-	ws__jkstr(c->f, "frontend", h->frontend ? h->frontend : "cli", false);
-	ws__jkstr(c->f, "op", op, false);
-	ws__jkstr(c->f, "path", vpath, false);
-	ws__jkstr(c->f, "real_path", real, false);
+	ws_jbuf_lit(&c->b, "{");
+	ws_jbuf_lit(&c->b, "\"t\":\"begin\"");
+	ws__jkstr(&c->b, "time", now);
+	ws__jkstr(&c->b, "tool", h->tool);
+	ws__jkstr(&c->b, "frontend", h->frontend ? h->frontend : "cli");
+	ws__jkstr(&c->b, "op", op);
+	ws__jkstr(&c->b, "path", vpath);
+	ws__jkstr(&c->b, "real_path", real);
 	if (h->undo_of > 0)
-		ws__jkint(c->f, "undo_of", h->undo_of);
+		ws__jkint(&c->b, "undo_of", h->undo_of);
 	rc = ws__capture_array(c, "before", dirfd, name, st, recursive);
 	if (rc == 0 && dvpath != NULL) {
-		ws__jkstr(c->f, "dest", dvpath, false);
-		ws__jkstr(c->f, "dest_real", dreal, false);
+		ws__jkstr(&c->b, "dest", dvpath);
+		ws__jkstr(&c->b, "dest_real", dreal);
 		if (dst != NULL)
 			rc = ws__capture_array(c, "dest_before", ddirfd, dname, dst,
 					       true);
 	}
-	putc_unlocked('}', c->f);
-	if (ferror(c->f) && rc == 0)
+	ws_jbuf_lit(&c->b, "}");
+	if (c->b.oom && rc == 0)
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	if (fclose(c->f) != 0 && rc == 0)
-		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	body = c->b.p;
 	free(c->rel);
 	free(c);
 	/* The objects are durable before the record that names them. */
@@ -678,12 +700,13 @@ ws__hash_file(int dirfd, const char *name, const struct stat *st,
 {
 	struct ws_sha256 c;
 	unsigned char d[WS_SHA256_LEN], buf[65536];
+	bool noatime = true;
 	ssize_t r;
 	int fd;
 
 	if (h->b.max_file > 0 && st->st_size > h->b.max_file)
 		return -1;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	fd = ws__open_read(dirfd, name, &noatime);
 	if (fd < 0)
 		return -1;
 	ws_sha256_init(&c);

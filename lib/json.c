@@ -379,44 +379,82 @@ ws_json_unique_keys(const cJSON *v, bool deep)
 
 /* ---- Text as cJSON_PrintUnformatted() makes it ----------------------- */
 
-void
-ws_json_put_str(FILE *f, const char *str)
+bool
+ws_jbuf_reserve(struct ws_jbuf *b, size_t more)
 {
-	static const char hx[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str;
-	const unsigned char *run = s;
+	size_t cap;
+	char *p;
 
-	putc_unlocked('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		if (s > run)
-			fwrite_unlocked(run, 1, (size_t)(s - run), f);
-		run = s + 1;
-		putc_unlocked('\\', f);
-		switch (c) {
-		case '"': putc_unlocked('"', f); break;
-		case '\\': putc_unlocked('\\', f); break;
-		case '\b': putc_unlocked('b', f); break;
-		case '\f': putc_unlocked('f', f); break;
-		case '\n': putc_unlocked('n', f); break;
-		case '\r': putc_unlocked('r', f); break;
-		case '\t': putc_unlocked('t', f); break;
-		default:
-			fputs_unlocked("u00", f);
-			putc_unlocked(hx[c >> 4], f);
-			putc_unlocked(hx[c & 15], f);
-		}
+	if (b->oom)
+		return false;
+	if (b->n + more < b->cap)
+		return true;
+	cap = b->cap ? b->cap : 1024;
+	while (cap <= b->n + more)
+		cap *= 2;
+	if ((p = realloc(b->p, cap)) == NULL) {
+		b->oom = true;
+		return false;
 	}
-	if (s > run)
-		fwrite_unlocked(run, 1, (size_t)(s - run), f);
-	putc_unlocked('"', f);
+	b->p = p;
+	b->cap = cap;
+	return true;
 }
 
 void
-ws_json_put_int(FILE *f, long long v)
+ws_jbuf_put(struct ws_jbuf *b, const char *s, size_t n)
+{
+	if (!ws_jbuf_reserve(b, n))
+		return;
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+void
+ws_jbuf_str(struct ws_jbuf *b, const char *str)
+{
+	static const char hx[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+	char *o;
+
+	/* At most six bytes a byte (\u00XX), and the quotes. */
+	if (!ws_jbuf_reserve(b, 6 * n + 2))
+		return;
+	o = b->p + b->n;
+	*o++ = '"';
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			*o++ = (char)c;
+			continue;
+		}
+		*o++ = '\\';
+		switch (c) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '\b': *o++ = 'b'; break;
+		case '\f': *o++ = 'f'; break;
+		case '\n': *o++ = 'n'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\t': *o++ = 't'; break;
+		default:
+			*o++ = 'u';
+			*o++ = '0';
+			*o++ = '0';
+			*o++ = hx[c >> 4];
+			*o++ = hx[c & 15];
+		}
+	}
+	*o++ = '"';
+	*o = '\0';
+	b->n = (size_t)(o - b->p);
+}
+
+void
+ws_jbuf_int(struct ws_jbuf *b, long long v)
 {
 	char d[24];
 	int i = (int)sizeof(d);
@@ -428,51 +466,65 @@ ws_json_put_int(FILE *f, long long v)
 	while ((u /= 10) != 0);
 	if (v < 0)
 		d[--i] = '-';
-	fwrite_unlocked(d + i, 1, sizeof(d) - (size_t)i, f);
+	ws_jbuf_put(b, d + i, sizeof(d) - (size_t)i);
 }
 
 void
-ws_json_put_item(FILE *f, const cJSON *v)
+ws_jbuf_base64(struct ws_jbuf *b, const void *data, size_t n)
+{
+	if (!ws_jbuf_reserve(b, (n + 2) / 3 * 4 + 2))
+		return;
+	b->p[b->n++] = '"';
+	b->n += ws__b64_chunk(data, n, b->p + b->n);
+	b->p[b->n++] = '"';
+	b->p[b->n] = '\0';
+}
+
+void
+ws_jbuf_item(struct ws_jbuf *b, const cJSON *v)
 {
 	const cJSON *it;
 	bool first = true;
 
 	if (cJSON_IsString(v)) {
-		ws_json_put_str(f, v->valuestring ? v->valuestring : "");
+		ws_jbuf_str(b, v->valuestring ? v->valuestring : "");
 	} else if (cJSON_IsNumber(v)) {
 		double d = v->valuedouble;
 		char buf[32];
 
 		if (isnan(d) || isinf(d)) {
-			fputs_unlocked("null", f);
+			ws_jbuf_lit(b, "null");
 		} else if (d > -9007199254740992.0 && d < 9007199254740992.0 &&
 			   d == (double)(long long)d) {
-			ws_json_put_int(f, (long long)d);
+			ws_jbuf_int(b, (long long)d);
 		} else {
 			/* As cJSON: 15 digits, 17 where 15 do not read back. */
 			snprintf(buf, sizeof(buf), "%1.15g", d);
 			if (strtod(buf, NULL) != d)
 				snprintf(buf, sizeof(buf), "%1.17g", d);
-			fputs_unlocked(buf, f);
+			ws_jbuf_put(b, buf, strlen(buf));
 		}
 	} else if (cJSON_IsBool(v)) {
-		fputs_unlocked(cJSON_IsTrue(v) ? "true" : "false", f);
+		if (cJSON_IsTrue(v))
+			ws_jbuf_lit(b, "true");
+		else
+			ws_jbuf_lit(b, "false");
 	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
-		putc_unlocked(cJSON_IsArray(v) ? '[' : '{', f);
+		ws_jbuf_put(b, cJSON_IsArray(v) ? "[" : "{", 1);
 		cJSON_ArrayForEach(it, v) {
 			if (!first)
-				putc_unlocked(',', f);
+				ws_jbuf_lit(b, ",");
 			first = false;
 			if (cJSON_IsObject(v)) {
-				ws_json_put_str(f, it->string ? it->string : "");
-				putc_unlocked(':', f);
+				ws_jbuf_str(b, it->string ? it->string : "");
+				ws_jbuf_lit(b, ":");
 			}
-			ws_json_put_item(f, it);
+			ws_jbuf_item(b, it);
 		}
-		putc_unlocked(cJSON_IsArray(v) ? ']' : '}', f);
+		ws_jbuf_put(b, cJSON_IsArray(v) ? "]" : "}", 1);
 	} else if (cJSON_IsRaw(v) && v->valuestring != NULL) {
-		fputs_unlocked(v->valuestring, f);
+		ws_jbuf_put(b, v->valuestring, strlen(v->valuestring));
 	} else {
-		fputs_unlocked("null", f);
+		ws_jbuf_lit(b, "null");
 	}
 }
