@@ -33,8 +33,13 @@ struct ws_audit {
 	char *tool;
 	const char *approver; /* "tty", "elicitation", or NULL */
 	/* The decision the line names: the first refusal, else the first
-	 * change, else the first decision. */
-	cJSON *decision;
+	 * change, else the first decision.  Kept as plain copies, not a
+	 * cJSON object: every check of a call comes here (issue 22). */
+	struct {
+		char *op, *vpath, *real, *policy, *rule;
+		const char *decision, *by; /* static strings */
+		bool asked, given;
+	} d;
 	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
 	long long checks; /* every decision seen */
 	cJSON *extra;	  /* members the tool added */
@@ -118,43 +123,44 @@ ws__is_change(const char *op)
 	return true;
 }
 
+/* Free the decision's copies. */
+static void
+ws__decision_clear(struct ws_audit *a)
+{
+	free(a->d.op);
+	free(a->d.vpath);
+	free(a->d.real);
+	free(a->d.policy);
+	free(a->d.rule);
+	memset(&a->d, 0, sizeof(a->d));
+}
+
 void
 ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 		  const char *vpath, const char *policy, const char *rule,
 		  const char *decision, enum ws_audit_approval appr, int code)
 {
-	int rank = code < 0 ? 3 : ws__is_change(op) ? 2 : 1;
-	cJSON *d, *ap;
+	int rank;
 
 	if (a == NULL)
 		return;
+	rank = code < 0 ? 3 : ws__is_change(op) ? 2 : 1;
 	a->checks++;
 	if (rank <= a->rank)
 		return;
-	if ((d = cJSON_CreateObject()) == NULL)
-		return;
-	cJSON_AddStringToObject(d, "checked", op);
-	if (vpath != NULL)
-		cJSON_AddStringToObject(d, "path", vpath);
-	if (real != NULL)
-		cJSON_AddStringToObject(d, "real_path", real);
-	if (policy != NULL)
-		cJSON_AddStringToObject(d, "policy", policy);
-	if (rule != NULL)
-		cJSON_AddStringToObject(d, "rule", rule);
-	cJSON_AddStringToObject(d, "decision", decision);
-	ap = cJSON_AddObjectToObject(d, "approval");
-	cJSON_AddBoolToObject(ap, "asked", appr != WS_AUDIT_NOT_ASKED);
-	cJSON_AddBoolToObject(ap, "given", appr == WS_AUDIT_BY_FLAG ||
-						   appr == WS_AUDIT_BY_PROMPT);
-	if (appr == WS_AUDIT_BY_FLAG)
-		cJSON_AddStringToObject(ap, "by", "flag");
-	else if (appr == WS_AUDIT_BY_PROMPT)
-		cJSON_AddStringToObject(ap, "by", a->approver ? a->approver : "tty");
-	if (code < 0)
-		cJSON_AddStringToObject(d, "code", ws_error_name(code));
-	cJSON_Delete(a->decision);
-	a->decision = d;
+	ws__decision_clear(a);
+	/* A copy that fails leaves its member out, as cJSON's did. */
+	a->d.op = strdup(op);
+	a->d.vpath = vpath ? strdup(vpath) : NULL;
+	a->d.real = real ? strdup(real) : NULL;
+	a->d.policy = policy ? strdup(policy) : NULL;
+	a->d.rule = rule ? strdup(rule) : NULL;
+	a->d.decision = decision;
+	a->d.asked = appr != WS_AUDIT_NOT_ASKED;
+	a->d.given = appr == WS_AUDIT_BY_FLAG || appr == WS_AUDIT_BY_PROMPT;
+	a->d.by = appr == WS_AUDIT_BY_FLAG ? "flag" :
+		  appr == WS_AUDIT_BY_PROMPT ? (a->approver ? a->approver : "tty") :
+					       NULL;
 	a->rank = rank;
 }
 
@@ -269,19 +275,51 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	ws_jbuf_int(&b, (long long)getpid());
 	/* The tool's own name for what it did, else the decision's. */
 	it = cJSON_GetObjectItemCaseSensitive(a->extra, "operation");
-	if (it == NULL && a->decision != NULL)
-		it = cJSON_GetObjectItemCaseSensitive(a->decision, "checked");
 	if (it != NULL) {
 		ws__key(&b, "operation");
 		ws_jbuf_item(&b, it);
+	} else if (a->d.op != NULL) {
+		ws__key(&b, "operation");
+		ws_jbuf_str(&b, a->d.op);
 	}
-	if (a->decision != NULL) {
-		cJSON_ArrayForEach(it, a->decision) {
-			if (strcmp(it->string, "code") == 0)
-				continue;
-			ws__key(&b, it->string);
-			ws_jbuf_item(&b, it);
+	if (a->rank > 0) {
+		/* The members, in the order the cJSON object had them. */
+		if (a->d.op != NULL) {
+			ws__key(&b, "checked");
+			ws_jbuf_str(&b, a->d.op);
 		}
+		if (a->d.vpath != NULL) {
+			ws__key(&b, "path");
+			ws_jbuf_str(&b, a->d.vpath);
+		}
+		if (a->d.real != NULL) {
+			ws__key(&b, "real_path");
+			ws_jbuf_str(&b, a->d.real);
+		}
+		if (a->d.policy != NULL) {
+			ws__key(&b, "policy");
+			ws_jbuf_str(&b, a->d.policy);
+		}
+		if (a->d.rule != NULL) {
+			ws__key(&b, "rule");
+			ws_jbuf_str(&b, a->d.rule);
+		}
+		ws__key(&b, "decision");
+		ws_jbuf_str(&b, a->d.decision ? a->d.decision : "");
+		ws_jbuf_lit(&b, ",\"approval\":{\"asked\":");
+		if (a->d.asked)
+			ws_jbuf_lit(&b, "true,\"given\":");
+		else
+			ws_jbuf_lit(&b, "false,\"given\":");
+		if (a->d.given)
+			ws_jbuf_lit(&b, "true");
+		else
+			ws_jbuf_lit(&b, "false");
+		if (a->d.by != NULL) {
+			ws_jbuf_lit(&b, ",\"by\":");
+			ws_jbuf_str(&b, a->d.by);
+		}
+		ws_jbuf_lit(&b, "}");
 	}
 	ws__key(&b, "checks");
 	ws_jbuf_int(&b, a->checks);
@@ -339,7 +377,7 @@ ws_audit_free(struct ws_audit *a)
 		return;
 	if (a->fd >= 0)
 		close(a->fd);
-	cJSON_Delete(a->decision);
+	ws__decision_clear(a);
 	cJSON_Delete(a->extra);
 	free(a->path);
 	free(a->tool);
