@@ -340,6 +340,19 @@ ws__rel_push(struct ws__cap *c, const char *name, size_t *old)
 	return 0;
 }
 
+/*
+ * Content is copied into the record or the store, never hard-linked
+ * there, even for a delete, where the workspace's entry goes away anyway
+ * (issue 22 weighed it): a file up to WS__HIST_INLINE bytes goes into the
+ * record, and one read of it costs less than a link, which is a change
+ * of the store's directory for the filesystem to journal; a larger one
+ * must be read all the same to be named by its hash (content-addressed,
+ * stored once); and a linked inode is not the content recorded: a
+ * process that holds the file open (a wsrun command left running, an
+ * editor) could still write to it after the unlink, and the store would
+ * no longer hold what its name says.
+ */
+
 /* Record one entry (name in pfd, lstat st) at c->rel; a tree with
  * recursive, parents before their children.  fd: the regular file
  * already open for reading (st its fstat), which is closed; or -1. */
