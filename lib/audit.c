@@ -225,6 +225,59 @@ ws__prev(int fd, char prev[WS_SHA256_HEX + 1])
 	memcpy(prev, tail + sizeof(WS__HASH_KEY) - 1, WS_SHA256_HEX);
 }
 
+/* n as w digits into o. */
+static char *
+ws__digits(char *o, long long n, int w)
+{
+	for (int i = w - 1; i >= 0; i--, n /= 10)
+		o[i] = (char)('0' + n % 10);
+	return o + w;
+}
+
+/*
+ * now as 2026-11-27T18:51:28.269123Z (UTC), by hand: gmtime_r, strftime
+ * and snprintf were a few thousand instructions and three lazy symbol
+ * bindings of a call's audit line (issue 22).  Days to a civil date
+ * after Howard Hinnant's days_from_civil inverse (proleptic Gregorian).
+ */
+static void
+ws__utc(const struct timespec *ts, char out[32])
+{
+	long long secs = (long long)ts->tv_sec, days = secs / 86400,
+		  sod = secs % 86400;
+	long long z, era, doe, yoe, y, doy, mp, d, m;
+	char *o = out;
+
+	if (sod < 0) {
+		sod += 86400;
+		days--;
+	}
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y = yoe + era * 400 + (m <= 2);
+	o = ws__digits(o, y, 4);
+	*o++ = '-';
+	o = ws__digits(o, m, 2);
+	*o++ = '-';
+	o = ws__digits(o, d, 2);
+	*o++ = 'T';
+	o = ws__digits(o, sod / 3600, 2);
+	*o++ = ':';
+	o = ws__digits(o, sod / 60 % 60, 2);
+	*o++ = ':';
+	o = ws__digits(o, sod % 60, 2);
+	*o++ = '.';
+	o = ws__digits(o, ts->tv_nsec / 1000, 6);
+	*o++ = 'Z';
+	*o = '\0';
+}
+
 /* ,"key": */
 static void
 ws__key(struct ws_jbuf *b, const char *key)
@@ -247,7 +300,6 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	const char *fe = ws__frontend;
 	struct ws_jbuf b = {0};
 	struct timespec ts;
-	struct tm tm;
 	const cJSON *it;
 	size_t len;
 	ssize_t w;
@@ -261,9 +313,7 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	if (fe == NULL && (fe = getenv("WS_FRONTEND")) == NULL)
 		fe = "cli";
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	len = strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(now + len, sizeof(now) - len, ".%06ldZ", ts.tv_nsec / 1000);
+	ws__utc(&ts, now);
 	ws_jbuf_reserve(&b, 1024);
 	ws_jbuf_lit(&b, "{\"time\":");
 	ws_jbuf_str(&b, now);
@@ -347,7 +397,12 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	len += WS_SHA256_HEX;
 	b.p[len++] = '"';
 	ws_sha256_hex(b.p, len, hash);
-	len += (size_t)sprintf(b.p + len, WS__HASH_KEY "%s\"}\n", hash);
+	memcpy(b.p + len, WS__HASH_KEY, sizeof(WS__HASH_KEY) - 1);
+	len += sizeof(WS__HASH_KEY) - 1;
+	memcpy(b.p + len, hash, WS_SHA256_HEX);
+	len += WS_SHA256_HEX;
+	memcpy(b.p + len, "\"}\n", 3);
+	len += 3;
 	w = write(a->fd, b.p, len);
 	e = errno;
 	flock(a->fd, LOCK_UN);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/audit.h"
@@ -104,6 +105,35 @@ verify(const char *log, size_t want_lines, size_t want_bad)
 	ck_assert_msg(bad == want_bad, "broken at %zu (%s), expected %zu", bad,
 		      why ? why : "-", want_bad);
 }
+
+/* The time is written by hand (issue 22): UTC, to the microsecond, as
+ * gmtime and strftime would. */
+START_TEST(time_is_utc)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	char *text, *t, want[32];
+	time_t before = time(NULL), after, at;
+	struct tm tm = {0};
+	int us = -1;
+
+	one_line(log, "write_file", 0);
+	after = time(NULL);
+	text = wst_slurp(log, NULL);
+	ck_assert_ptr_nonnull(t = strstr(text, "\"time\":\""));
+	t += strlen("\"time\":\"");
+	ck_assert_ptr_nonnull(strptime(t, "%Y-%m-%dT%H:%M:%S", &tm));
+	ck_assert_int_eq(sscanf(t + 19, ".%6dZ\"", &us), 1);
+	ck_assert(t[19] == '.' && t[26] == 'Z' && us >= 0);
+	at = timegm(&tm);
+	ck_assert(at >= before && at <= after);
+	strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S", gmtime(&at));
+	ck_assert(strncmp(t, want, 19) == 0);
+	free(text);
+	wst_rmrf(dir);
+	free(dir);
+	free(log);
+}
+END_TEST
 
 START_TEST(chain_and_tampering)
 {
@@ -232,6 +262,7 @@ suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, sha256_vectors, 0, 2);
+	tcase_add_test(tc, time_is_utc);
 	tcase_add_test(tc, chain_and_tampering);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, unwritable_log);
