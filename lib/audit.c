@@ -17,6 +17,7 @@
 #include "ws/audit.h"
 #include "ws/call.h"
 #include "ws/error.h"
+#include "ws/json.h"
 #include "ws/sha256.h"
 
 /* The last member of every line, with its closing brace and newline. */
@@ -31,8 +32,13 @@ struct ws_audit {
 	char *tool;
 	const char *approver; /* "tty", "elicitation", or NULL */
 	/* The decision the line names: the first refusal, else the first
-	 * change, else the first decision. */
-	cJSON *decision;
+	 * change, else the first decision.  Kept as plain copies, not a
+	 * cJSON object: every check of a call comes here (issue 22). */
+	struct {
+		char *op, *vpath, *real, *policy, *rule;
+		const char *decision, *by; /* static strings */
+		bool asked, given;
+	} d;
 	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
 	long long checks; /* every decision seen */
 	cJSON *extra;	  /* members the tool added */
@@ -116,43 +122,44 @@ ws__is_change(const char *op)
 	return true;
 }
 
+/* Free the decision's copies. */
+static void
+ws__decision_clear(struct ws_audit *a)
+{
+	free(a->d.op);
+	free(a->d.vpath);
+	free(a->d.real);
+	free(a->d.policy);
+	free(a->d.rule);
+	memset(&a->d, 0, sizeof(a->d));
+}
+
 void
 ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 		  const char *vpath, const char *policy, const char *rule,
 		  const char *decision, enum ws_audit_approval appr, int code)
 {
-	int rank = code < 0 ? 3 : ws__is_change(op) ? 2 : 1;
-	cJSON *d, *ap;
+	int rank;
 
 	if (a == NULL)
 		return;
+	rank = code < 0 ? 3 : ws__is_change(op) ? 2 : 1;
 	a->checks++;
 	if (rank <= a->rank)
 		return;
-	if ((d = cJSON_CreateObject()) == NULL)
-		return;
-	cJSON_AddStringToObject(d, "checked", op);
-	if (vpath != NULL)
-		cJSON_AddStringToObject(d, "path", vpath);
-	if (real != NULL)
-		cJSON_AddStringToObject(d, "real_path", real);
-	if (policy != NULL)
-		cJSON_AddStringToObject(d, "policy", policy);
-	if (rule != NULL)
-		cJSON_AddStringToObject(d, "rule", rule);
-	cJSON_AddStringToObject(d, "decision", decision);
-	ap = cJSON_AddObjectToObject(d, "approval");
-	cJSON_AddBoolToObject(ap, "asked", appr != WS_AUDIT_NOT_ASKED);
-	cJSON_AddBoolToObject(ap, "given", appr == WS_AUDIT_BY_FLAG ||
-						   appr == WS_AUDIT_BY_PROMPT);
-	if (appr == WS_AUDIT_BY_FLAG)
-		cJSON_AddStringToObject(ap, "by", "flag");
-	else if (appr == WS_AUDIT_BY_PROMPT)
-		cJSON_AddStringToObject(ap, "by", a->approver ? a->approver : "tty");
-	if (code < 0)
-		cJSON_AddStringToObject(d, "code", ws_error_name(code));
-	cJSON_Delete(a->decision);
-	a->decision = d;
+	ws__decision_clear(a);
+	/* A copy that fails leaves its member out, as cJSON's did. */
+	a->d.op = strdup(op);
+	a->d.vpath = vpath ? strdup(vpath) : NULL;
+	a->d.real = real ? strdup(real) : NULL;
+	a->d.policy = policy ? strdup(policy) : NULL;
+	a->d.rule = rule ? strdup(rule) : NULL;
+	a->d.decision = decision;
+	a->d.asked = appr != WS_AUDIT_NOT_ASKED;
+	a->d.given = appr == WS_AUDIT_BY_FLAG || appr == WS_AUDIT_BY_PROMPT;
+	a->d.by = appr == WS_AUDIT_BY_FLAG ? "flag" :
+		  appr == WS_AUDIT_BY_PROMPT ? (a->approver ? a->approver : "tty") :
+					       NULL;
 	a->rank = rank;
 }
 
@@ -217,16 +224,83 @@ ws__prev(int fd, char prev[WS_SHA256_HEX + 1])
 	memcpy(prev, tail + sizeof(WS__HASH_KEY) - 1, WS_SHA256_HEX);
 }
 
+/* n as w digits into o. */
+static char *
+ws__digits(char *o, long long n, int w)
+{
+	for (int i = w - 1; i >= 0; i--, n /= 10)
+		o[i] = (char)('0' + n % 10);
+	return o + w;
+}
+
+/*
+ * now as 2026-11-27T18:51:28.269123Z (UTC), by hand: gmtime_r, strftime
+ * and snprintf were a few thousand instructions and three lazy symbol
+ * bindings of a call's audit line (issue 22).  Days to a civil date
+ * after Howard Hinnant's days_from_civil inverse (proleptic Gregorian).
+ */
+static void
+ws__utc(const struct timespec *ts, char out[32])
+{
+	long long secs = (long long)ts->tv_sec, days = secs / 86400,
+		  sod = secs % 86400;
+	long long z, era, doe, yoe, y, doy, mp, d, m;
+	char *o = out;
+
+	if (sod < 0) {
+		sod += 86400;
+		days--;
+	}
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y = yoe + era * 400 + (m <= 2);
+	o = ws__digits(o, y, 4);
+	*o++ = '-';
+	o = ws__digits(o, m, 2);
+	*o++ = '-';
+	o = ws__digits(o, d, 2);
+	*o++ = 'T';
+	o = ws__digits(o, sod / 3600, 2);
+	*o++ = ':';
+	o = ws__digits(o, sod / 60 % 60, 2);
+	*o++ = ':';
+	o = ws__digits(o, sod % 60, 2);
+	*o++ = '.';
+	o = ws__digits(o, ts->tv_nsec / 1000, 6);
+	*o++ = 'Z';
+	*o = '\0';
+}
+
+/* ,"key": */
+static void
+ws__key(struct ws_jbuf *b, const char *key)
+{
+	ws_jbuf_lit(b, ",");
+	ws_jbuf_str(b, key);
+	ws_jbuf_lit(b, ":");
+}
+
+/*
+ * The line is written as text straight into a buffer (what
+ * cJSON_PrintUnformatted() made of a tree of copies before: two thirds
+ * of what a line cost; issue 22), up to the "prev" member, which is only
+ * known under the lock.
+ */
 int
 ws_audit_emit(struct ws_audit *a, int exit_status)
 {
 	char now[40], prev[WS_SHA256_HEX + 1], hash[WS_SHA256_HEX + 1];
 	const char *fe = ws_call_current()->frontend;
+	struct ws_jbuf b = {0};
 	struct timespec ts;
-	struct tm tm;
-	cJSON *o = NULL, *it;
-	char *body = NULL, *line = NULL;
-	size_t n;
+	const cJSON *it;
+	size_t len;
 	ssize_t w;
 	int rc = 0, e = 0;
 
@@ -238,54 +312,100 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	if (fe == NULL && (fe = getenv("WS_FRONTEND")) == NULL)
 		fe = "cli";
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(now + n, sizeof(now) - n, ".%06ldZ", ts.tv_nsec / 1000);
-	if ((o = cJSON_CreateObject()) == NULL)
-		goto nomem;
-	cJSON_AddStringToObject(o, "time", now);
-	cJSON_AddStringToObject(o, "frontend", fe);
-	cJSON_AddStringToObject(o, "tool", a->tool);
-	cJSON_AddNumberToObject(o, "pid", (double)getpid());
+	ws__utc(&ts, now);
+	ws_jbuf_reserve(&b, 1024);
+	ws_jbuf_lit(&b, "{\"time\":");
+	ws_jbuf_str(&b, now);
+	ws__key(&b, "frontend");
+	ws_jbuf_str(&b, fe);
+	ws__key(&b, "tool");
+	ws_jbuf_str(&b, a->tool);
+	ws__key(&b, "pid");
+	ws_jbuf_int(&b, (long long)getpid());
 	/* The tool's own name for what it did, else the decision's. */
 	it = cJSON_GetObjectItemCaseSensitive(a->extra, "operation");
-	if (it == NULL && a->decision != NULL)
-		it = cJSON_GetObjectItemCaseSensitive(a->decision, "checked");
-	if (it != NULL)
-		cJSON_AddItemToObject(o, "operation", cJSON_Duplicate(it, true));
-	if (a->decision != NULL) {
-		cJSON_ArrayForEach(it, a->decision)
-			if (strcmp(it->string, "code") != 0)
-				cJSON_AddItemToObject(o, it->string,
-						      cJSON_Duplicate(it, true));
+	if (it != NULL) {
+		ws__key(&b, "operation");
+		ws_jbuf_item(&b, it);
+	} else if (a->d.op != NULL) {
+		ws__key(&b, "operation");
+		ws_jbuf_str(&b, a->d.op);
 	}
-	cJSON_AddNumberToObject(o, "checks", (double)a->checks);
-	cJSON_ArrayForEach(it, a->extra)
-		if (strcmp(it->string, "operation") != 0)
-			cJSON_AddItemToObject(o, it->string, cJSON_Duplicate(it, true));
-	cJSON_AddStringToObject(o, "outcome", a->code < 0 ? ws_error_name(a->code)
-							  : "OK");
-	cJSON_AddNumberToObject(o, "exit_status", exit_status);
-	if ((body = cJSON_PrintUnformatted(o)) == NULL)
+	if (a->rank > 0) {
+		/* The members, in the order the cJSON object had them. */
+		if (a->d.op != NULL) {
+			ws__key(&b, "checked");
+			ws_jbuf_str(&b, a->d.op);
+		}
+		if (a->d.vpath != NULL) {
+			ws__key(&b, "path");
+			ws_jbuf_str(&b, a->d.vpath);
+		}
+		if (a->d.real != NULL) {
+			ws__key(&b, "real_path");
+			ws_jbuf_str(&b, a->d.real);
+		}
+		if (a->d.policy != NULL) {
+			ws__key(&b, "policy");
+			ws_jbuf_str(&b, a->d.policy);
+		}
+		if (a->d.rule != NULL) {
+			ws__key(&b, "rule");
+			ws_jbuf_str(&b, a->d.rule);
+		}
+		ws__key(&b, "decision");
+		ws_jbuf_str(&b, a->d.decision ? a->d.decision : "");
+		ws_jbuf_lit(&b, ",\"approval\":{\"asked\":");
+		if (a->d.asked)
+			ws_jbuf_lit(&b, "true,\"given\":");
+		else
+			ws_jbuf_lit(&b, "false,\"given\":");
+		if (a->d.given)
+			ws_jbuf_lit(&b, "true");
+		else
+			ws_jbuf_lit(&b, "false");
+		if (a->d.by != NULL) {
+			ws_jbuf_lit(&b, ",\"by\":");
+			ws_jbuf_str(&b, a->d.by);
+		}
+		ws_jbuf_lit(&b, "}");
+	}
+	ws__key(&b, "checks");
+	ws_jbuf_int(&b, a->checks);
+	cJSON_ArrayForEach(it, a->extra) {
+		if (strcmp(it->string, "operation") == 0)
+			continue;
+		ws__key(&b, it->string);
+		ws_jbuf_item(&b, it);
+	}
+	ws__key(&b, "outcome");
+	ws_jbuf_str(&b, a->code < 0 ? ws_error_name(a->code) : "OK");
+	ws__key(&b, "exit_status");
+	ws_jbuf_int(&b, exit_status);
+	ws_jbuf_lit(&b, ",\"prev\":\"");
+	/* Room for the chain: prev, '"', the tail (and the NUL). */
+	if (!ws_jbuf_reserve(&b, WS_SHA256_HEX + 1 + WS__TAIL))
 		goto nomem;
-	n = strlen(body);
-	/* body ends with "}": the chain goes in its place. */
-	if ((line = malloc(n + 16 + WS_SHA256_HEX + WS__TAIL)) == NULL)
-		goto nomem;
-	memcpy(line, body, n - 1);
+	len = b.n;
 	if (flock(a->fd, LOCK_EX) < 0) {
 		e = errno;
 		goto io;
 	}
 	ws__prev(a->fd, prev);
-	n--;
-	n += (size_t)sprintf(line + n, ",\"prev\":\"%s\"", prev);
-	ws_sha256_hex(line, n, hash);
-	n += (size_t)sprintf(line + n, WS__HASH_KEY "%s\"}\n", hash);
-	w = write(a->fd, line, n);
+	memcpy(b.p + len, prev, WS_SHA256_HEX);
+	len += WS_SHA256_HEX;
+	b.p[len++] = '"';
+	ws_sha256_hex(b.p, len, hash);
+	memcpy(b.p + len, WS__HASH_KEY, sizeof(WS__HASH_KEY) - 1);
+	len += sizeof(WS__HASH_KEY) - 1;
+	memcpy(b.p + len, hash, WS_SHA256_HEX);
+	len += WS_SHA256_HEX;
+	memcpy(b.p + len, "\"}\n", 3);
+	len += 3;
+	w = write(a->fd, b.p, len);
 	e = errno;
 	flock(a->fd, LOCK_UN);
-	if (w != (ssize_t)n) {
+	if (w != (ssize_t)len) {
 		if (w >= 0)
 			e = ENOSPC;
 		goto io;
@@ -300,9 +420,7 @@ nomem:
 	if (!a->best_effort)
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 out:
-	cJSON_Delete(o);
-	free(body);
-	free(line);
+	free(b.p);
 	return rc;
 }
 
@@ -313,7 +431,7 @@ ws_audit_free(struct ws_audit *a)
 		return;
 	if (a->fd >= 0)
 		close(a->fd);
-	cJSON_Delete(a->decision);
+	ws__decision_clear(a);
 	cJSON_Delete(a->extra);
 	free(a->path);
 	free(a->tool);

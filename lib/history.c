@@ -40,7 +40,7 @@ struct ws_history {
 	char *tool;
 	const char *frontend;
 	bool nosync;
-	cJSON *pending;	  /* the begin record of the change in progress */
+	bool pending;	  /* a change's begin record is in the journal */
 	long long pending_id;
 	long long undo_of; /* set while an undo runs */
 	long long last_id; /* the last entry this context made */
@@ -183,7 +183,6 @@ ws_hist_close(struct ws_ctx *ws)
 		close(h->objfd);
 	if (h->jfd >= 0)
 		close(h->jfd);
-	cJSON_Delete(h->pending);
 	free(h->dir);
 	free(h->tool);
 	free(h);
@@ -270,118 +269,244 @@ ws__get(struct ws_history *h, const char *hex, char **out, size_t *n)
 	return 0;
 }
 
-/* Record one entry (name in dirfd, lstat st) as rel; a tree with recursive. */
+/*
+ * Open name in dirfd to read what a change replaces, without touching its
+ * access time where the caller may (its owner, or CAP_FOWNER): the first
+ * read after a write updates it even under relatime, and that dirtied the
+ * inode of every file a recorded tree delete read, a journal transaction
+ * each (issue 22).  *noatime is cleared after an EPERM, so that another
+ * owner's tree costs one extra open, not one a file.
+ */
 static int
-ws__capture(struct ws_history *h, int pfd, const char *name, const struct stat *st,
-	    const char *rel, bool recursive, cJSON *arr, size_t *count)
+ws__open_read(int dirfd, const char *name, bool *noatime)
 {
-	cJSON *e;
+	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, fd;
+
+	if (*noatime) {
+		if ((fd = openat(dirfd, name, flags | O_NOATIME)) >= 0 || errno != EPERM)
+			return fd;
+		*noatime = false;
+	}
+	return openat(dirfd, name, flags);
+}
+
+/*
+ * The begin record is written as JSON text straight into a buffer
+ * (ws_jbuf), not built as a cJSON tree and printed: a tree of 10,000 files
+ * made 30 allocations, two number round trips through printf/scanf and
+ * a base64 copy per file, most of what recording a recursive delete cost
+ * (issue 22's target, 1.5x of the plain delete).  The text is what
+ * cJSON_PrintUnformatted() made: the reader (ws__load) is unchanged.
+ */
+struct ws__cap {
+	struct ws_history *h;
+	struct ws_jbuf b;	 /* the record */
+	char *rel;	 /* the entry's path below the top, growing */
+	size_t rlen, rcap;
+	size_t count;
+	bool first;	 /* no entry in the array yet */
+	bool noatime;	 /* O_NOATIME still worth trying */
+	char buf[WS__HIST_INLINE + 1];
+};
+
+/* ,"key":"value" and ,"key":n; key a literal, written as it is. */
+#define ws__jkstr(f, key, v) \
+	(ws_jbuf_lit((f), ",\"" key "\":"), ws_jbuf_str((f), (v)))
+#define ws__jkint(f, key, v) \
+	(ws_jbuf_lit((f), ",\"" key "\":"), ws_jbuf_int((f), (v)))
+
+/* Append "/name" (or "name" at the top) to c->rel; the old length. */
+static int
+ws__rel_push(struct ws__cap *c, const char *name, size_t *old)
+{
+	size_t n = strlen(name), need = c->rlen + n + 2;
+
+	*old = c->rlen;
+	if (need > c->rcap) {
+		size_t cap = c->rcap ? c->rcap : 256;
+		char *p;
+
+		while (cap < need)
+			cap *= 2;
+		if ((p = realloc(c->rel, cap)) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		c->rel = p;
+		c->rcap = cap;
+	}
+	if (c->rlen > 0)
+		c->rel[c->rlen++] = '/';
+	memcpy(c->rel + c->rlen, name, n + 1);
+	c->rlen += n;
+	return 0;
+}
+
+/*
+ * Content is copied into the record or the store, never hard-linked
+ * there, even for a delete, where the workspace's entry goes away anyway
+ * (issue 22 weighed it): a file up to WS__HIST_INLINE bytes goes into the
+ * record, and one read of it costs less than a link, which is a change
+ * of the store's directory for the filesystem to journal; a larger one
+ * must be read all the same to be named by its hash (content-addressed,
+ * stored once); and a linked inode is not the content recorded: a
+ * process that holds the file open (a wsrun command left running, an
+ * editor) could still write to it after the unlink, and the store would
+ * no longer hold what its name says.
+ */
+
+/* Record one entry (name in pfd, lstat st) at c->rel; a tree with
+ * recursive, parents before their children.  fd: the regular file
+ * already open for reading (st its fstat), which is closed; or -1. */
+static int
+ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
+	    int fd, bool recursive)
+{
+	struct ws_history *h = c->h;
+	struct ws_jbuf *f = &c->b;
+	const char *rel = c->rel ? c->rel : "";
 	int rc = 0;
 
-	if (++*count > WS__HIST_MAX_ENTRIES)
+	if (++c->count > WS__HIST_MAX_ENTRIES)
 		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "history: over %d "
 				    "entries to record", WS__HIST_MAX_ENTRIES);
-	if ((e = cJSON_CreateObject()) == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	cJSON_AddItemToArray(arr, e);
-	cJSON_AddStringToObject(e, "rel", rel);
-	cJSON_AddNumberToObject(e, "mode", st->st_mode & 07777);
+	if (!c->first)
+		ws_jbuf_lit(f, ",");
+	c->first = false;
+	ws_jbuf_lit(f, "{");
+	ws_jbuf_lit(f, "\"rel\":");
+	ws_jbuf_str(f, rel);
+	ws__jkint(f, "mode", st->st_mode & 07777);
 	if (S_ISREG(st->st_mode)) {
 		char tok[WS_VERSION_LEN], hex[WS_SHA256_HEX + 1];
+		char *buf = c->buf;
+		size_t len = 0;
 
-		cJSON_AddStringToObject(e, "type", "file");
-		cJSON_AddNumberToObject(e, "size", (double)st->st_size);
-		cJSON_AddStringToObject(e, "version", ws_version_token(st, tok));
+		ws__jkstr(f, "type", "file");
+		ws__jkint(f, "size", (long long)st->st_size);
+		ws__jkstr(f, "version", ws_version_token(st, tok));
 		if (h->b.max_file > 0 && st->st_size > h->b.max_file) {
-			cJSON_AddBoolToObject(e, "kept", false);
+			if (fd >= 0)
+				close(fd);
+			ws_jbuf_lit(f, ",\"kept\":false}");
 			return 0;
 		}
-		{
-			int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-						     O_NONBLOCK);
-			char *buf = NULL;
-			size_t len = 0;
-
-			if (fd < 0)
-				return ws__hist_io("cannot read what the change replaces",
-						   rel);
-			buf = malloc((size_t)st->st_size + 1);
-			if (buf == NULL) {
-				close(fd);
-				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			}
-			for (;;) {
-				ssize_t r = read(fd, buf + len, (size_t)st->st_size - len);
-
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r <= 0 || (len += (size_t)r) >= (size_t)st->st_size)
-					break;
-			}
+		if (fd < 0)
+			fd = ws__open_read(pfd, name, &c->noatime);
+		if (fd < 0)
+			return ws__hist_io("cannot read what the change replaces",
+					   rel[0] ? rel : ".");
+		if (st->st_size > WS__HIST_INLINE &&
+		    (buf = malloc((size_t)st->st_size + 1)) == NULL) {
 			close(fd);
-			if (len <= WS__HIST_INLINE) {
-				/* Small: in the record itself, one fsync less. */
-				char *b64 = ws_base64(buf, len);
-
-				free(buf);
-				if (b64 == NULL)
-					return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-				cJSON_AddStringToObject(e, "data", b64);
-				free(b64);
-				return 0;
-			}
-			rc = ws__put(h, buf, len, hex);
-			free(buf);
-			if (rc < 0)
-				return rc;
-			cJSON_AddStringToObject(e, "object", hex);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		}
-	} else if (S_ISLNK(st->st_mode)) {
+		for (;;) {
+			ssize_t r = read(fd, buf + len, (size_t)st->st_size - len);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0 || (len += (size_t)r) >= (size_t)st->st_size)
+				break;
+		}
+		close(fd);
+		if (len <= WS__HIST_INLINE) {
+			/* Small: in the record itself, one fsync less. */
+			ws_jbuf_lit(f, ",\"data\":");
+			ws_jbuf_base64(f, buf, len);
+		} else {
+			rc = ws__put(h, buf, len, hex);
+			if (rc == 0)
+				ws__jkstr(f, "object", hex);
+		}
+		if (buf != c->buf)
+			free(buf);
+		ws_jbuf_lit(f, "}");
+		return rc;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (S_ISLNK(st->st_mode)) {
 		char t[PATH_MAX];
 		ssize_t n = readlinkat(pfd, name, t, sizeof(t) - 1);
 
-		cJSON_AddStringToObject(e, "type", "symlink");
+		ws__jkstr(f, "type", "symlink");
 		if (n >= 0) {
 			t[n] = '\0';
-			cJSON_AddStringToObject(e, "target", t);
+			ws__jkstr(f, "target", t);
 		}
-	} else if (S_ISDIR(st->st_mode)) {
-		cJSON_AddStringToObject(e, "type", "dir");
-		if (recursive) {
-			int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-						     O_CLOEXEC);
-			DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-			struct dirent *de;
-
-			if (d == NULL) {
-				if (fd >= 0)
-					close(fd);
-				return ws__hist_io("cannot read what the change replaces",
-						   rel);
-			}
-			while (rc == 0 && (de = readdir(d)) != NULL) {
-				struct stat cst;
-				char *crel;
-
-				if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-					continue;
-				if (fstatat(dirfd(d), de->d_name, &cst, AT_SYMLINK_NOFOLLOW) < 0)
-					continue;
-				crel = rel[0] ? ws_path_join(rel, de->d_name) : strdup(de->d_name);
-				if (crel == NULL) {
-					rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-					break;
-				}
-				rc = ws__capture(h, dirfd(d), de->d_name, &cst, crel, true,
-						 arr, count);
-				free(crel);
-			}
-			closedir(d);
-		}
-	} else {
-		cJSON_AddStringToObject(e, "type", "other");
-		cJSON_AddBoolToObject(e, "kept", false);
+		ws_jbuf_lit(f, "}");
+		return 0;
 	}
+	if (!S_ISDIR(st->st_mode)) {
+		ws__jkstr(f, "type", "other");
+		ws_jbuf_lit(f, ",\"kept\":false}");
+		return 0;
+	}
+	ws__jkstr(f, "type", "dir");
+	ws_jbuf_lit(f, "}");
+	if (recursive) {
+		int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					      O_CLOEXEC);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		struct dirent *de;
+
+		if (d == NULL) {
+			if (dfd >= 0)
+				close(dfd);
+			return ws__hist_io("cannot read what the change replaces",
+					   rel[0] ? rel : ".");
+		}
+		while (rc == 0 && (de = readdir(d)) != NULL) {
+			struct stat cst;
+			size_t old;
+			int cfd = -1;
+
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			/*
+			 * A file is opened first and its descriptor looked at:
+			 * one lookup of the name, not two, and the size and
+			 * version are those of the content read.
+			 */
+			if (de->d_type == DT_REG &&
+			    (cfd = ws__open_read(dirfd(d), de->d_name, &c->noatime)) >= 0 &&
+			    (fstat(cfd, &cst) < 0 || !S_ISREG(cst.st_mode))) {
+				close(cfd);
+				cfd = -1;
+			}
+			if (cfd < 0 &&
+			    fstatat(dirfd(d), de->d_name, &cst, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			if ((rc = ws__rel_push(c, de->d_name, &old)) < 0) {
+				if (cfd >= 0)
+					close(cfd);
+				break;
+			}
+			rc = ws__capture(c, dirfd(d), de->d_name, &cst, cfd, true);
+			c->rlen = old;
+			c->rel[old] = '\0';
+		}
+		closedir(d);
+	}
+	return rc;
+}
+
+/* "key":[entries] for the entry name in dirfd (none when st is NULL). */
+static int
+ws__capture_array(struct ws__cap *c, const char *key, int dirfd, const char *name,
+		  const struct stat *st, bool recursive)
+{
+	int rc = 0;
+
+	ws_jbuf_lit(&c->b, ",");
+	ws_jbuf_str(&c->b, key);
+	ws_jbuf_lit(&c->b, ":[");
+	c->first = true;
+	c->rlen = 0;
+	if (c->rel != NULL)
+		c->rel[0] = '\0';
+	if (st != NULL)
+		rc = ws__capture(c, dirfd, name, st, -1, recursive);
+	ws_jbuf_lit(&c->b, "]");
 	return rc;
 }
 
@@ -429,11 +554,12 @@ ws__last_id(int jfd)
 	return max;
 }
 
+/* body: the record as JSON text, an object ("{...}"); it is freed. */
 static int
-ws__append(struct ws_history *h, cJSON *rec, long long *id)
+ws__append(struct ws_history *h, char *body, long long *id)
 {
 	bool done = *id != 0;
-	char *body = cJSON_PrintUnformatted(rec), *line = NULL, sq[32];
+	char *line = NULL, sq[32];
 	int rc = 0, sfd = -1;
 	size_t n;
 	ssize_t w;
@@ -530,48 +656,53 @@ ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
 	      const char *dreal, const struct stat *dst)
 {
 	struct ws_history *h = ws->history;
-	char now[40];
-	cJSON *rec, *before;
-	size_t count = 0;
+	struct ws__cap *c;
+	char now[40], *body;
 	int rc = 0;
 
 	if (h == NULL)
 		return 0;
-	cJSON_Delete(h->pending);
-	h->pending = NULL;
+	h->pending = false;
 	h->pending_id = 0;
-	if ((rec = cJSON_CreateObject()) == NULL)
+	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	c->h = h;
+	c->noatime = true;
 	ws__now(now, sizeof(now));
-	cJSON_AddStringToObject(rec, "t", "begin");
-	cJSON_AddStringToObject(rec, "time", now);
-	cJSON_AddStringToObject(rec, "tool", h->tool);
-	cJSON_AddStringToObject(rec, "frontend", h->frontend ? h->frontend : "cli");
-	cJSON_AddStringToObject(rec, "op", op);
-	cJSON_AddStringToObject(rec, "path", vpath);
-	cJSON_AddStringToObject(rec, "real_path", real);
+	ws_jbuf_lit(&c->b, "{");
+	ws_jbuf_lit(&c->b, "\"t\":\"begin\"");
+	ws__jkstr(&c->b, "time", now);
+	ws__jkstr(&c->b, "tool", h->tool);
+	ws__jkstr(&c->b, "frontend", h->frontend ? h->frontend : "cli");
+	ws__jkstr(&c->b, "op", op);
+	ws__jkstr(&c->b, "path", vpath);
+	ws__jkstr(&c->b, "real_path", real);
 	if (h->undo_of > 0)
-		cJSON_AddNumberToObject(rec, "undo_of", (double)h->undo_of);
-	before = cJSON_AddArrayToObject(rec, "before");
-	if (st != NULL)
-		rc = ws__capture(h, dirfd, name, st, "", recursive, before, &count);
+		ws__jkint(&c->b, "undo_of", h->undo_of);
+	rc = ws__capture_array(c, "before", dirfd, name, st, recursive);
 	if (rc == 0 && dvpath != NULL) {
-		cJSON_AddStringToObject(rec, "dest", dvpath);
-		cJSON_AddStringToObject(rec, "dest_real", dreal);
+		ws__jkstr(&c->b, "dest", dvpath);
+		ws__jkstr(&c->b, "dest_real", dreal);
 		if (dst != NULL)
-			rc = ws__capture(h, ddirfd, dname, dst, "", true,
-					 cJSON_AddArrayToObject(rec, "dest_before"), &count);
+			rc = ws__capture_array(c, "dest_before", ddirfd, dname, dst,
+					       true);
 	}
+	ws_jbuf_lit(&c->b, "}");
+	if (c->b.oom && rc == 0)
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	body = c->b.p;
+	free(c->rel);
+	free(c);
 	/* The objects are durable before the record that names them. */
 	if (rc == 0 && !h->nosync && h->objects_new > 0 && fsync(h->objfd) < 0)
 		rc = ws__hist_io("cannot sync the objects", h->dir);
-	if (rc == 0)
-		rc = ws__append(h, rec, &h->pending_id);
 	if (rc < 0) {
-		cJSON_Delete(rec);
+		free(body);
 		return rc;
 	}
-	h->pending = rec;
+	if ((rc = ws__append(h, body, &h->pending_id)) < 0)
+		return rc;
+	h->pending = true;
 	return 0;
 }
 
@@ -582,12 +713,13 @@ ws__hash_file(int dirfd, const char *name, const struct stat *st,
 {
 	struct ws_sha256 c;
 	unsigned char d[WS_SHA256_LEN], buf[65536];
+	bool noatime = true;
 	ssize_t r;
 	int fd;
 
 	if (h->b.max_file > 0 && st->st_size > h->b.max_file)
 		return -1;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	fd = ws__open_read(dirfd, name, &noatime);
 	if (fd < 0)
 		return -1;
 	ws_sha256_init(&c);
@@ -610,11 +742,10 @@ ws_hist_end(struct ws_ctx *ws, int rc, int dirfd, const char *name)
 	cJSON *rec;
 	long long id;
 
-	if (h == NULL || h->pending == NULL)
+	if (h == NULL || !h->pending)
 		return 0;
 	id = h->pending_id;
-	cJSON_Delete(h->pending);
-	h->pending = NULL;
+	h->pending = false;
 	if ((rec = cJSON_CreateObject()) == NULL)
 		return id;
 	cJSON_AddStringToObject(rec, "t", "done");
@@ -630,7 +761,7 @@ ws_hist_end(struct ws_ctx *ws, int rc, int dirfd, const char *name)
 			cJSON_AddStringToObject(rec, "after_sha256", hex);
 	}
 	/* A lost done record is a begin alone: undo then checks content. */
-	(void)ws__append(h, rec, &id);
+	(void)ws__append(h, cJSON_PrintUnformatted(rec), &id);
 	cJSON_Delete(rec);
 	h->last_id = rc == 0 ? id : 0;
 	return h->last_id;

@@ -2,6 +2,8 @@
 #include "ws/json.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,4 +375,156 @@ ws_json_unique_keys(const cJSON *v, bool deep)
 	char where[256] = "";
 
 	return ws__unique(v, deep, where, sizeof(where));
+}
+
+/* ---- Text as cJSON_PrintUnformatted() makes it ----------------------- */
+
+bool
+ws_jbuf_reserve(struct ws_jbuf *b, size_t more)
+{
+	size_t cap;
+	char *p;
+
+	if (b->oom)
+		return false;
+	if (b->n + more < b->cap)
+		return true;
+	cap = b->cap ? b->cap : 1024;
+	while (cap <= b->n + more)
+		cap *= 2;
+	if ((p = realloc(b->p, cap)) == NULL) {
+		b->oom = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+void
+ws_jbuf_put(struct ws_jbuf *b, const char *s, size_t n)
+{
+	if (!ws_jbuf_reserve(b, n))
+		return;
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+void
+ws_jbuf_str(struct ws_jbuf *b, const char *str)
+{
+	static const char hx[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+	char *o;
+
+	/* At most six bytes a byte (\u00XX), and the quotes. */
+	if (!ws_jbuf_reserve(b, 6 * n + 2))
+		return;
+	o = b->p + b->n;
+	*o++ = '"';
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			*o++ = (char)c;
+			continue;
+		}
+		*o++ = '\\';
+		switch (c) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '\b': *o++ = 'b'; break;
+		case '\f': *o++ = 'f'; break;
+		case '\n': *o++ = 'n'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\t': *o++ = 't'; break;
+		default:
+			*o++ = 'u';
+			*o++ = '0';
+			*o++ = '0';
+			*o++ = hx[c >> 4];
+			*o++ = hx[c & 15];
+		}
+	}
+	*o++ = '"';
+	*o = '\0';
+	b->n = (size_t)(o - b->p);
+}
+
+void
+ws_jbuf_int(struct ws_jbuf *b, long long v)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+				       (unsigned long long)v;
+
+	do
+		d[--i] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		d[--i] = '-';
+	ws_jbuf_put(b, d + i, sizeof(d) - (size_t)i);
+}
+
+void
+ws_jbuf_base64(struct ws_jbuf *b, const void *data, size_t n)
+{
+	if (!ws_jbuf_reserve(b, (n + 2) / 3 * 4 + 2))
+		return;
+	b->p[b->n++] = '"';
+	b->n += ws__b64_chunk(data, n, b->p + b->n);
+	b->p[b->n++] = '"';
+	b->p[b->n] = '\0';
+}
+
+void
+ws_jbuf_item(struct ws_jbuf *b, const cJSON *v)
+{
+	const cJSON *it;
+	bool first = true;
+
+	if (cJSON_IsString(v)) {
+		ws_jbuf_str(b, v->valuestring ? v->valuestring : "");
+	} else if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		char buf[32];
+
+		if (isnan(d) || isinf(d)) {
+			ws_jbuf_lit(b, "null");
+		} else if (d > -9007199254740992.0 && d < 9007199254740992.0 &&
+			   d == (double)(long long)d) {
+			ws_jbuf_int(b, (long long)d);
+		} else {
+			/* As cJSON: 15 digits, 17 where 15 do not read back. */
+			snprintf(buf, sizeof(buf), "%1.15g", d);
+			if (strtod(buf, NULL) != d)
+				snprintf(buf, sizeof(buf), "%1.17g", d);
+			ws_jbuf_put(b, buf, strlen(buf));
+		}
+	} else if (cJSON_IsBool(v)) {
+		if (cJSON_IsTrue(v))
+			ws_jbuf_lit(b, "true");
+		else
+			ws_jbuf_lit(b, "false");
+	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+		ws_jbuf_put(b, cJSON_IsArray(v) ? "[" : "{", 1);
+		cJSON_ArrayForEach(it, v) {
+			if (!first)
+				ws_jbuf_lit(b, ",");
+			first = false;
+			if (cJSON_IsObject(v)) {
+				ws_jbuf_str(b, it->string ? it->string : "");
+				ws_jbuf_lit(b, ":");
+			}
+			ws_jbuf_item(b, it);
+		}
+		ws_jbuf_put(b, cJSON_IsArray(v) ? "]" : "}", 1);
+	} else if (cJSON_IsRaw(v) && v->valuestring != NULL) {
+		ws_jbuf_put(b, v->valuestring, strlen(v->valuestring));
+	} else {
+		ws_jbuf_lit(b, "null");
+	}
 }

@@ -1,11 +1,20 @@
 /*
- * sha256.c - SHA-256 after FIPS 180-4, written plainly: the audit log
- * hashes one short line per call and the history a file per change, so
- * a straightforward block function is fast enough (about 200 MB/s) and
- * spares a dependency.  Checked against the FIPS and NIST vectors in
- * tests/unit/test_sha256.c.
+ * sha256.c - SHA-256 after FIPS 180-4: the x86-64 SHA instructions where
+ * the CPU has them (the audit log hashes a line per call and the history
+ * a file per change: the portable block function cost an audited call
+ * 24,000 instructions, a third of what the line cost; issue 22), else a
+ * straightforward block function (about 200 MB/s), sparing a dependency.
+ * Both are checked against the FIPS and NIST vectors in
+ * tests/unit/test_audit.c.
  */
+#include <stdatomic.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define WS__SHA_NI 1
+#endif
 
 #include "ws/sha256.h"
 
@@ -26,7 +35,7 @@ static const uint32_t ws__k[64] = {
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
 static void
-ws__sha256_block(struct ws_sha256 *c, const unsigned char *p)
+ws__sha256_block_c(struct ws_sha256 *c, const unsigned char *p)
 {
 	uint32_t w[64], a, b, d, e, f, g, h, cc, t1, t2;
 
@@ -51,6 +60,98 @@ ws__sha256_block(struct ws_sha256 *c, const unsigned char *p)
 	}
 	c->h[0] += a, c->h[1] += b, c->h[2] += cc, c->h[3] += d;
 	c->h[4] += e, c->h[5] += f, c->h[6] += g, c->h[7] += h;
+}
+
+#ifdef WS__SHA_NI
+/*
+ * One block with SHA-NI.  The state is kept as the instructions want it
+ * (ABEF and CDGH) only within the call.  M[k] holds W[4k..4k+3]; each
+ * new one is W[t-16] + s0(W[t-15]) (msg1), + W[t-7] (the alignr of the
+ * two before), + s1(W[t-2]) (msg2).
+ */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+ws__sha256_block_ni(struct ws_sha256 *c, const unsigned char *p)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL,
+					     0x0405060700010203LL);
+	__m128i s0, s1, t, save0, save1, m[16], k;
+
+	t = _mm_loadu_si128((const __m128i *)&c->h[0]);	 /* DCBA */
+	s1 = _mm_loadu_si128((const __m128i *)&c->h[4]); /* HGFE */
+	t = _mm_shuffle_epi32(t, 0xb1);			 /* CDAB */
+	s1 = _mm_shuffle_epi32(s1, 0x1b);		 /* EFGH */
+	s0 = _mm_alignr_epi8(t, s1, 8);			 /* ABEF */
+	s1 = _mm_blend_epi16(s1, t, 0xf0);		 /* CDGH */
+	save0 = s0;
+	save1 = s1;
+	for (int i = 0; i < 4; i++)
+		m[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)),
+					bswap);
+	for (int i = 4; i < 16; i++)
+		m[i] = _mm_sha256msg2_epu32(
+			_mm_add_epi32(_mm_sha256msg1_epu32(m[i - 4], m[i - 3]),
+				      _mm_alignr_epi8(m[i - 1], m[i - 2], 4)),
+			m[i - 1]);
+	for (int i = 0; i < 16; i++) {
+		k = _mm_add_epi32(m[i], _mm_loadu_si128((const __m128i *)&ws__k[4 * i]));
+		s1 = _mm_sha256rnds2_epu32(s1, s0, k);
+		s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(k, 0x0e));
+	}
+	s0 = _mm_add_epi32(s0, save0);
+	s1 = _mm_add_epi32(s1, save1);
+	t = _mm_shuffle_epi32(s0, 0x1b);	/* FEBA */
+	s1 = _mm_shuffle_epi32(s1, 0xb1);	/* DCHG */
+	s0 = _mm_blend_epi16(t, s1, 0xf0);	/* DCBA */
+	s1 = _mm_alignr_epi8(s1, t, 8);		/* HGFE */
+	_mm_storeu_si128((__m128i *)&c->h[0], s0);
+	_mm_storeu_si128((__m128i *)&c->h[4], s1);
+}
+
+/* 1 with SHA-NI, 0 without, -1 not asked yet; a race only asks twice. */
+static atomic_int ws__ni = -1;
+
+static bool
+ws__have_ni(void)
+{
+	int v = atomic_load_explicit(&ws__ni, memory_order_relaxed);
+	unsigned a, b, cc, d;
+
+	if (v >= 0)
+		return v;
+	/* SHA (leaf 7 EBX bit 29), SSSE3 and SSE4.1 (leaf 1 ECX 9, 19). */
+	v = __get_cpuid(1, &a, &b, &cc, &d) && (cc & (1u << 9)) &&
+	    (cc & (1u << 19)) && __get_cpuid_count(7, 0, &a, &b, &cc, &d) &&
+	    (b & (1u << 29));
+	atomic_store_explicit(&ws__ni, v, memory_order_relaxed);
+	return v;
+}
+#endif
+
+static void
+ws__sha256_block(struct ws_sha256 *c, const unsigned char *p)
+{
+#ifdef WS__SHA_NI
+	if (ws__have_ni()) {
+		ws__sha256_block_ni(c, p);
+		return;
+	}
+#endif
+	ws__sha256_block_c(c, p);
+}
+
+bool
+ws_sha256_accel(int use)
+{
+#ifdef WS__SHA_NI
+	if (use == 0)
+		atomic_store_explicit(&ws__ni, 0, memory_order_relaxed);
+	else if (use > 0)
+		atomic_store_explicit(&ws__ni, -1, memory_order_relaxed);
+	return ws__have_ni();
+#else
+	(void)use;
+	return false;
+#endif
 }
 
 void

@@ -20,6 +20,8 @@ content = base64.b64encode(b"x" * 4096).decode()
 base = [b + "/wswrite", "--workspace", tmp + "/ws", "--no-sync",
         "--content-base64", content, "a.c"]
 env = {k: v for k, v in os.environ.items() if not k.startswith("WS_")}
+# The history both arms keep goes with the run, not into ~/.local/state.
+env["XDG_STATE_HOME"] = tmp + "/state"
 cmds = {"plain": base, "audit": base[:1] + ["--audit", tmp + "/audit.jsonl"] + base[1:]}
 t = {k: [] for k in cmds}
 c = {k: [] for k in cmds}
@@ -42,8 +44,9 @@ print("wswrite 4 KiB, no fsync, %d interleaved pairs; load %.1f on %d cores"
       % (runs, os.getloadavg()[0], os.cpu_count()))
 print("  without --audit: median %8.1f us wall, mean %8.1f us CPU" % (m["plain"], mc["plain"]))
 print("  with --audit:    median %8.1f us wall, mean %8.1f us CPU" % (m["audit"], mc["audit"]))
-print("  the audit line costs %.1f us wall (%.3fx), %.1f us CPU a call; target < 20 us"
-      % (m["audit"] - m["plain"], m["audit"] / m["plain"], mc["audit"] - mc["plain"]))
+dw, dc = m["audit"] - m["plain"], mc["audit"] - mc["plain"]
+print("  the audit line costs %.1f us wall (%.3fx), %.1f us CPU a call; target < 20 us: %s"
+      % (dw, m["audit"] / m["plain"], dc, "met" if dw < 20 and dc < 20 else "MISSED"))
 r = subprocess.run([b + "/wstools", "audit", "--verify", tmp + "/audit.jsonl"],
                    env=env, capture_output=True, text=True)
 print("  " + r.stdout.strip())

@@ -7,12 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/audit.h"
 #include "ws/error.h"
 #include "ws/sha256.h"
 
+/* The vectors, with the CPU's SHA instructions (where it has them) and
+ * with the portable code; and both agree on lengths around every block
+ * boundary. */
 START_TEST(sha256_vectors)
 {
 	static const struct {
@@ -29,8 +33,15 @@ START_TEST(sha256_vectors)
 	char hex[WS_SHA256_HEX + 1];
 	struct ws_sha256 c;
 	unsigned char d[WS_SHA256_LEN];
-	char *a = malloc(1000000);
+	char *a;
+	int pass = _i;
 
+	if (pass == 1 && !ws_sha256_accel(-1))
+		return; /* no SHA instructions: the portable pass was all */
+	a = malloc(1000000);
+	ck_assert_ptr_nonnull(a);
+	ws_sha256_accel(pass == 0 ? 0 : 1);
+	ck_assert(pass == 0 ? !ws_sha256_accel(-1) : ws_sha256_accel(-1));
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		ws_sha256_hex(v[i].in, strlen(v[i].in), hex);
 		ck_assert_str_eq(hex, v[i].hex);
@@ -50,6 +61,20 @@ START_TEST(sha256_vectors)
 	ws_sha256_final(&c, d);
 	ws_sha256_tohex(d, hex);
 	ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	if (pass == 1) {
+		char want[WS_SHA256_HEX + 1];
+
+		for (size_t i = 0; i < 4096; i++)
+			a[i] = (char)(i * 131 + (i >> 3));
+		for (size_t n = 0; n <= 300; n++) {
+			ws_sha256_accel(0);
+			ws_sha256_hex(a + n % 7, n * 13 % 4000, want);
+			ws_sha256_accel(1);
+			ws_sha256_hex(a + n % 7, n * 13 % 4000, hex);
+			ck_assert_str_eq(hex, want);
+		}
+	}
+	ws_sha256_accel(1);
 	free(a);
 }
 END_TEST
@@ -80,6 +105,35 @@ verify(const char *log, size_t want_lines, size_t want_bad)
 	ck_assert_msg(bad == want_bad, "broken at %zu (%s), expected %zu", bad,
 		      why ? why : "-", want_bad);
 }
+
+/* The time is written by hand (issue 22): UTC, to the microsecond, as
+ * gmtime and strftime would. */
+START_TEST(time_is_utc)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	char *text, *t, want[32];
+	time_t before = time(NULL), after, at;
+	struct tm tm = {0};
+	int us = -1;
+
+	one_line(log, "write_file", 0);
+	after = time(NULL);
+	text = wst_slurp(log, NULL);
+	ck_assert_ptr_nonnull(t = strstr(text, "\"time\":\""));
+	t += strlen("\"time\":\"");
+	ck_assert_ptr_nonnull(strptime(t, "%Y-%m-%dT%H:%M:%S", &tm));
+	ck_assert_int_eq(sscanf(t + 19, ".%6dZ\"", &us), 1);
+	ck_assert(t[19] == '.' && t[26] == 'Z' && us >= 0);
+	at = timegm(&tm);
+	ck_assert(at >= before && at <= after);
+	strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S", gmtime(&at));
+	ck_assert(strncmp(t, want, 19) == 0);
+	free(text);
+	wst_rmrf(dir);
+	free(dir);
+	free(log);
+}
+END_TEST
 
 START_TEST(chain_and_tampering)
 {
@@ -207,7 +261,8 @@ suite(void)
 	Suite *s = suite_create("audit");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, sha256_vectors);
+	tcase_add_loop_test(tc, sha256_vectors, 0, 2);
+	tcase_add_test(tc, time_is_utc);
 	tcase_add_test(tc, chain_and_tampering);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, unwritable_log);

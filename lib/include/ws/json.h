@@ -77,4 +77,42 @@ struct cJSON;
  */
 int ws_json_unique_keys(const struct cJSON *v, bool deep);
 
+/*
+ * JSON text as cJSON_PrintUnformatted() makes it, for records that are
+ * read back with cJSON_Parse() and must come back byte for byte (the
+ * history's journal, the audit log): unlike ws_jw_str(), a string's
+ * bytes are kept as they are (only '"', '\\' and controls escaped), so a
+ * name that is not UTF-8 survives.  Written straight into a growing
+ * buffer, without building a tree or going through stdio: what a
+ * recorded tree of 10,000 files, or an audited call, spent most of its
+ * time on (issue 22).  The text is NUL-terminated; after a failed
+ * allocation oom is set and nothing more is added.
+ */
+struct ws_jbuf {
+	char *p;	/* malloc'd; the caller frees it */
+	size_t n, cap;
+	bool oom;
+};
+
+/* Room for more bytes (and the NUL); false once out of memory. */
+bool ws_jbuf_reserve(struct ws_jbuf *b, size_t more);
+
+/* Raw text. */
+void ws_jbuf_put(struct ws_jbuf *b, const char *s, size_t n);
+
+/* A string literal, raw. */
+#define ws_jbuf_lit(b, s) ws_jbuf_put((b), (s), sizeof(s) - 1)
+
+/* A string, quoted. */
+void ws_jbuf_str(struct ws_jbuf *b, const char *s);
+
+/* An integer, without printf. */
+void ws_jbuf_int(struct ws_jbuf *b, long long v);
+
+/* data[0..n) in base64, quoted. */
+void ws_jbuf_base64(struct ws_jbuf *b, const void *data, size_t n);
+
+/* Any item (a number as cJSON prints it: an integer as one). */
+void ws_jbuf_item(struct ws_jbuf *b, const struct cJSON *v);
+
 #endif

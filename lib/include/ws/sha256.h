@@ -6,6 +6,7 @@
 #ifndef WS_SHA256_H
 #define WS_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,13 @@ void ws_sha256_hex(const void *data, size_t n, char out[WS_SHA256_HEX + 1]);
 /* A digest in lower-case hex, NUL-terminated. */
 void ws_sha256_tohex(const unsigned char d[WS_SHA256_LEN],
 		     char out[WS_SHA256_HEX + 1]);
+
+/*
+ * Whether the CPU's SHA instructions do the hashing (x86-64 with SHA-NI,
+ * SSSE3 and SSE4.1); use 0 turns them off for this process (the portable
+ * code then hashes: the tests check both), 1 back on where the CPU has
+ * them, -1 only asks.
+ */
+bool ws_sha256_accel(int use);
 
 #endif
