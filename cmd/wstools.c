@@ -3,12 +3,13 @@
  * every tool definition of the toolbox as one JSON array, "wstools call
  * NAME JSON|-" runs the tool an LLM named with those arguments.
  *
- * "call" only dispatches: each tool runs as its own binary (found next to
- * this one, then on PATH), so its stdout, stderr and exit status are the
- * caller's unchanged and no rule of a tool is duplicated here; it asks
- * the tool for the built-in ceilings of a model's values (WS_CEILINGS).  "wstools
- * mcp" serves the same tools over the Model Context Protocol, each call
- * in-process through the tool's own command-line function (cmds.h).
+ * "call" runs a tool of the tool table (ws/tool.h) in this process: the
+ * caller's options parsed as the tool's own, the model's JSON applied as
+ * --args applies it, held to the built-in ceilings of a model's values;
+ * its output and exit status are the tool's binary's.  A tool not on the
+ * table yet runs as its own binary (found next to this one, then on
+ * PATH), asked for the ceilings with WS_CEILINGS.  "wstools mcp" serves
+ * the same tools over the Model Context Protocol, in-process.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include "ws/path.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
+#include "ws/tool.h"
 #include "ws/toolset.h"
 #include "ws/workspace.h"
 
@@ -318,9 +320,38 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 	return strict_ok ? 0 : 1;
 }
 
+/*
+ * wstools call for a tool on the table (ws/tool.h): in this process, the
+ * caller's options (argv[2..]) parsed as the tool's, the model's JSON
+ * applied as --args applies it, held to the built-in ceilings.
+ */
+static int
+call_table(const struct ws_tool_def *td, int argc, char **argv)
+{
+	struct ws_cli cli;
+	bool plain = false;
+	int rc;
+
+	for (int a = 2; a < argc; a++)
+		plain |= strcmp(argv[a], "--plain") == 0;
+	if (setenv("WS_FRONTEND", "call", 1) < 0)
+		return fail(td->name, WS_ENOMEM, NULL, "out of memory");
+	ws_cli_set_ceilings(ws_ceilings_default, WS_NCEILINGS);
+	/* argv[1], the JSON, stands where a program's name would. */
+	rc = ws_cli_parse_flags(&cli, td->cli, argc - 1, argv + 1);
+	/* As with --args: JSON out unless --plain, errors included. */
+	cli.json = !plain;
+	if (rc == 0 && cli.action == WS_CLI_RUN)
+		rc = ws_cli_apply_args(&cli, argv[1]);
+	rc = ws_tool_run_cli(td, &cli, rc);
+	ws_cli_set_ceilings(NULL, 0);
+	return rc;
+}
+
 static int
 cmd_call(int argc, char **argv)
 {
+	const struct ws_tool_def *td;
 	const char *name, *json;
 	char **av;
 	size_t i, n = 0;
@@ -331,6 +362,8 @@ cmd_call(int argc, char **argv)
 			    "call needs a tool NAME and its arguments as JSON (or -)");
 	name = argv[0];
 	json = argv[1];
+	if ((td = ws_tool_by_name(name)) != NULL && td->run != NULL)
+		return call_table(td, argc, argv);
 	for (i = 0; i < NTOOLS; i++)
 		if (strcmp(tools[i].name, name) == 0)
 			break;
@@ -692,6 +725,7 @@ cmd_mcp(int argc, char **argv)
 		o.tools = tools_hist;
 		o.ntools = NTOOLS + 2;
 	}
+	o.base = &cli;
 	o.common = common;
 	o.ncommon = ncommon;
 	o.mounts = mounts;

@@ -27,6 +27,7 @@
 #include "ws/json.h"
 #include "ws/read.h"
 #include "ws/session.h"
+#include "ws/tool.h"
 #include "ws/toolset.h"
 #include "ws/write.h"
 
@@ -368,55 +369,6 @@ ws__describe_ceilings(const struct ws_mcp_opts *o, const char *tool, cJSON *sche
 
 /* ---- tools/list ------------------------------------------------------ */
 
-/*
- * What each tool does to the world, for the client (annotations), and a
- * lean output schema: the keys a client may rely on, one type each (a
- * key that may be null has no type), everything else allowed.
- */
-#define WS__S "{\"type\":\"string\"}"
-#define WS__I "{\"type\":\"integer\"}"
-#define WS__B "{\"type\":\"boolean\"}"
-#define WS__OBJS "{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"
-static const struct {
-	const char *name, *title;
-	bool ro, destructive, idempotent;
-	const char *output_schema; /* JSON Schema of the CLI's "output" */
-} ws__meta[] = {
-	{"list_directory", "List a directory", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"entries\":" WS__OBJS
-	 ",\"truncated\":" WS__B ",\"next_offset\":{},\"results\":" WS__OBJS "}}"},
-	{"read_file", "Read a file", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"content\":{},"
-	 "\"total_lines\":{},\"truncated\":" WS__B ",\"next_start_line\":{},"
-	 "\"version\":" WS__S ",\"results\":" WS__OBJS "}}"},
-	{"write_file", "Write a file", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"action\":" WS__S
-	 ",\"bytes_written\":" WS__I ",\"diff\":" WS__S "}}"},
-	{"edit_file", "Edit a file", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"replacements\":"
-	 WS__I ",\"diff\":" WS__S "}}"},
-	{"create_directory", "Create a directory", false, false, true,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"created\":" WS__B
-	 "}}"},
-	{"move_path", "Move or rename", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"destination\":"
-	 WS__S "}}"},
-	{"delete_path", "Delete a file or directory", false, true, true,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"removed\":" WS__I
-	 "}}"},
-	{"search_files", "Search file contents", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{\"matches\":" WS__OBJS ",\"files\":"
-	 "{\"type\":\"array\"},\"counts\":" WS__OBJS ",\"summary\":{\"type\":"
-	 "\"object\"}}}"},
-	{"run_command", "Run a command in the sandbox", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{\"exit_code\":" WS__I ",\"signal\":{},"
-	 "\"timed_out\":" WS__B ",\"stdout\":" WS__S ",\"stderr\":" WS__S "}}"},
-};
-#undef WS__S
-#undef WS__I
-#undef WS__B
-#undef WS__OBJS
-
 /* Run a tool's function with argv, its output captured: malloc'd text. */
 static char *
 ws__capture(int (*run)(int, char **), char **argv, int *status)
@@ -453,26 +405,25 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 {
 	cJSON *fn = cJSON_GetObjectItemCaseSensitive(def, "function");
 	cJSON *name = cJSON_GetObjectItemCaseSensitive(fn, "name");
+	const struct ws_tool_def *td;
 	cJSON *t, *ann;
-	size_t i;
 
 	if (!cJSON_IsString(name))
 		return;
-	for (i = 0; i < sizeof(ws__meta) / sizeof(ws__meta[0]); i++)
-		if (strcmp(ws__meta[i].name, name->valuestring) == 0)
-			break;
+	/* Title, annotations and output schema: the tool table's. */
+	td = ws_tool_by_name(name->valuestring);
 	t = cJSON_CreateObject();
 	cJSON_AddStringToObject(t, "name", name->valuestring);
-	if (i < sizeof(ws__meta) / sizeof(ws__meta[0]))
-		cJSON_AddStringToObject(t, "title", ws__meta[i].title);
+	if (td != NULL)
+		cJSON_AddStringToObject(t, "title", td->title);
 	cJSON_AddItemToObject(t, "description", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "description"));
 	ws__describe_ceilings(s->o, name->valuestring,
 			      cJSON_GetObjectItemCaseSensitive(fn, "parameters"));
 	cJSON_AddItemToObject(t, "inputSchema", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "parameters"));
-	if (i < sizeof(ws__meta) / sizeof(ws__meta[0])) {
-		cJSON *os = cJSON_Parse(ws__meta[i].output_schema);
+	if (td != NULL) {
+		cJSON *os = cJSON_Parse(td->output_schema);
 
 		/*
 		 * A failed call's structuredContent is {"error": {...}}: the
@@ -483,13 +434,12 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 				      "error", cJSON_Parse("{\"type\":\"object\"}"));
 		cJSON_AddItemToObject(t, "outputSchema", os);
 		ann = cJSON_AddObjectToObject(t, "annotations");
-		cJSON_AddStringToObject(ann, "title", ws__meta[i].title);
-		cJSON_AddBoolToObject(ann, "readOnlyHint", ws__meta[i].ro);
-		cJSON_AddBoolToObject(ann, "destructiveHint", ws__meta[i].destructive);
-		cJSON_AddBoolToObject(ann, "idempotentHint", ws__meta[i].idempotent);
+		cJSON_AddStringToObject(ann, "title", td->title);
+		cJSON_AddBoolToObject(ann, "readOnlyHint", td->ro);
+		cJSON_AddBoolToObject(ann, "destructiveHint", td->destructive);
+		cJSON_AddBoolToObject(ann, "idempotentHint", td->idempotent);
 		cJSON_AddBoolToObject(ann, "openWorldHint",
-				      strcmp(ws__meta[i].name, "run_command") == 0 &&
-					      s->o->net);
+				      strcmp(td->name, "run_command") == 0 && s->o->net);
 	}
 	cJSON_AddItemToArray(arr, t);
 }
@@ -582,27 +532,8 @@ ws__build_list(struct ws_mcp *s)
 
 /* ---- Rendering a result ---------------------------------------------- */
 
-/*
- * A name on one line of a listing: control characters (and the
- * backslash that escapes them) escaped, so that a name holding "\n"
- * cannot fake a line of its own.
- */
-static void
-ws__put_name(FILE *f, const char *name)
-{
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if (*p == '\\')
-			fputs("\\\\", f);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-}
+/* A name on one line of a listing (one rule: the tool table's). */
+#define ws__put_name ws_tcall_put_name
 
 /*
  * A command's stream that is not UTF-8 (its JSON has it in base64): text
@@ -720,65 +651,6 @@ ws__int(const cJSON *o, const char *key, long long dflt)
 	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
 }
 
-/* Whether the call's arguments hold key with a value (not null or false). */
-static bool
-ws__asked(const cJSON *args, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
-
-	return v != NULL && !cJSON_IsNull(v) && !cJSON_IsFalse(v);
-}
-
-/*
- * read_file's text: the content; when the file was not read whole or a
- * range was asked, one header line first ("[lines 120-180 of 4274]"),
- * and the lines numbered (as cat -n) when a range was asked, so that a
- * model editing by line numbers knows where it is.
- */
-static void
-ws__render_read(FILE *f, const cJSON *out, const cJSON *args, const char *content)
-{
-	long long sl = ws__int(out, "start_line", 1), el = ws__int(out, "end_line", 0);
-	long long total = ws__int(out, "total_lines", -1);
-	bool known = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(out, "total_lines_known"));
-	bool trunc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"));
-	bool range = ws__asked(args, "start_line") || ws__asked(args, "end_line") ||
-		     ws__asked(args, "tail");
-	bool number = range && !ws__asked(args, "line_numbers");
-	const cJSON *next = cJSON_GetObjectItemCaseSensitive(out, "next_start_line");
-	char of[48];
-
-	if (total < 0 || !known)
-		snprintf(of, sizeof(of), "more than %lld", el > 0 ? el : 0);
-	else
-		snprintf(of, sizeof(of), "%lld", total);
-	if (range || trunc || sl != 1 || !known || (total >= 0 && el != total)) {
-		if (el < sl)
-			fprintf(f, "[no lines: the file has %s]\n", of);
-		else
-			fprintf(f, "[lines %lld-%lld of %s]\n", sl, el, of);
-	}
-	if (number && el >= sl) {
-		long long n = sl;
-
-		for (const char *p = content; *p != '\0'; n++) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
-
-			fprintf(f, "%6lld\t%.*s", n, (int)len, p);
-			p += len;
-		}
-	} else {
-		fputs(content, f);
-	}
-	/* What the plain CLI says on stderr, the model reads here. */
-	if (trunc && cJSON_IsNumber(next))
-		fprintf(f, "%s[truncated: %lld of %s lines shown; read on with "
-			"start_line=%lld]\n",
-			*content != '\0' && content[strlen(content) - 1] != '\n' ? "\n" : "",
-			el >= sl ? el - sl + 1 : 0, of, (long long)next->valuedouble);
-}
-
 /*
  * The end of search_files' text: where a page stopped, what is known of
  * the total and the offset to read on with (the search stops at the
@@ -821,15 +693,7 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 	f = open_memstream(&buf, &len);
 	if (f == NULL)
 		return NULL;
-	if (strcmp(tool, "read_file") == 0 &&
-	    cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "content")) &&
-	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
-	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-			   out, "encoding")) ? cJSON_GetStringValue(
-			   cJSON_GetObjectItemCaseSensitive(out, "encoding")) : "",
-		   "base64") != 0) {
-		ws__render_read(f, out, args, it->valuestring);
-	} else if (strcmp(tool, "list_directory") == 0 &&
+	if (strcmp(tool, "list_directory") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "entries"))) {
 		const cJSON *e;
 		const char *dir = cJSON_GetStringValue(
@@ -948,29 +812,6 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",
 				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
 		}
-	} else if (strcmp(tool, "read_file") == 0 &&
-		   cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "content"))) {
-		/* Asked for base64: the bytes once, after a line that says
-		 * what they are (not the JSON output with them inside). */
-		const char *mime = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
-
-		fputs("[base64 of ", f);
-		ws__put_name(f, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					out, "path")) ?: "?");
-		fprintf(f, ": %lld bytes%s%s]\n%s\n", ws__int(out, "size", 0),
-			mime ? ", " : "", mime ? mime : "", it->valuestring);
-	} else if (strcmp(tool, "read_file") == 0 &&
-		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
-		   !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(out, "content"))) {
-		const char *mime = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
-
-		fprintf(f, "%s is a binary file (%lld bytes%s%s), not shown: read it "
-			"with \"base64\": true\n",
-			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "path")) ?: "?",
-			(long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(out, "size")),
-			mime ? ", " : "", mime ? mime : "");
 	} else if (strcmp(tool, "search_files") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "files"))) {
 		const cJSON *e;
@@ -1054,6 +895,10 @@ ws__raw_output(const char *raw, size_t *n)
 	return b;
 }
 
+/* The words of the command line that do not apply over MCP. */
+static const char *const ws__cli_words[] = {"; pass --approve to allow it",
+					    " (--approve)"};
+
 /*
  * An APPROVAL_REQUIRED error as the model should read it over MCP: the
  * command line's "pass --approve" and "rerun it with --approve" would
@@ -1064,13 +909,12 @@ ws__raw_output(const char *raw, size_t *n)
 static void
 ws__mcp_approval(cJSON *err, bool elicit)
 {
-	static const char *const cli_words[] = {"; pass --approve to allow it",
-						" (--approve)"};
+	const char *const *cli_words = ws__cli_words;
 	cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
 
 	if (!cJSON_IsString(m))
 		return;
-	for (size_t i = 0; i < sizeof(cli_words) / sizeof(cli_words[0]); i++) {
+	for (size_t i = 0; i < sizeof(ws__cli_words) / sizeof(ws__cli_words[0]); i++) {
 		char *at = strstr(m->valuestring, cli_words[i]);
 
 		if (at != NULL)
@@ -1092,7 +936,7 @@ ws__mcp_approval(cJSON *err, bool elicit)
 /* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
 static void
 ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
-		const cJSON *env, const char *raw, const char *media, bool elicit)
+		const cJSON *env, const char *raw, bool elicit)
 {
 	const char *raw_out = NULL;
 	size_t raw_len = 0;
@@ -1100,33 +944,8 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
 	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
 	char *text = NULL, *sc = NULL;
-	const char *data = NULL;
 
-	if (ok && media != NULL) {
-		/*
-		 * An image or audio file (ws__media()): a line for a model
-		 * that sees no media, the block, and structuredContent the
-		 * metadata without a second copy of the bytes.
-		 */
-		cJSON *lean = cJSON_Duplicate(out, 1);
-
-		data = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "content"));
-		if (asprintf(&text, "%s: %s, %lld bytes",
-			     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-				     out, "path")) ?: "?",
-			     media, ws__int(out, "size", 0)) < 0)
-			text = NULL;
-		/* What describes text lines or the base64 gone, the bytes too. */
-		static const char *const drop[] = {
-			"content", "encoding", "start_line", "end_line", "total_lines",
-			"total_lines_known", "invalid_utf8", "next_start_line", "mime_type"};
-
-		for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
-			cJSON_DeleteItemFromObjectCaseSensitive(lean, drop[i]);
-		cJSON_AddStringToObject(lean, "mime_type", media);
-		sc = lean ? cJSON_PrintUnformatted(lean) : NULL;
-		cJSON_Delete(lean);
-	} else if (ok) {
+	if (ok) {
 		text = ws__render(tool, out, args);
 		if (cJSON_IsObject(out) &&
 		    (raw_out = ws__raw_output(raw, &raw_len)) != NULL) {
@@ -1182,13 +1001,6 @@ ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
 	ws_jw_kstr(jw, "type", "text");
 	ws_jw_kstr(jw, "text", text ? text : "");
 	ws_jw_obj_end(jw);
-	if (data != NULL) {
-		ws_jw_obj(jw);
-		ws_jw_kstr(jw, "type", strncmp(media, "image/", 6) == 0 ? "image" : "audio");
-		ws_jw_kstr(jw, "data", data);
-		ws_jw_kstr(jw, "mimeType", media);
-		ws_jw_obj_end(jw);
-	}
 	ws_jw_arr_end(jw);
 	ws_jw_key(jw, "structuredContent");
 	if (raw_out != NULL) {
@@ -1307,14 +1119,67 @@ ws__ceilings(const struct ws_mcp_opts *o, struct ws_ceiling *c)
 	}
 }
 
+/*
+ * What every call needs before it runs: the client's roots answered, and
+ * a copy of the workspace and the mounts (a roots/list answer may
+ * replace them while the call runs).  Fails with the error set.
+ */
+static int
+ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t *nmp)
+{
+	const struct ws_mcp_opts *o = s->o;
+	const struct ws_mount_def *src;
+	struct ws_mount_def *mounts;
+	const char *ws;
+	size_t nm;
+
+	*wsp = NULL;
+	*mountsp = NULL;
+	*nmp = 0;
+	if (!ws__wait_roots(s))
+		return ws_error_set(WS_EIO_ERROR, NULL, "cancelled while waiting for "
+				    "the client's roots");
+	pthread_mutex_lock(&s->mu);
+	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
+		s->roots_error ? NULL : o->fallback;
+	if (ws == NULL) {
+		ws_error_set(WS_EWORKSPACE_NOT_FOUND, NULL, "%s", s->roots_error ?
+			     s->roots_error :
+			     "no workspace: the server was started without "
+			     "--workspace or DIR and the client gave no root");
+		pthread_mutex_unlock(&s->mu);
+		return ws_error_set_hint("start wstools mcp with --workspace DIR, or "
+					 "use a client that offers roots");
+	}
+	src = o->workspace ? s->dir_mounts : s->root_mounts;
+	nm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
+	mounts = calloc(nm + 1, sizeof(*mounts));
+	for (size_t i = 0; mounts != NULL && i < nm; i++) {
+		mounts[i].vprefix = strdup(src[i].vprefix);
+		mounts[i].dir = strdup(src[i].dir);
+		mounts[i].ro = src[i].ro;
+	}
+	*wsp = strdup(ws);
+	pthread_mutex_unlock(&s->mu);
+	if (mounts == NULL || *wsp == NULL) {
+		if (mounts != NULL)
+			ws__mounts_free(mounts, nm);
+		free(*wsp);
+		*wsp = NULL;
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	*mountsp = mounts;
+	*nmp = nm;
+	return 0;
+}
+
 /* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
 static cJSON *
 ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 {
 	const struct ws_mcp_opts *o = s->o;
 	const struct ws_mcp_tool *t = NULL;
-	char **av = NULL, *args_text = NULL, *out;
-	const char *ws;
+	char **av = NULL, *args_text = NULL, *out, *ws = NULL;
 	struct ws_mount_def *mounts = NULL;
 	struct ws_ceiling ceil[WS_NCEILINGS];
 	size_t n = 0, nm = 0;
@@ -1327,36 +1192,9 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	if (t == NULL)
 		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
 				     "call one of the tools that tools/list lists");
-	if (!ws__wait_roots(s))
-		return ws__env_error(tool, WS_EIO_ERROR, "cancelled while waiting for "
-				     "the client's roots", NULL);
-	pthread_mutex_lock(&s->mu);
-	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
-		s->roots_error ? NULL : o->fallback;
-	if (ws == NULL) {
-		char *why = s->roots_error ? strdup(s->roots_error) : NULL;
-
-		pthread_mutex_unlock(&s->mu);
-		env = ws__env_error(tool, WS_EWORKSPACE_NOT_FOUND,
-				    why ? why :
-				    "no workspace: the server was started without "
-				    "--workspace or DIR and the client gave no root",
-				    "start wstools mcp with --workspace DIR, or use a "
-				    "client that offers roots");
-		free(why);
-		return env;
-	}
-	{
-		const struct ws_mount_def *src = o->workspace ? s->dir_mounts : s->root_mounts;
-
-		nm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
-		mounts = calloc(nm + 1, sizeof(*mounts));
-		for (size_t i = 0; mounts != NULL && i < nm; i++) {
-			mounts[i].vprefix = strdup(src[i].vprefix);
-			mounts[i].dir = strdup(src[i].dir);
-			mounts[i].ro = src[i].ro;
-		}
-	}
+	if (ws__prepare(s, &ws, &mounts, &nm) < 0)
+		return ws__env_error(tool, ws_error_last_code(), ws_error_last(),
+				     ws_error_last_hint());
 	av = calloc(12 + o->ncommon + 2 * (o->nnet_allow + o->nnet_deny),
 		    sizeof(*av));
 	{
@@ -1371,23 +1209,20 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 				p++;
 			}
 	}
-	if (av == NULL || args_text == NULL || mounts == NULL) {
-		pthread_mutex_unlock(&s->mu);
+	if (av == NULL || args_text == NULL) {
 		free(av);
 		free(args_text);
-		if (mounts != NULL)
-			ws__mounts_free(mounts, nm);
+		free(ws);
+		ws__mounts_free(mounts, nm);
 		return ws__env_error(tool, WS_ENOMEM, "out of memory", NULL);
 	}
-	/* Copies: a roots/list answer may replace them while this runs. */
 	av[n++] = strdup(t->prog);
 	if (t->by_tool) {
 		av[n++] = strdup("--tool");
 		av[n++] = strdup(t->name);
 	}
 	av[n++] = strdup("--workspace");
-	av[n++] = strdup(ws);
-	pthread_mutex_unlock(&s->mu);
+	av[n++] = ws;
 	for (size_t i = 0; i < o->ncommon; i++)
 		av[n++] = strdup(o->common[i]);
 	if (o->net && strcmp(t->name, "run_command") == 0)
@@ -1448,10 +1283,301 @@ ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
 	return env;
 }
 
+/* A call of a tool on the table: its result as it wrote it. */
+struct ws__tres {
+	struct ws_tcall c;
+	char *out, *text; /* the output value's JSON, the model's text */
+	size_t out_len, text_len;
+};
+
+/* Keep the last error as the call's (a failure before the tool ran). */
+static void
+ws__tres_fail(struct ws__tres *r)
+{
+	const char *h = ws_error_last_hint();
+
+	r->c.err.code = ws_error_last_code() ? ws_error_last_code() : WS_EIO_ERROR;
+	r->c.err.message = strdup(ws_error_last());
+	r->c.err.hint = h ? strdup(h) : NULL;
+}
+
+/*
+ * Run tool t of the table with a model's arguments: the arguments
+ * decoded into a struct ws_cli from the server's settings (no argv, no
+ * JSON text), the call, and its output value and text written to memory
+ * as the tool renders them.  nul: U+0001 in args stands for "\u0000".
+ */
+static void
+ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *args,
+		 bool nul, struct ws__tres *r)
+{
+	struct ws_cli cli;
+	struct ws_cli base = {0};
+	struct ws_ceiling ceil[WS_NCEILINGS];
+	struct ws_mount_def *mounts = NULL;
+	cJSON *none = NULL;
+	char *ws = NULL;
+	size_t nm = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->c.mode = WS_TCALL_MODEL;
+	r->c.media_ok = true;
+	r->c.out = open_memstream(&r->out, &r->out_len);
+	r->c.text = open_memstream(&r->text, &r->text_len);
+	if (r->c.out == NULL || r->c.text == NULL) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		ws__tres_fail(r);
+		return;
+	}
+	if (ws__prepare(s, &ws, &mounts, &nm) < 0) {
+		ws__tres_fail(r);
+		return;
+	}
+	if (s->o->base != NULL)
+		base = *s->o->base;
+	/*
+	 * The native server serves virtual paths only: the host layout
+	 * (real_path in every entry and match) is no business of a model,
+	 * unless the server was started with --paths.
+	 */
+	if (s->o->compat == NULL && !base.paths_set) {
+		base.paths = WS_PATHS_VIRTUAL;
+		base.paths_set = true;
+	}
+	if (args == NULL)
+		args = none = cJSON_CreateObject();
+	/* The mounts go as data: no directory name is parsed as a spec. */
+	ws_cli_set_mounts(mounts, nm);
+	ws__ceilings(s->o, ceil);
+	ws_cli_set_ceilings(ceil, WS_NCEILINGS);
+	r->c.cli = &cli;
+	if (ws_cli_from_json(&cli, t->cli, &base, ws, args, nul) < 0)
+		ws_tcall_fail(&r->c, 0);
+	else
+		ws_tool_invoke(t, &cli, &r->c);
+	ws_cli_set_ceilings(NULL, 0);
+	ws_cli_set_mounts(NULL, 0);
+	ws_cli_free(&cli);
+	r->c.cli = NULL;
+	ws__mounts_free(mounts, nm);
+	free(ws);
+	cJSON_Delete(none);
+}
+
+static void
+ws__tres_free(struct ws__tres *r)
+{
+	if (r->c.out != NULL)
+		fclose(r->c.out);
+	if (r->c.text != NULL)
+		fclose(r->c.text);
+	free(r->out);
+	free(r->text);
+	ws_tcall_free(&r->c);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Close the call's streams: out and text are then complete. */
+static void
+ws__tres_close(struct ws__tres *r)
+{
+	if (r->c.out != NULL && fclose(r->c.out) != 0 && r->c.err.code == 0) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		ws__tres_fail(r);
+	}
+	r->c.out = NULL;
+	if (r->c.text != NULL)
+		fclose(r->c.text);
+	r->c.text = NULL;
+}
+
+/*
+ * The call's error object, as the command line writes it, or, for
+ * APPROVAL_REQUIRED, as the model should read it over MCP (see
+ * ws__mcp_approval()): msg and hint are what the text says too.
+ */
+static void
+ws__tres_error(struct ws_jw *jw, const struct ws_tcall_err *e, const char *msg,
+	       const char *hint, bool approval)
+{
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "code", ws_error_name(e->code));
+	ws_jw_kstr(jw, "message", msg);
+	if (e->path != NULL)
+		ws_jw_kname(jw, "path", e->path);
+	if (hint != NULL && !approval)
+		ws_jw_kstr(jw, "hint", hint);
+	if (e->policy != NULL)
+		ws_jw_kstr(jw, "policy", e->policy);
+	if (e->rule != NULL)
+		ws_jw_kstr(jw, "rule", e->rule);
+	if (e->operation != NULL)
+		ws_jw_kstr(jw, "operation", e->operation);
+	if (hint != NULL && approval)
+		ws_jw_kstr(jw, "hint", hint);
+	ws_jw_obj_end(jw);
+}
+
+/*
+ * Write the CallToolResult of a call of the table into jw: the text the
+ * tool wrote for a model, a media block, and structuredContent spliced
+ * from the output value the tool wrote (the error beside it when the call
+ * failed), never printed again.
+ */
+static void
+ws__table_result(struct ws_jw *jw, struct ws__tres *r, bool elicit)
+{
+	const struct ws_tcall *c = &r->c;
+	const struct ws_tcall_err *e = &c->err;
+	bool ok = e->code == 0;
+	bool approval = !ok && e->code == WS_EAPPROVAL_REQUIRED;
+	char *msg = NULL, *text = NULL;
+	const char *hint = e->hint;
+
+	if (!ok) {
+		msg = strdup(e->message ? e->message : "failed");
+		for (size_t i = 0; msg != NULL && approval &&
+		     i < sizeof(ws__cli_words) / sizeof(ws__cli_words[0]); i++) {
+			char *at = strstr(msg, ws__cli_words[i]);
+			size_t wl = strlen(ws__cli_words[i]);
+
+			if (at != NULL)
+				memmove(at, at + wl, strlen(at + wl) + 1);
+		}
+		if (approval)
+			hint = elicit ?
+			"a person must approve this: the client asked them and they did "
+			"not approve; ask the user in the conversation whether to try "
+			"again (the client will ask them once more). Never suggest "
+			"restarting the server with --approve" :
+			"a person must approve this, and this client cannot ask them "
+			"(no elicitation): tell the user what needs approval, so that "
+			"they do it themselves or approve it through a client that asks. "
+			"Never suggest restarting the server with --approve";
+		/* The error first, then what the call gave (several paths). */
+		if (asprintf(&text, "%s: %s%s%s%s%.*s", ws_error_name(e->code),
+			     msg ? msg : "failed", hint ? "\nhint: " : "",
+			     hint ? hint : "", r->text_len > 0 ? "\n" : "",
+			     (int)r->text_len, r->text ? r->text : "") < 0)
+			text = NULL;
+	}
+	ws_jw_obj(jw);
+	ws_jw_key(jw, "content");
+	ws_jw_arr(jw);
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "type", "text");
+	ws_jw_key(jw, "text");
+	if (ok)
+		ws_jw_strn(jw, r->text ? r->text : "", r->text_len);
+	else
+		ws_jw_str(jw, text ? text : "");
+	ws_jw_obj_end(jw);
+	if (ok && c->media != NULL && c->media_data != NULL) {
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "type", strncmp(c->media, "image/", 6) == 0 ? "image" :
+			   "audio");
+		ws_jw_kstr(jw, "data", c->media_data);
+		ws_jw_kstr(jw, "mimeType", c->media);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+	ws_jw_key(jw, "structuredContent");
+	if (ok && c->has_output && r->out_len > 0) {
+		ws_jw_raw(jw, "");
+		fwrite(r->out, 1, r->out_len, jw->f);
+	} else if (ok) {
+		ws_jw_raw(jw, "{\"value\":null}");
+	} else {
+		size_t n = r->out_len;
+		struct ws_jw inner;
+
+		/* The output (an object the tool wrote) with the error added. */
+		while (n > 0 && r->out[n - 1] != '}')
+			n--;
+		ws_jw_raw(jw, "");
+		if (c->has_output && n > 1) {
+			size_t k = n - 1;
+
+			while (k > 0 && (r->out[k - 1] == ' ' || r->out[k - 1] == '\n'))
+				k--;
+			fwrite(r->out, 1, n - 1, jw->f);
+			fputs(k > 0 && r->out[k - 1] == '{' ? "\"error\":" : ",\"error\":",
+			      jw->f);
+		} else {
+			fputs("{\"error\":", jw->f);
+		}
+		ws_jw_init(&inner, jw->f);
+		ws__tres_error(&inner, e, msg ? msg : "failed", hint, approval);
+		fputc('}', jw->f);
+	}
+	ws_jw_kbool(jw, "isError", !ok);
+	ws_jw_obj_end(jw);
+	free(msg);
+	free(text);
+}
+
+/*
+ * The command line's envelope of a call of the table, for the compat
+ * mode only (it translates our results from a cJSON tree): the output
+ * value the tool wrote is parsed here, once, for that translation.
+ */
+static cJSON *
+ws__tres_envelope(const char *tool, struct ws__tres *r)
+{
+	const struct ws_tcall_err *e = &r->c.err;
+	cJSON *env = cJSON_CreateObject(), *out = NULL, *err;
+
+	if (r->c.has_output && r->out != NULL)
+		out = cJSON_ParseWithLength(r->out, r->out_len);
+	cJSON_AddBoolToObject(env, "success", e->code == 0);
+	cJSON_AddStringToObject(env, "tool", tool);
+	cJSON_AddItemToObject(env, "output", out ? out : cJSON_CreateNull());
+	if (e->code == 0) {
+		cJSON_AddNullToObject(env, "error");
+		return env;
+	}
+	err = cJSON_AddObjectToObject(env, "error");
+	cJSON_AddStringToObject(err, "code", ws_error_name(e->code));
+	cJSON_AddStringToObject(err, "message", e->message ? e->message : "failed");
+	if (e->path != NULL)
+		cJSON_AddStringToObject(err, "path", e->path);
+	if (e->hint != NULL)
+		cJSON_AddStringToObject(err, "hint", e->hint);
+	if (e->policy != NULL)
+		cJSON_AddStringToObject(err, "policy", e->policy);
+	if (e->rule != NULL)
+		cJSON_AddStringToObject(err, "rule", e->rule);
+	if (e->operation != NULL)
+		cJSON_AddStringToObject(err, "operation", e->operation);
+	return env;
+}
+
+/* Whether the server offers tool name and runs it from the table. */
+static const struct ws_tool_def *
+ws__table_tool(struct ws_mcp *s, const char *name)
+{
+	const struct ws_tool_def *t = ws_tool_by_name(name);
+	bool offered = false;
+
+	for (size_t i = 0; t != NULL && i < s->o->ntools; i++)
+		offered |= strcmp(s->o->tools[i].name, name) == 0;
+	return offered && t->run != NULL && t->cli != NULL ? t : NULL;
+}
+
 cJSON *
 ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 {
-	return ws__invoke(s, tool, args, NULL);
+	const struct ws_tool_def *t = ws__table_tool(s, tool);
+	struct ws__tres r;
+	cJSON *env;
+
+	if (t == NULL)
+		return ws__invoke(s, tool, args, NULL);
+	ws__invoke_table(s, t, args, s->running != NULL && s->running->nul_args, &r);
+	ws__tres_close(&r);
+	env = ws__tres_envelope(tool, &r);
+	ws__tres_free(&r);
+	return env;
 }
 
 const char *const *
@@ -1607,114 +1733,6 @@ ws__approve(void *arg, const char *message)
 }
 
 /*
- * The media types a client shows as an image or plays as audio (those of
- * the reference server's read_media_file), from read_file's output: the
- * detected type, or, where detection knows only the container, the
- * file's magic (WAVE in RIFF; Ogg).  NULL: not media.
- */
-static const char *
-ws__media_type(const cJSON *out)
-{
-	static const char *const known[] = {"image/png", "image/jpeg", "image/gif",
-					    "image/webp", "audio/mpeg", "audio/flac",
-					    "audio/wav", "audio/ogg"};
-	const char *mime = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
-	const char *path = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(out, "path"));
-	size_t pl = path ? strlen(path) : 0;
-
-	if (mime == NULL || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")))
-		return NULL;
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (strcmp(mime, known[i]) == 0)
-			return known[i];
-	if (strcmp(mime, "application/ogg") == 0)
-		return "audio/ogg";
-	/* Detection has no WAVE: the name says it, the magic confirms it
-	 * once the bytes are read (ws__media_wave()). */
-	if (strcmp(mime, "application/octet-stream") == 0 && pl > 4 &&
-	    strcasecmp(path + pl - 4, ".wav") == 0)
-		return "audio/wav";
-	return NULL;
-}
-
-/* Whether base64 text b starts with the bytes "RIFF????WAVE". */
-static bool
-ws__media_wave(const char *b)
-{
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				  "0123456789+/";
-	unsigned char bytes[12];
-
-	for (int q = 0; q < 4; q++) {
-		unsigned long v = 0;
-
-		for (int k = 0; k < 4; k++) {
-			const char *at = b[q * 4 + k] ? strchr(tab, b[q * 4 + k]) : NULL;
-
-			if (at == NULL)
-				return false;
-			v = v << 6 | (unsigned long)(at - tab);
-		}
-		bytes[q * 3] = (unsigned char)(v >> 16);
-		bytes[q * 3 + 1] = (unsigned char)(v >> 8);
-		bytes[q * 3 + 2] = (unsigned char)v;
-	}
-	return memcmp(bytes, "RIFF", 4) == 0 && memcmp(bytes + 8, "WAVE", 4) == 0;
-}
-
-/*
- * read_file of one image or audio file: the bytes, so that the answer is
- * an image or audio block (ws__call_result()) as the reference's
- * read_media_file gives, not a line saying "binary" or base64 inside JSON
- * text.  A file that read_file gave as metadata only is read again with
- * base64 (a range or tail asked is a text request: left alone).  On
- * success *env and *raw are the second call's, and the media type is
- * returned (NULL: the call's own answer stands).
- */
-static const char *
-ws__media(struct ws_mcp *s, const cJSON *args, cJSON **env, char **raw)
-{
-	const cJSON *out = cJSON_GetObjectItemCaseSensitive(*env, "output");
-	const char *mime = ws__media_type(out), *again;
-	const cJSON *content = cJSON_GetObjectItemCaseSensitive(out, "content");
-	cJSON *a, *env2;
-	char *raw2 = NULL;
-
-	if (mime == NULL || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*env, "success")) ||
-	    ws__asked(args, "start_line") || ws__asked(args, "end_line") ||
-	    ws__asked(args, "tail"))
-		return NULL;
-	if (cJSON_IsString(content))
-		return strcmp(mime, "audio/wav") != 0 || ws__media_wave(content->valuestring)
-			       ? mime : NULL;
-	if ((a = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject()) == NULL)
-		return NULL;
-	cJSON_DeleteItemFromObjectCaseSensitive(a, "base64");
-	cJSON_AddBoolToObject(a, "base64", 1);
-	env2 = ws__invoke(s, "read_file", a, &raw2);
-	cJSON_Delete(a);
-	out = cJSON_GetObjectItemCaseSensitive(env2, "output");
-	content = cJSON_GetObjectItemCaseSensitive(out, "content");
-	/* The file may have changed between the reads: judged again. */
-	again = ws__media_type(out);
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env2, "success")) ||
-	    !cJSON_IsString(content) || again == NULL ||
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")) ||
-	    (strcmp(again, "audio/wav") == 0 && !ws__media_wave(content->valuestring))) {
-		cJSON_Delete(env2);
-		free(raw2);
-		return NULL;
-	}
-	cJSON_Delete(*env);
-	free(*raw);
-	*env = env2;
-	*raw = raw2;
-	return again;
-}
-
-/*
  * run_command's structuredContent: "isolation" (a dozen layers, the same
  * on every call of a server) only where the model learns something from
  * it: on the server's first run, and then when it differs from that one
@@ -1759,9 +1777,10 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 	cJSON *env = NULL, *res = NULL;
 	char *raw = NULL;
-	const char *media = NULL;
+	const struct ws_tool_def *td;
+	struct ws__tres tr;
 	struct ws__msg m;
-	bool cancelled;
+	bool cancelled, table = false;
 
 	s->progress_token = NULL;
 	s->progress_last = -1;
@@ -1789,11 +1808,13 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 		free(t);
 	} else if (s->o->compat != NULL) {
 		res = s->o->compat->call(s, name->valuestring, args);
+	} else if ((td = ws__table_tool(s, name->valuestring)) != NULL) {
+		ws__invoke_table(s, td, args, j->nul_args, &tr);
+		ws__tres_close(&tr);
+		table = true;
 	} else {
 		env = ws__invoke(s, name->valuestring, args, &raw);
 	}
-	if (env != NULL && strcmp(name->valuestring, "read_file") == 0)
-		media = ws__media(s, args, &env, &raw);
 	if (env != NULL && strcmp(name->valuestring, "run_command") == 0)
 		ws__lean_isolation(s, env, &raw);
 	ws_progress_set(NULL, NULL);
@@ -1803,7 +1824,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	cancelled = j->cancelled;
 	pthread_mutex_unlock(&s->mu);
 	/* A cancelled request gets no response (MCP, cancellation). */
-	if (!cancelled && res == NULL && env == NULL) {
+	if (!cancelled && res == NULL && env == NULL && !table) {
 		char *t = NULL;
 
 		/* The compat mode does not know the name. */
@@ -1818,8 +1839,10 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 
 			ws_jw_raw(&m.jw, t ? t : "{}");
 			free(t);
+		} else if (table) {
+			ws__table_result(&m.jw, &tr, s->cap_elicit);
 		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, args, env, raw, media,
+			ws__call_result(&m.jw, name->valuestring, args, env, raw,
 					s->cap_elicit);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
@@ -1829,6 +1852,8 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	cJSON_Delete(env);
 	cJSON_Delete(res);
 	free(raw);
+	if (table)
+		ws__tres_free(&tr);
 }
 
 static void

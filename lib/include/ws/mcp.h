@@ -19,6 +19,8 @@ struct cJSON;
 struct ws_mcp;
 
 /* One tool served: its LLM name, binary and command-line function. */
+struct ws_cli;
+
 struct ws_mcp_tool {
 	const char *name;	       /* "read_file" */
 	const char *prog;	       /* "wsread" (argv[0] of its calls) */
@@ -60,7 +62,14 @@ struct ws_mcp_opts {
 	 */
 	const char *const *mounts;
 	size_t nmounts;
-	/* Options every call gets after --workspace (--mount M, --policy P...). */
+	/*
+	 * The server's own common settings (--policy, --mount, --strict...,
+	 * as the person gave them): every call of a tool on the table
+	 * (ws/tool.h) starts from them (ws_cli_from_json()).
+	 */
+	const struct ws_cli *base;
+	/* Options every call gets after --workspace (--mount M, --policy P...),
+	 * for the tools not on the table yet. */
 	const char *const *common;
 	size_t ncommon;
 	bool net;		/* run_command calls get --net */
