@@ -693,61 +693,7 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 	f = open_memstream(&buf, &len);
 	if (f == NULL)
 		return NULL;
-	if (strcmp(tool, "list_directory") == 0 &&
-		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "entries"))) {
-		const cJSON *e;
-		const char *dir = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(out, "path"));
-		size_t dl = dir ? strlen(dir) : 0;
-
-		/*
-		 * Each entry by its path from the listed directory: its name
-		 * in a flat listing, "a/x.txt" in a recursive one (whose
-		 * order is the walk's), so that which x.txt is where is
-		 * plain without a tree to reconstruct.
-		 */
-		while (dl > 0 && dir[dl - 1] == '/')
-			dl--;
-		cJSON_ArrayForEach(e, it) {
-			const char *name = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "name"));
-			const char *path = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "path"));
-			const char *type = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "type"));
-			const char *target = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "target"));
-
-			if (dir != NULL && path != NULL && strncmp(path, dir, dl) == 0 &&
-			    path[dl] == '/' && path[dl + 1] != '\0')
-				name = path + dl + 1;
-			else if (name == NULL)
-				name = path;
-			ws__put_name(f, name ? name : "?");
-			if (type && strcmp(type, "dir") == 0)
-				fputc('/', f);
-			if (target != NULL) {
-				fputs(" -> ", f);
-				ws__put_name(f, target);
-			}
-			fputc('\n', f);
-		}
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"))) {
-			long long from = ws__int(out, "offset", 0);
-			long long n = cJSON_GetArraySize(it);
-			long long total = ws__int(out, "entries_total", -1);
-			long long next = ws__int(out, "next_offset", from + n);
-
-			/* A recursive walk that stopped early knows no total. */
-			if (total >= 0)
-				fprintf(f, "[truncated: entries %lld-%lld of %lld; read on "
-					"with offset=%lld]\n", from + 1, from + n, total, next);
-			else
-				fprintf(f, "[truncated: entries %lld-%lld of more than %lld; "
-					"read on with offset=%lld]\n", from + 1, from + n,
-					from + n, next);
-		}
-	} else if (strcmp(tool, "search_files") == 0 &&
+	if (strcmp(tool, "search_files") == 0 &&
 		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "matches"))) {
 		const cJSON *e;
 

@@ -26,12 +26,6 @@
 #define WS__I "{\"type\":\"integer\"}"
 #define WS__B "{\"type\":\"boolean\"}"
 #define WS__OBJS "{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"
-static const struct ws_tool_def ws__list_directory = {
-	"list_directory", NULL, "List a directory", true, false, true,
-	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"entries\":" WS__OBJS
-	",\"truncated\":" WS__B ",\"next_offset\":{},\"results\":" WS__OBJS "}}",
-	NULL,
-};
 static const struct ws_tool_def ws__write_file = {
 	"write_file", NULL, "Write a file", false, true, false,
 	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"action\":" WS__S
@@ -81,7 +75,7 @@ static const struct ws_tool_def ws__run_command = {
 #undef WS__OBJS
 
 const struct ws_tool_def *const ws_tools[] = {
-	&ws__list_directory, &ws_tool_read_file, &ws__write_file, &ws__edit_file,
+	&ws_tool_list_directory, &ws_tool_read_file, &ws__write_file, &ws__edit_file,
 	&ws__create_directory, &ws__move_path, &ws__delete_path,
 	&ws__search_files, &ws__run_command,
 };
@@ -125,6 +119,8 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 		goto fail;
 	if (ws_cli_print_info(cli, ws_out()))
 		goto out;
+	if (t->check != NULL && (rc = t->check(cli)) < 0)
+		goto fail;
 	/* Opening reads the configuration, whose limits are defaults here. */
 	if ((rc = ws_cli_open(cli, &ws)) < 0)
 		goto fail;
@@ -148,7 +144,8 @@ ws_tool_invoke(const struct ws_tool_def *t, struct ws_cli *cli, struct ws_tcall 
 	c->cli = cli;
 	c->ws = &ws;
 	c->mode = WS_TCALL_MODEL;
-	if ((rc = ws_cli_open(cli, &ws)) < 0)
+	if ((t->check != NULL && (rc = t->check(cli)) < 0) ||
+	    (rc = ws_cli_open(cli, &ws)) < 0)
 		status = ws_tcall_fail(c, rc);
 	else
 		status = t->run(c);

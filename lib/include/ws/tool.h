@@ -68,6 +68,11 @@ struct ws_tool_def {
 	bool ro, destructive, idempotent;
 	const char *output_schema;
 	/*
+	 * Checks of the options that come before the workspace opens (an
+	 * invalid option is reported before a missing workspace); NULL: none.
+	 */
+	int (*check)(struct ws_cli *cli);
+	/*
 	 * The call: decode c->cli into the lib options, call, render per
 	 * c->mode.  Returns the command line's exit status; a failure is
 	 * reported through ws_tcall_fail() (or the multi functions).
@@ -138,5 +143,6 @@ void ws_tcall_put_name(FILE *f, const char *name);
 
 /* The tools of the table (lib/tool_*.c). */
 extern const struct ws_tool_def ws_tool_read_file;
+extern const struct ws_tool_def ws_tool_list_directory;
 
 #endif
