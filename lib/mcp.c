@@ -620,65 +620,6 @@ ws__render_change(FILE *f, const cJSON *out, const char *action)
 		fputs("[diff truncated]\n", f);
 }
 
-/*
- * search_files: the paths that were not searched (summary.operand_errors),
- * one line each, so that a model reading the text alone learns that the
- * results leave them out and why.
- */
-static void
-ws__render_operand_errors(FILE *f, const cJSON *sum)
-{
-	const cJSON *e;
-
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sum, "operand_errors")) {
-		const char *code = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(e, "code"));
-		const char *msg = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(e, "message"));
-
-		fputs("[not searched: ", f);
-		ws__put_name(f, msg ? msg : "?");
-		fprintf(f, " (%s)]\n", code ? code : "IO_ERROR");
-	}
-}
-
-/* The integer value of key in o, or dflt. */
-static long long
-ws__int(const cJSON *o, const char *key, long long dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
-}
-
-/*
- * The end of search_files' text: where a page stopped, what is known of
- * the total and the offset to read on with (the search stops at the
- * first result past the page, so the total is only known to be more),
- * then the paths not searched.
- */
-static void
-ws__render_search_end(FILE *f, const cJSON *out, long long n)
-{
-	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
-	const cJSON *next = cJSON_GetObjectItemCaseSensitive(sum, "next_offset");
-	const char *why = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(sum, "truncated_reason"));
-
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated"))) {
-		if (cJSON_IsNumber(next)) {
-			long long to = (long long)next->valuedouble;
-
-			fprintf(f, "[truncated (%s): results %lld-%lld of more than "
-				"%lld; read on with offset=%lld]\n", why ? why : "limit",
-				to - n + 1, to, to, to);
-		} else {
-			fprintf(f, "[truncated: %s]\n", why ? why : "limit");
-		}
-	}
-	ws__render_operand_errors(f, sum);
-}
-
 /* The text an LLM reads: the content itself where there is one. */
 static char *
 ws__render(const char *tool, const cJSON *out, const cJSON *args)
@@ -693,42 +634,7 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 	f = open_memstream(&buf, &len);
 	if (f == NULL)
 		return NULL;
-	if (strcmp(tool, "search_files") == 0 &&
-		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "matches"))) {
-		const cJSON *e;
-
-		cJSON_ArrayForEach(e, it) {
-			const char *p = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "path"));
-			const cJSON *line = cJSON_GetObjectItemCaseSensitive(e, "line");
-			const char *text = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "text"));
-
-			ws__put_name(f, p ? p : "?");
-			if (cJSON_IsNumber(line))
-				fprintf(f, ":%lld:%s", (long long)line->valuedouble,
-					text ? text : "");
-			fputc('\n', f);
-		}
-		if (cJSON_GetArraySize(it) == 0)
-			fputs("no matches\n", f);
-		ws__render_search_end(f, out, cJSON_GetArraySize(it));
-	} else if (strcmp(tool, "search_files") == 0 &&
-		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "counts"))) {
-		/* As grep -c: PATH:COUNT, one file a line. */
-		const cJSON *e;
-
-		cJSON_ArrayForEach(e, it) {
-			const char *p = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "path"));
-
-			ws__put_name(f, p ? p : "?");
-			fprintf(f, ":%lld\n", ws__int(e, "count", 0));
-		}
-		if (cJSON_GetArraySize(it) == 0)
-			fputs("no matches\n", f);
-		ws__render_search_end(f, out, cJSON_GetArraySize(it));
-	} else if (strcmp(tool, "run_command") == 0 &&
+	if (strcmp(tool, "run_command") == 0 &&
 		   cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(out, "exit_code"))) {
 		/* A terminal's view: the status line, then each stream. */
 		static const char *const streams[] = {"stdout", "stderr"};
@@ -758,20 +664,6 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",
 				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
 		}
-	} else if (strcmp(tool, "search_files") == 0 &&
-		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "files"))) {
-		const cJSON *e;
-
-		cJSON_ArrayForEach(e, it) {
-			const char *p = cJSON_IsString(e) ? e->valuestring :
-					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
-
-			ws__put_name(f, p ? p : "?");
-			fputc('\n', f);
-		}
-		if (cJSON_GetArraySize(it) == 0)
-			fputs("no files\n", f);
-		ws__render_search_end(f, out, cJSON_GetArraySize(it));
 	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
 		ws__render_change(f, out, it->valuestring);
 	} else if (cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "results"))) {

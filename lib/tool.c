@@ -56,13 +56,6 @@ static const struct ws_tool_def ws__delete_path = {
 	"}}",
 	NULL,
 };
-static const struct ws_tool_def ws__search_files = {
-	"search_files", NULL, "Search file contents", true, false, true,
-	"{\"type\":\"object\",\"properties\":{\"matches\":" WS__OBJS ",\"files\":"
-	"{\"type\":\"array\"},\"counts\":" WS__OBJS ",\"summary\":{\"type\":"
-	"\"object\"}}}",
-	NULL,
-};
 static const struct ws_tool_def ws__run_command = {
 	"run_command", NULL, "Run a command in the sandbox", false, true, false,
 	"{\"type\":\"object\",\"properties\":{\"exit_code\":" WS__I ",\"signal\":{},"
@@ -77,7 +70,7 @@ static const struct ws_tool_def ws__run_command = {
 const struct ws_tool_def *const ws_tools[] = {
 	&ws_tool_list_directory, &ws_tool_read_file, &ws__write_file, &ws__edit_file,
 	&ws__create_directory, &ws__move_path, &ws__delete_path,
-	&ws__search_files, &ws__run_command,
+	&ws_tool_search_files, &ws__run_command,
 };
 const size_t ws_ntools = sizeof(ws_tools) / sizeof(ws_tools[0]);
 
@@ -119,8 +112,12 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 		goto fail;
 	if (ws_cli_print_info(cli, ws_out()))
 		goto out;
-	if (t->check != NULL && (rc = t->check(cli)) < 0)
+	/* Above 0: the check printed what was asked (wsgrep --type-list). */
+	if (t->check != NULL && (rc = t->check(cli)) != 0) {
+		if (rc > 0)
+			goto out;
 		goto fail;
+	}
 	/* Opening reads the configuration, whose limits are defaults here. */
 	if ((rc = ws_cli_open(cli, &ws)) < 0)
 		goto fail;

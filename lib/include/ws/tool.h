@@ -69,7 +69,9 @@ struct ws_tool_def {
 	const char *output_schema;
 	/*
 	 * Checks of the options that come before the workspace opens (an
-	 * invalid option is reported before a missing workspace); NULL: none.
+	 * invalid option is reported before a missing workspace); above 0:
+	 * it printed what the command line asked for (wsgrep --type-list)
+	 * and the call is done.  NULL: none.
 	 */
 	int (*check)(struct ws_cli *cli);
 	/*
@@ -144,5 +146,6 @@ void ws_tcall_put_name(FILE *f, const char *name);
 /* The tools of the table (lib/tool_*.c). */
 extern const struct ws_tool_def ws_tool_read_file;
 extern const struct ws_tool_def ws_tool_list_directory;
+extern const struct ws_tool_def ws_tool_search_files;
 
 #endif
