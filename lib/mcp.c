@@ -569,57 +569,6 @@ ws__render_not_utf8(FILE *f, const char *stream, const char *b64)
 	return true;
 }
 
-/* The short plain summary of a change (write_file ... delete_path). */
-static void
-ws__render_change(FILE *f, const cJSON *out, const char *action)
-{
-	const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "path"));
-	const char *dest = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(out, "destination"));
-	const char *diff = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "diff"));
-	const char *denc = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(out, "diff_encoding"));
-	long long bytes = (long long)cJSON_GetNumberValue(
-		cJSON_GetObjectItemCaseSensitive(out, "bytes_written"));
-	bool created = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "created"));
-	bool dry = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "dry_run"));
-
-	if (path == NULL)
-		path = "?";
-	if (dry)
-		fputs("dry run, nothing changed: would have ", f);
-	if (strcmp(action, "create") == 0 || strcmp(action, "write") == 0 ||
-	    strcmp(action, "append") == 0) {
-		fprintf(f, "%s %lld bytes to %s%s\n", dry ? "written" : "wrote", bytes,
-			path, created ? " (new file)" : "");
-	} else if (strcmp(action, "edit") == 0) {
-		long long n = (long long)cJSON_GetNumberValue(
-			cJSON_GetObjectItemCaseSensitive(out, "replacements"));
-
-		fprintf(f, "edited %s: %lld replacement%s\n", path, n, n == 1 ? "" : "s");
-	} else if (strcmp(action, "mkdir") == 0) {
-		if (created)
-			fprintf(f, "created directory %s\n", path);
-		else
-			fprintf(f, "directory %s exists already\n", path);
-	} else if (strcmp(action, "move") == 0) {
-		fprintf(f, "moved %s to %s\n", path, dest ? dest : "?");
-	} else if (strcmp(action, "delete") == 0) {
-		const cJSON *rm = cJSON_GetObjectItemCaseSensitive(out, "removed");
-
-		fprintf(f, "deleted %s", path);
-		if (cJSON_IsNumber(rm) && rm->valuedouble > 1)
-			fprintf(f, " (%lld entries)", (long long)rm->valuedouble);
-		fputc('\n', f);
-	} else {
-		fprintf(f, "%s %s\n", action, path);
-	}
-	if (diff != NULL && *diff != '\0' && (denc == NULL || strcmp(denc, "base64") != 0))
-		fprintf(f, "%s%s", diff, diff[strlen(diff) - 1] == '\n' ? "" : "\n");
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "diff_truncated")))
-		fputs("[diff truncated]\n", f);
-}
-
 /* The text an LLM reads: the content itself where there is one. */
 static char *
 ws__render(const char *tool, const cJSON *out, const cJSON *args)
@@ -664,8 +613,6 @@ ws__render(const char *tool, const cJSON *out, const cJSON *args)
 					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",
 				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
 		}
-	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
-		ws__render_change(f, out, it->valuestring);
 	} else if (cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "results"))) {
 		/* Several paths (read_file, list_directory): each under its
 		 * name, as head(1) shows several files; a failed one says so. */

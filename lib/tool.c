@@ -26,41 +26,15 @@
 #define WS__I "{\"type\":\"integer\"}"
 #define WS__B "{\"type\":\"boolean\"}"
 #define WS__OBJS "{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"
-static const struct ws_tool_def ws__write_file = {
-	"write_file", NULL, "Write a file", false, true, false,
-	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"action\":" WS__S
-	",\"bytes_written\":" WS__I ",\"diff\":" WS__S "}}",
-	NULL,
-};
-static const struct ws_tool_def ws__edit_file = {
-	"edit_file", NULL, "Edit a file", false, true, false,
-	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"replacements\":"
-	WS__I ",\"diff\":" WS__S "}}",
-	NULL,
-};
-static const struct ws_tool_def ws__create_directory = {
-	"create_directory", NULL, "Create a directory", false, false, true,
-	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"created\":" WS__B
-	"}}",
-	NULL,
-};
-static const struct ws_tool_def ws__move_path = {
-	"move_path", NULL, "Move or rename", false, true, false,
-	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"destination\":"
-	WS__S "}}",
-	NULL,
-};
-static const struct ws_tool_def ws__delete_path = {
-	"delete_path", NULL, "Delete a file or directory", false, true, true,
-	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"removed\":" WS__I
-	"}}",
-	NULL,
-};
 static const struct ws_tool_def ws__run_command = {
-	"run_command", NULL, "Run a command in the sandbox", false, true, false,
+	.name = "run_command",
+	.title = "Run a command in the sandbox",
+	.ro = false,
+	.destructive = true,
+	.idempotent = false,
+	.output_schema =
 	"{\"type\":\"object\",\"properties\":{\"exit_code\":" WS__I ",\"signal\":{},"
 	"\"timed_out\":" WS__B ",\"stdout\":" WS__S ",\"stderr\":" WS__S "}}",
-	NULL,
 };
 #undef WS__S
 #undef WS__I
@@ -68,8 +42,9 @@ static const struct ws_tool_def ws__run_command = {
 #undef WS__OBJS
 
 const struct ws_tool_def *const ws_tools[] = {
-	&ws_tool_list_directory, &ws_tool_read_file, &ws__write_file, &ws__edit_file,
-	&ws__create_directory, &ws__move_path, &ws__delete_path,
+	&ws_tool_list_directory, &ws_tool_read_file, &ws_tool_write_file,
+	&ws_tool_edit_file, &ws_tool_create_directory, &ws_tool_move_path,
+	&ws_tool_delete_path,
 	&ws_tool_search_files, &ws__run_command,
 };
 const size_t ws_ntools = sizeof(ws_tools) / sizeof(ws_tools[0]);
@@ -118,6 +93,7 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 			goto out;
 		goto fail;
 	}
+	cli->want_history = t->want_history;
 	/* Opening reads the configuration, whose limits are defaults here. */
 	if ((rc = ws_cli_open(cli, &ws)) < 0)
 		goto fail;
@@ -141,6 +117,7 @@ ws_tool_invoke(const struct ws_tool_def *t, struct ws_cli *cli, struct ws_tcall 
 	c->cli = cli;
 	c->ws = &ws;
 	c->mode = WS_TCALL_MODEL;
+	cli->want_history = t->want_history;
 	if ((t->check != NULL && (rc = t->check(cli)) < 0) ||
 	    (rc = ws_cli_open(cli, &ws)) < 0)
 		status = ws_tcall_fail(c, rc);

@@ -67,6 +67,8 @@ struct ws_tool_def {
 	const char *title;
 	bool ro, destructive, idempotent;
 	const char *output_schema;
+	/* The tool changes files: the workspace's history is opened. */
+	bool want_history;
 	/*
 	 * Checks of the options that come before the workspace opens (an
 	 * invalid option is reported before a missing workspace); above 0:
@@ -147,5 +149,10 @@ void ws_tcall_put_name(FILE *f, const char *name);
 extern const struct ws_tool_def ws_tool_read_file;
 extern const struct ws_tool_def ws_tool_list_directory;
 extern const struct ws_tool_def ws_tool_search_files;
+extern const struct ws_tool_def ws_tool_write_file;
+extern const struct ws_tool_def ws_tool_edit_file;
+extern const struct ws_tool_def ws_tool_create_directory;
+extern const struct ws_tool_def ws_tool_move_path;
+extern const struct ws_tool_def ws_tool_delete_path;
 
 #endif
