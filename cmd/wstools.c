@@ -255,9 +255,26 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 	if (all == NULL)
 		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
 	for (size_t i = 0; i < sizeof(schema_progs) / sizeof(schema_progs[0]); i++) {
-		char *out = capture_schema(schema_progs[i]);
-		cJSON *j = out ? cJSON_Parse(out) : NULL;
+		char *out;
+		cJSON *j;
+		bool table = false;
 
+		/* The tool table's tools: their definitions, no process run. */
+		for (size_t k = 0; k < ws_ntools; k++) {
+			if (ws_tools[k]->cli == NULL || ws_tools[k]->run == NULL ||
+			    strcmp(ws_tools[k]->cli->prog, schema_progs[i]) != 0)
+				continue;
+			if ((j = ws_cli_schema(ws_tools[k]->cli)) == NULL) {
+				cJSON_Delete(all);
+				return fail("wstools", WS_ENOMEM, NULL, "out of memory");
+			}
+			cJSON_AddItemToArray(all, j);
+			table = true;
+		}
+		if (table)
+			continue;
+		out = capture_schema(schema_progs[i]);
+		j = out ? cJSON_Parse(out) : NULL;
 		free(out);
 		if (j == NULL) {
 			cJSON_Delete(all);

@@ -1316,52 +1316,66 @@ ws_cli_print_version(const struct ws_cli *cli, FILE *f)
 	fprintf(f, "%s (wstools) %s\n", cli->tool->prog, WS_VERSION);
 }
 
-void
-ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
+/* A property's "type" and what follows it, from a JSON fragment. */
+static void
+ws__schema_raw(cJSON *prop, const char *frag)
 {
-	const struct ws_tool *t = cli->tool;
-	struct ws_jw jw;
+	char *text = NULL;
+	cJSON *o, *it;
 
-	ws_jw_init(&jw, f);
-	ws_jw_obj(&jw);
-	ws_jw_kstr(&jw, "type", "function");
-	ws_jw_key(&jw, "function");
-	ws_jw_obj(&jw);
-	ws_jw_kstr(&jw, "name", t->tool);
-	ws_jw_kstr(&jw, "description", t->description);
-	ws_jw_key(&jw, "parameters");
-	ws_jw_obj(&jw);
-	ws_jw_kstr(&jw, "type", "object");
-	ws_jw_key(&jw, "properties");
-	ws_jw_obj(&jw);
+	if (asprintf(&text, "{\"type\":%s}", frag) < 0)
+		return;
+	o = cJSON_Parse(text);
+	free(text);
+	while (o != NULL && (it = o->child) != NULL)
+		cJSON_AddItemToObject(prop, it->string,
+				      cJSON_DetachItemViaPointer(o, it));
+	cJSON_Delete(o);
+}
+
+static cJSON *
+ws__string_items(void)
+{
+	cJSON *items = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(items, "type", "string");
+	return items;
+}
+
+cJSON *
+ws_cli_schema(const struct ws_tool *t)
+{
+	cJSON *def = cJSON_CreateObject(), *fn, *params, *props, *p, *req;
+
+	if (def == NULL)
+		return NULL;
+	cJSON_AddStringToObject(def, "type", "function");
+	fn = cJSON_AddObjectToObject(def, "function");
+	cJSON_AddStringToObject(fn, "name", t->tool);
+	cJSON_AddStringToObject(fn, "description", t->description);
+	params = cJSON_AddObjectToObject(fn, "parameters");
+	cJSON_AddStringToObject(params, "type", "object");
+	props = cJSON_AddObjectToObject(params, "properties");
 	if (t->pos_name) {
-		ws_jw_key(&jw, t->pos_name);
-		ws_jw_obj(&jw);
+		p = cJSON_AddObjectToObject(props, t->pos_name);
 		if (t->pos_array && t->pos_string_ok) {
-			ws_jw_key(&jw, "type");
-			ws_jw_raw(&jw, "[\"array\",\"string\"]");
-			ws_jw_key(&jw, "items");
-			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+			ws__schema_raw(p, "[\"array\",\"string\"]");
+			cJSON_AddItemToObject(p, "items", ws__string_items());
 		} else if (t->pos_array) {
-			ws_jw_kstr(&jw, "type", "array");
-			ws_jw_key(&jw, "items");
-			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+			cJSON_AddStringToObject(p, "type", "array");
+			cJSON_AddItemToObject(p, "items", ws__string_items());
 		} else {
-			ws_jw_kstr(&jw, "type", "string");
+			cJSON_AddStringToObject(p, "type", "string");
 		}
-		ws_jw_kstr(&jw, "description", t->pos_help);
-		ws_jw_obj_end(&jw);
+		cJSON_AddStringToObject(p, "description", t->pos_help);
 	}
 	if (ws__plural_pos(t)) {
-		ws_jw_key(&jw, "paths");
-		ws_jw_obj(&jw);
-		ws_jw_kstr(&jw, "type", "array");
-		ws_jw_key(&jw, "items");
-		ws_jw_raw(&jw, "{\"type\":\"string\"}");
-		ws_jw_kstr(&jw, "description",
-			   "several paths in one call, instead of path: each "
-			   "result comes in output.results");
-		ws_jw_obj_end(&jw);
+		p = cJSON_AddObjectToObject(props, "paths");
+		cJSON_AddStringToObject(p, "type", "array");
+		cJSON_AddItemToObject(p, "items", ws__string_items());
+		cJSON_AddStringToObject(p, "description",
+					"several paths in one call, instead of path: each "
+					"result comes in output.results");
 	}
 	for (size_t i = 0; i < t->nopts; i++) {
 		const struct ws_opt *o = &t->opts[i];
@@ -1373,64 +1387,68 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 		for (char *c = key; *c; c++)
 			if (*c == '-')
 				*c = '_';
-		ws_jw_key(&jw, key);
-		ws_jw_obj(&jw);
+		p = cJSON_AddObjectToObject(props, key);
 		switch (o->type) {
-		case WS_OPT_FLAG: ws_jw_kstr(&jw, "type", "boolean"); break;
-		case WS_OPT_INT: ws_jw_kstr(&jw, "type", "integer"); break;
-		case WS_OPT_SECONDS: ws_jw_kstr(&jw, "type", "number"); break;
+		case WS_OPT_FLAG: cJSON_AddStringToObject(p, "type", "boolean"); break;
+		case WS_OPT_INT: cJSON_AddStringToObject(p, "type", "integer"); break;
+		case WS_OPT_SECONDS: cJSON_AddStringToObject(p, "type", "number"); break;
 		case WS_OPT_BYTES:
 			/*
 			 * A number of bytes: what models send best.  A
 			 * string with a unit ("1M") is still accepted.
 			 */
-			ws_jw_kstr(&jw, "type", "integer");
+			cJSON_AddStringToObject(p, "type", "integer");
 			break;
 		case WS_OPT_STR:
-			ws_jw_kstr(&jw, "type", "string");
+			cJSON_AddStringToObject(p, "type", "string");
 			/* "name|size|mtime": the choices, for the model. */
 			if (o->metavar != NULL && strchr(o->metavar, '|') != NULL) {
+				cJSON *e = cJSON_AddArrayToObject(p, "enum");
 				const char *c = o->metavar;
 
-				ws_jw_key(&jw, "enum");
-				ws_jw_arr(&jw);
 				while (*c) {
 					size_t n = strcspn(c, "|");
+					char *w = strndup(c, n);
 
-					ws_jw_strn(&jw, c, n);
+					if (w != NULL)
+						cJSON_AddItemToArray(e, cJSON_CreateString(w));
+					free(w);
 					c += n + (c[n] == '|');
 				}
-				ws_jw_arr_end(&jw);
 			}
 			break;
 		case WS_OPT_LIST:
-			ws_jw_kstr(&jw, "type", "array");
-			ws_jw_key(&jw, "items");
-			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+			cJSON_AddStringToObject(p, "type", "array");
+			cJSON_AddItemToObject(p, "items", ws__string_items());
 			break;
 		case WS_OPT_JSON:
 			/* metavar: the schema from the value of "type" on. */
-			ws_jw_key(&jw, "type");
-			ws_jw_raw(&jw, o->metavar);
+			ws__schema_raw(p, o->metavar);
 			break;
 		}
-		ws_jw_kstr(&jw, "description", o->help);
-		ws_jw_obj_end(&jw);
+		cJSON_AddStringToObject(p, "description", o->help);
 	}
-	ws_jw_obj_end(&jw);
 	/* Unknown keys are refused: say so, so models do not invent any. */
-	ws_jw_kbool(&jw, "additionalProperties", false);
-	ws_jw_key(&jw, "required");
-	ws_jw_arr(&jw);
+	cJSON_AddBoolToObject(params, "additionalProperties", false);
+	req = cJSON_AddArrayToObject(params, "required");
 	if (t->pos_name && (t->pos_kind == WS_POS_ONE ||
 			    (t->pos_kind == WS_POS_MANY && !ws__plural_pos(t)) ||
 			    t->pos_string_ok))
-		ws_jw_str(&jw, t->pos_name);
-	ws_jw_arr_end(&jw);
-	ws_jw_obj_end(&jw);
-	ws_jw_obj_end(&jw);
-	ws_jw_obj_end(&jw);
+		cJSON_AddItemToArray(req, cJSON_CreateString(t->pos_name));
+	return def;
+}
+
+void
+ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
+{
+	cJSON *def = ws_cli_schema(cli->tool);
+	char *text = def ? cJSON_PrintUnformatted(def) : NULL;
+
+	if (text != NULL)
+		fputs(text, f);
 	fputc('\n', f);
+	free(text);
+	cJSON_Delete(def);
 }
 
 bool

@@ -444,9 +444,22 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 	cJSON_AddItemToArray(arr, t);
 }
 
+/* Whether the server offers tool name and runs it from the table. */
+static const struct ws_tool_def *
+ws__table_tool(struct ws_mcp *s, const char *name)
+{
+	const struct ws_tool_def *t = ws_tool_by_name(name);
+	bool offered = false;
+
+	for (size_t i = 0; t != NULL && i < s->o->ntools; i++)
+		offered |= strcmp(s->o->tools[i].name, name) == 0;
+	return offered && t->run != NULL && t->cli != NULL ? t : NULL;
+}
+
 /*
- * The tools/list result, once: every binary's --schema, run in-process
- * (the same tables and printer as the CLI's), in the order of the table.
+ * The tools/list result, once: each tool's definition from its option
+ * table (ws_cli_schema()) for a tool on the tool table, else its
+ * binary's --schema run in-process, in the order of the server's tools.
  */
 static int
 ws__build_list(struct ws_mcp *s)
@@ -459,11 +472,22 @@ ws__build_list(struct ws_mcp *s)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	for (size_t i = 0; s->o->compat == NULL && i < s->o->ntools; i++) {
 		const struct ws_mcp_tool *t = &s->o->tools[i];
+		const struct ws_tool_def *td = ws__table_tool(s, t->name);
 		char *argv[5] = {(char *)t->prog, NULL};
 		char *text;
 		cJSON *def;
 		int st, n = 1;
 
+		/* On the table: its definition, from its option table. */
+		if (td != NULL) {
+			if ((def = ws_cli_schema(td->cli)) == NULL) {
+				cJSON_Delete(arr);
+				cJSON_Delete(full);
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			}
+			cJSON_AddItemToArray(full, def);
+			continue;
+		}
 		/* A binary serving several tools lists them all once. */
 		if (i > 0 && strcmp(s->o->tools[i - 1].prog, t->prog) == 0)
 			continue;
@@ -1335,18 +1359,6 @@ ws__tres_envelope(const char *tool, struct ws__tres *r)
 	if (e->operation != NULL)
 		cJSON_AddStringToObject(err, "operation", e->operation);
 	return env;
-}
-
-/* Whether the server offers tool name and runs it from the table. */
-static const struct ws_tool_def *
-ws__table_tool(struct ws_mcp *s, const char *name)
-{
-	const struct ws_tool_def *t = ws_tool_by_name(name);
-	bool offered = false;
-
-	for (size_t i = 0; t != NULL && i < s->o->ntools; i++)
-		offered |= strcmp(s->o->tools[i].name, name) == 0;
-	return offered && t->run != NULL && t->cli != NULL ? t : NULL;
 }
 
 cJSON *

@@ -213,6 +213,13 @@ void ws_cli_print_help(const struct ws_cli *cli, FILE *f);
 void ws_cli_print_version(const struct ws_cli *cli, FILE *f);
 void ws_cli_print_schema(const struct ws_cli *cli, FILE *f);
 
+/*
+ * The tool's function-calling definition (what --schema prints) as a
+ * cJSON tree the caller frees, built from its option table: tools/list
+ * and "wstools schemas" take it from here, never from printed text.
+ */
+struct cJSON *ws_cli_schema(const struct ws_tool *t);
+
 /* If --help, --version or --schema was asked, print it and return true. */
 bool ws_cli_print_info(const struct ws_cli *cli, FILE *f);
 
