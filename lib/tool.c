@@ -64,7 +64,7 @@ ws_tool_by_prog(const char *prog)
 	for (size_t i = 0; i < ws_ntools; i++)
 		if (ws_tools[i]->cli != NULL && strcmp(ws_tools[i]->cli->prog, prog) == 0)
 			return ws_tools[i];
-	return NULL;
+	return strcmp(prog, "wspath") == 0 ? &ws_tool_wspath : NULL;
 }
 
 int
@@ -250,12 +250,14 @@ ws_tcall_multi_fail(struct ws_tcall *c, int rc, const char *path)
 }
 
 int
-ws_tcall_multi_end(struct ws_tcall *c)
+ws_tcall_multi_end(struct ws_tcall *c, bool null_output)
 {
 	int rc = c->multi.first_rc;
 
 	if (c->mode == WS_TCALL_CLI)
-		return ws_cli_multi_end(c->cli, &c->multi, false);
+		return ws_cli_multi_end(c->cli, &c->multi, null_output);
+	if (null_output)
+		c->has_output = false;
 	return rc < 0 ? ws_error_exit_status(rc) : 0;
 }
 

@@ -887,7 +887,7 @@ print_end(struct wsgrep *g, const struct ws_grep_summary *s)
 			ws_tcall_multi_fail(g->c, e->code, e->path);
 		}
 		/* The exit status is the caller's (the same first error). */
-		(void)ws_tcall_multi_end(g->c);
+		(void)ws_tcall_multi_end(g->c, false);
 		return;
 	}
 	if (WS_OPT(g->cli, O_STATS)->b) {

@@ -798,7 +798,7 @@ list_run(struct ws_tcall *c)
 			close(fd);
 		ws_res_free(&res);
 		if (held) {
-			status = ws_tcall_multi_end(c);
+			status = ws_tcall_multi_end(c, false);
 		} else {
 			if (ls.json)
 				ws_tcall_end(c, &ls.jw);
@@ -852,7 +852,7 @@ list_run(struct ws_tcall *c)
 	if (ls.json) {
 		ws_jw_arr_end(&ls.jw);
 		ws_jw_obj_end(&ls.jw);
-		status = ws_tcall_multi_end(c);
+		status = ws_tcall_multi_end(c, false);
 	} else if (first_rc < 0) {
 		status = ws_error_exit_status(first_rc);
 	}

@@ -585,7 +585,7 @@ read_run(struct ws_tcall *c)
 	if (cli->json) {
 		ws_jw_arr_end(&jw);
 		ws_jw_obj_end(&jw);
-		status = ws_tcall_multi_end(c);
+		status = ws_tcall_multi_end(c, false);
 	} else if (first_rc < 0) {
 		status = ws_error_exit_status(first_rc);
 	}

@@ -129,11 +129,12 @@ void ws_tcall_end(struct ws_tcall *c, struct ws_jw *jw);
 /*
  * Several results in one output (ws_cli_multi_begin() and friends on
  * the command line): begin, one failure (the first names the call's
- * error), end (returns the exit status of the first failure, 0 if none).
+ * error), end (returns the exit status of the first failure, 0 if none;
+ * null_output: a lone failed request has no output).
  */
 int ws_tcall_multi_begin(struct ws_tcall *c, struct ws_jw *jw);
 void ws_tcall_multi_fail(struct ws_tcall *c, int rc, const char *path);
-int ws_tcall_multi_end(struct ws_tcall *c);
+int ws_tcall_multi_end(struct ws_tcall *c, bool null_output);
 
 /*
  * The call failed with rc (0: the last error's code): printed on the
@@ -154,5 +155,7 @@ extern const struct ws_tool_def ws_tool_edit_file;
 extern const struct ws_tool_def ws_tool_create_directory;
 extern const struct ws_tool_def ws_tool_move_path;
 extern const struct ws_tool_def ws_tool_delete_path;
+/* wspath: for people, on no front end's list of tools for models. */
+extern const struct ws_tool_def ws_tool_wspath;
 
 #endif
