@@ -1194,6 +1194,27 @@ ws_cli_from_json(struct ws_cli *cli, const struct ws_tool *tool,
 		 const struct ws_cli *base, const char *workspace,
 		 const cJSON *args, bool nul)
 {
+	int rc = ws_cli_init(cli, tool, base, workspace);
+
+	return rc < 0 ? rc : ws_cli_apply_json(cli, args, nul);
+}
+
+int
+ws_cli_set_opt(struct ws_cli *cli, const char *name, const char *val)
+{
+	const struct ws_tool *t = cli->tool;
+
+	for (size_t i = 0; i < t->nopts; i++)
+		if (strcmp(t->opts[i].name, name) == 0)
+			return ws__set_tool_opt(cli, i, val, false);
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "%s has no option --%s",
+			    t->prog, name);
+}
+
+int
+ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
+	    const struct ws_cli *base, const char *workspace)
+{
 	memset(cli, 0, sizeof(*cli));
 	cli->tool = tool;
 	cli->vals = calloc(tool->nopts ? tool->nopts : 1, sizeof(*cli->vals));
@@ -1225,7 +1246,7 @@ ws_cli_from_json(struct ws_cli *cli, const struct ws_tool *tool,
 	}
 	if (workspace != NULL)
 		cli->workspace = workspace;
-	return ws_cli_apply_json(cli, args, nul);
+	return 0;
 }
 
 void

@@ -556,128 +556,16 @@ ws__build_list(struct ws_mcp *s)
 
 /* ---- Rendering a result ---------------------------------------------- */
 
-/* A name on one line of a listing (one rule: the tool table's). */
-#define ws__put_name ws_tcall_put_name
-
 /*
- * A command's stream that is not UTF-8 (its JSON has it in base64): text
- * with a stray byte (a Latin-1 name in "ls" output) is shown as read_file
- * shows such a file, U+FFFD for each bad byte, since a model cannot read
- * base64; structuredContent keeps the bytes.  Bytes holding a NUL are
- * binary: false, and the caller shows the base64.
+ * The text an LLM reads of a tool not on the tool table (history, undo):
+ * its output as JSON.  The table's tools write their own (ws/tool.h).
  */
-static bool
-ws__render_not_utf8(FILE *f, const char *stream, const char *b64)
-{
-	void *raw = NULL;
-	char *fixed;
-	size_t n = 0, len = 0, bad = 0;
-
-	if (ws_b64_decode(b64, &raw, &n) < 0) {
-		ws_error_clear();
-		return false;
-	}
-	if (n == 0 || memchr(raw, '\0', n) != NULL ||
-	    (fixed = ws_read_utf8_fix(raw, n, &len, &bad)) == NULL) {
-		free(raw);
-		return false;
-	}
-	fprintf(f, "--- %s (not UTF-8: %zu byte%s shown as \xef\xbf\xbd; "
-		"structuredContent has the bytes in base64)\n", stream, bad,
-		bad == 1 ? "" : "s");
-	fwrite(fixed, 1, len, f);
-	if (fixed[len - 1] != '\n')
-		fputc('\n', f);
-	free(fixed);
-	free(raw);
-	return true;
-}
-
-/* The text an LLM reads: the content itself where there is one. */
 static char *
 ws__render(const char *tool, const cJSON *out, const cJSON *args)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	const cJSON *it;
-
-	if (!cJSON_IsObject(out))
-		return cJSON_PrintUnformatted(out);
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return NULL;
-	if (strcmp(tool, "run_command") == 0 &&
-		   cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(out, "exit_code"))) {
-		/* A terminal's view: the status line, then each stream. */
-		static const char *const streams[] = {"stdout", "stderr"};
-		const cJSON *sig = cJSON_GetObjectItemCaseSensitive(out, "signal");
-
-		fprintf(f, "exit_code %lld", (long long)it->valuedouble);
-		if (cJSON_IsNumber(sig))
-			fprintf(f, ", killed by signal %lld", (long long)sig->valuedouble);
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "timed_out")))
-			fputs(", timed out", f);
-		fprintf(f, " (%lld ms)\n", (long long)cJSON_GetNumberValue(
-				cJSON_GetObjectItemCaseSensitive(out, "duration_ms")));
-		for (int k = 0; k < 2; k++) {
-			char key[32];
-			const char *v = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(out, streams[k]));
-
-			if (v == NULL || *v == '\0')
-				continue;
-			snprintf(key, sizeof(key), "%s_encoding", streams[k]);
-			if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					   out, key)) ?: "", "base64") == 0 &&
-			    ws__render_not_utf8(f, streams[k], v))
-				continue;
-			fprintf(f, "--- %s%s\n%s%s", streams[k],
-				strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",
-				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
-		}
-	} else if (cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "results"))) {
-		/* Several paths (read_file, list_directory): each under its
-		 * name, as head(1) shows several files; a failed one says so. */
-		const cJSON *e;
-
-		cJSON_ArrayForEach(e, it) {
-			const cJSON *err = cJSON_GetObjectItemCaseSensitive(e, "error");
-			const char *p = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "path"));
-			char *one;
-
-			fputs("==> ", f);
-			ws__put_name(f, p ? p : "?");
-			fputs(" <==\n", f);
-			if (cJSON_IsObject(err)) {
-				fprintf(f, "[%s: %s]\n",
-					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-						err, "code")) ?: "IO_ERROR",
-					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-						err, "message")) ?: "failed");
-				continue;
-			}
-			if ((one = ws__render(tool, e, args)) != NULL) {
-				fputs(one, f);
-				if (*one && one[strlen(one) - 1] != '\n')
-					fputc('\n', f);
-			}
-			free(one);
-		}
-	} else {
-		char *t = cJSON_PrintUnformatted(out);
-
-		if (t != NULL)
-			fputs(t, f);
-		free(t);
-	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	(void)tool;
+	(void)args;
+	return cJSON_PrintUnformatted(out);
 }
 
 /*
@@ -1111,6 +999,28 @@ ws__tres_fail(struct ws__tres *r)
 }
 
 /*
+ * The server's settings of run_command, as the flags a harness gives
+ * wsrun: the network (--net), by name through the proxy in this server
+ * (--net-allow, --net-deny).
+ */
+static int
+ws__run_flags(const struct ws_mcp_opts *o, const struct ws_tool_def *t,
+	      struct ws_cli *cli)
+{
+	int rc = 0;
+
+	if (strcmp(t->name, "run_command") != 0)
+		return 0;
+	if (o->net)
+		rc = ws_cli_set_opt(cli, "net", NULL);
+	for (size_t i = 0; rc == 0 && i < o->nnet_allow; i++)
+		rc = ws_cli_set_opt(cli, "net-allow", o->net_allow[i]);
+	for (size_t i = 0; rc == 0 && i < o->nnet_deny; i++)
+		rc = ws_cli_set_opt(cli, "net-deny", o->net_deny[i]);
+	return rc;
+}
+
+/*
  * Run tool t of the table with a model's arguments: the arguments
  * decoded into a struct ws_cli from the server's settings (no argv, no
  * JSON text), the call, and its output value and text written to memory
@@ -1160,10 +1070,18 @@ ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *arg
 	ws__ceilings(s->o, ceil);
 	ws_cli_set_ceilings(ceil, WS_NCEILINGS);
 	r->c.cli = &cli;
-	if (ws_cli_from_json(&cli, t->cli, &base, ws, args, nul) < 0)
+	r->c.iso_default = s->iso_default;
+	if (ws_cli_init(&cli, t->cli, &base, ws) < 0 ||
+	    ws__run_flags(s->o, t, &cli) < 0 ||
+	    ws_cli_apply_json(&cli, args, nul) < 0)
 		ws_tcall_fail(&r->c, 0);
 	else
 		ws_tool_invoke(t, &cli, &r->c);
+	/* The first run's isolation: later ones that match leave it out. */
+	if (r->c.iso_first != NULL && s->iso_default == NULL) {
+		s->iso_default = r->c.iso_first;
+		r->c.iso_first = NULL;
+	}
 	ws_cli_set_ceilings(NULL, 0);
 	ws_cli_set_mounts(NULL, 0);
 	ws_cli_free(&cli);
@@ -1529,40 +1447,6 @@ ws__approve(void *arg, const char *message)
 	return ok;
 }
 
-/*
- * run_command's structuredContent: "isolation" (a dozen layers, the same
- * on every call of a server) only where the model learns something from
- * it: on the server's first run, and then when it differs from that one
- * (a layer the kernel refused this time).  --verbose keeps it on every
- * result.  When it goes, *raw goes too: structuredContent is printed from
- * env.
- */
-static void
-ws__lean_isolation(struct ws_mcp *s, cJSON *env, char **raw)
-{
-	cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
-	cJSON *iso = cJSON_GetObjectItemCaseSensitive(out, "isolation");
-	char *text;
-
-	if (!cJSON_IsObject(iso))
-		return;
-	for (size_t i = 0; i < s->o->ncommon; i++)
-		if (strcmp(s->o->common[i], "--verbose") == 0)
-			return;
-	if ((text = cJSON_PrintUnformatted(iso)) == NULL)
-		return;
-	if (s->iso_default == NULL) {
-		s->iso_default = text;
-		return;
-	}
-	if (strcmp(text, s->iso_default) == 0) {
-		cJSON_DeleteItemFromObjectCaseSensitive(out, "isolation");
-		free(*raw);
-		*raw = NULL;
-	}
-	free(text);
-}
-
 /* Run one tools/call and answer it (unless it was cancelled). */
 static void
 ws__run_job(struct ws_mcp *s, struct ws__job *j)
@@ -1612,8 +1496,6 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	} else {
 		env = ws__invoke(s, name->valuestring, args, &raw);
 	}
-	if (env != NULL && strcmp(name->valuestring, "run_command") == 0)
-		ws__lean_isolation(s, env, &raw);
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);
 	s->progress_token = NULL;

@@ -15,37 +15,11 @@
 #include "ws/session.h"
 #include "ws/workspace.h"
 
-/*
- * What each tool does to the world, for an MCP client (annotations), and
- * a lean output schema: the keys a client may rely on, one type each (a
- * key that may be null has no type), everything else allowed.  A tool
- * whose call is not on the table yet (cli NULL) has its metadata here,
- * and its command line in cmd/.
- */
-#define WS__S "{\"type\":\"string\"}"
-#define WS__I "{\"type\":\"integer\"}"
-#define WS__B "{\"type\":\"boolean\"}"
-#define WS__OBJS "{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"
-static const struct ws_tool_def ws__run_command = {
-	.name = "run_command",
-	.title = "Run a command in the sandbox",
-	.ro = false,
-	.destructive = true,
-	.idempotent = false,
-	.output_schema =
-	"{\"type\":\"object\",\"properties\":{\"exit_code\":" WS__I ",\"signal\":{},"
-	"\"timed_out\":" WS__B ",\"stdout\":" WS__S ",\"stderr\":" WS__S "}}",
-};
-#undef WS__S
-#undef WS__I
-#undef WS__B
-#undef WS__OBJS
-
 const struct ws_tool_def *const ws_tools[] = {
 	&ws_tool_list_directory, &ws_tool_read_file, &ws_tool_write_file,
 	&ws_tool_edit_file, &ws_tool_create_directory, &ws_tool_move_path,
 	&ws_tool_delete_path,
-	&ws_tool_search_files, &ws__run_command,
+	&ws_tool_search_files, &ws_tool_run_command,
 };
 const size_t ws_ntools = sizeof(ws_tools) / sizeof(ws_tools[0]);
 
@@ -101,6 +75,8 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 	goto out;
 fail:
 	status = ws_cli_fail(cli, rc);
+	if (status != 0 && t->fail_exit != 0)
+		status = t->fail_exit;
 out:
 	status = ws_cli_finish(cli, status);
 	ws_ctx_close(&ws);
@@ -151,6 +127,8 @@ ws_tcall_free(struct ws_tcall *c)
 	ws__err_free(&c->err);
 	free(c->media_data);
 	c->media_data = NULL;
+	free(c->iso_first);
+	c->iso_first = NULL;
 }
 
 static char *

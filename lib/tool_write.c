@@ -668,33 +668,33 @@ const struct ws_tool_def ws_tool_write_file = {
 	"write_file", &ws__write_cli[T_WRITE], "Write a file", false, true, false,
 	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"action\":" WS__S
 	",\"bytes_written\":" WS__I ",\"diff\":" WS__S "}}",
-	true, write_check, write_file_run,
+	.want_history = true, .check = write_check, .run = write_file_run,
 };
 const struct ws_tool_def ws_tool_edit_file = {
 	"edit_file", &ws__write_cli[T_EDIT], "Edit a file", false, true, false,
 	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"replacements\":"
 	WS__I ",\"diff\":" WS__S "}}",
-	true, write_check, edit_file_run,
+	.want_history = true, .check = write_check, .run = edit_file_run,
 };
 const struct ws_tool_def ws_tool_create_directory = {
 	"create_directory", &ws__write_cli[T_MKDIR], "Create a directory", false,
 	false, true,
 	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"created\":" WS__B
 	"}}",
-	true, write_check, mkdir_run,
+	.want_history = true, .check = write_check, .run = mkdir_run,
 };
 const struct ws_tool_def ws_tool_move_path = {
 	"move_path", &ws__write_cli[T_MOVE], "Move or rename", false, true, false,
 	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"destination\":"
 	WS__S "}}",
-	true, write_check, move_run,
+	.want_history = true, .check = write_check, .run = move_run,
 };
 const struct ws_tool_def ws_tool_delete_path = {
 	"delete_path", &ws__write_cli[T_DELETE], "Delete a file or directory", false,
 	true, true,
 	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"removed\":" WS__I
 	"}}",
-	true, write_check, delete_run,
+	.want_history = true, .check = write_check, .run = delete_run,
 };
 #undef WS__S
 #undef WS__I

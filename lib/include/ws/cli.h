@@ -189,6 +189,16 @@ int ws_cli_apply_json(struct ws_cli *cli, const struct cJSON *args, bool nul);
 int ws_cli_apply_args(struct ws_cli *cli, const char *text);
 
 /*
+ * ws_cli_from_json() in two steps, for a front end that sets some of the
+ * tool's options itself in between (as flags: they bind the model's
+ * values): ws_cli_init(), ws_cli_set_opt() (a flag's value as the
+ * command line would give it, NULL for a flag), ws_cli_apply_json().
+ */
+int ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
+		const struct ws_cli *base, const char *workspace);
+int ws_cli_set_opt(struct ws_cli *cli, const char *name, const char *val);
+
+/*
  * Fill cli for tool with no command line: the common settings of base (a
  * front end's own, as the person gave them; NULL: the environment's), the
  * workspace (NULL: base's), JSON output, then args as ws_cli_apply_json().

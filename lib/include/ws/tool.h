@@ -50,6 +50,13 @@ struct ws_tcall {
 	FILE *out, *text;
 	/* WS_TCALL_MODEL: an image or audio file may be a media block. */
 	bool media_ok;
+	/*
+	 * WS_TCALL_MODEL, run_command: the isolation the server's first run
+	 * wrote (NULL: none yet); a call whose isolation is the same leaves
+	 * it out.  iso_first is this call's, when it had none to compare.
+	 */
+	const char *iso_default;
+	char *iso_first;
 	/* Results under WS_TCALL_MODEL. */
 	bool has_output;	/* an output value was written to out */
 	const char *media;	/* the media type of media_data (static) */
@@ -69,6 +76,11 @@ struct ws_tool_def {
 	const char *output_schema;
 	/* The tool changes files: the workspace's history is opened. */
 	bool want_history;
+	/*
+	 * The command line's exit status for a failure before the call
+	 * (wsrun's 125, never a command's status); 0: the error's own.
+	 */
+	int fail_exit;
 	/*
 	 * Checks of the options that come before the workspace opens (an
 	 * invalid option is reported before a missing workspace); above 0:
@@ -155,6 +167,7 @@ extern const struct ws_tool_def ws_tool_edit_file;
 extern const struct ws_tool_def ws_tool_create_directory;
 extern const struct ws_tool_def ws_tool_move_path;
 extern const struct ws_tool_def ws_tool_delete_path;
+extern const struct ws_tool_def ws_tool_run_command;
 /* wspath: for people, on no front end's list of tools for models. */
 extern const struct ws_tool_def ws_tool_wspath;
 
