@@ -369,36 +369,6 @@ ws__describe_ceilings(const struct ws_mcp_opts *o, const char *tool, cJSON *sche
 
 /* ---- tools/list ------------------------------------------------------ */
 
-/* Run a tool's function with argv, its output captured: malloc'd text. */
-static char *
-ws__capture(int (*run)(int, char **), char **argv, int *status)
-{
-	char *buf = NULL, **av;
-	size_t len = 0;
-	FILE *f;
-	int argc = 0;
-
-	while (argv[argc] != NULL)
-		argc++;
-	/* A tool may reorder its argv (wswrite takes --tool out): a copy. */
-	av = calloc((size_t)argc + 1, sizeof(*av));
-	f = av ? open_memstream(&buf, &len) : NULL;
-	if (f == NULL) {
-		free(av);
-		return NULL;
-	}
-	memcpy(av, argv, (size_t)argc * sizeof(*av));
-	ws_out_set(f);
-	*status = run(argc, av);
-	ws_out_set(NULL);
-	free(av);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* Add one tool definition (a --schema function object) to arr. */
 static void
 ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
@@ -412,6 +382,8 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 		return;
 	/* Title, annotations and output schema: the tool table's. */
 	td = ws_tool_by_name(name->valuestring);
+	if (td != NULL && td->title == NULL)
+		td = NULL; /* history, undo: as --schema gives them */
 	t = cJSON_CreateObject();
 	cJSON_AddStringToObject(t, "name", name->valuestring);
 	if (td != NULL)
@@ -458,8 +430,8 @@ ws__table_tool(struct ws_mcp *s, const char *name)
 
 /*
  * The tools/list result, once: each tool's definition from its option
- * table (ws_cli_schema()) for a tool on the tool table, else its
- * binary's --schema run in-process, in the order of the server's tools.
+ * table on the tool table (ws_cli_schema()), in the order of the
+ * server's tools.
  */
 static int
 ws__build_list(struct ws_mcp *s)
@@ -473,10 +445,7 @@ ws__build_list(struct ws_mcp *s)
 	for (size_t i = 0; s->o->compat == NULL && i < s->o->ntools; i++) {
 		const struct ws_mcp_tool *t = &s->o->tools[i];
 		const struct ws_tool_def *td = ws__table_tool(s, t->name);
-		char *argv[5] = {(char *)t->prog, NULL};
-		char *text;
 		cJSON *def;
-		int st, n = 1;
 
 		/* On the table: its definition, from its option table. */
 		if (td != NULL) {
@@ -488,28 +457,10 @@ ws__build_list(struct ws_mcp *s)
 			cJSON_AddItemToArray(full, def);
 			continue;
 		}
-		/* A binary serving several tools lists them all once. */
-		if (i > 0 && strcmp(s->o->tools[i - 1].prog, t->prog) == 0)
-			continue;
-		argv[n++] = (char *)"--schema";
-		argv[n] = NULL;
-		text = ws__capture(t->run, argv, &st);
-		def = text ? cJSON_Parse(text) : NULL;
-		free(text);
-		if (def == NULL || st != 0) {
-			cJSON_Delete(def);
-			cJSON_Delete(arr);
-			cJSON_Delete(full);
-			return ws_error_set(WS_EIO_ERROR, NULL,
-					    "%s --schema printed no JSON", t->prog);
-		}
-		if (cJSON_IsArray(def)) {
-			while (cJSON_GetArraySize(def) > 0)
-				cJSON_AddItemToArray(full, cJSON_DetachItemFromArray(def, 0));
-			cJSON_Delete(def);
-		} else {
-			cJSON_AddItemToArray(full, def);
-		}
+		cJSON_Delete(arr);
+		cJSON_Delete(full);
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "%s is not on the tool table", t->name);
 	}
 	/*
 	 * The model is given the short "default" set (ws/toolset.h): every
@@ -870,116 +821,6 @@ ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t 
 	return 0;
 }
 
-/* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
-static cJSON *
-ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
-{
-	const struct ws_mcp_opts *o = s->o;
-	const struct ws_mcp_tool *t = NULL;
-	char **av = NULL, *args_text = NULL, *out, *ws = NULL;
-	struct ws_mount_def *mounts = NULL;
-	struct ws_ceiling ceil[WS_NCEILINGS];
-	size_t n = 0, nm = 0;
-	int st;
-	cJSON *env;
-
-	for (size_t i = 0; i < o->ntools; i++)
-		if (strcmp(o->tools[i].name, tool) == 0)
-			t = &o->tools[i];
-	if (t == NULL)
-		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
-				     "call one of the tools that tools/list lists");
-	if (ws__prepare(s, &ws, &mounts, &nm) < 0)
-		return ws__env_error(tool, ws_error_last_code(), ws_error_last(),
-				     ws_error_last_hint());
-	av = calloc(12 + o->ncommon + 2 * (o->nnet_allow + o->nnet_deny),
-		    sizeof(*av));
-	{
-		args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
-		/* The "\u0000" read as U+0001 (ws__line): the escape again. */
-		if (args_text != NULL && s->running != NULL && s->running->nul_args)
-			for (char *p = args_text; *p; p++) {
-				if (*p != '\\' || p[1] == '\0')
-					continue;
-				if (strncmp(p + 1, "u0001", 5) == 0)
-					p[5] = '0';
-				p++;
-			}
-	}
-	if (av == NULL || args_text == NULL) {
-		free(av);
-		free(args_text);
-		free(ws);
-		ws__mounts_free(mounts, nm);
-		return ws__env_error(tool, WS_ENOMEM, "out of memory", NULL);
-	}
-	av[n++] = strdup(t->prog);
-	if (t->by_tool) {
-		av[n++] = strdup("--tool");
-		av[n++] = strdup(t->name);
-	}
-	av[n++] = strdup("--workspace");
-	av[n++] = ws;
-	for (size_t i = 0; i < o->ncommon; i++)
-		av[n++] = strdup(o->common[i]);
-	if (o->net && strcmp(t->name, "run_command") == 0)
-		av[n++] = strdup("--net");
-	/* Network by name: the proxy runs in this server, per call. */
-	for (size_t i = 0; strcmp(t->name, "run_command") == 0 && i < o->nnet_allow; i++) {
-		av[n++] = strdup("--net-allow");
-		av[n++] = strdup(o->net_allow[i]);
-	}
-	for (size_t i = 0; strcmp(t->name, "run_command") == 0 && i < o->nnet_deny; i++) {
-		av[n++] = strdup("--net-deny");
-		av[n++] = strdup(o->net_deny[i]);
-	}
-	/*
-	 * The native server serves virtual paths only: the host layout
-	 * (real_path in every entry and match) is no business of a model,
-	 * unless the server was started with --paths.  The compat mode
-	 * translates to the reference's real paths, from real_path.
-	 */
-	if (o->compat == NULL) {
-		bool paths = false;
-
-		for (size_t i = 0; i < o->ncommon && !paths; i++)
-			paths = strcmp(o->common[i], "--paths") == 0;
-		if (!paths) {
-			av[n++] = strdup("--paths");
-			av[n++] = strdup("virtual");
-		}
-	}
-	av[n++] = strdup("--args");
-	av[n++] = args_text;
-	av[n] = NULL;
-	/* The mounts go as data: no directory name is parsed as a spec. */
-	ws_cli_set_mounts(mounts, nm);
-	ws__ceilings(o, ceil);
-	ws_cli_set_ceilings(ceil, WS_NCEILINGS);
-	out = ws__capture(t->run, av, &st);
-	ws_cli_set_ceilings(NULL, 0);
-	ws_cli_set_mounts(NULL, 0);
-	ws__mounts_free(mounts, nm);
-	for (size_t i = 0; i < n; i++)
-		free(av[i]);
-	free(av);
-	env = out ? cJSON_Parse(out) : NULL;
-	if (!cJSON_IsObject(env)) {
-		cJSON_Delete(env);
-		env = ws__env_error(tool, WS_EIO_ERROR,
-				    out && *out ? "the tool printed no JSON envelope"
-						: "the tool printed nothing",
-				    NULL);
-		free(out);
-		out = NULL;
-	}
-	if (raw != NULL)
-		*raw = out;
-	else
-		free(out);
-	return env;
-}
-
 /* A call of a tool on the table: its result as it wrote it. */
 struct ws__tres {
 	struct ws_tcall c;
@@ -1287,7 +1128,8 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 	cJSON *env;
 
 	if (t == NULL)
-		return ws__invoke(s, tool, args, NULL);
+		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
+				     "call one of the tools that tools/list lists");
 	ws__invoke_table(s, t, args, s->running != NULL && s->running->nul_args, &r);
 	ws__tres_close(&r);
 	env = ws__tres_envelope(tool, &r);
@@ -1494,7 +1336,10 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 		ws__tres_close(&tr);
 		table = true;
 	} else {
-		env = ws__invoke(s, name->valuestring, args, &raw);
+		/* Every tool the server offers is on the table. */
+		env = ws__env_error(name->valuestring, WS_EINVALID_ARGUMENT,
+				    "unknown tool", "call one of the tools that "
+				    "tools/list lists");
 	}
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);

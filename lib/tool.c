@@ -29,6 +29,11 @@ ws_tool_by_name(const char *name)
 	for (size_t i = 0; i < ws_ntools; i++)
 		if (strcmp(ws_tools[i]->name, name) == 0)
 			return ws_tools[i];
+	/* Beside the default set, for a front end that offers them. */
+	if (strcmp(name, "history") == 0)
+		return &ws_tool_history;
+	if (strcmp(name, "undo") == 0)
+		return &ws_tool_undo;
 	return NULL;
 }
 

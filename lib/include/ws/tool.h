@@ -168,6 +168,9 @@ extern const struct ws_tool_def ws_tool_create_directory;
 extern const struct ws_tool_def ws_tool_move_path;
 extern const struct ws_tool_def ws_tool_delete_path;
 extern const struct ws_tool_def ws_tool_run_command;
+/* wstools history and undo: served to models only when asked. */
+extern const struct ws_tool_def ws_tool_history;
+extern const struct ws_tool_def ws_tool_undo;
 /* wspath: for people, on no front end's list of tools for models. */
 extern const struct ws_tool_def ws_tool_wspath;
 
