@@ -6,10 +6,8 @@
  * "call" runs a tool of the tool table (ws/tool.h) in this process: the
  * caller's options parsed as the tool's own, the model's JSON applied as
  * --args applies it, held to the built-in ceilings of a model's values;
- * its output and exit status are the tool's binary's.  A tool not on the
- * table yet runs as its own binary (found next to this one, then on
- * PATH), asked for the ceilings with WS_CEILINGS.  "wstools mcp" serves
- * the same tools over the Model Context Protocol, in-process.
+ * its output and exit status are the tool's binary's.  "wstools mcp"
+ * serves the same tools over the Model Context Protocol, in-process.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -18,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ws/audit.h"
@@ -139,108 +136,9 @@ fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 }
 
 /*
- * The path of binary prog: next to this executable first (a build tree,
- * or an install where PATH holds another version), else its bare name
- * for execvp() to find on PATH.  Returns a malloc'd string.
- */
-static char *
-locate(const char *prog)
-{
-	char self_path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-	char *p = NULL;
-
-	if (n > 0) {
-		char *slash;
-
-		self_path[n] = '\0';
-		slash = strrchr(self_path, '/');
-		if (slash != NULL) {
-			*slash = '\0';
-			if (asprintf(&p, "%s/%s", self_path, prog) < 0)
-				p = NULL;
-			if (p != NULL && access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return strdup(prog);
-}
-
-static void
-run(const char *prog, char **argv)
-{
-	char *path = locate(prog);
-
-	if (path == NULL)
-		return;
-	if (strchr(path, '/') != NULL)
-		execv(path, argv);
-	else
-		execvp(path, argv);
-	free(path);
-}
-
-/* Run "prog --schema" and return its standard output (malloc'd). */
-static char *
-capture_schema(const char *prog)
-{
-	int fds[2], status;
-	pid_t pid;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (pipe(fds) < 0)
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		char *argv[] = {(char *)prog, (char *)"--schema", NULL};
-
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		run(prog, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		ssize_t r;
-
-		if (len + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 16384);
-
-			if (nb == NULL)
-				break;
-			buf = nb;
-		}
-		r = read(fds[0], buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (buf != NULL)
-		buf[len] = '\0';
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/*
  * The definitions of tool set `set` (ws/toolset.h) in one array, made
- * from every binary's --schema (a binary that serves several tools,
- * wswrite, prints an array of its own, flattened into this one); with
+ * from every tool's option table on the tool table (ws_cli_schema(): what
+ * each binary's --schema prints, wswrite's five included); with
  * check, instead, which dialects of function calling the set is within
  * (exit 1 when not even in Ajv's strict mode, which every set must
  * pass) and its size; with dialect, adapted to it (ws_toolset_adapt()).
@@ -255,7 +153,6 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 	if (all == NULL)
 		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
 	for (size_t i = 0; i < sizeof(schema_progs) / sizeof(schema_progs[0]); i++) {
-		char *out;
 		cJSON *j;
 		bool table = false;
 
@@ -271,25 +168,10 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 			cJSON_AddItemToArray(all, j);
 			table = true;
 		}
-		if (table)
-			continue;
-		out = capture_schema(schema_progs[i]);
-		j = out ? cJSON_Parse(out) : NULL;
-		free(out);
-		if (j == NULL) {
+		if (!table) {
 			cJSON_Delete(all);
-			return fail("wstools", WS_EIO_ERROR,
-				    "install the whole toolbox in one directory",
-				    "cannot get the definition of %s: %s --schema "
-				    "failed or printed no JSON", schema_progs[i],
-				    schema_progs[i]);
-		}
-		if (cJSON_IsArray(j)) {
-			while (cJSON_GetArraySize(j) > 0)
-				cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(j, 0));
-			cJSON_Delete(j);
-		} else {
-			cJSON_AddItemToArray(all, j);
+			return fail("wstools", WS_EIO_ERROR, NULL,
+				    "%s is not on the tool table", schema_progs[i]);
 		}
 	}
 	defs = ws_toolset_build(set, all);
@@ -369,16 +251,14 @@ static int
 cmd_call(int argc, char **argv)
 {
 	const struct ws_tool_def *td;
-	const char *name, *json;
-	char **av;
-	size_t i, n = 0;
+	const char *name;
+	size_t i;
 
 	if (argc < 2)
 		return fail("wstools", WS_EINVALID_ARGUMENT,
 			    "wstools call NAME JSON|- (see wstools --help)",
 			    "call needs a tool NAME and its arguments as JSON (or -)");
 	name = argv[0];
-	json = argv[1];
 	for (i = 0; i < NTOOLS; i++)
 		if (strcmp(tools[i].name, name) == 0)
 			break;
@@ -388,46 +268,11 @@ cmd_call(int argc, char **argv)
 			    "unknown tool \"%s\"; tools: list_directory, read_file, "
 			    "write_file, edit_file, create_directory, move_path, "
 			    "delete_path, search_files, run_command", name);
-	if ((td = ws_tool_by_name(name)) != NULL && td->run != NULL)
-		return call_table(td, argc, argv);
-	av = calloc((size_t)argc + 6, sizeof(*av));
-	if (av == NULL)
-		return fail(name, WS_ENOMEM, NULL, "out of memory");
-	av[n++] = (char *)tools[i].prog;
-	if (tools[i].by_tool) {
-		av[n++] = (char *)"--tool";
-		av[n++] = (char *)name;
-	}
-	/*
-	 * --args before the caller's options: a word that is not an option
-	 * ends wsrun's options, so --args after it would have become part of
-	 * the command, and the model's JSON would never be read.  The tool
-	 * refuses such a word next to --args.
-	 */
-	av[n++] = (char *)"--args";
-	av[n++] = (char *)json;
-	for (int a = 2; a < argc; a++)
-		av[n++] = argv[a];
-	av[n] = NULL;
-	/*
-	 * The model's sizes and times are held to the built-in ceilings, as
-	 * under MCP (wstools(7)): the tool applies them after parsing.
-	 */
-	if (setenv("WS_CEILINGS", "1", 1) < 0 ||
-	    setenv("WS_FRONTEND", "call", 1) < 0) {
-		free(av);
-		return fail(name, WS_ENOMEM, NULL, "out of memory");
-	}
-	fflush(stdout);
-	run(tools[i].prog, av);
-	{
-		int e = errno;
-
-		free(av);
-		return fail(name, WS_ENOT_FOUND,
-			    "install the whole toolbox in one directory",
-			    "cannot run %s: %s", tools[i].prog, strerror(e));
-	}
+	/* Every tool a model calls is on the tool table. */
+	if ((td = ws_tool_by_name(name)) == NULL || td->run == NULL)
+		return fail(name, WS_EINVALID_ARGUMENT, NULL,
+			    "\"%s\" is not on the tool table", name);
+	return call_table(td, argc, argv);
 }
 
 /* wstools mcp: its own options beside the common ones. */
