@@ -911,7 +911,10 @@ ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *arg
 	ws__ceilings(s->o, ceil);
 	ws_cli_set_ceilings(ceil, WS_NCEILINGS);
 	r->c.cli = &cli;
+	/* Set once, by the first run: under mu for calls side by side. */
+	pthread_mutex_lock(&s->mu);
 	r->c.iso_default = s->iso_default;
+	pthread_mutex_unlock(&s->mu);
 	if (ws_cli_init(&cli, t->cli, &base, ws) < 0 ||
 	    ws__run_flags(s->o, t, &cli) < 0 ||
 	    ws_cli_apply_json(&cli, args, nul) < 0)
@@ -919,10 +922,12 @@ ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *arg
 	else
 		ws_tool_invoke(t, &cli, &r->c);
 	/* The first run's isolation: later ones that match leave it out. */
+	pthread_mutex_lock(&s->mu);
 	if (r->c.iso_first != NULL && s->iso_default == NULL) {
 		s->iso_default = r->c.iso_first;
 		r->c.iso_first = NULL;
 	}
+	pthread_mutex_unlock(&s->mu);
 	ws_cli_set_ceilings(NULL, 0);
 	ws_cli_set_mounts(NULL, 0);
 	ws_cli_free(&cli);
