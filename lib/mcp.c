@@ -507,162 +507,6 @@ ws__build_list(struct ws_mcp *s)
 
 /* ---- Rendering a result ---------------------------------------------- */
 
-/*
- * The text an LLM reads of a tool not on the tool table (history, undo):
- * its output as JSON.  The table's tools write their own (ws/tool.h).
- */
-static char *
-ws__render(const char *tool, const cJSON *out, const cJSON *args)
-{
-	(void)tool;
-	(void)args;
-	return cJSON_PrintUnformatted(out);
-}
-
-/*
- * The text of the "output" value in a CLI envelope as the tool printed it
- * (raw), so that structuredContent is not printed again: the envelope is
- * {"success":true,"tool":NAME,"output":OUTPUT,"error":null[,"boundary":
- * "off"]}, and ,"error":null outside a string can only be the envelope's
- * last one.  NULL (and *n 0) if raw is not of that shape.
- */
-static const char *
-ws__raw_output(const char *raw, size_t *n)
-{
-	const char *b = raw ? strstr(raw, ",\"output\":") : NULL, *e = NULL;
-
-	*n = 0;
-	if (b == NULL || strncmp(raw, "{\"success\":true,", 16) != 0)
-		return NULL;
-	b += 10;
-	for (const char *p = b; (p = strstr(p, ",\"error\":null")) != NULL; p++)
-		e = p;
-	if (e == NULL || *b != '{' || e[-1] != '}')
-		return NULL;
-	*n = (size_t)(e - b);
-	return b;
-}
-
-/* The words of the command line that do not apply over MCP. */
-static const char *const ws__cli_words[] = {"; pass --approve to allow it",
-					    " (--approve)"};
-
-/*
- * An APPROVAL_REQUIRED error as the model should read it over MCP: the
- * command line's "pass --approve" and "rerun it with --approve" would
- * have the model ask the person to restart the server with approval for
- * everything; the person approves one operation through the client's
- * question (elicitation) instead.  err is changed in place.
- */
-static void
-ws__mcp_approval(cJSON *err, bool elicit)
-{
-	const char *const *cli_words = ws__cli_words;
-	cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
-
-	if (!cJSON_IsString(m))
-		return;
-	for (size_t i = 0; i < sizeof(ws__cli_words) / sizeof(ws__cli_words[0]); i++) {
-		char *at = strstr(m->valuestring, cli_words[i]);
-
-		if (at != NULL)
-			memmove(at, at + strlen(cli_words[i]),
-				strlen(at + strlen(cli_words[i])) + 1);
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(err, "hint");
-	cJSON_AddStringToObject(err, "hint", elicit ?
-		"a person must approve this: the client asked them and they did "
-		"not approve; ask the user in the conversation whether to try "
-		"again (the client will ask them once more). Never suggest "
-		"restarting the server with --approve" :
-		"a person must approve this, and this client cannot ask them "
-		"(no elicitation): tell the user what needs approval, so that "
-		"they do it themselves or approve it through a client that asks. "
-		"Never suggest restarting the server with --approve");
-}
-
-/* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
-static void
-ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
-		const cJSON *env, const char *raw, bool elicit)
-{
-	const char *raw_out = NULL;
-	size_t raw_len = 0;
-	const cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
-	const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
-	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
-	char *text = NULL, *sc = NULL;
-
-	if (ok) {
-		text = ws__render(tool, out, args);
-		if (cJSON_IsObject(out) &&
-		    (raw_out = ws__raw_output(raw, &raw_len)) != NULL) {
-			/* As printed: no second serialization of the output. */
-		} else if (cJSON_IsObject(out)) {
-			sc = cJSON_PrintUnformatted(out);
-		} else {
-			/* structuredContent is an object: wrap anything else. */
-			cJSON *w = cJSON_CreateObject();
-
-			cJSON_AddItemToObject(w, "value", cJSON_Duplicate(out, 1));
-			sc = cJSON_PrintUnformatted(w);
-			cJSON_Delete(w);
-		}
-	} else {
-		cJSON *e = cJSON_Duplicate(err, 1);
-		const char *code = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(e, "code"));
-		const char *msg, *hint;
-		/*
-		 * A call given several paths where one failed still has the
-		 * others' output (wsread, wsls, wsgrep): the model reads the
-		 * error, then that output; structuredContent is the output
-		 * with the error beside it (the output schema allows "error").
-		 */
-		char *part = cJSON_IsObject(out) ? ws__render(tool, out, args) : NULL;
-		cJSON *w = cJSON_IsObject(out) ? cJSON_Duplicate(out, 1)
-					       : cJSON_CreateObject();
-
-		if (code != NULL && strcmp(code, "APPROVAL_REQUIRED") == 0)
-			ws__mcp_approval(e, elicit);
-		msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
-		hint = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "hint"));
-		if (asprintf(&text, "%s: %s%s%s%s%s", code ? code : "IO_ERROR",
-			     msg ? msg : "failed", hint ? "\nhint: " : "",
-			     hint ? hint : "", part && *part ? "\n" : "",
-			     part ? part : "") < 0)
-			text = NULL;
-		free(part);
-		if (w != NULL) {
-			cJSON_DeleteItemFromObjectCaseSensitive(w, "error");
-			cJSON_AddItemToObject(w, "error", e);
-			e = NULL;
-			sc = cJSON_PrintUnformatted(w);
-			cJSON_Delete(w);
-		}
-		cJSON_Delete(e);
-	}
-	ws_jw_obj(jw);
-	ws_jw_key(jw, "content");
-	ws_jw_arr(jw);
-	ws_jw_obj(jw);
-	ws_jw_kstr(jw, "type", "text");
-	ws_jw_kstr(jw, "text", text ? text : "");
-	ws_jw_obj_end(jw);
-	ws_jw_arr_end(jw);
-	ws_jw_key(jw, "structuredContent");
-	if (raw_out != NULL) {
-		ws_jw_raw(jw, "");
-		fwrite(raw_out, 1, raw_len, jw->f);
-	} else {
-		ws_jw_raw(jw, sc ? sc : "{}");
-	}
-	ws_jw_kbool(jw, "isError", !ok);
-	ws_jw_obj_end(jw);
-	free(text);
-	free(sc);
-}
-
 /* ---- Running a call (worker thread) ---------------------------------- */
 
 /* An isError tool result with one text (the compat mode's form). */
@@ -839,6 +683,17 @@ ws__tres_fail(struct ws__tres *r)
 	r->c.err.hint = h ? strdup(h) : NULL;
 }
 
+/* A call the server itself refuses (a repeated key, an unknown tool). */
+static void
+ws__tres_server_error(struct ws__tres *r, int code, const char *msg,
+		      const char *hint)
+{
+	memset(r, 0, sizeof(*r));
+	r->c.err.code = code;
+	r->c.err.message = strdup(msg);
+	r->c.err.hint = hint ? strdup(hint) : NULL;
+}
+
 /*
  * The server's settings of run_command, as the flags a harness gives
  * wsrun: the network (--net), by name through the proxy in this server
@@ -964,10 +819,17 @@ ws__tres_close(struct ws__tres *r)
 	r->c.text = NULL;
 }
 
+/* The words of the command line that do not apply over MCP. */
+static const char *const ws__cli_words[] = {"; pass --approve to allow it",
+					    " (--approve)"};
+
 /*
  * The call's error object, as the command line writes it, or, for
- * APPROVAL_REQUIRED, as the model should read it over MCP (see
- * ws__mcp_approval()): msg and hint are what the text says too.
+ * APPROVAL_REQUIRED, as the model should read it over MCP: the command
+ * line's "pass --approve" would have the model ask the person to restart
+ * the server with approval for everything, where the person approves one
+ * operation through the client's question (elicitation) instead.  msg
+ * and hint are what the text says too.
  */
 static void
 ws__tres_error(struct ws_jw *jw, const struct ws_tcall_err *e, const char *msg,
@@ -1303,8 +1165,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
-	cJSON *env = NULL, *res = NULL;
-	char *raw = NULL;
+	cJSON *res = NULL;
 	const struct ws_tool_def *td;
 	struct ws__tres tr;
 	struct ws__msg m;
@@ -1330,8 +1191,9 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 				t = NULL;
 			res = ws__text_error(t ? t : "repeated key");
 		} else {
-			env = ws__env_error(name->valuestring, WS_EINVALID_ARGUMENT,
-					    ws_error_last(), "send each argument once");
+			ws__tres_server_error(&tr, WS_EINVALID_ARGUMENT, ws_error_last(),
+					      "send each argument once");
+			table = true;
 		}
 		free(t);
 	} else if (s->o->compat != NULL) {
@@ -1342,9 +1204,9 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 		table = true;
 	} else {
 		/* Every tool the server offers is on the table. */
-		env = ws__env_error(name->valuestring, WS_EINVALID_ARGUMENT,
-				    "unknown tool", "call one of the tools that "
-				    "tools/list lists");
+		ws__tres_server_error(&tr, WS_EINVALID_ARGUMENT, "unknown tool",
+				      "call one of the tools that tools/list lists");
+		table = true;
 	}
 	ws_progress_set(NULL, NULL);
 	free(s->progress_token);
@@ -1353,7 +1215,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	cancelled = j->cancelled;
 	pthread_mutex_unlock(&s->mu);
 	/* A cancelled request gets no response (MCP, cancellation). */
-	if (!cancelled && res == NULL && env == NULL && !table) {
+	if (!cancelled && res == NULL && !table) {
 		char *t = NULL;
 
 		/* The compat mode does not know the name. */
@@ -1370,17 +1232,12 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 			free(t);
 		} else if (table) {
 			ws__table_result(&m.jw, &tr, s->cap_elicit);
-		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, args, env, raw,
-					s->cap_elicit);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
 		}
 		ws__msg_send(s, &m);
 	}
-	cJSON_Delete(env);
 	cJSON_Delete(res);
-	free(raw);
 	if (table)
 		ws__tres_free(&tr);
 }
