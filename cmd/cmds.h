@@ -1,7 +1,8 @@
 /*
- * cmds.h - every tool's command line as a function, so that its binary
- * (cmd/main.c) and wstools (mcp: one process serving many calls) run the
- * same code with every rule of the CLI.
+ * cmds.h - every tool's command line as a function (cmd/main.c makes each
+ * a binary): argv into the tool's arguments, the call and its printing,
+ * all on the tool table (ws/tool.h), which wstools call and mcp use
+ * directly.
  *
  * Each returns the exit status its binary would, prints its result to
  * ws_out() and its diagnostics to stderr, and never calls exit(): a call

@@ -3,12 +3,11 @@
  * every tool definition of the toolbox as one JSON array, "wstools call
  * NAME JSON|-" runs the tool an LLM named with those arguments.
  *
- * "call" only dispatches: each tool runs as its own binary (found next to
- * this one, then on PATH), so its stdout, stderr and exit status are the
- * caller's unchanged and no rule of a tool is duplicated here; it asks
- * the tool for the built-in ceilings of a model's values (WS_CEILINGS).  "wstools
- * mcp" serves the same tools over the Model Context Protocol, each call
- * in-process through the tool's own command-line function (cmds.h).
+ * "call" runs a tool of the tool table (ws/tool.h) in this process: the
+ * caller's options parsed as the tool's own, the model's JSON applied as
+ * --args applies it, held to the built-in ceilings of a model's values;
+ * its output and exit status are the tool's binary's.  "wstools mcp"
+ * serves the same tools over the Model Context Protocol, in-process.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -17,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ws/audit.h"
@@ -28,6 +26,7 @@
 #include "ws/path.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
+#include "ws/tool.h"
 #include "ws/toolset.h"
 #include "ws/workspace.h"
 
@@ -137,108 +136,9 @@ fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 }
 
 /*
- * The path of binary prog: next to this executable first (a build tree,
- * or an install where PATH holds another version), else its bare name
- * for execvp() to find on PATH.  Returns a malloc'd string.
- */
-static char *
-locate(const char *prog)
-{
-	char self_path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-	char *p = NULL;
-
-	if (n > 0) {
-		char *slash;
-
-		self_path[n] = '\0';
-		slash = strrchr(self_path, '/');
-		if (slash != NULL) {
-			*slash = '\0';
-			if (asprintf(&p, "%s/%s", self_path, prog) < 0)
-				p = NULL;
-			if (p != NULL && access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return strdup(prog);
-}
-
-static void
-run(const char *prog, char **argv)
-{
-	char *path = locate(prog);
-
-	if (path == NULL)
-		return;
-	if (strchr(path, '/') != NULL)
-		execv(path, argv);
-	else
-		execvp(path, argv);
-	free(path);
-}
-
-/* Run "prog --schema" and return its standard output (malloc'd). */
-static char *
-capture_schema(const char *prog)
-{
-	int fds[2], status;
-	pid_t pid;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (pipe(fds) < 0)
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		char *argv[] = {(char *)prog, (char *)"--schema", NULL};
-
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		run(prog, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		ssize_t r;
-
-		if (len + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 16384);
-
-			if (nb == NULL)
-				break;
-			buf = nb;
-		}
-		r = read(fds[0], buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (buf != NULL)
-		buf[len] = '\0';
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/*
  * The definitions of tool set `set` (ws/toolset.h) in one array, made
- * from every binary's --schema (a binary that serves several tools,
- * wswrite, prints an array of its own, flattened into this one); with
+ * from every tool's option table on the tool table (ws_cli_schema(): what
+ * each binary's --schema prints, wswrite's five included); with
  * check, instead, which dialects of function calling the set is within
  * (exit 1 when not even in Ajv's strict mode, which every set must
  * pass) and its size; with dialect, adapted to it (ws_toolset_adapt()).
@@ -253,24 +153,25 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 	if (all == NULL)
 		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
 	for (size_t i = 0; i < sizeof(schema_progs) / sizeof(schema_progs[0]); i++) {
-		char *out = capture_schema(schema_progs[i]);
-		cJSON *j = out ? cJSON_Parse(out) : NULL;
+		cJSON *j;
+		bool table = false;
 
-		free(out);
-		if (j == NULL) {
-			cJSON_Delete(all);
-			return fail("wstools", WS_EIO_ERROR,
-				    "install the whole toolbox in one directory",
-				    "cannot get the definition of %s: %s --schema "
-				    "failed or printed no JSON", schema_progs[i],
-				    schema_progs[i]);
-		}
-		if (cJSON_IsArray(j)) {
-			while (cJSON_GetArraySize(j) > 0)
-				cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(j, 0));
-			cJSON_Delete(j);
-		} else {
+		/* The tool table's tools: their definitions, no process run. */
+		for (size_t k = 0; k < ws_ntools; k++) {
+			if (ws_tools[k]->cli == NULL || ws_tools[k]->run == NULL ||
+			    strcmp(ws_tools[k]->cli->prog, schema_progs[i]) != 0)
+				continue;
+			if ((j = ws_cli_schema(ws_tools[k]->cli)) == NULL) {
+				cJSON_Delete(all);
+				return fail("wstools", WS_ENOMEM, NULL, "out of memory");
+			}
 			cJSON_AddItemToArray(all, j);
+			table = true;
+		}
+		if (!table) {
+			cJSON_Delete(all);
+			return fail("wstools", WS_EIO_ERROR, NULL,
+				    "%s is not on the tool table", schema_progs[i]);
 		}
 	}
 	defs = ws_toolset_build(set, all);
@@ -318,19 +219,46 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 	return strict_ok ? 0 : 1;
 }
 
+/*
+ * wstools call for a tool on the table (ws/tool.h): in this process, the
+ * caller's options (argv[2..]) parsed as the tool's, the model's JSON
+ * applied as --args applies it, held to the built-in ceilings.
+ */
+static int
+call_table(const struct ws_tool_def *td, int argc, char **argv)
+{
+	struct ws_cli cli;
+	bool plain = false;
+	int rc;
+
+	for (int a = 2; a < argc; a++)
+		plain |= strcmp(argv[a], "--plain") == 0;
+	if (setenv("WS_FRONTEND", "call", 1) < 0)
+		return fail(td->name, WS_ENOMEM, NULL, "out of memory");
+	ws_cli_set_ceilings(ws_ceilings_default, WS_NCEILINGS);
+	/* argv[1], the JSON, stands where a program's name would. */
+	rc = ws_cli_parse_flags(&cli, td->cli, argc - 1, argv + 1);
+	/* As with --args: JSON out unless --plain, errors included. */
+	cli.json = !plain;
+	if (rc == 0 && cli.action == WS_CLI_RUN)
+		rc = ws_cli_apply_args(&cli, argv[1]);
+	rc = ws_tool_run_cli(td, &cli, rc);
+	ws_cli_set_ceilings(NULL, 0);
+	return rc;
+}
+
 static int
 cmd_call(int argc, char **argv)
 {
-	const char *name, *json;
-	char **av;
-	size_t i, n = 0;
+	const struct ws_tool_def *td;
+	const char *name;
+	size_t i;
 
 	if (argc < 2)
 		return fail("wstools", WS_EINVALID_ARGUMENT,
 			    "wstools call NAME JSON|- (see wstools --help)",
 			    "call needs a tool NAME and its arguments as JSON (or -)");
 	name = argv[0];
-	json = argv[1];
 	for (i = 0; i < NTOOLS; i++)
 		if (strcmp(tools[i].name, name) == 0)
 			break;
@@ -340,44 +268,11 @@ cmd_call(int argc, char **argv)
 			    "unknown tool \"%s\"; tools: list_directory, read_file, "
 			    "write_file, edit_file, create_directory, move_path, "
 			    "delete_path, search_files, run_command", name);
-	av = calloc((size_t)argc + 6, sizeof(*av));
-	if (av == NULL)
-		return fail(name, WS_ENOMEM, NULL, "out of memory");
-	av[n++] = (char *)tools[i].prog;
-	if (tools[i].by_tool) {
-		av[n++] = (char *)"--tool";
-		av[n++] = (char *)name;
-	}
-	/*
-	 * --args before the caller's options: a word that is not an option
-	 * ends wsrun's options, so --args after it would have become part of
-	 * the command, and the model's JSON would never be read.  The tool
-	 * refuses such a word next to --args.
-	 */
-	av[n++] = (char *)"--args";
-	av[n++] = (char *)json;
-	for (int a = 2; a < argc; a++)
-		av[n++] = argv[a];
-	av[n] = NULL;
-	/*
-	 * The model's sizes and times are held to the built-in ceilings, as
-	 * under MCP (wstools(7)): the tool applies them after parsing.
-	 */
-	if (setenv("WS_CEILINGS", "1", 1) < 0 ||
-	    setenv("WS_FRONTEND", "call", 1) < 0) {
-		free(av);
-		return fail(name, WS_ENOMEM, NULL, "out of memory");
-	}
-	fflush(stdout);
-	run(tools[i].prog, av);
-	{
-		int e = errno;
-
-		free(av);
-		return fail(name, WS_ENOT_FOUND,
-			    "install the whole toolbox in one directory",
-			    "cannot run %s: %s", tools[i].prog, strerror(e));
-	}
+	/* Every tool a model calls is on the tool table. */
+	if ((td = ws_tool_by_name(name)) == NULL || td->run == NULL)
+		return fail(name, WS_EINVALID_ARGUMENT, NULL,
+			    "\"%s\" is not on the tool table", name);
+	return call_table(td, argc, argv);
 }
 
 /* wstools mcp: its own options beside the common ones. */
@@ -704,6 +599,7 @@ cmd_mcp(int argc, char **argv)
 		o.tools = tools_hist;
 		o.ntools = NTOOLS + 2;
 	}
+	o.base = &cli;
 	o.common = common;
 	o.ncommon = ncommon;
 	o.mounts = mounts;
@@ -734,200 +630,17 @@ out:
 	return status;
 }
 
-/* wstools history [PATH] [--gc], wstools undo [ID] [-n N] [--to ID]. */
-enum { H_GC, H_COUNT };
-static const struct ws_opt history_opts[H_COUNT] = {
-	[H_GC] = {"gc", 0, WS_OPT_FLAG, NULL,
-		  "apply the bounds: drop the oldest entries and their content", 0},
-};
-static const struct ws_tool history_tool = {
-	.prog = "wstools-history",
-	.tool = "history",
-	.description = "List the changes the tools made to the workspace, newest "
-		       "first (see wstools(1), HISTORY).",
-	.usage = "wstools history [OPTION]... [PATH]",
-	.pos_name = "path",
-	.pos_help = "only the changes to PATH or below it",
-	.pos_kind = WS_POS_OPT,
-	.opts = history_opts,
-	.nopts = H_COUNT,
-};
-enum { U_N, U_TO, U_DRY_RUN, U_FORCE, U_COUNT };
-static const struct ws_opt undo_opts[U_COUNT] = {
-	[U_N] = {"count", 'n', WS_OPT_INT, "N", "undo the N newest changes", 0},
-	[U_TO] = {"to", 0, WS_OPT_INT, "ID",
-		  "undo change ID and every later one, newest first", 0},
-	[U_DRY_RUN] = {"dry-run", 0, WS_OPT_FLAG, NULL,
-		       "say what would be undone, change nothing", 0},
-	[U_FORCE] = {"force", 0, WS_OPT_FLAG, NULL,
-		     "revert even a file that changed since", 0},
-};
-static const struct ws_tool undo_tool = {
-	.prog = "wstools-undo",
-	.tool = "undo",
-	.description = "Revert changes the tools made (the newest not yet undone, "
-		       "change ID, or the N newest); see wstools(1), HISTORY.",
-	.usage = "wstools undo [OPTION]... [ID]",
-	.pos_name = "id",
-	.pos_help = "the change to undo",
-	.pos_kind = WS_POS_OPT,
-	.opts = undo_opts,
-	.nopts = U_COUNT,
-};
-
-/* Print a JSON result of wstools history or undo, plain or JSON. */
-static void
-print_hist(const struct ws_cli *cli, const char *key, cJSON *arr)
-{
-	const cJSON *e;
-
-	if (cli->json) {
-		cJSON *o = cJSON_CreateObject(), *out;
-		char *t;
-
-		cJSON_AddBoolToObject(o, "success", true);
-		cJSON_AddStringToObject(o, "tool", cli->tool->tool);
-		out = cJSON_AddObjectToObject(o, "output");
-		cJSON_AddItemReferenceToObject(out, key, arr);
-		t = cJSON_PrintUnformatted(o);
-		if (t != NULL)
-			fprintf(ws_out(), "%s\n", t);
-		free(t);
-		cJSON_Delete(o);
-		return;
-	}
-	cJSON_ArrayForEach(e, arr) {
-		const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(e, "destination"));
-		const cJSON *sz = cJSON_GetObjectItem(e, "size_before");
-
-		fprintf(ws_out(), "%lld", (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id")));
-		if (cJSON_GetObjectItem(e, "time") != NULL)
-			fprintf(ws_out(), "  %s  %-6s %-10s", cJSON_GetStringValue(cJSON_GetObjectItem(e, "time")),
-				cJSON_GetStringValue(cJSON_GetObjectItem(e, "frontend")),
-				cJSON_GetStringValue(cJSON_GetObjectItem(e, "tool")));
-		fprintf(ws_out(), "  %-7s ", cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")));
-		ws_cli_put_text(ws_out(), cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")), true);
-		if (d != NULL) {
-			fputs(" -> ", ws_out());
-			ws_cli_put_text(ws_out(), d, true);
-		}
-		if (cJSON_IsNumber(sz))
-			fprintf(ws_out(), "  (was %lld bytes)", (long long)sz->valuedouble);
-		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "undo_of")))
-			fprintf(ws_out(), "  [undo of %lld]",
-				(long long)cJSON_GetObjectItem(e, "undo_of")->valuedouble);
-		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "undone")))
-			fputs("  [undone]", ws_out());
-		if (cJSON_IsFalse(cJSON_GetObjectItem(e, "done")))
-			fputs("  [not confirmed: interrupted?]", ws_out());
-		fputc('\n', ws_out());
-	}
-}
-
-/* wstools history and wstools undo: one function, the tool decides. */
-static int
-cmd_hist(const struct ws_tool *t, int argc, char **argv)
-{
-	struct ws_cli cli;
-	struct ws_ctx ws = {0};
-	cJSON *arr = NULL;
-	int rc, status = 0;
-
-	rc = ws_cli_parse(&cli, t, argc, argv);
-	if (rc < 0)
-		goto fail;
-	if (ws_cli_print_info(&cli, ws_out()))
-		goto out;
-	cli.want_history = true;
-	if (cli.no_history) {
-		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				  "--no-history leaves nothing to list or undo");
-		goto fail;
-	}
-	if ((rc = ws_cli_open(&cli, &ws)) < 0)
-		goto fail;
-	if (t == &history_tool && WS_OPT(&cli, H_GC)->b) {
-		long long dropped = 0, freed = 0;
-
-		if ((rc = ws_hist_gc(&ws, &dropped, &freed)) < 0)
-			goto fail;
-		if (cli.json)
-			fprintf(ws_out(), "{\"success\":true,\"tool\":\"history\","
-				"\"output\":{\"dropped\":%lld,\"bytes_freed\":%lld}}\n",
-				dropped, freed);
-		else
-			fprintf(ws_out(), "dropped %lld entries, freed %lld bytes\n",
-				dropped, freed);
-		goto out;
-	}
-	if (t == &history_tool) {
-		rc = ws_hist_list(&ws, cli.npos > 0 ? cli.pos[0] : NULL, &arr);
-		if (rc == 0 && cli.npos > 0 && cli.pos[0][0] != '/') {
-			/* A relative PATH: compare with the recorded virtual
-			 * paths, which are absolute. */
-			char *v = ws_path_join("/", cli.pos[0]);
-
-			cJSON_Delete(arr);
-			arr = NULL;
-			rc = v ? ws_hist_list(&ws, v, &arr)
-			       : ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			free(v);
-		}
-		if (rc < 0)
-			goto fail;
-		print_hist(&cli, "entries", arr);
-	} else {
-		struct ws_undo_opts o = {0};
-
-		if (cli.npos > 0) {
-			char *end;
-
-			o.id = strtoll(cli.pos[0], &end, 10);
-			if (*end != '\0' || o.id <= 0) {
-				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-						  "\"%s\" is not a history id", cli.pos[0]);
-				goto fail;
-			}
-		}
-		o.n = WS_OPT(&cli, U_N)->set ? WS_OPT(&cli, U_N)->i : 0;
-		o.to = WS_OPT(&cli, U_TO)->set ? WS_OPT(&cli, U_TO)->i : 0;
-		o.dry_run = WS_OPT(&cli, U_DRY_RUN)->b;
-		o.force = WS_OPT(&cli, U_FORCE)->b;
-		if ((o.id > 0) + (o.n > 0) + (o.to > 0) > 1) {
-			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					  "give one of ID, -n N and --to ID");
-			goto fail;
-		}
-		if ((rc = ws_hist_undo(&ws, &o, &arr)) < 0)
-			goto fail;
-		if (!cli.json && o.dry_run)
-			fputs("would undo:\n", ws_out());
-		else if (!cli.json)
-			fputs("undone:\n", ws_out());
-		print_hist(&cli, o.dry_run ? "would_undo" : "undone", arr);
-	}
-	goto out;
-fail:
-	status = ws_cli_fail(&cli, rc);
-out:
-	status = ws_cli_finish(&cli, status);
-	cJSON_Delete(arr);
-	ws_ctx_close(&ws);
-	ws_cli_free(&cli);
-	return status;
-}
-
 /* history and undo as the tools wstools mcp --history-tools serves. */
 static int
 run_history(int argc, char **argv)
 {
-	return cmd_hist(&history_tool, argc, argv);
+	return ws_tool_main(&ws_tool_history, argc, argv);
 }
 
 static int
 run_undo(int argc, char **argv)
 {
-	return cmd_hist(&undo_tool, argc, argv);
+	return ws_tool_main(&ws_tool_undo, argc, argv);
 }
 
 /*
@@ -1057,9 +770,9 @@ ws_cmd_wstools(int argc, char **argv)
 	if (strcmp(argv[1], "audit") == 0)
 		return cmd_audit(argc - 1, argv + 1);
 	if (strcmp(argv[1], "history") == 0)
-		return cmd_hist(&history_tool, argc - 1, argv + 1);
+		return ws_tool_main(&ws_tool_history, argc - 1, argv + 1);
 	if (strcmp(argv[1], "undo") == 0)
-		return cmd_hist(&undo_tool, argc - 1, argv + 1);
+		return ws_tool_main(&ws_tool_undo, argc - 1, argv + 1);
 	return fail("wstools", WS_EINVALID_ARGUMENT,
 		    "the commands are schemas, call, mcp, history, undo and audit "
 		    "(see wstools --help)",

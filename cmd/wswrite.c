@@ -2,383 +2,24 @@
  * wswrite - create, overwrite, append to or edit a file inside the
  * workspace; also mkdir, delete and move (LLM tool name write_file).
  *
- * Argument handling and printing only: the work is done by libws
- * (ws_write, ws_mkdir, ws_delete, ws_move in ws/write.h).
+ * One binary, five tools of the tool table (lib/tool_write.c): --tool
+ * NAME picks one (write_file without it), whose options are then parsed.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <cjson/cJSON.h>
-
-#include "ws/audit.h"
-#include "ws/cli.h"
 #include "ws/error.h"
-#include "ws/history.h"
-#include "ws/path.h"
-#include "ws/write.h"
+#include "ws/tool.h"
 
 #include "cmds.h"
 
-/*
- * The options of every tool wswrite serves, each tool taking the ones
- * that concern it (write_file takes them all, for harnesses that want one
- * tool).  main() finds values by name (val()), since each tool's table
- * has its own order.
- */
-#define OPT_CONTENT {"content", 0, WS_OPT_STR, "STR", \
-		     "the content to write (give it or content_base64)", 0}
-#define OPT_CONTENT_B64 {"content-base64", 0, WS_OPT_STR, "B64", \
-			 "the content to write, base64-encoded (binary data)", 0}
-#define OPT_APPEND {"append", 'a', WS_OPT_FLAG, NULL, \
-		    "append to the file instead of replacing it", 0}
-#define OPT_CREATE_ONLY {"create-only", 0, WS_OPT_FLAG, NULL, \
-			 "fail with ALREADY_EXISTS if the file exists", 0}
-#define OPT_PARENTS {"parents", 'p', WS_OPT_FLAG, NULL, \
-		     "create missing parent directories (default: true)", \
-		     WS_OPT_NEGATABLE}
-#define OPT_EDIT {"edit", 0, WS_OPT_FLAG, NULL, \
-		  "replace the exact text OLD by NEW in the file", 0}
-#define OPT_OLD {"old", 0, WS_OPT_STR, "S", \
-		 "edit: the exact text to replace (must match once, unless " \
-		 "all); several edits in one call: edits", 0}
-#define OPT_NEW {"new", 0, WS_OPT_STR, "S", "edit: the replacement text", 0}
-#define OPT_ALL {"all", 0, WS_OPT_FLAG, NULL, \
-		 "edit: replace every occurrence of old", 0}
-#define OPT_EDITS {"edits", 0, WS_OPT_JSON, \
-		   "\"array\",\"items\":{\"type\":\"object\",\"properties\":{" \
-		   "\"old\":{\"type\":\"string\"},\"new\":{\"type\":\"string\"}," \
-		   "\"all\":{\"type\":\"boolean\"}},\"required\":[\"old\",\"new\"]," \
-		   "\"additionalProperties\":false}", \
-		   "edit: several replacements [{old, new, all}], applied in " \
-		   "order to the evolving text, all or nothing", 0}
-#define OPT_DRY_RUN {"dry-run", 0, WS_OPT_FLAG, NULL, \
-		     "change nothing; show the unified diff that would apply", 0}
-#define OPT_DIFF {"diff", 0, WS_OPT_FLAG, NULL, \
-		  "give the diff of a write or append too (edits always do)", 0}
-#define OPT_IF_VERSION {"if-version", 0, WS_OPT_STR, "V", \
-			"change nothing (VERSION_MISMATCH) unless the file still " \
-			"has this version token (from wsread or wsls)", 0}
-#define OPT_MKDIR {"mkdir", 0, WS_OPT_FLAG, NULL, \
-		   "create PATH as a directory", 0}
-#define OPT_DELETE {"delete", 0, WS_OPT_FLAG, NULL, \
-		    "delete PATH (a symlink itself; a directory if empty)", 0}
-#define OPT_RECURSIVE {"recursive", 'r', WS_OPT_FLAG, NULL, \
-		       "delete: remove a directory tree (never follows links)", 0}
-#define OPT_MOVE {"move", 0, WS_OPT_STR, "DEST", \
-		  "move (rename) PATH to DEST (DEST/: into that directory)", 0}
-#define OPT_FORCE {"force", 'f', WS_OPT_FLAG, NULL, \
-		   "move: replace DEST if it exists", 0}
-#define OPT_NO_SYNC {"no-sync", 0, WS_OPT_FLAG, NULL, \
-		     "skip fsync (faster, not crash-safe)", WS_OPT_NOSCHEMA}
-#define OPT_TOOL {"tool", 0, WS_OPT_STR, "NAME", \
-		  "run one of the tools --schema lists (write_file, edit_file, " \
-		  "create_directory, move_path, delete_path)", WS_OPT_NOSCHEMA}
-
-static const struct ws_opt write_opts[] = {
-	OPT_CONTENT, OPT_CONTENT_B64, OPT_APPEND, OPT_CREATE_ONLY, OPT_PARENTS,
-	OPT_EDIT, OPT_OLD, OPT_NEW, OPT_ALL, OPT_EDITS, OPT_DRY_RUN, OPT_DIFF,
-	OPT_IF_VERSION, OPT_MKDIR, OPT_DELETE, OPT_RECURSIVE, OPT_MOVE,
-	OPT_FORCE, OPT_NO_SYNC, OPT_TOOL,
-};
-static const struct ws_opt edit_opts[] = {
-	OPT_OLD, OPT_NEW, OPT_ALL, OPT_EDITS, OPT_DRY_RUN, OPT_IF_VERSION,
-	OPT_NO_SYNC,
-};
-static const struct ws_opt mkdir_opts[] = {OPT_PARENTS, OPT_DRY_RUN};
-static const struct ws_opt move_opts[] = {
-	{"destination", 0, WS_OPT_STR, "DEST",
-	 "where to move it (ending in \"/\": into that directory, created "
-	 "when parents is on)", 0},
-	OPT_FORCE, OPT_PARENTS, OPT_DRY_RUN, OPT_IF_VERSION,
-};
-static const struct ws_opt delete_opts[] = {OPT_RECURSIVE, OPT_DRY_RUN,
-					    OPT_IF_VERSION};
-
-#define NOPTS(a) (sizeof(a) / sizeof((a)[0]))
-
 enum { T_WRITE, T_EDIT, T_MKDIR, T_MOVE, T_DELETE, T_COUNT };
 
-static const struct ws_tool tools[T_COUNT] = {
-	[T_WRITE] = {
-		.prog = "wswrite",
-		.tool = "write_file",
-		.description = "Create or overwrite a file with the given content "
-			       "(atomically, creating parent directories), append to "
-			       "it, or edit it by replacing an exact text (old -> new, "
-			       "or several edits). Also creates directories (mkdir), "
-			       "deletes (delete, recursive) and moves (move). Paths "
-			       "are relative to the workspace root.",
-		.usage = "wswrite [OPTION]... PATH\n"
-			 "       wswrite --edit --old S --new S [--old S --new S]... "
-			 "[--all] [OPTION]... PATH\n"
-			 "       wswrite --mkdir [OPTION]... PATH\n"
-			 "       wswrite --delete [-r] [OPTION]... PATH\n"
-			 "       wswrite --move DEST [-f] [OPTION]... PATH\n"
-			 "       wswrite --tool NAME --args JSON|-\n"
-			 "The content comes from --content, --content-base64, or "
-			 "standard input.",
-		.pos_name = "path",
-		.pos_help = "the file (or directory) to write, relative to the "
-			    "workspace root",
-		.pos_kind = WS_POS_ONE,
-		.opts = write_opts,
-		.nopts = NOPTS(write_opts),
-	},
-	[T_EDIT] = {
-		.prog = "wswrite",
-		.tool = "edit_file",
-		.description = "Edit a file by replacing an exact text: old -> new "
-			       "(old must match once unless all), or several edits "
-			       "applied in order, all or nothing. Returns the diff.",
-		.usage = "wswrite --tool edit_file --old S --new S [OPTION]... PATH",
-		.pos_name = "path",
-		.pos_help = "the file to edit, relative to the workspace root",
-		.pos_kind = WS_POS_ONE,
-		.opts = edit_opts,
-		.nopts = NOPTS(edit_opts),
-	},
-	[T_MKDIR] = {
-		.prog = "wswrite",
-		.tool = "create_directory",
-		.description = "Create a directory (and its missing parents). An "
-			       "existing directory is a success.",
-		.usage = "wswrite --tool create_directory [OPTION]... PATH",
-		.pos_name = "path",
-		.pos_help = "the directory to create, relative to the workspace root",
-		.pos_kind = WS_POS_ONE,
-		.opts = mkdir_opts,
-		.nopts = NOPTS(mkdir_opts),
-	},
-	[T_MOVE] = {
-		.prog = "wswrite",
-		.tool = "move_path",
-		.description = "Move or rename a file, directory or symlink inside "
-			       "the workspace. An existing destination is refused "
-			       "unless force.",
-		.usage = "wswrite --tool move_path --destination DEST [OPTION]... SOURCE",
-		.pos_name = "source",
-		.pos_help = "what to move, relative to the workspace root",
-		.pos_kind = WS_POS_ONE,
-		.opts = move_opts,
-		.nopts = NOPTS(move_opts),
-	},
-	[T_DELETE] = {
-		.prog = "wswrite",
-		.tool = "delete_path",
-		.description = "Delete a file, a symlink (the link itself) or an "
-			       "empty directory; a directory tree with recursive.",
-		.usage = "wswrite --tool delete_path [-r] [OPTION]... PATH",
-		.pos_name = "path",
-		.pos_help = "what to delete, relative to the workspace root",
-		.pos_kind = WS_POS_ONE,
-		.opts = delete_opts,
-		.nopts = NOPTS(delete_opts),
-	},
+static const struct ws_tool_def *const tools[T_COUNT] = {
+	&ws_tool_write_file, &ws_tool_edit_file, &ws_tool_create_directory,
+	&ws_tool_move_path, &ws_tool_delete_path,
 };
-
-/* The value of the option called name, or an unset one if the tool has none. */
-static const struct ws_optval *
-val(const struct ws_cli *c, const char *name)
-{
-	static const struct ws_optval unset;
-
-	for (size_t i = 0; i < c->tool->nopts; i++)
-		if (strcmp(c->tool->opts[i].name, name) == 0)
-			return &c->vals[i];
-	return &unset;
-}
-
-#define SET(n) (val(&cli, (n))->set)
-#define FLAG(n) (val(&cli, (n))->b)
-#define STR(n) (val(&cli, (n))->s)
-
-/* Read all of standard input. */
-static int
-read_stdin(char **out, size_t *outlen)
-{
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-
-	if (buf == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (nb == NULL) {
-				free(buf);
-				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(0, buf + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return ws_error_errno(errno, NULL, "read standard input");
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*out = buf;
-	*outlen = n;
-	return 0;
-}
-
-/* Reject options that make no sense together. */
-static int
-check_combinations(struct ws_cli *c)
-{
-	bool edit = val(c, "edit")->b || val(c, "old")->set || val(c, "edits")->set;
-	int actions = val(c, "mkdir")->b + val(c, "delete")->b +
-		      val(c, "move")->set + edit;
-	bool writes = !val(c, "mkdir")->b && !val(c, "delete")->b &&
-		      !val(c, "move")->set;
-	bool content = val(c, "content")->set || val(c, "content-base64")->set;
-
-	if (actions > 1)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "choose one of edit, mkdir, delete and move");
-	if (val(c, "content")->set && val(c, "content-base64")->set)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "give content or content_base64, not both");
-	if (content && (!writes || edit))
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "content is only for writing a file "
-				    "(an edit takes old and new)");
-	if ((val(c, "append")->b || val(c, "create-only")->b) && (!writes || edit))
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "append and create_only are only for writing a file");
-	if (val(c, "edits")->set && (val(c, "old")->set || val(c, "new")->set))
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "give edits or old and new, not both");
-	if (edit && !val(c, "edits")->set && !val(c, "old")->set)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "edit needs old (the exact text to replace)");
-	if (edit && !val(c, "edits")->set && !val(c, "new")->set)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "edit needs new (the replacement text)");
-	if (val(c, "old")->n != val(c, "new")->n)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "--old and --new come in pairs (%zu old, %zu new)",
-				    val(c, "old")->n, val(c, "new")->n);
-	if (!edit && (val(c, "new")->set || val(c, "all")->b))
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "new and all are only for an edit");
-	if (val(c, "edits")->set && val(c, "all")->b)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "with edits, give all in each edit");
-	if (val(c, "recursive")->b && !val(c, "delete")->b &&
-	    c->tool != &tools[T_DELETE])
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "recursive is only for delete");
-	if (val(c, "force")->b && !val(c, "move")->set && c->tool != &tools[T_MOVE])
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "force is only for move");
-	if (val(c, "diff")->b && !writes)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "diff is only for writing or editing a file");
-	if (val(c, "if-version")->set && val(c, "mkdir")->b)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "if_version is for write, append, edit, delete "
-				    "and move");
-	if (c->tool == &tools[T_MOVE] && !val(c, "destination")->set)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "move_path needs destination");
-	if (c->tool == &tools[T_EDIT] && !edit)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "edit_file needs old and new, or edits");
-	return 0;
-}
-
-/*
- * The edits of a call: the JSON edits array (from --args, or --edits
- * JSON on the command line), else the --old/--new pairs, else the one
- * old/new of --args.  *out is malloc'd; *doc holds what a --edits text
- * parsed into (the strings point into it).
- */
-static int
-collect_edits(struct ws_cli *c, struct ws_edit **out, size_t *n, cJSON **doc)
-{
-	const struct ws_optval *ev = val(c, "edits");
-	const struct ws_optval *ov = val(c, "old"), *nv = val(c, "new");
-	const cJSON *arr = ev->json, *it;
-	struct ws_edit *e;
-	size_t k = 0, cnt;
-
-	*out = NULL;
-	*n = 0;
-	*doc = NULL;
-	if (ev->set && arr == NULL) {
-		*doc = cJSON_Parse(ev->s);
-		if (*doc == NULL)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "--edits is not valid JSON");
-		arr = *doc;
-	}
-	if (!ev->set) {
-		cnt = ov->n > 1 ? ov->n : 1;
-		e = calloc(cnt, sizeof(*e));
-		if (e == NULL)
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		for (k = 0; k < cnt; k++) {
-			e[k].old = ov->n > 1 ? ov->list[k] : ov->s;
-			e[k].repl = nv->n > 1 ? nv->list[k] : nv->s;
-			e[k].oldlen = strlen(e[k].old);
-			e[k].repllen = strlen(e[k].repl);
-			e[k].all = val(c, "all")->b;
-		}
-		*out = e;
-		*n = cnt;
-		return 0;
-	}
-	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "edits must be a non-empty array of "
-				    "{old, new, all} objects");
-	cnt = (size_t)cJSON_GetArraySize(arr);
-	e = calloc(cnt, sizeof(*e));
-	if (e == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	cJSON_ArrayForEach(it, arr) {
-		const cJSON *m;
-
-		if (!cJSON_IsObject(it))
-			goto bad;
-		cJSON_ArrayForEach(m, it) {
-			if (strcmp(m->string, "old") == 0 && cJSON_IsString(m))
-				e[k].old = m->valuestring;
-			else if (strcmp(m->string, "new") == 0 && cJSON_IsString(m))
-				e[k].repl = m->valuestring;
-			else if (strcmp(m->string, "all") == 0 && cJSON_IsBool(m))
-				e[k].all = cJSON_IsTrue(m);
-			else
-				goto bad;
-		}
-		if (e[k].old == NULL || e[k].repl == NULL)
-			goto bad;
-		e[k].oldlen = strlen(e[k].old);
-		e[k].repllen = strlen(e[k].repl);
-		k++;
-	}
-	*out = e;
-	*n = cnt;
-	return 0;
-bad:
-	free(e);
-	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-			    "edits[%zu]: each edit is an object with old and new "
-			    "(strings) and an optional all (boolean), nothing else", k);
-}
 
 /* Print every tool's schema, as one JSON array. */
 static void
@@ -386,7 +27,7 @@ print_schemas(FILE *f)
 {
 	fputc('[', f);
 	for (int i = 0; i < T_COUNT; i++) {
-		struct ws_cli c = {.tool = &tools[i]};
+		struct ws_cli c = {.tool = tools[i]->cli};
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&buf, &len);
@@ -434,7 +75,7 @@ pick_tool(int *argc, char **argv, const char **bad, bool *given)
 		}
 		*given = true;
 		for (t = 0; t < T_COUNT; t++)
-			if (strcmp(tools[t].tool, name) == 0)
+			if (strcmp(tools[t]->name, name) == 0)
 				break;
 		if (t == T_COUNT) {
 			*bad = name;
@@ -446,252 +87,30 @@ pick_tool(int *argc, char **argv, const char **bad, bool *given)
 	return t;
 }
 
-static void
-print_json(struct ws_cli *cli, const struct ws_wresult *r, bool show_diff)
-{
-	struct ws_jw jw;
-	bool file = strcmp(r->action, "write") == 0 ||
-		    strcmp(r->action, "create") == 0 ||
-		    strcmp(r->action, "append") == 0 ||
-		    strcmp(r->action, "edit") == 0;
-
-	ws_cli_json_begin(cli, &jw);
-	ws_jw_obj(&jw);
-	ws_jw_kname(&jw, "path", r->vpath);
-	ws_cli_kreal(cli, &jw, "real_path", r->real);
-	ws_jw_kstr(&jw, "action", r->action);
-	ws_jw_kbool(&jw, "created", r->created);
-	ws_jw_kbool(&jw, "dry_run", r->dry_run);
-	if (file) {
-		ws_jw_kint(&jw, "bytes_written", r->bytes_written);
-		ws_jw_kint(&jw, "lines", r->lines);
-	}
-	if (strcmp(r->action, "edit") == 0)
-		ws_jw_kint(&jw, "replacements", (long long)r->replacements);
-	if (r->type != NULL)
-		ws_jw_kstr(&jw, "type", r->type);
-	if (strcmp(r->action, "delete") == 0)
-		ws_jw_kint(&jw, "removed", (long long)r->removed);
-	if (r->dest_vpath != NULL) {
-		ws_jw_kname(&jw, "destination", r->dest_vpath);
-		ws_cli_kreal(cli, &jw, "destination_real_path", r->dest_real);
-	}
-	/*
-	 * A create or an overwrite is a summary unless the diff was asked
-	 * for: its diff is the content again, which the caller just sent.
-	 */
-	if (file && show_diff) {
-		/*
-		 * A diff of files that are not UTF-8 would lose their bytes
-		 * to U+FFFD in a JSON string, and a patch made from it would
-		 * not apply: it comes as base64 then, and diff_encoding says
-		 * which.
-		 */
-		bool utf8 = r->diff == NULL || ws_utf8_valid(r->diff, r->difflen);
-
-		ws_jw_key(&jw, "diff");
-		if (r->diff == NULL)
-			ws_jw_null(&jw);
-		else if (utf8)
-			ws_jw_strn(&jw, r->diff, r->difflen);
-		else
-			ws_jw_base64(&jw, r->diff, r->difflen);
-		if (r->diff == NULL)
-			ws_jw_knull(&jw, "diff_encoding");
-		else
-			ws_jw_kstr(&jw, "diff_encoding", utf8 ? "utf-8" : "base64");
-		ws_jw_kbool(&jw, "diff_truncated", r->diff_truncated);
-	}
-	ws_jw_obj_end(&jw);
-	ws_cli_json_end(cli, &jw);
-}
-
-static void
-print_plain(struct ws_cli *cli, const struct ws_wresult *r)
-{
-	const char *a = r->action;
-	bool dry = r->dry_run;
-	FILE *f = ws_out();
-	char *p, *dest = NULL;
-
-	if (dry && r->diff != NULL && r->difflen > 0) {
-		fwrite(r->diff, 1, r->difflen, ws_out());
-		if (r->diff_truncated)
-			fprintf(ws_out(), "... (diff truncated)\n");
-		f = stderr; /* keep stdout a clean patch */
-	}
-	/* Names on a terminal: control bytes as "?", as wsls shows them. */
-	p = ws_cli_masked(ws_cli_show_path(cli, r->vpath, r->real),
-			  isatty(fileno(f)));
-	if (strcmp(a, "move") == 0)
-		dest = ws_cli_masked(ws_cli_show_path(cli, r->dest_vpath, r->dest_real),
-				     isatty(fileno(f)));
-	if (p == NULL || (strcmp(a, "move") == 0 && dest == NULL)) {
-		free(p);
-		free(dest);
-		return;
-	}
-	if (strcmp(a, "write") == 0 || strcmp(a, "create") == 0)
-		fprintf(f, "%s %lld bytes to %s%s\n", dry ? "would write" : "wrote",
-			r->bytes_written, p, r->created ? " (created)" : "");
-	else if (strcmp(a, "append") == 0)
-		fprintf(f, "%s %lld bytes to %s%s\n",
-			dry ? "would append" : "appended", r->bytes_written, p,
-			r->created ? " (created)" : "");
-	else if (strcmp(a, "edit") == 0)
-		fprintf(f, "%s %s: %zu replacement%s\n", dry ? "would edit" : "edited",
-			p, r->replacements, r->replacements == 1 ? "" : "s");
-	else if (strcmp(a, "mkdir") == 0 && !r->created)
-		fprintf(f, "directory %s already exists\n", p);
-	else if (strcmp(a, "mkdir") == 0)
-		fprintf(f, "%s directory %s\n", dry ? "would create" : "created", p);
-	else if (strcmp(a, "delete") == 0 && r->removed > 1)
-		fprintf(f, "%s %s (%zu entries)\n", dry ? "would delete" : "deleted",
-			p, r->removed);
-	else if (strcmp(a, "delete") == 0)
-		fprintf(f, "%s %s\n", dry ? "would delete" : "deleted", p);
-	else if (strcmp(a, "move") == 0)
-		fprintf(f, "%s %s to %s\n", dry ? "would move" : "moved", p, dest);
-	if (dry && f == ws_out())
-		fprintf(ws_out(), "(dry run: nothing was changed)\n");
-	free(p);
-	free(dest);
-}
-
 int
 ws_cmd_wswrite(int argc, char **argv)
 {
 	struct ws_cli cli;
-	struct ws_ctx ws = {0};
-	struct ws_wresult r = {0};
-	struct ws_wopts o = {0};
-	struct ws_edit *edits = NULL;
-	cJSON *edits_doc = NULL;
-	char *input = NULL;
-	void *decoded = NULL;
-	const char *path, *bad = NULL;
+	const char *bad = NULL;
 	bool tool_given;
-	int rc, status = 0, t;
+	int rc, t;
 
-	/*
-	 * Over RLIMIT_FSIZE, write(2) must fail with EFBIG, so that the
-	 * temporary file is removed, rather than the signal killing us.
-	 */
-	signal(SIGXFSZ, SIG_IGN);
 	t = pick_tool(&argc, argv, &bad, &tool_given);
-	rc = ws_cli_parse(&cli, &tools[t < 0 ? T_WRITE : t], argc, argv);
+	rc = ws_cli_parse(&cli, tools[t < 0 ? T_WRITE : t]->cli, argc, argv);
 	if (t < 0) {
 		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				  "unknown tool \"%s\" (wswrite serves write_file, "
 				  "edit_file, create_directory, move_path and "
 				  "delete_path)", bad);
 		ws_error_set_hint("wswrite --schema lists them");
-		goto fail;
-	}
-	if (rc < 0)
-		goto fail;
-	/* One binary, several tools: --schema alone lists them all. */
-	if (cli.action == WS_CLI_SCHEMA && !tool_given) {
+	} else if (rc == 0 && cli.action == WS_CLI_SCHEMA && !tool_given) {
+		/* One binary, several tools: --schema alone lists them all. */
+		int status;
+
 		print_schemas(ws_out());
-		goto out;
+		status = ws_cli_finish(&cli, 0);
+		ws_cli_free(&cli);
+		return status;
 	}
-	if (ws_cli_print_info(&cli, ws_out()))
-		goto out;
-	if ((rc = check_combinations(&cli)) < 0)
-		goto fail;
-	path = cli.pos[0];
-	cli.want_history = true;
-	rc = ws_cli_open(&cli, &ws);
-	if (rc < 0)
-		goto fail;
-	ws_hist_nosync(&ws, FLAG("no-sync"));
-	o.parents = SET("parents") ? FLAG("parents") : true;
-	o.dry_run = FLAG("dry-run");
-	o.if_version = STR("if-version");
-	if (FLAG("mkdir") || t == T_MKDIR) {
-		rc = ws_mkdir(&ws, path, o.parents, o.dry_run, &r);
-	} else if (FLAG("delete") || t == T_DELETE) {
-		rc = ws_delete(&ws, path, FLAG("recursive"), o.dry_run,
-			       o.if_version, &r);
-	} else if (SET("move") || t == T_MOVE) {
-		rc = ws_move(&ws, path, SET("move") ? STR("move") : STR("destination"),
-			     FLAG("force"), o.parents, o.dry_run, o.if_version, &r);
-	} else {
-		o.edit = FLAG("edit") || SET("old") || SET("edits");
-		o.append = FLAG("append");
-		o.create_only = FLAG("create-only");
-		o.all = FLAG("all");
-		o.nosync = FLAG("no-sync");
-		/*
-		 * A diff costs a read of the old file: only where it is
-		 * shown, and for a create or overwrite only when asked.
-		 */
-		o.want_diff = cli.json && (o.edit || FLAG("diff"));
-		if (o.edit) {
-			rc = collect_edits(&cli, &edits, &o.nedits, &edits_doc);
-			if (rc < 0)
-				goto fail;
-			o.edits = edits;
-		} else if (SET("content")) {
-			o.content = STR("content");
-			o.len = strlen(STR("content"));
-		} else if (SET("content-base64")) {
-			rc = ws_b64_decode(STR("content-base64"), &decoded, &o.len);
-			if (rc < 0)
-				goto fail;
-			o.content = decoded;
-		} else if (cli.from_args) {
-			/*
-			 * A function call carries its content: standard input
-			 * is not part of it (with --args - it held the JSON),
-			 * and an agent's tool runner may leave it open, so
-			 * reading it would wait forever.
-			 */
-			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					  "content is required (give content or "
-					  "content_base64)%s", cli.args_text != NULL ?
-					  "; standard input held the --args JSON" :
-					  "");
-			goto fail;
-		} else {
-			if (isatty(0) && !cli.json)
-				fprintf(stderr, "wswrite: reading the content from "
-					"standard input (end it with Ctrl-D)\n");
-			rc = read_stdin(&input, &o.len);
-			if (rc < 0)
-				goto fail;
-			o.content = input;
-		}
-		rc = ws_write(&ws, path, &o, &r);
-	}
-	if (r.action != NULL) {
-		ws_audit_set_str(cli.audit_log, "operation", r.action);
-		if (r.dest_vpath != NULL)
-			ws_audit_set_str(cli.audit_log, "destination", r.dest_vpath);
-		if (rc == 0)
-			ws_audit_set_int(cli.audit_log, "bytes", r.bytes_written);
-		if (r.dry_run)
-			ws_audit_set_json(cli.audit_log, "dry_run", "true");
-		if (r.history_id > 0)
-			ws_audit_set_int(cli.audit_log, "history_id", r.history_id);
-	}
-	if (rc < 0)
-		goto fail;
-	if (cli.json)
-		print_json(&cli, &r, o.edit || o.dry_run || FLAG("diff"));
-	else
-		print_plain(&cli, &r);
-	goto out;
-fail:
-	status = ws_cli_fail(&cli, rc);
-out:
-	status = ws_cli_finish(&cli, status);
-	ws_wresult_free(&r);
-	free(input);
-	free(decoded);
-	free(edits);
-	cJSON_Delete(edits_doc);
-	ws_ctx_close(&ws);
-	ws_cli_free(&cli);
-	return status;
+	return ws_tool_run_cli(tools[t < 0 ? T_WRITE : t], &cli, rc);
 }

@@ -582,13 +582,15 @@ ws__plural_pos(const struct ws_tool *t)
 	       (t->pos_kind == WS_POS_MANY || t->pos_kind == WS_POS_ANY);
 }
 
-/* Apply one --args JSON object. */
+static int ws__apply_json(struct ws_cli *cli, const cJSON *root);
+
+/* Apply one --args JSON object: its text parsed, then decoded. */
 static int
 ws__apply_args(struct ws_cli *cli, const char *text)
 {
 	const struct ws_tool *t = cli->tool;
 	char nulkey[128];
-	cJSON *root, *it;
+	cJSON *root;
 
 	if (ws__json_nul(text, nulkey, sizeof(nulkey))) {
 		if (strcmp(nulkey, t->pos_name ? t->pos_name : "") == 0 ||
@@ -621,6 +623,19 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 					 t->pos_name ? t->pos_name : "key");
 	}
 	cli->args_json = root;
+	return ws__apply_json(cli, root);
+}
+
+/*
+ * Apply one arguments object, parsed already (--args, or a front end's
+ * call): every key once, each a known option of the right type.
+ */
+static int
+ws__apply_json(struct ws_cli *cli, const cJSON *root)
+{
+	const struct ws_tool *t = cli->tool;
+	const cJSON *it;
+
 	if (!cJSON_IsObject(root)) {
 		ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 			     "the arguments must be a JSON object");
@@ -809,8 +824,104 @@ ws__find_long(const struct ws_opt *opts, size_t n, const char *name, size_t len)
 	return -1;
 }
 
+/* The text of --args (or "-": standard input) applied to cli. */
 static int
-ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **argv)
+ws__args(struct ws_cli *cli, const char *args_val)
+{
+	int rc;
+
+	cli->from_args = true;
+	if (strcmp(args_val, "-") == 0) {
+		size_t len = 0;
+
+		cli->args_text = ws__slurp_stdin(&len);
+		if (cli->args_text == NULL)
+			return ws_error_set(WS_EIO_ERROR, NULL,
+					    "cannot read --args from stdin");
+		/* A NUL would end the text early: what follows it
+		 * (a second object) would be ignored, not refused. */
+		if (memchr(cli->args_text, '\0', len) != NULL)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "--args from stdin holds a NUL "
+					    "byte: nothing may follow the "
+					    "JSON object");
+		args_val = cli->args_text;
+	}
+	/*
+	 * --args carries every argument of the tool.  A PATH or a
+	 * command word on the command line as well would be merged
+	 * with the JSON's (wsread read both files, wsrun ran the words
+	 * followed by the model's command): refuse it instead.
+	 */
+	if (cli->npos > 0 && cli->action == WS_CLI_RUN)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "the tool's arguments come as JSON "
+				    "(--args): \"%s\" cannot also be "
+				    "given on the command line",
+				    cli->pos[0]);
+	rc = ws__apply_args(cli, args_val);
+	if (rc < 0)
+		return rc;
+	if ((rc = ws__front_ceilings(cli)) < 0)
+		return rc;
+	return 0;
+}
+
+/* The common settings from the environment; flags override them. */
+static void
+ws__cli_env(struct ws_cli *cli)
+{
+	cli->workspace = getenv("WS_ROOT");
+	cli->policy = getenv("WS_POLICY");
+	cli->config = getenv("WS_CONFIG");
+	cli->env_mounts = getenv("WS_MOUNTS");
+}
+
+/* The positionals (or their JSON key) as the tool takes them. */
+static int
+ws__check_pos(const struct ws_cli *cli)
+{
+	const struct ws_tool *tool = cli->tool;
+
+	switch (tool->pos_kind) {
+	case WS_POS_NONE:
+		if (cli->npos > 0)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "unexpected argument \"%s\"", cli->pos[0]);
+		break;
+	case WS_POS_ONE:
+		if (cli->npos != 1 && cli->from_args)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "missing required argument \"%s\"",
+					    tool->pos_name);
+		if (cli->npos != 1)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "expected exactly one %s (see --help)",
+					    tool->pos_name);
+		break;
+	case WS_POS_OPT:
+		if (cli->npos > 1)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "expected at most one %s", tool->pos_name);
+		break;
+	case WS_POS_MANY:
+		if (cli->npos < 1 && cli->from_args && cli->pos_string == NULL)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "missing required argument \"%s\"",
+					    tool->pos_name);
+		if (cli->npos < 1)
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "missing %s (see --help)", tool->pos_name);
+		break;
+	case WS_POS_ANY:
+		break;
+	}
+	return 0;
+}
+
+static int
+ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **argv,
+	      bool pos)
 {
 	const char *args_val = NULL, *e;
 	bool only_pos = false;
@@ -822,11 +933,7 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 	if (cli->vals == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 
-	/* The environment first; flags override it. */
-	cli->workspace = getenv("WS_ROOT");
-	cli->policy = getenv("WS_POLICY");
-	cli->config = getenv("WS_CONFIG");
-	cli->env_mounts = getenv("WS_MOUNTS");
+	ws__cli_env(cli);
 	/*
 	 * The output form first, flags included, so that any error below is
 	 * printed in the form asked for, wherever --json stands.
@@ -945,78 +1052,13 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 		for (int ai = 1; ai < argc; ai++)
 			if (strcmp(argv[ai], "--plain") == 0)
 				plain = true;
-		cli->from_args = true;
 		cli->json = !plain;
-		if (strcmp(args_val, "-") == 0) {
-			size_t len = 0;
-
-			cli->args_text = ws__slurp_stdin(&len);
-			if (cli->args_text == NULL)
-				return ws_error_set(WS_EIO_ERROR, NULL,
-						    "cannot read --args from stdin");
-			/* A NUL would end the text early: what follows it
-			 * (a second object) would be ignored, not refused. */
-			if (memchr(cli->args_text, '\0', len) != NULL)
-				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-						    "--args from stdin holds a NUL "
-						    "byte: nothing may follow the "
-						    "JSON object");
-			args_val = cli->args_text;
-		}
-		/*
-		 * --args carries every argument of the tool.  A PATH or a
-		 * command word on the command line as well would be merged
-		 * with the JSON's (wsread read both files, wsrun ran the words
-		 * followed by the model's command): refuse it instead.
-		 */
-		if (cli->npos > 0 && cli->action == WS_CLI_RUN)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "the tool's arguments come as JSON "
-					    "(--args): \"%s\" cannot also be "
-					    "given on the command line",
-					    cli->pos[0]);
-		rc = ws__apply_args(cli, args_val);
-		if (rc < 0)
-			return rc;
-		if ((rc = ws__front_ceilings(cli)) < 0)
+		if ((rc = ws__args(cli, args_val)) < 0)
 			return rc;
 	}
-	if (cli->action != WS_CLI_RUN)
+	if (cli->action != WS_CLI_RUN || !pos)
 		return 0;
-	switch (tool->pos_kind) {
-	case WS_POS_NONE:
-		if (cli->npos > 0)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "unexpected argument \"%s\"", cli->pos[0]);
-		break;
-	case WS_POS_ONE:
-		if (cli->npos != 1 && cli->from_args)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "missing required argument \"%s\"",
-					    tool->pos_name);
-		if (cli->npos != 1)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "expected exactly one %s (see --help)",
-					    tool->pos_name);
-		break;
-	case WS_POS_OPT:
-		if (cli->npos > 1)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "expected at most one %s", tool->pos_name);
-		break;
-	case WS_POS_MANY:
-		if (cli->npos < 1 && cli->from_args && cli->pos_string == NULL)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "missing required argument \"%s\"",
-					    tool->pos_name);
-		if (cli->npos < 1)
-			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-					    "missing %s (see --help)", tool->pos_name);
-		break;
-	case WS_POS_ANY:
-		break;
-	}
-	return 0;
+	return ws__check_pos(cli);
 }
 
 /*
@@ -1026,11 +1068,28 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
  * Only words where options are read count (not after "--" or, for a
  * tool whose command line ends at its first argument, after that).
  */
+static int ws__parse_schema(struct ws_cli *cli, const struct ws_tool *tool, int argc,
+			    char **argv, int rc);
+
 int
 ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **argv)
 {
-	int rc = ws__cli_parse(cli, tool, argc, argv);
+	return ws__parse_schema(cli, tool, argc, argv,
+				ws__cli_parse(cli, tool, argc, argv, true));
+}
 
+int
+ws_cli_parse_flags(struct ws_cli *cli, const struct ws_tool *tool, int argc,
+		   char **argv)
+{
+	return ws__parse_schema(cli, tool, argc, argv,
+				ws__cli_parse(cli, tool, argc, argv, false));
+}
+
+static int
+ws__parse_schema(struct ws_cli *cli, const struct ws_tool *tool, int argc,
+		 char **argv, int rc)
+{
 	if (rc < 0 && cli->vals != NULL) {
 		for (int ai = 1; ai < argc; ai++) {
 			const char *a = argv[ai];
@@ -1063,6 +1122,131 @@ ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **ar
 		}
 	}
 	return rc;
+}
+
+/*
+ * Where a front end's arguments hold U+0001 standing for a NUL that the
+ * transport could not carry ("\u0000", read as U+0001: mcp.c): the key
+ * of the value holding it, or "" when a key holds it, as ws__json_nul()
+ * finds it in a text.
+ */
+static bool
+ws__tree_nul(const cJSON *v, const char *key, char *out, size_t sz)
+{
+	const cJSON *e;
+
+	if (cJSON_IsString(v) && strchr(v->valuestring, '\1') != NULL) {
+		snprintf(out, sz, "%s", key);
+		return true;
+	}
+	cJSON_ArrayForEach(e, v) {
+		if (cJSON_IsObject(v) && e->string != NULL &&
+		    strchr(e->string, '\1') != NULL) {
+			snprintf(out, sz, "%s", "");
+			return true;
+		}
+		if (ws__tree_nul(e, cJSON_IsObject(v) ? e->string : key, out, sz))
+			return true;
+	}
+	return false;
+}
+
+int
+ws_cli_apply_json(struct ws_cli *cli, const cJSON *args, bool nul)
+{
+	const struct ws_tool *t = cli->tool;
+	char nulkey[128];
+	int rc;
+
+	cli->from_args = true;
+	if (nul && ws__tree_nul(args, "", nulkey, sizeof(nulkey))) {
+		if (strcmp(nulkey, t->pos_name ? t->pos_name : "") == 0 ||
+		    strcmp(nulkey, "path") == 0 || strcmp(nulkey, "paths") == 0)
+			return ws_error_set(WS_EINVALID_PATH, NULL,
+					    "path contains a NUL byte");
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "argument \"%s\" contains a NUL byte", nulkey);
+	}
+	/* As under --args: the operands come in the JSON only. */
+	if (cli->npos > 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "the tool's arguments come as JSON "
+				    "(--args): \"%s\" cannot also be "
+				    "given on the command line", cli->pos[0]);
+	if ((rc = ws__apply_json(cli, args)) < 0 ||
+	    (rc = ws__front_ceilings(cli)) < 0)
+		return rc;
+	return ws__check_pos(cli);
+}
+
+int
+ws_cli_apply_args(struct ws_cli *cli, const char *text)
+{
+	int rc;
+
+	if ((rc = ws__args(cli, text)) < 0)
+		return rc;
+	return cli->action != WS_CLI_RUN ? 0 : ws__check_pos(cli);
+}
+
+int
+ws_cli_from_json(struct ws_cli *cli, const struct ws_tool *tool,
+		 const struct ws_cli *base, const char *workspace,
+		 const cJSON *args, bool nul)
+{
+	int rc = ws_cli_init(cli, tool, base, workspace);
+
+	return rc < 0 ? rc : ws_cli_apply_json(cli, args, nul);
+}
+
+int
+ws_cli_set_opt(struct ws_cli *cli, const char *name, const char *val)
+{
+	const struct ws_tool *t = cli->tool;
+
+	for (size_t i = 0; i < t->nopts; i++)
+		if (strcmp(t->opts[i].name, name) == 0)
+			return ws__set_tool_opt(cli, i, val, false);
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "%s has no option --%s",
+			    t->prog, name);
+}
+
+int
+ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
+	    const struct ws_cli *base, const char *workspace)
+{
+	memset(cli, 0, sizeof(*cli));
+	cli->tool = tool;
+	cli->vals = calloc(tool->nopts ? tool->nopts : 1, sizeof(*cli->vals));
+	if (cli->vals == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cli->json = true;
+	if (base == NULL) {
+		ws__cli_env(cli);
+	} else {
+		/* The person's settings, as the front end read them. */
+		cli->workspace = base->workspace;
+		cli->policy = base->policy;
+		cli->config = base->config;
+		cli->project_root = base->project_root;
+		cli->audit = base->audit;
+		cli->state_dir = base->state_dir;
+		cli->no_history = base->no_history;
+		cli->env_mounts = base->env_mounts;
+		cli->no_detect_root = base->no_detect_root;
+		cli->strict = base->strict;
+		cli->allow_outside = base->allow_outside;
+		cli->approve = base->approve;
+		cli->verbose = base->verbose;
+		cli->paths = base->paths;
+		cli->paths_set = base->paths_set;
+		for (size_t i = 0; i < base->nmounts; i++)
+			if (ws__push(&cli->mounts, &cli->nmounts, base->mounts[i]) < 0)
+				return WS_ENOMEM;
+	}
+	if (workspace != NULL)
+		cli->workspace = workspace;
+	return 0;
 }
 
 void
@@ -1153,52 +1337,66 @@ ws_cli_print_version(const struct ws_cli *cli, FILE *f)
 	fprintf(f, "%s (wstools) %s\n", cli->tool->prog, WS_VERSION);
 }
 
-void
-ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
+/* A property's "type" and what follows it, from a JSON fragment. */
+static void
+ws__schema_raw(cJSON *prop, const char *frag)
 {
-	const struct ws_tool *t = cli->tool;
-	struct ws_jw jw;
+	char *text = NULL;
+	cJSON *o, *it;
 
-	ws_jw_init(&jw, f);
-	ws_jw_obj(&jw);
-	ws_jw_kstr(&jw, "type", "function");
-	ws_jw_key(&jw, "function");
-	ws_jw_obj(&jw);
-	ws_jw_kstr(&jw, "name", t->tool);
-	ws_jw_kstr(&jw, "description", t->description);
-	ws_jw_key(&jw, "parameters");
-	ws_jw_obj(&jw);
-	ws_jw_kstr(&jw, "type", "object");
-	ws_jw_key(&jw, "properties");
-	ws_jw_obj(&jw);
+	if (asprintf(&text, "{\"type\":%s}", frag) < 0)
+		return;
+	o = cJSON_Parse(text);
+	free(text);
+	while (o != NULL && (it = o->child) != NULL)
+		cJSON_AddItemToObject(prop, it->string,
+				      cJSON_DetachItemViaPointer(o, it));
+	cJSON_Delete(o);
+}
+
+static cJSON *
+ws__string_items(void)
+{
+	cJSON *items = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(items, "type", "string");
+	return items;
+}
+
+cJSON *
+ws_cli_schema(const struct ws_tool *t)
+{
+	cJSON *def = cJSON_CreateObject(), *fn, *params, *props, *p, *req;
+
+	if (def == NULL)
+		return NULL;
+	cJSON_AddStringToObject(def, "type", "function");
+	fn = cJSON_AddObjectToObject(def, "function");
+	cJSON_AddStringToObject(fn, "name", t->tool);
+	cJSON_AddStringToObject(fn, "description", t->description);
+	params = cJSON_AddObjectToObject(fn, "parameters");
+	cJSON_AddStringToObject(params, "type", "object");
+	props = cJSON_AddObjectToObject(params, "properties");
 	if (t->pos_name) {
-		ws_jw_key(&jw, t->pos_name);
-		ws_jw_obj(&jw);
+		p = cJSON_AddObjectToObject(props, t->pos_name);
 		if (t->pos_array && t->pos_string_ok) {
-			ws_jw_key(&jw, "type");
-			ws_jw_raw(&jw, "[\"array\",\"string\"]");
-			ws_jw_key(&jw, "items");
-			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+			ws__schema_raw(p, "[\"array\",\"string\"]");
+			cJSON_AddItemToObject(p, "items", ws__string_items());
 		} else if (t->pos_array) {
-			ws_jw_kstr(&jw, "type", "array");
-			ws_jw_key(&jw, "items");
-			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+			cJSON_AddStringToObject(p, "type", "array");
+			cJSON_AddItemToObject(p, "items", ws__string_items());
 		} else {
-			ws_jw_kstr(&jw, "type", "string");
+			cJSON_AddStringToObject(p, "type", "string");
 		}
-		ws_jw_kstr(&jw, "description", t->pos_help);
-		ws_jw_obj_end(&jw);
+		cJSON_AddStringToObject(p, "description", t->pos_help);
 	}
 	if (ws__plural_pos(t)) {
-		ws_jw_key(&jw, "paths");
-		ws_jw_obj(&jw);
-		ws_jw_kstr(&jw, "type", "array");
-		ws_jw_key(&jw, "items");
-		ws_jw_raw(&jw, "{\"type\":\"string\"}");
-		ws_jw_kstr(&jw, "description",
-			   "several paths in one call, instead of path: each "
-			   "result comes in output.results");
-		ws_jw_obj_end(&jw);
+		p = cJSON_AddObjectToObject(props, "paths");
+		cJSON_AddStringToObject(p, "type", "array");
+		cJSON_AddItemToObject(p, "items", ws__string_items());
+		cJSON_AddStringToObject(p, "description",
+					"several paths in one call, instead of path: each "
+					"result comes in output.results");
 	}
 	for (size_t i = 0; i < t->nopts; i++) {
 		const struct ws_opt *o = &t->opts[i];
@@ -1210,64 +1408,68 @@ ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
 		for (char *c = key; *c; c++)
 			if (*c == '-')
 				*c = '_';
-		ws_jw_key(&jw, key);
-		ws_jw_obj(&jw);
+		p = cJSON_AddObjectToObject(props, key);
 		switch (o->type) {
-		case WS_OPT_FLAG: ws_jw_kstr(&jw, "type", "boolean"); break;
-		case WS_OPT_INT: ws_jw_kstr(&jw, "type", "integer"); break;
-		case WS_OPT_SECONDS: ws_jw_kstr(&jw, "type", "number"); break;
+		case WS_OPT_FLAG: cJSON_AddStringToObject(p, "type", "boolean"); break;
+		case WS_OPT_INT: cJSON_AddStringToObject(p, "type", "integer"); break;
+		case WS_OPT_SECONDS: cJSON_AddStringToObject(p, "type", "number"); break;
 		case WS_OPT_BYTES:
 			/*
 			 * A number of bytes: what models send best.  A
 			 * string with a unit ("1M") is still accepted.
 			 */
-			ws_jw_kstr(&jw, "type", "integer");
+			cJSON_AddStringToObject(p, "type", "integer");
 			break;
 		case WS_OPT_STR:
-			ws_jw_kstr(&jw, "type", "string");
+			cJSON_AddStringToObject(p, "type", "string");
 			/* "name|size|mtime": the choices, for the model. */
 			if (o->metavar != NULL && strchr(o->metavar, '|') != NULL) {
+				cJSON *e = cJSON_AddArrayToObject(p, "enum");
 				const char *c = o->metavar;
 
-				ws_jw_key(&jw, "enum");
-				ws_jw_arr(&jw);
 				while (*c) {
 					size_t n = strcspn(c, "|");
+					char *w = strndup(c, n);
 
-					ws_jw_strn(&jw, c, n);
+					if (w != NULL)
+						cJSON_AddItemToArray(e, cJSON_CreateString(w));
+					free(w);
 					c += n + (c[n] == '|');
 				}
-				ws_jw_arr_end(&jw);
 			}
 			break;
 		case WS_OPT_LIST:
-			ws_jw_kstr(&jw, "type", "array");
-			ws_jw_key(&jw, "items");
-			ws_jw_raw(&jw, "{\"type\":\"string\"}");
+			cJSON_AddStringToObject(p, "type", "array");
+			cJSON_AddItemToObject(p, "items", ws__string_items());
 			break;
 		case WS_OPT_JSON:
 			/* metavar: the schema from the value of "type" on. */
-			ws_jw_key(&jw, "type");
-			ws_jw_raw(&jw, o->metavar);
+			ws__schema_raw(p, o->metavar);
 			break;
 		}
-		ws_jw_kstr(&jw, "description", o->help);
-		ws_jw_obj_end(&jw);
+		cJSON_AddStringToObject(p, "description", o->help);
 	}
-	ws_jw_obj_end(&jw);
 	/* Unknown keys are refused: say so, so models do not invent any. */
-	ws_jw_kbool(&jw, "additionalProperties", false);
-	ws_jw_key(&jw, "required");
-	ws_jw_arr(&jw);
+	cJSON_AddBoolToObject(params, "additionalProperties", false);
+	req = cJSON_AddArrayToObject(params, "required");
 	if (t->pos_name && (t->pos_kind == WS_POS_ONE ||
 			    (t->pos_kind == WS_POS_MANY && !ws__plural_pos(t)) ||
 			    t->pos_string_ok))
-		ws_jw_str(&jw, t->pos_name);
-	ws_jw_arr_end(&jw);
-	ws_jw_obj_end(&jw);
-	ws_jw_obj_end(&jw);
-	ws_jw_obj_end(&jw);
+		cJSON_AddItemToArray(req, cJSON_CreateString(t->pos_name));
+	return def;
+}
+
+void
+ws_cli_print_schema(const struct ws_cli *cli, FILE *f)
+{
+	cJSON *def = ws_cli_schema(cli->tool);
+	char *text = def ? cJSON_PrintUnformatted(def) : NULL;
+
+	if (text != NULL)
+		fputs(text, f);
 	fputc('\n', f);
+	free(text);
+	cJSON_Delete(def);
 }
 
 bool

@@ -33,6 +33,7 @@
 #include "ws/json.h"
 #include "ws/read.h"
 #include "ws/session.h"
+#include "ws/tool.h"
 #include "ws/toolset.h"
 #include "ws/write.h"
 
@@ -396,111 +397,33 @@ ws__describe_ceilings(const struct ws_mcp_opts *o, const char *tool, cJSON *sche
 
 /* ---- tools/list ------------------------------------------------------ */
 
-/*
- * What each tool does to the world, for the client (annotations), and a
- * lean output schema: the keys a client may rely on, one type each (a
- * key that may be null has no type), everything else allowed.
- */
-#define WS__S "{\"type\":\"string\"}"
-#define WS__I "{\"type\":\"integer\"}"
-#define WS__B "{\"type\":\"boolean\"}"
-#define WS__OBJS "{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"
-static const struct {
-	const char *name, *title;
-	bool ro, destructive, idempotent;
-	const char *output_schema; /* JSON Schema of the CLI's "output" */
-} ws__meta[] = {
-	{"list_directory", "List a directory", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"entries\":" WS__OBJS
-	 ",\"truncated\":" WS__B ",\"next_offset\":{},\"results\":" WS__OBJS "}}"},
-	{"read_file", "Read a file", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"content\":{},"
-	 "\"total_lines\":{},\"truncated\":" WS__B ",\"next_start_line\":{},"
-	 "\"version\":" WS__S ",\"results\":" WS__OBJS "}}"},
-	{"write_file", "Write a file", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"action\":" WS__S
-	 ",\"bytes_written\":" WS__I ",\"diff\":" WS__S "}}"},
-	{"edit_file", "Edit a file", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"replacements\":"
-	 WS__I ",\"diff\":" WS__S "}}"},
-	{"create_directory", "Create a directory", false, false, true,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"created\":" WS__B
-	 "}}"},
-	{"move_path", "Move or rename", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"destination\":"
-	 WS__S "}}"},
-	{"delete_path", "Delete a file or directory", false, true, true,
-	 "{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"removed\":" WS__I
-	 "}}"},
-	{"search_files", "Search file contents", true, false, true,
-	 "{\"type\":\"object\",\"properties\":{\"matches\":" WS__OBJS ",\"files\":"
-	 "{\"type\":\"array\"},\"counts\":" WS__OBJS ",\"summary\":{\"type\":"
-	 "\"object\"}}}"},
-	{"run_command", "Run a command in the sandbox", false, true, false,
-	 "{\"type\":\"object\",\"properties\":{\"exit_code\":" WS__I ",\"signal\":{},"
-	 "\"timed_out\":" WS__B ",\"stdout\":" WS__S ",\"stderr\":" WS__S "}}"},
-};
-#undef WS__S
-#undef WS__I
-#undef WS__B
-#undef WS__OBJS
-
-/* Run a tool's function with argv, its output captured: malloc'd text. */
-static char *
-ws__capture(int (*run)(int, char **), char **argv, int *status)
-{
-	char *buf = NULL, **av;
-	size_t len = 0;
-	FILE *f;
-	int argc = 0;
-
-	while (argv[argc] != NULL)
-		argc++;
-	/* A tool may reorder its argv (wswrite takes --tool out): a copy. */
-	av = calloc((size_t)argc + 1, sizeof(*av));
-	f = av ? open_memstream(&buf, &len) : NULL;
-	if (f == NULL) {
-		free(av);
-		return NULL;
-	}
-	memcpy(av, argv, (size_t)argc * sizeof(*av));
-	ws_out_set(f);
-	*status = run(argc, av);
-	ws_out_set(NULL);
-	free(av);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* Add one tool definition (a --schema function object) to arr. */
 static void
 ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 {
 	cJSON *fn = cJSON_GetObjectItemCaseSensitive(def, "function");
 	cJSON *name = cJSON_GetObjectItemCaseSensitive(fn, "name");
+	const struct ws_tool_def *td;
 	cJSON *t, *ann;
-	size_t i;
 
 	if (!cJSON_IsString(name))
 		return;
-	for (i = 0; i < sizeof(ws__meta) / sizeof(ws__meta[0]); i++)
-		if (strcmp(ws__meta[i].name, name->valuestring) == 0)
-			break;
+	/* Title, annotations and output schema: the tool table's. */
+	td = ws_tool_by_name(name->valuestring);
+	if (td != NULL && td->title == NULL)
+		td = NULL; /* history, undo: as --schema gives them */
 	t = cJSON_CreateObject();
 	cJSON_AddStringToObject(t, "name", name->valuestring);
-	if (i < sizeof(ws__meta) / sizeof(ws__meta[0]))
-		cJSON_AddStringToObject(t, "title", ws__meta[i].title);
+	if (td != NULL)
+		cJSON_AddStringToObject(t, "title", td->title);
 	cJSON_AddItemToObject(t, "description", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "description"));
 	ws__describe_ceilings(s->o, name->valuestring,
 			      cJSON_GetObjectItemCaseSensitive(fn, "parameters"));
 	cJSON_AddItemToObject(t, "inputSchema", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "parameters"));
-	if (i < sizeof(ws__meta) / sizeof(ws__meta[0])) {
-		cJSON *os = cJSON_Parse(ws__meta[i].output_schema);
+	if (td != NULL) {
+		cJSON *os = cJSON_Parse(td->output_schema);
 
 		/*
 		 * A failed call's structuredContent is {"error": {...}}: the
@@ -511,20 +434,32 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 				      "error", cJSON_Parse("{\"type\":\"object\"}"));
 		cJSON_AddItemToObject(t, "outputSchema", os);
 		ann = cJSON_AddObjectToObject(t, "annotations");
-		cJSON_AddStringToObject(ann, "title", ws__meta[i].title);
-		cJSON_AddBoolToObject(ann, "readOnlyHint", ws__meta[i].ro);
-		cJSON_AddBoolToObject(ann, "destructiveHint", ws__meta[i].destructive);
-		cJSON_AddBoolToObject(ann, "idempotentHint", ws__meta[i].idempotent);
+		cJSON_AddStringToObject(ann, "title", td->title);
+		cJSON_AddBoolToObject(ann, "readOnlyHint", td->ro);
+		cJSON_AddBoolToObject(ann, "destructiveHint", td->destructive);
+		cJSON_AddBoolToObject(ann, "idempotentHint", td->idempotent);
 		cJSON_AddBoolToObject(ann, "openWorldHint",
-				      strcmp(ws__meta[i].name, "run_command") == 0 &&
-					      s->o->net);
+				      strcmp(td->name, "run_command") == 0 && s->o->net);
 	}
 	cJSON_AddItemToArray(arr, t);
 }
 
+/* Whether the server offers tool name and runs it from the table. */
+static const struct ws_tool_def *
+ws__table_tool(struct ws_mcp *s, const char *name)
+{
+	const struct ws_tool_def *t = ws_tool_by_name(name);
+	bool offered = false;
+
+	for (size_t i = 0; t != NULL && i < s->o->ntools; i++)
+		offered |= strcmp(s->o->tools[i].name, name) == 0;
+	return offered && t->run != NULL && t->cli != NULL ? t : NULL;
+}
+
 /*
- * The tools/list result, once: every binary's --schema, run in-process
- * (the same tables and printer as the CLI's), in the order of the table.
+ * The tools/list result, once: each tool's definition from its option
+ * table on the tool table (ws_cli_schema()), in the order of the
+ * server's tools.
  */
 static int
 ws__build_list(struct ws_mcp *s)
@@ -537,33 +472,23 @@ ws__build_list(struct ws_mcp *s)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	for (size_t i = 0; s->o->compat == NULL && i < s->o->ntools; i++) {
 		const struct ws_mcp_tool *t = &s->o->tools[i];
-		char *argv[5] = {(char *)t->prog, NULL};
-		char *text;
+		const struct ws_tool_def *td = ws__table_tool(s, t->name);
 		cJSON *def;
-		int st, n = 1;
 
-		/* A binary serving several tools lists them all once. */
-		if (i > 0 && strcmp(s->o->tools[i - 1].prog, t->prog) == 0)
-			continue;
-		argv[n++] = (char *)"--schema";
-		argv[n] = NULL;
-		text = ws__capture(t->run, argv, &st);
-		def = text ? cJSON_Parse(text) : NULL;
-		free(text);
-		if (def == NULL || st != 0) {
-			cJSON_Delete(def);
-			cJSON_Delete(arr);
-			cJSON_Delete(full);
-			return ws_error_set(WS_EIO_ERROR, NULL,
-					    "%s --schema printed no JSON", t->prog);
-		}
-		if (cJSON_IsArray(def)) {
-			while (cJSON_GetArraySize(def) > 0)
-				cJSON_AddItemToArray(full, cJSON_DetachItemFromArray(def, 0));
-			cJSON_Delete(def);
-		} else {
+		/* On the table: its definition, from its option table. */
+		if (td != NULL) {
+			if ((def = ws_cli_schema(td->cli)) == NULL) {
+				cJSON_Delete(arr);
+				cJSON_Delete(full);
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			}
 			cJSON_AddItemToArray(full, def);
+			continue;
 		}
+		cJSON_Delete(arr);
+		cJSON_Delete(full);
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "%s is not on the tool table", t->name);
 	}
 	/*
 	 * The model is given the short "default" set (ws/toolset.h): every
@@ -609,627 +534,6 @@ ws__build_list(struct ws_mcp *s)
 }
 
 /* ---- Rendering a result ---------------------------------------------- */
-
-/*
- * A name on one line of a listing: control characters (and the
- * backslash that escapes them) escaped, so that a name holding "\n"
- * cannot fake a line of its own.
- */
-static void
-ws__put_name(FILE *f, const char *name)
-{
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if (*p == '\\')
-			fputs("\\\\", f);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-}
-
-/*
- * A command's stream that is not UTF-8 (its JSON has it in base64): text
- * with a stray byte (a Latin-1 name in "ls" output) is shown as read_file
- * shows such a file, U+FFFD for each bad byte, since a model cannot read
- * base64; structuredContent keeps the bytes.  Bytes holding a NUL are
- * binary: false, and the caller shows the base64.
- */
-static bool
-ws__render_not_utf8(FILE *f, const char *stream, const char *b64)
-{
-	void *raw = NULL;
-	char *fixed;
-	size_t n = 0, len = 0, bad = 0;
-
-	if (ws_b64_decode(b64, &raw, &n) < 0) {
-		ws_error_clear();
-		return false;
-	}
-	if (n == 0 || memchr(raw, '\0', n) != NULL ||
-	    (fixed = ws_read_utf8_fix(raw, n, &len, &bad)) == NULL) {
-		free(raw);
-		return false;
-	}
-	fprintf(f, "--- %s (not UTF-8: %zu byte%s shown as \xef\xbf\xbd; "
-		"structuredContent has the bytes in base64)\n", stream, bad,
-		bad == 1 ? "" : "s");
-	fwrite(fixed, 1, len, f);
-	if (fixed[len - 1] != '\n')
-		fputc('\n', f);
-	free(fixed);
-	free(raw);
-	return true;
-}
-
-/* The short plain summary of a change (write_file ... delete_path). */
-static void
-ws__render_change(FILE *f, const cJSON *out, const char *action)
-{
-	const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "path"));
-	const char *dest = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(out, "destination"));
-	const char *diff = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "diff"));
-	const char *denc = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(out, "diff_encoding"));
-	long long bytes = (long long)cJSON_GetNumberValue(
-		cJSON_GetObjectItemCaseSensitive(out, "bytes_written"));
-	bool created = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "created"));
-	bool dry = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "dry_run"));
-
-	if (path == NULL)
-		path = "?";
-	if (dry)
-		fputs("dry run, nothing changed: would have ", f);
-	if (strcmp(action, "create") == 0 || strcmp(action, "write") == 0 ||
-	    strcmp(action, "append") == 0) {
-		fprintf(f, "%s %lld bytes to %s%s\n", dry ? "written" : "wrote", bytes,
-			path, created ? " (new file)" : "");
-	} else if (strcmp(action, "edit") == 0) {
-		long long n = (long long)cJSON_GetNumberValue(
-			cJSON_GetObjectItemCaseSensitive(out, "replacements"));
-
-		fprintf(f, "edited %s: %lld replacement%s\n", path, n, n == 1 ? "" : "s");
-	} else if (strcmp(action, "mkdir") == 0) {
-		if (created)
-			fprintf(f, "created directory %s\n", path);
-		else
-			fprintf(f, "directory %s exists already\n", path);
-	} else if (strcmp(action, "move") == 0) {
-		fprintf(f, "moved %s to %s\n", path, dest ? dest : "?");
-	} else if (strcmp(action, "delete") == 0) {
-		const cJSON *rm = cJSON_GetObjectItemCaseSensitive(out, "removed");
-
-		fprintf(f, "deleted %s", path);
-		if (cJSON_IsNumber(rm) && rm->valuedouble > 1)
-			fprintf(f, " (%lld entries)", (long long)rm->valuedouble);
-		fputc('\n', f);
-	} else {
-		fprintf(f, "%s %s\n", action, path);
-	}
-	if (diff != NULL && *diff != '\0' && (denc == NULL || strcmp(denc, "base64") != 0))
-		fprintf(f, "%s%s", diff, diff[strlen(diff) - 1] == '\n' ? "" : "\n");
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "diff_truncated")))
-		fputs("[diff truncated]\n", f);
-}
-
-/*
- * search_files: the paths that were not searched (summary.operand_errors),
- * one line each, so that a model reading the text alone learns that the
- * results leave them out and why.
- */
-static void
-ws__render_operand_errors(FILE *f, const cJSON *sum)
-{
-	const cJSON *e;
-
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sum, "operand_errors")) {
-		const char *code = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(e, "code"));
-		const char *msg = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(e, "message"));
-
-		fputs("[not searched: ", f);
-		ws__put_name(f, msg ? msg : "?");
-		fprintf(f, " (%s)]\n", code ? code : "IO_ERROR");
-	}
-}
-
-/* The integer value of key in o, or dflt. */
-static long long
-ws__int(const cJSON *o, const char *key, long long dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
-}
-
-/* Whether the call's arguments hold key with a value (not null or false). */
-static bool
-ws__asked(const cJSON *args, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
-
-	return v != NULL && !cJSON_IsNull(v) && !cJSON_IsFalse(v);
-}
-
-/*
- * read_file's text: the content; when the file was not read whole or a
- * range was asked, one header line first ("[lines 120-180 of 4274]"),
- * and the lines numbered (as cat -n) when a range was asked, so that a
- * model editing by line numbers knows where it is.
- */
-static void
-ws__render_read(FILE *f, const cJSON *out, const cJSON *args, const char *content)
-{
-	long long sl = ws__int(out, "start_line", 1), el = ws__int(out, "end_line", 0);
-	long long total = ws__int(out, "total_lines", -1);
-	bool known = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(out, "total_lines_known"));
-	bool trunc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"));
-	bool range = ws__asked(args, "start_line") || ws__asked(args, "end_line") ||
-		     ws__asked(args, "tail");
-	bool number = range && !ws__asked(args, "line_numbers");
-	const cJSON *next = cJSON_GetObjectItemCaseSensitive(out, "next_start_line");
-	char of[48];
-
-	if (total < 0 || !known)
-		snprintf(of, sizeof(of), "more than %lld", el > 0 ? el : 0);
-	else
-		snprintf(of, sizeof(of), "%lld", total);
-	if (range || trunc || sl != 1 || !known || (total >= 0 && el != total)) {
-		if (el < sl)
-			fprintf(f, "[no lines: the file has %s]\n", of);
-		else
-			fprintf(f, "[lines %lld-%lld of %s]\n", sl, el, of);
-	}
-	if (number && el >= sl) {
-		long long n = sl;
-
-		for (const char *p = content; *p != '\0'; n++) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
-
-			fprintf(f, "%6lld\t%.*s", n, (int)len, p);
-			p += len;
-		}
-	} else {
-		fputs(content, f);
-	}
-	/* What the plain CLI says on stderr, the model reads here. */
-	if (trunc && cJSON_IsNumber(next))
-		fprintf(f, "%s[truncated: %lld of %s lines shown; read on with "
-			"start_line=%lld]\n",
-			*content != '\0' && content[strlen(content) - 1] != '\n' ? "\n" : "",
-			el >= sl ? el - sl + 1 : 0, of, (long long)next->valuedouble);
-}
-
-/*
- * The end of search_files' text: where a page stopped, what is known of
- * the total and the offset to read on with (the search stops at the
- * first result past the page, so the total is only known to be more),
- * then the paths not searched.
- */
-static void
-ws__render_search_end(FILE *f, const cJSON *out, long long n)
-{
-	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(out, "summary");
-	const cJSON *next = cJSON_GetObjectItemCaseSensitive(sum, "next_offset");
-	const char *why = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(sum, "truncated_reason"));
-
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "truncated"))) {
-		if (cJSON_IsNumber(next)) {
-			long long to = (long long)next->valuedouble;
-
-			fprintf(f, "[truncated (%s): results %lld-%lld of more than "
-				"%lld; read on with offset=%lld]\n", why ? why : "limit",
-				to - n + 1, to, to, to);
-		} else {
-			fprintf(f, "[truncated: %s]\n", why ? why : "limit");
-		}
-	}
-	ws__render_operand_errors(f, sum);
-}
-
-/* The text an LLM reads: the content itself where there is one. */
-static char *
-ws__render(const char *tool, const cJSON *out, const cJSON *args)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	const cJSON *it;
-
-	if (!cJSON_IsObject(out))
-		return cJSON_PrintUnformatted(out);
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return NULL;
-	if (strcmp(tool, "read_file") == 0 &&
-	    cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "content")) &&
-	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
-	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-			   out, "encoding")) ? cJSON_GetStringValue(
-			   cJSON_GetObjectItemCaseSensitive(out, "encoding")) : "",
-		   "base64") != 0) {
-		ws__render_read(f, out, args, it->valuestring);
-	} else if (strcmp(tool, "list_directory") == 0 &&
-		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "entries"))) {
-		const cJSON *e;
-		const char *dir = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(out, "path"));
-		size_t dl = dir ? strlen(dir) : 0;
-
-		/*
-		 * Each entry by its path from the listed directory: its name
-		 * in a flat listing, "a/x.txt" in a recursive one (whose
-		 * order is the walk's), so that which x.txt is where is
-		 * plain without a tree to reconstruct.
-		 */
-		while (dl > 0 && dir[dl - 1] == '/')
-			dl--;
-		cJSON_ArrayForEach(e, it) {
-			const char *name = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "name"));
-			const char *path = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "path"));
-			const char *type = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "type"));
-			const char *target = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "target"));
-
-			if (dir != NULL && path != NULL && strncmp(path, dir, dl) == 0 &&
-			    path[dl] == '/' && path[dl + 1] != '\0')
-				name = path + dl + 1;
-			else if (name == NULL)
-				name = path;
-			ws__put_name(f, name ? name : "?");
-			if (type && strcmp(type, "dir") == 0)
-				fputc('/', f);
-			if (target != NULL) {
-				fputs(" -> ", f);
-				ws__put_name(f, target);
-			}
-			fputc('\n', f);
-		}
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"))) {
-			long long from = ws__int(out, "offset", 0);
-			long long n = cJSON_GetArraySize(it);
-			long long total = ws__int(out, "entries_total", -1);
-			long long next = ws__int(out, "next_offset", from + n);
-
-			/* A recursive walk that stopped early knows no total. */
-			if (total >= 0)
-				fprintf(f, "[truncated: entries %lld-%lld of %lld; read on "
-					"with offset=%lld]\n", from + 1, from + n, total, next);
-			else
-				fprintf(f, "[truncated: entries %lld-%lld of more than %lld; "
-					"read on with offset=%lld]\n", from + 1, from + n,
-					from + n, next);
-		}
-	} else if (strcmp(tool, "search_files") == 0 &&
-		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "matches"))) {
-		const cJSON *e;
-
-		cJSON_ArrayForEach(e, it) {
-			const char *p = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "path"));
-			const cJSON *line = cJSON_GetObjectItemCaseSensitive(e, "line");
-			const char *text = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "text"));
-
-			ws__put_name(f, p ? p : "?");
-			if (cJSON_IsNumber(line))
-				fprintf(f, ":%lld:%s", (long long)line->valuedouble,
-					text ? text : "");
-			fputc('\n', f);
-		}
-		if (cJSON_GetArraySize(it) == 0)
-			fputs("no matches\n", f);
-		ws__render_search_end(f, out, cJSON_GetArraySize(it));
-	} else if (strcmp(tool, "search_files") == 0 &&
-		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "counts"))) {
-		/* As grep -c: PATH:COUNT, one file a line. */
-		const cJSON *e;
-
-		cJSON_ArrayForEach(e, it) {
-			const char *p = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "path"));
-
-			ws__put_name(f, p ? p : "?");
-			fprintf(f, ":%lld\n", ws__int(e, "count", 0));
-		}
-		if (cJSON_GetArraySize(it) == 0)
-			fputs("no matches\n", f);
-		ws__render_search_end(f, out, cJSON_GetArraySize(it));
-	} else if (strcmp(tool, "run_command") == 0 &&
-		   cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(out, "exit_code"))) {
-		/* A terminal's view: the status line, then each stream. */
-		static const char *const streams[] = {"stdout", "stderr"};
-		const cJSON *sig = cJSON_GetObjectItemCaseSensitive(out, "signal");
-
-		fprintf(f, "exit_code %lld", (long long)it->valuedouble);
-		if (cJSON_IsNumber(sig))
-			fprintf(f, ", killed by signal %lld", (long long)sig->valuedouble);
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "timed_out")))
-			fputs(", timed out", f);
-		fprintf(f, " (%lld ms)\n", (long long)cJSON_GetNumberValue(
-				cJSON_GetObjectItemCaseSensitive(out, "duration_ms")));
-		for (int k = 0; k < 2; k++) {
-			char key[32];
-			const char *v = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(out, streams[k]));
-
-			if (v == NULL || *v == '\0')
-				continue;
-			snprintf(key, sizeof(key), "%s_encoding", streams[k]);
-			if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					   out, key)) ?: "", "base64") == 0 &&
-			    ws__render_not_utf8(f, streams[k], v))
-				continue;
-			fprintf(f, "--- %s%s\n%s%s", streams[k],
-				strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					       out, key)) ?: "", "base64") == 0 ? " (base64)" : "",
-				v, v[strlen(v) - 1] == '\n' ? "" : "\n");
-		}
-	} else if (strcmp(tool, "read_file") == 0 &&
-		   cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "content"))) {
-		/* Asked for base64: the bytes once, after a line that says
-		 * what they are (not the JSON output with them inside). */
-		const char *mime = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
-
-		fputs("[base64 of ", f);
-		ws__put_name(f, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-					out, "path")) ?: "?");
-		fprintf(f, ": %lld bytes%s%s]\n%s\n", ws__int(out, "size", 0),
-			mime ? ", " : "", mime ? mime : "", it->valuestring);
-	} else if (strcmp(tool, "read_file") == 0 &&
-		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")) &&
-		   !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(out, "content"))) {
-		const char *mime = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
-
-		fprintf(f, "%s is a binary file (%lld bytes%s%s), not shown: read it "
-			"with \"base64\": true\n",
-			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "path")) ?: "?",
-			(long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(out, "size")),
-			mime ? ", " : "", mime ? mime : "");
-	} else if (strcmp(tool, "search_files") == 0 &&
-		   cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "files"))) {
-		const cJSON *e;
-
-		cJSON_ArrayForEach(e, it) {
-			const char *p = cJSON_IsString(e) ? e->valuestring :
-					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
-
-			ws__put_name(f, p ? p : "?");
-			fputc('\n', f);
-		}
-		if (cJSON_GetArraySize(it) == 0)
-			fputs("no files\n", f);
-		ws__render_search_end(f, out, cJSON_GetArraySize(it));
-	} else if (cJSON_IsString(it = cJSON_GetObjectItemCaseSensitive(out, "action"))) {
-		ws__render_change(f, out, it->valuestring);
-	} else if (cJSON_IsArray(it = cJSON_GetObjectItemCaseSensitive(out, "results"))) {
-		/* Several paths (read_file, list_directory): each under its
-		 * name, as head(1) shows several files; a failed one says so. */
-		const cJSON *e;
-
-		cJSON_ArrayForEach(e, it) {
-			const cJSON *err = cJSON_GetObjectItemCaseSensitive(e, "error");
-			const char *p = cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(e, "path"));
-			char *one;
-
-			fputs("==> ", f);
-			ws__put_name(f, p ? p : "?");
-			fputs(" <==\n", f);
-			if (cJSON_IsObject(err)) {
-				fprintf(f, "[%s: %s]\n",
-					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-						err, "code")) ?: "IO_ERROR",
-					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-						err, "message")) ?: "failed");
-				continue;
-			}
-			if ((one = ws__render(tool, e, args)) != NULL) {
-				fputs(one, f);
-				if (*one && one[strlen(one) - 1] != '\n')
-					fputc('\n', f);
-			}
-			free(one);
-		}
-	} else {
-		char *t = cJSON_PrintUnformatted(out);
-
-		if (t != NULL)
-			fputs(t, f);
-		free(t);
-	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/*
- * The text of the "output" value in a CLI envelope as the tool printed it
- * (raw), so that structuredContent is not printed again: the envelope is
- * {"success":true,"tool":NAME,"output":OUTPUT,"error":null[,"boundary":
- * "off"]}, and ,"error":null outside a string can only be the envelope's
- * last one.  NULL (and *n 0) if raw is not of that shape.
- */
-static const char *
-ws__raw_output(const char *raw, size_t *n)
-{
-	const char *b = raw ? strstr(raw, ",\"output\":") : NULL, *e = NULL;
-
-	*n = 0;
-	if (b == NULL || strncmp(raw, "{\"success\":true,", 16) != 0)
-		return NULL;
-	b += 10;
-	for (const char *p = b; (p = strstr(p, ",\"error\":null")) != NULL; p++)
-		e = p;
-	if (e == NULL || *b != '{' || e[-1] != '}')
-		return NULL;
-	*n = (size_t)(e - b);
-	return b;
-}
-
-/*
- * An APPROVAL_REQUIRED error as the model should read it over MCP: the
- * command line's "pass --approve" and "rerun it with --approve" would
- * have the model ask the person to restart the server with approval for
- * everything; the person approves one operation through the client's
- * question (elicitation) instead.  err is changed in place.
- */
-static void
-ws__mcp_approval(cJSON *err, bool elicit)
-{
-	static const char *const cli_words[] = {"; pass --approve to allow it",
-						" (--approve)"};
-	cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
-
-	if (!cJSON_IsString(m))
-		return;
-	for (size_t i = 0; i < sizeof(cli_words) / sizeof(cli_words[0]); i++) {
-		char *at = strstr(m->valuestring, cli_words[i]);
-
-		if (at != NULL)
-			memmove(at, at + strlen(cli_words[i]),
-				strlen(at + strlen(cli_words[i])) + 1);
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(err, "hint");
-	cJSON_AddStringToObject(err, "hint", elicit ?
-		"a person must approve this: the client asked them and they did "
-		"not approve; ask the user in the conversation whether to try "
-		"again (the client will ask them once more). Never suggest "
-		"restarting the server with --approve" :
-		"a person must approve this, and this client cannot ask them "
-		"(no elicitation): tell the user what needs approval, so that "
-		"they do it themselves or approve it through a client that asks. "
-		"Never suggest restarting the server with --approve");
-}
-
-/* Write a CallToolResult for the CLI envelope env (printed as raw) into jw. */
-static void
-ws__call_result(struct ws_jw *jw, const char *tool, const cJSON *args,
-		const cJSON *env, const char *raw, const char *media, bool elicit)
-{
-	const char *raw_out = NULL;
-	size_t raw_len = 0;
-	const cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
-	const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
-	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "success"));
-	char *text = NULL, *sc = NULL;
-	const char *data = NULL;
-
-	if (ok && media != NULL) {
-		/*
-		 * An image or audio file (ws__media()): a line for a model
-		 * that sees no media, the block, and structuredContent the
-		 * metadata without a second copy of the bytes.
-		 */
-		cJSON *lean = cJSON_Duplicate(out, 1);
-
-		data = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out, "content"));
-		if (asprintf(&text, "%s: %s, %lld bytes",
-			     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-				     out, "path")) ?: "?",
-			     media, ws__int(out, "size", 0)) < 0)
-			text = NULL;
-		/* What describes text lines or the base64 gone, the bytes too. */
-		static const char *const drop[] = {
-			"content", "encoding", "start_line", "end_line", "total_lines",
-			"total_lines_known", "invalid_utf8", "next_start_line", "mime_type"};
-
-		for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
-			cJSON_DeleteItemFromObjectCaseSensitive(lean, drop[i]);
-		cJSON_AddStringToObject(lean, "mime_type", media);
-		sc = lean ? cJSON_PrintUnformatted(lean) : NULL;
-		cJSON_Delete(lean);
-	} else if (ok) {
-		text = ws__render(tool, out, args);
-		if (cJSON_IsObject(out) &&
-		    (raw_out = ws__raw_output(raw, &raw_len)) != NULL) {
-			/* As printed: no second serialization of the output. */
-		} else if (cJSON_IsObject(out)) {
-			sc = cJSON_PrintUnformatted(out);
-		} else {
-			/* structuredContent is an object: wrap anything else. */
-			cJSON *w = cJSON_CreateObject();
-
-			cJSON_AddItemToObject(w, "value", cJSON_Duplicate(out, 1));
-			sc = cJSON_PrintUnformatted(w);
-			cJSON_Delete(w);
-		}
-	} else {
-		cJSON *e = cJSON_Duplicate(err, 1);
-		const char *code = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(e, "code"));
-		const char *msg, *hint;
-		/*
-		 * A call given several paths where one failed still has the
-		 * others' output (wsread, wsls, wsgrep): the model reads the
-		 * error, then that output; structuredContent is the output
-		 * with the error beside it (the output schema allows "error").
-		 */
-		char *part = cJSON_IsObject(out) ? ws__render(tool, out, args) : NULL;
-		cJSON *w = cJSON_IsObject(out) ? cJSON_Duplicate(out, 1)
-					       : cJSON_CreateObject();
-
-		if (code != NULL && strcmp(code, "APPROVAL_REQUIRED") == 0)
-			ws__mcp_approval(e, elicit);
-		msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
-		hint = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "hint"));
-		if (asprintf(&text, "%s: %s%s%s%s%s", code ? code : "IO_ERROR",
-			     msg ? msg : "failed", hint ? "\nhint: " : "",
-			     hint ? hint : "", part && *part ? "\n" : "",
-			     part ? part : "") < 0)
-			text = NULL;
-		free(part);
-		if (w != NULL) {
-			cJSON_DeleteItemFromObjectCaseSensitive(w, "error");
-			cJSON_AddItemToObject(w, "error", e);
-			e = NULL;
-			sc = cJSON_PrintUnformatted(w);
-			cJSON_Delete(w);
-		}
-		cJSON_Delete(e);
-	}
-	ws_jw_obj(jw);
-	ws_jw_key(jw, "content");
-	ws_jw_arr(jw);
-	ws_jw_obj(jw);
-	ws_jw_kstr(jw, "type", "text");
-	ws_jw_kstr(jw, "text", text ? text : "");
-	ws_jw_obj_end(jw);
-	if (data != NULL) {
-		ws_jw_obj(jw);
-		ws_jw_kstr(jw, "type", strncmp(media, "image/", 6) == 0 ? "image" : "audio");
-		ws_jw_kstr(jw, "data", data);
-		ws_jw_kstr(jw, "mimeType", media);
-		ws_jw_obj_end(jw);
-	}
-	ws_jw_arr_end(jw);
-	ws_jw_key(jw, "structuredContent");
-	if (raw_out != NULL) {
-		ws_jw_raw(jw, "");
-		fwrite(raw_out, 1, raw_len, jw->f);
-	} else {
-		ws_jw_raw(jw, sc ? sc : "{}");
-	}
-	ws_jw_kbool(jw, "isError", !ok);
-	ws_jw_obj_end(jw);
-	free(text);
-	free(sc);
-}
 
 /* ---- Running a call (worker thread) ---------------------------------- */
 
@@ -1335,151 +639,397 @@ ws__ceilings(const struct ws_mcp_opts *o, struct ws_ceiling *c)
 	}
 }
 
-/* ws_mcp_invoke(), and the envelope's text in *raw if raw is not NULL. */
-static cJSON *
-ws__invoke(struct ws_mcp *s, const char *tool, const cJSON *args, char **raw)
+/*
+ * What every call needs before it runs: the client's roots answered, and
+ * a copy of the workspace and the mounts (a roots/list answer may
+ * replace them while the call runs).  Fails with the error set.
+ */
+static int
+ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t *nmp)
 {
 	const struct ws_mcp_opts *o = s->o;
-	const struct ws_mcp_tool *t = NULL;
-	char **av = NULL, *args_text = NULL, *out;
+	const struct ws_mount_def *src;
+	struct ws_mount_def *mounts;
 	const char *ws;
-	struct ws_mount_def *mounts = NULL;
-	struct ws_ceiling ceil[WS_NCEILINGS];
-	size_t n = 0, nm = 0;
-	int st;
-	cJSON *env;
+	size_t nm;
 
-	for (size_t i = 0; i < o->ntools; i++)
-		if (strcmp(o->tools[i].name, tool) == 0)
-			t = &o->tools[i];
-	if (t == NULL)
-		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
-				     "call one of the tools that tools/list lists");
+	*wsp = NULL;
+	*mountsp = NULL;
+	*nmp = 0;
 	if (!ws__wait_roots(s))
-		return ws__env_error(tool, WS_EIO_ERROR, "cancelled while waiting for "
-				     "the client's roots", NULL);
+		return ws_error_set(WS_EIO_ERROR, NULL, "cancelled while waiting for "
+				    "the client's roots");
 	pthread_mutex_lock(&s->mu);
 	ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
 		s->roots_error ? NULL : o->fallback;
 	if (ws == NULL) {
-		char *why = s->roots_error ? strdup(s->roots_error) : NULL;
-
+		ws_error_set(WS_EWORKSPACE_NOT_FOUND, NULL, "%s", s->roots_error ?
+			     s->roots_error :
+			     "no workspace: the server was started without "
+			     "--workspace or DIR and the client gave no root");
 		pthread_mutex_unlock(&s->mu);
-		env = ws__env_error(tool, WS_EWORKSPACE_NOT_FOUND,
-				    why ? why :
-				    "no workspace: the server was started without "
-				    "--workspace or DIR and the client gave no root",
-				    "start wstools mcp with --workspace DIR, or use a "
-				    "client that offers roots");
-		free(why);
-		return env;
+		return ws_error_set_hint("start wstools mcp with --workspace DIR, or "
+					 "use a client that offers roots");
 	}
-	{
-		const struct ws_mount_def *src = o->workspace ? s->dir_mounts : s->root_mounts;
-
-		nm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
-		mounts = calloc(nm + 1, sizeof(*mounts));
-		for (size_t i = 0; mounts != NULL && i < nm; i++) {
-			mounts[i].vprefix = strdup(src[i].vprefix);
-			mounts[i].dir = strdup(src[i].dir);
-			mounts[i].ro = src[i].ro;
-		}
+	src = o->workspace ? s->dir_mounts : s->root_mounts;
+	nm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
+	mounts = calloc(nm + 1, sizeof(*mounts));
+	for (size_t i = 0; mounts != NULL && i < nm; i++) {
+		mounts[i].vprefix = strdup(src[i].vprefix);
+		mounts[i].dir = strdup(src[i].dir);
+		mounts[i].ro = src[i].ro;
 	}
-	av = calloc(12 + o->ncommon + 2 * (o->nnet_allow + o->nnet_deny),
-		    sizeof(*av));
-	{
-		args_text = args ? cJSON_PrintUnformatted(args) : strdup("{}");
-		/* The "\u0000" read as U+0001 (ws__line): the escape again. */
-		if (args_text != NULL && ws__self != NULL && ws__self->nul_args)
-			for (char *p = args_text; *p; p++) {
-				if (*p != '\\' || p[1] == '\0')
-					continue;
-				if (strncmp(p + 1, "u0001", 5) == 0)
-					p[5] = '0';
-				p++;
-			}
-	}
-	if (av == NULL || args_text == NULL || mounts == NULL) {
-		pthread_mutex_unlock(&s->mu);
-		free(av);
-		free(args_text);
+	*wsp = strdup(ws);
+	pthread_mutex_unlock(&s->mu);
+	if (mounts == NULL || *wsp == NULL) {
 		if (mounts != NULL)
 			ws__mounts_free(mounts, nm);
-		return ws__env_error(tool, WS_ENOMEM, "out of memory", NULL);
+		free(*wsp);
+		*wsp = NULL;
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
-	/* Copies: a roots/list answer may replace them while this runs. */
-	av[n++] = strdup(t->prog);
-	if (t->by_tool) {
-		av[n++] = strdup("--tool");
-		av[n++] = strdup(t->name);
+	*mountsp = mounts;
+	*nmp = nm;
+	return 0;
+}
+
+/* A call of a tool on the table: its result as it wrote it. */
+struct ws__tres {
+	struct ws_tcall c;
+	char *out, *text; /* the output value's JSON, the model's text */
+	size_t out_len, text_len;
+};
+
+/* Keep the last error as the call's (a failure before the tool ran). */
+static void
+ws__tres_fail(struct ws__tres *r)
+{
+	const char *h = ws_error_last_hint();
+
+	r->c.err.code = ws_error_last_code() ? ws_error_last_code() : WS_EIO_ERROR;
+	r->c.err.message = strdup(ws_error_last());
+	r->c.err.hint = h ? strdup(h) : NULL;
+}
+
+/* A call the server itself refuses (a repeated key, an unknown tool). */
+static void
+ws__tres_server_error(struct ws__tres *r, int code, const char *msg,
+		      const char *hint)
+{
+	memset(r, 0, sizeof(*r));
+	r->c.err.code = code;
+	r->c.err.message = strdup(msg);
+	r->c.err.hint = hint ? strdup(hint) : NULL;
+}
+
+/*
+ * The server's settings of run_command, as the flags a harness gives
+ * wsrun: the network (--net), by name through the proxy in this server
+ * (--net-allow, --net-deny).
+ */
+static int
+ws__run_flags(const struct ws_mcp_opts *o, const struct ws_tool_def *t,
+	      struct ws_cli *cli)
+{
+	int rc = 0;
+
+	if (strcmp(t->name, "run_command") != 0)
+		return 0;
+	if (o->net)
+		rc = ws_cli_set_opt(cli, "net", NULL);
+	for (size_t i = 0; rc == 0 && i < o->nnet_allow; i++)
+		rc = ws_cli_set_opt(cli, "net-allow", o->net_allow[i]);
+	for (size_t i = 0; rc == 0 && i < o->nnet_deny; i++)
+		rc = ws_cli_set_opt(cli, "net-deny", o->net_deny[i]);
+	return rc;
+}
+
+/*
+ * Run tool t of the table with a model's arguments: the arguments
+ * decoded into a struct ws_cli from the server's settings (no argv, no
+ * JSON text), the call, and its output value and text written to memory
+ * as the tool renders them.  nul: U+0001 in args stands for "\u0000".
+ */
+static void
+ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *args,
+		 bool nul, struct ws__tres *r)
+{
+	struct ws_cli cli;
+	struct ws_cli base = {0};
+	struct ws_ceiling ceil[WS_NCEILINGS];
+	struct ws_mount_def *mounts = NULL;
+	cJSON *none = NULL;
+	char *ws = NULL;
+	size_t nm = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->c.mode = WS_TCALL_MODEL;
+	r->c.media_ok = true;
+	r->c.out = open_memstream(&r->out, &r->out_len);
+	r->c.text = open_memstream(&r->text, &r->text_len);
+	if (r->c.out == NULL || r->c.text == NULL) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		ws__tres_fail(r);
+		return;
 	}
-	av[n++] = strdup("--workspace");
-	av[n++] = strdup(ws);
-	pthread_mutex_unlock(&s->mu);
-	for (size_t i = 0; i < o->ncommon; i++)
-		av[n++] = strdup(o->common[i]);
-	if (o->net && strcmp(t->name, "run_command") == 0)
-		av[n++] = strdup("--net");
-	/* Network by name: the proxy runs in this server, per call. */
-	for (size_t i = 0; strcmp(t->name, "run_command") == 0 && i < o->nnet_allow; i++) {
-		av[n++] = strdup("--net-allow");
-		av[n++] = strdup(o->net_allow[i]);
+	if (ws__prepare(s, &ws, &mounts, &nm) < 0) {
+		ws__tres_fail(r);
+		return;
 	}
-	for (size_t i = 0; strcmp(t->name, "run_command") == 0 && i < o->nnet_deny; i++) {
-		av[n++] = strdup("--net-deny");
-		av[n++] = strdup(o->net_deny[i]);
-	}
+	if (s->o->base != NULL)
+		base = *s->o->base;
 	/*
 	 * The native server serves virtual paths only: the host layout
 	 * (real_path in every entry and match) is no business of a model,
-	 * unless the server was started with --paths.  The compat mode
-	 * translates to the reference's real paths, from real_path.
+	 * unless the server was started with --paths.
 	 */
-	if (o->compat == NULL) {
-		bool paths = false;
-
-		for (size_t i = 0; i < o->ncommon && !paths; i++)
-			paths = strcmp(o->common[i], "--paths") == 0;
-		if (!paths) {
-			av[n++] = strdup("--paths");
-			av[n++] = strdup("virtual");
-		}
+	if (s->o->compat == NULL && !base.paths_set) {
+		base.paths = WS_PATHS_VIRTUAL;
+		base.paths_set = true;
 	}
-	av[n++] = strdup("--args");
-	av[n++] = args_text;
-	av[n] = NULL;
+	if (args == NULL)
+		args = none = cJSON_CreateObject();
 	/* The mounts go as data: no directory name is parsed as a spec. */
 	ws_cli_set_mounts(mounts, nm);
-	ws__ceilings(o, ceil);
+	ws__ceilings(s->o, ceil);
 	ws_cli_set_ceilings(ceil, WS_NCEILINGS);
-	out = ws__capture(t->run, av, &st);
+	r->c.cli = &cli;
+	/* Set once, by the first run: under mu for calls side by side. */
+	pthread_mutex_lock(&s->mu);
+	r->c.iso_default = s->iso_default;
+	pthread_mutex_unlock(&s->mu);
+	if (ws_cli_init(&cli, t->cli, &base, ws) < 0 ||
+	    ws__run_flags(s->o, t, &cli) < 0 ||
+	    ws_cli_apply_json(&cli, args, nul) < 0)
+		ws_tcall_fail(&r->c, 0);
+	else
+		ws_tool_invoke(t, &cli, &r->c);
+	/* The first run's isolation: later ones that match leave it out. */
+	pthread_mutex_lock(&s->mu);
+	if (r->c.iso_first != NULL && s->iso_default == NULL) {
+		s->iso_default = r->c.iso_first;
+		r->c.iso_first = NULL;
+	}
+	pthread_mutex_unlock(&s->mu);
 	ws_cli_set_ceilings(NULL, 0);
 	ws_cli_set_mounts(NULL, 0);
+	ws_cli_free(&cli);
+	r->c.cli = NULL;
 	ws__mounts_free(mounts, nm);
-	for (size_t i = 0; i < n; i++)
-		free(av[i]);
-	free(av);
-	env = out ? cJSON_Parse(out) : NULL;
-	if (!cJSON_IsObject(env)) {
-		cJSON_Delete(env);
-		env = ws__env_error(tool, WS_EIO_ERROR,
-				    out && *out ? "the tool printed no JSON envelope"
-						: "the tool printed nothing",
-				    NULL);
-		free(out);
-		out = NULL;
+	free(ws);
+	cJSON_Delete(none);
+}
+
+static void
+ws__tres_free(struct ws__tres *r)
+{
+	if (r->c.out != NULL)
+		fclose(r->c.out);
+	if (r->c.text != NULL)
+		fclose(r->c.text);
+	free(r->out);
+	free(r->text);
+	ws_tcall_free(&r->c);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Close the call's streams: out and text are then complete. */
+static void
+ws__tres_close(struct ws__tres *r)
+{
+	if (r->c.out != NULL && fclose(r->c.out) != 0 && r->c.err.code == 0) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		ws__tres_fail(r);
 	}
-	if (raw != NULL)
-		*raw = out;
+	r->c.out = NULL;
+	if (r->c.text != NULL)
+		fclose(r->c.text);
+	r->c.text = NULL;
+}
+
+/* The words of the command line that do not apply over MCP. */
+static const char *const ws__cli_words[] = {"; pass --approve to allow it",
+					    " (--approve)"};
+
+/*
+ * The call's error object, as the command line writes it, or, for
+ * APPROVAL_REQUIRED, as the model should read it over MCP: the command
+ * line's "pass --approve" would have the model ask the person to restart
+ * the server with approval for everything, where the person approves one
+ * operation through the client's question (elicitation) instead.  msg
+ * and hint are what the text says too.
+ */
+static void
+ws__tres_error(struct ws_jw *jw, const struct ws_tcall_err *e, const char *msg,
+	       const char *hint, bool approval)
+{
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "code", ws_error_name(e->code));
+	ws_jw_kstr(jw, "message", msg);
+	if (e->path != NULL)
+		ws_jw_kname(jw, "path", e->path);
+	if (hint != NULL && !approval)
+		ws_jw_kstr(jw, "hint", hint);
+	if (e->policy != NULL)
+		ws_jw_kstr(jw, "policy", e->policy);
+	if (e->rule != NULL)
+		ws_jw_kstr(jw, "rule", e->rule);
+	if (e->operation != NULL)
+		ws_jw_kstr(jw, "operation", e->operation);
+	if (hint != NULL && approval)
+		ws_jw_kstr(jw, "hint", hint);
+	ws_jw_obj_end(jw);
+}
+
+/*
+ * Write the CallToolResult of a call of the table into jw: the text the
+ * tool wrote for a model, a media block, and structuredContent spliced
+ * from the output value the tool wrote (the error beside it when the call
+ * failed), never printed again.
+ */
+static void
+ws__table_result(struct ws_jw *jw, struct ws__tres *r, bool elicit)
+{
+	const struct ws_tcall *c = &r->c;
+	const struct ws_tcall_err *e = &c->err;
+	bool ok = e->code == 0;
+	bool approval = !ok && e->code == WS_EAPPROVAL_REQUIRED;
+	char *msg = NULL, *text = NULL;
+	const char *hint = e->hint;
+
+	if (!ok) {
+		msg = strdup(e->message ? e->message : "failed");
+		for (size_t i = 0; msg != NULL && approval &&
+		     i < sizeof(ws__cli_words) / sizeof(ws__cli_words[0]); i++) {
+			char *at = strstr(msg, ws__cli_words[i]);
+			size_t wl = strlen(ws__cli_words[i]);
+
+			if (at != NULL)
+				memmove(at, at + wl, strlen(at + wl) + 1);
+		}
+		if (approval)
+			hint = elicit ?
+			"a person must approve this: the client asked them and they did "
+			"not approve; ask the user in the conversation whether to try "
+			"again (the client will ask them once more). Never suggest "
+			"restarting the server with --approve" :
+			"a person must approve this, and this client cannot ask them "
+			"(no elicitation): tell the user what needs approval, so that "
+			"they do it themselves or approve it through a client that asks. "
+			"Never suggest restarting the server with --approve";
+		/* The error first, then what the call gave (several paths). */
+		if (asprintf(&text, "%s: %s%s%s%s%.*s", ws_error_name(e->code),
+			     msg ? msg : "failed", hint ? "\nhint: " : "",
+			     hint ? hint : "", r->text_len > 0 ? "\n" : "",
+			     (int)r->text_len, r->text ? r->text : "") < 0)
+			text = NULL;
+	}
+	ws_jw_obj(jw);
+	ws_jw_key(jw, "content");
+	ws_jw_arr(jw);
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "type", "text");
+	ws_jw_key(jw, "text");
+	if (ok)
+		ws_jw_strn(jw, r->text ? r->text : "", r->text_len);
 	else
-		free(out);
+		ws_jw_str(jw, text ? text : "");
+	ws_jw_obj_end(jw);
+	if (ok && c->media != NULL && c->media_data != NULL) {
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "type", strncmp(c->media, "image/", 6) == 0 ? "image" :
+			   "audio");
+		ws_jw_kstr(jw, "data", c->media_data);
+		ws_jw_kstr(jw, "mimeType", c->media);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+	ws_jw_key(jw, "structuredContent");
+	if (ok && c->has_output && r->out_len > 0) {
+		ws_jw_raw(jw, "");
+		fwrite(r->out, 1, r->out_len, jw->f);
+	} else if (ok) {
+		ws_jw_raw(jw, "{\"value\":null}");
+	} else {
+		size_t n = r->out_len;
+		struct ws_jw inner;
+
+		/* The output (an object the tool wrote) with the error added. */
+		while (n > 0 && r->out[n - 1] != '}')
+			n--;
+		ws_jw_raw(jw, "");
+		if (c->has_output && n > 1) {
+			size_t k = n - 1;
+
+			while (k > 0 && (r->out[k - 1] == ' ' || r->out[k - 1] == '\n'))
+				k--;
+			fwrite(r->out, 1, n - 1, jw->f);
+			fputs(k > 0 && r->out[k - 1] == '{' ? "\"error\":" : ",\"error\":",
+			      jw->f);
+		} else {
+			fputs("{\"error\":", jw->f);
+		}
+		ws_jw_init(&inner, jw->f);
+		ws__tres_error(&inner, e, msg ? msg : "failed", hint, approval);
+		fputc('}', jw->f);
+	}
+	ws_jw_kbool(jw, "isError", !ok);
+	ws_jw_obj_end(jw);
+	free(msg);
+	free(text);
+}
+
+/*
+ * The command line's envelope of a call of the table, for the compat
+ * mode only (it translates our results from a cJSON tree): the output
+ * value the tool wrote is parsed here, once, for that translation.
+ */
+static cJSON *
+ws__tres_envelope(const char *tool, struct ws__tres *r)
+{
+	const struct ws_tcall_err *e = &r->c.err;
+	cJSON *env = cJSON_CreateObject(), *out = NULL, *err;
+
+	if (r->c.has_output && r->out != NULL)
+		out = cJSON_ParseWithLength(r->out, r->out_len);
+	cJSON_AddBoolToObject(env, "success", e->code == 0);
+	cJSON_AddStringToObject(env, "tool", tool);
+	cJSON_AddItemToObject(env, "output", out ? out : cJSON_CreateNull());
+	if (e->code == 0) {
+		cJSON_AddNullToObject(env, "error");
+		return env;
+	}
+	err = cJSON_AddObjectToObject(env, "error");
+	cJSON_AddStringToObject(err, "code", ws_error_name(e->code));
+	cJSON_AddStringToObject(err, "message", e->message ? e->message : "failed");
+	if (e->path != NULL)
+		cJSON_AddStringToObject(err, "path", e->path);
+	if (e->hint != NULL)
+		cJSON_AddStringToObject(err, "hint", e->hint);
+	if (e->policy != NULL)
+		cJSON_AddStringToObject(err, "policy", e->policy);
+	if (e->rule != NULL)
+		cJSON_AddStringToObject(err, "rule", e->rule);
+	if (e->operation != NULL)
+		cJSON_AddStringToObject(err, "operation", e->operation);
 	return env;
 }
 
 cJSON *
 ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 {
-	return ws__invoke(s, tool, args, NULL);
+	const struct ws_tool_def *t = ws__table_tool(s, tool);
+	struct ws__tres r;
+	cJSON *env;
+
+	if (t == NULL)
+		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
+				     "call one of the tools that tools/list lists");
+	ws__invoke_table(s, t, args, ws__self != NULL && ws__self->nul_args, &r);
+	ws__tres_close(&r);
+	env = ws__tres_envelope(tool, &r);
+	ws__tres_free(&r);
+	return env;
 }
 
 const char *const *
@@ -1641,152 +1191,6 @@ ws__approve(void *arg, const char *message)
 	return ok;
 }
 
-/*
- * The media types a client shows as an image or plays as audio (those of
- * the reference server's read_media_file), from read_file's output: the
- * detected type, or, where detection knows only the container, the
- * file's magic (WAVE in RIFF; Ogg).  NULL: not media.
- */
-static const char *
-ws__media_type(const cJSON *out)
-{
-	static const char *const known[] = {"image/png", "image/jpeg", "image/gif",
-					    "image/webp", "audio/mpeg", "audio/flac",
-					    "audio/wav", "audio/ogg"};
-	const char *mime = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(out, "mime_type"));
-	const char *path = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(out, "path"));
-	size_t pl = path ? strlen(path) : 0;
-
-	if (mime == NULL || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "binary")))
-		return NULL;
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (strcmp(mime, known[i]) == 0)
-			return known[i];
-	if (strcmp(mime, "application/ogg") == 0)
-		return "audio/ogg";
-	/* Detection has no WAVE: the name says it, the magic confirms it
-	 * once the bytes are read (ws__media_wave()). */
-	if (strcmp(mime, "application/octet-stream") == 0 && pl > 4 &&
-	    strcasecmp(path + pl - 4, ".wav") == 0)
-		return "audio/wav";
-	return NULL;
-}
-
-/* Whether base64 text b starts with the bytes "RIFF????WAVE". */
-static bool
-ws__media_wave(const char *b)
-{
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				  "0123456789+/";
-	unsigned char bytes[12];
-
-	for (int q = 0; q < 4; q++) {
-		unsigned long v = 0;
-
-		for (int k = 0; k < 4; k++) {
-			const char *at = b[q * 4 + k] ? strchr(tab, b[q * 4 + k]) : NULL;
-
-			if (at == NULL)
-				return false;
-			v = v << 6 | (unsigned long)(at - tab);
-		}
-		bytes[q * 3] = (unsigned char)(v >> 16);
-		bytes[q * 3 + 1] = (unsigned char)(v >> 8);
-		bytes[q * 3 + 2] = (unsigned char)v;
-	}
-	return memcmp(bytes, "RIFF", 4) == 0 && memcmp(bytes + 8, "WAVE", 4) == 0;
-}
-
-/*
- * read_file of one image or audio file: the bytes, so that the answer is
- * an image or audio block (ws__call_result()) as the reference's
- * read_media_file gives, not a line saying "binary" or base64 inside JSON
- * text.  A file that read_file gave as metadata only is read again with
- * base64 (a range or tail asked is a text request: left alone).  On
- * success *env and *raw are the second call's, and the media type is
- * returned (NULL: the call's own answer stands).
- */
-static const char *
-ws__media(struct ws_mcp *s, const cJSON *args, cJSON **env, char **raw)
-{
-	const cJSON *out = cJSON_GetObjectItemCaseSensitive(*env, "output");
-	const char *mime = ws__media_type(out), *again;
-	const cJSON *content = cJSON_GetObjectItemCaseSensitive(out, "content");
-	cJSON *a, *env2;
-	char *raw2 = NULL;
-
-	if (mime == NULL || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*env, "success")) ||
-	    ws__asked(args, "start_line") || ws__asked(args, "end_line") ||
-	    ws__asked(args, "tail"))
-		return NULL;
-	if (cJSON_IsString(content))
-		return strcmp(mime, "audio/wav") != 0 || ws__media_wave(content->valuestring)
-			       ? mime : NULL;
-	if ((a = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject()) == NULL)
-		return NULL;
-	cJSON_DeleteItemFromObjectCaseSensitive(a, "base64");
-	cJSON_AddBoolToObject(a, "base64", 1);
-	env2 = ws__invoke(s, "read_file", a, &raw2);
-	cJSON_Delete(a);
-	out = cJSON_GetObjectItemCaseSensitive(env2, "output");
-	content = cJSON_GetObjectItemCaseSensitive(out, "content");
-	/* The file may have changed between the reads: judged again. */
-	again = ws__media_type(out);
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env2, "success")) ||
-	    !cJSON_IsString(content) || again == NULL ||
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated")) ||
-	    (strcmp(again, "audio/wav") == 0 && !ws__media_wave(content->valuestring))) {
-		cJSON_Delete(env2);
-		free(raw2);
-		return NULL;
-	}
-	cJSON_Delete(*env);
-	free(*raw);
-	*env = env2;
-	*raw = raw2;
-	return again;
-}
-
-/*
- * run_command's structuredContent: "isolation" (a dozen layers, the same
- * on every call of a server) only where the model learns something from
- * it: on the server's first run, and then when it differs from that one
- * (a layer the kernel refused this time).  --verbose keeps it on every
- * result.  When it goes, *raw goes too: structuredContent is printed from
- * env.
- */
-static void
-ws__lean_isolation(struct ws_mcp *s, cJSON *env, char **raw)
-{
-	cJSON *out = cJSON_GetObjectItemCaseSensitive(env, "output");
-	cJSON *iso = cJSON_GetObjectItemCaseSensitive(out, "isolation");
-	char *text;
-
-	if (!cJSON_IsObject(iso))
-		return;
-	for (size_t i = 0; i < s->o->ncommon; i++)
-		if (strcmp(s->o->common[i], "--verbose") == 0)
-			return;
-	if ((text = cJSON_PrintUnformatted(iso)) == NULL)
-		return;
-	/* Calls run side by side: the first to finish sets the default. */
-	pthread_mutex_lock(&s->mu);
-	if (s->iso_default == NULL) {
-		s->iso_default = text;
-		pthread_mutex_unlock(&s->mu);
-		return;
-	}
-	if (strcmp(text, s->iso_default) == 0) {
-		cJSON_DeleteItemFromObjectCaseSensitive(out, "isolation");
-		free(*raw);
-		*raw = NULL;
-	}
-	pthread_mutex_unlock(&s->mu);
-	free(text);
-}
-
 /* Run one tools/call and answer it (unless it was cancelled). */
 static void
 ws__run_job(struct ws_mcp *s, struct ws__job *j)
@@ -1796,11 +1200,11 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
-	cJSON *env = NULL, *res = NULL;
-	char *raw = NULL;
-	const char *media = NULL;
+	cJSON *res = NULL;
+	const struct ws_tool_def *td;
+	struct ws__tres tr;
 	struct ws__msg m;
-	bool cancelled;
+	bool cancelled, table = false;
 
 	j->progress_token = NULL;
 	j->progress_last = -1;
@@ -1822,19 +1226,23 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 				t = NULL;
 			res = ws__text_error(t ? t : "repeated key");
 		} else {
-			env = ws__env_error(name->valuestring, WS_EINVALID_ARGUMENT,
-					    ws_error_last(), "send each argument once");
+			ws__tres_server_error(&tr, WS_EINVALID_ARGUMENT, ws_error_last(),
+					      "send each argument once");
+			table = true;
 		}
 		free(t);
 	} else if (s->o->compat != NULL) {
 		res = s->o->compat->call(s, name->valuestring, args);
+	} else if ((td = ws__table_tool(s, name->valuestring)) != NULL) {
+		ws__invoke_table(s, td, args, j->nul_args, &tr);
+		ws__tres_close(&tr);
+		table = true;
 	} else {
-		env = ws__invoke(s, name->valuestring, args, &raw);
+		/* Every tool the server offers is on the table. */
+		ws__tres_server_error(&tr, WS_EINVALID_ARGUMENT, "unknown tool",
+				      "call one of the tools that tools/list lists");
+		table = true;
 	}
-	if (env != NULL && strcmp(name->valuestring, "read_file") == 0)
-		media = ws__media(s, args, &env, &raw);
-	if (env != NULL && strcmp(name->valuestring, "run_command") == 0)
-		ws__lean_isolation(s, env, &raw);
 	ws_progress_set(NULL, NULL);
 	free(j->progress_token);
 	j->progress_token = NULL;
@@ -1842,7 +1250,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	cancelled = j->cancelled;
 	pthread_mutex_unlock(&s->mu);
 	/* A cancelled request gets no response (MCP, cancellation). */
-	if (!cancelled && res == NULL && env == NULL) {
+	if (!cancelled && res == NULL && !table) {
 		char *t = NULL;
 
 		/* The compat mode does not know the name. */
@@ -1857,17 +1265,16 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 
 			ws_jw_raw(&m.jw, t ? t : "{}");
 			free(t);
-		} else if (env != NULL) {
-			ws__call_result(&m.jw, name->valuestring, args, env, raw, media,
-					s->cap_elicit);
+		} else if (table) {
+			ws__table_result(&m.jw, &tr, s->cap_elicit);
 		} else {
 			ws_jw_raw(&m.jw, "{}");
 		}
 		ws__msg_send(s, &m);
 	}
-	cJSON_Delete(env);
 	cJSON_Delete(res);
-	free(raw);
+	if (table)
+		ws__tres_free(&tr);
 }
 
 /* Take j off the list of running calls (under mu). */

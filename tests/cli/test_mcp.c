@@ -2565,6 +2565,96 @@ START_TEST(read_file_media)
 END_TEST
 
 /*
+ * The response line to request id (sent by the caller), as the server
+ * wrote it (malloc'd): the bytes, not a parse of them.
+ */
+static char *
+recv_raw(struct mcp *m, int id)
+{
+	for (;;) {
+		cJSON *j;
+		char *nl, *line;
+		size_t ll;
+
+		/* mcp_recv() consumes a line: peek at it first. */
+		while ((nl = m->len ? memchr(m->buf, '\n', m->len) : NULL) == NULL) {
+			struct pollfd pf = {.fd = m->out, .events = POLLIN};
+			ssize_t r;
+
+			ck_assert_int_gt(poll(&pf, 1, (int)(20000 * WST_SLOWDOWN)), 0);
+			if (m->len + 65536 > m->cap) {
+				m->cap = (m->len + 65536) * 2;
+				m->buf = realloc(m->buf, m->cap);
+				ck_assert_ptr_nonnull(m->buf);
+			}
+			r = read(m->out, m->buf + m->len, m->cap - m->len);
+			ck_assert_int_gt(r, 0);
+			m->len += (size_t)r;
+		}
+		ll = (size_t)(nl - m->buf);
+		line = strndup(m->buf, ll);
+		j = mcp_recv(m, 1000);
+		if (is_id(j, id)) {
+			cJSON_Delete(j);
+			return line;
+		}
+		cJSON_Delete(j);
+		free(line);
+	}
+}
+
+/*
+ * No printed JSON is parsed again (issue 20): read_file's
+ * structuredContent is, byte for byte, the output the command line
+ * prints, also when one of several paths failed and the error is added
+ * beside it (a form feed is "\u000c" as the tools write it; cJSON would
+ * print it again as "\f").
+ */
+START_TEST(structured_content_as_printed)
+{
+	static const char *const cases[][2] = {
+		{"{\"path\":\"ff.txt\"}", "ff.txt"},
+		{"{\"paths\":[\"ff.txt\",\"missing.txt\"]}", "missing.txt"},
+	};
+	struct mcp m;
+
+	wst_write(W, "ff.txt", "page\fbreak\n");
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	for (size_t i = 0; i < 2; i++) {
+		struct wst_run r;
+		char *line, *sc, *out, *end;
+		size_t n;
+
+		if (i == 0)
+			wst_run(&r, NULL, "wsread", "--json", "--paths", "virtual",
+				"--workspace", W, "ff.txt", NULL);
+		else
+			wst_run(&r, NULL, "wsread", "--json", "--paths", "virtual",
+				"--workspace", W, "ff.txt", "missing.txt", NULL);
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"read_file\",\"arguments\":%s}}",
+			 (int)i + 2, cases[i][0]);
+		line = recv_raw(&m, (int)i + 2);
+		out = strstr(r.out, "\"output\":");
+		end = strstr(r.out, ",\"error\":");
+		sc = strstr(line, "\"structuredContent\":");
+		ck_assert(out != NULL && end != NULL && sc != NULL);
+		out += strlen("\"output\":");
+		sc += strlen("\"structuredContent\":");
+		/* Success: the whole output; failure: all but its closing brace. */
+		n = (size_t)(end - out) - (i == 1);
+		ck_assert_msg(strstr(out, "\\u000c") != NULL, "%s", r.out);
+		ck_assert_msg(strncmp(sc, out, n) == 0, "MCP: %.*s\nCLI: %.*s",
+			      (int)n, sc, (int)n, out);
+		free(line);
+		wst_run_free(&r);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * structuredContent (issue 20): the native server serves virtual paths
  * only (no real_path anywhere, no host layout), and run_command's
  * isolation comes on the first run and then only when it differs (every
@@ -3464,6 +3554,7 @@ suite(void)
 	tcase_add_test(tc, list_directory_texts);
 	tcase_add_test(tc, search_files_texts);
 	tcase_add_test(tc, read_file_media);
+	tcase_add_test(tc, structured_content_as_printed);
 	tcase_add_test(tc, structured_content_lean);
 	tcase_add_test(tc, config_snippets_parse);
 	suite_add_tcase(s, tc);

@@ -1,4 +1,5 @@
 /* test_cli.c - common options, environment, --args and the option table. */
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,6 +351,92 @@ START_TEST(front_end_ceilings)
 }
 END_TEST
 
+/*
+ * A front end's call (issue 20): the arguments decoded from a parsed
+ * tree as --args decodes their text (unknown, repeated and mistyped keys
+ * refused, ceilings on the parsed values, the operands checked), the
+ * person's settings taken from the front end's own, a flag the front
+ * end sets binding the model's value, and U+0001 standing for a NUL.
+ */
+START_TEST(from_json)
+{
+	static const struct ws_ceiling cl[] = {{"test_tool", "timeout", 2000, 60000}};
+	struct ws_cli base, c;
+	const char *b[] = {"--policy", "strict", "--strict", "--mount", "/.d=/tmp",
+			   "--paths", "relative", "x", NULL};
+	cJSON *args;
+
+	clear_env();
+	ck_assert_int_eq(parse(&base, b), 0);
+	args = cJSON_Parse("{\"path\":\"a\",\"start_line\":\"3\",\"timeout\":9,"
+			   "\"include\":\"*.c\"}");
+	ws_cli_set_ceilings(cl, 1);
+	ck_assert_int_eq(ws_cli_from_json(&c, &tool, &base, "/ws", args, false), 0);
+	ws_cli_set_ceilings(NULL, 0);
+	ck_assert_str_eq(c.workspace, "/ws");
+	ck_assert_str_eq(c.policy, "strict");
+	ck_assert(c.strict && c.json && c.from_args);
+	ck_assert_int_eq(c.paths, WS_PATHS_RELATIVE);
+	ck_assert_uint_eq(c.nmounts, 1);
+	ck_assert_str_eq(c.mounts[0], "/.d=/tmp");
+	ck_assert_uint_eq(c.npos, 1);
+	ck_assert_str_eq(c.pos[0], "a");
+	ck_assert_int_eq(WS_OPT(&c, O_NUM)->i, 3);
+	ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 2000);
+	ck_assert_uint_eq(WS_OPT(&c, O_LIST)->n, 1);
+	ws_cli_free(&c);
+	cJSON_Delete(args);
+
+	/* Refused as --args refuses them, with the same errors. */
+	{
+		static const char *const bad[][2] = {
+			{"{\"path\":\"a\",\"bogus\":1}", "unknown argument \"bogus\""},
+			{"{\"path\":\"a\",\"all\":\"yes\"}", "must be a boolean"},
+			{"{\"path\":\"a\",\"number\":true}", "unknown argument \"number\""},
+			{"{\"all\":true}", "missing required argument \"path\""},
+			{"{\"path\":\"a\",\"sort\":{\"x\":1,\"x\":2}}", "x"},
+			{"[1]", "must be a JSON object"},
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			args = cJSON_Parse(bad[i][0]);
+			ck_assert_int_eq(ws_cli_from_json(&c, &tool, NULL, NULL, args,
+							  false), WS_EINVALID_ARGUMENT);
+			ck_assert_msg(strstr(ws_error_last(), bad[i][1]) != NULL,
+				      "%s: %s", bad[i][0], ws_error_last());
+			ws_cli_free(&c);
+			cJSON_Delete(args);
+		}
+	}
+
+	/* "\u0000" read as U+0001: a NUL, in a path or in another key. */
+	args = cJSON_Parse("{\"path\":\"a\\u0001b\"}");
+	ck_assert_int_eq(ws_cli_from_json(&c, &tool, NULL, NULL, args, true),
+			 WS_EINVALID_PATH);
+	ws_cli_free(&c);
+	ck_assert_int_eq(ws_cli_from_json(&c, &tool, NULL, NULL, args, false), 0);
+	ws_cli_free(&c);
+	cJSON_Delete(args);
+	args = cJSON_Parse("{\"path\":\"a\",\"include\":[\"x\\u0001\"]}");
+	ck_assert_int_eq(ws_cli_from_json(&c, &tool, NULL, NULL, args, true),
+			 WS_EINVALID_ARGUMENT);
+	ck_assert_str_eq(ws_error_last(), "argument \"include\" contains a NUL byte");
+	ws_cli_free(&c);
+	cJSON_Delete(args);
+
+	/* A flag the front end sets binds the model's value (a ceiling). */
+	args = cJSON_Parse("{\"path\":\"a\",\"timeout\":90}");
+	ck_assert_int_eq(ws_cli_init(&c, &tool, &base, NULL), 0);
+	ck_assert_int_eq(ws_cli_set_opt(&c, "timeout", "30"), 0);
+	ck_assert_int_eq(ws_cli_set_opt(&c, "nope", NULL), WS_EINVALID_ARGUMENT);
+	ck_assert_int_eq(ws_cli_apply_json(&c, args, false), 0);
+	ck_assert_int_eq(WS_OPT(&c, O_SECS)->i, 30000);
+	ws_cli_free(&c);
+	cJSON_Delete(args);
+	ws_cli_free(&base);
+}
+END_TEST
+
 /* --schema wins over options that do not parse, not over arguments. */
 START_TEST(schema_wins)
 {
@@ -614,6 +701,7 @@ suite(void)
 	tcase_add_test(tc, paths_virtual_is_explicit);
 	tcase_add_test(tc, schema_is_valid);
 	tcase_add_test(tc, show_path);
+	tcase_add_test(tc, from_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,10 +12,10 @@
 # environment, and ends with the tool's status, which is 99 when memcheck
 # found anything (--error-exitcode), so the test fails.
 #
-# "wstools call" execs the tool next to its own executable: the zygote
-# is built next to the tools (cmd/meson.build) so that it finds them, and
-# valgrind follows that exec (--trace-children; a full start, but there
-# are few), but for wsrun's (see below) and the system's programs.
+# "wstools call" runs the tool in its own process (the tool table); the
+# zygote is built next to the tools (cmd/meson.build), and valgrind
+# follows any exec (--trace-children), but for wsrun's (see below) and
+# the system's programs.
 #
 # Before the suites, two deliberate faults (zygote-leak, a lost block;
 # zygote-uninit, a branch on uninitialised memory) must come back 99 with
@@ -26,8 +26,8 @@
 # Valgrind 3.19 does not know openat2 (the tools fall back, and it says
 # so in the logs: that is no error), nor Landlock or clone3, so wsrun
 # cannot set up its sandbox under it: its suites carry the "novalgrind"
-# tag and are left out by the caller, and "wstools call run_command"
-# runs wsrun natively.  For the same reason cli-mcp's "wstools mcp" runs
+# tag and are left out by the caller, and the proxy runs "wstools call
+# run_command" natively.  For the same reason cli-mcp's "wstools mcp" runs
 # natively (it serves run_command in-process), and so does mcp-interop's.
 # The fault suite is left out too: its LD_PRELOAD injector must be loaded
 # by the tool's own exec, and the zygote's children are forked.

@@ -166,6 +166,55 @@ struct ws_cli {
 int ws_cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc,
 		 char **argv);
 
+struct cJSON;
+
+/*
+ * A model's arguments, parsed already (a JSON object), applied to cli as
+ * --args applies them, with no text in between: unknown and repeated keys
+ * refused, types checked, the front end's ceilings (ws_cli_set_ceilings())
+ * applied to the parsed values, the operands checked.  cli was filled by
+ * ws_cli_parse() from the caller's own flags (wstools call: a flag's limit
+ * binds the model's value) or by ws_cli_from_json().  With nul, U+0001 in
+ * a string stands for a NUL the transport read ("\u0000"): refused as
+ * --args refuses it.  The strings of args must outlive cli.
+ */
+int ws_cli_apply_json(struct ws_cli *cli, const struct cJSON *args, bool nul);
+
+/*
+ * The text of a model's arguments (a JSON object, or "-": standard input)
+ * applied to cli as --args applies it, for a front end that gets them as
+ * text (wstools call); cli was filled by ws_cli_parse() from the caller's
+ * own flags.
+ */
+int ws_cli_apply_args(struct ws_cli *cli, const char *text);
+
+/*
+ * ws_cli_from_json() in two steps, for a front end that sets some of the
+ * tool's options itself in between (as flags: they bind the model's
+ * values): ws_cli_init(), ws_cli_set_opt() (a flag's value as the
+ * command line would give it, NULL for a flag), ws_cli_apply_json().
+ */
+int ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
+		const struct ws_cli *base, const char *workspace);
+int ws_cli_set_opt(struct ws_cli *cli, const char *name, const char *val);
+
+/*
+ * Fill cli for tool with no command line: the common settings of base (a
+ * front end's own, as the person gave them; NULL: the environment's), the
+ * workspace (NULL: base's), JSON output, then args as ws_cli_apply_json().
+ * Free it with ws_cli_free(), also after a failure.
+ */
+int ws_cli_from_json(struct ws_cli *cli, const struct ws_tool *tool,
+		     const struct ws_cli *base, const char *workspace,
+		     const struct cJSON *args, bool nul);
+
+/*
+ * ws_cli_parse() for a front end whose operands come as JSON next
+ * (ws_cli_apply_args()): the operands are not checked yet.
+ */
+int ws_cli_parse_flags(struct ws_cli *cli, const struct ws_tool *tool, int argc,
+		       char **argv);
+
 /* Free what ws_cli_parse() allocated. */
 void ws_cli_free(struct ws_cli *cli);
 
@@ -173,6 +222,13 @@ void ws_cli_free(struct ws_cli *cli);
 void ws_cli_print_help(const struct ws_cli *cli, FILE *f);
 void ws_cli_print_version(const struct ws_cli *cli, FILE *f);
 void ws_cli_print_schema(const struct ws_cli *cli, FILE *f);
+
+/*
+ * The tool's function-calling definition (what --schema prints) as a
+ * cJSON tree the caller frees, built from its option table: tools/list
+ * and "wstools schemas" take it from here, never from printed text.
+ */
+struct cJSON *ws_cli_schema(const struct ws_tool *t);
 
 /* If --help, --version or --schema was asked, print it and return true. */
 bool ws_cli_print_info(const struct ws_cli *cli, FILE *f);

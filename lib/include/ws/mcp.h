@@ -18,10 +18,16 @@
 struct cJSON;
 struct ws_mcp;
 
-/* One tool served: its LLM name, binary and command-line function. */
+struct ws_cli;
+
+/*
+ * One tool served, by its LLM name: the server runs it from the tool
+ * table (ws/tool.h), never through argv; prog, by_tool and run name its
+ * binary and command-line function for the caller's own use.
+ */
 struct ws_mcp_tool {
 	const char *name;	       /* "read_file" */
-	const char *prog;	       /* "wsread" (argv[0] of its calls) */
+	const char *prog;	       /* "wsread" */
 	bool by_tool;		       /* the binary needs --tool NAME */
 	int (*run)(int argc, char **argv);
 };
@@ -61,7 +67,13 @@ struct ws_mcp_opts {
 	 */
 	const char *const *mounts;
 	size_t nmounts;
-	/* Options every call gets after --workspace (--mount M, --policy P...). */
+	/*
+	 * The server's own common settings (--policy, --mount, --strict...,
+	 * as the person gave them): every call of a tool on the table
+	 * (ws/tool.h) starts from them (ws_cli_from_json()).
+	 */
+	const struct ws_cli *base;
+	/* The same settings as command-line words (--mount M, --policy P...). */
 	const char *const *common;
 	size_t ncommon;
 	bool net;		/* run_command calls get --net */

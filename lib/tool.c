@@ -1,0 +1,262 @@
+/*
+ * tool.c - the tool table (ws/tool.h): lookup, the command line's main()
+ * of every tool on the table, a model's call, and the result's plumbing
+ * that differs between the two (envelope or output value, printed or
+ * kept errors).  Each tool's own part is in lib/tool_<name>.c.
+ */
+#include "ws/tool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ws/audit.h"
+#include "ws/error.h"
+#include "ws/out.h"
+#include "ws/session.h"
+#include "ws/workspace.h"
+
+const struct ws_tool_def *const ws_tools[] = {
+	&ws_tool_list_directory, &ws_tool_read_file, &ws_tool_write_file,
+	&ws_tool_edit_file, &ws_tool_create_directory, &ws_tool_move_path,
+	&ws_tool_delete_path,
+	&ws_tool_search_files, &ws_tool_run_command,
+};
+const size_t ws_ntools = sizeof(ws_tools) / sizeof(ws_tools[0]);
+
+const struct ws_tool_def *
+ws_tool_by_name(const char *name)
+{
+	for (size_t i = 0; i < ws_ntools; i++)
+		if (strcmp(ws_tools[i]->name, name) == 0)
+			return ws_tools[i];
+	/* Beside the default set, for a front end that offers them. */
+	if (strcmp(name, "history") == 0)
+		return &ws_tool_history;
+	if (strcmp(name, "undo") == 0)
+		return &ws_tool_undo;
+	return NULL;
+}
+
+const struct ws_tool_def *
+ws_tool_by_prog(const char *prog)
+{
+	for (size_t i = 0; i < ws_ntools; i++)
+		if (ws_tools[i]->cli != NULL && strcmp(ws_tools[i]->cli->prog, prog) == 0)
+			return ws_tools[i];
+	return strcmp(prog, "wspath") == 0 ? &ws_tool_wspath : NULL;
+}
+
+int
+ws_tool_main(const struct ws_tool_def *t, int argc, char **argv)
+{
+	struct ws_cli cli;
+	int rc = ws_cli_parse(&cli, t->cli, argc, argv);
+
+	return ws_tool_run_cli(t, &cli, rc);
+}
+
+int
+ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
+{
+	struct ws_ctx ws = {0};
+	struct ws_tcall c = {.cli = cli, .ws = &ws, .mode = WS_TCALL_CLI};
+	int status = 0;
+
+	if (rc < 0)
+		goto fail;
+	if (ws_cli_print_info(cli, ws_out()))
+		goto out;
+	/* Above 0: the check printed what was asked (wsgrep --type-list). */
+	if (t->check != NULL && (rc = t->check(cli)) != 0) {
+		if (rc > 0)
+			goto out;
+		goto fail;
+	}
+	cli->want_history = t->want_history;
+	/* Opening reads the configuration, whose limits are defaults here. */
+	if ((rc = ws_cli_open(cli, &ws)) < 0)
+		goto fail;
+	status = t->run(&c);
+	goto out;
+fail:
+	status = ws_cli_fail(cli, rc);
+	if (status != 0 && t->fail_exit != 0)
+		status = t->fail_exit;
+out:
+	status = ws_cli_finish(cli, status);
+	ws_ctx_close(&ws);
+	ws_cli_free(cli);
+	return status;
+}
+
+int
+ws_tool_invoke(const struct ws_tool_def *t, struct ws_cli *cli, struct ws_tcall *c)
+{
+	struct ws_ctx ws = {0};
+	int rc, status;
+
+	c->cli = cli;
+	c->ws = &ws;
+	c->mode = WS_TCALL_MODEL;
+	cli->want_history = t->want_history;
+	if ((t->check != NULL && (rc = t->check(cli)) < 0) ||
+	    (rc = ws_cli_open(cli, &ws)) < 0)
+		status = ws_tcall_fail(c, rc);
+	else
+		status = t->run(c);
+	/* The call's audit line, once its outcome is known. */
+	if (cli->audit_log != NULL && ws_audit_emit(cli->audit_log, status) < 0 &&
+	    c->err.code == 0) {
+		status = ws_tcall_fail(c, WS_EIO_ERROR);
+	}
+	ws_ctx_close(&ws);
+	c->ws = NULL;
+	return status;
+}
+
+static void
+ws__err_free(struct ws_tcall_err *e)
+{
+	free(e->message);
+	free(e->path);
+	free(e->hint);
+	free(e->policy);
+	free(e->rule);
+	free(e->operation);
+	memset(e, 0, sizeof(*e));
+}
+
+void
+ws_tcall_free(struct ws_tcall *c)
+{
+	ws__err_free(&c->err);
+	free(c->media_data);
+	c->media_data = NULL;
+	free(c->iso_first);
+	c->iso_first = NULL;
+}
+
+static char *
+ws__dup(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+/* Keep a failure as the command line's error object would say it. */
+static void
+ws__keep_err(struct ws_tcall *c, int code, const char *msg, const char *path,
+	     const struct ws_err_extra *x)
+{
+	char *full = NULL;
+
+	if (c->err.code != 0)
+		return;
+	c->err.code = code;
+	if (path != NULL && asprintf(&full, "%s: %s", path, msg) < 0)
+		full = NULL;
+	c->err.message = ws_cli_args_terms(c->cli, full ? full : msg);
+	free(full);
+	c->err.path = ws__dup(path);
+	c->err.hint = x->hint ? ws_cli_args_terms(c->cli, x->hint) : NULL;
+	c->err.policy = ws__dup(x->policy);
+	c->err.rule = ws__dup(x->rule);
+	c->err.operation = ws__dup(x->operation);
+}
+
+int
+ws_tcall_fail(struct ws_tcall *c, int code)
+{
+	struct ws_err_extra x = {
+		.hint = ws_error_last_hint(),
+		.policy = ws_error_last_policy(),
+		.rule = ws_error_last_rule(),
+		.operation = ws_error_last_operation(),
+	};
+
+	if (c->mode == WS_TCALL_CLI)
+		return ws_cli_fail(c->cli, code);
+	if (code == 0)
+		code = ws_error_last_code();
+	if (code == 0)
+		code = WS_EIO_ERROR;
+	ws_audit_outcome(c->cli->audit_log, code);
+	ws__keep_err(c, code, ws_error_last(), ws_error_last_path(), &x);
+	return ws_error_exit_status(code);
+}
+
+void
+ws_tcall_begin(struct ws_tcall *c, struct ws_jw *jw)
+{
+	if (c->mode == WS_TCALL_CLI) {
+		ws_cli_json_begin(c->cli, jw);
+		return;
+	}
+	ws_jw_init(jw, c->out);
+	c->has_output = true;
+}
+
+void
+ws_tcall_end(struct ws_tcall *c, struct ws_jw *jw)
+{
+	if (c->mode == WS_TCALL_CLI)
+		ws_cli_json_end(c->cli, jw);
+}
+
+int
+ws_tcall_multi_begin(struct ws_tcall *c, struct ws_jw *jw)
+{
+	if (c->mode == WS_TCALL_CLI)
+		return ws_cli_multi_begin(&c->multi, jw);
+	memset(&c->multi, 0, sizeof(c->multi));
+	ws_jw_init(jw, c->out);
+	c->has_output = true;
+	return 0;
+}
+
+void
+ws_tcall_multi_fail(struct ws_tcall *c, int rc, const char *path)
+{
+	struct ws_err_extra x = {
+		.hint = ws_error_last_hint(),
+		.policy = ws_error_last_policy(),
+		.rule = ws_error_last_rule(),
+		.operation = ws_error_last_operation(),
+	};
+
+	if (c->mode == WS_TCALL_CLI) {
+		ws_cli_multi_fail(&c->multi, rc, path);
+		return;
+	}
+	if (c->multi.first_rc == 0)
+		c->multi.first_rc = rc;
+	ws__keep_err(c, rc, ws_error_last(), path, &x);
+}
+
+int
+ws_tcall_multi_end(struct ws_tcall *c, bool null_output)
+{
+	int rc = c->multi.first_rc;
+
+	if (c->mode == WS_TCALL_CLI)
+		return ws_cli_multi_end(c->cli, &c->multi, null_output);
+	if (null_output)
+		c->has_output = false;
+	return rc < 0 ? ws_error_exit_status(rc) : 0;
+}
+
+void
+ws_tcall_put_name(FILE *f, const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}

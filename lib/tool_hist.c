@@ -1,0 +1,238 @@
+/*
+ * tool_hist.c - wstools history and wstools undo on the tool table: the
+ * changes the tools recorded in the workspace's history (ws/history.h),
+ * listed, collected (--gc) or reverted, plain, JSON, or for a model.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ws/error.h"
+#include "ws/history.h"
+#include "ws/path.h"
+#include "ws/tool.h"
+
+/* wstools history [PATH] [--gc], wstools undo [ID] [-n N] [--to ID]. */
+enum { H_GC, H_COUNT };
+static const struct ws_opt history_opts[H_COUNT] = {
+	[H_GC] = {"gc", 0, WS_OPT_FLAG, NULL,
+		  "apply the bounds: drop the oldest entries and their content", 0},
+};
+static const struct ws_tool ws__history_cli = {
+	.prog = "wstools-history",
+	.tool = "history",
+	.description = "List the changes the tools made to the workspace, newest "
+		       "first (see wstools(1), HISTORY).",
+	.usage = "wstools history [OPTION]... [PATH]",
+	.pos_name = "path",
+	.pos_help = "only the changes to PATH or below it",
+	.pos_kind = WS_POS_OPT,
+	.opts = history_opts,
+	.nopts = H_COUNT,
+};
+enum { U_N, U_TO, U_DRY_RUN, U_FORCE, U_COUNT };
+static const struct ws_opt undo_opts[U_COUNT] = {
+	[U_N] = {"count", 'n', WS_OPT_INT, "N", "undo the N newest changes", 0},
+	[U_TO] = {"to", 0, WS_OPT_INT, "ID",
+		  "undo change ID and every later one, newest first", 0},
+	[U_DRY_RUN] = {"dry-run", 0, WS_OPT_FLAG, NULL,
+		       "say what would be undone, change nothing", 0},
+	[U_FORCE] = {"force", 0, WS_OPT_FLAG, NULL,
+		     "revert even a file that changed since", 0},
+};
+static const struct ws_tool ws__undo_cli = {
+	.prog = "wstools-undo",
+	.tool = "undo",
+	.description = "Revert changes the tools made (the newest not yet undone, "
+		       "change ID, or the N newest); see wstools(1), HISTORY.",
+	.usage = "wstools undo [OPTION]... [ID]",
+	.pos_name = "id",
+	.pos_help = "the change to undo",
+	.pos_kind = WS_POS_OPT,
+	.opts = undo_opts,
+	.nopts = U_COUNT,
+};
+
+/*
+ * Print a result of wstools history or undo, plain or JSON; for a model,
+ * the output object, which is its text too.
+ */
+static void
+print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
+{
+	const struct ws_cli *cli = c->cli;
+	const cJSON *e;
+
+	if (c->mode == WS_TCALL_MODEL) {
+		cJSON *out = cJSON_CreateObject();
+		char *t;
+
+		cJSON_AddItemReferenceToObject(out, key, arr);
+		t = cJSON_PrintUnformatted(out);
+		if (t != NULL) {
+			fputs(t, c->out);
+			fputs(t, c->text);
+			c->has_output = true;
+		}
+		free(t);
+		cJSON_Delete(out);
+		return;
+	}
+	if (cli->json) {
+		cJSON *o = cJSON_CreateObject(), *out;
+		char *t;
+
+		cJSON_AddBoolToObject(o, "success", true);
+		cJSON_AddStringToObject(o, "tool", cli->tool->tool);
+		out = cJSON_AddObjectToObject(o, "output");
+		cJSON_AddItemReferenceToObject(out, key, arr);
+		t = cJSON_PrintUnformatted(o);
+		if (t != NULL)
+			fprintf(ws_out(), "%s\n", t);
+		free(t);
+		cJSON_Delete(o);
+		return;
+	}
+	cJSON_ArrayForEach(e, arr) {
+		const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(e, "destination"));
+		const cJSON *sz = cJSON_GetObjectItem(e, "size_before");
+
+		fprintf(ws_out(), "%lld", (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id")));
+		if (cJSON_GetObjectItem(e, "time") != NULL)
+			fprintf(ws_out(), "  %s  %-6s %-10s", cJSON_GetStringValue(cJSON_GetObjectItem(e, "time")),
+				cJSON_GetStringValue(cJSON_GetObjectItem(e, "frontend")),
+				cJSON_GetStringValue(cJSON_GetObjectItem(e, "tool")));
+		fprintf(ws_out(), "  %-7s ", cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")));
+		ws_cli_put_text(ws_out(), cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")), true);
+		if (d != NULL) {
+			fputs(" -> ", ws_out());
+			ws_cli_put_text(ws_out(), d, true);
+		}
+		if (cJSON_IsNumber(sz))
+			fprintf(ws_out(), "  (was %lld bytes)", (long long)sz->valuedouble);
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "undo_of")))
+			fprintf(ws_out(), "  [undo of %lld]",
+				(long long)cJSON_GetObjectItem(e, "undo_of")->valuedouble);
+		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "undone")))
+			fputs("  [undone]", ws_out());
+		if (cJSON_IsFalse(cJSON_GetObjectItem(e, "done")))
+			fputs("  [not confirmed: interrupted?]", ws_out());
+		fputc('\n', ws_out());
+	}
+}
+
+/* wstools history and wstools undo: one function, the tool decides. */
+/* Before the workspace opens: a history is needed. */
+static int
+hist_check(struct ws_cli *cli)
+{
+	if (cli->no_history)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "--no-history leaves nothing to list or undo");
+	return 0;
+}
+
+static int
+hist_run(struct ws_tcall *c, const struct ws_tool *t)
+{
+	struct ws_cli *cli = c->cli;
+	struct ws_ctx *ws = c->ws;
+	cJSON *arr = NULL;
+	int rc, status = 0;
+
+	if (t == &ws__history_cli && WS_OPT(cli, H_GC)->b) {
+		long long dropped = 0, freed = 0;
+
+		if ((rc = ws_hist_gc(ws, &dropped, &freed)) < 0)
+			goto fail;
+		if (c->mode == WS_TCALL_MODEL) {
+			fprintf(c->out, "{\"dropped\":%lld,\"bytes_freed\":%lld}",
+				dropped, freed);
+			fprintf(c->text, "{\"dropped\":%lld,\"bytes_freed\":%lld}",
+				dropped, freed);
+			c->has_output = true;
+		} else if (cli->json)
+			fprintf(ws_out(), "{\"success\":true,\"tool\":\"history\","
+				"\"output\":{\"dropped\":%lld,\"bytes_freed\":%lld}}\n",
+				dropped, freed);
+		else
+			fprintf(ws_out(), "dropped %lld entries, freed %lld bytes\n",
+				dropped, freed);
+		goto out;
+	}
+	if (t == &ws__history_cli) {
+		rc = ws_hist_list(ws, cli->npos > 0 ? cli->pos[0] : NULL, &arr);
+		if (rc == 0 && cli->npos > 0 && cli->pos[0][0] != '/') {
+			/* A relative PATH: compare with the recorded virtual
+			 * paths, which are absolute. */
+			char *v = ws_path_join("/", cli->pos[0]);
+
+			cJSON_Delete(arr);
+			arr = NULL;
+			rc = v ? ws_hist_list(ws, v, &arr)
+			       : ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			free(v);
+		}
+		if (rc < 0)
+			goto fail;
+		print_hist(c, "entries", arr);
+	} else {
+		struct ws_undo_opts o = {0};
+
+		if (cli->npos > 0) {
+			char *end;
+
+			o.id = strtoll(cli->pos[0], &end, 10);
+			if (*end != '\0' || o.id <= 0) {
+				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						  "\"%s\" is not a history id", cli->pos[0]);
+				goto fail;
+			}
+		}
+		o.n = WS_OPT(cli, U_N)->set ? WS_OPT(cli, U_N)->i : 0;
+		o.to = WS_OPT(cli, U_TO)->set ? WS_OPT(cli, U_TO)->i : 0;
+		o.dry_run = WS_OPT(cli, U_DRY_RUN)->b;
+		o.force = WS_OPT(cli, U_FORCE)->b;
+		if ((o.id > 0) + (o.n > 0) + (o.to > 0) > 1) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					  "give one of ID, -n N and --to ID");
+			goto fail;
+		}
+		if ((rc = ws_hist_undo(ws, &o, &arr)) < 0)
+			goto fail;
+		if (!cli->json && o.dry_run)
+			fputs("would undo:\n", ws_out());
+		else if (!cli->json)
+			fputs("undone:\n", ws_out());
+		print_hist(c, o.dry_run ? "would_undo" : "undone", arr);
+	}
+	goto out;
+fail:
+	status = ws_tcall_fail(c, rc);
+out:
+	cJSON_Delete(arr);
+	return status;
+}
+
+static int history_run(struct ws_tcall *c) { return hist_run(c, &ws__history_cli); }
+static int undo_run(struct ws_tcall *c) { return hist_run(c, &ws__undo_cli); }
+
+/* No title or output schema: tools/list gives them as --schema does. */
+const struct ws_tool_def ws_tool_history = {
+	.name = "history",
+	.cli = &ws__history_cli,
+	.ro = true,
+	.idempotent = true,
+	.want_history = true,
+	.check = hist_check,
+	.run = history_run,
+};
+const struct ws_tool_def ws_tool_undo = {
+	.name = "undo",
+	.cli = &ws__undo_cli,
+	.destructive = true,
+	.want_history = true,
+	.check = hist_check,
+	.run = undo_run,
+};

@@ -1,0 +1,1084 @@
+/*
+ * tool_run.c - run_command (wsrun) on the tool table: its options, the
+ * run (ws_run(), confined to the workspace, with a timeout), and the
+ * result: plain mode streams the command's output and exits with its
+ * status; JSON gives the status, the output (head and tail within
+ * max_output) and what confinement held; a model reads a terminal's
+ * view.  Exit statuses follow timeout(1): 124 timed out, 125 wsrun
+ * failed or refused, 126 not executable, 127 not found, 128+N killed by
+ * signal N.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ws/audit.h"
+#include "ws/config.h"
+#include "ws/error.h"
+#include "ws/grant.h"
+#include "ws/json.h"
+#include "ws/path.h"
+#include "ws/read.h"
+#include "ws/run.h"
+#include "ws/sandbox.h"
+#include "ws/tool.h"
+
+#define WS__STR2(x) #x
+#define WS__STR(x) WS__STR2(x)
+
+enum {
+	O_SHELL,
+	O_CWD,
+	O_TIMEOUT,
+	O_GRACE,
+	O_MAX_OUTPUT,
+	O_STDIN,
+	O_ENV,
+	O_KEEP_ENV,
+	O_NET,
+	O_NET_ALLOW,
+	O_NET_DENY,
+	O_ISOLATE,
+	O_ALLOW_READ,
+	O_ALLOW_WRITE,
+	O_MAP_PATHS,
+	O_VIEW,
+	O_MEMORY,
+	O_MAX_PROCS,
+	O_MAX_FILE_SIZE,
+	O_CPU_TIME,
+	O_TMP_SIZE,
+	O_PROBE,
+	O_COUNT
+};
+
+/*
+ * What widens the sandbox (network, extra host paths, the caller's
+ * variables, no isolation) is the caller's choice on the command line,
+ * never the model's: those options are not offered under --args.
+ */
+static const struct ws_opt opts[O_COUNT] = {
+	[O_SHELL] = {"shell", 'c', WS_OPT_STR, "STRING",
+		     "run STRING with /bin/sh -c (further arguments are $0, $1...)",
+		     WS_OPT_NOSCHEMA},
+	[O_CWD] = {"cwd", 0, WS_OPT_STR, "VPATH",
+		   "working directory, a workspace path (default /, the root)", 0},
+	[O_TIMEOUT] = {"timeout", 0, WS_OPT_SECONDS, "S",
+		       "seconds before the whole process tree gets SIGTERM, "
+		       "fractions allowed (default 60; 0: none)", 0},
+	[O_GRACE] = {"grace", 0, WS_OPT_SECONDS, "S",
+		     "seconds from SIGTERM to SIGKILL, fractions allowed "
+		     "(default 5)", WS_OPT_NOSCHEMA},
+	[O_MAX_OUTPUT] = {"max-output", 0, WS_OPT_BYTES, "N",
+			  "bytes of stdout and of stderr kept, head and tail "
+			  "(default 1M; 64K under --args)", 0},
+	[O_STDIN] = {"stdin", 0, WS_OPT_STR, "TEXT",
+		     "text fed to the command's standard input (default: none)", 0},
+	[O_ENV] = {"env", 0, WS_OPT_LIST, "NAME=VALUE",
+		   "set a variable in the command's environment (repeatable)", 0},
+	[O_KEEP_ENV] = {"keep-env", 0, WS_OPT_LIST, "NAME",
+			"pass the caller's variable NAME through (repeatable)",
+			WS_OPT_NOSCHEMA},
+	[O_NET] = {"net", 0, WS_OPT_FLAG, NULL,
+		   "allow network access (off by default)", WS_OPT_NOSCHEMA},
+	[O_NET_ALLOW] = {"net-allow", 0, WS_OPT_LIST, "DOMAIN",
+			 "let the command reach DOMAIN (*.DOMAIN: its "
+			 "subdomains) through a filtering proxy, and no other "
+			 "host (repeatable)", WS_OPT_NOSCHEMA},
+	[O_NET_DENY] = {"net-deny", 0, WS_OPT_LIST, "DOMAIN",
+			"refuse DOMAIN even where --net-allow or the policy's "
+			"network_rules allow it (repeatable)", WS_OPT_NOSCHEMA},
+	[O_ISOLATE] = {"isolate", 0, WS_OPT_STR, "MODE",
+		       "auto (default: every layer the kernel allows, refused "
+		       "without Landlock and network off), strict (every layer "
+		       "or refuse), none (unconfined)", WS_OPT_NOSCHEMA},
+	[O_ALLOW_READ] = {"allow-read", 0, WS_OPT_LIST, "DIR",
+			  "also let the command read DIR (repeatable)",
+			  WS_OPT_NOSCHEMA},
+	[O_ALLOW_WRITE] = {"allow-write", 0, WS_OPT_LIST, "DIR",
+			   "also let the command write DIR (repeatable)",
+			   WS_OPT_NOSCHEMA},
+	[O_MAP_PATHS] = {"map-paths", 0, WS_OPT_FLAG, NULL,
+			 "rewrite arguments that are virtual absolute paths "
+			 "(/src/a.c) to real ones", 0},
+	[O_VIEW] = {"view", 0, WS_OPT_STR, "virtual|real",
+		    "the command's view: virtual (the workspace at /, as the "
+		    "file tools show it) or real (the workspace at its real "
+		    "path); default: virtual with --paths virtual, else real "
+		    "(env WS_VIEW, config view)", WS_OPT_NOSCHEMA},
+	[O_MEMORY] = {"memory", 0, WS_OPT_BYTES, "BYTES",
+		      "address-space limit of each process (suffix K, M, G "
+		      "or T: 512M, 1G)", WS_OPT_NOSCHEMA},
+	[O_MAX_PROCS] = {"max-procs", 0, WS_OPT_INT, "N",
+			 "process limit (RLIMIT_NPROC)", WS_OPT_NOSCHEMA},
+	[O_MAX_FILE_SIZE] = {"max-file-size", 0, WS_OPT_BYTES, "BYTES",
+			     "largest file the command may write (suffix K, "
+			     "M, G or T)", WS_OPT_NOSCHEMA},
+	[O_CPU_TIME] = {"cpu-time", 0, WS_OPT_INT, "S",
+			"CPU seconds per process", WS_OPT_NOSCHEMA},
+	[O_TMP_SIZE] = {"tmp-size", 0, WS_OPT_BYTES, "BYTES",
+			"size of the private /tmp, HOME in it (default 512M, "
+			"at most a quarter of RAM; suffix K, M, G or T)",
+			WS_OPT_NOSCHEMA},
+	[O_PROBE] = {"probe", 0, WS_OPT_FLAG, NULL,
+		     "report which confinement layers the kernel offers, run "
+		     "nothing", WS_OPT_NOSCHEMA},
+};
+
+static const struct ws_tool ws__run_cli = {
+	.prog = "wsrun",
+	.tool = "run_command",
+	.description = "Run a command in the workspace, confined by the kernel "
+		       "to it (no network, no access outside), with a timeout. "
+		       "command is an array (argv, run directly) or a string "
+		       "(run by /bin/sh -c). Returns exit_code, stdout, stderr "
+		       "(head and tail when long), timed_out and duration_ms.",
+	.usage = "wsrun [OPTION]... [--] COMMAND [ARG]...\n"
+		 "       wsrun [OPTION]... -c 'SHELL STRING' [ARG0 [ARG]...]\n"
+		 "       wsrun --probe",
+	.pos_name = "command",
+	.pos_help = "the command: an array of strings run directly, or a "
+		    "string run by /bin/sh -c",
+	.pos_kind = WS_POS_ANY,
+	.pos_array = true,
+	.pos_stops_options = true,
+	.pos_string_ok = true,
+	.opts = opts,
+	.nopts = O_COUNT,
+	.exit_help = "the command's own; 128+N killed by signal N; 124 timed\n"
+		     "out; 125 wsrun failed or refused (the error code says why);\n"
+		     "126 not executable; 127 not found.",
+};
+
+static int
+nonneg(const struct ws_cli *cli, int i, long long def, long long *out)
+{
+	const struct ws_optval *v = WS_OPT(cli, i);
+
+	*out = def;
+	if (!v->set)
+		return 0;
+	if (v->i < 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "%s%s must not be negative", cli->from_args ?
+				    "" : "--", opts[i].name);
+	*out = v->i;
+	return 0;
+}
+
+/* The signal that interrupted wsrun: its command's tree is stopped. */
+static volatile int cancel_sig;
+
+/*
+ * The handler is the process's while any call is in ws_run(): calls run
+ * side by side in wstools mcp, so the first one in installs it (and
+ * forgets an old stop) and the last one out restores what was there.
+ */
+static pthread_mutex_t hook_mu = PTHREAD_MUTEX_INITIALIZER;
+static int hook_users;
+static struct sigaction hook_old[3];
+
+static void
+on_signal(int sig)
+{
+	cancel_sig = sig;
+}
+
+/*
+ * The view: --view, else WS_VIEW, else the configuration's view, else
+ * the form of the paths (DESIGN.md 2): virtual paths, the default, mean
+ * the virtual view; --paths real or relative the real one.  Under
+ * --isolate none (no sandbox, so no mount namespace to build a view in)
+ * the default is the real view: the host as it is was asked for; an
+ * explicit virtual view there is refused (lib/run.c).
+ */
+static int
+get_view(const struct ws_cli *cli, struct ws_run_opts *o)
+{
+	const char *env = getenv("WS_VIEW");
+
+	o->view_from_paths = false;
+	if (WS_OPT(cli, O_VIEW)->set)
+		return ws_view_parse(WS_OPT(cli, O_VIEW)->s, &o->view);
+	if (env != NULL && *env != '\0')
+		return ws_view_parse(env, &o->view);
+	if (cli->conf->view != NULL)
+		return ws_view_parse(cli->conf->view, &o->view);
+	/* wstools mcp's native mode (cmd/wstools.c). */
+	env = getenv("WS__VIEW_DEFAULT");
+	if (env != NULL && strcmp(env, "virtual") == 0) {
+		o->view = WS_VIEW_VIRTUAL;
+		return 0;
+	}
+	if (o->isolate == WS_ISOLATE_NONE) {
+		o->view = WS_VIEW_REAL;
+		return 0;
+	}
+	o->view = cli->paths == WS_PATHS_VIRTUAL ? WS_VIEW_VIRTUAL : WS_VIEW_REAL;
+	o->view_from_paths = o->view == WS_VIEW_VIRTUAL;
+	return 0;
+}
+
+/* run.env and --env joined (freed at exit). */
+static _Thread_local const char **env_all;
+
+static int
+get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
+{
+	const struct ws_limits *lim = &cli->conf->limits;
+	const char *dis = getenv("WS_RUN_DISABLE");
+	long long t;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	o->stream_out = o->stream_err = -1;
+	if (cli->pos_string != NULL) {
+		o->shell = cli->pos_string;
+	} else if (WS_OPT(cli, O_SHELL)->set) {
+		o->shell = WS_OPT(cli, O_SHELL)->s;
+	}
+	o->argv = cli->pos;
+	o->argc = cli->npos;
+	/* Under --args the model reads the message: it names the key. */
+	if (o->shell == NULL && o->argc == 0 && cli->from_args)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "missing required argument \"command\" (an "
+				    "array of strings, not empty, or a string "
+				    "run by the shell)");
+	if (o->shell == NULL && o->argc == 0)
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				    "missing command (see --help)");
+	o->cwd = WS_OPT(cli, O_CWD)->s;
+	/* Seconds options hold milliseconds (WS_OPT_SECONDS). */
+	if ((rc = nonneg(cli, O_TIMEOUT, (lim->timeout >= 0 ? lim->timeout :
+					  WS_RUN_TIMEOUT_DEFAULT) * 1000, &t)) < 0)
+		return rc;
+	o->timeout_ms = t;
+	if ((rc = nonneg(cli, O_GRACE, WS_RUN_GRACE_DEFAULT * 1000, &t)) < 0)
+		return rc;
+	o->grace_ms = t;
+	if ((rc = nonneg(cli, O_MAX_OUTPUT, lim->max_output >= 0 ? lim->max_output :
+			 cli->from_args ? WS_RUN_MAX_OUTPUT_ARGS :
+			 WS_RUN_MAX_OUTPUT_DEFAULT, &o->max_output)) < 0 ||
+	    (rc = nonneg(cli, O_MEMORY, 0, &o->memory)) < 0 ||
+	    (rc = nonneg(cli, O_MAX_PROCS, 0, &o->max_procs)) < 0 ||
+	    (rc = nonneg(cli, O_MAX_FILE_SIZE, 0, &o->max_file_size)) < 0 ||
+	    (rc = nonneg(cli, O_CPU_TIME, 0, &o->cpu_time)) < 0 ||
+	    (rc = nonneg(cli, O_TMP_SIZE, lim->tmp_size > 0 ? lim->tmp_size : 0,
+			 &o->tmp_size)) < 0)
+		return rc;
+	if (WS_OPT(cli, O_STDIN)->set) {
+		o->stdin_data = WS_OPT(cli, O_STDIN)->s;
+		o->stdin_len = strlen(o->stdin_data);
+	} else if (!cli->json) {
+		o->stdin_inherit = true;
+	}
+	if (!cli->json) {
+		o->stream_out = 1;
+		o->stream_err = 2;
+	}
+	/* The configuration's run.env first: --env overrides it. */
+	if (cli->conf->nrun_env > 0) {
+		size_t n = cli->conf->nrun_env + WS_OPT(cli, O_ENV)->n;
+
+		env_all = calloc(n, sizeof(*env_all));
+		if (env_all == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		memcpy(env_all, cli->conf->run_env,
+		       cli->conf->nrun_env * sizeof(*env_all));
+		memcpy(env_all + cli->conf->nrun_env, WS_OPT(cli, O_ENV)->list,
+		       WS_OPT(cli, O_ENV)->n * sizeof(*env_all));
+		o->env = env_all;
+		o->nenv = n;
+	} else {
+		o->env = WS_OPT(cli, O_ENV)->list;
+		o->nenv = WS_OPT(cli, O_ENV)->n;
+	}
+	o->keep_env = WS_OPT(cli, O_KEEP_ENV)->list;
+	o->nkeep_env = WS_OPT(cli, O_KEEP_ENV)->n;
+	o->allow_read = WS_OPT(cli, O_ALLOW_READ)->list;
+	o->nallow_read = WS_OPT(cli, O_ALLOW_READ)->n;
+	o->allow_write = WS_OPT(cli, O_ALLOW_WRITE)->list;
+	o->nallow_write = WS_OPT(cli, O_ALLOW_WRITE)->n;
+	o->net = WS_OPT(cli, O_NET)->b;
+	o->net_allow = WS_OPT(cli, O_NET_ALLOW)->list;
+	o->nnet_allow = WS_OPT(cli, O_NET_ALLOW)->n;
+	o->net_deny = WS_OPT(cli, O_NET_DENY)->list;
+	o->nnet_deny = WS_OPT(cli, O_NET_DENY)->n;
+	o->map_paths = WS_OPT(cli, O_MAP_PATHS)->b;
+	if (WS_OPT(cli, O_ISOLATE)->set &&
+	    (rc = ws_isolate_parse(WS_OPT(cli, O_ISOLATE)->s, &o->isolate)) < 0)
+		return rc;
+	if ((rc = get_view(cli, o)) < 0)
+		return rc;
+	if (dis != NULL && (rc = ws_layers_parse(dis, &o->disable)) < 0)
+		return rc;
+	return ws_run_check_opts(o);
+}
+
+static void
+json_layers(struct ws_jw *jw, const struct ws_isolation *iso, bool probe)
+{
+	ws_jw_kstr(jw, "mode", ws_isolate_name(iso->mode));
+	for (int l = 0; l < WS__LAYER_COUNT; l++) {
+		const struct ws_layer_state *s = &iso->layer[l];
+
+		ws_jw_key(jw, ws_layer_name((enum ws_layer)l));
+		ws_jw_obj(jw);
+		if (probe)
+			ws_jw_kbool(jw, "available", s->available);
+		else
+			ws_jw_kbool(jw, "enforced", s->enforced);
+		if (l == WS_LAYER_LANDLOCK)
+			ws_jw_kint(jw, "abi", iso->landlock_abi);
+		if (s->why[0])
+			ws_jw_kstr(jw, probe || s->enforced ? "detail" : "reason",
+				   s->why);
+		ws_jw_obj_end(jw);
+	}
+	if (probe)
+		return;
+	ws_jw_key(jw, "network");
+	ws_jw_obj(jw);
+	ws_jw_kbool(jw, "allowed", iso->net_allowed);
+	ws_jw_kbool(jw, "enforced", iso->net_enforced);
+	ws_jw_kstr(jw, "how", iso->net_how[0] ? iso->net_how : NULL);
+	ws_jw_obj_end(jw);
+	ws_jw_key(jw, "unix_sockets");
+	ws_jw_obj(jw);
+	ws_jw_kbool(jw, "outside_blocked", iso->unix_outside_blocked);
+	ws_jw_kbool(jw, "inside_blocked", iso->unix_inside_blocked);
+	ws_jw_kstr(jw, "how", iso->unix_how[0] ? iso->unix_how : NULL);
+	ws_jw_obj_end(jw);
+	ws_jw_key(jw, "tmp");
+	ws_jw_obj(jw);
+	ws_jw_kbool(jw, "bounded", iso->tmp_size > 0);
+	if (iso->tmp_size > 0)
+		ws_jw_kint(jw, "size", iso->tmp_size);
+	else
+		ws_jw_knull(jw, "size");
+	ws_jw_kstr(jw, "how", iso->tmp_how[0] ? iso->tmp_how : NULL);
+	ws_jw_obj_end(jw);
+}
+
+/*
+ * The isolation of a result under --args, where every byte is read by a
+ * model: the layers as one object of booleans, the reasons only for the
+ * layers not enforced, the network and UNIX-socket verdicts as booleans.
+ * --verbose gives the full form (as --json does).
+ */
+static void
+json_layers_compact(struct ws_jw *jw, const struct ws_isolation *iso)
+{
+	bool any = false;
+
+	ws_jw_kstr(jw, "mode", ws_isolate_name(iso->mode));
+	ws_jw_key(jw, "enforced");
+	ws_jw_obj(jw);
+	for (int l = 0; l < WS__LAYER_COUNT; l++)
+		ws_jw_kbool(jw, ws_layer_name((enum ws_layer)l), iso->layer[l].enforced);
+	ws_jw_obj_end(jw);
+	for (int l = 0; l < WS__LAYER_COUNT; l++) {
+		const struct ws_layer_state *st = &iso->layer[l];
+
+		if (st->enforced || !st->why[0])
+			continue;
+		if (!any) {
+			ws_jw_key(jw, "not_enforced_why");
+			ws_jw_obj(jw);
+			any = true;
+		}
+		ws_jw_kstr(jw, ws_layer_name((enum ws_layer)l), st->why);
+	}
+	if (any)
+		ws_jw_obj_end(jw);
+	ws_jw_kbool(jw, "network_off", !iso->net_allowed && iso->net_enforced);
+	ws_jw_kbool(jw, "unix_outside_blocked", iso->unix_outside_blocked);
+	ws_jw_kbool(jw, "unix_inside_blocked", iso->unix_inside_blocked);
+	/* The bytes the private /tmp (and HOME) may hold; null: unbounded. */
+	if (iso->tmp_size > 0)
+		ws_jw_kint(jw, "tmp_size", iso->tmp_size);
+	else
+		ws_jw_knull(jw, "tmp_size");
+}
+
+/*
+ * What the policy's rules of directory shape added (ws/grant.h); compact
+ * (under --args, for a model): only what was granted, and nothing at all
+ * when nothing was.
+ */
+static void
+json_grants(struct ws_jw *jw, const struct ws_policy_grant *v, size_t n,
+	    bool compact)
+{
+	if (compact && ws_grants_count(v, n) == 0)
+		return;
+	ws_jw_key(jw, "policy_grants");
+	ws_jw_arr(jw);
+	for (size_t i = 0; i < n; i++) {
+		if ((compact && !v[i].granted) || (v[i].shape && !v[i].refused))
+			continue;
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "rule", v[i].rule);
+		ws_jw_kstr(jw, "path", v[i].dir);
+		ws_jw_kstr(jw, "access", v[i].write ? "read-write" : "read");
+		ws_jw_kbool(jw, "exec", v[i].exec);
+		ws_jw_kbool(jw, "granted", v[i].granted);
+		ws_jw_kstr(jw, "status", v[i].granted ? "granted" :
+					 v[i].refused ? "refused" : "skipped");
+		ws_jw_kstr(jw, "reason", v[i].why[0] ? v[i].why : NULL);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+}
+
+/*
+ * The same as lines, for --probe and plain --verbose: one line each, its
+ * control bytes (a newline in a directory's name) shown as "?".  refused
+ * 1 prints only the refused ones, 2 those but the quiet ones (the plain
+ * warnings), 0 all the others, -1 every one.
+ */
+static void
+print_grants(FILE *f, const char *lead, const struct ws_policy_grant *v, size_t n,
+	     int refused)
+{
+	for (size_t i = 0; i < n; i++) {
+		if ((refused >= 0 && v[i].refused != (refused != 0)) ||
+		    (refused == 2 && v[i].quiet) || (v[i].shape && !v[i].refused))
+			continue;
+		char *rule = ws_cli_masked(v[i].rule, true);
+		char *dir = ws_cli_masked(v[i].dir, true);
+		char *why = ws_cli_masked(v[i].why, true);
+
+		fprintf(f, "%spolicy grant rule=%s dir=%s access=%s%s: %s%s%s\n",
+			lead, rule ? rule : "?", dir ? dir : "?",
+			v[i].write ? "read-write" : "read", v[i].exec ? "+exec" : "",
+			v[i].granted ? "granted" : v[i].refused ? "refused" : "skipped",
+			v[i].why[0] ? ", " : "", why ? why : "");
+		free(rule);
+		free(dir);
+		free(why);
+	}
+}
+
+static void
+json_stream(struct ws_jw *jw, const char *key, const struct ws_run_out *o)
+{
+	char k[32];
+
+	ws_jw_key(jw, key);
+	snprintf(k, sizeof(k), "%s_encoding", key);
+	if (o->data == NULL) {
+		ws_jw_str(jw, "");
+		ws_jw_kstr(jw, k, "utf-8");
+	} else if (ws_utf8_valid(o->data, o->len)) {
+		ws_jw_strn(jw, o->data, o->len);
+		ws_jw_kstr(jw, k, "utf-8");
+	} else {
+		/* Bytes that are not UTF-8 travel reversibly, as base64. */
+		ws_jw_base64(jw, o->data, o->len);
+		ws_jw_kstr(jw, k, "base64");
+	}
+	snprintf(k, sizeof(k), "%s_truncated", key);
+	ws_jw_kbool(jw, k, o->truncated);
+	snprintf(k, sizeof(k), "%s_bytes", key);
+	ws_jw_kint(jw, k, o->bytes);
+}
+
+/*
+ * Network by name: the proxy and the connections the command tried, the
+ * first WS_NETPROXY_LOG_MAX of them (the proxy keeps no more); under
+ * --args (a model reads every byte) at most 50 of those, the refused
+ * ones first.  connections_total and connections_refused count them all.
+ */
+static void
+json_network(struct ws_jw *jw, const struct ws_run_result *r, bool compact)
+{
+	size_t shown = 0, cap = compact ? 50 : (size_t)-1;
+
+	ws_jw_key(jw, "network");
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "mode", "by_name");
+	ws_jw_kstr(jw, "proxy", "http://127.0.0.1:" WS__STR(WS_NETPROXY_PORT));
+	ws_jw_kstr(jw, "socks_proxy", "socks5h://127.0.0.1:" WS__STR(WS_NETPROXY_PORT));
+	ws_jw_kint(jw, "connections_total", (long long)r->net_total);
+	ws_jw_kint(jw, "connections_refused", (long long)r->net_refused);
+	/* Past the first WS_NETPROXY_LOG_MAX, connections are counted only. */
+	ws_jw_kint(jw, "connections_left_out", (long long)(r->net_total - r->nnet_conns));
+	ws_jw_key(jw, "connections");
+	ws_jw_arr(jw);
+	for (size_t k = 0; k < 2 * r->nnet_conns && shown < cap; k++) {
+		/* Pass one: the refused; pass two: the allowed (compact). */
+		size_t i = k % r->nnet_conns;
+		const struct ws_net_conn *c = &r->net_conns[i];
+
+		if (compact ? (k < r->nnet_conns) == c->allowed : k >= r->nnet_conns)
+			continue;
+		shown++;
+
+		ws_jw_obj(jw);
+		ws_jw_kstr(jw, "host", c->host);
+		if (c->port > 0)
+			ws_jw_kint(jw, "port", c->port);
+		else
+			ws_jw_knull(jw, "port");
+		ws_jw_kstr(jw, "decision", c->allowed ? "allowed" : "refused");
+		ws_jw_kstr(jw, "rule", c->rule);
+		ws_jw_kstr(jw, "address", c->addr);
+		ws_jw_kstr(jw, "reason", c->reason);
+		ws_jw_kint(jw, "bytes_up", c->up);
+		ws_jw_kint(jw, "bytes_down", c->down);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+	ws_jw_obj_end(jw);
+}
+
+static void
+json_names(struct ws_jw *jw, const char *key, const struct ws_view_names *l,
+	   bool why)
+{
+	ws_jw_key(jw, key);
+	ws_jw_arr(jw);
+	for (size_t i = 0; i < l->n; i++) {
+		if (!why) {
+			ws_jw_str(jw, l->name[i]);
+			continue;
+		}
+		ws_jw_obj(jw);
+		ws_jw_kname(jw, "path", l->name[i]);
+		ws_jw_kstr(jw, "reason", l->why[i]);
+		ws_jw_obj_end(jw);
+	}
+	ws_jw_arr_end(jw);
+}
+
+/* isolation.view: which view, and what the virtual one changed (compact,
+ * under --args: not the system's names, which every call has). */
+static void
+json_view(struct ws_jw *jw, const struct ws_view_info *v, bool compact)
+{
+	ws_jw_key(jw, "view");
+	ws_jw_obj(jw);
+	ws_jw_kstr(jw, "mode", ws_view_name(v->view));
+	/* The policy's view (both views): what its rules refuse. */
+	if (v->masked.n > 0)
+		json_names(jw, "masked", &v->masked, false);
+	if (v->read_only.n > 0)
+		json_names(jw, "read_only", &v->read_only, false);
+	if (v->view == WS_VIEW_VIRTUAL) {
+		if (!compact) {
+			ws_jw_kbool(jw, "from_paths", v->from_paths);
+			json_names(jw, "system", &v->system, false);
+		}
+		json_names(jw, "shadowed", &v->shadowed, true);
+		if (v->unplaced.n > 0)
+			json_names(jw, "unplaced", &v->unplaced, true);
+		json_names(jw, "applied", &v->applied, false);
+		if (v->lost.n > 0)
+			json_names(jw, "lost", &v->lost, true);
+		if (v->map_paths_ignored)
+			ws_jw_kstr(jw, "map_paths", "ignored: in the virtual view "
+				   "a virtual path is the command's own");
+	}
+	ws_jw_obj_end(jw);
+}
+
+/*
+ * isolation's object, the same on every call of a server: a model gets
+ * it where it learns something from it (the first call, and then when it
+ * differs from that one: a layer the kernel refused this time), unless
+ * --verbose.  *keep is the text written (the first call's, for the
+ * front end to compare the next ones with).
+ */
+static void
+json_isolation(struct ws_tcall *c, struct ws_jw *jw, const struct ws_run_result *r,
+	       bool compact)
+{
+	const struct ws_cli *cli = c->cli;
+	struct ws_jw iw;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (c->mode == WS_TCALL_MODEL && !cli->verbose &&
+	    (m = open_memstream(&buf, &len)) != NULL) {
+		ws_jw_init(&iw, m);
+		ws_jw_obj(&iw);
+		if (compact)
+			json_layers_compact(&iw, &r->iso);
+		else
+			json_layers(&iw, &r->iso, false);
+		if (r->grants != NULL)
+			json_grants(&iw, r->grants, r->ngrants, compact);
+		json_view(&iw, &r->view, compact);
+		ws_jw_obj_end(&iw);
+		if (fclose(m) == 0 && buf != NULL) {
+			if (c->iso_default == NULL || strcmp(c->iso_default, buf) != 0) {
+				ws_jw_key(jw, "isolation");
+				ws_jw_raw(jw, buf);
+			}
+			if (c->iso_default == NULL) {
+				c->iso_first = buf;
+				buf = NULL;
+			}
+			free(buf);
+			return;
+		}
+		free(buf);
+	}
+	ws_jw_key(jw, "isolation");
+	ws_jw_obj(jw);
+	if (compact)
+		json_layers_compact(jw, &r->iso);
+	else
+		json_layers(jw, &r->iso, false);
+	if (r->grants != NULL)
+		json_grants(jw, r->grants, r->ngrants, compact);
+	json_view(jw, &r->view, compact);
+	ws_jw_obj_end(jw);
+}
+
+/*
+ * A command's stream that is not UTF-8 (its JSON has it in base64), for
+ * a model: text with a stray byte (a Latin-1 name in "ls" output) is
+ * shown as read_file shows such a file, U+FFFD for each bad byte, since
+ * a model cannot read base64; structuredContent keeps the bytes.  Bytes
+ * holding a NUL are binary: shown as base64.
+ */
+static void
+text_stream(FILE *f, const char *name, const struct ws_run_out *o)
+{
+	char *fixed, *b;
+	size_t len = 0, bad = 0;
+
+	if (o->data == NULL || o->len == 0)
+		return;
+	if (ws_utf8_valid(o->data, o->len) && memchr(o->data, '\0', o->len) == NULL) {
+		fprintf(f, "--- %s\n", name);
+		fwrite(o->data, 1, o->len, f);
+		if (o->data[o->len - 1] != '\n')
+			fputc('\n', f);
+		return;
+	}
+	if (memchr(o->data, '\0', o->len) == NULL &&
+	    (fixed = ws_read_utf8_fix(o->data, o->len, &len, &bad)) != NULL) {
+		fprintf(f, "--- %s (not UTF-8: %zu byte%s shown as \xef\xbf\xbd; "
+			"structuredContent has the bytes in base64)\n", name, bad,
+			bad == 1 ? "" : "s");
+		fwrite(fixed, 1, len, f);
+		if (len > 0 && fixed[len - 1] != '\n')
+			fputc('\n', f);
+		free(fixed);
+		return;
+	}
+	if ((b = ws_base64(o->data, o->len)) == NULL)
+		return;
+	fprintf(f, "--- %s (base64)\n%s\n", name, b);
+	free(b);
+}
+
+/* A terminal's view, for a model: the status line, then each stream. */
+static void
+print_text(FILE *f, const struct ws_run_result *r)
+{
+	fprintf(f, "exit_code %d", r->exit_code);
+	if (r->signal)
+		fprintf(f, ", killed by signal %d", r->signal);
+	if (r->timed_out)
+		fputs(", timed out", f);
+	fprintf(f, " (%lld ms)\n", r->duration_ms);
+	text_stream(f, "stdout", &r->out);
+	text_stream(f, "stderr", &r->err);
+}
+
+static void
+print_json(struct ws_tcall *c, const struct ws_run_result *r)
+{
+	const struct ws_cli *cli = c->cli;
+	struct ws_jw jw;
+	bool compact = cli->from_args && !cli->verbose;
+
+	ws_tcall_begin(c, &jw);
+	ws_jw_obj(&jw);
+	ws_jw_kint(&jw, "exit_code", r->exit_code);
+	if (r->signal)
+		ws_jw_kint(&jw, "signal", r->signal);
+	else
+		ws_jw_knull(&jw, "signal");
+	ws_jw_kbool(&jw, "timed_out", r->timed_out);
+	ws_jw_kint(&jw, "duration_ms", r->duration_ms);
+	json_stream(&jw, "stdout", &r->out);
+	json_stream(&jw, "stderr", &r->err);
+	ws_jw_kname(&jw, "cwd", r->cwd);
+	if (r->max_rss_kb >= 0)
+		ws_jw_kint(&jw, "max_rss_kb", r->max_rss_kb);
+	else
+		ws_jw_knull(&jw, "max_rss_kb");
+	/* Under --args, a count; the names with --verbose (or --json). */
+	if (compact) {
+		ws_jw_kint(&jw, "env_dropped_count", (long long)r->nenv_dropped);
+	} else {
+		ws_jw_key(&jw, "env_dropped");
+		ws_jw_arr(&jw);
+		for (size_t i = 0; i < r->nenv_dropped; i++)
+			ws_jw_str(&jw, r->env_dropped[i]);
+		ws_jw_arr_end(&jw);
+	}
+	json_isolation(c, &jw, r, compact);
+	if (r->net_filtered)
+		json_network(&jw, r, compact);
+	/* Landlock audit records are not read yet: never a guess. */
+	ws_jw_knull(&jw, "violations");
+	if (r->nreverted > 0) {
+		ws_jw_key(&jw, "reverted");
+		ws_jw_arr(&jw);
+		for (size_t i = 0; i < r->nreverted; i++)
+			ws_jw_str(&jw, r->reverted[i]);
+		ws_jw_arr_end(&jw);
+		if (r->nreverted_created > 0)
+			ws_jw_kstr(&jw, "reverted_hint",
+				   "guarded entries the command created were removed; "
+				   "a project marker or .git that moves PROJECT_ROOT "
+				   "or GIT_ROOT (git init at the workspace top) is "
+				   "kept only with the roots pinned: --project-root "
+				   "DIR, or \"detect_project_root\": false in the "
+				   "configuration");
+	}
+	ws_jw_obj_end(&jw);
+	ws_tcall_end(c, &jw);
+}
+
+/*
+ * Whether network by name (--net-allow) can work here: it needs the
+ * command's own network namespace, made with its PID namespace; seccomp
+ * and Landlock's TCP rules (ABI 4) narrow it to the proxy's port.
+ */
+static bool
+probe_net_by_name(const struct ws_isolation *iso, char *why, size_t len)
+{
+	const struct ws_layer_state *L = iso->layer;
+
+	if (!L[WS_LAYER_NETNS].available || !L[WS_LAYER_PIDNS].available) {
+		snprintf(why, len, "no network namespace of the command's own (%s)",
+			 !L[WS_LAYER_NETNS].available ? L[WS_LAYER_NETNS].why :
+			 L[WS_LAYER_PIDNS].why);
+		return false;
+	}
+	snprintf(why, len, "proxy on 127.0.0.1:%d in the command's network "
+		 "namespace%s%s", WS_NETPROXY_PORT,
+		 L[WS_LAYER_SECCOMP].available ? ", TCP sockets only (seccomp)" :
+		 ", any socket (no seccomp; only loopback exists)",
+		 iso->landlock_abi >= 4 ? ", connect to that port only (Landlock)" :
+		 "");
+	return true;
+}
+
+static int
+print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
+{
+	char nwhy[256];
+	bool nbn;
+	struct ws_isolation iso;
+	struct ws_policy_grant *gv = NULL;
+	struct ws_run_opts vo;
+	size_t ngv = 0;
+
+	char why[1024];
+	int runs, rc;
+
+	memset(&iso, 0, sizeof(iso));
+	ws_sandbox_probe(&iso, disable, true);
+	memset(&vo, 0, sizeof(vo));
+	if ((rc = get_view(cli, &vo)) < 0)
+		return rc;
+	/* What the default (--isolate auto, network off) would do here. */
+	runs = ws_run_auto_verdict(&iso, why, sizeof(why));
+	/*
+	 * In the default view: where that is the virtual one and no mount
+	 * namespace can be made, a call is refused (never run in the real
+	 * view instead), and the verdict says so and what --view real has.
+	 */
+	if (runs && vo.view == WS_VIEW_VIRTUAL &&
+	    !iso.layer[WS_LAYER_MOUNTNS].available) {
+		char layers[400];
+
+		snprintf(layers, sizeof(layers), "%.399s", why);
+		snprintf(why, sizeof(why), "the virtual view%s needs a mount "
+			 "namespace, and there is none: %s; --view real runs "
+			 "commands here with %s", vo.view_from_paths ?
+			 " (the default, --paths virtual)" : "",
+			 iso.layer[WS_LAYER_MOUNTNS].why, layers);
+		runs = 0;
+	}
+	nbn = probe_net_by_name(&iso, nwhy, sizeof(nwhy));
+	/* With a policy: what its rules of directory shape would add. */
+	if (ws->policy != NULL && (rc = ws_grants_probe(ws, &gv, &ngv)) < 0)
+		return rc;
+	/* As a call would: without the filter, nothing is granted. */
+	if (!iso.layer[WS_LAYER_SECCOMP].available)
+		ws_grants_revoke(gv, ngv, "not granted: no seccomp filter to keep "
+				 "the command from connecting to a host UNIX "
+				 "socket in it");
+	if (cli->json) {
+		struct ws_jw jw;
+
+		ws_cli_json_begin(cli, &jw);
+		ws_jw_obj(&jw);
+		json_layers(&jw, &iso, true);
+		/* The view a call would have, and whether it can be built. */
+		ws_jw_key(&jw, "view");
+		ws_jw_obj(&jw);
+		ws_jw_kstr(&jw, "default", ws_view_name(vo.view));
+		ws_jw_kbool(&jw, "from_paths", vo.view_from_paths);
+		ws_jw_kbool(&jw, "virtual_available", iso.layer[WS_LAYER_MOUNTNS].available);
+		if (!iso.layer[WS_LAYER_MOUNTNS].available)
+			ws_jw_kstr(&jw, "reason", iso.layer[WS_LAYER_MOUNTNS].why);
+		ws_jw_obj_end(&jw);
+		ws_jw_key(&jw, "net_by_name");
+		ws_jw_obj(&jw);
+		ws_jw_kbool(&jw, "available", nbn);
+		ws_jw_kstr(&jw, "how", nwhy);
+		ws_jw_obj_end(&jw);
+		ws_jw_key(&jw, "verdict");
+		ws_jw_obj(&jw);
+		ws_jw_kbool(&jw, "auto_runs", runs);
+		if (runs) {
+			ws_jw_key(&jw, "layers");
+			ws_jw_arr(&jw);
+			for (char *p = why, *e; *p; p = e) {
+				e = strchr(p, ',');
+				e = e ? e : p + strlen(p);
+				ws_jw_strn(&jw, p, (size_t)(e - p));
+				e += strspn(e, ", ");
+			}
+			ws_jw_arr_end(&jw);
+			ws_jw_knull(&jw, "reason");
+		} else {
+			ws_jw_knull(&jw, "layers");
+			ws_jw_kstr(&jw, "reason", why);
+		}
+		ws_jw_obj_end(&jw);
+		if (ws->policy != NULL)
+			json_grants(&jw, gv, ngv, false);
+		ws_jw_obj_end(&jw);
+		ws_cli_json_end(cli, &jw);
+		ws_policy_grants_free(gv, ngv);
+		return 0;
+	}
+	for (int l = 0; l < WS__LAYER_COUNT; l++) {
+		fprintf(ws_out(), "%-13s %s", ws_layer_name((enum ws_layer)l),
+		       iso.layer[l].available ? "available" : "unavailable");
+		if (l == WS_LAYER_LANDLOCK && iso.landlock_abi > 0)
+			fprintf(ws_out(), " (ABI %d)", iso.landlock_abi);
+		if (iso.layer[l].why[0])
+			fprintf(ws_out(), ": %s", iso.layer[l].why);
+		ws_out_putc('\n');
+	}
+	fprintf(ws_out(), "%-13s %s by default%s; virtual %s%s\n", "view",
+		ws_view_name(vo.view), vo.view_from_paths ? " (--paths virtual)" : "",
+		iso.layer[WS_LAYER_MOUNTNS].available ? "available" : "unavailable: ",
+		iso.layer[WS_LAYER_MOUNTNS].available ? "" : iso.layer[WS_LAYER_MOUNTNS].why);
+	fprintf(ws_out(), "%-13s %s: %s\n", "net-by-name",
+		nbn ? "available" : "unavailable", nwhy);
+	/* Before the verdict, which stays the last line. */
+	print_grants(ws_out(), "", gv, ngv, -1);
+	fflush(ws_out());
+	if (runs)
+		printf("verdict: --isolate auto runs commands here with %s\n", why);
+	else
+		printf("verdict: --isolate auto refuses to run commands here "
+		       "(SANDBOX_UNAVAILABLE): %s\n", why);
+	ws_policy_grants_free(gv, ngv);
+	return 0;
+}
+
+/*
+ * The audit line of a run (ws/audit.h): the command, how it ended, the
+ * isolation (in the compact form a model sees) and the guarded entries
+ * removed after it.
+ */
+static void
+audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
+	  const struct ws_run_result *r)
+{
+	char *cmd = ws_run_cmdline(o), *iso = NULL;
+	size_t isolen = 0;
+	FILE *f;
+
+	ws_audit_set_str(cli->audit_log, "operation", "exec");
+	ws_audit_set_str(cli->audit_log, "command", cmd);
+	ws_audit_set_int(cli->audit_log, "command_exit", r->exit_code);
+	if (r->signal != 0)
+		ws_audit_set_int(cli->audit_log, "command_signal", r->signal);
+	if (r->timed_out)
+		ws_audit_set_json(cli->audit_log, "timed_out", "true");
+	if ((f = open_memstream(&iso, &isolen)) != NULL) {
+		struct ws_jw jw;
+
+		ws_jw_init(&jw, f);
+		ws_jw_obj(&jw);
+		json_layers_compact(&jw, &r->iso);
+		ws_jw_obj_end(&jw);
+		if (fclose(f) == 0)
+			ws_audit_set_json(cli->audit_log, "isolation", iso);
+	}
+	if (r->nreverted > 0) {
+		cJSON *a = cJSON_CreateStringArray((const char *const *)r->reverted,
+						   (int)r->nreverted);
+		char *t = a ? cJSON_PrintUnformatted(a) : NULL;
+
+		ws_audit_set_json(cli->audit_log, "reverted", t);
+		free(t);
+		cJSON_Delete(a);
+	}
+	/* A command's own changes are not in the history (wsrun(1)). */
+	free(iso);
+	free(cmd);
+}
+
+static int
+run_run(struct ws_tcall *c)
+{
+	struct ws_cli *cli = c->cli;
+	struct ws_ctx *ws = c->ws;
+	struct ws_run_opts o;
+	struct ws_run_result r = {0};
+	bool hooked = false;
+	int rc, status = 0;
+
+	/* One call of several in a process (wstools mcp): start clean. */
+	env_all = NULL;
+	if (WS_OPT(cli, O_PROBE)->b) {
+		const char *dis = getenv("WS_RUN_DISABLE");
+		unsigned bits = 0;
+
+		if (dis != NULL && (rc = ws_layers_parse(dis, &bits)) < 0)
+			goto fail;
+		if ((rc = print_probe(cli, ws, bits)) < 0)
+			goto fail;
+		goto out;
+	}
+	if ((rc = get_opts(cli, &o)) < 0)
+		goto fail;
+	if (!cli->json)
+		fflush(ws_out());
+	{
+		/* No SA_RESTART: the wait returns and stops the tree. */
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		pthread_mutex_lock(&hook_mu);
+		if (hook_users++ == 0) {
+			cancel_sig = 0;
+			sigaction(SIGINT, &sa, &hook_old[0]);
+			sigaction(SIGTERM, &sa, &hook_old[1]);
+			sigaction(SIGHUP, &sa, &hook_old[2]);
+		}
+		pthread_mutex_unlock(&hook_mu);
+		hooked = true;
+		o.cancel = &cancel_sig;
+	}
+	rc = ws_run(ws, &o, &r);
+	if (cli->audit_log != NULL)
+		audit_run(cli, &o, &r);
+	if (rc < 0)
+		goto fail;
+	if (cli->json) {
+		print_json(c, &r);
+		if (c->mode == WS_TCALL_MODEL)
+			print_text(c->text, &r);
+	} else {
+		if (r.timed_out)
+			fprintf(stderr, "wsrun: timed out after %g s; the process "
+				"tree was killed\n", (double)o.timeout_ms / 1000);
+		for (size_t i = 0; i < r.nreverted_created && i < r.nreverted; i++)
+			fprintf(stderr, "wsrun: %s: removed: the command created "
+				"a guarded entry (wstools' configuration, a project "
+				"marker or .git that would move PROJECT_ROOT or "
+				"GIT_ROOT: pin the roots with --project-root to keep "
+				"one, or one that acts later, such as .envrc)\n",
+				r.reverted[i]);
+		for (size_t i = r.nreverted_created; i < r.nreverted; i++)
+			fprintf(stderr, "wsrun: cleaned %s\n", r.reverted[i]);
+		/* A refused grant leaves the command with "No such file or
+		 * directory" in a mount namespace: say why, as a warning,
+		 * without --verbose. */
+		if (cli->verbose)
+			print_grants(stderr, "INFO ", r.grants, r.ngrants, 0);
+		print_grants(stderr, "wsrun: ", r.grants, r.ngrants, 2);
+		/*
+		 * The virtual view: a workspace entry the command could not
+		 * see (it met "No such file or directory" or the system's
+		 * file there) and a name it made at the top that did not
+		 * reach the workspace: said as warnings, as JSON lists them.
+		 */
+		for (size_t i = 0; i < r.view.shadowed.n; i++)
+			fprintf(stderr, "wsrun: %s: the workspace's entry was "
+				"hidden from the command: %s (--view real "
+				"reaches it)\n", r.view.shadowed.name[i],
+				r.view.shadowed.why[i] ? r.view.shadowed.why[i] : "");
+		for (size_t i = 0; i < r.view.lost.n; i++)
+			fprintf(stderr, "wsrun: %s: made by the command, not in "
+				"the workspace: %s\n", r.view.lost.name[i],
+				r.view.lost.why[i] ? r.view.lost.why[i] : "");
+		/* Network by name: what was refused, as a warning. */
+		for (size_t i = 0; i < r.nnet_conns; i++)
+			if (!r.net_conns[i].allowed)
+				fprintf(stderr, "wsrun: network: refused %s port %d: %s\n",
+					r.net_conns[i].host ? r.net_conns[i].host : "?",
+					r.net_conns[i].port,
+					r.net_conns[i].reason ? r.net_conns[i].reason : "");
+		if (r.net_total > r.nnet_conns)
+			fprintf(stderr, "wsrun: network: %zu more connections "
+				"not listed (%zu refused in all)\n",
+				r.net_total - r.nnet_conns, r.net_refused);
+	}
+	status = r.status;
+	goto out;
+fail:
+	status = ws_tcall_fail(c, rc);
+	/* Its own failures never look like the command's status. */
+	if (status != 0)
+		status = rc == WS_ENOT_FOUND && r.status == WS_RUN_EXIT_NOTFOUND ?
+			 WS_RUN_EXIT_NOTFOUND :
+			 rc == WS_EPERMISSION_DENIED && r.status == WS_RUN_EXIT_NOEXEC ?
+			 WS_RUN_EXIT_NOEXEC : WS_RUN_EXIT_FAILED;
+out:
+	if (hooked) {
+		/* The process may go on (wstools mcp): its signals are its own. */
+		pthread_mutex_lock(&hook_mu);
+		if (--hook_users == 0) {
+			sigaction(SIGINT, &hook_old[0], NULL);
+			sigaction(SIGTERM, &hook_old[1], NULL);
+			sigaction(SIGHUP, &hook_old[2], NULL);
+		}
+		pthread_mutex_unlock(&hook_mu);
+	}
+	ws_run_free(&r);
+	free(env_all);
+	env_all = NULL;
+	return status;
+}
+
+const struct ws_tool_def ws_tool_run_command = {
+	.name = "run_command",
+	.cli = &ws__run_cli,
+	.title = "Run a command in the sandbox",
+	.ro = false,
+	.destructive = true,
+	.idempotent = false,
+	.output_schema =
+	"{\"type\":\"object\",\"properties\":{\"exit_code\":{\"type\":\"integer\"},"
+	"\"signal\":{},\"timed_out\":{\"type\":\"boolean\"},\"stdout\":"
+	"{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"}}}",
+	/* Its own failures never look like the command's status. */
+	.fail_exit = WS_RUN_EXIT_FAILED,
+	.run = run_run,
+};
