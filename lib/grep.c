@@ -39,6 +39,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WSG_AVX2 1
+#endif
 #include <fcntl.h>
 #include <pcre2.h>
 #include <pthread.h>
@@ -247,6 +251,43 @@ wsg_find_pair(const char *h, size_t n, const char *nd, size_t m)
 }
 #endif
 
+#ifdef WSG_AVX2
+/*
+ * wsg_find_pair 32 positions at a time, where the CPU has AVX2 (asked
+ * by a load of what libgcc's constructor found): the five literals of bench_wsgrep.sh are five such
+ * scans of each slice, and the scan was 37 % of their search.
+ */
+__attribute__((target("avx2"))) static const char *
+wsg_find_pair_avx2(const char *h, size_t n, const char *nd, size_t m)
+{
+	const __m256i f = _mm256_set1_epi8(nd[0]), l = _mm256_set1_epi8(nd[m - 1]);
+	size_t last, p = 0;
+	const char *r;
+
+	if (m > n)
+		return NULL;
+	last = n - m; /* the last start; loads end at h + last + m - 1 + 31 */
+	for (; p + 31 <= last; p += 32) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(h + p));
+		__m256i b = _mm256_loadu_si256(
+			(const __m256i *)(const void *)(h + p + m - 1));
+		unsigned mask = (unsigned)_mm256_movemask_epi8(
+			_mm256_and_si256(_mm256_cmpeq_epi8(a, f),
+					 _mm256_cmpeq_epi8(b, l)));
+
+		while (mask != 0) {
+			unsigned bit = (unsigned)__builtin_ctz(mask);
+
+			if (memcmp(h + p + bit + 1, nd + 1, m - 2) == 0)
+				return h + p + bit;
+			mask &= mask - 1;
+		}
+	}
+	r = wsg_find_pair(h + p, n - p, nd, m);
+	return r;
+}
+#endif
+
 /*
  * Find needle (m bytes) in h (n bytes): memchr on its rare byte at index
  * ri, then memcmp; when no byte of it is rare (ri == SIZE_MAX), its first
@@ -258,6 +299,10 @@ wsg_find(const char *h, size_t n, const char *nd, size_t m, size_t ri)
 	const char *p, *last;
 
 	if (ri == SIZE_MAX) {
+#ifdef WSG_AVX2
+		if (m >= 2 && __builtin_cpu_supports("avx2"))
+			return wsg_find_pair_avx2(h, n, nd, m);
+#endif
 #ifdef __SSE2__
 		if (m >= 2)
 			return wsg_find_pair(h, n, nd, m);
