@@ -6,9 +6,10 @@
  * in one list in output order; reading a directory (getdents, then
  * .gitignore, filters and policy for each entry, sorted by name) puts its
  * entries' jobs in its place in that list.  The jobs not started sit on a
- * stack, the first entry of a directory on top, so that the threads take
- * them depth first in output order, near the head of the output: the
- * stack's top is always the oldest job not started.  A thread takes the
+ * stack kept in output order (a directory's entries go where they belong
+ * in it, wsg_stack_insert), so that the threads take them depth first,
+ * near the head of the output: the stack's top is always the oldest job
+ * not started.  A thread takes the
  * lock once per job (to hand back the last one and take the next);
  * condition variables are signalled only when a thread waits on them.
  * Each directory's descriptor and .gitignore chain are shared by its
@@ -40,6 +41,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WSG_AVX2 1
+#endif
 #include <fcntl.h>
 #include <pcre2.h>
 #include <pthread.h>
@@ -57,11 +62,14 @@
 #include "ws/policy.h"
 #include "ws/read.h"
 #include "ws/resolve.h"
+#include "ws/rxdfa.h"
 #include "ws/workspace.h"
 
 #define WSG_CHUNK (256 * 1024)		   /* first buffer size */
 /* Bytes of whole lines given to one pcre2_match() (see wsg_next). */
 #define WSG_SLICE (4 * 1024)
+/* Bytes of whole lines the DFA scans between two checks of the clock. */
+#define WSG_DFA_STEP (64 * 1024)
 #define WSG_SNIFF 8192			   /* bytes checked for NUL */
 #define WSG_SNIFF_READ (64 * 1024)	   /* the first read of a file */
 #define WS__DENTS_BUF (64 * 1024)	   /* getdents64 buffer */
@@ -125,6 +133,7 @@ struct ws_grep {
 	struct ws_grep_opts o;
 	pcre2_code *re;
 	bool jit;
+	struct ws_rxdfa *dfa; /* which lines match, where PCRE2 would backtrack */
 	char *lit;	/* plain literal: searched with memmem, no PCRE2 */
 	size_t litlen;
 	char **lits;	/* several plain literals (nlits > 1) */
@@ -139,6 +148,7 @@ ws_grep_free(struct ws_grep *g)
 	if (g == NULL)
 		return;
 	pcre2_code_free(g->re);
+	ws_rxdfa_free(g->dfa);
 	free(g->lit);
 	for (size_t i = 0; i < g->nlits; i++)
 		free(g->lits[i]);
@@ -243,6 +253,43 @@ wsg_find_pair(const char *h, size_t n, const char *nd, size_t m)
 }
 #endif
 
+#ifdef WSG_AVX2
+/*
+ * wsg_find_pair 32 positions at a time, where the CPU has AVX2 (asked
+ * by a load of what libgcc's constructor found): the five literals of bench_wsgrep.sh are five such
+ * scans of each slice, and the scan was 37 % of their search.
+ */
+__attribute__((target("avx2"))) static const char *
+wsg_find_pair_avx2(const char *h, size_t n, const char *nd, size_t m)
+{
+	const __m256i f = _mm256_set1_epi8(nd[0]), l = _mm256_set1_epi8(nd[m - 1]);
+	size_t last, p = 0;
+	const char *r;
+
+	if (m > n)
+		return NULL;
+	last = n - m; /* the last start; loads end at h + last + m - 1 + 31 */
+	for (; p + 31 <= last; p += 32) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(h + p));
+		__m256i b = _mm256_loadu_si256(
+			(const __m256i *)(const void *)(h + p + m - 1));
+		unsigned mask = (unsigned)_mm256_movemask_epi8(
+			_mm256_and_si256(_mm256_cmpeq_epi8(a, f),
+					 _mm256_cmpeq_epi8(b, l)));
+
+		while (mask != 0) {
+			unsigned bit = (unsigned)__builtin_ctz(mask);
+
+			if (memcmp(h + p + bit + 1, nd + 1, m - 2) == 0)
+				return h + p + bit;
+			mask &= mask - 1;
+		}
+	}
+	r = wsg_find_pair(h + p, n - p, nd, m);
+	return r;
+}
+#endif
+
 /*
  * Find needle (m bytes) in h (n bytes): memchr on its rare byte at index
  * ri, then memcmp; when no byte of it is rare (ri == SIZE_MAX), its first
@@ -254,6 +301,10 @@ wsg_find(const char *h, size_t n, const char *nd, size_t m, size_t ri)
 	const char *p, *last;
 
 	if (ri == SIZE_MAX) {
+#ifdef WSG_AVX2
+		if (m >= 2 && __builtin_cpu_supports("avx2"))
+			return wsg_find_pair_avx2(h, n, nd, m);
+#endif
 #ifdef __SSE2__
 		if (m >= 2)
 			return wsg_find_pair(h, n, nd, m);
@@ -482,6 +533,29 @@ wsg_check_globs(const char *what, const char *const *globs, size_t n)
 	return 0;
 }
 
+/*
+ * A DFA that finds the lines that match, where PCRE2 has no first byte
+ * to look for and so tries the pattern at every position (a regex such
+ * as \w{5}\s+\w{5}: 86 % of wsgrep's time was PCRE2's, rg reads each
+ * byte once).  PCRE2 then finds the match in each line the DFA found,
+ * so that the results are the same.  Only line by line (not -U), for
+ * patterns as written (not -x, -w or -F: their wrappers are PCRE2's),
+ * without UTF (ws/rxdfa.h declines what it does not know).
+ */
+static int
+wsg_dfa(struct ws_grep *g, const struct ws_grep_opts *o, uint32_t flags)
+{
+	uint32_t first = 0;
+
+	if (g->lit != NULL || g->nlits > 0 || o->multiline || o->line ||
+	    o->word || o->fixed || (flags & PCRE2_UTF) ||
+	    pcre2_pattern_info(g->re, PCRE2_INFO_FIRSTCODETYPE, &first) != 0 ||
+	    first != 0)
+		return 0;
+	return ws_rxdfa_compile((const char *const *)o->patterns, o->npatterns,
+				(flags & PCRE2_CASELESS) != 0, &g->dfa);
+}
+
 int
 ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 		size_t *bad)
@@ -592,6 +666,8 @@ ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 		goto fail;
 	}
 	g->jit = pcre2_jit_compile(g->re, PCRE2_JIT_COMPLETE) == 0;
+	if ((rc = wsg_dfa(g, o, flags)) < 0)
+		goto fail;
 	free(pat);
 	*out = g;
 	return 0;
@@ -645,7 +721,8 @@ struct wsg_root {
  * walk's order.  The jobs that need work are also on a stack (snext).
  */
 struct wsg_job {
-	struct wsg_job *next, *snext;
+	struct wsg_job *next, *snext, *sprev;
+	bool queued;	   /* on the stack */
 	int kind;
 	int fd;		   /* opened already (an operand, a symlink's target) */
 	struct wsg_dir *dir; /* a reference: name is opened in dir->fd */
@@ -688,7 +765,7 @@ struct wsg_run {
 	pthread_mutex_t mu;
 	pthread_cond_t cv_work, cv_head, cv_done;
 	_Atomic(struct wsg_job *) head; /* the oldest job not delivered */
-	struct wsg_job *stack;
+	struct wsg_job *stack, *sbottom;
 	int nworkers, nidle, nwaiting, active;
 	int nwait_done;		/* of nwaiting, those on cv_done */
 	long ndone;		/* jobs done and not yet delivered */
@@ -946,6 +1023,50 @@ wsg_advance(struct wsg_run *r)
 }
 
 /*
+ * Put a directory's jobs [first, last] (linked by snext, in name order)
+ * on the stack where they belong in output order (mu is held): before
+ * the first job on the stack that comes after the directory, found from
+ * after (the job after it in the list) on.  On top, as a depth-first
+ * stack would put them, they went above the entries of a directory
+ * finished earlier and before them in the output: with two threads, one
+ * then ran far ahead of the head, waited for it (WSG_MAX_DONE), and the
+ * other searched alone (1.06x from one thread to two over 68k files).
+ * The look is bounded: the jobs between are done or running ones, which
+ * WSG_MAX_DONE bounds, but --files lists files as done at once; past
+ * the bound, on top as before (the order is the list's in any case).
+ */
+static void
+wsg_stack_insert(struct wsg_run *r, struct wsg_job *after,
+		 struct wsg_job *first, struct wsg_job *last)
+{
+	struct wsg_job *q = after, *prev, *p;
+	int n = 0;
+
+	while (q != NULL && !q->queued && n++ < WSG_MAX_DONE + 64)
+		q = q->next;
+	if (q != NULL && !q->queued)
+		q = r->stack; /* not found in bound: on top */
+	prev = q != NULL ? q->sprev : r->sbottom;
+	p = prev;
+	for (struct wsg_job *k = first;; k = k->snext) {
+		k->queued = true;
+		k->sprev = p;
+		p = k;
+		if (k == last)
+			break;
+	}
+	last->snext = q;
+	if (q != NULL)
+		q->sprev = last;
+	else
+		r->sbottom = last;
+	if (prev != NULL)
+		prev->snext = first;
+	else
+		r->stack = first;
+}
+
+/*
  * Job j is finished (mu is held): a directory's entries take its place
  * in the list and their work goes on the stack; if j is the head, it
  * and the finished jobs after it are delivered.
@@ -953,6 +1074,8 @@ wsg_advance(struct wsg_run *r)
 static void
 wsg_finish(struct wsg_run *r, struct wsg_job *j)
 {
+	struct wsg_job *after = j->next;
+
 	if (j->kids != NULL) {
 		j->kids_last->next = j->next;
 		j->next = j->kids;
@@ -960,9 +1083,7 @@ wsg_finish(struct wsg_run *r, struct wsg_job *j)
 		r->ndone += j->nkids_done;
 	}
 	if (j->work != NULL) {
-		/* The first entry on top: the walk's order, depth first. */
-		j->work_last->snext = r->stack;
-		r->stack = j->work;
+		wsg_stack_insert(r, after, j->work, j->work_last);
 		j->work = j->work_last = NULL;
 		if (r->nidle > 0)
 			pthread_cond_broadcast(&r->cv_work);
@@ -1214,7 +1335,43 @@ wsg_next(struct wsg_file *f, size_t pos, size_t *ls, size_t *le, size_t *ms,
 	 size_t *me)
 {
 	struct wsg_worker *w = f->w;
+	const struct ws_rxdfa *dfa = w->r->g->dfa;
 
+	/*
+	 * The DFA finds the first line that matches, PCRE2 the match in it
+	 * alone: what the slices below find, as a match never spans lines
+	 * there either.  Its steps end at line ends (a scan starts as at a
+	 * line's start), with the checks between them as between slices.
+	 */
+	while (dfa != NULL && pos < f->end) {
+		size_t end = f->end, k;
+		const char *q;
+		int m;
+
+		if (end - pos > WSG_DFA_STEP) {
+			q = memchr(f->buf + pos + WSG_DFA_STEP, '\n',
+				   end - pos - WSG_DFA_STEP);
+			if (q != NULL)
+				end = (size_t)(q - f->buf) + 1;
+		}
+		k = ws_rxdfa_scan(dfa, f->buf + pos, end - pos);
+		if (k == end - pos) {
+			if (end >= f->end)
+				return 0;
+			pos = end;
+			if (ws_cancelled() || wsg_expired(w->r))
+				return -2; /* wsg_region says which */
+			continue;
+		}
+		k += pos;
+		q = k > pos ? memrchr(f->buf + pos, '\n', k - pos) : NULL;
+		*ls = q ? (size_t)(q - f->buf) + 1 : pos;
+		*le = wsg_eol(f, k);
+		m = wsg_match(w, f->buf, *le, *ls, ms, me);
+		if (m != 0)
+			return m;
+		pos = *le + 1; /* never: the DFA and PCRE2 agree */
+	}
 	while (pos < f->end) {
 		/*
 		 * Line by line, a match never needs more than the lines it
@@ -2581,6 +2738,12 @@ wsg_worker_main(void *arg)
 		}
 		j = r->stack;
 		r->stack = j->snext;
+		if (r->stack != NULL)
+			r->stack->sprev = NULL;
+		else
+			r->sbottom = NULL;
+		j->queued = false;
+		j->snext = NULL;
 		r->active++;
 		pthread_mutex_unlock(&r->mu);
 		wsg_run_job(w, j, skipped);
@@ -2891,6 +3054,12 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 			nfailed++;
 	}
 	atomic_store(&r.head, first);
+	/* The operands' jobs: the stack's links both ways (wsg_stack_insert). */
+	for (struct wsg_job *k = r.stack, *p = NULL; k != NULL; k = k->snext) {
+		k->queued = true;
+		k->sprev = p;
+		r.sbottom = p = k;
+	}
 	/* The main thread is one of the workers. */
 	nw = g->o.threads > 0 ? g->o.threads : wsg_ncpus();
 	if (nw > 64)

@@ -10,7 +10,8 @@
 #                                        about 1.3 GB, never in CI; without
 #                                        it, /usr/share and /usr/include
 #                                        together (--linux insists on the
-#                                        kernel source)
+#                                        kernel source); WSGREP_BENCH_TREE=DIR
+#                                        names another tree instead
 #
 # Patterns (as in issue 7): a literal, a case-insensitive literal, a regex
 # with no literal, a common word, an alternation of five literals, and
@@ -143,7 +144,12 @@ if [ "$large" != no ]; then
 		echo "unpacking $tarball into $src ..." >&2
 		tar -C "$src" -xf "$tarball"
 	fi
-	if [ -d "$src/linux-source-6.1" ]; then
+	if [ -n "${WSGREP_BENCH_TREE:-}" ]; then
+		# Warm the cache once.
+		find "$WSGREP_BENCH_TREE" -type f -size -4M -print0 2>/dev/null |
+			xargs -0 cat >/dev/null 2>&1 || true
+		corpus "$WSGREP_BENCH_TREE" "$WSGREP_BENCH_TREE"
+	elif [ -d "$src/linux-source-6.1" ]; then
 		# Warm the cache once.
 		cat $(find "$src/linux-source-6.1" -type f -size -1M | head -100000) >/dev/null 2>&1 || true
 		# Debian's tarball ends its top .gitignore with "/*" and "!/debian/":

@@ -1264,8 +1264,9 @@ END_TEST
 
 /*
  * A literal of common bytes is found 16 positions at a time by its
- * first and last byte (issue 21): at every offset from a file's start
- * and up to its very end, and not where only part of it is there.
+ * first and last byte, 32 with AVX2 (issue 21): at every offset from a
+ * file's start up to two AVX2 steps and up to its very end, and not
+ * where only part of it is there.
  */
 START_TEST(literal_every_offset)
 {
@@ -1273,7 +1274,7 @@ START_TEST(literal_every_offset)
 	struct wst_run r;
 	size_t n = 0;
 
-	for (int k = 0; k < 40; k++) {
+	for (int k = 0; k < 80; k++) {
 		memset(body, 'x', (size_t)k);
 		memcpy(body + k, k % 2 ? "static" : "stati\nc", k % 2 ? 7 : 8);
 		snprintf(name, sizeof(name), "f%02d.txt", k);
@@ -1287,10 +1288,10 @@ START_TEST(literal_every_offset)
 	ck_assert_int_eq(r.status, 0);
 	for (const char *p = r.out; (p = strstr(p, ":1\n")) != NULL; p++)
 		n++;
-	/* f01, f03, ... f39, and g01 to g39 ("s" + "tatic"). */
-	ck_assert_int_eq(n, 20 + 39);
-	ck_assert_ptr_nonnull(strstr(r.out, "/f39.txt:1\n"));
-	ck_assert_ptr_null(strstr(r.out, "/f38.txt"));
+	/* f01, f03, ... f79, and g01 to g79 ("s" + "tatic"). */
+	ck_assert_int_eq(n, 40 + 79);
+	ck_assert_ptr_nonnull(strstr(r.out, "/f79.txt:1\n"));
+	ck_assert_ptr_null(strstr(r.out, "/f78.txt"));
 	ck_assert_ptr_null(strstr(r.out, "/g00.txt"));
 	wst_run_free(&r);
 	/* Several literals: the same search for each. */
@@ -1298,7 +1299,7 @@ START_TEST(literal_every_offset)
 	n = 0;
 	for (const char *p = r.out; (p = strstr(p, ":1\n")) != NULL; p++)
 		n++;
-	ck_assert_int_eq(n, 20 + 39);
+	ck_assert_int_eq(n, 40 + 79);
 	wst_run_free(&r);
 }
 END_TEST
