@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "ws/call.h"
@@ -216,33 +217,37 @@ out:
 
 /* ---- Output ---------------------------------------------------------- */
 
-/* Write one message (a NUL-terminated JSON text) and its newline. */
+/*
+ * Write one message (a NUL-terminated JSON text) and its newline: one
+ * writev(2), so that a client reading a pipe gets the line in one piece
+ * and the server makes one system call a message; the rest of a short
+ * write goes out under the same lock.
+ */
 static void
 ws__send(struct ws_mcp *s, const char *text, size_t len)
 {
+	struct iovec v[2] = {{(void *)text, len}, {(void *)"\n", 1}};
+	struct iovec *p = v;
+	int n = 2;
+
 	pthread_mutex_lock(&s->out_mu);
-	if (!s->out_failed) {
-		struct iovec_like {
-			const char *p;
-			size_t n;
-		} parts[2] = {{text, len}, {"\n", 1}};
+	while (!s->out_failed && n > 0) {
+		ssize_t w = writev(s->o->out_fd, p, n);
 
-		for (int i = 0; i < 2 && !s->out_failed; i++) {
-			const char *p = parts[i].p;
-			size_t n = parts[i].n;
-
-			while (n > 0) {
-				ssize_t w = write(s->o->out_fd, p, n);
-
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0) {
-					s->out_failed = true;
-					break;
-				}
-				p += w;
-				n -= (size_t)w;
-			}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			s->out_failed = true;
+			break;
+		}
+		while (n > 0 && (size_t)w >= p->iov_len) {
+			w -= (ssize_t)p->iov_len;
+			p++;
+			n--;
+		}
+		if (n > 0) {
+			p->iov_base = (char *)p->iov_base + w;
+			p->iov_len -= (size_t)w;
 		}
 	}
 	pthread_mutex_unlock(&s->out_mu);
@@ -749,10 +754,12 @@ ws__run_flags(const struct ws_mcp_opts *o, const struct ws_tool_def *t,
  * decoded into a struct ws_cli from the server's settings (no argv, no
  * JSON text), the call, and its output value and text written to memory
  * as the tool renders them.  nul: U+0001 in args stands for "\u0000".
+ * media_ok: an image or audio file may become a media block; not for the
+ * compat mode, which takes the bytes from the output it reads.
  */
 static void
 ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *args,
-		 bool nul, struct ws__tres *r)
+		 bool nul, bool media_ok, struct ws__tres *r)
 {
 	struct ws_cli cli;
 	struct ws_cli base = {0};
@@ -764,7 +771,7 @@ ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *arg
 
 	memset(r, 0, sizeof(*r));
 	r->c.mode = WS_TCALL_MODEL;
-	r->c.media_ok = true;
+	r->c.media_ok = media_ok;
 	r->c.out = open_memstream(&r->out, &r->out_len);
 	r->c.text = open_memstream(&r->text, &r->text_len);
 	if (r->c.out == NULL || r->c.text == NULL) {
@@ -1025,7 +1032,8 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 	if (t == NULL)
 		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
 				     "call one of the tools that tools/list lists");
-	ws__invoke_table(s, t, args, ws__self != NULL && ws__self->nul_args, &r);
+	/* The compat mode reads the bytes from the output: no media block. */
+	ws__invoke_table(s, t, args, ws__self != NULL && ws__self->nul_args, false, &r);
 	ws__tres_close(&r);
 	env = ws__tres_envelope(tool, &r);
 	ws__tres_free(&r);
@@ -1234,7 +1242,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	} else if (s->o->compat != NULL) {
 		res = s->o->compat->call(s, name->valuestring, args);
 	} else if ((td = ws__table_tool(s, name->valuestring)) != NULL) {
-		ws__invoke_table(s, td, args, j->nul_args, &tr);
+		ws__invoke_table(s, td, args, j->nul_args, true, &tr);
 		ws__tres_close(&tr);
 		table = true;
 	} else {

@@ -2561,6 +2561,30 @@ START_TEST(read_file_media)
 			 "application/octet-stream]\nAAECAwQFBgcAAQIDBAUGBw==\n");
 	cJSON_Delete(r);
 	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/*
+	 * The compat mode's read_media_file reads the bytes from read_file's
+	 * output: the native call must not turn them into a block of its
+	 * own (the table's first version did, and the compat call failed
+	 * with "the native read gave no whole base64 content").
+	 */
+	mcp_start(&m, "--compat", "mcp-filesystem", W);
+	handshake(&m, NULL);
+	for (size_t i = 0; i < 3; i++) {
+		char args[4200];
+		const cJSON *blk;
+
+		snprintf(args, sizeof(args), "{\"path\":\"%s/%s\"}", W, media[i].name);
+		res = call(&m, 20 + (int)i, "read_media_file", args, &r);
+		ck_assert_msg(!is_error(res), "%s: %s", media[i].name, text_of(res));
+		blk = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "content"), 0);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(blk, "type")),
+				 media[i].type);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(blk, "data")),
+				 media[i].b64);
+		cJSON_Delete(r);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
 }
 END_TEST
 
