@@ -585,6 +585,40 @@ START_TEST(view_full_disk)
 }
 END_TEST
 
+/*
+ * A sparse file the command makes at the top costs its root nothing (the
+ * bound counts pages): it is copied in sparse, its data and size kept,
+ * not as 64 MiB of zeros written into the workspace (a terabyte, had the
+ * command asked).
+ */
+START_TEST(view_sparse_top)
+{
+	struct wst_run r;
+	char *p = wst_path(ws, "sparse.bin"), end[4] = "";
+	struct stat st;
+	int fd;
+
+	RUNV(&r, "-c", "printf beg > /sparse.bin && truncate -s 64M /sparse.bin && "
+	     "printf end >> /sparse.bin");
+	expect_ran(&r, 0);
+	ck_assert_msg(arr_has(view_item(&r, "applied"), "/sparse.bin"), "%s", r.out);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_size, 64 * 1024 * 1024 + 3);
+	ck_assert_msg((long long)st.st_blocks * 512 < 1024 * 1024,
+		      "%lld bytes written for a sparse file",
+		      (long long)st.st_blocks * 512);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, end, 3, st.st_size - 3), 3);
+	ck_assert_str_eq(end, "end");
+	ck_assert_int_eq(pread(fd, end, 3, 0), 3);
+	ck_assert_str_eq(end, "beg");
+	close(fd);
+	wst_run_free(&r);
+	free(p);
+}
+END_TEST
+
 /* ---- The policy's view --------------------------------------------- */
 
 /* A policy denying .env and everything in secrets/ (every operation) and writes to
@@ -908,6 +942,7 @@ view_suite(void)
 	tcase_add_loop_test(tc, view_nothing_left_kill9, 0, 2);
 	tcase_add_test(tc, view_timeout_applies);
 	tcase_add_test(tc, view_full_disk);
+	tcase_add_test(tc, view_sparse_top);
 	tcase_add_test(tc, view_unavailable);
 	tcase_add_test(tc, view_default);
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
