@@ -775,6 +775,17 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 					   "meanwhile by another tool: not replaced");
 			continue;
 		}
+		/* Only what ws__view_copy() copies: a FIFO or a socket made
+		 * at the top was said to be applied, and was not there. */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+		    !S_ISLNK(st.st_mode)) {
+			rc = ws__names_add(&vi->lost, v, "not copied into the "
+					   "workspace: only files, directories and "
+					   "symbolic links are (a FIFO, a socket or "
+					   "a device node is not)");
+			continue;
+		}
 		e = ws__view_copy(dirfd(d), de->d_name, ws->anchors[0].fd, 0);
 		if (e < 0) {
 			char why[200];

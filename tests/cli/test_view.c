@@ -619,6 +619,22 @@ START_TEST(view_sparse_top)
 }
 END_TEST
 
+/* A FIFO made at the top is not copied, and is said lost, not applied. */
+START_TEST(view_fifo_top_lost)
+{
+	struct wst_run r;
+	char *p = wst_path(ws, "fifo");
+
+	RUNV(&r, "-c", "mkfifo /fifo && echo ok");
+	expect_ran(&r, 0);
+	ck_assert_msg(!arr_has(view_item(&r, "applied"), "/fifo"), "%s", r.out);
+	ck_assert_msg(arr_has(view_item(&r, "lost"), "/fifo"), "%s", r.out);
+	ck_assert(!wst_exists(p));
+	wst_run_free(&r);
+	free(p);
+}
+END_TEST
+
 /* ---- The policy's view --------------------------------------------- */
 
 /* A policy denying .env and everything in secrets/ (every operation) and writes to
@@ -943,6 +959,7 @@ view_suite(void)
 	tcase_add_test(tc, view_timeout_applies);
 	tcase_add_test(tc, view_full_disk);
 	tcase_add_test(tc, view_sparse_top);
+	tcase_add_test(tc, view_fifo_top_lost);
 	tcase_add_test(tc, view_unavailable);
 	tcase_add_test(tc, view_default);
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
