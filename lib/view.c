@@ -755,6 +755,20 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 		struct stat st;
 		int e;
 
+		/*
+		 * The names wsrun uses while it builds the view are in the
+		 * skeleton but not on the root when the command starts
+		 * (the masks' sources are removed, the stage lies
+		 * elsewhere): one there now the command made, and it was
+		 * dropped without a word.
+		 */
+		if (strcmp(name, ".ws-empty") == 0 || strcmp(name, ".ws-empty-dir") == 0 ||
+		    strcmp(name, ".ws-stage") == 0) {
+			snprintf(v, sizeof(v), "/%s", name);
+			rc = ws__names_add(&vi->lost, v, "not copied into the workspace: "
+					   "a name wsrun uses while it builds the view");
+			continue;
+		}
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
 		    (sk != NULL ? bsearch(&name, sk, vi->skeleton.n, sizeof(*sk),
 					  ws__strp_cmp) != NULL
