@@ -89,18 +89,35 @@ ws__ip_literal(const char *s, struct sockaddr_storage *ss)
 	return false;
 }
 
+/* An address as IPv6 (IPv4 as ::ffff:a.b.c.d) into b: false if neither. */
+static bool
+ws__addr16(const struct sockaddr *a, uint8_t b[16])
+{
+	if (a->sa_family == AF_INET) {
+		memset(b, 0, 10);
+		b[10] = b[11] = 0xff;
+		memcpy(b + 12, &((const struct sockaddr_in *)a)->sin_addr, 4);
+		return true;
+	}
+	if (a->sa_family == AF_INET6) {
+		memcpy(b, &((const struct sockaddr_in6 *)a)->sin6_addr, 16);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The same address: an IPv4-mapped IPv6 address (::ffff:203.0.113.7, what
+ * a name's AAAA record may hold, and where an IPv6 socket connects to
+ * the IPv4 host) is its IPv4 address, so that a rule naming either
+ * decides both.
+ */
 static bool
 ws__same_addr(const struct sockaddr *a, const struct sockaddr *b)
 {
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return memcmp(&((const struct sockaddr_in *)a)->sin_addr,
-			      &((const struct sockaddr_in *)b)->sin_addr, 4) == 0;
-	if (a->sa_family == AF_INET6)
-		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
-	return false;
+	uint8_t x[16], y[16];
+
+	return ws__addr16(a, x) && ws__addr16(b, y) && memcmp(x, y, 16) == 0;
 }
 
 bool
