@@ -639,6 +639,24 @@ START_TEST(view_fifo_top_lost)
 }
 END_TEST
 
+/*
+ * A name the command makes at the top is its choice: said on stderr
+ * with its control bytes as "?", not a line of wsrun's own or an escape
+ * sequence for the terminal.
+ */
+START_TEST(view_lost_name_masked)
+{
+	struct wst_run r;
+
+	runv_plain(&r, ws, "mkfifo \"$(printf '/a\\033[2Jb\\nwsrun: all good')\"; echo ok");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "wsrun: /a?[2Jb?wsrun: all good: made by the "
+			     "command") != NULL, "%s", r.err);
+	ck_assert_msg(strchr(r.err, '\033') == NULL, "%s", r.err);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* ---- The policy's view --------------------------------------------- */
 
 /* A policy denying .env and everything in secrets/ (every operation) and writes to
@@ -964,6 +982,7 @@ view_suite(void)
 	tcase_add_test(tc, view_full_disk);
 	tcase_add_test(tc, view_sparse_top);
 	tcase_add_test(tc, view_fifo_top_lost);
+	tcase_add_test(tc, view_lost_name_masked);
 	tcase_add_test(tc, view_unavailable);
 	tcase_add_test(tc, view_default);
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
