@@ -722,6 +722,48 @@ START_TEST(policy_view)
 }
 END_TEST
 
+/*
+ * A rule that names a path deep in the tree (a/b/.env): the command
+ * cannot rename a directory above it (a/b to a/c) and so move the file
+ * out from under the rule, for the next call and the file tools to read
+ * (wswrite --move refuses that rename too); in each view.
+ */
+START_TEST(policy_view_pinned)
+{
+	struct wst_run r;
+	char text[4096], *pol = wst_path(base, "pin.json"), *p;
+	const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol, "-c",
+			   "mv a/b a/c; mv a x; cat a/b/.env; echo x > a/b/k2; "
+			   "mv a/b/k a/b/k3; echo end", NULL};
+
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"deep\", \"paths\": [\"%s/a/b/.env\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", ws);
+	wst_write(base, "pin.json", text);
+	wst_write(ws, "a/b/.env", "TOKEN=deep\n");
+	wst_write(ws, "a/b/k", "k\n");
+	runv_env(&r, NULL, a);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stderr"), "busy") != NULL, "%s", r.out);
+	p = wst_path(ws, "a/b/.env");
+	ck_assert_msg(wst_exists(p), "a/b was renamed: %s", r.out);
+	free(p);
+	/* The rest of the directory is the command's as before. */
+	p = wst_path(ws, "a/b/k2");
+	ck_assert_msg(wst_exists(p), "%s", r.out);
+	free(p);
+	p = wst_path(ws, "a/b/k3");
+	ck_assert_msg(wst_exists(p), "%s", r.out);
+	free(p);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
 /* Without a mount namespace nothing can mask them: refused, with the
  * reason, never run with them readable. */
 START_TEST(policy_view_no_mountns)
@@ -990,6 +1032,7 @@ view_suite(void)
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
+	tcase_add_loop_test(tc, policy_view_pinned, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
