@@ -89,18 +89,35 @@ ws__ip_literal(const char *s, struct sockaddr_storage *ss)
 	return false;
 }
 
+/* An address as IPv6 (IPv4 as ::ffff:a.b.c.d) into b: false if neither. */
+static bool
+ws__addr16(const struct sockaddr *a, uint8_t b[16])
+{
+	if (a->sa_family == AF_INET) {
+		memset(b, 0, 10);
+		b[10] = b[11] = 0xff;
+		memcpy(b + 12, &((const struct sockaddr_in *)a)->sin_addr, 4);
+		return true;
+	}
+	if (a->sa_family == AF_INET6) {
+		memcpy(b, &((const struct sockaddr_in6 *)a)->sin6_addr, 16);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The same address: an IPv4-mapped IPv6 address (::ffff:203.0.113.7, what
+ * a name's AAAA record may hold, and where an IPv6 socket connects to
+ * the IPv4 host) is its IPv4 address, so that a rule naming either
+ * decides both.
+ */
 static bool
 ws__same_addr(const struct sockaddr *a, const struct sockaddr *b)
 {
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return memcmp(&((const struct sockaddr_in *)a)->sin_addr,
-			      &((const struct sockaddr_in *)b)->sin_addr, 4) == 0;
-	if (a->sa_family == AF_INET6)
-		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
-	return false;
+	uint8_t x[16], y[16];
+
+	return ws__addr16(a, x) && ws__addr16(b, y) && memcmp(x, y, 16) == 0;
 }
 
 bool
@@ -354,6 +371,49 @@ ws__decide(const struct ws_netproxy *p, const char *host)
 {
 	for (size_t i = 0; i < p->nrules; i++)
 		if (ws_net_match(p->rules[i].pattern, host))
+			return &p->rules[i];
+	return NULL;
+}
+
+/*
+ * A host that getaddrinfo() reads as an address although inet_pton()
+ * does not ("127.1", "0x7f000001", "2130706433", "0177.0.0.1" through
+ * inet_aton(), "2001:db8::1%lo" with a scope): decided as that address,
+ * written the usual way, not as a name, since "*" and "*.DOMAIN" match
+ * every name and no address, and a rule naming the address (deny
+ * 203.0.113.7) must not be passed by another spelling of it.
+ */
+static void
+ws__host_canon(char *host, size_t hl)
+{
+	struct sockaddr_storage ss;
+	struct in_addr a;
+	char *pct;
+
+	if (ws__ip_literal(host, &ss))
+		return;
+	if (inet_aton(host, &a) != 0) {
+		inet_ntop(AF_INET, &a, host, (socklen_t)hl);
+		return;
+	}
+	if ((pct = strchr(host, '%')) != NULL) {
+		*pct = '\0';
+		if (!ws__ip_literal(host, &ss))
+			*pct = '%';
+	}
+}
+
+/*
+ * The first rule naming this address: it decides an address whatever
+ * name led there (a name resolving to an address a deny rule names), as
+ * it decides the address asked for directly.
+ */
+static const struct ws__rule *
+ws__addr_rule(const struct ws_netproxy *p, const struct sockaddr *sa)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].is_addr &&
+		    ws__same_addr((const struct sockaddr *)&p->rules[i].addr, sa))
 			return &p->rules[i];
 	return NULL;
 }
@@ -1013,9 +1073,11 @@ ws__socks_head(struct ws__cthread *t, char *b, size_t *n, size_t cap,
 		size_t l = alen - 1;
 		const char *d = b + m + 5;
 
-		/* A host name or an address literal: nothing else. */
+		/* A host name or an address literal: nothing else (a NUL
+		 * byte would cut the name short: strchr() finds it). */
 		for (size_t i = 0; i < l; i++)
-			if (!isalnum((unsigned char)d[i]) && !strchr("-._:[]", d[i]))
+			if (!isalnum((unsigned char)d[i]) &&
+			    (d[i] == '\0' || !strchr("-._:[]", d[i])))
 				l = 0;
 		if (l == 0 || l >= hl) {
 			ws__socks_reply(t->fd, WS__S5_FAIL);
@@ -1224,6 +1286,7 @@ ws__serve(void *arg)
 		}
 	}
 decide:
+	ws__host_canon(host, sizeof(host));
 	rule = ws__decide(p, host);
 	if (rule == NULL || rule->decision == WS_NET_DENY) {
 		if (rule == NULL)
@@ -1251,6 +1314,28 @@ decide:
 	}
 	getnameinfo((struct sockaddr *)&sa, sizeof(sa), shown, sizeof(shown),
 		    NULL, 0, NI_NUMERICHOST);
+	{
+		const struct ws__rule *ar = ws__addr_rule(p, (struct sockaddr *)&sa);
+
+		if (ar != NULL && ar != rule && ar->decision == WS_NET_DENY) {
+			snprintf(why, sizeof(why), "%s resolves to %s, which rule "
+				 "\"%s\" denies", host, shown, ar->name);
+			ws__deny(t, socks, 403, WS__S5_RULES, host, port, ar->name,
+				 why, shown);
+			u = -1;
+			goto out;
+		}
+		if (ar != NULL && ar != rule && ar->decision == WS_NET_APPROVE &&
+		    !ws__approve(p, ar, shown, port)) {
+			snprintf(why, sizeof(why), "%s resolves to %s, which needs "
+				 "approval (rule \"%s\") and was not approved",
+				 host, shown, ar->name);
+			ws__deny(t, socks, 403, WS__S5_RULES, host, port, ar->name,
+				 why, shown);
+			u = -1;
+			goto out;
+		}
+	}
 	if ((u = ws__connect(p, &sa)) < 0) {
 		snprintf(why, sizeof(why), "%s (%s) port %d: %s", host, shown,
 			 port, strerror(-u));

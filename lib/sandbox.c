@@ -414,7 +414,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->tree = -1;
 	e->target = NULL;
 	e->unbound = e->mount_only = e->link_copy = false;
-	e->stage = e->from_stage = e->mask = false;
+	e->stage = e->from_stage = e->mask = e->pin = false;
 	p->npaths++;
 	return 0;
 }
@@ -452,6 +452,7 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].stage = false;
 	p->guards[p->nguards].from_stage = false;
 	p->guards[p->nguards].mask = false;
+	p->guards[p->nguards].pin = false;
 	p->nguards++;
 	return 0;
 }
@@ -462,8 +463,10 @@ ws_sandbox_plan_add_guard(struct ws_sandbox_plan *p, int fd, const char *path,
 {
 	int rc = ws__add_guard(p, fd, path, false);
 
-	if (rc == 0)
+	if (rc == 0) {
 		p->guards[p->nguards - 1].mask = mask;
+		p->guards[p->nguards - 1].pin = true;
+	}
 	return rc;
 }
 
@@ -1189,6 +1192,59 @@ ws__mask_beneath(const char *target, char *msg, size_t len)
 	return rc;
 }
 
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+
+/*
+ * Pin the directories above a policy guard (a masked or read-only entry)
+ * up to the mount it lies on: each is bound onto itself with what is
+ * mounted below it (the masks), so that the command cannot rename one
+ * (EBUSY, as for a mount point) and so move the guarded entry out from
+ * under a rule that names its path ("mv /a/b /a/c" and the next call
+ * reads /a/c/.env where a rule denied /a/b/.env; wswrite --move refuses
+ * that rename).  Stops at a mount root: a directory an earlier guard
+ * pinned, a top-level entry, the workspace.
+ */
+static int
+ws__pin_parents(const char *target, char *msg, size_t len)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char dir[4352], *slash;
+	int rc = 0;
+
+	snprintf(dir, sizeof(dir), "%s", target);
+	while (rc == 0 && (slash = strrchr(dir, '/')) != NULL) {
+		struct statx sx;
+		int fd, t;
+
+		*slash = '\0';
+		if (strlen(dir) <= strlen(WS__NEWROOT))
+			break;
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+		if (fd < 0)
+			return errno == ENOENT ? 0 : ws__fail(msg, len, "pin", dir, errno);
+		if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0, &sx) == 0 &&
+		    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+			close(fd);
+			break;
+		}
+		t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			      AT_RECURSIVE | AT_EMPTY_PATH);
+		if (t < 0 || move_mount(t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+					MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			rc = ws__fail(msg, len, "pin", dir, errno);
+		if (t >= 0)
+			close(t);
+		close(fd);
+	}
+	return rc;
+}
+
 static int
 ws__mask(const char *target, char *msg, size_t len)
 {
@@ -1554,13 +1610,17 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			 p->guards[i].target ? p->guards[i].target : p->guards[i].path);
 		/* The policy's view: what it refuses to read is emptied. */
 		if (p->guards[i].mask && !p->guards[i].unbound) {
-			if ((rc = ws__mask_beneath(target, msg, msglen)) < 0)
+			if ((rc = ws__mask_beneath(target, msg, msglen)) < 0 ||
+			    (rc = ws__pin_parents(target, msg, msglen)) < 0)
 				return rc;
 			continue;
 		}
 		if (p->guards[i].tree >= 0 &&
 		    (rc = ws__attach(p->guards[i].tree, target, !S_ISDIR(st.st_mode),
 				     msg, msglen)) < 0)
+			return rc;
+		if (p->guards[i].pin && !p->guards[i].unbound &&
+		    (rc = ws__pin_parents(target, msg, msglen)) < 0)
 			return rc;
 	}
 	/*

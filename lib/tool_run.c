@@ -998,15 +998,21 @@ run_run(struct ws_tcall *c)
 		if (r.timed_out)
 			fprintf(stderr, "wsrun: timed out after %g s; the process "
 				"tree was killed\n", (double)o.timeout_ms / 1000);
-		for (size_t i = 0; i < r.nreverted_created && i < r.nreverted; i++)
-			fprintf(stderr, "wsrun: %s: removed: the command created "
-				"a guarded entry (wstools' configuration, a project "
-				"marker or .git that would move PROJECT_ROOT or "
-				"GIT_ROOT: pin the roots with --project-root to keep "
-				"one, or one that acts later, such as .envrc)\n",
-				r.reverted[i]);
-		for (size_t i = r.nreverted_created; i < r.nreverted; i++)
-			fprintf(stderr, "wsrun: cleaned %s\n", r.reverted[i]);
+		for (size_t i = 0; i < r.nreverted; i++) {
+			/* Paths the command may have named: no control bytes. */
+			char *n = ws_cli_masked(r.reverted[i], true);
+
+			if (i < r.nreverted_created)
+				fprintf(stderr, "wsrun: %s: removed: the command created "
+					"a guarded entry (wstools' configuration, a project "
+					"marker or .git that would move PROJECT_ROOT or "
+					"GIT_ROOT: pin the roots with --project-root to keep "
+					"one, or one that acts later, such as .envrc)\n",
+					n ? n : "?");
+			else
+				fprintf(stderr, "wsrun: cleaned %s\n", n ? n : "?");
+			free(n);
+		}
 		/* A refused grant leaves the command with "No such file or
 		 * directory" in a mount namespace: say why, as a warning,
 		 * without --verbose. */
@@ -1024,17 +1030,33 @@ run_run(struct ws_tcall *c)
 				"hidden from the command: %s (--view real "
 				"reaches it)\n", r.view.shadowed.name[i],
 				r.view.shadowed.why[i] ? r.view.shadowed.why[i] : "");
-		for (size_t i = 0; i < r.view.lost.n; i++)
+		/*
+		 * The command chose these names (a name at the top, a host
+		 * in a request): control bytes are shown as "?", or a name
+		 * holding a newline or an escape sequence would write
+		 * lines of wsrun's own, or to the terminal.
+		 */
+		for (size_t i = 0; i < r.view.lost.n; i++) {
+			char *n = ws_cli_masked(r.view.lost.name[i], true);
+
 			fprintf(stderr, "wsrun: %s: made by the command, not in "
-				"the workspace: %s\n", r.view.lost.name[i],
+				"the workspace: %s\n", n ? n : "?",
 				r.view.lost.why[i] ? r.view.lost.why[i] : "");
+			free(n);
+		}
 		/* Network by name: what was refused, as a warning. */
 		for (size_t i = 0; i < r.nnet_conns; i++)
-			if (!r.net_conns[i].allowed)
+			if (!r.net_conns[i].allowed) {
+				char *h = ws_cli_masked(r.net_conns[i].host ?
+							r.net_conns[i].host : "?", true);
+				char *w = ws_cli_masked(r.net_conns[i].reason ?
+							r.net_conns[i].reason : "", true);
+
 				fprintf(stderr, "wsrun: network: refused %s port %d: %s\n",
-					r.net_conns[i].host ? r.net_conns[i].host : "?",
-					r.net_conns[i].port,
-					r.net_conns[i].reason ? r.net_conns[i].reason : "");
+					h ? h : "?", r.net_conns[i].port, w ? w : "");
+				free(h);
+				free(w);
+			}
 		if (r.net_total > r.nnet_conns)
 			fprintf(stderr, "wsrun: network: %zu more connections "
 				"not listed (%zu refused in all)\n",

@@ -622,7 +622,7 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth)
 	}
 	if (S_ISREG(st.st_mode)) {
 		char buf[65536];
-		ssize_t n;
+		off_t pos = 0;
 
 		if ((in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			return -errno;
@@ -633,23 +633,59 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth)
 			close(in);
 			return rc;
 		}
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			for (ssize_t off = 0; off < n;) {
-				ssize_t w = write(out, buf + off, (size_t)(n - off));
+		/*
+		 * The data only, the holes left holes: the root's size bound
+		 * counts pages, not sizes, so "truncate -s 1T /big" costs the
+		 * command nothing there, and a plain copy wrote a terabyte of
+		 * zeros into the workspace.  (The command is gone: the size
+		 * does not change under the copy.)
+		 */
+		while (rc == 0 && pos < st.st_size) {
+			off_t data = lseek(in, pos, SEEK_DATA), hole;
 
-				if (w < 0) {
-					rc = -errno;
-					goto done;
-				}
-				off += w;
+			if (data < 0 && errno == ENXIO)
+				break; /* a hole to the end */
+			if (data < 0 && errno != EINVAL) {
+				rc = -errno;
+				break;
 			}
-		if (n < 0)
+			if (data < 0) /* no SEEK_DATA here: all of it */
+				data = pos, hole = st.st_size;
+			else if ((hole = lseek(in, data, SEEK_HOLE)) < 0) {
+				rc = -errno;
+				break;
+			}
+			while (rc == 0 && data < hole) {
+				size_t want = (size_t)(hole - data) < sizeof(buf) ?
+					      (size_t)(hole - data) : sizeof(buf);
+				ssize_t n = pread(in, buf, want, data);
+
+				if (n <= 0) {
+					rc = n < 0 ? -errno : 0;
+					hole = data;
+					break;
+				}
+				for (ssize_t off = 0; rc == 0 && off < n;) {
+					ssize_t w = pwrite(out, buf + off, (size_t)(n - off),
+							   data + off);
+
+					if (w < 0)
+						rc = -errno;
+					else
+						off += w;
+				}
+				data += n;
+			}
+			if (hole <= pos)
+				break;
+			pos = hole;
+		}
+		if (rc == 0 && ftruncate(out, st.st_size) < 0)
 			rc = -errno;
 		if (rc == 0 && fchmod(out, mode) < 0)
 			rc = -errno;
 		if (rc == 0 && fsync(out) < 0 && errno != EINVAL)
 			rc = -errno;
-done:
 		close(in);
 		if (close(out) < 0 && rc == 0)
 			rc = -errno;
@@ -719,6 +755,20 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 		struct stat st;
 		int e;
 
+		/*
+		 * The names wsrun uses while it builds the view are in the
+		 * skeleton but not on the root when the command starts
+		 * (the masks' sources are removed, the stage lies
+		 * elsewhere): one there now the command made, and it was
+		 * dropped without a word.
+		 */
+		if (strcmp(name, ".ws-empty") == 0 || strcmp(name, ".ws-empty-dir") == 0 ||
+		    strcmp(name, ".ws-stage") == 0) {
+			snprintf(v, sizeof(v), "/%s", name);
+			rc = ws__names_add(&vi->lost, v, "not copied into the workspace: "
+					   "a name wsrun uses while it builds the view");
+			continue;
+		}
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
 		    (sk != NULL ? bsearch(&name, sk, vi->skeleton.n, sizeof(*sk),
 					  ws__strp_cmp) != NULL
@@ -737,6 +787,17 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 		if (fstatat(ws->anchors[0].fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			rc = ws__names_add(&vi->lost, v, "made in the workspace "
 					   "meanwhile by another tool: not replaced");
+			continue;
+		}
+		/* Only what ws__view_copy() copies: a FIFO or a socket made
+		 * at the top was said to be applied, and was not there. */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+		    !S_ISLNK(st.st_mode)) {
+			rc = ws__names_add(&vi->lost, v, "not copied into the "
+					   "workspace: only files, directories and "
+					   "symbolic links are (a FIFO, a socket or "
+					   "a device node is not)");
 			continue;
 		}
 		e = ws__view_copy(dirfd(d), de->d_name, ws->anchors[0].fd, 0);

@@ -585,6 +585,78 @@ START_TEST(view_full_disk)
 }
 END_TEST
 
+/*
+ * A sparse file the command makes at the top costs its root nothing (the
+ * bound counts pages): it is copied in sparse, its data and size kept,
+ * not as 64 MiB of zeros written into the workspace (a terabyte, had the
+ * command asked).
+ */
+START_TEST(view_sparse_top)
+{
+	struct wst_run r;
+	char *p = wst_path(ws, "sparse.bin"), end[4] = "";
+	struct stat st;
+	int fd;
+
+	RUNV(&r, "-c", "printf beg > /sparse.bin && truncate -s 64M /sparse.bin && "
+	     "printf end >> /sparse.bin");
+	expect_ran(&r, 0);
+	ck_assert_msg(arr_has(view_item(&r, "applied"), "/sparse.bin"), "%s", r.out);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_size, 64 * 1024 * 1024 + 3);
+	ck_assert_msg((long long)st.st_blocks * 512 < 1024 * 1024,
+		      "%lld bytes written for a sparse file",
+		      (long long)st.st_blocks * 512);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, end, 3, st.st_size - 3), 3);
+	ck_assert_str_eq(end, "end");
+	ck_assert_int_eq(pread(fd, end, 3, 0), 3);
+	ck_assert_str_eq(end, "beg");
+	close(fd);
+	wst_run_free(&r);
+	free(p);
+}
+END_TEST
+
+/* A FIFO made at the top is not copied, and is said lost, not applied;
+ * so is a name wsrun uses while it builds the view. */
+START_TEST(view_fifo_top_lost)
+{
+	struct wst_run r;
+	char *p = wst_path(ws, "fifo");
+
+	RUNV(&r, "-c", "mkfifo /fifo && echo x > /.ws-empty && mkdir /.ws-stage && echo ok");
+	expect_ran(&r, 0);
+	/* The names wsrun builds the view with: lost too, said so. */
+	ck_assert_msg(arr_has(view_item(&r, "lost"), "/.ws-empty"), "%s", r.out);
+	ck_assert_msg(arr_has(view_item(&r, "lost"), "/.ws-stage"), "%s", r.out);
+	ck_assert_msg(!arr_has(view_item(&r, "applied"), "/fifo"), "%s", r.out);
+	ck_assert_msg(arr_has(view_item(&r, "lost"), "/fifo"), "%s", r.out);
+	ck_assert(!wst_exists(p));
+	wst_run_free(&r);
+	free(p);
+}
+END_TEST
+
+/*
+ * A name the command makes at the top is its choice: said on stderr
+ * with its control bytes as "?", not a line of wsrun's own or an escape
+ * sequence for the terminal.
+ */
+START_TEST(view_lost_name_masked)
+{
+	struct wst_run r;
+
+	runv_plain(&r, ws, "mkfifo \"$(printf '/a\\033[2Jb\\nwsrun: all good')\"; echo ok");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "wsrun: /a?[2Jb?wsrun: all good: made by the "
+			     "command") != NULL, "%s", r.err);
+	ck_assert_msg(strchr(r.err, '\033') == NULL, "%s", r.err);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* ---- The policy's view --------------------------------------------- */
 
 /* A policy denying .env and everything in secrets/ (every operation) and writes to
@@ -644,6 +716,48 @@ START_TEST(policy_view)
 	c = wst_slurp(p, NULL);
 	ck_assert_str_eq(c, "TOKEN=s1\n");
 	free(c);
+	free(p);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+/*
+ * A rule that names a path deep in the tree (a/b/.env): the command
+ * cannot rename a directory above it (a/b to a/c) and so move the file
+ * out from under the rule, for the next call and the file tools to read
+ * (wswrite --move refuses that rename too); in each view.
+ */
+START_TEST(policy_view_pinned)
+{
+	struct wst_run r;
+	char text[4096], *pol = wst_path(base, "pin.json"), *p;
+	const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol, "-c",
+			   "mv a/b a/c; mv a x; cat a/b/.env; echo x > a/b/k2; "
+			   "mv a/b/k a/b/k3; echo end", NULL};
+
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"deep\", \"paths\": [\"%s/a/b/.env\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", ws);
+	wst_write(base, "pin.json", text);
+	wst_write(ws, "a/b/.env", "TOKEN=deep\n");
+	wst_write(ws, "a/b/k", "k\n");
+	runv_env(&r, NULL, a);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stderr"), "busy") != NULL, "%s", r.out);
+	p = wst_path(ws, "a/b/.env");
+	ck_assert_msg(wst_exists(p), "a/b was renamed: %s", r.out);
+	free(p);
+	/* The rest of the directory is the command's as before. */
+	p = wst_path(ws, "a/b/k2");
+	ck_assert_msg(wst_exists(p), "%s", r.out);
+	free(p);
+	p = wst_path(ws, "a/b/k3");
+	ck_assert_msg(wst_exists(p), "%s", r.out);
 	free(p);
 	wst_run_free(&r);
 	free(pol);
@@ -908,6 +1022,9 @@ view_suite(void)
 	tcase_add_loop_test(tc, view_nothing_left_kill9, 0, 2);
 	tcase_add_test(tc, view_timeout_applies);
 	tcase_add_test(tc, view_full_disk);
+	tcase_add_test(tc, view_sparse_top);
+	tcase_add_test(tc, view_fifo_top_lost);
+	tcase_add_test(tc, view_lost_name_masked);
 	tcase_add_test(tc, view_unavailable);
 	tcase_add_test(tc, view_default);
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
@@ -915,6 +1032,7 @@ view_suite(void)
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
+	tcase_add_loop_test(tc, policy_view_pinned, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -128,7 +128,8 @@ setup(void)
 	 * never.test's 40 s, past the proxy's 15 s time-out. */
 	snprintf(map, sizeof(map), "web.test 127.0.0.1\nother.test 127.0.0.1\n"
 		 "# a comment\nsub.web.test 127.0.0.1\ninner.test 10.0.0.1\n"
-		 "slow.test 127.0.0.1 8000\nnever.test 127.0.0.1 40000\n");
+		 "slow.test 127.0.0.1 8000\nnever.test 127.0.0.1 40000\n"
+		 "mapped.test ::ffff:127.0.0.1\n");
 	wst_write(base, "hosts", map);
 	snprintf(envhosts, sizeof(envhosts), "WS_NET_HOSTS_FILE=%s", hosts);
 }
@@ -835,6 +836,14 @@ static const char s5py[] =
 	" print('short1',short(b'\\x05'))\n"
 	" print('short2',short(b'\\x05\\x03\\x00'))\n"
 	" print('short3',short(b'\\x05\\x01\\x00\\x05\\x01\\x00\\x03\\x08web'))\n"
+	" print('nul',s5(name('web.test\\x00x',port)))\n"
+	"elif sys.argv[1]=='spell':\n"
+	" for h in ['127.1','0x7f000001','2130706433','0177.0.0.1','127.0.0.1.','web.test',\n"
+	"           'mapped.test','::ffff:127.0.0.1']:\n"
+	"  print(h,s5(name(h,port)))\n"
+	" s=socket.create_connection(P,timeout=5)\n"
+	" s.sendall(('CONNECT 0x7f.1:%d HTTP/1.1\\r\\n\\r\\n'%port).encode())\n"
+	" print('http',recvn(s,12).decode()[9:])\n"
 	"else:\n"
 	" n=int(sys.argv[3]); ok=[0]; lk=threading.Lock()\n"
 	" def one(i):\n"
@@ -876,7 +885,7 @@ START_TEST(socks5_raw)
 			 "lit4ok 0 hello from the host namespace\n"
 			 "lit4 2\nlit6 2\nlitname 2\n"
 			 "bind 7\nudp 7\natyp 8\nauth method 255\nver 1\nempty 1\n"
-			 "short1 closed\nshort2 closed\nshort3 closed\n");
+			 "short1 closed\nshort2 closed\nshort3 closed\nnul 1\n");
 	c = conn_to(&r, "web.test");
 	ck_assert_str_eq(cstr(c, "decision"), "allowed");
 	ck_assert_str_eq(cstr(c, "rule"), "--net-allow web.test");
@@ -897,6 +906,41 @@ START_TEST(socks5_raw)
 		      "%s", r.out);
 	wst_run_free(&r);
 	free(py);
+}
+END_TEST
+
+/*
+ * Another spelling of an address is that address: a deny rule naming
+ * 127.0.0.1 refuses "127.1", "0x7f000001", "2130706433", "0177.0.0.1"
+ * (which getaddrinfo() reads as 127.0.0.1, and which "*" let through as
+ * names), over SOCKS5 and HTTP CONNECT alike, and a name that resolves
+ * to it (web.test) too, whatever rule let the name through; and its
+ * IPv4-mapped IPv6 form (::ffff:127.0.0.1, asked for or resolved to:
+ * mapped.test) is the same address.
+ */
+START_TEST(address_spellings)
+{
+	struct wst_run r;
+	char pa[16];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	wst_write(ws, "s5.py", s5py);
+	snprintf(pa, sizeof(pa), "%d", port);
+	RUN(&r, "", "--net-deny", "127.0.0.1", "--net-allow", "*", "--net-allow",
+	    "127.0.0.1", "--net-allow", "::ffff:127.0.0.1", "--", PY, "s5.py",
+	    "spell", pa);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"),
+			 "127.1 2\n0x7f000001 2\n2130706433 2\n0177.0.0.1 2\n"
+			 "127.0.0.1. 2\nweb.test 2\nmapped.test 2\n::ffff:127.0.0.1 2\n"
+			 "http 403\n");
+	ck_assert_str_eq(cstr(conn_to(&r, "web.test"), "rule"), "--net-deny 127.0.0.1");
+	ck_assert_msg(strstr(cstr(conn_to(&r, "web.test"), "reason"),
+			     "resolves to 127.0.0.1, which rule") != NULL, "%s", r.out);
+	ck_assert_str_eq(cstr(conn(&r, 0), "host"), "127.0.0.1");
+	ck_assert_str_eq(cstr(conn(&r, 0), "rule"), "--net-deny 127.0.0.1");
+	wst_run_free(&r);
 }
 END_TEST
 
@@ -1156,6 +1200,7 @@ suite(void)
 	tcase_add_test(tc, plain_refusals_and_limits);
 	tcase_add_loop_test(tc, socks5_raw, 0, nm);
 	tcase_add_test(tc, socks5_parallel);
+	tcase_add_test(tc, address_spellings);
 	tcase_add_test(tc, socks5_curl);
 	tcase_add_test(tc, wget_through_proxy);
 	tcase_add_test(tc, log_cap);

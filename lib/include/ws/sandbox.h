@@ -127,6 +127,10 @@ struct ws_sandbox_path {
 	/* The policy's view: masked (an empty file or directory bound over
 	 * it), for a guard entry whose reading the policy refuses. */
 	bool mask;
+	/* A policy guard (masked or read-only): the directories above it,
+	 * up to their mount, are pinned (bound onto themselves) so that
+	 * the command cannot rename them away from the rule's path. */
+	bool pin;
 };
 
 struct ws_sandbox_plan {
