@@ -598,9 +598,11 @@ ws__view_rm(int pfd, const char *name, int depth)
 }
 
 /* Copy sname in sdir to dname in ddir: a file, a directory (whole), a
- * symlink; other kinds are skipped.  0 or -errno. */
+ * symlink; other kinds are skipped.  0 or -errno.  *made (when not NULL)
+ * is set once the copy has created name in ddir: only then is a failed
+ * copy's name its own to remove. */
 static int
-ws__view_copy(int sdir, const char *name, int ddir, int depth)
+ws__view_copy(int sdir, const char *name, int ddir, int depth, bool *made)
 {
 	struct stat st;
 	mode_t mode;
@@ -618,7 +620,11 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth)
 		if (n < 0)
 			return -errno;
 		link[n] = '\0';
-		return symlinkat(link, ddir, name) < 0 ? -errno : 0;
+		if (symlinkat(link, ddir, name) < 0)
+			return -errno;
+		if (made != NULL)
+			*made = true;
+		return 0;
 	}
 	if (S_ISREG(st.st_mode)) {
 		char buf[65536];
@@ -633,6 +639,8 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth)
 			close(in);
 			return rc;
 		}
+		if (made != NULL)
+			*made = true;
 		/*
 		 * The data only, the holes left holes: the root's size bound
 		 * counts pages, not sizes, so "truncate -s 1T /big" costs the
@@ -697,6 +705,8 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth)
 
 		if (mkdirat(ddir, name, 0700) < 0)
 			return -errno;
+		if (made != NULL)
+			*made = true;
 		in = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		out = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (in < 0 || out < 0 || (d = fdopendir(in)) == NULL) {
@@ -709,7 +719,7 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth)
 		}
 		while (rc == 0 && (de = readdir(d)) != NULL)
 			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-				rc = ws__view_copy(dirfd(d), de->d_name, out, depth + 1);
+				rc = ws__view_copy(dirfd(d), de->d_name, out, depth + 1, NULL);
 		closedir(d);
 		if (rc == 0 && fchmod(out, mode) < 0)
 			rc = -errno;
@@ -753,6 +763,7 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 		const char *name = de->d_name;
 		char v[4352];
 		struct stat st;
+		bool made;
 		int e;
 
 		/*
@@ -800,12 +811,27 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 					   "a device node is not)");
 			continue;
 		}
-		e = ws__view_copy(dirfd(d), de->d_name, ws->anchors[0].fd, 0);
+		made = false;
+		e = ws__view_copy(dirfd(d), de->d_name, ws->anchors[0].fd, 0, &made);
+		if (e == -EEXIST && !made) {
+			/*
+			 * Another tool made the name between the check above
+			 * and the copy's create (O_EXCL, mkdirat, symlinkat):
+			 * theirs, never removed here.
+			 */
+			rc = ws__names_add(&vi->lost, v, "made in the workspace "
+					   "meanwhile by another tool: not replaced");
+			continue;
+		}
 		if (e < 0) {
 			char why[200];
 
-			/* Whole or not at all. */
-			ws__view_rm(ws->anchors[0].fd, de->d_name, 0);
+			/*
+			 * Whole or not at all, of what this copy made: a name
+			 * it did not create is not its own to remove.
+			 */
+			if (made)
+				ws__view_rm(ws->anchors[0].fd, de->d_name, 0);
 			snprintf(why, sizeof(why), "not copied into the workspace: %s",
 				 strerror(-e));
 			rc = ws__names_add(&vi->lost, v, why);
