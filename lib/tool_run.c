@@ -880,8 +880,12 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 			fprintf(ws_out(), ": %s", iso.layer[l].why);
 		ws_out_putc('\n');
 	}
-	fprintf(ws_out(), "%-13s %s by default%s; virtual %s%s\n", "view",
+	/* What the view means, in the words a newcomer needs. */
+	fprintf(ws_out(), "%-13s %s by default%s: commands see the workspace "
+		"%s; virtual %s%s\n", "view",
 		ws_view_name(vo.view), vo.view_from_paths ? " (--paths virtual)" : "",
+		vo.view == WS_VIEW_VIRTUAL ? "at / (--view real: at its real path)" :
+		"at its real path (--view virtual: at /)",
 		iso.layer[WS_LAYER_MOUNTNS].available ? "available" : "unavailable: ",
 		iso.layer[WS_LAYER_MOUNTNS].available ? "" : iso.layer[WS_LAYER_MOUNTNS].why);
 	fprintf(ws_out(), "%-13s %s: %s\n", "net-by-name",

@@ -868,6 +868,33 @@ START_TEST(view_plain_warns_real_path)
 }
 END_TEST
 
+/*
+ * wsrun --probe says what the view means: "virtual by default (--paths
+ * virtual)" alone did not tell a newcomer that commands see the
+ * workspace at /.
+ */
+START_TEST(view_probe_says_plainly)
+{
+	struct wst_run r;
+	const char *a1[] = {"--workspace", ws, "--probe", NULL};
+	const char *a2[] = {"--workspace", ws, "--view", "real", "--probe", NULL};
+
+	wst_runv(&r, NULL, NULL, "wsrun", a1);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\nview          virtual by default (--paths "
+			     "virtual): commands see the workspace at / (--view "
+			     "real: at its real path); virtual available\n") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, NULL, "wsrun", a2);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\nview          real by default: commands "
+			     "see the workspace at its real path (--view virtual: "
+			     "at /); virtual available\n") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* A --cwd the system's names hide is refused with the way out; a
  * workspace entry named as the masks' sources does not stand in for
  * them. */
@@ -953,6 +980,7 @@ view_suite(void)
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
 	tcase_add_test(tc, view_plain_warns_shadowed);
 	tcase_add_test(tc, view_plain_warns_real_path);
+	tcase_add_test(tc, view_probe_says_plainly);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
