@@ -999,10 +999,10 @@ warn_real_paths(const struct ws_ctx *ws, const struct ws_run_opts *o)
 				continue;
 			rest = p + strlen(real);
 			n = strcspn(rest, " \t\n'\":;|&)<>");
-			fprintf(stderr, "wsrun: %.*s: a real path, which the "
-				"command does not see: the virtual view (the "
-				"default) shows it the workspace at /; say %s%.*s, "
-				"or run with --view real (WS_VIEW=real)\n",
+			fprintf(stderr, "wsrun: %.*s: a real path of the "
+				"workspace: the virtual view (the default) shows "
+				"the command the workspace at /; say %s%.*s, or "
+				"run with --view real (WS_VIEW=real)\n",
 				(int)(strlen(real) + n), p,
 				strcmp(vp, "/") == 0 && n > 0 ? "" : vp, (int)n, rest);
 			return;

@@ -844,8 +844,8 @@ START_TEST(view_plain_warns_real_path)
 			      "cat", NULL, NULL};
 
 	if (asprintf(&cmd, "cat %s/src/a.c; ls %s.bak; true", ws, ws) < 0 ||
-	    asprintf(&want, "wsrun: %s/src/a.c: a real path, which the command "
-		     "does not see: the virtual view (the default) shows it the "
+	    asprintf(&want, "wsrun: %s/src/a.c: a real path of the workspace: "
+		     "the virtual view (the default) shows the command the "
 		     "workspace at /; say /src/a.c, or run with --view real "
 		     "(WS_VIEW=real)\n", ws) < 0)
 		abort();
