@@ -236,8 +236,16 @@ call_table(const struct ws_tool_def *td, int argc, char **argv)
 	if (setenv("WS_FRONTEND", "call", 1) < 0)
 		return fail(td->name, WS_ENOMEM, NULL, "out of memory");
 	ws_cli_set_ceilings(ws_ceilings_default, WS_NCEILINGS);
-	/* argv[1], the JSON, stands where a program's name would. */
-	rc = ws_cli_parse_flags(&cli, td->cli, argc - 1, argv + 1);
+	/*
+	 * argv[1], the JSON, stands where a program's name would; where it
+	 * is --help or --schema instead (wstools call read_file --help, as a
+	 * newcomer asks), the tool's name does and the option is parsed.
+	 */
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "--schema") == 0)
+		rc = ws_cli_parse_flags(&cli, td->cli, argc, argv);
+	else
+		rc = ws_cli_parse_flags(&cli, td->cli, argc - 1, argv + 1);
 	/* As with --args: JSON out unless --plain, errors included. */
 	cli.json = !plain;
 	if (rc == 0 && cli.action == WS_CLI_RUN)
@@ -254,6 +262,11 @@ cmd_call(int argc, char **argv)
 	const char *name;
 	size_t i;
 
+	if (argc >= 1 && (strcmp(argv[0], "--help") == 0 ||
+			  strcmp(argv[0], "-h") == 0)) {
+		usage(stdout);
+		return 0;
+	}
 	if (argc < 2)
 		return fail("wstools", WS_EINVALID_ARGUMENT,
 			    "wstools call NAME JSON|- (see wstools --help)",
@@ -745,6 +758,11 @@ ws_cmd_wstools(int argc, char **argv)
 		bool check = false;
 
 		for (int i = 2; i < argc; i++) {
+			if (strcmp(argv[i], "--help") == 0 ||
+			    strcmp(argv[i], "-h") == 0) {
+				usage(stdout);
+				return 0;
+			}
 			if (strcmp(argv[i], "--check") == 0)
 				check = true;
 			else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc)

@@ -388,11 +388,29 @@ ws__json_nul(const char *t, char *key, size_t keysz)
 	return false;
 }
 
+/*
+ * A value of the wrong type, said with the type given, so that a caller
+ * sees at once what went wrong ("3" quoted, a list for a string); the
+ * value itself is not repeated, a model's text in a message.
+ */
 static int
-ws__args_type_error(const char *key, const char *want)
+ws__args_type_error(const char *key, const char *want, const cJSON *got)
 {
+	bool integer = strcmp(want, "an integer") == 0;
+	const char *what = integer && cJSON_IsString(got) ?
+			   "a string that is not a whole number" :
+			   integer && cJSON_IsNumber(got) ?
+			   "a number with a fraction, or out of range" :
+			   cJSON_IsString(got) ? "a string" :
+			   cJSON_IsNumber(got) ? "a number" :
+			   cJSON_IsBool(got) ? "a boolean" :
+			   cJSON_IsNull(got) ? "null" :
+			   cJSON_IsArray(got) ? "an array" :
+			   cJSON_IsObject(got) ? "an object" : "another type";
+
 	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-			    "argument \"%s\" must be %s", key, want);
+			    "argument \"%s\" must be %s, not %s", key, want,
+			    what);
 }
 
 /*
@@ -563,10 +581,17 @@ ws__push_strings(const char *k, const cJSON *it, const char ***v, size_t *n)
 	const cJSON *e;
 
 	if (!cJSON_IsArray(it))
-		return ws__args_type_error(k, "an array of strings");
+		return ws__args_type_error(k, "an array of strings", it);
 	cJSON_ArrayForEach(e, it) {
 		if (!cJSON_IsString(e))
-			return ws__args_type_error(k, "an array of strings");
+			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+					    "argument \"%s\" must be an array of "
+					    "strings, and holds %s", k,
+					    cJSON_IsNumber(e) ? "a number" :
+					    cJSON_IsBool(e) ? "a boolean" :
+					    cJSON_IsNull(e) ? "null" :
+					    cJSON_IsArray(e) ? "an array" :
+					    "an object");
 		if (ws__push(v, n, e->valuestring) < 0)
 			return WS_ENOMEM;
 	}
@@ -689,7 +714,7 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 					return rc;
 			} else {
 				if (!cJSON_IsString(it))
-					return ws__args_type_error(k, "a string");
+					return ws__args_type_error(k, "a string", it);
 				if (ws__push(&cli->pos, &cli->npos, it->valuestring) < 0)
 					return WS_ENOMEM;
 			}
@@ -712,7 +737,7 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 		switch (t->opts[i].type) {
 		case WS_OPT_FLAG:
 			if (!cJSON_IsBool(it))
-				return ws__args_type_error(k, "a boolean");
+				return ws__args_type_error(k, "a boolean", it);
 			v->b = cJSON_IsTrue(it);
 			break;
 		case WS_OPT_INT: {
@@ -721,13 +746,13 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 			/* Models often quote numbers: "2" means 2. */
 			if (cJSON_IsString(it)) {
 				if (ws__digits(it->valuestring, &n) < 0)
-					return ws__args_type_error(k, "an integer");
+					return ws__args_type_error(k, "an integer", it);
 			} else if (!cJSON_IsNumber(it) ||
 				   /* Range first: casting an out-of-range double is UB. */
 				   !(it->valuedouble >= -0x1p62 &&
 				     it->valuedouble <= 0x1p62) ||
 				   it->valuedouble != (double)(long long)it->valuedouble) {
-				return ws__args_type_error(k, "an integer");
+				return ws__args_type_error(k, "an integer", it);
 			} else {
 				n = (long long)it->valuedouble;
 			}
@@ -742,7 +767,7 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 			else if (cJSON_IsNumber(it))
 				rc = ws_seconds_from_number(it->valuedouble, &ms);
 			else
-				return ws__args_type_error(k, "a number of seconds");
+				return ws__args_type_error(k, "a number of seconds", it);
 			if (rc < 0)
 				return ws__prefix_error(true, k);
 			ws__args_ceiling(v, &t->opts[i], by_flag, ms);
@@ -756,7 +781,7 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 			else if (cJSON_IsNumber(it))
 				rc = ws_size_from_number(it->valuedouble, &b);
 			else
-				return ws__args_type_error(k, "a size");
+				return ws__args_type_error(k, "a size", it);
 			if (rc < 0)
 				return ws__prefix_error(true, k);
 			ws__args_ceiling(v, &t->opts[i], by_flag, b);
@@ -764,7 +789,7 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 		}
 		case WS_OPT_STR:
 			if (!cJSON_IsString(it))
-				return ws__args_type_error(k, "a string");
+				return ws__args_type_error(k, "a string", it);
 			v->s = it->valuestring;
 			break;
 		case WS_OPT_JSON:

@@ -880,8 +880,12 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 			fprintf(ws_out(), ": %s", iso.layer[l].why);
 		ws_out_putc('\n');
 	}
-	fprintf(ws_out(), "%-13s %s by default%s; virtual %s%s\n", "view",
+	/* What the view means, in the words a newcomer needs. */
+	fprintf(ws_out(), "%-13s %s by default%s: commands see the workspace "
+		"%s; virtual %s%s\n", "view",
 		ws_view_name(vo.view), vo.view_from_paths ? " (--paths virtual)" : "",
+		vo.view == WS_VIEW_VIRTUAL ? "at / (--view real: at its real path)" :
+		"at its real path (--view virtual: at /)",
 		iso.layer[WS_LAYER_MOUNTNS].available ? "available" : "unavailable: ",
 		iso.layer[WS_LAYER_MOUNTNS].available ? "" : iso.layer[WS_LAYER_MOUNTNS].why);
 	fprintf(ws_out(), "%-13s %s: %s\n", "net-by-name",
@@ -940,6 +944,70 @@ audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
 	/* A command's own changes are not in the history (wsrun(1)). */
 	free(iso);
 	free(cmd);
+}
+
+/*
+ * Where s holds real (the workspace's or a mount's real directory) as a
+ * path of its own: at the start or after a character that cannot be part
+ * of a path (a space, '=', a quote), and followed by '/' or the end of the
+ * path.  NULL where it does not.
+ */
+static const char *
+find_real_prefix(const char *s, const char *real)
+{
+	size_t n = strlen(real);
+
+	for (const char *p = strstr(s, real); p != NULL; p = strstr(p + 1, real)) {
+		bool start = p == s || strchr(" \t\n=:'\"(<>;|&", p[-1]) != NULL;
+		bool end = p[n] == '\0' || p[n] == '/' ||
+			   strchr(" \t\n'\":;|&)<>", p[n]) != NULL;
+
+		if (start && end)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * The virtual view: an argument that spells the workspace's real path
+ * names nothing in the command (the workspace is at /), and the command
+ * then fails with a bare "No such file or directory" or writes into its
+ * private /tmp.  A script that passes real paths is the likeliest to meet
+ * this after the default changed, so say it once, with the way out.
+ */
+static void
+warn_real_paths(const struct ws_ctx *ws, const struct ws_run_opts *o)
+{
+	if (o->view != WS_VIEW_VIRTUAL)
+		return;
+	for (size_t k = 0; k <= o->argc; k++) {
+		const char *arg = k < o->argc ? o->argv[k] : o->shell;
+
+		if (arg == NULL)
+			continue;
+		/* Each anchor's real directory, and the root as spelled
+		 * through a symlink (ws->alias) last. */
+		for (size_t i = 0; i <= ws->nanchors; i++) {
+			const char *real = i < ws->nanchors ? ws->anchors[i].real :
+					   ws->alias;
+			const char *vp = i < ws->nanchors ? ws->anchors[i].vprefix : "/";
+			const char *p, *rest;
+			size_t n;
+
+			if (real == NULL || strcmp(real, "/") == 0 ||
+			    (p = find_real_prefix(arg, real)) == NULL)
+				continue;
+			rest = p + strlen(real);
+			n = strcspn(rest, " \t\n'\":;|&)<>");
+			fprintf(stderr, "wsrun: %.*s: a real path of the "
+				"workspace: the virtual view (the default) shows "
+				"the command the workspace at /; say %s%.*s, or "
+				"run with --view real (WS_VIEW=real)\n",
+				(int)(strlen(real) + n), p,
+				strcmp(vp, "/") == 0 && n > 0 ? "" : vp, (int)n, rest);
+			return;
+		}
+	}
 }
 
 static int
@@ -1044,6 +1112,7 @@ run_run(struct ws_tcall *c)
 				r.view.lost.why[i] ? r.view.lost.why[i] : "");
 			free(n);
 		}
+		warn_real_paths(ws, &o);
 		/* Network by name: what was refused, as a warning. */
 		for (size_t i = 0; i < r.nnet_conns; i++)
 			if (!r.net_conns[i].allowed) {

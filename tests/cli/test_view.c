@@ -942,6 +942,73 @@ START_TEST(view_plain_warns_shadowed)
 }
 END_TEST
 
+/*
+ * A script that passes the workspace's real path, as it did before the
+ * virtual view became the default, met a bare "No such file or
+ * directory" from its command: a plain run names the real path, the
+ * virtual one to say instead and --view real.  A path that only begins
+ * with the same letters (ws.bak) is not one, and the real view says
+ * nothing.
+ */
+START_TEST(view_plain_warns_real_path)
+{
+	struct wst_run r;
+	char *cmd, *want;
+	const char *argv[] = {"--workspace", ws, "--view", "real", "--",
+			      "cat", NULL, NULL};
+
+	if (asprintf(&cmd, "cat %s/src/a.c; ls %s.bak; true", ws, ws) < 0 ||
+	    asprintf(&want, "wsrun: %s/src/a.c: a real path of the workspace: "
+		     "the virtual view (the default) shows the command the "
+		     "workspace at /; say /src/a.c, or run with --view real "
+		     "(WS_VIEW=real)\n", ws) < 0)
+		abort();
+	runv_plain(&r, ws, cmd);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+	ck_assert_msg(strstr(r.err, ".bak: a real path") == NULL, "%s", r.err);
+	wst_run_free(&r);
+	free(cmd);
+	if (asprintf(&cmd, "%s/src/a.c", ws) < 0)
+		abort();
+	argv[6] = cmd;
+	wst_runv(&r, NULL, NULL, "wsrun", argv);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "int a;\n");
+	ck_assert_msg(strstr(r.err, "a real path") == NULL, "%s", r.err);
+	wst_run_free(&r);
+	free(cmd);
+	free(want);
+}
+END_TEST
+
+/*
+ * wsrun --probe says what the view means: "virtual by default (--paths
+ * virtual)" alone did not tell a newcomer that commands see the
+ * workspace at /.
+ */
+START_TEST(view_probe_says_plainly)
+{
+	struct wst_run r;
+	const char *a1[] = {"--workspace", ws, "--probe", NULL};
+	const char *a2[] = {"--workspace", ws, "--view", "real", "--probe", NULL};
+
+	wst_runv(&r, NULL, NULL, "wsrun", a1);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\nview          virtual by default (--paths "
+			     "virtual): commands see the workspace at / (--view "
+			     "real: at its real path); virtual available\n") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, NULL, "wsrun", a2);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\nview          real by default: commands "
+			     "see the workspace at its real path (--view virtual: "
+			     "at /); virtual available\n") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* A --cwd the system's names hide is refused with the way out; a
  * workspace entry named as the masks' sources does not stand in for
  * them. */
@@ -1029,6 +1096,8 @@ view_suite(void)
 	tcase_add_test(tc, view_default);
 	tcase_add_test(tc, view_cwd_shadowed_and_reserved);
 	tcase_add_test(tc, view_plain_warns_shadowed);
+	tcase_add_test(tc, view_plain_warns_real_path);
+	tcase_add_test(tc, view_probe_says_plainly);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);

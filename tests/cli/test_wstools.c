@@ -304,6 +304,41 @@ START_TEST(errors_in_the_models_terms)
 }
 END_TEST
 
+/*
+ * Help where a newcomer asks for it: "wstools call read_file --help"
+ * said the arguments were not valid JSON (near "--help"), and "wstools
+ * call --help" and "wstools schemas --help" were errors too.
+ */
+START_TEST(help_where_asked)
+{
+	struct wst_run r;
+
+	wst_run(&r, NULL, "wstools", "call", "read_file", "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "Usage: wsread") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "--start-line") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "call", "edit_file", "-h", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "edit_file") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "call", "run_command", "--schema", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(r.json);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "function"), "name")), "run_command");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "call", "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "call NAME JSON|-") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "schemas", "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "wstools schemas [--set") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(usage_errors)
 {
 	struct wst_run r;
@@ -496,6 +531,7 @@ suite(void)
 	tcase_add_test(tc, call_repeated_key_and_ceilings);
 	tcase_add_test(tc, errors_in_the_models_terms);
 	tcase_add_test(tc, usage_errors);
+	tcase_add_test(tc, help_where_asked);
 	tcase_add_test(tc, stray_words_next_to_the_json);
 	tcase_add_test(tc, run_command_default_view);
 	suite_add_tcase(s, tc);

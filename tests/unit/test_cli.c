@@ -391,7 +391,10 @@ START_TEST(from_json)
 	{
 		static const char *const bad[][2] = {
 			{"{\"path\":\"a\",\"bogus\":1}", "unknown argument \"bogus\""},
-			{"{\"path\":\"a\",\"all\":\"yes\"}", "must be a boolean"},
+			{"{\"path\":\"a\",\"all\":\"yes\"}", "must be a boolean, not a string"},
+			{"{\"path\":3}", "argument \"path\" must be a string, not a number"},
+			{"{\"path\":\"a\",\"start_line\":2.5}", "must be an integer, not a number with a fraction"},
+			{"{\"path\":\"a\",\"include\":[\"x\",1]}", "must be an array of strings, and holds a number"},
 			{"{\"path\":\"a\",\"number\":true}", "unknown argument \"number\""},
 			{"{\"all\":true}", "missing required argument \"path\""},
 			{"{\"path\":\"a\",\"sort\":{\"x\":1,\"x\":2}}", "x"},
