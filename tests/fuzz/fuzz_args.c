@@ -1,6 +1,7 @@
 /*
  * fuzz_args - libFuzzer target for the tools' argument decoding
- * (ws_cli_parse() with each tool's own option table, see args_TOOL.c).
+ * (ws_cli_parse() with each tool's own option table, from the tool table
+ * of libws: the very tables the tools and the front ends use).
  *
  * Input: one byte choosing the tool table (wsls, wsread, the five of
  * wswrite, wsgrep, wspath, wsrun), then either (high bit of that byte
@@ -18,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_args.h"
+#include "ws/cli.h"
 #include "ws/error.h"
+#include "ws/tool.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,10 +30,10 @@ static const struct ws_tool *tools[16];
 static size_t ntools;
 
 static void
-add(const struct ws_tool *const *t, size_t n)
+add(const struct ws_tool_def *t)
 {
-	for (size_t i = 0; i < n; i++)
-		tools[ntools++] = t[i];
+	if (t != NULL && ntools < sizeof(tools) / sizeof(tools[0]))
+		tools[ntools++] = t->cli;
 }
 
 int
@@ -39,12 +41,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	add(fuzz_args_wsls, fuzz_args_nwsls);
-	add(fuzz_args_wsread, fuzz_args_nwsread);
-	add(fuzz_args_wswrite, fuzz_args_nwswrite);
-	add(fuzz_args_wsgrep, fuzz_args_nwsgrep);
-	add(fuzz_args_wspath, fuzz_args_nwspath);
-	add(fuzz_args_wsrun, fuzz_args_nwsrun);
+	for (size_t i = 0; i < ws_ntools; i++)
+		add(ws_tools[i]);
+	add(ws_tool_by_prog("wspath"));
+	add(ws_tool_by_name("history"));
+	add(ws_tool_by_name("undo"));
 	/* The environment must not decide anything. */
 	for (const char *const *v = (const char *const[]){"WS_ROOT", "WS_POLICY",
 		"WS_CONFIG", "WS_MOUNTS", "WS_FORMAT", "WS_PATHS", "WS_STRICT",
