@@ -1026,10 +1026,32 @@ ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
 	return 0;
 }
 
-/* Put back the recorded entries arr below vpath (parents first). */
+static int ws__restore_names(struct ws_ctx *ws, struct ws_history *h,
+			     const char *vpath, const cJSON *arr, bool replace);
+
+/*
+ * Put back the recorded entries arr below vpath (parents first).  Their
+ * "rel" names were read from the disk: a backslash in one is a byte of
+ * the name, not a separator (DESIGN.md 3 makes it one in a requested
+ * path), so the paths are resolved with WS__DISK_NAMES; vpath itself is
+ * a resolved virtual path, with no backslash left to split.
+ */
 static int
 ws__restore(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 	    const cJSON *arr, bool replace)
+{
+	unsigned saved = ws->flags;
+	int rc;
+
+	ws->flags |= WS__DISK_NAMES;
+	rc = ws__restore_names(ws, h, vpath, arr, replace);
+	ws->flags = saved;
+	return rc;
+}
+
+static int
+ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
+		  const cJSON *arr, bool replace)
 {
 	const cJSON *it;
 	int rc = 0;
