@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -935,16 +934,13 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	const char *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
 	struct stat root_st, st;
 	bool any_write = false, home_done = false;
-	char *home_real = NULL;
+	char *home_real = NULL, *pwhome = NULL;
 	int root = -1, rc = 0;
 
 	/* A HOME the environment cannot be trusted with (unset, relative,
 	 * "/") is the password file's: the user's keys are still there. */
-	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0) {
-		const struct passwd *pw = getpwuid(getuid());
-
-		home = pw != NULL ? pw->pw_dir : NULL;
-	}
+	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0)
+		home = pwhome = ws_passwd_home();
 	if (home != NULL && (home[0] != '/' || strcmp(home, "/") == 0))
 		home = NULL;
 	if (tmpdir != NULL && (tmpdir[0] != '/' || strcmp(tmpdir, "/") == 0))
@@ -971,7 +967,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		any_write = any_write || (v[i].granted && v[i].write);
 	}
 	if (ws_grants_count(v, n) == 0)
-		return 0;
+		goto out;
 	if (any_write && (rc = ws_guarded_list(ws, &gd, &ng)) < 0)
 		goto out;
 	if ((rc = ws__mount_points(&mp, &nmp)) < 0)
@@ -1173,6 +1169,7 @@ out:
 	free(inside.v);
 	free(never.v);
 	free(home_real);
+	free(pwhome);
 	if (rc < 0)
 		ws_grants_revoke(v, n, "not checked");
 	return rc;

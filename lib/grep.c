@@ -2216,6 +2216,9 @@ wsg_list_item(struct wsg_run *r, struct wsg_job *k, const struct stat *st)
 	it.mtime = k->mtime;
 	it.vpath = k->vpath;
 	it.real = k->real;
+	/* A listed file is one the search would read: the summary's
+	 * files_searched counts it (it said 0 with files listed). */
+	k->searched = true;
 	return wsg_hold(r, k, &it);
 }
 

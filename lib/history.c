@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "ws/json.h"
 #include "ws/path.h"
 #include "ws/policy.h"
+#include "ws/persist.h"
 #include "ws/resolve.h"
 #include "ws/sha256.h"
 #include "ws/version.h"
@@ -57,8 +57,7 @@ ws__hist_io(const char *what, const char *path)
 char *
 ws_hist_dir(const char *base, const char *root)
 {
-	char hex[WS_SHA256_HEX + 1], *b = NULL, *d;
-	struct passwd *pw;
+	char hex[WS_SHA256_HEX + 1], *b = NULL, *d, *pwhome = NULL;
 
 	if (base == NULL) {
 		const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
@@ -67,16 +66,18 @@ ws_hist_dir(const char *base, const char *root)
 			b = ws_path_join(x, "wstools");
 		else if (h != NULL && h[0] == '/')
 			b = ws_path_join(h, ".local/state/wstools");
-		else if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL &&
-			 pw->pw_dir[0] == '/')
+		else if ((pwhome = ws_passwd_home()) != NULL &&
+			 pwhome[0] == '/')
 			/* No HOME in the environment (a bare exec): the
 			 * user's home all the same. */
-			b = ws_path_join(pw->pw_dir, ".local/state/wstools");
+			b = ws_path_join(pwhome, ".local/state/wstools");
 		else {
+			free(pwhome);
 			ws_error_set(WS_EIO_ERROR, NULL, "history: no state directory "
 				     "(set XDG_STATE_HOME or HOME, or --state-dir)");
 			return NULL;
 		}
+		free(pwhome);
 		if (b == NULL) {
 			ws_error_set(WS_ENOMEM, NULL, "out of memory");
 			return NULL;
@@ -1026,10 +1027,32 @@ ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
 	return 0;
 }
 
-/* Put back the recorded entries arr below vpath (parents first). */
+static int ws__restore_names(struct ws_ctx *ws, struct ws_history *h,
+			     const char *vpath, const cJSON *arr, bool replace);
+
+/*
+ * Put back the recorded entries arr below vpath (parents first).  Their
+ * "rel" names were read from the disk: a backslash in one is a byte of
+ * the name, not a separator (DESIGN.md 3 makes it one in a requested
+ * path), so the paths are resolved with WS__DISK_NAMES; vpath itself is
+ * a resolved virtual path, with no backslash left to split.
+ */
 static int
 ws__restore(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 	    const cJSON *arr, bool replace)
+{
+	unsigned saved = ws->flags;
+	int rc;
+
+	ws->flags |= WS__DISK_NAMES;
+	rc = ws__restore_names(ws, h, vpath, arr, replace);
+	ws->flags = saved;
+	return rc;
+}
+
+static int
+ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
+		  const cJSON *arr, bool replace)
 {
 	const cJSON *it;
 	int rc = 0;

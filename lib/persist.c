@@ -1,6 +1,7 @@
 /* persist.c - the persistence places in a user's HOME (ws/persist.h). */
 #include "ws/persist.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -47,21 +48,50 @@ const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);
 
 char *
+ws_passwd_home(void)
+{
+	struct passwd pwd, *pw = NULL;
+	long max = sysconf(_SC_GETPW_R_SIZE_MAX);
+	size_t len = max > 0 ? (size_t)max : 16384;
+	char *buf = NULL, *home = NULL;
+	int rc;
+
+	/* getpwuid()'s static buffer is shared by the threads of wstools
+	 * mcp; a buffer of our own, grown while it is too small. */
+	for (;;) {
+		char *nb = realloc(buf, len);
+
+		if (nb == NULL)
+			goto out;
+		buf = nb;
+		rc = getpwuid_r(getuid(), &pwd, buf, len, &pw);
+		if (rc != ERANGE || len >= (size_t)1 << 20)
+			break;
+		len *= 2;
+	}
+	if (rc == 0 && pw != NULL && pw->pw_dir != NULL)
+		home = strdup(pw->pw_dir);
+out:
+	free(buf);
+	return home;
+}
+
+char *
 ws_home_real(void)
 {
 	const char *home = getenv("HOME");
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], *pwhome = NULL;
 
 	/* As ws_grants_check() takes it: a HOME the environment cannot be
 	 * trusted with is the password file's. */
-	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0) {
-		const struct passwd *pw = getpwuid(getuid());
-
-		home = pw != NULL ? pw->pw_dir : NULL;
-	}
+	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0)
+		home = pwhome = ws_passwd_home();
 	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0 ||
-	    realpath(home, buf) == NULL || strcmp(buf, "/") == 0)
+	    realpath(home, buf) == NULL || strcmp(buf, "/") == 0) {
+		free(pwhome);
 		return NULL;
+	}
+	free(pwhome);
 	return strdup(buf);
 }
 

@@ -146,7 +146,7 @@ ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
 	int rc, a;
 
 	STEP(res, flags, "input", "\"%s\"", input);
-	if (strict && strchr(input, '\\')) {
+	if (strict && !(ws->flags & WS__DISK_NAMES) && strchr(input, '\\')) {
 		rc = ws_error_set(WS_EINVALID_PATH, input,
 				  "backslashes are not allowed in strict mode");
 		goto out;
@@ -156,8 +156,9 @@ ws__lex(struct ws_ctx *ws, const char *input, unsigned flags,
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		goto out;
 	}
-	/* Backslashes are separators, as an agent on Windows writes them. */
-	for (char *c = p; *c; c++)
+	/* Backslashes are separators, as an agent on Windows writes them;
+	 * in a name read from the disk, a backslash is kept byte for byte. */
+	for (char *c = p; *c && !(ws->flags & WS__DISK_NAMES); c++)
 		if (*c == '\\')
 			*c = '/';
 	/* Limits apply to the path as it will be walked (ws_resolve names it). */

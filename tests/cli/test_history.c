@@ -177,14 +177,15 @@ END_TEST
  * with quotes, backslashes, controls and bytes that are not UTF-8 come
  * back byte for byte, and so do contents on both sides of the inline
  * bound (4096 bytes in the record, larger as an object), empty files and
- * modes.  (Not a backslash: undo puts entries back through virtual paths,
- * where one is a separator, today.)
+ * modes.  A backslash in a name is a byte of it, not a separator: undo
+ * put "back\slash" back as "back/slash" (a requested path splits there).
  */
 START_TEST(tree_names_and_contents_come_back)
 {
 	static const char *const names[] = {
 		"q\"uote", "new\nline", "tab\there", "ctl\x01\x1f",
-		"bytes\xff\xfe", "caf\xc3\xa9", "sp ace",
+		"bytes\xff\xfe", "caf\xc3\xa9", "sp ace", "back\\slash",
+		"\\lead", "trail\\",
 	};
 	static const size_t sizes[] = {0, 1, 4095, 4096, 4097, 70000};
 	char rel[64], *big = malloc(70001);
@@ -216,6 +217,9 @@ START_TEST(tree_names_and_contents_come_back)
 		snprintf(rel, sizeof(rel), "t/sub/%s", names[i]);
 		assert_content(rel, names[i]);
 	}
+	ck_assert(!there("t/sub/back"));
+	ck_assert(!there("t/sub/lead"));
+	ck_assert(!there("t/sub/trail"));
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		for (size_t k = 0; k < sizes[i]; k++)
 			big[k] = (char)('a' + (k * 7 + i) % 26);

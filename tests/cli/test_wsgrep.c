@@ -680,6 +680,26 @@ START_TEST(pseudo_fs_not_read)
 END_TEST
 
 /*
+ * --files lists the files a search would read: the summary counts them in
+ * files_searched (it said 0 with three files listed).
+ */
+START_TEST(summary_of_files_list)
+{
+	struct wst_run r;
+
+	wst_write(ws, "a.txt", "one\n");
+	wst_write(ws, "b.txt", "two\n");
+	wst_mkdir(ws, "d");
+	wst_write(ws, "d/c.txt", "three\n");
+	RUNJ(&r, "--files", NULL);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.out);
+	ck_assert_int_eq(sum_int(&r, "results"), 3);
+	ck_assert_int_eq(sum_int(&r, "files_searched"), 3);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * A page that fills inside a file still counts the file as searched and
  * its matches so far (first-time-user review: files_searched was 0 with
  * files_matched 1).
@@ -1454,6 +1474,7 @@ suite(void)
 	tcase_add_test(tc, fifo_does_not_hang);
 	tcase_add_test(tc, pseudo_fs_not_read);
 	tcase_add_test(tc, summary_when_page_fills);
+	tcase_add_test(tc, summary_of_files_list);
 	tcase_add_test(tc, policy_skips_unopened);
 	tcase_add_test(tc, redos_bounded);
 	tcase_add_test(tc, invalid_pattern);

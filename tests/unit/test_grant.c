@@ -22,6 +22,7 @@
 #include "wstest.h"
 #include "ws/error.h"
 #include "ws/grant.h"
+#include "ws/persist.h"
 #include "ws/sandbox.h"
 #include "ws/workspace.h"
 
@@ -189,6 +190,25 @@ END_TEST
  * HOME the environment cannot be trusted with ("/", relative, unset):
  * the password file's is never granted.
  */
+/*
+ * ws_passwd_home() (getpwuid_r, for wstools mcp's threads) says what
+ * getpwuid() says for the caller's uid.
+ */
+START_TEST(passwd_home_as_getpwuid)
+{
+	const struct passwd *pw = getpwuid(getuid());
+	char *h = ws_passwd_home();
+
+	if (pw == NULL || pw->pw_dir == NULL) {
+		ck_assert_ptr_null(h);
+		return;
+	}
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h, pw->pw_dir);
+	free(h);
+}
+END_TEST
+
 START_TEST(home_from_password_file)
 {
 	const struct passwd *pw = getpwuid(getuid());
@@ -699,6 +719,7 @@ suite(void)
 	tcase_add_test(tc, opened_without_symlinks);
 	tcase_add_test(tc, never_granted);
 	tcase_add_test(tc, home_from_password_file);
+	tcase_add_test(tc, passwd_home_as_getpwuid);
 	tcase_add_test(tc, boundary_kept);
 	tcase_add_test(tc, merged_and_read_only_inside);
 	tcase_add_test(tc, narrowed_by_descriptor);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ws/history.h"
+#include "ws/persist.h"
 #include "ws/workspace.h"
 #include "ws/write.h"
 
@@ -24,6 +25,33 @@ START_TEST(state_dir_name)
 	free(a);
 	free(b);
 	free(c);
+}
+END_TEST
+
+/*
+ * With neither XDG_STATE_HOME nor HOME (a bare exec), the state lives in
+ * the password file's home (read with getpwuid_r: wstools mcp's calls run
+ * side by side).
+ */
+START_TEST(state_dir_without_home)
+{
+	char *home = ws_passwd_home(), *d, *want = NULL;
+
+	unsetenv("XDG_STATE_HOME");
+	unsetenv("HOME");
+	d = ws_hist_dir(NULL, "/srv/ws");
+	if (home == NULL || home[0] != '/') {
+		ck_assert_ptr_null(d);
+	} else {
+		ck_assert_int_ge(asprintf(&want, "%s%s.local/state/wstools/",
+					  home, strcmp(home, "/") == 0 ? "" :
+					  "/"), 0);
+		ck_assert_ptr_nonnull(d);
+		ck_assert_int_eq(strncmp(d, want, strlen(want)), 0);
+	}
+	free(want);
+	free(d);
+	free(home);
 }
 END_TEST
 
@@ -83,6 +111,7 @@ suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, state_dir_name);
+	tcase_add_test(tc, state_dir_without_home);
 	tcase_add_test(tc, ids_survive_a_lost_seq);
 	suite_add_tcase(s, tc);
 	return s;

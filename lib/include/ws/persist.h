@@ -21,6 +21,13 @@ extern const char *const ws_home_persist[];
 extern const size_t ws_home_persist_n;
 
 /*
+ * The home directory of the caller's uid in the password file, as it is
+ * written there; NULL when there is none (or no memory).  Thread-safe
+ * (getpwuid_r): calls of `wstools mcp` run side by side.  malloc'd.
+ */
+char *ws_passwd_home(void);
+
+/*
  * The caller's HOME, canonical (its symlinks resolved): $HOME when it is
  * absolute and not "/", else the password file's.  NULL when there is
  * none, or it cannot be resolved (it does not exist: nothing is in it

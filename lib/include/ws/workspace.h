@@ -18,6 +18,12 @@
 enum {
 	WS_STRICT = 1 << 0,	   /* DESIGN.md 3 rule 8 */
 	WS_ALLOW_OUTSIDE = 1 << 1, /* DESIGN.md 3 rule 9: boundary off */
+	/*
+	 * Internal: paths are names read from the disk (an undo putting back
+	 * a deleted tree), so a backslash is a byte of a name, not a
+	 * separator, and strict mode does not refuse it.
+	 */
+	WS__DISK_NAMES = 1 << 16,
 };
 
 /* Why ws_ctx_guarded() refuses a change (0: it does not). */
