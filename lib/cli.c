@@ -607,6 +607,20 @@ ws__plural_pos(const struct ws_tool *t)
 	       (t->pos_kind == WS_POS_MANY || t->pos_kind == WS_POS_ANY);
 }
 
+/*
+ * The refusal of a NUL byte in the argument nulkey: a path's is
+ * INVALID_PATH (as the resolver says it), any other INVALID_ARGUMENT.
+ */
+static int
+ws__nul_refused(const struct ws_tool *t, const char *nulkey)
+{
+	if (strcmp(nulkey, t->pos_name ? t->pos_name : "") == 0 ||
+	    strcmp(nulkey, "path") == 0 || strcmp(nulkey, "paths") == 0)
+		return ws_error_set(WS_EINVALID_PATH, NULL, "path contains a NUL byte");
+	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			    "argument \"%s\" contains a NUL byte", nulkey);
+}
+
 static int ws__apply_json(struct ws_cli *cli, const cJSON *root);
 
 /* Apply one --args JSON object: its text parsed, then decoded. */
@@ -617,14 +631,8 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 	char nulkey[128];
 	cJSON *root;
 
-	if (ws__json_nul(text, nulkey, sizeof(nulkey))) {
-		if (strcmp(nulkey, t->pos_name ? t->pos_name : "") == 0 ||
-		    strcmp(nulkey, "path") == 0 || strcmp(nulkey, "paths") == 0)
-			return ws_error_set(WS_EINVALID_PATH, NULL,
-					    "path contains a NUL byte");
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "argument \"%s\" contains a NUL byte", nulkey);
-	}
+	if (ws__json_nul(text, nulkey, sizeof(nulkey)))
+		return ws__nul_refused(t, nulkey);
 	/* Nothing may follow the object: a second one would be ignored. */
 	root = cJSON_ParseWithOpts(text, NULL, 1);
 	if (root == NULL) {
@@ -1184,14 +1192,8 @@ ws_cli_apply_json(struct ws_cli *cli, const cJSON *args, bool nul)
 	int rc;
 
 	cli->from_args = true;
-	if (nul && ws__tree_nul(args, "", nulkey, sizeof(nulkey))) {
-		if (strcmp(nulkey, t->pos_name ? t->pos_name : "") == 0 ||
-		    strcmp(nulkey, "path") == 0 || strcmp(nulkey, "paths") == 0)
-			return ws_error_set(WS_EINVALID_PATH, NULL,
-					    "path contains a NUL byte");
-		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-				    "argument \"%s\" contains a NUL byte", nulkey);
-	}
+	if (nul && ws__tree_nul(args, "", nulkey, sizeof(nulkey)))
+		return ws__nul_refused(t, nulkey);
 	/* As under --args: the operands come in the JSON only. */
 	if (cli->npos > 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
