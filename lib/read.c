@@ -1004,6 +1004,13 @@ ws__check_utf8(struct ws_read *r, const struct ws_read_opts *o)
 int
 ws_read_fd(int fd, const struct ws_read_opts *o, struct ws_read *r)
 {
+	return ws__read_fd_st(fd, NULL, o, r);
+}
+
+int
+ws__read_fd_st(int fd, const struct stat *stp, const struct ws_read_opts *o,
+	       struct ws_read *r)
+{
 	long long max = o->max_bytes > 0 ? o->max_bytes : WS_READ_MAX_DEFAULT;
 	long long cap = max, off = 0, line0 = 1;
 	bool paging = o->page_lines > 0 || o->page_bytes > 0;
@@ -1016,7 +1023,9 @@ ws_read_fd(int fd, const struct ws_read_opts *o, struct ws_read *r)
 	r->lines_known = true;
 	if ((rc = ws_read_check_opts(o)) < 0)
 		return rc;
-	if (fstat(fd, &st) < 0)
+	if (stp != NULL)
+		st = *stp;
+	else if (fstat(fd, &st) < 0)
 		return ws_error_errno(errno, NULL, "fstat");
 	if (!S_ISREG(st.st_mode))
 		return ws_error_set(WS_ENOT_A_REGULAR_FILE, NULL,
@@ -1124,6 +1133,7 @@ int
 ws_read_file(struct ws_ctx *ws, const char *input,
 	     const struct ws_read_opts *o, struct ws_res *res, struct ws_read *r)
 {
+	struct stat st;
 	int fd = -1, rc;
 
 	memset(r, 0, sizeof(*r));
@@ -1135,9 +1145,13 @@ ws_read_file(struct ws_ctx *ws, const char *input,
 	if ((rc = ws_check(ws, WS_OP_OPEN, res->real, res->vpath)) < 0 ||
 	    (rc = ws_check(ws, WS_OP_READ, res->real, res->vpath)) < 0)
 		return ws__name(rc, input);
-	if ((rc = ws_res_open(res, O_RDONLY, &fd)) < 0)
+	/*
+	 * The open's inode check already has the file's stat: it is the
+	 * token's source, and a second fstat() would only cost a call.
+	 */
+	if ((rc = ws__res_open_st(res, O_RDONLY, &fd, &st)) < 0)
 		return ws__name(rc, input);
-	rc = ws_read_fd(fd, o, r);
+	rc = ws__read_fd_st(fd, &st, o, r);
 	close(fd);
 	if (rc < 0) {
 		ws_read_free(r);

@@ -1158,6 +1158,15 @@ int
 ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
 {
 	struct stat st;
+
+	return ws__res_open_st(res, oflags, fd_out, &st);
+}
+
+int
+ws__res_open_st(const struct ws_res *res, int oflags, int *fd_out,
+		struct stat *stp)
+{
+	struct stat st;
 	bool trunc = oflags & O_TRUNC;
 	int fd;
 
@@ -1222,6 +1231,10 @@ ws_res_open(const struct ws_res *res, int oflags, int *fd_out)
 	 */
 	if (!S_ISREG(st.st_mode) || (oflags & O_ACCMODE) != O_RDONLY)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/* A truncated file's size changed after the fstat() above. */
+	if (trunc)
+		st.st_size = 0;
+	*stp = st;
 	*fd_out = fd;
 	return 0;
 }

@@ -140,6 +140,14 @@ int ws_read_check_opts(const struct ws_read_opts *o);
  */
 int ws_read_fd(int fd, const struct ws_read_opts *o, struct ws_read *r);
 
+struct stat;
+/*
+ * Internal: ws_read_fd() with the descriptor's stat already taken (st),
+ * or fstat() of fd when st is NULL.
+ */
+int ws__read_fd_st(int fd, const struct stat *st, const struct ws_read_opts *o,
+		   struct ws_read *r);
+
 /*
  * The whole operation: resolve input in ws, ask the policy for "open" and
  * "read", open it with ws_res_open() (which refuses directories, FIFOs,

@@ -78,6 +78,14 @@ void ws_res_free(struct ws_res *res);
  */
 int ws_res_open(const struct ws_res *res, int oflags, int *fd_out);
 
+struct stat;
+/*
+ * Internal: ws_res_open(), and the stat of the descriptor opened (from
+ * the inode check) in *st, so that a caller need not fstat() it again.
+ */
+int ws__res_open_st(const struct ws_res *res, int oflags, int *fd_out,
+		    struct stat *st);
+
 /*
  * The name of the kernel pseudo-filesystem (procfs, sysfs, debugfs,
  * tracefs, securityfs, cgroupfs, configfs, pstore, bpffs, efivarfs,
