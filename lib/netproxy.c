@@ -45,6 +45,7 @@
 #define WS__STACK (256 * 1024)	/* a connection thread's stack */
 #define WS__HOST_MAX 254
 #define WS__DNS_TIMEOUT_MS 15000 /* a name's lookup */
+#define WS__LOOKUPS_MAX 64	/* lookups in flight in one call */
 #define WS__LOG_MAX WS_NETPROXY_LOG_MAX
 
 /* ---- Matching ------------------------------------------------------- */
@@ -100,7 +101,17 @@ ws__addr16(const struct sockaddr *a, uint8_t b[16])
 		return true;
 	}
 	if (a->sa_family == AF_INET6) {
+		static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b};
+
 		memcpy(b, &((const struct sockaddr_in6 *)a)->sin6_addr, 16);
+		/*
+		 * 64:ff9b::a.b.c.d (RFC 6052's well-known NAT64 prefix)
+		 * reaches a.b.c.d through a NAT64 gateway: the same host.
+		 */
+		if (memcmp(b, nat64, 12) == 0) {
+			memset(b, 0, 10);
+			b[10] = b[11] = 0xff;
+		}
 		return true;
 	}
 	return false;
@@ -109,8 +120,8 @@ ws__addr16(const struct sockaddr *a, uint8_t b[16])
 /*
  * The same address: an IPv4-mapped IPv6 address (::ffff:203.0.113.7, what
  * a name's AAAA record may hold, and where an IPv6 socket connects to
- * the IPv4 host) is its IPv4 address, so that a rule naming either
- * decides both.
+ * the IPv4 host) and its NAT64 form (64:ff9b::203.0.113.7) are its IPv4
+ * address, so that a rule naming any of them decides all.
  */
 static bool
 ws__same_addr(const struct sockaddr *a, const struct sockaddr *b)
@@ -231,6 +242,35 @@ struct ws__cthread {
 	bool done;
 };
 
+/*
+ * The lookups in flight for one proxy.  A lookup that timed out goes on
+ * in its detached thread (getaddrinfo() cannot be stopped), so this is
+ * shared by the proxy and each lookup thread and freed by the last one:
+ * a resolver that never answers then costs at most WS__LOOKUPS_MAX
+ * threads, not one per connection the command opens.
+ */
+struct ws__lkcount {
+	pthread_mutex_t mu;
+	int inflight;
+	int refs;
+};
+
+static void
+ws__lkcount_put(struct ws__lkcount *c, bool done)
+{
+	int left;
+
+	pthread_mutex_lock(&c->mu);
+	if (done)
+		c->inflight--;
+	left = --c->refs;
+	pthread_mutex_unlock(&c->mu);
+	if (left == 0) {
+		pthread_mutex_destroy(&c->mu);
+		free(c);
+	}
+}
+
 struct ws__approved {
 	char *host;
 	bool yes;
@@ -253,6 +293,7 @@ struct ws_netproxy {
 	size_t nth, capth;
 	struct ws__approved *appr;
 	size_t nappr;
+	struct ws__lkcount *lk;	/* lookups in flight */
 	/* test-only map of names to addresses (WS_NET_HOSTS_FILE) */
 	char **map_name;
 	struct sockaddr_storage *map_addr;
@@ -276,9 +317,12 @@ ws__rules_free(struct ws__rule *v, size_t n)
  * The host map for tests: lines "NAME ADDRESS [MS]" in the file
  * WS_NET_HOSTS_FILE names, MS the milliseconds the lookup takes (a slow
  * resolver, answered in the lookup's thread as getaddrinfo() is).  It
- * maps names only: what they map to is checked as any resolved address
- * (an internal one still needs a rule naming it), so it cannot widen
- * what the rules allow.
+ * maps names to internal addresses only (loopback, private...), and an
+ * internal address is reached only where a rule names that address,
+ * which would let the command reach it directly anyway: so whoever sets
+ * the variable cannot widen what the rules allow.  A public address in
+ * the map would let an allowed name lead anywhere: such lines are
+ * skipped.
  */
 static void
 ws__map_load(struct ws_netproxy *p)
@@ -298,7 +342,8 @@ ws__map_load(struct ws_netproxy *p)
 
 		delay = 0;
 		if (sscanf(line, "%255s %127s %d", name, addr, &delay) < 2 ||
-		    name[0] == '#' || !ws__ip_literal(addr, &ss))
+		    name[0] == '#' || !ws__ip_literal(addr, &ss) ||
+		    !ws_net_addr_internal((struct sockaddr *)&ss))
 			continue;
 		nd = realloc(p->map_delay, (p->nmap + 1) * sizeof(*nd));
 		if (nd == NULL)
@@ -335,6 +380,10 @@ ws_netproxy_new(struct ws_ctx *ws, const struct ws_net_rule *rules, size_t n,
 	p->stop = -1;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_mutex_init(&p->ask_mu, NULL);
+	if ((p->lk = calloc(1, sizeof(*p->lk))) == NULL)
+		goto nomem;
+	pthread_mutex_init(&p->lk->mu, NULL);
+	p->lk->refs = 1;
 	if (n > 0 && (p->rules = calloc(n, sizeof(*p->rules))) == NULL)
 		goto nomem;
 	for (size_t i = 0; i < n; i++) {
@@ -560,6 +609,18 @@ ws__approve(struct ws_netproxy *p, const struct ws__rule *r, const char *host,
 	return yes;
 }
 
+/*
+ * Whether c may appear in a host as a client names it: an ASCII letter
+ * or digit (whatever the locale says of other bytes), or one of extra.
+ * A NUL byte never: strchr() would find the terminator.
+ */
+static bool
+ws__host_byte(char c, const char *extra)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c != '\0' && strchr(extra, c) != NULL);
+}
+
 /* Parse "host:port" (or "[v6]:port"); port defaults to def. */
 static int
 ws__split_authority(const char *a, size_t n, char *host, size_t hl, int def,
@@ -604,6 +665,15 @@ ws__split_authority(const char *a, size_t n, char *host, size_t hl, int def,
 	}
 	if (he <= hs || (size_t)(he - hs) >= hl)
 		return -1;
+	/*
+	 * A host name or an address literal, nothing else, as on the SOCKS5
+	 * path: a space, '@', '/', a control or a non-ASCII byte would be
+	 * logged, shown to the person asked to approve, and passed to the
+	 * resolver as a name no rule was written for.
+	 */
+	for (const char *c = hs; c < he; c++)
+		if (!ws__host_byte(*c, "-._:%"))
+			return -1;
 	memcpy(host, hs, (size_t)(he - hs));
 	host[he - hs] = '\0';
 	return ws__host_norm(host, host, hl);
@@ -647,6 +717,7 @@ struct ws__lookup {
 	struct sockaddr_storage ss;
 	struct addrinfo *res;	/* getaddrinfo()'s answer */
 	int rc;
+	struct ws__lkcount *count;	/* its proxy's lookups in flight */
 };
 
 static void
@@ -689,6 +760,7 @@ ws__lookup_run(void *arg)
 	if (write(l->done, &one, sizeof(one)) < 0) {
 		/* an eventfd write of 1 cannot fail here */
 	}
+	ws__lkcount_put(l->count, true);
 	ws__lookup_put(l);
 	return NULL;
 }
@@ -696,7 +768,8 @@ ws__lookup_run(void *arg)
 /*
  * Look host up in a thread of its own and wait for the answer, the
  * time-out or the stop.  0 with *res (or *ss where the map answers);
- * -1 no such name; -2 the time-out; -3 the stop.
+ * -1 no such name; -2 the time-out; -3 the stop; -4 too many lookups in
+ * flight.
  */
 static int
 ws__lookup(struct ws_netproxy *p, const char *host, int map, struct addrinfo **res,
@@ -714,6 +787,17 @@ ws__lookup(struct ws_netproxy *p, const char *host, int map, struct addrinfo **r
 		free(l);
 		return -1;
 	}
+	pthread_mutex_lock(&p->lk->mu);
+	if (p->lk->inflight >= WS__LOOKUPS_MAX) {
+		pthread_mutex_unlock(&p->lk->mu);
+		close(l->done);
+		free(l);
+		return -4;
+	}
+	p->lk->inflight++;
+	p->lk->refs++;
+	pthread_mutex_unlock(&p->lk->mu);
+	l->count = p->lk;
 	pthread_mutex_init(&l->mu, NULL);
 	l->refs = 2;
 	snprintf(l->host, sizeof(l->host), "%s", host);
@@ -749,7 +833,8 @@ ws__lookup(struct ws_netproxy *p, const char *host, int map, struct addrinfo **r
  * the test map, an IP literal, or getaddrinfo().  0; -1 with why where
  * the only addresses are internal (a refusal); -2 with why where there is
  * none to use (the way out failed, as a refused connection does); -3
- * where the lookup timed out; -4 at the stop.
+ * where the lookup timed out; -4 at the stop; -5 where too many lookups
+ * are in flight.
  */
 static int
 ws__resolve(struct ws_netproxy *p, const char *host, int port,
@@ -780,6 +865,10 @@ ws__resolve(struct ws_netproxy *p, const char *host, int port,
 	case -3:
 		snprintf(why, wl, "the call ended during the lookup of %s", host);
 		return -4;
+	case -4:
+		snprintf(why, wl, "%d lookups are in flight and none has answered: "
+			 "%s was not looked up", WS__LOOKUPS_MAX, host);
+		return -5;
 	default:
 		snprintf(why, wl, "%s does not resolve", host);
 		return -2;
@@ -1076,8 +1165,7 @@ ws__socks_head(struct ws__cthread *t, char *b, size_t *n, size_t cap,
 		/* A host name or an address literal: nothing else (a NUL
 		 * byte would cut the name short: strchr() finds it). */
 		for (size_t i = 0; i < l; i++)
-			if (!isalnum((unsigned char)d[i]) &&
-			    (d[i] == '\0' || !strchr("-._:[]", d[i])))
+			if (!ws__host_byte(d[i], "-._:[]"))
 				l = 0;
 		if (l == 0 || l >= hl) {
 			ws__socks_reply(t->fd, WS__S5_FAIL);
@@ -1306,9 +1394,9 @@ decide:
 		goto out;
 	}
 	if ((u = ws__resolve(p, host, port, &sa, why, sizeof(why))) < 0) {
-		ws__deny(t, socks, u == -1 ? 403 : u == -3 ? 504 : 502,
-			 u == -1 ? WS__S5_RULES : WS__S5_HOST, host, port, rule->name,
-			 why, NULL);
+		ws__deny(t, socks, u == -1 ? 403 : u == -3 ? 504 : u == -5 ? 503 : 502,
+			 u == -1 ? WS__S5_RULES : u == -5 ? WS__S5_FAIL : WS__S5_HOST,
+			 host, port, rule->name, why, NULL);
 		u = -1;
 		goto out;
 	}
@@ -1586,6 +1674,8 @@ ws_netproxy_free(struct ws_netproxy *p)
 	for (size_t i = 0; i < p->nappr; i++)
 		free(p->appr[i].host);
 	free(p->appr);
+	if (p->lk != NULL)
+		ws__lkcount_put(p->lk, false);
 	for (size_t i = 0; i < p->nmap; i++)
 		free(p->map_name[i]);
 	free(p->map_name);

@@ -839,7 +839,7 @@ static const char s5py[] =
 	" print('nul',s5(name('web.test\\x00x',port)))\n"
 	"elif sys.argv[1]=='spell':\n"
 	" for h in ['127.1','0x7f000001','2130706433','0177.0.0.1','127.0.0.1.','web.test',\n"
-	"           'mapped.test','::ffff:127.0.0.1']:\n"
+	"           'mapped.test','::ffff:127.0.0.1','64:ff9b::7f00:1']:\n"
 	"  print(h,s5(name(h,port)))\n"
 	" s=socket.create_connection(P,timeout=5)\n"
 	" s.sendall(('CONNECT 0x7f.1:%d HTTP/1.1\\r\\n\\r\\n'%port).encode())\n"
@@ -928,18 +928,106 @@ START_TEST(address_spellings)
 	wst_write(ws, "s5.py", s5py);
 	snprintf(pa, sizeof(pa), "%d", port);
 	RUN(&r, "", "--net-deny", "127.0.0.1", "--net-allow", "*", "--net-allow",
-	    "127.0.0.1", "--net-allow", "::ffff:127.0.0.1", "--", PY, "s5.py",
-	    "spell", pa);
+	    "127.0.0.1", "--net-allow", "::ffff:127.0.0.1", "--net-allow",
+	    "64:ff9b::7f00:1", "--", PY, "s5.py", "spell", pa);
 	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
 	ck_assert_str_eq(wst_output_str(&r, "stdout"),
 			 "127.1 2\n0x7f000001 2\n2130706433 2\n0177.0.0.1 2\n"
 			 "127.0.0.1. 2\nweb.test 2\nmapped.test 2\n::ffff:127.0.0.1 2\n"
-			 "http 403\n");
+			 "64:ff9b::7f00:1 2\nhttp 403\n");
 	ck_assert_str_eq(cstr(conn_to(&r, "web.test"), "rule"), "--net-deny 127.0.0.1");
 	ck_assert_msg(strstr(cstr(conn_to(&r, "web.test"), "reason"),
 			     "resolves to 127.0.0.1, which rule") != NULL, "%s", r.out);
 	ck_assert_str_eq(cstr(conn(&r, 0), "host"), "127.0.0.1");
 	ck_assert_str_eq(cstr(conn(&r, 0), "rule"), "--net-deny 127.0.0.1");
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * The HTTP path takes a host name or an address literal, nothing else,
+ * as SOCKS5 does: a control byte or an '@' in the authority is a
+ * malformed request (400), not a name passed to the resolver under a
+ * "*.test" rule.
+ */
+START_TEST(http_host_bytes)
+{
+	struct wst_run r;
+	char code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import socket,os\n"
+		 "P=('127.0.0.1',int(os.environ['HTTP_PROXY'].rsplit(':',1)[1].strip('/')))\n"
+		 "for req in [b'CONNECT we\\x01b.test:%d HTTP/1.1\\r\\n\\r\\n',\n"
+		 "            b'CONNECT user@web.test:%d HTTP/1.1\\r\\n\\r\\n',\n"
+		 "            b'GET http://web\\xc3\\xa9.test:%d/hello HTTP/1.1\\r\\n\\r\\n',\n"
+		 "            b'GET http://web.test:%d/hello HTTP/1.1\\r\\n\\r\\n']:\n"
+		 " s=socket.create_connection(P,timeout=10); s.sendall(req)\n"
+		 " print(s.recv(64).split(b' ')[1].decode()); s.close()\n",
+		 port, port, port, port);
+	RUN(&r, "", "--net-allow", "*.test", "--net-allow", "127.0.0.1",
+	    "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "400\n400\n400\n200\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * A resolver that does not answer costs a bounded number of threads:
+ * with 80 lookups of a name that takes 8 s, 64 are in flight and the
+ * other 16 are refused at once (503), not 80 threads waiting.
+ */
+START_TEST(lookups_capped)
+{
+	struct wst_run r;
+	char code[1024];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error,concurrent.futures as f\n"
+		 "def g(i):\n"
+		 " try: return urllib.request.urlopen('http://slow.test:%d/hello',timeout=40).status\n"
+		 " except urllib.error.HTTPError as e: return e.code\n"
+		 "with f.ThreadPoolExecutor(80) as x: r=list(x.map(g,range(80)))\n"
+		 "print(r.count(200),r.count(503))\n", port);
+	RUN(&r, "", "--net-allow", "*.test", "--net-allow", "127.0.0.1",
+	    "--timeout", "60", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_str_eq(wst_output_str(&r, "stdout"), "64 16\n");
+	ck_assert_msg(strstr(r.out, "64 lookups are in flight") != NULL, "%.800s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * The test-only host map maps names to internal addresses only: a line
+ * mapping an allowed name to a public address is skipped, so whoever
+ * sets WS_NET_HOSTS_FILE cannot send an allowed name anywhere.
+ */
+START_TEST(map_public_skipped)
+{
+	struct wst_run r;
+	char code[512];
+
+	if (access(PY, X_OK) != 0)
+		return;
+	wst_write(base, "hosts", "web.test 127.0.0.1\nwide.test 192.0.2.1\n");
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error\n"
+		 "try: urllib.request.urlopen('http://wide.test:%d/hello',timeout=30)\n"
+		 "except urllib.error.HTTPError as e: print(e.code)\n", port);
+	RUN(&r, "", "--net-allow", "*.test", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	/* Not mapped: looked up for real, where .test has no names (502),
+	 * or the resolver is unreachable (504). */
+	ck_assert_msg(strcmp(wst_output_str(&r, "stdout"), "502\n") == 0 ||
+		      strcmp(wst_output_str(&r, "stdout"), "504\n") == 0,
+		      "%.400s", r.out);
+	ck_assert_msg(strstr(r.out, "192.0.2.1") == NULL, "%.800s", r.out);
 	wst_run_free(&r);
 }
 END_TEST
@@ -1201,6 +1289,9 @@ suite(void)
 	tcase_add_loop_test(tc, socks5_raw, 0, nm);
 	tcase_add_test(tc, socks5_parallel);
 	tcase_add_test(tc, address_spellings);
+	tcase_add_test(tc, http_host_bytes);
+	tcase_add_test(tc, lookups_capped);
+	tcase_add_test(tc, map_public_skipped);
 	tcase_add_test(tc, socks5_curl);
 	tcase_add_test(tc, wget_through_proxy);
 	tcase_add_test(tc, log_cap);
