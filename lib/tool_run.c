@@ -539,15 +539,26 @@ json_network(struct ws_jw *jw, const struct ws_run_result *r, bool compact)
 	ws_jw_obj_end(jw);
 }
 
+/*
+ * A list of names: strings, or objects {path, reason} where why.  A name
+ * that is not UTF-8 is written with U+FFFD in place of its bad bytes, as
+ * every string is; so that it can still be told apart and found again
+ * (DESIGN: names escaped reversibly), a list of strings holding one gets
+ * a sibling KEY_bytes, each name's exact bytes in base64 (null for a
+ * name that is UTF-8), and an object gets its path_bytes.
+ */
 static void
 json_names(struct ws_jw *jw, const char *key, const struct ws_view_names *l,
 	   bool why)
 {
+	bool raw = false;
+
 	ws_jw_key(jw, key);
 	ws_jw_arr(jw);
 	for (size_t i = 0; i < l->n; i++) {
 		if (!why) {
 			ws_jw_str(jw, l->name[i]);
+			raw |= !ws_utf8_valid(l->name[i], strlen(l->name[i]));
 			continue;
 		}
 		ws_jw_obj(jw);
@@ -556,6 +567,22 @@ json_names(struct ws_jw *jw, const char *key, const struct ws_view_names *l,
 		ws_jw_obj_end(jw);
 	}
 	ws_jw_arr_end(jw);
+	if (raw) {
+		char k[64];
+
+		snprintf(k, sizeof(k), "%s_bytes", key);
+		ws_jw_key(jw, k);
+		ws_jw_arr(jw);
+		for (size_t i = 0; i < l->n; i++) {
+			size_t n = strlen(l->name[i]);
+
+			if (ws_utf8_valid(l->name[i], n))
+				ws_jw_null(jw);
+			else
+				ws_jw_base64(jw, l->name[i], n);
+		}
+		ws_jw_arr_end(jw);
+	}
 }
 
 /* isolation.view: which view, and what the virtual one changed (compact,

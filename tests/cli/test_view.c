@@ -231,6 +231,42 @@ START_TEST(view_read)
 }
 END_TEST
 
+/*
+ * A new top-level name that is not UTF-8 is applied byte for byte, and
+ * the result says which bytes: "applied" holds it with U+FFFD, and
+ * "applied_bytes" its exact bytes (null for the names that are UTF-8).
+ */
+START_TEST(view_applied_non_utf8)
+{
+	struct wst_run r;
+	cJSON *names, *bytes;
+	int n, hit = -1;
+	char *p;
+
+	RUNV(&r, "-c", "printf x > \"$(printf '/caf\\351')\"; echo y > /plain.txt");
+	expect_ran(&r, 0);
+	names = view_item(&r, "applied");
+	bytes = view_item(&r, "applied_bytes");
+	ck_assert_msg(cJSON_IsArray(bytes), "%s", r.out);
+	n = cJSON_GetArraySize(names);
+	ck_assert_int_eq(cJSON_GetArraySize(bytes), n);
+	for (int i = 0; i < n; i++) {
+		const char *v = cJSON_GetArrayItem(names, i)->valuestring;
+
+		if (strcmp(v, "/plain.txt") == 0)
+			ck_assert(cJSON_IsNull(cJSON_GetArrayItem(bytes, i)));
+		if (strcmp(v, "/caf\xef\xbf\xbd") == 0)
+			hit = i;
+	}
+	ck_assert_msg(hit >= 0, "%s", r.out);
+	ck_assert_str_eq(cJSON_GetArrayItem(bytes, hit)->valuestring, "L2NhZuk=");
+	p = wst_path(ws, "caf\351");
+	ck_assert_int_eq(access(p, F_OK), 0);
+	free(p);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* Written by the command (a new top-level name, a name below one), read
  * by wsread. */
 START_TEST(view_write_run_read_tool)
@@ -1098,6 +1134,7 @@ view_suite(void)
 	tcase_add_test(tc, view_plain_warns_shadowed);
 	tcase_add_test(tc, view_plain_warns_real_path);
 	tcase_add_test(tc, view_probe_says_plainly);
+	tcase_add_test(tc, view_applied_non_utf8);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
