@@ -33,6 +33,19 @@
 /* Most entries one recursive delete records. */
 #define WS__HIST_MAX_ENTRIES 1000000
 
+/*
+ * An entry a recorded tree delete captured: its inode, and for a file
+ * the size and modification time of the content recorded.  The delete
+ * removes only entries found here (ws_hist_covers()).
+ */
+struct ws__seen {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtim;
+	bool used;
+};
+
 struct ws_history {
 	char *dir;
 	int dfd, objfd, jfd;
@@ -45,6 +58,9 @@ struct ws_history {
 	long long undo_of; /* set while an undo runs */
 	long long last_id; /* the last entry this context made */
 	long long objects_new; /* bytes of objects written by this context */
+	struct ws__seen *seen;	/* a recorded tree delete's entries: a hash */
+	size_t nseen, capseen;	/* table on the inode, capseen a power of 2 */
+	bool collect;		/* ws__capture() fills seen */
 };
 
 static int
@@ -186,6 +202,7 @@ ws_hist_close(struct ws_ctx *ws)
 		close(h->jfd);
 	free(h->dir);
 	free(h->tool);
+	free(h->seen);
 	free(h);
 	ws->history = NULL;
 }
@@ -354,6 +371,70 @@ ws__rel_push(struct ws__cap *c, const char *name, size_t *old)
  * no longer hold what its name says.
  */
 
+static size_t
+ws__seen_slot(const struct ws__seen *t, size_t cap, dev_t dev, ino_t ino)
+{
+	size_t i = ((size_t)ino * 0x9E3779B97F4A7C15ULL ^ (size_t)dev) & (cap - 1);
+
+	while (t[i].used && (t[i].ino != ino || t[i].dev != dev))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Remember st as recorded (its last sighting wins). */
+static int
+ws__seen_add(struct ws_history *h, const struct stat *st)
+{
+	size_t i;
+
+	if (2 * (h->nseen + 1) > h->capseen) {
+		size_t cap = h->capseen ? 2 * h->capseen : 1024;
+		struct ws__seen *t = calloc(cap, sizeof(*t));
+
+		if (t == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		for (size_t j = 0; j < h->capseen; j++)
+			if (h->seen[j].used)
+				t[ws__seen_slot(t, cap, h->seen[j].dev,
+						h->seen[j].ino)] = h->seen[j];
+		free(h->seen);
+		h->seen = t;
+		h->capseen = cap;
+	}
+	i = ws__seen_slot(h->seen, h->capseen, st->st_dev, st->st_ino);
+	if (!h->seen[i].used)
+		h->nseen++;
+	h->seen[i] = (struct ws__seen){st->st_dev, st->st_ino, st->st_size,
+				       st->st_mtim, true};
+	return 0;
+}
+
+static void
+ws__seen_clear(struct ws_history *h)
+{
+	free(h->seen);
+	h->seen = NULL;
+	h->nseen = h->capseen = 0;
+	h->collect = false;
+}
+
+bool
+ws_hist_covers(const struct ws_ctx *ws, const struct stat *st)
+{
+	const struct ws_history *h = ws->history;
+	const struct ws__seen *e;
+
+	if (h == NULL || h->capseen == 0)
+		return true;
+	e = &h->seen[ws__seen_slot(h->seen, h->capseen, st->st_dev, st->st_ino)];
+	if (!e->used)
+		return false;
+	/* A file written since was not recorded as it is now. */
+	return !S_ISREG(st->st_mode) ||
+	       (e->size == st->st_size && e->mtim.tv_sec == st->st_mtim.tv_sec &&
+		e->mtim.tv_nsec == st->st_mtim.tv_nsec);
+}
+
 /* Record one entry (name in pfd, lstat st) at c->rel; a tree with
  * recursive, parents before their children.  fd: the regular file
  * already open for reading (st its fstat), which is closed; or -1. */
@@ -369,6 +450,11 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 	if (++c->count > WS__HIST_MAX_ENTRIES)
 		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "history: over %d "
 				    "entries to record", WS__HIST_MAX_ENTRIES);
+	if (h->collect && (rc = ws__seen_add(h, st)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
 	if (!c->first)
 		ws_jbuf_lit(f, ",");
 	c->first = false;
@@ -665,6 +751,9 @@ ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
 		return 0;
 	h->pending = false;
 	h->pending_id = 0;
+	ws__seen_clear(h);
+	/* A tree delete removes only what this record holds. */
+	h->collect = recursive && strcmp(op, "delete") == 0;
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	c->h = h;
@@ -681,6 +770,7 @@ ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
 	if (h->undo_of > 0)
 		ws__jkint(&c->b, "undo_of", h->undo_of);
 	rc = ws__capture_array(c, "before", dirfd, name, st, recursive);
+	h->collect = false;
 	if (rc == 0 && dvpath != NULL) {
 		ws__jkstr(&c->b, "dest", dvpath);
 		ws__jkstr(&c->b, "dest_real", dreal);
@@ -743,7 +833,10 @@ ws_hist_end(struct ws_ctx *ws, int rc, int dirfd, const char *name)
 	cJSON *rec;
 	long long id;
 
-	if (h == NULL || !h->pending)
+	if (h == NULL)
+		return 0;
+	ws__seen_clear(h);
+	if (!h->pending)
 		return 0;
 	id = h->pending_id;
 	h->pending = false;

@@ -2007,6 +2007,7 @@ struct ws__rm {
 	struct ws_ctx *ws;
 	enum ws__rm_mode mode;
 	size_t removed;
+	size_t kept;	  /* entries the history record does not hold */
 	const char *path; /* for messages */
 	struct ws__approved *approved;
 	size_t napproved, aapproved;
@@ -2121,7 +2122,15 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (dfd < 0) {
 		if ((errno == ELOOP || errno == ENOTDIR) && c->mode == WS__RM_DELETE) {
-			/* Swapped for a link or a file meanwhile: remove that. */
+			struct stat lst;
+
+			/* Swapped for a link or a file meanwhile: remove that,
+			 * if the history holds it. */
+			if (fstatat(pfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    !ws_hist_covers(c->ws, &lst)) {
+				c->kept++;
+				return 0;
+			}
 			if ((rc = ws__rm_check(c, WS_OP_DELETE, real)) < 0)
 				return rc;
 			if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT)
@@ -2153,6 +2162,7 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 	}
 	for (int pass = 0;; pass++) {
 		struct dirent *e;
+		size_t kept = c->kept;
 
 		while ((errno = 0, e = readdir(d)) != NULL) {
 			struct stat est;
@@ -2166,6 +2176,16 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 					continue;
 				rc = ws_error_errno(errno, c->path, "stat");
 				goto out;
+			}
+			/*
+			 * Made or written after the history recorded the tree
+			 * (another tool, a command): removing it would lose
+			 * what no record holds.  It is kept, and so are the
+			 * directories above it; ws_delete() says so.
+			 */
+			if (c->mode == WS__RM_DELETE && !ws_hist_covers(c->ws, &est)) {
+				c->kept++;
+				continue;
 			}
 			if (real != NULL) {
 				creal = ws_path_join(real, e->d_name);
@@ -2201,6 +2221,9 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 			c->removed++;
 			goto out;
 		}
+		/* Not empty because of what was kept: as it should be. */
+		if ((errno == ENOTEMPTY || errno == EEXIST) && c->kept > kept)
+			goto out;
 		if ((errno != ENOTEMPTY && errno != EEXIST) || pass >= 3) {
 			rc = ws_error_errno(errno, c->path, "rmdir");
 			goto out;
@@ -2363,6 +2386,13 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		}
 		rc = ws__rmtree(&c, res.dirfd, res.name, &res.st,
 				ws->policy != NULL ? res.real : NULL, 0);
+		if (rc == 0 && c.kept > 0)
+			rc = ws_error_set(WS_EDIRECTORY_NOT_EMPTY, path,
+					  "%zu %s made or changed in the tree while it "
+					  "was being deleted, after the history recorded "
+					  "it: kept, with the directories that hold them; "
+					  "the rest was deleted (wstools undo puts it back)",
+					  c.kept, c.kept == 1 ? "entry was" : "entries were");
 		ws->whole[0] = NULL;
 		r->removed = c.removed;
 		ws__rm_free(&c);

@@ -121,6 +121,37 @@ for n in 1 2 3 5 8; do
 			{ echo "FAIL: partial delete (unlinkat #$n): t/?/$i not back"; fail=1; }
 	done
 done
+# Another writer in the tree between the record and the removals (at the
+# record's fdatasync, the last step before the first removal: a new file
+# made, or a recorded one rewritten): what the record does not hold is
+# kept (DIRECTORY_NOT_EMPTY, naming the count), never deleted unrecorded;
+# the rest is deleted and comes back with undo.
+for what in new changed; do
+	rm -rf "$ws" "$base/state"
+	mkdir -p "$ws/t/a" "$ws/t/b"
+	for i in 1 2 3 4; do echo "a$i" >"$ws/t/a/$i"; echo "b$i" >"$ws/t/b/$i"; done
+	if [ "$what" = new ]; then touch_path=$ws/t/b/new; else touch_path=$ws/t/b/4; fi
+	out=$(WSF_CALL=fdatasync WSF_NTH=1 WSF_TOUCH=$touch_path LD_PRELOAD=$inj \
+		"$cmd/wswrite" --workspace "$ws" --json --delete -r t 2>/dev/null)
+	runs=$((runs + 1))
+	if [ "$(cat "$touch_path" 2>/dev/null)" != touched ]; then
+		echo "FAIL: writer in the tree ($what): deleted unrecorded: $out"
+		fail=1
+		continue
+	fi
+	case $out in *DIRECTORY_NOT_EMPTY*"1 entry was made or changed"*) ;;
+	*) echo "FAIL: writer in the tree ($what): $out"; fail=1 ;; esac
+	[ -e "$ws/t/a" ] && { echo "FAIL: writer in the tree ($what): t/a kept"; fail=1; }
+	# A plain undo: what the delete left (the writer's file) stays.
+	"$cmd/wstools" undo --workspace "$ws" >/dev/null 2>&1
+	for i in 1 2 3; do
+		[ "$(cat "$ws/t/a/$i" 2>/dev/null)" = "a$i" ] &&
+			[ "$(cat "$ws/t/b/$i" 2>/dev/null)" = "b$i" ] ||
+			{ echo "FAIL: writer in the tree ($what): t/?/$i not back"; fail=1; }
+	done
+	[ "$(cat "$touch_path" 2>/dev/null)" = touched ] ||
+		{ echo "FAIL: writer in the tree ($what): undo lost it"; fail=1; }
+done
 echo "$runs runs, $killed killed at a step"
 [ "$fail" -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit "$fail"

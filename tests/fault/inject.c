@@ -13,6 +13,9 @@
  *   WSF_ERRNO=E     with this errno (a number; default EIO)
  *   WSF_KILL=1      instead, die of SIGKILL right before that call (a
  *                   crash at that step: tests/fault/crash_history.sh)
+ *   WSF_TOUCH=PATH  instead, write "touched\n" to PATH (created, or
+ *                   its content replaced) right before that call, which
+ *                   is then made: another writer at that step
  *
  * The failing call is not made (close is: Linux closes the descriptor
  * even when close reports an error), and a line "wsfault: NAME #N" goes
@@ -39,6 +42,7 @@ static const char *want;
 static long nth = 1, err = EIO;
 static long count;
 static int ready, killmode;
+static const char *touch;
 
 static void
 init(void)
@@ -53,6 +57,7 @@ init(void)
 	if ((e = getenv("WSF_ERRNO")) != NULL)
 		err = strtol(e, NULL, 10);
 	killmode = getenv("WSF_KILL") != NULL;
+	touch = getenv("WSF_TOUCH");
 	ready = 1;
 }
 
@@ -68,6 +73,16 @@ fail_now(const char *name)
 		return 0;
 	n = snprintf(msg, sizeof(msg), "wsfault: %s #%ld\n", name, count);
 	(void)!syscall(SYS_write, 2, msg, (size_t)n);
+	if (touch != NULL) {
+		long fd = syscall(SYS_openat, (long)AT_FDCWD, touch,
+				  (long)(O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC), 0644L);
+
+		if (fd >= 0) {
+			(void)!syscall(SYS_write, fd, "touched\n", 8L);
+			(void)syscall(SYS_close, fd);
+		}
+		return 0;
+	}
 	if (killmode)
 		(void)syscall(SYS_kill, (long)getpid(), (long)SIGKILL);
 	errno = (int)err;

@@ -95,6 +95,16 @@ int ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd,
  */
 long long ws_hist_end(struct ws_ctx *ws, int rc, int dirfd, const char *name);
 
+/*
+ * Whether the entry st (an lstat) is one the pending recorded tree delete
+ * captured, as it was captured (a file: the same size and modification
+ * time): the delete removes only those, so that an entry made or
+ * written in the tree after the record (by another tool, a command) is
+ * not lost unrecorded.  True where there is no such record (no history,
+ * or not a tree delete).
+ */
+bool ws_hist_covers(const struct ws_ctx *ws, const struct stat *st);
+
 /* Options of ws_hist_list() and ws_hist_undo(). */
 struct ws_undo_opts {
 	long long id;	 /* one entry (0: the newest not undone) */
