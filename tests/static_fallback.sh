@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# static_fallback.sh SOURCE_DIR CC - -Dstatic_pie where no static-pie link
+# static_fallback.sh SOURCE_DIR CC... - -Dstatic_pie where no static-pie link
 # works (no libc.a, no rcrt1.o): auto configures with the tools dynamic
 # and says why, enabled stops the setup with the reason (meson.build).
 # The missing libc.a is played by a wrapper of CC that fails every
 # -static-pie link as the linker would; only meson setup runs, no build.
 set -uo pipefail
-src=${1:?usage: static_fallback.sh SOURCE_DIR CC}
-cc=${2:?usage: static_fallback.sh SOURCE_DIR CC}
+src=${1:?usage: static_fallback.sh SOURCE_DIR CC...}
+shift
+[ $# -gt 0 ] || { echo "usage: static_fallback.sh SOURCE_DIR CC..." >&2; exit 2; }
+cc=$(printf '%q ' "$@")	# the compiler's command, "ccache gcc" too
 meson=${MESON:-meson}
 command -v "$meson" >/dev/null || { echo "SKIP: no meson on PATH"; exit 77; }
 tmp=$(mktemp -d)
