@@ -12,7 +12,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "ws/error.h"
 #include "ws/history.h"
 #include "ws/path.h"
+#include "ws/persist.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
 #include "ws/tool.h"
@@ -371,20 +371,18 @@ static char *
 expand_home(const char *dir)
 {
 	const char *home;
-	char *out = NULL;
+	char *out = NULL, *pwhome = NULL;
 
 	if (dir[0] != '~' || (dir[1] != '\0' && dir[1] != '/'))
 		return strdup(dir);
 	home = getenv("HOME");
-	if (home == NULL || *home == '\0') {
-		const struct passwd *pw = getpwuid(getuid());
-
-		home = pw ? pw->pw_dir : NULL;
-	}
+	if (home == NULL || *home == '\0')
+		home = pwhome = ws_passwd_home();
 	if (home == NULL)
 		return strdup(dir);
 	if (asprintf(&out, "%s%s", home, dir + 1) < 0)
-		return NULL;
+		out = NULL;
+	free(pwhome);
 	return out;
 }
 

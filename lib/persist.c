@@ -2,11 +2,12 @@
 #include "ws/persist.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ws/path.h"
@@ -47,32 +48,152 @@ const char *const ws_home_persist[] = {
 const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);
 
+char *(*ws_passwd_home_nss)(uid_t uid);
+
+/* The uid field: decimal digits only, within uid_t, not (uid_t)-1. */
+static bool
+ws__passwd_uid(const char *s, size_t n, uid_t *uid)
+{
+	unsigned long long v = 0;
+
+	if (n == 0 || n > 10)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	if (v >= (uid_t)-1)
+		return false;
+	*uid = (uid_t)v;
+	return true;
+}
+
+char *
+ws_passwd_parse_home(const char *text, size_t len, uid_t uid)
+{
+	const char *line = text, *end;
+
+	if (text == NULL)
+		return NULL;
+	for (end = text + len; line < end;) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		const char *le = nl != NULL ? nl : end;
+		/* Field i is [f[i], e[i]). */
+		const char *f[7], *e[7];
+		size_t nf = 1;
+		uid_t u;
+
+		f[0] = line;
+		for (const char *c = line; c < le && nf <= 7; c++)
+			if (*c == ':') {
+				if (nf < 7) {
+					e[nf - 1] = c;
+					f[nf] = c + 1;
+				}
+				nf++;
+			}
+		if (nf == 7)
+			e[6] = le;
+		/* Skipped: an empty line, a comment, NIS compatibility
+		 * entries (+name, -name: the name service's business, not
+		 * this file's), a NUL in the line, not exactly seven
+		 * fields, no name, a uid that is not one. */
+		if (line == le || line[0] == '#' || line[0] == '+' ||
+		    line[0] == '-' || memchr(line, '\0', (size_t)(le - line)) ||
+		    nf != 7 || e[0] == f[0] ||
+		    !ws__passwd_uid(f[2], (size_t)(e[2] - f[2]), &u) ||
+		    u != uid) {
+			if (nl == NULL)
+				break;
+			line = nl + 1;
+			continue;
+		}
+		/* The first line that counts with the uid decides, as in
+		 * glibc's files module: no home there is no home. */
+		if (e[5] == f[5])
+			return NULL;
+		return strndup(f[5], (size_t)(e[5] - f[5]));
+	}
+	return NULL;
+}
+
+/* The password file's text, NUL-terminated, into *buf: its length, or -1. */
+static ssize_t
+ws__passwd_read(const char *path, char **buf)
+{
+	size_t cap = 0, n = 0;
+	char *b = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+
+	*buf = NULL;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > WS_PASSWD_MAX)
+		goto fail;
+	/* Room for one byte more than the size: the read that finds the
+	 * end needs no larger buffer. */
+	cap = (size_t)st.st_size + 2;
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *nb;
+
+			/* It grew after the fstat: read on, within bounds. */
+			if (cap > WS_PASSWD_MAX)
+				goto fail;
+			cap *= 2;
+			if ((nb = realloc(b, cap)) == NULL)
+				goto fail;
+			b = nb;
+		} else if (b == NULL && (b = malloc(cap)) == NULL) {
+			goto fail;
+		}
+		r = read(fd, b + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	return (ssize_t)n;
+fail:
+	free(b);
+	close(fd);
+	return -1;
+}
+
+char *
+ws_passwd_file_home(const char *path, uid_t uid)
+{
+	char *text, *home;
+	ssize_t n = ws__passwd_read(path, &text);
+
+	if (n < 0)
+		return NULL;
+	home = ws_passwd_parse_home(text, (size_t)n, uid);
+	free(text);
+	return home;
+}
+
 char *
 ws_passwd_home(void)
 {
-	struct passwd pwd, *pw = NULL;
-	long max = sysconf(_SC_GETPW_R_SIZE_MAX);
-	size_t len = max > 0 ? (size_t)max : 16384;
-	char *buf = NULL, *home = NULL;
-	int rc;
+	uid_t uid = getuid();
+	char *home = ws_passwd_file_home("/etc/passwd", uid);
 
-	/* getpwuid()'s static buffer is shared by the threads of wstools
-	 * mcp; a buffer of our own, grown while it is too small. */
-	for (;;) {
-		char *nb = realloc(buf, len);
-
-		if (nb == NULL)
-			goto out;
-		buf = nb;
-		rc = getpwuid_r(getuid(), &pwd, buf, len, &pw);
-		if (rc != ERANGE || len >= (size_t)1 << 20)
-			break;
-		len *= 2;
-	}
-	if (rc == 0 && pw != NULL && pw->pw_dir != NULL)
-		home = strdup(pw->pw_dir);
-out:
-	free(buf);
+	/* A user the file does not list (LDAP, sssd): the name service,
+	 * in the binaries that can load its modules. */
+	if (home == NULL && ws_passwd_home_nss != NULL)
+		home = ws_passwd_home_nss(uid);
 	return home;
 }
 

@@ -121,6 +121,11 @@ test)
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C build-asan --print-errorlogs --num-processes 2 \
 			--timeout-multiplier 3
+	# memcheck cannot see malloc in a static binary (no leak check, no
+	# heap errors): the tools it watches are linked dynamically for the
+	# valgrind steps (meson.build's static_pie; only the tools relink).
+	echo "==> build for valgrind (-Dstatic_pie=disabled)"
+	setup build -Dwerror=true -Dstatic_pie=disabled
 	echo "==> unit suites under valgrind memcheck (no errors, no leaks)"
 	# In-process (CK_FORK=no) so that every test body is checked; the
 	# children some tests fork on purpose are left alone.
@@ -163,8 +168,9 @@ valgrind)
 	# e.g. scripts/dev.sh valgrind --suite cli cli-wsls.
 	shift
 	need_pkgs test
-	echo "==> build (gcc, warnings as errors, with tests)"
-	setup build -Dwerror=true -Dtests=true
+	echo "==> build (gcc, warnings as errors, with tests, tools dynamic)"
+	# Dynamic tools: memcheck cannot see malloc in a static one.
+	setup build -Dwerror=true -Dtests=true -Dstatic_pie=disabled
 	[ $# -gt 0 ] || set -- --suite cli --suite docs --suite agent
 	echo "==> $* under valgrind memcheck (no errors, no leaks)"
 	WST_SLOWDOWN=20 WST_RACE_ITERATIONS="${WST_RACE_ITERATIONS:-20}" \

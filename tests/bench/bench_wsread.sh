@@ -52,5 +52,20 @@ if command -v strace >/dev/null; then
 	printf 'cat:    '; tail -n 1 "$tmp/st"
 fi
 echo
-echo "shared libraries loaded by wsread:"
-ldd "$bin/wsread" | awk '{print "  " $1}'
+# static-pie by default (meson.build's static_pie): no loader, no library.
+if readelf -lW "$bin/wsread" 2>/dev/null | grep -q 'program interpreter'; then
+	echo "shared libraries loaded by wsread:"
+	ldd "$bin/wsread" | awk '{print "  " $1}'
+else
+	echo "wsread is linked static-pie (no shared library)"
+fi
+echo
+if command -v perf >/dev/null && perf stat -r 1 true >/dev/null 2>&1; then
+	echo "page faults per call (perf stat, 300 runs):"
+	pf() {
+		perf stat -r 300 -e page-faults "$@" 2>&1 >/dev/null |
+			awk '/page-faults/ {print $1}'
+	}
+	printf 'wsread: '; pf "$bin/wsread" --workspace "$tmp" src/small.c
+	printf 'cat:    '; pf cat "$tmp/src/small.c"
+fi

@@ -7,6 +7,7 @@
  */
 #include "wstest.h"
 
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "ws/history.h"
 
 static char *T, *W, *S, *ENV_S;
 
@@ -465,6 +468,77 @@ START_TEST(concurrent_writers)
 }
 END_TEST
 
+/*
+ * No HOME in the environment (a bare exec, env -i): the state directory
+ * and the configuration are found as with one (XDG_STATE_HOME,
+ * XDG_CONFIG_HOME), and without those the state directory is in the
+ * password file's home, which the file tools read themselves: linked
+ * static-pie (meson.build's static_pie) they cannot ask the name service.
+ */
+START_TEST(no_home_in_the_environment)
+{
+	const struct passwd *pw = getpwuid(getuid());
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char *xdg = getenv("XDG_STATE_HOME") ? strdup(getenv("XDG_STATE_HOME")) : NULL;
+	char *cfg = wst_path(T, "cfg"), *env_c = NULL, *real = realpath(W, NULL);
+	char *hd = NULL, *want = NULL;
+	struct wst_run r;
+	struct stat st;
+
+	ck_assert_ptr_nonnull(real);
+	unsetenv("HOME");
+	/* The configuration under XDG_CONFIG_HOME is read: an unknown key
+	 * in it is an error that names it. */
+	wst_write(T, "cfg/wstools/config.json", "{\"no_such_key\": 1}\n");
+	ck_assert_int_ge(asprintf(&env_c, "XDG_CONFIG_HOME=%s", cfg), 0);
+	wst_runv(&r, NULL, (const char *[]){ENV_S, env_c, NULL}, "wswrite",
+		 (const char *[]){"--workspace", W, "--content", "x", "f", NULL});
+	ck_assert_int_ne(r.status, 0);
+	ck_assert_msg(strstr(r.err, "no_such_key") && strstr(r.err, "cfg/wstools/config.json"),
+		      "%s", r.err);
+	wst_run_free(&r);
+	/* The state directory under XDG_STATE_HOME: the change is there. */
+	WS_OK("--content", "one\n", "f");
+	ck_assert(undo(NULL, NULL, NULL) == 0);
+	{
+		char *f = wst_path(W, "f");
+
+		ck_assert(!wst_exists(f));
+		free(f);
+	}
+	/* Neither: the password file's home, as getpwuid() gives it. */
+	unsetenv("XDG_STATE_HOME");
+	if (pw != NULL && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") != 0 &&
+	    stat(pw->pw_dir, &st) == 0 && access(pw->pw_dir, W_OK) == 0) {
+		want = wst_path(pw->pw_dir, ".local/state/wstools");
+		hd = ws_hist_dir(want, real);
+		ck_assert_ptr_nonnull(hd);
+		ck_assert(!wst_exists(hd));
+		wst_runv(&r, NULL, NULL, "wswrite",
+			 (const char *[]){"--workspace", W, "--content", "two\n", "f", NULL});
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+		ck_assert_msg(wst_exists(hd), "no history in %s", hd);
+		wst_runv(&r, NULL, NULL, "wstools",
+			 (const char *[]){"undo", "--workspace", W, "--json", NULL});
+		ck_assert_msg(r.status == 0, "%s %s", r.out, r.err);
+		wst_run_free(&r);
+		wst_rmrf(hd);
+	}
+	if (home != NULL)
+		setenv("HOME", home, 1);
+	if (xdg != NULL)
+		setenv("XDG_STATE_HOME", xdg, 1);
+	free(home);
+	free(xdg);
+	free(cfg);
+	free(env_c);
+	free(real);
+	free(hd);
+	free(want);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -479,6 +553,7 @@ suite(void)
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, concurrent_writers);
+	tcase_add_test(tc, no_home_in_the_environment);
 	suite_add_tcase(s, tc);
 	return s;
 }

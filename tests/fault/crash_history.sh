@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# crash_history.sh CMD_DIR INJECTOR - a recorded change killed at every
+# crash_history.sh CMD_DIR INJECTOR [WSWRITE] - a recorded change killed at every
 # step (issue 22): for each way of changing a file (overwrite, append,
 # edit, delete, move) and each system call of the path (the history's
 # and the write's: openat, write, pwrite, fsync, fdatasync, renameat,
@@ -7,11 +7,14 @@
 # 1st, 2nd, ... call until a run no longer reaches it.  After each: the
 # file is the old or the new content, never a mix; the journal reads; and
 # `wstools undo --force` (the crash left the change unconfirmed) brings
-# the old content back, at its old path.
+# the old content back, at its old path.  WSWRITE, when given, is the
+# wswrite to run (a dynamic one: LD_PRELOAD cannot reach a static-pie
+# binary, see fault.sh).
 set -uo pipefail
 shopt -s dotglob nullglob
 cmd=${1:?usage: crash_history.sh CMD_DIR INJECTOR}
 inj=$(realpath "${2:?usage: crash_history.sh CMD_DIR INJECTOR}")
+wswrite=${3:-$cmd/wswrite}
 tmp=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
 base=$(mktemp -d "$tmp/wscrash-XXXXXX")
@@ -38,7 +41,7 @@ for how in overwrite append edit delete move; do
 			move) args=(--move g f) ;;
 			esac
 			err=$(WSF_CALL=$call WSF_NTH=$n WSF_KILL=1 LD_PRELOAD=$inj \
-				"$cmd/wswrite" --workspace "$ws" "${args[@]}" 2>&1 >/dev/null)
+				"$wswrite" --workspace "$ws" "${args[@]}" 2>&1 >/dev/null)
 			st=$?
 			runs=$((runs + 1))
 			case $err in *"wsfault: $call #$n"*) ;; *) break ;; esac
@@ -93,7 +96,7 @@ for call in openat write fsync fdatasync renameat unlinkat; do
 		mktree
 		export XDG_STATE_HOME=$base/state
 		err=$(WSF_CALL=$call WSF_NTH=$n WSF_KILL=1 LD_PRELOAD=$inj \
-			"$cmd/wswrite" --workspace "$ws" --delete -r t 2>&1 >/dev/null)
+			"$wswrite" --workspace "$ws" --delete -r t 2>&1 >/dev/null)
 		runs=$((runs + 1))
 		case $err in *"wsfault: $call #$n"*) ;; *) break ;; esac
 		killed=$((killed + 1))
@@ -111,7 +114,7 @@ for n in 1 2 3 5 8; do
 	mkdir -p "$ws/t/a" "$ws/t/b"
 	for i in 1 2 3 4; do echo "a$i" >"$ws/t/a/$i"; echo "b$i" >"$ws/t/b/$i"; done
 	WSF_CALL=unlinkat WSF_NTH=$n LD_PRELOAD=$inj \
-		"$cmd/wswrite" --workspace "$ws" --delete -r t >/dev/null 2>&1
+		"$wswrite" --workspace "$ws" --delete -r t >/dev/null 2>&1
 	runs=$((runs + 1))
 	out=$("$cmd/wstools" undo --workspace "$ws" 2>&1) ||
 		{ echo "FAIL: partial delete (unlinkat #$n): undo: $out"; fail=1; continue; }
@@ -153,5 +156,7 @@ for what in new changed; do
 		{ echo "FAIL: writer in the tree ($what): undo lost it"; fail=1; }
 done
 echo "$runs runs, $killed killed at a step"
+# Never killed: the injector was never loaded (a static wswrite).
+[ "$killed" -gt 0 ] || { echo "FAIL: no run was killed: is $wswrite linked statically?"; fail=1; }
 [ "$fail" -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit "$fail"

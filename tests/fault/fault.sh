@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# fault.sh CMD_DIR INJECTOR - wswrite under injected faults (issue 10).
+# fault.sh CMD_DIR INJECTOR [WSWRITE] - wswrite under injected faults
+# (issue 10).  WSWRITE, when given, is the wswrite to run instead of
+# CMD_DIR's: the injector is loaded with LD_PRELOAD, which a static-pie
+# wswrite (meson.build's static_pie) never loads, so meson passes one
+# linked dynamically.
 #
 # For each way of writing (replace, --append, --edit, --create-only, and
 # the named-temporary fallback with WS_TEST_NAMED_TEMP=1) and each system
@@ -13,8 +17,9 @@
 # temporary left (skipped, status 77, where tmpfs cannot be mounted).
 set -uo pipefail
 shopt -s dotglob nullglob
-bin=${1:?usage: fault.sh CMD_DIR INJECTOR}/wswrite
-inj=${2:?usage: fault.sh CMD_DIR INJECTOR}
+bin=${1:?usage: fault.sh CMD_DIR INJECTOR [WSWRITE]}/wswrite
+inj=${2:?usage: fault.sh CMD_DIR INJECTOR [WSWRITE]}
+bin=${3:-$bin}
 [ -x "$bin" ] && [ -f "$inj" ] || { echo "missing $bin or $inj" >&2; exit 1; }
 inj=$(realpath "$inj")
 # On tmpfs (/dev/shm) where there is one: fsync costs nothing there, and
@@ -126,6 +131,8 @@ for mode in write named append edit create; do
 	done
 done
 echo "fault: $runs runs, $reached with a fault; codes: ${!seen_codes[*]}"
+# No fault at all: the injector was never loaded (a static wswrite).
+[ "$reached" -gt 0 ] || fail "no run reached a fault: is $bin linked statically?"
 
 # The full filesystem.
 mnt=$base/small

@@ -191,8 +191,8 @@ END_TEST
  * the password file's is never granted.
  */
 /*
- * ws_passwd_home() (getpwuid_r, for wstools mcp's threads) says what
- * getpwuid() says for the caller's uid.
+ * ws_passwd_home() (/etc/passwd read by libws, thread-safe for wstools
+ * mcp's threads) says what getpwuid() says for the caller's uid.
  */
 START_TEST(passwd_home_as_getpwuid)
 {

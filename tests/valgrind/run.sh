@@ -44,6 +44,16 @@ for f in cmd/zygote tests/proxy; do
 		exit 2
 	fi
 done
+# memcheck cannot see malloc in a static binary ("wstools call" execs the
+# tools): no leak would be found.  A build with static-pie tools
+# (meson.build's static_pie) is refused.
+for t in wsls wsread wswrite wsgrep wspath; do
+	if ! readelf -lW "$build/cmd/$t" 2>/dev/null | grep -q 'program interpreter'; then
+		echo "run.sh: $build/cmd/$t is linked statically: memcheck cannot" \
+			"check it; reconfigure with -Dstatic_pie=disabled" >&2
+		exit 2
+	fi
+done
 logs=$(mktemp -d "${TMPDIR:-/tmp}/wsvg-XXXXXX")
 sock=$logs/zygote.sock
 proxy=$build/tests/proxy

@@ -92,6 +92,19 @@ bool ws_net_addr_internal(const struct sockaddr *sa);
 int ws_net_pattern_check(const char *pattern);
 
 /*
+ * Internal, shared by the proxy and lib/netmatch.c.  A host name lower
+ * case, without its trailing dot, into out (len bytes with the NUL): 0,
+ * or -1 when empty or too long.
+ */
+#define WS__HOST_MAX 254
+int ws__host_norm(const char *in, char *out, size_t len);
+/* An IP literal (IPv6 with or without brackets) into ss: true. */
+struct sockaddr_storage;
+bool ws__ip_literal(const char *s, struct sockaddr_storage *ss);
+/* The same address, an IPv4-mapped IPv6 address as its IPv4 address. */
+bool ws__same_addr(const struct sockaddr *a, const struct sockaddr *b);
+
+/*
  * A proxy for one call, deciding by rules[0..n) (copied).  ws is used
  * for approvals (ws_policy_ask()) and must outlive the proxy.  Errors:
  * WS_ENOMEM.

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * The places, relative to HOME; one ending in "/" is a directory, what
@@ -21,11 +22,45 @@ extern const char *const ws_home_persist[];
 extern const size_t ws_home_persist_n;
 
 /*
- * The home directory of the caller's uid in the password file, as it is
- * written there; NULL when there is none (or no memory).  Thread-safe
- * (getpwuid_r): calls of `wstools mcp` run side by side.  malloc'd.
+ * The home directory of the caller's uid in the password file
+ * (/etc/passwd, read by ws_passwd_file_home(), not through the name
+ * service: a static binary cannot load NSS modules), as it is written
+ * there; else ws_passwd_home_nss's answer where it is set; NULL when
+ * there is none (or no memory).  Thread-safe: calls of `wstools mcp` run
+ * side by side.  malloc'd.
  */
 char *ws_passwd_home(void);
+
+/*
+ * The name service's home for uid (getpwuid_r: LDAP, sssd), for a user
+ * the password file does not list; malloc'd, or NULL.  Set by the main()
+ * of a binary linked dynamically (cmd/main.c, WS_MAIN_NSS); NULL in the
+ * static ones (meson.build's static_pie), which must not reach NSS.
+ */
+extern char *(*ws_passwd_home_nss)(uid_t uid);
+
+/* The largest password file read (bytes): a larger one is not read. */
+#define WS_PASSWD_MAX (64L << 20)
+
+/*
+ * The home directory of uid in the password file at path (passwd(5));
+ * NULL when it cannot be read, is not a regular file, is larger than
+ * WS_PASSWD_MAX, or has none (ws_passwd_parse_home()).  malloc'd.
+ */
+char *ws_passwd_file_home(const char *path, uid_t uid);
+
+/*
+ * The home directory of uid in text, len bytes of a password file
+ * (passwd(5): "name:password:UID:GID:GECOS:directory:shell", a line
+ * each; the last line may lack its newline), as it is written there;
+ * NULL when no line qualifies, its directory is empty, or no memory.
+ * Strict: a line counts only with exactly seven fields, a name, and a
+ * UID of decimal digits (no sign, no blank, within uid_t); any other
+ * line, an empty one, a comment ('#'), an NIS entry ('+', '-') or one
+ * holding a NUL is skipped.  The first line that counts with uid decides,
+ * as in glibc's files module.  malloc'd.
+ */
+char *ws_passwd_parse_home(const char *text, size_t len, uid_t uid);
 
 /*
  * The caller's HOME, canonical (its symlinks resolved): $HOME when it is
