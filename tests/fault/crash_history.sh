@@ -135,7 +135,7 @@ for what in new changed; do
 	for i in 1 2 3 4; do echo "a$i" >"$ws/t/a/$i"; echo "b$i" >"$ws/t/b/$i"; done
 	if [ "$what" = new ]; then touch_path=$ws/t/b/new; else touch_path=$ws/t/b/4; fi
 	out=$(WSF_CALL=fdatasync WSF_NTH=1 WSF_TOUCH=$touch_path LD_PRELOAD=$inj \
-		"$cmd/wswrite" --workspace "$ws" --json --delete -r t 2>/dev/null)
+		"$wswrite" --workspace "$ws" --json --delete -r t 2>/dev/null)
 	runs=$((runs + 1))
 	if [ "$(cat "$touch_path" 2>/dev/null)" != touched ]; then
 		echo "FAIL: writer in the tree ($what): deleted unrecorded: $out"
