@@ -1875,6 +1875,24 @@ START_TEST(strict_messages)
 		ck_assert_msg(strstr(run.out, "\"id\":1.50,") != NULL, "%s", run.out);
 		wst_run_free(&run);
 	}
+	/*
+	 * cJSON reads numbers JSON does not have ("01", "1."): echoed as
+	 * written, the answer would not be JSON.  A parse error instead.
+	 */
+	{
+		struct wst_run run;
+
+		wst_run(&run, "{\"jsonrpc\":\"2.0\",\"id\":01,\"method\":\"ping\"}\n"
+			"{\"jsonrpc\":\"2.0\",\"id\":1.,\"method\":\"ping\"}\n"
+			"{\"jsonrpc\":\"2.0\",\"id\":-0.5e+2,\"method\":\"ping\"}\n",
+			"wstools", "mcp", W, NULL);
+		ck_assert_int_eq(run.status, 0);
+		ck_assert_msg(strstr(run.out, "\"id\":01") == NULL, "%s", run.out);
+		ck_assert_msg(strstr(run.out, "\"id\":1.,") == NULL, "%s", run.out);
+		ck_assert_msg(strstr(run.out, "\"id\":-0.5e+2,") != NULL, "%s", run.out);
+		ck_assert_msg(strstr(run.out, "-32700") != NULL, "%s", run.out);
+		wst_run_free(&run);
+	}
 	/* "jsonrpc" must be "2.0"; initialize is answered once. */
 	mcp_start(&m, W);
 	handshake(&m, NULL);
