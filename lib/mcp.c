@@ -1773,25 +1773,64 @@ ws__skip_string(const char *p, const char *end)
 }
 
 /*
+ * Whether s[0..n) is a number as JSON writes it (RFC 8259, 6):
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.  cJSON reads more
+ * ("01", "1.", "1.E5"), which must not come back in an answer as written.
+ */
+static bool
+ws__json_number(const char *s, size_t n)
+{
+	size_t i = 0, d;
+
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0') {
+		i++;
+	} else {
+		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return false;
+	}
+	if (i < n && s[i] == '.') {
+		for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return false;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return false;
+	}
+	return i == n;
+}
+
+/*
  * The text of a top-level "id" that is a number, as the client wrote it
  * (9007199254740993 is no double, and must come back as sent): kept in
  * the number item's valuestring, which ws__msg_begin() prints and
  * cJSON_Delete() frees.  line is one JSON object (parsed already).
+ * False when that text is no JSON number: the answer would not be JSON.
  */
-static void
+static bool
 ws__keep_raw_id(const char *line, size_t len, cJSON *id)
 {
 	const char *p = line, *end = line + len;
 	int depth = 0;
 
 	if (!cJSON_IsNumber(id) || id->valuestring != NULL)
-		return;
+		return true;
 	while (p < end) {
 		if (*p == '"') {
 			const char *k = p, *after = ws__skip_string(p, end);
 
 			if (after == NULL)
-				return;
+				return true;
 			p = after;
 			if (depth != 1)
 				continue;
@@ -1807,9 +1846,10 @@ ws__keep_raw_id(const char *line, size_t len, cJSON *id)
 				while (p < end && strchr("+-0123456789.eE", *p) != NULL)
 					p++;
 				/* The first "id" only, the one cJSON returned. */
-				if (p > v)
-					id->valuestring = strndup(v, (size_t)(p - v));
-				return;
+				if (!ws__json_number(v, (size_t)(p - v)))
+					return false;
+				id->valuestring = strndup(v, (size_t)(p - v));
+				return true;
 			}
 			continue;
 		}
@@ -1819,6 +1859,7 @@ ws__keep_raw_id(const char *line, size_t len, cJSON *id)
 			depth--;
 		p++;
 	}
+	return true;
 }
 
 /* One line of input: a request, a notification or a response. */
@@ -1875,8 +1916,11 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 		}
 	}
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	if (cJSON_IsObject(msg))
-		ws__keep_raw_id(line, len, id);
+	if (cJSON_IsObject(msg) && !ws__keep_raw_id(line, len, id)) {
+		ws__error(s, NULL, -32700, "Parse error: the id is not a JSON number "
+			  "(such as 01 or 1.)");
+		goto out;
+	}
 	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	if (!cJSON_IsObject(msg) || cJSON_IsArray(msg)) {
@@ -2071,9 +2115,12 @@ ws__too_long(struct ws_mcp *s, const struct ws__idscan *sc)
 {
 	cJSON *id = sc->found ? cJSON_Parse(sc->val) : NULL;
 
-	if (cJSON_IsNumber(id)) {
+	if (cJSON_IsNumber(id) && ws__json_number(sc->val, strlen(sc->val))) {
 		/* As the client wrote it (ws__keep_raw_id()). */
 		id->valuestring = strdup(sc->val);
+	} else if (cJSON_IsNumber(id)) {
+		cJSON_Delete(id);
+		id = NULL;
 	} else if (!cJSON_IsString(id)) {
 		cJSON_Delete(id);
 		id = NULL;

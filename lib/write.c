@@ -1666,6 +1666,44 @@ ws__count_lines(const char *data, size_t n)
 	return c + (n > 0 && data[n - 1] != '\n');
 }
 
+/*
+ * Calls side by side in one process (wstools mcp --jobs) change one file
+ * one at a time: a call holds the lock of the name it replaces from the
+ * version it checks and the content it reads to the rename, so that two
+ * edits never both apply to the same old content (one would be lost)
+ * and two writes with one if_version never both succeed.  The locks are
+ * striped on the parent directory's inode and the name (a rename keeps
+ * those, where the file's inode changes).  Other processes are not
+ * covered: across them if_version narrows the window only.
+ */
+#define WS__NAME_LOCKS 64
+static pthread_mutex_t ws__name_lock[WS__NAME_LOCKS];
+static pthread_once_t ws__name_lock_once = PTHREAD_ONCE_INIT;
+
+static void
+ws__name_lock_init(void)
+{
+	for (size_t i = 0; i < WS__NAME_LOCKS; i++)
+		pthread_mutex_init(&ws__name_lock[i], NULL);
+}
+
+/* The lock of name in directory dirfd (never NULL). */
+static pthread_mutex_t *
+ws__name_lock_of(int dirfd, const char *name)
+{
+	struct stat d;
+	uint64_t h = 1469598103934665603ULL;
+
+	pthread_once(&ws__name_lock_once, ws__name_lock_init);
+	if (fstat(dirfd, &d) == 0) {
+		h = (h ^ (uint64_t)d.st_dev) * 1099511628211ULL;
+		h = (h ^ (uint64_t)d.st_ino) * 1099511628211ULL;
+	}
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return &ws__name_lock[h % WS__NAME_LOCKS];
+}
+
 /* Write to an existing regular file. */
 static int
 ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
@@ -1678,6 +1716,7 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	size_t oldlen = 0, newlen = 0;
 	const char *newdata = o->content;
 	struct stat rst = res->st;
+	pthread_mutex_t *lk = NULL;
 	int rc, fd = -1;
 
 	if (o->create_only)
@@ -1707,6 +1746,34 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 			r->diff_truncated = true;
 			need_old = diff = false;
 		}
+	}
+	/*
+	 * From here to the rename, one call at a time on this name (the
+	 * policy's checks, which may wait for a person, are behind us):
+	 * what another call replaced it with while this one waited is what
+	 * this one checks and reads.
+	 */
+	if (!o->dry_run) {
+		struct stat now;
+
+		lk = ws__name_lock_of(res->dirfd, res->name);
+		pthread_mutex_lock(lk);
+		if (fstatat(res->dirfd, res->name, &now, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = o->if_version != NULL ?
+			     ws_check_version(NULL, o->if_version, path) :
+			     ws_error_set(WS_EIO_ERROR, NULL, "changed while it was "
+					  "being written; nothing was written, try again");
+			goto out;
+		}
+		if (!S_ISREG(now.st_mode)) {
+			rc = ws_error_set(WS_EIO_ERROR, NULL, "changed while it was "
+					  "being written; nothing was written, try again");
+			goto out;
+		}
+		res->st = now;
+		rst = now;
+		if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
+			goto out;
 	}
 	if (need_old) {
 		rc = ws_res_open(res, O_RDONLY, &fd);
@@ -1829,6 +1896,8 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		goto out;
 	rc = ws_write_atomic(res->dirfd, res->name, newdata, newlen, &rst, aflags);
 out:
+	if (lk != NULL)
+		pthread_mutex_unlock(lk);
 	if (fd >= 0)
 		close(fd);
 	free(old);

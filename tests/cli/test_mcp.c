@@ -1875,6 +1875,24 @@ START_TEST(strict_messages)
 		ck_assert_msg(strstr(run.out, "\"id\":1.50,") != NULL, "%s", run.out);
 		wst_run_free(&run);
 	}
+	/*
+	 * cJSON reads numbers JSON does not have ("01", "1."): echoed as
+	 * written, the answer would not be JSON.  A parse error instead.
+	 */
+	{
+		struct wst_run run;
+
+		wst_run(&run, "{\"jsonrpc\":\"2.0\",\"id\":01,\"method\":\"ping\"}\n"
+			"{\"jsonrpc\":\"2.0\",\"id\":1.,\"method\":\"ping\"}\n"
+			"{\"jsonrpc\":\"2.0\",\"id\":-0.5e+2,\"method\":\"ping\"}\n",
+			"wstools", "mcp", W, NULL);
+		ck_assert_int_eq(run.status, 0);
+		ck_assert_msg(strstr(run.out, "\"id\":01") == NULL, "%s", run.out);
+		ck_assert_msg(strstr(run.out, "\"id\":1.,") == NULL, "%s", run.out);
+		ck_assert_msg(strstr(run.out, "\"id\":-0.5e+2,") != NULL, "%s", run.out);
+		ck_assert_msg(strstr(run.out, "-32700") != NULL, "%s", run.out);
+		wst_run_free(&run);
+	}
 	/* "jsonrpc" must be "2.0"; initialize is answered once. */
 	mcp_start(&m, W);
 	handshake(&m, NULL);
@@ -3539,6 +3557,91 @@ START_TEST(sigterm_after_parallel_commands)
 }
 END_TEST
 
+/*
+ * Calls side by side on one file (--jobs): two edits never both apply to
+ * the same old content (one lost while both said success), and of the
+ * writes that carry one if_version at most one succeeds (review8).
+ */
+START_TEST(parallel_changes_one_file)
+{
+	enum { N = 32 };
+	struct mcp m;
+	char *f = wst_path(W, "par.txt"), *text, *version;
+	cJSON *resp, *res;
+	size_t len = 0;
+	int ok = 0, seen = 0;
+
+	{
+		char body[N * 16] = "";
+
+		for (int i = 0; i < N; i++)
+			snprintf(body + strlen(body), sizeof(body) - strlen(body),
+				 "<x%d>\n", i);
+		wst_write(W, "par.txt", body);
+	}
+	mcp_start(&m, W, "--jobs", "8");
+	handshake(&m, NULL);
+	/* N edits, each of its own line, sent before any answer is read. */
+	for (int i = 0; i < N; i++)
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"edit_file\",\"arguments\":{\"path\":"
+			 "\"par.txt\",\"old\":\"<x%d>\",\"new\":\"<y%d>\"}}}",
+			 100 + i, i, i);
+	while (seen < N) {
+		cJSON *j = mcp_recv(&m, 60000);
+
+		ck_assert_ptr_nonnull(j);
+		res = cJSON_GetObjectItem(j, "result");
+		if (cJSON_GetObjectItem(j, "method") == NULL && res != NULL) {
+			seen++;
+			ok += !is_error(res);
+		}
+		cJSON_Delete(j);
+	}
+	text = wst_slurp(f, &len);
+	{
+		int present = 0;
+
+		for (const char *p = text; (p = strstr(p, "<y")) != NULL; p++)
+			present++;
+		ck_assert_msg(present == ok, "%d edits said success, %d are in the "
+			      "file:\n%s", ok, present, text);
+	}
+	ck_assert_int_eq(ok, N);
+	free(text);
+
+	/* One version, N writes: one wins, the others VERSION_MISMATCH. */
+	res = call(&m, 2, "read_file", "{\"path\":\"par.txt\"}", &resp);
+	version = strdup(cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(res, "structuredContent"), "version")));
+	cJSON_Delete(resp);
+	for (int i = 0; i < N; i++)
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"write_file\",\"arguments\":{\"path\":"
+			 "\"par.txt\",\"content\":\"writer %d\\n\",\"if_version\":\"%s\"}}}",
+			 200 + i, i, version);
+	ok = seen = 0;
+	while (seen < N) {
+		cJSON *j = mcp_recv(&m, 60000);
+
+		ck_assert_ptr_nonnull(j);
+		res = cJSON_GetObjectItem(j, "result");
+		if (cJSON_GetObjectItem(j, "method") == NULL && res != NULL) {
+			seen++;
+			if (!is_error(res))
+				ok++;
+			else
+				ck_assert_str_eq(code_of(res), "VERSION_MISMATCH");
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(ok, 1);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(version);
+	free(f);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -3560,6 +3663,7 @@ suite(void)
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, audit_lines_from_mcp);
 	tcase_add_test(tc, history_tools_only_when_asked);
+	tcase_add_test(tc, parallel_changes_one_file);
 	tcase_add_test(tc, command_approval_by_elicitation);
 	tcase_add_test(tc, network_approval_by_elicitation);
 	tcase_add_test(tc, approval_question_is_escaped);
