@@ -2353,6 +2353,11 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_cond_init(&s.cv, NULL);
 	/* A client that goes away is an error on write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * The configuration, the workspace and the policy are opened once
+	 * per root set and re-checked per call (lib/session.c).
+	 */
+	ws_cli_remember(true);
 	if ((rc = ws__mounts_build(o, o->mounts, o->nmounts, &s.dir_mounts)) < 0)
 		goto out;
 	s.ndir_mounts = o->nmounts;
@@ -2386,6 +2391,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;
 out:
+	ws_cli_remember(false);
 	if (s.rbufs != NULL)
 		ws__bufs_free(s.rbufs);
 	free(s.rbufs);
