@@ -286,6 +286,13 @@ ws_glob_match(struct ws_glob *g, const char *s, size_t len)
 	return 0;
 }
 
+void
+ws_glob_thread_end(void)
+{
+	pcre2_match_data_free(ws__md);
+	ws__md = NULL;
+}
+
 int
 ws_glob_prepare(struct ws_glob *g)
 {

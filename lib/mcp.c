@@ -12,7 +12,10 @@
  * here its progress token and its elicitation).  One mutex (out_mu)
  * keeps the threads' messages whole on the output; another (mu) guards
  * the queue, the running calls, the workspace from roots and the pending
- * server requests.
+ * server requests.  When nothing runs and nothing waits, the reader runs
+ * a short call itself (ws__inline_ok()): no hand-off, no wake-up.  What
+ * the calls open (configuration, workspace, policy) is opened once per
+ * root set and re-checked per call (ws_cli_remember(), lib/session.c).
  */
 #include "ws/mcp.h"
 
@@ -31,6 +34,7 @@
 #include "ws/cancel.h"
 #include "ws/cli.h"
 #include "ws/error.h"
+#include "ws/glob.h"
 #include "ws/json.h"
 #include "ws/read.h"
 #include "ws/session.h"
@@ -1496,6 +1500,7 @@ ws__worker_thread(void *arg)
 	ws__worker(arg);
 	/* What the calls left in this thread's storage. */
 	ws_error_clear();
+	ws_glob_thread_end();
 	return NULL;
 }
 
@@ -2327,6 +2332,9 @@ ws__reader(void *arg)
 	struct ws_mcp *s = arg;
 
 	ws__read_loop(s);
+	/* What the calls it ran left in this thread's storage. */
+	ws_error_clear();
+	ws_glob_thread_end();
 	pthread_mutex_lock(&s->mu);
 	s->eof = true;
 	pthread_cond_broadcast(&s->cv);

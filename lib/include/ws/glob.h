@@ -55,6 +55,12 @@ int ws_glob_match(struct ws_glob *g, const char *s, size_t len);
  */
 int ws_glob_prepare(struct ws_glob *g);
 
+/*
+ * Free the calling thread's match block (every thread that matched a
+ * glob has one): for a thread that ends before the process does.
+ */
+void ws_glob_thread_end(void);
+
 /* The glob g was compiled from. */
 const char *ws_glob_source(const struct ws_glob *g);
 
