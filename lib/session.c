@@ -552,9 +552,16 @@ ws__ws_remembered(struct ws_cli *cli, struct ws_ctx *ws, unsigned flags)
 		w = NULL;
 	}
 	if (w == NULL) {
+		/*
+		 * A failure is met again by the caller, opening it in the
+		 * order a fresh process does (its error first where several
+		 * things are wrong): errors are never remembered.
+		 */
 		if ((rc = ws__rws_open(cli->workspace, flags, specs, nspecs, data, ndata,
-				       &w)) != 0)
-			return rc;
+				       &w)) != 0) {
+			ws_error_clear();
+			return 1;
+		}
 		atomic_fetch_add(&w->ref, 1);
 		pthread_mutex_lock(&ws__rem_mu);
 		old = ws__rws_cur;
@@ -610,8 +617,15 @@ ws__pol_remembered(struct ws_cli *cli, const char *spec, struct ws_vars *vars,
 		p->path = path;
 		path = NULL;
 		rc = ws_policy_load(spec, dir, vars, &p->pol);
-		if (rc == 0)
-			rc = ws_policy_prepare(p->pol);
+		/*
+		 * A pattern that does not compile is an error where a fresh
+		 * process meets it (a command's check), not for every call:
+		 * such a policy is loaded by each call instead.
+		 */
+		if (rc == 0 && ws_policy_prepare(p->pol) < 0) {
+			ws_error_clear();
+			rc = 1;
+		}
 		/* Loaded from the file found: the identity is of that file. */
 		if (rc == 0 && !ws__streq(ws_policy_path(p->pol), p->path))
 			rc = 1;
@@ -623,7 +637,10 @@ ws__pol_remembered(struct ws_cli *cli, const char *spec, struct ws_vars *vars,
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		if (rc != 0) {
 			ws__rpol_put(p);
-			return rc;
+			/* Loaded again by the caller: its errors in its order. */
+			if (rc < 0 && rc != WS_ENOMEM)
+				ws_error_clear();
+			return rc < 0 && rc != WS_ENOMEM ? 1 : rc;
 		}
 		atomic_fetch_add(&p->ref, 1);
 		pthread_mutex_lock(&ws__rem_mu);

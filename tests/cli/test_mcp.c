@@ -3691,6 +3691,33 @@ START_TEST(remembered_workspace_rechecked)
 END_TEST
 
 /*
+ * A policy is compiled whole before the calls share it, but its errors
+ * stay where one process per call meets them: a command pattern that
+ * does not compile fails run_command's check, not every read.
+ */
+START_TEST(remembered_policy_errors_in_place)
+{
+	char *pol = wst_path(T, "bad.json");
+	struct mcp m;
+	cJSON *r, *res;
+
+	wst_write(T, "bad.json", "{\"version\":1,\"name\":\"b\",\"file_rules\":["
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}],\"command_rules\":[{\"name\":\"bad\","
+		  "\"patterns\":[\"(\"],\"decision\":\"deny\"}]}");
+	mcp_start(&m, "--workspace", W, "--no-detect-root", "--policy", pol);
+	handshake(&m, NULL);
+	ck_read(&m, 2, "notes.md", "one\ntwo\nthree\n");
+	ck_read(&m, 3, "notes.md", "one\ntwo\nthree\n");
+	res = call(&m, 4, "run_command", "{\"command\":[\"true\"]}", &r);
+	ck_assert_str_eq(code_of(res), "POLICY_ERROR");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+}
+END_TEST
+
+/*
  * Calls side by side while the policy is replaced between (and during)
  * their bursts: each sees one whole policy, the old or the new (the file
  * is allowed or denied, never another error or a crash).
@@ -3805,6 +3832,7 @@ suite(void)
 	tcase_add_test(slow, remembered_config_rechecked);
 	tcase_add_test(slow, remembered_workspace_rechecked);
 	tcase_add_test(slow, remembered_policy_swapped_under_calls);
+	tcase_add_test(slow, remembered_policy_errors_in_place);
 	suite_add_tcase(s, slow);
 	return s;
 }
