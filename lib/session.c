@@ -71,11 +71,13 @@ ws_cli_set_mounts(const struct ws_mount_def *m, size_t n)
  *    it now names another directory or nothing (moved, replaced, a
  *    symlink on the way retargeted), the workspace is opened again, with
  *    the answer (or the WORKSPACE_NOT_FOUND) a fresh process would give;
- *  - the policy: project detection runs for every call as it does in a
- *    fresh process (a marker created since moves PROJECT_ROOT), the
- *    policy is looked up again by name, and the file it names is stat(2)ed
- *    as the configuration is; the compiled policy is kept per (name,
- *    policies directory, file, PROJECT_ROOT, GIT_ROOT, WORKSPACE).
+ *  - project detection: kept with the identity of every directory from
+ *    the workspace up to "/" (ws__det below); a marker created or removed
+ *    since in any of them (which changes its times) runs it again;
+ *  - the policy: looked up again by name as a fresh process does, and the
+ *    file it names stat(2)ed as the configuration is; the compiled policy
+ *    is kept per (name, policies directory, file, PROJECT_ROOT, GIT_ROOT,
+ *    WORKSPACE).
  *
  * A call whose own options name another configuration, workspace,
  * mounts or policy gets its own (the snapshots are keyed by them); with
@@ -187,6 +189,27 @@ struct ws__rpol {
 	struct ws_policy *pol;
 };
 
+/*
+ * Project detection, kept: what it found from one workspace with one list
+ * of markers, and the identity of every directory from the workspace up
+ * to "/".  A marker (or ".git") created, removed or replaced in any of
+ * them changes that directory's times, and so does a directory on the
+ * way renamed, replaced by a symlink or made unreadable: while none of
+ * them changed (and none changed in the two seconds before the walk, the
+ * racy rule), detection would find the same, and one stat a directory
+ * replaces a stat a marker a directory and the readlinks of realpath(3).
+ */
+static struct {
+	char *real;
+	char **markers; /* NULL: the default list */
+	size_t nmarkers;
+	struct ws__fid *ids;
+	size_t nids;
+	struct ws_roots roots;
+} ws__det;
+
+static void ws__det_clear(void);
+
 static struct ws__rconf *ws__rconf_cur;
 static struct ws__rws *ws__rws_cur;
 static struct ws__rpol *ws__rpol_cur;
@@ -268,6 +291,7 @@ ws_cli_remember(bool on)
 	free(ws__hd_root);
 	free(ws__hd_dir);
 	ws__hd_base = ws__hd_root = ws__hd_dir = NULL;
+	ws__det_clear();
 	pthread_mutex_unlock(&ws__rem_mu);
 	ws__rconf_put(c);
 	ws__rws_put(w);
@@ -689,6 +713,135 @@ ws__hist_dir_remembered(const char *base, const char *root)
 	return d;
 }
 
+/* The identity of real and each directory above it, up to "/". */
+static int
+ws__dir_ids(const char *real, struct ws__fid **out, size_t *n)
+{
+	size_t len = strlen(real), k = 1;
+	struct ws__fid *ids;
+	char *p;
+
+	for (size_t i = 1; i < len; i++)
+		k += real[i] == '/';
+	k += len > 1;
+	if ((ids = calloc(k, sizeof(*ids))) == NULL || (p = strdup(real)) == NULL) {
+		free(ids);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	*n = 0;
+	for (;;) {
+		char *slash;
+
+		ws__fid_of(p, &ids[(*n)++]);
+		if (strcmp(p, "/") == 0 || *n == k)
+			break;
+		slash = strrchr(p, '/');
+		if (slash == p)
+			slash[1] = '\0';
+		else if (slash != NULL)
+			*slash = '\0';
+		else
+			break;
+	}
+	free(p);
+	*out = ids;
+	return 0;
+}
+
+static bool
+ws__markers_same(char *const *a, size_t na, const char *const *b, size_t nb)
+{
+	if ((a == NULL) != (b == NULL) || na != nb)
+		return false;
+	for (size_t i = 0; a != NULL && i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
+static int
+ws__roots_copy(struct ws_roots *dst, const struct ws_roots *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->detected = src->detected;
+	if ((src->workspace && !(dst->workspace = strdup(src->workspace))) ||
+	    (src->project_root && !(dst->project_root = strdup(src->project_root))) ||
+	    (src->git_root && !(dst->git_root = strdup(src->git_root))) ||
+	    (src->marker && !(dst->marker = strdup(src->marker))) ||
+	    (src->stopped_at && !(dst->stopped_at = strdup(src->stopped_at)))) {
+		ws_roots_free(dst);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	return 0;
+}
+
+static void
+ws__det_clear(void)
+{
+	free(ws__det.real);
+	ws__strv_free(ws__det.markers, ws__det.nmarkers);
+	free(ws__det.ids);
+	ws_roots_free(&ws__det.roots);
+	memset(&ws__det, 0, sizeof(ws__det));
+}
+
+/* ws_detect(real, o, roots), from what was kept when nothing changed. */
+static int
+ws__detect_remembered(const char *real, const struct ws_detect_opts *o,
+		      struct ws_roots *roots)
+{
+	struct ws__fid *ids = NULL;
+	size_t n = 0;
+	bool hit = false;
+	int rc;
+
+	if ((rc = ws__dir_ids(real, &ids, &n)) < 0)
+		return rc;
+	pthread_mutex_lock(&ws__rem_mu);
+	if (ws__det.real != NULL && strcmp(ws__det.real, real) == 0 &&
+	    ws__markers_same(ws__det.markers, ws__det.nmarkers, o->markers,
+			     o->nmarkers) && ws__det.nids == n) {
+		hit = true;
+		for (size_t i = 0; hit && i < n; i++)
+			hit = ws__fid_same(&ws__det.ids[i], &ids[i]);
+		if (hit)
+			rc = ws__roots_copy(roots, &ws__det.roots);
+	}
+	pthread_mutex_unlock(&ws__rem_mu);
+	if (hit) {
+		free(ids);
+		return rc;
+	}
+	/* The identities were taken first: a change during the walk is
+	 * seen by the next call. */
+	if ((rc = ws_detect(real, o, roots)) < 0) {
+		free(ids);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++)
+		ws__fid_mark_racy(&ids[i]);
+	pthread_mutex_lock(&ws__rem_mu);
+	ws__det_clear();
+	ws__det.real = strdup(real);
+	ws__det.ids = ids;
+	ws__det.nids = n;
+	ids = NULL;
+	if (o->markers != NULL &&
+	    (ws__det.markers = calloc(o->nmarkers + 1, sizeof(char *))) != NULL) {
+		for (size_t i = 0; i < o->nmarkers; i++)
+			if ((ws__det.markers[ws__det.nmarkers] = strdup(o->markers[i])) != NULL)
+				ws__det.nmarkers++;
+	}
+	if (ws__det.real == NULL || (o->markers != NULL && ws__det.nmarkers != o->nmarkers) ||
+	    ws__roots_copy(&ws__det.roots, roots) < 0) {
+		ws_error_clear();
+		ws__det_clear();
+	}
+	pthread_mutex_unlock(&ws__rem_mu);
+	free(ids);
+	return 0;
+}
+
 /* --verbose: one logfmt line on stderr, in the form of DESIGN.md 6. */
 static void
 ws__log(void *arg, const char *level, const char *line)
@@ -803,7 +956,9 @@ ws__roots(struct ws_cli *cli, struct ws_ctx *ws)
 	}
 	o.markers = (const char *const *)c->markers;
 	o.nmarkers = c->nmarkers;
-	rc = ws_detect(ws->anchors[0].real, &o, cli->roots);
+	rc = cli->rem_conf != NULL ?
+		     ws__detect_remembered(ws->anchors[0].real, &o, cli->roots) :
+		     ws_detect(ws->anchors[0].real, &o, cli->roots);
 	if (rc < 0 || !cli->verbose)
 		return rc;
 	ws__logkv("INFO", "project detection", "project_root",

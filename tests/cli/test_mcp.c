@@ -3691,6 +3691,44 @@ START_TEST(remembered_workspace_rechecked)
 END_TEST
 
 /*
+ * Detection is kept with the identity of every directory it looked in: a
+ * project marker created or removed between calls (after the directories
+ * were still for seconds) moves PROJECT_ROOT for the next call, as in a
+ * fresh process.
+ */
+START_TEST(remembered_detection_rechecked)
+{
+	char *src = wst_path(W, "src"), *pol = wst_path(T, "p.json");
+	char *marker = wst_path(W, "package.json");
+	struct mcp m;
+	int id = 2;
+
+	wst_write(T, "p.json", "{\"version\":1,\"name\":\"p\",\"file_rules\":["
+		  "{\"name\":\"deny-top-a\",\"paths\":[\"${PROJECT_ROOT}/a.c\"],"
+		  "\"operations\":[\"*\"],\"decision\":\"deny\"},"
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}]}");
+	mcp_start(&m, "--workspace", src, "--policy", pol);
+	handshake(&m, NULL);
+	/* No marker: the project is the workspace, whose a.c is denied. */
+	ck_read(&m, id++, "a.c", "!POLICY_DENIED");
+	sleep(3);
+	ck_read(&m, id++, "a.c", "!POLICY_DENIED");
+	/* A marker above: the project is W, and W/src/a.c is not W/a.c. */
+	wst_write(W, "package.json", "{}");
+	ck_read(&m, id++, "a.c", "int a;\nint main(void) { return 0; }\n");
+	sleep(3);
+	ck_read(&m, id++, "a.c", "int a;\nint main(void) { return 0; }\n");
+	ck_assert_int_eq(unlink(marker), 0);
+	ck_read(&m, id++, "a.c", "!POLICY_DENIED");
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(src);
+	free(pol);
+	free(marker);
+}
+END_TEST
+
+/*
  * A policy is compiled whole before the calls share it, but its errors
  * stay where one process per call meets them: a command pattern that
  * does not compile fails run_command's check, not every read.
@@ -3833,6 +3871,7 @@ suite(void)
 	tcase_add_test(slow, remembered_workspace_rechecked);
 	tcase_add_test(slow, remembered_policy_swapped_under_calls);
 	tcase_add_test(slow, remembered_policy_errors_in_place);
+	tcase_add_test(slow, remembered_detection_rechecked);
 	suite_add_tcase(s, slow);
 	return s;
 }
