@@ -1701,6 +1701,12 @@ ws__roots_answer(struct ws_mcp *s, const cJSON *msg)
 	s->roots_pending = false;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
+	/*
+	 * A new root set: what was opened for the old one is let go (calls
+	 * still running on it keep theirs), and the next call opens afresh.
+	 */
+	ws_cli_remember(false);
+	ws_cli_remember(true);
 }
 
 /* A response from the client to one of our requests. */
