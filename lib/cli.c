@@ -14,6 +14,7 @@
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/session.h"
 #include "ws/vars.h"
 
 enum {
@@ -1279,6 +1280,8 @@ ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
 void
 ws_cli_free(struct ws_cli *cli)
 {
+	/* Before conf is freed: it may be a remembered one. */
+	ws__cli_forget(cli);
 	if (cli->vals != NULL)
 		for (size_t i = 0; i < cli->tool->nopts; i++)
 			free(cli->vals[i].list);

@@ -273,6 +273,9 @@ ws_glob_match(struct ws_glob *g, const char *s, size_t len)
 			return 0;
 		if (g->code == NULL && (rc = ws__compile(g, 0)) < 0)
 			return rc;
+		/* Compiled on another thread (ws_glob_prepare()). */
+		if (ws__md == NULL && (ws__md = pcre2_match_data_create(1, NULL)) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		if (!g->jit_tried && ++g->matches >= WS__JIT_AFTER) {
 			g->jit_tried = true;
 			(void)pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE);
@@ -280,6 +283,27 @@ ws_glob_match(struct ws_glob *g, const char *s, size_t len)
 		return pcre2_match(g->code, (PCRE2_SPTR)s, len, 0, 0, ws__md,
 				   NULL) >= 0;
 	}
+	return 0;
+}
+
+void
+ws_glob_thread_end(void)
+{
+	pcre2_match_data_free(ws__md);
+	ws__md = NULL;
+}
+
+int
+ws_glob_prepare(struct ws_glob *g)
+{
+	int rc;
+
+	if (g->kind != WS__G_REGEX || g->jit_tried)
+		return 0;
+	if (g->code == NULL && (rc = ws__compile(g, 0)) < 0)
+		return rc;
+	g->jit_tried = true;
+	(void)pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE);
 	return 0;
 }
 

@@ -12,7 +12,10 @@
  * here its progress token and its elicitation).  One mutex (out_mu)
  * keeps the threads' messages whole on the output; another (mu) guards
  * the queue, the running calls, the workspace from roots and the pending
- * server requests.
+ * server requests.  When nothing runs and nothing waits, the reader runs
+ * a short call itself (ws__inline_ok()): no hand-off, no wake-up.  What
+ * the calls open (configuration, workspace, policy) is opened once per
+ * root set and re-checked per call (ws_cli_remember(), lib/session.c).
  */
 #include "ws/mcp.h"
 
@@ -31,6 +34,7 @@
 #include "ws/cancel.h"
 #include "ws/cli.h"
 #include "ws/error.h"
+#include "ws/glob.h"
 #include "ws/json.h"
 #include "ws/read.h"
 #include "ws/session.h"
@@ -114,6 +118,8 @@ struct ws_mcp {
 	char *tools_json;
 	/* The isolation of the first run_command (ws__lean_isolation()). */
 	char *iso_default;
+	/* The streams of the calls the reader runs itself (ws__call()). */
+	struct ws__bufs *rbufs;
 	const char **dirs; /* ws_mcp_dirs() */
 	const char **dir_prefixes;
 	char **dir_owned;
@@ -253,19 +259,85 @@ ws__send(struct ws_mcp *s, const char *text, size_t len)
 	pthread_mutex_unlock(&s->out_mu);
 }
 
+/*
+ * A memory stream kept from call to call by the thread that runs them:
+ * open_memstream() allocates and zeroes a buffer and a FILE each time
+ * (some 9,000 instructions, three times a call).  Taken again, it is
+ * rewound and written over; its text is buf[0..len) after a flush (no
+ * NUL is promised there).  One grown past WS__MS_KEEP by a large answer
+ * is given back after its call, so that a thread keeps little memory.
+ */
+struct ws__mstream {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+/* What a thread that runs calls keeps: the output, the text, the answer. */
+struct ws__bufs {
+	struct ws__mstream out, text, msg;
+};
+
+#define WS__MS_KEEP (256 << 10)
+
+static FILE *
+ws__ms_take(struct ws__mstream *m)
+{
+	if (m->f == NULL) {
+		m->buf = NULL;
+		m->len = 0;
+		m->f = open_memstream(&m->buf, &m->len);
+		return m->f;
+	}
+	rewind(m->f);
+	clearerr(m->f);
+	return m->f;
+}
+
+static void
+ws__ms_free(struct ws__mstream *m)
+{
+	if (m->f != NULL)
+		fclose(m->f);
+	free(m->buf);
+	memset(m, 0, sizeof(*m));
+}
+
+/* After a call: a stream that grew large is let go. */
+static void
+ws__bufs_trim(struct ws__bufs *b)
+{
+	struct ws__mstream *all[] = {&b->out, &b->text, &b->msg};
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i]->f != NULL && all[i]->len > WS__MS_KEEP)
+			ws__ms_free(all[i]);
+}
+
+static void
+ws__bufs_free(struct ws__bufs *b)
+{
+	ws__ms_free(&b->out);
+	ws__ms_free(&b->text);
+	ws__ms_free(&b->msg);
+}
+
 /* A message being written: a JSON writer on memory. */
 struct ws__msg {
 	FILE *f;
 	char *buf;
 	size_t len;
+	struct ws__mstream *kept; /* a thread's stream, or NULL: its own */
 	struct ws_jw jw;
 };
 
+/* Begin a message on a kept stream (ms), or on one of its own (NULL). */
 static int
-ws__msg_begin(struct ws__msg *m, const cJSON *id)
+ws__msg_begin_on(struct ws__msg *m, const cJSON *id, struct ws__mstream *ms)
 {
 	memset(m, 0, sizeof(*m));
-	m->f = open_memstream(&m->buf, &m->len);
+	m->kept = ms;
+	m->f = ms != NULL ? ws__ms_take(ms) : open_memstream(&m->buf, &m->len);
 	if (m->f == NULL)
 		return -1;
 	ws_jw_init(&m->jw, m->f);
@@ -288,10 +360,21 @@ ws__msg_begin(struct ws__msg *m, const cJSON *id)
 	return 0;
 }
 
+static int
+ws__msg_begin(struct ws__msg *m, const cJSON *id)
+{
+	return ws__msg_begin_on(m, id, NULL);
+}
+
 static void
 ws__msg_send(struct ws_mcp *s, struct ws__msg *m)
 {
 	ws_jw_obj_end(&m->jw);
+	if (m->kept != NULL) {
+		if (fflush(m->f) == 0 && !ferror(m->f) && m->kept->buf != NULL)
+			ws__send(s, m->kept->buf, m->kept->len);
+		return;
+	}
 	if (fclose(m->f) == 0 && m->buf != NULL)
 		ws__send(s, m->buf, m->len);
 	free(m->buf);
@@ -703,6 +786,7 @@ struct ws__tres {
 	struct ws_tcall c;
 	char *out, *text; /* the output value's JSON, the model's text */
 	size_t out_len, text_len;
+	struct ws__bufs *kept; /* the thread's streams, or NULL: its own */
 };
 
 /* Keep the last error as the call's (a failure before the tool ran). */
@@ -759,7 +843,7 @@ ws__run_flags(const struct ws_mcp_opts *o, const struct ws_tool_def *t,
  */
 static void
 ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *args,
-		 bool nul, bool media_ok, struct ws__tres *r)
+		 bool nul, bool media_ok, struct ws__bufs *kept, struct ws__tres *r)
 {
 	struct ws_cli cli;
 	struct ws_cli base = {0};
@@ -772,8 +856,14 @@ ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *arg
 	memset(r, 0, sizeof(*r));
 	r->c.mode = WS_TCALL_MODEL;
 	r->c.media_ok = media_ok;
-	r->c.out = open_memstream(&r->out, &r->out_len);
-	r->c.text = open_memstream(&r->text, &r->text_len);
+	r->kept = kept;
+	if (kept != NULL) {
+		r->c.out = ws__ms_take(&kept->out);
+		r->c.text = ws__ms_take(&kept->text);
+	} else {
+		r->c.out = open_memstream(&r->out, &r->out_len);
+		r->c.text = open_memstream(&r->text, &r->text_len);
+	}
 	if (r->c.out == NULL || r->c.text == NULL) {
 		ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		ws__tres_fail(r);
@@ -830,12 +920,15 @@ ws__invoke_table(struct ws_mcp *s, const struct ws_tool_def *t, const cJSON *arg
 static void
 ws__tres_free(struct ws__tres *r)
 {
-	if (r->c.out != NULL)
-		fclose(r->c.out);
-	if (r->c.text != NULL)
-		fclose(r->c.text);
-	free(r->out);
-	free(r->text);
+	/* A thread's kept streams stay with it (ws__bufs_trim()). */
+	if (r->kept == NULL) {
+		if (r->c.out != NULL)
+			fclose(r->c.out);
+		if (r->c.text != NULL)
+			fclose(r->c.text);
+		free(r->out);
+		free(r->text);
+	}
 	ws_tcall_free(&r->c);
 	memset(r, 0, sizeof(*r));
 }
@@ -844,13 +937,30 @@ ws__tres_free(struct ws__tres *r)
 static void
 ws__tres_close(struct ws__tres *r)
 {
-	if (r->c.out != NULL && fclose(r->c.out) != 0 && r->c.err.code == 0) {
+	bool bad;
+
+	if (r->kept != NULL) {
+		bad = r->c.out != NULL && (fflush(r->c.out) != 0 || ferror(r->c.out));
+		if (r->c.text != NULL)
+			fflush(r->c.text);
+		if (r->c.out != NULL) {
+			r->out = r->kept->out.buf;
+			r->out_len = r->kept->out.len;
+		}
+		if (r->c.text != NULL) {
+			r->text = r->kept->text.buf;
+			r->text_len = r->kept->text.len;
+		}
+	} else {
+		bad = r->c.out != NULL && fclose(r->c.out) != 0;
+		if (r->c.text != NULL)
+			fclose(r->c.text);
+	}
+	if (bad && r->c.err.code == 0) {
 		ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		ws__tres_fail(r);
 	}
 	r->c.out = NULL;
-	if (r->c.text != NULL)
-		fclose(r->c.text);
 	r->c.text = NULL;
 }
 
@@ -1033,7 +1143,8 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
 				     "call one of the tools that tools/list lists");
 	/* The compat mode reads the bytes from the output: no media block. */
-	ws__invoke_table(s, t, args, ws__self != NULL && ws__self->nul_args, false, &r);
+	ws__invoke_table(s, t, args, ws__self != NULL && ws__self->nul_args, false,
+			 NULL, &r);
 	ws__tres_close(&r);
 	env = ws__tres_envelope(tool, &r);
 	ws__tres_free(&r);
@@ -1199,9 +1310,12 @@ ws__approve(void *arg, const char *message)
 	return ok;
 }
 
-/* Run one tools/call and answer it (unless it was cancelled). */
+/*
+ * Run one tools/call and answer it (unless it was cancelled), on the
+ * streams the running thread keeps (b).
+ */
 static void
-ws__run_job(struct ws_mcp *s, struct ws__job *j)
+ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 {
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j->req, "params");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
@@ -1242,7 +1356,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	} else if (s->o->compat != NULL) {
 		res = s->o->compat->call(s, name->valuestring, args);
 	} else if ((td = ws__table_tool(s, name->valuestring)) != NULL) {
-		ws__invoke_table(s, td, args, j->nul_args, true, &tr);
+		ws__invoke_table(s, td, args, j->nul_args, true, b, &tr);
 		ws__tres_close(&tr);
 		table = true;
 	} else {
@@ -1266,7 +1380,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 			t = NULL;
 		ws__error(s, j->id, -32602, t ? t : "Unknown tool");
 		free(t);
-	} else if (!cancelled && ws__msg_begin(&m, j->id) == 0) {
+	} else if (!cancelled && ws__msg_begin_on(&m, j->id, &b->msg) == 0) {
 		ws_jw_key(&m.jw, "result");
 		if (res != NULL) {
 			char *t = cJSON_PrintUnformatted(res);
@@ -1283,6 +1397,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j)
 	cJSON_Delete(res);
 	if (table)
 		ws__tres_free(&tr);
+	ws__bufs_trim(b);
 }
 
 /* Take j off the list of running calls (under mu). */
@@ -1297,6 +1412,34 @@ ws__unlist(struct ws_mcp *s, struct ws__job *j)
 }
 
 /*
+ * Run job j on the calling thread, in a state of its own (ws/call.h),
+ * answer it and free it.  Called with mu held (a cancel for this call
+ * cannot come in between its listing and its state); returns without.
+ */
+static void
+ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
+{
+	struct ws__job *outer = ws__self;
+
+	ws_call_init(&j->call, s->frontend);
+	j->next = s->running;
+	s->running = j;
+	pthread_mutex_unlock(&s->mu);
+	ws__self = j;
+	ws_call_enter(&j->call);
+	ws_cli_set_approver(ws__approve, j);
+	ws__run_job(s, j, b);
+	ws_call_leave();
+	ws__self = outer;
+	pthread_mutex_lock(&s->mu);
+	ws__unlist(s, j);
+	pthread_mutex_unlock(&s->mu);
+	ws_call_fini(&j->call);
+	cJSON_Delete(j->req);
+	free(j);
+}
+
+/*
  * A worker: take the oldest queued call, run it in a state of its own
  * (ws/call.h) and answer it, until input ended and the queue is empty.
  */
@@ -1308,6 +1451,7 @@ ws__worker(struct ws_mcp *s)
 	 * mask, and a command must die of the SIGTERM that stops it.
 	 */
 	struct ws__idle me = {.woken = false};
+	struct ws__bufs bufs = {0};
 
 	pthread_cond_init(&me.cv, NULL);
 	for (;;) {
@@ -1329,24 +1473,9 @@ ws__worker(struct ws_mcp *s)
 		s->head = j->next;
 		if (s->head == NULL)
 			s->tail = NULL;
-		/* Under mu: a cancel for this call cannot come in between. */
-		ws_call_init(&j->call, s->frontend);
-		j->next = s->running;
-		s->running = j;
-		pthread_mutex_unlock(&s->mu);
-		ws__self = j;
-		ws_call_enter(&j->call);
-		ws_cli_set_approver(ws__approve, j);
-		ws__run_job(s, j);
-		ws_call_leave();
-		ws__self = NULL;
-		pthread_mutex_lock(&s->mu);
-		ws__unlist(s, j);
-		pthread_mutex_unlock(&s->mu);
-		ws_call_fini(&j->call);
-		cJSON_Delete(j->req);
-		free(j);
+		ws__exec(s, j, &bufs);
 	}
+	ws__bufs_free(&bufs);
 	pthread_cond_destroy(&me.cv);
 }
 
@@ -1371,6 +1500,7 @@ ws__worker_thread(void *arg)
 	ws__worker(arg);
 	/* What the calls left in this thread's storage. */
 	ws_error_clear();
+	ws_glob_thread_end();
 	return NULL;
 }
 
@@ -1571,6 +1701,12 @@ ws__roots_answer(struct ws_mcp *s, const cJSON *msg)
 	s->roots_pending = false;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
+	/*
+	 * A new root set: what was opened for the old one is let go (calls
+	 * still running on it keep theirs), and the next call opens afresh.
+	 */
+	ws_cli_remember(false);
+	ws_cli_remember(true);
 }
 
 /* A response from the client to one of our requests. */
@@ -1651,6 +1787,36 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 	}
 }
 
+/*
+ * The idle fast path: whether the reader runs this call itself (under
+ * mu).  Handing a call to a worker costs a wake-up and a switch of
+ * threads (a futex each way, and on a busy machine a wait for a CPU);
+ * when nothing runs and nothing waits, the reader has nothing else to
+ * do.  But while it runs a call it reads nothing, so it takes only
+ * calls that end soon of themselves and wait for nobody:
+ *  - nothing else running or queued (else it goes behind them, and a
+ *    read during a command is answered by a worker at once);
+ *  - not run_command, search_files or directory_tree, which may take
+ *    seconds (a cancel must be read while they run);
+ *  - no answer from the client can be needed: the roots answered
+ *    already, and the client offers no elicitation (a policy's
+ *    "approve" would ask it, and only the reader reads the answer).
+ */
+static bool
+ws__inline_ok(struct ws_mcp *s, const char *name)
+{
+	static const char *const slow[] = {"run_command", "search_files",
+					   "directory_tree", "history", "undo"};
+
+	if (s->rbufs == NULL || s->running != NULL || s->head != NULL ||
+	    s->roots_pending || s->cap_elicit)
+		return false;
+	for (size_t i = 0; i < sizeof(slow) / sizeof(slow[0]); i++)
+		if (strcmp(name, slow[i]) == 0)
+			return false;
+	return true;
+}
+
 /* Queue a tools/call for the worker, after checking its params. */
 static void
 ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, bool nul)
@@ -1704,6 +1870,10 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	j->id = id;
 	j->nul_args = nul;
 	pthread_mutex_lock(&s->mu);
+	if (ws__inline_ok(s, name->valuestring)) {
+		ws__exec(s, j, s->rbufs);
+		return;
+	}
 	if (s->tail != NULL)
 		s->tail->next = j;
 	else
@@ -2215,6 +2385,9 @@ ws__reader(void *arg)
 	struct ws_mcp *s = arg;
 
 	ws__read_loop(s);
+	/* What the calls it ran left in this thread's storage. */
+	ws_error_clear();
+	ws_glob_thread_end();
 	pthread_mutex_lock(&s->mu);
 	s->eof = true;
 	pthread_cond_broadcast(&s->cv);
@@ -2241,11 +2414,19 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_cond_init(&s.cv, NULL);
 	/* A client that goes away is an error on write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * The configuration, the workspace and the policy are opened once
+	 * per root set and re-checked per call (lib/session.c).
+	 */
+	ws_cli_remember(true);
 	if ((rc = ws__mounts_build(o, o->mounts, o->nmounts, &s.dir_mounts)) < 0)
 		goto out;
 	s.ndir_mounts = o->nmounts;
 	if ((rc = ws__build_list(&s)) < 0)
 		goto out;
+	/* Without them, every call goes to a worker (WS_MCP_INLINE=0 too). */
+	if (getenv("WS_MCP_INLINE") == NULL || strcmp(getenv("WS_MCP_INLINE"), "0") != 0)
+		s.rbufs = calloc(1, sizeof(*s.rbufs));
 	/*
 	 * The calls run on this thread and njobs - 1 more, the reading on
 	 * another.  A command's parent-death signal follows the thread that
@@ -2271,6 +2452,10 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;
 out:
+	ws_cli_remember(false);
+	if (s.rbufs != NULL)
+		ws__bufs_free(s.rbufs);
+	free(s.rbufs);
 	free(s.tools_json);
 	free(s.iso_default);
 	free(s.root_ws);

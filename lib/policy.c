@@ -78,6 +78,9 @@ struct ws_policy {
 	size_t nc;
 	bool crules_compiled;
 	pcre2_match_data *cmd_md;
+	/* A call's view of a shared policy (ws_policy_view()): owns only
+	 * itself and cmd_md. */
+	bool view;
 	ws_policy_log_fn log;
 	ws_policy_prompt_fn prompt;
 	void *hook_arg;
@@ -127,6 +130,11 @@ ws_policy_free(struct ws_policy *p)
 {
 	if (p == NULL)
 		return;
+	if (p->view) {
+		pcre2_match_data_free(p->cmd_md);
+		free(p);
+		return;
+	}
 	for (size_t i = 0; i < p->nf; i++) {
 		struct ws__frule *r = &p->frules[i];
 
@@ -1006,6 +1014,42 @@ ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
 		*m = (struct ws_policy_match){WS_DECISION_DENY, NULL, -1, NULL,
 					      NULL, NULL};
 	return WS_DECISION_DENY;
+}
+
+static int ws__compile_commands(struct ws_policy *p);
+
+int
+ws_policy_prepare(struct ws_policy *p)
+{
+	int rc;
+
+	for (size_t i = 0; i < p->nf; i++)
+		for (size_t j = 0; p->frules[i].globs != NULL && j < p->frules[i].n; j++)
+			if (p->frules[i].globs[j] != NULL &&
+			    (rc = ws_glob_prepare(p->frules[i].globs[j])) < 0)
+				return rc;
+	return ws__compile_commands(p);
+}
+
+struct ws_policy *
+ws_policy_view(const struct ws_policy *p)
+{
+	struct ws_policy *v = malloc(sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	*v = *p;
+	v->view = true;
+	v->log = NULL;
+	v->prompt = NULL;
+	v->hook_arg = NULL;
+	/* The match block is the one thing a check writes. */
+	v->cmd_md = p->crules_compiled ? pcre2_match_data_create(1, NULL) : NULL;
+	if (p->crules_compiled && v->cmd_md == NULL) {
+		free(v);
+		return NULL;
+	}
+	return v;
 }
 
 /* Compile every command pattern (once), with JIT where available. */

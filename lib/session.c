@@ -7,9 +7,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws-config.h"
@@ -42,6 +47,799 @@ ws_cli_set_mounts(const struct ws_mount_def *m, size_t n)
 
 	c->mounts = n > 0 ? m : NULL;
 	c->nmounts = m != NULL ? n : 0;
+}
+
+/* ---- What a server remembers between calls -------------------------
+ *
+ * A process that serves many calls (wstools mcp) opens the configuration,
+ * the workspace with its mounts, and the policy once, and shares them
+ * with every call that asks for the same ones: one snapshot of each,
+ * immutable once made, counted by the calls that hold it, and replaced
+ * whole (never changed in place) when a re-check finds it stale, while
+ * calls still running on the old one finish with it.  Every call
+ * re-checks what it takes, cheaply, so that it sees what a fresh
+ * process would (DESIGN.md 2, 3, 6):
+ *
+ *  - the configuration: each place a fresh process would look at
+ *    (--config / WS_CONFIG, else the XDG or HOME place and
+ *    /etc/wstools/config.json) is stat(2)ed, and its identity (absent, or
+ *    device, inode, size, mtime and ctime) compared with what it was when
+ *    the snapshot was read: a file edited, replaced, removed or created
+ *    since is read again;
+ *  - the workspace and its mounts: the root and each mount directory as
+ *    spelled (the same string a fresh process resolves) is stat(2)ed; if
+ *    it now names another directory or nothing (moved, replaced, a
+ *    symlink on the way retargeted), the workspace is opened again, with
+ *    the answer (or the WORKSPACE_NOT_FOUND) a fresh process would give;
+ *  - project detection: kept with the identity of every directory from
+ *    the workspace up to "/" (ws__det below); a marker created or removed
+ *    since in any of them (which changes its times) runs it again;
+ *  - the policy: looked up again by name as a fresh process does, and the
+ *    file it names stat(2)ed as the configuration is; the compiled policy
+ *    is kept per (name, policies directory, file, PROJECT_ROOT, GIT_ROOT,
+ *    WORKSPACE).
+ *
+ * A call whose own options name another configuration, workspace,
+ * mounts or policy gets its own (the snapshots are keyed by them); with
+ * WS_MOUNTS mounts, --verbose or a caller that wants the policy's
+ * variables (wspath), the call opens everything itself.  The rest of a
+ * call's setting up (guards, the audit log, the history, detection) is
+ * its own, as before.  Errors are never remembered: a call that fails to
+ * open fails again as a fresh process would.
+ */
+
+/* Whether ws_cli_open() remembers (ws_cli_remember()). */
+static atomic_bool ws__rem_on;
+/* Guards the current snapshots (not what is in them: that never changes). */
+static pthread_mutex_t ws__rem_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A file's identity as a re-check compares it. */
+struct ws__fid {
+	int err; /* 0: it is there; else stat(2)'s errno */
+	bool racy; /* changed too lately to be told apart: never the same */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+};
+
+static void
+ws__fid_of(const char *path, struct ws__fid *f)
+{
+	struct stat st;
+
+	memset(f, 0, sizeof(*f));
+	if (stat(path, &st) < 0) {
+		f->err = errno;
+		return;
+	}
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->size = st.st_size;
+	f->mtime = st.st_mtim;
+	f->ctime = st.st_ctim;
+}
+
+/*
+ * A file's timestamps move in the kernel's clock ticks (some ms): one
+ * written again in the tick it was read in, to the same size, would look
+ * the same.  So a file changed in the last two seconds when it is read
+ * is "racy" (as git's index calls it): read again by the next call, until
+ * it has been still for long enough.
+ */
+static void
+ws__fid_mark_racy(struct ws__fid *f)
+{
+	struct timespec now;
+
+	if (f->err != 0 || clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return;
+	f->racy = now.tv_sec - f->mtime.tv_sec < 2 || now.tv_sec - f->ctime.tv_sec < 2;
+}
+
+static bool
+ws__fid_same(const struct ws__fid *a, const struct ws__fid *b)
+{
+	if (a->racy || b->racy)
+		return false;
+	if (a->err != 0 || b->err != 0)
+		return a->err == b->err;
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime.tv_sec == b->mtime.tv_sec &&
+	       a->mtime.tv_nsec == b->mtime.tv_nsec &&
+	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+static bool
+ws__streq(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* The configuration as read, with the identity of the places looked at. */
+struct ws__rconf {
+	atomic_int ref;
+	char *explicit;	     /* --config / WS_CONFIG, or NULL */
+	char *place[2];	     /* the places a fresh process looks at */
+	struct ws__fid id[2];
+	size_t nplace;
+	struct ws_config conf;
+};
+
+/* The workspace and its mounts, opened. */
+struct ws__rws {
+	atomic_int ref;
+	char *root; /* as spelled, or NULL: the current directory */
+	unsigned flags;
+	char **specs; /* "VPREFIX=DIR[:ro]" mounts, in order */
+	size_t nspecs;
+	struct ws_mount_def *data; /* then the mounts given as data */
+	size_t ndata;
+	char **spell; /* per anchor: the directory as spelled */
+	dev_t *dev;   /* and what its descriptor is */
+	ino_t *ino;
+	struct ws_ctx ctx;
+};
+
+/* A policy loaded and prepared (ws_policy_prepare()). */
+struct ws__rpol {
+	atomic_int ref;
+	char *spec, *dir, *path, *project, *git, *workspace;
+	struct ws__fid id;
+	struct ws_policy *pol;
+};
+
+/*
+ * Project detection, kept: what it found from one workspace with one list
+ * of markers, and the identity of every directory from the workspace up
+ * to "/".  A marker (or ".git") created, removed or replaced in any of
+ * them changes that directory's times, and so does a directory on the
+ * way renamed, replaced by a symlink or made unreadable: while none of
+ * them changed (and none changed in the two seconds before the walk, the
+ * racy rule), detection would find the same, and one stat a directory
+ * replaces a stat a marker a directory and the readlinks of realpath(3).
+ */
+static struct {
+	char *real;
+	char **markers; /* NULL: the default list */
+	size_t nmarkers;
+	struct ws__fid *ids;
+	size_t nids;
+	struct ws_roots roots;
+} ws__det;
+
+static void ws__det_clear(void);
+
+static struct ws__rconf *ws__rconf_cur;
+static struct ws__rws *ws__rws_cur;
+static struct ws__rpol *ws__rpol_cur;
+/* The last ws_hist_dir() (ws__hist_dir_remembered()). */
+static char *ws__hd_base, *ws__hd_root, *ws__hd_dir;
+
+static void
+ws__strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+ws__rconf_put(struct ws__rconf *c)
+{
+	if (c == NULL || atomic_fetch_sub(&c->ref, 1) != 1)
+		return;
+	free(c->explicit);
+	for (size_t i = 0; i < 2; i++)
+		free(c->place[i]);
+	ws_config_free(&c->conf);
+	free(c);
+}
+
+static void
+ws__rws_put(struct ws__rws *w)
+{
+	if (w == NULL || atomic_fetch_sub(&w->ref, 1) != 1)
+		return;
+	free(w->root);
+	ws__strv_free(w->specs, w->nspecs);
+	for (size_t i = 0; i < w->ndata; i++) {
+		free((char *)w->data[i].vprefix);
+		free((char *)w->data[i].dir);
+	}
+	free(w->data);
+	ws__strv_free(w->spell, w->ctx.nanchors);
+	free(w->dev);
+	free(w->ino);
+	ws_ctx_close(&w->ctx);
+	free(w);
+}
+
+static void
+ws__rpol_put(struct ws__rpol *p)
+{
+	if (p == NULL || atomic_fetch_sub(&p->ref, 1) != 1)
+		return;
+	free(p->spec);
+	free(p->dir);
+	free(p->path);
+	free(p->project);
+	free(p->git);
+	free(p->workspace);
+	ws_policy_free(p->pol);
+	free(p);
+}
+
+void
+ws_cli_remember(bool on)
+{
+	struct ws__rconf *c;
+	struct ws__rws *w;
+	struct ws__rpol *p;
+
+	atomic_store(&ws__rem_on, on);
+	if (on)
+		return;
+	pthread_mutex_lock(&ws__rem_mu);
+	c = ws__rconf_cur;
+	w = ws__rws_cur;
+	p = ws__rpol_cur;
+	ws__rconf_cur = NULL;
+	ws__rws_cur = NULL;
+	ws__rpol_cur = NULL;
+	free(ws__hd_base);
+	free(ws__hd_root);
+	free(ws__hd_dir);
+	ws__hd_base = ws__hd_root = ws__hd_dir = NULL;
+	ws__det_clear();
+	pthread_mutex_unlock(&ws__rem_mu);
+	ws__rconf_put(c);
+	ws__rws_put(w);
+	ws__rpol_put(p);
+}
+
+void
+ws__cli_forget(struct ws_cli *cli)
+{
+	if (cli->rem_conf != NULL) {
+		cli->conf = NULL; /* the snapshot's */
+		ws__rconf_put(cli->rem_conf);
+	}
+	ws__rws_put(cli->rem_ws);
+	ws__rpol_put(cli->rem_pol);
+	cli->rem_conf = NULL;
+	cli->rem_ws = NULL;
+	cli->rem_pol = NULL;
+}
+
+/* The places ws_config_load() reads, in its order: *n of them. */
+static void
+ws__conf_places(const char *explicit, char def[PATH_MAX], const char *place[2],
+		size_t *n)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	*n = 0;
+	if (explicit != NULL) {
+		place[(*n)++] = explicit;
+		return;
+	}
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(def, PATH_MAX, "%s/wstools/config.json", xdg);
+	else if (home != NULL && home[0] == '/')
+		snprintf(def, PATH_MAX, "%s/.config/wstools/config.json", home);
+	else
+		def[0] = '\0';
+	if (def[0] != '\0')
+		place[(*n)++] = def;
+	place[(*n)++] = "/etc/wstools/config.json";
+}
+
+/*
+ * The configuration for cli: the remembered one if every place a fresh
+ * process would look at is as it was, else read again (and remembered
+ * when it could be read).
+ */
+static int
+ws__conf_remembered(struct ws_cli *cli)
+{
+	char def[PATH_MAX];
+	const char *place[2];
+	struct ws__fid id[2];
+	struct ws__rconf *c, *old;
+	size_t n;
+	int rc;
+
+	if (cli->config != NULL && cli->config[0] == '\0')
+		return 1; /* the error is ws_config_load()'s to give */
+	ws__conf_places(cli->config, def, place, &n);
+	for (size_t i = 0; i < n; i++)
+		ws__fid_of(place[i], &id[i]);
+	pthread_mutex_lock(&ws__rem_mu);
+	c = ws__rconf_cur;
+	if (c != NULL && ws__streq(c->explicit, cli->config) && c->nplace == n) {
+		for (size_t i = 0; c != NULL && i < n; i++)
+			if (!ws__streq(c->place[i], place[i]) ||
+			    !ws__fid_same(&c->id[i], &id[i]))
+				c = NULL;
+	} else {
+		c = NULL;
+	}
+	if (c != NULL)
+		atomic_fetch_add(&c->ref, 1);
+	pthread_mutex_unlock(&ws__rem_mu);
+	if (c == NULL) {
+		/* Read after the identities were taken: a change in between
+		 * is seen by the next call's re-check. */
+		if ((c = calloc(1, sizeof(*c))) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		atomic_init(&c->ref, 1);
+		ws_config_init(&c->conf);
+		c->nplace = n;
+		for (size_t i = 0; i < n; i++) {
+			c->id[i] = id[i];
+			ws__fid_mark_racy(&c->id[i]);
+			c->place[i] = strdup(place[i]);
+		}
+		c->explicit = cli->config != NULL ? strdup(cli->config) : NULL;
+		rc = ws_config_load(&c->conf, cli->config);
+		if (rc == 0 && (c->place[0] == NULL || (n > 1 && c->place[1] == NULL) ||
+				(cli->config != NULL && c->explicit == NULL)))
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		if (rc < 0) {
+			ws__rconf_put(c);
+			return rc;
+		}
+		atomic_fetch_add(&c->ref, 1);
+		pthread_mutex_lock(&ws__rem_mu);
+		old = ws__rconf_cur;
+		ws__rconf_cur = c;
+		pthread_mutex_unlock(&ws__rem_mu);
+		ws__rconf_put(old);
+	}
+	cli->rem_conf = c;
+	cli->conf = &c->conf;
+	return 0;
+}
+
+/* The mounts of a call, as ws_cli_open() adds them: 1 when not kept. */
+static int
+ws__mounts_of(const struct ws_cli *cli, const struct ws_config *conf,
+	      const char *const **specs, size_t *nspecs,
+	      const struct ws_mount_def **data, size_t *ndata)
+{
+	const struct ws_call *call = ws_call_current();
+
+	*data = NULL;
+	*ndata = 0;
+	if (cli->nmounts > 0 || call->nmounts > 0) {
+		*specs = cli->mounts;
+		*nspecs = cli->nmounts;
+		*data = call->mounts;
+		*ndata = call->nmounts;
+		return 0;
+	}
+	if (cli->env_mounts != NULL && cli->env_mounts[0] != '\0')
+		return 1;
+	*specs = (const char *const *)conf->mounts;
+	*nspecs = conf->nmounts;
+	return 0;
+}
+
+/* The directory of a "VPREFIX=DIR[:ro]" spec (as ws_ctx_add_mount()). */
+static char *
+ws__spec_dir(const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	char *d = strdup(eq != NULL ? eq + 1 : "");
+	size_t dl = d != NULL ? strlen(d) : 0;
+
+	if (dl > 3 && (strcmp(d + dl - 3, ":ro") == 0 || strcmp(d + dl - 3, ":rw") == 0))
+		d[dl - 3] = '\0';
+	return d;
+}
+
+/* Whether w was opened for this root, these flags and these mounts. */
+static bool
+ws__rws_match(const struct ws__rws *w, const char *root, unsigned flags,
+	      const char *const *specs, size_t nspecs,
+	      const struct ws_mount_def *data, size_t ndata)
+{
+	if (!ws__streq(w->root, root) || w->flags != flags || w->nspecs != nspecs ||
+	    w->ndata != ndata)
+		return false;
+	for (size_t i = 0; i < nspecs; i++)
+		if (strcmp(w->specs[i], specs[i]) != 0)
+			return false;
+	for (size_t i = 0; i < ndata; i++)
+		if (strcmp(w->data[i].vprefix, data[i].vprefix) != 0 ||
+		    strcmp(w->data[i].dir, data[i].dir) != 0 || w->data[i].ro != data[i].ro)
+			return false;
+	return true;
+}
+
+/* Whether each anchor's spelling still names the directory held. */
+static bool
+ws__rws_fresh(const struct ws__rws *w)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < w->ctx.nanchors; i++)
+		if (stat(w->spell[i], &st) < 0 || st.st_dev != w->dev[i] ||
+		    st.st_ino != w->ino[i])
+			return false;
+	return true;
+}
+
+/* Open root and mounts into a new snapshot, as ws_cli_open() would. */
+static int
+ws__rws_open(const char *root, unsigned flags, const char *const *specs,
+	     size_t nspecs, const struct ws_mount_def *data, size_t ndata,
+	     struct ws__rws **out)
+{
+	struct ws__rws *w = calloc(1, sizeof(*w));
+	size_t na = 1 + nspecs + ndata;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if (w == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	atomic_init(&w->ref, 1);
+	w->flags = flags;
+	w->ctx.host_fd = -1;
+	if ((rc = ws_ctx_open(&w->ctx, root, flags)) < 0)
+		goto fail;
+	for (size_t i = 0; i < nspecs; i++)
+		if ((rc = ws_ctx_add_mount(&w->ctx, specs[i])) < 0)
+			goto fail;
+	for (size_t i = 0; i < ndata; i++)
+		if ((rc = ws_ctx_add_mount_dir(&w->ctx, data[i].vprefix, data[i].dir,
+					       data[i].ro)) < 0)
+			goto fail;
+	/* One anchor a mount, in order, or the spellings do not line up. */
+	if (w->ctx.nanchors != na) {
+		rc = 1;
+		goto fail;
+	}
+	rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if ((root != NULL && (w->root = strdup(root)) == NULL) ||
+	    (w->specs = calloc(nspecs + 1, sizeof(*w->specs))) == NULL ||
+	    (w->data = calloc(ndata + 1, sizeof(*w->data))) == NULL ||
+	    (w->spell = calloc(na, sizeof(*w->spell))) == NULL ||
+	    (w->dev = calloc(na, sizeof(*w->dev))) == NULL ||
+	    (w->ino = calloc(na, sizeof(*w->ino))) == NULL)
+		goto fail;
+	for (size_t i = 0; i < nspecs; i++) {
+		if ((w->specs[i] = strdup(specs[i])) == NULL)
+			goto fail;
+		w->nspecs = i + 1;
+	}
+	for (size_t i = 0; i < ndata; i++) {
+		w->data[i].vprefix = strdup(data[i].vprefix);
+		w->data[i].dir = strdup(data[i].dir);
+		w->data[i].ro = data[i].ro;
+		w->ndata = i + 1;
+		if (w->data[i].vprefix == NULL || w->data[i].dir == NULL)
+			goto fail;
+	}
+	w->spell[0] = strdup(root != NULL ? root : ".");
+	for (size_t i = 0; i < nspecs; i++)
+		w->spell[1 + i] = ws__spec_dir(specs[i]);
+	for (size_t i = 0; i < ndata; i++)
+		w->spell[1 + nspecs + i] = strdup(data[i].dir);
+	for (size_t i = 0; i < na; i++) {
+		if (w->spell[i] == NULL)
+			goto fail;
+		/* What the descriptor is: the spelling is compared with it. */
+		if (fstat(w->ctx.anchors[i].fd, &st) < 0) {
+			rc = 1;
+			goto fail;
+		}
+		w->dev[i] = st.st_dev;
+		w->ino[i] = st.st_ino;
+	}
+	*out = w;
+	return 0;
+fail:
+	ws__rws_put(w);
+	return rc;
+}
+
+/*
+ * The workspace for cli, into ws: the remembered one (its descriptors
+ * borrowed) when root, flags and mounts are the same and each still
+ * names what it did, else opened again and remembered.  1: not kept
+ * (the caller opens it itself).
+ */
+static int
+ws__ws_remembered(struct ws_cli *cli, struct ws_ctx *ws, unsigned flags)
+{
+	const char *const *specs = NULL;
+	const struct ws_mount_def *data = NULL;
+	size_t nspecs = 0, ndata = 0;
+	struct ws__rws *w, *old;
+	int rc;
+
+	if (ws__mounts_of(cli, cli->conf, &specs, &nspecs, &data, &ndata) != 0)
+		return 1;
+	pthread_mutex_lock(&ws__rem_mu);
+	w = ws__rws_cur;
+	if (w != NULL && ws__rws_match(w, cli->workspace, flags, specs, nspecs, data,
+				       ndata))
+		atomic_fetch_add(&w->ref, 1);
+	else
+		w = NULL;
+	pthread_mutex_unlock(&ws__rem_mu);
+	if (w != NULL && !ws__rws_fresh(w)) {
+		ws__rws_put(w);
+		w = NULL;
+	}
+	if (w == NULL) {
+		/*
+		 * A failure is met again by the caller, opening it in the
+		 * order a fresh process does (its error first where several
+		 * things are wrong): errors are never remembered.
+		 */
+		if ((rc = ws__rws_open(cli->workspace, flags, specs, nspecs, data, ndata,
+				       &w)) != 0) {
+			ws_error_clear();
+			return 1;
+		}
+		atomic_fetch_add(&w->ref, 1);
+		pthread_mutex_lock(&ws__rem_mu);
+		old = ws__rws_cur;
+		ws__rws_cur = w;
+		pthread_mutex_unlock(&ws__rem_mu);
+		ws__rws_put(old);
+	}
+	cli->rem_ws = w;
+	return ws_ctx_share(ws, &w->ctx);
+}
+
+/*
+ * The policy spec for this call, with the variables of its roots: the
+ * remembered one when it was loaded from the same file, unchanged, with
+ * the same variables; else loaded, prepared and remembered.  A view of
+ * it goes into *out (the call's hooks are its own).  1: not kept.
+ */
+static int
+ws__pol_remembered(struct ws_cli *cli, const char *spec, struct ws_vars *vars,
+		   struct ws_policy **out)
+{
+	const char *dir = cli->conf->policies_dir;
+	const char *pr = cli->roots->project_root, *gr = cli->roots->git_root;
+	const char *wr = ws_vars_get(vars, "WORKSPACE");
+	struct ws__rpol *p, *old;
+	struct ws__fid id;
+	char *path = NULL;
+	int rc;
+
+	*out = NULL;
+	/* Found as a fresh process finds it: a new file may shadow it. */
+	if ((rc = ws_policy_find(spec, dir, &path)) < 0)
+		return rc;
+	ws__fid_of(path, &id);
+	pthread_mutex_lock(&ws__rem_mu);
+	p = ws__rpol_cur;
+	if (p != NULL && ws__streq(p->spec, spec) && ws__streq(p->dir, dir) &&
+	    ws__streq(p->path, path) && ws__streq(p->project, pr) &&
+	    ws__streq(p->git, gr) && ws__streq(p->workspace, wr) &&
+	    ws__fid_same(&p->id, &id))
+		atomic_fetch_add(&p->ref, 1);
+	else
+		p = NULL;
+	pthread_mutex_unlock(&ws__rem_mu);
+	if (p == NULL) {
+		if ((p = calloc(1, sizeof(*p))) == NULL) {
+			free(path);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		atomic_init(&p->ref, 1);
+		p->id = id;
+		ws__fid_mark_racy(&p->id);
+		p->path = path;
+		path = NULL;
+		rc = ws_policy_load(spec, dir, vars, &p->pol);
+		/*
+		 * A pattern that does not compile is an error where a fresh
+		 * process meets it (a command's check), not for every call:
+		 * such a policy is loaded by each call instead.
+		 */
+		if (rc == 0 && ws_policy_prepare(p->pol) < 0) {
+			ws_error_clear();
+			rc = 1;
+		}
+		/* Loaded from the file found: the identity is of that file. */
+		if (rc == 0 && !ws__streq(ws_policy_path(p->pol), p->path))
+			rc = 1;
+		if (rc == 0 && (((p->spec = strdup(spec)) == NULL) ||
+				(dir != NULL && (p->dir = strdup(dir)) == NULL) ||
+				(pr != NULL && (p->project = strdup(pr)) == NULL) ||
+				(gr != NULL && (p->git = strdup(gr)) == NULL) ||
+				(wr != NULL && (p->workspace = strdup(wr)) == NULL)))
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		if (rc != 0) {
+			ws__rpol_put(p);
+			/* Loaded again by the caller: its errors in its order. */
+			if (rc < 0 && rc != WS_ENOMEM)
+				ws_error_clear();
+			return rc < 0 && rc != WS_ENOMEM ? 1 : rc;
+		}
+		atomic_fetch_add(&p->ref, 1);
+		pthread_mutex_lock(&ws__rem_mu);
+		old = ws__rpol_cur;
+		ws__rpol_cur = p;
+		pthread_mutex_unlock(&ws__rem_mu);
+		ws__rpol_put(old);
+	}
+	free(path);
+	cli->rem_pol = p;
+	if ((*out = ws_policy_view(p->pol)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+/*
+ * ws_hist_dir() of the last (base, root) asked, kept: a hash of the root
+ * and the environment's state directory, the same for every call on the
+ * same root (5,600 instructions a call).
+ */
+static char *
+ws__hist_dir_remembered(const char *base, const char *root)
+{
+	char *d = NULL;
+
+	pthread_mutex_lock(&ws__rem_mu);
+	if (ws__hd_dir != NULL && ws__streq(ws__hd_base, base) &&
+	    strcmp(ws__hd_root, root) == 0)
+		d = strdup(ws__hd_dir);
+	pthread_mutex_unlock(&ws__rem_mu);
+	if (d != NULL || (d = ws_hist_dir(base, root)) == NULL)
+		return d;
+	pthread_mutex_lock(&ws__rem_mu);
+	free(ws__hd_base);
+	free(ws__hd_root);
+	free(ws__hd_dir);
+	ws__hd_base = base != NULL ? strdup(base) : NULL;
+	ws__hd_root = strdup(root);
+	ws__hd_dir = strdup(d);
+	if ((base != NULL && ws__hd_base == NULL) || ws__hd_root == NULL ||
+	    ws__hd_dir == NULL) {
+		free(ws__hd_dir);
+		ws__hd_dir = NULL;
+	}
+	pthread_mutex_unlock(&ws__rem_mu);
+	return d;
+}
+
+/* The identity of real and each directory above it, up to "/". */
+static int
+ws__dir_ids(const char *real, struct ws__fid **out, size_t *n)
+{
+	size_t len = strlen(real), k = 1;
+	struct ws__fid *ids;
+	char *p;
+
+	for (size_t i = 1; i < len; i++)
+		k += real[i] == '/';
+	k += len > 1;
+	if ((ids = calloc(k, sizeof(*ids))) == NULL || (p = strdup(real)) == NULL) {
+		free(ids);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	*n = 0;
+	for (;;) {
+		char *slash;
+
+		ws__fid_of(p, &ids[(*n)++]);
+		if (strcmp(p, "/") == 0 || *n == k)
+			break;
+		slash = strrchr(p, '/');
+		if (slash == p)
+			slash[1] = '\0';
+		else if (slash != NULL)
+			*slash = '\0';
+		else
+			break;
+	}
+	free(p);
+	*out = ids;
+	return 0;
+}
+
+static bool
+ws__markers_same(char *const *a, size_t na, const char *const *b, size_t nb)
+{
+	if ((a == NULL) != (b == NULL) || na != nb)
+		return false;
+	for (size_t i = 0; a != NULL && i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
+static int
+ws__roots_copy(struct ws_roots *dst, const struct ws_roots *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->detected = src->detected;
+	if ((src->workspace && !(dst->workspace = strdup(src->workspace))) ||
+	    (src->project_root && !(dst->project_root = strdup(src->project_root))) ||
+	    (src->git_root && !(dst->git_root = strdup(src->git_root))) ||
+	    (src->marker && !(dst->marker = strdup(src->marker))) ||
+	    (src->stopped_at && !(dst->stopped_at = strdup(src->stopped_at)))) {
+		ws_roots_free(dst);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	return 0;
+}
+
+static void
+ws__det_clear(void)
+{
+	free(ws__det.real);
+	ws__strv_free(ws__det.markers, ws__det.nmarkers);
+	free(ws__det.ids);
+	ws_roots_free(&ws__det.roots);
+	memset(&ws__det, 0, sizeof(ws__det));
+}
+
+/* ws_detect(real, o, roots), from what was kept when nothing changed. */
+static int
+ws__detect_remembered(const char *real, const struct ws_detect_opts *o,
+		      struct ws_roots *roots)
+{
+	struct ws__fid *ids = NULL;
+	size_t n = 0;
+	bool hit = false;
+	int rc;
+
+	if ((rc = ws__dir_ids(real, &ids, &n)) < 0)
+		return rc;
+	pthread_mutex_lock(&ws__rem_mu);
+	if (ws__det.real != NULL && strcmp(ws__det.real, real) == 0 &&
+	    ws__markers_same(ws__det.markers, ws__det.nmarkers, o->markers,
+			     o->nmarkers) && ws__det.nids == n) {
+		hit = true;
+		for (size_t i = 0; hit && i < n; i++)
+			hit = ws__fid_same(&ws__det.ids[i], &ids[i]);
+		if (hit)
+			rc = ws__roots_copy(roots, &ws__det.roots);
+	}
+	pthread_mutex_unlock(&ws__rem_mu);
+	if (hit) {
+		free(ids);
+		return rc;
+	}
+	/* The identities were taken first: a change during the walk is
+	 * seen by the next call. */
+	if ((rc = ws_detect(real, o, roots)) < 0) {
+		free(ids);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++)
+		ws__fid_mark_racy(&ids[i]);
+	pthread_mutex_lock(&ws__rem_mu);
+	ws__det_clear();
+	ws__det.real = strdup(real);
+	ws__det.ids = ids;
+	ws__det.nids = n;
+	ids = NULL;
+	if (o->markers != NULL &&
+	    (ws__det.markers = calloc(o->nmarkers + 1, sizeof(char *))) != NULL) {
+		for (size_t i = 0; i < o->nmarkers; i++)
+			if ((ws__det.markers[ws__det.nmarkers] = strdup(o->markers[i])) != NULL)
+				ws__det.nmarkers++;
+	}
+	if (ws__det.real == NULL || (o->markers != NULL && ws__det.nmarkers != o->nmarkers) ||
+	    ws__roots_copy(&ws__det.roots, roots) < 0) {
+		ws_error_clear();
+		ws__det_clear();
+	}
+	pthread_mutex_unlock(&ws__rem_mu);
+	free(ids);
+	return 0;
 }
 
 /* --verbose: one logfmt line on stderr, in the form of DESIGN.md 6. */
@@ -158,7 +956,9 @@ ws__roots(struct ws_cli *cli, struct ws_ctx *ws)
 	}
 	o.markers = (const char *const *)c->markers;
 	o.nmarkers = c->nmarkers;
-	rc = ws_detect(ws->anchors[0].real, &o, cli->roots);
+	rc = cli->rem_conf != NULL ?
+		     ws__detect_remembered(ws->anchors[0].real, &o, cli->roots) :
+		     ws_detect(ws->anchors[0].real, &o, cli->roots);
 	if (rc < 0 || !cli->verbose)
 		return rc;
 	ws__logkv("INFO", "project detection", "project_root",
@@ -187,7 +987,11 @@ ws__policy(struct ws_cli *cli, struct ws_ctx *ws, const char *spec)
 	    (rc = ws_vars_set(cli->vars, "GIT_ROOT", cli->roots->git_root)) < 0 ||
 	    (rc = ws_vars_set(cli->vars, "WORKSPACE", ws->anchors[0].real)) < 0)
 		return rc;
-	rc = ws_policy_load(spec, cli->conf->policies_dir, cli->vars, &pol);
+	rc = 1;
+	if (cli->rem_conf != NULL && !cli->verbose && !cli->want_roots)
+		rc = ws__pol_remembered(cli, spec, cli->vars, &pol);
+	if (rc == 1)
+		rc = ws_policy_load(spec, cli->conf->policies_dir, cli->vars, &pol);
 	if (rc < 0)
 		return rc;
 	ws->policy = pol;
@@ -359,7 +1163,11 @@ ws__history(struct ws_cli *cli, struct ws_ctx *ws)
 				    ws_call_current()->approver != NULL ? "mcp"
 				    : fe ? fe : "cli");
 	/* Only the string: nothing is made for a call that records nothing. */
-	if ((dir = ws_hist_dir(base, ws->anchors[0].real)) == NULL)
+	if (cli->rem_conf != NULL)
+		dir = ws__hist_dir_remembered(base, ws->anchors[0].real);
+	else
+		dir = ws_hist_dir(base, ws->anchors[0].real);
+	if (dir == NULL)
 		return 0;
 	rc = ws_hist_guard(ws, dir);
 	free(dir);
@@ -378,15 +1186,24 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (cli->allow_outside)
 		flags |= WS_ALLOW_OUTSIDE;
 	/* The configuration costs one failed open() when there is none. */
-	cli->conf = calloc(1, sizeof(*cli->conf));
-	if (cli->conf == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	ws_config_init(cli->conf);
-	rc = ws_config_load(cli->conf, cli->config);
+	rc = atomic_load_explicit(&ws__rem_on, memory_order_relaxed) ?
+		     ws__conf_remembered(cli) : 1;
 	if (rc < 0)
 		return rc;
+	if (rc == 1) {
+		cli->conf = calloc(1, sizeof(*cli->conf));
+		if (cli->conf == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		ws_config_init(cli->conf);
+		rc = ws_config_load(cli->conf, cli->config);
+		if (rc < 0)
+			return rc;
+	}
 	ws__apply_limits(cli);
-	rc = ws_ctx_open(ws, cli->workspace, flags);
+	/* Remembered: the mounts come with it (they are added below else). */
+	rc = cli->rem_conf != NULL ? ws__ws_remembered(cli, ws, flags) : 1;
+	if (rc == 1)
+		rc = ws_ctx_open(ws, cli->workspace, flags);
 	if (rc < 0)
 		return rc;
 	ws->approve = cli->approve;
@@ -407,7 +1224,9 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if ((rc = ws__history(cli, ws)) < 0)
 		return rc;
 	/* Mounts: the flags, else WS_MOUNTS, else the configuration's. */
-	if (cli->nmounts > 0 || ws_call_current()->nmounts > 0) {
+	if (cli->rem_ws != NULL) {
+		/* Opened with the workspace (ws__ws_remembered()). */
+	} else if (cli->nmounts > 0 || ws_call_current()->nmounts > 0) {
 		const struct ws_call *call = ws_call_current();
 
 		for (size_t i = 0; i < cli->nmounts; i++)

@@ -355,6 +355,44 @@ ws_ctx_add_mounts(struct ws_ctx *ws, const char *list)
 	return rc;
 }
 
+int
+ws_ctx_share(struct ws_ctx *dst, const struct ws_ctx *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->host_fd = -1;
+	dst->flags = src->flags;
+	dst->borrowed_fds = true;
+	dst->anchors = calloc(src->nanchors ? src->nanchors : 1, sizeof(*dst->anchors));
+	if (dst->anchors == NULL)
+		goto oom;
+	for (size_t i = 0; i < src->nanchors; i++) {
+		struct ws_anchor *a = &dst->anchors[i];
+
+		a->fd = src->anchors[i].fd;
+		a->ro = src->anchors[i].ro;
+		a->real = strdup(src->anchors[i].real);
+		a->vprefix = strdup(src->anchors[i].vprefix);
+		dst->nanchors = i + 1;
+		if (a->real == NULL || a->vprefix == NULL)
+			goto oom;
+	}
+	if (src->alias != NULL && (dst->alias = strdup(src->alias)) == NULL)
+		goto oom;
+	if (src->nentries > 0) {
+		dst->entries = calloc(src->nentries, sizeof(*dst->entries));
+		if (dst->entries == NULL)
+			goto oom;
+		for (size_t i = 0; i < src->nentries; i++) {
+			if ((dst->entries[i] = strdup(src->entries[i])) == NULL)
+				goto oom;
+			dst->nentries = i + 1;
+		}
+	}
+	return 0;
+oom:
+	return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+}
+
 void
 ws_ctx_close(struct ws_ctx *ws)
 {
@@ -366,7 +404,7 @@ ws_ctx_close(struct ws_ctx *ws)
 		return;
 	}
 	for (size_t i = 0; i < ws->nanchors; i++) {
-		if (ws->anchors[i].fd >= 0)
+		if (ws->anchors[i].fd >= 0 && !ws->borrowed_fds)
 			close(ws->anchors[i].fd);
 		free(ws->anchors[i].real);
 		free(ws->anchors[i].vprefix);

@@ -1,32 +1,39 @@
 #!/usr/bin/env bash
 # bench_mcp.sh - wstools mcp against the reference MCP filesystem server
 # (@modelcontextprotocol/server-filesystem, Node) and against one exec of
-# the tool per call, measured in the same run:
+# the tool per call, measured in the same run, interleaved:
 #
-#   1. 10,000 read_file calls of a 4 KiB file through one connection
-#      (the reference: read_text_file of the same file)
-#   2. 1,000 list_directory calls of a 64-entry directory
+#   1. READ_CALLS read_file calls of a 4 KiB file per server (the
+#      reference: read_text_file of the same file), the servers taking
+#      turns in 50 rounds in a shuffled order, each on its own connection;
+#      beside wstools mcp, the same server with the idle fast path off
+#      (WS_MCP_INLINE=0: every call handed to a worker thread), its
+#      --compat mode, and WS_BENCH_OLD=DIR's wstools when given
+#   2. LIST_CALLS list_directory calls of a 64-entry directory, likewise
 #   3. the same read and listing as one exec of wsread / wsls per call
-#      (hyperfine -N: what an agent that shells out pays)
+#      (hyperfine -N: what an agent that shells out pays), if installed
 #
-# Per server: median (p10, p90) microseconds per call, ratios, and the
-# server's peak RSS.  The client (tests/bench/mcp_client.py) is raw
+# Per server: median (p10, p90) microseconds per call over all rounds,
+# the median of the rounds' medians, ratios, the load average before and
+# after, and the server's peak RSS after all its calls (10,000 reads by
+# default).  The client (tests/bench/mcp_client.py --interleave) is raw
 # JSON-RPC over stdio, one request at a time; its own cost is in every
-# figure alike.  Goal (issue 11): at most 100 us per small call, at least
-# 5x below the reference on each.
+# figure alike.  Goal (issue 20): read_file at most 100 us and at least
+# 5x below the reference, peak RSS at most 4 MiB.
 #
 #   tests/bench/bench_mcp.sh [READ_CALLS] [LIST_CALLS] [EXEC_RUNS]
+#   WS_BENCH_BIN=DIR uses already built binaries instead of build-release.
 #
 # On a busy machine every figure is mostly scheduling latency (a call is
-# a few wake-ups of two processes): run it on a quiet one, or compare only
-# the ratios of one run.
+# a few wake-ups of two processes): the rounds spread the load over every
+# server alike; compare the ratios of one run.
 #
 # The reference server comes from tests/mcp/interop (npm ci there); a
 # wstools without the mcp command is skipped with a note.
 source "$(dirname "$0")/lib.sh"
 need python3 python3
 need node nodejs
-bin=$(bench_bin)
+bin=${WS_BENCH_BIN:-$(bench_bin)}
 here=$bench_top/tests/bench
 ref=$bench_top/tests/mcp/interop/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
 reads=${1:-10000}
@@ -60,16 +67,6 @@ fi
 
 results=$tmp/results
 : >"$results"
-# run LABEL TOOL ARGS CALLS CMD...: one connection, CALLS calls.
-run() {
-	local label=$1 tool=$2 args=$3 calls=$4
-	shift 4
-	local warm=$((calls / 20 < 50 ? calls / 20 : 50))
-	printf '%s\t' "$label" >>"$results"
-	python3 "$here/mcp_client.py" --tool "$tool" --args "$args" --calls "$calls" \
-		--warmup "$warm" -- "$@" >>"$results"
-}
-
 # Exec per call: hyperfine's median, in microseconds.
 exec_us() { # RUNS CMD
 	local runs=$1 out
@@ -79,39 +76,89 @@ exec_us() { # RUNS CMD
 	python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["results"][0]["median"]*1e6, 1))' "$out"
 	rm -f "$out"
 }
+# spec FILE LABEL TOOL ARGS [ENV-JSON] -- CMD...: one server of an
+# interleaved run, appended to the JSON list in FILE.
+spec() {
+	local file=$1 label=$2 tool=$3 args=$4 env=$5
+	shift 5
+	python3 - "$file" "$label" "$tool" "$args" "$env" "$@" <<'PY'
+import json, os, sys
+f, label, tool, args, env, *cmd = sys.argv[1:]
+specs = json.load(open(f)) if os.path.exists(f) else []
+specs.append({"label": label, "tool": tool, "args": json.loads(args),
+              "env": json.loads(env or "{}"), "cmd": cmd})
+json.dump(specs, open(f, "w"))
+PY
+}
+# interleave SPEC ROUNDS CALLS: every server of SPEC, CALLS calls a
+# round each, in a shuffled order, ROUNDS rounds (mcp_client.py).
+interleave() {
+	local rounds=$2 calls=$3 warm=$(($3 < 50 ? $3 : 50))
+	python3 "$here/mcp_client.py" --interleave "$1" --rounds "$rounds" \
+		--calls "$calls" --warmup "$warm" | sed 's/^/x\t/' >>"$results"
+}
+# Rounds of read calls and of listings: READ_CALLS and LIST_CALLS in all
+# per server, 50 rounds.
+rr=50
+rc=$(((reads + rr - 1) / rr))
+lc=$(((lists + rr - 1) / rr))
 
+reads_spec=$tmp/reads.json
+lists_spec=$tmp/lists.json
 if [ $have_mcp = 1 ]; then
-	run "wstools read_file" read_file '{"path":"/src/small.c"}' "$reads" \
+	spec "$reads_spec" "wstools read_file" read_file '{"path":"/src/small.c"}' "" \
 		"$bin/wstools" mcp --workspace "$ws"
-	run "wstools list_directory" list_directory '{"path":"/dir"}' "$lists" \
+	# The same server with every call handed to a worker thread (no
+	# idle fast path): what the reader's running a call itself saves.
+	spec "$reads_spec" "wstools read_file, hand-off" read_file '{"path":"/src/small.c"}' \
+		'{"WS_MCP_INLINE":"0"}' "$bin/wstools" mcp --workspace "$ws"
+	spec "$reads_spec" "wstools --compat read_text_file" read_text_file \
+		"{\"path\":\"$ws/src/small.c\"}" "" \
+		"$bin/wstools" mcp --compat mcp-filesystem "$ws"
+	# WS_BENCH_OLD=DIR: another build's wstools (the one before a change).
+	if [ -n "${WS_BENCH_OLD:-}" ]; then
+		spec "$reads_spec" "old wstools read_file" read_file '{"path":"/src/small.c"}' "" \
+			"$WS_BENCH_OLD/wstools" mcp --workspace "$ws"
+	fi
+	spec "$lists_spec" "wstools list_directory" list_directory '{"path":"/dir"}' "" \
 		"$bin/wstools" mcp --workspace "$ws"
-	run "wstools --compat read_text_file" read_text_file \
-		"{\"path\":\"$ws/src/small.c\"}" "$reads" \
-		"$bin/wstools" mcp --compat mcp-filesystem "$ws"
-	run "wstools --compat list_directory" list_directory \
-		"{\"path\":\"$ws/dir\"}" "$lists" \
-		"$bin/wstools" mcp --compat mcp-filesystem "$ws"
+	spec "$lists_spec" "wstools --compat list_directory" list_directory \
+		"{\"path\":\"$ws/dir\"}" "" "$bin/wstools" mcp --compat mcp-filesystem "$ws"
 fi
-run "reference read_text_file" read_text_file "{\"path\":\"$ws/src/small.c\"}" "$reads" \
+spec "$reads_spec" "reference read_text_file" read_text_file "{\"path\":\"$ws/src/small.c\"}" "" \
 	node "$ref" "$ws"
-run "reference list_directory" list_directory "{\"path\":\"$ws/dir\"}" "$lists" \
+spec "$lists_spec" "reference list_directory" list_directory "{\"path\":\"$ws/dir\"}" "" \
 	node "$ref" "$ws"
-wsread_us=$(exec_us "$execs" "$bin/wsread" --workspace "$ws" --json src/small.c)
-wsls_us=$(exec_us "$execs" "$bin/wsls" --workspace "$ws" --json dir)
+interleave "$reads_spec" "$rr" "$rc"
+interleave "$lists_spec" "$rr" "$lc"
+if command -v hyperfine >/dev/null 2>&1; then
+	wsread_us=$(exec_us "$execs" "$bin/wsread" --workspace "$ws" --json src/small.c)
+	wsls_us=$(exec_us "$execs" "$bin/wsls" --workspace "$ws" --json dir)
+else
+	wsread_us=0
+	wsls_us=0
+fi
 
 python3 - "$results" "$wsread_us" "$wsls_us" <<'PY'
 import json, sys
 rows = {}
 for line in open(sys.argv[1]):
-    label, js = line.rstrip("\n").split("\t", 1)
-    rows[label] = json.loads(js)
+    _, js = line.rstrip("\n").split("\t", 1)
+    r = json.loads(js)
+    rows[r["label"]] = r
 wsread, wsls = float(sys.argv[2]), float(sys.argv[3])
-print(f"{'':34} {'median':>9} {'p10':>8} {'p90':>8} {'peak RSS':>10}")
+loads = sorted({tuple(r["load_before"]) for r in rows.values()} |
+               {tuple(r["load_after"]) for r in rows.values()})
+print("load average (1, 5, 15 min) before and after each interleaved run:",
+      ", ".join("/".join(str(x) for x in l) for l in loads))
+print(f"{'':34} {'median':>9} {'p10':>8} {'p90':>8} {'rounds':>8} {'peak RSS':>10}")
 for label, r in rows.items():
     print(f"{label:34} {r['median_us']:8.1f}us {r['p10_us']:7.1f}us {r['p90_us']:7.1f}us"
-          f" {r['peak_rss_kib'] / 1024:8.1f}MiB  ({r['calls']} calls, {r['errors']} errors)")
-print(f"{'exec wsread --json (hyperfine)':34} {wsread:8.1f}us")
-print(f"{'exec wsls --json (hyperfine)':34} {wsls:8.1f}us")
+          f" {r['round_median_us']:7.1f}us {r['peak_rss_kib'] / 1024:8.1f}MiB"
+          f"  ({r['calls']} calls, {r['errors']} errors)")
+if wsread:
+    print(f"{'exec wsread --json (hyperfine)':34} {wsread:8.1f}us")
+    print(f"{'exec wsls --json (hyperfine)':34} {wsls:8.1f}us")
 print()
 def ratio(a, b, what):
     if a in rows and b in rows:
@@ -123,10 +170,12 @@ ratio("wstools read_file", "reference read_text_file", "read: wstools / referenc
 ratio("wstools list_directory", "reference list_directory", "list: wstools / reference (goal <= 0.2x)")
 ratio("wstools --compat read_text_file", "reference read_text_file", "read: wstools --compat / reference")
 ratio("wstools --compat list_directory", "reference list_directory", "list: wstools --compat / reference")
-if "wstools read_file" in rows:
+ratio("wstools read_file", "wstools read_file, hand-off", "read: idle fast path / hand-off to a worker")
+ratio("wstools read_file", "old wstools read_file", "read: this build / WS_BENCH_OLD")
+if "wstools read_file" in rows and wsread:
     print(f"{'read: wstools / exec wsread':58} {rows['wstools read_file']['median_us'] / wsread:7.2f}x")
     print(f"{'list: wstools / exec wsls':58} {rows['wstools list_directory']['median_us'] / wsls:7.2f}x")
-if ref_r:
+if ref_r and wsread:
     print(f"{'read: reference / exec wsread':58} {ref_r / wsread:7.2f}x")
     print(f"{'list: reference / exec wsls':58} {ref_l / wsls:7.2f}x")
 PY
@@ -135,8 +184,9 @@ if [ -n "${BENCH_TABLE:-}" ]; then
 import json, sys
 rows = {}
 for line in open(sys.argv[1]):
-    label, js = line.rstrip("\n").split("\t", 1)
-    rows[label] = json.loads(js)
+    _, js = line.rstrip("\n").split("\t", 1)
+    r = json.loads(js)
+    rows[r["label"]] = r
 def ms(x):
     return "%.3f" % (x / 1000)
 def kb(r):

@@ -3642,6 +3642,277 @@ START_TEST(parallel_changes_one_file)
 }
 END_TEST
 
+/* ---- What the server remembers between calls, re-checked per call ---- */
+
+/* A policy allowing everything but (when deny is not NULL) the glob deny. */
+static void
+write_policy(const char *rel, const char *deny)
+{
+	char *text;
+
+	ck_assert_int_ge(asprintf(&text, "{\"version\":1,\"name\":\"p\",\"file_rules\":["
+				  "%s%s%s{\"name\":\"rest\",\"paths\":[\"**\"],"
+				  "\"operations\":[\"*\"],\"decision\":\"allow\"}]}",
+				  deny ? "{\"name\":\"deny-it\",\"paths\":[\"" : "",
+				  deny ? deny : "",
+				  deny ? "\"],\"operations\":[\"*\"],\"decision\":\"deny\"}," : ""),
+			 0);
+	wst_write(T, rel, text);
+	free(text);
+}
+
+/* read_file of path: its text, or the error code as "!CODE". */
+static char *
+read_via(struct mcp *m, int id, const char *path)
+{
+	char args[512], *out;
+	cJSON *r, *res;
+
+	snprintf(args, sizeof(args), "{\"path\":\"%s\"}", path);
+	res = call(m, id, "read_file", args, &r);
+	if (is_error(res))
+		ck_assert_int_ge(asprintf(&out, "!%s", code_of(res)), 0);
+	else
+		out = strdup(text_of(res));
+	cJSON_Delete(r);
+	return out;
+}
+
+#define ck_read(m, id, path, want)                                         \
+	do {                                                               \
+		char *got_ = read_via((m), (id), (path));                  \
+		ck_assert_msg(strcmp(got_, (want)) == 0, "call %d: %s: %s, not %s", \
+			      (id), (path), got_, (want));                 \
+		free(got_);                                                \
+	} while (0)
+
+/*
+ * The configuration and the policy are read once and shared by the
+ * calls, but a call sees what a fresh process would: a configuration
+ * created after the server started, a policy rule added between two
+ * calls (also one written to the same size, seconds after the policy
+ * was read), an edited or removed configuration.
+ */
+START_TEST(remembered_config_rechecked)
+{
+	char *xdg = wst_path(T, "xdg"), *pol = wst_path(T, "p.json"), *cfg;
+	char *cfgpath = wst_path(T, "xdg/wstools/config.json");
+	struct mcp m;
+	int id = 2;
+
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	ck_assert_int_ge(asprintf(&cfg, "{\"policies\":{\"default\":\"%s\"}}", pol), 0);
+	mcp_start(&m, "--workspace", W, "--no-detect-root");
+	handshake(&m, NULL);
+	ck_read(&m, id++, "notes.md", "one\ntwo\nthree\n");
+	/* A configuration created since, naming a policy that denies. */
+	write_policy("p.json", "**/notes.md");
+	wst_write(T, "xdg/wstools/config.json", cfg);
+	ck_read(&m, id++, "notes.md", "!POLICY_DENIED");
+	ck_read(&m, id++, "src/a.c", "int a;\nint main(void) { return 0; }\n");
+	/* The policy edited: the rule gone, then another one added. */
+	write_policy("p.json", NULL);
+	ck_read(&m, id++, "notes.md", "one\ntwo\nthree\n");
+	write_policy("p.json", "**/src/a.c");
+	ck_read(&m, id++, "src/a.c", "!POLICY_DENIED");
+	ck_read(&m, id++, "notes.md", "one\ntwo\nthree\n");
+	/*
+	 * Still for longer than a clock tick can hide, then rewritten to
+	 * the very same size: only its times and inode say it changed.
+	 */
+	sleep(3);
+	ck_read(&m, id++, "notes.md", "one\ntwo\nthree\n");
+	write_policy("p.json", "**/src/x.c");
+	ck_read(&m, id++, "src/a.c", "int a;\nint main(void) { return 0; }\n");
+	sleep(3);
+	ck_read(&m, id++, "src/a.c", "int a;\nint main(void) { return 0; }\n");
+	write_policy("p.json", "**/src/a.c");
+	ck_read(&m, id++, "src/a.c", "!POLICY_DENIED");
+	/* The configuration edited (no policy), then removed. */
+	wst_write(T, "xdg/wstools/config.json", "{}");
+	ck_read(&m, id++, "src/a.c", "int a;\nint main(void) { return 0; }\n");
+	wst_write(T, "xdg/wstools/config.json", cfg);
+	ck_read(&m, id++, "src/a.c", "!POLICY_DENIED");
+	ck_assert_int_eq(unlink(cfgpath), 0);
+	ck_read(&m, id++, "src/a.c", "int a;\nint main(void) { return 0; }\n");
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(cfg);
+	free(cfgpath);
+	free(pol);
+	free(xdg);
+}
+END_TEST
+
+/*
+ * The workspace and its mounts are opened once, but a root moved away
+ * and replaced at the same path, removed, or reached through a symlink
+ * retargeted, is what the next call sees, as a fresh process would.
+ */
+START_TEST(remembered_workspace_rechecked)
+{
+	char *old = wst_path(T, "ws.old"), *gone = wst_path(T, "ws.gone");
+	char *link = wst_path(T, "link"), *docs = wst_path(T, "docs");
+	char *docs_old = wst_path(T, "docs.old");
+	struct mcp m;
+	int id = 2;
+
+	wst_write(T, "docs/guide.md", "guide\n");
+	mcp_start(&m, "--workspace", W, docs);
+	handshake(&m, NULL);
+	ck_read(&m, id++, "notes.md", "one\ntwo\nthree\n");
+	ck_read(&m, id++, "/.docs/guide.md", "guide\n");
+	/* The root renamed away, a new directory made at its path. */
+	ck_assert_int_eq(rename(W, old), 0);
+	wst_write(T, "ws/notes.md", "new root\n");
+	ck_read(&m, id++, "notes.md", "new root\n");
+	/* A mount likewise. */
+	ck_assert_int_eq(rename(docs, docs_old), 0);
+	wst_write(T, "docs/guide.md", "new docs\n");
+	ck_read(&m, id++, "/.docs/guide.md", "new docs\n");
+	/* The root gone: the error a fresh process gives. */
+	ck_assert_int_eq(rename(W, gone), 0);
+	ck_read(&m, id++, "notes.md", "!WORKSPACE_NOT_FOUND");
+	ck_assert_int_eq(rename(gone, W), 0);
+	ck_read(&m, id++, "notes.md", "new root\n");
+	ck_assert_int_eq(mcp_close(&m), 0);
+
+	/* A root spelled through a symlink that is then retargeted. */
+	ck_assert_int_eq(symlink(W, link), 0);
+	mcp_start(&m, "--workspace", link);
+	handshake(&m, NULL);
+	ck_read(&m, id++, "notes.md", "new root\n");
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(symlink(old, link), 0);
+	ck_read(&m, id++, "notes.md", "one\ntwo\nthree\n");
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(old);
+	free(gone);
+	free(link);
+	free(docs);
+	free(docs_old);
+}
+END_TEST
+
+/*
+ * Detection is kept with the identity of every directory it looked in: a
+ * project marker created or removed between calls (after the directories
+ * were still for seconds) moves PROJECT_ROOT for the next call, as in a
+ * fresh process.
+ */
+START_TEST(remembered_detection_rechecked)
+{
+	char *src = wst_path(W, "src"), *pol = wst_path(T, "p.json");
+	char *marker = wst_path(W, "package.json");
+	struct mcp m;
+	int id = 2;
+
+	wst_write(T, "p.json", "{\"version\":1,\"name\":\"p\",\"file_rules\":["
+		  "{\"name\":\"deny-top-a\",\"paths\":[\"${PROJECT_ROOT}/a.c\"],"
+		  "\"operations\":[\"*\"],\"decision\":\"deny\"},"
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}]}");
+	mcp_start(&m, "--workspace", src, "--policy", pol);
+	handshake(&m, NULL);
+	/* No marker: the project is the workspace, whose a.c is denied. */
+	ck_read(&m, id++, "a.c", "!POLICY_DENIED");
+	sleep(3);
+	ck_read(&m, id++, "a.c", "!POLICY_DENIED");
+	/* A marker above: the project is W, and W/src/a.c is not W/a.c. */
+	wst_write(W, "package.json", "{}");
+	ck_read(&m, id++, "a.c", "int a;\nint main(void) { return 0; }\n");
+	sleep(3);
+	ck_read(&m, id++, "a.c", "int a;\nint main(void) { return 0; }\n");
+	ck_assert_int_eq(unlink(marker), 0);
+	ck_read(&m, id++, "a.c", "!POLICY_DENIED");
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(src);
+	free(pol);
+	free(marker);
+}
+END_TEST
+
+/*
+ * A policy is compiled whole before the calls share it, but its errors
+ * stay where one process per call meets them: a command pattern that
+ * does not compile fails run_command's check, not every read.
+ */
+START_TEST(remembered_policy_errors_in_place)
+{
+	char *pol = wst_path(T, "bad.json");
+	struct mcp m;
+	cJSON *r, *res;
+
+	wst_write(T, "bad.json", "{\"version\":1,\"name\":\"b\",\"file_rules\":["
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}],\"command_rules\":[{\"name\":\"bad\","
+		  "\"patterns\":[\"(\"],\"decision\":\"deny\"}]}");
+	mcp_start(&m, "--workspace", W, "--no-detect-root", "--policy", pol);
+	handshake(&m, NULL);
+	ck_read(&m, 2, "notes.md", "one\ntwo\nthree\n");
+	ck_read(&m, 3, "notes.md", "one\ntwo\nthree\n");
+	res = call(&m, 4, "run_command", "{\"command\":[\"true\"]}", &r);
+	ck_assert_str_eq(code_of(res), "POLICY_ERROR");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+}
+END_TEST
+
+/*
+ * Calls side by side while the policy is replaced between (and during)
+ * their bursts: each sees one whole policy, the old or the new (the file
+ * is allowed or denied, never another error or a crash).
+ */
+START_TEST(remembered_policy_swapped_under_calls)
+{
+	char *pol = wst_path(T, "p.json"), *tmp = wst_path(T, "p.tmp");
+	struct mcp m;
+	int id = 2, denied = 0, allowed = 0;
+
+	write_policy("p.json", NULL);
+	mcp_start(&m, "--workspace", W, "--no-detect-root", "--policy", pol,
+		  "--jobs", "4");
+	handshake(&m, NULL);
+	for (int round = 0; round < 30; round++) {
+		int first = id;
+
+		for (int k = 0; k < 8; k++) {
+			send_call(&m, id++, "read_file", "{\"path\":\"notes.md\"}", NULL);
+			if (k == 3) {
+				/* Replaced whole (rename), as an editor does. */
+				write_policy("p.tmp", round % 2 ? NULL : "**/notes.md");
+				ck_assert_int_eq(rename(tmp, pol), 0);
+			}
+		}
+		for (int got = 0; got < id - first;) {
+			cJSON *j = must_recv(&m, 20000, "a read"), *res;
+
+			if (cJSON_GetObjectItem(j, "id") == NULL) {
+				cJSON_Delete(j);
+				continue;
+			}
+			res = cJSON_GetObjectItem(j, "result");
+			ck_assert_ptr_nonnull(res);
+			if (is_error(res)) {
+				ck_assert_str_eq(code_of(res), "POLICY_DENIED");
+				denied++;
+			} else {
+				ck_assert_str_eq(text_of(res), "one\ntwo\nthree\n");
+				allowed++;
+			}
+			got++;
+			cJSON_Delete(j);
+		}
+	}
+	/* Both policies were in force at some point. */
+	ck_assert_int_gt(denied, 0);
+	ck_assert_int_gt(allowed, 0);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+	free(tmp);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -3700,6 +3971,11 @@ suite(void)
 	tcase_add_test(slow, parallel_writes_one_file);
 	tcase_add_test(slow, approvals_apart);
 	tcase_add_test(slow, sigterm_after_parallel_commands);
+	tcase_add_test(slow, remembered_config_rechecked);
+	tcase_add_test(slow, remembered_workspace_rechecked);
+	tcase_add_test(slow, remembered_policy_swapped_under_calls);
+	tcase_add_test(slow, remembered_policy_errors_in_place);
+	tcase_add_test(slow, remembered_detection_rechecked);
 	suite_add_tcase(s, slow);
 	return s;
 }

@@ -598,6 +598,54 @@ START_TEST(gate)
 }
 END_TEST
 
+/*
+ * Views of one prepared policy (what a server's calls share): each has
+ * its own hooks, and freeing them leaves the policy whole.
+ */
+START_TEST(views)
+{
+	struct ws_ctx ws;
+	struct ws_policy *p, *v1, *v2;
+	char *text, *file;
+
+	ck_assert_int_eq(ws_ctx_open(&ws, tmp, 0), 0);
+	ck_assert_int_eq(ws_vars_set(&vars, "PROJECT_ROOT", tmp), 0);
+	ck_assert_int_ne(asprintf(&text, "{\"version\":1,\"file_rules\":["
+		"{\"name\":\"approve-del\",\"paths\":[\"${PROJECT_ROOT}/**\"],"
+		" \"operations\":[\"delete\"],\"decision\":\"approve\"},"
+		"{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		" \"decision\":\"allow\"}],\"command_rules\":[{\"name\":\"no-sudo\","
+		" \"patterns\":[\"^sudo\\\\b\"],\"decision\":\"deny\"}]}"), -1);
+	ck_assert_int_eq(ws_policy_parse(text, "views.json", &vars, &p), 0);
+	free(text);
+	ck_assert_int_eq(ws_policy_prepare(p), 0);
+	v1 = ws_policy_view(p);
+	v2 = ws_policy_view(p);
+	ck_assert_ptr_nonnull(v1);
+	ck_assert_ptr_nonnull(v2);
+	ws_policy_set_hooks(v1, NULL, test_prompt, NULL);
+	file = wst_path(tmp, "a.txt");
+	prompts = 0;
+	prompt_answer = true;
+	ws.policy = v1;
+	ck_assert_int_eq(ws_check(&ws, WS_OP_DELETE, file, "/a.txt"), 0);
+	ck_assert_int_eq(prompts, 1);
+	/* The other view has no prompt of its own. */
+	ws.policy = v2;
+	ck_assert_int_eq(ws_check(&ws, WS_OP_DELETE, file, "/a.txt"), WS_EAPPROVAL_REQUIRED);
+	ck_assert_int_eq(prompts, 1);
+	ws_policy_free(v1);
+	ck_assert_int_eq(ws_check(&ws, WS_OP_READ, file, "/a.txt"), 0);
+	ws.policy = NULL;
+	ws_policy_free(v2);
+	ck_assert_str_eq(ws_policy_name(p), "views");
+	ck_assert_int_eq((int)ws_policy_nfile_rules(p), 2);
+	ws_policy_free(p);
+	free(file);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
 /* ---- Finding policies ---- */
 
 START_TEST(find)
@@ -1226,6 +1274,7 @@ suite(void)
 	tcase_add_test(tc, home_persist);
 	tcase_add_test(tc, log_quote);
 	tcase_add_test(tc, gate);
+	tcase_add_test(tc, views);
 	tcase_add_test(tc, grant_candidates);
 	tcase_add_test(tc, grant_candidates_shipped);
 	tcase_add_test(tc, find);

@@ -55,6 +55,30 @@ START_TEST(anchors)
 }
 END_TEST
 
+/*
+ * A context shared from another (a server's call): the same anchors and
+ * descriptors, strings of its own; closing it leaves the other's open.
+ */
+START_TEST(shared_context)
+{
+	struct ws_ctx a;
+
+	ck_assert_int_eq(ws_ctx_share(&a, &ws), 0);
+	ck_assert_int_eq((int)a.nanchors, 2);
+	ck_assert_str_eq(a.anchors[0].real, W);
+	ck_assert_ptr_ne(a.anchors[0].real, ws.anchors[0].real);
+	ck_assert_str_eq(a.anchors[1].vprefix, "/.skills");
+	ck_assert(a.anchors[1].ro);
+	ck_assert_int_eq(a.anchors[1].fd, ws.anchors[1].fd);
+	ck_assert_int_eq((int)a.nguard, 0);
+	ck_assert_ptr_null(a.policy);
+	ws_ctx_close(&a);
+	/* The original's descriptors are still open. */
+	ck_assert_int_ge(fcntl(ws.anchors[0].fd, F_GETFD), 0);
+	ck_assert_int_ge(fcntl(ws.anchors[1].fd, F_GETFD), 0);
+}
+END_TEST
+
 START_TEST(anchor_lookups)
 {
 	const char *rest;
@@ -308,6 +332,7 @@ suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, anchors);
+	tcase_add_test(tc, shared_context);
 	tcase_add_test(tc, anchor_lookups);
 	tcase_add_test(tc, mapping_both_ways);
 	tcase_add_test(tc, to_virtual_through_a_symlinked_spelling);

@@ -151,6 +151,14 @@ struct ws_cli {
 	struct ws_config *conf;
 	struct ws_roots *roots;
 	struct ws_vars *vars;
+	/*
+	 * What this call holds of what the process remembers
+	 * (ws_cli_remember()): conf is then the snapshot's, and the
+	 * workspace's descriptors and the policy are borrowed from them.
+	 */
+	struct ws__rconf *rem_conf;
+	struct ws__rws *rem_ws;
+	struct ws__rpol *rem_pol;
 	/* The call's audit log, opened by ws_cli_open() (or NULL). */
 	struct ws_audit *audit_log;
 	/* Storage kept alive for the strings above. */

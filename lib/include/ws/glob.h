@@ -48,6 +48,19 @@ int ws_glob_compile(const char *glob, unsigned flags, struct ws_glob **out,
  */
 int ws_glob_match(struct ws_glob *g, const char *s, size_t len);
 
+/*
+ * Compile g now, JIT included, so that ws_glob_match() changes nothing in
+ * it afterwards: a glob shared by threads (a policy a server keeps for
+ * its calls) is prepared once, before it is shared.
+ */
+int ws_glob_prepare(struct ws_glob *g);
+
+/*
+ * Free the calling thread's match block (every thread that matched a
+ * glob has one): for a thread that ends before the process does.
+ */
+void ws_glob_thread_end(void);
+
 /* The glob g was compiled from. */
 const char *ws_glob_source(const struct ws_glob *g);
 

@@ -102,6 +102,22 @@ int ws_policy_parse(const char *text, const char *origin, struct ws_vars *vars,
 void ws_policy_free(struct ws_policy *p);
 
 /*
+ * Compile everything of p that is otherwise compiled on first use (its
+ * globs, JIT included, and its command patterns), so that deciding
+ * changes nothing in it: then several calls may share it, each through
+ * a view.
+ */
+int ws_policy_prepare(struct ws_policy *p);
+
+/*
+ * A call's own handle on p (prepared, and kept alive by the caller for
+ * as long as the view lives): its hooks (ws_policy_set_hooks()) and its
+ * match block are its own, the rules are p's.  ws_policy_free() frees
+ * only the view.  NULL when out of memory.
+ */
+struct ws_policy *ws_policy_view(const struct ws_policy *p);
+
+/*
  * One directory that an allow rule names in directory shape ("D/" then
  * "**", after its variables are expanded), as wsrun weighs it for a
  * Landlock grant to the command: ws_policy_grants() says what the policy

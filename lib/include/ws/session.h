@@ -52,4 +52,17 @@ struct ws_mount_def {
  */
 void ws_cli_set_mounts(const struct ws_mount_def *m, size_t n);
 
+/*
+ * Whether ws_cli_open() remembers what it opens for the later calls of
+ * this process (a server's: wstools mcp turns it on): the configuration,
+ * the workspace with its mounts, and the policy are then opened once and
+ * shared, read-only, by every call that asks for the same ones, each
+ * call re-checking cheaply that a fresh process would open the same
+ * (lib/session.c says what is re-checked).  Off forgets everything.
+ */
+void ws_cli_remember(bool on);
+
+/* Internal (ws_cli_free()): let go of what cli holds of it. */
+void ws__cli_forget(struct ws_cli *cli);
+
 #endif

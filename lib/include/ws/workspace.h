@@ -105,6 +105,11 @@ struct ws_ctx {
 	/* The workspace's history (ws/history.h), or NULL: nothing is
 	 * recorded.  Owned: ws_ctx_close() closes it. */
 	struct ws_history *history;
+	/*
+	 * The anchors' descriptors belong to another context this one was
+	 * made from (ws_ctx_share()): ws_ctx_close() leaves them open.
+	 */
+	bool borrowed_fds;
 };
 
 /*
@@ -175,6 +180,17 @@ enum {
  */
 bool ws_ctx_marker_guarded(struct ws_ctx *ws, const char *real, unsigned how,
 			   char **before, char **after);
+
+/*
+ * Make dst a context of src's root and mounts as ws_ctx_open() and the
+ * mounts made them (anchors, alias, the entries their spelling passed),
+ * for one call of a server that opened src once: the strings are
+ * copied, the descriptors borrowed (src must stay open while dst is),
+ * nothing else is taken (no guards, policy, detection or history: the
+ * call adds its own).  src must hold only what opening and mounting
+ * put in it.
+ */
+int ws_ctx_share(struct ws_ctx *dst, const struct ws_ctx *src);
 
 /* Close every descriptor and free the context. */
 void ws_ctx_close(struct ws_ctx *ws);
