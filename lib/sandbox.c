@@ -33,6 +33,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -805,7 +806,12 @@ ws__tree(int fd, bool rw, bool noexec, bool stage)
 	if (t < 0)
 		return -errno;
 	if (mount_setattr(t, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
-			  sizeof(attr)) < 0) {
+			  sizeof(attr)) < 0 &&
+	    (!stage || errno != EINVAL ||
+	     /* Linux before 5.14: no nosymfollow (see ws__attach_from_stage()). */
+	     (attr.attr_set &= ~(uint64_t)MOUNT_ATTR_NOSYMFOLLOW,
+	      mount_setattr(t, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+			    sizeof(attr)) < 0))) {
 		int e = errno;
 
 		close(t);
@@ -948,6 +954,12 @@ static _Thread_local int ws__newroot_fd = -1;
  * have an init at work; each fd is a number in its own init's table.
  */
 static _Thread_local int ws__stage_fd = -1;
+/* Whether the stage is nosymfollow (Linux 5.14 on): its entries are then
+ * bound by mount(2), else cloned by open_tree(). */
+static _Thread_local bool ws__stage_nosym;
+#ifndef ST_NOSYMFOLLOW
+#define ST_NOSYMFOLLOW 0x2000
+#endif
 
 /* Whether an O_PATH descriptor is a directory or a symlink (what a walk's
  * last component may be where a directory is wanted). */
@@ -1116,9 +1128,11 @@ ws__attach(int tree, const char *target, bool file, char *msg, size_t len)
  * directory where a file was) fails the bind (ENOTDIR, EISDIR).  Both:
  * "workspace entry changed", as before.  The binds take the stage's
  * flags, nosymfollow too: ws_sandbox_mount() clears that on the whole
- * new root once they are made.  (open_tree() and move_mount() took two
+ * new root once they are made.  (open_tree() and move_mount() take two
  * calls more an entry, a close and a detached mount namespace made and
- * freed each: measured about 10% slower.)
+ * freed each: measured about 10% slower.  They stay where the kernel has
+ * no nosymfollow, before Linux 5.14: AT_SYMLINK_NOFOLLOW clones a link
+ * swapped in as itself, which no move puts on a mount point.)
  */
 static int
 ws__attach_from_stage(const struct ws_sandbox_path *e, const char *target,
@@ -1132,6 +1146,28 @@ ws__attach_from_stage(const struct ws_sandbox_path *e, const char *target,
 	if ((e->file ? mknodat(ws__newroot_fd, name, S_IFREG | 0644, 0)
 		     : mkdirat(ws__newroot_fd, name, 0755)) < 0)
 		return ws__fail(msg, len, "mount point", target, errno);
+	if (!ws__stage_nosym) {
+		/* Without nosymfollow: cloned by name, following no link. */
+		int t = open_tree(ws__stage_fd, name, OPEN_TREE_CLONE |
+				  OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+				  AT_SYMLINK_NOFOLLOW), rc = 0;
+
+		if (t < 0)
+			return ws__fail(msg, len, "open_tree", target, errno);
+		if (move_mount(t, "", ws__newroot_fd, name, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+			struct stat st;
+			int err = errno;
+
+			/* A link clones as itself, which moves nowhere. */
+			rc = ws__fail(msg, len, err == ENOTDIR || err == EISDIR ||
+				      (err == EINVAL && fstat(t, &st) == 0 &&
+				       S_ISLNK(st.st_mode)) ?
+				      "workspace entry changed:" : "move_mount",
+				      target, err);
+		}
+		close(t);
+		return rc;
+	}
 	snprintf(src, sizeof(src), WS__STAGE "/%s", name);
 	if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return ws__fail(msg, len, errno == ENOTDIR || errno == EISDIR ||
@@ -1566,7 +1602,7 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		char link[4096];
 		ssize_t n;
 
-		if (k == p->npaths && ws__stage_fd >= 0) {
+		if (k == p->npaths && ws__stage_fd >= 0 && ws__stage_nosym) {
 			struct mount_attr attr = {.attr_clr = MOUNT_ATTR_NOSYMFOLLOW};
 
 			if (mount_setattr(ws__newroot_fd, "", AT_EMPTY_PATH |
@@ -1614,11 +1650,15 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 				.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 			};
+			struct statfs sf;
 
 			ws__stage_fd = (int)syscall(SYS_openat2, AT_FDCWD, target,
 						    &how, sizeof(how));
 			if (ws__stage_fd < 0)
 				return ws__fail(msg, msglen, "open", target, errno);
+			/* What the mount says, not what was asked. */
+			ws__stage_nosym = fstatfs(ws__stage_fd, &sf) == 0 &&
+					  (sf.f_flags & ST_NOSYMFOLLOW) != 0;
 		}
 	}
 	/* The root read-only before the masks (see ws__mask()). */
