@@ -400,7 +400,7 @@ START_TEST(walk_reads_to_the_end)
 	wst_mkdir(W, "m");
 	m = wst_path(W, "m");
 	if (unshare(CLONE_NEWNS) == 0 &&
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0 &&
 	    mount("tmpfs", m, "tmpfs", 0, "size=1m") == 0)
 		mounted = true;
 	else
