@@ -741,6 +741,77 @@ ws__list_walk(struct ws__list *l, struct ws__pguard *p, int dfd,
 	return rc;
 }
 
+/*
+ * The walk of a glob guard for one anchor, started below the pattern's
+ * literal leading components (".git/modules" of ".git/modules/ ** /config"):
+ * what the walk of the whole anchor finds, with one lookup a component
+ * on the way instead of a read of each directory there (the workspace's
+ * top, a thousand entries, read twice a wsrun call for the default
+ * guards).  Each of those components is looked at as the walk looks at
+ * an entry: a match is listed, a directory that may hold one is entered
+ * (never through a link), anything else ends the walk; a name that is
+ * not literal ("*", "\\x", "", ".", "..") ends the skipping.
+ */
+static int
+ws__list_glob(struct ws__list *l, struct ws__pguard *p, const struct ws_anchor *an)
+{
+	char rel[PATH_MAX];
+	size_t len = strlen(p->pat), start = 0, depth = 0;
+	int dfd = an->fd, rc = 0; /* the anchor's own: not closed here */
+
+	for (size_t i = 0; rc == 0 && i < len && len < sizeof(rel); i++) {
+		struct stat st;
+		size_t cl;
+		int sub = -1;
+
+		if (p->pat[i] != '/')
+			continue;
+		cl = i - start;
+		if (cl == 0 || (cl == 1 && p->pat[start] == '.') ||
+		    (cl == 2 && strncmp(p->pat + start, "..", 2) == 0) ||
+		    memchr(p->pat + start, '*', cl) || memchr(p->pat + start, '?', cl) ||
+		    memchr(p->pat + start, '[', cl) || memchr(p->pat + start, '\\', cl))
+			break;
+		memcpy(rel, p->pat, i);
+		rel[i] = '\0';
+		if (++l->walked > WS__GUARD_WALK_MAX)
+			rc = ws_error_set(WS_ELIMIT_EXCEEDED, p->src, "guarded: \"%s\" "
+					  "matches too many entries to list", p->src);
+		else if (fstatat(dfd, rel + start, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = 1;
+		else if (ws_glob_match(p->g, rel, i) > 0) {
+			char *full = ws_path_join(an->real, rel);
+
+			rc = full ? ws__list_add(l, full, p->src, WS_GUARD_PERSIST,
+						 S_ISDIR(st.st_mode))
+				  : ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			rc = rc < 0 ? rc : 1;
+		} else if (!S_ISDIR(st.st_mode) || ws__pguard_hit(p, rel, true) == 0 ||
+			   ++depth >= WS__GUARD_WALK_DEPTH ||
+			   (sub = openat(dfd, rel + start, O_PATH | O_DIRECTORY |
+					 O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			rc = 1;
+		}
+		if (dfd != an->fd)
+			close(dfd);
+		dfd = sub;
+		start = i + 1;
+	}
+	if (rc == 0) {
+		/* The walk reads the directory: a descriptor of its own. */
+		int rd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (start > 0)
+			rel[start - 1] = '\0';
+		if (rd >= 0)
+			rc = ws__list_walk(l, p, rd, an->real, start > 0 ? rel : "",
+					   (int)depth);
+	}
+	if (dfd >= 0 && dfd != an->fd)
+		close(dfd);
+	return rc < 0 ? rc : 0;
+}
+
 int
 ws_guarded_list(struct ws_ctx *ws, struct ws_guarded **out, size_t *n)
 {
@@ -794,12 +865,7 @@ ws_guarded_list(struct ws_ctx *ws, struct ws_guarded **out, size_t *n)
 					rc = ws__list_add(&l, buf, p->src, WS_GUARD_PERSIST,
 							  isdir);
 			} else {
-				int dfd = openat(ws->anchors[a].fd, ".",
-						 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-				if (dfd >= 0)
-					rc = ws__list_walk(&l, p, dfd, ws->anchors[a].real,
-							   "", 0);
+				rc = ws__list_glob(&l, p, &ws->anchors[a]);
 			}
 		}
 	}

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -552,6 +553,81 @@ START_TEST(view_nothing_left_kill9)
 	posix_spawn_file_actions_destroy(&fa);
 	free(after);
 	free(before);
+}
+END_TEST
+
+/*
+ * Top-level entries swapped for symlinks to host paths outside the
+ * workspace, /etc and /etc/passwd (renameat2 RENAME_EXCHANGE, in a loop in
+ * another process), while wsrun reads the workspace and binds each entry
+ * by name from the stage: a run either sees the workspace's own entries
+ * or fails, "workspace entry changed"; the host's /etc never shows at a
+ * workspace entry's name.  (It did with the stage mounted without
+ * nosymfollow: mount(2) follows a last-component link.  A target below
+ * /tmp would not tell: the new root hides the host's /tmp meanwhile.)
+ */
+START_TEST(view_entry_swap_race)
+{
+	char a[4300], b[4300];
+	int ok = 0, changed = 0;
+	pid_t sw;
+
+	for (int k = 0; k < 40; k++) {
+		snprintf(a, sizeof(a), "e%02d/mine", k);
+		wst_write(ws, a, "mine\n");
+		snprintf(a, sizeof(a), "f%02d", k);
+		wst_write(ws, a, "mine\n");
+		snprintf(a, sizeof(a), "se%02d", k);
+		wst_symlink("/etc", ws, a);
+		snprintf(a, sizeof(a), "sf%02d", k);
+		wst_symlink("/etc/passwd", ws, a);
+	}
+	sw = fork();
+	ck_assert_int_ge(sw, 0);
+	if (sw == 0) {
+		/* Gone with the test, should an assertion end it early. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			for (int k = 0; k < 80; k++) {
+				snprintf(a, sizeof(a), "%s/%c%02d", ws, k < 40 ? 'e' : 'f',
+					 k % 40);
+				snprintf(b, sizeof(b), "%s/s%c%02d", ws, k < 40 ? 'e' : 'f',
+					 k % 40);
+				renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+			}
+	}
+	for (int i = 0; i < 30; i++) {
+		struct wst_run r;
+		const char *o;
+
+		/*
+		 * Every e or f name that is not a link (a link read as one
+		 * shows the view's own /etc, rightly) holds "mine", whatever
+		 * its kind.
+		 */
+		RUNV(&r, "-c", "for e in /e[0-9]* /f[0-9]*; do if [ -L $e ]; then :; "
+		     "elif [ -d $e ]; then ls $e; else cat $e; fi; done; echo done");
+		if (r.status == 0 && strcmp(wst_code(&r), "") == 0) {
+			o = out_str(&r, "stdout");
+			for (const char *l = o; *l && strchr(l, '\n') != NULL;
+			     l = strchr(l, '\n') + 1)
+				ck_assert_msg(strncmp(l, "mine\n", 5) == 0 ||
+					      strcmp(l, "done\n") == 0,
+					      "a host path at a workspace entry's "
+					      "name: %.300s", o);
+			ok++;
+		} else {
+			ck_assert_msg(strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0 &&
+				      strstr(r.out, "workspace entry changed") != NULL,
+				      "status %d: %s", r.status, r.out);
+			changed++;
+		}
+		wst_run_free(&r);
+	}
+	kill(sw, SIGKILL);
+	waitpid(sw, NULL, 0);
+	fprintf(stderr, "view_entry_swap_race: %d runs, %d refused\n", ok + changed,
+		changed);
 }
 END_TEST
 
@@ -1123,6 +1199,7 @@ view_suite(void)
 	tcase_add_test(tc, view_grant_host_path);
 	tcase_add_loop_test(tc, view_nothing_left, 0, 2);
 	tcase_add_loop_test(tc, view_nothing_left_kill9, 0, 2);
+	tcase_add_test(tc, view_entry_swap_race);
 	tcase_add_test(tc, view_timeout_applies);
 	tcase_add_test(tc, view_full_disk);
 	tcase_add_test(tc, view_sparse_top);

@@ -182,6 +182,52 @@ START_TEST(list_existing)
 }
 END_TEST
 
+/*
+ * A glob guard's walk starts below its literal leading components
+ * (.git/modules): what it lists is what the walk of the whole workspace
+ * listed.  Deeper matches are found, a match among the literal components
+ * themselves is listed, a link on the way is not followed (a .git that
+ * is a link to another repository's directory), and a "." component
+ * ends the literal part (no path the walk sees starts with it).
+ */
+START_TEST(list_glob_prefix)
+{
+	const char *pats[] = {".git/modules/**/hooks/", "src/lib/*.pem",
+			      "src/lib", "./src/*.key",
+			      "lnk/modules/**/hooks/", "src/*/deep/*.pem"};
+	struct ws_guarded *v;
+	size_t n;
+
+	wst_mkdir(W, ".git/modules/b/modules/c/hooks");
+	wst_write(W, "src/lib/a.pem", "x\n");
+	wst_write(W, "src/lib/b.txt", "x\n");
+	wst_write(W, "src/x/deep/c.pem", "x\n");
+	wst_write(W, "top.key", "x\n");
+	wst_write(W, "src/s.key", "x\n");
+	wst_write(T, "other/modules/d/hooks/h", "x\n");
+	{
+		char *o = wst_path(T, "other");
+
+		wst_symlink(o, W, "lnk");
+		free(o);
+	}
+	ck_assert_int_eq(ws_ctx_set_guarded(&ws, pats, sizeof(pats) / sizeof(pats[0])), 0);
+	ck_assert_int_eq(ws_guarded_list(&ws, &v, &n), 0);
+	ck_assert(listed(v, n, W, ".git/modules/a/hooks", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, W, ".git/modules/b/modules/c/hooks", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, W, "src/lib/a.pem", WS_GUARD_PERSIST));
+	ck_assert(!listed(v, n, W, "src/lib/b.txt", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, W, "src/lib", WS_GUARD_PERSIST));
+	ck_assert(listed(v, n, W, "src/x/deep/c.pem", WS_GUARD_PERSIST));
+	for (size_t i = 0; i < n; i++)
+		if (v[i].kind == WS_GUARD_PERSIST)
+			ck_assert_msg(strncmp(v[i].real, W, strlen(W)) == 0 &&
+				      strstr(v[i].real, "other") == NULL &&
+				      strstr(v[i].real, ".key") == NULL, "%s", v[i].real);
+	ws_guarded_free(v, n);
+}
+END_TEST
+
 static Suite *
 guard_suite(void)
 {
@@ -192,6 +238,7 @@ guard_suite(void)
 	tcase_add_test(tc, defaults_match);
 	tcase_add_test(tc, configured_list);
 	tcase_add_test(tc, list_existing);
+	tcase_add_test(tc, list_glob_prefix);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,8 +1,10 @@
 /* test_vcs.c - git configuration filter, and the clean-up of repositories. */
 #include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -370,6 +372,66 @@ START_TEST(bound_not_a_hiding_place)
 END_TEST
 
 /*
+ * The walk ends a directory at a read that is not full where the file
+ * system reads whole (ext4, tmpfs): a directory of many long names takes
+ * many full reads, and what lies after the first is still seen; a
+ * directory beyond a mount point (a tmpfs mounted inside, in a mount
+ * namespace of the test's own where it may make one) is walked too.
+ */
+START_TEST(walk_reads_to_the_end)
+{
+	struct ws_ctx ws;
+	struct ws_vcs_snap *s = NULL;
+	char **items = NULL, rel[300], name[220];
+	size_t n = 0;
+	bool mounted = false;
+	char *m;
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (int i = 0; i < 600; i++) {
+		snprintf(rel, sizeof(rel), "big/%04d%s", i, name + 4);
+		wst_write(W, rel, "");
+	}
+	for (int i = 0; i < 20; i++) {
+		snprintf(rel, sizeof(rel), "big/d%02d/keep", i);
+		wst_write(W, rel, "");
+	}
+	wst_mkdir(W, "m");
+	m = wst_path(W, "m");
+	if (unshare(CLONE_NEWNS) == 0 &&
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0 &&
+	    mount("tmpfs", m, "tmpfs", 0, "size=1m") == 0)
+		mounted = true;
+	else
+		fprintf(stderr, "walk_reads_to_the_end: no mount here, the mount "
+			"point's case is not checked\n");
+	wst_write(W, "m/sub/keep", "");
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert_int_eq(ws_vcs_snapshot(&ws, &s), 0);
+	for (int i = 0; i < 20; i++) {
+		snprintf(rel, sizeof(rel), "big/d%02d/.envrc", i);
+		wst_write(W, rel, "evil\n");
+	}
+	wst_write(W, "m/sub/.envrc", "evil\n");
+	ws_vcs_clean(&ws, s, false, &items, &n);
+	for (int i = 0; i < 20; i++) {
+		snprintf(rel, sizeof(rel), "big/d%02d/.envrc", i);
+		ck_assert_msg(!exists_w(rel), "%s stayed", rel);
+	}
+	ck_assert(!exists_w("m/sub/.envrc"));
+	if (mounted)
+		umount2(m, MNT_DETACH);
+	free(m);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	ws_vcs_snap_free(s);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
+/*
  * Review 6: a directory moved by the command keeps what the user had in
  * it (.envrc, a nested repository's own hooks and configuration): the
  * same untouched files at another path are not the command's.  A watched
@@ -435,6 +497,7 @@ suite(void)
 	tcase_add_test(tc, snapshot_and_clean);
 	tcase_add_test(tc, bound_not_a_hiding_place);
 	tcase_add_test(tc, moved_directory_keeps_user_files);
+	tcase_add_test(tc, walk_reads_to_the_end);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -114,13 +114,14 @@ struct ws_sandbox_path {
 	bool mount_only;
 	bool link_copy;
 	/*
-	 * The workspace's tree, bound once at a staging name of the new root
-	 * (stage), from which each top-level entry (from_stage; fd -1: the
-	 * parent only read its name and kind from the directory) is cloned
-	 * by name, following no link, onto a mount point made by name on
-	 * the new root (a kind changed meanwhile fails the move); the stage
-	 * is detached before the command runs.  One tree copied in the
-	 * parent instead of one per entry.
+	 * The workspace's tree, copied once (nosymfollow) and attached
+	 * where the namespace init can name it (stage), from which each
+	 * top-level entry (from_stage; fd -1: the parent only read its name
+	 * and kind from the directory) is bound by name, following no link,
+	 * onto a mount point made by name on the new root (a kind changed
+	 * meanwhile fails the bind); the stage goes with the old root
+	 * before the command runs.  One tree copied in the parent instead
+	 * of one per entry.
 	 */
 	bool stage;
 	bool from_stage;
