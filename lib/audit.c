@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,9 @@ struct ws__log {
 static pthread_mutex_t ws__cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ws__write_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-	bool on;
+	/* Read without the lock by every call: a call of a process that
+	 * does not keep the log touches no mutex (nor binds its symbols). */
+	atomic_bool on;
 	char *path;	     /* the one log kept open (the first one asked for) */
 	struct ws__log *log; /* NULL: none open yet, or it was replaced */
 } ws__cache;
@@ -114,7 +117,7 @@ ws_audit_keep_open(bool on)
 	char *p;
 
 	pthread_mutex_lock(&ws__cache_mu);
-	ws__cache.on = on;
+	atomic_store(&ws__cache.on, on);
 	l = ws__cache.log;
 	p = ws__cache.path;
 	if (!on) {
@@ -192,9 +195,9 @@ ws__open_kept(struct ws_audit *a, const char *path)
 	l->ino = st.st_ino;
 	l->refs = 1;
 	pthread_mutex_lock(&ws__cache_mu);
-	if (ws__cache.on && ws__cache.path == NULL)
+	if (atomic_load(&ws__cache.on) && ws__cache.path == NULL)
 		ws__cache.path = strdup(path);
-	if (ws__cache.on && ws__cache.path != NULL &&
+	if (atomic_load(&ws__cache.on) && ws__cache.path != NULL &&
 	    strcmp(ws__cache.path, path) == 0) {
 		old = ws__cache.log;
 		ws__cache.log = l;
@@ -212,7 +215,6 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 {
 	struct ws_audit *a = calloc(1, sizeof(*a));
 	struct stat st;
-	bool keep;
 	int e = 0;
 
 	*out = NULL;
@@ -225,10 +227,7 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	a->best_effort = best_effort;
-	pthread_mutex_lock(&ws__cache_mu);
-	keep = ws__cache.on;
-	pthread_mutex_unlock(&ws__cache_mu);
-	if (keep) {
+	if (atomic_load(&ws__cache.on)) {
 		a->fd = -1;
 		if (ws__open_kept(a, path) < 0)
 			e = errno;
@@ -375,11 +374,12 @@ ws__prev(int fd, off_t size, char prev[WS_SHA256_HEX + 1])
 	char buf[WS__WINDOW];
 	off_t off = size > (off_t)WS__TAIL ? size - (off_t)WS__TAIL : 0;
 	ssize_t n = pread(fd, buf, sizeof(buf), off);
+	static const char zeros[WS_SHA256_HEX + 1] =
+		"0000000000000000000000000000000000000000000000000000000000000000";
 	const char *tail;
 	struct stat st;
 
-	memset(prev, '0', WS_SHA256_HEX);
-	prev[WS_SHA256_HEX] = '\0';
+	memcpy(prev, zeros, sizeof(zeros));
 	if (n == (ssize_t)sizeof(buf) || (n < (ssize_t)WS__TAIL && off > 0)) {
 		if (fstat(fd, &st) < 0 || st.st_size < (off_t)WS__TAIL)
 			return;
