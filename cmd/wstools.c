@@ -625,7 +625,10 @@ cmd_mcp(int argc, char **argv)
 	/* Tool output is captured per call; nothing else goes to stdout. */
 	fflush(stdout);
 	ws_audit_set_frontend("mcp");
+	/* The audit log stays open across the server's calls (issue 22). */
+	ws_audit_keep_open(true);
 	rc = ws_mcp_serve(&o);
+	ws_audit_keep_open(false);
 	if (rc < 0)
 		goto fail;
 	goto out;

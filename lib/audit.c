@@ -1,11 +1,16 @@
 /*
  * audit.c - the audit log: one hash-chained JSON line per call
- * (ws/audit.h).  A call costs one open() when it starts, and one flock(),
- * fstat(), pread() of 75 bytes, write() and close() when it ends.
+ * (ws/audit.h).  A call costs an open() and an fstat() when it starts
+ * (one lstat() in a process that keeps the log open), and a getpid(),
+ * flock(), pread() of the log's tail, write(), unlocking flock() and
+ * close() when it ends: eight system calls, each a few microseconds in
+ * a process that has just started (issue 22).
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +29,34 @@
 #define WS__HASH_KEY ",\"hash\":\""
 #define WS__TAIL (sizeof(WS__HASH_KEY) - 1 + WS_SHA256_HEX + 3)
 
+/*
+ * A log kept open across calls (ws_audit_keep_open()): the descriptor,
+ * the identity of the file it was opened on, and how many calls (and the
+ * cache) hold it.  The threads share one open file description, on which
+ * flock() does not exclude one thread from another: ws__write_mu does.
+ */
+struct ws__log {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	unsigned refs; /* under ws__cache_mu */
+};
+
+static pthread_mutex_t ws__cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ws__write_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	/* Read without the lock by every call: a call of a process that
+	 * does not keep the log touches no mutex (nor binds its symbols). */
+	atomic_bool on;
+	char *path;	     /* the one log kept open (the first one asked for) */
+	struct ws__log *log; /* NULL: none open yet, or it was replaced */
+} ws__cache;
+
 struct ws_audit {
 	char *path;
 	int fd;		  /* -1: best effort and not writable */
+	struct ws__log *log; /* the shared log fd is, or NULL: fd is the call's */
+	off_t size;	  /* the log's size when the call opened it */
 	bool best_effort;
 	bool emitted;
 	char *tool;
@@ -63,33 +93,148 @@ ws_audit_path(const char *flag, const char *config)
 	return config != NULL && config[0] ? config : NULL;
 }
 
+/* Drop a reference to a shared log; the last one closes it. */
+static void
+ws__log_put(struct ws__log *l)
+{
+	bool last;
+
+	if (l == NULL)
+		return;
+	pthread_mutex_lock(&ws__cache_mu);
+	last = --l->refs == 0;
+	pthread_mutex_unlock(&ws__cache_mu);
+	if (last) {
+		close(l->fd);
+		free(l);
+	}
+}
+
+void
+ws_audit_keep_open(bool on)
+{
+	struct ws__log *l;
+	char *p;
+
+	pthread_mutex_lock(&ws__cache_mu);
+	atomic_store(&ws__cache.on, on);
+	l = ws__cache.log;
+	p = ws__cache.path;
+	if (!on) {
+		ws__cache.log = NULL;
+		ws__cache.path = NULL;
+	}
+	pthread_mutex_unlock(&ws__cache_mu);
+	if (!on) {
+		ws__log_put(l);
+		free(p);
+	}
+}
+
+/*
+ * Open the log for appending, its status in *st; -1 and errno when it
+ * cannot be, EINVAL when it is not a regular file (a FIFO or a device
+ * would block or lose the chain).  O_CREAT only when the file is not
+ * there: an open() that may create takes the directory's lock.
+ */
+static int
+ws__open_log(const char *path, struct stat *st)
+{
+	int fl = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+	int fd = open(path, fl);
+
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, fl | O_CREAT, 0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The log of a process that keeps it open: the cached descriptor while
+ * the file at path is still the one it was opened on (an lstat() each
+ * call: a log renamed away, removed or replaced -- rotated -- is noticed
+ * and the file now at path opened), else a new one, cached for the next
+ * call.  Another path than the cached one gets a descriptor of its own.
+ */
+static int
+ws__open_kept(struct ws_audit *a, const char *path)
+{
+	struct ws__log *l = NULL, *old = NULL;
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) == 0) {
+		pthread_mutex_lock(&ws__cache_mu);
+		if ((l = ws__cache.log) != NULL && l->dev == st.st_dev &&
+		    l->ino == st.st_ino && strcmp(ws__cache.path, path) == 0)
+			l->refs++;
+		else
+			l = NULL;
+		pthread_mutex_unlock(&ws__cache_mu);
+		if (l != NULL) {
+			a->log = l;
+			a->fd = l->fd;
+			a->size = st.st_size;
+			return 0;
+		}
+	}
+	if ((fd = ws__open_log(path, &st)) < 0)
+		return -1;
+	a->fd = fd;
+	a->size = st.st_size;
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return 0; /* the call's own, then */
+	l->fd = fd;
+	l->dev = st.st_dev;
+	l->ino = st.st_ino;
+	l->refs = 1;
+	pthread_mutex_lock(&ws__cache_mu);
+	if (atomic_load(&ws__cache.on) && ws__cache.path == NULL)
+		ws__cache.path = strdup(path);
+	if (atomic_load(&ws__cache.on) && ws__cache.path != NULL &&
+	    strcmp(ws__cache.path, path) == 0) {
+		old = ws__cache.log;
+		ws__cache.log = l;
+		l->refs++;
+	}
+	pthread_mutex_unlock(&ws__cache_mu);
+	a->log = l;
+	ws__log_put(old);
+	return 0;
+}
+
 int
 ws_audit_open(const char *path, const char *tool, bool best_effort,
 	      struct ws_audit **out)
 {
 	struct ws_audit *a = calloc(1, sizeof(*a));
-	int e;
+	struct stat st;
+	int e = 0;
 
 	*out = NULL;
 	if (a == NULL || (a->path = strdup(path)) == NULL ||
 	    (a->tool = strdup(tool ? tool : "")) == NULL ||
 	    (a->extra = cJSON_CreateObject()) == NULL) {
+		if (a != NULL)
+			a->fd = -1;
 		ws_audit_free(a);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	a->best_effort = best_effort;
-	a->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
-			       O_NONBLOCK, 0600);
-	e = errno;
-	if (a->fd >= 0) {
-		struct stat st;
-
-		/* A FIFO or a device would block or lose the chain. */
-		if (fstat(a->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			close(a->fd);
-			a->fd = -1;
-			e = EINVAL;
-		}
+	if (atomic_load(&ws__cache.on)) {
+		a->fd = -1;
+		if (ws__open_kept(a, path) < 0)
+			e = errno;
+	} else if ((a->fd = ws__open_log(path, &st)) < 0) {
+		e = errno;
+	} else {
+		a->size = st.st_size;
 	}
 	if (a->fd < 0 && !best_effort) {
 		ws_audit_free(a);
@@ -101,6 +246,12 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 	}
 	*out = a;
 	return 0;
+}
+
+bool
+ws_audit_writable(const struct ws_audit *a)
+{
+	return a != NULL && a->fd >= 0;
 }
 
 void
@@ -204,20 +355,39 @@ ws_audit_outcome(struct ws_audit *a, int code)
 		a->code = code;
 }
 
-/* The hash the log's last line ends with, or 64 zeros (an empty log,
- * or a last line not of ours: verify then finds the break there). */
+/* How much of the log's end one pread() takes: the last line as the call
+ * found the log when it started, and what other writers added since. */
+#define WS__WINDOW 4096
+
+/*
+ * The hash the log's last line ends with, or 64 zeros (an empty log,
+ * or a last line not of ours: verify then finds the break there).
+ * Called under the lock, so that the log's end does not move: one
+ * pread() from where the last line ended when the call opened the log
+ * (size) reads to the end -- a read shorter than asked for ends there --
+ * unless others wrote more than the window since, or the log shrank:
+ * then an fstat() says where its end is.
+ */
 static void
-ws__prev(int fd, char prev[WS_SHA256_HEX + 1])
+ws__prev(int fd, off_t size, char prev[WS_SHA256_HEX + 1])
 {
-	char tail[WS__TAIL];
+	char buf[WS__WINDOW];
+	off_t off = size > (off_t)WS__TAIL ? size - (off_t)WS__TAIL : 0;
+	ssize_t n = pread(fd, buf, sizeof(buf), off);
+	static const char zeros[WS_SHA256_HEX + 1] =
+		"0000000000000000000000000000000000000000000000000000000000000000";
+	const char *tail;
 	struct stat st;
 
-	memset(prev, '0', WS_SHA256_HEX);
-	prev[WS_SHA256_HEX] = '\0';
-	if (fstat(fd, &st) < 0 || st.st_size < (off_t)WS__TAIL)
+	memcpy(prev, zeros, sizeof(zeros));
+	if (n == (ssize_t)sizeof(buf) || (n < (ssize_t)WS__TAIL && off > 0)) {
+		if (fstat(fd, &st) < 0 || st.st_size < (off_t)WS__TAIL)
+			return;
+		n = pread(fd, buf, WS__TAIL, st.st_size - (off_t)WS__TAIL);
+	}
+	if (n < (ssize_t)WS__TAIL)
 		return;
-	if (pread(fd, tail, WS__TAIL, st.st_size - (off_t)WS__TAIL) != (ssize_t)WS__TAIL)
-		return;
+	tail = buf + n - WS__TAIL;
 	if (memcmp(tail, WS__HASH_KEY, sizeof(WS__HASH_KEY) - 1) != 0 ||
 	    memcmp(tail + WS__TAIL - 3, "\"}\n", 3) != 0)
 		return;
@@ -387,11 +557,17 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	if (!ws_jbuf_reserve(&b, WS_SHA256_HEX + 1 + WS__TAIL))
 		goto nomem;
 	len = b.n;
+	/* The threads of a process that keeps the log open share its open
+	 * file description, which flock() does not tell apart. */
+	if (a->log != NULL)
+		pthread_mutex_lock(&ws__write_mu);
 	if (flock(a->fd, LOCK_EX) < 0) {
 		e = errno;
+		if (a->log != NULL)
+			pthread_mutex_unlock(&ws__write_mu);
 		goto io;
 	}
-	ws__prev(a->fd, prev);
+	ws__prev(a->fd, a->size, prev);
 	memcpy(b.p + len, prev, WS_SHA256_HEX);
 	len += WS_SHA256_HEX;
 	b.p[len++] = '"';
@@ -405,6 +581,8 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	w = write(a->fd, b.p, len);
 	e = errno;
 	flock(a->fd, LOCK_UN);
+	if (a->log != NULL)
+		pthread_mutex_unlock(&ws__write_mu);
 	if (w != (ssize_t)len) {
 		if (w >= 0)
 			e = ENOSPC;
@@ -429,7 +607,9 @@ ws_audit_free(struct ws_audit *a)
 {
 	if (a == NULL)
 		return;
-	if (a->fd >= 0)
+	if (a->log != NULL)
+		ws__log_put(a->log);
+	else if (a->fd >= 0)
 		close(a->fd);
 	ws__decision_clear(a);
 	cJSON_Delete(a->extra);

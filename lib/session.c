@@ -1133,7 +1133,9 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 		return rc;
 	ws->audit = cli->audit_log;
 	ws_audit_set_approver(ws->audit, ws_call_current()->approver != NULL ? "elicitation" : "tty");
-	return ws_ctx_guard(ws, path);
+	/* A log that is open is a regular file, its name its own. */
+	return ws_audit_writable(ws->audit) ? ws_ctx_guard_file(ws, path)
+					    : ws_ctx_guard(ws, path);
 }
 
 /*

@@ -422,6 +422,7 @@ ws_ctx_close(struct ws_ctx *ws)
 	for (size_t i = 0; i < ws->nguard; i++)
 		free(ws->guard[i]);
 	free(ws->guard);
+	free(ws->guard_lazy);
 	for (size_t i = 0; i < ws->nguard_spell; i++)
 		free(ws->guard_spell[i]);
 	free(ws->guard_spell);
@@ -633,6 +634,16 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	ws->guard = g;
+	if (ws->guard_lazy != NULL) {
+		bool *l = realloc(ws->guard_lazy, (ws->nguard + 1) * sizeof(*l));
+
+		if (l == NULL) {
+			free(p);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		ws->guard_lazy = l;
+		l[ws->nguard] = false;
+	}
 	ws->guard[ws->nguard++] = p;
 	ws->guard_canonical = false;
 	g = realloc(ws->guard_spell, (ws->nguard_spell + 1) * sizeof(*g));
@@ -646,21 +657,82 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 }
 
 int
+ws_ctx_guard_file(struct ws_ctx *ws, const char *path)
+{
+	const char *name;
+	int rc;
+
+	if (ws->guard_lazy == NULL) {
+		ws->guard_lazy = calloc(ws->nguard + 1, sizeof(*ws->guard_lazy));
+		if (ws->guard_lazy == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	if ((rc = ws_ctx_guard(ws, path)) < 0 || path == NULL || path[0] == '\0')
+		return rc;
+	/* A name that is not a file's own is resolved with the others. */
+	name = strrchr(ws->guard[ws->nguard - 1], '/') + 1;
+	ws->guard_lazy[ws->nguard - 1] = name[0] != '\0' && strcmp(name, ".") != 0 &&
+					 strcmp(name, "..") != 0;
+	return 0;
+}
+
+/* Resolve guard i in place (left as spelled if it cannot be). */
+static void
+ws__guard_resolve(struct ws_ctx *ws, size_t i)
+{
+	char *c = NULL;
+
+	if (ws_canonical_path(ws->guard[i], &c) == 0) {
+		free(ws->guard[i]);
+		ws->guard[i] = c;
+	}
+	if (ws->guard_lazy != NULL)
+		ws->guard_lazy[i] = false;
+}
+
+/*
+ * Whether the path real has a component named as the last one of path
+ * (a file guard's name): the file resolved is real, or holds it, only
+ * then.
+ */
+static bool
+ws__has_name(const char *real, const char *path)
+{
+	const char *name = strrchr(path, '/') + 1, *p = real;
+	size_t n = strlen(name);
+
+	while ((p = strstr(p, name)) != NULL) {
+		if (p > real && p[-1] == '/' && (p[n] == '\0' || p[n] == '/'))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+int
 ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
 {
+	/* "/" and what may hold a guard resolve every one of them. */
+	bool all = ancestors || real[0] != '/' || real[1] == '\0';
+
 	/* Resolved once, when something first wants to change a file. */
 	if (!ws->guard_canonical) {
-		for (size_t i = 0; i < ws->nguard; i++) {
-			char *c = NULL;
-
-			if (ws_canonical_path(ws->guard[i], &c) == 0) {
-				free(ws->guard[i]);
-				ws->guard[i] = c;
-			}
-		}
+		for (size_t i = 0; i < ws->nguard; i++)
+			if (ws->guard_lazy == NULL || !ws->guard_lazy[i])
+				ws__guard_resolve(ws, i);
 		ws->guard_canonical = true;
 	}
 	for (size_t i = 0; i < ws->nguard; i++) {
+		/*
+		 * A file's guard (the audit log's) is resolved only when
+		 * real may be the file or within it: its last component is
+		 * the file's name, not a symlink, and the same resolved.
+		 */
+		if (ws->guard_lazy != NULL && ws->guard_lazy[i]) {
+			if (!all && !ws__has_name(real, ws->guard[i]))
+				continue;
+			ws__guard_resolve(ws, i);
+		}
 		if (ws_path_within(ws->guard[i], real, NULL))
 			return WS_GUARD_OWN;
 		if (ancestors && ws_path_within(real, ws->guard[i], NULL))

@@ -303,6 +303,119 @@ START_TEST(log_is_guarded)
 }
 END_TEST
 
+/*
+ * The log is guarded however its name is spelled: through a symlink to
+ * the workspace, with "..", through a mount, and whichever of those the
+ * tool's path takes (issue 22: the log's name is resolved only when a
+ * change may touch it, no longer on every call's first change).
+ */
+START_TEST(log_guarded_through_spellings)
+{
+	struct wst_run r;
+	char *logs = wst_path(T, "logs"), *mnt, *e;
+	const char *const spellings[] = {
+		"lnk/audit.jsonl",	    /* a symlink to the workspace */
+		"ws/sub/../audit.jsonl",    /* ".." */
+		"lnk/sub/../audit.jsonl",   /* both */
+		"logs/../logs/audit.jsonl", /* the mounted directory */
+		"lnk/sub/../d/audit.jsonl", /* in a directory */
+	};
+	/* NULL ends a try, and a second NULL the list. */
+	static const char *const in_ws[] = {
+		"--content", "x", "audit.jsonl", NULL,
+		"--append", "--content", "x", "sub/../audit.jsonl", NULL,
+		"--delete", "audit.jsonl", NULL,
+		"--move", "moved", "audit.jsonl", NULL,	  /* the log away */
+		"--force", "--move", "audit.jsonl", "b", NULL, /* b over it */
+		"--append", "--content", "x", "alias", NULL, NULL,
+	};
+	/* What holds it. */
+	static const char *const in_dir[] = {
+		"--delete", "--recursive", "d", NULL,
+		"--delete", "--recursive", "sub/../d", NULL,
+		"--move", "d2", "d", NULL,
+		"--content", "x", "d/audit.jsonl", NULL,
+		"--append", "--content", "x", "alias", NULL, NULL,
+	};
+	static const char *const in_mount[] = {
+		"--append", "--content", "x", "/logs/audit.jsonl", NULL,
+		"--content", "x", "/logs/sub/../audit.jsonl", NULL,
+		"--move", "/logs/sub/a", "/logs/audit.jsonl", NULL, NULL,
+	};
+
+	wst_mkdir(W, "sub");
+	wst_mkdir(W, "d");
+	wst_mkdir(T, "logs");
+	wst_mkdir(logs, "sub");
+	wst_symlink(W, T, "lnk");
+	wst_write(W, "b", "b");
+	ck_assert_int_ge(asprintf(&mnt, "/logs=%s", logs), 0);
+	for (size_t k = 0; k < sizeof(spellings) / sizeof(spellings[0]); k++) {
+		const char *const *t = k == 3 ? in_mount : k == 4 ? in_dir : in_ws;
+		char *log, *before, *after, *alias = wst_path(W, "alias");
+
+		ck_assert_int_ge(asprintf(&log, "%s/%s", T, spellings[k]), 0);
+		ck_assert_int_ge(asprintf(&e, "WS_AUDIT=%s", log), 0);
+		/* A symlink in the workspace to the log, however far. */
+		unlink(alias);
+		wst_symlink(k == 3 ? "../logs/audit.jsonl" : k == 4 ? "d/audit.jsonl" :
+			    "audit.jsonl", W, "alias");
+		free(alias);
+		/* A first line, so that the log is there. */
+		{
+			const char *env[] = {e, NULL};
+
+			wst_runv(&r, NULL, env, "wsls", (const char *[]){"--workspace", W,
+				 "--mount", mnt, NULL});
+			ck_assert_msg(r.status == 0, "%s", r.err);
+			wst_run_free(&r);
+		}
+		before = wst_slurp(log, NULL);
+		ck_assert_ptr_nonnull(before);
+		for (size_t i = 0; t[i] != NULL; i++) {
+			const char *argv[16] = {"--workspace", W, "--mount", mnt, "--json"};
+			const char *env[] = {e, NULL};
+			size_t n = 5;
+
+			while (t[i] != NULL)
+				argv[n++] = t[i++];
+			argv[n] = NULL;
+			wst_runv(&r, NULL, env, "wswrite", argv);
+			ck_assert_msg(r.status != 0 && strcmp(wst_code(&r), "POLICY_DENIED") == 0,
+				      "log %s, try %s %s: %d %s", log, argv[5], argv[n - 1],
+				      r.status, r.out);
+			wst_run_free(&r);
+		}
+		/* Nor a command, in the workspace or through the mount. */
+		{
+			const char *env[] = {e, NULL};
+
+			wst_runv(&r, NULL, env, "wsrun", (const char *[]){"--workspace", W,
+				 "--mount", mnt, "-c", k == 3 ? "echo forged >> /logs/audit.jsonl"
+				 : k == 4 ? "echo forged >> d/audit.jsonl"
+				 : "echo forged >> audit.jsonl", NULL});
+			wst_run_free(&r);
+		}
+		after = wst_slurp(log, NULL);
+		ck_assert_ptr_nonnull(after);
+		ck_assert_ptr_null(strstr(after, "forged\n")); /* the command is in a line */
+		/* Lines were only added: what stood there stays. */
+		ck_assert_uint_gt(strlen(after), strlen(before));
+		ck_assert_int_eq(strncmp(after, before, strlen(before)), 0);
+		wst_run(&r, NULL, "wstools", "audit", "--verify", log, NULL);
+		ck_assert_msg(r.status == 0, "%s", r.out);
+		wst_run_free(&r);
+		ck_assert_int_eq(unlink(log), 0); /* the next spelling's starts anew */
+		free(before);
+		free(after);
+		free(log);
+		free(e);
+	}
+	free(mnt);
+	free(logs);
+}
+END_TEST
+
 /* wsrun's line: the command, its exit status, the isolation. */
 START_TEST(wsrun_line)
 {
@@ -349,6 +462,7 @@ suite(void)
 	tcase_add_test(tc, verify_finds_tampering);
 	tcase_add_test(tc, unwritable_log_fails_first);
 	tcase_add_test(tc, log_is_guarded);
+	tcase_add_test(tc, log_guarded_through_spellings);
 	tcase_add_test(tc, wsrun_line);
 	suite_add_tcase(s, tc);
 	return s;

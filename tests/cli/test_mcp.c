@@ -3521,6 +3521,95 @@ END_TEST
  * again, and a SIGTERM ends it (each call restoring what it found left
  * wsrun's handler installed for good, and the server ignored SIGTERM).
  */
+/* The number of lines of the audit log at path, its chain checked. */
+static int
+audit_lines(const char *path)
+{
+	struct wst_run v;
+	const char *p;
+	int n = -1;
+
+	wst_run(&v, NULL, "wstools", "audit", "--verify", path, NULL);
+	ck_assert_msg(v.status == 0, "%s: %s", path, v.out);
+	p = strstr(v.out, ": ");
+	ck_assert_ptr_nonnull(p);
+	n = atoi(p + 2);
+	ck_assert_msg(strstr(v.out, "the chain holds") != NULL, "%s", v.out);
+	wst_run_free(&v);
+	return n;
+}
+
+/*
+ * The server keeps its audit log open (issue 22): calls side by side,
+ * with tools in other processes writing the same log meanwhile, never
+ * interleave nor fork the chain; and a log renamed away (rotated) or
+ * replaced between calls is noticed, the next line going to the file
+ * at the log's name.
+ */
+START_TEST(audit_log_kept_open_rotated)
+{
+	enum { PAR = 12, CLI = 4 };
+	char *log = wst_path(T, "audit.jsonl"), *old = wst_path(T, "audit.jsonl.1");
+	char *fresh = wst_path(T, "fresh.jsonl"), *env_log, *args;
+	struct mcp m;
+	cJSON *r, *res;
+	int got = 0;
+
+	ck_assert_int_ge(asprintf(&env_log, "WS_AUDIT=%s", log), 0);
+	mcp_start(&m, "--audit", log, W);
+	handshake(&m, NULL);
+	/* Beside a command, so that the calls do run together. */
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"30\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	for (int k = 0; k < PAR; k++) {
+		ck_assert_int_ge(asprintf(&args, "{\"path\":\"f%d.txt\",\"content\":\"%d\"}",
+					  k, k), 0);
+		send_call(&m, 10 + k, "write_file", args, NULL);
+		free(args);
+	}
+	for (int k = 0; k < CLI; k++) {
+		struct wst_run v;
+		const char *env[] = {env_log, NULL};
+
+		wst_runv(&v, NULL, env, "wsls", (const char *[]){"--workspace", W, NULL});
+		ck_assert_int_eq(v.status, 0);
+		wst_run_free(&v);
+	}
+	while (got < PAR) {
+		cJSON *j = must_recv(&m, 20000, "the writes");
+
+		if (!is_id(j, 2)) {
+			res = cJSON_GetObjectItem(j, "result");
+			ck_assert_msg(res != NULL && !is_error(res), "a write failed");
+			got++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(audit_lines(log), PAR + CLI);
+	/* Rotated: renamed away; the next call starts a new log. */
+	ck_assert_int_eq(rename(log, old), 0);
+	res = call(&m, 40, "read_file", "{\"path\":\"f0.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(audit_lines(old), PAR + CLI);
+	ck_assert_int_eq(audit_lines(log), 1);
+	/* Replaced (another file renamed over it). */
+	wst_write(T, "fresh.jsonl", "");
+	ck_assert_int_eq(rename(fresh, log), 0);
+	res = call(&m, 41, "read_file", "{\"path\":\"f1.txt\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(audit_lines(log), 1);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2}}");
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(env_log);
+	free(log);
+	free(old);
+	free(fresh);
+}
+END_TEST
+
 START_TEST(sigterm_after_parallel_commands)
 {
 	struct mcp m;
@@ -3969,6 +4058,7 @@ suite(void)
 	tcase_add_test(slow, cancel_one_of_two);
 	tcase_add_test(slow, progress_apart);
 	tcase_add_test(slow, parallel_writes_one_file);
+	tcase_add_test(slow, audit_log_kept_open_rotated);
 	tcase_add_test(slow, approvals_apart);
 	tcase_add_test(slow, sigterm_after_parallel_commands);
 	tcase_add_test(slow, remembered_config_rechecked);

@@ -3,6 +3,7 @@
 #include "wstest.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,217 @@ START_TEST(concurrent_writers)
 }
 END_TEST
 
+/* One call's line (tool, member n = k) to log; 0 or which step failed. */
+static int
+call_line(const char *log, int k)
+{
+	struct ws_audit *a;
+	int rc = 0;
+
+	if (ws_audit_open(log, "write_file", false, &a) < 0)
+		return 1;
+	ws_audit_set_str(a, "path", "/a-long-enough-path-to-make-lines-differ");
+	ws_audit_set_int(a, "n", k);
+	if (ws_audit_emit(a, 0) < 0)
+		rc = 2;
+	ws_audit_free(a);
+	return rc;
+}
+
+/*
+ * The tail is read from where the log ended when the call opened it:
+ * other writers adding more than the read takes before the call writes,
+ * or the log cut short (and made again) meanwhile, and the call's line
+ * still follows the log's last line.
+ */
+START_TEST(tail_after_others_wrote)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	struct ws_audit *a, *b;
+
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(call_line(log, k), 0);
+	/* a opens; forty lines (some 18 KiB) are written before it writes. */
+	ck_assert_int_eq(ws_audit_open(log, "read_file", false, &a), 0);
+	for (int k = 0; k < 40; k++)
+		ck_assert_int_eq(call_line(log, k), 0);
+	ck_assert_int_eq(ws_audit_emit(a, 0), 0);
+	ws_audit_free(a);
+	verify(log, 44, 0);
+	/* A few lines (less than the read takes): the same. */
+	ck_assert_int_eq(ws_audit_open(log, "read_file", false, &a), 0);
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(call_line(log, k), 0);
+	ck_assert_int_eq(ws_audit_emit(a, 0), 0);
+	ws_audit_free(a);
+	verify(log, 48, 0);
+	/* b opens; the log is emptied and a line written before b writes:
+	 * b follows that line, not what stood where the log once ended. */
+	ck_assert_int_eq(ws_audit_open(log, "read_file", false, &b), 0);
+	ck_assert_int_eq(truncate(log, 0), 0);
+	ck_assert_int_eq(call_line(log, 0), 0);
+	ck_assert_int_eq(ws_audit_emit(b, 0), 0);
+	ws_audit_free(b);
+	verify(log, 2, 0);
+	/* Emptied, and nothing written: b's line starts a chain. */
+	ck_assert_int_eq(ws_audit_open(log, "read_file", false, &b), 0);
+	ck_assert_int_eq(truncate(log, 0), 0);
+	ck_assert_int_eq(ws_audit_emit(b, 0), 0);
+	ws_audit_free(b);
+	verify(log, 1, 0);
+	wst_rmrf(dir);
+	free(log);
+	free(dir);
+}
+END_TEST
+
+/* The descriptors this process has open. */
+static int
+open_fds(void)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			n++;
+	return n;
+}
+
+/*
+ * A process that keeps the log open (wstools mcp) opens it once, and
+ * still notices, call by call, a log renamed away (rotated), removed or
+ * replaced: the next line goes to the file now at the path, and every
+ * file's chain holds.
+ */
+START_TEST(kept_open_follows_the_path)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	char *old = wst_path(dir, "audit.jsonl.1"), *other = wst_path(dir, "other.jsonl");
+	char *text;
+	int fds = open_fds();
+
+	ws_audit_keep_open(true);
+	ck_assert_int_eq(call_line(log, 0), 0);
+	/* Kept: one descriptor more, and no more however many calls. */
+	ck_assert_int_eq(open_fds(), fds + 1);
+	ck_assert_int_eq(call_line(log, 1), 0);
+	ck_assert_int_eq(call_line(log, 2), 0);
+	ck_assert_int_eq(open_fds(), fds + 1);
+	verify(log, 3, 0);
+	/* Renamed away: the next line starts a new log at the path. */
+	ck_assert_int_eq(rename(log, old), 0);
+	ck_assert_int_eq(call_line(log, 3), 0);
+	ck_assert_int_eq(call_line(log, 4), 0);
+	verify(old, 3, 0);
+	verify(log, 2, 0);
+	ck_assert_int_eq(open_fds(), fds + 1);
+	/* Replaced by another file (renamed over it). */
+	wst_write(dir, "new.jsonl", "");
+	{
+		char *n = wst_path(dir, "new.jsonl");
+
+		ck_assert_int_eq(rename(n, log), 0);
+		free(n);
+	}
+	ck_assert_int_eq(call_line(log, 5), 0);
+	verify(log, 1, 0);
+	/* Removed. */
+	ck_assert_int_eq(unlink(log), 0);
+	ck_assert_int_eq(call_line(log, 6), 0);
+	verify(log, 1, 0);
+	/* Another path than the kept one: a descriptor for the call only. */
+	ck_assert_int_eq(call_line(other, 0), 0);
+	ck_assert_int_eq(open_fds(), fds + 1);
+	verify(other, 1, 0);
+	/* Replaced by a symlink: refused as when it is opened per call. */
+	ck_assert_int_eq(unlink(log), 0);
+	ck_assert_int_eq(symlink(old, log), 0);
+	{
+		struct ws_audit *a = NULL;
+
+		ck_assert_int_eq(ws_audit_open(log, "read_file", false, &a), WS_EIO_ERROR);
+		ck_assert_ptr_null(a);
+	}
+	text = wst_slurp(old, NULL);
+	ck_assert_ptr_nonnull(text);
+	ws_audit_keep_open(false);
+	ck_assert_int_eq(open_fds(), fds);
+	verify(old, 3, 0);
+	free(text);
+	wst_rmrf(dir);
+	free(log);
+	free(old);
+	free(other);
+	free(dir);
+}
+END_TEST
+
+struct writer {
+	const char *log;
+	int each, rc;
+};
+
+static void *
+writer_run(void *arg)
+{
+	struct writer *w = arg;
+
+	for (int k = 0; k < w->each && w->rc == 0; k++)
+		w->rc = call_line(w->log, k);
+	return NULL;
+}
+
+/*
+ * The threads of processes that keep the log open (the pool of wstools
+ * mcp, several servers and CLI tools beside them) share a descriptor
+ * within a process, which flock() does not tell apart: their lines
+ * still never interleave nor fork the chain.
+ */
+START_TEST(kept_open_threads_and_processes)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	enum { PROCS = 3, THREADS = 8, EACH = 400 };
+	pid_t pid[PROCS];
+
+	for (int i = 0; i < PROCS; i++) {
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0) {
+			struct writer w[THREADS];
+			pthread_t t[THREADS];
+			int rc = 0;
+
+			/* Every other process a CLI tool's way: a descriptor a call. */
+			ws_audit_keep_open(i % 2 == 0);
+			for (int k = 0; k < THREADS; k++) {
+				w[k] = (struct writer){log, EACH, 0};
+				if (pthread_create(&t[k], NULL, writer_run, &w[k]) != 0)
+					rc = 3;
+			}
+			for (int k = 0; k < THREADS; k++) {
+				pthread_join(t[k], NULL);
+				if (w[k].rc != 0)
+					rc = w[k].rc;
+			}
+			ws_audit_keep_open(false);
+			free(log);
+			free(dir);
+			_exit(rc);
+		}
+	}
+	for (int i = 0; i < PROCS; i++) {
+		int st;
+
+		ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	verify(log, PROCS * THREADS * EACH, 0);
+	wst_rmrf(dir);
+	free(log);
+	free(dir);
+}
+END_TEST
+
 START_TEST(unwritable_log)
 {
 	char *dir = wst_tmpdir(), *sub = wst_path(dir, "d");
@@ -265,6 +477,9 @@ suite(void)
 	tcase_add_test(tc, time_is_utc);
 	tcase_add_test(tc, chain_and_tampering);
 	tcase_add_test(tc, concurrent_writers);
+	tcase_add_test(tc, tail_after_others_wrote);
+	tcase_add_test(tc, kept_open_follows_the_path);
+	tcase_add_test(tc, kept_open_threads_and_processes);
 	tcase_add_test(tc, unwritable_log);
 	suite_add_tcase(s, tc);
 	return s;

@@ -15,11 +15,14 @@
  * says where.  (Cutting lines off the end leaves a valid chain: keep the
  * last hash elsewhere to detect that.)
  *
- * Writing takes an exclusive flock() on the log, reads its last 75 bytes
- * (the previous line's hash stands at a fixed place from its end), and
- * appends the line with one write(2) on an O_APPEND descriptor: writers
- * in several processes (and the threads of wstools mcp, each with its
- * own descriptor) never interleave and never fork the chain.
+ * Writing takes an exclusive flock() on the log, reads its tail (the
+ * previous line's hash stands at a fixed place from its end; one pread()
+ * from where the log ended when the call opened it), and appends the
+ * line with one write(2) on an O_APPEND descriptor: writers in several
+ * processes never interleave and never fork the chain.  A process that
+ * keeps the log open (ws_audit_keep_open(): wstools mcp) shares one
+ * descriptor among its threads and serialises their lines with a mutex
+ * as well.
  */
 #ifndef WS_AUDIT_H
 #define WS_AUDIT_H
@@ -39,6 +42,24 @@ struct ws_audit;
  */
 int ws_audit_open(const char *path, const char *tool, bool best_effort,
 		  struct ws_audit **out);
+
+/* Whether the call's log is open (a regular file, opened without
+ * following a symlink as its last component): not when best effort
+ * went on without it. */
+bool ws_audit_writable(const struct ws_audit *a);
+
+/*
+ * Keep the log open across the calls of this process (on), or close it
+ * (off; also at the end, so that nothing stays open): a long-lived
+ * process such as wstools mcp then spends an lstat() of the log's path
+ * a call instead of an open(), an fstat() and a close().  Each call
+ * still compares the file at the path with the one kept open (device
+ * and inode), so a log renamed away, removed or replaced between calls
+ * (rotated) is noticed: the call's line goes to the file now at the
+ * path (a new one starts its own chain).  Only the first path a call
+ * asks for is kept; another one is opened per call, as without this.
+ */
+void ws_audit_keep_open(bool on);
 
 /*
  * Which front end runs the calls of this process: "cli" (the default,

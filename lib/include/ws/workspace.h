@@ -66,6 +66,9 @@ struct ws_ctx {
 	char **guard;
 	size_t nguard;
 	bool guard_canonical; /* guard[] resolved (on the first check) */
+	/* Per guard[]: a file's, resolved only by a check that may touch
+	 * it (ws_ctx_guard_file()); NULL while there is none. */
+	bool *guard_lazy;
 	/* The same as spelled (absolute, not resolved): a write grant must
 	 * not hold a symlink on the way to one (lib/grant.c). */
 	char **guard_spell;
@@ -142,6 +145,17 @@ int ws_ctx_add_mounts(struct ws_ctx *ws, const char *list);
  * change.  A relative path is taken from the current directory.
  */
 int ws_ctx_guard(struct ws_ctx *ws, const char *path);
+
+/*
+ * The same for a regular file that the caller has opened with
+ * O_NOFOLLOW (the audit log), so that the last component of path is the
+ * file's own name: its spelling is resolved (a realpath(), a readlink()
+ * a component) only when a check may touch it -- one that may hold the
+ * file (ancestors), one on a path with a component of that name, or one
+ * on "/", which resolves every guard -- rather than on every call's
+ * first change (issue 22).
+ */
+int ws_ctx_guard_file(struct ws_ctx *ws, const char *path);
 
 /*
  * Whether changing the real path real touches a guarded path: real is
