@@ -33,6 +33,7 @@
 #include "ws/error.h"
 #include "ws/json.h"
 #include "ws/read.h"
+#include "ws/run.h"
 #include "ws/session.h"
 #include "ws/tool.h"
 #include "ws/toolset.h"
@@ -118,6 +119,7 @@ struct ws_mcp {
 	const char **dir_prefixes;
 	char **dir_owned;
 	size_t ndir_owned;
+	struct ws_run_ahead *run_ahead; /* run_command's inits made ahead */
 };
 
 /* ---- Mount names ----------------------------------------------------- */
@@ -2205,6 +2207,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	 * started it: every worker lives until input ends and waits for its
 	 * command within the call, so none ends first.
 	 */
+	s.run_ahead = ws_run_ahead_start();
 	if (pthread_create(&reader, NULL, ws__reader, &s) != 0) {
 		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the reading thread");
 		goto out;
@@ -2224,6 +2227,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;
 out:
+	ws_run_ahead_stop(s.run_ahead);
 	free(s.tools_json);
 	free(s.iso_default);
 	free(s.root_ws);
