@@ -61,6 +61,9 @@
 
 extern char **environ;
 
+/* HOME and TMPDIR in the minimal root: in its private /tmp. */
+#define WS__PRIV_IN_ROOT "/tmp/wsrun"
+
 char *ws__sandbox_cgroup_dir(void);
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -1902,6 +1905,16 @@ ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
  * shared between calls, and the kernel's cost of making them (the
  * network namespace alone is ~0.5 ms) is paid between calls.
  */
+/*
+ * The part of the minimal root an init made ahead builds before its call
+ * (ws_sandbox_mount_base()): for calls of this view and /tmp size only.
+ */
+struct ws__base {
+	bool on;
+	bool virt;
+	long long tmp_size;
+};
+
 struct ws__zygote {
 	pid_t pid;		/* 0: none */
 	int pidfd;
@@ -1909,6 +1922,7 @@ struct ws__zygote {
 	void *stack;
 	size_t stack_sz;
 	unsigned long flags;	/* its namespaces (CLONE_NEW*) */
+	struct ws__base base;	/* what of the minimal root it made */
 };
 
 /* An init whose command has ended: reaped by the thread, stack unmapped. */
@@ -1945,6 +1959,7 @@ struct ws_run_ahead {
 	bool making;
 	unsigned long making_flags;
 	unsigned long want;	/* the namespaces calls asked for; 0: none yet */
+	struct ws__base want_base;
 	unsigned long refused;	/* flags the kernel refused here: not again */
 	struct ws__zygote spare;
 	struct ws__dead dead[WS__AHEAD_DEAD];
@@ -1955,14 +1970,43 @@ struct ws_run_ahead {
 /* The one in use in this process, or NULL (then calls clone their init). */
 static struct ws_run_ahead *_Atomic ws__ahead;
 
-/* The made-ahead init: wait for the call, then be its init. */
+static bool
+ws__base_eq(const struct ws__base *a, const struct ws__base *b)
+{
+	return a->on == b->on &&
+	       (!a->on || (a->virt == b->virt && a->tmp_size == b->tmp_size));
+}
+
+/* What ws__zygote_main() is given (read before it says it is ready). */
+struct ws__zarg {
+	int go_r, ready_w;
+	struct ws__base base;
+};
+
+/*
+ * The made-ahead init: build the base of the minimal root, say so, wait
+ * for the call, then be its init.  The base is built with the libc
+ * wrappers, on the thread's thread-local block: meanwhile the thread
+ * waits for the word with direct system calls and no taken init sets up
+ * (a call waits while one is being made, see ws__ahead_take()).
+ */
 static int
 ws__zygote_main(void *arg)
 {
-	int go_r = (int)(intptr_t)arg;
+	struct ws__zarg *za = arg;
+	int go_r = za->go_r;
 	struct ws__child *c = NULL;
+	char msg[200];
 	long n;
 
+	if (za->base.on &&
+	    ws_sandbox_mount_base(true, za->base.virt, za->base.tmp_size,
+				  WS__PRIV_IN_ROOT, msg, sizeof(msg)) < 0)
+		for (;;)
+			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+	if (ws__sys4(SYS_write, za->ready_w, (long)"b", 1, 0) != 1)
+		for (;;)
+			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
 	do
 		n = ws__sys4(SYS_read, go_r, (long)&c, sizeof(c), 0);
 	while (n == -EINTR);
@@ -1973,18 +2017,28 @@ ws__zygote_main(void *arg)
 	return ws__init_entry(c);
 }
 
+static void ws__zygote_end(struct ws__zygote *z);
+
 /* Make one (on this thread: direct system calls only).  0 or -errno. */
 static int
-ws__zygote_make(unsigned long flags, struct ws__zygote *z)
+ws__zygote_make(unsigned long flags, const struct ws__base *base,
+		struct ws__zygote *z)
 {
 	size_t sz = 1024 * 1024, guard = 4096;
 	struct clone_args ca;
+	struct ws__zarg za;
+	int ready[2] = {-1, -1};
 	long stk, rc;
 
 	memset(z, 0, sizeof(*z));
 	z->go[0] = z->go[1] = -1;
-	if ((rc = ws__sys4(SYS_pipe2, (long)z->go, O_CLOEXEC, 0, 0)) < 0)
+	if ((rc = ws__sys4(SYS_pipe2, (long)ready, O_CLOEXEC, 0, 0)) < 0)
 		return (int)rc;
+	if ((rc = ws__sys4(SYS_pipe2, (long)z->go, O_CLOEXEC, 0, 0)) < 0) {
+		ws__sys4(SYS_close, ready[0], 0, 0, 0);
+		ws__sys4(SYS_close, ready[1], 0, 0, 0);
+		return (int)rc;
+	}
 	stk = ws__sys6(SYS_mmap, 0, (long)(sz + guard), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
 	if (stk < 0 && stk > -4096) {
@@ -2002,7 +2056,10 @@ ws__zygote_make(unsigned long flags, struct ws__zygote *z)
 	ca.exit_signal = SIGCHLD;
 	ca.stack = (uint64_t)stk;
 	ca.stack_size = sz + guard;
-	rc = ws__clone3_fn(&ca, sizeof(ca), ws__zygote_main, (void *)(intptr_t)z->go[0]);
+	za.go_r = z->go[0];
+	za.ready_w = ready[1];
+	za.base = *base;
+	rc = ws__clone3_fn(&ca, sizeof(ca), ws__zygote_main, &za);
 	if (rc < 0) {
 		ws__sys4(SYS_munmap, stk, (long)(sz + guard), 0, 0);
 		goto fail;
@@ -2011,8 +2068,33 @@ ws__zygote_make(unsigned long flags, struct ws__zygote *z)
 	z->stack = (void *)stk;
 	z->stack_sz = sz + guard;
 	z->flags = flags;
+	z->base = *base;
+	/* Its word that the base is built (za is read by then), or its end. */
+	{
+		struct pollfd pf[2] = {{.fd = ready[0], .events = POLLIN},
+				       {.fd = z->pidfd, .events = POLLIN}};
+		char b = 0;
+
+		do
+			rc = ws__sys4(SYS_ppoll, (long)pf, 2, 0, 0);
+		while (rc == -EINTR);
+		if (rc > 0 && pf[0].revents)
+			rc = ws__sys4(SYS_read, ready[0], (long)&b, 1, 0);
+		if (b != 'b') {
+			/* Its pipes and stack go with it. */
+			ws__zygote_end(z);
+			z->go[0] = z->go[1] = -1;
+			ws__sys4(SYS_close, ready[0], 0, 0, 0);
+			ws__sys4(SYS_close, ready[1], 0, 0, 0);
+			return -EIO;
+		}
+	}
+	ws__sys4(SYS_close, ready[0], 0, 0, 0);
+	ws__sys4(SYS_close, ready[1], 0, 0, 0);
 	return 0;
 fail:
+	ws__sys4(SYS_close, ready[0], 0, 0, 0);
+	ws__sys4(SYS_close, ready[1], 0, 0, 0);
 	ws__sys4(SYS_close, z->go[0], 0, 0, 0);
 	ws__sys4(SYS_close, z->go[1], 0, 0, 0);
 	z->go[0] = z->go[1] = -1;
@@ -2048,6 +2130,7 @@ ws__ahead_thread(void *arg)
 	for (;;) {
 		struct ws__dead d[WS__AHEAD_DEAD];
 		struct ws__zygote old = {.pid = 0}, z;
+		struct ws__base want_base;
 		size_t nd;
 		unsigned long want;
 		bool make;
@@ -2058,7 +2141,8 @@ ws__ahead_thread(void *arg)
 		/* Reserved by the last "r" (ws__ahead_settled()), or due. */
 		make = !a->stop && a->spare.pid == 0 && a->want != 0 &&
 		       (a->making || !a->busy);
-		if (a->spare.pid > 0 && (a->stop || a->spare.flags != a->want)) {
+		if (a->spare.pid > 0 && (a->stop || a->spare.flags != a->want ||
+					 !ws__base_eq(&a->spare.base, &a->want_base))) {
 			old = a->spare;
 			a->spare.pid = 0;
 		}
@@ -2070,6 +2154,7 @@ ws__ahead_thread(void *arg)
 		memcpy(d, a->dead, nd * sizeof(d[0]));
 		a->ndead = 0;
 		want = a->want;
+		want_base = a->want_base;
 		if (make) {
 			a->making = true;
 			a->making_flags = want;
@@ -2082,7 +2167,7 @@ ws__ahead_thread(void *arg)
 			ws__sys4(SYS_munmap, (long)d[i].stack, (long)d[i].stack_sz, 0, 0);
 		}
 		ws__zygote_end(&old);
-		rc = make ? ws__zygote_make(want, &z) : 0;
+		rc = make ? ws__zygote_make(want, &want_base, &z) : 0;
 		pthread_mutex_lock(&a->mu);
 		if (make) {
 			a->making = false;
@@ -2152,7 +2237,8 @@ ws_run_ahead_stop(struct ws_run_ahead *a)
  * Asking also tells the thread what to make.
  */
 static bool
-ws__ahead_take(unsigned long flags, struct ws__zygote *z)
+ws__ahead_take(unsigned long flags, const struct ws__base *base,
+	       struct ws__zygote *z)
 {
 	struct ws_run_ahead *a = atomic_load(&ws__ahead);
 	bool got = false;
@@ -2160,11 +2246,14 @@ ws__ahead_take(unsigned long flags, struct ws__zygote *z)
 	if (a == NULL)
 		return false;
 	pthread_mutex_lock(&a->mu);
-	if (flags != a->refused)
+	if (flags != a->refused) {
 		a->want = flags;
+		a->want_base = *base;
+	}
 	while (a->making && a->making_flags == flags && !a->stop)
 		pthread_cond_wait(&a->cv, &a->mu);
-	if (!a->busy && !a->stop && a->spare.pid > 0 && a->spare.flags == flags) {
+	if (!a->busy && !a->stop && a->spare.pid > 0 && a->spare.flags == flags &&
+	    ws__base_eq(&a->spare.base, base)) {
 		*z = a->spare;
 		a->spare.pid = 0;
 		a->busy = true;
@@ -2235,9 +2324,11 @@ ws_run_ahead_stop(struct ws_run_ahead *a)
 }
 
 static bool
-ws__ahead_take(unsigned long flags, struct ws__zygote *z)
+ws__ahead_take(unsigned long flags, const struct ws__base *base,
+	       struct ws__zygote *z)
 {
 	(void)flags;
+	(void)base;
 	(void)z;
 	return false;
 }
@@ -2745,6 +2836,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	void *init_stack = NULL;
 	size_t init_stack_sz = 0;
 	struct ws__zygote zyg = {.pid = 0, .go = {-1, -1}};
+	struct ws__base zbase = {.on = false};
 	struct ws_netproxy *proxy = NULL;
 	int netp[2] = {-1, -1};
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
@@ -2825,7 +2917,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 */
 	plan.tmp_size = o->tmp_size > 0 ? o->tmp_size : ws_run_tmp_size_default();
 	if (plan.mountns) {
-		if ((plan.priv_real = strdup("/tmp/wsrun")) == NULL) {
+		if ((plan.priv_real = strdup(WS__PRIV_IN_ROOT)) == NULL) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 			goto out;
 		}
@@ -2967,10 +3059,16 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 */
 	ws__sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&stopset, (long)&oldset,
 		 sizeof(stopset));
-	if (ch.shared_vm && ws__ahead_take(flags, &zyg)) {
+	/* The base of the minimal root, for a plan that has HOME there. */
+	zbase.on = plan.mountns && plan.priv_fd < 0 && plan.priv_real != NULL &&
+		   strcmp(plan.priv_real, WS__PRIV_IN_ROOT) == 0;
+	zbase.virt = plan.virt;
+	zbase.tmp_size = plan.tmp_size;
+	if (ch.shared_vm && ws__ahead_take(flags, &zbase, &zyg)) {
 		/* Made ahead (see ws_run_ahead_start()): it starts now. */
 		struct ws__child *chp = &ch;
 
+		plan.base_ready = zyg.base.on;
 		proc.pid = zyg.pid;
 		proc.pidfd = zyg.pidfd;
 		init_stack = zyg.stack;
