@@ -1485,6 +1485,9 @@ ws__mount_dev(char *msg, size_t len)
 
 #define WS__TARGET_LEN 4352
 
+static int ws__mount_base(bool rprivate, bool virt, long long tmp_size,
+			  const char *priv_real, bool keep, char *msg,
+			  size_t msglen);
 static int ws__mount_base_rest(bool virt, long long tmp_size,
 			       const char *priv_real, char *target, char *msg,
 			       size_t msglen);
@@ -1502,6 +1505,15 @@ int
 ws_sandbox_mount_base(bool rprivate, bool virt, long long tmp_size,
 		      const char *priv_real, char *msg, size_t msglen)
 {
+	return ws__mount_base(rprivate, virt, tmp_size, priv_real, false, msg,
+			      msglen);
+}
+
+/* keep: the new root's descriptor stays open (ws_sandbox_mount() goes on). */
+static int
+ws__mount_base(bool rprivate, bool virt, long long tmp_size,
+	       const char *priv_real, bool keep, char *msg, size_t msglen)
+{
 	char target[WS__TARGET_LEN];
 	int rc;
 
@@ -1517,9 +1529,10 @@ ws_sandbox_mount_base(bool rprivate, bool virt, long long tmp_size,
 		return ws__fail(msg, msglen, "mount tmpfs", WS__NEWROOT, errno);
 	ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	rc = ws__mount_base_rest(virt, tmp_size, priv_real, target, msg, msglen);
-	if (ws__newroot_fd >= 0)
+	if (!keep && ws__newroot_fd >= 0) {
 		close(ws__newroot_fd);
-	ws__newroot_fd = -1;
+		ws__newroot_fd = -1;
+	}
 	return rc;
 }
 
@@ -1588,11 +1601,12 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		}
 	}
 	if (!p->base_ready &&
-	    (rc = ws_sandbox_mount_base(!p->userns, p->virt, p->tmp_size,
-					p->priv_fd < 0 ? p->priv_real : NULL, msg,
-					msglen)) < 0)
+	    (rc = ws__mount_base(!p->userns, p->virt, p->tmp_size,
+				 p->priv_fd < 0 ? p->priv_real : NULL, true, msg,
+				 msglen)) < 0)
 		return rc;
-	ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ws__newroot_fd < 0)
+		ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (size_t i = 0; i < p->npaths; i++) {
 		struct ws_sandbox_path *e = &p->paths[i];
 		char link[4096];
