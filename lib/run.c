@@ -1980,6 +1980,7 @@ ws__base_eq(const struct ws__base *a, const struct ws__base *b)
 /* What ws__zygote_main() is given (read before it says it is ready). */
 struct ws__zarg {
 	int go_r, ready_w;
+	int server;		/* a pidfd of this process */
 	struct ws__base base;
 };
 
@@ -1999,6 +2000,22 @@ ws__zygote_main(void *arg)
 	char msg[200];
 	long n;
 
+	/*
+	 * It dies with this process even while it waits (the descriptor
+	 * table it shares holds its pipe open: no end of file would come);
+	 * the parent is the thread, which ends only after killing it.  A
+	 * process that died before the prctl says so on its pidfd (in a PID
+	 * namespace of its own, getppid() says 0 whatever happened).
+	 */
+	{
+		struct pollfd pf = {.fd = za->server, .events = POLLIN};
+		struct timespec now = {0, 0};
+
+		if (ws__sys4(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0) < 0 ||
+		    ws__sys4(SYS_ppoll, (long)&pf, 1, (long)&now, 0) != 0)
+			for (;;)
+				ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+	}
 	if (za->base.on &&
 	    ws_sandbox_mount_base(true, za->base.virt, za->base.tmp_size,
 				  WS__PRIV_IN_ROOT, msg, sizeof(msg)) < 0)
@@ -2058,9 +2075,17 @@ ws__zygote_make(unsigned long flags, const struct ws__base *base,
 	ca.stack_size = sz + guard;
 	za.go_r = z->go[0];
 	za.ready_w = ready[1];
+	za.server = (int)ws__sys4(SYS_pidfd_open, ws__sys4(SYS_getpid, 0, 0, 0, 0),
+				  0, 0, 0);
+	if (za.server < 0) {
+		rc = za.server;
+		ws__sys4(SYS_munmap, stk, (long)(sz + guard), 0, 0);
+		goto fail;
+	}
 	za.base = *base;
 	rc = ws__clone3_fn(&ca, sizeof(ca), ws__zygote_main, &za);
 	if (rc < 0) {
+		ws__sys4(SYS_close, za.server, 0, 0, 0);
 		ws__sys4(SYS_munmap, stk, (long)(sz + guard), 0, 0);
 		goto fail;
 	}
@@ -2080,6 +2105,7 @@ ws__zygote_make(unsigned long flags, const struct ws__base *base,
 		while (rc == -EINTR);
 		if (rc > 0 && pf[0].revents)
 			rc = ws__sys4(SYS_read, ready[0], (long)&b, 1, 0);
+		ws__sys4(SYS_close, za.server, 0, 0, 0);
 		if (b != 'b') {
 			/* Its pipes and stack go with it. */
 			ws__zygote_end(z);
