@@ -2098,10 +2098,12 @@ ws__zygote_make(unsigned long flags, const struct ws__base *base,
 	{
 		struct pollfd pf[2] = {{.fd = ready[0], .events = POLLIN},
 				       {.fd = z->pidfd, .events = POLLIN}};
+		/* Bounded: a call may be waiting for it. */
+		struct timespec limit = {2, 0};
 		char b = 0;
 
 		do
-			rc = ws__sys4(SYS_ppoll, (long)pf, 2, 0, 0);
+			rc = ws__sys4(SYS_ppoll, (long)pf, 2, (long)&limit, 0);
 		while (rc == -EINTR);
 		if (rc > 0 && pf[0].revents)
 			rc = ws__sys4(SYS_read, ready[0], (long)&b, 1, 0);
@@ -2186,6 +2188,28 @@ ws__ahead_thread(void *arg)
 			a->making_flags = want;
 		}
 		pthread_mutex_unlock(&a->mu);
+		/*
+		 * The next call's init first: a call may be waiting for it.
+		 * Reaping waits for the namespaces' teardown (an RCU grace
+		 * period: up to milliseconds on a busy machine), so it comes
+		 * after.
+		 */
+		if (make) {
+			rc = ws__zygote_make(want, &want_base, &z);
+			pthread_mutex_lock(&a->mu);
+			a->making = false;
+			pthread_cond_broadcast(&a->cv);
+			if (rc == 0) {
+				a->spare = z;
+			} else {
+				/* Not here (a user namespace's rules, a limit):
+				 * calls clone their own, as without this thread. */
+				a->refused = want;
+				if (a->want == want)
+					a->want = 0;
+			}
+			pthread_mutex_unlock(&a->mu);
+		}
 		/* The ended inits are gone or going: wait, then free. */
 		for (size_t i = 0; i < nd; i++) {
 			while (ws__sys4(SYS_wait4, d[i].pid, 0, 0, 0) == -EINTR)
@@ -2193,21 +2217,7 @@ ws__ahead_thread(void *arg)
 			ws__sys4(SYS_munmap, (long)d[i].stack, (long)d[i].stack_sz, 0, 0);
 		}
 		ws__zygote_end(&old);
-		rc = make ? ws__zygote_make(want, &want_base, &z) : 0;
 		pthread_mutex_lock(&a->mu);
-		if (make) {
-			a->making = false;
-			pthread_cond_broadcast(&a->cv);
-		}
-		if (make && rc == 0) {
-			a->spare = z;
-		} else if (make) {
-			/* Not here (a user namespace's rules, a limit): calls
-			 * clone their own, as without this thread. */
-			a->refused = want;
-			if (a->want == want)
-				a->want = 0;
-		}
 	}
 	pthread_mutex_unlock(&a->mu);
 	return NULL;
