@@ -1948,13 +1948,16 @@ struct ws_run_ahead {
 	 */
 	bool busy;
 	/*
-	 * The next init is made once the taken one has said "r" (the
-	 * command runs): made at the take, it was born on the CPU that then
-	 * made its namespaces and woke there late, and its making took the
-	 * mount namespace lock from the taken init's setup (measured: half
-	 * the takes 0.5 ms slower).  making: one is being made (with
-	 * making_flags), or reserved by the last "r"; a call that wants it
-	 * waits for it, which is never longer than cloning one itself.
+	 * The next init is made when a call has ended (ws__ahead_done()),
+	 * between calls, where it takes no CPU and no lock from one: made
+	 * at the take, it was born on the CPU that then made its namespaces
+	 * and woke there late, and its making took the mount namespace lock
+	 * from the taken init's setup (half the takes 0.5 ms slower); made
+	 * at the taken init's "r", it slowed that call's command as much on
+	 * a busy two-CPU machine (interleaved runs: no gain).  making: one
+	 * is being made (with making_flags), or reserved by a call's end;
+	 * a call that wants it waits for it, which is never longer than
+	 * cloning one itself.
 	 */
 	bool making;
 	unsigned long making_flags;
@@ -2166,9 +2169,8 @@ ws__ahead_thread(void *arg)
 
 		if (a->stop && a->spare.pid == 0 && a->ndead == 0 && !a->busy)
 			break;
-		/* Reserved by the last "r" (ws__ahead_settled()), or due. */
-		make = !a->stop && a->spare.pid == 0 && a->want != 0 &&
-		       (a->making || !a->busy);
+		/* Reserved by a call's end (ws__ahead_done()). */
+		make = !a->stop && a->spare.pid == 0 && a->want != 0 && a->making;
 		if (a->spare.pid > 0 && (a->stop || a->spare.flags != a->want ||
 					 !ws__base_eq(&a->spare.base, &a->want_base))) {
 			old = a->spare;
@@ -2314,9 +2316,22 @@ ws__ahead_settled(struct ws__zygote *z)
 		return;
 	pthread_mutex_lock(&a->mu);
 	a->busy = false;
-	/* The next is being made from now: a call coming before the
-	 * thread wakes waits for it rather than clone its own. */
-	if (!a->stop && a->spare.pid == 0 && a->want != 0) {
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+}
+
+/* A call that asked ws__ahead_take() has ended: the next init is made. */
+static void
+ws__ahead_done(void)
+{
+	struct ws_run_ahead *a = atomic_load(&ws__ahead);
+
+	if (a == NULL)
+		return;
+	pthread_mutex_lock(&a->mu);
+	/* From now: a call coming before the thread wakes waits for it
+	 * rather than clone its own. */
+	if (!a->stop && a->spare.pid == 0 && a->want != 0 && !a->making) {
 		a->making = true;
 		a->making_flags = a->want;
 	}
@@ -2373,6 +2388,11 @@ static void
 ws__ahead_settled(struct ws__zygote *z)
 {
 	(void)z;
+}
+
+static void
+ws__ahead_done(void)
+{
 }
 
 static bool
@@ -2873,6 +2893,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	size_t init_stack_sz = 0;
 	struct ws__zygote zyg = {.pid = 0, .go = {-1, -1}};
 	struct ws__base zbase = {.on = false};
+	bool ahead_asked = false;
 	struct ws_netproxy *proxy = NULL;
 	int netp[2] = {-1, -1};
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
@@ -3100,6 +3121,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		   strcmp(plan.priv_real, WS__PRIV_IN_ROOT) == 0;
 	zbase.virt = plan.virt;
 	zbase.tmp_size = plan.tmp_size;
+	ahead_asked = ch.shared_vm;
 	if (ch.shared_vm && ws__ahead_take(flags, &zbase, &zyg)) {
 		/* Made ahead (see ws_run_ahead_start()): it starts now. */
 		struct ws__child *chp = &ch;
@@ -3431,6 +3453,8 @@ out:
 	else if (reap_later)
 		while (waitpid(proc.pid, NULL, 0) < 0 && errno == EINTR)
 			;
+	if (ahead_asked)
+		ws__ahead_done();
 	/* init is reaped on every way here: its stack is free. */
 	if (init_stack != NULL)
 		munmap(init_stack, init_stack_sz);
