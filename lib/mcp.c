@@ -37,6 +37,7 @@
 #include "ws/glob.h"
 #include "ws/json.h"
 #include "ws/read.h"
+#include "ws/run.h"
 #include "ws/session.h"
 #include "ws/tool.h"
 #include "ws/toolset.h"
@@ -124,6 +125,7 @@ struct ws_mcp {
 	const char **dir_prefixes;
 	char **dir_owned;
 	size_t ndir_owned;
+	struct ws_run_ahead *run_ahead; /* run_command's inits made ahead */
 };
 
 /* ---- Mount names ----------------------------------------------------- */
@@ -2433,6 +2435,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	 * started it: every worker lives until input ends and waits for its
 	 * command within the call, so none ends first.
 	 */
+	s.run_ahead = ws_run_ahead_start();
 	if (pthread_create(&reader, NULL, ws__reader, &s) != 0) {
 		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the reading thread");
 		goto out;
@@ -2452,6 +2455,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;
 out:
+	ws_run_ahead_stop(s.run_ahead);
 	ws_cli_remember(false);
 	if (s.rbufs != NULL)
 		ws__bufs_free(s.rbufs);

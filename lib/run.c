@@ -61,6 +61,9 @@
 
 extern char **environ;
 
+/* HOME and TMPDIR in the minimal root: in its private /tmp. */
+#define WS__PRIV_IN_ROOT "/tmp/wsrun"
+
 char *ws__sandbox_cgroup_dir(void);
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -1187,6 +1190,22 @@ ws__sys4(long n, long a, long b, long c, long d)
 			 : "rcx", "r11", "memory");
 	return ret;
 }
+
+/* The same with six arguments (mmap), for the thread of ws_run_ahead. */
+static long
+ws__sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
 #elif defined(__aarch64__) && !defined(WS__ASAN)
 #define WS__INIT_SHARES_VM 1
 static long
@@ -1201,6 +1220,24 @@ ws__sys4(long n, long a, long b, long c, long d)
 	__asm__ volatile("svc 0"
 			 : "+r"(x0)
 			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
+			 : "memory");
+	return x0;
+}
+
+static long
+ws__sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
 			 : "memory");
 	return x0;
 }
@@ -1854,6 +1891,520 @@ ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
 	return pid;
 }
 
+/* ---- Inits made ahead of the call (ws_run_ahead_start()) ------------- */
+
+/*
+ * A namespace init cloned before its call comes: new PID, mount and
+ * network namespaces, in this memory and sharing the descriptor table
+ * (CLONE_VM | CLONE_FILES), blocked on a pipe.  The call writes the
+ * address of its ws__child there; the init then takes a private copy of
+ * the descriptor table (unshare(CLONE_FILES): the call's pipes and the
+ * plan's descriptors are in it, as in a copy made by a clone at that
+ * moment) and goes on as an init cloned by the call would.  Each is used
+ * by one call and dies with its command: nothing of a namespace is ever
+ * shared between calls, and the kernel's cost of making them (the
+ * network namespace alone is ~0.5 ms) is paid between calls.
+ */
+/*
+ * The part of the minimal root an init made ahead builds before its call
+ * (ws_sandbox_mount_base()): for calls of this view and /tmp size only.
+ */
+struct ws__base {
+	bool on;
+	bool virt;
+	long long tmp_size;
+};
+
+struct ws__zygote {
+	pid_t pid;		/* 0: none */
+	int pidfd;
+	int go[2];		/* the call writes its ws__child pointer in go[1] */
+	void *stack;
+	size_t stack_sz;
+	unsigned long flags;	/* its namespaces (CLONE_NEW*) */
+	struct ws__base base;	/* what of the minimal root it made */
+};
+
+/* An init whose command has ended: reaped by the thread, stack unmapped. */
+struct ws__dead {
+	pid_t pid;
+	void *stack;
+	size_t stack_sz;
+};
+
+#define WS__AHEAD_DEAD 32
+
+struct ws_run_ahead {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thr;
+	bool stop;
+	/*
+	 * An init made here runs on this thread's thread-local block (errno,
+	 * lib/sandbox.c's _Thread_local descriptors) until it says "r", as
+	 * an init cloned by a call runs on the call's: so one at a time is
+	 * between taken and "r", and this thread makes direct system calls
+	 * only (no errno), besides the mutex and condition variable.
+	 */
+	bool busy;
+	/*
+	 * The next init is made when a call has ended (ws__ahead_done()),
+	 * between calls, where it takes no CPU and no lock from one: made
+	 * at the take, it was born on the CPU that then made its namespaces
+	 * and woke there late, and its making took the mount namespace lock
+	 * from the taken init's setup (half the takes 0.5 ms slower); made
+	 * at the taken init's "r", it slowed that call's command as much on
+	 * a busy two-CPU machine (interleaved runs: no gain).  making: one
+	 * is being made (with making_flags), or reserved by a call's end;
+	 * a call that wants it waits for it, which is never longer than
+	 * cloning one itself.
+	 */
+	bool making;
+	unsigned long making_flags;
+	unsigned long want;	/* the namespaces calls asked for; 0: none yet */
+	struct ws__base want_base;
+	unsigned long refused;	/* flags the kernel refused here: not again */
+	struct ws__zygote spare;
+	struct ws__dead dead[WS__AHEAD_DEAD];
+	size_t ndead;
+};
+
+#if WS__INIT_SHARES_VM && WS__HAVE_CLONE3_FN
+/* The one in use in this process, or NULL (then calls clone their init). */
+static struct ws_run_ahead *_Atomic ws__ahead;
+
+static bool
+ws__base_eq(const struct ws__base *a, const struct ws__base *b)
+{
+	return a->on == b->on &&
+	       (!a->on || (a->virt == b->virt && a->tmp_size == b->tmp_size));
+}
+
+/* What ws__zygote_main() is given (read before it says it is ready). */
+struct ws__zarg {
+	int go_r, ready_w;
+	int server;		/* a pidfd of this process */
+	struct ws__base base;
+};
+
+/*
+ * The made-ahead init: build the base of the minimal root, say so, wait
+ * for the call, then be its init.  The base is built with the libc
+ * wrappers, on the thread's thread-local block: meanwhile the thread
+ * waits for the word with direct system calls and no taken init sets up
+ * (a call waits while one is being made, see ws__ahead_take()).
+ */
+static int
+ws__zygote_main(void *arg)
+{
+	struct ws__zarg *za = arg;
+	int go_r = za->go_r;
+	struct ws__child *c = NULL;
+	char msg[200];
+	long n;
+
+	/*
+	 * It dies with this process even while it waits (the descriptor
+	 * table it shares holds its pipe open: no end of file would come);
+	 * the parent is the thread, which ends only after killing it.  A
+	 * process that died before the prctl says so on its pidfd (in a PID
+	 * namespace of its own, getppid() says 0 whatever happened).
+	 */
+	{
+		struct pollfd pf = {.fd = za->server, .events = POLLIN};
+		struct timespec now = {0, 0};
+
+		if (ws__sys4(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0) < 0 ||
+		    ws__sys4(SYS_ppoll, (long)&pf, 1, (long)&now, 0) != 0)
+			for (;;)
+				ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+	}
+	if (za->base.on &&
+	    ws_sandbox_mount_base(true, za->base.virt, za->base.tmp_size,
+				  WS__PRIV_IN_ROOT, msg, sizeof(msg)) < 0)
+		for (;;)
+			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+	if (ws__sys4(SYS_write, za->ready_w, (long)"b", 1, 0) != 1)
+		for (;;)
+			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+	do
+		n = ws__sys4(SYS_read, go_r, (long)&c, sizeof(c), 0);
+	while (n == -EINTR);
+	if (n != (long)sizeof(c) || c == NULL ||
+	    ws__sys4(SYS_unshare, CLONE_FILES, 0, 0, 0) < 0)
+		for (;;)
+			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+	return ws__init_entry(c);
+}
+
+static void ws__zygote_end(struct ws__zygote *z);
+
+/* Make one (on this thread: direct system calls only).  0 or -errno. */
+static int
+ws__zygote_make(unsigned long flags, const struct ws__base *base,
+		struct ws__zygote *z)
+{
+	size_t sz = 1024 * 1024, guard = 4096;
+	struct clone_args ca;
+	struct ws__zarg za;
+	int ready[2] = {-1, -1};
+	long stk, rc;
+
+	memset(z, 0, sizeof(*z));
+	z->go[0] = z->go[1] = -1;
+	if ((rc = ws__sys4(SYS_pipe2, (long)ready, O_CLOEXEC, 0, 0)) < 0)
+		return (int)rc;
+	if ((rc = ws__sys4(SYS_pipe2, (long)z->go, O_CLOEXEC, 0, 0)) < 0) {
+		ws__sys4(SYS_close, ready[0], 0, 0, 0);
+		ws__sys4(SYS_close, ready[1], 0, 0, 0);
+		return (int)rc;
+	}
+	stk = ws__sys6(SYS_mmap, 0, (long)(sz + guard), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (stk < 0 && stk > -4096) {
+		rc = stk;
+		goto fail;
+	}
+	/* A stack overflow faults rather than writing over this memory. */
+	if ((rc = ws__sys4(SYS_mprotect, stk, (long)guard, PROT_NONE, 0)) < 0) {
+		ws__sys4(SYS_munmap, stk, (long)(sz + guard), 0, 0);
+		goto fail;
+	}
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_FILES | CLONE_PIDFD | flags;
+	ca.pidfd = (uint64_t)(uintptr_t)&z->pidfd;
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uint64_t)stk;
+	ca.stack_size = sz + guard;
+	za.go_r = z->go[0];
+	za.ready_w = ready[1];
+	za.server = (int)ws__sys4(SYS_pidfd_open, ws__sys4(SYS_getpid, 0, 0, 0, 0),
+				  0, 0, 0);
+	if (za.server < 0) {
+		rc = za.server;
+		ws__sys4(SYS_munmap, stk, (long)(sz + guard), 0, 0);
+		goto fail;
+	}
+	za.base = *base;
+	rc = ws__clone3_fn(&ca, sizeof(ca), ws__zygote_main, &za);
+	if (rc < 0) {
+		ws__sys4(SYS_close, za.server, 0, 0, 0);
+		ws__sys4(SYS_munmap, stk, (long)(sz + guard), 0, 0);
+		goto fail;
+	}
+	z->pid = (pid_t)rc;
+	z->stack = (void *)stk;
+	z->stack_sz = sz + guard;
+	z->flags = flags;
+	z->base = *base;
+	/* Its word that the base is built (za is read by then), or its end. */
+	{
+		struct pollfd pf[2] = {{.fd = ready[0], .events = POLLIN},
+				       {.fd = z->pidfd, .events = POLLIN}};
+		/* Bounded: a call may be waiting for it. */
+		struct timespec limit = {2, 0};
+		char b = 0;
+
+		do
+			rc = ws__sys4(SYS_ppoll, (long)pf, 2, (long)&limit, 0);
+		while (rc == -EINTR);
+		if (rc > 0 && pf[0].revents)
+			rc = ws__sys4(SYS_read, ready[0], (long)&b, 1, 0);
+		ws__sys4(SYS_close, za.server, 0, 0, 0);
+		if (b != 'b') {
+			/* Its pipes and stack go with it. */
+			ws__zygote_end(z);
+			z->go[0] = z->go[1] = -1;
+			ws__sys4(SYS_close, ready[0], 0, 0, 0);
+			ws__sys4(SYS_close, ready[1], 0, 0, 0);
+			return -EIO;
+		}
+	}
+	ws__sys4(SYS_close, ready[0], 0, 0, 0);
+	ws__sys4(SYS_close, ready[1], 0, 0, 0);
+	return 0;
+fail:
+	ws__sys4(SYS_close, ready[0], 0, 0, 0);
+	ws__sys4(SYS_close, ready[1], 0, 0, 0);
+	ws__sys4(SYS_close, z->go[0], 0, 0, 0);
+	ws__sys4(SYS_close, z->go[1], 0, 0, 0);
+	z->go[0] = z->go[1] = -1;
+	return (int)rc;
+}
+
+/* Kill an unused one (or reap a dead init) and free what it held. */
+static void
+ws__zygote_end(struct ws__zygote *z)
+{
+	if (z->pid <= 0)
+		return;
+	ws__sys4(SYS_pidfd_send_signal, z->pidfd, SIGKILL, 0, 0);
+	while (ws__sys4(SYS_wait4, z->pid, 0, 0, 0) == -EINTR)
+		;
+	ws__sys4(SYS_close, z->pidfd, 0, 0, 0);
+	ws__sys4(SYS_close, z->go[0], 0, 0, 0);
+	ws__sys4(SYS_close, z->go[1], 0, 0, 0);
+	ws__sys4(SYS_munmap, (long)z->stack, (long)z->stack_sz, 0, 0);
+	z->pid = 0;
+}
+
+static void *
+ws__ahead_thread(void *arg)
+{
+	struct ws_run_ahead *a = arg;
+	/* The mask the inits made here start with (ws__init_main()). */
+	unsigned long set = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
+			    1UL << (SIGHUP - 1);
+
+	ws__sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&set, 0, sizeof(set));
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		struct ws__dead d[WS__AHEAD_DEAD];
+		struct ws__zygote old = {.pid = 0}, z;
+		struct ws__base want_base;
+		size_t nd;
+		unsigned long want;
+		bool make;
+		int rc;
+
+		if (a->stop && a->spare.pid == 0 && a->ndead == 0 && !a->busy)
+			break;
+		/* Reserved by a call's end (ws__ahead_done()). */
+		make = !a->stop && a->spare.pid == 0 && a->want != 0 && a->making;
+		if (a->spare.pid > 0 && (a->stop || a->spare.flags != a->want ||
+					 !ws__base_eq(&a->spare.base, &a->want_base))) {
+			old = a->spare;
+			a->spare.pid = 0;
+		}
+		if (!make && old.pid == 0 && a->ndead == 0) {
+			pthread_cond_wait(&a->cv, &a->mu);
+			continue;
+		}
+		nd = a->ndead;
+		memcpy(d, a->dead, nd * sizeof(d[0]));
+		a->ndead = 0;
+		want = a->want;
+		want_base = a->want_base;
+		if (make) {
+			a->making = true;
+			a->making_flags = want;
+		}
+		pthread_mutex_unlock(&a->mu);
+		/*
+		 * The next call's init first: a call may be waiting for it.
+		 * Reaping waits for the namespaces' teardown (an RCU grace
+		 * period: up to milliseconds on a busy machine), so it comes
+		 * after.
+		 */
+		if (make) {
+			rc = ws__zygote_make(want, &want_base, &z);
+			pthread_mutex_lock(&a->mu);
+			a->making = false;
+			pthread_cond_broadcast(&a->cv);
+			if (rc == 0) {
+				a->spare = z;
+			} else {
+				/* Not here (a user namespace's rules, a limit):
+				 * calls clone their own, as without this thread. */
+				a->refused = want;
+				if (a->want == want)
+					a->want = 0;
+			}
+			pthread_mutex_unlock(&a->mu);
+		}
+		/* The ended inits are gone or going: wait, then free. */
+		for (size_t i = 0; i < nd; i++) {
+			while (ws__sys4(SYS_wait4, d[i].pid, 0, 0, 0) == -EINTR)
+				;
+			ws__sys4(SYS_munmap, (long)d[i].stack, (long)d[i].stack_sz, 0, 0);
+		}
+		ws__zygote_end(&old);
+		pthread_mutex_lock(&a->mu);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+struct ws_run_ahead *
+ws_run_ahead_start(void)
+{
+	struct ws_run_ahead *a, *none = NULL;
+	const char *e = getenv("WS_RUN_AHEAD");
+
+	/* Only where init may share this memory (see ws__spawn_init()). */
+	if (!ws__environ_detached || (e != NULL && strcmp(e, "0") == 0) ||
+	    (a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	if (pthread_create(&a->thr, NULL, ws__ahead_thread, a) != 0) {
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->cv);
+		free(a);
+		return NULL;
+	}
+	/* One per process: a second caller runs without. */
+	if (!atomic_compare_exchange_strong(&ws__ahead, &none, a)) {
+		ws_run_ahead_stop(a);
+		return NULL;
+	}
+	return a;
+}
+
+void
+ws_run_ahead_stop(struct ws_run_ahead *a)
+{
+	struct ws_run_ahead *me = a;
+
+	if (a == NULL)
+		return;
+	atomic_compare_exchange_strong(&ws__ahead, &me, NULL);
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->thr, NULL);
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->cv);
+	free(a);
+}
+
+/*
+ * Take the init made ahead for a call wanting these namespaces, if one
+ * is ready and none other is setting up; the thread then makes the next.
+ * Asking also tells the thread what to make.
+ */
+static bool
+ws__ahead_take(unsigned long flags, const struct ws__base *base,
+	       struct ws__zygote *z)
+{
+	struct ws_run_ahead *a = atomic_load(&ws__ahead);
+	bool got = false;
+
+	if (a == NULL)
+		return false;
+	pthread_mutex_lock(&a->mu);
+	if (flags != a->refused) {
+		a->want = flags;
+		a->want_base = *base;
+	}
+	while (a->making && a->making_flags == flags && !a->stop)
+		pthread_cond_wait(&a->cv, &a->mu);
+	if (!a->busy && !a->stop && a->spare.pid > 0 && a->spare.flags == flags &&
+	    ws__base_eq(&a->spare.base, base)) {
+		*z = a->spare;
+		a->spare.pid = 0;
+		a->busy = true;
+		got = true;
+	}
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	return got;
+}
+
+/* The taken init said "r" (or is gone): it no longer uses the thread's
+ * thread-local block.  Its pipe is closed. */
+static void
+ws__ahead_settled(struct ws__zygote *z)
+{
+	struct ws_run_ahead *a = atomic_load(&ws__ahead);
+
+	close(z->go[0]);
+	close(z->go[1]);
+	z->go[0] = z->go[1] = -1;
+	if (a == NULL)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->busy = false;
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+}
+
+/* A call that asked ws__ahead_take() has ended: the next init is made. */
+static void
+ws__ahead_done(void)
+{
+	struct ws_run_ahead *a = atomic_load(&ws__ahead);
+
+	if (a == NULL)
+		return;
+	pthread_mutex_lock(&a->mu);
+	/* From now: a call coming before the thread wakes waits for it
+	 * rather than clone its own. */
+	if (!a->stop && a->spare.pid == 0 && a->want != 0 && !a->making) {
+		a->making = true;
+		a->making_flags = a->want;
+	}
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+}
+
+/*
+ * Leave an ended init (its status is in: every process of the command is
+ * gone) to the thread, which waits for the namespaces' teardown and
+ * unmaps its stack.  false: do it here.
+ */
+static bool
+ws__ahead_reap(pid_t pid, void *stack, size_t stack_sz)
+{
+	struct ws_run_ahead *a = atomic_load(&ws__ahead);
+	bool ok = false;
+
+	if (a == NULL)
+		return false;
+	pthread_mutex_lock(&a->mu);
+	if (!a->stop && a->ndead < WS__AHEAD_DEAD) {
+		a->dead[a->ndead++] = (struct ws__dead){pid, stack, stack_sz};
+		pthread_cond_signal(&a->cv);
+		ok = true;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return ok;
+}
+#else
+struct ws_run_ahead *
+ws_run_ahead_start(void)
+{
+	return NULL;
+}
+
+void
+ws_run_ahead_stop(struct ws_run_ahead *a)
+{
+	(void)a;
+}
+
+static bool
+ws__ahead_take(unsigned long flags, const struct ws__base *base,
+	       struct ws__zygote *z)
+{
+	(void)flags;
+	(void)base;
+	(void)z;
+	return false;
+}
+
+static void
+ws__ahead_settled(struct ws__zygote *z)
+{
+	(void)z;
+}
+
+static void
+ws__ahead_done(void)
+{
+}
+
+static bool
+ws__ahead_reap(pid_t pid, void *stack, size_t stack_sz)
+{
+	(void)pid;
+	(void)stack;
+	(void)stack_sz;
+	return false;
+}
+#endif
+
 /* Make a cgroup v2 child for the command; fills p->cg_fd and cg_path. */
 static void
 ws__cg_make(struct ws__proc *p, struct ws_isolation *iso)
@@ -2340,6 +2891,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct rusage ru;
 	void *init_stack = NULL;
 	size_t init_stack_sz = 0;
+	struct ws__zygote zyg = {.pid = 0, .go = {-1, -1}};
+	struct ws__base zbase = {.on = false};
+	bool ahead_asked = false;
 	struct ws_netproxy *proxy = NULL;
 	int netp[2] = {-1, -1};
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
@@ -2420,7 +2974,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 */
 	plan.tmp_size = o->tmp_size > 0 ? o->tmp_size : ws_run_tmp_size_default();
 	if (plan.mountns) {
-		if ((plan.priv_real = strdup("/tmp/wsrun")) == NULL) {
+		if ((plan.priv_real = strdup(WS__PRIV_IN_ROOT)) == NULL) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 			goto out;
 		}
@@ -2562,7 +3116,25 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 */
 	ws__sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&stopset, (long)&oldset,
 		 sizeof(stopset));
-	if (ch.shared_vm)
+	/* The base of the minimal root, for a plan that has HOME there. */
+	zbase.on = plan.mountns && plan.priv_fd < 0 && plan.priv_real != NULL &&
+		   strcmp(plan.priv_real, WS__PRIV_IN_ROOT) == 0;
+	zbase.virt = plan.virt;
+	zbase.tmp_size = plan.tmp_size;
+	ahead_asked = ch.shared_vm;
+	if (ch.shared_vm && ws__ahead_take(flags, &zbase, &zyg)) {
+		/* Made ahead (see ws_run_ahead_start()): it starts now. */
+		struct ws__child *chp = &ch;
+
+		plan.base_ready = zyg.base.on;
+		proc.pid = zyg.pid;
+		proc.pidfd = zyg.pidfd;
+		init_stack = zyg.stack;
+		init_stack_sz = zyg.stack_sz;
+		if (ws__sys4(SYS_write, zyg.go[1], (long)&chp, sizeof(chp), 0) !=
+		    (long)sizeof(chp))
+			ws__sys4(SYS_pidfd_send_signal, zyg.pidfd, SIGKILL, 0, 0);
+	} else if (ch.shared_vm)
 		proc.pid = ws__spawn_init(&ch, flags, &proc.pidfd, &init_stack,
 					  &init_stack_sz);
 	else if (proc.pidns)
@@ -2588,6 +3160,16 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws__wait_init_ready(syncp[1], proc.pidfd,
 				    o->timeout_ms > 0 ? start + o->timeout_ms : -1,
 				    o->cancel);
+	if (zyg.pid > 0) {
+		ws__ahead_settled(&zyg);
+		if (zyg.flags & CLONE_NEWNET)
+			snprintf(r->iso.layer[WS_LAYER_NETNS].why,
+				 sizeof(r->iso.layer[WS_LAYER_NETNS].why), "%s",
+				 "new, made ahead of the call, for this call only");
+		snprintf(r->iso.layer[WS_LAYER_PIDNS].why,
+			 sizeof(r->iso.layer[WS_LAYER_PIDNS].why), "%s",
+			 "new, made ahead of the call, for this call only");
+	}
 	ws__close(&outp[1]);
 	ws__close(&errp[1]);
 	ws__close(&repp[1]);
@@ -2817,6 +3399,8 @@ out:
 		ws_view_apply(ws, view_root, &r->view);
 		ws__close(&view_root);
 	}
+	if (zyg.go[0] >= 0)
+		ws__ahead_settled(&zyg);
 	ws__places_revert(ws, places, nplaces, r);
 	ws__places_free(places, nplaces);
 	r->nreverted_created = r->nreverted;
@@ -2863,9 +3447,14 @@ out:
 	 */
 	if (reap_later && ws__exit_soon)
 		init_stack = NULL;
+	else if (reap_later && init_stack != NULL &&
+		 ws__ahead_reap(proc.pid, init_stack, init_stack_sz))
+		init_stack = NULL; /* reaped and unmapped by that thread */
 	else if (reap_later)
 		while (waitpid(proc.pid, NULL, 0) < 0 && errno == EINTR)
 			;
+	if (ahead_asked)
+		ws__ahead_done();
 	/* init is reaped on every way here: its stack is free. */
 	if (init_stack != NULL)
 		munmap(init_stack, init_stack_sz);

@@ -1529,51 +1529,85 @@ ws__mount_dev(char *msg, size_t len)
 	return 0;
 }
 
-int
-ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
-		 size_t msglen)
-{
-	char target[4352];
-	struct stat want, got;
-	int rc = 0, fd;
+#define WS__TARGET_LEN 4352
 
-	*cwd_fd = -1;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+static int ws__mount_base(bool rprivate, bool virt, long long tmp_size,
+			  const char *priv_real, bool keep, char *msg,
+			  size_t msglen);
+static int ws__mount_base_rest(bool virt, long long tmp_size,
+			       const char *priv_real, char *target, char *msg,
+			       size_t msglen);
+
+/*
+ * The part of the minimal root that depends on no call, only on the view
+ * and the private /tmp's size: "/" private (with rprivate), the new
+ * root's tmpfs, its private /tmp with HOME and TMPDIR (priv_real, when
+ * they live there), the masks' empty sources, /dev and a fresh /proc.
+ * An init made ahead of its call (lib/run.c) does it before the call
+ * comes (its plan's base_ready then says so); ws_sandbox_mount() does it
+ * otherwise.  Holds no descriptor when it returns.
+ */
+int
+ws_sandbox_mount_base(bool rprivate, bool virt, long long tmp_size,
+		      const char *priv_real, char *msg, size_t msglen)
+{
+	return ws__mount_base(rprivate, virt, tmp_size, priv_real, false, msg,
+			      msglen);
+}
+
+/* keep: the new root's descriptor stays open (ws_sandbox_mount() goes on). */
+static int
+ws__mount_base(bool rprivate, bool virt, long long tmp_size,
+	       const char *priv_real, bool keep, char *msg, size_t msglen)
+{
+	char target[WS__TARGET_LEN];
+	int rc;
+
+	if (rprivate && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return ws__fail(msg, msglen, "mount --make-rprivate", "/", errno);
-	/* In a user namespace the trees are copied here, before the new
-	 * root's tmpfs hides /tmp. */
-	if (p->userns && ws_sandbox_plan_trees(p) < 0) {
-		snprintf(msg, msglen, "%s", ws_error_last());
-		return -EPERM;
-	}
 	/* The virtual view's root takes the command's new top-level names
 	 * (copied into the workspace afterwards): RAM no rlimit counts,
 	 * bounded as /tmp is (--tmp-size). */
-	snprintf(target, sizeof(target), "mode=0755,size=%lld",
-		 p->virt && p->tmp_size > 0 ? p->tmp_size : 1024LL * 1024);
+	snprintf(target, WS__TARGET_LEN, "mode=0755,size=%lld",
+		 virt && tmp_size > 0 ? tmp_size : 1024LL * 1024);
 	if (mount("tmpfs", WS__NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
 		  target) < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", WS__NEWROOT, errno);
 	ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rc = ws__mount_base_rest(virt, tmp_size, priv_real, target, msg, msglen);
+	if (!keep && ws__newroot_fd >= 0) {
+		close(ws__newroot_fd);
+		ws__newroot_fd = -1;
+	}
+	return rc;
+}
+
+/* The rest of ws_sandbox_mount_base(), below the new root's descriptor. */
+static int
+ws__mount_base_rest(bool virt, long long tmp_size, const char *priv_real,
+		    char *target, char *msg, size_t msglen)
+{
+	int rc;
+
 	/*
 	 * A private /tmp, and the empty sources of the masks.  Its pages are
 	 * memory that no rlimit of the command counts: bounded by the plan
 	 * (--tmp-size, limits.tmp_size; never 0, which tmpfs takes as no
 	 * bound), so that a write past it is ENOSPC in the command.
 	 */
-	snprintf(target, sizeof(target), "mode=1777,size=%lld",
-		 p->tmp_size > 0 ? p->tmp_size : 1024LL * 1024);
+	snprintf(target, WS__TARGET_LEN, "mode=1777,size=%lld",
+		 tmp_size > 0 ? tmp_size : 1024LL * 1024);
 	if (ws__mkdirs(WS__NEWROOT "/tmp") < 0 ||
 	    mount("tmpfs", WS__NEWROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
 		  target) < 0)
 		return ws__fail(msg, msglen, "mount tmpfs", "/tmp", errno);
 	/* HOME and TMPDIR in the private /tmp (see ws_run()). */
-	if (p->priv_fd < 0 && p->priv_real != NULL) {
+	if (priv_real != NULL) {
 		static const char *const sub[] = {"/home", "/tmp"};
 
 		for (size_t i = 0; i < 2; i++) {
-			snprintf(target, sizeof(target), WS__NEWROOT "%s%s",
-				 p->priv_real, sub[i]);
+			snprintf(target, WS__TARGET_LEN, WS__NEWROOT "%s%s",
+				 priv_real, sub[i]);
 			if ((rc = ws__mkdirs(target)) < 0 || chmod(target, 0700) < 0)
 				return ws__fail(msg, msglen, "mkdir", target,
 						rc < 0 ? -rc : errno);
@@ -1586,9 +1620,39 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		return rc;
 	if (ws__mkdirs(WS__NEWROOT "/proc") < 0 ||
 	    mount("proc", WS__NEWROOT "/proc", "proc",
-		  MS_NOSUID | MS_NODEV | MS_NOEXEC | (p->virt ? MS_RDONLY : 0),
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC | (virt ? MS_RDONLY : 0),
 		  NULL) < 0)
 		return ws__fail(msg, msglen, "mount", "/proc", errno);
+	return 0;
+}
+
+int
+ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
+		 size_t msglen)
+{
+	char target[4352];
+	struct stat want, got;
+	int rc = 0, fd;
+
+	*cwd_fd = -1;
+	/* In a user namespace the trees are copied here, before the new
+	 * root's tmpfs hides /tmp. */
+	if (p->userns) {
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			return ws__fail(msg, msglen, "mount --make-rprivate", "/",
+					errno);
+		if (ws_sandbox_plan_trees(p) < 0) {
+			snprintf(msg, msglen, "%s", ws_error_last());
+			return -EPERM;
+		}
+	}
+	if (!p->base_ready &&
+	    (rc = ws__mount_base(!p->userns, p->virt, p->tmp_size,
+				 p->priv_fd < 0 ? p->priv_real : NULL, true, msg,
+				 msglen)) < 0)
+		return rc;
+	if (ws__newroot_fd < 0)
+		ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/*
 	 * Two passes over the plan: the virtual view's stage and the
 	 * workspace's top-level entries first; then the rest, in the plan's

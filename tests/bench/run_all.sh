@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 bin=$(bench_bin)
-for b in wspath wsread wsls wswrite wsgrep policy wsrun mcp audit history; do
+for b in wspath wsread wsls wswrite wsgrep policy wsrun mcp mcp_run audit history; do
 	echo "=== bench_$b"
 	case $b in
 	wsls) bash "$here/bench_wsls.sh" "$(dirname "$bin")" ;;

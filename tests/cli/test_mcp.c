@@ -75,6 +75,8 @@ now_ms(void)
  * checks of what a command does hold in the real view (issue 24).
  */
 static bool keep_virtual;
+/* The next servers run commands in the real view (WS_VIEW=real). */
+static bool force_real;
 
 /* Start "wstools mcp ARGS..." (NULL-terminated), WS_* cleared. */
 static void
@@ -83,7 +85,7 @@ mcp_startv(struct mcp *m, const char *const *args)
 	int in[2], out[2];
 	const char *av[32];
 	size_t n = 0;
-	bool view_real = !keep_virtual && !wst_layer("", "mountns");
+	bool view_real = force_real || (!keep_virtual && !wst_layer("", "mountns"));
 
 	memset(m, 0, sizeof(*m));
 	ck_assert_int_eq(pipe(in), 0);
@@ -4002,12 +4004,288 @@ START_TEST(remembered_policy_swapped_under_calls)
 }
 END_TEST
 
+/* ---- Namespaces made ahead of the call (issues 20, 21) -------------- */
+
+/*
+ * Perl scripts for the commands.  listen.pl binds and listens on an
+ * abstract UNIX socket (the network namespace's), checks that it can
+ * reach it itself (so that "UNREACHED" later means something), then
+ * leaves a child holding it that tries to outlive the call: a session of
+ * its own, SIGTERM and SIGHUP ignored, a name to find it by.  With
+ * argument "hold" the command itself waits (a timeout ends it).
+ * probe.pl says whether the name is reachable; conc.pl binds a name that
+ * a concurrent call binds too, and holds it.
+ */
+static void
+write_socket_scripts(void)
+{
+	wst_write(T, "ws/listen.pl",
+		  "use Socket; use POSIX; $| = 1;\n"
+		  "socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\";\n"
+		  "bind($s, pack_sockaddr_un(\"\\0wst-ahead-abs\")) or die \"bind: $!\";\n"
+		  "listen($s, 5) or die \"listen: $!\";\n"
+		  "socket(my $c, AF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\";\n"
+		  "print connect($c, pack_sockaddr_un(\"\\0wst-ahead-abs\")) ?\n"
+		  "    \"SELF-REACHED\\n\" : \"SELF-UNREACHED $!\\n\";\n"
+		  "my $pid = fork();\n"
+		  "if ($pid == 0) {\n"
+		  "    POSIX::setsid(); $SIG{TERM} = 'IGNORE'; $SIG{HUP} = 'IGNORE';\n"
+		  "    $0 = 'wst-ahead-daemon'; sleep 60; exit 0;\n"
+		  "}\n"
+		  "print \"BOUND\\n\";\n"
+		  "sleep 60 if @ARGV && $ARGV[0] eq 'hold';\n");
+	wst_write(T, "ws/probe.pl",
+		  "use Socket;\n"
+		  "socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\";\n"
+		  "print connect($s, pack_sockaddr_un(\"\\0wst-ahead-abs\")) ?\n"
+		  "    \"REACHED\\n\" : \"UNREACHED $!\\n\";\n");
+	wst_write(T, "ws/conc.pl",
+		  "use Socket;\n"
+		  "socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\";\n"
+		  "print bind($s, pack_sockaddr_un(\"\\0wst-ahead-conc\")) ?\n"
+		  "    \"BIND-OK\\n\" : \"BIND-FAILED $!\\n\";\n"
+		  "socket(my $t, AF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\";\n"
+		  "print bind($t, pack_sockaddr_un(\"\\0wst-ahead-conc\")) ?\n"
+		  "    \"REBIND-OK\\n\" : \"REBIND-FAILED\\n\";\n"
+		  "print 'NS ', readlink('/proc/self/ns/net'), \"\\n\";\n"
+		  "select(undef, undef, undef, 1.5);\n");
+}
+
+/* Whether a process named wst-ahead-daemon lives anywhere on the host. */
+static bool
+daemon_alive(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(d);
+	while (!found && (e = readdir(d)) != NULL) {
+		char path[300], buf[64] = "";
+		int fd;
+		ssize_t n;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			found = strncmp(buf, "wst-ahead-daemon", 16) == 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* The stdout of a run_command result (structuredContent). */
+static const char *
+run_stdout(const cJSON *res)
+{
+	const char *o = cJSON_GetStringValue(sc(res, "stdout"));
+
+	ck_assert_msg(o != NULL, "no stdout: %s", text_of(res));
+	return o;
+}
+
+/*
+ * Sequential calls of one server, in both views: a listener on an
+ * abstract socket that call 1 leaves behind, in a child that tried to
+ * outlive it, is gone with call 1 and unreachable from call 2 (each call
+ * has a network namespace of its own, made ahead of it and never
+ * reused); the same after a call that timed out with the listener still
+ * held.  And the server keeps the next call's init ready, in namespaces
+ * of its own (a child of the server whose network namespace is not the
+ * server's).
+ */
+START_TEST(run_command_namespaces_apart)
+{
+	if (!wst_layer("", "netns") || !wst_layer("", "pidns")) {
+		fprintf(stderr, "run_command_namespaces_apart: not checked (%s)\n",
+			wst_layer_why("", "netns"));
+		return;
+	}
+	write_socket_scripts();
+	for (int view = 0; view < 2; view++) {
+		struct mcp m;
+		cJSON *resp, *res;
+		int id = 2, spare_pid = 0;
+		bool spare = false;
+		char self_ns[64] = "", path[300];
+		ssize_t n;
+
+		force_real = view == 1;
+		mcp_start(&m, W);
+		force_real = false;
+		handshake(&m, NULL);
+		/* A first call: the server learns what its calls need. */
+		res = call(&m, id++, "run_command", "{\"command\":[\"true\"]}", &resp);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		cJSON_Delete(resp);
+		for (int round = 0; round < 3; round++) {
+			bool hold = round == 2;
+
+			res = call(&m, id++, "run_command", hold ?
+				   "{\"command\":[\"perl\",\"listen.pl\",\"hold\"],"
+				   "\"timeout\":1}" :
+				   "{\"command\":[\"perl\",\"listen.pl\"]}", &resp);
+			if (hold) {
+				ck_assert_msg(cJSON_IsTrue(sc(res, "timed_out")), "%s",
+					      text_of(res));
+			} else {
+				ck_assert_msg(!is_error(res), "%s", text_of(res));
+				ck_assert_int_eq((int)cJSON_GetNumberValue(sc(res, "exit_code")), 0);
+			}
+			ck_assert_msg(strstr(run_stdout(res), "SELF-REACHED") != NULL &&
+				      strstr(run_stdout(res), "BOUND") != NULL,
+				      "view %d: %s", view, run_stdout(res));
+			cJSON_Delete(resp);
+			/* Nothing of call 1 is left alive. */
+			ck_assert_msg(!daemon_alive(), "view %d round %d: the listener's "
+				      "process outlived its call", view, round);
+			res = call(&m, id++, "run_command", "{\"command\":[\"perl\",\"probe.pl\"]}",
+				   &resp);
+			ck_assert_msg(!is_error(res), "%s", text_of(res));
+			ck_assert_msg(strstr(run_stdout(res), "UNREACHED") != NULL,
+				      "view %d round %d: call 1's listener reached from "
+				      "call 2: %s", view, round, run_stdout(res));
+			cJSON_Delete(resp);
+		}
+		/* The next call's init, made ahead: its own network namespace. */
+		n = readlink("/proc/self/ns/net", self_ns, sizeof(self_ns) - 1);
+		ck_assert_int_gt(n, 0);
+		self_ns[n] = '\0';
+		for (int i = 0; i < 250 && !spare && geteuid() == 0 &&
+		     WST_SLOWDOWN_BUILD == 1; i++) {
+			DIR *d;
+			struct dirent *e;
+
+			snprintf(path, sizeof(path), "/proc/%d/task", (int)m.pid);
+			d = opendir(path);
+			while (d != NULL && !spare && (e = readdir(d)) != NULL) {
+				FILE *f;
+				int child;
+
+				if (e->d_name[0] == '.')
+					continue;
+				snprintf(path, sizeof(path), "/proc/%d/task/%s/children",
+					 (int)m.pid, e->d_name);
+				if ((f = fopen(path, "r")) == NULL)
+					continue;
+				while (!spare && fscanf(f, "%d", &child) == 1) {
+					char ns[64] = "";
+
+					snprintf(path, sizeof(path), "/proc/%d/ns/net", child);
+					n = readlink(path, ns, sizeof(ns) - 1);
+					if (n > 0) {
+						ns[n] = '\0';
+						spare = strcmp(ns, self_ns) != 0;
+						spare_pid = child;
+					}
+				}
+				fclose(f);
+			}
+			if (d != NULL)
+				closedir(d);
+			if (!spare)
+				usleep(20000);
+		}
+		ck_assert_msg(spare || geteuid() != 0 || WST_SLOWDOWN_BUILD != 1,
+			      "view %d: no init made ahead of the next call", view);
+		if (view == 0 || !spare) {
+			ck_assert_int_eq(mcp_close(&m), 0);
+			continue;
+		}
+		/* A server killed outright takes its waiting init along. */
+		ck_assert_int_eq(kill(m.pid, SIGKILL), 0);
+		ck_assert_int_eq(waitpid(m.pid, NULL, 0), m.pid);
+		for (int i = 0; i < 250 && spare; i++) {
+			char st[512] = "";
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/%d/stat", spare_pid);
+			if ((f = fopen(path, "r")) == NULL)
+				break;
+			if (fgets(st, sizeof(st), f) == NULL || strstr(st, ") Z ") != NULL)
+				spare = false;
+			fclose(f);
+			if (spare)
+				usleep(20000);
+		}
+		ck_assert_msg(!spare || access(path, F_OK) != 0,
+			      "the init made ahead (%d) outlived its server", spare_pid);
+		close(m.in);
+		close(m.out);
+		free(m.buf);
+	}
+}
+END_TEST
+
+/*
+ * Two calls side by side, each with a network namespace of its own: both
+ * bind the same abstract name (in one namespace the second bind fails,
+ * as the command's own second bind shows), and their namespaces differ.
+ */
+START_TEST(run_command_concurrent_namespaces)
+{
+	struct mcp m;
+	char ns[2][64] = {"", ""};
+	int answered = 0;
+
+	if (!wst_layer("", "netns") || !wst_layer("", "pidns")) {
+		fprintf(stderr, "run_command_concurrent_namespaces: not checked (%s)\n",
+			wst_layer_why("", "netns"));
+		return;
+	}
+	write_socket_scripts();
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	cJSON_Delete(rpc(&m, 2, "ping", NULL));
+	/* Twice: the first pair learns, the second may use inits made ahead. */
+	for (int pair = 0; pair < 2; pair++) {
+		int a = 10 + 2 * pair, b = a + 1;
+
+		answered = 0;
+		send_call(&m, a, "run_command", "{\"command\":[\"perl\",\"conc.pl\"]}", NULL);
+		send_call(&m, b, "run_command", "{\"command\":[\"perl\",\"conc.pl\"]}", NULL);
+		while (answered < 2) {
+			cJSON *j = must_recv(&m, 20000, "the two commands");
+			const cJSON *res = cJSON_GetObjectItem(j, "result");
+			const char *o, *p;
+			int k = is_id(j, a) ? 0 : is_id(j, b) ? 1 : -1;
+
+			if (k < 0) {
+				cJSON_Delete(j);
+				continue;
+			}
+			ck_assert_msg(!is_error(res), "%s", text_of(res));
+			o = run_stdout(res);
+			ck_assert_msg(strstr(o, "BIND-OK") != NULL, "pair %d: a concurrent "
+				      "call's abstract socket is in this call's "
+				      "namespace: %s", pair, o);
+			ck_assert_msg(strstr(o, "REBIND-FAILED") != NULL, "%s", o);
+			ck_assert_ptr_nonnull(p = strstr(o, "NS net:["));
+			snprintf(ns[k], sizeof(ns[k]), "%.*s", (int)strcspn(p, "\n"), p);
+			answered++;
+			cJSON_Delete(j);
+		}
+		ck_assert_msg(strcmp(ns[0], ns[1]) != 0, "pair %d: one network "
+			      "namespace for two concurrent calls: %s", pair, ns[0]);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
 	Suite *s = suite_create("cli-mcp");
 	TCase *tc = tcase_create("core");
 	TCase *slow = tcase_create("long");
+	TCase *ahead = tcase_create("ahead");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, handshake_versions);
@@ -4067,6 +4345,11 @@ suite(void)
 	tcase_add_test(slow, remembered_policy_errors_in_place);
 	tcase_add_test(slow, remembered_detection_rechecked);
 	suite_add_tcase(s, slow);
+	tcase_add_checked_fixture(ahead, setup, teardown);
+	tcase_set_timeout(ahead, 300);
+	tcase_add_test(ahead, run_command_namespaces_apart);
+	tcase_add_test(ahead, run_command_concurrent_namespaces);
+	suite_add_tcase(s, ahead);
 	return s;
 }
 

@@ -197,6 +197,23 @@ int ws_run_detach_environ(void);
 void ws_run_exit_soon(void);
 
 /*
+ * For a long-running caller that runs many commands (wstools mcp): a
+ * thread that makes each call's namespace init ahead of the call (new
+ * PID, mount and network namespaces, blocked until a call takes it), so
+ * that the kernel's cost of making them, and of tearing them down after
+ * the command, falls between calls.  Each init serves one call and ends
+ * with its command's tree: no namespace is shared between calls,
+ * concurrent or not.  Used only where the init shares this process's
+ * memory (after ws_run_detach_environ(), as root, not under a
+ * sanitizer); NULL elsewhere, with WS_RUN_AHEAD=0 in the environment
+ * (benchmarks), or when one runs already in this process.  Stop it
+ * (safe on NULL) after the last ws_run() of the process has returned.
+ */
+struct ws_run_ahead;
+struct ws_run_ahead *ws_run_ahead_start(void);
+void ws_run_ahead_stop(struct ws_run_ahead *a);
+
+/*
  * Run a command per o in workspace ws, filling r (freed with
  * ws_run_free()).  Returns 0 when the command ran, whatever its status
  * (r->status is then the exit status wsrun gives), or a negative error:

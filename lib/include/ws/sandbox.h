@@ -177,6 +177,9 @@ struct ws_sandbox_plan {
 	 */
 	bool virt;
 	char *cwd_in;
+	/* ws_sandbox_mount_base() was done already, for this plan's view
+	 * and tmp_size, by an init made ahead of its call (lib/run.c). */
+	bool base_ready;
 };
 
 /* Order the plan's paths deeper after shallower (stable), so that in the
@@ -228,6 +231,17 @@ void ws_sandbox_plan_free(struct ws_sandbox_plan *p);
  */
 int ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		     size_t msglen);
+
+/*
+ * The part of ws_sandbox_mount() that depends on no call, only on the
+ * view (virt) and the private /tmp's size: "/" made private (rprivate),
+ * the new root's tmpfs, the private /tmp with HOME and TMPDIR under
+ * priv_real (NULL: not there), the masks' empty sources, /dev, a fresh
+ * /proc.  In the new mount and PID namespaces; holds no descriptor when
+ * it returns.  0 or -errno with msg filled.
+ */
+int ws_sandbox_mount_base(bool rprivate, bool virt, long long tmp_size,
+			  const char *priv_real, char *msg, size_t msglen);
 
 /* Bring the loopback interface up (in a new network namespace). */
 int ws_sandbox_loopback_up(void);
