@@ -69,6 +69,31 @@ if shutil.which("rg"):
                  [tool("wsgrep"), "--workspace", grep_dir, "-c", "PM_RESUME"],
                  "rg", ["rg", "-c", "--no-require-git", "PM_RESUME", grep_dir]))
 if shutil.which("bwrap"):
+    # The views (issue 19): the workspace at / (wsrun's default) against
+    # bwrap doing that job on a copy of the workspace (its mount points
+    # land in the workspace it binds at /, which is why wsrun does not
+    # build the view that way), and the real view.  20 top-level entries.
+    vws = os.path.join(tmp, "vws")
+    os.makedirs(vws)
+    for i in range(20):
+        if i % 2:
+            os.makedirs(os.path.join(vws, "d%d" % i))
+        else:
+            open(os.path.join(vws, "f%d" % i), "w").close()
+    bwcopy = os.path.join(tmp, "bwvws")
+    shutil.copytree(vws, bwcopy, symlinks=True)
+    bwv = ["bwrap", "--bind", bwcopy, "/"]
+    for d in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt"):
+        if os.path.isdir("/" + d):
+            bwv += ["--ro-bind", "/" + d, "/" + d]
+    bwv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--unshare-pid",
+            "--unshare-net", "--die-with-parent", "/usr/bin/true"]
+    rows.append(("run `true`, the workspace at / (20 entries)", "wsrun --view virtual",
+                 [tool("wsrun"), "--workspace", vws, "--view", "virtual", "true"],
+                 "bwrap", bwv))
+    rows.append(("run `true`, the workspace at its real path", "wsrun --view real",
+                 [tool("wsrun"), "--workspace", vws, "--view", "real", "true"],
+                 "bwrap", bwv))
     rows.append(("run `true` in a sandbox", "wsrun", [tool("wsrun"), "true"],
                  "bwrap", ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev",
                            "--proc", "/proc", "--unshare-net", "--unshare-pid",
