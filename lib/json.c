@@ -3,12 +3,84 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ws/error.h"
 #include "ws/path.h"
+
+#if defined(__SSE2__) && !defined(WS_JSON_NO_SIMD)
+#include <emmintrin.h>
+#endif
+
+/*
+ * Everything the writer writes goes through a small buffer on the stack
+ * of the call that writes it, and leaves at the end of that call in one
+ * write: a key, its comma and its value cost one stdio call, and a
+ * string's escapes a store each, not a stdio call each (escaping was
+ * most of a read_file call through MCP, issue 20).  Nothing stays
+ * buffered between calls, so a caller may write to jw->f itself between
+ * two of them.
+ */
+#define WS__OB_SIZE 2048
+
+struct ws__ob {
+	struct ws_jw *jw;
+	size_t n;
+	char p[WS__OB_SIZE];
+};
+
+static void
+ws__write(struct ws_jw *jw, const char *s, size_t n)
+{
+	if (n == 0)
+		return;
+	if (jw->buf != NULL)
+		ws_jbuf_put(jw->buf, s, n);
+	else
+		fwrite_unlocked(s, 1, n, jw->f);
+}
+
+static void
+ws__ob_flush(struct ws__ob *o)
+{
+	ws__write(o->jw, o->p, o->n);
+	o->n = 0;
+}
+
+/* Room for k more bytes (k <= WS__OB_SIZE). */
+static inline void
+ws__ob_room(struct ws__ob *o, size_t k)
+{
+	if (WS__OB_SIZE - o->n < k)
+		ws__ob_flush(o);
+}
+
+static inline void
+ws__ob_c(struct ws__ob *o, char c)
+{
+	ws__ob_room(o, 1);
+	o->p[o->n++] = c;
+}
+
+/* n bytes; a long run goes out as it is rather than through the buffer. */
+static void
+ws__ob_put(struct ws__ob *o, const char *s, size_t n)
+{
+	if (n > WS__OB_SIZE - o->n) {
+		ws__ob_flush(o);
+		if (n >= WS__OB_SIZE / 2) {
+			ws__write(o->jw, s, n);
+			return;
+		}
+	}
+	memcpy(o->p + o->n, s, n);
+	o->n += n;
+}
+
+#define ws__ob_lit(o, s) ws__ob_put((o), (s), sizeof(s) - 1)
 
 void
 ws_jw_init(struct ws_jw *jw, FILE *f)
@@ -17,9 +89,16 @@ ws_jw_init(struct ws_jw *jw, FILE *f)
 	jw->f = f;
 }
 
-/* Write the comma that separates this value from the previous one. */
+void
+ws_jw_init_buf(struct ws_jw *jw, struct ws_jbuf *b)
+{
+	memset(jw, 0, sizeof(*jw));
+	jw->buf = b;
+}
+
+/* The comma that separates this value from the previous one. */
 static void
-ws__sep(struct ws_jw *jw)
+ws__sep(struct ws_jw *jw, struct ws__ob *o)
 {
 	if (jw->after_key) {
 		jw->after_key = false;
@@ -27,27 +106,32 @@ ws__sep(struct ws_jw *jw)
 	}
 	if (jw->depth > 0) {
 		if (!jw->first[jw->depth])
-			putc_unlocked(',', jw->f);
+			ws__ob_c(o, ',');
 		jw->first[jw->depth] = false;
 	}
 }
 
 static void
-ws__open(struct ws_jw *jw, int c)
+ws__open(struct ws_jw *jw, char c)
 {
-	ws__sep(jw);
-	putc_unlocked(c, jw->f);
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__sep(jw, &o);
+	o.p[o.n++] = c;
+	ws__ob_flush(&o);
 	if (jw->depth < WS_JW_MAXDEPTH - 1)
 		jw->depth++;
 	jw->first[jw->depth] = true;
 }
 
 static void
-ws__close(struct ws_jw *jw, int c)
+ws__close(struct ws_jw *jw, char c)
 {
 	if (jw->depth > 0)
 		jw->depth--;
-	putc_unlocked(c, jw->f);
+	ws__write(jw, &c, 1);
 }
 
 void ws_jw_obj(struct ws_jw *jw) { ws__open(jw, '{'); }
@@ -55,88 +139,206 @@ void ws_jw_obj_end(struct ws_jw *jw) { ws__close(jw, '}'); }
 void ws_jw_arr(struct ws_jw *jw) { ws__open(jw, '['); }
 void ws_jw_arr_end(struct ws_jw *jw) { ws__close(jw, ']'); }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+/* A byte written as it is: printable ASCII other than '"' and '\\'. */
+static inline bool
+ws__plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/*
+ * How many bytes from s need no work (ws__plain), found a block at a
+ * time: 16 bytes with SSE2 (part of x86_64), else 8 in a word.  A load
+ * never reaches past s + n: the last bytes are looked at one by one.
+ */
+static size_t
+ws__clean(const unsigned char *s, size_t n)
+{
+	const uint64_t lo = UINT64_C(0x0101010101010101);
+	const uint64_t hi = UINT64_C(0x8080808080808080);
+	size_t i = 0;
+
+#if defined(__SSE2__) && !defined(WS_JSON_NO_SIMD)
+	const __m128i sp = _mm_set1_epi8(0x20);
+	const __m128i qu = _mm_set1_epi8('"');
+	const __m128i bs = _mm_set1_epi8('\\');
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		/* Compared as signed bytes, 0x80 and up are below 0x20 too. */
+		__m128i m = _mm_or_si128(_mm_cmplt_epi8(v, sp),
+					 _mm_or_si128(_mm_cmpeq_epi8(v, qu),
+						      _mm_cmpeq_epi8(v, bs)));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+
+		if (bits != 0)
+			return i + (size_t)__builtin_ctz(bits);
+	}
+#endif
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, q, b;
+
+		memcpy(&w, s + i, 8);
+		q = w ^ (lo * '"');
+		b = w ^ (lo * '\\');
+		/*
+		 * Some byte has its high bit set, is below 0x20, or is '"'
+		 * or '\\' (a zero byte in q or b): the bytes are then looked
+		 * at one by one, which also says which one it is.
+		 */
+		if ((w | ((w - lo * 0x20) & ~w) | ((q - lo) & ~q) |
+		     ((b - lo) & ~b)) & hi)
+			break;
+	}
+	while (i < n && ws__plain(s[i]))
+		i++;
+	return i;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (s[0] >= 0x80, at most n
+ * bytes), or 0: overlong forms, surrogates, values past U+10FFFF and a
+ * sequence cut short are not valid (as ws_utf8_valid()).
+ */
 static size_t
 ws__utf8_seq(const unsigned char *s, size_t n)
 {
+	unsigned c = s[0];
+	uint32_t cp, min;
 	size_t len;
 
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
+	if ((c & 0xe0) == 0xc0) {
 		len = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
+		cp = c & 0x1f;
+		min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
 		len = 3;
-	else if ((s[0] & 0xf8) == 0xf0)
+		cp = c & 0x0f;
+		min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
 		len = 4;
-	else
+		cp = c & 0x07;
+		min = 0x10000;
+	} else {
 		return 0;
+	}
 	if (len > n)
 		return 0;
-	return ws_utf8_valid((const char *)s, len) ? len : 0;
+	for (size_t j = 1; j < len; j++) {
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[j] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
 }
 
-static void
-ws__string(FILE *f, const char *str, size_t n)
+/*
+ * s[0..n) as a JSON string: '"', '\\', \n, \r and \t escaped as such,
+ * other control bytes (NUL too) as \u00XX, valid UTF-8 as it is, and
+ * U+FFFD in place of each byte that is not part of a valid sequence.
+ * Returns whether s was valid UTF-8 (nothing replaced).
+ */
+static bool
+ws__string(struct ws__ob *o, const char *str, size_t n)
 {
+	static const char hx[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
+	size_t i = 0;
+	bool valid = true;
 
-	putc_unlocked('"', f);
+	ws__ob_c(o, '"');
 	while (i < n) {
-		unsigned char c = s[i];
-		size_t l;
+		size_t k = ws__clean(s + i, n - i);
+		unsigned char c;
+		char *p;
 
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			i++;
-			run++;
+		if (k > 0) {
+			ws__ob_put(o, str + i, k);
+			i += k;
+			if (i == n)
+				break;
+		}
+		c = s[i];
+		if (c >= 0x80) {
+			/* A run of non-ASCII characters stays here. */
+			do {
+				size_t l = ws__utf8_seq(s + i, n - i);
+
+				ws__ob_room(o, 4);
+				p = o->p + o->n;
+				if (l == 0) {
+					/* U+FFFD for a bad byte. */
+					p[0] = (char)0xef;
+					p[1] = (char)0xbf;
+					p[2] = (char)0xbd;
+					o->n += 3;
+					valid = false;
+					i++;
+				} else {
+					memcpy(p, s + i, l);
+					o->n += l;
+					i += l;
+				}
+			} while (i < n && s[i] >= 0x80);
 			continue;
 		}
-		if (run) {
-			fwrite_unlocked(s + i - run, 1, run, f);
-			run = 0;
-		}
+		ws__ob_room(o, 6);
+		p = o->p + o->n;
+		p[0] = '\\';
 		switch (c) {
-		case '"': fputs_unlocked("\\\"", f); i++; continue;
-		case '\\': fputs_unlocked("\\\\", f); i++; continue;
-		case '\n': fputs_unlocked("\\n", f); i++; continue;
-		case '\r': fputs_unlocked("\\r", f); i++; continue;
-		case '\t': fputs_unlocked("\\t", f); i++; continue;
-		default: break;
+		case '"': p[1] = '"'; o->n += 2; break;
+		case '\\': p[1] = '\\'; o->n += 2; break;
+		case '\n': p[1] = 'n'; o->n += 2; break;
+		case '\r': p[1] = 'r'; o->n += 2; break;
+		case '\t': p[1] = 't'; o->n += 2; break;
+		default:
+			p[1] = 'u';
+			p[2] = '0';
+			p[3] = '0';
+			p[4] = hx[c >> 4];
+			p[5] = hx[c & 15];
+			o->n += 6;
+			break;
 		}
-		if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-			i++;
-			continue;
-		}
-		l = ws__utf8_seq(s + i, n - i);
-		if (l == 0) {
-			fputs_unlocked("\xef\xbf\xbd", f); /* U+FFFD for a bad byte */
-			i++;
-			continue;
-		}
-		fwrite_unlocked(s + i, 1, l, f);
-		i += l;
+		i++;
 	}
-	if (run)
-		fwrite_unlocked(s + i - run, 1, run, f);
-	putc_unlocked('"', f);
+	ws__ob_c(o, '"');
+	return valid;
+}
+
+/* The separator and "key": into o. */
+static void
+ws__key(struct ws_jw *jw, struct ws__ob *o, const char *key)
+{
+	ws__sep(jw, o);
+	ws__string(o, key, strlen(key));
+	ws__ob_c(o, ':');
 }
 
 void
 ws_jw_key(struct ws_jw *jw, const char *key)
 {
-	ws__sep(jw);
-	ws__string(jw->f, key, strlen(key));
-	putc_unlocked(':', jw->f);
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__key(jw, &o, key);
+	ws__ob_flush(&o);
 	jw->after_key = true;
 }
 
 void
 ws_jw_strn(struct ws_jw *jw, const char *s, size_t n)
 {
-	ws__sep(jw);
-	ws__string(jw->f, s, n);
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__sep(jw, &o);
+	ws__string(&o, s, n);
+	ws__ob_flush(&o);
 }
 
 void
@@ -149,60 +351,117 @@ ws_jw_str(struct ws_jw *jw, const char *s)
 	ws_jw_strn(jw, s, strlen(s));
 }
 
+/* v in decimal, as "%lld" writes it. */
+static void
+ws__int(struct ws__ob *o, long long v)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+				       (unsigned long long)v;
+
+	do
+		d[--i] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		d[--i] = '-';
+	ws__ob_put(o, d + i, sizeof(d) - (size_t)i);
+}
+
 void
 ws_jw_int(struct ws_jw *jw, long long v)
 {
-	ws__sep(jw);
-	fprintf(jw->f, "%lld", v);
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__sep(jw, &o);
+	ws__int(&o, v);
+	ws__ob_flush(&o);
 }
 
 void
 ws_jw_bool(struct ws_jw *jw, bool v)
 {
-	ws__sep(jw);
-	fputs_unlocked(v ? "true" : "false", jw->f);
+	ws_jw_rawn(jw, v ? "true" : "false", v ? 4 : 5);
 }
 
 void
 ws_jw_null(struct ws_jw *jw)
 {
-	ws__sep(jw);
-	fputs_unlocked("null", jw->f);
+	ws_jw_rawn(jw, "null", 4);
 }
 
 void
 ws_jw_raw(struct ws_jw *jw, const char *json)
 {
-	ws__sep(jw);
-	fputs_unlocked(json, jw->f);
+	ws_jw_rawn(jw, json, strlen(json));
+}
+
+void
+ws_jw_rawn(struct ws_jw *jw, const char *json, size_t n)
+{
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__sep(jw, &o);
+	ws__ob_put(&o, json, n);
+	ws__ob_flush(&o);
 }
 
 void
 ws_jw_kstr(struct ws_jw *jw, const char *key, const char *s)
 {
-	ws_jw_key(jw, key);
-	ws_jw_str(jw, s);
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__key(jw, &o, key);
+	if (s == NULL)
+		ws__ob_lit(&o, "null");
+	else
+		ws__string(&o, s, strlen(s));
+	ws__ob_flush(&o);
 }
 
 void
 ws_jw_kint(struct ws_jw *jw, const char *key, long long v)
 {
-	ws_jw_key(jw, key);
-	ws_jw_int(jw, v);
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__key(jw, &o, key);
+	ws__int(&o, v);
+	ws__ob_flush(&o);
 }
 
 void
 ws_jw_kbool(struct ws_jw *jw, const char *key, bool v)
 {
-	ws_jw_key(jw, key);
-	ws_jw_bool(jw, v);
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__key(jw, &o, key);
+	if (v)
+		ws__ob_lit(&o, "true");
+	else
+		ws__ob_lit(&o, "false");
+	ws__ob_flush(&o);
 }
 
 void
 ws_jw_knull(struct ws_jw *jw, const char *key)
 {
-	ws_jw_key(jw, key);
-	ws_jw_null(jw);
+	struct ws__ob o;
+
+	o.jw = jw;
+	o.n = 0;
+	ws__key(jw, &o, key);
+	ws__ob_lit(&o, "null");
+	ws__ob_flush(&o);
 }
 
 static const char ws__b64[] =
@@ -244,30 +503,44 @@ void
 ws_jw_base64(struct ws_jw *jw, const void *data, size_t n)
 {
 	const unsigned char *d = data;
-	char buf[4096];
+	struct ws__ob o;
 
-	ws__sep(jw);
-	putc_unlocked('"', jw->f);
+	o.jw = jw;
+	o.n = 0;
+	ws__sep(jw, &o);
+	ws__ob_c(&o, '"');
 	while (n > 0) {
-		size_t take = n > 3072 ? 3072 : n;
+		size_t take = n > 1536 ? 1536 : n;
 
-		fwrite_unlocked(buf, 1, ws__b64_chunk(d, take, buf), jw->f);
+		/* 4 bytes out for 3 in: 2048 for 1536. */
+		ws__ob_room(&o, (take + 2) / 3 * 4);
+		o.n += ws__b64_chunk(d, take, o.p + o.n);
 		d += take;
 		n -= take;
 	}
-	putc_unlocked('"', jw->f);
+	ws__ob_c(&o, '"');
+	ws__ob_flush(&o);
 }
 
 void
 ws_jw_kname(struct ws_jw *jw, const char *key, const char *s)
 {
+	struct ws__ob o;
 	size_t n;
+	bool valid;
 
-	ws_jw_kstr(jw, key, s);
-	if (s == NULL)
+	if (s == NULL) {
+		ws_jw_kstr(jw, key, NULL);
 		return;
+	}
 	n = strlen(s);
-	if (!ws_utf8_valid(s, n)) {
+	o.jw = jw;
+	o.n = 0;
+	ws__key(jw, &o, key);
+	/* The escaping says whether the name is UTF-8: no second pass. */
+	valid = ws__string(&o, s, n);
+	ws__ob_flush(&o);
+	if (!valid) {
 		char k[64];
 
 		snprintf(k, sizeof(k), "%s_bytes", key);
