@@ -147,53 +147,62 @@ ws__plain(unsigned char c)
 }
 
 /*
- * How many bytes from s need no work (ws__plain), found a block at a
- * time: 16 bytes with SSE2 (part of x86_64), else 8 in a word.  A load
- * never reaches past s + n: the last bytes are looked at one by one.
+ * The bytes that need work are found a block at a time: 16 bytes with
+ * SSE2 (part of x86_64), 8 in a word elsewhere and for shorter tails.
+ * Each block is copied to the output as it is looked at (d has room for
+ * it); the caller keeps the clean bytes and writes over the rest.  A
+ * block is only loaded whole within the input: the last few bytes are
+ * looked at one by one.  Each returns the index of the first byte that
+ * needs work, or the block's size.
  */
-static size_t
-ws__clean(const unsigned char *s, size_t n)
+static inline unsigned
+ws__blk8(char *d, const unsigned char *s)
 {
 	const uint64_t lo = UINT64_C(0x0101010101010101);
 	const uint64_t hi = UINT64_C(0x8080808080808080);
-	size_t i = 0;
+	uint64_t w, q, b;
+
+	memcpy(&w, s, 8);
+	memcpy(d, &w, 8);
+	q = w ^ (lo * '"');
+	b = w ^ (lo * '\\');
+	/*
+	 * Some byte has its high bit set, is below 0x20, or is '"' or '\\'
+	 * (a zero byte in q or b): exact as to whether one does, not as to
+	 * which (a borrow runs on), so that is found byte by byte.
+	 */
+	if (((w | ((w - lo * 0x20) & ~w) | ((q - lo) & ~q) |
+	      ((b - lo) & ~b)) & hi) == 0)
+		return 8;
+	for (unsigned j = 0; j < 8; j++)
+		if (!ws__plain(s[j]))
+			return j;
+	return 8;
+}
 
 #if defined(__SSE2__) && !defined(WS_JSON_NO_SIMD)
+#define WS__BLK 16
+
+static inline unsigned
+ws__blk16(char *d, const unsigned char *s)
+{
 	const __m128i sp = _mm_set1_epi8(0x20);
 	const __m128i qu = _mm_set1_epi8('"');
 	const __m128i bs = _mm_set1_epi8('\\');
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	/* Compared as signed bytes, 0x80 and up are below 0x20 too. */
+	__m128i m = _mm_or_si128(_mm_cmplt_epi8(v, sp),
+				 _mm_or_si128(_mm_cmpeq_epi8(v, qu),
+					      _mm_cmpeq_epi8(v, bs)));
+	unsigned bits = (unsigned)_mm_movemask_epi8(m);
 
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		/* Compared as signed bytes, 0x80 and up are below 0x20 too. */
-		__m128i m = _mm_or_si128(_mm_cmplt_epi8(v, sp),
-					 _mm_or_si128(_mm_cmpeq_epi8(v, qu),
-						      _mm_cmpeq_epi8(v, bs)));
-		unsigned bits = (unsigned)_mm_movemask_epi8(m);
-
-		if (bits != 0)
-			return i + (size_t)__builtin_ctz(bits);
-	}
-#endif
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w, q, b;
-
-		memcpy(&w, s + i, 8);
-		q = w ^ (lo * '"');
-		b = w ^ (lo * '\\');
-		/*
-		 * Some byte has its high bit set, is below 0x20, or is '"'
-		 * or '\\' (a zero byte in q or b): the bytes are then looked
-		 * at one by one, which also says which one it is.
-		 */
-		if ((w | ((w - lo * 0x20) & ~w) | ((q - lo) & ~q) |
-		     ((b - lo) & ~b)) & hi)
-			break;
-	}
-	while (i < n && ws__plain(s[i]))
-		i++;
-	return i;
+	_mm_storeu_si128((__m128i *)(void *)d, v);
+	return bits != 0 ? (unsigned)__builtin_ctz(bits) : 16;
 }
+#else
+#define WS__BLK 8
+#define ws__blk16 ws__blk8
+#endif
 
 /*
  * Length of the valid UTF-8 sequence at s (s[0] >= 0x80, at most n
@@ -235,76 +244,108 @@ ws__utf8_seq(const unsigned char *s, size_t n)
 }
 
 /*
+ * The second byte of the two-byte escape of c (a control byte, '"' or
+ * '\\'), or 0 for \u00XX.
+ */
+static const char ws__esc2[0x60] = {
+	['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't', ['"'] = '"', ['\\'] = '\\',
+};
+
+/* Room for k more bytes in o, which holds on: the new count. */
+static inline size_t
+ws__room(struct ws__ob *o, size_t on, size_t k)
+{
+	if (WS__OB_SIZE - on >= k)
+		return on;
+	o->n = on;
+	ws__ob_flush(o);
+	return 0;
+}
+
+/*
  * s[0..n) as a JSON string: '"', '\\', \n, \r and \t escaped as such,
  * other control bytes (NUL too) as \u00XX, valid UTF-8 as it is, and
  * U+FFFD in place of each byte that is not part of a valid sequence.
- * Returns whether s was valid UTF-8 (nothing replaced).
+ * Returns whether s was valid UTF-8 (nothing replaced).  The count of
+ * the buffer is kept in a local (on) so that it stays in a register.
  */
 static bool
 ws__string(struct ws__ob *o, const char *str, size_t n)
 {
 	static const char hx[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
+	char *const op = o->p;
+	size_t i = 0, on = ws__room(o, o->n, 1);
 	bool valid = true;
 
-	ws__ob_c(o, '"');
+	op[on++] = '"';
 	while (i < n) {
-		size_t k = ws__clean(s + i, n - i);
 		unsigned char c;
-		char *p;
+		unsigned k;
 
-		if (k > 0) {
-			ws__ob_put(o, str + i, k);
+		/* Clean bytes are copied as they are found. */
+		while (n - i >= WS__BLK) {
+			on = ws__room(o, on, WS__BLK);
+			k = ws__blk16(op + on, s + i);
+			on += k;
 			i += k;
-			if (i == n)
-				break;
+			if (k < WS__BLK)
+				goto work;
 		}
+		if (n - i >= 8) {
+			on = ws__room(o, on, 8);
+			k = ws__blk8(op + on, s + i);
+			on += k;
+			i += k;
+			if (k < 8)
+				goto work;
+		}
+		on = ws__room(o, on, 8);
+		while (i < n && ws__plain(s[i]))
+			op[on++] = str[i++];
+		if (i == n)
+			break;
+work:
 		c = s[i];
 		if (c >= 0x80) {
 			/* A run of non-ASCII characters stays here. */
 			do {
 				size_t l = ws__utf8_seq(s + i, n - i);
 
-				ws__ob_room(o, 4);
-				p = o->p + o->n;
+				on = ws__room(o, on, 4);
 				if (l == 0) {
 					/* U+FFFD for a bad byte. */
-					p[0] = (char)0xef;
-					p[1] = (char)0xbf;
-					p[2] = (char)0xbd;
-					o->n += 3;
+					op[on++] = (char)0xef;
+					op[on++] = (char)0xbf;
+					op[on++] = (char)0xbd;
 					valid = false;
 					i++;
 				} else {
-					memcpy(p, s + i, l);
-					o->n += l;
+					memcpy(op + on, s + i, l);
+					on += l;
 					i += l;
 				}
 			} while (i < n && s[i] >= 0x80);
 			continue;
 		}
-		ws__ob_room(o, 6);
-		p = o->p + o->n;
-		p[0] = '\\';
-		switch (c) {
-		case '"': p[1] = '"'; o->n += 2; break;
-		case '\\': p[1] = '\\'; o->n += 2; break;
-		case '\n': p[1] = 'n'; o->n += 2; break;
-		case '\r': p[1] = 'r'; o->n += 2; break;
-		case '\t': p[1] = 't'; o->n += 2; break;
-		default:
-			p[1] = 'u';
-			p[2] = '0';
-			p[3] = '0';
-			p[4] = hx[c >> 4];
-			p[5] = hx[c & 15];
-			o->n += 6;
-			break;
+		on = ws__room(o, on, 6);
+		op[on] = '\\';
+		if (ws__esc2[c] != 0) {
+			op[on + 1] = ws__esc2[c];
+			on += 2;
+		} else {
+			op[on + 1] = 'u';
+			op[on + 2] = '0';
+			op[on + 3] = '0';
+			op[on + 4] = hx[c >> 4];
+			op[on + 5] = hx[c & 15];
+			on += 6;
 		}
 		i++;
 	}
-	ws__ob_c(o, '"');
+	on = ws__room(o, on, 1);
+	op[on++] = '"';
+	o->n = on;
 	return valid;
 }
 
