@@ -35,12 +35,34 @@ struct ws__ob {
 static void
 ws__write(struct ws_jw *jw, const char *s, size_t n)
 {
+	struct ws_jbuf *b = jw->buf;
+
 	if (n == 0)
 		return;
-	if (jw->buf != NULL)
-		ws_jbuf_put(jw->buf, s, n);
-	else
+	if (b == NULL) {
 		fwrite_unlocked(s, 1, n, jw->f);
+	} else if (b->n + n < b->cap) {
+		memcpy(b->p + b->n, s, n);
+		b->n += n;
+		b->p[b->n] = '\0';
+	} else {
+		ws_jbuf_put(b, s, n);
+	}
+}
+
+static void
+ws__write1(struct ws_jw *jw, char c)
+{
+	struct ws_jbuf *b = jw->buf;
+
+	if (b == NULL) {
+		putc_unlocked(c, jw->f);
+	} else if (b->n + 1 < b->cap) {
+		b->p[b->n++] = c;
+		b->p[b->n] = '\0';
+	} else {
+		ws_jbuf_put(b, &c, 1);
+	}
 }
 
 static void
@@ -114,13 +136,15 @@ ws__sep(struct ws_jw *jw, struct ws__ob *o)
 static void
 ws__open(struct ws_jw *jw, char c)
 {
-	struct ws__ob o;
-
-	o.jw = jw;
-	o.n = 0;
-	ws__sep(jw, &o);
-	o.p[o.n++] = c;
-	ws__ob_flush(&o);
+	/* As ws__sep(), without a buffer for two bytes. */
+	if (jw->after_key) {
+		jw->after_key = false;
+	} else if (jw->depth > 0) {
+		if (!jw->first[jw->depth])
+			ws__write1(jw, ',');
+		jw->first[jw->depth] = false;
+	}
+	ws__write1(jw, c);
 	if (jw->depth < WS_JW_MAXDEPTH - 1)
 		jw->depth++;
 	jw->first[jw->depth] = true;
@@ -131,7 +155,7 @@ ws__close(struct ws_jw *jw, char c)
 {
 	if (jw->depth > 0)
 		jw->depth--;
-	ws__write(jw, &c, 1);
+	ws__write1(jw, c);
 }
 
 void ws_jw_obj(struct ws_jw *jw) { ws__open(jw, '{'); }
@@ -270,7 +294,7 @@ ws__room(struct ws__ob *o, size_t on, size_t k)
  * the buffer is kept in a local (on) so that it stays in a register.
  */
 static bool
-ws__string(struct ws__ob *o, const char *str, size_t n)
+ws__string_all(struct ws__ob *o, const char *str, size_t n)
 {
 	static const char hx[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
@@ -349,12 +373,51 @@ work:
 	return valid;
 }
 
+/*
+ * ws__string_all(), with a short string that needs no escaping (a name,
+ * a type) copied here: the set-up of the block scan costs more than such
+ * a string.
+ */
+static inline bool
+ws__string(struct ws__ob *o, const char *str, size_t n)
+{
+	if (n <= 32 && WS__OB_SIZE - o->n >= n + 2) {
+		char *d = o->p + o->n;
+		size_t i;
+
+		d[0] = '"';
+		for (i = 0; i < n && ws__plain((unsigned char)str[i]); i++)
+			d[i + 1] = str[i];
+		if (i == n) {
+			d[n + 1] = '"';
+			o->n += n + 2;
+			return true;
+		}
+	}
+	return ws__string_all(o, str, n);
+}
+
 /* The separator and "key": into o. */
 static void
 ws__key(struct ws_jw *jw, struct ws__ob *o, const char *key)
 {
+	char *d;
+	size_t i;
+
 	ws__sep(jw, o);
-	ws__string(o, key, strlen(key));
+	/* Most keys are short literals that need no escaping: no strlen. */
+	ws__ob_room(o, 36);
+	d = o->p + o->n;
+	d[0] = '"';
+	for (i = 0; i < 32 && ws__plain((unsigned char)key[i]); i++)
+		d[i + 1] = key[i];
+	if (key[i] == '\0') {
+		d[i + 1] = '"';
+		d[i + 2] = ':';
+		o->n += i + 3;
+		return;
+	}
+	ws__string_all(o, key, strlen(key));
 	ws__ob_c(o, ':');
 }
 

@@ -144,9 +144,7 @@ struct wsls {
 	long long cap;		/* JSON bytes; 0: unlimited */
 	long long used;		/* JSON bytes written or reserved so far */
 	long long page;		/* entries written for this PATH */
-	FILE *scratch;		/* one entry's JSON, to measure it */
-	char *sbuf;
-	size_t slen;
+	struct ws_jbuf sbuf;	/* one entry's JSON, to measure it */
 	/* Per PATH. */
 	bool printed;		/* plain: something is on stdout already */
 	struct wsls_err errs[WSLS_MAX_ERRORS];
@@ -299,16 +297,17 @@ put_entry(struct wsls *ls, const struct ws_list_entry *e, bool full_path)
 			text_entry(ls, e);
 			return 0;
 		}
-		rewind(ls->scratch);
-		ws_jw_init(&tmp, ls->scratch);
+		/* Into a buffer, not a memory stream to rewind and flush:
+		 * what each entry of a listing spent most on (issue 20). */
+		ls->sbuf.n = 0;
+		ws_jw_init_buf(&tmp, &ls->sbuf);
 		json_entry(ls, &tmp, e);
-		if (fflush(ls->scratch) != 0)
+		if (ls->sbuf.oom)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		n = (long long)ftello(ls->scratch);
+		n = (long long)ls->sbuf.n;
 		if (ls->page > 0 && ls->used + n + 1 > ls->cap)
 			return WS_LIST_FULL;
-		ls->sbuf[n] = '\0';
-		ws_jw_raw(&ls->jw, ls->sbuf);
+		ws_jw_rawn(&ls->jw, ls->sbuf.p, ls->sbuf.n);
 		ls->used += n + 1;
 		ls->page++;
 		text_entry(ls, e);
@@ -730,13 +729,6 @@ list_run(struct ws_tcall *c)
 	ls.nul = WS_OPT(cli, O_NUL)->b;
 	ls.cap = WS_OPT(cli, O_MAX_OUTPUT)->set ? WS_OPT(cli, O_MAX_OUTPUT)->i :
 		 WSLS_JSON_BYTES;
-	if (ls.json && ls.cap > 0) {
-		ls.scratch = open_memstream(&ls.sbuf, &ls.slen);
-		if (ls.scratch == NULL) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			goto fail;
-		}
-	}
 	/* Entries print as names, like ls, unless a path form was asked for. */
 	ls.full_paths = cli->paths_set;
 	paths = cli->npos > 0 ? cli->pos : root_only;
@@ -860,9 +852,7 @@ list_run(struct ws_tcall *c)
 fail:
 	status = ws_tcall_fail(c, rc);
 out:
-	if (ls.scratch != NULL)
-		fclose(ls.scratch);
-	free(ls.sbuf);
+	free(ls.sbuf.p);
 	return status;
 }
 

@@ -316,6 +316,33 @@ check_escape(const char *s, size_t n)
 	ck_assert_uint_eq(b.n, wlen);
 	ck_assert(memcmp(b.p, want, wlen) == 0);
 	free(b.p);
+	if (memchr(s, '\0', n) == NULL) {
+		/* As a key, and as a name: _bytes when not UTF-8. */
+		char *z = malloc(n + 1);
+		bool valid = ws_utf8_valid(s, n);
+
+		ck_assert_ptr_nonnull(z);
+		memcpy(z, s, n);
+		z[n] = '\0';
+		memset(&b, 0, sizeof(b));
+		ws_jw_init_buf(&jw, &b);
+		ws_jw_obj(&jw);
+		ws_jw_kstr(&jw, z, "v");
+		ws_jw_kname(&jw, "k", z);
+		ws_jw_obj_end(&jw);
+		ck_assert_uint_ge(b.n, wlen + 10);
+		ck_assert(b.p[0] == '{');
+		ck_assert(memcmp(b.p + 1, want, wlen) == 0);
+		ck_assert(memcmp(b.p + 1 + wlen, ":\"v\",\"k\":", 9) == 0);
+		ck_assert(memcmp(b.p + 10 + wlen, want, wlen) == 0);
+		if (valid)
+			ck_assert_str_eq(b.p + 10 + 2 * wlen, "}");
+		else
+			ck_assert(strncmp(b.p + 10 + 2 * wlen, ",\"k_bytes\":\"",
+					  12) == 0);
+		free(b.p);
+		free(z);
+	}
 	free(want);
 	free(got);
 	free(copy);
