@@ -163,11 +163,22 @@ void ws_jw_obj_end(struct ws_jw *jw) { ws__close(jw, '}'); }
 void ws_jw_arr(struct ws_jw *jw) { ws__open(jw, '['); }
 void ws_jw_arr_end(struct ws_jw *jw) { ws__close(jw, ']'); }
 
-/* A byte written as it is: printable ASCII other than '"' and '\\'. */
+/* The bytes written as they are: printable ASCII other than '"' and '\\'. */
+#define WS__R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+static const bool ws__plain_tab[256] = {
+	WS__R16(0), WS__R16(0),
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 0x22 '"' */
+	WS__R16(1), WS__R16(1),
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,	/* 0x5c '\\' */
+	WS__R16(1), WS__R16(1),
+	WS__R16(0), WS__R16(0), WS__R16(0), WS__R16(0),
+	WS__R16(0), WS__R16(0), WS__R16(0), WS__R16(0),
+};
+
 static inline bool
 ws__plain(unsigned char c)
 {
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+	return ws__plain_tab[c];
 }
 
 /*

@@ -268,7 +268,28 @@ text_entry(const struct wsls *ls, const struct ws_list_entry *e)
 		name = e->vpath + ls->dirlen + 1;
 	else if (name == NULL)
 		name = e->vpath;
-	ws_tcall_put_name(f, name ? name : "?");
+	if (name == NULL)
+		name = "?";
+	if (!(ls->fields & F_TARGET) || !S_ISLNK(e->st->st_mode)) {
+		/* The line of most entries in one write: a name with no
+		 * byte to escape, "/" for a directory, the newline. */
+		char line[256];
+		size_t n = 0;
+
+		while (n < sizeof(line) - 2 && (unsigned char)name[n] >= 0x20 &&
+		       name[n] != 0x7f && name[n] != '\\') {
+			line[n] = name[n];
+			n++;
+		}
+		if (name[n] == '\0') {
+			if ((ls->fields & F_TYPE) && S_ISDIR(e->st->st_mode))
+				line[n++] = '/';
+			line[n++] = '\n';
+			fwrite_unlocked(line, 1, n, f);
+			return;
+		}
+	}
+	ws_tcall_put_name(f, name);
 	if ((ls->fields & F_TYPE) && S_ISDIR(e->st->st_mode))
 		fputc('/', f);
 	if ((ls->fields & F_TARGET) && S_ISLNK(e->st->st_mode) && e->target != NULL) {

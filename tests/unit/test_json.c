@@ -192,6 +192,30 @@ START_TEST(streamed_base64_matches)
 	want = ws_base64(data, sizeof(data));
 	ck_assert_uint_eq(strlen(s), strlen(want) + 2);
 	ck_assert(strncmp(s + 1, want, strlen(want)) == 0);
+	{
+		/* Into a ws_jbuf, after and before long raw text. */
+		struct ws_jbuf b = {0};
+		struct ws_jw jw;
+		char *raw = malloc(5001);
+
+		ck_assert_ptr_nonnull(raw);
+		memset(raw, '1', 5000);
+		raw[5000] = '\0';
+		ws_jw_init_buf(&jw, &b);
+		ws_jw_arr(&jw);
+		ws_jw_raw(&jw, raw);
+		w_bigb64(&jw);
+		ws_jw_rawn(&jw, raw, 1500);
+		ws_jw_arr_end(&jw);
+		ck_assert(!b.oom);
+		ck_assert_uint_eq(b.n, 1 + 5000 + 1 + strlen(s) + 1 + 1500 + 1);
+		ck_assert(strncmp(b.p + 1, raw, 5000) == 0);
+		ck_assert(strncmp(b.p + 5002, s, strlen(s)) == 0);
+		ck_assert(strncmp(b.p + 5003 + strlen(s), raw, 1500) == 0);
+		ck_assert_str_eq(b.p + 6503 + strlen(s), "]");
+		free(raw);
+		free(b.p);
+	}
 	free(want);
 	free(s);
 }
