@@ -392,15 +392,28 @@ work:
 static inline bool
 ws__string(struct ws__ob *o, const char *str, size_t n)
 {
-	if (n <= 32 && WS__OB_SIZE - o->n >= n + 2) {
-		char *d = o->p + o->n;
-		size_t i;
+	const unsigned char *s = (const unsigned char *)str;
 
-		d[0] = '"';
-		for (i = 0; i < n && ws__plain((unsigned char)str[i]); i++)
-			d[i + 1] = str[i];
+	/* Room for the blocks' stores too, past the string's end. */
+	if (n <= 32 && WS__OB_SIZE - o->n >= n + 2 + WS__BLK) {
+		char *d = o->p + o->n + 1;
+		size_t i = 0;
+
+		d[-1] = '"';
+		while (n - i >= WS__BLK) {
+			if (ws__blk16(d + i, s + i) < WS__BLK)
+				return ws__string_all(o, str, n);
+			i += WS__BLK;
+		}
+		if (n - i >= 8) {
+			if (ws__blk8(d + i, s + i) < 8)
+				return ws__string_all(o, str, n);
+			i += 8;
+		}
+		for (; i < n && ws__plain(s[i]); i++)
+			d[i] = str[i];
 		if (i == n) {
-			d[n + 1] = '"';
+			d[n] = '"';
 			o->n += n + 2;
 			return true;
 		}
