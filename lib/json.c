@@ -389,34 +389,48 @@ work:
  * a type) copied here: the set-up of the block scan costs more than such
  * a string.
  */
+/* The room ws__short() needs at d for n bytes: the blocks' stores too. */
+#define WS__SHORT_ROOM(n) ((n) + 2 + WS__BLK)
+
+/*
+ * A string of at most 32 bytes that needs no escaping, quoted, to d
+ * (WS__SHORT_ROOM(n) bytes); false (and bytes at d to forget) if it
+ * needs escaping.
+ */
+static inline bool
+ws__short(char *d, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	d[0] = '"';
+	d++;
+	while (n - i >= WS__BLK) {
+		if (ws__blk16(d + i, s + i) < WS__BLK)
+			return false;
+		i += WS__BLK;
+	}
+	if (n - i >= 8) {
+		if (ws__blk8(d + i, s + i) < 8)
+			return false;
+		i += 8;
+	}
+	for (; i < n; i++) {
+		if (!ws__plain(s[i]))
+			return false;
+		d[i] = str[i];
+	}
+	d[n] = '"';
+	return true;
+}
+
 static inline bool
 ws__string(struct ws__ob *o, const char *str, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)str;
-
-	/* Room for the blocks' stores too, past the string's end. */
-	if (n <= 32 && WS__OB_SIZE - o->n >= n + 2 + WS__BLK) {
-		char *d = o->p + o->n + 1;
-		size_t i = 0;
-
-		d[-1] = '"';
-		while (n - i >= WS__BLK) {
-			if (ws__blk16(d + i, s + i) < WS__BLK)
-				return ws__string_all(o, str, n);
-			i += WS__BLK;
-		}
-		if (n - i >= 8) {
-			if (ws__blk8(d + i, s + i) < 8)
-				return ws__string_all(o, str, n);
-			i += 8;
-		}
-		for (; i < n && ws__plain(s[i]); i++)
-			d[i] = str[i];
-		if (i == n) {
-			d[n] = '"';
-			o->n += n + 2;
-			return true;
-		}
+	if (n <= 32 && WS__OB_SIZE - o->n >= WS__SHORT_ROOM(n) &&
+	    ws__short(o->p + o->n, str, n)) {
+		o->n += n + 2;
+		return true;
 	}
 	return ws__string_all(o, str, n);
 }
@@ -677,6 +691,29 @@ ws_jw_kname(struct ws_jw *jw, const char *key, const char *s)
 	}
 }
 
+bool
+ws_jbuf_text(struct ws_jbuf *b, const char *s, size_t n)
+{
+	struct ws_jw jw = {.buf = b};
+	struct ws__ob o;
+	bool valid;
+
+	/* A short plain name straight into b. */
+	if (n <= 32 && !b->oom &&
+	    (b->n + WS__SHORT_ROOM(n) < b->cap ||
+	     ws_jbuf_reserve(b, WS__SHORT_ROOM(n))) &&
+	    ws__short(b->p + b->n, s, n)) {
+		b->n += n + 2;
+		b->p[b->n] = '\0';
+		return true;
+	}
+	o.jw = &jw;
+	o.n = 0;
+	valid = ws__string(&o, s, n);
+	ws__ob_flush(&o);
+	return valid;
+}
+
 /* Objects with up to this many keys are checked pair by pair. */
 #define WS__PAIRWISE_MAX 16
 
@@ -805,7 +842,7 @@ ws_jbuf_reserve(struct ws_jbuf *b, size_t more)
 void
 ws_jbuf_put(struct ws_jbuf *b, const char *s, size_t n)
 {
-	if (!ws_jbuf_reserve(b, n))
+	if ((b->oom || b->n + n >= b->cap) && !ws_jbuf_reserve(b, n))
 		return;
 	memcpy(b->p + b->n, s, n);
 	b->n += n;

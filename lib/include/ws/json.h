@@ -118,6 +118,13 @@ void ws_jbuf_put(struct ws_jbuf *b, const char *s, size_t n);
 /* A string, quoted. */
 void ws_jbuf_str(struct ws_jbuf *b, const char *s);
 
+/*
+ * s[0..n) as a JSON string the way the writer (ws_jw_strn()) writes it:
+ * valid UTF-8 as it is, U+FFFD for each bad byte.  Returns whether s was
+ * valid UTF-8 (when not, a name's exact bytes are due in base64 too).
+ */
+bool ws_jbuf_text(struct ws_jbuf *b, const char *s, size_t n);
+
 /* An integer, without printf. */
 void ws_jbuf_int(struct ws_jbuf *b, long long v);
 
