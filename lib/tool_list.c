@@ -144,7 +144,13 @@ struct wsls {
 	long long cap;		/* JSON bytes; 0: unlimited */
 	long long used;		/* JSON bytes written or reserved so far */
 	long long page;		/* entries written for this PATH */
-	struct ws_jbuf sbuf;	/* one entry's JSON, to measure it */
+	/*
+	 * A page's entries gather here, a comma apart (measured one by
+	 * one against the cap), and its text lines for a model, and go out
+	 * at the end of the page (flush_page()): one write each, not two
+	 * for each entry (issue 20).
+	 */
+	struct ws_jbuf sbuf, tbuf;
 	/* Per PATH. */
 	bool printed;		/* plain: something is on stdout already */
 	struct wsls_err errs[WSLS_MAX_ERRORS];
@@ -350,8 +356,20 @@ json_entry(const struct wsls *ls, struct ws_jw *jw, const struct ws_list_entry *
  * the walk's), so that which x.txt is where is plain without a tree to
  * reconstruct; a directory ends in "/".
  */
+/* Write out the page's text lines gathered so far. */
+static int
+text_flush(struct wsls *ls)
+{
+	if (ls->tbuf.oom)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (ls->tbuf.n > 0)
+		fwrite_unlocked(ls->tbuf.p, 1, ls->tbuf.n, ls->c->text);
+	ls->tbuf.n = 0;
+	return 0;
+}
+
 static void
-text_entry(const struct wsls *ls, const struct ws_list_entry *e)
+text_entry(struct wsls *ls, const struct ws_list_entry *e)
 {
 	FILE *f = ls->c->text;
 	const char *name = e->name;
@@ -380,10 +398,12 @@ text_entry(const struct wsls *ls, const struct ws_list_entry *e)
 			if ((ls->fields & F_TYPE) && S_ISDIR(e->st->st_mode))
 				line[n++] = '/';
 			line[n++] = '\n';
-			fwrite_unlocked(line, 1, n, f);
+			ws_jbuf_put(&ls->tbuf, line, n);
 			return;
 		}
 	}
+	/* The lines before this one first. */
+	(void)text_flush(ls);
 	ws_tcall_put_name(f, name);
 	if ((ls->fields & F_TYPE) && S_ISDIR(e->st->st_mode))
 		fputc('/', f);
@@ -406,6 +426,7 @@ put_entry(struct wsls *ls, const struct ws_list_entry *e, bool full_path)
 	if (ls->json) {
 		struct ws_jw tmp;
 		long long n;
+		size_t start, from;
 
 		if (ls->cap == 0) {
 			json_entry(ls, &ls->jw, e);
@@ -413,19 +434,24 @@ put_entry(struct wsls *ls, const struct ws_list_entry *e, bool full_path)
 			text_entry(ls, e);
 			return 0;
 		}
-		/* Into a buffer, not a memory stream to rewind and flush:
-		 * what each entry of a listing spent most on (issue 20). */
-		ls->sbuf.n = 0;
+		/* Into the page's buffer, not a memory stream to rewind and
+		 * flush: what each entry of a listing spent most on. */
+		start = ls->sbuf.n;
+		if (start > 0)
+			ws_jbuf_lit(&ls->sbuf, ",");
+		from = ls->sbuf.n;
 		if (!buf_entry(ls, &ls->sbuf, e)) {
 			ws_jw_init_buf(&tmp, &ls->sbuf);
 			json_entry(ls, &tmp, e);
 		}
 		if (ls->sbuf.oom)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		n = (long long)ls->sbuf.n;
-		if (ls->page > 0 && ls->used + n + 1 > ls->cap)
+		n = (long long)(ls->sbuf.n - from);
+		if (ls->page > 0 && ls->used + n + 1 > ls->cap) {
+			ls->sbuf.n = start;
+			ls->sbuf.p[start] = '\0';
 			return WS_LIST_FULL;
-		ws_jw_rawn(&ls->jw, ls->sbuf.p, ls->sbuf.n);
+		}
 		ls->used += n + 1;
 		ls->page++;
 		text_entry(ls, e);
@@ -664,6 +690,12 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		ls->full_paths = true;
 	rc = ws_list(ls->ws, &o, res, fd, &lr);
 	ls->full_paths = fp;
+	/* The page's entries and text lines, gathered by put_entry(). */
+	if (ls->sbuf.n > 0)
+		ws_jw_rawn(&ls->jw, ls->sbuf.p, ls->sbuf.n);
+	ls->sbuf.n = 0;
+	if (text_flush(ls) < 0 && rc == 0)
+		rc = WS_ENOMEM;
 	if (ls->json) {
 		ws_jw_arr_end(&ls->jw);
 		ws_jw_kint(&ls->jw, "returned", lr.returned);
@@ -971,6 +1003,7 @@ fail:
 	status = ws_tcall_fail(c, rc);
 out:
 	free(ls.sbuf.p);
+	free(ls.tbuf.p);
 	return status;
 }
 
