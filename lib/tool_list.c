@@ -873,7 +873,8 @@ list_run(struct ws_tcall *c)
 	ls.cli = cli;
 	ls.ws = c->ws;
 	ls.json = cli->json;
-	ls.tty = ws_out_is_stdout() && isatty(STDOUT_FILENO);
+	/* Plain output only: JSON (and every call over MCP) asks no ioctl. */
+	ls.tty = !ls.json && ws_out_is_stdout() && isatty(STDOUT_FILENO);
 	ls.lng = WS_OPT(cli, O_LONG)->b;
 	ls.human = WS_OPT(cli, O_HUMAN)->b;
 	ls.nul = WS_OPT(cli, O_NUL)->b;
