@@ -216,16 +216,26 @@ ws_tcall_multi_end(struct ws_tcall *c, bool null_output)
 void
 ws_tcall_put_name(FILE *f, const char *name)
 {
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if (*p == '\\')
+	const char *run = name, *p;
+
+	/* Runs of bytes that stay as they are go out in one write. */
+	for (p = name;; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c >= 0x20 && c != 0x7f && c != '\\')
+			continue;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		if (c == '\0')
+			break;
+		run = p + 1;
+		if (c == '\\')
 			fputs("\\\\", f);
-		else if (*p == '\n')
+		else if (c == '\n')
 			fputs("\\n", f);
-		else if (*p == '\t')
+		else if (c == '\t')
 			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
 		else
-			fputc(*p, f);
+			fprintf(f, "\\x%02x", c);
 	}
 }

@@ -144,9 +144,13 @@ struct wsls {
 	long long cap;		/* JSON bytes; 0: unlimited */
 	long long used;		/* JSON bytes written or reserved so far */
 	long long page;		/* entries written for this PATH */
-	FILE *scratch;		/* one entry's JSON, to measure it */
-	char *sbuf;
-	size_t slen;
+	/*
+	 * A page's entries gather here, a comma apart (measured one by
+	 * one against the cap), and its text lines for a model, and go out
+	 * at the end of the page (flush_page()): one write each, not two
+	 * for each entry (issue 20).
+	 */
+	struct ws_jbuf sbuf, tbuf;
 	/* Per PATH. */
 	bool printed;		/* plain: something is on stdout already */
 	struct wsls_err errs[WSLS_MAX_ERRORS];
@@ -208,6 +212,101 @@ human_size(long long n, char out[48])
 	}
 }
 
+/* Room for n more bytes in b (false: out of memory, b->oom is set). */
+static inline bool
+buf_room(struct ws_jbuf *b, size_t n)
+{
+	return (!b->oom && b->n + n < b->cap) || ws_jbuf_reserve(b, n);
+}
+
+/* A string literal into b, after buf_room(): the copy of a known size. */
+#define BUF_LIT(b, s) \
+	(memcpy((b)->p + (b)->n, (s), sizeof(s) - 1), (b)->n += sizeof(s) - 1)
+
+/*
+ * A name or path after its key as ws_jw_kname() writes them: the string,
+ * then key (",\"name\":") made ",\"name_bytes\":" and the exact bytes
+ * in base64 when it is not UTF-8.
+ */
+static void
+buf_name(struct ws_jbuf *b, const char *key, size_t klen, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!ws_jbuf_text(b, s, n)) {
+		ws_jbuf_put(b, key, klen - 2);
+		ws_jbuf_lit(b, "_bytes\":");
+		ws_jbuf_base64(b, s, n);
+	}
+}
+
+/*
+ * One entry with the default keys (name, path, type, size, or fewer of
+ * them; target, which is only a symlink's) into the page's buffer, the
+ * same bytes as json_entry() writes, without a writer call for each key:
+ * the most of a listing's cost that was left (issue 20).  False: the
+ * entry needs json_entry().
+ */
+static bool
+buf_entry(const struct wsls *ls, struct ws_jbuf *b, const struct ws_list_entry *e)
+{
+	unsigned f = ls->fields;
+	bool first = true;	/* no comma before the first key */
+
+	/* A target is only written for a symlink. */
+	if (!S_ISLNK(e->st->st_mode))
+		f &= ~(unsigned)F_TARGET;
+	if ((f & ~(unsigned)(F_NAME | F_PATH | F_TYPE | F_SIZE)) != 0 || e->mount ||
+	    ((f & F_NAME) && e->name == NULL) || ((f & F_PATH) && e->vpath == NULL))
+		return false;
+	/* Out of memory: the caller sees b->oom. */
+	if (!buf_room(b, 16))
+		return true;
+	BUF_LIT(b, "{");
+	if (f & F_NAME) {
+		BUF_LIT(b, "\"name\":");
+		buf_name(b, ",\"name\":", 8, e->name);
+		first = false;
+	}
+	if (!buf_room(b, 40))
+		return true;
+	if (f & F_PATH) {
+		if (first)
+			BUF_LIT(b, "\"path\":");
+		else
+			BUF_LIT(b, ",\"path\":");
+		buf_name(b, ",\"path\":", 8, e->vpath);
+		first = false;
+		if (!buf_room(b, 40))
+			return true;
+	}
+	if (f & F_TYPE) {
+		const char *t = ws_walk_type(e->st->st_mode);
+		size_t tl = strlen(t);	/* "symlink" at most */
+
+		if (first)
+			BUF_LIT(b, "\"type\":\"");
+		else
+			BUF_LIT(b, ",\"type\":\"");
+		memcpy(b->p + b->n, t, tl);
+		b->n += tl;
+		BUF_LIT(b, "\"");
+		first = false;
+	}
+	if (f & F_SIZE) {
+		if (first)
+			BUF_LIT(b, "\"size\":");
+		else
+			BUF_LIT(b, ",\"size\":");
+		ws_jbuf_int(b, (long long)e->st->st_size);
+		if (!buf_room(b, 2))
+			return true;
+	}
+	BUF_LIT(b, "}");
+	b->p[b->n] = '\0';
+	return true;
+}
+
 /* One entry as a JSON object, to jw. */
 static void
 json_entry(const struct wsls *ls, struct ws_jw *jw, const struct ws_list_entry *e)
@@ -257,8 +356,20 @@ json_entry(const struct wsls *ls, struct ws_jw *jw, const struct ws_list_entry *
  * the walk's), so that which x.txt is where is plain without a tree to
  * reconstruct; a directory ends in "/".
  */
+/* Write out the page's text lines gathered so far. */
+static int
+text_flush(struct wsls *ls)
+{
+	if (ls->tbuf.oom)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (ls->tbuf.n > 0)
+		fwrite_unlocked(ls->tbuf.p, 1, ls->tbuf.n, ls->c->text);
+	ls->tbuf.n = 0;
+	return 0;
+}
+
 static void
-text_entry(const struct wsls *ls, const struct ws_list_entry *e)
+text_entry(struct wsls *ls, const struct ws_list_entry *e)
 {
 	FILE *f = ls->c->text;
 	const char *name = e->name;
@@ -270,7 +381,30 @@ text_entry(const struct wsls *ls, const struct ws_list_entry *e)
 		name = e->vpath + ls->dirlen + 1;
 	else if (name == NULL)
 		name = e->vpath;
-	ws_tcall_put_name(f, name ? name : "?");
+	if (name == NULL)
+		name = "?";
+	if (!(ls->fields & F_TARGET) || !S_ISLNK(e->st->st_mode)) {
+		/* The line of most entries in one write: a name with no
+		 * byte to escape, "/" for a directory, the newline. */
+		char line[256];
+		size_t n = 0;
+
+		while (n < sizeof(line) - 2 && (unsigned char)name[n] >= 0x20 &&
+		       name[n] != 0x7f && name[n] != '\\') {
+			line[n] = name[n];
+			n++;
+		}
+		if (name[n] == '\0') {
+			if ((ls->fields & F_TYPE) && S_ISDIR(e->st->st_mode))
+				line[n++] = '/';
+			line[n++] = '\n';
+			ws_jbuf_put(&ls->tbuf, line, n);
+			return;
+		}
+	}
+	/* The lines before this one first. */
+	(void)text_flush(ls);
+	ws_tcall_put_name(f, name);
 	if ((ls->fields & F_TYPE) && S_ISDIR(e->st->st_mode))
 		fputc('/', f);
 	if ((ls->fields & F_TARGET) && S_ISLNK(e->st->st_mode) && e->target != NULL) {
@@ -292,6 +426,7 @@ put_entry(struct wsls *ls, const struct ws_list_entry *e, bool full_path)
 	if (ls->json) {
 		struct ws_jw tmp;
 		long long n;
+		size_t start, from;
 
 		if (ls->cap == 0) {
 			json_entry(ls, &ls->jw, e);
@@ -299,16 +434,24 @@ put_entry(struct wsls *ls, const struct ws_list_entry *e, bool full_path)
 			text_entry(ls, e);
 			return 0;
 		}
-		rewind(ls->scratch);
-		ws_jw_init(&tmp, ls->scratch);
-		json_entry(ls, &tmp, e);
-		if (fflush(ls->scratch) != 0)
+		/* Into the page's buffer, not a memory stream to rewind and
+		 * flush: what each entry of a listing spent most on. */
+		start = ls->sbuf.n;
+		if (start > 0)
+			ws_jbuf_lit(&ls->sbuf, ",");
+		from = ls->sbuf.n;
+		if (!buf_entry(ls, &ls->sbuf, e)) {
+			ws_jw_init_buf(&tmp, &ls->sbuf);
+			json_entry(ls, &tmp, e);
+		}
+		if (ls->sbuf.oom)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		n = (long long)ftello(ls->scratch);
-		if (ls->page > 0 && ls->used + n + 1 > ls->cap)
+		n = (long long)(ls->sbuf.n - from);
+		if (ls->page > 0 && ls->used + n + 1 > ls->cap) {
+			ls->sbuf.n = start;
+			ls->sbuf.p[start] = '\0';
 			return WS_LIST_FULL;
-		ls->sbuf[n] = '\0';
-		ws_jw_raw(&ls->jw, ls->sbuf);
+		}
 		ls->used += n + 1;
 		ls->page++;
 		text_entry(ls, e);
@@ -547,6 +690,12 @@ list_one(struct wsls *ls, const char *in, struct ws_res *res, int fd,
 		ls->full_paths = true;
 	rc = ws_list(ls->ws, &o, res, fd, &lr);
 	ls->full_paths = fp;
+	/* The page's entries and text lines, gathered by put_entry(). */
+	if (ls->sbuf.n > 0)
+		ws_jw_rawn(&ls->jw, ls->sbuf.p, ls->sbuf.n);
+	ls->sbuf.n = 0;
+	if (text_flush(ls) < 0 && rc == 0)
+		rc = WS_ENOMEM;
 	if (ls->json) {
 		ws_jw_arr_end(&ls->jw);
 		ws_jw_kint(&ls->jw, "returned", lr.returned);
@@ -724,19 +873,13 @@ list_run(struct ws_tcall *c)
 	ls.cli = cli;
 	ls.ws = c->ws;
 	ls.json = cli->json;
-	ls.tty = ws_out_is_stdout() && isatty(STDOUT_FILENO);
+	/* Plain output only: JSON (and every call over MCP) asks no ioctl. */
+	ls.tty = !ls.json && ws_out_is_stdout() && isatty(STDOUT_FILENO);
 	ls.lng = WS_OPT(cli, O_LONG)->b;
 	ls.human = WS_OPT(cli, O_HUMAN)->b;
 	ls.nul = WS_OPT(cli, O_NUL)->b;
 	ls.cap = WS_OPT(cli, O_MAX_OUTPUT)->set ? WS_OPT(cli, O_MAX_OUTPUT)->i :
 		 WSLS_JSON_BYTES;
-	if (ls.json && ls.cap > 0) {
-		ls.scratch = open_memstream(&ls.sbuf, &ls.slen);
-		if (ls.scratch == NULL) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			goto fail;
-		}
-	}
 	/* Entries print as names, like ls, unless a path form was asked for. */
 	ls.full_paths = cli->paths_set;
 	paths = cli->npos > 0 ? cli->pos : root_only;
@@ -860,9 +1003,8 @@ list_run(struct ws_tcall *c)
 fail:
 	status = ws_tcall_fail(c, rc);
 out:
-	if (ls.scratch != NULL)
-		fclose(ls.scratch);
-	free(ls.sbuf);
+	free(ls.sbuf.p);
+	free(ls.tbuf.p);
 	return status;
 }
 

@@ -2481,6 +2481,33 @@ START_TEST(list_directory_texts)
 END_TEST
 
 /*
+ * A listing's text lines in order when plain names (gathered for one
+ * write, issue 20) and names that need escaping or a symlink's target
+ * (written as they come) take turns.
+ */
+START_TEST(list_directory_text_order)
+{
+	struct mcp m;
+	cJSON *r, *res;
+
+	wst_write(W, "o/a.txt", "");
+	wst_write(W, "o/b\tc", "");
+	wst_write(W, "o/c/x", "");
+	wst_write(W, "o/d\\e", "");
+	wst_symlink("a.txt", W, "o/e");
+	wst_write(W, "o/f\x01", "");
+	wst_write(W, "o/g", "");
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 2, "list_directory", "{\"path\":\"/o\"}", &r);
+	ck_assert_str_eq(text_of(res), "a.txt\nb\\tc\nc/\nd\\\\e\ne -> a.txt\n"
+			 "f\\x01\ng\n");
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * search_files (issue 20): counts are text for the model, a page says
  * the offset to read on with and what is known of the total, and
  * max_results 0 is "as many as the ceiling allows", as tools/list says
@@ -4318,6 +4345,7 @@ suite(void)
 	tcase_add_test(tc, texts_for_a_model);
 	tcase_add_test(tc, read_file_texts);
 	tcase_add_test(tc, list_directory_texts);
+	tcase_add_test(tc, list_directory_text_order);
 	tcase_add_test(tc, search_files_texts);
 	tcase_add_test(tc, read_file_media);
 	tcase_add_test(tc, structured_content_as_printed);

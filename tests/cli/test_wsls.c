@@ -564,6 +564,59 @@ START_TEST(non_utf8_names)
 }
 END_TEST
 
+/*
+ * The entries of a page under the byte cap are written without the JSON
+ * writer (the default keys, issue 20); with no cap (--max-output 0)
+ * they come from the writer: byte for byte the same, for names that are
+ * not UTF-8 (name_bytes first or not), with controls, quotes and
+ * backslashes, and for each subset of the default keys.
+ */
+START_TEST(entries_bytes_same_under_cap)
+{
+	static const char *const fields[] = {
+		NULL, "name", "path", "type", "size", "path,size", "size,type",
+		"name,type", "path,type,size",
+	};
+	char *ws = wst_tmpdir();
+
+	wst_write(ws, "d/bad\xff\xfe.txt", "xy");
+	wst_write(ws, "d/cut\xe2\x82", "");
+	wst_write(ws, "d/ok-\xc3\xa9.txt", "x");
+	wst_write(ws, "d/q\"b\\c\x01\x1f", "xyz");
+	wst_write(ws, "d/sub/x", "x");
+	wst_symlink("nowhere", ws, "d/lnk");
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		struct wst_run a, b;
+		const char *ea, *eb;
+
+		if (fields[i] == NULL) {
+			lsj(&a, ws, "d", NULL);
+			lsj(&b, ws, "--max-output", "0", "d", NULL);
+		} else {
+			lsj(&a, ws, "--fields", fields[i], "d", NULL);
+			lsj(&b, ws, "--fields", fields[i], "--max-output", "0", "d", NULL);
+		}
+		ck_assert_int_eq(a.status, 0);
+		ck_assert_int_eq(b.status, 0);
+		ck_assert_int_eq(cJSON_GetArraySize(entries(&a)), 6);
+		ea = strstr(a.out, "\"entries\":[");
+		eb = strstr(b.out, "\"entries\":[");
+		ck_assert_ptr_nonnull(ea);
+		ck_assert_ptr_nonnull(eb);
+		ck_assert_msg(strncmp(ea, eb, strcspn(ea, "]")) == 0 &&
+			      strcspn(ea, "]") == strcspn(eb, "]"),
+			      "--fields %s:\n%s\n%s", fields[i] ? fields[i] : "",
+			      ea, eb);
+		if (fields[i] == NULL || strstr(fields[i], "path") != NULL)
+			ck_assert_ptr_nonnull(strstr(ea, "_bytes\":\""));
+		wst_run_free(&a);
+		wst_run_free(&b);
+	}
+	wst_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Mounts (seed 001)                                                   */
 
@@ -2059,6 +2112,7 @@ suite(void)
 	tcase_add_test(tc, recursive_never_leaves);
 	tcase_add_test(tc, fifo_listed_no_hang);
 	tcase_add_test(tc, non_utf8_names);
+	tcase_add_test(tc, entries_bytes_same_under_cap);
 	tcase_add_test(tc, seed_001_root_and_mounts);
 	tcase_add_test(tc, max_entries);
 	tcase_add_test(tc, depth_and_recursive);

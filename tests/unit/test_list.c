@@ -12,6 +12,7 @@
 #include "ws/ignore.h"
 #include "ws/list.h"
 #include "ws/resolve.h"
+#include "ws/tool.h"
 #include "ws/workspace.h"
 
 /* Entries collected by a callback, "a,b/c,..." (paths without the
@@ -274,6 +275,42 @@ START_TEST(globs)
 }
 END_TEST
 
+/*
+ * A name on a line of a model's text (a listing's entries): every byte
+ * that is not a control byte as it is, controls escaped, runs of either
+ * at the start, middle and end of the name.
+ */
+START_TEST(model_text_names)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{"", ""},
+		{"plain.txt", "plain.txt"},
+		{"a\\b", "a\\\\b"},
+		{"\n", "\\n"},
+		{"x\ty\nz", "x\\ty\\nz"},
+		{"\x01" "start", "\\x01start"},
+		{"end\x7f", "end\\x7f"},
+		{"\x1b[2K\x1b[1A", "\\x1b[2K\\x1b[1A"},
+		{"caf\xc3\xa9 \xff", "caf\xc3\xa9 \xff"},
+		{"\\\\\x1f", "\\\\\\\\\\x1f"},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&buf, &n);
+
+		ck_assert_ptr_nonnull(f);
+		ws_tcall_put_name(f, t[i].in);
+		ck_assert_int_eq(fclose(f), 0);
+		ck_assert_str_eq(buf, t[i].out);
+		free(buf);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -281,6 +318,7 @@ suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, flat_pages_and_total);
+	tcase_add_test(tc, model_text_names);
 	tcase_add_test(tc, recursive_pages_concatenate);
 	tcase_add_test(tc, ignore_and_exclude);
 	tcase_add_test(tc, self_and_dangling);

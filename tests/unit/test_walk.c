@@ -452,6 +452,75 @@ START_TEST(sort_orders)
 }
 END_TEST
 
+/* strcmp order, for qsort: what the name sort must give. */
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The name sort (keys of the first 8 bytes, then the rest) gives strcmp's
+ * order, forward and reversed: names that share 8 bytes or more, that
+ * end within them, that are a prefix of another, with bytes of 0x80 and
+ * up (unsigned, as strcmp), in directories of 1 to 150 names (the
+ * insertion sort of short runs and the merges).
+ */
+START_TEST(name_sort_is_strcmp_order)
+{
+	static const char *const base[] = {
+		"a", "b", "ab", "abc", "abcdefg", "abcdefgh", "abcdefgh0",
+		"abcdefgh1", "abcdefgi", "abcdefghij", "abcdefghiJ", "Z", "_",
+		"file_1.txt", "file_10.txt", "file_100.txt", "file_2.txt",
+		"\xc3\xa9t\xc3\xa9", "\xff", "\x7f", "0", "9", "~", "a b",
+		"abcdefgh\xff", "abcdefgh\x01", "longlonglonglong_a",
+		"longlonglonglong_b", "longlonglonglong",
+	};
+	size_t nb = sizeof(base) / sizeof(base[0]);
+
+	for (size_t n = 1; n <= 150; n += n < 12 ? 1 : 23) {
+		char *d = wst_tmpdir();
+		char **names = calloc(n, sizeof(*names));
+
+		for (size_t i = 0; i < n; i++) {
+			char nm[64];
+
+			/* Past the base set: the same names, numbered. */
+			if (i < nb)
+				snprintf(nm, sizeof(nm), "%s", base[i]);
+			else
+				snprintf(nm, sizeof(nm), "%s#%zu", base[i % nb], i / nb);
+			names[i] = strdup(nm);
+			wst_write(d, nm, "");
+		}
+		qsort(names, n, sizeof(*names), cmp_names);
+		for (int rev = 0; rev < 2; rev++) {
+			struct ws_walk_opts o = {.sort = WS_WALK_NAME, .max_depth = 1,
+						 .hidden = true};
+			struct rec r = {0};
+			char *want = calloc(1, 64 * n + 64);
+			size_t wl = 0;
+
+			if (rev)
+				o.sort = WS_WALK_NAME | WS_WALK_REVERSE;
+			wl += (size_t)sprintf(want, "enter /\n");
+			for (size_t i = 0; i < n; i++)
+				wl += (size_t)sprintf(want + wl, "  /%s file\n",
+						      names[rev ? n - 1 - i : i]);
+			sprintf(want + wl, "leave /\n");
+			ck_assert_int_eq(walk(d, &o, &r), 0);
+			ck_assert_str_eq(r.log, want);
+			free(want);
+		}
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		wst_rmrf(d);
+		free(d);
+	}
+}
+END_TEST
+
 /* keep_max keeps exactly the first N in sort order, whatever the
  * directory order. */
 START_TEST(keep_max_heap)
@@ -923,6 +992,7 @@ suite(void)
 	tcase_add_test(tc, error_callback_can_abort);
 	tcase_add_test(tc, at_fd_reaches_entry);
 	tcase_add_test(tc, sort_orders);
+	tcase_add_test(tc, name_sort_is_strcmp_order);
 	tcase_add_test(tc, keep_max_heap);
 	tcase_add_test(tc, keep_max_evicts_in_order);
 	tcase_add_test(tc, sort_max_streams);

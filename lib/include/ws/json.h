@@ -17,8 +17,11 @@
 
 #define WS_JW_MAXDEPTH 32
 
+struct ws_jbuf;
+
 struct ws_jw {
 	FILE *f;
+	struct ws_jbuf *buf;	/* set: written here, not to f */
 	int depth;
 	bool first[WS_JW_MAXDEPTH];
 	bool after_key;
@@ -27,6 +30,13 @@ struct ws_jw {
 
 /* Start writing to f. */
 void ws_jw_init(struct ws_jw *jw, FILE *f);
+
+/*
+ * Start writing to the end of b (struct ws_jbuf below) instead of a
+ * stream: what a caller that measures a value before it keeps it uses,
+ * without a memory stream to rewind and flush for each value.
+ */
+void ws_jw_init_buf(struct ws_jw *jw, struct ws_jbuf *b);
 
 void ws_jw_obj(struct ws_jw *jw);     /* { */
 void ws_jw_obj_end(struct ws_jw *jw); /* } */
@@ -44,6 +54,8 @@ void ws_jw_bool(struct ws_jw *jw, bool v);
 void ws_jw_null(struct ws_jw *jw);
 /* Raw JSON text written as a value (must be valid JSON). */
 void ws_jw_raw(struct ws_jw *jw, const char *json);
+/* The same, n bytes of it. */
+void ws_jw_rawn(struct ws_jw *jw, const char *json, size_t n);
 
 /* key + value shorthands; a NULL string writes null. */
 void ws_jw_kstr(struct ws_jw *jw, const char *key, const char *s);
@@ -105,6 +117,13 @@ void ws_jbuf_put(struct ws_jbuf *b, const char *s, size_t n);
 
 /* A string, quoted. */
 void ws_jbuf_str(struct ws_jbuf *b, const char *s);
+
+/*
+ * s[0..n) as a JSON string the way the writer (ws_jw_strn()) writes it:
+ * valid UTF-8 as it is, U+FFFD for each bad byte.  Returns whether s was
+ * valid UTF-8 (when not, a name's exact bytes are due in base64 too).
+ */
+bool ws_jbuf_text(struct ws_jbuf *b, const char *s, size_t n);
 
 /* An integer, without printf. */
 void ws_jbuf_int(struct ws_jbuf *b, long long v);
