@@ -647,11 +647,13 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 	 * and the mounts' are: a symlink in the workspace on the way to the
 	 * policy in use (WS_POLICY=<root>/d/conf/pol.json, d/conf -> a) was
 	 * re-pointed by a command, and the next call loaded the agent's own
-	 * policy.  A place that does not exist records what it reaches.
+	 * policy.  A place that does not exist is left to the checks that
+	 * keep it from being made (and to wsrun's revert after the run).
 	 */
 	{
 		char out[PATH_MAX];
-		int rc = ws__resolve_recording(ws, p, out);
+		struct stat st;
+		int rc = lstat(p, &st) == 0 ? ws__resolve_recording(ws, p, out) : 0;
 
 		if (rc == -ENOMEM)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
