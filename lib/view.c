@@ -607,6 +607,7 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth, bool *made)
 	struct stat st;
 	mode_t mode;
 	int in = -1, out = -1, rc = 0;
+	bool anon = false;
 
 	if (depth > 256)
 		return -ELOOP;
@@ -632,15 +633,28 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth, bool *made)
 
 		if ((in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			return -errno;
-		out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			     O_CLOEXEC, 0600);
-		if (out < 0) {
-			rc = -errno;
-			close(in);
-			return rc;
+		/*
+		 * Copied into a file without a name, linked under its own
+		 * once whole: wsrun killed during the copy (SIGKILL, which
+		 * nothing can clean up after) leaves nothing in the
+		 * workspace, where a file made under its name first was left
+		 * there cut short.  A file system without O_TMPFILE gets the
+		 * name first, as before.
+		 */
+		out = openat(ddir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (out >= 0) {
+			anon = true;
+		} else {
+			out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL |
+				     O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (out < 0) {
+				rc = -errno;
+				close(in);
+				return rc;
+			}
+			if (made != NULL)
+				*made = true;
 		}
-		if (made != NULL)
-			*made = true;
 		/*
 		 * The data only, the holes left holes: the root's size bound
 		 * counts pages, not sizes, so "truncate -s 1T /big" costs the
@@ -694,6 +708,19 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth, bool *made)
 			rc = -errno;
 		if (rc == 0 && fsync(out) < 0 && errno != EINVAL)
 			rc = -errno;
+		if (rc == 0 && anon) {
+			char fdp[64];
+
+			/* No replacing: a name made meanwhile is EEXIST with
+			 * *made false, another tool's (ws_view_apply()). */
+			snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", out);
+			if (linkat(AT_FDCWD, fdp, ddir, name, AT_SYMLINK_FOLLOW) < 0 &&
+			    (errno != ENOENT ||
+			     linkat(out, "", ddir, name, AT_EMPTY_PATH) < 0))
+				rc = -errno;
+			else if (made != NULL)
+				*made = true;
+		}
 		close(in);
 		if (close(out) < 0 && rc == 0)
 			rc = -errno;

@@ -653,6 +653,22 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 	}
 	ws->guard_spell = g;
 	ws->guard_spell[ws->nguard_spell++] = p;
+	/*
+	 * The entries its spelling passes through are guarded as the root's
+	 * and the mounts' are: a symlink in the workspace on the way to the
+	 * policy in use (WS_POLICY=<root>/d/conf/pol.json, d/conf -> a) was
+	 * re-pointed by a command, and the next call loaded the agent's own
+	 * policy.  A place that does not exist is left to the checks that
+	 * keep it from being made (and to wsrun's revert after the run).
+	 */
+	{
+		char out[PATH_MAX];
+		struct stat st;
+		int rc = lstat(p, &st) == 0 ? ws__resolve_recording(ws, p, out) : 0;
+
+		if (rc == -ENOMEM)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
 	return 0;
 }
 

@@ -174,6 +174,73 @@ START_TEST(mount_spelling_move)
 END_TEST
 
 /*
+ * The policy in use spelled through a symlink in the workspace
+ * (WS_POLICY=<ws>/d/conf/pol.json, d/conf -> conf-a): neither wswrite
+ * (--delete, --move) nor a wsrun command (ln -sfn to a directory holding
+ * the agent's own policy) re-points it, and the next call still denies
+ * what the policy denies.  review9: the command's ln -sfn went through and
+ * the next call ran under the agent's policy (the link was no guarded
+ * entry: only the root's and the mounts' spellings were).
+ */
+START_TEST(policy_spelling_link)
+{
+	char *ws = wst_path(base, "ws"), *eroot = NULL, *epol = NULL;
+	struct wst_run r;
+
+	wst_write(base, "ws/secret.txt", "TOPSECRET\n");
+	wst_write(base, "ws/d/conf-a/pol.json",
+		  "{\"version\":1,\"name\":\"real\",\"file_rules\":["
+		  "{\"name\":\"deny-secret\",\"paths\":[\"${WORKSPACE}/secret.txt\"],"
+		  "\"operations\":[\"*\"],\"decision\":\"deny\"},"
+		  "{\"name\":\"all\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}],\"command_rules\":[]}\n");
+	wst_write(base, "ws/d/conf-b/pol.json",
+		  "{\"version\":1,\"name\":\"mine\",\"file_rules\":["
+		  "{\"name\":\"all\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}]}\n");
+	wst_symlink("conf-a", ws, "d/conf");
+	ck_assert(asprintf(&eroot, "WS_ROOT=%s", ws) > 0);
+	ck_assert(asprintf(&epol, "WS_POLICY=%s/d/conf/pol.json", ws) > 0);
+	{
+		const char *env[] = {eroot, epol, "WS_FORMAT=json", NULL};
+		const char *rd[] = {"secret.txt", NULL};
+		const char *del[] = {"--delete", "d/conf", NULL};
+		const char *mv[] = {"--move", "d/conf-old", "d/conf", NULL};
+		const char *ln[] = {"--", "ln", "-sfn", "conf-b", "d/conf", NULL};
+
+		run_env(&r, env, "wsread", rd);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", del);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		run_env(&r, env, "wswrite", mv);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		run_env(&r, env, "wsrun", ln);
+		wst_run_free(&r);
+		run_env(&r, env, "wsread", rd);
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "TOPSECRET") == NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	{
+		char buf[4096];
+		char *l = wst_path(ws, "d/conf");
+		ssize_t n = readlink(l, buf, sizeof(buf) - 1);
+
+		ck_assert(n > 0);
+		buf[n] = '\0';
+		ck_assert_str_eq(buf, "conf-a");
+		free(l);
+	}
+	free(eroot);
+	free(epol);
+	free(ws);
+}
+END_TEST
+
+/*
  * Issue 12, 1, the root variant: WS_ROOT is shared/current, a link into
  * shared/releases, and shared is mounted read-write.  Moving a link over
  * current, deleting it, or moving what it resolves through is refused;
@@ -1234,6 +1301,7 @@ guards_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, mount_spelling_move);
 	tcase_add_test(tc, root_spelling_move);
+	tcase_add_test(tc, policy_spelling_link);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("markers");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -557,6 +557,46 @@ START_TEST(view_nothing_left_kill9)
 END_TEST
 
 /*
+ * wsrun killed with SIGKILL while it copies a new top-level file of the
+ * command's into the workspace (ws_view_apply()): the name is there whole
+ * or not at all.  The file was made under its name first and then
+ * written, so a kill left it cut short (28 of 400 MB in review9's run);
+ * now it is written without a name and linked once whole.  The kill
+ * comes 50 ms after the name appears: long before a copy of 256 MiB ends.
+ */
+START_TEST(view_copy_kill9_whole_or_nothing)
+{
+	const off_t want = 256LL * 1024 * 1024;
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--view",
+			      "virtual", "--tmp-size", "600M", "-c",
+			      "head -c 268435456 /dev/urandom > /big.bin", NULL};
+	const char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+	posix_spawn_file_actions_t fa;
+	char *p = wst_path(ws, "big.bin");
+	struct stat st;
+	pid_t pid;
+	int i;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (i = 0; i < 6000 && lstat(p, &st) < 0; i++)
+		usleep(5000);
+	usleep(50000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (lstat(p, &st) == 0)
+		ck_assert_msg(st.st_size == want, "a copy cut short left in the "
+			      "workspace: %lld of %lld bytes", (long long)st.st_size,
+			      (long long)want);
+	unlink(p);
+	posix_spawn_file_actions_destroy(&fa);
+	free(p);
+}
+END_TEST
+
+/*
  * Top-level entries swapped for symlinks to host paths outside the
  * workspace, /etc and /etc/passwd (renameat2 RENAME_EXCHANGE, in a loop in
  * another process), while wsrun reads the workspace and binds each entry
@@ -1212,6 +1252,7 @@ view_suite(void)
 	tcase_add_test(tc, view_plain_warns_real_path);
 	tcase_add_test(tc, view_probe_says_plainly);
 	tcase_add_test(tc, view_applied_non_utf8);
+	tcase_add_test(tc, view_copy_kill9_whole_or_nothing);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
