@@ -1646,6 +1646,15 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			return -EPERM;
 		}
 	}
+	/*
+	 * Each build starts from nothing.  An init cloned with its thread's
+	 * memory shares that thread's thread-locals, so after a build that
+	 * failed part way these may hold numbers from another init's
+	 * descriptor table, which name nothing (or something else) here.
+	 */
+	ws__stage_fd = -1;
+	ws__stage_nosym = false;
+	ws__newroot_fd = -1;
 	if (!p->base_ready &&
 	    (rc = ws__mount_base(!p->userns, p->virt, p->tmp_size,
 				 p->priv_fd < 0 ? p->priv_real : NULL, true, msg,
