@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,7 @@ ws_view_info_free(struct ws_view_info *vi)
 	ws__names_free(&vi->applied);
 	ws__names_free(&vi->lost);
 	ws__names_free(&vi->skeleton);
+	ws__names_free(&vi->links);
 	ws__names_free(&vi->masked);
 	ws__names_free(&vi->read_only);
 }
@@ -379,6 +381,8 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		p->paths[p->npaths - 1].link_copy = type == DT_LNK;
 		p->paths[p->npaths - 1].from_stage = type != DT_LNK;
 		rc = ws__names_add(&vi->skeleton, de->d_name, NULL);
+		if (rc == 0 && type == DT_LNK)
+			rc = ws__names_add(&vi->links, de->d_name, NULL);
 	}
 	if (rc < 0)
 		goto out;
@@ -865,6 +869,31 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 			continue;
 		}
 		rc = ws__names_add(&vi->applied, v, NULL);
+	}
+	/*
+	 * A top-level symlink is a copy on the root, not a mount (a link
+	 * cannot be a mount point): the command can remove or replace it
+	 * there, and that change is not the workspace's.  Say so rather than
+	 * drop it without a word.
+	 */
+	for (size_t i = 0; rc == 0 && i < vi->links.n; i++) {
+		const char *name = vi->links.name[i];
+		char a[PATH_MAX], b[PATH_MAX], v[4352], why[PATH_MAX + 300];
+		ssize_t na = readlinkat(dirfd(d), name, a, sizeof(a) - 1);
+		ssize_t nb = readlinkat(ws->anchors[0].fd, name, b, sizeof(b) - 1);
+
+		if (na >= 0 && nb >= 0 && na == nb && memcmp(a, b, (size_t)na) == 0)
+			continue;
+		if (na >= 0)
+			a[na] = '\0';
+		snprintf(v, sizeof(v), "/%s", name);
+		snprintf(why, sizeof(why), "a top-level symbolic link is a copy "
+			 "in the virtual view: the command %s%s there, and the "
+			 "workspace's link is unchanged (change it with wswrite, "
+			 "or in a command with --view real)",
+			 na >= 0 ? "made it point to " : "removed or replaced it",
+			 na >= 0 ? a : "");
+		rc = ws__names_add(&vi->lost, v, why);
 	}
 	closedir(d);
 	free(sk);

@@ -233,6 +233,45 @@ START_TEST(view_read)
 END_TEST
 
 /*
+ * A top-level symlink is a copy on the view's root: a command that
+ * replaces it there is told that the workspace's link did not change (it
+ * is in "lost", with the reason), and a link left alone is not.
+ */
+START_TEST(view_top_symlink_change_said)
+{
+	struct wst_run r;
+	cJSON *lost, *e;
+	char buf[64];
+	ssize_t n;
+	bool hit = false;
+	char *p;
+
+	wst_symlink("src", ws, "toplink");
+	wst_symlink("src", ws, "keptlink");
+	RUNV(&r, "-c", "rm /toplink && ln -s elsewhere /toplink");
+	expect_ran(&r, 0);
+	lost = view_item(&r, "lost");
+	cJSON_ArrayForEach(e, lost) {
+		const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(e, "path"));
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason"));
+
+		ck_assert_msg(path == NULL || strcmp(path, "/keptlink") != 0, "%s", r.out);
+		if (path != NULL && strcmp(path, "/toplink") == 0) {
+			hit = true;
+			ck_assert_msg(strstr(why, "copy in the virtual view") != NULL &&
+				      strstr(why, "elsewhere") != NULL, "%s", why);
+		}
+	}
+	ck_assert_msg(hit, "%s", r.out);
+	p = wst_path(ws, "toplink");
+	n = readlink(p, buf, sizeof(buf) - 1);
+	ck_assert_int_eq(n, 3);
+	free(p);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * A new top-level name that is not UTF-8 is applied byte for byte, and
  * the result says which bytes: "applied" holds it with U+FFFD, and
  * "applied_bytes" its exact bytes (null for the names that are UTF-8).
@@ -1252,6 +1291,7 @@ view_suite(void)
 	tcase_add_test(tc, view_plain_warns_real_path);
 	tcase_add_test(tc, view_probe_says_plainly);
 	tcase_add_test(tc, view_applied_non_utf8);
+	tcase_add_test(tc, view_top_symlink_change_said);
 	tcase_add_test(tc, view_copy_kill9_whole_or_nothing);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);

@@ -52,6 +52,7 @@ struct ws_view_info {
 	struct ws_view_names applied;	/* new top-level names copied in */
 	struct ws_view_names lost;	/* new top-level names not copied */
 	struct ws_view_names skeleton;	/* every name the root was built with */
+	struct ws_view_names links;	/* top-level symlinks, copied to the root */
 	struct ws_view_names masked;	/* the policy refuses reading: emptied */
 	struct ws_view_names read_only;	/* the policy refuses writing */
 };
