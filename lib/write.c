@@ -594,11 +594,26 @@ ws_edit_apply(const char *text, size_t len, const struct ws_edit *edits,
 	*count = 0;
 	if (n == 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "no edits given");
+	/*
+	 * Each edit scans and copies the whole text the ones before it
+	 * left: bounded in number, and stopped between two when the call
+	 * is cancelled (a thousand edits of a large file take minutes).
+	 */
+	if (n > WS_EDITS_MAX)
+		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "%zu edits in one "
+				    "call, over the limit of %d", n, WS_EDITS_MAX);
 	for (size_t i = 0; i < n; i++) {
 		const struct ws_edit *e = &edits[i];
 		char *next;
 		size_t nextlen, c;
 		int rc;
+
+		if (i > 0 && ws_cancelled()) {
+			free(cur);
+			return ws_error_set(WS_EIO_ERROR, NULL, "cancelled after "
+					    "%zu of %zu edits; nothing was written",
+					    i, n);
+		}
 
 		rc = ws_edit_replace(cur ? cur : text, curlen, e->old, e->oldlen,
 				     e->repl, e->repllen, e->all, &next, &nextlen,

@@ -2341,6 +2341,35 @@ START_TEST(parallel_edit_processes)
 }
 END_TEST
 
+/* At most WS_EDITS_MAX edits in one call (each goes over the whole text). */
+START_TEST(edits_bounded)
+{
+	struct wst_run r;
+	size_t cap = (WS_EDITS_MAX + 1) * 40 + 16, len;
+	char *edits = malloc(cap);
+
+	ck_assert_ptr_nonnull(edits);
+	wst_write(ws, "e.txt", "abc\n");
+	strcpy(edits, "[");
+	len = 1;
+	for (int i = 0; i <= WS_EDITS_MAX; i++)
+		len += (size_t)snprintf(edits + len, cap - len,
+					"%s{\"old\":\"abc\",\"new\":\"abc\"}",
+					i ? "," : "");
+	snprintf(edits + len, cap - len, "]");
+	W(&r, NULL, "--edits", edits, "e.txt");
+	expect_fail(&r, "LIMIT_EXCEEDED", 6);
+	/* The limit itself goes through. */
+	edits[len - strlen(",{\"old\":\"abc\",\"new\":\"abc\"}")] = '\0';
+	strcat(edits, "]");
+	W(&r, NULL, "--edits", edits, "e.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "e.txt", "abc\n");
+	free(edits);
+}
+END_TEST
+
 /* A create or overwrite is a summary; --diff and edits give the diff. */
 START_TEST(summary_result)
 {
@@ -2554,6 +2583,7 @@ suite(void)
 	tcase_add_test(tc, if_version);
 	tcase_add_test(tc, changes_wait_for_the_file_lock);
 	tcase_add_test(tc, parallel_edit_processes);
+	tcase_add_test(tc, edits_bounded);
 	tcase_add_test(tc, summary_result);
 	tcase_add_test(tc, move_into_new_dir);
 	tcase_add_test(tc, several_tools);
