@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/cancel.h"
 #include "ws/error.h"
 #include "ws/history.h"
 #include "ws/json.h"
@@ -1260,6 +1261,58 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 	return ws__restore(ws, h, p, before, true);
 }
 
+/*
+ * One undo at a time, across processes and across the calls side by side
+ * in one (wstools mcp --jobs): an undo holds flock(LOCK_EX) on the state
+ * directory itself from reading the journal, which says what is left to
+ * undo, until what it chose is restored and recorded; two undos of the
+ * newest change then undo two changes, never one change twice.  It is
+ * a lock on a descriptor this call opens (its own open file description),
+ * apart from the journal's, which the writes of the undo take and drop;
+ * nothing is created for it.  The wait is bounded (WS__UNDO_WAIT_MS).
+ */
+#define WS__UNDO_WAIT_MS 30000
+
+static int
+ws__undo_lock(struct ws_history *h, int *fdp)
+{
+	struct timespec t0, t, nap = {0, 1000000};
+	int fd;
+
+	*fdp = -1;
+	fd = openat(h->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return ws__hist_io("cannot open the state directory", h->dir);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd);
+			return ws__hist_io("cannot lock the state directory", h->dir);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (ws_cancelled()) {
+			close(fd);
+			return ws_error_set(WS_EIO_ERROR, NULL, "cancelled while "
+					    "waiting for another undo to end; "
+					    "nothing was undone");
+		}
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= WS__UNDO_WAIT_MS) {
+			close(fd);
+			ws_error_set(WS_EIO_ERROR, NULL, "another undo has been "
+				     "running for %d s; nothing was undone",
+				     WS__UNDO_WAIT_MS / 1000);
+			ws_error_set_hint("try again when it is done");
+			return WS_EIO_ERROR;
+		}
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 32000000)
+			nap.tv_nsec *= 2;
+	}
+	*fdp = fd;
+	return 0;
+}
+
 int
 ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 {
@@ -1267,15 +1320,18 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 	struct ws__entry *v = NULL;
 	size_t n = 0, want = o->n > 0 ? (size_t)o->n : 1, picked = 0;
 	cJSON *arr = NULL;
-	int rc;
+	int rc, lfd = -1;
 
 	*out = NULL;
 	if (h == NULL)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "the history is off (--no-history, or "
 				    "\"history\": false): nothing to undo");
-	if ((rc = ws__load(h, &v, &n)) < 0)
+	/* From the choice of what to undo to the record of its undo. */
+	if (!o->dry_run && (rc = ws__undo_lock(h, &lfd)) < 0)
 		return rc;
+	if ((rc = ws__load(h, &v, &n)) < 0)
+		goto out;
 	if ((arr = cJSON_CreateArray()) == NULL) {
 		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		goto out;
@@ -1339,6 +1395,8 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 	*out = arr;
 	arr = NULL;
 out:
+	if (lfd >= 0)
+		close(lfd);
 	cJSON_Delete(arr);
 	ws__entries_free(v, n);
 	return rc;

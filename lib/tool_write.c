@@ -46,7 +46,7 @@
 #define OPT_ALL {"all", 0, WS_OPT_FLAG, NULL, \
 		 "edit: replace every occurrence of old", 0}
 #define OPT_EDITS {"edits", 0, WS_OPT_JSON, \
-		   "\"array\",\"items\":{\"type\":\"object\",\"properties\":{" \
+		   "\"array\",\"maxItems\":1000,\"items\":{\"type\":\"object\",\"properties\":{" \
 		   "\"old\":{\"type\":\"string\"},\"new\":{\"type\":\"string\"}," \
 		   "\"all\":{\"type\":\"boolean\"}},\"required\":[\"old\",\"new\"]," \
 		   "\"additionalProperties\":false}", \
@@ -343,6 +343,10 @@ collect_edits(struct ws_cli *c, struct ws_edit **out, size_t *n, cJSON **doc)
 				    "edits must be a non-empty array of "
 				    "{old, new, all} objects");
 	cnt = (size_t)cJSON_GetArraySize(arr);
+	if (cnt > WS_EDITS_MAX)
+		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "%zu edits in one "
+				    "call, over the limit of %d", cnt,
+				    WS_EDITS_MAX);
 	e = calloc(cnt, sizeof(*e));
 	if (e == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");

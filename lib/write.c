@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/cancel.h"
 #include "ws/error.h"
 #include "ws/history.h"
 #include "ws/path.h"
@@ -593,11 +594,26 @@ ws_edit_apply(const char *text, size_t len, const struct ws_edit *edits,
 	*count = 0;
 	if (n == 0)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "no edits given");
+	/*
+	 * Each edit scans and copies the whole text the ones before it
+	 * left: bounded in number, and stopped between two when the call
+	 * is cancelled (a thousand edits of a large file take minutes).
+	 */
+	if (n > WS_EDITS_MAX)
+		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "%zu edits in one "
+				    "call, over the limit of %d", n, WS_EDITS_MAX);
 	for (size_t i = 0; i < n; i++) {
 		const struct ws_edit *e = &edits[i];
 		char *next;
 		size_t nextlen, c;
 		int rc;
+
+		if (i > 0 && ws_cancelled()) {
+			free(cur);
+			return ws_error_set(WS_EIO_ERROR, NULL, "cancelled after "
+					    "%zu of %zu edits; nothing was written",
+					    i, n);
+		}
 
 		rc = ws_edit_replace(cur ? cur : text, curlen, e->old, e->oldlen,
 				     e->repl, e->repllen, e->all, &next, &nextlen,
@@ -1673,8 +1689,7 @@ ws__count_lines(const char *data, size_t n)
  * edits never both apply to the same old content (one would be lost)
  * and two writes with one if_version never both succeed.  The locks are
  * striped on the parent directory's inode and the name (a rename keeps
- * those, where the file's inode changes).  Other processes are not
- * covered: across them if_version narrows the window only.
+ * those, where the file's inode changes).  Other processes: below.
  */
 #define WS__NAME_LOCKS 64
 static pthread_mutex_t ws__name_lock[WS__NAME_LOCKS];
@@ -1704,6 +1719,136 @@ ws__name_lock_of(int dirfd, const char *name)
 	return &ws__name_lock[h % WS__NAME_LOCKS];
 }
 
+/*
+ * Across processes (two wswrite --edit, an MCP server and a command line)
+ * the same: a change that reads what it replaces, or checks its version,
+ * holds flock(LOCK_EX) on the file it replaces from the check and the
+ * read to the rename.  The lock is on the file, not its name, so a call
+ * that got it checks that the name still holds that file, and else takes
+ * the lock of the file that replaced it; a waiter on a file renamed over
+ * wakes up on a file that has no name any more and does the same.  Each
+ * call opens its own descriptor (its own open file description), so
+ * calls side by side in one process exclude each other too.  Nothing is
+ * created for it, in the workspace or elsewhere.  The wait is bounded:
+ * no lock, no write, after WS__LOCK_WAIT_MS.  Where the file cannot be
+ * opened for reading (mode bits), or the filesystem has no flock (NFS
+ * for a read-only descriptor), the in-process lock is all there is.
+ */
+#define WS__LOCK_WAIT_MS 10000
+
+struct ws__nlock {
+	pthread_mutex_t *mu;
+	int fd;
+};
+
+/* The flock side of ws__nlock_take(): 0 (locked or unlockable), 1 to
+ * try again, or a negative WS_E*. */
+static int
+ws__nlock_try(struct ws__nlock *l, int dirfd, const char *name,
+	      struct stat *now, bool *exists)
+{
+	char proc[64];
+	struct stat b;
+	int pfd, fd, e;
+
+	pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0) {
+		if (errno != ENOENT)
+			return ws_error_errno(errno, NULL, "open");
+		*exists = false;
+		return 0;
+	}
+	if (fstat(pfd, now) < 0) {
+		e = errno;
+		close(pfd);
+		return ws_error_errno(e, NULL, "fstat");
+	}
+	*exists = true;
+	/* Never open a device or a FIFO, nor a kernel pseudo-file. */
+	if ((!S_ISREG(now->st_mode) && !S_ISDIR(now->st_mode)) ||
+	    ws_fd_check_fs(pfd) < 0) {
+		ws_error_clear();
+		close(pfd);
+		return 0;
+	}
+	/* Reopened through the O_PATH descriptor: the same inode. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = S_ISDIR(now->st_mode) ?
+	     openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+	     open(proc, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		e = errno;
+		close(fd);
+		return e == EWOULDBLOCK || e == EINTR ? 1 : 0;
+	}
+	if (fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    b.st_dev == now->st_dev && b.st_ino == now->st_ino) {
+		*now = b;
+		l->fd = fd;
+		return 0;
+	}
+	close(fd); /* replaced meanwhile: the new one's lock */
+	return 1;
+}
+
+/*
+ * Take the lock of name in dirfd (both the in-process one and the flock
+ * above) and stat what it names now (*exists false: nothing).  path is
+ * for messages.  On success ws__nlock_drop() releases it.
+ */
+static int
+ws__nlock_take(struct ws__nlock *l, int dirfd, const char *name,
+	       const char *path, struct stat *now, bool *exists)
+{
+	struct timespec t0, t, nap = {0, 1000000};
+	int rc;
+
+	l->fd = -1;
+	l->mu = ws__name_lock_of(dirfd, name);
+	pthread_mutex_lock(l->mu);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((rc = ws__nlock_try(l, dirfd, name, now, exists)) == 1) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (ws_cancelled()) {
+			rc = ws_error_set(WS_EIO_ERROR, path, "cancelled while "
+					  "waiting for another change to it to end; "
+					  "nothing was changed");
+			break;
+		}
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= WS__LOCK_WAIT_MS) {
+			rc = ws_error_set(WS_EIO_ERROR, path, "another process has "
+					  "been changing it for %d s (it holds "
+					  "the file's lock); nothing was changed",
+					  WS__LOCK_WAIT_MS / 1000);
+			ws_error_set_hint("try again when the other change is done");
+			break;
+		}
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 32000000)
+			nap.tv_nsec *= 2;
+	}
+	if (rc < 0) {
+		pthread_mutex_unlock(l->mu);
+		l->mu = NULL;
+	}
+	return rc;
+}
+
+static void
+ws__nlock_drop(struct ws__nlock *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+	if (l->mu != NULL)
+		pthread_mutex_unlock(l->mu);
+	l->mu = NULL;
+}
+
 /* Write to an existing regular file. */
 static int
 ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
@@ -1716,7 +1861,7 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	size_t oldlen = 0, newlen = 0;
 	const char *newdata = o->content;
 	struct stat rst = res->st;
-	pthread_mutex_t *lk = NULL;
+	struct ws__nlock lk = {NULL, -1};
 	int rc, fd = -1;
 
 	if (o->create_only)
@@ -1755,10 +1900,12 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	 */
 	if (!o->dry_run) {
 		struct stat now;
+		bool there;
 
-		lk = ws__name_lock_of(res->dirfd, res->name);
-		pthread_mutex_lock(lk);
-		if (fstatat(res->dirfd, res->name, &now, AT_SYMLINK_NOFOLLOW) < 0) {
+		if ((rc = ws__nlock_take(&lk, res->dirfd, res->name, path, &now,
+					 &there)) < 0)
+			goto out;
+		if (!there) {
 			rc = o->if_version != NULL ?
 			     ws_check_version(NULL, o->if_version, path) :
 			     ws_error_set(WS_EIO_ERROR, NULL, "changed while it was "
@@ -1896,8 +2043,7 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		goto out;
 	rc = ws_write_atomic(res->dirfd, res->name, newdata, newlen, &rst, aflags);
 out:
-	if (lk != NULL)
-		pthread_mutex_unlock(lk);
+	ws__nlock_drop(&lk);
 	if (fd >= 0)
 		close(fd);
 	free(old);
@@ -2365,11 +2511,34 @@ ws__resolve_object(struct ws_ctx *ws, const char *path, const char *action,
 	return 0;
 }
 
+/*
+ * delete and move with if_version: take the lock of what res names (see
+ * ws__nlock_take()) and check the version again under it, so that the
+ * change removes or moves the version named, never one written since by
+ * another call or process.  Nothing to do without if_version.
+ */
+static int
+ws__lock_version(struct ws__nlock *l, const struct ws_res *res,
+		 const char *if_version, const char *path)
+{
+	struct stat now;
+	bool there;
+	int rc;
+
+	if (if_version == NULL)
+		return 0;
+	if ((rc = ws__nlock_take(l, res->dirfd, res->name, path, &now,
+				 &there)) < 0)
+		return rc;
+	return ws_check_version(there ? &now : NULL, if_version, path);
+}
+
 int
 ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 	  const char *if_version, struct ws_wresult *r)
 {
 	struct ws_res res;
+	struct ws__nlock lk = {NULL, -1};
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -2387,6 +2556,8 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 			goto out;
 		r->removed = 1;
 		if (dry_run)
+			goto out;
+		if ((rc = ws__lock_version(&lk, &res, if_version, path)) < 0)
 			goto out;
 		if ((rc = ws_hist_begin(ws, "delete", res.dirfd, res.name, res.vpath,
 					res.real, &res.st, false, -1, NULL, NULL,
@@ -2411,6 +2582,8 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		}
 		r->removed = 1;
 		if (dry_run)
+			goto out;
+		if ((rc = ws__lock_version(&lk, &res, if_version, path)) < 0)
 			goto out;
 		if ((rc = ws_hist_begin(ws, "delete", res.dirfd, res.name, res.vpath,
 					res.real, &res.st, false, -1, NULL, NULL,
@@ -2447,6 +2620,12 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		c.removed = 0;
 		/* The whole tree, recorded before the first removal. */
 		if (!dry_run &&
+		    (rc = ws__lock_version(&lk, &res, if_version, path)) < 0) {
+			ws->whole[0] = NULL;
+			ws__rm_free(&c);
+			goto out;
+		}
+		if (!dry_run &&
 		    (rc = ws_hist_begin(ws, "delete", res.dirfd, res.name, res.vpath,
 					res.real, &res.st, true, -1, NULL, NULL,
 					NULL, NULL)) < 0) {
@@ -2467,6 +2646,7 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		ws__rm_free(&c);
 	}
 out:
+	ws__nlock_drop(&lk);
 	r->history_id = ws_hist_end(ws, rc, res.dirfd, res.name);
 	ws_res_free(&res);
 	if (rc < 0 && ws_error_last_path() == NULL)
@@ -2617,6 +2797,7 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 	bool parents, bool dry_run, const char *if_version, struct ws_wresult *r)
 {
 	struct ws_res s, d;
+	struct ws__nlock lk = {NULL, -1};
 	char *into = NULL;
 	int rc;
 
@@ -2682,6 +2863,8 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 		goto out;
 	if (dry_run)
 		goto out;
+	if ((rc = ws__lock_version(&lk, &s, if_version, src)) < 0)
+		goto out;
 	/* Where it was, and what it replaces, before it moves. */
 	if ((rc = ws_hist_begin(ws, "move", s.dirfd, s.name, s.vpath, s.real, &s.st,
 				false, d.dirfd, d.name, d.vpath, d.real,
@@ -2723,6 +2906,7 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 		break;
 	}
 out:
+	ws__nlock_drop(&lk);
 	r->history_id = ws_hist_end(ws, rc, d.dirfd, d.name);
 	free(into);
 	ws_res_free(&s);

@@ -469,6 +469,71 @@ START_TEST(concurrent_writers)
 END_TEST
 
 /*
+ * Undos side by side, in processes of their own (review8/t_hist_par.py):
+ * each picks "the newest not undone" and must undo a change no other
+ * undo undid, so N undos of N changes restore every file, and the
+ * history names N distinct changes as undone.
+ */
+START_TEST(parallel_undos)
+{
+	enum { N = 12 };
+	struct wst_run r;
+	pid_t pid[N];
+	bool seen[2 * N + 1] = {false};
+	int undos = 0;
+	cJSON *e;
+
+	for (int i = 0; i < N; i++) {
+		char name[32], body[32];
+
+		snprintf(name, sizeof(name), "f%d.txt", i);
+		snprintf(body, sizeof(body), "orig %d\n", i);
+		wst_write(W, name, body);
+	}
+	for (int i = 0; i < N; i++) {
+		char name[32], body[32];
+
+		snprintf(name, sizeof(name), "f%d.txt", i);
+		snprintf(body, sizeof(body), "new %d\n", i);
+		WS_OK("--no-sync", "--content", body, name);
+	}
+	for (int i = 0; i < N; i++) {
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0)
+			_exit(undo(NULL, NULL, NULL) == 0 ? 0 : 1);
+	}
+	for (int i = 0; i < N; i++) {
+		int st;
+
+		ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	for (int i = 0; i < N; i++) {
+		char name[32], body[32];
+
+		snprintf(name, sizeof(name), "f%d.txt", i);
+		snprintf(body, sizeof(body), "orig %d\n", i);
+		assert_content(name, body);
+	}
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	cJSON_ArrayForEach(e, wst_output(&r, "entries")) {
+		const cJSON *u = cJSON_GetObjectItem(e, "undo_of");
+
+		if (u == NULL)
+			continue;
+		ck_assert(u->valueint >= 1 && u->valueint <= N);
+		ck_assert_msg(!seen[u->valueint], "change %d undone twice",
+			      u->valueint);
+		seen[u->valueint] = true;
+		undos++;
+	}
+	ck_assert_int_eq(undos, N);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * No HOME in the environment (a bare exec, env -i): the state directory
  * and the configuration are found as with one (XDG_STATE_HOME,
  * XDG_CONFIG_HOME), and without those the state directory is in the
@@ -553,6 +618,7 @@ suite(void)
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, concurrent_writers);
+	tcase_add_test(tc, parallel_undos);
 	tcase_add_test(tc, no_home_in_the_environment);
 	suite_add_tcase(s, tc);
 	return s;

@@ -4306,6 +4306,88 @@ START_TEST(run_command_concurrent_namespaces)
 }
 END_TEST
 
+/*
+ * An edit_file call with many edits of a large file stops between two
+ * edits when cancelled (review8/t_edit_cpu.py: 300 edits of 16 MiB ran
+ * 77 s and ignored the cancellation), writing nothing, and a call of
+ * more than 1000 edits is refused (LIMIT_EXCEEDED).
+ */
+START_TEST(cancel_edit_file)
+{
+	enum { MB = 8 };
+	struct mcp m;
+	char *big = malloc((size_t)MB << 20), *edits, *before, *after, *bigp;
+	size_t cap = 1002 * 48, len = 1, n;
+	cJSON *resp, *res;
+	long long t0;
+
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < ((size_t)MB << 20); i++)
+		big[i] = (i + 1) % 64 == 0 ? '\n' : "abcdefghij"[i % 10];
+	wst_writen(W, "big.txt", big, (size_t)MB << 20);
+	free(big);
+	edits = malloc(cap);
+	ck_assert_ptr_nonnull(edits);
+	strcpy(edits, "[");
+	for (int i = 0; i < 1001; i++)
+		len += (size_t)snprintf(edits + len, cap - len, "%s{\"old\":\"abc\","
+					"\"new\":\"abc\",\"all\":true}",
+					i ? "," : "");
+	strcpy(edits + len, "]");
+	/*
+	 * A client that offers elicitation gets every call run by a worker
+	 * (the reader's idle fast path could need its answer): the reader
+	 * is then free to read the cancellation.
+	 */
+	mcp_start(&m, W, "--jobs", "1");
+	handshake(&m, "{\"elicitation\":{}}");
+	{
+		char *args;
+
+		ck_assert_int_ge(asprintf(&args, "{\"path\":\"big.txt\",\"edits\":%s}",
+					  edits), 0);
+		res = call(&m, 3, "edit_file", args, &resp);
+		free(args);
+	}
+	ck_assert(is_error(res));
+	ck_assert_str_eq(code_of(res), "LIMIT_EXCEEDED");
+	cJSON_Delete(resp);
+	/* 1000: allowed, and long; cancelled after half a second. */
+	edits[len - strlen(",{\"old\":\"abc\",\"new\":\"abc\",\"all\":true}")] = '\0';
+	strcat(edits, "]");
+	bigp = wst_path(W, "big.txt");
+	before = wst_slurp(bigp, &n);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"ed\",\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"edit_file\",\"arguments\":{\"path\":"
+		 "\"big.txt\",\"edits\":%s}}}", edits);
+	usleep(500000);
+	t0 = now_ms();
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":\"ed\",\"reason\":\"test\"}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"read_file\",\"arguments\":"
+		 "{\"path\":\"notes.md\"}}}");
+	for (;;) {
+		cJSON *j = mcp_recv(&m, 10000);
+
+		ck_assert_msg(j != NULL, "no answer %lld ms after the cancellation",
+			      now_ms() - t0);
+		if (is_id(j, 8)) {
+			cJSON_Delete(j);
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	after = wst_slurp(bigp, NULL);
+	ck_assert(memcmp(before, after, n) == 0);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(before);
+	free(after);
+	free(edits);
+	free(bigp);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -4329,6 +4411,7 @@ suite(void)
 	tcase_add_test(tc, audit_lines_from_mcp);
 	tcase_add_test(tc, history_tools_only_when_asked);
 	tcase_add_test(tc, parallel_changes_one_file);
+	tcase_add_test(tc, cancel_edit_file);
 	tcase_add_test(tc, command_approval_by_elicitation);
 	tcase_add_test(tc, network_approval_by_elicitation);
 	tcase_add_test(tc, approval_question_is_escaped);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -2187,6 +2188,188 @@ START_TEST(if_version)
 }
 END_TEST
 
+/*
+ * Run wswrite --workspace ws --json ARGS in a child process of its own
+ * (so that the test can act meanwhile); wait_code() gives its exit status.
+ */
+static pid_t
+spawn_w(const char *const *args)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		const char *argv[16] = {"--workspace", ws, "--json"};
+		struct wst_run r;
+		size_t k = 3;
+
+		for (; *args != NULL && k < 15; args++)
+			argv[k++] = *args;
+		argv[k] = NULL;
+		wst_runv(&r, NULL, NULL, "wswrite", argv);
+		_exit(r.status < 0 ? 99 : r.status);
+	}
+	return pid;
+}
+
+static int
+wait_code(pid_t pid)
+{
+	int st;
+
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Replace dir/rel with content by a rename (a new inode), as a writer. */
+static void
+replace_file(const char *rel, const char *content)
+{
+	char *p = wst_path(ws, rel);
+
+	wst_write(base, "replacement", content);
+	{
+		char *t = wst_path(base, "replacement");
+
+		ck_assert_int_eq(rename(t, p), 0);
+		free(t);
+	}
+	free(p);
+}
+
+/*
+ * Read-modify-write across processes (review8): an edit, or a delete or
+ * move with --if-version, waits while another process holds the file's
+ * lock, and then works on what that one left: the edit applies to the
+ * new content (none lost), the delete and the move of a version replaced
+ * meanwhile are refused.  Before, each went ahead on the old content.
+ */
+START_TEST(changes_wait_for_the_file_lock)
+{
+	char tok[WS_VERSION_LEN];
+	struct timespec nap = {0, 300 * 1000 * 1000};
+	char *p;
+	pid_t pid;
+	int fd;
+
+	/* An edit. */
+	wst_write(ws, "l.txt", "a\n");
+	p = wst_path(ws, "l.txt");
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	pid = spawn_w((const char *[]){"--old", "a", "--new", "b", "l.txt", NULL});
+	nanosleep(&nap, NULL);
+	replace_file("l.txt", "a\nX\n");
+	close(fd);
+	ck_assert_int_eq(wait_code(pid), 0);
+	assert_file(ws, "l.txt", "b\nX\n");
+	/* A delete with --if-version. */
+	token("l.txt", tok);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	pid = spawn_w((const char *[]){"--if-version", tok, "--delete", "l.txt",
+				       NULL});
+	nanosleep(&nap, NULL);
+	replace_file("l.txt", "precious\n");
+	close(fd);
+	ck_assert_int_eq(wait_code(pid), 5);
+	assert_file(ws, "l.txt", "precious\n");
+	/* A move with --if-version. */
+	token("l.txt", tok);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	pid = spawn_w((const char *[]){"--if-version", tok, "--move", "l.txt",
+				       "m.txt", NULL});
+	nanosleep(&nap, NULL);
+	replace_file("l.txt", "newer\n");
+	close(fd);
+	ck_assert_int_eq(wait_code(pid), 5);
+	assert_file(ws, "l.txt", "newer\n");
+	ck_assert(!exists(ws, "m.txt"));
+	/* A write with --if-version. */
+	token("l.txt", tok);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	pid = spawn_w((const char *[]){"--if-version", tok, "--content", "stale\n",
+				       "l.txt", NULL});
+	nanosleep(&nap, NULL);
+	replace_file("l.txt", "newest\n");
+	close(fd);
+	ck_assert_int_eq(wait_code(pid), 5);
+	assert_file(ws, "l.txt", "newest\n");
+	ck_assert_int_eq(entries(ws), 1);
+	free(p);
+}
+END_TEST
+
+/*
+ * Edits of one file from processes side by side: every one says success
+ * and every one is in the file (before, some were lost or refused).
+ */
+START_TEST(parallel_edit_processes)
+{
+	enum { N = 10 };
+	char body[N * 16] = "", *text;
+	pid_t pid[N];
+	int present = 0;
+
+	for (int i = 0; i < N; i++)
+		snprintf(body + strlen(body), sizeof(body) - strlen(body),
+			 "<x%d>\n", i);
+	wst_write(ws, "par.txt", body);
+	for (int i = 0; i < N; i++) {
+		char o[16], n[16];
+
+		snprintf(o, sizeof(o), "<x%d>", i);
+		snprintf(n, sizeof(n), "<y%d>", i);
+		pid[i] = spawn_w((const char *[]){"--old", o, "--new", n,
+						  "par.txt", NULL});
+	}
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(wait_code(pid[i]), 0);
+	text = at(ws, "par.txt");
+	for (const char *q = text; (q = strstr(q, "<y")) != NULL; q++)
+		present++;
+	ck_assert_msg(present == N, "%d of %d edits in the file:\n%s", present,
+		      N, text);
+	free(text);
+}
+END_TEST
+
+/* At most WS_EDITS_MAX edits in one call (each goes over the whole text). */
+START_TEST(edits_bounded)
+{
+	struct wst_run r;
+	size_t cap = (WS_EDITS_MAX + 1) * 40 + 16, len;
+	char *edits = malloc(cap);
+
+	ck_assert_ptr_nonnull(edits);
+	wst_write(ws, "e.txt", "abc\n");
+	strcpy(edits, "[");
+	len = 1;
+	for (int i = 0; i <= WS_EDITS_MAX; i++)
+		len += (size_t)snprintf(edits + len, cap - len,
+					"%s{\"old\":\"abc\",\"new\":\"abc\"}",
+					i ? "," : "");
+	snprintf(edits + len, cap - len, "]");
+	W(&r, NULL, "--edits", edits, "e.txt");
+	expect_fail(&r, "LIMIT_EXCEEDED", 6);
+	/* The limit itself goes through. */
+	edits[len - strlen(",{\"old\":\"abc\",\"new\":\"abc\"}")] = '\0';
+	strcat(edits, "]");
+	W(&r, NULL, "--edits", edits, "e.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "e.txt", "abc\n");
+	free(edits);
+}
+END_TEST
+
 /* A create or overwrite is a summary; --diff and edits give the diff. */
 START_TEST(summary_result)
 {
@@ -2398,6 +2581,9 @@ suite(void)
 	tcase_add_test(tc, multi_edit);
 	tcase_add_test(tc, edit_error_details);
 	tcase_add_test(tc, if_version);
+	tcase_add_test(tc, changes_wait_for_the_file_lock);
+	tcase_add_test(tc, parallel_edit_processes);
+	tcase_add_test(tc, edits_bounded);
 	tcase_add_test(tc, summary_result);
 	tcase_add_test(tc, move_into_new_dir);
 	tcase_add_test(tc, several_tools);

@@ -29,6 +29,8 @@
 #define WS_DIFF_MAX_INPUT (8 * 1024 * 1024)
 /* Largest file --edit loads into memory. */
 #define WS_EDIT_MAX (64 * 1024 * 1024)
+/* Most edits one call applies (each one goes over the whole text). */
+#define WS_EDITS_MAX 1000
 /* Lines of context around each change in a unified diff. */
 #define WS_DIFF_CONTEXT 3
 
@@ -80,7 +82,9 @@ struct ws_edit {
  * Apply edits[0..n) in order, each to the text the previous ones left,
  * all or nothing: the first that fails fails the whole (its message says
  * which, "edit 2 of 3: ...", when there are several).  *count gets the
- * total number of replacements.  Otherwise as ws_edit_replace().
+ * total number of replacements.  More than WS_EDITS_MAX edits is
+ * WS_ELIMIT_EXCEEDED; a call cancelled (ws/cancel.h) stops between two
+ * edits with WS_EIO_ERROR.  Otherwise as ws_edit_replace().
  */
 int ws_edit_apply(const char *text, size_t len, const struct ws_edit *edits,
 		  size_t n, char **out, size_t *outlen, size_t *count);
