@@ -72,6 +72,21 @@ struct ws__job {
 	long long elicit_id;
 	enum ws__wait elicit;
 	bool elicit_ok;
+	/*
+	 * A compat call's directories (ws_mcp_dirs()), taken once: its path
+	 * translation and every native call it makes (ws_mcp_invoke()) use
+	 * this one workspace and these mounts, whatever roots/list answers
+	 * meanwhile.  snap_rc: why there is no workspace (snap_msg, hint).
+	 */
+	bool snap;
+	int snap_rc;
+	char *snap_msg, *snap_hint;
+	char *snap_ws;
+	struct ws_mount_def *snap_mounts;
+	size_t snap_nm;
+	const char **dirs, **dir_prefixes;
+	char **dir_owned;
+	size_t ndir_owned;
 };
 
 /*
@@ -120,10 +135,6 @@ struct ws_mcp {
 	char *iso_default;
 	/* The streams of the calls the reader runs itself (ws__call()). */
 	struct ws__bufs *rbufs;
-	const char **dirs; /* ws_mcp_dirs() */
-	const char **dir_prefixes;
-	char **dir_owned;
-	size_t ndir_owned;
 };
 
 /* ---- Mount names ----------------------------------------------------- */
@@ -727,13 +738,37 @@ ws__ceilings(const struct ws_mcp_opts *o, struct ws_ceiling *c)
 	}
 }
 
+/* A copy of mounts src[0..nm) into *out (owned strings), or -1. */
+static int
+ws__mounts_copy(const struct ws_mount_def *src, size_t nm, struct ws_mount_def **out)
+{
+	struct ws_mount_def *m = calloc(nm + 1, sizeof(*m));
+	bool bad = m == NULL;
+
+	for (size_t i = 0; m != NULL && i < nm; i++) {
+		m[i].vprefix = strdup(src[i].vprefix);
+		m[i].dir = strdup(src[i].dir);
+		m[i].ro = src[i].ro;
+		bad |= m[i].vprefix == NULL || m[i].dir == NULL;
+	}
+	if (bad) {
+		if (m != NULL)
+			ws__mounts_free(m, nm);
+		*out = NULL;
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
 /*
  * What every call needs before it runs: the client's roots answered, and
  * a copy of the workspace and the mounts (a roots/list answer may
  * replace them while the call runs).  Fails with the error set.
  */
 static int
-ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t *nmp)
+ws__prepare_live(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp,
+		 size_t *nmp)
 {
 	const struct ws_mcp_opts *o = s->o;
 	const struct ws_mount_def *src;
@@ -778,6 +813,35 @@ ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t 
 	}
 	*mountsp = mounts;
 	*nmp = nm;
+	return 0;
+}
+
+/*
+ * The workspace and mounts of a call: those the call took already
+ * (ws_mcp_dirs(), a compat call), else the server's now.
+ */
+static int
+ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t *nmp)
+{
+	const struct ws__job *j = ws__self;
+
+	if (j == NULL || !j->snap)
+		return ws__prepare_live(s, wsp, mountsp, nmp);
+	*wsp = NULL;
+	*mountsp = NULL;
+	*nmp = 0;
+	if (j->snap_ws == NULL) {
+		ws_error_set(j->snap_rc, NULL, "%s", j->snap_msg ? j->snap_msg :
+			     "no workspace");
+		return j->snap_hint ? ws_error_set_hint("%s", j->snap_hint) : j->snap_rc;
+	}
+	if ((*wsp = strdup(j->snap_ws)) == NULL ||
+	    ws__mounts_copy(j->snap_mounts, j->snap_nm, mountsp) < 0) {
+		free(*wsp);
+		*wsp = NULL;
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	*nmp = j->snap_nm;
 	return 0;
 }
 
@@ -1151,39 +1215,65 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 	return env;
 }
 
+/* Free what ws_mcp_dirs() took for job j. */
+static void
+ws__snap_free(struct ws__job *j)
+{
+	free(j->snap_msg);
+	free(j->snap_hint);
+	free(j->snap_ws);
+	if (j->snap_mounts != NULL)
+		ws__mounts_free(j->snap_mounts, j->snap_nm);
+	free(j->dirs);
+	free(j->dir_prefixes);
+	for (size_t i = 0; i < j->ndir_owned; i++)
+		free(j->dir_owned[i]);
+	free(j->dir_owned);
+}
+
 const char *const *
 ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 {
 	const struct ws_mcp_opts *o = s->o;
-	const struct ws_mount_def *mm;
+	struct ws__job *j = ws__self;
 	size_t n = 0, nmm;
 
-	free(s->dirs);
-	free(s->dir_prefixes);
-	for (size_t i = 0; i < s->ndir_owned; i++)
-		free(s->dir_owned[i]);
-	free(s->dir_owned);
-	s->ndir_owned = 0;
-	pthread_mutex_lock(&s->mu);
-	mm = o->workspace ? s->dir_mounts : s->root_mounts;
-	nmm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
-	s->dirs = calloc(2 + o->ncommon + nmm, sizeof(*s->dirs));
-	s->dir_prefixes = calloc(2 + o->ncommon + nmm, sizeof(*s->dir_prefixes));
-	s->dir_owned = calloc(2 * (1 + o->ncommon + nmm), sizeof(*s->dir_owned));
-	if (s->dirs == NULL || s->dir_prefixes == NULL || s->dir_owned == NULL) {
-		pthread_mutex_unlock(&s->mu);
+	if (j == NULL)
 		return NULL;
-	}
-	{
-		const char *ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
-				 s->roots_error ? NULL : o->fallback;
+	if (j->dirs != NULL)
+		goto done;
+	/*
+	 * Once per call, after the roots are answered (as a native call
+	 * waits for them): the translation and the native calls then see
+	 * the same directories.
+	 */
+	if (!j->snap) {
+		j->snap = true;
+		if (ws__prepare_live(s, &j->snap_ws, &j->snap_mounts, &j->snap_nm) < 0) {
+			const char *h = ws_error_last_hint();
 
-		if (ws != NULL) {
-			s->dir_prefixes[n] = "/";
-			s->dirs[n] = s->dir_owned[s->ndir_owned++] = strdup(ws);
-			n += s->dirs[n] != NULL;
+			j->snap_rc = ws_error_last_code();
+			j->snap_msg = strdup(ws_error_last());
+			j->snap_hint = h ? strdup(h) : NULL;
 		}
 	}
+	nmm = j->snap_nm;
+	j->dirs = calloc(2 + o->ncommon + nmm, sizeof(*j->dirs));
+	j->dir_prefixes = calloc(2 + o->ncommon + nmm, sizeof(*j->dir_prefixes));
+	j->dir_owned = calloc(2 * (1 + o->ncommon + nmm), sizeof(*j->dir_owned));
+	if (j->dirs == NULL || j->dir_prefixes == NULL || j->dir_owned == NULL) {
+		free(j->dirs);
+		free(j->dir_prefixes);
+		free(j->dir_owned);
+		j->dirs = j->dir_prefixes = NULL;
+		j->dir_owned = NULL;
+		return NULL;
+	}
+	/* No workspace: no directory at all (the mounts hang off it). */
+	if (j->snap_ws == NULL)
+		goto done;
+	j->dir_prefixes[n] = "/";
+	j->dirs[n++] = j->snap_ws;
 	/* "--mount VPREFIX=DIR[:ro]" flags: the prefix and the DIR. */
 	for (size_t i = 0; i + 1 < o->ncommon; i++) {
 		const char *v;
@@ -1205,28 +1295,19 @@ ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 		if (dl > 3 && (strcmp(d + dl - 3, ":ro") == 0 ||
 			       strcmp(d + dl - 3, ":rw") == 0))
 			d[dl - 3] = '\0';
-		s->dir_owned[s->ndir_owned++] = p;
-		s->dir_owned[s->ndir_owned++] = d;
-		s->dir_prefixes[n] = p;
-		s->dirs[n++] = d;
+		j->dir_owned[j->ndir_owned++] = p;
+		j->dir_owned[j->ndir_owned++] = d;
+		j->dir_prefixes[n] = p;
+		j->dirs[n++] = d;
 	}
 	for (size_t i = 0; i < nmm; i++) {
-		char *p = strdup(mm[i].vprefix), *d = strdup(mm[i].dir);
-
-		if (p == NULL || d == NULL) {
-			free(p);
-			free(d);
-			continue;
-		}
-		s->dir_owned[s->ndir_owned++] = p;
-		s->dir_owned[s->ndir_owned++] = d;
-		s->dir_prefixes[n] = p;
-		s->dirs[n++] = d;
+		j->dir_prefixes[n] = j->snap_mounts[i].vprefix;
+		j->dirs[n++] = j->snap_mounts[i].dir;
 	}
-	pthread_mutex_unlock(&s->mu);
+done:
 	if (prefixes != NULL)
-		*prefixes = s->dir_prefixes;
-	return s->dirs;
+		*prefixes = j->dir_prefixes;
+	return j->dirs;
 }
 
 /* The progress hook: notifications/progress with the call's token. */
@@ -1435,6 +1516,7 @@ ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	ws__unlist(s, j);
 	pthread_mutex_unlock(&s->mu);
 	ws_call_fini(&j->call);
+	ws__snap_free(j);
 	cJSON_Delete(j->req);
 	free(j);
 }
@@ -2462,11 +2544,6 @@ out:
 	free(s.roots_error);
 	ws__mounts_free(s.root_mounts, s.nroot_mounts);
 	ws__mounts_free(s.dir_mounts, s.ndir_mounts);
-	free(s.dirs);
-	free(s.dir_prefixes);
-	for (size_t i = 0; i < s.ndir_owned; i++)
-		free(s.dir_owned[i]);
-	free(s.dir_owned);
 	pthread_mutex_destroy(&s.out_mu);
 	pthread_mutex_destroy(&s.mu);
 	pthread_cond_destroy(&s.cv);

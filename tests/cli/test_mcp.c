@@ -3913,6 +3913,86 @@ START_TEST(remembered_policy_swapped_under_calls)
 }
 END_TEST
 
+/* The response to id (other messages dropped), within 20 s. */
+static cJSON *
+recv_id(struct mcp *m, int id)
+{
+	for (;;) {
+		cJSON *j = mcp_recv(m, 20000);
+
+		ck_assert_msg(j != NULL, "no response to %d", id);
+		if (is_id(j, id))
+			return j;
+		cJSON_Delete(j);
+	}
+}
+
+/*
+ * --compat mcp-filesystem takes the allowed directories once per call,
+ * after the roots are answered: a write to a root that the new roots
+ * drop is refused, not translated with the old directories and run in
+ * the new ones (review8 t_compat_roots_swap: it landed in two/B); and a
+ * call sent before the first answer waits for it, as a native one does
+ * (t_compat_roots_race).
+ */
+START_TEST(compat_roots_one_snapshot)
+{
+	struct mcp m;
+	cJSON *r, *j, *res;
+	char *roots, *args, *f1, *moved;
+
+	wst_write(T, "one/B/keep.txt", "one\n");
+	wst_write(T, "two/B/keep.txt", "two\n");
+	mcp_start(&m, "--compat", "mcp-filesystem", "--no-detect-root");
+	handshake(&m, "{\"roots\":{\"listChanged\":true}}");
+	/* Before the first answer: the call waits for the roots. */
+	ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/notes.md\"}", W), 0);
+	j = must_recv(&m, 5000, "roots/list");
+	ck_assert_str_eq(method_of(j), "roots/list");
+	send_call(&m, 2, "read_text_file", args, NULL);
+	free(args);
+	usleep(300000);
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"},"
+				  "{\"uri\":\"file://%s/one/B\"}]", W, T), 0);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"roots\":%s}}",
+		 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")), roots);
+	free(roots);
+	cJSON_Delete(j);
+	r = recv_id(&m, 2);
+	res = cJSON_GetObjectItem(r, "result");
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "one\ntwo\nthree\n");
+	cJSON_Delete(r);
+	/* The roots change while a write to one/B waits for them. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+	j = must_recv(&m, 5000, "roots/list");
+	ck_assert_str_eq(method_of(j), "roots/list");
+	ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/one/B/f1.txt\",\"content\":"
+				  "\"x\\n\"}", T), 0);
+	send_call(&m, 3, "write_file", args, NULL);
+	free(args);
+	usleep(300000);
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"},"
+				  "{\"uri\":\"file://%s/two/B\"}]", W, T), 0);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"roots\":%s}}",
+		 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")), roots);
+	free(roots);
+	cJSON_Delete(j);
+	r = recv_id(&m, 3);
+	res = cJSON_GetObjectItem(r, "result");
+	ck_assert_msg(is_error(res), "%s", text_of(res));
+	ck_assert_ptr_nonnull(strstr(text_of(res), "outside allowed directories"));
+	cJSON_Delete(r);
+	f1 = wst_path(T, "one/B/f1.txt");
+	moved = wst_path(T, "two/B/f1.txt");
+	ck_assert(!wst_exists(f1));
+	ck_assert(!wst_exists(moved));
+	free(f1);
+	free(moved);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -3943,6 +4023,7 @@ suite(void)
 	tcase_add_test(tc, roots_set_the_workspace);
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
+	tcase_add_test(tc, compat_roots_one_snapshot);
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, repeated_keys);

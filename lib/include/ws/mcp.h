@@ -133,11 +133,14 @@ struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
 /*
  * The directories the server serves (workspace first, then the --mount
  * flags', then the mounts of DIRs or roots), for a compat mode's "allowed
- * directories": a NULL-terminated array that lives until the next call
- * of this function, and in *prefixes (if not NULL) the virtual prefix of
- * each ("/" for the workspace).  Only from ws_mcp_compat.call, and
- * one call at a time: the caller holds a lock across the call and its
- * use of the array (calls run side by side).
+ * directories": a NULL-terminated array, and in *prefixes (if not NULL)
+ * the virtual prefix of each ("/" for the workspace).  Only from
+ * ws_mcp_compat.call.  Taken once per call, after the client's roots
+ * are answered (a call waits for them as a native one does): the array
+ * is the call's own, lives until the call ends, and every
+ * ws_mcp_invoke() of the call runs on this same workspace and mounts,
+ * whatever roots/list answers meanwhile.  Empty when there is no
+ * workspace (the invoked tools then say why); NULL when out of memory.
  */
 const char *const *ws_mcp_dirs(struct ws_mcp *srv, const char *const **prefixes);
 
