@@ -21,6 +21,8 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -115,6 +117,7 @@ struct ws_mcp {
 	struct ws__idle *idle;	/* the idle workers, the last first */
 	const char *frontend;	/* the serving thread's (ws_audit_set_frontend) */
 	bool eof, out_failed;
+	int wake[2]; /* written when the client is gone: the reader stops */
 	/* From initialize. */
 	bool cap_roots, cap_elicit, initialized, init_done;
 	/* The workspace and mounts from roots/list (when not pinned). */
@@ -234,6 +237,41 @@ out:
 
 /* ---- Output ---------------------------------------------------------- */
 
+static bool ws__wake_one(struct ws_mcp *s);
+
+/*
+ * The client is gone (end of input, or a write to it failed), under mu:
+ * the calls still queued are dropped unrun (a write nobody will hear of,
+ * a command nobody waits for), the running ones are cancelled as
+ * notifications/cancelled cancels them, and every thread is told to end
+ * (the reader through the wake pipe, should it still wait for input).
+ */
+static void
+ws__gone(struct ws_mcp *s)
+{
+	struct ws__job *j;
+
+	if (s->eof)
+		return;
+	s->eof = true;
+	while ((j = s->head) != NULL) {
+		s->head = j->next;
+		cJSON_Delete(j->req);
+		free(j);
+	}
+	s->tail = NULL;
+	for (j = s->running; j != NULL; j = j->next) {
+		j->cancelled = true;
+		ws_call_cancel(&j->call);
+	}
+	pthread_cond_broadcast(&s->cv);
+	while (ws__wake_one(s))
+		;
+	if (s->wake[1] >= 0)
+		(void)!write(s->wake[1], "x", 1);
+}
+
+
 /*
  * Write one message (a NUL-terminated JSON text) and its newline: one
  * writev(2), so that a client reading a pipe gets the line in one piece
@@ -247,6 +285,8 @@ ws__send(struct ws_mcp *s, const char *text, size_t len)
 	struct iovec *p = v;
 	int n = 2;
 
+	bool failed = false;
+
 	pthread_mutex_lock(&s->out_mu);
 	while (!s->out_failed && n > 0) {
 		ssize_t w = writev(s->o->out_fd, p, n);
@@ -254,7 +294,7 @@ ws__send(struct ws_mcp *s, const char *text, size_t len)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			s->out_failed = true;
+			s->out_failed = failed = true;
 			break;
 		}
 		while (n > 0 && (size_t)w >= p->iov_len) {
@@ -268,6 +308,12 @@ ws__send(struct ws_mcp *s, const char *text, size_t len)
 		}
 	}
 	pthread_mutex_unlock(&s->out_mu);
+	/* Nobody reads the answers: nothing more is run for them. */
+	if (failed) {
+		pthread_mutex_lock(&s->mu);
+		ws__gone(s);
+		pthread_mutex_unlock(&s->mu);
+	}
 }
 
 /*
@@ -1952,6 +1998,13 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	j->id = id;
 	j->nul_args = nul;
 	pthread_mutex_lock(&s->mu);
+	/* The client is gone: nothing is run for it any more. */
+	if (s->eof) {
+		pthread_mutex_unlock(&s->mu);
+		cJSON_Delete(req);
+		free(j);
+		return;
+	}
 	if (ws__inline_ok(s, name->valuestring)) {
 		ws__exec(s, j, s->rbufs);
 		return;
@@ -2417,8 +2470,23 @@ ws__read_loop(struct ws_mcp *s)
 				cap = ncap;
 			}
 		}
+		/* Input, or the word that the client is gone (ws__gone()). */
+		{
+			struct pollfd pf[2] = {{.fd = s->o->in_fd, .events = POLLIN},
+					       {.fd = s->wake[0], .events = POLLIN}};
+
+			if (poll(pf, s->wake[0] >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+				break;
+			if (pf[1].revents != 0) {
+				len = 0;
+				skipping = false;
+				break;
+			}
+			if (pf[0].revents == 0)
+				continue;
+		}
 		r = read(s->o->in_fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0)
 			break;
@@ -2471,10 +2539,7 @@ ws__reader(void *arg)
 	ws_error_clear();
 	ws_glob_thread_end();
 	pthread_mutex_lock(&s->mu);
-	s->eof = true;
-	pthread_cond_broadcast(&s->cv);
-	while (ws__wake_one(s))
-		;
+	ws__gone(s);
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
@@ -2494,6 +2559,8 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_mutex_init(&s.out_mu, NULL);
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
+	if (pipe2(s.wake, O_CLOEXEC | O_NONBLOCK) < 0)
+		s.wake[0] = s.wake[1] = -1;
 	/* A client that goes away is an error on write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	/*
@@ -2544,6 +2611,10 @@ out:
 	free(s.roots_error);
 	ws__mounts_free(s.root_mounts, s.nroot_mounts);
 	ws__mounts_free(s.dir_mounts, s.ndir_mounts);
+	if (s.wake[0] >= 0) {
+		close(s.wake[0]);
+		close(s.wake[1]);
+	}
 	pthread_mutex_destroy(&s.out_mu);
 	pthread_mutex_destroy(&s.mu);
 	pthread_cond_destroy(&s.cv);

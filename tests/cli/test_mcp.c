@@ -3993,6 +3993,88 @@ START_TEST(compat_roots_one_snapshot)
 }
 END_TEST
 
+/* Wait up to ms for the server to exit: its status, or -1. */
+static int
+wait_exit(struct mcp *m, int ms)
+{
+	long long end = now_ms() + (long long)(ms * WST_SLOWDOWN);
+	int st = 0;
+
+	while (waitpid(m->pid, &st, WNOHANG) == 0) {
+		if (now_ms() > end)
+			return -1;
+		usleep(10000);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * The client goes away with calls queued and a command running: nothing
+ * queued runs, the command is cancelled, and the server ends at once
+ * (review8 t_eof_drain: 20 writes and a second command ran for nobody).
+ * The same when only the answers cannot be written (stdout closed,
+ * stdin still open).
+ */
+START_TEST(client_gone_drops_calls)
+{
+	for (int round = 0; round < 2; round++) {
+		struct mcp m;
+		long long t0;
+		int st;
+		char *p;
+
+		mcp_start(&m, "--jobs", "1", W);
+		handshake(&m, NULL);
+		send_call(&m, 2, "run_command", "{\"command\":\"sleep 4; touch ran1\","
+			  "\"timeout\":30}", NULL);
+		for (int i = 0; i < 5; i++) {
+			char args[128];
+
+			snprintf(args, sizeof(args), "{\"path\":\"after_%d.txt\","
+				 "\"content\":\"x\"}", i);
+			send_call(&m, 10 + i, "write_file", args, NULL);
+		}
+		send_call(&m, 20, "run_command", "{\"command\":\"touch ran2\"}", NULL);
+		usleep(500000);
+		t0 = now_ms();
+		if (round == 0) {
+			close(m.in);
+			close(m.out);
+		} else {
+			/* The answer to this ping cannot be written. */
+			close(m.out);
+			mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"ping\"}");
+		}
+		st = wait_exit(&m, 3000);
+		if (st < 0) {
+			kill(m.pid, SIGKILL);
+			waitpid(m.pid, NULL, 0);
+		}
+		ck_assert_msg(st >= 0, "round %d: the server still runs %lld ms after "
+			      "the client left", round, now_ms() - t0);
+		if (round == 1)
+			close(m.in);
+		free(m.buf);
+		for (int i = 0; i < 5; i++) {
+			char rel[32];
+
+			snprintf(rel, sizeof(rel), "after_%d.txt", i);
+			p = wst_path(W, rel);
+			ck_assert_msg(!wst_exists(p), "round %d: %s written", round, rel);
+			free(p);
+		}
+		/* Time for a command that was not cancelled to finish. */
+		usleep(round == 0 ? 4000000 : 0);
+		p = wst_path(W, "ran1");
+		ck_assert_msg(!wst_exists(p), "round %d: the command ran on", round);
+		free(p);
+		p = wst_path(W, "ran2");
+		ck_assert_msg(!wst_exists(p), "round %d: a queued command ran", round);
+		free(p);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -4024,6 +4106,7 @@ suite(void)
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
 	tcase_add_test(tc, compat_roots_one_snapshot);
+	tcase_add_test(tc, client_gone_drops_calls);
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, repeated_keys);

@@ -113,9 +113,10 @@ struct ws_mcp_opts {
 extern const char *const ws_mcp_versions[];
 
 /*
- * Serve until end of input: returns 0 at a clean EOF (after answering the
- * calls already read), or a negative WS_E* code when the server cannot
- * start or write its output.
+ * Serve until end of input: returns 0 at EOF, or a negative WS_E* code
+ * when the server cannot start or write its output.  Either way the
+ * client is gone: calls still queued are dropped unrun and running ones
+ * are cancelled (as notifications/cancelled does).
  */
 int ws_mcp_serve(const struct ws_mcp_opts *o);
 
