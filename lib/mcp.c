@@ -63,6 +63,7 @@ struct ws__job {
 	cJSON *req;	    /* the whole request (id, params) */
 	const cJSON *id;
 	bool cancelled;	    /* notifications/cancelled named it */
+	size_t size;	    /* the length of its message (backpressure) */
 	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
 	struct ws__job *next;	    /* in the queue, or among the running */
 	/* The call's own state, set up when a worker takes it. */
@@ -114,6 +115,15 @@ struct ws_mcp {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct ws__job *head, *tail, *running; /* running: a list */
+	/*
+	 * Backpressure: the reader reads no further while qmax calls are
+	 * queued or their messages hold more than max_message bytes
+	 * (ws__room()); room is signalled when a worker takes one.
+	 */
+	size_t nqueued, qbytes, qmax, max_message;
+	pthread_cond_t room;
+	bool reader_waits;
+	int nelicit; /* calls waiting for the client's elicitation answer */
 	struct ws__idle *idle;	/* the idle workers, the last first */
 	const char *frontend;	/* the serving thread's (ws_audit_set_frontend) */
 	bool eof, out_failed;
@@ -260,6 +270,8 @@ ws__gone(struct ws_mcp *s)
 		free(j);
 	}
 	s->tail = NULL;
+	s->nqueued = s->qbytes = 0;
+	pthread_cond_signal(&s->room);
 	for (j = s->running; j != NULL; j = j->next) {
 		j->cancelled = true;
 		ws_call_cancel(&j->call);
@@ -1405,10 +1417,14 @@ ws__approve(void *arg, const char *message)
 	id = j->elicit_id = s->next_id++;
 	j->elicit = WS__WAITING;
 	j->elicit_ok = false;
+	/* The reader must read the answer, however full the queue. */
+	s->nelicit++;
+	pthread_cond_signal(&s->room);
 	pthread_mutex_unlock(&s->mu);
 	if (ws__msg_begin(&m, NULL) < 0) {
 		pthread_mutex_lock(&s->mu);
 		j->elicit = WS__NONE;
+		s->nelicit--;
 		pthread_mutex_unlock(&s->mu);
 		return false;
 	}
@@ -1433,6 +1449,7 @@ ws__approve(void *arg, const char *message)
 			break;
 	ok = j->elicit == WS__ANSWERED && j->elicit_ok;
 	j->elicit = WS__NONE;
+	s->nelicit--;
 	pthread_mutex_unlock(&s->mu);
 	return ok;
 }
@@ -1567,6 +1584,16 @@ ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	free(j);
 }
 
+/* Job j left the queue (under mu): room for the reader to read on. */
+static void
+ws__dequeued(struct ws_mcp *s, const struct ws__job *j)
+{
+	s->nqueued--;
+	s->qbytes -= j->size;
+	if (s->reader_waits)
+		pthread_cond_signal(&s->room);
+}
+
 /*
  * A worker: take the oldest queued call, run it in a state of its own
  * (ws/call.h) and answer it, until input ended and the queue is empty.
@@ -1601,6 +1628,7 @@ ws__worker(struct ws_mcp *s)
 		s->head = j->next;
 		if (s->head == NULL)
 			s->tail = NULL;
+		ws__dequeued(s, j);
 		ws__exec(s, j, &bufs);
 	}
 	ws__bufs_free(&bufs);
@@ -1908,6 +1936,8 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 	s->tail = NULL;
 	for (struct ws__job *j = s->head; j != NULL; j = j->next)
 		s->tail = j;
+	if (drop != NULL)
+		ws__dequeued(s, drop);
 	pthread_mutex_unlock(&s->mu);
 	if (drop != NULL) {
 		cJSON_Delete(drop->req);
@@ -1947,7 +1977,8 @@ ws__inline_ok(struct ws_mcp *s, const char *name)
 
 /* Queue a tools/call for the worker, after checking its params. */
 static void
-ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, bool nul)
+ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, bool nul,
+	 size_t size)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
@@ -1997,6 +2028,7 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	j->req = req;
 	j->id = id;
 	j->nul_args = nul;
+	j->size = size;
 	pthread_mutex_lock(&s->mu);
 	/* The client is gone: nothing is run for it any more. */
 	if (s->eof) {
@@ -2014,6 +2046,8 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	else
 		s->head = j;
 	s->tail = j;
+	s->nqueued++;
+	s->qbytes += j->size;
 	/* One worker is enough: waking all of them costs the idle case. */
 	(void)ws__wake_one(s);
 	pthread_mutex_unlock(&s->mu);
@@ -2287,7 +2321,7 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 	} else if (strcmp(m, "tools/list") == 0) {
 		ws__result_raw(s, id, s->tools_json);
 	} else if (strcmp(m, "tools/call") == 0) {
-		ws__call(s, msg, id, params, nul);
+		ws__call(s, msg, id, params, nul, len);
 		return; /* the job owns msg now */
 	} else {
 		char *t = NULL;
@@ -2436,6 +2470,36 @@ ws__too_long(struct ws_mcp *s, const struct ws__idscan *sc)
 }
 
 /*
+ * Backpressure: wait until the queue has room for one more call before
+ * reading a line, so that a client that sends calls without reading the
+ * answers (the workers block on the full pipe) holds at most qmax calls
+ * and max_message bytes of them in this process.  While a call waits
+ * for the client (its roots, an approval), the reader must go on to
+ * read that answer: the queue may then hold 8 times as much.  False
+ * when the client is gone.
+ */
+static bool
+ws__room(struct ws_mcp *s)
+{
+	bool ok;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		bool waits_client = s->roots_pending || s->nelicit > 0;
+		size_t k = waits_client ? 8 : 1;
+
+		if (s->eof || (s->nqueued < k * s->qmax && s->qbytes <= k * s->max_message))
+			break;
+		s->reader_waits = true;
+		pthread_cond_wait(&s->room, &s->mu);
+		s->reader_waits = false;
+	}
+	ok = !s->eof;
+	pthread_mutex_unlock(&s->mu);
+	return ok;
+}
+
+/*
  * Read lines: a line longer than max is dropped as it goes by, never held
  * whole, and answered at its end with the id it had.
  */
@@ -2494,6 +2558,8 @@ ws__read_loop(struct ws_mcp *s)
 		while ((nl = memchr(buf + scan, '\n', len - scan)) != NULL) {
 			size_t ll = (size_t)(nl - buf);
 
+			if (!ws__room(s))
+				break;
 			if (skipping || ll > max) {
 				if (!skipping)
 					memset(&sc, 0, sizeof(sc));
@@ -2559,6 +2625,9 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_mutex_init(&s.out_mu, NULL);
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
+	pthread_cond_init(&s.room, NULL);
+	s.qmax = njobs < 4 ? 8 : 2 * (size_t)njobs;
+	s.max_message = o->max_message ? o->max_message : WS_MCP_MAX_MESSAGE;
 	if (pipe2(s.wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		s.wake[0] = s.wake[1] = -1;
 	/* A client that goes away is an error on write, not a signal. */
@@ -2618,5 +2687,6 @@ out:
 	pthread_mutex_destroy(&s.out_mu);
 	pthread_mutex_destroy(&s.mu);
 	pthread_cond_destroy(&s.cv);
+	pthread_cond_destroy(&s.room);
 	return rc;
 }

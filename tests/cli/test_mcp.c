@@ -4075,6 +4075,67 @@ START_TEST(client_gone_drops_calls)
 }
 END_TEST
 
+/*
+ * Backpressure: a client that sends calls and never reads the answers
+ * fills the pipe, the workers block on it, and the server stops reading
+ * (review8 t_noread: it read everything, 608 MiB).  Of 64 calls of
+ * 512 KiB each (32 MiB), it takes at most a few MiB.
+ */
+START_TEST(backpressure_bounds_the_queue)
+{
+	struct mcp m;
+	char *big = malloc(200001), *line;
+	size_t sent = 0, total = 0;
+	long long end;
+	int n;
+
+	memset(big, 'x', 200000);
+	big[200000] = '\0';
+	wst_write(W, "big.txt", big);
+	free(big);
+	mcp_start(&m, "--jobs", "2", W);
+	handshake(&m, NULL);
+	/* A command keeps one worker, and the reader from running calls. */
+	send_call(&m, 2, "run_command", "{\"command\":\"sleep 20\",\"timeout\":30}",
+		  NULL);
+	/* From here on, nothing is read from the server. */
+	fcntl(m.in, F_SETFL, fcntl(m.in, F_GETFL) | O_NONBLOCK);
+	end = now_ms() + (long long)(4000 * WST_SLOWDOWN);
+	for (int i = 0; i < 64 && now_ms() < end; i++) {
+		char *pad = malloc(512 << 10);
+		size_t off = 0;
+
+		memset(pad, 'y', (512 << 10) - 1);
+		pad[(512 << 10) - 1] = '\0';
+		n = asprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			     "\"params\":{\"name\":\"read_file\",\"arguments\":"
+			     "{\"path\":\"big.txt\"},\"_meta\":{\"pad\":\"%s\"}}}\n",
+			     i + 10, pad);
+		free(pad);
+		ck_assert_int_gt(n, 0);
+		total += (size_t)n;
+		while (off < (size_t)n && now_ms() < end) {
+			ssize_t w = write(m.in, line + off, (size_t)n - off);
+
+			if (w > 0) {
+				off += (size_t)w;
+				sent += (size_t)w;
+			} else {
+				usleep(5000);
+			}
+		}
+		free(line);
+	}
+	ck_assert_msg(sent < (10u << 20), "the server took %zu of %zu bytes from a "
+		      "client that reads nothing", sent, total);
+	kill(m.pid, SIGKILL);
+	waitpid(m.pid, NULL, 0);
+	close(m.in);
+	close(m.out);
+	free(m.buf);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -4107,6 +4168,7 @@ suite(void)
 	tcase_add_test(tc, roots_unanswered);
 	tcase_add_test(tc, compat_roots_one_snapshot);
 	tcase_add_test(tc, client_gone_drops_calls);
+	tcase_add_test(tc, backpressure_bounds_the_queue);
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, repeated_keys);
