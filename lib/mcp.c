@@ -63,6 +63,7 @@ struct ws__job {
 	cJSON *req;	    /* the whole request (id, params) */
 	const cJSON *id;
 	bool cancelled;	    /* notifications/cancelled named it */
+	bool answered;	    /* its answer goes out: its id is free again */
 	size_t size;	    /* the length of its message (backpressure) */
 	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
 	struct ws__job *next;	    /* in the queue, or among the running */
@@ -1514,6 +1515,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	j->progress_token = NULL;
 	pthread_mutex_lock(&s->mu);
 	cancelled = j->cancelled;
+	j->answered = true;
 	pthread_mutex_unlock(&s->mu);
 	/* A cancelled request gets no response (MCP, cancellation). */
 	if (!cancelled && res == NULL && !table) {
@@ -1872,8 +1874,14 @@ ws__response(struct ws_mcp *s, const cJSON *msg)
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	long long n;
 
-	/* Exactly one of our integer ids: 1.5 is not 1. */
-	if (!cJSON_IsNumber(id) || id->valuedouble != (double)(long long)id->valuedouble)
+	/*
+	 * Exactly one of our integer ids: 1.5 is not 1, and 1e309 or 1e19
+	 * is none (checked before the conversion, which they would make
+	 * undefined).  Ours count from 1, far below 2^53.
+	 */
+	if (!cJSON_IsNumber(id) || !(id->valuedouble >= 0 &&
+				     id->valuedouble < 9007199254740992.0) ||
+	    id->valuedouble != (double)(long long)id->valuedouble)
 		return;
 	n = (long long)id->valuedouble;
 	pthread_mutex_lock(&s->mu);
@@ -1910,6 +1918,25 @@ ws__response(struct ws_mcp *s, const cJSON *msg)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/*
+ * Whether two request ids are the same: by their JSON text, not their
+ * value (9007199254740992 and 9007199254740993 are one double): a
+ * number's text as the client wrote it (ws__keep_raw_id(),
+ * ws__raw_request_id()), a string's bytes.
+ */
+static bool
+ws__same_id(const cJSON *a, const cJSON *b)
+{
+	if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) {
+		if (a->valuestring != NULL && b->valuestring != NULL)
+			return strcmp(a->valuestring, b->valuestring) == 0;
+		return a->valuestring == NULL && b->valuestring == NULL &&
+		       a->valuedouble == b->valuedouble;
+	}
+	return cJSON_IsString(a) && cJSON_IsString(b) &&
+	       strcmp(a->valuestring, b->valuestring) == 0;
+}
+
 /* notifications/cancelled: drop a queued call, or stop a running one. */
 static void
 ws__cancel(struct ws_mcp *s, const cJSON *params)
@@ -1921,13 +1948,13 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 		return;
 	pthread_mutex_lock(&s->mu);
 	for (struct ws__job *j = s->running; j != NULL; j = j->next)
-		if (cJSON_Compare(j->id, rid, 1)) {
+		if (ws__same_id(j->id, rid)) {
 			j->cancelled = true;
 			ws_call_cancel(&j->call);
 			pthread_cond_broadcast(&s->cv); /* an approval wait ends */
 		}
 	for (pp = &s->head; *pp != NULL; pp = &(*pp)->next) {
-		if (cJSON_Compare((*pp)->id, rid, 1)) {
+		if (ws__same_id((*pp)->id, rid)) {
 			drop = *pp;
 			*pp = drop->next;
 			break;
@@ -1983,7 +2010,7 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	struct ws__job *j;
-	bool known = s->o->compat != NULL;
+	bool known = s->o->compat != NULL, dup = false;
 
 	if (!cJSON_IsObject(params) || !cJSON_IsString(name)) {
 		ws__error(s, id, -32602, "tools/call needs params.name (a string)");
@@ -2030,6 +2057,22 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	j->nul_args = nul;
 	j->size = size;
 	pthread_mutex_lock(&s->mu);
+	/*
+	 * An id in flight already: which call would an answer or a cancel
+	 * name?  Refused, the first one runs on.
+	 */
+	for (struct ws__job *q = s->running; q != NULL && !dup; q = q->next)
+		dup = !q->answered && ws__same_id(q->id, id);
+	for (struct ws__job *q = s->head; q != NULL && !dup; q = q->next)
+		dup = ws__same_id(q->id, id);
+	if (dup) {
+		pthread_mutex_unlock(&s->mu);
+		ws__error(s, id, -32600, "Invalid Request: a request with this id is "
+			  "still in flight");
+		cJSON_Delete(req);
+		free(j);
+		return;
+	}
 	/* The client is gone: nothing is run for it any more. */
 	if (s->eof) {
 		pthread_mutex_unlock(&s->mu);
@@ -2201,6 +2244,88 @@ ws__keep_raw_id(const char *line, size_t len, cJSON *id)
 	return true;
 }
 
+/* Past the JSON value that starts at p (white space skipped), or NULL. */
+static const char *
+ws__skip_value(const char *p, const char *end)
+{
+	int depth = 0;
+
+	while (p < end) {
+		if (*p == '"') {
+			if ((p = ws__skip_string(p, end)) == NULL)
+				return NULL;
+			if (depth == 0)
+				return p;
+			continue;
+		}
+		if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			if (--depth <= 0)
+				return depth == 0 ? p + 1 : NULL;
+		} else if (depth == 0 && strchr(" \t\r\n", *p) == NULL) {
+			while (p < end && strchr(",}] \t\r\n", *p) == NULL)
+				p++;
+			return p;
+		}
+		p++;
+	}
+	return NULL;
+}
+
+/*
+ * The first member key of the object at obj[0..end) ('{' first): its
+ * value's text in [*v, *ve), or false.
+ */
+static bool
+ws__member(const char *obj, const char *end, const char *key, const char **v,
+	   const char **ve)
+{
+	const char *p = obj + 1;
+	size_t kl = strlen(key);
+
+	for (;;) {
+		const char *k, *after;
+
+		while (p < end && strchr(" \t\r\n,", *p) != NULL)
+			p++;
+		if (p >= end || *p != '"')
+			return false;
+		k = p;
+		if ((after = ws__skip_string(p, end)) == NULL)
+			return false;
+		for (p = after; p < end && strchr(" \t\r\n:", *p) != NULL; p++)
+			;
+		*v = p;
+		if ((p = ws__skip_value(p, end)) == NULL)
+			return false;
+		if ((size_t)(after - k) == kl + 2 && memcmp(k + 1, key, kl) == 0) {
+			*ve = p;
+			return true;
+		}
+	}
+}
+
+/*
+ * The text of params.requestId of a notifications/cancelled, kept as
+ * ws__keep_raw_id() keeps an id's, so that the cancel names the request
+ * by the text it was sent with (ws__same_id()).
+ */
+static void
+ws__raw_request_id(const char *line, size_t len, cJSON *rid)
+{
+	const char *end = line + len, *p = line, *v, *ve, *r, *re;
+
+	if (!cJSON_IsNumber(rid) || rid->valuestring != NULL)
+		return;
+	while (p < end && *p != '{')
+		p++;
+	if (p < end && ws__member(p, end, "params", &v, &ve) && *v == '{' &&
+	    ws__member(v, ve, "requestId", &r, &re) &&
+	    ws__json_number(r, (size_t)(re - r)))
+		rid->valuestring = strndup(r, (size_t)(re - r));
+}
+
 /* One line of input: a request, a notification or a response. */
 static void
 ws__line(struct ws_mcp *s, const char *line, size_t len)
@@ -2304,6 +2429,8 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 			s->initialized = true;
 			ws__ask_roots(s);
 		} else if (strcmp(m, "notifications/cancelled") == 0) {
+			ws__raw_request_id(line, len, cJSON_GetObjectItemCaseSensitive(
+						   params, "requestId"));
 			ws__cancel(s, params);
 		} else if (strcmp(m, "notifications/roots/list_changed") == 0) {
 			ws__ask_roots(s);

@@ -4136,6 +4136,70 @@ START_TEST(backpressure_bounds_the_queue)
 }
 END_TEST
 
+/*
+ * Request ids are compared by their text: a cancel of 9007199254740993
+ * leaves 9007199254740992 running (one double; review8 t_cancel); an id
+ * in flight already is refused (-32600), the first call runs on; and a
+ * response id out of range (1e309, 1e19) is no id of ours, not a
+ * conversion to long long (undefined: UBSan, t_resp_id_ub).
+ */
+START_TEST(ids_by_their_text)
+{
+	struct mcp m;
+	long long end;
+	bool kept = false, first = false, refused = false;
+	int results7 = 0;
+	cJSON *j;
+
+	mcp_start(&m, "--jobs", "4", W);
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":1e309,\"result\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":-1e19,\"result\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "\"sleep 1; echo kept\",\"timeout\":20}}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "\"sleep 1; echo other\",\"timeout\":20}}}");
+	usleep(300000);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":9007199254740993}}");
+	send_call(&m, 7, "run_command", "{\"command\":\"sleep 1; echo first\"}", NULL);
+	send_call(&m, 7, "run_command", "{\"command\":\"echo second\"}", NULL);
+	end = now_ms() + (long long)(15000 * WST_SLOWDOWN);
+	while (!(kept && first) && now_ms() < end) {
+		const cJSON *res, *err;
+
+		if ((j = mcp_recv(&m, 1000)) == NULL)
+			continue;
+		res = cJSON_GetObjectItem(j, "result");
+		err = cJSON_GetObjectItem(j, "error");
+		if (res != NULL && text_of(res) != NULL) {
+			ck_assert_ptr_null(strstr(text_of(res), "other"));
+			ck_assert_ptr_null(strstr(text_of(res), "second"));
+			kept |= strstr(text_of(res), "kept") != NULL;
+			if (is_id(j, 7)) {
+				results7++;
+				first |= strstr(text_of(res), "first") != NULL;
+			}
+		}
+		if (err != NULL && is_id(j, 7)) {
+			ck_assert_int_eq(rpc_error_code(j), -32600);
+			refused = true;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_msg(kept, "the cancel of 9007199254740993 cancelled 9007199254740992");
+	ck_assert_msg(first && refused && results7 == 1, "duplicate id 7: first %d, "
+		      "refused %d, results %d", first, refused, results7);
+	/* Still serving after the responses out of range. */
+	j = rpc(&m, 8, "ping", NULL);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(j, "result"));
+	cJSON_Delete(j);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -4169,6 +4233,7 @@ suite(void)
 	tcase_add_test(tc, compat_roots_one_snapshot);
 	tcase_add_test(tc, client_gone_drops_calls);
 	tcase_add_test(tc, backpressure_bounds_the_queue);
+	tcase_add_test(tc, ids_by_their_text);
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, repeated_keys);
