@@ -71,6 +71,7 @@ struct ws__job {
 	struct ws_call call;
 	/* Its progress token (JSON text) and last value. */
 	char *progress_token;
+	const cJSON *progress_tok; /* in req; a string is written as text */
 	long long progress_last;
 	/* The elicitation it waits for (under mu). */
 	long long elicit_id;
@@ -401,6 +402,42 @@ struct ws__msg {
 	struct ws_jw jw;
 };
 
+/*
+ * Write a cJSON value through the JSON writer: its strings (and keys)
+ * as ws_jw_str() writes them, valid UTF-8 whatever bytes the client
+ * sent (cJSON's printer passes them through: an id, a progress token,
+ * a compat mode's text naming what the client sent).
+ */
+static void
+ws__jw_cjson(struct ws_jw *jw, const cJSON *v)
+{
+	const cJSON *c;
+	char *t;
+
+	if (cJSON_IsString(v)) {
+		ws_jw_str(jw, v->valuestring);
+	} else if (cJSON_IsObject(v)) {
+		ws_jw_obj(jw);
+		cJSON_ArrayForEach(c, v) {
+			ws_jw_key(jw, c->string ? c->string : "");
+			ws__jw_cjson(jw, c);
+		}
+		ws_jw_obj_end(jw);
+	} else if (cJSON_IsArray(v)) {
+		ws_jw_arr(jw);
+		cJSON_ArrayForEach(c, v)
+			ws__jw_cjson(jw, c);
+		ws_jw_arr_end(jw);
+	} else if (cJSON_IsBool(v)) {
+		ws_jw_bool(jw, cJSON_IsTrue(v));
+	} else if (cJSON_IsNumber(v) && (t = cJSON_PrintUnformatted(v)) != NULL) {
+		ws_jw_raw(jw, t);
+		free(t);
+	} else {
+		ws_jw_null(jw);
+	}
+}
+
 /* Begin a message on a kept stream (ms), or on one of its own (NULL). */
 static int
 ws__msg_begin_on(struct ws__msg *m, const cJSON *id, struct ws__mstream *ms)
@@ -418,14 +455,8 @@ ws__msg_begin_on(struct ws__msg *m, const cJSON *id, struct ws__mstream *ms)
 		ws_jw_key(&m->jw, "id");
 		ws_jw_raw(&m->jw, id->valuestring);
 	} else if (id != NULL) {
-		char *t = cJSON_PrintUnformatted(id);
-
 		ws_jw_key(&m->jw, "id");
-		if (t != NULL)
-			ws_jw_raw(&m->jw, t);
-		else
-			ws_jw_null(&m->jw);
-		free(t);
+		ws__jw_cjson(&m->jw, id);
 	}
 	return 0;
 }
@@ -1387,7 +1418,10 @@ ws__progress(void *arg, long long done, const char *message)
 	ws_jw_key(&m.jw, "params");
 	ws_jw_obj(&m.jw);
 	ws_jw_key(&m.jw, "progressToken");
-	ws_jw_raw(&m.jw, j->progress_token);
+	if (cJSON_IsString(j->progress_tok))
+		ws_jw_str(&m.jw, j->progress_tok->valuestring);
+	else
+		ws_jw_raw(&m.jw, j->progress_token);
 	ws_jw_kint(&m.jw, "progress", done);
 	ws_jw_kstr(&m.jw, "message", message);
 	ws_jw_obj_end(&m.jw);
@@ -1476,6 +1510,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	j->progress_token = NULL;
 	j->progress_last = -1;
 	if (token != NULL && (cJSON_IsString(token) || cJSON_IsNumber(token))) {
+		j->progress_tok = token;
 		j->progress_token = cJSON_PrintUnformatted(token);
 		ws_progress_set(ws__progress, j);
 		ws__progress(j, 0, "started");
@@ -1529,10 +1564,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	} else if (!cancelled && ws__msg_begin_on(&m, j->id, &b->msg) == 0) {
 		ws_jw_key(&m.jw, "result");
 		if (res != NULL) {
-			char *t = cJSON_PrintUnformatted(res);
-
-			ws_jw_raw(&m.jw, t ? t : "{}");
-			free(t);
+			ws__jw_cjson(&m.jw, res);
 		} else if (table) {
 			ws__table_result(&m.jw, &tr, s->cap_elicit);
 		} else {

@@ -4200,6 +4200,115 @@ START_TEST(ids_by_their_text)
 }
 END_TEST
 
+/* Whether s[0..n) is valid UTF-8 (no overlong forms, no surrogates). */
+static bool
+utf8_valid(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		size_t k = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 :
+			   (c >> 3) == 30 ? 3 : 9;
+		unsigned long cp = k == 0 ? c : k == 1 ? c & 0x1f : k == 2 ? c & 0x0f : c & 7;
+
+		if (k == 9 || i + k >= n + (k == 0))
+			return false;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += k + 1;
+	}
+	return true;
+}
+
+/* The next line the server writes, raw (malloc'd), or NULL after ms. */
+static char *
+raw_line(struct mcp *m, int ms)
+{
+	long long end = now_ms() + (long long)(ms * WST_SLOWDOWN);
+
+	for (;;) {
+		char *nl = m->len ? memchr(m->buf, '\n', m->len) : NULL;
+		struct pollfd pf = {.fd = m->out, .events = POLLIN};
+		long long left;
+		ssize_t r;
+
+		if (nl != NULL) {
+			size_t ll = (size_t)(nl - m->buf);
+			char *line = strndup(m->buf, ll);
+
+			memmove(m->buf, nl + 1, m->len - ll - 1);
+			m->len -= ll + 1;
+			return line;
+		}
+		left = end - now_ms();
+		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
+			return NULL;
+		if (m->len + 65536 > m->cap) {
+			m->cap = (m->len + 65536) * 2;
+			m->buf = realloc(m->buf, m->cap);
+			ck_assert_ptr_nonnull(m->buf);
+		}
+		r = read(m->out, m->buf + m->len, m->cap - m->len);
+		if (r <= 0)
+			return NULL;
+		m->len += (size_t)r;
+	}
+}
+
+/*
+ * Bytes that are not UTF-8 in what the client sent come back valid:
+ * a string id, a progress token, the compat mode's "Tool ... not
+ * found" and its texts (review8 t_utf8: echoed raw).
+ */
+START_TEST(answers_are_utf8)
+{
+	for (int compat = 0; compat < 2; compat++) {
+		struct mcp m;
+		char *line, *req;
+		int n = 0, want = compat ? 3 : 3;
+		bool named = false, tok = false;
+
+		if (compat)
+			mcp_start(&m, "--compat", "mcp-filesystem", W);
+		else
+			mcp_start(&m, W);
+		handshake(&m, NULL);
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"a\xff\",\"method\":\"ping\"}");
+		ck_assert_int_ge(asprintf(&req, "{\"jsonrpc\":\"2.0\",\"id\":\"b\xfe\","
+					  "\"method\":\"tools/call\",\"params\":{\"name\":"
+					  "\"%s\",\"arguments\":{\"path\":\"%s%snotes.md\"},"
+					  "\"_meta\":{\"progressToken\":\"t\xff\"}}}",
+					  compat ? "read_text_file" : "read_file",
+					  compat ? W : "", compat ? "/" : ""), 0);
+		mcp_send(&m, "%s", req);
+		free(req);
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"read_\xff\x66ile\",\"arguments\":{}}}");
+		while (n < want + 2 && (line = raw_line(&m, 5000)) != NULL) {
+			cJSON *j = cJSON_Parse(line);
+
+			ck_assert_msg(utf8_valid((const unsigned char *)line, strlen(line)),
+				      "%s: not UTF-8: %s", compat ? "compat" : "native", line);
+			ck_assert_msg(j != NULL, "not JSON: %s", line);
+			named |= is_id(j, 5);
+			tok |= strcmp(method_of(j) ? method_of(j) : "",
+				      "notifications/progress") == 0;
+			cJSON_Delete(j);
+			free(line);
+			n++;
+		}
+		ck_assert_msg(named && tok, "%s: %d lines", compat ? "compat" : "native", n);
+		ck_assert_int_eq(mcp_close(&m), 0);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -4234,6 +4343,7 @@ suite(void)
 	tcase_add_test(tc, client_gone_drops_calls);
 	tcase_add_test(tc, backpressure_bounds_the_queue);
 	tcase_add_test(tc, ids_by_their_text);
+	tcase_add_test(tc, answers_are_utf8);
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, repeated_keys);
