@@ -150,6 +150,7 @@ struct ws_mcp {
 	char *iso_default;
 	/* The streams of the calls the reader runs itself (ws__call()). */
 	struct ws__bufs *rbufs;
+	void *compat_state; /* the compat mode's start() */
 };
 
 /* ---- Mount names ----------------------------------------------------- */
@@ -1303,6 +1304,12 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 	env = ws__tres_envelope(tool, &r);
 	ws__tres_free(&r);
 	return env;
+}
+
+void *
+ws_mcp_compat_state(struct ws_mcp *s)
+{
+	return s->compat_state;
 }
 
 /* Free what ws_mcp_dirs() took for job j. */
@@ -2801,6 +2808,11 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	s.ndir_mounts = o->nmounts;
 	if ((rc = ws__build_list(&s)) < 0)
 		goto out;
+	if (o->compat != NULL && o->compat->start != NULL &&
+	    (s.compat_state = o->compat->start()) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
 	/* Without them, every call goes to a worker (WS_MCP_INLINE=0 too). */
 	if (getenv("WS_MCP_INLINE") == NULL || strcmp(getenv("WS_MCP_INLINE"), "0") != 0)
 		s.rbufs = calloc(1, sizeof(*s.rbufs));
@@ -2829,6 +2841,8 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;
 out:
+	if (s.compat_state != NULL && o->compat->stop != NULL)
+		o->compat->stop(s.compat_state);
 	ws_cli_remember(false);
 	if (s.rbufs != NULL)
 		ws__bufs_free(s.rbufs);

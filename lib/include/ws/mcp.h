@@ -48,6 +48,14 @@ struct ws_mcp_compat {
 	struct cJSON *(*list)(struct ws_mcp *srv);
 	struct cJSON *(*call)(struct ws_mcp *srv, const char *name,
 			      const struct cJSON *args);
+	/*
+	 * The mode's state for one server (ws_mcp_compat_state()), made
+	 * before any call and freed after the last: two servers in one
+	 * process share nothing.  NULL from start() fails the server
+	 * (out of memory); either may be NULL (no state).
+	 */
+	void *(*start)(void);
+	void (*stop)(void *state);
 };
 
 struct ws_mcp_opts {
@@ -130,6 +138,9 @@ int ws_mcp_serve(const struct ws_mcp_opts *o);
  */
 struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
 			    const struct cJSON *args);
+
+/* The compat mode's state for this server (its start()), or NULL. */
+void *ws_mcp_compat_state(struct ws_mcp *srv);
 
 /*
  * The directories the server serves (workspace first, then the --mount
