@@ -128,7 +128,7 @@ struct ws_mcp {
 	int nelicit; /* calls waiting for the client's elicitation answer */
 	struct ws__idle *idle;	/* the idle workers, the last first */
 	const char *frontend;	/* the serving thread's (ws_audit_set_frontend) */
-	bool eof, out_failed;
+	bool eof, out_failed, gone;
 	int wake[2]; /* written when the client is gone: the reader stops */
 	/* From initialize. */
 	bool cap_roots, cap_elicit, initialized, init_done;
@@ -264,9 +264,9 @@ ws__gone(struct ws_mcp *s)
 {
 	struct ws__job *j;
 
-	if (s->eof)
+	if (s->gone)
 		return;
-	s->eof = true;
+	s->gone = s->eof = true;
 	while ((j = s->head) != NULL) {
 		s->head = j->next;
 		cJSON_Delete(j->req);
@@ -2760,6 +2760,22 @@ ws__read_loop(struct ws_mcp *s)
 	free(buf);
 }
 
+/*
+ * At the end of input: whether the client is gone, its end of our output
+ * closed too (a pipe or socket nobody reads reports POLLERR or POLLHUP),
+ * or a write to it failed already.  A client that only closed our input
+ * (printf ... | wstools mcp) still reads the answers.
+ */
+static bool
+ws__out_closed(struct ws_mcp *s)
+{
+	struct pollfd pf = {.fd = s->o->out_fd, .events = POLLOUT};
+
+	if (s->out_failed)
+		return true;
+	return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0;
+}
+
 /* The reading thread: every line until EOF, then the worker is told. */
 static void *
 ws__reader(void *arg)
@@ -2771,7 +2787,16 @@ ws__reader(void *arg)
 	ws_error_clear();
 	ws_glob_thread_end();
 	pthread_mutex_lock(&s->mu);
-	ws__gone(s);
+	if (ws__out_closed(s)) {
+		ws__gone(s);
+	} else {
+		/* A client that still reads gets the answers to what it sent. */
+		s->eof = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_cond_signal(&s->room);
+		while (ws__wake_one(s))
+			;
+	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }

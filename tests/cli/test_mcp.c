@@ -4009,8 +4009,9 @@ wait_exit(struct mcp *m, int ms)
 }
 
 /*
- * The client goes away with calls queued and a command running: nothing
- * queued runs, the command is cancelled, and the server ends at once
+ * The client goes away (input and output closed) with calls queued and a
+ * command running: nothing queued runs, the command is cancelled, and
+ * the server ends at once
  * (review8 t_eof_drain: 20 writes and a second command ran for nobody).
  * The same when only the answers cannot be written (stdout closed,
  * stdin still open).
@@ -4038,8 +4039,9 @@ START_TEST(client_gone_drops_calls)
 		usleep(500000);
 		t0 = now_ms();
 		if (round == 0) {
-			close(m.in);
+			/* Output first: at EOF the server finds nobody reads. */
 			close(m.out);
+			close(m.in);
 		} else {
 			/* The answer to this ping cannot be written. */
 			close(m.out);

@@ -122,9 +122,11 @@ extern const char *const ws_mcp_versions[];
 
 /*
  * Serve until end of input: returns 0 at EOF, or a negative WS_E* code
- * when the server cannot start or write its output.  Either way the
- * client is gone: calls still queued are dropped unrun and running ones
- * are cancelled (as notifications/cancelled does).
+ * when the server cannot start or write its output.  When the client is
+ * gone (a write to it failed, or at EOF its end of the output is closed
+ * too), calls still queued are dropped unrun and running ones are
+ * cancelled (as notifications/cancelled does); a client that only
+ * closed the input gets the answers to the calls it sent.
  */
 int ws_mcp_serve(const struct ws_mcp_opts *o);
 
