@@ -251,6 +251,7 @@ out:
 /* ---- Output ---------------------------------------------------------- */
 
 static bool ws__wake_one(struct ws_mcp *s);
+static bool ws__out_closed(struct ws_mcp *s);
 
 /*
  * The client is gone (end of input, or a write to it failed), under mu:
@@ -2647,6 +2648,7 @@ ws__too_long(struct ws_mcp *s, const struct ws__idscan *sc)
 static bool
 ws__room(struct ws_mcp *s)
 {
+	struct timespec deadline;
 	bool ok;
 
 	pthread_mutex_lock(&s->mu);
@@ -2656,8 +2658,16 @@ ws__room(struct ws_mcp *s)
 
 		if (s->eof || (s->nqueued < k * s->qmax && s->qbytes <= k * s->max_message))
 			break;
+		/*
+		 * Reading nothing, the reader would not see the input end:
+		 * every 200 ms it looks whether the client closed its end of
+		 * the output (gone: the queue goes, the calls stop).
+		 */
 		s->reader_waits = true;
-		pthread_cond_wait(&s->room, &s->mu);
+		deadline = ws__deadline(200);
+		if (pthread_cond_timedwait(&s->room, &s->mu, &deadline) == ETIMEDOUT &&
+		    ws__out_closed(s))
+			ws__gone(s);
 		s->reader_waits = false;
 	}
 	ok = !s->eof;
