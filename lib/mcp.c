@@ -21,6 +21,8 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,17 +64,35 @@ struct ws__job {
 	cJSON *req;	    /* the whole request (id, params) */
 	const cJSON *id;
 	bool cancelled;	    /* notifications/cancelled named it */
+	bool answered;	    /* its answer goes out: its id is free again */
+	size_t size;	    /* the length of its message (backpressure) */
 	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
 	struct ws__job *next;	    /* in the queue, or among the running */
 	/* The call's own state, set up when a worker takes it. */
 	struct ws_call call;
 	/* Its progress token (JSON text) and last value. */
 	char *progress_token;
+	const cJSON *progress_tok; /* in req; a string is written as text */
 	long long progress_last;
 	/* The elicitation it waits for (under mu). */
 	long long elicit_id;
 	enum ws__wait elicit;
 	bool elicit_ok;
+	/*
+	 * A compat call's directories (ws_mcp_dirs()), taken once: its path
+	 * translation and every native call it makes (ws_mcp_invoke()) use
+	 * this one workspace and these mounts, whatever roots/list answers
+	 * meanwhile.  snap_rc: why there is no workspace (snap_msg, hint).
+	 */
+	bool snap;
+	int snap_rc;
+	char *snap_msg, *snap_hint;
+	char *snap_ws;
+	struct ws_mount_def *snap_mounts;
+	size_t snap_nm;
+	const char **dirs, **dir_prefixes;
+	char **dir_owned;
+	size_t ndir_owned;
 };
 
 /*
@@ -98,9 +118,19 @@ struct ws_mcp {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct ws__job *head, *tail, *running; /* running: a list */
+	/*
+	 * Backpressure: the reader reads no further while qmax calls are
+	 * queued or their messages hold more than max_message bytes
+	 * (ws__room()); room is signalled when a worker takes one.
+	 */
+	size_t nqueued, qbytes, qmax, max_message;
+	pthread_cond_t room;
+	bool reader_waits;
+	int nelicit; /* calls waiting for the client's elicitation answer */
 	struct ws__idle *idle;	/* the idle workers, the last first */
 	const char *frontend;	/* the serving thread's (ws_audit_set_frontend) */
-	bool eof, out_failed;
+	bool eof, out_failed, gone;
+	int wake[2]; /* written when the client is gone: the reader stops */
 	/* From initialize. */
 	bool cap_roots, cap_elicit, initialized, init_done;
 	/* The workspace and mounts from roots/list (when not pinned). */
@@ -121,11 +151,8 @@ struct ws_mcp {
 	char *iso_default;
 	/* The streams of the calls the reader runs itself (ws__call()). */
 	struct ws__bufs *rbufs;
-	const char **dirs; /* ws_mcp_dirs() */
-	const char **dir_prefixes;
-	char **dir_owned;
-	size_t ndir_owned;
 	struct ws_run_ahead *run_ahead; /* run_command's inits made ahead */
+	void *compat_state; /* the compat mode's start() */
 };
 
 /* ---- Mount names ----------------------------------------------------- */
@@ -225,6 +252,44 @@ out:
 
 /* ---- Output ---------------------------------------------------------- */
 
+static bool ws__wake_one(struct ws_mcp *s);
+static bool ws__out_closed(struct ws_mcp *s);
+
+/*
+ * The client is gone (end of input, or a write to it failed), under mu:
+ * the calls still queued are dropped unrun (a write nobody will hear of,
+ * a command nobody waits for), the running ones are cancelled as
+ * notifications/cancelled cancels them, and every thread is told to end
+ * (the reader through the wake pipe, should it still wait for input).
+ */
+static void
+ws__gone(struct ws_mcp *s)
+{
+	struct ws__job *j;
+
+	if (s->gone)
+		return;
+	s->gone = s->eof = true;
+	while ((j = s->head) != NULL) {
+		s->head = j->next;
+		cJSON_Delete(j->req);
+		free(j);
+	}
+	s->tail = NULL;
+	s->nqueued = s->qbytes = 0;
+	pthread_cond_signal(&s->room);
+	for (j = s->running; j != NULL; j = j->next) {
+		j->cancelled = true;
+		ws_call_cancel(&j->call);
+	}
+	pthread_cond_broadcast(&s->cv);
+	while (ws__wake_one(s))
+		;
+	if (s->wake[1] >= 0)
+		(void)!write(s->wake[1], "x", 1);
+}
+
+
 /*
  * Write one message (a NUL-terminated JSON text) and its newline: one
  * writev(2), so that a client reading a pipe gets the line in one piece
@@ -238,6 +303,8 @@ ws__send(struct ws_mcp *s, const char *text, size_t len)
 	struct iovec *p = v;
 	int n = 2;
 
+	bool failed = false;
+
 	pthread_mutex_lock(&s->out_mu);
 	while (!s->out_failed && n > 0) {
 		ssize_t w = writev(s->o->out_fd, p, n);
@@ -245,7 +312,7 @@ ws__send(struct ws_mcp *s, const char *text, size_t len)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			s->out_failed = true;
+			s->out_failed = failed = true;
 			break;
 		}
 		while (n > 0 && (size_t)w >= p->iov_len) {
@@ -259,6 +326,12 @@ ws__send(struct ws_mcp *s, const char *text, size_t len)
 		}
 	}
 	pthread_mutex_unlock(&s->out_mu);
+	/* Nobody reads the answers: nothing more is run for them. */
+	if (failed) {
+		pthread_mutex_lock(&s->mu);
+		ws__gone(s);
+		pthread_mutex_unlock(&s->mu);
+	}
 }
 
 /*
@@ -333,6 +406,42 @@ struct ws__msg {
 	struct ws_jw jw;
 };
 
+/*
+ * Write a cJSON value through the JSON writer: its strings (and keys)
+ * as ws_jw_str() writes them, valid UTF-8 whatever bytes the client
+ * sent (cJSON's printer passes them through: an id, a progress token,
+ * a compat mode's text naming what the client sent).
+ */
+static void
+ws__jw_cjson(struct ws_jw *jw, const cJSON *v)
+{
+	const cJSON *c;
+	char *t;
+
+	if (cJSON_IsString(v)) {
+		ws_jw_str(jw, v->valuestring);
+	} else if (cJSON_IsObject(v)) {
+		ws_jw_obj(jw);
+		cJSON_ArrayForEach(c, v) {
+			ws_jw_key(jw, c->string ? c->string : "");
+			ws__jw_cjson(jw, c);
+		}
+		ws_jw_obj_end(jw);
+	} else if (cJSON_IsArray(v)) {
+		ws_jw_arr(jw);
+		cJSON_ArrayForEach(c, v)
+			ws__jw_cjson(jw, c);
+		ws_jw_arr_end(jw);
+	} else if (cJSON_IsBool(v)) {
+		ws_jw_bool(jw, cJSON_IsTrue(v));
+	} else if (cJSON_IsNumber(v) && (t = cJSON_PrintUnformatted(v)) != NULL) {
+		ws_jw_raw(jw, t);
+		free(t);
+	} else {
+		ws_jw_null(jw);
+	}
+}
+
 /* Begin a message on a kept stream (ms), or on one of its own (NULL). */
 static int
 ws__msg_begin_on(struct ws__msg *m, const cJSON *id, struct ws__mstream *ms)
@@ -350,14 +459,8 @@ ws__msg_begin_on(struct ws__msg *m, const cJSON *id, struct ws__mstream *ms)
 		ws_jw_key(&m->jw, "id");
 		ws_jw_raw(&m->jw, id->valuestring);
 	} else if (id != NULL) {
-		char *t = cJSON_PrintUnformatted(id);
-
 		ws_jw_key(&m->jw, "id");
-		if (t != NULL)
-			ws_jw_raw(&m->jw, t);
-		else
-			ws_jw_null(&m->jw);
-		free(t);
+		ws__jw_cjson(&m->jw, id);
 	}
 	return 0;
 }
@@ -729,13 +832,37 @@ ws__ceilings(const struct ws_mcp_opts *o, struct ws_ceiling *c)
 	}
 }
 
+/* A copy of mounts src[0..nm) into *out (owned strings), or -1. */
+static int
+ws__mounts_copy(const struct ws_mount_def *src, size_t nm, struct ws_mount_def **out)
+{
+	struct ws_mount_def *m = calloc(nm + 1, sizeof(*m));
+	bool bad = m == NULL;
+
+	for (size_t i = 0; m != NULL && i < nm; i++) {
+		m[i].vprefix = strdup(src[i].vprefix);
+		m[i].dir = strdup(src[i].dir);
+		m[i].ro = src[i].ro;
+		bad |= m[i].vprefix == NULL || m[i].dir == NULL;
+	}
+	if (bad) {
+		if (m != NULL)
+			ws__mounts_free(m, nm);
+		*out = NULL;
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
 /*
  * What every call needs before it runs: the client's roots answered, and
  * a copy of the workspace and the mounts (a roots/list answer may
  * replace them while the call runs).  Fails with the error set.
  */
 static int
-ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t *nmp)
+ws__prepare_live(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp,
+		 size_t *nmp)
 {
 	const struct ws_mcp_opts *o = s->o;
 	const struct ws_mount_def *src;
@@ -780,6 +907,35 @@ ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t 
 	}
 	*mountsp = mounts;
 	*nmp = nm;
+	return 0;
+}
+
+/*
+ * The workspace and mounts of a call: those the call took already
+ * (ws_mcp_dirs(), a compat call), else the server's now.
+ */
+static int
+ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t *nmp)
+{
+	const struct ws__job *j = ws__self;
+
+	if (j == NULL || !j->snap)
+		return ws__prepare_live(s, wsp, mountsp, nmp);
+	*wsp = NULL;
+	*mountsp = NULL;
+	*nmp = 0;
+	if (j->snap_ws == NULL) {
+		ws_error_set(j->snap_rc, NULL, "%s", j->snap_msg ? j->snap_msg :
+			     "no workspace");
+		return j->snap_hint ? ws_error_set_hint("%s", j->snap_hint) : j->snap_rc;
+	}
+	if ((*wsp = strdup(j->snap_ws)) == NULL ||
+	    ws__mounts_copy(j->snap_mounts, j->snap_nm, mountsp) < 0) {
+		free(*wsp);
+		*wsp = NULL;
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	*nmp = j->snap_nm;
 	return 0;
 }
 
@@ -1153,39 +1309,71 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 	return env;
 }
 
+void *
+ws_mcp_compat_state(struct ws_mcp *s)
+{
+	return s->compat_state;
+}
+
+/* Free what ws_mcp_dirs() took for job j. */
+static void
+ws__snap_free(struct ws__job *j)
+{
+	free(j->snap_msg);
+	free(j->snap_hint);
+	free(j->snap_ws);
+	if (j->snap_mounts != NULL)
+		ws__mounts_free(j->snap_mounts, j->snap_nm);
+	free(j->dirs);
+	free(j->dir_prefixes);
+	for (size_t i = 0; i < j->ndir_owned; i++)
+		free(j->dir_owned[i]);
+	free(j->dir_owned);
+}
+
 const char *const *
 ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 {
 	const struct ws_mcp_opts *o = s->o;
-	const struct ws_mount_def *mm;
+	struct ws__job *j = ws__self;
 	size_t n = 0, nmm;
 
-	free(s->dirs);
-	free(s->dir_prefixes);
-	for (size_t i = 0; i < s->ndir_owned; i++)
-		free(s->dir_owned[i]);
-	free(s->dir_owned);
-	s->ndir_owned = 0;
-	pthread_mutex_lock(&s->mu);
-	mm = o->workspace ? s->dir_mounts : s->root_mounts;
-	nmm = o->workspace ? s->ndir_mounts : s->nroot_mounts;
-	s->dirs = calloc(2 + o->ncommon + nmm, sizeof(*s->dirs));
-	s->dir_prefixes = calloc(2 + o->ncommon + nmm, sizeof(*s->dir_prefixes));
-	s->dir_owned = calloc(2 * (1 + o->ncommon + nmm), sizeof(*s->dir_owned));
-	if (s->dirs == NULL || s->dir_prefixes == NULL || s->dir_owned == NULL) {
-		pthread_mutex_unlock(&s->mu);
+	if (j == NULL)
 		return NULL;
-	}
-	{
-		const char *ws = o->workspace ? o->workspace : s->root_ws ? s->root_ws :
-				 s->roots_error ? NULL : o->fallback;
+	if (j->dirs != NULL)
+		goto done;
+	/*
+	 * Once per call, after the roots are answered (as a native call
+	 * waits for them): the translation and the native calls then see
+	 * the same directories.
+	 */
+	if (!j->snap) {
+		j->snap = true;
+		if (ws__prepare_live(s, &j->snap_ws, &j->snap_mounts, &j->snap_nm) < 0) {
+			const char *h = ws_error_last_hint();
 
-		if (ws != NULL) {
-			s->dir_prefixes[n] = "/";
-			s->dirs[n] = s->dir_owned[s->ndir_owned++] = strdup(ws);
-			n += s->dirs[n] != NULL;
+			j->snap_rc = ws_error_last_code();
+			j->snap_msg = strdup(ws_error_last());
+			j->snap_hint = h ? strdup(h) : NULL;
 		}
 	}
+	nmm = j->snap_nm;
+	j->dirs = calloc(2 + o->ncommon + nmm, sizeof(*j->dirs));
+	j->dir_prefixes = calloc(2 + o->ncommon + nmm, sizeof(*j->dir_prefixes));
+	j->dir_owned = calloc(2 * (1 + o->ncommon + nmm), sizeof(*j->dir_owned));
+	if (j->dirs == NULL || j->dir_prefixes == NULL || j->dir_owned == NULL) {
+		free(j->dirs);
+		free(j->dir_prefixes);
+		free(j->dir_owned);
+		j->dirs = j->dir_prefixes = NULL;
+		j->dir_owned = NULL;
+		return NULL;
+	}
+	/* No workspace: no directory at all (the mounts hang off it). */
+	if (j->snap_ws == NULL)
+		goto done;
+	j->dir_prefixes[n] = "/";
+	j->dirs[n++] = j->snap_ws;
 	/* "--mount VPREFIX=DIR[:ro]" flags: the prefix and the DIR. */
 	for (size_t i = 0; i + 1 < o->ncommon; i++) {
 		const char *v;
@@ -1207,28 +1395,19 @@ ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 		if (dl > 3 && (strcmp(d + dl - 3, ":ro") == 0 ||
 			       strcmp(d + dl - 3, ":rw") == 0))
 			d[dl - 3] = '\0';
-		s->dir_owned[s->ndir_owned++] = p;
-		s->dir_owned[s->ndir_owned++] = d;
-		s->dir_prefixes[n] = p;
-		s->dirs[n++] = d;
+		j->dir_owned[j->ndir_owned++] = p;
+		j->dir_owned[j->ndir_owned++] = d;
+		j->dir_prefixes[n] = p;
+		j->dirs[n++] = d;
 	}
 	for (size_t i = 0; i < nmm; i++) {
-		char *p = strdup(mm[i].vprefix), *d = strdup(mm[i].dir);
-
-		if (p == NULL || d == NULL) {
-			free(p);
-			free(d);
-			continue;
-		}
-		s->dir_owned[s->ndir_owned++] = p;
-		s->dir_owned[s->ndir_owned++] = d;
-		s->dir_prefixes[n] = p;
-		s->dirs[n++] = d;
+		j->dir_prefixes[n] = j->snap_mounts[i].vprefix;
+		j->dirs[n++] = j->snap_mounts[i].dir;
 	}
-	pthread_mutex_unlock(&s->mu);
+done:
 	if (prefixes != NULL)
-		*prefixes = s->dir_prefixes;
-	return s->dirs;
+		*prefixes = j->dir_prefixes;
+	return j->dirs;
 }
 
 /* The progress hook: notifications/progress with the call's token. */
@@ -1249,7 +1428,10 @@ ws__progress(void *arg, long long done, const char *message)
 	ws_jw_key(&m.jw, "params");
 	ws_jw_obj(&m.jw);
 	ws_jw_key(&m.jw, "progressToken");
-	ws_jw_raw(&m.jw, j->progress_token);
+	if (cJSON_IsString(j->progress_tok))
+		ws_jw_str(&m.jw, j->progress_tok->valuestring);
+	else
+		ws_jw_raw(&m.jw, j->progress_token);
 	ws_jw_kint(&m.jw, "progress", done);
 	ws_jw_kstr(&m.jw, "message", message);
 	ws_jw_obj_end(&m.jw);
@@ -1280,10 +1462,14 @@ ws__approve(void *arg, const char *message)
 	id = j->elicit_id = s->next_id++;
 	j->elicit = WS__WAITING;
 	j->elicit_ok = false;
+	/* The reader must read the answer, however full the queue. */
+	s->nelicit++;
+	pthread_cond_signal(&s->room);
 	pthread_mutex_unlock(&s->mu);
 	if (ws__msg_begin(&m, NULL) < 0) {
 		pthread_mutex_lock(&s->mu);
 		j->elicit = WS__NONE;
+		s->nelicit--;
 		pthread_mutex_unlock(&s->mu);
 		return false;
 	}
@@ -1308,6 +1494,7 @@ ws__approve(void *arg, const char *message)
 			break;
 	ok = j->elicit == WS__ANSWERED && j->elicit_ok;
 	j->elicit = WS__NONE;
+	s->nelicit--;
 	pthread_mutex_unlock(&s->mu);
 	return ok;
 }
@@ -1333,6 +1520,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	j->progress_token = NULL;
 	j->progress_last = -1;
 	if (token != NULL && (cJSON_IsString(token) || cJSON_IsNumber(token))) {
+		j->progress_tok = token;
 		j->progress_token = cJSON_PrintUnformatted(token);
 		ws_progress_set(ws__progress, j);
 		ws__progress(j, 0, "started");
@@ -1372,6 +1560,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	j->progress_token = NULL;
 	pthread_mutex_lock(&s->mu);
 	cancelled = j->cancelled;
+	j->answered = true;
 	pthread_mutex_unlock(&s->mu);
 	/* A cancelled request gets no response (MCP, cancellation). */
 	if (!cancelled && res == NULL && !table) {
@@ -1385,10 +1574,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	} else if (!cancelled && ws__msg_begin_on(&m, j->id, &b->msg) == 0) {
 		ws_jw_key(&m.jw, "result");
 		if (res != NULL) {
-			char *t = cJSON_PrintUnformatted(res);
-
-			ws_jw_raw(&m.jw, t ? t : "{}");
-			free(t);
+			ws__jw_cjson(&m.jw, res);
 		} else if (table) {
 			ws__table_result(&m.jw, &tr, s->cap_elicit);
 		} else {
@@ -1437,8 +1623,19 @@ ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	ws__unlist(s, j);
 	pthread_mutex_unlock(&s->mu);
 	ws_call_fini(&j->call);
+	ws__snap_free(j);
 	cJSON_Delete(j->req);
 	free(j);
+}
+
+/* Job j left the queue (under mu): room for the reader to read on. */
+static void
+ws__dequeued(struct ws_mcp *s, const struct ws__job *j)
+{
+	s->nqueued--;
+	s->qbytes -= j->size;
+	if (s->reader_waits)
+		pthread_cond_signal(&s->room);
 }
 
 /*
@@ -1475,6 +1672,7 @@ ws__worker(struct ws_mcp *s)
 		s->head = j->next;
 		if (s->head == NULL)
 			s->tail = NULL;
+		ws__dequeued(s, j);
 		ws__exec(s, j, &bufs);
 	}
 	ws__bufs_free(&bufs);
@@ -1718,8 +1916,14 @@ ws__response(struct ws_mcp *s, const cJSON *msg)
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	long long n;
 
-	/* Exactly one of our integer ids: 1.5 is not 1. */
-	if (!cJSON_IsNumber(id) || id->valuedouble != (double)(long long)id->valuedouble)
+	/*
+	 * Exactly one of our integer ids: 1.5 is not 1, and 1e309 or 1e19
+	 * is none (checked before the conversion, which they would make
+	 * undefined).  Ours count from 1, far below 2^53.
+	 */
+	if (!cJSON_IsNumber(id) || !(id->valuedouble >= 0 &&
+				     id->valuedouble < 9007199254740992.0) ||
+	    id->valuedouble != (double)(long long)id->valuedouble)
 		return;
 	n = (long long)id->valuedouble;
 	pthread_mutex_lock(&s->mu);
@@ -1756,6 +1960,25 @@ ws__response(struct ws_mcp *s, const cJSON *msg)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/*
+ * Whether two request ids are the same: by their JSON text, not their
+ * value (9007199254740992 and 9007199254740993 are one double): a
+ * number's text as the client wrote it (ws__keep_raw_id(),
+ * ws__raw_request_id()), a string's bytes.
+ */
+static bool
+ws__same_id(const cJSON *a, const cJSON *b)
+{
+	if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) {
+		if (a->valuestring != NULL && b->valuestring != NULL)
+			return strcmp(a->valuestring, b->valuestring) == 0;
+		return a->valuestring == NULL && b->valuestring == NULL &&
+		       a->valuedouble == b->valuedouble;
+	}
+	return cJSON_IsString(a) && cJSON_IsString(b) &&
+	       strcmp(a->valuestring, b->valuestring) == 0;
+}
+
 /* notifications/cancelled: drop a queued call, or stop a running one. */
 static void
 ws__cancel(struct ws_mcp *s, const cJSON *params)
@@ -1767,13 +1990,13 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 		return;
 	pthread_mutex_lock(&s->mu);
 	for (struct ws__job *j = s->running; j != NULL; j = j->next)
-		if (cJSON_Compare(j->id, rid, 1)) {
+		if (ws__same_id(j->id, rid)) {
 			j->cancelled = true;
 			ws_call_cancel(&j->call);
 			pthread_cond_broadcast(&s->cv); /* an approval wait ends */
 		}
 	for (pp = &s->head; *pp != NULL; pp = &(*pp)->next) {
-		if (cJSON_Compare((*pp)->id, rid, 1)) {
+		if (ws__same_id((*pp)->id, rid)) {
 			drop = *pp;
 			*pp = drop->next;
 			break;
@@ -1782,6 +2005,8 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 	s->tail = NULL;
 	for (struct ws__job *j = s->head; j != NULL; j = j->next)
 		s->tail = j;
+	if (drop != NULL)
+		ws__dequeued(s, drop);
 	pthread_mutex_unlock(&s->mu);
 	if (drop != NULL) {
 		cJSON_Delete(drop->req);
@@ -1807,8 +2032,14 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
 static bool
 ws__inline_ok(struct ws_mcp *s, const char *name)
 {
+	/*
+	 * Calls that may take long go to the pool, so that the reader is
+	 * free to read their cancellation: edit_file (up to 1,000 edits of
+	 * a large file) and delete_path (a tree) among them.
+	 */
 	static const char *const slow[] = {"run_command", "search_files",
-					   "directory_tree", "history", "undo"};
+					   "directory_tree", "history", "undo",
+					   "edit_file", "delete_path"};
 
 	if (s->rbufs == NULL || s->running != NULL || s->head != NULL ||
 	    s->roots_pending || s->cap_elicit)
@@ -1821,12 +2052,13 @@ ws__inline_ok(struct ws_mcp *s, const char *name)
 
 /* Queue a tools/call for the worker, after checking its params. */
 static void
-ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, bool nul)
+ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, bool nul,
+	 size_t size)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	struct ws__job *j;
-	bool known = s->o->compat != NULL;
+	bool known = s->o->compat != NULL, dup = false;
 
 	if (!cJSON_IsObject(params) || !cJSON_IsString(name)) {
 		ws__error(s, id, -32602, "tools/call needs params.name (a string)");
@@ -1871,7 +2103,31 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	j->req = req;
 	j->id = id;
 	j->nul_args = nul;
+	j->size = size;
 	pthread_mutex_lock(&s->mu);
+	/*
+	 * An id in flight already: which call would an answer or a cancel
+	 * name?  Refused, the first one runs on.
+	 */
+	for (struct ws__job *q = s->running; q != NULL && !dup; q = q->next)
+		dup = !q->answered && ws__same_id(q->id, id);
+	for (struct ws__job *q = s->head; q != NULL && !dup; q = q->next)
+		dup = ws__same_id(q->id, id);
+	if (dup) {
+		pthread_mutex_unlock(&s->mu);
+		ws__error(s, id, -32600, "Invalid Request: a request with this id is "
+			  "still in flight");
+		cJSON_Delete(req);
+		free(j);
+		return;
+	}
+	/* The client is gone: nothing is run for it any more. */
+	if (s->eof) {
+		pthread_mutex_unlock(&s->mu);
+		cJSON_Delete(req);
+		free(j);
+		return;
+	}
 	if (ws__inline_ok(s, name->valuestring)) {
 		ws__exec(s, j, s->rbufs);
 		return;
@@ -1881,6 +2137,8 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	else
 		s->head = j;
 	s->tail = j;
+	s->nqueued++;
+	s->qbytes += j->size;
 	/* One worker is enough: waking all of them costs the idle case. */
 	(void)ws__wake_one(s);
 	pthread_mutex_unlock(&s->mu);
@@ -2034,6 +2292,88 @@ ws__keep_raw_id(const char *line, size_t len, cJSON *id)
 	return true;
 }
 
+/* Past the JSON value that starts at p (white space skipped), or NULL. */
+static const char *
+ws__skip_value(const char *p, const char *end)
+{
+	int depth = 0;
+
+	while (p < end) {
+		if (*p == '"') {
+			if ((p = ws__skip_string(p, end)) == NULL)
+				return NULL;
+			if (depth == 0)
+				return p;
+			continue;
+		}
+		if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			if (--depth <= 0)
+				return depth == 0 ? p + 1 : NULL;
+		} else if (depth == 0 && strchr(" \t\r\n", *p) == NULL) {
+			while (p < end && strchr(",}] \t\r\n", *p) == NULL)
+				p++;
+			return p;
+		}
+		p++;
+	}
+	return NULL;
+}
+
+/*
+ * The first member key of the object at obj[0..end) ('{' first): its
+ * value's text in [*v, *ve), or false.
+ */
+static bool
+ws__member(const char *obj, const char *end, const char *key, const char **v,
+	   const char **ve)
+{
+	const char *p = obj + 1;
+	size_t kl = strlen(key);
+
+	for (;;) {
+		const char *k, *after;
+
+		while (p < end && strchr(" \t\r\n,", *p) != NULL)
+			p++;
+		if (p >= end || *p != '"')
+			return false;
+		k = p;
+		if ((after = ws__skip_string(p, end)) == NULL)
+			return false;
+		for (p = after; p < end && strchr(" \t\r\n:", *p) != NULL; p++)
+			;
+		*v = p;
+		if ((p = ws__skip_value(p, end)) == NULL)
+			return false;
+		if ((size_t)(after - k) == kl + 2 && memcmp(k + 1, key, kl) == 0) {
+			*ve = p;
+			return true;
+		}
+	}
+}
+
+/*
+ * The text of params.requestId of a notifications/cancelled, kept as
+ * ws__keep_raw_id() keeps an id's, so that the cancel names the request
+ * by the text it was sent with (ws__same_id()).
+ */
+static void
+ws__raw_request_id(const char *line, size_t len, cJSON *rid)
+{
+	const char *end = line + len, *p = line, *v, *ve, *r, *re;
+
+	if (!cJSON_IsNumber(rid) || rid->valuestring != NULL)
+		return;
+	while (p < end && *p != '{')
+		p++;
+	if (p < end && ws__member(p, end, "params", &v, &ve) && *v == '{' &&
+	    ws__member(v, ve, "requestId", &r, &re) &&
+	    ws__json_number(r, (size_t)(re - r)))
+		rid->valuestring = strndup(r, (size_t)(re - r));
+}
+
 /* One line of input: a request, a notification or a response. */
 static void
 ws__line(struct ws_mcp *s, const char *line, size_t len)
@@ -2137,6 +2477,8 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 			s->initialized = true;
 			ws__ask_roots(s);
 		} else if (strcmp(m, "notifications/cancelled") == 0) {
+			ws__raw_request_id(line, len, cJSON_GetObjectItemCaseSensitive(
+						   params, "requestId"));
 			ws__cancel(s, params);
 		} else if (strcmp(m, "notifications/roots/list_changed") == 0) {
 			ws__ask_roots(s);
@@ -2154,7 +2496,7 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 	} else if (strcmp(m, "tools/list") == 0) {
 		ws__result_raw(s, id, s->tools_json);
 	} else if (strcmp(m, "tools/call") == 0) {
-		ws__call(s, msg, id, params, nul);
+		ws__call(s, msg, id, params, nul, len);
 		return; /* the job owns msg now */
 	} else {
 		char *t = NULL;
@@ -2303,6 +2645,45 @@ ws__too_long(struct ws_mcp *s, const struct ws__idscan *sc)
 }
 
 /*
+ * Backpressure: wait until the queue has room for one more call before
+ * reading a line, so that a client that sends calls without reading the
+ * answers (the workers block on the full pipe) holds at most qmax calls
+ * and max_message bytes of them in this process.  While a call waits
+ * for the client (its roots, an approval), the reader must go on to
+ * read that answer: the queue may then hold 8 times as much.  False
+ * when the client is gone.
+ */
+static bool
+ws__room(struct ws_mcp *s)
+{
+	struct timespec deadline;
+	bool ok;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		bool waits_client = s->roots_pending || s->nelicit > 0;
+		size_t k = waits_client ? 8 : 1;
+
+		if (s->eof || (s->nqueued < k * s->qmax && s->qbytes <= k * s->max_message))
+			break;
+		/*
+		 * Reading nothing, the reader would not see the input end:
+		 * every 200 ms it looks whether the client closed its end of
+		 * the output (gone: the queue goes, the calls stop).
+		 */
+		s->reader_waits = true;
+		deadline = ws__deadline(200);
+		if (pthread_cond_timedwait(&s->room, &s->mu, &deadline) == ETIMEDOUT &&
+		    ws__out_closed(s))
+			ws__gone(s);
+		s->reader_waits = false;
+	}
+	ok = !s->eof;
+	pthread_mutex_unlock(&s->mu);
+	return ok;
+}
+
+/*
  * Read lines: a line longer than max is dropped as it goes by, never held
  * whole, and answered at its end with the id it had.
  */
@@ -2337,8 +2718,23 @@ ws__read_loop(struct ws_mcp *s)
 				cap = ncap;
 			}
 		}
+		/* Input, or the word that the client is gone (ws__gone()). */
+		{
+			struct pollfd pf[2] = {{.fd = s->o->in_fd, .events = POLLIN},
+					       {.fd = s->wake[0], .events = POLLIN}};
+
+			if (poll(pf, s->wake[0] >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+				break;
+			if (pf[1].revents != 0) {
+				len = 0;
+				skipping = false;
+				break;
+			}
+			if (pf[0].revents == 0)
+				continue;
+		}
 		r = read(s->o->in_fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0)
 			break;
@@ -2346,6 +2742,8 @@ ws__read_loop(struct ws_mcp *s)
 		while ((nl = memchr(buf + scan, '\n', len - scan)) != NULL) {
 			size_t ll = (size_t)(nl - buf);
 
+			if (!ws__room(s))
+				break;
 			if (skipping || ll > max) {
 				if (!skipping)
 					memset(&sc, 0, sizeof(sc));
@@ -2380,6 +2778,22 @@ ws__read_loop(struct ws_mcp *s)
 	free(buf);
 }
 
+/*
+ * At the end of input: whether the client is gone, its end of our output
+ * closed too (a pipe or socket nobody reads reports POLLERR or POLLHUP),
+ * or a write to it failed already.  A client that only closed our input
+ * (printf ... | wstools mcp) still reads the answers.
+ */
+static bool
+ws__out_closed(struct ws_mcp *s)
+{
+	struct pollfd pf = {.fd = s->o->out_fd, .events = POLLOUT};
+
+	if (s->out_failed)
+		return true;
+	return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0;
+}
+
 /* The reading thread: every line until EOF, then the worker is told. */
 static void *
 ws__reader(void *arg)
@@ -2391,10 +2805,16 @@ ws__reader(void *arg)
 	ws_error_clear();
 	ws_glob_thread_end();
 	pthread_mutex_lock(&s->mu);
-	s->eof = true;
-	pthread_cond_broadcast(&s->cv);
-	while (ws__wake_one(s))
-		;
+	if (ws__out_closed(s)) {
+		ws__gone(s);
+	} else {
+		/* A client that still reads gets the answers to what it sent. */
+		s->eof = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_cond_signal(&s->room);
+		while (ws__wake_one(s))
+			;
+	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
@@ -2414,6 +2834,11 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_mutex_init(&s.out_mu, NULL);
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
+	pthread_cond_init(&s.room, NULL);
+	s.qmax = njobs < 4 ? 8 : 2 * (size_t)njobs;
+	s.max_message = o->max_message ? o->max_message : WS_MCP_MAX_MESSAGE;
+	if (pipe2(s.wake, O_CLOEXEC | O_NONBLOCK) < 0)
+		s.wake[0] = s.wake[1] = -1;
 	/* A client that goes away is an error on write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	/*
@@ -2426,6 +2851,11 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	s.ndir_mounts = o->nmounts;
 	if ((rc = ws__build_list(&s)) < 0)
 		goto out;
+	if (o->compat != NULL && o->compat->start != NULL &&
+	    (s.compat_state = o->compat->start()) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
 	/* Without them, every call goes to a worker (WS_MCP_INLINE=0 too). */
 	if (getenv("WS_MCP_INLINE") == NULL || strcmp(getenv("WS_MCP_INLINE"), "0") != 0)
 		s.rbufs = calloc(1, sizeof(*s.rbufs));
@@ -2455,6 +2885,8 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	rc = s.out_failed ? ws_error_set(WS_EIO_ERROR, NULL,
 					 "cannot write to standard output") : 0;
 out:
+	if (s.compat_state != NULL && o->compat->stop != NULL)
+		o->compat->stop(s.compat_state);
 	ws_run_ahead_stop(s.run_ahead);
 	ws_cli_remember(false);
 	if (s.rbufs != NULL)
@@ -2466,13 +2898,13 @@ out:
 	free(s.roots_error);
 	ws__mounts_free(s.root_mounts, s.nroot_mounts);
 	ws__mounts_free(s.dir_mounts, s.ndir_mounts);
-	free(s.dirs);
-	free(s.dir_prefixes);
-	for (size_t i = 0; i < s.ndir_owned; i++)
-		free(s.dir_owned[i]);
-	free(s.dir_owned);
+	if (s.wake[0] >= 0) {
+		close(s.wake[0]);
+		close(s.wake[1]);
+	}
 	pthread_mutex_destroy(&s.out_mu);
 	pthread_mutex_destroy(&s.mu);
 	pthread_cond_destroy(&s.cv);
+	pthread_cond_destroy(&s.room);
 	return rc;
 }

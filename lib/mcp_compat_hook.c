@@ -7,7 +7,8 @@
  * The allowed directories are the server's (ws_mcp_dirs(): the
  * workspace, then the mounts of further DIRs or of the client's roots);
  * the translation is rebuilt when they change (roots/list_changed); the
- * calls that run side by side share it under a lock and a count.
+ * calls of one server that run side by side share it under a lock and a
+ * count, kept off the server (ws_mcp_compat_state()), not the process.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -23,11 +24,9 @@
 
 /*
  * The translation for the directories it was built for, shared by the
- * calls that run side by side: each call holds a reference, so that a
- * rebuild (the roots changed) while another call uses the old one frees
- * it only when that call is done.  ws__hook_mu guards the current one,
- * the counts, and the array ws_mcp_dirs() returns (it lives until the
- * next call of ws_mcp_dirs(), which is made only under this lock).
+ * calls of one server that run side by side: each call holds a
+ * reference, so that a rebuild (the roots changed) while another call
+ * uses the old one frees it only when that call is done.
  */
 struct ws__hook_tr {
 	struct ws_mcp_compat_fs *fs;
@@ -36,8 +35,15 @@ struct ws__hook_tr {
 	size_t refs; /* the current pointer's one, and each call's */
 };
 
-static pthread_mutex_t ws__hook_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct ws__hook_tr *ws__hook_cur;
+/*
+ * A server's state (ws_mcp_compat_state()): its current translation;
+ * mu guards it and the counts.  Two servers in one process each have
+ * their own.
+ */
+struct ws__hook_state {
+	pthread_mutex_t mu;
+	struct ws__hook_tr *cur;
+};
 
 static void
 ws__hook_free(struct ws__hook_tr *t)
@@ -51,7 +57,7 @@ ws__hook_free(struct ws__hook_tr *t)
 	free(t);
 }
 
-/* Drop one reference to t (under ws__hook_mu). */
+/* Drop one reference to t (under the state's mu). */
 static void
 ws__hook_unref(struct ws__hook_tr *t)
 {
@@ -101,21 +107,27 @@ out:
 static struct ws__hook_tr *
 ws__hook_current(struct ws_mcp *srv, cJSON **err)
 {
+	struct ws__hook_state *st = ws_mcp_compat_state(srv);
 	const char *const *prefixes = NULL;
 	const char *const *dirs;
 	struct ws__hook_tr *t = NULL;
 	size_t n = 0;
 	bool same;
 
-	pthread_mutex_lock(&ws__hook_mu);
+	if (st == NULL) {
+		*err = cJSON_CreateString("out of memory");
+		return NULL;
+	}
+	/* The call's own directories, taken once (waits for the roots). */
 	dirs = ws_mcp_dirs(srv, &prefixes);
+	pthread_mutex_lock(&st->mu);
 	while (dirs != NULL && dirs[n] != NULL)
 		n++;
-	same = ws__hook_cur != NULL && n == ws__hook_cur->ndirs;
+	same = st->cur != NULL && n == st->cur->ndirs;
 	for (size_t i = 0; same && i < n; i++)
-		same = strcmp(dirs[i], ws__hook_cur->dirs[i]) == 0;
+		same = strcmp(dirs[i], st->cur->dirs[i]) == 0;
 	if (same) {
-		t = ws__hook_cur;
+		t = st->cur;
 	} else if (n == 0) {
 		*err = cJSON_CreateString("Server cannot operate: no allowed directories "
 					  "(start it with DIR arguments, or use a client "
@@ -123,21 +135,44 @@ ws__hook_current(struct ws_mcp *srv, cJSON **err)
 	} else if (ws__hook_build(dirs, prefixes, n, &t) < 0) {
 		*err = cJSON_CreateString(ws_error_last());
 	} else {
-		ws__hook_unref(ws__hook_cur);
-		ws__hook_cur = t;
+		ws__hook_unref(st->cur);
+		st->cur = t;
 	}
 	if (t != NULL)
 		t->refs++;
-	pthread_mutex_unlock(&ws__hook_mu);
+	pthread_mutex_unlock(&st->mu);
 	return t;
 }
 
 static void
-ws__hook_release(struct ws__hook_tr *t)
+ws__hook_release(struct ws_mcp *srv, struct ws__hook_tr *t)
 {
-	pthread_mutex_lock(&ws__hook_mu);
+	struct ws__hook_state *st = ws_mcp_compat_state(srv);
+
+	pthread_mutex_lock(&st->mu);
 	ws__hook_unref(t);
-	pthread_mutex_unlock(&ws__hook_mu);
+	pthread_mutex_unlock(&st->mu);
+}
+
+static void *
+ws__hook_start(void)
+{
+	struct ws__hook_state *st = calloc(1, sizeof(*st));
+
+	if (st != NULL)
+		pthread_mutex_init(&st->mu, NULL);
+	return st;
+}
+
+/* After the server's last call: its translation goes. */
+static void
+ws__hook_stop(void *arg)
+{
+	struct ws__hook_state *st = arg;
+
+	ws__hook_unref(st->cur);
+	pthread_mutex_destroy(&st->mu);
+	free(st);
 }
 
 /* The native runner: one of our tools, in-process, through the server. */
@@ -208,7 +243,7 @@ ws__hook_call(struct ws_mcp *srv, const char *name, const cJSON *args)
 	 * thread that exits would leak its path otherwise).
 	 */
 	rc = ws_mcp_compat_call(tr->fs, name, args, ws__hook_native, srv, &res);
-	ws__hook_release(tr);
+	ws__hook_release(srv, tr);
 	ws_error_clear();
 	if (rc == WS_EINVALID_ARGUMENT && res == NULL) {
 		/*
@@ -237,4 +272,6 @@ const struct ws_mcp_compat ws_mcp_compat_filesystem = {
 		"error whose message ends with its code.",
 	.list = ws__hook_list,
 	.call = ws__hook_call,
+	.start = ws__hook_start,
+	.stop = ws__hook_stop,
 };

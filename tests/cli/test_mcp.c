@@ -4306,6 +4306,86 @@ START_TEST(run_command_concurrent_namespaces)
 }
 END_TEST
 
+/* The response to id (other messages dropped), within 20 s. */
+static cJSON *
+recv_id(struct mcp *m, int id)
+{
+	for (;;) {
+		cJSON *j = mcp_recv(m, 20000);
+
+		ck_assert_msg(j != NULL, "no response to %d", id);
+		if (is_id(j, id))
+			return j;
+		cJSON_Delete(j);
+	}
+}
+
+/*
+ * --compat mcp-filesystem takes the allowed directories once per call,
+ * after the roots are answered: a write to a root that the new roots
+ * drop is refused, not translated with the old directories and run in
+ * the new ones (review8 t_compat_roots_swap: it landed in two/B); and a
+ * call sent before the first answer waits for it, as a native one does
+ * (t_compat_roots_race).
+ */
+START_TEST(compat_roots_one_snapshot)
+{
+	struct mcp m;
+	cJSON *r, *j, *res;
+	char *roots, *args, *f1, *moved;
+
+	wst_write(T, "one/B/keep.txt", "one\n");
+	wst_write(T, "two/B/keep.txt", "two\n");
+	mcp_start(&m, "--compat", "mcp-filesystem", "--no-detect-root");
+	handshake(&m, "{\"roots\":{\"listChanged\":true}}");
+	/* Before the first answer: the call waits for the roots. */
+	ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/notes.md\"}", W), 0);
+	j = must_recv(&m, 5000, "roots/list");
+	ck_assert_str_eq(method_of(j), "roots/list");
+	send_call(&m, 2, "read_text_file", args, NULL);
+	free(args);
+	usleep(300000);
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"},"
+				  "{\"uri\":\"file://%s/one/B\"}]", W, T), 0);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"roots\":%s}}",
+		 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")), roots);
+	free(roots);
+	cJSON_Delete(j);
+	r = recv_id(&m, 2);
+	res = cJSON_GetObjectItem(r, "result");
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "one\ntwo\nthree\n");
+	cJSON_Delete(r);
+	/* The roots change while a write to one/B waits for them. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+	j = must_recv(&m, 5000, "roots/list");
+	ck_assert_str_eq(method_of(j), "roots/list");
+	ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/one/B/f1.txt\",\"content\":"
+				  "\"x\\n\"}", T), 0);
+	send_call(&m, 3, "write_file", args, NULL);
+	free(args);
+	usleep(300000);
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"},"
+				  "{\"uri\":\"file://%s/two/B\"}]", W, T), 0);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"roots\":%s}}",
+		 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")), roots);
+	free(roots);
+	cJSON_Delete(j);
+	r = recv_id(&m, 3);
+	res = cJSON_GetObjectItem(r, "result");
+	ck_assert_msg(is_error(res), "%s", text_of(res));
+	ck_assert_ptr_nonnull(strstr(text_of(res), "outside allowed directories"));
+	cJSON_Delete(r);
+	f1 = wst_path(T, "one/B/f1.txt");
+	moved = wst_path(T, "two/B/f1.txt");
+	ck_assert(!wst_exists(f1));
+	ck_assert(!wst_exists(moved));
+	free(f1);
+	free(moved);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 /*
  * An edit_file call with many edits of a large file stops between two
  * edits when cancelled (review8/t_edit_cpu.py: 300 edits of 16 MiB ran
@@ -4388,6 +4468,325 @@ START_TEST(cancel_edit_file)
 }
 END_TEST
 
+/* Wait up to ms for the server to exit: its status, or -1. */
+static int
+wait_exit(struct mcp *m, int ms)
+{
+	long long end = now_ms() + (long long)(ms * WST_SLOWDOWN);
+	int st = 0;
+
+	while (waitpid(m->pid, &st, WNOHANG) == 0) {
+		if (now_ms() > end)
+			return -1;
+		usleep(10000);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * The client goes away (input and output closed) with calls queued and a
+ * command running: nothing queued runs, the command is cancelled, and
+ * the server ends at once, even with the queue full (the reader then
+ * waits for room, and must still see the client go)
+ * (review8 t_eof_drain: 20 writes and a second command ran for nobody).
+ * The same when only the answers cannot be written (stdout closed,
+ * stdin still open).
+ */
+START_TEST(client_gone_drops_calls)
+{
+	for (int round = 0; round < 2; round++) {
+		struct mcp m;
+		long long t0;
+		int st;
+		char *p;
+
+		mcp_start(&m, "--jobs", "1", W);
+		handshake(&m, NULL);
+		send_call(&m, 2, "run_command", "{\"command\":\"sleep 4; touch ran1\","
+			  "\"timeout\":30}", NULL);
+		for (int i = 0; i < 20; i++) {
+			char args[128];
+
+			snprintf(args, sizeof(args), "{\"path\":\"after_%d.txt\","
+				 "\"content\":\"x\"}", i);
+			send_call(&m, 10 + i, "write_file", args, NULL);
+		}
+		send_call(&m, 20, "run_command", "{\"command\":\"touch ran2\"}", NULL);
+		usleep(500000);
+		t0 = now_ms();
+		if (round == 0) {
+			/* Output first: at EOF the server finds nobody reads. */
+			close(m.out);
+			close(m.in);
+		} else {
+			/* The answer to this ping cannot be written. */
+			close(m.out);
+			mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"ping\"}");
+		}
+		st = wait_exit(&m, 3000);
+		if (st < 0) {
+			kill(m.pid, SIGKILL);
+			waitpid(m.pid, NULL, 0);
+		}
+		ck_assert_msg(st >= 0, "round %d: the server still runs %lld ms after "
+			      "the client left", round, now_ms() - t0);
+		if (round == 1)
+			close(m.in);
+		free(m.buf);
+		for (int i = 0; i < 20; i++) {
+			char rel[32];
+
+			snprintf(rel, sizeof(rel), "after_%d.txt", i);
+			p = wst_path(W, rel);
+			ck_assert_msg(!wst_exists(p), "round %d: %s written", round, rel);
+			free(p);
+		}
+		/* Time for a command that was not cancelled to finish. */
+		usleep(round == 0 ? 4000000 : 0);
+		p = wst_path(W, "ran1");
+		ck_assert_msg(!wst_exists(p), "round %d: the command ran on", round);
+		free(p);
+		p = wst_path(W, "ran2");
+		ck_assert_msg(!wst_exists(p), "round %d: a queued command ran", round);
+		free(p);
+	}
+}
+END_TEST
+
+/*
+ * Backpressure: a client that sends calls and never reads the answers
+ * fills the pipe, the workers block on it, and the server stops reading
+ * (review8 t_noread: it read everything, 608 MiB).  Of 64 calls of
+ * 512 KiB each (32 MiB), it takes at most a few MiB.
+ */
+START_TEST(backpressure_bounds_the_queue)
+{
+	struct mcp m;
+	char *big = malloc(200001), *line;
+	size_t sent = 0, total = 0;
+	long long end;
+	int n;
+
+	memset(big, 'x', 200000);
+	big[200000] = '\0';
+	wst_write(W, "big.txt", big);
+	free(big);
+	mcp_start(&m, "--jobs", "2", W);
+	handshake(&m, NULL);
+	/* A command keeps one worker, and the reader from running calls. */
+	send_call(&m, 2, "run_command", "{\"command\":\"sleep 20\",\"timeout\":30}",
+		  NULL);
+	/* From here on, nothing is read from the server. */
+	fcntl(m.in, F_SETFL, fcntl(m.in, F_GETFL) | O_NONBLOCK);
+	end = now_ms() + (long long)(4000 * WST_SLOWDOWN);
+	for (int i = 0; i < 64 && now_ms() < end; i++) {
+		char *pad = malloc(512 << 10);
+		size_t off = 0;
+
+		memset(pad, 'y', (512 << 10) - 1);
+		pad[(512 << 10) - 1] = '\0';
+		n = asprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			     "\"params\":{\"name\":\"read_file\",\"arguments\":"
+			     "{\"path\":\"big.txt\"},\"_meta\":{\"pad\":\"%s\"}}}\n",
+			     i + 10, pad);
+		free(pad);
+		ck_assert_int_gt(n, 0);
+		total += (size_t)n;
+		while (off < (size_t)n && now_ms() < end) {
+			ssize_t w = write(m.in, line + off, (size_t)n - off);
+
+			if (w > 0) {
+				off += (size_t)w;
+				sent += (size_t)w;
+			} else {
+				usleep(5000);
+			}
+		}
+		free(line);
+	}
+	ck_assert_msg(sent < (10u << 20), "the server took %zu of %zu bytes from a "
+		      "client that reads nothing", sent, total);
+	kill(m.pid, SIGKILL);
+	waitpid(m.pid, NULL, 0);
+	close(m.in);
+	close(m.out);
+	free(m.buf);
+}
+END_TEST
+
+/*
+ * Request ids are compared by their text: a cancel of 9007199254740993
+ * leaves 9007199254740992 running (one double; review8 t_cancel); an id
+ * in flight already is refused (-32600), the first call runs on; and a
+ * response id out of range (1e309, 1e19) is no id of ours, not a
+ * conversion to long long (undefined: UBSan, t_resp_id_ub).
+ */
+START_TEST(ids_by_their_text)
+{
+	struct mcp m;
+	long long end;
+	bool kept = false, first = false, refused = false;
+	int results7 = 0;
+	cJSON *j;
+
+	mcp_start(&m, "--jobs", "4", W);
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":1e309,\"result\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":-1e19,\"result\":{}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "\"sleep 1; echo kept\",\"timeout\":20}}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "\"sleep 1; echo other\",\"timeout\":20}}}");
+	usleep(300000);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":9007199254740993}}");
+	send_call(&m, 7, "run_command", "{\"command\":\"sleep 1; echo first\"}", NULL);
+	send_call(&m, 7, "run_command", "{\"command\":\"echo second\"}", NULL);
+	end = now_ms() + (long long)(15000 * WST_SLOWDOWN);
+	while (!(kept && first) && now_ms() < end) {
+		const cJSON *res, *err;
+
+		if ((j = mcp_recv(&m, 1000)) == NULL)
+			continue;
+		res = cJSON_GetObjectItem(j, "result");
+		err = cJSON_GetObjectItem(j, "error");
+		if (res != NULL && text_of(res) != NULL) {
+			ck_assert_ptr_null(strstr(text_of(res), "other"));
+			ck_assert_ptr_null(strstr(text_of(res), "second"));
+			kept |= strstr(text_of(res), "kept") != NULL;
+			if (is_id(j, 7)) {
+				results7++;
+				first |= strstr(text_of(res), "first") != NULL;
+			}
+		}
+		if (err != NULL && is_id(j, 7)) {
+			ck_assert_int_eq(rpc_error_code(j), -32600);
+			refused = true;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_msg(kept, "the cancel of 9007199254740993 cancelled 9007199254740992");
+	ck_assert_msg(first && refused && results7 == 1, "duplicate id 7: first %d, "
+		      "refused %d, results %d", first, refused, results7);
+	/* Still serving after the responses out of range. */
+	j = rpc(&m, 8, "ping", NULL);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(j, "result"));
+	cJSON_Delete(j);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/* Whether s[0..n) is valid UTF-8 (no overlong forms, no surrogates). */
+static bool
+utf8_valid(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		size_t k = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 :
+			   (c >> 3) == 30 ? 3 : 9;
+		unsigned long cp = k == 0 ? c : k == 1 ? c & 0x1f : k == 2 ? c & 0x0f : c & 7;
+
+		if (k == 9 || i + k >= n + (k == 0))
+			return false;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += k + 1;
+	}
+	return true;
+}
+
+/* The next line the server writes, raw (malloc'd), or NULL after ms. */
+static char *
+raw_line(struct mcp *m, int ms)
+{
+	long long end = now_ms() + (long long)(ms * WST_SLOWDOWN);
+
+	for (;;) {
+		char *nl = m->len ? memchr(m->buf, '\n', m->len) : NULL;
+		struct pollfd pf = {.fd = m->out, .events = POLLIN};
+		long long left;
+		ssize_t r;
+
+		if (nl != NULL) {
+			size_t ll = (size_t)(nl - m->buf);
+			char *line = strndup(m->buf, ll);
+
+			memmove(m->buf, nl + 1, m->len - ll - 1);
+			m->len -= ll + 1;
+			return line;
+		}
+		left = end - now_ms();
+		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
+			return NULL;
+		if (m->len + 65536 > m->cap) {
+			m->cap = (m->len + 65536) * 2;
+			m->buf = realloc(m->buf, m->cap);
+			ck_assert_ptr_nonnull(m->buf);
+		}
+		r = read(m->out, m->buf + m->len, m->cap - m->len);
+		if (r <= 0)
+			return NULL;
+		m->len += (size_t)r;
+	}
+}
+
+/*
+ * Bytes that are not UTF-8 in what the client sent come back valid:
+ * a string id, a progress token, the compat mode's "Tool ... not
+ * found" and its texts (review8 t_utf8: echoed raw).
+ */
+START_TEST(answers_are_utf8)
+{
+	for (int compat = 0; compat < 2; compat++) {
+		struct mcp m;
+		char *line, *req;
+		int n = 0, want = compat ? 3 : 3;
+		bool named = false, tok = false;
+
+		if (compat)
+			mcp_start(&m, "--compat", "mcp-filesystem", W);
+		else
+			mcp_start(&m, W);
+		handshake(&m, NULL);
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"a\xff\",\"method\":\"ping\"}");
+		ck_assert_int_ge(asprintf(&req, "{\"jsonrpc\":\"2.0\",\"id\":\"b\xfe\","
+					  "\"method\":\"tools/call\",\"params\":{\"name\":"
+					  "\"%s\",\"arguments\":{\"path\":\"%s%snotes.md\"},"
+					  "\"_meta\":{\"progressToken\":\"t\xff\"}}}",
+					  compat ? "read_text_file" : "read_file",
+					  compat ? W : "", compat ? "/" : ""), 0);
+		mcp_send(&m, "%s", req);
+		free(req);
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
+			 "\"params\":{\"name\":\"read_\xff\x66ile\",\"arguments\":{}}}");
+		while (n < want + 2 && (line = raw_line(&m, 5000)) != NULL) {
+			cJSON *j = cJSON_Parse(line);
+
+			ck_assert_msg(utf8_valid((const unsigned char *)line, strlen(line)),
+				      "%s: not UTF-8: %s", compat ? "compat" : "native", line);
+			ck_assert_msg(j != NULL, "not JSON: %s", line);
+			named |= is_id(j, 5);
+			tok |= strcmp(method_of(j) ? method_of(j) : "",
+				      "notifications/progress") == 0;
+			cJSON_Delete(j);
+			free(line);
+			n++;
+		}
+		ck_assert_msg(named && tok, "%s: %d lines", compat ? "compat" : "native", n);
+		ck_assert_int_eq(mcp_close(&m), 0);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -4420,6 +4819,11 @@ suite(void)
 	tcase_add_test(tc, roots_set_the_workspace);
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
+	tcase_add_test(tc, compat_roots_one_snapshot);
+	tcase_add_test(tc, client_gone_drops_calls);
+	tcase_add_test(tc, backpressure_bounds_the_queue);
+	tcase_add_test(tc, ids_by_their_text);
+	tcase_add_test(tc, answers_are_utf8);
 	tcase_add_test(tc, output_schemas_hold);
 	tcase_add_test(tc, model_limits_capped);
 	tcase_add_test(tc, repeated_keys);

@@ -48,6 +48,14 @@ struct ws_mcp_compat {
 	struct cJSON *(*list)(struct ws_mcp *srv);
 	struct cJSON *(*call)(struct ws_mcp *srv, const char *name,
 			      const struct cJSON *args);
+	/*
+	 * The mode's state for one server (ws_mcp_compat_state()), made
+	 * before any call and freed after the last: two servers in one
+	 * process share nothing.  NULL from start() fails the server
+	 * (out of memory); either may be NULL (no state).
+	 */
+	void *(*start)(void);
+	void (*stop)(void *state);
 };
 
 struct ws_mcp_opts {
@@ -113,9 +121,12 @@ struct ws_mcp_opts {
 extern const char *const ws_mcp_versions[];
 
 /*
- * Serve until end of input: returns 0 at a clean EOF (after answering the
- * calls already read), or a negative WS_E* code when the server cannot
- * start or write its output.
+ * Serve until end of input: returns 0 at EOF, or a negative WS_E* code
+ * when the server cannot start or write its output.  When the client is
+ * gone (a write to it failed, or at EOF its end of the output is closed
+ * too), calls still queued are dropped unrun and running ones are
+ * cancelled (as notifications/cancelled does); a client that only
+ * closed the input gets the answers to the calls it sent.
  */
 int ws_mcp_serve(const struct ws_mcp_opts *o);
 
@@ -130,14 +141,20 @@ int ws_mcp_serve(const struct ws_mcp_opts *o);
 struct cJSON *ws_mcp_invoke(struct ws_mcp *srv, const char *tool,
 			    const struct cJSON *args);
 
+/* The compat mode's state for this server (its start()), or NULL. */
+void *ws_mcp_compat_state(struct ws_mcp *srv);
+
 /*
  * The directories the server serves (workspace first, then the --mount
  * flags', then the mounts of DIRs or roots), for a compat mode's "allowed
- * directories": a NULL-terminated array that lives until the next call
- * of this function, and in *prefixes (if not NULL) the virtual prefix of
- * each ("/" for the workspace).  Only from ws_mcp_compat.call, and
- * one call at a time: the caller holds a lock across the call and its
- * use of the array (calls run side by side).
+ * directories": a NULL-terminated array, and in *prefixes (if not NULL)
+ * the virtual prefix of each ("/" for the workspace).  Only from
+ * ws_mcp_compat.call.  Taken once per call, after the client's roots
+ * are answered (a call waits for them as a native one does): the array
+ * is the call's own, lives until the call ends, and every
+ * ws_mcp_invoke() of the call runs on this same workspace and mounts,
+ * whatever roots/list answers meanwhile.  Empty when there is no
+ * workspace (the invoked tools then say why); NULL when out of memory.
  */
 const char *const *ws_mcp_dirs(struct ws_mcp *srv, const char *const **prefixes);
 
