@@ -722,6 +722,28 @@ print_text(FILE *f, const struct ws_run_result *r)
 	fprintf(f, " (%lld ms)\n", r->duration_ms);
 	text_stream(f, "stdout", &r->out);
 	text_stream(f, "stderr", &r->err);
+	/*
+	 * What the model cannot see in the output: workspace entries the
+	 * system's directories hid (a command finds them missing, and git
+	 * reports their files deleted), and names made at the top that did
+	 * not reach the workspace.  structuredContent lists them; the text
+	 * is what a model reads (ftu7).
+	 */
+	if (r->view.shadowed.n > 0) {
+		fputs("note: hidden in this command by the system's directories "
+		      "of the same name, so missing here (git shows their files "
+		      "as deleted: do not commit that):", f);
+		for (size_t i = 0; i < r->view.shadowed.n; i++)
+			fprintf(f, " %s", r->view.shadowed.name[i]);
+		fputs("; the file tools reach them\n", f);
+	}
+	for (size_t i = 0; i < r->view.lost.n; i++) {
+		char *n = ws_cli_masked(r->view.lost.name[i], true);
+
+		fprintf(f, "note: %s did not reach the workspace: %s\n",
+			n ? n : "?", r->view.lost.why[i] ? r->view.lost.why[i] : "");
+		free(n);
+	}
 }
 
 static void

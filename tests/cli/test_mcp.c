@@ -750,6 +750,36 @@ START_TEST(run_command_one_view)
 }
 END_TEST
 
+/*
+ * A workspace entry the system's directory of the same name hides in the
+ * virtual view (a project's lib/) is said in the text the model reads,
+ * not only in structuredContent: git in the command sees its files
+ * deleted (ftu7: an agent committed the deletion).
+ */
+START_TEST(run_command_shadowed_said)
+{
+	struct mcp m;
+	cJSON *r, *res;
+
+	if (!wst_layer("", "mountns"))
+		return;
+	wst_mkdir(W, "lib");
+	wst_write(W, "lib/x.c", "x\n");
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	res = call(&m, 10, "run_command", "{\"command\":\"true\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_msg(strstr(text_of(res), "note: hidden in this command") != NULL &&
+		      strstr(text_of(res), " /lib") != NULL, "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 11, "run_command", "{\"command\":\"mkfifo /topfifo\"}", &r);
+	ck_assert_msg(strstr(text_of(res), "note: /topfifo did not reach the "
+				    "workspace") != NULL, "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 START_TEST(jsonrpc_errors)
 {
 	struct mcp m;
@@ -4801,6 +4831,7 @@ suite(void)
 	tcase_add_test(tc, tools_list_schemas);
 	tcase_add_test(tc, every_tool_once);
 	tcase_add_test(tc, run_command_one_view);
+	tcase_add_test(tc, run_command_shadowed_said);
 	tcase_add_test(tc, jsonrpc_errors);
 	tcase_add_test(tc, usage_and_workspace_errors);
 	tcase_add_test(tc, home_in_dirs);
