@@ -4779,7 +4779,7 @@ START_TEST(answers_are_utf8)
 	for (int compat = 0; compat < 2; compat++) {
 		struct mcp m;
 		char *line, *req;
-		int n = 0, want = compat ? 3 : 3;
+		int n = 0, answers = 0;
 		bool named = false, tok = false;
 
 		if (compat)
@@ -4798,13 +4798,21 @@ START_TEST(answers_are_utf8)
 		free(req);
 		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
 			 "\"params\":{\"name\":\"read_\xff\x66ile\",\"arguments\":{}}}");
-		while (n < want + 2 && (line = raw_line(&m, 5000)) != NULL) {
+		/*
+		 * Until the three answers (ping, the read, the unknown tool);
+		 * the read's progress comes before its answer.  Not a count of
+		 * lines: how many progress notifications a read sends depends
+		 * on timing, and waiting for one more that never comes is
+		 * 100 s under valgrind's WST_SLOWDOWN.
+		 */
+		while (answers < 3 && (line = raw_line(&m, 5000)) != NULL) {
 			cJSON *j = cJSON_Parse(line);
 
 			ck_assert_msg(utf8_valid((const unsigned char *)line, strlen(line)),
 				      "%s: not UTF-8: %s", compat ? "compat" : "native", line);
 			ck_assert_msg(j != NULL, "not JSON: %s", line);
 			named |= is_id(j, 5);
+			answers += method_of(j) == NULL;
 			tok |= strcmp(method_of(j) ? method_of(j) : "",
 				      "notifications/progress") == 0;
 			cJSON_Delete(j);
