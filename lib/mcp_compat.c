@@ -725,11 +725,12 @@ read_text(struct ws__mc_call *k, const char *npath, const char *shown,
  * are other allowed directories, not entries of this one) through native
  * list_directory pages.  0 with *entries (a cJSON array) and *real (the
  * directory's real path); else a negative code with *msg.  A path that is
- * not a directory is the reference's ENOTDIR error.
+ * not a directory is the reference's ENOTDIR error.  sizes: each entry
+ * with its "size" (a stat of each).
  */
 static int
 list_dir(struct ws__mc_call *k, const char *npath, const char *shown,
-	 cJSON **entries, char **real, char **msg)
+	 bool sizes, cJSON **entries, char **real, char **msg)
 {
 	long long offset = 0;
 	int rc = 0;
@@ -746,6 +747,11 @@ list_dir(struct ws__mc_call *k, const char *npath, const char *shown,
 
 		cJSON_AddStringToObject(a, "path", npath);
 		cJSON_AddBoolToObject(a, "all", 1);
+		/* A model's default leaves out the path and the size (and
+		 * so the stat of each entry): the translation needs the
+		 * path, and the size where it shows sizes. */
+		cJSON_AddStringToObject(a, "fields", sizes ? "name,path,type,size,target" :
+					"name,path,type,target");
 		cJSON_AddNumberToObject(a, "max_entries", (double)WS__MC_PAGE_ENTRIES);
 		if (offset > 0)
 			cJSON_AddNumberToObject(a, "offset", (double)offset);
@@ -1659,7 +1665,7 @@ t_list(struct ws__mc_call *k, const cJSON *args, cJSON **res)
 		*res = bad;
 		return bad ? 0 : OOM();
 	}
-	if (list_dir(k, npath, path, &entries, &dreal, &msg) < 0) {
+	if (list_dir(k, npath, path, false, &entries, &dreal, &msg) < 0) {
 		*res = msg ? error_result(msg) : NULL;
 		goto out;
 	}
@@ -1740,7 +1746,7 @@ t_list_sizes(struct ws__mc_call *k, const cJSON *args, cJSON **res)
 		*res = bad;
 		return bad ? 0 : OOM();
 	}
-	if (list_dir(k, npath, path, &entries, &dreal, &msg) < 0) {
+	if (list_dir(k, npath, path, true, &entries, &dreal, &msg) < 0) {
 		*res = msg ? error_result(msg) : NULL;
 		goto out;
 	}
@@ -1836,7 +1842,7 @@ walk(struct ws__mc_walk *w, const char *npath, const char *rel, cJSON *tree,
 
 	if (depth > WS__MC_TREE_DEPTH)
 		return 0;
-	rc = list_dir(w->k, npath, npath, &entries, &dreal, msg);
+	rc = list_dir(w->k, npath, npath, false, &entries, &dreal, msg);
 	if (rc < 0)
 		return rc;
 	cJSON_ArrayForEach(e, entries) {
@@ -1973,7 +1979,7 @@ t_search(struct ws__mc_call *k, const cJSON *args, cJSON **res)
 	}
 	/* The root's real path, from its own listing (a symlinked root is
 	 * its target, as validatePath's realpath gives it). */
-	if (list_dir(k, npath, path, &entries, &w.root_real, &msg) < 0) {
+	if (list_dir(k, npath, path, false, &entries, &w.root_real, &msg) < 0) {
 		*res = msg ? error_result(msg) : NULL;
 		goto out;
 	}

@@ -35,7 +35,7 @@ static const struct ws_opt opts[O_COUNT] = {
 		   "include entries whose names start with \".\" (mounts too)", 0},
 	[O_LONG] = {"long", 'l', WS_OPT_FLAG, NULL,
 		    "long format: mode, size, mtime, name, -> target (JSON: "
-		    "adds mtime, mode and version to each entry)", 0},
+		    "adds size, mtime, mode and version to each entry)", 0},
 	[O_RECURSIVE] = {"recursive", 'R', WS_OPT_FLAG, NULL,
 			 "list subdirectories recursively, at any depth "
 			 "(symlinks are never followed; .gitignore honoured)", 0},
@@ -86,8 +86,9 @@ static const struct ws_opt opts[O_COUNT] = {
 static const struct ws_tool ws__list_cli = {
 	.prog = "wsls",
 	.tool = "list_directory",
-	.description = "List the entries of a workspace directory (name, path, "
-		       "type, size; symlink targets; long adds mtime, mode and "
+	.description = "List the entries of a workspace directory (name, type, "
+		       "symlink target; JSON adds path and size, a model's the "
+		       "path when recursive; long adds size, mtime, mode and "
 		       "a version token), optionally recursively (skipping "
 		       ".git and what .gitignore ignores).  Results are paged: "
 		       "when truncated, call again with offset set to "
@@ -851,6 +852,31 @@ list_check(struct ws_cli *cli)
 	return 0;
 }
 
+/*
+ * The keys of each entry a model gets by default (issue 20): what the
+ * text shows, name, type and a symlink's target, with no stat(2) of each
+ * entry (getdents' d_type says the type) and no path that only repeats
+ * the listed directory's before the name.  A recursive listing (or -d)
+ * keeps the path, which says where an entry is; the key a listing is
+ * sorted by comes with it; long adds size, mtime, mode and version.  The
+ * command line's JSON keeps its documented keys (name, path, type, size).
+ */
+static unsigned
+model_fields(struct ws_cli *cli)
+{
+	unsigned f = F_NAME | F_TYPE | F_TARGET;
+	const struct ws_optval *sort = WS_OPT(cli, O_SORT);
+
+	if (WS_OPT(cli, O_DIRSELF)->b || WS_OPT(cli, O_RECURSIVE)->b ||
+	    (WS_OPT(cli, O_DEPTH)->set && WS_OPT(cli, O_DEPTH)->i != 1))
+		f |= F_PATH;
+	if ((sort->set && strcmp(sort->s, "size") == 0) || WS_OPT(cli, O_SIZE)->b)
+		f |= F_SIZE;
+	if ((sort->set && strcmp(sort->s, "mtime") == 0) || WS_OPT(cli, O_TIME)->b)
+		f |= F_MTIME;
+	return f;
+}
+
 static int
 list_run(struct ws_tcall *c)
 {
@@ -863,9 +889,10 @@ list_run(struct ws_tcall *c)
 	bool multi, recursive, self;
 
 	memset(&ls, 0, sizeof(ls));
-	ls.fields = F_NAME | F_PATH | F_TYPE | F_SIZE | F_TARGET;
+	ls.fields = c->mode == WS_TCALL_MODEL ? model_fields(cli) :
+		    F_NAME | F_PATH | F_TYPE | F_SIZE | F_TARGET;
 	if (WS_OPT(cli, O_LONG)->b)
-		ls.fields |= F_MTIME | F_MODE | F_VERSION;
+		ls.fields |= F_SIZE | F_MTIME | F_MODE | F_VERSION;
 	if (WS_OPT(cli, O_FIELDS)->set &&
 	    (rc = parse_fields(WS_OPT(cli, O_FIELDS)->s, &ls.fields)) < 0)
 		goto fail;

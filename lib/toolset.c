@@ -48,7 +48,7 @@ static const struct ws__prop ws__d_ls[] = {
 	{"path", "directory (or file); default \"/\", the workspace root", NULL},
 	{"paths", "several paths, instead of path", NULL},
 	{"all", "include dot entries (and mounts)", NULL},
-	{"long", "add mtime, mode and version", NULL},
+	{"long", "add size, mtime, mode and version", NULL},
 	{"recursive", "the whole tree (skips .git and .gitignored)", NULL},
 	{"depth", "levels: 1 (default) the entries, 2 theirs too, ...", NULL},
 	{"sort", "name (default), size (largest first) or mtime (newest first)", NULL},
@@ -151,7 +151,7 @@ static const struct ws__prop ws__d_run[] = {
 
 static const struct ws__tool ws__default[] = {
 	{"list_directory", "list_directory",
-	 "List a directory (name, type, size, symlink targets), or its tree. Paged: "
+	 "List a directory (names, types, symlink targets), or its tree. Paged: "
 	 "when truncated, call again with offset=next_offset.",
 	 PROPS(ws__d_ls)},
 	{"read_file", "read_file",

@@ -2538,6 +2538,75 @@ START_TEST(list_directory_text_order)
 END_TEST
 
 /*
+ * The keys of the entry at index i of a listing's structuredContent, as
+ * "name,type,..." in the order written (malloc'd).
+ */
+static char *
+entry_keys(const cJSON *res, int i)
+{
+	const cJSON *e = cJSON_GetArrayItem(sc(res, "entries"), i), *k;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	ck_assert_msg(cJSON_IsObject(e), "%s", text_of(res));
+	cJSON_ArrayForEach(k, e)
+		fprintf(f, "%s%s", k == e->child ? "" : ",", k->string);
+	fclose(f);
+	return out;
+}
+
+/*
+ * A model's listing is lean (issue 20): each entry has its name and type
+ * (a symlink its target), what the text shows and what needs no stat(2)
+ * of each entry; the path, which only repeats the listed directory's
+ * before the name, comes in a recursive listing, where it says where an
+ * entry is, and with "directory"; the size with "long" or sorted by size,
+ * the mtime with "long" or sorted by mtime.  The command line's JSON
+ * keeps name, path, type, size.
+ */
+START_TEST(list_directory_lean_entries)
+{
+	static const struct {
+		const char *args, *keys;
+	} cases[] = {
+		{"{\"path\":\"/l\"}", "name,type"},
+		{"{\"path\":\"/l\",\"long\":true}", "name,type,size,mtime,mode,version"},
+		{"{\"path\":\"/l\",\"sort\":\"size\"}", "name,type,size"},
+		{"{\"path\":\"/l\",\"sort\":\"mtime\"}", "name,type,mtime"},
+		{"{\"path\":\"/l\",\"recursive\":true}", "name,path,type"},
+		{"{\"path\":\"/l/a.txt\",\"directory\":true}", "name,path,type"},
+		{"{\"path\":\"/l\",\"fields\":\"name,size\"}", "name,size"},
+	};
+	struct mcp m;
+	struct wst_run cl;
+	cJSON *r, *res;
+	char *k;
+
+	wst_write(W, "l/a.txt", "abc");
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		res = call(&m, 2 + (int)i, "list_directory", cases[i].args, &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		k = entry_keys(res, 0);
+		ck_assert_msg(strcmp(k, cases[i].keys) == 0, "%s: %s, not %s",
+			      cases[i].args, k, cases[i].keys);
+		free(k);
+		cJSON_Delete(r);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+	wst_run(&cl, NULL, "wsls", "--json", "--workspace", W, "l", NULL);
+	ck_assert_int_eq(cl.status, 0);
+	ck_assert_int_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		wst_output(&cl, "entries"), 0), "size")), 3);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		wst_output(&cl, "entries"), 0), "path")), "/l/a.txt");
+	wst_run_free(&cl);
+}
+END_TEST
+
+/*
  * search_files (issue 20): counts are text for the model, a page says
  * the offset to read on with and what is known of the total, and
  * max_results 0 is "as many as the ceiling allows", as tools/list says
@@ -4872,6 +4941,7 @@ suite(void)
 	tcase_add_test(tc, read_file_texts);
 	tcase_add_test(tc, list_directory_texts);
 	tcase_add_test(tc, list_directory_text_order);
+	tcase_add_test(tc, list_directory_lean_entries);
 	tcase_add_test(tc, search_files_texts);
 	tcase_add_test(tc, read_file_media);
 	tcase_add_test(tc, structured_content_as_printed);

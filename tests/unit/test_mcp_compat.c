@@ -498,7 +498,8 @@ START_TEST(list_directory)
 	res = call("list_directory", "{\"path\":\"$T/ws\"}");
 	ck_assert_str_eq(text_of(res), "[FILE] a.txt\n[FILE] ln\n[DIR] sub");
 	a = native_args(0);
-	ck_assert_str_eq(a, "{\"path\":\".\",\"all\":true,\"max_entries\":10000}");
+	ck_assert_str_eq(a, "{\"path\":\".\",\"all\":true,\"fields\":"
+			 "\"name,path,type,target\",\"max_entries\":10000}");
 	free(a);
 	a = native_args(1);
 	ck_assert_ptr_nonnull(strstr(a, "\"offset\":3"));
