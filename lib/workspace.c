@@ -653,22 +653,8 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 	}
 	ws->guard_spell = g;
 	ws->guard_spell[ws->nguard_spell++] = p;
-	/*
-	 * The entries its spelling passes through are guarded as the root's
-	 * and the mounts' are: a symlink in the workspace on the way to the
-	 * policy in use (WS_POLICY=<root>/d/conf/pol.json, d/conf -> a) was
-	 * re-pointed by a command, and the next call loaded the agent's own
-	 * policy.  A place that does not exist is left to the checks that
-	 * keep it from being made (and to wsrun's revert after the run).
-	 */
-	{
-		char out[PATH_MAX];
-		struct stat st;
-		int rc = lstat(p, &st) == 0 ? ws__resolve_recording(ws, p, out) : 0;
-
-		if (rc == -ENOMEM)
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	}
+	/* Its spelling's entries are recorded by the first check that
+	 * needs them (ws__guard_spellings()). */
 	return 0;
 }
 
@@ -725,12 +711,42 @@ ws__has_name(const char *real, const char *path)
 	return false;
 }
 
+/*
+ * The entries the spelling of each guard passes through are guarded as
+ * the root's and the mounts' are: a symlink in the workspace on the way
+ * to the policy in use (WS_POLICY=<root>/d/conf/pol.json, d/conf -> a)
+ * was re-pointed by a command, and the next call loaded the agent's own
+ * policy.  A place that does not exist is left to the checks that keep
+ * it from being made (and to wsrun's revert after the run).  Recorded
+ * once, by the first check that may change something (ws_ctx_guarded(),
+ * which the file tools' changes and wsrun's plan ask before they act),
+ * not by every call: a call that only reads never needs them, and each
+ * spelling costs a readlink() per component (issue 20).
+ */
+static int
+ws__guard_spellings(struct ws_ctx *ws)
+{
+	for (; ws->nguard_recorded < ws->nguard_spell; ws->nguard_recorded++) {
+		const char *p = ws->guard_spell[ws->nguard_recorded];
+		char out[PATH_MAX];
+		struct stat st;
+		int rc = lstat(p, &st) == 0 ? ws__resolve_recording(ws, p, out) : 0;
+
+		if (rc == -ENOMEM)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	return 0;
+}
+
 int
 ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
 {
 	/* "/" and what may hold a guard resolve every one of them. */
 	bool all = ancestors || real[0] != '/' || real[1] == '\0';
 
+	/* Out of memory: refused as the guard's own would be. */
+	if (ws__guard_spellings(ws) < 0)
+		return WS_GUARD_OWN;
 	/* Resolved once, when something first wants to change a file. */
 	if (!ws->guard_canonical) {
 		for (size_t i = 0; i < ws->nguard; i++)

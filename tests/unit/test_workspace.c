@@ -213,6 +213,50 @@ START_TEST(spelling_entries_guarded)
 }
 END_TEST
 
+/*
+ * A guard's spelling (the policy in use, spelled through a link in the
+ * workspace) guards the entries it passes through, recorded by the first
+ * check that may change something and not before (issue 20: a call that
+ * only reads paid a readlink() per component of every guard).
+ */
+START_TEST(guard_spelling_recorded_on_first_check)
+{
+	struct ws_ctx c;
+	char *pol = wst_path(W, "d/conf/pol.json"), *link = wst_path(W, "d/conf");
+	char *in = wst_path(W, "d/conf-a/other.json"), *tgt = wst_path(W, "d/conf-a/pol.json");
+
+	wst_write(W, "d/conf-a/pol.json", "{}");
+	wst_symlink("conf-a", W, "d/conf");
+	ck_assert_int_eq(ws_ctx_open(&c, W, 0), 0);
+	ck_assert_int_eq(ws_ctx_guard(&c, pol), 0);
+	/* Nothing resolved yet: a call that only reads stops here. */
+	ck_assert(!has_entry(&c, W, "d/conf"));
+	ck_assert(!has_entry(&c, W, "d/conf-a"));
+	ck_assert_int_eq(ws_ctx_guarded(&c, in, false), WS_GUARD_NONE);
+	ck_assert(has_entry(&c, W, "d/conf"));
+	ck_assert(has_entry(&c, W, "d/conf-a"));
+	ck_assert_int_eq(ws_ctx_guarded(&c, link, false), WS_GUARD_ANCHOR);
+	ck_assert_int_eq(ws_ctx_guarded(&c, tgt, false), WS_GUARD_OWN);
+	/* A guard added after the first check is recorded by the next. */
+	ck_assert_int_eq(ws_ctx_guard(&c, "/nonexistent-i20/x"), 0);
+	wst_symlink("d/conf-a", W, "e");
+	{
+		char *p2 = wst_path(W, "e/pol.json"), *l2 = wst_path(W, "e");
+
+		ck_assert_int_eq(ws_ctx_guard(&c, p2), 0);
+		ck_assert(!has_entry(&c, W, "e"));
+		ck_assert_int_eq(ws_ctx_guarded(&c, l2, false), WS_GUARD_ANCHOR);
+		free(p2);
+		free(l2);
+	}
+	ws_ctx_close(&c);
+	free(pol);
+	free(link);
+	free(in);
+	free(tgt);
+}
+END_TEST
+
 /* A spelling with a loop or a missing part fails as realpath(3) would. */
 START_TEST(spelling_errors)
 {
@@ -334,6 +378,7 @@ suite(void)
 	tcase_add_test(tc, anchors);
 	tcase_add_test(tc, shared_context);
 	tcase_add_test(tc, anchor_lookups);
+	tcase_add_test(tc, guard_spelling_recorded_on_first_check);
 	tcase_add_test(tc, mapping_both_ways);
 	tcase_add_test(tc, to_virtual_through_a_symlinked_spelling);
 	tcase_add_test(tc, mount_specs);

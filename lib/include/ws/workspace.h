@@ -73,6 +73,9 @@ struct ws_ctx {
 	 * not hold a symlink on the way to one (lib/grant.c). */
 	char **guard_spell;
 	size_t nguard_spell;
+	/* guard_spell[0..n) have their entries in entries[] (recorded by
+	 * the first check that may change something). */
+	size_t nguard_recorded;
 	/*
 	 * Every directory entry the spelling of the root or of a mount
 	 * passes through, as "<resolved parent>/<name>": each component as
@@ -80,7 +83,8 @@ struct ws_ctx {
 	 * next call resolves the same spelling again, so no tool may
 	 * create, replace, move or delete one of these (nor a directory
 	 * holding one), or it would move the next call's boundary.
-	 * Recorded while the anchors are resolved, at no extra cost.
+	 * Recorded while the anchors are resolved, at no extra cost; the
+	 * guards' (guard_spell) by the first ws_ctx_guarded().
 	 */
 	char **entries;
 	size_t nentries;
