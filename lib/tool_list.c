@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,8 +155,10 @@ struct wsls {
 	struct ws_jbuf sbuf, tbuf;
 	/* Per PATH. */
 	bool printed;		/* plain: something is on stdout already */
-	struct wsls_err errs[WSLS_MAX_ERRORS];
 	size_t nerrs, nerrs_all;
+	/* Last: list_run() zeroes what comes before, errs[0..nerrs) only
+	 * is ever read. */
+	struct wsls_err errs[WSLS_MAX_ERRORS];
 };
 
 /* ------------------------------------------------------------------ */
@@ -377,7 +380,9 @@ text_entry(struct wsls *ls, const struct ws_list_entry *e)
 
 	if (ls->c->mode != WS_TCALL_MODEL)
 		return;
-	if (e->vpath != NULL && strncmp(e->vpath, ls->dir, ls->dirlen) == 0 &&
+	/* An entry of the listed directory itself is its name. */
+	if ((e->depth != 1 || name == NULL) && e->vpath != NULL &&
+	    strncmp(e->vpath, ls->dir, ls->dirlen) == 0 &&
 	    e->vpath[ls->dirlen] == '/' && e->vpath[ls->dirlen + 1] != '\0')
 		name = e->vpath + ls->dirlen + 1;
 	else if (name == NULL)
@@ -386,20 +391,21 @@ text_entry(struct wsls *ls, const struct ws_list_entry *e)
 		name = "?";
 	if (!(ls->fields & F_TARGET) || !S_ISLNK(e->st->st_mode)) {
 		/* The line of most entries in one write: a name with no
-		 * byte to escape, "/" for a directory, the newline. */
-		char line[256];
+		 * byte to escape, "/" for a directory, the newline, straight
+		 * into the page's text. */
+		struct ws_jbuf *b = &ls->tbuf;
 		size_t n = 0;
 
-		while (n < sizeof(line) - 2 && (unsigned char)name[n] >= 0x20 &&
-		       name[n] != 0x7f && name[n] != '\\') {
-			line[n] = name[n];
+		while ((unsigned char)name[n] >= 0x20 && name[n] != 0x7f &&
+		       name[n] != '\\')
 			n++;
-		}
-		if (name[n] == '\0') {
+		if (name[n] == '\0' && buf_room(b, n + 2)) {
+			memcpy(b->p + b->n, name, n);
+			b->n += n;
 			if ((ls->fields & F_TYPE) && S_ISDIR(e->st->st_mode))
-				line[n++] = '/';
-			line[n++] = '\n';
-			ws_jbuf_put(&ls->tbuf, line, n);
+				b->p[b->n++] = '/';
+			b->p[b->n++] = '\n';
+			b->p[b->n] = '\0';
 			return;
 		}
 	}
@@ -888,7 +894,7 @@ list_run(struct ws_tcall *c)
 	int rc, first_rc = 0, status = 0;
 	bool multi, recursive, self;
 
-	memset(&ls, 0, sizeof(ls));
+	memset(&ls, 0, offsetof(struct wsls, errs));
 	ls.fields = c->mode == WS_TCALL_MODEL ? model_fields(cli) :
 		    F_NAME | F_PATH | F_TYPE | F_SIZE | F_TARGET;
 	if (WS_OPT(cli, O_LONG)->b)
