@@ -1226,10 +1226,12 @@ ws__res_open_st(const struct ws_res *res, int oflags, int *fd_out,
 	}
 	/*
 	 * Reads of a regular file ignore O_NONBLOCK (wsgrep reads with it
-	 * set): two system calls a call saved.  Anything else opened for
-	 * writing gets it cleared, so that its writes behave.
+	 * set), and so do a directory's getdents(): two system calls a call
+	 * saved.  Anything else, or opened for writing, gets it cleared, so
+	 * that its reads and writes behave.
 	 */
-	if (!S_ISREG(st.st_mode) || (oflags & O_ACCMODE) != O_RDONLY)
+	if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) ||
+	    (oflags & O_ACCMODE) != O_RDONLY)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	/* A truncated file's size changed after the fstat() above. */
 	if (trunc)
