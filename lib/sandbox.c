@@ -412,6 +412,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->list_only = false;
 	e->noexec = false;
 	e->asked = false;
+	e->sys = false;
 	e->tree = -1;
 	e->target = NULL;
 	e->unbound = e->mount_only = e->link_copy = false;
@@ -445,6 +446,7 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].list_only = false;
 	p->guards[p->nguards].noexec = false;
 	p->guards[p->nguards].asked = false;
+	p->guards[p->nguards].sys = false;
 	p->guards[p->nguards].tree = -1;
 	p->guards[p->nguards].target = NULL;
 	p->guards[p->nguards].unbound = false;
@@ -665,13 +667,23 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++) {
+		size_t had = p->npaths;
+
 		if (entry_by_entry && strcmp(ws__sys_dirs[i], "/etc") == 0)
 			rc = ws__add_etc(p, "/etc", "");
 		else
 			rc = ws__add_host(p, ws__sys_dirs[i], false);
+		/* What ws_sandbox_mount_system() binds (with a mount ns). */
+		if (!entry_by_entry && p->npaths > had)
+			p->paths[had].sys = true;
 	}
-	for (size_t i = 0; rc == 0 && i < sizeof(ws__dev_nodes) / sizeof(ws__dev_nodes[0]); i++)
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__dev_nodes) / sizeof(ws__dev_nodes[0]); i++) {
+		size_t had = p->npaths;
+
 		rc = ws__add_host(p, ws__dev_nodes[i], true);
+		if (!entry_by_entry && p->npaths > had)
+			p->paths[had].sys = true;
+	}
 	/*
 	 * Without a mount namespace nothing masks /etc's secrets: an
 	 * --allow-read of /etc itself is granted entry by entry, as /etc
@@ -866,6 +878,9 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 							  : &p->guards[i - p->npaths];
 		struct stat st;
 
+		/* Bound ahead of the call (ws_sandbox_mount_system()). */
+		if (e->sys && p->base_sys)
+			continue;
 		/* The virtual view: not bound, a symlink copied, or cloned
 		 * from the stage in the child. */
 		if (e->unbound || e->link_copy || e->from_stage || e->mask) {
@@ -1626,6 +1641,168 @@ ws__mount_base_rest(bool virt, long long tmp_size, const char *priv_real,
 	return 0;
 }
 
+/* Whether target is dir or beneath it. */
+static bool
+ws__at_or_below(const char *target, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(target, dir, n) == 0 && (target[n] == '\0' || target[n] == '/');
+}
+
+/*
+ * One line of /proc/self/mountinfo: whether it is a nosymfollow mount at
+ * or below a system directory (its fields: id, parent, dev, root, mount
+ * point, options, ...; the mount point octal-escaped, which the
+ * directories' names never need).
+ */
+static bool
+ws__sys_nosym_line(char *line)
+{
+	char *f[6], *save = NULL;
+	size_t n = 0;
+
+	for (char *w = strtok_r(line, " ", &save); w && n < 6;
+	     w = strtok_r(NULL, " ", &save))
+		f[n++] = w;
+	if (n < 6 || strstr(f[5], "nosymfollow") == NULL)
+		return false;
+	for (size_t d = 0; d < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); d++)
+		if (ws__at_or_below(f[4], ws__sys_dirs[d]))
+			return true;
+	return ws__at_or_below(f[4], "/dev");
+}
+
+/*
+ * Whether a mount at or below a system directory is nosymfollow, read
+ * from this namespace's /proc/self/mountinfo line by line into a buffer
+ * on the stack (no heap: see ws_sandbox_mount_system()).  An unreadable
+ * table, or a line longer than the buffer, counts as yes.
+ */
+static bool
+ws__sys_nosymfollow(void)
+{
+	char buf[8192];
+	size_t len = 0;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	bool found = false;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return true;
+	while (!found && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		char *line = buf, *nl;
+
+		len += (size_t)n;
+		buf[len] = '\0';
+		while (!found && (nl = strchr(line, '\n')) != NULL) {
+			*nl = '\0';
+			found = ws__sys_nosym_line(line);
+			line = nl + 1;
+		}
+		len -= (size_t)(line - buf);
+		memmove(buf, line, len);
+		if (len == sizeof(buf) - 1)
+			found = true;
+	}
+	close(fd);
+	return found || n < 0;
+}
+
+/* One system path (ws__sys_dirs, ws__dev_nodes) bound into the new root
+ * as ws_sandbox_mount() binds a plan's: a top-level link stays a link. */
+static int
+ws__mount_sys_one(const char *path, bool write, char *msg, size_t msglen)
+{
+	char target[WS__TARGET_LEN], link[4096];
+	struct stat st;
+	int fd, t, rc;
+	ssize_t n;
+
+	if (lstat(path, &st) < 0)
+		return 0; /* missing: skipped, as ws__add_host() does */
+	snprintf(target, sizeof(target), WS__NEWROOT "%s", path);
+	if (S_ISLNK(st.st_mode) && strchr(path + 1, '/') == NULL) {
+		if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
+			return 0;
+		link[n] = '\0';
+		if (symlink(link, target) < 0 && errno != EEXIST)
+			return ws__fail(msg, msglen, "symlink", target, errno);
+		return 0;
+	}
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return 0;
+	}
+	t = ws__tree(fd, write, false, false);
+	close(fd);
+	if (t < 0)
+		return ws__fail(msg, msglen, "open_tree", path, -t);
+	rc = ws__attach(t, target, !S_ISDIR(st.st_mode), msg, msglen);
+	close(t);
+	return rc;
+}
+
+int
+ws_sandbox_mount_system(bool mask_blocked, char *msg, size_t msglen)
+{
+	int rc = 0;
+
+	/*
+	 * ws_sandbox_mount() clears nosymfollow on the whole new root once
+	 * the workspace's entries are bound, before the system's trees are
+	 * there, so that a host mount's own nosymfollow stays: made ahead,
+	 * they would lose it.  Such a host is rare; it gets them per call.
+	 */
+	if (ws__sys_nosymfollow())
+		return 0;
+	ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ws__newroot_fd < 0)
+		return ws__fail(msg, msglen, "open", WS__NEWROOT, errno);
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++)
+		rc = ws__mount_sys_one(ws__sys_dirs[i], false, msg, msglen);
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__dev_nodes) / sizeof(ws__dev_nodes[0]); i++)
+		rc = ws__mount_sys_one(ws__dev_nodes[i], true, msg, msglen);
+	/* The masks' sources read-only while they are made (see
+	 * ws__mask_st()), then the root writable again for the call. */
+	if (rc == 0 &&
+	    mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | WS__ROOT_FLAGS,
+		  NULL) < 0)
+		rc = ws__fail(msg, msglen, "remount", "/", errno);
+	if (rc == 0)
+		rc = ws__mask_etc(msg, msglen);
+	if (rc == 0 && mask_blocked)
+		rc = ws__mask_blocked(msg, msglen);
+	if (rc == 0 &&
+	    mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID |
+		  MS_NODEV, NULL) < 0)
+		rc = ws__fail(msg, msglen, "remount", "/", errno);
+	close(ws__newroot_fd);
+	ws__newroot_fd = -1;
+	return rc < 0 ? rc : 1;
+}
+
+bool
+ws_sandbox_plan_system_apart(const struct ws_sandbox_plan *p)
+{
+	for (size_t i = 0; i < p->npaths; i++) {
+		const struct ws_sandbox_path *e = &p->paths[i];
+		const char *t = e->target ? e->target : e->path;
+
+		/* Not bound in the new root (the stage lies on the old one). */
+		if (e->sys || e->unbound || e->stage || strcmp(e->path, "/") == 0)
+			continue;
+		if (ws__at_or_below(t, "/dev"))
+			return false;
+		for (size_t d = 0; d < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); d++)
+			if (ws__at_or_below(t, ws__sys_dirs[d]))
+				return false;
+	}
+	return true;
+}
+
 int
 ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		 size_t msglen)
@@ -1687,6 +1864,8 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			continue;
 		if (strcmp(e->path, "/") == 0 || e->unbound)
 			continue; /* a workspace at / is not narrowed */
+		if (e->sys && p->base_sys)
+			continue; /* bound ahead (ws_sandbox_mount_system()) */
 		snprintf(target, sizeof(target), WS__NEWROOT "%s",
 			 e->target ? e->target : e->path);
 		if (e->from_stage) {
@@ -1738,9 +1917,11 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	if (mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | WS__ROOT_FLAGS,
 		  NULL) < 0)
 		return ws__fail(msg, msglen, "remount", "/", errno);
-	if ((rc = ws__mask_etc(msg, msglen)) < 0)
+	/* Masked ahead with the system part (ws_sandbox_mount_system()). */
+	if (!p->base_sys && (rc = ws__mask_etc(msg, msglen)) < 0)
 		return rc;
-	if (p->mask_blocked && (rc = ws__mask_blocked(msg, msglen)) < 0)
+	if (!p->base_sys && p->mask_blocked &&
+	    (rc = ws__mask_blocked(msg, msglen)) < 0)
 		return rc;
 	for (size_t i = 0; i < p->nguards; i++) {
 		struct stat st;
