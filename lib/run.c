@@ -2196,8 +2196,16 @@ ws__ahead_thread(void *arg)
 
 		if (a->stop && a->spare.pid == 0 && a->ndead == 0 && !a->busy)
 			break;
-		/* Reserved by a call's end (ws__ahead_done()). */
-		make = !a->stop && a->spare.pid == 0 && a->want != 0 && a->making;
+		/*
+		 * Reserved by a call's end (ws__ahead_done()), and made once
+		 * no taken init sets up: both run on this thread's
+		 * thread-local block (errno, lib/sandbox.c's descriptors of
+		 * the new root), and one call's end may come while another
+		 * call's init builds its root.  The taken one settles soon
+		 * (its "r"), and wakes this thread.
+		 */
+		make = !a->stop && a->spare.pid == 0 && a->want != 0 && a->making &&
+		       !a->busy;
 		if (a->spare.pid > 0 && (a->stop || a->spare.flags != a->want ||
 					 !ws__base_eq(&a->spare.base, &a->want_base))) {
 			old = a->spare;
