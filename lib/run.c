@@ -1904,15 +1904,34 @@ ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
  * by one call and dies with its command: nothing of a namespace is ever
  * shared between calls, and the kernel's cost of making them (the
  * network namespace alone is ~0.5 ms) is paid between calls.
+ *
+ * It also builds, before its call, the part of the minimal root that no
+ * call and no workspace changes (ws_sandbox_mount_base(), then
+ * ws_sandbox_mount_system(): the system's directories and device nodes,
+ * /etc's secrets and the built-in blocked programs masked; about 0.6 ms
+ * of a call's root, measured).  What depends on the call or on the
+ * workspace as it is when the call starts stays the call's: the
+ * workspace's entries (read at the call), the policy's masks (its walk
+ * at the call), the guards, the working directory, the trees, the
+ * rules.  What it built depends only on the plan's view, /tmp size and
+ * mask_blocked (struct ws__base): a call whose plan wants another takes
+ * none (the thread makes the next one for it), so a policy swapped
+ * between calls is in force in the next one.
  */
 /*
  * The part of the minimal root an init made ahead builds before its call
- * (ws_sandbox_mount_base()): for calls of this view and /tmp size only.
+ * (ws_sandbox_mount_base()): for calls of this view and /tmp size only;
+ * with sys, the system's part too (ws_sandbox_mount_system(), for calls
+ * of this mask_blocked), which sys_done says was made (a host with a
+ * nosymfollow mount declines it: the call then binds them itself).
  */
 struct ws__base {
 	bool on;
 	bool virt;
 	long long tmp_size;
+	bool sys;
+	bool blocked;
+	bool sys_done;
 };
 
 struct ws__zygote {
@@ -1977,7 +1996,9 @@ static bool
 ws__base_eq(const struct ws__base *a, const struct ws__base *b)
 {
 	return a->on == b->on &&
-	       (!a->on || (a->virt == b->virt && a->tmp_size == b->tmp_size));
+	       (!a->on || (a->virt == b->virt && a->tmp_size == b->tmp_size &&
+			   a->sys == b->sys &&
+			   (!a->sys || a->blocked == b->blocked)));
 }
 
 /* What ws__zygote_main() is given (read before it says it is ready). */
@@ -2002,6 +2023,7 @@ ws__zygote_main(void *arg)
 	struct ws__child *c = NULL;
 	char msg[200];
 	long n;
+	int sys = 0;
 
 	/*
 	 * It dies with this process even while it waits (the descriptor
@@ -2020,11 +2042,15 @@ ws__zygote_main(void *arg)
 				ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
 	}
 	if (za->base.on &&
-	    ws_sandbox_mount_base(true, za->base.virt, za->base.tmp_size,
-				  WS__PRIV_IN_ROOT, msg, sizeof(msg)) < 0)
+	    (ws_sandbox_mount_base(true, za->base.virt, za->base.tmp_size,
+				   WS__PRIV_IN_ROOT, msg, sizeof(msg)) < 0 ||
+	     (za->base.sys &&
+	      (sys = ws_sandbox_mount_system(za->base.blocked, msg,
+					     sizeof(msg))) < 0)))
 		for (;;)
 			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
-	if (ws__sys4(SYS_write, za->ready_w, (long)"b", 1, 0) != 1)
+	/* "s": the system's part is made too. */
+	if (ws__sys4(SYS_write, za->ready_w, (long)(sys > 0 ? "s" : "b"), 1, 0) != 1)
 		for (;;)
 			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
 	do
@@ -2111,7 +2137,8 @@ ws__zygote_make(unsigned long flags, const struct ws__base *base,
 		if (rc > 0 && pf[0].revents)
 			rc = ws__sys4(SYS_read, ready[0], (long)&b, 1, 0);
 		ws__sys4(SYS_close, za.server, 0, 0, 0);
-		if (b != 'b') {
+		z->base.sys_done = b == 's';
+		if (b != 'b' && b != 's') {
 			/* Its pipes and stack go with it. */
 			ws__zygote_end(z);
 			z->go[0] = z->go[1] = -1;
@@ -2169,8 +2196,16 @@ ws__ahead_thread(void *arg)
 
 		if (a->stop && a->spare.pid == 0 && a->ndead == 0 && !a->busy)
 			break;
-		/* Reserved by a call's end (ws__ahead_done()). */
-		make = !a->stop && a->spare.pid == 0 && a->want != 0 && a->making;
+		/*
+		 * Reserved by a call's end (ws__ahead_done()), and made once
+		 * no taken init sets up: both run on this thread's
+		 * thread-local block (errno, lib/sandbox.c's descriptors of
+		 * the new root), and one call's end may come while another
+		 * call's init builds its root.  The taken one settles soon
+		 * (its "r"), and wakes this thread.
+		 */
+		make = !a->stop && a->spare.pid == 0 && a->want != 0 && a->making &&
+		       !a->busy;
 		if (a->spare.pid > 0 && (a->stop || a->spare.flags != a->want ||
 					 !ws__base_eq(&a->spare.base, &a->want_base))) {
 			old = a->spare;
@@ -2893,7 +2928,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	size_t init_stack_sz = 0;
 	struct ws__zygote zyg = {.pid = 0, .go = {-1, -1}};
 	struct ws__base zbase = {.on = false};
-	bool ahead_asked = false;
+	bool ahead_asked = false, taken = false;
 	struct ws_netproxy *proxy = NULL;
 	int netp[2] = {-1, -1};
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
@@ -3028,8 +3063,6 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	start += waited;
 	/* A user namespace's init copies the trees itself (see there). */
 	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
-	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
-		goto out;
 	if ((rc = ws__env_build(o, plan.priv_real, &env, r, plan.net_proxy)) < 0)
 		goto out;
 	/* In the virtual view a virtual path is the command's own. */
@@ -3107,6 +3140,31 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
 		       !plan.userns;
 	/*
+	 * The base of the minimal root, for a plan that has HOME there, and
+	 * the system's part of it when no bind of the plan lands in it.
+	 */
+	zbase.on = plan.mountns && plan.priv_fd < 0 && plan.priv_real != NULL &&
+		   strcmp(plan.priv_real, WS__PRIV_IN_ROOT) == 0;
+	zbase.virt = plan.virt;
+	zbase.tmp_size = plan.tmp_size;
+	zbase.sys = zbase.on && ws_sandbox_plan_system_apart(&plan);
+	zbase.blocked = plan.mask_blocked;
+	ahead_asked = ch.shared_vm;
+	taken = ch.shared_vm && ws__ahead_take(flags, &zbase, &zyg);
+	if (taken) {
+		/* Made ahead (see ws_run_ahead_start()); from here the way
+		 * out kills and reaps it. */
+		plan.base_ready = zyg.base.on;
+		plan.base_sys = zyg.base.on && zyg.base.sys_done;
+		proc.pid = zyg.pid;
+		proc.pidfd = zyg.pidfd;
+		init_stack = zyg.stack;
+		init_stack_sz = zyg.stack_sz;
+	}
+	/* The detached trees, but the system's that init holds already. */
+	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
+		goto out;
+	/*
 	 * The child starts with the stopping signals blocked (init takes
 	 * them in ws__init_wait(), the command's child unblocks them): one
 	 * that came before init's own sigprocmask() would run the caller's
@@ -3116,21 +3174,10 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 */
 	ws__sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&stopset, (long)&oldset,
 		 sizeof(stopset));
-	/* The base of the minimal root, for a plan that has HOME there. */
-	zbase.on = plan.mountns && plan.priv_fd < 0 && plan.priv_real != NULL &&
-		   strcmp(plan.priv_real, WS__PRIV_IN_ROOT) == 0;
-	zbase.virt = plan.virt;
-	zbase.tmp_size = plan.tmp_size;
-	ahead_asked = ch.shared_vm;
-	if (ch.shared_vm && ws__ahead_take(flags, &zbase, &zyg)) {
-		/* Made ahead (see ws_run_ahead_start()): it starts now. */
+	if (taken) {
+		/* It starts now. */
 		struct ws__child *chp = &ch;
 
-		plan.base_ready = zyg.base.on;
-		proc.pid = zyg.pid;
-		proc.pidfd = zyg.pidfd;
-		init_stack = zyg.stack;
-		init_stack_sz = zyg.stack_sz;
 		if (ws__sys4(SYS_write, zyg.go[1], (long)&chp, sizeof(chp), 0) !=
 		    (long)sizeof(chp))
 			ws__sys4(SYS_pidfd_send_signal, zyg.pidfd, SIGKILL, 0, 0);

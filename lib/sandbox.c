@@ -412,6 +412,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->list_only = false;
 	e->noexec = false;
 	e->asked = false;
+	e->sys = false;
 	e->tree = -1;
 	e->target = NULL;
 	e->unbound = e->mount_only = e->link_copy = false;
@@ -445,6 +446,7 @@ ws__add_guard(struct ws_sandbox_plan *p, int fd, const char *path, bool write)
 	p->guards[p->nguards].list_only = false;
 	p->guards[p->nguards].noexec = false;
 	p->guards[p->nguards].asked = false;
+	p->guards[p->nguards].sys = false;
 	p->guards[p->nguards].tree = -1;
 	p->guards[p->nguards].target = NULL;
 	p->guards[p->nguards].unbound = false;
@@ -665,13 +667,23 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++) {
+		size_t had = p->npaths;
+
 		if (entry_by_entry && strcmp(ws__sys_dirs[i], "/etc") == 0)
 			rc = ws__add_etc(p, "/etc", "");
 		else
 			rc = ws__add_host(p, ws__sys_dirs[i], false);
+		/* What ws_sandbox_mount_system() binds (with a mount ns). */
+		if (!entry_by_entry && p->npaths > had)
+			p->paths[had].sys = true;
 	}
-	for (size_t i = 0; rc == 0 && i < sizeof(ws__dev_nodes) / sizeof(ws__dev_nodes[0]); i++)
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__dev_nodes) / sizeof(ws__dev_nodes[0]); i++) {
+		size_t had = p->npaths;
+
 		rc = ws__add_host(p, ws__dev_nodes[i], true);
+		if (!entry_by_entry && p->npaths > had)
+			p->paths[had].sys = true;
+	}
 	/*
 	 * Without a mount namespace nothing masks /etc's secrets: an
 	 * --allow-read of /etc itself is granted entry by entry, as /etc
@@ -866,6 +878,9 @@ ws_sandbox_plan_trees(struct ws_sandbox_plan *p)
 							  : &p->guards[i - p->npaths];
 		struct stat st;
 
+		/* Bound ahead of the call (ws_sandbox_mount_system()). */
+		if (e->sys && p->base_sys)
+			continue;
 		/* The virtual view: not bound, a symlink copied, or cloned
 		 * from the stage in the child. */
 		if (e->unbound || e->link_copy || e->from_stage || e->mask) {
@@ -1626,6 +1641,168 @@ ws__mount_base_rest(bool virt, long long tmp_size, const char *priv_real,
 	return 0;
 }
 
+/* Whether target is dir or beneath it. */
+static bool
+ws__at_or_below(const char *target, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(target, dir, n) == 0 && (target[n] == '\0' || target[n] == '/');
+}
+
+/*
+ * One line of /proc/self/mountinfo: whether it is a nosymfollow mount at
+ * or below a system directory (its fields: id, parent, dev, root, mount
+ * point, options, ...; the mount point octal-escaped, which the
+ * directories' names never need).
+ */
+static bool
+ws__sys_nosym_line(char *line)
+{
+	char *f[6], *save = NULL;
+	size_t n = 0;
+
+	for (char *w = strtok_r(line, " ", &save); w && n < 6;
+	     w = strtok_r(NULL, " ", &save))
+		f[n++] = w;
+	if (n < 6 || strstr(f[5], "nosymfollow") == NULL)
+		return false;
+	for (size_t d = 0; d < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); d++)
+		if (ws__at_or_below(f[4], ws__sys_dirs[d]))
+			return true;
+	return ws__at_or_below(f[4], "/dev");
+}
+
+/*
+ * Whether a mount at or below a system directory is nosymfollow, read
+ * from this namespace's /proc/self/mountinfo line by line into a buffer
+ * on the stack (no heap: see ws_sandbox_mount_system()).  An unreadable
+ * table, or a line longer than the buffer, counts as yes.
+ */
+static bool
+ws__sys_nosymfollow(void)
+{
+	char buf[8192];
+	size_t len = 0;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	bool found = false;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return true;
+	while (!found && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		char *line = buf, *nl;
+
+		len += (size_t)n;
+		buf[len] = '\0';
+		while (!found && (nl = strchr(line, '\n')) != NULL) {
+			*nl = '\0';
+			found = ws__sys_nosym_line(line);
+			line = nl + 1;
+		}
+		len -= (size_t)(line - buf);
+		memmove(buf, line, len);
+		if (len == sizeof(buf) - 1)
+			found = true;
+	}
+	close(fd);
+	return found || n < 0;
+}
+
+/* One system path (ws__sys_dirs, ws__dev_nodes) bound into the new root
+ * as ws_sandbox_mount() binds a plan's: a top-level link stays a link. */
+static int
+ws__mount_sys_one(const char *path, bool write, char *msg, size_t msglen)
+{
+	char target[WS__TARGET_LEN], link[4096];
+	struct stat st;
+	int fd, t, rc;
+	ssize_t n;
+
+	if (lstat(path, &st) < 0)
+		return 0; /* missing: skipped, as ws__add_host() does */
+	snprintf(target, sizeof(target), WS__NEWROOT "%s", path);
+	if (S_ISLNK(st.st_mode) && strchr(path + 1, '/') == NULL) {
+		if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
+			return 0;
+		link[n] = '\0';
+		if (symlink(link, target) < 0 && errno != EEXIST)
+			return ws__fail(msg, msglen, "symlink", target, errno);
+		return 0;
+	}
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return 0;
+	}
+	t = ws__tree(fd, write, false, false);
+	close(fd);
+	if (t < 0)
+		return ws__fail(msg, msglen, "open_tree", path, -t);
+	rc = ws__attach(t, target, !S_ISDIR(st.st_mode), msg, msglen);
+	close(t);
+	return rc;
+}
+
+int
+ws_sandbox_mount_system(bool mask_blocked, char *msg, size_t msglen)
+{
+	int rc = 0;
+
+	/*
+	 * ws_sandbox_mount() clears nosymfollow on the whole new root once
+	 * the workspace's entries are bound, before the system's trees are
+	 * there, so that a host mount's own nosymfollow stays: made ahead,
+	 * they would lose it.  Such a host is rare; it gets them per call.
+	 */
+	if (ws__sys_nosymfollow())
+		return 0;
+	ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ws__newroot_fd < 0)
+		return ws__fail(msg, msglen, "open", WS__NEWROOT, errno);
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++)
+		rc = ws__mount_sys_one(ws__sys_dirs[i], false, msg, msglen);
+	for (size_t i = 0; rc == 0 && i < sizeof(ws__dev_nodes) / sizeof(ws__dev_nodes[0]); i++)
+		rc = ws__mount_sys_one(ws__dev_nodes[i], true, msg, msglen);
+	/* The masks' sources read-only while they are made (see
+	 * ws__mask_st()), then the root writable again for the call. */
+	if (rc == 0 &&
+	    mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | WS__ROOT_FLAGS,
+		  NULL) < 0)
+		rc = ws__fail(msg, msglen, "remount", "/", errno);
+	if (rc == 0)
+		rc = ws__mask_etc(msg, msglen);
+	if (rc == 0 && mask_blocked)
+		rc = ws__mask_blocked(msg, msglen);
+	if (rc == 0 &&
+	    mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID |
+		  MS_NODEV, NULL) < 0)
+		rc = ws__fail(msg, msglen, "remount", "/", errno);
+	close(ws__newroot_fd);
+	ws__newroot_fd = -1;
+	return rc < 0 ? rc : 1;
+}
+
+bool
+ws_sandbox_plan_system_apart(const struct ws_sandbox_plan *p)
+{
+	for (size_t i = 0; i < p->npaths; i++) {
+		const struct ws_sandbox_path *e = &p->paths[i];
+		const char *t = e->target ? e->target : e->path;
+
+		/* Not bound in the new root (the stage lies on the old one). */
+		if (e->sys || e->unbound || e->stage || strcmp(e->path, "/") == 0)
+			continue;
+		if (ws__at_or_below(t, "/dev"))
+			return false;
+		for (size_t d = 0; d < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); d++)
+			if (ws__at_or_below(t, ws__sys_dirs[d]))
+				return false;
+	}
+	return true;
+}
+
 int
 ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		 size_t msglen)
@@ -1687,6 +1864,8 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			continue;
 		if (strcmp(e->path, "/") == 0 || e->unbound)
 			continue; /* a workspace at / is not narrowed */
+		if (e->sys && p->base_sys)
+			continue; /* bound ahead (ws_sandbox_mount_system()) */
 		snprintf(target, sizeof(target), WS__NEWROOT "%s",
 			 e->target ? e->target : e->path);
 		if (e->from_stage) {
@@ -1738,9 +1917,11 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	if (mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | WS__ROOT_FLAGS,
 		  NULL) < 0)
 		return ws__fail(msg, msglen, "remount", "/", errno);
-	if ((rc = ws__mask_etc(msg, msglen)) < 0)
+	/* Masked ahead with the system part (ws_sandbox_mount_system()). */
+	if (!p->base_sys && (rc = ws__mask_etc(msg, msglen)) < 0)
 		return rc;
-	if (p->mask_blocked && (rc = ws__mask_blocked(msg, msglen)) < 0)
+	if (!p->base_sys && p->mask_blocked &&
+	    (rc = ws__mask_blocked(msg, msglen)) < 0)
 		return rc;
 	for (size_t i = 0; i < p->nguards; i++) {
 		struct stat st;
@@ -2012,7 +2193,7 @@ ws_sandbox_drop_caps(char *msg, size_t msglen)
 #define WS__ERRNO(e) WS__RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 
 struct ws__bpf {
-	struct sock_filter f[160];
+	struct sock_filter f[256];
 	unsigned n;
 };
 
@@ -2024,15 +2205,50 @@ ws__emit(struct ws__bpf *b, struct sock_filter s)
 	b->n++;
 }
 
-/* if (nr == x) return errno e; (the accumulator holds nr) */
+/*
+ * The filter is a search over the numbers of the system calls that have a
+ * rule, each leading to its rule (a handler that always returns), any
+ * other number allowed.  A chain of "nr == x" tests, one per rule, cost
+ * every allowed call all of them, and the kernel runs the filter for
+ * every system call number when it is loaded (the action cache,
+ * seccomp_cache_prepare()): with 117 instructions in a chain that was
+ * ~0.15 ms of each command's start, measured; a tree of depth 6 is a
+ * few microseconds.
+ */
+struct ws__rules {
+	struct ws__bpf h;	/* the handlers, one after another */
+	struct {
+		uint32_t nr;
+		unsigned at;	/* its handler's first instruction in h */
+	} r[64];
+	size_t n;
+	unsigned deny_at[2];	/* shared handlers: EPERM, ENOSYS */
+	bool bad;
+};
+
+/* A rule for nr starting at handler instruction at (the first wins, as
+ * in a chain). */
 static void
-ws__deny(struct ws__bpf *b, long nr, int e)
+ws__rule(struct ws__rules *R, long nr, unsigned at)
 {
 	if (nr < 0)
 		return;
-	ws__emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						 (uint32_t)nr, 0, 1));
-	ws__emit(b, (struct sock_filter)WS__ERRNO(e));
+	for (size_t i = 0; i < R->n; i++)
+		if (R->r[i].nr == (uint32_t)nr)
+			return;
+	if (R->n == sizeof(R->r) / sizeof(R->r[0])) {
+		R->bad = true;
+		return;
+	}
+	R->r[R->n].nr = (uint32_t)nr;
+	R->r[R->n++].at = at;
+}
+
+/* nr returns errno e (EPERM or ENOSYS). */
+static void
+ws__deny(struct ws__rules *R, long nr, int e)
+{
+	ws__rule(R, nr, R->deny_at[e == EPERM ? 0 : 1]);
 }
 
 /*
@@ -2042,18 +2258,72 @@ ws__deny(struct ws__bpf *b, long nr, int e)
  * shell for anyone who can reach the workspace.
  */
 static void
-ws__deny_setid(struct ws__bpf *b, long nr, int arg)
+ws__deny_setid(struct ws__rules *R, long nr, int arg)
 {
 	if (nr < 0)
 		return;
-	ws__emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						 (uint32_t)nr, 0, 4));
-	ws__emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-						 WS__ARG_LO(arg)));
-	ws__emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-						 S_ISUID | S_ISGID, 0, 1));
-	ws__emit(b, (struct sock_filter)WS__ERRNO(EPERM));
-	ws__emit(b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+	ws__rule(R, nr, R->h.n);
+	ws__emit(&R->h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						     WS__ARG_LO(arg)));
+	ws__emit(&R->h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+						     S_ISUID | S_ISGID, 0, 1));
+	ws__emit(&R->h, (struct sock_filter)WS__ERRNO(EPERM));
+	ws__emit(&R->h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+}
+
+/* Instructions of the search over n sorted rules (see ws__tree_emit()). */
+static unsigned
+ws__tree_len(size_t n)
+{
+	return n <= 4 ? (unsigned)n + 1 : 1 + ws__tree_len(n / 2) +
+					  ws__tree_len(n - n / 2);
+}
+
+/*
+ * The search over the sorted rules r[0..n) (the accumulator holds nr):
+ * a few "nr == x" tests, each jumping to its handler, then allow; or
+ * "nr >= the middle one" over the two halves.  Jumps go forward only, at
+ * most 255 instructions: the handlers follow the whole tree, which
+ * starts at instruction top, handlers at hbase.
+ */
+static void
+ws__tree_emit(struct ws__bpf *b, struct ws__rules *R, size_t lo, size_t n,
+	      unsigned hbase)
+{
+	if (n <= 4) {
+		for (size_t i = lo; i < lo + n; i++) {
+			unsigned to = hbase + R->r[i].at, from = b->n + 1;
+
+			if (to - from > 255)
+				R->bad = true;
+			ws__emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+								 BPF_K, R->r[i].nr,
+								 (uint8_t)(to - from), 0));
+		}
+		ws__emit(b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		return;
+	}
+	ws__emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+						 R->r[lo + n / 2].nr,
+						 (uint8_t)ws__tree_len(n / 2), 0));
+	ws__tree_emit(b, R, lo, n / 2, hbase);
+	ws__tree_emit(b, R, lo + n / 2, n - n / 2, hbase);
+}
+
+/* The rules in order of number: an insertion sort (no heap here, and at
+ * most 64 of them). */
+static void
+ws__rules_sort(struct ws__rules *R)
+{
+	for (size_t i = 1; i < R->n; i++)
+		for (size_t j = i; j > 0 && R->r[j - 1].nr > R->r[j].nr; j--) {
+			uint32_t nr = R->r[j].nr;
+			unsigned at = R->r[j].at;
+
+			R->r[j] = R->r[j - 1];
+			R->r[j - 1].nr = nr;
+			R->r[j - 1].at = at;
+		}
 }
 
 #ifndef __NR_chmod
@@ -2090,7 +2360,125 @@ ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 				 CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWIPC |
 				 CLONE_NEWCGROUP;
 	struct ws__bpf b = {.n = 0};
+	struct ws__rules R;
 	struct sock_fprog prog;
+	unsigned hbase;
+
+	memset(&R, 0, sizeof(R));
+	R.deny_at[0] = R.h.n;
+	ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EPERM));
+	R.deny_at[1] = R.h.n;
+	ws__emit(&R.h, (struct sock_filter)WS__ERRNO(ENOSYS));
+	for (size_t i = 0; i < sizeof(eperm) / sizeof(eperm[0]); i++)
+		ws__deny(&R, eperm[i], EPERM);
+	/* clone3 hides its flags in memory: glibc falls back to clone. */
+	ws__deny(&R, __NR_clone3, ENOSYS);
+	if (p->net_proxy) {
+		/*
+		 * Network by name: TCP sockets (the netns holds only loopback,
+		 * where the proxy alone listens; Landlock admits its port
+		 * only) and, unless host sockets need hiding, UNIX ones.
+		 * With deny_unix_connect connect() must stay for TCP, and a
+		 * UNIX socket cannot be made at all instead (socketpair
+		 * stays).  No datagram or raw socket: no DNS from inside.
+		 */
+		ws__rule(&R, __NR_socket, R.h.n);
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							    WS__ARG_LO(0)));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    AF_INET, 2, 0));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    AF_INET6, 1, 0));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    AF_UNIX, 4, 6));
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							    WS__ARG_LO(1)));
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+							    0xf));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    SOCK_STREAM, 0, 2));
+		ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		/* AF_UNIX */
+		ws__emit(&R.h, (struct sock_filter)WS__RET(p->deny_unix_connect ?
+							   SECCOMP_RET_ERRNO | EPERM :
+							   SECCOMP_RET_ALLOW));
+		ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EPERM));
+		ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
+	}
+	if (!p->net && !p->net_proxy && p->deny_unix_connect) {
+		/* Only AF_UNIX sockets exist; no mount namespace hides the
+		 * host's, so none may connect or send to an address.  The
+		 * address pointer is 64 bits: both halves must be 0. */
+		ws__deny(&R, __NR_connect, EPERM);
+		ws__rule(&R, __NR_sendto, R.h.n);
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							    WS__ARG_LO(4)));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    0, 0, 3));
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							    WS__ARG_HI(4)));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    0, 0, 1));
+		ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EPERM));
+	}
+	if (p->net_proxy) {
+		/* above */
+	} else if (!p->net && p->deny_unix_connect) {
+		/*
+		 * socket(domain, type, ...): AF_UNIX only, and no datagram
+		 * socket: sendmsg and sendmmsg keep the address in memory,
+		 * where the filter cannot see it, and an unconnected
+		 * datagram socket sends to any address.  A stream socket
+		 * refuses an address on send; a seqpacket one ignores it and
+		 * needs connect, denied above; socketpair stays.
+		 */
+		ws__rule(&R, __NR_socket, R.h.n);
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							    WS__ARG_LO(0)));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    AF_UNIX, 0, 5));
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							    WS__ARG_LO(1)));
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+							    0xf));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    SOCK_DGRAM, 0, 1));
+		ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EPERM));
+		ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
+	} else if (!p->net) {
+		/* socket(domain, ...): AF_UNIX only. */
+		ws__rule(&R, __NR_socket, R.h.n);
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							    WS__ARG_LO(0)));
+		ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							    AF_UNIX, 0, 1));
+		ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
+	}
+	/* ioctl: no TIOCSTI/TIOCLINUX (typing into a terminal). */
+	ws__rule(&R, __NR_ioctl, R.h.n);
+	ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						    WS__ARG_LO(1)));
+	ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						    TIOCSTI, 2, 0));
+	ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						    TIOCLINUX, 1, 0));
+	ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+	ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EPERM));
+	ws__deny_setid(&R, __NR_chmod, 1);
+	ws__deny_setid(&R, __NR_fchmod, 1);
+	ws__deny_setid(&R, __NR_fchmodat, 2);
+	ws__deny_setid(&R, __NR_fchmodat2, 2);
+	/* clone(flags, ...): no new namespaces. */
+	ws__rule(&R, __NR_clone, R.h.n);
+	ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						    WS__ARG_LO(0)));
+	ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+						    nsflags, 0, 1));
+	ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EPERM));
+	ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
 
 	ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 						  offsetof(struct seccomp_data, arch)));
@@ -2104,130 +2492,14 @@ ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
 						  0x40000000U, 0, 1));
 	ws__emit(&b, (struct sock_filter)WS__ERRNO(ENOSYS));
-	/* The hottest calls (read, write, close, mmap, ...) are numbered
-	 * below ioctl (16), the first one with a rule: allowed at once. */
-	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
-						  __NR_ioctl, 1, 0));
-	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
 #endif
-	for (size_t i = 0; i < sizeof(eperm) / sizeof(eperm[0]); i++)
-		ws__deny(&b, eperm[i], EPERM);
-	/* clone3 hides its flags in memory: glibc falls back to clone. */
-	ws__deny(&b, __NR_clone3, ENOSYS);
-	if (p->net_proxy) {
-		/*
-		 * Network by name: TCP sockets (the netns holds only loopback,
-		 * where the proxy alone listens; Landlock admits its port
-		 * only) and, unless host sockets need hiding, UNIX ones.
-		 * With deny_unix_connect connect() must stay for TCP, and a
-		 * UNIX socket cannot be made at all instead (socketpair
-		 * stays).  No datagram or raw socket: no DNS from inside.
-		 */
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  __NR_socket, 0, 11));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							  WS__ARG_LO(0)));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  AF_INET, 2, 0));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  AF_INET6, 1, 0));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  AF_UNIX, 4, 6));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							  WS__ARG_LO(1)));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
-							  0xf));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  SOCK_STREAM, 0, 2));
-		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-		/* AF_UNIX */
-		ws__emit(&b, (struct sock_filter)WS__RET(p->deny_unix_connect ?
-							 SECCOMP_RET_ERRNO | EPERM :
-							 SECCOMP_RET_ALLOW));
-		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
-		ws__emit(&b, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
-	}
-	if (!p->net && !p->net_proxy && p->deny_unix_connect) {
-		/* Only AF_UNIX sockets exist; no mount namespace hides the
-		 * host's, so none may connect or send to an address.  The
-		 * address pointer is 64 bits: both halves must be 0. */
-		ws__deny(&b, __NR_connect, EPERM);
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  __NR_sendto, 0, 6));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							  WS__ARG_LO(4)));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  0, 0, 3));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							  WS__ARG_HI(4)));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  0, 0, 1));
-		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
-	}
-	if (p->net_proxy) {
-		/* above */
-	} else if (!p->net && p->deny_unix_connect) {
-		/*
-		 * socket(domain, type, ...): AF_UNIX only, and no datagram
-		 * socket: sendmsg and sendmmsg keep the address in memory,
-		 * where the filter cannot see it, and an unconnected
-		 * datagram socket sends to any address.  A stream socket
-		 * refuses an address on send; a seqpacket one ignores it and
-		 * needs connect, denied above; socketpair stays.
-		 */
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  __NR_socket, 0, 8));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							  WS__ARG_LO(0)));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  AF_UNIX, 0, 5));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							  WS__ARG_LO(1)));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
-							  0xf));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  SOCK_DGRAM, 0, 1));
-		ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
-		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-		ws__emit(&b, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
-	} else if (!p->net) {
-		/* socket(domain, ...): AF_UNIX only. */
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  __NR_socket, 0, 4));
-		ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							  WS__ARG_LO(0)));
-		ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  AF_UNIX, 0, 1));
-		ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-		ws__emit(&b, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
-	}
-	/* ioctl: no TIOCSTI/TIOCLINUX (typing into a terminal). */
-	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						  __NR_ioctl, 0, 5));
-	ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-						  WS__ARG_LO(1)));
-	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						  TIOCSTI, 2, 0));
-	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						  TIOCLINUX, 1, 0));
-	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-	ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
-	ws__deny_setid(&b, __NR_chmod, 1);
-	ws__deny_setid(&b, __NR_fchmod, 1);
-	ws__deny_setid(&b, __NR_fchmodat, 2);
-	ws__deny_setid(&b, __NR_fchmodat2, 2);
-	/* clone(flags, ...): no new namespaces. */
-	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						  __NR_clone, 0, 4));
-	ws__emit(&b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-						  WS__ARG_LO(0)));
-	ws__emit(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-						  nsflags, 0, 1));
-	ws__emit(&b, (struct sock_filter)WS__ERRNO(EPERM));
-	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-	ws__emit(&b, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-	if (b.n > sizeof(b.f) / sizeof(b.f[0]))
+	ws__rules_sort(&R);
+	hbase = b.n + ws__tree_len(R.n);
+	ws__tree_emit(&b, &R, 0, R.n, hbase);
+	for (unsigned i = 0; i < R.h.n && i < sizeof(R.h.f) / sizeof(R.h.f[0]); i++)
+		ws__emit(&b, R.h.f[i]);
+	if (R.bad || R.h.n > sizeof(R.h.f) / sizeof(R.h.f[0]) ||
+	    b.n > sizeof(b.f) / sizeof(b.f[0]) || b.n != hbase + R.h.n)
 		return ws__fail(msg, msglen, "seccomp", "filter too long", E2BIG);
 	prog.len = (unsigned short)b.n;
 	prog.filter = b.f;

@@ -4350,6 +4350,124 @@ START_TEST(run_command_namespaces_apart)
 }
 END_TEST
 
+/* run_command of sh -c script through m: its stdout (asserted ran). */
+static char *
+run_sh(struct mcp *m, int id, const char *script)
+{
+	cJSON *args = cJSON_CreateObject(), *cmd = cJSON_AddArrayToObject(args, "command");
+	cJSON *resp, *res;
+	char *a, *out;
+
+	cJSON_AddItemToArray(cmd, cJSON_CreateString("sh"));
+	cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
+	cJSON_AddItemToArray(cmd, cJSON_CreateString(script));
+	a = cJSON_PrintUnformatted(args);
+	res = call(m, id, "run_command", a, &resp);
+	ck_assert_msg(!is_error(res), "%s: %s", script, text_of(res));
+	out = strdup(run_stdout(res));
+	cJSON_Delete(resp);
+	cJSON_Delete(args);
+	free(a);
+	return out;
+}
+
+/* write_policy()'s policy, with a command rule (no built-in masks). */
+static void
+write_policy_cmd(const char *rel)
+{
+	wst_write(T, rel, "{\"version\":1,\"name\":\"pc\",\"file_rules\":["
+		  "{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"allow\"}],\"command_rules\":["
+		  "{\"name\":\"no-nothing\",\"patterns\":[\"^wst-never-run\\\\b\"],"
+		  "\"decision\":\"deny\"}]}");
+}
+
+/*
+ * An init made ahead of its call holds the system's part of the view
+ * (lib/run.c, ws_sandbox_mount_system()), but what depends on the
+ * workspace and the policy is the call's own, as it is when the call
+ * starts: in both views, a top-level entry made between two calls is
+ * in the second; a file a deny rule names, made between them, is masked
+ * in the second; a policy swapped between them (to one with command
+ * rules, which leaves the built-in blocked programs unmasked, and back)
+ * is in force in the very next call, whose init made for the old one
+ * is not used.
+ */
+START_TEST(run_command_ahead_follows_state)
+{
+	char *xdg = wst_path(T, "xdg"), *pol = wst_path(T, "p.json"), *cfg;
+	struct stat su;
+	bool have_su = stat("/usr/bin/su", &su) == 0 && S_ISREG(su.st_mode) &&
+		       su.st_size > 0;
+	char su_size[32];
+
+	if (!wst_layer("", "mountns") || !wst_layer("", "pidns")) {
+		fprintf(stderr, "run_command_ahead_follows_state: not checked (%s)\n",
+			wst_layer_why("", "mountns"));
+		free(xdg);
+		free(pol);
+		return;
+	}
+	snprintf(su_size, sizeof(su_size), "SU %lld\n", (long long)su.st_size);
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	ck_assert_int_ge(asprintf(&cfg, "{\"policies\":{\"default\":\"%s\"}}", pol), 0);
+	wst_write(T, "xdg/wstools/config.json", cfg);
+	for (int view = 0; view < 2; view++) {
+		struct mcp m;
+		int id = 2;
+		char *out, *p;
+
+		write_policy("p.json", "**/hidden.txt");
+		force_real = view == 1;
+		mcp_start(&m, "--workspace", W, "--no-detect-root");
+		force_real = false;
+		handshake(&m, NULL);
+		out = run_sh(&m, id++, "echo FIRST");
+		ck_assert_str_eq(out, "FIRST\n");
+		free(out);
+		/* The next call's init is made meanwhile (after the call). */
+		usleep(200 * 1000);
+		wst_write(T, "ws/fresh-top.txt", "FRESH\n");
+		wst_write(T, "ws/hidden.txt", "SECRET\n");
+		out = run_sh(&m, id++, "cat fresh-top.txt; cat hidden.txt; echo END");
+		ck_assert_msg(strstr(out, "FRESH") != NULL && strstr(out, "SECRET") == NULL &&
+			      strstr(out, "END") != NULL, "view %d: %s", view, out);
+		free(out);
+		usleep(200 * 1000);
+		/* An entry removed between calls is gone from the next. */
+		ck_assert_int_eq(unlink(p = wst_path(T, "ws/fresh-top.txt")), 0);
+		free(p);
+		out = run_sh(&m, id++, "test -e fresh-top.txt && echo THERE; echo END");
+		ck_assert_msg(strcmp(out, "END\n") == 0, "view %d: %s", view, out);
+		free(out);
+		if (have_su) {
+			/* No command rules: the blocked programs are masked. */
+			out = run_sh(&m, id++, "echo SU $(wc -c </usr/bin/su)");
+			ck_assert_msg(strcmp(out, "SU 0\n") == 0, "view %d: %s", view, out);
+			free(out);
+			usleep(200 * 1000);
+			write_policy_cmd("p.json");
+			out = run_sh(&m, id++, "echo SU $(wc -c </usr/bin/su)");
+			ck_assert_msg(strcmp(out, su_size) == 0, "view %d: %s, not %s",
+				      view, out, su_size);
+			free(out);
+			usleep(200 * 1000);
+			write_policy("p.json", "**/hidden.txt");
+			out = run_sh(&m, id++, "echo SU $(wc -c </usr/bin/su); cat hidden.txt");
+			ck_assert_msg(strcmp(out, "SU 0\n") == 0, "view %d: %s", view, out);
+			free(out);
+		}
+		ck_assert_int_eq(mcp_close(&m), 0);
+		ck_assert_int_eq(unlink(p = wst_path(T, "ws/hidden.txt")), 0);
+		free(p);
+	}
+	unsetenv("XDG_CONFIG_HOME");
+	free(cfg);
+	free(pol);
+	free(xdg);
+}
+END_TEST
+
 /*
  * Two calls side by side, each with a network namespace of its own: both
  * bind the same abstract name (in one namespace the second bind fails,
@@ -4973,6 +5091,7 @@ suite(void)
 	tcase_set_timeout(ahead, 300);
 	tcase_add_test(ahead, run_command_namespaces_apart);
 	tcase_add_test(ahead, run_command_concurrent_namespaces);
+	tcase_add_test(ahead, run_command_ahead_follows_state);
 	suite_add_tcase(s, ahead);
 	return s;
 }

@@ -101,6 +101,8 @@ struct ws_sandbox_path {
 	bool list_only;	/* Landlock: list the directory, nothing beneath */
 	bool noexec;	/* Landlock: no execute (a policy's read grant) */
 	bool asked;	/* named by the caller (--allow-read, --allow-write) */
+	bool sys;	/* a system directory or device node: the same in
+			   every call (ws_sandbox_mount_system()) */
 	int tree;	/* detached mount of it (mount namespace), or -1 */
 	/*
 	 * The virtual view (lib/view.c): where it is bound in the new root
@@ -180,6 +182,9 @@ struct ws_sandbox_plan {
 	/* ws_sandbox_mount_base() was done already, for this plan's view
 	 * and tmp_size, by an init made ahead of its call (lib/run.c). */
 	bool base_ready;
+	/* And ws_sandbox_mount_system(), for this plan's mask_blocked: its
+	 * sys paths are bound and /etc's secrets masked already. */
+	bool base_sys;
 };
 
 /* Order the plan's paths deeper after shallower (stable), so that in the
@@ -242,6 +247,29 @@ int ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
  */
 int ws_sandbox_mount_base(bool rprivate, bool virt, long long tmp_size,
 			  const char *priv_real, char *msg, size_t msglen);
+
+/*
+ * The part of ws_sandbox_mount() that depends on no call and no
+ * workspace, only on the system and on mask_blocked (a policy without
+ * command rules): after ws_sandbox_mount_base(), the system directories
+ * and device nodes bound read-only (the nodes read-write) from this
+ * namespace's copy of the host's tree, /etc's secrets masked, and the
+ * built-in blocked programs with mask_blocked; the new root stays
+ * writable, as ws_sandbox_mount() wants it.  An init made ahead of its
+ * call (lib/run.c) does it between calls.  Returns 1 when done, 0 when
+ * declined (a host mount is nosymfollow, which ws_sandbox_mount() clears
+ * on the whole new root: then the call binds them after that), or
+ * -errno with msg filled.  Uses no heap.
+ */
+int ws_sandbox_mount_system(bool mask_blocked, char *msg, size_t msglen);
+
+/*
+ * Whether what ws_sandbox_mount_system() made serves plan p: no bind of
+ * p but its sys paths lands in a system directory or /dev (a workspace
+ * at /opt/x, an --allow-write of /usr/local would otherwise cover the
+ * masks made before it, or the order of binds would change).
+ */
+bool ws_sandbox_plan_system_apart(const struct ws_sandbox_plan *p);
 
 /* Bring the loopback interface up (in a new network namespace). */
 int ws_sandbox_loopback_up(void);
