@@ -15,7 +15,7 @@
  * server requests.  When nothing runs and nothing waits, the reader runs
  * a short call itself (ws__inline_ok()): no hand-off, no wake-up.  What
  * the calls open (configuration, workspace, policy) is opened once per
- * root set and re-checked per call (ws_cli_remember(), lib/session.c).
+ * root set and re-checked per call (the server's ws_session, lib/session.c).
  */
 #include "ws/mcp.h"
 
@@ -153,6 +153,8 @@ struct ws_mcp {
 	struct ws__bufs *rbufs;
 	struct ws_run_ahead *run_ahead; /* run_command's inits made ahead */
 	void *compat_state; /* the compat mode's start() */
+	/* What the calls remember between them (ws/session.h). */
+	struct ws_session *session;
 };
 
 /* ---- Mount names ----------------------------------------------------- */
@@ -1610,6 +1612,7 @@ ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	struct ws__job *outer = ws__self;
 
 	ws_call_init(&j->call, s->frontend);
+	j->call.session = s->session;
 	j->next = s->running;
 	s->running = j;
 	pthread_mutex_unlock(&s->mu);
@@ -1905,8 +1908,7 @@ ws__roots_answer(struct ws_mcp *s, const cJSON *msg)
 	 * A new root set: what was opened for the old one is let go (calls
 	 * still running on it keep theirs), and the next call opens afresh.
 	 */
-	ws_cli_remember(false);
-	ws_cli_remember(true);
+	ws_session_forget(s->session);
 }
 
 /* A response from the client to one of our requests. */
@@ -2845,7 +2847,10 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	 * The configuration, the workspace and the policy are opened once
 	 * per root set and re-checked per call (lib/session.c).
 	 */
-	ws_cli_remember(true);
+	if ((s.session = ws_session_new()) == NULL) {
+		rc = WS_ENOMEM;
+		goto out;
+	}
 	if ((rc = ws__mounts_build(o, o->mounts, o->nmounts, &s.dir_mounts)) < 0)
 		goto out;
 	s.ndir_mounts = o->nmounts;
@@ -2888,7 +2893,7 @@ out:
 	if (s.compat_state != NULL && o->compat->stop != NULL)
 		o->compat->stop(s.compat_state);
 	ws_run_ahead_stop(s.run_ahead);
-	ws_cli_remember(false);
+	ws_session_free(s.session);
 	if (s.rbufs != NULL)
 		ws__bufs_free(s.rbufs);
 	free(s.rbufs);

@@ -152,10 +152,12 @@ struct ws_cli {
 	struct ws_roots *roots;
 	struct ws_vars *vars;
 	/*
-	 * What this call holds of what the process remembers
-	 * (ws_cli_remember()): conf is then the snapshot's, and the
-	 * workspace's descriptors and the policy are borrowed from them.
+	 * What this call holds of what its server remembers (rem, the
+	 * call's ws_session, ws/session.h; NULL: nothing): conf is then the
+	 * snapshot's, and the workspace's descriptors and the policy are
+	 * borrowed from them.
 	 */
+	struct ws_session *rem;
 	struct ws__rconf *rem_conf;
 	struct ws__rws *rem_ws;
 	struct ws__rpol *rem_pol;
