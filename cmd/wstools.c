@@ -59,7 +59,7 @@ static const struct ws_tool self = {
 	.tool = "wstools",
 	.description = "Run the wstools tools by their LLM names.",
 	.usage = "wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
-		 "       wstools call NAME JSON|- [OPTION]...\n"
+		 "       wstools call [--set full|default|five] NAME JSON|- [OPTION]...\n"
 		 "       wstools mcp [OPTION]... [DIR]...\n"
 		 "       wstools history [OPTION]... [PATH]\n"
 		 "       wstools undo [OPTION]... [ID]\n"
@@ -71,7 +71,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
-		"       wstools call NAME JSON|- [OPTION]...\n"
+		"       wstools call [--set full|default|five] NAME JSON|- [OPTION]...\n"
 		"       wstools mcp [OPTION]... [DIR]...\n"
 		"       wstools history [--gc] [OPTION]... [PATH]\n"
 		"       wstools undo [ID | -n N | --to ID] [--dry-run] [--force] [OPTION]...\n"
@@ -87,8 +87,10 @@ usage(FILE *f)
 		"                            the set is within, and its size; --for gemini\n"
 		"                            adapts it to Gemini (no additionalProperties)\n"
 		"  call NAME JSON|-          run tool NAME with its arguments as one JSON\n"
-		"                            object (- reads it from standard input); the\n"
-		"                            OPTIONs (--workspace, --policy...) go to the tool\n"
+		"                            object (- reads it from standard input), taking\n"
+		"                            only the keys its definition in --set SET\n"
+		"                            (default: default) declares; the OPTIONs\n"
+		"                            (--workspace, --policy...) go to the tool\n"
 		"  mcp [OPTION]... [DIR]...  serve the tools over the Model Context Protocol\n"
 		"                            on standard input and output (wstools mcp --help)\n"
 		"  history [PATH]            list the changes the tools made, newest first\n"
@@ -136,22 +138,20 @@ fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 }
 
 /*
- * The definitions of tool set `set` (ws/toolset.h) in one array, made
- * from every tool's option table on the tool table (ws_cli_schema(): what
- * each binary's --schema prints, wswrite's five included); with
- * check, instead, which dialects of function calling the set is within
- * (exit 1 when not even in Ajv's strict mode, which every set must
- * pass) and its size; with dialect, adapted to it (ws_toolset_adapt()).
+ * The definitions of tool set `set` (ws/toolset.h), made from every
+ * tool's option table on the tool table (ws_cli_schema(): what each
+ * binary's --schema prints, wswrite's five included): NULL with the
+ * last error set.
  */
-static int
-cmd_schemas(const char *set, const char *dialect, bool check)
+static cJSON *
+set_defs(const char *set)
 {
 	cJSON *all = cJSON_CreateArray(), *defs;
-	char *text;
-	bool strict_ok = true;
 
-	if (all == NULL)
-		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
+	if (all == NULL) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return NULL;
+	}
 	for (size_t i = 0; i < sizeof(schema_progs) / sizeof(schema_progs[0]); i++) {
 		cJSON *j;
 		bool table = false;
@@ -163,33 +163,57 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 				continue;
 			if ((j = ws_cli_schema(ws_tools[k]->cli)) == NULL) {
 				cJSON_Delete(all);
-				return fail("wstools", WS_ENOMEM, NULL, "out of memory");
+				ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				return NULL;
 			}
 			cJSON_AddItemToArray(all, j);
 			table = true;
 		}
 		if (!table) {
 			cJSON_Delete(all);
-			return fail("wstools", WS_EIO_ERROR, NULL,
-				    "%s is not on the tool table", schema_progs[i]);
+			ws_error_set(WS_EIO_ERROR, NULL, "%s is not on the tool table",
+				     schema_progs[i]);
+			return NULL;
 		}
 	}
 	defs = ws_toolset_build(set, all);
 	cJSON_Delete(all);
+	return defs;
+}
+
+/* fail() with the last error (fail() sets it again: copied first). */
+static int
+fail_last(const char *tool, const char *hint)
+{
+	char *msg = strdup(ws_error_last());
+	int code = ws_error_last_code(), st;
+
+	st = fail(tool, code != 0 ? code : WS_ENOMEM, hint, "%s",
+		  msg ? msg : "out of memory");
+	free(msg);
+	return st;
+}
+
+/*
+ * The definitions of tool set `set`; with check, instead, which dialects
+ * of function calling the set is within (exit 1 when not even in Ajv's
+ * strict mode, which every set must pass) and its size; with dialect,
+ * adapted to it (ws_toolset_adapt()).
+ */
+static int
+cmd_schemas(const char *set, const char *dialect, bool check)
+{
+	cJSON *defs = set_defs(set);
+	char *text;
+	bool strict_ok = true;
+
 	if (defs != NULL && dialect != NULL && ws_toolset_adapt(defs, dialect) < 0) {
 		cJSON_Delete(defs);
 		defs = NULL;
 	}
-	if (defs == NULL) {
-		/* fail() sets the error again: the message copied first. */
-		char *msg = strdup(ws_error_last());
-		int code = ws_error_last_code(), st;
-
-		st = fail("wstools", code, "wstools schemas [--set full|default|five] "
-			  "[--for gemini] [--check]", "%s", msg ? msg : "out of memory");
-		free(msg);
-		return st;
-	}
+	if (defs == NULL)
+		return fail_last("wstools", "wstools schemas [--set full|default|five] "
+				 "[--for gemini] [--check]");
 	text = cJSON_PrintUnformatted(defs);
 	if (text == NULL) {
 		cJSON_Delete(defs);
@@ -225,11 +249,34 @@ cmd_schemas(const char *set, const char *dialect, bool check)
  * applied as --args applies it, held to the built-in ceilings.
  */
 static int
-call_table(const struct ws_tool_def *td, int argc, char **argv)
+call_table(const struct ws_tool_def *td, const cJSON *def, int argc, char **argv)
 {
+	const cJSON *props = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(def, "function"), "parameters"),
+		"properties");
+	const cJSON *p;
+	const char **keys;
 	struct ws_cli cli;
 	bool plain = false;
+	size_t n = 0;
 	int rc;
+
+	/* --schema: the definition the set gives the model. */
+	if (strcmp(argv[1], "--schema") == 0) {
+		char *text = cJSON_PrintUnformatted(def);
+
+		if (text == NULL)
+			return fail(td->name, WS_ENOMEM, NULL, "out of memory");
+		puts(text);
+		free(text);
+		return fflush(stdout) == 0 ? 0 : ws_error_exit_status(WS_EIO_ERROR);
+	}
+	/* Only the keys it declares (ws_cli_check_keys()). */
+	if ((keys = calloc((size_t)cJSON_GetArraySize(props) + 1, sizeof(*keys))) == NULL)
+		return fail(td->name, WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(p, props)
+		keys[n++] = p->string;
 
 	for (int a = 2; a < argc; a++)
 		plain |= strcmp(argv[a], "--plain") == 0;
@@ -241,51 +288,88 @@ call_table(const struct ws_tool_def *td, int argc, char **argv)
 	 * is --help or --schema instead (wstools call read_file --help, as a
 	 * newcomer asks), the tool's name does and the option is parsed.
 	 */
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--schema") == 0)
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		rc = ws_cli_parse_flags(&cli, td->cli, argc, argv);
 	else
 		rc = ws_cli_parse_flags(&cli, td->cli, argc - 1, argv + 1);
 	/* As with --args: JSON out unless --plain, errors included. */
 	cli.json = !plain;
+	cli.declared = keys;
 	if (rc == 0 && cli.action == WS_CLI_RUN)
 		rc = ws_cli_apply_args(&cli, argv[1]);
 	rc = ws_tool_run_cli(td, &cli, rc);
 	ws_cli_set_ceilings(NULL, 0);
+	free(keys);
 	return rc;
+}
+
+/* The name of a function definition ({"function": {"name"...}}), or NULL. */
+static const char *
+def_name(const cJSON *d)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(d, "function"), "name"));
 }
 
 static int
 cmd_call(int argc, char **argv)
 {
 	const struct ws_tool_def *td;
-	const char *name;
-	size_t i;
+	const char *name, *set = "default";
+	const cJSON *def = NULL, *d;
+	cJSON *defs;
+	int st;
 
 	if (argc >= 1 && (strcmp(argv[0], "--help") == 0 ||
 			  strcmp(argv[0], "-h") == 0)) {
 		usage(stdout);
 		return 0;
 	}
+	/* --set: the definitions the harness gave the model (schemas --set). */
+	if (argc >= 2 && strcmp(argv[0], "--set") == 0) {
+		set = argv[1];
+		argc -= 2;
+		argv += 2;
+	} else if (argc >= 1 && strncmp(argv[0], "--set=", 6) == 0) {
+		set = argv[0] + 6;
+		argc--;
+		argv++;
+	}
 	if (argc < 2)
 		return fail("wstools", WS_EINVALID_ARGUMENT,
-			    "wstools call NAME JSON|- (see wstools --help)",
+			    "wstools call [--set SET] NAME JSON|- (see wstools --help)",
 			    "call needs a tool NAME and its arguments as JSON (or -)");
 	name = argv[0];
-	for (i = 0; i < NTOOLS; i++)
-		if (strcmp(tools[i].name, name) == 0)
-			break;
-	if (i == NTOOLS)
-		return fail(name, WS_EINVALID_ARGUMENT,
-			    "call one of the tools that \"wstools schemas\" lists",
-			    "unknown tool \"%s\"; tools: list_directory, read_file, "
-			    "write_file, edit_file, create_directory, move_path, "
-			    "delete_path, search_files, run_command", name);
+	if ((defs = set_defs(set)) == NULL)
+		return fail_last("wstools", "wstools call [--set full|default|five] "
+				 "NAME JSON|-");
+	cJSON_ArrayForEach(d, defs)
+		if (def_name(d) != NULL && strcmp(def_name(d), name) == 0)
+			def = d;
+	if (def == NULL) {
+		char list[512], hint[128];
+		size_t n = 0;
+
+		list[0] = '\0';
+		cJSON_ArrayForEach(d, defs)
+			if (n < sizeof(list))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+						      n > 0 ? ", " : "", def_name(d));
+		cJSON_Delete(defs);
+		snprintf(hint, sizeof(hint), "call one of the tools that \"wstools "
+			 "schemas --set %s\" lists", set);
+		return fail(name, WS_EINVALID_ARGUMENT, hint,
+			    "unknown tool \"%s\"; tools: %s", name, list);
+	}
 	/* Every tool a model calls is on the tool table. */
-	if ((td = ws_tool_by_name(name)) == NULL || td->run == NULL)
+	if ((td = ws_tool_by_name(name)) == NULL || td->run == NULL) {
+		cJSON_Delete(defs);
 		return fail(name, WS_EINVALID_ARGUMENT, NULL,
 			    "\"%s\" is not on the tool table", name);
-	return call_table(td, argc, argv);
+	}
+	st = call_table(td, def, argc, argv);
+	cJSON_Delete(defs);
+	return st;
 }
 
 /* wstools mcp: its own options beside the common ones. */

@@ -155,6 +155,9 @@ struct ws_mcp {
 	void *compat_state; /* the compat mode's start() */
 	/* What the calls remember between them (ws/session.h). */
 	struct ws_session *session;
+	/* Each listed tool's declared arguments (ws__declare()). */
+	struct ws__decl *decl;
+	size_t ndecl;
 };
 
 /* ---- Mount names ----------------------------------------------------- */
@@ -639,6 +642,72 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 	cJSON_AddItemToArray(arr, t);
 }
 
+/*
+ * A tool's arguments as tools/list declares them: the only keys a call
+ * may send (ws_cli_check_keys()), though the tool takes more on its
+ * command line (the published set only advertises the short ones).
+ */
+struct ws__decl {
+	char *name;
+	char **keys; /* NULL-terminated, in the schema's order */
+};
+
+static void
+ws__decl_free(struct ws_mcp *s)
+{
+	for (size_t i = 0; i < s->ndecl; i++) {
+		for (size_t k = 0; s->decl[i].keys != NULL && s->decl[i].keys[k]; k++)
+			free(s->decl[i].keys[k]);
+		free(s->decl[i].keys);
+		free(s->decl[i].name);
+	}
+	free(s->decl);
+	s->decl = NULL;
+	s->ndecl = 0;
+}
+
+/* Record the declared arguments of every tool of the list arr. */
+static int
+ws__declare(struct ws_mcp *s, const cJSON *arr)
+{
+	const cJSON *t;
+
+	if ((s->decl = calloc((size_t)cJSON_GetArraySize(arr) + 1,
+			      sizeof(*s->decl))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(t, arr) {
+		const cJSON *props = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(t, "inputSchema"), "properties");
+		const char *name = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(t, "name"));
+		struct ws__decl *d = &s->decl[s->ndecl];
+		const cJSON *p;
+		size_t k = 0;
+
+		if (name == NULL)
+			continue;
+		s->ndecl++;
+		if ((d->name = strdup(name)) == NULL ||
+		    (d->keys = calloc((size_t)cJSON_GetArraySize(props) + 1,
+				      sizeof(*d->keys))) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		cJSON_ArrayForEach(p, props)
+			if ((d->keys[k++] = strdup(p->string)) == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	return 0;
+}
+
+/* The arguments tools/list declares for tool name (NULL: none listed). */
+static const char *const *
+ws__declared(const struct ws_mcp *s, const char *name)
+{
+	for (size_t i = 0; i < s->ndecl; i++)
+		if (strcmp(s->decl[i].name, name) == 0)
+			return (const char *const *)s->decl[i].keys;
+	return NULL;
+}
+
 /* Whether the server offers tool name and runs it from the table. */
 static const struct ws_tool_def *
 ws__table_tool(struct ws_mcp *s, const char *name)
@@ -721,6 +790,10 @@ ws__build_list(struct ws_mcp *s)
 		cJSON_Delete(set);
 	}
 	cJSON_Delete(full);
+	if (s->o->compat == NULL && ws__declare(s, arr) < 0) {
+		cJSON_Delete(arr);
+		return WS_ENOMEM;
+	}
 	res = cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "tools", arr);
 	s->tools_json = cJSON_PrintUnformatted(res);
@@ -1547,6 +1620,12 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 		free(t);
 	} else if (s->o->compat != NULL) {
 		res = s->o->compat->call(s, name->valuestring, args);
+	} else if (ws_cli_check_keys(name->valuestring, args,
+				     ws__declared(s, name->valuestring)) < 0) {
+		/* Only what tools/list declares: the tool takes more. */
+		ws__tres_server_error(&tr, WS_EINVALID_ARGUMENT, ws_error_last(),
+				      ws_error_last_hint());
+		table = true;
 	} else if ((td = ws__table_tool(s, name->valuestring)) != NULL) {
 		ws__invoke_table(s, td, args, j->nul_args, true, b, &tr);
 		ws__tres_close(&tr);
@@ -2898,6 +2977,7 @@ out:
 		ws__bufs_free(s.rbufs);
 	free(s.rbufs);
 	free(s.tools_json);
+	ws__decl_free(&s);
 	free(s.iso_default);
 	free(s.root_ws);
 	free(s.roots_error);

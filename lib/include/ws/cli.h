@@ -161,6 +161,12 @@ struct ws_cli {
 	struct ws__rconf *rem_conf;
 	struct ws__rws *rem_ws;
 	struct ws__rpol *rem_pol;
+	/*
+	 * The only keys --args may hold: those the definition the front end
+	 * published declares (NULL-terminated, not owned; ws_cli_check_keys()).
+	 * NULL: every option of the tool's table (its --schema).
+	 */
+	const char *const *declared;
 	/* The call's audit log, opened by ws_cli_open() (or NULL). */
 	struct ws_audit *audit_log;
 	/* Storage kept alive for the strings above. */
@@ -189,6 +195,17 @@ struct cJSON;
  * --args refuses it.  The strings of args must outlive cli.
  */
 int ws_cli_apply_json(struct ws_cli *cli, const struct cJSON *args, bool nul);
+
+/*
+ * Refuse a key of args (a JSON object; anything else passes) that keys
+ * does not hold: keys, NULL-terminated, are the properties of tool's
+ * definition as a front end published it (tools/list, wstools schemas
+ * --set), which may be fewer than the tool takes on its command line.
+ * 0, or INVALID_ARGUMENT naming the key and every declared one, with a
+ * hint.
+ */
+int ws_cli_check_keys(const char *tool, const struct cJSON *args,
+		      const char *const *keys);
 
 /*
  * The text of a model's arguments (a JSON object, or "-": standard input)
