@@ -2570,6 +2570,23 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 		ws__error(s, id, -32602, "Invalid params: params must be an object");
 		goto out;
 	}
+	/*
+	 * Until initialize is answered, only ping is (MCP lifecycle: a
+	 * client sends no other request before it; the SDKs' servers refuse
+	 * one as the TypeScript SDK's HTTP transport does, -32000 "Server not
+	 * initialized").  A tool call before it would run on no negotiated
+	 * version, capabilities or roots.
+	 */
+	if (!s->init_done && strcmp(m, "initialize") != 0 && strcmp(m, "ping") != 0) {
+		char *t = NULL;
+
+		if (asprintf(&t, "Server not initialized: send initialize before %s "
+			     "(only ping is answered until then)", m) < 0)
+			t = NULL;
+		ws__error(s, id, -32000, t ? t : "Server not initialized");
+		free(t);
+		goto out;
+	}
 	if (strcmp(m, "initialize") == 0) {
 		ws__initialize(s, id, params);
 	} else if (strcmp(m, "ping") == 0) {

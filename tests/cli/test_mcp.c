@@ -2428,6 +2428,72 @@ START_TEST(five_mib_write)
 }
 END_TEST
 
+/* The error code of a JSON-RPC error response, or 0. */
+static int
+rpc_error(const cJSON *j)
+{
+	const cJSON *e = cJSON_GetObjectItem(j, "error");
+
+	return cJSON_IsNumber(cJSON_GetObjectItem(e, "code")) ?
+		       (int)cJSON_GetObjectItem(e, "code")->valuedouble : 0;
+}
+
+/*
+ * MCP lifecycle: until initialize is answered, only ping is; a tool call,
+ * tools/list or an unknown method gets -32000 "Server not initialized"
+ * naming initialize, and runs nothing (the file is not written).  A
+ * failed initialize leaves the server uninitialized; the first that
+ * succeeds opens the session, before notifications/initialized too.
+ */
+START_TEST(requests_wait_for_initialize)
+{
+	struct mcp m;
+	cJSON *r;
+	char *p = wst_path(W, "early.txt");
+
+	mcp_start(&m, W);
+	r = rpc(&m, 1, "tools/call", "{\"name\":\"write_file\",\"arguments\":"
+		"{\"path\":\"early.txt\",\"content\":\"x\"}}");
+	ck_assert_int_eq(rpc_error(r), -32000);
+	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r, "error"), "message")), "initialize"));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(p));
+	r = rpc(&m, 2, "tools/list", NULL);
+	ck_assert_int_eq(rpc_error(r), -32000);
+	cJSON_Delete(r);
+	r = rpc(&m, 3, "no/such", NULL);
+	ck_assert_int_eq(rpc_error(r), -32000);
+	cJSON_Delete(r);
+	r = rpc(&m, 4, "ping", NULL);
+	ck_assert_int_eq(rpc_error(r), 0);
+	ck_assert(cJSON_IsObject(cJSON_GetObjectItem(r, "result")));
+	cJSON_Delete(r);
+	/* An initialize that fails opens nothing. */
+	r = rpc(&m, 5, "initialize", "{}");
+	ck_assert_int_eq(rpc_error(r), -32602);
+	cJSON_Delete(r);
+	r = rpc(&m, 6, "tools/list", NULL);
+	ck_assert_int_eq(rpc_error(r), -32000);
+	cJSON_Delete(r);
+	r = rpc(&m, 7, "initialize", "{\"protocolVersion\":\"2025-06-18\","
+		"\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}");
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	/* Answered: calls are, even before notifications/initialized. */
+	r = rpc(&m, 8, "tools/list", NULL);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+	ck_assert(!is_error(call(&m, 9, "write_file",
+				 "{\"path\":\"early.txt\",\"content\":\"x\"}", &r)));
+	cJSON_Delete(r);
+	ck_assert(wst_exists(p));
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(p);
+}
+END_TEST
+
 /*
  * Strict arguments (issue 20): every tool refuses a key its tools/list
  * definition does not declare, INVALID_ARGUMENT naming each declared key,
@@ -4944,6 +5010,7 @@ suite(void)
 	tcase_add_test(tc, oversized_message_keeps_its_id);
 	tcase_add_test(tc, texts_for_a_model);
 	tcase_add_test(tc, undeclared_keys_refused);
+	tcase_add_test(tc, requests_wait_for_initialize);
 	tcase_add_test(tc, read_file_texts);
 	tcase_add_test(tc, list_directory_texts);
 	tcase_add_test(tc, list_directory_text_order);
