@@ -113,7 +113,39 @@ usage(FILE *f)
 		"See wstools(1) and wstools(7).\n");
 }
 
-/* Fail as a tool would: one JSON error object naming tool, exit status. */
+/*
+ * Fail as a tool would, naming tool, and return its exit status: one JSON
+ * error object on stdout when json, else plain text on stderr for a
+ * person ("wstools: MESSAGE (CODE)" and a hint line, DESIGN.md 4).
+ */
+static int
+vfail(bool json, const char *tool, int code, const char *hint, const char *fmt,
+      va_list ap) __attribute__((format(printf, 5, 0)));
+
+static int
+vfail(bool json, const char *tool, int code, const char *hint, const char *fmt,
+      va_list ap)
+{
+	struct ws_tool t = self;
+	struct ws_cli cli;
+	char msg[1024];
+
+	memset(&cli, 0, sizeof(cli));
+	t.tool = tool;
+	cli.tool = &t;
+	cli.json = json;
+	/* Formatted aside first: an argument may be ws_error_last() itself. */
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ws_error_set(code, NULL, "%s", msg);
+	if (hint != NULL)
+		ws_error_set_hint("%s", hint);
+	return ws_cli_fail(&cli, code);
+}
+
+/*
+ * A failure of "wstools call": JSON, as the call's every outcome is (it
+ * implies --json, as --args does).
+ */
 static int
 fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -121,20 +153,43 @@ fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 static int
 fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 {
-	struct ws_tool t = self;
-	struct ws_cli cli;
 	va_list ap;
+	int st;
 
-	memset(&cli, 0, sizeof(cli));
-	t.tool = tool;
-	cli.tool = &t;
-	cli.json = true;
 	va_start(ap, fmt);
-	ws_error_setv(code, NULL, fmt, ap);
+	st = vfail(true, tool, code, hint, fmt, ap);
 	va_end(ap);
-	if (hint != NULL)
-		ws_error_set_hint("%s", hint);
-	return ws_cli_fail(&cli, code);
+	return st;
+}
+
+/* Whether WS_FORMAT asks for JSON (DESIGN.md 4: plain text otherwise). */
+static bool
+format_json(void)
+{
+	const char *e = getenv("WS_FORMAT");
+
+	return e != NULL && strcmp(e, "json") == 0;
+}
+
+/*
+ * A failure of wstools' own commands (an unknown one, schemas, audit):
+ * plain on stderr unless json or WS_FORMAT=json, as a tool's.
+ */
+static int
+fail_own(bool json, const char *tool, int code, const char *hint, const char *fmt,
+	 ...) __attribute__((format(printf, 5, 6)));
+
+static int
+fail_own(bool json, const char *tool, int code, const char *hint, const char *fmt,
+	 ...)
+{
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	st = vfail(json || format_json(), tool, code, hint, fmt, ap);
+	va_end(ap);
+	return st;
 }
 
 /*
@@ -181,15 +236,20 @@ set_defs(const char *set)
 	return defs;
 }
 
-/* fail() with the last error (fail() sets it again: copied first). */
+/*
+ * fail() (call), else fail_own(), with the last error (which they set
+ * again: copied first).
+ */
 static int
-fail_last(const char *tool, const char *hint)
+fail_last(bool call, const char *tool, const char *hint)
 {
 	char *msg = strdup(ws_error_last());
 	int code = ws_error_last_code(), st;
 
-	st = fail(tool, code != 0 ? code : WS_ENOMEM, hint, "%s",
-		  msg ? msg : "out of memory");
+	if (code == 0)
+		code = WS_ENOMEM;
+	st = call ? fail(tool, code, hint, "%s", msg ? msg : "out of memory")
+		  : fail_own(false, tool, code, hint, "%s", msg ? msg : "out of memory");
 	free(msg);
 	return st;
 }
@@ -212,12 +272,12 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 		defs = NULL;
 	}
 	if (defs == NULL)
-		return fail_last("wstools", "wstools schemas [--set full|default|five] "
-				 "[--for gemini] [--check]");
+		return fail_last(false, "wstools", "wstools schemas [--set "
+				 "full|default|five] [--for gemini] [--check]");
 	text = cJSON_PrintUnformatted(defs);
 	if (text == NULL) {
 		cJSON_Delete(defs);
-		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
+		return fail_own(false, "wstools", WS_ENOMEM, NULL, "out of memory");
 	}
 	if (!check) {
 		puts(text);
@@ -341,7 +401,7 @@ cmd_call(int argc, char **argv)
 			    "call needs a tool NAME and its arguments as JSON (or -)");
 	name = argv[0];
 	if ((defs = set_defs(set)) == NULL)
-		return fail_last("wstools", "wstools call [--set full|default|five] "
+		return fail_last(true, "wstools", "wstools call [--set full|default|five] "
 				 "NAME JSON|-");
 	cJSON_ArrayForEach(d, defs)
 		if (def_name(d) != NULL && strcmp(def_name(d), name) == 0)
@@ -414,7 +474,8 @@ static int run_undo(int argc, char **argv);
 static struct ws_mcp_tool tools_hist[NTOOLS + 2];
 
 static const struct ws_tool mcp_tool = {
-	.prog = "wstools-mcp",
+	.prog = "wstools mcp",
+	.page = "wstools-mcp",
 	.tool = "mcp",
 	.description = "Serve the toolbox over the Model Context Protocol on "
 		       "standard input and output (JSON-RPC, one message a "
@@ -755,6 +816,9 @@ cmd_audit(int argc, char **argv)
 	size_t lines = 0, bad = 0;
 	int rc, status;
 
+	/* Its errors in the form asked for, wherever --json stands. */
+	for (int i = 1; i < argc; i++)
+		json |= strcmp(argv[i], "--json") == 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--verify") == 0)
 			verify = true;
@@ -765,31 +829,31 @@ cmd_audit(int argc, char **argv)
 		else if (argv[i][0] != '-' && file == NULL)
 			file = argv[i];
 		else
-			return fail("audit", WS_EINVALID_ARGUMENT,
+			return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
 				    "wstools audit --verify [--json] [--config FILE] [FILE]",
 				    "audit: unknown argument \"%s\"", argv[i]);
 	}
 	if (!verify)
-		return fail("audit", WS_EINVALID_ARGUMENT,
+		return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
 			    "wstools audit --verify [--json] [--config FILE] [FILE]",
 			    "audit: say what to do (--verify)");
 	ws_config_init(&conf);
 	if (file == NULL && (file = getenv("WS_AUDIT")) == NULL) {
 		if ((rc = ws_config_load(&conf, config)) < 0) {
 			ws_config_free(&conf);
-			return fail("audit", rc, NULL, "%s", ws_error_last());
+			return fail_own(json, "audit", rc, NULL, "%s", ws_error_last());
 		}
 		file = conf.audit;
 	}
 	if (file == NULL || file[0] == '\0') {
 		ws_config_free(&conf);
-		return fail("audit", WS_EINVALID_ARGUMENT,
+		return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
 			    "give the log's name, or set WS_AUDIT or \"audit\"",
 			    "audit: no audit log is configured");
 	}
 	rc = ws_audit_verify(file, &lines, &bad, &why);
 	if (rc < 0) {
-		status = fail("audit", rc, NULL, "%s: %s", file, ws_error_last());
+		status = fail_own(json, "audit", rc, NULL, "%s: %s", file, ws_error_last());
 		ws_config_free(&conf);
 		return status;
 	}
@@ -859,7 +923,7 @@ ws_cmd_wstools(int argc, char **argv)
 			else if (strncmp(argv[i], "--for=", 6) == 0)
 				dialect = argv[i] + 6;
 			else
-				return fail("wstools", WS_EINVALID_ARGUMENT,
+				return fail_own(false, "wstools", WS_EINVALID_ARGUMENT,
 					    "wstools schemas [--set full|default|five] "
 					    "[--for gemini] [--check]",
 					    "schemas: unknown argument \"%s\"", argv[i]);
@@ -876,7 +940,7 @@ ws_cmd_wstools(int argc, char **argv)
 		return ws_tool_main(&ws_tool_history, argc - 1, argv + 1);
 	if (strcmp(argv[1], "undo") == 0)
 		return ws_tool_main(&ws_tool_undo, argc - 1, argv + 1);
-	return fail("wstools", WS_EINVALID_ARGUMENT,
+	return fail_own(false, "wstools", WS_EINVALID_ARGUMENT,
 		    "the commands are schemas, call, mcp, history, undo and audit "
 		    "(see wstools --help)",
 		    "unknown command \"%s\"", argv[1]);

@@ -1389,12 +1389,13 @@ ws_cli_print_help(const struct ws_cli *cli, FILE *f)
 		ws__help_opt(f, &o);
 	}
 	if (t->exit_help != NULL)
-		fprintf(f, "\nExit status: %s\nSee %s(1).\n", t->exit_help, t->prog);
+		fprintf(f, "\nExit status: %s\nSee %s(1).\n", t->exit_help,
+			t->page != NULL ? t->page : t->prog);
 	else
 		fprintf(f,
 			"\nExit status: 0 success, 2 invalid input, 3 refused by the sandbox or\n"
 			"policy, 4 approval required, 5 filesystem error, 6 limit exceeded.\n"
-			"See %s(1).\n", t->prog);
+			"See %s(1).\n", t->page != NULL ? t->page : t->prog);
 }
 
 void

@@ -80,7 +80,7 @@ START_TEST(schemas_are_one_array)
 	/* A stray argument is an error, not ignored. */
 	wst_run(&r, NULL, "wstools", "schemas", "extra", NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
 	wst_run_free(&r);
 }
 END_TEST
@@ -171,7 +171,7 @@ START_TEST(schema_sets)
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "schemas", "--set", "nine", NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
 	wst_run_free(&r);
 }
 END_TEST
@@ -355,7 +355,7 @@ START_TEST(usage_errors)
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "frobnicate", NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", NULL);
 	ck_assert_int_eq(r.status, 2);
@@ -617,6 +617,65 @@ START_TEST(call_takes_declared_keys)
 }
 END_TEST
 
+/*
+ * wstools' own errors (a mistyped command, schemas, audit) are for a
+ * person unless JSON is asked for (DESIGN.md 4: plain by default, on a
+ * pipe too): plain text on stderr, nothing on stdout; WS_FORMAT=json (or
+ * audit --json) gives the JSON object.  Every prefix is the program as
+ * its man page's SYNOPSIS spells it ("wstools mcp:", never
+ * "wstools-mcp:"), and --help names the page that exists.
+ */
+START_TEST(own_errors_for_people)
+{
+	static const char *const json_env[] = {"WS_FORMAT=json", NULL};
+	const char *want = "wstools: unknown command \"cal\" (INVALID_ARGUMENT)\n"
+			   "wstools: hint: ";
+	struct wst_run r;
+
+	wst_run(&r, NULL, "wstools", "cal", "read_file", "{}", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, json_env, "wstools", (const char *const[]){"wstools", "cal", NULL});
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--nope", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--nope", "--json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* A call's failures stay JSON: the call implies it, as --args. */
+	wst_run(&r, NULL, "wstools", "call", "nope_tool", "{}", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* One prefix a program, as SYNOPSIS spells it. */
+	wst_run(&r, NULL, "wstools", "mcp", "--bogus", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strncmp(r.err, "wstools mcp: ", 13) == 0, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "history", "--bogus", NULL);
+	ck_assert_msg(strncmp(r.err, "wstools history: ", 17) == 0, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "undo", "--bogus", NULL);
+	ck_assert_msg(strncmp(r.err, "wstools undo: ", 14) == 0, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
+	ck_assert_msg(strstr(r.out, "See wstools-mcp(1).") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "history", "--help", NULL);
+	ck_assert_msg(strstr(r.out, "See wstools(1).") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -628,6 +687,7 @@ suite(void)
 	tcase_add_test(tc, schema_sets);
 	tcase_add_test(tc, call_dispatches);
 	tcase_add_test(tc, call_takes_declared_keys);
+	tcase_add_test(tc, own_errors_for_people);
 	tcase_add_test(tc, call_repeated_key_and_ceilings);
 	tcase_add_test(tc, errors_in_the_models_terms);
 	tcase_add_test(tc, usage_errors);

@@ -80,7 +80,13 @@ enum ws_pos_kind {
 
 /* What a tool is: names, usage and its option table. */
 struct ws_tool {
-	const char *prog;	 /* "wsread" */
+	/*
+	 * The program as its man page's SYNOPSIS spells it ("wsread",
+	 * "wstools mcp"): the prefix of its messages on stderr.
+	 */
+	const char *prog;
+	/* Its man page, where not prog's ("wstools-mcp"); NULL: prog. */
+	const char *page;
 	const char *tool;	 /* "read_file" */
 	const char *description; /* for --help and --schema */
 	const char *usage;	 /* "wsread [OPTION]... PATH" */
