@@ -107,10 +107,16 @@ struct ws__idle {
 };
 
 /*
- * The job the calling worker runs (NULL on the reader): what
- * ws_mcp_invoke(), called back by a compat mode, needs of its call.
+ * The job the calling thread runs (NULL on the reader, between calls):
+ * what ws_mcp_invoke(), called back by a compat mode, needs of its call.
+ * Kept in the call's own state (struct ws_call's owner), not in the
+ * thread's: nothing of a call outlives it.
  */
-static _Thread_local struct ws__job *ws__self;
+static struct ws__job *
+ws__self(void)
+{
+	return ws_call_current()->owner;
+}
 
 struct ws_mcp {
 	const struct ws_mcp_opts *o;
@@ -866,7 +872,7 @@ ws__wait_roots(struct ws_mcp *s)
 
 	pthread_mutex_lock(&s->mu);
 	while (s->roots_pending && !s->eof) {
-		if (ws__self != NULL && ws__self->cancelled) {
+		if (ws__self() != NULL && ws__self()->cancelled) {
 			ok = false;
 			break;
 		}
@@ -992,7 +998,7 @@ ws__prepare_live(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp,
 static int
 ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t *nmp)
 {
-	const struct ws__job *j = ws__self;
+	const struct ws__job *j = ws__self();
 
 	if (j == NULL || !j->snap)
 		return ws__prepare_live(s, wsp, mountsp, nmp);
@@ -1369,6 +1375,7 @@ cJSON *
 ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 {
 	const struct ws_tool_def *t = ws__table_tool(s, tool);
+	const struct ws__job *j = ws__self();
 	struct ws__tres r;
 	cJSON *env;
 
@@ -1376,8 +1383,7 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
 				     "call one of the tools that tools/list lists");
 	/* The compat mode reads the bytes from the output: no media block. */
-	ws__invoke_table(s, t, args, ws__self != NULL && ws__self->nul_args, false,
-			 NULL, &r);
+	ws__invoke_table(s, t, args, j != NULL && j->nul_args, false, NULL, &r);
 	ws__tres_close(&r);
 	env = ws__tres_envelope(tool, &r);
 	ws__tres_free(&r);
@@ -1410,7 +1416,7 @@ const char *const *
 ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 {
 	const struct ws_mcp_opts *o = s->o;
-	struct ws__job *j = ws__self;
+	struct ws__job *j = ws__self();
 	size_t n = 0, nmm;
 
 	if (j == NULL)
@@ -1688,19 +1694,20 @@ ws__unlist(struct ws_mcp *s, struct ws__job *j)
 static void
 ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 {
-	struct ws__job *outer = ws__self;
+	struct ws__job *outer = ws__self();
 
 	ws_call_init(&j->call, s->frontend);
 	j->call.session = s->session;
+	j->call.owner = j;
 	j->next = s->running;
 	s->running = j;
 	pthread_mutex_unlock(&s->mu);
-	ws__self = j;
 	ws_call_enter(&j->call);
 	ws_cli_set_approver(ws__approve, j);
 	ws__run_job(s, j, b);
 	ws_call_leave();
-	ws__self = outer;
+	if (outer != NULL)
+		ws_call_enter(&outer->call);
 	pthread_mutex_lock(&s->mu);
 	ws__unlist(s, j);
 	pthread_mutex_unlock(&s->mu);

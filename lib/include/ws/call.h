@@ -64,6 +64,8 @@ struct ws_call {
 	 * not owned), or NULL: the call opens everything itself.
 	 */
 	struct ws_session *session;
+	/* The front end's own state of the call (not owned), or NULL. */
+	void *owner;
 };
 
 /*
