@@ -59,7 +59,7 @@ static const struct ws_tool self = {
 	.tool = "wstools",
 	.description = "Run the wstools tools by their LLM names.",
 	.usage = "wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
-		 "       wstools call NAME JSON|- [OPTION]...\n"
+		 "       wstools call [--set full|default|five] NAME JSON|- [OPTION]...\n"
 		 "       wstools mcp [OPTION]... [DIR]...\n"
 		 "       wstools history [OPTION]... [PATH]\n"
 		 "       wstools undo [OPTION]... [ID]\n"
@@ -71,7 +71,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: wstools schemas [--set full|default|five] [--for gemini] [--check]\n"
-		"       wstools call NAME JSON|- [OPTION]...\n"
+		"       wstools call [--set full|default|five] NAME JSON|- [OPTION]...\n"
 		"       wstools mcp [OPTION]... [DIR]...\n"
 		"       wstools history [--gc] [OPTION]... [PATH]\n"
 		"       wstools undo [ID | -n N | --to ID] [--dry-run] [--force] [OPTION]...\n"
@@ -87,8 +87,10 @@ usage(FILE *f)
 		"                            the set is within, and its size; --for gemini\n"
 		"                            adapts it to Gemini (no additionalProperties)\n"
 		"  call NAME JSON|-          run tool NAME with its arguments as one JSON\n"
-		"                            object (- reads it from standard input); the\n"
-		"                            OPTIONs (--workspace, --policy...) go to the tool\n"
+		"                            object (- reads it from standard input), taking\n"
+		"                            only the keys its definition in --set SET\n"
+		"                            (default: default) declares; the OPTIONs\n"
+		"                            (--workspace, --policy...) go to the tool\n"
 		"  mcp [OPTION]... [DIR]...  serve the tools over the Model Context Protocol\n"
 		"                            on standard input and output (wstools mcp --help)\n"
 		"  history [PATH]            list the changes the tools made, newest first\n"
@@ -111,7 +113,39 @@ usage(FILE *f)
 		"See wstools(1) and wstools(7).\n");
 }
 
-/* Fail as a tool would: one JSON error object naming tool, exit status. */
+/*
+ * Fail as a tool would, naming tool, and return its exit status: one JSON
+ * error object on stdout when json, else plain text on stderr for a
+ * person ("wstools: MESSAGE (CODE)" and a hint line, DESIGN.md 4).
+ */
+static int
+vfail(bool json, const char *tool, int code, const char *hint, const char *fmt,
+      va_list ap) __attribute__((format(printf, 5, 0)));
+
+static int
+vfail(bool json, const char *tool, int code, const char *hint, const char *fmt,
+      va_list ap)
+{
+	struct ws_tool t = self;
+	struct ws_cli cli;
+	char msg[1024];
+
+	memset(&cli, 0, sizeof(cli));
+	t.tool = tool;
+	cli.tool = &t;
+	cli.json = json;
+	/* Formatted aside first: an argument may be ws_error_last() itself. */
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ws_error_set(code, NULL, "%s", msg);
+	if (hint != NULL)
+		ws_error_set_hint("%s", hint);
+	return ws_cli_fail(&cli, code);
+}
+
+/*
+ * A failure of "wstools call": JSON, as the call's every outcome is (it
+ * implies --json, as --args does).
+ */
 static int
 fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -119,39 +153,60 @@ fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 static int
 fail(const char *tool, int code, const char *hint, const char *fmt, ...)
 {
-	struct ws_tool t = self;
-	struct ws_cli cli;
 	va_list ap;
+	int st;
 
-	memset(&cli, 0, sizeof(cli));
-	t.tool = tool;
-	cli.tool = &t;
-	cli.json = true;
 	va_start(ap, fmt);
-	ws_error_setv(code, NULL, fmt, ap);
+	st = vfail(true, tool, code, hint, fmt, ap);
 	va_end(ap);
-	if (hint != NULL)
-		ws_error_set_hint("%s", hint);
-	return ws_cli_fail(&cli, code);
+	return st;
+}
+
+/* Whether WS_FORMAT asks for JSON (DESIGN.md 4: plain text otherwise). */
+static bool
+format_json(void)
+{
+	const char *e = getenv("WS_FORMAT");
+
+	return e != NULL && strcmp(e, "json") == 0;
 }
 
 /*
- * The definitions of tool set `set` (ws/toolset.h) in one array, made
- * from every tool's option table on the tool table (ws_cli_schema(): what
- * each binary's --schema prints, wswrite's five included); with
- * check, instead, which dialects of function calling the set is within
- * (exit 1 when not even in Ajv's strict mode, which every set must
- * pass) and its size; with dialect, adapted to it (ws_toolset_adapt()).
+ * A failure of wstools' own commands (an unknown one, schemas, audit):
+ * plain on stderr unless json or WS_FORMAT=json, as a tool's.
  */
 static int
-cmd_schemas(const char *set, const char *dialect, bool check)
+fail_own(bool json, const char *tool, int code, const char *hint, const char *fmt,
+	 ...) __attribute__((format(printf, 5, 6)));
+
+static int
+fail_own(bool json, const char *tool, int code, const char *hint, const char *fmt,
+	 ...)
+{
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	st = vfail(json || format_json(), tool, code, hint, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+/*
+ * The definitions of tool set `set` (ws/toolset.h), made from every
+ * tool's option table on the tool table (ws_cli_schema(): what each
+ * binary's --schema prints, wswrite's five included): NULL with the
+ * last error set.
+ */
+static cJSON *
+set_defs(const char *set)
 {
 	cJSON *all = cJSON_CreateArray(), *defs;
-	char *text;
-	bool strict_ok = true;
 
-	if (all == NULL)
-		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
+	if (all == NULL) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return NULL;
+	}
 	for (size_t i = 0; i < sizeof(schema_progs) / sizeof(schema_progs[0]); i++) {
 		cJSON *j;
 		bool table = false;
@@ -163,37 +218,66 @@ cmd_schemas(const char *set, const char *dialect, bool check)
 				continue;
 			if ((j = ws_cli_schema(ws_tools[k]->cli)) == NULL) {
 				cJSON_Delete(all);
-				return fail("wstools", WS_ENOMEM, NULL, "out of memory");
+				ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				return NULL;
 			}
 			cJSON_AddItemToArray(all, j);
 			table = true;
 		}
 		if (!table) {
 			cJSON_Delete(all);
-			return fail("wstools", WS_EIO_ERROR, NULL,
-				    "%s is not on the tool table", schema_progs[i]);
+			ws_error_set(WS_EIO_ERROR, NULL, "%s is not on the tool table",
+				     schema_progs[i]);
+			return NULL;
 		}
 	}
 	defs = ws_toolset_build(set, all);
 	cJSON_Delete(all);
+	return defs;
+}
+
+/*
+ * fail() (call), else fail_own(), with the last error (which they set
+ * again: copied first).
+ */
+static int
+fail_last(bool call, const char *tool, const char *hint)
+{
+	char *msg = strdup(ws_error_last());
+	int code = ws_error_last_code(), st;
+
+	if (code == 0)
+		code = WS_ENOMEM;
+	st = call ? fail(tool, code, hint, "%s", msg ? msg : "out of memory")
+		  : fail_own(false, tool, code, hint, "%s", msg ? msg : "out of memory");
+	free(msg);
+	return st;
+}
+
+/*
+ * The definitions of tool set `set`; with check, instead, which dialects
+ * of function calling the set is within (exit 1 when not even in Ajv's
+ * strict mode, which every set must pass) and its size; with dialect,
+ * adapted to it (ws_toolset_adapt()).
+ */
+static int
+cmd_schemas(const char *set, const char *dialect, bool check)
+{
+	cJSON *defs = set_defs(set);
+	char *text;
+	bool strict_ok = true;
+
 	if (defs != NULL && dialect != NULL && ws_toolset_adapt(defs, dialect) < 0) {
 		cJSON_Delete(defs);
 		defs = NULL;
 	}
-	if (defs == NULL) {
-		/* fail() sets the error again: the message copied first. */
-		char *msg = strdup(ws_error_last());
-		int code = ws_error_last_code(), st;
-
-		st = fail("wstools", code, "wstools schemas [--set full|default|five] "
-			  "[--for gemini] [--check]", "%s", msg ? msg : "out of memory");
-		free(msg);
-		return st;
-	}
+	if (defs == NULL)
+		return fail_last(false, "wstools", "wstools schemas [--set "
+				 "full|default|five] [--for gemini] [--check]");
 	text = cJSON_PrintUnformatted(defs);
 	if (text == NULL) {
 		cJSON_Delete(defs);
-		return fail("wstools", WS_ENOMEM, NULL, "out of memory");
+		return fail_own(false, "wstools", WS_ENOMEM, NULL, "out of memory");
 	}
 	if (!check) {
 		puts(text);
@@ -225,11 +309,34 @@ cmd_schemas(const char *set, const char *dialect, bool check)
  * applied as --args applies it, held to the built-in ceilings.
  */
 static int
-call_table(const struct ws_tool_def *td, int argc, char **argv)
+call_table(const struct ws_tool_def *td, const cJSON *def, int argc, char **argv)
 {
+	const cJSON *props = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(def, "function"), "parameters"),
+		"properties");
+	const cJSON *p;
+	const char **keys;
 	struct ws_cli cli;
 	bool plain = false;
+	size_t n = 0;
 	int rc;
+
+	/* --schema: the definition the set gives the model. */
+	if (strcmp(argv[1], "--schema") == 0) {
+		char *text = cJSON_PrintUnformatted(def);
+
+		if (text == NULL)
+			return fail(td->name, WS_ENOMEM, NULL, "out of memory");
+		puts(text);
+		free(text);
+		return fflush(stdout) == 0 ? 0 : ws_error_exit_status(WS_EIO_ERROR);
+	}
+	/* Only the keys it declares (ws_cli_check_keys()). */
+	if ((keys = calloc((size_t)cJSON_GetArraySize(props) + 1, sizeof(*keys))) == NULL)
+		return fail(td->name, WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(p, props)
+		keys[n++] = p->string;
 
 	for (int a = 2; a < argc; a++)
 		plain |= strcmp(argv[a], "--plain") == 0;
@@ -241,51 +348,88 @@ call_table(const struct ws_tool_def *td, int argc, char **argv)
 	 * is --help or --schema instead (wstools call read_file --help, as a
 	 * newcomer asks), the tool's name does and the option is parsed.
 	 */
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--schema") == 0)
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		rc = ws_cli_parse_flags(&cli, td->cli, argc, argv);
 	else
 		rc = ws_cli_parse_flags(&cli, td->cli, argc - 1, argv + 1);
 	/* As with --args: JSON out unless --plain, errors included. */
 	cli.json = !plain;
+	cli.declared = keys;
 	if (rc == 0 && cli.action == WS_CLI_RUN)
 		rc = ws_cli_apply_args(&cli, argv[1]);
 	rc = ws_tool_run_cli(td, &cli, rc);
 	ws_cli_set_ceilings(NULL, 0);
+	free(keys);
 	return rc;
+}
+
+/* The name of a function definition ({"function": {"name"...}}), or NULL. */
+static const char *
+def_name(const cJSON *d)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(d, "function"), "name"));
 }
 
 static int
 cmd_call(int argc, char **argv)
 {
 	const struct ws_tool_def *td;
-	const char *name;
-	size_t i;
+	const char *name, *set = "default";
+	const cJSON *def = NULL, *d;
+	cJSON *defs;
+	int st;
 
 	if (argc >= 1 && (strcmp(argv[0], "--help") == 0 ||
 			  strcmp(argv[0], "-h") == 0)) {
 		usage(stdout);
 		return 0;
 	}
+	/* --set: the definitions the harness gave the model (schemas --set). */
+	if (argc >= 2 && strcmp(argv[0], "--set") == 0) {
+		set = argv[1];
+		argc -= 2;
+		argv += 2;
+	} else if (argc >= 1 && strncmp(argv[0], "--set=", 6) == 0) {
+		set = argv[0] + 6;
+		argc--;
+		argv++;
+	}
 	if (argc < 2)
 		return fail("wstools", WS_EINVALID_ARGUMENT,
-			    "wstools call NAME JSON|- (see wstools --help)",
+			    "wstools call [--set SET] NAME JSON|- (see wstools --help)",
 			    "call needs a tool NAME and its arguments as JSON (or -)");
 	name = argv[0];
-	for (i = 0; i < NTOOLS; i++)
-		if (strcmp(tools[i].name, name) == 0)
-			break;
-	if (i == NTOOLS)
-		return fail(name, WS_EINVALID_ARGUMENT,
-			    "call one of the tools that \"wstools schemas\" lists",
-			    "unknown tool \"%s\"; tools: list_directory, read_file, "
-			    "write_file, edit_file, create_directory, move_path, "
-			    "delete_path, search_files, run_command", name);
+	if ((defs = set_defs(set)) == NULL)
+		return fail_last(true, "wstools", "wstools call [--set full|default|five] "
+				 "NAME JSON|-");
+	cJSON_ArrayForEach(d, defs)
+		if (def_name(d) != NULL && strcmp(def_name(d), name) == 0)
+			def = d;
+	if (def == NULL) {
+		char list[512], hint[128];
+		size_t n = 0;
+
+		list[0] = '\0';
+		cJSON_ArrayForEach(d, defs)
+			if (n < sizeof(list))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+						      n > 0 ? ", " : "", def_name(d));
+		cJSON_Delete(defs);
+		snprintf(hint, sizeof(hint), "call one of the tools that \"wstools "
+			 "schemas --set %s\" lists", set);
+		return fail(name, WS_EINVALID_ARGUMENT, hint,
+			    "unknown tool \"%s\"; tools: %s", name, list);
+	}
 	/* Every tool a model calls is on the tool table. */
-	if ((td = ws_tool_by_name(name)) == NULL || td->run == NULL)
+	if ((td = ws_tool_by_name(name)) == NULL || td->run == NULL) {
+		cJSON_Delete(defs);
 		return fail(name, WS_EINVALID_ARGUMENT, NULL,
 			    "\"%s\" is not on the tool table", name);
-	return call_table(td, argc, argv);
+	}
+	st = call_table(td, def, argc, argv);
+	cJSON_Delete(defs);
+	return st;
 }
 
 /* wstools mcp: its own options beside the common ones. */
@@ -330,7 +474,8 @@ static int run_undo(int argc, char **argv);
 static struct ws_mcp_tool tools_hist[NTOOLS + 2];
 
 static const struct ws_tool mcp_tool = {
-	.prog = "wstools-mcp",
+	.prog = "wstools mcp",
+	.page = "wstools-mcp",
 	.tool = "mcp",
 	.description = "Serve the toolbox over the Model Context Protocol on "
 		       "standard input and output (JSON-RPC, one message a "
@@ -671,6 +816,9 @@ cmd_audit(int argc, char **argv)
 	size_t lines = 0, bad = 0;
 	int rc, status;
 
+	/* Its errors in the form asked for, wherever --json stands. */
+	for (int i = 1; i < argc; i++)
+		json |= strcmp(argv[i], "--json") == 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--verify") == 0)
 			verify = true;
@@ -681,31 +829,31 @@ cmd_audit(int argc, char **argv)
 		else if (argv[i][0] != '-' && file == NULL)
 			file = argv[i];
 		else
-			return fail("audit", WS_EINVALID_ARGUMENT,
+			return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
 				    "wstools audit --verify [--json] [--config FILE] [FILE]",
 				    "audit: unknown argument \"%s\"", argv[i]);
 	}
 	if (!verify)
-		return fail("audit", WS_EINVALID_ARGUMENT,
+		return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
 			    "wstools audit --verify [--json] [--config FILE] [FILE]",
 			    "audit: say what to do (--verify)");
 	ws_config_init(&conf);
 	if (file == NULL && (file = getenv("WS_AUDIT")) == NULL) {
 		if ((rc = ws_config_load(&conf, config)) < 0) {
 			ws_config_free(&conf);
-			return fail("audit", rc, NULL, "%s", ws_error_last());
+			return fail_own(json, "audit", rc, NULL, "%s", ws_error_last());
 		}
 		file = conf.audit;
 	}
 	if (file == NULL || file[0] == '\0') {
 		ws_config_free(&conf);
-		return fail("audit", WS_EINVALID_ARGUMENT,
+		return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
 			    "give the log's name, or set WS_AUDIT or \"audit\"",
 			    "audit: no audit log is configured");
 	}
 	rc = ws_audit_verify(file, &lines, &bad, &why);
 	if (rc < 0) {
-		status = fail("audit", rc, NULL, "%s: %s", file, ws_error_last());
+		status = fail_own(json, "audit", rc, NULL, "%s: %s", file, ws_error_last());
 		ws_config_free(&conf);
 		return status;
 	}
@@ -775,7 +923,7 @@ ws_cmd_wstools(int argc, char **argv)
 			else if (strncmp(argv[i], "--for=", 6) == 0)
 				dialect = argv[i] + 6;
 			else
-				return fail("wstools", WS_EINVALID_ARGUMENT,
+				return fail_own(false, "wstools", WS_EINVALID_ARGUMENT,
 					    "wstools schemas [--set full|default|five] "
 					    "[--for gemini] [--check]",
 					    "schemas: unknown argument \"%s\"", argv[i]);
@@ -792,7 +940,7 @@ ws_cmd_wstools(int argc, char **argv)
 		return ws_tool_main(&ws_tool_history, argc - 1, argv + 1);
 	if (strcmp(argv[1], "undo") == 0)
 		return ws_tool_main(&ws_tool_undo, argc - 1, argv + 1);
-	return fail("wstools", WS_EINVALID_ARGUMENT,
+	return fail_own(false, "wstools", WS_EINVALID_ARGUMENT,
 		    "the commands are schemas, call, mcp, history, undo and audit "
 		    "(see wstools --help)",
 		    "unknown command \"%s\"", argv[1]);

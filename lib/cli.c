@@ -545,6 +545,8 @@ ws__digits(const char *s, long long *out)
 	return 0;
 }
 
+static bool ws__plural_pos(const struct ws_tool *t);
+
 /*
  * An unknown key names the valid ones, so that a model can correct its
  * call instead of guessing again.
@@ -557,7 +559,8 @@ ws__unknown_key(const struct ws_tool *t, const char *k)
 
 	list[0] = '\0';
 	if (t->pos_name != NULL)
-		n += (size_t)snprintf(list, sizeof(list), "%s", t->pos_name);
+		n += (size_t)snprintf(list, sizeof(list), "%s%s", t->pos_name,
+				      ws__plural_pos(t) ? ", paths" : "");
 	for (size_t i = 0; i < t->nopts && n < sizeof(list); i++) {
 		if (t->opts[i].flags & WS_OPT_NOSCHEMA)
 			continue;
@@ -624,6 +627,36 @@ ws__nul_refused(const struct ws_tool *t, const char *nulkey)
 
 static int ws__apply_json(struct ws_cli *cli, const cJSON *root);
 
+int
+ws_cli_check_keys(const char *tool, const cJSON *args, const char *const *keys)
+{
+	const cJSON *it;
+	char list[1024];
+	size_t n = 0;
+
+	if (keys == NULL || !cJSON_IsObject(args))
+		return 0;
+	cJSON_ArrayForEach(it, args) {
+		size_t i;
+
+		for (i = 0; keys[i] != NULL && strcmp(keys[i], it->string) != 0; i++)
+			;
+		if (keys[i] == NULL)
+			break;
+	}
+	if (it == NULL)
+		return 0;
+	list[0] = '\0';
+	for (size_t i = 0; keys[i] != NULL && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+				      i > 0 ? ", " : "", keys[i]);
+	ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+		     "unknown argument \"%s\" for %s; valid arguments: %s",
+		     it->string, tool, list);
+	return ws_error_set_hint("use only the arguments listed in the %s "
+				 "definition", tool);
+}
+
 /* Apply one --args JSON object: its text parsed, then decoded. */
 static int
 ws__apply_args(struct ws_cli *cli, const char *text)
@@ -684,6 +717,9 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 	if (ws_json_unique_keys(root, true) < 0)
 		return ws_error_set_hint("send each argument of %s once",
 					 t->tool);
+	/* Exactly what the published definition declares. */
+	if (ws_cli_check_keys(t->tool, root, cli->declared) < 0)
+		return WS_EINVALID_ARGUMENT;
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
 		char name[128];
@@ -1353,12 +1389,13 @@ ws_cli_print_help(const struct ws_cli *cli, FILE *f)
 		ws__help_opt(f, &o);
 	}
 	if (t->exit_help != NULL)
-		fprintf(f, "\nExit status: %s\nSee %s(1).\n", t->exit_help, t->prog);
+		fprintf(f, "\nExit status: %s\nSee %s(1).\n", t->exit_help,
+			t->page != NULL ? t->page : t->prog);
 	else
 		fprintf(f,
 			"\nExit status: 0 success, 2 invalid input, 3 refused by the sandbox or\n"
 			"policy, 4 approval required, 5 filesystem error, 6 limit exceeded.\n"
-			"See %s(1).\n", t->prog);
+			"See %s(1).\n", t->page != NULL ? t->page : t->prog);
 }
 
 void

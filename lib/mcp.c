@@ -15,7 +15,7 @@
  * server requests.  When nothing runs and nothing waits, the reader runs
  * a short call itself (ws__inline_ok()): no hand-off, no wake-up.  What
  * the calls open (configuration, workspace, policy) is opened once per
- * root set and re-checked per call (ws_cli_remember(), lib/session.c).
+ * root set and re-checked per call (the server's ws_session, lib/session.c).
  */
 #include "ws/mcp.h"
 
@@ -107,10 +107,16 @@ struct ws__idle {
 };
 
 /*
- * The job the calling worker runs (NULL on the reader): what
- * ws_mcp_invoke(), called back by a compat mode, needs of its call.
+ * The job the calling thread runs (NULL on the reader, between calls):
+ * what ws_mcp_invoke(), called back by a compat mode, needs of its call.
+ * Kept in the call's own state (struct ws_call's owner), not in the
+ * thread's: nothing of a call outlives it.
  */
-static _Thread_local struct ws__job *ws__self;
+static struct ws__job *
+ws__self(void)
+{
+	return ws_call_current()->owner;
+}
 
 struct ws_mcp {
 	const struct ws_mcp_opts *o;
@@ -153,6 +159,11 @@ struct ws_mcp {
 	struct ws__bufs *rbufs;
 	struct ws_run_ahead *run_ahead; /* run_command's inits made ahead */
 	void *compat_state; /* the compat mode's start() */
+	/* What the calls remember between them (ws/session.h). */
+	struct ws_session *session;
+	/* Each listed tool's declared arguments (ws__declare()). */
+	struct ws__decl *decl;
+	size_t ndecl;
 };
 
 /* ---- Mount names ----------------------------------------------------- */
@@ -637,6 +648,72 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 	cJSON_AddItemToArray(arr, t);
 }
 
+/*
+ * A tool's arguments as tools/list declares them: the only keys a call
+ * may send (ws_cli_check_keys()), though the tool takes more on its
+ * command line (the published set only advertises the short ones).
+ */
+struct ws__decl {
+	char *name;
+	char **keys; /* NULL-terminated, in the schema's order */
+};
+
+static void
+ws__decl_free(struct ws_mcp *s)
+{
+	for (size_t i = 0; i < s->ndecl; i++) {
+		for (size_t k = 0; s->decl[i].keys != NULL && s->decl[i].keys[k]; k++)
+			free(s->decl[i].keys[k]);
+		free(s->decl[i].keys);
+		free(s->decl[i].name);
+	}
+	free(s->decl);
+	s->decl = NULL;
+	s->ndecl = 0;
+}
+
+/* Record the declared arguments of every tool of the list arr. */
+static int
+ws__declare(struct ws_mcp *s, const cJSON *arr)
+{
+	const cJSON *t;
+
+	if ((s->decl = calloc((size_t)cJSON_GetArraySize(arr) + 1,
+			      sizeof(*s->decl))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	cJSON_ArrayForEach(t, arr) {
+		const cJSON *props = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(t, "inputSchema"), "properties");
+		const char *name = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(t, "name"));
+		struct ws__decl *d = &s->decl[s->ndecl];
+		const cJSON *p;
+		size_t k = 0;
+
+		if (name == NULL)
+			continue;
+		s->ndecl++;
+		if ((d->name = strdup(name)) == NULL ||
+		    (d->keys = calloc((size_t)cJSON_GetArraySize(props) + 1,
+				      sizeof(*d->keys))) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		cJSON_ArrayForEach(p, props)
+			if ((d->keys[k++] = strdup(p->string)) == NULL)
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	return 0;
+}
+
+/* The arguments tools/list declares for tool name (NULL: none listed). */
+static const char *const *
+ws__declared(const struct ws_mcp *s, const char *name)
+{
+	for (size_t i = 0; i < s->ndecl; i++)
+		if (strcmp(s->decl[i].name, name) == 0)
+			return (const char *const *)s->decl[i].keys;
+	return NULL;
+}
+
 /* Whether the server offers tool name and runs it from the table. */
 static const struct ws_tool_def *
 ws__table_tool(struct ws_mcp *s, const char *name)
@@ -719,6 +796,10 @@ ws__build_list(struct ws_mcp *s)
 		cJSON_Delete(set);
 	}
 	cJSON_Delete(full);
+	if (s->o->compat == NULL && ws__declare(s, arr) < 0) {
+		cJSON_Delete(arr);
+		return WS_ENOMEM;
+	}
 	res = cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "tools", arr);
 	s->tools_json = cJSON_PrintUnformatted(res);
@@ -791,7 +872,7 @@ ws__wait_roots(struct ws_mcp *s)
 
 	pthread_mutex_lock(&s->mu);
 	while (s->roots_pending && !s->eof) {
-		if (ws__self != NULL && ws__self->cancelled) {
+		if (ws__self() != NULL && ws__self()->cancelled) {
 			ok = false;
 			break;
 		}
@@ -917,7 +998,7 @@ ws__prepare_live(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp,
 static int
 ws__prepare(struct ws_mcp *s, char **wsp, struct ws_mount_def **mountsp, size_t *nmp)
 {
-	const struct ws__job *j = ws__self;
+	const struct ws__job *j = ws__self();
 
 	if (j == NULL || !j->snap)
 		return ws__prepare_live(s, wsp, mountsp, nmp);
@@ -1294,6 +1375,7 @@ cJSON *
 ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 {
 	const struct ws_tool_def *t = ws__table_tool(s, tool);
+	const struct ws__job *j = ws__self();
 	struct ws__tres r;
 	cJSON *env;
 
@@ -1301,8 +1383,7 @@ ws_mcp_invoke(struct ws_mcp *s, const char *tool, const cJSON *args)
 		return ws__env_error(tool, WS_EINVALID_ARGUMENT, "unknown tool",
 				     "call one of the tools that tools/list lists");
 	/* The compat mode reads the bytes from the output: no media block. */
-	ws__invoke_table(s, t, args, ws__self != NULL && ws__self->nul_args, false,
-			 NULL, &r);
+	ws__invoke_table(s, t, args, j != NULL && j->nul_args, false, NULL, &r);
 	ws__tres_close(&r);
 	env = ws__tres_envelope(tool, &r);
 	ws__tres_free(&r);
@@ -1335,7 +1416,7 @@ const char *const *
 ws_mcp_dirs(struct ws_mcp *s, const char *const **prefixes)
 {
 	const struct ws_mcp_opts *o = s->o;
-	struct ws__job *j = ws__self;
+	struct ws__job *j = ws__self();
 	size_t n = 0, nmm;
 
 	if (j == NULL)
@@ -1545,6 +1626,12 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 		free(t);
 	} else if (s->o->compat != NULL) {
 		res = s->o->compat->call(s, name->valuestring, args);
+	} else if (ws_cli_check_keys(name->valuestring, args,
+				     ws__declared(s, name->valuestring)) < 0) {
+		/* Only what tools/list declares: the tool takes more. */
+		ws__tres_server_error(&tr, WS_EINVALID_ARGUMENT, ws_error_last(),
+				      ws_error_last_hint());
+		table = true;
 	} else if ((td = ws__table_tool(s, name->valuestring)) != NULL) {
 		ws__invoke_table(s, td, args, j->nul_args, true, b, &tr);
 		ws__tres_close(&tr);
@@ -1607,18 +1694,20 @@ ws__unlist(struct ws_mcp *s, struct ws__job *j)
 static void
 ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 {
-	struct ws__job *outer = ws__self;
+	struct ws__job *outer = ws__self();
 
 	ws_call_init(&j->call, s->frontend);
+	j->call.session = s->session;
+	j->call.owner = j;
 	j->next = s->running;
 	s->running = j;
 	pthread_mutex_unlock(&s->mu);
-	ws__self = j;
 	ws_call_enter(&j->call);
 	ws_cli_set_approver(ws__approve, j);
 	ws__run_job(s, j, b);
 	ws_call_leave();
-	ws__self = outer;
+	if (outer != NULL)
+		ws_call_enter(&outer->call);
 	pthread_mutex_lock(&s->mu);
 	ws__unlist(s, j);
 	pthread_mutex_unlock(&s->mu);
@@ -1905,8 +1994,7 @@ ws__roots_answer(struct ws_mcp *s, const cJSON *msg)
 	 * A new root set: what was opened for the old one is let go (calls
 	 * still running on it keep theirs), and the next call opens afresh.
 	 */
-	ws_cli_remember(false);
-	ws_cli_remember(true);
+	ws_session_forget(s->session);
 }
 
 /* A response from the client to one of our requests. */
@@ -2489,6 +2577,23 @@ ws__line(struct ws_mcp *s, const char *line, size_t len)
 		ws__error(s, id, -32602, "Invalid params: params must be an object");
 		goto out;
 	}
+	/*
+	 * Until initialize is answered, only ping is (MCP lifecycle: a
+	 * client sends no other request before it; the SDKs' servers refuse
+	 * one as the TypeScript SDK's HTTP transport does, -32000 "Server not
+	 * initialized").  A tool call before it would run on no negotiated
+	 * version, capabilities or roots.
+	 */
+	if (!s->init_done && strcmp(m, "initialize") != 0 && strcmp(m, "ping") != 0) {
+		char *t = NULL;
+
+		if (asprintf(&t, "Server not initialized: send initialize before %s "
+			     "(only ping is answered until then)", m) < 0)
+			t = NULL;
+		ws__error(s, id, -32000, t ? t : "Server not initialized");
+		free(t);
+		goto out;
+	}
 	if (strcmp(m, "initialize") == 0) {
 		ws__initialize(s, id, params);
 	} else if (strcmp(m, "ping") == 0) {
@@ -2845,7 +2950,10 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	 * The configuration, the workspace and the policy are opened once
 	 * per root set and re-checked per call (lib/session.c).
 	 */
-	ws_cli_remember(true);
+	if ((s.session = ws_session_new()) == NULL) {
+		rc = WS_ENOMEM;
+		goto out;
+	}
 	if ((rc = ws__mounts_build(o, o->mounts, o->nmounts, &s.dir_mounts)) < 0)
 		goto out;
 	s.ndir_mounts = o->nmounts;
@@ -2888,11 +2996,12 @@ out:
 	if (s.compat_state != NULL && o->compat->stop != NULL)
 		o->compat->stop(s.compat_state);
 	ws_run_ahead_stop(s.run_ahead);
-	ws_cli_remember(false);
+	ws_session_free(s.session);
 	if (s.rbufs != NULL)
 		ws__bufs_free(s.rbufs);
 	free(s.rbufs);
 	free(s.tools_json);
+	ws__decl_free(&s);
 	free(s.iso_default);
 	free(s.root_ws);
 	free(s.roots_error);

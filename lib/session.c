@@ -51,7 +51,7 @@ ws_cli_set_mounts(const struct ws_mount_def *m, size_t n)
 
 /* ---- What a server remembers between calls -------------------------
  *
- * A process that serves many calls (wstools mcp) opens the configuration,
+ * A server that serves many calls (wstools mcp) opens the configuration,
  * the workspace with its mounts, and the policy once, and shares them
  * with every call that asks for the same ones: one snapshot of each,
  * immutable once made, counted by the calls that hold it, and replaced
@@ -86,12 +86,11 @@ ws_cli_set_mounts(const struct ws_mount_def *m, size_t n)
  * call's setting up (guards, the audit log, the history, detection) is
  * its own, as before.  Errors are never remembered: a call that fails to
  * open fails again as a fresh process would.
+ *
+ * All of it hangs off the server's struct ws_session, which each of its
+ * calls carries (struct ws_call's session): two servers in one process
+ * share nothing, and a call without one (the CLI's) remembers nothing.
  */
-
-/* Whether ws_cli_open() remembers (ws_cli_remember()). */
-static atomic_bool ws__rem_on;
-/* Guards the current snapshots (not what is in them: that never changes). */
-static pthread_mutex_t ws__rem_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* A file's identity as a re-check compares it. */
 struct ws__fid {
@@ -199,22 +198,32 @@ struct ws__rpol {
  * racy rule), detection would find the same, and one stat a directory
  * replaces a stat a marker a directory and the readlinks of realpath(3).
  */
-static struct {
+struct ws__det {
 	char *real;
 	char **markers; /* NULL: the default list */
 	size_t nmarkers;
 	struct ws__fid *ids;
 	size_t nids;
 	struct ws_roots roots;
-} ws__det;
+};
 
-static void ws__det_clear(void);
+/*
+ * What one server remembers (ws/session.h): its own, so that two servers
+ * in one process never see each other's snapshots, and a process that
+ * makes none (the CLI) remembers nothing.
+ */
+struct ws_session {
+	/* Guards the current snapshots (not what is in them: that never changes). */
+	pthread_mutex_t mu;
+	struct ws__rconf *conf;
+	struct ws__rws *ws;
+	struct ws__rpol *pol;
+	/* The last ws_hist_dir() (ws__hist_dir_remembered()). */
+	char *hd_base, *hd_root, *hd_dir;
+	struct ws__det det;
+};
 
-static struct ws__rconf *ws__rconf_cur;
-static struct ws__rws *ws__rws_cur;
-static struct ws__rpol *ws__rpol_cur;
-/* The last ws_hist_dir() (ws__hist_dir_remembered()). */
-static char *ws__hd_base, *ws__hd_root, *ws__hd_dir;
+static void ws__det_clear(struct ws__det *d);
 
 static void
 ws__strv_free(char **v, size_t n)
@@ -270,32 +279,54 @@ ws__rpol_put(struct ws__rpol *p)
 	free(p);
 }
 
+struct ws_session *
+ws_session_new(void)
+{
+	struct ws_session *ss = calloc(1, sizeof(*ss));
+
+	if (ss == NULL) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&ss->mu, NULL);
+	return ss;
+}
+
 void
-ws_cli_remember(bool on)
+ws_session_forget(struct ws_session *ss)
 {
 	struct ws__rconf *c;
 	struct ws__rws *w;
 	struct ws__rpol *p;
 
-	atomic_store(&ws__rem_on, on);
-	if (on)
+	if (ss == NULL)
 		return;
-	pthread_mutex_lock(&ws__rem_mu);
-	c = ws__rconf_cur;
-	w = ws__rws_cur;
-	p = ws__rpol_cur;
-	ws__rconf_cur = NULL;
-	ws__rws_cur = NULL;
-	ws__rpol_cur = NULL;
-	free(ws__hd_base);
-	free(ws__hd_root);
-	free(ws__hd_dir);
-	ws__hd_base = ws__hd_root = ws__hd_dir = NULL;
-	ws__det_clear();
-	pthread_mutex_unlock(&ws__rem_mu);
+	pthread_mutex_lock(&ss->mu);
+	c = ss->conf;
+	w = ss->ws;
+	p = ss->pol;
+	ss->conf = NULL;
+	ss->ws = NULL;
+	ss->pol = NULL;
+	free(ss->hd_base);
+	free(ss->hd_root);
+	free(ss->hd_dir);
+	ss->hd_base = ss->hd_root = ss->hd_dir = NULL;
+	ws__det_clear(&ss->det);
+	pthread_mutex_unlock(&ss->mu);
 	ws__rconf_put(c);
 	ws__rws_put(w);
 	ws__rpol_put(p);
+}
+
+void
+ws_session_free(struct ws_session *ss)
+{
+	if (ss == NULL)
+		return;
+	ws_session_forget(ss);
+	pthread_mutex_destroy(&ss->mu);
+	free(ss);
 }
 
 void
@@ -355,8 +386,8 @@ ws__conf_remembered(struct ws_cli *cli)
 	ws__conf_places(cli->config, def, place, &n);
 	for (size_t i = 0; i < n; i++)
 		ws__fid_of(place[i], &id[i]);
-	pthread_mutex_lock(&ws__rem_mu);
-	c = ws__rconf_cur;
+	pthread_mutex_lock(&cli->rem->mu);
+	c = cli->rem->conf;
 	if (c != NULL && ws__streq(c->explicit, cli->config) && c->nplace == n) {
 		for (size_t i = 0; c != NULL && i < n; i++)
 			if (!ws__streq(c->place[i], place[i]) ||
@@ -367,7 +398,7 @@ ws__conf_remembered(struct ws_cli *cli)
 	}
 	if (c != NULL)
 		atomic_fetch_add(&c->ref, 1);
-	pthread_mutex_unlock(&ws__rem_mu);
+	pthread_mutex_unlock(&cli->rem->mu);
 	if (c == NULL) {
 		/* Read after the identities were taken: a change in between
 		 * is seen by the next call's re-check. */
@@ -391,10 +422,10 @@ ws__conf_remembered(struct ws_cli *cli)
 			return rc;
 		}
 		atomic_fetch_add(&c->ref, 1);
-		pthread_mutex_lock(&ws__rem_mu);
-		old = ws__rconf_cur;
-		ws__rconf_cur = c;
-		pthread_mutex_unlock(&ws__rem_mu);
+		pthread_mutex_lock(&cli->rem->mu);
+		old = cli->rem->conf;
+		cli->rem->conf = c;
+		pthread_mutex_unlock(&cli->rem->mu);
 		ws__rconf_put(old);
 	}
 	cli->rem_conf = c;
@@ -563,14 +594,14 @@ ws__ws_remembered(struct ws_cli *cli, struct ws_ctx *ws, unsigned flags)
 
 	if (ws__mounts_of(cli, cli->conf, &specs, &nspecs, &data, &ndata) != 0)
 		return 1;
-	pthread_mutex_lock(&ws__rem_mu);
-	w = ws__rws_cur;
+	pthread_mutex_lock(&cli->rem->mu);
+	w = cli->rem->ws;
 	if (w != NULL && ws__rws_match(w, cli->workspace, flags, specs, nspecs, data,
 				       ndata))
 		atomic_fetch_add(&w->ref, 1);
 	else
 		w = NULL;
-	pthread_mutex_unlock(&ws__rem_mu);
+	pthread_mutex_unlock(&cli->rem->mu);
 	if (w != NULL && !ws__rws_fresh(w)) {
 		ws__rws_put(w);
 		w = NULL;
@@ -587,10 +618,10 @@ ws__ws_remembered(struct ws_cli *cli, struct ws_ctx *ws, unsigned flags)
 			return 1;
 		}
 		atomic_fetch_add(&w->ref, 1);
-		pthread_mutex_lock(&ws__rem_mu);
-		old = ws__rws_cur;
-		ws__rws_cur = w;
-		pthread_mutex_unlock(&ws__rem_mu);
+		pthread_mutex_lock(&cli->rem->mu);
+		old = cli->rem->ws;
+		cli->rem->ws = w;
+		pthread_mutex_unlock(&cli->rem->mu);
 		ws__rws_put(old);
 	}
 	cli->rem_ws = w;
@@ -620,8 +651,8 @@ ws__pol_remembered(struct ws_cli *cli, const char *spec, struct ws_vars *vars,
 	if ((rc = ws_policy_find(spec, dir, &path)) < 0)
 		return rc;
 	ws__fid_of(path, &id);
-	pthread_mutex_lock(&ws__rem_mu);
-	p = ws__rpol_cur;
+	pthread_mutex_lock(&cli->rem->mu);
+	p = cli->rem->pol;
 	if (p != NULL && ws__streq(p->spec, spec) && ws__streq(p->dir, dir) &&
 	    ws__streq(p->path, path) && ws__streq(p->project, pr) &&
 	    ws__streq(p->git, gr) && ws__streq(p->workspace, wr) &&
@@ -629,7 +660,7 @@ ws__pol_remembered(struct ws_cli *cli, const char *spec, struct ws_vars *vars,
 		atomic_fetch_add(&p->ref, 1);
 	else
 		p = NULL;
-	pthread_mutex_unlock(&ws__rem_mu);
+	pthread_mutex_unlock(&cli->rem->mu);
 	if (p == NULL) {
 		if ((p = calloc(1, sizeof(*p))) == NULL) {
 			free(path);
@@ -667,10 +698,10 @@ ws__pol_remembered(struct ws_cli *cli, const char *spec, struct ws_vars *vars,
 			return rc < 0 && rc != WS_ENOMEM ? 1 : rc;
 		}
 		atomic_fetch_add(&p->ref, 1);
-		pthread_mutex_lock(&ws__rem_mu);
-		old = ws__rpol_cur;
-		ws__rpol_cur = p;
-		pthread_mutex_unlock(&ws__rem_mu);
+		pthread_mutex_lock(&cli->rem->mu);
+		old = cli->rem->pol;
+		cli->rem->pol = p;
+		pthread_mutex_unlock(&cli->rem->mu);
 		ws__rpol_put(old);
 	}
 	free(path);
@@ -686,30 +717,30 @@ ws__pol_remembered(struct ws_cli *cli, const char *spec, struct ws_vars *vars,
  * same root (5,600 instructions a call).
  */
 static char *
-ws__hist_dir_remembered(const char *base, const char *root)
+ws__hist_dir_remembered(struct ws_session *ss, const char *base, const char *root)
 {
 	char *d = NULL;
 
-	pthread_mutex_lock(&ws__rem_mu);
-	if (ws__hd_dir != NULL && ws__streq(ws__hd_base, base) &&
-	    strcmp(ws__hd_root, root) == 0)
-		d = strdup(ws__hd_dir);
-	pthread_mutex_unlock(&ws__rem_mu);
+	pthread_mutex_lock(&ss->mu);
+	if (ss->hd_dir != NULL && ws__streq(ss->hd_base, base) &&
+	    strcmp(ss->hd_root, root) == 0)
+		d = strdup(ss->hd_dir);
+	pthread_mutex_unlock(&ss->mu);
 	if (d != NULL || (d = ws_hist_dir(base, root)) == NULL)
 		return d;
-	pthread_mutex_lock(&ws__rem_mu);
-	free(ws__hd_base);
-	free(ws__hd_root);
-	free(ws__hd_dir);
-	ws__hd_base = base != NULL ? strdup(base) : NULL;
-	ws__hd_root = strdup(root);
-	ws__hd_dir = strdup(d);
-	if ((base != NULL && ws__hd_base == NULL) || ws__hd_root == NULL ||
-	    ws__hd_dir == NULL) {
-		free(ws__hd_dir);
-		ws__hd_dir = NULL;
+	pthread_mutex_lock(&ss->mu);
+	free(ss->hd_base);
+	free(ss->hd_root);
+	free(ss->hd_dir);
+	ss->hd_base = base != NULL ? strdup(base) : NULL;
+	ss->hd_root = strdup(root);
+	ss->hd_dir = strdup(d);
+	if ((base != NULL && ss->hd_base == NULL) || ss->hd_root == NULL ||
+	    ss->hd_dir == NULL) {
+		free(ss->hd_dir);
+		ss->hd_dir = NULL;
 	}
-	pthread_mutex_unlock(&ws__rem_mu);
+	pthread_mutex_unlock(&ss->mu);
 	return d;
 }
 
@@ -776,19 +807,19 @@ ws__roots_copy(struct ws_roots *dst, const struct ws_roots *src)
 }
 
 static void
-ws__det_clear(void)
+ws__det_clear(struct ws__det *d)
 {
-	free(ws__det.real);
-	ws__strv_free(ws__det.markers, ws__det.nmarkers);
-	free(ws__det.ids);
-	ws_roots_free(&ws__det.roots);
-	memset(&ws__det, 0, sizeof(ws__det));
+	free(d->real);
+	ws__strv_free(d->markers, d->nmarkers);
+	free(d->ids);
+	ws_roots_free(&d->roots);
+	memset(d, 0, sizeof(*d));
 }
 
 /* ws_detect(real, o, roots), from what was kept when nothing changed. */
 static int
-ws__detect_remembered(const char *real, const struct ws_detect_opts *o,
-		      struct ws_roots *roots)
+ws__detect_remembered(struct ws_session *ss, const char *real,
+		      const struct ws_detect_opts *o, struct ws_roots *roots)
 {
 	struct ws__fid *ids = NULL;
 	size_t n = 0;
@@ -797,17 +828,17 @@ ws__detect_remembered(const char *real, const struct ws_detect_opts *o,
 
 	if ((rc = ws__dir_ids(real, &ids, &n)) < 0)
 		return rc;
-	pthread_mutex_lock(&ws__rem_mu);
-	if (ws__det.real != NULL && strcmp(ws__det.real, real) == 0 &&
-	    ws__markers_same(ws__det.markers, ws__det.nmarkers, o->markers,
-			     o->nmarkers) && ws__det.nids == n) {
+	pthread_mutex_lock(&ss->mu);
+	if (ss->det.real != NULL && strcmp(ss->det.real, real) == 0 &&
+	    ws__markers_same(ss->det.markers, ss->det.nmarkers, o->markers,
+			     o->nmarkers) && ss->det.nids == n) {
 		hit = true;
 		for (size_t i = 0; hit && i < n; i++)
-			hit = ws__fid_same(&ws__det.ids[i], &ids[i]);
+			hit = ws__fid_same(&ss->det.ids[i], &ids[i]);
 		if (hit)
-			rc = ws__roots_copy(roots, &ws__det.roots);
+			rc = ws__roots_copy(roots, &ss->det.roots);
 	}
-	pthread_mutex_unlock(&ws__rem_mu);
+	pthread_mutex_unlock(&ss->mu);
 	if (hit) {
 		free(ids);
 		return rc;
@@ -820,24 +851,24 @@ ws__detect_remembered(const char *real, const struct ws_detect_opts *o,
 	}
 	for (size_t i = 0; i < n; i++)
 		ws__fid_mark_racy(&ids[i]);
-	pthread_mutex_lock(&ws__rem_mu);
-	ws__det_clear();
-	ws__det.real = strdup(real);
-	ws__det.ids = ids;
-	ws__det.nids = n;
+	pthread_mutex_lock(&ss->mu);
+	ws__det_clear(&ss->det);
+	ss->det.real = strdup(real);
+	ss->det.ids = ids;
+	ss->det.nids = n;
 	ids = NULL;
 	if (o->markers != NULL &&
-	    (ws__det.markers = calloc(o->nmarkers + 1, sizeof(char *))) != NULL) {
+	    (ss->det.markers = calloc(o->nmarkers + 1, sizeof(char *))) != NULL) {
 		for (size_t i = 0; i < o->nmarkers; i++)
-			if ((ws__det.markers[ws__det.nmarkers] = strdup(o->markers[i])) != NULL)
-				ws__det.nmarkers++;
+			if ((ss->det.markers[ss->det.nmarkers] = strdup(o->markers[i])) != NULL)
+				ss->det.nmarkers++;
 	}
-	if (ws__det.real == NULL || (o->markers != NULL && ws__det.nmarkers != o->nmarkers) ||
-	    ws__roots_copy(&ws__det.roots, roots) < 0) {
+	if (ss->det.real == NULL || (o->markers != NULL && ss->det.nmarkers != o->nmarkers) ||
+	    ws__roots_copy(&ss->det.roots, roots) < 0) {
 		ws_error_clear();
-		ws__det_clear();
+		ws__det_clear(&ss->det);
 	}
-	pthread_mutex_unlock(&ws__rem_mu);
+	pthread_mutex_unlock(&ss->mu);
 	free(ids);
 	return 0;
 }
@@ -957,7 +988,8 @@ ws__roots(struct ws_cli *cli, struct ws_ctx *ws)
 	o.markers = (const char *const *)c->markers;
 	o.nmarkers = c->nmarkers;
 	rc = cli->rem_conf != NULL ?
-		     ws__detect_remembered(ws->anchors[0].real, &o, cli->roots) :
+		     ws__detect_remembered(cli->rem, ws->anchors[0].real, &o,
+						   cli->roots) :
 		     ws_detect(ws->anchors[0].real, &o, cli->roots);
 	if (rc < 0 || !cli->verbose)
 		return rc;
@@ -1166,7 +1198,7 @@ ws__history(struct ws_cli *cli, struct ws_ctx *ws)
 				    : fe ? fe : "cli");
 	/* Only the string: nothing is made for a call that records nothing. */
 	if (cli->rem_conf != NULL)
-		dir = ws__hist_dir_remembered(base, ws->anchors[0].real);
+		dir = ws__hist_dir_remembered(cli->rem, base, ws->anchors[0].real);
 	else
 		dir = ws_hist_dir(base, ws->anchors[0].real);
 	if (dir == NULL)
@@ -1188,8 +1220,8 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (cli->allow_outside)
 		flags |= WS_ALLOW_OUTSIDE;
 	/* The configuration costs one failed open() when there is none. */
-	rc = atomic_load_explicit(&ws__rem_on, memory_order_relaxed) ?
-		     ws__conf_remembered(cli) : 1;
+	cli->rem = ws_call_current()->session;
+	rc = cli->rem != NULL ? ws__conf_remembered(cli) : 1;
 	if (rc < 0)
 		return rc;
 	if (rc == 1) {

@@ -20,7 +20,8 @@ static const struct ws_opt history_opts[H_COUNT] = {
 		  "apply the bounds: drop the oldest entries and their content", 0},
 };
 static const struct ws_tool ws__history_cli = {
-	.prog = "wstools-history",
+	.prog = "wstools history",
+	.page = "wstools",
 	.tool = "history",
 	.description = "List the changes the tools made to the workspace, newest "
 		       "first (see wstools(1), HISTORY).",
@@ -42,7 +43,8 @@ static const struct ws_opt undo_opts[U_COUNT] = {
 		     "revert even a file that changed since", 0},
 };
 static const struct ws_tool ws__undo_cli = {
-	.prog = "wstools-undo",
+	.prog = "wstools undo",
+	.page = "wstools",
 	.tool = "undo",
 	.description = "Revert changes the tools made (the newest not yet undone, "
 		       "change ID, or the N newest); see wstools(1), HISTORY.",

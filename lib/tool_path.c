@@ -85,13 +85,23 @@ json_steps(struct ws_jw *jw, const struct ws_res *r)
 	ws_jw_arr_end(jw);
 }
 
-/* The operation of --op, when given (checked in main()). */
-static _Thread_local bool have_op;
-static _Thread_local enum ws_op the_op;
+/*
+ * The operation of --op into *op, when given: false when not.  Parsed
+ * again where it is used (path_check() refused one that does not parse),
+ * so that nothing of a call outlives it.
+ */
+static bool
+path_op(const struct ws_cli *cli, enum ws_op *op)
+{
+	const struct ws_optval *v = &cli->vals[O_OP];
 
-/* Why the policy decided as it did, in one sentence (malloc'd). */
+	return v->set && ws_op_parse(v->s, op) == 0;
+}
+
+/* Why the policy decided as it did on the_op, in one sentence (malloc'd). */
 static char *
-policy_reason(const struct ws_ctx *ws, const struct ws_policy_match *m)
+policy_reason(const struct ws_ctx *ws, enum ws_op the_op,
+	      const struct ws_policy_match *m)
 {
 	char *s = NULL;
 	int n;
@@ -121,6 +131,7 @@ json_policy(const struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 	    const struct ws_res *r)
 {
 	const struct ws_roots *roots = cli->roots;
+	enum ws_op the_op;
 
 	ws_jw_kname(jw, "project_root", roots ? roots->project_root : NULL);
 	ws_jw_kname(jw, "git_root", roots ? roots->git_root : NULL);
@@ -133,14 +144,14 @@ json_policy(const struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 				    cli->vars->used[i].value);
 		ws_jw_obj_end(jw);
 	}
-	if (have_op) {
+	if (path_op(cli, &the_op)) {
 		struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL,
 					    NULL, NULL};
 		char *why;
 
 		if (ws->policy != NULL)
 			ws_policy_check_file(ws->policy, the_op, r->real, &m);
-		why = policy_reason(ws, &m);
+		why = policy_reason(ws, the_op, &m);
 		ws_jw_key(jw, "policy");
 		ws_jw_obj(jw);
 		ws_jw_kstr(jw, "name", ws->policy ? ws_policy_name(ws->policy) : NULL);
@@ -163,6 +174,7 @@ static void
 plain_policy(const struct ws_cli *cli, struct ws_ctx *ws, const struct ws_res *r)
 {
 	const struct ws_roots *roots = cli->roots;
+	enum ws_op the_op;
 
 	if (roots != NULL) {
 		fprintf(ws_out(), "%-10s %s", "project", roots->project_root);
@@ -182,7 +194,7 @@ plain_policy(const struct ws_cli *cli, struct ws_ctx *ws, const struct ws_res *r
 			fprintf(ws_out(), "%-10s %s=%s%s\n", "variable", cli->vars->used[i].name,
 			       cli->vars->used[i].value ? cli->vars->used[i].value : "",
 			       cli->vars->used[i].fallback ? " (fallback)" : "");
-	if (have_op) {
+	if (path_op(cli, &the_op)) {
 		struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL,
 					    NULL, NULL};
 		char *why;
@@ -195,7 +207,7 @@ plain_policy(const struct ws_cli *cli, struct ws_ctx *ws, const struct ws_res *r
 		} else {
 			fprintf(ws_out(), "%-10s (none)\n", "policy");
 		}
-		why = policy_reason(ws, &m);
+		why = policy_reason(ws, the_op, &m);
 		fprintf(ws_out(), "%-10s %s %s: %s%s\n", "decision", ws_op_name(the_op),
 		       m.rule ? m.rule : "(no rule)", ws_decision_name(m.decision),
 		       m.decision == WS_DECISION_APPROVE
@@ -387,19 +399,17 @@ one_real(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 static int
 path_check(struct ws_cli *cli)
 {
+	enum ws_op op;
 	int rc;
 
-	/* One call of several in a process: no --op yet. */
-	have_op = false;
 	/* wspath shows real paths unless asked otherwise. */
 	if (getenv("WS_PATHS") == NULL && !WS_OPT(cli, O_TO_VIRTUAL)->b &&
 	    !cli->paths_set)
 		cli->paths = WS_PATHS_REAL;
 	if (WS_OPT(cli, O_OP)->set) {
-		rc = ws_op_parse(WS_OPT(cli, O_OP)->s, &the_op);
+		rc = ws_op_parse(WS_OPT(cli, O_OP)->s, &op);
 		if (rc < 0)
 			return rc;
-		have_op = true;
 		WS_OPT(cli, O_EXPLAIN)->b = true; /* --op implies --explain */
 	}
 	/* --explain shows the project and git roots, policy or not. */

@@ -224,11 +224,12 @@ get_view(const struct ws_cli *cli, struct ws_run_opts *o)
 	return 0;
 }
 
-/* run.env and --env joined (freed at exit). */
-static _Thread_local const char **env_all;
-
+/*
+ * The options of the call; run.env and --env joined go to *env_all (the
+ * caller frees it), a call's own, as calls run side by side.
+ */
 static int
-get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
+get_opts(const struct ws_cli *cli, struct ws_run_opts *o, const char ***env_all)
 {
 	const struct ws_limits *lim = &cli->conf->limits;
 	const char *dis = getenv("WS_RUN_DISABLE");
@@ -286,14 +287,15 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o)
 	if (cli->conf->nrun_env > 0) {
 		size_t n = cli->conf->nrun_env + WS_OPT(cli, O_ENV)->n;
 
-		env_all = calloc(n, sizeof(*env_all));
-		if (env_all == NULL)
+		const char **all = calloc(n, sizeof(*all));
+
+		if (all == NULL)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		memcpy(env_all, cli->conf->run_env,
-		       cli->conf->nrun_env * sizeof(*env_all));
-		memcpy(env_all + cli->conf->nrun_env, WS_OPT(cli, O_ENV)->list,
-		       WS_OPT(cli, O_ENV)->n * sizeof(*env_all));
-		o->env = env_all;
+		memcpy(all, cli->conf->run_env, cli->conf->nrun_env * sizeof(*all));
+		memcpy(all + cli->conf->nrun_env, WS_OPT(cli, O_ENV)->list,
+		       WS_OPT(cli, O_ENV)->n * sizeof(*all));
+		*env_all = all;
+		o->env = all;
 		o->nenv = n;
 	} else {
 		o->env = WS_OPT(cli, O_ENV)->list;
@@ -1066,11 +1068,10 @@ run_run(struct ws_tcall *c)
 	struct ws_ctx *ws = c->ws;
 	struct ws_run_opts o;
 	struct ws_run_result r = {0};
+	const char **env_all = NULL;
 	bool hooked = false;
 	int rc, status = 0;
 
-	/* One call of several in a process (wstools mcp): start clean. */
-	env_all = NULL;
 	if (WS_OPT(cli, O_PROBE)->b) {
 		const char *dis = getenv("WS_RUN_DISABLE");
 		unsigned bits = 0;
@@ -1081,7 +1082,7 @@ run_run(struct ws_tcall *c)
 			goto fail;
 		goto out;
 	}
-	if ((rc = get_opts(cli, &o)) < 0)
+	if ((rc = get_opts(cli, &o, &env_all)) < 0)
 		goto fail;
 	if (!cli->json)
 		fflush(ws_out());
@@ -1203,7 +1204,6 @@ out:
 	}
 	ws_run_free(&r);
 	free(env_all);
-	env_all = NULL;
 	return status;
 }
 

@@ -150,7 +150,7 @@ read_pages() { # PATH MAX_PAGES
 call list_directory '{"path":"/"}'                               # explore
 call read_file '{"path":"README.md"}'
 call list_directory '{"path":"src","recursive":true}'
-call search_files '{"pattern":"","files":true,"include":["*.c"]}'  # find by name
+call search_files '{"pattern":"","output_mode":"files","include":["*.c"]}'  # find by name
 call search_files '{"pattern":"parse_cfg"}'
 call read_file '{"path":"src/config.c"}'
 # The model's first edit is ambiguous ("parse_cfg" twice): recover with
@@ -170,7 +170,7 @@ call list_directory '{"path":"data"}'
 if ok && [ -n "$(num next_offset)" ]; then
 	call list_directory "{\"path\":\"data\",\"offset\":$(num next_offset)}"
 fi
-call search_files '{"pattern":"","files":true,"include":["item_1234*"]}'
+call search_files '{"pattern":"","output_mode":"files","include":["item_1234*"]}'
 call read_file '{"path":"data/item_1234.json"}'
 # The log: find the errors, read around one, page through the start.
 call search_files '{"pattern":"ERROR","paths":["logs"],"max_results":10}'

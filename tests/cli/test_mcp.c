@@ -2428,6 +2428,146 @@ START_TEST(five_mib_write)
 }
 END_TEST
 
+/* The error code of a JSON-RPC error response, or 0. */
+static int
+rpc_error(const cJSON *j)
+{
+	const cJSON *e = cJSON_GetObjectItem(j, "error");
+
+	return cJSON_IsNumber(cJSON_GetObjectItem(e, "code")) ?
+		       (int)cJSON_GetObjectItem(e, "code")->valuedouble : 0;
+}
+
+/*
+ * MCP lifecycle: until initialize is answered, only ping is; a tool call,
+ * tools/list or an unknown method gets -32000 "Server not initialized"
+ * naming initialize, and runs nothing (the file is not written).  A
+ * failed initialize leaves the server uninitialized; the first that
+ * succeeds opens the session, before notifications/initialized too.
+ */
+START_TEST(requests_wait_for_initialize)
+{
+	struct mcp m;
+	cJSON *r;
+	char *p = wst_path(W, "early.txt");
+
+	mcp_start(&m, W);
+	r = rpc(&m, 1, "tools/call", "{\"name\":\"write_file\",\"arguments\":"
+		"{\"path\":\"early.txt\",\"content\":\"x\"}}");
+	ck_assert_int_eq(rpc_error(r), -32000);
+	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r, "error"), "message")), "initialize"));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(p));
+	r = rpc(&m, 2, "tools/list", NULL);
+	ck_assert_int_eq(rpc_error(r), -32000);
+	cJSON_Delete(r);
+	r = rpc(&m, 3, "no/such", NULL);
+	ck_assert_int_eq(rpc_error(r), -32000);
+	cJSON_Delete(r);
+	r = rpc(&m, 4, "ping", NULL);
+	ck_assert_int_eq(rpc_error(r), 0);
+	ck_assert(cJSON_IsObject(cJSON_GetObjectItem(r, "result")));
+	cJSON_Delete(r);
+	/* An initialize that fails opens nothing. */
+	r = rpc(&m, 5, "initialize", "{}");
+	ck_assert_int_eq(rpc_error(r), -32602);
+	cJSON_Delete(r);
+	r = rpc(&m, 6, "tools/list", NULL);
+	ck_assert_int_eq(rpc_error(r), -32000);
+	cJSON_Delete(r);
+	r = rpc(&m, 7, "initialize", "{\"protocolVersion\":\"2025-06-18\","
+		"\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}");
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	/* Answered: calls are, even before notifications/initialized. */
+	r = rpc(&m, 8, "tools/list", NULL);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+	ck_assert(!is_error(call(&m, 9, "write_file",
+				 "{\"path\":\"early.txt\",\"content\":\"x\"}", &r)));
+	cJSON_Delete(r);
+	ck_assert(wst_exists(p));
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(p);
+}
+END_TEST
+
+/*
+ * Strict arguments (issue 20): every tool refuses a key its tools/list
+ * definition does not declare, INVALID_ARGUMENT naming each declared key,
+ * though its binary takes more (write_file's edit, old and new, which
+ * edit_file serves; read_file's page_lines).  The message lists what the
+ * definition declares: "paths" too, no "page_" key.
+ */
+START_TEST(undeclared_keys_refused)
+{
+	struct mcp m;
+	cJSON *r, *list;
+	const cJSON *t;
+	int id = 10, n = 0;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	list = rpc(&m, 2, "tools/list", NULL);
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(list, "result"),
+						 "tools")) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(t, "name"));
+		const cJSON *props = cJSON_GetObjectItem(
+			cJSON_GetObjectItem(t, "inputSchema"), "properties");
+		const cJSON *res, *p;
+		const char *msg;
+
+		res = call(&m, id++, name, "{\"undeclared_key\":1}", &r);
+		ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+		msg = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(res, "structuredContent"), "error"), "message"));
+		ck_assert_msg(strstr(msg, "\"undeclared_key\"") != NULL, "%s", msg);
+		cJSON_ArrayForEach(p, props) {
+			char want[128];
+
+			snprintf(want, sizeof(want), " %s", p->string);
+			ck_assert_msg(strstr(msg, want) != NULL, "%s: %s not in %s", name,
+				      p->string, msg);
+		}
+		cJSON_Delete(r);
+		n++;
+	}
+	ck_assert_int_ge(n, 9);
+	cJSON_Delete(list);
+	/* write_file's edit keys are edit_file's definition's. */
+	wst_write(W, "e.txt", "hi\n");
+	{
+		const cJSON *res = call(&m, id++, "write_file",
+					"{\"path\":\"e.txt\",\"edit\":true,"
+					"\"old\":\"hi\",\"new\":\"ho\"}", &r);
+		char *p = wst_path(W, "e.txt"), *c;
+
+		ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+		ck_assert_ptr_nonnull(strstr(text_of(res), "\"edit\""));
+		cJSON_Delete(r);
+		c = wst_slurp(p, NULL);
+		ck_assert_str_eq(c, "hi\n");
+		free(c);
+		free(p);
+	}
+	{
+		const cJSON *res = call(&m, id++, "read_file",
+					"{\"path\":\"e.txt\",\"page_lines\":2}", &r);
+		const char *valid;
+
+		ck_assert_str_eq(code_of(res), "INVALID_ARGUMENT");
+		valid = strstr(text_of(res), "valid arguments: ");
+		ck_assert_ptr_nonnull(valid);
+		ck_assert_ptr_nonnull(strstr(valid, " paths,"));
+		ck_assert_ptr_null(strstr(valid, "page_"));
+		cJSON_Delete(r);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 /*
  * The text a model reads: a short summary of a change (an edit's diff),
  * one path a line for search --files, a hint for a binary file, and
@@ -2460,7 +2600,7 @@ START_TEST(texts_for_a_model)
 	ck_assert_ptr_nonnull(strstr(text_of(res), "evil\\nfake.txt\n"));
 	ck_assert_ptr_null(strstr(text_of(res), "\nfake.txt"));
 	cJSON_Delete(r);
-	res = call(&m, 7, "search_files", "{\"files\":true}", &r);
+	res = call(&m, 7, "search_files", "{\"output_mode\":\"files\"}", &r);
 	ck_assert_ptr_nonnull(strstr(text_of(res), "/notes.md\n"));
 	ck_assert_ptr_null(strstr(text_of(res), "{"));
 	cJSON_Delete(r);
@@ -3128,7 +3268,7 @@ START_TEST(output_schemas_hold)
 	static const char *const calls[][2] = {
 		{"read_file", "{\"path\":\"notes.md\"}"},
 		{"read_file", "{\"path\":\"bin.dat\"}"},
-		{"read_file", "{\"path\":\"bin.dat\",\"encoding\":\"base64\"}"},
+		{"read_file", "{\"path\":\"bin.dat\",\"base64\":true}"},
 		{"read_file", "{\"path\":\"bad.txt\"}"},
 		{"read_file", "{\"path\":\"empty.txt\"}"},
 		{"read_file", "{\"path\":\"notes.md\",\"tail\":1}"},
@@ -3140,10 +3280,10 @@ START_TEST(output_schemas_hold)
 		{"list_directory", "{\"paths\":[\"/\",\"src\"]}"},
 		{"search_files", "{\"pattern\":\"zzz-no-match\"}"},
 		{"search_files", "{\"pattern\":\"int\"}"},
-		{"search_files", "{\"files\":true}"},
-		{"search_files", "{\"pattern\":\"o\",\"count\":true}"},
+		{"search_files", "{\"output_mode\":\"files\"}"},
+		{"search_files", "{\"pattern\":\"o\",\"output_mode\":\"count\"}"},
 		{"search_files", "{\"pattern\":\"int\",\"paths\":[\"nope\",\"src\"]}"},
-		{"search_files", "{\"files\":true,\"paths\":[\"src\",\"out\"]}"},
+		{"search_files", "{\"output_mode\":\"files\",\"paths\":[\"src\",\"out\"]}"},
 		{"write_file", "{\"path\":\"w.txt\",\"content\":\"x\"}"},
 		{"edit_file", "{\"path\":\"w.txt\",\"old\":\"x\",\"new\":\"y\"}"},
 		{"create_directory", "{\"path\":\"d\"}"},
@@ -5056,6 +5196,8 @@ suite(void)
 	tcase_add_test(tc, ceilings_after_parsing);
 	tcase_add_test(tc, oversized_message_keeps_its_id);
 	tcase_add_test(tc, texts_for_a_model);
+	tcase_add_test(tc, undeclared_keys_refused);
+	tcase_add_test(tc, requests_wait_for_initialize);
 	tcase_add_test(tc, read_file_texts);
 	tcase_add_test(tc, list_directory_texts);
 	tcase_add_test(tc, list_directory_text_order);

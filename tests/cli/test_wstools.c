@@ -80,7 +80,7 @@ START_TEST(schemas_are_one_array)
 	/* A stray argument is an error, not ignored. */
 	wst_run(&r, NULL, "wstools", "schemas", "extra", NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
 	wst_run_free(&r);
 }
 END_TEST
@@ -171,7 +171,7 @@ START_TEST(schema_sets)
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "schemas", "--set", "nine", NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
 	wst_run_free(&r);
 }
 END_TEST
@@ -269,7 +269,7 @@ START_TEST(errors_in_the_models_terms)
 		"{\"path\":\"notes.md\",\"line\":2}", "--workspace", W, NULL);
 	ck_assert_int_eq(r.status, 2);
 	m = err_str(&r, "message");
-	ck_assert_msg(strstr(m, "valid arguments: path, start_line, end_line") != NULL,
+	ck_assert_msg(strstr(m, "valid arguments: path, paths, start_line, end_line") != NULL,
 		      "%s", m);
 	wst_run_free(&r);
 	/* A number sent as a string of digits is a number. */
@@ -330,7 +330,7 @@ START_TEST(help_where_asked)
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "call", "--help", NULL);
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_msg(strstr(r.out, "call NAME JSON|-") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "call [--set full|default|five] NAME JSON|-") != NULL, "%s", r.out);
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "schemas", "--help", NULL);
 	ck_assert_int_eq(r.status, 0);
@@ -355,7 +355,7 @@ START_TEST(usage_errors)
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "frobnicate", NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", NULL);
 	ck_assert_int_eq(r.status, 2);
@@ -518,6 +518,164 @@ START_TEST(call_repeated_key_and_ceilings)
 }
 END_TEST
 
+/*
+ * Strict arguments (issue 20): "wstools call" takes exactly the keys the
+ * definition of its set declares (default unless --set), refusing any
+ * other with INVALID_ARGUMENT naming every declared key; a tool the set
+ * does not hold is refused too.  write_file's edit keys are the five
+ * set's, not the default's (where edit_file does edits); read_file's
+ * page_lines is the full set's.
+ */
+START_TEST(call_takes_declared_keys)
+{
+	static const char *const sets[] = {"default", "five", "full"};
+	struct wst_run r, s;
+	char *p = wst_path(W, "notes.md"), *c;
+
+	for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+		const cJSON *d;
+		int n = 0;
+
+		wst_run(&s, NULL, "wstools", "schemas", "--set", sets[k], NULL);
+		ck_assert_int_eq(s.status, 0);
+		cJSON_ArrayForEach(d, s.json) {
+			const cJSON *fn = cJSON_GetObjectItem(d, "function");
+			const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(fn, "name"));
+			const cJSON *pr;
+			const char *msg;
+
+			wst_run(&r, NULL, "wstools", "call", "--set", sets[k], name,
+				"{\"undeclared_key\":1}", "--workspace", W, NULL);
+			/* run_command's own failures are 125, never a command's. */
+			ck_assert_int_eq(r.status, strcmp(name, "run_command") == 0 ? 125 : 2);
+			ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+			msg = err_str(&r, "message");
+			ck_assert_msg(strstr(msg, "\"undeclared_key\"") != NULL, "%s", msg);
+			cJSON_ArrayForEach(pr, cJSON_GetObjectItem(
+				cJSON_GetObjectItem(fn, "parameters"), "properties")) {
+				char want[128];
+
+				snprintf(want, sizeof(want), " %s", pr->string);
+				ck_assert_msg(strstr(msg, want) != NULL, "%s %s: %s not in %s",
+					      sets[k], name, pr->string, msg);
+			}
+			wst_run_free(&r);
+			n++;
+		}
+		ck_assert_int_ge(n, 5);
+		wst_run_free(&s);
+	}
+	/* The default set: write_file takes no edit; nothing changed. */
+	wst_run(&r, NULL, "wstools", "call", "write_file",
+		"{\"path\":\"notes.md\",\"edit\":true,\"old\":\"one\",\"new\":\"1\"}",
+		"--workspace", W, NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "message"), "\"edit\""));
+	wst_run_free(&r);
+	c = wst_slurp(p, NULL);
+	ck_assert_str_eq(c, "one\ntwo\nthree\n");
+	free(c);
+	/* read_file's message: "paths", and no key of the full set. */
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"notes.md\",\"page_lines\":1}", "--workspace", W, NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "message"), "valid arguments: "));
+	ck_assert_ptr_nonnull(strstr(strstr(err_str(&r, "message"), "valid arguments: "),
+				     " paths,"));
+	ck_assert_ptr_null(strstr(strstr(err_str(&r, "message"), "valid arguments: "),
+				  "page_"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "call", "--set", "full", "read_file",
+		"{\"path\":\"notes.md\",\"page_lines\":1}", "--workspace", W, NULL);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	wst_run_free(&r);
+	/* The five set: write_file edits; edit_file is not in it. */
+	wst_run(&r, NULL, "wstools", "call", "--set=five", "write_file",
+		"{\"path\":\"notes.md\",\"old\":\"one\",\"new\":\"1\"}",
+		"--workspace", W, NULL);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	wst_run_free(&r);
+	c = wst_slurp(p, NULL);
+	ck_assert_str_eq(c, "1\ntwo\nthree\n");
+	free(c);
+	wst_run(&r, NULL, "wstools", "call", "--set", "five", "edit_file",
+		"{\"path\":\"notes.md\",\"old\":\"1\",\"new\":\"one\"}",
+		"--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(err_str(&r, "hint"), "--set five"));
+	wst_run_free(&r);
+	/* --schema: the set's definition. */
+	wst_run(&r, NULL, "wstools", "call", "--set", "five", "read_file", "--schema",
+		NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "function"), "parameters"), "properties"),
+					       "max_bytes"));
+	wst_run_free(&r);
+	free(p);
+}
+END_TEST
+
+/*
+ * wstools' own errors (a mistyped command, schemas, audit) are for a
+ * person unless JSON is asked for (DESIGN.md 4: plain by default, on a
+ * pipe too): plain text on stderr, nothing on stdout; WS_FORMAT=json (or
+ * audit --json) gives the JSON object.  Every prefix is the program as
+ * its man page's SYNOPSIS spells it ("wstools mcp:", never
+ * "wstools-mcp:"), and --help names the page that exists.
+ */
+START_TEST(own_errors_for_people)
+{
+	static const char *const json_env[] = {"WS_FORMAT=json", NULL};
+	const char *want = "wstools: unknown command \"cal\" (INVALID_ARGUMENT)\n"
+			   "wstools: hint: ";
+	struct wst_run r;
+
+	wst_run(&r, NULL, "wstools", "cal", "read_file", "{}", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, json_env, "wstools", (const char *const[]){"wstools", "cal", NULL});
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--nope", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--nope", "--json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* A call's failures stay JSON: the call implies it, as --args. */
+	wst_run(&r, NULL, "wstools", "call", "nope_tool", "{}", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	/* One prefix a program, as SYNOPSIS spells it. */
+	wst_run(&r, NULL, "wstools", "mcp", "--bogus", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strncmp(r.err, "wstools mcp: ", 13) == 0, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "history", "--bogus", NULL);
+	ck_assert_msg(strncmp(r.err, "wstools history: ", 17) == 0, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "undo", "--bogus", NULL);
+	ck_assert_msg(strncmp(r.err, "wstools undo: ", 14) == 0, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
+	ck_assert_msg(strstr(r.out, "See wstools-mcp(1).") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "history", "--help", NULL);
+	ck_assert_msg(strstr(r.out, "See wstools(1).") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -528,6 +686,8 @@ suite(void)
 	tcase_add_test(tc, schemas_are_one_array);
 	tcase_add_test(tc, schema_sets);
 	tcase_add_test(tc, call_dispatches);
+	tcase_add_test(tc, call_takes_declared_keys);
+	tcase_add_test(tc, own_errors_for_people);
 	tcase_add_test(tc, call_repeated_key_and_ceilings);
 	tcase_add_test(tc, errors_in_the_models_terms);
 	tcase_add_test(tc, usage_errors);

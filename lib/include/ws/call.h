@@ -32,6 +32,7 @@
 
 struct ws_mount_def;
 struct ws_ceiling;
+struct ws_session;
 
 struct ws_call {
 	/* The output sink (NULL: stdout). */
@@ -58,6 +59,13 @@ struct ws_call {
 	size_t nceil;
 	/* "cli", "call", "mcp" or NULL (the environment, else "cli"). */
 	const char *frontend;
+	/*
+	 * What the call's server remembers between calls (ws/session.h;
+	 * not owned), or NULL: the call opens everything itself.
+	 */
+	struct ws_session *session;
+	/* The front end's own state of the call (not owned), or NULL. */
+	void *owner;
 };
 
 /*

@@ -80,7 +80,13 @@ enum ws_pos_kind {
 
 /* What a tool is: names, usage and its option table. */
 struct ws_tool {
-	const char *prog;	 /* "wsread" */
+	/*
+	 * The program as its man page's SYNOPSIS spells it ("wsread",
+	 * "wstools mcp"): the prefix of its messages on stderr.
+	 */
+	const char *prog;
+	/* Its man page, where not prog's ("wstools-mcp"); NULL: prog. */
+	const char *page;
 	const char *tool;	 /* "read_file" */
 	const char *description; /* for --help and --schema */
 	const char *usage;	 /* "wsread [OPTION]... PATH" */
@@ -152,13 +158,21 @@ struct ws_cli {
 	struct ws_roots *roots;
 	struct ws_vars *vars;
 	/*
-	 * What this call holds of what the process remembers
-	 * (ws_cli_remember()): conf is then the snapshot's, and the
-	 * workspace's descriptors and the policy are borrowed from them.
+	 * What this call holds of what its server remembers (rem, the
+	 * call's ws_session, ws/session.h; NULL: nothing): conf is then the
+	 * snapshot's, and the workspace's descriptors and the policy are
+	 * borrowed from them.
 	 */
+	struct ws_session *rem;
 	struct ws__rconf *rem_conf;
 	struct ws__rws *rem_ws;
 	struct ws__rpol *rem_pol;
+	/*
+	 * The only keys --args may hold: those the definition the front end
+	 * published declares (NULL-terminated, not owned; ws_cli_check_keys()).
+	 * NULL: every option of the tool's table (its --schema).
+	 */
+	const char *const *declared;
 	/* The call's audit log, opened by ws_cli_open() (or NULL). */
 	struct ws_audit *audit_log;
 	/* Storage kept alive for the strings above. */
@@ -187,6 +201,17 @@ struct cJSON;
  * --args refuses it.  The strings of args must outlive cli.
  */
 int ws_cli_apply_json(struct ws_cli *cli, const struct cJSON *args, bool nul);
+
+/*
+ * Refuse a key of args (a JSON object; anything else passes) that keys
+ * does not hold: keys, NULL-terminated, are the properties of tool's
+ * definition as a front end published it (tools/list, wstools schemas
+ * --set), which may be fewer than the tool takes on its command line.
+ * 0, or INVALID_ARGUMENT naming the key and every declared one, with a
+ * hint.
+ */
+int ws_cli_check_keys(const char *tool, const struct cJSON *args,
+		      const char *const *keys);
 
 /*
  * The text of a model's arguments (a JSON object, or "-": standard input)

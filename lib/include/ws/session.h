@@ -53,14 +53,28 @@ struct ws_mount_def {
 void ws_cli_set_mounts(const struct ws_mount_def *m, size_t n);
 
 /*
- * Whether ws_cli_open() remembers what it opens for the later calls of
- * this process (a server's: wstools mcp turns it on): the configuration,
- * the workspace with its mounts, and the policy are then opened once and
- * shared, read-only, by every call that asks for the same ones, each
- * call re-checking cheaply that a fresh process would open the same
- * (lib/session.c says what is re-checked).  Off forgets everything.
+ * What a server remembers between its calls (lib/session.c): the
+ * configuration, the workspace with its mounts, the policy, project
+ * detection, each opened once and shared, read-only, by every call that
+ * asks for the same ones, each call re-checking cheaply that a fresh
+ * process would open the same.  A call remembers into the session its
+ * struct ws_call carries (ws/call.h); a call with none (the CLI's)
+ * remembers nothing.  Each server makes its own, so that two servers in
+ * one process never see each other's.
  */
-void ws_cli_remember(bool on);
+struct ws_session;
+
+/* A session that remembers nothing yet, or NULL (out of memory). */
+struct ws_session *ws_session_new(void);
+
+/*
+ * Forget what ss remembers (a new root set): calls still running on it
+ * keep what they hold; the next call opens afresh.  NULL: nothing.
+ */
+void ws_session_forget(struct ws_session *ss);
+
+/* Free ss (NULL: nothing), once no call carries it any more. */
+void ws_session_free(struct ws_session *ss);
 
 /* Internal (ws_cli_free()): let go of what cli holds of it. */
 void ws__cli_forget(struct ws_cli *cli);

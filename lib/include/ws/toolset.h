@@ -14,7 +14,8 @@
  *   "five"     read_file, write_file (edits included), list_directory,
  *              run_command, search_files, shorter still, for a small
  *              model whose tool calling handles five.
- * The tools still take every --args option; a set only advertises less.
+ * A binary's --args still takes every option; wstools call and wstools
+ * mcp take only the keys of the set they serve (ws_cli_check_keys()).
  */
 #ifndef WS_TOOLSET_H
 #define WS_TOOLSET_H
