@@ -2716,7 +2716,6 @@ START_TEST(list_directory_lean_entries)
 		{"{\"path\":\"/l\",\"sort\":\"mtime\"}", "name,type,mtime"},
 		{"{\"path\":\"/l\",\"recursive\":true}", "name,path,type"},
 		{"{\"path\":\"/l/a.txt\",\"directory\":true}", "name,path,type"},
-		{"{\"path\":\"/l\",\"fields\":\"name,size\"}", "name,size"},
 	};
 	struct mcp m;
 	struct wst_run cl;
