@@ -615,8 +615,51 @@ out:
 	return rc;
 }
 
-int
-ws_ctx_guard(struct ws_ctx *ws, const char *path)
+/*
+ * What ws__resolve_recording() records for a path known to pass through
+ * no symlink (an absolute one): each component as spelled, "." and ".."
+ * taken lexically, which is then what they are.  No system call.
+ */
+static int
+ws__record_spelled(struct ws_ctx *ws, const char *path)
+{
+	char cur[PATH_MAX];
+	const char *p = path, *name;
+	size_t cl = 0, nl;
+	int rc;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			return 0;
+		name = p;
+		while (*p != '\0' && *p != '/')
+			p++;
+		nl = (size_t)(p - name);
+		if (nl == 1 && name[0] == '.')
+			continue;
+		if (nl == 2 && name[0] == '.' && name[1] == '.') {
+			while (cl > 0 && cur[cl - 1] != '/')
+				cl--;
+			if (cl > 0)
+				cl--;
+			continue;
+		}
+		if (cl + 1 + nl >= sizeof(cur))
+			return -ENAMETOOLONG;
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, name, nl);
+		cl += 1 + nl;
+		cur[cl] = '\0';
+		if ((rc = ws__add_entry(ws, cur, cl)) < 0)
+			return rc;
+	}
+}
+
+/* ws_ctx_guard(); with no_symlinks, path passes through none. */
+static int
+ws__guard(struct ws_ctx *ws, const char *path, bool no_symlinks)
 {
 	char **g, *p, cwd[PATH_MAX];
 
@@ -664,7 +707,12 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 	{
 		char out[PATH_MAX];
 		struct stat st;
-		int rc = lstat(p, &st) == 0 ? ws__resolve_recording(ws, p, out) : 0;
+		int rc = 0;
+
+		if (no_symlinks && p[0] == '/')
+			rc = ws__record_spelled(ws, p);
+		else if (lstat(p, &st) == 0)
+			rc = ws__resolve_recording(ws, p, out);
 
 		if (rc == -ENOMEM)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
@@ -673,7 +721,13 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 }
 
 int
-ws_ctx_guard_file(struct ws_ctx *ws, const char *path)
+ws_ctx_guard(struct ws_ctx *ws, const char *path)
+{
+	return ws__guard(ws, path, false);
+}
+
+int
+ws_ctx_guard_file(struct ws_ctx *ws, const char *path, bool no_symlinks)
 {
 	const char *name;
 	int rc;
@@ -683,7 +737,8 @@ ws_ctx_guard_file(struct ws_ctx *ws, const char *path)
 		if (ws->guard_lazy == NULL)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
-	if ((rc = ws_ctx_guard(ws, path)) < 0 || path == NULL || path[0] == '\0')
+	if ((rc = ws__guard(ws, path, no_symlinks)) < 0 || path == NULL ||
+	    path[0] == '\0')
 		return rc;
 	/* A name that is not a file's own is resolved with the others. */
 	name = strrchr(ws->guard[ws->nguard - 1], '/') + 1;

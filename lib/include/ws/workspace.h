@@ -153,9 +153,12 @@ int ws_ctx_guard(struct ws_ctx *ws, const char *path);
  * a component) only when a check may touch it -- one that may hold the
  * file (ancestors), one on a path with a component of that name, or one
  * on "/", which resolves every guard -- rather than on every call's
- * first change (issue 22).
+ * first change (issue 22).  With no_symlinks (the caller opened it with
+ * none allowed on the way: ws_audit_plain()), the entries its spelling
+ * passes through are recorded from the spelling alone, without the
+ * lstat() and the readlink() a component ws_ctx_guard() makes.
  */
-int ws_ctx_guard_file(struct ws_ctx *ws, const char *path);
+int ws_ctx_guard_file(struct ws_ctx *ws, const char *path, bool no_symlinks);
 
 /*
  * Whether changing the real path real touches a guarded path: real is
