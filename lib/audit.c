@@ -65,6 +65,7 @@ struct ws_audit {
 	bool emitted;
 	char *tool;
 	const char *approver; /* "tty", "elicitation", or NULL */
+	const char *env_fe;   /* WS_FRONTEND when the call opened the log */
 	/* The decision the line names: the first refusal, else the first
 	 * change, else the first decision.  Kept as plain copies, not a
 	 * cJSON object: every check of a call comes here (issue 22). */
@@ -75,7 +76,11 @@ struct ws_audit {
 	} d;
 	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
 	long long checks; /* every decision seen */
-	cJSON *extra;	  /* members the tool added */
+	cJSON *extra;	  /* members the tool added; NULL: none yet */
+	/* The line, made when the call ends in what was allocated when it
+	 * opened the log: the allocator's state is warm then, and it is
+	 * not at the end of a call (issue 22). */
+	struct ws_jbuf line;
 	int code;
 };
 
@@ -260,13 +265,17 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 	*out = NULL;
 	if (a == NULL || (a->path = strdup(path)) == NULL ||
 	    (a->tool = strdup(tool ? tool : "")) == NULL ||
-	    (a->extra = cJSON_CreateObject()) == NULL) {
+	    !ws_jbuf_reserve(&a->line, 1024)) {
 		if (a != NULL)
 			a->fd = -1;
 		ws_audit_free(a);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	a->best_effort = best_effort;
+	/* Read among the other variables the call reads as it starts,
+	 * while they are in the cache (a scan of the environment at the
+	 * end of a call was half a microsecond). */
+	a->env_fe = getenv("WS_FRONTEND");
 	if (atomic_load(&ws__cache.on)) {
 		a->fd = -1;
 		if (ws__open_kept(a, path) < 0)
@@ -363,7 +372,9 @@ ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 static void
 ws__set(struct ws_audit *a, const char *key, cJSON *v)
 {
-	if (a == NULL || v == NULL) {
+	if (a != NULL && v != NULL && a->extra == NULL)
+		a->extra = cJSON_CreateObject();
+	if (a == NULL || v == NULL || a->extra == NULL) {
 		cJSON_Delete(v);
 		return;
 	}
@@ -513,7 +524,7 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 {
 	char now[40], prev[WS_SHA256_HEX + 1], hash[WS_SHA256_HEX + 1];
 	const char *fe = ws_call_current()->frontend;
-	struct ws_jbuf b = {0};
+	struct ws_jbuf b;
 	struct timespec ts;
 	const cJSON *it;
 	size_t len;
@@ -525,11 +536,13 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	a->emitted = true;
 	if (a->fd < 0)
 		return 0;
-	if (fe == NULL && (fe = getenv("WS_FRONTEND")) == NULL)
+	if (fe == NULL && (fe = a->env_fe) == NULL)
 		fe = "cli";
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ws__utc(&ts, now);
-	ws_jbuf_reserve(&b, 1024);
+	/* The buffer the call's open reserved, the line's from now on. */
+	b = a->line;
+	memset(&a->line, 0, sizeof(a->line));
 	ws_jbuf_lit(&b, "{\"time\":");
 	ws_jbuf_str(&b, now);
 	ws__key(&b, "frontend");
@@ -659,6 +672,7 @@ ws_audit_free(struct ws_audit *a)
 		close(a->fd);
 	ws__decision_clear(a);
 	cJSON_Delete(a->extra);
+	free(a->line.p);
 	free(a->path);
 	free(a->tool);
 	free(a);
