@@ -77,9 +77,9 @@ struct ws_audit {
 	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
 	long long checks; /* every decision seen */
 	cJSON *extra;	  /* members the tool added; NULL: none yet */
-	/* The line, made when the call ends in what was allocated when it
-	 * opened the log: the allocator's state is warm then, and it is
-	 * not at the end of a call (issue 22). */
+	/* The line's buffer: allocated when the call opens the log, while
+	 * the allocator is in the cache (at the end of a call, a malloc
+	 * missed it), and filled when the call ends (issue 22). */
 	struct ws_jbuf line;
 	int code;
 };
