@@ -1,14 +1,16 @@
 /*
  * audit.c - the audit log: one hash-chained JSON line per call
- * (ws/audit.h).  A call costs an open() and an fstat() when it starts
- * (one lstat() in a process that keeps the log open), and a getpid(),
- * flock(), pread() of the log's tail, write(), unlocking flock() and
- * close() when it ends: eight system calls, each a few microseconds in
- * a process that has just started (issue 22).
+ * (ws/audit.h).  A call costs an openat2() with no symlink allowed on the
+ * way (so that guarding the log's name needs no readlink() a component)
+ * and an fstat() when it starts (one lstat() in a process that keeps the
+ * log open), and a getpid(), flock(), pread() of the log's tail, write(),
+ * unlocking flock() and close() when it ends: eight system calls, each a
+ * few microseconds in a process that has just started (issue 22).
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,10 +60,12 @@ struct ws_audit {
 	int fd;		  /* -1: best effort and not writable */
 	struct ws__log *log; /* the shared log fd is, or NULL: fd is the call's */
 	off_t size;	  /* the log's size when the call opened it */
+	bool plain;	  /* no symlink on the way to it when opened */
 	bool best_effort;
 	bool emitted;
 	char *tool;
 	const char *approver; /* "tty", "elicitation", or NULL */
+	const char *env_fe;   /* WS_FRONTEND when the call opened the log */
 	/* The decision the line names: the first refusal, else the first
 	 * change, else the first decision.  Kept as plain copies, not a
 	 * cJSON object: every check of a call comes here (issue 22). */
@@ -71,7 +76,11 @@ struct ws_audit {
 	} d;
 	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
 	long long checks; /* every decision seen */
-	cJSON *extra;	  /* members the tool added */
+	cJSON *extra;	  /* members the tool added; NULL: none yet */
+	/* The line's buffer: allocated when the call opens the log, while
+	 * the allocator is in the cache (at the end of a call, a malloc
+	 * missed it), and filled when the call ends (issue 22). */
+	struct ws_jbuf line;
 	int code;
 };
 
@@ -131,18 +140,52 @@ ws_audit_keep_open(bool on)
 	}
 }
 
+/* Set once openat2() turned out not to be there (ENOSYS). */
+static atomic_bool ws__no_openat2;
+
+/* open(path, fl, 0600) with no symlink allowed on the way; -1 and errno. */
+static int
+ws__open_nosym(const char *path, int fl)
+{
+	struct open_how how = {
+		.flags = (unsigned)fl,
+		.mode = (fl & O_CREAT) ? 0600 : 0,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	if (atomic_load(&ws__no_openat2)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		atomic_store(&ws__no_openat2, true);
+	return fd;
+}
+
 /*
  * Open the log for appending, its status in *st; -1 and errno when it
  * cannot be, EINVAL when it is not a regular file (a FIFO or a device
  * would block or lose the chain).  O_CREAT only when the file is not
- * there: an open() that may create takes the directory's lock.
+ * there: an open() that may create takes the directory's lock.  Opened
+ * with no symlink allowed on the way first (*plain set): then the
+ * entries its name passes through are its spelling, and guarding them
+ * costs no readlink() a component (ws_ctx_guard_file(); issue 22).  A
+ * symlink on the way (ELOOP), or a kernel without openat2(), opens it
+ * as before.
  */
 static int
-ws__open_log(const char *path, struct stat *st)
+ws__open_log(const char *path, struct stat *st, bool *plain)
 {
 	int fl = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
-	int fd = open(path, fl);
+	int fd = ws__open_nosym(path, fl);
 
+	if (fd < 0 && errno == ENOENT)
+		fd = ws__open_nosym(path, fl | O_CREAT);
+	*plain = fd >= 0;
+	if (fd < 0)
+		fd = open(path, fl);
 	if (fd < 0 && errno == ENOENT)
 		fd = open(path, fl | O_CREAT, 0600);
 	if (fd < 0)
@@ -167,6 +210,7 @@ ws__open_kept(struct ws_audit *a, const char *path)
 {
 	struct ws__log *l = NULL, *old = NULL;
 	struct stat st;
+	bool plain;
 	int fd;
 
 	if (lstat(path, &st) == 0) {
@@ -184,9 +228,10 @@ ws__open_kept(struct ws_audit *a, const char *path)
 			return 0;
 		}
 	}
-	if ((fd = ws__open_log(path, &st)) < 0)
+	if ((fd = ws__open_log(path, &st, &plain)) < 0)
 		return -1;
 	a->fd = fd;
+	a->plain = plain;
 	a->size = st.st_size;
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return 0; /* the call's own, then */
@@ -220,18 +265,22 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 	*out = NULL;
 	if (a == NULL || (a->path = strdup(path)) == NULL ||
 	    (a->tool = strdup(tool ? tool : "")) == NULL ||
-	    (a->extra = cJSON_CreateObject()) == NULL) {
+	    !ws_jbuf_reserve(&a->line, 1024)) {
 		if (a != NULL)
 			a->fd = -1;
 		ws_audit_free(a);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	a->best_effort = best_effort;
+	/* Read among the other variables the call reads as it starts,
+	 * while they are in the cache (a scan of the environment at the
+	 * end of a call was half a microsecond). */
+	a->env_fe = getenv("WS_FRONTEND");
 	if (atomic_load(&ws__cache.on)) {
 		a->fd = -1;
 		if (ws__open_kept(a, path) < 0)
 			e = errno;
-	} else if ((a->fd = ws__open_log(path, &st)) < 0) {
+	} else if ((a->fd = ws__open_log(path, &st, &a->plain)) < 0) {
 		e = errno;
 	} else {
 		a->size = st.st_size;
@@ -252,6 +301,12 @@ bool
 ws_audit_writable(const struct ws_audit *a)
 {
 	return a != NULL && a->fd >= 0;
+}
+
+bool
+ws_audit_plain(const struct ws_audit *a)
+{
+	return ws_audit_writable(a) && a->plain;
 }
 
 void
@@ -317,7 +372,9 @@ ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 static void
 ws__set(struct ws_audit *a, const char *key, cJSON *v)
 {
-	if (a == NULL || v == NULL) {
+	if (a != NULL && v != NULL && a->extra == NULL)
+		a->extra = cJSON_CreateObject();
+	if (a == NULL || v == NULL || a->extra == NULL) {
 		cJSON_Delete(v);
 		return;
 	}
@@ -467,7 +524,7 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 {
 	char now[40], prev[WS_SHA256_HEX + 1], hash[WS_SHA256_HEX + 1];
 	const char *fe = ws_call_current()->frontend;
-	struct ws_jbuf b = {0};
+	struct ws_jbuf b;
 	struct timespec ts;
 	const cJSON *it;
 	size_t len;
@@ -479,11 +536,13 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	a->emitted = true;
 	if (a->fd < 0)
 		return 0;
-	if (fe == NULL && (fe = getenv("WS_FRONTEND")) == NULL)
+	if (fe == NULL && (fe = a->env_fe) == NULL)
 		fe = "cli";
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ws__utc(&ts, now);
-	ws_jbuf_reserve(&b, 1024);
+	/* The buffer the call's open reserved, the line's from now on. */
+	b = a->line;
+	memset(&a->line, 0, sizeof(a->line));
 	ws_jbuf_lit(&b, "{\"time\":");
 	ws_jbuf_str(&b, now);
 	ws__key(&b, "frontend");
@@ -613,6 +672,7 @@ ws_audit_free(struct ws_audit *a)
 		close(a->fd);
 	ws__decision_clear(a);
 	cJSON_Delete(a->extra);
+	free(a->line.p);
 	free(a->path);
 	free(a->tool);
 	free(a);

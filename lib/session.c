@@ -1166,8 +1166,9 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 	ws->audit = cli->audit_log;
 	ws_audit_set_approver(ws->audit, ws_call_current()->approver != NULL ? "elicitation" : "tty");
 	/* A log that is open is a regular file, its name its own. */
-	return ws_audit_writable(ws->audit) ? ws_ctx_guard_file(ws, path)
-					    : ws_ctx_guard(ws, path);
+	return ws_audit_writable(ws->audit) ?
+		       ws_ctx_guard_file(ws, path, ws_audit_plain(ws->audit)) :
+		       ws_ctx_guard(ws, path);
 }
 
 /*

@@ -14,6 +14,9 @@
 #include <cpuid.h>
 #include <immintrin.h>
 #define WS__SHA_NI 1
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#endif
 #endif
 
 #include "ws/sha256.h"
@@ -114,14 +117,27 @@ static bool
 ws__have_ni(void)
 {
 	int v = atomic_load_explicit(&ws__ni, memory_order_relaxed);
-	unsigned a, b, cc, d;
 
 	if (v >= 0)
 		return v;
-	/* SHA (leaf 7 EBX bit 29), SSSE3 and SSE4.1 (leaf 1 ECX 9, 19). */
-	v = __get_cpuid(1, &a, &b, &cc, &d) && (cc & (1u << 9)) &&
-	    (cc & (1u << 19)) && __get_cpuid_count(7, 0, &a, &b, &cc, &d) &&
-	    (b & (1u << 29));
+#ifdef CPU_FEATURE_ACTIVE
+	/*
+	 * What the C library found when the process started: cpuid is a
+	 * trap to the hypervisor in a virtual machine, four of them 6 us of
+	 * every hashing process (issue 22).
+	 */
+	v = CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSSE3) &&
+	    CPU_FEATURE_ACTIVE(SSE4_1);
+#else
+	{
+		unsigned a, b, cc, d;
+
+		/* SHA (leaf 7 EBX bit 29), SSSE3 and SSE4.1 (leaf 1 ECX 9, 19). */
+		v = __get_cpuid(1, &a, &b, &cc, &d) && (cc & (1u << 9)) &&
+		    (cc & (1u << 19)) &&
+		    __get_cpuid_count(7, 0, &a, &b, &cc, &d) && (b & (1u << 29));
+	}
+#endif
 	atomic_store_explicit(&ws__ni, v, memory_order_relaxed);
 	return v;
 }

@@ -426,6 +426,7 @@ ws_ctx_close(struct ws_ctx *ws)
 	for (size_t i = 0; i < ws->nguard_spell; i++)
 		free(ws->guard_spell[i]);
 	free(ws->guard_spell);
+	free(ws->guard_spell_plain);
 	for (size_t i = 0; i < ws->nentries; i++)
 		free(ws->entries[i]);
 	free(ws->entries);
@@ -615,8 +616,51 @@ out:
 	return rc;
 }
 
-int
-ws_ctx_guard(struct ws_ctx *ws, const char *path)
+/*
+ * What ws__resolve_recording() records for a path known to pass through
+ * no symlink (an absolute one): each component as spelled, "." and ".."
+ * taken lexically, which is then what they are.  No system call.
+ */
+static int
+ws__record_spelled(struct ws_ctx *ws, const char *path)
+{
+	char cur[PATH_MAX];
+	const char *p = path, *name;
+	size_t cl = 0, nl;
+	int rc;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			return 0;
+		name = p;
+		while (*p != '\0' && *p != '/')
+			p++;
+		nl = (size_t)(p - name);
+		if (nl == 1 && name[0] == '.')
+			continue;
+		if (nl == 2 && name[0] == '.' && name[1] == '.') {
+			while (cl > 0 && cur[cl - 1] != '/')
+				cl--;
+			if (cl > 0)
+				cl--;
+			continue;
+		}
+		if (cl + 1 + nl >= sizeof(cur))
+			return -ENAMETOOLONG;
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, name, nl);
+		cl += 1 + nl;
+		cur[cl] = '\0';
+		if ((rc = ws__add_entry(ws, cur, cl)) < 0)
+			return rc;
+	}
+}
+
+/* ws_ctx_guard(); with no_symlinks, path passes through none. */
+static int
+ws__guard(struct ws_ctx *ws, const char *path, bool no_symlinks)
 {
 	char **g, *p, cwd[PATH_MAX];
 
@@ -653,13 +697,35 @@ ws_ctx_guard(struct ws_ctx *ws, const char *path)
 	}
 	ws->guard_spell = g;
 	ws->guard_spell[ws->nguard_spell++] = p;
-	/* Its spelling's entries are recorded by the first check that
-	 * needs them (ws__guard_spellings()). */
+	/*
+	 * Its spelling's entries are recorded by the first check that needs
+	 * them (ws__guard_spellings()); a spelling known to pass through no
+	 * symlink (the audit log opened with RESOLVE_NO_SYMLINKS) is
+	 * recorded as spelled, now, with no system call.
+	 */
+	{
+		bool *pl = realloc(ws->guard_spell_plain,
+				   ws->nguard_spell * sizeof(*pl));
+
+		if (pl == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		ws->guard_spell_plain = pl;
+		pl[ws->nguard_spell - 1] = no_symlinks && p[0] == '/';
+		if (pl[ws->nguard_spell - 1] &&
+		    ws__record_spelled(ws, p) == -ENOMEM)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
 	return 0;
 }
 
 int
-ws_ctx_guard_file(struct ws_ctx *ws, const char *path)
+ws_ctx_guard(struct ws_ctx *ws, const char *path)
+{
+	return ws__guard(ws, path, false);
+}
+
+int
+ws_ctx_guard_file(struct ws_ctx *ws, const char *path, bool no_symlinks)
 {
 	const char *name;
 	int rc;
@@ -669,7 +735,8 @@ ws_ctx_guard_file(struct ws_ctx *ws, const char *path)
 		if (ws->guard_lazy == NULL)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
-	if ((rc = ws_ctx_guard(ws, path)) < 0 || path == NULL || path[0] == '\0')
+	if ((rc = ws__guard(ws, path, no_symlinks)) < 0 || path == NULL ||
+	    path[0] == '\0')
 		return rc;
 	/* A name that is not a file's own is resolved with the others. */
 	name = strrchr(ws->guard[ws->nguard - 1], '/') + 1;
@@ -730,7 +797,11 @@ ws__guard_spellings(struct ws_ctx *ws)
 		const char *p = ws->guard_spell[ws->nguard_recorded];
 		char out[PATH_MAX];
 		struct stat st;
-		int rc = lstat(p, &st) == 0 ? ws__resolve_recording(ws, p, out) : 0;
+		int rc;
+
+		if (ws->guard_spell_plain[ws->nguard_recorded])
+			continue; /* recorded as spelled (ws__guard()) */
+		rc = lstat(p, &st) == 0 ? ws__resolve_recording(ws, p, out) : 0;
 
 		if (rc == -ENOMEM)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");

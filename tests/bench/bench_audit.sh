@@ -47,6 +47,16 @@ print("  with --audit:    median %8.1f us wall, mean %8.1f us CPU" % (m["audit"]
 dw, dc = m["audit"] - m["plain"], mc["audit"] - mc["plain"]
 print("  the audit line costs %.1f us wall (%.3fx), %.1f us CPU a call; target < 20 us: %s"
       % (dw, m["audit"] / m["plain"], dc, "met" if dw < 20 and dc < 20 else "MISSED"))
+# How far the means can be trusted: the standard error of the mean CPU
+# difference over the pairs (a round's two runs differ by hundreds of
+# microseconds on a loaded machine), and the medians of the pairs'
+# differences, which a few slow runs do not move.
+dcs = [x - y for x, y in zip(c["audit"], c["plain"])]
+dws = [x - y for x, y in zip(t["audit"], t["plain"])]
+print("  noise: CPU difference +- %.1f us (standard error); pairs' median "
+      "difference %.1f us wall, %.1f us CPU"
+      % (statistics.stdev(dcs) / len(dcs) ** 0.5 * 1e6,
+         statistics.median(dws) / 1000, statistics.median(dcs) * 1e6))
 r = subprocess.run([b + "/wstools", "audit", "--verify", tmp + "/audit.jsonl"],
                    env=env, capture_output=True, text=True)
 print("  " + r.stdout.strip())

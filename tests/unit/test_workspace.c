@@ -368,6 +368,46 @@ START_TEST(mount_specs)
 }
 END_TEST
 
+/*
+ * The audit log opened with no symlink on the way (ws_audit_plain()):
+ * the entries its spelling passes through are recorded from the
+ * spelling, without a system call, and are those the resolution records
+ * ("//", "." and ".." included; issue 22).
+ */
+START_TEST(file_guard_entries_from_spelling)
+{
+	struct ws_ctx a, b;
+	char *real = realpath(T, NULL), *log = NULL;
+
+	ck_assert_ptr_nonnull(real);
+	wst_mkdir(T, "logs/sub");
+	wst_write(T, "logs/audit.jsonl", "");
+	ck_assert(asprintf(&log, "%s//logs/./sub/../audit.jsonl", real) > 0);
+	ck_assert_int_eq(ws_ctx_open(&a, W, 0), 0);
+	ck_assert_int_eq(ws_ctx_open(&b, W, 0), 0);
+	ck_assert_int_eq(ws_ctx_guard_file(&a, log, true), 0);
+	ck_assert_int_eq(ws_ctx_guard_file(&b, log, false), 0);
+	ck_assert_uint_eq(a.nentries, b.nentries);
+	for (size_t i = 0; i < a.nentries; i++)
+		ck_assert_str_eq(a.entries[i], b.entries[i]);
+	ck_assert(has_entry(&a, real, "logs"));
+	ck_assert(has_entry(&a, real, "logs/audit.jsonl"));
+	/* The log and what holds it are guarded all the same. */
+	{
+		char *f = wst_path(real, "logs/audit.jsonl"), *d = wst_path(real, "logs");
+
+		ck_assert_int_ne(ws_ctx_guarded(&a, f, false), WS_GUARD_NONE);
+		ck_assert_int_ne(ws_ctx_guarded(&a, d, true), WS_GUARD_NONE);
+		free(f);
+		free(d);
+	}
+	ws_ctx_close(&a);
+	ws_ctx_close(&b);
+	free(log);
+	free(real);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -383,6 +423,7 @@ suite(void)
 	tcase_add_test(tc, to_virtual_through_a_symlinked_spelling);
 	tcase_add_test(tc, mount_specs);
 	tcase_add_test(tc, spelling_entries_guarded);
+	tcase_add_test(tc, file_guard_entries_from_spelling);
 	tcase_add_test(tc, spelling_errors);
 	tcase_add_test(tc, marker_changes);
 	suite_add_tcase(s, tc);

@@ -49,6 +49,15 @@ int ws_audit_open(const char *path, const char *tool, bool best_effort,
 bool ws_audit_writable(const struct ws_audit *a);
 
 /*
+ * Whether the call opened its log (ws_audit_writable()) with no symlink
+ * on the way to it, so that its name as spelled is the way to it: the
+ * entries it passes through are guarded from the spelling
+ * (ws_ctx_guard_file()).  False for a log a process kept open from an
+ * earlier call.
+ */
+bool ws_audit_plain(const struct ws_audit *a);
+
+/*
  * Keep the log open across the calls of this process (on), or close it
  * (off; also at the end, so that nothing stays open): a long-lived
  * process such as wstools mcp then spends an lstat() of the log's path

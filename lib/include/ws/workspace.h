@@ -73,6 +73,9 @@ struct ws_ctx {
 	 * not hold a symlink on the way to one (lib/grant.c). */
 	char **guard_spell;
 	size_t nguard_spell;
+	/* Per guard_spell[]: recorded as spelled, since it passes through
+	 * no symlink (ws_ctx_guard_file() with no_symlinks). */
+	bool *guard_spell_plain;
 	/* guard_spell[0..n) have their entries in entries[] (recorded by
 	 * the first check that may change something). */
 	size_t nguard_recorded;
@@ -157,9 +160,12 @@ int ws_ctx_guard(struct ws_ctx *ws, const char *path);
  * a component) only when a check may touch it -- one that may hold the
  * file (ancestors), one on a path with a component of that name, or one
  * on "/", which resolves every guard -- rather than on every call's
- * first change (issue 22).
+ * first change (issue 22).  With no_symlinks (the caller opened it with
+ * none allowed on the way: ws_audit_plain()), the entries its spelling
+ * passes through are recorded from the spelling alone, without the
+ * lstat() and the readlink() a component ws_ctx_guard() makes.
  */
-int ws_ctx_guard_file(struct ws_ctx *ws, const char *path);
+int ws_ctx_guard_file(struct ws_ctx *ws, const char *path, bool no_symlinks);
 
 /*
  * Whether changing the real path real touches a guarded path: real is
