@@ -99,19 +99,28 @@ ws_view_shadowed(const char *vpath, char *top, size_t len)
 	return false;
 }
 
+/*
+ * The lists grow by doubling, from 8: the skeleton takes a name per
+ * top-level entry, and growing each array by one name a time was two
+ * reallocations an entry, each a copy once the heap had moved on (a
+ * list's room is not kept: it is 8, or the power of two at or above n).
+ */
 static int
 ws__names_add(struct ws_view_names *l, const char *name, const char *why)
 {
-	char **nn = realloc(l->name, (l->n + 1) * sizeof(char *));
-	char **nw;
+	if (l->n == 0 || (l->n >= 8 && (l->n & (l->n - 1)) == 0)) {
+		size_t room = l->n == 0 ? 8 : 2 * l->n;
+		char **nn = realloc(l->name, room * sizeof(char *));
+		char **nw;
 
-	if (nn == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	l->name = nn;
-	nw = realloc(l->why, (l->n + 1) * sizeof(char *));
-	if (nw == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	l->why = nw;
+		if (nn == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		l->name = nn;
+		nw = realloc(l->why, room * sizeof(char *));
+		if (nw == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		l->why = nw;
+	}
 	l->name[l->n] = strdup(name);
 	l->why[l->n] = why ? strdup(why) : NULL;
 	if (l->name[l->n] == NULL || (why && l->why[l->n] == NULL)) {
