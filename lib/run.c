@@ -3486,7 +3486,7 @@ out:
 	 * which then removes what no tool may create), then undo what it
 	 * created.
 	 */
-	if (viewp[0] >= 0 && (view_root = ws_view_recv_root(viewp[0])) >= 0) {
+	if (viewp[0] >= 0 && (view_root = ws_view_recv_root(viewp[0], &r->view)) >= 0) {
 		ws_view_apply(ws, view_root, &r->view);
 		ws__close(&view_root);
 	}
