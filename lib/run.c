@@ -1389,6 +1389,22 @@ ws__vsnap_wait(int *state)
 			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
 }
 
+/*
+ * Whether the walk is likely to outweigh a thread's start (~0.1 ms at
+ * 20 top-level entries, measured, where the walk is a few dozen
+ * microseconds): the workspace's top holds 16 directories or more, as
+ * its link count says (2 and one a subdirectory on ext4, xfs, tmpfs;
+ * 1 where the file system does not count them: taken as many).
+ */
+static bool
+ws__vsnap_worth(struct ws_ctx *ws)
+{
+	struct stat st;
+
+	return fstat(ws->anchors[0].fd, &st) == 0 &&
+	       (st.st_nlink == 1 || st.st_nlink >= 2 + 16);
+}
+
 /* The snapshot's thread joined, its result taken (once). */
 static int
 ws__vsnap_join(struct ws__vsnap *s, struct ws_vcs_snap **vcs)
@@ -3095,7 +3111,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 * shares this memory (ch.shared_vm below; see ws__vsnap). */
 	vcs_async = o->isolate != WS_ISOLATE_NONE && WS__INIT_SHARES_VM &&
 		    ws__environ_detached && r->iso.layer[WS_LAYER_PIDNS].planned &&
-		    !plan.userns;
+		    !plan.userns && ws__vsnap_worth(ws);
 	if (o->isolate != WS_ISOLATE_NONE &&
 	    ((rc = ws__ws_lock(ws, o, &wslock, &waited)) < 0 ||
 	     (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0 ||
