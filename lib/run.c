@@ -3098,17 +3098,18 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 				  plan.nboundary, plan.nboundary == 1 ? "y" : "ies");
 		goto out;
 	}
-	/*
-	 * What the command may create and the call reverts, as it is
-	 * before the command runs.  (Taken after the clone, while init
-	 * built the root, it made init wait for wsrun's word: on a loaded
-	 * machine a time slice more, measured; init now depends on nothing
-	 * from wsrun but the user namespace's id maps.)
-	 */
 	/* A user namespace's init copies the trees itself (see there). */
 	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
-	/* The repositories' snapshot while init builds the root, where init
-	 * shares this memory (ch.shared_vm below; see ws__vsnap). */
+	/*
+	 * What the command may create and the call reverts, as it is
+	 * before the command runs: the places here, the repositories' walk
+	 * here too or, where init shares this memory and the workspace is
+	 * large enough (ch.shared_vm below; see ws__vsnap), on a thread
+	 * while init builds the root.  (Taken in this thread after the
+	 * clone, init waited for a word on its socket: on a loaded machine
+	 * a time slice more, measured.  Init waits on the thread's futex
+	 * only when the walk is the slower.)
+	 */
 	vcs_async = o->isolate != WS_ISOLATE_NONE && WS__INIT_SHARES_VM &&
 		    ws__environ_detached && r->iso.layer[WS_LAYER_PIDNS].planned &&
 		    !plan.userns && ws__vsnap_worth(ws);
