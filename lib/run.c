@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
@@ -974,6 +975,7 @@ struct ws__child {
 	const char *exe;   /* argv[0] found on PATH (ws__find_exe()), or NULL */
 	int view_w;	   /* the virtual view: its root is sent here, or -1 */
 	int parent_fds[9]; /* the parent's ends of the pipes, -1 padded */
+	int *snap_state;   /* the command waits for it (ws__vsnap), or NULL */
 };
 
 /* Close the parent's pipe ends: a held write end of stdin would keep the
@@ -1336,6 +1338,86 @@ ws__init_wait(pid_t cmd, int status_w)
 }
 
 /*
+ * The repositories' snapshot (ws_vcs_snapshot(): a walk of the whole
+ * workspace, a few microseconds a directory) taken on a thread of its
+ * own while init builds the root, rather than before the clone: init
+ * and the snapshot then share the machine's cores, and the command
+ * starts only once the snapshot is whole (ws__vsnap_wait()).  A thread,
+ * not wsrun's own: init shares wsrun's memory and thread-local storage
+ * (errno) with the thread that cloned it (see ws__spawn_init()), which
+ * makes direct system calls only until init says "r"; the snapshot's
+ * thread has an errno and a heap cache of its own, and init uses no
+ * heap.  (Taken in wsrun's thread after the clone, init had to wait for
+ * a word on its socket; here it waits on a futex in the shared memory,
+ * and only when the snapshot is slower than the root: at 200 top-level
+ * entries the root takes several times as long.)
+ */
+struct ws__vsnap {
+	struct ws_ctx *ws;
+	struct ws_vcs_snap *vcs;
+	int rc;
+	char msg[256];
+	int state;	/* 0 being taken, 1 taken, -1 failed (a futex word) */
+	pthread_t thr;
+	bool started;
+};
+
+static void *
+ws__vsnap_main(void *arg)
+{
+	struct ws__vsnap *s = arg;
+
+	s->rc = ws_vcs_snapshot(s->ws, &s->vcs);
+	if (s->rc < 0)
+		snprintf(s->msg, sizeof(s->msg), "%s", ws_error_last());
+	__atomic_store_n(&s->state, s->rc < 0 ? -1 : 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->state, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	return NULL;
+}
+
+/* In init, before the command starts: the snapshot whole, or init ends
+ * (wsrun reports the snapshot's error).  Direct system calls only. */
+static void
+ws__vsnap_wait(int *state)
+{
+	int v;
+
+	while ((v = __atomic_load_n(state, __ATOMIC_ACQUIRE)) == 0)
+		ws__sys4(SYS_futex, (long)state, FUTEX_WAIT, 0, 0);
+	if (v < 0)
+		for (;;)
+			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
+}
+
+/*
+ * Whether the walk is likely to outweigh a thread's start (~0.1 ms at
+ * 20 top-level entries, measured, where the walk is a few dozen
+ * microseconds): the workspace's top holds 16 directories or more, as
+ * its link count says (2 and one a subdirectory on ext4, xfs, tmpfs;
+ * 1 where the file system does not count them: taken as many).
+ */
+static bool
+ws__vsnap_worth(struct ws_ctx *ws)
+{
+	struct stat st;
+
+	return fstat(ws->anchors[0].fd, &st) == 0 &&
+	       (st.st_nlink == 1 || st.st_nlink >= 2 + 16);
+}
+
+/* The snapshot's thread joined, its result taken (once). */
+static int
+ws__vsnap_join(struct ws__vsnap *s, struct ws_vcs_snap **vcs)
+{
+	if (!s->started)
+		return 0;
+	pthread_join(s->thr, NULL);
+	s->started = false;
+	*vcs = s->vcs;
+	return s->rc < 0 ? ws_error_set(s->rc, NULL, "%s", s->msg) : 0;
+}
+
+/*
  * PID 1 of the namespace: build the root, fork the command, reap every
  * process, forward SIGTERM to all of them, report the command's status.
  */
@@ -1429,6 +1511,8 @@ ws__init_main(struct ws__child *c)
 	}
 	/* The program, looked up once in the new root (see there). */
 	c->exe = ws__find_exe(c->argv[0], c->envp, c->cwd_fd, exe, sizeof(exe));
+	if (c->snap_state != NULL)
+		ws__vsnap_wait(c->snap_state);
 	/* vfork: no copy of the address space (a fork costs ~1 ms). */
 	cmd = vfork();
 	if (cmd < 0) {
@@ -2914,6 +2998,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws__place *places = NULL;
 	size_t nplaces = 0;
 	struct ws_vcs_snap *vcs = NULL;
+	struct ws__vsnap vsnap = {.ws = ws};
+	bool vcs_async;
 	int wslock = -1;
 	long long waited = 0;
 	int32_t irep[3] = {0, 0, 0};
@@ -3047,22 +3133,28 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 				  plan.nboundary, plan.nboundary == 1 ? "y" : "ies");
 		goto out;
 	}
+	/* A user namespace's init copies the trees itself (see there). */
+	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
 	/*
 	 * What the command may create and the call reverts, as it is
-	 * before the command runs.  (Taken after the clone, while init
-	 * built the root, it made init wait for wsrun's word: on a loaded
-	 * machine a time slice more, measured; init now depends on nothing
-	 * from wsrun but the user namespace's id maps.)
+	 * before the command runs: the places here, the repositories' walk
+	 * here too or, where init shares this memory and the workspace is
+	 * large enough (ch.shared_vm below; see ws__vsnap), on a thread
+	 * while init builds the root.  (Taken in this thread after the
+	 * clone, init waited for a word on its socket: on a loaded machine
+	 * a time slice more, measured.  Init waits on the thread's futex
+	 * only when the walk is the slower.)
 	 */
+	vcs_async = o->isolate != WS_ISOLATE_NONE && WS__INIT_SHARES_VM &&
+		    ws__environ_detached && r->iso.layer[WS_LAYER_PIDNS].planned &&
+		    !plan.userns && ws__vsnap_worth(ws);
 	if (o->isolate != WS_ISOLATE_NONE &&
 	    ((rc = ws__ws_lock(ws, o, &wslock, &waited)) < 0 ||
 	     (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0 ||
-	     (rc = ws_vcs_snapshot(ws, &vcs)) < 0))
+	     (!vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)))
 		goto out;
 	/* Waiting for another command is not this command's time. */
 	start += waited;
-	/* A user namespace's init copies the trees itself (see there). */
-	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
 	if ((rc = ws__env_build(o, plan.priv_real, &env, r, plan.net_proxy)) < 0)
 		goto out;
 	/* In the virtual view a virtual path is the command's own. */
@@ -3139,6 +3231,13 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	fflush(NULL);
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
 		       !plan.userns;
+	if (vcs_async && ch.shared_vm &&
+	    pthread_create(&vsnap.thr, NULL, ws__vsnap_main, &vsnap) == 0) {
+		vsnap.started = true;
+		ch.snap_state = &vsnap.state;
+	} else if (vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0) {
+		goto out;
+	}
 	/*
 	 * The base of the minimal root, for a plan that has HOME there, and
 	 * the system's part of it when no bind of the plan lands in it.
@@ -3207,6 +3306,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws__wait_init_ready(syncp[1], proc.pidfd,
 				    o->timeout_ms > 0 ? start + o->timeout_ms : -1,
 				    o->cancel);
+	if ((rc = ws__vsnap_join(&vsnap, &vcs)) < 0)
+		goto out;
 	if (zyg.pid > 0) {
 		ws__ahead_settled(&zyg);
 		if (zyg.flags & CLONE_NEWNET)
@@ -3430,6 +3531,13 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	rc = 0;
 out:
+	/* A call that failed before the join: the snapshot, taken or not,
+	 * is freed below; its error is not the call's. */
+	if (vsnap.started) {
+		pthread_join(vsnap.thr, NULL);
+		vsnap.started = false;
+		vcs = vsnap.vcs;
+	}
 	if (r->duration_ms == 0)
 		r->duration_ms = ws__now_ms() - start;
 	if (rc < 0 && proc.pid > 0 && !exited) {
@@ -3442,7 +3550,7 @@ out:
 	 * which then removes what no tool may create), then undo what it
 	 * created.
 	 */
-	if (viewp[0] >= 0 && (view_root = ws_view_recv_root(viewp[0])) >= 0) {
+	if (viewp[0] >= 0 && (view_root = ws_view_recv_root(viewp[0], &r->view)) >= 0) {
 		ws_view_apply(ws, view_root, &r->view);
 		ws__close(&view_root);
 	}

@@ -21,6 +21,9 @@
 #
 # bench_wsrun.sh views: only the views' section (issue 19); VIEW_ENTRIES
 # (default "20 200 1000") the workspaces' numbers of top-level entries.
+# WS_BENCH_BIN=DIR uses already built binaries instead of build-release;
+# WS_BENCH_BASE=DIR adds the virtual view of other binaries (a build of
+# main, say) to the views' tables, in the same interleaved rounds.
 source "$(dirname "$0")/lib.sh"
 
 # itable NAME=CMD...: one interleaved run over every command; medians,
@@ -67,15 +70,18 @@ views_bench() {
 		done
 		bw+=" --proc /proc --dev /dev --tmpfs /tmp --unshare-pid --unshare-net --die-with-parent /usr/bin/true"
 		echo " $n top-level entries:"
-		itable "bwrap, the same job ($n entries)=$bw" \
-			"wsrun --view virtual true ($n entries)=$bin/wsrun --workspace $w --view virtual true" \
-			"wsrun --view real true ($n entries)=$bin/wsrun --workspace $w --view real true"
+		local rows=("bwrap, the same job ($n entries)=$bw"
+			"wsrun --view virtual true ($n entries)=$bin/wsrun --workspace $w --view virtual true"
+			"wsrun --view real true ($n entries)=$bin/wsrun --workspace $w --view real true")
+		[ -n "${WS_BENCH_BASE:-}" ] &&
+			rows+=("base: wsrun --view virtual true ($n entries)=$WS_BENCH_BASE/wsrun --workspace $w --view virtual true")
+		itable "${rows[@]}"
 	done
 }
 
 if [ "${1:-}" = views ]; then
 	need bwrap bubblewrap
-	bin=$(bench_bin)
+	bin=${WS_BENCH_BIN:-$(bench_bin)}
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	rounds=${ROUNDS:-100}

@@ -2118,6 +2118,43 @@ START_TEST(git_deep_repo_cleaned)
 END_TEST
 
 /*
+ * Issue 19's speed: the repositories' snapshot is taken on a thread of
+ * its own while init builds the root.  The command starts only once it
+ * is whole: a hook the command writes at once, into any of many
+ * repositories the snapshot walks meanwhile, is the command's and goes.
+ * (Without init's wait the walk met most of them already written and
+ * kept them as the user's.)
+ */
+START_TEST(git_snapshot_before_command)
+{
+	struct wst_run r;
+	char cmd[8192];
+	int left;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && for i in $(seq 300); do "
+		 "mkdir -p r$i/.git/hooks r$i/.git/refs r$i/.git/objects && "
+		 "echo 'ref: refs/heads/main' > r$i/.git/HEAD; done", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	RUNM(&r, _i, "-c",
+	     "for d in r*; do echo 'touch PWNED' > $d/.git/hooks/pre-commit; done;"
+	     "echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ls r*/.git/hooks/pre-commit "
+		 "2>/dev/null | wc -l", ws);
+	{
+		FILE *f = popen(cmd, "r");
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(fscanf(f, "%d", &left), 1);
+		pclose(f);
+	}
+	ck_assert_msg(left == 0, "%d of 300 hooks kept", left);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Review 6: two overlapping calls in one workspace (parallel tool calls
  * under a CLI harness).  The second's snapshot was taken while the
  * first's command had added core.fsmonitor, so it counted it as the
@@ -3557,6 +3594,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_remotes_pinned, 0, nm);
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
+	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
 	tcase_add_test(tf, unprivileged);

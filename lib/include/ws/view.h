@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 struct ws_ctx;
 struct ws_sandbox_plan;
@@ -55,6 +56,11 @@ struct ws_view_info {
 	struct ws_view_names links;	/* top-level symlinks, copied to the root */
 	struct ws_view_names masked;	/* the policy refuses reading: emptied */
 	struct ws_view_names read_only;	/* the policy refuses writing */
+	/* The root's directory as the command found it (ws_view_recv_root()),
+	 * for ws_view_apply() to pass over a root nothing changed. */
+	bool root_known;
+	long long root_size;
+	struct timespec root_mtime, root_ctime;
 };
 
 /*
@@ -104,12 +110,13 @@ int ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi);
 
 /*
  * The namespace init sends a descriptor of its new root (after the pivot)
- * on sock, a datagram socket, before the command starts; wsrun receives
- * it when the command's tree is gone (-1: none was sent).  The send uses
- * no heap (init may share wsrun's memory).
+ * on sock, a datagram socket, before the command starts, with the root
+ * directory's size and times then; wsrun receives both when the
+ * command's tree is gone (-1: none was sent; the size and times go to
+ * vi->root_*).  The send uses no heap (init may share wsrun's memory).
  */
 int ws_view_send_root(int sock);
-int ws_view_recv_root(int sock);
+int ws_view_recv_root(int sock, struct ws_view_info *vi);
 
 /* Free what vi holds. */
 void ws_view_info_free(struct ws_view_info *vi);
