@@ -4271,6 +4271,9 @@ END_TEST
 
 /* ---- Namespaces made ahead of the call (issues 20, 21) -------------- */
 
+/* The name listen.pl gives its daemon (write_socket_scripts()). */
+static char daemon_name[64];
+
 /*
  * Perl scripts for the commands.  listen.pl binds and listens on an
  * abstract UNIX socket (the network namespace's), checks that it can
@@ -4284,7 +4287,13 @@ END_TEST
 static void
 write_socket_scripts(void)
 {
-	wst_write(T, "ws/listen.pl",
+	char *listen = NULL;
+
+	/* The daemon's name is this test process's own: another run of the
+	 * suite on the machine must not be taken for a survivor. */
+	snprintf(daemon_name, sizeof(daemon_name), "wst-ahead-daemon-%ld",
+		 (long)getpid());
+	ck_assert(asprintf(&listen,
 		  "use Socket; use POSIX; $| = 1;\n"
 		  "socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\";\n"
 		  "bind($s, pack_sockaddr_un(\"\\0wst-ahead-abs\")) or die \"bind: $!\";\n"
@@ -4295,10 +4304,12 @@ write_socket_scripts(void)
 		  "my $pid = fork();\n"
 		  "if ($pid == 0) {\n"
 		  "    POSIX::setsid(); $SIG{TERM} = 'IGNORE'; $SIG{HUP} = 'IGNORE';\n"
-		  "    $0 = 'wst-ahead-daemon'; sleep 60; exit 0;\n"
+		  "    $0 = '%s'; sleep 60; exit 0;\n"
 		  "}\n"
 		  "print \"BOUND\\n\";\n"
-		  "sleep 60 if @ARGV && $ARGV[0] eq 'hold';\n");
+		  "sleep 60 if @ARGV && $ARGV[0] eq 'hold';\n", daemon_name) > 0);
+	wst_write(T, "ws/listen.pl", listen);
+	free(listen);
 	wst_write(T, "ws/probe.pl",
 		  "use Socket;\n"
 		  "socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\";\n"
@@ -4316,7 +4327,7 @@ write_socket_scripts(void)
 		  "select(undef, undef, undef, 1.5);\n");
 }
 
-/* Whether a process named wst-ahead-daemon lives anywhere on the host. */
+/* Whether a process named daemon_name lives anywhere on the host. */
 static bool
 daemon_alive(void)
 {
@@ -4339,7 +4350,10 @@ daemon_alive(void)
 		close(fd);
 		if (n > 0) {
 			buf[n] = '\0';
-			found = strncmp(buf, "wst-ahead-daemon", 16) == 0;
+			size_t l = strlen(daemon_name);
+
+			found = strncmp(buf, daemon_name, l) == 0 &&
+				(buf[l] == '\0' || buf[l] == ' ');
 		}
 	}
 	closedir(d);
