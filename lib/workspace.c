@@ -38,6 +38,39 @@ ws__add_entry(struct ws_ctx *ws, const char *e, size_t len)
 }
 
 /*
+ * The next component of the path at *p that names an entry: "." is
+ * skipped and ".." taken lexically (cur[0..*cl) loses its last
+ * component).  False at the path's end.  The recording resolver and the
+ * spelled recording differ only in what they do with each name.
+ */
+static bool
+ws__next_name(const char **p, char *cur, size_t *cl, const char **name,
+	      size_t *nl)
+{
+	for (;;) {
+		while (**p == '/')
+			(*p)++;
+		if (**p == '\0')
+			return false;
+		*name = *p;
+		while (**p != '\0' && **p != '/')
+			(*p)++;
+		*nl = (size_t)(*p - *name);
+		if (*nl == 1 && (*name)[0] == '.')
+			continue;
+		if (*nl == 2 && (*name)[0] == '.' && (*name)[1] == '.') {
+			while (*cl > 0 && cur[*cl - 1] != '/')
+				(*cl)--;
+			if (*cl > 0)
+				(*cl)--;
+			cur[*cl] = '\0';
+			continue;
+		}
+		return true;
+	}
+}
+
+/*
  * realpath(3) that records, in ws->entries, every directory entry the
  * resolution passes through: each component as spelled and each one a
  * symlink on the way leads to, named by its resolved parent.  It makes
@@ -49,7 +82,8 @@ ws__add_entry(struct ws_ctx *ws, const char *e, size_t len)
 static int
 ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
 {
-	char cur[PATH_MAX], link[PATH_MAX], *pending = NULL, *p;
+	char cur[PATH_MAX], link[PATH_MAX], *pending = NULL;
+	const char *p;
 	size_t cl = 0;
 	int hops = 0, rc = 0;
 
@@ -73,25 +107,9 @@ ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
 		ssize_t ll;
 		char *next;
 
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
+		/* cur is resolved: the parent ".." takes is the physical one. */
+		if (!ws__next_name(&p, cur, &cl, &name, &nl))
 			break;
-		name = p;
-		while (*p != '\0' && *p != '/')
-			p++;
-		nl = (size_t)(p - name);
-		if (nl == 1 && name[0] == '.')
-			continue;
-		if (nl == 2 && name[0] == '.' && name[1] == '.') {
-			/* cur is resolved: its parent is the physical one. */
-			while (cl > 0 && cur[cl - 1] != '/')
-				cl--;
-			if (cl > 0)
-				cl--;
-			cur[cl] = '\0';
-			continue;
-		}
 		if (cl + 1 + nl >= sizeof(cur)) {
 			rc = -ENAMETOOLONG;
 			break;
@@ -121,7 +139,8 @@ ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
 			break;
 		}
 		free(pending);
-		pending = p = next;
+		pending = next;
+		p = next;
 		if (link[0] == '/')
 			cl = 0;
 		cur[cl] = '\0';
@@ -629,24 +648,10 @@ ws__record_spelled(struct ws_ctx *ws, const char *path)
 	size_t cl = 0, nl;
 	int rc;
 
+	cur[0] = '\0';
 	for (;;) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
+		if (!ws__next_name(&p, cur, &cl, &name, &nl))
 			return 0;
-		name = p;
-		while (*p != '\0' && *p != '/')
-			p++;
-		nl = (size_t)(p - name);
-		if (nl == 1 && name[0] == '.')
-			continue;
-		if (nl == 2 && name[0] == '.' && name[1] == '.') {
-			while (cl > 0 && cur[cl - 1] != '/')
-				cl--;
-			if (cl > 0)
-				cl--;
-			continue;
-		}
 		if (cl + 1 + nl >= sizeof(cur))
 			return -ENAMETOOLONG;
 		cur[cl] = '/';
