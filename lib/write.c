@@ -1347,12 +1347,15 @@ ws__fill(int fd, const void *data, size_t n, const struct stat *old,
 		/*
 		 * Keep the owner when we can (root replacing a user's file);
 		 * failing to is not an error, the mode is what matters.  The
-		 * mode comes after, since chown clears set-id bits.
+		 * mode comes after, since chown clears set-id bits.  New
+		 * content never inherits set-user-id or set-group-id: the
+		 * kernel clears them on a write by anyone without
+		 * CAP_FSETID, and a replace is such a write.
 		 */
 		if ((old->st_uid != geteuid() || old->st_gid != getegid()) &&
 		    fchown(fd, old->st_uid, old->st_gid) < 0)
 			errno = 0;
-		if (fchmod(fd, old->st_mode & 07777) < 0)
+		if (fchmod(fd, old->st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0)
 			return ws_error_errno(errno, NULL, "chmod");
 	}
 	if (!(flags & WS_ATOMIC_NOSYNC) && fsync(fd) < 0)
