@@ -197,23 +197,58 @@ ws_passwd_home(void)
 	return home;
 }
 
+/* home canonical into a malloc'd string, or NULL: none, or "/". */
+static char *
+ws__home_canon(const char *home)
+{
+	char buf[PATH_MAX];
+
+	if (home == NULL || home[0] != '/' || realpath(home, buf) == NULL ||
+	    strcmp(buf, "/") == 0)
+		return NULL;
+	return strdup(buf);
+}
+
 char *
 ws_home_real(void)
 {
-	const char *home = getenv("HOME");
-	char buf[PATH_MAX], *pwhome = NULL;
+	char *pwhome, *r = ws__home_canon(getenv("HOME"));
 
 	/* As ws_grants_check() takes it: a HOME the environment cannot be
-	 * trusted with is the password file's. */
-	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0)
-		home = pwhome = ws_passwd_home();
-	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0 ||
-	    realpath(home, buf) == NULL || strcmp(buf, "/") == 0) {
-		free(pwhome);
-		return NULL;
+	 * trusted with ("//", one that does not exist) is the password
+	 * file's. */
+	if (r != NULL)
+		return r;
+	pwhome = ws_passwd_home();
+	r = ws__home_canon(pwhome);
+	free(pwhome);
+	return r;
+}
+
+size_t
+ws_home_ids(struct ws_home_id id[2])
+{
+	struct stat root, st;
+	char *pwhome = NULL;
+	const char *h[2] = {getenv("HOME"), NULL};
+	size_t n = 0;
+
+	if (stat("/", &root) < 0)
+		return 0;
+	h[1] = pwhome = ws_passwd_home();
+	for (size_t i = 0; i < 2; i++) {
+		/* "/" (however spelled) holds everything: no home. */
+		if (h[i] == NULL || h[i][0] != '/' || stat(h[i], &st) < 0 ||
+		    !S_ISDIR(st.st_mode) ||
+		    (st.st_dev == root.st_dev && st.st_ino == root.st_ino) ||
+		    (n == 1 && st.st_dev == id[0].dev && st.st_ino == id[0].ino))
+			continue;
+		id[n].dev = st.st_dev;
+		id[n].ino = st.st_ino;
+		n++;
 	}
 	free(pwhome);
-	return strdup(buf);
+	return n;
 }
 
 /* HOME/place (without a trailing slash) into buf; false if too long. */

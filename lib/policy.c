@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ws-config.h"
@@ -1461,16 +1462,41 @@ static int
 ws__home_persist_check(enum ws_op op, const char *real, const char *shown,
 		       bool anc)
 {
-	char *home = ws_home_real();
-	const char *place;
+	struct ws_home_id id[2];
+	size_t nid = ws_home_ids(id), n = strlen(real);
+	char buf[PATH_MAX];
+	const char *place = NULL;
 	int rc = 0;
 
-	if (home == NULL)
+	if (nid == 0 || n >= sizeof(buf) || real[0] != '/')
 		return 0;
-	place = anc ? ws_home_persist_reached(home, real)
-		    : ws_home_persist_in(home, real);
-	/* Only what lies in HOME: reached() also matches HOME's parents. */
-	if (place != NULL && ws_path_within(home, real, NULL)) {
+	/*
+	 * The homes by identity, not by name: real's ancestors (and real)
+	 * that are one, however reached (a bind mount such as a container's
+	 * /workspace, a symlinked spelling), are the home the places lie
+	 * in.  The deepest first; "/" is never a home.
+	 */
+	memcpy(buf, real, n + 1);
+	while (place == NULL && n > 1) {
+		struct stat st;
+
+		if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+			for (size_t i = 0; i < nid; i++) {
+				if (st.st_dev != id[i].dev || st.st_ino != id[i].ino)
+					continue;
+				/* Only what lies in it: reached() also
+				 * matches its parents. */
+				place = anc ? ws_home_persist_reached(buf, real)
+					    : ws_home_persist_in(buf, real);
+				if (place != NULL && !ws_path_within(buf, real, NULL))
+					place = NULL;
+				break;
+			}
+		while (n > 1 && buf[n - 1] != '/')
+			n--;
+		buf[n > 1 ? --n : n] = '\0';
+	}
+	if (place != NULL) {
 		size_t l = strlen(place);
 
 		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
@@ -1482,7 +1508,6 @@ ws__home_persist_check(enum ws_op op, const char *real, const char *shown,
 				  ws__ops[op]);
 		rc = ws__guard_refusal(rc, op);
 	}
-	free(home);
 	return rc;
 }
 

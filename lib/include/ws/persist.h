@@ -63,12 +63,25 @@ char *ws_passwd_file_home(const char *path, uid_t uid);
 char *ws_passwd_parse_home(const char *text, size_t len, uid_t uid);
 
 /*
- * The caller's HOME, canonical (its symlinks resolved): $HOME when it is
- * absolute and not "/", else the password file's.  NULL when there is
- * none, or it cannot be resolved (it does not exist: nothing is in it
- * either).  malloc'd.
+ * The caller's HOME, canonical (its symlinks resolved): $HOME when it
+ * resolves to a directory other than "/", else the password file's.  NULL
+ * when neither does.  malloc'd.
  */
 char *ws_home_real(void);
+
+/* A home directory by identity: what a bind mount or symlink reaches. */
+struct ws_home_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+/*
+ * The homes to guard, by device and inode: $HOME's and the password
+ * database's (ws_passwd_home()), each when it is an existing directory
+ * other than "/", the second only when it is another; the environment
+ * alone does not switch the guard off.  Returns how many (0 to 2).
+ */
+size_t ws_home_ids(struct ws_home_id id[2]);
 
 /*
  * The place (as listed) that the canonical absolute path p is, or lies
