@@ -682,6 +682,53 @@ START_TEST(deny_beats_writable_workspace)
 }
 END_TEST
 
+/*
+ * Review10 12: a move must not take a file out from under a rule that
+ * refuses to read it (the rule says nothing of rename): refused, naming
+ * the rule, for the file and for a directory holding it; a move that the
+ * same rule still covers is allowed.
+ */
+START_TEST(move_keeps_read_denial)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *pol = P("pol.json"), *text = NULL;
+	static const char *const refused[][2] = {{".env", "e2"}, {"a", "x"}};
+
+	ck_assert(asprintf(&text, "{\"version\":1,\"name\":\"p12\",\"file_rules\":["
+			   "{\"name\":\"deny-env\",\"paths\":[\"%s/.env\",\"%s/a/b/.env\","
+			   "\"%s/keep/**\"],\"operations\":[\"read\"],\"decision\":\"deny\"},"
+			   "{\"name\":\"allow\",\"paths\":[\"%s\",\"%s/**\"],"
+			   "\"operations\":[\"*\"],\"decision\":\"allow\"}]}",
+			   ws, ws, ws, ws, ws) > 0);
+	wst_write(tmp, "pol.json", text);
+	wst_write(tmp, "ws/.env", "SECRET=1\n");
+	wst_write(tmp, "ws/a/b/.env", "SECRET=2\n");
+	wst_write(tmp, "ws/keep/k", "SECRET=3\n");
+	for (size_t i = 0; i < 2; i++) {
+		RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+		    "--json", "--move", refused[i][1], refused[i][0]);
+		check_status(&r, 3, "POLICY_DENIED");
+		ck_assert_msg(strstr(r.out, "deny-env") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	{
+		char *e1 = P("ws/.env"), *e2 = P("ws/a/b/.env");
+
+		ck_assert(wst_exists(e1) && wst_exists(e2));
+		free(e1);
+		free(e2);
+	}
+	/* Within the rule's reach: allowed. */
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+	    "--json", "--move", "keep/k2", "keep/k");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(ws);
+	free(pol);
+	free(text);
+}
+END_TEST
+
 START_TEST(shipped_dev_safe_approve_delete)
 {
 	struct wst_run r;
@@ -1271,6 +1318,7 @@ suite(void)
 	tcase_add_test(tc, tool_wsread);
 	tcase_add_test(tc, tool_wswrite);
 	tcase_add_test(tc, deny_beats_writable_workspace);
+	tcase_add_test(tc, move_keeps_read_denial);
 	tcase_add_test(tc, shipped_dev_safe_approve_delete);
 	tcase_add_test(tc, shipped_ci_no_delete);
 	tcase_add_test(tc, allow_outside_dev_safe_home);
