@@ -942,7 +942,7 @@ ws_policy_catch_all(const char *pattern)
 bool
 ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 {
-	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_WRITE;
+	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_OPEN | 1u << WS_OP_WRITE;
 
 	for (size_t i = 0; i < p->nf; i++) {
 		const struct ws__frule *r = &p->frules[i];
@@ -974,9 +974,9 @@ ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 	return false;
 }
 
-enum ws_decision
-ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
-		     struct ws_policy_match *m)
+static enum ws_decision
+ws__check_file_op(struct ws_policy *p, enum ws_op op, const char *real,
+		  struct ws_policy_match *m)
 {
 	size_t len = strlen(real);
 	unsigned bit = 1u << op;
@@ -1015,6 +1015,38 @@ ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
 		*m = (struct ws_policy_match){WS_DECISION_DENY, NULL, -1, NULL,
 					      NULL, NULL};
 	return WS_DECISION_DENY;
+}
+
+/*
+ * A read is an open too (ws-policy(5)): a rule that refuses "open"
+ * refuses every reader (wsgrep, a command's mask walk), not wsread alone.
+ * Only a rule counts; the default with no rule for "open" leaves the read
+ * as its own rules decide.
+ */
+enum ws_decision
+ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
+		     struct ws_policy_match *m)
+{
+	struct ws_policy_match om;
+	enum ws_decision d = ws__check_file_op(p, op, real, m), od;
+
+	bool split = false;
+
+	if (op != WS_OP_READ || d != WS_DECISION_ALLOW)
+		return d;
+	/* Where every rule names both or neither, the first rule for an
+	 * open is the read's: no second pass. */
+	for (size_t i = 0; i < p->nf && !split; i++)
+		split = !(p->frules[i].ops & 1u << WS_OP_READ) !=
+			!(p->frules[i].ops & 1u << WS_OP_OPEN);
+	if (!split)
+		return d;
+	od = ws__check_file_op(p, WS_OP_OPEN, real, &om);
+	if (od == WS_DECISION_ALLOW || om.rule == NULL)
+		return d;
+	if (m != NULL)
+		*m = om;
+	return od;
 }
 
 static int ws__compile_commands(struct ws_policy *p);

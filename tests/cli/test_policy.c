@@ -729,6 +729,45 @@ START_TEST(move_keeps_read_denial)
 }
 END_TEST
 
+/*
+ * Review10 11: a rule that refuses "open" refuses every reader, not
+ * wsread alone: wsgrep finds nothing in the file, a command reads it
+ * empty (masked in its view).
+ */
+START_TEST(open_denial_every_reader)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *pol = P("pol.json"), *text = NULL;
+
+	ck_assert(asprintf(&text, "{\"version\":1,\"name\":\"p11\",\"file_rules\":["
+			   "{\"name\":\"deny-env-open\",\"paths\":[\"**/.env\"],"
+			   "\"operations\":[\"open\"],\"decision\":\"deny\"},"
+			   "{\"name\":\"allow\",\"paths\":[\"%s\",\"%s/**\"],"
+			   "\"operations\":[\"*\"],\"decision\":\"allow\"}]}",
+			   ws, ws) > 0);
+	wst_write(tmp, "pol.json", text);
+	wst_write(tmp, "ws/.env", "SECRET=hunter2\n");
+	wst_write(tmp, "ws/b.txt", "SECRET=plain\n");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol,
+	    "--json", ".env");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsgrep", "--workspace", ws, "--policy", pol,
+	    "--hidden", "SECRET");
+	ck_assert_msg(strstr(r.out, "hunter2") == NULL && strstr(r.out, "plain") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsrun", "--workspace", ws, "--policy", pol,
+	    "-c", "cat .env b.txt");
+	ck_assert_msg(strstr(r.out, "hunter2") == NULL && strstr(r.out, "plain") != NULL,
+		      "%d %s %s", r.status, r.out, r.err);
+	wst_run_free(&r);
+	free(ws);
+	free(pol);
+	free(text);
+}
+END_TEST
+
 START_TEST(shipped_dev_safe_approve_delete)
 {
 	struct wst_run r;
@@ -1319,6 +1358,7 @@ suite(void)
 	tcase_add_test(tc, tool_wswrite);
 	tcase_add_test(tc, deny_beats_writable_workspace);
 	tcase_add_test(tc, move_keeps_read_denial);
+	tcase_add_test(tc, open_denial_every_reader);
 	tcase_add_test(tc, shipped_dev_safe_approve_delete);
 	tcase_add_test(tc, shipped_ci_no_delete);
 	tcase_add_test(tc, allow_outside_dev_safe_home);
