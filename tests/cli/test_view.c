@@ -365,6 +365,18 @@ START_TEST(view_script_and_cwd)
 	RUNV(&r, "--", "pwd");
 	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
 	wst_run_free(&r);
+	/* Review10 10: through a symlink inside the workspace, the
+	 * directory it reaches, as the real view and the file tools take it. */
+	{
+		char *z = wst_path(ws, "z");
+
+		ck_assert_int_eq(symlink("src", z), 0);
+		free(z);
+	}
+	RUNV(&r, "--cwd", "/z", "--", "pwd");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "/src\n");
+	wst_run_free(&r);
 }
 END_TEST
 
