@@ -167,33 +167,37 @@ ws__hist_outside(const struct ws_ctx *ws, const char *dir)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(dir);
-	int fd, rc = 0;
+	struct stat *as, st, prev = {0};
+	int rc = 0;
 
 	if (n >= sizeof(buf))
 		return ws_error_set(WS_EINVALID_ARGUMENT, dir,
 				    "the state directory's name is too long");
+	if ((as = calloc(ws->nanchors, sizeof(*as))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* A workspace of "/" has no outside (and wsrun refuses to confine
+	 * one): not counted (st_nlink 0 marks it). */
+	for (size_t i = 0; i < ws->nanchors; i++)
+		if (strcmp(ws->anchors[i].real, "/") == 0 ||
+		    fstat(ws->anchors[i].fd, &as[i]) < 0)
+			as[i].st_nlink = 0;
 	memcpy(buf, dir, n + 1);
-	while ((fd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	while (stat(buf, &st) < 0) {
 		char *slash = strrchr(buf, '/');
 
-		if (errno != ENOENT || slash == NULL)
-			return ws__hist_io("cannot open the state directory", dir);
-		slash[slash == buf] = '\0';
-	}
-	for (;;) {
-		struct stat st, pst;
-		int up;
-
-		if (fstat(fd, &st) < 0) {
+		if (errno != ENOENT || slash == NULL) {
 			rc = ws__hist_io("cannot open the state directory", dir);
-			break;
+			goto out;
 		}
-		/* A workspace of "/" has no outside (and wsrun refuses to
-		 * confine one): not counted. */
+		slash[slash == buf] = '\0';
+		n = strlen(buf);
+	}
+	/* Up through "..", a stat a level, as the kernel walks it (across
+	 * mounts too), until "/" (its own parent). */
+	for (;;) {
 		for (size_t i = 0; i < ws->nanchors; i++)
-			if (strcmp(ws->anchors[i].real, "/") != 0 &&
-			    fstat(ws->anchors[i].fd, &pst) == 0 &&
-			    pst.st_dev == st.st_dev && pst.st_ino == st.st_ino) {
+			if (as[i].st_nlink != 0 && as[i].st_dev == st.st_dev &&
+			    as[i].st_ino == st.st_ino) {
 				rc = ws_error_set(WS_EINVALID_ARGUMENT, dir,
 						  "the state directory lies inside "
 						  "the workspace or a mount (%s): a "
@@ -201,20 +205,23 @@ ws__hist_outside(const struct ws_ctx *ws, const char *dir)
 						  ws->anchors[i].vprefix);
 				goto out;
 			}
-		if ((up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		prev = st;
+		if (n + 3 >= sizeof(buf)) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, dir,
+					  "the state directory's name is too long");
+			break;
+		}
+		memcpy(buf + n, "/..", 4);
+		n += 3;
+		if (stat(buf, &st) < 0) {
 			rc = ws__hist_io("cannot open the state directory", dir);
 			break;
 		}
-		if (fstat(up, &pst) == 0 && pst.st_dev == st.st_dev &&
-		    pst.st_ino == st.st_ino) {
-			close(up);
+		if (st.st_dev == prev.st_dev && st.st_ino == prev.st_ino)
 			break; /* "/" */
-		}
-		close(fd);
-		fd = up;
 	}
 out:
-	close(fd);
+	free(as);
 	return rc;
 }
 
