@@ -226,26 +226,25 @@ ws_home_real(void)
 }
 
 size_t
-ws_home_ids(struct ws_home_id id[2])
+ws_homes(char *out[2])
 {
-	struct stat root, st;
-	char *pwhome = NULL;
-	const char *h[2] = {getenv("HOME"), NULL};
+	char *pwhome = ws_passwd_home();
+	const char *h[2] = {getenv("HOME"), pwhome};
+	struct stat st, first = {0};
 	size_t n = 0;
 
-	if (stat("/", &root) < 0)
-		return 0;
-	h[1] = pwhome = ws_passwd_home();
 	for (size_t i = 0; i < 2; i++) {
-		/* "/" (however spelled) holds everything: no home. */
-		if (h[i] == NULL || h[i][0] != '/' || stat(h[i], &st) < 0 ||
-		    !S_ISDIR(st.st_mode) ||
-		    (st.st_dev == root.st_dev && st.st_ino == root.st_ino) ||
-		    (n == 1 && st.st_dev == id[0].dev && st.st_ino == id[0].ino))
+		/* ws__home_canon(): never "/", which holds everything. */
+		char *c = ws__home_canon(h[i]);
+
+		if (c == NULL || stat(c, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    (n == 1 && st.st_dev == first.st_dev &&
+		     st.st_ino == first.st_ino)) {
+			free(c);
 			continue;
-		id[n].dev = st.st_dev;
-		id[n].ino = st.st_ino;
-		n++;
+		}
+		first = st;
+		out[n++] = c;
 	}
 	free(pwhome);
 	return n;

@@ -767,6 +767,14 @@ START_TEST(persistence_home_spoofed_or_aliased)
 	expect_code(&r, "POLICY_DENIED", 3);
 	wst_run_free(&r);
 	ck_assert(!exists_at(home, ".ssh"));
+	/* The workspace a bind of the home's parent: home/ inside it. */
+	umount2(alias, MNT_DETACH);
+	ck_assert_int_eq(mount(base, alias, NULL, MS_BIND, NULL), 0);
+	argv[5] = "home/.ssh/authorized_keys";
+	run_env(&r, (const char *[]){henv, NULL}, "wswrite", argv);
+	expect_code(&r, "POLICY_DENIED", 3);
+	wst_run_free(&r);
+	ck_assert(!exists_at(home, ".ssh"));
 	umount2(alias, MNT_DETACH);
 	umount2("/etc/passwd", MNT_DETACH);
 out:

@@ -69,19 +69,14 @@ char *ws_passwd_parse_home(const char *text, size_t len, uid_t uid);
  */
 char *ws_home_real(void);
 
-/* A home directory by identity: what a bind mount or symlink reaches. */
-struct ws_home_id {
-	dev_t dev;
-	ino_t ino;
-};
-
 /*
- * The homes to guard, by device and inode: $HOME's and the password
- * database's (ws_passwd_home()), each when it is an existing directory
- * other than "/", the second only when it is another; the environment
- * alone does not switch the guard off.  Returns how many (0 to 2).
+ * The homes to guard, canonical, into out (malloc'd, the caller frees):
+ * $HOME's and the password database's (ws_passwd_home()), each when it
+ * resolves to a directory other than "/", the second only when it is
+ * another directory (device and inode); the environment alone does not
+ * switch the guard off.  Returns how many (0 to 2).
  */
-size_t ws_home_ids(struct ws_home_id id[2]);
+size_t ws_homes(char *out[2]);
 
 /*
  * The place (as listed) that the canonical absolute path p is, or lies
