@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/audit.h"
 #include "ws/cancel.h"
 #include "ws/error.h"
 #include "ws/history.h"
@@ -2697,6 +2698,11 @@ ws__mv_keeps_denial(struct ws_ctx *ws, const char *sreal, const char *shown,
 		     "where the same rule covers it, or ask the user",
 		     ws_policy_name(ws->policy), sm.rule ? "rule \"" : "no rule: the default",
 		     sm.rule ? sm.rule : "", sm.rule ? "\"" : "");
+	/* The call's audit line names this refusal, as ws_check()'s. */
+	if (ws->audit != NULL)
+		ws_audit_decision(ws->audit, "rename", sreal, shown,
+				  ws_policy_name(ws->policy), sm.rule, "deny",
+				  WS_AUDIT_NOT_ASKED, WS_EPOLICY_DENIED);
 	return ws_error_set_policy(ws_policy_name(ws->policy), sm.rule, "rename");
 }
 

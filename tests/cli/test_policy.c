@@ -711,6 +711,22 @@ START_TEST(move_keeps_read_denial)
 		ck_assert_msg(strstr(r.out, "deny-env") != NULL, "%s", r.out);
 		wst_run_free(&r);
 	}
+	/* The audit line names the refusal. */
+	{
+		char *log = P("audit.jsonl"), *ea = NULL, *line;
+
+		ck_assert(asprintf(&ea, "WS_AUDIT=%s", log) > 0);
+		RUN(&r, NULL, ((const char *[]){ea, NULL}), "wswrite", "--workspace", ws,
+		    "--policy", pol, "--json", "--move", "e3", ".env");
+		check_status(&r, 3, "POLICY_DENIED");
+		wst_run_free(&r);
+		line = wst_slurp(log, NULL);
+		ck_assert_msg(line != NULL && strstr(line, "\"rule\":\"deny-env\"") &&
+			      strstr(line, "\"decision\":\"deny\""), "%s", line);
+		free(line);
+		free(ea);
+		free(log);
+	}
 	{
 		char *e1 = P("ws/.env"), *e2 = P("ws/a/b/.env");
 
