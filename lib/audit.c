@@ -514,6 +514,27 @@ ws__key(struct ws_jbuf *b, const char *key)
 }
 
 /*
+ * ,"key":"s" for a name or a command, which may hold any bytes: valid
+ * UTF-8 as it is, else U+FFFD for each bad byte and the exact bytes in
+ * base64 under "<key>_bytes" (DESIGN.md 4, as the tools' JSON writes a
+ * name: ws_jw_kname()), so that the line stays valid JSON and loses
+ * nothing.
+ */
+static void
+ws__kname(struct ws_jbuf *b, const char *key, const char *s)
+{
+	size_t n = strlen(s);
+
+	ws__key(b, key);
+	if (ws_jbuf_text(b, s, n))
+		return;
+	ws_jbuf_lit(b, ",\"");
+	ws_jbuf_put(b, key, strlen(key));
+	ws_jbuf_lit(b, "_bytes\":");
+	ws_jbuf_base64(b, s, n);
+}
+
+/*
  * The line is written as text straight into a buffer (what
  * cJSON_PrintUnformatted() made of a tree of copies before: two thirds
  * of what a line cost; issue 22), up to the "prev" member, which is only
@@ -566,14 +587,10 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 			ws__key(&b, "checked");
 			ws_jbuf_str(&b, a->d.op);
 		}
-		if (a->d.vpath != NULL) {
-			ws__key(&b, "path");
-			ws_jbuf_str(&b, a->d.vpath);
-		}
-		if (a->d.real != NULL) {
-			ws__key(&b, "real_path");
-			ws_jbuf_str(&b, a->d.real);
-		}
+		if (a->d.vpath != NULL)
+			ws__kname(&b, "path", a->d.vpath);
+		if (a->d.real != NULL)
+			ws__kname(&b, "real_path", a->d.real);
 		if (a->d.policy != NULL) {
 			ws__key(&b, "policy");
 			ws_jbuf_str(&b, a->d.policy);
@@ -604,6 +621,10 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	cJSON_ArrayForEach(it, a->extra) {
 		if (strcmp(it->string, "operation") == 0)
 			continue;
+		if (cJSON_IsString(it) && it->valuestring != NULL) {
+			ws__kname(&b, it->string, it->valuestring);
+			continue;
+		}
 		ws__key(&b, it->string);
 		ws_jbuf_item(&b, it);
 	}

@@ -71,15 +71,24 @@ ws__hist_io(const char *what, const char *path)
 			    strerror(errno));
 }
 
+/* XDG_STATE_HOME when it is usable (absolute), else NULL. */
+static const char *
+ws__xdg_state(void)
+{
+	const char *x = getenv("XDG_STATE_HOME");
+
+	return x != NULL && x[0] == '/' ? x : NULL;
+}
+
 char *
 ws_hist_dir(const char *base, const char *root)
 {
 	char hex[WS_SHA256_HEX + 1], *b = NULL, *d, *pwhome = NULL;
 
 	if (base == NULL) {
-		const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+		const char *x = ws__xdg_state(), *h = getenv("HOME");
 
-		if (x != NULL && x[0] == '/')
+		if (x != NULL)
 			b = ws_path_join(x, "wstools");
 		else if (h != NULL && h[0] == '/')
 			b = ws_path_join(h, ".local/state/wstools");
@@ -146,6 +155,76 @@ ws_hist_guard(struct ws_ctx *ws, const char *dir)
 	return rc;
 }
 
+/*
+ * A state directory named by the caller (--state-dir, state_dir, or
+ * XDG_STATE_HOME) must lie outside the workspace and its mounts: inside,
+ * a command could edit the journal that undo trusts.  Compared by device
+ * and inode from the deepest part of dir that exists up to "/", so that a
+ * symlink or a bind mount leading into the workspace is caught too.
+ */
+static int
+ws__hist_outside(const struct ws_ctx *ws, const char *dir)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(dir);
+	struct stat *as, st, prev = {0};
+	int rc = 0;
+
+	if (n >= sizeof(buf))
+		return ws_error_set(WS_EINVALID_ARGUMENT, dir,
+				    "the state directory's name is too long");
+	if ((as = calloc(ws->nanchors, sizeof(*as))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* A workspace of "/" has no outside (and wsrun refuses to confine
+	 * one): not counted (st_nlink 0 marks it). */
+	for (size_t i = 0; i < ws->nanchors; i++)
+		if (strcmp(ws->anchors[i].real, "/") == 0 ||
+		    fstat(ws->anchors[i].fd, &as[i]) < 0)
+			as[i].st_nlink = 0;
+	memcpy(buf, dir, n + 1);
+	while (stat(buf, &st) < 0) {
+		char *slash = strrchr(buf, '/');
+
+		if (errno != ENOENT || slash == NULL) {
+			rc = ws__hist_io("cannot open the state directory", dir);
+			goto out;
+		}
+		slash[slash == buf] = '\0';
+		n = strlen(buf);
+	}
+	/* Up through "..", a stat a level, as the kernel walks it (across
+	 * mounts too), until "/" (its own parent). */
+	for (;;) {
+		for (size_t i = 0; i < ws->nanchors; i++)
+			if (as[i].st_nlink != 0 && as[i].st_dev == st.st_dev &&
+			    as[i].st_ino == st.st_ino) {
+				rc = ws_error_set(WS_EINVALID_ARGUMENT, dir,
+						  "the state directory lies inside "
+						  "the workspace or a mount (%s): a "
+						  "command could edit its journal",
+						  ws->anchors[i].vprefix);
+				goto out;
+			}
+		prev = st;
+		if (n + 3 >= sizeof(buf)) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, dir,
+					  "the state directory's name is too long");
+			break;
+		}
+		memcpy(buf + n, "/..", 4);
+		n += 3;
+		if (stat(buf, &st) < 0) {
+			rc = ws__hist_io("cannot open the state directory", dir);
+			break;
+		}
+		if (st.st_dev == prev.st_dev && st.st_ino == prev.st_ino)
+			break; /* "/" */
+	}
+out:
+	free(as);
+	return rc;
+}
+
 int
 ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b,
 	     const char *tool, const char *frontend)
@@ -156,6 +235,13 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 
 	if (dir == NULL)
 		return ws_error_last_code();
+	/* The default place under HOME is left to the HOME guard (a
+	 * workspace may be HOME itself); one the caller chose is checked. */
+	if ((base != NULL || ws__xdg_state() != NULL) &&
+	    (rc = ws__hist_outside(ws, dir)) < 0) {
+		free(dir);
+		return rc;
+	}
 	/* Guarded before anything is made: no tool writes into it, nor
 	 * into another workspace's history beside it. */
 	if ((rc = ws_hist_guard(ws, dir)) < 0) {
@@ -1192,7 +1278,9 @@ ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 				o.nosync = h->nosync;
 				rc = ws_write(ws, p, &o, &r);
 				/* The mode it had (ws_write keeps a replaced
-				 * file's, and makes a new one 0666 &~umask). */
+				 * file's, and makes a new one 0666 &~umask),
+				 * its permission bits only: a journal is not
+				 * trusted to make set-id or sticky files. */
 				if (rc == 0) {
 					struct ws_res res;
 
@@ -1200,7 +1288,7 @@ ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 					    res.exists && S_ISREG(res.st.st_mode))
 						(void)fchmodat(res.dirfd, res.name,
 							       (mode_t)cJSON_GetNumberValue(
-								   cJSON_GetObjectItem(it, "mode")), 0);
+								   cJSON_GetObjectItem(it, "mode")) & 0777, 0);
 					ws_res_free(&res);
 				}
 			}

@@ -197,23 +197,57 @@ ws_passwd_home(void)
 	return home;
 }
 
+/* home canonical into a malloc'd string, or NULL: none, or "/". */
+static char *
+ws__home_canon(const char *home)
+{
+	char buf[PATH_MAX];
+
+	if (home == NULL || home[0] != '/' || realpath(home, buf) == NULL ||
+	    strcmp(buf, "/") == 0)
+		return NULL;
+	return strdup(buf);
+}
+
 char *
 ws_home_real(void)
 {
-	const char *home = getenv("HOME");
-	char buf[PATH_MAX], *pwhome = NULL;
+	char *pwhome, *r = ws__home_canon(getenv("HOME"));
 
 	/* As ws_grants_check() takes it: a HOME the environment cannot be
-	 * trusted with is the password file's. */
-	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0)
-		home = pwhome = ws_passwd_home();
-	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0 ||
-	    realpath(home, buf) == NULL || strcmp(buf, "/") == 0) {
-		free(pwhome);
-		return NULL;
+	 * trusted with ("//", one that does not exist) is the password
+	 * file's. */
+	if (r != NULL)
+		return r;
+	pwhome = ws_passwd_home();
+	r = ws__home_canon(pwhome);
+	free(pwhome);
+	return r;
+}
+
+size_t
+ws_homes(char *out[2])
+{
+	char *pwhome = ws_passwd_home();
+	const char *h[2] = {getenv("HOME"), pwhome};
+	struct stat st, first = {0};
+	size_t n = 0;
+
+	for (size_t i = 0; i < 2; i++) {
+		/* ws__home_canon(): never "/", which holds everything. */
+		char *c = ws__home_canon(h[i]);
+
+		if (c == NULL || stat(c, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    (n == 1 && st.st_dev == first.st_dev &&
+		     st.st_ino == first.st_ino)) {
+			free(c);
+			continue;
+		}
+		first = st;
+		out[n++] = c;
 	}
 	free(pwhome);
-	return strdup(buf);
+	return n;
 }
 
 /* HOME/place (without a trailing slash) into buf; false if too long. */

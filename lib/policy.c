@@ -6,12 +6,15 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ws-config.h"
@@ -941,7 +944,7 @@ ws_policy_catch_all(const char *pattern)
 bool
 ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 {
-	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_WRITE;
+	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_OPEN | 1u << WS_OP_WRITE;
 
 	for (size_t i = 0; i < p->nf; i++) {
 		const struct ws__frule *r = &p->frules[i];
@@ -973,9 +976,9 @@ ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 	return false;
 }
 
-enum ws_decision
-ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
-		     struct ws_policy_match *m)
+static enum ws_decision
+ws__check_file_op(struct ws_policy *p, enum ws_op op, const char *real,
+		  struct ws_policy_match *m)
 {
 	size_t len = strlen(real);
 	unsigned bit = 1u << op;
@@ -1014,6 +1017,38 @@ ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
 		*m = (struct ws_policy_match){WS_DECISION_DENY, NULL, -1, NULL,
 					      NULL, NULL};
 	return WS_DECISION_DENY;
+}
+
+/*
+ * A read is an open too (ws-policy(5)): a rule that refuses "open"
+ * refuses every reader (wsgrep, a command's mask walk), not wsread alone.
+ * Only a rule counts; the default with no rule for "open" leaves the read
+ * as its own rules decide.
+ */
+enum ws_decision
+ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
+		     struct ws_policy_match *m)
+{
+	struct ws_policy_match om;
+	enum ws_decision d = ws__check_file_op(p, op, real, m), od;
+
+	bool split = false;
+
+	if (op != WS_OP_READ || d != WS_DECISION_ALLOW)
+		return d;
+	/* Where every rule names both or neither, the first rule for an
+	 * open is the read's: no second pass. */
+	for (size_t i = 0; i < p->nf && !split; i++)
+		split = !(p->frules[i].ops & 1u << WS_OP_READ) !=
+			!(p->frules[i].ops & 1u << WS_OP_OPEN);
+	if (!split)
+		return d;
+	od = ws__check_file_op(p, WS_OP_OPEN, real, &om);
+	if (od == WS_DECISION_ALLOW || om.rule == NULL)
+		return d;
+	if (m != NULL)
+		*m = om;
+	return od;
 }
 
 static int ws__compile_commands(struct ws_policy *p);
@@ -1457,20 +1492,129 @@ ws__guard_refusal(int rc, enum ws_op op)
  * holds one, whatever the policy says.  The list is wsrun's too (a
  * policy grant that reaches one is read-only there).
  */
-static int
-ws__home_persist_check(enum ws_op op, const char *real, const char *shown,
-		       bool anc)
+/*
+ * The homes as this workspace's real paths spell them: each canonical
+ * home, and each other spelling that a bind mount gives it (a container's
+ * /workspace that is the home, or a workspace that is a bind of one of
+ * its parents), found by device and inode once for a workspace and HOME
+ * (key), not at every check: a check then compares strings only.
+ */
+static struct {
+	char *key;
+	char **alias;
+	size_t n;
+} ws__homes;
+static pthread_mutex_t ws__homes_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+ws__homes_add(const char *a, size_t n)
 {
-	char *home = ws_home_real();
-	const char *place;
+	char **v = realloc(ws__homes.alias, (ws__homes.n + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return;
+	ws__homes.alias = v;
+	if ((v[ws__homes.n] = strndup(a, n)) != NULL)
+		ws__homes.n++;
+}
+
+/* Rebuild ws__homes for ws (under ws__homes_mu). */
+static void
+ws__homes_build(const struct ws_ctx *ws)
+{
+	char *home[2], buf[PATH_MAX];
+	size_t nh = ws_homes(home);
+	struct stat hst[2], st;
+
+	for (size_t i = 0; i < ws__homes.n; i++)
+		free(ws__homes.alias[i]);
+	ws__homes.n = 0;
+	for (size_t h = 0; h < nh; h++) {
+		ws__homes_add(home[h], strlen(home[h]));
+		if (stat(home[h], &hst[h]) < 0)
+			hst[h].st_nlink = 0;
+	}
+	for (size_t a = 0; a < ws->nanchors; a++) {
+		const char *r = ws->anchors[a].real;
+		struct stat ast;
+		size_t n = strlen(r);
+
+		if (n >= sizeof(buf) || fstat(ws->anchors[a].fd, &ast) < 0)
+			continue;
+		/* The anchor or a directory above it is a home. */
+		memcpy(buf, r, n + 1);
+		while (n > 1) {
+			bool seen = stat(buf, &st) == 0;
+
+			for (size_t h = 0; seen && h < nh; h++)
+				if (hst[h].st_nlink != 0 &&
+				    st.st_dev == hst[h].st_dev &&
+				    st.st_ino == hst[h].st_ino)
+					ws__homes_add(buf, n);
+			while (n > 1 && buf[n - 1] != '/')
+				n--;
+			buf[n > 1 ? --n : n] = '\0';
+		}
+		/* A home lies below the anchor, reached from one of the
+		 * home's parents that the anchor is. */
+		for (size_t h = 0; h < nh; h++) {
+			size_t hn = strlen(home[h]);
+
+			memcpy(buf, home[h], hn + 1);
+			while (hn > 1) {
+				while (hn > 1 && buf[hn - 1] != '/')
+					hn--;
+				buf[hn > 1 ? --hn : hn] = '\0';
+				if (stat(buf, &st) == 0 && st.st_dev == ast.st_dev &&
+				    st.st_ino == ast.st_ino &&
+				    snprintf(buf, sizeof(buf), "%s%s",
+					     strcmp(r, "/") == 0 ? "" : r,
+					     home[h] + (hn > 1 ? hn : 0)) > 0) {
+					ws__homes_add(buf, strlen(buf));
+					break;
+				}
+			}
+		}
+	}
+	for (size_t h = 0; h < nh; h++)
+		free(home[h]);
+}
+
+static int
+ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
+		       const char *shown, bool anc)
+{
+	const char *env = getenv("HOME"), *place = NULL;
+	size_t kn = strlen(env ? env : "") + 2;
+	char *key;
 	int rc = 0;
 
-	if (home == NULL)
-		return 0;
-	place = anc ? ws_home_persist_reached(home, real)
-		    : ws_home_persist_in(home, real);
-	/* Only what lies in HOME: reached() also matches HOME's parents. */
-	if (place != NULL && ws_path_within(home, real, NULL)) {
+	for (size_t a = 0; a < ws->nanchors; a++)
+		kn += strlen(ws->anchors[a].real) + 1;
+	if ((key = malloc(kn)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	kn = (size_t)sprintf(key, "%s\n", env ? env : "");
+	for (size_t a = 0; a < ws->nanchors; a++)
+		kn += (size_t)sprintf(key + kn, "%s\n", ws->anchors[a].real);
+	pthread_mutex_lock(&ws__homes_mu);
+	if (ws__homes.key == NULL || strcmp(ws__homes.key, key) != 0) {
+		free(ws__homes.key);
+		ws__homes.key = key;
+		key = NULL;
+		ws__homes_build(ws);
+	}
+	for (size_t i = 0; i < ws__homes.n && place == NULL; i++) {
+		const char *h = ws__homes.alias[i];
+
+		/* Only what lies in it: reached() also matches its parents. */
+		if (!ws_path_within(h, real, NULL))
+			continue;
+		place = anc ? ws_home_persist_reached(h, real)
+			    : ws_home_persist_in(h, real);
+	}
+	pthread_mutex_unlock(&ws__homes_mu);
+	free(key);
+	if (place != NULL) {
 		size_t l = strlen(place);
 
 		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
@@ -1482,7 +1626,6 @@ ws__home_persist_check(enum ws_op op, const char *real, const char *shown,
 				  ws__ops[op]);
 		rc = ws__guard_refusal(rc, op);
 	}
-	free(home);
 	return rc;
 }
 
@@ -1570,7 +1713,7 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 		default:
 			break;
 		}
-		if ((rc = ws__home_persist_check(op, real, shown, anc)) < 0) {
+		if ((rc = ws__home_persist_check(ws, op, real, shown, anc)) < 0) {
 			v->rule = "guard:home";
 			return rc;
 		}

@@ -3073,20 +3073,28 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	}
 	plan.cwd_fd = cwd.fd;
+	/*
+	 * In the virtual view, the directory the resolver reached (through
+	 * any symlink inside the workspace) under its own virtual name: the
+	 * view holds no symlink's target under the link's name, and the
+	 * sandbox checks that name against cwd_fd's inode.
+	 */
+	if (virt && cwd.final_anchor != WS_ANCHOR_HOST)
+		rc = ws_ctx_to_virtual(ws, cwd.real, &plan.cwd_in);
+	else if (virt && (plan.cwd_in = strdup(cwd.vpath)) == NULL)
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (rc < 0)
+		goto out;
 	if (virt && cwd.final_anchor <= 0) {
 		char top[300];
 
-		if (ws_view_shadowed(cwd.vpath, top, sizeof(top))) {
+		if (ws_view_shadowed(plan.cwd_in, top, sizeof(top))) {
 			rc = ws_error_set(WS_EINVALID_ARGUMENT, cwd.vpath,
 					  "hidden in the virtual view by the system's "
 					  "%s (the --cwd directory); use --view real",
 					  top);
 			goto out;
 		}
-	}
-	if (virt && (plan.cwd_in = strdup(cwd.vpath)) == NULL) {
-		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		goto out;
 	}
 	/*
 	 * HOME and TMPDIR: in the minimal root they live in its private

@@ -513,6 +513,21 @@ ws__refused(struct ws_ctx *ws, enum ws_op op, const char *real)
 	       !ws_policy_catch_all(m.expanded) && !ws_policy_catch_all(m.pattern);
 }
 
+#define WS_STR_(x) #x
+#define WS_STR(x) WS_STR_(x)
+
+/* The walk cannot see all of an anchor (why): refused, not run blind. */
+static int
+ws__pwalk_bound(const struct ws__pwalk *w, const char *why)
+{
+	return ws_error_set(WS_ESANDBOX_UNAVAILABLE, w->vprefix,
+			    "the policy refuses some reads or writes inside %s, "
+			    "and finding what it refuses there meets %s before "
+			    "the command starts: refused rather than run with "
+			    "them reachable (narrow the policy's deny rules, or "
+			    "the workspace)", w->vprefix, why);
+}
+
 static int
 ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
 	      int depth)
@@ -545,8 +560,11 @@ ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
 					  w->vprefix, WS_VIEW_MAX_WALK);
 			break;
 		}
-		snprintf(r, sizeof(r), "%s/%s", real, de->d_name);
-		snprintf(v, sizeof(v), "%s/%s", rel, de->d_name);
+		if ((size_t)snprintf(r, sizeof(r), "%s/%s", real, de->d_name) >= sizeof(r) ||
+		    (size_t)snprintf(v, sizeof(v), "%s/%s", rel, de->d_name) >= sizeof(v)) {
+			rc = ws__pwalk_bound(w, "a name longer than the walk takes");
+			break;
+		}
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    S_ISLNK(st.st_mode))
 			continue; /* a link: its target is checked where it is */
@@ -562,9 +580,17 @@ ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
 			if (mask)
 				continue; /* nothing below an emptied directory */
 		}
-		if (rc == 0 && S_ISDIR(st.st_mode) && depth < 128) {
-			int sub = openat(dirfd(d), de->d_name, O_PATH | O_DIRECTORY |
-					 O_NOFOLLOW | O_CLOEXEC);
+		if (rc == 0 && S_ISDIR(st.st_mode)) {
+			int sub;
+
+			/* Not silently: what lies deeper could be a rule's. */
+			if (depth >= WS_VIEW_MAX_DEPTH) {
+				rc = ws__pwalk_bound(w, "directories deeper than "
+						     WS_STR(WS_VIEW_MAX_DEPTH) " levels");
+				break;
+			}
+			sub = openat(dirfd(d), de->d_name, O_PATH | O_DIRECTORY |
+				     O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0) {
 				rc = ws__pwalk_dir(w, sub, r, v, depth + 1);

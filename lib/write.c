@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/audit.h"
 #include "ws/cancel.h"
 #include "ws/error.h"
 #include "ws/history.h"
@@ -1347,12 +1348,15 @@ ws__fill(int fd, const void *data, size_t n, const struct stat *old,
 		/*
 		 * Keep the owner when we can (root replacing a user's file);
 		 * failing to is not an error, the mode is what matters.  The
-		 * mode comes after, since chown clears set-id bits.
+		 * mode comes after, since chown clears set-id bits.  New
+		 * content never inherits set-user-id or set-group-id: the
+		 * kernel clears them on a write by anyone without
+		 * CAP_FSETID, and a replace is such a write.
 		 */
 		if ((old->st_uid != geteuid() || old->st_gid != getegid()) &&
 		    fchown(fd, old->st_uid, old->st_gid) < 0)
 			errno = 0;
-		if (fchmod(fd, old->st_mode & 07777) < 0)
+		if (fchmod(fd, old->st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0)
 			return ws_error_errno(errno, NULL, "chmod");
 	}
 	if (!(flags & WS_ATOMIC_NOSYNC) && fsync(fd) < 0)
@@ -2667,6 +2671,42 @@ struct ws__mv {
 };
 
 /*
+ * A move must not take an entry out from under a rule that refuses to
+ * read (or open) it: the next read would find it elsewhere, allowed.
+ * Where the policy refuses to read sreal, dreal must be refused by the
+ * same rule (a rename inside a denied secrets directory), else
+ * POLICY_DENIED naming the rule.  A command's mv of such an entry gets
+ * EBUSY (its view pins it).
+ */
+static int
+ws__mv_keeps_denial(struct ws_ctx *ws, const char *sreal, const char *shown,
+		    const char *dreal)
+{
+	struct ws_policy_match sm, dm;
+
+	if (ws->policy == NULL ||
+	    ws_policy_check_file(ws->policy, WS_OP_READ, sreal, &sm) ==
+		    WS_DECISION_ALLOW ||
+	    (ws_policy_check_file(ws->policy, WS_OP_READ, dreal, &dm) !=
+		     WS_DECISION_ALLOW &&
+	     (sm.rule == NULL ? dm.rule == NULL
+			      : dm.rule != NULL && strcmp(sm.rule, dm.rule) == 0)))
+		return 0;
+	ws_error_set(WS_EPOLICY_DENIED, shown,
+		     "reading it is refused by policy \"%s\" (%s%s%s), and the "
+		     "move would take it out from under that rule: move it "
+		     "where the same rule covers it, or ask the user",
+		     ws_policy_name(ws->policy), sm.rule ? "rule \"" : "no rule: the default",
+		     sm.rule ? sm.rule : "", sm.rule ? "\"" : "");
+	/* The call's audit line names this refusal, as ws_check()'s. */
+	if (ws->audit != NULL)
+		ws_audit_decision(ws->audit, "rename", sreal, shown,
+				  ws_policy_name(ws->policy), sm.rule, "deny",
+				  WS_AUDIT_NOT_ASKED, WS_EPOLICY_DENIED);
+	return ws_error_set_policy(ws_policy_name(ws->policy), sm.rule, "rename");
+}
+
+/*
  * Ask the policy about every entry below the directory name in pfd (seen
  * is its lstat), which the move takes from the real path sreal to dreal:
  * rename under its old real path, create (and mkdir, for a directory)
@@ -2739,6 +2779,7 @@ ws__mv_check_tree(struct ws__mv *c, int pfd, const char *name,
 			rc = ws__nomem();
 		else if ((rc = ws_check(c->ws, WS_OP_RENAME, so, so)) == 0 &&
 			 (rc = ws_check(c->ws, WS_OP_CREATE, dn, dn)) == 0 &&
+			 (rc = ws__mv_keeps_denial(c->ws, so, so, dn)) == 0 &&
 			 S_ISDIR(est.st_mode) &&
 			 (rc = ws_check(c->ws, WS_OP_MKDIR, dn, dn)) == 0)
 			rc = ws__mv_check_tree(c, dfd, e->d_name, &est, so, dn,
@@ -2766,7 +2807,8 @@ ws__mv_check(struct ws_ctx *ws, const struct ws_res *s, const struct ws_res *d,
 	int rc;
 
 	if ((rc = ws_check(ws, WS_OP_RENAME, s->real, s->vpath)) < 0 ||
-	    (rc = ws_check(ws, WS_OP_RENAME, d->real, d->vpath)) < 0)
+	    (rc = ws_check(ws, WS_OP_RENAME, d->real, d->vpath)) < 0 ||
+	    (rc = ws__mv_keeps_denial(ws, s->real, s->vpath, d->real)) < 0)
 		return rc;
 	if (!d->exists) {
 		if ((rc = ws_check(ws, WS_OP_CREATE, d->real, d->vpath)) < 0 ||

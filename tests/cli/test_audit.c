@@ -451,6 +451,44 @@ START_TEST(wsrun_line)
 }
 END_TEST
 
+/*
+ * Review10 05: a name or a command that is not UTF-8 keeps the line valid
+ * JSON (DESIGN.md 4): U+FFFD in the string, the exact bytes in base64
+ * under "<key>_bytes"; the chain still holds.
+ */
+START_TEST(non_utf8_escaped)
+{
+	struct wst_run r;
+	size_t n, len;
+	cJSON **v;
+	char *text;
+
+	run_logged(&r, NULL, "wswrite", (const char *[]){"--workspace", W,
+		"--content", "x", "n\xff\xfe", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W,
+		"--", "sh", "-c", "true \xff", NULL});
+	wst_run_free(&r);
+	text = wst_slurp(LOG, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(memchr(text, 0xff, len) == NULL && memchr(text, 0xfe, len) == NULL,
+		      "raw bytes in the log: %s", text);
+	free(text);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(s(v[0], "path"), "/n\xef\xbf\xbd\xef\xbf\xbd");
+	ck_assert_str_eq(s(v[0], "path_bytes"), "L27//g==");
+	ck_assert_ptr_nonnull(s(v[0], "real_path_bytes"));
+	ck_assert_str_eq(s(v[1], "command_bytes"), "c2ggLWMgdHJ1ZSD/");
+	ck_assert_ptr_null(s(v[1], "operation_bytes"));
+	lines_free(v, n);
+	run_logged(&r, NULL, "wstools", (const char *[]){"audit", "--verify", LOG, NULL});
+	ck_assert_msg(r.status == 0, "%s %s", r.out, r.err);
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -464,6 +502,7 @@ suite(void)
 	tcase_add_test(tc, log_is_guarded);
 	tcase_add_test(tc, log_guarded_through_spellings);
 	tcase_add_test(tc, wsrun_line);
+	tcase_add_test(tc, non_utf8_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,12 +8,15 @@
  */
 #include "wstest.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -721,6 +724,69 @@ START_TEST(persistence_home_places)
 END_TEST
 
 /*
+ * Review10 02 and 13: the HOME guard holds whatever $HOME says (HOME=//
+ * or one that does not exist leaves the password database's home), and
+ * by identity: the home reached through a bind mount (a container's
+ * /workspace) is the home.  In a private mount namespace, with a password
+ * file whose home for our uid is the test's: nothing real is touched.
+ */
+START_TEST(persistence_home_spoofed_or_aliased)
+{
+	static const char *const homes[] = {"HOME=//", "HOME=/nonexistent", NULL};
+	char *home = wst_path(base, "home"), *alias = wst_path(base, "alias");
+	char *pw = wst_path(base, "passwd"), *line = NULL, *henv = NULL;
+	const char *const w[] = {"--workspace", NULL, "--json", "--content", "k",
+				 ".ssh/authorized_keys", NULL};
+	const char *argv[8];
+	struct wst_run r;
+
+	wst_mkdir(base, "home");
+	wst_mkdir(base, "alias");
+	ck_assert(asprintf(&line, "me:x:%u:%u::%s:/bin/sh\n",
+			   (unsigned)getuid(), (unsigned)getgid(), home) > 0);
+	wst_write(base, "passwd", line);
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount(pw, "/etc/passwd", NULL, MS_BIND, NULL) != 0 ||
+	    mount(home, alias, NULL, MS_BIND, NULL) != 0) {
+		fprintf(stderr, "persistence_home_spoofed_or_aliased: no mount "
+			"namespace here (%s), not checked\n", strerror(errno));
+		goto out;
+	}
+	memcpy(argv, w, sizeof(w));
+	argv[1] = home;
+	for (size_t i = 0; homes[i] != NULL; i++) {
+		run_env(&r, (const char *[]){homes[i], NULL}, "wswrite", argv);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+	}
+	/* The workspace is the home's bind mount, HOME its own name. */
+	ck_assert(asprintf(&henv, "HOME=%s", home) > 0);
+	argv[1] = alias;
+	run_env(&r, (const char *[]){henv, NULL}, "wswrite", argv);
+	expect_code(&r, "POLICY_DENIED", 3);
+	wst_run_free(&r);
+	ck_assert(!exists_at(home, ".ssh"));
+	/* The workspace a bind of the home's parent: home/ inside it. */
+	umount2(alias, MNT_DETACH);
+	ck_assert_int_eq(mount(base, alias, NULL, MS_BIND, NULL), 0);
+	argv[5] = "home/.ssh/authorized_keys";
+	run_env(&r, (const char *[]){henv, NULL}, "wswrite", argv);
+	expect_code(&r, "POLICY_DENIED", 3);
+	wst_run_free(&r);
+	ck_assert(!exists_at(home, ".ssh"));
+	umount2(alias, MNT_DETACH);
+	umount2("/etc/passwd", MNT_DETACH);
+out:
+	free(home);
+	free(alias);
+	free(pw);
+	free(line);
+	free(henv);
+}
+END_TEST
+
+/*
  * Review 6: a directory git takes for a bare repository whatever its
  * name (HEAD with refs or a commondir, git's is_git_directory()) is a
  * repository's own directory too: the file tools alone made one in /src
@@ -1317,6 +1383,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_links_and_gitdir);
 	tcase_add_test(tc, persistence_config);
 	tcase_add_test(tc, persistence_home_places);
+	tcase_add_test(tc, persistence_home_spoofed_or_aliased);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("policy");
 	tcase_add_checked_fixture(tc, setup, teardown);

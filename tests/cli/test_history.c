@@ -377,47 +377,131 @@ END_TEST
 START_TEST(state_dir_is_guarded)
 {
 	struct wst_run r;
-	char *st = wst_path(W, ".state");
+	char *sw = wst_path(S, "wstools");
+	char *fg = wst_path(sw, "forged"), *x = wst_path(sw, "x");
 	const char *const tries[][8] = {
-		{"--state-dir", NULL, "--content", "x", ".state/forged", NULL},
-		{"--state-dir", NULL, "--delete", "-r", ".state", NULL},
-		{"--state-dir", NULL, "--move", "elsewhere", ".state", NULL},
-		{"--state-dir", NULL, "--mkdir", ".state/x", NULL},
+		{"--content", "x", fg, NULL},
+		{"--delete", "-r", sw, NULL},
+		{"--move", "elsewhere", sw, NULL},
+		{"--mkdir", x, NULL},
 	};
 
-	WS_OK("--state-dir", st, "--content", "a", "a");
+	WS_OK("--content", "a", "a");
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-		const char *argv[10] = {"--workspace", W};
+		const char *argv[12] = {"--workspace", W, "--allow-outside"};
 
-		memcpy(argv + 2, tries[i], sizeof(tries[i]));
-		argv[3] = st;
+		memcpy(argv + 3, tries[i], sizeof(tries[i]));
 		run(&r, "wswrite", argv);
 		ck_assert_msg(r.status != 0 && strstr(r.err, "POLICY_DENIED") != NULL,
 			      "try %zu: %d %s", i, r.status, r.err);
 		wst_run_free(&r);
 	}
-	/* Nor another tool's history beside it, nor the default place. */
+	/* Nor another tool's history beside it. */
 	WS_OK("--content", "b", "b");
 	{
 		char *cmd;
 
-		ck_assert_int_ge(asprintf(&cmd, "for f in %s/*/journal %s/*/journal; do "
-					  "echo forged >> $f; done; ls %s", st, S, S), 0);
-		run(&r, "wsrun", (const char *[]){"--workspace", W, "--state-dir", st, "-c", cmd, NULL});
+		ck_assert_int_ge(asprintf(&cmd, "for f in %s/*/journal; do "
+					  "echo forged >> $f; done; ls %s", sw, S), 0);
+		run(&r, "wsrun", (const char *[]){"--workspace", W, "--view", "real",
+			"-c", cmd, NULL});
 		free(cmd);
 		wst_run_free(&r);
 	}
 	{
 		char *cmd;
 
-		ck_assert_int_ge(asprintf(&cmd, "find %s %s -name journal -exec grep -l forged {} +",
-					  st, S), 0);
+		ck_assert_int_ge(asprintf(&cmd, "find %s -name journal -exec grep -l forged {} +",
+					  S), 0);
 		ck_assert_int_ne(system(cmd), 0);
 		free(cmd);
 	}
 	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
 	ck_assert(!there("b"));
+	free(sw);
+	free(fg);
+	free(x);
+}
+END_TEST
+
+/*
+ * A state directory inside the workspace (or reached into it through a
+ * symlink) is refused, whoever names it: a command could edit the journal
+ * that undo trusts (review10 08).
+ */
+START_TEST(state_dir_inside_is_refused)
+{
+	struct wst_run r;
+	char *st = wst_path(W, ".state"), *ln = wst_path(T, "ln");
+	char *lst = wst_path(ln, "st"), *env_x = NULL;
+
+	ck_assert_int_eq(symlink(W, ln), 0);
+	ck_assert_int_ge(asprintf(&env_x, "XDG_STATE_HOME=%s/xdg", W), 0);
+	{
+		const char *const *tries[] = {
+			(const char *[]){"wswrite", "--state-dir", st, "--content", "a", "a", NULL},
+			(const char *[]){"wswrite", "--state-dir", lst, "--content", "a", "a", NULL},
+			(const char *[]){"wstools", "undo", "--state-dir", st, NULL},
+			(const char *[]){"wstools", "history", "--state-dir", lst, NULL},
+		};
+
+		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+			const char *argv[12];
+			size_t n = 0;
+
+			if (strcmp(tries[i][0], "wstools") == 0)
+				argv[n++] = tries[i][1];
+			argv[n++] = "--workspace";
+			argv[n++] = W;
+			for (size_t k = argv[0] == tries[i][1] ? 2 : 1; tries[i][k]; k++)
+				argv[n++] = tries[i][k];
+			argv[n] = NULL;
+			run(&r, tries[i][0], argv);
+			ck_assert_msg(r.status != 0 && strstr(r.err, "INVALID_ARGUMENT"),
+				      "try %zu: %d %s", i, r.status, r.err);
+			wst_run_free(&r);
+		}
+	}
+	wst_runv(&r, NULL, (const char *[]){env_x, NULL}, "wswrite",
+		 (const char *[]){"--workspace", W, "--content", "a", "a", NULL});
+	ck_assert_msg(r.status != 0 && strstr(r.err, "INVALID_ARGUMENT"), "%d %s",
+		      r.status, r.err);
+	wst_run_free(&r);
+	ck_assert(!there("a") && !there(".state") && !there("xdg"));
 	free(st);
+	free(ln);
+	free(lst);
+	free(env_x);
+}
+END_TEST
+
+/*
+ * Undo restores a file's permission bits only: a journal that says
+ * 06755 makes 0755, never a set-id program (review10 08).  And a replace
+ * by wswrite does not keep set-user-id or set-group-id on new content.
+ */
+START_TEST(undo_never_restores_setid)
+{
+	char *cmd, *f = wst_path(W, "tool");
+	struct stat st;
+
+	wst_write(W, "tool", "#!/bin/sh\n");
+	ck_assert_int_eq(chmod(f, 0755), 0);
+	WS_OK("--delete", "tool");
+	ck_assert_int_ge(asprintf(&cmd, "sed -i 's/\"mode\":493/\"mode\":3565/' "
+				  "%s/wstools/*/journal && grep -q '\"mode\":3565' "
+				  "%s/wstools/*/journal", S, S), 0);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_msg((st.st_mode & 07777) == 0755, "mode %o", st.st_mode & 07777);
+	/* A set-id file's content replaced: the set-id bits go. */
+	ck_assert_int_eq(chmod(f, 06755), 0);
+	WS_OK("--content", "#!/bin/sh\nid\n", "tool");
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_msg((st.st_mode & 07777) == 0755, "mode %o", st.st_mode & 07777);
+	free(f);
 }
 END_TEST
 
@@ -617,6 +701,8 @@ suite(void)
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
+	tcase_add_test(tc, state_dir_inside_is_refused);
+	tcase_add_test(tc, undo_never_restores_setid);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, parallel_undos);
 	tcase_add_test(tc, no_home_in_the_environment);

@@ -682,6 +682,108 @@ START_TEST(deny_beats_writable_workspace)
 }
 END_TEST
 
+/*
+ * Review10 12: a move must not take a file out from under a rule that
+ * refuses to read it (the rule says nothing of rename): refused, naming
+ * the rule, for the file and for a directory holding it; a move that the
+ * same rule still covers is allowed.
+ */
+START_TEST(move_keeps_read_denial)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *pol = P("pol.json"), *text = NULL;
+	static const char *const refused[][2] = {{".env", "e2"}, {"a", "x"}};
+
+	ck_assert(asprintf(&text, "{\"version\":1,\"name\":\"p12\",\"file_rules\":["
+			   "{\"name\":\"deny-env\",\"paths\":[\"%s/.env\",\"%s/a/b/.env\","
+			   "\"%s/keep/**\"],\"operations\":[\"read\"],\"decision\":\"deny\"},"
+			   "{\"name\":\"allow\",\"paths\":[\"%s\",\"%s/**\"],"
+			   "\"operations\":[\"*\"],\"decision\":\"allow\"}]}",
+			   ws, ws, ws, ws, ws) > 0);
+	wst_write(tmp, "pol.json", text);
+	wst_write(tmp, "ws/.env", "SECRET=1\n");
+	wst_write(tmp, "ws/a/b/.env", "SECRET=2\n");
+	wst_write(tmp, "ws/keep/k", "SECRET=3\n");
+	for (size_t i = 0; i < 2; i++) {
+		RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+		    "--json", "--move", refused[i][1], refused[i][0]);
+		check_status(&r, 3, "POLICY_DENIED");
+		ck_assert_msg(strstr(r.out, "deny-env") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	/* The audit line names the refusal. */
+	{
+		char *log = P("audit.jsonl"), *ea = NULL, *line;
+
+		ck_assert(asprintf(&ea, "WS_AUDIT=%s", log) > 0);
+		RUN(&r, NULL, ((const char *[]){ea, NULL}), "wswrite", "--workspace", ws,
+		    "--policy", pol, "--json", "--move", "e3", ".env");
+		check_status(&r, 3, "POLICY_DENIED");
+		wst_run_free(&r);
+		line = wst_slurp(log, NULL);
+		ck_assert_msg(line != NULL && strstr(line, "\"rule\":\"deny-env\"") &&
+			      strstr(line, "\"decision\":\"deny\""), "%s", line);
+		free(line);
+		free(ea);
+		free(log);
+	}
+	{
+		char *e1 = P("ws/.env"), *e2 = P("ws/a/b/.env");
+
+		ck_assert(wst_exists(e1) && wst_exists(e2));
+		free(e1);
+		free(e2);
+	}
+	/* Within the rule's reach: allowed. */
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", pol,
+	    "--json", "--move", "keep/k2", "keep/k");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(ws);
+	free(pol);
+	free(text);
+}
+END_TEST
+
+/*
+ * Review10 11: a rule that refuses "open" refuses every reader, not
+ * wsread alone: wsgrep finds nothing in the file, a command reads it
+ * empty (masked in its view).
+ */
+START_TEST(open_denial_every_reader)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *pol = P("pol.json"), *text = NULL;
+
+	ck_assert(asprintf(&text, "{\"version\":1,\"name\":\"p11\",\"file_rules\":["
+			   "{\"name\":\"deny-env-open\",\"paths\":[\"**/.env\"],"
+			   "\"operations\":[\"open\"],\"decision\":\"deny\"},"
+			   "{\"name\":\"allow\",\"paths\":[\"%s\",\"%s/**\"],"
+			   "\"operations\":[\"*\"],\"decision\":\"allow\"}]}",
+			   ws, ws) > 0);
+	wst_write(tmp, "pol.json", text);
+	wst_write(tmp, "ws/.env", "SECRET=hunter2\n");
+	wst_write(tmp, "ws/b.txt", "SECRET=plain\n");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol,
+	    "--json", ".env");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsgrep", "--workspace", ws, "--policy", pol,
+	    "--hidden", "SECRET");
+	ck_assert_msg(strstr(r.out, "hunter2") == NULL && strstr(r.out, "plain") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsrun", "--workspace", ws, "--policy", pol,
+	    "-c", "cat .env b.txt");
+	ck_assert_msg(strstr(r.out, "hunter2") == NULL && strstr(r.out, "plain") != NULL,
+		      "%d %s %s", r.status, r.out, r.err);
+	wst_run_free(&r);
+	free(ws);
+	free(pol);
+	free(text);
+}
+END_TEST
+
 START_TEST(shipped_dev_safe_approve_delete)
 {
 	struct wst_run r;
@@ -1271,6 +1373,8 @@ suite(void)
 	tcase_add_test(tc, tool_wsread);
 	tcase_add_test(tc, tool_wswrite);
 	tcase_add_test(tc, deny_beats_writable_workspace);
+	tcase_add_test(tc, move_keeps_read_denial);
+	tcase_add_test(tc, open_denial_every_reader);
 	tcase_add_test(tc, shipped_dev_safe_approve_delete);
 	tcase_add_test(tc, shipped_ci_no_delete);
 	tcase_add_test(tc, allow_outside_dev_safe_home);

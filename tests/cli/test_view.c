@@ -365,6 +365,18 @@ START_TEST(view_script_and_cwd)
 	RUNV(&r, "--", "pwd");
 	ck_assert_str_eq(out_str(&r, "stdout"), "/\n");
 	wst_run_free(&r);
+	/* Review10 10: through a symlink inside the workspace, the
+	 * directory it reaches, as the real view and the file tools take it. */
+	{
+		char *z = wst_path(ws, "z");
+
+		ck_assert_int_eq(symlink("src", z), 0);
+		free(z);
+	}
+	RUNV(&r, "--cwd", "/z", "--", "pwd");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "/src\n");
+	wst_run_free(&r);
 }
 END_TEST
 
@@ -998,6 +1010,38 @@ START_TEST(policy_view_bound)
 }
 END_TEST
 
+/*
+ * Review10 04: nor does it stop silently at its depth bound: a .env
+ * below directory level 128 would stay readable in the command while
+ * wsread refuses it.  Refused with the reason; 128 levels still run.
+ */
+START_TEST(policy_view_depth_bound)
+{
+	struct wst_run r;
+	char *pol = deny_policy(), rel[512];
+	const char *a[] = {"--policy", pol, "-c", "cat $(find a -name .env); echo end",
+			   NULL};
+	size_t n = 0;
+
+	for (int i = 0; i < 128; i++)
+		n += (size_t)snprintf(rel + n, sizeof(rel) - n, "%s", i ? "/d" : "a");
+	/* 128 levels: the walk reads them all. */
+	wst_mkdir(ws, rel);
+	runv_env(&r, NULL, a);
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	/* A directory one level deeper: refused. */
+	memcpy(rel + n, "/d/.env", 8);
+	wst_write(ws, rel, "TOKEN=deeper\n");
+	runv_env(&r, NULL, a);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r.out, "deeper than 128 levels") != NULL, "%s", r.out);
+	ck_assert(strstr(r.out, "TOKEN") == NULL);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
 /* ---- Choosing the view --------------------------------------------- */
 
 /* No mount namespace: --view virtual, or the default of WS_PATHS=virtual,
@@ -1296,6 +1340,7 @@ view_suite(void)
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
+	tcase_add_test(tc, policy_view_depth_bound);
 	tcase_add_loop_test(tc, policy_view_pinned, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;

@@ -122,6 +122,36 @@ START_TEST(first_match_wins)
 }
 END_TEST
 
+/*
+ * Review10 11: a rule that refuses "open" refuses a read too, for every
+ * reader (wsgrep, the wsrun mask walk), and a directory under it is
+ * walked; the default for "open" (no rule) does not refuse a read.
+ */
+START_TEST(open_denial_is_a_read_denial)
+{
+	struct ws_policy *p = parse_ok(RULE(
+		"{\"name\":\"no-open\",\"paths\":[\"/w/**/.env\"],"
+		" \"operations\":[\"open\"],\"decision\":\"deny\"},"
+		"{\"name\":\"ask-open\",\"paths\":[\"/w/ask\"],"
+		" \"operations\":[\"open\"],\"decision\":\"approve\"},"
+		"{\"name\":\"read\",\"paths\":[\"/w/**\"],\"operations\":[\"read\"],"
+		" \"decision\":\"allow\"}"));
+	struct ws_policy_match m;
+
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/a/.env", &m),
+			 WS_DECISION_DENY);
+	ck_assert_str_eq(m.rule, "no-open");
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/ask", &m),
+			 WS_DECISION_APPROVE);
+	ck_assert_str_eq(m.rule, "ask-open");
+	ck_assert_int_eq(ws_policy_check_file(p, WS_OP_READ, "/w/a/x", &m),
+			 WS_DECISION_ALLOW);
+	ck_assert_str_eq(m.rule, "read");
+	ck_assert(ws_policy_may_refuse_below(p, "/w"));
+	ws_policy_free(p);
+}
+END_TEST
+
 /* Where a refusing rule for read or write may match (the policy's view
  * in wsrun walks only there); a catch-all is the default, not counted. */
 START_TEST(may_refuse_below)
@@ -1258,6 +1288,7 @@ suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, minimal_and_defaults);
 	tcase_add_test(tc, first_match_wins);
+	tcase_add_test(tc, open_denial_is_a_read_denial);
 	tcase_add_test(tc, no_file_rule_matches_denies);
 	tcase_add_test(tc, every_operation_parses);
 	tcase_add_test(tc, comments_allowed);

@@ -63,12 +63,20 @@ char *ws_passwd_file_home(const char *path, uid_t uid);
 char *ws_passwd_parse_home(const char *text, size_t len, uid_t uid);
 
 /*
- * The caller's HOME, canonical (its symlinks resolved): $HOME when it is
- * absolute and not "/", else the password file's.  NULL when there is
- * none, or it cannot be resolved (it does not exist: nothing is in it
- * either).  malloc'd.
+ * The caller's HOME, canonical (its symlinks resolved): $HOME when it
+ * resolves to a directory other than "/", else the password file's.  NULL
+ * when neither does.  malloc'd.
  */
 char *ws_home_real(void);
+
+/*
+ * The homes to guard, canonical, into out (malloc'd, the caller frees):
+ * $HOME's and the password database's (ws_passwd_home()), each when it
+ * resolves to a directory other than "/", the second only when it is
+ * another directory (device and inode); the environment alone does not
+ * switch the guard off.  Returns how many (0 to 2).
+ */
+size_t ws_homes(char *out[2]);
 
 /*
  * The place (as listed) that the canonical absolute path p is, or lies

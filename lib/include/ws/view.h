@@ -76,15 +76,19 @@ bool ws_view_shadowed(const char *vpath, char *top, size_t len);
  * read (deny or approve; not the "no rule matched" default) become
  * masks, the files it refuses to write read-only binds, found by a walk
  * of at most WS_VIEW_MAX_WALK entries below each anchor a refusing rule
- * may reach (ws_policy_may_refuse_below()).  can_mask: a mount namespace
- * will apply them.  Errors: WS_ESANDBOX_UNAVAILABLE (the walk would go
- * beyond its bound, or there is something to mask and no mount
+ * may reach (ws_policy_may_refuse_below()), WS_VIEW_MAX_DEPTH levels
+ * deep.  can_mask: a mount namespace will apply them.  Errors:
+ * WS_ESANDBOX_UNAVAILABLE (the walk would go beyond one of its bounds,
+ * or meets a name too long for it, or there is something to mask and no mount
  * namespace), WS_ENOMEM.
  */
 int ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		   struct ws_view_info *vi, bool can_mask);
 
 #define WS_VIEW_MAX_WALK 20000
+/* The deepest directory level that walk reads (the anchor is level 0;
+ * a directory below this level makes the walk fail). */
+#define WS_VIEW_MAX_DEPTH 128
 
 /* The most top-level workspace entries bound (a mount each). */
 #define WS_VIEW_MAX_TOP 4096
