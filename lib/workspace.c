@@ -767,6 +767,20 @@ ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
 	return WS_GUARD_NONE;
 }
 
+const char *
+ws_ctx_guarded_inode(struct ws_ctx *ws, const struct stat *st)
+{
+	struct stat g;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink <= 1)
+		return NULL;
+	for (size_t i = 0; i < ws->nguard; i++)
+		if (stat(ws->guard[i], &g) == 0 && S_ISREG(g.st_mode) &&
+		    g.st_dev == st->st_dev && g.st_ino == st->st_ino)
+			return ws->guard[i];
+	return NULL;
+}
+
 int
 ws_ctx_set_detection(struct ws_ctx *ws, const char *const *markers,
 		     size_t nmarkers, bool pinned)
