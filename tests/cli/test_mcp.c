@@ -387,6 +387,47 @@ START_TEST(handshake_versions)
 END_TEST
 
 /*
+ * --compat mcp-filesystem with a DIR given through a symlink: a path
+ * spelled through that symlink (as the client was told the directory)
+ * and the resolved one both name the same root, as with the reference
+ * server; the DIR was resolved before the server saw it, and the spelled
+ * form was refused ("outside the allowed directories").  list_allowed_
+ * directories names the directory as given.
+ */
+START_TEST(compat_symlinked_dir)
+{
+	struct mcp m;
+	char *lnk = wst_path(T, "wslink"), *args;
+	const char *const dirs[] = {lnk, W};
+	cJSON *r, *res;
+
+	wst_symlink(W, T, "wslink");
+	mcp_start(&m, "--compat", "mcp-filesystem", lnk);
+	handshake(&m, NULL);
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/notes.md\"}", dirs[k]), 0);
+		res = call(&m, 2 + k, "read_text_file", args, &r);
+		free(args);
+		ck_assert_msg(!is_error(res), "%s: %s", dirs[k], text_of(res));
+		ck_assert_ptr_nonnull(strstr(text_of(res), "two"));
+		cJSON_Delete(r);
+	}
+	/* A write through the spelled form lands in the workspace. */
+	ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/via-link.txt\","
+				  "\"content\":\"v\"}", lnk), 0);
+	res = call(&m, 5, "write_file", args, &r);
+	free(args);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	args = wst_path(W, "via-link.txt");
+	ck_assert(wst_exists(args));
+	free(args);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(lnk);
+}
+END_TEST
+
+/*
  * A client of each protocol version we know gets that version back and
  * works: tools/list and a call, natively and in --compat mcp-filesystem
  * (the TypeScript SDK 1.12 asks for 2025-03-26 and refuses any other
@@ -4859,6 +4900,7 @@ suite(void)
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
 	tcase_add_test(tc, compat_roots_one_snapshot);
+	tcase_add_test(tc, compat_symlinked_dir);
 	tcase_add_test(tc, client_gone_drops_calls);
 	tcase_add_test(tc, backpressure_bounds_the_queue);
 	tcase_add_test(tc, ids_by_their_text);
