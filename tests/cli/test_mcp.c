@@ -4625,6 +4625,60 @@ START_TEST(client_gone_drops_calls)
 END_TEST
 
 /*
+ * Backpressure and cancellation: with one worker busy and the queue full
+ * (8 calls), the reader reads on and acts on a cancellation of a queued
+ * or running call, and on a ping, at once; the call read after them
+ * waits its turn, then runs.  (The reader read nothing until the queue
+ * had room: the cancellations waited behind 30 s commands.)
+ */
+START_TEST(cancel_under_backpressure)
+{
+	struct mcp m;
+	long long t0, end;
+	bool pong = false, ran = false;
+	char *p;
+
+	mcp_start(&m, "--jobs", "1", W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":\"sleep 30\",\"timeout\":60}", NULL);
+	usleep(200000);
+	for (int i = 10; i < 18; i++)
+		send_call(&m, i, "run_command", "{\"command\":\"sleep 30\",\"timeout\":60}",
+			  NULL);
+	/* Read behind the full queue. */
+	send_call(&m, 30, "run_command", "{\"command\":\"echo ran > ran30\"}", NULL);
+	t0 = now_ms();
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}");
+	for (int i = 10; i < 18; i++)
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+			 "\"params\":{\"requestId\":%d}}", i);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2}}");
+	end = t0 + (long long)(10000 * WST_SLOWDOWN);
+	while (!(pong && ran) && now_ms() < end) {
+		cJSON *j = mcp_recv(&m, 500);
+		const cJSON *id;
+
+		if (j == NULL)
+			continue;
+		id = cJSON_GetObjectItem(j, "id");
+		if (cJSON_IsNumber(id) && id->valueint == 99)
+			pong = true;
+		if (cJSON_IsNumber(id) && id->valueint == 30)
+			ran = true;
+		cJSON_Delete(j);
+	}
+	ck_assert_msg(pong, "no pong behind a full queue");
+	ck_assert_msg(ran, "the call behind the cancelled ones did not run");
+	ck_assert_int_lt(now_ms() - t0, (long long)(10000 * WST_SLOWDOWN));
+	p = wst_path(W, "ran30");
+	ck_assert(wst_exists(p));
+	free(p);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * Backpressure: a client that sends calls and never reads the answers
  * fills the pipe, the workers block on it, and the server stops reading
  * (review8 t_noread: it read everything, 608 MiB).  Of 64 calls of
@@ -4903,6 +4957,7 @@ suite(void)
 	tcase_add_test(tc, compat_symlinked_dir);
 	tcase_add_test(tc, client_gone_drops_calls);
 	tcase_add_test(tc, backpressure_bounds_the_queue);
+	tcase_add_test(tc, cancel_under_backpressure);
 	tcase_add_test(tc, ids_by_their_text);
 	tcase_add_test(tc, answers_are_utf8);
 	tcase_add_test(tc, output_schemas_hold);
