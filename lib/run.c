@@ -2946,6 +2946,22 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	r->status = WS_RUN_EXIT_FAILED;
 	if ((rc = ws_run_check_opts(o)) < 0)
 		return rc;
+	/*
+	 * The command writes the workspace itself: a hard link there to
+	 * the audit log, the policy or the configuration would let it
+	 * change that file, which the views bind read-only only at its own
+	 * path (the tools refuse such a link by its inode, lib/write.c).
+	 */
+	if (o->isolate != WS_ISOLATE_NONE) {
+		const char *g = ws_ctx_guard_linked(ws);
+
+		if (g != NULL)
+			return ws_error_set(WS_EPOLICY_DENIED, g, "is wstools' own "
+					    "configuration, policy or audit log and has "
+					    "another hard link on the workspace's file "
+					    "system: a command could change it through "
+					    "that name; remove the other link");
+	}
 	ws_sandbox_probe(&r->iso, o->disable, false);
 	r->view.view = o->view;
 	r->view.from_paths = o->view_from_paths;

@@ -354,6 +354,21 @@ START_TEST(log_hard_link_refused)
 		free(now);
 		free(before);
 	}
+	/* A command in wsrun writes the workspace itself: refused before
+	 * it runs, in both views. */
+	for (int v = 0; v < 2; v++) {
+		run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W,
+			   "--view", v ? "virtual" : "real", "-c",
+			   "echo forged >> alias.jsonl; echo forged >> /alias.jsonl",
+			   NULL});
+		ck_assert_msg(r.status != 0 && strstr(r.err, "POLICY_DENIED") != NULL &&
+			      strstr(r.err, "hard link") != NULL, "%d %s", r.status,
+			      r.err);
+		wst_run_free(&r);
+	}
+	now = wst_slurp(LOG, NULL);
+	ck_assert_msg(strstr(now, "\nforged\n") == NULL, "%s", now);
+	free(now);
 	wst_run(&r, NULL, "wstools", "audit", "--verify", LOG, NULL);
 	ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
 	wst_run_free(&r);

@@ -182,6 +182,15 @@ int ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors);
 const char *ws_ctx_guarded_inode(struct ws_ctx *ws, const struct stat *st);
 
 /*
+ * A guarded regular file (wstools' own configuration, policy or audit
+ * log) that has another hard link on the file system of a writable
+ * anchor: a command, which writes the anchors directly, could change the
+ * file through that name, which no path guard sees.  Returns its path,
+ * or NULL.  A stat per guard (wsrun, once a call).
+ */
+const char *ws_ctx_guard_linked(struct ws_ctx *ws);
+
+/*
  * Set how the session detects project roots: markers (copied; NULL for
  * the default list) and whether the roots are pinned.
  */
