@@ -544,6 +544,38 @@ push(const char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+/*
+ * Record DIR's spelling (absolute, normalised, not resolved) as the
+ * compat mode's other name of real (ws_mcp_compat_alias()); *owned keeps
+ * it for the server's life.  A DIR that needs no symlink records nothing.
+ */
+static int
+compat_alias(const char *dir, const char *real, char ***owned, size_t *nowned)
+{
+	char cwd[PATH_MAX], *joined = NULL, *spelled = NULL;
+	int rc;
+
+	if (dir[0] != '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return ws_error_errno(errno, dir, "getcwd");
+		if ((joined = ws_path_join(cwd, dir)) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	rc = ws_path_normalize(joined ? joined : dir, WS_NORM_CLAMP, &spelled);
+	free(joined);
+	if (rc < 0)
+		return rc;
+	if (strcmp(spelled, real) == 0) {
+		free(spelled);
+		return 0;
+	}
+	if ((rc = push((const char ***)owned, nowned, spelled)) < 0) {
+		free(spelled);
+		return rc;
+	}
+	return ws_mcp_compat_alias(spelled, real);
+}
+
 static int
 cmd_mcp(int argc, char **argv)
 {
@@ -658,11 +690,22 @@ cmd_mcp(int argc, char **argv)
 			free(dir);
 			goto fail;
 		}
-		free(dir);
 		if ((rc = push((const char ***)&owned, &nowned, real)) < 0) {
 			free(real);
+			free(dir);
 			goto fail;
 		}
+		/*
+		 * The compat mode takes a path spelled through a symlinked
+		 * DIR too, as the reference server does: its spelling, made
+		 * absolute, names the root resolved here (lexically).
+		 */
+		if (o.compat != NULL && (rc = compat_alias(dir, real, &owned,
+							  &nowned)) < 0) {
+			free(dir);
+			goto fail;
+		}
+		free(dir);
 		if (i == 0 && !ws_flag) {
 			o.workspace = real;
 			continue;

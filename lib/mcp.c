@@ -127,11 +127,14 @@ struct ws_mcp {
 	/*
 	 * Backpressure: the reader reads no further while qmax calls are
 	 * queued or their messages hold more than max_message bytes
-	 * (ws__room()); room is signalled when a worker takes one.
+	 * (ws__room_reading()); room is signalled when a worker takes one.
 	 */
 	size_t nqueued, qbytes, qmax, max_message;
 	pthread_cond_t room;
 	bool reader_waits;
+	/* The reader reads on while the queue is full (ws__room_reading()):
+	 * room is said on the wake pipe then. */
+	bool reader_polls;
 	int nelicit; /* calls waiting for the client's elicitation answer */
 	struct ws__idle *idle;	/* the idle workers, the last first */
 	const char *frontend;	/* the serving thread's (ws_audit_set_frontend) */
@@ -1725,6 +1728,11 @@ ws__dequeued(struct ws_mcp *s, const struct ws__job *j)
 	s->qbytes -= j->size;
 	if (s->reader_waits)
 		pthread_cond_signal(&s->room);
+	if (s->reader_polls && s->wake[1] >= 0) {
+		/* One byte, which the reader takes back (under mu). */
+		s->reader_polls = false;
+		(void)!write(s->wake[1], "r", 1);
+	}
 }
 
 /*
@@ -2750,42 +2758,147 @@ ws__too_long(struct ws_mcp *s, const struct ws__idscan *sc)
 }
 
 /*
+ * Whether a line held behind a full queue is one the reader acts on at
+ * once (ws__room_reading()): a ping, or a notifications/cancelled of a
+ * call queued or running.  A cancellation of a call not read yet (held
+ * too) waits its turn: acted on before that call, it would find nothing.
+ */
+static bool
+ws__urgent(struct ws_mcp *s, const char *line, size_t len)
+{
+	const cJSON *m, *id;
+	cJSON *msg, *rid;
+	bool yes = false;
+
+	/* Most held lines are calls: no parse for them. */
+	if (memmem(line, len, "\"ping\"", 6) == NULL &&
+	    memmem(line, len, "notifications/cancelled", 23) == NULL)
+		return false;
+	if ((msg = ws__parse(line, len)) == NULL)
+		return false;
+	m = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	if (cJSON_IsString(m) && id != NULL && strcmp(m->valuestring, "ping") == 0) {
+		yes = true;
+	} else if (cJSON_IsString(m) && id == NULL &&
+		   strcmp(m->valuestring, "notifications/cancelled") == 0 &&
+		   (rid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+					msg, "params"), "requestId")) != NULL) {
+		ws__raw_request_id(line, len, rid);
+		pthread_mutex_lock(&s->mu);
+		for (const struct ws__job *j = s->running; j != NULL && !yes; j = j->next)
+			yes = ws__same_id(j->id, rid);
+		for (const struct ws__job *j = s->head; j != NULL && !yes; j = j->next)
+			yes = ws__same_id(j->id, rid);
+		pthread_mutex_unlock(&s->mu);
+	}
+	cJSON_Delete(msg);
+	return yes;
+}
+
+/*
  * Backpressure: wait until the queue has room for one more call before
- * reading a line, so that a client that sends calls without reading the
+ * taking the next line (buf[0..ll), what follows it held in the read
+ * loop's buffer), so that a client that sends calls without reading the
  * answers (the workers block on the full pipe) holds at most qmax calls
  * and max_message bytes of them in this process.  While a call waits
  * for the client (its roots, an approval), the reader must go on to
- * read that answer: the queue may then hold 8 times as much.  False
- * when the client is gone.
+ * read that answer: the queue may then hold 8 times as much.  While the
+ * queue is full, the
+ * reader reads on, into that buffer, WS__READ_AHEAD bytes at most past
+ * that line, and acts on a cancellation of a queued or running
+ * call, and on a ping, out of turn (ws__urgent()): a client can cancel
+ * the calls of a long queue without waiting for it.  The other lines
+ * wait their turn, in order; nothing is dropped, and once the buffer is
+ * full the reader waits for room as before.  False when the client is
+ * gone.
  */
+#define WS__READ_AHEAD (64u << 10)
+
 static bool
-ws__room(struct ws_mcp *s)
+ws__room_reading(struct ws_mcp *s, char *buf, size_t *lenp, size_t cap,
+		 size_t max, size_t ll)
 {
-	struct timespec deadline;
-	bool ok;
+	/* What is read ahead: small, as cancellations are. */
+	size_t lim = ll + 1 + WS__READ_AHEAD < cap ? ll + 1 + WS__READ_AHEAD : cap;
+	bool in_eof = false;
 
-	pthread_mutex_lock(&s->mu);
 	for (;;) {
-		bool waits_client = s->roots_pending || s->nelicit > 0;
-		size_t k = waits_client ? 8 : 1;
+		struct pollfd pf[2] = {{.fd = s->o->in_fd, .events = POLLIN},
+				       {.fd = s->wake[0], .events = POLLIN}};
+		struct timespec deadline;
+		bool room, acted = false;
+		size_t off = ll + 1;
+		char *e;
+		int pr;
 
-		if (s->eof || (s->nqueued < k * s->qmax && s->qbytes <= k * s->max_message))
-			break;
-		/*
-		 * Reading nothing, the reader would not see the input end:
-		 * every 200 ms it looks whether the client closed its end of
-		 * the output (gone: the queue goes, the calls stop).
-		 */
-		s->reader_waits = true;
-		deadline = ws__deadline(200);
-		if (pthread_cond_timedwait(&s->room, &s->mu, &deadline) == ETIMEDOUT &&
-		    ws__out_closed(s))
+		pthread_mutex_lock(&s->mu);
+		room = s->eof ||
+		       (s->nqueued < (s->roots_pending || s->nelicit > 0 ? 8 : 1) * s->qmax &&
+			s->qbytes <= (s->roots_pending || s->nelicit > 0 ? 8 : 1) *
+					     s->max_message);
+		if (room) {
+			room = !s->eof;
+			pthread_mutex_unlock(&s->mu);
+			return room;
+		}
+		pthread_mutex_unlock(&s->mu);
+		/* The line itself may be one that needs no room. */
+		if (ll <= max && ws__urgent(s, buf, ll))
+			return true;
+		while (off < *lenp &&
+		       (e = memchr(buf + off, '\n', *lenp - off)) != NULL) {
+			size_t l = (size_t)(e - (buf + off));
+
+			if (l <= max && ws__urgent(s, buf + off, l)) {
+				ws__line(s, buf + off, l);
+				memmove(buf + off, e + 1, *lenp - off - l - 1);
+				*lenp -= l + 1;
+				acted = true;
+			} else {
+				off += l + 1;
+			}
+		}
+		if (acted)
+			continue; /* a cancellation may have made room */
+		if (in_eof || *lenp >= lim || s->wake[0] < 0) {
+			/* Holding all it may: wait for room, as before. */
+			pthread_mutex_lock(&s->mu);
+			if (!s->eof) {
+				s->reader_waits = true;
+				deadline = ws__deadline(200);
+				if (pthread_cond_timedwait(&s->room, &s->mu, &deadline) ==
+				    ETIMEDOUT && ws__out_closed(s))
+					ws__gone(s);
+				s->reader_waits = false;
+			}
+			pthread_mutex_unlock(&s->mu);
+			continue;
+		}
+		pthread_mutex_lock(&s->mu);
+		s->reader_polls = true;
+		pthread_mutex_unlock(&s->mu);
+		pr = poll(pf, 2, 200);
+		pthread_mutex_lock(&s->mu);
+		if (!s->reader_polls) {
+			char b;
+
+			/* Room was said: take the byte back (written under mu). */
+			(void)!read(s->wake[0], &b, 1);
+		}
+		s->reader_polls = false;
+		if (pr == 0 && ws__out_closed(s))
 			ws__gone(s);
-		s->reader_waits = false;
+		pthread_mutex_unlock(&s->mu);
+		if (pr > 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t r = read(s->o->in_fd, buf + *lenp, lim - *lenp);
+
+			if (r > 0)
+				*lenp += (size_t)r;
+			else if (r == 0 || (errno != EINTR && errno != EAGAIN))
+				in_eof = true;
+		}
 	}
-	ok = !s->eof;
-	pthread_mutex_unlock(&s->mu);
-	return ok;
 }
 
 /*
@@ -2847,7 +2960,7 @@ ws__read_loop(struct ws_mcp *s)
 		while ((nl = memchr(buf + scan, '\n', len - scan)) != NULL) {
 			size_t ll = (size_t)(nl - buf);
 
-			if (!ws__room(s))
+			if (!ws__room_reading(s, buf, &len, cap, max, ll))
 				break;
 			if (skipping || ll > max) {
 				if (!skipping)
@@ -2858,7 +2971,8 @@ ws__read_loop(struct ws_mcp *s)
 			} else {
 				ws__line(s, buf, ll);
 			}
-			memmove(buf, nl + 1, len - ll - 1);
+			/* (ws__room_reading() may have read on: len from it.) */
+			memmove(buf, buf + ll + 1, len - ll - 1);
 			len -= ll + 1;
 			scan = 0;
 		}

@@ -422,6 +422,35 @@ ws_mcp_compat_real(const struct ws_mcp_compat_fs *c, const char *vpath)
 	return ws_path_join(c->d[best].real, rest);
 }
 
+/* The command line's spellings of the allowed directories (see
+ * ws_mcp_compat_alias()); borrowed, set before any server runs. */
+#define WS__ALIAS_MAX 64
+static struct {
+	const char *spelled, *real;
+} ws__alias[WS__ALIAS_MAX];
+static size_t ws__nalias;
+
+int
+ws_mcp_compat_alias(const char *spelled, const char *real)
+{
+	if (ws__nalias == WS__ALIAS_MAX)
+		return ws_error_set(WS_ENOMEM, spelled, "too many allowed directories");
+	ws__alias[ws__nalias].spelled = spelled;
+	ws__alias[ws__nalias++].real = real;
+	return 0;
+}
+
+/* The command line's spelling of the resolved directory real, or NULL. */
+static const char *
+ws__alias_of(const char *real)
+{
+	for (size_t i = 0; i < ws__nalias; i++)
+		if (strcmp(ws__alias[i].real, real) == 0 &&
+		    strcmp(ws__alias[i].spelled, real) != 0)
+			return ws__alias[i].spelled;
+	return NULL;
+}
+
 int
 ws_mcp_compat_new(const char *const *dirs, const char *const *vprefixes,
 		  size_t n, struct ws_mcp_compat_fs **out)
@@ -469,9 +498,16 @@ ws_mcp_compat_new(const char *const *dirs, const char *const *vprefixes,
 			return rc;
 		}
 		c->d[k].real = real;
-		if (strcmp(spelled, real) == 0)
+		if (strcmp(spelled, real) == 0) {
+			/* Given resolved (cmd/wstools.c): its spelling, if any. */
+			const char *a = ws__alias_of(real);
+
 			free(spelled);
-		else
+			if (a != NULL && (c->d[k].spelled = strdup(a)) == NULL) {
+				ws_mcp_compat_free(c);
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			}
+		} else
 			c->d[k].spelled = spelled;
 		c->d[k].vprefix = strdup(vprefixes[k]);
 		if (c->d[k].vprefix == NULL) {

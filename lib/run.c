@@ -974,6 +974,9 @@ struct ws__child {
 	int cwd_fd;
 	const char *exe;   /* argv[0] found on PATH (ws__find_exe()), or NULL */
 	int view_w;	   /* the virtual view: its root is sent here, or -1 */
+	/* Tests: init waits this long after the command's exec before it
+	 * says "r" (WS_RUN_READY_DELAY_MS; see ws__wait_init_ready()). */
+	int ready_delay_ms;
 	int parent_fds[9]; /* the parent's ends of the pipes, -1 padded */
 	int *snap_state;   /* the command waits for it (ws__vsnap), or NULL */
 };
@@ -1513,6 +1516,25 @@ ws__init_main(struct ws__child *c)
 	c->exe = ws__find_exe(c->argv[0], c->envp, c->cwd_fd, exe, sizeof(exe));
 	if (c->snap_state != NULL)
 		ws__vsnap_wait(c->snap_state);
+	/*
+	 * A stopping signal that came during the setup (wsrun sends a
+	 * cancellation so, see ws__wait_init_ready()): the command never
+	 * starts, rather than start and get it in its first instants (a
+	 * shell then catches SIGINT for itself and execs its last command,
+	 * which never hears of it: the grace's SIGKILL ended the call).
+	 */
+	{
+		sigset_t pend;
+
+		if (sigpending(&pend) == 0) {
+			int s = sigismember(&pend, SIGINT) ? SIGINT :
+				sigismember(&pend, SIGHUP) ? SIGHUP :
+				sigismember(&pend, SIGTERM) ? SIGTERM : 0;
+
+			if (s != 0)
+				_exit(128 + s);
+		}
+	}
 	/* vfork: no copy of the address space (a fork costs ~1 ms). */
 	cmd = vfork();
 	if (cmd < 0) {
@@ -1527,6 +1549,12 @@ ws__init_main(struct ws__child *c)
 	if (c->err_w != c->out_w)
 		close(c->err_w);
 	/* wsrun may go on: from here init makes direct system calls only. */
+	if (c->shared_vm && c->ready_delay_ms > 0) {
+		struct timespec d = {c->ready_delay_ms / 1000,
+				     (c->ready_delay_ms % 1000) * 1000000L};
+
+		ws__sys4(SYS_nanosleep, (long)&d, 0, 0, 0);
+	}
 	if (c->shared_vm &&
 	    ws__sys4(SYS_write, c->sync_r, (long)"r", 1, 0) != 1)
 		ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
@@ -1806,19 +1834,28 @@ ws__spawn_init(struct ws__child *c, unsigned long flags, int *pidfd,
 /*
  * Wait for init's "r" (or its end) with direct system calls only: init
  * runs in this memory meanwhile and writes errno, which the libc wrappers
- * would read.  A deadline or a cancellation (the process-wide one, or the
- * caller's o->cancel, which the wsrun program's signal handler sets) kills
- * init (PID 1: the whole namespace goes), whose setup holds no heap to
- * leave half-changed.
+ * would read.  A deadline kills init (PID 1: the whole namespace goes),
+ * whose setup holds no heap to leave half-changed.  A cancellation (the
+ * process-wide one, or the caller's o->cancel, which the wsrun program's
+ * signal handler sets) sends init the stopping signal instead, as the
+ * wait for the command does: "r" comes after the command's exec, which
+ * may have run for a while by then (init is woken after it, and a busy
+ * machine may not run it at once), set its traps and be owed its SIGINT
+ * (it got a SIGKILL); init, which has the signal blocked, forwards it
+ * once the command runs.  Only if init has not said "r" grace_ms later is
+ * it killed.  Returns the cancelling signal (as ws_run() records it), or
+ * 0.
  */
-static void
+static int
 ws__wait_init_ready(int sock, int pidfd, long long deadline_ms,
-		    volatile int *cancel)
+		    volatile int *cancel, long long grace_ms)
 {
 	struct pollfd pf[2] = {{.fd = sock, .events = POLLIN},
 			       {.fd = pidfd, .events = POLLIN}};
 	struct timespec ts, now;
+	long long ms, killtime = -1;
 	bool killed = false;
+	int sent = 0;
 	char b;
 
 	for (;;) {
@@ -1829,20 +1866,25 @@ ws__wait_init_ready(int sock, int pidfd, long long deadline_ms,
 		r = ws__sys4(SYS_ppoll, (long)pf, 2, (long)&ts, 0);
 		if (r > 0 && (pf[1].revents || pf[0].revents)) {
 			if (pf[1].revents)
-				return; /* init is gone */
+				return sent; /* init is gone */
 			r = ws__sys4(SYS_read, sock, (long)&b, 1, 0);
 			if (r != -EAGAIN && r != -EINTR)
-				return; /* "r", or end of file: init failed */
+				return sent; /* "r", or end of file: init failed */
 			continue;
 		}
 		if (killed)
 			continue;
 		ws__sys4(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&now, 0, 0);
-		if (ws_cancelled() || (cancel != NULL && *cancel) ||
-		    (deadline_ms >= 0 &&
-		     (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 >= deadline_ms)) {
+		ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+		if ((deadline_ms >= 0 && ms >= deadline_ms) ||
+		    (killtime >= 0 && ms >= killtime)) {
 			ws__sys4(SYS_pidfd_send_signal, pidfd, SIGKILL, 0, 0);
 			killed = true;
+		} else if (sent == 0 && (ws_cancelled() || (cancel != NULL && *cancel))) {
+			sent = cancel != NULL && *cancel ? *cancel : SIGTERM;
+			ws__sys4(SYS_pidfd_send_signal, pidfd,
+				 sent == SIGINT || sent == SIGHUP ? sent : SIGTERM, 0, 0);
+			killtime = ms + grace_ms;
 		}
 	}
 }
@@ -3025,6 +3067,22 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	r->status = WS_RUN_EXIT_FAILED;
 	if ((rc = ws_run_check_opts(o)) < 0)
 		return rc;
+	/*
+	 * The command writes the workspace itself: a hard link there to
+	 * the audit log, the policy or the configuration would let it
+	 * change that file, which the views bind read-only only at its own
+	 * path (the tools refuse such a link by its inode, lib/write.c).
+	 */
+	if (o->isolate != WS_ISOLATE_NONE) {
+		const char *g = ws_ctx_guard_linked(ws);
+
+		if (g != NULL)
+			return ws_error_set(WS_EPOLICY_DENIED, g, "is wstools' own "
+					    "configuration, policy or audit log and has "
+					    "another hard link on the workspace's file "
+					    "system: a command could change it through "
+					    "that name; remove the other link");
+	}
 	ws_sandbox_probe(&r->iso, o->disable, false);
 	r->view.view = o->view;
 	r->view.from_paths = o->view_from_paths;
@@ -3271,6 +3329,12 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	/* The detached trees, but the system's that init holds already. */
 	if (plan.mountns && !plan.userns && (rc = ws_sandbox_plan_trees(&plan)) < 0)
 		goto out;
+	{
+		const char *d = getenv("WS_RUN_READY_DELAY_MS");
+
+		if (d != NULL && *d != '\0')
+			ch.ready_delay_ms = (int)strtol(d, NULL, 10) % 10000;
+	}
 	/*
 	 * The child starts with the stopping signals blocked (init takes
 	 * them in ws__init_wait(), the command's child unblocks them): one
@@ -3310,10 +3374,11 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws__close_parent_fds(&ch);
 		ws__init_main(&ch);
 	}
-	if (ch.shared_vm)
-		ws__wait_init_ready(syncp[1], proc.pidfd,
-				    o->timeout_ms > 0 ? start + o->timeout_ms : -1,
-				    o->cancel);
+	if (ch.shared_vm &&
+	    (cancelled = ws__wait_init_ready(syncp[1], proc.pidfd,
+					     o->timeout_ms > 0 ? start + o->timeout_ms : -1,
+					     o->cancel, o->grace_ms)) != 0)
+		killtime = ws__now_ms() + o->grace_ms;
 	if ((rc = ws__vsnap_join(&vsnap, &vcs)) < 0)
 		goto out;
 	if (zyg.pid > 0) {
@@ -3495,6 +3560,13 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	} else if (got_status) {
 		status_raw = irep[0];
 		r->max_rss_kb = irep[1];
+	} else if (WIFEXITED(status_raw) && !got_rep &&
+		   (WEXITSTATUS(status_raw) == 128 + SIGINT ||
+		    WEXITSTATUS(status_raw) == 128 + SIGHUP ||
+		    WEXITSTATUS(status_raw) == 128 + SIGTERM)) {
+		/* A stopping signal came during init's setup: the command
+		 * never started (ws__init_main()), as if it died of it. */
+		status_raw = WEXITSTATUS(status_raw) - 128;
 	} else if (WIFEXITED(status_raw)) {
 		/* init failed before the command ran (its report says why). */
 		status_raw = 0;

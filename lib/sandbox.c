@@ -417,6 +417,7 @@ ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 	e->target = NULL;
 	e->unbound = e->mount_only = e->link_copy = false;
 	e->stage = e->from_stage = e->mask = e->pin = false;
+	e->nested = 0;
 	p->npaths++;
 	return 0;
 }
@@ -795,18 +796,21 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
  * A detached, possibly read-only, copy of the mount tree at fd; noexec
  * for a grant without execute: Landlock governs execve only, and
  * "ld.so <dir>/prog" maps the program without it.  The virtual view's
- * stage is nosymfollow as well: its entries are bound by name
- * (ws__attach_from_stage()), and a link swapped in for one fails there
- * instead of being followed to the host.
+ * stage's top mount is nosymfollow as well: its entries are bound by
+ * name (ws__attach_from_stage()), and a link swapped in for one fails
+ * there instead of being followed to the host.  Only the top: the
+ * entries' names are looked up there, and a host mount below the
+ * workspace keeps its own nosymfollow, or its lack, in the view
+ * (ws__mark_nested()).
  */
 static int
 ws__tree(int fd, bool rw, bool noexec, bool stage)
 {
 	struct mount_attr attr = {
 		.attr_set = MOUNT_ATTR_NOSUID | (rw ? 0 : MOUNT_ATTR_RDONLY) |
-			    (noexec ? MOUNT_ATTR_NOEXEC : 0) |
-			    (stage ? MOUNT_ATTR_NOSYMFOLLOW : 0),
+			    (noexec ? MOUNT_ATTR_NOEXEC : 0),
 	};
+	struct mount_attr top = {.attr_set = MOUNT_ATTR_NOSYMFOLLOW};
 	struct stat st;
 
 	/* Device nodes are bound one by one; nothing else may hold one. */
@@ -818,12 +822,10 @@ ws__tree(int fd, bool rw, bool noexec, bool stage)
 	if (t < 0)
 		return -errno;
 	if (mount_setattr(t, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
-			  sizeof(attr)) < 0 &&
-	    (!stage || errno != EINVAL ||
+			  sizeof(attr)) < 0 ||
+	    (stage && mount_setattr(t, "", AT_EMPTY_PATH, &top, sizeof(top)) < 0 &&
 	     /* Linux before 5.14: no nosymfollow (see ws__attach_from_stage()). */
-	     (attr.attr_set &= ~(uint64_t)MOUNT_ATTR_NOSYMFOLLOW,
-	      mount_setattr(t, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
-			    sizeof(attr)) < 0))) {
+	     errno != EINVAL)) {
 		int e = errno;
 
 		close(t);
@@ -1851,6 +1853,101 @@ ws_sandbox_plan_system_apart(const struct ws_sandbox_plan *p)
 	return true;
 }
 
+/* A mount table line's mount point (mountinfo's fifth field): the
+ * top-level name below the stage it lies in, its octal escapes read. */
+static void
+ws__nested_line(struct ws_sandbox_plan *p, const char *mp, bool over)
+{
+	static const char pre[] = WS__STAGE "/";
+	char name[256];
+	size_t n = 0;
+	const char *s;
+
+	if (strncmp(mp, pre, sizeof(pre) - 1) != 0)
+		return;
+	name[n++] = '/';
+	for (s = mp + sizeof(pre) - 1; *s && *s != '/' && n < sizeof(name) - 1; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			name[n++] = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+					   (s[3] - '0'));
+			s += 3;
+		} else
+			name[n++] = *s;
+	}
+	name[n] = '\0';
+	for (size_t i = 0; i < p->npaths; i++)
+		if (p->paths[i].from_stage && p->paths[i].target != NULL &&
+		    strcmp(p->paths[i].target, name) == 0) {
+			/* Several mounts below one entry: one is enough. */
+			if (*s == '\0' && !over)
+				p->paths[i].nested = WS_SANDBOX_NESTED_SELF;
+			else if (p->paths[i].nested == 0)
+				p->paths[i].nested = WS_SANDBOX_NESTED_BELOW;
+		}
+}
+
+/*
+ * Mark the top-level entries that hold a host mount of their own: the
+ * stage's child mounts, read once a view from the mount table.  Their
+ * binds carry those mounts with the host's flags, which the one
+ * recursive clear of the stage's nosymfollow on the new root would
+ * change (a nested mount's own nosymfollow lost): ws_sandbox_mount()
+ * binds them after that clear and clears each one's top alone.  A
+ * workspace with no mount in it, the common case, costs the read of the
+ * table here and nothing an entry.  Streamed through a small buffer
+ * (no allocation in the init): only the first, second and fifth fields
+ * of a line are kept.
+ */
+static int
+ws__mark_nested(struct ws_sandbox_plan *p, char *msg, size_t len)
+{
+	struct statx sx;
+	char buf[4096], mp[1100];
+	unsigned long long id = 0, parent = 0;
+	size_t field = 0, mlen = 0;
+	bool over = false;
+	ssize_t n;
+	int fd;
+
+	if (statx(ws__stage_fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return ws__fail(msg, len, "statx", WS__STAGE, errno ? errno : ENOSYS);
+	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ws__fail(msg, len, "open", "/proc/self/mountinfo", errno);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+
+			if (c == '\n') {
+				mp[mlen] = '\0';
+				if (parent == sx.stx_mnt_id && id != parent)
+					ws__nested_line(p, mp, over);
+				id = parent = 0;
+				field = mlen = 0;
+				over = false;
+			} else if (c == ' ')
+				field++;
+			else if (field == 0 && c >= '0' && c <= '9')
+				id = id * 10 + (unsigned)(c - '0');
+			else if (field == 1 && c >= '0' && c <= '9')
+				parent = parent * 10 + (unsigned)(c - '0');
+			else if (field == 4 && mlen < sizeof(mp) - 1)
+				mp[mlen++] = c;
+			else if (field == 4)
+				over = true;
+		}
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		return ws__fail(msg, len, "read", "/proc/self/mountinfo", e);
+	}
+	close(fd);
+	return 0;
+}
+
 int
 ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		 size_t msglen)
@@ -1889,19 +1986,27 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	if (ws__newroot_fd < 0)
 		ws__newroot_fd = open(WS__NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/*
-	 * Two passes over the plan: the virtual view's stage and the
-	 * workspace's top-level entries first; then the rest, in the plan's
-	 * order (deeper after shallower).  In between, the nosymfollow the
-	 * entries' binds took from the stage is cleared on the new root in
-	 * one call, before any host tree is there (a host mount's own
-	 * nosymfollow stays).
+	 * Three passes over the plan: the virtual view's stage and the
+	 * workspace's top-level entries first; then the entries that hold a
+	 * host mount (ws__mark_nested()); then the rest, in the plan's
+	 * order (deeper after shallower).  After the first, the nosymfollow
+	 * the entries' binds took from the stage is cleared on the new root
+	 * in one call, before any host tree is there; an entry of the
+	 * second has it cleared on its top alone, so that a host mount's
+	 * own nosymfollow stays.
 	 */
-	for (size_t k = 0; k < 2 * p->npaths; k++) {
+	for (size_t k = 0; k < 3 * p->npaths; k++) {
 		struct ws_sandbox_path *e = &p->paths[k % p->npaths];
+		size_t pass = e->stage || (e->from_stage && e->nested == 0) ? 0 :
+			      e->from_stage ? 1 : 2;
 		char link[4096];
 		ssize_t n;
 
-		if (k == p->npaths && (rc = ws__stage_leave()) < 0)
+		/* Binds from the stage run with it as the root (see
+		 * ws__stage_enter()); what follows each pass resolves on the
+		 * real one. */
+		if ((k == p->npaths || k == 2 * p->npaths) &&
+		    (rc = ws__stage_leave()) < 0)
 			return ws__fail(msg, msglen, "chroot", "/", -rc);
 		if (k == p->npaths && ws__stage_fd >= 0 && ws__stage_nosym) {
 			struct mount_attr attr = {.attr_clr = MOUNT_ATTR_NOSYMFOLLOW};
@@ -1911,7 +2016,7 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 				return ws__fail(msg, msglen, "mount_setattr", "/",
 						errno);
 		}
-		if ((k < p->npaths) != (e->stage || e->from_stage))
+		if (k / p->npaths != pass)
 			continue;
 		if (strcmp(e->path, "/") == 0 || e->unbound)
 			continue; /* a workspace at / is not narrowed */
@@ -1920,8 +2025,16 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 		snprintf(target, sizeof(target), WS__NEWROOT "%s",
 			 e->target ? e->target : e->path);
 		if (e->from_stage) {
+			struct mount_attr attr = {.attr_clr = MOUNT_ATTR_NOSYMFOLLOW};
+
 			if ((rc = ws__attach_from_stage(e, target, msg, msglen)) < 0)
 				return rc;
+			/* An entry that is a mount itself has its own flags. */
+			if (e->nested == WS_SANDBOX_NESTED_BELOW &&
+			    mount_setattr(ws__newroot_fd, e->target + 1,
+					  AT_SYMLINK_NOFOLLOW, &attr, sizeof(attr)) < 0)
+				return ws__fail(msg, msglen, "mount_setattr", target,
+						errno);
 			continue;
 		}
 		/*
@@ -1962,6 +2075,9 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 			/* What the mount says, not what was asked. */
 			ws__stage_nosym = fstatfs(ws__stage_fd, &sf) == 0 &&
 					  (sf.f_flags & ST_NOSYMFOLLOW) != 0;
+			if (ws__stage_nosym &&
+			    (rc = ws__mark_nested(p, msg, msglen)) < 0)
+				return rc;
 		}
 	}
 	/* The root read-only before the masks (see ws__mask()). */

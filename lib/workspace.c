@@ -859,6 +859,37 @@ ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors)
 	return WS_GUARD_NONE;
 }
 
+const char *
+ws_ctx_guarded_inode(struct ws_ctx *ws, const struct stat *st)
+{
+	struct stat g;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink <= 1)
+		return NULL;
+	for (size_t i = 0; i < ws->nguard; i++)
+		if (stat(ws->guard[i], &g) == 0 && S_ISREG(g.st_mode) &&
+		    g.st_dev == st->st_dev && g.st_ino == st->st_ino)
+			return ws->guard[i];
+	return NULL;
+}
+
+const char *
+ws_ctx_guard_linked(struct ws_ctx *ws)
+{
+	struct stat g, a;
+
+	for (size_t i = 0; i < ws->nguard; i++) {
+		if (stat(ws->guard[i], &g) < 0 || !S_ISREG(g.st_mode) ||
+		    g.st_nlink <= 1)
+			continue;
+		for (size_t k = 0; k < ws->nanchors; k++)
+			if (!ws->anchors[k].ro && fstat(ws->anchors[k].fd, &a) == 0 &&
+			    a.st_dev == g.st_dev)
+				return ws->guard[i];
+	}
+	return NULL;
+}
+
 int
 ws_ctx_set_detection(struct ws_ctx *ws, const char *const *markers,
 		     size_t nmarkers, bool pinned)

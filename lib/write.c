@@ -1854,6 +1854,25 @@ ws__nlock_drop(struct ws__nlock *l)
 }
 
 /* Write to an existing regular file. */
+/*
+ * A file that is a guarded one under another name (a hard link to the
+ * audit log, the policy or the configuration, ws_ctx_guarded_inode()):
+ * no tool writes, appends to or edits it, whichever way the change would
+ * be made (in place or by a copy renamed over this name).
+ */
+static int
+ws__refuse_guarded_inode(struct ws_ctx *ws, const struct stat *st,
+			 const char *path)
+{
+	const char *g = ws_ctx_guarded_inode(ws, st);
+
+	if (g == NULL)
+		return 0;
+	return ws_error_set(WS_EPOLICY_DENIED, path, "is a hard link to %s, "
+			    "wstools' own configuration, policy or audit log: "
+			    "no tool may change it", g);
+}
+
 static int
 ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		   const struct ws_wopts *o, struct ws_wresult *r)
@@ -1873,7 +1892,8 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 				    "already exists (create_only was asked for)");
 	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
 		return rc;
-	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0)
+	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0 ||
+	    (rc = ws__refuse_guarded_inode(ws, &res->st, path)) < 0)
 		return rc;
 	/*
 	 * A rename would replace even a write-protected file; honour the
@@ -1923,7 +1943,8 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		}
 		res->st = now;
 		rst = now;
-		if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
+		if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0 ||
+		    (rc = ws__refuse_guarded_inode(ws, &now, path)) < 0)
 			goto out;
 	}
 	if (need_old) {

@@ -7,6 +7,7 @@
  */
 #include "wstest.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,78 @@ START_TEST(log_is_guarded)
 END_TEST
 
 /*
+ * A hard link to the log made inside the workspace (the workspace and the
+ * log on one file system: the test's temporary directory) is the log by
+ * another name: a write, an append and an edit through it are refused
+ * (POLICY_DENIED, naming the log), the link keeps the log's content, and
+ * the log keeps its chain.  (They replaced the link's name, or copied it:
+ * the log was safe only because every write replaces by rename.)
+ */
+START_TEST(log_hard_link_refused)
+{
+	struct wst_run r;
+	char *alias = wst_path(W, "alias.jsonl"), *before, *now;
+	static const char *const tries[][9] = {
+		{"--content", "x\n", "alias.jsonl", NULL},
+		{"--append", "--content", "x\n", "alias.jsonl", NULL},
+		{"--edit", "--old", "\"tool\"", "--new", "\"forged\"", "alias.jsonl", NULL},
+	};
+
+	run_logged(&r, NULL, "wsls", (const char *[]){"--workspace", W, NULL});
+	wst_run_free(&r);
+	if (link(LOG, alias) < 0) {
+		fprintf(stderr, "log_hard_link_refused: not checked (link: %s)\n",
+			strerror(errno));
+		free(alias);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		const char *argv[12] = {"--workspace", W};
+
+		before = wst_slurp(LOG, NULL);
+		for (size_t k = 0; tries[i][k] != NULL; k++)
+			argv[2 + k] = tries[i][k];
+		run_logged(&r, NULL, "wswrite", argv);
+		ck_assert_msg(r.status != 0 && strstr(r.err, "POLICY_DENIED") != NULL &&
+			      strstr(r.err, LOG) != NULL,
+			      "try %zu through a hard link to the log: %d %s", i,
+			      r.status, r.err);
+		wst_run_free(&r);
+		now = wst_slurp(LOG, NULL);
+		/* The log grew by the refusal's own line, nothing else. */
+		ck_assert_msg(strncmp(now, before, strlen(before)) == 0 &&
+			      strstr(now + strlen(before), "x\n") == NULL &&
+			      strstr(now, "forged") == NULL, "%s", now);
+		free(now);
+		now = wst_slurp(alias, NULL);
+		ck_assert_msg(strncmp(now, before, strlen(before)) == 0,
+			      "the link is no longer the log: %s", now);
+		free(now);
+		free(before);
+	}
+	/* A command in wsrun writes the workspace itself: refused before
+	 * it runs, in both views. */
+	for (int v = 0; v < 2; v++) {
+		run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W,
+			   "--view", v ? "virtual" : "real", "-c",
+			   "echo forged >> alias.jsonl; echo forged >> /alias.jsonl",
+			   NULL});
+		ck_assert_msg(r.status != 0 && strstr(r.err, "POLICY_DENIED") != NULL &&
+			      strstr(r.err, "hard link") != NULL, "%d %s", r.status,
+			      r.err);
+		wst_run_free(&r);
+	}
+	now = wst_slurp(LOG, NULL);
+	ck_assert_msg(strstr(now, "\nforged\n") == NULL, "%s", now);
+	free(now);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", LOG, NULL);
+	ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+	wst_run_free(&r);
+	free(alias);
+}
+END_TEST
+
+/*
  * The log is guarded however its name is spelled: through a symlink to
  * the workspace, with "..", through a mount, and whichever of those the
  * tool's path takes (issue 22: the log's name is resolved only when a
@@ -500,6 +573,7 @@ suite(void)
 	tcase_add_test(tc, verify_finds_tampering);
 	tcase_add_test(tc, unwritable_log_fails_first);
 	tcase_add_test(tc, log_is_guarded);
+	tcase_add_test(tc, log_hard_link_refused);
 	tcase_add_test(tc, log_guarded_through_spellings);
 	tcase_add_test(tc, wsrun_line);
 	tcase_add_test(tc, non_utf8_escaped);

@@ -387,6 +387,47 @@ START_TEST(handshake_versions)
 END_TEST
 
 /*
+ * --compat mcp-filesystem with a DIR given through a symlink: a path
+ * spelled through that symlink (as the client was told the directory)
+ * and the resolved one both name the same root, as with the reference
+ * server; the DIR was resolved before the server saw it, and the spelled
+ * form was refused ("outside the allowed directories").  list_allowed_
+ * directories names the directory as given.
+ */
+START_TEST(compat_symlinked_dir)
+{
+	struct mcp m;
+	char *lnk = wst_path(T, "wslink"), *args;
+	const char *const dirs[] = {lnk, W};
+	cJSON *r, *res;
+
+	wst_symlink(W, T, "wslink");
+	mcp_start(&m, "--compat", "mcp-filesystem", lnk);
+	handshake(&m, NULL);
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/notes.md\"}", dirs[k]), 0);
+		res = call(&m, 2 + k, "read_text_file", args, &r);
+		free(args);
+		ck_assert_msg(!is_error(res), "%s: %s", dirs[k], text_of(res));
+		ck_assert_ptr_nonnull(strstr(text_of(res), "two"));
+		cJSON_Delete(r);
+	}
+	/* A write through the spelled form lands in the workspace. */
+	ck_assert_int_ge(asprintf(&args, "{\"path\":\"%s/via-link.txt\","
+				  "\"content\":\"v\"}", lnk), 0);
+	res = call(&m, 5, "write_file", args, &r);
+	free(args);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	args = wst_path(W, "via-link.txt");
+	ck_assert(wst_exists(args));
+	free(args);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(lnk);
+}
+END_TEST
+
+/*
  * A client of each protocol version we know gets that version back and
  * works: tools/list and a call, natively and in --compat mcp-filesystem
  * (the TypeScript SDK 1.12 asks for 2025-03-26 and refuses any other
@@ -4924,6 +4965,60 @@ START_TEST(client_gone_drops_calls)
 END_TEST
 
 /*
+ * Backpressure and cancellation: with one worker busy and the queue full
+ * (8 calls), the reader reads on and acts on a cancellation of a queued
+ * or running call, and on a ping, at once; the call read after them
+ * waits its turn, then runs.  (The reader read nothing until the queue
+ * had room: the cancellations waited behind 30 s commands.)
+ */
+START_TEST(cancel_under_backpressure)
+{
+	struct mcp m;
+	long long t0, end;
+	bool pong = false, ran = false;
+	char *p;
+
+	mcp_start(&m, "--jobs", "1", W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":\"sleep 30\",\"timeout\":60}", NULL);
+	usleep(200000);
+	for (int i = 10; i < 18; i++)
+		send_call(&m, i, "run_command", "{\"command\":\"sleep 30\",\"timeout\":60}",
+			  NULL);
+	/* Read behind the full queue. */
+	send_call(&m, 30, "run_command", "{\"command\":\"echo ran > ran30\"}", NULL);
+	t0 = now_ms();
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}");
+	for (int i = 10; i < 18; i++)
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+			 "\"params\":{\"requestId\":%d}}", i);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2}}");
+	end = t0 + (long long)(10000 * WST_SLOWDOWN);
+	while (!(pong && ran) && now_ms() < end) {
+		cJSON *j = mcp_recv(&m, 500);
+		const cJSON *id;
+
+		if (j == NULL)
+			continue;
+		id = cJSON_GetObjectItem(j, "id");
+		if (cJSON_IsNumber(id) && id->valueint == 99)
+			pong = true;
+		if (cJSON_IsNumber(id) && id->valueint == 30)
+			ran = true;
+		cJSON_Delete(j);
+	}
+	ck_assert_msg(pong, "no pong behind a full queue");
+	ck_assert_msg(ran, "the call behind the cancelled ones did not run");
+	ck_assert_int_lt(now_ms() - t0, (long long)(10000 * WST_SLOWDOWN));
+	p = wst_path(W, "ran30");
+	ck_assert(wst_exists(p));
+	free(p);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * Backpressure: a client that sends calls and never reads the answers
  * fills the pipe, the workers block on it, and the server stops reading
  * (review8 t_noread: it read everything, 608 MiB).  Of 64 calls of
@@ -5199,8 +5294,10 @@ suite(void)
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
 	tcase_add_test(tc, compat_roots_one_snapshot);
+	tcase_add_test(tc, compat_symlinked_dir);
 	tcase_add_test(tc, client_gone_drops_calls);
 	tcase_add_test(tc, backpressure_bounds_the_queue);
+	tcase_add_test(tc, cancel_under_backpressure);
 	tcase_add_test(tc, ids_by_their_text);
 	tcase_add_test(tc, answers_are_utf8);
 	tcase_add_test(tc, output_schemas_hold);

@@ -743,6 +743,58 @@ START_TEST(view_timeout_applies)
 END_TEST
 
 /*
+ * A host mount nested in a workspace entry keeps its own flags in the
+ * virtual view: a tmpfs mounted nosymfollow in ws/nest/inner (as root;
+ * skipped where no file system can be mounted) holds a link that the
+ * host refuses to follow; the view refuses it too.  (The nosymfollow the
+ * entries' binds take from the stage was cleared on the whole new root,
+ * the nested mount's own with it.)  A link in the entry itself is
+ * followed, as on the host.
+ */
+#ifndef MS_NOSYMFOLLOW
+#define MS_NOSYMFOLLOW 256
+#endif
+START_TEST(view_nested_nosymfollow)
+{
+	struct wst_run r;
+	char *inner, *lnk;
+	int fd, e;
+
+	wst_write(ws, "nest/inner/.keep", "");
+	wst_write(ws, "nest/plain", "plain\n");
+	wst_symlink("plain", ws, "nest/ok");
+	inner = wst_path(ws, "nest/inner");
+	if (geteuid() != 0 ||
+	    mount("tmpfs", inner, "tmpfs", MS_NOSYMFOLLOW, "size=64k") < 0) {
+		fprintf(stderr, "view_nested_nosymfollow: not checked (needs root "
+			"and a tmpfs mount: %s)\n",
+			geteuid() != 0 ? "not root" : strerror(errno));
+		free(inner);
+		return;
+	}
+	wst_write(ws, "nest/inner/t", "target\n");
+	wst_symlink("t", ws, "nest/inner/lnk");
+	lnk = wst_path(ws, "nest/inner/lnk");
+	fd = open(lnk, O_RDONLY | O_CLOEXEC);
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	RUNV(&r, "-c", "cat /nest/ok; cat /nest/inner/t; "
+	     "if cat /nest/inner/lnk; then echo FOLLOWED; else echo refused; fi");
+	/* Unmounted before any assertion, which would end the test. */
+	umount2(inner, MNT_DETACH);
+	ck_assert_msg(fd < 0 && e == ELOOP, "the host follows it: %d %s", fd,
+		      strerror(e));
+	expect_ran(&r, 0);
+	ck_assert_msg(strcmp(out_str(&r, "stdout"), "plain\ntarget\nrefused\n") == 0,
+		      "the nested mount's nosymfollow is lost: %s", r.out);
+	wst_run_free(&r);
+	free(lnk);
+	free(inner);
+}
+END_TEST
+
+/*
  * A full disk: the workspace on a 64 KiB tmpfs (as root; skipped where no
  * file system can be mounted), the command makes a 256 KiB file at the
  * top: it cannot be copied in, is reported lost with the reason, and the
@@ -1325,6 +1377,7 @@ view_suite(void)
 	tcase_add_test(tc, view_entry_swap_race);
 	tcase_add_test(tc, view_timeout_applies);
 	tcase_add_test(tc, view_full_disk);
+	tcase_add_test(tc, view_nested_nosymfollow);
 	tcase_add_test(tc, view_sparse_top);
 	tcase_add_test(tc, view_fifo_top_lost);
 	tcase_add_test(tc, view_lost_name_masked);

@@ -3056,7 +3056,16 @@ END_TEST
 
 /* SIGINT to wsrun reaches the command as SIGINT (a shell's INT trap
  * runs), not as SIGTERM; the status is 130. */
-START_TEST(sigint_wsrun)
+/*
+ * SIGINT to wsrun once the command has set its traps: the command gets
+ * SIGINT (its trap runs), wsrun ends with 128 + SIGINT.  With delay,
+ * init is made to wait that long after the command's exec before it
+ * tells wsrun (WS_RUN_READY_DELAY_MS): a busy machine's scheduling, which
+ * twice let the SIGINT come while wsrun still waited for init, and wsrun
+ * then killed the namespace (the command got SIGKILL, no trap ran).
+ */
+static void
+sigint_run(int mode, const char *delay)
 {
 	/* In a directory: a new top-level name of the virtual view shows
 	 * in the workspace only when the command ends. */
@@ -3066,12 +3075,16 @@ START_TEST(sigint_wsrun)
 			  "echo > up; while :; do sleep 0.05; done";
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "5",
 			      "--cwd", "/sigd", "-c", cmd, NULL};
-	char *envp[] = {envv, (char *)suite_view(_i), NULL};
+	char *envp[] = {envv, (char *)delay, (char *)suite_view(mode), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st;
 
-	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i]);
+	if (delay == NULL) {
+		envp[1] = envp[2];
+		envp[2] = NULL;
+	}
+	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[mode]);
 	wst_mkdir(ws, "sigd");
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
@@ -3091,6 +3104,17 @@ START_TEST(sigint_wsrun)
 	free(sig);
 	free(up);
 	posix_spawn_file_actions_destroy(&fa);
+}
+
+START_TEST(sigint_wsrun)
+{
+	sigint_run(_i, NULL);
+}
+END_TEST
+
+START_TEST(sigint_before_ready)
+{
+	sigint_run(_i, "WS_RUN_READY_DELAY_MS=2000");
 }
 END_TEST
 
@@ -3620,6 +3644,7 @@ suite(void)
 	tcase_add_loop_test(tp, sigterm_wsrun, 4, 5);
 	tcase_add_loop_test(tp, sigint_wsrun, 0, 1);
 	tcase_add_loop_test(tp, sigint_wsrun, 4, 5);
+	tcase_add_test(tp, sigint_before_ready);
 	tcase_add_test(tp, units);
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_loop_test(tp, path_search_skips_directory, 0, NMODES_PROCESS);

@@ -79,6 +79,18 @@ int ws_mcp_compat_new(const char *const *dirs, const char *const *vprefixes,
 void ws_mcp_compat_free(struct ws_mcp_compat_fs *c);
 
 /*
+ * Record that the allowed directory real (resolved through symlinks)
+ * was spelled so on the command line (made absolute and normalised,
+ * not resolved): the server is given real, resolved once at its start,
+ * and ws_mcp_compat_new() takes spelled as real's other name, so that a
+ * path spelled through the symlink maps to the same root (lexically: no
+ * later path is resolved by its string).  Both strings are borrowed and
+ * must outlive every server; called at start, before any server runs
+ * (the list is read without a lock).  WS_ENOMEM when full.
+ */
+int ws_mcp_compat_alias(const char *spelled, const char *real);
+
+/*
  * The tools/list "tools" array of compat mode: the reference server's
  * names, titles, descriptions, input and output schemas and annotations,
  * verbatim.  A new cJSON array the caller frees; NULL when out of memory.

@@ -93,6 +93,8 @@ int ws_landlock_abi(void);
  * opened by the parent (resolved in the workspace or by the system's
  * paths) and only used, never re-resolved from strings, by the child.
  */
+enum { WS_SANDBOX_NESTED_BELOW = 1, WS_SANDBOX_NESTED_SELF = 2 };
+
 struct ws_sandbox_path {
 	int fd;		/* O_PATH descriptor */
 	char *path;	/* its real path (for the mount namespace) */
@@ -127,6 +129,14 @@ struct ws_sandbox_path {
 	 */
 	bool stage;
 	bool from_stage;
+	/*
+	 * A top-level entry that holds a host mount (a mount below the
+	 * workspace), set by the namespace init from the mount table:
+	 * WS_SANDBOX_NESTED_BELOW beneath the entry, WS_SANDBOX_NESTED_SELF
+	 * the entry is one.  Such an entry is bound after the new root's
+	 * nosymfollow is cleared, so that its mounts keep their own flags.
+	 */
+	unsigned char nested;
 	/* The policy's view: masked (an empty file or directory bound over
 	 * it), for a guard entry whose reading the policy refuses. */
 	bool mask;

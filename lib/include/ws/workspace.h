@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* Options of a workspace context. */
 enum {
@@ -177,6 +178,27 @@ int ws_ctx_guard_file(struct ws_ctx *ws, const char *path, bool no_symlinks);
  * Returns the reason (enum ws_guard_kind), 0 if the change is allowed.
  */
 int ws_ctx_guarded(struct ws_ctx *ws, const char *real, bool ancestors);
+
+/*
+ * Whether st, a file about to be changed through some name, is a guarded
+ * file by its inode (st_dev, st_ino): a hard link to wstools' own
+ * configuration, policy or audit log made elsewhere (in the workspace)
+ * is that file under another name, which ws_ctx_guarded() does not see
+ * by path.  Only a regular file of more than one link can be one (its
+ * own name is guarded by path), so the guards are looked up, a stat
+ * each, only then: nothing on the common path.  Returns the guarded
+ * path, or NULL.  A guarded directory's files are not looked for.
+ */
+const char *ws_ctx_guarded_inode(struct ws_ctx *ws, const struct stat *st);
+
+/*
+ * A guarded regular file (wstools' own configuration, policy or audit
+ * log) that has another hard link on the file system of a writable
+ * anchor: a command, which writes the anchors directly, could change the
+ * file through that name, which no path guard sees.  Returns its path,
+ * or NULL.  A stat per guard (wsrun, once a call).
+ */
+const char *ws_ctx_guard_linked(struct ws_ctx *ws);
 
 /*
  * Set how the session detects project roots: markers (copied; NULL for
