@@ -1083,6 +1083,7 @@ run_run(struct ws_tcall *c)
 	}
 	if ((rc = get_opts(cli, &o)) < 0)
 		goto fail;
+	o.audit = cli->audit_log;
 	if (!cli->json)
 		fflush(ws_out());
 	{

@@ -2752,6 +2752,86 @@ START_TEST(kill9_wsrun)
 END_TEST
 
 /*
+ * Review 10 (03c, 06, 09): kill -9 of wsrun (a harness's timeout) no
+ * longer skips the clean-up: its guardian (lib/run.c) kills the command,
+ * removes what it made at guarded places (wstools' configuration with
+ * HOME as the workspace, .envrc), cleans a nested repository's
+ * core.fsmonitor, and writes the call's audit line saying so.  In each
+ * view (_i 0: real, 1: virtual).
+ */
+START_TEST(kill9_wsrun_cleans_up)
+{
+	char marker[64], cmd[1024], hv[4200], av[4200], *audit, *log, *cfg;
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	const char *envp[] = {hv, av, "XDG_CONFIG_HOME=", "PATH=/usr/bin:/bin",
+			      _i ? "WS_VIEW=virtual" : "WS_VIEW=real", NULL};
+	posix_spawn_file_actions_t fa;
+	bool git = have_git(), up = false, clean = false;
+	pid_t pid;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "../kill9-audit-%d.jsonl", (int)getpid());
+	audit = wst_path(ws, cmd);
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	snprintf(av, sizeof(av), "WS_AUDIT=%s", audit);
+	snprintf(marker, sizeof(marker), "100.%d%d9", (int)getpid(), _i);
+	wst_mkdir(ws, ".config");
+	wst_mkdir(ws, "sub");
+	if (git) {
+		snprintf(cmd, sizeof(cmd), "git init -q '%s/sub/repo'", ws);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p .config/wstools && echo '{\"mounts\": [\"/h=/\"]}' > "
+		 ".config/wstools/config.json; echo x > .envrc; echo x > sub/.envrc; "
+		 "%s sleep %s",
+		 git ? "git -C sub/repo config core.fsmonitor /bin/false;" : "",
+		 marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(marker);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_assert_msg(marker_gone(marker, 3000), "kill -9 of wsrun left processes");
+	/* The guardian works after wsrun's end: give it a moment. */
+	for (int i = 0; i < 250 && !clean; i++) {
+		cfg = git ? text_in(ws, "sub/repo/.git/config") : strdup("");
+		clean = !exists_in(ws, ".config/wstools") && !exists_in(ws, "sub/.envrc") &&
+			!exists_in(ws, ".envrc") && strstr(cfg, "fsmonitor") == NULL;
+		free(cfg);
+		if (!clean)
+			usleep(20000);
+	}
+	ck_assert_msg(!exists_in(ws, ".config/wstools"), "the config stayed");
+	ck_assert_msg(!exists_in(ws, "sub/.envrc"), "sub/.envrc stayed");
+	ck_assert_msg(!exists_in(ws, ".envrc"), ".envrc stayed");
+	ck_assert_msg(clean, "core.fsmonitor stayed");
+	for (int i = 0; i < 100; i++) {
+		log = wst_slurp(audit, NULL);
+		if (log != NULL && strstr(log, "\"killed\":") != NULL)
+			break;
+		free(log);
+		log = NULL;
+		usleep(20000);
+	}
+	ck_assert_ptr_nonnull(log);
+	ck_assert_msg(strstr(log, "\"killed\":") != NULL &&
+		      strstr(log, "\"exit_status\":137") != NULL &&
+		      strstr(log, marker) != NULL, "%s", log);
+	free(log);
+	unlink(audit);
+	free(audit);
+	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/*
  * The namespace init runs in wsrun's own memory (lib/run.c,
  * ws__spawn_init()), so /proc/1/environ would be wsrun's environment, with
  * the caller's secrets: it is pointed at nothing.  Read from outside, as
@@ -3530,6 +3610,7 @@ suite(void)
 	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
 	tcase_add_test(tp, kill9_wsrun);
+	tcase_add_loop_test(tp, kill9_wsrun_cleans_up, 0, 2);
 	tcase_add_test(tp, init_environ_hidden);
 	tcase_add_test(tp, init_holds_no_descriptor);
 	/* Four points of the setup in each of the modes. */
