@@ -54,6 +54,7 @@
 #include "ws/grant.h"
 #include "ws/guard.h"
 #include "ws/netproxy.h"
+#include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
@@ -879,6 +880,54 @@ ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 	return rc;
 }
 
+/*
+ * HOME's persistence places (ws/persist.h) missing from a writable
+ * anchor (the existing ones are bound read-only, lib/sandbox.c): the
+ * place itself is removed after the command if it made it, not the first
+ * missing directory on the way (a command's ~/.local/lib stays when
+ * ~/.local/bin goes).  Its parent is opened then without following a
+ * link.
+ */
+static int
+ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
+{
+	char *home = ws_home_real(), real[4352];
+	int rc = 0;
+
+	for (size_t i = 0; home != NULL && rc == 0 && i < ws_home_persist_n; i++) {
+		const char *pl = ws_home_persist[i], *rest = NULL, *sl;
+		size_t l = strlen(pl);
+		struct ws__place *nv;
+		struct stat st;
+		int a;
+
+		snprintf(real, sizeof(real), "%s/%.*s",
+			 strcmp(home, "/") == 0 ? "" : home,
+			 (int)(l - (pl[l - 1] == '/')), pl);
+		a = ws_ctx_anchor_of_real(ws, real, &rest);
+		while (rest != NULL && *rest == '/')
+			rest++;
+		if (a < 0 || ws->anchors[a].ro || rest == NULL || *rest == '\0' ||
+		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+		    errno != ENOENT)
+			continue;
+		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		*out = nv;
+		sl = strrchr(rest, '/');
+		nv[*n].anchor = a;
+		nv[*n].parent = sl ? strndup(rest, (size_t)(sl - rest)) : strdup("");
+		nv[*n].name = strdup(sl ? sl + 1 : rest);
+		(*n)++;
+		if (nv[*n - 1].name == NULL || nv[*n - 1].parent == NULL)
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	free(home);
+	return rc;
+}
+
 static int
 ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
@@ -908,6 +957,8 @@ ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		for (size_t a = 0; rc == 0 && a < ws->nanchors; a++)
 			if (!ws->anchors[a].ro)
 				rc = ws__place_add(ws, (int)a, lit, true, out, n);
+	if (rc == 0)
+		rc = ws__home_places(ws, out, n);
 	if (rc == 0)
 		rc = ws__markers_snapshot(ws, out, n);
 	return rc;

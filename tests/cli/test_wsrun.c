@@ -1744,6 +1744,61 @@ START_TEST(own_config_place_reverted)
 END_TEST
 
 /*
+ * Review 10 (01): with HOME as the workspace, wsrun keeps HOME's
+ * persistence places (ws/persist.h, the ones the file tools refuse)
+ * from the command: existing ones read-only, missing ones removed after
+ * it (only the place: the rest of a ~/.local it made stays).  A
+ * workspace inside such a place is read-only as a whole.
+ */
+static char *text_in(const char *dir, const char *rel);
+
+START_TEST(home_persist_places)
+{
+	struct wst_run r;
+	char hv[4200], *t, sub[4300];
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", NULL};
+	const char *argv[] = {"--workspace", ws, "--json", "-c",
+			      "echo evil >> .ssh/authorized_keys; echo evil >> .gitconfig; "
+			      "echo evil >> .bash_aliases; mkdir -p .config/systemd/user && "
+			      "echo evil > .config/systemd/user/e.service; mkdir -p .local/bin "
+			      ".local/lib && echo evil > .local/bin/ls && echo ok > .local/lib/x; "
+			      "echo made", NULL};
+	const char *argv2[] = {"--workspace", sub, "--json", "-c",
+			       "echo evil > ls; echo evil >> tool; echo made", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	wst_mkdir(ws, ".ssh");
+	wst_mkdir(ws, ".config");
+	wst_write(ws, ".ssh/authorized_keys", "orig\n");
+	wst_write(ws, ".gitconfig", "[core]\n");
+	wst_write(ws, ".bash_aliases", "# a\n");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	ck_assert_str_eq(t = text_in(ws, ".ssh/authorized_keys"), "orig\n");
+	free(t);
+	ck_assert_str_eq(t = text_in(ws, ".gitconfig"), "[core]\n");
+	free(t);
+	ck_assert_str_eq(t = text_in(ws, ".bash_aliases"), "# a\n");
+	free(t);
+	ck_assert_msg(!exists_in(ws, ".config/systemd"), "%s", r.out);
+	ck_assert_msg(!exists_in(ws, ".local/bin"), "%s", r.out);
+	ck_assert(exists_in(ws, ".local/lib/x"));
+	wst_run_free(&r);
+	/* The workspace is ~/.local/bin (made above as a plain directory). */
+	wst_mkdir(ws, ".local/bin");
+	wst_write(ws, ".local/bin/tool", "orig\n");
+	snprintf(sub, sizeof(sub), "%s/.local/bin", ws);
+	wst_runv(&r, NULL, env, "wsrun", argv2);
+	expect_ran(&r, 0);
+	ck_assert(!exists_in(ws, ".local/bin/ls"));
+	ck_assert_str_eq(t = text_in(ws, ".local/bin/tool"), "orig\n");
+	free(t);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Hostile review F6: no setuid or setgid file is left in the workspace
  * (nosuid inside, but not on the host): chmod, fchmod and fchmodat refuse
  * the bits, whatever the layer set that holds seccomp.
@@ -3586,6 +3641,7 @@ suite(void)
 	tcase_add_test(tf, guards_parents_pinned);
 	tcase_add_test(tf, fallback_refuses_boundary_entries);
 	tcase_add_test(tf, own_config_place_reverted);
+	tcase_add_test(tf, home_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
