@@ -54,6 +54,7 @@
 #include "ws/grant.h"
 #include "ws/guard.h"
 #include "ws/netproxy.h"
+#include "ws/pending.h"
 #include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
@@ -2928,6 +2929,36 @@ ws__cleanup(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws_vcs_clean(ws, vcs, o->net, &r->reverted, &r->nreverted);
 }
 
+/* ---- Places pending a revert ----------------------------------------- */
+
+/*
+ * While a command runs, what it made at its places is live until the
+ * revert: a call made meanwhile in the same process (a parallel call of
+ * wstools mcp) would load a configuration or policy the command just
+ * wrote there (a mount of /).  The places of the commands in flight go
+ * into ws/pending.h's list, as their parent directory's identity and the
+ * name, and the loaders take a file inside one as absent.  Only in a
+ * process of several calls: wsrun's own is its only call.
+ */
+static void
+ws__pending_add(struct ws_ctx *ws, const struct ws__place *v, size_t n,
+		const void *owner)
+{
+	for (size_t i = 0; !ws__exit_soon && i < n; i++) {
+		struct stat st;
+		int fd = v[i].parent[0] ? ws__open_beneath(ws, v[i].anchor,
+							   v[i].parent, true)
+					: -1;
+
+		if ((fd >= 0 ? fstat(fd, &st)
+			     : v[i].parent[0] ? -1
+					      : fstat(ws->anchors[v[i].anchor].fd, &st)) == 0)
+			ws_pending_add(st.st_dev, st.st_ino, v[i].name, owner);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 /* ---- The guardian ----------------------------------------------------- */
 
 /*
@@ -3296,6 +3327,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	     (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0 ||
 	     (rc = ws_vcs_snapshot(ws, &vcs)) < 0))
 		goto out;
+	/* What it makes there counts as absent for other calls meanwhile. */
+	ws__pending_add(ws, places, nplaces, r);
 	/* Waiting for another command is not this command's time. */
 	start += waited;
 	/* A user namespace's init copies the trees itself (see there). */
@@ -3679,6 +3712,7 @@ out:
 	if (zyg.go[0] >= 0)
 		ws__ahead_settled(&zyg);
 	ws__cleanup(ws, o, places, nplaces, vcs, r);
+	ws_pending_drop(r);
 	ws__places_free(places, nplaces);
 	ws_vcs_snap_free(vcs);
 	ws__guardian_done(&guard);
