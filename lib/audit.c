@@ -120,6 +120,13 @@ ws__log_put(struct ws__log *l)
 }
 
 void
+ws_audit_forked(void)
+{
+	pthread_mutex_init(&ws__cache_mu, NULL);
+	pthread_mutex_init(&ws__write_mu, NULL);
+}
+
+void
 ws_audit_keep_open(bool on)
 {
 	struct ws__log *l;

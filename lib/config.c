@@ -15,6 +15,7 @@
 
 #include "ws/error.h"
 #include "ws/path.h"
+#include "ws/pending.h"
 
 #define WS__CONFIG_MAX (1 << 20)
 
@@ -61,6 +62,9 @@ ws_config_read_file(const char *path, char **out)
 	int fd, e;
 
 	*out = NULL;
+	/* One a running command may just have made (ws/pending.h): absent. */
+	if (ws_pending_has(path))
+		return -ENOENT;
 	/* O_NONBLOCK: a FIFO named like a config file must not hang us. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)

@@ -290,3 +290,14 @@ ws_home_persist_reached(const char *home, const char *dir)
 			return ws_home_persist[i];
 	return NULL;
 }
+
+bool
+ws_home_persist_anchor(const char *real)
+{
+	char *home = ws_home_real();
+	bool in = home != NULL && ws_home_persist_in(home, real) != NULL &&
+		  ws_path_within(home, real, NULL);
+
+	free(home);
+	return in;
+}

@@ -25,6 +25,7 @@
 #include "ws/guard.h"
 #include "ws/netproxy.h"
 #include "ws/path.h"
+#include "ws/pending.h"
 #include "ws/persist.h"
 #include "ws/vars.h"
 #include "ws/workspace.h"
@@ -890,7 +891,8 @@ ws_policy_find(const char *spec, const char *dir, char **path)
 
 		if (asprintf(&p, "%s/%s.json", dirs[i], spec) < 0)
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		if (access(p, F_OK) == 0) {
+		/* One a running command may just have made: absent (ws/pending.h). */
+		if (access(p, F_OK) == 0 && !ws_pending_has(p)) {
 			*path = p;
 			return 0;
 		}

@@ -17,6 +17,7 @@
  * bounded head and a ring-buffer tail, so memory stays bounded whatever
  * the command prints.
  */
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -54,6 +55,8 @@
 #include "ws/grant.h"
 #include "ws/guard.h"
 #include "ws/netproxy.h"
+#include "ws/pending.h"
+#include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
@@ -879,6 +882,54 @@ ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 	return rc;
 }
 
+/*
+ * HOME's persistence places (ws/persist.h) missing from a writable
+ * anchor (the existing ones are bound read-only, lib/sandbox.c): the
+ * place itself is removed after the command if it made it, not the first
+ * missing directory on the way (a command's ~/.local/lib stays when
+ * ~/.local/bin goes).  Its parent is opened then without following a
+ * link.
+ */
+static int
+ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
+{
+	char *home = ws_home_real(), real[4352];
+	int rc = 0;
+
+	for (size_t i = 0; home != NULL && rc == 0 && i < ws_home_persist_n; i++) {
+		const char *pl = ws_home_persist[i], *rest = NULL, *sl;
+		size_t l = strlen(pl);
+		struct ws__place *nv;
+		struct stat st;
+		int a;
+
+		snprintf(real, sizeof(real), "%s/%.*s",
+			 strcmp(home, "/") == 0 ? "" : home,
+			 (int)(l - (pl[l - 1] == '/')), pl);
+		a = ws_ctx_anchor_of_real(ws, real, &rest);
+		while (rest != NULL && *rest == '/')
+			rest++;
+		if (a < 0 || ws->anchors[a].ro || rest == NULL || *rest == '\0' ||
+		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+		    errno != ENOENT)
+			continue;
+		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		*out = nv;
+		sl = strrchr(rest, '/');
+		nv[*n].anchor = a;
+		nv[*n].parent = sl ? strndup(rest, (size_t)(sl - rest)) : strdup("");
+		nv[*n].name = strdup(sl ? sl + 1 : rest);
+		(*n)++;
+		if (nv[*n - 1].name == NULL || nv[*n - 1].parent == NULL)
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	free(home);
+	return rc;
+}
+
 static int
 ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
@@ -908,6 +959,8 @@ ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		for (size_t a = 0; rc == 0 && a < ws->nanchors; a++)
 			if (!ws->anchors[a].ro)
 				rc = ws__place_add(ws, (int)a, lit, true, out, n);
+	if (rc == 0)
+		rc = ws__home_places(ws, out, n);
 	if (rc == 0)
 		rc = ws__markers_snapshot(ws, out, n);
 	return rc;
@@ -3021,6 +3074,255 @@ ws__net_by_name(struct ws_ctx *ws, const struct ws_run_opts *o,
 	return 0;
 }
 
+/*
+ * What wsrun does after the command, in one place: the revert of the
+ * places, then the repositories' and .envrc clean-up (ws/vcs.h).  wsrun
+ * calls it when the command has ended, its guardian when wsrun was killed.
+ */
+static void
+ws__cleanup(struct ws_ctx *ws, const struct ws_run_opts *o,
+	    const struct ws__place *places, size_t nplaces,
+	    const struct ws_vcs_snap *vcs, struct ws_run_result *r)
+{
+	ws__places_revert(ws, places, nplaces, r);
+	r->nreverted_created = r->nreverted;
+	if (vcs != NULL)
+		ws_vcs_clean(ws, vcs, o->net, &r->reverted, &r->nreverted);
+}
+
+/* ---- Places pending a revert ----------------------------------------- */
+
+/*
+ * While a command runs, what it made at its places is live until the
+ * revert: a call made meanwhile in the same process (a parallel call of
+ * wstools mcp) would load a configuration or policy the command just
+ * wrote there (a mount of /).  The places of the commands in flight go
+ * into ws/pending.h's list, as their parent directory's identity and the
+ * name, and the loaders take a file inside one as absent.  Only in a
+ * process of several calls: wsrun's own is its only call.
+ */
+static void
+ws__pending_add(struct ws_ctx *ws, const struct ws__place *v, size_t n,
+		const void *owner)
+{
+	for (size_t i = 0; !ws__exit_soon && i < n; i++) {
+		struct stat st;
+		int fd = v[i].parent[0] ? ws__open_beneath(ws, v[i].anchor,
+							   v[i].parent, true)
+					: -1;
+
+		if ((fd >= 0 ? fstat(fd, &st)
+			     : v[i].parent[0] ? -1
+					      : fstat(ws->anchors[v[i].anchor].fd, &st)) == 0)
+			ws_pending_add(st.st_dev, st.st_ino, v[i].name, owner);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* ---- The guardian ----------------------------------------------------- */
+
+/*
+ * The clean-up above and the audit line must not depend on wsrun living
+ * to do them: SIGKILL of wsrun (a harness's timeout) would leave a
+ * configuration that mounts /, or a hook the user's next git runs, for
+ * good.  As soon as the command's init exists (it builds the sandbox
+ * meanwhile: a kill before the fork ends init by its PDEATHSIG before
+ * the command starts, as a rule) wsrun forks a guardian: a copy of its
+ * memory at that moment (the places, the repositories' snapshot, the
+ * anchors' descriptors, the command's pidfd, the call's audit line so
+ * far) waiting on one end of a socket whose other end only wsrun holds.
+ * wsrun sends "d" once it has cleaned up itself; the end of the socket
+ * without "d" means wsrun died: the
+ * guardian kills the command's tree (SIGKILL of init ends its PID
+ * namespace), waits until it is gone, runs ws__cleanup() and writes the
+ * audit line.  It holds the workspace's lock (the same open file) until
+ * then, so that the next command waits for it.  It leaves wsrun's
+ * session (a harness kills the process group) and keeps no pipe or
+ * socket but its own: nobody waits for an end of file it holds.
+ */
+struct ws__guardian {
+	pid_t pid;
+	int pidfd;
+	int sock;
+};
+
+/*
+ * In the guardian: standard streams to /dev/null and wsrun's ends of the
+ * command's pipes closed, so that nobody waits for an end of file it
+ * holds; in a process of several calls (wstools mcp) every other pipe
+ * and socket too (another call's stdin).
+ */
+static void
+ws__guardian_fds(struct ws__child *ch, int keep)
+{
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	for (int fd = 0; nul >= 0 && fd <= 2; fd++)
+		(void)dup2(nul, fd);
+	if (nul > 2)
+		close(nul);
+	ws__close_parent_fds(ch);
+	{
+		/* And the child's ends wsrun has not closed yet. */
+		int cfd[] = {ch->in_fd, ch->out_w, ch->err_w, ch->rep_w,
+			     ch->status_w, ch->sync_r, ch->net_w, ch->view_w};
+
+		for (size_t i = 0; i < sizeof(cfd) / sizeof(cfd[0]); i++)
+			if (cfd[i] > 2 && cfd[i] != keep)
+				close(cfd[i]);
+	}
+	if (ws__exit_soon || (d = opendir("/proc/self/fd")) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd <= 2 ||
+		    fd == keep || fd == dirfd(d) || fstat(fd, &st) < 0)
+			continue;
+		if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+			close(fd);
+	}
+	closedir(d);
+}
+
+/* The guardian's audit line: the call as wsrun would have written it,
+ * saying that wsrun was killed (exit status 128 + SIGKILL). */
+static void
+ws__guardian_audit(const struct ws_run_opts *o, const struct ws_run_result *r)
+{
+	char *cmd = ws_run_cmdline(o);
+	cJSON *a = NULL;
+	char *t = NULL;
+
+	ws_audit_forked();
+	ws_audit_set_str(o->audit, "operation", "exec");
+	ws_audit_set_str(o->audit, "command", cmd);
+	ws_audit_set_int(o->audit, "command_signal", SIGKILL);
+	ws_audit_set_str(o->audit, "killed",
+			 "wsrun was killed before the command ended: its guardian "
+			 "killed the command and cleaned up");
+	if (r->nreverted > 0 &&
+	    (a = cJSON_CreateStringArray((const char *const *)r->reverted,
+					 (int)r->nreverted)) != NULL &&
+	    (t = cJSON_PrintUnformatted(a)) != NULL)
+		ws_audit_set_json(o->audit, "reverted", t);
+	ws_audit_outcome(o->audit, WS_ESANDBOX_UNAVAILABLE);
+	(void)ws_audit_emit(o->audit, 128 + SIGKILL);
+	free(t);
+	cJSON_Delete(a);
+	free(cmd);
+}
+
+static void __attribute__((noreturn))
+ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
+		  const struct ws__place *places, size_t nplaces,
+		  const struct ws_vcs_snap *vcs, const struct ws__proc *p,
+		  struct ws__child *ch, int sock)
+{
+	struct ws_run_result r;
+	struct pollfd pf = {.fd = p->pidfd, .events = POLLIN};
+	char b = 0;
+	ssize_t n;
+	sigset_t stop;
+
+	/* Out of the caller's process group and its signals (blocked, they
+	 * never end it); a direct SIGKILL still does. */
+	(void)setsid();
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	ws__guardian_fds(ch, sock);
+	while ((n = read(sock, &b, 1)) < 0 && errno == EINTR)
+		;
+	if (n == 1 && b == 'd')
+		_exit(0);
+	/* wsrun is gone: first the command, all of it (SIGKILL of init
+	 * ends its PID namespace), and wait until it is. */
+	if (p->pidfd >= 0) {
+		(void)syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
+		while (poll(&pf, 1, -1) < 0 && errno == EINTR)
+			;
+	}
+	if (!p->pidns) {
+		struct ws__proc q = *p;
+
+		ws__cg_kill(&q, SIGKILL);
+	}
+	memset(&r, 0, sizeof(r));
+	ws__cleanup(ws, o, places, nplaces, vcs, &r);
+	if (o->audit != NULL)
+		ws__guardian_audit(o, &r);
+	_exit(0);
+}
+
+/* Start the guardian (see struct ws__guardian), or say why not. */
+static int
+ws__guardian_start(struct ws_ctx *ws, const struct ws_run_opts *o,
+		   const struct ws__place *places, size_t nplaces,
+		   const struct ws_vcs_snap *vcs, const struct ws__proc *p,
+		   struct ws__child *ch, struct ws__guardian *g)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return ws_error_errno(errno, NULL, "socketpair");
+	if ((pid = fork()) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "cannot start the command's guardian (fork: %s)",
+				    strerror(errno));
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		ws__guardian_main(ws, o, places, nplaces, vcs, p, ch, sv[1]);
+	}
+	close(sv[1]);
+	g->pid = pid;
+	g->sock = sv[0];
+	g->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	return 0;
+}
+
+/* wsrun cleaned up: the guardian ends. */
+static void
+ws__guardian_done(struct ws__guardian *g)
+{
+	if (g->sock < 0)
+		return;
+	(void)send(g->sock, "d", 1, MSG_NOSIGNAL);
+	ws__close(&g->sock);
+}
+
+/*
+ * Last: a process that exits after the call leaves the guardian to its
+ * parent; a long-running one (wstools mcp) reaps it, so that a call
+ * leaves no child (it was told to end before the rest of the clean-up).
+ */
+static void
+ws__guardian_reap(struct ws__guardian *g)
+{
+	siginfo_t si;
+
+	if (g->pidfd >= 0 && !ws__exit_soon)
+		while (waitid((idtype_t)P_PIDFD, (id_t)g->pidfd, &si, WEXITED) < 0 &&
+		       errno == EINTR)
+			;
+	else if (g->pidfd < 0 && g->pid > 0 && !ws__exit_soon)
+		while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	ws__close(&g->pidfd);
+	g->pid = -1;
+}
+
 static int
 ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	     struct ws_run_result *r, bool *userns_refused)
@@ -3058,6 +3360,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws__base zbase = {.on = false};
 	bool ahead_asked = false, taken = false;
 	struct ws_netproxy *proxy = NULL;
+	struct ws__guardian guard = {.pid = -1, .pidfd = -1, .sock = -1};
 	int netp[2] = {-1, -1};
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
 				1UL << (SIGHUP - 1), oldset = 0;
@@ -3219,6 +3522,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	     (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0 ||
 	     (!vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)))
 		goto out;
+	/* What it makes there counts as absent for other calls meanwhile. */
+	ws__pending_add(ws, places, nplaces, r);
 	/* Waiting for another command is not this command's time. */
 	start += waited;
 	if ((rc = ws__env_build(o, plan.priv_real, &env, r, plan.net_proxy)) < 0)
@@ -3374,13 +3679,23 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws__close_parent_fds(&ch);
 		ws__init_main(&ch);
 	}
+	/*
+	 * The repositories' snapshot first: the guardian takes a copy of
+	 * it.  Init waits for the same walk before the command starts, so
+	 * joining here costs the call nothing.
+	 */
+	if ((rc = ws__vsnap_join(&vsnap, &vcs)) < 0)
+		goto out;
+	/* From here the clean-up survives wsrun (see struct ws__guardian). */
+	if ((o->isolate != WS_ISOLATE_NONE || o->audit != NULL) &&
+	    (rc = ws__guardian_start(ws, o, places, nplaces, vcs, &proc, &ch,
+				     &guard)) < 0)
+		goto out;
 	if (ch.shared_vm &&
 	    (cancelled = ws__wait_init_ready(syncp[1], proc.pidfd,
 					     o->timeout_ms > 0 ? start + o->timeout_ms : -1,
 					     o->cancel, o->grace_ms)) != 0)
 		killtime = ws__now_ms() + o->grace_ms;
-	if ((rc = ws__vsnap_join(&vsnap, &vcs)) < 0)
-		goto out;
 	if (zyg.pid > 0) {
 		ws__ahead_settled(&zyg);
 		if (zyg.flags & CLONE_NEWNET)
@@ -3636,14 +3951,17 @@ out:
 	}
 	if (zyg.go[0] >= 0)
 		ws__ahead_settled(&zyg);
-	ws__places_revert(ws, places, nplaces, r);
+	ws__cleanup(ws, o, places, nplaces, vcs, r);
+	ws_pending_drop(r);
 	ws__places_free(places, nplaces);
-	r->nreverted_created = r->nreverted;
-	/* Then what it left in repositories and .envrc files (ws/vcs.h). */
-	if (vcs != NULL)
-		ws_vcs_clean(ws, vcs, o->net, &r->reverted, &r->nreverted);
 	ws_vcs_snap_free(vcs);
-	/* Cleaned: the next command in this workspace may start. */
+	ws__guardian_done(&guard);
+	/*
+	 * Cleaned: the next command in this workspace may start.  The
+	 * guardian holds the same open file: unlock it, not only close.
+	 */
+	if (wslock >= 0)
+		(void)flock(wslock, LOCK_UN);
 	ws__close(&wslock);
 	ws__cg_remove(&proc);
 	ws__close(&proc.pidfd);
@@ -3688,6 +4006,7 @@ out:
 	else if (reap_later)
 		while (waitpid(proc.pid, NULL, 0) < 0 && errno == EINTR)
 			;
+	ws__guardian_reap(&guard);
 	if (ahead_asked)
 		ws__ahead_done();
 	/* init is reaped on every way here: its stack is free. */

@@ -45,6 +45,7 @@
 #include "ws/guard.h"
 #include "ws/path.h"
 #include "ws/netproxy.h"
+#include "ws/persist.h"
 #include "ws/sandbox.h"
 #include "ws/workspace.h"
 
@@ -606,6 +607,36 @@ ws__guard_with_parents(struct ws_sandbox_plan *p, const struct ws_anchor *an,
 	return ws__guard_rel(p, an, rel, false);
 }
 
+/*
+ * HOME's persistence places (ws/persist.h, the list the file tools refuse
+ * to change) that exist in a writable anchor: read-only, their parents
+ * pinned.  Missing ones are removed after the command if it made them
+ * (lib/run.c).
+ */
+static int
+ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
+		       const char *home)
+{
+	char real[4352];
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < ws_home_persist_n; i++) {
+		const char *pl = ws_home_persist[i], *rest = NULL;
+		size_t l = strlen(pl);
+		int a;
+
+		snprintf(real, sizeof(real), "%s/%.*s",
+			 strcmp(home, "/") == 0 ? "" : home,
+			 (int)(l - (pl[l - 1] == '/')), pl);
+		a = ws_ctx_anchor_of_real(ws, real, &rest);
+		while (rest != NULL && *rest == '/')
+			rest++;
+		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0')
+			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
+	}
+	return rc;
+}
+
 static size_t
 ws__depth(const char *p)
 {
@@ -664,6 +695,7 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		     bool entry_by_entry)
 {
 	struct ws_guarded *g = NULL;
+	char *home = ws_home_real();
 	size_t ng = 0;
 	int rc = 0;
 
@@ -708,20 +740,32 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
 		int fd = fcntl(ws->anchors[a].fd, F_DUPFD_CLOEXEC, 3);
 
-		if (fd < 0)
+		if (fd < 0) {
+			free(home);
 			return ws_error_errno(errno, NULL, "dup");
+		}
+		/* An anchor in one of HOME's persistence places (a workspace
+		 * of ~/.local/bin): the file tools write nothing there. */
 		rc = ws_sandbox_plan_add(p, fd, ws->anchors[a].real,
-					 !ws->anchors[a].ro, false);
+					 !ws->anchors[a].ro &&
+					 (home == NULL ||
+					  ws_home_persist_in(home, ws->anchors[a].real) == NULL ||
+					  !ws_path_within(home, ws->anchors[a].real, NULL)),
+					 false);
 	}
 	if (rc == 0 && p->priv_fd >= 0) {
 		int fd = fcntl(p->priv_fd, F_DUPFD_CLOEXEC, 3);
 
-		if (fd < 0)
+		if (fd < 0) {
+			free(home);
 			return ws_error_errno(errno, NULL, "dup");
+		}
 		rc = ws_sandbox_plan_add(p, fd, p->priv_real, true, false);
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		free(home);
 		return rc;
+	}
 	ws_sandbox_plan_sort(p);
 	/*
 	 * Every guarded entry that exists (libws's one list: persistence
@@ -733,8 +777,13 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	 * read-only anchors need nothing more; the top of an anchor is a
 	 * mount point already.
 	 */
-	if ((rc = ws_guarded_list(ws, &g, &ng)) < 0)
+	if ((rc = ws_guarded_list(ws, &g, &ng)) < 0) {
+		free(home);
 		return rc;
+	}
+	if (home != NULL)
+		rc = ws__guard_home_persist(p, ws, home);
+	free(home);
 	for (size_t i = 0; rc == 0 && i < ng; i++) {
 		const char *rest = NULL;
 		int a;

@@ -1084,6 +1084,7 @@ run_run(struct ws_tcall *c)
 	}
 	if ((rc = get_opts(cli, &o, &env_all)) < 0)
 		goto fail;
+	o.audit = cli->audit_log;
 	if (!cli->json)
 		fflush(ws_out());
 	{

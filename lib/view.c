@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/sandbox.h"
 #include "ws/view.h"
@@ -300,6 +301,8 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	struct dirent *de;
 	DIR *d = NULL;
 	int rc = 0, dfd;
+	/* In one of HOME's persistence places: read-only (ws/persist.h). */
+	bool rw = !ws->anchors[0].ro && !ws_home_persist_anchor(ws->anchors[0].real);
 
 	/* The system's names that the host has (dev, proc, tmp: always). */
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__view_sys) / sizeof(ws__view_sys[0]); i++)
@@ -378,7 +381,7 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		snprintf(real, sizeof(real), "%s%s%s", ws->anchors[0].real,
 			 strcmp(ws->anchors[0].real, "/") == 0 ? "" : "/",
 			 de->d_name);
-		if ((rc = ws_sandbox_plan_add(p, -1, real, !ws->anchors[0].ro,
+		if ((rc = ws_sandbox_plan_add(p, -1, real, rw,
 					      type != DT_DIR)) < 0)
 			break;
 		p->paths[p->npaths - 1].mount_only = true;
@@ -906,7 +909,7 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 		 * is copied as in the real view the command writes it, and
 		 * removed by the same revert after (lib/run.c, "places").
 		 */
-		if (ws->anchors[0].ro) {
+		if (ws->anchors[0].ro || ws_home_persist_anchor(ws->anchors[0].real)) {
 			rc = ws__names_add(&vi->lost, v, "the workspace is read-only");
 			continue;
 		}

@@ -1787,6 +1787,61 @@ START_TEST(seccomp_each_rule)
 END_TEST
 
 /*
+ * Review 10 (01): with HOME as the workspace, wsrun keeps HOME's
+ * persistence places (ws/persist.h, the ones the file tools refuse)
+ * from the command: existing ones read-only, missing ones removed after
+ * it (only the place: the rest of a ~/.local it made stays).  A
+ * workspace inside such a place is read-only as a whole.
+ */
+static char *text_in(const char *dir, const char *rel);
+
+START_TEST(home_persist_places)
+{
+	struct wst_run r;
+	char hv[4200], *t, sub[4300];
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", NULL};
+	const char *argv[] = {"--workspace", ws, "--json", "-c",
+			      "echo evil >> .ssh/authorized_keys; echo evil >> .gitconfig; "
+			      "echo evil >> .bash_aliases; mkdir -p .config/systemd/user && "
+			      "echo evil > .config/systemd/user/e.service; mkdir -p .local/bin "
+			      ".local/lib && echo evil > .local/bin/ls && echo ok > .local/lib/x; "
+			      "echo made", NULL};
+	const char *argv2[] = {"--workspace", sub, "--json", "-c",
+			       "echo evil > ls; echo evil >> tool; echo made", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	wst_mkdir(ws, ".ssh");
+	wst_mkdir(ws, ".config");
+	wst_write(ws, ".ssh/authorized_keys", "orig\n");
+	wst_write(ws, ".gitconfig", "[core]\n");
+	wst_write(ws, ".bash_aliases", "# a\n");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	ck_assert_str_eq(t = text_in(ws, ".ssh/authorized_keys"), "orig\n");
+	free(t);
+	ck_assert_str_eq(t = text_in(ws, ".gitconfig"), "[core]\n");
+	free(t);
+	ck_assert_str_eq(t = text_in(ws, ".bash_aliases"), "# a\n");
+	free(t);
+	ck_assert_msg(!exists_in(ws, ".config/systemd"), "%s", r.out);
+	ck_assert_msg(!exists_in(ws, ".local/bin"), "%s", r.out);
+	ck_assert(exists_in(ws, ".local/lib/x"));
+	wst_run_free(&r);
+	/* The workspace is ~/.local/bin (made above as a plain directory). */
+	wst_mkdir(ws, ".local/bin");
+	wst_write(ws, ".local/bin/tool", "orig\n");
+	snprintf(sub, sizeof(sub), "%s/.local/bin", ws);
+	wst_runv(&r, NULL, env, "wsrun", argv2);
+	expect_ran(&r, 0);
+	ck_assert(!exists_in(ws, ".local/bin/ls"));
+	ck_assert_str_eq(t = text_in(ws, ".local/bin/tool"), "orig\n");
+	free(t);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Hostile review F6: no setuid or setgid file is left in the workspace
  * (nosuid inside, but not on the host): chmod, fchmod and fchmodat refuse
  * the bits, whatever the layer set that holds seccomp.
@@ -2832,6 +2887,86 @@ START_TEST(kill9_wsrun)
 END_TEST
 
 /*
+ * Review 10 (03c, 06, 09): kill -9 of wsrun (a harness's timeout) no
+ * longer skips the clean-up: its guardian (lib/run.c) kills the command,
+ * removes what it made at guarded places (wstools' configuration with
+ * HOME as the workspace, .envrc), cleans a nested repository's
+ * core.fsmonitor, and writes the call's audit line saying so.  In each
+ * view (_i 0: real, 1: virtual).
+ */
+START_TEST(kill9_wsrun_cleans_up)
+{
+	char marker[64], cmd[1024], hv[4200], av[4200], *audit, *log, *cfg;
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	const char *envp[] = {hv, av, "XDG_CONFIG_HOME=", "PATH=/usr/bin:/bin",
+			      _i ? "WS_VIEW=virtual" : "WS_VIEW=real", NULL};
+	posix_spawn_file_actions_t fa;
+	bool git = have_git(), up = false, clean = false;
+	pid_t pid;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "../kill9-audit-%d.jsonl", (int)getpid());
+	audit = wst_path(ws, cmd);
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	snprintf(av, sizeof(av), "WS_AUDIT=%s", audit);
+	snprintf(marker, sizeof(marker), "100.%d%d9", (int)getpid(), _i);
+	wst_mkdir(ws, ".config");
+	wst_mkdir(ws, "sub");
+	if (git) {
+		snprintf(cmd, sizeof(cmd), "git init -q '%s/sub/repo'", ws);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p .config/wstools && echo '{\"mounts\": [\"/h=/\"]}' > "
+		 ".config/wstools/config.json; echo x > .envrc; echo x > sub/.envrc; "
+		 "%s sleep %s",
+		 git ? "git -C sub/repo config core.fsmonitor /bin/false;" : "",
+		 marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(marker);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_assert_msg(marker_gone(marker, 3000), "kill -9 of wsrun left processes");
+	/* The guardian works after wsrun's end: give it a moment. */
+	for (int i = 0; i < 250 && !clean; i++) {
+		cfg = git ? text_in(ws, "sub/repo/.git/config") : strdup("");
+		clean = !exists_in(ws, ".config/wstools") && !exists_in(ws, "sub/.envrc") &&
+			!exists_in(ws, ".envrc") && strstr(cfg, "fsmonitor") == NULL;
+		free(cfg);
+		if (!clean)
+			usleep(20000);
+	}
+	ck_assert_msg(!exists_in(ws, ".config/wstools"), "the config stayed");
+	ck_assert_msg(!exists_in(ws, "sub/.envrc"), "sub/.envrc stayed");
+	ck_assert_msg(!exists_in(ws, ".envrc"), ".envrc stayed");
+	ck_assert_msg(clean, "core.fsmonitor stayed");
+	for (int i = 0; i < 100; i++) {
+		log = wst_slurp(audit, NULL);
+		if (log != NULL && strstr(log, "\"killed\":") != NULL)
+			break;
+		free(log);
+		log = NULL;
+		usleep(20000);
+	}
+	ck_assert_ptr_nonnull(log);
+	ck_assert_msg(strstr(log, "\"killed\":") != NULL &&
+		      strstr(log, "\"exit_status\":137") != NULL &&
+		      strstr(log, marker) != NULL, "%s", log);
+	free(log);
+	unlink(audit);
+	free(audit);
+	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/*
  * The namespace init runs in wsrun's own memory (lib/run.c,
  * ws__spawn_init()), so /proc/1/environ would be wsrun's environment, with
  * the caller's secrets: it is pointed at nothing.  Read from outside, as
@@ -3611,6 +3746,7 @@ suite(void)
 	tcase_add_test(tf, guards_parents_pinned);
 	tcase_add_test(tf, fallback_refuses_boundary_entries);
 	tcase_add_test(tf, own_config_place_reverted);
+	tcase_add_test(tf, home_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
@@ -3636,6 +3772,7 @@ suite(void)
 	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
 	tcase_add_test(tp, kill9_wsrun);
+	tcase_add_loop_test(tp, kill9_wsrun_cleans_up, 0, 2);
 	tcase_add_test(tp, init_environ_hidden);
 	tcase_add_test(tp, init_holds_no_descriptor);
 	/* Four points of the setup in each of the modes. */

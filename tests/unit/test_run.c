@@ -13,10 +13,13 @@
 #include <sys/stat.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ws/config.h"
 #include "ws/error.h"
+#include "ws/pending.h"
 #include "ws/policy.h"
 #include "ws/run.h"
 #include "ws/sandbox.h"
@@ -463,6 +466,63 @@ START_TEST(net_proxy_gone)
 }
 END_TEST
 
+static void *
+pending_runner(void *arg)
+{
+	struct ws_run_opts o;
+	struct ws_run_result *r = arg;
+
+	opts_init(&o);
+	o.shell = "mkdir -p .config/wstools && echo '{\"mounts\": [\"/h=/\"]}' > "
+		  ".config/wstools/config.json && touch made && sleep 2";
+	ck_assert_int_eq(ws_run(&ws, &o, r), 0);
+	return NULL;
+}
+
+/*
+ * Review 10 (03b): while a command runs in this process (wstools mcp), a
+ * configuration it made at wstools' own place (HOME/.config/wstools, HOME
+ * the workspace) is absent for the loader of a parallel call; once its
+ * revert has run, nothing is pending.
+ */
+START_TEST(config_place_pending)
+{
+	struct ws_run_result r;
+	struct ws_config cfg;
+	char *made = wst_path(dir, "made"), *cf;
+	pthread_t t;
+	int i;
+
+	cf = wst_path(dir, ".config/wstools/config.json");
+	/* The context reads HOME for its guarded places: open it again. */
+	ws_ctx_close(&ws);
+	setenv("HOME", dir, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("WS_CONFIG");
+	wst_mkdir(dir, ".config");
+	memset(&ws, 0, sizeof(ws));
+	ck_assert_int_eq(ws_ctx_open(&ws, dir, 0), 0);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(pthread_create(&t, NULL, pending_runner, &r), 0);
+	for (i = 0; i < 500 && access(made, F_OK) != 0; i++)
+		usleep(10000);
+	ck_assert_msg(i < 500, "the command never ran");
+	ck_assert_int_eq(access(cf, F_OK), 0);
+	ck_assert(ws_pending_has(cf));
+	ws_config_init(&cfg);
+	ck_assert_int_eq(ws_config_load(&cfg, NULL), 0);
+	ck_assert(cfg.path == NULL || strcmp(cfg.path, cf) != 0);
+	ws_config_free(&cfg);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(access(cf, F_OK), -1);
+	ck_assert(!ws_pending_has(cf));
+	ck_assert_int_ge(r.nreverted, 1);
+	ws_run_free(&r);
+	free(cf);
+	free(made);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -483,6 +543,7 @@ suite(void)
 	tcase_add_test(tc, shared_init_repeat);
 	tcase_add_test(tc, fork_init_repeat);
 	tcase_add_test(tc, net_proxy_gone);
+	tcase_add_test(tc, config_place_pending);
 	suite_add_tcase(s, tc);
 	return s;
 }

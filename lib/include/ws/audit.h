@@ -117,6 +117,13 @@ void ws_audit_outcome(struct ws_audit *a, int code);
  */
 int ws_audit_emit(struct ws_audit *a, int exit_status);
 
+/*
+ * In a child forked from a process that may have other threads (wsrun's
+ * guardian in wstools mcp): the log's locks start unlocked, as no other
+ * thread runs here to release them.
+ */
+void ws_audit_forked(void);
+
 /* Free a call's state (NULL is fine). */
 void ws_audit_free(struct ws_audit *a);
 

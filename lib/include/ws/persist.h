@@ -91,4 +91,11 @@ const char *ws_home_persist_in(const char *home, const char *p);
  */
 const char *ws_home_persist_reached(const char *home, const char *dir);
 
+/*
+ * Whether the canonical absolute directory real (a workspace's or a
+ * mount's) is, or lies in, one of the caller's HOME's places: the file
+ * tools write nothing there, and wsrun keeps it read-only.
+ */
+bool ws_home_persist_anchor(const char *real);
+
 #endif

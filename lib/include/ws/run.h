@@ -43,6 +43,8 @@
 #define WS_RUN_EXIT_NOTFOUND 127
 
 /* What to run, and how. */
+struct ws_audit;
+
 struct ws_run_opts {
 	const char *const *argv; /* the command (argv[0] looked up in PATH) */
 	size_t argc;
@@ -92,6 +94,12 @@ struct ws_run_opts {
 	 * is 128 + that number.  NULL: none.
 	 */
 	volatile int *cancel;
+	/*
+	 * The call's audit line (NULL: none): written by the command's
+	 * guardian when wsrun is killed before the command ends (the
+	 * caller writes it otherwise).
+	 */
+	struct ws_audit *audit;
 };
 
 /* One captured stream: its head and its tail, and how much there was. */
