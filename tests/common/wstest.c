@@ -637,6 +637,8 @@ wst_spawn(const char *tool, const char *const *argv, const char *const *env,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+int wst_race_pause_us;
+
 unsigned long
 wst_race(const char *a, const char *b, enum wst_race_how how, int attempts,
 	 wst_race_fn attempt, void *arg)
@@ -664,10 +666,15 @@ wst_race(const char *a, const char *b, enum wst_race_how how, int attempts,
 					(*flips)++;
 			} else if (rename(a, b) == 0) {
 				(*flips)++;
+				/* Moved out for as long as it is in. */
+				if (wst_race_pause_us > 0)
+					usleep((useconds_t)wst_race_pause_us);
 				while (rename(b, a) != 0)
 					;
 				(*flips)++;
 			}
+			if (wst_race_pause_us > 0)
+				usleep((useconds_t)wst_race_pause_us);
 		}
 	}
 	/* Under load the swapper may start late: the first attempt waits. */

@@ -162,6 +162,15 @@ typedef void (*wst_race_fn)(void *arg, int i);
 unsigned long wst_race(const char *a, const char *b, enum wst_race_how how,
 		       int attempts, wst_race_fn attempt, void *arg);
 
+/*
+ * Microseconds the swapper rests after each flip (default 0: none).  A
+ * whole process under test (wsrun: milliseconds, and several
+ * resolutions, each of which a concurrent rename makes openat2() retry
+ * or refuse) saw only the swapped state on a loaded machine with a
+ * swapper that never rests; resting keeps tens of flips in each attempt.
+ */
+extern int wst_race_pause_us;
+
 /* A main() that runs one Check suite and fails on any failed test. */
 #define WST_MAIN(suite_fn)                                                     \
 	int main(void)                                                         \

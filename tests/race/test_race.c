@@ -714,6 +714,9 @@ START_TEST(race_wsrun)
 	enum shape shapes[] = {DIR_SWAP, FILE_SWAP, MOVE_OUT};
 	int n = run_attempts();
 
+	/* A run takes milliseconds: tens of flips in each, not thousands
+	 * (see wst_race_pause_us). */
+	wst_race_pause_us = 1000;
 	for (size_t s = 0; s < 3; s++) {
 		struct race r;
 
