@@ -3570,6 +3570,13 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		    so.st_dev == se.st_dev && so.st_ino == se.st_ino)
 			err_w = outp[1];
 	}
+	/*
+	 * The unused pipe's write end goes now: a process forked later (the
+	 * guardian) would hold a copy of it, and standard error's end of
+	 * file would wait for that process (250 ms a call, measured).
+	 */
+	if (err_w != errp[1])
+		ws__close(&errp[1]);
 	if ((rc = ws__cap_init(&cap[0], outp[0], o->stream_out, o->max_output)) < 0 ||
 	    (rc = ws__cap_init(&cap[1], errp[0], o->stream_err, o->max_output)) < 0)
 		goto out;

@@ -3247,6 +3247,50 @@ START_TEST(sigint_wsrun)
 }
 END_TEST
 
+/*
+ * Standard output and error one pipe (a terminal, "2>&1"): wsrun keeps
+ * one pipe for both and closed the other's write end only at the end,
+ * after the guardian (forked before) had taken a copy: every call then
+ * waited for that copy's end of file until its poll gave up, 250 ms.
+ * Ten calls must take well under ten such waits.
+ */
+START_TEST(one_pipe_no_wait)
+{
+	struct timespec t0, t1;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 10; i++) {
+		int p[2], st;
+		pid_t pid;
+		char buf[4096];
+
+		ck_assert_int_eq(pipe(p), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			dup2(p[1], 1);
+			dup2(p[1], 2);
+			close(p[0]);
+			close(p[1]);
+			execl(wst_bin("wsrun"), "wsrun", "--workspace", ws, "true",
+			      (char *)NULL);
+			_exit(127);
+		}
+		close(p[1]);
+		while (read(p[0], buf, sizeof(buf)) > 0)
+			;
+		close(p[0]);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	ck_assert_msg(ms < 2500, "ten runs took %ld ms: a wait for an end of "
+		      "file someone else held?", ms);
+}
+END_TEST
+
 START_TEST(sigint_before_ready)
 {
 	sigint_run(_i, "WS_RUN_READY_DELAY_MS=2000");
@@ -3782,6 +3826,7 @@ suite(void)
 	tcase_add_loop_test(tp, sigint_wsrun, 0, 1);
 	tcase_add_loop_test(tp, sigint_wsrun, 4, 5);
 	tcase_add_test(tp, sigint_before_ready);
+	tcase_add_test(tp, one_pipe_no_wait);
 	tcase_add_test(tp, units);
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_loop_test(tp, path_search_skips_directory, 0, NMODES_PROCESS);
