@@ -897,19 +897,12 @@ ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 	int rc = 0;
 
 	for (size_t i = 0; home != NULL && rc == 0 && i < ws_home_persist_n; i++) {
-		const char *pl = ws_home_persist[i], *rest = NULL, *sl;
-		size_t l = strlen(pl);
+		const char *rest, *sl;
 		struct ws__place *nv;
 		struct stat st;
-		int a;
+		int a = ws_ctx_home_place(ws, home, i, real, sizeof(real), &rest);
 
-		snprintf(real, sizeof(real), "%s/%.*s",
-			 strcmp(home, "/") == 0 ? "" : home,
-			 (int)(l - (pl[l - 1] == '/')), pl);
-		a = ws_ctx_anchor_of_real(ws, real, &rest);
-		while (rest != NULL && *rest == '/')
-			rest++;
-		if (a < 0 || ws->anchors[a].ro || rest == NULL || *rest == '\0' ||
+		if (a < 0 ||
 		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 		    errno != ENOENT)
 			continue;

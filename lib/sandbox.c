@@ -621,17 +621,10 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < ws_home_persist_n; i++) {
-		const char *pl = ws_home_persist[i], *rest = NULL;
-		size_t l = strlen(pl);
-		int a;
+		const char *rest;
+		int a = ws_ctx_home_place(ws, home, i, real, sizeof(real), &rest);
 
-		snprintf(real, sizeof(real), "%s/%.*s",
-			 strcmp(home, "/") == 0 ? "" : home,
-			 (int)(l - (pl[l - 1] == '/')), pl);
-		a = ws_ctx_anchor_of_real(ws, real, &rest);
-		while (rest != NULL && *rest == '/')
-			rest++;
-		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0')
+		if (a >= 0)
 			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
 	}
 	return rc;

@@ -15,6 +15,7 @@
 #include "ws/history.h"
 #include "ws/guard.h"
 #include "ws/path.h"
+#include "ws/persist.h"
 #include "ws/policy.h"
 
 /* Record the entry e[0..len) in ws->entries, once. */
@@ -1005,4 +1006,24 @@ ws_ctx_marker_guarded(struct ws_ctx *ws, const char *real, unsigned how,
 	ws_roots_free(&then);
 	free(dir);
 	return changed;
+}
+
+int
+ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
+		  char *real, size_t len, const char **rest)
+{
+	const char *pl = ws_home_persist[i];
+	size_t l = strlen(pl);
+	int a;
+
+	/* A directory's place ends in '/': its path is without. */
+	snprintf(real, len, "%s/%.*s", strcmp(home, "/") == 0 ? "" : home,
+		 (int)(l - (pl[l - 1] == '/')), pl);
+	*rest = NULL;
+	a = ws_ctx_anchor_of_real(ws, real, rest);
+	while (*rest != NULL && **rest == '/')
+		(*rest)++;
+	if (a < 0 || ws->anchors[a].ro || *rest == NULL || **rest == '\0')
+		return -1;
+	return a;
 }

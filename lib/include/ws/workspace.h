@@ -248,6 +248,15 @@ int ws_ctx_anchor_fd(struct ws_ctx *ws, int anchor);
 const char *ws_ctx_anchor_real(const struct ws_ctx *ws, int anchor);
 
 /*
+ * HOME's persistence place i (ws_home_persist[i], below home) as a
+ * writable anchor of ws holds it: the anchor's index, and in *rest the
+ * path below it (never empty), or -1 where no writable anchor holds the
+ * place.  real (len bytes) receives the place's real path.
+ */
+int ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
+		      char *real, size_t len, const char **rest);
+
+/*
  * The anchor whose real directory is the longest component prefix of the
  * normalized absolute real path p, or -1 if none; *rest gets the remainder.
  */
