@@ -761,16 +761,31 @@ ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
 		free(rel);
 		return 0;
 	}
-	close(fd);
+	name = sl + (*sl == '/');
+	if ((end = strchr(name, '/')) != NULL)
+		*end = '\0';
+	/*
+	 * The first missing component, or nothing: one that exists but
+	 * could not be opened without following a link (the user's own
+	 * ~/.config -> dotfiles/config) is not the command's to be removed.
+	 */
+	{
+		struct stat st;
+		bool there = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+			     errno != ENOENT;
+
+		close(fd);
+		if (there) {
+			free(rel);
+			return 0;
+		}
+	}
 	nv = realloc(*out, (*n + 1) * sizeof(*nv));
 	if (nv == NULL) {
 		free(rel);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	*out = nv;
-	name = sl + (*sl == '/');
-	if ((end = strchr(name, '/')) != NULL)
-		*end = '\0';
 	nv[*n].name = strdup(name);
 	*sl = '\0';
 	nv[*n].parent = strdup(rel);
@@ -906,6 +921,23 @@ ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 		    errno != ENOENT)
 			continue;
+		/*
+		 * The place's parent missing too: its first missing component
+		 * is the place (review11: a command made ~/go a link to its
+		 * own tree, and ~/go/bin/git was then found nowhere to revert,
+		 * its parent not openable without following that link).
+		 */
+		if ((sl = strrchr(rest, '/')) != NULL) {
+			char parent[4352];
+
+			snprintf(parent, sizeof(parent), "%.*s", (int)(sl - rest), rest);
+			if (fstatat(ws->anchors[a].fd, parent, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+			    errno == ENOENT) {
+				if ((rc = ws__place_add(ws, a, rest, false, out, n)) < 0)
+					break;
+				continue;
+			}
+		}
 		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 			break;

@@ -1812,6 +1812,8 @@ START_TEST(home_persist_places)
 	snprintf(hv, sizeof(hv), "HOME=%s", ws);
 	wst_mkdir(ws, ".ssh");
 	wst_mkdir(ws, ".config");
+	/* ~/.local there: only the place goes, a .local/lib made stays. */
+	wst_mkdir(ws, ".local");
 	wst_write(ws, ".ssh/authorized_keys", "orig\n");
 	wst_write(ws, ".gitconfig", "[core]\n");
 	wst_write(ws, ".bash_aliases", "# a\n");
@@ -1828,6 +1830,45 @@ START_TEST(home_persist_places)
 	ck_assert_msg(!exists_in(ws, ".local/bin"), "%s", r.out);
 	ck_assert(exists_in(ws, ".local/lib/x"));
 	wst_run_free(&r);
+	/*
+	 * Review11 (01): a place whose parent is missing, made through a
+	 * link the command made for the parent (~/go -> x/go): the first
+	 * missing component goes, link and all, not a place nobody finds.
+	 */
+	{
+		const char *argv3[] = {"--workspace", ws, "--json", "-c",
+				       "mkdir -p x/go/bin x/cargo/bin x/share/applications && "
+				       "echo evil > x/go/bin/git && echo evil > x/cargo/bin/ls && "
+				       "echo evil > x/share/applications/e.desktop && "
+				       "ln -s x/go go && ln -s x/cargo .cargo && "
+				       "ln -s ../x/share .local/share; echo made", NULL};
+
+		for (int view = 0; view < 2; view++) {
+			const char *a4[16];
+			size_t k = 0;
+
+			for (size_t j = 0; argv3[j] != NULL; j++) {
+				a4[k++] = argv3[j];
+				if (j == 2)
+					a4[k++] = view ? "--view=virtual" : "--view=real";
+			}
+			a4[k] = NULL;
+			wst_runv(&r, NULL, env, "wsrun", a4);
+			expect_ran(&r, 0);
+			ck_assert_msg(!exists_in(ws, "go/bin/git") && !exists_in(ws, "go"),
+				      "view %d: %s", view, r.out);
+			ck_assert_msg(!exists_in(ws, ".cargo/bin/ls"), "view %d: %s", view, r.out);
+			ck_assert_msg(!exists_in(ws, ".local/share/applications/e.desktop"),
+				      "view %d: %s", view, r.out);
+			wst_run_free(&r);
+			{
+				char *x = wst_path(ws, "x");
+
+				wst_rmrf(x);
+				free(x);
+			}
+		}
+	}
 	/* The workspace is ~/.local/bin (made above as a plain directory). */
 	wst_mkdir(ws, ".local/bin");
 	wst_write(ws, ".local/bin/tool", "orig\n");
