@@ -1027,3 +1027,76 @@ ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
 		return -1;
 	return a;
 }
+
+int
+ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
+		      char ***entries, size_t *n)
+{
+	struct ws_ctx tmp = {0};
+	char pre[PATH_MAX], res[PATH_MAX];
+	size_t l = strlen(lexical);
+	struct stat st;
+	int rc;
+
+	*entries = NULL;
+	*n = 0;
+	if (l >= sizeof(pre) || from >= l)
+		return 0;
+	/*
+	 * The place's components below home, shallowest first: the first
+	 * that is missing ends the walk (nothing deeper can be a link),
+	 * the first that is a link is resolved with what holds it.
+	 */
+	for (size_t i = from + 1; i <= l; i++) {
+		if (i < l && lexical[i] != '/')
+			continue;
+		memcpy(pre, lexical, i);
+		pre[i] = '\0';
+		if (lstat(pre, &st) < 0)
+			return 0;
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if ((rc = ws__resolve_recording(&tmp, pre, res)) < 0) {
+			for (size_t k = 0; k < tmp.nentries; k++)
+				free(tmp.entries[k]);
+			free(tmp.entries);
+			/* A dangling link: what it names is made through it. */
+			return rc == -ENOMEM ? rc : 0;
+		}
+		*entries = tmp.entries;
+		*n = tmp.nentries;
+		if (snprintf(out, len, "%s%s", strcmp(res, "/") == 0 ? "" : res,
+			     lexical + i) >= (int)len)
+			return -ENAMETOOLONG;
+		return 1;
+	}
+	return 0;
+}
+
+int
+ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home, size_t i,
+			   char *real, size_t len, const char **rest)
+{
+	char lex[PATH_MAX], **e;
+	size_t ne;
+	int a, r;
+
+	*rest = NULL;
+	/* Its spelling, whichever anchor holds it (maybe none: through a
+	 * link, the place may still be in one). */
+	(void)ws_ctx_home_place(ws, home, i, lex, sizeof(lex), rest);
+	*rest = NULL;
+	r = ws_home_place_resolve(lex, strcmp(home, "/") == 0 ? 0 : strlen(home),
+				  real, len, &e, &ne);
+	for (size_t k = 0; k < ne; k++)
+		free(e[k]);
+	free(e);
+	if (r <= 0)
+		return -1;
+	a = ws_ctx_anchor_of_real(ws, real, rest);
+	while (*rest != NULL && **rest == '/')
+		(*rest)++;
+	if (a < 0 || ws->anchors[a].ro || *rest == NULL || **rest == '\0')
+		return -1;
+	return a;
+}
