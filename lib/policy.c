@@ -1568,6 +1568,7 @@ static void
 ws__homes_resolve(const struct ws_ctx *ws)
 {
 	char lex[PATH_MAX], out[PATH_MAX];
+	struct ws_place_memo memo = {0};
 
 	for (size_t k = 0; k < ws__homes.nreal; k++)
 		free(ws__homes.real[k]);
@@ -1593,7 +1594,8 @@ ws__homes_resolve(const struct ws_ctx *ws)
 			if (snprintf(lex, sizeof(lex), "%.*s/%.*s", (int)hl, hm,
 				     (int)(l - (pl[l - 1] == '/')), pl) >= (int)sizeof(lex))
 				continue;
-			r = ws_home_place_resolve(lex, hl, out, sizeof(out), &e, &ne);
+			r = ws_home_place_resolve(lex, hl, out, sizeof(out), &e, &ne,
+						  &memo);
 			if (r > 0)
 				(void)ws__homes_push(&ws__homes.real, &ws__homes.real_i,
 						     &ws__homes.nreal, strdup(out), i);
@@ -1608,6 +1610,7 @@ ws__homes_resolve(const struct ws_ctx *ws)
 			}
 			free(e);
 		}
+		ws_place_memo_free(&memo);
 	}
 }
 

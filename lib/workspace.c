@@ -1028,15 +1028,85 @@ ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
 	return a;
 }
 
-int
-ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
-		      char ***entries, size_t *n)
+/* What a prefix of a place is (ws_home_place_resolve()'s memo). */
+enum { WS__PRE_MISSING, WS__PRE_DIR, WS__PRE_LINK, WS__PRE_DANGLING };
+
+/* Look prefix pre up in memo, or find it out (lstat(), and a link's
+ * resolution with its entries into *e, *ne) and remember it: the index,
+ * or -errno. */
+static int
+ws__memo_prefix(struct ws_place_memo *m, const char *pre, char ***e, size_t *ne)
 {
 	struct ws_ctx tmp = {0};
-	char pre[PATH_MAX], res[PATH_MAX];
-	size_t l = strlen(lexical);
+	char res[PATH_MAX];
 	struct stat st;
-	int rc;
+	int kind, rc;
+	void *v;
+
+	for (size_t k = 0; k < m->n; k++)
+		if (strcmp(m->pre[k], pre) == 0)
+			return (int)k;
+	res[0] = '\0';
+	if (lstat(pre, &st) < 0)
+		kind = WS__PRE_MISSING;
+	else if (!S_ISLNK(st.st_mode))
+		kind = WS__PRE_DIR;
+	else if ((rc = ws__resolve_recording(&tmp, pre, res)) < 0) {
+		for (size_t k = 0; k < tmp.nentries; k++)
+			free(tmp.entries[k]);
+		free(tmp.entries);
+		tmp.entries = NULL;
+		tmp.nentries = 0;
+		if (rc == -ENOMEM)
+			return rc;
+		/* A dangling link: what it names is made through it. */
+		kind = WS__PRE_DANGLING;
+	} else
+		kind = WS__PRE_LINK;
+	*e = tmp.entries;
+	*ne = tmp.nentries;
+	if ((v = realloc(m->pre, (m->n + 1) * sizeof(*m->pre))) == NULL)
+		return -ENOMEM;
+	m->pre = v;
+	if ((v = realloc(m->res, (m->n + 1) * sizeof(*m->res))) == NULL)
+		return -ENOMEM;
+	m->res = v;
+	if ((v = realloc(m->kind, (m->n + 1) * sizeof(*m->kind))) == NULL)
+		return -ENOMEM;
+	m->kind = v;
+	m->pre[m->n] = strdup(pre);
+	m->res[m->n] = strdup(res);
+	m->kind[m->n] = kind;
+	if (m->pre[m->n] == NULL || m->res[m->n] == NULL) {
+		free(m->pre[m->n]);
+		free(m->res[m->n]);
+		return -ENOMEM;
+	}
+	return (int)m->n++;
+}
+
+void
+ws_place_memo_free(struct ws_place_memo *m)
+{
+	for (size_t k = 0; k < m->n; k++) {
+		free(m->pre[k]);
+		free(m->res[k]);
+	}
+	free(m->pre);
+	free(m->res);
+	free(m->kind);
+	memset(m, 0, sizeof(*m));
+}
+
+int
+ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
+		      char ***entries, size_t *n, struct ws_place_memo *memo)
+{
+	struct ws_place_memo own = {0};
+	struct ws_place_memo *m = memo != NULL ? memo : &own;
+	char pre[PATH_MAX];
+	size_t l = strlen(lexical);
+	int rc = 0;
 
 	*entries = NULL;
 	*n = 0;
@@ -1045,32 +1115,32 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 	/*
 	 * The place's components below home, shallowest first: the first
 	 * that is missing ends the walk (nothing deeper can be a link),
-	 * the first that is a link is resolved with what holds it.
+	 * the first that is a link is resolved with what holds it.  Places
+	 * share their first components (~/.config/...): memo remembers
+	 * each prefix, looked at once for all of them.
 	 */
-	for (size_t i = from + 1; i <= l; i++) {
+	for (size_t i = from + 1; i <= l && rc == 0; i++) {
+		int k;
+
 		if (i < l && lexical[i] != '/')
 			continue;
 		memcpy(pre, lexical, i);
 		pre[i] = '\0';
-		if (lstat(pre, &st) < 0)
-			return 0;
-		if (!S_ISLNK(st.st_mode))
-			continue;
-		if ((rc = ws__resolve_recording(&tmp, pre, res)) < 0) {
-			for (size_t k = 0; k < tmp.nentries; k++)
-				free(tmp.entries[k]);
-			free(tmp.entries);
-			/* A dangling link: what it names is made through it. */
-			return rc == -ENOMEM ? rc : 0;
+		if ((k = ws__memo_prefix(m, pre, entries, n)) < 0) {
+			rc = k;
+			break;
 		}
-		*entries = tmp.entries;
-		*n = tmp.nentries;
-		if (snprintf(out, len, "%s%s", strcmp(res, "/") == 0 ? "" : res,
-			     lexical + i) >= (int)len)
-			return -ENAMETOOLONG;
-		return 1;
+		if (m->kind[k] == WS__PRE_DIR)
+			continue;
+		if (m->kind[k] != WS__PRE_LINK)
+			break;
+		rc = snprintf(out, len, "%s%s", strcmp(m->res[k], "/") == 0 ?
+			      "" : m->res[k], lexical + i) >= (int)len
+			? -ENAMETOOLONG : 1;
+		break;
 	}
-	return 0;
+	ws_place_memo_free(&own);
+	return rc;
 }
 
 int
@@ -1087,7 +1157,7 @@ ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home, size_t i,
 	(void)ws_ctx_home_place(ws, home, i, lex, sizeof(lex), rest);
 	*rest = NULL;
 	r = ws_home_place_resolve(lex, strcmp(home, "/") == 0 ? 0 : strlen(home),
-				  real, len, &e, &ne);
+				  real, len, &e, &ne, NULL);
 	for (size_t k = 0; k < ne; k++)
 		free(e[k]);
 	free(e);
