@@ -1505,6 +1505,20 @@ static struct {
 	char *key;
 	char **alias;
 	size_t n;
+	/*
+	 * The places reached through a link below a home that holds a
+	 * writable anchor or lies in one (stow's ~/.config ->
+	 * dotfiles/config): each one's real path and its index in
+	 * ws_home_persist[], and every entry those links were resolved
+	 * through with the place it leads to (re-pointing one moves the
+	 * place).  Resolved once per workspace and HOME, as the aliases.
+	 */
+	char **real;
+	size_t *real_i;
+	size_t nreal;
+	char **link;
+	size_t *link_i;
+	size_t nlink;
 } ws__homes;
 static pthread_mutex_t ws__homes_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -1518,6 +1532,86 @@ ws__homes_add(const char *a, size_t n)
 	ws__homes.alias = v;
 	if ((v[ws__homes.n] = strndup(a, n)) != NULL)
 		ws__homes.n++;
+}
+
+/* Append s (taken) with place index i to v/vi/n; false out of memory. */
+static bool
+ws__homes_push(char ***v, size_t **vi, size_t *n, char *s, size_t i)
+{
+	char **nv;
+	size_t *ni;
+
+	if (s == NULL)
+		return false;
+	if ((nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL) {
+		free(s);
+		return false;
+	}
+	*v = nv;
+	if ((ni = realloc(*vi, (*n + 1) * sizeof(*ni))) == NULL) {
+		free(s);
+		return false;
+	}
+	*vi = ni;
+	nv[*n] = s;
+	ni[(*n)++] = i;
+	return true;
+}
+
+/*
+ * ws__homes' places reached through links (under ws__homes_mu), for the
+ * homes that hold a writable anchor or lie in one: elsewhere no tool
+ * writes below them at all, and the resolution (an lstat() per existing
+ * component, a readlink() per component of a link's way) is not paid.
+ */
+static void
+ws__homes_resolve(const struct ws_ctx *ws)
+{
+	char lex[PATH_MAX], out[PATH_MAX];
+	struct ws_place_memo memo = {0};
+
+	for (size_t k = 0; k < ws__homes.nreal; k++)
+		free(ws__homes.real[k]);
+	for (size_t k = 0; k < ws__homes.nlink; k++)
+		free(ws__homes.link[k]);
+	ws__homes.nreal = ws__homes.nlink = 0;
+	for (size_t h = 0; h < ws__homes.n; h++) {
+		const char *hm = ws__homes.alias[h];
+		size_t hl = strcmp(hm, "/") == 0 ? 0 : strlen(hm);
+		bool writable = false;
+
+		for (size_t a = 0; a < ws->nanchors && !writable; a++)
+			writable = !ws->anchors[a].ro &&
+				   (ws_path_within(hm, ws->anchors[a].real, NULL) ||
+				    ws_path_within(ws->anchors[a].real, hm, NULL));
+		for (size_t i = 0; writable && i < ws_home_persist_n; i++) {
+			const char *pl = ws_home_persist[i];
+			size_t l = strlen(pl);
+			char **e = NULL;
+			size_t ne = 0;
+			int r;
+
+			if (snprintf(lex, sizeof(lex), "%.*s/%.*s", (int)hl, hm,
+				     (int)(l - (pl[l - 1] == '/')), pl) >= (int)sizeof(lex))
+				continue;
+			r = ws_home_place_resolve(lex, hl, out, sizeof(out), &e, &ne,
+						  &memo);
+			if (r > 0)
+				(void)ws__homes_push(&ws__homes.real, &ws__homes.real_i,
+						     &ws__homes.nreal, strdup(out), i);
+			for (size_t k = 0; k < ne; k++) {
+				/* Home and what holds it are no place's own. */
+				if (r > 0 && !ws_path_within(e[k], hm, NULL)) {
+					(void)ws__homes_push(&ws__homes.link, &ws__homes.link_i,
+							     &ws__homes.nlink, e[k], i);
+					continue;
+				}
+				free(e[k]);
+			}
+			free(e);
+		}
+		ws_place_memo_free(&memo);
+	}
 }
 
 /* Rebuild ws__homes for ws (under ws__homes_mu). */
@@ -1580,6 +1674,7 @@ ws__homes_build(const struct ws_ctx *ws)
 	}
 	for (size_t h = 0; h < nh; h++)
 		free(home[h]);
+	ws__homes_resolve(ws);
 }
 
 static int
@@ -1613,6 +1708,21 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 			continue;
 		place = anc ? ws_home_persist_reached(h, real)
 			    : ws_home_persist_in(h, real);
+	}
+	/* Reached through a link on its way: by its real name, or by
+	 * re-pointing a link the way passes (review11). */
+	for (size_t k = 0; k < ws__homes.nreal && place == NULL; k++) {
+		const char *r = ws__homes.real[k];
+
+		if (ws_path_within(r, real, NULL) ||
+		    (anc && ws_path_within(real, r, NULL)))
+			place = ws_home_persist[ws__homes.real_i[k]];
+	}
+	for (size_t k = 0; k < ws__homes.nlink && place == NULL; k++) {
+		const char *e = ws__homes.link[k];
+
+		if (strcmp(e, real) == 0 || (anc && ws_path_within(real, e, NULL)))
+			place = ws_home_persist[ws__homes.link_i[k]];
 	}
 	pthread_mutex_unlock(&ws__homes_mu);
 	free(key);

@@ -911,11 +911,16 @@ ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 	char *home = ws_home_real(), real[4352];
 	int rc = 0;
 
-	for (size_t i = 0; home != NULL && rc == 0 && i < ws_home_persist_n; i++) {
+	/* Each place as spelled, then (odd j) as reached through a link on
+	 * its way (stow's ~/.config -> dotfiles/config, review11). */
+	for (size_t j = 0; home != NULL && rc == 0 && j < 2 * ws_home_persist_n; j++) {
 		const char *rest, *sl;
 		struct ws__place *nv;
 		struct stat st;
-		int a = ws_ctx_home_place(ws, home, i, real, sizeof(real), &rest);
+		size_t i = j / 2;
+		int a = j % 2 == 0
+			? ws_ctx_home_place(ws, home, i, real, sizeof(real), &rest)
+			: ws_ctx_home_place_resolved(ws, home, i, real, sizeof(real), &rest);
 
 		if (a < 0 ||
 		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||

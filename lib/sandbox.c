@@ -626,6 +626,14 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 
 		if (a >= 0)
 			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
+		/*
+		 * Reached through a link (stow's ~/.config -> dotfiles/config):
+		 * the place it names is bound too, or the command writes it
+		 * by either name (review11).
+		 */
+		if (rc == 0 && (a = ws_ctx_home_place_resolved(ws, home, i, real,
+					sizeof(real), &rest)) >= 0)
+			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
 	}
 	return rc;
 }

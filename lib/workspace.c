@@ -1027,3 +1027,146 @@ ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
 		return -1;
 	return a;
 }
+
+/* What a prefix of a place is (ws_home_place_resolve()'s memo). */
+enum { WS__PRE_MISSING, WS__PRE_DIR, WS__PRE_LINK, WS__PRE_DANGLING };
+
+/* Look prefix pre up in memo, or find it out (lstat(), and a link's
+ * resolution with its entries into *e, *ne) and remember it: the index,
+ * or -errno. */
+static int
+ws__memo_prefix(struct ws_place_memo *m, const char *pre, char ***e, size_t *ne)
+{
+	struct ws_ctx tmp = {0};
+	char res[PATH_MAX];
+	struct stat st;
+	int kind, rc;
+	void *v;
+
+	for (size_t k = 0; k < m->n; k++)
+		if (strcmp(m->pre[k], pre) == 0)
+			return (int)k;
+	res[0] = '\0';
+	if (lstat(pre, &st) < 0)
+		kind = WS__PRE_MISSING;
+	else if (!S_ISLNK(st.st_mode))
+		kind = WS__PRE_DIR;
+	else if ((rc = ws__resolve_recording(&tmp, pre, res)) < 0) {
+		for (size_t k = 0; k < tmp.nentries; k++)
+			free(tmp.entries[k]);
+		free(tmp.entries);
+		tmp.entries = NULL;
+		tmp.nentries = 0;
+		if (rc == -ENOMEM)
+			return rc;
+		/* A dangling link: what it names is made through it. */
+		kind = WS__PRE_DANGLING;
+	} else
+		kind = WS__PRE_LINK;
+	*e = tmp.entries;
+	*ne = tmp.nentries;
+	if ((v = realloc(m->pre, (m->n + 1) * sizeof(*m->pre))) == NULL)
+		return -ENOMEM;
+	m->pre = v;
+	if ((v = realloc(m->res, (m->n + 1) * sizeof(*m->res))) == NULL)
+		return -ENOMEM;
+	m->res = v;
+	if ((v = realloc(m->kind, (m->n + 1) * sizeof(*m->kind))) == NULL)
+		return -ENOMEM;
+	m->kind = v;
+	m->pre[m->n] = strdup(pre);
+	m->res[m->n] = strdup(res);
+	m->kind[m->n] = kind;
+	if (m->pre[m->n] == NULL || m->res[m->n] == NULL) {
+		free(m->pre[m->n]);
+		free(m->res[m->n]);
+		return -ENOMEM;
+	}
+	return (int)m->n++;
+}
+
+void
+ws_place_memo_free(struct ws_place_memo *m)
+{
+	for (size_t k = 0; k < m->n; k++) {
+		free(m->pre[k]);
+		free(m->res[k]);
+	}
+	free(m->pre);
+	free(m->res);
+	free(m->kind);
+	memset(m, 0, sizeof(*m));
+}
+
+int
+ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
+		      char ***entries, size_t *n, struct ws_place_memo *memo)
+{
+	struct ws_place_memo own = {0};
+	struct ws_place_memo *m = memo != NULL ? memo : &own;
+	char pre[PATH_MAX];
+	size_t l = strlen(lexical);
+	int rc = 0;
+
+	*entries = NULL;
+	*n = 0;
+	if (l >= sizeof(pre) || from >= l)
+		return 0;
+	/*
+	 * The place's components below home, shallowest first: the first
+	 * that is missing ends the walk (nothing deeper can be a link),
+	 * the first that is a link is resolved with what holds it.  Places
+	 * share their first components (~/.config/...): memo remembers
+	 * each prefix, looked at once for all of them.
+	 */
+	for (size_t i = from + 1; i <= l && rc == 0; i++) {
+		int k;
+
+		if (i < l && lexical[i] != '/')
+			continue;
+		memcpy(pre, lexical, i);
+		pre[i] = '\0';
+		if ((k = ws__memo_prefix(m, pre, entries, n)) < 0) {
+			rc = k;
+			break;
+		}
+		if (m->kind[k] == WS__PRE_DIR)
+			continue;
+		if (m->kind[k] != WS__PRE_LINK)
+			break;
+		rc = snprintf(out, len, "%s%s", strcmp(m->res[k], "/") == 0 ?
+			      "" : m->res[k], lexical + i) >= (int)len
+			? -ENAMETOOLONG : 1;
+		break;
+	}
+	ws_place_memo_free(&own);
+	return rc;
+}
+
+int
+ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home, size_t i,
+			   char *real, size_t len, const char **rest)
+{
+	char lex[PATH_MAX], **e;
+	size_t ne;
+	int a, r;
+
+	*rest = NULL;
+	/* Its spelling, whichever anchor holds it (maybe none: through a
+	 * link, the place may still be in one). */
+	(void)ws_ctx_home_place(ws, home, i, lex, sizeof(lex), rest);
+	*rest = NULL;
+	r = ws_home_place_resolve(lex, strcmp(home, "/") == 0 ? 0 : strlen(home),
+				  real, len, &e, &ne, NULL);
+	for (size_t k = 0; k < ne; k++)
+		free(e[k]);
+	free(e);
+	if (r <= 0)
+		return -1;
+	a = ws_ctx_anchor_of_real(ws, real, rest);
+	while (*rest != NULL && **rest == '/')
+		(*rest)++;
+	if (a < 0 || ws->anchors[a].ro || *rest == NULL || **rest == '\0')
+		return -1;
+	return a;
+}

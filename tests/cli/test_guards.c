@@ -724,6 +724,63 @@ START_TEST(persistence_home_places)
 END_TEST
 
 /*
+ * Review11 03/04: the workspace is HOME with stow's layout, ~/.config ->
+ * dotfiles/config and ~/.ssh -> dotfiles/ssh.  The places below the
+ * links are refused by either name, and the links (and what they lead
+ * to) are not re-pointed, moved or deleted.
+ */
+START_TEST(persistence_home_linked_parents)
+{
+	static const char *const files[] = {
+		".config/systemd/user/x.service", "dotfiles/config/systemd/user/x.service",
+		".config/autostart/x.desktop", "dotfiles/config/autostart/x.desktop",
+		"dotfiles/config/git/config", ".ssh/authorized_keys",
+		"dotfiles/ssh/authorized_keys", "dotfiles/ssh/config",
+	};
+	char *ws = wst_path(base, "home");
+
+	wst_write(ws, "dotfiles/config/git/config", "[user]\n");
+	wst_write(ws, "dotfiles/ssh/authorized_keys", "orig\n");
+	wst_write(ws, "dotfiles/config/myapp/settings", "a\n");
+	wst_symlink("dotfiles/config", ws, ".config");
+	wst_symlink("dotfiles/ssh", ws, ".ssh");
+	free(cfg_env);
+	cfg_env = NULL;
+	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+		const char *ap[] = {"--append", "--content", "x", files[i], NULL};
+
+		whp(ws, true, w);
+		whp(ws, true, ap);
+	}
+	{
+		const char *ok[] = {"--content", "b", "dotfiles/config/myapp/settings", NULL};
+		const char *mv[] = {"--move", "cfg", "dotfiles/config", NULL};
+		const char *mvssh[] = {"--move", "s", "dotfiles/ssh", NULL};
+		const char *del[] = {"--delete", ".ssh", NULL};
+		const char *mvl[] = {"--move", ".config", "-f", "dotfiles/config/myapp", NULL};
+		char *c;
+
+		whp(ws, false, ok);
+		whp(ws, true, mv);
+		whp(ws, true, mvssh);
+		whp(ws, true, del);
+		whp(ws, true, mvl);
+		c = slurp_at(ws, "dotfiles/ssh/authorized_keys", NULL);
+		ck_assert_str_eq(c, "orig\n");
+		free(c);
+		c = slurp_at(ws, "dotfiles/config/git/config", NULL);
+		ck_assert_str_eq(c, "[user]\n");
+		free(c);
+		ck_assert(!exists_at(ws, "dotfiles/config/systemd"));
+		ck_assert(!exists_at(ws, "dotfiles/config/autostart"));
+	}
+	free(ws);
+}
+END_TEST
+
+/*
  * Review10 02 and 13: the HOME guard holds whatever $HOME says (HOME=//
  * or one that does not exist leaves the password database's home), and
  * by identity: the home reached through a bind mount (a container's
@@ -1383,6 +1440,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_links_and_gitdir);
 	tcase_add_test(tc, persistence_config);
 	tcase_add_test(tc, persistence_home_places);
+	tcase_add_test(tc, persistence_home_linked_parents);
 	tcase_add_test(tc, persistence_home_spoofed_or_aliased);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("policy");

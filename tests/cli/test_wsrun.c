@@ -1883,6 +1883,51 @@ START_TEST(home_persist_places)
 END_TEST
 
 /*
+ * Review11 03/04: the workspace is HOME with stow's layout (~/.config ->
+ * dotfiles/config, ~/.ssh -> dotfiles/ssh): what a command writes to the
+ * places through the links does not stay, in either view, and the
+ * existing ones are read-only by either name.
+ */
+START_TEST(home_persist_linked_parents)
+{
+	struct wst_run r;
+	char hv[4200], *t;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	wst_write(ws, "dotfiles/ssh/authorized_keys", "orig\n");
+	wst_mkdir(ws, "dotfiles/config");
+	wst_symlink("dotfiles/config", ws, ".config");
+	wst_symlink("dotfiles/ssh", ws, ".ssh");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "mkdir -p .config/autostart .config/git; "
+				      "echo evil > .config/autostart/x.desktop; "
+				      "echo evil > .config/git/config; "
+				      "echo evil >> .ssh/authorized_keys; "
+				      "echo evil >> dotfiles/ssh/authorized_keys; "
+				      "mkdir -p dotfiles/config/systemd/user; "
+				      "echo evil > dotfiles/config/systemd/user/e.service; "
+				      "echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_str_eq(t = text_in(ws, "dotfiles/ssh/authorized_keys"), "orig\n");
+		free(t);
+		ck_assert_msg(!exists_in(ws, "dotfiles/config/autostart/x.desktop"),
+			      "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "dotfiles/config/git/config"),
+			      "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "dotfiles/config/systemd"),
+			      "view %d: %s", view, r.out);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/*
  * Hostile review F6: no setuid or setgid file is left in the workspace
  * (nosuid inside, but not on the host): chmod, fchmod and fchmodat refuse
  * the bits, whatever the layer set that holds seccomp.
@@ -3832,6 +3877,7 @@ suite(void)
 	tcase_add_test(tf, fallback_refuses_boundary_entries);
 	tcase_add_test(tf, own_config_place_reverted);
 	tcase_add_test(tf, home_persist_places);
+	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);

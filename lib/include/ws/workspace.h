@@ -257,6 +257,43 @@ int ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
 		      char *real, size_t len, const char **rest);
 
 /*
+ * What ws_home_place_resolve() found of each prefix it looked at, for
+ * the next place (zero-initialised; ws_place_memo_free()).  A prefix's
+ * entries are handed out by the first call that resolves it only.
+ */
+struct ws_place_memo {
+	char **pre, **res;
+	int *kind;
+	size_t n;
+};
+
+/*
+ * The real path of HOME's persistence place lexical (home's canonical
+ * path, from bytes long, then the place) when a component of it below
+ * home is a symlink (stow's ~/.config -> dotfiles/config): the deepest
+ * such link resolved, the rest appended, into out (len bytes), and in
+ * *entries (*n, malloc'd) every directory entry that resolution passed
+ * through.  Returns 1 then, 0 where no link is on the way (the place is
+ * its spelling; a component missing ends the walk), or -errno.  memo
+ * (or NULL) keeps what one call learnt for the next (struct
+ * ws_place_memo).
+ */
+int ws_home_place_resolve(const char *lexical, size_t from, char *out,
+			  size_t len, char ***entries, size_t *n,
+			  struct ws_place_memo *memo);
+
+/* Free what a memo holds (it can be used again). */
+void ws_place_memo_free(struct ws_place_memo *m);
+
+/*
+ * As ws_ctx_home_place(), for the place's resolved path
+ * (ws_home_place_resolve()): -1 also where it is its spelling.
+ */
+int ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
+			       size_t i, char *real, size_t len,
+			       const char **rest);
+
+/*
  * The anchor whose real directory is the longest component prefix of the
  * normalized absolute real path p, or -1 if none; *rest gets the remainder.
  */
