@@ -33,6 +33,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "ws/cancel.h"
 #include "ws/call.h"
+#include "ws/glob.h"
 #include "ws/grep.h"
 
 #include <dirent.h>
@@ -2772,6 +2773,8 @@ wsg_worker_thread(void *arg)
 	ws_call_enter(w->r->call);
 	rv = wsg_worker_main(arg);
 	ws_call_leave();
+	/* A policy's globs matched here left this thread a match block. */
+	ws_glob_thread_end();
 	return rv;
 }
 
