@@ -639,6 +639,19 @@ wst_spawn(const char *tool, const char *const *argv, const char *const *env,
 
 int wst_race_pause_us;
 
+/*
+ * The swapper's rest after flip n (wst_race_pause_us): short, and every
+ * thirty-second flip (an even one: the first state) fifty times as long,
+ * so that a slow build's attempt (ASan: tens of milliseconds) also meets
+ * a stretch with no flip at all.
+ */
+static void
+wst__race_rest(unsigned long n)
+{
+	if (wst_race_pause_us > 0)
+		usleep((useconds_t)wst_race_pause_us * (n % 32 == 0 ? 50 : 1));
+}
+
 unsigned long
 wst_race(const char *a, const char *b, enum wst_race_how how, int attempts,
 	 wst_race_fn attempt, void *arg)
@@ -667,14 +680,12 @@ wst_race(const char *a, const char *b, enum wst_race_how how, int attempts,
 			} else if (rename(a, b) == 0) {
 				(*flips)++;
 				/* Moved out for as long as it is in. */
-				if (wst_race_pause_us > 0)
-					usleep((useconds_t)wst_race_pause_us);
+				wst__race_rest(*flips);
 				while (rename(b, a) != 0)
 					;
 				(*flips)++;
 			}
-			if (wst_race_pause_us > 0)
-				usleep((useconds_t)wst_race_pause_us);
+			wst__race_rest(*flips);
 		}
 	}
 	/* Under load the swapper may start late: the first attempt waits. */
