@@ -62,9 +62,6 @@ ws_config_read_file(const char *path, char **out)
 	int fd, e;
 
 	*out = NULL;
-	/* One a running command may just have made (ws/pending.h): absent. */
-	if (ws_pending_has(path))
-		return -ENOENT;
 	/* O_NONBLOCK: a FIFO named like a config file must not hang us. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
@@ -73,6 +70,15 @@ ws_config_read_file(const char *path, char **out)
 		e = errno;
 		close(fd);
 		return -e;
+	}
+	/*
+	 * One a running command may just have made (ws/pending.h), in this
+	 * process or another: absent, as before the command and after its
+	 * revert.  Asked only of a file that is there.
+	 */
+	if (ws_pending_has(path)) {
+		close(fd);
+		return -ENOENT;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);

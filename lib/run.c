@@ -670,6 +670,7 @@ struct ws__place {
 	int anchor;
 	char *parent; /* "" or "a/b": the deepest existing directory */
 	char *name;   /* the first missing component below it */
+	bool own;     /* wstools' own configuration or policy place */
 };
 
 static void
@@ -964,6 +965,7 @@ static int
 ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
 	const char *lit;
+	size_t nown;
 	int rc = 0;
 
 	*out = NULL;
@@ -983,6 +985,7 @@ ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0')
 			rc = ws__place_add(ws, a, rest, false, out, n);
 	}
+	nown = *n;
 	/* The literal persistence guards (.envrc, .vscode, rc files, ...)
 	 * at the top of every writable anchor. */
 	for (size_t k = 0; rc == 0 && (lit = ws_guard_literal(ws, k)) != NULL; k++)
@@ -993,6 +996,8 @@ ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		rc = ws__home_places(ws, out, n);
 	if (rc == 0)
 		rc = ws__markers_snapshot(ws, out, n);
+	for (size_t i = 0; i < *n; i++)
+		(*out)[i].own = i < nown;
 	return rc;
 }
 
@@ -3124,30 +3129,77 @@ ws__cleanup(struct ws_ctx *ws, const struct ws_run_opts *o,
 
 /*
  * While a command runs, what it made at its places is live until the
- * revert: a call made meanwhile in the same process (a parallel call of
- * wstools mcp) would load a configuration or policy the command just
- * wrote there (a mount of /).  The places of the commands in flight go
- * into ws/pending.h's list, as their parent directory's identity and the
- * name, and the loaders take a file inside one as absent.  Only in a
- * process of several calls: wsrun's own is its only call.
+ * revert: a call made meanwhile (a parallel call of wstools mcp, or
+ * another wsread, wswrite or wsrun process) would load a configuration
+ * or policy the command just wrote there (a mount of /).  The places of
+ * the commands in flight go into ws/pending.h's list, as their parent
+ * directory's identity and the name, and the loaders take a file inside
+ * one as absent.  wstools' own configuration and policy places are
+ * published for other processes too (*rec, removed after the revert;
+ * the guardian keeps it locked by its copy of the descriptor until its
+ * own revert has run): a run that cannot publish them does not start.
  */
-static void
+static int
 ws__pending_add(struct ws_ctx *ws, const struct ws__place *v, size_t n,
-		const void *owner)
+		const void *owner, struct ws_pending_rec *rec)
 {
-	for (size_t i = 0; !ws__exit_soon && i < n; i++) {
-		struct stat st;
-		int fd = v[i].parent[0] ? ws__open_beneath(ws, v[i].anchor,
-							   v[i].parent, true)
-					: -1;
+	struct ws_pending_place *pub = NULL;
+	size_t npub = 0;
+	int rc = 0;
 
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		int fd;
+
+		/* The list is for this process's other calls: wsrun has none. */
+		if (ws__exit_soon && !v[i].own)
+			continue;
+		fd = v[i].parent[0] ? ws__open_beneath(ws, v[i].anchor, v[i].parent, true)
+				    : -1;
 		if ((fd >= 0 ? fstat(fd, &st)
 			     : v[i].parent[0] ? -1
-					      : fstat(ws->anchors[v[i].anchor].fd, &st)) == 0)
-			ws_pending_add(st.st_dev, st.st_ino, v[i].name, owner);
+					      : fstat(ws->anchors[v[i].anchor].fd, &st)) == 0) {
+			if (!ws__exit_soon)
+				ws_pending_add(st.st_dev, st.st_ino, v[i].name, owner);
+			if (v[i].own && (pub != NULL || (pub = calloc(n, sizeof(*pub))) != NULL))
+				pub[npub++] = (struct ws_pending_place){st.st_dev, st.st_ino,
+									v[i].name};
+		}
 		if (fd >= 0)
 			close(fd);
 	}
+	if (npub > 0 && (rc = ws_pending_publish(pub, npub, rec)) < 0) {
+		char *dir = ws_pending_dir();
+
+		rc = ws_error_set(WS_EIO_ERROR, dir,
+				  "cannot record the places of wstools' configuration "
+				  "and policy that the command may create (%s): a call "
+				  "made while it runs would load what it writes there; "
+				  "set XDG_STATE_HOME to a writable directory",
+				  strerror(-rc));
+		free(dir);
+	}
+	free(pub);
+	return rc;
+}
+
+/*
+ * Runs publish in a directory of the user's state (ws/pending.h) that
+ * every call guards.  Where it lies in a writable anchor (a workspace
+ * that is HOME) it must exist before the plan binds the guarded entries
+ * read-only, or the command could make it and forge or hide a record.
+ * Made wherever it is (finding out whether an anchor holds it costs more
+ * than the mkdir() once): one stat() a run when it exists.
+ */
+static void
+ws__pending_dir_ready(void)
+{
+	char *d = ws_pending_dir();
+	struct stat st;
+
+	if (d != NULL && stat(d, &st) < 0 && errno == ENOENT)
+		(void)ws_pending_dir_make(d);
+	free(d);
 }
 
 /* ---- The guardian ----------------------------------------------------- */
@@ -3391,6 +3443,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	bool ahead_asked = false, taken = false;
 	struct ws_netproxy *proxy = NULL;
 	struct ws__guardian guard = {.pid = -1, .pidfd = -1, .sock = -1};
+	struct ws_pending_rec prec = {.dfd = -1, .fd = -1};
 	int netp[2] = {-1, -1};
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
 				1UL << (SIGHUP - 1), oldset = 0;
@@ -3501,6 +3554,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	} else if ((rc = ws__priv_make(&plan.priv_real, &plan.priv_fd)) < 0) {
 		goto out;
 	}
+	if (o->isolate != WS_ISOLATE_NONE)
+		ws__pending_dir_ready();
 	if (plan.landlock_abi > 0 || plan.mountns) {
 		rc = ws_sandbox_plan_fill(&plan, ws, o->allow_read, o->nallow_read,
 					  o->allow_write, o->nallow_write,
@@ -3553,7 +3608,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	     (!vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)))
 		goto out;
 	/* What it makes there counts as absent for other calls meanwhile. */
-	ws__pending_add(ws, places, nplaces, r);
+	if (o->isolate != WS_ISOLATE_NONE &&
+	    (rc = ws__pending_add(ws, places, nplaces, r, &prec)) < 0)
+		goto out;
 	/* Waiting for another command is not this command's time. */
 	start += waited;
 	if ((rc = ws__env_build(o, plan.priv_real, &env, r, plan.net_proxy)) < 0)
@@ -3990,6 +4047,7 @@ out:
 		ws__ahead_settled(&zyg);
 	ws__cleanup(ws, o, places, nplaces, vcs, r);
 	ws_pending_drop(r);
+	ws_pending_unpublish(&prec);
 	ws__places_free(places, nplaces);
 	ws_vcs_snap_free(vcs);
 	ws__guardian_done(&guard);

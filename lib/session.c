@@ -26,6 +26,7 @@
 #include "ws/guard.h"
 #include "ws/history.h"
 #include "ws/path.h"
+#include "ws/pending.h"
 #include "ws/policy.h"
 #include "ws/vars.h"
 
@@ -1193,6 +1194,17 @@ ws__history(struct ws_cli *cli, struct ws_ctx *ws)
 	if (base != NULL && base[0] != '/')
 		return ws_error_set(WS_EINVALID_ARGUMENT, base,
 				    "the state directory must be an absolute name");
+	/*
+	 * Where runs publish the configuration places they may create
+	 * (ws/pending.h) is in the default state directory, guarded with
+	 * it below; one named elsewhere leaves it to be guarded here.
+	 */
+	if (base != NULL && (dir = ws_pending_dir()) != NULL) {
+		rc = ws_ctx_guard(ws, dir);
+		free(dir);
+		if (rc < 0)
+			return rc;
+	}
 	if (cli->want_history && !cli->no_history && c->history)
 		return ws_hist_open(ws, base, &b, cli->tool->tool,
 				    ws_call_current()->approver != NULL ? "mcp"

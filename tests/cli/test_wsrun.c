@@ -1744,6 +1744,111 @@ START_TEST(own_config_place_reverted)
 END_TEST
 
 /*
+ * Review 10 (03, 03d), the other processes' side: while a command that
+ * made .config/wstools/config.json (HOME as the workspace; a mount of a
+ * directory outside) still runs, a wsread, a wswrite and a second wsrun
+ * started meanwhile as separate processes take it as absent, as the
+ * server's own calls did already (ws/pending.h): the run publishes the
+ * places in the user's state, out of the command's reach.  After the
+ * command, the revert removes it.  In each view (_i 0: real, 1: virtual).
+ */
+START_TEST(own_config_place_absent_for_other_calls)
+{
+	char cmd[2048], hv[4200], mnt[4200], *go;
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	const char *envp[] = {hv, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=",
+			      "PATH=/usr/bin:/bin",
+			      _i ? "WS_VIEW=virtual" : "WS_VIEW=real", NULL};
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=",
+			     _i ? "WS_VIEW=virtual" : "WS_VIEW=real", NULL};
+	const char *rd[] = {"--workspace", ws, "--json", "/h/secret", NULL};
+	const char *wr[] = {"--workspace", ws, "--json", "--content", "x",
+			    "/h/planted", NULL};
+	const char *run2[] = {"--workspace", ws, "--json", "-c", "cat /h/secret",
+			      NULL};
+	posix_spawn_file_actions_t fa;
+	struct wst_run r;
+	bool up = false;
+	pid_t pid;
+	int st;
+
+	if (_i == 1 && !has(0, "mountns"))
+		return;
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	snprintf(mnt, sizeof(mnt), "/h=%s", outside);
+	wst_mkdir(ws, ".config");
+	/* In sub (it exists): the virtual view copies new top names only
+	 * after the command. */
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p .config/wstools && echo '{\"mounts\": [\"%.900s\"]}' > "
+		 ".config/wstools/config.json && touch sub/made; "
+		 "i=0; while [ ! -e sub/go ] && [ $i -lt 400 ]; do sleep 0.05; "
+		 "i=$((i+1)); done",
+		 mnt);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 500 && !up; i++) {
+		up = exists_in(ws, "sub/made");
+		if (!up)
+			usleep(20000);
+	}
+	ck_assert_msg(up, "the command never made its configuration");
+	ck_assert(exists_in(ws, ".config/wstools/config.json"));
+	/* Meanwhile: no mount of the outside directory for anyone. */
+	wst_runv(&r, NULL, env, "wsread", rd);
+	ck_assert_msg(strstr(r.out, SECRET) == NULL, "wsread loaded it: %s", r.out);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env, "wswrite", wr);
+	ck_assert(!wst_exists(wst_path(outside, "planted")));
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env, "wsrun", run2);
+	ck_assert_msg(strstr(r.out, SECRET) == NULL, "wsrun loaded it: %s", r.out);
+	wst_run_free(&r);
+	go = wst_path(ws, "sub/go");
+	wst_write(ws, "sub/go", "");
+	waitpid(pid, &st, 0);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert(!exists_in(ws, ".config/wstools"));
+	free(go);
+	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/*
+ * A record whose run and guardian are gone (nobody holds its lock: a
+ * machine that went down mid-run) is not obeyed: the configuration
+ * there loads, and the record is removed.
+ */
+START_TEST(own_config_place_stale_record)
+{
+	char hv[4200], line[256], *dir, *rec;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=", NULL};
+	const char *rd[] = {"--workspace", ws, "--json", "/h/secret", NULL};
+	struct wst_run r;
+	struct stat st;
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	snprintf(line, sizeof(line), "{\"mounts\": [\"/h=%.200s\"]}", outside);
+	wst_write(home, ".config/wstools/config.json", line);
+	dir = wst_path(home, ".config");
+	ck_assert_int_eq(stat(dir, &st), 0);
+	free(dir);
+	snprintf(line, sizeof(line), "%llu %llu 7:wstools\n",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	wst_write(home, ".local/state/wstools/running/1-dead/places", line);
+	wst_runv(&r, NULL, env, "wsread", rd);
+	ck_assert_msg(strstr(r.out, SECRET) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	rec = wst_path(home, ".local/state/wstools/running/1-dead");
+	ck_assert(!wst_exists(rec));
+	free(rec);
+}
+END_TEST
+
+/*
  * Each rule of the seccomp filter, by number (x86_64): the filter is a
  * search over the numbers that have a rule (lib/sandbox.c), and a number
  * misplaced in it would be allowed.  Denied: EPERM, clone3 ENOSYS,
@@ -3876,6 +3981,8 @@ suite(void)
 	tcase_add_test(tf, guards_parents_pinned);
 	tcase_add_test(tf, fallback_refuses_boundary_entries);
 	tcase_add_test(tf, own_config_place_reverted);
+	tcase_add_loop_test(tf, own_config_place_absent_for_other_calls, 0, 2);
+	tcase_add_test(tf, own_config_place_stale_record);
 	tcase_add_test(tf, home_persist_places);
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, persist_guards_reverted);
