@@ -1140,7 +1140,9 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 			home_real = ws_home_real();
 			home_done = true;
 		}
-		if ((place = ws_home_persist_reached(home_real, g->dir)) == NULL)
+		/* By its real name too: a grant of dotfiles/config/systemd
+		 * reaches ~/.config/systemd through stow's link (review11). */
+		if ((place = ws_home_persist_reaches(home_real, g->dir)) == NULL)
 			continue;
 		g->write = false;
 		/* "~/.config/systemd", and whether the grant holds it. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "ws/path.h"
+#include "ws/workspace.h"
 
 /*
  * What runs later with the user's rights, without the user asking for
@@ -291,12 +293,129 @@ ws_home_persist_reached(const char *home, const char *dir)
 	return NULL;
 }
 
+/*
+ * The first place under home that a link on its way makes another path
+ * (stow's ~/.config -> dotfiles/config, review11) and that dir matches
+ * there: with reach, dir is, holds or lies in its real path, or holds
+ * a link on the way (a grant could re-point it); without, dir is or
+ * lies in its real path.  NULL if none.  An lstat() per prefix of the
+ * places up to the first missing one (shared prefixes looked at once),
+ * a readlink() per component of a link's way.
+ */
+static const char *
+ws__persist_resolved(const char *home, const char *dir, bool reach)
+{
+	struct ws_place_memo memo = {0};
+	size_t hl = strlen(home);
+	const char *hit = NULL;
+	char lex[PATH_MAX], out[PATH_MAX];
+
+	for (size_t i = 0; hit == NULL && i < ws_home_persist_n; i++) {
+		char **e = NULL;
+		size_t ne = 0;
+		int r;
+
+		if (!ws__place(home, ws_home_persist[i], lex, sizeof(lex)))
+			continue;
+		r = ws_home_place_resolve(lex, hl, out, sizeof(out), &e, &ne, &memo);
+		if (r > 0 && (ws_path_within(out, dir, NULL) ||
+			      (reach && ws_path_within(dir, out, NULL))))
+			hit = ws_home_persist[i];
+		for (size_t k = 0; k < ne; k++) {
+			/* Home and what holds it are no place's own. */
+			if (r > 0 && reach && hit == NULL &&
+			    !ws_path_within(e[k], home, NULL) &&
+			    ws_path_within(dir, e[k], NULL))
+				hit = ws_home_persist[i];
+			free(e[k]);
+		}
+		free(e);
+	}
+	ws_place_memo_free(&memo);
+	return hit;
+}
+
+const char *
+ws_home_persist_reaches(const char *home, const char *dir)
+{
+	const char *p;
+
+	if (home == NULL)
+		return NULL;
+	if ((p = ws_home_persist_reached(home, dir)) != NULL)
+		return p;
+	return ws__persist_resolved(home, dir, true);
+}
+
+/*
+ * The last anchor's answer through a link, kept: wsrun asks it for the
+ * plan and the virtual view, and the view once more for each name a
+ * command made at its top, and each answer costs some sixty lstat().
+ * The links on the places' ways are the user's (no tool and no command
+ * may change them: ws/guard.h, the guarded spellings), so an answer
+ * holds for a process's life.
+ */
+static struct {
+	char *home, *real;
+	bool in;
+} ws__anchor_memo;
+static pthread_mutex_t ws__anchor_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether real lies in a place of home reached through a link. */
+static bool
+ws__anchor_linked(const char *home, const char *real)
+{
+	char *h, *r;
+	bool in;
+
+	/*
+	 * Only a workspace below home: one elsewhere is left to the
+	 * spelling, as the file tools' check leaves it (lib/policy.c,
+	 * ws__homes_resolve()), and costs nothing.
+	 */
+	if (!ws_path_within(home, real, NULL))
+		return false;
+	pthread_mutex_lock(&ws__anchor_mu);
+	if (ws__anchor_memo.home != NULL && strcmp(ws__anchor_memo.home, home) == 0 &&
+	    strcmp(ws__anchor_memo.real, real) == 0) {
+		in = ws__anchor_memo.in;
+		pthread_mutex_unlock(&ws__anchor_mu);
+		return in;
+	}
+	pthread_mutex_unlock(&ws__anchor_mu);
+	in = ws__persist_resolved(home, real, false) != NULL;
+	h = strdup(home);
+	r = strdup(real);
+	pthread_mutex_lock(&ws__anchor_mu);
+	if (h != NULL && r != NULL) {
+		free(ws__anchor_memo.home);
+		free(ws__anchor_memo.real);
+		ws__anchor_memo.home = h;
+		ws__anchor_memo.real = r;
+		ws__anchor_memo.in = in;
+		h = r = NULL;
+	}
+	pthread_mutex_unlock(&ws__anchor_mu);
+	free(h);
+	free(r);
+	return in;
+}
+
+bool
+ws_home_persist_anchor_of(const char *home, const char *real)
+{
+	return home != NULL &&
+	       ((ws_home_persist_in(home, real) != NULL &&
+		 ws_path_within(home, real, NULL)) ||
+		/* Its real name through a link on the way (review11). */
+		ws__anchor_linked(home, real));
+}
+
 bool
 ws_home_persist_anchor(const char *real)
 {
 	char *home = ws_home_real();
-	bool in = home != NULL && ws_home_persist_in(home, real) != NULL &&
-		  ws_path_within(home, real, NULL);
+	bool in = ws_home_persist_anchor_of(home, real);
 
 	free(home);
 	return in;

@@ -746,12 +746,11 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 			return ws_error_errno(errno, NULL, "dup");
 		}
 		/* An anchor in one of HOME's persistence places (a workspace
-		 * of ~/.local/bin): the file tools write nothing there. */
+		 * of ~/.local/bin, or its real name through stow's link): the
+		 * file tools write nothing there. */
 		rc = ws_sandbox_plan_add(p, fd, ws->anchors[a].real,
 					 !ws->anchors[a].ro &&
-					 (home == NULL ||
-					  ws_home_persist_in(home, ws->anchors[a].real) == NULL ||
-					  !ws_path_within(home, ws->anchors[a].real, NULL)),
+					 !ws_home_persist_anchor_of(home, ws->anchors[a].real),
 					 false);
 	}
 	if (rc == 0 && p->priv_fd >= 0) {

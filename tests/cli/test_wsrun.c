@@ -869,6 +869,60 @@ START_TEST(policy_grant_home_persistence)
 }
 END_TEST
 
+/*
+ * Review11 03/04 for grants: HOME with stow's layout (~/.config ->
+ * dotfiles/config).  A write grant of the real name of a persistence
+ * place (dotfiles/config/systemd/user) reaches ~/.config/systemd as
+ * much as a grant spelled through the link does: read-only, and
+ * isolation says why; a grant of dotfiles/config/myapp stays
+ * read-write.
+ */
+START_TEST(policy_grant_home_persistence_linked)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *h = wst_path(gb, "home"), *pfile = wst_path(base, "hpl.json");
+	char pol[4096], cmd[8192], henv[4200];
+	const int m[] = {0, 3}; /* every layer; no mount namespace (Landlock) */
+
+	wst_write(h, "dotfiles/config/systemd/user/old.service", "[Unit]\n");
+	wst_write(h, "dotfiles/config/myapp/settings", "old\n");
+	wst_symlink("dotfiles/config", h, ".config");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"app\", \"paths\": [\"${HOME}/dotfiles/config/myapp/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"units\", \"paths\": [\"${HOME}/dotfiles/config/systemd/user/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}");
+	wst_write(base, "hpl.json", pol);
+	snprintf(cmd, sizeof(cmd),
+		 "H='%s'; echo x > \"$H/dotfiles/config/systemd/user/x.service\" || "
+		 "echo UNIT-REFUSED;"
+		 "echo new > \"$H/dotfiles/config/myapp/settings\" && echo APP-OK", h);
+	snprintf(henv, sizeof(henv), "HOME=%s", h);
+	run_extra_env = henv;
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		RUNM(&r, m[k], "--policy", pfile, "-c", cmd);
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "UNIT-REFUSED") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "APP-OK") != NULL, "%s", r.out);
+		ck_assert(!exists_in(h, "dotfiles/config/systemd/user/x.service"));
+		ck_assert(granted(&r, "units", NULL, "read"));
+		ck_assert_msg(strstr(grant_why(&r, "units", NULL), "~/.config/systemd") != NULL,
+			      "%s", grant_why(&r, "units", NULL));
+		ck_assert(granted(&r, "app", NULL, "read-write"));
+		wst_run_free(&r);
+		wst_write(h, "dotfiles/config/myapp/settings", "old\n");
+	}
+	run_extra_env = NULL;
+	wst_rmrf(gb);
+	free(gb);
+	free(h);
+	free(pfile);
+}
+END_TEST
+
 START_TEST(policy_grant_narrowed_by_hard_link)
 {
 	struct wst_run r;
@@ -2029,6 +2083,42 @@ START_TEST(home_persist_linked_parents)
 			      "view %d: %s", view, r.out);
 		wst_run_free(&r);
 	}
+}
+END_TEST
+
+/*
+ * Review11 03/04 for the workspace itself: the workspace is the real
+ * name of ~/.config/systemd (stow's ~/.config -> dotfiles/config): it
+ * is read-only as a whole in either view, as ~/.config/systemd spelled
+ * so is.
+ */
+START_TEST(home_persist_anchor_linked)
+{
+	struct wst_run r;
+	char hv[4200], *units, *t;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	wst_write(home, "dotfiles/config/systemd/user/old.service", "[Unit]\n");
+	wst_symlink("dotfiles/config", home, ".config");
+	units = wst_path(home, "dotfiles/config/systemd");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", units, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo evil > user/e.service; "
+				      "echo evil >> user/old.service; echo made", NULL};
+
+		if (view == 1 && !has(0, "mountns"))
+			continue;
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(units, "user/e.service"), "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(units, "user/old.service"), "[Unit]\n");
+		free(t);
+		wst_run_free(&r);
+	}
+	free(units);
 }
 END_TEST
 
@@ -3985,6 +4075,7 @@ suite(void)
 	tcase_add_test(tf, own_config_place_stale_record);
 	tcase_add_test(tf, home_persist_places);
 	tcase_add_test(tf, home_persist_linked_parents);
+	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
@@ -4000,6 +4091,7 @@ suite(void)
 	tcase_add_test(tf, isolate_modes);
 	tcase_add_test(tf, unix_socket_in_workspace);
 	tcase_add_test(tf, policy_grant_home_persistence);
+	tcase_add_test(tf, policy_grant_home_persistence_linked);
 	tcase_add_test(tf, tmp_bounded);
 	tcase_add_test(tf, probe);
 	tcase_add_test(tf, workspace_root);

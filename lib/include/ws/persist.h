@@ -92,10 +92,23 @@ const char *ws_home_persist_in(const char *home, const char *p);
 const char *ws_home_persist_reached(const char *home, const char *dir);
 
 /*
+ * As ws_home_persist_reached(), and a place reached through a link on
+ * its way (stow's ~/.config -> dotfiles/config) by its real path too,
+ * or by a link on that way (a grant holding it could re-point it): what
+ * a policy's write grant is held to.  Resolving costs an lstat() per
+ * prefix of the places.
+ */
+const char *ws_home_persist_reaches(const char *home, const char *dir);
+
+/*
  * Whether the canonical absolute directory real (a workspace's or a
- * mount's) is, or lies in, one of the caller's HOME's places: the file
- * tools write nothing there, and wsrun keeps it read-only.
+ * mount's) is, or lies in, one of the caller's HOME's places, as spelled
+ * or by its real path through a link on its way: the file tools write
+ * nothing there, and wsrun keeps it read-only.
  */
 bool ws_home_persist_anchor(const char *real);
+
+/* ws_home_persist_anchor() with home (ws_home_real()'s, or NULL) given. */
+bool ws_home_persist_anchor_of(const char *home, const char *real);
 
 #endif
