@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -617,6 +619,27 @@ write_run(struct ws_tcall *c, int t)
 					  "");
 			goto fail;
 		} else {
+			struct stat in;
+
+			/*
+			 * Standard input that is /dev/null (or closed) is a
+			 * script or a runner that gave no content, not an
+			 * empty file asked for: writing nothing over the file
+			 * would lose it silently.  A pipe may be empty on
+			 * purpose; --content '' says so outright.
+			 */
+			bool closed = fstat(0, &in) < 0;
+
+			if (closed || (S_ISCHR(in.st_mode) && !isatty(0))) {
+				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						  "no content: standard input is %s; "
+						  "give --content TEXT (--content '' "
+						  "writes an empty file) or pipe the "
+						  "content in", closed ? "closed" :
+						  "a device, not a pipe or a file "
+						  "(/dev/null?)");
+				goto fail;
+			}
 			if (isatty(0) && !cli->json)
 				fprintf(stderr, "wswrite: reading the content from "
 					"standard input (end it with Ctrl-D)\n");

@@ -241,6 +241,26 @@ START_TEST(content_sources)
 	expect_fail(&r, "INVALID_ARGUMENT", 2);
 	ck_assert(!exists(ws, "bad"));
 
+	/*
+	 * FTU8 05: standard input that is /dev/null (a script that forgot
+	 * --content, a runner with no input) is refused, the file kept; an
+	 * empty pipe still writes an empty file.
+	 */
+	{
+		const char *tool = wst_bin("wswrite");
+		char cmd[PATH_MAX * 3];
+
+		wst_write(ws, "keep.txt", "keep me\n");
+		snprintf(cmd, sizeof(cmd), "'%s' --workspace '%s' keep.txt "
+			 "</dev/null 2>/dev/null", tool, ws);
+		ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
+		assert_file(ws, "keep.txt", "keep me\n");
+	}
+	W(&r, "", "pipe-empty");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "pipe-empty", "");
+
 	/* An empty content makes an empty file. */
 	W(&r, NULL, "--content", "", "empty");
 	expect_ok(&r);
