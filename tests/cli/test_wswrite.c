@@ -1019,6 +1019,12 @@ START_TEST(edit)
 	W(&r, NULL, "--edit", "--old", "= 1;", "--new", "= 3;", "e.c");
 	ck_assert_ptr_nonnull(strstr(r.out, "2 times"));
 	expect_fail(&r, "EDIT_AMBIGUOUS", 5);
+	/* FTU8 06: matches on one line are that line once. */
+	W(&r, NULL, "--edit", "--old", " ", "--new", "_", "e.c");
+	ck_assert_msg(strstr(r.out, "matches 9 times (at lines 1 (3 matches), "
+			     "2 (3 matches) and 3 (3 matches))")
+		      != NULL, "%s", r.out);
+	expect_fail(&r, "EDIT_AMBIGUOUS", 5);
 	assert_file(ws, "e.c", "int a = 1;\nint b = 1;\nint c = 2;\n");
 	/* Dry run: the diff, nothing written. */
 	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--dry-run", "--edit",
@@ -2132,6 +2138,8 @@ START_TEST(edit_error_details)
 	W(&r, NULL, "--edit", "--old", "x =", "--new", "y =", "e.txt");
 	ck_assert_msg(strstr(message_of(&r), "lines 1 and 5") != NULL, "%s",
 		      message_of(&r));
+	/* FTU8 06: the CLI's hint names its flags (the model's, its keys). */
+	ck_assert_msg(strstr(hint_of(&r), "--all") != NULL, "%s", hint_of(&r));
 	ck_assert_str_ne(hint_of(&r), "");
 	expect_fail(&r, "EDIT_AMBIGUOUS", 5);
 	W(&r, NULL, "--edit", "--old", "if (a) {\n    return 0;", "--new", "",
