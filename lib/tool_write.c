@@ -313,6 +313,7 @@ collect_edits(struct ws_cli *c, struct ws_edit **out, size_t *n, cJSON **doc)
 	const cJSON *arr = ev->json, *it;
 	struct ws_edit *e;
 	size_t k = 0, cnt;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
@@ -378,9 +379,19 @@ collect_edits(struct ws_cli *c, struct ws_edit **out, size_t *n, cJSON **doc)
 	return 0;
 bad:
 	free(e);
-	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-			    "edits[%zu]: each edit is an object with old and new "
-			    "(strings) and an optional all (boolean), nothing else", k);
+	rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			  "edits[%zu]: each edit is an object with old and new "
+			  "(strings) and an optional all (boolean), nothing else", k);
+	/* The reference filesystem server's spelling: its clients have a
+	 * mode of their own here. */
+	if (cJSON_IsObject(it) && (cJSON_GetObjectItemCaseSensitive(it, "oldText") ||
+				   cJSON_GetObjectItemCaseSensitive(it, "newText")))
+		ws_error_set_hint("say old and new for oldText and newText (a "
+				  "person whose client is made for the "
+				  "reference filesystem server can start "
+				  "wstools mcp --compat mcp-filesystem, which "
+				  "takes those names)");
+	return rc;
 }
 
 static void

@@ -2122,6 +2122,12 @@ START_TEST(multi_edit)
 	expect_fail(&r, "INVALID_ARGUMENT", 2);
 	W(&r, NULL, "--old", "a", "--new", "A", "--old", "c", "m.txt");
 	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	/* FTU8 13: the reference server's names get a pointer. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"m.txt\",\"edits\":[{\"oldText\":\"a\",\"newText\":\"b\"}]}",
+		NULL);
+	ck_assert_msg(strstr(hint_of(&r), "--compat mcp-filesystem") != NULL, "%s", r.out);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
 	W(&r, NULL, "--edits", "[{\"old\":\"C\",\"new\":\"D\"}]", "m.txt");
 	expect_ok(&r);
 	wst_run_free(&r);
