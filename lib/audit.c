@@ -376,6 +376,20 @@ ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 	a->rank = rank;
 }
 
+void
+ws_audit_refusal(struct ws_audit *a, const char *op, const char *path,
+		 int code)
+{
+	/* Not a decision of a rule: no "checked" or "decision", only
+	 * what was asked, and only where no check is named already. */
+	if (a == NULL || code >= 0 || a->rank > 0 || path == NULL)
+		return;
+	if (a->d.vpath == NULL)
+		a->d.vpath = strdup(path);
+	if (a->d.op == NULL && op != NULL)
+		a->d.op = strdup(op);
+}
+
 static void
 ws__set(struct ws_audit *a, const char *key, cJSON *v)
 {
@@ -622,6 +636,9 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 			ws_jbuf_str(&b, a->d.by);
 		}
 		ws_jbuf_lit(&b, "}");
+	} else if (a->d.vpath != NULL) {
+		/* A refusal before any check (ws_audit_refusal()). */
+		ws__kname(&b, "path", a->d.vpath);
 	}
 	ws__key(&b, "checks");
 	ws_jbuf_int(&b, a->checks);

@@ -1062,6 +1062,12 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 					t = -1;
 				neg = t >= 0;
 			}
+			/* WS_FORMAT's name leads people to guess --format. */
+			if (c < 0 && t < 0 && len == 6 && strncmp(name, "format", 6) == 0)
+				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						    "unknown option --format: say --json "
+						    "or --plain (or set WS_FORMAT=json in "
+						    "the environment)");
 			if (c < 0 && t < 0)
 				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 						    "unknown option --%.*s (see --help)",

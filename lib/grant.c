@@ -593,6 +593,29 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 	return true;
 }
 
+/*
+ * Whether g, refused by a rule's veto, lies at or inside an anchor that
+ * already gives the command what g asks (not a write into a read-only
+ * mount): then it becomes skipped, with the reason.
+ */
+static bool
+ws__vetoed_inside(struct ws_ctx *ws, struct ws_policy_grant *g)
+{
+	for (size_t a = 0; a < ws->nanchors; a++) {
+		const struct ws_anchor *an = &ws->anchors[a];
+
+		if (!ws_path_within(an->real, g->dir, NULL) || (g->write && an->ro))
+			continue;
+		g->refused = false;
+		g->quiet = false;
+		ws__skip(g, "inside the %s%s: nothing to add (what the policy's "
+			 "rules refuse there is masked in the command's view)",
+			 a == 0 ? "workspace" : "mount ", a == 0 ? "" : an->vprefix);
+		return true;
+	}
+	return false;
+}
+
 /* Whether a path has a ".." component. */
 static bool
 ws__has_dotdot(const char *path)
@@ -961,6 +984,16 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 			if (priv != NULL && ws_path_within(priv, v[i].dir, NULL))
 				v[i].refused = false;
 		}
+		/*
+		 * A grant at or inside the workspace or a mount that a deny
+		 * or approve rule vetoed adds nothing to refuse: the command
+		 * reaches that directory anyway, and what the rule names
+		 * there is masked in its view (ws_view_policy()).  Saying
+		 * "refused" on every run of such a policy (ws-policy(5)'s
+		 * own example) would only teach the user to weaken the rule.
+		 */
+		if (v[i].refused && !v[i].shape && ws__vetoed_inside(ws, &v[i]))
+			continue;
 		v[i].granted = !v[i].refused && !v[i].shape;
 		if (v[i].granted && !ws__check_names(ws, &v[i], priv, home, tmpdir))
 			v[i].granted = false;

@@ -958,6 +958,7 @@ struct ws__entry {
 	const char *after_sha; /* in done */
 	cJSON *done_rec;
 	bool undone;
+	long long undone_by; /* the entry that undid it, once undone */
 };
 
 static void
@@ -1038,8 +1039,10 @@ ws__load(struct ws_history *h, struct ws__entry **out, size_t *nout)
 
 		if (cJSON_IsNumber(u) && (!v[i].done || v[i].ok))
 			for (size_t k = 0; k < i; k++)
-				if (v[k].id == (long long)u->valuedouble)
+				if (v[k].id == (long long)u->valuedouble) {
 					v[k].undone = true;
+					v[k].undone_by = v[i].id;
+				}
 	}
 	*out = v;
 	*nout = n;
@@ -1349,6 +1352,34 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 	return ws__restore(ws, h, p, before, true);
 }
 
+
+/*
+ * Why an undo picked nothing, said so that the person knows what to do:
+ * the entry asked for was undone already (by which), is itself an undo,
+ * or failed; or no entry is left to undo.
+ */
+static int
+ws__nothing_why(const struct ws__entry *v, size_t n, long long id)
+{
+	for (size_t i = 0; id > 0 && i < n; i++) {
+		if (v[i].id != id)
+			continue;
+		if (v[i].undone)
+			return ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo: "
+					    "entry %lld was undone already, by "
+					    "entry %lld", id, v[i].undone_by);
+		if (cJSON_GetObjectItem(v[i].begin, "undo_of") != NULL)
+			return ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo: "
+					    "entry %lld is itself an undo, which "
+					    "undo does not take back", id);
+		return ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo: "
+				    "entry %lld failed and changed nothing", id);
+	}
+	return ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo: every "
+			    "entry is undone already or is an undo "
+			    "(wstools history lists them)");
+}
+
 /*
  * One undo at a time, across processes and across the calls side by side
  * in one (wstools mcp --jobs): an undo holds flock(LOCK_EX) on the state
@@ -1477,7 +1508,7 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 			break;
 	}
 	if (picked == 0) {
-		rc = ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo");
+		rc = ws__nothing_why(v, n, o->id);
 		goto out;
 	}
 	*out = arr;

@@ -144,6 +144,7 @@ ws_cli_fail(const struct ws_cli *cli, int code)
 	if (code == 0)
 		code = WS_EIO_ERROR;
 	ws_audit_outcome(cli->audit_log, code);
+	ws_audit_refusal(cli->audit_log, x.operation, path, code);
 	if (cli->json) {
 		struct ws_jw jw;
 

@@ -149,6 +149,8 @@ ws_tcall_fail(struct ws_tcall *c, int code)
 	if (code == 0)
 		code = WS_EIO_ERROR;
 	ws_audit_outcome(c->cli->audit_log, code);
+	ws_audit_refusal(c->cli->audit_log, x.operation, ws_error_last_path(),
+			 code);
 	ws__keep_err(c, code, ws_error_last(), ws_error_last_path(), &x);
 	return ws_error_exit_status(code);
 }

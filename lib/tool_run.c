@@ -956,11 +956,14 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 /*
  * The audit line of a run (ws/audit.h): the command, how it ended, the
  * isolation (in the compact form a model sees) and the guarded entries
- * removed after it.
+ * removed after it.  A run refused or failed (rc < 0) has no exit of
+ * its own to record, and isolation says what it would have had: both
+ * are left out, so that the line cannot read as a command that ran
+ * unconfined; its outcome names the error.
  */
 static void
 audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
-	  const struct ws_run_result *r)
+	  const struct ws_run_result *r, int rc)
 {
 	char *cmd = ws_run_cmdline(o), *iso = NULL;
 	size_t isolen = 0;
@@ -968,6 +971,8 @@ audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
 
 	ws_audit_set_str(cli->audit_log, "operation", "exec");
 	ws_audit_set_str(cli->audit_log, "command", cmd);
+	if (rc < 0)
+		goto reverted;
 	ws_audit_set_int(cli->audit_log, "command_exit", r->exit_code);
 	if (r->signal != 0)
 		ws_audit_set_int(cli->audit_log, "command_signal", r->signal);
@@ -983,6 +988,7 @@ audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
 		if (fclose(f) == 0)
 			ws_audit_set_json(cli->audit_log, "isolation", iso);
 	}
+reverted:
 	if (r->nreverted > 0) {
 		cJSON *a = cJSON_CreateStringArray((const char *const *)r->reverted,
 						   (int)r->nreverted);
@@ -1106,7 +1112,7 @@ run_run(struct ws_tcall *c)
 	}
 	rc = ws_run(ws, &o, &r);
 	if (cli->audit_log != NULL)
-		audit_run(cli, &o, &r);
+		audit_run(cli, &o, &r, rc);
 	if (rc < 0)
 		goto fail;
 	if (cli->json) {

@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -311,6 +313,7 @@ collect_edits(struct ws_cli *c, struct ws_edit **out, size_t *n, cJSON **doc)
 	const cJSON *arr = ev->json, *it;
 	struct ws_edit *e;
 	size_t k = 0, cnt;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
@@ -376,9 +379,19 @@ collect_edits(struct ws_cli *c, struct ws_edit **out, size_t *n, cJSON **doc)
 	return 0;
 bad:
 	free(e);
-	return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-			    "edits[%zu]: each edit is an object with old and new "
-			    "(strings) and an optional all (boolean), nothing else", k);
+	rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+			  "edits[%zu]: each edit is an object with old and new "
+			  "(strings) and an optional all (boolean), nothing else", k);
+	/* The reference filesystem server's spelling: its clients have a
+	 * mode of their own here. */
+	if (cJSON_IsObject(it) && (cJSON_GetObjectItemCaseSensitive(it, "oldText") ||
+				   cJSON_GetObjectItemCaseSensitive(it, "newText")))
+		ws_error_set_hint("say old and new for oldText and newText (a "
+				  "person whose client is made for the "
+				  "reference filesystem server can start "
+				  "wstools mcp --compat mcp-filesystem, which "
+				  "takes those names)");
+	return rc;
 }
 
 static void
@@ -617,6 +630,27 @@ write_run(struct ws_tcall *c, int t)
 					  "");
 			goto fail;
 		} else {
+			struct stat in;
+
+			/*
+			 * Standard input that is /dev/null (or closed) is a
+			 * script or a runner that gave no content, not an
+			 * empty file asked for: writing nothing over the file
+			 * would lose it silently.  A pipe may be empty on
+			 * purpose; --content '' says so outright.
+			 */
+			bool closed = fstat(0, &in) < 0;
+
+			if (closed || (S_ISCHR(in.st_mode) && !isatty(0))) {
+				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						  "no content: standard input is %s; "
+						  "give --content TEXT (--content '' "
+						  "writes an empty file) or pipe the "
+						  "content in", closed ? "closed" :
+						  "a device, not a pipe or a file "
+						  "(/dev/null?)");
+				goto fail;
+			}
 			if (isatty(0) && !cli->json)
 				fprintf(stderr, "wswrite: reading the content from "
 					"standard input (end it with Ctrl-D)\n");

@@ -378,31 +378,45 @@ static int
 ws__ambiguous(const char *text, size_t len, const char *old, size_t oldlen,
 	      size_t c)
 {
-	char lines[WS__AMBIG_LINES * 12 + 16];
-	size_t pos = 0, k = 0, off = 0, line = 1, at = 0;
+	char lines[WS__AMBIG_LINES * 24 + 16];
+	size_t at_line[WS__AMBIG_LINES], count[WS__AMBIG_LINES];
+	size_t pos = 0, k = 0, off = 0, line = 1, at = 0, n = 0;
 	const char *p;
 
-	lines[0] = '\0';
+	/* Each line once, with how many matches it holds when more than
+	 * one ("1 (3 matches) and 2", not "1, 1, 1 and 2"). */
 	while (k < WS__AMBIG_LINES && pos + oldlen <= len &&
 	       (p = memmem(text + pos, len - pos, old, oldlen)) != NULL) {
 		size_t m = (size_t)(p - text);
 
 		line += ws__line_at(text + at, m - at) - 1;
 		at = m;
-		off += (size_t)snprintf(lines + off, sizeof(lines) - off, "%s%zu",
-					k == 0 ? "" : k + 1 == c ? " and " : ", ",
-					line);
+		if (n > 0 && at_line[n - 1] == line) {
+			count[n - 1]++;
+		} else {
+			at_line[n] = line;
+			count[n++] = 1;
+		}
 		k++;
 		pos = m + oldlen;
+	}
+	lines[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		off += (size_t)snprintf(lines + off, sizeof(lines) - off, "%s%zu",
+					i == 0 ? "" : i + 1 == n && k == c ? " and " : ", ",
+					at_line[i]);
+		if (count[i] > 1 && !(n == 1 && k == c))
+			off += (size_t)snprintf(lines + off, sizeof(lines) - off,
+						" (%zu matches)", count[i]);
 	}
 	if (k < c)
 		snprintf(lines + off, sizeof(lines) - off, ", ...");
 	ws_error_set(WS_EEDIT_AMBIGUOUS, NULL,
-		     "the old text matches %zu times (at lines %s); give more "
-		     "context to make it unique, or replace every match with all",
-		     c, lines);
-	ws_error_set_hint("include surrounding lines in old so that it matches "
-			  "once, or set all to replace all %zu", c);
+		     "the old text matches %zu times (%s %s); give more "
+		     "context to make it unique, or replace every match with --all",
+		     c, n == 1 && k == c ? "all on line" : "at lines", lines);
+	ws_error_set_hint("include surrounding lines in --old so that it "
+			  "matches once, or replace all %zu with --all", c);
 	return WS_EEDIT_AMBIGUOUS;
 }
 
@@ -503,7 +517,7 @@ ws__no_match(const char *text, size_t len, const char *old, size_t oldlen)
 		ws_error_set(WS_EEDIT_NO_MATCH, NULL,
 			     "the old text was not found (it must match "
 			     "exactly, whitespace included)");
-		ws_error_set_hint("read the file again and copy old from it exactly");
+		ws_error_set_hint("read the file again and copy --old from it exactly");
 		return WS_EEDIT_NO_MATCH;
 	}
 	if (lo == hi)
@@ -514,7 +528,7 @@ ws__no_match(const char *text, size_t len, const char *old, size_t oldlen)
 		ws_error_set(WS_EEDIT_NO_MATCH, NULL,
 			     "the old text was not found exactly; it matches at "
 			     "lines %zu-%zu %s", lo, hi, why);
-	ws_error_set_hint("read lines %zu-%zu and copy old from them exactly, "
+	ws_error_set_hint("read lines %zu-%zu and copy --old from them exactly, "
 			  "whitespace and line ends included", lo, hi);
 	return WS_EEDIT_NO_MATCH;
 }

@@ -66,6 +66,9 @@ fi
 tmp=$(mktemp -d)
 cp -a "$ws/." "$tmp/"
 export WS_ROOT="$tmp"
+# The copy's history lives and goes with it, not in ~/.local/state.
+state=$(mktemp -d)
+export XDG_STATE_HOME="$state"
 run wswrite --content $'hello\n' /out/hello.txt
 run wsread out/hello.txt
 run wswrite --json --edit --old hello --new goodbye --dry-run /out/hello.txt
@@ -76,5 +79,5 @@ echo
 echo "== A policy on top: read-only allows reading the project, nothing else"
 run wsread --policy read-only out/hello.txt
 run wswrite --policy read-only --content x out/hello.txt
-rm -rf "$tmp"
+rm -rf "$tmp" "$state"
 exit 0

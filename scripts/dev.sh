@@ -39,9 +39,18 @@ need_pkgs() {
 		echo "==> installing: ${missing[*]}"
 		local sudo=""
 		[ "$(id -u)" -eq 0 ] || sudo=sudo
-		$sudo apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-			--no-install-recommends "${missing[@]}" </dev/null
+		# dpkg's progress is noise on success; the log is shown on failure.
+		local log
+		log=$(mktemp)
+		if ! { $sudo apt-get update -qq &&
+			DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+				--no-install-recommends "${missing[@]}"; } </dev/null >"$log" 2>&1; then
+			cat "$log" >&2
+			rm -f "$log"
+			echo "==> apt-get failed (its output is above)" >&2
+			exit 1
+		fi
+		rm -f "$log"
 	fi
 }
 

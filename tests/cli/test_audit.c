@@ -525,6 +525,59 @@ START_TEST(wsrun_line)
 END_TEST
 
 /*
+ * FTU8 01: a refusal no rule decided (the resolver's) names the path it
+ * refused, from the tools and from wstools call; a wsrun refused before
+ * its command ran records no command_exit and no isolation, which would
+ * read as a command that ran with every layer off.
+ */
+START_TEST(resolver_refusals_name_path)
+{
+	struct wst_run r;
+	cJSON **v;
+	size_t n;
+	const char *wv = getenv("WST_TOOL_WRAPPER");
+	char *wrapper = wv ? strdup(wv) : NULL;
+
+	run_logged(&r, NULL, "wsread", (const char *[]){"--workspace", W,
+		   "../../etc/shadow", NULL});
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wsread", (const char *[]){"--workspace", W,
+		   "nosuch", NULL});
+	ck_assert_int_ne(r.status, 0);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wstools", (const char *[]){"call", "read_file",
+		   "{\"path\":\"/../x\"}", "--workspace", W, NULL});
+	ck_assert_int_ne(r.status, 0);
+	wst_run_free(&r);
+	unsetenv("WST_TOOL_WRAPPER");
+	run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W,
+		   "--cwd", "../..", "true", NULL});
+	if (wrapper != NULL)
+		setenv("WST_TOOL_WRAPPER", wrapper, 1);
+	free(wrapper);
+	ck_assert_int_eq(r.status, 125);
+	wst_run_free(&r);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_str_eq(s(v[0], "path"), "../../etc/shadow");
+	ck_assert_str_eq(s(v[0], "outcome"), "PATH_OUTSIDE_WORKSPACE");
+	/* Not a rule's decision: nothing says one was made. */
+	ck_assert_ptr_null(cJSON_GetObjectItem(v[0], "decision"));
+	ck_assert_str_eq(s(v[1], "path"), "nosuch");
+	ck_assert_str_eq(s(v[1], "outcome"), "NOT_FOUND");
+	ck_assert_str_eq(s(v[2], "frontend"), "call");
+	ck_assert_str_eq(s(v[2], "path"), "/../x");
+	ck_assert_str_eq(s(v[3], "tool"), "run_command");
+	ck_assert_str_eq(s(v[3], "path"), "../..");
+	ck_assert_str_eq(s(v[3], "outcome"), "PATH_OUTSIDE_WORKSPACE");
+	ck_assert_ptr_null(cJSON_GetObjectItem(v[3], "command_exit"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(v[3], "isolation"));
+	lines_free(v, n);
+}
+END_TEST
+
+/*
  * Review10 05: a name or a command that is not UTF-8 keeps the line valid
  * JSON (DESIGN.md 4): U+FFFD in the string, the exact bytes in base64
  * under "<key>_bytes"; the chain still holds.
@@ -576,6 +629,7 @@ suite(void)
 	tcase_add_test(tc, log_hard_link_refused);
 	tcase_add_test(tc, log_guarded_through_spellings);
 	tcase_add_test(tc, wsrun_line);
+	tcase_add_test(tc, resolver_refusals_name_path);
 	tcase_add_test(tc, non_utf8_escaped);
 	suite_add_tcase(s, tc);
 	return s;

@@ -283,6 +283,14 @@ START_TEST(undo_series_and_listing)
 		ck_assert_int_ne(undo(&out, NULL, NULL), 0);
 		ck_assert_ptr_nonnull(strstr(out, "nothing to undo"));
 		free(out);
+		/* FTU8 07: an entry asked by id says why there is nothing. */
+		ck_assert_int_eq(undo(&out, "5", NULL), 5);
+		ck_assert_msg(strstr(out, "entry 5 was undone already, by entry 6") != NULL,
+			      "%s", out);
+		free(out);
+		ck_assert_int_eq(undo(&out, "6", NULL), 5);
+		ck_assert_msg(strstr(out, "entry 6 is itself an undo") != NULL, "%s", out);
+		free(out);
 	}
 }
 END_TEST

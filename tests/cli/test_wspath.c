@@ -343,6 +343,11 @@ START_TEST(ux_regressions)
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_str_eq(r.out, "");
 	wst_run_free(&r);
+	/* FTU8 08: --format, guessed from WS_FORMAT, names the flags. */
+	wst_run(&r, NULL, "wsread", "--workspace", W, "--format", "json", "src/a.c", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "--json") != NULL, "%s", r.err);
+	wst_run_free(&r);
 	/* --json anywhere makes every error JSON. */
 	wst_run(&r, NULL, "wsread", "--workspace", W, "--start-line", "x", "--json",
 		"src/a.c", NULL);

@@ -1217,6 +1217,46 @@ START_TEST(policy_grants_refused)
 END_TEST
 
 /*
+ * FTU8 04: ws-policy(5)'s own example (a deny rule for .env before an
+ * allow-read rule of the whole project) warned "refused ... move this
+ * allow rule above" on every run, advice that weakens the deny rule.
+ * A vetoed grant inside the workspace adds nothing (the command reaches
+ * the workspace anyway; the deny rule is masked in its view): skipped,
+ * said so, no warning; and the .env stays unreadable.
+ */
+START_TEST(policy_grant_vetoed_inside_workspace)
+{
+	struct wst_run r;
+	char pol[2048], *pfile;
+	const char *g;
+
+	wst_write(ws, ".env", SECRET "\n");
+	wst_write(ws, "src/a.c", "int a;\n");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"name\": \"agent\", \"file_rules\": ["
+		 "{\"name\": \"deny-env\", \"paths\": [\"**/.env\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"read\", \"paths\": [\"${PROJECT_ROOT}\","
+		 " \"${PROJECT_ROOT}/**\"], \"operations\": [\"read\", \"open\","
+		 " \"stat\", \"list\", \"readlink\"], \"decision\": \"allow\"}]}");
+	wst_write(base, "agent.json", pol);
+	pfile = wst_path(base, "agent.json");
+	RUNM(&r, _i, "--policy", pfile, "-c", "cat src/a.c .env; exit 0");
+	expect_ran(&r, 0);
+	ck_assert(!granted(&r, "read", NULL, NULL));
+	g = cJSON_GetStringValue(cJSON_GetObjectItem(grant_of(&r, "read", NULL), "status"));
+	ck_assert_msg(g != NULL && strcmp(g, "skipped") == 0, "%s", r.out);
+	ck_assert_msg(strstr(grant_why(&r, "read", NULL), "nothing to add") != NULL,
+		      "%s", grant_why(&r, "read", NULL));
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "int a;"));
+	ck_assert_msg(strstr(r.out, SECRET) == NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.err, "policy grant") == NULL, "%s", r.err);
+	wst_run_free(&r);
+	free(pfile);
+}
+END_TEST
+
+/*
  * A chroot-like directory holding a bind of the host's /proc: granting it
  * would hand the command /proc (every process's environment), so it is
  * refused.  Needs mount(2); where the suite may not mount, it checks
@@ -4052,6 +4092,8 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_read_write, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_symlink_planted, 0, nm);
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
+	/* The default layers: masks need the mount namespace. */
+	tcase_add_loop_test(tf, policy_grant_vetoed_inside_workspace, 0, 1);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_allow_read_repointed, 0, nm);
 	tcase_add_loop_test(tf, allow_read_relative, 0, nm);

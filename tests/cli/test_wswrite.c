@@ -241,6 +241,26 @@ START_TEST(content_sources)
 	expect_fail(&r, "INVALID_ARGUMENT", 2);
 	ck_assert(!exists(ws, "bad"));
 
+	/*
+	 * FTU8 05: standard input that is /dev/null (a script that forgot
+	 * --content, a runner with no input) is refused, the file kept; an
+	 * empty pipe still writes an empty file.
+	 */
+	{
+		const char *tool = wst_bin("wswrite");
+		char cmd[PATH_MAX * 3];
+
+		wst_write(ws, "keep.txt", "keep me\n");
+		snprintf(cmd, sizeof(cmd), "'%s' --workspace '%s' keep.txt "
+			 "</dev/null 2>/dev/null", tool, ws);
+		ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
+		assert_file(ws, "keep.txt", "keep me\n");
+	}
+	W(&r, "", "pipe-empty");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "pipe-empty", "");
+
 	/* An empty content makes an empty file. */
 	W(&r, NULL, "--content", "", "empty");
 	expect_ok(&r);
@@ -998,6 +1018,12 @@ START_TEST(edit)
 	expect_fail(&r, "EDIT_NO_MATCH", 5);
 	W(&r, NULL, "--edit", "--old", "= 1;", "--new", "= 3;", "e.c");
 	ck_assert_ptr_nonnull(strstr(r.out, "2 times"));
+	expect_fail(&r, "EDIT_AMBIGUOUS", 5);
+	/* FTU8 06: matches on one line are that line once. */
+	W(&r, NULL, "--edit", "--old", " ", "--new", "_", "e.c");
+	ck_assert_msg(strstr(r.out, "matches 9 times (at lines 1 (3 matches), "
+			     "2 (3 matches) and 3 (3 matches))")
+		      != NULL, "%s", r.out);
 	expect_fail(&r, "EDIT_AMBIGUOUS", 5);
 	assert_file(ws, "e.c", "int a = 1;\nint b = 1;\nint c = 2;\n");
 	/* Dry run: the diff, nothing written. */
@@ -2096,6 +2122,12 @@ START_TEST(multi_edit)
 	expect_fail(&r, "INVALID_ARGUMENT", 2);
 	W(&r, NULL, "--old", "a", "--new", "A", "--old", "c", "m.txt");
 	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	/* FTU8 13: the reference server's names get a pointer. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--args",
+		"{\"path\":\"m.txt\",\"edits\":[{\"oldText\":\"a\",\"newText\":\"b\"}]}",
+		NULL);
+	ck_assert_msg(strstr(hint_of(&r), "--compat mcp-filesystem") != NULL, "%s", r.out);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
 	W(&r, NULL, "--edits", "[{\"old\":\"C\",\"new\":\"D\"}]", "m.txt");
 	expect_ok(&r);
 	wst_run_free(&r);
@@ -2112,6 +2144,8 @@ START_TEST(edit_error_details)
 	W(&r, NULL, "--edit", "--old", "x =", "--new", "y =", "e.txt");
 	ck_assert_msg(strstr(message_of(&r), "lines 1 and 5") != NULL, "%s",
 		      message_of(&r));
+	/* FTU8 06: the CLI's hint names its flags (the model's, its keys). */
+	ck_assert_msg(strstr(hint_of(&r), "--all") != NULL, "%s", hint_of(&r));
 	ck_assert_str_ne(hint_of(&r), "");
 	expect_fail(&r, "EDIT_AMBIGUOUS", 5);
 	W(&r, NULL, "--edit", "--old", "if (a) {\n    return 0;", "--new", "",

@@ -101,6 +101,16 @@ void ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 		       const char *decision, enum ws_audit_approval appr,
 		       int code);
 
+/*
+ * Record a failure that no check decided (the resolver's: a path
+ * outside, a symlink out, a missing entry): the line then names path as
+ * the error gave it, and op (may be NULL) as its operation.  Does
+ * nothing when the call saw a check (the line names that one) or path
+ * is NULL.
+ */
+void ws_audit_refusal(struct ws_audit *a, const char *op, const char *path,
+		      int code);
+
 /* Add a member to the call's line ("operation", "bytes", "history_id",
  * "command", ...); a key set twice keeps the last value. */
 void ws_audit_set_str(struct ws_audit *a, const char *key, const char *v);
