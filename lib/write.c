@@ -1853,6 +1853,25 @@ ws__nlock_drop(struct ws__nlock *l)
 	l->mu = NULL;
 }
 
+/*
+ * WS_TEST_EDIT_HOLD_MS=N (tests only): an edit holds the file's lock N ms
+ * before it reads the file, so that a test can start something else (a
+ * command, whose guardian is forked) while a change holds a lock.
+ */
+static void
+ws__test_edit_hold(void)
+{
+	const char *e = getenv("WS_TEST_EDIT_HOLD_MS");
+	long ms;
+
+	if (e == NULL || *e == '\0')
+		return;
+	ms = strtol(e, NULL, 10) % 60000;
+	if (ms > 0)
+		nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L},
+			  NULL);
+}
+
 /* Write to an existing regular file. */
 /*
  * A file that is a guarded one under another name (a hard link to the
@@ -1929,6 +1948,8 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		if ((rc = ws__nlock_take(&lk, res->dirfd, res->name, path, &now,
 					 &there)) < 0)
 			goto out;
+		if (o->edit)
+			ws__test_edit_hold();
 		if (!there) {
 			rc = o->if_version != NULL ?
 			     ws_check_version(NULL, o->if_version, path) :
