@@ -1133,11 +1133,14 @@ ws__sweep(int dfd)
 		if (fd < 0)
 			continue;
 		if (fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
-		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-		    fstatat(dfd, e->d_name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			unlinkat(dfd, e->d_name, 0);
-		close(fd); /* drops the lock */
+		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			if (fstatat(dfd, e->d_name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+				unlinkat(dfd, e->d_name, 0);
+			/* Not only by the close: see ws__nlock_drop(). */
+			(void)flock(fd, LOCK_UN);
+		}
+		close(fd);
 	}
 	closedir(d);
 }
@@ -1420,6 +1423,8 @@ ws__atomic_tmpfile(int dirfd, const char *name, const void *data, size_t n,
 	}
 	rc = ws_error_errno(EEXIST, NULL, "create a temporary file");
 out:
+	/* Unlocked, not only closed: see ws__nlock_drop(). */
+	(void)flock(fd, LOCK_UN);
 	close(fd);
 	return rc;
 }
@@ -1514,8 +1519,11 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 fail:
 	unlinkat(dirfd, tmp, 0);
 out:
-	if (hold >= 0)
+	if (hold >= 0) {
+		/* Unlocked, not only closed: see ws__nlock_drop(). */
+		(void)flock(hold, LOCK_UN);
 		close(hold);
+	}
 	ws__tmp_disarm(slot);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	return rc;
@@ -1842,11 +1850,19 @@ ws__nlock_take(struct ws__nlock *l, int dirfd, const char *name,
 	return rc;
 }
 
+/*
+ * Unlocked, not only closed: a process forked meanwhile (a command's
+ * guardian, lib/run.c) may hold a copy of the descriptor, hence of the
+ * open file description the lock belongs to, and a close would leave the
+ * file locked for as long as that copy lives.
+ */
 static void
 ws__nlock_drop(struct ws__nlock *l)
 {
-	if (l->fd >= 0)
+	if (l->fd >= 0) {
+		(void)flock(l->fd, LOCK_UN);
 		close(l->fd);
+	}
 	l->fd = -1;
 	if (l->mu != NULL)
 		pthread_mutex_unlock(l->mu);
