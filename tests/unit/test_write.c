@@ -1180,11 +1180,11 @@ START_TEST(lock_unlocked_not_only_closed)
 	p = wst_path(root, "d/held.txt");
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
-	snprintf(hold, sizeof(hold), "%d", (int)(1000 * WST_SLOWDOWN));
+	snprintf(hold, sizeof(hold), "%d", (int)(300 * WST_SLOWDOWN));
 	setenv("WS_TEST_EDIT_HOLD_MS", hold, 1);
 	ck_assert_int_eq(pthread_create(&t, NULL, held_edit_main, &h), 0);
 	/* The edit holds the lock: fork now. */
-	for (int i = 0; i < 2000 && !held; i++) {
+	for (int i = 0; i < 10000 * WST_SLOWDOWN && !held; i++) {
 		held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 		if (!held) {
 			flock(fd, LOCK_UN);
