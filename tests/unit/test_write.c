@@ -1162,8 +1162,8 @@ held_edit_main(void *arg)
 	o.repl = "x";
 	o.repllen = 1;
 	h->rc = ws_write(h->ctx, "d/held.txt", &o, &r);
-	if (h->rc == 0)
-		ws_wresult_free(&r);
+	ws_wresult_free(&r);
+	ws_error_clear();
 	return NULL;
 }
 
