@@ -310,6 +310,12 @@ ws_audit_writable(const struct ws_audit *a)
 	return a != NULL && a->fd >= 0;
 }
 
+int
+ws_audit_fd(const struct ws_audit *a)
+{
+	return a != NULL ? a->fd : -1;
+}
+
 bool
 ws_audit_plain(const struct ws_audit *a)
 {

@@ -1514,8 +1514,15 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 	*out = arr;
 	arr = NULL;
 out:
-	if (lfd >= 0)
+	if (lfd >= 0) {
+		/*
+		 * Unlocked, not only closed: a process forked meanwhile (a
+		 * command's guardian) may hold a copy of the descriptor, and
+		 * with it the lock, for as long as it lives.
+		 */
+		(void)flock(lfd, LOCK_UN);
 		close(lfd);
+	}
 	cJSON_Delete(arr);
 	ws__entries_free(v, n);
 	return rc;

@@ -1065,19 +1065,17 @@ struct ws__child {
 	/* Tests: init waits this long after the command's exec before it
 	 * says "r" (WS_RUN_READY_DELAY_MS; see ws__wait_init_ready()). */
 	int ready_delay_ms;
-	int parent_fds[9]; /* the parent's ends of the pipes, -1 padded */
 	int *snap_state;   /* the command waits for it (ws__vsnap), or NULL */
+	/*
+	 * The descriptors above 2 that init and the command's child use
+	 * (ws__child_keep()), ascending: the child closes every other one
+	 * when it starts (ws__close_except()), the parent's ends of the
+	 * pipes among them (a held write end of stdin would keep the
+	 * command from ever seeing end of file).
+	 */
+	const int *keep;
+	size_t nkeep;
 };
-
-/* Close the parent's pipe ends: a held write end of stdin would keep the
- * command from ever seeing end of file. */
-static void
-ws__close_parent_fds(struct ws__child *c)
-{
-	for (size_t i = 0; i < sizeof(c->parent_fds) / sizeof(c->parent_fds[0]); i++)
-		if (c->parent_fds[i] >= 0)
-			close(c->parent_fds[i]);
-}
 
 static void
 ws__report(int fd, int stage, int err, const char *msg)
@@ -1352,6 +1350,64 @@ ws__sys4(long n, long a, long b, long c, long d)
 	return r < 0 ? -errno : r;
 }
 #endif
+
+/*
+ * A child forked or cloned without exec (the namespace init, one made
+ * ahead once its call takes it, the command's direct child, the
+ * guardian) starts with a copy of every descriptor of this process at
+ * that moment: in a process of several calls (wstools mcp) another
+ * call's too, such as the one a change holds a file's flock() on.  The
+ * lock belongs to the open file, which the copy keeps open, so it would
+ * stay held for as long as the child lives (the guardian: the whole
+ * command), and the next change of that file waited for it.  So the
+ * child closes every descriptor above 2 but keep[] (ascending) first of
+ * all.  Direct system calls only (the child may share this memory).
+ */
+static void
+ws__close_from_to(unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return;
+	if (ws__sys4(SYS_close_range, lo, hi, 0, 0) == -ENOSYS)
+		for (unsigned fd = lo; fd <= hi && fd < 65536; fd++)
+			ws__sys4(SYS_close, fd, 0, 0, 0);
+}
+
+static void
+ws__close_except(const int *keep, size_t n)
+{
+	unsigned lo = 3;
+
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < (int)lo)
+			continue;
+		ws__close_from_to(lo, (unsigned)keep[i] - 1);
+		lo = (unsigned)keep[i] + 1;
+	}
+	ws__close_from_to(lo, ~0U);
+}
+
+static int
+ws__int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort v ascending and drop the duplicates and the numbers below 3
+ * (closed or not, 0-2 stay); returns how many are left. */
+static size_t
+ws__keep_sort(int *v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof(*v), ws__int_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (v[i] > 2 && (k == 0 || v[k - 1] != v[i]))
+			v[k++] = v[i];
+	return k;
+}
 
 /*
  * init's wait: reap every process until the command ends, forward the
@@ -1864,8 +1920,10 @@ ws_run_detach_environ(void)
 static int
 ws__init_entry(void *arg)
 {
-	ws__close_parent_fds(arg);
-	ws__init_main(arg);
+	struct ws__child *c = arg;
+
+	ws__close_except(c->keep, c->nkeep);
+	ws__init_main(c);
 }
 
 /*
@@ -2041,7 +2099,8 @@ ws__direct_child(void *arg)
 {
 	struct ws__vfork_arg *a = arg;
 
-	ws__close_parent_fds(a->c);
+	/* The cgroup's descriptor, when it joins by the write, too. */
+	ws__close_except(a->c->keep, a->c->nkeep);
 	if (a->cg_fd >= 0) {
 		int fd = openat(a->cg_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 
@@ -3230,45 +3289,19 @@ struct ws__guardian {
 };
 
 /*
- * In the guardian: standard streams to /dev/null and wsrun's ends of the
- * command's pipes closed, so that nobody waits for an end of file it
- * holds; in a process of several calls (wstools mcp) every other pipe
- * and socket too (another call's stdin).
+ * In the guardian: standard streams to /dev/null, so that nobody waits
+ * for an end of file it holds.  Every other descriptor but the ones it
+ * uses went at its start (ws__guardian_keep()).
  */
 static void
-ws__guardian_fds(struct ws__child *ch, int keep)
+ws__guardian_fds(void)
 {
 	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-	struct dirent *e;
-	DIR *d;
 
 	for (int fd = 0; nul >= 0 && fd <= 2; fd++)
 		(void)dup2(nul, fd);
 	if (nul > 2)
 		close(nul);
-	ws__close_parent_fds(ch);
-	{
-		/* And the child's ends wsrun has not closed yet. */
-		int cfd[] = {ch->in_fd, ch->out_w, ch->err_w, ch->rep_w,
-			     ch->status_w, ch->sync_r, ch->net_w, ch->view_w};
-
-		for (size_t i = 0; i < sizeof(cfd) / sizeof(cfd[0]); i++)
-			if (cfd[i] > 2 && cfd[i] != keep)
-				close(cfd[i]);
-	}
-	if (ws__exit_soon || (d = opendir("/proc/self/fd")) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		struct stat st;
-		int fd = atoi(e->d_name);
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd <= 2 ||
-		    fd == keep || fd == dirfd(d) || fstat(fd, &st) < 0)
-			continue;
-		if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
-			close(fd);
-	}
-	closedir(d);
 }
 
 /* The guardian's audit line: the call as wsrun would have written it,
@@ -3302,8 +3335,7 @@ ws__guardian_audit(const struct ws_run_opts *o, const struct ws_run_result *r)
 static void __attribute__((noreturn))
 ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
 		  const struct ws__place *places, size_t nplaces,
-		  const struct ws_vcs_snap *vcs, const struct ws__proc *p,
-		  struct ws__child *ch, int sock)
+		  const struct ws_vcs_snap *vcs, const struct ws__proc *p, int sock)
 {
 	struct ws_run_result r;
 	struct pollfd pf = {.fd = p->pidfd, .events = POLLIN};
@@ -3320,7 +3352,7 @@ ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
 	sigaddset(&stop, SIGHUP);
 	sigaddset(&stop, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &stop, NULL);
-	ws__guardian_fds(ch, sock);
+	ws__guardian_fds();
 	while ((n = read(sock, &b, 1)) < 0 && errno == EINTR)
 		;
 	if (n == 1 && b == 'd')
@@ -3344,19 +3376,63 @@ ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
 	_exit(0);
 }
 
+/*
+ * What the guardian keeps (see ws__close_except()): its end of the
+ * socket, init's pidfd, the cgroup, the workspace's lock, the anchors
+ * (the clean-up's walks start there), "/" (ALLOW_OUTSIDE), the audit
+ * log, and the run's pending record (ws/pending.h: locked until the
+ * revert is done, so that other calls ignore what the command made at
+ * wstools' own places until then).  Every other descriptor it closes at once: a pipe's end it held
+ * would keep a reader waiting, a flock() held on another call's
+ * descriptor would be held for as long as the command runs.  The
+ * ascending list, in *out (the caller frees it).
+ */
+static int
+ws__guardian_keep(struct ws_ctx *ws, const struct ws_run_opts *o,
+		  const struct ws__proc *p, int sock, int wslock, int prec_fd,
+		  int **out, size_t *n)
+{
+	int *v = malloc((7 + ws->nanchors) * sizeof(*v));
+	size_t k = 0;
+
+	if (v == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	v[k++] = sock;
+	v[k++] = p->pidfd;
+	v[k++] = p->cg_fd;
+	v[k++] = wslock;
+	v[k++] = ws->host_fd;
+	v[k++] = ws_audit_fd(o->audit);
+	v[k++] = prec_fd;
+	for (size_t i = 0; i < ws->nanchors; i++)
+		v[k++] = ws->anchors[i].fd;
+	*n = ws__keep_sort(v, k);
+	*out = v;
+	return 0;
+}
+
 /* Start the guardian (see struct ws__guardian), or say why not. */
 static int
 ws__guardian_start(struct ws_ctx *ws, const struct ws_run_opts *o,
 		   const struct ws__place *places, size_t nplaces,
 		   const struct ws_vcs_snap *vcs, const struct ws__proc *p,
-		   struct ws__child *ch, struct ws__guardian *g)
+		   int wslock, int prec_fd, struct ws__guardian *g)
 {
-	int sv[2];
+	int sv[2], *keep = NULL;
+	size_t nkeep = 0;
 	pid_t pid;
+	int rc;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return ws_error_errno(errno, NULL, "socketpair");
+	if ((rc = ws__guardian_keep(ws, o, p, sv[1], wslock, prec_fd, &keep,
+				    &nkeep)) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return rc;
+	}
 	if ((pid = fork()) < 0) {
+		free(keep);
 		close(sv[0]);
 		close(sv[1]);
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
@@ -3364,9 +3440,12 @@ ws__guardian_start(struct ws_ctx *ws, const struct ws_run_opts *o,
 				    strerror(errno));
 	}
 	if (pid == 0) {
-		close(sv[0]);
-		ws__guardian_main(ws, o, places, nplaces, vcs, p, ch, sv[1]);
+		/* First of all: see ws__guardian_keep(). */
+		ws__close_except(keep, nkeep);
+		free(keep);
+		ws__guardian_main(ws, o, places, nplaces, vcs, p, sv[1]);
 	}
+	free(keep);
 	close(sv[1]);
 	g->pid = pid;
 	g->sock = sv[0];
@@ -3403,6 +3482,48 @@ ws__guardian_reap(struct ws__guardian *g)
 			;
 	ws__close(&g->pidfd);
 	g->pid = -1;
+}
+
+/*
+ * What init and the command's child keep (struct ws__child's keep): the
+ * child's ends of the pipes, the working directory, the plan's paths and
+ * their trees, the private directory, the cgroup (a direct child joins
+ * it by a write).  *buf is the caller's to free, after the child said
+ * "r" or is gone (init may share this memory).
+ */
+static int
+ws__child_keep(struct ws__child *c, const struct ws_sandbox_plan *p, int cg_fd,
+	       int **buf)
+{
+	size_t n = 0;
+	int *v = malloc((12 + 2 * (p->npaths + p->nguards)) * sizeof(*v));
+
+	if (v == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	v[n++] = c->in_fd;
+	v[n++] = c->out_w;
+	v[n++] = c->err_w;
+	v[n++] = c->rep_w;
+	v[n++] = c->status_w;
+	v[n++] = c->sync_r;
+	v[n++] = c->net_w;
+	v[n++] = c->view_w;
+	v[n++] = c->cwd_fd;
+	v[n++] = p->cwd_fd;
+	v[n++] = p->priv_fd;
+	v[n++] = cg_fd;
+	for (size_t i = 0; i < p->npaths; i++) {
+		v[n++] = p->paths[i].fd;
+		v[n++] = p->paths[i].tree;
+	}
+	for (size_t i = 0; i < p->nguards; i++) {
+		v[n++] = p->guards[i].fd;
+		v[n++] = p->guards[i].tree;
+	}
+	c->nkeep = ws__keep_sort(v, n);
+	c->keep = v;
+	*buf = v;
+	return 0;
 }
 
 static int
@@ -3444,7 +3565,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws_netproxy *proxy = NULL;
 	struct ws__guardian guard = {.pid = -1, .pidfd = -1, .sock = -1};
 	struct ws_pending_rec prec = {.dfd = -1, .fd = -1};
-	int netp[2] = {-1, -1};
+	int netp[2] = {-1, -1}, *keep = NULL;
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
 				1UL << (SIGHUP - 1), oldset = 0;
 
@@ -3690,8 +3811,6 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		.net_w = netp[1], .pidns = proc.pidns, .landlock = plan.landlock_abi > 0,
 		.seccomp = plan.seccomp, .caps = plan.caps, .cwd_fd = cwd.fd,
 		.view_w = viewp[1],
-		.parent_fds = {cap[0].fd, cap[1].fd, repp[0], statp[0], syncp[1],
-			       inp[1], viewp[0], netp[0], -1},
 	};
 	fflush(NULL);
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
@@ -3734,6 +3853,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		if (d != NULL && *d != '\0')
 			ch.ready_delay_ms = (int)strtol(d, NULL, 10) % 10000;
 	}
+	if ((rc = ws__child_keep(&ch, &plan, proc.cg_fd, &keep)) < 0)
+		goto out;
 	/*
 	 * The child starts with the stopping signals blocked (init takes
 	 * them in ws__init_wait(), the command's child unblocks them): one
@@ -3769,10 +3890,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 				  strerror(errno));
 		goto out;
 	}
-	if (proc.pid == 0) {
-		ws__close_parent_fds(&ch);
-		ws__init_main(&ch);
-	}
+	if (proc.pid == 0)
+		ws__init_entry(&ch);
 	/*
 	 * The repositories' snapshot first: the guardian takes a copy of
 	 * it.  Init waits for the same walk before the command starts, so
@@ -3782,8 +3901,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	/* From here the clean-up survives wsrun (see struct ws__guardian). */
 	if ((o->isolate != WS_ISOLATE_NONE || o->audit != NULL) &&
-	    (rc = ws__guardian_start(ws, o, places, nplaces, vcs, &proc, &ch,
-				     &guard)) < 0)
+	    (rc = ws__guardian_start(ws, o, places, nplaces, vcs, &proc, wslock,
+				     prec.fd, &guard)) < 0)
 		goto out;
 	if (ch.shared_vm &&
 	    (cancelled = ws__wait_init_ready(syncp[1], proc.pidfd,
@@ -4107,6 +4226,7 @@ out:
 	/* init is reaped on every way here: its stack is free. */
 	if (init_stack != NULL)
 		munmap(init_stack, init_stack_sz);
+	free(keep);
 	return rc;
 }
 

@@ -1147,11 +1147,14 @@ ws__sweep(int dfd)
 		if (fd < 0)
 			continue;
 		if (fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
-		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-		    fstatat(dfd, e->d_name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			unlinkat(dfd, e->d_name, 0);
-		close(fd); /* drops the lock */
+		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			if (fstatat(dfd, e->d_name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+				unlinkat(dfd, e->d_name, 0);
+			/* Not only by the close: see ws__nlock_drop(). */
+			(void)flock(fd, LOCK_UN);
+		}
+		close(fd);
 	}
 	closedir(d);
 }
@@ -1434,6 +1437,8 @@ ws__atomic_tmpfile(int dirfd, const char *name, const void *data, size_t n,
 	}
 	rc = ws_error_errno(EEXIST, NULL, "create a temporary file");
 out:
+	/* Unlocked, not only closed: see ws__nlock_drop(). */
+	(void)flock(fd, LOCK_UN);
 	close(fd);
 	return rc;
 }
@@ -1528,8 +1533,11 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 fail:
 	unlinkat(dirfd, tmp, 0);
 out:
-	if (hold >= 0)
+	if (hold >= 0) {
+		/* Unlocked, not only closed: see ws__nlock_drop(). */
+		(void)flock(hold, LOCK_UN);
 		close(hold);
+	}
 	ws__tmp_disarm(slot);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	return rc;
@@ -1856,15 +1864,42 @@ ws__nlock_take(struct ws__nlock *l, int dirfd, const char *name,
 	return rc;
 }
 
+/*
+ * Unlocked, not only closed: a process forked meanwhile (a command's
+ * guardian, lib/run.c) may hold a copy of the descriptor, hence of the
+ * open file description the lock belongs to, and a close would leave the
+ * file locked for as long as that copy lives.
+ */
 static void
 ws__nlock_drop(struct ws__nlock *l)
 {
-	if (l->fd >= 0)
+	if (l->fd >= 0) {
+		(void)flock(l->fd, LOCK_UN);
 		close(l->fd);
+	}
 	l->fd = -1;
 	if (l->mu != NULL)
 		pthread_mutex_unlock(l->mu);
 	l->mu = NULL;
+}
+
+/*
+ * WS_TEST_EDIT_HOLD_MS=N (tests only): an edit holds the file's lock N ms
+ * before it reads the file, so that a test can start something else (a
+ * command, whose guardian is forked) while a change holds a lock.
+ */
+static void
+ws__test_edit_hold(void)
+{
+	const char *e = getenv("WS_TEST_EDIT_HOLD_MS");
+	long ms;
+
+	if (e == NULL || *e == '\0')
+		return;
+	ms = strtol(e, NULL, 10) % 60000;
+	if (ms > 0)
+		nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L},
+			  NULL);
 }
 
 /* Write to an existing regular file. */
@@ -1943,6 +1978,8 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		if ((rc = ws__nlock_take(&lk, res->dirfd, res->name, path, &now,
 					 &there)) < 0)
 			goto out;
+		if (o->edit)
+			ws__test_edit_hold();
 		if (!there) {
 			rc = o->if_version != NULL ?
 			     ws_check_version(NULL, o->if_version, path) :

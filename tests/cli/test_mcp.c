@@ -77,6 +77,9 @@ now_ms(void)
 static bool keep_virtual;
 /* The next servers run commands in the real view (WS_VIEW=real). */
 static bool force_real;
+/* Set in the next servers' environment after WS_* is cleared: NAME,
+ * VALUE pairs, NULL-terminated. */
+static const char *server_env[8];
 
 /* Start "wstools mcp ARGS..." (NULL-terminated), WS_* cleared. */
 static void
@@ -119,6 +122,9 @@ mcp_startv(struct mcp *m, const char *const *args)
 		}
 		if (view_real)
 			setenv("WS_VIEW", "real", 1);
+		for (size_t i = 0; server_env[i] != NULL && server_env[i + 1] != NULL;
+		     i += 2)
+			setenv(server_env[i], server_env[i + 1], 1);
 		/*
 		 * Exec'd as it is, even in the valgrind step: its
 		 * run_command runs wsrun in this process, and valgrind does
@@ -3653,6 +3659,128 @@ START_TEST(progress_apart)
 END_TEST
 
 /*
+ * A process forked while a call holds a file's lock -- a command's
+ * guardian (a copy of the server), its namespace init (cloned, or made
+ * ahead and given its own copy of the descriptor table when taken) --
+ * must not keep the lock: flock() locks belong to the open file, which
+ * the child's copy of the descriptor keeps open.  An edit that finds no
+ * match holds the lock of the file it leaves as it is for a while
+ * (WS_TEST_EDIT_HOLD_MS), a command starts meanwhile; the next write of
+ * that file must not wait for the command's end (its guardian) nor for
+ * its init's setup (WS_RUN_READY_DELAY_MS: init holds its copy until
+ * the command runs).  Twice: with the init cloned by the call, then
+ * with the one made ahead after the first command (where the server
+ * makes them).  Before the fix the write waited for the command's end
+ * (in a command longer than 10 s it failed: the flake of
+ * parallel_writes_one_file).
+ */
+/* Whether j is a progress notification of a running command (the call's
+ * first one, 0, comes when it starts). */
+static bool
+running(const cJSON *j)
+{
+	const char *meth = method_of(j);
+
+	return meth != NULL && strcmp(meth, "notifications/progress") == 0 &&
+	       cJSON_GetNumberValue(cJSON_GetObjectItem(
+		       cJSON_GetObjectItem(j, "params"), "progress")) > 0;
+}
+
+START_TEST(forked_children_keep_no_lock)
+{
+	struct mcp m;
+	char *args, *same;
+	cJSON *j;
+
+	wst_write(W, "same.txt", "zero\n");
+	server_env[0] = "WS_TEST_EDIT_HOLD_MS";
+	server_env[1] = "1500";
+	server_env[2] = "WS_RUN_READY_DELAY_MS";
+	server_env[3] = "3000";
+	mcp_start(&m, W);
+	server_env[0] = NULL;
+	handshake(&m, NULL);
+	for (int round = 0; round < 2; round++) {
+		int base = 10 + 10 * round;
+		bool edited = false, written = false, progress = false;
+		bool progress_before = false;
+		long long t0, took = 0;
+
+		send_call(&m, base + 1, "edit_file", "{\"path\":\"same.txt\","
+			  "\"old\":\"absent\",\"new\":\"x\"}", NULL);
+		/* The edit holds the lock now (for 1.5 s): start the command. */
+		usleep(300 * 1000);
+		send_call(&m, base + 2, "run_command", "{\"command\":[\"sleep\",\"5\"]}",
+			  "\"run\"");
+		while (!edited) {
+			j = must_recv(&m, 20000, "the edit");
+			if (is_id(j, base + 1)) {
+				const cJSON *res = cJSON_GetObjectItem(j, "result");
+
+				ck_assert_msg(is_error(res) &&
+					      strcmp(code_of(res), "EDIT_NO_MATCH") == 0,
+					      "edit: %s", text_of(res));
+				edited = true;
+			} else {
+				ck_assert_msg(!is_id(j, base + 2), "the command was answered");
+				progress_before |= running(j);
+			}
+			cJSON_Delete(j);
+		}
+		ck_assert_int_ge(asprintf(&args, "{\"path\":\"same.txt\","
+					  "\"content\":\"round %d\\n\"}", round), 0);
+		send_call(&m, base + 3, "write_file", args, NULL);
+		free(args);
+		t0 = now_ms();
+		while (!written) {
+			j = must_recv(&m, 30000, "the write");
+			if (is_id(j, base + 3)) {
+				const cJSON *res = cJSON_GetObjectItem(j, "result");
+
+				ck_assert_msg(!is_error(res), "round %d: write: %s", round,
+					      text_of(res));
+				written = true;
+				took = now_ms() - t0;
+			} else {
+				ck_assert_msg(!is_id(j, base + 2), "the command was answered");
+				progress |= running(j);
+			}
+			cJSON_Delete(j);
+		}
+		/*
+		 * The command's progress comes once init has said it runs, 3 s
+		 * after its start; where init holds no copy (a fork under
+		 * AddressSanitizer, which the delay does not apply to) it may
+		 * have come already.
+		 */
+		ck_assert_msg(progress_before || (!progress && took < 1000 * WST_SLOWDOWN),
+			      "round %d: the write waited for the command's init "
+			      "(%lld ms)", round, took);
+		for (bool ran = false; !ran;) {
+			j = must_recv(&m, 30000, "the command");
+			if ((ran = is_id(j, base + 2)))
+				ck_assert_msg(!is_error(cJSON_GetObjectItem(j, "result")),
+					      "round %d: the command failed", round);
+			cJSON_Delete(j);
+		}
+		/* The next init is made ahead meanwhile. */
+		usleep(300 * 1000);
+	}
+	same = wst_path(W, "same.txt");
+	{
+		size_t n;
+		char *data = wst_slurp(same, &n);
+
+		ck_assert_ptr_nonnull(data);
+		ck_assert_str_eq(data, "round 1\n");
+		free(data);
+	}
+	free(same);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * Writes and edits of one file from calls that run side by side (beside
  * a command, so that they do run together): every read, and the file in
  * the end, is one whole version, never a mix, over many rounds.
@@ -5267,6 +5395,7 @@ suite(void)
 	TCase *tc = tcase_create("core");
 	TCase *slow = tcase_create("long");
 	TCase *ahead = tcase_create("ahead");
+	TCase *forks = tcase_create("forks");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, handshake_versions);
@@ -5345,6 +5474,10 @@ suite(void)
 	tcase_add_test(ahead, run_command_concurrent_namespaces);
 	tcase_add_test(ahead, run_command_ahead_follows_state);
 	suite_add_tcase(s, ahead);
+	tcase_add_checked_fixture(forks, setup, teardown);
+	tcase_set_timeout(forks, 300);
+	tcase_add_test(forks, forked_children_keep_no_lock);
+	suite_add_tcase(s, forks);
 	return s;
 }
 

@@ -1135,6 +1135,82 @@ START_TEST(op_write_edit_append)
 }
 END_TEST
 
+/*
+ * A change unlocks the file's lock, not only closes its descriptor: a
+ * process forked meanwhile that does not exec (in wstools mcp, the
+ * guardian of a command another call starts) holds a copy of the
+ * descriptor, and flock() locks belong to the open file, so a close left
+ * the file locked for as long as that process lived.  An edit holds the
+ * lock (WS_TEST_EDIT_HOLD_MS), a child is forked meanwhile and keeps its
+ * copy; once the edit is done the file must be free.
+ */
+struct held_edit {
+	struct ws_ctx *ctx;
+	int rc;
+};
+
+static void *
+held_edit_main(void *arg)
+{
+	struct held_edit *h = arg;
+	struct ws_wopts o = content_opts("");
+	struct ws_wresult r;
+
+	o.edit = true;
+	o.old = "absent";
+	o.oldlen = 6;
+	o.repl = "x";
+	o.repllen = 1;
+	h->rc = ws_write(h->ctx, "d/held.txt", &o, &r);
+	ws_wresult_free(&r);
+	ws_error_clear();
+	return NULL;
+}
+
+START_TEST(lock_unlocked_not_only_closed)
+{
+	struct held_edit h = {&ctx, 0};
+	char *p, hold[32];
+	pthread_t t;
+	pid_t child;
+	int fd, st;
+	bool held = false;
+
+	wst_write(root, "d/held.txt", "one\n");
+	p = wst_path(root, "d/held.txt");
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	snprintf(hold, sizeof(hold), "%d", (int)(300 * WST_SLOWDOWN));
+	setenv("WS_TEST_EDIT_HOLD_MS", hold, 1);
+	ck_assert_int_eq(pthread_create(&t, NULL, held_edit_main, &h), 0);
+	/* The edit holds the lock: fork now. */
+	for (int i = 0; i < 10000 * WST_SLOWDOWN && !held; i++) {
+		held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+		if (!held) {
+			flock(fd, LOCK_UN);
+			usleep(1000);
+		}
+	}
+	ck_assert_msg(held, "the edit never held the lock");
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		/* A copy of every descriptor, kept: no exec. */
+		sleep(30);
+		_exit(0);
+	}
+	pthread_join(t, NULL);
+	unsetenv("WS_TEST_EDIT_HOLD_MS");
+	ck_assert_int_eq(h.rc, WS_EEDIT_NO_MATCH);
+	ck_assert_msg(flock(fd, LOCK_EX | LOCK_NB) == 0,
+		      "the file stays locked by the forked copy: %s", strerror(errno));
+	kill(child, SIGKILL);
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	close(fd);
+	free(p);
+}
+END_TEST
+
 START_TEST(op_mkdir_delete_move)
 {
 	struct ws_wresult r;
@@ -1325,6 +1401,7 @@ suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tw, setup, teardown);
 	tcase_add_test(tw, op_write_edit_append);
+	tcase_add_test(tw, lock_unlocked_not_only_closed);
 	tcase_add_test(tw, op_mkdir_delete_move);
 	tcase_add_test(tw, op_delete_rechecks);
 	tcase_add_test(tw, op_race_swap);

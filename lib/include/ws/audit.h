@@ -49,6 +49,13 @@ int ws_audit_open(const char *path, const char *tool, bool best_effort,
 bool ws_audit_writable(const struct ws_audit *a);
 
 /*
+ * The descriptor the call's line goes to (-1: none), for a process
+ * forked to write the line later (a command's guardian, lib/run.c),
+ * which closes every descriptor but the ones it names.
+ */
+int ws_audit_fd(const struct ws_audit *a);
+
+/*
  * Whether the call opened its log (ws_audit_writable()) with no symlink
  * on the way to it, so that its name as spelled is the way to it: the
  * entries it passes through are guarded from the spelling
