@@ -909,6 +909,7 @@ static int
 ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
 	char *home = ws_home_real(), real[4352];
+	struct ws_place_memo memo = {0};
 	int rc = 0;
 
 	/* Each place as spelled, then (odd j) as reached through a link on
@@ -920,7 +921,8 @@ ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		size_t i = j / 2;
 		int a = j % 2 == 0
 			? ws_ctx_home_place(ws, home, i, real, sizeof(real), &rest)
-			: ws_ctx_home_place_resolved(ws, home, i, real, sizeof(real), &rest);
+			: ws_ctx_home_place_resolved_memo(ws, home, i, real, sizeof(real),
+							  &rest, &memo);
 
 		if (a < 0 ||
 		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
@@ -956,6 +958,7 @@ ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		if (nv[*n - 1].name == NULL || nv[*n - 1].parent == NULL)
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
+	ws_place_memo_free(&memo);
 	free(home);
 	return rc;
 }
