@@ -792,3 +792,115 @@ ws_audit_verify(const char *path, size_t *lines, size_t *bad, const char **why)
 	fclose(f);
 	return 0;
 }
+
+/* ---- A call's line handed to another process -------------------------- */
+
+/* key: s, or null. */
+static void
+ws__save_str(cJSON *o, const char *key, const char *s)
+{
+	cJSON_AddItemToObject(o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+char *
+ws_audit_save(const struct ws_audit *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *t = NULL;
+
+	if (a == NULL || o == NULL) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	ws__save_str(o, "path", a->path);
+	ws__save_str(o, "tool", a->tool);
+	cJSON_AddBoolToObject(o, "best_effort", a->best_effort);
+	ws__save_str(o, "approver", a->approver);
+	ws__save_str(o, "frontend", ws_call_current()->frontend ?
+				    ws_call_current()->frontend : a->env_fe);
+	ws__save_str(o, "op", a->d.op);
+	ws__save_str(o, "vpath", a->d.vpath);
+	ws__save_str(o, "real", a->d.real);
+	ws__save_str(o, "policy", a->d.policy);
+	ws__save_str(o, "rule", a->d.rule);
+	ws__save_str(o, "decision", a->d.decision);
+	ws__save_str(o, "by", a->d.by);
+	cJSON_AddBoolToObject(o, "asked", a->d.asked);
+	cJSON_AddBoolToObject(o, "given", a->d.given);
+	cJSON_AddNumberToObject(o, "rank", a->rank);
+	cJSON_AddNumberToObject(o, "checks", (double)a->checks);
+	cJSON_AddNumberToObject(o, "code", a->code);
+	if (a->extra != NULL)
+		cJSON_AddItemToObject(o, "extra", cJSON_Duplicate(a->extra, true));
+	t = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return t;
+}
+
+/*
+ * The static strings of a loaded line (decision, approver, frontend)
+ * point into its parsed state, kept for the rest of the process (a
+ * guardian writes one line or a few, then ends).
+ */
+static cJSON *ws__loaded[64];
+static size_t ws__nloaded;
+
+/* key's string in o, copied (own) or borrowed, or NULL. */
+static const char *
+ws__load_str(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+static char *
+ws__load_dup(const cJSON *o, const char *key)
+{
+	const char *s = ws__load_str(o, key);
+
+	return s != NULL ? strdup(s) : NULL;
+}
+
+int
+ws_audit_load(const char *saved, struct ws_audit **out)
+{
+	cJSON *o = cJSON_Parse(saved), *extra;
+	const char *path = ws__load_str(o, "path");
+	struct ws_audit *a = NULL;
+	int rc;
+
+	*out = NULL;
+	if (o == NULL || path == NULL || ws__nloaded >= sizeof(ws__loaded) /
+					   sizeof(ws__loaded[0])) {
+		cJSON_Delete(o);
+		return ws_error_set(WS_EINVALID_ARGUMENT, NULL, "not a saved audit line");
+	}
+	rc = ws_audit_open(path, ws__load_str(o, "tool"),
+			   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "best_effort")),
+			   &a);
+	if (rc < 0) {
+		cJSON_Delete(o);
+		return rc;
+	}
+	ws__loaded[ws__nloaded++] = o;
+	a->approver = ws__load_str(o, "approver");
+	if (ws__load_str(o, "frontend") != NULL)
+		a->env_fe = ws__load_str(o, "frontend");
+	a->d.op = ws__load_dup(o, "op");
+	a->d.vpath = ws__load_dup(o, "vpath");
+	a->d.real = ws__load_dup(o, "real");
+	a->d.policy = ws__load_dup(o, "policy");
+	a->d.rule = ws__load_dup(o, "rule");
+	a->d.decision = ws__load_str(o, "decision");
+	a->d.by = ws__load_str(o, "by");
+	a->d.asked = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "asked"));
+	a->d.given = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "given"));
+	a->rank = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "rank"));
+	a->checks = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "checks"));
+	a->code = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "code"));
+	if ((extra = cJSON_GetObjectItemCaseSensitive(o, "extra")) != NULL)
+		a->extra = cJSON_Duplicate(extra, true);
+	*out = a;
+	return 0;
+}

@@ -3087,6 +3087,9 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	 * started it: every worker lives until input ends and waits for its
 	 * command within the call, so none ends first.
 	 */
+	/* Before any thread: a small copy of this process, forked once. */
+	(void)ws_run_guardian_start();
+	ws_error_clear();
 	s.run_ahead = ws_run_ahead_start();
 	if (pthread_create(&reader, NULL, ws__reader, &s) != 0) {
 		rc = ws_error_set(WS_EIO_ERROR, NULL, "cannot start the reading thread");
@@ -3110,6 +3113,7 @@ out:
 	if (s.compat_state != NULL && o->compat->stop != NULL)
 		o->compat->stop(s.compat_state);
 	ws_run_ahead_stop(s.run_ahead);
+	ws_run_guardian_stop();
 	ws_session_free(s.session);
 	if (s.rbufs != NULL)
 		ws__bufs_free(s.rbufs);

@@ -910,6 +910,7 @@ static int
 ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
 	char *home = ws_home_real(), real[4352];
+	struct ws_place_memo memo = {0};
 	int rc = 0;
 
 	/* Each place as spelled, then (odd j) as reached through a link on
@@ -921,7 +922,8 @@ ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		size_t i = j / 2;
 		int a = j % 2 == 0
 			? ws_ctx_home_place(ws, home, i, real, sizeof(real), &rest)
-			: ws_ctx_home_place_resolved(ws, home, i, real, sizeof(real), &rest);
+			: ws_ctx_home_place_resolved_memo(ws, home, i, real, sizeof(real),
+							  &rest, &memo);
 
 		if (a < 0 ||
 		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
@@ -957,6 +959,7 @@ ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		if (nv[*n - 1].name == NULL || nv[*n - 1].parent == NULL)
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
+	ws_place_memo_free(&memo);
 	free(home);
 	return rc;
 }
@@ -3286,6 +3289,7 @@ struct ws__guardian {
 	pid_t pid;
 	int pidfd;
 	int sock;
+	uint64_t id; /* a run of the server's guardian (see there), or 0 */
 };
 
 /*
@@ -3307,29 +3311,28 @@ ws__guardian_fds(void)
 /* The guardian's audit line: the call as wsrun would have written it,
  * saying that wsrun was killed (exit status 128 + SIGKILL). */
 static void
-ws__guardian_audit(const struct ws_run_opts *o, const struct ws_run_result *r)
+ws__guardian_audit(struct ws_audit *au, const char *cmd,
+		   const struct ws_run_result *r)
 {
-	char *cmd = ws_run_cmdline(o);
 	cJSON *a = NULL;
 	char *t = NULL;
 
 	ws_audit_forked();
-	ws_audit_set_str(o->audit, "operation", "exec");
-	ws_audit_set_str(o->audit, "command", cmd);
-	ws_audit_set_int(o->audit, "command_signal", SIGKILL);
-	ws_audit_set_str(o->audit, "killed",
+	ws_audit_set_str(au, "operation", "exec");
+	ws_audit_set_str(au, "command", cmd);
+	ws_audit_set_int(au, "command_signal", SIGKILL);
+	ws_audit_set_str(au, "killed",
 			 "wsrun was killed before the command ended: its guardian "
 			 "killed the command and cleaned up");
 	if (r->nreverted > 0 &&
 	    (a = cJSON_CreateStringArray((const char *const *)r->reverted,
 					 (int)r->nreverted)) != NULL &&
 	    (t = cJSON_PrintUnformatted(a)) != NULL)
-		ws_audit_set_json(o->audit, "reverted", t);
-	ws_audit_outcome(o->audit, WS_ESANDBOX_UNAVAILABLE);
-	(void)ws_audit_emit(o->audit, 128 + SIGKILL);
+		ws_audit_set_json(au, "reverted", t);
+	ws_audit_outcome(au, WS_ESANDBOX_UNAVAILABLE);
+	(void)ws_audit_emit(au, 128 + SIGKILL);
 	free(t);
 	cJSON_Delete(a);
-	free(cmd);
 }
 
 static void __attribute__((noreturn))
@@ -3371,8 +3374,12 @@ ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
 	}
 	memset(&r, 0, sizeof(r));
 	ws__cleanup(ws, o, places, nplaces, vcs, &r);
-	if (o->audit != NULL)
-		ws__guardian_audit(o, &r);
+	if (o->audit != NULL) {
+		char *cmd = ws_run_cmdline(o);
+
+		ws__guardian_audit(o->audit, cmd, &r);
+		free(cmd);
+	}
 	_exit(0);
 }
 
@@ -3526,6 +3533,505 @@ ws__child_keep(struct ws__child *c, const struct ws_sandbox_plan *p, int cg_fd,
 	return 0;
 }
 
+/* ---- The server's guardian -------------------------------------------- */
+
+/*
+ * In a process of many calls (wstools mcp: ws_run_guardian_start()) the
+ * guardian is one small process forked once, when the server starts,
+ * instead of a copy of the whole server per command (that fork was
+ * ~0.8 ms of a run_command's 3-4, measured).  It closes every
+ * descriptor but its socket at once, so that it holds no other call's
+ * pipe or locked file.  Each command sends it, on that socket (whose
+ * other end only the server holds), a message "s" with the command's
+ * id and, as SCM_RIGHTS, init's pidfd, the workspace's lock (the same
+ * open file: it holds the lock once the server is gone), the command's
+ * cgroup without a PID namespace, the anchors' descriptors, and a memfd
+ * with the rest of what the clean-up needs: the anchors' names, the
+ * places, the repositories' snapshot, the command line, the audit line
+ * so far (ws__gs_save()).  "d" and the id once the server cleaned up
+ * itself.  End of file on the socket with commands not done means the
+ * server died: the guardian kills each one's tree, waits until they are
+ * gone, and for each one runs ws__cleanup() on what it was sent and
+ * writes its audit line, as the per-command guardian above does.
+ * Several commands at once: one list of those in flight.
+ */
+struct ws__gs_msg {
+	char op;		/* 's' a command started, 'd' it was cleaned up */
+	unsigned char pidns;	/* the command has a PID namespace */
+	unsigned char has_lock, has_cg;
+	unsigned char has_prec;	/* the pending record's lock (ws/pending.h) */
+	uint32_t nanchors;
+	uint64_t id;
+};
+
+/* At most this many anchors a message (the rest of SCM_MAX_FD's 253). */
+#define WS__GS_ANCHORS 240
+
+static struct {
+	pthread_mutex_t mu;
+	_Atomic int sock; /* the server's end, or -1 */
+	pid_t pid;
+	_Atomic uint64_t next;
+} ws__gs = {PTHREAD_MUTEX_INITIALIZER, -1, -1, 1};
+
+/* n bytes at p (NULL: none) on f, their length first. */
+static void
+ws__gs_put(FILE *f, const void *p, size_t n)
+{
+	size_t len = p != NULL ? n : SIZE_MAX;
+
+	fwrite(&len, sizeof(len), 1, f);
+	if (p != NULL && n > 0)
+		fwrite(p, 1, n, f);
+}
+
+static void
+ws__gs_puts(FILE *f, const char *s)
+{
+	ws__gs_put(f, s, s != NULL ? strlen(s) : 0);
+}
+
+/* What ws__gs_put() wrote, NUL-terminated (NULL stays NULL); false when
+ * f ends early. */
+static bool
+ws__gs_get(FILE *f, char **p)
+{
+	size_t len;
+
+	*p = NULL;
+	if (fread(&len, sizeof(len), 1, f) != 1)
+		return false;
+	if (len == SIZE_MAX)
+		return true;
+	if (len > (1UL << 30) || (*p = malloc(len + 1)) == NULL)
+		return false;
+	if (len > 0 && fread(*p, 1, len, f) != len) {
+		free(*p);
+		*p = NULL;
+		return false;
+	}
+	(*p)[len] = '\0';
+	return true;
+}
+
+/* What the guardian needs of a command but its descriptors, in a memfd. */
+static int
+ws__gs_save(struct ws_ctx *ws, const struct ws_run_opts *o,
+	    const struct ws__place *places, size_t nplaces,
+	    const struct ws_vcs_snap *vcs)
+{
+	char *buf = NULL, *cmd = ws_run_cmdline(o), *au = NULL;
+	size_t len = 0, off = 0;
+	unsigned char net = o->net;
+	FILE *f = open_memstream(&buf, &len);
+	int fd = -1;
+
+	if (f == NULL || cmd == NULL ||
+	    (o->audit != NULL && (au = ws_audit_save(o->audit)) == NULL))
+		goto out;
+	fwrite(&ws->nanchors, sizeof(ws->nanchors), 1, f);
+	for (size_t i = 0; i < ws->nanchors; i++) {
+		unsigned char ro = ws->anchors[i].ro;
+
+		ws__gs_puts(f, ws->anchors[i].vprefix);
+		ws__gs_puts(f, ws->anchors[i].real);
+		fwrite(&ro, 1, 1, f);
+	}
+	fwrite(&nplaces, sizeof(nplaces), 1, f);
+	for (size_t i = 0; i < nplaces; i++) {
+		fwrite(&places[i].anchor, sizeof(places[i].anchor), 1, f);
+		ws__gs_puts(f, places[i].parent);
+		ws__gs_puts(f, places[i].name);
+	}
+	fwrite(&net, 1, 1, f);
+	ws__gs_puts(f, cmd);
+	ws__gs_puts(f, au);
+	if (ws_vcs_snap_save(vcs, f) < 0 || fflush(f) != 0 || ferror(f))
+		goto out;
+	if ((fd = (int)syscall(SYS_memfd_create, "wstools-guardian",
+			       MFD_CLOEXEC)) < 0)
+		goto out;
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ws__close(&fd);
+			break;
+		}
+		off += (size_t)w;
+	}
+out:
+	if (f != NULL)
+		fclose(f);
+	free(buf);
+	free(cmd);
+	free(au);
+	return fd;
+}
+
+/* One command in flight, in the guardian. */
+struct ws__gs_run {
+	uint64_t id;
+	bool pidns;
+	int pidfd, memfd, lock, cg, prec;
+	int *afd;
+	uint32_t nafd;
+};
+
+static void
+ws__gs_run_close(struct ws__gs_run *r)
+{
+	ws__close(&r->pidfd);
+	ws__close(&r->memfd);
+	ws__close(&r->lock);
+	ws__close(&r->cg);
+	ws__close(&r->prec);
+	for (uint32_t i = 0; i < r->nafd; i++)
+		if (r->afd[i] >= 0)
+			close(r->afd[i]);
+	free(r->afd);
+	r->afd = NULL;
+	r->nafd = 0;
+}
+
+/* The server is gone: clean up after one command whose tree is dead. */
+static void
+ws__gs_clean(struct ws__gs_run *g)
+{
+	struct ws_ctx w = {.host_fd = -1};
+	struct ws_run_opts o = {0};
+	struct ws_run_result r;
+	struct ws__place *places = NULL;
+	struct ws_vcs_snap *vcs = NULL;
+	struct ws_audit *au = NULL;
+	size_t na = 0, np = 0;
+	unsigned char net = 0;
+	char *cmd = NULL, *saved = NULL;
+	int fd = dup(g->memfd);
+	FILE *f = fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
+
+	if (f == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fread(&na, sizeof(na), 1, f) != 1 || na != g->nafd ||
+	    (na > 0 && (w.anchors = calloc(na, sizeof(*w.anchors))) == NULL))
+		goto out;
+	for (; w.nanchors < na; w.nanchors++) {
+		struct ws_anchor *an = &w.anchors[w.nanchors];
+		unsigned char ro = 0;
+
+		an->fd = g->afd[w.nanchors];
+		if (!ws__gs_get(f, &an->vprefix) || !ws__gs_get(f, &an->real) ||
+		    an->vprefix == NULL || an->real == NULL ||
+		    fread(&ro, 1, 1, f) != 1) {
+			w.nanchors++;
+			goto out;
+		}
+		an->ro = ro;
+	}
+	if (fread(&np, sizeof(np), 1, f) != 1 || np > (1UL << 20) ||
+	    (np > 0 && (places = calloc(np, sizeof(*places))) == NULL))
+		goto out;
+	for (size_t i = 0; i < np; i++)
+		if (fread(&places[i].anchor, sizeof(places[i].anchor), 1, f) != 1 ||
+		    !ws__gs_get(f, &places[i].parent) || !ws__gs_get(f, &places[i].name) ||
+		    places[i].parent == NULL || places[i].name == NULL ||
+		    places[i].anchor < 0 || (size_t)places[i].anchor >= na) {
+			np = i + 1;
+			goto out;
+		}
+	if (fread(&net, 1, 1, f) != 1 || !ws__gs_get(f, &cmd) ||
+	    !ws__gs_get(f, &saved) || ws_vcs_snap_load(f, &vcs) < 0)
+		goto out;
+	o.net = net;
+	if (saved != NULL && ws_audit_load(saved, &au) == 0)
+		o.audit = au;
+	memset(&r, 0, sizeof(r));
+	ws__cleanup(&w, &o, places, np, vcs, &r);
+	if (au != NULL)
+		ws__guardian_audit(au, cmd, &r);
+	ws_run_free(&r);
+out:
+	fclose(f);
+	ws_audit_free(au);
+	ws_vcs_snap_free(vcs);
+	ws__places_free(places, np);
+	for (size_t i = 0; i < w.nanchors; i++) {
+		free(w.anchors[i].vprefix);
+		free(w.anchors[i].real);
+	}
+	free(w.anchors);
+	free(cmd);
+	free(saved);
+}
+
+/* The server died: every command in flight goes, then its clean-up. */
+static void
+ws__gs_server_died(struct ws__gs_run *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pidfd >= 0)
+			(void)syscall(SYS_pidfd_send_signal, v[i].pidfd, SIGKILL,
+				      NULL, 0);
+	for (size_t i = 0; i < n; i++) {
+		struct pollfd pf = {.fd = v[i].pidfd, .events = POLLIN};
+
+		while (v[i].pidfd >= 0 && poll(&pf, 1, -1) < 0 && errno == EINTR)
+			;
+		if (!v[i].pidns) {
+			struct ws__proc q = {.pid = -1, .pidfd = -1, .cg_fd = v[i].cg};
+
+			ws__cg_kill(&q, SIGKILL);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		ws__gs_clean(&v[i]);
+		/* Cleaned: the next command in this workspace may start. */
+		ws__gs_run_close(&v[i]);
+	}
+}
+
+/* One message: a command started (appended to *v) or done (dropped). */
+static void
+ws__gs_take(const struct ws__gs_msg *m, const int *fds, size_t nfds,
+	    struct ws__gs_run **v, size_t *n)
+{
+	struct ws__gs_run g = {.id = m->id, .pidns = m->pidns, .pidfd = -1,
+			       .memfd = -1, .lock = -1, .cg = -1, .prec = -1};
+	size_t k = 0, want = 2 + m->has_lock + m->has_cg + m->has_prec +
+			     m->nanchors;
+	struct ws__gs_run *nv;
+
+	if (m->op == 'd') {
+		for (size_t i = 0; i < *n; i++)
+			if ((*v)[i].id == m->id) {
+				ws__gs_run_close(&(*v)[i]);
+				(*v)[i] = (*v)[--*n];
+				break;
+			}
+		return;
+	}
+	if (m->op != 's' || nfds != want ||
+	    (g.afd = calloc(m->nanchors ? m->nanchors : 1, sizeof(int))) == NULL ||
+	    (nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL) {
+		free(g.afd);
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		return;
+	}
+	g.pidfd = fds[k++];
+	g.memfd = fds[k++];
+	if (m->has_lock)
+		g.lock = fds[k++];
+	if (m->has_cg)
+		g.cg = fds[k++];
+	if (m->has_prec)
+		g.prec = fds[k++];
+	for (g.nafd = 0; g.nafd < m->nanchors; g.nafd++)
+		g.afd[g.nafd] = fds[k++];
+	*v = nv;
+	(*v)[(*n)++] = g;
+}
+
+static void __attribute__((noreturn))
+ws__gs_main(int sock)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int) * (5 + WS__GS_ANCHORS))];
+		struct cmsghdr align;
+	} cb;
+	struct ws__gs_run *v = NULL;
+	size_t n = 0;
+	sigset_t stop;
+	int nul;
+
+	/* Out of the server's process group and its signals, as the
+	 * per-command guardian; its streams and every other descriptor
+	 * closed at once (another call's pipe, a locked file). */
+	(void)setsid();
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	ws_audit_forked();
+	ws_audit_keep_open(false);
+	if (sock != 3) {
+		(void)dup2(sock, 3);
+		sock = 3;
+	}
+	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0)
+		for (int fd = 0; fd <= 2; fd++)
+			(void)dup2(nul, fd);
+	if (syscall(SYS_close_range, 4, ~0U, 0) < 0)
+		for (int fd = 4; fd < 65536; fd++)
+			(void)close(fd);
+	for (;;) {
+		struct ws__gs_msg m;
+		struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = cb.b, .msg_controllen = sizeof(cb.b)};
+		int fds[5 + WS__GS_ANCHORS];
+		size_t nfds = 0;
+		ssize_t r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL;
+		     c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+				for (size_t i = 0; i < k; i++) {
+					int fd;
+
+					memcpy(&fd, CMSG_DATA(c) + i * sizeof(int),
+					       sizeof(int));
+					if (nfds < sizeof(fds) / sizeof(fds[0]))
+						fds[nfds++] = fd;
+					else
+						close(fd);
+				}
+			}
+		if (r != (ssize_t)sizeof(m) || (mh.msg_flags & MSG_CTRUNC)) {
+			for (size_t i = 0; i < nfds; i++)
+				close(fds[i]);
+			continue;
+		}
+		ws__gs_take(&m, fds, nfds, &v, &n);
+	}
+	/* The server's end is closed: by its stop (nothing in flight), or
+	 * by its death. */
+	ws__gs_server_died(v, n);
+	_exit(0);
+}
+
+int
+ws_run_guardian_start(void)
+{
+	int sv[2], rc = 0;
+	pid_t pid;
+
+	pthread_mutex_lock(&ws__gs.mu);
+	if (atomic_load(&ws__gs.sock) >= 0)
+		goto out;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		rc = ws_error_errno(errno, NULL, "socketpair");
+		goto out;
+	}
+	if ((pid = fork()) < 0) {
+		rc = ws_error_errno(errno, NULL, "fork");
+		close(sv[0]);
+		close(sv[1]);
+		goto out;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		ws__gs_main(sv[1]);
+	}
+	close(sv[1]);
+	ws__gs.pid = pid;
+	atomic_store(&ws__gs.sock, sv[0]);
+out:
+	pthread_mutex_unlock(&ws__gs.mu);
+	return rc;
+}
+
+void
+ws_run_guardian_stop(void)
+{
+	int sock;
+
+	pthread_mutex_lock(&ws__gs.mu);
+	sock = atomic_exchange(&ws__gs.sock, -1);
+	if (sock >= 0) {
+		close(sock);
+		while (waitpid(ws__gs.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		ws__gs.pid = -1;
+	}
+	pthread_mutex_unlock(&ws__gs.mu);
+}
+
+/*
+ * Hand a command to the server's guardian, if there is one: 0 (g->id
+ * set), or 1 when the call forks its own (none, more anchors than a
+ * message carries, the guardian gone).
+ */
+static int
+ws__gs_start(struct ws_ctx *ws, const struct ws_run_opts *o,
+	     const struct ws__place *places, size_t nplaces,
+	     const struct ws_vcs_snap *vcs, const struct ws__proc *p, int wslock,
+	     int prec_fd, struct ws__guardian *g)
+{
+	int sock = atomic_load(&ws__gs.sock), memfd, k = 0;
+	struct ws__gs_msg m = {.op = 's', .pidns = p->pidns};
+	int fds[5 + WS__GS_ANCHORS];
+	union {
+		char b[CMSG_SPACE(sizeof(fds))];
+		struct cmsghdr align;
+	} cb;
+	struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b};
+	struct cmsghdr *c;
+	ssize_t w;
+
+	if (sock < 0 || p->pidfd < 0 || ws->nanchors > WS__GS_ANCHORS)
+		return 1;
+	if ((memfd = ws__gs_save(ws, o, places, nplaces, vcs)) < 0)
+		return 1;
+	m.id = atomic_fetch_add(&ws__gs.next, 1);
+	m.has_lock = wslock >= 0;
+	m.has_cg = !p->pidns && p->cg_fd >= 0;
+	m.has_prec = prec_fd >= 0;
+	m.nanchors = (uint32_t)ws->nanchors;
+	fds[k++] = p->pidfd;
+	fds[k++] = memfd;
+	if (m.has_lock)
+		fds[k++] = wslock;
+	if (m.has_cg)
+		fds[k++] = p->cg_fd;
+	if (m.has_prec)
+		fds[k++] = prec_fd;
+	for (size_t i = 0; i < ws->nanchors; i++)
+		fds[k++] = ws->anchors[i].fd;
+	memset(&cb, 0, sizeof(cb));
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)k);
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)k);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)k);
+	while ((w = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	close(memfd);
+	if (w != (ssize_t)sizeof(m))
+		return 1;
+	g->id = m.id;
+	return 0;
+}
+
+/* The server cleaned up after the command: its guardian forgets it. */
+static void
+ws__gs_done(struct ws__guardian *g)
+{
+	struct ws__gs_msg m = {.op = 'd', .id = g->id};
+	int sock = atomic_load(&ws__gs.sock);
+
+	if (g->id == 0 || sock < 0)
+		return;
+	while (send(sock, &m, sizeof(m), MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+	g->id = 0;
+}
+
 static int
 ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	     struct ws_run_result *r, bool *userns_refused)
@@ -3563,7 +4069,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws__base zbase = {.on = false};
 	bool ahead_asked = false, taken = false;
 	struct ws_netproxy *proxy = NULL;
-	struct ws__guardian guard = {.pid = -1, .pidfd = -1, .sock = -1};
+	struct ws__guardian guard = {.pid = -1, .pidfd = -1, .sock = -1, .id = 0};
 	struct ws_pending_rec prec = {.dfd = -1, .fd = -1};
 	int netp[2] = {-1, -1}, *keep = NULL;
 	unsigned long stopset = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1) |
@@ -3901,6 +4407,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	/* From here the clean-up survives wsrun (see struct ws__guardian). */
 	if ((o->isolate != WS_ISOLATE_NONE || o->audit != NULL) &&
+	    ws__gs_start(ws, o, places, nplaces, vcs, &proc, wslock, prec.fd,
+			 &guard) != 0 &&
 	    (rc = ws__guardian_start(ws, o, places, nplaces, vcs, &proc, wslock,
 				     prec.fd, &guard)) < 0)
 		goto out;
@@ -4170,6 +4678,7 @@ out:
 	ws__places_free(places, nplaces);
 	ws_vcs_snap_free(vcs);
 	ws__guardian_done(&guard);
+	ws__gs_done(&guard);
 	/*
 	 * Cleaned: the next command in this workspace may start.  The
 	 * guardian holds the same open file: unlock it, not only close.

@@ -618,6 +618,7 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		       const char *home)
 {
 	char real[4352];
+	struct ws_place_memo memo = {0};
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < ws_home_persist_n; i++) {
@@ -631,10 +632,11 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		 * the place it names is bound too, or the command writes it
 		 * by either name (review11).
 		 */
-		if (rc == 0 && (a = ws_ctx_home_place_resolved(ws, home, i, real,
-					sizeof(real), &rest)) >= 0)
+		if (rc == 0 && (a = ws_ctx_home_place_resolved_memo(ws, home, i, real,
+					sizeof(real), &rest, &memo)) >= 0)
 			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
 	}
+	ws_place_memo_free(&memo);
 	return rc;
 }
 

@@ -1710,3 +1710,111 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 		ws__item(&p, -1, NULL, "(out of file descriptors: some directories "
 			 "were not checked for repositories and .envrc files)");
 }
+
+/* ---- A snapshot handed to another process ------------------------------- */
+
+/* n bytes at p (NULL: none) on f, their length first. */
+static void
+ws__snap_put(FILE *f, const void *p, size_t n)
+{
+	size_t len = p != NULL ? n : SIZE_MAX;
+
+	fwrite(&len, sizeof(len), 1, f);
+	if (p != NULL && n > 0)
+		fwrite(p, 1, n, f);
+}
+
+/* What ws__snap_put() wrote, NUL-terminated (NULL stays NULL); false
+ * when f ends early. */
+static bool
+ws__snap_get(FILE *f, char **p, size_t *n)
+{
+	size_t len;
+
+	*p = NULL;
+	if (fread(&len, sizeof(len), 1, f) != 1)
+		return false;
+	if (n != NULL)
+		*n = len == SIZE_MAX ? 0 : len;
+	if (len == SIZE_MAX)
+		return true;
+	if (len > (1UL << 30) || (*p = malloc(len + 1)) == NULL)
+		return false;
+	if (len > 0 && fread(*p, 1, len, f) != len) {
+		free(*p);
+		*p = NULL;
+		return false;
+	}
+	(*p)[len] = '\0';
+	return true;
+}
+
+int
+ws_vcs_snap_save(const struct ws_vcs_snap *s, FILE *f)
+{
+	unsigned char has = s != NULL, over = s != NULL && s->over;
+
+	fwrite(&has, 1, 1, f);
+	if (s == NULL)
+		return ferror(f) ? -1 : 0;
+	fwrite(&over, 1, 1, f);
+	fwrite(&s->bytes, sizeof(s->bytes), 1, f);
+	fwrite(&s->n, sizeof(s->n), 1, f);
+	for (size_t i = 0; i < s->n; i++) {
+		ws__snap_put(f, s->v[i].real, strlen(s->v[i].real));
+		fwrite(&s->v[i].st, sizeof(s->v[i].st), 1, f);
+		ws__snap_put(f, s->v[i].data, s->v[i].len);
+	}
+	fwrite(&s->ngd, sizeof(s->ngd), 1, f);
+	for (size_t i = 0; i < s->ngd; i++) {
+		fwrite(&s->gd[i].a, sizeof(s->gd[i].a), 1, f);
+		ws__snap_put(f, s->gd[i].rel, strlen(s->gd[i].rel));
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+int
+ws_vcs_snap_load(FILE *f, struct ws_vcs_snap **out)
+{
+	struct ws_vcs_snap *s = NULL;
+	unsigned char has = 0, over = 0;
+	size_t n = 0, ngd = 0;
+
+	*out = NULL;
+	if (fread(&has, 1, 1, f) != 1)
+		goto bad;
+	if (!has)
+		return 0;
+	if ((s = calloc(1, sizeof(*s))) == NULL || fread(&over, 1, 1, f) != 1 ||
+	    fread(&s->bytes, sizeof(s->bytes), 1, f) != 1 ||
+	    fread(&n, sizeof(n), 1, f) != 1 || n > (1UL << 24) ||
+	    (n > 0 && (s->v = calloc(n, sizeof(*s->v))) == NULL))
+		goto bad;
+	s->over = over;
+	for (; s->n < n; s->n++) {
+		struct ws__vfile *v = &s->v[s->n];
+		char *d = NULL;
+
+		if (!ws__snap_get(f, &v->real, NULL) || v->real == NULL ||
+		    fread(&v->st, sizeof(v->st), 1, f) != 1 ||
+		    !ws__snap_get(f, &d, &v->len)) {
+			free(v->real);
+			v->real = NULL;
+			goto bad;
+		}
+		v->data = d;
+	}
+	if (fread(&ngd, sizeof(ngd), 1, f) != 1 || ngd > (1UL << 24) ||
+	    (ngd > 0 && (s->gd = calloc(ngd, sizeof(*s->gd))) == NULL))
+		goto bad;
+	for (; s->ngd < ngd; s->ngd++)
+		if (fread(&s->gd[s->ngd].a, sizeof(s->gd[s->ngd].a), 1, f) != 1 ||
+		    !ws__snap_get(f, &s->gd[s->ngd].rel, NULL) ||
+		    s->gd[s->ngd].rel == NULL)
+			goto bad;
+	*out = s;
+	return 0;
+bad:
+	ws_vcs_snap_free(s);
+	return ws_error_set(WS_EIO_ERROR, NULL, "not a saved snapshot");
+}

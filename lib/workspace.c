@@ -1147,6 +1147,14 @@ int
 ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home, size_t i,
 			   char *real, size_t len, const char **rest)
 {
+	return ws_ctx_home_place_resolved_memo(ws, home, i, real, len, rest, NULL);
+}
+
+int
+ws_ctx_home_place_resolved_memo(const struct ws_ctx *ws, const char *home,
+				size_t i, char *real, size_t len,
+				const char **rest, struct ws_place_memo *memo)
+{
 	char lex[PATH_MAX], **e;
 	size_t ne;
 	int a, r;
@@ -1157,7 +1165,7 @@ ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home, size_t i,
 	(void)ws_ctx_home_place(ws, home, i, lex, sizeof(lex), rest);
 	*rest = NULL;
 	r = ws_home_place_resolve(lex, strcmp(home, "/") == 0 ? 0 : strlen(home),
-				  real, len, &e, &ne, NULL);
+				  real, len, &e, &ne, memo);
 	for (size_t k = 0; k < ne; k++)
 		free(e[k]);
 	free(e);

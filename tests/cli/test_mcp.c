@@ -1147,6 +1147,18 @@ wait_progress(struct mcp *m, const char *tok, int timeout_ms)
 	}
 }
 
+/* a and b are in one PID namespace. */
+static bool
+same_pidns(pid_t a, pid_t b)
+{
+	char pa[64], pb[64], la[64] = "", lb[64] = "";
+
+	snprintf(pa, sizeof(pa), "/proc/%d/ns/pid", (int)a);
+	snprintf(pb, sizeof(pb), "/proc/%d/ns/pid", (int)b);
+	return readlink(pa, la, sizeof(la) - 1) > 0 &&
+	       readlink(pb, lb, sizeof(lb) - 1) > 0 && strcmp(la, lb) == 0;
+}
+
 /*
  * run_command's namespace init runs in the server's memory (kcmp says
  * so), as wsrun's does: wstools detaches its environment at start, so
@@ -1191,8 +1203,11 @@ START_TEST(run_command_init_environ_hidden)
 				 (int)m.pid, e->d_name);
 			if ((f = fopen(path, "r")) == NULL)
 				continue;
-			if (fscanf(f, "%d", &init) != 1)
-				init = 0;
+			/* Not the server's guardian (lib/run.c), which stays in
+			 * the server's PID namespace. */
+			while (init <= 0 && fscanf(f, "%d", &init) == 1)
+				if (same_pidns(m.pid, init))
+					init = 0;
 			fclose(f);
 		}
 		if (d != NULL)
@@ -5388,6 +5403,228 @@ START_TEST(answers_are_utf8)
 }
 END_TEST
 
+/* ---- The server's guardian (lib/run.c) -------------------------------- */
+
+/* rel under dir exists. */
+static bool
+exists_in(const char *dir, const char *rel)
+{
+	char *p = wst_path(dir, rel);
+	bool e = wst_exists(p);
+
+	free(p);
+	return e;
+}
+
+/* A "sleep" process whose command line holds marker is alive. */
+static bool
+sleeper_alive(const char *marker)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool found = false;
+
+	while (d != NULL && (de = readdir(d)) != NULL && !found) {
+		char p[300], buf[4096];
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/cmdline", de->d_name);
+		if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		buf[n] = '\0';
+		found = strncmp(buf, "sleep", 5) == 0 && strstr(buf, marker) != NULL;
+	}
+	if (d != NULL)
+		closedir(d);
+	return found;
+}
+
+/* Wait up to ms for want (alive or gone). */
+static bool
+sleeper_wait(const char *marker, bool want, int ms)
+{
+	ms = (int)(ms * WST_SLOWDOWN);
+	for (int i = 0; i < ms / 20; i++) {
+		if (sleeper_alive(marker) == want)
+			return true;
+		usleep(20000);
+	}
+	return sleeper_alive(marker) == want;
+}
+
+/*
+ * The children of pid in pid's own PID namespace (not an init in a
+ * namespace of its own) that lead a session of their own: the guardians.
+ */
+static int
+guardians_of(pid_t pid, int *out, int max)
+{
+	char path[384], self_ns[64] = "", ns[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (readlink(path, self_ns, sizeof(self_ns) - 1) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		FILE *f;
+		int c;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)pid,
+			 e->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		while (fscanf(f, "%d", &c) == 1 && n < max) {
+			ssize_t k;
+
+			memset(ns, 0, sizeof(ns));
+			snprintf(path, sizeof(path), "/proc/%d/ns/pid_for_children", c);
+			k = readlink(path, ns, sizeof(ns) - 1);
+			if (k > 0 && strcmp(ns, self_ns) == 0 && getsid(c) == c)
+				out[n++] = c;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * The server forks one guardian when it starts, not a copy of itself per
+ * command (~0.8 ms a call): the same one before the first run_command,
+ * during a command and after several.
+ */
+START_TEST(run_command_guardian_once)
+{
+	struct mcp m;
+	cJSON *r, *res;
+	char marker[32], args[256];
+	int g0[8], g1[8], n0 = 0, n1;
+
+	/* Without a PID namespace the command's own process is a child of
+	 * the server in its namespace too. */
+	if (!wst_layer("", "pidns")) {
+		fprintf(stderr, "run_command_guardian_once: not checked (%s)\n",
+			wst_layer_why("", "pidns"));
+		return;
+	}
+	snprintf(marker, sizeof(marker), "100.%d71", (int)getpid());
+	mcp_start(&m, "--jobs", "2", W);
+	handshake(&m, NULL);
+	for (int i = 0; i < 100 && (n0 = guardians_of(m.pid, g0, 8)) == 0; i++)
+		usleep(20000);
+	ck_assert_int_eq(n0, 1);
+	for (int i = 0; i < 3; i++) {
+		res = call(&m, 2 + i, "run_command", "{\"command\":[\"true\"]}", &r);
+		ck_assert_msg(!is_error(res), "%s", text_of(res));
+		cJSON_Delete(r);
+	}
+	snprintf(args, sizeof(args), "{\"command\":[\"sleep\",\"%s\"],\"timeout\":60}",
+		 marker);
+	send_call(&m, 9, "run_command", args, NULL);
+	ck_assert_msg(sleeper_wait(marker, true, 5000), "the command never started");
+	n1 = guardians_of(m.pid, g1, 8);
+	ck_assert_int_eq(n1, 1);
+	ck_assert_int_eq(g1[0], g0[0]);
+	ck_assert_int_eq(kill(m.pid, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(m.pid, NULL, 0), m.pid);
+	ck_assert_msg(sleeper_wait(marker, false, 5000), "the command outlived its server");
+	close(m.in);
+	close(m.out);
+	free(m.buf);
+}
+END_TEST
+
+/*
+ * kill -9 of the server during two commands at once (two workspaces, the
+ * roots changed between the calls: each its own lock): its guardian kills
+ * both, removes what each made at a guarded place, and writes the audit
+ * line of each, "killed" with exit status 137.
+ */
+START_TEST(kill9_mcp_two_runs_clean_up)
+{
+	struct mcp m;
+	char *a = wst_path(T, "k9a"), *b = wst_path(T, "k9b"), *log, *roots,
+	     *text = NULL, ma[32], mb[32], args[512];
+	bool clean = false;
+
+	snprintf(ma, sizeof(ma), "100.%d81", (int)getpid());
+	snprintf(mb, sizeof(mb), "100.%d82", (int)getpid());
+	wst_mkdir(T, "k9a/sub");
+	wst_mkdir(T, "k9b/sub");
+	log = wst_path(T, "k9-audit.jsonl");
+	mcp_start(&m, "--no-detect-root", "--jobs", "4", "--audit", log);
+	handshake(&m, "{\"roots\":{\"listChanged\":true}}");
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"}]", a), 0);
+	answer_roots(&m, roots);
+	free(roots);
+	snprintf(args, sizeof(args), "{\"command\":\"echo x > sub/.envrc; sleep %s\","
+		 "\"timeout\":60}", ma);
+	send_call(&m, 2, "run_command", args, NULL);
+	ck_assert_msg(sleeper_wait(ma, true, 5000), "the first command never started");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+	ck_assert_int_ge(asprintf(&roots, "[{\"uri\":\"file://%s\"}]", b), 0);
+	answer_roots(&m, roots);
+	free(roots);
+	snprintf(args, sizeof(args), "{\"command\":\"echo x > sub/.envrc; sleep %s\","
+		 "\"timeout\":60}", mb);
+	send_call(&m, 3, "run_command", args, NULL);
+	ck_assert_msg(sleeper_wait(mb, true, 5000), "the second command never started");
+	ck_assert(wst_exists(a) && exists_in(a, "sub/.envrc") && exists_in(b, "sub/.envrc"));
+	ck_assert_int_eq(kill(m.pid, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(m.pid, NULL, 0), m.pid);
+	ck_assert_msg(sleeper_wait(ma, false, 5000), "the first command outlived its server");
+	ck_assert_msg(sleeper_wait(mb, false, 5000), "the second command outlived its server");
+	for (int i = 0; i < (int)(250 * WST_SLOWDOWN) && !clean; i++) {
+		free(text);
+		text = wst_slurp(log, NULL);
+		clean = !exists_in(a, "sub/.envrc") && !exists_in(b, "sub/.envrc") &&
+			text != NULL && strstr(text, ma) != NULL && strstr(text, mb) != NULL;
+		if (!clean)
+			usleep(20000);
+	}
+	ck_assert_msg(!exists_in(a, "sub/.envrc"), "the first command's sub/.envrc stayed");
+	ck_assert_msg(!exists_in(b, "sub/.envrc"), "the second command's sub/.envrc stayed");
+	ck_assert_msg(clean, "%s", text ? text : "(no audit log)");
+	/* Each command's line says it was killed, and what was removed. */
+	for (int k = 0; k < 2; k++) {
+		const char *l = strstr(text, k ? mb : ma), *s = l, *e;
+
+		while (s > text && s[-1] != '\n')
+			s--;
+		e = strchr(l, '\n');
+		ck_assert_ptr_nonnull(e);
+		ck_assert_msg(memmem(s, (size_t)(e - s), "\"killed\":", 9) != NULL &&
+			      memmem(s, (size_t)(e - s), "\"exit_status\":137", 17) != NULL &&
+			      memmem(s, (size_t)(e - s), "/sub/.envrc", 11) != NULL,
+			      "%.*s", (int)(e - s), s);
+	}
+	free(text);
+	close(m.in);
+	close(m.out);
+	free(m.buf);
+	free(log);
+	free(a);
+	free(b);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -5473,6 +5710,8 @@ suite(void)
 	tcase_add_test(ahead, run_command_namespaces_apart);
 	tcase_add_test(ahead, run_command_concurrent_namespaces);
 	tcase_add_test(ahead, run_command_ahead_follows_state);
+	tcase_add_test(ahead, run_command_guardian_once);
+	tcase_add_test(ahead, kill9_mcp_two_runs_clean_up);
 	suite_add_tcase(s, ahead);
 	tcase_add_checked_fixture(forks, setup, teardown);
 	tcase_set_timeout(forks, 300);

@@ -141,6 +141,21 @@ int ws_audit_emit(struct ws_audit *a, int exit_status);
  */
 void ws_audit_forked(void);
 
+/*
+ * The call's line so far as text (its log's path, the decisions, the
+ * members the tool added), for another process to write it: the guardian
+ * of wstools mcp (lib/run.c), which writes a command's line when the
+ * server was killed during it.  NULL when out of memory.
+ */
+char *ws_audit_save(const struct ws_audit *a);
+
+/*
+ * A call's state from ws_audit_save()'s text, its log opened again by
+ * its path (as ws_audit_open()), into *out.  The frontend saved is the
+ * line's.
+ */
+int ws_audit_load(const char *saved, struct ws_audit **out);
+
 /* Free a call's state (NULL is fine). */
 void ws_audit_free(struct ws_audit *a);
 

@@ -217,6 +217,21 @@ void ws_run_exit_soon(void);
  * (benchmarks), or when one runs already in this process.  Stop it
  * (safe on NULL) after the last ws_run() of the process has returned.
  */
+/*
+ * In a process of many calls (wstools mcp): one guardian for all its
+ * commands, forked now (while the process is small and has no other
+ * thread), instead of one copy of the process forked per command.  Each
+ * ws_run() hands it what its clean-up needs (init's pidfd, the
+ * workspace's lock and anchors, the places and repositories' snapshot,
+ * the audit line so far); when this process dies during commands, it
+ * kills them, cleans up after each and writes their audit lines, as the
+ * per-command guardian does.  0, or an error (the commands then fork
+ * their own).  Stop it (safe when not started) after the last ws_run()
+ * of the process has returned.
+ */
+int ws_run_guardian_start(void);
+void ws_run_guardian_stop(void);
+
 struct ws_run_ahead;
 struct ws_run_ahead *ws_run_ahead_start(void);
 void ws_run_ahead_stop(struct ws_run_ahead *a);

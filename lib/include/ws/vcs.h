@@ -49,6 +49,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "ws/workspace.h"
 
@@ -74,6 +75,15 @@ void ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 
 /* The bound of the walk before a command (tests); 0: the default. */
 void ws_vcs_set_walk_max(size_t n);
+
+/*
+ * A snapshot (NULL too) as bytes on f, and back from them into *out: the
+ * guardian of wstools mcp (lib/run.c) keeps a copy of each command's, to
+ * clean up after a server that was killed.  Save: -1 on a write error;
+ * load: 0 or WS_EIO_ERROR (f ended early) or WS_ENOMEM.
+ */
+int ws_vcs_snap_save(const struct ws_vcs_snap *s, FILE *f);
+int ws_vcs_snap_load(FILE *f, struct ws_vcs_snap **out);
 
 /* Free a snapshot (NULL is fine). */
 void ws_vcs_snap_free(struct ws_vcs_snap *s);

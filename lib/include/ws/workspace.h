@@ -294,6 +294,16 @@ int ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 			       const char **rest);
 
 /*
+ * The same, with memo (or NULL) keeping what each prefix of HOME is
+ * across the places of one pass (~/.config looked at once, not once a
+ * place under it): only within one moment, as a link may change between
+ * calls.
+ */
+int ws_ctx_home_place_resolved_memo(const struct ws_ctx *ws, const char *home,
+				    size_t i, char *real, size_t len,
+				    const char **rest, struct ws_place_memo *memo);
+
+/*
  * The anchor whose real directory is the longest component prefix of the
  * normalized absolute real path p, or -1 if none; *rest gets the remainder.
  */
