@@ -246,6 +246,32 @@ START_TEST(concurrent_writers)
 }
 END_TEST
 
+/*
+ * A call reads the log's tail without touching its access time (opened
+ * O_NOATIME where the log is ours): under relatime every read would
+ * update it, as a log's access time is older than its last line, and
+ * dirty the inode once more a call (issue 22).
+ */
+START_TEST(tail_read_keeps_atime)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	struct timespec ts[2] = {{0, 0}, {0, UTIME_OMIT}};
+	struct stat st;
+
+	one_line(log, "write_file", 0);
+	/* Two days back: relatime would update it whatever the mtime. */
+	ts[0].tv_sec = time(NULL) - 2 * 86400;
+	ck_assert_int_eq(utimensat(AT_FDCWD, log, ts, 0), 0);
+	one_line(log, "write_file", 0);
+	ck_assert_int_eq(stat(log, &st), 0);
+	ck_assert_int_eq((long long)st.st_atim.tv_sec, (long long)ts[0].tv_sec);
+	verify(log, 2, 0);
+	wst_rmrf(dir);
+	free(log);
+	free(dir);
+}
+END_TEST
+
 /* One call's line (tool, member n = k) to log; 0 or which step failed. */
 static int
 call_line(const char *log, int k)
@@ -548,6 +574,7 @@ suite(void)
 	tcase_add_test(tc, chain_and_tampering);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, tail_after_others_wrote);
+	tcase_add_test(tc, tail_read_keeps_atime);
 	tcase_add_test(tc, kept_open_follows_the_path);
 	tcase_add_test(tc, kept_open_threads_and_processes);
 	tcase_add_test(tc, unwritable_log);
