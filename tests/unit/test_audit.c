@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "ws/audit.h"
 #include "ws/error.h"
 #include "ws/sha256.h"
@@ -267,6 +269,54 @@ START_TEST(tail_read_keeps_atime)
 	ck_assert_int_eq((long long)st.st_atim.tv_sec, (long long)ts[0].tv_sec);
 	verify(log, 2, 0);
 	wst_rmrf(dir);
+	free(log);
+	free(dir);
+}
+END_TEST
+
+/*
+ * The members a tool adds: a key set again keeps its last value, once;
+ * numbers, JSON texts and null as cJSON printed them; "operation" in
+ * its place after "pid"; a name not in UTF-8 with its bytes beside it.
+ */
+START_TEST(members_set_and_reset)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl"), *text;
+	struct ws_audit *a;
+	cJSON *v;
+	size_t n;
+
+	ck_assert_int_eq(ws_audit_open(log, "write_file", false, &a), 0);
+	ws_audit_set_str(a, "k", "first");
+	ws_audit_set_int(a, "n", -5);
+	ws_audit_set_str(a, "operation", "create");
+	ws_audit_set_str(a, "k", "second");
+	ws_audit_set_json(a, "j", "{\"x\": [1, true, 2.5]}");
+	ws_audit_set_json(a, "bad", "{not json");
+	ws_audit_set_str(a, "z", NULL);
+	ws_audit_set_str(a, "name", "a\xff");
+	ws_audit_set_int(a, "big", 1LL << 60);
+	ck_assert_int_eq(ws_audit_emit(a, 0), 0);
+	ws_audit_free(a);
+	text = wst_slurp(log, &n);
+	ck_assert_ptr_nonnull(strstr(text, "\"pid\":"));
+	ck_assert_ptr_nonnull(strstr(strstr(text, "\"pid\":"), ",\"operation\":\"create\",\"checks\":0"));
+	ck_assert_ptr_null(strstr(text, "first"));
+	ck_assert_ptr_eq(strstr(text, "\"k\":"), strrchr(text, 'k') - 1);
+	ck_assert_ptr_nonnull(strstr(text, ",\"j\":{\"x\":[1,true,2.5]}"));
+	ck_assert_ptr_nonnull(strstr(text, ",\"big\":1.152921504606847e+18"));
+	ck_assert_ptr_null(strstr(text, "\"bad\""));
+	v = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(cJSON_GetObjectItem(v, "k")->valuestring, "second");
+	ck_assert_int_eq(cJSON_GetObjectItem(v, "n")->valueint, -5);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(v, "z")));
+	ck_assert_str_eq(cJSON_GetObjectItem(v, "name")->valuestring, "a\xef\xbf\xbd");
+	ck_assert_str_eq(cJSON_GetObjectItem(v, "name_bytes")->valuestring, "Yf8=");
+	cJSON_Delete(v);
+	verify(log, 1, 0);
+	wst_rmrf(dir);
+	free(text);
 	free(log);
 	free(dir);
 }
@@ -575,6 +625,7 @@ suite(void)
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, tail_after_others_wrote);
 	tcase_add_test(tc, tail_read_keeps_atime);
+	tcase_add_test(tc, members_set_and_reset);
 	tcase_add_test(tc, kept_open_follows_the_path);
 	tcase_add_test(tc, kept_open_threads_and_processes);
 	tcase_add_test(tc, unwritable_log);
