@@ -504,13 +504,14 @@ ws__digits(char *o, long long n, int w)
 }
 
 /*
- * now as 2026-11-27T18:51:28.269123Z (UTC), by hand: gmtime_r, strftime
+ * ts as 2026-11-27T18:51:28.269123Z (UTC), by hand: gmtime_r, strftime
  * and snprintf were a few thousand instructions and three lazy symbol
- * bindings of a call's audit line (issue 22).  Days to a civil date
+ * bindings of a call's audit line (issue 22), and glibc's gmtime_r()
+ * loads /etc/localtime (tzset) the first time, which no UTC time needs.  Days to a civil date
  * after Howard Hinnant's days_from_civil inverse (proleptic Gregorian).
  */
-static void
-ws__utc(const struct timespec *ts, char out[32])
+void
+ws_audit_time(const struct timespec *ts, char out[32])
 {
 	long long secs = (long long)ts->tv_sec, days = secs / 86400,
 		  sod = secs % 86400;
@@ -603,7 +604,7 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	if (fe == NULL && (fe = a->env_fe) == NULL)
 		fe = "cli";
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ws__utc(&ts, now);
+	ws_audit_time(&ts, now);
 	/* The buffer the call's open reserved, the line's from now on. */
 	b = a->line;
 	memset(&a->line, 0, sizeof(a->line));
