@@ -77,7 +77,11 @@ struct ws_audit {
 	} d;
 	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
 	long long checks; /* every decision seen */
-	cJSON *extra;	  /* members the tool added; NULL: none yet */
+	/* The members the tool added (ws_audit_set_str() ...), as the
+	 * line's text: each ,"key":value in ex, where an entry of at
+	 * says (a cJSON object was ten allocations for three members;
+	 * issue 22).  A key set again retires its earlier entry. */
+	struct ws_jbuf ex, at;
 	/* The line's buffer: allocated when the call opens the log, while
 	 * the allocator is in the cache (at the end of a call, a malloc
 	 * missed it), and filled when the call ends (issue 22). */
@@ -412,40 +416,83 @@ ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 	a->rank = rank;
 }
 
+static void ws__key(struct ws_jbuf *b, const char *key);
+static void ws__name(struct ws_jbuf *b, const char *key, const char *s);
+
+/* Where a member stands in ex: ,"key": is its first klen bytes. */
+struct ws__member {
+	size_t off, klen, len;
+	bool gone; /* set again later */
+};
+
+/*
+ * Add the member key with the value v (a string, else what item is;
+ * neither: null) to the call's members: a string as ws__name() writes
+ * a name (but "operation", which is the tool's word, as it is), any
+ * other value as cJSON would print it.  Out of memory leaves it out:
+ * a member is only listed once its text is whole.
+ */
 static void
-ws__set(struct ws_audit *a, const char *key, cJSON *v)
+ws__set(struct ws_audit *a, const char *key, const char *v, const cJSON *item)
 {
-	if (a != NULL && v != NULL && a->extra == NULL)
-		a->extra = cJSON_CreateObject();
-	if (a == NULL || v == NULL || a->extra == NULL) {
-		cJSON_Delete(v);
-		return;
-	}
-	if (cJSON_GetObjectItemCaseSensitive(a->extra, key) != NULL)
-		cJSON_ReplaceItemInObjectCaseSensitive(a->extra, key, v);
+	struct ws__member m = {a->ex.n, 0, 0, false}, *e;
+	size_t n;
+
+	/* Small to start with (jbuf's 1 KiB reached into untouched heap
+	 * pages: a page fault each, more than the members cost). */
+	if (a->ex.cap == 0 && (a->ex.p = malloc(256)) != NULL)
+		a->ex.cap = 256;
+	if (a->at.cap == 0 && (a->at.p = malloc(8 * sizeof(m))) != NULL)
+		a->at.cap = 8 * sizeof(m);
+	ws__key(&a->ex, key);
+	m.klen = a->ex.n - m.off;
+	if (v != NULL && strcmp(key, "operation") == 0)
+		ws_jbuf_str(&a->ex, v);
+	else if (v != NULL)
+		ws__name(&a->ex, key, v);
+	else if (item != NULL)
+		ws_jbuf_item(&a->ex, item);
 	else
-		cJSON_AddItemToObject(a->extra, key, v);
+		ws_jbuf_lit(&a->ex, "null");
+	if (a->ex.oom)
+		return;
+	m.len = a->ex.n - m.off;
+	e = (struct ws__member *)(void *)a->at.p;
+	n = a->at.n / sizeof(*e);
+	for (size_t i = 0; i < n; i++)
+		if (e[i].klen == m.klen &&
+		    memcmp(a->ex.p + e[i].off, a->ex.p + m.off, m.klen) == 0)
+			e[i].gone = true;
+	/* Whole structs from the buffer's start (malloc()'s alignment). */
+	ws_jbuf_put(&a->at, (const char *)&m, sizeof(m));
 }
 
 void
 ws_audit_set_str(struct ws_audit *a, const char *key, const char *v)
 {
 	if (a != NULL)
-		ws__set(a, key, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+		ws__set(a, key, v, NULL);
 }
 
 void
 ws_audit_set_int(struct ws_audit *a, const char *key, long long v)
 {
+	/* As a cJSON number, which the member was before. */
+	cJSON num = {.type = cJSON_Number, .valuedouble = (double)v};
+
 	if (a != NULL)
-		ws__set(a, key, cJSON_CreateNumber((double)v));
+		ws__set(a, key, NULL, &num);
 }
 
 void
 ws_audit_set_json(struct ws_audit *a, const char *key, const char *json)
 {
-	if (a != NULL && json != NULL)
-		ws__set(a, key, cJSON_Parse(json));
+	cJSON *v;
+
+	if (a == NULL || json == NULL || (v = cJSON_Parse(json)) == NULL)
+		return;
+	ws__set(a, key, cJSON_IsString(v) ? v->valuestring : NULL, v);
+	cJSON_Delete(v);
 }
 
 void
@@ -548,6 +595,9 @@ ws_audit_time(const struct timespec *ts, char out[32])
 	*o = '\0';
 }
 
+/* ,"key": for a key spelled here, which needs no escaping. */
+#define WS__LKEY(b, key) ws_jbuf_lit((b), ",\"" key "\":")
+
 /* ,"key": */
 static void
 ws__key(struct ws_jbuf *b, const char *key)
@@ -558,18 +608,17 @@ ws__key(struct ws_jbuf *b, const char *key)
 }
 
 /*
- * ,"key":"s" for a name or a command, which may hold any bytes: valid
- * UTF-8 as it is, else U+FFFD for each bad byte and the exact bytes in
- * base64 under "<key>_bytes" (DESIGN.md 4, as the tools' JSON writes a
- * name: ws_jw_kname()), so that the line stays valid JSON and loses
- * nothing.
+ * "s" after ,"key": for a name or a command, which may hold any bytes:
+ * valid UTF-8 as it is, else U+FFFD for each bad byte and the exact
+ * bytes in base64 under "<key>_bytes" (DESIGN.md 4, as the tools' JSON
+ * writes a name: ws_jw_kname()), so that the line stays valid JSON and
+ * loses nothing.
  */
 static void
-ws__kname(struct ws_jbuf *b, const char *key, const char *s)
+ws__name(struct ws_jbuf *b, const char *key, const char *s)
 {
 	size_t n = strlen(s);
 
-	ws__key(b, key);
 	if (ws_jbuf_text(b, s, n))
 		return;
 	ws_jbuf_lit(b, ",\"");
@@ -591,8 +640,8 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	const char *fe = ws_call_current()->frontend;
 	struct ws_jbuf b;
 	struct timespec ts;
-	const cJSON *it;
-	size_t len;
+	const struct ws__member *mem;
+	size_t len, i, nmem, op;
 	ssize_t w;
 	int rc = 0, e = 0;
 
@@ -608,42 +657,53 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	/* The buffer the call's open reserved, the line's from now on. */
 	b = a->line;
 	memset(&a->line, 0, sizeof(a->line));
-	ws_jbuf_lit(&b, "{\"time\":");
-	ws_jbuf_str(&b, now);
-	ws__key(&b, "frontend");
+	/* The time and the member names need no escaping. */
+	ws_jbuf_lit(&b, "{\"time\":\"");
+	ws_jbuf_put(&b, now, strlen(now));
+	ws_jbuf_lit(&b, "\"");
+	WS__LKEY(&b, "frontend");
 	ws_jbuf_str(&b, fe);
-	ws__key(&b, "tool");
+	WS__LKEY(&b, "tool");
 	ws_jbuf_str(&b, a->tool);
-	ws__key(&b, "pid");
+	WS__LKEY(&b, "pid");
 	ws_jbuf_int(&b, (long long)getpid());
 	/* The tool's own name for what it did, else the decision's. */
-	it = cJSON_GetObjectItemCaseSensitive(a->extra, "operation");
-	if (it != NULL) {
-		ws__key(&b, "operation");
-		ws_jbuf_item(&b, it);
+	mem = (const struct ws__member *)(const void *)a->at.p;
+	nmem = a->at.n / sizeof(*mem);
+	for (i = 0; i < nmem; i++)
+		if (!mem[i].gone && mem[i].klen == sizeof(",\"operation\":") - 1 &&
+		    memcmp(a->ex.p + mem[i].off, ",\"operation\":", mem[i].klen) == 0)
+			break;
+	op = i < nmem ? i : SIZE_MAX;
+	if (op != SIZE_MAX) {
+		ws_jbuf_put(&b, a->ex.p + mem[op].off, mem[op].len);
 	} else if (a->d.op != NULL) {
-		ws__key(&b, "operation");
+		WS__LKEY(&b, "operation");
 		ws_jbuf_str(&b, a->d.op);
 	}
 	if (a->rank > 0) {
 		/* The members, in the order the cJSON object had them. */
 		if (a->d.op != NULL) {
-			ws__key(&b, "checked");
+			WS__LKEY(&b, "checked");
 			ws_jbuf_str(&b, a->d.op);
 		}
-		if (a->d.vpath != NULL)
-			ws__kname(&b, "path", a->d.vpath);
-		if (a->d.real != NULL)
-			ws__kname(&b, "real_path", a->d.real);
+		if (a->d.vpath != NULL) {
+			WS__LKEY(&b, "path");
+			ws__name(&b, "path", a->d.vpath);
+		}
+		if (a->d.real != NULL) {
+			WS__LKEY(&b, "real_path");
+			ws__name(&b, "real_path", a->d.real);
+		}
 		if (a->d.policy != NULL) {
-			ws__key(&b, "policy");
+			WS__LKEY(&b, "policy");
 			ws_jbuf_str(&b, a->d.policy);
 		}
 		if (a->d.rule != NULL) {
-			ws__key(&b, "rule");
+			WS__LKEY(&b, "rule");
 			ws_jbuf_str(&b, a->d.rule);
 		}
-		ws__key(&b, "decision");
+		WS__LKEY(&b, "decision");
 		ws_jbuf_str(&b, a->d.decision ? a->d.decision : "");
 		ws_jbuf_lit(&b, ",\"approval\":{\"asked\":");
 		if (a->d.asked)
@@ -660,21 +720,14 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 		}
 		ws_jbuf_lit(&b, "}");
 	}
-	ws__key(&b, "checks");
+	WS__LKEY(&b, "checks");
 	ws_jbuf_int(&b, a->checks);
-	cJSON_ArrayForEach(it, a->extra) {
-		if (strcmp(it->string, "operation") == 0)
-			continue;
-		if (cJSON_IsString(it) && it->valuestring != NULL) {
-			ws__kname(&b, it->string, it->valuestring);
-			continue;
-		}
-		ws__key(&b, it->string);
-		ws_jbuf_item(&b, it);
-	}
-	ws__key(&b, "outcome");
+	for (i = 0; i < nmem; i++)
+		if (!mem[i].gone && i != op)
+			ws_jbuf_put(&b, a->ex.p + mem[i].off, mem[i].len);
+	WS__LKEY(&b, "outcome");
 	ws_jbuf_str(&b, a->code < 0 ? ws_error_name(a->code) : "OK");
-	ws__key(&b, "exit_status");
+	WS__LKEY(&b, "exit_status");
 	ws_jbuf_int(&b, exit_status);
 	ws_jbuf_lit(&b, ",\"prev\":\"");
 	/* Room for the chain: prev, '"', the tail (and the NUL). */
@@ -736,7 +789,8 @@ ws_audit_free(struct ws_audit *a)
 	else if (a->fd >= 0)
 		close(a->fd);
 	ws__decision_clear(a);
-	cJSON_Delete(a->extra);
+	free(a->ex.p);
+	free(a->at.p);
 	free(a->line.p);
 	free(a);
 }
