@@ -275,6 +275,60 @@ START_TEST(tail_read_keeps_atime)
 END_TEST
 
 /*
+ * A log of another owner refuses O_NOATIME (EPERM) to whoever is not
+ * privileged: it is opened without, and the line written.  Needs root to
+ * make the other owner (CI runs as root); elsewhere nothing to check.
+ */
+START_TEST(noatime_refused_log_of_another)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0) {
+		wst_rmrf(dir);
+		free(log);
+		free(dir);
+		return;
+	}
+	one_line(log, "write_file", 0);
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	ck_assert_int_eq(chmod(log, 0666), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct ws_audit *a;
+		int rc = 0;
+
+		/* nobody, without CAP_FOWNER: O_NOATIME is EPERM here. */
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(3);
+		/* (A temporary directory nobody cannot reach: nothing to
+		 * check here.) */
+		if (open(log, O_RDWR | O_NOATIME) >= 0 || errno != EPERM)
+			_exit(errno == EACCES ? 5 : 4);
+		if (ws_audit_open(log, "write_file", false, &a) < 0)
+			_exit(1);
+		if (ws_audit_emit(a, 0) < 0)
+			rc = 2;
+		ws_audit_free(a);
+		free(log);
+		free(dir);
+		_exit(rc);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	if (WEXITSTATUS(st) != 5) {
+		ck_assert_int_eq(WEXITSTATUS(st), 0);
+		verify(log, 2, 0);
+	}
+	wst_rmrf(dir);
+	free(log);
+	free(dir);
+}
+END_TEST
+
+/*
  * The members a tool adds: a key set again keeps its last value, once;
  * numbers, JSON texts and null as cJSON printed them; "operation" in
  * its place after "pid"; a name not in UTF-8 with its bytes beside it.
@@ -625,6 +679,7 @@ suite(void)
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, tail_after_others_wrote);
 	tcase_add_test(tc, tail_read_keeps_atime);
+	tcase_add_test(tc, noatime_refused_log_of_another);
 	tcase_add_test(tc, members_set_and_reset);
 	tcase_add_test(tc, kept_open_follows_the_path);
 	tcase_add_test(tc, kept_open_threads_and_processes);
