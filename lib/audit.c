@@ -56,7 +56,7 @@ static struct {
 } ws__cache;
 
 struct ws_audit {
-	char *path;
+	char *path;	  /* path and tool: in the allocation after the struct */
 	int fd;		  /* -1: best effort and not writable */
 	struct ws__log *log; /* the shared log fd is, or NULL: fd is the call's */
 	off_t size;	  /* the log's size when the call opened it */
@@ -68,15 +68,22 @@ struct ws_audit {
 	const char *env_fe;   /* WS_FRONTEND when the call opened the log */
 	/* The decision the line names: the first refusal, else the first
 	 * change, else the first decision.  Kept as plain copies, not a
-	 * cJSON object: every check of a call comes here (issue 22). */
+	 * cJSON object: every check of a call comes here (issue 22); the
+	 * copies share one allocation, op's, unless separate (a refusal
+	 * before any check, a line loaded by the guardian). */
 	struct {
 		char *op, *vpath, *real, *policy, *rule;
 		const char *decision, *by; /* static strings */
 		bool asked, given;
+		bool separate;
 	} d;
 	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
 	long long checks; /* every decision seen */
-	cJSON *extra;	  /* members the tool added; NULL: none yet */
+	/* The members the tool added (ws_audit_set_str() ...), as the
+	 * line's text: each ,"key":value in ex, where an entry of at
+	 * says (a cJSON object was ten allocations for three members;
+	 * issue 22).  A key set again retires its earlier entry. */
+	struct ws_jbuf ex, at;
 	/* The line's buffer: allocated when the call opens the log, while
 	 * the allocator is in the cache (at the end of a call, a malloc
 	 * missed it), and filled when the call ends (issue 22). */
@@ -181,17 +188,29 @@ ws__open_nosym(const char *path, int fl)
  * costs no readlink() a component (ws_ctx_guard_file(); issue 22).  A
  * symlink on the way (ELOOP), or a kernel without openat2(), opens it
  * as before.
+ *
+ * O_NOATIME where the log is ours: a log's access time is always older
+ * than its change time (each line changes it), so under relatime every
+ * pread() of its tail would update it, dirtying the inode (a journal
+ * transaction on ext4) that the line's write() dirties again: 0.4 to
+ * 0.7 us a call (issue 22).  A log of another owner refuses the flag
+ * (EPERM) and is opened without it.
  */
 static int
 ws__open_log(const char *path, struct stat *st, bool *plain)
 {
 	int fl = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
-	int fd = ws__open_nosym(path, fl);
+	int fd = ws__open_nosym(path, fl | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)
+		fd = ws__open_nosym(path, fl);
 
 	if (fd < 0 && errno == ENOENT)
 		fd = ws__open_nosym(path, fl | O_CREAT);
 	*plain = fd >= 0;
 	if (fd < 0)
+		fd = open(path, fl | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
 		fd = open(path, fl);
 	if (fd < 0 && errno == ENOENT)
 		fd = open(path, fl | O_CREAT, 0600);
@@ -265,14 +284,19 @@ int
 ws_audit_open(const char *path, const char *tool, bool best_effort,
 	      struct ws_audit **out)
 {
-	struct ws_audit *a = calloc(1, sizeof(*a));
+	size_t pl = strlen(path) + 1, tl = strlen(tool ? tool : "") + 1;
+	/* The struct and its two strings in one allocation: each malloc()
+	 * of a call that has just started is a few cache misses. */
+	struct ws_audit *a = calloc(1, sizeof(*a) + pl + tl);
 	struct stat st;
 	int e = 0;
 
 	*out = NULL;
-	if (a == NULL || (a->path = strdup(path)) == NULL ||
-	    (a->tool = strdup(tool ? tool : "")) == NULL ||
-	    !ws_jbuf_reserve(&a->line, 1024)) {
+	if (a != NULL) {
+		a->path = memcpy((char *)(a + 1), path, pl);
+		a->tool = memcpy(a->path + pl, tool ? tool : "", tl);
+	}
+	if (a == NULL || !ws_jbuf_reserve(&a->line, 1024)) {
 		if (a != NULL)
 			a->fd = -1;
 		ws_audit_free(a);
@@ -341,16 +365,31 @@ ws__is_change(const char *op)
 	return true;
 }
 
-/* Free the decision's copies. */
+/* Free the decision's copies (one allocation, op's, or each its own). */
 static void
 ws__decision_clear(struct ws_audit *a)
 {
 	free(a->d.op);
-	free(a->d.vpath);
-	free(a->d.real);
-	free(a->d.policy);
-	free(a->d.rule);
+	if (a->d.separate) {
+		free(a->d.vpath);
+		free(a->d.real);
+		free(a->d.policy);
+		free(a->d.rule);
+	}
 	memset(&a->d, 0, sizeof(a->d));
+}
+
+/* A copy of s (or NULL) at *o, which moves past it. */
+static char *
+ws__copy(char **o, const char *s, size_t n)
+{
+	char *c = *o;
+
+	if (s == NULL)
+		return NULL;
+	memcpy(c, s, n);
+	*o += n;
+	return c;
 }
 
 void
@@ -358,6 +397,8 @@ ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 		  const char *vpath, const char *policy, const char *rule,
 		  const char *decision, enum ws_audit_approval appr, int code)
 {
+	size_t ol, vl, rl, pl, ul;
+	char *o;
 	int rank;
 
 	if (a == NULL)
@@ -367,12 +408,19 @@ ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 	if (rank <= a->rank)
 		return;
 	ws__decision_clear(a);
-	/* A copy that fails leaves its member out, as cJSON's did. */
-	a->d.op = strdup(op);
-	a->d.vpath = vpath ? strdup(vpath) : NULL;
-	a->d.real = real ? strdup(real) : NULL;
-	a->d.policy = policy ? strdup(policy) : NULL;
-	a->d.rule = rule ? strdup(rule) : NULL;
+	ol = strlen(op) + 1;
+	vl = vpath ? strlen(vpath) + 1 : 0;
+	rl = real ? strlen(real) + 1 : 0;
+	pl = policy ? strlen(policy) + 1 : 0;
+	ul = rule ? strlen(rule) + 1 : 0;
+	/* Out of memory leaves the names out of the line. */
+	if ((o = malloc(ol + vl + rl + pl + ul)) != NULL) {
+		a->d.op = ws__copy(&o, op, ol);
+		a->d.vpath = ws__copy(&o, vpath, vl);
+		a->d.real = ws__copy(&o, real, rl);
+		a->d.policy = ws__copy(&o, policy, pl);
+		a->d.rule = ws__copy(&o, rule, ul);
+	}
 	a->d.decision = decision;
 	a->d.asked = appr != WS_AUDIT_NOT_ASKED;
 	a->d.given = appr == WS_AUDIT_BY_FLAG || appr == WS_AUDIT_BY_PROMPT;
@@ -388,48 +436,92 @@ ws_audit_refusal(struct ws_audit *a, const char *op, const char *path,
 {
 	/* Not a decision of a rule: no "checked" or "decision", only
 	 * what was asked, and only where no check is named already. */
-	if (a == NULL || code >= 0 || a->rank > 0 || path == NULL)
+	if (a == NULL || code >= 0 || a->rank > 0 || path == NULL ||
+	    a->d.vpath != NULL)
 		return;
-	if (a->d.vpath == NULL)
-		a->d.vpath = strdup(path);
-	if (a->d.op == NULL && op != NULL)
-		a->d.op = strdup(op);
+	ws__decision_clear(a);
+	a->d.separate = true;
+	a->d.vpath = strdup(path);
+	a->d.op = op != NULL ? strdup(op) : NULL;
 }
 
+static void ws__key(struct ws_jbuf *b, const char *key);
+static void ws__name(struct ws_jbuf *b, const char *key, const char *s);
+
+/* Where a member stands in ex: ,"key": is its first klen bytes. */
+struct ws__member {
+	size_t off, klen, len;
+	bool gone; /* set again later */
+};
+
+/*
+ * Add the member key with the value v (a string, else what item is;
+ * neither: null) to the call's members: a string as ws__name() writes
+ * a name (but "operation", which is the tool's word, as it is), any
+ * other value as cJSON would print it.  Out of memory leaves it out:
+ * a member is only listed once its text is whole.
+ */
 static void
-ws__set(struct ws_audit *a, const char *key, cJSON *v)
+ws__set(struct ws_audit *a, const char *key, const char *v, const cJSON *item)
 {
-	if (a != NULL && v != NULL && a->extra == NULL)
-		a->extra = cJSON_CreateObject();
-	if (a == NULL || v == NULL || a->extra == NULL) {
-		cJSON_Delete(v);
-		return;
-	}
-	if (cJSON_GetObjectItemCaseSensitive(a->extra, key) != NULL)
-		cJSON_ReplaceItemInObjectCaseSensitive(a->extra, key, v);
+	struct ws__member m = {a->ex.n, 0, 0, false}, *e;
+	size_t n;
+
+	/* Small to start with (jbuf's 1 KiB reached into untouched heap
+	 * pages: a page fault each, more than the members cost). */
+	if (a->ex.cap == 0 && (a->ex.p = malloc(256)) != NULL)
+		a->ex.cap = 256;
+	if (a->at.cap == 0 && (a->at.p = malloc(8 * sizeof(m))) != NULL)
+		a->at.cap = 8 * sizeof(m);
+	ws__key(&a->ex, key);
+	m.klen = a->ex.n - m.off;
+	if (v != NULL && strcmp(key, "operation") == 0)
+		ws_jbuf_str(&a->ex, v);
+	else if (v != NULL)
+		ws__name(&a->ex, key, v);
+	else if (item != NULL)
+		ws_jbuf_item(&a->ex, item);
 	else
-		cJSON_AddItemToObject(a->extra, key, v);
+		ws_jbuf_lit(&a->ex, "null");
+	if (a->ex.oom)
+		return;
+	m.len = a->ex.n - m.off;
+	e = (struct ws__member *)(void *)a->at.p;
+	n = a->at.n / sizeof(*e);
+	for (size_t i = 0; i < n; i++)
+		if (e[i].klen == m.klen &&
+		    memcmp(a->ex.p + e[i].off, a->ex.p + m.off, m.klen) == 0)
+			e[i].gone = true;
+	/* Whole structs from the buffer's start (malloc()'s alignment). */
+	ws_jbuf_put(&a->at, (const char *)&m, sizeof(m));
 }
 
 void
 ws_audit_set_str(struct ws_audit *a, const char *key, const char *v)
 {
 	if (a != NULL)
-		ws__set(a, key, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+		ws__set(a, key, v, NULL);
 }
 
 void
 ws_audit_set_int(struct ws_audit *a, const char *key, long long v)
 {
+	/* As a cJSON number, which the member was before. */
+	cJSON num = {.type = cJSON_Number, .valuedouble = (double)v};
+
 	if (a != NULL)
-		ws__set(a, key, cJSON_CreateNumber((double)v));
+		ws__set(a, key, NULL, &num);
 }
 
 void
 ws_audit_set_json(struct ws_audit *a, const char *key, const char *json)
 {
-	if (a != NULL && json != NULL)
-		ws__set(a, key, cJSON_Parse(json));
+	cJSON *v;
+
+	if (a == NULL || json == NULL || (v = cJSON_Parse(json)) == NULL)
+		return;
+	ws__set(a, key, cJSON_IsString(v) ? v->valuestring : NULL, v);
+	cJSON_Delete(v);
 }
 
 void
@@ -488,13 +580,14 @@ ws__digits(char *o, long long n, int w)
 }
 
 /*
- * now as 2026-11-27T18:51:28.269123Z (UTC), by hand: gmtime_r, strftime
+ * ts as 2026-11-27T18:51:28.269123Z (UTC), by hand: gmtime_r, strftime
  * and snprintf were a few thousand instructions and three lazy symbol
- * bindings of a call's audit line (issue 22).  Days to a civil date
+ * bindings of a call's audit line (issue 22), and glibc's gmtime_r()
+ * loads /etc/localtime (tzset) the first time, which no UTC time needs.  Days to a civil date
  * after Howard Hinnant's days_from_civil inverse (proleptic Gregorian).
  */
-static void
-ws__utc(const struct timespec *ts, char out[32])
+void
+ws_audit_time(const struct timespec *ts, char out[32])
 {
 	long long secs = (long long)ts->tv_sec, days = secs / 86400,
 		  sod = secs % 86400;
@@ -531,6 +624,9 @@ ws__utc(const struct timespec *ts, char out[32])
 	*o = '\0';
 }
 
+/* ,"key": for a key spelled here, which needs no escaping. */
+#define WS__LKEY(b, key) ws_jbuf_lit((b), ",\"" key "\":")
+
 /* ,"key": */
 static void
 ws__key(struct ws_jbuf *b, const char *key)
@@ -541,18 +637,17 @@ ws__key(struct ws_jbuf *b, const char *key)
 }
 
 /*
- * ,"key":"s" for a name or a command, which may hold any bytes: valid
- * UTF-8 as it is, else U+FFFD for each bad byte and the exact bytes in
- * base64 under "<key>_bytes" (DESIGN.md 4, as the tools' JSON writes a
- * name: ws_jw_kname()), so that the line stays valid JSON and loses
- * nothing.
+ * "s" after ,"key": for a name or a command, which may hold any bytes:
+ * valid UTF-8 as it is, else U+FFFD for each bad byte and the exact
+ * bytes in base64 under "<key>_bytes" (DESIGN.md 4, as the tools' JSON
+ * writes a name: ws_jw_kname()), so that the line stays valid JSON and
+ * loses nothing.
  */
 static void
-ws__kname(struct ws_jbuf *b, const char *key, const char *s)
+ws__name(struct ws_jbuf *b, const char *key, const char *s)
 {
 	size_t n = strlen(s);
 
-	ws__key(b, key);
 	if (ws_jbuf_text(b, s, n))
 		return;
 	ws_jbuf_lit(b, ",\"");
@@ -574,8 +669,8 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	const char *fe = ws_call_current()->frontend;
 	struct ws_jbuf b;
 	struct timespec ts;
-	const cJSON *it;
-	size_t len;
+	const struct ws__member *mem;
+	size_t len, i, nmem, op;
 	ssize_t w;
 	int rc = 0, e = 0;
 
@@ -587,46 +682,57 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	if (fe == NULL && (fe = a->env_fe) == NULL)
 		fe = "cli";
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ws__utc(&ts, now);
+	ws_audit_time(&ts, now);
 	/* The buffer the call's open reserved, the line's from now on. */
 	b = a->line;
 	memset(&a->line, 0, sizeof(a->line));
-	ws_jbuf_lit(&b, "{\"time\":");
-	ws_jbuf_str(&b, now);
-	ws__key(&b, "frontend");
+	/* The time and the member names need no escaping. */
+	ws_jbuf_lit(&b, "{\"time\":\"");
+	ws_jbuf_put(&b, now, strlen(now));
+	ws_jbuf_lit(&b, "\"");
+	WS__LKEY(&b, "frontend");
 	ws_jbuf_str(&b, fe);
-	ws__key(&b, "tool");
+	WS__LKEY(&b, "tool");
 	ws_jbuf_str(&b, a->tool);
-	ws__key(&b, "pid");
+	WS__LKEY(&b, "pid");
 	ws_jbuf_int(&b, (long long)getpid());
 	/* The tool's own name for what it did, else the decision's. */
-	it = cJSON_GetObjectItemCaseSensitive(a->extra, "operation");
-	if (it != NULL) {
-		ws__key(&b, "operation");
-		ws_jbuf_item(&b, it);
+	mem = (const struct ws__member *)(const void *)a->at.p;
+	nmem = a->at.n / sizeof(*mem);
+	for (i = 0; i < nmem; i++)
+		if (!mem[i].gone && mem[i].klen == sizeof(",\"operation\":") - 1 &&
+		    memcmp(a->ex.p + mem[i].off, ",\"operation\":", mem[i].klen) == 0)
+			break;
+	op = i < nmem ? i : SIZE_MAX;
+	if (op != SIZE_MAX) {
+		ws_jbuf_put(&b, a->ex.p + mem[op].off, mem[op].len);
 	} else if (a->d.op != NULL) {
-		ws__key(&b, "operation");
+		WS__LKEY(&b, "operation");
 		ws_jbuf_str(&b, a->d.op);
 	}
 	if (a->rank > 0) {
 		/* The members, in the order the cJSON object had them. */
 		if (a->d.op != NULL) {
-			ws__key(&b, "checked");
+			WS__LKEY(&b, "checked");
 			ws_jbuf_str(&b, a->d.op);
 		}
-		if (a->d.vpath != NULL)
-			ws__kname(&b, "path", a->d.vpath);
-		if (a->d.real != NULL)
-			ws__kname(&b, "real_path", a->d.real);
+		if (a->d.vpath != NULL) {
+			WS__LKEY(&b, "path");
+			ws__name(&b, "path", a->d.vpath);
+		}
+		if (a->d.real != NULL) {
+			WS__LKEY(&b, "real_path");
+			ws__name(&b, "real_path", a->d.real);
+		}
 		if (a->d.policy != NULL) {
-			ws__key(&b, "policy");
+			WS__LKEY(&b, "policy");
 			ws_jbuf_str(&b, a->d.policy);
 		}
 		if (a->d.rule != NULL) {
-			ws__key(&b, "rule");
+			WS__LKEY(&b, "rule");
 			ws_jbuf_str(&b, a->d.rule);
 		}
-		ws__key(&b, "decision");
+		WS__LKEY(&b, "decision");
 		ws_jbuf_str(&b, a->d.decision ? a->d.decision : "");
 		ws_jbuf_lit(&b, ",\"approval\":{\"asked\":");
 		if (a->d.asked)
@@ -644,23 +750,17 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 		ws_jbuf_lit(&b, "}");
 	} else if (a->d.vpath != NULL) {
 		/* A refusal before any check (ws_audit_refusal()). */
-		ws__kname(&b, "path", a->d.vpath);
+		WS__LKEY(&b, "path");
+		ws__name(&b, "path", a->d.vpath);
 	}
-	ws__key(&b, "checks");
+	WS__LKEY(&b, "checks");
 	ws_jbuf_int(&b, a->checks);
-	cJSON_ArrayForEach(it, a->extra) {
-		if (strcmp(it->string, "operation") == 0)
-			continue;
-		if (cJSON_IsString(it) && it->valuestring != NULL) {
-			ws__kname(&b, it->string, it->valuestring);
-			continue;
-		}
-		ws__key(&b, it->string);
-		ws_jbuf_item(&b, it);
-	}
-	ws__key(&b, "outcome");
+	for (i = 0; i < nmem; i++)
+		if (!mem[i].gone && i != op)
+			ws_jbuf_put(&b, a->ex.p + mem[i].off, mem[i].len);
+	WS__LKEY(&b, "outcome");
 	ws_jbuf_str(&b, a->code < 0 ? ws_error_name(a->code) : "OK");
-	ws__key(&b, "exit_status");
+	WS__LKEY(&b, "exit_status");
 	ws_jbuf_int(&b, exit_status);
 	ws_jbuf_lit(&b, ",\"prev\":\"");
 	/* Room for the chain: prev, '"', the tail (and the NUL). */
@@ -722,10 +822,9 @@ ws_audit_free(struct ws_audit *a)
 	else if (a->fd >= 0)
 		close(a->fd);
 	ws__decision_clear(a);
-	cJSON_Delete(a->extra);
+	free(a->ex.p);
+	free(a->at.p);
 	free(a->line.p);
-	free(a->path);
-	free(a->tool);
 	free(a);
 }
 
@@ -830,8 +929,29 @@ ws_audit_save(const struct ws_audit *a)
 	cJSON_AddNumberToObject(o, "rank", a->rank);
 	cJSON_AddNumberToObject(o, "checks", (double)a->checks);
 	cJSON_AddNumberToObject(o, "code", a->code);
-	if (a->extra != NULL)
-		cJSON_AddItemToObject(o, "extra", cJSON_Duplicate(a->extra, true));
+	/* The members as their line text, each with its key's length. */
+	{
+		const struct ws__member *mem =
+			(const struct ws__member *)(const void *)a->at.p;
+		size_t nmem = a->at.n / sizeof(*mem);
+		cJSON *arr = cJSON_AddArrayToObject(o, "members");
+
+		for (size_t i = 0; arr != NULL && i < nmem; i++) {
+			cJSON *one;
+			char *txt;
+
+			if (mem[i].gone || (txt = strndup(a->ex.p + mem[i].off,
+							  mem[i].len)) == NULL)
+				continue;
+			if ((one = cJSON_CreateArray()) != NULL) {
+				cJSON_AddItemToArray(one, cJSON_CreateNumber(
+					(double)mem[i].klen));
+				cJSON_AddItemToArray(one, cJSON_CreateString(txt));
+				cJSON_AddItemToArray(arr, one);
+			}
+			free(txt);
+		}
+	}
 	t = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return t;
@@ -887,6 +1007,7 @@ ws_audit_load(const char *saved, struct ws_audit **out)
 	a->approver = ws__load_str(o, "approver");
 	if (ws__load_str(o, "frontend") != NULL)
 		a->env_fe = ws__load_str(o, "frontend");
+	a->d.separate = true;
 	a->d.op = ws__load_dup(o, "op");
 	a->d.vpath = ws__load_dup(o, "vpath");
 	a->d.real = ws__load_dup(o, "real");
@@ -899,8 +1020,22 @@ ws_audit_load(const char *saved, struct ws_audit **out)
 	a->rank = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "rank"));
 	a->checks = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "checks"));
 	a->code = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "code"));
-	if ((extra = cJSON_GetObjectItemCaseSensitive(o, "extra")) != NULL)
-		a->extra = cJSON_Duplicate(extra, true);
+	/* The members' text back, as ws__set() left it. */
+	cJSON_ArrayForEach(extra, cJSON_GetObjectItemCaseSensitive(o, "members")) {
+		const cJSON *kl = cJSON_GetArrayItem(extra, 0);
+		const char *txt = cJSON_GetStringValue(cJSON_GetArrayItem(extra, 1));
+		struct ws__member m = {a->ex.n, 0, 0, false};
+
+		if (!cJSON_IsNumber(kl) || txt == NULL || kl->valuedouble < 0 ||
+		    (size_t)kl->valuedouble > strlen(txt))
+			continue;
+		ws_jbuf_put(&a->ex, txt, strlen(txt));
+		if (a->ex.oom)
+			break;
+		m.klen = (size_t)kl->valuedouble;
+		m.len = strlen(txt);
+		ws_jbuf_put(&a->at, (const char *)&m, sizeof(m));
+	}
 	*out = a;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ws/audit.h"
 #include "ws/cancel.h"
 #include "ws/error.h"
 #include "ws/history.h"
@@ -684,17 +685,18 @@ ws__capture_array(struct ws__cap *c, const char *key, int dirfd, const char *nam
 	return rc;
 }
 
+/*
+ * Now, as the audit log writes it (UTC): not gmtime_r() and strftime(),
+ * which load /etc/localtime (seven system calls) in every call that
+ * records a change, for a time that needs no zone.
+ */
 static void
-ws__now(char *buf, size_t sz)
+ws__now(char buf[32])
 {
 	struct timespec ts;
-	struct tm tm;
-	size_t n;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = strftime(buf, sz, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, sz - n, ".%06ldZ", ts.tv_nsec / 1000);
+	ws_audit_time(&ts, buf);
 }
 
 /*
@@ -845,7 +847,7 @@ ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	c->h = h;
 	c->noatime = true;
-	ws__now(now, sizeof(now));
+	ws__now(now);
 	ws_jbuf_lit(&c->b, "{");
 	ws_jbuf_lit(&c->b, "\"t\":\"begin\"");
 	ws__jkstr(&c->b, "time", now);

@@ -493,12 +493,12 @@ ws_jw_str(struct ws_jw *jw, const char *s)
 	ws_jw_strn(jw, s, strlen(s));
 }
 
-/* v in decimal, as "%lld" writes it. */
-static void
-ws__int(struct ws__ob *o, long long v)
+/* v in decimal, as "%lld" writes it, at the end of d; where it starts.
+ * The one integer writer of both the writer and the text buffer. */
+static const char *
+ws__digits(char d[24], long long v)
 {
-	char d[24];
-	int i = (int)sizeof(d);
+	int i = 24;
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
 				       (unsigned long long)v;
 
@@ -507,7 +507,16 @@ ws__int(struct ws__ob *o, long long v)
 	while ((u /= 10) != 0);
 	if (v < 0)
 		d[--i] = '-';
-	ws__ob_put(o, d + i, sizeof(d) - (size_t)i);
+	return d + i;
+}
+
+static void
+ws__int(struct ws__ob *o, long long v)
+{
+	char d[24];
+	const char *s = ws__digits(d, v);
+
+	ws__ob_put(o, s, (size_t)(d + sizeof(d) - s));
 }
 
 void
@@ -895,16 +904,9 @@ void
 ws_jbuf_int(struct ws_jbuf *b, long long v)
 {
 	char d[24];
-	int i = (int)sizeof(d);
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
-				       (unsigned long long)v;
+	const char *s = ws__digits(d, v);
 
-	do
-		d[--i] = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (v < 0)
-		d[--i] = '-';
-	ws_jbuf_put(b, d + i, sizeof(d) - (size_t)i);
+	ws_jbuf_put(b, s, (size_t)(d + sizeof(d) - s));
 }
 
 void

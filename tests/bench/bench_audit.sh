@@ -22,6 +22,13 @@ base = [b + "/wswrite", "--workspace", tmp + "/ws", "--no-sync",
 env = {k: v for k, v in os.environ.items() if not k.startswith("WS_")}
 # The history both arms keep goes with the run, not into ~/.local/state.
 env["XDG_STATE_HOME"] = tmp + "/state"
+# An empty configuration of the run's own: a user's (or /etc's) with an
+# "audit" log would audit the plain arm too, and the difference would
+# no longer be what the log costs.
+os.makedirs(tmp + "/config/wstools")
+with open(tmp + "/config/wstools/config.json", "w") as f:
+    f.write("{}\n")
+env["XDG_CONFIG_HOME"] = tmp + "/config"
 cmds = {"plain": base, "audit": base[:1] + ["--audit", tmp + "/audit.jsonl"] + base[1:]}
 t = {k: [] for k in cmds}
 c = {k: [] for k in cmds}

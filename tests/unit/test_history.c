@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/history.h"
@@ -104,6 +105,37 @@ START_TEST(ids_survive_a_lost_seq)
 }
 END_TEST
 
+/*
+ * A recorded change reads no time zone: its time is UTC, and glibc's
+ * gmtime_r() and strftime() loaded /etc/localtime (seven system calls a
+ * call).  TZ names a zone of its own here; a tzset() would have set
+ * tzname[0] from glibc's "GMT" to "WSZ".
+ */
+START_TEST(recording_reads_no_time_zone)
+{
+	char *dir = wst_tmpdir(), *wsd = wst_path(dir, "ws"), *st = wst_path(dir, "st");
+	struct ws_hist_bounds b = {0, 0, 0};
+	struct ws_ctx ws = {0};
+
+	ck_assert_str_eq(tzname[0], "GMT");
+	ck_assert_int_eq(setenv("TZ", "WSZ5", 1), 0);
+	wst_mkdir(dir, "ws");
+	ck_assert_int_eq(ws_ctx_open(&ws, wsd, 0), 0);
+	ck_assert_int_eq(ws_hist_open(&ws, st, &b, "write_file", "cli"), 0);
+	ws_hist_nosync(&ws, true);
+	ck_assert_int_eq(put(&ws, "a", "1"), 1);
+	ck_assert_int_eq(put(&ws, "a", "2"), 2);
+	ck_assert_str_eq(tzname[0], "GMT");
+	ws_hist_close(&ws);
+	ws_ctx_close(&ws);
+	unsetenv("TZ");
+	wst_rmrf(dir);
+	free(st);
+	free(wsd);
+	free(dir);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -113,6 +145,7 @@ suite(void)
 	tcase_add_test(tc, state_dir_name);
 	tcase_add_test(tc, state_dir_without_home);
 	tcase_add_test(tc, ids_survive_a_lost_seq);
+	tcase_add_test(tc, recording_reads_no_time_zone);
 	suite_add_tcase(s, tc);
 	return s;
 }

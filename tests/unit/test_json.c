@@ -538,6 +538,24 @@ START_TEST(escape_long_inputs)
 }
 END_TEST
 
+/* The text buffer writes integers as the writer and "%lld" do. */
+START_TEST(jbuf_integers)
+{
+	static const long long v[] = {LLONG_MIN, LLONG_MIN + 1, -10, -1, 0, 9,
+				      10, 1234567890123LL, LLONG_MAX};
+	struct ws_jbuf b = {0};
+	char want[32];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		b.n = 0;
+		ws_jbuf_int(&b, v[i]);
+		snprintf(want, sizeof(want), "%lld", v[i]);
+		ck_assert_str_eq(b.p, want);
+	}
+	free(b.p);
+}
+END_TEST
+
 /* Keys, integers and the _bytes of names, byte for byte as before. */
 static void
 w_values(struct ws_jw *jw)
@@ -601,6 +619,7 @@ suite(void)
 	tcase_add_test(tc, escape_utf8);
 	tcase_add_test(tc, escape_long_inputs);
 	tcase_add_test(tc, values_byte_for_byte);
+	tcase_add_test(tc, jbuf_integers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "ws/policy.h"
 
@@ -155,6 +156,13 @@ char *ws_audit_save(const struct ws_audit *a);
  * line's.
  */
 int ws_audit_load(const char *saved, struct ws_audit **out);
+
+/*
+ * ts as the audit log and the history write a time, in UTC with
+ * microseconds: 2026-11-27T18:51:28.269123Z (27 bytes and the NUL).
+ * Reads no time zone (no /etc/localtime, no TZ).
+ */
+void ws_audit_time(const struct timespec *ts, char out[32]);
 
 /* Free a call's state (NULL is fine). */
 void ws_audit_free(struct ws_audit *a);
