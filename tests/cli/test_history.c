@@ -478,7 +478,7 @@ END_TEST
 /*
  * Undo restores a file's permission bits only: a journal that says
  * 06755 makes 0755, never a set-id program (review10 08).  And a replace
- * by wswrite does not keep set-user-id or set-group-id on new content.
+ * or an append by wswrite does not keep set-user-id or set-group-id.
  */
 START_TEST(undo_never_restores_setid)
 {
@@ -501,6 +501,17 @@ START_TEST(undo_never_restores_setid)
 	WS_OK("--content", "#!/bin/sh\nid\n", "tool");
 	ck_assert_int_eq(stat(f, &st), 0);
 	ck_assert_msg((st.st_mode & 07777) == 0755, "mode %o", st.st_mode & 07777);
+	/*
+	 * Nor an append in place (review12 03): root appending to a
+	 * set-uid file a command made would keep a program that runs as
+	 * root; the kernel clears the bits only for a writer without
+	 * CAP_FSETID, and these tests run as root too.
+	 */
+	ck_assert_int_eq(chmod(f, 06755), 0);
+	WS_OK("--append", "--content", "id -u\n", "tool");
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_msg((st.st_mode & 07777) == 0755, "mode %o", st.st_mode & 07777);
+	ck_assert_int_eq(st.st_size, 19);
 	free(f);
 }
 END_TEST
