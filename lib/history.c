@@ -162,6 +162,15 @@ ws_hist_guard(struct ws_ctx *ws, const char *dir)
 	if ((slash = strrchr(base, '/')) != NULL && slash != base)
 		*slash = '\0';
 	rc = ws_ctx_guard(ws, base);
+	/* Nor read (policy.c): kept, resolved by the first read check. */
+	if (rc == 0) {
+		free(ws->hist_base);
+		free(ws->hist_real);
+		ws->hist_base = base;
+		ws->hist_real = NULL;
+		ws->hist_resolved = false;
+		base = NULL;
+	}
 	free(base);
 	return rc;
 }

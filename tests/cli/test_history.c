@@ -702,6 +702,80 @@ START_TEST(parallel_undos)
 END_TEST
 
 /*
+ * A workspace that holds HOME holds ~/.local/state/wstools: no tool reads
+ * or lists it, by its name or through a link, nor does a search look in
+ * it (review12 01): its objects keep what files held before a change,
+ * other workspaces' too.
+ */
+START_TEST(home_history_unreadable)
+{
+	char *xdg = getenv("XDG_STATE_HOME") ? strdup(getenv("XDG_STATE_HOME")) : NULL;
+	char *env_h = NULL, *st = wst_path(W, "home/.local/state/wstools");
+	char *id = NULL, *j = NULL, *lj = NULL, *real = realpath(W, NULL), *hd;
+	struct wst_run r;
+
+	ck_assert_ptr_nonnull(real);
+	unsetenv("XDG_STATE_HOME");
+	wst_mkdir(W, "home");
+	ck_assert_int_ge(asprintf(&env_h, "HOME=%s/home", W), 0);
+	wst_runv(&r, NULL, (const char *[]){env_h, NULL}, "wswrite",
+		 (const char *[]){"--workspace", W, "--content", "hidden-k3y\n", "f", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	hd = ws_hist_dir(st, real);
+	ck_assert_ptr_nonnull(hd);
+	id = strrchr(hd, '/') + 1;
+	ck_assert_int_ge(asprintf(&j, "home/.local/state/wstools/%s/journal", id), 0);
+	ck_assert_int_ge(asprintf(&lj, "ln/%s/journal", id), 0);
+	ck_assert_msg(wst_exists(hd), "no history in %s", hd);
+	{
+		char *ln = wst_path(W, "ln");
+
+		ck_assert_int_eq(symlink("home/.local/state/wstools", ln), 0);
+		free(ln);
+	}
+	{
+		const char *const *tries[] = {
+			(const char *[]){"wsread", j, NULL},
+			(const char *[]){"wsread", lj, NULL},
+			(const char *[]){"wsls", "home/.local/state/wstools", NULL},
+			(const char *[]){"wsgrep", "-F", "\"op\"", j, NULL},
+		};
+
+		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+			const char *argv[8];
+			size_t n = 0;
+
+			argv[n++] = "--workspace";
+			argv[n++] = W;
+			for (size_t k = 1; tries[i][k]; k++)
+				argv[n++] = tries[i][k];
+			argv[n] = NULL;
+			wst_runv(&r, NULL, (const char *[]){env_h, NULL}, tries[i][0], argv);
+			ck_assert_msg(r.status != 0 && strstr(r.err, "POLICY_DENIED") &&
+				      strstr(r.err, "history"), "try %zu: %d %s %s", i,
+				      r.status, r.out, r.err);
+			wst_run_free(&r);
+		}
+	}
+	/* A search of the whole workspace finds nothing in it. */
+	wst_runv(&r, NULL, (const char *[]){env_h, NULL}, "wsgrep",
+		 (const char *[]){"--workspace", W, "-F", "\"op\"", ".", NULL});
+	ck_assert_msg(strstr(r.out, "journal") == NULL, "%d %s %s", r.status, r.out, r.err);
+	wst_run_free(&r);
+	if (xdg != NULL)
+		setenv("XDG_STATE_HOME", xdg, 1);
+	free(xdg);
+	free(env_h);
+	free(st);
+	free(j);
+	free(lj);
+	free(real);
+	free(hd);
+}
+END_TEST
+
+/*
  * No HOME in the environment (a bare exec, env -i): the state directory
  * and the configuration are found as with one (XDG_STATE_HOME,
  * XDG_CONFIG_HOME), and without those the state directory is in the
@@ -787,6 +861,7 @@ suite(void)
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
 	tcase_add_test(tc, undo_checks_object_names);
+	tcase_add_test(tc, home_history_unreadable);
 	tcase_add_test(tc, undo_never_restores_setid);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, parallel_undos);
