@@ -84,7 +84,7 @@ ws__xdg_state(void)
 char *
 ws_hist_dir(const char *base, const char *root)
 {
-	char hex[WS_SHA256_HEX + 1], *b = NULL, *d, *pwhome = NULL;
+	char hex[WS_SHA256_HEX + 1], *b = NULL, *d, *pwhome = NULL, *nb = NULL;
 
 	if (base == NULL) {
 		const char *x = ws__xdg_state(), *h = getenv("HOME");
@@ -111,9 +111,20 @@ ws_hist_dir(const char *base, const char *root)
 		}
 		base = b;
 	}
+	/*
+	 * Lexically normal, so that the name checked (ws__hist_outside()),
+	 * the directories made and the one opened are one: spelled
+	 * NONEXISTENT/../WS/x, the deepest part that exists was outside
+	 * the workspace, and what was made inside it (review12 01).
+	 */
+	if (base[0] == '/' && ws_path_normalize(base, WS_NORM_CLAMP, &nb) < 0) {
+		free(b);
+		return NULL;
+	}
 	ws_sha256_hex(root, strlen(root), hex);
 	hex[16] = '\0';
-	d = ws_path_join(base, hex);
+	d = ws_path_join(nb != NULL ? nb : base, hex);
+	free(nb);
 	free(b);
 	if (d == NULL)
 		ws_error_set(WS_ENOMEM, NULL, "out of memory");
@@ -152,50 +163,37 @@ ws_hist_guard(struct ws_ctx *ws, const char *dir)
 	if ((slash = strrchr(base, '/')) != NULL && slash != base)
 		*slash = '\0';
 	rc = ws_ctx_guard(ws, base);
+	/* Nor read (policy.c): kept, resolved by the first read check. */
+	if (rc == 0) {
+		free(ws->hist_base);
+		free(ws->hist_real);
+		ws->hist_base = base;
+		ws->hist_real = NULL;
+		ws->hist_resolved = false;
+		base = NULL;
+	}
 	free(base);
 	return rc;
 }
 
 /*
- * A state directory named by the caller (--state-dir, state_dir, or
- * XDG_STATE_HOME) must lie outside the workspace and its mounts: inside,
- * a command could edit the journal that undo trusts.  Compared by device
- * and inode from the deepest part of dir that exists up to "/", so that a
- * symlink or a bind mount leading into the workspace is caught too.
+ * Whether the directory fd holds, or is, an anchor (as[], fstat()ed; a
+ * st_nlink of 0 is not counted): its identity and that of each directory
+ * above it, through "..", as the kernel walks it (across mounts too),
+ * until "/" (its own parent).  0, or INVALID_ARGUMENT naming dir.
  */
 static int
-ws__hist_outside(const struct ws_ctx *ws, const char *dir)
+ws__hist_walk(const struct ws_ctx *ws, const struct stat *as, int fd,
+	      const char *dir)
 {
-	char buf[PATH_MAX];
-	size_t n = strlen(dir);
-	struct stat *as, st, prev = {0};
-	int rc = 0;
+	struct stat st, prev;
+	int cur = fd, rc = 0;
 
-	if (n >= sizeof(buf))
-		return ws_error_set(WS_EINVALID_ARGUMENT, dir,
-				    "the state directory's name is too long");
-	if ((as = calloc(ws->nanchors, sizeof(*as))) == NULL)
-		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	/* A workspace of "/" has no outside (and wsrun refuses to confine
-	 * one): not counted (st_nlink 0 marks it). */
-	for (size_t i = 0; i < ws->nanchors; i++)
-		if (strcmp(ws->anchors[i].real, "/") == 0 ||
-		    fstat(ws->anchors[i].fd, &as[i]) < 0)
-			as[i].st_nlink = 0;
-	memcpy(buf, dir, n + 1);
-	while (stat(buf, &st) < 0) {
-		char *slash = strrchr(buf, '/');
-
-		if (errno != ENOENT || slash == NULL) {
-			rc = ws__hist_io("cannot open the state directory", dir);
-			goto out;
-		}
-		slash[slash == buf] = '\0';
-		n = strlen(buf);
-	}
-	/* Up through "..", a stat a level, as the kernel walks it (across
-	 * mounts too), until "/" (its own parent). */
+	if (fstat(cur, &st) < 0)
+		return ws__hist_io("cannot open the state directory", dir);
 	for (;;) {
+		int up;
+
 		for (size_t i = 0; i < ws->nanchors; i++)
 			if (as[i].st_nlink != 0 && as[i].st_dev == st.st_dev &&
 			    as[i].st_ino == st.st_ino) {
@@ -207,21 +205,92 @@ ws__hist_outside(const struct ws_ctx *ws, const char *dir)
 				goto out;
 			}
 		prev = st;
-		if (n + 3 >= sizeof(buf)) {
-			rc = ws_error_set(WS_EINVALID_ARGUMENT, dir,
-					  "the state directory's name is too long");
-			break;
-		}
-		memcpy(buf + n, "/..", 4);
-		n += 3;
-		if (stat(buf, &st) < 0) {
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0 || fstat(up, &st) < 0) {
 			rc = ws__hist_io("cannot open the state directory", dir);
-			break;
+			if (up >= 0)
+				close(up);
+			goto out;
 		}
+		if (cur != fd)
+			close(cur);
+		cur = up;
 		if (st.st_dev == prev.st_dev && st.st_ino == prev.st_ino)
 			break; /* "/" */
 	}
 out:
+	if (cur != fd)
+		close(cur);
+	return rc;
+}
+
+/* The identities of the anchors for ws__hist_walk() (calloc'd). */
+static struct stat *
+ws__hist_anchors(const struct ws_ctx *ws)
+{
+	struct stat *as = calloc(ws->nanchors, sizeof(*as));
+
+	if (as == NULL) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return NULL;
+	}
+	/* A workspace of "/" has no outside (and wsrun refuses to confine
+	 * one): not counted (st_nlink 0 marks it). */
+	for (size_t i = 0; i < ws->nanchors; i++)
+		if (strcmp(ws->anchors[i].real, "/") == 0 ||
+		    fstat(ws->anchors[i].fd, &as[i]) < 0)
+			as[i].st_nlink = 0;
+	return as;
+}
+
+/*
+ * A state directory named by the caller (--state-dir, state_dir, or
+ * XDG_STATE_HOME) must lie outside the workspace and its mounts: inside,
+ * a command could edit the journal that undo trusts.  Compared by device
+ * and inode from the deepest part of dir (lexically normal, ws_hist_dir())
+ * that exists up to "/", so that a symlink or a bind mount leading into
+ * the workspace is caught too, before anything is made; the directory
+ * opened is walked again (ws_hist_open()).
+ */
+static int
+ws__hist_outside(const struct ws_ctx *ws, const char *dir)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(dir);
+	struct stat *as;
+	int fd, rc;
+
+	if (n >= sizeof(buf))
+		return ws_error_set(WS_EINVALID_ARGUMENT, dir,
+				    "the state directory's name is too long");
+	if ((as = ws__hist_anchors(ws)) == NULL)
+		return ws_error_last_code();
+	memcpy(buf, dir, n + 1);
+	while ((fd = open(buf, O_PATH | O_CLOEXEC)) < 0) {
+		char *slash = strrchr(buf, '/');
+
+		if (errno != ENOENT || slash == NULL) {
+			free(as);
+			return ws__hist_io("cannot open the state directory", dir);
+		}
+		slash[slash == buf] = '\0';
+	}
+	rc = ws__hist_walk(ws, as, fd, dir);
+	close(fd);
+	free(as);
+	return rc;
+}
+
+/* ws__hist_outside() for the directory dfd. */
+static int
+ws__hist_outside_fd(const struct ws_ctx *ws, int dfd, const char *dir)
+{
+	struct stat *as = ws__hist_anchors(ws);
+	int rc;
+
+	if (as == NULL)
+		return ws_error_last_code();
+	rc = ws__hist_walk(ws, as, dfd, dir);
 	free(as);
 	return rc;
 }
@@ -260,8 +329,21 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 	h->b = *b;
 	h->frontend = frontend;
 	if (ws__mkdirs(dir) < 0 ||
-	    (h->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    (mkdirat(h->dfd, "objects", 0700) < 0 && errno != EEXIST) ||
+	    (h->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		rc = ws__hist_io("cannot open the state directory", dir);
+		ws->history = h;
+		ws_hist_close(ws);
+		return rc;
+	}
+	/* The directory opened, not its name: a symlink swapped in on the
+	 * way since the check leads nowhere inside either. */
+	if ((base != NULL || ws__xdg_state() != NULL) &&
+	    (rc = ws__hist_outside_fd(ws, h->dfd, dir)) < 0) {
+		ws->history = h;
+		ws_hist_close(ws);
+		return rc;
+	}
+	if ((mkdirat(h->dfd, "objects", 0700) < 0 && errno != EEXIST) ||
 	    (h->objfd = openat(h->dfd, "objects", O_RDONLY | O_DIRECTORY |
 			       O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    (h->jfd = openat(h->dfd, "journal", O_RDWR | O_APPEND | O_CREAT |
@@ -342,19 +424,45 @@ ws__put(struct ws_history *h, const void *data, size_t n,
 	return rc;
 }
 
-/* Read an object (malloc'd). */
-static int
-ws__get(struct ws_history *h, const char *hex, char **out, size_t *n)
+/* Whether s names an object: 64 lowercase hexadecimal digits. */
+static bool
+ws__is_object(const char *s)
 {
-	int fd = openat(h->objfd, hex, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return i == WS_SHA256_HEX;
+}
+
+/*
+ * Read an object (malloc'd) for the entry at vpath.  The journal is not
+ * trusted with a name: "../../secret" made undo copy a host file into the
+ * workspace (review12 01).  Only a SHA-256 in hexadecimal is opened, a
+ * plain name in the store, no symlink, a regular file only (a FIFO would
+ * block), and what it holds must have that hash.
+ */
+static int
+ws__get(struct ws_history *h, const char *hex, const char *vpath, char **out,
+	size_t *n)
+{
+	char got[WS_SHA256_HEX + 1];
 	struct stat st;
 	char *buf;
 	size_t off = 0;
+	int fd;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (!ws__is_object(hex))
+		return ws_error_set(WS_EIO_ERROR, vpath, "history: the entry names "
+				    "the object \"%.80s\", not a SHA-256 in "
+				    "hexadecimal: the journal was changed outside "
+				    "wstools; nothing restored", hex);
+	fd = openat(h->objfd, hex, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);
-		return ws_error_set(WS_EIO_ERROR, NULL, "history: object %.12s is "
+		return ws_error_set(WS_EIO_ERROR, vpath, "history: object %.12s is "
 				    "missing (evicted?)", hex);
 	}
 	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
@@ -369,6 +477,13 @@ ws__get(struct ws_history *h, const char *hex, char **out, size_t *n)
 		off += (size_t)r;
 	}
 	close(fd);
+	ws_sha256_hex(buf, off, got);
+	if (strcmp(got, hex) != 0) {
+		free(buf);
+		return ws_error_set(WS_EIO_ERROR, vpath, "history: object %.12s "
+				    "does not hold what its name says (changed "
+				    "outside wstools); nothing restored", hex);
+	}
 	buf[off] = '\0';
 	*out = buf;
 	*n = off;
@@ -1274,7 +1389,7 @@ ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 			if (inl != NULL)
 				rc = ws_b64_decode(inl, (void **)&data, &n);
 			else
-				rc = ws__get(h, obj, &data, &n);
+				rc = ws__get(h, obj, p, &data, &n);
 			if (rc == 0) {
 				o.content = data;
 				o.len = n;

@@ -1741,6 +1741,29 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 	return rc;
 }
 
+/*
+ * Whether real lies in the history's state directory (ws->hist_base),
+ * resolved once a context, by the first read that is checked: a link on
+ * the way (~/.local/state -> elsewhere) moves it, and a workspace holding
+ * HOME may hold what it leads to.  One that does not exist yet holds
+ * nothing to read.
+ */
+static bool
+ws__in_history(struct ws_ctx *ws, const char *real)
+{
+	if (!ws->hist_resolved) {
+		ws->hist_resolved = true;
+		if (access(ws->hist_base, F_OK) == 0 &&
+		    ws_canonical_path(ws->hist_base, &ws->hist_real) < 0) {
+			/* Unresolved: compared as named, lexically normal. */
+			ws_error_clear();
+			(void)ws_path_normalize(ws->hist_base, WS_NORM_CLAMP,
+						&ws->hist_real);
+		}
+	}
+	return ws->hist_real != NULL && ws_path_within(ws->hist_real, real, NULL);
+}
+
 /* How ws__check() decided, for the audit log. */
 struct ws__verdict {
 	const char *policy, *rule, *decision;
@@ -1777,6 +1800,22 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 	char *msg = NULL;
 	int rc = 0;
 
+	/*
+	 * Policy or not, no tool reads the history (a workspace that holds
+	 * HOME holds ~/.local/state/wstools): its objects keep what files
+	 * held before a change, a secret's content after its delete, a
+	 * file the policy refuses to read, other workspaces' files.
+	 */
+	if (real != NULL && ws->hist_base != NULL &&
+	    (op == WS_OP_READ || op == WS_OP_OPEN || op == WS_OP_LIST) &&
+	    ws__in_history(ws, real)) {
+		v->rule = "guard:history";
+		return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
+				    "is (or is in) wstools' history, which keeps "
+				    "what files held before each change, other "
+				    "workspaces' too: no tool may %s it",
+				    ws__ops[op]), op);
+	}
 	/*
 	 * Policy or not, no tool rewrites wstools' own rules or moves the
 	 * boundary of the next call.

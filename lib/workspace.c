@@ -447,6 +447,8 @@ ws_ctx_close(struct ws_ctx *ws)
 		free(ws->guard_spell[i]);
 	free(ws->guard_spell);
 	free(ws->guard_spell_plain);
+	free(ws->hist_base);
+	free(ws->hist_real);
 	for (size_t i = 0; i < ws->nentries; i++)
 		free(ws->entries[i]);
 	free(ws->entries);

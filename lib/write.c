@@ -2068,6 +2068,18 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 			 */
 			if (fstat(fd, &now) == 0 && now.st_nlink <= 1) {
 				rc = ws_check_version(&now, o->if_version, path);
+				/*
+				 * No set-id bit survives a change, as none
+				 * survives a write by anyone without
+				 * CAP_FSETID: root appending to a set-uid
+				 * file a command made would keep a program
+				 * that runs as root (review12 03).  Dropped
+				 * on this descriptor, before the data.
+				 */
+				if (rc == 0 && (now.st_mode & (S_ISUID | S_ISGID)) &&
+				    fchmod(fd, now.st_mode & 07777 &
+						   ~(mode_t)(S_ISUID | S_ISGID)) < 0)
+					rc = ws_error_errno(errno, path, "chmod");
 				if (rc == 0) {
 					rc = ws__full_write(fd, o->content, o->len);
 					if (rc == 0 && !o->nosync && fsync(fd) < 0)

@@ -441,16 +441,22 @@ START_TEST(state_dir_inside_is_refused)
 {
 	struct wst_run r;
 	char *st = wst_path(W, ".state"), *ln = wst_path(T, "ln");
-	char *lst = wst_path(ln, "st"), *env_x = NULL;
+	char *lst = wst_path(ln, "st"), *env_x = NULL, *dd = NULL, *env_dd = NULL;
 
 	ck_assert_int_eq(symlink(W, ln), 0);
 	ck_assert_int_ge(asprintf(&env_x, "XDG_STATE_HOME=%s/xdg", W), 0);
+	/* Spelled through a directory that does not exist and "..": the
+	 * deepest part that exists was outside (review12 01). */
+	ck_assert_int_ge(asprintf(&dd, "%s/none/../ws/.st", T), 0);
+	ck_assert_int_ge(asprintf(&env_dd, "XDG_STATE_HOME=%s/none/../ws/xdg", T), 0);
 	{
 		const char *const *tries[] = {
 			(const char *[]){"wswrite", "--state-dir", st, "--content", "a", "a", NULL},
 			(const char *[]){"wswrite", "--state-dir", lst, "--content", "a", "a", NULL},
 			(const char *[]){"wstools", "undo", "--state-dir", st, NULL},
 			(const char *[]){"wstools", "history", "--state-dir", lst, NULL},
+			(const char *[]){"wswrite", "--state-dir", dd, "--content", "a", "a", NULL},
+			(const char *[]){"wstools", "undo", "--state-dir", dd, NULL},
 		};
 
 		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -470,23 +476,90 @@ START_TEST(state_dir_inside_is_refused)
 			wst_run_free(&r);
 		}
 	}
-	wst_runv(&r, NULL, (const char *[]){env_x, NULL}, "wswrite",
-		 (const char *[]){"--workspace", W, "--content", "a", "a", NULL});
-	ck_assert_msg(r.status != 0 && strstr(r.err, "INVALID_ARGUMENT"), "%d %s",
-		      r.status, r.err);
-	wst_run_free(&r);
-	ck_assert(!there("a") && !there(".state") && !there("xdg"));
+	for (int i = 0; i < 2; i++) {
+		wst_runv(&r, NULL, (const char *[]){i ? env_dd : env_x, NULL}, "wswrite",
+			 (const char *[]){"--workspace", W, "--content", "a", "a", NULL});
+		ck_assert_msg(r.status != 0 && strstr(r.err, "INVALID_ARGUMENT"),
+			      "%d: %d %s", i, r.status, r.err);
+		wst_run_free(&r);
+	}
+	ck_assert(!there("a") && !there(".state") && !there("xdg") && !there(".st"));
 	free(st);
 	free(ln);
 	free(lst);
 	free(env_x);
+	free(dd);
+	free(env_dd);
+}
+END_TEST
+
+/*
+ * Undo takes from the store only an object named by a SHA-256 whose
+ * content has that hash: a journal naming "../../../../secret.txt" made
+ * undo copy a host file into the workspace (review12 01), and one naming
+ * another hash whose file holds something else would restore that.
+ */
+START_TEST(undo_checks_object_names)
+{
+	char big[6001], *cmd, *err = NULL, *obj = NULL;
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	wst_write(T, "secret.txt", "TOPSECRET host file\n");
+	wst_write(W, "a.txt", big);
+	WS_OK("--content", "hello", "a.txt");
+	/* The object the overwrite stored; then a forged one beside it. */
+	ck_assert_int_ge(asprintf(&cmd, "sed -n 's/.*\"object\":\"\\([0-9a-f]*\\)\".*/\\1/p' "
+				  "%s/wstools/*/journal | head -1", S), 0);
+	{
+		FILE *f = popen(cmd, "r");
+		char line[128] = "";
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+		pclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		ck_assert_int_eq(strlen(line), 64);
+		obj = strdup(line);
+	}
+	free(cmd);
+	for (int i = 0; i < 2; i++) {
+		const char *forged = i == 0 ? "..\\/..\\/..\\/..\\/secret.txt" :
+			"0000000000000000000000000000000000000000000000000000000000000000";
+
+		if (i == 1) {
+			ck_assert_int_ge(asprintf(&cmd, "for d in %s/wstools/*/objects; do "
+						  "echo TOPSECRET > $d/%s; done", S, forged), 0);
+			ck_assert_int_eq(system(cmd), 0);
+			free(cmd);
+		}
+		ck_assert_int_ge(asprintf(&cmd, "sed -i 's/\"object\":\"[^\"]*\"/"
+					  "\"object\":\"%s\"/' %s/wstools/*/journal && "
+					  "grep -q 'secret.txt\\|00000000' %s/wstools/*/journal",
+					  forged, S, S), 0);
+		ck_assert_int_eq(system(cmd), 0);
+		free(cmd);
+		ck_assert_int_ne(undo(&err, "--force", NULL), 0);
+		ck_assert_msg(strstr(err, i == 0 ? "not a SHA-256" :
+				     "does not hold what its name says"), "%d: %s", i, err);
+		free(err);
+		assert_content("a.txt", "hello");
+	}
+	/* The real name again: the entry undoes. */
+	ck_assert_int_ge(asprintf(&cmd, "sed -i 's/\"object\":\"[^\"]*\"/"
+				  "\"object\":\"%s\"/' %s/wstools/*/journal", obj, S), 0);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	assert_content("a.txt", big);
+	free(obj);
 }
 END_TEST
 
 /*
  * Undo restores a file's permission bits only: a journal that says
  * 06755 makes 0755, never a set-id program (review10 08).  And a replace
- * by wswrite does not keep set-user-id or set-group-id on new content.
+ * or an append by wswrite does not keep set-user-id or set-group-id.
  */
 START_TEST(undo_never_restores_setid)
 {
@@ -509,6 +582,17 @@ START_TEST(undo_never_restores_setid)
 	WS_OK("--content", "#!/bin/sh\nid\n", "tool");
 	ck_assert_int_eq(stat(f, &st), 0);
 	ck_assert_msg((st.st_mode & 07777) == 0755, "mode %o", st.st_mode & 07777);
+	/*
+	 * Nor an append in place (review12 03): root appending to a
+	 * set-uid file a command made would keep a program that runs as
+	 * root; the kernel clears the bits only for a writer without
+	 * CAP_FSETID, and these tests run as root too.
+	 */
+	ck_assert_int_eq(chmod(f, 06755), 0);
+	WS_OK("--append", "--content", "id -u\n", "tool");
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_msg((st.st_mode & 07777) == 0755, "mode %o", st.st_mode & 07777);
+	ck_assert_int_eq(st.st_size, 19);
 	free(f);
 }
 END_TEST
@@ -626,6 +710,80 @@ START_TEST(parallel_undos)
 END_TEST
 
 /*
+ * A workspace that holds HOME holds ~/.local/state/wstools: no tool reads
+ * or lists it, by its name or through a link, nor does a search look in
+ * it (review12 01): its objects keep what files held before a change,
+ * other workspaces' too.
+ */
+START_TEST(home_history_unreadable)
+{
+	char *xdg = getenv("XDG_STATE_HOME") ? strdup(getenv("XDG_STATE_HOME")) : NULL;
+	char *env_h = NULL, *st = wst_path(W, "home/.local/state/wstools");
+	char *id = NULL, *j = NULL, *lj = NULL, *real = realpath(W, NULL), *hd;
+	struct wst_run r;
+
+	ck_assert_ptr_nonnull(real);
+	unsetenv("XDG_STATE_HOME");
+	wst_mkdir(W, "home");
+	ck_assert_int_ge(asprintf(&env_h, "HOME=%s/home", W), 0);
+	wst_runv(&r, NULL, (const char *[]){env_h, NULL}, "wswrite",
+		 (const char *[]){"--workspace", W, "--content", "hidden-k3y\n", "f", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	hd = ws_hist_dir(st, real);
+	ck_assert_ptr_nonnull(hd);
+	id = strrchr(hd, '/') + 1;
+	ck_assert_int_ge(asprintf(&j, "home/.local/state/wstools/%s/journal", id), 0);
+	ck_assert_int_ge(asprintf(&lj, "ln/%s/journal", id), 0);
+	ck_assert_msg(wst_exists(hd), "no history in %s", hd);
+	{
+		char *ln = wst_path(W, "ln");
+
+		ck_assert_int_eq(symlink("home/.local/state/wstools", ln), 0);
+		free(ln);
+	}
+	{
+		const char *const *tries[] = {
+			(const char *[]){"wsread", j, NULL},
+			(const char *[]){"wsread", lj, NULL},
+			(const char *[]){"wsls", "home/.local/state/wstools", NULL},
+			(const char *[]){"wsgrep", "-F", "\"op\"", j, NULL},
+		};
+
+		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+			const char *argv[8];
+			size_t n = 0;
+
+			argv[n++] = "--workspace";
+			argv[n++] = W;
+			for (size_t k = 1; tries[i][k]; k++)
+				argv[n++] = tries[i][k];
+			argv[n] = NULL;
+			wst_runv(&r, NULL, (const char *[]){env_h, NULL}, tries[i][0], argv);
+			ck_assert_msg(r.status != 0 && strstr(r.err, "POLICY_DENIED") &&
+				      strstr(r.err, "history"), "try %zu: %d %s %s", i,
+				      r.status, r.out, r.err);
+			wst_run_free(&r);
+		}
+	}
+	/* A search of the whole workspace finds nothing in it. */
+	wst_runv(&r, NULL, (const char *[]){env_h, NULL}, "wsgrep",
+		 (const char *[]){"--workspace", W, "-F", "\"op\"", ".", NULL});
+	ck_assert_msg(strstr(r.out, "journal") == NULL, "%d %s %s", r.status, r.out, r.err);
+	wst_run_free(&r);
+	if (xdg != NULL)
+		setenv("XDG_STATE_HOME", xdg, 1);
+	free(xdg);
+	free(env_h);
+	free(st);
+	free(j);
+	free(lj);
+	free(real);
+	free(hd);
+}
+END_TEST
+
+/*
  * No HOME in the environment (a bare exec, env -i): the state directory
  * and the configuration are found as with one (XDG_STATE_HOME,
  * XDG_CONFIG_HOME), and without those the state directory is in the
@@ -710,6 +868,8 @@ suite(void)
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
+	tcase_add_test(tc, undo_checks_object_names);
+	tcase_add_test(tc, home_history_unreadable);
 	tcase_add_test(tc, undo_never_restores_setid);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, parallel_undos);

@@ -1946,8 +1946,10 @@ END_TEST
  * Each rule of the seccomp filter, by number (x86_64): the filter is a
  * search over the numbers that have a rule (lib/sandbox.c), and a number
  * misplaced in it would be allowed.  Denied: EPERM, clone3 ENOSYS,
- * Internet sockets EAFNOSUPPORT, the terminal ioctls, the set-id bits,
- * new namespaces by clone; the calls around them allowed.
+ * Internet sockets EAFNOSUPPORT, the terminal ioctls, the set-id bits
+ * by chmod and in a file created (open, openat with O_CREAT or
+ * O_TMPFILE, creat, mknod, mknodat; openat2 ENOSYS), new namespaces by
+ * clone; the calls around them allowed.
  */
 START_TEST(seccomp_each_rule)
 {
@@ -1970,16 +1972,23 @@ START_TEST(seccomp_each_rule)
 		  "t(452, -100, 'x.tmp', 04755, 0);\n"
 		  "open(F, '<x.tmp'); t(91, fileno(F), 06755); close F;\n"
 		  "t(56, 0x20000000 | 17, 0, 0, 0, 0);\n"
+		  "t(2, 'y.tmp', 0101, 06755); t(257, -100, 'y.tmp', 0101, 04755);\n"
+		  "t(257, -100, '.', 020200001, 02755); t(85, 'y.tmp', 04755);\n"
+		  "t(133, 'y.tmp', 0104755, 0); t(259, -100, 'y.tmp', 0102755, 0);\n"
+		  "t(437, -100, 'x.tmp', 0, 24);\n"
 		  "print \"| \";\n"
 		  "t(41, 1, 1, 0); t(90, 'x.tmp', 0600); t(39); t(102); t(0, 99, 0, 0);\n"
-		  "t(72, 99, 1); t(2, 'x.tmp', 0); print \"\\n\"; unlink 'x.tmp';\n");
+		  "t(72, 99, 1); t(2, 'x.tmp', 0); t(257, -100, 'x.tmp', 0, 06755);\n"
+		  "t(2, 'z.tmp', 0101, 0644); t(259, -100, 'w.tmp', 0100644, 0);\n"
+		  "print \"\\n\"; unlink 'x.tmp', 'y.tmp', 'z.tmp', 'w.tmp';\n");
 	RUNM(&r, _i, "perl", "rules.pl");
 	expect_ran(&r, 0);
 	if (enforced(&r, "seccomp"))
 		ck_assert_str_eq(out_str(&r, "stdout"),
 				 "E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 "
-				 "E38 E97 E97 E1 E1 E9 E1 E1 E1 E1 E1 | "
-				 "ok ok ok ok E9 E9 ok \n");
+				 "E38 E97 E97 E1 E1 E9 E1 E1 E1 E1 E1 "
+				 "E1 E1 E1 E1 E1 E1 E38 | "
+				 "ok ok ok ok E9 E9 ok ok ok ok \n");
 	wst_run_free(&r);
 #endif
 }
@@ -2165,7 +2174,8 @@ END_TEST
 /*
  * Hostile review F6: no setuid or setgid file is left in the workspace
  * (nosuid inside, but not on the host): chmod, fchmod and fchmodat refuse
- * the bits, whatever the layer set that holds seccomp.
+ * the bits, and open with O_CREAT refuses a mode with them, whatever the
+ * layer set that holds seccomp.
  */
 START_TEST(no_setid_bits)
 {
@@ -2174,13 +2184,20 @@ START_TEST(no_setid_bits)
 	char *p = wst_path(ws, "suid");
 
 	RUNM(&r, _i, "-c", "cp /bin/sh suid; chmod 4755 suid; chmod g+s suid; "
-	     "install -m 6755 /bin/sh suid2 2>/dev/null; echo done");
+	     "install -m 6755 /bin/sh suid2 2>/dev/null; "
+	     "perl -MFcntl -e 'sysopen(F, \"suid3\", O_WRONLY | O_CREAT, 06755)'; "
+	     "echo done");
 	expect_ran(&r, 0);
 	if (enforced(&r, "seccomp")) {
 		ck_assert_int_eq(stat(p, &st), 0);
 		ck_assert_int_eq(st.st_mode & (S_ISUID | S_ISGID), 0);
 		free(p);
 		p = wst_path(ws, "suid2");
+		if (stat(p, &st) == 0)
+			ck_assert_int_eq(st.st_mode & (S_ISUID | S_ISGID), 0);
+		/* Created with the bits (review12 03): not made at all. */
+		free(p);
+		p = wst_path(ws, "suid3");
 		if (stat(p, &st) == 0)
 			ck_assert_int_eq(st.st_mode & (S_ISUID | S_ISGID), 0);
 	}

@@ -81,6 +81,15 @@ struct ws_ctx {
 	 * the first check that may change something). */
 	size_t nguard_recorded;
 	/*
+	 * The history's state directory (the one holding every workspace's,
+	 * ws_hist_guard()), as named and, from the first read check, its
+	 * real path: no tool reads there, where the journals and objects
+	 * hold what files held before a change (review12 01).
+	 */
+	char *hist_base;
+	char *hist_real;
+	bool hist_resolved;
+	/*
 	 * Every directory entry the spelling of the root or of a mount
 	 * passes through, as "<resolved parent>/<name>": each component as
 	 * spelled and each one a symlink on the way leads through.  The
