@@ -1009,17 +1009,15 @@ ws_ctx_marker_guarded(struct ws_ctx *ws, const char *real, unsigned how,
 }
 
 int
-ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
-		  char *real, size_t len, const char **rest)
+ws_ctx_home_place(const struct ws_ctx *ws, const char *home, int kind,
+		  size_t i, char *real, size_t len, const char **rest)
 {
-	const char *pl = ws_home_persist[i];
-	size_t l = strlen(pl);
 	int a;
 
-	/* A directory's place ends in '/': its path is without. */
-	snprintf(real, len, "%s/%.*s", strcmp(home, "/") == 0 ? "" : home,
-		 (int)(l - (pl[l - 1] == '/')), pl);
 	*rest = NULL;
+	/* A directory's place ends in '/': its path is without. */
+	if (!ws_persist_path(home, kind, i, real, len))
+		return -1;
 	a = ws_ctx_anchor_of_real(ws, real, rest);
 	while (*rest != NULL && **rest == '/')
 		(*rest)++;
@@ -1144,8 +1142,9 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 }
 
 int
-ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home, size_t i,
-			   char *real, size_t len, const char **rest)
+ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
+			   int kind, size_t i, char *real, size_t len,
+			   const char **rest)
 {
 	char lex[PATH_MAX], **e;
 	size_t ne;
@@ -1154,8 +1153,8 @@ ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home, size_t i,
 	*rest = NULL;
 	/* Its spelling, whichever anchor holds it (maybe none: through a
 	 * link, the place may still be in one). */
-	(void)ws_ctx_home_place(ws, home, i, lex, sizeof(lex), rest);
-	*rest = NULL;
+	if (!ws_persist_path(home, kind, i, lex, sizeof(lex)))
+		return -1;
 	r = ws_home_place_resolve(lex, strcmp(home, "/") == 0 ? 0 : strlen(home),
 				  real, len, &e, &ne, NULL);
 	for (size_t k = 0; k < ne; k++)

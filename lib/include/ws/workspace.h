@@ -248,13 +248,15 @@ int ws_ctx_anchor_fd(struct ws_ctx *ws, int anchor);
 const char *ws_ctx_anchor_real(const struct ws_ctx *ws, int anchor);
 
 /*
- * HOME's persistence place i (ws_home_persist[i], below home) as a
- * writable anchor of ws holds it: the anchor's index, and in *rest the
- * path below it (never empty), or -1 where no writable anchor holds the
- * place.  real (len bytes) receives the place's real path.
+ * HOME's persistence place i (ws_home_persist[i]) below home, a base of
+ * kind (enum ws_persist_kind: HOME's own, or one the environment moves,
+ * ws_persist_path()), as a writable anchor of ws holds it: the anchor's
+ * index, and in *rest the path below it (never empty), or -1 where the
+ * place is not the kind's or no writable anchor holds it.  real (len
+ * bytes) receives the place's real path.
  */
-int ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
-		      char *real, size_t len, const char **rest);
+int ws_ctx_home_place(const struct ws_ctx *ws, const char *home, int kind,
+		      size_t i, char *real, size_t len, const char **rest);
 
 /*
  * What ws_home_place_resolve() found of each prefix it looked at, for
@@ -290,7 +292,7 @@ void ws_place_memo_free(struct ws_place_memo *m);
  * (ws_home_place_resolve()): -1 also where it is its spelling.
  */
 int ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
-			       size_t i, char *real, size_t len,
+			       int kind, size_t i, char *real, size_t len,
 			       const char **rest);
 
 /*
