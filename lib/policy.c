@@ -1840,6 +1840,8 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 			if (pat != NULL && (strncmp(pat, ".git/", 5) == 0 ||
 					    strstr(pat, "/.git/") != NULL ||
 					    strstr(pat, "/.hg/") != NULL ||
+					    strstr(pat, "/.jj/") != NULL ||
+					    strstr(pat, "/.sl/") != NULL ||
 					    strstr(pat, "repository's own") != NULL))
 				ws_error_set_hint("the file tools never change a "
 						  "repository's own directory (.git, "

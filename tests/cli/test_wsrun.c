@@ -2148,6 +2148,8 @@ START_TEST(git_dirs_cleaned)
 	     "mkdir -p wt && echo 'gitdir: /tmp/elsewhere' > wt/.git;"
 	     "mkdir -p h/.hg && printf '[hooks]\\nupdate = touch PWNED6\\n' > h/.hg/hgrc;"
 	     "echo 'touch PWNED7' > h/.envrc;"
+	     "mkdir -p j/.jj/repo && printf '[ui]\\npager = \"touch PWNED8\"\\n' > j/.jj/repo/config.toml;"
+	     "mkdir -p s/.sl && printf '[hooks]\\nupdate = touch PWNED9\\n' > s/.sl/config;"
 	     "echo done");
 	expect_ran(&r, 0);
 	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
@@ -2186,6 +2188,9 @@ START_TEST(git_dirs_cleaned)
 	ck_assert(exists_in(ws, "new/repo/.git/hooks/pre-commit.sample"));
 	ck_assert(!exists_in(ws, "wt/.git"));
 	ck_assert(!exists_in(ws, "h/.hg/hgrc"));
+	/* Review12: Jujutsu's and Sapling's, as Mercurial's. */
+	ck_assert(!exists_in(ws, "j/.jj/repo/config.toml"));
+	ck_assert(!exists_in(ws, "s/.sl/config"));
 	ck_assert(!exists_in(ws, "h/.envrc"));
 	ck_assert(reverted_has(&r, "/h/.envrc: removed"));
 	wst_run_free(&r);
