@@ -935,6 +935,7 @@ static int
 ws__base_places(struct ws_ctx *ws, const char *home, int kind,
 		struct ws__place **out, size_t *n)
 {
+	struct ws_place_memo memo = {0};
 	char real[4352];
 	int rc = 0;
 
@@ -948,7 +949,7 @@ ws__base_places(struct ws_ctx *ws, const char *home, int kind,
 		int a = j % 2 == 0
 			? ws_ctx_home_place(ws, home, kind, i, real, sizeof(real), &rest)
 			: ws_ctx_home_place_resolved(ws, home, kind, i, real,
-						     sizeof(real), &rest);
+						     sizeof(real), &rest, &memo);
 
 		if (a < 0 ||
 		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
@@ -984,6 +985,7 @@ ws__base_places(struct ws_ctx *ws, const char *home, int kind,
 		if (nv[*n - 1].name == NULL || nv[*n - 1].parent == NULL)
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
+	ws_place_memo_free(&memo);
 	return rc;
 }
 

@@ -617,6 +617,7 @@ static int
 ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		       const char *home, int kind)
 {
+	struct ws_place_memo memo = {0};
 	char real[4352];
 	int rc = 0;
 
@@ -633,9 +634,10 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		 * by either name (review11).
 		 */
 		if (rc == 0 && (a = ws_ctx_home_place_resolved(ws, home, kind, i,
-					real, sizeof(real), &rest)) >= 0)
+					real, sizeof(real), &rest, &memo)) >= 0)
 			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
 	}
+	ws_place_memo_free(&memo);
 	return rc;
 }
 

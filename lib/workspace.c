@@ -1,6 +1,7 @@
 /* workspace.c - the workspace root, mounts and virtual/real mapping. */
 #include "ws/workspace.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1083,6 +1084,86 @@ ws__memo_prefix(struct ws_place_memo *m, const char *pre, char ***e, size_t *ne)
 	return (int)m->n++;
 }
 
+/*
+ * Read the directory home (its first hlen bytes of lexical) into m's
+ * listing, once: names NUL-separated, each one's dirent type.
+ */
+static void
+ws__memo_list(struct ws_place_memo *m, const char *lexical, size_t hlen)
+{
+	char buf[16384];
+	size_t cap = 0;
+	int fd;
+
+	if (m->listed != 0)
+		return;
+	m->listed = -1;
+	if ((m->home = strndup(lexical, hlen > 0 ? hlen : 1)) == NULL)
+		return;
+	fd = open(m->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
+		  O_NONBLOCK);
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t got = getdents64(fd, buf, sizeof(buf));
+
+		if (got < 0) {
+			close(fd);
+			return;
+		}
+		if (got == 0)
+			break;
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
+			size_t nl = strlen(e->d_name) + 1;
+			void *v;
+
+			off += e->d_reclen;
+			if (m->names_len + nl > cap) {
+				cap = (m->names_len + nl) * 2 + 1024;
+				if ((v = realloc(m->names, cap)) == NULL) {
+					close(fd);
+					return;
+				}
+				m->names = v;
+			}
+			if ((v = realloc(m->types, m->nnames + 1)) == NULL) {
+				close(fd);
+				return;
+			}
+			m->types = v;
+			memcpy(m->names + m->names_len, e->d_name, nl);
+			m->names_len += nl;
+			m->types[m->nnames++] = e->d_type;
+		}
+	}
+	close(fd);
+	m->listed = 1;
+}
+
+/*
+ * What the listing says of the component c (cl bytes) in home: 0
+ * missing, 1 there and neither a link nor of unknown type, -1 ask
+ * lstat() (a link, an unknown type, or no listing).
+ */
+static int
+ws__memo_listed(const struct ws_place_memo *m, const char *c, size_t cl)
+{
+	const char *nm = m->names;
+
+	if (m->listed != 1)
+		return -1;
+	for (size_t k = 0; k < m->nnames; k++) {
+		size_t nl = strlen(nm);
+
+		if (nl == cl && memcmp(nm, c, cl) == 0)
+			return m->types[k] == DT_LNK || m->types[k] == DT_UNKNOWN
+			       ? -1 : 1;
+		nm += nl + 1;
+	}
+	return 0;
+}
+
 void
 ws_place_memo_free(struct ws_place_memo *m)
 {
@@ -1093,6 +1174,9 @@ ws_place_memo_free(struct ws_place_memo *m)
 	free(m->pre);
 	free(m->res);
 	free(m->kind);
+	free(m->home);
+	free(m->names);
+	free(m->types);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1117,6 +1201,26 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 	 * share their first components (~/.config/...): memo remembers
 	 * each prefix, looked at once for all of them.
 	 */
+	/*
+	 * The first component below home: from home's listing, read once
+	 * for all the places that share the memo (one lstat() each was the
+	 * most of a call's cost where HOME holds no link).
+	 */
+	if (memo != NULL) {
+		const char *c = lexical + from + 1;
+		size_t cl = strcspn(c, "/");
+		int seen;
+
+		if (m->listed == 0)
+			ws__memo_list(m, lexical, from);
+		seen = m->home != NULL && strlen(m->home) == (from > 0 ? from : 1) &&
+		       strncmp(m->home, lexical, from > 0 ? from : 1) == 0
+		       ? ws__memo_listed(m, c, cl) : -1;
+		if (seen == 0)
+			return 0;
+		if (seen == 1 && c[cl] == '\0')
+			return 0;
+	}
 	for (size_t i = from + 1; i <= l && rc == 0; i++) {
 		int k;
 
@@ -1124,6 +1228,13 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 			continue;
 		memcpy(pre, lexical, i);
 		pre[i] = '\0';
+		/* Listed there, neither link nor unknown: as lstat() says. */
+		if (memo != NULL && i == from + 1 + strcspn(lexical + from + 1, "/") &&
+		    m->listed == 1 && m->home != NULL &&
+		    ws__memo_listed(m, lexical + from + 1, i - from - 1) == 1 &&
+		    strlen(m->home) == (from > 0 ? from : 1) &&
+		    strncmp(m->home, lexical, from > 0 ? from : 1) == 0)
+			continue;
 		if ((k = ws__memo_prefix(m, pre, entries, n)) < 0) {
 			rc = k;
 			break;
@@ -1144,7 +1255,7 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 int
 ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 			   int kind, size_t i, char *real, size_t len,
-			   const char **rest)
+			   const char **rest, struct ws_place_memo *memo)
 {
 	char lex[PATH_MAX], **e;
 	size_t ne;
@@ -1156,7 +1267,7 @@ ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 	if (!ws_persist_path(home, kind, i, lex, sizeof(lex)))
 		return -1;
 	r = ws_home_place_resolve(lex, strcmp(home, "/") == 0 ? 0 : strlen(home),
-				  real, len, &e, &ne, NULL);
+				  real, len, &e, &ne, memo);
 	for (size_t k = 0; k < ne; k++)
 		free(e[k]);
 	free(e);

@@ -267,6 +267,15 @@ struct ws_place_memo {
 	char **pre, **res;
 	int *kind;
 	size_t n;
+	/*
+	 * The names in home (the first call's), read once with their
+	 * types: a place's first component below home is looked up here,
+	 * not with an lstat() each (listed: 0 not yet, 1 read, -1 failed).
+	 */
+	char *home, *names;
+	unsigned char *types;
+	size_t nnames, names_len;
+	int listed;
 };
 
 /*
@@ -289,11 +298,13 @@ void ws_place_memo_free(struct ws_place_memo *m);
 
 /*
  * As ws_ctx_home_place(), for the place's resolved path
- * (ws_home_place_resolve()): -1 also where it is its spelling.
+ * (ws_home_place_resolve()): -1 also where it is its spelling.  memo (or
+ * NULL) is ws_home_place_resolve()'s, kept across one base's places: each
+ * prefix they share (~/.config) is looked at once.
  */
 int ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 			       int kind, size_t i, char *real, size_t len,
-			       const char **rest);
+			       const char **rest, struct ws_place_memo *memo);
 
 /*
  * The anchor whose real directory is the longest component prefix of the
