@@ -594,6 +594,31 @@ ws__check_names(struct ws_ctx *ws, struct ws_policy_grant *g, const char *priv,
 }
 
 /*
+ * The same persistence places below the environment's other bases
+ * ($XDG_CONFIG_HOME, $XDG_DATA_HOME, $ZDOTDIR, $PYTHONUSERBASE,
+ * $GIT_CONFIG_GLOBAL: ws_persist_bases(), review12 05): a write grant
+ * that holds or is in one is read.
+ */
+static void
+ws__grant_bases(struct ws_policy_grant *g, const struct ws_persist_base *xb,
+		size_t nxb)
+{
+	for (size_t k = 0; k < nxb; k++) {
+		const char *place = ws_persist_reached(xb[k].dir, xb[k].kind, g->dir);
+		char shown[PATH_MAX];
+
+		if (place == NULL)
+			continue;
+		ws_persist_show(xb[k].kind, place, shown, sizeof(shown));
+		g->write = false;
+		snprintf(g->why, sizeof(g->why),
+			 "read only: it holds or is in %.200s, where a later "
+			 "login, session or program finds what to run", shown);
+		return;
+	}
+}
+
+/*
  * Whether g, refused by a rule's veto, lies at or inside an anchor that
  * already gives the command what g asks (not a write into a read-only
  * mount): then it becomes skipped, with the reason.
@@ -957,6 +982,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	const char *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
 	struct stat root_st, st;
 	bool any_write = false, home_done = false;
+	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	size_t nxb = 0;
 	char *home_real = NULL, *pwhome = NULL;
 	int root = -1, rc = 0;
 
@@ -1162,6 +1189,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	 * The grant's name is canonical (opened with no symlink), as is
 	 * home_real.
 	 */
+	nxb = ws_persist_bases(xb);
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
 		const char *place;
@@ -1175,8 +1203,10 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		}
 		/* By its real name too: a grant of dotfiles/config/systemd
 		 * reaches ~/.config/systemd through stow's link (review11). */
-		if ((place = ws_home_persist_reaches(home_real, g->dir)) == NULL)
+		if ((place = ws_home_persist_reaches(home_real, g->dir)) == NULL) {
+			ws__grant_bases(g, xb, nxb);
 			continue;
+		}
 		g->write = false;
 		/* "~/.config/systemd", and whether the grant holds it. */
 		if (asprintf(&hp, "%s/%s", home_real, place) < 0)
@@ -1205,6 +1235,8 @@ out:
 	free(never.v);
 	free(home_real);
 	free(pwhome);
+	for (size_t k = 0; k < nxb; k++)
+		free(xb[k].dir);
 	if (rc < 0)
 		ws_grants_revoke(v, n, "not checked");
 	return rc;

@@ -34,6 +34,8 @@ const char *const ws_guard_defaults[] = {
 	".envrc",
 	"**/.git/",
 	"**/.hg/",
+	"**/.jj/",
+	"**/.sl/",
 	"**/.envrc",
 };
 const size_t ws_guard_ndefaults =

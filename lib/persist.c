@@ -43,9 +43,26 @@ const char *const ws_home_persist[] = {
 	".gitconfig", ".config/git/", ".ssh/", ".gnupg/", ".vimrc", ".vim/",
 	".config/nvim/", ".emacs", ".emacs.d/", ".config/emacs/",
 	".tmux.conf", ".config/tmux/", ".config/direnv/", ".npmrc",
-	".yarnrc", ".cargo/config", ".cargo/config.toml", ".config/pip/",
-	".pip/", ".docker/", ".kube/", ".aws/", ".Rprofile",
-	".config/wstools/",
+	".yarnrc", ".yarnrc.yml", ".cargo/config", ".cargo/config.toml",
+	".config/pip/", ".pip/", ".docker/", ".kube/", ".aws/", ".Rprofile",
+	".Renviron", ".hgrc", ".config/hg/", ".gdbinit", ".config/gdb/",
+	".lldbinit", ".exrc", ".gvimrc", ".emacs.el", ".screenrc",
+	".lesskey", ".config/lesskey", ".wgetrc", ".curlrc",
+	".config/.curlrc", ".mailcap", ".config/mimeapps.list", ".mavenrc",
+	".m2/settings.xml", ".gradle/init.d/", ".gradle/init.gradle",
+	".gradle/init.gradle.kts", ".gradle/gradle.properties",
+	".ipython/", ".jupyter/", ".pdbrc", ".irbrc", ".psqlrc",
+	".sqliterc", ".config/Code/User/", ".config/Code - OSS/User/",
+	".config/VSCodium/User/", ".local/share/nvim/", ".config/i3/",
+	".config/sway/", ".config/hypr/", ".config/wstools/",
+	/*
+	 * Python's user site (~/.local/lib/pythonX.Y/site-packages): a
+	 * .pth file, usercustomize.py or sitecustomize.py there runs in
+	 * every later python3.  The whole of ~/.local/lib, whatever
+	 * version: installing there from a command is rare, and a grant
+	 * of it (--allow-write) or pip's --target elsewhere does it.
+	 */
+	".local/lib/",
 };
 const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);
@@ -252,43 +269,190 @@ ws_homes(char *out[2])
 	return n;
 }
 
-/* HOME/place (without a trailing slash) into buf; false if too long. */
+/*
+ * Each kind's variable, HOME's default for it (below HOME), and the part
+ * of the list it takes: the places that begin with take, found below the
+ * base without their first strip bytes.
+ */
+static const struct {
+	const char *env, *dflt, *take;
+	size_t strip;
+} ws__kinds[WS_PERSIST_NKINDS] = {
+	[WS_PERSIST_HOME] = {"HOME", NULL, "", 0},
+	[WS_PERSIST_XDG_CONFIG] = {"XDG_CONFIG_HOME", ".config", ".config/", 8},
+	[WS_PERSIST_XDG_DATA] = {"XDG_DATA_HOME", ".local/share",
+				 ".local/share/", 13},
+	[WS_PERSIST_ZDOTDIR] = {"ZDOTDIR", "", ".z", 0},
+	[WS_PERSIST_PYUSER] = {"PYTHONUSERBASE", ".local", ".local/lib/", 7},
+	[WS_PERSIST_GITCFG] = {"GIT_CONFIG_GLOBAL", ".gitconfig", ".gitconfig", 10},
+};
+
+/* Whether v spells HOME's default d for a variable ("$HOME/d"). */
 static bool
-ws__place(const char *home, const char *place, char *buf, size_t len)
+ws__is_default(const char *v, const char *home, const char *d)
 {
-	size_t pl = strlen(place);
+	size_t hl;
+
+	if (home == NULL || *home == '\0')
+		return false;
+	hl = strlen(home);
+	while (hl > 1 && home[hl - 1] == '/')
+		hl--;
+	if (strncmp(v, home, hl) != 0)
+		return false;
+	v += hl;
+	if (*d == '\0')
+		return v[strspn(v, "/")] == '\0';
+	if (*v != '/')
+		return false;
+	v += strspn(v, "/");
+	if (strncmp(v, d, strlen(d)) != 0)
+		return false;
+	v += strlen(d);
+	return v[strspn(v, "/")] == '\0';
+}
+
+/*
+ * f's canonical path, malloc'd: its deepest existing directory resolved,
+ * the missing rest appended (a variable may name a directory a command
+ * is yet to make); NULL where the rest holds "." or "..", or it is "/".
+ */
+static char *
+ws__canon_missing(const char *f)
+{
+	char pre[PATH_MAX], buf[PATH_MAX];
+	size_t n = strlen(f);
+
+	if (n >= sizeof(pre))
+		return NULL;
+	memcpy(pre, f, n + 1);
+	for (;;) {
+		const char *rest = f + n, *c;
+
+		if (realpath(n > 0 ? pre : "/", buf) != NULL) {
+			size_t bl = strcmp(buf, "/") == 0 ? 0 : strlen(buf);
+
+			/* The missing components, each once, none "." or "..". */
+			for (c = rest; *c != '\0';) {
+				size_t cl;
+
+				c += strspn(c, "/");
+				cl = strcspn(c, "/");
+				if ((cl == 1 && c[0] == '.') ||
+				    (cl == 2 && c[0] == '.' && c[1] == '.'))
+					return NULL;
+				if (cl > 0) {
+					if (bl + 1 + cl >= sizeof(buf))
+						return NULL;
+					buf[bl++] = '/';
+					memcpy(buf + bl, c, cl);
+					bl += cl;
+				}
+				c += cl;
+			}
+			if (bl == 0)
+				return NULL;
+			buf[bl] = '\0';
+			return strdup(buf);
+		}
+		if (errno != ENOENT || n == 0)
+			return NULL;
+		/* One component less. */
+		while (n > 0 && pre[n - 1] == '/')
+			n--;
+		while (n > 0 && pre[n - 1] != '/')
+			n--;
+		while (n > 1 && pre[n - 1] == '/')
+			n--;
+		pre[n] = '\0';
+	}
+}
+
+size_t
+ws_persist_bases(struct ws_persist_base *out)
+{
+	const char *home = getenv("HOME");
+	size_t n = 0;
+
+	for (int k = WS_PERSIST_HOME + 1; k < WS_PERSIST_NKINDS; k++) {
+		const char *v = getenv(ws__kinds[k].env);
+		char *c;
+
+		/* Relative values are ignored, as the XDG specification
+		 * says; HOME's default is HOME's list already. */
+		if (v == NULL || v[0] != '/' ||
+		    ws__is_default(v, home, ws__kinds[k].dflt))
+			continue;
+		if ((c = ws__canon_missing(v)) == NULL)
+			continue;
+		out[n].dir = c;
+		out[n++].kind = k;
+	}
+	return n;
+}
+
+bool
+ws_persist_path(const char *dir, int kind, size_t i, char *buf, size_t len)
+{
+	const char *place = ws_home_persist[i], *t = ws__kinds[kind].take;
+	size_t pl;
 	int n;
 
+	if (strncmp(place, t, strlen(t)) != 0)
+		return false;
+	place += ws__kinds[kind].strip;
+	pl = strlen(place);
 	if (pl > 0 && place[pl - 1] == '/')
 		pl--;
-	n = snprintf(buf, len, "%s/%.*s", home, (int)pl, place);
+	/* GIT_CONFIG_GLOBAL: the base is the place. */
+	if (pl == 0)
+		n = snprintf(buf, len, "%s", dir);
+	else
+		n = snprintf(buf, len, "%s/%.*s", strcmp(dir, "/") == 0 ? "" : dir,
+			     (int)pl, place);
 	return n > 0 && (size_t)n < len;
 }
 
+void
+ws_persist_show(int kind, const char *place, char *buf, size_t len)
+{
+	size_t pl;
+
+	place += strlen(place) >= ws__kinds[kind].strip ? ws__kinds[kind].strip : 0;
+	pl = strlen(place);
+	if (pl > 0 && place[pl - 1] == '/')
+		pl--;
+	if (kind == WS_PERSIST_HOME)
+		snprintf(buf, len, "~/%.*s", (int)pl, place);
+	else
+		snprintf(buf, len, "$%s%s%.*s", ws__kinds[kind].env,
+			 pl > 0 ? "/" : "", (int)pl, place);
+}
+
 const char *
-ws_home_persist_in(const char *home, const char *p)
+ws_persist_in(const char *dir, int kind, const char *p)
 {
 	char buf[PATH_MAX];
 
-	if (home == NULL || !ws_path_within(home, p, NULL))
+	if (dir == NULL || !ws_path_within(dir, p, NULL))
 		return NULL;
 	for (size_t i = 0; i < ws_home_persist_n; i++)
-		if (ws__place(home, ws_home_persist[i], buf, sizeof(buf)) &&
+		if (ws_persist_path(dir, kind, i, buf, sizeof(buf)) &&
 		    ws_path_within(buf, p, NULL))
 			return ws_home_persist[i];
 	return NULL;
 }
 
 const char *
-ws_home_persist_reached(const char *home, const char *dir)
+ws_persist_reached(const char *dir, int kind, const char *d)
 {
 	char buf[PATH_MAX];
 
-	if (home == NULL)
+	if (dir == NULL)
 		return NULL;
 	for (size_t i = 0; i < ws_home_persist_n; i++)
-		if (ws__place(home, ws_home_persist[i], buf, sizeof(buf)) &&
-		    (ws_path_within(dir, buf, NULL) || ws_path_within(buf, dir, NULL)))
+		if (ws_persist_path(dir, kind, i, buf, sizeof(buf)) &&
+		    (ws_path_within(d, buf, NULL) || ws_path_within(buf, d, NULL)))
 			return ws_home_persist[i];
 	return NULL;
 }
@@ -315,7 +479,7 @@ ws__persist_resolved(const char *home, const char *dir, bool reach)
 		size_t ne = 0;
 		int r;
 
-		if (!ws__place(home, ws_home_persist[i], lex, sizeof(lex)))
+		if (!ws_persist_path(home, WS_PERSIST_HOME, i, lex, sizeof(lex)))
 			continue;
 		r = ws_home_place_resolve(lex, hl, out, sizeof(out), &e, &ne, &memo);
 		if (r > 0 && (ws_path_within(out, dir, NULL) ||
@@ -411,12 +575,30 @@ ws_home_persist_anchor_of(const char *home, const char *real)
 		ws__anchor_linked(home, real));
 }
 
+const char *
+ws_home_persist_in(const char *home, const char *p)
+{
+	return ws_persist_in(home, WS_PERSIST_HOME, p);
+}
+
+const char *
+ws_home_persist_reached(const char *home, const char *dir)
+{
+	return ws_persist_reached(home, WS_PERSIST_HOME, dir);
+}
+
 bool
 ws_home_persist_anchor(const char *real)
 {
+	struct ws_persist_base b[WS_PERSIST_NKINDS];
 	char *home = ws_home_real();
 	bool in = ws_home_persist_anchor_of(home, real);
+	size_t nb = ws_persist_bases(b);
 
+	for (size_t k = 0; k < nb; k++) {
+		in = in || ws_persist_in(b[k].dir, b[k].kind, real) != NULL;
+		free(b[k].dir);
+	}
 	free(home);
 	return in;
 }

@@ -1504,6 +1504,7 @@ ws__guard_refusal(int rc, enum ws_op op)
 static struct {
 	char *key;
 	char **alias;
+	int *kind; /* each alias's base kind (enum ws_persist_kind) */
 	size_t n;
 	/*
 	 * The places reached through a link below a home that holds a
@@ -1523,13 +1524,18 @@ static struct {
 static pthread_mutex_t ws__homes_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void
-ws__homes_add(const char *a, size_t n)
+ws__homes_add(const char *a, size_t n, int kind)
 {
 	char **v = realloc(ws__homes.alias, (ws__homes.n + 1) * sizeof(*v));
+	int *k;
 
 	if (v == NULL)
 		return;
 	ws__homes.alias = v;
+	if ((k = realloc(ws__homes.kind, (ws__homes.n + 1) * sizeof(*k))) == NULL)
+		return;
+	ws__homes.kind = k;
+	k[ws__homes.n] = kind;
 	if ((v[ws__homes.n] = strndup(a, n)) != NULL)
 		ws__homes.n++;
 }
@@ -1585,25 +1591,26 @@ ws__homes_resolve(const struct ws_ctx *ws)
 				   (ws_path_within(hm, ws->anchors[a].real, NULL) ||
 				    ws_path_within(ws->anchors[a].real, hm, NULL));
 		for (size_t i = 0; writable && i < ws_home_persist_n; i++) {
-			const char *pl = ws_home_persist[i];
-			size_t l = strlen(pl);
 			char **e = NULL;
 			size_t ne = 0;
 			int r;
 
-			if (snprintf(lex, sizeof(lex), "%.*s/%.*s", (int)hl, hm,
-				     (int)(l - (pl[l - 1] == '/')), pl) >= (int)sizeof(lex))
+			if (!ws_persist_path(hm, ws__homes.kind[h], i, lex, sizeof(lex)))
 				continue;
 			r = ws_home_place_resolve(lex, hl, out, sizeof(out), &e, &ne,
 						  &memo);
 			if (r > 0)
 				(void)ws__homes_push(&ws__homes.real, &ws__homes.real_i,
-						     &ws__homes.nreal, strdup(out), i);
+						     &ws__homes.nreal, strdup(out),
+						     i * WS_PERSIST_NKINDS +
+						     (size_t)ws__homes.kind[h]);
 			for (size_t k = 0; k < ne; k++) {
 				/* Home and what holds it are no place's own. */
 				if (r > 0 && !ws_path_within(e[k], hm, NULL)) {
 					(void)ws__homes_push(&ws__homes.link, &ws__homes.link_i,
-							     &ws__homes.nlink, e[k], i);
+							     &ws__homes.nlink, e[k],
+							     i * WS_PERSIST_NKINDS +
+							     (size_t)ws__homes.kind[h]);
 					continue;
 				}
 				free(e[k]);
@@ -1619,14 +1626,20 @@ static void
 ws__homes_build(const struct ws_ctx *ws)
 {
 	char *home[2], buf[PATH_MAX];
-	size_t nh = ws_homes(home);
+	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	size_t nh = ws_homes(home), nxb = ws_persist_bases(xb);
 	struct stat hst[2], st;
 
 	for (size_t i = 0; i < ws__homes.n; i++)
 		free(ws__homes.alias[i]);
 	ws__homes.n = 0;
+	/* The bases the environment moves (review12 05), canonical. */
+	for (size_t k = 0; k < nxb; k++) {
+		ws__homes_add(xb[k].dir, strlen(xb[k].dir), xb[k].kind);
+		free(xb[k].dir);
+	}
 	for (size_t h = 0; h < nh; h++) {
-		ws__homes_add(home[h], strlen(home[h]));
+		ws__homes_add(home[h], strlen(home[h]), WS_PERSIST_HOME);
 		if (stat(home[h], &hst[h]) < 0)
 			hst[h].st_nlink = 0;
 	}
@@ -1646,7 +1659,7 @@ ws__homes_build(const struct ws_ctx *ws)
 				if (hst[h].st_nlink != 0 &&
 				    st.st_dev == hst[h].st_dev &&
 				    st.st_ino == hst[h].st_ino)
-					ws__homes_add(buf, n);
+					ws__homes_add(buf, n, WS_PERSIST_HOME);
 			while (n > 1 && buf[n - 1] != '/')
 				n--;
 			buf[n > 1 ? --n : n] = '\0';
@@ -1666,7 +1679,7 @@ ws__homes_build(const struct ws_ctx *ws)
 				    snprintf(buf, sizeof(buf), "%s%s",
 					     strcmp(r, "/") == 0 ? "" : r,
 					     home[h] + (hn > 1 ? hn : 0)) > 0) {
-					ws__homes_add(buf, strlen(buf));
+					ws__homes_add(buf, strlen(buf), WS_PERSIST_HOME);
 					break;
 				}
 			}
@@ -1681,16 +1694,26 @@ static int
 ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		       const char *shown, bool anc)
 {
-	const char *env = getenv("HOME"), *place = NULL;
-	size_t kn = strlen(env ? env : "") + 2;
-	char *key;
+	static const char *const vars[] = {"HOME", "XDG_CONFIG_HOME",
+		"XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL"};
+	const char *env[sizeof(vars) / sizeof(vars[0])], *place = NULL;
+	size_t kn = 1;
+	int kind = WS_PERSIST_HOME;
+	char *key, shown_place[PATH_MAX + 32];
 	int rc = 0;
 
+	/* The key: the environment the bases come from, and the anchors. */
+	for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++) {
+		env[v] = getenv(vars[v]);
+		kn += strlen(env[v] ? env[v] : "") + 1;
+	}
 	for (size_t a = 0; a < ws->nanchors; a++)
 		kn += strlen(ws->anchors[a].real) + 1;
 	if ((key = malloc(kn)) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	kn = (size_t)sprintf(key, "%s\n", env ? env : "");
+	kn = 0;
+	for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
+		kn += (size_t)sprintf(key + kn, "%s\n", env[v] ? env[v] : "");
 	for (size_t a = 0; a < ws->nanchors; a++)
 		kn += (size_t)sprintf(key + kn, "%s\n", ws->anchors[a].real);
 	pthread_mutex_lock(&ws__homes_mu);
@@ -1706,8 +1729,9 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		/* Only what lies in it: reached() also matches its parents. */
 		if (!ws_path_within(h, real, NULL))
 			continue;
-		place = anc ? ws_home_persist_reached(h, real)
-			    : ws_home_persist_in(h, real);
+		kind = ws__homes.kind[i];
+		place = anc ? ws_persist_reached(h, kind, real)
+			    : ws_persist_in(h, kind, real);
 	}
 	/* Reached through a link on its way: by its real name, or by
 	 * re-pointing a link the way passes (review11). */
@@ -1715,26 +1739,28 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		const char *r = ws__homes.real[k];
 
 		if (ws_path_within(r, real, NULL) ||
-		    (anc && ws_path_within(real, r, NULL)))
-			place = ws_home_persist[ws__homes.real_i[k]];
+		    (anc && ws_path_within(real, r, NULL))) {
+			place = ws_home_persist[ws__homes.real_i[k] / WS_PERSIST_NKINDS];
+			kind = (int)(ws__homes.real_i[k] % WS_PERSIST_NKINDS);
+		}
 	}
 	for (size_t k = 0; k < ws__homes.nlink && place == NULL; k++) {
 		const char *e = ws__homes.link[k];
 
-		if (strcmp(e, real) == 0 || (anc && ws_path_within(real, e, NULL)))
-			place = ws_home_persist[ws__homes.link_i[k]];
+		if (strcmp(e, real) == 0 || (anc && ws_path_within(real, e, NULL))) {
+			place = ws_home_persist[ws__homes.link_i[k] / WS_PERSIST_NKINDS];
+			kind = (int)(ws__homes.link_i[k] % WS_PERSIST_NKINDS);
+		}
 	}
 	pthread_mutex_unlock(&ws__homes_mu);
 	free(key);
 	if (place != NULL) {
-		size_t l = strlen(place);
-
+		ws_persist_show(kind, place, shown_place, sizeof(shown_place));
 		rc = ws_error_set(WS_EPOLICY_DENIED, shown,
-				  "is (or %s) ~/%.*s, where a later login, "
+				  "is (or %s) %s, where a later login, "
 				  "session or program of the user's finds what "
 				  "to run: no tool may %s it",
-				  anc ? "holds" : "is in",
-				  (int)(l - (place[l - 1] == '/')), place,
+				  anc ? "holds" : "is in", shown_place,
 				  ws__ops[op]);
 		rc = ws__guard_refusal(rc, op);
 	}
@@ -1853,6 +1879,8 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 			if (pat != NULL && (strncmp(pat, ".git/", 5) == 0 ||
 					    strstr(pat, "/.git/") != NULL ||
 					    strstr(pat, "/.hg/") != NULL ||
+					    strstr(pat, "/.jj/") != NULL ||
+					    strstr(pat, "/.sl/") != NULL ||
 					    strstr(pat, "repository's own") != NULL))
 				ws_error_set_hint("the file tools never change a "
 						  "repository's own directory (.git, "

@@ -907,23 +907,50 @@ ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
  * link.
  */
 static int
+ws__base_places(struct ws_ctx *ws, const char *home, int kind,
+		struct ws__place **out, size_t *n);
+
+static int
 ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
-	char *home = ws_home_real(), real[4352];
+	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	char *home = ws_home_real();
+	size_t nxb = ws_persist_bases(xb);
+	int rc = 0;
+
+	/* HOME's, then those below the bases the environment moves
+	 * (XDG_CONFIG_HOME, ...: review12 05). */
+	if (home != NULL)
+		rc = ws__base_places(ws, home, WS_PERSIST_HOME, out, n);
+	for (size_t k = 0; k < nxb; k++) {
+		if (rc == 0)
+			rc = ws__base_places(ws, xb[k].dir, xb[k].kind, out, n);
+		free(xb[k].dir);
+	}
+	free(home);
+	return rc;
+}
+
+/* ws__home_places() for the places below one base, home, of kind. */
+static int
+ws__base_places(struct ws_ctx *ws, const char *home, int kind,
+		struct ws__place **out, size_t *n)
+{
 	struct ws_place_memo memo = {0};
+	char real[4352];
 	int rc = 0;
 
 	/* Each place as spelled, then (odd j) as reached through a link on
 	 * its way (stow's ~/.config -> dotfiles/config, review11). */
-	for (size_t j = 0; home != NULL && rc == 0 && j < 2 * ws_home_persist_n; j++) {
+	for (size_t j = 0; rc == 0 && j < 2 * ws_home_persist_n; j++) {
 		const char *rest, *sl;
 		struct ws__place *nv;
 		struct stat st;
 		size_t i = j / 2;
 		int a = j % 2 == 0
-			? ws_ctx_home_place(ws, home, i, real, sizeof(real), &rest)
-			: ws_ctx_home_place_resolved_memo(ws, home, i, real, sizeof(real),
-							  &rest, &memo);
+			? ws_ctx_home_place(ws, home, kind, i, real, sizeof(real), &rest)
+			: ws_ctx_home_place_resolved(ws, home, kind, i, real,
+						     sizeof(real), &rest, &memo);
 
 		if (a < 0 ||
 		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
@@ -960,7 +987,6 @@ ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	ws_place_memo_free(&memo);
-	free(home);
 	return rc;
 }
 

@@ -615,15 +615,16 @@ ws__guard_with_parents(struct ws_sandbox_plan *p, const struct ws_anchor *an,
  */
 static int
 ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
-		       const char *home)
+		       const char *home, int kind)
 {
-	char real[4352];
 	struct ws_place_memo memo = {0};
+	char real[4352];
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < ws_home_persist_n; i++) {
 		const char *rest;
-		int a = ws_ctx_home_place(ws, home, i, real, sizeof(real), &rest);
+		int a = ws_ctx_home_place(ws, home, kind, i, real, sizeof(real),
+					  &rest);
 
 		if (a >= 0)
 			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
@@ -632,12 +633,31 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		 * the place it names is bound too, or the command writes it
 		 * by either name (review11).
 		 */
-		if (rc == 0 && (a = ws_ctx_home_place_resolved_memo(ws, home, i, real,
-					sizeof(real), &rest, &memo)) >= 0)
+		if (rc == 0 && (a = ws_ctx_home_place_resolved(ws, home, kind, i,
+					real, sizeof(real), &rest, &memo)) >= 0)
 			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
 	}
 	ws_place_memo_free(&memo);
 	return rc;
+}
+
+/* Free home and the other bases (ws_persist_bases()). */
+static void
+ws__bases_free(char *home, struct ws_persist_base *b, size_t n)
+{
+	free(home);
+	for (size_t k = 0; k < n; k++)
+		free(b[k].dir);
+}
+
+/* Whether real is, or lies in, a place below one of the bases b. */
+static bool
+ws__in_bases(const struct ws_persist_base *b, size_t n, const char *real)
+{
+	for (size_t k = 0; k < n; k++)
+		if (ws_persist_in(b[k].dir, b[k].kind, real) != NULL)
+			return true;
+	return false;
 }
 
 static size_t
@@ -698,8 +718,9 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		     bool entry_by_entry)
 {
 	struct ws_guarded *g = NULL;
+	struct ws_persist_base xb[WS_PERSIST_NKINDS];
 	char *home = ws_home_real();
-	size_t ng = 0;
+	size_t ng = 0, nxb = ws_persist_bases(xb);
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++) {
@@ -744,7 +765,7 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		int fd = fcntl(ws->anchors[a].fd, F_DUPFD_CLOEXEC, 3);
 
 		if (fd < 0) {
-			free(home);
+			ws__bases_free(home, xb, nxb);
 			return ws_error_errno(errno, NULL, "dup");
 		}
 		/* An anchor in one of HOME's persistence places (a workspace
@@ -752,20 +773,21 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		 * file tools write nothing there. */
 		rc = ws_sandbox_plan_add(p, fd, ws->anchors[a].real,
 					 !ws->anchors[a].ro &&
-					 !ws_home_persist_anchor_of(home, ws->anchors[a].real),
+					 !ws_home_persist_anchor_of(home, ws->anchors[a].real) &&
+					 !ws__in_bases(xb, nxb, ws->anchors[a].real),
 					 false);
 	}
 	if (rc == 0 && p->priv_fd >= 0) {
 		int fd = fcntl(p->priv_fd, F_DUPFD_CLOEXEC, 3);
 
 		if (fd < 0) {
-			free(home);
+			ws__bases_free(home, xb, nxb);
 			return ws_error_errno(errno, NULL, "dup");
 		}
 		rc = ws_sandbox_plan_add(p, fd, p->priv_real, true, false);
 	}
 	if (rc < 0) {
-		free(home);
+		ws__bases_free(home, xb, nxb);
 		return rc;
 	}
 	ws_sandbox_plan_sort(p);
@@ -780,12 +802,14 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	 * mount point already.
 	 */
 	if ((rc = ws_guarded_list(ws, &g, &ng)) < 0) {
-		free(home);
+		ws__bases_free(home, xb, nxb);
 		return rc;
 	}
 	if (home != NULL)
-		rc = ws__guard_home_persist(p, ws, home);
-	free(home);
+		rc = ws__guard_home_persist(p, ws, home, WS_PERSIST_HOME);
+	for (size_t k = 0; rc == 0 && k < nxb; k++)
+		rc = ws__guard_home_persist(p, ws, xb[k].dir, xb[k].kind);
+	ws__bases_free(home, xb, nxb);
 	for (size_t i = 0; rc == 0 && i < ng; i++) {
 		const char *rest = NULL;
 		int a;

@@ -1459,6 +1459,26 @@ ws__hgdir(struct ws__pass *p, int a, const char *rel)
 	close(fd);
 }
 
+/*
+ * Jujutsu and Sapling: their repository configuration (.jj/repo/config.toml,
+ * .sl/config), which names programs to run as .hg/hgrc does.
+ */
+static void
+ws__jjsldir(struct ws__pass *p, int a, const char *rel, bool jj)
+{
+	int fd = ws__open_below(p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return;
+	if (jj) {
+		ws__gwatch(p, fd, a, rel, "repo/config.toml", WS__W_PLAIN);
+	} else {
+		ws__gwatch(p, fd, a, rel, "config", WS__W_PLAIN);
+		ws__gwatch(p, fd, a, rel, "hgrc", WS__W_PLAIN);
+	}
+	close(fd);
+}
+
 /* The walk's read of one directory: getdents64 into this much. */
 #define WS__DENTS 32768
 /* The largest record getdents64 gives: a 255-byte name, aligned. */
@@ -1530,7 +1550,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth,
 			break;
 		}
 		special = strcmp(n, "HEAD") == 0 || strcmp(n, ".git") == 0 ||
-			  strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0;
+			  strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0 ||
+			  strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0;
 		/* Most entries are ordinary files: readdir's type says so,
 		 * without a system call each (half the walk's time). */
 		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -1570,6 +1591,9 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth,
 			(void)ws__watch(p, dfd, n, a, r, WS__W_PLAIN);
 		} else if (strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
 			ws__hgdir(p, a, r);
+		} else if ((strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0) &&
+			   S_ISDIR(st.st_mode)) {
+			ws__jjsldir(p, a, r, n[1] == 'j');
 		} else if (S_ISDIR(st.st_mode) && (depth >= WS__VCS_DEPTH ||
 						   strlen(r) >= WS__VCS_PATH_MAX)) {
 			p->deep = true;

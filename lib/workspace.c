@@ -1,6 +1,7 @@
 /* workspace.c - the workspace root, mounts and virtual/real mapping. */
 #include "ws/workspace.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1011,17 +1012,15 @@ ws_ctx_marker_guarded(struct ws_ctx *ws, const char *real, unsigned how,
 }
 
 int
-ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
-		  char *real, size_t len, const char **rest)
+ws_ctx_home_place(const struct ws_ctx *ws, const char *home, int kind,
+		  size_t i, char *real, size_t len, const char **rest)
 {
-	const char *pl = ws_home_persist[i];
-	size_t l = strlen(pl);
 	int a;
 
-	/* A directory's place ends in '/': its path is without. */
-	snprintf(real, len, "%s/%.*s", strcmp(home, "/") == 0 ? "" : home,
-		 (int)(l - (pl[l - 1] == '/')), pl);
 	*rest = NULL;
+	/* A directory's place ends in '/': its path is without. */
+	if (!ws_persist_path(home, kind, i, real, len))
+		return -1;
 	a = ws_ctx_anchor_of_real(ws, real, rest);
 	while (*rest != NULL && **rest == '/')
 		(*rest)++;
@@ -1087,6 +1086,86 @@ ws__memo_prefix(struct ws_place_memo *m, const char *pre, char ***e, size_t *ne)
 	return (int)m->n++;
 }
 
+/*
+ * Read the directory home (its first hlen bytes of lexical) into m's
+ * listing, once: names NUL-separated, each one's dirent type.
+ */
+static void
+ws__memo_list(struct ws_place_memo *m, const char *lexical, size_t hlen)
+{
+	char buf[16384];
+	size_t cap = 0;
+	int fd;
+
+	if (m->listed != 0)
+		return;
+	m->listed = -1;
+	if ((m->home = strndup(lexical, hlen > 0 ? hlen : 1)) == NULL)
+		return;
+	fd = open(m->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
+		  O_NONBLOCK);
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t got = getdents64(fd, buf, sizeof(buf));
+
+		if (got < 0) {
+			close(fd);
+			return;
+		}
+		if (got == 0)
+			break;
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
+			size_t nl = strlen(e->d_name) + 1;
+			void *v;
+
+			off += e->d_reclen;
+			if (m->names_len + nl > cap) {
+				cap = (m->names_len + nl) * 2 + 1024;
+				if ((v = realloc(m->names, cap)) == NULL) {
+					close(fd);
+					return;
+				}
+				m->names = v;
+			}
+			if ((v = realloc(m->types, m->nnames + 1)) == NULL) {
+				close(fd);
+				return;
+			}
+			m->types = v;
+			memcpy(m->names + m->names_len, e->d_name, nl);
+			m->names_len += nl;
+			m->types[m->nnames++] = e->d_type;
+		}
+	}
+	close(fd);
+	m->listed = 1;
+}
+
+/*
+ * What the listing says of the component c (cl bytes) in home: 0
+ * missing, 1 there and neither a link nor of unknown type, -1 ask
+ * lstat() (a link, an unknown type, or no listing).
+ */
+static int
+ws__memo_listed(const struct ws_place_memo *m, const char *c, size_t cl)
+{
+	const char *nm = m->names;
+
+	if (m->listed != 1)
+		return -1;
+	for (size_t k = 0; k < m->nnames; k++) {
+		size_t nl = strlen(nm);
+
+		if (nl == cl && memcmp(nm, c, cl) == 0)
+			return m->types[k] == DT_LNK || m->types[k] == DT_UNKNOWN
+			       ? -1 : 1;
+		nm += nl + 1;
+	}
+	return 0;
+}
+
 void
 ws_place_memo_free(struct ws_place_memo *m)
 {
@@ -1097,6 +1176,9 @@ ws_place_memo_free(struct ws_place_memo *m)
 	free(m->pre);
 	free(m->res);
 	free(m->kind);
+	free(m->home);
+	free(m->names);
+	free(m->types);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1121,6 +1203,26 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 	 * share their first components (~/.config/...): memo remembers
 	 * each prefix, looked at once for all of them.
 	 */
+	/*
+	 * The first component below home: from home's listing, read once
+	 * for all the places that share the memo (one lstat() each was the
+	 * most of a call's cost where HOME holds no link).
+	 */
+	if (memo != NULL) {
+		const char *c = lexical + from + 1;
+		size_t cl = strcspn(c, "/");
+		int seen;
+
+		if (m->listed == 0)
+			ws__memo_list(m, lexical, from);
+		seen = m->home != NULL && strlen(m->home) == (from > 0 ? from : 1) &&
+		       strncmp(m->home, lexical, from > 0 ? from : 1) == 0
+		       ? ws__memo_listed(m, c, cl) : -1;
+		if (seen == 0)
+			return 0;
+		if (seen == 1 && c[cl] == '\0')
+			return 0;
+	}
 	for (size_t i = from + 1; i <= l && rc == 0; i++) {
 		int k;
 
@@ -1128,6 +1230,13 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 			continue;
 		memcpy(pre, lexical, i);
 		pre[i] = '\0';
+		/* Listed there, neither link nor unknown: as lstat() says. */
+		if (memo != NULL && i == from + 1 + strcspn(lexical + from + 1, "/") &&
+		    m->listed == 1 && m->home != NULL &&
+		    ws__memo_listed(m, lexical + from + 1, i - from - 1) == 1 &&
+		    strlen(m->home) == (from > 0 ? from : 1) &&
+		    strncmp(m->home, lexical, from > 0 ? from : 1) == 0)
+			continue;
 		if ((k = ws__memo_prefix(m, pre, entries, n)) < 0) {
 			rc = k;
 			break;
@@ -1146,16 +1255,9 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 }
 
 int
-ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home, size_t i,
-			   char *real, size_t len, const char **rest)
-{
-	return ws_ctx_home_place_resolved_memo(ws, home, i, real, len, rest, NULL);
-}
-
-int
-ws_ctx_home_place_resolved_memo(const struct ws_ctx *ws, const char *home,
-				size_t i, char *real, size_t len,
-				const char **rest, struct ws_place_memo *memo)
+ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
+			   int kind, size_t i, char *real, size_t len,
+			   const char **rest, struct ws_place_memo *memo)
 {
 	char lex[PATH_MAX], **e;
 	size_t ne;
@@ -1164,8 +1266,8 @@ ws_ctx_home_place_resolved_memo(const struct ws_ctx *ws, const char *home,
 	*rest = NULL;
 	/* Its spelling, whichever anchor holds it (maybe none: through a
 	 * link, the place may still be in one). */
-	(void)ws_ctx_home_place(ws, home, i, lex, sizeof(lex), rest);
-	*rest = NULL;
+	if (!ws_persist_path(home, kind, i, lex, sizeof(lex)))
+		return -1;
 	r = ws_home_place_resolve(lex, strcmp(home, "/") == 0 ? 0 : strlen(home),
 				  real, len, &e, &ne, memo);
 	for (size_t k = 0; k < ne; k++)

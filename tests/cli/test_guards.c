@@ -724,6 +724,116 @@ START_TEST(persistence_home_places)
 END_TEST
 
 /*
+ * Review12 02: the places review12 found missing from HOME's list
+ * (Python's user site, IPython's start-up, Gradle's init scripts,
+ * ~/.hgrc, ~/.gdbinit, VS Code's user settings, Neovim's site) are
+ * refused; a sibling that runs nothing is not.
+ */
+START_TEST(persistence_home_places_review12)
+{
+	static const char *const files[] = {
+		".local/lib/python3.11/site-packages/a.pth",
+		".local/lib/python3.12/site-packages/usercustomize.py",
+		".ipython/profile_default/startup/a.py",
+		".ipython/profile_x/startup/a.py", ".gradle/init.d/a.gradle",
+		".gradle/init.gradle", ".hgrc", ".gdbinit",
+		".config/Code/User/tasks.json", ".local/share/nvim/site/plugin/a.vim",
+		".curlrc", ".wgetrc", ".lesskey", ".screenrc",
+	};
+	static const char *const free_files[] = {
+		".gradle/caches/x", ".local/share/myapp/db", ".config/Code/Cache/x",
+	};
+	char *ws = wst_path(base, "home");
+
+	wst_mkdir(ws, ".local/lib");
+	free(cfg_env);
+	cfg_env = NULL;
+	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+
+		whp(ws, true, w);
+		ck_assert_msg(!exists_at(ws, files[i]), "%s", files[i]);
+	}
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		whp(ws, false, w);
+	}
+	free(ws);
+}
+END_TEST
+
+/*
+ * Review12 05: HOME outside the workspace, but the environment puts a
+ * part of HOME's places in it: XDG_CONFIG_HOME (git's global
+ * configuration, systemd user units), XDG_DATA_HOME (through a link,
+ * checked by its real name), ZDOTDIR (not made yet), PYTHONUSERBASE and
+ * GIT_CONFIG_GLOBAL.  Those places are refused; the rest of each base
+ * is not.
+ */
+START_TEST(persistence_xdg_bases)
+{
+	static const char *const files[] = {
+		"xdg/git/config", "xdg/systemd/user/x.service", "xdg/fish/config.fish",
+		"dreal/applications/x.desktop", "dlink/systemd/user/y.timer",
+		"zdot/.zshrc", "pyu/lib/python3.11/site-packages/a.pth", "gitcfg",
+	};
+	static const char *const free_files[] = {
+		"xdg/myapp/x", "dreal/myapp/db", "zdot/notes", "pyu/share/x",
+		"gitcfg2",
+	};
+	char *ws = wst_path(base, "xws"), *e[6];
+	const char *env[7];
+	struct wst_run r;
+
+	wst_mkdir(ws, "xdg");
+	wst_mkdir(ws, "dreal");
+	wst_mkdir(ws, "pyu");
+	wst_symlink("dreal", ws, "dlink");
+	ck_assert(asprintf(&e[0], "XDG_CONFIG_HOME=%s/xdg", ws) > 0);
+	ck_assert(asprintf(&e[1], "XDG_DATA_HOME=%s/dlink/", ws) > 0);
+	ck_assert(asprintf(&e[2], "ZDOTDIR=%s/zdot", ws) > 0);
+	ck_assert(asprintf(&e[3], "PYTHONUSERBASE=%s/pyu", ws) > 0);
+	ck_assert(asprintf(&e[4], "GIT_CONFIG_GLOBAL=%s/gitcfg", ws) > 0);
+	ck_assert(asprintf(&e[5], "HOME=%s", base) > 0);
+	for (size_t i = 0; i < 6; i++)
+		env[i] = e[i];
+	env[6] = NULL;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--workspace", ws, "--json", "--content", "x",
+				   files[i], NULL};
+
+		wst_runv(&r, NULL, env, "wswrite", w);
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "where a later login, session or program")
+				      != NULL, "%s", r.out);
+		ck_assert_msg(!exists_at(ws, files[i]), "%s", files[i]);
+		wst_run_free(&r);
+	}
+	{
+		const char *w[] = {"--workspace", ws, "--json", "--content", "x",
+				   "xdg/git/config", NULL};
+
+		wst_runv(&r, NULL, env, "wswrite", w);
+		ck_assert_msg(strstr(r.out, "$XDG_CONFIG_HOME/git") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--workspace", ws, "--json", "--content", "x",
+				   free_files[i], NULL};
+
+		wst_runv(&r, NULL, env, "wswrite", w);
+		expect_code(&r, "", 0);
+		wst_run_free(&r);
+	}
+	for (size_t i = 0; i < 6; i++)
+		free(e[i]);
+	free(ws);
+}
+END_TEST
+
+/*
  * Review11 03/04: the workspace is HOME with stow's layout, ~/.config ->
  * dotfiles/config and ~/.ssh -> dotfiles/ssh.  The places below the
  * links are refused by either name, and the links (and what they lead
@@ -1455,6 +1565,8 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_config);
 	tcase_add_test(tc, persistence_home_places);
 	tcase_add_test(tc, persistence_home_linked_parents);
+	tcase_add_test(tc, persistence_home_places_review12);
+	tcase_add_test(tc, persistence_xdg_bases);
 	tcase_add_test(tc, persistence_home_spoofed_or_aliased);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("policy");

@@ -2012,7 +2012,7 @@ START_TEST(home_persist_places)
 			      "echo evil >> .ssh/authorized_keys; echo evil >> .gitconfig; "
 			      "echo evil >> .bash_aliases; mkdir -p .config/systemd/user && "
 			      "echo evil > .config/systemd/user/e.service; mkdir -p .local/bin "
-			      ".local/lib && echo evil > .local/bin/ls && echo ok > .local/lib/x; "
+			      ".local/state && echo evil > .local/bin/ls && echo ok > .local/state/x; "
 			      "echo made", NULL};
 	const char *argv2[] = {"--workspace", sub, "--json", "-c",
 			       "echo evil > ls; echo evil >> tool; echo made", NULL};
@@ -2020,7 +2020,7 @@ START_TEST(home_persist_places)
 	snprintf(hv, sizeof(hv), "HOME=%s", ws);
 	wst_mkdir(ws, ".ssh");
 	wst_mkdir(ws, ".config");
-	/* ~/.local there: only the place goes, a .local/lib made stays. */
+	/* ~/.local there: only the place goes, a .local/state made stays. */
 	wst_mkdir(ws, ".local");
 	wst_write(ws, ".ssh/authorized_keys", "orig\n");
 	wst_write(ws, ".gitconfig", "[core]\n");
@@ -2036,7 +2036,7 @@ START_TEST(home_persist_places)
 	free(t);
 	ck_assert_msg(!exists_in(ws, ".config/systemd"), "%s", r.out);
 	ck_assert_msg(!exists_in(ws, ".local/bin"), "%s", r.out);
-	ck_assert(exists_in(ws, ".local/lib/x"));
+	ck_assert(exists_in(ws, ".local/state/x"));
 	wst_run_free(&r);
 	/*
 	 * Review11 (01): a place whose parent is missing, made through a
@@ -2172,6 +2172,107 @@ START_TEST(home_persist_anchor_linked)
 END_TEST
 
 /*
+ * Review12 02: the places review12 found missing from HOME's list, with
+ * HOME the workspace: Python's user site (a .pth there runs in every
+ * later python3), IPython's start-up, Gradle's init scripts, ~/.hgrc,
+ * ~/.gdbinit, VS Code's user settings, Neovim's site.  What the command
+ * made there does not stay, in either view, where ~/.local/lib exists
+ * (read-only then) or not (removed after).
+ */
+START_TEST(home_persist_places_review12)
+{
+	static const char *const made[] = {
+		".local/lib/python3.11/site-packages/a.pth",
+		".ipython/profile_default/startup/a.py", ".gradle/init.d/a.gradle",
+		".hgrc", ".gdbinit", ".config/Code/User/tasks.json",
+		".local/share/nvim/site/plugin/a.vim",
+	};
+	struct wst_run r;
+	char hv[4200];
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	for (int round = 0; round < 4; round++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      round % 2 ? "--view=virtual" : "--view=real", "-c",
+				      "for f in .local/lib/python3.11/site-packages/a.pth "
+				      ".ipython/profile_default/startup/a.py "
+				      ".gradle/init.d/a.gradle .hgrc .gdbinit "
+				      ".config/Code/User/tasks.json "
+				      ".local/share/nvim/site/plugin/a.vim; do "
+				      "mkdir -p \"$(dirname $f)\"; echo evil > $f; done; "
+				      "echo made", NULL};
+
+		if (round == 2) {
+			wst_mkdir(ws, ".local/lib");
+			wst_mkdir(ws, ".config");
+		}
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+			ck_assert_msg(!exists_in(ws, made[i]), "round %d: %s: %s",
+				      round, made[i], r.out);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/*
+ * Review12 05: HOME outside the workspace, XDG_CONFIG_HOME, XDG_DATA_HOME,
+ * ZDOTDIR, PYTHONUSERBASE and GIT_CONFIG_GLOBAL (of wsrun's environment:
+ * the host programs' one) in it.  What a command makes in their places
+ * does not stay, in either view; an existing one is kept as it was; the
+ * rest of each base is the command's.
+ */
+START_TEST(xdg_persist_places)
+{
+	static const char *const made[] = {
+		"xdg/git/config", "xdg/systemd/user/x.service", "data/applications/x.desktop",
+		"zdot/.zshenv", "pyu/lib/python3.11/site-packages/a.pth", "gitcfg",
+	};
+	struct wst_run r;
+	char *e[6], *t;
+	const char *env[7];
+
+	ck_assert(asprintf(&e[0], "XDG_CONFIG_HOME=%s/xdg", ws) > 0);
+	ck_assert(asprintf(&e[1], "XDG_DATA_HOME=%s/data", ws) > 0);
+	ck_assert(asprintf(&e[2], "ZDOTDIR=%s/zdot", ws) > 0);
+	ck_assert(asprintf(&e[3], "PYTHONUSERBASE=%s/pyu", ws) > 0);
+	ck_assert(asprintf(&e[4], "GIT_CONFIG_GLOBAL=%s/gitcfg", ws) > 0);
+	ck_assert(asprintf(&e[5], "HOME=%s", home) > 0);
+	for (size_t i = 0; i < 6; i++)
+		env[i] = e[i];
+	env[6] = NULL;
+	wst_mkdir(ws, "xdg");
+	wst_write(ws, "data/systemd/user/keep.service", "orig\n");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "for f in xdg/git/config xdg/systemd/user/x.service "
+				      "data/applications/x.desktop zdot/.zshenv "
+				      "pyu/lib/python3.11/site-packages/a.pth gitcfg; do "
+				      "mkdir -p \"$(dirname $f)\"; echo evil > $f; done; "
+				      "echo evil >> data/systemd/user/keep.service; "
+				      "mkdir -p xdg/myapp && echo ok > xdg/myapp/x; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+			ck_assert_msg(!exists_in(ws, made[i]), "view %d: %s: %s",
+				      view, made[i], r.out);
+		ck_assert_str_eq(t = text_in(ws, "data/systemd/user/keep.service"), "orig\n");
+		free(t);
+		ck_assert(exists_in(ws, "xdg/myapp/x"));
+		wst_run_free(&r);
+	}
+	for (size_t i = 0; i < 6; i++)
+		free(e[i]);
+}
+END_TEST
+
+/*
  * Hostile review F6: no setuid or setgid file is left in the workspace
  * (nosuid inside, but not on the host): chmod, fchmod and fchmodat refuse
  * the bits, and open with O_CREAT refuses a mode with them, whatever the
@@ -2299,6 +2400,8 @@ START_TEST(git_dirs_cleaned)
 	     "mkdir -p wt && echo 'gitdir: /tmp/elsewhere' > wt/.git;"
 	     "mkdir -p h/.hg && printf '[hooks]\\nupdate = touch PWNED6\\n' > h/.hg/hgrc;"
 	     "echo 'touch PWNED7' > h/.envrc;"
+	     "mkdir -p j/.jj/repo && printf '[ui]\\npager = \"touch PWNED8\"\\n' > j/.jj/repo/config.toml;"
+	     "mkdir -p s/.sl && printf '[hooks]\\nupdate = touch PWNED9\\n' > s/.sl/config;"
 	     "echo done");
 	expect_ran(&r, 0);
 	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
@@ -2337,6 +2440,9 @@ START_TEST(git_dirs_cleaned)
 	ck_assert(exists_in(ws, "new/repo/.git/hooks/pre-commit.sample"));
 	ck_assert(!exists_in(ws, "wt/.git"));
 	ck_assert(!exists_in(ws, "h/.hg/hgrc"));
+	/* Review12: Jujutsu's and Sapling's, as Mercurial's. */
+	ck_assert(!exists_in(ws, "j/.jj/repo/config.toml"));
+	ck_assert(!exists_in(ws, "s/.sl/config"));
 	ck_assert(!exists_in(ws, "h/.envrc"));
 	ck_assert(reverted_has(&r, "/h/.envrc: removed"));
 	wst_run_free(&r);
@@ -4135,6 +4241,8 @@ suite(void)
 	tcase_add_test(tf, home_persist_places);
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, home_persist_anchor_linked);
+	tcase_add_test(tf, home_persist_places_review12);
+	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);

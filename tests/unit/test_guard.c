@@ -87,6 +87,10 @@ START_TEST(defaults_match)
 	ck_assert(hit("vendor/lib/.git", false, NULL));
 	ck_assert(hit("a/.hg/hgrc", false, &pat));
 	ck_assert_str_eq(pat, "**/.hg/");
+	ck_assert(hit("a/.jj/repo/config.toml", false, &pat));
+	ck_assert_str_eq(pat, "**/.jj/");
+	ck_assert(hit("b/.sl/config", false, &pat));
+	ck_assert_str_eq(pat, "**/.sl/");
 	ck_assert(hit("a/b/.envrc", false, &pat));
 	ck_assert_str_eq(pat, "**/.envrc");
 	/* A name that only looks like one is free; .envrc guards no

@@ -201,6 +201,76 @@ START_TEST(system_file_as_getpwuid)
 }
 END_TEST
 
+/*
+ * Review12 05: the bases the environment moves a part of HOME's list to,
+ * canonical (a missing tail appended, "." and ".." refused), HOME's own
+ * defaults skipped; each kind takes its part of the list only.
+ */
+START_TEST(bases_from_environment)
+{
+	struct ws_persist_base b[WS_PERSIST_NKINDS];
+	char tmpl[] = "/tmp/ws-persist-XXXXXX", dir[4096], p[4200], sub[4200];
+	size_t n;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	ck_assert_ptr_nonnull(realpath(tmpl, dir));
+	snprintf(sub, sizeof(sub), "%s/real", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	snprintf(p, sizeof(p), "%s/link", dir);
+	ck_assert_int_eq(symlink("real", p), 0);
+	setenv("HOME", dir, 1);
+	snprintf(p, sizeof(p), "%s//.config/", dir);
+	setenv("XDG_CONFIG_HOME", p, 1);	/* HOME's default: skipped */
+	snprintf(p, sizeof(p), "%s/link/a/b/", dir);
+	setenv("XDG_DATA_HOME", p, 1);
+	setenv("ZDOTDIR", "relative/zsh", 1);	/* relative: ignored */
+	snprintf(p, sizeof(p), "%s/link/nope/../x", dir);
+	setenv("PYTHONUSERBASE", p, 1);		/* ".." in the missing part */
+	snprintf(p, sizeof(p), "%s/link/gitconfig", dir);
+	setenv("GIT_CONFIG_GLOBAL", p, 1);
+	n = ws_persist_bases(b);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(b[0].kind, WS_PERSIST_XDG_DATA);
+	snprintf(p, sizeof(p), "%s/real/a/b", dir);
+	ck_assert_str_eq(b[0].dir, p);
+	ck_assert_int_eq(b[1].kind, WS_PERSIST_GITCFG);
+	snprintf(p, sizeof(p), "%s/real/gitconfig", dir);
+	ck_assert_str_eq(b[1].dir, p);
+	/* What each kind takes, and how it is shown. */
+	for (size_t i = 0; i < ws_home_persist_n; i++) {
+		bool cfg = strncmp(ws_home_persist[i], ".config/", 8) == 0;
+		bool z = strncmp(ws_home_persist[i], ".z", 2) == 0;
+
+		ck_assert(ws_persist_path("/x", WS_PERSIST_XDG_CONFIG, i, p,
+					  sizeof(p)) == cfg);
+		ck_assert(ws_persist_path("/x", WS_PERSIST_ZDOTDIR, i, p,
+					  sizeof(p)) == z);
+		if (strcmp(ws_home_persist[i], ".config/git/") == 0)
+			ck_assert_str_eq(p, "/x/git");
+		if (strcmp(ws_home_persist[i], ".gitconfig") == 0) {
+			ck_assert(ws_persist_path("/x/c", WS_PERSIST_GITCFG, i, p,
+						  sizeof(p)));
+			ck_assert_str_eq(p, "/x/c");
+			ws_persist_show(WS_PERSIST_GITCFG, ws_home_persist[i], p,
+					sizeof(p));
+			ck_assert_str_eq(p, "$GIT_CONFIG_GLOBAL");
+		}
+	}
+	ck_assert_str_eq(ws_persist_in("/u/py", WS_PERSIST_PYUSER,
+				       "/u/py/lib/python3.12/site-packages/a.pth"),
+			 ".local/lib/");
+	ck_assert_ptr_null(ws_persist_in("/u/py", WS_PERSIST_PYUSER, "/u/py/bin/x"));
+	ws_persist_show(WS_PERSIST_XDG_CONFIG, ".config/git/", p, sizeof(p));
+	ck_assert_str_eq(p, "$XDG_CONFIG_HOME/git");
+	ws_persist_show(WS_PERSIST_HOME, ".config/git/", p, sizeof(p));
+	ck_assert_str_eq(p, "~/.config/git");
+	for (size_t k = 0; k < n; k++)
+		free(b[k].dir);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(p), 0);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -216,6 +286,7 @@ suite(void)
 	tcase_add_test(tc, long_lines);
 	tcase_add_test(tc, from_a_file);
 	tcase_add_test(tc, system_file_as_getpwuid);
+	tcase_add_test(tc, bases_from_environment);
 	suite_add_tcase(s, tc);
 	return s;
 }

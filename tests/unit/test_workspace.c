@@ -412,6 +412,71 @@ START_TEST(file_guard_entries_from_spelling)
 }
 END_TEST
 
+/*
+ * ws_home_place_resolve() with a memo (home's names read once, the first
+ * component looked up there) finds what it finds without one: a link on
+ * the way resolved, a missing or plain first component no link.
+ */
+START_TEST(place_resolve_memo)
+{
+	static const char *const rels[] = {
+		".config/git", ".config", ".ssh/rc", ".missing/x", ".bashrc",
+		".dangling/x", ".local/bin", "plain", "plain/x",
+	};
+	char tmpl[] = "/tmp/ws-resolve-XXXXXX", home[4096], p[4300];
+	struct ws_place_memo memo = {0};
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	ck_assert_ptr_nonnull(realpath(tmpl, home));
+	snprintf(p, sizeof(p), "%s/dotfiles/config/git", home);
+	wst_mkdir(home, "dotfiles/config/git");
+	wst_mkdir(home, "dotfiles/ssh");
+	wst_mkdir(home, ".local");
+	wst_write(home, "plain", "x\n");
+	wst_symlink("dotfiles/config", home, ".config");
+	wst_symlink("dotfiles/ssh", home, ".ssh");
+	wst_symlink("nowhere", home, ".dangling");
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
+			char a[4300], b[4300], **e1, **e2;
+			size_t n1, n2;
+			int r1, r2;
+
+			snprintf(p, sizeof(p), "%s/%s", home, rels[i]);
+			a[0] = b[0] = '\0';
+			r1 = ws_home_place_resolve(p, strlen(home), a, sizeof(a), &e1,
+						   &n1, NULL);
+			r2 = ws_home_place_resolve(p, strlen(home), b, sizeof(b), &e2,
+						   &n2, &memo);
+			ck_assert_msg(r1 == r2, "%s: %d %d", rels[i], r1, r2);
+			if (r1 > 0)
+				ck_assert_str_eq(a, b);
+			for (size_t k = 0; k < n1; k++)
+				free(e1[k]);
+			for (size_t k = 0; k < n2; k++)
+				free(e2[k]);
+			free(e1);
+			free(e2);
+		}
+	snprintf(p, sizeof(p), "%s/.config/git", home);
+	{
+		char out[4300], **e;
+		size_t n;
+
+		ck_assert_int_eq(ws_home_place_resolve(p, strlen(home), out, sizeof(out),
+						       &e, &n, &memo), 1);
+		snprintf(p, sizeof(p), "%s/dotfiles/config/git", home);
+		ck_assert_str_eq(out, p);
+		for (size_t k = 0; k < n; k++)
+			free(e[k]);
+		free(e);
+	}
+	ck_assert_int_eq(memo.listed, 1);
+	ws_place_memo_free(&memo);
+	wst_rmrf(home);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -430,6 +495,7 @@ suite(void)
 	tcase_add_test(tc, file_guard_entries_from_spelling);
 	tcase_add_test(tc, spelling_errors);
 	tcase_add_test(tc, marker_changes);
+	tcase_add_test(tc, place_resolve_memo);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -22,6 +22,62 @@ extern const char *const ws_home_persist[];
 extern const size_t ws_home_persist_n;
 
 /*
+ * The directories the places are found from: HOME, and where the
+ * environment of the wstools process (the person's: a command's own
+ * environment changes no host program's) moves a part of the list
+ * elsewhere.  XDG_CONFIG_HOME takes the places under ~/.config/,
+ * XDG_DATA_HOME those under ~/.local/share/, ZDOTDIR zsh's start-up
+ * files, PYTHONUSERBASE ~/.local/lib/ (Python's user site), and
+ * GIT_CONFIG_GLOBAL is ~/.gitconfig itself (its base is the file).
+ */
+enum ws_persist_kind {
+	WS_PERSIST_HOME,
+	WS_PERSIST_XDG_CONFIG,
+	WS_PERSIST_XDG_DATA,
+	WS_PERSIST_ZDOTDIR,
+	WS_PERSIST_PYUSER,
+	WS_PERSIST_GITCFG,
+	WS_PERSIST_NKINDS
+};
+
+/* A base of kind (enum ws_persist_kind) at the canonical path dir. */
+struct ws_persist_base {
+	char *dir;
+	int kind;
+};
+
+/*
+ * The environment's bases other than HOME, canonical, into out
+ * (WS_PERSIST_NKINDS - 1 at most; each dir malloc'd, the caller frees):
+ * a variable that is unset, empty, relative, or HOME's default for it
+ * as spelled ("$HOME/.config") is skipped without a system call.
+ * Returns how many.
+ */
+size_t ws_persist_bases(struct ws_persist_base *out);
+
+/*
+ * Place i (ws_home_persist[i]) below the base dir of kind: its path into
+ * buf (len bytes, without a trailing slash); false where the place is
+ * not one of that kind's, or too long.
+ */
+bool ws_persist_path(const char *dir, int kind, size_t i, char *buf,
+		     size_t len);
+
+/*
+ * As ws_home_persist_in() and ws_home_persist_reached(), for a base
+ * dir of kind.
+ */
+const char *ws_persist_in(const char *dir, int kind, const char *p);
+const char *ws_persist_reached(const char *dir, int kind, const char *d);
+
+/*
+ * How place (a ws_home_persist[] entry) below a base of kind is shown:
+ * "~/.config/git", "$XDG_CONFIG_HOME/git", "$GIT_CONFIG_GLOBAL" (no
+ * trailing slash), into buf (len bytes).
+ */
+void ws_persist_show(int kind, const char *place, char *buf, size_t len);
+
+/*
  * The home directory of the caller's uid in the password file
  * (/etc/passwd, read by ws_passwd_file_home(), not through the name
  * service: a static binary cannot load NSS modules), as it is written
@@ -102,9 +158,10 @@ const char *ws_home_persist_reaches(const char *home, const char *dir);
 
 /*
  * Whether the canonical absolute directory real (a workspace's or a
- * mount's) is, or lies in, one of the caller's HOME's places, as spelled
- * or by its real path through a link on its way: the file tools write
- * nothing there, and wsrun keeps it read-only.
+ * mount's) is, or lies in, one of the caller's HOME's places (as
+ * spelled, or by its real path through a link on its way), or one below
+ * another base (ws_persist_bases()): the file tools write nothing there,
+ * and wsrun keeps it read-only.
  */
 bool ws_home_persist_anchor(const char *real);
 

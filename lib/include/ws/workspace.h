@@ -257,13 +257,15 @@ int ws_ctx_anchor_fd(struct ws_ctx *ws, int anchor);
 const char *ws_ctx_anchor_real(const struct ws_ctx *ws, int anchor);
 
 /*
- * HOME's persistence place i (ws_home_persist[i], below home) as a
- * writable anchor of ws holds it: the anchor's index, and in *rest the
- * path below it (never empty), or -1 where no writable anchor holds the
- * place.  real (len bytes) receives the place's real path.
+ * HOME's persistence place i (ws_home_persist[i]) below home, a base of
+ * kind (enum ws_persist_kind: HOME's own, or one the environment moves,
+ * ws_persist_path()), as a writable anchor of ws holds it: the anchor's
+ * index, and in *rest the path below it (never empty), or -1 where the
+ * place is not the kind's or no writable anchor holds it.  real (len
+ * bytes) receives the place's real path.
  */
-int ws_ctx_home_place(const struct ws_ctx *ws, const char *home, size_t i,
-		      char *real, size_t len, const char **rest);
+int ws_ctx_home_place(const struct ws_ctx *ws, const char *home, int kind,
+		      size_t i, char *real, size_t len, const char **rest);
 
 /*
  * What ws_home_place_resolve() found of each prefix it looked at, for
@@ -274,6 +276,15 @@ struct ws_place_memo {
 	char **pre, **res;
 	int *kind;
 	size_t n;
+	/*
+	 * The names in home (the first call's), read once with their
+	 * types: a place's first component below home is looked up here,
+	 * not with an lstat() each (listed: 0 not yet, 1 read, -1 failed).
+	 */
+	char *home, *names;
+	unsigned char *types;
+	size_t nnames, names_len;
+	int listed;
 };
 
 /*
@@ -296,21 +307,13 @@ void ws_place_memo_free(struct ws_place_memo *m);
 
 /*
  * As ws_ctx_home_place(), for the place's resolved path
- * (ws_home_place_resolve()): -1 also where it is its spelling.
+ * (ws_home_place_resolve()): -1 also where it is its spelling.  memo (or
+ * NULL) is ws_home_place_resolve()'s, kept across one base's places: each
+ * prefix they share (~/.config) is looked at once.
  */
 int ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
-			       size_t i, char *real, size_t len,
-			       const char **rest);
-
-/*
- * The same, with memo (or NULL) keeping what each prefix of HOME is
- * across the places of one pass (~/.config looked at once, not once a
- * place under it): only within one moment, as a link may change between
- * calls.
- */
-int ws_ctx_home_place_resolved_memo(const struct ws_ctx *ws, const char *home,
-				    size_t i, char *real, size_t len,
-				    const char **rest, struct ws_place_memo *memo);
+			       int kind, size_t i, char *real, size_t len,
+			       const char **rest, struct ws_place_memo *memo);
 
 /*
  * The anchor whose real directory is the longest component prefix of the
