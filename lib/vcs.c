@@ -17,6 +17,7 @@
 #include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/error.h"
@@ -24,8 +25,8 @@
 
 /*
  * Entries the walk of the workspace looks at before the command (after
- * it, when the workspace was within this before, every entry: what is
- * past it the command made).  How deep it goes: a path below an anchor
+ * it, every entry: what the walk before did not reach is told apart by
+ * its ctime, see ws__watch()).  How deep it goes: a path below an anchor
  * longer than PATH_MAX is one that no program on the host can name from
  * the workspace (every system call refuses it), so git never uses a
  * repository there; short of it the walk goes, about 2,048 directories
@@ -669,6 +670,7 @@ struct ws_vcs_snap {
 	struct { int a; char *rel; } *gd;
 	size_t ngd;
 	bool over; /* the walk before the command stopped at its bound */
+	struct timespec start; /* CLOCK_REALTIME_COARSE as the walk began */
 };
 
 void
@@ -765,8 +767,12 @@ ws__open_below(int dfd, const char *rel, int flags)
 	int fd, cur;
 
 	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
-	/* A path past PATH_MAX (a deep walk) goes component by component. */
-	if (fd >= 0 || (errno != ENOSYS && errno != ENAMETOOLONG))
+	/*
+	 * A path past PATH_MAX (a deep walk) goes component by component,
+	 * and so does one across a mount point inside the anchor, which the
+	 * walk enters (a repository there is cleaned like any other).
+	 */
+	if (fd >= 0 || (errno != ENOSYS && errno != ENAMETOOLONG && errno != EXDEV))
 		return fd;
 	cur = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 	while (cur >= 0) {
@@ -905,6 +911,23 @@ ws__put(int dfd, const char *name, const char *data, size_t len, mode_t mode)
 	return 0;
 }
 
+/*
+ * File systems whose times are the kernel's own clock (ext2/3/4, tmpfs,
+ * xfs, btrfs): there a change of a file, its creation, a rename of it
+ * and a link to it set its ctime to the clock's coarse time, which
+ * nothing in the sandbox can set back.  Not a network file system,
+ * whose server's clock may lag the host's, nor FUSE.
+ */
+static bool
+ws__ctime_trusted(int dfd)
+{
+	struct statfs sf;
+
+	return fstatfs(dfd, &sf) == 0 &&
+	       (sf.f_type == EXT4_SUPER_MAGIC || sf.f_type == TMPFS_MAGIC ||
+		sf.f_type == XFS_SUPER_MAGIC || sf.f_type == BTRFS_SUPER_MAGIC);
+}
+
 static bool
 ws__stat_same(const struct stat *a, const struct stat *b)
 {
@@ -914,6 +937,33 @@ ws__stat_same(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
 	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/*
+ * The content of name in dfd (st, its lstat) into f: a regular file's
+ * when within room bytes, a symlink's target.
+ */
+static void
+ws__capture(int dfd, const char *name, const struct stat *st, size_t room,
+	    struct ws__vfile *f)
+{
+	f->st = *st;
+	if (S_ISREG(st->st_mode) && st->st_size <= WS__VCS_FILE_MAX &&
+	    (size_t)st->st_size <= room) {
+		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (ws__slurp(fd, WS__VCS_FILE_MAX, &f->data, &f->len) < 0)
+				f->data = NULL;
+			close(fd);
+		}
+	} else if (S_ISLNK(st->st_mode) && st->st_size < 4096) {
+		char buf[4096];
+		ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+
+		if (n >= 0 && (f->data = strndup(buf, (size_t)n)) != NULL)
+			f->len = (size_t)n;
+	}
 }
 
 /* Snapshot: record name in dfd (real path real) if it exists. */
@@ -928,25 +978,7 @@ ws__record(struct ws__pass *p, int dfd, const char *name, const char *real)
 	for (size_t i = 0; i < p->s->n; i++)
 		if (strcmp(p->s->v[i].real, real) == 0)
 			return 0;
-	f.st = st;
-	if (S_ISREG(st.st_mode) && st.st_size <= WS__VCS_FILE_MAX &&
-	    p->s->bytes + (size_t)st.st_size <= WS__VCS_BUDGET) {
-		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-		if (fd >= 0) {
-			if (ws__slurp(fd, WS__VCS_FILE_MAX, &f.data, &f.len) < 0)
-				f.data = NULL;
-			close(fd);
-		}
-	} else if (S_ISLNK(st.st_mode) && st.st_size < 4096) {
-		char buf[4096];
-		ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
-
-		if (n >= 0) {
-			f.data = strndup(buf, (size_t)n);
-			f.len = (size_t)n;
-		}
-	}
+	ws__capture(dfd, name, &st, WS__VCS_BUDGET - p->s->bytes, &f);
 	if ((f.real = strdup(real)) == NULL ||
 	    (nv = realloc(p->s->v, (p->s->n + 1) * sizeof(*nv))) == NULL) {
 		free(f.real);
@@ -1076,6 +1108,7 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 {
 	char *real = ws_path_join(p->ws->anchors[a].real, rel);
 	const struct ws__vfile *f;
+	struct ws__vfile old = {0};
 	struct stat st;
 	int rc = 0;
 
@@ -1118,6 +1151,22 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 			if (ws__stat_same(&st, &p->was->v[i].st) &&
 			    (st.st_mode & S_IFMT) == (p->was->v[i].st.st_mode & S_IFMT))
 				f = &p->was->v[i];
+	/*
+	 * Not in the snapshot because the walk before the command stopped
+	 * at its bound: the user's when nothing changed it since the walk
+	 * began (its ctime is older, where the kernel's clock sets it; see
+	 * ws__ctime_trusted()), taken as it is now; else the command's,
+	 * whose old content is unknown (a configuration keeps only the
+	 * allowlisted keys, anything else is removed).
+	 */
+	if (f == NULL && p->was != NULL && p->was->over &&
+	    (st.st_ctim.tv_sec < p->was->start.tv_sec ||
+	     (st.st_ctim.tv_sec == p->was->start.tv_sec &&
+	      st.st_ctim.tv_nsec < p->was->start.tv_nsec)) &&
+	    ws__ctime_trusted(dfd)) {
+		ws__capture(dfd, name, &st, WS__VCS_FILE_MAX, &old);
+		f = &old;
+	}
 	if (kind == WS__W_CONFIG && S_ISREG(st.st_mode) && !ws__unchanged(dfd, name, &st, f)) {
 		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		char *text = NULL, *out = NULL, *removed = NULL, *restored = NULL;
@@ -1210,6 +1259,7 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 		free(grel);
 		free(dir);
 	}
+	free(old.data);
 	free(real);
 	return rc;
 }
@@ -1671,6 +1721,8 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	*out = NULL;
 	if ((p.s = calloc(1, sizeof(*p.s))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* The kernel stamps a file's ctime with this clock. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &p.s->start);
 	ws__pass_run(&p);
 	p.s->over = p.over;
 	*out = p.s;
@@ -1688,20 +1740,18 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	     char ***items, size_t *n)
 {
 	/*
-	 * When the walk before the command saw the whole workspace, what is
-	 * past its bound now the command made (or moved in from its private
-	 * /tmp): walked whole, or creating entries ahead of a repository
-	 * would hide it.  The command paid for making them.
+	 * Every entry, however many: a bound here would let a command hide
+	 * a repository behind entries it made (or behind a workspace that
+	 * was already that large).  readdir's type says which entries are
+	 * directories, so an ordinary file costs no system call (about
+	 * 0.1 us an entry, see wsrun(1)).  What the walk before the command
+	 * did not reach is told apart by its ctime (ws__watch()).
 	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
 			     .items = items, .nitems = n, .net = net,
-			     .limit = s != NULL && !s->over ? SIZE_MAX : ws__vcs_walk_max};
+			     .limit = SIZE_MAX};
 
 	ws__pass_run(&p);
-	if (p.over)
-		ws__item(&p, -1, NULL, "(the workspace holds over %d entries: "
-			 "repositories and .envrc files past them were not checked)",
-			 (int)ws__vcs_walk_max);
 	if (p.deep)
 		ws__item(&p, -1, NULL, "(directories whose path is longer than %d "
 			 "bytes, which no program can name, were not checked for "
