@@ -17,23 +17,26 @@
 #include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ws/error.h"
 #include "ws/path.h"
 
 /*
- * Entries the walk of the workspace looks at before the command (after
- * it, every entry: what the walk before did not reach is told apart by
- * its ctime, see ws__watch()).  How deep it goes: a path below an anchor
- * longer than PATH_MAX is one that no program on the host can name from
- * the workspace (every system call refuses it), so git never uses a
- * repository there; short of it the walk goes, about 2,048 directories
- * at most, holding a descriptor each.
+ * The walks of the workspace before and after the command have no bound
+ * on entries (review12 04): one before the command that stopped would
+ * leave the user's repositories past it unrecorded, and the walk after
+ * could then neither skip them (a command hides its plants there) nor
+ * tell them from the command's (a directory it renames carries files of
+ * any age); readdir's type makes an ordinary file cost no system call.
+ * ws_vcs_set_walk_max() sets one for the tests only, past which what
+ * was not recorded is taken for the command's.  How deep it goes: a path
+ * below an anchor longer than PATH_MAX is one that no program on the host
+ * can name from the workspace (every system call refuses it), so git
+ * never uses a repository there; short of it the walk goes, about 2,048
+ * directories at most, holding a descriptor each.
  */
-#define WS__VCS_WALK_MAX 250000
-static size_t ws__vcs_walk_max = WS__VCS_WALK_MAX;
+static size_t ws__vcs_walk_max = SIZE_MAX;
 #define WS__VCS_PATH_MAX 4096
 #define WS__VCS_DEPTH (WS__VCS_PATH_MAX / 2 + 8)
 /* Content kept to restore a watched file: each, and all together. */
@@ -670,7 +673,6 @@ struct ws_vcs_snap {
 	struct { int a; char *rel; } *gd;
 	size_t ngd;
 	bool over; /* the walk before the command stopped at its bound */
-	struct timespec start; /* CLOCK_REALTIME_COARSE as the walk began */
 };
 
 void
@@ -911,23 +913,6 @@ ws__put(int dfd, const char *name, const char *data, size_t len, mode_t mode)
 	return 0;
 }
 
-/*
- * File systems whose times are the kernel's own clock (ext2/3/4, tmpfs,
- * xfs, btrfs): there a change of a file, its creation, a rename of it
- * and a link to it set its ctime to the clock's coarse time, which
- * nothing in the sandbox can set back.  Not a network file system,
- * whose server's clock may lag the host's, nor FUSE.
- */
-static bool
-ws__ctime_trusted(int dfd)
-{
-	struct statfs sf;
-
-	return fstatfs(dfd, &sf) == 0 &&
-	       (sf.f_type == EXT4_SUPER_MAGIC || sf.f_type == TMPFS_MAGIC ||
-		sf.f_type == XFS_SUPER_MAGIC || sf.f_type == BTRFS_SUPER_MAGIC);
-}
-
 static bool
 ws__stat_same(const struct stat *a, const struct stat *b)
 {
@@ -1108,7 +1093,6 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 {
 	char *real = ws_path_join(p->ws->anchors[a].real, rel);
 	const struct ws__vfile *f;
-	struct ws__vfile old = {0};
 	struct stat st;
 	int rc = 0;
 
@@ -1151,22 +1135,6 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 			if (ws__stat_same(&st, &p->was->v[i].st) &&
 			    (st.st_mode & S_IFMT) == (p->was->v[i].st.st_mode & S_IFMT))
 				f = &p->was->v[i];
-	/*
-	 * Not in the snapshot because the walk before the command stopped
-	 * at its bound: the user's when nothing changed it since the walk
-	 * began (its ctime is older, where the kernel's clock sets it; see
-	 * ws__ctime_trusted()), taken as it is now; else the command's,
-	 * whose old content is unknown (a configuration keeps only the
-	 * allowlisted keys, anything else is removed).
-	 */
-	if (f == NULL && p->was != NULL && p->was->over &&
-	    (st.st_ctim.tv_sec < p->was->start.tv_sec ||
-	     (st.st_ctim.tv_sec == p->was->start.tv_sec &&
-	      st.st_ctim.tv_nsec < p->was->start.tv_nsec)) &&
-	    ws__ctime_trusted(dfd)) {
-		ws__capture(dfd, name, &st, WS__VCS_FILE_MAX, &old);
-		f = &old;
-	}
 	if (kind == WS__W_CONFIG && S_ISREG(st.st_mode) && !ws__unchanged(dfd, name, &st, f)) {
 		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		char *text = NULL, *out = NULL, *removed = NULL, *restored = NULL;
@@ -1259,7 +1227,6 @@ ws__watch(struct ws__pass *p, int dfd, const char *name, int a,
 		free(grel);
 		free(dir);
 	}
-	free(old.data);
 	free(real);
 	return rc;
 }
@@ -1721,8 +1688,6 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	*out = NULL;
 	if ((p.s = calloc(1, sizeof(*p.s))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	/* The kernel stamps a file's ctime with this clock. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &p.s->start);
 	ws__pass_run(&p);
 	p.s->over = p.over;
 	*out = p.s;
@@ -1732,7 +1697,7 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 void
 ws_vcs_set_walk_max(size_t n)
 {
-	ws__vcs_walk_max = n ? n : WS__VCS_WALK_MAX;
+	ws__vcs_walk_max = n ? n : SIZE_MAX;
 }
 
 void
@@ -1744,8 +1709,7 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	 * a repository behind entries it made (or behind a workspace that
 	 * was already that large).  readdir's type says which entries are
 	 * directories, so an ordinary file costs no system call (about
-	 * 0.1 us an entry, see wsrun(1)).  What the walk before the command
-	 * did not reach is told apart by its ctime (ws__watch()).
+	 * 0.3 us an entry, see wsrun(1)).
 	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
 			     .items = items, .nitems = n, .net = net,
