@@ -23,16 +23,20 @@
 #include "ws/path.h"
 
 /*
- * Entries the walk of the workspace looks at before the command (after
- * it, when the workspace was within this before, every entry: what is
- * past it the command made).  How deep it goes: a path below an anchor
- * longer than PATH_MAX is one that no program on the host can name from
- * the workspace (every system call refuses it), so git never uses a
- * repository there; short of it the walk goes, about 2,048 directories
- * at most, holding a descriptor each.
+ * The walks of the workspace before and after the command have no bound
+ * on entries (review12 04): one before the command that stopped would
+ * leave the user's repositories past it unrecorded, and the walk after
+ * could then neither skip them (a command hides its plants there) nor
+ * tell them from the command's (a directory it renames carries files of
+ * any age); readdir's type makes an ordinary file cost no system call.
+ * ws_vcs_set_walk_max() sets one for the tests only, past which what
+ * was not recorded is taken for the command's.  How deep it goes: a path
+ * below an anchor longer than PATH_MAX is one that no program on the host
+ * can name from the workspace (every system call refuses it), so git
+ * never uses a repository there; short of it the walk goes, about 2,048
+ * directories at most, holding a descriptor each.
  */
-#define WS__VCS_WALK_MAX 250000
-static size_t ws__vcs_walk_max = WS__VCS_WALK_MAX;
+static size_t ws__vcs_walk_max = SIZE_MAX;
 #define WS__VCS_PATH_MAX 4096
 #define WS__VCS_DEPTH (WS__VCS_PATH_MAX / 2 + 8)
 /* Content kept to restore a watched file: each, and all together. */
@@ -765,8 +769,12 @@ ws__open_below(int dfd, const char *rel, int flags)
 	int fd, cur;
 
 	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
-	/* A path past PATH_MAX (a deep walk) goes component by component. */
-	if (fd >= 0 || (errno != ENOSYS && errno != ENAMETOOLONG))
+	/*
+	 * A path past PATH_MAX (a deep walk) goes component by component,
+	 * and so does one across a mount point inside the anchor, which the
+	 * walk enters (a repository there is cleaned like any other).
+	 */
+	if (fd >= 0 || (errno != ENOSYS && errno != ENAMETOOLONG && errno != EXDEV))
 		return fd;
 	cur = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 	while (cur >= 0) {
@@ -916,6 +924,33 @@ ws__stat_same(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+/*
+ * The content of name in dfd (st, its lstat) into f: a regular file's
+ * when within room bytes, a symlink's target.
+ */
+static void
+ws__capture(int dfd, const char *name, const struct stat *st, size_t room,
+	    struct ws__vfile *f)
+{
+	f->st = *st;
+	if (S_ISREG(st->st_mode) && st->st_size <= WS__VCS_FILE_MAX &&
+	    (size_t)st->st_size <= room) {
+		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (ws__slurp(fd, WS__VCS_FILE_MAX, &f->data, &f->len) < 0)
+				f->data = NULL;
+			close(fd);
+		}
+	} else if (S_ISLNK(st->st_mode) && st->st_size < 4096) {
+		char buf[4096];
+		ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+
+		if (n >= 0 && (f->data = strndup(buf, (size_t)n)) != NULL)
+			f->len = (size_t)n;
+	}
+}
+
 /* Snapshot: record name in dfd (real path real) if it exists. */
 static int
 ws__record(struct ws__pass *p, int dfd, const char *name, const char *real)
@@ -928,25 +963,7 @@ ws__record(struct ws__pass *p, int dfd, const char *name, const char *real)
 	for (size_t i = 0; i < p->s->n; i++)
 		if (strcmp(p->s->v[i].real, real) == 0)
 			return 0;
-	f.st = st;
-	if (S_ISREG(st.st_mode) && st.st_size <= WS__VCS_FILE_MAX &&
-	    p->s->bytes + (size_t)st.st_size <= WS__VCS_BUDGET) {
-		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-		if (fd >= 0) {
-			if (ws__slurp(fd, WS__VCS_FILE_MAX, &f.data, &f.len) < 0)
-				f.data = NULL;
-			close(fd);
-		}
-	} else if (S_ISLNK(st.st_mode) && st.st_size < 4096) {
-		char buf[4096];
-		ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
-
-		if (n >= 0) {
-			f.data = strndup(buf, (size_t)n);
-			f.len = (size_t)n;
-		}
-	}
+	ws__capture(dfd, name, &st, WS__VCS_BUDGET - p->s->bytes, &f);
 	if ((f.real = strdup(real)) == NULL ||
 	    (nv = realloc(p->s->v, (p->s->n + 1) * sizeof(*nv))) == NULL) {
 		free(f.real);
@@ -1704,7 +1721,7 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 void
 ws_vcs_set_walk_max(size_t n)
 {
-	ws__vcs_walk_max = n ? n : WS__VCS_WALK_MAX;
+	ws__vcs_walk_max = n ? n : SIZE_MAX;
 }
 
 void
@@ -1712,20 +1729,17 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	     char ***items, size_t *n)
 {
 	/*
-	 * When the walk before the command saw the whole workspace, what is
-	 * past its bound now the command made (or moved in from its private
-	 * /tmp): walked whole, or creating entries ahead of a repository
-	 * would hide it.  The command paid for making them.
+	 * Every entry, however many: a bound here would let a command hide
+	 * a repository behind entries it made (or behind a workspace that
+	 * was already that large).  readdir's type says which entries are
+	 * directories, so an ordinary file costs no system call (about
+	 * 0.3 us an entry, see wsrun(1)).
 	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
 			     .items = items, .nitems = n, .net = net,
-			     .limit = s != NULL && !s->over ? SIZE_MAX : ws__vcs_walk_max};
+			     .limit = SIZE_MAX};
 
 	ws__pass_run(&p);
-	if (p.over)
-		ws__item(&p, -1, NULL, "(the workspace holds over %d entries: "
-			 "repositories and .envrc files past them were not checked)",
-			 (int)ws__vcs_walk_max);
 	if (p.deep)
 		ws__item(&p, -1, NULL, "(directories whose path is longer than %d "
 			 "bytes, which no program can name, were not checked for "

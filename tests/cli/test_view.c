@@ -1042,6 +1042,7 @@ START_TEST(policy_view_bound)
 	struct wst_run r;
 	char *pol = deny_policy(), *d = wst_path(ws, "many");
 	const char *a[] = {"--policy", pol, "--", "true", NULL};
+	const char *env[] = {"WS_TEST_VIEW_MAX_WALK=20000", NULL};
 
 	mkdir(d, 0755);
 	for (int i = 0; i < 20001; i++) {
@@ -1053,10 +1054,55 @@ START_TEST(policy_view_bound)
 		ck_assert_int_ge(fd, 0);
 		close(fd);
 	}
-	runv_env(&r, NULL, a);
+	/* With the bound lowered to 20,000 (the tests' knob): refused. */
+	runv_env(&r, env, a);
 	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
-	ck_assert_msg(strstr(r.out, "walk of more than") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "walk of more than 20000 entries") != NULL, "%s", r.out);
 	wst_run_free(&r);
+	/*
+	 * Review 12 (06): with the real bound (1,000,000) the same
+	 * workspace runs (it was refused at 20,001 entries, which one
+	 * command or a node_modules makes), and the .env files found
+	 * after the many entries are masked.
+	 */
+	{
+		const char *b[] = {"--policy", pol, "-c", "cat .env src/.env; echo end",
+				   NULL};
+
+		wst_write(ws, "zz/.env", "TOKEN=z\n");
+		runv_env(&r, NULL, b);
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN") == NULL, "%s", r.out);
+		ck_assert(arr_has(view_item(&r, "masked"), "/.env"));
+		ck_assert(arr_has(view_item(&r, "masked"), "/src/.env"));
+		ck_assert(arr_has(view_item(&r, "masked"), "/zz/.env"));
+		wst_run_free(&r);
+	}
+	/*
+	 * A policy whose refusing rules all start with a literal directory
+	 * (secrets/): the walk does not read the directories below which
+	 * none can match, so the 20,001 entries of many/ do not count even
+	 * against the lowered bound.
+	 */
+	{
+		char text[4096], *pol2 = wst_path(base, "lit.json");
+		const char *b[] = {"--policy", pol2, "-c", "cat secrets/k; echo end",
+				   NULL};
+
+		snprintf(text, sizeof(text),
+			 "{\"version\": 1, \"file_rules\": ["
+			 "{\"name\": \"no-secrets\", \"paths\": [\"%s/secrets\"],"
+			 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+			 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+			 " \"decision\": \"allow\"}]}", ws);
+		wst_write(base, "lit.json", text);
+		runv_env(&r, env, b);
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN") == NULL, "%s", r.out);
+		ck_assert(arr_has(view_item(&r, "masked"), "/secrets"));
+		wst_run_free(&r);
+		free(pol2);
+	}
 	free(d);
 	free(pol);
 }

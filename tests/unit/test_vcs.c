@@ -1,5 +1,6 @@
 /* test_vcs.c - git configuration filter, and the clean-up of repositories. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,6 +372,159 @@ START_TEST(bound_not_a_hiding_place)
 }
 END_TEST
 
+/* Make j1 and j2 in W's dir; first and second say which readdir gives first. */
+static void
+two_dirs(const char *dir, char *first, char *second)
+{
+	char rel[64], *p;
+	DIR *d;
+	struct dirent *e;
+
+	first[0] = second[0] = '\0';
+	snprintf(rel, sizeof(rel), "%s/j1", dir);
+	wst_mkdir(W, rel);
+	snprintf(rel, sizeof(rel), "%s/j2", dir);
+	wst_mkdir(W, rel);
+	p = wst_path(W, dir);
+	ck_assert_ptr_nonnull(d = opendir(p));
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] == 'j' && strlen(e->d_name) == 2)
+			memcpy(first[0] ? second : first, e->d_name, 3);
+	closedir(d);
+	free(p);
+}
+
+/* Plant a repository (fsmonitor, a hook) and a .envrc at rel. */
+static void
+plant(const char *rel)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/.git/HEAD", rel);
+	wst_write(W, p, "ref: refs/heads/main\n");
+	snprintf(p, sizeof(p), "%s/.git/config", rel);
+	wst_write(W, p, "[core]\n\tfsmonitor = evil\n");
+	snprintf(p, sizeof(p), "%s/.git/hooks/pre-commit", rel);
+	wst_write(W, p, "evil\n");
+	snprintf(p, sizeof(p), "%s/.envrc", rel);
+	wst_write(W, p, "evil\n");
+}
+
+static void
+assert_cleaned(const char *rel)
+{
+	char p[128], *t;
+
+	snprintf(p, sizeof(p), "%s/.git/config", rel);
+	t = slurp_w(p);
+	ck_assert_msg(strstr(t, "fsmonitor") == NULL, "%s: %s", p, t);
+	free(t);
+	snprintf(p, sizeof(p), "%s/.git/hooks/pre-commit", rel);
+	ck_assert_msg(!exists_w(p), "%s stayed", p);
+	snprintf(p, sizeof(p), "%s/.envrc", rel);
+	ck_assert_msg(!exists_w(p), "%s stayed", p);
+}
+
+/*
+ * Review 12 (04): a workspace already past the bound before the command
+ * (the command before made the entries) hides nothing either: the walk
+ * after the command has no bound.
+ */
+START_TEST(over_bound_before_hides_nothing)
+{
+	struct ws_ctx ws;
+	struct ws_vcs_snap *s = NULL;
+	char **items = NULL, first[8], second[8], rel[64];
+	size_t n = 0;
+
+	two_dirs(".", first, second);
+	for (int i = 0; i < 60; i++) {
+		snprintf(rel, sizeof(rel), "%s/f%d", first, i);
+		wst_write(W, rel, "");
+	}
+	ws_vcs_set_walk_max(30);
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert_int_eq(ws_vcs_snapshot(&ws, &s), 0);
+	snprintf(rel, sizeof(rel), "%s/p", second);
+	plant(rel);
+	ws_vcs_clean(&ws, s, false, &items, &n);
+	ws_vcs_set_walk_max(0);
+	assert_cleaned(rel);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	ws_vcs_snap_free(s);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
+
+/*
+ * Review 12 (04), without the tests' bound: a workspace of 250,001 files
+ * (past the bound the walks had) before the command, a repository
+ * planted after them, and the user's repository after them, which the
+ * walk before recorded and the clean-up keeps.  On a tmpfs of the test's
+ * own (mknod is fast there): skipped, and said, where no mount can be
+ * made.
+ */
+START_TEST(real_bound_hides_nothing)
+{
+	struct ws_ctx ws;
+	struct ws_vcs_snap *s = NULL;
+	char **items = NULL, first[8], second[8], rel[64], *m;
+	size_t n = 0;
+	int dfd;
+
+	two_dirs(".", first, second);
+	m = wst_path(W, first);
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", m, "tmpfs", 0, "size=64m,nr_inodes=400000") != 0) {
+		fprintf(stderr, "real_bound_hides_nothing: no mount here, not checked\n");
+		free(m);
+		return;
+	}
+	ck_assert_int_ge(dfd = open(m, O_RDONLY | O_DIRECTORY), 0);
+	for (int i = 0; i < 250001; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		ck_assert_int_eq(mknodat(dfd, name, S_IFREG | 0644, 0), 0);
+	}
+	close(dfd);
+	snprintf(rel, sizeof(rel), "%s/u", first);
+	plant(rel);
+	ws_vcs_set_walk_max(0);
+	ck_assert_int_eq(ws_ctx_open(&ws, W, 0), 0);
+	ck_assert_int_eq(ws_vcs_snapshot(&ws, &s), 0);
+	/* Past the bound: in the mount after its files, and after it. */
+	snprintf(rel, sizeof(rel), "%s/p", first);
+	plant(rel);
+	snprintf(rel, sizeof(rel), "%s/p", second);
+	plant(rel);
+	ws_vcs_clean(&ws, s, false, &items, &n);
+	assert_cleaned(rel);
+	snprintf(rel, sizeof(rel), "%s/p", first);
+	assert_cleaned(rel);
+	snprintf(rel, sizeof(rel), "%s/u/.git/config", first);
+	{
+		char *t = slurp_w(rel);
+
+		ck_assert_msg(strstr(t, "fsmonitor = evil") != NULL, "%s", t);
+		free(t);
+	}
+	snprintf(rel, sizeof(rel), "%s/u/.git/hooks/pre-commit", first);
+	ck_assert(exists_w(rel));
+	umount2(m, MNT_DETACH);
+	free(m);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	ws_vcs_snap_free(s);
+	ws_ctx_close(&ws);
+}
+END_TEST
+
 /*
  * The walk ends a directory at a read that is not full where the file
  * system reads whole (ext4, tmpfs): a directory of many long names takes
@@ -498,6 +652,8 @@ suite(void)
 	tcase_add_test(tc, bound_not_a_hiding_place);
 	tcase_add_test(tc, moved_directory_keeps_user_files);
 	tcase_add_test(tc, walk_reads_to_the_end);
+	tcase_add_test(tc, over_bound_before_hides_nothing);
+	tcase_add_test(tc, real_bound_hides_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

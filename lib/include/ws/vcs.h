@@ -73,7 +73,8 @@ int ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out);
 void ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 		  char ***items, size_t *n);
 
-/* The bound of the walk before a command (tests); 0: the default. */
+/* A bound on the walk before a command, for the tests (past it, what
+ * was not recorded is taken for the command's); 0: none, the default. */
 void ws_vcs_set_walk_max(size_t n);
 
 /*

@@ -85,7 +85,12 @@ bool ws_view_shadowed(const char *vpath, char *top, size_t len);
 int ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		   struct ws_view_info *vi, bool can_mask);
 
-#define WS_VIEW_MAX_WALK 20000
+/*
+ * A million entries: about 2 us each where a deny rule for every .env
+ * file must be matched against every name (wsrun(1) gives the figures);
+ * far past a node_modules, and a walk past it still refuses the call.
+ */
+#define WS_VIEW_MAX_WALK 1000000
 /* The deepest directory level that walk reads (the anchor is level 0;
  * a directory below this level makes the walk fail). */
 #define WS_VIEW_MAX_DEPTH 128
