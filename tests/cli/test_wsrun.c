@@ -870,6 +870,56 @@ START_TEST(policy_grant_home_persistence)
 END_TEST
 
 /*
+ * Review12 05 for grants: a policy's write grant that holds or is in a
+ * persistence place below $XDG_CONFIG_HOME (not HOME's) is read-only, as
+ * one of ~/.config is; one beside it stays read-write.
+ */
+START_TEST(policy_grant_xdg_persistence)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *x = wst_path(gb, "xdg"), *pfile = wst_path(base, "xp.json");
+	char pol[4096], cmd[8192], xenv[4200];
+	char *c, *gc;
+
+	wst_write(x, "git/config", "[user]\n\tname = a\n");
+	wst_write(x, "myapp/settings", "old\n");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"git\", \"paths\": [\"%s/git/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"app\", \"paths\": [\"%s/myapp/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", x, x);
+	wst_write(base, "xp.json", pol);
+	snprintf(cmd, sizeof(cmd),
+		 "X='%s'; echo '[core]' >> \"$X/git/config\" || echo GIT-REFUSED;"
+		 "echo new > \"$X/myapp/settings\" && echo APP-OK", x);
+	snprintf(xenv, sizeof(xenv), "XDG_CONFIG_HOME=%s", x);
+	run_extra_env = xenv;
+	RUNM(&r, 0, "--policy", pfile, "-c", cmd);
+	run_extra_env = NULL;
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "GIT-REFUSED") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "APP-OK") != NULL, "%s", r.out);
+	c = wst_path(x, "git/config");
+	gc = wst_slurp(c, NULL);
+	ck_assert_str_eq(gc, "[user]\n\tname = a\n");
+	free(gc);
+	free(c);
+	ck_assert(granted(&r, "git", NULL, "read"));
+	ck_assert_msg(strstr(grant_why(&r, "git", NULL), "$XDG_CONFIG_HOME/git") != NULL,
+		      "%s", grant_why(&r, "git", NULL));
+	ck_assert(granted(&r, "app", NULL, "read-write"));
+	wst_run_free(&r);
+	wst_rmrf(gb);
+	free(gb);
+	free(x);
+	free(pfile);
+}
+END_TEST
+
+/*
  * Review11 03/04 for grants: HOME with stow's layout (~/.config ->
  * dotfiles/config).  A write grant of the real name of a persistence
  * place (dotfiles/config/systemd/user) reaches ~/.config/systemd as
@@ -4217,6 +4267,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	/* The default layers: masks need the mount namespace. */
 	tcase_add_loop_test(tf, policy_grant_vetoed_inside_workspace, 0, 1);
+	tcase_add_test(tf, policy_grant_xdg_persistence);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_allow_read_repointed, 0, nm);
 	tcase_add_loop_test(tf, allow_read_relative, 0, nm);
