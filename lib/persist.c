@@ -56,6 +56,31 @@ const char *const ws_home_persist[] = {
 	".config/VSCodium/User/", ".local/share/nvim/", ".config/i3/",
 	".config/sway/", ".config/hypr/", ".config/wstools/",
 	/*
+	 * Sourced by bash-completion and zsh's compinit in every
+	 * interactive shell; zsh also prefers a start-up file's
+	 * compiled .zwc to the file.
+	 */
+	".bash_completion", ".local/share/bash-completion/", ".zcompdump",
+	".zcompdump.zwc", ".zshenv.zwc", ".zprofile.zwc", ".zshrc.zwc",
+	".zlogin.zwc", ".zlogout.zwc",
+	/* Prompts and tools that run what their configuration names. */
+	".config/starship.toml", ".config/gh/", ".terraformrc",
+	".terraform.d/", ".ghci", ".ghc/", ".condarc", ".config/conda/",
+	".conda/condarc", ".conda/.condarc",
+	/*
+	 * Version managers: their shims and toolchains are on PATH, and
+	 * their version files pick which one runs.  pyenv, nvm and
+	 * Julia's depot are code throughout (interpreters, site-packages,
+	 * hooks, compiled caches), so whole.  Cargo's and rustup's homes
+	 * are kept in part: a build writes its locks and cache index at
+	 * CARGO_HOME's top, and a crate it downloads lands in registry/
+	 * or git/, whose build.rs the next host build runs: downloading
+	 * needs a CARGO_HOME of the command's own (wsrun(1)).
+	 */
+	".pyenv/", ".nvm/", ".julia/", ".rustup/toolchains/",
+	".rustup/settings.toml", ".cargo/registry/", ".cargo/git/",
+	".cargo/env", ".cargo/env.fish",
+	/*
 	 * Python's user site (~/.local/lib/pythonX.Y/site-packages): a
 	 * .pth file, usercustomize.py or sitecustomize.py there runs in
 	 * every later python3.  The whole of ~/.local/lib, whatever
@@ -285,6 +310,16 @@ static const struct {
 	[WS_PERSIST_ZDOTDIR] = {"ZDOTDIR", "", ".z", 0},
 	[WS_PERSIST_PYUSER] = {"PYTHONUSERBASE", ".local", ".local/lib/", 7},
 	[WS_PERSIST_GITCFG] = {"GIT_CONFIG_GLOBAL", ".gitconfig", ".gitconfig", 10},
+	[WS_PERSIST_PYENV] = {"PYENV_ROOT", ".pyenv", ".pyenv/", 7},
+	[WS_PERSIST_CARGO] = {"CARGO_HOME", ".cargo", ".cargo/", 7},
+	[WS_PERSIST_RUSTUP] = {"RUSTUP_HOME", ".rustup", ".rustup/", 8},
+	[WS_PERSIST_NVM] = {"NVM_DIR", ".nvm", ".nvm/", 5},
+	/*
+	 * The files bash (non-interactive) and sh (interactive) source
+	 * first: each is the place, as ~/.bashrc and ksh's ~/.kshrc are.
+	 */
+	[WS_PERSIST_BASH_ENV] = {"BASH_ENV", ".bashrc", ".bashrc", 7},
+	[WS_PERSIST_ENV] = {"ENV", ".kshrc", ".kshrc", 6},
 };
 
 /* Whether v spells HOME's default d for a variable ("$HOME/d"). */
@@ -400,11 +435,16 @@ ws_persist_path(const char *dir, int kind, size_t i, char *buf, size_t len)
 
 	if (strncmp(place, t, strlen(t)) != 0)
 		return false;
+	/* A file's base takes that file only (.bashrc, not .bashrc.d/). */
+	pl = strlen(t);
+	if (pl > 0 && t[pl - 1] != '/' && ws__kinds[kind].strip == pl &&
+	    place[pl] != '\0')
+		return false;
 	place += ws__kinds[kind].strip;
 	pl = strlen(place);
 	if (pl > 0 && place[pl - 1] == '/')
 		pl--;
-	/* GIT_CONFIG_GLOBAL: the base is the place. */
+	/* GIT_CONFIG_GLOBAL, BASH_ENV, NVM_DIR: the base is the place. */
 	if (pl == 0)
 		n = snprintf(buf, len, "%s", dir);
 	else

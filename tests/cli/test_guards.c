@@ -739,9 +739,18 @@ START_TEST(persistence_home_places_review12)
 		".gradle/init.gradle", ".hgrc", ".gdbinit",
 		".config/Code/User/tasks.json", ".local/share/nvim/site/plugin/a.vim",
 		".curlrc", ".wgetrc", ".lesskey", ".screenrc",
+		/* Review13 02. */
+		".bash_completion", ".local/share/bash-completion/completions/git",
+		".zcompdump", ".zshrc.zwc", ".pyenv/shims/python3", ".pyenv/version",
+		".rustup/toolchains/stable/bin/cargo", ".rustup/settings.toml",
+		".cargo/registry/src/idx/dep-1.0/build.rs", ".cargo/git/checkouts/a/b.rs",
+		".cargo/env", ".terraformrc", ".julia/config/startup.jl", ".ghci",
+		".condarc", ".nvm/nvm.sh", ".config/gh/config.yml",
+		".config/starship.toml",
 	};
 	static const char *const free_files[] = {
 		".gradle/caches/x", ".local/share/myapp/db", ".config/Code/Cache/x",
+		".cargo/.package-cache", ".rustup/tmp/x", ".bashrc.dx",
 	};
 	char *ws = wst_path(base, "home");
 

@@ -2242,6 +2242,11 @@ START_TEST(home_persist_places_review12)
 		".ipython/profile_default/startup/a.py", ".gradle/init.d/a.gradle",
 		".hgrc", ".gdbinit", ".config/Code/User/tasks.json",
 		".local/share/nvim/site/plugin/a.vim",
+		/* Review13 02. */
+		".bash_completion", ".zcompdump", ".pyenv/shims/python3",
+		".pyenv/version", ".rustup/toolchains/stable/bin/cargo",
+		".cargo/registry/src/idx/dep-1.0/build.rs", ".terraformrc",
+		".julia/config/startup.jl", ".ghci", ".condarc", ".nvm/nvm.sh",
 	};
 	struct wst_run r;
 	char hv[4200];
@@ -2255,13 +2260,21 @@ START_TEST(home_persist_places_review12)
 				      ".ipython/profile_default/startup/a.py "
 				      ".gradle/init.d/a.gradle .hgrc .gdbinit "
 				      ".config/Code/User/tasks.json "
-				      ".local/share/nvim/site/plugin/a.vim; do "
+				      ".local/share/nvim/site/plugin/a.vim "
+				      ".bash_completion .zcompdump .pyenv/shims/python3 "
+				      ".pyenv/version .rustup/toolchains/stable/bin/cargo "
+				      ".cargo/registry/src/idx/dep-1.0/build.rs "
+				      ".terraformrc .julia/config/startup.jl .ghci "
+				      ".condarc .nvm/nvm.sh; do "
 				      "mkdir -p \"$(dirname $f)\"; echo evil > $f; done; "
 				      "echo made", NULL};
 
 		if (round == 2) {
 			wst_mkdir(ws, ".local/lib");
 			wst_mkdir(ws, ".config");
+			wst_mkdir(ws, ".pyenv/shims");
+			wst_mkdir(ws, ".cargo/registry/src/idx/dep-1.0");
+			wst_mkdir(ws, ".rustup/toolchains/stable/bin");
 		}
 		wst_runv(&r, NULL, env, "wsrun", argv);
 		expect_ran(&r, 0);

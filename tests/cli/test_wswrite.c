@@ -1617,7 +1617,10 @@ policy_file(const char *name, const char *rules)
  * Finding 1: a move asks about every entry of a moved directory, under
  * its old and its new path, and about the destination itself.  With
  * dev-safe, everything below "~/.config/gh" is denied but not the
- * directory itself: moving it used to free the token inside it.
+ * directory itself: moving it used to free the token inside it.  Shown
+ * with ~/.config/gcloud, under the same rule: ~/.config/gh is a
+ * persistence place since review13 (gh's pager and editor settings
+ * run programs), refused before the policy is asked.
  */
 START_TEST(move_policy_contents)
 {
@@ -1628,14 +1631,14 @@ START_TEST(move_policy_contents)
 	if (asprintf(&home, "HOME=%s", ws) < 0)
 		abort();
 	env[0] = home;
-	wst_write(ws, ".config/gh/hosts.yml", "oauth_token: secret\n");
+	wst_write(ws, ".config/gcloud/credentials.db", "oauth_token: secret\n");
 	{
 		const char *argv[] = {"--workspace", ws, "--json", "--policy",
 				      "dev-safe", "--project-root", ws, "--move",
-				      "gh2", ".config/gh", NULL};
+				      "gh2", ".config/gcloud", NULL};
 
 		wst_runv(&r, NULL, env, "wswrite", argv);
-		ck_assert_msg(strstr(r.out, "hosts.yml") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(r.out, "credentials.db") != NULL, "%s", r.out);
 		expect_fail(&r, "POLICY_DENIED", 3);
 		/* Into a directory, under its own name: the same. */
 		argv[8] = "moved/";
@@ -1643,7 +1646,7 @@ START_TEST(move_policy_contents)
 		wst_runv(&r, NULL, env, "wswrite", argv);
 		expect_fail(&r, "POLICY_DENIED", 3);
 	}
-	assert_file(ws, ".config/gh/hosts.yml", "oauth_token: secret\n");
+	assert_file(ws, ".config/gcloud/credentials.db", "oauth_token: secret\n");
 	ck_assert(!exists(ws, "gh2"));
 	ck_assert_int_eq(entries(ws), 2); /* .config, moved */
 

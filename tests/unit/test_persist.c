@@ -214,6 +214,13 @@ START_TEST(bases_from_environment)
 
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	ck_assert_ptr_nonnull(realpath(tmpl, dir));
+	/* The kinds review13 added, as the machine's environment has them. */
+	unsetenv("PYENV_ROOT");
+	unsetenv("CARGO_HOME");
+	unsetenv("RUSTUP_HOME");
+	unsetenv("NVM_DIR");
+	unsetenv("BASH_ENV");
+	unsetenv("ENV");
 	snprintf(sub, sizeof(sub), "%s/real", dir);
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
 	snprintf(p, sizeof(p), "%s/link", dir);
@@ -271,6 +278,79 @@ START_TEST(bases_from_environment)
 }
 END_TEST
 
+/*
+ * Review13 02: PYENV_ROOT, CARGO_HOME, RUSTUP_HOME and NVM_DIR take the
+ * places under ~/.pyenv/, ~/.cargo/, ~/.rustup/ and ~/.nvm/; BASH_ENV
+ * and ENV name the file itself (.bashrc's and .kshrc's only, not
+ * .bashrc.d/); HOME's defaults are skipped.
+ */
+START_TEST(bases_review13)
+{
+	static const char *const unset[] = {
+		"XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE",
+		"GIT_CONFIG_GLOBAL",
+	};
+	struct ws_persist_base b[WS_PERSIST_NKINDS];
+	char p[4200];
+	size_t n, hits = 0;
+
+	for (size_t i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
+		unsetenv(unset[i]);
+	setenv("HOME", "/tmp", 1);
+	setenv("PYENV_ROOT", "/tmp/ws-review13/py", 1);
+	setenv("CARGO_HOME", "/tmp/ws-review13/cargo", 1);
+	setenv("RUSTUP_HOME", "/tmp/.rustup", 1);	/* HOME's default */
+	setenv("NVM_DIR", "/tmp/ws-review13/nvm", 1);
+	setenv("BASH_ENV", "/tmp/ws-review13/benv", 1);
+	setenv("ENV", "/tmp/ws-review13/shenv", 1);
+	n = ws_persist_bases(b);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_int_eq(b[0].kind, WS_PERSIST_PYENV);
+	ck_assert_int_eq(b[1].kind, WS_PERSIST_CARGO);
+	ck_assert_int_eq(b[2].kind, WS_PERSIST_NVM);
+	ck_assert_int_eq(b[3].kind, WS_PERSIST_BASH_ENV);
+	ck_assert_int_eq(b[4].kind, WS_PERSIST_ENV);
+	ck_assert_str_eq(b[3].dir, "/tmp/ws-review13/benv");
+	for (size_t k = 0; k < n; k++)
+		free(b[k].dir);
+	ck_assert_str_eq(ws_persist_in("/c", WS_PERSIST_CARGO,
+				       "/c/registry/src/i/d-1.0/build.rs"),
+			 ".cargo/registry/");
+	ck_assert_ptr_nonnull(ws_persist_in("/c", WS_PERSIST_CARGO, "/c/bin/x"));
+	ck_assert_ptr_null(ws_persist_in("/c", WS_PERSIST_CARGO, "/c/.package-cache"));
+	ck_assert_ptr_nonnull(ws_persist_in("/r", WS_PERSIST_RUSTUP,
+					    "/r/toolchains/s/bin/cargo"));
+	ck_assert_ptr_nonnull(ws_persist_in("/r", WS_PERSIST_RUSTUP,
+					    "/r/settings.toml"));
+	ck_assert_ptr_null(ws_persist_in("/r", WS_PERSIST_RUSTUP, "/r/tmp/x"));
+	ck_assert_ptr_nonnull(ws_persist_in("/p", WS_PERSIST_PYENV, "/p/shims/python3"));
+	ck_assert_ptr_nonnull(ws_persist_in("/n", WS_PERSIST_NVM, "/n/nvm.sh"));
+	ck_assert_ptr_nonnull(ws_persist_in("/e", WS_PERSIST_BASH_ENV, "/e"));
+	ck_assert_ptr_nonnull(ws_persist_in("/k", WS_PERSIST_ENV, "/k"));
+	for (size_t i = 0; i < ws_home_persist_n; i++)
+		if (ws_persist_path("/e", WS_PERSIST_BASH_ENV, i, p, sizeof(p))) {
+			ck_assert_str_eq(ws_home_persist[i], ".bashrc");
+			ck_assert_str_eq(p, "/e");
+			hits++;
+		}
+	ck_assert_uint_eq(hits, 1);
+	ws_persist_show(WS_PERSIST_NVM, ".nvm/", p, sizeof(p));
+	ck_assert_str_eq(p, "$NVM_DIR");
+	ws_persist_show(WS_PERSIST_CARGO, ".cargo/registry/", p, sizeof(p));
+	ck_assert_str_eq(p, "$CARGO_HOME/registry");
+	ws_persist_show(WS_PERSIST_BASH_ENV, ".bashrc", p, sizeof(p));
+	ck_assert_str_eq(p, "$BASH_ENV");
+	ck_assert_ptr_null(ws_persist_in("/tmp", WS_PERSIST_HOME, "/tmp/.cargo/.package-cache"));
+	ck_assert_ptr_nonnull(ws_persist_in("/tmp", WS_PERSIST_HOME, "/tmp/.cargo/git/x"));
+	ck_assert_ptr_nonnull(ws_persist_in("/tmp", WS_PERSIST_HOME, "/tmp/.zcompdump"));
+	ck_assert_ptr_nonnull(ws_persist_in("/tmp", WS_PERSIST_HOME, "/tmp/.bash_completion"));
+	for (const char *const *v = (const char *const[]){"PYENV_ROOT",
+		"CARGO_HOME", "RUSTUP_HOME", "NVM_DIR", "BASH_ENV", "ENV", NULL};
+	     *v != NULL; v++)
+		unsetenv(*v);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -287,6 +367,7 @@ suite(void)
 	tcase_add_test(tc, from_a_file);
 	tcase_add_test(tc, system_file_as_getpwuid);
 	tcase_add_test(tc, bases_from_environment);
+	tcase_add_test(tc, bases_review13);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,7 +28,10 @@ extern const size_t ws_home_persist_n;
  * elsewhere.  XDG_CONFIG_HOME takes the places under ~/.config/,
  * XDG_DATA_HOME those under ~/.local/share/, ZDOTDIR zsh's start-up
  * files, PYTHONUSERBASE ~/.local/lib/ (Python's user site), and
- * GIT_CONFIG_GLOBAL is ~/.gitconfig itself (its base is the file).
+ * GIT_CONFIG_GLOBAL is ~/.gitconfig itself (its base is the file);
+ * PYENV_ROOT, CARGO_HOME, RUSTUP_HOME and NVM_DIR take the places
+ * under ~/.pyenv/, ~/.cargo/, ~/.rustup/ and ~/.nvm/, and BASH_ENV and
+ * ENV are files as ~/.bashrc and ~/.kshrc are.
  */
 enum ws_persist_kind {
 	WS_PERSIST_HOME,
@@ -37,6 +40,12 @@ enum ws_persist_kind {
 	WS_PERSIST_ZDOTDIR,
 	WS_PERSIST_PYUSER,
 	WS_PERSIST_GITCFG,
+	WS_PERSIST_PYENV,
+	WS_PERSIST_CARGO,
+	WS_PERSIST_RUSTUP,
+	WS_PERSIST_NVM,
+	WS_PERSIST_BASH_ENV,
+	WS_PERSIST_ENV,
 	WS_PERSIST_NKINDS
 };
 
