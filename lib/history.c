@@ -1404,11 +1404,14 @@ ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 				if (rc == 0) {
 					struct ws_res res;
 
+					/* Never through a link swapped in for
+					 * the name since it was resolved. */
 					if (ws_resolve(ws, p, WS_R_NOFOLLOW, &res) == 0 &&
 					    res.exists && S_ISREG(res.st.st_mode))
 						(void)fchmodat(res.dirfd, res.name,
 							       (mode_t)cJSON_GetNumberValue(
-								   cJSON_GetObjectItem(it, "mode")) & 0777, 0);
+								   cJSON_GetObjectItem(it, "mode")) & 0777,
+							       AT_SYMLINK_NOFOLLOW);
 					ws_res_free(&res);
 				}
 			}

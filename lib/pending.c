@@ -113,15 +113,16 @@ ws_pending_dir(void)
 	return d;
 }
 
-int
-ws_pending_dir_make(const char *dir)
+/* mkdir -p path, mode 0700, following links (the user's own base). */
+static int
+ws__mkdirs(const char *path)
 {
 	char buf[PATH_MAX];
-	size_t n = strlen(dir);
+	size_t n = strlen(path);
 
-	if (n >= sizeof(buf) || dir[0] != '/')
+	if (n >= sizeof(buf) || path[0] != '/')
 		return -ENAMETOOLONG;
-	memcpy(buf, dir, n + 1);
+	memcpy(buf, path, n + 1);
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')
 			continue;
@@ -131,6 +132,64 @@ ws_pending_dir_make(const char *dir)
 		*p = '/';
 	}
 	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/*
+ * The directory dir (ws_pending_dir()) opened, made first where missing:
+ * the user's state directory as the environment names it (a ~/.local
+ * that is stow's link is the user's), then wstools' own two components
+ * (wstools/running) one by one, never through a symlink: one planted
+ * there (by a command in a workspace that holds HOME) would have the
+ * records, and the history beside them, made where it chose.  A
+ * descriptor, or -errno.
+ */
+static int
+ws__pending_dir_open(const char *dir)
+{
+	int below = 2, fd;
+	char buf[PATH_MAX], *tail = NULL, *save = NULL;
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(buf) || dir[0] != '/')
+		return -ENAMETOOLONG;
+	memcpy(buf, dir, n + 1);
+	for (char *p = buf + n; p > buf && below > 0; p--)
+		if (*p == '/' && --below == 0)
+			tail = p;
+	if (tail == NULL || tail == buf)
+		return -EINVAL;
+	*tail++ = '\0';
+	if ((fd = ws__mkdirs(buf)) < 0)
+		return fd;
+	if ((fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	for (char *c = strtok_r(tail, "/", &save); c != NULL;
+	     c = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (mkdirat(fd, c, 0700) < 0 && errno != EEXIST) {
+			next = -errno;
+			close(fd);
+			return next;
+		}
+		next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return errno == ENOTDIR ? -ELOOP : -errno;
+		fd = next;
+	}
+	return fd;
+}
+
+int
+ws_pending_dir_make(const char *dir)
+{
+	int fd = ws__pending_dir_open(dir);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 /* Write all of n bytes of s to fd. */
@@ -164,10 +223,9 @@ ws_pending_publish(const struct ws_pending_place *v, size_t n,
 		return 0;
 	if ((dir = ws_pending_dir()) == NULL)
 		return -ENOENT;
-	if ((rc = ws_pending_dir_make(dir)) < 0)
-		goto out;
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		rc = -errno;
+	if ((dfd = ws__pending_dir_open(dir)) < 0) {
+		rc = dfd;
+		dfd = -1;
 		goto out;
 	}
 	{

@@ -475,6 +475,38 @@ ws_sandbox_plan_add_guard(struct ws_sandbox_plan *p, int fd, const char *path,
 	return rc;
 }
 
+int
+ws_sandbox_plan_add_mask(struct ws_sandbox_plan *p, int fd, const char *path)
+{
+	size_t n = strlen(path);
+	bool had = false;
+
+	/*
+	 * The entry may be guarded already (wstools' own state is, read-only,
+	 * or pinned as the parent of a guard in it): that guard becomes the
+	 * mask, for a read-only bind after it would show the entry again.
+	 * What lies below is under the empty directory: not bound (its
+	 * mount point is not there).
+	 */
+	for (size_t i = 0; i < p->nguards; i++) {
+		const char *g = p->guards[i].path;
+
+		if (strcmp(g, path) == 0) {
+			p->guards[i].mask = true;
+			p->guards[i].pin = true;
+			p->guards[i].write = false;
+			had = true;
+		} else if (strncmp(g, path, n) == 0 && (g[n] == '/' || n == 1)) {
+			p->guards[i].unbound = true;
+		}
+	}
+	if (had) {
+		close(fd);
+		return 0;
+	}
+	return ws_sandbox_plan_add_guard(p, fd, path, true);
+}
+
 /*
  * Add a host path by name (system dirs, devices, --allow-*); a missing
  * one is skipped.  A relative name is made absolute (the current

@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/path.h"
+#include "ws/pending.h"
 #include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/sandbox.h"
@@ -636,6 +638,129 @@ ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
 	return rc;
 }
 
+/* What fd names, as the kernel has it (no link in it), into buf. */
+static bool
+ws__fd_real(int fd, char *buf, size_t len)
+{
+	char proc[64];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, len - 1);
+	if (n <= 0 || (size_t)n >= len - 1 || buf[0] != '/')
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/*
+ * One state directory (real: its real path, fd: it) in the command's
+ * view: wherever a path of the plan (the workspace, a mount, a grant,
+ * --allow-read) holds it, an empty directory is bound read-only over it
+ * at the place it has there; a path of the plan at or inside it is the
+ * history itself, refused.
+ */
+static int
+ws__view_history_one(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+		     struct ws_view_info *vi, bool can_mask, const char *real,
+		     int fd)
+{
+	char *v = NULL;
+	size_t np = p->npaths;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < np; i++) {
+		char pr[4352], at[4352];
+		const char *rest = NULL;
+		int dfd;
+
+		if (p->paths[i].fd < 0 || !ws__fd_real(p->paths[i].fd, pr, sizeof(pr)))
+			continue;
+		if (ws_path_within(real, pr, NULL))
+			return ws_error_set(WS_EPOLICY_DENIED, p->paths[i].path,
+					    "is (or is in) wstools' history %s, which "
+					    "keeps what files held before each change, "
+					    "other workspaces' too: no command may see it",
+					    real);
+		if (p->paths[i].file || !ws_path_within(pr, real, &rest))
+			continue;
+		while (rest != NULL && *rest == '/')
+			rest++;
+		if (!can_mask)
+			return ws_error_set(WS_ESANDBOX_UNAVAILABLE, p->paths[i].path,
+					    "holds wstools' history %s, which keeps "
+					    "what files held before each change, other "
+					    "workspaces' too, and without a mount "
+					    "namespace a command cannot be kept from it; "
+					    "use --isolate none to run unconfined", real);
+		if ((size_t)snprintf(at, sizeof(at), "%s%s%s", p->paths[i].path,
+				     strcmp(p->paths[i].path, "/") == 0 ? "" : "/",
+				     rest != NULL ? rest : "") >= sizeof(at))
+			return ws_error_set(WS_ESANDBOX_UNAVAILABLE, real,
+					    "the name of wstools' history is too long "
+					    "to mask it");
+		if ((dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+			return ws_error_errno(errno, real, "dup");
+		if ((rc = ws_sandbox_plan_add_mask(p, dfd, at)) < 0)
+			break;
+		/* Named as the policy's masks are: by its virtual path in the
+		 * workspace or a mount, else by the host's. */
+		if (ws_ctx_to_virtual(ws, at, &v) < 0) {
+			ws_error_clear();
+			v = NULL;
+		}
+		if (!ws__names_has(&vi->masked, v != NULL ? v : at))
+			rc = ws__names_add(&vi->masked, v != NULL ? v : at,
+					   "wstools' history");
+		free(v);
+		v = NULL;
+	}
+	return rc;
+}
+
+/*
+ * wstools' state (the history of every workspace, ws->hist_base, and the
+ * default one, which holds the records of running commands): the file
+ * tools refuse to read it (policy.c, guard:history), and a command sees
+ * an empty directory there, read-only, in both views: the journal keeps
+ * the old contents of files of every workspace, and one written by the
+ * command would make the user's next undo write what it chose.  Found
+ * by its real path (a link on the way, or a grant, moves it).
+ */
+static int
+ws__view_history(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+		 struct ws_view_info *vi, bool can_mask)
+{
+	char *pend = ws_pending_dir(), *slash, real[2][4352];
+	const char *base[2] = {ws->hist_base, NULL};
+	int rc = 0;
+
+	if (pend != NULL && (slash = strrchr(pend, '/')) != NULL && slash != pend) {
+		*slash = '\0';
+		base[1] = pend;
+	}
+	for (int k = 0; rc == 0 && k < 2; k++) {
+		int fd;
+
+		real[k][0] = '\0';
+		if (base[k] == NULL || base[k][0] != '/')
+			continue;
+		/* Followed as the history follows it; absent: nothing in it. */
+		fd = open(base[k], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (ws__fd_real(fd, real[k], sizeof(real[k])) &&
+		    (k == 0 || real[0][0] == '\0' ||
+		     !ws_path_within(real[0], real[k], NULL)))
+			rc = ws__view_history_one(ws, p, vi, can_mask, real[k], fd);
+		close(fd);
+	}
+	free(pend);
+	if (rc == 0)
+		ws_sandbox_plan_sort(p);
+	return rc;
+}
+
 int
 ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	       struct ws_view_info *vi, bool can_mask)
@@ -650,7 +775,7 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	int rc = 0;
 
 	if (ws->policy == NULL)
-		return 0;
+		return ws__view_history(ws, p, vi, can_mask);
 	if (e != NULL && strtoul(e, NULL, 10) > 0 &&
 	    strtoul(e, NULL, 10) < WS_VIEW_MAX_WALK)
 		max = strtoul(e, NULL, 10);
@@ -672,8 +797,9 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 				  "be kept from it; use --isolate none to run "
 				  "unconfined", vi->masked.n ? "reading" : "writing",
 				  vi->masked.n ? vi->masked.name[0] : vi->read_only.name[0]);
+	/* After the policy's guards: one in the history is under its mask. */
 	if (rc == 0)
-		ws_sandbox_plan_sort(p);
+		rc = ws__view_history(ws, p, vi, can_mask);
 	return rc;
 }
 

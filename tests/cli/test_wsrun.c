@@ -1999,6 +1999,88 @@ START_TEST(own_config_place_stale_record)
 END_TEST
 
 /*
+ * Review 13 (01): wstools' history (~/.local/state/wstools, the default
+ * state directory) keeps the old contents of files of every workspace;
+ * the file tools refuse to read it, and a command in a workspace that
+ * holds HOME sees an empty directory there, read-only, in both views
+ * (isolation.view.masked names it).  Without a mount namespace nothing
+ * can hide it: refused (_i 1).
+ */
+START_TEST(history_hidden_from_command)
+{
+	char hv[4200];
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=",
+			     _i ? "WS_RUN_DISABLE=mountns" : suite_view(0),
+			     _i ? suite_view(3) : NULL, NULL};
+	const char *argv[] = {"--workspace", ws, "--json", "-c",
+			      "cat .local/state/wstools/abc/journal; "
+			      "echo forged >> .local/state/wstools/abc/journal; "
+			      "ls -a .local/state/wstools", NULL};
+	struct wst_run r;
+	char *j, *p;
+
+	if (_i == 0 && !has(0, "mountns"))
+		return;
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	wst_write(ws, ".local/state/wstools/abc/journal", SECRET "\n");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_msg(strstr(r.out, SECRET) == NULL, "the command read the "
+		      "history: %s", r.out);
+	if (_i == 1) {
+		ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	} else {
+		expect_ran(&r, 0);
+		ck_assert_ptr_nonnull(strstr(r.out, "\"masked\":[\"/.local/state/wstools\"]"));
+		ck_assert_ptr_null(strstr(out_str(&r, "stdout"), "abc"));
+	}
+	wst_run_free(&r);
+	p = wst_path(ws, ".local/state/wstools/abc/journal");
+	j = wst_slurp(p, NULL);
+	free(p);
+	ck_assert_str_eq(j, SECRET "\n");
+	free(j);
+}
+END_TEST
+
+/*
+ * Review 13 (03): a write grant that holds the state directory
+ * (--allow-write of HOME, the workspace elsewhere) shows it masked too,
+ * at the grant's path: the command neither reads another workspace's
+ * journal nor appends the entries the user's next undo would obey.
+ */
+START_TEST(history_masked_under_grant)
+{
+	char hv[4200], cmd[9000];
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=",
+			     suite_view(0), NULL};
+	const char *argv[] = {"--workspace", ws, "--json", "--allow-write", home,
+			      "-c", cmd, NULL};
+	struct wst_run r;
+	char *j, *p;
+
+	if (!has(0, "mountns"))
+		return;
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	snprintf(cmd, sizeof(cmd), "cat %s/.local/state/wstools/abc/journal; "
+		 "echo forged >> %s/.local/state/wstools/abc/journal; "
+		 "echo made > %s/made", home, home, home);
+	wst_write(home, ".local/state/wstools/abc/journal", SECRET "\n");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_msg(strstr(r.out, SECRET) == NULL, "the command read the "
+		      "history: %s", r.out);
+	expect_ran(&r, 0);
+	/* The grant itself is writable. */
+	ck_assert(exists_in(home, "made"));
+	wst_run_free(&r);
+	p = wst_path(home, ".local/state/wstools/abc/journal");
+	j = wst_slurp(p, NULL);
+	free(p);
+	ck_assert_str_eq(j, SECRET "\n");
+	free(j);
+}
+END_TEST
+
+/*
  * Each rule of the seccomp filter, by number (x86_64): the filter is a
  * search over the numbers that have a rule (lib/sandbox.c), and a number
  * misplaced in it would be allowed.  Denied: EPERM, clone3 ENOSYS,
@@ -4308,6 +4390,8 @@ suite(void)
 	tcase_add_test(tf, own_config_place_reverted);
 	tcase_add_loop_test(tf, own_config_place_absent_for_other_calls, 0, 2);
 	tcase_add_test(tf, own_config_place_stale_record);
+	tcase_add_loop_test(tf, history_hidden_from_command, 0, 2);
+	tcase_add_test(tf, history_masked_under_grant);
 	tcase_add_test(tf, home_persist_places);
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, home_persist_anchor_linked);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/wait.h>
@@ -523,6 +524,42 @@ START_TEST(config_place_pending)
 }
 END_TEST
 
+/*
+ * Review 13 (03): the records' directory (and the history beside it) is
+ * never made through a symlink planted as wstools/ or running/ in the
+ * user's state: it would have them made where the link's maker chose.
+ * The user's own base (XDG_STATE_HOME here, a link) is followed.
+ */
+START_TEST(pending_dir_no_symlink)
+{
+	char *state = wst_path(dir, "state"), *pd, *away;
+
+	wst_mkdir(dir, "real-state");
+	wst_mkdir(dir, "away");
+	wst_symlink("real-state", dir, "state");
+	setenv("XDG_STATE_HOME", state, 1);
+	pd = ws_pending_dir();
+	ck_assert_ptr_nonnull(pd);
+	/* The base followed, wstools/running made in it. */
+	ck_assert_int_eq(ws_pending_dir_make(pd), 0);
+	away = wst_path(dir, "real-state/wstools/running");
+	ck_assert(wst_exists(away));
+	free(away);
+	away = wst_path(dir, "real-state/wstools");
+	wst_rmrf(away);
+	free(away);
+	/* wstools/ a link elsewhere: refused, nothing made there. */
+	wst_symlink("../away", dir, "real-state/wstools");
+	ck_assert_int_eq(ws_pending_dir_make(pd), -ELOOP);
+	away = wst_path(dir, "away/running");
+	ck_assert(!wst_exists(away));
+	unsetenv("XDG_STATE_HOME");
+	free(away);
+	free(pd);
+	free(state);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -544,6 +581,7 @@ suite(void)
 	tcase_add_test(tc, fork_init_repeat);
 	tcase_add_test(tc, net_proxy_gone);
 	tcase_add_test(tc, config_place_pending);
+	tcase_add_test(tc, pending_dir_no_symlink);
 	suite_add_tcase(s, tc);
 	return s;
 }

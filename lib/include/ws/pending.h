@@ -59,7 +59,8 @@ struct ws_pending_rec {
  */
 char *ws_pending_dir(void);
 
-/* mkdir -p dir, mode 0700: 0 or -errno. */
+/* mkdir -p dir (ws_pending_dir()), mode 0700, following no symlink in
+ * its last two components (wstools/running): 0 or -errno (-ELOOP). */
 int ws_pending_dir_make(const char *dir);
 
 /*

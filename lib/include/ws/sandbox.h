@@ -210,6 +210,14 @@ void ws_sandbox_plan_sort(struct ws_sandbox_plan *p);
 int ws_sandbox_plan_add_guard(struct ws_sandbox_plan *p, int fd,
 			      const char *path, bool mask);
 
+/*
+ * Mask path (fd taken over) with an empty directory, read-only: an
+ * existing guard of that path becomes the mask, the guards below it
+ * are no longer bound.  Errors: WS_ENOMEM.
+ */
+int ws_sandbox_plan_add_mask(struct ws_sandbox_plan *p, int fd,
+			     const char *path);
+
 /* Add a path to a plan (fd is taken over).  Errors: WS_ENOMEM. */
 int ws_sandbox_plan_add(struct ws_sandbox_plan *p, int fd, const char *path,
 			bool write, bool file);
