@@ -21,6 +21,9 @@ struct ws_glob {
 	enum ws__gkind kind;
 	char *lit; /* the unescaped literal text, or REGEX's literal prefix */
 	size_t litlen;
+	char *suf; /* REGEX: the unescaped literal text it ends with, or NULL */
+	size_t suflen;
+	bool sufsep; /* and suf starts the path or follows a "/" */
 	char *re;	  /* REGEX: the converted pattern, until compiled */
 	pcre2_code *code; /* REGEX: compiled (lazily with WS_GLOB_LAZY) */
 	unsigned matches; /* PCRE2 matches so far, to decide on JIT */
@@ -88,6 +91,50 @@ ws__classify(const char *glob, char *lit, size_t *litlen)
 	lit[o] = '\0';
 	*litlen = o;
 	return i == n ? WS__G_LITERAL : WS__G_REGEX;
+}
+
+/*
+ * The literal text after a REGEX glob's last wildcard, unescaped into suf
+ * (room for strlen(glob) + 1 bytes), which every path the glob matches
+ * ends with (the converted pattern is anchored at both ends): "**" "/.env"
+ * gives ".env" (see *sep below), one ending in "*.pem" gives ".pem".  Most
+ * paths of a walk end otherwise, and a memcmp() then answers for PCRE2, which is only asked
+ * about the few that pass (a policy walk's entries cost ~2 us each in
+ * pcre2_match() before).  It only ever shortens what is compared, never
+ * lengthens it: a glob with a class ("[" anywhere: escapes inside one are
+ * the converter's business) or a trailing lone backslash gets none.
+ */
+static size_t
+ws__suffix(const char *glob, char *suf, bool *sep)
+{
+	size_t o = 0;
+
+	if (strchr(glob, '[') != NULL)
+		return 0;
+	for (size_t i = 0; glob[i] != '\0'; i++) {
+		if (glob[i] == '\\') {
+			if (glob[i + 1] == '\0')
+				return 0;
+			suf[o++] = glob[++i];
+		} else if (ws__meta(glob[i]) || glob[i] == ']') {
+			o = 0;
+		} else {
+			suf[o++] = glob[i];
+		}
+	}
+	suf[o] = '\0';
+	/*
+	 * A tail "/NAME" after a wildcard: "**" "/" may match nothing
+	 * ("**" "/.env" matches ".env", "/a/" "**" "/b" matches "/a/b"), but
+	 * then NAME starts the path or follows a slash all the same: the
+	 * slash is dropped and *sep asks for that instead.
+	 */
+	*sep = o > 1 && suf[0] == '/';
+	if (*sep)
+		memmove(suf, suf + 1, o--);
+	else if (o > 0 && suf[0] == '/')
+		o = 0; /* "/" alone: nothing to ask for */
+	return o;
 }
 
 /*
@@ -228,8 +275,17 @@ ws_glob_compile(const char *glob, unsigned flags, struct ws_glob **out,
 	g->kind = ws__classify(glob, g->lit, &g->litlen);
 	if (g->kind != WS__G_REGEX && !(flags & WS_GLOB_REGEX))
 		goto out;
-	if (g->kind != WS__G_REGEX)
-		g->litlen = 0; /* forced: no prefix shortcut either */
+	if (flags & WS_GLOB_REGEX) {
+		/* Forced: PCRE2 alone, no shortcut, the reference the tests
+		 * and tests/fuzz/fuzz_glob compare the shortcuts with. */
+		g->litlen = 0;
+	} else if ((g->suf = malloc(strlen(glob) + 1)) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	} else if ((g->suflen = ws__suffix(glob, g->suf, &g->sufsep)) == 0) {
+		free(g->suf);
+		g->suf = NULL;
+	}
 	g->kind = WS__G_REGEX;
 	/*
 	 * Converting is cheap and finds almost every syntax error now.  Not
@@ -270,6 +326,11 @@ ws_glob_match(struct ws_glob *g, const char *s, size_t len)
 	case WS__G_REGEX:
 		/* Every match starts with the literal prefix: most paths stop here. */
 		if (len < g->litlen || memcmp(s, g->lit, g->litlen) != 0)
+			return 0;
+		/* And ends with its literal tail: most of the rest stop here. */
+		if (len < g->suflen ||
+		    (g->suflen > 0 && memcmp(s + len - g->suflen, g->suf, g->suflen) != 0) ||
+		    (g->sufsep && len > g->suflen && s[len - g->suflen - 1] != '/'))
 			return 0;
 		if (g->code == NULL && (rc = ws__compile(g, 0)) < 0)
 			return rc;
@@ -331,6 +392,7 @@ ws_glob_free(struct ws_glob *g)
 	pcre2_code_free(g->code);
 	free(g->re);
 	free(g->lit);
+	free(g->suf);
 	free(g->src);
 	free(g);
 }
@@ -375,6 +437,6 @@ ws_glob_prefix(const struct ws_glob *g)
 {
 	if (g == NULL || g->kind == WS__G_ANY)
 		return "";
-	/* A REGEX glob forced by WS_GLOB_REGEX has no recorded prefix. */
+	/* A glob compiled with WS_GLOB_REGEX has no recorded prefix. */
 	return g->litlen > 0 ? g->lit : "";
 }

@@ -13,6 +13,7 @@
 #include "ws-config.h"
 #include "ws/config.h"
 #include "ws/error.h"
+#include "ws/glob.h"
 #include "ws/netproxy.h"
 #include "ws/persist.h"
 #include "ws/policy.h"
@@ -154,6 +155,174 @@ END_TEST
 
 /* Where a refusing rule for read or write may match (the policy's view
  * in wsrun walks only there); a catch-all is the default, not counted. */
+
+/* ---- The glob prefilter: the same answers as PCRE2 alone ---------------- */
+
+/* The variables the shipped policies name, as a workspace would set them. */
+static void
+pf_vars(struct ws_vars *v)
+{
+	ws_vars_init(v);
+	ck_assert_int_eq(ws_vars_set(v, "HOME", "/home/u"), 0);
+	ck_assert_int_eq(ws_vars_set(v, "PROJECT_ROOT", "/home/u/p"), 0);
+	ck_assert_int_eq(ws_vars_set(v, "WORKSPACE", "/home/u/p"), 0);
+	ck_assert_int_eq(ws_vars_set(v, "TMPDIR", "/tmp"), 0);
+}
+
+/* Every string of every "paths" array of the policy file at path, expanded,
+ * appended to g (n of them so far); comment lines are skipped. */
+static void
+pf_policy_globs(const char *path, struct ws_vars *v, char **g, size_t *n,
+		size_t max)
+{
+	char *text = wst_slurp(path, NULL), *p;
+
+	ck_assert_msg(text != NULL, "%s", path);
+	for (p = text; (p = strstr(p, "\"paths\"")) != NULL;) {
+		char *end = strchr(p, ']');
+
+		ck_assert_ptr_nonnull(end);
+		for (p = strchr(p, '['); p < end; p++) {
+			char raw[512], *exp = NULL, *q;
+			size_t k = 0;
+
+			if (p[0] == '/' && p[1] == '/') {
+				p = strchr(p, '\n');
+				continue;
+			}
+			if (*p != '"')
+				continue;
+			for (q = p + 1; *q != '"' && k + 1 < sizeof(raw); q++)
+				raw[k++] = *q;
+			raw[k] = '\0';
+			p = q;
+			ck_assert_int_eq(ws_vars_expand(v, raw, WS_VARS_GLOB, &exp, NULL), 0);
+			ck_assert_uint_lt(*n, max);
+			g[(*n)++] = exp;
+		}
+		p = end;
+	}
+	free(text);
+}
+
+/* A random path made of pieces of the globs and of names deny rules name. */
+static void
+pf_path(char *out, size_t len, char *const *g, size_t ng, unsigned *seed)
+{
+	static const char *const names[] = {
+		".env", ".env.local", ".env.", "env", "x.env", "key.pem", ".pem", "pem",
+		"a.pem.bak", "secrets", "secret", "id_rsa", "id_rsa.pub", ".ssh", ".git",
+		".hg", "config", "config.json", "hooks", "src", "a", "b", "x", "",
+		"*", "?", "[", "\\", "**", ".", "..", "home", "u", "p", "tmp", "é",
+	};
+	size_t o = 0, depth = (size_t)(rand_r(seed) % 7);
+	const size_t nn = sizeof(names) / sizeof(names[0]);
+
+	/* Mostly absolute, as policies see paths; now and then not. */
+	if (rand_r(seed) % 16 != 0)
+		out[o++] = '/';
+	for (size_t d = 0; d < depth && o + 80 < len; d++) {
+		const char *piece;
+		char cut[64];
+
+		if (d > 0 || o > 0)
+			out[o++] = '/';
+		if (rand_r(seed) % 3 == 0) {
+			/* A component of a glob, its wildcards turned into text. */
+			const char *src = g[(size_t)rand_r(seed) % ng], *c = src;
+			size_t want = (size_t)rand_r(seed) % 8, k = 0;
+
+			while (want-- > 0 && (c = strchr(c, '/')) != NULL)
+				c++;
+			if (c == NULL)
+				c = src;
+			while (*c == '/')
+				c++;
+			for (; *c && *c != '/' && k + 2 < sizeof(cut); c++)
+				if (*c == '*' || *c == '?')
+					cut[k++] = rand_r(seed) % 2 ? 'z' : '.';
+				else if (*c != '\\')
+					cut[k++] = *c;
+			cut[k] = '\0';
+			piece = cut;
+		} else {
+			piece = names[(size_t)rand_r(seed) % nn];
+		}
+		o += (size_t)snprintf(out + o, len - o, "%s", piece);
+	}
+	/* And a name that ends like one a rule names. */
+	if (rand_r(seed) % 4 == 0 && o + 16 < len)
+		o += (size_t)snprintf(out + o, len - o, "%s",
+				      names[(size_t)rand_r(seed) % nn]);
+	out[o] = '\0';
+}
+
+/*
+ * ws_glob_match() answers most paths from a glob's literal prefix and
+ * literal tail ("/.env" of "**" "/.env") without PCRE2.  For every path
+ * of the shipped policies, of ws-policy(5)'s examples and of the rule
+ * shapes it describes, random paths built from their pieces get the same
+ * answer from the prefiltered glob as from PCRE2 alone (WS_GLOB_REGEX),
+ * and some of them match (so that the comparison is not of two "no"s).
+ */
+START_TEST(glob_prefilter_same_answers)
+{
+	static const char *const shapes[] = {
+		/* ws-policy(5) and the tests' deny rules. */
+		"**/.env", "**/.env.*", "**/*.pem", "**/id_rsa*", "/a/b/**", "/x/*",
+		"${PROJECT_ROOT}/src/**", "${PROJECT_ROOT}/secrets",
+		"${PROJECT_ROOT}/secrets/**", "${PROJECT_ROOT}/**/.env",
+		"${HOME}/.config/**", "${HOME}/.config/myapp/**", "**/.git/",
+		"**/.hg/", "**/.jj/", "**/.sl/", "**/.envrc", "**/.git/hooks/**",
+		"${PROJECT_ROOT}/a**b", "${PROJECT_ROOT}/*/x.key", "**/secret?",
+		"**/\\*.txt", "**/a\\?", "**/[Ss]ecrets/**", "**/*.[pP][eE][mM]",
+		"**/[!.]env", "/**/.env", "**", "/**", "**/", "*/.env", "**/.e*v",
+		"${PROJECT_ROOT}/**/secrets/*.json", "**/.env.local",
+	};
+	const char *files[] = {"ci.json", "dev-safe.json", "read-only.json"};
+	char *g[256];
+	size_t ng = 0, hits = 0;
+	struct ws_vars v;
+	unsigned seed = 20261128;
+
+	pf_vars(&v);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[1024];
+
+		snprintf(path, sizeof(path), "%s/%s", WS_POLICIES_SOURCE, files[i]);
+		pf_policy_globs(path, &v, g, &ng, 200);
+	}
+	ck_assert_uint_gt(ng, 30);
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		ck_assert_int_eq(ws_vars_expand(&v, shapes[i], WS_VARS_GLOB, &g[ng++],
+						NULL), 0);
+	for (size_t i = 0; i < ng; i++) {
+		struct ws_glob *fast = NULL, *ref = NULL;
+
+		ck_assert_msg(ws_glob_compile(g[i], WS_GLOB_LAZY, &fast, NULL) == 0,
+			      "%s: %s", g[i], ws_error_last());
+		ck_assert_int_eq(ws_glob_compile(g[i], WS_GLOB_REGEX, &ref, NULL), 0);
+		for (int k = 0; k < 3000; k++) {
+			char p[1024];
+			int a, b;
+
+			pf_path(p, sizeof(p), g, ng, &seed);
+			a = ws_glob_match(fast, p, strlen(p));
+			b = ws_glob_match(ref, p, strlen(p));
+			ck_assert_msg(a == b, "%s on %s: prefiltered %d, PCRE2 %d",
+				      g[i], p, a, b);
+			hits += a == 1;
+		}
+		ws_glob_free(fast);
+		ws_glob_free(ref);
+	}
+	ck_assert_uint_gt(hits, 1000);
+	for (size_t i = 0; i < ng; i++)
+		free(g[i]);
+	ws_vars_free(&v);
+}
+END_TEST
+
 START_TEST(may_refuse_below)
 {
 	struct ws_policy *p = parse_ok(RULE(
@@ -1323,6 +1492,7 @@ suite(void)
 	tcase_add_test(tc, config_errors_name_key);
 	tcase_add_test(tc, config_load_places);
 	tcase_add_test(tc, may_refuse_below);
+	tcase_add_test(tc, glob_prefilter_same_answers);
 	tcase_add_test(tc, network_rules_parse);
 	tcase_add_test(tc, network_match_and_addresses);
 	suite_add_tcase(s, tc);

@@ -14,7 +14,10 @@
  * literal path, a literal directory followed by a slash and `**`, and `**`
  * alone) skip PCRE2 entirely and are matched by comparing strings, so that
  * loading a policy costs almost nothing; the others are only compiled
- * when a path first shares their literal prefix (with WS_GLOB_LAZY).
+ * when a path first shares their literal prefix (with WS_GLOB_LAZY), and
+ * only a path that both starts with that prefix and ends with the literal
+ * text after their last wildcard (".env" of "**" "/.env") is given to
+ * PCRE2 at all.
  */
 #ifndef WS_GLOB_H
 #define WS_GLOB_H
@@ -26,7 +29,9 @@ struct ws_glob;
 
 /* Flags for ws_glob_compile(). */
 enum {
-	WS_GLOB_REGEX = 1 << 0, /* always use PCRE2 (tests compare both) */
+	/* Always use PCRE2, with no literal prefix or suffix shortcut: the
+	 * reference the tests compare the shortcuts with. */
+	WS_GLOB_REGEX = 1 << 0,
 	WS_GLOB_JIT = 1 << 1,	/* JIT-compile now (else after 64 matches) */
 	/* Check the syntax now, but compile with PCRE2 only when a path first
 	 * gets past the glob's literal prefix (most never do). */
