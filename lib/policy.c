@@ -78,6 +78,7 @@ struct ws_policy {
 	size_t nn_hosts; /* hosts of all of them */
 	struct ws__frule *frules;
 	size_t nf;
+	bool open_split; /* a rule names one of read and open, not both */
 	struct ws__crule *crules;
 	size_t nc;
 	bool crules_compiled;
@@ -726,6 +727,11 @@ ws__parse_rules(struct ws_policy *p, const char *origin, const cJSON *arr,
 			return rc;
 		w.index++;
 	}
+	/* Whether a read needs a second pass for "open" (ws_policy_check_file()),
+	 * decided once rather than at every check. */
+	for (size_t i = 0; files && i < p->nf && !p->open_split; i++)
+		p->open_split = !(p->frules[i].ops & 1u << WS_OP_READ) !=
+				!(p->frules[i].ops & 1u << WS_OP_OPEN);
 	return 0;
 }
 
@@ -1034,16 +1040,11 @@ ws_policy_check_file(struct ws_policy *p, enum ws_op op, const char *real,
 	struct ws_policy_match om;
 	enum ws_decision d = ws__check_file_op(p, op, real, m), od;
 
-	bool split = false;
-
 	if (op != WS_OP_READ || d != WS_DECISION_ALLOW)
 		return d;
 	/* Where every rule names both or neither, the first rule for an
 	 * open is the read's: no second pass. */
-	for (size_t i = 0; i < p->nf && !split; i++)
-		split = !(p->frules[i].ops & 1u << WS_OP_READ) !=
-			!(p->frules[i].ops & 1u << WS_OP_OPEN);
-	if (!split)
+	if (!p->open_split)
 		return d;
 	od = ws__check_file_op(p, WS_OP_OPEN, real, &om);
 	if (od == WS_DECISION_ALLOW || om.rule == NULL)
