@@ -497,6 +497,9 @@ ws_view_recv_root(int sock, struct ws_view_info *vi)
 
 /* ---- The policy's view ---------------------------------------------- */
 
+/* The longest path the policy's walk names, real or virtual. */
+#define WS__PWALK_PATH 4352
+
 struct ws__pwalk {
 	struct ws_ctx *ws;
 	struct ws_sandbox_plan *p;
@@ -505,6 +508,14 @@ struct ws__pwalk {
 	bool ro;	/* a read-only anchor: nothing to make read-only */
 	const char *vprefix;
 	size_t max;	/* entries at most */
+	/* The real path of the entry at hand, appended to in place as the
+	 * walk goes down (no string made per entry), its anchor's real
+	 * path its first rlen0 bytes; its virtual path is vbase followed by
+	 * what comes after those, made only for an entry that is masked. */
+	char r[WS__PWALK_PATH];
+	size_t rlen0;
+	const char *vbase;
+	size_t vlen0;
 };
 
 /* Whether a rule (not the default, nor a catch-all "**" rule, which the
@@ -545,8 +556,7 @@ ws__pwalk_bound(const struct ws__pwalk *w, const char *why)
  * (ws_policy_may_refuse_below()) is not read at all.
  */
 static int
-ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
-	      int depth)
+ws__pwalk_dir(struct ws__pwalk *w, int dfd, size_t rlen, int depth)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 	char *buf;
@@ -560,7 +570,8 @@ ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
 	}
 	while (rc == 0) {
 		struct dirent64 *de;
-		char r[4352], v[4352];
+		const char *n;
+		size_t nlen, elen;
 		bool mask, dir;
 		int efd;
 
@@ -572,7 +583,8 @@ ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
 		}
 		de = (struct dirent64 *)(void *)(buf + off);
 		off += de->d_reclen;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		n = de->d_name;
+		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
 		if (++w->seen > w->max) {
 			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, w->vprefix,
@@ -591,31 +603,39 @@ ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
 		if (de->d_type == DT_UNKNOWN) {
 			struct stat st;
 
-			if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 			    S_ISLNK(st.st_mode))
 				continue;
 			dir = S_ISDIR(st.st_mode);
 		} else {
 			dir = de->d_type == DT_DIR;
 		}
-		if ((size_t)snprintf(r, sizeof(r), "%s/%s", real, de->d_name) >= sizeof(r) ||
-		    (size_t)snprintf(v, sizeof(v), "%s/%s", rel, de->d_name) >= sizeof(v)) {
+		/* The entry's real path: the directory's, "/", its name. */
+		nlen = strlen(n);
+		elen = rlen + 1 + nlen;
+		if (elen >= sizeof(w->r) ||
+		    w->vlen0 + (elen - w->rlen0) >= WS__PWALK_PATH) {
 			rc = ws__pwalk_bound(w, "a name longer than the walk takes");
 			break;
 		}
-		mask = ws__refused(w->ws, WS_OP_READ, r);
-		if (mask || (!w->ro && !dir && ws__refused(w->ws, WS_OP_WRITE, r))) {
-			efd = openat(fd, de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		w->r[rlen] = '/';
+		memcpy(w->r + rlen + 1, n, nlen + 1);
+		mask = ws__refused(w->ws, WS_OP_READ, w->r);
+		if (mask || (!w->ro && !dir && ws__refused(w->ws, WS_OP_WRITE, w->r))) {
+			char v[WS__PWALK_PATH];
+
+			efd = openat(fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 			if (efd < 0)
 				continue;
-			if ((rc = ws_sandbox_plan_add_guard(w->p, efd, r, mask)) == 0)
+			snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
+			if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, mask)) == 0)
 				rc = ws__names_add(mask ? &w->vi->masked : &w->vi->read_only,
 						   v[0] ? v : "/", NULL);
 			if (mask)
 				continue; /* nothing below an emptied directory */
 		}
 		/* Nothing below it any refusing rule can name: not read. */
-		if (rc == 0 && dir && ws_policy_may_refuse_below(w->ws->policy, r)) {
+		if (rc == 0 && dir && ws_policy_may_refuse_below(w->ws->policy, w->r)) {
 			int sub;
 
 			/* Not silently: what lies deeper could be a rule's. */
@@ -624,11 +644,11 @@ ws__pwalk_dir(struct ws__pwalk *w, int dfd, const char *real, const char *rel,
 						     WS_STR(WS_VIEW_MAX_DEPTH) " levels");
 				break;
 			}
-			sub = openat(fd, de->d_name, O_PATH | O_DIRECTORY |
+			sub = openat(fd, n, O_PATH | O_DIRECTORY |
 				     O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0) {
-				rc = ws__pwalk_dir(w, sub, r, v, depth + 1);
+				rc = ws__pwalk_dir(w, sub, elen, depth + 1);
 				close(sub);
 			}
 		}
@@ -772,6 +792,7 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	 */
 	const char *e = getenv("WS_TEST_VIEW_MAX_WALK");
 	size_t max = WS_VIEW_MAX_WALK;
+	struct ws__pwalk *w = NULL;
 	int rc = 0;
 
 	if (ws->policy == NULL)
@@ -780,15 +801,26 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	    strtoul(e, NULL, 10) < WS_VIEW_MAX_WALK)
 		max = strtoul(e, NULL, 10);
 	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
-		struct ws__pwalk w = {ws, p, vi, 0, ws->anchors[a].ro,
-				      ws->anchors[a].vprefix, max};
 		const char *vp = ws->anchors[a].vprefix;
 
 		if (!ws_policy_may_refuse_below(ws->policy, ws->anchors[a].real))
 			continue;
-		rc = ws__pwalk_dir(&w, ws->anchors[a].fd, ws->anchors[a].real,
-				   strcmp(vp, "/") == 0 ? "" : vp, 0);
+		if (w == NULL && (w = malloc(sizeof(*w))) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*w = (struct ws__pwalk){.ws = ws, .p = p, .vi = vi,
+					.ro = ws->anchors[a].ro, .vprefix = vp,
+					.max = max};
+		w->rlen0 = strlen(ws->anchors[a].real);
+		w->vbase = strcmp(vp, "/") == 0 ? "" : vp;
+		w->vlen0 = strlen(w->vbase);
+		if (w->rlen0 >= sizeof(w->r) || w->vlen0 >= WS__PWALK_PATH) {
+			rc = ws__pwalk_bound(w, "a name longer than the walk takes");
+			break;
+		}
+		memcpy(w->r, ws->anchors[a].real, w->rlen0 + 1);
+		rc = ws__pwalk_dir(w, ws->anchors[a].fd, w->rlen0, 0);
 	}
+	free(w);
 	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vi->masked.n ?
 				  vi->masked.name[0] : vi->read_only.name[0],
