@@ -1529,7 +1529,7 @@ ws__reads_whole(int fd)
  * is not full ends it (half the calls of a small directory's walk).
  */
 static void
-ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth,
+ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth,
 	 bool whole)
 {
 	char *buf = malloc(WS__DENTS);
@@ -1545,6 +1545,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth,
 		const char *n;
 		struct stat st;
 		char *r;
+		size_t nlen, elen;
 		bool special;
 
 		if (off >= got) {
@@ -1560,15 +1561,17 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth,
 		off += e->d_reclen;
 		n = e->d_name;
 
-		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
 		if (++p->walked > p->limit) {
 			p->over = true;
 			break;
 		}
-		special = strcmp(n, "HEAD") == 0 || strcmp(n, ".git") == 0 ||
-			  strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0 ||
-			  strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0;
+		/* The names below start with "H" or "." : most do not. */
+		special = (n[0] == 'H' && strcmp(n, "HEAD") == 0) ||
+			  (n[0] == '.' && (strcmp(n, ".git") == 0 ||
+					   strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0 ||
+					   strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0));
 		/* Most entries are ordinary files: readdir's type says so,
 		 * without a system call each (half the walk's time). */
 		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -1578,9 +1581,19 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth,
 		} else if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			continue;
 		}
-		if ((r = ws__sub(rel, n)) == NULL)
-			continue;
-		if (strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
+		/*
+		 * The entry's path below the anchor, rel "/" name, written in
+		 * place after rel (the buffer has room for WS__VCS_PATH_MAX and
+		 * a name: a longer rel is never walked), and rel ended again
+		 * before the next entry or where rel itself is named.
+		 */
+		nlen = strlen(n);
+		r = rel;
+		if (rlen > 0)
+			rel[rlen] = '/';
+		elen = rlen + (rlen > 0) + nlen;
+		memcpy(rel + elen - nlen, n, nlen + 1);
+		if (special && strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
 			/*
 			 * A bare repository: git finds it from any directory
 			 * inside, reads its configuration, and a push into it
@@ -1595,24 +1608,25 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth,
 			 */
 			struct stat xs;
 
+			rel[rlen] = '\0';
 			if (fstatat(dfd, "refs", &xs, 0) == 0 ||
 			    fstatat(dfd, "commondir", &xs, 0) == 0 ||
 			    fstatat(dfd, "commondir", &xs, AT_SYMLINK_NOFOLLOW) == 0)
 				ws__gitdir(p, a, rel[0] ? rel : ".", 0, false);
-		} else if (strcmp(n, ".git") == 0) {
+		} else if (special && strcmp(n, ".git") == 0) {
 			if (S_ISDIR(st.st_mode))
 				ws__gitdir(p, a, r, 0, false);
 			else
 				(void)ws__watch(p, dfd, n, a, r, WS__W_GITFILE);
-		} else if (strcmp(n, ".envrc") == 0) {
+		} else if (special && strcmp(n, ".envrc") == 0) {
 			(void)ws__watch(p, dfd, n, a, r, WS__W_PLAIN);
-		} else if (strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
+		} else if (special && strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
 			ws__hgdir(p, a, r);
-		} else if ((strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0) &&
+		} else if (special && (strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0) &&
 			   S_ISDIR(st.st_mode)) {
 			ws__jjsldir(p, a, r, n[1] == 'j');
 		} else if (S_ISDIR(st.st_mode) && (depth >= WS__VCS_DEPTH ||
-						   strlen(r) >= WS__VCS_PATH_MAX)) {
+						   elen >= WS__VCS_PATH_MAX)) {
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
 			/*
@@ -1646,9 +1660,9 @@ ws__walk(struct ws__pass *p, int a, int dfd, const char *rel, int depth,
 			if (sfd >= 0 && ro)
 				close(sfd);
 			else if (sfd >= 0)
-				ws__walk(p, a, sfd, r, depth + 1, swhole);
+				ws__walk(p, a, sfd, r, elen, depth + 1, swhole);
 		}
-		free(r);
+		rel[rlen] = '\0';
 	}
 	free(buf);
 	close(dfd);
@@ -1660,6 +1674,8 @@ ws__pass_run(struct ws__pass *p)
 	struct ws_ctx *ws = p->ws;
 	struct rlimit was, more;
 	bool raised = false;
+	/* The walk's path below the anchor: the longest it enters, a name. */
+	char rel[WS__VCS_PATH_MAX + 258];
 
 	/*
 	 * A descriptor per level of the walk, WS__VCS_DEPTH of them and
@@ -1695,8 +1711,9 @@ ws__pass_run(struct ws__pass *p)
 		if (inner)
 			continue;
 		fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		rel[0] = '\0';
 		if (fd >= 0)
-			ws__walk(p, (int)a, fd, "", 0, ws__reads_whole(fd));
+			ws__walk(p, (int)a, fd, rel, 0, 0, ws__reads_whole(fd));
 	}
 	if (raised)
 		(void)setrlimit(RLIMIT_NOFILE, &was);
