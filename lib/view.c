@@ -553,17 +553,16 @@ ws__pwalk_bound(const struct ws__pwalk *w, const char *why)
  * d_type says what an entry is: no system call for an entry that no rule
  * refuses (a stat only where the file system leaves the type unknown),
  * and a subdirectory below which no refusing rule's literal start lies
- * (ws_policy_may_refuse_below()) is not read at all.
+ * (ws_policy_may_refuse_below()) is not read at all.  fd is the
+ * directory, open for reading; closed here.
  */
 static int
-ws__pwalk_dir(struct ws__pwalk *w, int dfd, size_t rlen, int depth)
+ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 	char *buf;
 	ssize_t got = 0, off = 0;
+	int rc = 0;
 
-	if (fd < 0)
-		return 0; /* unreadable: the command cannot read it either */
 	if ((buf = malloc(WS__PWALK_DENTS)) == NULL) {
 		close(fd);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
@@ -644,13 +643,13 @@ ws__pwalk_dir(struct ws__pwalk *w, int dfd, size_t rlen, int depth)
 						     WS_STR(WS_VIEW_MAX_DEPTH) " levels");
 				break;
 			}
-			sub = openat(fd, n, O_PATH | O_DIRECTORY |
-				     O_NOFOLLOW | O_CLOEXEC);
-
-			if (sub >= 0) {
+			/* Opened to be read at once (not O_PATH, then "."
+			 * again): one call a directory fewer, and a close.
+			 * Unreadable: the command cannot read it either. */
+			sub = openat(fd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				     O_NONBLOCK | O_CLOEXEC);
+			if (sub >= 0)
 				rc = ws__pwalk_dir(w, sub, elen, depth + 1);
-				close(sub);
-			}
 		}
 	}
 	free(buf);
@@ -793,7 +792,7 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	const char *e = getenv("WS_TEST_VIEW_MAX_WALK");
 	size_t max = WS_VIEW_MAX_WALK;
 	struct ws__pwalk *w = NULL;
-	int rc = 0;
+	int rc = 0, fd;
 
 	if (ws->policy == NULL)
 		return ws__view_history(ws, p, vi, can_mask);
@@ -818,7 +817,10 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 			break;
 		}
 		memcpy(w->r, ws->anchors[a].real, w->rlen0 + 1);
-		rc = ws__pwalk_dir(w, ws->anchors[a].fd, w->rlen0, 0);
+		/* Unreadable: the command cannot read it either. */
+		if ((fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY |
+				 O_CLOEXEC)) >= 0)
+			rc = ws__pwalk_dir(w, fd, w->rlen0, 0);
 	}
 	free(w);
 	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)
