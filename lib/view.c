@@ -25,12 +25,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -547,6 +550,25 @@ ws__pwalk_bound(const struct ws__pwalk *w, const char *why)
 
 /* The policy walk's read of one directory: getdents64 into this much. */
 #define WS__PWALK_DENTS 32768
+/* The largest record getdents64 gives: a 255-byte name, aligned. */
+#define WS__PWALK_DENT_MAX ((offsetof(struct dirent64, d_name) + 256 + 7) & ~(size_t)7)
+
+/*
+ * Whether the file system of the directory fd fills a getdents64 buffer
+ * as far as the directory goes (ext2/3/4 and tmpfs read on until an entry
+ * does not fit): there a read that leaves room for the largest entry is
+ * the directory's end, and the read that would say so is not made.  The
+ * repositories' walk (vcs.c) does the same; not FUSE, network or other
+ * file systems, which may answer one request of their own size at a time.
+ */
+static bool
+ws__pwalk_whole(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 &&
+	       (sf.f_type == EXT4_SUPER_MAGIC || sf.f_type == TMPFS_MAGIC);
+}
 
 /*
  * One directory of the policy's walk.  Read with getdents64(), whose
@@ -557,10 +579,11 @@ ws__pwalk_bound(const struct ws__pwalk *w, const char *why)
  * directory, open for reading; closed here.
  */
 static int
-ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
+ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool whole)
 {
 	char *buf;
 	ssize_t got = 0, off = 0;
+	bool end = false;
 	int rc = 0;
 
 	if ((buf = malloc(WS__PWALK_DENTS)) == NULL) {
@@ -575,10 +598,13 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 		int efd;
 
 		if (off >= got) {
+			if (end)
+				break;
 			got = getdents64(fd, buf, WS__PWALK_DENTS);
 			off = 0;
 			if (got <= 0)
 				break;
+			end = whole && (size_t)got <= WS__PWALK_DENTS - WS__PWALK_DENT_MAX;
 		}
 		de = (struct dirent64 *)(void *)(buf + off);
 		off += de->d_reclen;
@@ -643,13 +669,31 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 						     WS_STR(WS_VIEW_MAX_DEPTH) " levels");
 				break;
 			}
-			/* Opened to be read at once (not O_PATH, then "."
+			/*
+			 * Opened to be read at once (not O_PATH, then "."
 			 * again): one call a directory fewer, and a close.
-			 * Unreadable: the command cannot read it either. */
-			sub = openat(fd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				     O_NONBLOCK | O_CLOEXEC);
+			 * Not across a mount point at first: one is opened
+			 * again, and its own file system says whether it
+			 * reads whole.  Unreadable: the command cannot read
+			 * it either.
+			 */
+			struct open_how how = {
+				.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_NONBLOCK | O_CLOEXEC,
+				.resolve = RESOLVE_NO_XDEV,
+			};
+			bool swhole;
+
+			sub = whole ? (int)syscall(SYS_openat2, fd, n, &how,
+						   sizeof(how)) : -1;
+			swhole = whole && sub >= 0;
+			if (sub < 0 && (!whole || errno == EXDEV || errno == ENOSYS ||
+					errno == E2BIG)) {
+				sub = openat(fd, n, (int)how.flags);
+				swhole = sub >= 0 && whole && ws__pwalk_whole(sub);
+			}
 			if (sub >= 0)
-				rc = ws__pwalk_dir(w, sub, elen, depth + 1);
+				rc = ws__pwalk_dir(w, sub, elen, depth + 1, swhole);
 		}
 	}
 	free(buf);
@@ -820,7 +864,7 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		/* Unreadable: the command cannot read it either. */
 		if ((fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY |
 				 O_CLOEXEC)) >= 0)
-			rc = ws__pwalk_dir(w, fd, w->rlen0, 0);
+			rc = ws__pwalk_dir(w, fd, w->rlen0, 0, ws__pwalk_whole(fd));
 	}
 	free(w);
 	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)

@@ -1140,6 +1140,45 @@ START_TEST(policy_view_depth_bound)
 }
 END_TEST
 
+/*
+ * The policy walk reads a directory to its end where one read of it does
+ * not (600 names of 220 bytes: some 140 KiB of entries, five reads of
+ * the walk's 32 KiB), also where the file system reads whole and a read
+ * that is not full ends it: every .env among them is masked, and the
+ * directories among them are walked; in each view.
+ */
+START_TEST(policy_view_big_directory)
+{
+	struct wst_run r;
+	char *pol = deny_policy(), rel[300], name[220];
+	const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol, "-c",
+			   "cat big/*/.env; echo end", NULL};
+	size_t nd = 0;
+	const cJSON *mk;
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (int i = 0; i < 600; i++) {
+		/* Every 40th a directory holding a .env, the others files. */
+		snprintf(rel, sizeof(rel), i % 40 == 39 ? "big/%04d%s/.env" : "big/%04d%s",
+			 i, name + 4);
+		wst_write(ws, rel, i % 40 == 39 ? "TOKEN=big\n" : "");
+	}
+	runv_env(&r, NULL, a);
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN") == NULL, "%s", r.out);
+	mk = view_item(&r, "masked");
+	for (int i = 39; i < 600; i += 40) {
+		snprintf(rel, sizeof(rel), "/big/%04d%s/.env", i, name + 4);
+		ck_assert_msg(arr_has(mk, rel), "%s not masked: %s", rel, r.out);
+		nd++;
+	}
+	ck_assert_uint_eq(nd, 15);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
 /* ---- Choosing the view --------------------------------------------- */
 
 /* No mount namespace: --view virtual, or the default of WS_PATHS=virtual,
@@ -1441,6 +1480,7 @@ view_suite(void)
 	tcase_add_test(tc, policy_view_bound);
 	tcase_add_test(tc, policy_view_depth_bound);
 	tcase_add_loop_test(tc, policy_view_pinned, 0, 2);
+	tcase_add_loop_test(tc, policy_view_big_directory, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
