@@ -22,6 +22,42 @@
 
 #include "ws-config.h"
 
+/*
+ * The suites need a state directory of their own: meson gives them one
+ * (XDG_STATE_HOME in tests/meson.build).  Run by hand, without it, the
+ * tools would fall back to $HOME/.local/state, and the tests that point
+ * HOME at a workspace would find the state directory inside it (masked
+ * and guarded there), and fail for a reason no test states.  So a run
+ * without one gets a temporary one, removed when the suite's first
+ * process exits (Check forks a child per test; those leave it alone).
+ * Check's default timeout is taken from meson's likewise.
+ */
+static char *wst_state_made;
+static pid_t wst_state_owner;
+
+static void __attribute__((constructor))
+wst_state_default(void)
+{
+	const char *s = getenv("XDG_STATE_HOME");
+
+	/* meson's timeout too: Check's own 4 s is shorter than some tests. */
+	setenv("CK_DEFAULT_TIMEOUT", "120", 0);
+	if (s != NULL && *s != '\0')
+		return;
+	wst_state_made = wst_tmpdir();
+	wst_state_owner = getpid();
+	setenv("XDG_STATE_HOME", wst_state_made, 1);
+}
+
+static void __attribute__((destructor))
+wst_state_remove(void)
+{
+	if (wst_state_made != NULL && getpid() == wst_state_owner)
+		wst_rmrf(wst_state_made);
+	free(wst_state_made);
+	wst_state_made = NULL;
+}
+
 char *
 wst_tmpdir(void)
 {
