@@ -11,14 +11,24 @@
 # WS_BENCH_BIN=DIR uses already built binaries instead of build-release;
 # WS_BENCH_AB=DIR measures a second build's audit line in the same rounds
 # (each round's runs shuffled), each against its own plain arm;
-# WS_BENCH_RUNS=N pairs (default 3000).
+# WS_BENCH_RUNS=N pairs (default 3000).  With a C compiler it also
+# prints the floor (tests/bench/audit_floor.c).
 source "$(dirname "$0")/lib.sh"
 need python3 python3
 bin=${WS_BENCH_BIN:-$(bench_bin)}
 tmp=$(mktemp -d ${WS_BENCH_DIR:+-p "$WS_BENCH_DIR"})
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ws"
-python3 - "$tmp" "${WS_BENCH_RUNS:-3000}" "$bin" ${WS_BENCH_AB:+"$WS_BENCH_AB"} <<'PY'
+# The floor: the same system calls in a small C program that has just
+# started, and a write() of the line to a file opened beforehand.
+floor=
+if command -v cc >/dev/null 2>&1; then
+	if cc -O2 -static -o "$tmp/audit_floor" "$bench_top/tests/bench/audit_floor.c" 2>/dev/null ||
+	    cc -O2 -o "$tmp/audit_floor" "$bench_top/tests/bench/audit_floor.c"; then
+		floor=$tmp/audit_floor
+	fi
+fi
+BENCH_FLOOR=$floor python3 - "$tmp" "${WS_BENCH_RUNS:-3000}" "$bin" ${WS_BENCH_AB:+"$WS_BENCH_AB"} <<'PY'
 import base64, os, random, statistics, subprocess, sys, time
 tmp, runs, bins = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 content = base64.b64encode(b"x" * 4096).decode()
@@ -95,4 +105,21 @@ for j, b in enumerate(bins):
     r = subprocess.run([b + "/wstools", "audit", "--verify", "%s/audit%d.jsonl" % (tmp, j)],
                        env=env, capture_output=True, text=True)
     print("  " + r.stdout.strip())
+floor = os.environ.get("BENCH_FLOOR")
+if floor:
+    # Each a fresh process, in interleaved rounds; the times are taken
+    # inside it, around the calls only.
+    for m in ("append", "overwrite", "line"):
+        with open("%s/floor-%s" % (tmp, m), "w") as f:
+            f.write("x" * 450 if m == "overwrite" else "")
+    ft = {m: [] for m in ("line", "append", "overwrite")}
+    for i in range(min(runs, 1000)):
+        for m in rng.sample(list(ft), 3):
+            r = subprocess.run([floor, m, "%s/floor-%s" % (tmp, m)], capture_output=True, text=True)
+            if r.returncode == 0:
+                ft[m].append(int(r.stdout))
+    if all(ft.values()):
+        print("floor, a small C program that has just started (%d runs each, inside it):" % len(ft["line"]))
+        print("  the line's seven system calls %.1f us; one write() of the line to a file opened before: "
+              "%.1f us appending, %.1f us in place" % tuple(med(ft[m]) / 1000 for m in ("line", "append", "overwrite")))
 PY
