@@ -3,9 +3,11 @@
  * (ws/audit.h).  A call costs an openat2() with no symlink allowed on the
  * way (so that guarding the log's name needs no readlink() a component)
  * and an fstat() when it starts (one lstat() in a process that keeps the
- * log open), and a getpid(), flock(), pread() of the log's tail, write(),
- * unlocking flock() and close() when it ends: eight system calls, each a
- * few microseconds in a process that has just started (issue 22).
+ * log open), and a getpid(), flock(), pread() of the log's tail, write()
+ * and close() when it ends: seven system calls, each half a microsecond
+ * to three in a process that has just started (issue 22).  The close()
+ * is the unlock, but where another descriptor may share the open file
+ * (a log kept open, one lent to the guardian of a command).
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -61,6 +63,7 @@ struct ws_audit {
 	struct ws__log *log; /* the shared log fd is, or NULL: fd is the call's */
 	off_t size;	  /* the log's size when the call opened it */
 	bool plain;	  /* no symlink on the way to it when opened */
+	bool lent;	  /* ws_audit_fd() was asked: another may hold it */
 	bool best_effort;
 	bool emitted;
 	char *tool;
@@ -335,9 +338,12 @@ ws_audit_writable(const struct ws_audit *a)
 }
 
 int
-ws_audit_fd(const struct ws_audit *a)
+ws_audit_fd(struct ws_audit *a)
 {
-	return a != NULL ? a->fd : -1;
+	if (a == NULL)
+		return -1;
+	a->lent = true;
+	return a->fd;
 }
 
 bool
@@ -790,7 +796,24 @@ ws_audit_emit(struct ws_audit *a, int exit_status)
 	len += 3;
 	w = write(a->fd, b.p, len);
 	e = errno;
-	flock(a->fd, LOCK_UN);
+	/*
+	 * The close() of the last descriptor of an open file releases its
+	 * lock: one system call fewer (issue 22).  That is the call's own
+	 * descriptor in a process of one call, which nobody else was given
+	 * (O_CLOEXEC: no program run inherits it; the children wsrun
+	 * forks close it first of all).  A log kept open for other calls,
+	 * one whose descriptor a forked process holds as well
+	 * (ws_audit_fd(): the guardian of a command, which may outlive
+	 * this close), or any in a process that keeps logs open (wstools
+	 * mcp: its inits made ahead of a call hold copies of what was open
+	 * then) would stay locked by that other reference: it is unlocked.
+	 */
+	if (a->log == NULL && !a->lent && !atomic_load(&ws__cache.on)) {
+		close(a->fd);
+		a->fd = -1;
+	} else {
+		flock(a->fd, LOCK_UN);
+	}
 	if (a->log != NULL)
 		pthread_mutex_unlock(&ws__write_mu);
 	if (w != (ssize_t)len) {

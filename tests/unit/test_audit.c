@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -242,6 +243,74 @@ START_TEST(concurrent_writers)
 		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	}
 	verify(log, PROCS * EACH, 0);
+	wst_rmrf(dir);
+	free(log);
+	free(dir);
+}
+END_TEST
+
+/* Whether another open file of log can take its lock now. */
+static bool
+lockable(const char *log)
+{
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	ck_assert_int_ge(fd, 0);
+	ok = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return ok;
+}
+
+/*
+ * The line releases the log's lock when it is written, not when the call
+ * is freed: by the close() of the call's own descriptor (issue 22: no
+ * unlocking flock()), or by an unlock where the descriptor was lent
+ * (ws_audit_fd()) to a process that still holds it -- a command's
+ * guardian -- whose copy of the open file would otherwise keep the lock,
+ * and every other writer waiting, for as long as it lives.
+ */
+START_TEST(line_releases_the_lock)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "audit.jsonl");
+	struct ws_audit *a;
+	int go[2];
+	pid_t pid;
+	int st;
+
+	one_line(log, "write_file", 0);
+	ck_assert_int_eq(ws_audit_open(log, "read_file", false, &a), 0);
+	ck_assert_int_eq(ws_audit_emit(a, 0), 0);
+	ck_assert(lockable(log));
+	ws_audit_free(a);
+
+	ck_assert_int_eq(ws_audit_open(log, "run_command", false, &a), 0);
+	ck_assert_int_ge(ws_audit_fd(a), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char b;
+
+		/* The guardian: holds its copy until told to end (then
+		 * frees what it has, for the memcheck step's leak check). */
+		close(go[1]);
+		while (read(go[0], &b, 1) < 0 && errno == EINTR)
+			;
+		ws_audit_free(a);
+		free(log);
+		free(dir);
+		_exit(0);
+	}
+	close(go[0]);
+	ck_assert_int_eq(ws_audit_emit(a, 0), 0);
+	ck_assert(lockable(log));
+	ws_audit_free(a);
+	ck_assert(lockable(log));
+	close(go[1]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	verify(log, 3, 0);
 	wst_rmrf(dir);
 	free(log);
 	free(dir);
@@ -677,6 +746,7 @@ suite(void)
 	tcase_add_test(tc, time_is_utc);
 	tcase_add_test(tc, chain_and_tampering);
 	tcase_add_test(tc, concurrent_writers);
+	tcase_add_test(tc, line_releases_the_lock);
 	tcase_add_test(tc, tail_after_others_wrote);
 	tcase_add_test(tc, tail_read_keeps_atime);
 	tcase_add_test(tc, noatime_refused_log_of_another);

@@ -19,7 +19,9 @@
  * previous line's hash stands at a fixed place from its end; one pread()
  * from where the log ended when the call opened it), and appends the
  * line with one write(2) on an O_APPEND descriptor: writers in several
- * processes never interleave and never fork the chain.  A process that
+ * processes never interleave and never fork the chain.  A call's own
+ * descriptor is closed at once after the line, which releases the lock.
+ * A process that
  * keeps the log open (ws_audit_keep_open(): wstools mcp) shares one
  * descriptor among its threads and serialises their lines with a mutex
  * as well.
@@ -52,9 +54,12 @@ bool ws_audit_writable(const struct ws_audit *a);
 /*
  * The descriptor the call's line goes to (-1: none), for a process
  * forked to write the line later (a command's guardian, lib/run.c),
- * which closes every descriptor but the ones it names.
+ * which closes every descriptor but the ones it names.  A call whose
+ * descriptor was asked for unlocks the log after its line: another
+ * process may hold the same open file, and with it the lock, after this
+ * one closed it (otherwise the close is the unlock).
  */
-int ws_audit_fd(const struct ws_audit *a);
+int ws_audit_fd(struct ws_audit *a);
 
 /*
  * Whether the call opened its log (ws_audit_writable()) with no symlink
