@@ -8,13 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <linux/magic.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -1498,43 +1495,19 @@ ws__jjsldir(struct ws__pass *p, int a, const char *rel, bool jj)
 
 /* The walk's read of one directory: getdents64 into this much. */
 #define WS__DENTS 32768
-/* The largest record getdents64 gives: a 255-byte name, aligned. */
-#define WS__DENT_MAX ((offsetof(struct dirent64, d_name) + 256 + 7) & ~(size_t)7)
-
-/*
- * Whether the file system of the directory fd fills a getdents64 buffer
- * as far as the directory goes (ext2/3/4 and tmpfs read on, block after
- * block, until an entry does not fit): there a read that leaves room for
- * the largest entry is the directory's end, and the read that says so
- * (most directories are small: one read and that one) is not needed.
- * Not FUSE, network or other file systems, which may answer one request
- * of their own size at a time.
- */
-static bool
-ws__reads_whole(int fd)
-{
-	struct statfs sf;
-
-	return fstatfs(fd, &sf) == 0 &&
-	       (sf.f_type == EXT4_SUPER_MAGIC || sf.f_type == TMPFS_MAGIC);
-}
 
 /*
  * The walk of a writable anchor for .git, .hg and .envrc at any depth,
  * before and after every wsrun call.  The directory is read with
  * getdents64() rather than fdopendir(), which adds an fstat and two
  * fcntl calls per directory (three of the seven calls each directory
- * took); where the file system reads whole (ws__reads_whole(), the
- * anchor's, and a directory's below until a mount point), one read that
- * is not full ends it (half the calls of a small directory's walk).
+ * took).  Each directory is read until getdents64() returns 0: see below.
  */
 static void
-ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth,
-	 bool whole)
+ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 {
 	char *buf = malloc(WS__DENTS);
 	ssize_t got = 0, off = 0;
-	bool end = false;
 
 	if (buf == NULL) {
 		close(dfd);
@@ -1549,13 +1522,20 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth,
 		bool special;
 
 		if (off >= got) {
-			if (end)
-				break;
-			got = getdents64(dfd, buf, WS__DENTS);
+			/*
+			 * Read until getdents64() says 0: a read that is not
+			 * full is not the end.  The kernel cuts a read short
+			 * after its first entry when a signal is pending (a
+			 * stop and continue, a debugger, a freeze): a walk that
+			 * took it for the end missed repositories (review15 02,
+			 * 03).  EINTR is read again for the same reason.
+			 */
+			do
+				got = getdents64(dfd, buf, WS__DENTS);
+			while (got < 0 && errno == EINTR);
 			off = 0;
 			if (got <= 0)
 				break;
-			end = whole && (size_t)got <= WS__DENTS - WS__DENT_MAX;
 		}
 		e = (struct dirent64 *)(void *)(buf + off);
 		off += e->d_reclen;
@@ -1629,27 +1609,10 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth,
 						   elen >= WS__VCS_PATH_MAX)) {
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
-			/*
-			 * O_NOFOLLOW | O_DIRECTORY: a directory still, no
-			 * link.  Not across a mount point at first: one is
-			 * opened again, and its own file system says whether
-			 * it reads whole.
-			 */
-			struct open_how how = {
-				.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_NONBLOCK | O_CLOEXEC,
-				.resolve = RESOLVE_NO_XDEV,
-			};
-			int sfd = whole ? (int)syscall(SYS_openat2, dfd, n, &how,
-						       sizeof(how)) : -1;
-			bool ro = false, swhole = whole && sfd >= 0;
-
-			if (sfd < 0 && (!whole || errno == EXDEV || errno == ENOSYS ||
-					errno == E2BIG)) {
-				sfd = openat(dfd, n, O_RDONLY | O_DIRECTORY |
-					     O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-				swhole = sfd >= 0 && whole && ws__reads_whole(sfd);
-			}
+			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
+			int sfd = openat(dfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_NONBLOCK | O_CLOEXEC);
+			bool ro = false;
 
 			if (sfd < 0 && (errno == EMFILE || errno == ENFILE))
 				p->nofd = true;
@@ -1660,7 +1623,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth,
 			if (sfd >= 0 && ro)
 				close(sfd);
 			else if (sfd >= 0)
-				ws__walk(p, a, sfd, r, elen, depth + 1, swhole);
+				ws__walk(p, a, sfd, r, elen, depth + 1);
 		}
 		rel[rlen] = '\0';
 	}
@@ -1713,7 +1676,7 @@ ws__pass_run(struct ws__pass *p)
 		fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		rel[0] = '\0';
 		if (fd >= 0)
-			ws__walk(p, (int)a, fd, rel, 0, 0, ws__reads_whole(fd));
+			ws__walk(p, (int)a, fd, rel, 0, 0);
 	}
 	if (raised)
 		(void)setrlimit(RLIMIT_NOFILE, &was);

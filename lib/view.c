@@ -25,15 +25,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <linux/openat2.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -550,26 +547,6 @@ ws__pwalk_bound(const struct ws__pwalk *w, const char *why)
 
 /* The policy walk's read of one directory: getdents64 into this much. */
 #define WS__PWALK_DENTS 32768
-/* The largest record getdents64 gives: a 255-byte name, aligned. */
-#define WS__PWALK_DENT_MAX ((offsetof(struct dirent64, d_name) + 256 + 7) & ~(size_t)7)
-
-/*
- * Whether the file system of the directory fd fills a getdents64 buffer
- * as far as the directory goes (ext2/3/4 and tmpfs read on until an entry
- * does not fit): there a read that leaves room for the largest entry is
- * the directory's end, and the read that would say so is not made.  The
- * repositories' walk (vcs.c) does the same; not FUSE, network or other
- * file systems, which may answer one request of their own size at a time.
- */
-static bool
-ws__pwalk_whole(int fd)
-{
-	struct statfs sf;
-
-	return fstatfs(fd, &sf) == 0 &&
-	       (sf.f_type == EXT4_SUPER_MAGIC || sf.f_type == TMPFS_MAGIC);
-}
-
 /*
  * One directory of the policy's walk.  Read with getdents64(), whose
  * d_type says what an entry is: no system call for an entry that no rule
@@ -579,11 +556,10 @@ ws__pwalk_whole(int fd)
  * directory, open for reading; closed here.
  */
 static int
-ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool whole)
+ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 {
 	char *buf;
 	ssize_t got = 0, off = 0;
-	bool end = false;
 	int rc = 0;
 
 	if ((buf = malloc(WS__PWALK_DENTS)) == NULL) {
@@ -598,13 +574,26 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool whole)
 		int efd;
 
 		if (off >= got) {
-			if (end)
-				break;
-			got = getdents64(fd, buf, WS__PWALK_DENTS);
+			/*
+			 * Read until getdents64() says 0: a read that is not
+			 * full is not the end.  The kernel cuts a read short
+			 * after its first entry when a signal is pending (a
+			 * stop and continue, a debugger, a freeze): a walk that
+			 * took it for the end left denied files unmasked
+			 * (review15 01).  EINTR is read again; any other error
+			 * fails the run closed.
+			 */
+			do
+				got = getdents64(fd, buf, WS__PWALK_DENTS);
+			while (got < 0 && errno == EINTR);
 			off = 0;
-			if (got <= 0)
+			if (got < 0) {
+				rc = ws_error_errno(errno, NULL, "the policy's walk: "
+						    "cannot read a directory");
 				break;
-			end = whole && (size_t)got <= WS__PWALK_DENTS - WS__PWALK_DENT_MAX;
+			}
+			if (got == 0)
+				break;
 		}
 		de = (struct dirent64 *)(void *)(buf + off);
 		off += de->d_reclen;
@@ -672,28 +661,12 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool whole)
 			/*
 			 * Opened to be read at once (not O_PATH, then "."
 			 * again): one call a directory fewer, and a close.
-			 * Not across a mount point at first: one is opened
-			 * again, and its own file system says whether it
-			 * reads whole.  Unreadable: the command cannot read
-			 * it either.
+			 * Unreadable: the command cannot read it either.
 			 */
-			struct open_how how = {
-				.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_NONBLOCK | O_CLOEXEC,
-				.resolve = RESOLVE_NO_XDEV,
-			};
-			bool swhole;
-
-			sub = whole ? (int)syscall(SYS_openat2, fd, n, &how,
-						   sizeof(how)) : -1;
-			swhole = whole && sub >= 0;
-			if (sub < 0 && (!whole || errno == EXDEV || errno == ENOSYS ||
-					errno == E2BIG)) {
-				sub = openat(fd, n, (int)how.flags);
-				swhole = sub >= 0 && whole && ws__pwalk_whole(sub);
-			}
+			sub = openat(fd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				     O_NONBLOCK | O_CLOEXEC);
 			if (sub >= 0)
-				rc = ws__pwalk_dir(w, sub, elen, depth + 1, swhole);
+				rc = ws__pwalk_dir(w, sub, elen, depth + 1);
 		}
 	}
 	free(buf);
@@ -864,7 +837,7 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		/* Unreadable: the command cannot read it either. */
 		if ((fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY |
 				 O_CLOEXEC)) >= 0)
-			rc = ws__pwalk_dir(w, fd, w->rlen0, 0, ws__pwalk_whole(fd));
+			rc = ws__pwalk_dir(w, fd, w->rlen0, 0);
 	}
 	free(w);
 	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)

@@ -1179,6 +1179,62 @@ START_TEST(policy_view_big_directory)
 }
 END_TEST
 
+/*
+ * Review15 01: the walk took a getdents64 that was not full for the end
+ * of a directory, and the kernel cuts a read short when a signal is
+ * pending.  wsrun stopped and continued while it walks 1,200 directories
+ * of long names, each holding a .env: the command reads none of them.
+ * On the code before the fix every round of the real view leaked.
+ */
+START_TEST(policy_view_stopped_and_continued)
+{
+	char *pol = deny_policy(), rel[300], name[200], out[65536];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--view",
+			      _i ? "virtual" : "real", "--policy", pol, "-c",
+			      "cat big/*/.env 2>/dev/null; echo end", NULL};
+	posix_spawn_file_actions_t fa;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+	int p[2], st;
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (int i = 0; i < 1200; i++) {
+		snprintf(rel, sizeof(rel), "big/%04d%s/.env", i, name);
+		wst_write(ws, rel, "TOKEN=big\n");
+	}
+	for (int round = 0; round < 3; round++) {
+		ck_assert_int_eq(pipe(p), 0);
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+		posix_spawn_file_actions_addclose(&fa, p[0]);
+		ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL,
+					     (char *const *)argv, environ), 0);
+		posix_spawn_file_actions_destroy(&fa);
+		close(p[1]);
+		/* Stop and continue it while it walks, as job control does. */
+		for (int k = 0; k < 2000 && waitpid(pid, &st, WNOHANG) == 0; k++) {
+			kill(pid, SIGSTOP);
+			kill(pid, SIGCONT);
+		}
+		got = 0;
+		while (got < sizeof(out) - 1 &&
+		       (n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+			got += (size_t)n;
+		out[got] = '\0';
+		close(p[0]);
+		while (waitpid(pid, &st, 0) > 0)
+			;
+		ck_assert_msg(strstr(out, "TOKEN") == NULL,
+			      "round %d: a denied .env was read: %.200s", round, out);
+		ck_assert_msg(strstr(out, "end") != NULL, "round %d: %s", round, out);
+	}
+	free(pol);
+}
+END_TEST
+
 /* ---- Choosing the view --------------------------------------------- */
 
 /* No mount namespace: --view virtual, or the default of WS_PATHS=virtual,
@@ -1481,6 +1537,7 @@ view_suite(void)
 	tcase_add_test(tc, policy_view_depth_bound);
 	tcase_add_loop_test(tc, policy_view_pinned, 0, 2);
 	tcase_add_loop_test(tc, policy_view_big_directory, 0, 2);
+	tcase_add_loop_test(tc, policy_view_stopped_and_continued, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
