@@ -186,7 +186,8 @@ static const struct ws_tool ws__grep_cli = {
 	.tool = "search_files",
 	.description = "Search file contents in the workspace with a PCRE2 "
 		       "regular expression (or a literal), like grep -rn, or "
-		       "find files by name (files: true with include globs). "
+		       "find files by name (output_mode files with include "
+		       "globs). "
 		       "Skips .git, .gitignore'd, hidden and binary files by "
 		       "default. Returns matches (path, line, column, text) "
 		       "and a summary; page with offset and summary.next_offset. "
@@ -194,6 +195,15 @@ static const struct ws_tool ws__grep_cli = {
 		       "summary.operand_errors (code, message) while the "
 		       "others are searched; the call then fails with the "
 		       "first one's error, its matches kept.",
+	.help = "Search file contents in the workspace with a PCRE2 regular "
+		"expression (or a literal, -F), like grep -rn, or find files by "
+		"name (--files with --include globs: wsgrep --files --include "
+		"'*.py'). Skips .git, .gitignore'd, hidden and binary files by "
+		"default. Prints path:line:text; --json returns the matches "
+		"(path, line, column, text) and a summary, 50 at a time: "
+		"--offset N reads on, N being the summary's next_offset. A PATH "
+		"that cannot be searched is reported while the others are "
+		"searched, and the exit status is then its error's.",
 	.usage = "wsgrep [OPTION]... PATTERN [PATH]...\n"
 		 "       wsgrep [OPTION]... -e PATTERN... [PATH]...\n"
 		 "       wsgrep --files [OPTION]... [PATH]...",
@@ -365,7 +375,7 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 					    cli->from_args ?
 					    "\"pattern\" is required (or "
-					    "\"files\": true)" :
+					    "output_mode \"files\")" :
 					    "missing PATTERN (see --help)");
 		*pats = realloc(*pats, (np + 1) * sizeof(**pats));
 		if (*pats == NULL)

@@ -138,6 +138,12 @@ static const struct ws_tool ws__run_cli = {
 		       "command is an array (argv, run directly) or a string "
 		       "(run by /bin/sh -c). Returns exit_code, stdout, stderr "
 		       "(head and tail when long), timed_out and duration_ms.",
+	.help = "Run a command in the workspace, confined by the kernel to it "
+		"(no network, no access outside), with a timeout. COMMAND and "
+		"its ARGs are run directly; -c runs a string with /bin/sh -c. "
+		"The command's output streams through and wsrun exits with its "
+		"status; --json returns exit_code, stdout, stderr (head and tail "
+		"when long), timed_out and duration_ms.",
 	.usage = "wsrun [OPTION]... [--] COMMAND [ARG]...\n"
 		 "       wsrun [OPTION]... -c 'SHELL STRING' [ARG0 [ARG]...]\n"
 		 "       wsrun --probe",

@@ -114,6 +114,13 @@ static const struct ws_tool ws__write_cli[T_COUNT] = {
 			       "or several edits). Also creates directories (mkdir), "
 			       "deletes (delete, recursive) and moves (move). Paths "
 			       "are relative to the workspace root.",
+		.help = "Create or overwrite a file with the given content "
+			"(atomically, creating parent directories), append to it "
+			"(--append), or edit it by replacing an exact text "
+			"(--edit --old S --new S, repeatable). Also creates "
+			"directories (--mkdir), deletes (--delete, -r for a tree) "
+			"and moves (--move DEST). Paths are relative to the "
+			"workspace root.",
 		.usage = "wswrite [OPTION]... PATH\n"
 			 "       wswrite --edit --old S --new S [--old S --new S]... "
 			 "[--all] [OPTION]... PATH\n"
