@@ -919,7 +919,7 @@ START_TEST(usage_and_workspace_errors)
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "mcp", "/nonexistent/dir", NULL);
 	ck_assert_int_eq(r.status, 2);
-	/* FTU9 5: in the house's words, not strerror's capitalised ones. */
+	/* FTU9 11: in the house's words, not strerror's capitalised ones. */
 	ck_assert_msg(strstr(r.err, "wstools mcp: /nonexistent/dir: no such "
 			     "directory (WORKSPACE_NOT_FOUND)") != NULL, "%s",
 		      r.err);

@@ -3981,7 +3981,7 @@ START_TEST(exit_statuses)
 	ck_assert_msg(strstr(r.out, "\"hint\"") == NULL, "%s", r.out);
 	wst_run_free(&r);
 	/*
-	 * FTU9 3: a whole command given as one argument, and a shell
+	 * FTU9 10: a whole command given as one argument, and a shell
 	 * builtin, say what to type instead.
 	 */
 	RUNM(&r, 0, "ls -l");
