@@ -10,6 +10,7 @@
  * serves the same tools over the Model Context Protocol, in-process.
  */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -506,6 +507,28 @@ static const struct ws_mcp_compat *const compats[] = {
 };
 
 /*
+ * A DIR that cannot be served, in the house's words: lower case, as
+ * every other message ("no such directory", not strerror's "No such file
+ * or directory").
+ */
+static int
+dir_error(const char *dir, int e)
+{
+	char why[128];
+
+	if (e == ENOENT)
+		return ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
+				    "no such directory");
+	if (e == ENOTDIR)
+		return ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
+				    "not a directory");
+	snprintf(why, sizeof(why), "%s", strerror(e));
+	why[0] = (char)tolower((unsigned char)why[0]);
+	return ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir, "cannot be reached: %s",
+			    why);
+}
+
+/*
  * DIR with a leading "~" or "~/" made the home directory ($HOME, else the
  * password database's), as a shell would: a client's JSON config runs
  * the server without a shell, and "~/src" would otherwise be a directory
@@ -685,8 +708,7 @@ cmd_mcp(int argc, char **argv)
 
 		if (real == NULL) {
 			rc = dir == NULL ? ws_error_set(WS_ENOMEM, NULL, "out of memory")
-					 : ws_error_set(WS_EWORKSPACE_NOT_FOUND, dir,
-							"%s", strerror(errno));
+					 : dir_error(dir, errno);
 			free(dir);
 			goto fail;
 		}

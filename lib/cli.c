@@ -1380,7 +1380,8 @@ ws_cli_print_help(const struct ws_cli *cli, FILE *f)
 {
 	const struct ws_tool *t = cli->tool;
 
-	fprintf(f, "Usage: %s\n%s\n", t->usage, t->description);
+	fprintf(f, "Usage: %s\n%s\n", t->usage,
+		t->help != NULL ? t->help : t->description);
 	if (t->nopts) {
 		fprintf(f, "\nOptions:\n");
 		for (size_t i = 0; i < t->nopts; i++)

@@ -186,7 +186,8 @@ static const struct ws_tool ws__grep_cli = {
 	.tool = "search_files",
 	.description = "Search file contents in the workspace with a PCRE2 "
 		       "regular expression (or a literal), like grep -rn, or "
-		       "find files by name (files: true with include globs). "
+		       "find files by name (output_mode files with include "
+		       "globs). "
 		       "Skips .git, .gitignore'd, hidden and binary files by "
 		       "default. Returns matches (path, line, column, text) "
 		       "and a summary; page with offset and summary.next_offset. "
@@ -194,6 +195,15 @@ static const struct ws_tool ws__grep_cli = {
 		       "summary.operand_errors (code, message) while the "
 		       "others are searched; the call then fails with the "
 		       "first one's error, its matches kept.",
+	.help = "Search file contents in the workspace with a PCRE2 regular "
+		"expression (or a literal, -F), like grep -rn, or find files by "
+		"name (--files with --include globs: wsgrep --files --include "
+		"'*.py'). Skips .git, .gitignore'd, hidden and binary files by "
+		"default. Prints path:line:text; --json returns the matches "
+		"(path, line, column, text) and a summary, 50 at a time: "
+		"--offset N reads on, N being the summary's next_offset. A PATH "
+		"that cannot be searched is reported while the others are "
+		"searched, and the exit status is then its error's.",
 	.usage = "wsgrep [OPTION]... PATTERN [PATH]...\n"
 		 "       wsgrep [OPTION]... -e PATTERN... [PATH]...\n"
 		 "       wsgrep --files [OPTION]... [PATH]...",
@@ -365,7 +375,7 @@ get_opts(struct wsgrep *g, struct ws_cli *cli, struct ws_ctx *ws,
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 					    cli->from_args ?
 					    "\"pattern\" is required (or "
-					    "\"files\": true)" :
+					    "output_mode \"files\")" :
 					    "missing PATTERN (see --help)");
 		*pats = realloc(*pats, (np + 1) * sizeof(**pats));
 		if (*pats == NULL)
@@ -934,6 +944,84 @@ grep_check(struct ws_cli *cli)
 	return 0;
 }
 
+/*
+ * A glob given where a regular expression or a path goes ("wsgrep
+ * '*.py'", "wsgrep hello '*.c'") is what people and models both type to
+ * find files by name: the hint says how, in the caller's terms (flags
+ * on the command line, argument names under --args and over MCP).
+ */
+static bool
+glob_like(const char *s)
+{
+	return s != NULL && strpbrk(s, "*?[") != NULL;
+}
+
+static void
+hint_glob_pattern(const struct ws_cli *cli, const char *pat)
+{
+	if (pat == NULL || (pat[0] != '*' && pat[0] != '?'))
+		return;
+	if (cli->from_args)
+		ws_error_set_hint("pattern is a regular expression, not a glob: "
+				  "to find files by name, send output_mode "
+				  "\"files\" with include [\"%s\"]; to search "
+				  "only those files, send include [\"%s\"] "
+				  "and a regular expression as pattern", pat,
+				  pat);
+	else
+		ws_error_set_hint("PATTERN is a regular expression, not a glob: "
+				  "to find files by name, wsgrep --files "
+				  "--include '%s'; to search only those files, "
+				  "wsgrep PATTERN --include '%s'", pat, pat);
+}
+
+static char *
+glob_path_hint(const struct ws_cli *cli, const char *path, bool files)
+{
+	char *h = NULL;
+	const char *base = strrchr(path, '/');
+
+	/* A glob after a directory: the last name is the include glob. */
+	base = base != NULL && base[1] != '\0' ? base + 1 : path;
+	if (cli->from_args) {
+		if (asprintf(&h, "paths are files or directories, not globs: "
+			     "send include [\"%s\"] instead%s", base,
+			     files ? "" : " (with pattern, the regular "
+			     "expression)") < 0)
+			h = NULL;
+	} else if (asprintf(&h, "PATH is a file or directory, not a glob: "
+			    "say %s--include '%s' instead", files ?
+			    "wsgrep --files " : "", base) < 0) {
+		h = NULL;
+	}
+	return h;
+}
+
+/* Hint every operand given as a glob that names no file. */
+static void
+hint_glob_operands(const struct wsgrep *g, struct ws_grep_summary *s, int rc)
+{
+	bool files = g->o.mode == WS_GREP_LIST;
+
+	for (size_t i = 0; i < s->noperand_errors; i++) {
+		struct ws_grep_operr *e = &s->operand_errors[i];
+		char *h;
+
+		if (e->code != WS_ENOT_FOUND || !glob_like(e->path) ||
+		    (h = glob_path_hint(g->cli, e->path, files)) == NULL)
+			continue;
+		free(e->hint);
+		e->hint = h;
+	}
+	if (rc == WS_ENOT_FOUND && glob_like(ws_error_last_path())) {
+		char *h = glob_path_hint(g->cli, ws_error_last_path(), files);
+
+		if (h != NULL)
+			ws_error_set_hint("%s", h);
+		free(h);
+	}
+}
+
 static int
 grep_run(struct ws_tcall *c)
 {
@@ -944,7 +1032,7 @@ grep_run(struct ws_tcall *c)
 	const char **pats = NULL;
 	const char *const *paths = NULL;
 	char *store = NULL;
-	size_t npaths = 0;
+	size_t npaths = 0, bad = 0;
 	int rc, status = 0;
 
 	g.c = c;
@@ -961,10 +1049,15 @@ grep_run(struct ws_tcall *c)
 	/* -q: the first result decides the exit status; no need for more. */
 	if (g.quiet)
 		g.o.max_results = 1;
-	if ((rc = ws_grep_compile(&g.o, &cg, NULL)) < 0)
+	if ((rc = ws_grep_compile(&g.o, &cg, &bad)) < 0) {
+		if (rc == WS_EINVALID_PATTERN && !g.o.fixed &&
+		    bad < g.o.npatterns)
+			hint_glob_pattern(cli, g.o.patterns[bad]);
 		goto fail;
+	}
 	g.buffered = g.json && !g.jsonl && npaths > 1;
 	rc = ws_grep_run(cg, c->ws, paths, npaths, on_item, &g, &sum);
+	hint_glob_operands(&g, &sum, rc);
 	/*
 	 * No PATH could be searched: plain mode names each, as grep does,
 	 * and -s keeps quiet about them (grep -s prints nothing); the

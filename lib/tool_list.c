@@ -88,12 +88,20 @@ static const struct ws_tool ws__list_cli = {
 	.prog = "wsls",
 	.tool = "list_directory",
 	.description = "List the entries of a workspace directory (name, type, "
-		       "symlink target; JSON adds path and size, a model's the "
-		       "path when recursive; long adds size, mtime, mode and "
+		       "symlink target; JSON adds path and size, and the text "
+		       "a model reads adds the path when recursive; long adds "
+		       "size, mtime, mode and "
 		       "a version token), optionally recursively (skipping "
 		       ".git and what .gitignore ignores).  Results are paged: "
 		       "when truncated, call again with offset set to "
 		       "next_offset.  Paths are virtual: / is the workspace root.",
+	.help = "List the entries of a workspace directory: name, type and "
+		"symlink target (--json adds path and size; -l adds size, "
+		"mtime, mode and a version token), or a whole tree with -R "
+		"(skipping .git and what .gitignore ignores). A JSON listing "
+		"is paged (200 entries): when \"truncated\" is true, run again "
+		"with --offset N, N being the next_offset it gives. Paths are "
+		"virtual: / is the workspace root.",
 	.usage = "wsls [OPTION]... [PATH]...",
 	.pos_name = "path",
 	.pos_help = "directory (or file) to list; default \"/\", the workspace root",

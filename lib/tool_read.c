@@ -76,6 +76,14 @@ static const struct ws_tool ws__read_cli = {
 		       "true and next_start_line says where to go on. A binary "
 		       "file gives metadata (mime_type) only unless base64 is "
 		       "true.",
+	.help = "Read a file in the workspace, or a range of its lines "
+		"(--start-line and --end-line, 1-based, inclusive), or its last "
+		"lines (--tail). With --json it returns the content, the line "
+		"range, total_lines, size and a version token; a long file then "
+		"comes a page at a time (2000 lines or 64 KiB): \"truncated\" is "
+		"true and --start-line NEXT reads on, NEXT being the "
+		"next_start_line it gives. A binary file gives its metadata "
+		"(mime_type) only, unless --base64 is given.",
 	.usage = "wsread [OPTION]... PATH...",
 	.pos_name = "path",
 	.pos_help = "file to read: relative to the workspace root, or a "

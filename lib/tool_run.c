@@ -138,6 +138,12 @@ static const struct ws_tool ws__run_cli = {
 		       "command is an array (argv, run directly) or a string "
 		       "(run by /bin/sh -c). Returns exit_code, stdout, stderr "
 		       "(head and tail when long), timed_out and duration_ms.",
+	.help = "Run a command in the workspace, confined by the kernel to it "
+		"(no network, no access outside), with a timeout. COMMAND and "
+		"its ARGs are run directly; -c runs a string with /bin/sh -c. "
+		"The command's output streams through and wsrun exits with its "
+		"status; --json returns exit_code, stdout, stderr (head and tail "
+		"when long), timed_out and duration_ms.",
 	.usage = "wsrun [OPTION]... [--] COMMAND [ARG]...\n"
 		 "       wsrun [OPTION]... -c 'SHELL STRING' [ARG0 [ARG]...]\n"
 		 "       wsrun --probe",
@@ -1067,6 +1073,41 @@ warn_real_paths(const struct ws_ctx *ws, const struct ws_run_opts *o)
 	}
 }
 
+/*
+ * A command line's slips that end in "command not found": a whole
+ * command given as one word ("wsrun 'ls -l'") and a shell builtin that
+ * has no program ("wsrun cd /tmp").  The hint says what to type.
+ */
+static void
+hint_not_found(const char *cmd)
+{
+	static const char *const builtins[] = {
+		"cd", "pushd", "export", "source", "alias", "set", "unset",
+		"ulimit", "umask", "exec", "eval", "shopt", "type",
+	};
+
+	if (cmd == NULL)
+		return;
+	if (strpbrk(cmd, " \t") != NULL) {
+		ws_error_set_hint("the command is one argument holding a space: "
+				  "split it into words (wsrun CMD ARG...) or "
+				  "give it to a shell (wsrun -c '%s')", cmd);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (strcmp(cmd, builtins[i]) == 0) {
+			ws_error_set_hint("%s is a shell builtin, not a program: "
+					  "%sgive a shell the whole line (wsrun "
+					  "-c '%s ...; ...')", cmd,
+					  i < 2 ? "run the command in a directory "
+					  "with --cwd VPATH, or " :
+					  strcmp(cmd, "export") == 0 ?
+					  "set a variable with --env NAME=VALUE, "
+					  "or " : "", cmd);
+			return;
+		}
+}
+
 static int
 run_run(struct ws_tcall *c)
 {
@@ -1191,6 +1232,9 @@ run_run(struct ws_tcall *c)
 	status = r.status;
 	goto out;
 fail:
+	if (rc == WS_ENOT_FOUND && r.status == WS_RUN_EXIT_NOTFOUND &&
+	    !cli->from_args && !WS_OPT(cli, O_SHELL)->set)
+		hint_not_found(o.argv != NULL ? o.argv[0] : NULL);
 	status = ws_tcall_fail(c, rc);
 	/* Its own failures never look like the command's status. */
 	if (status != 0)

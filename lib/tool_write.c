@@ -71,6 +71,9 @@
 		  "move (rename) PATH to DEST (DEST/: into that directory)", 0}
 #define OPT_FORCE {"force", 'f', WS_OPT_FLAG, NULL, \
 		   "move: replace DEST if it exists", 0}
+#define OPT_ALLOW_EMPTY {"allow-empty", 0, WS_OPT_FLAG, NULL, \
+			 "let standard input that gives nothing empty a " \
+			 "non-empty file (refused otherwise)", WS_OPT_NOSCHEMA}
 #define OPT_NO_SYNC {"no-sync", 0, WS_OPT_FLAG, NULL, \
 		     "skip fsync (faster, not crash-safe)", WS_OPT_NOSCHEMA}
 #define OPT_TOOL {"tool", 0, WS_OPT_STR, "NAME", \
@@ -81,7 +84,7 @@ static const struct ws_opt write_opts[] = {
 	OPT_CONTENT, OPT_CONTENT_B64, OPT_APPEND, OPT_CREATE_ONLY, OPT_PARENTS,
 	OPT_EDIT, OPT_OLD, OPT_NEW, OPT_ALL, OPT_EDITS, OPT_DRY_RUN, OPT_DIFF,
 	OPT_IF_VERSION, OPT_MKDIR, OPT_DELETE, OPT_RECURSIVE, OPT_MOVE,
-	OPT_FORCE, OPT_NO_SYNC, OPT_TOOL,
+	OPT_FORCE, OPT_ALLOW_EMPTY, OPT_NO_SYNC, OPT_TOOL,
 };
 static const struct ws_opt edit_opts[] = {
 	OPT_OLD, OPT_NEW, OPT_ALL, OPT_EDITS, OPT_DRY_RUN, OPT_IF_VERSION,
@@ -111,6 +114,13 @@ static const struct ws_tool ws__write_cli[T_COUNT] = {
 			       "or several edits). Also creates directories (mkdir), "
 			       "deletes (delete, recursive) and moves (move). Paths "
 			       "are relative to the workspace root.",
+		.help = "Create or overwrite a file with the given content "
+			"(atomically, creating parent directories), append to it "
+			"(--append), or edit it by replacing an exact text "
+			"(--edit --old S --new S, repeatable). Also creates "
+			"directories (--mkdir), deletes (--delete, -r for a tree) "
+			"and moves (--move DEST). Paths are relative to the "
+			"workspace root.",
 		.usage = "wswrite [OPTION]... PATH\n"
 			 "       wswrite --edit --old S --new S [--old S --new S]... "
 			 "[--all] [OPTION]... PATH\n"
@@ -658,6 +668,15 @@ write_run(struct ws_tcall *c, int t)
 			if (rc < 0)
 				goto fail;
 			o.content = input;
+			/*
+			 * A pipe that gave nothing is a command upstream that
+			 * failed ("wsread nosuch | wswrite notes.txt") far
+			 * more often than a wish to empty the file: a
+			 * non-empty file keeps its content unless that is said
+			 * (--content '', --allow-empty).  A terminal's Ctrl-D
+			 * at once is said on purpose.
+			 */
+			o.keep_nonempty = !isatty(0) && !FLAG("allow-empty");
 		}
 		rc = ws_write(ws, path, &o, &r);
 	}

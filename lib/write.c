@@ -1939,6 +1939,15 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	if (o->create_only)
 		return ws_error_set(WS_EALREADY_EXISTS, path,
 				    "already exists (create_only was asked for)");
+	if (o->keep_nonempty && !o->edit && !o->append && o->len == 0 &&
+	    res->st.st_size > 0) {
+		ws_error_set(WS_EINVALID_ARGUMENT, path, "no content: standard "
+			     "input gave 0 bytes and the file holds %lld bytes; "
+			     "nothing was written", (long long)res->st.st_size);
+		ws_error_set_hint("to empty the file, say --content '' or "
+				  "--allow-empty");
+		return WS_EINVALID_ARGUMENT;
+	}
 	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
 		return rc;
 	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0 ||

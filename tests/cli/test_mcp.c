@@ -919,7 +919,15 @@ START_TEST(usage_and_workspace_errors)
 	wst_run_free(&r);
 	wst_run(&r, NULL, "wstools", "mcp", "/nonexistent/dir", NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_ptr_nonnull(strstr(r.err, "WORKSPACE_NOT_FOUND"));
+	/* FTU9 11: in the house's words, not strerror's capitalised ones. */
+	ck_assert_msg(strstr(r.err, "wstools mcp: /nonexistent/dir: no such "
+			     "directory (WORKSPACE_NOT_FOUND)") != NULL, "%s",
+		      r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "mcp", "/etc/passwd/x", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "/etc/passwd/x: not a directory "
+			     "(WORKSPACE_NOT_FOUND)") != NULL, "%s", r.err);
 	wst_run_free(&r);
 	/* --workspace and the mounts are checked at start too. */
 	wst_run(&r, NULL, "wstools", "mcp", "--workspace", "/nonexistent/dir", NULL);

@@ -841,6 +841,70 @@ START_TEST(invalid_pattern)
 END_TEST
 
 /*
+ * FTU9 1: a glob given as the pattern or as a PATH fails as before, with
+ * a hint saying how to find or search files by name, in the caller's
+ * terms: flags on the command line, argument names under --args.
+ */
+START_TEST(glob_given_hints_include)
+{
+	struct wst_run r;
+
+	wst_write(ws, "a.py", "hello\n");
+	RUNP(&r, "*.py", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "(INVALID_PATTERN)\nwsgrep: hint: PATTERN "
+			     "is a regular expression, not a glob: to find "
+			     "files by name, wsgrep --files --include '*.py'")
+		      != NULL, "%s", r.err);
+	wst_run_free(&r);
+	RUNJ(&r, "**/*.py", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_PATTERN");
+	ck_assert_msg(strstr(r.out, "--include '**/*.py'") != NULL, "%s",
+		      r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsgrep", "--workspace", ws, "--args",
+		"{\"pattern\":\"*.py\"}", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_PATTERN");
+	ck_assert_msg(strstr(r.out, "send output_mode \\\"files\\\" with "
+			     "include [\\\"*.py\\\"]") != NULL, "%s", r.out);
+	ck_assert_ptr_null(strstr(r.out, "--"));
+	wst_run_free(&r);
+	/* A regex that fails for another reason gets no such hint. */
+	RUNP(&r, "ab(c", NULL);
+	ck_assert_ptr_null(strstr(r.err, "glob"));
+	wst_run_free(&r);
+	/* A glob as PATH: NOT_FOUND, hint naming --include. */
+	RUNP(&r, "--files", "*.py", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(strstr(r.err, "wsgrep: hint: PATH is a file or directory, "
+			     "not a glob: say wsgrep --files --include '*.py' "
+			     "instead") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	RUNP(&r, "hello", "*.c", "a.py", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_ptr_nonnull(strstr(r.out, "/a.py:1:hello"));
+	ck_assert_msg(strstr(r.err, "say --include '*.c' instead") != NULL,
+		      "%s", r.err);
+	wst_run_free(&r);
+	RUNJ(&r, "hello", "src/*.c", NULL);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	ck_assert_msg(strstr(r.out, "say --include '*.c' instead") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsgrep", "--workspace", ws, "--args",
+		"{\"output_mode\":\"files\",\"paths\":[\"*.py\"]}", NULL);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	ck_assert_msg(strstr(r.out, "send include [\\\"*.py\\\"] instead")
+		      != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* A PATH without glob characters keeps its own words. */
+	RUNP(&r, "hello", "nosuch.c", NULL);
+	ck_assert_ptr_null(strstr(r.err, "glob"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * rg's "*.{c,h}" is no gitignore syntax: the braces would be literal
  * and match nothing, so a search that silently found nothing (exit 1)
  * is refused instead, saying how to write it.  An escaped brace, or one
@@ -1478,6 +1542,7 @@ suite(void)
 	tcase_add_test(tc, policy_skips_unopened);
 	tcase_add_test(tc, redos_bounded);
 	tcase_add_test(tc, invalid_pattern);
+	tcase_add_test(tc, glob_given_hints_include);
 	tcase_add_test(tc, brace_globs_refused);
 	tcase_add_test(tc, paging);
 	tcase_add_test(tc, odd_bytes);

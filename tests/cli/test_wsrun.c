@@ -3977,6 +3977,23 @@ START_TEST(exit_statuses)
 	 * view's clean-up had wiped it to ""). */
 	ck_assert_msg(strstr(r.out, "\"no-such-command-wsrun: command not found\"") != NULL,
 		      "%s", r.out);
+	/* A command with no slip in it gets no hint. */
+	ck_assert_msg(strstr(r.out, "\"hint\"") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	/*
+	 * FTU9 10: a whole command given as one argument, and a shell
+	 * builtin, say what to type instead.
+	 */
+	RUNM(&r, 0, "ls -l");
+	ck_assert_int_eq(r.status, 127);
+	ck_assert_msg(strstr(r.out, "one argument holding a space") != NULL &&
+		      strstr(r.out, "(wsrun -c 'ls -l')") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	RUNM(&r, 0, "cd", "/tmp");
+	ck_assert_int_eq(r.status, 127);
+	ck_assert_msg(strstr(r.out, "cd is a shell builtin, not a program: run "
+			     "the command in a directory with --cwd VPATH")
+		      != NULL, "%s", r.out);
 	wst_run_free(&r);
 	wst_write(ws, "script", "#!/bin/sh\necho hi\n");
 	RUNM(&r, 0, "--", "./script");

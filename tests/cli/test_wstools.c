@@ -339,6 +339,55 @@ START_TEST(help_where_asked)
 }
 END_TEST
 
+/*
+ * FTU9 2: each tool's --help speaks its flags, not the JSON arguments
+ * of its schema ("start_line and end_line", "base64 is true", "offset
+ * set to next_offset", wsgrep's "files: true" that is no argument, and
+ * wsls's garbled "a model's the path"); --schema keeps the arguments.
+ */
+START_TEST(help_speaks_flags)
+{
+	static const struct {
+		const char *tool, *flag;
+	} t[] = {
+		{"wsread", "--start-line and --end-line"}, {"wsread", "--base64"},
+		{"wsls", "--offset N"}, {"wsgrep", "--files with --include"},
+		{"wsgrep", "--offset N"}, {"wswrite", "--edit --old S"},
+		{"wsrun", "-c runs a string"},
+	};
+	static const char *const bad[] = {
+		"start_line and", "base64 is true", "offset set to",
+		"files: true", "a model's the", "command is an array",
+		"(mkdir)",
+	};
+	struct wst_run r;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *end;
+
+		wst_run(&r, NULL, t[i].tool, "--help", NULL);
+		ck_assert_int_eq(r.status, 0);
+		end = strstr(r.out, "\nOptions:");
+		ck_assert_ptr_nonnull(end);
+		*end = '\0';
+		ck_assert_msg(strstr(r.out, t[i].flag) != NULL, "%s: %s",
+			      t[i].tool, r.out);
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+			ck_assert_msg(strstr(r.out, bad[k]) == NULL, "%s: %s",
+				      t[i].tool, r.out);
+		wst_run_free(&r);
+	}
+	wst_run(&r, NULL, "wsgrep", "--schema", NULL);
+	ck_assert_msg(strstr(r.out, "output_mode files with include globs")
+		      != NULL, "%s", r.out);
+	ck_assert_ptr_null(strstr(r.out, "files: true"));
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsls", "--schema", NULL);
+	ck_assert_ptr_null(strstr(r.out, "a model's the"));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(usage_errors)
 {
 	struct wst_run r;
@@ -692,6 +741,7 @@ suite(void)
 	tcase_add_test(tc, errors_in_the_models_terms);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, help_where_asked);
+	tcase_add_test(tc, help_speaks_flags);
 	tcase_add_test(tc, stray_words_next_to_the_json);
 	tcase_add_test(tc, run_command_default_view);
 	suite_add_tcase(s, tc);

@@ -260,6 +260,29 @@ START_TEST(content_sources)
 	expect_ok(&r);
 	wst_run_free(&r);
 	assert_file(ws, "pipe-empty", "");
+	/*
+	 * FTU9 5: a pipe that gives nothing over a non-empty file ("wsread
+	 * nosuch | wswrite notes.txt") is refused as /dev/null is, the file
+	 * kept, unless --allow-empty says so; over an empty file, or
+	 * appending, nothing is lost and it is done.
+	 */
+	W(&r, "", "keep.txt");
+	ck_assert_msg(strstr(r.out, "standard input gave 0 bytes and the file "
+			     "holds 8 bytes") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "--allow-empty") != NULL, "%s", r.out);
+	expect_fail(&r, "INVALID_ARGUMENT", 2);
+	assert_file(ws, "keep.txt", "keep me\n");
+	W(&r, "", "--append", "keep.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	W(&r, "", "pipe-empty");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "keep.txt", "keep me\n");
+	W(&r, "", "--allow-empty", "keep.txt");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "keep.txt", "");
 
 	/* An empty content makes an empty file. */
 	W(&r, NULL, "--content", "", "empty");

@@ -88,7 +88,12 @@ struct ws_tool {
 	/* Its man page, where not prog's ("wstools-mcp"); NULL: prog. */
 	const char *page;
 	const char *tool;	 /* "read_file" */
-	const char *description; /* for --help and --schema */
+	const char *description; /* for --schema (and --help unless help) */
+	/*
+	 * --help's paragraph where the description speaks of JSON
+	 * arguments: a person reads flags (--start-line, not start_line).
+	 */
+	const char *help;
 	const char *usage;	 /* "wsread [OPTION]... PATH" */
 	const char *pos_name;	 /* JSON key of the positionals: "path" */
 	const char *pos_help;

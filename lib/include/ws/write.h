@@ -147,6 +147,11 @@ struct ws_wopts {
 	size_t len;
 	bool append;	  /* add to the end instead of replacing */
 	bool create_only; /* an existing file is WS_EALREADY_EXISTS */
+	/*
+	 * Empty content over a non-empty file is WS_EINVALID_ARGUMENT (the
+	 * content came from a pipe that gave nothing, not a wish to empty it).
+	 */
+	bool keep_nonempty;
 	bool parents;	  /* create missing parent directories */
 	bool edit;	  /* replace old by repl in the file instead */
 	const char *old, *repl;
