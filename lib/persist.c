@@ -88,6 +88,30 @@ const char *const ws_home_persist[] = {
 	 * of it (--allow-write) or pip's --target elsewhere does it.
 	 */
 	".local/lib/",
+	/*
+	 * More version managers (review14 02): shims and toolchains on
+	 * PATH, or a script .bashrc sources (rbenv, asdf, SDKMAN!, GHCup,
+	 * opam, Bun, Deno, Volta, pnpm, mise; mise's configuration also
+	 * runs hooks and sources files).
+	 */
+	".rbenv/", ".asdf/", ".sdkman/", ".ghcup/", ".opam/", ".bun/bin/",
+	".deno/bin/", ".volta/", ".local/share/pnpm/", ".local/share/mise/",
+	".config/mise/",
+	/*
+	 * Jupyter's user kernelspecs (one named python3 shadows the
+	 * system's: its argv runs when a notebook starts) and podman's
+	 * configuration (containers.conf names hooks and runtimes).
+	 */
+	".local/share/jupyter/kernels/", ".config/containers/",
+	/* Terminals' configuration, which names the shell they start. */
+	".wezterm.lua", ".config/kitty/", ".config/alacritty/",
+	/*
+	 * Interpreters' and clients' start-up files (Erlang, pry, Octave,
+	 * Guile, SBCL, OCaml, tclsh, xonsh; mysql's pager; sbt's global
+	 * plugins).
+	 */
+	".erlang", ".pryrc", ".octaverc", ".guile", ".sbclrc", ".ocamlinit",
+	".tclshrc", ".xonshrc", ".my.cnf", ".sbt/",
 };
 const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);

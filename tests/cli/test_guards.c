@@ -774,6 +774,52 @@ START_TEST(persistence_home_places_review12)
 END_TEST
 
 /*
+ * Review14 02: the places review14 found missing from HOME's list
+ * (version managers, Jupyter's user kernelspecs, podman's configuration,
+ * terminals', interpreters' and clients' start-up files) are refused,
+ * with ~/.config and ~/.local/share there; siblings that run nothing
+ * are not.
+ */
+START_TEST(persistence_home_places_review14)
+{
+	static const char *const files[] = {
+		".rbenv/shims/ruby", ".asdf/asdf.sh", ".sdkman/bin/sdkman-init.sh",
+		".ghcup/env", ".opam/opam-init/init.sh", ".bun/bin/bun",
+		".deno/bin/deno", ".volta/bin/node", ".local/share/pnpm/pnpm",
+		".local/share/mise/shims/python", ".config/mise/config.toml",
+		".local/share/jupyter/kernels/python3/kernel.json",
+		".config/containers/containers.conf", ".wezterm.lua",
+		".config/kitty/kitty.conf", ".config/alacritty/alacritty.toml",
+		".erlang", ".pryrc", ".octaverc", ".guile", ".sbclrc", ".ocamlinit",
+		".tclshrc", ".xonshrc", ".my.cnf", ".sbt/1.0/plugins/p.sbt",
+	};
+	static const char *const free_files[] = {
+		".bun/install/cache/x", ".deno/deps/x", ".local/share/jupyter/runtime/x",
+		".erlang.cookie.bak", ".config/kitty.bak",
+	};
+	char *ws = wst_path(base, "home");
+
+	wst_mkdir(ws, ".config");
+	wst_mkdir(ws, ".local/share");
+	free(cfg_env);
+	cfg_env = NULL;
+	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+
+		whp(ws, true, w);
+		ck_assert_msg(!exists_at(ws, files[i]), "%s", files[i]);
+	}
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		whp(ws, false, w);
+	}
+	free(ws);
+}
+END_TEST
+
+/*
  * Review12 05: HOME outside the workspace, but the environment puts a
  * part of HOME's places in it: XDG_CONFIG_HOME (git's global
  * configuration, systemd user units), XDG_DATA_HOME (through a link,
@@ -1575,6 +1621,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_places);
 	tcase_add_test(tc, persistence_home_linked_parents);
 	tcase_add_test(tc, persistence_home_places_review12);
+	tcase_add_test(tc, persistence_home_places_review14);
 	tcase_add_test(tc, persistence_xdg_bases);
 	tcase_add_test(tc, persistence_home_spoofed_or_aliased);
 	suite_add_tcase(s, tc);

@@ -2370,6 +2370,98 @@ START_TEST(home_persist_places_review12)
 END_TEST
 
 /*
+ * The places review14 (02) found missing from HOME's list: one file in
+ * each, as a command would plant it.  Shared with the file tools' suites
+ * in spirit (tests/cli/test_guards.c has its own copy).
+ */
+static const char *const review14_places[] = {
+	".rbenv/shims/ruby", ".asdf/asdf.sh", ".sdkman/bin/sdkman-init.sh",
+	".ghcup/env", ".opam/opam-init/init.sh", ".bun/bin/bun",
+	".deno/bin/deno", ".volta/bin/node", ".local/share/pnpm/pnpm",
+	".local/share/mise/shims/python", ".config/mise/config.toml",
+	".local/share/jupyter/kernels/python3/kernel.json",
+	".config/containers/containers.conf", ".wezterm.lua",
+	".config/kitty/kitty.conf", ".config/alacritty/alacritty.toml",
+	".erlang", ".pryrc", ".octaverc", ".guile", ".sbclrc", ".ocamlinit",
+	".tclshrc", ".xonshrc", ".my.cnf", ".sbt/1.0/plugins/p.sbt",
+};
+
+/*
+ * Review14 02: with HOME the workspace (~/.config and ~/.local/share
+ * there, as in any used HOME), what a command plants in each of those
+ * places does not stay, in either view; nor with XDG_CONFIG_HOME and
+ * XDG_DATA_HOME elsewhere in the workspace, for the ones below them.
+ */
+START_TEST(home_persist_places_review14)
+{
+	const size_t np = sizeof(review14_places) / sizeof(review14_places[0]);
+	struct wst_run r;
+	char hv[4200], *cmd, *xc, *xd;
+	size_t cl = 64;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", NULL};
+
+	for (size_t i = 0; i < np; i++)
+		cl += 2 * strlen(review14_places[i]) + 64;
+	ck_assert((cmd = malloc(cl)) != NULL);
+	strcpy(cmd, "for f in");
+	for (size_t i = 0; i < np; i++) {
+		strcat(cmd, " ");
+		strcat(cmd, review14_places[i]);
+	}
+	strcat(cmd, "; do mkdir -p \"$(dirname $f)\"; echo evil > $f; done; echo made");
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      cmd, NULL};
+
+		wst_mkdir(ws, ".config");
+		wst_mkdir(ws, ".local/share");
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		for (size_t i = 0; i < np; i++)
+			ck_assert_msg(!exists_in(ws, review14_places[i]), "view %d: %s: %s",
+				      view, review14_places[i], r.out);
+		wst_run_free(&r);
+	}
+	/* The XDG bases elsewhere in the workspace take theirs. */
+	ck_assert(asprintf(&xc, "XDG_CONFIG_HOME=%s/xc", ws) > 0);
+	ck_assert(asprintf(&xd, "XDG_DATA_HOME=%s/xd", ws) > 0);
+	env[1] = xc;
+	env[2] = xd;
+	wst_mkdir(ws, "xc");
+	/* Jupyter's own directory there: the first missing component of a
+	 * place goes as a whole, the rest of an existing one stays. */
+	wst_mkdir(ws, "xd/jupyter");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "mkdir -p xc/mise xc/kitty xd/jupyter/kernels/p xd/pnpm && "
+				      "echo evil > xc/mise/config.toml && echo evil > xc/kitty/kitty.conf && "
+				      "echo evil > xd/jupyter/kernels/p/kernel.json && "
+				      "echo evil > xd/pnpm/pnpm && mkdir -p xd/jupyter/other && "
+				      "echo ok > xd/jupyter/other/x; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, "xc/mise/config.toml"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "xc/kitty/kitty.conf"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "xd/jupyter/kernels/p/kernel.json"), "view %d: %s",
+			      view, r.out);
+		ck_assert_msg(!exists_in(ws, "xd/pnpm/pnpm"), "view %d: %s", view, r.out);
+		/* The rest of the base is the command's. */
+		ck_assert_msg(exists_in(ws, "xd/jupyter/other/x"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+	}
+	free(xc);
+	free(xd);
+	free(cmd);
+}
+END_TEST
+
+/*
  * Review12 05: HOME outside the workspace, XDG_CONFIG_HOME, XDG_DATA_HOME,
  * ZDOTDIR, PYTHONUSERBASE and GIT_CONFIG_GLOBAL (of wsrun's environment:
  * the host programs' one) in it.  What a command makes in their places
@@ -4413,6 +4505,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
+	tcase_add_test(tf, home_persist_places_review14);
 	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
