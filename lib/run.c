@@ -904,56 +904,23 @@ ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
  * place itself is removed after the command if it made it, not the first
  * missing directory on the way (a command's ~/.local/lib stays when
  * ~/.local/bin goes).  Its parent is opened then without following a
- * link.
+ * link.  hp (nhp) is the call's resolution of the places
+ * (ws_ctx_home_places(), the sandbox plan's); whether each exists is
+ * asked here, now.
  */
 static int
-ws__base_places(struct ws_ctx *ws, const char *home, int kind,
-		struct ws__place **out, size_t *n);
-
-static int
-ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
-{
-	struct ws_persist_base xb[WS_PERSIST_NKINDS];
-	char *home = ws_home_real();
-	size_t nxb = ws_persist_bases(xb);
-	int rc = 0;
-
-	/* HOME's, then those below the bases the environment moves
-	 * (XDG_CONFIG_HOME, ...: review12 05). */
-	if (home != NULL)
-		rc = ws__base_places(ws, home, WS_PERSIST_HOME, out, n);
-	for (size_t k = 0; k < nxb; k++) {
-		if (rc == 0)
-			rc = ws__base_places(ws, xb[k].dir, xb[k].kind, out, n);
-		free(xb[k].dir);
-	}
-	free(home);
-	return rc;
-}
-
-/* ws__home_places() for the places below one base, home, of kind. */
-static int
-ws__base_places(struct ws_ctx *ws, const char *home, int kind,
+ws__home_places(struct ws_ctx *ws, const struct ws_home_place *hp, size_t nhp,
 		struct ws__place **out, size_t *n)
 {
-	struct ws_place_memo memo = {0};
-	char real[4352];
 	int rc = 0;
 
-	/* Each place as spelled, then (odd j) as reached through a link on
-	 * its way (stow's ~/.config -> dotfiles/config, review11). */
-	for (size_t j = 0; rc == 0 && j < 2 * ws_home_persist_n; j++) {
-		const char *rest, *sl;
+	for (size_t j = 0; rc == 0 && j < nhp; j++) {
+		const char *rest = hp[j].rest, *sl;
 		struct ws__place *nv;
 		struct stat st;
-		size_t i = j / 2;
-		int a = j % 2 == 0
-			? ws_ctx_home_place(ws, home, kind, i, real, sizeof(real), &rest)
-			: ws_ctx_home_place_resolved(ws, home, kind, i, real,
-						     sizeof(real), &rest, &memo);
+		int a = hp[j].anchor;
 
-		if (a < 0 ||
-		    fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+		if (fstatat(ws->anchors[a].fd, rest, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 		    errno != ENOENT)
 			continue;
 		/*
@@ -978,7 +945,6 @@ ws__base_places(struct ws_ctx *ws, const char *home, int kind,
 			break;
 		}
 		*out = nv;
-		sl = strrchr(rest, '/');
 		nv[*n].anchor = a;
 		nv[*n].parent = sl ? strndup(rest, (size_t)(sl - rest)) : strdup("");
 		nv[*n].name = strdup(sl ? sl + 1 : rest);
@@ -986,15 +952,21 @@ ws__base_places(struct ws_ctx *ws, const char *home, int kind,
 		if (nv[*n - 1].name == NULL || nv[*n - 1].parent == NULL)
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
-	ws_place_memo_free(&memo);
 	return rc;
 }
 
+/*
+ * plan: the call's sandbox plan, whose resolution of HOME's places the
+ * snapshot takes when it made one (home_done); NULL, or none made: the
+ * places are resolved here.
+ */
 static int
-ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
+ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
+		    struct ws__place **out, size_t *n)
 {
+	struct ws_home_place *hp = NULL;
 	const char *lit;
-	size_t nown;
+	size_t nown, nhp = 0;
 	int rc = 0;
 
 	*out = NULL;
@@ -1021,8 +993,12 @@ ws__places_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		for (size_t a = 0; rc == 0 && a < ws->nanchors; a++)
 			if (!ws->anchors[a].ro)
 				rc = ws__place_add(ws, (int)a, lit, true, out, n);
-	if (rc == 0)
-		rc = ws__home_places(ws, out, n);
+	if (rc == 0 && plan != NULL && plan->home_done)
+		rc = ws__home_places(ws, plan->home_places, plan->nhome_places,
+				     out, n);
+	else if (rc == 0 && (rc = ws_ctx_home_places(ws, &hp, &nhp)) == 0)
+		rc = ws__home_places(ws, hp, nhp, out, n);
+	ws_home_places_free(hp, nhp);
 	if (rc == 0)
 		rc = ws__markers_snapshot(ws, out, n);
 	for (size_t i = 0; i < *n; i++)
@@ -3027,7 +3003,7 @@ ws__close(int *fd)
  */
 static int
 ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
-	    long long *waited)
+	    long long *waited, bool *blocked)
 {
 	long long t0 = ws__now_ms();
 	long long until = o->timeout_ms > 0 ? t0 + o->timeout_ms : -1;
@@ -3036,6 +3012,7 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 
 	*out = -1;
 	*waited = 0;
+	*blocked = false;
 	if (sb != NULL && strcmp(sb, "1") == 0)
 		return 0;
 	fd = openat(ws->anchors[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -3056,6 +3033,7 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 					    "so that what one leaves in a repository is "
 					    "never taken for the user's by another)");
 		}
+		*blocked = true;
 		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	}
 	*out = fd;
@@ -4093,7 +4071,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	size_t init_stack_sz = 0;
 	struct ws__zygote zyg = {.pid = 0, .go = {-1, -1}};
 	struct ws__base zbase = {.on = false};
-	bool ahead_asked = false, taken = false;
+	bool ahead_asked = false, taken = false, blocked = false;
 	struct ws_netproxy *proxy = NULL;
 	struct ws__guardian guard = {.pid = -1, .pidfd = -1, .sock = -1, .id = 0};
 	struct ws_pending_rec prec = {.dfd = -1, .fd = -1};
@@ -4250,14 +4228,18 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 * while init builds the root.  (Taken in this thread after the
 	 * clone, init waited for a word on its socket: on a loaded machine
 	 * a time slice more, measured.  Init waits on the thread's futex
-	 * only when the walk is the slower.)
+	 * only when the walk is the slower.)  HOME's places as the plan
+	 * resolved them a moment ago, in this thread (whether each exists
+	 * is asked again); after a wait for another command's lock,
+	 * resolved again: that command may have changed the way to them.
 	 */
 	vcs_async = o->isolate != WS_ISOLATE_NONE && WS__INIT_SHARES_VM &&
 		    ws__environ_detached && r->iso.layer[WS_LAYER_PIDNS].planned &&
 		    !plan.userns && ws__vsnap_worth(ws);
 	if (o->isolate != WS_ISOLATE_NONE &&
-	    ((rc = ws__ws_lock(ws, o, &wslock, &waited)) < 0 ||
-	     (rc = ws__places_snapshot(ws, &places, &nplaces)) < 0 ||
+	    ((rc = ws__ws_lock(ws, o, &wslock, &waited, &blocked)) < 0 ||
+	     (rc = ws__places_snapshot(ws, blocked ? NULL : &plan, &places,
+				       &nplaces)) < 0 ||
 	     (!vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)))
 		goto out;
 	/* What it makes there counts as absent for other calls meanwhile. */

@@ -642,34 +642,23 @@ ws__guard_with_parents(struct ws_sandbox_plan *p, const struct ws_anchor *an,
 /*
  * HOME's persistence places (ws/persist.h, the list the file tools refuse
  * to change) that exist in a writable anchor: read-only, their parents
- * pinned.  Missing ones are removed after the command if it made them
- * (lib/run.c).
+ * pinned, by their spelling and, reached through a link (stow's
+ * ~/.config -> dotfiles/config), by the place it names too, or the
+ * command writes it by either name (review11).  Missing ones are removed
+ * after the command if it made them (lib/run.c, from the same
+ * resolution, kept in the plan).
  */
 static int
-ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
-		       const char *home, int kind)
+ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws)
 {
-	struct ws_place_memo memo = {0};
-	char real[4352];
-	int rc = 0;
+	int rc;
 
-	for (size_t i = 0; rc == 0 && i < ws_home_persist_n; i++) {
-		const char *rest;
-		int a = ws_ctx_home_place(ws, home, kind, i, real, sizeof(real),
-					  &rest);
-
-		if (a >= 0)
-			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
-		/*
-		 * Reached through a link (stow's ~/.config -> dotfiles/config):
-		 * the place it names is bound too, or the command writes it
-		 * by either name (review11).
-		 */
-		if (rc == 0 && (a = ws_ctx_home_place_resolved(ws, home, kind, i,
-					real, sizeof(real), &rest, &memo)) >= 0)
-			rc = ws__guard_with_parents(p, &ws->anchors[a], rest);
-	}
-	ws_place_memo_free(&memo);
+	if ((rc = ws_ctx_home_places(ws, &p->home_places, &p->nhome_places)) < 0)
+		return rc;
+	p->home_done = true;
+	for (size_t i = 0; rc == 0 && i < p->nhome_places; i++)
+		rc = ws__guard_with_parents(p, &ws->anchors[p->home_places[i].anchor],
+					    p->home_places[i].rest);
 	return rc;
 }
 
@@ -837,11 +826,8 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		ws__bases_free(home, xb, nxb);
 		return rc;
 	}
-	if (home != NULL)
-		rc = ws__guard_home_persist(p, ws, home, WS_PERSIST_HOME);
-	for (size_t k = 0; rc == 0 && k < nxb; k++)
-		rc = ws__guard_home_persist(p, ws, xb[k].dir, xb[k].kind);
 	ws__bases_free(home, xb, nxb);
+	rc = ws__guard_home_persist(p, ws);
 	for (size_t i = 0; rc == 0 && i < ng; i++) {
 		const char *rest = NULL;
 		int a;
@@ -1040,6 +1026,10 @@ ws_sandbox_plan_free(struct ws_sandbox_plan *p)
 	}
 	free(p->paths);
 	free(p->guards);
+	ws_home_places_free(p->home_places, p->nhome_places);
+	p->home_places = NULL;
+	p->nhome_places = 0;
+	p->home_done = false;
 	p->paths = p->guards = NULL;
 	p->npaths = p->nguards = p->cap = p->gcap = 0;
 }

@@ -1087,31 +1087,29 @@ ws__memo_prefix(struct ws_place_memo *m, const char *pre, char ***e, size_t *ne)
 }
 
 /*
- * Read the directory home (its first hlen bytes of lexical) into m's
- * listing, once: names NUL-separated, each one's dirent type.
+ * Read the directory dir (a real directory: no link followed) into
+ * names (NUL-separated) and each one's dirent type into types: 1, or
+ * -1 where it cannot be read (what was read so far is kept, to be
+ * freed).
  */
-static void
-ws__memo_list(struct ws_place_memo *m, const char *lexical, size_t hlen)
+static int
+ws__list_read(const char *dir, char **names, unsigned char **types,
+	      size_t *nnames, size_t *names_len)
 {
 	char buf[16384];
 	size_t cap = 0;
 	int fd;
 
-	if (m->listed != 0)
-		return;
-	m->listed = -1;
-	if ((m->home = strndup(lexical, hlen > 0 ? hlen : 1)) == NULL)
-		return;
-	fd = open(m->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
 		  O_NONBLOCK);
 	if (fd < 0)
-		return;
+		return -1;
 	for (;;) {
 		ssize_t got = getdents64(fd, buf, sizeof(buf));
 
 		if (got < 0) {
 			close(fd);
-			return;
+			return -1;
 		}
 		if (got == 0)
 			break;
@@ -1121,26 +1119,64 @@ ws__memo_list(struct ws_place_memo *m, const char *lexical, size_t hlen)
 			void *v;
 
 			off += e->d_reclen;
-			if (m->names_len + nl > cap) {
-				cap = (m->names_len + nl) * 2 + 1024;
-				if ((v = realloc(m->names, cap)) == NULL) {
+			if (*names_len + nl > cap) {
+				cap = (*names_len + nl) * 2 + 1024;
+				if ((v = realloc(*names, cap)) == NULL) {
 					close(fd);
-					return;
+					return -1;
 				}
-				m->names = v;
+				*names = v;
 			}
-			if ((v = realloc(m->types, m->nnames + 1)) == NULL) {
+			if ((v = realloc(*types, *nnames + 1)) == NULL) {
 				close(fd);
-				return;
+				return -1;
 			}
-			m->types = v;
-			memcpy(m->names + m->names_len, e->d_name, nl);
-			m->names_len += nl;
-			m->types[m->nnames++] = e->d_type;
+			*types = v;
+			memcpy(*names + *names_len, e->d_name, nl);
+			*names_len += nl;
+			(*types)[(*nnames)++] = e->d_type;
 		}
 	}
 	close(fd);
-	m->listed = 1;
+	return 1;
+}
+
+/*
+ * Read the directory home (its first hlen bytes of lexical) into m's
+ * listing, once: names NUL-separated, each one's dirent type.
+ */
+static void
+ws__memo_list(struct ws_place_memo *m, const char *lexical, size_t hlen)
+{
+	if (m->listed != 0)
+		return;
+	m->listed = -1;
+	if ((m->home = strndup(lexical, hlen > 0 ? hlen : 1)) == NULL)
+		return;
+	m->listed = ws__list_read(m->home, &m->names, &m->types, &m->nnames,
+				  &m->names_len);
+}
+
+/*
+ * What a listing (names, types, nnames) says of the component c (cl
+ * bytes): 0 missing, 1 there and neither a link nor of unknown type, -1
+ * ask lstat() (a link, an unknown type).
+ */
+static int
+ws__list_find(const char *names, const unsigned char *types, size_t nnames,
+	      const char *c, size_t cl)
+{
+	const char *nm = names;
+
+	for (size_t k = 0; k < nnames; k++) {
+		size_t nl = strlen(nm);
+
+		if (nl == cl && memcmp(nm, c, cl) == 0)
+			return types[k] == DT_LNK || types[k] == DT_UNKNOWN
+			       ? -1 : 1;
+		nm += nl + 1;
+	}
+	return 0;
 }
 
 /*
@@ -1151,19 +1187,41 @@ ws__memo_list(struct ws_place_memo *m, const char *lexical, size_t hlen)
 static int
 ws__memo_listed(const struct ws_place_memo *m, const char *c, size_t cl)
 {
-	const char *nm = m->names;
-
 	if (m->listed != 1)
 		return -1;
-	for (size_t k = 0; k < m->nnames; k++) {
-		size_t nl = strlen(nm);
+	return ws__list_find(m->names, m->types, m->nnames, c, cl);
+}
 
-		if (nl == cl && memcmp(nm, c, cl) == 0)
-			return m->types[k] == DT_LNK || m->types[k] == DT_UNKNOWN
-			       ? -1 : 1;
-		nm += nl + 1;
+/*
+ * The same for the component c (cl bytes) of the directory dir (dl
+ * bytes), a real directory right below home: its listing read once
+ * into m (-1 also where it cannot be read, or out of memory).
+ */
+static int
+ws__memo_sub_listed(struct ws_place_memo *m, const char *dir, size_t dl,
+		    const char *c, size_t cl)
+{
+	struct ws_place_listing *l = NULL;
+	void *v;
+
+	for (size_t k = 0; k < m->nsub && l == NULL; k++)
+		if (strlen(m->sub[k].dir) == dl && memcmp(m->sub[k].dir, dir, dl) == 0)
+			l = &m->sub[k];
+	if (l == NULL) {
+		if ((v = realloc(m->sub, (m->nsub + 1) * sizeof(*m->sub))) == NULL)
+			return -1;
+		m->sub = v;
+		l = &m->sub[m->nsub];
+		memset(l, 0, sizeof(*l));
+		if ((l->dir = strndup(dir, dl)) == NULL)
+			return -1;
+		m->nsub++;
+		l->listed = ws__list_read(l->dir, &l->names, &l->types, &l->nnames,
+					  &l->names_len);
 	}
-	return 0;
+	if (l->listed != 1)
+		return -1;
+	return ws__list_find(l->names, l->types, l->nnames, c, cl);
 }
 
 void
@@ -1179,6 +1237,12 @@ ws_place_memo_free(struct ws_place_memo *m)
 	free(m->home);
 	free(m->names);
 	free(m->types);
+	for (size_t k = 0; k < m->nsub; k++) {
+		free(m->sub[k].dir);
+		free(m->sub[k].names);
+		free(m->sub[k].types);
+	}
+	free(m->sub);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1223,11 +1287,27 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 		if (seen == 1 && c[cl] == '\0')
 			return 0;
 	}
-	for (size_t i = from + 1; i <= l && rc == 0; i++) {
+	for (size_t i = from + 1, prev = from, depth = 0; i <= l && rc == 0; i++) {
+		size_t dir = prev;
 		int k;
 
 		if (i < l && lexical[i] != '/')
 			continue;
+		prev = i;
+		/*
+		 * The second component below home, in a directory that is
+		 * no link (the first was looked at): from that directory's
+		 * listing, read once for every place below it.
+		 */
+		if (memo != NULL && ++depth == 2 && i > dir + 1) {
+			int seen = ws__memo_sub_listed(m, lexical, dir,
+						       lexical + dir + 1, i - dir - 1);
+
+			if (seen == 0)
+				break;
+			if (seen == 1)
+				continue;
+		}
 		memcpy(pre, lexical, i);
 		pre[i] = '\0';
 		/* Listed there, neither link nor unknown: as lstat() says. */
@@ -1281,4 +1361,78 @@ ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 	if (a < 0 || ws->anchors[a].ro || *rest == NULL || **rest == '\0')
 		return -1;
 	return a;
+}
+
+void
+ws_home_places_free(struct ws_home_place *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].rest);
+	free(v);
+}
+
+/* ws_ctx_home_places() for the places below one base, home, of kind. */
+static int
+ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
+		     struct ws_home_place **out, size_t *n)
+{
+	struct ws_place_memo memo = {0};
+	char real[4352];
+	int rc = 0;
+
+	/* Each place as spelled, then (odd j) as reached through a link on
+	 * its way (stow's ~/.config -> dotfiles/config, review11). */
+	for (size_t j = 0; rc == 0 && j < 2 * ws_home_persist_n; j++) {
+		struct ws_home_place *nv;
+		const char *rest;
+		size_t i = j / 2;
+		int a = j % 2 == 0
+			? ws_ctx_home_place(ws, home, kind, i, real, sizeof(real), &rest)
+			: ws_ctx_home_place_resolved(ws, home, kind, i, real,
+						     sizeof(real), &rest, &memo);
+
+		if (a < 0)
+			continue;
+		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		*out = nv;
+		nv[*n].anchor = a;
+		if ((nv[*n].rest = strdup(rest)) == NULL)
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		else
+			(*n)++;
+	}
+	ws_place_memo_free(&memo);
+	return rc;
+}
+
+int
+ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
+		   size_t *n)
+{
+	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	char *home = ws_home_real();
+	size_t nxb = ws_persist_bases(xb);
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	/* HOME's, then those below the bases the environment moves
+	 * (XDG_CONFIG_HOME, ...: review12 05). */
+	if (home != NULL)
+		rc = ws__base_home_places(ws, home, WS_PERSIST_HOME, out, n);
+	for (size_t k = 0; k < nxb; k++) {
+		if (rc == 0)
+			rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n);
+		free(xb[k].dir);
+	}
+	free(home);
+	if (rc < 0) {
+		ws_home_places_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
 }

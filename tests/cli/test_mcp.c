@@ -4814,6 +4814,67 @@ START_TEST(run_command_ahead_follows_state)
 END_TEST
 
 /*
+ * HOME's persistence places are resolved once a call, for the sandbox's
+ * read-only binds and for the revert alike (lib/run.c), and anew for
+ * every call of one server: with HOME the workspace, what a call makes
+ * at a missing place (~/.config/fish) is removed after it, in each of
+ * two calls; a place made between the calls (~/.config/nvim/init.vim)
+ * is read-only in the second; and a place a link made between them
+ * moves (~/.config/git -> ../dotgit) is guarded at the link's target
+ * in the second.
+ */
+START_TEST(run_command_home_places_each_call)
+{
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char *xdg = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
+	const char *make = "mkdir -p .config/fish && echo evil > .config/fish/config.fish; "
+			   "echo evil >> .config/nvim/init.vim; "
+			   "mkdir -p dotgit && echo evil > dotgit/config; echo END";
+	struct mcp m;
+	char *out, *t, *p;
+
+	setenv("HOME", W, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	wst_mkdir(W, ".config");
+	mcp_start(&m, "--workspace", W, "--no-detect-root");
+	handshake(&m, NULL);
+	out = run_sh(&m, 2, make);
+	ck_assert_str_eq(out, "END\n");
+	free(out);
+	ck_assert_msg(!wst_exists(p = wst_path(W, ".config/fish")), "fish stayed");
+	free(p);
+	/* ~/.config/nvim was missing: it goes too; dotgit is no place. */
+	ck_assert_msg(!wst_exists(p = wst_path(W, ".config/nvim")), "nvim stayed");
+	free(p);
+	wst_write(W, ".config/nvim/init.vim", "orig\n");
+	ck_assert_int_eq(unlink(p = wst_path(W, "dotgit/config")), 0);
+	free(p);
+	wst_symlink("../dotgit", W, ".config/git");
+	usleep(200 * 1000);
+	out = run_sh(&m, 3, make);
+	ck_assert_str_eq(out, "END\n");
+	free(out);
+	ck_assert_msg(!wst_exists(p = wst_path(W, ".config/fish")), "fish stayed");
+	free(p);
+	ck_assert_str_eq(t = wst_slurp(p = wst_path(W, ".config/nvim/init.vim"), NULL), "orig\n");
+	free(t);
+	free(p);
+	ck_assert_msg(!wst_exists(p = wst_path(W, "dotgit/config")),
+		      "made through the link");
+	free(p);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	if (home != NULL)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	if (xdg != NULL)
+		setenv("XDG_CONFIG_HOME", xdg, 1);
+	free(home);
+	free(xdg);
+}
+END_TEST
+
+/*
  * Two calls side by side, each with a network namespace of its own: both
  * bind the same abstract name (in one namespace the second bind fails,
  * as the command's own second bind shows), and their namespaces differ.
@@ -5718,6 +5779,7 @@ suite(void)
 	tcase_add_test(ahead, run_command_namespaces_apart);
 	tcase_add_test(ahead, run_command_concurrent_namespaces);
 	tcase_add_test(ahead, run_command_ahead_follows_state);
+	tcase_add_test(ahead, run_command_home_places_each_call);
 	tcase_add_test(ahead, run_command_guardian_once);
 	tcase_add_test(ahead, kill9_mcp_two_runs_clean_up);
 	suite_add_tcase(s, ahead);

@@ -195,6 +195,15 @@ struct ws_sandbox_plan {
 	/* And ws_sandbox_mount_system(), for this plan's mask_blocked: its
 	 * sys paths are bound and /etc's secrets masked already. */
 	bool base_sys;
+	/*
+	 * HOME's persistence places as ws_sandbox_plan_fill() resolved them
+	 * (ws_ctx_home_places(), home_done set): the call's snapshot of what
+	 * to revert takes the same resolution rather than walk HOME again
+	 * (lib/run.c).  Freed by ws_sandbox_plan_free().
+	 */
+	struct ws_home_place *home_places;
+	size_t nhome_places;
+	bool home_done;
 };
 
 /* Order the plan's paths deeper after shallower (stable), so that in the

@@ -285,6 +285,18 @@ struct ws_place_memo {
 	unsigned char *types;
 	size_t nnames, names_len;
 	int listed;
+	/*
+	 * The same for the directories right below home that places lie
+	 * in (~/.config, ~/.local): their names read once, not an lstat()
+	 * per place below them.
+	 */
+	struct ws_place_listing {
+		char *dir, *names;
+		unsigned char *types;
+		size_t nnames, names_len;
+		int listed;
+	} *sub;
+	size_t nsub;
 };
 
 /*
@@ -314,6 +326,29 @@ void ws_place_memo_free(struct ws_place_memo *m);
 int ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 			       int kind, size_t i, char *real, size_t len,
 			       const char **rest, struct ws_place_memo *memo);
+
+/* A persistence place as a writable anchor holds it (ws_ctx_home_places()). */
+struct ws_home_place {
+	int anchor;
+	char *rest; /* below the anchor, never empty */
+};
+
+/*
+ * Every one of HOME's persistence places that a writable anchor of ws
+ * holds, below HOME (ws_home_real()) and below each base the environment
+ * moves (ws_persist_bases()): for each place, by its spelling
+ * (ws_ctx_home_place()), then by its resolved path
+ * (ws_ctx_home_place_resolved()), into *out (*n entries, malloc'd;
+ * ws_home_places_free()).  The resolution a call's sandbox plan and its
+ * snapshot of what to revert share (one walk of HOME a call, not two);
+ * whether each place exists is for each of them to ask at its time.
+ * 0 or WS_ENOMEM.
+ */
+int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
+		       size_t *n);
+
+/* Free what ws_ctx_home_places() gave. */
+void ws_home_places_free(struct ws_home_place *v, size_t n);
 
 /*
  * The anchor whose real directory is the longest component prefix of the
