@@ -1489,46 +1489,9 @@ ws__init_wait(pid_t cmd, int status_w)
 			 0, 0, 0);
 }
 
-/*
- * The repositories' snapshot (ws_vcs_snapshot(): a walk of the whole
- * workspace, a few microseconds a directory) taken on a thread of its
- * own while init builds the root, rather than before the clone: init
- * and the snapshot then share the machine's cores, and the command
- * starts only once the snapshot is whole (ws__vsnap_wait()).  A thread,
- * not wsrun's own: init shares wsrun's memory and thread-local storage
- * (errno) with the thread that cloned it (see ws__spawn_init()), which
- * makes direct system calls only until init says "r"; the snapshot's
- * thread has an errno and a heap cache of its own, and init uses no
- * heap.  (Taken in wsrun's thread after the clone, init had to wait for
- * a word on its socket; here it waits on a futex in the shared memory,
- * and only when the snapshot is slower than the root: at 200 top-level
- * entries the root takes several times as long.)
- */
-struct ws__vsnap {
-	struct ws_ctx *ws;
-	struct ws_vcs_snap *vcs;
-	int rc;
-	char msg[256];
-	int state;	/* 0 being taken, 1 taken, -1 failed (a futex word) */
-	pthread_t thr;
-	bool started;
-};
-
-static void *
-ws__vsnap_main(void *arg)
-{
-	struct ws__vsnap *s = arg;
-
-	s->rc = ws_vcs_snapshot(s->ws, &s->vcs);
-	if (s->rc < 0)
-		snprintf(s->msg, sizeof(s->msg), "%s", ws_error_last());
-	__atomic_store_n(&s->state, s->rc < 0 ? -1 : 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &s->state, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
-	return NULL;
-}
-
-/* In init, before the command starts: the snapshot whole, or init ends
- * (wsrun reports the snapshot's error).  Direct system calls only. */
+/* In init, before the command starts: the side thread's work done (the
+ * snapshot whole, the guardian started: see struct ws__vsnap), or init
+ * ends (wsrun reports the thread's error).  Direct system calls only. */
 static void
 ws__vsnap_wait(int *state)
 {
@@ -1539,34 +1502,6 @@ ws__vsnap_wait(int *state)
 	if (v < 0)
 		for (;;)
 			ws__sys4(SYS_exit_group, WS_RUN_EXIT_FAILED, 0, 0, 0);
-}
-
-/*
- * Whether the walk is likely to outweigh a thread's start (~0.1 ms at
- * 20 top-level entries, measured, where the walk is a few dozen
- * microseconds): the workspace's top holds 16 directories or more, as
- * its link count says (2 and one a subdirectory on ext4, xfs, tmpfs;
- * 1 where the file system does not count them: taken as many).
- */
-static bool
-ws__vsnap_worth(struct ws_ctx *ws)
-{
-	struct stat st;
-
-	return fstat(ws->anchors[0].fd, &st) == 0 &&
-	       (st.st_nlink == 1 || st.st_nlink >= 2 + 16);
-}
-
-/* The snapshot's thread joined, its result taken (once). */
-static int
-ws__vsnap_join(struct ws__vsnap *s, struct ws_vcs_snap **vcs)
-{
-	if (!s->started)
-		return 0;
-	pthread_join(s->thr, NULL);
-	s->started = false;
-	*vcs = s->vcs;
-	return s->rc < 0 ? ws_error_set(s->rc, NULL, "%s", s->msg) : 0;
 }
 
 /*
@@ -3275,8 +3210,9 @@ ws__pending_dir_ready(void)
  * to do them: SIGKILL of wsrun (a harness's timeout) would leave a
  * configuration that mounts /, or a hook the user's next git runs, for
  * good.  As soon as the command's init exists (it builds the sandbox
- * meanwhile: a kill before the fork ends init by its PDEATHSIG before
- * the command starts, as a rule) wsrun forks a guardian: a copy of its
+ * meanwhile, and where it shares wsrun's memory it starts the command
+ * only once the guardian exists, see struct ws__vsnap; a kill before
+ * the fork ends init by its PDEATHSIG) wsrun forks a guardian: a copy of its
  * memory at that moment (the places, the repositories' snapshot, the
  * anchors' descriptors, the command's pidfd, the call's audit line so
  * far) waiting on one end of a socket whose other end only wsrun holds.
@@ -4036,6 +3972,135 @@ ws__gs_done(struct ws__guardian *g)
 	g->id = 0;
 }
 
+/*
+ * The call's side thread, where init shares this memory (ch.shared_vm):
+ * what wsrun's thread would otherwise do with the C library while init
+ * builds the root.  Init shares the thread-local storage of the thread
+ * that cloned it (CLONE_VM without CLONE_SETTLS, see ws__spawn_init()),
+ * errno among it, and the C library writes errno behind a caller's back:
+ * free() saves and restores it around its work, so a free() in wsrun's
+ * thread put back a stale EEXIST over the ENOENT init had just got from
+ * openat2(), and init took /tmp for made already ("mount tmpfs /tmp:
+ * File exists", seen in CI).  So wsrun's thread makes direct system calls
+ * only from the clone to init's "r", and this thread, with an errno and a
+ * heap cache of its own, does the rest:
+ *   - the repositories' snapshot (ws_vcs_snapshot(): a walk of the whole
+ *     workspace, a few microseconds a directory) when the workspace is
+ *     large enough for a thread to pay (ws__vsnap_worth()): init and the
+ *     walk then share the machine's cores, where before the clone the
+ *     walk was in series with the root;
+ *   - the guardian's start (struct ws__guardian), once wsrun's thread
+ *     says init exists (the cloned word: the guardian takes init's
+ *     pidfd).
+ * Init waits on the state word (ws__vsnap_wait()) before the command
+ * starts, so the command never runs before its guardian exists, and it
+ * waits only when this thread is the slower: at 20 top-level entries the
+ * root takes several times as long.
+ */
+struct ws__vsnap {
+	struct ws_ctx *ws;
+	bool walk;			/* the snapshot is this thread's to take */
+	struct ws_vcs_snap *vcs;	/* taken here, or before the clone */
+	/* The guardian's start (guard NULL: none for this call). */
+	const struct ws_run_opts *o;
+	const struct ws__place *places;
+	size_t nplaces;
+	const struct ws__proc *proc;
+	int wslock, prec_fd;
+	struct ws__guardian *guard;
+	int cloned;	/* futex word: 0 until init exists (1) or will not (-1) */
+	bool released;	/* the cloned word set (wsrun's thread's own) */
+	int rc;
+	char msg[256];
+	int state;	/* 0 being done, 1 done, -1 failed (a futex word) */
+	pthread_t thr;
+	bool started;
+};
+
+/* Start the guardian: the server's, or one forked for this call. */
+static int
+ws__guard_begin(struct ws_ctx *ws, const struct ws_run_opts *o,
+		const struct ws__place *places, size_t nplaces,
+		const struct ws_vcs_snap *vcs, const struct ws__proc *p,
+		int wslock, int prec_fd, struct ws__guardian *g)
+{
+	if (ws__gs_start(ws, o, places, nplaces, vcs, p, wslock, prec_fd, g) == 0)
+		return 0;
+	return ws__guardian_start(ws, o, places, nplaces, vcs, p, wslock,
+				  prec_fd, g);
+}
+
+static void *
+ws__vsnap_main(void *arg)
+{
+	struct ws__vsnap *s = arg;
+	int c;
+
+	s->rc = s->walk ? ws_vcs_snapshot(s->ws, &s->vcs) : 0;
+	if (s->rc == 0 && s->guard != NULL) {
+		while ((c = __atomic_load_n(&s->cloned, __ATOMIC_ACQUIRE)) == 0)
+			syscall(SYS_futex, &s->cloned, FUTEX_WAIT, 0, NULL, NULL, 0);
+		/* No init (the call failed before it): no command either. */
+		s->rc = c > 0 ? ws__guard_begin(s->ws, s->o, s->places, s->nplaces,
+						s->vcs, s->proc, s->wslock,
+						s->prec_fd, s->guard)
+			      : WS_ESANDBOX_UNAVAILABLE;
+	}
+	if (s->rc < 0)
+		snprintf(s->msg, sizeof(s->msg), "%s", ws_error_last());
+	__atomic_store_n(&s->state, s->rc < 0 ? -1 : 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->state, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	return NULL;
+}
+
+/*
+ * In wsrun's thread: init exists (1) or will not (-1).  Direct system
+ * calls only (init may run in this memory already).  Once a call.
+ */
+static void
+ws__vsnap_release(struct ws__vsnap *s, int cloned)
+{
+	if (!s->started || s->released)
+		return;
+	s->released = true;
+	__atomic_store_n(&s->cloned, cloned, __ATOMIC_RELEASE);
+	ws__sys4(SYS_futex, (long)&s->cloned, FUTEX_WAKE, INT32_MAX, 0);
+}
+
+/*
+ * Whether the walk is likely to outweigh a thread's start (~0.1 ms at
+ * 20 top-level entries, measured, where the walk is a few dozen
+ * microseconds): the workspace's top holds 16 directories or more, as
+ * its link count says (2 and one a subdirectory on ext4, xfs, tmpfs;
+ * 1 where the file system does not count them: taken as many).
+ */
+static bool
+ws__vsnap_worth(struct ws_ctx *ws)
+{
+	struct stat st;
+
+	return fstat(ws->anchors[0].fd, &st) == 0 &&
+	       (st.st_nlink == 1 || st.st_nlink >= 2 + 16);
+}
+
+/*
+ * The side thread joined (once init said "r", or ended), its snapshot
+ * taken into *vcs where it took one, and its error (the walk's, the
+ * guardian's) made the call's.
+ */
+static int
+ws__vsnap_join(struct ws__vsnap *s, struct ws_vcs_snap **vcs)
+{
+	if (!s->started)
+		return 0;
+	ws__vsnap_release(s, -1);
+	pthread_join(s->thr, NULL);
+	s->started = false;
+	if (s->walk)
+		*vcs = s->vcs;
+	return s->rc < 0 ? ws_error_set(s->rc, NULL, "%s", s->msg) : 0;
+}
+
 static int
 ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	     struct ws_run_result *r, bool *userns_refused)
@@ -4057,6 +4122,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws_vcs_snap *vcs = NULL;
 	struct ws__vsnap vsnap = {.ws = ws};
 	bool vcs_async;
+	bool need_guard = o->isolate != WS_ISOLATE_NONE || o->audit != NULL;
 	int wslock = -1;
 	long long waited = 0;
 	int32_t irep[3] = {0, 0, 0};
@@ -4329,13 +4395,31 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	fflush(NULL);
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
 		       !plan.userns;
-	if (vcs_async && ch.shared_vm &&
-	    pthread_create(&vsnap.thr, NULL, ws__vsnap_main, &vsnap) == 0) {
-		vsnap.started = true;
-		ch.snap_state = &vsnap.state;
-	} else if (vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0) {
-		goto out;
+	/*
+	 * Where init will share this thread's errno, what this thread did
+	 * with the C library after the clone goes to a thread of its own
+	 * (see struct ws__vsnap); without one, init gets a memory of its
+	 * own (a copy, as without ws__environ_detached).
+	 */
+	vsnap.walk = vcs_async;
+	vsnap.vcs = vcs;
+	vsnap.o = o;
+	vsnap.places = places;
+	vsnap.nplaces = nplaces;
+	vsnap.proc = &proc;
+	vsnap.wslock = wslock;
+	vsnap.prec_fd = prec.fd;
+	vsnap.guard = need_guard ? &guard : NULL;
+	if (ch.shared_vm && (vcs_async || need_guard)) {
+		if (pthread_create(&vsnap.thr, NULL, ws__vsnap_main, &vsnap) == 0) {
+			vsnap.started = true;
+			ch.snap_state = &vsnap.state;
+		} else {
+			ch.shared_vm = false;
+		}
 	}
+	if (vcs_async && !vsnap.started && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)
+		goto out;
 	/*
 	 * The base of the minimal root, for a plan that has HOME there, and
 	 * the system's part of it when no bind of the plan lands in it.
@@ -4407,24 +4491,25 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	if (proc.pid == 0)
 		ws__init_entry(&ch);
 	/*
-	 * The repositories' snapshot first: the guardian takes a copy of
-	 * it.  Init waits for the same walk before the command starts, so
-	 * joining here costs the call nothing.
+	 * From here the clean-up survives wsrun (see struct ws__guardian).
+	 * Where init shares this memory, the side thread starts the
+	 * guardian and this thread waits for init's "r" with direct system
+	 * calls; then the thread's result is the call's.  Otherwise, here.
 	 */
-	if ((rc = ws__vsnap_join(&vsnap, &vcs)) < 0)
+	if (vsnap.started) {
+		ws__vsnap_release(&vsnap, 1);
+	} else if (need_guard &&
+		   (rc = ws__guard_begin(ws, o, places, nplaces, vcs, &proc,
+					 wslock, prec.fd, &guard)) < 0) {
 		goto out;
-	/* From here the clean-up survives wsrun (see struct ws__guardian). */
-	if ((o->isolate != WS_ISOLATE_NONE || o->audit != NULL) &&
-	    ws__gs_start(ws, o, places, nplaces, vcs, &proc, wslock, prec.fd,
-			 &guard) != 0 &&
-	    (rc = ws__guardian_start(ws, o, places, nplaces, vcs, &proc, wslock,
-				     prec.fd, &guard)) < 0)
-		goto out;
+	}
 	if (ch.shared_vm &&
 	    (cancelled = ws__wait_init_ready(syncp[1], proc.pidfd,
 					     o->timeout_ms > 0 ? start + o->timeout_ms : -1,
 					     o->cancel, o->grace_ms)) != 0)
 		killtime = ws__now_ms() + o->grace_ms;
+	if ((rc = ws__vsnap_join(&vsnap, &vcs)) < 0)
+		goto out;
 	if (zyg.pid > 0) {
 		ws__ahead_settled(&zyg);
 		if (zyg.flags & CLONE_NEWNET)
@@ -4658,9 +4743,11 @@ out:
 	/* A call that failed before the join: the snapshot, taken or not,
 	 * is freed below; its error is not the call's. */
 	if (vsnap.started) {
+		ws__vsnap_release(&vsnap, -1);
 		pthread_join(vsnap.thr, NULL);
 		vsnap.started = false;
-		vcs = vsnap.vcs;
+		if (vsnap.walk)
+			vcs = vsnap.vcs;
 	}
 	if (r->duration_ms == 0)
 		r->duration_ms = ws__now_ms() - start;

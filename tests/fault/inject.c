@@ -17,6 +17,16 @@
  *                   its content replaced) right before that call, which
  *                   is then made: another writer at that step
  *
+ *   WSF_SHARED_TLS=1
+ *                   instead, watch a discipline of wsrun's (lib/run.c,
+ *                   struct ws__vsnap): a thread that cloned a child
+ *                   sharing its memory (clone(2) with CLONE_VM, without
+ *                   CLONE_VFORK) shares its thread-local storage, errno
+ *                   among it, with that child; a fork() made on that
+ *                   thread while the child lives says
+ *                   "wsfault: fork on a thread whose errno a child shares"
+ *                   on standard error (the fork is then made)
+ *
  * The failing call is not made (close is: Linux closes the descriptor
  * even when close reports an error), and a line "wsfault: NAME #N" goes
  * to standard error so the test knows the fault was reached.  Only calls
@@ -28,6 +38,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,6 +101,59 @@ fail_now(const char *name)
 }
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
+/*
+ * The wrappers a child sharing the memory may reach (syscall(2): init's
+ * openat2), found before main(): dlsym() there could take the loader's
+ * lock or the heap's in the middle of the parent's use of them.  And the
+ * environment read now: wsrun moves it away (ws_run_detach_environ()).
+ */
+static long (*real_syscall)(long, ...);
+static pid_t (*real_fork)(void);
+static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
+static int shared_tls;
+static __thread pid_t vm_child;
+
+__attribute__((constructor)) static void
+resolve(void)
+{
+	init();
+	shared_tls = getenv("WSF_SHARED_TLS") != NULL;
+	real_syscall = REAL(syscall);
+	real_fork = REAL(fork);
+	real_clone = REAL(clone);
+}
+
+int
+clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	void *ptid, *tls, *ctid;
+	va_list ap;
+	int pid;
+
+	/* Passed on as given: the kernel reads only what flags name. */
+	va_start(ap, arg);
+	ptid = va_arg(ap, void *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, void *);
+	va_end(ap);
+	pid = real_clone(fn, stack, flags, arg, ptid, tls, ctid);
+	if (pid > 0 && (flags & CLONE_VM) && !(flags & CLONE_VFORK))
+		vm_child = pid;
+	return pid;
+}
+
+pid_t
+fork(void)
+{
+	static const char msg[] =
+		"wsfault: fork on a thread whose errno a child shares\n";
+
+	if (shared_tls && vm_child > 0 &&
+	    real_syscall(SYS_kill, (long)vm_child, 0L) == 0)
+		(void)!real_syscall(SYS_write, 2L, msg, (long)sizeof(msg) - 1);
+	return real_fork();
+}
 
 int
 open(const char *path, int flags, ...)
@@ -259,5 +323,5 @@ syscall(long nr, ...)
 	if ((nr == SYS_openat2 && fail_now("openat2")) ||
 	    (nr == SYS_renameat2 && fail_now("renameat2")))
 		return -1;
-	return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
