@@ -12,7 +12,12 @@
 # WS_BENCH_AB=DIR measures a second build's audit line in the same rounds
 # (each round's runs shuffled), each against its own plain arm;
 # WS_BENCH_RUNS=N pairs (default 3000).  With a C compiler it also
-# prints the floor (tests/bench/audit_floor.c).
+# measures the floor (tests/bench/audit_floor.c): the line's seven system
+# calls in a small C program, run once a round among the others, so that
+# what the log costs over them (the part wstools' code adds) is a paired
+# figure of the same machine state: on a machine shared with other work
+# the system calls alone moved between 5 and 20 us from one minute to
+# the next.
 source "$(dirname "$0")/lib.sh"
 need python3 python3
 bin=${WS_BENCH_BIN:-$(bench_bin)}
@@ -65,12 +70,25 @@ t = {k: [] for k in cmds}
 c = {k: [] for k in cmds}
 rng = random.Random(22)
 keys = list(cmds)
+floor = os.environ.get("BENCH_FLOOR")
+if floor:
+    keys.append("floor")
+    t["floor"], c["floor"] = [], []
+    open(tmp + "/floor-line", "w").close()
+def floor_line():
+    """The floor's seven system calls: their wall and CPU time in ns,
+    taken inside the small program around the calls only."""
+    r = subprocess.run([floor, "line", tmp + "/floor-line"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("bench: audit_floor failed")
+    w, u = r.stdout.split()
+    return int(w), int(u)
 for i in range(runs + 50):
     # A round runs each command once, in a random order; a pair is a
     # build's two runs of one round, and their difference one sample of
     # what the log costs.
     for k in rng.sample(keys, len(keys)):
-        w, u = one(cmds[k])
+        w, u = floor_line() if k == "floor" else one(cmds[k])
         if i >= 50:
             t[k].append(w)
             c[k].append(u)
@@ -102,24 +120,33 @@ for j, b in enumerate(bins):
     print("  target < 20 us: %s" % (
         "met, reliably (the intervals' upper ends too)" if max(cw[1], cc[1]) < 20 else
         "met" if mw < 20 and mc < 20 else "MISSED"))
+    if floor:
+        # Each round's CPU difference less that round's floor: what the
+        # line costs over its system calls, as a paired figure.
+        ocs = [x - y for x, y in zip(dcs, c["floor"])]
+        oc = ci(ocs)
+        print("  over the floor (the same round's seven system calls): %.1f us CPU [%.1f .. %.1f]"
+              % (med(ocs) / 1000, oc[0], oc[1]))
     r = subprocess.run([b + "/wstools", "audit", "--verify", "%s/audit%d.jsonl" % (tmp, j)],
                        env=env, capture_output=True, text=True)
     print("  " + r.stdout.strip())
-floor = os.environ.get("BENCH_FLOOR")
 if floor:
-    # Each a fresh process, in interleaved rounds; the times are taken
-    # inside it, around the calls only.
-    for m in ("append", "overwrite", "line"):
+    # The line's calls were run in the rounds above; a write() alone,
+    # each a fresh process, in interleaved rounds of their own; the
+    # times are taken inside it, around the calls only.
+    for m in ("append", "overwrite"):
         with open("%s/floor-%s" % (tmp, m), "w") as f:
             f.write("x" * 450 if m == "overwrite" else "")
-    ft = {m: [] for m in ("line", "append", "overwrite")}
+    ft = {m: [] for m in ("append", "overwrite")}
     for i in range(min(runs, 1000)):
-        for m in rng.sample(list(ft), 3):
+        for m in rng.sample(list(ft), 2):
             r = subprocess.run([floor, m, "%s/floor-%s" % (tmp, m)], capture_output=True, text=True)
             if r.returncode == 0:
-                ft[m].append(int(r.stdout))
+                ft[m].append(int(r.stdout.split()[1]))
+    print("floor, a small C program that has just started (inside it, around the calls only):")
+    print("  the line's seven system calls %.1f us wall, %.1f us CPU (in the rounds above)"
+          % (med(t["floor"]) / 1000, med(c["floor"]) / 1000))
     if all(ft.values()):
-        print("floor, a small C program that has just started (%d runs each, inside it):" % len(ft["line"]))
-        print("  the line's seven system calls %.1f us; one write() of the line to a file opened before: "
-              "%.1f us appending, %.1f us in place" % tuple(med(ft[m]) / 1000 for m in ("line", "append", "overwrite")))
+        print("  one write() of the line to a file opened before: %.1f us CPU appending, %.1f us in place"
+              % tuple(med(ft[m]) / 1000 for m in ("append", "overwrite")))
 PY
