@@ -1348,7 +1348,9 @@ ws_cli_free(struct ws_cli *cli)
 static void
 ws__help_opt(FILE *f, const struct ws_opt *o)
 {
-	char left[64];
+	/* Wide enough for a metavar that lists values (wsgrep's output
+	 * modes): a value cut off is a value nobody finds. */
+	char left[192];
 	struct ws_opt shown = *o;
 
 	/* A JSON option's metavar is its schema: show a word instead. */

@@ -613,6 +613,7 @@ ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 				(PCRE2_SPTR)o->patterns[i], PCRE2_ZERO_TERMINATED,
 				flags, &err, &off, NULL);
 			PCRE2_UCHAR msg[256];
+			size_t shown;
 
 			if (c != NULL) {
 				pcre2_code_free(c);
@@ -621,9 +622,25 @@ ws_grep_compile(const struct ws_grep_opts *o, struct ws_grep **out,
 			pcre2_get_error_message(err, msg, sizeof(msg));
 			if (bad != NULL)
 				*bad = i;
+			/* Which of several patterns (-e, -f FILE), and that a
+			 * literal search is a flag away. */
+			shown = strlen(o->patterns[i]);
+			if (shown > 80) {
+				/* Cut at a character's start, not inside one. */
+				shown = 80;
+				while (shown > 0 &&
+				       ((unsigned char)o->patterns[i][shown] & 0xC0) == 0x80)
+					shown--;
+			}
 			rc = ws_error_set(WS_EINVALID_PATTERN, NULL,
-					  "%s at offset %zu", (char *)msg,
-					  (size_t)off);
+					  "\"%.*s%s\": not a valid PCRE2 regular "
+					  "expression: %s at offset %zu",
+					  (int)shown, o->patterns[i],
+					  o->patterns[i][shown] != '\0' ? "..." : "",
+					  (char *)msg, (size_t)off);
+			ws_error_set_hint("to search for the text as it is, "
+					  "ask for a fixed string (-F, "
+					  "fixed_strings)");
 			goto fail;
 		}
 	}

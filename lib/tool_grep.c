@@ -184,6 +184,12 @@ static const struct ws_opt opts[O_COUNT_] = {
 static const struct ws_tool ws__grep_cli = {
 	.prog = "wsgrep",
 	.tool = "search_files",
+	/* grep's 1, which --json keeps (success true, no matches): a
+	 * script under set -e that reads only --help must learn it here. */
+	.exit_help = "0 something matched, 1 nothing matched (also with\n"
+		     "--json, where success is true), 2 invalid input, 3 refused by the\n"
+		     "sandbox or policy, 4 approval required, 5 filesystem error, 6 limit\n"
+		     "exceeded.",
 	.description = "Search file contents in the workspace with a PCRE2 "
 		       "regular expression (or a literal), like grep -rn, or "
 		       "find files by name (output_mode files with include "

@@ -819,6 +819,24 @@ START_TEST(redos_bounded)
 }
 END_TEST
 
+/*
+ * FTU10 5 and 6: --help shows every output mode (the value list was cut
+ * at 64 bytes, "files_without_matc") and says that 1 is "nothing
+ * matched", also under --json.
+ */
+START_TEST(help_whole)
+{
+	struct wst_run r;
+
+	RUNP(&r, "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "files_without_match|count|only_matching|files\n") != NULL,
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "1 nothing matched") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(invalid_pattern)
 {
 	struct wst_run r;
@@ -832,7 +850,22 @@ START_TEST(invalid_pattern)
 	RUNP(&r, "-e", "ok", "-e", "[z", NULL);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "INVALID_PATTERN"));
+	/* FTU10 7: which of several patterns, and the way to a literal. */
+	ck_assert_msg(strstr(r.err, "\"[z\": not a valid PCRE2") != NULL, "%s", r.err);
+	ck_assert_msg(strstr(r.err, "-F") != NULL, "%s", r.err);
 	wst_run_free(&r);
+	{
+		/* A long one is cut, at a character's start: é is 2 bytes. */
+		char longp[200] = "(";
+
+		for (int i = 0; i < 50; i++)
+			strcat(longp, "\xc3\xa9");
+		RUNJ(&r, longp, NULL);
+		ck_assert_str_eq(wst_code(&r), "INVALID_PATTERN");
+		ck_assert_msg(strstr(r.out, "...\\\": not a valid") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(r.out, "\xc3\xa9...") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
 	/* A literal is never a bad regex. */
 	RUNP(&r, "-F", "ab(c", NULL);
 	ck_assert_int_eq(r.status, 1);
@@ -1542,6 +1575,7 @@ suite(void)
 	tcase_add_test(tc, policy_skips_unopened);
 	tcase_add_test(tc, redos_bounded);
 	tcase_add_test(tc, invalid_pattern);
+	tcase_add_test(tc, help_whole);
 	tcase_add_test(tc, glob_given_hints_include);
 	tcase_add_test(tc, brace_globs_refused);
 	tcase_add_test(tc, paging);
