@@ -70,7 +70,7 @@ static const struct ws_opt opts[O_COUNT] = {
 		   "working directory, a workspace path (default /, the root)", 0},
 	[O_TIMEOUT] = {"timeout", 0, WS_OPT_SECONDS, "S",
 		       "seconds before the whole process tree gets SIGTERM, "
-		       "fractions allowed (default 60; 0: none)", 0},
+		       "fractions allowed (default 60, none when standard input is a terminal; 0: none)", 0},
 	[O_GRACE] = {"grace", 0, WS_OPT_SECONDS, "S",
 		     "seconds from SIGTERM to SIGKILL, fractions allowed "
 		     "(default 5)", WS_OPT_NOSCHEMA},
@@ -285,6 +285,15 @@ get_opts(const struct ws_cli *cli, struct ws_run_opts *o, const char ***env_all)
 	} else if (!cli->json) {
 		o->stdin_inherit = true;
 	}
+	/*
+	 * A person at a terminal (standard input one, plain output): no
+	 * time limit unless one was asked for (--timeout, limits.timeout).
+	 * The 60 s default is an agent's; a shell or a build typed by hand
+	 * ends with exit or Ctrl-C, and was killed mid-session.
+	 */
+	if (o->stdin_inherit && !WS_OPT(cli, O_TIMEOUT)->set &&
+	    lim->timeout < 0 && isatty(0))
+		o->timeout_ms = 0;
 	if (!cli->json) {
 		o->stream_out = 1;
 		o->stream_err = 2;
@@ -1132,6 +1141,15 @@ run_run(struct ws_tcall *c)
 	if ((rc = get_opts(cli, &o, &env_all)) < 0)
 		goto fail;
 	o.audit = cli->audit_log;
+	if (cli->verbose && !cli->json) {
+		if (o.timeout_ms > 0)
+			fprintf(stderr, "INFO timeout %lld.%03lld s\n",
+				o.timeout_ms / 1000, o.timeout_ms % 1000);
+		else
+			fprintf(stderr, "INFO timeout none%s\n",
+				WS_OPT(cli, O_TIMEOUT)->set ? "" :
+				" (standard input is a terminal: --timeout S sets one)");
+	}
 	if (!cli->json)
 		fflush(ws_out());
 	{

@@ -3546,6 +3546,69 @@ START_TEST(timeout_sigterm_ignored)
 }
 END_TEST
 
+/*
+ * FTU10 1: a person at a terminal gets no time limit by default (a shell
+ * typed into was killed after 60 s); a pipe keeps the 60 s; --timeout
+ * still sets one.  Seen through --verbose's "INFO timeout" line, with
+ * standard input a pseudo-terminal's other end.
+ */
+static char *
+tty_timeout_line(const char *extra)
+{
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--verbose",
+			      extra ? extra : "--verbose", "--", "true", NULL};
+	posix_spawn_file_actions_t fa;
+	char errp[4200], buf[4096] = "", *line, *end;
+	int m, st, fd;
+	pid_t pid;
+	ssize_t n;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(m, 0);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	snprintf(errp, sizeof(errp), "%s/.tty-err", base);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, ptsname(m), O_RDWR | O_NOCTTY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	close(m);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	fd = open(errp, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	line = strstr(buf, "INFO timeout");
+	ck_assert_msg(line != NULL, "%s", buf);
+	if ((end = strchr(line, '\n')) != NULL)
+		*end = '\0';
+	return strdup(line);
+}
+
+START_TEST(tty_no_default_timeout)
+{
+	struct wst_run r;
+	char *l;
+	const char *argv[] = {"--workspace", ws, "--verbose", "--", "true", NULL};
+
+	l = tty_timeout_line(NULL);
+	ck_assert_msg(strncmp(l, "INFO timeout none", 17) == 0, "%s", l);
+	free(l);
+	l = tty_timeout_line("--timeout=5");
+	ck_assert_str_eq(l, "INFO timeout 5.000 s");
+	free(l);
+	/* Not a terminal: the agent's default. */
+	wst_runv(&r, "", NULL, "wsrun", argv);
+	ck_assert_msg(strstr(r.err, "INFO timeout 60.000 s") != NULL, "%s", r.err);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(kill9_wsrun)
 {
 	char marker[64], cmd[512];
@@ -4528,6 +4591,7 @@ suite(void)
 	tcase_add_test(tf, workspace_root);
 	tcase_add_test(tf, args_compact);
 	tcase_add_test(tf, schema_ignores_flags);
+	tcase_add_test(tf, tty_no_default_timeout);
 	suite_add_tcase(s, tf);
 	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
