@@ -497,6 +497,7 @@ START_TEST(canonical_path_as_realpath)
 		{"ln2/z", "skills/nested/z"},
 		{"ln/../../ws/a", "ws/a"},
 		{"ws/../skills/./nested", "skills/nested"},
+		{"dangling", "dangling"},
 		{"dangling/x", "dangling/x"},
 		{"loop/x", "loop/x"},
 		{"ws/f.txt", "ws/f.txt"},
