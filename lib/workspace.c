@@ -600,6 +600,37 @@ ws_ctx_to_virtual(const struct ws_ctx *ws, const char *real, char **out)
 	return rc;
 }
 
+/*
+ * realpath(3) of path into buf (PATH_MAX bytes), or NULL: the kernel
+ * walks the path once (an O_PATH open) and /proc names what it reached,
+ * three system calls where realpath(3) makes a readlink() a component
+ * (ws_canonical_path() asks for each guard of every call: issue 20).
+ * Without /proc, or for a name /proc cannot give, realpath(3) itself.
+ */
+static char *
+ws__realpath(const char *path, char *buf)
+{
+	char proc[64];
+	ssize_t n;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	/* Not there: realpath(3) would fail as well, and say why. */
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+		return NULL;
+	if (fd < 0)
+		return realpath(path, buf);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, PATH_MAX - 1);
+	close(fd);
+	if (n <= 0 || n >= PATH_MAX - 1 || buf[0] != '/')
+		return realpath(path, buf);
+	buf[n] = '\0';
+	/* A name the file no longer has, or one from outside the root. */
+	if ((size_t)n > 10 && strcmp(buf + n - 10, " (deleted)") == 0)
+		return realpath(path, buf);
+	return buf;
+}
+
 int
 ws_canonical_path(const char *abs, char **out)
 {
@@ -621,7 +652,7 @@ ws_canonical_path(const char *abs, char **out)
 	for (;;) {
 		char *slash;
 
-		if (realpath(*cut ? cut : "/", buf) != NULL) {
+		if (ws__realpath(*cut ? cut : "/", buf) != NULL) {
 			full = ws_path_join(buf, dotted + strlen(cut));
 			break;
 		}

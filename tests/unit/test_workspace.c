@@ -477,6 +477,62 @@ START_TEST(place_resolve_memo)
 }
 END_TEST
 
+/*
+ * ws_canonical_path() against realpath(3) of the deepest part that
+ * exists, the rest applied lexically: through links (relative, chained,
+ * to a file), "..", links that lead nowhere or into a loop, and a
+ * file's name with more after it.  It asks the kernel for the whole
+ * path at once (issue 20), so each of these must come out as
+ * realpath(3) has it.
+ */
+START_TEST(canonical_path_as_realpath)
+{
+	static const struct {
+		const char *rel, *want; /* want: below T's real path */
+	} cases[] = {
+		{"ws", "ws"},
+		{"ws/missing/deeper", "ws/missing/deeper"},
+		{"ln", "skills/nested"},
+		{"ln/x/y", "skills/nested/x/y"},
+		{"ln2/z", "skills/nested/z"},
+		{"ln/../../ws/a", "ws/a"},
+		{"ws/../skills/./nested", "skills/nested"},
+		{"dangling", "dangling"},
+		{"dangling/x", "dangling/x"},
+		{"loop/x", "loop/x"},
+		{"ws/f.txt", "ws/f.txt"},
+		{"ws/f.txt/more", "ws/f.txt/more"},
+		{"tofile", "ws/f.txt"},
+	};
+	char real[4096];
+
+	ck_assert_ptr_nonnull(realpath(T, real));
+	wst_write(W, "f.txt", "x\n");
+	wst_symlink("skills/nested", T, "ln");
+	wst_symlink("ln", T, "ln2");
+	wst_symlink("nowhere", T, "dangling");
+	wst_symlink("loop", T, "loop");
+	wst_symlink("ws/f.txt", T, "tofile");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char in[4200], want[4200], *out = NULL;
+
+		snprintf(in, sizeof(in), "%s/%s", T, cases[i].rel);
+		snprintf(want, sizeof(want), "%s/%s", real, cases[i].want);
+		ck_assert_int_eq(ws_canonical_path(in, &out), 0);
+		ck_assert_msg(strcmp(out, want) == 0, "%s: %s, not %s", cases[i].rel,
+			      out, want);
+		free(out);
+	}
+	{
+		char *out = NULL;
+
+		ck_assert_int_eq(ws_canonical_path("/", &out), 0);
+		ck_assert_str_eq(out, "/");
+		free(out);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -496,6 +552,7 @@ suite(void)
 	tcase_add_test(tc, spelling_errors);
 	tcase_add_test(tc, marker_changes);
 	tcase_add_test(tc, place_resolve_memo);
+	tcase_add_test(tc, canonical_path_as_realpath);
 	suite_add_tcase(s, tc);
 	return s;
 }
