@@ -1939,6 +1939,15 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	if (o->create_only)
 		return ws_error_set(WS_EALREADY_EXISTS, path,
 				    "already exists (create_only was asked for)");
+	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
+		return rc;
+	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0 ||
+	    (rc = ws__refuse_guarded_inode(ws, &res->st, path)) < 0)
+		return rc;
+	/*
+	 * Only after the policy's answer: a file this call may not write
+	 * gets POLICY_DENIED and nothing else, not its size.
+	 */
 	if (o->keep_nonempty && !o->edit && !o->append && o->len == 0 &&
 	    res->st.st_size > 0) {
 		ws_error_set(WS_EINVALID_ARGUMENT, path, "no content: standard "
@@ -1948,11 +1957,6 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 				  "--allow-empty");
 		return WS_EINVALID_ARGUMENT;
 	}
-	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
-		return rc;
-	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0 ||
-	    (rc = ws__refuse_guarded_inode(ws, &res->st, path)) < 0)
-		return rc;
 	/*
 	 * A rename would replace even a write-protected file; honour the
 	 * protection as cp(1) and tee(1) do.  (Root passes, as with them.)

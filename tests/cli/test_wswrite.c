@@ -1398,6 +1398,15 @@ START_TEST(policy_gate)
 	assert_file(ws, "tree/sub/protected/x", "x");
 	WP(&r, "--content", "y", "tree/sub/protected/x");
 	expect_fail(&r, "POLICY_DENIED", 3);
+	/*
+	 * A pipe that gives nothing over a denied file: the policy answers,
+	 * not the empty-input guard, which would tell the file's size.
+	 */
+	wst_run(&r, "", "wswrite", "--workspace", ws, "--json", "--policy",
+		pol, "tree/sub/protected/x", NULL);
+	ck_assert_msg(strstr(r.out, "holds") == NULL, "%s", r.out);
+	expect_fail(&r, "POLICY_DENIED", 3);
+	assert_file(ws, "tree/sub/protected/x", "x");
 	WP(&r, "--move", "elsewhere", "tree/sub/protected");
 	expect_fail(&r, "POLICY_DENIED", 3);
 	WP(&r, "--move", "tree/sub/protected/moved", "tree/a");
