@@ -264,6 +264,16 @@ print_plain(const struct ws_cli *cli, const struct ws_res *res,
 			show, WS_OPT(cli, O_MAX_BYTES)->set ?
 			WS_OPT(cli, O_MAX_BYTES)->i : WS_READ_MAX_DEFAULT,
 			r->end_line);
+	/*
+	 * A start past the last line is a success with nothing to print
+	 * (as the JSON's empty content with total_lines): say why, or an
+	 * empty output looks like an empty file or a lost read.
+	 */
+	if (!cli->json && r->lines_known && r->end_line < r->start_line &&
+	    r->total_known)
+		fprintf(stderr, "wsread: %s: no lines from line %lld: the file "
+			"has %lld line%s\n", show, r->start_line, r->total_lines,
+			r->total_lines == 1 ? "" : "s");
 	return 0;
 }
 
