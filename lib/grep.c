@@ -3012,8 +3012,14 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 				      WS_OP_READ, res[i].real, res[i].vpath);
 		if (rc < 0) {
 			char *msg = strdup(ws_error_last());
+			const char *h = ws_error_last_hint();
+			char *hint = h != NULL ? strdup(h) : NULL;
 
+			/* Named as given; ws_resolve()'s hint stays. */
 			ws_error_set(rc, paths[i], "%s", msg ? msg : "");
+			if (hint != NULL)
+				ws_error_set_hint("%s", hint);
+			free(hint);
 			free(msg);
 			ws_res_free(&res[i]);
 			if ((rc = wsg_operand_failed(&oe[i], rc, paths[i])) < 0)

@@ -451,8 +451,15 @@ ws_list_open(struct ws_ctx *ws, const char *in, bool self, struct ws_res *res,
 			*res = link;
 			rc = 0;
 		} else {
+			/* The second resolve's hint (ws_resolve()'s) stays. */
+			const char *h = ws_error_last_hint();
+			char *hint = h != NULL ? strdup(h) : NULL;
+
 			ws_res_free(&link);
 			ws_error_set(rc, in, "%s", msg ? msg : "not found");
+			if (hint != NULL)
+				ws_error_set_hint("%s", hint);
+			free(hint);
 		}
 		free(msg);
 	}

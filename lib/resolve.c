@@ -1003,6 +1003,56 @@ ws__deny_missing(struct ws_ctx *ws, const char *input, unsigned flags, int rc)
 	return rc;
 }
 
+/*
+ * For a NOT_FOUND of a relative input on a person's command line: the
+ * path is the workspace root's, but a shell user in <root>/src who says
+ * "main.c" means src/main.c.  When the current directory is below the
+ * root and the name exists there (resolved as any input is, inside the
+ * boundary, and visible under the policy), the hint says what to write.
+ * The error stays as it was otherwise.
+ */
+static void
+ws__cwd_hint(struct ws_ctx *ws, const char *input, unsigned flags)
+{
+	const char *root = ws->anchors[0].real, *below;
+	char cwd[PATH_MAX], *msg, *path, *alt = NULL;
+	size_t rl = strlen(root);
+	struct ws_res m;
+	bool np = ws->no_prompt, found = false;
+	int code = ws_error_last_code();
+
+	if (ws_error_last_hint() != NULL || getcwd(cwd, sizeof(cwd)) == NULL)
+		return;
+	if (rl == 1)
+		below = cwd + 1;
+	else if (strncmp(cwd, root, rl) == 0 && cwd[rl] == '/')
+		below = cwd + rl + 1;
+	else
+		return;
+	if (*below == '\0' || asprintf(&alt, "%s/%s", below, input) < 0)
+		return;
+	msg = strdup(ws_error_last());
+	path = ws_error_last_path() ? strdup(ws_error_last_path()) : NULL;
+	if (msg == NULL)
+		goto out;
+	if (ws_resolve(ws, alt, (flags & (WS_R_NOFOLLOW | WS_R_SLOW)) |
+			       WS_R__NO_DENY_CHECK, &m) == 0) {
+		ws->no_prompt = true;
+		found = m.exists && ws_check(ws, WS_OP_STAT, m.real, m.vpath) == 0;
+		ws->no_prompt = np;
+		ws_res_free(&m);
+	}
+	ws_error_set(code, path, "%s", msg);
+	if (found)
+		ws_error_set_hint("relative paths start at the workspace root, "
+				  "not at the current directory /%s: say %s",
+				  below, alt);
+out:
+	free(msg);
+	free(path);
+	free(alt);
+}
+
 int
 ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 	   struct ws_res *res)
@@ -1075,6 +1125,10 @@ fail:
 		/* Name the path as the user wrote it, keep the message. */
 		ws_error_set_path(input);
 	}
+	if (rc == WS_ENOT_FOUND && ws->cwd_hint && res->form != NULL &&
+	    strcmp(res->form, "relative") == 0 &&
+	    !(flags & WS_R__NO_DENY_CHECK))
+		ws__cwd_hint(ws, input, flags);
 	if (flags & WS_R_TRACE) {
 		/* Keep the steps for --explain; free the rest. */
 		struct ws_step *steps = res->steps;

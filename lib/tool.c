@@ -45,6 +45,7 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 	/* Opening reads the configuration, whose limits are defaults here. */
 	if ((rc = ws_cli_open(cli, &ws)) < 0)
 		goto fail;
+	ws.cwd_hint = true;
 	status = t->run(&c);
 	goto out;
 fail:

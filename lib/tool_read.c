@@ -264,6 +264,16 @@ print_plain(const struct ws_cli *cli, const struct ws_res *res,
 			show, WS_OPT(cli, O_MAX_BYTES)->set ?
 			WS_OPT(cli, O_MAX_BYTES)->i : WS_READ_MAX_DEFAULT,
 			r->end_line);
+	/*
+	 * A start past the last line is a success with nothing to print
+	 * (as the JSON's empty content with total_lines): say why, or an
+	 * empty output looks like an empty file or a lost read.
+	 */
+	if (!cli->json && r->lines_known && r->end_line < r->start_line &&
+	    r->total_known)
+		fprintf(stderr, "wsread: %s: no lines from line %lld: the file "
+			"has %lld line%s\n", show, r->start_line, r->total_lines,
+			r->total_lines == 1 ? "" : "s");
 	return 0;
 }
 
@@ -279,8 +289,8 @@ asked(const struct ws_cli *cli, int i)
 /*
  * The text a model reads for a text file: the content; when the file was
  * not read whole or a range was asked, one header line first ("[lines
- * 120-180 of 4274]"), and the lines numbered (as cat -n) when a range was
- * asked, so that a model editing by line numbers knows where it is.
+ * 120-180 of 4274]") and the lines numbered (as cat -n), so that a model
+ * editing by line numbers knows where it is.
  */
 static void
 text_lines(FILE *f, const struct ws_cli *cli, const struct ws_read *r,
@@ -290,15 +300,21 @@ text_lines(FILE *f, const struct ws_cli *cli, const struct ws_read *r,
 	long long sl = lines ? r->start_line : 1, el = lines ? r->end_line : 0;
 	long long total = r->total_known ? r->total_lines : -1;
 	bool range = asked(cli, O_START) || asked(cli, O_END) || asked(cli, O_TAIL);
-	bool number = range && !asked(cli, O_LINE_NUMBERS);
+	bool part = range || r->truncated || sl != 1 || !r->total_known ||
+		    (total >= 0 && el != total);
+	/*
+	 * Every part of a file comes numbered, the first page of a long
+	 * file as the pages after it (FTU9 8): a model editing from page 1
+	 * has the same line numbers as one that read on.
+	 */
+	bool number = part && lines && !asked(cli, O_LINE_NUMBERS);
 	char of[48];
 
 	if (total < 0)
 		snprintf(of, sizeof(of), "more than %lld", el > 0 ? el : 0);
 	else
 		snprintf(of, sizeof(of), "%lld", total);
-	if (range || r->truncated || sl != 1 || !r->total_known ||
-	    (total >= 0 && el != total)) {
+	if (part) {
 		if (el < sl)
 			fprintf(f, "[no lines: the file has %s]\n", of);
 		else

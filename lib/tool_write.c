@@ -404,6 +404,23 @@ bad:
 	return rc;
 }
 
+/*
+ * What the result says when the call made a top-level directory named
+ * like a host system directory ("/tmp"): the workspace's, not the
+ * host's (malloc'd; NULL when out of memory).
+ */
+static char *
+made_top_note(const struct ws_wresult *r)
+{
+	char *s;
+
+	if (asprintf(&s, "%s %s made in the workspace, not the host's %s: "
+		     "absolute paths are the workspace's", r->made_top,
+		     r->dry_run ? "would be" : "was", r->made_top) < 0)
+		return NULL;
+	return s;
+}
+
 static void
 print_json(struct ws_tcall *c, const struct ws_wresult *r, bool show_diff)
 {
@@ -434,6 +451,13 @@ print_json(struct ws_tcall *c, const struct ws_wresult *r, bool show_diff)
 	if (r->dest_vpath != NULL) {
 		ws_jw_kname(&jw, "destination", r->dest_vpath);
 		ws_cli_kreal(cli, &jw, "destination_real_path", r->dest_real);
+	}
+	if (r->made_top != NULL) {
+		char *note = made_top_note(r);
+
+		if (note != NULL)
+			ws_jw_kstr(&jw, "note", note);
+		free(note);
 	}
 	/*
 	 * A create or an overwrite is a summary unless the diff was asked
@@ -513,6 +537,11 @@ print_plain(struct ws_cli *cli, const struct ws_wresult *r)
 		fprintf(f, "%s %s to %s\n", dry ? "would move" : "moved", p, dest);
 	if (dry && f == ws_out())
 		fprintf(ws_out(), "(dry run: nothing was changed)\n");
+	if (r->made_top != NULL)
+		fprintf(stderr, "wswrite: note: %s %s made in the workspace (%s), "
+			"not the host's %s: absolute paths are the workspace's\n",
+			r->made_top, dry ? "would be" : "was", r->made_top_real,
+			r->made_top);
 	free(p);
 	free(dest);
 }
@@ -549,6 +578,13 @@ print_text(FILE *f, const struct ws_wresult *r, bool show_diff)
 		fprintf(f, "deleted %s\n", path);
 	else
 		fprintf(f, "%s %s\n", a, path);
+	if (r->made_top != NULL) {
+		char *note = made_top_note(r);
+
+		if (note != NULL)
+			fprintf(f, "note: %s\n", note);
+		free(note);
+	}
 	if (!file || !show_diff)
 		return;
 	/* A diff that is not UTF-8 is base64 in the JSON: not shown here. */

@@ -269,7 +269,54 @@ ws_wresult_free(struct ws_wresult *r)
 	free(r->dest_vpath);
 	free(r->dest_real);
 	free(r->diff);
+	free(r->made_top);
+	free(r->made_top_real);
 	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * When this call makes a top-level directory of the workspace named like
+ * one of the host's system directories ("/tmp/x" makes <root>/tmp), name
+ * it in r: a person or model who meant the host's /tmp learns it from the
+ * result, not later from a file missing there.  dir: the result itself
+ * is the directory made (mkdir), not a file below it.
+ */
+static int
+ws__note_made_top(struct ws_ctx *ws, const struct ws_res *res, bool dir,
+		  struct ws_wresult *r)
+{
+	static const char *const sys[] = {
+		"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64",
+		"media", "mnt", "opt", "proc", "root", "run", "sbin", "srv",
+		"sys", "tmp", "usr", "var",
+	};
+	const char *root = ws->anchors[0].real, *m = res->missing, *slash;
+	size_t rl = strlen(root), tl, ml, n;
+
+	if (res->exists || m == NULL || res->final_anchor != 0)
+		return 0;
+	slash = strchr(m, '/');
+	if (slash == NULL && !dir)
+		return 0;
+	/* The missing part must start at the root's own entries. */
+	tl = strlen(res->real);
+	ml = strlen(m);
+	if (ml >= tl || strncmp(res->real, root, rl) != 0 ||
+	    tl - ml != (rl == 1 ? 1 : rl + 1))
+		return 0;
+	n = slash != NULL ? (size_t)(slash - m) : ml;
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++) {
+		if (strlen(sys[i]) != n || strncmp(m, sys[i], n) != 0)
+			continue;
+		if (asprintf(&r->made_top, "/%.*s", (int)n, m) < 0) {
+			r->made_top = NULL;
+			return ws__nomem();
+		}
+		if ((r->made_top_real = strndup(res->real, tl - ml + n)) == NULL)
+			return ws__nomem();
+		return 0;
+	}
+	return 0;
 }
 
 static int
@@ -1939,6 +1986,15 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	if (o->create_only)
 		return ws_error_set(WS_EALREADY_EXISTS, path,
 				    "already exists (create_only was asked for)");
+	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
+		return rc;
+	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0 ||
+	    (rc = ws__refuse_guarded_inode(ws, &res->st, path)) < 0)
+		return rc;
+	/*
+	 * Only after the policy's answer: a file this call may not write
+	 * gets POLICY_DENIED and nothing else, not its size.
+	 */
 	if (o->keep_nonempty && !o->edit && !o->append && o->len == 0 &&
 	    res->st.st_size > 0) {
 		ws_error_set(WS_EINVALID_ARGUMENT, path, "no content: standard "
@@ -1948,11 +2004,6 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 				  "--allow-empty");
 		return WS_EINVALID_ARGUMENT;
 	}
-	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
-		return rc;
-	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0 ||
-	    (rc = ws__refuse_guarded_inode(ws, &res->st, path)) < 0)
-		return rc;
 	/*
 	 * A rename would replace even a write-protected file; honour the
 	 * protection as cp(1) and tee(1) do.  (Root passes, as with them.)
@@ -2161,7 +2212,8 @@ ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
 		return rc;
 	if ((rc = ws__check_parents(ws, res, o->parents, path)) < 0)
 		return rc;
-	if ((rc = ws_check(ws, WS_OP_CREATE, res->real, res->vpath)) < 0)
+	if ((rc = ws_check(ws, WS_OP_CREATE, res->real, res->vpath)) < 0 ||
+	    (rc = ws__note_made_top(ws, res, false, r)) < 0)
 		return rc;
 	r->created = true;
 	if (!o->append)
@@ -2274,7 +2326,8 @@ ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
 	}
 	if ((rc = ws_res_check_writable(ws, &res)) < 0 ||
 	    (rc = ws__check_parents(ws, &res, parents, path)) < 0 ||
-	    (rc = ws_check(ws, WS_OP_MKDIR, res.real, res.vpath)) < 0)
+	    (rc = ws_check(ws, WS_OP_MKDIR, res.real, res.vpath)) < 0 ||
+	    (rc = ws__note_made_top(ws, &res, true, r)) < 0)
 		goto out;
 	r->created = true;
 	if (dry_run)
@@ -2292,6 +2345,9 @@ ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
 		    fstatat(res.dirfd, res.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISDIR(st.st_mode)) {
 			r->created = false; /* made by someone else meanwhile */
+			free(r->made_top);
+			free(r->made_top_real);
+			r->made_top = r->made_top_real = NULL;
 			goto out;
 		}
 		rc = ws_error_errno(errno, NULL, "mkdir");

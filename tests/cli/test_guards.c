@@ -6,6 +6,7 @@
  * runs the attack as a hostile agent would, then checks that the next
  * call's boundary (or roots) is what it was.
  */
+#include "places.h"
 #include "wstest.h"
 
 #include <errno.h>
@@ -776,23 +777,13 @@ END_TEST
 /*
  * Review14 02: the places review14 found missing from HOME's list
  * (version managers, Jupyter's user kernelspecs, podman's configuration,
- * terminals', interpreters' and clients' start-up files) are refused,
+ * terminals', interpreters' and clients' start-up files; the list is
+ * tests/common/places.c, which test_wsrun.c checks too) are refused,
  * with ~/.config and ~/.local/share there; siblings that run nothing
  * are not.
  */
 START_TEST(persistence_home_places_review14)
 {
-	static const char *const files[] = {
-		".rbenv/shims/ruby", ".asdf/asdf.sh", ".sdkman/bin/sdkman-init.sh",
-		".ghcup/env", ".opam/opam-init/init.sh", ".bun/bin/bun",
-		".deno/bin/deno", ".volta/bin/node", ".local/share/pnpm/pnpm",
-		".local/share/mise/shims/python", ".config/mise/config.toml",
-		".local/share/jupyter/kernels/python3/kernel.json",
-		".config/containers/containers.conf", ".wezterm.lua",
-		".config/kitty/kitty.conf", ".config/alacritty/alacritty.toml",
-		".erlang", ".pryrc", ".octaverc", ".guile", ".sbclrc", ".ocamlinit",
-		".tclshrc", ".xonshrc", ".my.cnf", ".sbt/1.0/plugins/p.sbt",
-	};
 	static const char *const free_files[] = {
 		".bun/install/cache/x", ".deno/deps/x", ".local/share/jupyter/runtime/x",
 		".erlang.cookie.bak", ".config/kitty.bak",
@@ -804,11 +795,12 @@ START_TEST(persistence_home_places_review14)
 	free(cfg_env);
 	cfg_env = NULL;
 	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		const char *w[] = {"--content", "x", files[i], NULL};
+	for (size_t i = 0; i < wst_review14_nplaces; i++) {
+		const char *w[] = {"--content", "x", wst_review14_places[i], NULL};
 
 		whp(ws, true, w);
-		ck_assert_msg(!exists_at(ws, files[i]), "%s", files[i]);
+		ck_assert_msg(!exists_at(ws, wst_review14_places[i]), "%s",
+			      wst_review14_places[i]);
 	}
 	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
 		const char *w[] = {"--content", "x", free_files[i], NULL};

@@ -189,8 +189,74 @@ START_TEST(forms_cwd_is_not_used)
 	ck_assert_int_eq(chdir(outside), 0);
 	RUNJ(&r, "secret");
 	expect_error(&r, "NOT_FOUND", 5);
+	/* Nor hinted at: the current directory is outside the workspace. */
+	ck_assert_msg(strstr(r.out, "hint") == NULL, "%s", r.out);
 	wst_run_free(&r);
 	ck_assert_int_eq(chdir(cwd), 0);
+	free(cwd);
+}
+END_TEST
+
+/* The hint of run r's error, or NULL. */
+static const char *
+err_hint(const struct wst_run *r)
+{
+	cJSON *e = cJSON_GetObjectItem(r->json, "error");
+
+	return cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint"));
+}
+
+/*
+ * FTU9 4: a person in <ws>/sub who says "a.txt" means sub/a.txt.  The
+ * path stays the root's (NOT_FOUND), but the hint says what to write,
+ * for each file tool; nothing when the name is not there either, and
+ * nothing about a file the policy hides.
+ */
+START_TEST(forms_cwd_hint)
+{
+	static const char *const tools[] = {"wsread", "wsls", "wsgrep", "wswrite"};
+	struct wst_run r;
+	char *cwd = getcwd(NULL, 0), *sub = wst_path(ws, "sub");
+	char *pol = wst_path(base, "p.json");
+	const char *h;
+
+	wst_write(base, "p.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": [\n"
+		  " {\"name\": \"hide\", \"paths\": [\"**/sub/a.txt\"],\n"
+		  "  \"operations\": [\"*\"], \"decision\": \"deny\"},\n"
+		  " {\"name\": \"rest\", \"paths\": [\"**\"], "
+		  "\"operations\": [\"*\"], \"decision\": \"allow\"}]}\n");
+	ck_assert_int_eq(chdir(sub), 0);
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		if (strcmp(tools[i], "wsgrep") == 0)
+			wst_run(&r, NULL, tools[i], "--workspace", ws, "--json",
+				"alpha", "a.txt", NULL);
+		else if (strcmp(tools[i], "wswrite") == 0)
+			wst_run(&r, NULL, tools[i], "--workspace", ws, "--json",
+				"--delete", "a.txt", NULL);
+		else
+			wst_run(&r, NULL, tools[i], "--workspace", ws, "--json",
+				"a.txt", NULL);
+		expect_error(&r, "NOT_FOUND", 5);
+		h = err_hint(&r);
+		ck_assert_msg(h != NULL && strstr(h, "not at the current directory "
+						  "/sub: say sub/a.txt") != NULL,
+			      "%s: %s", tools[i], r.out);
+		wst_run_free(&r);
+	}
+	ck_assert(wst_exists(sub) && access("a.txt", F_OK) == 0);
+	RUNJ(&r, "nosuch.txt");
+	expect_error(&r, "NOT_FOUND", 5);
+	ck_assert_msg(err_hint(&r) == NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* A file the policy denies: its name tells nothing. */
+	RUNJ(&r, "--policy", pol, "a.txt");
+	expect_error(&r, "NOT_FOUND", 5);
+	ck_assert_msg(err_hint(&r) == NULL, "%s", r.out);
+	wst_run_free(&r);
+	ck_assert_int_eq(chdir(cwd), 0);
+	free(pol);
+	free(sub);
 	free(cwd);
 }
 END_TEST
@@ -638,9 +704,15 @@ START_TEST(ranges)
 	expect_content(&r, "");
 	ck_assert_int_eq(out_int(&r, "total_lines"), 10);
 	wst_run_free(&r);
+	/*
+	 * FTU9 10: in plain mode the empty output comes with a note on
+	 * standard error that names the file's line count.
+	 */
 	RUNP(&r, "--start-line", "50", "lines.txt");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strstr(r.err, "lines.txt: no lines from line 50: the file "
+			     "has 10 lines") != NULL, "%s", r.err);
 	wst_run_free(&r);
 
 	/* Plain ranges print the bytes. */
@@ -1589,6 +1661,7 @@ suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, forms_relative_shorthand_absolute);
 	tcase_add_test(tc, forms_cwd_is_not_used);
+	tcase_add_test(tc, forms_cwd_hint);
 	tcase_add_test(tc, forms_mount_ro);
 	tcase_add_test(tc, forms_strict);
 	tcase_add_test(tc, escape_dotdot);

@@ -13,6 +13,7 @@
  *   base/outside/    a directory beside it, holding "secret"
  *   base/home/       the caller's $HOME, holding "secret"
  */
+#include "places.h"
 #include "wstest.h"
 
 #include <arpa/inet.h>
@@ -2370,43 +2371,27 @@ START_TEST(home_persist_places_review12)
 END_TEST
 
 /*
- * The places review14 (02) found missing from HOME's list: one file in
- * each, as a command would plant it.  Shared with the file tools' suites
- * in spirit (tests/cli/test_guards.c has its own copy).
- */
-static const char *const review14_places[] = {
-	".rbenv/shims/ruby", ".asdf/asdf.sh", ".sdkman/bin/sdkman-init.sh",
-	".ghcup/env", ".opam/opam-init/init.sh", ".bun/bin/bun",
-	".deno/bin/deno", ".volta/bin/node", ".local/share/pnpm/pnpm",
-	".local/share/mise/shims/python", ".config/mise/config.toml",
-	".local/share/jupyter/kernels/python3/kernel.json",
-	".config/containers/containers.conf", ".wezterm.lua",
-	".config/kitty/kitty.conf", ".config/alacritty/alacritty.toml",
-	".erlang", ".pryrc", ".octaverc", ".guile", ".sbclrc", ".ocamlinit",
-	".tclshrc", ".xonshrc", ".my.cnf", ".sbt/1.0/plugins/p.sbt",
-};
-
-/*
  * Review14 02: with HOME the workspace (~/.config and ~/.local/share
- * there, as in any used HOME), what a command plants in each of those
- * places does not stay, in either view; nor with XDG_CONFIG_HOME and
+ * there, as in any used HOME), what a command plants in each of the
+ * places of tests/common/places.c (the file tools' suite checks the same
+ * list) does not stay, in either view; nor with XDG_CONFIG_HOME and
  * XDG_DATA_HOME elsewhere in the workspace, for the ones below them.
  */
 START_TEST(home_persist_places_review14)
 {
-	const size_t np = sizeof(review14_places) / sizeof(review14_places[0]);
+	const size_t np = wst_review14_nplaces;
 	struct wst_run r;
 	char hv[4200], *cmd, *xc, *xd;
 	size_t cl = 64;
 	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", NULL};
 
 	for (size_t i = 0; i < np; i++)
-		cl += 2 * strlen(review14_places[i]) + 64;
+		cl += 2 * strlen(wst_review14_places[i]) + 64;
 	ck_assert((cmd = malloc(cl)) != NULL);
 	strcpy(cmd, "for f in");
 	for (size_t i = 0; i < np; i++) {
 		strcat(cmd, " ");
-		strcat(cmd, review14_places[i]);
+		strcat(cmd, wst_review14_places[i]);
 	}
 	strcat(cmd, "; do mkdir -p \"$(dirname $f)\"; echo evil > $f; done; echo made");
 	snprintf(hv, sizeof(hv), "HOME=%s", ws);
@@ -2421,8 +2406,8 @@ START_TEST(home_persist_places_review14)
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		for (size_t i = 0; i < np; i++)
-			ck_assert_msg(!exists_in(ws, review14_places[i]), "view %d: %s: %s",
-				      view, review14_places[i], r.out);
+			ck_assert_msg(!exists_in(ws, wst_review14_places[i]), "view %d: %s: %s",
+				      view, wst_review14_places[i], r.out);
 		wst_run_free(&r);
 	}
 	/* The XDG bases elsewhere in the workspace take theirs. */

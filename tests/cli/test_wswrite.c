@@ -1363,6 +1363,60 @@ START_TEST(schema_and_args)
 }
 END_TEST
 
+/*
+ * FTU9 3: "/tmp/x" is the workspace's tmp/x.  A write that makes a
+ * top-level directory named like a host system directory says so (plain:
+ * on standard error with the real path; JSON: "note"); the next write
+ * there, another top-level name, or a top-level file does not.
+ */
+START_TEST(note_system_named_top)
+{
+	struct wst_run r;
+	const char *note;
+
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--content", "x",
+		"/tmp/x", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "note: /tmp was made in the workspace (") &&
+		      strstr(r.err, "/tmp), not the host's /tmp") != NULL,
+		      "%s", r.err);
+	ck_assert_msg(strstr(r.err, ws) != NULL, "%s", r.err);
+	wst_run_free(&r);
+	assert_file(ws, "tmp/x", "x");
+	W(&r, NULL, "--content", "x", "/tmp/y");
+	expect_ok(&r);
+	ck_assert_ptr_null(wst_output(&r, "note"));
+	wst_run_free(&r);
+	W(&r, NULL, "--content", "x", "/usr/local/y");
+	expect_ok(&r);
+	note = wst_output_str(&r, "note");
+	ck_assert_msg(note != NULL && strcmp(note, "/usr was made in the "
+					     "workspace, not the host's /usr: "
+					     "absolute paths are the "
+					     "workspace's") == 0, "%s", r.out);
+	wst_run_free(&r);
+	W(&r, NULL, "--dry-run", "--mkdir", "/var");
+	expect_ok(&r);
+	note = wst_output_str(&r, "note");
+	ck_assert_msg(note != NULL && strstr(note, "/var would be made") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	ck_assert(!exists(ws, "var"));
+	W(&r, NULL, "--mkdir", "/var");
+	expect_ok(&r);
+	ck_assert_ptr_nonnull(wst_output(&r, "note"));
+	wst_run_free(&r);
+	W(&r, NULL, "--content", "x", "/src9/x");
+	expect_ok(&r);
+	ck_assert_ptr_null(wst_output(&r, "note"));
+	wst_run_free(&r);
+	W(&r, NULL, "--content", "x", "/etc");
+	expect_ok(&r);
+	ck_assert_ptr_null(wst_output(&r, "note"));
+	wst_run_free(&r);
+}
+END_TEST
+
 /* The policy gate: every operation asks the right question first. */
 START_TEST(policy_gate)
 {
@@ -1398,6 +1452,15 @@ START_TEST(policy_gate)
 	assert_file(ws, "tree/sub/protected/x", "x");
 	WP(&r, "--content", "y", "tree/sub/protected/x");
 	expect_fail(&r, "POLICY_DENIED", 3);
+	/*
+	 * A pipe that gives nothing over a denied file: the policy answers,
+	 * not the empty-input guard, which would tell the file's size.
+	 */
+	wst_run(&r, "", "wswrite", "--workspace", ws, "--json", "--policy",
+		pol, "tree/sub/protected/x", NULL);
+	ck_assert_msg(strstr(r.out, "holds") == NULL, "%s", r.out);
+	expect_fail(&r, "POLICY_DENIED", 3);
+	assert_file(ws, "tree/sub/protected/x", "x");
 	WP(&r, "--move", "elsewhere", "tree/sub/protected");
 	expect_fail(&r, "POLICY_DENIED", 3);
 	WP(&r, "--move", "tree/sub/protected/moved", "tree/a");
@@ -2606,6 +2669,7 @@ suite(void)
 	tcase_add_test(tc, write_then_read_back);
 	tcase_add_test(tc, args_repeated_key);
 	tcase_add_test(tc, content_sources);
+	tcase_add_test(tc, note_system_named_top);
 	tcase_add_test(tc, input_forms);
 	tcase_add_test(tc, traversal_gate);
 	tcase_add_test(tc, sibling_prefix_dirs);

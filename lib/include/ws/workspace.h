@@ -60,6 +60,13 @@ struct ws_ctx {
 	bool approve;		  /* --approve was given */
 	bool no_prompt;		  /* checks may not ask on the terminal */
 	/*
+	 * A person's command line: a relative path not found at the root
+	 * but found relative to the current directory (inside the
+	 * workspace, below its root) gets a hint that says so.  Not for a
+	 * model, which has no current directory.
+	 */
+	bool cwd_hint;
+	/*
 	 * wstools' own control files and directories (the configuration's
 	 * places, the policy, the policy directories): no tool changes
 	 * them, policy or not, or an agent could rewrite its own rules.

@@ -186,6 +186,14 @@ struct ws_wresult {
 	size_t difflen;
 	bool diff_truncated;
 	long long history_id; /* the history entry made (0: none) */
+	/*
+	 * A top-level directory of the workspace this call made (or would
+	 * make) that is named like one of the host's system directories:
+	 * its virtual path ("/tmp") and real path, else NULL.  "/tmp/x" is
+	 * the workspace's; the result says so to whoever meant the host's.
+	 */
+	char *made_top;
+	char *made_top_real;
 };
 
 /*
