@@ -1983,18 +1983,19 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	struct ws__nlock lk = {NULL, -1};
 	int rc, fd = -1;
 
-	if (o->create_only)
-		return ws_error_set(WS_EALREADY_EXISTS, path,
-				    "already exists (create_only was asked for)");
-	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
-		return rc;
 	if ((rc = ws_check(ws, WS_OP_WRITE, res->real, res->vpath)) < 0 ||
 	    (rc = ws__refuse_guarded_inode(ws, &res->st, path)) < 0)
 		return rc;
 	/*
 	 * Only after the policy's answer: a file this call may not write
-	 * gets POLICY_DENIED and nothing else, not its size.
+	 * gets POLICY_DENIED and nothing else: not ALREADY_EXISTS, not its
+	 * version token, not its size.
 	 */
+	if (o->create_only)
+		return ws_error_set(WS_EALREADY_EXISTS, path,
+				    "already exists (create_only was asked for)");
+	if ((rc = ws_check_version(&res->st, o->if_version, path)) < 0)
+		return rc;
 	if (o->keep_nonempty && !o->edit && !o->append && o->len == 0 &&
 	    res->st.st_size > 0) {
 		ws_error_set(WS_EINVALID_ARGUMENT, path, "no content: standard "

@@ -1461,6 +1461,16 @@ START_TEST(policy_gate)
 	ck_assert_msg(strstr(r.out, "holds") == NULL, "%s", r.out);
 	expect_fail(&r, "POLICY_DENIED", 3);
 	assert_file(ws, "tree/sub/protected/x", "x");
+	/*
+	 * Review16 04: nor do a version guard (it named the file's version
+	 * token) or a create-only write (ALREADY_EXISTS).
+	 */
+	WP(&r, "--if-version", "0-0", "--content", "y", "tree/sub/protected/x");
+	ck_assert_msg(strstr(r.out, "version") == NULL, "%s", r.out);
+	expect_fail(&r, "POLICY_DENIED", 3);
+	WP(&r, "--create-only", "--content", "y", "tree/sub/protected/x");
+	expect_fail(&r, "POLICY_DENIED", 3);
+	assert_file(ws, "tree/sub/protected/x", "x");
 	WP(&r, "--move", "elsewhere", "tree/sub/protected");
 	expect_fail(&r, "POLICY_DENIED", 3);
 	WP(&r, "--move", "tree/sub/protected/moved", "tree/a");
