@@ -913,7 +913,7 @@ ws__base_places(struct ws_ctx *ws, const char *home, int kind,
 static int
 ws__home_places(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 {
-	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	struct ws_persist_base xb[WS_PERSIST_NBASES];
 	char *home = ws_home_real();
 	size_t nxb = ws_persist_bases(xb);
 	int rc = 0;
