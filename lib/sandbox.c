@@ -739,7 +739,7 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		     bool entry_by_entry)
 {
 	struct ws_guarded *g = NULL;
-	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	struct ws_persist_base xb[WS_PERSIST_NBASES];
 	char *home = ws_home_real();
 	size_t ng = 0, nxb = ws_persist_bases(xb);
 	int rc = 0;

@@ -1412,7 +1412,7 @@ int
 ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		   size_t *n)
 {
-	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	struct ws_persist_base xb[WS_PERSIST_NBASES];
 	char *home = ws_home_real();
 	size_t nxb = ws_persist_bases(xb);
 	int rc = 0;

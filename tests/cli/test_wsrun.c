@@ -2462,6 +2462,48 @@ START_TEST(home_persist_places_review14)
 END_TEST
 
 /*
+ * Review14 01: wsrun's own PATH holds directories in the workspace (an
+ * activated venv's bin/, a node_modules/.bin not made yet, a relative
+ * "." entry).  In either view, what a command drops in an existing one
+ * is refused (read-only) and a missing one it makes goes after the run
+ * from its first missing component; the venv's other directories, and
+ * the workspace's top (the relative entry is no place), stay the
+ * command's.
+ */
+START_TEST(path_dirs_places)
+{
+	struct wst_run r;
+	char *pv, *t;
+	const char *env[] = {NULL, NULL};
+
+	ck_assert(asprintf(&pv, "PATH=%s/.venv/bin:%s/nm/.bin:.:%s", ws, ws,
+			   getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin") > 0);
+	env[0] = pv;
+	wst_mkdir(ws, ".venv/lib");
+	wst_write(ws, ".venv/bin/pip", "#!/bin/sh\necho pip\n");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo evil > .venv/bin/ls; echo evil >> .venv/bin/pip; "
+				      "mkdir -p nm/.bin && echo evil > nm/.bin/git; "
+				      "echo ok > .venv/lib/x.py; echo ok > top; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, ".venv/bin/ls"), "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(ws, ".venv/bin/pip"), "#!/bin/sh\necho pip\n");
+		free(t);
+		ck_assert_msg(!exists_in(ws, "nm"), "view %d: %s", view, r.out);
+		ck_assert_msg(exists_in(ws, ".venv/lib/x.py"), "view %d: %s", view, r.out);
+		ck_assert_msg(exists_in(ws, "top"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+	}
+	free(pv);
+}
+END_TEST
+
+/*
  * Review12 05: HOME outside the workspace, XDG_CONFIG_HOME, XDG_DATA_HOME,
  * ZDOTDIR, PYTHONUSERBASE and GIT_CONFIG_GLOBAL (of wsrun's environment:
  * the host programs' one) in it.  What a command makes in their places
@@ -4506,6 +4548,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);
+	tcase_add_test(tf, path_dirs_places);
 	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
