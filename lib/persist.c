@@ -442,6 +442,18 @@ ws__canon_missing(const char *f)
  * WS_PERSIST_PATH_MAX directories the rest is not looked at.  Returns
  * the new count.
  */
+/* Whether PATH's entry at p (l bytes) is one of those before it in v. */
+static bool
+ws__spelled_before(const char *v, const char *p, size_t l)
+{
+	for (const char *q = v, *e; q < p; q = e + 1) {
+		e = q + strcspn(q, ":");
+		if ((size_t)(e - q) == l && memcmp(q, p, l) == 0)
+			return true;
+	}
+	return false;
+}
+
 static size_t
 ws__path_bases(struct ws_persist_base *out, size_t n, const char *home)
 {
@@ -459,6 +471,10 @@ ws__path_bases(struct ws_persist_base *out, size_t n, const char *home)
 			continue;
 		memcpy(d, p, l);
 		d[l] = '\0';
+		/* Spelled so before (a PATH that an rc file extended twice):
+		 * taken then, nothing to resolve. */
+		if (ws__spelled_before(v, p, l))
+			continue;
 		if (ws__is_default(d, home, ws__kinds[WS_PERSIST_PATH].dflt) ||
 		    (c = ws__canon_missing(d)) == NULL)
 			continue;
