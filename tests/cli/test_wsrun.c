@@ -2646,6 +2646,65 @@ reverted_has(const struct wst_run *r, const char *s)
 }
 
 /*
+ * Review14 01, the edge: a directory on wsrun's PATH that does not exist
+ * when the command starts may not be made by it either (a later shell
+ * with that PATH would run what the command put there, as from one that
+ * existed).  A venv made under an activated but missing .venv/bin goes
+ * whole, from its first missing directory, and the result says so; with
+ * .venv there and only its bin/ missing, bin/ goes and the rest of the
+ * venv stays; both views.  The same venv made with a PATH without it
+ * stays (wsrun(1), PATH directories: the way to make one on purpose).
+ */
+START_TEST(path_dir_missing_made)
+{
+	static const char *const mk =
+		"mkdir -p .venv/bin .venv/lib && echo home > .venv/pyvenv.cfg && "
+		"printf '#!/bin/sh\\necho evil\\n' > .venv/bin/ls && "
+		"chmod 755 .venv/bin/ls && echo made";
+	struct wst_run r;
+	char *pv, *plain, *rm;
+	const char *env[] = {NULL, NULL};
+
+	ck_assert(asprintf(&pv, "PATH=%s/.venv/bin:/usr/bin:/bin", ws) > 0);
+	ck_assert(asprintf(&rm, "rm -rf '%s/.venv'", ws) > 0);
+	ck_assert(asprintf(&plain, "PATH=/usr/bin:/bin") > 0);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      mk, NULL};
+
+		env[0] = pv;
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, ".venv"), "view %d: %s", view, r.out);
+		ck_assert_msg(reverted_has(&r, "/.venv"), "view %d: %s",
+			      view, r.out);
+		wst_run_free(&r);
+		/* .venv there, its bin/ not: bin/ goes, the rest stays. */
+		wst_mkdir(ws, ".venv/lib");
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_msg(!exists_in(ws, ".venv/bin"), "view %d: %s", view, r.out);
+		ck_assert_msg(exists_in(ws, ".venv/pyvenv.cfg"), "view %d: %s", view,
+			      r.out);
+		wst_run_free(&r);
+		ck_assert_int_eq(system(rm), 0);
+		/* Made on purpose, the directory off PATH: it stays. */
+		env[0] = plain;
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_msg(exists_in(ws, ".venv/bin/ls"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+		ck_assert_int_eq(system(rm), 0);
+	}
+	free(pv);
+	free(plain);
+	free(rm);
+}
+END_TEST
+
+/*
  * Issue 18, 1: whatever a command leaves in a repository's own directory,
  * at any depth, old or made by it, a later git on the host runs nothing
  * it chose and reads no configuration from elsewhere: config keys off
@@ -4549,6 +4608,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);
 	tcase_add_test(tf, path_dirs_places);
+	tcase_add_test(tf, path_dir_missing_made);
 	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
