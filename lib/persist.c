@@ -454,16 +454,34 @@ ws__spelled_before(const char *v, const char *p, size_t l)
 	return false;
 }
 
+/*
+ * Append the PATH base c (malloc'd, taken) to out at n unless one of
+ * out[first..n) is c already.  Returns the new count.
+ */
+static size_t
+ws__path_base_add(struct ws_persist_base *out, size_t n, size_t first,
+		  char *c)
+{
+	for (size_t k = first; k < n; k++)
+		if (strcmp(out[k].dir, c) == 0) {
+			free(c);
+			return n;
+		}
+	out[n].dir = c;
+	out[n].kind = WS_PERSIST_PATH;
+	return n + 1;
+}
+
 static size_t
 ws__path_bases(struct ws_persist_base *out, size_t n, const char *home)
 {
 	const char *v = getenv("PATH"), *e;
-	size_t first = n;
+	size_t first = n, taken = 0;
 
-	for (const char *p = v; p != NULL && n - first < WS_PERSIST_PATH_MAX;
+	for (const char *p = v; p != NULL && taken < WS_PERSIST_PATH_MAX;
 	     p = *e != '\0' ? e + 1 : NULL) {
 		char d[PATH_MAX], *c;
-		size_t l, k;
+		size_t l, had = n;
 
 		e = p + strcspn(p, ":");
 		l = (size_t)(e - p);
@@ -478,14 +496,22 @@ ws__path_bases(struct ws_persist_base *out, size_t n, const char *home)
 		if (ws__is_default(d, home, ws__kinds[WS_PERSIST_PATH].dflt) ||
 		    (c = ws__canon_missing(d)) == NULL)
 			continue;
-		for (k = first; k < n && strcmp(out[k].dir, c) != 0; k++)
-			;
-		if (k < n) {
+		n = ws__path_base_add(out, n, first, c);
+		/*
+		 * Spelled through a link (PATH=<ws>/tools/bin with tools a
+		 * link the workspace holds): the spelling is a place too, or
+		 * a command replaces the link with a directory of its own
+		 * and plants tools/bin/ls there (as HOME's places are taken
+		 * by both names).  Lexical, no system call; not with "..".
+		 */
+		c = NULL;
+		if (ws_path_normalize(d, WS_NORM_KEEPDOT, &c) == 0 && c != NULL &&
+		    strcmp(c, "/") != 0 && strstr(c, "/..") == NULL)
+			n = ws__path_base_add(out, n, first, c);
+		else
 			free(c);
-			continue;
-		}
-		out[n].dir = c;
-		out[n++].kind = WS_PERSIST_PATH;
+		if (n > had)
+			taken++;
 	}
 	return n;
 }

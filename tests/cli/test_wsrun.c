@@ -2705,6 +2705,45 @@ START_TEST(path_dir_missing_made)
 END_TEST
 
 /*
+ * Review14 01: a PATH directory spelled through a link the workspace
+ * holds (PATH=<ws>/tools/bin, tools -> a directory elsewhere): its real
+ * path is no place of the workspace, but its spelling is, or a command
+ * removes the link, makes tools/bin itself and plants tools/bin/ls
+ * there for the next shell.  The link is pinned (real view); the
+ * virtual view's copy of it changes nothing.
+ */
+START_TEST(path_dir_spelled_through_link)
+{
+	struct wst_run r;
+	char *pv, *other = wst_path(base, "path-elsewhere");
+	const char *env[] = {NULL, NULL};
+
+	wst_mkdir(base, "path-elsewhere/bin");
+	wst_symlink(other, ws, "tools");
+	ck_assert(asprintf(&pv, "PATH=%s/tools/bin:/usr/bin:/bin", ws) > 0);
+	env[0] = pv;
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "rm tools; mkdir -p tools/bin; echo evil > tools/bin/ls; "
+				      "chmod 755 tools/bin/ls; echo done", NULL};
+		struct stat st;
+		char *lnk = wst_path(ws, "tools");
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_msg(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode),
+			      "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(other, "bin/ls"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+		free(lnk);
+	}
+	free(pv);
+	free(other);
+}
+END_TEST
+
+/*
  * Issue 18, 1: whatever a command leaves in a repository's own directory,
  * at any depth, old or made by it, a later git on the host runs nothing
  * it chose and reads no configuration from elsewhere: config keys off
@@ -4609,6 +4648,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_places_review14);
 	tcase_add_test(tf, path_dirs_places);
 	tcase_add_test(tf, path_dir_missing_made);
+	tcase_add_test(tf, path_dir_spelled_through_link);
 	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);

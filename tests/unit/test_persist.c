@@ -385,6 +385,7 @@ END_TEST
  * Review14 01: each absolute directory of PATH is a place, the base
  * itself (as ~/.local/bin is), canonical and taken once; empty and
  * relative entries, and ~/.local/bin spelled from HOME, are not bases;
+ * one spelled through a link is a base by its spelling too;
  * past WS_PERSIST_PATH_MAX directories the rest is not taken.
  */
 START_TEST(bases_path)
@@ -416,13 +417,18 @@ START_TEST(bases_path)
 		 "%s/nm/.bin:/", dir, dir, dir, dir);
 	setenv("PATH", p, 1);
 	n = ws_persist_bases(b);
-	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(n, 3);
 	ck_assert_int_eq(b[0].kind, WS_PERSIST_PATH);
 	ck_assert_int_eq(b[1].kind, WS_PERSIST_PATH);
+	ck_assert_int_eq(b[2].kind, WS_PERSIST_PATH);
 	snprintf(p, sizeof(p), "%s/venv/bin", dir);
 	ck_assert_str_eq(b[0].dir, p);
-	snprintf(p, sizeof(p), "%s/nm/.bin", dir);
+	/* And by its spelling through the link, normalized (a command
+	 * that replaced lnk with a directory would plant lnk/bin/ls). */
+	snprintf(p, sizeof(p), "%s/lnk/bin", dir);
 	ck_assert_str_eq(b[1].dir, p);
+	snprintf(p, sizeof(p), "%s/nm/.bin", dir);
+	ck_assert_str_eq(b[2].dir, p);
 	/* The base is the place: what is in it, not what is beside it. */
 	snprintf(p, sizeof(p), "%s/venv/bin/ls", dir);
 	ck_assert_ptr_nonnull(ws_persist_in(b[0].dir, WS_PERSIST_PATH, p));

@@ -61,9 +61,10 @@ enum ws_persist_kind {
 
 /*
  * The most bases ws_persist_bases() returns: one a variable, and PATH's
- * directories.  Callers size their arrays with it.
+ * directories, each by its real path and by its spelling where a link
+ * on the way makes them differ.  Callers size their arrays with it.
  */
-#define WS_PERSIST_NBASES (WS_PERSIST_NKINDS - 2 + WS_PERSIST_PATH_MAX)
+#define WS_PERSIST_NBASES (WS_PERSIST_NKINDS - 2 + 2 * WS_PERSIST_PATH_MAX)
 
 /* A base of kind (enum ws_persist_kind) at the canonical path dir. */
 struct ws_persist_base {
@@ -78,7 +79,8 @@ struct ws_persist_base {
  * as spelled ("$HOME/.config") is skipped without a system call, and so
  * is a PATH entry that is empty or relative (the current directory: see
  * wsrun(1)) or spells $HOME/.local/bin; a PATH directory already taken
- * is taken once.  Returns how many.
+ * is taken once, by its real path and, where a link on the way makes it
+ * differ, by its spelling too.  Returns how many.
  */
 size_t ws_persist_bases(struct ws_persist_base *out);
 
