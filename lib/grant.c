@@ -982,7 +982,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	const char *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
 	struct stat root_st, st;
 	bool any_write = false, home_done = false;
-	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	struct ws_persist_base xb[WS_PERSIST_NBASES];
 	size_t nxb = 0;
 	char *home_real = NULL, *pwhome = NULL;
 	int root = -1, rc = 0;

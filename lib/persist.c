@@ -344,6 +344,12 @@ static const struct {
 	 */
 	[WS_PERSIST_BASH_ENV] = {"BASH_ENV", ".bashrc", ".bashrc", 7},
 	[WS_PERSIST_ENV] = {"ENV", ".kshrc", ".kshrc", 6},
+	/*
+	 * Each directory of PATH is the place, as ~/.local/bin is: what a
+	 * command drops there (ls, git, python) runs in the next shell
+	 * with that PATH (review14 01).  Taken apart by ws__path_bases().
+	 */
+	[WS_PERSIST_PATH] = {"PATH", ".local/bin", ".local/bin/", 11},
 };
 
 /* Whether v spells HOME's default d for a variable ("$HOME/d"). */
@@ -427,6 +433,89 @@ ws__canon_missing(const char *f)
 	}
 }
 
+/*
+ * PATH's absolute directories, canonical, appended to out from n (the
+ * process's own PATH: wsrun passes it to the command, and the person's
+ * next shell has it).  An empty or relative entry (the current
+ * directory) is skipped, as is HOME's ~/.local/bin spelled so (HOME's
+ * list has it); a directory already taken is taken once; past
+ * WS_PERSIST_PATH_MAX directories the rest is not looked at.  Returns
+ * the new count.
+ */
+/* Whether PATH's entry at p (l bytes) is one of those before it in v. */
+static bool
+ws__spelled_before(const char *v, const char *p, size_t l)
+{
+	for (const char *q = v, *e; q < p; q = e + 1) {
+		e = q + strcspn(q, ":");
+		if ((size_t)(e - q) == l && memcmp(q, p, l) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Append the PATH base c (malloc'd, taken) to out at n unless one of
+ * out[first..n) is c already.  Returns the new count.
+ */
+static size_t
+ws__path_base_add(struct ws_persist_base *out, size_t n, size_t first,
+		  char *c)
+{
+	for (size_t k = first; k < n; k++)
+		if (strcmp(out[k].dir, c) == 0) {
+			free(c);
+			return n;
+		}
+	out[n].dir = c;
+	out[n].kind = WS_PERSIST_PATH;
+	return n + 1;
+}
+
+static size_t
+ws__path_bases(struct ws_persist_base *out, size_t n, const char *home)
+{
+	const char *v = getenv("PATH"), *e;
+	size_t first = n, taken = 0;
+
+	for (const char *p = v; p != NULL && taken < WS_PERSIST_PATH_MAX;
+	     p = *e != '\0' ? e + 1 : NULL) {
+		char d[PATH_MAX], *c;
+		size_t l, had = n;
+
+		e = p + strcspn(p, ":");
+		l = (size_t)(e - p);
+		if (l == 0 || p[0] != '/' || l >= sizeof(d))
+			continue;
+		memcpy(d, p, l);
+		d[l] = '\0';
+		/* Spelled so before (a PATH that an rc file extended twice):
+		 * taken then, nothing to resolve. */
+		if (ws__spelled_before(v, p, l))
+			continue;
+		if (ws__is_default(d, home, ws__kinds[WS_PERSIST_PATH].dflt) ||
+		    (c = ws__canon_missing(d)) == NULL)
+			continue;
+		n = ws__path_base_add(out, n, first, c);
+		/*
+		 * Spelled through a link (PATH=<ws>/tools/bin with tools a
+		 * link the workspace holds): the spelling is a place too, or
+		 * a command replaces the link with a directory of its own
+		 * and plants tools/bin/ls there (as HOME's places are taken
+		 * by both names).  Lexical, no system call; not with "..".
+		 */
+		c = NULL;
+		if (ws_path_normalize(d, WS_NORM_KEEPDOT, &c) == 0 && c != NULL &&
+		    strcmp(c, "/") != 0 && strstr(c, "/..") == NULL)
+			n = ws__path_base_add(out, n, first, c);
+		else
+			free(c);
+		if (n > had)
+			taken++;
+	}
+	return n;
+}
+
 size_t
 ws_persist_bases(struct ws_persist_base *out)
 {
@@ -436,6 +525,11 @@ ws_persist_bases(struct ws_persist_base *out)
 	for (int k = WS_PERSIST_HOME + 1; k < WS_PERSIST_NKINDS; k++) {
 		const char *v = getenv(ws__kinds[k].env);
 		char *c;
+
+		if (k == WS_PERSIST_PATH) {
+			n = ws__path_bases(out, n, home);
+			continue;
+		}
 
 		/* Relative values are ignored, as the XDG specification
 		 * says; HOME's default is HOME's list already. */
@@ -488,6 +582,8 @@ ws_persist_show(int kind, const char *place, char *buf, size_t len)
 		pl--;
 	if (kind == WS_PERSIST_HOME)
 		snprintf(buf, len, "~/%.*s", (int)pl, place);
+	else if (kind == WS_PERSIST_PATH)
+		snprintf(buf, len, "a directory on $PATH");
 	else
 		snprintf(buf, len, "$%s%s%.*s", ws__kinds[kind].env,
 			 pl > 0 ? "/" : "", (int)pl, place);
@@ -654,7 +750,7 @@ ws_home_persist_reached(const char *home, const char *dir)
 bool
 ws_home_persist_anchor(const char *real)
 {
-	struct ws_persist_base b[WS_PERSIST_NKINDS];
+	struct ws_persist_base b[WS_PERSIST_NBASES];
 	char *home = ws_home_real();
 	bool in = ws_home_persist_anchor_of(home, real);
 	size_t nb = ws_persist_bases(b);

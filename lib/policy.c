@@ -1627,7 +1627,7 @@ static void
 ws__homes_build(const struct ws_ctx *ws)
 {
 	char *home[2], buf[PATH_MAX];
-	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	struct ws_persist_base xb[WS_PERSIST_NBASES];
 	size_t nh = ws_homes(home), nxb = ws_persist_bases(xb);
 	struct stat hst[2], st;
 
@@ -1696,7 +1696,8 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		       const char *shown, bool anc)
 {
 	static const char *const vars[] = {"HOME", "XDG_CONFIG_HOME",
-		"XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL"};
+		"XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL",
+		"PATH"};
 	const char *env[sizeof(vars) / sizeof(vars[0])], *place = NULL;
 	size_t kn = 1;
 	int kind = WS_PERSIST_HOME;

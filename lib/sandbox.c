@@ -649,11 +649,14 @@ ws__guard_with_parents(struct ws_sandbox_plan *p, const struct ws_anchor *an,
  * resolution, kept in the plan).
  */
 static int
-ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws)
+ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
+		       const char *home, const struct ws_persist_base *xb,
+		       size_t nxb)
 {
 	int rc;
 
-	if ((rc = ws_ctx_home_places(ws, &p->home_places, &p->nhome_places)) < 0)
+	if ((rc = ws_ctx_home_places_of(ws, home, xb, nxb, &p->home_places,
+					&p->nhome_places)) < 0)
 		return rc;
 	p->home_done = true;
 	for (size_t i = 0; rc == 0 && i < p->nhome_places; i++)
@@ -739,7 +742,7 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		     bool entry_by_entry)
 {
 	struct ws_guarded *g = NULL;
-	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	struct ws_persist_base xb[WS_PERSIST_NBASES];
 	char *home = ws_home_real();
 	size_t ng = 0, nxb = ws_persist_bases(xb);
 	int rc = 0;
@@ -784,6 +787,7 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	}
 	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
 		int fd = fcntl(ws->anchors[a].fd, F_DUPFD_CLOEXEC, 3);
+		bool in_place;
 
 		if (fd < 0) {
 			ws__bases_free(home, xb, nxb);
@@ -792,11 +796,12 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		/* An anchor in one of HOME's persistence places (a workspace
 		 * of ~/.local/bin, or its real name through stow's link): the
 		 * file tools write nothing there. */
+		in_place = ws_home_persist_anchor_of(home, ws->anchors[a].real) ||
+			   ws__in_bases(xb, nxb, ws->anchors[a].real);
+		if (a == 0)
+			p->root_in_place = in_place;
 		rc = ws_sandbox_plan_add(p, fd, ws->anchors[a].real,
-					 !ws->anchors[a].ro &&
-					 !ws_home_persist_anchor_of(home, ws->anchors[a].real) &&
-					 !ws__in_bases(xb, nxb, ws->anchors[a].real),
-					 false);
+					 !ws->anchors[a].ro && !in_place, false);
 	}
 	if (rc == 0 && p->priv_fd >= 0) {
 		int fd = fcntl(p->priv_fd, F_DUPFD_CLOEXEC, 3);
@@ -826,8 +831,10 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		ws__bases_free(home, xb, nxb);
 		return rc;
 	}
+	/* The bases taken above, not taken again (PATH's directories are
+	 * as many of them). */
+	rc = ws__guard_home_persist(p, ws, home, xb, nxb);
 	ws__bases_free(home, xb, nxb);
-	rc = ws__guard_home_persist(p, ws);
 	for (size_t i = 0; rc == 0 && i < ng; i++) {
 		const char *rest = NULL;
 		int a;
@@ -1030,6 +1037,7 @@ ws_sandbox_plan_free(struct ws_sandbox_plan *p)
 	p->home_places = NULL;
 	p->nhome_places = 0;
 	p->home_done = false;
+	p->root_in_place = false;
 	p->paths = p->guards = NULL;
 	p->npaths = p->nguards = p->cap = p->gcap = 0;
 }

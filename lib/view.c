@@ -303,8 +303,11 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	struct dirent *de;
 	DIR *d = NULL;
 	int rc = 0, dfd;
-	/* In one of HOME's persistence places: read-only (ws/persist.h). */
-	bool rw = !ws->anchors[0].ro && !ws_home_persist_anchor(ws->anchors[0].real);
+	/* In one of HOME's persistence places: read-only (ws/persist.h);
+	 * the plan's finding when it has one (the bases taken once). */
+	bool rw = !ws->anchors[0].ro &&
+		  !(p->home_done ? p->root_in_place
+				 : ws_home_persist_anchor(ws->anchors[0].real));
 
 	/* The system's names that the host has (dev, proc, tmp: always). */
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__view_sys) / sizeof(ws__view_sys[0]); i++)

@@ -1443,23 +1443,33 @@ int
 ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		   size_t *n)
 {
-	struct ws_persist_base xb[WS_PERSIST_NKINDS];
+	struct ws_persist_base xb[WS_PERSIST_NBASES];
 	char *home = ws_home_real();
 	size_t nxb = ws_persist_bases(xb);
+	int rc = ws_ctx_home_places_of(ws, home, xb, nxb, out, n);
+
+	for (size_t k = 0; k < nxb; k++)
+		free(xb[k].dir);
+	free(home);
+	return rc;
+}
+
+int
+ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
+		      const struct ws_persist_base *xb, size_t nxb,
+		      struct ws_home_place **out, size_t *n)
+{
 	int rc = 0;
 
 	*out = NULL;
 	*n = 0;
 	/* HOME's, then those below the bases the environment moves
-	 * (XDG_CONFIG_HOME, ...: review12 05). */
+	 * (XDG_CONFIG_HOME, ...: review12 05; PATH's directories, review14
+	 * 01). */
 	if (home != NULL)
 		rc = ws__base_home_places(ws, home, WS_PERSIST_HOME, out, n);
-	for (size_t k = 0; k < nxb; k++) {
-		if (rc == 0)
-			rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n);
-		free(xb[k].dir);
-	}
-	free(home);
+	for (size_t k = 0; rc == 0 && k < nxb; k++)
+		rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n);
 	if (rc < 0) {
 		ws_home_places_free(*out, *n);
 		*out = NULL;

@@ -812,6 +812,49 @@ START_TEST(persistence_home_places_review14)
 END_TEST
 
 /*
+ * Review14 01: the caller's PATH holds directories in the workspace (an
+ * activated venv's bin/, one not made yet): writing there is refused,
+ * replacing an existing script (whose mode a write keeps) too; the
+ * venv's other directories and a relative PATH entry's ("." is the
+ * workspace's top here) are not.
+ */
+START_TEST(persistence_path_dirs)
+{
+	static const char *const files[] = {
+		".venv/bin/ls", ".venv/bin/pip", "nm/.bin/git",
+	};
+	static const char *const free_files[] = {
+		".venv/lib/x.py", "ls", "nm/x",
+	};
+	char *ws = wst_path(base, "pathws");
+
+	wst_write(ws, ".venv/bin/pip", "#!/bin/sh\n");
+	free(cfg_env);
+	ck_assert(asprintf(&cfg_env, "PATH=%s/.venv/bin:.:%s/nm/.bin:%s", ws, ws,
+			   getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin") > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+		struct wst_run r;
+
+		run_ws(&r, ws, NULL, "wswrite", w);
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "a directory on $PATH, where a later login")
+				      != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	ck_assert(!exists_at(ws, ".venv/bin/ls"));
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		whp(ws, false, w);
+	}
+	free(cfg_env);
+	cfg_env = NULL;
+	free(ws);
+}
+END_TEST
+
+/*
  * Review12 05: HOME outside the workspace, but the environment puts a
  * part of HOME's places in it: XDG_CONFIG_HOME (git's global
  * configuration, systemd user units), XDG_DATA_HOME (through a link,
@@ -1614,6 +1657,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_linked_parents);
 	tcase_add_test(tc, persistence_home_places_review12);
 	tcase_add_test(tc, persistence_home_places_review14);
+	tcase_add_test(tc, persistence_path_dirs);
 	tcase_add_test(tc, persistence_xdg_bases);
 	tcase_add_test(tc, persistence_home_spoofed_or_aliased);
 	suite_add_tcase(s, tc);

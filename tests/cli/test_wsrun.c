@@ -2447,6 +2447,48 @@ START_TEST(home_persist_places_review14)
 END_TEST
 
 /*
+ * Review14 01: wsrun's own PATH holds directories in the workspace (an
+ * activated venv's bin/, a node_modules/.bin not made yet, a relative
+ * "." entry).  In either view, what a command drops in an existing one
+ * is refused (read-only) and a missing one it makes goes after the run
+ * from its first missing component; the venv's other directories, and
+ * the workspace's top (the relative entry is no place), stay the
+ * command's.
+ */
+START_TEST(path_dirs_places)
+{
+	struct wst_run r;
+	char *pv, *t;
+	const char *env[] = {NULL, NULL};
+
+	ck_assert(asprintf(&pv, "PATH=%s/.venv/bin:%s/nm/.bin:.:%s", ws, ws,
+			   getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin") > 0);
+	env[0] = pv;
+	wst_mkdir(ws, ".venv/lib");
+	wst_write(ws, ".venv/bin/pip", "#!/bin/sh\necho pip\n");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo evil > .venv/bin/ls; echo evil >> .venv/bin/pip; "
+				      "mkdir -p nm/.bin && echo evil > nm/.bin/git; "
+				      "echo ok > .venv/lib/x.py; echo ok > top; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, ".venv/bin/ls"), "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(ws, ".venv/bin/pip"), "#!/bin/sh\necho pip\n");
+		free(t);
+		ck_assert_msg(!exists_in(ws, "nm"), "view %d: %s", view, r.out);
+		ck_assert_msg(exists_in(ws, ".venv/lib/x.py"), "view %d: %s", view, r.out);
+		ck_assert_msg(exists_in(ws, "top"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+	}
+	free(pv);
+}
+END_TEST
+
+/*
  * Review12 05: HOME outside the workspace, XDG_CONFIG_HOME, XDG_DATA_HOME,
  * ZDOTDIR, PYTHONUSERBASE and GIT_CONFIG_GLOBAL (of wsrun's environment:
  * the host programs' one) in it.  What a command makes in their places
@@ -2587,6 +2629,104 @@ reverted_has(const struct wst_run *r, const char *s)
 			return true;
 	return false;
 }
+
+/*
+ * Review14 01, the edge: a directory on wsrun's PATH that does not exist
+ * when the command starts may not be made by it either (a later shell
+ * with that PATH would run what the command put there, as from one that
+ * existed).  A venv made under an activated but missing .venv/bin goes
+ * whole, from its first missing directory, and the result says so; with
+ * .venv there and only its bin/ missing, bin/ goes and the rest of the
+ * venv stays; both views.  The same venv made with a PATH without it
+ * stays (wsrun(1), PATH directories: the way to make one on purpose).
+ */
+START_TEST(path_dir_missing_made)
+{
+	static const char *const mk =
+		"mkdir -p .venv/bin .venv/lib && echo home > .venv/pyvenv.cfg && "
+		"printf '#!/bin/sh\\necho evil\\n' > .venv/bin/ls && "
+		"chmod 755 .venv/bin/ls && echo made";
+	struct wst_run r;
+	char *pv, *plain, *rm;
+	const char *env[] = {NULL, NULL};
+
+	ck_assert(asprintf(&pv, "PATH=%s/.venv/bin:/usr/bin:/bin", ws) > 0);
+	ck_assert(asprintf(&rm, "rm -rf '%s/.venv'", ws) > 0);
+	ck_assert(asprintf(&plain, "PATH=/usr/bin:/bin") > 0);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      mk, NULL};
+
+		env[0] = pv;
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, ".venv"), "view %d: %s", view, r.out);
+		ck_assert_msg(reverted_has(&r, "/.venv"), "view %d: %s",
+			      view, r.out);
+		wst_run_free(&r);
+		/* .venv there, its bin/ not: bin/ goes, the rest stays. */
+		wst_mkdir(ws, ".venv/lib");
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_msg(!exists_in(ws, ".venv/bin"), "view %d: %s", view, r.out);
+		ck_assert_msg(exists_in(ws, ".venv/pyvenv.cfg"), "view %d: %s", view,
+			      r.out);
+		wst_run_free(&r);
+		ck_assert_int_eq(system(rm), 0);
+		/* Made on purpose, the directory off PATH: it stays. */
+		env[0] = plain;
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_msg(exists_in(ws, ".venv/bin/ls"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+		ck_assert_int_eq(system(rm), 0);
+	}
+	free(pv);
+	free(plain);
+	free(rm);
+}
+END_TEST
+
+/*
+ * Review14 01: a PATH directory spelled through a link the workspace
+ * holds (PATH=<ws>/tools/bin, tools -> a directory elsewhere): its real
+ * path is no place of the workspace, but its spelling is, or a command
+ * removes the link, makes tools/bin itself and plants tools/bin/ls
+ * there for the next shell.  The link is pinned (real view); the
+ * virtual view's copy of it changes nothing.
+ */
+START_TEST(path_dir_spelled_through_link)
+{
+	struct wst_run r;
+	char *pv, *other = wst_path(base, "path-elsewhere");
+	const char *env[] = {NULL, NULL};
+
+	wst_mkdir(base, "path-elsewhere/bin");
+	wst_symlink(other, ws, "tools");
+	ck_assert(asprintf(&pv, "PATH=%s/tools/bin:/usr/bin:/bin", ws) > 0);
+	env[0] = pv;
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "rm tools; mkdir -p tools/bin; echo evil > tools/bin/ls; "
+				      "chmod 755 tools/bin/ls; echo done", NULL};
+		struct stat st;
+		char *lnk = wst_path(ws, "tools");
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_msg(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode),
+			      "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(other, "bin/ls"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+		free(lnk);
+	}
+	free(pv);
+	free(other);
+}
+END_TEST
 
 /*
  * Issue 18, 1: whatever a command leaves in a repository's own directory,
@@ -4554,6 +4694,9 @@ suite(void)
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);
+	tcase_add_test(tf, path_dirs_places);
+	tcase_add_test(tf, path_dir_missing_made);
+	tcase_add_test(tf, path_dir_spelled_through_link);
 	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);

@@ -201,6 +201,29 @@ START_TEST(system_file_as_getpwuid)
 }
 END_TEST
 
+/* The process's PATH, kept while a test sets its own. */
+static char *saved_path;
+
+static void
+path_save(void)
+{
+	const char *v = getenv("PATH");
+
+	free(saved_path);
+	saved_path = v != NULL ? strdup(v) : NULL;
+}
+
+static void
+path_restore(void)
+{
+	if (saved_path != NULL)
+		setenv("PATH", saved_path, 1);
+	else
+		unsetenv("PATH");
+	free(saved_path);
+	saved_path = NULL;
+}
+
 /*
  * Review12 05: the bases the environment moves a part of HOME's list to,
  * canonical (a missing tail appended, "." and ".." refused), HOME's own
@@ -208,13 +231,16 @@ END_TEST
  */
 START_TEST(bases_from_environment)
 {
-	struct ws_persist_base b[WS_PERSIST_NKINDS];
+	struct ws_persist_base b[WS_PERSIST_NBASES];
 	char tmpl[] = "/tmp/ws-persist-XXXXXX", dir[4096], p[4200], sub[4200];
 	size_t n;
 
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	ck_assert_ptr_nonnull(realpath(tmpl, dir));
-	/* The kinds review13 added, as the machine's environment has them. */
+	path_save();
+	/* The kinds review13 added, as the machine's environment has them;
+	 * PATH without an absolute directory (bases_path). */
+	setenv("PATH", "bin::.", 1);
 	unsetenv("PYENV_ROOT");
 	unsetenv("CARGO_HOME");
 	unsetenv("RUSTUP_HOME");
@@ -273,6 +299,7 @@ START_TEST(bases_from_environment)
 	ck_assert_str_eq(p, "~/.config/git");
 	for (size_t k = 0; k < n; k++)
 		free(b[k].dir);
+	path_restore();
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(p), 0);
 }
@@ -290,12 +317,14 @@ START_TEST(bases_review13)
 		"XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE",
 		"GIT_CONFIG_GLOBAL",
 	};
-	struct ws_persist_base b[WS_PERSIST_NKINDS];
+	struct ws_persist_base b[WS_PERSIST_NBASES];
 	char p[4200];
 	size_t n, hits = 0;
 
 	for (size_t i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
 		unsetenv(unset[i]);
+	path_save();
+	setenv("PATH", "", 1);
 	setenv("HOME", "/tmp", 1);
 	setenv("PYENV_ROOT", "/tmp/ws-review13/py", 1);
 	setenv("CARGO_HOME", "/tmp/ws-review13/cargo", 1);
@@ -304,6 +333,7 @@ START_TEST(bases_review13)
 	setenv("BASH_ENV", "/tmp/ws-review13/benv", 1);
 	setenv("ENV", "/tmp/ws-review13/shenv", 1);
 	n = ws_persist_bases(b);
+	path_restore();
 	ck_assert_uint_eq(n, 5);
 	ck_assert_int_eq(b[0].kind, WS_PERSIST_PYENV);
 	ck_assert_int_eq(b[1].kind, WS_PERSIST_CARGO);
@@ -351,6 +381,93 @@ START_TEST(bases_review13)
 }
 END_TEST
 
+/*
+ * Review14 01: each absolute directory of PATH is a place, the base
+ * itself (as ~/.local/bin is), canonical and taken once; empty and
+ * relative entries, and ~/.local/bin spelled from HOME, are not bases;
+ * one spelled through a link is a base by its spelling too;
+ * past WS_PERSIST_PATH_MAX directories the rest is not taken.
+ */
+START_TEST(bases_path)
+{
+	static const char *const unset[] = {
+		"XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE",
+		"GIT_CONFIG_GLOBAL", "PYENV_ROOT", "CARGO_HOME", "RUSTUP_HOME",
+		"NVM_DIR", "BASH_ENV", "ENV",
+	};
+	struct ws_persist_base b[WS_PERSIST_NBASES];
+	char tmpl[] = "/tmp/ws-persist-XXXXXX", dir[4096], p[16800], *pv;
+	size_t n, hits = 0, pl;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	ck_assert_ptr_nonnull(realpath(tmpl, dir));
+	path_save();
+	for (size_t i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
+		unsetenv(unset[i]);
+	setenv("HOME", dir, 1);
+	snprintf(p, sizeof(p), "%s/venv", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/venv/bin", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/lnk", dir);
+	ck_assert_int_eq(symlink("venv", p), 0);
+	/* The venv's bin by its link and again by its name, a missing
+	 * node_modules/.bin, ~/.local/bin, relative and empty entries. */
+	snprintf(p, sizeof(p), "%s/lnk/bin/::.:bin:%s/venv//bin:%s/.local/bin:"
+		 "%s/nm/.bin:/", dir, dir, dir, dir);
+	setenv("PATH", p, 1);
+	n = ws_persist_bases(b);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(b[0].kind, WS_PERSIST_PATH);
+	ck_assert_int_eq(b[1].kind, WS_PERSIST_PATH);
+	ck_assert_int_eq(b[2].kind, WS_PERSIST_PATH);
+	snprintf(p, sizeof(p), "%s/venv/bin", dir);
+	ck_assert_str_eq(b[0].dir, p);
+	/* And by its spelling through the link, normalized (a command
+	 * that replaced lnk with a directory would plant lnk/bin/ls). */
+	snprintf(p, sizeof(p), "%s/lnk/bin", dir);
+	ck_assert_str_eq(b[1].dir, p);
+	snprintf(p, sizeof(p), "%s/nm/.bin", dir);
+	ck_assert_str_eq(b[2].dir, p);
+	/* The base is the place: what is in it, not what is beside it. */
+	snprintf(p, sizeof(p), "%s/venv/bin/ls", dir);
+	ck_assert_ptr_nonnull(ws_persist_in(b[0].dir, WS_PERSIST_PATH, p));
+	ck_assert_ptr_nonnull(ws_persist_in(b[0].dir, WS_PERSIST_PATH, b[0].dir));
+	snprintf(p, sizeof(p), "%s/venv/lib/x.py", dir);
+	ck_assert_ptr_null(ws_persist_in(b[0].dir, WS_PERSIST_PATH, p));
+	snprintf(p, sizeof(p), "%s/venv", dir);
+	ck_assert_ptr_nonnull(ws_persist_reached(b[0].dir, WS_PERSIST_PATH, p));
+	for (size_t i = 0; i < ws_home_persist_n; i++)
+		if (ws_persist_path(b[0].dir, WS_PERSIST_PATH, i, p, sizeof(p))) {
+			ck_assert_str_eq(p, b[0].dir);
+			hits++;
+		}
+	ck_assert_uint_eq(hits, 1);
+	ws_persist_show(WS_PERSIST_PATH, ".local/bin/", p, sizeof(p));
+	ck_assert_str_eq(p, "a directory on $PATH");
+	for (size_t k = 0; k < n; k++)
+		free(b[k].dir);
+	/* More directories than WS_PERSIST_PATH_MAX: the first ones. */
+	pl = (WS_PERSIST_PATH_MAX + 8) * (strlen(dir) + 16);
+	ck_assert_ptr_nonnull(pv = malloc(pl));
+	pv[0] = '\0';
+	for (size_t i = 0; i < WS_PERSIST_PATH_MAX + 8; i++)
+		snprintf(pv + strlen(pv), pl - strlen(pv), "%s%s/d%zu", i ? ":" : "",
+			 dir, i);
+	setenv("PATH", pv, 1);
+	free(pv);
+	n = ws_persist_bases(b);
+	path_restore();
+	ck_assert_uint_eq(n, WS_PERSIST_PATH_MAX);
+	snprintf(p, sizeof(p), "%s/d%d", dir, WS_PERSIST_PATH_MAX - 1);
+	ck_assert_str_eq(b[n - 1].dir, p);
+	for (size_t k = 0; k < n; k++)
+		free(b[k].dir);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(p), 0);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -368,6 +485,7 @@ suite(void)
 	tcase_add_test(tc, system_file_as_getpwuid);
 	tcase_add_test(tc, bases_from_environment);
 	tcase_add_test(tc, bases_review13);
+	tcase_add_test(tc, bases_path);
 	suite_add_tcase(s, tc);
 	return s;
 }

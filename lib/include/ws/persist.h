@@ -31,7 +31,9 @@ extern const size_t ws_home_persist_n;
  * GIT_CONFIG_GLOBAL is ~/.gitconfig itself (its base is the file);
  * PYENV_ROOT, CARGO_HOME, RUSTUP_HOME and NVM_DIR take the places
  * under ~/.pyenv/, ~/.cargo/, ~/.rustup/ and ~/.nvm/, and BASH_ENV and
- * ENV are files as ~/.bashrc and ~/.kshrc are.
+ * ENV are files as ~/.bashrc and ~/.kshrc are.  Each absolute directory
+ * of PATH is a place itself, as ~/.local/bin is (review14 01: an
+ * activated venv's bin/ in the workspace), a base of its own.
  */
 enum ws_persist_kind {
 	WS_PERSIST_HOME,
@@ -46,8 +48,23 @@ enum ws_persist_kind {
 	WS_PERSIST_NVM,
 	WS_PERSIST_BASH_ENV,
 	WS_PERSIST_ENV,
+	WS_PERSIST_PATH,
 	WS_PERSIST_NKINDS
 };
+
+/*
+ * The most PATH directories taken as bases (distinct ones, in PATH's
+ * order).  Those past it are no places: a command may leave what it
+ * likes there.  A PATH that long is rare; wsrun(1) says so.
+ */
+#define WS_PERSIST_PATH_MAX 64
+
+/*
+ * The most bases ws_persist_bases() returns: one a variable, and PATH's
+ * directories, each by its real path and by its spelling where a link
+ * on the way makes them differ.  Callers size their arrays with it.
+ */
+#define WS_PERSIST_NBASES (WS_PERSIST_NKINDS - 2 + 2 * WS_PERSIST_PATH_MAX)
 
 /* A base of kind (enum ws_persist_kind) at the canonical path dir. */
 struct ws_persist_base {
@@ -57,10 +74,13 @@ struct ws_persist_base {
 
 /*
  * The environment's bases other than HOME, canonical, into out
- * (WS_PERSIST_NKINDS - 1 at most; each dir malloc'd, the caller frees):
+ * (WS_PERSIST_NBASES at most; each dir malloc'd, the caller frees):
  * a variable that is unset, empty, relative, or HOME's default for it
- * as spelled ("$HOME/.config") is skipped without a system call.
- * Returns how many.
+ * as spelled ("$HOME/.config") is skipped without a system call, and so
+ * is a PATH entry that is empty or relative (the current directory: see
+ * wsrun(1)) or spells $HOME/.local/bin; a PATH directory already taken
+ * is taken once, by its real path and, where a link on the way makes it
+ * differ, by its spelling too.  Returns how many.
  */
 size_t ws_persist_bases(struct ws_persist_base *out);
 
@@ -82,7 +102,7 @@ const char *ws_persist_reached(const char *dir, int kind, const char *d);
 /*
  * How place (a ws_home_persist[] entry) below a base of kind is shown:
  * "~/.config/git", "$XDG_CONFIG_HOME/git", "$GIT_CONFIG_GLOBAL" (no
- * trailing slash), into buf (len bytes).
+ * trailing slash), "a directory on $PATH", into buf (len bytes).
  */
 void ws_persist_show(int kind, const char *place, char *buf, size_t len);
 

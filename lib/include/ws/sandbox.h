@@ -204,6 +204,13 @@ struct ws_sandbox_plan {
 	struct ws_home_place *home_places;
 	size_t nhome_places;
 	bool home_done;
+	/*
+	 * ws_sandbox_plan_fill() found the root anchor in a persistence
+	 * place (a workspace of ~/.local/bin, or one that is a directory
+	 * on PATH): read-only as a whole.  ws_view_plan() takes it rather
+	 * than resolve the bases again.
+	 */
+	bool root_in_place;
 };
 
 /* Order the plan's paths deeper after shallower (stable), so that in the

@@ -354,6 +354,17 @@ struct ws_home_place {
 int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		       size_t *n);
 
+/*
+ * ws_ctx_home_places() for a caller that holds HOME's real path
+ * (ws_home_real(), or NULL) and the environment's bases
+ * (ws_persist_bases()) already, so that a call resolves them once
+ * (PATH's directories are as many bases).  0 or WS_ENOMEM.
+ */
+struct ws_persist_base;
+int ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
+			  const struct ws_persist_base *xb, size_t nxb,
+			  struct ws_home_place **out, size_t *n);
+
 /* Free what ws_ctx_home_places() gave. */
 void ws_home_places_free(struct ws_home_place *v, size_t n);
 
