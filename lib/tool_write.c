@@ -441,6 +441,9 @@ print_json(struct ws_tcall *c, const struct ws_wresult *r, bool show_diff)
 	if (file) {
 		ws_jw_kint(&jw, "bytes_written", r->bytes_written);
 		ws_jw_kint(&jw, "lines", r->lines);
+		/* The next --if-version's token, with no read between. */
+		if (r->version[0] != '\0')
+			ws_jw_kstr(&jw, "version", r->version);
 	}
 	if (strcmp(r->action, "edit") == 0)
 		ws_jw_kint(&jw, "replacements", (long long)r->replacements);
@@ -760,13 +763,13 @@ static int delete_run(struct ws_tcall *c) { return write_run(c, T_DELETE); }
 const struct ws_tool_def ws_tool_write_file = {
 	"write_file", &ws__write_cli[T_WRITE], "Write a file", false, true, false,
 	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"action\":" WS__S
-	",\"bytes_written\":" WS__I ",\"diff\":" WS__S "}}",
+	",\"bytes_written\":" WS__I ",\"version\":" WS__S ",\"diff\":" WS__S "}}",
 	.want_history = true, .check = write_check, .run = write_file_run,
 };
 const struct ws_tool_def ws_tool_edit_file = {
 	"edit_file", &ws__write_cli[T_EDIT], "Edit a file", false, true, false,
 	"{\"type\":\"object\",\"properties\":{\"path\":" WS__S ",\"replacements\":"
-	WS__I ",\"diff\":" WS__S "}}",
+	WS__I ",\"version\":" WS__S ",\"diff\":" WS__S "}}",
 	.want_history = true, .check = write_check, .run = edit_file_run,
 };
 const struct ws_tool_def ws_tool_create_directory = {

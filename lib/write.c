@@ -1399,10 +1399,11 @@ ws__tmp_disarm(int slot)
 	pthread_mutex_unlock(&ws__tmp_mu);
 }
 
-/* Fill the new file fd: data, owner and mode of old, fsync. */
+/* Fill the new file fd: data, owner and mode of old, fsync; its stat
+ * then into *made (when not NULL), which a name does not change. */
 static int
 ws__fill(int fd, const void *data, size_t n, const struct stat *old,
-	 unsigned flags)
+	 unsigned flags, struct stat *made)
 {
 	int rc;
 
@@ -1425,6 +1426,8 @@ ws__fill(int fd, const void *data, size_t n, const struct stat *old,
 	}
 	if (!(flags & WS_ATOMIC_NOSYNC) && fsync(fd) < 0)
 		return ws_error_errno(errno, NULL, "fsync");
+	if (made != NULL && fstat(fd, made) < 0)
+		return ws_error_errno(errno, NULL, "fstat");
 	return 0;
 }
 
@@ -1439,7 +1442,7 @@ ws__fill(int fd, const void *data, size_t n, const struct stat *old,
  */
 static int
 ws__atomic_tmpfile(int dirfd, const char *name, const void *data, size_t n,
-		   const struct stat *old, unsigned flags)
+		   const struct stat *old, unsigned flags, struct stat *made)
 {
 	char proc[64], tmp[WS_NAME_MAX + 1];
 	sigset_t mask;
@@ -1455,7 +1458,7 @@ ws__atomic_tmpfile(int dirfd, const char *name, const void *data, size_t n,
 	 * then never taken for a dead writer's (see ws__sweep()).
 	 */
 	(void)flock(fd, LOCK_EX | LOCK_NB);
-	if ((rc = ws__fill(fd, data, n, old, flags)) < 0)
+	if ((rc = ws__fill(fd, data, n, old, flags, made)) < 0)
 		goto out;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (flags & WS_ATOMIC_NOREPLACE) {
@@ -1496,7 +1499,7 @@ out:
  */
 static int
 ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
-		 const struct stat *old, unsigned flags)
+		 const struct stat *old, unsigned flags, struct stat *made)
 {
 	char tmp[WS_NAME_MAX + 1];
 	sigset_t mask;
@@ -1553,7 +1556,7 @@ ws__atomic_named(int dirfd, const char *name, const void *data, size_t n,
 	hold = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	ws__tmp_arm(slot);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
-	rc = ws__fill(fd, data, n, old, flags);
+	rc = ws__fill(fd, data, n, old, flags, made);
 	if (close(fd) < 0 && rc == 0)
 		rc = ws_error_errno(errno, NULL, "close");
 	ws__block_stop(&mask);
@@ -1603,6 +1606,13 @@ int
 ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 		const struct stat *old, unsigned flags)
 {
+	return ws_write_atomic_made(dirfd, name, data, n, old, flags, NULL);
+}
+
+int
+ws_write_atomic_made(int dirfd, const char *name, const void *data, size_t n,
+		     const struct stat *old, unsigned flags, struct stat *made)
+{
 	int rc = 1;
 
 	/*
@@ -1622,9 +1632,9 @@ ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 	 * tools) takes the fallback, a named temporary file.
 	 */
 	if (!(flags & WS_ATOMIC_NAMED) && !ws__env_named())
-		rc = ws__atomic_tmpfile(dirfd, name, data, n, old, flags);
+		rc = ws__atomic_tmpfile(dirfd, name, data, n, old, flags, made);
 	if (rc == 1)
-		rc = ws__atomic_named(dirfd, name, data, n, old, flags);
+		rc = ws__atomic_named(dirfd, name, data, n, old, flags, made);
 	if (rc < 0)
 		return rc;
 	/*
@@ -1697,7 +1707,7 @@ ws__unchanged(const struct ws_res *res, const struct stat *st,
 static int
 ws__append_copy(struct ws_res *res, const struct ws_wopts *o,
 		const char *old, size_t oldlen, struct stat *rst,
-		unsigned aflags)
+		unsigned aflags, struct stat *made)
 {
 	char *own = NULL, *joined;
 	int fd = -1, rc;
@@ -1736,8 +1746,8 @@ ws__append_copy(struct ws_res *res, const struct ws_wopts *o,
 	/* An append made meanwhile through another name would be lost. */
 	rc = ws__unchanged(res, rst, "appended to");
 	if (rc == 0)
-		rc = ws_write_atomic(res->dirfd, res->name, joined,
-				     oldlen + o->len, rst, aflags);
+		rc = ws_write_atomic_made(res->dirfd, res->name, joined,
+					  oldlen + o->len, rst, aflags, made);
 	free(joined);
 	free(own);
 	return rc;
@@ -1979,7 +1989,7 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	char *old = NULL, *edited = NULL, *joined = NULL;
 	size_t oldlen = 0, newlen = 0;
 	const char *newdata = o->content;
-	struct stat rst = res->st;
+	struct stat rst = res->st, made;
 	struct ws__nlock lk = {NULL, -1};
 	int rc, fd = -1;
 
@@ -2155,13 +2165,17 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 					if (rc < 0 && ftruncate(fd, now.st_size) == 0 &&
 					    !o->nosync)
 						(void)fsync(fd);
+					if (rc == 0 && fstat(fd, &made) == 0)
+						ws_version_token(&made, r->version);
 				}
 				goto out;
 			}
 			close(fd);
 			fd = -1;
 		}
-		rc = ws__append_copy(res, o, old, oldlen, &rst, aflags);
+		if ((rc = ws__append_copy(res, o, old, oldlen, &rst, aflags,
+					  &made)) == 0)
+			ws_version_token(&made, r->version);
 		goto out;
 	}
 	r->bytes_written = (long long)newlen;
@@ -2190,7 +2204,10 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 				res->name, res->vpath, res->real, &res->st, false,
 				-1, NULL, NULL, NULL, NULL)) < 0)
 		goto out;
-	rc = ws_write_atomic(res->dirfd, res->name, newdata, newlen, &rst, aflags);
+	rc = ws_write_atomic_made(res->dirfd, res->name, newdata, newlen, &rst,
+				  aflags, &made);
+	if (rc == 0)
+		ws_version_token(&made, r->version);
 out:
 	ws__nlock_drop(&lk);
 	if (fd >= 0)
@@ -2207,6 +2224,7 @@ ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	      const struct ws_wopts *o, struct ws_wresult *r)
 {
 	unsigned aflags = o->nosync ? WS_ATOMIC_NOSYNC : 0;
+	struct stat made;
 	int rc;
 
 	if ((rc = ws_check_version(NULL, o->if_version, path)) < 0)
@@ -2242,8 +2260,10 @@ ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	 */
 	if (o->create_only)
 		aflags |= WS_ATOMIC_NOREPLACE;
-	return ws_write_atomic(res->dirfd, res->name, o->content, o->len, NULL,
-			       aflags);
+	if ((rc = ws_write_atomic_made(res->dirfd, res->name, o->content,
+				       o->len, NULL, aflags, &made)) == 0)
+		ws_version_token(&made, r->version);
+	return rc;
 }
 
 int

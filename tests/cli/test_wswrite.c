@@ -2322,6 +2322,56 @@ START_TEST(if_version)
 END_TEST
 
 /*
+ * FTU10 4: a write, append or edit answers with the token of what it
+ * wrote (the file's as wsread gives it), so that the next --if-version
+ * needs no read in between; a file with two names is appended to by a
+ * copy, which has a token of its own; a dry run has none.
+ */
+START_TEST(version_after_write)
+{
+	struct wst_run r;
+	char tok[WS_VERSION_LEN], got[WS_VERSION_LEN];
+	const char *const steps[][6] = {
+		{"--content", "one\n", "v.txt", NULL},
+		{"--content", "two\n", "v.txt", NULL},
+		{"-a", "--content", "three\n", "v.txt", NULL},
+		{"--old", "two", "--new", "2", "v.txt", NULL},
+		{"-a", "--content", "four\n", "v.txt", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		const char *argv[16] = {"--workspace", ws, "--json"};
+		size_t k = 3;
+
+		if (i > 0)
+			argv[k++] = "--if-version", argv[k++] = got;
+		for (size_t j = 0; steps[i][j] != NULL; j++)
+			argv[k++] = steps[i][j];
+		argv[k] = NULL;
+		if (i == 4) {
+			/* A second name: the append goes by a copy. */
+			char *a = wst_path(ws, "v.txt"), *b = wst_path(ws, "h.txt");
+
+			ck_assert_int_eq(link(a, b), 0);
+			free(a);
+			free(b);
+		}
+		wst_runv(&r, NULL, NULL, "wswrite", argv);
+		expect_ok(&r);
+		token("v.txt", tok);
+		ck_assert_msg(wst_output_str(&r, "version") != NULL, "step %zu: %s", i, r.out);
+		ck_assert_str_eq(wst_output_str(&r, "version"), tok);
+		snprintf(got, sizeof(got), "%s", tok);
+		wst_run_free(&r);
+	}
+	W(&r, NULL, "--dry-run", "--content", "x", "v.txt");
+	expect_ok(&r);
+	ck_assert_ptr_null(wst_output(&r, "version"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Run wswrite --workspace ws --json ARGS in a child process of its own
  * (so that the test can act meanwhile); wait_code() gives its exit status.
  */
@@ -2715,6 +2765,7 @@ suite(void)
 	tcase_add_test(tc, multi_edit);
 	tcase_add_test(tc, edit_error_details);
 	tcase_add_test(tc, if_version);
+	tcase_add_test(tc, version_after_write);
 	tcase_add_test(tc, changes_wait_for_the_file_lock);
 	tcase_add_test(tc, parallel_edit_processes);
 	tcase_add_test(tc, edits_bounded);

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "ws/version.h"
+
 #include "ws/workspace.h"
 
 /* Default cap on the size of a diff returned by the operations below. */
@@ -133,6 +135,16 @@ int ws_write_atomic(int dirfd, const char *name, const void *data, size_t n,
 		    const struct stat *old, unsigned flags);
 
 /*
+ * ws_write_atomic(), and the new file's stat into *made (NULL: not
+ * wanted), taken of the file written before it got its name: the
+ * version token of exactly this content (ws/version.h), whatever
+ * another writer does to the name afterwards.
+ */
+int ws_write_atomic_made(int dirfd, const char *name, const void *data,
+			 size_t n, const struct stat *old, unsigned flags,
+			 struct stat *made);
+
+/*
  * Decode standard or URL-safe base64 (padding optional, whitespace
  * ignored) into a malloc'd buffer.  Anything else is WS_EINVALID_ARGUMENT.
  */
@@ -194,6 +206,12 @@ struct ws_wresult {
 	 */
 	char *made_top;
 	char *made_top_real;
+	/*
+	 * The version token of the content this call wrote (write, create,
+	 * append, edit; not a dry run), as wsread gives it: a caller's next
+	 * --if-version needs no read in between.  Empty when none.
+	 */
+	char version[WS_VERSION_LEN];
 };
 
 /*
