@@ -1756,6 +1756,40 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 	}
 	pthread_mutex_unlock(&ws__homes_mu);
 	free(key);
+	/*
+	 * The places as the call resolved them for wsrun too
+	 * (ws_ctx_home_places_call()): what a link from a HOME outside the
+	 * workspace leads to in it (~/.config/git -> a directory here, the
+	 * symlinked dotfiles' layout), even where it does not exist yet
+	 * (review16 02, 03).
+	 */
+	if (place == NULL && rc == 0) {
+		const struct ws_home_place *hp;
+		size_t nhp;
+		char pp[PATH_MAX];
+
+		if ((rc = ws_ctx_home_places_call(ws, &hp, &nhp)) < 0)
+			return rc;
+		for (size_t k = 0; k < nhp; k++) {
+			const char *ar = ws->anchors[hp[k].anchor].real;
+
+			if (snprintf(pp, sizeof(pp), "%s/%s", strcmp(ar, "/") == 0
+				     ? "" : ar, hp[k].rest) >= (int)sizeof(pp))
+				continue;
+			if (ws_path_within(pp, real, NULL) ||
+			    (anc && ws_path_within(real, pp, NULL))) {
+				rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+						  "is (or %s) the real location of "
+						  "one of HOME's persistence places "
+						  "(%s), where a later login, session "
+						  "or program of the user's finds "
+						  "what to run: no tool may %s it",
+						  anc ? "holds" : "is in", pp,
+						  ws__ops[op]);
+				return ws__guard_refusal(rc, op);
+			}
+		}
+	}
 	if (place != NULL) {
 		ws_persist_show(kind, place, shown_place, sizeof(shown_place));
 		rc = ws_error_set(WS_EPOLICY_DENIED, shown,

@@ -78,11 +78,13 @@ ws__next_name(const char **p, char *cur, size_t *cl, const char **name,
  * symlink on the way leads to, named by its resolved parent.  It makes
  * the system calls realpath(3) makes (one readlink() per component; the
  * current directory's own components come from getcwd() and are already
- * resolved), so that recording costs nothing but memory.  Returns 0, or
- * -errno.
+ * resolved), so that recording costs nothing but memory.  With tail, a
+ * component that does not exist ends the walk: it and the rest are
+ * appended as spelled, ".." taken lexically (where a dangling link's
+ * target would be made through it).  Returns 0, or -errno.
  */
 static int
-ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
+ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail)
 {
 	char cur[PATH_MAX], link[PATH_MAX], *pending = NULL;
 	const char *p;
@@ -122,6 +124,21 @@ ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
 		if ((rc = ws__add_entry(ws, cur, cl + 1 + nl)) < 0)
 			break;
 		ll = readlink(cur, link, sizeof(link) - 1);
+		if (ll < 0 && errno == ENOENT && tail) {
+			/* Missing: it and the rest are what would be made. */
+			cl += 1 + nl;
+			while (ws__next_name(&p, cur, &cl, &name, &nl)) {
+				if (cl + 1 + nl >= sizeof(cur)) {
+					rc = -ENAMETOOLONG;
+					break;
+				}
+				cur[cl] = '/';
+				memcpy(cur + cl + 1, name, nl);
+				cl += 1 + nl;
+				cur[cl] = '\0';
+			}
+			break;
+		}
 		if (ll < 0) {
 			if (errno != EINVAL) {
 				rc = -errno;
@@ -155,6 +172,12 @@ ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
 	else
 		memcpy(out, cur, cl + 1);
 	return 0;
+}
+
+static int
+ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
+{
+	return ws__resolve_rec(ws, path, out, false);
 }
 
 /*
@@ -457,6 +480,7 @@ ws_ctx_close(struct ws_ctx *ws)
 		free(ws->markers[i]);
 	free(ws->markers);
 	ws__guards_free(ws->persist);
+	ws_home_places_free(ws->home_places, ws->nhome_places);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));
@@ -1083,7 +1107,7 @@ ws__memo_prefix(struct ws_place_memo *m, const char *pre, char ***e, size_t *ne)
 		kind = WS__PRE_MISSING;
 	else if (!S_ISLNK(st.st_mode))
 		kind = WS__PRE_DIR;
-	else if ((rc = ws__resolve_recording(&tmp, pre, res)) < 0) {
+	else if ((rc = ws__resolve_rec(&tmp, pre, res, true)) < 0) {
 		for (size_t k = 0; k < tmp.nentries; k++)
 			free(tmp.entries[k]);
 		free(tmp.entries);
@@ -1091,9 +1115,12 @@ ws__memo_prefix(struct ws_place_memo *m, const char *pre, char ***e, size_t *ne)
 		tmp.nentries = 0;
 		if (rc == -ENOMEM)
 			return rc;
-		/* A dangling link: what it names is made through it. */
+		/* A link that cannot be resolved (a loop, a file on the
+		 * way): nothing is made through it. */
 		kind = WS__PRE_DANGLING;
 	} else
+		/* A dangling one too: what it names would be made through
+		 * it, there (review16 03). */
 		kind = WS__PRE_LINK;
 	*e = tmp.entries;
 	*ne = tmp.nentries;
@@ -1402,6 +1429,29 @@ ws_home_places_free(struct ws_home_place *v, size_t n)
 	free(v);
 }
 
+/* A copy of v (n entries) into *out, *nout: 0 or WS_ENOMEM. */
+static int
+ws__home_places_copy(const struct ws_home_place *v, size_t n,
+		     struct ws_home_place **out, size_t *nout)
+{
+	*out = NULL;
+	*nout = 0;
+	if (n == 0)
+		return 0;
+	if ((*out = calloc(n, sizeof(**out))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		(*out)[i].anchor = v[i].anchor;
+		if (((*out)[i].rest = strdup(v[i].rest)) == NULL) {
+			ws_home_places_free(*out, i);
+			*out = NULL;
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+	}
+	*nout = n;
+	return 0;
+}
+
 /* ws_ctx_home_places() for the places below one base, home, of kind. */
 static int
 ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
@@ -1444,10 +1494,17 @@ ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		   size_t *n)
 {
 	struct ws_persist_base xb[WS_PERSIST_NBASES];
-	char *home = ws_home_real();
-	size_t nxb = ws_persist_bases(xb);
-	int rc = ws_ctx_home_places_of(ws, home, xb, nxb, out, n);
+	char *home;
+	size_t nxb;
+	int rc;
 
+	/* The call resolved them already (ws_ctx_home_places_call()). */
+	if (ws->home_places_done)
+		return ws__home_places_copy(ws->home_places, ws->nhome_places,
+					    out, n);
+	home = ws_home_real();
+	nxb = ws_persist_bases(xb);
+	rc = ws_ctx_home_places_of(ws, home, xb, nxb, out, n);
 	for (size_t k = 0; k < nxb; k++)
 		free(xb[k].dir);
 	free(home);
@@ -1476,4 +1533,21 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 		*n = 0;
 	}
 	return rc;
+}
+
+int
+ws_ctx_home_places_call(struct ws_ctx *ws, const struct ws_home_place **v,
+			size_t *n)
+{
+	int rc;
+
+	if (!ws->home_places_done) {
+		if ((rc = ws_ctx_home_places(ws, &ws->home_places,
+					     &ws->nhome_places)) < 0)
+			return rc;
+		ws->home_places_done = true;
+	}
+	*v = ws->home_places;
+	*n = ws->nhome_places;
+	return 0;
 }

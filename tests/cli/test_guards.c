@@ -981,6 +981,82 @@ START_TEST(persistence_home_linked_parents)
 END_TEST
 
 /*
+ * Review16 02 and 03: HOME outside the workspace, its places (or what
+ * holds them) links into it, the symlinked dotfiles' layout:
+ * ~/.config/git -> ws/gitcfg, ~/.local -> ws/dot, and ~/.config/fish ->
+ * ws/fishcfg, which does not exist.  wsrun keeps them read-only; no
+ * file tool writes, edits, makes, moves or deletes them, nor what holds
+ * them, nor makes the one a dangling link names.  The rest stays
+ * writable.
+ */
+START_TEST(persistence_home_linked_into_workspace)
+{
+	static const char *const files[] = {
+		"gitcfg/config", "gitcfg/hooks/pre-commit", "dot/bin/ls",
+		"dot/share/systemd/user/x.service", "fishcfg/config.fish",
+		"fishcfg",
+	};
+	char *ws = wst_path(base, "ws"), *h = wst_path(base, "h");
+	char *t;
+
+	wst_write(ws, "gitcfg/config", "[user]\n");
+	wst_write(ws, "dot/share/myapp/db", "a\n");
+	wst_write(ws, "notes.txt", "n\n");
+	wst_mkdir(h, ".config");
+	t = wst_path(ws, "gitcfg");
+	wst_symlink(t, h, ".config/git");
+	free(t);
+	t = wst_path(ws, "dot");
+	wst_symlink(t, h, ".local");
+	free(t);
+	t = wst_path(ws, "fishcfg");
+	wst_symlink(t, h, ".config/fish");
+	free(t);
+	free(cfg_env);
+	ck_assert(asprintf(&cfg_env, "HOME=%s", h) > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+		const char *ap[] = {"--append", "--content", "x", files[i], NULL};
+
+		whp(ws, true, w);
+		whp(ws, true, ap);
+	}
+	{
+		const char *ok[] = {"--content", "b", "dot/share/myapp/db", NULL};
+		const char *ok2[] = {"--content", "b", "gitcfg2", NULL};
+		const char *edit[] = {"--edit", "--old", "user", "--new", "x",
+				      "gitcfg/config", NULL};
+		const char *mk[] = {"--mkdir", "dot/bin", NULL};
+		const char *mkf[] = {"--mkdir", "fishcfg", NULL};
+		const char *mv[] = {"--move", "old", "gitcfg", NULL};
+		const char *mvin[] = {"--move", "gitcfg/new", "notes.txt", NULL};
+		const char *mvdot[] = {"--move", "d2", "dot", NULL};
+		const char *del[] = {"--delete", "-r", "gitcfg", NULL};
+		const char *deld[] = {"--delete", "-r", "dot", NULL};
+
+		whp(ws, false, ok);
+		whp(ws, false, ok2);
+		whp(ws, true, edit);
+		whp(ws, true, mk);
+		whp(ws, true, mkf);
+		whp(ws, true, mv);
+		whp(ws, true, mvin);
+		whp(ws, true, mvdot);
+		whp(ws, true, del);
+		whp(ws, true, deld);
+		t = slurp_at(ws, "gitcfg/config", NULL);
+		ck_assert_str_eq(t, "[user]\n");
+		free(t);
+		ck_assert(!exists_at(ws, "dot/bin"));
+		ck_assert(!exists_at(ws, "fishcfg"));
+		ck_assert(exists_at(ws, "notes.txt"));
+	}
+	free(h);
+	free(ws);
+}
+END_TEST
+
+/*
  * Review10 02 and 13: the HOME guard holds whatever $HOME says (HOME=//
  * or one that does not exist leaves the password database's home), and
  * by identity: the home reached through a bind mount (a container's
@@ -1655,6 +1731,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_config);
 	tcase_add_test(tc, persistence_home_places);
 	tcase_add_test(tc, persistence_home_linked_parents);
+	tcase_add_test(tc, persistence_home_linked_into_workspace);
 	tcase_add_test(tc, persistence_home_places_review12);
 	tcase_add_test(tc, persistence_home_places_review14);
 	tcase_add_test(tc, persistence_path_dirs);

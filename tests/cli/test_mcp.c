@@ -4822,6 +4822,82 @@ START_TEST(run_command_ahead_follows_state)
 END_TEST
 
 /*
+ * Review16 02/03 over MCP: HOME outside the workspace, ~/.config/git a
+ * link to the workspace's gitcfg and ~/.config/fish one to fishcfg,
+ * which does not exist.  No file tool writes, moves or deletes gitcfg,
+ * nor makes fishcfg; the places are resolved anew each call: the link
+ * re-pointed between calls (to gitcfg2) moves the guard with it.
+ */
+START_TEST(file_tools_home_places_linked_into_workspace)
+{
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char *xdg = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
+	static const char *const denied[][2] = {
+		{"write_file", "{\"path\":\"gitcfg/config\",\"content\":\"evil\"}"},
+		{"edit_file", "{\"path\":\"gitcfg/config\",\"old\":\"user\","
+			      "\"new\":\"x\"}"},
+		{"move_path", "{\"source\":\"gitcfg\",\"destination\":\"old\"}"},
+		{"delete_path", "{\"path\":\"gitcfg\",\"recursive\":true}"},
+		{"create_directory", "{\"path\":\"fishcfg\"}"},
+		{"write_file", "{\"path\":\"fishcfg/config.fish\",\"content\":\"evil\"}"},
+	};
+	char *h = wst_path(T, "h"), *t, *p;
+	struct mcp m;
+	cJSON *r, *res;
+	int id = 2;
+
+	wst_write(W, "gitcfg/config", "[user]\n");
+	wst_mkdir(h, ".config");
+	wst_symlink(t = wst_path(W, "gitcfg"), h, ".config/git");
+	free(t);
+	wst_symlink(t = wst_path(W, "fishcfg"), h, ".config/fish");
+	free(t);
+	setenv("HOME", h, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	mcp_start(&m, "--workspace", W, "--no-detect-root");
+	handshake(&m, NULL);
+	for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+		res = call(&m, id++, denied[i][0], denied[i][1], &r);
+		ck_assert_msg(strcmp(code_of(res), "POLICY_DENIED") == 0, "%s %s: %s",
+			      denied[i][0], denied[i][1], text_of(res));
+		ck_assert_msg(strstr(text_of(res), "persistence place") != NULL,
+			      "%s", text_of(res));
+		cJSON_Delete(r);
+	}
+	ck_assert_str_eq(t = wst_slurp(p = wst_path(W, "gitcfg/config"), NULL), "[user]\n");
+	free(t);
+	free(p);
+	ck_assert(!wst_exists(p = wst_path(W, "fishcfg")));
+	free(p);
+	/* Re-pointed between calls: gitcfg is free, gitcfg2 is the place. */
+	ck_assert_int_eq(unlink(p = wst_path(h, ".config/git")), 0);
+	free(p);
+	wst_symlink(t = wst_path(W, "gitcfg2"), h, ".config/git");
+	free(t);
+	res = call(&m, id++, "write_file",
+		   "{\"path\":\"gitcfg/config\",\"content\":\"mine\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, id++, "write_file",
+		   "{\"path\":\"gitcfg2/config\",\"content\":\"evil\"}", &r);
+	ck_assert_str_eq(code_of(res), "POLICY_DENIED");
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(p = wst_path(W, "gitcfg2")));
+	free(p);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	if (home != NULL)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	if (xdg != NULL)
+		setenv("XDG_CONFIG_HOME", xdg, 1);
+	free(home);
+	free(xdg);
+	free(h);
+}
+END_TEST
+
+/*
  * HOME's persistence places are resolved once a call, for the sandbox's
  * read-only binds and for the revert alike (lib/run.c), and anew for
  * every call of one server: with HOME the workspace, what a call makes
@@ -5760,6 +5836,7 @@ suite(void)
 	tcase_add_test(tc, structured_content_as_printed);
 	tcase_add_test(tc, structured_content_lean);
 	tcase_add_test(tc, config_snippets_parse);
+	tcase_add_test(tc, file_tools_home_places_linked_into_workspace);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);

@@ -2275,6 +2275,46 @@ START_TEST(home_persist_linked_parents)
 END_TEST
 
 /*
+ * Review16 03: HOME outside the workspace, a place (~/.config/git) and
+ * a directory holding places (~/.local) links into it whose targets do
+ * not exist: what the command makes there (the host's
+ * ~/.config/git/config, ~/.local/bin/ls) does not stay, in either view.
+ */
+START_TEST(home_persist_dangling_into_ws)
+{
+	struct wst_run r;
+	char hv[4200], *t;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	wst_mkdir(home, ".config");
+	t = wst_path(ws, "gitcfg");
+	wst_symlink(t, home, ".config/git");
+	free(t);
+	t = wst_path(ws, "loc");
+	wst_symlink(t, home, ".local");
+	free(t);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "mkdir -p gitcfg loc/bin && "
+				      "echo evil > gitcfg/config && "
+				      "echo evil > loc/bin/ls && echo made", NULL};
+		char *loc = wst_path(ws, "loc");
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, "gitcfg"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "loc/bin"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+		wst_rmrf(loc);
+		free(loc);
+	}
+}
+END_TEST
+
+/*
  * Review11 03/04 for the workspace itself: the workspace is the real
  * name of ~/.config/systemd (stow's ~/.config -> dotfiles/config): it
  * is read-only as a whole in either view, as ~/.config/systemd spelled
@@ -4691,6 +4731,7 @@ suite(void)
 	tcase_add_test(tf, history_masked_under_grant);
 	tcase_add_test(tf, home_persist_places);
 	tcase_add_test(tf, home_persist_linked_parents);
+	tcase_add_test(tf, home_persist_dangling_into_ws);
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);

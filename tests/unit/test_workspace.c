@@ -533,6 +533,67 @@ START_TEST(canonical_path_as_realpath)
 }
 END_TEST
 
+/*
+ * Review16 03: a link on a place's way that points at nothing resolves
+ * to what it names, where the place would be made through it: an
+ * absolute target, a relative one (with ".." over a missing directory,
+ * taken lexically), and one through an existing link to a missing
+ * directory; a link that loops is no place.
+ */
+START_TEST(place_resolve_dangling)
+{
+	static const char *const cases[][2] = {
+		{".config/git", "ws/gitcfg"},
+		{".config/git/config", "ws/gitcfg/config"},
+		{".local/bin", "ws/loc/bin"},
+		{".ssh/rc", "ws/real/ssh/rc"},
+	};
+	char tmpl[] = "/tmp/ws-dangle-XXXXXX", home[4096], p[4300], t[4300];
+	struct ws_place_memo memo = {0};
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	ck_assert_ptr_nonnull(realpath(tmpl, home));
+	wst_mkdir(home, ".config");
+	wst_mkdir(home, "ws/real");
+	snprintf(t, sizeof(t), "%s/ws/gitcfg", home);
+	wst_symlink(t, home, ".config/git");
+	wst_symlink("gone/../ws/loc", home, ".local");
+	wst_symlink("real", home, "ws/via");
+	wst_symlink("ws/via/ssh", home, ".ssh");
+	wst_symlink(".loop", home, ".loop");
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char out[4300], **e;
+			size_t n;
+
+			snprintf(p, sizeof(p), "%s/%s", home, cases[i][0]);
+			ck_assert_int_eq(ws_home_place_resolve(p, strlen(home), out,
+							       sizeof(out), &e, &n,
+							       pass ? &memo : NULL), 1);
+			snprintf(t, sizeof(t), "%s/%s", home, cases[i][1]);
+			ck_assert_str_eq(out, t);
+			for (size_t k = 0; k < n; k++)
+				free(e[k]);
+			free(e);
+		}
+		{
+			char out[4300], **e;
+			size_t n;
+
+			snprintf(p, sizeof(p), "%s/.loop/x", home);
+			ck_assert_int_eq(ws_home_place_resolve(p, strlen(home), out,
+							       sizeof(out), &e, &n,
+							       pass ? &memo : NULL), 0);
+			for (size_t k = 0; k < n; k++)
+				free(e[k]);
+			free(e);
+		}
+	}
+	ws_place_memo_free(&memo);
+	wst_rmrf(home);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -553,6 +614,7 @@ suite(void)
 	tcase_add_test(tc, marker_changes);
 	tcase_add_test(tc, place_resolve_memo);
 	tcase_add_test(tc, canonical_path_as_realpath);
+	tcase_add_test(tc, place_resolve_dangling);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -121,6 +121,15 @@ struct ws_ctx {
 	 * first use. */
 	struct ws_guards *persist;
 	/*
+	 * HOME's persistence places as the writable anchors hold them
+	 * (ws_ctx_home_places()), resolved once a call, by the first check
+	 * that may change something or the sandbox plan
+	 * (ws_ctx_home_places_call()).
+	 */
+	struct ws_home_place *home_places;
+	size_t nhome_places;
+	bool home_places_done;
+	/*
 	 * While a recursive delete or move asks about every entry of a
 	 * tree: the tree's real path (and the move's destination).  A
 	 * repository's own directory strictly inside goes or moves as a
@@ -313,7 +322,9 @@ struct ws_place_memo {
  * such link resolved, the rest appended, into out (len bytes), and in
  * *entries (*n, malloc'd) every directory entry that resolution passed
  * through.  Returns 1 then, 0 where no link is on the way (the place is
- * its spelling; a component missing ends the walk), or -errno.  memo
+ * its spelling; a component missing ends the walk), or -errno.  A link
+ * that dangles resolves to what it names, where the place would be made
+ * through it (review16 03).  memo
  * (or NULL) keeps what one call learnt for the next (struct
  * ws_place_memo).
  */
@@ -367,6 +378,16 @@ int ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 
 /* Free what ws_ctx_home_places() gave. */
 void ws_home_places_free(struct ws_home_place *v, size_t n);
+
+/*
+ * The call's resolution of HOME's persistence places
+ * (ws_ctx_home_places()), made once a context and kept in it: *v (*n
+ * entries) is the context's, valid until ws_ctx_close().  Once made,
+ * ws_ctx_home_places() copies it rather than walking HOME again.  0 or
+ * WS_ENOMEM.
+ */
+int ws_ctx_home_places_call(struct ws_ctx *ws, const struct ws_home_place **v,
+			    size_t *n);
 
 /*
  * The anchor whose real directory is the longest component prefix of the
