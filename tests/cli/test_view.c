@@ -1078,8 +1078,9 @@ runv_no_dac(struct wst_run *r, const char *const *args)
  * but the command opens a denied file in it by name, or, its owner,
  * chmods it back.  It is masked whole; a denied file in a directory
  * that can be read but not searched (0644), which cannot be masked, is
- * refused with the reason.  On the code before the fix both printed the
- * token, in each view.
+ * refused with the reason, and so is a workspace the walk cannot read.
+ * On the code before the fix the first two printed the token, in each
+ * view.
  */
 START_TEST(policy_view_unreadable_dir)
 {
@@ -1111,6 +1112,15 @@ START_TEST(policy_view_unreadable_dir)
 	ck_assert_msg(strstr(r.out, "/shut/.env") != NULL, "%s", r.out);
 	wst_run_free(&r);
 	ck_assert_int_eq(chmod(shut, 0755), 0);
+	/* The workspace itself unreadable: refused too. */
+	ck_assert_int_eq(chmod(ws, 0311), 0);
+	a[5] = "chmod 755 .; cat keys/.env; echo end";
+	runv_no_dac(&r, a);
+	ck_assert_int_eq(chmod(ws, 0755), 0);
+	ck_assert_msg(strstr(r.out, "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(r.json != NULL && strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0,
+		      "%s", r.out);
+	wst_run_free(&r);
 	free(keys);
 	free(shut);
 	free(pol);
