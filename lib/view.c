@@ -568,12 +568,19 @@ ws__pwalk_open_failed(const struct ws__pwalk *w, const char *n, size_t rlen,
 }
 
 /*
+ * What the walk of a directory returns where it may read the directory
+ * but not search it (EACCES from an openat() in it): what is in it cannot
+ * be masked one by one, so its caller masks it whole.
+ */
+#define WS__PWALK_UNSEARCHABLE 1
+
+/*
  * Guard the entry n of the directory fd, whose real path w->r holds: an
  * empty mask over it (mask) or a read-only bind.  An entry gone since
- * the directory was read needs none; one that cannot be opened for
- * another reason (EACCES in a directory that can be read but not
- * searched, EMFILE) refuses the run: skipping it left it reachable
- * (review16 05).
+ * the directory was read needs none; one the directory's mode keeps
+ * from being opened is WS__PWALK_UNSEARCHABLE; one that cannot be opened
+ * for another reason (EMFILE) refuses the run: skipping it left it
+ * reachable (review16 05).
  */
 static int
 ws__pwalk_guard(struct ws__pwalk *w, int fd, const char *n, bool mask)
@@ -587,18 +594,51 @@ ws__pwalk_guard(struct ws__pwalk *w, int fd, const char *n, bool mask)
 
 		if (e == ENOENT)
 			return 0;
+		if (e == EACCES || e == EPERM)
+			return WS__PWALK_UNSEARCHABLE;
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v[0] ? v : "/",
 				    "the policy refuses to %s %s, and it cannot "
 				    "be opened to %s it (%s): refused rather "
-				    "than run with it reachable (make its "
-				    "directory searchable, or narrow the "
-				    "policy's deny rules)", mask ? "read" : "write",
+				    "than run with it reachable", mask ? "read" : "write",
 				    v[0] ? v : "/", mask ? "mask" : "make read-only",
 				    strerror(e));
 	}
 	if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, mask)) == 0)
 		rc = ws__names_add(mask ? &w->vi->masked : &w->vi->read_only,
 				   v[0] ? v : "/", NULL);
+	return rc;
+}
+
+/*
+ * Mask the directory n of fd, whose real path w->r holds, whole: the walk
+ * may not read it, or not search it, so what it holds is unknown, and its
+ * owner's command could make it readable again (review16 05).  What was
+ * guarded below it already (its mode changed while the walk read it)
+ * goes under the mask.  WS__PWALK_UNSEARCHABLE where fd's own mode keeps
+ * it from being opened.
+ */
+static int
+ws__pwalk_mask_whole(struct ws__pwalk *w, int fd, const char *n)
+{
+	char v[WS__PWALK_PATH];
+	int efd, rc;
+
+	snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
+	if ((efd = openat(fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return 0;
+		if (e == EACCES || e == EPERM)
+			return WS__PWALK_UNSEARCHABLE;
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v, "the policy "
+				    "refuses some reads or writes inside %s, and "
+				    "its walk can neither read %s nor open it to "
+				    "mask it (%s): refused rather than run with "
+				    "it reachable", w->vprefix, v, strerror(e));
+	}
+	if ((rc = ws_sandbox_plan_add_mask(w->p, efd, w->r)) == 0)
+		rc = ws__names_add(&w->vi->masked, v, NULL);
 	return rc;
 }
 
@@ -677,7 +717,9 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 				/* Gone since the read: nothing to guard. */
 				if (errno == ENOENT)
 					continue;
-				rc = ws__pwalk_open_failed(w, n, rlen, errno);
+				rc = errno == EACCES || errno == EPERM ?
+				     WS__PWALK_UNSEARCHABLE :
+				     ws__pwalk_open_failed(w, n, rlen, errno);
 				break;
 			}
 			if (S_ISLNK(st.st_mode))
@@ -720,6 +762,11 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 				     O_NONBLOCK | O_CLOEXEC);
 			if (sub >= 0) {
 				rc = ws__pwalk_dir(w, sub, elen, depth + 1);
+				/* Readable, not searchable: masked whole. */
+				if (rc == WS__PWALK_UNSEARCHABLE) {
+					w->r[elen] = '\0';
+					rc = ws__pwalk_mask_whole(w, fd, n);
+				}
 			} else if (errno == EACCES || errno == EPERM) {
 				/*
 				 * A directory the walk may not read: it was
@@ -730,7 +777,7 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 				 * it holds is unknown: it is masked whole,
 				 * as a denied directory is.
 				 */
-				rc = ws__pwalk_guard(w, fd, n, true);
+				rc = ws__pwalk_mask_whole(w, fd, n);
 			} else if (errno != ENOENT && errno != ENOTDIR &&
 				   errno != ELOOP) {
 				/* Not gone nor replaced by a file or a link
@@ -911,17 +958,17 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		 * file in it by name (review16 05).
 		 */
 		if ((fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY |
-				 O_CLOEXEC)) >= 0)
-			rc = ws__pwalk_dir(w, fd, w->rlen0, 0);
-		else
-			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vp,
-					  "the policy refuses some reads or writes "
-					  "inside %s, and its walk cannot read it "
-					  "(%s) to find or mask what it refuses: "
-					  "refused rather than run with it "
-					  "reachable (make it readable, or narrow "
-					  "the policy's deny rules)", vp,
-					  strerror(errno));
+				 O_CLOEXEC)) >= 0 &&
+		    (rc = ws__pwalk_dir(w, fd, w->rlen0, 0)) != WS__PWALK_UNSEARCHABLE)
+			continue;
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vp,
+				  "the policy refuses some reads or writes "
+				  "inside %s, and its walk cannot %s it (%s) to "
+				  "find or mask what it refuses: refused rather "
+				  "than run with it reachable (make it readable "
+				  "and searchable, or narrow the policy's deny "
+				  "rules)", vp, fd < 0 ? "read" : "search",
+				  strerror(fd < 0 ? errno : EACCES));
 	}
 	free(w);
 	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)
