@@ -112,6 +112,40 @@ const char *const ws_home_persist[] = {
 	 */
 	".erlang", ".pryrc", ".octaverc", ".guile", ".sbclrc", ".ocamlinit",
 	".tclshrc", ".xonshrc", ".my.cnf", ".sbt/",
+	/*
+	 * Review16 01.  Trust stores that make the host run a workspace
+	 * file: direnv's allow list (its data directory) and its legacy
+	 * ~/.direnvrc, sourced by every hook.  Code everyday tools run:
+	 * pre-commit's hook repositories and their environments; go env
+	 * -w's file (GOFLAGS=-toolexec, CC); the folders Node's require()
+	 * falls back to; RubyGems' user gems (~/.gem, or its XDG data
+	 * directory) and gemrc (either place); Bundler's global
+	 * configuration and plugins; the venvs pipx's and uv's shims in
+	 * ~/.local/bin run, and uv's Pythons; pylint's rc files
+	 * (init-hook runs Python); Bazel's user rc; Nix's and nixpkgs'
+	 * configuration (hooks, overlays); the remote VS Code server and
+	 * its extensions.
+	 */
+	".local/share/direnv/", ".direnvrc", ".cache/pre-commit/",
+	".config/go/env", ".node_modules/", ".node_libraries/", ".gem/",
+	".local/share/gem/", ".gemrc", ".config/gem/", ".bundle/config",
+	".bundle/plugin/", ".local/share/pipx/", ".local/pipx/",
+	".local/share/uv/tools/", ".local/share/uv/python/", ".pylintrc",
+	".config/pylintrc", ".bazelrc", ".config/nixpkgs/", ".config/nix/",
+	".vscode-server/",
+	/*
+	 * Shells (their start-up files, and the module and autoload
+	 * directories PowerShell and Nushell load from), terminals' and
+	 * editors' configuration (Helix's names language servers), the
+	 * desktop session (GNOME Shell's extensions, window managers'
+	 * start-up files), mail delivery's ~/.forward ("|command") and
+	 * Firefox's profiles (user.js, extensions).
+	 */
+	".config/nushell/", ".local/share/nushell/", ".config/powershell/",
+	".local/share/powershell/", ".config/xonsh/", ".config/wezterm/",
+	".config/helix/", ".local/share/gnome-shell/extensions/",
+	".config/awesome/", ".config/qtile/", ".config/bspwm/",
+	".config/openbox/", ".forward", ".mozilla/",
 };
 const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);

@@ -548,6 +548,103 @@ ws__pwalk_bound(const struct ws__pwalk *w, const char *why)
 			    "the workspace)", w->vprefix, why);
 }
 
+/*
+ * The entry n of the directory being walked, whose real path is the
+ * first rlen bytes of w->r, cannot be opened or looked at (err) although
+ * the policy may refuse something there: the run is refused with the
+ * reason, never run with it unguarded (review16 05).
+ */
+static int
+ws__pwalk_open_failed(const struct ws__pwalk *w, const char *n, size_t rlen,
+		      int err)
+{
+	char v[WS__PWALK_PATH];
+
+	snprintf(v, sizeof(v), "%s%.*s/%s", w->vbase, (int)(rlen - w->rlen0),
+		 w->r + w->rlen0, n);
+	return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v,
+			    "the policy refuses some reads or writes inside %s, "
+			    "and its walk cannot open %s (%s) to find or mask "
+			    "what it refuses there: refused rather than run "
+			    "with it reachable (make it readable, or narrow the "
+			    "policy's deny rules)", w->vprefix, v, strerror(err));
+}
+
+/*
+ * What the walk of a directory returns where it may read the directory
+ * but not search it (EACCES from an openat() in it): what is in it cannot
+ * be masked one by one, so its caller masks it whole.
+ */
+#define WS__PWALK_UNSEARCHABLE 1
+
+/*
+ * Guard the entry n of the directory fd, whose real path w->r holds: an
+ * empty mask over it (mask) or a read-only bind.  An entry gone since
+ * the directory was read needs none; one the directory's mode keeps
+ * from being opened is WS__PWALK_UNSEARCHABLE; one that cannot be opened
+ * for another reason (EMFILE) refuses the run: skipping it left it
+ * reachable (review16 05).
+ */
+static int
+ws__pwalk_guard(struct ws__pwalk *w, int fd, const char *n, bool mask)
+{
+	char v[WS__PWALK_PATH];
+	int efd, rc;
+
+	snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
+	if ((efd = openat(fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return 0;
+		if (e == EACCES || e == EPERM)
+			return WS__PWALK_UNSEARCHABLE;
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v[0] ? v : "/",
+				    "the policy refuses to %s %s, and it cannot "
+				    "be opened to %s it (%s): refused rather "
+				    "than run with it reachable", mask ? "read" : "write",
+				    v[0] ? v : "/", mask ? "mask" : "make read-only",
+				    strerror(e));
+	}
+	if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, mask)) == 0)
+		rc = ws__names_add(mask ? &w->vi->masked : &w->vi->read_only,
+				   v[0] ? v : "/", NULL);
+	return rc;
+}
+
+/*
+ * Mask the directory n of fd, whose real path w->r holds, whole: the walk
+ * may not read it, or not search it, so what it holds is unknown, and its
+ * owner's command could make it readable again (review16 05).  What was
+ * guarded below it already (its mode changed while the walk read it)
+ * goes under the mask.  WS__PWALK_UNSEARCHABLE where fd's own mode keeps
+ * it from being opened.
+ */
+static int
+ws__pwalk_mask_whole(struct ws__pwalk *w, int fd, const char *n)
+{
+	char v[WS__PWALK_PATH];
+	int efd, rc;
+
+	snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
+	if ((efd = openat(fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return 0;
+		if (e == EACCES || e == EPERM)
+			return WS__PWALK_UNSEARCHABLE;
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v, "the policy "
+				    "refuses some reads or writes inside %s, and "
+				    "its walk can neither read %s nor open it to "
+				    "mask it (%s): refused rather than run with "
+				    "it reachable", w->vprefix, v, strerror(e));
+	}
+	if ((rc = ws_sandbox_plan_add_mask(w->p, efd, w->r)) == 0)
+		rc = ws__names_add(&w->vi->masked, v, NULL);
+	return rc;
+}
+
 /* The policy walk's read of one directory: getdents64 into this much. */
 #define WS__PWALK_DENTS 32768
 /*
@@ -574,7 +671,6 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 		const char *n;
 		size_t nlen, elen;
 		bool mask, dir;
-		int efd;
 
 		if (off >= got) {
 			/*
@@ -620,8 +716,16 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 		if (de->d_type == DT_UNKNOWN) {
 			struct stat st;
 
-			if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    S_ISLNK(st.st_mode))
+			if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				/* Gone since the read: nothing to guard. */
+				if (errno == ENOENT)
+					continue;
+				rc = errno == EACCES || errno == EPERM ?
+				     WS__PWALK_UNSEARCHABLE :
+				     ws__pwalk_open_failed(w, n, rlen, errno);
+				break;
+			}
+			if (S_ISLNK(st.st_mode))
 				continue;
 			dir = S_ISDIR(st.st_mode);
 		} else {
@@ -639,15 +743,7 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 		memcpy(w->r + rlen + 1, n, nlen + 1);
 		mask = ws__refused(w->ws, WS_OP_READ, w->r);
 		if (mask || (!w->ro && !dir && ws__refused(w->ws, WS_OP_WRITE, w->r))) {
-			char v[WS__PWALK_PATH];
-
-			efd = openat(fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-			if (efd < 0)
-				continue;
-			snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
-			if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, mask)) == 0)
-				rc = ws__names_add(mask ? &w->vi->masked : &w->vi->read_only,
-						   v[0] ? v : "/", NULL);
+			rc = ws__pwalk_guard(w, fd, n, mask);
 			if (mask)
 				continue; /* nothing below an emptied directory */
 		}
@@ -664,12 +760,34 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 			/*
 			 * Opened to be read at once (not O_PATH, then "."
 			 * again): one call a directory fewer, and a close.
-			 * Unreadable: the command cannot read it either.
 			 */
 			sub = openat(fd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 				     O_NONBLOCK | O_CLOEXEC);
-			if (sub >= 0)
+			if (sub >= 0) {
 				rc = ws__pwalk_dir(w, sub, elen, depth + 1);
+				/* Readable, not searchable: masked whole. */
+				if (rc == WS__PWALK_UNSEARCHABLE) {
+					w->r[elen] = '\0';
+					rc = ws__pwalk_mask_whole(w, fd, n);
+				}
+			} else if (errno == EACCES || errno == EPERM) {
+				/*
+				 * A directory the walk may not read: it was
+				 * skipped as one the command cannot read
+				 * either, but a mode of 0311 lets the command
+				 * open a denied file in it by name, and its
+				 * owner may chmod it back (review16 05).  What
+				 * it holds is unknown: it is masked whole,
+				 * as a denied directory is.
+				 */
+				rc = ws__pwalk_mask_whole(w, fd, n);
+			} else if (errno != ENOENT && errno != ENOTDIR &&
+				   errno != ELOOP) {
+				/* Not gone nor replaced by a file or a link
+				 * since the read (EMFILE, ENOMEM, EIO):
+				 * unknown, so refused. */
+				rc = ws__pwalk_open_failed(w, n, rlen, errno);
+			}
 		}
 	}
 	free(buf);
@@ -837,10 +955,23 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 			break;
 		}
 		memcpy(w->r, ws->anchors[a].real, w->rlen0 + 1);
-		/* Unreadable: the command cannot read it either. */
+		/*
+		 * An anchor the walk may not read is refused: its owner's
+		 * command may make it readable again, or open a denied
+		 * file in it by name (review16 05).
+		 */
 		if ((fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY |
-				 O_CLOEXEC)) >= 0)
-			rc = ws__pwalk_dir(w, fd, w->rlen0, 0);
+				 O_CLOEXEC)) >= 0 &&
+		    (rc = ws__pwalk_dir(w, fd, w->rlen0, 0)) != WS__PWALK_UNSEARCHABLE)
+			continue;
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vp,
+				  "the policy refuses some reads or writes "
+				  "inside %s, and its walk cannot %s it (%s) to "
+				  "find or mask what it refuses: refused rather "
+				  "than run with it reachable (make it readable "
+				  "and searchable, or narrow the policy's deny "
+				  "rules)", vp, fd < 0 ? "read" : "search",
+				  strerror(fd < 0 ? errno : EACCES));
 	}
 	free(w);
 	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)

@@ -812,6 +812,62 @@ START_TEST(persistence_home_places_review14)
 END_TEST
 
 /*
+ * Review16 01: more places review16 found missing (direnv's allow list,
+ * pre-commit's hooks, go env, Node's, RubyGems', Bundler's, pipx's and
+ * uv's places, linters' and build tools' rc files, shells', editors'
+ * and desktops' configuration, ~/.forward, Firefox's profiles) are
+ * refused, with ~/.config and ~/.local/share there; siblings that run
+ * nothing are not.
+ */
+START_TEST(persistence_home_places_review16)
+{
+	static const char *const files[] = {
+		".local/share/direnv/allow/h", ".direnvrc",
+		".cache/pre-commit/repo1/hook.py", ".config/go/env",
+		".node_modules/fs-extra/index.js", ".node_libraries/x.js",
+		".gem/ruby/3.0.0/gems/x/lib/x.rb", ".local/share/gem/ruby/3.3.0/gems/x/x.rb",
+		".gemrc", ".config/gem/gemrc", ".bundle/config",
+		".bundle/plugin/index", ".local/share/pipx/venvs/x/bin/x",
+		".local/pipx/venvs/x/bin/x", ".local/share/uv/tools/x/bin/x",
+		".local/share/uv/python/cpython-3.12/bin/python3", ".pylintrc",
+		".config/pylintrc", ".bazelrc", ".config/nixpkgs/overlays/x.nix",
+		".config/nix/nix.conf", ".vscode-server/extensions/x/extension.js",
+		".config/nushell/config.nu", ".local/share/nushell/vendor/autoload/x.nu",
+		".config/powershell/Microsoft.PowerShell_profile.ps1",
+		".local/share/powershell/Modules/x/x.psm1", ".config/xonsh/rc.xsh",
+		".config/wezterm/wezterm.lua", ".config/helix/languages.toml",
+		".local/share/gnome-shell/extensions/x/extension.js",
+		".config/awesome/rc.lua", ".config/qtile/config.py",
+		".config/bspwm/bspwmrc", ".config/openbox/autostart", ".forward",
+		".mozilla/firefox/p/user.js",
+	};
+	static const char *const free_files[] = {
+		".cache/pip/x", ".local/share/uv/cache/x", ".bundle/cache/x",
+		".config/go/telemetry/x", ".forward.bak",
+	};
+	char *ws = wst_path(base, "home");
+
+	wst_mkdir(ws, ".config");
+	wst_mkdir(ws, ".local/share");
+	free(cfg_env);
+	cfg_env = NULL;
+	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+
+		whp(ws, true, w);
+		ck_assert_msg(!exists_at(ws, files[i]), "%s", files[i]);
+	}
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		whp(ws, false, w);
+	}
+	free(ws);
+}
+END_TEST
+
+/*
  * Review14 01: the caller's PATH holds directories in the workspace (an
  * activated venv's bin/, one not made yet): writing there is refused,
  * replacing an existing script (whose mode a write keeps) too; the
@@ -1734,6 +1790,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_linked_into_workspace);
 	tcase_add_test(tc, persistence_home_places_review12);
 	tcase_add_test(tc, persistence_home_places_review14);
+	tcase_add_test(tc, persistence_home_places_review16);
 	tcase_add_test(tc, persistence_path_dirs);
 	tcase_add_test(tc, persistence_xdg_bases);
 	tcase_add_test(tc, persistence_home_spoofed_or_aliased);

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -1019,6 +1020,117 @@ START_TEST(policy_view_pinned)
 }
 END_TEST
 
+/*
+ * runv_env() where a directory's mode holds wsrun as it holds an ordinary
+ * user: as root (CI), from a child whose capability bounding set lacks
+ * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, which wsrun (and what runs
+ * it, valgrind) then has not; root still, so a mount namespace as
+ * before.  r as wst_runv() fills it, stderr in out after stdout.
+ */
+static void
+runv_no_dac(struct wst_run *r, const char *const *args)
+{
+	size_t cap = 65536, len = 0;
+	ssize_t n;
+	pid_t pid;
+	int p[2], st;
+
+	memset(r, 0, sizeof(*r));
+	ck_assert_int_eq(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		struct wst_run c;
+		int bad = 0;
+
+		close(p[0]);
+		if (geteuid() == 0)
+			bad = prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, 0, 0, 0) < 0 ||
+			      prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH, 0, 0, 0) < 0;
+		if (bad) {
+			dprintf(p[1], "cannot drop CAP_DAC_OVERRIDE: %s", strerror(errno));
+			_exit(99);
+		}
+		runv_env(&c, NULL, args);
+		(void)!write(p[1], c.out, c.outlen);
+		(void)!write(p[1], c.err, strlen(c.err));
+		_exit(c.status < 0 ? 98 : c.status & 0xff);
+	}
+	ck_assert_int_ge(pid, 0);
+	close(p[1]);
+	if ((r->out = malloc(cap)) == NULL)
+		abort();
+	while (len < cap - 1 && (n = read(p[0], r->out + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	r->out[len] = '\0';
+	r->outlen = len;
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 99, "%s", r->out);
+	r->status = WEXITSTATUS(st);
+	if ((r->err = strdup("")) == NULL)
+		abort();
+	/* The JSON is the first line; stderr follows it. */
+	r->json = cJSON_ParseWithOpts(r->out, NULL, false);
+}
+
+/*
+ * Review16 05: a directory the walk may not read (mode 0311: write and
+ * search, no read) was skipped as one the command cannot read either,
+ * but the command opens a denied file in it by name, or, its owner,
+ * chmods it back.  It is masked whole, and so is a directory that can
+ * be read but not searched (0644), whose denied files cannot be opened
+ * to be masked one by one; a workspace the walk cannot read is refused.
+ * On the code before the fix the first two printed the token in each
+ * view, the third in the real view.
+ */
+START_TEST(policy_view_unreadable_dir)
+{
+	struct wst_run r;
+	char *pol = deny_policy(), *keys = wst_path(ws, "keys"),
+	     *shut = wst_path(ws, "shut");
+	const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol, "-c",
+			   "cat keys/.env; chmod 755 keys; cat keys/.env keys/k; "
+			   "echo end", NULL};
+
+	wst_write(ws, "keys/.env", "TOKEN=keys\n");
+	wst_write(ws, "keys/k", "TOKEN=k\n");
+	ck_assert_int_eq(chmod(keys, 0311), 0);
+	runv_no_dac(&r, a);
+	ck_assert_msg(r.json != NULL && strcmp(wst_code(&r), "") == 0, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "end") != NULL, "%s", r.out);
+	ck_assert_msg(arr_has(view_item(&r, "masked"), "/keys"), "%s", r.out);
+	wst_run_free(&r);
+	ck_assert_int_eq(chmod(keys, 0755), 0);
+	/*
+	 * Readable, not searchable: its .env cannot be opened to mask it,
+	 * nor can anything below it (shut/in/.env): masked whole too.
+	 */
+	wst_write(ws, "shut/.env", "TOKEN=shut\n");
+	wst_write(ws, "shut/in/.env", "TOKEN=in\n");
+	ck_assert_int_eq(chmod(shut, 0644), 0);
+	a[5] = "chmod 755 shut; cat shut/.env shut/in/.env; echo end";
+	runv_no_dac(&r, a);
+	ck_assert_msg(r.json != NULL && strcmp(wst_code(&r), "") == 0, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "end") != NULL, "%s", r.out);
+	ck_assert_msg(arr_has(view_item(&r, "masked"), "/shut"), "%s", r.out);
+	wst_run_free(&r);
+	ck_assert_int_eq(chmod(shut, 0755), 0);
+	/* The workspace itself unreadable: refused too. */
+	ck_assert_int_eq(chmod(ws, 0311), 0);
+	a[5] = "chmod 755 .; cat keys/.env; echo end";
+	runv_no_dac(&r, a);
+	ck_assert_int_eq(chmod(ws, 0755), 0);
+	ck_assert_msg(strstr(r.out, "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(r.json != NULL && strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0,
+		      "%s", r.out);
+	wst_run_free(&r);
+	free(keys);
+	free(shut);
+	free(pol);
+}
+END_TEST
+
 /* Without a mount namespace nothing can mask them: refused, with the
  * reason, never run with them readable. */
 START_TEST(policy_view_no_mountns)
@@ -1538,6 +1650,7 @@ view_suite(void)
 	tcase_add_loop_test(tc, policy_view_pinned, 0, 2);
 	tcase_add_loop_test(tc, policy_view_big_directory, 0, 2);
 	tcase_add_loop_test(tc, policy_view_stopped_and_continued, 0, 2);
+	tcase_add_loop_test(tc, policy_view_unreadable_dir, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2487,6 +2487,77 @@ START_TEST(home_persist_places_review14)
 END_TEST
 
 /*
+ * Review16 01: with HOME the workspace, what a command plants in each of
+ * those places does not stay, in either view; nor with XDG_CONFIG_HOME
+ * and XDG_DATA_HOME elsewhere in the workspace, for some below them.
+ */
+START_TEST(home_persist_places_review16)
+{
+	const size_t np = sizeof(review16_places) / sizeof(review16_places[0]);
+	struct wst_run r;
+	char hv[4200], *cmd, *xc, *xd;
+	size_t cl = 64;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", NULL};
+
+	for (size_t i = 0; i < np; i++)
+		cl += 2 * strlen(review16_places[i]) + 64;
+	ck_assert((cmd = malloc(cl)) != NULL);
+	strcpy(cmd, "for f in");
+	for (size_t i = 0; i < np; i++) {
+		strcat(cmd, " ");
+		strcat(cmd, review16_places[i]);
+	}
+	strcat(cmd, "; do mkdir -p \"$(dirname $f)\"; echo evil > $f; done; echo made");
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      cmd, NULL};
+
+		wst_mkdir(ws, ".config");
+		wst_mkdir(ws, ".local/share");
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		for (size_t i = 0; i < np; i++)
+			ck_assert_msg(!exists_in(ws, review16_places[i]), "view %d: %s: %s",
+				      view, review16_places[i], r.out);
+		wst_run_free(&r);
+	}
+	/* The XDG bases elsewhere in the workspace take theirs. */
+	ck_assert(asprintf(&xc, "XDG_CONFIG_HOME=%s/xc", ws) > 0);
+	ck_assert(asprintf(&xd, "XDG_DATA_HOME=%s/xd", ws) > 0);
+	env[1] = xc;
+	env[2] = xd;
+	wst_mkdir(ws, "xc");
+	wst_mkdir(ws, "xd/uv");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "mkdir -p xc/go xc/helix xd/direnv/allow xd/uv/tools/x "
+				      "xd/uv/cache && echo evil > xc/go/env && "
+				      "echo evil > xc/helix/languages.toml && "
+				      "echo evil > xd/direnv/allow/h && echo evil > xd/uv/tools/x/x && "
+				      "echo ok > xd/uv/cache/x; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, "xc/go/env"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "xc/helix/languages.toml"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "xd/direnv/allow/h"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "xd/uv/tools/x/x"), "view %d: %s", view, r.out);
+		/* The rest of the base is the command's. */
+		ck_assert_msg(exists_in(ws, "xd/uv/cache/x"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+	}
+	free(xc);
+	free(xd);
+	free(cmd);
+}
+END_TEST
+
+/*
  * Review14 01: wsrun's own PATH holds directories in the workspace (an
  * activated venv's bin/, a node_modules/.bin not made yet, a relative
  * "." entry).  In either view, what a command drops in an existing one
@@ -4735,6 +4806,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);
+	tcase_add_test(tf, home_persist_places_review16);
 	tcase_add_test(tf, path_dirs_places);
 	tcase_add_test(tf, path_dir_missing_made);
 	tcase_add_test(tf, path_dir_spelled_through_link);

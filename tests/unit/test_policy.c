@@ -692,11 +692,13 @@ START_TEST(home_persist)
 	ck_assert_ptr_null(ws_home_persist_in("/h", "/h/.config/myapp/x"));
 	ck_assert_ptr_null(ws_home_persist_in("/h", "/other/.bashrc"));
 	ck_assert_ptr_null(ws_home_persist_in(NULL, "/h/.bashrc"));
-	/* A grant of ~/.config reaches the places in it; ~/.cache none. */
+	/* A grant of ~/.config reaches the places in it; ~/.cache
+	 * pre-commit's hooks (review16 01), ~/.cache/pip none. */
 	ck_assert_ptr_nonnull(ws_home_persist_reached("/h", "/h/.config"));
 	ck_assert_ptr_nonnull(ws_home_persist_reached("/h", "/h/.local"));
 	ck_assert_str_eq(ws_home_persist_reached("/h", "/h/.config/git/sub"), ".config/git/");
-	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.cache"));
+	ck_assert_str_eq(ws_home_persist_reached("/h", "/h/.cache"), ".cache/pre-commit/");
+	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.cache/pip"));
 	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.config/myapp"));
 	ck_assert_ptr_null(ws_home_persist_reached("/h", "/h/.local/share/myapp"));
 }
