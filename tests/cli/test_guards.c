@@ -821,26 +821,6 @@ END_TEST
  */
 START_TEST(persistence_home_places_review16)
 {
-	static const char *const files[] = {
-		".local/share/direnv/allow/h", ".direnvrc",
-		".cache/pre-commit/repo1/hook.py", ".config/go/env",
-		".node_modules/fs-extra/index.js", ".node_libraries/x.js",
-		".gem/ruby/3.0.0/gems/x/lib/x.rb", ".local/share/gem/ruby/3.3.0/gems/x/x.rb",
-		".gemrc", ".config/gem/gemrc", ".bundle/config",
-		".bundle/plugin/index", ".local/share/pipx/venvs/x/bin/x",
-		".local/pipx/venvs/x/bin/x", ".local/share/uv/tools/x/bin/x",
-		".local/share/uv/python/cpython-3.12/bin/python3", ".pylintrc",
-		".config/pylintrc", ".bazelrc", ".config/nixpkgs/overlays/x.nix",
-		".config/nix/nix.conf", ".vscode-server/extensions/x/extension.js",
-		".config/nushell/config.nu", ".local/share/nushell/vendor/autoload/x.nu",
-		".config/powershell/Microsoft.PowerShell_profile.ps1",
-		".local/share/powershell/Modules/x/x.psm1", ".config/xonsh/rc.xsh",
-		".config/wezterm/wezterm.lua", ".config/helix/languages.toml",
-		".local/share/gnome-shell/extensions/x/extension.js",
-		".config/awesome/rc.lua", ".config/qtile/config.py",
-		".config/bspwm/bspwmrc", ".config/openbox/autostart", ".forward",
-		".mozilla/firefox/p/user.js",
-	};
 	static const char *const free_files[] = {
 		".cache/pip/x", ".local/share/uv/cache/x", ".bundle/cache/x",
 		".config/go/telemetry/x", ".forward.bak",
@@ -852,11 +832,11 @@ START_TEST(persistence_home_places_review16)
 	free(cfg_env);
 	cfg_env = NULL;
 	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		const char *w[] = {"--content", "x", files[i], NULL};
+	for (size_t i = 0; i < wst_review16_nplaces; i++) {
+		const char *w[] = {"--content", "x", wst_review16_places[i], NULL};
 
 		whp(ws, true, w);
-		ck_assert_msg(!exists_at(ws, files[i]), "%s", files[i]);
+		ck_assert_msg(!exists_at(ws, wst_review16_places[i]), "%s", wst_review16_places[i]);
 	}
 	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
 		const char *w[] = {"--content", "x", free_files[i], NULL};

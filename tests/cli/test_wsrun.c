@@ -2493,19 +2493,19 @@ END_TEST
  */
 START_TEST(home_persist_places_review16)
 {
-	const size_t np = sizeof(review16_places) / sizeof(review16_places[0]);
+	const size_t np = wst_review16_nplaces;
 	struct wst_run r;
 	char hv[4200], *cmd, *xc, *xd;
 	size_t cl = 64;
 	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", NULL};
 
 	for (size_t i = 0; i < np; i++)
-		cl += 2 * strlen(review16_places[i]) + 64;
+		cl += 2 * strlen(wst_review16_places[i]) + 64;
 	ck_assert((cmd = malloc(cl)) != NULL);
 	strcpy(cmd, "for f in");
 	for (size_t i = 0; i < np; i++) {
 		strcat(cmd, " ");
-		strcat(cmd, review16_places[i]);
+		strcat(cmd, wst_review16_places[i]);
 	}
 	strcat(cmd, "; do mkdir -p \"$(dirname $f)\"; echo evil > $f; done; echo made");
 	snprintf(hv, sizeof(hv), "HOME=%s", ws);
@@ -2520,8 +2520,8 @@ START_TEST(home_persist_places_review16)
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		for (size_t i = 0; i < np; i++)
-			ck_assert_msg(!exists_in(ws, review16_places[i]), "view %d: %s: %s",
-				      view, review16_places[i], r.out);
+			ck_assert_msg(!exists_in(ws, wst_review16_places[i]), "view %d: %s: %s",
+				      view, wst_review16_places[i], r.out);
 		wst_run_free(&r);
 	}
 	/* The XDG bases elsewhere in the workspace take theirs. */

@@ -16,3 +16,26 @@ const char *const wst_review14_places[] = {
 };
 const size_t wst_review14_nplaces =
 	sizeof(wst_review14_places) / sizeof(wst_review14_places[0]);
+
+const char *const wst_review16_places[] = {
+	".local/share/direnv/allow/h", ".direnvrc",
+	".cache/pre-commit/repo1/hook.py", ".config/go/env",
+	".node_modules/fs-extra/index.js", ".node_libraries/x.js",
+	".gem/ruby/3.0.0/gems/x/lib/x.rb", ".local/share/gem/ruby/3.3.0/gems/x/x.rb",
+	".gemrc", ".config/gem/gemrc", ".bundle/config",
+	".bundle/plugin/index", ".local/share/pipx/venvs/x/bin/x",
+	".local/pipx/venvs/x/bin/x", ".local/share/uv/tools/x/bin/x",
+	".local/share/uv/python/cpython-3.12/bin/python3", ".pylintrc",
+	".config/pylintrc", ".bazelrc", ".config/nixpkgs/overlays/x.nix",
+	".config/nix/nix.conf", ".vscode-server/extensions/x/extension.js",
+	".config/nushell/config.nu", ".local/share/nushell/vendor/autoload/x.nu",
+	".config/powershell/Microsoft.PowerShell_profile.ps1",
+	".local/share/powershell/Modules/x/x.psm1", ".config/xonsh/rc.xsh",
+	".config/wezterm/wezterm.lua", ".config/helix/languages.toml",
+	".local/share/gnome-shell/extensions/x/extension.js",
+	".config/awesome/rc.lua", ".config/qtile/config.py",
+	".config/bspwm/bspwmrc", ".config/openbox/autostart", ".forward",
+	".mozilla/firefox/p/user.js",
+};
+const size_t wst_review16_nplaces =
+	sizeof(wst_review16_places) / sizeof(wst_review16_places[0]);

@@ -17,4 +17,13 @@
 extern const char *const wst_review14_places[];
 extern const size_t wst_review14_nplaces;
 
+/*
+ * The HOME places review16 (01) found missing (direnv's allow list,
+ * pre-commit's hooks, go env, Node's, RubyGems', Bundler's, pipx's and
+ * uv's places, linters' and build tools' rc files, shells', editors'
+ * and desktops' configuration, ~/.forward, Firefox's profiles).
+ */
+extern const char *const wst_review16_places[];
+extern const size_t wst_review16_nplaces;
+
 #endif
