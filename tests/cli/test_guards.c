@@ -775,6 +775,36 @@ START_TEST(persistence_home_places_review12)
 END_TEST
 
 /*
+ * With HOME a workspace (~/.config and ~/.local/share there): writing
+ * each of places is refused and leaves nothing; each of free_files is
+ * written.
+ */
+static void
+home_places_refused(const char *const *places, size_t np,
+		    const char *const *free_files, size_t nfree)
+{
+	char *ws = wst_path(base, "home");
+
+	wst_mkdir(ws, ".config");
+	wst_mkdir(ws, ".local/share");
+	free(cfg_env);
+	cfg_env = NULL;
+	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
+	for (size_t i = 0; i < np; i++) {
+		const char *w[] = {"--content", "x", places[i], NULL};
+
+		whp(ws, true, w);
+		ck_assert_msg(!exists_at(ws, places[i]), "%s", places[i]);
+	}
+	for (size_t i = 0; i < nfree; i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		whp(ws, false, w);
+	}
+	free(ws);
+}
+
+/*
  * Review14 02: the places review14 found missing from HOME's list
  * (version managers, Jupyter's user kernelspecs, podman's configuration,
  * terminals', interpreters' and clients' start-up files; the list is
@@ -788,26 +818,8 @@ START_TEST(persistence_home_places_review14)
 		".bun/install/cache/x", ".deno/deps/x", ".local/share/jupyter/runtime/x",
 		".erlang.cookie.bak", ".config/kitty.bak",
 	};
-	char *ws = wst_path(base, "home");
-
-	wst_mkdir(ws, ".config");
-	wst_mkdir(ws, ".local/share");
-	free(cfg_env);
-	cfg_env = NULL;
-	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
-	for (size_t i = 0; i < wst_review14_nplaces; i++) {
-		const char *w[] = {"--content", "x", wst_review14_places[i], NULL};
-
-		whp(ws, true, w);
-		ck_assert_msg(!exists_at(ws, wst_review14_places[i]), "%s",
-			      wst_review14_places[i]);
-	}
-	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
-		const char *w[] = {"--content", "x", free_files[i], NULL};
-
-		whp(ws, false, w);
-	}
-	free(ws);
+	home_places_refused(wst_review14_places, wst_review14_nplaces, free_files,
+			    sizeof(free_files) / sizeof(free_files[0]));
 }
 END_TEST
 
@@ -825,25 +837,8 @@ START_TEST(persistence_home_places_review16)
 		".cache/pip/x", ".local/share/uv/cache/x", ".bundle/cache/x",
 		".config/go/telemetry/x", ".forward.bak",
 	};
-	char *ws = wst_path(base, "home");
-
-	wst_mkdir(ws, ".config");
-	wst_mkdir(ws, ".local/share");
-	free(cfg_env);
-	cfg_env = NULL;
-	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
-	for (size_t i = 0; i < wst_review16_nplaces; i++) {
-		const char *w[] = {"--content", "x", wst_review16_places[i], NULL};
-
-		whp(ws, true, w);
-		ck_assert_msg(!exists_at(ws, wst_review16_places[i]), "%s", wst_review16_places[i]);
-	}
-	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
-		const char *w[] = {"--content", "x", free_files[i], NULL};
-
-		whp(ws, false, w);
-	}
-	free(ws);
+	home_places_refused(wst_review16_places, wst_review16_nplaces, free_files,
+			    sizeof(free_files) / sizeof(free_files[0]));
 }
 END_TEST
 
