@@ -2969,6 +2969,13 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 					    "never taken for the user's by another)");
 		}
 		*blocked = true;
+		/*
+		 * A client that resets its timeout on progress (the SDK's
+		 * resetTimeoutOnProgress) would give up on a call queued
+		 * behind a long command: say what it waits for.
+		 */
+		ws_progress(ws__now_ms() - t0, "ms waiting for another command "
+			    "in this workspace to end", false);
 		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	}
 	*out = fd;
@@ -4314,6 +4321,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		goto out;
 	/* Waiting for another command is not this command's time. */
 	start += waited;
+	r->waited_ms = waited;
 	if ((rc = ws__env_build(o, plan.priv_real, &env, r, plan.net_proxy)) < 0)
 		goto out;
 	/* In the virtual view a virtual path is the command's own. */

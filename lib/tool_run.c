@@ -736,7 +736,11 @@ print_text(FILE *f, const struct ws_run_result *r)
 		fprintf(f, ", killed by signal %d", r->signal);
 	if (r->timed_out)
 		fputs(", timed out", f);
-	fprintf(f, " (%lld ms)\n", r->duration_ms);
+	if (r->waited_ms > 0)
+		fprintf(f, " (%lld ms, after %lld ms waiting for another command "
+			"in this workspace)\n", r->duration_ms, r->waited_ms);
+	else
+		fprintf(f, " (%lld ms)\n", r->duration_ms);
 	text_stream(f, "stdout", &r->out);
 	text_stream(f, "stderr", &r->err);
 	/*
@@ -779,6 +783,7 @@ print_json(struct ws_tcall *c, const struct ws_run_result *r)
 		ws_jw_knull(&jw, "signal");
 	ws_jw_kbool(&jw, "timed_out", r->timed_out);
 	ws_jw_kint(&jw, "duration_ms", r->duration_ms);
+	ws_jw_kint(&jw, "waited_ms", r->waited_ms);
 	json_stream(&jw, "stdout", &r->out);
 	json_stream(&jw, "stderr", &r->err);
 	ws_jw_kname(&jw, "cwd", r->cwd);

@@ -1246,6 +1246,82 @@ START_TEST(run_command_init_environ_hidden)
 }
 END_TEST
 
+/*
+ * FTU10 2: a run_command queued behind another in the same workspace
+ * says so while it waits (progress "ms waiting for another command"),
+ * so that a client resetting its timeout on progress does not give up
+ * on it, and its result says how long it waited (waited_ms, and the
+ * text), which its duration_ms leaves out.
+ */
+START_TEST(run_command_queued_progress)
+{
+	struct mcp m;
+	bool waiting = false;
+	cJSON *r = NULL;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"first\",\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "[\"sleep\",\"30\"]},\"_meta\":{\"progressToken\":\"a\"}}}");
+	/* Running (it holds the workspace's command lock) once it counts
+	 * elapsed time. */
+	while (wait_progress(&m, "a", 10000) <= 0)
+		;
+	ck_assert_msg(strstr(progress_message, "ms elapsed") != NULL, "%s",
+		      progress_message);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"second\",\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "[\"echo\",\"second\"]},\"_meta\":{\"progressToken\":\"b\"}}}");
+	for (long long until = now_ms() + 10000; !waiting;) {
+		cJSON *j = mcp_recv(&m, 10000);
+		const cJSON *p;
+		const char *meth, *tok;
+
+		ck_assert_msg(j != NULL && now_ms() < until,
+			      "no progress saying the call waits");
+		meth = method_of(j);
+		p = cJSON_GetObjectItem(j, "params");
+		tok = cJSON_GetStringValue(cJSON_GetObjectItem(p, "progressToken"));
+		if (meth != NULL && strcmp(meth, "notifications/progress") == 0 &&
+		    tok != NULL && strcmp(tok, "b") == 0) {
+			const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(p, "message"));
+
+			waiting = msg != NULL &&
+				  strstr(msg, "ms waiting for another command") != NULL;
+		}
+		ck_assert_msg(!cJSON_GetObjectItem(j, "id"), "unexpected response");
+		cJSON_Delete(j);
+	}
+	/* The first ends; the second runs and says it waited. */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":\"first\",\"reason\":\"test\"}}");
+	for (;;) {
+		const char *id;
+
+		r = mcp_recv(&m, 20000);
+		ck_assert_ptr_nonnull(r);
+		id = cJSON_GetStringValue(cJSON_GetObjectItem(r, "id"));
+		if (id != NULL && strcmp(id, "second") == 0)
+			break;
+		cJSON_Delete(r);
+	}
+	{
+		const cJSON *res = cJSON_GetObjectItem(r, "result");
+		const cJSON *sc = cJSON_GetObjectItem(res, "structuredContent");
+		const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "content"), 0);
+		const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(c0, "text"));
+
+		ck_assert_msg(cJSON_GetNumberValue(cJSON_GetObjectItem(sc, "waited_ms")) > 0,
+			      "no waited_ms in the result");
+		ck_assert_msg(text != NULL && strstr(text, "waiting for another command") != NULL,
+			      "%s", text ? text : "(no text)");
+	}
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 START_TEST(cancel_run_command)
 {
 	struct mcp m;
@@ -5841,6 +5917,7 @@ suite(void)
 	tcase_add_checked_fixture(slow, setup, teardown);
 	tcase_set_timeout(slow, 300);
 	tcase_add_test(slow, cancel_run_command);
+	tcase_add_test(slow, run_command_queued_progress);
 	tcase_add_test(slow, run_command_init_environ_hidden);
 	tcase_add_test(slow, cancel_search);
 	tcase_add_test(slow, progress_of_a_command);

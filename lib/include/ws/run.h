@@ -116,6 +116,7 @@ struct ws_run_result {
 	int signal;	       /* the signal that ended it, or 0 */
 	bool timed_out;
 	long long duration_ms;
+	long long waited_ms;   /* for another command in the workspace, before */
 	struct ws_run_out out, err;
 	char *cwd;	       /* virtual working directory */
 	long long max_rss_kb;  /* largest resident set of the tree; -1 unknown */
