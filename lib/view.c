@@ -398,8 +398,19 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		p->paths[p->npaths - 1].link_copy = type == DT_LNK;
 		p->paths[p->npaths - 1].from_stage = type != DT_LNK;
 		rc = ws__names_add(&vi->skeleton, de->d_name, NULL);
-		if (rc == 0 && type == DT_LNK)
-			rc = ws__names_add(&vi->links, de->d_name, NULL);
+		if (rc == 0 && type == DT_LNK) {
+			/*
+			 * Its target as the view copies it: after the run, a
+			 * copy still pointing there is one the command left
+			 * alone, whatever became of the workspace's link.
+			 */
+			char t[PATH_MAX];
+			ssize_t nt = readlinkat(dirfd(d), de->d_name, t, sizeof(t) - 1);
+
+			if (nt >= 0)
+				t[nt] = '\0';
+			rc = ws__names_add(&vi->links, de->d_name, nt >= 0 ? t : NULL);
+		}
 	}
 	if (rc < 0)
 		goto out;
@@ -1316,22 +1327,39 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 	 * drop it without a word.
 	 */
 	for (size_t i = 0; rc == 0 && i < vi->links.n; i++) {
-		const char *name = vi->links.name[i];
-		char a[PATH_MAX], b[PATH_MAX], v[4352], why[PATH_MAX + 300];
+		const char *name = vi->links.name[i], *orig = vi->links.why[i];
+		char a[PATH_MAX], b[PATH_MAX], v[4352], why[2 * PATH_MAX + 300];
 		ssize_t na = readlinkat(dirfd(d), name, a, sizeof(a) - 1);
 		ssize_t nb = readlinkat(ws->anchors[0].fd, name, b, sizeof(b) - 1);
 
-		if (na >= 0 && nb >= 0 && na == nb && memcmp(a, b, (size_t)na) == 0)
-			continue;
 		if (na >= 0)
 			a[na] = '\0';
+		if (nb >= 0)
+			b[nb] = '\0';
+		/* The command left its copy as the view made it: nothing of
+		 * the command's to say, whatever another tool did to the
+		 * workspace's link meanwhile (FTU10 3). */
+		if (na >= 0 && orig != NULL && strcmp(a, orig) == 0)
+			continue;
+		if (na >= 0 && nb >= 0 && strcmp(a, b) == 0)
+			continue;
 		snprintf(v, sizeof(v), "/%s", name);
-		snprintf(why, sizeof(why), "a top-level symbolic link is a copy "
-			 "in the virtual view: the command %s%s there, and the "
-			 "workspace's link is unchanged (change it with wswrite, "
-			 "or in a command with --view real)",
-			 na >= 0 ? "made it point to " : "removed or replaced it",
-			 na >= 0 ? a : "");
+		if (orig != NULL && (nb < 0 || strcmp(b, orig) != 0))
+			snprintf(why, sizeof(why), "a top-level symbolic link is a "
+				 "copy in the virtual view: the command %s%s there, "
+				 "and the workspace's link was %s%s meanwhile outside "
+				 "the command: the workspace keeps that",
+				 na >= 0 ? "made it point to " : "removed or replaced it",
+				 na >= 0 ? a : "",
+				 nb >= 0 ? "made to point to " : "removed",
+				 nb >= 0 ? b : "");
+		else
+			snprintf(why, sizeof(why), "a top-level symbolic link is a "
+				 "copy in the virtual view: the command %s%s there, "
+				 "and the workspace's link is unchanged (change it "
+				 "with wswrite, or in a command with --view real)",
+				 na >= 0 ? "made it point to " : "removed or replaced it",
+				 na >= 0 ? a : "");
 		rc = ws__names_add(&vi->lost, v, why);
 	}
 	closedir(d);

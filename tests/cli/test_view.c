@@ -273,6 +273,61 @@ START_TEST(view_top_symlink_change_said)
 END_TEST
 
 /*
+ * FTU10 3: a top-level link changed OUTSIDE the command while it ran (by
+ * another tool) is not blamed on the command: a copy the command left
+ * alone says nothing; one the command changed too says that the
+ * workspace's link was changed meanwhile, not that it is unchanged.
+ */
+START_TEST(view_top_symlink_changed_outside)
+{
+	struct wst_run r;
+	cJSON *lost, *e;
+	bool hit = false;
+	pid_t pid;
+	int st;
+
+	wst_symlink("src", ws, "keptlink");
+	wst_symlink("src", ws, "toplink");
+	wst_mkdir(ws, "src");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char *started = wst_path(ws, "src/started"), *go = wst_path(ws, "src/go");
+		char *kl = wst_path(ws, "keptlink"), *tl = wst_path(ws, "toplink");
+		int fd;
+
+		for (int i = 0; i < 1000 && access(started, F_OK) != 0; i++)
+			usleep(10000);
+		if (unlink(kl) != 0 || symlink("other", kl) != 0 ||
+		    unlink(tl) != 0 || symlink("outside", tl) != 0)
+			_exit(1);
+		fd = open(go, O_WRONLY | O_CREAT, 0644);
+		_exit(fd >= 0 ? 0 : 1);
+	}
+	RUNV(&r, "-c", "rm /toplink && ln -s elsewhere /toplink && touch /src/started && "
+	     "i=0; while [ ! -e /src/go ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done");
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the outside change failed");
+	expect_ran(&r, 0);
+	lost = view_item(&r, "lost");
+	cJSON_ArrayForEach(e, lost) {
+		const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(e, "path"));
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason"));
+
+		ck_assert_msg(path == NULL || strcmp(path, "/keptlink") != 0, "%s", r.out);
+		if (path != NULL && strcmp(path, "/toplink") == 0) {
+			hit = true;
+			ck_assert_msg(strstr(why, "meanwhile outside the command") != NULL &&
+				      strstr(why, "outside") != NULL &&
+				      strstr(why, "unchanged") == NULL, "%s", why);
+		}
+	}
+	ck_assert_msg(hit, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * A new top-level name that is not UTF-8 is applied byte for byte, and
  * the result says which bytes: "applied" holds it with U+FFFD, and
  * "applied_bytes" its exact bytes (null for the names that are UTF-8).
@@ -1642,6 +1697,7 @@ view_suite(void)
 	tcase_add_test(tc, view_probe_says_plainly);
 	tcase_add_test(tc, view_applied_non_utf8);
 	tcase_add_test(tc, view_top_symlink_change_said);
+	tcase_add_test(tc, view_top_symlink_changed_outside);
 	tcase_add_test(tc, view_copy_kill9_whole_or_nothing);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
