@@ -885,6 +885,77 @@ ws__slurp_stdin(size_t *len)
 	return buf;
 }
 
+/*
+ * The edit distance of a[0..la) and b (insertions, deletions,
+ * substitutions, a swap of two neighbours), stopping at 3: a guess
+ * further away is no guess.
+ */
+static size_t
+ws__opt_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b), d[3][40];
+
+	if (la >= 40 || lb >= 40 || (la > lb ? la - lb : lb - la) > 2)
+		return 3;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *cur = d[i % 3], *prev = d[(i - 1) % 3], *pp = d[(i + 1) % 3];
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1], v = prev[j - 1] + cost;
+
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			cur[j] = v;
+		}
+	}
+	return d[la % 3][lb] < 3 ? d[la % 3][lb] : 3;
+}
+
+/*
+ * The tool's or the common option a mistyped --name most likely meant
+ * (FTU10 12: "--lon" for --long): the only one it begins, else the
+ * nearest within two edits; NULL when none or a tie.
+ */
+static const char *
+ws__near_long(const struct ws_tool *tool, const char *name, size_t len)
+{
+	const struct ws_opt *sets[2] = {tool->opts, ws__common};
+	size_t ns[2] = {tool->nopts, C_COUNT}, best = 3, nbest = 0, npre = 0;
+	const char *pick = NULL, *pre = NULL;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < ns[k]; i++) {
+			const char *o = sets[k][i].name;
+			size_t dist;
+
+			if (o == NULL)
+				continue;
+			if (len >= 2 && strncmp(o, name, len) == 0) {
+				pre = o;
+				npre++;
+			}
+			dist = ws__opt_distance(name, len, o);
+			if (dist < best) {
+				best = dist;
+				pick = o;
+				nbest = 1;
+			} else if (dist == best && dist < 3) {
+				nbest++;
+			}
+		}
+	if (npre == 1)
+		return pre;
+	return best < 3 && nbest == 1 ? pick : NULL;
+}
+
 static int
 ws__find_long(const struct ws_opt *opts, size_t n, const char *name, size_t len)
 {
@@ -1068,10 +1139,16 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 						    "unknown option --format: say --json "
 						    "or --plain (or set WS_FORMAT=json in "
 						    "the environment)");
-			if (c < 0 && t < 0)
-				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-						    "unknown option --%.*s (see --help)",
-						    (int)len, name);
+			if (c < 0 && t < 0) {
+				const char *near = ws__near_long(tool, name, len);
+
+				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						  "unknown option --%.*s (see --help)",
+						  (int)len, name);
+				if (near != NULL)
+					ws_error_set_hint("did you mean --%s?", near);
+				return rc;
+			}
 			o = c >= 0 ? &ws__common[c] : &tool->opts[t];
 			if (o->type == WS_OPT_FLAG) {
 				if (val != NULL)

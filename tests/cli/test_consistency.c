@@ -196,6 +196,42 @@ START_TEST(isolation)
 }
 END_TEST
 
+/*
+ * FTU10 12: a mistyped long option gets a guess in its hint: the one
+ * option it begins, or the nearest within two edits (a swap counts one),
+ * for every tool and for the common options; none when nothing is near.
+ */
+START_TEST(unknown_option_guessed)
+{
+	static const char *const cases[][3] = {
+		{"wsls", "--lon", "did you mean --long?"},
+		{"wsls", "--recursiv", "did you mean --recursive?"},
+		{"wsread", "--workspcae", "did you mean --workspace?"},
+		{"wsgrep", "--ignroe-case", "did you mean --ignore-case?"},
+		{"wsrun", "--timeuot", "did you mean --timeout?"},
+		{"wswrite", "--zzzzzz", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[] = {"--json", cases[i][1], "x", NULL};
+		struct wst_run r;
+		const char *hint;
+
+		wst_runv(&r, NULL, NULL, cases[i][0], argv);
+		ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+		hint = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(r.json, "error"), "hint"));
+		if (cases[i][2] == NULL)
+			ck_assert_msg(hint == NULL || strstr(hint, "did you mean") == NULL,
+				      "%s: %s", cases[i][1], r.out);
+		else
+			ck_assert_msg(hint != NULL && strcmp(hint, cases[i][2]) == 0,
+				      "%s: %s", cases[i][1], r.out);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -206,6 +242,7 @@ suite(void)
 	tcase_add_test(tc, write_read_list_in_every_form);
 	tcase_add_test(tc, mount_listed_at_root_and_writable_through_it);
 	tcase_add_test(tc, isolation);
+	tcase_add_test(tc, unknown_option_guessed);
 	suite_add_tcase(s, tc);
 	return s;
 }
