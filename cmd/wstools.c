@@ -529,6 +529,29 @@ dir_error(const char *dir, int e)
 }
 
 /*
+ * A warning on standard error when the server's workspace is the whole
+ * file system or the home directory: a client then reads and changes
+ * every file the user can, which is rarely what a configuration meant.
+ */
+static void
+warn_broad_root(const char *real)
+{
+	const char *home = getenv("HOME");
+	char *hr = home != NULL && *home != '\0' ? realpath(home, NULL) : NULL;
+
+	if (strcmp(real, "/") == 0)
+		fprintf(stderr, "wstools mcp: warning: the workspace is / (the "
+			"whole file system): the client can read and change every "
+			"file this user can; name a project's directory instead\n");
+	else if (hr != NULL && strcmp(real, hr) == 0)
+		fprintf(stderr, "wstools mcp: warning: the workspace is the home "
+			"directory %s: the client can read and change all of it "
+			"(its persistence places stay guarded); name a project's "
+			"directory instead\n", real);
+	free(hr);
+}
+
+/*
  * DIR with a leading "~" or "~/" made the home directory ($HOME, else the
  * password database's), as a shell would: a client's JSON config runs
  * the server without a shell, and "~/src" would otherwise be a directory
@@ -757,6 +780,13 @@ cmd_mcp(int argc, char **argv)
 
 		/* WS_ROOT is only a fallback: the client's roots may win. */
 		rc = ws_ctx_open(&probe, o.workspace ? o.workspace : "/", 0);
+		/*
+		 * A mistyped client configuration ("args": ["/"] or "~")
+		 * gives the model every file the user has: served, as asked,
+		 * but said (FTU10 10).
+		 */
+		if (rc == 0 && o.workspace != NULL)
+			warn_broad_root(probe.anchors[0].real);
 		for (size_t i = 0; rc == 0 && i < cli.nmounts; i++)
 			rc = ws_ctx_add_mount(&probe, cli.mounts[i]);
 		if (rc == 0 && cli.nmounts == 0 && cli.env_mounts != NULL &&

@@ -725,6 +725,42 @@ START_TEST(own_errors_for_people)
 }
 END_TEST
 
+/*
+ * FTU10 10: wstools mcp / (or the home directory) is served, as asked,
+ * with a warning on standard error; a project's directory gets none.
+ */
+START_TEST(mcp_broad_root_warned)
+{
+	struct wst_run r;
+
+	wst_run(&r, "", "wstools", "mcp", "/", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "warning: the workspace is / (the whole file system)")
+		      != NULL, "%s", r.err);
+	wst_run_free(&r);
+	{
+		char env[4200];
+		const char *e[] = {env, NULL};
+		const char *argv[] = {"mcp", W, NULL};
+
+		snprintf(env, sizeof(env), "HOME=%s", W);
+		wst_runv(&r, "", e, "wstools", argv);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_msg(strstr(r.err, "the workspace is the home directory") != NULL,
+			      "%s", r.err);
+		wst_run_free(&r);
+	}
+	{
+		const char *argv[] = {"mcp", W, NULL};
+
+		wst_runv(&r, "", NULL, "wstools", argv);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_msg(strstr(r.err, "warning") == NULL, "%s", r.err);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -744,6 +780,7 @@ suite(void)
 	tcase_add_test(tc, help_speaks_flags);
 	tcase_add_test(tc, stray_words_next_to_the_json);
 	tcase_add_test(tc, run_command_default_view);
+	tcase_add_test(tc, mcp_broad_root_warned);
 	suite_add_tcase(s, tc);
 	return s;
 }
