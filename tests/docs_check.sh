@@ -59,6 +59,9 @@ split_blocks() {
 run_console() {
 	local ws script out
 	ws=$(mktemp -d "$tmp/ws.XXXXXX")
+	# HOME apart from the workspace, as a user's is (a server whose
+	# workspace is HOME warns so).
+	mkdir -p "$tmp/home"
 	cp -a "$top/examples/workspace/." "$ws/"
 	script="$tmp/script.sh"
 	{
@@ -82,7 +85,7 @@ run_console() {
 	} >"$script"
 	# The expected text keeps "(exit status N)" lines as they are shown.
 	(cd "$ws" && env -u WS_ROOT -u WS_MOUNTS -u WS_POLICY -u WS_FORMAT \
-		-u WS_PATHS -u WS_VIEW HOME="$ws" bash "$script" 2>&1) |
+		-u WS_PATHS -u WS_VIEW HOME="$tmp/home" bash "$script" 2>&1) |
 		sed -e "s#$ws#\$WS#g" -e "s#$top#\$TOP#g" | mask
 }
 
