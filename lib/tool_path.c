@@ -362,6 +362,19 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 			ws_cli_put_text(ws_out(), ws_cli_show_path(cli, vres ? vres : r.vpath,
 								 r.real), tty);
 			ws_out_putc('\n');
+			/*
+			 * A host path (wspath ~, wspath /etc) read as the
+			 * workspace's own, which does not exist: say so, as
+			 * --explain does, rather than answer with a path that
+			 * leads nowhere and nothing else (FTU10 8).
+			 */
+			if (!r.exists && r.form != NULL &&
+			    strcmp(r.form, "shorthand") == 0)
+				fprintf(stderr, "wspath: note: %s does not exist: an "
+					"absolute path outside the workspace is read "
+					"as the workspace's own, from its root "
+					"(wspath --explain shows each step)\n",
+					r.vpath);
 		}
 	}
 	free(vres);

@@ -60,6 +60,18 @@ START_TEST(plain_real_paths)
 	RUN(&r, "--paths", "virtual", "lnk/a.c");
 	ck_assert_str_eq(r.out, "/src/a.c\n");
 	wst_run_free(&r);
+	/*
+	 * FTU10 8: a host path read as the workspace's own that does not
+	 * exist gets a note on stderr (a relative new name, or one that
+	 * exists, none), exit 0.
+	 */
+	RUN(&r, "/etc/nothere-here", "src/a.c", "new/file");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "wspath: note: /etc/nothere-here does not exist") != NULL,
+		      "%s", r.err);
+	ck_assert_msg(strstr(r.err, "src/a.c") == NULL && strstr(r.err, "new/file") == NULL,
+		      "%s", r.err);
+	wst_run_free(&r);
 	/* -e: like realpath -e. */
 	RUN(&r, "-e", "new/file");
 	ck_assert_int_eq(r.status, 5);
