@@ -727,6 +727,61 @@ text_stream(FILE *f, const char *name, const struct ws_run_out *o)
 	free(b);
 }
 
+/*
+ * What the model cannot see in the output: workspace entries the
+ * system's directories hid (a command finds them missing, and git
+ * reports their files deleted), and names made at the top that did not
+ * reach the workspace.  isolation.view lists them; these sentences are
+ * what a model reads in the text (ftu7) and a script in JSON's "notes"
+ * (FTU10 9), one call of emit each.
+ */
+static void
+run_notes(const struct ws_run_result *r, void (*emit)(void *, const char *),
+	  void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (r->view.shadowed.n > 0 && (m = open_memstream(&buf, &len)) != NULL) {
+		fputs("hidden in this command by the system's directories of the "
+		      "same name, so missing here (git shows their files as "
+		      "deleted: do not commit that):", m);
+		for (size_t i = 0; i < r->view.shadowed.n; i++)
+			fprintf(m, " %s", r->view.shadowed.name[i]);
+		fputs("; the file tools reach them", m);
+		if (fclose(m) == 0)
+			emit(arg, buf);
+		free(buf);
+		buf = NULL;
+	}
+	for (size_t i = 0; i < r->view.lost.n; i++) {
+		char *n = ws_cli_masked(r->view.lost.name[i], true);
+
+		if (n != NULL && (m = open_memstream(&buf, &len)) != NULL) {
+			fprintf(m, "%s did not reach the workspace: %s", n,
+				r->view.lost.why[i] ? r->view.lost.why[i] : "");
+			if (fclose(m) == 0)
+				emit(arg, buf);
+			free(buf);
+			buf = NULL;
+		}
+		free(n);
+	}
+}
+
+static void
+print_note(void *arg, const char *note)
+{
+	fprintf(arg, "note: %s\n", note);
+}
+
+static void
+json_note(void *arg, const char *note)
+{
+	ws_jw_str(arg, note);
+}
+
 /* A terminal's view, for a model: the status line, then each stream. */
 static void
 print_text(FILE *f, const struct ws_run_result *r)
@@ -743,28 +798,7 @@ print_text(FILE *f, const struct ws_run_result *r)
 		fprintf(f, " (%lld ms)\n", r->duration_ms);
 	text_stream(f, "stdout", &r->out);
 	text_stream(f, "stderr", &r->err);
-	/*
-	 * What the model cannot see in the output: workspace entries the
-	 * system's directories hid (a command finds them missing, and git
-	 * reports their files deleted), and names made at the top that did
-	 * not reach the workspace.  structuredContent lists them; the text
-	 * is what a model reads (ftu7).
-	 */
-	if (r->view.shadowed.n > 0) {
-		fputs("note: hidden in this command by the system's directories "
-		      "of the same name, so missing here (git shows their files "
-		      "as deleted: do not commit that):", f);
-		for (size_t i = 0; i < r->view.shadowed.n; i++)
-			fprintf(f, " %s", r->view.shadowed.name[i]);
-		fputs("; the file tools reach them\n", f);
-	}
-	for (size_t i = 0; i < r->view.lost.n; i++) {
-		char *n = ws_cli_masked(r->view.lost.name[i], true);
-
-		fprintf(f, "note: %s did not reach the workspace: %s\n",
-			n ? n : "?", r->view.lost.why[i] ? r->view.lost.why[i] : "");
-		free(n);
-	}
+	run_notes(r, print_note, f);
 }
 
 static void
@@ -786,6 +820,10 @@ print_json(struct ws_tcall *c, const struct ws_run_result *r)
 	ws_jw_kint(&jw, "waited_ms", r->waited_ms);
 	json_stream(&jw, "stdout", &r->out);
 	json_stream(&jw, "stderr", &r->err);
+	ws_jw_key(&jw, "notes");
+	ws_jw_arr(&jw);
+	run_notes(r, json_note, &jw);
+	ws_jw_arr_end(&jw);
 	ws_jw_kname(&jw, "cwd", r->cwd);
 	if (r->max_rss_kb >= 0)
 		ws_jw_kint(&jw, "max_rss_kb", r->max_rss_kb);

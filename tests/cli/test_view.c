@@ -264,6 +264,16 @@ START_TEST(view_top_symlink_change_said)
 		}
 	}
 	ck_assert_msg(hit, "%s", r.out);
+	/* FTU10 9: the same sentence in the output's notes, for a script. */
+	{
+		const cJSON *notes = wst_output(&r, "notes"), *n0;
+		bool said = false;
+
+		cJSON_ArrayForEach(n0, notes)
+			said |= strncmp(cJSON_GetStringValue(n0) ?: "",
+					"/toplink did not reach the workspace: ", 38) == 0;
+		ck_assert_msg(said, "%s", r.out);
+	}
 	p = wst_path(ws, "toplink");
 	n = readlink(p, buf, sizeof(buf) - 1);
 	ck_assert_int_eq(n, 3);
