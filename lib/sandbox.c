@@ -653,15 +653,49 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		       const char *home, const struct ws_persist_base *xb,
 		       size_t nxb)
 {
+	char **ways = NULL;
+	size_t nways = 0;
 	int rc;
 
 	if ((rc = ws_ctx_home_places_of(ws, home, xb, nxb, &p->home_places,
-					&p->nhome_places)) < 0)
+					&p->nhome_places, &ways, &nways)) < 0)
 		return rc;
 	p->home_done = true;
 	for (size_t i = 0; rc == 0 && i < p->nhome_places; i++)
 		rc = ws__guard_with_parents(p, &ws->anchors[p->home_places[i].anchor],
 					    p->home_places[i].rest);
+	/*
+	 * The entries a place's resolution passed through in a writable
+	 * anchor (~/.config/git -> WS/a/gitcfg with WS/a -> b: WS/a, WS/b),
+	 * pinned with their parents: a link bound onto itself, as the
+	 * root's spelling's are, cannot be removed or re-pointed, nor a
+	 * directory on the way renamed, so the place stays the one guarded
+	 * above (rm a; mkdir -p a/gitcfg made the host's git configuration
+	 * the command's: sec16c).  What they hold stays writable.
+	 */
+	for (size_t i = 0; rc == 0 && i < nways; i++) {
+		const char *r = NULL;
+		char *rest, *sl;
+		int a = ws_ctx_anchor_of_real(ws, ways[i], &r);
+
+		while (r != NULL && *r == '/')
+			r++;
+		if (a < 0 || ws->anchors[a].ro || r == NULL || *r == '\0')
+			continue;
+		/* r lies in ways[i] (ours): its parents pinned in turn. */
+		rest = ways[i] + (r - ways[i]);
+		for (sl = strchr(rest, '/'); rc == 0 && sl != NULL;
+		     sl = strchr(sl + 1, '/')) {
+			*sl = '\0';
+			rc = ws__guard_rel(p, &ws->anchors[a], rest, true);
+			*sl = '/';
+		}
+		if (rc == 0)
+			rc = ws__guard_rel(p, &ws->anchors[a], rest, true);
+	}
+	for (size_t i = 0; i < nways; i++)
+		free(ways[i]);
+	free(ways);
 	return rc;
 }
 

@@ -1392,10 +1392,42 @@ ws_home_place_resolve(const char *lexical, size_t from, char *out, size_t len,
 	return rc;
 }
 
-int
-ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
-			   int kind, size_t i, char *real, size_t len,
-			   const char **rest, struct ws_place_memo *memo)
+/*
+ * Move the entries e (ne, malloc'd) onto *ways (*nways), or free them
+ * where ways is NULL: 0, or -ENOMEM (e freed either way).
+ */
+static int
+ws__ways_take(char **e, size_t ne, char ***ways, size_t *nways)
+{
+	void *v;
+	int rc = 0;
+
+	if (ways != NULL && ne > 0) {
+		if ((v = realloc(*ways, (*nways + ne) * sizeof(**ways))) == NULL) {
+			rc = -ENOMEM;
+		} else {
+			*ways = v;
+			memcpy(*ways + *nways, e, ne * sizeof(*e));
+			*nways += ne;
+			free(e);
+			return 0;
+		}
+	}
+	for (size_t k = 0; k < ne; k++)
+		free(e[k]);
+	free(e);
+	return rc;
+}
+
+/*
+ * ws_ctx_home_place_resolved(), keeping in *ways (*nways; or NULL) the
+ * entries the resolution passed through: -2 when out of memory.
+ */
+static int
+ws__home_place_resolved(const struct ws_ctx *ws, const char *home,
+			int kind, size_t i, char *real, size_t len,
+			const char **rest, struct ws_place_memo *memo,
+			char ***ways, size_t *nways)
 {
 	char lex[PATH_MAX], **e;
 	size_t ne;
@@ -1408,9 +1440,8 @@ ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 		return -1;
 	r = ws_home_place_resolve(lex, strcmp(home, "/") == 0 ? 0 : strlen(home),
 				  real, len, &e, &ne, memo);
-	for (size_t k = 0; k < ne; k++)
-		free(e[k]);
-	free(e);
+	if (ws__ways_take(e, ne, ways, nways) < 0)
+		return -2;
 	if (r <= 0)
 		return -1;
 	a = ws_ctx_anchor_of_real(ws, real, rest);
@@ -1419,6 +1450,17 @@ ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 	if (a < 0 || ws->anchors[a].ro || *rest == NULL || **rest == '\0')
 		return -1;
 	return a;
+}
+
+int
+ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
+			   int kind, size_t i, char *real, size_t len,
+			   const char **rest, struct ws_place_memo *memo)
+{
+	int a = ws__home_place_resolved(ws, home, kind, i, real, len, rest,
+					memo, NULL, NULL);
+
+	return a < 0 ? -1 : a;
 }
 
 void
@@ -1455,7 +1497,8 @@ ws__home_places_copy(const struct ws_home_place *v, size_t n,
 /* ws_ctx_home_places() for the places below one base, home, of kind. */
 static int
 ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
-		     struct ws_home_place **out, size_t *n)
+		     struct ws_home_place **out, size_t *n, char ***ways,
+		     size_t *nways)
 {
 	struct ws_place_memo memo = {0};
 	char real[4352];
@@ -1469,9 +1512,14 @@ ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
 		size_t i = j / 2;
 		int a = j % 2 == 0
 			? ws_ctx_home_place(ws, home, kind, i, real, sizeof(real), &rest)
-			: ws_ctx_home_place_resolved(ws, home, kind, i, real,
-						     sizeof(real), &rest, &memo);
+			: ws__home_place_resolved(ws, home, kind, i, real,
+						  sizeof(real), &rest, &memo,
+						  ways, nways);
 
+		if (a == -2) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
 		if (a < 0)
 			continue;
 		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
@@ -1504,7 +1552,7 @@ ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 					    out, n);
 	home = ws_home_real();
 	nxb = ws_persist_bases(xb);
-	rc = ws_ctx_home_places_of(ws, home, xb, nxb, out, n);
+	rc = ws_ctx_home_places_of(ws, home, xb, nxb, out, n, NULL, NULL);
 	for (size_t k = 0; k < nxb; k++)
 		free(xb[k].dir);
 	free(home);
@@ -1514,23 +1562,37 @@ ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 int
 ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 		      const struct ws_persist_base *xb, size_t nxb,
-		      struct ws_home_place **out, size_t *n)
+		      struct ws_home_place **out, size_t *n, char ***ways,
+		      size_t *nways)
 {
 	int rc = 0;
 
 	*out = NULL;
 	*n = 0;
+	if (ways != NULL) {
+		*ways = NULL;
+		*nways = 0;
+	}
 	/* HOME's, then those below the bases the environment moves
 	 * (XDG_CONFIG_HOME, ...: review12 05; PATH's directories, review14
 	 * 01). */
 	if (home != NULL)
-		rc = ws__base_home_places(ws, home, WS_PERSIST_HOME, out, n);
+		rc = ws__base_home_places(ws, home, WS_PERSIST_HOME, out, n,
+					  ways, nways);
 	for (size_t k = 0; rc == 0 && k < nxb; k++)
-		rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n);
+		rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n,
+					  ways, nways);
 	if (rc < 0) {
 		ws_home_places_free(*out, *n);
 		*out = NULL;
 		*n = 0;
+		if (ways != NULL) {
+			for (size_t k = 0; k < *nways; k++)
+				free((*ways)[k]);
+			free(*ways);
+			*ways = NULL;
+			*nways = 0;
+		}
 	}
 	return rc;
 }

@@ -2315,6 +2315,76 @@ START_TEST(home_persist_dangling_into_ws)
 END_TEST
 
 /*
+ * sec16c: HOME outside the workspace, a place reached through a link in
+ * the workspace (~/.config/git -> WS/a/gitcfg, WS/a -> b; ~/.local ->
+ * WS/d/l, WS/d/l -> m, a level down, where the virtual view binds no
+ * top-level entry): the command can neither remove nor re-point the
+ * link to plant the host's ~/.config/git/config or ~/.local/bin/ls
+ * (the links are pinned), in either view; what they lead to stays
+ * writable.
+ */
+START_TEST(home_persist_linked_through_ws)
+{
+	struct wst_run r;
+	char hv[4200], lnk[PATH_MAX], *t;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", NULL};
+	ssize_t ll;
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	wst_write(ws, "b/gitcfg/config", "orig\n");
+	wst_mkdir(ws, "d/m");
+	wst_symlink("b", ws, "a");
+	wst_symlink("m", ws, "d/l");
+	wst_mkdir(home, ".config");
+	t = wst_path(ws, "a/gitcfg");
+	wst_symlink(t, home, ".config/git");
+	free(t);
+	t = wst_path(ws, "d/l");
+	wst_symlink(t, home, ".local");
+	free(t);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "rm a; mv a a2; mkdir -p a/gitcfg; "
+				      "echo evil > a/gitcfg/config; "
+				      "rm d/l; mv d/l d/l2; mv d d2; mkdir -p d/l/bin; "
+				      "echo evil > d/l/bin/ls; "
+				      "echo ok > b/other; echo ok > d/m/other; "
+				      "echo made", NULL};
+		char *p;
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_str_eq(t = text_in(home, ".config/git/config"), "orig\n");
+		free(t);
+		ck_assert_msg(!exists_in(home, ".local/bin/ls"), "view %d: %s",
+			      view, r.out);
+		p = wst_path(ws, "a");
+		ll = readlink(p, lnk, sizeof(lnk) - 1);
+		free(p);
+		ck_assert_msg(ll == 1 && lnk[0] == 'b', "view %d: %s", view, r.out);
+		p = wst_path(ws, "d/l");
+		ll = readlink(p, lnk, sizeof(lnk) - 1);
+		free(p);
+		ck_assert_msg(ll == 1 && lnk[0] == 'm', "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(ws, "b/other"), "ok\n");
+		free(t);
+		ck_assert_str_eq(t = text_in(ws, "d/m/other"), "ok\n");
+		free(t);
+		wst_run_free(&r);
+		/* What a failing run made, away for the next view. */
+		p = wst_path(ws, "a2");
+		wst_rmrf(p);
+		free(p);
+		p = wst_path(ws, "d2");
+		wst_rmrf(p);
+		free(p);
+	}
+}
+END_TEST
+
+/*
  * Review11 03/04 for the workspace itself: the workspace is the real
  * name of ~/.config/systemd (stow's ~/.config -> dotfiles/config): it
  * is read-only as a whole in either view, as ~/.config/systemd spelled
@@ -4792,6 +4862,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_places);
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, home_persist_dangling_into_ws);
+	tcase_add_test(tf, home_persist_linked_through_ws);
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);

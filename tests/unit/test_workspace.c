@@ -1,4 +1,5 @@
 /* test_workspace.c - anchors, mounts and mapping between virtual and real. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -594,6 +595,47 @@ START_TEST(place_resolve_dangling)
 }
 END_TEST
 
+/*
+ * sec16c: a place reached through a link in the workspace
+ * (~/.config/git -> WS/a/gitcfg, WS/a -> b) is WS/b/gitcfg, and the
+ * entries its resolution passed through are handed out (WS/a, WS/b) for
+ * the sandbox to pin.
+ */
+START_TEST(home_places_ways)
+{
+	const char *wr = ws.anchors[0].real;
+	char home[4300], t[4300], **ways = NULL;
+	struct ws_home_place *hp = NULL;
+	size_t nhp = 0, nways = 0;
+	bool place = false, a = false, b = false;
+
+	snprintf(home, sizeof(home), "%s/../home", wr);
+	wst_mkdir(wr, "b/gitcfg");
+	wst_symlink("b", wr, "a");
+	wst_mkdir(home, ".config");
+	snprintf(t, sizeof(t), "%s/a/gitcfg", wr);
+	wst_symlink(t, home, ".config/git");
+	ck_assert_ptr_nonnull(realpath(home, t));
+	ck_assert_int_eq(ws_ctx_home_places_of(&ws, t, NULL, 0, &hp, &nhp,
+					       &ways, &nways), 0);
+	for (size_t i = 0; i < nhp; i++)
+		place = place || (hp[i].anchor == 0 &&
+				  strcmp(hp[i].rest, "b/gitcfg") == 0);
+	for (size_t i = 0; i < nways; i++) {
+		snprintf(t, sizeof(t), "%s/a", wr);
+		a = a || strcmp(ways[i], t) == 0;
+		snprintf(t, sizeof(t), "%s/b", wr);
+		b = b || strcmp(ways[i], t) == 0;
+		free(ways[i]);
+	}
+	free(ways);
+	ws_home_places_free(hp, nhp);
+	ck_assert(place);
+	ck_assert(a);
+	ck_assert(b);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -615,6 +657,7 @@ suite(void)
 	tcase_add_test(tc, place_resolve_memo);
 	tcase_add_test(tc, canonical_path_as_realpath);
 	tcase_add_test(tc, place_resolve_dangling);
+	tcase_add_test(tc, home_places_ways);
 	suite_add_tcase(s, tc);
 	return s;
 }

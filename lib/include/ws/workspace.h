@@ -369,12 +369,19 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
  * ws_ctx_home_places() for a caller that holds HOME's real path
  * (ws_home_real(), or NULL) and the environment's bases
  * (ws_persist_bases()) already, so that a call resolves them once
- * (PATH's directories are as many bases).  0 or WS_ENOMEM.
+ * (PATH's directories are as many bases).  With ways (or NULL), *ways
+ * (*nways real paths, each malloc'd, as is the array) receives every
+ * directory entry the resolutions of places reached through a link
+ * passed through (ws_home_place_resolve()'s entries: the links on the
+ * way and what they lead to), for the sandbox to pin those a writable
+ * anchor holds: a link there that the command re-points moves the
+ * place (~/.config/git -> WS/a/gitcfg, WS/a -> b).  0 or WS_ENOMEM.
  */
 struct ws_persist_base;
 int ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 			  const struct ws_persist_base *xb, size_t nxb,
-			  struct ws_home_place **out, size_t *n);
+			  struct ws_home_place **out, size_t *n, char ***ways,
+			  size_t *nways);
 
 /* Free what ws_ctx_home_places() gave. */
 void ws_home_places_free(struct ws_home_place *v, size_t n);
