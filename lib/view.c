@@ -213,7 +213,7 @@ static int
 ws__place(struct ws_ctx *ws, struct ws_sandbox_path *e, bool guard,
 	  const struct ws_view_names *mtops, struct ws_view_info *vi)
 {
-	char top[256], v[4352];
+	char top[256], stop[258], v[4352];
 	const char *rest = NULL;
 	int a = ws_ctx_anchor_of_real(ws, e->path, &rest);
 
@@ -256,7 +256,9 @@ ws__place(struct ws_ctx *ws, struct ws_sandbox_path *e, bool guard,
 			snprintf(v, sizeof(v), "/");
 	}
 	ws__top(v, top, sizeof(top));
-	if (a == 0 && ws__names_has(&vi->shadowed, top)) {
+	/* vi->shadowed names its entries as the command would ("/bin"). */
+	snprintf(stop, sizeof(stop), "/%s", top);
+	if (a == 0 && ws__names_has(&vi->shadowed, stop)) {
 		e->unbound = true;
 		return guard ? 0 : ws__names_add(&vi->unplaced, v,
 						 "inside a workspace entry shadowed "

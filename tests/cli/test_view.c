@@ -338,6 +338,36 @@ START_TEST(view_top_symlink_changed_outside)
 END_TEST
 
 /*
+ * Review17 01: a guarded entry (a persistence place: a PATH directory, a
+ * configuration below XDG_CONFIG_HOME) under a workspace entry that the
+ * system's directory of the same name hides is not bound in the
+ * command's root: PATH=<ws>/bin failed every call ("move_mount /tmp/bin:
+ * Invalid argument"), PATH=<ws>/usr/local/bin put the workspace's usr
+ * over the system's, XDG_CONFIG_HOME=<ws>/etc its etc over /etc.
+ */
+START_TEST(view_guard_under_shadowed_top)
+{
+	struct wst_run r;
+	char path[8800], xdg[4300], home[4300];
+	const char *env[] = {path, xdg, home, NULL};
+	const char *args[] = {"--view", "virtual", "--", "/bin/sh", "-c",
+			      "test -x /usr/bin/env && test -s /etc/hostname -o -e /etc/passwd "
+			      "&& echo fine", NULL};
+
+	wst_write(ws, "bin/tool", "#!/bin/sh\n");
+	wst_mkdir(ws, "usr/local/bin");
+	wst_write(ws, "etc/git/config", "[core]\n");
+	snprintf(path, sizeof(path), "PATH=%s/bin:%s/usr/local/bin:/usr/bin:/bin", ws, ws);
+	snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s/etc", ws);
+	snprintf(home, sizeof(home), "HOME=%s", base);
+	runv_env(&r, env, args);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "fine\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * A new top-level name that is not UTF-8 is applied byte for byte, and
  * the result says which bytes: "applied" holds it with U+FFFD, and
  * "applied_bytes" its exact bytes (null for the names that are UTF-8).
@@ -1708,6 +1738,7 @@ view_suite(void)
 	tcase_add_test(tc, view_applied_non_utf8);
 	tcase_add_test(tc, view_top_symlink_change_said);
 	tcase_add_test(tc, view_top_symlink_changed_outside);
+	tcase_add_test(tc, view_guard_under_shadowed_top);
 	tcase_add_test(tc, view_copy_kill9_whole_or_nothing);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
