@@ -493,9 +493,12 @@ ws__guards_resolve(struct ws_ctx *ws, struct ws_guards *g)
 
 /*
  * Whether dir is a directory git takes for a repository whatever its
- * name, by git's own test (is_git_directory()): HEAD, and refs (access()
- * follows symlinks) or a commondir naming where refs are.  A bare
- * repository's configuration is read by any git run inside it.
+ * name, by git's own test (is_git_directory()): HEAD, and refs or a
+ * commondir naming where refs are.  A bare repository's configuration is
+ * read by any git run inside it.  refs is taken as it is named, a link
+ * of any kind or a dangling one included: git's access() follows the
+ * link, and a later mkdir of a dangling link's target, which names
+ * neither HEAD nor refs, would turn it into a repository (review18 01).
  */
 static bool
 ws__bare_like(const char *dir)
@@ -507,7 +510,7 @@ ws__bare_like(const char *dir)
 	    lstat(p, &st) != 0 || S_ISDIR(st.st_mode))
 		return false;
 	snprintf(p, sizeof(p), "%s/refs", dir);
-	if (stat(p, &st) == 0)
+	if (lstat(p, &st) == 0)
 		return true;
 	snprintf(p, sizeof(p), "%s/commondir", dir);
 	return lstat(p, &st) == 0;
@@ -555,7 +558,7 @@ ws__in_bare_like(const struct ws_ctx *ws, const char *areal, const char *real)
 		/* Only the whole tree's own top and above are looked at. */
 	} else if (strcmp(name, "HEAD") == 0) {
 		if (snprintf(probe, sizeof(probe), "%s/refs", dir) < (int)sizeof(probe) &&
-		    stat(probe, &st) == 0)
+		    lstat(probe, &st) == 0)
 			return true;
 		if (snprintf(probe, sizeof(probe), "%s/commondir", dir) < (int)sizeof(probe) &&
 		    lstat(probe, &st) == 0)

@@ -1585,12 +1585,14 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			 * HEAD with refs or commondir, followed, of any type,
 			 * is one here (a few directories git would refuse are
 			 * cleaned too, never one it would take is missed).
+			 * A dangling refs link counts too: a file tool's
+			 * mkdir of its target would make the repository
+			 * after this walk (review18 01).
 			 */
 			struct stat xs;
 
 			rel[rlen] = '\0';
-			if (fstatat(dfd, "refs", &xs, 0) == 0 ||
-			    fstatat(dfd, "commondir", &xs, 0) == 0 ||
+			if (fstatat(dfd, "refs", &xs, AT_SYMLINK_NOFOLLOW) == 0 ||
 			    fstatat(dfd, "commondir", &xs, AT_SYMLINK_NOFOLLOW) == 0)
 				ws__gitdir(p, a, rel[0] ? rel : ".", 0, false);
 		} else if (special && strcmp(n, ".git") == 0) {

@@ -1186,6 +1186,8 @@ START_TEST(persistence_bare_like_repository)
 		{"--mkdir", "bare/hooks/x", NULL},
 		{"--delete", "bare/HEAD", NULL},
 		{"--move", "moved", "bare/refs", NULL},
+		{"--mkdir", "dang/t", NULL},
+		{"--content", "ref: refs/heads/main\n", "dang2/HEAD", NULL},
 	};
 	const char *rd[] = {"bare/HEAD", NULL};
 	const char *mv[] = {"--move", "t/in", "t0", NULL};
@@ -1197,6 +1199,16 @@ START_TEST(persistence_bare_like_repository)
 	wst_write(ws, "bare/HEAD", "ref: refs/heads/main\n");
 	wst_mkdir(base, "ws/bare/refs");
 	wst_mkdir(base, "ws/bare/objects");
+	/*
+	 * Review18 01: refs a dangling link, as a command can leave it: the
+	 * mkdir of its target (a name that is neither HEAD nor refs) would
+	 * make the repository, and HEAD beside it too.
+	 */
+	wst_write(ws, "dang/HEAD", "ref: refs/heads/main\n");
+	wst_mkdir(base, "ws/dang/objects");
+	wst_mkdir(base, "ws/dang2");
+	wst_symlink("t", ws, "dang/refs");
+	wst_symlink("t", ws, "dang2/refs");
 	wst_write(ws, "t0/b/HEAD", "ref: refs/heads/main\n");
 	wst_mkdir(base, "ws/t0/b/refs");
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
@@ -1209,6 +1221,8 @@ START_TEST(persistence_bare_like_repository)
 	ck_assert(!exists_at(ws, "s2/refs"));
 	ck_assert(!exists_at(ws, "bare/config"));
 	ck_assert(exists_at(ws, "bare/HEAD"));
+	ck_assert(!exists_at(ws, "dang/t"));
+	ck_assert(!exists_at(ws, "dang2/HEAD"));
 	run_ws(&r, ws, NULL, "wsread", rd);
 	expect_code(&r, "", 0);
 	wst_run_free(&r);

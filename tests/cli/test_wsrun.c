@@ -3121,6 +3121,28 @@ START_TEST(git_disguised_bare_cleaned)
 END_TEST
 
 /*
+ * Review18 01: a bare-like repository whose refs is a dangling link
+ * (HEAD, objects, config with a pager, refs -> t): git takes it for none
+ * yet, but a file tool's later mkdir of t would make it one, with the
+ * command's config.  The walk after the command takes refs as named, so
+ * the config's pager is removed now.
+ */
+START_TEST(git_bare_dangling_refs_cleaned)
+{
+	struct wst_run r;
+
+	RUNM(&r, _i, "-c",
+	     "mkdir -p docs/objects && ln -s t docs/refs &&"
+	     " echo 'ref: refs/heads/main' > docs/HEAD &&"
+	     " printf '[core]\n\tpager = touch PWNED\n' > docs/config && echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	ck_assert_msg(reverted_has(&r, "/docs/config: removed core.pager"), "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Review 6: a repository 70 directories down (past the walk's old depth
  * bound of 64), registered as a submodule in the top repository's
  * index, so that the host's "git status" at the top runs "git status" in
@@ -4877,6 +4899,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
 	tcase_add_loop_test(tf, git_remotes_pinned, 0, nm);
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
+	tcase_add_loop_test(tf, git_bare_dangling_refs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
