@@ -1166,6 +1166,32 @@ ws__load(struct ws_history *h, struct ws__entry **out, size_t *nout)
 	return 0;
 }
 
+/*
+ * Whether the policy hides the virtual path vpath from a listing: it
+ * refuses to stat what the path names now (or would name, for a path
+ * that is gone), or the path no longer resolves inside the workspace
+ * (then no rule can be asked, and a listing says nothing rather than
+ * too much).  The history keeps names, sizes and version tokens, which
+ * a rule that denies every operation hides everywhere else (review18
+ * 06).  The file rules alone are asked, so nothing prompts and nothing
+ * is logged as a decision: a listing decides nothing.
+ */
+static bool
+ws__hist_hidden(struct ws_ctx *ws, const char *vpath)
+{
+	struct ws_res res = {0};
+	bool hidden = true;
+
+	if (ws->policy == NULL || vpath == NULL)
+		return false;
+	if (ws_resolve(ws, vpath, WS_R_MISSING_OK | WS_R_NOFOLLOW |
+			      WS_R__NO_DENY_CHECK, &res) == 0)
+		hidden = ws_policy_check_file(ws->policy, WS_OP_STAT, res.real, NULL) !=
+			 WS_DECISION_ALLOW;
+	ws_res_free(&res);
+	return hidden;
+}
+
 int
 ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 {
@@ -1204,6 +1230,15 @@ ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 		cJSON_AddItemToObject(e, "tool", cJSON_Duplicate(cJSON_GetObjectItem(b, "tool"), 1));
 		cJSON_AddItemToObject(e, "frontend", cJSON_Duplicate(cJSON_GetObjectItem(b, "frontend"), 1));
 		cJSON_AddItemToObject(e, "operation", cJSON_Duplicate(cJSON_GetObjectItem(b, "op"), 1));
+		if (ws__hist_hidden(ws, p) || ws__hist_hidden(ws, d)) {
+			/* The entry is there; what it names is not said. */
+			cJSON_AddNullToObject(e, "path");
+			cJSON_AddBoolToObject(e, "hidden", true);
+			cJSON_AddBoolToObject(e, "done", v[i].done);
+			cJSON_AddBoolToObject(e, "undone", v[i].undone);
+			cJSON_AddItemToArray(arr, e);
+			continue;
+		}
 		cJSON_AddStringToObject(e, "path", p ? p : "");
 		if (d != NULL)
 			cJSON_AddStringToObject(e, "destination", d);

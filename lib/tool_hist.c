@@ -106,7 +106,11 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 				cJSON_GetStringValue(cJSON_GetObjectItem(e, "frontend")),
 				cJSON_GetStringValue(cJSON_GetObjectItem(e, "tool")));
 		fprintf(ws_out(), "  %-7s ", cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")));
-		ws_cli_put_text(ws_out(), cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")), true);
+		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "hidden")))
+			fputs("(a path the policy hides)", ws_out());
+		else
+			ws_cli_put_text(ws_out(), cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
+					true);
 		if (d != NULL) {
 			fputs(" -> ", ws_out());
 			ws_cli_put_text(ws_out(), d, true);

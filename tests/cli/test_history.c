@@ -295,6 +295,52 @@ START_TEST(undo_series_and_listing)
 }
 END_TEST
 
+/*
+ * Review18 06: the history lists a change to a file the policy denies
+ * every operation on as an entry that is there, but names no path, size
+ * or version: the listing said what wsls and wsread refuse to.  The same
+ * listing without the policy names it.
+ */
+START_TEST(listing_hides_what_the_policy_denies)
+{
+	struct wst_run r;
+	char *pol = wst_path(T, "deny.json");
+	cJSON *e, *x;
+
+	wst_write(T, "deny.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": ["
+		  "{\"name\": \"secrets\", \"paths\": [\"${WORKSPACE}/secrets\","
+		  " \"${WORKSPACE}/secrets/**\"], \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		  "{\"name\": \"all\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		  " \"decision\": \"allow\"}]}");
+	WS_OK("--content", "PW=1", "secrets/prod-db.env");
+	WS_OK("--content", "open", "open.txt");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json",
+		"--policy", pol, NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "prod-db") == NULL, "%s", r.out);
+	e = wst_output(&r, "entries");
+	ck_assert_int_eq(cJSON_GetArraySize(e), 2);
+	x = cJSON_GetArrayItem(e, 0);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(x, "path")), "/open.txt");
+	x = cJSON_GetArrayItem(e, 1);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(x, "path")));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(x, "hidden")));
+	ck_assert_ptr_null(cJSON_GetObjectItem(x, "version_after"));
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--policy", pol, NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "(a path the policy hides)") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "prod-db") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "/secrets/prod-db.env") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
 START_TEST(undo_refused_after_a_later_change)
 {
 	char *out = NULL;
@@ -864,6 +910,7 @@ suite(void)
 	tcase_add_test(tc, undo_each_operation);
 	tcase_add_test(tc, tree_names_and_contents_come_back);
 	tcase_add_test(tc, undo_series_and_listing);
+	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
