@@ -1573,6 +1573,17 @@ ws__mask_etc(char *msg, size_t len)
 	if (rc == 0)
 		rc = ws__each_name(WS__NEWROOT "/etc/ssh", ws__mask_host_key, &a,
 				   &opened);
+	/*
+	 * Init shares the memory of wsrun (or of the MCP server) that cloned
+	 * it, so the kernel answers its /proc/1/cmdline, which needs no
+	 * ptrace access, with that process's argv: the workspace's real
+	 * path, the audit log's and the policy's, what a harness passed
+	 * (review18 04).  Its environment is zeroed (ws_run_detach_environ());
+	 * its argv cannot be, so it is masked.  The fresh /proc is mounted
+	 * before this runs, by init as pid 1.
+	 */
+	if (rc == 0)
+		rc = ws__mask(WS__NEWROOT "/proc/1/cmdline", msg, len);
 	return rc;
 }
 

@@ -499,6 +499,25 @@ START_TEST(view_host_hidden)
 }
 END_TEST
 
+/*
+ * Review18 04: init shares wsrun's memory, so its /proc/1/cmdline was
+ * wsrun's argv, the workspace's real path with it.  It reads empty now;
+ * the command's own cmdline is still its own.
+ */
+START_TEST(view_init_cmdline_hidden)
+{
+	struct wst_run r;
+
+	RUNV(&r, "-c", "tr '\\0' ' ' < /proc/1/cmdline; echo \"[$(wc -c < /proc/1/cmdline)]\";"
+	     " tr '\\0' ' ' < /proc/self/cmdline");
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), ws) == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "[0]") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "[0]\n/bin/sh -c ") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* --allow-read of a host directory outside: at its host path. */
 START_TEST(view_grant_host_path)
 {
@@ -1719,6 +1738,7 @@ view_suite(void)
 	tcase_add_test(tc, view_write_tool_read_run);
 	tcase_add_test(tc, view_script_and_cwd);
 	tcase_add_test(tc, view_host_hidden);
+	tcase_add_test(tc, view_init_cmdline_hidden);
 	tcase_add_test(tc, view_grant_host_path);
 	tcase_add_loop_test(tc, view_nothing_left, 0, 2);
 	tcase_add_loop_test(tc, view_nothing_left_kill9, 0, 2);
