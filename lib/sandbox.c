@@ -1797,6 +1797,58 @@ ws__mount_base(bool rprivate, bool virt, long long tmp_size,
 	return rc;
 }
 
+/*
+ * The git configuration of the command's private HOME in the virtual
+ * view.  The system's directories sit at "/" beside the workspace's
+ * files, so in a repository whose work tree is the workspace git took
+ * them for untracked files: "git status" listed usr/ and proc/, and
+ * "git add -A" failed on /dev/full (ftu11 01).  An includeIf for the
+ * repository at "/" alone (a nested one keeps its own names) points
+ * core.excludesFile at a list of those names.  The files are made in
+ * the new root's fresh /tmp, before any command runs; the command may
+ * change them, which touches only its own git.
+ */
+static int
+ws__git_view_config(const char *priv_real, char *target, char *msg,
+		    size_t msglen)
+{
+	static const struct {
+		const char *name, *text;
+	} files[] = {
+		{"config",
+		 "# wsrun's virtual view: the system's directories at / are no\n"
+		 "# part of the repository whose work tree is the workspace.\n"
+		 "[includeIf \"gitdir:/.git\"]\n\tpath = ws-view\n"},
+		{"ws-view", "[core]\n\texcludesFile = ~/.config/git/ws-view-ignore\n"},
+		{"ws-view-ignore",
+		 "/usr/\n/bin\n/sbin\n/lib\n/lib32\n/lib64\n/libx32\n/etc/\n"
+		 "/opt/\n/dev/\n/proc/\n/tmp/\n"},
+	};
+	int rc;
+
+	snprintf(target, WS__TARGET_LEN, WS__NEWROOT "%s/home/.config/git",
+		 priv_real);
+	if ((rc = ws__mkdirs(target)) < 0)
+		return ws__fail(msg, msglen, "mkdir", target, -rc);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t n = strlen(files[i].text);
+		int fd;
+
+		snprintf(target, WS__TARGET_LEN, WS__NEWROOT "%s/home/.config/git/%s",
+			 priv_real, files[i].name);
+		fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0644);
+		if (fd < 0 || write(fd, files[i].text, n) != (ssize_t)n) {
+			rc = ws__fail(msg, msglen, "write", target, errno);
+			if (fd >= 0)
+				close(fd);
+			return rc;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 /* The rest of ws_sandbox_mount_base(), below the new root's descriptor. */
 static int
 ws__mount_base_rest(bool virt, long long tmp_size, const char *priv_real,
@@ -1828,6 +1880,9 @@ ws__mount_base_rest(bool virt, long long tmp_size, const char *priv_real,
 						rc < 0 ? -rc : errno);
 		}
 	}
+	if (virt && priv_real != NULL &&
+	    (rc = ws__git_view_config(priv_real, target, msg, msglen)) < 0)
+		return rc;
 	if (ws__mkfile(WS__NEWROOT "/.ws-empty") < 0 ||
 	    ws__mkdirs(WS__NEWROOT "/.ws-empty-dir") < 0)
 		return ws__fail(msg, msglen, "mkdir", "/.ws-empty", errno);

@@ -137,7 +137,10 @@ static const struct ws_tool ws__run_cli = {
 		       "to it (no network, no access outside), with a timeout. "
 		       "command is an array (argv, run directly) or a string "
 		       "(run by /bin/sh -c). Returns exit_code, stdout, stderr "
-		       "(head and tail when long), timed_out and duration_ms.",
+		       "(head and tail when long), timed_out and duration_ms. "
+		       "In the default view / is the workspace, with the system's "
+		       "/usr, /proc... beside it: recurse into named directories "
+		       "(grep -r X src/), not from / or .",
 	.help = "Run a command in the workspace, confined by the kernel to it "
 		"(no network, no access outside), with a timeout. COMMAND and "
 		"its ARGs are run directly; -c runs a string with /bin/sh -c. "

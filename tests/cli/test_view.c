@@ -518,6 +518,37 @@ START_TEST(view_init_cmdline_hidden)
 }
 END_TEST
 
+/*
+ * FTU11 01: in a repository whose work tree is the workspace, git in the
+ * virtual view took the system's directories at / for untracked files
+ * ("git status" listed usr/ and proc/, "git add -A" failed on dev/full).
+ * They are no part of it now; a nested repository keeps its own names,
+ * lib/ included.
+ */
+START_TEST(view_git_ignores_system_dirs)
+{
+	struct wst_run r;
+	char cmd[8192];
+
+	if (system("git --version >/dev/null 2>&1") != 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && mkdir -p n/lib && "
+		 "cd n && git init -q . && git -c user.name=t -c user.email=t@e commit -q "
+		 "--allow-empty -m i && echo y > lib/z", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	RUNV(&r, "-c", "git status --short; git add -A 2>&1 && echo ADDED;"
+	     " cd n && git status --short");
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "usr/") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "proc/") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "ADDED\n") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "?? lib/\n") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/.git' '%s/n'", ws, ws);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* --allow-read of a host directory outside: at its host path. */
 START_TEST(view_grant_host_path)
 {
@@ -1739,6 +1770,7 @@ view_suite(void)
 	tcase_add_test(tc, view_script_and_cwd);
 	tcase_add_test(tc, view_host_hidden);
 	tcase_add_test(tc, view_init_cmdline_hidden);
+	tcase_add_test(tc, view_git_ignores_system_dirs);
 	tcase_add_test(tc, view_grant_host_path);
 	tcase_add_loop_test(tc, view_nothing_left, 0, 2);
 	tcase_add_loop_test(tc, view_nothing_left_kill9, 0, 2);
