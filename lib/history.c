@@ -1453,13 +1453,34 @@ ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 			free(data);
 		} else if (strcmp(type, "symlink") == 0) {
 			const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(it, "target"));
-			struct ws_res res;
+			const char *sl = strrchr(p, '/');
+			struct ws_res res = {0};
 
+			/*
+			 * The missing directories above it as ws_mkdir() makes
+			 * them, each through the guards: made bare on the way,
+			 * one named refs turned a directory holding HEAD and a
+			 * config into a repository (review18 10).
+			 */
+			if (sl != NULL && sl != p) {
+				char *dir = strndup(p, (size_t)(sl - p));
+				struct ws_wresult dr = {0};
+
+				rc = dir == NULL ? ws_error_set(WS_ENOMEM, NULL, "out of memory")
+						 : ws_mkdir(ws, dir, true, false, &dr);
+				ws_wresult_free(&dr);
+				free(dir);
+				if (rc < 0) {
+					ws_wresult_free(&r);
+					free(p);
+					return rc;
+				}
+			}
 			/* Through the resolver and the policy, like a create. */
 			rc = ws_resolve(ws, p, WS_R_MISSING_OK | WS_R_NOFOLLOW, &res);
 			if (rc == 0 && (rc = ws_res_check_writable(ws, &res)) == 0 &&
 			    (rc = ws_check(ws, WS_OP_CREATE, res.real, res.vpath)) == 0 &&
-			    (rc = ws_res_make_parents(&res, true, 0777)) == 0 &&
+			    (rc = ws_res_make_parents(&res, false, 0777)) == 0 &&
 			    t != NULL && symlinkat(t, res.dirfd, res.name) < 0)
 				rc = ws_error_errno(errno, p, "symlink");
 			ws_res_free(&res);

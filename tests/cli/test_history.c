@@ -341,6 +341,38 @@ START_TEST(listing_hides_what_the_policy_denies)
 }
 END_TEST
 
+/*
+ * Review18 10: the undo of a deleted link made the directories above it
+ * without the guards: docs/refs/x and docs/refs deleted, docs given a
+ * HEAD, a config and objects, then the undo of the link's delete made
+ * docs/refs, and docs was a repository with the agent's config.  The
+ * directories above a link are made as ws_mkdir() makes them now, so the
+ * undo is refused (POLICY_DENIED) and makes nothing.
+ */
+START_TEST(undo_link_parents_are_guarded)
+{
+	char *out = NULL;
+
+	wst_mkdir(T, "ws/docs/refs");
+	wst_symlink("t", W, "docs/refs/x");
+	WS_OK("--delete", "docs/refs/x");
+	WS_OK("--delete", "-r", "docs/refs");
+	WS_OK("--content", "ref: refs/heads/main\n", "docs/HEAD");
+	WS_OK("--content", "[core]\n\tpager = x\n", "docs/config");
+	WS_OK("--mkdir", "docs/objects");
+	ck_assert_int_eq(undo(&out, "1", NULL), 3);
+	ck_assert_msg(strstr(out, "POLICY_DENIED") != NULL, "%s", out);
+	free(out);
+	ck_assert(!there("docs/refs"));
+	/* Where nothing guards the way, the link and its parents come back. */
+	wst_mkdir(T, "ws/a/b");
+	wst_symlink("t", W, "a/b/l");
+	WS_OK("--delete", "-r", "a");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert(there("a/b"));
+}
+END_TEST
+
 START_TEST(undo_refused_after_a_later_change)
 {
 	char *out = NULL;
@@ -911,6 +943,7 @@ suite(void)
 	tcase_add_test(tc, tree_names_and_contents_come_back);
 	tcase_add_test(tc, undo_series_and_listing);
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
+	tcase_add_test(tc, undo_link_parents_are_guarded);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
