@@ -641,6 +641,14 @@ ws_hist_covers(const struct ws_ctx *ws, const struct stat *st)
 /* Record one entry (name in pfd, lstat st) at c->rel; a tree with
  * recursive, parents before their children.  fd: the regular file
  * already open for reading (st its fstat), which is closed; or -1. */
+/* Whether name is a version control system's own directory. */
+static bool
+ws__repo_dir_name(const char *name)
+{
+	return name[0] == '.' && (strcmp(name, ".git") == 0 || strcmp(name, ".hg") == 0 ||
+				  strcmp(name, ".jj") == 0 || strcmp(name, ".sl") == 0);
+}
+
 static int
 ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 	    int fd, bool recursive)
@@ -730,6 +738,24 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 		ws__jkstr(f, "type", "other");
 		ws_jbuf_lit(f, ",\"kept\":false}");
 		return 0;
+	}
+	/*
+	 * A repository strictly inside a tree a delete removes goes with it
+	 * (ws->whole), but an undo could not put it back: the file tools
+	 * never make a .git, and a journal is not trusted to (the command
+	 * that made it may not have been cleaned after yet).  So the delete
+	 * is refused before anything goes, rather than half undoable
+	 * (review18 11).
+	 */
+	if (h->collect && rel[0] != '\0' && ws__repo_dir_name(name)) {
+		rc = ws_error_set(WS_EPOLICY_DENIED, NULL,
+				  "the tree holds a repository (%s): an undo could "
+				  "not put it back, so the file tools do not delete "
+				  "it (its commits would be gone for good)", rel);
+		ws_error_set_hint("if that is meant, a person deletes it with "
+				  "--no-history, or a command with rm -rf; neither "
+				  "can be undone");
+		return rc;
 	}
 	ws__jkstr(f, "type", "dir");
 	ws_jbuf_lit(f, "}");

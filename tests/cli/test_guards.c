@@ -1333,7 +1333,11 @@ START_TEST(persistence_any_repository)
 				       "vendor/lib/.git", NULL};
 		const char *into[] = {"--policy", pol, "--move", "vendor/lib/.git/x",
 				      "sub", NULL};
-		const char *rm[] = {"--policy", pol, "--delete", "-r", "vendor", NULL};
+		const char *rmh[] = {"--policy", pol, "--delete", "-r", "vendor", NULL};
+		/* Without the history, which could not bring the repository
+		 * back (review18 11): it goes whole. */
+		const char *rm[] = {"--policy", pol, "--no-history", "--delete", "-r",
+				    "vendor", NULL};
 
 		wst_write(base, "allow.json",
 			  "{\"version\": 1, \"name\": \"t\", \"file_rules\": ["
@@ -1351,6 +1355,10 @@ START_TEST(persistence_any_repository)
 		}
 		ck_assert(exists_at(ws, "vendor/lib/.git/hooks"));
 		ck_assert(exists_at(ws, "sub/.hg"));
+		run_ws(&r, ws, m, "wswrite", rmh);
+		expect_code(&r, "POLICY_DENIED", 3);
+		wst_run_free(&r);
+		ck_assert(exists_at(ws, "vendor/lib/.git/config"));
 		run_ws(&r, ws, m, "wswrite", rm);
 		expect_code(&r, "", 0);
 		wst_run_free(&r);

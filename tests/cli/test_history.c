@@ -373,6 +373,41 @@ START_TEST(undo_link_parents_are_guarded)
 }
 END_TEST
 
+/*
+ * Review18 11: a recursive delete of a tree holding a nested repository
+ * was allowed (the repository goes whole), but its undo stopped at the
+ * .git, which no file tool makes: an empty directory came back, the
+ * commits did not.  The delete is refused while the history is on,
+ * before anything goes; without the history nothing is promised.
+ */
+START_TEST(tree_with_repository_not_deleted)
+{
+	struct wst_run r;
+
+	wst_mkdir(T, "ws/sub/.git/objects");
+	wst_write(W, "sub/.git/HEAD", "ref: refs/heads/main\n");
+	wst_write(W, "sub/a", "a");
+	wst_mkdir(T, "ws/hg/x/.hg");
+	run(&r, "wswrite", (const char *[]){"--workspace", W, "--json", "--delete", "-r",
+		"sub", NULL});
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_msg(strstr(r.out, "holds a repository (.git)") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	assert_content("sub/a", "a");
+	ck_assert(there("sub/.git/HEAD"));
+	run(&r, "wswrite", (const char *[]){"--workspace", W, "--delete", "-r", "hg", NULL});
+	ck_assert_int_eq(r.status, 3);
+	wst_run_free(&r);
+	ck_assert(there("hg/x/.hg"));
+	run(&r, "wswrite", (const char *[]){"--workspace", W, "--no-history", "--delete",
+		"-r", "sub", NULL});
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	ck_assert(!there("sub"));
+}
+END_TEST
+
 START_TEST(undo_refused_after_a_later_change)
 {
 	char *out = NULL;
@@ -944,6 +979,7 @@ suite(void)
 	tcase_add_test(tc, undo_series_and_listing);
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, undo_link_parents_are_guarded);
+	tcase_add_test(tc, tree_with_repository_not_deleted);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
