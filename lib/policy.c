@@ -1826,6 +1826,30 @@ ws__in_history(struct ws_ctx *ws, const char *real)
 	return ws->hist_real != NULL && ws_path_within(ws->hist_real, real, NULL);
 }
 
+/*
+ * Whether real lies in wstools' state in a home, the one this call uses
+ * or another: <home>/.local/state/wstools, whichever home (the
+ * environment's, the password file's, another user's, seen through any
+ * mount).  A server given another XDG_STATE_HOME or --state-dir guarded
+ * only its own, so with the workspace holding HOME the person's journal
+ * (deleted files' contents, and what the next undo trusts) was read and
+ * written by the tools (review18 09).  Lexical on the canonical path, so
+ * a call pays a strstr(); a state directory reached through a link of
+ * another name is covered where it is this call's (ws__in_history()) and
+ * in commands (the view masks each home's).
+ */
+static bool
+ws__in_state_dir(const char *real)
+{
+	static const char st[] = "/.local/state/wstools";
+	const size_t n = sizeof(st) - 1;
+
+	for (const char *p = strstr(real, st); p != NULL; p = strstr(p + 1, st))
+		if (p[n] == '\0' || p[n] == '/')
+			return true;
+	return false;
+}
+
 /* How ws__check() decided, for the audit log. */
 struct ws__verdict {
 	const char *policy, *rule, *decision;
@@ -1868,9 +1892,10 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 	 * held before a change, a secret's content after its delete, a
 	 * file the policy refuses to read, other workspaces' files.
 	 */
-	if (real != NULL && ws->hist_base != NULL &&
-	    (op == WS_OP_READ || op == WS_OP_OPEN || op == WS_OP_LIST) &&
-	    ws__in_history(ws, real)) {
+	if (real != NULL &&
+	    (((op == WS_OP_READ || op == WS_OP_OPEN || op == WS_OP_LIST) &&
+	      ws->hist_base != NULL && ws__in_history(ws, real)) ||
+	     ws__in_state_dir(real))) {
 		v->rule = "guard:history";
 		return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 				    "is (or is in) wstools' history, which keeps "

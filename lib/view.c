@@ -901,15 +901,27 @@ static int
 ws__view_history(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		 struct ws_view_info *vi, bool can_mask)
 {
-	char *pend = ws_pending_dir(), *slash, real[2][4352];
-	const char *base[2] = {ws->hist_base, NULL};
+	char *pend = ws_pending_dir(), *slash, real[4][4352], *home[2], *hb[2] = {NULL};
+	const char *base[4] = {ws->hist_base, NULL, NULL, NULL};
+	size_t nh = ws_homes(home);
 	int rc = 0;
 
 	if (pend != NULL && (slash = strrchr(pend, '/')) != NULL && slash != pend) {
 		*slash = '\0';
 		base[1] = pend;
 	}
-	for (int k = 0; rc == 0 && k < 2; k++) {
+	/*
+	 * Each home's own, whichever this call uses (XDG_STATE_HOME or
+	 * --state-dir elsewhere): the person's history is there (review18
+	 * 09).
+	 */
+	for (size_t h = 0; h < nh; h++) {
+		hb[h] = ws_path_join(home[h], ".local/state/wstools");
+		base[2 + h] = hb[h];
+		free(home[h]);
+	}
+	for (int k = 0; rc == 0 && k < 4; k++) {
+		bool seen = false;
 		int fd;
 
 		real[k][0] = '\0';
@@ -919,12 +931,19 @@ ws__view_history(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		fd = open(base[k], O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (ws__fd_real(fd, real[k], sizeof(real[k])) &&
-		    (k == 0 || real[0][0] == '\0' ||
-		     !ws_path_within(real[0], real[k], NULL)))
+		if (!ws__fd_real(fd, real[k], sizeof(real[k]))) {
+			close(fd);
+			continue;
+		}
+		/* Once each, and not again inside one masked already. */
+		for (int j = 0; j < k && !seen; j++)
+			seen = real[j][0] != '\0' && ws_path_within(real[j], real[k], NULL);
+		if (!seen)
 			rc = ws__view_history_one(ws, p, vi, can_mask, real[k], fd);
 		close(fd);
 	}
+	free(hb[0]);
+	free(hb[1]);
 	free(pend);
 	if (rc == 0)
 		ws_sandbox_plan_sort(p);

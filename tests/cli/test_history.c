@@ -7,6 +7,7 @@
  */
 #include "wstest.h"
 
+#include <dirent.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -405,6 +406,79 @@ START_TEST(tree_with_repository_not_deleted)
 	ck_assert_int_eq(r.status, 0);
 	wst_run_free(&r);
 	ck_assert(!there("sub"));
+}
+END_TEST
+
+/*
+ * Review18 09: the person's history at the default place of a home
+ * (<home>/.local/state/wstools) was open to a server given another
+ * XDG_STATE_HOME, whose workspace holds that home: wsread printed a
+ * deleted secret from the journal and a command appended to the journal
+ * the next undo trusts.  Both are refused now, the command's view masks it.
+ */
+START_TEST(another_state_dir_guarded)
+{
+	struct wst_run r;
+	char *home = wst_path(T, "box/home"), *hs = wst_path(T, "box/home/.local/state/wstools");
+	char *box = wst_path(T, "box");
+	char *henv = NULL, *jrel = NULL, *j;
+	const char *env[] = {ENV_S, NULL, NULL};
+	DIR *d;
+	struct dirent *de;
+
+	ck_assert_int_ge(asprintf(&henv, "HOME=%s", home), 0);
+	env[1] = henv;
+	wst_mkdir(T, "box/home/.local/state");
+	wst_write(T, "other/s.txt", "SECRET-r18-09\n");
+	{
+		char *other = wst_path(T, "other");
+
+		run(&r, "wswrite", (const char *[]){"--workspace", other, "--state-dir", hs,
+			"--delete", "s.txt", NULL});
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+		free(other);
+	}
+	ck_assert_ptr_nonnull(d = opendir(hs));
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			ck_assert_int_ge(asprintf(&jrel, "home/.local/state/wstools/%s/journal",
+						  de->d_name), 0);
+	closedir(d);
+	ck_assert_ptr_nonnull(jrel);
+	j = wst_path(box, jrel);
+	wst_runv(&r, NULL, env, "wsread", (const char *[]){"--workspace", box, "--json", jrel,
+		NULL});
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env, "wswrite", (const char *[]){"--workspace", box, "--json",
+		"--append", "--content", "{}\n", jrel, NULL});
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	wst_run_free(&r);
+	{
+		char cmd[4096];
+
+		snprintf(cmd, sizeof(cmd), "cat /%s; echo forged >> /%s; echo done", jrel, jrel);
+		wst_runv(&r, NULL, env, "wsrun", (const char *[]){"--workspace", box, "--json",
+			"--view", "virtual", "-c", cmd, NULL});
+		ck_assert_msg(strstr(r.out, "done") != NULL, "%s", r.out);
+		ck_assert_msg(strstr(r.out, "SECRET") == NULL && strstr(r.out, "U0VDUkVU") == NULL,
+			      "%s", r.out);
+		wst_run_free(&r);
+	}
+	{
+		char *t = wst_slurp(j, NULL);
+
+		ck_assert_ptr_nonnull(t);
+		ck_assert_msg(strstr(t, "forged") == NULL, "%s", t);
+		free(t);
+	}
+	free(j);
+	free(jrel);
+	free(henv);
+	free(hs);
+	free(home);
+	free(box);
 }
 END_TEST
 
@@ -980,6 +1054,7 @@ suite(void)
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, undo_link_parents_are_guarded);
 	tcase_add_test(tc, tree_with_repository_not_deleted);
+	tcase_add_test(tc, another_state_dir_guarded);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
