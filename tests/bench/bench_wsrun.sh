@@ -23,7 +23,12 @@
 # (default "20 200 1000") the workspaces' numbers of top-level entries.
 # WS_BENCH_BIN=DIR uses already built binaries instead of build-release;
 # WS_BENCH_BASE=DIR adds the virtual view of other binaries (a build of
-# main, say) to the views' tables, in the same interleaved rounds.
+# main, say) to the views' tables, in the same interleaved rounds;
+# VIEW_PROTO=1 adds the mounts alone of four shapes of the view
+# (tests/bench/view_points.c: the workspace bound as the root with the
+# system's mount points made in it and removed after each run, the same
+# with the host's links made as links, the real view's shape and the
+# virtual view's), each on its own copy of the workspace.
 source "$(dirname "$0")/lib.sh"
 
 # itable NAME=CMD...: one interleaved run over every command; medians,
@@ -75,6 +80,14 @@ views_bench() {
 			"wsrun --view real true ($n entries)=$bin/wsrun --workspace $w --view real true")
 		[ -n "${WS_BENCH_BASE:-}" ] &&
 			rows+=("base: wsrun --view virtual true ($n entries)=$WS_BENCH_BASE/wsrun --workspace $w --view virtual true")
+		if [ "${VIEW_PROTO:-0}" = 1 ]; then
+			cp -a "$w" "$tmp/pa$n"
+			cp -a "$w" "$tmp/ps$n"
+			rows+=("proto: workspace as root, points made+removed=$tmp/view_points A $tmp/pa$n"
+				"proto: the same, host links as links=$tmp/view_points S $tmp/ps$n"
+				"proto: the real view's shape=$tmp/view_points B $w"
+				"proto: a bind per entry (virtual today)=$tmp/view_points C $w")
+		fi
 		itable "${rows[@]}"
 	done
 }
@@ -85,6 +98,9 @@ if [ "${1:-}" = views ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	rounds=${ROUNDS:-100}
+	if [ "${VIEW_PROTO:-0}" = 1 ]; then
+		cc -O2 -o "$tmp/view_points" "$(dirname "$0")/view_points.c" || exit 1
+	fi
 	echo "== views: wsrun --view real|virtual against bwrap doing the same job (ratios to bwrap)"
 	views_bench
 	exit 0
