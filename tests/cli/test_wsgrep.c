@@ -574,6 +574,18 @@ START_TEST(outside_operand_never_searched)
 	ck_assert_int_eq(nmatches(&r), 1);
 	ck_assert_str_eq(operr(&r, 0, "code"), "POLICY_DENIED");
 	ck_assert_str_eq(operr(&r, 0, "path"), "denied.txt");
+	/* The refusal's details, as wsread gives them (fix24). */
+	ck_assert_str_eq(operr(&r, 0, "policy"), "t");
+	ck_assert_str_eq(operr(&r, 0, "rule"), "no-read");
+	ck_assert_str_eq(operr(&r, 0, "operation"), "read");
+	wst_run_free(&r);
+	/* Alone, it is the call's error, with the same details. */
+	RUNJ(&r, "--policy", pol, "MARKER", "denied.txt", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+				 cJSON_GetObjectItem(r.json, "error"), "rule")),
+			 "no-read");
 	wst_run_free(&r);
 	free(abs);
 	free(pol);
