@@ -308,7 +308,10 @@ static int
 ws__set_common(struct ws_cli *cli, int c, const char *val, const char **args_val)
 {
 	switch (c) {
-	case C_WORKSPACE: cli->workspace = val; break;
+	case C_WORKSPACE:
+		cli->workspace = val;
+		cli->workspace_from = "--workspace";
+		break;
 	case C_MOUNT: return ws__push(&cli->mounts, &cli->nmounts, val);
 	case C_POLICY: cli->policy = val; break;
 	case C_CONFIG: cli->config = val; break;
@@ -1013,6 +1016,7 @@ static void
 ws__cli_env(struct ws_cli *cli)
 {
 	cli->workspace = getenv("WS_ROOT");
+	cli->workspace_from = cli->workspace != NULL ? "WS_ROOT" : NULL;
 	cli->policy = getenv("WS_POLICY");
 	cli->config = getenv("WS_CONFIG");
 	cli->env_mounts = getenv("WS_MOUNTS");
@@ -1373,6 +1377,7 @@ ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
 	} else {
 		/* The person's settings, as the front end read them. */
 		cli->workspace = base->workspace;
+		cli->workspace_from = base->workspace_from;
 		cli->policy = base->policy;
 		cli->config = base->config;
 		cli->project_root = base->project_root;
@@ -1391,8 +1396,10 @@ ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
 			if (ws__push(&cli->mounts, &cli->nmounts, base->mounts[i]) < 0)
 				return WS_ENOMEM;
 	}
-	if (workspace != NULL)
+	if (workspace != NULL) {
 		cli->workspace = workspace;
+		cli->workspace_from = "server";
+	}
 	return 0;
 }
 
