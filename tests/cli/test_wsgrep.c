@@ -846,6 +846,32 @@ START_TEST(help_whole)
 		      "%s", r.out);
 	ck_assert_msg(strstr(r.out, "1 nothing matched") != NULL, "%s", r.out);
 	wst_run_free(&r);
+	/* FTU10 12: -h alone is the help... */
+	wst_run(&r, NULL, "wsgrep", "-h", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strncmp(r.out, "Usage: wsgrep", 13) == 0, "%s", r.out);
+	wst_run_free(&r);
+	/* ...but grep's -h (no file names) beside a pattern is refused,
+	 * with the way to it, in a bundle too; nothing is searched. */
+	wst_write(ws, "a.txt", "hello\n");
+	RUNP(&r, "-h", "hello", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL &&
+		      strstr(r.err, "--no-filename") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	RUNP(&r, "-hn", "hello", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "--no-filename") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	RUNJ(&r, "hello", "-h", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUNP(&r, "--no-filename", "hello", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "1:hello\n");
+	wst_run_free(&r);
 }
 END_TEST
 

@@ -116,6 +116,13 @@ struct ws_tool {
 	 * the common one (wstools mcp never takes the current directory).
 	 */
 	const char *workspace_help;
+	/*
+	 * Where -h means something else to the tool's users (grep's -h:
+	 * no file names): -h alone is still --help, but -h with other
+	 * arguments, or in a bundle, is INVALID_ARGUMENT with this hint
+	 * ("grep's -h is --no-filename here").  NULL: -h is --help.
+	 */
+	const char *h_hint;
 	const struct ws_opt *opts;
 	size_t nopts;
 };
