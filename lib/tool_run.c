@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ws/audit.h"
@@ -24,6 +25,7 @@
 #include "ws/json.h"
 #include "ws/path.h"
 #include "ws/read.h"
+#include "ws/resolve.h"
 #include "ws/run.h"
 #include "ws/sandbox.h"
 #include "ws/tool.h"
@@ -1012,6 +1014,95 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 }
 
 /*
+ * --verbose: the command's PATH entries that its view does not hold, said
+ * once (FTU10 12).  The caller's PATH reaches the command as it is (a
+ * command's lookup passes over an entry that is not there, as execvp(3)
+ * does), so the caller's own directories (a build directory, ~/.cargo/bin
+ * outside the workspace) stay in it, which confuses a person reading "not
+ * found".  An absolute entry is there when it lies under a system name
+ * the virtual view shows at "/" (the private /tmp aside) and the host has
+ * it, or when the workspace or a mount holds it; one in a directory
+ * granted to the command is not judged.  Relative entries are the
+ * working directory's: not judged either.  Only under --verbose: the
+ * system calls are a verbose run's alone.
+ */
+static void
+print_path_unseen(struct ws_ctx *ws, const struct ws_run_opts *o,
+		  const struct ws_run_result *r)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *seen = NULL;
+	size_t nseen = 0;
+	int shown = 0;
+
+	for (size_t i = 0; i < o->nenv; i++)
+		if (strncmp(o->env[i], "PATH=", 5) == 0)
+			path = o->env[i] + 5;
+	/*
+	 * The default PATH holds system directories only; the real view
+	 * keeps the host's layout, where the sandbox's access rules, not
+	 * the view, decide what a command reaches: nothing to say.
+	 */
+	if (path == NULL || r->view.view != WS_VIEW_VIRTUAL)
+		return;
+	if ((copy = strdup(path)) == NULL || (seen = calloc(1, strlen(path) + 2)) == NULL) {
+		free(copy);
+		return;
+	}
+	for (char *e = strtok_r(copy, ":", &save); e != NULL;
+	     e = strtok_r(NULL, ":", &save)) {
+		size_t tl = strcspn(e + 1, "/");
+		bool sys = false, there = false, again = false;
+		struct stat st;
+		char *dup;
+
+		/* An entry spelled twice is said once. */
+		for (char *q = seen; q < seen + nseen; q += strlen(q) + 1)
+			again = again || strcmp(q, e) == 0;
+		if (e[0] != '/' || again)
+			continue;
+		/* What --allow-read, --allow-write or a policy grant shows
+		 * at its real path is not judged. */
+		for (size_t k = 0; k < o->nallow_read && !there; k++)
+			there = ws_path_within(o->allow_read[k], e, NULL);
+		for (size_t k = 0; k < o->nallow_write && !there; k++)
+			there = ws_path_within(o->allow_write[k], e, NULL);
+		for (size_t k = 0; k < r->ngrants && !there; k++)
+			there = r->grants[k].granted &&
+				ws_path_within(r->grants[k].dir, e, NULL);
+		for (size_t k = 0; k < r->view.system.n; k++)
+			if (strlen(r->view.system.name[k]) == tl &&
+			    strncmp(r->view.system.name[k], e + 1, tl) == 0)
+				sys = true;
+		if (there) {
+			/* Shown as granted. */
+		} else if (sys) {
+			there = !(tl == 3 && strncmp(e + 1, "tmp", 3) == 0) &&
+				stat(e, &st) == 0 && S_ISDIR(st.st_mode);
+		} else {
+			struct ws_res res = {.fd = -1, .dirfd = -1};
+
+			there = ws_resolve(ws, e, 0, &res) == 0 && S_ISDIR(res.st.st_mode);
+			ws_res_free(&res);
+			ws_error_clear();
+		}
+		memcpy(seen + nseen, e, strlen(e) + 1);
+		nseen += strlen(e) + 1;
+		if (there)
+			continue;
+		dup = ws_cli_masked(e, true);
+		fprintf(stderr, "%s%s", shown++ ? ", " : "INFO PATH entries not in "
+			"the command's view (passed over by its lookup): ",
+			dup ? dup : "?");
+		free(dup);
+	}
+	if (shown)
+		fputc('\n', stderr);
+	free(seen);
+	free(copy);
+}
+
+/*
  * The audit line of a run (ws/audit.h): the command, how it ended, the
  * isolation (in the compact form a model sees) and the guarded entries
  * removed after it.  A run refused or failed (rc < 0) has no exit of
@@ -1217,6 +1308,8 @@ run_run(struct ws_tcall *c)
 		audit_run(cli, &o, &r, rc);
 	if (rc < 0)
 		goto fail;
+	if (cli->verbose)
+		print_path_unseen(ws, &o, &r);
 	if (cli->json) {
 		print_json(c, &r);
 		if (c->mode == WS_TCALL_MODEL)

@@ -4788,6 +4788,42 @@ START_TEST(no_landlock_here)
 }
 END_TEST
 
+/*
+ * FTU10 12: the caller's PATH reaches the command as it is; --verbose
+ * names once the entries the virtual view does not hold (the caller's
+ * build directory), and not the system's or the workspace's.  The real
+ * view keeps the host's layout: nothing is said there.
+ */
+START_TEST(verbose_path_unseen)
+{
+	struct wst_run r;
+	const char *env[] = {"PATH=/nonexistent-fix24/bin:/tools/bin:/usr/bin:"
+			     "/bin:/nonexistent-fix24/bin", NULL};
+	const char *argv[] = {"--workspace", ws, "--plain", "--verbose", "--",
+			      "true", NULL};
+	const char *line;
+
+	wst_mkdir(ws, "tools/bin");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	line = strstr(r.err, "INFO PATH entries not in the command's view");
+	if (!virt()) {
+		ck_assert_msg(line == NULL, "%s", r.err);
+	} else {
+		ck_assert_msg(line != NULL, "%s", r.err);
+		ck_assert_msg(strncmp(strchr(line, ':'), ": /nonexistent-fix24/bin\n",
+				      25) == 0, "%s", r.err);
+	}
+	wst_run_free(&r);
+	/* Without --verbose, nothing. */
+	argv[3] = "--plain";
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	ck_assert_ptr_null(strstr(r.err, "INFO PATH"));
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -4919,6 +4955,7 @@ suite(void)
 	tcase_add_test(tp, plain_and_args);
 	tcase_add_test(tp, plain_merged_order);
 	tcase_add_test(tp, config_env);
+	tcase_add_test(tp, verbose_path_unseen);
 	suite_add_tcase(s, tp);
 	return s;
 }
