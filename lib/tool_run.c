@@ -784,6 +784,55 @@ json_note(void *arg, const char *note)
 	ws_jw_str(arg, note);
 }
 
+/*
+ * Why wsrun removed vpath, a guarded entry the command created: the
+ * sentence a file tool would refuse to create it with ("is (or is in)
+ * ~/.bashrc, where a later login ... : no tool may create it"), asked
+ * of the guards alone (ws_check_guards()), then with what it holds (a
+ * command that made ~/.config/git made ~/.config first), malloc'd; *marker says
+ * that a project marker or .git was the reason.  NULL when no guard
+ * answers now (or without memory).
+ */
+static char *
+removed_why(struct ws_ctx *ws, const char *vpath, bool *marker)
+{
+	struct ws_res res = {.fd = -1, .dirfd = -1};
+	char *why = NULL, *before = NULL, *after = NULL;
+
+	if (ws_resolve(ws, vpath, WS_R_MISSING_OK, &res) < 0)
+		goto out;
+	/*
+	 * A marker or .git that moves the roots first (.git is a guarded
+	 * path too, for what it holds, but the roots are why it goes and
+	 * what keeps one); then the entry itself, then what it holds.
+	 */
+	if (ws_ctx_marker_guarded(ws, res.real, WS_CHANGE_CREATES, &before, &after)) {
+		*marker = true;
+		if (asprintf(&why, "is a project marker: it would change what "
+			     "project detection finds (%s, then %s), which the "
+			     "policy's variables come from; pin the roots "
+			     "(--project-root DIR, or \"detect_project_root\": "
+			     "false in the configuration) to keep one",
+			     before ? before : "?", after ? after : "?") < 0)
+			why = NULL;
+	} else if (ws_check_guards(ws, WS_OP_CREATE, res.real, vpath, false, NULL) < 0 ||
+		   ws_check_guards(ws, WS_OP_CREATE, res.real, vpath, true, NULL) < 0) {
+		why = strdup(ws_error_last());
+	}
+	if (why != NULL) {
+		char *m = ws_cli_masked(why, true);
+
+		free(why);
+		why = m;
+	}
+out:
+	free(before);
+	free(after);
+	ws_res_free(&res);
+	ws_error_clear();
+	return why;
+}
+
 /* A terminal's view, for a model: the status line, then each stream. */
 static void
 print_text(FILE *f, const struct ws_run_result *r)
@@ -847,12 +896,29 @@ print_json(struct ws_tcall *c, const struct ws_run_result *r)
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
 	if (r->nreverted > 0) {
+		bool marker = false;
+
 		ws_jw_key(&jw, "reverted");
 		ws_jw_arr(&jw);
 		for (size_t i = 0; i < r->nreverted; i++)
 			ws_jw_str(&jw, r->reverted[i]);
 		ws_jw_arr_end(&jw);
-		if (r->nreverted_created > 0)
+		/* Each created entry's reason, in the order of "reverted". */
+		if (r->nreverted_created > 0) {
+			ws_jw_key(&jw, "reverted_why");
+			ws_jw_arr(&jw);
+			for (size_t i = 0; i < r->nreverted_created; i++) {
+				char *why = removed_why(c->ws, r->reverted[i], &marker);
+
+				if (why != NULL)
+					ws_jw_str(&jw, why);
+				else
+					ws_jw_null(&jw);
+				free(why);
+			}
+			ws_jw_arr_end(&jw);
+		}
+		if (marker)
 			ws_jw_kstr(&jw, "reverted_hint",
 				   "guarded entries the command created were removed; "
 				   "a project marker or .git that moves PROJECT_ROOT "
@@ -860,6 +926,11 @@ print_json(struct ws_tcall *c, const struct ws_run_result *r)
 				   "kept only with the roots pinned: --project-root "
 				   "DIR, or \"detect_project_root\": false in the "
 				   "configuration");
+		else if (r->nreverted_created > 0)
+			ws_jw_kstr(&jw, "reverted_hint",
+				   "guarded entries the command created were removed: "
+				   "no tool may create them (reverted_why says why "
+				   "for each)");
 	}
 	ws_jw_obj_end(&jw);
 	ws_tcall_end(c, &jw);
@@ -1322,15 +1393,23 @@ run_run(struct ws_tcall *c)
 			/* Paths the command may have named: no control bytes. */
 			char *n = ws_cli_masked(r.reverted[i], true);
 
-			if (i < r.nreverted_created)
-				fprintf(stderr, "wsrun: %s: removed: the command created "
-					"a guarded entry (wstools' configuration, a project "
-					"marker or .git that would move PROJECT_ROOT or "
-					"GIT_ROOT: pin the roots with --project-root to keep "
-					"one, or one that acts later, such as .envrc)\n",
-					n ? n : "?");
-			else
+			if (i < r.nreverted_created) {
+				bool marker = false;
+				char *why = removed_why(ws, r.reverted[i], &marker);
+
+				/* The file tools' own sentence: it names the
+				 * kind of place (HOME's, PATH's, wstools'). */
+				if (why != NULL)
+					fprintf(stderr, "wsrun: %s: removed (the command "
+						"created it): it %s\n", n ? n : "?", why);
+				else
+					fprintf(stderr, "wsrun: %s: removed: the command "
+						"created a guarded entry, which no tool may "
+						"create\n", n ? n : "?");
+				free(why);
+			} else {
 				fprintf(stderr, "wsrun: cleaned %s\n", n ? n : "?");
+			}
 			free(n);
 		}
 		/* A refused grant leaves the command with "No such file or
