@@ -308,7 +308,10 @@ static int
 ws__set_common(struct ws_cli *cli, int c, const char *val, const char **args_val)
 {
 	switch (c) {
-	case C_WORKSPACE: cli->workspace = val; break;
+	case C_WORKSPACE:
+		cli->workspace = val;
+		cli->workspace_from = "--workspace";
+		break;
 	case C_MOUNT: return ws__push(&cli->mounts, &cli->nmounts, val);
 	case C_POLICY: cli->policy = val; break;
 	case C_CONFIG: cli->config = val; break;
@@ -1013,6 +1016,7 @@ static void
 ws__cli_env(struct ws_cli *cli)
 {
 	cli->workspace = getenv("WS_ROOT");
+	cli->workspace_from = cli->workspace != NULL ? "WS_ROOT" : NULL;
 	cli->policy = getenv("WS_POLICY");
 	cli->config = getenv("WS_CONFIG");
 	cli->env_mounts = getenv("WS_MOUNTS");
@@ -1065,7 +1069,7 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 	      bool pos)
 {
 	const char *args_val = NULL, *e;
-	bool only_pos = false;
+	bool only_pos = false, short_help = false;
 	int rc = 0;
 
 	memset(cli, 0, sizeof(*cli));
@@ -1174,14 +1178,19 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 			 * it is an unknown option, not a silent help page. */
 			if (*s == 'h' && a[1] == 'h' && a[2] == '\0') {
 				cli->action = WS_CLI_HELP;
+				short_help = true;
 				continue;
 			}
 			for (t = 0; t < tool->nopts; t++)
 				if (tool->opts[t].short_name == *s)
 					break;
-			if (t == tool->nopts)
-				return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-						    "unknown option -%c (see --help)", *s);
+			if (t == tool->nopts) {
+				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						  "unknown option -%c (see --help)", *s);
+				if (*s == 'h' && tool->h_hint != NULL)
+					ws_error_set_hint("%s", tool->h_hint);
+				return rc;
+			}
 			if (tool->opts[t].type == WS_OPT_FLAG) {
 				ws__set_tool_opt(cli, t, NULL, false);
 				continue;
@@ -1198,6 +1207,18 @@ ws__cli_parse(struct ws_cli *cli, const struct ws_tool *tool, int argc, char **a
 				return rc;
 			break;
 		}
+	}
+	/*
+	 * grep users type "wsgrep -h PATTERN" for no file names: beside any
+	 * other argument, -h is refused rather than taken for a help page.
+	 */
+	if (short_help && tool->h_hint != NULL && argc > 2) {
+		cli->action = WS_CLI_RUN;
+		rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+				  "-h is --help here, and takes no other "
+				  "argument");
+		ws_error_set_hint("%s", tool->h_hint);
+		return rc;
 	}
 	if (args_val != NULL) {
 		bool plain = false;
@@ -1373,6 +1394,7 @@ ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
 	} else {
 		/* The person's settings, as the front end read them. */
 		cli->workspace = base->workspace;
+		cli->workspace_from = base->workspace_from;
 		cli->policy = base->policy;
 		cli->config = base->config;
 		cli->project_root = base->project_root;
@@ -1391,8 +1413,10 @@ ws_cli_init(struct ws_cli *cli, const struct ws_tool *tool,
 			if (ws__push(&cli->mounts, &cli->nmounts, base->mounts[i]) < 0)
 				return WS_ENOMEM;
 	}
-	if (workspace != NULL)
+	if (workspace != NULL) {
 		cli->workspace = workspace;
+		cli->workspace_from = "server";
+	}
 	return 0;
 }
 

@@ -3011,19 +3011,20 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 			rc = ws_check(ws, S_ISDIR(res[i].st.st_mode) ? WS_OP_LIST :
 				      WS_OP_READ, res[i].real, res[i].vpath);
 		if (rc < 0) {
-			char *msg = strdup(ws_error_last());
-			const char *h = ws_error_last_hint();
-			char *hint = h != NULL ? strdup(h) : NULL;
-
-			/* Named as given; ws_resolve()'s hint stays. */
-			ws_error_set(rc, paths[i], "%s", msg ? msg : "");
-			if (hint != NULL)
-				ws_error_set_hint("%s", hint);
-			free(hint);
-			free(msg);
+			/*
+			 * Kept with ws_resolve()'s hint and a policy
+			 * refusal's details (policy, rule, operation, as
+			 * wsread gives them), named as given.
+			 */
+			rc = wsg_operand_failed(&oe[i], rc, paths[i]);
 			ws_res_free(&res[i]);
-			if ((rc = wsg_operand_failed(&oe[i], rc, paths[i])) < 0)
+			if (rc < 0)
 				goto out_res;
+			free(oe[i].path);
+			if ((oe[i].path = strdup(paths[i])) == NULL) {
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				goto out_res;
+			}
 			nfailed++;
 		}
 	}

@@ -1854,6 +1854,9 @@ ws__in_state_dir(const char *real)
 struct ws__verdict {
 	const char *policy, *rule, *decision;
 	enum ws_audit_approval appr;
+	/* Asked: the guards alone, no policy (ws_check_guards()); what
+	 * real holds guarded too, whatever the operation. */
+	bool guards_only, holds;
 };
 
 static int ws__check(struct ws_ctx *ws, enum ws_op op, const char *real,
@@ -1875,11 +1878,23 @@ ws_check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath)
 	return rc;
 }
 
+int
+ws_check_guards(struct ws_ctx *ws, enum ws_op op, const char *real,
+		const char *vpath, bool holds, const char **rule)
+{
+	struct ws__verdict v = {NULL, NULL, "allow", WS_AUDIT_NOT_ASKED, true, holds};
+	int rc = ws__check(ws, op, real, vpath, &v);
+
+	if (rule != NULL)
+		*rule = rc < 0 ? v.rule : NULL;
+	return rc;
+}
+
 static int
 ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 	  struct ws__verdict *v)
 {
-	struct ws_policy *p = ws->policy;
+	struct ws_policy *p = v->guards_only ? NULL : ws->policy;
 	struct ws_policy_match m;
 	const char *shown = vpath != NULL ? vpath : real;
 	const char *rule;
@@ -1911,7 +1926,7 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 	    op != WS_OP_STAT && op != WS_OP_LIST && op != WS_OP_READLINK &&
 	    op != WS_OP_EXEC) {
 		bool anc = op == WS_OP_RENAME || op == WS_OP_DELETE ||
-			   op == WS_OP_RMDIR;
+			   op == WS_OP_RMDIR || v->holds;
 		const char *pat = NULL;
 
 		switch (ws_ctx_guarded(ws, real, anc)) {

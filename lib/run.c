@@ -4047,11 +4047,18 @@ ws__vsnap_main(void *arg)
 	if (s->rc == 0 && s->guard != NULL) {
 		while ((c = __atomic_load_n(&s->cloned, __ATOMIC_ACQUIRE)) == 0)
 			syscall(SYS_futex, &s->cloned, FUTEX_WAIT, 0, NULL, NULL, 0);
-		/* No init (the call failed before it): no command either. */
+		/*
+		 * No init (the call failed before it): no command either.
+		 * The call's own error is the one reported; this one says
+		 * why the guardian did not start, should it ever be read.
+		 */
 		s->rc = c > 0 ? ws__guard_begin(s->ws, s->o, s->places, s->nplaces,
 						s->vcs, s->proc, s->wslock,
 						s->prec_fd, s->guard)
-			      : WS_ESANDBOX_UNAVAILABLE;
+			      : ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+					     "the command's init process was "
+					     "not started, so neither was its "
+					     "guardian");
 	}
 	if (s->rc < 0)
 		snprintf(s->msg, sizeof(s->msg), "%s", ws_error_last());

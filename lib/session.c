@@ -1221,6 +1221,47 @@ ws__history(struct ws_cli *cli, struct ws_ctx *ws)
 	return rc;
 }
 
+const char *
+ws_cli_workspace_from(const struct ws_cli *cli)
+{
+	const char *f = cli->workspace_from;
+
+	if (f == NULL)
+		return "the current directory; WS_ROOT or --workspace to choose";
+	if (strcmp(f, "server") == 0)
+		return "the server's: its DIR, else the client's first root";
+	return f;
+}
+
+char *
+ws_cli_workspace_note(const struct ws_cli *cli)
+{
+	const struct ws_roots *r = cli->roots;
+	const char *above = NULL, *found = ".git";
+	char *note;
+
+	/* A workspace someone chose is theirs; detection off finds none. */
+	if (cli->workspace_from != NULL || r == NULL || !r->detected ||
+	    r->workspace == NULL)
+		return NULL;
+	if (r->project_root != NULL && strcmp(r->project_root, r->workspace) != 0 &&
+	    ws_path_within(r->project_root, r->workspace, NULL)) {
+		above = r->project_root;
+		if (r->marker != NULL)
+			found = r->marker;
+	} else if (r->git_root != NULL && strcmp(r->git_root, r->workspace) != 0) {
+		above = r->git_root;
+	}
+	if (above == NULL)
+		return NULL;
+	if (asprintf(&note, "the current directory is below the project root "
+		     "%s (%s there): to work on the whole project, run from "
+		     "there or say --workspace %s (or WS_ROOT=%s)", above, found,
+		     above, above) < 0)
+		return NULL;
+	return note;
+}
+
 int
 ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 {
@@ -1253,6 +1294,13 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 		rc = ws_ctx_open(ws, cli->workspace, flags);
 	if (rc < 0)
 		return rc;
+	if (cli->verbose) {
+		char *q = ws_log_quote(ws->anchors[0].real);
+
+		fprintf(stderr, "INFO workspace: %s (%s)\n",
+			q ? q : ws->anchors[0].real, ws_cli_workspace_from(cli));
+		free(q);
+	}
 	ws->approve = cli->approve;
 	if ((rc = ws__audit(cli, ws)) < 0)
 		return rc;
@@ -1307,6 +1355,13 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (spec != NULL || cli->want_roots || cli->verbose) {
 		if ((rc = ws__roots(cli, ws)) < 0)
 			return rc;
+	}
+	if (cli->verbose) {
+		char *note = ws_cli_workspace_note(cli);
+
+		if (note != NULL)
+			fprintf(stderr, "INFO note: %s\n", note);
+		free(note);
 	}
 	if (spec != NULL && (rc = ws__policy(cli, ws, spec)) < 0)
 		return rc;

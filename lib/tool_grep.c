@@ -184,6 +184,8 @@ static const struct ws_opt opts[O_COUNT_] = {
 static const struct ws_tool ws__grep_cli = {
 	.prog = "wsgrep",
 	.tool = "search_files",
+	.h_hint = "grep's -h (no file names) is --no-filename here; -h alone "
+		  "shows the help",
 	/* grep's 1, which --json keeps (success true, no matches): a
 	 * script under set -e that reads only --help must learn it here. */
 	.exit_help = "0 something matched, 1 nothing matched (also with\n"

@@ -15,6 +15,7 @@
 #include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
+#include "ws/session.h"
 #include "ws/tool.h"
 #include "ws/vars.h"
 #include "ws/view.h"
@@ -132,7 +133,14 @@ json_policy(const struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 {
 	const struct ws_roots *roots = cli->roots;
 	enum ws_op the_op;
+	char *note = ws_cli_workspace_note(cli);
 
+	/* Where the workspace came from (FTU10 11). */
+	ws_jw_kname(jw, "workspace", ws->anchors[0].real);
+	ws_jw_kstr(jw, "workspace_from", cli->workspace_from ?
+		   cli->workspace_from : "cwd");
+	ws_jw_kname(jw, "workspace_note", note);
+	free(note);
 	ws_jw_kname(jw, "project_root", roots ? roots->project_root : NULL);
 	ws_jw_kname(jw, "git_root", roots ? roots->git_root : NULL);
 	ws_jw_kstr(jw, "project_marker", roots ? roots->marker : NULL);
@@ -175,7 +183,13 @@ plain_policy(const struct ws_cli *cli, struct ws_ctx *ws, const struct ws_res *r
 {
 	const struct ws_roots *roots = cli->roots;
 	enum ws_op the_op;
+	char *note = ws_cli_workspace_note(cli);
 
+	fprintf(ws_out(), "%-10s %s (%s)\n", "workspace", ws->anchors[0].real,
+		ws_cli_workspace_from(cli));
+	if (note != NULL)
+		fprintf(ws_out(), "%-10s %s\n", "note", note);
+	free(note);
 	if (roots != NULL) {
 		fprintf(ws_out(), "%-10s %s", "project", roots->project_root);
 		if (roots->marker != NULL)

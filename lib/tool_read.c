@@ -227,10 +227,11 @@ static int
 binary_error(const struct ws_read *r)
 {
 	return ws_error_set(WS_EIO_ERROR, NULL,
-			    "is a binary file (%s, %lld bytes), not written as "
+			    "is a binary file (%s, %lld byte%s), not written as "
 			    "text; use --base64 for its bytes or --json for its "
 			    "metadata", r->mime_type ? r->mime_type :
-			    "application/octet-stream", r->size);
+			    "application/octet-stream", r->size,
+			    r->size == 1 ? "" : "s");
 }
 
 static int
@@ -339,9 +340,10 @@ print_text(FILE *f, const struct ws_cli *cli, const struct ws_res *res,
 	bool base64 = WS_OPT(cli, O_BASE64)->b;
 
 	if (r->data == NULL) {
-		fprintf(f, "%s is a binary file (%lld bytes%s%s), not shown: read it "
+		fprintf(f, "%s is a binary file (%lld byte%s%s%s), not shown: read it "
 			"with \"base64\": true\n", res->vpath, r->size,
-			r->binary ? ", " : "", r->binary ? r->mime_type : "");
+			r->size == 1 ? "" : "s", r->binary ? ", " : "",
+			r->binary ? r->mime_type : "");
 	} else if (base64) {
 		/* The bytes once, after a line that says what they are. */
 		char *b = ws_base64(r->data, r->len);
@@ -350,7 +352,8 @@ print_text(FILE *f, const struct ws_cli *cli, const struct ws_res *res,
 			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		fputs("[base64 of ", f);
 		ws_tcall_put_name(f, res->vpath);
-		fprintf(f, ": %lld bytes%s%s]\n%s\n", r->size, r->binary ? ", " : "",
+		fprintf(f, ": %lld byte%s%s%s]\n%s\n", r->size,
+			r->size == 1 ? "" : "s", r->binary ? ", " : "",
 			r->binary ? r->mime_type : "", b);
 		free(b);
 	} else if (WS_OPT(cli, O_LINE_NUMBERS)->b && !r->binary && r->lines_known) {
@@ -522,7 +525,8 @@ one_file(struct ws_tcall *c, const struct ws_read_opts *o, struct ws_jw *jw,
 			c->media_data = b;
 			ws_tcall_begin(c, jw);
 			print_media_json(cli, jw, &res, &r, media);
-			fprintf(c->text, "%s: %s, %lld bytes", res.vpath, media, r.size);
+			fprintf(c->text, "%s: %s, %lld byte%s", res.vpath, media,
+				r.size, r.size == 1 ? "" : "s");
 		}
 	} else if (rc == 0 && cli->json) {
 		if (lone)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ws/audit.h"
@@ -24,6 +25,7 @@
 #include "ws/json.h"
 #include "ws/path.h"
 #include "ws/read.h"
+#include "ws/resolve.h"
 #include "ws/run.h"
 #include "ws/sandbox.h"
 #include "ws/tool.h"
@@ -785,6 +787,55 @@ json_note(void *arg, const char *note)
 	ws_jw_str(arg, note);
 }
 
+/*
+ * Why wsrun removed vpath, a guarded entry the command created: the
+ * sentence a file tool would refuse to create it with ("is (or is in)
+ * ~/.bashrc, where a later login ... : no tool may create it"), asked
+ * of the guards alone (ws_check_guards()), then with what it holds (a
+ * command that made ~/.config/git made ~/.config first), malloc'd; *marker says
+ * that a project marker or .git was the reason.  NULL when no guard
+ * answers now (or without memory).
+ */
+static char *
+removed_why(struct ws_ctx *ws, const char *vpath, bool *marker)
+{
+	struct ws_res res = {.fd = -1, .dirfd = -1};
+	char *why = NULL, *before = NULL, *after = NULL;
+
+	if (ws_resolve(ws, vpath, WS_R_MISSING_OK, &res) < 0)
+		goto out;
+	/*
+	 * A marker or .git that moves the roots first (.git is a guarded
+	 * path too, for what it holds, but the roots are why it goes and
+	 * what keeps one); then the entry itself, then what it holds.
+	 */
+	if (ws_ctx_marker_guarded(ws, res.real, WS_CHANGE_CREATES, &before, &after)) {
+		*marker = true;
+		if (asprintf(&why, "is a project marker: it would change what "
+			     "project detection finds (%s, then %s), which the "
+			     "policy's variables come from; pin the roots "
+			     "(--project-root DIR, or \"detect_project_root\": "
+			     "false in the configuration) to keep one",
+			     before ? before : "?", after ? after : "?") < 0)
+			why = NULL;
+	} else if (ws_check_guards(ws, WS_OP_CREATE, res.real, vpath, false, NULL) < 0 ||
+		   ws_check_guards(ws, WS_OP_CREATE, res.real, vpath, true, NULL) < 0) {
+		why = strdup(ws_error_last());
+	}
+	if (why != NULL) {
+		char *m = ws_cli_masked(why, true);
+
+		free(why);
+		why = m;
+	}
+out:
+	free(before);
+	free(after);
+	ws_res_free(&res);
+	ws_error_clear();
+	return why;
+}
+
 /* A terminal's view, for a model: the status line, then each stream. */
 static void
 print_text(FILE *f, const struct ws_run_result *r)
@@ -848,12 +899,29 @@ print_json(struct ws_tcall *c, const struct ws_run_result *r)
 	/* Landlock audit records are not read yet: never a guess. */
 	ws_jw_knull(&jw, "violations");
 	if (r->nreverted > 0) {
+		bool marker = false;
+
 		ws_jw_key(&jw, "reverted");
 		ws_jw_arr(&jw);
 		for (size_t i = 0; i < r->nreverted; i++)
 			ws_jw_str(&jw, r->reverted[i]);
 		ws_jw_arr_end(&jw);
-		if (r->nreverted_created > 0)
+		/* Each created entry's reason, in the order of "reverted". */
+		if (r->nreverted_created > 0) {
+			ws_jw_key(&jw, "reverted_why");
+			ws_jw_arr(&jw);
+			for (size_t i = 0; i < r->nreverted_created; i++) {
+				char *why = removed_why(c->ws, r->reverted[i], &marker);
+
+				if (why != NULL)
+					ws_jw_str(&jw, why);
+				else
+					ws_jw_null(&jw);
+				free(why);
+			}
+			ws_jw_arr_end(&jw);
+		}
+		if (marker)
 			ws_jw_kstr(&jw, "reverted_hint",
 				   "guarded entries the command created were removed; "
 				   "a project marker or .git that moves PROJECT_ROOT "
@@ -861,6 +929,11 @@ print_json(struct ws_tcall *c, const struct ws_run_result *r)
 				   "kept only with the roots pinned: --project-root "
 				   "DIR, or \"detect_project_root\": false in the "
 				   "configuration");
+		else if (r->nreverted_created > 0)
+			ws_jw_kstr(&jw, "reverted_hint",
+				   "guarded entries the command created were removed: "
+				   "no tool may create them (reverted_why says why "
+				   "for each)");
 	}
 	ws_jw_obj_end(&jw);
 	ws_tcall_end(c, &jw);
@@ -1012,6 +1085,95 @@ print_probe(const struct ws_cli *cli, struct ws_ctx *ws, unsigned disable)
 		       "(SANDBOX_UNAVAILABLE): %s\n", why);
 	ws_policy_grants_free(gv, ngv);
 	return 0;
+}
+
+/*
+ * --verbose: the command's PATH entries that its view does not hold, said
+ * once (FTU10 12).  The caller's PATH reaches the command as it is (a
+ * command's lookup passes over an entry that is not there, as execvp(3)
+ * does), so the caller's own directories (a build directory, ~/.cargo/bin
+ * outside the workspace) stay in it, which confuses a person reading "not
+ * found".  An absolute entry is there when it lies under a system name
+ * the virtual view shows at "/" (the private /tmp aside) and the host has
+ * it, or when the workspace or a mount holds it; one in a directory
+ * granted to the command is not judged.  Relative entries are the
+ * working directory's: not judged either.  Only under --verbose: the
+ * system calls are a verbose run's alone.
+ */
+static void
+print_path_unseen(struct ws_ctx *ws, const struct ws_run_opts *o,
+		  const struct ws_run_result *r)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *seen = NULL;
+	size_t nseen = 0;
+	int shown = 0;
+
+	for (size_t i = 0; i < o->nenv; i++)
+		if (strncmp(o->env[i], "PATH=", 5) == 0)
+			path = o->env[i] + 5;
+	/*
+	 * The default PATH holds system directories only; the real view
+	 * keeps the host's layout, where the sandbox's access rules, not
+	 * the view, decide what a command reaches: nothing to say.
+	 */
+	if (path == NULL || r->view.view != WS_VIEW_VIRTUAL)
+		return;
+	if ((copy = strdup(path)) == NULL || (seen = calloc(1, strlen(path) + 2)) == NULL) {
+		free(copy);
+		return;
+	}
+	for (char *e = strtok_r(copy, ":", &save); e != NULL;
+	     e = strtok_r(NULL, ":", &save)) {
+		size_t tl = strcspn(e + 1, "/");
+		bool sys = false, there = false, again = false;
+		struct stat st;
+		char *dup;
+
+		/* An entry spelled twice is said once. */
+		for (char *q = seen; q < seen + nseen; q += strlen(q) + 1)
+			again = again || strcmp(q, e) == 0;
+		if (e[0] != '/' || again)
+			continue;
+		/* What --allow-read, --allow-write or a policy grant shows
+		 * at its real path is not judged. */
+		for (size_t k = 0; k < o->nallow_read && !there; k++)
+			there = ws_path_within(o->allow_read[k], e, NULL);
+		for (size_t k = 0; k < o->nallow_write && !there; k++)
+			there = ws_path_within(o->allow_write[k], e, NULL);
+		for (size_t k = 0; k < r->ngrants && !there; k++)
+			there = r->grants[k].granted &&
+				ws_path_within(r->grants[k].dir, e, NULL);
+		for (size_t k = 0; k < r->view.system.n; k++)
+			if (strlen(r->view.system.name[k]) == tl &&
+			    strncmp(r->view.system.name[k], e + 1, tl) == 0)
+				sys = true;
+		if (there) {
+			/* Shown as granted. */
+		} else if (sys) {
+			there = !(tl == 3 && strncmp(e + 1, "tmp", 3) == 0) &&
+				stat(e, &st) == 0 && S_ISDIR(st.st_mode);
+		} else {
+			struct ws_res res = {.fd = -1, .dirfd = -1};
+
+			there = ws_resolve(ws, e, 0, &res) == 0 && S_ISDIR(res.st.st_mode);
+			ws_res_free(&res);
+			ws_error_clear();
+		}
+		memcpy(seen + nseen, e, strlen(e) + 1);
+		nseen += strlen(e) + 1;
+		if (there)
+			continue;
+		dup = ws_cli_masked(e, true);
+		fprintf(stderr, "%s%s", shown++ ? ", " : "INFO PATH entries not in "
+			"the command's view (passed over by its lookup): ",
+			dup ? dup : "?");
+		free(dup);
+	}
+	if (shown)
+		fputc('\n', stderr);
+	free(seen);
+	free(copy);
 }
 
 /*
@@ -1220,6 +1382,8 @@ run_run(struct ws_tcall *c)
 		audit_run(cli, &o, &r, rc);
 	if (rc < 0)
 		goto fail;
+	if (cli->verbose)
+		print_path_unseen(ws, &o, &r);
 	if (cli->json) {
 		print_json(c, &r);
 		if (c->mode == WS_TCALL_MODEL)
@@ -1232,15 +1396,23 @@ run_run(struct ws_tcall *c)
 			/* Paths the command may have named: no control bytes. */
 			char *n = ws_cli_masked(r.reverted[i], true);
 
-			if (i < r.nreverted_created)
-				fprintf(stderr, "wsrun: %s: removed: the command created "
-					"a guarded entry (wstools' configuration, a project "
-					"marker or .git that would move PROJECT_ROOT or "
-					"GIT_ROOT: pin the roots with --project-root to keep "
-					"one, or one that acts later, such as .envrc)\n",
-					n ? n : "?");
-			else
+			if (i < r.nreverted_created) {
+				bool marker = false;
+				char *why = removed_why(ws, r.reverted[i], &marker);
+
+				/* The file tools' own sentence: it names the
+				 * kind of place (HOME's, PATH's, wstools'). */
+				if (why != NULL)
+					fprintf(stderr, "wsrun: %s: removed (the command "
+						"created it): it %s\n", n ? n : "?", why);
+				else
+					fprintf(stderr, "wsrun: %s: removed: the command "
+						"created a guarded entry, which no tool may "
+						"create\n", n ? n : "?");
+				free(why);
+			} else {
 				fprintf(stderr, "wsrun: cleaned %s\n", n ? n : "?");
+			}
 			free(n);
 		}
 		/* A refused grant leaves the command with "No such file or

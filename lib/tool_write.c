@@ -518,11 +518,13 @@ print_plain(struct ws_cli *cli, const struct ws_wresult *r)
 		return;
 	}
 	if (strcmp(a, "write") == 0 || strcmp(a, "create") == 0)
-		fprintf(f, "%s %lld bytes to %s%s\n", dry ? "would write" : "wrote",
-			r->bytes_written, p, r->created ? " (created)" : "");
+		fprintf(f, "%s %lld byte%s to %s%s\n", dry ? "would write" : "wrote",
+			r->bytes_written, r->bytes_written == 1 ? "" : "s", p,
+			r->created ? " (created)" : "");
 	else if (strcmp(a, "append") == 0)
-		fprintf(f, "%s %lld bytes to %s%s\n",
-			dry ? "would append" : "appended", r->bytes_written, p,
+		fprintf(f, "%s %lld byte%s to %s%s\n",
+			dry ? "would append" : "appended", r->bytes_written,
+			r->bytes_written == 1 ? "" : "s", p,
 			r->created ? " (created)" : "");
 	else if (strcmp(a, "edit") == 0)
 		fprintf(f, "%s %s: %zu replacement%s\n", dry ? "would edit" : "edited",
@@ -564,8 +566,9 @@ print_text(FILE *f, const struct ws_wresult *r, bool show_diff)
 		fputs("dry run, nothing changed: would have ", f);
 	if (strcmp(a, "create") == 0 || strcmp(a, "write") == 0 ||
 	    strcmp(a, "append") == 0)
-		fprintf(f, "%s %lld bytes to %s%s\n", r->dry_run ? "written" : "wrote",
-			r->bytes_written, path, r->created ? " (new file)" : "");
+		fprintf(f, "%s %lld byte%s to %s%s\n", r->dry_run ? "written" : "wrote",
+			r->bytes_written, r->bytes_written == 1 ? "" : "s", path,
+			r->created ? " (new file)" : "");
 	else if (strcmp(a, "edit") == 0)
 		fprintf(f, "edited %s: %zu replacement%s\n", path, r->replacements,
 			r->replacements == 1 ? "" : "s");

@@ -595,6 +595,29 @@ ws__pwalk_open_failed(const struct ws__pwalk *w, const char *n, size_t rlen,
 #define WS__PWALK_UNSEARCHABLE 1
 
 /*
+ * The entry n of fd (real path w->r) opened to be guarded, O_PATH and not
+ * following a link, and its virtual path into v (vlen bytes), for
+ * ws__pwalk_guard() and ws__pwalk_mask_whole(): 0 with *efd, or *efd -1
+ * where it is gone since the directory was read (nothing to guard);
+ * WS__PWALK_UNSEARCHABLE where fd's own mode keeps it from being opened;
+ * -1 with errno for any other failure, which its caller refuses the run
+ * for in its own words.
+ */
+static int
+ws__pwalk_open_entry(struct ws__pwalk *w, int fd, const char *n, char *v,
+		     size_t vlen, int *efd)
+{
+	snprintf(v, vlen, "%s%s", w->vbase, w->r + w->rlen0);
+	if ((*efd = openat(fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+		return 0;
+	if (errno == ENOENT)
+		return 0;
+	if (errno == EACCES || errno == EPERM)
+		return WS__PWALK_UNSEARCHABLE;
+	return -1;
+}
+
+/*
  * Guard the entry n of the directory fd, whose real path w->r holds: an
  * empty mask over it (mask) or a read-only bind.  An entry gone since
  * the directory was read needs none; one the directory's mode keeps
@@ -608,21 +631,15 @@ ws__pwalk_guard(struct ws__pwalk *w, int fd, const char *n, bool mask)
 	char v[WS__PWALK_PATH];
 	int efd, rc;
 
-	snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
-	if ((efd = openat(fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		int e = errno;
-
-		if (e == ENOENT)
-			return 0;
-		if (e == EACCES || e == EPERM)
-			return WS__PWALK_UNSEARCHABLE;
+	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0)
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v[0] ? v : "/",
 				    "the policy refuses to %s %s, and it cannot "
 				    "be opened to %s it (%s): refused rather "
 				    "than run with it reachable", mask ? "read" : "write",
 				    v[0] ? v : "/", mask ? "mask" : "make read-only",
-				    strerror(e));
-	}
+				    strerror(errno));
+	if (rc > 0 || efd < 0)
+		return rc;
 	if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, mask)) == 0)
 		rc = ws__names_add(mask ? &w->vi->masked : &w->vi->read_only,
 				   v[0] ? v : "/", NULL);
@@ -643,20 +660,14 @@ ws__pwalk_mask_whole(struct ws__pwalk *w, int fd, const char *n)
 	char v[WS__PWALK_PATH];
 	int efd, rc;
 
-	snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
-	if ((efd = openat(fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		int e = errno;
-
-		if (e == ENOENT)
-			return 0;
-		if (e == EACCES || e == EPERM)
-			return WS__PWALK_UNSEARCHABLE;
+	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0)
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v, "the policy "
 				    "refuses some reads or writes inside %s, and "
 				    "its walk can neither read %s nor open it to "
 				    "mask it (%s): refused rather than run with "
-				    "it reachable", w->vprefix, v, strerror(e));
-	}
+				    "it reachable", w->vprefix, v, strerror(errno));
+	if (rc > 0 || efd < 0)
+		return rc;
 	if ((rc = ws_sandbox_plan_add_mask(w->p, efd, w->r)) == 0)
 		rc = ws__names_add(&w->vi->masked, v, NULL);
 	return rc;

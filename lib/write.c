@@ -2009,8 +2009,9 @@ ws__write_existing(struct ws_ctx *ws, struct ws_res *res, const char *path,
 	if (o->keep_nonempty && !o->edit && !o->append && o->len == 0 &&
 	    res->st.st_size > 0) {
 		ws_error_set(WS_EINVALID_ARGUMENT, path, "no content: standard "
-			     "input gave 0 bytes and the file holds %lld bytes; "
-			     "nothing was written", (long long)res->st.st_size);
+			     "input gave 0 bytes and the file holds %lld byte%s; "
+			     "nothing was written", (long long)res->st.st_size,
+			     res->st.st_size == 1 ? "" : "s");
 		ws_error_set_hint("to empty the file, say --content '' or "
 				  "--allow-empty");
 		return WS_EINVALID_ARGUMENT;

@@ -25,8 +25,20 @@ for loop in loop.sh loop.py; do
 		echo "harness_check: $loop: want $want"
 		fail=1
 	fi
-	grep -qx -- '- run them' "$tmp/ws/notes/todo.txt" ||
+	grep -qx -- '- write and run the tests' "$tmp/ws/notes/todo.txt" ||
 		{ echo "harness_check: $loop: the edit did not land"; fail=1; }
+	# The loop again on the same workspace (a person who ran it on
+	# examples/workspace itself): the edit finds nothing to replace
+	# and the file stays as the first run left it (FTU10 12).
+	cp "$tmp/ws/notes/todo.txt" "$tmp/todo.once"
+	WS_ROOT=$tmp/ws "$top/examples/harness/$loop" \
+		<"$top/examples/harness/calls.jsonl" >"$tmp/$loop.again" || {
+		echo "harness_check: $loop failed the second time"; fail=1; continue; }
+	got=$(jq -r 'select(.id == "5") | "\(.ok):\(.result.error.code // "-")"' "$tmp/$loop.again")
+	[ "$got" = "false:EDIT_NO_MATCH" ] ||
+		{ echo "harness_check: $loop: the edit again: got $got"; fail=1; }
+	cmp -s "$tmp/todo.once" "$tmp/ws/notes/todo.txt" ||
+		{ echo "harness_check: $loop: the second run changed notes/todo.txt"; fail=1; }
 	# The model reads file content, and never a host path.
 	jq -e -s 'map(select(.id == "3"))[0].result.output.content == "#include <stdio.h>\n\nint\n"' \
 		"$tmp/$loop.out" >/dev/null || { echo "harness_check: $loop: read_file content"; fail=1; }

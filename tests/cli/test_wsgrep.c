@@ -574,6 +574,18 @@ START_TEST(outside_operand_never_searched)
 	ck_assert_int_eq(nmatches(&r), 1);
 	ck_assert_str_eq(operr(&r, 0, "code"), "POLICY_DENIED");
 	ck_assert_str_eq(operr(&r, 0, "path"), "denied.txt");
+	/* The refusal's details, as wsread gives them (fix24). */
+	ck_assert_str_eq(operr(&r, 0, "policy"), "t");
+	ck_assert_str_eq(operr(&r, 0, "rule"), "no-read");
+	ck_assert_str_eq(operr(&r, 0, "operation"), "read");
+	wst_run_free(&r);
+	/* Alone, it is the call's error, with the same details. */
+	RUNJ(&r, "--policy", pol, "MARKER", "denied.txt", NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+				 cJSON_GetObjectItem(r.json, "error"), "rule")),
+			 "no-read");
 	wst_run_free(&r);
 	free(abs);
 	free(pol);
@@ -833,6 +845,32 @@ START_TEST(help_whole)
 	ck_assert_msg(strstr(r.out, "files_without_match|count|only_matching|files\n") != NULL,
 		      "%s", r.out);
 	ck_assert_msg(strstr(r.out, "1 nothing matched") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* FTU10 12: -h alone is the help... */
+	wst_run(&r, NULL, "wsgrep", "-h", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strncmp(r.out, "Usage: wsgrep", 13) == 0, "%s", r.out);
+	wst_run_free(&r);
+	/* ...but grep's -h (no file names) beside a pattern is refused,
+	 * with the way to it, in a bundle too; nothing is searched. */
+	wst_write(ws, "a.txt", "hello\n");
+	RUNP(&r, "-h", "hello", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strstr(r.err, "(INVALID_ARGUMENT)") != NULL &&
+		      strstr(r.err, "--no-filename") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	RUNP(&r, "-hn", "hello", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "--no-filename") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	RUNJ(&r, "hello", "-h", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	wst_run_free(&r);
+	RUNP(&r, "--no-filename", "hello", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "1:hello\n");
 	wst_run_free(&r);
 }
 END_TEST

@@ -195,6 +195,77 @@ START_TEST(explain_in_command)
 }
 END_TEST
 
+/*
+ * FTU10 11: the workspace is the current directory, not the project.
+ * --explain and --verbose say where it came from and, when nothing chose
+ * it and a project root lies above it, name that root and how to use it.
+ */
+START_TEST(explain_workspace_source)
+{
+	struct wst_run r;
+	char *cwd = getcwd(NULL, 0), *top = realpath(W, NULL);
+	char *src = wst_path(W, "src"), *want = NULL, hv[4200];
+	const char *env[] = {hv, NULL};
+	const char *argv[] = {"--json", "--explain", "a.c", NULL};
+	cJSON *note;
+
+	ck_assert_ptr_nonnull(cwd);
+	ck_assert_ptr_nonnull(top);
+	wst_mkdir(W, ".git");
+	ck_assert_int_eq(chdir(src), 0);
+	wst_run(&r, NULL, "wspath", "--json", "--explain", "a.c", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(wst_output_str(&r, "workspace_from"), "cwd");
+	ck_assert(strstr(wst_output_str(&r, "workspace"), "/ws/src") != NULL);
+	ck_assert(asprintf(&want, "the current directory is below the project "
+			   "root %s (.git there)", top) > 0);
+	note = wst_output(&r, "workspace_note");
+	ck_assert_msg(cJSON_IsString(note) &&
+		      strstr(cJSON_GetStringValue(note), want) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wspath", "--explain", "a.c", NULL);
+	ck_assert_msg(strstr(r.out, "/ws/src (the current directory; WS_ROOT or "
+			     "--workspace to choose)\n") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\nnote       the current directory is "
+			     "below the project root") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* --verbose on any tool says the same on standard error. */
+	wst_run(&r, NULL, "wsls", "--verbose", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "INFO workspace: ") != NULL &&
+		      strstr(r.err, "/ws/src (the current directory; WS_ROOT or "
+			     "--workspace to choose)\n") != NULL, "%s", r.err);
+	ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+	wst_run_free(&r);
+	/* Without --verbose, nothing. */
+	wst_run(&r, NULL, "wsls", NULL);
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	/* Chosen: said so, and no note. */
+	wst_run(&r, NULL, "wspath", "--workspace", src, "--json", "--explain",
+		"a.c", NULL);
+	ck_assert_str_eq(wst_output_str(&r, "workspace_from"), "--workspace");
+	ck_assert(cJSON_IsNull(wst_output(&r, "workspace_note")));
+	wst_run_free(&r);
+	snprintf(hv, sizeof(hv), "WS_ROOT=%s", src);
+	wst_runv(&r, NULL, env, "wspath", argv);
+	ck_assert_str_eq(wst_output_str(&r, "workspace_from"), "WS_ROOT");
+	ck_assert(cJSON_IsNull(wst_output(&r, "workspace_note")));
+	wst_run_free(&r);
+	/* At the project root itself: no note. */
+	ck_assert_int_eq(chdir(W), 0);
+	wst_run(&r, NULL, "wspath", "--json", "--explain", "src", NULL);
+	ck_assert_str_eq(wst_output_str(&r, "workspace_from"), "cwd");
+	ck_assert(cJSON_IsNull(wst_output(&r, "workspace_note")));
+	wst_run_free(&r);
+	ck_assert_int_eq(chdir(cwd), 0);
+	free(want);
+	free(src);
+	free(top);
+	free(cwd);
+}
+END_TEST
+
 START_TEST(to_virtual)
 {
 	struct wst_run r;
@@ -504,6 +575,7 @@ suite(void)
 	tcase_add_test(tc, sibling_prefix_is_shorthand);
 	tcase_add_test(tc, to_virtual);
 	tcase_add_test(tc, explain_in_command);
+	tcase_add_test(tc, explain_workspace_source);
 	tcase_add_test(tc, explain_traces_steps);
 	tcase_add_test(tc, several_paths_in_json);
 	tcase_add_test(tc, args_schema_and_usage_errors);

@@ -4810,6 +4810,88 @@ START_TEST(no_landlock_here)
 }
 END_TEST
 
+/*
+ * fix24: what wsrun removed after the command is said with the kind of
+ * place it is (the file tools' own sentence: HOME's persistence place, a
+ * directory on PATH), not "wstools' configuration, a project marker or
+ * .git" for all of them.
+ */
+START_TEST(removed_names_the_place)
+{
+	struct wst_run r;
+	char hv[4200], pv[4300];
+	const char *env[] = {hv, pv, "XDG_CONFIG_HOME=", NULL};
+	cJSON *why;
+
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	snprintf(pv, sizeof(pv), "PATH=%s/tools/bin:/usr/bin:/bin", ws);
+	for (int json = 0; json < 2; json++) {
+		const char *argv[] = {"--workspace", ws, json ? "--json" : "--plain",
+				      "-c", "echo x > .gdbinit; mkdir -p tools/bin; "
+				      "echo x > tools/bin/ls; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		ck_assert_msg(r.status == 0, "%d %s %s", r.status, r.out, r.err);
+		ck_assert(!exists_in(ws, ".gdbinit"));
+		ck_assert(!exists_in(ws, "tools"));
+		if (!json) {
+			ck_assert_msg(strstr(r.err, "/.gdbinit: removed (the command "
+					     "created it): it is (or is in) ~/.gdbinit, "
+					     "where a later login") != NULL, "%s", r.err);
+			ck_assert_msg(strstr(r.err, "/tools: removed (the command "
+					     "created it): it is (or holds) ") != NULL &&
+				      strstr(r.err, "/tools/bin), where a later "
+					     "login") != NULL, "%s", r.err);
+			ck_assert_msg(strstr(r.err, "wstools' configuration") == NULL,
+				      "%s", r.err);
+		} else {
+			why = wst_output(&r, "reverted_why");
+			ck_assert_int_eq(cJSON_GetArraySize(why), 2);
+			ck_assert_msg(strstr(out_str(&r, "reverted_hint"),
+					     "reverted_why") != NULL, "%s", r.out);
+			ck_assert_msg(strstr(r.out, "~/.gdbinit, where") != NULL, "%s", r.out);
+		}
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/*
+ * FTU10 12: the caller's PATH reaches the command as it is; --verbose
+ * names once the entries the virtual view does not hold (the caller's
+ * build directory), and not the system's or the workspace's.  The real
+ * view keeps the host's layout: nothing is said there.
+ */
+START_TEST(verbose_path_unseen)
+{
+	struct wst_run r;
+	const char *env[] = {"PATH=/nonexistent-fix24/bin:/tools/bin:/usr/bin:"
+			     "/bin:/nonexistent-fix24/bin", NULL};
+	const char *argv[] = {"--workspace", ws, "--plain", "--verbose", "--",
+			      "true", NULL};
+	const char *line;
+
+	wst_mkdir(ws, "tools/bin");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	line = strstr(r.err, "INFO PATH entries not in the command's view");
+	if (!virt()) {
+		ck_assert_msg(line == NULL, "%s", r.err);
+	} else {
+		ck_assert_msg(line != NULL, "%s", r.err);
+		ck_assert_msg(strncmp(strchr(line, ':'), ": /nonexistent-fix24/bin\n",
+				      25) == 0, "%s", r.err);
+	}
+	wst_run_free(&r);
+	/* Without --verbose, nothing. */
+	argv[3] = "--plain";
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	ck_assert_ptr_null(strstr(r.err, "INFO PATH"));
+	wst_run_free(&r);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -4942,6 +5024,8 @@ suite(void)
 	tcase_add_test(tp, plain_and_args);
 	tcase_add_test(tp, plain_merged_order);
 	tcase_add_test(tp, config_env);
+	tcase_add_test(tp, verbose_path_unseen);
+	tcase_add_test(tp, removed_names_the_place);
 	suite_add_tcase(s, tp);
 	return s;
 }

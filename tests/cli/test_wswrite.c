@@ -186,6 +186,17 @@ START_TEST(write_then_read_back)
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "wrote 12 bytes to /b.txt (created)\n");
 	wst_run_free(&r);
+	/* One byte is one byte (fix24). */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--content", "x",
+		"one.txt", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "wrote 1 byte to /one.txt (created)\n");
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--append", "--content",
+		"y", "one.txt", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "appended 1 byte to /one.txt\n");
+	wst_run_free(&r);
 	free(real);
 }
 END_TEST

@@ -116,6 +116,13 @@ struct ws_tool {
 	 * the common one (wstools mcp never takes the current directory).
 	 */
 	const char *workspace_help;
+	/*
+	 * Where -h means something else to the tool's users (grep's -h:
+	 * no file names): -h alone is still --help, but -h with other
+	 * arguments, or in a bundle, is INVALID_ARGUMENT with this hint
+	 * ("grep's -h is --no-filename here").  NULL: -h is --help.
+	 */
+	const char *h_hint;
 	const struct ws_opt *opts;
 	size_t nopts;
 };
@@ -128,6 +135,13 @@ struct ws_cli {
 	enum ws_cli_action action;
 	/* Common options, after environment variables and flags. */
 	const char *workspace, *policy, *config, *project_root;
+	/*
+	 * Where workspace came from, for --verbose and wspath --explain
+	 * (ws_cli_workspace_from()): "--workspace", "WS_ROOT", "server" (a
+	 * front end's own: wstools mcp's DIR or its client's roots), or NULL
+	 * when none was given (the current directory).
+	 */
+	const char *workspace_from;
 	const char *audit; /* --audit FILE ("" none), or NULL: WS_AUDIT, config */
 	const char *state_dir; /* --state-dir DIR (history), or NULL */
 	bool no_history;       /* --no-history */

@@ -67,6 +67,19 @@ const char *ws_decision_name(enum ws_decision d);
 int ws_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 	     const char *vpath);
 
+/*
+ * The guarded entries of DESIGN.md 2 alone, whatever the policy: whether
+ * a tool may op the real path real (vpath in messages), and with holds
+ * what real holds too (as a rename or delete is asked).  0 when nothing
+ * guards it, else WS_EPOLICY_DENIED with the sentence the file tools
+ * refuse with, and *rule (when not NULL) the guard that answered
+ * ("guard:own", "guard:anchor", "guard:persist", "guard:home",
+ * "guard:marker", "guard:history").  No audit line: nothing is decided.
+ * wsrun says so why it removed what a command created.
+ */
+int ws_check_guards(struct ws_ctx *ws, enum ws_op op, const char *real,
+		    const char *vpath, bool holds, const char **rule);
+
 /* Which rule decided, and why (for --explain and --verbose). */
 struct ws_policy_match {
 	enum ws_decision decision;

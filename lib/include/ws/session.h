@@ -26,6 +26,22 @@ struct ws_ctx;
 int ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws);
 
 /*
+ * Where the workspace of cli came from, as --verbose and wspath --explain
+ * say it after the root: "the current directory; WS_ROOT or --workspace
+ * to choose", "--workspace", "WS_ROOT", or the server's (FTU10 11).
+ */
+const char *ws_cli_workspace_from(const struct ws_cli *cli);
+
+/*
+ * When the workspace is the current directory (nothing chose it) and
+ * project detection (cli->roots, filled by ws_cli_open() under --verbose
+ * or want_roots) found the project or git root above it: a sentence
+ * naming that root and how to make it the workspace (malloc'd).  NULL
+ * otherwise (or without memory).  No system call: the roots are known.
+ */
+char *ws_cli_workspace_note(const struct ws_cli *cli);
+
+/*
  * Who answers a policy's "approve" decisions in this process, in place of
  * the terminal prompt: fn(arg, message) returns true to allow.  wstools
  * mcp asks the person through the client (elicitation).  NULL: the
