@@ -72,6 +72,16 @@ ws__next_name(const char **p, char *cur, size_t *cl, const char **name,
 	}
 }
 
+/* Whether the path p has a ".." component. */
+static bool
+ws__has_dotdot(const char *p)
+{
+	for (const char *c = p; (c = strstr(c, "..")) != NULL; c += 2)
+		if ((c == p || c[-1] == '/') && (c[2] == '\0' || c[2] == '/'))
+			return true;
+	return false;
+}
+
 /*
  * realpath(3) that records, in ws->entries, every directory entry the
  * resolution passes through: each component as spelled and each one a
@@ -88,7 +98,7 @@ ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail)
 {
 	char cur[PATH_MAX], link[PATH_MAX], *pending = NULL;
 	const char *p;
-	size_t cl = 0;
+	size_t cl = 0, had;
 	int hops = 0, rc = 0;
 
 	if (path[0] != '/') {
@@ -121,11 +131,22 @@ ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail)
 		cur[cl] = '/';
 		memcpy(cur + cl + 1, name, nl);
 		cur[cl + 1 + nl] = '\0';
+		had = ws->nentries;
 		if ((rc = ws__add_entry(ws, cur, cl + 1 + nl)) < 0)
 			break;
 		ll = readlink(cur, link, sizeof(link) - 1);
 		if (ll < 0 && errno == ENOENT && tail) {
-			/* Missing: it and the rest are what would be made. */
+			/*
+			 * Missing: it and the rest are what would be made.
+			 * It stays an entry passed only where a ".." follows
+			 * (made a link, it would move what the ".." reaches:
+			 * review17 03); elsewhere what is made below it is
+			 * the place's own business.
+			 */
+			if (!ws__has_dotdot(p) && ws->nentries > had) {
+				free(ws->entries[--ws->nentries]);
+				ws->entries[ws->nentries] = NULL;
+			}
 			cl += 1 + nl;
 			while (ws__next_name(&p, cur, &cl, &name, &nl)) {
 				if (cl + 1 + nl >= sizeof(cur)) {
@@ -178,6 +199,25 @@ static int
 ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
 {
 	return ws__resolve_rec(ws, path, out, false);
+}
+
+int
+ws_path_resolve_tail(const char *path, char *out, char ***entries, size_t *n)
+{
+	struct ws_ctx tmp = {0};
+	int rc = ws__resolve_rec(&tmp, path, out, true);
+
+	if (rc < 0) {
+		for (size_t k = 0; k < tmp.nentries; k++)
+			free(tmp.entries[k]);
+		free(tmp.entries);
+		*entries = NULL;
+		*n = 0;
+		return rc;
+	}
+	*entries = tmp.entries;
+	*n = tmp.nentries;
+	return 0;
 }
 
 /*
@@ -1484,6 +1524,7 @@ ws__home_places_copy(const struct ws_home_place *v, size_t n,
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		(*out)[i].anchor = v[i].anchor;
+		(*out)[i].way = v[i].way;
 		if (((*out)[i].rest = strdup(v[i].rest)) == NULL) {
 			ws_home_places_free(*out, i);
 			*out = NULL;
@@ -1528,6 +1569,7 @@ ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
 		}
 		*out = nv;
 		nv[*n].anchor = a;
+		nv[*n].way = false;
 		if ((nv[*n].rest = strdup(rest)) == NULL)
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		else
@@ -1541,7 +1583,7 @@ int
 ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		   size_t *n)
 {
-	struct ws_persist_base xb[WS_PERSIST_NBASES];
+	struct ws_persist_base *xb;
 	char *home;
 	size_t nxb;
 	int rc;
@@ -1550,13 +1592,50 @@ ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 	if (ws->home_places_done)
 		return ws__home_places_copy(ws->home_places, ws->nhome_places,
 					    out, n);
+	*out = NULL;
+	*n = 0;
+	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
+		return rc;
 	home = ws_home_real();
-	nxb = ws_persist_bases(xb);
 	rc = ws_ctx_home_places_of(ws, home, xb, nxb, out, n, NULL, NULL);
-	for (size_t k = 0; k < nxb; k++)
-		free(xb[k].dir);
+	ws_persist_bases_free(xb, nxb);
 	free(home);
 	return rc;
+}
+
+/*
+ * The entries e (ne) that a writable anchor holds, below its top, onto
+ * *out (*n) as ways, once, and not where a place is the same entry.
+ * 0 or WS_ENOMEM.
+ */
+static int
+ws__way_places(const struct ws_ctx *ws, char *const *e, size_t ne,
+	       struct ws_home_place **out, size_t *n)
+{
+	for (size_t k = 0; k < ne; k++) {
+		struct ws_home_place *nv;
+		const char *r = NULL;
+		int a = ws_ctx_anchor_of_real(ws, e[k], &r);
+		bool seen = false;
+
+		while (r != NULL && *r == '/')
+			r++;
+		if (a < 0 || ws->anchors[a].ro || r == NULL || *r == '\0')
+			continue;
+		for (size_t j = 0; j < *n && !seen; j++)
+			seen = (*out)[j].anchor == a && strcmp((*out)[j].rest, r) == 0;
+		if (seen)
+			continue;
+		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*out = nv;
+		nv[*n].anchor = a;
+		nv[*n].way = true;
+		if ((nv[*n].rest = strdup(r)) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		(*n)++;
+	}
+	return 0;
 }
 
 int
@@ -1565,6 +1644,8 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 		      struct ws_home_place **out, size_t *n, char ***ways,
 		      size_t *nways)
 {
+	char **lw = NULL;
+	size_t nlw = 0;
 	int rc = 0;
 
 	*out = NULL;
@@ -1578,21 +1659,35 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 	 * 01). */
 	if (home != NULL)
 		rc = ws__base_home_places(ws, home, WS_PERSIST_HOME, out, n,
-					  ways, nways);
+					  &lw, &nlw);
 	for (size_t k = 0; rc == 0 && k < nxb; k++)
 		rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n,
-					  ways, nways);
+					  &lw, &nlw);
+	/*
+	 * The ways, after every place: a link a place's resolution passed
+	 * (sec16c), and the entries each base's own resolution passed
+	 * (PATH=WS/tools/bin with WS/tools -> realdir: re-pointing tools,
+	 * or making realdir somewhere and moving it there, moves the
+	 * base; review17 05), among them what precedes a ".." of its
+	 * spelling (review17 03).
+	 */
+	if (rc == 0)
+		rc = ws__way_places(ws, lw, nlw, out, n);
+	for (size_t k = 0; rc == 0 && k < nxb; k++)
+		rc = ws__way_places(ws, xb[k].way, xb[k].nway, out, n);
+	if (rc == 0 && ways != NULL) {
+		*ways = lw;
+		*nways = nlw;
+		lw = NULL;
+		nlw = 0;
+	}
+	for (size_t k = 0; k < nlw; k++)
+		free(lw[k]);
+	free(lw);
 	if (rc < 0) {
 		ws_home_places_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		if (ways != NULL) {
-			for (size_t k = 0; k < *nways; k++)
-				free((*ways)[k]);
-			free(*ways);
-			*ways = NULL;
-			*nways = 0;
-		}
 	}
 	return rc;
 }
