@@ -672,6 +672,24 @@ ws_persist_in(const char *dir, int kind, const char *p)
 	return NULL;
 }
 
+bool
+ws_persist_anchor_in(const char *dir, int kind, const char *real)
+{
+	const char *rest;
+
+	/*
+	 * A shell runs a PATH directory's own entries, by name: a
+	 * workspace below one (~ on PATH, the project in ~/proj; ~/code on
+	 * PATH, the project in ~/code/proj) is in no place for that, only
+	 * the directory itself is one (review17 07).  What the directory's
+	 * links lead to in it is (ws_ctx_home_places_of()).
+	 */
+	if (kind == WS_PERSIST_PATH)
+		return dir != NULL && ws_path_within(dir, real, &rest) &&
+		       rest[strspn(rest, "/")] == '\0';
+	return ws_persist_in(dir, kind, real) != NULL;
+}
+
 const char *
 ws_persist_reached(const char *dir, int kind, const char *d)
 {
@@ -830,7 +848,7 @@ ws_home_persist_anchor(const char *real)
 		return true;
 	}
 	for (size_t k = 0; k < nb; k++)
-		in = in || ws_persist_in(b[k].dir, b[k].kind, real) != NULL;
+		in = in || ws_persist_anchor_in(b[k].dir, b[k].kind, real);
 	ws_persist_bases_free(b, nb);
 	free(home);
 	return in;

@@ -1699,6 +1699,16 @@ ws__homes_build(const struct ws_ctx *ws)
 	ws__homes_resolve(ws);
 }
 
+/* Whether dir lies in no anchor of ws (and so holds any it reaches). */
+static bool
+ws__above_anchors(const struct ws_ctx *ws, const char *dir)
+{
+	for (size_t a = 0; a < ws->nanchors; a++)
+		if (ws_path_within(ws->anchors[a].real, dir, NULL))
+			return false;
+	return true;
+}
+
 static int
 ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		       const char *shown, bool anc)
@@ -1741,10 +1751,21 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 	for (size_t i = 0; i < ws__homes.n && place == NULL; i++) {
 		const char *h = ws__homes.alias[i];
 
+		const char *rest;
+
 		/* Only what lies in it: reached() also matches its parents. */
-		if (!ws_path_within(h, real, NULL))
+		if (!ws_path_within(h, real, &rest))
 			continue;
 		kind = ws__homes.kind[i];
+		/*
+		 * A PATH directory above the anchors (~ on PATH, the project
+		 * in ~/proj): a shell runs its own entries, not what lies
+		 * deeper in the workspace (review17 07); what its links lead
+		 * to there are places of the call's (ws_ctx_home_places_of()).
+		 */
+		if (kind == WS_PERSIST_PATH && ws__above_anchors(ws, h) &&
+		    strchr(rest + strspn(rest, "/"), '/') != NULL)
+			continue;
 		place = anc ? ws_persist_reached(h, kind, real)
 			    : ws_persist_in(h, kind, real);
 	}

@@ -703,7 +703,7 @@ static bool
 ws__in_bases(const struct ws_persist_base *b, size_t n, const char *real)
 {
 	for (size_t k = 0; k < n; k++)
-		if (ws_persist_in(b[k].dir, b[k].kind, real) != NULL)
+		if (ws_persist_anchor_in(b[k].dir, b[k].kind, real))
 			return true;
 	return false;
 }

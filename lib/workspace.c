@@ -1638,6 +1638,76 @@ ws__way_places(const struct ws_ctx *ws, char *const *e, size_t ne,
 	return 0;
 }
 
+/*
+ * A PATH directory dir that lies in no writable anchor but holds one
+ * (~ on PATH, the project in ~/proj): the anchor is no place for it
+ * (ws_persist_anchor_in()), but what the directory's own links lead to
+ * there is (~/tool -> proj/build/tool runs as tool), resolved as the
+ * bases are, onto *out (*n), their ways onto *lw (*nlw).  One read of
+ * the directory, a readlink() per component of each link's way, and
+ * nothing at all for a PATH directory elsewhere.  0 or WS_ENOMEM.
+ */
+static int
+ws__path_dir_links(const struct ws_ctx *ws, const char *dir,
+		   struct ws_home_place **out, size_t *n, char ***lw, size_t *nlw)
+{
+	char *names = NULL, path[PATH_MAX], real[PATH_MAX];
+	unsigned char *types = NULL;
+	size_t nnames = 0, names_len = 0;
+	const char *nm;
+	bool holds = false;
+	int rc = 0;
+
+	for (size_t a = 0; a < ws->nanchors; a++) {
+		if (ws->anchors[a].ro)
+			continue;
+		if (ws_path_within(ws->anchors[a].real, dir, NULL))
+			return 0;
+		holds = holds || (ws_path_within(dir, ws->anchors[a].real, NULL) &&
+				  strcmp(dir, ws->anchors[a].real) != 0);
+	}
+	if (!holds)
+		return 0;
+	(void)ws__list_read(dir, &names, &types, &nnames, &names_len);
+	nm = names;
+	for (size_t k = 0; rc == 0 && k < nnames; nm += strlen(nm) + 1, k++) {
+		struct ws_home_place *nv;
+		const char *r = NULL;
+		char **e = NULL;
+		size_t ne = 0;
+		int a;
+
+		if ((types[k] != DT_LNK && types[k] != DT_UNKNOWN) ||
+		    snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") == 0
+			     ? "" : dir, nm) >= (int)sizeof(path) ||
+		    ws_path_resolve_tail(path, real, &e, &ne) < 0)
+			continue;
+		if (ws__ways_take(e, ne, lw, nlw) < 0) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		a = ws_ctx_anchor_of_real(ws, real, &r);
+		while (r != NULL && *r == '/')
+			r++;
+		if (a < 0 || ws->anchors[a].ro || r == NULL || *r == '\0')
+			continue;
+		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		*out = nv;
+		nv[*n].anchor = a;
+		nv[*n].way = false;
+		if ((nv[*n].rest = strdup(r)) == NULL)
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		else
+			(*n)++;
+	}
+	free(names);
+	free(types);
+	return rc;
+}
+
 int
 ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 		      const struct ws_persist_base *xb, size_t nxb,
@@ -1660,9 +1730,12 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 	if (home != NULL)
 		rc = ws__base_home_places(ws, home, WS_PERSIST_HOME, out, n,
 					  &lw, &nlw);
-	for (size_t k = 0; rc == 0 && k < nxb; k++)
+	for (size_t k = 0; rc == 0 && k < nxb; k++) {
 		rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n,
 					  &lw, &nlw);
+		if (rc == 0 && xb[k].kind == WS_PERSIST_PATH)
+			rc = ws__path_dir_links(ws, xb[k].dir, out, n, &lw, &nlw);
+	}
 	/*
 	 * The ways, after every place: a link a place's resolution passed
 	 * (sec16c), and the entries each base's own resolution passed

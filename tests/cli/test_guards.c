@@ -1131,6 +1131,50 @@ START_TEST(persistence_path_long_and_relative)
 END_TEST
 
 /*
+ * Review17 07: a PATH directory above the workspace (~/code on PATH,
+ * the project in ~/code/proj) leaves the workspace writable but for what
+ * that directory's own links lead to in it (code/tool ->
+ * proj/build/tool); a PATH directory that is the workspace keeps it
+ * read-only as a whole.
+ */
+START_TEST(persistence_path_dir_above)
+{
+	char *ws = wst_path(base, "code/proj"), *hv, *pv;
+	const char *env[3];
+
+	wst_write(ws, "build/tool", "#!/bin/sh\n");
+	wst_symlink("proj/build/tool", base, "code/tool");
+	ck_assert(asprintf(&hv, "HOME=%s/h", base) > 0);
+	ck_assert(asprintf(&pv, "PATH=%s/code:/usr/bin:/bin", base) > 0);
+	env[0] = pv;
+	env[1] = hv;
+	env[2] = NULL;
+	{
+		const char *ok1[] = {"--content", "x", "src/main.c", NULL};
+		const char *ok2[] = {"--content", "x", "build/other", NULL};
+		const char *w1[] = {"--content", "x", "build/tool", NULL};
+		const char *w2[] = {"--delete", "-r", "build", NULL};
+
+		wr_env(env, ws, false, ok1);
+		wr_env(env, ws, false, ok2);
+		wr_env(env, ws, true, w1);
+		wr_env(env, ws, true, w2);
+	}
+	free(pv);
+	ck_assert(asprintf(&pv, "PATH=%s:/usr/bin:/bin", ws) > 0);
+	env[0] = pv;
+	{
+		const char *w1[] = {"--content", "x", "src/other.c", NULL};
+
+		wr_env(env, ws, true, w1);
+	}
+	free(pv);
+	free(hv);
+	free(ws);
+}
+END_TEST
+
+/*
  * sec16c: HOME outside the workspace, ~/.config/git -> <ws>/la/gitcfg
  * and la -> lb: the link la, on the place's way, is not deleted or
  * moved by a file tool (the host's git configuration would dangle, or
@@ -1990,6 +2034,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_base_dotdot);
 	tcase_add_test(tc, persistence_path_long_and_relative);
 	tcase_add_test(tc, persistence_home_way_link);
+	tcase_add_test(tc, persistence_path_dir_above);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("policy");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -2394,6 +2394,55 @@ START_TEST(persist_bases_ways)
 END_TEST
 
 /*
+ * Review17 07: a PATH directory above the workspace (the directory that
+ * holds it: ~ on PATH, the project in ~/proj) leaves the workspace
+ * writable in either view; only what that directory's own links lead to
+ * in it (base/tool -> ws/build/tool, run as tool) is a place.  A PATH
+ * directory that is the workspace keeps it read-only as a whole.
+ */
+START_TEST(path_dir_above_ws)
+{
+	struct wst_run r;
+	char hv[4200], pv[4200], *t;
+	const char *env[] = {hv, pv, NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	snprintf(pv, sizeof(pv), "PATH=%s:/usr/bin:/bin", base);
+	wst_write(ws, "build/tool", "orig\n");
+	wst_symlink("ws/build/tool", base, "tool");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo evil > build/tool; echo ok > src.c; "
+				      "echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_str_eq(t = text_in(ws, "build/tool"), "orig\n");
+		free(t);
+		ck_assert_msg(strcmp(t = text_in(ws, "src.c"), "ok\n") == 0,
+			      "view %d: %s", view, r.out);
+		free(t);
+		wst_run_free(&r);
+		t = wst_path(ws, "src.c");
+		unlink(t);
+		free(t);
+	}
+	snprintf(pv, sizeof(pv), "PATH=%s:/usr/bin:/bin", ws);
+	{
+		const char *argv[] = {"--workspace", ws, "--json", "-c",
+				      "echo ok > src.c; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert(!exists_in(ws, "src.c"));
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/*
  * sec16c: HOME outside the workspace, a place reached through a link in
  * the workspace (~/.config/git -> WS/a/gitcfg, WS/a -> b; ~/.local ->
  * WS/d/l, WS/d/l -> m, a level down, where the virtual view binds no
@@ -4943,6 +4992,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_dangling_into_ws);
 	tcase_add_test(tf, home_persist_linked_through_ws);
 	tcase_add_test(tf, persist_bases_ways);
+	tcase_add_test(tf, path_dir_above_ws);
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);

@@ -103,6 +103,14 @@ bool ws_persist_path(const char *dir, int kind, size_t i, char *buf,
 const char *ws_persist_in(const char *dir, int kind, const char *p);
 const char *ws_persist_reached(const char *dir, int kind, const char *d);
 
+/*
+ * Whether an anchor (a workspace or mount, its real path real) is in a
+ * place below the base dir of kind, and so read-only as a whole: as
+ * ws_persist_in(), but an anchor below a directory of PATH is not (a
+ * shell runs only that directory's own entries; ~ on PATH leaves ~/proj
+ * writable), only the directory itself is.
+ */
+bool ws_persist_anchor_in(const char *dir, int kind, const char *real);
 
 /*
  * How place (a ws_home_persist[] entry) below a base of kind is shown:

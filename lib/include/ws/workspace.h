@@ -399,7 +399,10 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
  * links on the way and what they lead to) and those the bases' own
  * resolutions passed (ws_persist_bases()): a link there that a command
  * or a tool re-points moves the place (~/.config/git -> WS/a/gitcfg,
- * WS/a -> b; PATH=WS/tools/bin, WS/tools -> realdir).  With ways (or
+ * WS/a -> b; PATH=WS/tools/bin, WS/tools -> realdir).  A PATH
+ * directory above the writable anchors (~ on PATH, the workspace
+ * ~/proj) is no place for them (ws_persist_anchor_in()), but what its
+ * own links lead to there is (~/tool -> proj/build/tool).  With ways (or
  * NULL), *ways (*nways real paths, each malloc'd, as is the array)
  * receives the first kind of them, wherever they are.  0 or WS_ENOMEM.
  */
