@@ -985,23 +985,27 @@ wr_env(const char *const *env, const char *ws, bool refused,
  * link in the workspace whose target is not made yet (tools -> realdir,
  * cfg -> realcfg): the target is the place, written by neither name nor
  * moved in from elsewhere, and the link, on the way, is not deleted,
- * replaced or moved.  What is beside the place stays writable.
+ * replaced or moved.  What is beside the place stays writable.  sec14m:
+ * the same for a base through a link that exists (CARGO_HOME=<ws>/cg,
+ * cg -> cgreal): the link is not deleted or moved.
  */
 START_TEST(persistence_base_dangling_link)
 {
-	char *ws = wst_path(base, "r17ws"), *e[3];
-	const char *env[4];
+	char *ws = wst_path(base, "r17ws"), *e[4];
+	const char *env[5];
 
-	wst_mkdir(ws, "");
+	wst_mkdir(ws, "cgreal");
+	wst_symlink("cgreal", ws, "cg");
 	wst_symlink("realdir", ws, "tools");
 	wst_symlink("realcfg", ws, "cfg");
 	wst_write(ws, "other/bin/ls", "#!/bin/sh\necho PWNED\n");
 	ck_assert(asprintf(&e[0], "PATH=%s/tools/bin:/usr/bin:/bin", ws) > 0);
 	ck_assert(asprintf(&e[1], "XDG_CONFIG_HOME=%s/cfg", ws) > 0);
 	ck_assert(asprintf(&e[2], "HOME=%s", base) > 0);
-	for (size_t i = 0; i < 3; i++)
+	ck_assert(asprintf(&e[3], "CARGO_HOME=%s/cg", ws) > 0);
+	for (size_t i = 0; i < 4; i++)
 		env[i] = e[i];
-	env[3] = NULL;
+	env[4] = NULL;
 	{
 		const char *w1[] = {"--content", "x", "realdir/bin/ls", NULL};
 		const char *w2[] = {"--content", "x", "tools/bin/ls", NULL};
@@ -1012,6 +1016,10 @@ START_TEST(persistence_base_dangling_link)
 		const char *w7[] = {"--move", "tools2", "tools", NULL};
 		const char *ok1[] = {"--content", "x", "realcfg/myapp/x", NULL};
 		const char *ok2[] = {"--content", "x", "realdirs/bin/ls", NULL};
+		/* sec14m: a base through a link that exists (CARGO_HOME). */
+		const char *w8[] = {"--delete", "cg", NULL};
+		const char *w9[] = {"--move", "cg2", "cg", NULL};
+		const char *ok3[] = {"--content", "x", "cgreal/notes", NULL};
 
 		wr_env(env, ws, true, w1);
 		wr_env(env, ws, true, w2);
@@ -1025,10 +1033,13 @@ START_TEST(persistence_base_dangling_link)
 		wr_env(env, ws, true, w4);
 		wr_env(env, ws, true, w5);
 		wr_env(env, ws, false, ok2);
+		wr_env(env, ws, true, w8);
+		wr_env(env, ws, true, w9);
+		wr_env(env, ws, false, ok3);
 	}
 	ck_assert(!exists_at(ws, "realdir"));
 	ck_assert(exists_at(ws, "other/bin/ls"));
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 4; i++)
 		free(e[i]);
 	free(ws);
 }

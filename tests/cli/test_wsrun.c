@@ -2322,15 +2322,16 @@ END_TEST
  * command makes the links' targets and plants ls and git's
  * configuration there, makes b a link to plant ~/.config/git/config
  * through it, makes a a link to plant what a/../scripts finds, and
- * re-points tools: what it made at the places and on their ways is
- * removed after it, the links on the ways stand, and what is beside
- * them stays.
+ * re-points tools; CARGO_HOME is <ws>/cg with cg -> cgreal, and the
+ * command replaces cg with a directory to plant registry/x (sec14m):
+ * what it made at the places and on their ways is removed after it, the
+ * links on the ways stand, and what is beside them stays.
  */
 START_TEST(persist_bases_ways)
 {
 	struct wst_run r;
-	char hv[4200], pv[4200], xv[4200], lnk[PATH_MAX], *t;
-	const char *env[] = {hv, pv, xv, "XDG_DATA_HOME=", NULL};
+	char hv[4200], pv[4200], xv[4200], cv[4200], lnk[PATH_MAX], *t;
+	const char *env[] = {hv, pv, xv, cv, "XDG_DATA_HOME=", NULL};
 	struct stat st;
 	ssize_t ll;
 
@@ -2338,6 +2339,11 @@ START_TEST(persist_bases_ways)
 	snprintf(pv, sizeof(pv), "PATH=%s/tools/bin:%s/a/../scripts:/usr/bin:/bin",
 		 ws, ws);
 	snprintf(xv, sizeof(xv), "XDG_CONFIG_HOME=%s/cfg", ws);
+	/* sec14m: a base through a link that exists, replaced by the
+	 * command with a directory of its own. */
+	snprintf(cv, sizeof(cv), "CARGO_HOME=%s/cg", ws);
+	wst_mkdir(ws, "cgreal");
+	wst_symlink("cgreal", ws, "cg");
 	wst_symlink("realdir", ws, "tools");
 	wst_symlink("realcfg", ws, "cfg");
 	wst_mkdir(ws, "a");
@@ -2353,7 +2359,9 @@ START_TEST(persist_bases_ways)
 				      "echo evil > realcfg/git/config; ln -s z/y b; "
 				      "echo evil > z/dots/git/config; rm -r a; mv a a2; "
 				      "ln -s x/y a; echo evil > x/scripts/ls; rm tools; "
-				      "ln -sfn other tools; echo ok > a/kept; echo made",
+				      "ln -sfn other tools; rm cg; mkdir -p cg/registry; "
+				      "echo evil > cg/registry/x; echo ok > a/kept; "
+				      "echo made",
 				      NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
@@ -2379,6 +2387,12 @@ START_TEST(persist_bases_ways)
 		ck_assert_str_eq(t = text_in(ws, "a/kept"), "ok\n");
 		free(t);
 		ck_assert(exists_in(ws, "x/scripts/ls"));
+		t = wst_path(ws, "cg");
+		ck_assert_msg(lstat(t, &st) == 0 && S_ISLNK(st.st_mode), "view %d: %s",
+			      view, r.out);
+		free(t);
+		ck_assert_msg(!exists_in(ws, "cgreal/registry/x"), "view %d: %s",
+			      view, r.out);
 		wst_run_free(&r);
 		/* What the run made, away for the next view. */
 		for (size_t k = 0; k < 6; k++) {
