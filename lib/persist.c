@@ -497,8 +497,11 @@ ws__base_take(struct ws__bases *b, const char *v, int kind, const char *cwd)
 		return rc;
 	if (v[0] != '/')
 		return 0; /* the walk recorded the current directory's way */
-	if (ws_path_normalize(v, WS_NORM_KEEPDOT, &c) < 0 || c == NULL)
-		return -ENOMEM;
+	if ((rc = ws_path_normalize(v, WS_NORM_KEEPDOT, &c)) < 0 || c == NULL) {
+		free(c);
+		ws_error_clear();
+		return rc == WS_ENOMEM ? -ENOMEM : 0;
+	}
 	if (strcmp(c, "/") == 0 || strstr(c, "/..") != NULL ||
 	    strcmp(c, out) == 0) {
 		free(c);
