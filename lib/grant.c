@@ -982,7 +982,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	const char *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
 	struct stat root_st, st;
 	bool any_write = false, home_done = false;
-	struct ws_persist_base xb[WS_PERSIST_NBASES];
+	struct ws_persist_base *xb = NULL;
 	size_t nxb = 0;
 	char *home_real = NULL, *pwhome = NULL;
 	int root = -1, rc = 0;
@@ -1189,7 +1189,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	 * The grant's name is canonical (opened with no symlink), as is
 	 * home_real.
 	 */
-	nxb = ws_persist_bases(xb);
+	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
 		const char *place;
@@ -1235,8 +1236,7 @@ out:
 	free(never.v);
 	free(home_real);
 	free(pwhome);
-	for (size_t k = 0; k < nxb; k++)
-		free(xb[k].dir);
+	ws_persist_bases_free(xb, nxb);
 	if (rc < 0)
 		ws_grants_revoke(v, n, "not checked");
 	return rc;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ws/error.h"
 #include "ws/path.h"
 #include "ws/workspace.h"
 
@@ -411,71 +412,104 @@ ws__is_default(const char *v, const char *home, const char *d)
 	return v[strspn(v, "/")] == '\0';
 }
 
+/* The bases being gathered (ws_persist_bases()). */
+struct ws__bases {
+	struct ws_persist_base *v;
+	size_t n, cap;
+};
+
 /*
- * f's canonical path, malloc'd: its deepest existing directory resolved,
- * the missing rest appended (a variable may name a directory a command
- * is yet to make); NULL where the rest holds "." or "..", or it is "/".
+ * Append the base c (malloc'd, taken) of kind with its way (taken; or
+ * NULL) unless a base of that kind is c already: 0, or -ENOMEM (what was
+ * given freed).
  */
-static char *
-ws__canon_missing(const char *f)
+static int
+ws__base_add(struct ws__bases *b, char *c, int kind, char **way, size_t nway)
 {
-	char pre[PATH_MAX], buf[PATH_MAX];
-	size_t n = strlen(f);
+	int rc = 0;
 
-	if (n >= sizeof(pre))
-		return NULL;
-	memcpy(pre, f, n + 1);
-	for (;;) {
-		const char *rest = f + n, *c;
-
-		if (realpath(n > 0 ? pre : "/", buf) != NULL) {
-			size_t bl = strcmp(buf, "/") == 0 ? 0 : strlen(buf);
-
-			/* The missing components, each once, none "." or "..". */
-			for (c = rest; *c != '\0';) {
-				size_t cl;
-
-				c += strspn(c, "/");
-				cl = strcspn(c, "/");
-				if ((cl == 1 && c[0] == '.') ||
-				    (cl == 2 && c[0] == '.' && c[1] == '.'))
-					return NULL;
-				if (cl > 0) {
-					if (bl + 1 + cl >= sizeof(buf))
-						return NULL;
-					buf[bl++] = '/';
-					memcpy(buf + bl, c, cl);
-					bl += cl;
-				}
-				c += cl;
-			}
-			if (bl == 0)
-				return NULL;
-			buf[bl] = '\0';
-			return strdup(buf);
-		}
-		if (errno != ENOENT || n == 0)
-			return NULL;
-		/* One component less. */
-		while (n > 0 && pre[n - 1] == '/')
-			n--;
-		while (n > 0 && pre[n - 1] != '/')
-			n--;
-		while (n > 1 && pre[n - 1] == '/')
-			n--;
-		pre[n] = '\0';
+	for (size_t k = 0; k < b->n && c != NULL; k++)
+		if (b->v[k].kind == kind && strcmp(b->v[k].dir, c) == 0)
+			goto drop;
+	if (c == NULL) {
+		rc = -ENOMEM;
+		goto drop;
 	}
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 16;
+		struct ws_persist_base *v = realloc(b->v, cap * sizeof(*v));
+
+		if (v == NULL) {
+			rc = -ENOMEM;
+			goto drop;
+		}
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n].dir = c;
+	b->v[b->n].kind = kind;
+	b->v[b->n].way = way;
+	b->v[b->n].nway = nway;
+	b->n++;
+	return 0;
+drop:
+	free(c);
+	for (size_t k = 0; k < nway; k++)
+		free(way[k]);
+	free(way);
+	return rc;
 }
 
 /*
- * PATH's absolute directories, canonical, appended to out from n (the
- * process's own PATH: wsrun passes it to the command, and the person's
- * next shell has it).  An empty or relative entry (the current
- * directory) is skipped, as is HOME's ~/.local/bin spelled so (HOME's
- * list has it); a directory already taken is taken once; past
- * WS_PERSIST_PATH_MAX directories the rest is not looked at.  Returns
- * the new count.
+ * The base spelled v (a variable's value, a PATH entry) of kind: by its
+ * resolution (ws_path_resolve_tail(): as far as it exists through every
+ * link, a dangling link's target where what v names would be made,
+ * review17 05), with the entries the walk passed as its way, and by its
+ * spelling where that differs ("<ws>/tools/bin" with tools a link: a
+ * command that replaced the link with a directory of its own would
+ * plant tools/bin/ls there, review14 01; XDG_CONFIG_HOME and the others
+ * alike, sec14m).  A spelling with ".." is not taken lexically: what
+ * precedes the ".." is on the way, pinned or its making undone, so the
+ * resolution stays what the shell finds (review17 03).  "/" is no base.
+ * 0, or -ENOMEM.
  */
+static int
+ws__base_take(struct ws__bases *b, const char *v, int kind, const char *cwd)
+{
+	char out[PATH_MAX], **way = NULL, *c = NULL;
+	size_t nway = 0;
+	int rc;
+
+	if (strlen(v) >= PATH_MAX)
+		return 0;
+	/* One that cannot be resolved (a loop, a file on the way, no
+	 * search permission) is where nothing is made. */
+	if (ws_path_resolve_tail(v, out, &way, &nway) < 0)
+		return 0;
+	if (strcmp(out, "/") == 0 ||
+	    (cwd != NULL && ws_path_within(out, cwd, NULL))) {
+		for (size_t k = 0; k < nway; k++)
+			free(way[k]);
+		free(way);
+		return 0;
+	}
+	if ((rc = ws__base_add(b, strdup(out), kind, way, nway)) < 0)
+		return rc;
+	if (v[0] != '/')
+		return 0; /* the walk recorded the current directory's way */
+	if ((rc = ws_path_normalize(v, WS_NORM_KEEPDOT, &c)) < 0 || c == NULL) {
+		free(c);
+		ws_error_clear();
+		return rc == WS_ENOMEM ? -ENOMEM : 0;
+	}
+	if (strcmp(c, "/") == 0 || strstr(c, "/..") != NULL ||
+	    strcmp(c, out) == 0) {
+		free(c);
+		return 0;
+	}
+	return ws__base_add(b, c, kind, NULL, 0);
+}
+
 /* Whether PATH's entry at p (l bytes) is one of those before it in v. */
 static bool
 ws__spelled_before(const char *v, const char *p, size_t l)
@@ -489,93 +523,97 @@ ws__spelled_before(const char *v, const char *p, size_t l)
 }
 
 /*
- * Append the PATH base c (malloc'd, taken) to out at n unless one of
- * out[first..n) is c already.  Returns the new count.
+ * PATH's directories (the process's own PATH: wsrun passes it to the
+ * command, and the person's next shell has it), every one, however
+ * many (review17 04).  A relative entry ("scripts",
+ * "node_modules/.bin") names a directory from the shell's current
+ * one: taken from this process's, which is the command's, and for a
+ * person working on the project the workspace, as the shell's
+ * (review17 02).  One that names the current directory itself or what
+ * holds it (".", an empty entry, "..") is not taken: it would make
+ * wherever a command runs a place, and the whole workspace read-only
+ * (wsrun(1) says so).  HOME's ~/.local/bin spelled so is HOME's list's
+ * already.  0, or -ENOMEM.
  */
-static size_t
-ws__path_base_add(struct ws_persist_base *out, size_t n, size_t first,
-		  char *c)
-{
-	for (size_t k = first; k < n; k++)
-		if (strcmp(out[k].dir, c) == 0) {
-			free(c);
-			return n;
-		}
-	out[n].dir = c;
-	out[n].kind = WS_PERSIST_PATH;
-	return n + 1;
-}
-
-static size_t
-ws__path_bases(struct ws_persist_base *out, size_t n, const char *home)
+static int
+ws__path_bases(struct ws__bases *b, const char *home)
 {
 	const char *v = getenv("PATH"), *e;
-	size_t first = n, taken = 0;
+	char cwd[PATH_MAX];
+	bool cwd_known = false;
+	int rc = 0;
 
-	for (const char *p = v; p != NULL && taken < WS_PERSIST_PATH_MAX;
+	for (const char *p = v; rc == 0 && p != NULL;
 	     p = *e != '\0' ? e + 1 : NULL) {
-		char d[PATH_MAX], *c;
-		size_t l, had = n;
+		char d[PATH_MAX];
+		size_t l;
 
 		e = p + strcspn(p, ":");
 		l = (size_t)(e - p);
-		if (l == 0 || p[0] != '/' || l >= sizeof(d))
+		if (l >= sizeof(d))
 			continue;
-		memcpy(d, p, l);
-		d[l] = '\0';
 		/* Spelled so before (a PATH that an rc file extended twice):
 		 * taken then, nothing to resolve. */
 		if (ws__spelled_before(v, p, l))
 			continue;
-		if (ws__is_default(d, home, ws__kinds[WS_PERSIST_PATH].dflt) ||
-		    (c = ws__canon_missing(d)) == NULL)
+		memcpy(d, p, l);
+		d[l] = '\0';
+		if (l == 0)
+			continue; /* the current directory */
+		if (ws__is_default(d, home, ws__kinds[WS_PERSIST_PATH].dflt))
 			continue;
-		n = ws__path_base_add(out, n, first, c);
-		/*
-		 * Spelled through a link (PATH=<ws>/tools/bin with tools a
-		 * link the workspace holds): the spelling is a place too, or
-		 * a command replaces the link with a directory of its own
-		 * and plants tools/bin/ls there (as HOME's places are taken
-		 * by both names).  Lexical, no system call; not with "..".
-		 */
-		c = NULL;
-		if (ws_path_normalize(d, WS_NORM_KEEPDOT, &c) == 0 && c != NULL &&
-		    strcmp(c, "/") != 0 && strstr(c, "/..") == NULL)
-			n = ws__path_base_add(out, n, first, c);
-		else
-			free(c);
-		if (n > had)
-			taken++;
+		if (d[0] != '/' && !cwd_known) {
+			if (getcwd(cwd, sizeof(cwd)) == NULL)
+				continue; /* nothing to take it from */
+			cwd_known = true;
+		}
+		rc = ws__base_take(b, d, WS_PERSIST_PATH, d[0] != '/' ? cwd : NULL);
 	}
-	return n;
+	return rc;
 }
 
-size_t
-ws_persist_bases(struct ws_persist_base *out)
+void
+ws_persist_bases_free(struct ws_persist_base *b, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		free(b[k].dir);
+		for (size_t j = 0; j < b[k].nway; j++)
+			free(b[k].way[j]);
+		free(b[k].way);
+	}
+	free(b);
+}
+
+int
+ws_persist_bases(struct ws_persist_base **out, size_t *n)
 {
 	const char *home = getenv("HOME");
-	size_t n = 0;
+	struct ws__bases b = {0};
+	int rc = 0;
 
-	for (int k = WS_PERSIST_HOME + 1; k < WS_PERSIST_NKINDS; k++) {
+	*out = NULL;
+	*n = 0;
+	for (int k = WS_PERSIST_HOME + 1; rc == 0 && k < WS_PERSIST_NKINDS; k++) {
 		const char *v = getenv(ws__kinds[k].env);
-		char *c;
 
 		if (k == WS_PERSIST_PATH) {
-			n = ws__path_bases(out, n, home);
+			rc = ws__path_bases(&b, home);
 			continue;
 		}
-
 		/* Relative values are ignored, as the XDG specification
 		 * says; HOME's default is HOME's list already. */
 		if (v == NULL || v[0] != '/' ||
 		    ws__is_default(v, home, ws__kinds[k].dflt))
 			continue;
-		if ((c = ws__canon_missing(v)) == NULL)
-			continue;
-		out[n].dir = c;
-		out[n++].kind = k;
+		rc = ws__base_take(&b, v, k, NULL);
 	}
-	return n;
+	if (rc < 0) {
+		ws_persist_bases_free(b.v, b.n);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	*out = b.v;
+	*n = b.n;
+	return 0;
 }
 
 bool
@@ -635,6 +673,24 @@ ws_persist_in(const char *dir, int kind, const char *p)
 		    ws_path_within(buf, p, NULL))
 			return ws_home_persist[i];
 	return NULL;
+}
+
+bool
+ws_persist_anchor_in(const char *dir, int kind, const char *real)
+{
+	const char *rest;
+
+	/*
+	 * A shell runs a PATH directory's own entries, by name: a
+	 * workspace below one (~ on PATH, the project in ~/proj; ~/code on
+	 * PATH, the project in ~/code/proj) is in no place for that, only
+	 * the directory itself is one (review17 07).  What the directory's
+	 * links lead to in it is (ws_ctx_home_places_of()).
+	 */
+	if (kind == WS_PERSIST_PATH)
+		return dir != NULL && ws_path_within(dir, real, &rest) &&
+		       rest[strspn(rest, "/")] == '\0';
+	return ws_persist_in(dir, kind, real) != NULL;
 }
 
 const char *
@@ -784,15 +840,19 @@ ws_home_persist_reached(const char *home, const char *dir)
 bool
 ws_home_persist_anchor(const char *real)
 {
-	struct ws_persist_base b[WS_PERSIST_NBASES];
+	struct ws_persist_base *b;
 	char *home = ws_home_real();
 	bool in = ws_home_persist_anchor_of(home, real);
-	size_t nb = ws_persist_bases(b);
+	size_t nb;
 
-	for (size_t k = 0; k < nb; k++) {
-		in = in || ws_persist_in(b[k].dir, b[k].kind, real) != NULL;
-		free(b[k].dir);
+	/* Out of memory: read-only, as in a place. */
+	if (ws_persist_bases(&b, &nb) < 0) {
+		free(home);
+		return true;
 	}
+	for (size_t k = 0; k < nb; k++)
+		in = in || ws_persist_anchor_in(b[k].dir, b[k].kind, real);
+	ws_persist_bases_free(b, nb);
 	free(home);
 	return in;
 }

@@ -1521,6 +1521,7 @@ static struct {
 	char **link;
 	size_t *link_i;
 	size_t nlink;
+	bool failed; /* out of memory building it: refuse */
 } ws__homes;
 static pthread_mutex_t ws__homes_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -1627,18 +1628,25 @@ static void
 ws__homes_build(const struct ws_ctx *ws)
 {
 	char *home[2], buf[PATH_MAX];
-	struct ws_persist_base xb[WS_PERSIST_NBASES];
-	size_t nh = ws_homes(home), nxb = ws_persist_bases(xb);
+	struct ws_persist_base *xb = NULL;
+	size_t nh, nxb = 0;
 	struct stat hst[2], st;
 
 	for (size_t i = 0; i < ws__homes.n; i++)
 		free(ws__homes.alias[i]);
 	ws__homes.n = 0;
-	/* The bases the environment moves (review12 05), canonical. */
-	for (size_t k = 0; k < nxb; k++) {
-		ws__homes_add(xb[k].dir, strlen(xb[k].dir), xb[k].kind);
-		free(xb[k].dir);
+	/* Out of memory: every check refuses until it is built again. */
+	if ((ws__homes.failed = ws_persist_bases(&xb, &nxb) < 0)) {
+		ws_error_clear();
+		free(ws__homes.key);
+		ws__homes.key = NULL;
+		return;
 	}
+	nh = ws_homes(home);
+	/* The bases the environment moves (review12 05), resolved. */
+	for (size_t k = 0; k < nxb; k++)
+		ws__homes_add(xb[k].dir, strlen(xb[k].dir), xb[k].kind);
+	ws_persist_bases_free(xb, nxb);
 	for (size_t h = 0; h < nh; h++) {
 		ws__homes_add(home[h], strlen(home[h]), WS_PERSIST_HOME);
 		if (stat(home[h], &hst[h]) < 0)
@@ -1691,6 +1699,16 @@ ws__homes_build(const struct ws_ctx *ws)
 	ws__homes_resolve(ws);
 }
 
+/* Whether dir lies in no anchor of ws (and so holds any it reaches). */
+static bool
+ws__above_anchors(const struct ws_ctx *ws, const char *dir)
+{
+	for (size_t a = 0; a < ws->nanchors; a++)
+		if (ws_path_within(ws->anchors[a].real, dir, NULL))
+			return false;
+	return true;
+}
+
 static int
 ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		       const char *shown, bool anc)
@@ -1725,13 +1743,29 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		key = NULL;
 		ws__homes_build(ws);
 	}
+	if (ws__homes.failed) {
+		pthread_mutex_unlock(&ws__homes_mu);
+		free(key);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
 	for (size_t i = 0; i < ws__homes.n && place == NULL; i++) {
 		const char *h = ws__homes.alias[i];
 
+		const char *rest;
+
 		/* Only what lies in it: reached() also matches its parents. */
-		if (!ws_path_within(h, real, NULL))
+		if (!ws_path_within(h, real, &rest))
 			continue;
 		kind = ws__homes.kind[i];
+		/*
+		 * A PATH directory above the anchors (~ on PATH, the project
+		 * in ~/proj): a shell runs its own entries, not what lies
+		 * deeper in the workspace (review17 07); what its links lead
+		 * to there are places of the call's (ws_ctx_home_places_of()).
+		 */
+		if (kind == WS_PERSIST_PATH && ws__above_anchors(ws, h) &&
+		    strchr(rest + strspn(rest, "/"), '/') != NULL)
+			continue;
 		place = anc ? ws_persist_reached(h, kind, real)
 			    : ws_persist_in(h, kind, real);
 	}
@@ -1776,8 +1810,28 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 			if (snprintf(pp, sizeof(pp), "%s/%s", strcmp(ar, "/") == 0
 				     ? "" : ar, hp[k].rest) >= (int)sizeof(pp))
 				continue;
-			if (ws_path_within(pp, real, NULL) ||
-			    (anc && ws_path_within(real, pp, NULL))) {
+			if (hp[k].way && (strcmp(pp, real) == 0 ||
+					  (anc && ws_path_within(real, pp, NULL)))) {
+				/*
+				 * On a place's way (a link the place is
+				 * reached through, what precedes a ".."):
+				 * re-pointed, removed or made, it moves the
+				 * place (sec16c, review17 03, 05).
+				 */
+				rc = ws_error_set(WS_EPOLICY_DENIED, shown,
+						  "is (or %s) %s, on the way to one "
+						  "of the persistence places (HOME's, "
+						  "a directory on $PATH, "
+						  "$XDG_CONFIG_HOME's, ...), where a "
+						  "later login, session or program of "
+						  "the user's finds what to run: "
+						  "changed, it would move the place, "
+						  "so no tool may %s it",
+						  anc ? "holds" : "is", pp, ws__ops[op]);
+				return ws__guard_refusal(rc, op);
+			}
+			if (!hp[k].way && (ws_path_within(pp, real, NULL) ||
+					   (anc && ws_path_within(real, pp, NULL)))) {
 				rc = ws_error_set(WS_EPOLICY_DENIED, shown,
 						  "is (or %s) the real location of "
 						  "one of HOME's persistence places "

@@ -653,49 +653,40 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		       const char *home, const struct ws_persist_base *xb,
 		       size_t nxb)
 {
-	char **ways = NULL;
-	size_t nways = 0;
 	int rc;
 
 	if ((rc = ws_ctx_home_places_of(ws, home, xb, nxb, &p->home_places,
-					&p->nhome_places, &ways, &nways)) < 0)
+					&p->nhome_places, NULL, NULL)) < 0)
 		return rc;
 	p->home_done = true;
-	for (size_t i = 0; rc == 0 && i < p->nhome_places; i++)
-		rc = ws__guard_with_parents(p, &ws->anchors[p->home_places[i].anchor],
-					    p->home_places[i].rest);
-	/*
-	 * The entries a place's resolution passed through in a writable
-	 * anchor (~/.config/git -> WS/a/gitcfg with WS/a -> b: WS/a, WS/b),
-	 * pinned with their parents: a link bound onto itself, as the
-	 * root's spelling's are, cannot be removed or re-pointed, nor a
-	 * directory on the way renamed, so the place stays the one guarded
-	 * above (rm a; mkdir -p a/gitcfg made the host's git configuration
-	 * the command's: sec16c).  What they hold stays writable.
-	 */
-	for (size_t i = 0; rc == 0 && i < nways; i++) {
-		const char *r = NULL;
-		char *rest, *sl;
-		int a = ws_ctx_anchor_of_real(ws, ways[i], &r);
+	for (size_t i = 0; rc == 0 && i < p->nhome_places; i++) {
+		const struct ws_anchor *an = &ws->anchors[p->home_places[i].anchor];
+		char *rest = p->home_places[i].rest, *sl;
 
-		while (r != NULL && *r == '/')
-			r++;
-		if (a < 0 || ws->anchors[a].ro || r == NULL || *r == '\0')
+		if (!p->home_places[i].way) {
+			rc = ws__guard_with_parents(p, an, rest);
 			continue;
-		/* r lies in ways[i] (ours): its parents pinned in turn. */
-		rest = ways[i] + (r - ways[i]);
+		}
+		/*
+		 * An entry on a place's way (~/.config/git -> WS/a/gitcfg
+		 * with WS/a -> b: WS/a, WS/b; PATH=WS/tools/bin with WS/tools
+		 * -> realdir: WS/tools), pinned with its parents: a link
+		 * bound onto itself, as the root's spelling's are, cannot be
+		 * removed or re-pointed, nor a directory on the way renamed,
+		 * so the place stays the one guarded (rm a; mkdir -p
+		 * a/gitcfg made the host's git configuration the command's:
+		 * sec16c).  What they hold stays writable; one missing is
+		 * removed after the command if it made it (lib/run.c).
+		 */
 		for (sl = strchr(rest, '/'); rc == 0 && sl != NULL;
 		     sl = strchr(sl + 1, '/')) {
 			*sl = '\0';
-			rc = ws__guard_rel(p, &ws->anchors[a], rest, true);
+			rc = ws__guard_rel(p, an, rest, true);
 			*sl = '/';
 		}
 		if (rc == 0)
-			rc = ws__guard_rel(p, &ws->anchors[a], rest, true);
+			rc = ws__guard_rel(p, an, rest, true);
 	}
-	for (size_t i = 0; i < nways; i++)
-		free(ways[i]);
-	free(ways);
 	return rc;
 }
 
@@ -704,8 +695,7 @@ static void
 ws__bases_free(char *home, struct ws_persist_base *b, size_t n)
 {
 	free(home);
-	for (size_t k = 0; k < n; k++)
-		free(b[k].dir);
+	ws_persist_bases_free(b, n);
 }
 
 /* Whether real is, or lies in, a place below one of the bases b. */
@@ -713,7 +703,7 @@ static bool
 ws__in_bases(const struct ws_persist_base *b, size_t n, const char *real)
 {
 	for (size_t k = 0; k < n; k++)
-		if (ws_persist_in(b[k].dir, b[k].kind, real) != NULL)
+		if (ws_persist_anchor_in(b[k].dir, b[k].kind, real))
 			return true;
 	return false;
 }
@@ -776,10 +766,14 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		     bool entry_by_entry)
 {
 	struct ws_guarded *g = NULL;
-	struct ws_persist_base xb[WS_PERSIST_NBASES];
-	char *home = ws_home_real();
-	size_t ng = 0, nxb = ws_persist_bases(xb);
-	int rc = 0;
+	struct ws_persist_base *xb;
+	char *home;
+	size_t ng = 0, nxb;
+	int rc;
+
+	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
+		return rc;
+	home = ws_home_real();
 
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++) {
 		size_t had = p->npaths;

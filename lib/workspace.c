@@ -72,6 +72,16 @@ ws__next_name(const char **p, char *cur, size_t *cl, const char **name,
 	}
 }
 
+/* Whether the path p has a ".." component. */
+static bool
+ws__has_dotdot(const char *p)
+{
+	for (const char *c = p; (c = strstr(c, "..")) != NULL; c += 2)
+		if ((c == p || c[-1] == '/') && (c[2] == '\0' || c[2] == '/'))
+			return true;
+	return false;
+}
+
 /*
  * realpath(3) that records, in ws->entries, every directory entry the
  * resolution passes through: each component as spelled and each one a
@@ -88,7 +98,7 @@ ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail)
 {
 	char cur[PATH_MAX], link[PATH_MAX], *pending = NULL;
 	const char *p;
-	size_t cl = 0;
+	size_t cl = 0, had;
 	int hops = 0, rc = 0;
 
 	if (path[0] != '/') {
@@ -121,11 +131,22 @@ ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail)
 		cur[cl] = '/';
 		memcpy(cur + cl + 1, name, nl);
 		cur[cl + 1 + nl] = '\0';
+		had = ws->nentries;
 		if ((rc = ws__add_entry(ws, cur, cl + 1 + nl)) < 0)
 			break;
 		ll = readlink(cur, link, sizeof(link) - 1);
 		if (ll < 0 && errno == ENOENT && tail) {
-			/* Missing: it and the rest are what would be made. */
+			/*
+			 * Missing: it and the rest are what would be made.
+			 * It stays an entry passed only where a ".." follows
+			 * (made a link, it would move what the ".." reaches:
+			 * review17 03); elsewhere what is made below it is
+			 * the place's own business.
+			 */
+			if (!ws__has_dotdot(p) && ws->nentries > had) {
+				free(ws->entries[--ws->nentries]);
+				ws->entries[ws->nentries] = NULL;
+			}
 			cl += 1 + nl;
 			while (ws__next_name(&p, cur, &cl, &name, &nl)) {
 				if (cl + 1 + nl >= sizeof(cur)) {
@@ -178,6 +199,25 @@ static int
 ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
 {
 	return ws__resolve_rec(ws, path, out, false);
+}
+
+int
+ws_path_resolve_tail(const char *path, char *out, char ***entries, size_t *n)
+{
+	struct ws_ctx tmp = {0};
+	int rc = ws__resolve_rec(&tmp, path, out, true);
+
+	if (rc < 0) {
+		for (size_t k = 0; k < tmp.nentries; k++)
+			free(tmp.entries[k]);
+		free(tmp.entries);
+		*entries = NULL;
+		*n = 0;
+		return rc;
+	}
+	*entries = tmp.entries;
+	*n = tmp.nentries;
+	return 0;
 }
 
 /*
@@ -1484,6 +1524,7 @@ ws__home_places_copy(const struct ws_home_place *v, size_t n,
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		(*out)[i].anchor = v[i].anchor;
+		(*out)[i].way = v[i].way;
 		if (((*out)[i].rest = strdup(v[i].rest)) == NULL) {
 			ws_home_places_free(*out, i);
 			*out = NULL;
@@ -1528,6 +1569,7 @@ ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
 		}
 		*out = nv;
 		nv[*n].anchor = a;
+		nv[*n].way = false;
 		if ((nv[*n].rest = strdup(rest)) == NULL)
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		else
@@ -1541,7 +1583,7 @@ int
 ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		   size_t *n)
 {
-	struct ws_persist_base xb[WS_PERSIST_NBASES];
+	struct ws_persist_base *xb;
 	char *home;
 	size_t nxb;
 	int rc;
@@ -1550,12 +1592,119 @@ ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 	if (ws->home_places_done)
 		return ws__home_places_copy(ws->home_places, ws->nhome_places,
 					    out, n);
+	*out = NULL;
+	*n = 0;
+	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
+		return rc;
 	home = ws_home_real();
-	nxb = ws_persist_bases(xb);
 	rc = ws_ctx_home_places_of(ws, home, xb, nxb, out, n, NULL, NULL);
-	for (size_t k = 0; k < nxb; k++)
-		free(xb[k].dir);
+	ws_persist_bases_free(xb, nxb);
 	free(home);
+	return rc;
+}
+
+/*
+ * The entries e (ne) that a writable anchor holds, below its top, onto
+ * *out (*n) as ways, once, and not where a place is the same entry.
+ * 0 or WS_ENOMEM.
+ */
+static int
+ws__way_places(const struct ws_ctx *ws, char *const *e, size_t ne,
+	       struct ws_home_place **out, size_t *n)
+{
+	for (size_t k = 0; k < ne; k++) {
+		struct ws_home_place *nv;
+		const char *r = NULL;
+		int a = ws_ctx_anchor_of_real(ws, e[k], &r);
+		bool seen = false;
+
+		while (r != NULL && *r == '/')
+			r++;
+		if (a < 0 || ws->anchors[a].ro || r == NULL || *r == '\0')
+			continue;
+		for (size_t j = 0; j < *n && !seen; j++)
+			seen = (*out)[j].anchor == a && strcmp((*out)[j].rest, r) == 0;
+		if (seen)
+			continue;
+		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		*out = nv;
+		nv[*n].anchor = a;
+		nv[*n].way = true;
+		if ((nv[*n].rest = strdup(r)) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		(*n)++;
+	}
+	return 0;
+}
+
+/*
+ * A PATH directory dir that lies in no writable anchor but holds one
+ * (~ on PATH, the project in ~/proj): the anchor is no place for it
+ * (ws_persist_anchor_in()), but what the directory's own links lead to
+ * there is (~/tool -> proj/build/tool runs as tool), resolved as the
+ * bases are, onto *out (*n), their ways onto *lw (*nlw).  One read of
+ * the directory, a readlink() per component of each link's way, and
+ * nothing at all for a PATH directory elsewhere.  0 or WS_ENOMEM.
+ */
+static int
+ws__path_dir_links(const struct ws_ctx *ws, const char *dir,
+		   struct ws_home_place **out, size_t *n, char ***lw, size_t *nlw)
+{
+	char *names = NULL, path[PATH_MAX], real[PATH_MAX];
+	unsigned char *types = NULL;
+	size_t nnames = 0, names_len = 0;
+	const char *nm;
+	bool holds = false;
+	int rc = 0;
+
+	for (size_t a = 0; a < ws->nanchors; a++) {
+		if (ws->anchors[a].ro)
+			continue;
+		if (ws_path_within(ws->anchors[a].real, dir, NULL))
+			return 0;
+		holds = holds || (ws_path_within(dir, ws->anchors[a].real, NULL) &&
+				  strcmp(dir, ws->anchors[a].real) != 0);
+	}
+	if (!holds)
+		return 0;
+	(void)ws__list_read(dir, &names, &types, &nnames, &names_len);
+	nm = names;
+	for (size_t k = 0; rc == 0 && k < nnames; nm += strlen(nm) + 1, k++) {
+		struct ws_home_place *nv;
+		const char *r = NULL;
+		char **e = NULL;
+		size_t ne = 0;
+		int a;
+
+		if ((types[k] != DT_LNK && types[k] != DT_UNKNOWN) ||
+		    snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") == 0
+			     ? "" : dir, nm) >= (int)sizeof(path) ||
+		    ws_path_resolve_tail(path, real, &e, &ne) < 0)
+			continue;
+		if (ws__ways_take(e, ne, lw, nlw) < 0) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		a = ws_ctx_anchor_of_real(ws, real, &r);
+		while (r != NULL && *r == '/')
+			r++;
+		if (a < 0 || ws->anchors[a].ro || r == NULL || *r == '\0')
+			continue;
+		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			break;
+		}
+		*out = nv;
+		nv[*n].anchor = a;
+		nv[*n].way = false;
+		if ((nv[*n].rest = strdup(r)) == NULL)
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		else
+			(*n)++;
+	}
+	free(names);
+	free(types);
 	return rc;
 }
 
@@ -1565,6 +1714,8 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 		      struct ws_home_place **out, size_t *n, char ***ways,
 		      size_t *nways)
 {
+	char **lw = NULL;
+	size_t nlw = 0;
 	int rc = 0;
 
 	*out = NULL;
@@ -1578,21 +1729,38 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 	 * 01). */
 	if (home != NULL)
 		rc = ws__base_home_places(ws, home, WS_PERSIST_HOME, out, n,
-					  ways, nways);
-	for (size_t k = 0; rc == 0 && k < nxb; k++)
+					  &lw, &nlw);
+	for (size_t k = 0; rc == 0 && k < nxb; k++) {
 		rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n,
-					  ways, nways);
+					  &lw, &nlw);
+		if (rc == 0 && xb[k].kind == WS_PERSIST_PATH)
+			rc = ws__path_dir_links(ws, xb[k].dir, out, n, &lw, &nlw);
+	}
+	/*
+	 * The ways, after every place: a link a place's resolution passed
+	 * (sec16c), and the entries each base's own resolution passed
+	 * (PATH=WS/tools/bin with WS/tools -> realdir: re-pointing tools,
+	 * or making realdir somewhere and moving it there, moves the
+	 * base; review17 05), among them what precedes a ".." of its
+	 * spelling (review17 03).
+	 */
+	if (rc == 0)
+		rc = ws__way_places(ws, lw, nlw, out, n);
+	for (size_t k = 0; rc == 0 && k < nxb; k++)
+		rc = ws__way_places(ws, xb[k].way, xb[k].nway, out, n);
+	if (rc == 0 && ways != NULL) {
+		*ways = lw;
+		*nways = nlw;
+		lw = NULL;
+		nlw = 0;
+	}
+	for (size_t k = 0; k < nlw; k++)
+		free(lw[k]);
+	free(lw);
 	if (rc < 0) {
 		ws_home_places_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		if (ways != NULL) {
-			for (size_t k = 0; k < *nways; k++)
-				free((*ways)[k]);
-			free(*ways);
-			*ways = NULL;
-			*nways = 0;
-		}
 	}
 	return rc;
 }

@@ -954,6 +954,278 @@ START_TEST(persistence_xdg_bases)
 }
 END_TEST
 
+/* wswrite in ws with env (NULL-terminated): refused as a place, or done. */
+static void
+wr_env(const char *const *env, const char *ws, bool refused,
+       const char *const *args)
+{
+	const char *argv[16];
+	struct wst_run r;
+	size_t n = 0;
+
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--json";
+	for (size_t i = 0; args[i] != NULL && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	wst_runv(&r, NULL, env, "wswrite", argv);
+	if (refused) {
+		expect_code(&r, "POLICY_DENIED", 3);
+		ck_assert_msg(strstr(r.out, "where a later login, session or program")
+				      != NULL, "%s", r.out);
+	} else {
+		expect_code(&r, "", 0);
+	}
+	wst_run_free(&r);
+}
+
+/*
+ * Review17 05: a PATH directory, or XDG_CONFIG_HOME, spelled through a
+ * link in the workspace whose target is not made yet (tools -> realdir,
+ * cfg -> realcfg): the target is the place, written by neither name nor
+ * moved in from elsewhere, and the link, on the way, is not deleted,
+ * replaced or moved.  What is beside the place stays writable.  sec14m:
+ * the same for a base through a link that exists (CARGO_HOME=<ws>/cg,
+ * cg -> cgreal): the link is not deleted or moved.
+ */
+START_TEST(persistence_base_dangling_link)
+{
+	char *ws = wst_path(base, "r17ws"), *e[4];
+	const char *env[5];
+
+	wst_mkdir(ws, "cgreal");
+	wst_symlink("cgreal", ws, "cg");
+	wst_symlink("realdir", ws, "tools");
+	wst_symlink("realcfg", ws, "cfg");
+	wst_write(ws, "other/bin/ls", "#!/bin/sh\necho PWNED\n");
+	ck_assert(asprintf(&e[0], "PATH=%s/tools/bin:/usr/bin:/bin", ws) > 0);
+	ck_assert(asprintf(&e[1], "XDG_CONFIG_HOME=%s/cfg", ws) > 0);
+	ck_assert(asprintf(&e[2], "HOME=%s", base) > 0);
+	ck_assert(asprintf(&e[3], "CARGO_HOME=%s/cg", ws) > 0);
+	for (size_t i = 0; i < 4; i++)
+		env[i] = e[i];
+	env[4] = NULL;
+	{
+		const char *w1[] = {"--content", "x", "realdir/bin/ls", NULL};
+		const char *w2[] = {"--content", "x", "tools/bin/ls", NULL};
+		const char *w3[] = {"--move", "realdir", "other", NULL};
+		const char *w4[] = {"--content", "x", "cfg/git/config", NULL};
+		const char *w5[] = {"--content", "x", "realcfg/git/config", NULL};
+		const char *w6[] = {"--delete", "tools", NULL};
+		const char *w7[] = {"--move", "tools2", "tools", NULL};
+		const char *ok1[] = {"--content", "x", "realcfg/myapp/x", NULL};
+		const char *ok2[] = {"--content", "x", "realdirs/bin/ls", NULL};
+		/* sec14m: a base through a link that exists (CARGO_HOME). */
+		const char *w8[] = {"--delete", "cg", NULL};
+		const char *w9[] = {"--move", "cg2", "cg", NULL};
+		const char *ok3[] = {"--content", "x", "cgreal/notes", NULL};
+
+		wr_env(env, ws, true, w1);
+		wr_env(env, ws, true, w2);
+		wr_env(env, ws, true, w3);
+		wr_env(env, ws, true, w4);
+		wr_env(env, ws, true, w5);
+		wr_env(env, ws, true, w6);
+		wr_env(env, ws, true, w7);
+		wr_env(env, ws, false, ok1);
+		/* realcfg made: still its git/ is a place, by either name. */
+		wr_env(env, ws, true, w4);
+		wr_env(env, ws, true, w5);
+		wr_env(env, ws, false, ok2);
+		wr_env(env, ws, true, w8);
+		wr_env(env, ws, true, w9);
+		wr_env(env, ws, false, ok3);
+	}
+	ck_assert(!exists_at(ws, "realdir"));
+	ck_assert(exists_at(ws, "other/bin/ls"));
+	for (size_t i = 0; i < 4; i++)
+		free(e[i]);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Review17 03: PATH=<ws>/a/../scripts (the shell follows a before the
+ * ".."), and a HOME link whose dangling target has a ".." after a
+ * missing directory (~/.config -> <ws>/b/../dots): a and b are on the
+ * way, not deleted, moved or made; what a holds stays writable.
+ */
+START_TEST(persistence_base_dotdot)
+{
+	char *ws = wst_path(base, "r17ws"), *e[2], *t;
+	const char *env[3];
+
+	wst_mkdir(ws, "a");
+	wst_mkdir(ws, "scripts");
+	wst_mkdir(base, "h2");
+	t = wst_path(ws, "b/../dots");
+	wst_symlink(t, base, "h2/.config");
+	free(t);
+	ck_assert(asprintf(&e[0], "PATH=%s/a/../scripts:/usr/bin:/bin", ws) > 0);
+	ck_assert(asprintf(&e[1], "HOME=%s/h2", base) > 0);
+	env[0] = e[0];
+	env[1] = e[1];
+	env[2] = NULL;
+	{
+		const char *w1[] = {"--delete", "a", NULL};
+		const char *w2[] = {"--move", "a2", "a", NULL};
+		const char *w3[] = {"--content", "x", "scripts/ls", NULL};
+		const char *w4[] = {"--mkdir", "b", NULL};
+		const char *w5[] = {"--content", "x", "dots/git/config", NULL};
+		const char *ok1[] = {"--content", "x", "a/x", NULL};
+		const char *ok2[] = {"--content", "x", "bb/x", NULL};
+
+		wr_env(env, ws, true, w1);
+		wr_env(env, ws, true, w2);
+		wr_env(env, ws, true, w3);
+		wr_env(env, ws, true, w4);
+		wr_env(env, ws, true, w5);
+		wr_env(env, ws, false, ok1);
+		wr_env(env, ws, false, ok2);
+	}
+	ck_assert(exists_at(ws, "a/x"));
+	ck_assert(!exists_at(ws, "b"));
+	free(e[0]);
+	free(e[1]);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Review17 04 and 02: a workspace directory that comes 150th on PATH is
+ * a place as the first is; so is one named by a relative entry, taken
+ * against the current directory (the workspace's top here, as a
+ * person's shell in the project has it).
+ */
+START_TEST(persistence_path_long_and_relative)
+{
+	char *ws = wst_path(base, "r17ws"), *pv, *hv;
+	const char *env[3];
+	size_t pl;
+
+	wst_mkdir(ws, "scripts");
+	wst_mkdir(ws, "rel");
+	ck_assert(asprintf(&hv, "HOME=%s", base) > 0);
+	pl = 150 * 32 + strlen(ws) + 64;
+	ck_assert_ptr_nonnull(pv = malloc(pl));
+	strcpy(pv, "PATH=");
+	for (int i = 1; i < 150; i++)
+		snprintf(pv + strlen(pv), pl - strlen(pv), "/opt/none%d:", i);
+	snprintf(pv + strlen(pv), pl - strlen(pv), "%s/scripts:/usr/bin:/bin", ws);
+	env[0] = pv;
+	env[1] = hv;
+	env[2] = NULL;
+	{
+		const char *w1[] = {"--content", "x", "scripts/ls", NULL};
+		const char *ok[] = {"--content", "x", "rel/ls", NULL};
+
+		wr_env(env, ws, true, w1);
+		wr_env(env, ws, false, ok);
+	}
+	free(pv);
+	ck_assert_int_eq(chdir(ws), 0);
+	env[0] = "PATH=rel:./x/../y:/usr/bin:/bin";
+	{
+		const char *w1[] = {"--content", "x", "rel/ls2", NULL};
+		const char *w2[] = {"--content", "x", "y/ls", NULL};
+		const char *ok[] = {"--content", "x", "scripts/ls", NULL};
+
+		wr_env(env, ws, true, w1);
+		wr_env(env, ws, true, w2);
+		wr_env(env, ws, false, ok);
+	}
+	ck_assert_int_eq(chdir("/"), 0);
+	free(hv);
+	free(ws);
+}
+END_TEST
+
+/*
+ * Review17 07: a PATH directory above the workspace (~/code on PATH,
+ * the project in ~/code/proj) leaves the workspace writable but for what
+ * that directory's own links lead to in it (code/tool ->
+ * proj/build/tool); a PATH directory that is the workspace keeps it
+ * read-only as a whole.
+ */
+START_TEST(persistence_path_dir_above)
+{
+	char *ws = wst_path(base, "code/proj"), *hv, *pv;
+	const char *env[3];
+
+	wst_write(ws, "build/tool", "#!/bin/sh\n");
+	wst_symlink("proj/build/tool", base, "code/tool");
+	ck_assert(asprintf(&hv, "HOME=%s/h", base) > 0);
+	ck_assert(asprintf(&pv, "PATH=%s/code:/usr/bin:/bin", base) > 0);
+	env[0] = pv;
+	env[1] = hv;
+	env[2] = NULL;
+	{
+		const char *ok1[] = {"--content", "x", "src/main.c", NULL};
+		const char *ok2[] = {"--content", "x", "build/other", NULL};
+		const char *w1[] = {"--content", "x", "build/tool", NULL};
+		const char *w2[] = {"--delete", "-r", "build", NULL};
+
+		wr_env(env, ws, false, ok1);
+		wr_env(env, ws, false, ok2);
+		wr_env(env, ws, true, w1);
+		wr_env(env, ws, true, w2);
+	}
+	free(pv);
+	ck_assert(asprintf(&pv, "PATH=%s:/usr/bin:/bin", ws) > 0);
+	env[0] = pv;
+	{
+		const char *w1[] = {"--content", "x", "src/other.c", NULL};
+
+		wr_env(env, ws, true, w1);
+	}
+	free(pv);
+	free(hv);
+	free(ws);
+}
+END_TEST
+
+/*
+ * sec16c: HOME outside the workspace, ~/.config/git -> <ws>/la/gitcfg
+ * and la -> lb: the link la, on the place's way, is not deleted or
+ * moved by a file tool (the host's git configuration would dangle, or
+ * be the agent's), nor lb, where the place is; what lb holds beside it
+ * stays writable.
+ */
+START_TEST(persistence_home_way_link)
+{
+	char *ws = wst_path(base, "r17ws"), *hv, *t;
+	const char *env[2];
+
+	wst_write(ws, "lb/gitcfg/config", "[user]\n");
+	wst_symlink("lb", ws, "la");
+	wst_mkdir(base, "h3/.config");
+	t = wst_path(ws, "la/gitcfg");
+	wst_symlink(t, base, "h3/.config/git");
+	free(t);
+	ck_assert(asprintf(&hv, "HOME=%s/h3", base) > 0);
+	env[0] = hv;
+	env[1] = NULL;
+	{
+		const char *w1[] = {"--delete", "la", NULL};
+		const char *w2[] = {"--move", "la2", "la", NULL};
+		const char *w3[] = {"--delete", "-r", "lb", NULL};
+		const char *ok[] = {"--content", "x", "lb/x", NULL};
+
+		wr_env(env, ws, true, w1);
+		wr_env(env, ws, true, w2);
+		wr_env(env, ws, true, w3);
+		wr_env(env, ws, false, ok);
+	}
+	ck_assert(exists_at(ws, "lb/gitcfg/config"));
+	t = wst_path(ws, "la");
+	ck_assert(wst_exists(t));
+	free(t);
+	free(hv);
+	free(ws);
+}
+END_TEST
+
 /*
  * Review11 03/04: the workspace is HOME with stow's layout, ~/.config ->
  * dotfiles/config and ~/.ssh -> dotfiles/ssh.  The places below the
@@ -1791,6 +2063,11 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_path_dirs);
 	tcase_add_test(tc, persistence_xdg_bases);
 	tcase_add_test(tc, persistence_home_spoofed_or_aliased);
+	tcase_add_test(tc, persistence_base_dangling_link);
+	tcase_add_test(tc, persistence_base_dotdot);
+	tcase_add_test(tc, persistence_path_long_and_relative);
+	tcase_add_test(tc, persistence_home_way_link);
+	tcase_add_test(tc, persistence_path_dir_above);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("policy");
 	tcase_add_checked_fixture(tc, setup, teardown);

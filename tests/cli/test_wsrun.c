@@ -2315,6 +2315,148 @@ START_TEST(home_persist_dangling_into_ws)
 END_TEST
 
 /*
+ * Review17 05 and 03: HOME outside the workspace; PATH holds
+ * <ws>/tools/bin with tools -> realdir not made yet, and <ws>/a/../scripts;
+ * XDG_CONFIG_HOME is <ws>/cfg with cfg -> realcfg not made yet;
+ * ~/.config -> <ws>/b/../dots with b missing.  In either view the
+ * command makes the links' targets and plants ls and git's
+ * configuration there, makes b a link to plant ~/.config/git/config
+ * through it, makes a a link to plant what a/../scripts finds, and
+ * re-points tools; CARGO_HOME is <ws>/cg with cg -> cgreal, and the
+ * command replaces cg with a directory to plant registry/x (sec14m):
+ * what it made at the places and on their ways is removed after it, the
+ * links on the ways stand, and what is beside them stays.
+ */
+START_TEST(persist_bases_ways)
+{
+	struct wst_run r;
+	char hv[4200], pv[4200], xv[4200], cv[4200], lnk[PATH_MAX], *t;
+	const char *env[] = {hv, pv, xv, cv, "XDG_DATA_HOME=", NULL};
+	struct stat st;
+	ssize_t ll;
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	snprintf(pv, sizeof(pv), "PATH=%s/tools/bin:%s/a/../scripts:/usr/bin:/bin",
+		 ws, ws);
+	snprintf(xv, sizeof(xv), "XDG_CONFIG_HOME=%s/cfg", ws);
+	/* sec14m: a base through a link that exists, replaced by the
+	 * command with a directory of its own. */
+	snprintf(cv, sizeof(cv), "CARGO_HOME=%s/cg", ws);
+	wst_mkdir(ws, "cgreal");
+	wst_symlink("cgreal", ws, "cg");
+	wst_symlink("realdir", ws, "tools");
+	wst_symlink("realcfg", ws, "cfg");
+	wst_mkdir(ws, "a");
+	wst_mkdir(ws, "scripts");
+	t = wst_path(ws, "b/../dots");
+	wst_symlink(t, home, ".config");
+	free(t);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "mkdir -p realdir/bin realcfg/git z/y z/dots/git "
+				      "x/y x/scripts; echo evil > realdir/bin/ls; "
+				      "echo evil > realcfg/git/config; ln -s z/y b; "
+				      "echo evil > z/dots/git/config; rm -r a; mv a a2; "
+				      "ln -s x/y a; echo evil > x/scripts/ls; rm tools; "
+				      "ln -sfn other tools; rm cg; mkdir -p cg/registry; "
+				      "echo evil > cg/registry/x; echo ok > a/kept; "
+				      "echo made",
+				      NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, "realdir/bin/ls"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, "realcfg/git/config"), "view %d: %s",
+			      view, r.out);
+		t = wst_path(ws, "b");
+		ck_assert_msg(lstat(t, &st) < 0, "view %d: %s", view, r.out);
+		free(t);
+		ck_assert_msg(!exists_in(home, ".config/git/config"), "view %d: %s",
+			      view, r.out);
+		t = wst_path(ws, "a");
+		ck_assert_msg(lstat(t, &st) == 0 && S_ISDIR(st.st_mode), "view %d: %s",
+			      view, r.out);
+		free(t);
+		t = wst_path(ws, "tools");
+		ll = readlink(t, lnk, sizeof(lnk) - 1);
+		free(t);
+		ck_assert_msg(ll == 7 && memcmp(lnk, "realdir", 7) == 0, "view %d: %s",
+			      view, r.out);
+		ck_assert_str_eq(t = text_in(ws, "a/kept"), "ok\n");
+		free(t);
+		ck_assert(exists_in(ws, "x/scripts/ls"));
+		t = wst_path(ws, "cg");
+		ck_assert_msg(lstat(t, &st) == 0 && S_ISLNK(st.st_mode), "view %d: %s",
+			      view, r.out);
+		free(t);
+		ck_assert_msg(!exists_in(ws, "cgreal/registry/x"), "view %d: %s",
+			      view, r.out);
+		wst_run_free(&r);
+		/* What the run made, away for the next view. */
+		for (size_t k = 0; k < 6; k++) {
+			static const char *const made[] = {"realdir", "realcfg", "z",
+							   "x", "a/kept", "a/y"};
+
+			t = wst_path(ws, made[k]);
+			wst_rmrf(t);
+			free(t);
+		}
+	}
+}
+END_TEST
+
+/*
+ * Review17 07: a PATH directory above the workspace (the directory that
+ * holds it: ~ on PATH, the project in ~/proj) leaves the workspace
+ * writable in either view; only what that directory's own links lead to
+ * in it (base/tool -> ws/build/tool, run as tool) is a place.  A PATH
+ * directory that is the workspace keeps it read-only as a whole.
+ */
+START_TEST(path_dir_above_ws)
+{
+	struct wst_run r;
+	char hv[4200], pv[4200], *t;
+	const char *env[] = {hv, pv, NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	snprintf(pv, sizeof(pv), "PATH=%s:/usr/bin:/bin", base);
+	wst_write(ws, "build/tool", "orig\n");
+	wst_symlink("ws/build/tool", base, "tool");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo evil > build/tool; echo ok > src.c; "
+				      "echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_str_eq(t = text_in(ws, "build/tool"), "orig\n");
+		free(t);
+		ck_assert_msg(strcmp(t = text_in(ws, "src.c"), "ok\n") == 0,
+			      "view %d: %s", view, r.out);
+		free(t);
+		wst_run_free(&r);
+		t = wst_path(ws, "src.c");
+		unlink(t);
+		free(t);
+	}
+	snprintf(pv, sizeof(pv), "PATH=%s:/usr/bin:/bin", ws);
+	{
+		const char *argv[] = {"--workspace", ws, "--json", "-c",
+				      "echo ok > src.c; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert(!exists_in(ws, "src.c"));
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/*
  * sec16c: HOME outside the workspace, a place reached through a link in
  * the workspace (~/.config/git -> WS/a/gitcfg, WS/a -> b; ~/.local ->
  * WS/d/l, WS/d/l -> m, a level down, where the virtual view binds no
@@ -4967,6 +5109,8 @@ suite(void)
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, home_persist_dangling_into_ws);
 	tcase_add_test(tf, home_persist_linked_through_ws);
+	tcase_add_test(tf, persist_bases_ways);
+	tcase_add_test(tf, path_dir_above_ws);
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);

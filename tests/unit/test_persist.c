@@ -204,6 +204,16 @@ END_TEST
 /* The process's PATH, kept while a test sets its own. */
 static char *saved_path;
 
+/* Whether the base b has e on its way. */
+static bool
+has_way(const struct ws_persist_base *b, const char *e)
+{
+	for (size_t k = 0; k < b->nway; k++)
+		if (strcmp(b->way[k], e) == 0)
+			return true;
+	return false;
+}
+
 static void
 path_save(void)
 {
@@ -226,12 +236,14 @@ path_restore(void)
 
 /*
  * Review12 05: the bases the environment moves a part of HOME's list to,
- * canonical (a missing tail appended, "." and ".." refused), HOME's own
- * defaults skipped; each kind takes its part of the list only.
+ * resolved (a missing tail appended, ".." in it lexical), HOME's own
+ * defaults skipped; each kind takes its part of the list only.  Spelled
+ * through a link, a base is one by its spelling too (sec14m), not with
+ * ".." (what precedes it is on the way instead: review17 03).
  */
 START_TEST(bases_from_environment)
 {
-	struct ws_persist_base b[WS_PERSIST_NBASES];
+	struct ws_persist_base *b;
 	char tmpl[] = "/tmp/ws-persist-XXXXXX", dir[4096], p[4200], sub[4200];
 	size_t n;
 
@@ -239,8 +251,8 @@ START_TEST(bases_from_environment)
 	ck_assert_ptr_nonnull(realpath(tmpl, dir));
 	path_save();
 	/* The kinds review13 added, as the machine's environment has them;
-	 * PATH without an absolute directory (bases_path). */
-	setenv("PATH", "bin::.", 1);
+	 * no PATH (bases_path). */
+	unsetenv("PATH");
 	unsetenv("PYENV_ROOT");
 	unsetenv("CARGO_HOME");
 	unsetenv("RUSTUP_HOME");
@@ -261,14 +273,32 @@ START_TEST(bases_from_environment)
 	setenv("PYTHONUSERBASE", p, 1);		/* ".." in the missing part */
 	snprintf(p, sizeof(p), "%s/link/gitconfig", dir);
 	setenv("GIT_CONFIG_GLOBAL", p, 1);
-	n = ws_persist_bases(b);
-	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(ws_persist_bases(&b, &n), 0);
+	ck_assert_uint_eq(n, 5);
 	ck_assert_int_eq(b[0].kind, WS_PERSIST_XDG_DATA);
 	snprintf(p, sizeof(p), "%s/real/a/b", dir);
 	ck_assert_str_eq(b[0].dir, p);
-	ck_assert_int_eq(b[1].kind, WS_PERSIST_GITCFG);
-	snprintf(p, sizeof(p), "%s/real/gitconfig", dir);
+	ck_assert_int_eq(b[1].kind, WS_PERSIST_XDG_DATA);
+	snprintf(p, sizeof(p), "%s/link/a/b", dir);
 	ck_assert_str_eq(b[1].dir, p);
+	ck_assert_uint_eq(b[1].nway, 0);
+	/* The link and what it leads to are on the way. */
+	snprintf(p, sizeof(p), "%s/link", dir);
+	ck_assert(has_way(&b[0], p));
+	snprintf(p, sizeof(p), "%s/real", dir);
+	ck_assert(has_way(&b[0], p));
+	ck_assert_int_eq(b[2].kind, WS_PERSIST_PYUSER);
+	snprintf(p, sizeof(p), "%s/real/x", dir);
+	ck_assert_str_eq(b[2].dir, p);
+	/* What precedes the "..": made a link, it would move the base. */
+	snprintf(p, sizeof(p), "%s/real/nope", dir);
+	ck_assert(has_way(&b[2], p));
+	ck_assert_int_eq(b[3].kind, WS_PERSIST_GITCFG);
+	snprintf(p, sizeof(p), "%s/real/gitconfig", dir);
+	ck_assert_str_eq(b[3].dir, p);
+	ck_assert_int_eq(b[4].kind, WS_PERSIST_GITCFG);
+	snprintf(p, sizeof(p), "%s/link/gitconfig", dir);
+	ck_assert_str_eq(b[4].dir, p);
 	/* What each kind takes, and how it is shown. */
 	for (size_t i = 0; i < ws_home_persist_n; i++) {
 		bool cfg = strncmp(ws_home_persist[i], ".config/", 8) == 0;
@@ -297,8 +327,7 @@ START_TEST(bases_from_environment)
 	ck_assert_str_eq(p, "$XDG_CONFIG_HOME/git");
 	ws_persist_show(WS_PERSIST_HOME, ".config/git/", p, sizeof(p));
 	ck_assert_str_eq(p, "~/.config/git");
-	for (size_t k = 0; k < n; k++)
-		free(b[k].dir);
+	ws_persist_bases_free(b, n);
 	path_restore();
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(p), 0);
@@ -317,14 +346,14 @@ START_TEST(bases_review13)
 		"XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE",
 		"GIT_CONFIG_GLOBAL",
 	};
-	struct ws_persist_base b[WS_PERSIST_NBASES];
+	struct ws_persist_base *b;
 	char p[4200];
 	size_t n, hits = 0;
 
 	for (size_t i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
 		unsetenv(unset[i]);
 	path_save();
-	setenv("PATH", "", 1);
+	unsetenv("PATH");
 	setenv("HOME", "/tmp", 1);
 	setenv("PYENV_ROOT", "/tmp/ws-review13/py", 1);
 	setenv("CARGO_HOME", "/tmp/ws-review13/cargo", 1);
@@ -332,7 +361,7 @@ START_TEST(bases_review13)
 	setenv("NVM_DIR", "/tmp/ws-review13/nvm", 1);
 	setenv("BASH_ENV", "/tmp/ws-review13/benv", 1);
 	setenv("ENV", "/tmp/ws-review13/shenv", 1);
-	n = ws_persist_bases(b);
+	ck_assert_int_eq(ws_persist_bases(&b, &n), 0);
 	path_restore();
 	ck_assert_uint_eq(n, 5);
 	ck_assert_int_eq(b[0].kind, WS_PERSIST_PYENV);
@@ -341,8 +370,7 @@ START_TEST(bases_review13)
 	ck_assert_int_eq(b[3].kind, WS_PERSIST_BASH_ENV);
 	ck_assert_int_eq(b[4].kind, WS_PERSIST_ENV);
 	ck_assert_str_eq(b[3].dir, "/tmp/ws-review13/benv");
-	for (size_t k = 0; k < n; k++)
-		free(b[k].dir);
+	ws_persist_bases_free(b, n);
 	ck_assert_str_eq(ws_persist_in("/c", WS_PERSIST_CARGO,
 				       "/c/registry/src/i/d-1.0/build.rs"),
 			 ".cargo/registry/");
@@ -382,11 +410,12 @@ START_TEST(bases_review13)
 END_TEST
 
 /*
- * Review14 01: each absolute directory of PATH is a place, the base
- * itself (as ~/.local/bin is), canonical and taken once; empty and
- * relative entries, and ~/.local/bin spelled from HOME, are not bases;
- * one spelled through a link is a base by its spelling too;
- * past WS_PERSIST_PATH_MAX directories the rest is not taken.
+ * Review14 01: each directory of PATH is a place, the base itself (as
+ * ~/.local/bin is), resolved and taken once; ~/.local/bin spelled from
+ * HOME is not a base; one spelled through a link is a base by its
+ * spelling too.  Review17: an empty or relative entry is the current
+ * directory or one below it (02); a dangling link's target is the base,
+ * the link on its way (05); every entry is taken, however many (04).
  */
 START_TEST(bases_path)
 {
@@ -395,12 +424,15 @@ START_TEST(bases_path)
 		"GIT_CONFIG_GLOBAL", "PYENV_ROOT", "CARGO_HOME", "RUSTUP_HOME",
 		"NVM_DIR", "BASH_ENV", "ENV",
 	};
-	struct ws_persist_base b[WS_PERSIST_NBASES];
-	char tmpl[] = "/tmp/ws-persist-XXXXXX", dir[4096], p[16800], *pv;
+	struct ws_persist_base *b;
+	char tmpl[] = "/tmp/ws-persist-XXXXXX", dir[4096], p[20800], *pv;
+	char cwd[4096];
 	size_t n, hits = 0, pl;
 
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	ck_assert_ptr_nonnull(realpath(tmpl, dir));
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_eq(chdir(dir), 0);
 	path_save();
 	for (size_t i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
 		unsetenv(unset[i]);
@@ -411,24 +443,38 @@ START_TEST(bases_path)
 	ck_assert_int_eq(mkdir(p, 0700), 0);
 	snprintf(p, sizeof(p), "%s/lnk", dir);
 	ck_assert_int_eq(symlink("venv", p), 0);
+	snprintf(p, sizeof(p), "%s/tools", dir);
+	ck_assert_int_eq(symlink("realdir", p), 0);
 	/* The venv's bin by its link and again by its name, a missing
-	 * node_modules/.bin, ~/.local/bin, relative and empty entries. */
-	snprintf(p, sizeof(p), "%s/lnk/bin/::.:bin:%s/venv//bin:%s/.local/bin:"
-		 "%s/nm/.bin:/", dir, dir, dir, dir);
+	 * node_modules/.bin, ~/.local/bin, relative and empty entries, a
+	 * dangling link's. */
+	snprintf(p, sizeof(p), "%s/lnk/bin/::.:..:bin:%s/venv//bin:%s/.local/bin:"
+		 "%s/nm/.bin:/:%s/tools/bin", dir, dir, dir, dir, dir);
 	setenv("PATH", p, 1);
-	n = ws_persist_bases(b);
-	ck_assert_uint_eq(n, 3);
-	ck_assert_int_eq(b[0].kind, WS_PERSIST_PATH);
-	ck_assert_int_eq(b[1].kind, WS_PERSIST_PATH);
-	ck_assert_int_eq(b[2].kind, WS_PERSIST_PATH);
+	ck_assert_int_eq(ws_persist_bases(&b, &n), 0);
+	ck_assert_uint_eq(n, 6);
+	for (size_t k = 0; k < n; k++)
+		ck_assert_int_eq(b[k].kind, WS_PERSIST_PATH);
 	snprintf(p, sizeof(p), "%s/venv/bin", dir);
 	ck_assert_str_eq(b[0].dir, p);
 	/* And by its spelling through the link, normalized (a command
 	 * that replaced lnk with a directory would plant lnk/bin/ls). */
 	snprintf(p, sizeof(p), "%s/lnk/bin", dir);
 	ck_assert_str_eq(b[1].dir, p);
-	snprintf(p, sizeof(p), "%s/nm/.bin", dir);
+	/* "bin" is below the current directory; "" and "." are it, and
+	 * not taken. */
+	snprintf(p, sizeof(p), "%s/bin", dir);
 	ck_assert_str_eq(b[2].dir, p);
+	snprintf(p, sizeof(p), "%s/nm/.bin", dir);
+	ck_assert_str_eq(b[3].dir, p);
+	/* The dangling link's target, where the shell looks once it is
+	 * made, and the link by its spelling; the link on the way. */
+	snprintf(p, sizeof(p), "%s/realdir/bin", dir);
+	ck_assert_str_eq(b[4].dir, p);
+	snprintf(p, sizeof(p), "%s/tools", dir);
+	ck_assert(has_way(&b[4], p));
+	snprintf(p, sizeof(p), "%s/tools/bin", dir);
+	ck_assert_str_eq(b[5].dir, p);
 	/* The base is the place: what is in it, not what is beside it. */
 	snprintf(p, sizeof(p), "%s/venv/bin/ls", dir);
 	ck_assert_ptr_nonnull(ws_persist_in(b[0].dir, WS_PERSIST_PATH, p));
@@ -445,24 +491,23 @@ START_TEST(bases_path)
 	ck_assert_uint_eq(hits, 1);
 	ws_persist_show(WS_PERSIST_PATH, ".local/bin/", p, sizeof(p));
 	ck_assert_str_eq(p, "a directory on $PATH");
-	for (size_t k = 0; k < n; k++)
-		free(b[k].dir);
-	/* More directories than WS_PERSIST_PATH_MAX: the first ones. */
-	pl = (WS_PERSIST_PATH_MAX + 8) * (strlen(dir) + 16);
+	ws_persist_bases_free(b, n);
+	/* More directories than the 64 taken before review17 04: all. */
+	pl = 200 * (strlen(dir) + 16);
 	ck_assert_ptr_nonnull(pv = malloc(pl));
 	pv[0] = '\0';
-	for (size_t i = 0; i < WS_PERSIST_PATH_MAX + 8; i++)
+	for (size_t i = 0; i < 200; i++)
 		snprintf(pv + strlen(pv), pl - strlen(pv), "%s%s/d%zu", i ? ":" : "",
 			 dir, i);
 	setenv("PATH", pv, 1);
 	free(pv);
-	n = ws_persist_bases(b);
+	ck_assert_int_eq(ws_persist_bases(&b, &n), 0);
 	path_restore();
-	ck_assert_uint_eq(n, WS_PERSIST_PATH_MAX);
-	snprintf(p, sizeof(p), "%s/d%d", dir, WS_PERSIST_PATH_MAX - 1);
+	ck_assert_uint_eq(n, 200);
+	snprintf(p, sizeof(p), "%s/d199", dir);
 	ck_assert_str_eq(b[n - 1].dir, p);
-	for (size_t k = 0; k < n; k++)
-		free(b[k].dir);
+	ws_persist_bases_free(b, n);
+	ck_assert_int_eq(chdir(cwd), 0);
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(p), 0);
 }

@@ -53,36 +53,40 @@ enum ws_persist_kind {
 };
 
 /*
- * The most PATH directories taken as bases (distinct ones, in PATH's
- * order).  Those past it are no places: a command may leave what it
- * likes there.  A PATH that long is rare; wsrun(1) says so.
+ * A base of kind (enum ws_persist_kind) at the path dir: resolved as far
+ * as it exists, through every link, the rest as spelled (a dangling
+ * link's target, where what the variable names would be made), or its
+ * spelling, lexically normal, where a link on the way makes the two
+ * differ.  way (nway real paths) holds the directory entries the
+ * resolution passed (ws_path_resolve_tail()): those a writable anchor
+ * holds are pinned, or a command re-points a link on the way and moves
+ * the base (ws_ctx_home_places_of()).  A spelling's own base has none.
  */
-#define WS_PERSIST_PATH_MAX 64
-
-/*
- * The most bases ws_persist_bases() returns: one a variable, and PATH's
- * directories, each by its real path and by its spelling where a link
- * on the way makes them differ.  Callers size their arrays with it.
- */
-#define WS_PERSIST_NBASES (WS_PERSIST_NKINDS - 2 + 2 * WS_PERSIST_PATH_MAX)
-
-/* A base of kind (enum ws_persist_kind) at the canonical path dir. */
 struct ws_persist_base {
 	char *dir;
 	int kind;
+	char **way;
+	size_t nway;
 };
 
 /*
- * The environment's bases other than HOME, canonical, into out
- * (WS_PERSIST_NBASES at most; each dir malloc'd, the caller frees):
- * a variable that is unset, empty, relative, or HOME's default for it
- * as spelled ("$HOME/.config") is skipped without a system call, and so
- * is a PATH entry that is empty or relative (the current directory: see
- * wsrun(1)) or spells $HOME/.local/bin; a PATH directory already taken
- * is taken once, by its real path and, where a link on the way makes it
- * differ, by its spelling too.  Returns how many.
+ * The environment's bases other than HOME into *out (*n of them; the
+ * array and what it holds malloc'd: ws_persist_bases_free()): a
+ * variable that is unset, empty, or HOME's default for it as spelled
+ * ("$HOME/.config") is skipped without a system call, as is a relative
+ * one other than PATH's (the XDG specification ignores them); a
+ * relative PATH entry names a directory from the current one, as the
+ * shell resolves it there, but not one that is the current directory
+ * or holds it ("", ".", "..": wsrun(1)); one that spells
+ * $HOME/.local/bin is HOME's.  Each base by its resolution and, where
+ * a link on the way makes them differ, by its spelling; one already
+ * taken is taken once.  Every PATH entry is taken, however many.  0, or
+ * WS_ENOMEM (nothing in *out).
  */
-size_t ws_persist_bases(struct ws_persist_base *out);
+int ws_persist_bases(struct ws_persist_base **out, size_t *n);
+
+/* Free what ws_persist_bases() gave. */
+void ws_persist_bases_free(struct ws_persist_base *b, size_t n);
 
 /*
  * Place i (ws_home_persist[i]) below the base dir of kind: its path into
@@ -98,6 +102,15 @@ bool ws_persist_path(const char *dir, int kind, size_t i, char *buf,
  */
 const char *ws_persist_in(const char *dir, int kind, const char *p);
 const char *ws_persist_reached(const char *dir, int kind, const char *d);
+
+/*
+ * Whether an anchor (a workspace or mount, its real path real) is in a
+ * place below the base dir of kind, and so read-only as a whole: as
+ * ws_persist_in(), but an anchor below a directory of PATH is not (a
+ * shell runs only that directory's own entries; ~ on PATH leaves ~/proj
+ * writable), only the directory itself is.
+ */
+bool ws_persist_anchor_in(const char *dir, int kind, const char *real);
 
 /*
  * How place (a ws_home_persist[] entry) below a base of kind is shown:

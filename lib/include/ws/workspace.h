@@ -284,6 +284,21 @@ int ws_ctx_home_place(const struct ws_ctx *ws, const char *home, int kind,
 		      size_t i, char *real, size_t len, const char **rest);
 
 /*
+ * The path (a relative one from the current directory) resolved as far
+ * as it exists, through every link on its way, and the rest appended as
+ * spelled ("." skipped, ".." lexical): where a dangling link's target,
+ * or a missing directory, would be made through it.  out (PATH_MAX
+ * bytes) receives it, and *entries (*n real paths, each malloc'd, as is
+ * the array) every directory entry the walk passed: each component as
+ * spelled, each a link led to, and the first missing one where a ".."
+ * follows it (what the ".." reaches depends on what it is made).  One
+ * readlink() a component, as realpath(3).
+ * 0, or -errno (nothing in *entries).
+ */
+int ws_path_resolve_tail(const char *path, char *out, char ***entries,
+			 size_t *n);
+
+/*
  * What ws_home_place_resolve() found of each prefix it looked at, for
  * the next place (zero-initialised; ws_place_memo_free()).  A prefix's
  * entries are handed out by the first call that resolves it only.
@@ -349,6 +364,14 @@ int ws_ctx_home_place_resolved(const struct ws_ctx *ws, const char *home,
 struct ws_home_place {
 	int anchor;
 	char *rest; /* below the anchor, never empty */
+	/*
+	 * An entry on a place's way, not a place: a link, what one leads
+	 * to, a directory the spelling passes, or the first missing
+	 * component of a spelling whose rest holds "..".  The command may
+	 * write in it but not remove, replace, rename or make it (pinned,
+	 * or removed after the command if it made it); no tool changes it.
+	 */
+	bool way;
 };
 
 /*
@@ -369,13 +392,19 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
  * ws_ctx_home_places() for a caller that holds HOME's real path
  * (ws_home_real(), or NULL) and the environment's bases
  * (ws_persist_bases()) already, so that a call resolves them once
- * (PATH's directories are as many bases).  With ways (or NULL), *ways
- * (*nways real paths, each malloc'd, as is the array) receives every
- * directory entry the resolutions of places reached through a link
- * passed through (ws_home_place_resolve()'s entries: the links on the
- * way and what they lead to), for the sandbox to pin those a writable
- * anchor holds: a link there that the command re-points moves the
- * place (~/.config/git -> WS/a/gitcfg, WS/a -> b).  0 or WS_ENOMEM.
+ * (PATH's directories are as many bases).  The entries on the places'
+ * ways that a writable anchor holds are in *out too, after the places,
+ * marked way: every directory entry the resolutions of places reached
+ * through a link passed through (ws_home_place_resolve()'s entries: the
+ * links on the way and what they lead to) and those the bases' own
+ * resolutions passed (ws_persist_bases()): a link there that a command
+ * or a tool re-points moves the place (~/.config/git -> WS/a/gitcfg,
+ * WS/a -> b; PATH=WS/tools/bin, WS/tools -> realdir).  A PATH
+ * directory above the writable anchors (~ on PATH, the workspace
+ * ~/proj) is no place for them (ws_persist_anchor_in()), but what its
+ * own links lead to there is (~/tool -> proj/build/tool).  With ways (or
+ * NULL), *ways (*nways real paths, each malloc'd, as is the array)
+ * receives the first kind of them, wherever they are.  0 or WS_ENOMEM.
  */
 struct ws_persist_base;
 int ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
