@@ -616,19 +616,58 @@ ws_persist_bases(struct ws_persist_base **out, size_t *n)
 	return 0;
 }
 
+/* Whether place i is one of kind's (ws_persist_path()'s test, which
+ * depends on the two constant tables only). */
+static bool
+ws__persist_takes(int kind, size_t i)
+{
+	const char *place = ws_home_persist[i], *t = ws__kinds[kind].take;
+	size_t pl = strlen(t);
+
+	if (strncmp(place, t, pl) != 0)
+		return false;
+	/* A file's base takes that file only (.bashrc, not .bashrc.d/). */
+	return !(pl > 0 && t[pl - 1] != '/' && ws__kinds[kind].strip == pl &&
+		 place[pl] != '\0');
+}
+
+#define WS__NPLACES (sizeof(ws_home_persist) / sizeof(ws_home_persist[0]))
+
+/*
+ * Each kind's places (ws__persist_takes()), made once: a call looks at
+ * the places below HOME and below each of PATH's directories (twenty
+ * or more), and testing all of HOME's places for each of those bases
+ * was most of a made-ahead run_command's user-space time (issue 20).
+ */
+static size_t ws__kind_places[WS_PERSIST_NKINDS][WS__NPLACES];
+static size_t ws__kind_nplaces[WS_PERSIST_NKINDS];
+static pthread_once_t ws__kind_once = PTHREAD_ONCE_INIT;
+
+static void
+ws__kind_places_make(void)
+{
+	for (int k = 0; k < WS_PERSIST_NKINDS; k++)
+		for (size_t i = 0; i < WS__NPLACES; i++)
+			if (ws__persist_takes(k, i))
+				ws__kind_places[k][ws__kind_nplaces[k]++] = i;
+}
+
+size_t
+ws_persist_places(int kind, const size_t **idx)
+{
+	pthread_once(&ws__kind_once, ws__kind_places_make);
+	*idx = ws__kind_places[kind];
+	return ws__kind_nplaces[kind];
+}
+
 bool
 ws_persist_path(const char *dir, int kind, size_t i, char *buf, size_t len)
 {
-	const char *place = ws_home_persist[i], *t = ws__kinds[kind].take;
+	const char *place = ws_home_persist[i];
 	size_t pl;
 	int n;
 
-	if (strncmp(place, t, strlen(t)) != 0)
-		return false;
-	/* A file's base takes that file only (.bashrc, not .bashrc.d/). */
-	pl = strlen(t);
-	if (pl > 0 && t[pl - 1] != '/' && ws__kinds[kind].strip == pl &&
-	    place[pl] != '\0')
+	if (!ws__persist_takes(kind, i))
 		return false;
 	place += ws__kinds[kind].strip;
 	pl = strlen(place);
@@ -665,13 +704,16 @@ const char *
 ws_persist_in(const char *dir, int kind, const char *p)
 {
 	char buf[PATH_MAX];
+	const size_t *idx;
+	size_t n;
 
 	if (dir == NULL || !ws_path_within(dir, p, NULL))
 		return NULL;
-	for (size_t i = 0; i < ws_home_persist_n; i++)
-		if (ws_persist_path(dir, kind, i, buf, sizeof(buf)) &&
+	n = ws_persist_places(kind, &idx);
+	for (size_t j = 0; j < n; j++)
+		if (ws_persist_path(dir, kind, idx[j], buf, sizeof(buf)) &&
 		    ws_path_within(buf, p, NULL))
-			return ws_home_persist[i];
+			return ws_home_persist[idx[j]];
 	return NULL;
 }
 
@@ -697,13 +739,16 @@ const char *
 ws_persist_reached(const char *dir, int kind, const char *d)
 {
 	char buf[PATH_MAX];
+	const size_t *idx;
+	size_t n;
 
 	if (dir == NULL)
 		return NULL;
-	for (size_t i = 0; i < ws_home_persist_n; i++)
-		if (ws_persist_path(dir, kind, i, buf, sizeof(buf)) &&
+	n = ws_persist_places(kind, &idx);
+	for (size_t j = 0; j < n; j++)
+		if (ws_persist_path(dir, kind, idx[j], buf, sizeof(buf)) &&
 		    (ws_path_within(d, buf, NULL) || ws_path_within(buf, d, NULL)))
-			return ws_home_persist[i];
+			return ws_home_persist[idx[j]];
 	return NULL;
 }
 

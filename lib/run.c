@@ -1162,7 +1162,22 @@ ws__find_exe(const char *file, char *const *envp, int cwd_fd, char *buf,
 	     size_t len)
 {
 	const char *path = "/usr/local/bin:/usr/bin:/bin";
-	size_t fl = strlen(file);
+	size_t fl = strlen(file), ntop = 0;
+	/*
+	 * The first components of the absolute entries looked at, and
+	 * whether the root has that name: the entries below one it lacks
+	 * (a host's ~/.local/bin, ~/.cargo/bin, ~/.pyenv/shims, where HOME
+	 * is not in the view) are passed over without a lookup each, and a
+	 * missing name's lookup is a slow one in a root made for this call
+	 * (issue 20).  Nothing changes that root's top while init looks: the
+	 * command has not started.  (Without a namespace init, the host's
+	 * root: no more a snapshot than a lookup an entry was.)
+	 */
+	struct {
+		const char *s;
+		size_t n;
+		bool there;
+	} top[8];
 
 	if (strchr(file, '/') != NULL || fl == 0)
 		return file;
@@ -1173,16 +1188,42 @@ ws__find_exe(const char *file, char *const *envp, int cwd_fd, char *buf,
 		const char *e = strchr(p, ':');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		struct stat st;
+		const char *t = p;
+		size_t tl = 0, k = 0;
 
+		/* The entry's first component: t, tl bytes (0: none). */
+		while (t < p + n && *t == '/')
+			t++;
+		if (p[0] == '/' && n > 0)
+			tl = strcspn(t, "/:");
+		if (tl > 0 && t + tl > p + n)
+			tl = 0;
+		for (k = 0; tl > 0 && k < ntop; k++)
+			if (top[k].n == tl && memcmp(top[k].s, t, tl) == 0)
+				break;
+		if (tl > 0 && k < ntop && !top[k].there)
+			goto next;
 		if (n + fl + 2 < len) {
 			if (n == 0)
 				memcpy(buf, file, fl + 1);
 			else
 				snprintf(buf, len, "%.*s/%s", (int)n, p, file);
-			if (fstatat(cwd_fd, buf, &st, 0) == 0 && S_ISREG(st.st_mode) &&
-			    (st.st_mode & 0111))
-				return buf;
+			if (fstatat(cwd_fd, buf, &st, 0) == 0) {
+				if (S_ISREG(st.st_mode) && (st.st_mode & 0111))
+					return buf;
+			} else if (errno == ENOENT && tl > 0 && k == ntop &&
+				   ntop < sizeof(top) / sizeof(top[0])) {
+				/* Not here: is the first component? */
+				snprintf(buf, len, "/%.*s", (int)tl, t);
+				top[ntop].s = t;
+				top[ntop].n = tl;
+				top[ntop++].there =
+					fstatat(cwd_fd, buf, &st,
+						AT_SYMLINK_NOFOLLOW) == 0 ||
+					errno != ENOENT;
+			}
 		}
+next:
 		if (e == NULL)
 			break;
 		p = e;

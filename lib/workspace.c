@@ -1543,14 +1543,17 @@ ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
 {
 	struct ws_place_memo memo = {0};
 	char real[4352];
+	const size_t *idx;
+	size_t np = ws_persist_places(kind, &idx);
 	int rc = 0;
 
-	/* Each place as spelled, then (odd j) as reached through a link on
-	 * its way (stow's ~/.config -> dotfiles/config, review11). */
-	for (size_t j = 0; rc == 0 && j < 2 * ws_home_persist_n; j++) {
+	/* Each place of the kind as spelled, then (odd j) as reached
+	 * through a link on its way (stow's ~/.config -> dotfiles/config,
+	 * review11). */
+	for (size_t j = 0; rc == 0 && j < 2 * np; j++) {
 		struct ws_home_place *nv;
 		const char *rest;
-		size_t i = j / 2;
+		size_t i = idx[j / 2];
 		int a = j % 2 == 0
 			? ws_ctx_home_place(ws, home, kind, i, real, sizeof(real), &rest)
 			: ws__home_place_resolved(ws, home, kind, i, real,

@@ -4572,6 +4572,63 @@ START_TEST(path_search_skips_directory)
 }
 END_TEST
 
+/*
+ * The lookup passes over the PATH entries below a first component the
+ * root lacks, once it has seen that name missing (ws__find_exe(), issue
+ * 20): only those.  A name that begins another's (/us, /usrr; /tm and
+ * /tmp) is not that one, an entry missing below a first component that
+ * is there (/usr/no-such) does not hide the next ones below it, and
+ * "//usr/bin" is /usr/bin.  (A lookup that finds nothing leaves the
+ * search to the exec, which finds the first; one that passes over the
+ * first finds a later one: "two", from the relative entry.)
+ */
+START_TEST(path_search_missing_first_component)
+{
+	struct wst_run r;
+	char *one = wst_path(ws, "pone/hello"), *two = wst_path(ws, "ptwo/hello");
+	char *pv = NULL;
+	const char *wsp, *top;
+
+	wst_mkdir(ws, "pone");
+	wst_mkdir(ws, "ptwo");
+	wst_write(ws, "pone/hello", "#!/bin/sh\necho one\n");
+	wst_write(ws, "ptwo/hello", "#!/bin/sh\necho two\n");
+	ck_assert_int_eq(chmod(one, 0755), 0);
+	ck_assert_int_eq(chmod(two, 0755), 0);
+	free(one);
+	free(two);
+	RUNM(&r, _i, "--env",
+	     "PATH=/no-such-top-wsrun/bin:/no-such-top-wsrun/x/y:/us:/usrr/bin:"
+	     "/usr/no-such-wsrun:/usr/bin:/bin", "--", "true");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	RUNM(&r, _i, "--env", "PATH=/usr/no-such-wsrun://usr/bin", "--", "true");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	/*
+	 * The workspace as the command sees it ("/" in the virtual view),
+	 * after an entry whose only component is the first of pone's but
+	 * its last letter ("/tm" for "/tmp/...", "/pon" for "/pone"):
+	 * missing, and not pone's.
+	 */
+	wsp = virt() && has(_i, "mountns") ? "" : ws;
+	top = (*wsp ? wsp : "/pone") + 1;
+	ck_assert(asprintf(&pv, "PATH=/no-such-top-wsrun/bin:/%.*s:%s/no-such:"
+			   "%s/pone:ptwo", (int)strcspn(top, "/") - 1, top, wsp,
+			   wsp) > 0);
+	RUNM(&r, _i, "--env", pv, "--", "hello");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "one\n");
+	wst_run_free(&r);
+	free(pv);
+	RUNM(&r, _i, "--env", "PATH=/no-such-top-wsrun/bin:/no-such-top-wsrun",
+	     "--", "true");
+	ck_assert_int_eq(r.status, 127);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(exit_statuses)
 {
 	struct wst_run r;
@@ -5161,6 +5218,8 @@ suite(void)
 	tcase_add_test(tp, units);
 	tcase_add_test(tp, exit_statuses);
 	tcase_add_loop_test(tp, path_search_skips_directory, 0, NMODES_PROCESS);
+	tcase_add_loop_test(tp, path_search_missing_first_component, 0,
+			    NMODES_PROCESS);
 	tcase_add_test(tp, output_caps);
 	tcase_add_test(tp, limits);
 	tcase_add_test(tp, flags_bound_args);

@@ -513,6 +513,40 @@ START_TEST(bases_path)
 }
 END_TEST
 
+/*
+ * ws_persist_places() lists exactly the places ws_persist_path() takes
+ * for each kind, ascending (callers skip the others: issue 20).
+ */
+START_TEST(places_of_each_kind)
+{
+	char p[4096];
+
+	for (int k = 0; k < WS_PERSIST_NKINDS; k++) {
+		const size_t *idx;
+		size_t n = ws_persist_places(k, &idx), j = 0;
+
+		for (size_t i = 0; i < ws_home_persist_n; i++) {
+			bool takes = ws_persist_path("/x", k, i, p, sizeof(p));
+
+			if (j < n && idx[j] == i) {
+				ck_assert(takes);
+				j++;
+			} else {
+				ck_assert(!takes);
+			}
+		}
+		ck_assert_uint_eq(j, n);
+	}
+	/* HOME's kind takes every place. */
+	{
+		const size_t *idx;
+
+		ck_assert_uint_eq(ws_persist_places(WS_PERSIST_HOME, &idx),
+				  ws_home_persist_n);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -531,6 +565,7 @@ suite(void)
 	tcase_add_test(tc, bases_from_environment);
 	tcase_add_test(tc, bases_review13);
 	tcase_add_test(tc, bases_path);
+	tcase_add_test(tc, places_of_each_kind);
 	suite_add_tcase(s, tc);
 	return s;
 }

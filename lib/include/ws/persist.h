@@ -97,6 +97,13 @@ bool ws_persist_path(const char *dir, int kind, size_t i, char *buf,
 		     size_t len);
 
 /*
+ * The places of kind: the indexes i (ascending) of ws_home_persist[] for
+ * which ws_persist_path() can be true, in *idx (static, never freed);
+ * returns how many.  The others need not be asked about.
+ */
+size_t ws_persist_places(int kind, const size_t **idx);
+
+/*
  * As ws_home_persist_in() and ws_home_persist_reached(), for a base
  * dir of kind.
  */
