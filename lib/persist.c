@@ -339,7 +339,10 @@ ws_homes(char *out[2])
 		/* ws__home_canon(): never "/", which holds everything. */
 		char *c = ws__home_canon(h[i]);
 
-		if (c == NULL || stat(c, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		/* The same canonical path as the first (the usual case):
+		 * the same directory, no stat() needed to say so. */
+		if (c == NULL || (n == 1 && strcmp(c, out[0]) == 0) ||
+		    stat(c, &st) < 0 || !S_ISDIR(st.st_mode) ||
 		    (n == 1 && st.st_dev == first.st_dev &&
 		     st.st_ino == first.st_ino)) {
 			free(c);
@@ -781,18 +784,35 @@ ws_home_persist_reached(const char *home, const char *dir)
 	return ws_persist_reached(home, WS_PERSIST_HOME, dir);
 }
 
+void
+ws_homes_free(char **homes, size_t n)
+{
+	for (size_t h = 0; h < n; h++)
+		free(homes[h]);
+}
+
+bool
+ws_homes_persist_anchor(char *const *homes, size_t n, const char *real)
+{
+	for (size_t h = 0; h < n; h++)
+		if (ws_home_persist_anchor_of(homes[h], real))
+			return true;
+	return false;
+}
+
 bool
 ws_home_persist_anchor(const char *real)
 {
 	struct ws_persist_base b[WS_PERSIST_NBASES];
-	char *home = ws_home_real();
-	bool in = ws_home_persist_anchor_of(home, real);
+	char *home[2];
+	size_t nh = ws_homes(home);
+	bool in = ws_homes_persist_anchor(home, nh, real);
 	size_t nb = ws_persist_bases(b);
 
 	for (size_t k = 0; k < nb; k++) {
 		in = in || ws_persist_in(b[k].dir, b[k].kind, real) != NULL;
 		free(b[k].dir);
 	}
-	free(home);
+	ws_homes_free(home, nh);
 	return in;
 }
