@@ -146,6 +146,33 @@ const char *const ws_home_persist[] = {
 	".config/helix/", ".local/share/gnome-shell/extensions/",
 	".config/awesome/", ".config/qtile/", ".config/bspwm/",
 	".config/openbox/", ".forward", ".mozilla/",
+	/*
+	 * Review18 05.  Sourced or loaded when an everyday program starts:
+	 * ~/.selected_editor (sensible-editor sources it: crontab -e,
+	 * mutt), Bun's global bunfig (preload runs before every bun run),
+	 * Sublime Text's packages (.py plugins), the desktop editors'
+	 * extensions and settings (VS Code's, VSCodium's, Cursor's, Zed's:
+	 * terminal profiles, language servers), JetBrains IDEs' plugins and
+	 * configuration (a .vmoptions file's -javaagent), mail clients' rc
+	 * files ("source cmd|"), file managers' rc files and Lua plugins,
+	 * mpv's scripts and configuration (script=), qutebrowser's
+	 * config.py, Stack's hooks (ghc-install.sh runs on a build).  The
+	 * desktop session: status bars' exec modules, window managers' and
+	 * compositors' start-up files, xbindkeys' commands, dunst's
+	 * notification scripts.  mise's trust store: a trusted mise.toml
+	 * runs its hooks on cd.
+	 */
+	".selected_editor", ".bunfig.toml", ".config/sublime-text/Packages/",
+	".config/sublime-text-3/Packages/", ".vscode/extensions/",
+	".vscode-insiders/extensions/", ".vscode-oss/extensions/",
+	".cursor/extensions/", ".config/Cursor/User/", ".config/zed/",
+	".local/share/JetBrains/", ".config/JetBrains/", ".muttrc", ".mutt/",
+	".config/mutt/", ".neomuttrc", ".config/neomutt/", ".config/lf/",
+	".config/ranger/", ".config/yazi/", ".config/mpv/",
+	".config/qutebrowser/", ".stack/hooks/", ".config/waybar/",
+	".config/polybar/", ".config/labwc/", ".config/river/",
+	".config/niri/", ".xbindkeysrc", ".config/dunst/",
+	".local/state/mise/",
 };
 const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);

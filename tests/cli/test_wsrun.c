@@ -2152,7 +2152,7 @@ START_TEST(home_persist_places)
 			      "echo evil >> .ssh/authorized_keys; echo evil >> .gitconfig; "
 			      "echo evil >> .bash_aliases; mkdir -p .config/systemd/user && "
 			      "echo evil > .config/systemd/user/e.service; mkdir -p .local/bin "
-			      ".local/state && echo evil > .local/bin/ls && echo ok > .local/state/x; "
+			      ".local/src && echo evil > .local/bin/ls && echo ok > .local/src/x; "
 			      "echo made", NULL};
 	const char *argv2[] = {"--workspace", sub, "--json", "-c",
 			       "echo evil > ls; echo evil >> tool; echo made", NULL};
@@ -2160,7 +2160,9 @@ START_TEST(home_persist_places)
 	snprintf(hv, sizeof(hv), "HOME=%s", ws);
 	wst_mkdir(ws, ".ssh");
 	wst_mkdir(ws, ".config");
-	/* ~/.local there: only the place goes, a .local/state made stays. */
+	/* ~/.local there: only the place goes, a .local/src made stays (not
+	 * .local/state, which holds mise's place: a missing parent of a
+	 * place goes from its first missing component). */
 	wst_mkdir(ws, ".local");
 	wst_write(ws, ".ssh/authorized_keys", "orig\n");
 	wst_write(ws, ".gitconfig", "[core]\n");
@@ -2176,7 +2178,7 @@ START_TEST(home_persist_places)
 	free(t);
 	ck_assert_msg(!exists_in(ws, ".config/systemd"), "%s", r.out);
 	ck_assert_msg(!exists_in(ws, ".local/bin"), "%s", r.out);
-	ck_assert(exists_in(ws, ".local/state/x"));
+	ck_assert(exists_in(ws, ".local/src/x"));
 	wst_run_free(&r);
 	/*
 	 * Review11 (01): a place whose parent is missing, made through a
@@ -2740,6 +2742,16 @@ START_TEST(home_persist_places_review16)
 	}
 	free(xc);
 	free(xd);
+}
+END_TEST
+
+/*
+ * Review18 05: with HOME the workspace, what a command plants in each of
+ * the places review18 found missing does not stay, in either view.
+ */
+START_TEST(home_persist_places_review18)
+{
+	places_kept_out(wst_review18_places, wst_review18_nplaces);
 }
 END_TEST
 
@@ -5017,6 +5029,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);
 	tcase_add_test(tf, home_persist_places_review16);
+	tcase_add_test(tf, home_persist_places_review18);
 	tcase_add_test(tf, path_dirs_places);
 	tcase_add_test(tf, path_dir_missing_made);
 	tcase_add_test(tf, path_dir_spelled_through_link);
