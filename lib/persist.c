@@ -147,6 +147,33 @@ const char *const ws_home_persist[] = {
 	".config/helix/", ".local/share/gnome-shell/extensions/",
 	".config/awesome/", ".config/qtile/", ".config/bspwm/",
 	".config/openbox/", ".forward", ".mozilla/",
+	/*
+	 * Review18 05.  Sourced or loaded when an everyday program starts:
+	 * ~/.selected_editor (sensible-editor sources it: crontab -e,
+	 * mutt), Bun's global bunfig (preload runs before every bun run),
+	 * Sublime Text's packages (.py plugins), the desktop editors'
+	 * extensions and settings (VS Code's, VSCodium's, Cursor's, Zed's:
+	 * terminal profiles, language servers), JetBrains IDEs' plugins and
+	 * configuration (a .vmoptions file's -javaagent), mail clients' rc
+	 * files ("source cmd|"), file managers' rc files and Lua plugins,
+	 * mpv's scripts and configuration (script=), qutebrowser's
+	 * config.py, Stack's hooks (ghc-install.sh runs on a build).  The
+	 * desktop session: status bars' exec modules, window managers' and
+	 * compositors' start-up files, xbindkeys' commands, dunst's
+	 * notification scripts.  mise's trust store: a trusted mise.toml
+	 * runs its hooks on cd.
+	 */
+	".selected_editor", ".bunfig.toml", ".config/sublime-text/Packages/",
+	".config/sublime-text-3/Packages/", ".vscode/extensions/",
+	".vscode-insiders/extensions/", ".vscode-oss/extensions/",
+	".cursor/extensions/", ".config/Cursor/User/", ".config/zed/",
+	".local/share/JetBrains/", ".config/JetBrains/", ".muttrc", ".mutt/",
+	".config/mutt/", ".neomuttrc", ".config/neomutt/", ".config/lf/",
+	".config/ranger/", ".config/yazi/", ".config/mpv/",
+	".config/qutebrowser/", ".stack/hooks/", ".config/waybar/",
+	".config/polybar/", ".config/labwc/", ".config/river/",
+	".config/niri/", ".xbindkeysrc", ".config/dunst/",
+	".local/state/mise/",
 };
 const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);
@@ -340,7 +367,10 @@ ws_homes(char *out[2])
 		/* ws__home_canon(): never "/", which holds everything. */
 		char *c = ws__home_canon(h[i]);
 
-		if (c == NULL || stat(c, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		/* The same canonical path as the first (the usual case):
+		 * the same directory, no stat() needed to say so. */
+		if (c == NULL || (n == 1 && strcmp(c, out[0]) == 0) ||
+		    stat(c, &st) < 0 || !S_ISDIR(st.st_mode) ||
 		    (n == 1 && st.st_dev == first.st_dev &&
 		     st.st_ino == first.st_ino)) {
 			free(c);
@@ -882,22 +912,39 @@ ws_home_persist_reached(const char *home, const char *dir)
 	return ws_persist_reached(home, WS_PERSIST_HOME, dir);
 }
 
+void
+ws_homes_free(char **homes, size_t n)
+{
+	for (size_t h = 0; h < n; h++)
+		free(homes[h]);
+}
+
+bool
+ws_homes_persist_anchor(char *const *homes, size_t n, const char *real)
+{
+	for (size_t h = 0; h < n; h++)
+		if (ws_home_persist_anchor_of(homes[h], real))
+			return true;
+	return false;
+}
+
 bool
 ws_home_persist_anchor(const char *real)
 {
 	struct ws_persist_base *b;
-	char *home = ws_home_real();
-	bool in = ws_home_persist_anchor_of(home, real);
+	char *home[2];
+	size_t nh = ws_homes(home);
+	bool in = ws_homes_persist_anchor(home, nh, real);
 	size_t nb;
 
 	/* Out of memory: read-only, as in a place. */
 	if (ws_persist_bases(&b, &nb) < 0) {
-		free(home);
+		ws_homes_free(home, nh);
 		return true;
 	}
 	for (size_t k = 0; k < nb; k++)
 		in = in || ws_persist_anchor_in(b[k].dir, b[k].kind, real);
 	ws_persist_bases_free(b, nb);
-	free(home);
+	ws_homes_free(home, nh);
 	return in;
 }

@@ -644,18 +644,20 @@ ws__guard_with_parents(struct ws_sandbox_plan *p, const struct ws_anchor *an,
  * to change) that exist in a writable anchor: read-only, their parents
  * pinned, by their spelling and, reached through a link (stow's
  * ~/.config -> dotfiles/config), by the place it names too, or the
- * command writes it by either name (review11).  Missing ones are removed
- * after the command if it made them (lib/run.c, from the same
- * resolution, kept in the plan).
+ * command writes it by either name (review11).  Those of both homes
+ * (ws_homes()), as the file tools guard both: with a scratch $HOME, the
+ * password file's is still the one the user's next login reads
+ * (review18 08).  Missing ones are removed after the command if it made
+ * them (lib/run.c, from the same resolution, kept in the plan).
  */
 static int
 ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
-		       const char *home, const struct ws_persist_base *xb,
-		       size_t nxb)
+		       char *const *home, size_t nh,
+		       const struct ws_persist_base *xb, size_t nxb)
 {
 	int rc;
 
-	if ((rc = ws_ctx_home_places_of(ws, home, xb, nxb, &p->home_places,
+	if ((rc = ws_ctx_home_places_of(ws, home, nh, xb, nxb, &p->home_places,
 					&p->nhome_places, NULL, NULL)) < 0)
 		return rc;
 	p->home_done = true;
@@ -690,11 +692,11 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	return rc;
 }
 
-/* Free home and the other bases (ws_persist_bases()). */
+/* Free the nh homes and the other bases (ws_persist_bases()). */
 static void
-ws__bases_free(char *home, struct ws_persist_base *b, size_t n)
+ws__bases_free(char **home, size_t nh, struct ws_persist_base *b, size_t n)
 {
-	free(home);
+	ws_homes_free(home, nh);
 	ws_persist_bases_free(b, n);
 }
 
@@ -767,13 +769,13 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 {
 	struct ws_guarded *g = NULL;
 	struct ws_persist_base *xb;
-	char *home;
-	size_t ng = 0, nxb;
+	char *home[2];
+	size_t ng = 0, nxb, nh;
 	int rc;
 
 	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
 		return rc;
-	home = ws_home_real();
+	nh = ws_homes(home);
 
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++) {
 		size_t had = p->npaths;
@@ -818,13 +820,13 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		bool in_place;
 
 		if (fd < 0) {
-			ws__bases_free(home, xb, nxb);
+			ws__bases_free(home, nh, xb, nxb);
 			return ws_error_errno(errno, NULL, "dup");
 		}
 		/* An anchor in one of HOME's persistence places (a workspace
-		 * of ~/.local/bin, or its real name through stow's link): the
-		 * file tools write nothing there. */
-		in_place = ws_home_persist_anchor_of(home, ws->anchors[a].real) ||
+		 * of ~/.local/bin, or its real name through stow's link), of
+		 * either home: the file tools write nothing there. */
+		in_place = ws_homes_persist_anchor(home, nh, ws->anchors[a].real) ||
 			   ws__in_bases(xb, nxb, ws->anchors[a].real);
 		if (a == 0)
 			p->root_in_place = in_place;
@@ -835,13 +837,13 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		int fd = fcntl(p->priv_fd, F_DUPFD_CLOEXEC, 3);
 
 		if (fd < 0) {
-			ws__bases_free(home, xb, nxb);
+			ws__bases_free(home, nh, xb, nxb);
 			return ws_error_errno(errno, NULL, "dup");
 		}
 		rc = ws_sandbox_plan_add(p, fd, p->priv_real, true, false);
 	}
 	if (rc < 0) {
-		ws__bases_free(home, xb, nxb);
+		ws__bases_free(home, nh, xb, nxb);
 		return rc;
 	}
 	ws_sandbox_plan_sort(p);
@@ -856,13 +858,13 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	 * mount point already.
 	 */
 	if ((rc = ws_guarded_list(ws, &g, &ng)) < 0) {
-		ws__bases_free(home, xb, nxb);
+		ws__bases_free(home, nh, xb, nxb);
 		return rc;
 	}
 	/* The bases taken above, not taken again (PATH's directories are
 	 * as many of them). */
-	rc = ws__guard_home_persist(p, ws, home, xb, nxb);
-	ws__bases_free(home, xb, nxb);
+	rc = ws__guard_home_persist(p, ws, home, nh, xb, nxb);
+	ws__bases_free(home, nh, xb, nxb);
 	for (size_t i = 0; rc == 0 && i < ng; i++) {
 		const char *rest = NULL;
 		int a;

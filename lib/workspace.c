@@ -1587,8 +1587,8 @@ ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		   size_t *n)
 {
 	struct ws_persist_base *xb;
-	char *home;
-	size_t nxb;
+	char *home[2];
+	size_t nh, nxb;
 	int rc;
 
 	/* The call resolved them already (ws_ctx_home_places_call()). */
@@ -1599,10 +1599,10 @@ ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 	*n = 0;
 	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
 		return rc;
-	home = ws_home_real();
-	rc = ws_ctx_home_places_of(ws, home, xb, nxb, out, n, NULL, NULL);
+	nh = ws_homes(home);
+	rc = ws_ctx_home_places_of(ws, home, nh, xb, nxb, out, n, NULL, NULL);
 	ws_persist_bases_free(xb, nxb);
-	free(home);
+	ws_homes_free(home, nh);
 	return rc;
 }
 
@@ -1711,8 +1711,32 @@ ws__path_dir_links(const struct ws_ctx *ws, const char *dir,
 	return rc;
 }
 
+/*
+ * Drop from v (*n entries) those from index from on that one before them
+ * is already: two homes whose places lead to the same entry (both
+ * ~/.config links to one dotfiles tree) guard and revert it once.
+ */
+static void
+ws__home_places_dedup(struct ws_home_place *v, size_t *n, size_t from)
+{
+	size_t w = from;
+
+	for (size_t i = from; i < *n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < w && !seen; j++)
+			seen = v[j].anchor == v[i].anchor &&
+			       strcmp(v[j].rest, v[i].rest) == 0;
+		if (seen)
+			free(v[i].rest);
+		else
+			v[w++] = v[i];
+	}
+	*n = w;
+}
+
 int
-ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
+ws_ctx_home_places_of(const struct ws_ctx *ws, char *const *home, size_t nh,
 		      const struct ws_persist_base *xb, size_t nxb,
 		      struct ws_home_place **out, size_t *n, char ***ways,
 		      size_t *nways)
@@ -1727,12 +1751,19 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
 		*ways = NULL;
 		*nways = 0;
 	}
-	/* HOME's, then those below the bases the environment moves
-	 * (XDG_CONFIG_HOME, ...: review12 05; PATH's directories, review14
-	 * 01). */
-	if (home != NULL)
-		rc = ws__base_home_places(ws, home, WS_PERSIST_HOME, out, n,
+	/* Each home's (ws_homes(): review18 08), then those below the
+	 * bases the environment moves (XDG_CONFIG_HOME, ...: review12 05;
+	 * PATH's directories, review14 01).  A second home (a scratch
+	 * $HOME) costs a walk of its own only where it is another
+	 * directory. */
+	for (size_t h = 0; rc == 0 && h < nh; h++) {
+		size_t had = *n;
+
+		rc = ws__base_home_places(ws, home[h], WS_PERSIST_HOME, out, n,
 					  &lw, &nlw);
+		if (rc == 0 && h > 0)
+			ws__home_places_dedup(*out, n, had);
+	}
 	for (size_t k = 0; rc == 0 && k < nxb; k++) {
 		rc = ws__base_home_places(ws, xb[k].dir, xb[k].kind, out, n,
 					  &lw, &nlw);

@@ -843,6 +843,35 @@ START_TEST(persistence_home_places_review16)
 END_TEST
 
 /*
+ * Review18 05: more places review18 found missing (sensible-editor's
+ * file, Bun's bunfig, editors' extensions, plugins and settings, mail
+ * clients', file managers', mpv's and qutebrowser's configuration,
+ * Stack's hooks, the desktop session's start-up files, dunst's scripts,
+ * mise's trust store) are refused, with ~/.config and ~/.local/share
+ * there; siblings that run nothing are not.
+ */
+START_TEST(persistence_home_places_review18)
+{
+	static const char *const free_files[] = {
+		".config/sublime-text/Cache/x", ".stack/programs/x",
+		".local/state/wireplumber/x", ".cursor/argv.json",
+		".selected_editor.bak", ".config/mpv.bak",
+	};
+	const char *places[64];
+	size_t n = 0;
+
+	/* ~/.vscode/extensions/: the workspace's own .vscode/ guard (HOME
+	 * is the workspace here) refuses it first, with its own message. */
+	ck_assert(wst_review18_nplaces <= sizeof(places) / sizeof(places[0]));
+	for (size_t i = 0; i < wst_review18_nplaces; i++)
+		if (strncmp(wst_review18_places[i], ".vscode/", 8) != 0)
+			places[n++] = wst_review18_places[i];
+	home_places_refused(places, n, free_files,
+			    sizeof(free_files) / sizeof(free_files[0]));
+}
+END_TEST
+
+/*
  * Review14 01: the caller's PATH holds directories in the workspace (an
  * activated venv's bin/, one not made yet): writing there is refused,
  * replacing an existing script (whose mode a write keeps) too; the
@@ -2060,6 +2089,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_places_review12);
 	tcase_add_test(tc, persistence_home_places_review14);
 	tcase_add_test(tc, persistence_home_places_review16);
+	tcase_add_test(tc, persistence_home_places_review18);
 	tcase_add_test(tc, persistence_path_dirs);
 	tcase_add_test(tc, persistence_xdg_bases);
 	tcase_add_test(tc, persistence_home_spoofed_or_aliased);

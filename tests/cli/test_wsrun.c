@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -2151,7 +2152,7 @@ START_TEST(home_persist_places)
 			      "echo evil >> .ssh/authorized_keys; echo evil >> .gitconfig; "
 			      "echo evil >> .bash_aliases; mkdir -p .config/systemd/user && "
 			      "echo evil > .config/systemd/user/e.service; mkdir -p .local/bin "
-			      ".local/state && echo evil > .local/bin/ls && echo ok > .local/state/x; "
+			      ".local/src && echo evil > .local/bin/ls && echo ok > .local/src/x; "
 			      "echo made", NULL};
 	const char *argv2[] = {"--workspace", sub, "--json", "-c",
 			       "echo evil > ls; echo evil >> tool; echo made", NULL};
@@ -2159,7 +2160,9 @@ START_TEST(home_persist_places)
 	snprintf(hv, sizeof(hv), "HOME=%s", ws);
 	wst_mkdir(ws, ".ssh");
 	wst_mkdir(ws, ".config");
-	/* ~/.local there: only the place goes, a .local/state made stays. */
+	/* ~/.local there: only the place goes, a .local/src made stays (not
+	 * .local/state, which holds mise's place: a missing parent of a
+	 * place goes from its first missing component). */
 	wst_mkdir(ws, ".local");
 	wst_write(ws, ".ssh/authorized_keys", "orig\n");
 	wst_write(ws, ".gitconfig", "[core]\n");
@@ -2175,7 +2178,7 @@ START_TEST(home_persist_places)
 	free(t);
 	ck_assert_msg(!exists_in(ws, ".config/systemd"), "%s", r.out);
 	ck_assert_msg(!exists_in(ws, ".local/bin"), "%s", r.out);
-	ck_assert(exists_in(ws, ".local/state/x"));
+	ck_assert(exists_in(ws, ".local/src/x"));
 	wst_run_free(&r);
 	/*
 	 * Review11 (01): a place whose parent is missing, made through a
@@ -2226,6 +2229,132 @@ START_TEST(home_persist_places)
 	ck_assert_str_eq(t = text_in(ws, ".local/bin/tool"), "orig\n");
 	free(t);
 	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * Review18 08: HOME in the environment is a scratch directory (as
+ * harnesses give an MCP server) and the password file's home is another:
+ * wsrun keeps the places of both from the command, as the file tools
+ * refuse both.  In a private mount namespace, with a password file whose
+ * home for our uid is the test's: nothing real is touched.  The password
+ * file's home is the workspace (its places read-only or reverted, in
+ * either view), then holds the workspace in one of its places (read-only
+ * as a whole), then lies outside it with ~/.config/git a link to a
+ * directory in the workspace yet to be made (what the command makes
+ * there is reverted; the file tools refuse it).
+ */
+static void
+passwd_home_bind(const char *pw, const char *dir)
+{
+	char *line = NULL;
+
+	ck_assert(asprintf(&line, "me:x:%u:%u::%s:/bin/sh\n", (unsigned)getuid(),
+			   (unsigned)getgid(), dir) > 0);
+	wst_write(base, "passwd", line);
+	free(line);
+	ck_assert_int_eq(mount(pw, "/etc/passwd", NULL, MS_BIND, NULL), 0);
+}
+
+START_TEST(home_persist_passwd_home)
+{
+	struct wst_run r;
+	char hv[4200], *t, *wrapper = NULL, *pw = wst_path(base, "passwd");
+	char *sub = wst_path(ws, ".local/bin"), *pwh = wst_path(base, "pwhome");
+	const char *wv, *env[] = {hv, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	wst_write(base, "passwd", "");
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fprintf(stderr, "home_persist_passwd_home: no mount namespace "
+			"here (%s), not checked\n", strerror(errno));
+		goto out;
+	}
+	/*
+	 * The tools run here, not through the valgrind step's wrapper: its
+	 * server lives outside this test's mount namespace, where the
+	 * password file is not.
+	 */
+	if ((wv = getenv("WST_TOOL_WRAPPER")) != NULL) {
+		wrapper = strdup(wv);
+		unsetenv("WST_TOOL_WRAPPER");
+	}
+	passwd_home_bind(pw, ws);
+	wst_write(ws, ".gitconfig", "[user]\n");
+	wst_mkdir(ws, ".config");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "printf '[core]\\n\\tpager = evil\\n' >> .gitconfig; "
+				      "mkdir -p .ssh .config/systemd/user; "
+				      "echo evil >> .ssh/authorized_keys; "
+				      "echo evil > .config/systemd/user/e.service; "
+				      "echo ok > notes; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_str_eq(t = text_in(ws, ".gitconfig"), "[user]\n");
+		free(t);
+		ck_assert_msg(!exists_in(ws, ".ssh/authorized_keys"), "view %d: %s",
+			      view, r.out);
+		ck_assert_msg(!exists_in(ws, ".config/systemd"), "view %d: %s",
+			      view, r.out);
+		ck_assert(exists_in(ws, "notes"));
+		wst_run_free(&r);
+	}
+	/* The workspace is the password file's home's ~/.local/bin. */
+	wst_write(ws, ".local/bin/tool", "orig\n");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", sub, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo evil > ls; echo evil >> tool; echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_msg(!exists_in(sub, "ls"), "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(sub, "tool"), "orig\n");
+		free(t);
+		wst_run_free(&r);
+	}
+	/* The password file's home elsewhere: ~/.config/git leads into the
+	 * workspace, to a directory not made yet. */
+	umount2("/etc/passwd", MNT_DETACH);
+	wst_mkdir(base, "pwhome/.config");
+	t = wst_path(ws, "gitcfg");
+	wst_symlink(t, pwh, ".config/git");
+	free(t);
+	passwd_home_bind(pw, pwh);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "mkdir -p gitcfg && echo evil > gitcfg/config; "
+				      "echo made", NULL};
+
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_msg(!exists_in(ws, "gitcfg"), "view %d: %s", view, r.out);
+		wst_run_free(&r);
+	}
+	{
+		const char *w[] = {"--workspace", ws, "--json", "--content", "x",
+				   "gitcfg/config", NULL};
+
+		wst_runv(&r, NULL, env, "wswrite", w);
+		ck_assert_msg(strcmp(wst_code(&r), "POLICY_DENIED") == 0, "%s", r.out);
+		ck_assert(!exists_in(ws, "gitcfg"));
+		wst_run_free(&r);
+	}
+	umount2("/etc/passwd", MNT_DETACH);
+out:
+	if (wrapper != NULL)
+		setenv("WST_TOOL_WRAPPER", wrapper, 1);
+	free(wrapper);
+	free(pw);
+	free(pwh);
+	free(sub);
 }
 END_TEST
 
@@ -2755,6 +2884,16 @@ START_TEST(home_persist_places_review16)
 	}
 	free(xc);
 	free(xd);
+}
+END_TEST
+
+/*
+ * Review18 05: with HOME the workspace, what a command plants in each of
+ * the places review18 found missing does not stay, in either view.
+ */
+START_TEST(home_persist_places_review18)
+{
+	places_kept_out(wst_review18_places, wst_review18_nplaces);
 }
 END_TEST
 
@@ -5163,6 +5302,7 @@ suite(void)
 	tcase_add_loop_test(tf, history_hidden_from_command, 0, 2);
 	tcase_add_test(tf, history_masked_under_grant);
 	tcase_add_test(tf, home_persist_places);
+	tcase_add_test(tf, home_persist_passwd_home);
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, home_persist_dangling_into_ws);
 	tcase_add_test(tf, home_persist_linked_through_ws);
@@ -5172,6 +5312,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);
 	tcase_add_test(tf, home_persist_places_review16);
+	tcase_add_test(tf, home_persist_places_review18);
 	tcase_add_test(tf, path_dirs_places);
 	tcase_add_test(tf, path_dir_missing_made);
 	tcase_add_test(tf, path_dir_spelled_through_link);

@@ -39,3 +39,26 @@ const char *const wst_review16_places[] = {
 };
 const size_t wst_review16_nplaces =
 	sizeof(wst_review16_places) / sizeof(wst_review16_places[0]);
+
+const char *const wst_review18_places[] = {
+	".selected_editor", ".bunfig.toml",
+	".config/sublime-text/Packages/User/plugin.py",
+	".config/sublime-text-3/Packages/User/plugin.py",
+	".vscode/extensions/x.y-1.0.0/package.json",
+	".vscode-insiders/extensions/x.y-1.0.0/package.json",
+	".vscode-oss/extensions/x.y-1.0.0/package.json",
+	".cursor/extensions/x.y-1.0.0/package.json",
+	".config/Cursor/User/settings.json", ".config/zed/settings.json",
+	".local/share/JetBrains/IdeaIC2024.1/plugin.jar",
+	".config/JetBrains/IdeaIC2024.1/idea64.vmoptions", ".muttrc",
+	".mutt/muttrc", ".config/mutt/muttrc", ".neomuttrc",
+	".config/neomutt/neomuttrc", ".config/lf/lfrc", ".config/ranger/rc.conf",
+	".config/yazi/init.lua", ".config/mpv/scripts/x.lua",
+	".config/qutebrowser/config.py", ".stack/hooks/ghc-install.sh",
+	".config/waybar/config", ".config/polybar/config.ini",
+	".config/labwc/autostart", ".config/river/init", ".config/niri/config.kdl",
+	".xbindkeysrc", ".config/dunst/dunstrc",
+	".local/state/mise/trusted-configs/x",
+};
+const size_t wst_review18_nplaces =
+	sizeof(wst_review18_places) / sizeof(wst_review18_places[0]);

@@ -26,4 +26,14 @@ extern const size_t wst_review14_nplaces;
 extern const char *const wst_review16_places[];
 extern const size_t wst_review16_nplaces;
 
+/*
+ * The HOME places review18 (05) found missing (sensible-editor's file,
+ * Bun's bunfig, editors' extensions, plugins and settings, mail clients',
+ * file managers', mpv's and qutebrowser's configuration, Stack's hooks,
+ * status bars', compositors' and xbindkeys' start-up files, dunst's
+ * scripts, mise's trust store).
+ */
+extern const char *const wst_review18_places[];
+extern const size_t wst_review18_nplaces;
+
 #endif

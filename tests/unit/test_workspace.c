@@ -604,7 +604,7 @@ END_TEST
 START_TEST(home_places_ways)
 {
 	const char *wr = ws.anchors[0].real;
-	char home[4300], t[4300], **ways = NULL;
+	char home[4300], t[4300], **ways = NULL, *homes[1] = {t};
 	struct ws_home_place *hp = NULL;
 	size_t nhp = 0, nways = 0;
 	bool place = false, a = false, b = false;
@@ -616,7 +616,7 @@ START_TEST(home_places_ways)
 	snprintf(t, sizeof(t), "%s/a/gitcfg", wr);
 	wst_symlink(t, home, ".config/git");
 	ck_assert_ptr_nonnull(realpath(home, t));
-	ck_assert_int_eq(ws_ctx_home_places_of(&ws, t, NULL, 0, &hp, &nhp,
+	ck_assert_int_eq(ws_ctx_home_places_of(&ws, homes, 1, NULL, 0, &hp, &nhp,
 					       &ways, &nways), 0);
 	for (size_t i = 0; i < nhp; i++)
 		place = place || (hp[i].anchor == 0 &&

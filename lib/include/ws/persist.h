@@ -183,6 +183,9 @@ char *ws_home_real(void);
  */
 size_t ws_homes(char *out[2]);
 
+/* Free the n homes ws_homes() gave. */
+void ws_homes_free(char **homes, size_t n);
+
 /*
  * The place (as listed) that the canonical absolute path p is, or lies
  * in, under home; NULL if none.
@@ -207,14 +210,21 @@ const char *ws_home_persist_reaches(const char *home, const char *dir);
 
 /*
  * Whether the canonical absolute directory real (a workspace's or a
- * mount's) is, or lies in, one of the caller's HOME's places (as
- * spelled, or by its real path through a link on its way), or one below
- * another base (ws_persist_bases()): the file tools write nothing there,
- * and wsrun keeps it read-only.
+ * mount's) is, or lies in, one of the places of either of the caller's
+ * homes (ws_homes(): $HOME's and the password file's, as the file tools
+ * guard both; as spelled, or by its real path through a link on its
+ * way), or one below another base (ws_persist_bases()): the file tools
+ * write nothing there, and wsrun keeps it read-only.
  */
 bool ws_home_persist_anchor(const char *real);
 
-/* ws_home_persist_anchor() with home (ws_home_real()'s, or NULL) given. */
+/* ws_home_persist_anchor()'s test for one home (or NULL), bases aside. */
 bool ws_home_persist_anchor_of(const char *home, const char *real);
+
+/*
+ * ws_home_persist_anchor_of() for each of the n homes (ws_homes()'s):
+ * whether real is in a place of any of them.
+ */
+bool ws_homes_persist_anchor(char *const *homes, size_t n, const char *real);
 
 #endif

@@ -376,8 +376,9 @@ struct ws_home_place {
 
 /*
  * Every one of HOME's persistence places that a writable anchor of ws
- * holds, below HOME (ws_home_real()) and below each base the environment
- * moves (ws_persist_bases()): for each place, by its spelling
+ * holds, below each of the caller's homes (ws_homes(): $HOME's and the
+ * password file's, as the file tools guard both) and below each base
+ * the environment moves (ws_persist_bases()): for each place, by its spelling
  * (ws_ctx_home_place()), then by its resolved path
  * (ws_ctx_home_place_resolved()), into *out (*n entries, malloc'd;
  * ws_home_places_free()).  The resolution a call's sandbox plan and its
@@ -389,8 +390,8 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		       size_t *n);
 
 /*
- * ws_ctx_home_places() for a caller that holds HOME's real path
- * (ws_home_real(), or NULL) and the environment's bases
+ * ws_ctx_home_places() for a caller that holds the homes' real paths
+ * (home, nh of them: ws_homes()'s) and the environment's bases
  * (ws_persist_bases()) already, so that a call resolves them once
  * (PATH's directories are as many bases).  The entries on the places'
  * ways that a writable anchor holds are in *out too, after the places,
@@ -407,8 +408,8 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
  * receives the first kind of them, wherever they are.  0 or WS_ENOMEM.
  */
 struct ws_persist_base;
-int ws_ctx_home_places_of(const struct ws_ctx *ws, const char *home,
-			  const struct ws_persist_base *xb, size_t nxb,
+int ws_ctx_home_places_of(const struct ws_ctx *ws, char *const *home,
+			  size_t nh, const struct ws_persist_base *xb, size_t nxb,
 			  struct ws_home_place **out, size_t *n, char ***ways,
 			  size_t *nways);
 
