@@ -19,8 +19,11 @@ top=$(pwd)
 need_pkgs() {
 	local missing=()
 	# jq: the README's shell and harness examples use it, so that a
-	# reader can try them after the demo.
-	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git jq)
+	# reader can try them after the demo.  dpkg-dev: meson asks its
+	# dpkg-architecture for the multiarch libdir (lib/x86_64-linux-gnu);
+	# without it `meson install` puts libws.a and libws.pc in lib64,
+	# where Debian's pkg-config does not look (ftu11 02).
+	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git jq dpkg-dev)
 	# The test run also builds with clang and runs the libFuzzer targets,
 	# fetches through wsrun's network proxy with curl (cli-wsrun_net),
 	# and drives wstools mcp with the MCP SDK (Node) in tests/mcp/interop:
