@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -1053,6 +1054,143 @@ out:
 	free(alt);
 }
 
+/*
+ * Optimal string alignment distance of a and b, or 2 when it is above 1:
+ * one insertion, deletion, substitution or swap of two neighbours (the
+ * usual typos: "mian.c" for "main.c") is 1.
+ */
+static int
+ws__one_edit(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t i = 0;
+
+	if (la > lb + 1 || lb > la + 1)
+		return 2;
+	while (i < la && i < lb && a[i] == b[i])
+		i++;
+	if (i == la && i == lb)
+		return 0;
+	if (la == lb) {
+		/* Substitution, or a swap of i and i + 1. */
+		if (strcmp(a + i + 1, b + i + 1) == 0)
+			return 1;
+		return i + 1 < la && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+		       strcmp(a + i + 2, b + i + 2) == 0 ? 1 : 2;
+	}
+	/* One byte more on one side: skip it there. */
+	return strcmp(la > lb ? a + i + 1 : a + i, la > lb ? b + i : b + i + 1) == 0 ?
+	       1 : 2;
+}
+
+/* Entries of a directory read for the hint, at most: a typo's hint is not
+ * worth a long read of a huge directory on the error path. */
+#define WS__HINT_SCAN 4096
+#define WS__HINT_MAX 3
+
+/*
+ * For a NOT_FOUND from a tool's caller: when the first missing name is one
+ * edit away from names in the last directory that exists, the hint names
+ * the input with that name instead ("did you mean src/main.c?").  Each
+ * candidate is resolved as an input is (inside the boundary) and must be
+ * visible under the policy, so a hint names nothing the caller could not
+ * list.  The error stays as it was; over is for a hint already there that
+ * a suggestion replaces (the shorthand's "/src/mian.c means the
+ * workspace's src/mian.c" says less than "did you mean /src/main.c?").
+ */
+static void
+ws__name_hint(struct ws_ctx *ws, const char *input, unsigned flags, bool over)
+{
+	char *msg, *path, *hint = NULL, *want = NULL, *head = NULL, *tail, *sug[WS__HINT_MAX];
+	const char *miss;
+	size_t in_len = strlen(input), ml, wl, hl, nsug = 0, seen = 0, i;
+	struct ws_res m;
+	struct dirent *d;
+	DIR *dir = NULL;
+	bool np = ws->no_prompt;
+	int code = ws_error_last_code(), fd;
+
+	if (ws_error_last_hint() != NULL && !over)
+		return;
+	msg = strdup(ws_error_last());
+	path = ws_error_last_path() ? strdup(ws_error_last_path()) : NULL;
+	if (ws_error_last_hint() != NULL &&
+	    (hint = strdup(ws_error_last_hint())) == NULL)
+		goto out;
+	if (msg == NULL)
+		goto out;
+	flags = (flags & (WS_R_NOFOLLOW | WS_R_SLOW)) | WS_R__NO_DENY_CHECK;
+	if (ws_resolve(ws, input, flags | WS_R_MISSING_OK, &m) < 0)
+		goto restore;
+	miss = m.missing;
+	/* The input as written must end with the missing part to be rewritten. */
+	while (in_len > 1 && input[in_len - 1] == '/')
+		in_len--;
+	ml = miss != NULL ? strlen(miss) : 0;
+	while (ml > 0 && miss[ml - 1] == '/')
+		ml--;
+	wl = miss != NULL ? strcspn(miss, "/") : 0;
+	if (m.exists || ml == 0 || ml > in_len || wl < 3 ||
+	    memcmp(input + in_len - ml, miss, ml) != 0 ||
+	    (in_len > ml && input[in_len - ml - 1] != '/') ||
+	    (want = strndup(miss, wl)) == NULL ||
+	    (head = strndup(input, in_len - ml)) == NULL) {
+		ws_res_free(&m);
+		goto restore;
+	}
+	tail = strdup(input + in_len - ml + wl);
+	fd = openat(m.dirfd, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	ws_res_free(&m);
+	if (tail == NULL || fd < 0 || (dir = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		free(tail);
+		goto restore;
+	}
+	hl = strlen(head);
+	while (nsug < WS__HINT_MAX && seen++ < WS__HINT_SCAN &&
+	       (d = readdir(dir)) != NULL) {
+		char *cand;
+		bool ok = false;
+
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
+		    ws__one_edit(want, wl, d->d_name, strlen(d->d_name)) != 1)
+			continue;
+		if (asprintf(&cand, "%.*s%s%s", (int)hl, head, d->d_name, tail) < 0)
+			break;
+		if (ws_resolve(ws, cand, flags, &m) == 0) {
+			ws->no_prompt = true;
+			ok = m.exists && ws_check(ws, WS_OP_STAT, m.real, m.vpath) == 0;
+			ws->no_prompt = np;
+			ws_res_free(&m);
+		}
+		if (ok)
+			sug[nsug++] = cand;
+		else
+			free(cand);
+	}
+	closedir(dir);
+	free(tail);
+restore:
+	ws_error_set(code, path, "%s", msg);
+	if (nsug == 1)
+		ws_error_set_hint("did you mean %s?", sug[0]);
+	else if (nsug == 2)
+		ws_error_set_hint("did you mean %s or %s?", sug[0], sug[1]);
+	else if (nsug > 2)
+		ws_error_set_hint("did you mean %s, %s or %s?", sug[0], sug[1],
+				  sug[2]);
+	else if (hint != NULL)
+		ws_error_set_hint("%s", hint);
+	for (i = 0; i < nsug; i++)
+		free(sug[i]);
+out:
+	free(msg);
+	free(path);
+	free(hint);
+	free(want);
+	free(head);
+}
+
 int
 ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 	   struct ws_res *res)
@@ -1129,6 +1267,10 @@ fail:
 	    strcmp(res->form, "relative") == 0 &&
 	    !(flags & WS_R__NO_DENY_CHECK))
 		ws__cwd_hint(ws, input, flags);
+	if (rc == WS_ENOT_FOUND && ws->name_hint &&
+	    !(flags & (WS_R__NO_DENY_CHECK | WS_R_TRACE)))
+		ws__name_hint(ws, input, flags, res->form != NULL &&
+			      strcmp(res->form, "shorthand") == 0);
 	if (flags & WS_R_TRACE) {
 		/* Keep the steps for --explain; free the rest. */
 		struct ws_step *steps = res->steps;

@@ -46,6 +46,7 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 	if ((rc = ws_cli_open(cli, &ws)) < 0)
 		goto fail;
 	ws.cwd_hint = true;
+	ws.name_hint = true;
 	status = t->run(&c);
 	goto out;
 fail:
@@ -70,10 +71,12 @@ ws_tool_invoke(const struct ws_tool_def *t, struct ws_cli *cli, struct ws_tcall 
 	c->mode = WS_TCALL_MODEL;
 	cli->want_history = t->want_history;
 	if ((t->check != NULL && (rc = t->check(cli)) < 0) ||
-	    (rc = ws_cli_open(cli, &ws)) < 0)
+	    (rc = ws_cli_open(cli, &ws)) < 0) {
 		status = ws_tcall_fail(c, rc);
-	else
+	} else {
+		ws.name_hint = true;
 		status = t->run(c);
+	}
 	/* The call's audit line, once its outcome is known. */
 	if (cli->audit_log != NULL && ws_audit_emit(cli->audit_log, status) < 0 &&
 	    c->err.code == 0) {

@@ -67,6 +67,13 @@ struct ws_ctx {
 	 */
 	bool cwd_hint;
 	/*
+	 * A NOT_FOUND whose missing name is one edit away from a name in
+	 * the last directory that exists (a typo) gets a "did you mean"
+	 * hint: for the tools' callers, person or model, not for the
+	 * library's own look-ups, whose NOT_FOUND is often expected.
+	 */
+	bool name_hint;
+	/*
 	 * wstools' own control files and directories (the configuration's
 	 * places, the policy, the policy directories): no tool changes
 	 * them, policy or not, or an agent could rewrite its own rules.
