@@ -1191,6 +1191,45 @@ out:
 	free(head);
 }
 
+/* U+FFFD REPLACEMENT CHARACTER in UTF-8. */
+#define WS__U_FFFD "\xef\xbf\xbd"
+
+/*
+ * A NOT_FOUND path holding U+FFFD is, nearly always, a name a listing gave
+ * with its bytes that are not UTF-8 replaced (ftu11 10): JSON carries the
+ * real ones in name_bytes/path_bytes, but a path argument (a JSON string)
+ * cannot, so the file tools cannot name it.  The hint says so and what
+ * reaches it: a command, with a glob where U+FFFD stood.  over: it
+ * replaces the shorthand's hint, as ws__name_hint()'s does.
+ */
+static void
+ws__fffd_hint(const char *input, bool over)
+{
+	char *glob, *o;
+	const char *i;
+
+	if ((ws_error_last_hint() != NULL && !over) ||
+	    (glob = malloc(strlen(input) + 1)) == NULL)
+		return;
+	for (i = input, o = glob; *i != '\0';) {
+		if (strncmp(i, WS__U_FFFD, 3) == 0) {
+			/* One "*" for a run of them: one name's bad bytes. */
+			if (o == glob || o[-1] != '*')
+				*o++ = '*';
+			i += 3;
+		} else {
+			*o++ = *i++;
+		}
+	}
+	*o = '\0';
+	ws_error_set_hint("U+FFFD in a listed name stands for bytes that are not "
+			  "UTF-8 (name_bytes or path_bytes hold them, base64), "
+			  "and a path argument cannot carry them: reach the file "
+			  "with run_command (wsrun), naming it with a glob such "
+			  "as %s", glob);
+	free(glob);
+}
+
 int
 ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 	   struct ws_res *res)
@@ -1268,6 +1307,11 @@ fail:
 	    !(flags & WS_R__NO_DENY_CHECK))
 		ws__cwd_hint(ws, input, flags);
 	if (rc == WS_ENOT_FOUND && ws->name_hint &&
+	    !(flags & (WS_R__NO_DENY_CHECK | WS_R_TRACE)) &&
+	    strstr(input, WS__U_FFFD) != NULL)
+		ws__fffd_hint(input, res->form != NULL &&
+			      strcmp(res->form, "shorthand") == 0);
+	else if (rc == WS_ENOT_FOUND && ws->name_hint &&
 	    !(flags & (WS_R__NO_DENY_CHECK | WS_R_TRACE)))
 		ws__name_hint(ws, input, flags, res->form != NULL &&
 			      strcmp(res->form, "shorthand") == 0);
