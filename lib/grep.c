@@ -3019,6 +3019,8 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 			ws_error_set(rc, paths[i], "%s", msg ? msg : "");
 			if (hint != NULL)
 				ws_error_set_hint("%s", hint);
+			else if (rc == WS_ENOT_FOUND)
+				ws_resolve_name_hint(ws, paths[i]);
 			free(hint);
 			free(msg);
 			ws_res_free(&res[i]);

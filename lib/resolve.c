@@ -1088,7 +1088,7 @@ ws__one_edit(const char *a, size_t la, const char *b, size_t lb)
 #define WS__HINT_MAX 3
 
 /*
- * For a NOT_FOUND from a tool's caller: when the first missing name is one
+ * For a NOT_FOUND of a tool's call: when the first missing name is one
  * edit away from names in the last directory that exists, the hint names
  * the input with that name instead ("did you mean src/main.c?").  Each
  * candidate is resolved as an input is (inside the boundary) and must be
@@ -1189,6 +1189,26 @@ out:
 	free(hint);
 	free(want);
 	free(head);
+}
+
+void
+ws_resolve_name_hint(struct ws_ctx *ws, const char *input)
+{
+	const char *h = ws_error_last_hint();
+	char *in, *shorthand = NULL;
+	bool over = false;
+
+	if (!ws->name_hint || ws_error_last_code() != WS_ENOT_FOUND ||
+	    (in = strdup(input)) == NULL)
+		return;
+	/* The shorthand's hint ("/src/mian.c" means the workspace's
+	 * src/mian.c) says less than a name found one edit away. */
+	if (h != NULL && in[0] == '/' &&
+	    asprintf(&shorthand, "\"%s\" means the workspace's ", in) >= 0)
+		over = strncmp(h, shorthand, strlen(shorthand)) == 0;
+	ws__name_hint(ws, in, 0, over);
+	free(shorthand);
+	free(in);
 }
 
 /* U+FFFD REPLACEMENT CHARACTER in UTF-8. */
@@ -1311,10 +1331,7 @@ fail:
 	    strstr(input, WS__U_FFFD) != NULL)
 		ws__fffd_hint(input, res->form != NULL &&
 			      strcmp(res->form, "shorthand") == 0);
-	else if (rc == WS_ENOT_FOUND && ws->name_hint &&
-	    !(flags & (WS_R__NO_DENY_CHECK | WS_R_TRACE)))
-		ws__name_hint(ws, input, flags, res->form != NULL &&
-			      strcmp(res->form, "shorthand") == 0);
+
 	if (flags & WS_R_TRACE) {
 		/* Keep the steps for --explain; free the rest. */
 		struct ws_step *steps = res->steps;

@@ -247,6 +247,15 @@ START_TEST(forms_did_you_mean)
 	ck_assert_int_eq(r.status, 5);
 	ck_assert_msg(strstr(r.err, "hint: did you mean src/main.c?") != NULL, "%s", r.err);
 	wst_run_free(&r);
+	/* The other file tools: an operand of wsgrep, a directory of wsls. */
+	wst_run(&r, NULL, "wsgrep", "--workspace", ws, "main", "src/mian.c", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(strstr(r.err, "hint: did you mean src/main.c?") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsls", "--workspace", ws, "srcc", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(strstr(r.err, "hint: did you mean src?") != NULL, "%s", r.err);
+	wst_run_free(&r);
 	/* Two edits away: nothing. */
 	RUNJ(&r, "src/mina.cc");
 	expect_error(&r, "NOT_FOUND", 5);

@@ -67,10 +67,11 @@ struct ws_ctx {
 	 */
 	bool cwd_hint;
 	/*
-	 * A NOT_FOUND whose missing name is one edit away from a name in
-	 * the last directory that exists (a typo) gets a "did you mean"
-	 * hint: for the tools' callers, person or model, not for the
-	 * library's own look-ups, whose NOT_FOUND is often expected.
+	 * A call's reported NOT_FOUND whose missing name is one edit away
+	 * from a name in the last directory that exists (a typo) gets a
+	 * "did you mean" hint (ws_resolve_name_hint(), from
+	 * ws_tcall_fail()), and one whose path holds U+FFFD says why: for
+	 * the file tools' callers, person or model.
 	 */
 	bool name_hint;
 	/*
