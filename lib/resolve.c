@@ -1082,6 +1082,16 @@ ws__one_edit(const char *a, size_t la, const char *b, size_t lb)
 	       1 : 2;
 }
 
+/* Whether s holds a control byte (C0 or DEL). */
+static bool
+ws__has_ctl(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 /* Entries of a directory read for the hint, at most: a typo's hint is not
  * worth a long read of a huge directory on the error path. */
 #define WS__HINT_SCAN 4096
@@ -1152,8 +1162,13 @@ ws__name_hint(struct ws_ctx *ws, const char *input, unsigned flags, bool over)
 		char *cand;
 		bool ok = false;
 
+		size_t dl = strlen(d->d_name);
+
+		/* A name with control bytes or not UTF-8 is not shown in a
+		 * hint, which goes to a terminal and into JSON as it is. */
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
-		    ws__one_edit(want, wl, d->d_name, strlen(d->d_name)) != 1)
+		    ws__one_edit(want, wl, d->d_name, dl) != 1 ||
+		    !ws_utf8_valid(d->d_name, dl) || ws__has_ctl(d->d_name))
 			continue;
 		if (asprintf(&cand, "%.*s%s%s", (int)hl, head, d->d_name, tail) < 0)
 			break;

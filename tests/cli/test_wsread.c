@@ -256,6 +256,12 @@ START_TEST(forms_did_you_mean)
 	ck_assert_int_eq(r.status, 5);
 	ck_assert_msg(strstr(r.err, "hint: did you mean src?") != NULL, "%s", r.err);
 	wst_run_free(&r);
+	/* A name with a control byte is not put in a hint. */
+	wst_write(ws, "src/esc\x1b.h", "x\n");
+	RUNJ(&r, "src/esc.h");
+	expect_error(&r, "NOT_FOUND", 5);
+	ck_assert_msg(err_hint(&r) == NULL, "%s", r.out);
+	wst_run_free(&r);
 	/* Two edits away: nothing. */
 	RUNJ(&r, "src/mina.cc");
 	expect_error(&r, "NOT_FOUND", 5);
