@@ -3012,10 +3012,13 @@ ws_grep_run(struct ws_grep *g, struct ws_ctx *ws, const char *const *paths,
 				      WS_OP_READ, res[i].real, res[i].vpath);
 		if (rc < 0) {
 			/*
-			 * Kept with ws_resolve()'s hint and a policy
-			 * refusal's details (policy, rule, operation, as
-			 * wsread gives them), named as given.
+			 * Kept with ws_resolve()'s hint (or a name one edit
+			 * away) and a policy refusal's details (policy,
+			 * rule, operation, as wsread gives them), named as
+			 * given.
 			 */
+			if (ws_error_last_hint() == NULL && rc == WS_ENOT_FOUND)
+				ws_resolve_name_hint(ws, paths[i]);
 			rc = wsg_operand_failed(&oe[i], rc, paths[i]);
 			ws_res_free(&res[i]);
 			if (rc < 0)

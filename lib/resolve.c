@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -1053,6 +1054,217 @@ out:
 	free(alt);
 }
 
+/*
+ * Optimal string alignment distance of a and b, or 2 when it is above 1:
+ * one insertion, deletion, substitution or swap of two neighbours (the
+ * usual typos: "mian.c" for "main.c") is 1.
+ */
+static int
+ws__one_edit(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t i = 0;
+
+	if (la > lb + 1 || lb > la + 1)
+		return 2;
+	while (i < la && i < lb && a[i] == b[i])
+		i++;
+	if (i == la && i == lb)
+		return 0;
+	if (la == lb) {
+		/* Substitution, or a swap of i and i + 1. */
+		if (strcmp(a + i + 1, b + i + 1) == 0)
+			return 1;
+		return i + 1 < la && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+		       strcmp(a + i + 2, b + i + 2) == 0 ? 1 : 2;
+	}
+	/* One byte more on one side: skip it there. */
+	return strcmp(la > lb ? a + i + 1 : a + i, la > lb ? b + i : b + i + 1) == 0 ?
+	       1 : 2;
+}
+
+/* Whether s holds a control byte (C0 or DEL). */
+static bool
+ws__has_ctl(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* Entries of a directory read for the hint, at most: a typo's hint is not
+ * worth a long read of a huge directory on the error path. */
+#define WS__HINT_SCAN 4096
+#define WS__HINT_MAX 3
+
+/*
+ * For a NOT_FOUND of a tool's call: when the first missing name is one
+ * edit away from names in the last directory that exists, the hint names
+ * the input with that name instead ("did you mean src/main.c?").  Each
+ * candidate is resolved as an input is (inside the boundary) and must be
+ * visible under the policy, so a hint names nothing the caller could not
+ * list.  The error stays as it was; over is for a hint already there that
+ * a suggestion replaces (the shorthand's "/src/mian.c means the
+ * workspace's src/mian.c" says less than "did you mean /src/main.c?").
+ */
+static void
+ws__name_hint(struct ws_ctx *ws, const char *input, unsigned flags, bool over)
+{
+	char *msg, *path, *hint = NULL, *want = NULL, *head = NULL, *tail, *sug[WS__HINT_MAX];
+	const char *miss;
+	size_t in_len = strlen(input), ml, wl, hl, nsug = 0, seen = 0, i;
+	struct ws_res m;
+	struct dirent *d;
+	DIR *dir = NULL;
+	bool np = ws->no_prompt;
+	int code = ws_error_last_code(), fd;
+
+	if (ws_error_last_hint() != NULL && !over)
+		return;
+	msg = strdup(ws_error_last());
+	path = ws_error_last_path() ? strdup(ws_error_last_path()) : NULL;
+	if (ws_error_last_hint() != NULL &&
+	    (hint = strdup(ws_error_last_hint())) == NULL)
+		goto out;
+	if (msg == NULL)
+		goto out;
+	flags = (flags & (WS_R_NOFOLLOW | WS_R_SLOW)) | WS_R__NO_DENY_CHECK;
+	if (ws_resolve(ws, input, flags | WS_R_MISSING_OK, &m) < 0)
+		goto restore;
+	miss = m.missing;
+	/* The input as written must end with the missing part to be rewritten. */
+	while (in_len > 1 && input[in_len - 1] == '/')
+		in_len--;
+	ml = miss != NULL ? strlen(miss) : 0;
+	while (ml > 0 && miss[ml - 1] == '/')
+		ml--;
+	wl = miss != NULL ? strcspn(miss, "/") : 0;
+	if (m.exists || ml == 0 || ml > in_len || wl < 3 ||
+	    memcmp(input + in_len - ml, miss, ml) != 0 ||
+	    (in_len > ml && input[in_len - ml - 1] != '/') ||
+	    (want = strndup(miss, wl)) == NULL ||
+	    (head = strndup(input, in_len - ml)) == NULL) {
+		ws_res_free(&m);
+		goto restore;
+	}
+	tail = strdup(input + in_len - ml + wl);
+	fd = openat(m.dirfd, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	ws_res_free(&m);
+	if (tail == NULL || fd < 0 || (dir = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		free(tail);
+		goto restore;
+	}
+	hl = strlen(head);
+	while (nsug < WS__HINT_MAX && seen++ < WS__HINT_SCAN &&
+	       (d = readdir(dir)) != NULL) {
+		char *cand;
+		bool ok = false;
+
+		size_t dl = strlen(d->d_name);
+
+		/* A name with control bytes or not UTF-8 is not shown in a
+		 * hint, which goes to a terminal and into JSON as it is. */
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
+		    ws__one_edit(want, wl, d->d_name, dl) != 1 ||
+		    !ws_utf8_valid(d->d_name, dl) || ws__has_ctl(d->d_name))
+			continue;
+		if (asprintf(&cand, "%.*s%s%s", (int)hl, head, d->d_name, tail) < 0)
+			break;
+		if (ws_resolve(ws, cand, flags, &m) == 0) {
+			ws->no_prompt = true;
+			ok = m.exists && ws_check(ws, WS_OP_STAT, m.real, m.vpath) == 0;
+			ws->no_prompt = np;
+			ws_res_free(&m);
+		}
+		if (ok)
+			sug[nsug++] = cand;
+		else
+			free(cand);
+	}
+	closedir(dir);
+	free(tail);
+restore:
+	ws_error_set(code, path, "%s", msg);
+	if (nsug == 1)
+		ws_error_set_hint("did you mean %s?", sug[0]);
+	else if (nsug == 2)
+		ws_error_set_hint("did you mean %s or %s?", sug[0], sug[1]);
+	else if (nsug > 2)
+		ws_error_set_hint("did you mean %s, %s or %s?", sug[0], sug[1],
+				  sug[2]);
+	else if (hint != NULL)
+		ws_error_set_hint("%s", hint);
+	for (i = 0; i < nsug; i++)
+		free(sug[i]);
+out:
+	free(msg);
+	free(path);
+	free(hint);
+	free(want);
+	free(head);
+}
+
+void
+ws_resolve_name_hint(struct ws_ctx *ws, const char *input)
+{
+	const char *h = ws_error_last_hint();
+	char *in, *shorthand = NULL;
+	bool over = false;
+
+	if (!ws->name_hint || ws_error_last_code() != WS_ENOT_FOUND ||
+	    (in = strdup(input)) == NULL)
+		return;
+	/* The shorthand's hint ("/src/mian.c" means the workspace's
+	 * src/mian.c) says less than a name found one edit away. */
+	if (h != NULL && in[0] == '/' &&
+	    asprintf(&shorthand, "\"%s\" means the workspace's ", in) >= 0)
+		over = strncmp(h, shorthand, strlen(shorthand)) == 0;
+	ws__name_hint(ws, in, 0, over);
+	free(shorthand);
+	free(in);
+}
+
+/* U+FFFD REPLACEMENT CHARACTER in UTF-8. */
+#define WS__U_FFFD "\xef\xbf\xbd"
+
+/*
+ * A NOT_FOUND path holding U+FFFD is, nearly always, a name a listing gave
+ * with its bytes that are not UTF-8 replaced (ftu11 10): JSON carries the
+ * real ones in name_bytes/path_bytes, but a path argument (a JSON string)
+ * cannot, so the file tools cannot name it.  The hint says so and what
+ * reaches it: a command, with a glob where U+FFFD stood.  over: it
+ * replaces the shorthand's hint, as ws__name_hint()'s does.
+ */
+static void
+ws__fffd_hint(const char *input, bool over)
+{
+	char *glob, *o;
+	const char *i;
+
+	if ((ws_error_last_hint() != NULL && !over) ||
+	    (glob = malloc(strlen(input) + 1)) == NULL)
+		return;
+	for (i = input, o = glob; *i != '\0';) {
+		if (strncmp(i, WS__U_FFFD, 3) == 0) {
+			/* One "*" for a run of them: one name's bad bytes. */
+			if (o == glob || o[-1] != '*')
+				*o++ = '*';
+			i += 3;
+		} else {
+			*o++ = *i++;
+		}
+	}
+	*o = '\0';
+	ws_error_set_hint("U+FFFD in a listed name stands for bytes that are not "
+			  "UTF-8 (name_bytes or path_bytes hold them, base64), "
+			  "and a path argument cannot carry them: reach the file "
+			  "with run_command (wsrun), naming it with a glob such "
+			  "as %s", glob);
+	free(glob);
+}
+
 int
 ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 	   struct ws_res *res)
@@ -1129,6 +1341,12 @@ fail:
 	    strcmp(res->form, "relative") == 0 &&
 	    !(flags & WS_R__NO_DENY_CHECK))
 		ws__cwd_hint(ws, input, flags);
+	if (rc == WS_ENOT_FOUND && ws->name_hint &&
+	    !(flags & (WS_R__NO_DENY_CHECK | WS_R_TRACE)) &&
+	    strstr(input, WS__U_FFFD) != NULL)
+		ws__fffd_hint(input, res->form != NULL &&
+			      strcmp(res->form, "shorthand") == 0);
+
 	if (flags & WS_R_TRACE) {
 		/* Keep the steps for --explain; free the rest. */
 		struct ws_step *steps = res->steps;

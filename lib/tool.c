@@ -12,6 +12,7 @@
 #include "ws/audit.h"
 #include "ws/error.h"
 #include "ws/out.h"
+#include "ws/resolve.h"
 #include "ws/session.h"
 #include "ws/workspace.h"
 
@@ -46,6 +47,8 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 	if ((rc = ws_cli_open(cli, &ws)) < 0)
 		goto fail;
 	ws.cwd_hint = true;
+	/* Not for a command: its NOT_FOUND names a program, not a file. */
+	ws.name_hint = strcmp(t->name, "run_command") != 0;
 	status = t->run(&c);
 	goto out;
 fail:
@@ -70,10 +73,12 @@ ws_tool_invoke(const struct ws_tool_def *t, struct ws_cli *cli, struct ws_tcall 
 	c->mode = WS_TCALL_MODEL;
 	cli->want_history = t->want_history;
 	if ((t->check != NULL && (rc = t->check(cli)) < 0) ||
-	    (rc = ws_cli_open(cli, &ws)) < 0)
+	    (rc = ws_cli_open(cli, &ws)) < 0) {
 		status = ws_tcall_fail(c, rc);
-	else
+	} else {
+		ws.name_hint = strcmp(t->name, "run_command") != 0;
 		status = t->run(c);
+	}
 	/* The call's audit line, once its outcome is known. */
 	if (cli->audit_log != NULL && ws_audit_emit(cli->audit_log, status) < 0 &&
 	    c->err.code == 0) {
@@ -136,13 +141,18 @@ ws__keep_err(struct ws_tcall *c, int code, const char *msg, const char *path,
 int
 ws_tcall_fail(struct ws_tcall *c, int code)
 {
-	struct ws_err_extra x = {
+	struct ws_err_extra x;
+
+	/* A typo's "did you mean", once, for the failure reported. */
+	if ((code == WS_ENOT_FOUND || code == 0) && c->ws != NULL &&
+	    c->ws->name_hint && ws_error_last_path() != NULL)
+		ws_resolve_name_hint(c->ws, ws_error_last_path());
+	x = (struct ws_err_extra){
 		.hint = ws_error_last_hint(),
 		.policy = ws_error_last_policy(),
 		.rule = ws_error_last_rule(),
 		.operation = ws_error_last_operation(),
 	};
-
 	if (c->mode == WS_TCALL_CLI)
 		return ws_cli_fail(c->cli, code);
 	if (code == 0)

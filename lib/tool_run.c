@@ -24,6 +24,7 @@
 #include "ws/grant.h"
 #include "ws/json.h"
 #include "ws/path.h"
+#include "ws/policy.h"
 #include "ws/read.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
@@ -741,12 +742,15 @@ text_stream(FILE *f, const char *name, const struct ws_run_out *o)
  * (FTU10 9), one call of emit each.
  */
 static void
-run_notes(const struct ws_run_result *r, void (*emit)(void *, const char *),
-	  void *arg)
+run_notes(const struct ws_run_result *r, const char *masked,
+	  void (*emit)(void *, const char *), void *arg)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m;
+
+	if (masked != NULL)
+		emit(arg, masked);
 
 	if (r->view.shadowed.n > 0 && (m = open_memstream(&buf, &len)) != NULL) {
 		fputs("hidden in this command by the system's directories of the "
@@ -773,6 +777,60 @@ run_notes(const struct ws_run_result *r, void (*emit)(void *, const char *),
 		}
 		free(n);
 	}
+}
+
+/* Masked entries named in the note, at most; the rest are counted. */
+#define MASKED_NOTE_MAX 5
+
+/*
+ * What the policy masked in the command's view, with the rule that
+ * refuses reading each (ftu11 04): "cat .env" printed nothing with status
+ * 0, and an agent may take the file for empty.  One sentence, for plain
+ * stderr, JSON's "notes" and a model's text; NULL when nothing was
+ * masked.  The rule is looked up again for the note (the view's walk
+ * keeps none); an entry masked for another reason says that reason.
+ */
+static char *
+masked_note(struct ws_ctx *ws, const struct ws_view_info *v)
+{
+	const struct ws_view_names *l = &v->masked;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (l->n == 0 || (m = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	fputs("masked by the policy, so the command reads them as empty:", m);
+	for (size_t i = 0; i < l->n && i < MASKED_NOTE_MAX; i++) {
+		char *n = ws_cli_masked(l->name[i], true);
+		struct ws_policy_match pm = {0};
+		struct ws_res res;
+
+		fprintf(m, "%s %s", i > 0 ? "," : "", n != NULL ? n : "?");
+		free(n);
+		if (l->why != NULL && l->why[i] != NULL) {
+			fprintf(m, " (%s)", l->why[i]);
+			continue;
+		}
+		if (ws->policy == NULL)
+			continue;
+		if (ws_resolve(ws, l->name[i], WS_R_NOFOLLOW | WS_R__NO_DENY_CHECK,
+			       &res) == 0) {
+			if (ws_policy_check_file(ws->policy, WS_OP_READ, res.real,
+						 &pm) != WS_DECISION_ALLOW && pm.rule != NULL)
+				fprintf(m, " (rule %s)", pm.rule);
+			ws_res_free(&res);
+		}
+		ws_error_clear();
+	}
+	if (l->n > MASKED_NOTE_MAX)
+		fprintf(m, " and %zu more (isolation.view.masked lists them)",
+			l->n - MASKED_NOTE_MAX);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 static void
@@ -838,7 +896,7 @@ out:
 
 /* A terminal's view, for a model: the status line, then each stream. */
 static void
-print_text(FILE *f, const struct ws_run_result *r)
+print_text(FILE *f, const struct ws_run_result *r, const char *masked)
 {
 	fprintf(f, "exit_code %d", r->exit_code);
 	if (r->signal)
@@ -852,11 +910,11 @@ print_text(FILE *f, const struct ws_run_result *r)
 		fprintf(f, " (%lld ms)\n", r->duration_ms);
 	text_stream(f, "stdout", &r->out);
 	text_stream(f, "stderr", &r->err);
-	run_notes(r, print_note, f);
+	run_notes(r, masked, print_note, f);
 }
 
 static void
-print_json(struct ws_tcall *c, const struct ws_run_result *r)
+print_json(struct ws_tcall *c, const struct ws_run_result *r, const char *masked)
 {
 	const struct ws_cli *cli = c->cli;
 	struct ws_jw jw;
@@ -876,7 +934,7 @@ print_json(struct ws_tcall *c, const struct ws_run_result *r)
 	json_stream(&jw, "stderr", &r->err);
 	ws_jw_key(&jw, "notes");
 	ws_jw_arr(&jw);
-	run_notes(r, json_note, &jw);
+	run_notes(r, masked, json_note, &jw);
 	ws_jw_arr_end(&jw);
 	ws_jw_kname(&jw, "cwd", r->cwd);
 	if (r->max_rss_kb >= 0)
@@ -1325,6 +1383,34 @@ hint_not_found(const char *cmd)
 		}
 }
 
+/*
+ * Plain wsrun's warning about the workspace entries the virtual view
+ * hid: those under a system directory of the same name on one line, any
+ * other (a name wsrun uses while it builds the view) on its own.
+ */
+static void
+print_shadowed(const struct ws_view_names *l)
+{
+	size_t nsys = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->why[i] != NULL && strncmp(l->why[i], "the system's ", 13) == 0) {
+			fprintf(stderr, "%s %s", nsys++ == 0 ? "wsrun:" : ",",
+				l->name[i]);
+		}
+	}
+	if (nsys > 0)
+		fprintf(stderr, ": the workspace's %s hidden from the command by "
+			"the system's director%s of the same name (--view real "
+			"reaches %s)\n", nsys == 1 ? "entry was" : "entries were",
+			nsys == 1 ? "y" : "ies", nsys == 1 ? "it" : "them");
+	for (size_t i = 0; i < l->n; i++)
+		if (l->why[i] == NULL || strncmp(l->why[i], "the system's ", 13) != 0)
+			fprintf(stderr, "wsrun: %s: the workspace's entry was "
+				"hidden from the command: %s (--view real "
+				"reaches it)\n", l->name[i], l->why[i] ? l->why[i] : "");
+}
+
 static int
 run_run(struct ws_tcall *c)
 {
@@ -1333,6 +1419,7 @@ run_run(struct ws_tcall *c)
 	struct ws_run_opts o;
 	struct ws_run_result r = {0};
 	const char **env_all = NULL;
+	char *masked = NULL;
 	bool hooked = false;
 	int rc, status = 0;
 
@@ -1384,11 +1471,14 @@ run_run(struct ws_tcall *c)
 		goto fail;
 	if (cli->verbose)
 		print_path_unseen(ws, &o, &r);
+	masked = masked_note(ws, &r.view);
 	if (cli->json) {
-		print_json(c, &r);
+		print_json(c, &r, masked);
 		if (c->mode == WS_TCALL_MODEL)
-			print_text(c->text, &r);
+			print_text(c->text, &r, masked);
 	} else {
+		if (masked != NULL)
+			fprintf(stderr, "wsrun: %s\n", masked);
 		if (r.timed_out)
 			fprintf(stderr, "wsrun: timed out after %g s; the process "
 				"tree was killed\n", (double)o.timeout_ms / 1000);
@@ -1426,12 +1516,11 @@ run_run(struct ws_tcall *c)
 		 * see (it met "No such file or directory" or the system's
 		 * file there) and a name it made at the top that did not
 		 * reach the workspace: said as warnings, as JSON lists them.
+		 * Those the system's directories hide come on every call
+		 * (ftu11 04): one line for all of them, after the command's
+		 * output.
 		 */
-		for (size_t i = 0; i < r.view.shadowed.n; i++)
-			fprintf(stderr, "wsrun: %s: the workspace's entry was "
-				"hidden from the command: %s (--view real "
-				"reaches it)\n", r.view.shadowed.name[i],
-				r.view.shadowed.why[i] ? r.view.shadowed.why[i] : "");
+		print_shadowed(&r.view.shadowed);
 		/*
 		 * The command chose these names (a name at the top, a host
 		 * in a request): control bytes are shown as "?", or a name
@@ -1491,6 +1580,7 @@ out:
 	}
 	ws_run_free(&r);
 	free(env_all);
+	free(masked);
 	return status;
 }
 

@@ -19,6 +19,8 @@
 #include "ws/error.h"
 #include "ws/history.h"
 #include "ws/path.h"
+#include "ws/policy.h"
+#include "ws/resolve.h"
 #include "ws/tool.h"
 #include "ws/write.h"
 
@@ -603,6 +605,47 @@ print_text(FILE *f, const struct ws_wresult *r, bool show_diff)
 		fputs("[diff truncated]\n", f);
 }
 
+/*
+ * "wswrite --move d/a.txt e/" is mv's order: the path to move (e/) is
+ * missing while the --move argument exists.  After a NOT_FOUND on the
+ * path, when the destination given exists (resolved as an input is, and
+ * visible under the policy), the hint gives the order back.  The error
+ * stays as it was.
+ */
+static void
+move_order_hint(struct ws_tcall *c, const char *path, const char *dest,
+		bool option)
+{
+	struct ws_ctx *ws = c->ws;
+	struct ws_res m;
+	char *msg, *epath;
+	bool np = ws->no_prompt, found = false;
+
+	if (ws_error_last_code() != WS_ENOT_FOUND || ws_error_last_path() == NULL ||
+	    strcmp(ws_error_last_path(), path) != 0)
+		return;
+	msg = strdup(ws_error_last());
+	epath = strdup(path);
+	if (msg == NULL || epath == NULL)
+		goto out;
+	ws->no_prompt = true;
+	if (ws_resolve(ws, dest, WS_R__NO_DENY_CHECK, &m) == 0) {
+		found = m.exists && ws_check(ws, WS_OP_STAT, m.real, m.vpath) == 0;
+		ws_res_free(&m);
+	}
+	ws->no_prompt = np;
+	ws_error_set(WS_ENOT_FOUND, epath, "%s", msg);
+	if (found && !option)
+		ws_error_set_hint("%s exists and %s does not: source is what to "
+				  "move, destination where to", dest, path);
+	else if (found)
+		ws_error_set_hint("--move takes the destination, then the path to "
+				  "move: wswrite --move %s %s", path, dest);
+out:
+	free(msg);
+	free(epath);
+}
+
 /* The checks of the options' combinations, before the workspace opens. */
 static int
 write_check(struct ws_cli *cli)
@@ -644,6 +687,9 @@ write_run(struct ws_tcall *c, int t)
 	} else if (SET("move") || t == T_MOVE) {
 		rc = ws_move(ws, path, SET("move") ? STR("move") : STR("destination"),
 			     FLAG("force"), o.parents, o.dry_run, o.if_version, &r);
+		if (rc == WS_ENOT_FOUND)
+			move_order_hint(c, path, SET("move") ? STR("move") :
+					STR("destination"), SET("move"));
 	} else {
 		o.edit = FLAG("edit") || SET("old") || SET("edits");
 		o.append = FLAG("append");

@@ -7,7 +7,9 @@
 #                         valgrind memcheck and the fuzzers (CI's command)
 #   scripts/dev.sh test --quick
 #                         install what is needed, build, run every suite
-#                         once (no sanitizers, valgrind or fuzzing)
+#                         once (no sanitizers, valgrind or fuzzing); the
+#                         suites skipped (mcp-interop without npm) are
+#                         listed at the end with their reasons
 #
 # Idempotent: packages are installed only when missing, build directories
 # are reused.  Works as root on a fresh Debian 12 with a compiler.
@@ -19,8 +21,11 @@ top=$(pwd)
 need_pkgs() {
 	local missing=()
 	# jq: the README's shell and harness examples use it, so that a
-	# reader can try them after the demo.
-	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git jq)
+	# reader can try them after the demo.  dpkg-dev: meson asks its
+	# dpkg-architecture for the multiarch libdir (lib/x86_64-linux-gnu);
+	# without it `meson install` puts libws.a and libws.pc in lib64,
+	# where Debian's pkg-config does not look (ftu11 02).
+	local pkgs=(meson ninja-build pkg-config libpcre2-dev libcjson-dev check gcc mandoc git jq dpkg-dev)
 	# The test run also builds with clang and runs the libFuzzer targets,
 	# fetches through wsrun's network proxy with curl (cli-wsrun_net),
 	# and drives wstools mcp with the MCP SDK (Node) in tests/mcp/interop:
@@ -87,6 +92,29 @@ npm_deps() {
 	done
 }
 
+# The suites the last run in build dir $1 skipped, with the reason each
+# gave (its last line saying SKIP, or its last line): "Skipped: 1" alone
+# does not say that the MCP SDK interop needs Node and npm.
+skipped() {
+	local log=$1/meson-logs/testlog.json
+	[ -f "$log" ] || return 0
+	python3 - "$log" <<'PY'
+import json, sys
+out = []
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t.get("result") != "SKIP":
+        continue
+    text = ((t.get("stdout") or "") + "\n" + (t.get("stderr") or "")).splitlines()
+    text = [l.strip() for l in text if l.strip()]
+    why = [l for l in text if "SKIP" in l] or text[-1:] or ["(no reason given)"]
+    out.append("    %s: %s" % (t["name"], why[-1]))
+if out:
+    print("==> skipped suites:")
+    print("\n".join(out))
+PY
+}
+
 case "${1:-}" in
 demo)
 	need_pkgs
@@ -105,7 +133,10 @@ test)
 		echo "==> build (gcc, warnings as errors)"
 		setup build -Dwerror=true -Dtests=true
 		echo "==> tests"
-		exec meson test -C build --print-errorlogs --num-processes 2
+		rc=0
+		meson test -C build --print-errorlogs --num-processes 2 || rc=$?
+		skipped build
+		exit "$rc"
 	fi
 	need_pkgs test
 	npm_deps
@@ -117,6 +148,7 @@ test)
 	fi
 	echo "==> tests"
 	meson test -C build --print-errorlogs --num-processes 2
+	skipped build
 	echo "==> install"
 	bash "$top/tests/install_check.sh" build
 	echo "==> tests under AddressSanitizer + UndefinedBehaviorSanitizer"

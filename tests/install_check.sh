@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install_check.sh BUILD_DIR - `meson install` into a scratch DESTDIR puts
 # binaries, man pages, headers, libws.a, libws.pc and the policies in
-# place, and a program builds against the installed libws with pkg-config.
+# place, libws.pc where pkg-config looks by default, and a program builds
+# against the installed libws with pkg-config.
 set -euo pipefail
 build=${1:?usage: install_check.sh BUILD_DIR}
 dest=$(mktemp -d)
@@ -22,6 +23,23 @@ lib=$(find "$root" -name libws.a | head -n 1)
 pc=$(find "$root" -name libws.pc | head -n 1)
 [ -n "$lib" ] && [ -n "$pc" ] || { echo "install_check: libws.a or libws.pc missing" >&2; exit 1; }
 [ "$fail" -eq 0 ] || exit 1
+# pkg-config's own search path, under DESTDIR (then the system's, for the
+# packages libws.pc requires): a libws.pc installed elsewhere (lib64 on a
+# Debian without dpkg-dev) is not found by `pkg-config libws` after a
+# real install.
+pc_path=$(pkg-config --variable pc_path pkg-config)
+search=$(printf '%s\n' "$pc_path" | tr ':' '\n' | sed "s|^|$dest|" | paste -sd:):$pc_path
+found=$(PKG_CONFIG_LIBDIR=$search PKG_CONFIG_PATH='' \
+	pkg-config --variable pcfiledir libws 2>/dev/null || true)
+case $found in
+"$dest"/*) ;;
+*)
+	echo "install_check: libws.pc went to $(dirname "${pc#"$dest"}"), outside" \
+		"pkg-config's search path ($pc_path); on Debian, install dpkg-dev" \
+		"and set up the build again (meson takes the multiarch libdir from it)" >&2
+	exit 1
+	;;
+esac
 cat >"$dest/t.c" <<'C'
 #include <stdio.h>
 #include <ws/resolve.h>
@@ -41,4 +59,4 @@ flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$r
 	--cflags --libs --static libws)
 cc -o "$dest/t" "$dest/t.c" $flags
 [ "$("$dest/t")" = /etc ] || { echo "install_check: program against libws failed" >&2; exit 1; }
-echo "install_check: ok (binaries, man pages, headers, libws.a, libws.pc; a program links)"
+echo "install_check: ok (binaries, man pages, headers, libws.a, libws.pc where pkg-config looks; a program links)"

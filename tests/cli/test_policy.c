@@ -820,6 +820,38 @@ START_TEST(shipped_dev_safe_approve_delete)
 }
 END_TEST
 
+/* A project's .env files are secrets too (ftu11 06). */
+START_TEST(shipped_dev_safe_denies_env)
+{
+	struct wst_run r;
+	char *ws = P("ws");
+
+	wst_write(tmp, "ws/.env", "SECRET=1\n");
+	wst_write(tmp, "ws/sub/.env.local", "SECRET=2\n");
+	wst_write(tmp, "ws/envy.txt", "fine\n");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "dev-safe",
+	    "--approve", "--json", ".env");
+	check_status(&r, 3, "POLICY_DENIED");
+	ck_assert_ptr_null(strstr(r.out, "SECRET"));
+	ck_assert_ptr_nonnull(strstr(r.out, "deny-env"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "dev-safe",
+	    "--json", "sub/.env.local");
+	check_status(&r, 3, "POLICY_DENIED");
+	ck_assert_ptr_null(strstr(r.out, "SECRET"));
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wswrite", "--workspace", ws, "--policy", "dev-safe",
+	    "--json", "--content", "X=1\n", "sub/.env");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", "dev-safe",
+	    "--json", "envy.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
 START_TEST(shipped_ci_no_delete)
 {
 	struct wst_run r;
@@ -1390,6 +1422,7 @@ suite(void)
 	tcase_add_test(tc, move_keeps_read_denial);
 	tcase_add_test(tc, open_denial_every_reader);
 	tcase_add_test(tc, shipped_dev_safe_approve_delete);
+	tcase_add_test(tc, shipped_dev_safe_denies_env);
 	tcase_add_test(tc, shipped_ci_no_delete);
 	tcase_add_test(tc, allow_outside_dev_safe_home);
 	tcase_add_test(tc, policy_errors_exit_2);

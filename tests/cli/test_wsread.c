@@ -207,6 +207,86 @@ err_hint(const struct wst_run *r)
 }
 
 /*
+ * ftu11 05: a NOT_FOUND one edit away from a name in the last directory
+ * that exists gets "did you mean": a swap, a missing and an extra byte, a
+ * directory in the middle; no hint for a name two edits away, nor for a
+ * name the policy hides, and over the model's front end too.
+ */
+START_TEST(forms_did_you_mean)
+{
+	struct wst_run r;
+	char *pol = wst_path(base, "p.json");
+	const char *h;
+	static const char *const cases[][2] = {
+		{"src/mian.c", "did you mean src/main.c?"},
+		{"src/man.c", "did you mean src/main.c?"},
+		{"src/mainn.c", "did you mean src/main.c?"},
+		{"/src/main.cc", "did you mean /src/main.c?"},
+		{"scr/main.c", "did you mean src/main.c?"},
+		{"srcs/main.c", "did you mean src/main.c?"},
+	};
+
+	wst_write(ws, "src/main.c", "int main;\n");
+	wst_write(ws, "src/secret.h", "x\n");
+	wst_write(base, "p.json",
+		  "{\"version\": 1, \"name\": \"t\", \"file_rules\": [\n"
+		  " {\"name\": \"hide\", \"paths\": [\"**/secret.h\"],\n"
+		  "  \"operations\": [\"*\"], \"decision\": \"deny\"},\n"
+		  " {\"name\": \"rest\", \"paths\": [\"**\"], "
+		  "\"operations\": [\"*\"], \"decision\": \"allow\"}]}\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		RUNJ(&r, cases[i][0]);
+		expect_error(&r, "NOT_FOUND", 5);
+		h = err_hint(&r);
+		ck_assert_msg(h != NULL && strcmp(h, cases[i][1]) == 0, "%s: %s",
+			      cases[i][0], r.out);
+		wst_run_free(&r);
+	}
+	/* Plain: on standard error, with the error. */
+	wst_run(&r, NULL, "wsread", "--workspace", ws, "src/mian.c", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(strstr(r.err, "hint: did you mean src/main.c?") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	/* The other file tools: an operand of wsgrep, a directory of wsls. */
+	wst_run(&r, NULL, "wsgrep", "--workspace", ws, "main", "src/mian.c", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(strstr(r.err, "hint: did you mean src/main.c?") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsls", "--workspace", ws, "srcc", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(strstr(r.err, "hint: did you mean src?") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	/* A name with a control byte is not put in a hint. */
+	wst_write(ws, "src/esc\x1b.h", "x\n");
+	RUNJ(&r, "src/esc.h");
+	expect_error(&r, "NOT_FOUND", 5);
+	ck_assert_msg(err_hint(&r) == NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* Two edits away: nothing. */
+	RUNJ(&r, "src/mina.cc");
+	expect_error(&r, "NOT_FOUND", 5);
+	ck_assert_msg(err_hint(&r) == NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* A name the policy hides is not suggested. */
+	RUNJ(&r, "--policy", pol, "src/secret.hh");
+	expect_error(&r, "NOT_FOUND", 5);
+	ck_assert_msg(err_hint(&r) == NULL, "%s", r.out);
+	wst_run_free(&r);
+	RUNJ(&r, "src/secret.hh");
+	expect_error(&r, "NOT_FOUND", 5);
+	ck_assert_msg(err_hint(&r) != NULL && strcmp(err_hint(&r),
+		      "did you mean src/secret.h?") == 0, "%s", r.out);
+	wst_run_free(&r);
+	/* As a model calls it. */
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"src/mian.c\"}", "--workspace", ws, NULL);
+	ck_assert_msg(strstr(r.out, "did you mean src/main.c?") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+/*
  * FTU9 4: a person in <ws>/sub who says "a.txt" means sub/a.txt.  The
  * path stays the root's (NOT_FOUND), but the hint says what to write,
  * for each file tool; nothing when the name is not there either, and
@@ -1662,6 +1742,7 @@ suite(void)
 	tcase_add_test(tc, forms_relative_shorthand_absolute);
 	tcase_add_test(tc, forms_cwd_is_not_used);
 	tcase_add_test(tc, forms_cwd_hint);
+	tcase_add_test(tc, forms_did_you_mean);
 	tcase_add_test(tc, forms_mount_ro);
 	tcase_add_test(tc, forms_strict);
 	tcase_add_test(tc, escape_dotdot);

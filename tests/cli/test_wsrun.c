@@ -1309,6 +1309,51 @@ START_TEST(policy_grant_vetoed_inside_workspace)
 END_TEST
 
 /*
+ * ftu11 03: ws-policy(5)'s example says "write only under src/", which a
+ * wsrun command does not keep (no rule matching is not masked); the rule
+ * the page adds after it makes the project's other files read-only in a
+ * command, src/ staying writable.
+ */
+START_TEST(policy_example_no_other_writes)
+{
+	struct wst_run r;
+	char pol[2048], *pfile, *c;
+
+	wst_write(ws, "README", "keep\n");
+	wst_write(ws, "src/a.c", "int a;\n");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"name\": \"agent\", \"file_rules\": ["
+		 "{\"name\": \"read\", \"paths\": [\"${PROJECT_ROOT}\","
+		 " \"${PROJECT_ROOT}/**\"], \"operations\": [\"read\", \"open\","
+		 " \"stat\", \"list\", \"readlink\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"write-src\", \"paths\": [\"${PROJECT_ROOT}/src/**\"],"
+		 " \"operations\": [\"write\", \"create\", \"mkdir\", \"rename\"],"
+		 " \"decision\": \"allow\"},"
+		 "{\"name\": \"no-other-writes\", \"paths\": [\"${PROJECT_ROOT}\","
+		 " \"${PROJECT_ROOT}/**\"], \"operations\": [\"write\", \"create\","
+		 " \"mkdir\", \"rename\", \"delete\", \"rmdir\", \"chmod\"],"
+		 " \"decision\": \"deny\"}]}");
+	wst_write(base, "agent.json", pol);
+	pfile = wst_path(base, "agent.json");
+	RUNM(&r, _i, "--policy", pfile, "-c",
+	     "echo no > README; echo 'int b;' > src/a.c; exit 0");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	c = wst_path(ws, "README");
+	free(pfile);
+	pfile = wst_slurp(c, NULL);
+	ck_assert_str_eq(pfile, "keep\n");
+	free(pfile);
+	free(c);
+	c = wst_path(ws, "src/a.c");
+	pfile = wst_slurp(c, NULL);
+	ck_assert_str_eq(pfile, "int b;\n");
+	free(pfile);
+	free(c);
+}
+END_TEST
+
+/*
  * A chroot-like directory holding a bind of the host's /proc: granting it
  * would hand the command /proc (every process's environment), so it is
  * refused.  Needs mount(2); where the suite may not mount, it checks
@@ -5277,6 +5322,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	/* The default layers: masks need the mount namespace. */
 	tcase_add_loop_test(tf, policy_grant_vetoed_inside_workspace, 0, 1);
+	tcase_add_loop_test(tf, policy_example_no_other_writes, 0, 1);
 	tcase_add_test(tf, policy_grant_xdg_persistence);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_allow_read_repointed, 0, nm);

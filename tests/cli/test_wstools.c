@@ -176,6 +176,44 @@ START_TEST(schema_sets)
 }
 END_TEST
 
+/*
+ * ftu11 10: a name that is not UTF-8 is listed with U+FFFD (and its bytes
+ * in name_bytes), which a path argument cannot carry: the NOT_FOUND says
+ * why and what reaches it, for a relative and an absolute path; a path
+ * without U+FFFD gets no such hint.
+ */
+START_TEST(call_not_utf8_name_hint)
+{
+	struct wst_run r;
+	const char *h;
+	static const char *const paths[] = {
+		"{\"path\":\"bad\\ufffdname.txt\"}",
+		"{\"path\":\"/bad\\ufffd\\ufffdname.txt\"}",
+	};
+
+	wst_write(W, "bad\xff" "name.txt", "x\n");
+	for (size_t i = 0; i < 2; i++) {
+		wst_run(&r, NULL, "wstools", "call", "read_file", paths[i],
+			"--workspace", W, NULL);
+		ck_assert_int_eq(r.status, 5);
+		ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+		h = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(r.json, "error"), "hint"));
+		ck_assert_msg(h != NULL && strstr(h, "U+FFFD in a listed name stands "
+						  "for bytes that are not UTF-8") != NULL &&
+			      strstr(h, "run_command") != NULL &&
+			      strstr(h, "bad*name.txt") != NULL && strstr(h, "**") == NULL,
+			      "%s", r.out);
+		wst_run_free(&r);
+	}
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"nosuch.txt\"}", "--workspace", W, NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(strstr(r.out, "U+FFFD") == NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(call_dispatches)
 {
 	static const char *const no_path[] = {"PATH=/nonexistent", NULL};
@@ -771,6 +809,7 @@ suite(void)
 	tcase_add_test(tc, schemas_are_one_array);
 	tcase_add_test(tc, schema_sets);
 	tcase_add_test(tc, call_dispatches);
+	tcase_add_test(tc, call_not_utf8_name_hint);
 	tcase_add_test(tc, call_takes_declared_keys);
 	tcase_add_test(tc, own_errors_for_people);
 	tcase_add_test(tc, call_repeated_key_and_ceilings);

@@ -1240,6 +1240,24 @@ START_TEST(move_op)
 	assert_file(ws, "x/c", "A");
 	W(&r, NULL, "--no-parents", "--move", "p/q", "x/c");
 	expect_fail(&r, "NOT_FOUND", 5);
+	/* mv's order (ftu11 12): the hint gives wswrite's back. */
+	W(&r, NULL, "--move", "x/c", "e/");
+	ck_assert_msg(strstr(r.out, "\"hint\":\"--move takes the destination, "
+			     "then the path to move: wswrite --move e/ x/c\"") != NULL,
+		      "%s", r.out);
+	expect_fail(&r, "NOT_FOUND", 5);
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--move", "x/c", "e/", NULL);
+	ck_assert_msg(strstr(r.err, "hint: --move takes the destination") != NULL,
+		      "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "call", "move_path",
+		"{\"source\":\"e/\",\"destination\":\"x/c\"}", "--workspace", ws, NULL);
+	ck_assert_msg(strstr(r.out, "x/c exists and e/ does not") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* Neither there: no hint. */
+	W(&r, NULL, "--move", "nosuch", "e/");
+	ck_assert_msg(strstr(r.out, "\"hint\"") == NULL, "%s", r.out);
+	expect_fail(&r, "NOT_FOUND", 5);
 	/* Into an outside-pointing directory: refused. */
 	wst_symlink(out, ws, "outdir");
 	W(&r, NULL, "--move", "outdir/c", "x/c");

@@ -65,6 +65,16 @@ struct ws_res {
 int ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 	       struct ws_res *res);
 
+/*
+ * After a call failed with NOT_FOUND on input (the error's path): when
+ * ws->name_hint is set and the first missing name of input is one edit
+ * away from names in the last directory that exists and that the policy
+ * lets the caller stat, add "did you mean X?" to the error (which stays
+ * as it was otherwise).  Reads that directory once, so it is for a call's
+ * reported failure, not for every resolution (a walk meets dangling links).
+ */
+void ws_resolve_name_hint(struct ws_ctx *ws, const char *input);
+
 /* Close the descriptors of a result and free it. Safe on a zeroed res. */
 void ws_res_free(struct ws_res *res);
 

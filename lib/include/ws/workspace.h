@@ -67,6 +67,14 @@ struct ws_ctx {
 	 */
 	bool cwd_hint;
 	/*
+	 * A call's reported NOT_FOUND whose missing name is one edit away
+	 * from a name in the last directory that exists (a typo) gets a
+	 * "did you mean" hint (ws_resolve_name_hint(), from
+	 * ws_tcall_fail()), and one whose path holds U+FFFD says why: for
+	 * the file tools' callers, person or model.
+	 */
+	bool name_hint;
+	/*
 	 * wstools' own control files and directories (the configuration's
 	 * places, the policy, the policy directories): no tool changes
 	 * them, policy or not, or an agent could rewrite its own rules.
