@@ -259,8 +259,12 @@ function normText(name, text) {
 			return text;
 		}
 	}
-	case "get_file_info":
-		return text.replace(/^(created|modified|accessed): .*$/gm, "$1: <date>");
+	case "get_file_info": {
+		const t = text.replace(/^(created|modified|accessed): .*$/gm, "$1: <date>");
+		// A directory's size is its file system's (4096 on ext4, the
+		// bytes of its entries on tmpfs): not a server's answer.
+		return /^isDirectory: true$/m.test(t) ? t.replace(/^size: .*$/m, "size: <dir>") : t;
+	}
 	case "read_multiple_files":
 		// Inline errors are worded by each server.
 		return text.replace(/^(.*?): Error - .*$/gm, "$1: Error - <message>");
