@@ -363,8 +363,8 @@ ws__between(const struct ws_ctx *ws, size_t a, const char *outer)
  * the guarded entry (review18 02, 03).  What cannot be shown at one
  * place is refused: two anchors of one directory, or a mount point
  * inside a place to cover.  A grant that names an anchor's tree through
- * a link is shown at its virtual path only.  Nothing aliases: no system
- * call here (a grant's real path is read for grants only).
+ * a link is shown at its virtual path only.  Without grants, no system
+ * call here (a grant's own path costs a readlink of its descriptor).
  */
 static int
 ws__cover_aliases(struct ws_ctx *ws, struct ws_sandbox_plan *p,
@@ -436,9 +436,10 @@ ws__cover_aliases(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		if (e->unbound || e->target != NULL || e->mount_only || e->stage ||
 		    e->mask || e->fd < 0)
 			continue;
-		if (e->asked) {
-			/* Named by the caller, perhaps through a link: its
-			 * directory's own path. */
+		if (!g && !sys && (p->priv_real == NULL ||
+				   strcmp(e->path, p->priv_real) != 0)) {
+			/* A grant (--allow-*, or the policy's), named perhaps
+			 * through a link: its directory's own path. */
 			char fdp[64];
 			ssize_t n;
 

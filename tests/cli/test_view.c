@@ -1845,10 +1845,11 @@ START_TEST(view_alias_system_dir)
 END_TEST
 
 /*
- * Two mounts of one directory, or a mount of the workspace itself,
- * cannot be shown at one place: refused in the virtual view, naming
- * both (the second mount was left out of the root with no word); the
- * real view runs them.
+ * Two mounts of one directory (_i 0), or a mount of the workspace itself
+ * (_i 1), cannot be shown at one place: refused in the virtual view,
+ * naming both (the second mount was left out of the root with no word);
+ * the real view runs them (_i 2).  Nor can a mount point inside a place
+ * that is covered (_i 3: /up/ws shows the workspace again).
  */
 START_TEST(view_alias_refused)
 {
@@ -1861,6 +1862,9 @@ START_TEST(view_alias_refused)
 	if (_i == 1) {
 		snprintf(m1, sizeof(m1), "/m=%s/d", base);
 		snprintf(m2, sizeof(m2), "/w=%s", ws);
+	} else if (_i == 3) {
+		snprintf(m1, sizeof(m1), "/up=%s", base);
+		snprintf(m2, sizeof(m2), "/up/ws/src=%s/d", base);
 	} else {
 		snprintf(m1, sizeof(m1), "/m=%s/d", base);
 		snprintf(m2, sizeof(m2), "/n=%s/d:ro", base);
@@ -1871,6 +1875,7 @@ START_TEST(view_alias_refused)
 	} else {
 		ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
 		ck_assert_msg(strstr(r.out, _i == 1 ? "the workspace / and /w" :
+				     _i == 3 ? "/up/ws/src lies in /up/ws," :
 				     "/m and /n") != NULL, "%s", r.out);
 	}
 	wst_run_free(&r);
@@ -1935,7 +1940,7 @@ view_suite(void)
 	tcase_add_loop_test(tc, view_alias_mount, 0, 2);
 	tcase_add_loop_test(tc, view_alias_grant, 0, 3);
 	tcase_add_test(tc, view_alias_system_dir);
-	tcase_add_loop_test(tc, view_alias_refused, 0, 3);
+	tcase_add_loop_test(tc, view_alias_refused, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
