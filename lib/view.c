@@ -300,6 +300,195 @@ ws__place(struct ws_ctx *ws, struct ws_sandbox_path *e, bool guard,
 	return 0;
 }
 
+/* ---- One host directory at one place (review18 02, 03) -------------- */
+
+/*
+ * Cover anchor a's real directory at v in the virtual root with an
+ * empty read-only directory: a mask guard on a's directory, placed at v
+ * (ws_sandbox_mount() binds it after every path, deeper after
+ * shallower), and a note in vi->unplaced.  where says whose bind shows
+ * it there.
+ */
+static int
+ws__cover(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+	  struct ws_view_info *vi, size_t a, const char *v, const char *where)
+{
+	char why[4608];
+	int fd, rc;
+
+	for (size_t i = 0; i < p->nguards; i++)
+		if (p->guards[i].mask && !p->guards[i].unbound &&
+		    p->guards[i].target != NULL && strcmp(p->guards[i].target, v) == 0)
+			return 0;
+	if ((fd = fcntl(ws->anchors[a].fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return ws_error_errno(errno, NULL, "dup");
+	if ((rc = ws_sandbox_plan_add_guard(p, fd, ws->anchors[a].real, true)) < 0)
+		return rc;
+	if ((p->guards[p->nguards - 1].target = strdup(v)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (a == 0)
+		snprintf(why, sizeof(why), "%s shows the workspace's directory "
+			 "here again: it is shown at / only (an empty read-only "
+			 "directory here), where its guards are", where);
+	else
+		snprintf(why, sizeof(why), "%s shows the mount %s's directory "
+			 "here again: it is shown at %s only (an empty read-only "
+			 "directory here), where its guards are", where,
+			 ws->anchors[a].vprefix, ws->anchors[a].vprefix);
+	return ws__names_add(&vi->unplaced, v, why);
+}
+
+/* Whether another anchor's directory lies between anchor a's and the
+ * directory outer (both strictly): the cover of that one covers a's. */
+static bool
+ws__between(const struct ws_ctx *ws, size_t a, const char *outer)
+{
+	const char *ar = ws->anchors[a].real, *r;
+
+	for (size_t c = 0; c < ws->nanchors; c++) {
+		const char *cr = ws->anchors[c].real;
+
+		if (c != a && strcmp(cr, ar) != 0 && strcmp(cr, outer) != 0 &&
+		    ws_path_within(cr, ar, &r) && ws_path_within(outer, cr, &r))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * In the virtual view every guard (a policy mask, a read-only
+ * persistence place, the history's mask) is placed once, under the
+ * longest anchor that holds its real path.  Each anchor's directory must
+ * then be reachable at that anchor's place only: where another bind
+ * shows it again (a mount or the workspace that holds it, a system
+ * directory bound whole such as /opt, a grant of a parent, a read-only
+ * bind of a HOME place), it is covered by an empty read-only directory,
+ * so that every guard holds at every path by which the command can reach
+ * the guarded entry (review18 02, 03).  What cannot be shown at one
+ * place is refused: two anchors of one directory, or a mount point
+ * inside a place to cover.  A grant that names an anchor's tree through
+ * a link is shown at its virtual path only.  Without grants, no system
+ * call here (a grant's own path costs a readlink of its descriptor).
+ */
+static int
+ws__cover_aliases(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+		  struct ws_view_info *vi)
+{
+	char v[4352], hreal[PATH_MAX], why[4608], top[256], stop[258];
+	const char *rest;
+	int rc = 0, at;
+
+	for (size_t a = 0; a < ws->nanchors; a++)
+		for (size_t b = 0; rc == 0 && b < ws->nanchors; b++) {
+			const char *br = ws->anchors[b].real, *bv = ws->anchors[b].vprefix;
+
+			if (a == b || !ws_path_within(br, ws->anchors[a].real, &rest))
+				continue;
+			if (*rest == '\0') {
+				if (b < a)
+					rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE,
+							  ws->anchors[a].vprefix,
+							  "%s %s and %s show one directory "
+							  "(%s): the virtual view shows each "
+							  "directory at one place, where its "
+							  "guards are; drop one, or use --view "
+							  "real", b == 0 ? "the workspace" :
+							  "the mounts", bv,
+							  ws->anchors[a].vprefix, br);
+				continue;
+			}
+			if (ws__between(ws, a, br))
+				continue;
+			snprintf(v, sizeof(v), "%s/%s", strcmp(bv, "/") == 0 ? "" : bv,
+				 rest);
+			/* Not shown through b at all: a workspace entry that a
+			 * system name or a mount hides, or a mount's place. */
+			ws__top(v, top, sizeof(top));
+			snprintf(stop, sizeof(stop), "/%s", top);
+			if (b == 0 && ws__names_has(&vi->shadowed, stop))
+				continue;
+			if ((at = ws_ctx_anchor_of_virtual(ws, v, NULL)) != (int)b)
+				continue;
+			for (size_t c = 1; rc == 0 && c < ws->nanchors; c++)
+				if (ws_path_within(v, ws->anchors[c].vprefix, &rest) &&
+				    *rest != '\0')
+					rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE,
+							  ws->anchors[c].vprefix,
+							  "the mount point %s lies in %s, "
+							  "which shows %s's directory (%s) "
+							  "again and is covered in the "
+							  "virtual view; move the mount, or "
+							  "use --view real",
+							  ws->anchors[c].vprefix, v,
+							  a == 0 ? "the workspace" :
+							  ws->anchors[a].vprefix,
+							  ws->anchors[a].real);
+			if (rc == 0) {
+				snprintf(why, sizeof(why), "%s %s", b == 0 ?
+					 "the workspace" : "the mount", bv);
+				rc = ws__cover(ws, p, vi, a, v, why);
+			}
+		}
+	/* Binds at host paths: system directories, grants, guards. */
+	for (size_t i = 0; rc == 0 && i < p->npaths + p->nguards; i++) {
+		bool g = i >= p->npaths;
+		struct ws_sandbox_path *e = g ? &p->guards[i - p->npaths] : &p->paths[i];
+		/* Not e's: ws__cover() may move the guards. */
+		const char *h = e->path, *hp = e->path;
+		bool sys = e->sys;
+
+		if (e->unbound || e->target != NULL || e->mount_only || e->stage ||
+		    e->mask || e->fd < 0)
+			continue;
+		if (!g && !sys && (p->priv_real == NULL ||
+				   strcmp(e->path, p->priv_real) != 0)) {
+			/* A grant (--allow-*, or the policy's), named perhaps
+			 * through a link: its directory's own path. */
+			char fdp[64];
+			ssize_t n;
+
+			snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", e->fd);
+			if ((n = readlink(fdp, hreal, sizeof(hreal) - 1)) <= 0 ||
+			    hreal[0] != '/')
+				return ws_error_set(WS_ESANDBOX_UNAVAILABLE, e->path,
+						    "cannot tell which directory %s "
+						    "is, to show it at one place in "
+						    "the virtual view", e->path);
+			hreal[n] = '\0';
+			h = hreal;
+			if ((at = ws_ctx_anchor_of_real(ws, h, &rest)) >= 0) {
+				/* An anchor's tree by another name: shown at
+				 * its virtual path only. */
+				char *vp = NULL;
+
+				if ((rc = ws_ctx_virtual_of(ws, at, rest, &vp)) < 0)
+					return rc;
+				e->unbound = true;
+				snprintf(why, sizeof(why), "the same directory as %s "
+					 "in the virtual view: shown there only, "
+					 "where its guards are", vp);
+				free(vp);
+				rc = ws__names_add(&vi->unplaced, e->path, why);
+				continue;
+			}
+		}
+		if (e->file)
+			continue;
+		for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
+			if (!ws_path_within(h, ws->anchors[a].real, &rest) ||
+			    *rest == '\0' || ws__between(ws, a, h))
+				continue;
+			snprintf(v, sizeof(v), "%s/%s", strcmp(hp, "/") == 0 ?
+				 "" : hp, rest);
+			snprintf(why, sizeof(why), "%s %s", sys ?
+				 "the system directory" : g ? "the read-only place" :
+				 "the grant", hp);
+			rc = ws__cover(ws, p, vi, a, v, why);
+		}
+	}
+	return rc;
+}
+
 int
 ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	     struct ws_view_info *vi)
@@ -426,6 +615,9 @@ ws_view_plan(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 			rc = ws__place(ws, &p->paths[i], false, &mtops, vi);
 	for (size_t i = 0; rc == 0 && i < p->nguards; i++)
 		rc = ws__place(ws, &p->guards[i], true, &mtops, vi);
+	/* Each anchor's directory at its one place (review18 02, 03). */
+	if (rc == 0)
+		rc = ws__cover_aliases(ws, p, vi);
 	/* Host paths placed at their own top-level names. */
 	for (size_t i = 0; rc == 0 && i < p->npaths; i++)
 		if (!p->paths[i].unbound && p->paths[i].target == NULL) {
