@@ -649,6 +649,24 @@ ws__repo_dir_name(const char *name)
 				  strcmp(name, ".jj") == 0 || strcmp(name, ".sl") == 0);
 }
 
+/* Whether directory name in pfd is one git takes for a bare repository
+ * (guard.c's test: HEAD not a directory, refs or commondir as named). */
+static bool
+ws__bare_at(int pfd, const char *name)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(p, sizeof(p), "%s/HEAD", name) >= (int)sizeof(p) ||
+	    fstatat(pfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
+		return false;
+	snprintf(p, sizeof(p), "%s/refs", name);
+	if (fstatat(pfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
+	snprintf(p, sizeof(p), "%s/commondir", name);
+	return fstatat(pfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static int
 ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 	    int fd, bool recursive)
@@ -662,6 +680,27 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "history: over %d "
 				    "entries to record", WS__HIST_MAX_ENTRIES);
 	if (h->collect && (rc = ws__seen_add(h, st)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	/*
+	 * A repository strictly inside a tree a delete removes goes with it
+	 * (ws->whole), but an undo could not put it back: the file tools
+	 * never make a .git, and a journal is not trusted to (the command
+	 * that made it may not have been cleaned after yet).  So the delete
+	 * is refused before anything goes, rather than half undoable
+	 * (review18 11).  A submodule's .git file is one too (review19 04).
+	 */
+	if (h->collect && rel[0] != '\0' && ws__repo_dir_name(name) &&
+	    (S_ISDIR(st->st_mode) || strcmp(name, ".git") == 0)) {
+		rc = ws_error_set(WS_EPOLICY_DENIED, NULL,
+				  "the tree holds a repository (%s): an undo could "
+				  "not put it back, so the file tools do not delete "
+				  "it (its commits would be gone for good)", rel);
+		ws_error_set_hint("if that is meant, a person deletes it with "
+				  "--no-history, or a command with rm -rf; neither "
+				  "can be undone");
 		if (fd >= 0)
 			close(fd);
 		return rc;
@@ -739,24 +778,12 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 		ws_jbuf_lit(f, ",\"kept\":false}");
 		return 0;
 	}
-	/*
-	 * A repository strictly inside a tree a delete removes goes with it
-	 * (ws->whole), but an undo could not put it back: the file tools
-	 * never make a .git, and a journal is not trusted to (the command
-	 * that made it may not have been cleaned after yet).  So the delete
-	 * is refused before anything goes, rather than half undoable
-	 * (review18 11).
-	 */
-	if (h->collect && rel[0] != '\0' && ws__repo_dir_name(name)) {
-		rc = ws_error_set(WS_EPOLICY_DENIED, NULL,
-				  "the tree holds a repository (%s): an undo could "
-				  "not put it back, so the file tools do not delete "
-				  "it (its commits would be gone for good)", rel);
-		ws_error_set_hint("if that is meant, a person deletes it with "
-				  "--no-history, or a command with rm -rf; neither "
-				  "can be undone");
-		return rc;
-	}
+	/* A bare one (HEAD with refs or commondir), whatever its name. */
+	if (h->collect && rel[0] != '\0' && ws__bare_at(pfd, name))
+		return ws_error_set(WS_EPOLICY_DENIED, NULL,
+				    "the tree holds a repository (%s, a bare one): an "
+				    "undo could not put it back, so the file tools do "
+				    "not delete it", rel);
 	ws__jkstr(f, "type", "dir");
 	ws_jbuf_lit(f, "}");
 	if (recursive) {

@@ -1893,7 +1893,7 @@ ws__in_history(struct ws_ctx *ws, const char *real)
  * in commands (the view masks each home's).
  */
 static bool
-ws__in_state_dir(const char *real)
+ws__in_state_dir(const char *real, bool anc)
 {
 	static const char st[] = "/.local/state/wstools";
 	const size_t n = sizeof(st) - 1;
@@ -1901,6 +1901,25 @@ ws__in_state_dir(const char *real)
 	for (const char *p = strstr(real, st); p != NULL; p = strstr(p + 1, st))
 		if (p[n] == '\0' || p[n] == '/')
 			return true;
+	/*
+	 * Nor is a directory above it renamed or deleted (.local/state
+	 * moved away and back, the journal forged meanwhile under a name
+	 * the text above does not match: review19 01).  One lstat, only for
+	 * such a name.
+	 */
+	if (anc) {
+		size_t rl = strlen(real);
+		struct stat sb;
+		char q[PATH_MAX];
+
+		if ((rl >= 7 && strcmp(real + rl - 7, "/.local") == 0 &&
+		     snprintf(q, sizeof(q), "%s/state/wstools", real) < (int)sizeof(q) &&
+		     lstat(q, &sb) == 0) ||
+		    (rl >= 13 && strcmp(real + rl - 13, "/.local/state") == 0 &&
+		     snprintf(q, sizeof(q), "%s/wstools", real) < (int)sizeof(q) &&
+		     lstat(q, &sb) == 0))
+			return true;
+	}
 	return false;
 }
 
@@ -1964,7 +1983,8 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 	if (real != NULL &&
 	    (((op == WS_OP_READ || op == WS_OP_OPEN || op == WS_OP_LIST) &&
 	      ws->hist_base != NULL && ws__in_history(ws, real)) ||
-	     ws__in_state_dir(real))) {
+	     ws__in_state_dir(real, op == WS_OP_RENAME || op == WS_OP_DELETE ||
+				   op == WS_OP_RMDIR))) {
 		v->rule = "guard:history";
 		return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 				    "is (or is in) wstools' history, which keeps "

@@ -1580,6 +1580,9 @@ ws__mask_etc(char *msg, size_t len)
 	 */
 	if (rc == 0)
 		rc = ws__mask(WS__NEWROOT "/proc/1/cmdline", msg, len);
+	/* Its thread's file, the same argv (review19 03). */
+	if (rc == 0)
+		rc = ws__mask(WS__NEWROOT "/proc/1/task/1/cmdline", msg, len);
 	return rc;
 }
 

@@ -1104,6 +1104,48 @@ ws__view_history_one(struct ws_ctx *ws, struct ws_sandbox_plan *p,
  * command would make the user's next undo write what it chose.  Found
  * by its real path (a link on the way, or a grant, moves it).
  */
+/*
+ * Make the directories of path (a home's .local/state/wstools) from the
+ * deepest one that exists, each by mkdirat() on its parent's descriptor
+ * and opened without following a link (a link on the way, which a
+ * workspace holding the home may have planted, stops it: then nothing is
+ * made).  An O_PATH descriptor of path, or -1.
+ */
+static int
+ws__state_make(const char *path)
+{
+	char buf[4352], *c, *sl;
+	int fd, nfd;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -1;
+	/* The deepest existing directory: the home at least. */
+	if ((sl = strstr(buf, "/.local/state/wstools")) == NULL)
+		return -1;
+	*sl = '\0';
+	fd = open(buf[0] ? buf : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (c = sl + 1; fd >= 0 && *c; c = sl + 1) {
+		bool last;
+
+		sl = strchr(c, '/');
+		last = sl == NULL;
+		if (!last)
+			*sl = '\0';
+		if (mkdirat(fd, c, 0700) < 0 && errno != EEXIST) {
+			close(fd);
+			return -1;
+		}
+		nfd = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = nfd;
+		if (last)
+			break;
+	}
+	return fd;
+}
+
 static int
 ws__view_history(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		 struct ws_view_info *vi, bool can_mask)
@@ -1136,6 +1178,15 @@ ws__view_history(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 			continue;
 		/* Followed as the history follows it; absent: nothing in it. */
 		fd = open(base[k], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/*
+		 * A home's that is not there yet is made (empty, 0700, as
+		 * the first recorded change would make it) so that it can be
+		 * masked: one a command made would keep the journal it forged
+		 * for another of the person's workspaces, which their next
+		 * undo there trusts (review19 10).
+		 */
+		if (fd < 0 && errno == ENOENT && k >= 2)
+			fd = ws__state_make(base[k]);
 		if (fd < 0)
 			continue;
 		if (!ws__fd_real(fd, real[k], sizeof(real[k]))) {

@@ -482,6 +482,61 @@ START_TEST(another_state_dir_guarded)
 }
 END_TEST
 
+/*
+ * Review19 10, 01, 04.  A home's state directory that is not there yet
+ * was not masked, and a command made it with a journal of its own, which
+ * the person's next undo in another workspace would trust: it is made
+ * empty and masked now.  A file tool's rename of .local/state (moved away
+ * and back around a forged journal) is refused.  A tree holding a
+ * submodule's .git file or a bare repository is not deleted either.
+ */
+START_TEST(state_dir_made_and_parents_kept)
+{
+	struct wst_run r;
+	char *box = wst_path(T, "box"), *home = wst_path(T, "box/home"), *henv = NULL;
+	const char *env[] = {ENV_S, NULL, NULL};
+
+	ck_assert_int_ge(asprintf(&henv, "HOME=%s", home), 0);
+	env[1] = henv;
+	/* .local/state there (a missing one goes with mise's place). */
+	wst_mkdir(T, "box/home/.local/state");
+	wst_runv(&r, NULL, env, "wsrun", (const char *[]){"--workspace", box, "--json",
+		"-c", "mkdir -p home/.local/state/wstools/0123456789abcdef 2>/dev/null;"
+		" echo forged > home/.local/state/wstools/0123456789abcdef/journal 2>/dev/null;"
+		" echo done", NULL});
+	ck_assert_msg(strstr(r.out, "done") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	{
+		char *j = wst_path(box, "home/.local/state/wstools/0123456789abcdef/journal");
+
+		ck_assert_msg(!wst_exists(j), "the command's journal is there");
+		free(j);
+	}
+	wst_mkdir(T, "box/home/.local/state/wstools/x");
+	wst_runv(&r, NULL, env, "wswrite", (const char *[]){"--workspace", box, "--json",
+		"--move", "home/.local/st2", "home/.local/state", NULL});
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	wst_run_free(&r);
+	/* A submodule's .git file, and a bare repository by any name. */
+	wst_write(W, "m/sub/.git", "gitdir: ../../.git/modules/sub\n");
+	wst_write(W, "b/r.git/HEAD", "ref: refs/heads/main\n");
+	wst_mkdir(T, "ws/b/r.git/refs");
+	run(&r, "wswrite", (const char *[]){"--workspace", W, "--json", "--delete", "-r",
+		"m", NULL});
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	wst_run_free(&r);
+	run(&r, "wswrite", (const char *[]){"--workspace", W, "--json", "--delete", "-r",
+		"b", NULL});
+	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+	wst_run_free(&r);
+	ck_assert(there("m/sub/.git"));
+	ck_assert(there("b/r.git/HEAD"));
+	free(henv);
+	free(home);
+	free(box);
+}
+END_TEST
+
 START_TEST(undo_refused_after_a_later_change)
 {
 	char *out = NULL;
@@ -1055,6 +1110,7 @@ suite(void)
 	tcase_add_test(tc, undo_link_parents_are_guarded);
 	tcase_add_test(tc, tree_with_repository_not_deleted);
 	tcase_add_test(tc, another_state_dir_guarded);
+	tcase_add_test(tc, state_dir_made_and_parents_kept);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);

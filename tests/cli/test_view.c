@@ -508,7 +508,8 @@ START_TEST(view_init_cmdline_hidden)
 {
 	struct wst_run r;
 
-	RUNV(&r, "-c", "tr '\\0' ' ' < /proc/1/cmdline; echo \"[$(wc -c < /proc/1/cmdline)]\";"
+	RUNV(&r, "-c", "tr '\\0' ' ' < /proc/1/cmdline; cat /proc/1/task/1/cmdline;"
+	     " echo \"[$(wc -c < /proc/1/cmdline)]\";"
 	     " tr '\\0' ' ' < /proc/self/cmdline");
 	expect_ran(&r, 0);
 	ck_assert_msg(strstr(out_str(&r, "stdout"), ws) == NULL, "%s", r.out);
