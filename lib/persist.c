@@ -590,6 +590,22 @@ ws__path_bases(struct ws__bases *b, const char *home)
 		d[l] = '\0';
 		if (l == 0)
 			continue; /* the current directory */
+		/*
+		 * bash expands a leading ~ of a PATH entry when it searches
+		 * (PATH="~/bin:$PATH", quoted in an rc file): the directory
+		 * its user's next shell runs from is HOME's (review19 05).
+		 */
+		if (d[0] == '~' && (d[1] == '/' || d[1] == '\0')) {
+			const char *h = getenv("HOME");
+			char x[PATH_MAX];
+
+			if (h == NULL || h[0] != '/')
+				h = home;
+			if (h == NULL || snprintf(x, sizeof(x), "%s%s", h, d + 1) >=
+						 (int)sizeof(x))
+				continue;
+			memcpy(d, x, strlen(x) + 1);
+		}
 		if (ws__is_default(d, home, ws__kinds[WS_PERSIST_PATH].dflt))
 			continue;
 		if (d[0] != '/' && !cwd_known) {

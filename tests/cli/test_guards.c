@@ -1164,6 +1164,14 @@ START_TEST(persistence_path_long_and_relative)
 		wr_env(env, ws, true, w2);
 		wr_env(env, ws, false, ok);
 	}
+	/* Review19 05: "~/..." as bash expands it when it searches. */
+	wst_mkdir(ws, "tilde");
+	env[0] = "PATH=~/r17ws/tilde:/usr/bin:/bin";
+	{
+		const char *w1[] = {"--content", "x", "tilde/ls", NULL};
+
+		wr_env(env, ws, true, w1);
+	}
 	ck_assert_int_eq(chdir("/"), 0);
 	free(hv);
 	free(ws);
