@@ -1535,6 +1535,25 @@ ws__home_places_copy(const struct ws_home_place *v, size_t n,
 	return 0;
 }
 
+/* Append the place (anchor a, rest below it, way or not) onto *out (*n).
+ * 0 or WS_ENOMEM. */
+static int
+ws__place_push(struct ws_home_place **out, size_t *n, int a, const char *rest,
+	       bool way)
+{
+	struct ws_home_place *nv = realloc(*out, (*n + 1) * sizeof(*nv));
+
+	if (nv == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	*out = nv;
+	nv[*n].anchor = a;
+	nv[*n].way = way;
+	if ((nv[*n].rest = strdup(rest)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	(*n)++;
+	return 0;
+}
+
 /* ws_ctx_home_places() for the places below one base, home, of kind. */
 static int
 ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
@@ -1551,7 +1570,6 @@ ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
 	 * through a link on its way (stow's ~/.config -> dotfiles/config,
 	 * review11). */
 	for (size_t j = 0; rc == 0 && j < 2 * np; j++) {
-		struct ws_home_place *nv;
 		const char *rest;
 		size_t i = idx[j / 2];
 		int a = j % 2 == 0
@@ -1566,17 +1584,7 @@ ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
 		}
 		if (a < 0)
 			continue;
-		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			break;
-		}
-		*out = nv;
-		nv[*n].anchor = a;
-		nv[*n].way = false;
-		if ((nv[*n].rest = strdup(rest)) == NULL)
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		else
-			(*n)++;
+		rc = ws__place_push(out, n, a, rest, false);
 	}
 	ws_place_memo_free(&memo);
 	return rc;
@@ -1616,7 +1624,6 @@ ws__way_places(const struct ws_ctx *ws, char *const *e, size_t ne,
 	       struct ws_home_place **out, size_t *n)
 {
 	for (size_t k = 0; k < ne; k++) {
-		struct ws_home_place *nv;
 		const char *r = NULL;
 		int a = ws_ctx_anchor_of_real(ws, e[k], &r);
 		bool seen = false;
@@ -1629,14 +1636,8 @@ ws__way_places(const struct ws_ctx *ws, char *const *e, size_t ne,
 			seen = (*out)[j].anchor == a && strcmp((*out)[j].rest, r) == 0;
 		if (seen)
 			continue;
-		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL)
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		*out = nv;
-		nv[*n].anchor = a;
-		nv[*n].way = true;
-		if ((nv[*n].rest = strdup(r)) == NULL)
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		(*n)++;
+		if (ws__place_push(out, n, a, r, true) < 0)
+			return WS_ENOMEM;
 	}
 	return 0;
 }
@@ -1674,7 +1675,6 @@ ws__path_dir_links(const struct ws_ctx *ws, const char *dir,
 	(void)ws__list_read(dir, &names, &types, &nnames, &names_len);
 	nm = names;
 	for (size_t k = 0; rc == 0 && k < nnames; nm += strlen(nm) + 1, k++) {
-		struct ws_home_place *nv;
 		const char *r = NULL;
 		char **e = NULL;
 		size_t ne = 0;
@@ -1694,17 +1694,7 @@ ws__path_dir_links(const struct ws_ctx *ws, const char *dir,
 			r++;
 		if (a < 0 || ws->anchors[a].ro || r == NULL || *r == '\0')
 			continue;
-		if ((nv = realloc(*out, (*n + 1) * sizeof(*nv))) == NULL) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			break;
-		}
-		*out = nv;
-		nv[*n].anchor = a;
-		nv[*n].way = false;
-		if ((nv[*n].rest = strdup(r)) == NULL)
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		else
-			(*n)++;
+		rc = ws__place_push(out, n, a, r, false);
 	}
 	free(names);
 	free(types);
