@@ -1258,6 +1258,12 @@ ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 		return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 				    "the history is off (--no-history, or "
 				    "\"history\": false)");
+	/* Asked about a path the policy hides: no answer tells whether it
+	 * was ever written (review19 07). */
+	if (path != NULL && ws__hist_hidden(ws, path))
+		return ws_error_set(WS_EPOLICY_DENIED, path, "the policy refuses to "
+				    "stat it (or it does not resolve in the "
+				    "workspace), so its history is not listed");
 	if ((rc = ws__load(h, &v, &n)) < 0)
 		return rc;
 	arr = cJSON_CreateArray();

@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -1923,6 +1924,39 @@ ws__in_state_dir(const char *real, bool anc)
 	return false;
 }
 
+/*
+ * Whether real lies in HOME's .local/state/wstools reached by a real path
+ * that ws__in_state_dir() does not recognise (~/.local or .local/state a
+ * link: review19 09).  Found at the first check of a context: an open()
+ * that fails where there is no such directory, else a readlink() of the
+ * descriptor's name.
+ */
+static bool
+ws__in_state_alias(struct ws_ctx *ws, const char *real)
+{
+	if (!ws->state_alias_done) {
+		const char *h = getenv("HOME");
+		char p[PATH_MAX], l[64], r[PATH_MAX];
+		ssize_t n;
+		int fd;
+
+		ws->state_alias_done = true;
+		if (h == NULL || h[0] != '/' ||
+		    snprintf(p, sizeof(p), "%s/.local/state/wstools", h) >= (int)sizeof(p) ||
+		    (fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return false;
+		snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
+		n = readlink(l, r, sizeof(r) - 1);
+		close(fd);
+		if (n > 0) {
+			r[n] = '\0';
+			if (r[0] == '/' && !ws__in_state_dir(r, false))
+				ws->state_alias = strdup(r);
+		}
+	}
+	return ws->state_alias != NULL && ws_path_within(ws->state_alias, real, NULL);
+}
+
 /* How ws__check() decided, for the audit log. */
 struct ws__verdict {
 	const char *policy, *rule, *decision;
@@ -1984,7 +2018,8 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 	    (((op == WS_OP_READ || op == WS_OP_OPEN || op == WS_OP_LIST) &&
 	      ws->hist_base != NULL && ws__in_history(ws, real)) ||
 	     ws__in_state_dir(real, op == WS_OP_RENAME || op == WS_OP_DELETE ||
-				   op == WS_OP_RMDIR))) {
+				   op == WS_OP_RMDIR) ||
+	     ws__in_state_alias(ws, real))) {
 		v->rule = "guard:history";
 		return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
 				    "is (or is in) wstools' history, which keeps "

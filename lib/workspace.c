@@ -513,6 +513,7 @@ ws_ctx_close(struct ws_ctx *ws)
 	free(ws->guard_spell_plain);
 	free(ws->hist_base);
 	free(ws->hist_real);
+	free(ws->state_alias);
 	for (size_t i = 0; i < ws->nentries; i++)
 		free(ws->entries[i]);
 	free(ws->entries);

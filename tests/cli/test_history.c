@@ -338,6 +338,14 @@ START_TEST(listing_hides_what_the_policy_denies)
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_msg(strstr(r.out, "/secrets/prod-db.env") != NULL, "%s", r.out);
 	wst_run_free(&r);
+	/* Review19 07: asked about a hidden name, written or not, the same
+	 * refusal: no oracle. */
+	for (int k = 0; k < 2; k++) {
+		run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json",
+			"--policy", pol, k ? "secrets/never.env" : "secrets/prod-db.env", NULL});
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		wst_run_free(&r);
+	}
 	free(pol);
 }
 END_TEST
@@ -531,6 +539,28 @@ START_TEST(state_dir_made_and_parents_kept)
 	wst_run_free(&r);
 	ck_assert(there("m/sub/.git"));
 	ck_assert(there("b/r.git/HEAD"));
+	/*
+	 * Review19 09: HOME's .local a link (dotfiles): the person's state
+	 * directory by its real path, which does not read .local/state.
+	 */
+	{
+		char *h2 = NULL;
+		const char *jr;
+		const char *env2[] = {ENV_S, NULL, NULL};
+
+		wst_mkdir(T, "box/dl/state/wstools/0123456789abcdef");
+		wst_write(box, "dl/state/wstools/0123456789abcdef/journal", "{}\n");
+		wst_mkdir(T, "box/h2");
+		wst_symlink("../dl", box, "h2/.local");
+		ck_assert_int_ge(asprintf(&h2, "HOME=%s/h2", box), 0);
+		env2[1] = h2;
+		jr = "dl/state/wstools/0123456789abcdef/journal";
+		wst_runv(&r, NULL, env2, "wsread", (const char *[]){"--workspace", box,
+			"--json", jr, NULL});
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		wst_run_free(&r);
+		free(h2);
+	}
 	free(henv);
 	free(home);
 	free(box);

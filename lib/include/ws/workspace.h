@@ -105,6 +105,13 @@ struct ws_ctx {
 	char *hist_real;
 	bool hist_resolved;
 	/*
+	 * HOME's .local/state/wstools by its real path, where that path does
+	 * not read so (~/.local a link): from the first check, NULL when
+	 * there is none such (review19 09).
+	 */
+	char *state_alias;
+	bool state_alias_done;
+	/*
 	 * Every directory entry the spelling of the root or of a mount
 	 * passes through, as "<resolved parent>/<name>": each component as
 	 * spelled and each one a symlink on the way leads through.  The
