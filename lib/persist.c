@@ -662,6 +662,45 @@ ws_persist_bases(struct ws_persist_base **out, size_t *n)
 	return 0;
 }
 
+char *
+ws_persist_env_key(void)
+{
+	const char *v[WS_PERSIST_NKINDS], *path = getenv("PATH");
+	char cwd[PATH_MAX], *key;
+	size_t n = 1, at = 0;
+	bool rel = false;
+
+	/* A relative PATH entry other than "", "." and ".." names a
+	 * directory from the current one (ws__path_bases()). */
+	for (const char *e = path; e != NULL && *e != '\0' && !rel;) {
+		size_t l = strcspn(e, ":");
+
+		rel = l > 0 && e[0] != '/' && !(l == 1 && e[0] == '.') &&
+		      !(l == 2 && e[0] == '.' && e[1] == '.');
+		e += l + (e[l] == ':');
+	}
+	if (!rel || getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	for (int k = 0; k < WS_PERSIST_NKINDS; k++) {
+		v[k] = getenv(ws__kinds[k].env);
+		n += strlen(v[k] != NULL ? v[k] : "") + 2;
+	}
+	n += strlen(cwd) + 1;
+	if ((key = malloc(n)) == NULL)
+		return NULL;
+	for (int k = 0; k < WS_PERSIST_NKINDS; k++) {
+		/* "=" for an unset variable, "=\n" after a set one: an
+		 * empty value and none are told apart. */
+		const char *s = v[k] != NULL ? v[k] : "";
+
+		memcpy(key + at, s, strlen(s));
+		at += strlen(s);
+		key[at++] = v[k] != NULL ? '\n' : '\1';
+	}
+	memcpy(key + at, cwd, strlen(cwd) + 1);
+	return key;
+}
+
 /* Whether place i is one of kind's (ws_persist_path()'s test, which
  * depends on the two constant tables only). */
 static bool

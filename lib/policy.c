@@ -1714,27 +1714,30 @@ static int
 ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		       const char *shown, bool anc)
 {
-	static const char *const vars[] = {"HOME", "XDG_CONFIG_HOME",
-		"XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL",
-		"PATH"};
-	const char *env[sizeof(vars) / sizeof(vars[0])], *place = NULL;
-	size_t kn = 1;
+	const char *place = NULL;
+	size_t kn, en;
 	int kind = WS_PERSIST_HOME;
-	char *key, shown_place[PATH_MAX + 32];
+	char *env, *key, shown_place[PATH_MAX + 32];
 	int rc = 0;
 
-	/* The key: the environment the bases come from, and the anchors. */
-	for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++) {
-		env[v] = getenv(vars[v]);
-		kn += strlen(env[v] ? env[v] : "") + 1;
-	}
+	/*
+	 * The key: everything the bases come from (every kind's variable,
+	 * not a list of our own that a new kind would outgrow: a server
+	 * whose CARGO_HOME changed kept the old places), and the anchors.
+	 */
+	if ((env = ws_persist_env_key()) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	en = strlen(env) + 1;
+	kn = en + 1;
 	for (size_t a = 0; a < ws->nanchors; a++)
 		kn += strlen(ws->anchors[a].real) + 1;
-	if ((key = malloc(kn)) == NULL)
+	if ((key = realloc(env, kn)) == NULL) {
+		free(env);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	kn = 0;
-	for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
-		kn += (size_t)sprintf(key + kn, "%s\n", env[v] ? env[v] : "");
+	}
+	kn = en;
+	key[kn - 1] = '\n';
+	key[kn] = '\0';
 	for (size_t a = 0; a < ws->nanchors; a++)
 		kn += (size_t)sprintf(key + kn, "%s\n", ws->anchors[a].real);
 	pthread_mutex_lock(&ws__homes_mu);

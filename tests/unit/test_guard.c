@@ -7,6 +7,7 @@
 #include "wstest.h"
 #include "ws/error.h"
 #include "ws/guard.h"
+#include "ws/policy.h"
 #include "ws/workspace.h"
 
 
@@ -232,6 +233,74 @@ START_TEST(list_glob_prefix)
 }
 END_TEST
 
+/*
+ * A context kept between calls (a library caller, a server) sees a base
+ * the environment moved after its first check: the cache of HOME's
+ * places was keyed on seven variables of its own, so a CARGO_HOME set
+ * later (or RUSTUP_HOME, BASH_ENV, ...) left its places writable.
+ */
+START_TEST(env_bases_followed)
+{
+	static const char *const vars[] = {"CARGO_HOME", "NVM_DIR", "BASH_ENV"};
+	static const char *const files[] = {"cargo/bin/tool", "nvm/nvm.sh", "benv"};
+	char *saved[3];
+
+	for (size_t i = 0; i < 3; i++) {
+		const char *v = getenv(vars[i]);
+
+		saved[i] = v != NULL ? strdup(v) : NULL;
+		unsetenv(vars[i]);
+	}
+	wst_write(W, "cargo/bin/tool", "#!/bin/sh\n");
+	wst_write(W, "nvm/nvm.sh", "#\n");
+	wst_write(W, "benv", "#\n");
+	for (size_t i = 0; i < 3; i++) {
+		char *p = wst_path(W, files[i]), *base;
+		const char *rule = NULL;
+
+		ck_assert_int_eq(ws_check_guards(&ws, WS_OP_WRITE, p, files[i],
+						 false, &rule), 0);
+		base = wst_path(W, i == 0 ? "cargo" : i == 1 ? "nvm" : "benv");
+		setenv(vars[i], base, 1);
+		ck_assert_int_eq(ws_check_guards(&ws, WS_OP_WRITE, p, files[i],
+						 false, &rule), WS_EPOLICY_DENIED);
+		ck_assert_str_eq(rule, "guard:home");
+		free(base);
+		free(p);
+	}
+	/* A relative PATH entry is a directory from the current one:
+	 * where the caller moved to is part of the key. */
+	{
+		char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+		char *p = wst_path(W, "bin/tool"), old[4096];
+		const char *rule = NULL;
+
+		ck_assert_ptr_nonnull(getcwd(old, sizeof(old)));
+		wst_write(W, "bin/tool", "#!/bin/sh\n");
+		setenv("PATH", "bin:/usr/bin:/bin", 1);
+		ck_assert_int_eq(chdir(T), 0);
+		ck_assert_int_eq(ws_check_guards(&ws, WS_OP_WRITE, p, "bin/tool",
+						 false, &rule), 0);
+		ck_assert_int_eq(chdir(W), 0);
+		ck_assert_int_eq(ws_check_guards(&ws, WS_OP_WRITE, p, "bin/tool",
+						 false, &rule), WS_EPOLICY_DENIED);
+		ck_assert_int_eq(chdir(old), 0);
+		if (path != NULL)
+			setenv("PATH", path, 1);
+		free(path);
+		free(p);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		if (saved[i] != NULL)
+			setenv(vars[i], saved[i], 1);
+		else
+			unsetenv(vars[i]);
+		free(saved[i]);
+	}
+	ws_error_clear();
+}
+END_TEST
+
 static Suite *
 guard_suite(void)
 {
@@ -243,6 +312,7 @@ guard_suite(void)
 	tcase_add_test(tc, configured_list);
 	tcase_add_test(tc, list_existing);
 	tcase_add_test(tc, list_glob_prefix);
+	tcase_add_test(tc, env_bases_followed);
 	suite_add_tcase(s, tc);
 	return s;
 }

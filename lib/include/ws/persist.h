@@ -89,6 +89,16 @@ int ws_persist_bases(struct ws_persist_base **out, size_t *n);
 void ws_persist_bases_free(struct ws_persist_base *b, size_t n);
 
 /*
+ * What ws_persist_bases() and ws_homes() depend on besides the files,
+ * as one malloc'd string (NULL when out of memory): every kind's
+ * variable, and the current directory when PATH has a relative entry
+ * (ws_persist_bases() takes it from there).  A long-lived caller that
+ * keeps what it resolved from the bases compares this key at each
+ * check, so that a variable it did not think of cannot go unnoticed.
+ */
+char *ws_persist_env_key(void);
+
+/*
  * Place i (ws_home_persist[i]) below the base dir of kind: its path into
  * buf (len bytes, without a trailing slash); false where the place is
  * not one of that kind's, or too long.
