@@ -984,7 +984,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	bool any_write = false, home_done = false;
 	struct ws_persist_base *xb = NULL;
 	size_t nxb = 0;
-	char *home_real = NULL, *pwhome = NULL;
+	char *homes[2] = {NULL, NULL}, *pwhome = NULL;
+	size_t nh = 0;
 	int root = -1, rc = 0;
 
 	/* A HOME the environment cannot be trusted with (unset, relative,
@@ -1186,25 +1187,30 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	 * session or program runs.  Landlock cannot keep one entry of a
 	 * writable tree read-only, and one that does not exist yet cannot
 	 * be bound over, so a write grant that holds or is in one is read.
-	 * The grant's name is canonical (opened with no symlink), as is
-	 * home_real.
+	 * The grant's name is canonical (opened with no symlink), as are
+	 * the homes: HOME's and the password file's, both (review18 08's
+	 * rule for wsrun: with a scratch HOME, the user's own ~/.config
+	 * still starts their next session).
 	 */
 	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
-		const char *place;
+		const char *place = NULL, *home_real = NULL;
 		char *hp;
 
 		if (!g->granted || !g->write)
 			continue;
-		if (home_real == NULL && !home_done) {
-			home_real = ws_home_real();
+		if (!home_done) {
+			nh = ws_homes(homes);
 			home_done = true;
 		}
 		/* By its real name too: a grant of dotfiles/config/systemd
 		 * reaches ~/.config/systemd through stow's link (review11). */
-		if ((place = ws_home_persist_reaches(home_real, g->dir)) == NULL) {
+		for (size_t h = 0; h < nh && place == NULL; h++)
+			if ((place = ws_home_persist_reaches(homes[h], g->dir)) != NULL)
+				home_real = homes[h];
+		if (place == NULL) {
 			ws__grant_bases(g, xb, nxb);
 			continue;
 		}
@@ -1234,7 +1240,7 @@ out:
 	free(above.v);
 	free(inside.v);
 	free(never.v);
-	free(home_real);
+	ws_homes_free(homes, nh);
 	free(pwhome);
 	ws_persist_bases_free(xb, nxb);
 	if (rc < 0)

@@ -236,6 +236,38 @@ START_TEST(home_from_password_file)
 }
 END_TEST
 
+/*
+ * With a scratch HOME, the password file's home is still the user's: a
+ * write grant of it (it holds ~/.bashrc, ~/.config/systemd) is read
+ * only, as for HOME's own (sec18h: grants looked at HOME's alone).
+ */
+START_TEST(passwd_home_places_read_only)
+{
+	const struct passwd *pw = getpwuid(getuid());
+	const struct spec s[] = {{"/", true, false}};
+	char home[PATH_MAX + 16];
+	struct ws_policy_grant *v;
+	struct stat st;
+
+	if (pw == NULL || pw->pw_dir[0] != '/' || strcmp(pw->pw_dir, "/") == 0 ||
+	    stat(pw->pw_dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return; /* nothing to check */
+	v = cands(s, 1);
+	free(v[0].dir);
+	v[0].dir = strdup(pw->pw_dir);
+	snprintf(home, sizeof(home), "%s/home", G);
+	setenv("HOME", home, 1);
+	ck_assert_int_eq(ws_grants_check(&ws, v, 1, NULL, NULL, 0), 0);
+	if (v[0].granted) {
+		ck_assert_msg(!v[0].write, "%s granted read-write", v[0].dir);
+		ck_assert_msg(strstr(v[0].why, "persistence places") != NULL,
+			      "%s", v[0].why);
+	}
+	ws_policy_grants_free(v, 1);
+	setenv("HOME", "/nonexistent-home", 1);
+}
+END_TEST
+
 START_TEST(boundary_kept)
 {
 	char *priv = wst_path(G, "w2");
@@ -719,6 +751,7 @@ suite(void)
 	tcase_add_test(tc, opened_without_symlinks);
 	tcase_add_test(tc, never_granted);
 	tcase_add_test(tc, home_from_password_file);
+	tcase_add_test(tc, passwd_home_places_read_only);
 	tcase_add_test(tc, passwd_home_as_getpwuid);
 	tcase_add_test(tc, boundary_kept);
 	tcase_add_test(tc, merged_and_read_only_inside);
