@@ -1022,6 +1022,17 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 		 */
 		if (v[i].refused && !v[i].shape && ws__vetoed_inside(ws, &v[i]))
 			continue;
+		/*
+		 * Nor does a veto of a grant that is never given anyway (/tmp,
+		 * /dev/null of dev-safe's "${GIT_ROOT:-/dev/null}", HOME): the
+		 * reason that holds without the rule is the one to give, quiet
+		 * where it is, or a shipped policy's "**" deny rule (dev-safe's
+		 * .env) would warn on every run about what no order of rules
+		 * could grant.
+		 */
+		if (v[i].refused && v[i].vetoed &&
+		    !ws__check_names(ws, &v[i], priv, home, tmpdir))
+			continue;
 		v[i].granted = !v[i].refused && !v[i].shape;
 		if (v[i].granted && !ws__check_names(ws, &v[i], priv, home, tmpdir))
 			v[i].granted = false;

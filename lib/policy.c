@@ -2390,6 +2390,7 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			g->refused = true;
 			g->shape = shape;
 			g->quiet = false;
+			g->vetoed = false;
 			g->why[0] = '\0';
 			if (shape) {
 				g->write = false;
@@ -2434,6 +2435,7 @@ ws_policy_grants(const struct ws_policy *p, struct ws_policy_grant **out,
 			ops = WS__GRANT_RD | (g->exec ? 1u << WS_OP_EXEC : 0);
 			if ((veto = ws__grant_veto(p, i, dir, ops)) != NULL) {
 				ws__veto_why(g, "", r, veto);
+				g->vetoed = true;
 				continue;
 			}
 			if (g->write &&

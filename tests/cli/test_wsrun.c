@@ -1309,6 +1309,31 @@ START_TEST(policy_grant_vetoed_inside_workspace)
 END_TEST
 
 /*
+ * The shipped dev-safe denies every .env first (ftu11 06): every allow rule
+ * after it was vetoed, and wsrun warned on every run about its /tmp and
+ * "${GIT_ROOT:-/dev/null}" grants, which no order of rules could give
+ * (/tmp and /dev are never granted).  The reason without the rule, and
+ * quiet; the .env stays unreadable.
+ */
+START_TEST(policy_shipped_dev_safe_quiet)
+{
+	struct wst_run r;
+	const char *g;
+
+	wst_write(ws, ".env", SECRET "\n");
+	wst_write(ws, "src/a.c", "int a;\n");
+	RUNM(&r, _i, "--policy", "dev-safe", "-c", "cat src/a.c .env; exit 0");
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(r.err, "policy grant") == NULL, "%s", r.err);
+	g = grant_why(&r, "allow-tmp", NULL);
+	ck_assert_msg(g != NULL && strstr(g, "never granted") != NULL, "%s", r.out);
+	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "int a;"));
+	ck_assert_msg(strstr(r.out, SECRET) == NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * ftu11 03: ws-policy(5)'s example says "write only under src/", which a
  * wsrun command does not keep (no rule matching is not masked); the rule
  * the page adds after it makes the project's other files read-only in a
@@ -5322,6 +5347,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	/* The default layers: masks need the mount namespace. */
 	tcase_add_loop_test(tf, policy_grant_vetoed_inside_workspace, 0, 1);
+	tcase_add_loop_test(tf, policy_shipped_dev_safe_quiet, 0, 1);
 	tcase_add_loop_test(tf, policy_example_no_other_writes, 0, 1);
 	tcase_add_test(tf, policy_grant_xdg_persistence);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);

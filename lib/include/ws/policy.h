@@ -152,6 +152,10 @@ struct ws_policy_grant {
 	 * directory (ws/grant.h: never granted), or a rule that allows less
 	 * than read and list (one meant for the file tools). */
 	bool quiet;
+	/* Refused because a deny or approve rule could match below it
+	 * (Landlock can only add): ws_grants_check() gives the reason that
+	 * holds without the rule where there is one (never granted). */
+	bool vetoed;
 	int fd;		/* O_PATH of the checked directory, or -1 */
 	char why[320];	/* why it is refused, or a note ("" for none) */
 };
