@@ -66,6 +66,7 @@ struct ws__job {
 	bool cancelled;	    /* notifications/cancelled named it */
 	bool answered;	    /* its answer goes out: its id is free again */
 	size_t size;	    /* the length of its message (backpressure) */
+	bool cmd;	    /* a run_command (ws__eligible()) */
 	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
 	struct ws__job *next;	    /* in the queue, or among the running */
 	/* The call's own state, set up when a worker takes it. */
@@ -137,6 +138,8 @@ struct ws_mcp {
 	bool reader_polls;
 	int nelicit; /* calls waiting for the client's elicitation answer */
 	struct ws__idle *idle;	/* the idle workers, the last first */
+	/* run_commands on workers, and how many may be (ws__eligible()). */
+	int ncmd, cmdmax;
 	const char *frontend;	/* the serving thread's (ws_audit_set_frontend) */
 	bool eof, out_failed, gone;
 	int wake[2]; /* written when the client is gone: the reader stops */
@@ -1736,8 +1739,30 @@ ws__dequeued(struct ws_mcp *s, const struct ws__job *j)
 }
 
 /*
- * A worker: take the oldest queued call, run it in a state of its own
- * (ws/call.h) and answer it, until input ended and the queue is empty.
+ * The oldest queued call a worker may take (under mu), and in *prev the
+ * one before it in the queue (NULL: it is the head); NULL when none may.
+ * Commands in one workspace run one at a time (ws__ws_lock() in
+ * lib/run.c), and one waiting for the other polls on its worker: with
+ * every worker on a command, a read_file sent beside them waited for a
+ * command to end (ftu12 05).  So run_commands take at most --jobs - 1
+ * workers (one with --jobs 1), and the others are always free for the
+ * other calls; a command beyond that waits in the queue, in order, and
+ * a cancel drops it there.
+ */
+static struct ws__job *
+ws__eligible(struct ws_mcp *s, struct ws__job **prev)
+{
+	*prev = NULL;
+	for (struct ws__job *j = s->head; j != NULL; *prev = j, j = j->next)
+		if (!j->cmd || s->ncmd < s->cmdmax)
+			return j;
+	return NULL;
+}
+
+/*
+ * A worker: take the oldest queued call it may (ws__eligible()), run it
+ * in a state of its own (ws/call.h) and answer it, until input ended and
+ * the queue is empty.
  */
 static void
 ws__worker(struct ws_mcp *s)
@@ -1748,27 +1773,45 @@ ws__worker(struct ws_mcp *s)
 	 */
 	struct ws__idle me = {.woken = false};
 	struct ws__bufs bufs = {0};
+	bool was_cmd = false;
 
 	pthread_cond_init(&me.cv, NULL);
 	for (;;) {
-		struct ws__job *j;
+		struct ws__job *j, *prev;
 
 		pthread_mutex_lock(&s->mu);
-		while (s->head == NULL && !s->eof) {
+		if (was_cmd)
+			s->ncmd--;
+		was_cmd = false;
+		while ((j = ws__eligible(s, &prev)) == NULL &&
+		       !(s->eof && s->head == NULL)) {
 			me.woken = false;
 			me.next = s->idle;
 			s->idle = &me;
 			while (!me.woken)
 				pthread_cond_wait(&me.cv, &s->mu);
 		}
-		j = s->head;
 		if (j == NULL) {
+			/* The others may sleep on a command that was queued
+			 * then: all is done, they end too. */
+			while (ws__wake_one(s))
+				;
 			pthread_mutex_unlock(&s->mu);
 			break;
 		}
-		s->head = j->next;
-		if (s->head == NULL)
-			s->tail = NULL;
+		if (prev != NULL)
+			prev->next = j->next;
+		else
+			s->head = j->next;
+		if (s->tail == j)
+			s->tail = prev;
+		j->next = NULL;
+		if ((was_cmd = j->cmd))
+			s->ncmd++;
+		/* A command that ended here may have made one queued behind
+		 * the limit eligible: another worker takes what is left. */
+		if (ws__eligible(s, &prev) != NULL)
+			(void)ws__wake_one(s);
 		ws__dequeued(s, j);
 		ws__exec(s, j, &bufs);
 	}
@@ -2200,6 +2243,7 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	j->id = id;
 	j->nul_args = nul;
 	j->size = size;
+	j->cmd = s->o->compat == NULL && strcmp(name->valuestring, "run_command") == 0;
 	pthread_mutex_lock(&s->mu);
 	/*
 	 * An id in flight already: which call would an answer or a cancel
@@ -3055,6 +3099,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_cond_init(&s.cv, NULL);
 	pthread_cond_init(&s.room, NULL);
 	s.qmax = njobs < 4 ? 8 : 2 * (size_t)njobs;
+	s.cmdmax = njobs > 1 ? njobs - 1 : 1;
 	s.max_message = o->max_message ? o->max_message : WS_MCP_MAX_MESSAGE;
 	if (pipe2(s.wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		s.wake[0] = s.wake[1] = -1;

@@ -3629,6 +3629,48 @@ START_TEST(read_during_command)
 END_TEST
 
 /*
+ * ftu12 05: commands in one workspace run one at a time, and a second
+ * one waited for the first on a worker of its own; with --jobs 2 both
+ * workers were on commands and a read sent after them waited for the
+ * first to end.  run_commands take at most --jobs - 1 workers: the read
+ * is answered before the first command, the second command after it.
+ */
+START_TEST(read_beside_queued_commands)
+{
+	struct mcp m;
+	cJSON *j;
+	bool read = false;
+
+	mcp_start(&m, "--jobs", "2", W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"3\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	/* The first is running; the second queues behind it, the read
+	 * behind both. */
+	send_call(&m, 3, "run_command", "{\"command\":[\"true\"]}", NULL);
+	send_call(&m, 4, "read_file", "{\"path\":\"notes.md\"}", NULL);
+	for (;;) {
+		j = must_recv(&m, 20000, "the calls");
+		if (is_id(j, 4)) {
+			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			read = true;
+		}
+		ck_assert_msg(!is_id(j, 2) || read,
+			      "the first command was answered before the read");
+		ck_assert_msg(!is_id(j, 3) || read,
+			      "the second command was answered before the read");
+		if (is_id(j, 3)) {
+			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			cJSON_Delete(j);
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * Two long calls, one cancelled: the other completes.  The second waits
  * for the person (an approval) while the first runs a command; the
  * cancel of the second ends only its wait.
@@ -5926,6 +5968,7 @@ suite(void)
 	tcase_add_test(slow, ten_thousand_calls);
 	tcase_add_test(slow, five_mib_write);
 	tcase_add_test(slow, read_during_command);
+	tcase_add_test(slow, read_beside_queued_commands);
 	tcase_add_test(slow, cancel_one_of_two);
 	tcase_add_test(slow, progress_apart);
 	tcase_add_test(slow, parallel_writes_one_file);
