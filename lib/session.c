@@ -1144,6 +1144,32 @@ ws__apply_limits(struct ws_cli *cli)
 }
 
 /*
+ * Whether the audit log's name real lies in the workspace or a mount:
+ * WS_EINVALID_ARGUMENT then, as for the history's state directory.  The
+ * log is guarded only on the calls that name it, so inside, a call or a
+ * command without --audit could rewrite it (ftu12 01).  Compared by name
+ * (a workspace of "/" aside): a bind mount that shows the workspace
+ * elsewhere is not caught, but no system call is added to every audited
+ * call.
+ */
+static int
+ws__audit_outside(const struct ws_ctx *ws, const char *path, const char *real)
+{
+	for (size_t i = 0; i < ws->nanchors; i++)
+		if (strcmp(ws->anchors[i].real, "/") != 0 &&
+		    ws_path_within(ws->anchors[i].real, real, NULL)) {
+			ws_error_set(WS_EINVALID_ARGUMENT, path,
+				     "the audit log lies inside the workspace or "
+				     "a mount (%s): a call or command not given "
+				     "this log could rewrite it",
+				     ws->anchors[i].vprefix);
+			return ws_error_set_hint("put it outside, e.g. "
+						 "~/.local/state/wstools/audit.log");
+		}
+	return 0;
+}
+
+/*
  * Open the call's audit log (--audit, WS_AUDIT, the configuration's
  * "audit") before anything is decided, so that a log that cannot be
  * written fails the call before it changes anything; and guard it as
@@ -1160,10 +1186,31 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 	if (path[0] != '/')
 		return ws_error_set(WS_EINVALID_ARGUMENT, path,
 				    "the audit log must be an absolute file name");
+	/* By its spelling before it is made, then by its real name where
+	 * a link was on the way. */
+	{
+		char *norm = NULL;
+
+		if (ws_path_normalize(path, WS_NORM_CLAMP, &norm) < 0)
+			return ws_error_last_code();
+		rc = ws__audit_outside(ws, path, norm);
+		free(norm);
+		if (rc < 0)
+			return rc;
+	}
 	rc = ws_audit_open(path, cli->tool->tool, cli->conf->audit_best_effort,
 			   &cli->audit_log);
 	if (rc < 0)
 		return rc;
+	if (ws_audit_writable(cli->audit_log) && !ws_audit_plain(cli->audit_log)) {
+		char *real = NULL;
+
+		if (ws_canonical_path(path, &real) == 0)
+			rc = ws__audit_outside(ws, path, real);
+		free(real);
+		if (rc < 0)
+			return rc;
+	}
 	ws->audit = cli->audit_log;
 	ws_audit_set_approver(ws->audit, ws_call_current()->approver != NULL ? "elicitation" : "tty");
 	/* A log that is open is a regular file, its name its own. */
@@ -1302,8 +1349,6 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 		free(q);
 	}
 	ws->approve = cli->approve;
-	if ((rc = ws__audit(cli, ws)) < 0)
-		return rc;
 	rc = ws_ctx_set_detection(ws, (const char *const *)cli->conf->markers,
 				  cli->conf->nmarkers,
 				  cli->project_root != NULL || cli->no_detect_root ||
@@ -1340,6 +1385,9 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 			if ((rc = ws_ctx_add_mount(ws, cli->conf->mounts[i])) < 0)
 				return rc;
 	}
+	/* With the mounts, which the log may not lie in either. */
+	if ((rc = ws__audit(cli, ws)) < 0)
+		return rc;
 	if (cli->allow_outside)
 		fprintf(stderr,
 			"%s: warning: --allow-outside: the workspace boundary is OFF\n",
