@@ -507,6 +507,42 @@ static const struct ws_mcp_compat *const compats[] = {
 };
 
 /*
+ * A server's --audit or --state-dir (what, named flag) that every call
+ * would refuse: relative, or inside the served workspace or a mount (by
+ * its spelling made normal; the calls check its real name too).  0 when
+ * unset or fine.
+ */
+static int
+place_outside(const struct ws_ctx *probe, const char *flag, const char *path,
+	      const char *what)
+{
+	char *norm = NULL;
+	int rc = 0;
+
+	if (path == NULL || path[0] == '\0')
+		return 0;
+	if (path[0] != '/')
+		return ws_error_set(WS_EINVALID_ARGUMENT, path,
+				    "%s must be an absolute name (%s): every call "
+				    "would refuse it", what, flag);
+	if (ws_path_normalize(path, WS_NORM_CLAMP, &norm) < 0)
+		return ws_error_last_code();
+	for (size_t i = 0; i < probe->nanchors && rc == 0; i++)
+		if (strcmp(probe->anchors[i].real, "/") != 0 &&
+		    ws_path_within(probe->anchors[i].real, norm, NULL))
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, path,
+					  "%s lies inside the workspace or a mount "
+					  "(%s): every call would refuse it (a command "
+					  "could rewrite it)", what,
+					  probe->anchors[i].vprefix);
+	free(norm);
+	if (rc < 0)
+		ws_error_set_hint("put it outside, e.g. under "
+				  "~/.local/state/wstools/");
+	return rc;
+}
+
+/*
  * A DIR that cannot be served, in the house's words: lower case, as
  * every other message ("no such directory", not strerror's "No such file
  * or directory").
@@ -794,6 +830,19 @@ cmd_mcp(int argc, char **argv)
 		    (rc = ws_ctx_add_mounts(&probe, cli.env_mounts)) < 0)
 			ws_error_set_hint("WS_MOUNTS is a comma-separated list of "
 					  "VPREFIX=DIR[:ro]");
+		/*
+		 * An audit log or a state directory that every call would
+		 * refuse (relative, or inside the workspace or a mount) is
+		 * the server's mistake, not the model's: said now, on stderr,
+		 * rather than as every call's INVALID_ARGUMENT (ftu12 19).
+		 */
+		if (rc == 0)
+			rc = place_outside(&probe, cli.audit ? "--audit" : "WS_AUDIT",
+					   cli.audit ? cli.audit : getenv("WS_AUDIT"),
+					   "the audit log");
+		if (rc == 0)
+			rc = place_outside(&probe, "--state-dir", cli.state_dir,
+					   "the state directory");
 		ws_ctx_close(&probe);
 		if (rc < 0)
 			goto fail;

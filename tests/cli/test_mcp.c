@@ -947,6 +947,31 @@ START_TEST(usage_and_workspace_errors)
 		ck_assert_ptr_nonnull(strstr(r.err, "WS_MOUNTS"));
 		wst_run_free(&r);
 	}
+	/*
+	 * ftu12 19: an audit log or state directory that every call would
+	 * refuse stops the server at start, on stderr, not the model's
+	 * calls one by one.
+	 */
+	{
+		char *in = wst_path(W, "audit.log"), *st = wst_path(W, "st");
+		const char *const bad[][3] = {
+			{"--audit", "rel.log", "absolute"},
+			{"--audit", in, "inside the workspace"},
+			{"--state-dir", "st", "absolute"},
+			{"--state-dir", st, "inside the workspace"},
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			wst_run(&r, NULL, "wstools", "mcp", bad[i][0], bad[i][1], W, NULL);
+			ck_assert_msg(r.status == 2 && strstr(r.err, "INVALID_ARGUMENT") &&
+				      strstr(r.err, bad[i][2]), "%s %s: %d %s",
+				      bad[i][0], bad[i][1], r.status, r.err);
+			wst_run_free(&r);
+		}
+		ck_assert_int_lt(access(in, F_OK), 0);
+		free(in);
+		free(st);
+	}
 	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "--max-message"));
