@@ -84,11 +84,20 @@ npm_deps() {
 		echo "==> npm ci (${d#"$top"/})"
 		# Without the registry the interop suite skips (exit 77) and
 		# says so; everything else still runs.
-		if (cd "$d" && npm ci --no-audit --no-fund --loglevel=error); then
+		if (cd "$d" && npm ci --no-audit --no-fund --loglevel=error) 2>/tmp/wst-npm.$$; then
+			cat /tmp/wst-npm.$$ >&2
 			cp "$d/package-lock.json" "$d/node_modules/.wst-lock"
 		else
-			echo "warning: npm ci failed in ${d#"$top"/}: the mcp-interop suite skips it" >&2
+			cat /tmp/wst-npm.$$ >&2
+			# npm's own code (SELF_SIGNED_CERT_IN_CHAIN behind a TLS
+			# proxy, ENOTFOUND offline), repeated in the run's last
+			# lines, where "npm ci" alone would be the advice that
+			# just failed (ftu12 23).
+			npm_fail=$(grep -o -m1 -E 'code [A-Z_0-9]+' /tmp/wst-npm.$$ || true)
+			npm_fail="npm ci failed in ${d#"$top"/}${npm_fail:+ ($npm_fail)}"
+			echo "warning: $npm_fail: the mcp-interop suite skips it" >&2
 		fi
+		rm -f /tmp/wst-npm.$$
 	done
 }
 
@@ -208,6 +217,7 @@ test)
 	if [ -n "$skips" ]; then
 		echo "==> passed, but these suites did not run:"
 		echo "$skips" | tail -n +2
+		[ -z "${npm_fail:-}" ] || echo "    why: $npm_fail (see the start of this log; behind a TLS proxy, NODE_EXTRA_CA_CERTS or npm's cafile)"
 	else
 		echo "==> passed, every suite ran"
 	fi
