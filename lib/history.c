@@ -58,6 +58,10 @@ struct ws_history {
 	bool pending;	  /* a change's begin record is in the journal */
 	long long pending_id;
 	long long undo_of; /* set while an undo runs */
+	/* Set while a forced undo runs: a file whose content was not kept
+	 * is passed over (and counted) rather than fail the undo. */
+	bool skip_unkept;
+	long long unkept;
 	long long last_id; /* the last entry this context made */
 	long long objects_new; /* bytes of objects written by this context */
 	struct ws__seen *seen;	/* a recorded tree delete's entries: a hash */
@@ -1543,6 +1547,8 @@ ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 			    t != NULL && symlinkat(t, res.dirfd, res.name) < 0)
 				rc = ws_error_errno(errno, p, "symlink");
 			ws_res_free(&res);
+		} else if (h->skip_unkept) {
+			h->unkept++;
 		} else {
 			rc = ws_error_set(WS_EIO_ERROR, p, "history: its content was not "
 					  "kept (larger than \"history_max_file\", or "
@@ -1554,6 +1560,58 @@ ws__restore_names(struct ws_ctx *ws, struct ws_history *h, const char *vpath,
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * The first file of an entry's record (arr: "before" or "dest_before")
+ * whose content was not kept (larger than history_max_file, or a special
+ * file), as its rel ("" for the path itself), or NULL.
+ */
+static const char *
+ws__unkept(const cJSON *arr)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arr) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(it, "type"));
+		const char *rel = cJSON_GetStringValue(cJSON_GetObjectItem(it, "rel"));
+
+		if (type == NULL || strcmp(type, "dir") == 0 ||
+		    strcmp(type, "symlink") == 0)
+			continue;
+		if (strcmp(type, "file") != 0 ||
+		    (cJSON_GetObjectItem(it, "object") == NULL &&
+		     cJSON_GetObjectItem(it, "data") == NULL))
+			return rel != NULL ? rel : "";
+	}
+	return NULL;
+}
+
+/*
+ * Refuse to undo e, before anything is changed (a dry run too), when a
+ * file it would bring back was not kept: the undo would fail half way,
+ * having restored the rest (ftu12 21).  --force restores what was kept.
+ */
+static int
+ws__check_kept(const struct ws__entry *e)
+{
+	const cJSON *b = e->begin;
+	const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(b, "path"));
+	const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(b, "dest"));
+	const char *rel = ws__unkept(cJSON_GetObjectItem(b, "before"));
+	const char *at = p;
+
+	if (rel == NULL && (rel = ws__unkept(cJSON_GetObjectItem(b, "dest_before"))) != NULL)
+		at = d;
+	if (rel == NULL)
+		return 0;
+	ws_error_set(WS_EIO_ERROR, NULL, "history entry %lld: the old content of "
+		     "%s%s%s was not kept (larger than \"history_max_file\", or not "
+		     "a regular file), so it cannot be brought back", e->id,
+		     at != NULL ? at : "?", rel[0] != '\0' ? "/" : "", rel);
+	return ws_error_set_hint("undo --force restores what was kept and passes "
+				 "over the rest (the result counts it as "
+				 "\"not_kept\")");
 }
 
 /* Revert entry e. */
@@ -1725,6 +1783,8 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 		if (!o->force && (!o->dry_run || picked == 1) &&
 		    (rc = ws__check_after(ws, e)) < 0)
 			goto out;
+		if (!o->force && (rc = ws__check_kept(e)) < 0)
+			goto out;
 		item = cJSON_CreateObject();
 		cJSON_AddNumberToObject(item, "id", (double)e->id);
 		cJSON_AddItemToObject(item, "operation",
@@ -1735,10 +1795,15 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 		if (o->dry_run)
 			continue;
 		h->undo_of = e->id;
+		h->skip_unkept = o->force;
+		h->unkept = 0;
 		rc = ws__revert(ws, h, e, o->force);
 		h->undo_of = 0;
+		h->skip_unkept = false;
 		if (rc < 0)
 			goto out;
+		if (h->unkept > 0)
+			cJSON_AddNumberToObject(item, "not_kept", (double)h->unkept);
 		if (o->id > 0)
 			break;
 	}

@@ -124,6 +124,9 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 			fputs("  [undone]", ws_out());
 		if (cJSON_IsFalse(cJSON_GetObjectItem(e, "done")))
 			fputs("  [not confirmed: interrupted?]", ws_out());
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "not_kept")))
+			fprintf(ws_out(), "  (%lld not kept, not brought back)",
+				(long long)cJSON_GetObjectItem(e, "not_kept")->valuedouble);
 		fputc('\n', ws_out());
 	}
 }

@@ -656,6 +656,47 @@ START_TEST(bounds_and_no_history)
 }
 END_TEST
 
+/*
+ * ftu12 21: a tree delete holding a file over history_max_file.  The undo
+ * brought back the rest, then failed on that file, and the entry stayed
+ * to be undone again; the dry run said it would work.  Now both refuse
+ * before anything changes, naming the file; --force brings back what was
+ * kept and says how many were not.
+ */
+START_TEST(undo_refuses_what_was_not_kept)
+{
+	struct wst_run r;
+	char *cfg, *out = NULL, big[200];
+	cJSON *u;
+
+	memset(big, 'b', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	wst_write(T, "c.json", "{\"history_max_file\": 100}");
+	cfg = wst_path(T, "c.json");
+	wst_write(W, "d/big", big);
+	wst_write(W, "d/small", "small");
+	WS_OK("--config", cfg, "--delete", "--recursive", "d");
+	ck_assert(!there("d"));
+	ck_assert_int_ne(undo(&out, "--dry-run", NULL), 0);
+	ck_assert_msg(strstr(out, "/d/big") != NULL && strstr(out, "not kept") != NULL,
+		      "%s", out);
+	free(out);
+	ck_assert_int_ne(undo(&out, NULL, NULL), 0);
+	ck_assert_msg(strstr(out, "/d/big") != NULL, "%s", out);
+	free(out);
+	ck_assert_msg(!there("d"), "a refused undo brought back part of the tree");
+	run(&r, "wstools", (const char *[]){"undo", "--workspace", W, "--json",
+		"--force", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	u = cJSON_GetArrayItem(wst_output(&r, "undone"), 0);
+	ck_assert_int_eq(cJSON_GetObjectItem(u, "not_kept")->valueint, 1);
+	wst_run_free(&r);
+	assert_content("d/small", "small");
+	ck_assert(!there("d/big"));
+	free(cfg);
+}
+END_TEST
+
 /* The state directory is wstools' own: no tool writes, moves or deletes
  * anything in it, even when the workspace holds it; a wsrun command
  * cannot change it.  (Root runs these too: nothing relies on modes.) */
@@ -1148,6 +1189,7 @@ suite(void)
 	tcase_add_test(tc, state_dir_made_and_parents_kept);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
+	tcase_add_test(tc, undo_refuses_what_was_not_kept);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
 	tcase_add_test(tc, undo_checks_object_names);
