@@ -1265,6 +1265,33 @@ ws__fffd_hint(const char *input, bool over)
 	free(glob);
 }
 
+/*
+ * Whether the first component of the absolute input names an entry at
+ * the workspace's root: "/src/nosuch.c" where src/ is there is a plain
+ * NOT_FOUND, not the "files outside cannot be reached" hint, which fits
+ * "/etc/passwd" (ftu12 16).  One fstatat(), on the error path only.
+ */
+static bool
+ws__top_exists(const struct ws_ctx *ws, const char *input)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	size_t n;
+
+	/* In a mount: its prefix is there. */
+	for (size_t a = 1; a < ws->nanchors; a++)
+		if (ws_path_within(ws->anchors[a].vprefix, input, NULL))
+			return true;
+	while (*input == '/')
+		input++;
+	n = strcspn(input, "/");
+	if (n == 0 || n > NAME_MAX || input[n] == '\0')
+		return false;
+	memcpy(name, input, n);
+	name[n] = '\0';
+	return fstatat(ws->anchors[0].fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 int
 ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 	   struct ws_res *res)
@@ -1322,7 +1349,7 @@ fail:
 	    !(flags & WS_R__NO_DENY_CHECK))
 		rc = ws__deny_missing(ws, input, flags, rc);
 	if (rc == WS_ENOT_FOUND && res->form != NULL &&
-	    strcmp(res->form, "shorthand") == 0) {
+	    strcmp(res->form, "shorthand") == 0 && !ws__top_exists(ws, input)) {
 		/*
 		 * "/etc/hostname" was read as <root>/etc/hostname: say so,
 		 * or the caller concludes that the host file is missing.

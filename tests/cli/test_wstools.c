@@ -288,6 +288,16 @@ START_TEST(errors_in_the_models_terms)
 			 "paths are relative to the workspace root)");
 	ck_assert_ptr_nonnull(err_str(&r, "hint"));
 	wst_run_free(&r);
+	/* ftu12 16: a virtual path below a top-level entry the workspace
+	 * has is a plain NOT_FOUND, without the "outside" hint. */
+	wst_mkdir(W, "srcdir");
+	wst_run(&r, NULL, "wstools", "call", "read_file",
+		"{\"path\":\"/srcdir/nosuch.c\"}", "--workspace", W, NULL);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	ck_assert_ptr_null(strstr(err_str(&r, "message"), "absolute"));
+	ck_assert_msg(err_str(&r, "hint") == NULL ||
+		      strstr(err_str(&r, "hint"), "outside") == NULL, "%s", r.out);
+	wst_run_free(&r);
 	/* A relative path that is missing keeps the plain message. */
 	wst_run(&r, NULL, "wstools", "call", "read_file",
 		"{\"path\":\"nope.txt\"}", "--workspace", W, NULL);
