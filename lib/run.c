@@ -2791,11 +2791,17 @@ ws__plan_layers(const struct ws_run_opts *o, struct ws_isolation *iso,
 	if (none)
 		return 0;
 	/* The baseline of auto: Landlock filesystem rules and no network. */
-	if (!L[WS_LAYER_LANDLOCK].planned)
-		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
-				    "Landlock is not available (%s); use --isolate "
-				    "none to run unconfined",
-				    L[WS_LAYER_LANDLOCK].why);
+	if (!L[WS_LAYER_LANDLOCK].planned) {
+		ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+			     "Landlock is not available (%s); use --isolate "
+			     "none to run unconfined", L[WS_LAYER_LANDLOCK].why);
+		/* What none means, before one reaches for it (ftu12 18). */
+		return ws_error_set_hint("--isolate none runs the command with "
+					 "your own rights on every file; to keep "
+					 "the boundary, enable Landlock (Linux 5.13 "
+					 "or later, \"landlock\" in the lsm= boot "
+					 "list: see /sys/kernel/security/lsm)");
+	}
 	if (!o->net && !plan->seccomp && !plan->netns)
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
 				    "the network cannot be turned off (no seccomp, "

@@ -5186,6 +5186,29 @@ END_TEST
  * SANDBOX_UNAVAILABLE naming Landlock, --isolate none runs unconfined
  * and says so (issue 24).
  */
+/*
+ * ftu12 18: without Landlock the one way out named was --isolate none,
+ * which drops every layer: the hint says what none means and how to get
+ * Landlock back.
+ */
+START_TEST(no_landlock_hint)
+{
+	struct wst_run r;
+	const char *env[] = {"WS_RUN_DISABLE=landlock", "WS_VIEW=real", NULL};
+	const char *a[] = {"--workspace", ws, "--json", "--", "true", NULL};
+	const char *h;
+
+	wst_runv(&r, NULL, env, "wsrun", a);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	h = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "error"),
+						     "hint"));
+	ck_assert_msg(h != NULL && strstr(h, "your own rights") != NULL &&
+		      strstr(h, "lsm=") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(no_landlock_here)
 {
 	struct wst_run r;
@@ -5348,6 +5371,7 @@ suite(void)
 	/* The default layers: masks need the mount namespace. */
 	tcase_add_loop_test(tf, policy_grant_vetoed_inside_workspace, 0, 1);
 	tcase_add_loop_test(tf, policy_shipped_dev_safe_quiet, 0, 1);
+	tcase_add_test(tf, no_landlock_hint);
 	tcase_add_loop_test(tf, policy_example_no_other_writes, 0, 1);
 	tcase_add_test(tf, policy_grant_xdg_persistence);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
