@@ -80,7 +80,9 @@ struct ws_audit {
 		bool asked, given;
 		bool separate;
 	} d;
-	int rank;	  /* 3 refusal, 2 change, 1 other, 0 none */
+	/* 3 refusal, 2 change, 1 other, 0 none; times two, plus one where
+	 * a person was asked (ws_audit_decision()). */
+	int rank;
 	long long checks; /* every decision seen */
 	/* The members the tool added (ws_audit_set_str() ...), as the
 	 * line's text: each ,"key":value in ex, where an entry of at
@@ -409,7 +411,15 @@ ws_audit_decision(struct ws_audit *a, const char *op, const char *real,
 
 	if (a == NULL)
 		return;
-	rank = code < 0 ? 3 : ws__is_change(op) ? 2 : 1;
+	/*
+	 * The line keeps one decision: the first of the highest rank.  Of
+	 * two of one kind, the one a person was asked about wins, or a
+	 * move -f whose replaced destination's delete was approved was
+	 * logged as the plain rename before it, "asked": false (review20
+	 * 01).
+	 */
+	rank = (code < 0 ? 3 : ws__is_change(op) ? 2 : 1) * 2 +
+	       (appr != WS_AUDIT_NOT_ASKED);
 	a->checks++;
 	if (rank <= a->rank)
 		return;

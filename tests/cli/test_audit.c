@@ -155,13 +155,37 @@ START_TEST(a_line_for_every_call)
 	ck_assert_str_eq(s(v[3], "outcome"), "OK");
 	/* Through wstools call. */
 	ck_assert_str_eq(s(v[4], "frontend"), "call");
+	/*
+	 * review20 01: a move -f that replaces a file whose delete was
+	 * approved: the line names the approved delete, not the plain
+	 * rename checked before it.
+	 */
+	{
+		struct wst_run rm;
+		cJSON **w;
+		size_t nw;
+
+		wst_write(W, "c.txt", "c");
+		run_logged(&rm, NULL, "wswrite", (const char *[]){"--workspace", W,
+			   "--policy", pol, "--approve", "--force", "--move",
+			   "b.txt", "c.txt", NULL});
+		ck_assert_msg(rm.status == 0, "%s", rm.err);
+		wst_run_free(&rm);
+		w = lines(&nw);
+		ck_assert_uint_eq(nw, 6);
+		ck_assert_str_eq(s(w[5], "checked"), "delete");
+		ck_assert_str_eq(s(w[5], "path"), "/b.txt");
+		ck_assert_str_eq(appr(w[5], "asked"), "true");
+		ck_assert_str_eq(appr(w[5], "given"), "true");
+		lines_free(w, nw);
+	}
 	/* Each line names the previous one's hash. */
 	for (size_t i = 1; i < n; i++)
 		ck_assert_str_eq(s(v[i], "prev"), s(v[i - 1], "hash"));
 	lines_free(v, n);
 	wst_run(&r, NULL, "wstools", "audit", "--verify", LOG, NULL);
 	ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
-	ck_assert_ptr_nonnull(strstr(r.out, "5 lines, the chain holds"));
+	ck_assert_ptr_nonnull(strstr(r.out, "6 lines, the chain holds"));
 	wst_run_free(&r);
 	free(pol);
 }
