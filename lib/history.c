@@ -1674,6 +1674,62 @@ ws__nothing_why(const struct ws__entry *v, size_t n, long long id)
 }
 
 /*
+ * The nearest directory above the workspace root (root, real) whose own
+ * history has entries, as histories are kept per root (ws_hist_dir(),
+ * under the same base as dir, this workspace's): run from a project's
+ * src/, the workspace is src/ and its history empty, while the project's
+ * is one level up (ftu12 22).  malloc'd, or NULL.  A stat a level.
+ */
+static char *
+ws__hist_above(const char *dir, const char *root)
+{
+	const char *sl = strrchr(dir, '/');
+	char *base, *up = strdup(root), *found = NULL;
+
+	if (sl == NULL || up == NULL || (base = strndup(dir, (size_t)(sl - dir))) == NULL) {
+		free(up);
+		return NULL;
+	}
+	while (found == NULL && strcmp(up, "/") != 0) {
+		char *cut = strrchr(up, '/'), *d, *j;
+		struct stat st;
+
+		if (cut == NULL)
+			break;
+		cut[cut == up ? 1 : 0] = '\0';
+		if ((d = ws_hist_dir(base, up)) == NULL) {
+			ws_error_clear();
+			break;
+		}
+		j = ws_path_join(d, "journal");
+		if (j != NULL && stat(j, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size > 0)
+			found = strdup(up);
+		free(j);
+		free(d);
+	}
+	free(up);
+	free(base);
+	return found;
+}
+
+/* ws__nothing_why() when this workspace has no entry at all. */
+static int
+ws__nothing_here(const struct ws_ctx *ws, const struct ws_history *h)
+{
+	char *above = ws__hist_above(h->dir, ws->anchors[0].real);
+
+	ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo: no change is "
+		     "recorded for this workspace (%s)", ws->anchors[0].real);
+	if (above != NULL)
+		ws_error_set_hint("%s, above it, has changes recorded: run "
+				  "wstools history and undo from there, or with "
+				  "--workspace %s", above, above);
+	free(above);
+	return WS_ENOT_FOUND;
+}
+
+/*
  * One undo at a time, across processes and across the calls side by side
  * in one (wstools mcp --jobs): an undo holds flock(LOCK_EX) on the state
  * directory itself from reading the journal, which says what is left to
@@ -1808,7 +1864,7 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 			break;
 	}
 	if (picked == 0) {
-		rc = ws__nothing_why(v, n, o->id);
+		rc = n == 0 ? ws__nothing_here(ws, h) : ws__nothing_why(v, n, o->id);
 		goto out;
 	}
 	*out = arr;

@@ -657,6 +657,32 @@ START_TEST(bounds_and_no_history)
 END_TEST
 
 /*
+ * ftu12 22: from a project's src/ (the workspace is then src/), undo said
+ * "every entry is undone already" of a history with no entry at all; it
+ * says there is none, and where one is: the project's, above.
+ */
+START_TEST(undo_names_the_history_above)
+{
+	struct wst_run r;
+	char *sub = wst_path(W, "src");
+	const char *hint;
+
+	WS_OK("--content", "oops", "src/a.c");
+	run(&r, "wstools", (const char *[]){"undo", "--workspace", sub, "--json", NULL});
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_str_eq(wst_code(&r), "NOT_FOUND");
+	ck_assert_msg(strstr(r.out, "no change is recorded") != NULL &&
+		      strstr(r.out, "undone already") == NULL, "%s", r.out);
+	hint = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json,
+							"error"), "hint"));
+	ck_assert_msg(hint != NULL && strstr(hint, "above it, has changes recorded") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	free(sub);
+}
+END_TEST
+
+/*
  * ftu12 21: a tree delete holding a file over history_max_file.  The undo
  * brought back the rest, then failed on that file, and the entry stayed
  * to be undone again; the dry run said it would work.  Now both refuse
@@ -1190,6 +1216,7 @@ suite(void)
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, undo_refuses_what_was_not_kept);
+	tcase_add_test(tc, undo_names_the_history_above);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
 	tcase_add_test(tc, undo_checks_object_names);
