@@ -2000,6 +2000,33 @@ ws_check_guards(struct ws_ctx *ws, enum ws_op op, const char *real,
 	return rc;
 }
 
+/* The refusal of a guarded path (pattern pat) to op, shown as shown. */
+static int
+ws__persist_refusal(const char *shown, const char *pat, enum ws_op op)
+{
+	int rc = ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
+				   "is (or holds) a guarded path (\"%s\": it "
+				   "acts after this call, when git, a shell or "
+				   "an editor runs): no tool may %s it; the "
+				   "configuration's \"guarded\" list sets these",
+				   pat ? pat : "?", ws__ops[op]), op);
+
+	/* A repository's own directory is git's to change. */
+	if (pat != NULL && (strncmp(pat, ".git/", 5) == 0 ||
+			    strstr(pat, "/.git/") != NULL ||
+			    strstr(pat, "/.hg/") != NULL ||
+			    strstr(pat, "/.jj/") != NULL ||
+			    strstr(pat, "/.sl/") != NULL ||
+			    strstr(pat, "repository's own") != NULL))
+		ws_error_set_hint("the file tools never change a "
+				  "repository's own directory (.git, "
+				  ".hg): run git itself through "
+				  "run_command (wsrun -- git ...), "
+				  "which keeps its work and removes "
+				  "what would run code later");
+	return rc;
+}
+
 static int
 ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 	  struct ws__verdict *v)
@@ -2057,28 +2084,34 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 		case WS_GUARD_PERSIST:
 			v->rule = "guard:persist";
 			(void)ws_guard_persist_match(ws, real, anc, &pat);
-			rc = ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
-					    "is (or holds) a guarded path (\"%s\": it "
-					    "acts after this call, when git, a shell or "
-					    "an editor runs): no tool may %s it; the "
-					    "configuration's \"guarded\" list sets these",
-					    pat ? pat : "?", ws__ops[op]), op);
-			/* A repository's own directory is git's to change. */
-			if (pat != NULL && (strncmp(pat, ".git/", 5) == 0 ||
-					    strstr(pat, "/.git/") != NULL ||
-					    strstr(pat, "/.hg/") != NULL ||
-					    strstr(pat, "/.jj/") != NULL ||
-					    strstr(pat, "/.sl/") != NULL ||
-					    strstr(pat, "repository's own") != NULL))
-				ws_error_set_hint("the file tools never change a "
-						  "repository's own directory (.git, "
-						  ".hg): run git itself through "
-						  "run_command (wsrun -- git ...), "
-						  "which keeps its work and removes "
-						  "what would run code later");
-			return rc;
+			return ws__persist_refusal(shown, pat, op);
 		default:
 			break;
+		}
+		/*
+		 * The way as spelled, where a link on it makes it differ from
+		 * the real path: .hg -> gd, made by a command, put gd/hgrc
+		 * (the real path, in no guard's pattern) behind .hg/hgrc,
+		 * which hg reads (review20 04).  A guarded pattern on the way
+		 * refuses as it does on the real path.
+		 */
+		/* Only a virtual path: a recursive call's entries come with
+		 * their real path as vpath. */
+		if (vpath != NULL && vpath[0] == '/' && strcmp(vpath, real) != 0 &&
+		    ws_ctx_anchor_of_real(ws, vpath, NULL) < 0) {
+			const char *rest = NULL;
+			int a = ws_ctx_anchor_of_virtual(ws, vpath, &rest);
+			char *spelled = NULL;
+
+			if (a >= 0 && rest != NULL && rest[0] != '\0' &&
+			    (spelled = ws_path_join(ws->anchors[a].real, rest)) != NULL &&
+			    strcmp(spelled, real) != 0 &&
+			    ws_guard_persist_match(ws, spelled, anc, &pat)) {
+				free(spelled);
+				v->rule = "guard:persist";
+				return ws__persist_refusal(shown, pat, op);
+			}
+			free(spelled);
 		}
 		if ((rc = ws__home_persist_check(ws, op, real, shown, anc)) < 0) {
 			v->rule = "guard:home";

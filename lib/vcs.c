@@ -1602,6 +1602,15 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 				(void)ws__watch(p, dfd, n, a, r, WS__W_GITFILE);
 		} else if (special && strcmp(n, ".envrc") == 0) {
 			(void)ws__watch(p, dfd, n, a, r, WS__W_PLAIN);
+		} else if (special && (strcmp(n, ".hg") == 0 || strcmp(n, ".jj") == 0 ||
+				       strcmp(n, ".sl") == 0) && !S_ISDIR(st.st_mode)) {
+			/*
+			 * A .hg, .jj or .sl that is a link (or a file): hg
+			 * follows the link to the directory it reads hgrc in,
+			 * so one the command made is removed, one it changed
+			 * restored, as .git files are (review20 04).
+			 */
+			(void)ws__watch(p, dfd, n, a, r, WS__W_PLAIN);
 		} else if (special && strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
 			ws__hgdir(p, a, r);
 		} else if (special && (strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0) &&

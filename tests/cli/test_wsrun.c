@@ -3259,6 +3259,52 @@ END_TEST
  * .hg/hgrc and .envrc at any depth.  What the user had stays.  Every
  * confinement mode: the clean-up does not depend on a mount namespace.
  */
+/*
+ * review20 04: a command made .hg (or .sl, .jj) a link to a directory of
+ * its own holding an hgrc with hooks: the walk looked for directories of
+ * that name only, so the links stayed, and hg follows them.  Removed as
+ * a .git link is; the file tools refuse .hg/hgrc through such a link.
+ */
+START_TEST(vcs_dir_links_removed)
+{
+	struct wst_run r;
+	static const char *const links[] = {".hg", "sub/.hg", "a/.sl", "b/.jj"};
+
+	RUNM(&r, _i, "-c",
+	     "mkdir -p gd sub a b && printf '[hooks]\\npre-status = touch PWNED\\n' > gd/hgrc;"
+	     "ln -s gd .hg; ln -s ../gd sub/.hg; ln -s ../gd a/.sl; ln -s ../gd b/.jj;"
+	     "echo done");
+	if (r.status == 125 && strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0) {
+		wst_run_free(&r);
+		return;
+	}
+	expect_ran(&r, 0);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		char *p = wst_path(ws, links[i]);
+		struct stat st;
+
+		ck_assert_msg(lstat(p, &st) < 0, "%s kept: %s", links[i], r.out);
+		free(p);
+	}
+	wst_run_free(&r);
+	/* A link of the user's: the file tools refuse what is behind it
+	 * by the name hg reads. */
+	{
+		char *p = wst_path(ws, ".hg");
+		const char *argv[] = {"--workspace", ws, "--json", "--content",
+				      "[hooks]\n", ".hg/hgrc", NULL};
+
+		ck_assert_int_eq(symlink("gd", p), 0);
+		wst_run(&r, NULL, "wswrite", argv[0], argv[1], argv[2], argv[3],
+			argv[4], argv[5], NULL);
+		ck_assert_msg(r.status != 0 && strcmp(wst_code(&r), "POLICY_DENIED") == 0,
+			      "%s", r.out);
+		wst_run_free(&r);
+		free(p);
+	}
+}
+END_TEST
+
 START_TEST(git_dirs_cleaned)
 {
 	struct wst_run r;
@@ -5416,6 +5462,7 @@ suite(void)
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
+	tcase_add_loop_test(tf, vcs_dir_links_removed, 0, nm);
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
 	tcase_add_loop_test(tf, git_remotes_pinned, 0, nm);
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
