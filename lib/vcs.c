@@ -1485,10 +1485,24 @@ ws__jjsldir(struct ws__pass *p, int a, const char *rel, bool jj)
 	if (fd < 0)
 		return;
 	if (jj) {
+		struct stat st;
+
 		ws__gwatch(p, fd, a, rel, "repo/config.toml", WS__W_PLAIN);
+		ws__gwatch(p, fd, a, rel, "workspace-config.toml", WS__W_PLAIN);
+		/*
+		 * A secondary workspace's .jj/repo is a file naming the
+		 * repository (or a link to it), whose config.toml jj reads:
+		 * one the command made, or made of the user's directory, is
+		 * removed; the user's own, restored (review20 02).  A
+		 * directory is the repository itself, watched above.
+		 */
+		if (fstatat(fd, "repo", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISDIR(st.st_mode))
+			ws__gwatch(p, fd, a, rel, "repo", WS__W_PLAIN);
 	} else {
 		ws__gwatch(p, fd, a, rel, "config", WS__W_PLAIN);
 		ws__gwatch(p, fd, a, rel, "hgrc", WS__W_PLAIN);
+		ws__gwatch(p, fd, a, rel, "sharedpath", WS__W_PLAIN);
 	}
 	close(fd);
 }

@@ -3305,6 +3305,41 @@ START_TEST(vcs_dir_links_removed)
 }
 END_TEST
 
+/*
+ * review20 02: jj reads the config.toml of the repository that .jj/repo
+ * names when it is a file (a secondary workspace) or a link, and its
+ * workspace-config.toml; Sapling a share's sharedpath as Mercurial does.
+ * What the command made of them is removed.
+ */
+START_TEST(jj_repo_redirect_removed)
+{
+	struct wst_run r;
+	static const char *const made[] = {"sub/.jj/repo", "sub2/.jj/repo",
+					   "sub3/.jj/workspace-config.toml",
+					   "s/.sl/sharedpath"};
+
+	RUNM(&r, _i, "-c",
+	     "mkdir -p evil sub/.jj sub2/.jj sub3/.jj s/.sl;"
+	     "printf '[ui]\\npager = \"touch PWNED\"\\n' > evil/config.toml;"
+	     "printf ../../evil > sub/.jj/repo; ln -s ../../evil sub2/.jj/repo;"
+	     "cp evil/config.toml sub3/.jj/workspace-config.toml;"
+	     "echo ../../evil > s/.sl/sharedpath; echo done");
+	if (r.status == 125 && strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0) {
+		wst_run_free(&r);
+		return;
+	}
+	expect_ran(&r, 0);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		char *p = wst_path(ws, made[i]);
+		struct stat st;
+
+		ck_assert_msg(lstat(p, &st) < 0, "%s kept: %s", made[i], r.out);
+		free(p);
+	}
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(git_dirs_cleaned)
 {
 	struct wst_run r;
@@ -5463,6 +5498,7 @@ suite(void)
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, vcs_dir_links_removed, 0, nm);
+	tcase_add_loop_test(tf, jj_repo_redirect_removed, 0, nm);
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
 	tcase_add_loop_test(tf, git_remotes_pinned, 0, nm);
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
