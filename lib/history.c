@@ -581,7 +581,17 @@ ws__rel_push(struct ws__cap *c, const char *name, size_t *old)
 static size_t
 ws__seen_slot(const struct ws__seen *t, size_t cap, dev_t dev, ino_t ino)
 {
-	size_t i = ((size_t)ino * 0x9E3779B97F4A7C15ULL ^ (size_t)dev) & (cap - 1);
+	/*
+	 * Runs of 64 consecutive inodes keep their order in the table, the
+	 * runs themselves hashed: a tree's files, made one after another,
+	 * have neighbouring inodes, and the delete's check of each entry
+	 * (ws_hist_covers()) then reads slots a few cache lines apart,
+	 * where a hash of the whole inode made each one a cache miss in a
+	 * table of 1.5 MB (3% of a recorded 10,000-file delete; issue 22).
+	 * cap is at least 1024, so the low six bits are kept whole.
+	 */
+	uint64_t run = ((uint64_t)ino >> 6 ^ (uint64_t)dev) * 0x9E3779B97F4A7C15ULL;
+	size_t i = (size_t)((run >> 32 << 6) | ((uint64_t)ino & 63)) & (cap - 1);
 
 	while (t[i].used && (t[i].ino != ino || t[i].dev != dev))
 		i = (i + 1) & (cap - 1);

@@ -2,9 +2,11 @@
  * file, and the record a write leaves (ws/history.h, issue 22). */
 #include "wstest.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,6 +138,73 @@ START_TEST(recording_reads_no_time_zone)
 }
 END_TEST
 
+/*
+ * A recorded tree delete removes only what its record holds: the table
+ * of what was recorded (ws_hist_covers()) knows every entry of a tree
+ * large enough to grow it three times, and not a file made or rewritten
+ * after the record, neighbours of the recorded inodes (the table keeps
+ * runs of consecutive inodes together; issue 22).
+ */
+START_TEST(covers_what_a_tree_record_holds)
+{
+	char *dir = wst_tmpdir(), *wsd = wst_path(dir, "ws"), *st = wst_path(dir, "st");
+	struct ws_hist_bounds b = {0, 0, 0};
+	struct ws_ctx ws = {0};
+	char name[64];
+	struct stat tst, fst;
+	int rfd;
+
+	wst_mkdir(dir, "ws");
+	wst_mkdir(wsd, "tree");
+	for (int i = 0; i < 15; i++) {
+		snprintf(name, sizeof(name), "tree/d%02d", i);
+		wst_mkdir(wsd, name);
+		for (int j = 0; j < 100; j++) {
+			snprintf(name, sizeof(name), "tree/d%02d/f%03d", i, j);
+			wst_write(wsd, name, "x");
+		}
+	}
+	ck_assert_int_eq(ws_ctx_open(&ws, wsd, 0), 0);
+	ck_assert_int_eq(ws_hist_open(&ws, st, &b, "delete_path", "cli"), 0);
+	ws_hist_nosync(&ws, true);
+	rfd = open(wsd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(rfd, 0);
+	ck_assert_int_eq(fstatat(rfd, "tree", &tst, AT_SYMLINK_NOFOLLOW), 0);
+	ck_assert_int_eq(ws_hist_begin(&ws, "delete", rfd, "tree", "/tree",
+				       "/tree", &tst, true, -1, NULL, NULL, NULL,
+				       NULL), 0);
+	for (int i = 0; i < 15; i++) {
+		for (int j = 0; j < 100; j++) {
+			snprintf(name, sizeof(name), "tree/d%02d/f%03d", i, j);
+			ck_assert_int_eq(fstatat(rfd, name, &fst, AT_SYMLINK_NOFOLLOW), 0);
+			ck_assert_msg(ws_hist_covers(&ws, &fst), "%s not covered", name);
+		}
+		snprintf(name, sizeof(name), "tree/d%02d", i);
+		ck_assert_int_eq(fstatat(rfd, name, &fst, AT_SYMLINK_NOFOLLOW), 0);
+		ck_assert(ws_hist_covers(&ws, &fst));
+	}
+	/* Made after the record: not covered, whatever its inode. */
+	for (int j = 0; j < 100; j++) {
+		snprintf(name, sizeof(name), "tree/d07/new%03d", j);
+		wst_write(wsd, name, "y");
+		ck_assert_int_eq(fstatat(rfd, name, &fst, AT_SYMLINK_NOFOLLOW), 0);
+		ck_assert_msg(!ws_hist_covers(&ws, &fst), "%s covered", name);
+	}
+	/* Rewritten in place after the record: not covered either. */
+	wst_write(wsd, "tree/d03/f050", "longer than it was");
+	ck_assert_int_eq(fstatat(rfd, "tree/d03/f050", &fst, AT_SYMLINK_NOFOLLOW), 0);
+	ck_assert(!ws_hist_covers(&ws, &fst));
+	ck_assert_int_gt(ws_hist_end(&ws, 0, rfd, NULL), 0);
+	close(rfd);
+	ws_hist_close(&ws);
+	ws_ctx_close(&ws);
+	wst_rmrf(dir);
+	free(st);
+	free(wsd);
+	free(dir);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -146,6 +215,7 @@ suite(void)
 	tcase_add_test(tc, state_dir_without_home);
 	tcase_add_test(tc, ids_survive_a_lost_seq);
 	tcase_add_test(tc, recording_reads_no_time_zone);
+	tcase_add_test(tc, covers_what_a_tree_record_holds);
 	suite_add_tcase(s, tc);
 	return s;
 }
