@@ -1252,6 +1252,33 @@ audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
 
 	ws_audit_set_str(cli->audit_log, "operation", "exec");
 	ws_audit_set_str(cli->audit_log, "command", cmd);
+	/*
+	 * What else decides what the command line does: the caller's
+	 * variables (GIT_CONFIG_KEY_0=alias.pu with VALUE_0=push makes
+	 * "git pu" a push) and where it ran (review20 03).
+	 */
+	if (o->cwd != NULL)
+		ws_audit_set_str(cli->audit_log, "cwd", o->cwd);
+	if (o->nenv > 0 || o->nkeep_env > 0) {
+		cJSON *e = cJSON_CreateObject();
+		char *t;
+
+		for (size_t i = 0; e != NULL && i < o->nenv; i++) {
+			const char *eq = strchr(o->env[i], '=');
+			char *k = eq ? strndup(o->env[i], (size_t)(eq - o->env[i])) : NULL;
+
+			if (k != NULL)
+				cJSON_AddStringToObject(e, k, eq + 1);
+			free(k);
+		}
+		for (size_t i = 0; e != NULL && i < o->nkeep_env; i++)
+			cJSON_AddStringToObject(e, o->keep_env[i], "(kept from the caller)");
+		if (e != NULL && (t = cJSON_PrintUnformatted(e)) != NULL) {
+			ws_audit_set_json(cli->audit_log, "env", t);
+			free(t);
+		}
+		cJSON_Delete(e);
+	}
 	if (rc < 0)
 		goto reverted;
 	ws_audit_set_int(cli->audit_log, "command_exit", r->exit_code);

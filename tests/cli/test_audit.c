@@ -487,7 +487,9 @@ START_TEST(wsrun_line)
 	char *wrapper = wv ? strdup(wv) : NULL;
 
 	unsetenv("WST_TOOL_WRAPPER");
-	run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W, "-c",
+	wst_mkdir(W, "sub");
+	run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W,
+		   "--cwd", "/sub", "--env", "GIT_CONFIG_KEY_0=alias.pu", "-c",
 		   "exit 3", NULL});
 	if (wrapper != NULL)
 		setenv("WST_TOOL_WRAPPER", wrapper, 1);
@@ -502,6 +504,10 @@ START_TEST(wsrun_line)
 	ck_assert_int_eq(cJSON_GetObjectItem(v[0], "command_exit")->valueint, 3);
 	ck_assert(cJSON_IsObject(cJSON_GetObjectItem(v[0], "isolation")));
 	ck_assert_str_eq(s(v[0], "outcome"), "OK");
+	/* review20 03: what else decides what the line does. */
+	ck_assert_str_eq(s(v[0], "cwd"), "/sub");
+	ck_assert_str_eq(s(cJSON_GetObjectItem(v[0], "env"), "GIT_CONFIG_KEY_0"),
+			 "alias.pu");
 	lines_free(v, n);
 }
 END_TEST
