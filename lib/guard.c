@@ -492,28 +492,30 @@ ws__guards_resolve(struct ws_ctx *ws, struct ws_guards *g)
 }
 
 /*
- * Whether dir is a directory git takes for a repository whatever its
- * name, by git's own test (is_git_directory()): HEAD, and refs or a
- * commondir naming where refs are.  A bare repository's configuration is
- * read by any git run inside it.  refs is taken as it is named, a link
- * of any kind or a dangling one included: git's access() follows the
- * link, and a later mkdir of a dangling link's target, which names
- * neither HEAD nor refs, would turn it into a repository (review18 01).
+ * Whether name in dirfd (AT_FDCWD and an absolute name: a path) is a
+ * directory git takes for a repository whatever its name, by git's own
+ * test (is_git_directory()): HEAD, and refs or a commondir naming where
+ * refs are.  A bare repository's configuration is read by any git run
+ * inside it.  refs is taken as it is named, a link of any kind or a
+ * dangling one included: git's access() follows the link, and a later
+ * mkdir of a dangling link's target, which names neither HEAD nor refs,
+ * would turn it into a repository (review18 01).  The guards ask by
+ * path, the history (what a delete keeps whole) by descriptor.
  */
-static bool
-ws__bare_like(const char *dir)
+bool
+ws__bare_at(int dirfd, const char *name)
 {
 	char p[PATH_MAX];
 	struct stat st;
 
-	if (snprintf(p, sizeof(p), "%s/HEAD", dir) >= (int)sizeof(p) ||
-	    lstat(p, &st) != 0 || S_ISDIR(st.st_mode))
+	if (snprintf(p, sizeof(p), "%s/HEAD", name) >= (int)sizeof(p) ||
+	    fstatat(dirfd, p, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode))
 		return false;
-	snprintf(p, sizeof(p), "%s/refs", dir);
-	if (lstat(p, &st) == 0)
+	snprintf(p, sizeof(p), "%s/refs", name);
+	if (fstatat(dirfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
-	snprintf(p, sizeof(p), "%s/commondir", dir);
-	return lstat(p, &st) == 0;
+	snprintf(p, sizeof(p), "%s/commondir", name);
+	return fstatat(dirfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* Whether dir lies strictly inside a tree a recursive delete or move is
@@ -572,7 +574,7 @@ ws__in_bare_like(const struct ws_ctx *ws, const char *areal, const char *real)
 	for (;;) {
 		char *sl;
 
-		if (!ws__in_whole(ws, dir) && ws__bare_like(dir))
+		if (!ws__in_whole(ws, dir) && ws__bare_at(AT_FDCWD, dir))
 			return true;
 		if (strlen(dir) <= al)
 			return false;

@@ -17,6 +17,7 @@
 #include "ws/audit.h"
 #include "ws/cancel.h"
 #include "ws/error.h"
+#include "ws/guard.h"
 #include "ws/history.h"
 #include "ws/json.h"
 #include "ws/path.h"
@@ -661,24 +662,6 @@ ws__repo_dir_name(const char *name)
 {
 	return name[0] == '.' && (strcmp(name, ".git") == 0 || strcmp(name, ".hg") == 0 ||
 				  strcmp(name, ".jj") == 0 || strcmp(name, ".sl") == 0);
-}
-
-/* Whether directory name in pfd is one git takes for a bare repository
- * (guard.c's test: HEAD not a directory, refs or commondir as named). */
-static bool
-ws__bare_at(int pfd, const char *name)
-{
-	char p[PATH_MAX];
-	struct stat st;
-
-	if (snprintf(p, sizeof(p), "%s/HEAD", name) >= (int)sizeof(p) ||
-	    fstatat(pfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
-		return false;
-	snprintf(p, sizeof(p), "%s/refs", name);
-	if (fstatat(pfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return true;
-	snprintf(p, sizeof(p), "%s/commondir", name);
-	return fstatat(pfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 static int

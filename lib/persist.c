@@ -512,16 +512,39 @@ ws__base_take(struct ws__bases *b, const char *v, int kind, const char *cwd)
 
 	if (strlen(v) >= PATH_MAX)
 		return 0;
-	/* One that cannot be resolved (a loop, a file on the way, no
-	 * search permission) is where nothing is made. */
-	if (ws_path_resolve_tail(v, out, &way, &nway) < 0)
-		return 0;
+	/*
+	 * One that cannot be resolved (a loop, a file on the way, no
+	 * search permission) is where nothing is made, but not for good:
+	 * a command that replaced the looping link (or the file) on its
+	 * way with a directory would make it a place the next shell looks
+	 * in (review19 06).  Its way up to the failure is pinned, by a
+	 * base of its spelling, absolute and lexically normal, whose
+	 * places resolve to nothing.
+	 */
+	if (ws_path_resolve_tail(v, out, &way, &nway) < 0) {
+		char *sp = NULL, *abs = NULL;
+
+		rc = 0;
+		if (nway == 0 || (v[0] != '/' && cwd == NULL))
+			goto drop;
+		if (v[0] != '/' && asprintf(&abs, "%s/%s", cwd, v) < 0) {
+			rc = -ENOMEM;
+			goto drop;
+		}
+		rc = ws_path_normalize(abs != NULL ? abs : v, WS_NORM_CLAMP, &sp);
+		free(abs);
+		if (rc < 0 || sp == NULL) {
+			free(sp);
+			ws_error_clear();
+			rc = rc == WS_ENOMEM ? -ENOMEM : 0;
+			goto drop;
+		}
+		return ws__base_add(b, sp, kind, way, nway);
+	}
 	if (strcmp(out, "/") == 0 ||
 	    (cwd != NULL && ws_path_within(out, cwd, NULL))) {
-		for (size_t k = 0; k < nway; k++)
-			free(way[k]);
-		free(way);
-		return 0;
+		rc = 0;
+		goto drop;
 	}
 	if ((rc = ws__base_add(b, strdup(out), kind, way, nway)) < 0)
 		return rc;
@@ -538,6 +561,11 @@ ws__base_take(struct ws__bases *b, const char *v, int kind, const char *cwd)
 		return 0;
 	}
 	return ws__base_add(b, c, kind, NULL, 0);
+drop:
+	for (size_t k = 0; k < nway; k++)
+		free(way[k]);
+	free(way);
+	return rc;
 }
 
 /* Whether PATH's entry at p (l bytes) is one of those before it in v. */

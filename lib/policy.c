@@ -1867,21 +1867,37 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
  * the way (~/.local/state -> elsewhere) moves it, and a workspace holding
  * HOME may hold what it leads to.  One that does not exist yet holds
  * nothing to read.
+ *
+ * A search's workers check reads of one context at once (lib/grep.c,
+ * without a policy, takes no lock), so the first checks may race: each
+ * resolves into its own variable, the first answer is published by a
+ * compare-and-swap, and only then is the context marked resolved.  A
+ * thread that sees it resolved therefore sees the answer, never the
+ * NULL it had before (which would let the read through).
  */
 static bool
 ws__in_history(struct ws_ctx *ws, const char *real)
 {
-	if (!ws->hist_resolved) {
-		ws->hist_resolved = true;
+	const char *h;
+
+	if (!__atomic_load_n(&ws->hist_resolved, __ATOMIC_ACQUIRE)) {
+		char *r = NULL, *none = NULL;
+
 		if (access(ws->hist_base, F_OK) == 0 &&
-		    ws_canonical_path(ws->hist_base, &ws->hist_real) < 0) {
+		    ws_canonical_path(ws->hist_base, &r) < 0) {
 			/* Unresolved: compared as named, lexically normal. */
 			ws_error_clear();
-			(void)ws_path_normalize(ws->hist_base, WS_NORM_CLAMP,
-						&ws->hist_real);
+			r = NULL;
+			(void)ws_path_normalize(ws->hist_base, WS_NORM_CLAMP, &r);
 		}
+		if (r != NULL &&
+		    !__atomic_compare_exchange_n(&ws->hist_real, &none, r, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			free(r);
+		__atomic_store_n(&ws->hist_resolved, true, __ATOMIC_RELEASE);
 	}
-	return ws->hist_real != NULL && ws_path_within(ws->hist_real, real, NULL);
+	h = __atomic_load_n(&ws->hist_real, __ATOMIC_ACQUIRE);
+	return h != NULL && ws_path_within(h, real, NULL);
 }
 
 /*
@@ -1937,27 +1953,35 @@ ws__in_state_dir(const char *real, bool anc)
 static bool
 ws__in_state_alias(struct ws_ctx *ws, const char *real)
 {
-	if (!ws->state_alias_done) {
+	const char *a;
+
+	/* Published as ws__in_history() publishes hist_real (same race). */
+	if (!__atomic_load_n(&ws->state_alias_done, __ATOMIC_ACQUIRE)) {
 		const char *h = getenv("HOME");
-		char p[PATH_MAX], l[64], r[PATH_MAX];
-		ssize_t n;
+		char p[PATH_MAX], l[64], r[PATH_MAX], *dup = NULL, *none = NULL;
+		ssize_t n = -1;
 		int fd;
 
-		ws->state_alias_done = true;
-		if (h == NULL || h[0] != '/' ||
-		    snprintf(p, sizeof(p), "%s/.local/state/wstools", h) >= (int)sizeof(p) ||
-		    (fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-			return false;
-		snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
-		n = readlink(l, r, sizeof(r) - 1);
-		close(fd);
+		if (h != NULL && h[0] == '/' &&
+		    snprintf(p, sizeof(p), "%s/.local/state/wstools", h) < (int)sizeof(p) &&
+		    (fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
+			n = readlink(l, r, sizeof(r) - 1);
+			close(fd);
+		}
 		if (n > 0) {
 			r[n] = '\0';
 			if (r[0] == '/' && !ws__in_state_dir(r, false))
-				ws->state_alias = strdup(r);
+				dup = strdup(r);
 		}
+		if (dup != NULL &&
+		    !__atomic_compare_exchange_n(&ws->state_alias, &none, dup, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			free(dup);
+		__atomic_store_n(&ws->state_alias_done, true, __ATOMIC_RELEASE);
 	}
-	return ws->state_alias != NULL && ws_path_within(ws->state_alias, real, NULL);
+	a = __atomic_load_n(&ws->state_alias, __ATOMIC_ACQUIRE);
+	return a != NULL && ws_path_within(a, real, NULL);
 }
 
 /* How ws__check() decided, for the audit log. */

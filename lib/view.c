@@ -1146,6 +1146,121 @@ ws__state_make(const char *path)
 	return fd;
 }
 
+/*
+ * The entries of the directory rel (below the anchor's descriptor afd;
+ * "" the anchor itself) scanned for another home's state, at most this
+ * many each: a workspace of /home, or of a directory holding homes.
+ */
+#define WS__STATE_SCAN_MAX 4096
+
+/*
+ * Each <home>/.local/state/wstools that the anchor afd holds, as the
+ * anchor itself, one of its top-level directories, or one directory of
+ * the home directories' parent (/home) that it holds, into the view as
+ * HOME's is (ws__view_history_one()): a workspace of /home run as root
+ * holds alice's history, which the file tools refuse (policy.c) and a
+ * command read and wrote (review19 01).  Opened with openat2() beneath
+ * the anchor, no link followed (a link leads nowhere the command reaches
+ * that a real entry does not).  done[] (nd) are those masked already.
+ * An opendir() and a getdents() or two a directory, an openat2() per
+ * directory in it; nothing found costs no more.
+ */
+static int
+ws__view_state_homes(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+		     struct ws_view_info *vi, bool can_mask, int afd,
+		     const char *rel, char (*done)[4352], size_t nd)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	char q[PATH_MAX], real[4352];
+	struct dirent *de;
+	size_t seen = 0;
+	int rc = 0, dfd, fd;
+	DIR *d;
+
+	dfd = openat(afd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY |
+		     O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while (rc == 0 && seen < WS__STATE_SCAN_MAX && (de = readdir(d)) != NULL) {
+		bool dup = false;
+
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		seen++;
+		if (snprintf(q, sizeof(q), "%s/.local/state/wstools", de->d_name) >=
+		    (int)sizeof(q))
+			continue;
+		fd = (int)syscall(SYS_openat2, dirfd(d), q, &how, sizeof(how));
+		if (fd < 0)
+			continue;
+		real[0] = '\0';
+		if (ws__fd_real(fd, real, sizeof(real)))
+			for (size_t j = 0; j < nd && !dup; j++)
+				dup = done[j][0] != '\0' &&
+				      ws_path_within(done[j], real, NULL);
+		if (real[0] == '/' && !dup)
+			rc = ws__view_history_one(ws, p, vi, can_mask, real, fd);
+		close(fd);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * Other homes' state in each anchor (ws__view_state_homes()): the
+ * anchor itself where it is a home, its top-level directories, and
+ * /home's where the anchor holds /home.
+ */
+static int
+ws__view_other_homes(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+		     struct ws_view_info *vi, bool can_mask,
+		     char (*done)[4352], size_t nd)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	char real[4352];
+	int rc = 0;
+
+	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
+		const char *ar = ws->anchors[a].real, *rest = NULL;
+		int afd = ws->anchors[a].fd, fd;
+		bool dup = false;
+
+		fd = (int)syscall(SYS_openat2, afd, ".local/state/wstools", &how,
+				  sizeof(how));
+		if (fd >= 0) {
+			real[0] = '\0';
+			if (ws__fd_real(fd, real, sizeof(real)))
+				for (size_t j = 0; j < nd && !dup; j++)
+					dup = done[j][0] != '\0' &&
+					      ws_path_within(done[j], real, NULL);
+			if (real[0] == '/' && !dup)
+				rc = ws__view_history_one(ws, p, vi, can_mask, real, fd);
+			close(fd);
+		}
+		if (rc == 0)
+			rc = ws__view_state_homes(ws, p, vi, can_mask, afd, "", done, nd);
+		if (rc == 0 && strcmp(ar, "/home") != 0 &&
+		    ws_path_within(ar, "/home", &rest) && rest != NULL) {
+			rest += strspn(rest, "/");
+			rc = ws__view_state_homes(ws, p, vi, can_mask, afd, rest,
+						  done, nd);
+		}
+	}
+	return rc;
+}
+
 static int
 ws__view_history(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		 struct ws_view_info *vi, bool can_mask)
@@ -1200,6 +1315,8 @@ ws__view_history(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 			rc = ws__view_history_one(ws, p, vi, can_mask, real[k], fd);
 		close(fd);
 	}
+	if (rc == 0)
+		rc = ws__view_other_homes(ws, p, vi, can_mask, real, 4);
 	free(hb[0]);
 	free(hb[1]);
 	free(pend);

@@ -207,17 +207,10 @@ ws_path_resolve_tail(const char *path, char *out, char ***entries, size_t *n)
 	struct ws_ctx tmp = {0};
 	int rc = ws__resolve_rec(&tmp, path, out, true);
 
-	if (rc < 0) {
-		for (size_t k = 0; k < tmp.nentries; k++)
-			free(tmp.entries[k]);
-		free(tmp.entries);
-		*entries = NULL;
-		*n = 0;
-		return rc;
-	}
+	/* Kept on a failure too: the way up to a loop (review19 06). */
 	*entries = tmp.entries;
 	*n = tmp.nentries;
-	return 0;
+	return rc;
 }
 
 /*
@@ -1679,17 +1672,19 @@ ws__path_dir_links(const struct ws_ctx *ws, const char *dir,
 		const char *r = NULL;
 		char **e = NULL;
 		size_t ne = 0;
-		int a;
+		int a, r2;
 
 		if ((types[k] != DT_LNK && types[k] != DT_UNKNOWN) ||
 		    snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") == 0
-			     ? "" : dir, nm) >= (int)sizeof(path) ||
-		    ws_path_resolve_tail(path, real, &e, &ne) < 0)
+			     ? "" : dir, nm) >= (int)sizeof(path))
 			continue;
+		r2 = ws_path_resolve_tail(path, real, &e, &ne);
 		if (ws__ways_take(e, ne, lw, nlw) < 0) {
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
 			break;
 		}
+		if (r2 < 0)
+			continue;
 		a = ws_ctx_anchor_of_real(ws, real, &r);
 		while (r != NULL && *r == '/')
 			r++;

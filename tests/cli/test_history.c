@@ -494,6 +494,56 @@ START_TEST(another_state_dir_guarded)
 END_TEST
 
 /*
+ * Review19 01, commands: another home than HOME's or the password
+ * file's (a workspace of /home run as root, holding alice's) had its
+ * .local/state/wstools readable and writable by a command, which the
+ * file tools refuse: the view masks each home's it finds, at the
+ * workspace's top level and as the workspace itself, in both views.
+ */
+START_TEST(other_home_state_masked)
+{
+	struct wst_run r;
+	char *box = wst_path(T, "box"), *bob = wst_path(T, "box/bob"), *henv = NULL;
+	const char *env[] = {ENV_S, NULL, NULL};
+	const char *j = "bob/.local/state/wstools/0123456789abcdef/journal";
+	const char *views[] = {"virtual", "real"};
+
+	wst_mkdir(T, "box/alice");
+	wst_mkdir(T, "box/bob/.local/state/wstools/0123456789abcdef");
+	wst_write(box, j, "SECRET-r19-01\n");
+	ck_assert_int_ge(asprintf(&henv, "HOME=%s/alice", box), 0);
+	env[1] = henv;
+	for (int k = 0; k < 4; k++) {
+		/* The workspace holding the home, then the home itself. */
+		const char *ws = k < 2 ? box : bob, *rel = k < 2 ? j : j + 4;
+		char cmd[4096];
+
+		snprintf(cmd, sizeof(cmd), "cat %s; echo forged >> %s; echo done", rel, rel);
+		wst_runv(&r, NULL, env, "wsrun", (const char *[]){"--workspace", ws, "--json",
+			"--view", views[k % 2], "-c", cmd, NULL});
+		/* Under the valgrind pass wsrun has no Landlock (see above). */
+		ck_assert_msg(strstr(r.out, "done") != NULL ||
+			      strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0, "%s", r.out);
+		ck_assert_msg(strstr(r.out, "SECRET") == NULL, "%s %s: %s", ws,
+			      views[k % 2], r.out);
+		wst_run_free(&r);
+		{
+			char *jp = wst_path(box, j), *t = wst_slurp(jp, NULL);
+
+			ck_assert_ptr_nonnull(t);
+			ck_assert_msg(strstr(t, "forged") == NULL, "%s %s: %s", ws,
+				      views[k % 2], t);
+			free(t);
+			free(jp);
+		}
+	}
+	free(henv);
+	free(bob);
+	free(box);
+}
+END_TEST
+
+/*
  * Review19 10, 01, 04.  A home's state directory that is not there yet
  * was not masked, and a command made it with a journal of its own, which
  * the person's next undo in another workspace would trust: it is made
@@ -1225,6 +1275,7 @@ suite(void)
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, parallel_undos);
 	tcase_add_test(tc, no_home_in_the_environment);
+	tcase_add_test(tc, other_home_state_masked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -514,6 +514,65 @@ START_TEST(bases_path)
 END_TEST
 
 /*
+ * Review19 06: a PATH entry whose way holds a link loop (a/lp -> lp), or
+ * a file, cannot be resolved and is where nothing is made, but a
+ * command that replaced the loop (or the file) with a directory would
+ * make it one the next shell looks in: it is a base by its spelling,
+ * with its way up to the failure, relative ones from the current
+ * directory, so that the way is pinned.
+ */
+START_TEST(bases_path_loop)
+{
+	struct ws_persist_base *b;
+	char tmpl[] = "/tmp/ws-persist-XXXXXX", dir[4096], p[20800], cwd[4096];
+	size_t n;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	ck_assert_ptr_nonnull(realpath(tmpl, dir));
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_eq(chdir(dir), 0);
+	path_save();
+	for (const char *const *v = (const char *const[]){"XDG_CONFIG_HOME",
+		"XDG_DATA_HOME", "ZDOTDIR", "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL",
+		"PYENV_ROOT", "CARGO_HOME", "RUSTUP_HOME", "NVM_DIR", "BASH_ENV",
+		"ENV", NULL}; *v != NULL; v++)
+		unsetenv(*v);
+	setenv("HOME", dir, 1);
+	snprintf(p, sizeof(p), "%s/a", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/a/lp", dir);
+	ck_assert_int_eq(symlink("lp", p), 0);
+	snprintf(p, sizeof(p), "%s/f", dir);
+	ck_assert_int_ge(fd = open(p, O_CREAT | O_WRONLY, 0600), 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/a/lp/tools:%s/f/bin:a/lp/rel", dir, dir);
+	setenv("PATH", p, 1);
+	ck_assert_int_eq(ws_persist_bases(&b, &n), 0);
+	path_restore();
+	ck_assert_uint_eq(n, 3);
+	snprintf(p, sizeof(p), "%s/a/lp/tools", dir);
+	ck_assert_str_eq(b[0].dir, p);
+	snprintf(p, sizeof(p), "%s/a/lp", dir);
+	ck_assert(has_way(&b[0], p));
+	snprintf(p, sizeof(p), "%s/a", dir);
+	ck_assert(has_way(&b[0], p));
+	snprintf(p, sizeof(p), "%s/f/bin", dir);
+	ck_assert_str_eq(b[1].dir, p);
+	snprintf(p, sizeof(p), "%s/f", dir);
+	ck_assert(has_way(&b[1], p));
+	snprintf(p, sizeof(p), "%s/a/lp/rel", dir);
+	ck_assert_str_eq(b[2].dir, p);
+	snprintf(p, sizeof(p), "%s/a/lp", dir);
+	ck_assert(has_way(&b[2], p));
+	ws_persist_bases_free(b, n);
+	ck_assert_int_eq(chdir(cwd), 0);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(p), 0);
+}
+END_TEST
+
+/*
  * ws_persist_places() lists exactly the places ws_persist_path() takes
  * for each kind, ascending (callers skip the others: issue 20).
  */
@@ -565,6 +624,7 @@ suite(void)
 	tcase_add_test(tc, bases_from_environment);
 	tcase_add_test(tc, bases_review13);
 	tcase_add_test(tc, bases_path);
+	tcase_add_test(tc, bases_path_loop);
 	tcase_add_test(tc, places_of_each_kind);
 	suite_add_tcase(s, tc);
 	return s;

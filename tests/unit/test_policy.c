@@ -4,6 +4,9 @@
  * the shipped policies.
  */
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "ws/config.h"
 #include "ws/error.h"
 #include "ws/glob.h"
+#include "ws/history.h"
 #include "ws/netproxy.h"
 #include "ws/persist.h"
 #include "ws/policy.h"
@@ -743,6 +747,99 @@ test_prompt(void *arg, const char *message)
 	prompts++;
 	return prompt_answer;
 }
+
+/*
+ * A search's workers check reads of one context at once, without a lock
+ * (lib/grep.c without a policy): the history and HOME's state directory
+ * reached through a link (~/.local -> elsewhere) are found by the first
+ * check, and a thread racing with it must not see the context resolved
+ * while the answer is still missing (it read the journal then).  Each
+ * thread must be refused, every round; under -Db_sanitize=thread the
+ * unpublished fields were also reported as a data race.
+ */
+struct alias_arg {
+	struct ws_ctx *ws;
+	pthread_barrier_t *bar;
+	const char *in_alias, *in_hist;
+	int rc_alias, rc_hist;
+};
+
+static void *
+alias_run(void *p)
+{
+	struct alias_arg *a = p;
+
+	pthread_barrier_wait(a->bar);
+	a->rc_alias = ws_check(a->ws, WS_OP_READ, a->in_alias, "/x");
+	a->rc_hist = ws_check(a->ws, WS_OP_READ, a->in_hist, "/y");
+	return NULL;
+}
+
+START_TEST(state_alias_concurrent_first_checks)
+{
+	enum { THREADS = 6, ROUNDS = 40 };
+	char *home = wst_path(tmp, "home"), *dot = wst_path(tmp, "dot");
+	char *link = wst_path(home, ".local"), *st, *hist, *in_alias, *in_hist;
+	char *base, *real;
+
+	ck_assert_int_eq(mkdir(home, 0700), 0);
+	ck_assert_int_eq(mkdir(dot, 0700), 0);
+	ck_assert_int_ne(asprintf(&st, "%s/state", dot), -1);
+	ck_assert_int_eq(mkdir(st, 0700), 0);
+	free(st);
+	ck_assert_int_ne(asprintf(&st, "%s/state/wstools", dot), -1);
+	ck_assert_int_eq(mkdir(st, 0700), 0);
+	ck_assert_int_eq(symlink(dot, link), 0);
+	real = realpath(st, NULL);
+	ck_assert_ptr_nonnull(real);
+	ck_assert_int_ne(asprintf(&in_alias, "%s/journal", real), -1);
+	free(real);
+	/* The history's directory elsewhere, named through a link. */
+	hist = wst_path(tmp, "hreal");
+	ck_assert_int_eq(mkdir(hist, 0700), 0);
+	real = realpath(hist, NULL);
+	ck_assert_ptr_nonnull(real);
+	ck_assert_int_ne(asprintf(&in_hist, "%s/objects", real), -1);
+	free(hist);
+	hist = wst_path(tmp, "hlink");
+	ck_assert_int_eq(symlink(real, hist), 0);
+	ck_assert_int_ne(asprintf(&base, "%s/ws", hist), -1);
+	setenv("HOME", home, 1);
+	for (int round = 0; round < ROUNDS; round++) {
+		struct ws_ctx ws;
+		struct alias_arg a[THREADS];
+		pthread_t t[THREADS];
+		pthread_barrier_t bar;
+
+		ck_assert_int_eq(ws_ctx_open(&ws, tmp, 0), 0);
+		ck_assert_int_eq(ws_hist_guard(&ws, base), 0);
+		pthread_barrier_init(&bar, NULL, THREADS);
+		for (int k = 0; k < THREADS; k++) {
+			a[k] = (struct alias_arg){&ws, &bar, in_alias, in_hist, 0, 0};
+			ck_assert_int_eq(pthread_create(&t[k], NULL, alias_run, &a[k]), 0);
+		}
+		for (int k = 0; k < THREADS; k++)
+			pthread_join(t[k], NULL);
+		pthread_barrier_destroy(&bar);
+		for (int k = 0; k < THREADS; k++) {
+			ck_assert_msg(a[k].rc_alias == WS_EPOLICY_DENIED,
+				      "round %d thread %d read the state directory "
+				      "through its alias (%d)", round, k, a[k].rc_alias);
+			ck_assert_int_eq(a[k].rc_hist, WS_EPOLICY_DENIED);
+		}
+		ws_ctx_close(&ws);
+	}
+	free(base);
+	free(in_hist);
+	free(in_alias);
+	free(real);
+	free(hist);
+	free(st);
+	free(link);
+	free(dot);
+	free(home);
+}
+END_TEST
 
 START_TEST(gate)
 {
@@ -1476,6 +1573,7 @@ suite(void)
 	tcase_add_test(tc, home_persist);
 	tcase_add_test(tc, log_quote);
 	tcase_add_test(tc, gate);
+	tcase_add_test(tc, state_alias_concurrent_first_checks);
 	tcase_add_test(tc, views);
 	tcase_add_test(tc, grant_candidates);
 	tcase_add_test(tc, grant_candidates_shipped);

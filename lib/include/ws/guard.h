@@ -73,6 +73,13 @@ const char *ws_guard_literal(struct ws_ctx *ws, size_t i);
 /* Free the persistence guard state of a context (ws_ctx_close does). */
 void ws__guards_free(struct ws_guards *g);
 
+/*
+ * Internal: whether name in dirfd (or a path, with AT_FDCWD) is a
+ * directory git takes for a repository whatever its name (HEAD, then
+ * refs or commondir, by lstat).  The guards and the history share it.
+ */
+bool ws__bare_at(int dirfd, const char *name);
+
 /* One guarded path that exists, as ws_guarded_list() gives it. */
 struct ws_guarded {
 	char *real;		 /* its real path, resolved */

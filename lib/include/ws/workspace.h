@@ -308,7 +308,8 @@ int ws_ctx_home_place(const struct ws_ctx *ws, const char *home, int kind,
  * spelled, each a link led to, and the first missing one where a ".."
  * follows it (what the ".." reaches depends on what it is made).  One
  * readlink() a component, as realpath(3).
- * 0, or -errno (nothing in *entries).
+ * 0, or -errno (a loop, a file on the way): *entries then holds those
+ * passed before the failure, which the caller frees as well.
  */
 int ws_path_resolve_tail(const char *path, char *out, char ***entries,
 			 size_t *n);
