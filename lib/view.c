@@ -1147,6 +1147,28 @@ ws__state_make(const char *path)
 }
 
 /*
+ * A state directory fd found in an anchor, masked as HOME's is
+ * (ws__view_history_one()) unless it lies in one of done[] (nd),
+ * masked already.
+ */
+static int
+ws__view_state_one(struct ws_ctx *ws, struct ws_sandbox_plan *p,
+		   struct ws_view_info *vi, bool can_mask, int fd,
+		   char (*done)[4352], size_t nd)
+{
+	char real[4352];
+	bool dup = false;
+
+	real[0] = '\0';
+	if (ws__fd_real(fd, real, sizeof(real)))
+		for (size_t j = 0; j < nd && !dup; j++)
+			dup = done[j][0] != '\0' && ws_path_within(done[j], real, NULL);
+	if (real[0] == '/' && !dup)
+		return ws__view_history_one(ws, p, vi, can_mask, real, fd);
+	return 0;
+}
+
+/*
  * The entries of the directory rel (below the anchor's descriptor afd;
  * "" the anchor itself) scanned for another home's state, at most this
  * many each: a workspace of /home, or of a directory holding homes.
@@ -1175,7 +1197,7 @@ ws__view_state_homes(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS,
 	};
-	char q[PATH_MAX], real[4352];
+	char q[PATH_MAX];
 	struct dirent *de;
 	size_t seen = 0;
 	int rc = 0, dfd, fd;
@@ -1189,8 +1211,6 @@ ws__view_state_homes(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		return 0;
 	}
 	while (rc == 0 && seen < WS__STATE_SCAN_MAX && (de = readdir(d)) != NULL) {
-		bool dup = false;
-
 		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
 		    strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -1201,13 +1221,7 @@ ws__view_state_homes(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		fd = (int)syscall(SYS_openat2, dirfd(d), q, &how, sizeof(how));
 		if (fd < 0)
 			continue;
-		real[0] = '\0';
-		if (ws__fd_real(fd, real, sizeof(real)))
-			for (size_t j = 0; j < nd && !dup; j++)
-				dup = done[j][0] != '\0' &&
-				      ws_path_within(done[j], real, NULL);
-		if (real[0] == '/' && !dup)
-			rc = ws__view_history_one(ws, p, vi, can_mask, real, fd);
+		rc = ws__view_state_one(ws, p, vi, can_mask, fd, done, nd);
 		close(fd);
 	}
 	closedir(d);
@@ -1229,24 +1243,16 @@ ws__view_other_homes(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS,
 	};
-	char real[4352];
 	int rc = 0;
 
 	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
 		const char *ar = ws->anchors[a].real, *rest = NULL;
 		int afd = ws->anchors[a].fd, fd;
-		bool dup = false;
 
 		fd = (int)syscall(SYS_openat2, afd, ".local/state/wstools", &how,
 				  sizeof(how));
 		if (fd >= 0) {
-			real[0] = '\0';
-			if (ws__fd_real(fd, real, sizeof(real)))
-				for (size_t j = 0; j < nd && !dup; j++)
-					dup = done[j][0] != '\0' &&
-					      ws_path_within(done[j], real, NULL);
-			if (real[0] == '/' && !dup)
-				rc = ws__view_history_one(ws, p, vi, can_mask, real, fd);
+			rc = ws__view_state_one(ws, p, vi, can_mask, fd, done, nd);
 			close(fd);
 		}
 		if (rc == 0)
