@@ -50,8 +50,9 @@ static const struct ws_tool ws__undo_cli = {
 		       "change ID, or the N newest); see wstools(1), HISTORY.",
 	.usage = "wstools undo [OPTION]... [ID]",
 	.pos_name = "id",
-	.pos_help = "the change to undo",
+	.pos_help = "the change to undo (an id from history)",
 	.pos_kind = WS_POS_OPT,
+	.pos_int = true,
 	.opts = undo_opts,
 	.nopts = U_COUNT,
 };
