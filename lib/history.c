@@ -131,6 +131,36 @@ ws_hist_dir(const char *base, const char *root)
 	return d;
 }
 
+char *
+ws_hist_root_key(const struct ws_ctx *ws)
+{
+	struct statx sx;
+	char *k = NULL;
+	int n;
+
+	/*
+	 * Not the device: a device number may change across boots (LVM,
+	 * the order disks are found in).  The inode alone may be reused
+	 * at once (ext4, rm -rf d && mkdir d); with the birth time, where
+	 * the file system keeps one, it is not.
+	 */
+	if (statx(ws->anchors[0].fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME,
+		  &sx) < 0)
+		n = asprintf(&k, "%s", ws->anchors[0].real);
+	else if (sx.stx_mask & STATX_BTIME)
+		n = asprintf(&k, "%s\n%llu %lld.%09u", ws->anchors[0].real,
+			     (unsigned long long)sx.stx_ino,
+			     (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
+	else
+		n = asprintf(&k, "%s\n%llu", ws->anchors[0].real,
+			     (unsigned long long)sx.stx_ino);
+	if (n < 0) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return NULL;
+	}
+	return k;
+}
+
 /* mkdir -p, mode 0700. */
 static int
 ws__mkdirs(const char *path)
@@ -300,9 +330,13 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 	     const char *tool, const char *frontend)
 {
 	struct ws_history *h;
-	char *dir = ws_hist_dir(base, ws->anchors[0].real);
+	char *key = ws_hist_root_key(ws), *dir;
 	int rc;
 
+	if (key == NULL)
+		return ws_error_last_code();
+	dir = ws_hist_dir(base, key);
+	free(key);
 	if (dir == NULL)
 		return ws_error_last_code();
 	/* The default place under HOME is left to the HOME guard (a

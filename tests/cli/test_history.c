@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ws/history.h"
+#include "ws/workspace.h"
 
 static char *T, *W, *S, *ENV_S;
 
@@ -39,6 +40,24 @@ teardown(void)
 	free(W);
 	free(S);
 	free(ENV_S);
+}
+
+/* The state directory of W's history under base (ws_hist_dir() of its
+ * key: the root's path and identity). */
+static char *
+hist_dir(const char *base)
+{
+	struct ws_ctx c;
+	char *key, *d;
+
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ws_ctx_open(&c, W, 0), 0);
+	key = ws_hist_root_key(&c);
+	ck_assert_ptr_nonnull(key);
+	d = ws_hist_dir(base, key);
+	free(key);
+	ws_ctx_close(&c);
+	return d;
 }
 
 /* Run tool (argv without the tool's name, NULL-terminated) with the
@@ -490,6 +509,40 @@ START_TEST(another_state_dir_guarded)
 	free(hs);
 	free(home);
 	free(box);
+}
+END_TEST
+
+/*
+ * ftu12 12: a directory made anew at a removed workspace's path (rm -rf
+ * p && mkdir p, a clone made again) starts a history of its own: the
+ * history is empty and undo does not bring back the earlier project's
+ * deleted file.  It inherited the history, which was keyed on the path
+ * only.  The same directory moved away and back keeps its history.
+ */
+START_TEST(new_directory_new_history)
+{
+	struct wst_run r;
+	char *f = wst_path(W, "notes.txt"), *away = wst_path(T, "away");
+
+	WS_OK("--content", "old secret\n", "notes.txt");
+	WS_OK("--delete", "notes.txt");
+	/* Moved away and back: the same directory, the same history. */
+	ck_assert_int_eq(rename(W, away), 0);
+	ck_assert_int_eq(rename(away, W), 0);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "/notes.txt") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_rmrf(W);
+	wst_mkdir(T, "ws");
+	wst_write(W, "README", "new project\n");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "notes.txt") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"undo", "--workspace", W, NULL});
+	ck_assert(!wst_exists(f));
+	wst_run_free(&r);
+	free(f);
+	free(away);
 }
 END_TEST
 
@@ -1007,7 +1060,7 @@ START_TEST(home_history_unreadable)
 		 (const char *[]){"--workspace", W, "--content", "hidden-k3y\n", "f", NULL});
 	ck_assert_msg(r.status == 0, "%s", r.err);
 	wst_run_free(&r);
-	hd = ws_hist_dir(st, real);
+	hd = hist_dir(st);
 	ck_assert_ptr_nonnull(hd);
 	id = strrchr(hd, '/') + 1;
 	ck_assert_int_ge(asprintf(&j, "home/.local/state/wstools/%s/journal", id), 0);
@@ -1103,7 +1156,7 @@ START_TEST(no_home_in_the_environment)
 	if (pw != NULL && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") != 0 &&
 	    stat(pw->pw_dir, &st) == 0 && access(pw->pw_dir, W_OK) == 0) {
 		want = wst_path(pw->pw_dir, ".local/state/wstools");
-		hd = ws_hist_dir(want, real);
+		hd = hist_dir(want);
 		ck_assert_ptr_nonnull(hd);
 		ck_assert(!wst_exists(hd));
 		wst_runv(&r, NULL, NULL, "wswrite",
@@ -1147,6 +1200,7 @@ suite(void)
 	tcase_add_test(tc, another_state_dir_guarded);
 	tcase_add_test(tc, state_dir_made_and_parents_kept);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
+	tcase_add_test(tc, new_directory_new_history);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
