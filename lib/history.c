@@ -1392,7 +1392,8 @@ ws__mismatch(const char *vpath, const char *what)
 			      "--force reverts it all the same", what);
 
 	ws_error_set_hint("look at it (wsread), then undo --force if the "
-			  "recorded state should win");
+			  "recorded state should win, or undo another entry "
+			  "by its id (wstools history lists them)");
 	return rc;
 }
 
@@ -1603,7 +1604,12 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 	int rc;
 
 	if (strcmp(op, "move") == 0) {
-		rc = ws_move(ws, d, p, false, true, false, NULL, &r);
+		/*
+		 * Forced, what is at the source again is replaced, as a
+		 * forced undo of a delete replaces what is there (the undo's
+		 * entry keeps what it replaced).
+		 */
+		rc = ws_move(ws, d, p, force, true, false, NULL, &r);
 		ws_wresult_free(&r);
 		if (rc == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(b, "dest_before")) > 0)
 			rc = ws__restore(ws, h, d, cJSON_GetObjectItem(b, "dest_before"), false);
@@ -1613,6 +1619,13 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 		/* It was made by the change: take it away. */
 		rc = ws_delete(ws, p, strcmp(op, "mkdir") != 0, false, NULL, &r);
 		ws_wresult_free(&r);
+		/* Not wswrite's "use --recursive": undo has none, and what
+		 * is in the directory was not made by this change. */
+		if (rc == WS_EDIRECTORY_NOT_EMPTY)
+			rc = ws_error_set(rc, p, "holds entries this change did not "
+					  "make, which undo does not delete: move "
+					  "them away first, or undo another entry "
+					  "by its id (wstools history lists them)");
 		return rc;
 	}
 	/* Forced, what is there now is replaced by what was deleted. */

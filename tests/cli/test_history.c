@@ -547,6 +547,41 @@ START_TEST(new_directory_new_history)
 END_TEST
 
 /*
+ * ftu12 11: undo's refusals say what undo can do.  A move whose source is
+ * taken again: undo said "--force reverts it all the same", then undo
+ * --force failed with wswrite's "already exists (use --force to replace
+ * it)"; now --force moves it back over what is there, as a forced undo
+ * of a delete replaces what is there.  A directory the change made that holds a file made
+ * since: not wswrite's "use --recursive", which undo has not.
+ */
+START_TEST(undo_hints_hold)
+{
+	char *out = NULL;
+
+	WS_OK("--content", "make\n", "Makefile");
+	WS_OK("--move", "moved.txt", "Makefile");
+	wst_write(W, "Makefile", "other\n");
+	ck_assert_int_eq(undo(&out, NULL, NULL), 5);
+	ck_assert_msg(strstr(out, "VERSION_MISMATCH") != NULL, "%s", out);
+	free(out);
+	ck_assert_int_eq(undo(&out, "--force", NULL), 0);
+	free(out);
+	assert_content("Makefile", "make\n");
+
+	WS_OK("--mkdir", "d");
+	wst_write(W, "d/handfile", "x\n");
+	for (int force = 0; force < 2; force++) {
+		ck_assert_int_eq(undo(&out, force ? "--force" : NULL, NULL), 5);
+		ck_assert_msg(strstr(out, "DIRECTORY_NOT_EMPTY") != NULL &&
+			      strstr(out, "--recursive") == NULL &&
+			      strstr(out, "did not make") != NULL, "%s", out);
+		free(out);
+	}
+	assert_content("d/handfile", "x\n");
+}
+END_TEST
+
+/*
  * Review19 10, 01, 04.  A home's state directory that is not there yet
  * was not masked, and a command made it with a journal of its own, which
  * the person's next undo in another workspace would trust: it is made
@@ -1201,6 +1236,7 @@ suite(void)
 	tcase_add_test(tc, state_dir_made_and_parents_kept);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, new_directory_new_history);
+	tcase_add_test(tc, undo_hints_hold);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
