@@ -1279,6 +1279,15 @@ ws__hist_hidden(struct ws_ctx *ws, const char *vpath)
 	return hidden;
 }
 
+/* Whether the begin record b is of operation op. */
+static bool
+ws__op_is(const cJSON *b, const char *op)
+{
+	const char *o = cJSON_GetStringValue(cJSON_GetObjectItem(b, "op"));
+
+	return o != NULL && strcmp(o, op) == 0;
+}
+
 int
 ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 {
@@ -1314,8 +1323,16 @@ ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 		    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(v[i].begin, "op")),
 			   "delete") != 0)
 			continue;
+		/*
+		 * A change to PATH or below it, or the delete or move of a
+		 * directory that held PATH: what took a file away is the
+		 * answer to "what happened to it".
+		 */
 		if (path != NULL && !(p && ws_path_within(path, p, NULL)) &&
-		    !(d && ws_path_within(path, d, NULL)))
+		    !(d && ws_path_within(path, d, NULL)) &&
+		    !(ws__op_is(b, "delete") && p && ws_path_within(p, path, NULL)) &&
+		    !(ws__op_is(b, "move") && ((p && ws_path_within(p, path, NULL)) ||
+					      (d && ws_path_within(d, path, NULL)))))
 			continue;
 		e = cJSON_CreateObject();
 		cJSON_AddNumberToObject(e, "id", (double)v[i].id);

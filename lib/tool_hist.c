@@ -27,7 +27,8 @@ static const struct ws_tool ws__history_cli = {
 		       "first (see wstools(1), HISTORY).",
 	.usage = "wstools history [OPTION]... [PATH]",
 	.pos_name = "path",
-	.pos_help = "only the changes to PATH or below it",
+	.pos_help = "only the changes to PATH or below it, and the deletes "
+		    "and moves of a directory that held it",
 	.pos_kind = WS_POS_OPT,
 	.opts = history_opts,
 	.nopts = H_COUNT,
@@ -184,6 +185,12 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 		if (rc < 0)
 			goto fail;
 		print_hist(c, "entries", arr);
+		/* An empty answer is not "never touched" to a person. */
+		if (c->mode != WS_TCALL_MODEL && !cli->json && cli->npos > 0 &&
+		    cJSON_GetArraySize(arr) == 0)
+			fprintf(stderr, "wstools history: no change recorded to %s%s, "
+				"below it or to a directory that held it\n",
+				cli->pos[0][0] == '/' ? "" : "/", cli->pos[0]);
 	} else {
 		struct ws_undo_opts o = {0};
 

@@ -582,6 +582,37 @@ START_TEST(undo_hints_hold)
 END_TEST
 
 /*
+ * ftu12 03: `wstools history docs/d1.md` lists the delete of the tree
+ * that held it (and a move of it), as the answer to "what happened to
+ * this file"; it was empty.  An empty plain answer says so on stderr.
+ */
+START_TEST(history_path_in_deleted_tree)
+{
+	struct wst_run r;
+
+	WS_OK("--content", "1\n", "docs/d1.md");
+	WS_OK("--content", "2\n", "docs/d2.md");
+	WS_OK("--move", "notes", "docs");
+	WS_OK("--delete", "--recursive", "notes");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "docs/d1.md",
+		NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "move    /docs -> /notes") != NULL &&
+		      strstr(r.out, "create  /docs/d1.md") != NULL &&
+		      strstr(r.out, "d2.md") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "/notes/d1.md",
+		NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "delete  /notes") != NULL &&
+		      strstr(r.out, "move    /docs -> /notes") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "nosuch", NULL});
+	ck_assert_msg(r.status == 0 && r.out[0] == '\0' &&
+		      strstr(r.err, "no change recorded to /nosuch") != NULL, "%s", r.err);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Review19 10, 01, 04.  A home's state directory that is not there yet
  * was not masked, and a command made it with a journal of its own, which
  * the person's next undo in another workspace would trust: it is made
@@ -1237,6 +1268,7 @@ suite(void)
 	tcase_add_test(tc, undo_refused_after_a_later_change);
 	tcase_add_test(tc, new_directory_new_history);
 	tcase_add_test(tc, undo_hints_hold);
+	tcase_add_test(tc, history_path_in_deleted_tree);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
