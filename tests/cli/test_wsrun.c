@@ -2104,6 +2104,24 @@ START_TEST(history_hidden_from_command)
 		expect_ran(&r, 0);
 		ck_assert_ptr_nonnull(strstr(r.out, "\"masked\":[\"/.local/state/wstools\"]"));
 		ck_assert_ptr_null(strstr(out_str(&r, "stdout"), "abc"));
+		/*
+		 * ftu12 04: said in JSON's notes as wstools' own, not as the
+		 * policy's (none is loaded); plain output, on every call in
+		 * such a workspace, says it only under --verbose.
+		 */
+		ck_assert_msg(strstr(r.out, "hidden by wstools") != NULL &&
+			      strstr(r.out, "by the policy") == NULL, "%s", r.out);
+		wst_run_free(&r);
+		argv[2] = "--plain";
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		ck_assert_msg(r.status == 0 && strstr(r.err, "wstools' history") == NULL &&
+			      strstr(r.err, "policy") == NULL, "%s", r.err);
+		wst_run_free(&r);
+		argv[2] = "--verbose";
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		ck_assert_msg(r.status == 0 && strstr(r.err, "hidden by wstools, so the "
+			      "command reads them as empty: /.local/state/wstools "
+			      "(wstools' history)") != NULL, "%s", r.err);
 	}
 	wst_run_free(&r);
 	p = wst_path(ws, ".local/state/wstools/abc/journal");
