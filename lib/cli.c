@@ -760,6 +760,24 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 			} else if (t->pos_array) {
 				if ((rc = ws__push_strings(k, it, &cli->pos, &cli->npos)) < 0)
 					return rc;
+			} else if (t->pos_int) {
+				long long n;
+
+				/* A number, or one quoted ("3"), as for options. */
+				if (cJSON_IsString(it)) {
+					if (ws__digits(it->valuestring, &n) < 0)
+						return ws__args_type_error(k, "an integer", it);
+				} else if (!cJSON_IsNumber(it) ||
+					   !(it->valuedouble >= -0x1p62 &&
+					     it->valuedouble <= 0x1p62) ||
+					   it->valuedouble != (double)(long long)it->valuedouble) {
+					return ws__args_type_error(k, "an integer", it);
+				} else {
+					n = (long long)it->valuedouble;
+				}
+				snprintf(cli->pos_num, sizeof(cli->pos_num), "%lld", n);
+				if (ws__push(&cli->pos, &cli->npos, cli->pos_num) < 0)
+					return WS_ENOMEM;
 			} else {
 				if (!cJSON_IsString(it))
 					return ws__args_type_error(k, "a string", it);
@@ -1563,7 +1581,7 @@ ws_cli_schema(const struct ws_tool *t)
 			cJSON_AddStringToObject(p, "type", "array");
 			cJSON_AddItemToObject(p, "items", ws__string_items());
 		} else {
-			cJSON_AddStringToObject(p, "type", "string");
+			cJSON_AddStringToObject(p, "type", t->pos_int ? "integer" : "string");
 		}
 		cJSON_AddStringToObject(p, "description", t->pos_help);
 	}

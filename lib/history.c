@@ -136,6 +136,41 @@ ws_hist_dir(const char *base, const char *root)
 	return d;
 }
 
+/* The key of the directory real, found at (dfd, name, flags) by statx. */
+static char *
+ws__root_key(const char *real, int dfd, const char *name, int flags)
+{
+	struct statx sx;
+	char *k = NULL;
+	int n;
+
+	/*
+	 * Not the device: a device number may change across boots (LVM,
+	 * the order disks are found in).  The inode alone may be reused
+	 * at once (ext4, rm -rf d && mkdir d); with the birth time, where
+	 * the file system keeps one, it is not.
+	 */
+	if (statx(dfd, name, flags, STATX_INO | STATX_BTIME, &sx) < 0)
+		n = asprintf(&k, "%s", real);
+	else if (sx.stx_mask & STATX_BTIME)
+		n = asprintf(&k, "%s\n%llu %lld.%09u", real,
+			     (unsigned long long)sx.stx_ino,
+			     (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
+	else
+		n = asprintf(&k, "%s\n%llu", real, (unsigned long long)sx.stx_ino);
+	if (n < 0) {
+		ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		return NULL;
+	}
+	return k;
+}
+
+char *
+ws_hist_root_key(const struct ws_ctx *ws)
+{
+	return ws__root_key(ws->anchors[0].real, ws->anchors[0].fd, "", AT_EMPTY_PATH);
+}
+
 /* mkdir -p, mode 0700. */
 static int
 ws__mkdirs(const char *path)
@@ -305,9 +340,13 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 	     const char *tool, const char *frontend)
 {
 	struct ws_history *h;
-	char *dir = ws_hist_dir(base, ws->anchors[0].real);
+	char *key = ws_hist_root_key(ws), *dir;
 	int rc;
 
+	if (key == NULL)
+		return ws_error_last_code();
+	dir = ws_hist_dir(base, key);
+	free(key);
 	if (dir == NULL)
 		return ws_error_last_code();
 	/* The default place under HOME is left to the HOME guard (a
@@ -1242,6 +1281,15 @@ ws__hist_hidden(struct ws_ctx *ws, const char *vpath)
 	return hidden;
 }
 
+/* Whether the begin record b is of operation op. */
+static bool
+ws__op_is(const cJSON *b, const char *op)
+{
+	const char *o = cJSON_GetStringValue(cJSON_GetObjectItem(b, "op"));
+
+	return o != NULL && strcmp(o, op) == 0;
+}
+
 int
 ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 {
@@ -1277,8 +1325,16 @@ ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 		    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(v[i].begin, "op")),
 			   "delete") != 0)
 			continue;
+		/*
+		 * A change to PATH or below it, or the delete or move of a
+		 * directory that held PATH: what took a file away is the
+		 * answer to "what happened to it".
+		 */
 		if (path != NULL && !(p && ws_path_within(path, p, NULL)) &&
-		    !(d && ws_path_within(path, d, NULL)))
+		    !(d && ws_path_within(path, d, NULL)) &&
+		    !(ws__op_is(b, "delete") && p && ws_path_within(p, path, NULL)) &&
+		    !(ws__op_is(b, "move") && ((p && ws_path_within(p, path, NULL)) ||
+					      (d && ws_path_within(d, path, NULL)))))
 			continue;
 		e = cJSON_CreateObject();
 		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
@@ -1355,7 +1411,8 @@ ws__mismatch(const char *vpath, const char *what)
 			      "--force reverts it all the same", what);
 
 	ws_error_set_hint("look at it (wsread), then undo --force if the "
-			  "recorded state should win");
+			  "recorded state should win, or undo another entry "
+			  "by its id (wstools history lists them)");
 	return rc;
 }
 
@@ -1620,7 +1677,12 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 	int rc;
 
 	if (strcmp(op, "move") == 0) {
-		rc = ws_move(ws, d, p, false, true, false, NULL, &r);
+		/*
+		 * Forced, what is at the source again is replaced, as a
+		 * forced undo of a delete replaces what is there (the undo's
+		 * entry keeps what it replaced).
+		 */
+		rc = ws_move(ws, d, p, force, true, false, NULL, &r);
 		ws_wresult_free(&r);
 		if (rc == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(b, "dest_before")) > 0)
 			rc = ws__restore(ws, h, d, cJSON_GetObjectItem(b, "dest_before"), false);
@@ -1630,6 +1692,13 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 		/* It was made by the change: take it away. */
 		rc = ws_delete(ws, p, strcmp(op, "mkdir") != 0, false, NULL, &r);
 		ws_wresult_free(&r);
+		/* Not wswrite's "use --recursive": undo has none, and what
+		 * is in the directory was not made by this change. */
+		if (rc == WS_EDIRECTORY_NOT_EMPTY)
+			rc = ws_error_set(rc, p, "holds entries this change did not "
+					  "make, which undo does not delete: move "
+					  "them away first, or undo another entry "
+					  "by its id (wstools history lists them)");
 		return rc;
 	}
 	/* Forced, what is there now is replaced by what was deleted. */
@@ -1684,16 +1753,19 @@ ws__hist_above(const char *dir, const char *root)
 		return NULL;
 	}
 	while (found == NULL && strcmp(up, "/") != 0) {
-		char *cut = strrchr(up, '/'), *d, *j;
+		char *cut = strrchr(up, '/'), *d, *j, *key = NULL;
 		struct stat st;
 
 		if (cut == NULL)
 			break;
 		cut[cut == up ? 1 : 0] = '\0';
-		if ((d = ws_hist_dir(base, up)) == NULL) {
+		if ((key = ws__root_key(up, AT_FDCWD, up, 0)) == NULL ||
+		    (d = ws_hist_dir(base, key)) == NULL) {
+			free(key);
 			ws_error_clear();
 			break;
 		}
+		free(key);
 		j = ws_path_join(d, "journal");
 		if (j != NULL && stat(j, &st) == 0 && S_ISREG(st.st_mode) &&
 		    st.st_size > 0)

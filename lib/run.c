@@ -4198,7 +4198,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	size_t init_stack_sz = 0;
 	struct ws__zygote zyg = {.pid = 0, .go = {-1, -1}};
 	struct ws__base zbase = {.on = false};
-	bool ahead_asked = false, taken = false, blocked = false;
+	bool ahead_asked = false, taken = false, blocked = false, refuse = false;
 	struct ws_netproxy *proxy = NULL;
 	struct ws__guardian guard = {.pid = -1, .pidfd = -1, .sock = -1, .id = 0};
 	struct ws_pending_rec prec = {.dfd = -1, .fd = -1};
@@ -4455,8 +4455,11 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		.view_w = viewp[1],
 	};
 	fflush(NULL);
+	/* The test-only "userns-refused" (WS_RUN_DISABLE): the clone below
+	 * fails as a chroot's does; nothing is made ahead for it. */
+	refuse = proc.pidns && (o->disable & WS_LAYERS_USERNS_REFUSED_BIT);
 	ch.shared_vm = WS__INIT_SHARES_VM && ws__environ_detached && proc.pidns &&
-		       !plan.userns;
+		       !plan.userns && !refuse;
 	/*
 	 * Where init will share this thread's errno, what this thread did
 	 * with the C library after the clone goes to a thread of its own
@@ -4535,6 +4538,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	} else if (ch.shared_vm)
 		proc.pid = ws__spawn_init(&ch, flags, &proc.pidfd, &init_stack,
 					  &init_stack_sz);
+	else if (refuse)
+		errno = EPERM;
 	else if (proc.pidns)
 		proc.pid = ws__clone(flags, -1, &proc.pidfd);
 	else
@@ -4544,7 +4549,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws__sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&oldset, 0,
 			 sizeof(oldset));
 	if (proc.pid < 0) {
-		*userns_refused = plan.userns && errno == EPERM;
+		*userns_refused = (plan.userns || refuse) && errno == EPERM;
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
 				  "cannot start the command (clone: %s)",
 				  strerror(errno));
@@ -4896,6 +4901,8 @@ out:
 	return rc;
 }
 
+#define WS__USERNS_REFUSED "the kernel refused a user namespace (clone: EPERM; in a chroot?)"
+
 int
 ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 {
@@ -4903,21 +4910,38 @@ ws_run(struct ws_ctx *ws, const struct ws_run_opts *o, struct ws_run_result *r)
 	int rc = ws__run_once(ws, o, r, &refused);
 
 	/*
-	 * --isolate auto: without a user namespace the namespaces go, and
+	 * The kernel refused the user namespace the probe counted on (a
+	 * chroot: unprivileged user namespaces are on, but not for a
+	 * chrooted process).  --isolate auto: the namespaces go, and
 	 * Landlock and seccomp still hold what isolation then reports.
+	 * --isolate none: the command starts without its PID namespace,
+	 * its tree killed through a cgroup or its process group, as where
+	 * the probe finds no namespaces; none runs wherever auto does.
+	 * --isolate strict needs them: refused, saying which and why.
 	 */
-	if (rc == WS_ESANDBOX_UNAVAILABLE && refused && o->isolate == WS_ISOLATE_AUTO) {
+	if (rc == WS_ESANDBOX_UNAVAILABLE && refused && o->isolate == WS_ISOLATE_STRICT)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "--isolate strict: mountns, pidns and netns are "
+				    "not available: %s; --isolate auto runs the "
+				    "command with the other layers", WS__USERNS_REFUSED);
+	if (rc == WS_ESANDBOX_UNAVAILABLE && refused) {
 		struct ws_run_opts again = *o;
 		bool unused = false;
 
 		again.disable |= WS_LAYERS_USERNS_BIT;
+		/* The simulation runs as root too, which needs no user
+		 * namespace: its namespaces go by name. */
+		if (o->disable & WS_LAYERS_USERNS_REFUSED_BIT)
+			again.disable |= 1U << WS_LAYER_MOUNTNS |
+					 1U << WS_LAYER_PIDNS | 1U << WS_LAYER_NETNS;
+		again.disable &= ~WS_LAYERS_USERNS_REFUSED_BIT;
 		ws_run_free(r);
 		rc = ws__run_once(ws, &again, r, &unused);
 		for (int l = WS_LAYER_MOUNTNS; l <= WS_LAYER_NETNS; l++)
-			if (!r->iso.layer[l].enforced)
+			if (!r->iso.layer[l].enforced &&
+			    (o->isolate != WS_ISOLATE_NONE || l == WS_LAYER_PIDNS))
 				snprintf(r->iso.layer[l].why, sizeof(r->iso.layer[l].why),
-					 "%s", "the kernel refused a user namespace "
-					 "(clone: EPERM; in a chroot?)");
+					 "%s", WS__USERNS_REFUSED);
 	}
 	return rc;
 }

@@ -161,6 +161,9 @@ ws_layers_parse(const char *list, unsigned *bits)
 			*bits |= 1U << WS_LAYER_MOUNTNS | 1U << WS_LAYER_PIDNS |
 				 1U << WS_LAYER_NETNS | WS_LAYERS_USERNS_BIT;
 			found = true;
+		} else if (n == 14 && strncmp(p, "userns-refused", 14) == 0) {
+			*bits |= WS_LAYERS_USERNS_REFUSED_BIT;
+			found = true;
 		}
 		for (int l = 0; !found && l < WS__LAYER_COUNT; l++)
 			if (strlen(ws__layer_names[l]) == n &&
@@ -172,7 +175,7 @@ ws_layers_parse(const char *list, unsigned *bits)
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 					    "unknown layer \"%.*s\" (landlock, seccomp, "
 					    "capabilities, mountns, pidns, netns, cgroup, "
-					    "guards, userns, all)", (int)n, p);
+					    "guards, userns, userns-refused, all)", (int)n, p);
 		p = e ? e + 1 : NULL;
 	}
 	return 0;

@@ -1257,10 +1257,17 @@ ws__history(struct ws_cli *cli, struct ws_ctx *ws)
 				    ws_call_current()->approver != NULL ? "mcp"
 				    : fe ? fe : "cli");
 	/* Only the string: nothing is made for a call that records nothing. */
-	if (cli->rem_conf != NULL)
-		dir = ws__hist_dir_remembered(cli->rem, base, ws->anchors[0].real);
-	else
-		dir = ws_hist_dir(base, ws->anchors[0].real);
+	{
+		char *key = ws_hist_root_key(ws);
+
+		if (key == NULL)
+			return ws_error_last_code();
+		if (cli->rem_conf != NULL)
+			dir = ws__hist_dir_remembered(cli->rem, base, key);
+		else
+			dir = ws_hist_dir(base, key);
+		free(key);
+	}
 	if (dir == NULL)
 		return 0;
 	rc = ws_hist_guard(ws, dir);

@@ -23,11 +23,17 @@ static const struct ws_tool ws__history_cli = {
 	.prog = "wstools history",
 	.page = "wstools",
 	.tool = "history",
-	.description = "List the changes the tools made to the workspace, newest "
-		       "first (see wstools(1), HISTORY).",
+	/* For a model, which cannot read wstools(1) (ftu12 10). */
+	.description = "List the changes write_file, edit_file, create_directory, "
+		       "move_path and delete_path made to the workspace, newest "
+		       "first, with their ids (undo takes one).  What run_command's "
+		       "commands change is not recorded and cannot be undone.",
+	.help = "List the changes the tools made to the workspace, newest "
+		"first (see wstools(1), HISTORY).",
 	.usage = "wstools history [OPTION]... [PATH]",
 	.pos_name = "path",
-	.pos_help = "only the changes to PATH or below it",
+	.pos_help = "only the changes to PATH or below it, and the deletes "
+		    "and moves of a directory that held it",
 	.pos_kind = WS_POS_OPT,
 	.opts = history_opts,
 	.nopts = H_COUNT,
@@ -46,12 +52,18 @@ static const struct ws_tool ws__undo_cli = {
 	.prog = "wstools undo",
 	.page = "wstools",
 	.tool = "undo",
-	.description = "Revert changes the tools made (the newest not yet undone, "
-		       "change ID, or the N newest); see wstools(1), HISTORY.",
+	.description = "Revert changes of the file tools (history lists them): "
+		       "the newest not yet undone, the change id, or the count "
+		       "newest.  A file changed since is refused "
+		       "(VERSION_MISMATCH) unless force; run_command's changes "
+		       "are not recorded and cannot be undone.",
+	.help = "Revert changes the tools made (the newest not yet undone, "
+		"change ID, or the N newest); see wstools(1), HISTORY.",
 	.usage = "wstools undo [OPTION]... [ID]",
 	.pos_name = "id",
-	.pos_help = "the change to undo",
+	.pos_help = "the change to undo (an id from history)",
 	.pos_kind = WS_POS_OPT,
+	.pos_int = true,
 	.opts = undo_opts,
 	.nopts = U_COUNT,
 };
@@ -186,6 +198,12 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 		if (rc < 0)
 			goto fail;
 		print_hist(c, "entries", arr);
+		/* An empty answer is not "never touched" to a person. */
+		if (c->mode != WS_TCALL_MODEL && !cli->json && cli->npos > 0 &&
+		    cJSON_GetArraySize(arr) == 0)
+			fprintf(stderr, "wstools history: no change recorded to %s%s, "
+				"below it or to a directory that held it\n",
+				cli->pos[0][0] == '/' ? "" : "/", cli->pos[0]);
 	} else {
 		struct ws_undo_opts o = {0};
 

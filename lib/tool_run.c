@@ -783,32 +783,30 @@ run_notes(const struct ws_run_result *r, const char *masked,
 #define MASKED_NOTE_MAX 5
 
 /*
- * What the policy masked in the command's view, with the rule that
- * refuses reading each (ftu11 04): "cat .env" printed nothing with status
- * 0, and an agent may take the file for empty.  One sentence, for plain
- * stderr, JSON's "notes" and a model's text; NULL when nothing was
- * masked.  The rule is looked up again for the note (the view's walk
- * keeps none); an entry masked for another reason says that reason.
+ * One group of the masked entries for masked_note(): those of the policy
+ * (own false: no reason kept, the rule is looked up again, as the view's
+ * walk keeps none) or wstools' own (own true: the reason kept, its
+ * history).  Returns the number of entries of the group.
  */
-static char *
-masked_note(struct ws_ctx *ws, const struct ws_view_info *v)
+static size_t
+masked_group(FILE *m, struct ws_ctx *ws, const struct ws_view_names *l, bool own)
 {
-	const struct ws_view_names *l = &v->masked;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
+	size_t k = 0;
 
-	if (l->n == 0 || (m = open_memstream(&buf, &len)) == NULL)
-		return NULL;
-	fputs("masked by the policy, so the command reads them as empty:", m);
-	for (size_t i = 0; i < l->n && i < MASKED_NOTE_MAX; i++) {
-		char *n = ws_cli_masked(l->name[i], true);
+	for (size_t i = 0; i < l->n; i++) {
+		bool is_own = l->why != NULL && l->why[i] != NULL;
+		char *n;
 		struct ws_policy_match pm = {0};
 		struct ws_res res;
 
-		fprintf(m, "%s %s", i > 0 ? "," : "", n != NULL ? n : "?");
+		if (is_own != own)
+			continue;
+		if (k++ >= MASKED_NOTE_MAX)
+			continue;
+		n = ws_cli_masked(l->name[i], true);
+		fprintf(m, "%s %s", k > 1 ? "," : "", n != NULL ? n : "?");
 		free(n);
-		if (l->why != NULL && l->why[i] != NULL) {
+		if (own) {
 			fprintf(m, " (%s)", l->why[i]);
 			continue;
 		}
@@ -823,9 +821,48 @@ masked_note(struct ws_ctx *ws, const struct ws_view_info *v)
 		}
 		ws_error_clear();
 	}
-	if (l->n > MASKED_NOTE_MAX)
+	if (k > MASKED_NOTE_MAX)
 		fprintf(m, " and %zu more (isolation.view.masked lists them)",
-			l->n - MASKED_NOTE_MAX);
+			k - MASKED_NOTE_MAX);
+	return k;
+}
+
+/*
+ * What the policy masked in the command's view, with the rule that
+ * refuses reading each (ftu11 04): "cat .env" printed nothing with status
+ * 0, and an agent may take the file for empty.  One sentence, for plain
+ * stderr, JSON's "notes" and a model's text; NULL when nothing was
+ * masked.  With own, also what wstools hides of its own (its history,
+ * where the workspace holds it: HOME as the workspace), worded as that,
+ * not as the policy's (ftu12 04): plain output says it only under
+ * --verbose, as it comes on every call in such a workspace.
+ */
+static char *
+masked_note(struct ws_ctx *ws, const struct ws_view_info *v, bool own)
+{
+	const struct ws_view_names *l = &v->masked;
+	char *buf = NULL;
+	size_t len = 0, npol = 0, nown = 0;
+	FILE *m;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->why != NULL && l->why[i] != NULL)
+			nown++;
+		else
+			npol++;
+	}
+	if ((npol == 0 && (nown == 0 || !own)) ||
+	    (m = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	if (npol > 0) {
+		fputs("masked by the policy, so the command reads them as empty:", m);
+		masked_group(m, ws, l, false);
+	}
+	if (own && nown > 0) {
+		fputs(npol > 0 ? "; hidden by wstools, read as empty:" :
+		      "hidden by wstools, so the command reads them as empty:", m);
+		masked_group(m, ws, l, true);
+	}
 	if (fclose(m) != 0) {
 		free(buf);
 		return NULL;
@@ -1498,11 +1535,16 @@ run_run(struct ws_tcall *c)
 		goto fail;
 	if (cli->verbose)
 		print_path_unseen(ws, &o, &r);
-	masked = masked_note(ws, &r.view);
+	masked = masked_note(ws, &r.view, cli->json || cli->verbose);
 	if (cli->json) {
 		print_json(c, &r, masked);
-		if (c->mode == WS_TCALL_MODEL)
-			print_text(c->text, &r, masked);
+		if (c->mode == WS_TCALL_MODEL) {
+			/* A model's text on every call: the policy's only. */
+			char *pm = masked_note(ws, &r.view, false);
+
+			print_text(c->text, &r, pm);
+			free(pm);
+		}
 	} else {
 		if (masked != NULL)
 			fprintf(stderr, "wsrun: %s\n", masked);

@@ -124,6 +124,24 @@ if out:
 PY
 }
 
+# The suites keep the tools' history in build/test-state (tests/meson.build):
+# a run must leave nothing in the developer's own state directory, where a
+# journal holds the old contents of the files the tests wrote (ftu12 02).
+home_state() {
+	{ ls -A "${XDG_STATE_HOME:-${HOME:-/nonexistent}/.local/state}/wstools" \
+		2>/dev/null || true; } | sort
+}
+home_state_check() {
+	local now new
+	now=$(home_state)
+	new=$(comm -13 <(printf '%s\n' "$1") <(printf '%s\n' "$now") | grep -v '^$' || true)
+	[ -z "$new" ] && return 0
+	echo "==> FAIL: the run left history in" \
+		"${XDG_STATE_HOME:-$HOME/.local/state}/wstools: $(echo $new)" \
+		"(or wstools ran there meanwhile)"
+	return 1
+}
+
 case "${1:-}" in
 demo)
 	need_pkgs
@@ -143,7 +161,9 @@ test)
 		setup build -Dwerror=true -Dtests=true
 		echo "==> tests"
 		rc=0
+		before=$(home_state)
 		meson test -C build --print-errorlogs --num-processes 2 || rc=$?
+		home_state_check "$before" || rc=1
 		skipped build
 		exit "$rc"
 	fi
@@ -156,6 +176,7 @@ test)
 		CC=clang setup build-clang -Dwerror=true -Dtests=false
 	fi
 	echo "==> tests"
+	before=$(home_state)
 	meson test -C build --print-errorlogs --num-processes 2
 	# Kept for the run's last lines too: a skip said only in the middle
 	# of half an hour's log goes unread (the chroot CI's mcp-interop).
@@ -214,6 +235,7 @@ test)
 	CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Dwerror=true \
 		-Db_sanitize=address,undefined -Db_lundef=false
 	bash "$top/tests/fuzz/run.sh" build-fuzz
+	home_state_check "$before"
 	if [ -n "$skips" ]; then
 		echo "==> passed, but these suites did not run:"
 		echo "$skips" | tail -n +2

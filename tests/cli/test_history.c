@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ws/history.h"
+#include "ws/workspace.h"
 
 static char *T, *W, *S, *ENV_S;
 
@@ -39,6 +40,24 @@ teardown(void)
 	free(W);
 	free(S);
 	free(ENV_S);
+}
+
+/* The state directory of W's history under base (ws_hist_dir() of its
+ * key: the root's path and identity). */
+static char *
+hist_dir(const char *base)
+{
+	struct ws_ctx c;
+	char *key, *d;
+
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ws_ctx_open(&c, W, 0), 0);
+	key = ws_hist_root_key(&c);
+	ck_assert_ptr_nonnull(key);
+	d = ws_hist_dir(base, key);
+	free(key);
+	ws_ctx_close(&c);
+	return d;
 }
 
 /* Run tool (argv without the tool's name, NULL-terminated) with the
@@ -540,6 +559,106 @@ START_TEST(other_home_state_masked)
 	free(henv);
 	free(bob);
 	free(box);
+}
+END_TEST
+
+/*
+ * ftu12 12: a directory made anew at a removed workspace's path (rm -rf
+ * p && mkdir p, a clone made again) starts a history of its own: the
+ * history is empty and undo does not bring back the earlier project's
+ * deleted file.  It inherited the history, which was keyed on the path
+ * only.  The same directory moved away and back keeps its history.
+ */
+START_TEST(new_directory_new_history)
+{
+	struct wst_run r;
+	char *f = wst_path(W, "notes.txt"), *away = wst_path(T, "away");
+
+	WS_OK("--content", "old secret\n", "notes.txt");
+	WS_OK("--delete", "notes.txt");
+	/* Moved away and back: the same directory, the same history. */
+	ck_assert_int_eq(rename(W, away), 0);
+	ck_assert_int_eq(rename(away, W), 0);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "/notes.txt") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_rmrf(W);
+	wst_mkdir(T, "ws");
+	wst_write(W, "README", "new project\n");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "notes.txt") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"undo", "--workspace", W, NULL});
+	ck_assert(!wst_exists(f));
+	wst_run_free(&r);
+	free(f);
+	free(away);
+}
+END_TEST
+
+/*
+ * ftu12 11: undo's refusals say what undo can do.  A move whose source is
+ * taken again: undo said "--force reverts it all the same", then undo
+ * --force failed with wswrite's "already exists (use --force to replace
+ * it)"; now --force moves it back over what is there, as a forced undo
+ * of a delete replaces what is there.  A directory the change made that holds a file made
+ * since: not wswrite's "use --recursive", which undo has not.
+ */
+START_TEST(undo_hints_hold)
+{
+	char *out = NULL;
+
+	WS_OK("--content", "make\n", "Makefile");
+	WS_OK("--move", "moved.txt", "Makefile");
+	wst_write(W, "Makefile", "other\n");
+	ck_assert_int_eq(undo(&out, NULL, NULL), 5);
+	ck_assert_msg(strstr(out, "VERSION_MISMATCH") != NULL, "%s", out);
+	free(out);
+	ck_assert_int_eq(undo(&out, "--force", NULL), 0);
+	free(out);
+	assert_content("Makefile", "make\n");
+
+	WS_OK("--mkdir", "d");
+	wst_write(W, "d/handfile", "x\n");
+	for (int force = 0; force < 2; force++) {
+		ck_assert_int_eq(undo(&out, force ? "--force" : NULL, NULL), 5);
+		ck_assert_msg(strstr(out, "DIRECTORY_NOT_EMPTY") != NULL &&
+			      strstr(out, "--recursive") == NULL &&
+			      strstr(out, "did not make") != NULL, "%s", out);
+		free(out);
+	}
+	assert_content("d/handfile", "x\n");
+}
+END_TEST
+
+/*
+ * ftu12 03: `wstools history docs/d1.md` lists the delete of the tree
+ * that held it (and a move of it), as the answer to "what happened to
+ * this file"; it was empty.  An empty plain answer says so on stderr.
+ */
+START_TEST(history_path_in_deleted_tree)
+{
+	struct wst_run r;
+
+	WS_OK("--content", "1\n", "docs/d1.md");
+	WS_OK("--content", "2\n", "docs/d2.md");
+	WS_OK("--move", "notes", "docs");
+	WS_OK("--delete", "--recursive", "notes");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "docs/d1.md",
+		NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "move    /docs -> /notes") != NULL &&
+		      strstr(r.out, "create  /docs/d1.md") != NULL &&
+		      strstr(r.out, "d2.md") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "/notes/d1.md",
+		NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "delete  /notes") != NULL &&
+		      strstr(r.out, "move    /docs -> /notes") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "nosuch", NULL});
+	ck_assert_msg(r.status == 0 && r.out[0] == '\0' &&
+		      strstr(r.err, "no change recorded to /nosuch") != NULL, "%s", r.err);
+	wst_run_free(&r);
 }
 END_TEST
 
@@ -1124,7 +1243,7 @@ START_TEST(home_history_unreadable)
 		 (const char *[]){"--workspace", W, "--content", "hidden-k3y\n", "f", NULL});
 	ck_assert_msg(r.status == 0, "%s", r.err);
 	wst_run_free(&r);
-	hd = ws_hist_dir(st, real);
+	hd = hist_dir(st);
 	ck_assert_ptr_nonnull(hd);
 	id = strrchr(hd, '/') + 1;
 	ck_assert_int_ge(asprintf(&j, "home/.local/state/wstools/%s/journal", id), 0);
@@ -1220,7 +1339,7 @@ START_TEST(no_home_in_the_environment)
 	if (pw != NULL && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") != 0 &&
 	    stat(pw->pw_dir, &st) == 0 && access(pw->pw_dir, W_OK) == 0) {
 		want = wst_path(pw->pw_dir, ".local/state/wstools");
-		hd = ws_hist_dir(want, real);
+		hd = hist_dir(want);
 		ck_assert_ptr_nonnull(hd);
 		ck_assert(!wst_exists(hd));
 		wst_runv(&r, NULL, NULL, "wswrite",
@@ -1264,6 +1383,9 @@ suite(void)
 	tcase_add_test(tc, another_state_dir_guarded);
 	tcase_add_test(tc, state_dir_made_and_parents_kept);
 	tcase_add_test(tc, undo_refused_after_a_later_change);
+	tcase_add_test(tc, new_directory_new_history);
+	tcase_add_test(tc, undo_hints_hold);
+	tcase_add_test(tc, history_path_in_deleted_tree);
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, undo_refuses_what_was_not_kept);
 	tcase_add_test(tc, undo_names_the_history_above);

@@ -1757,6 +1757,72 @@ START_TEST(history_tools_only_when_asked)
 END_TEST
 
 /*
+ * ftu12 06: undo's "id" is an integer, as history gives ids (and as
+ * "to" is): a model copies {"id": 3} from the history answer.  It was a
+ * string, and that first undo failed with INVALID_ARGUMENT.  A quoted
+ * number is taken too; the schema says "integer".
+ */
+START_TEST(undo_id_is_integer)
+{
+	struct mcp m;
+	cJSON *r, *res, *t, *id = NULL;
+	char *f1 = wst_path(W, "one.txt"), *f2 = wst_path(W, "two.txt");
+	char args[64];
+	long long first;
+
+	mcp_start(&m, "--history-tools", W);
+	handshake(&m, NULL);
+	r = rpc(&m, 2, "tools/list", NULL);
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "tools"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")), "undo") == 0 ||
+		    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")), "history") == 0) {
+			const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(t, "description"));
+
+			/* ftu12 10: in the model's words, not a man page's. */
+			ck_assert_msg(d != NULL && strstr(d, "wstools(1)") == NULL &&
+				      strstr(d, "run_command") != NULL, "%s", d);
+			if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")), "undo") == 0)
+				id = cJSON_GetObjectItem(cJSON_GetObjectItem(
+					cJSON_GetObjectItem(t, "inputSchema"), "properties"), "id");
+		}
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(id, "type")), "integer");
+	cJSON_Delete(r);
+	res = call(&m, 3, "write_file", "{\"path\":\"one.txt\",\"content\":\"1\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 4, "write_file", "{\"path\":\"two.txt\",\"content\":\"2\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	res = call(&m, 5, "history", "{}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	/* Newest first: the last entry is one.txt's create. */
+	t = cJSON_GetArrayItem(sc(res, "entries"), cJSON_GetArraySize(sc(res, "entries")) - 1);
+	ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(t, "id")));
+	first = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(t, "id"));
+	cJSON_Delete(r);
+	snprintf(args, sizeof(args), "{\"id\":%lld}", first);
+	res = call(&m, 6, "undo", args, &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(f1));
+	ck_assert(wst_exists(f2));
+	/* A quoted id, and one that is not an integer. */
+	snprintf(args, sizeof(args), "{\"id\":\"%lld\"}", first + 1);
+	res = call(&m, 7, "undo", args, &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(f2));
+	res = call(&m, 8, "undo", "{\"id\":1.5}", &r);
+	ck_assert(is_error(res));
+	ck_assert_msg(strstr(text_of(res), "INVALID_ARGUMENT") != NULL, "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(f1);
+	free(f2);
+}
+END_TEST
+
+/*
  * A command rule's "approve" asks through elicitation as a file rule's
  * does (it used to fail with APPROVAL_REQUIRED without asking).
  */
@@ -5947,6 +6013,7 @@ suite(void)
 	tcase_add_test(tc, approval_by_elicitation);
 	tcase_add_test(tc, audit_lines_from_mcp);
 	tcase_add_test(tc, history_tools_only_when_asked);
+	tcase_add_test(tc, undo_id_is_integer);
 	tcase_add_test(tc, parallel_changes_one_file);
 	tcase_add_test(tc, cancel_edit_file);
 	tcase_add_test(tc, command_approval_by_elicitation);

@@ -2104,6 +2104,24 @@ START_TEST(history_hidden_from_command)
 		expect_ran(&r, 0);
 		ck_assert_ptr_nonnull(strstr(r.out, "\"masked\":[\"/.local/state/wstools\"]"));
 		ck_assert_ptr_null(strstr(out_str(&r, "stdout"), "abc"));
+		/*
+		 * ftu12 04: said in JSON's notes as wstools' own, not as the
+		 * policy's (none is loaded); plain output, on every call in
+		 * such a workspace, says it only under --verbose.
+		 */
+		ck_assert_msg(strstr(r.out, "hidden by wstools") != NULL &&
+			      strstr(r.out, "by the policy") == NULL, "%s", r.out);
+		wst_run_free(&r);
+		argv[2] = "--plain";
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		ck_assert_msg(r.status == 0 && strstr(r.err, "wstools' history") == NULL &&
+			      strstr(r.err, "policy") == NULL, "%s", r.err);
+		wst_run_free(&r);
+		argv[2] = "--verbose";
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		ck_assert_msg(r.status == 0 && strstr(r.err, "hidden by wstools, so the "
+			      "command reads them as empty: /.local/state/wstools "
+			      "(wstools' history)") != NULL, "%s", r.err);
 	}
 	wst_run_free(&r);
 	p = wst_path(ws, ".local/state/wstools/abc/journal");
@@ -5262,6 +5280,63 @@ START_TEST(virtual_unavailable_here)
 END_TEST
 
 /*
+ * ftu12 07: where the kernel refuses the user namespace the probe counted
+ * on (non-root in a chroot; simulated with WS_RUN_DISABLE=userns-refused,
+ * which fails the namespaces' clone with EPERM, as root too), --isolate
+ * none runs as auto --view real does, without the PID namespace, saying
+ * why; strict refuses naming the layers and the cause.  It was "cannot
+ * start the command (clone: Operation not permitted)" for both.
+ */
+START_TEST(userns_refused_none_runs)
+{
+	struct wst_run r;
+	char dis[128];
+	const char *sim = getenv("WST_RUN_DISABLE");
+	const char *env[] = {dis, "WS_VIEW=real", NULL};
+	const char *a1[] = {"--workspace", ws, "--json", "--isolate", "none", "--",
+			    "echo", "ran", NULL};
+	const char *a2[] = {"--workspace", ws, "--json", "--isolate", "strict", "--",
+			    "true", NULL};
+	const char *a3[] = {"--workspace", ws, "--json", "--", "echo", "ran", NULL};
+	const char *a4[] = {"--workspace", ws, "--isolate", "none", "--", "echo", "ran",
+			    NULL};
+	cJSON *pid;
+	const char *why, *m;
+	bool landlock = wst_layer(sim ? sim : "", "landlock");
+
+	snprintf(dis, sizeof(dis), "WS_RUN_DISABLE=%s%suserns-refused",
+		 sim ? sim : "", sim && *sim ? "," : "");
+	wst_runv(&r, NULL, env, "wsrun", a1);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "ran\n");
+	ck_assert(!enforced(&r, "pidns"));
+	pid = cJSON_GetObjectItem(wst_output(&r, "isolation"), "pidns");
+	why = cJSON_GetStringValue(cJSON_GetObjectItem(pid, "reason"));
+	ck_assert_msg(why != NULL && strstr(why, "refused a user namespace") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	/* Plain, as the person typed it. */
+	wst_runv(&r, NULL, env, "wsrun", a4);
+	ck_assert_msg(r.status == 0 && strcmp(r.out, "ran\n") == 0, "%d %s %s",
+		      r.status, r.out, r.err);
+	wst_run_free(&r);
+	if (!landlock)
+		return;
+	wst_runv(&r, NULL, env, "wsrun", a3);
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env, "wsrun", a2);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	m = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "error"),
+						     "message"));
+	ck_assert_msg(m != NULL && strstr(m, "pidns") != NULL &&
+		      strstr(m, "refused a user namespace") != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * A kernel without Landlock (or WST_RUN_DISABLE=landlock, which
  * simulates one for this suite): --isolate auto and strict refuse with
  * SANDBOX_UNAVAILABLE naming Landlock, --isolate none runs unconfined
@@ -5427,6 +5502,7 @@ suite(void)
 	if (!wst_layer(sim ? sim : "", "landlock")) {
 		tcase_add_checked_fixture(tf, setup, teardown);
 		tcase_add_test(tf, no_landlock_here);
+		tcase_add_test(tf, userns_refused_none_runs);
 		suite_add_tcase(s, tf);
 		return s;
 	}
@@ -5510,6 +5586,7 @@ suite(void)
 	tcase_add_test(tf, unprivileged);
 	tcase_add_test(tf, unprivileged_mount_through_symlink);
 	tcase_add_test(tf, isolate_modes);
+	tcase_add_test(tf, userns_refused_none_runs);
 	tcase_add_test(tf, unix_socket_in_workspace);
 	tcase_add_test(tf, policy_grant_home_persistence);
 	tcase_add_test(tf, policy_grant_home_persistence_linked);

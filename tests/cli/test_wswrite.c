@@ -1551,7 +1551,7 @@ run_status(const char *const *argv)
 {
 	static char path_env[] = "PATH=/usr/bin:/bin";
 	static char xdg_env[] = "XDG_CONFIG_HOME=/nonexistent-wstest";
-	char *const env[] = {path_env, xdg_env, NULL};
+	char *const env[] = {path_env, xdg_env, (char *)wst_state_env(), NULL};
 	const char *av[32];
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
@@ -2045,8 +2045,8 @@ START_TEST(sigkill_leaves_no_temp)
 {
 	static char env_tmpfile_s[] = "WS_TEST_NAMED_TEMP=0";
 	static char env_named_s[] = "WS_TEST_NAMED_TEMP=1";
-	char *env_tmpfile[] = {env_tmpfile_s, NULL};
-	char *env_named[] = {env_named_s, NULL};
+	char *env_tmpfile[] = {env_tmpfile_s, (char *)wst_state_env(), NULL};
+	char *env_named[] = {env_named_s, (char *)wst_state_env(), NULL};
 	char *const *envs[] = {env_tmpfile, env_named};
 	size_t n = 48 * 1024, big = 64u << 20;
 	char *data = malloc(big), *s;

@@ -49,6 +49,15 @@ wst_state_default(void)
 	setenv("XDG_STATE_HOME", wst_state_made, 1);
 }
 
+const char *
+wst_state_env(void)
+{
+	static char buf[4200];
+
+	snprintf(buf, sizeof(buf), "XDG_STATE_HOME=%s", getenv("XDG_STATE_HOME"));
+	return buf;
+}
+
 static void __attribute__((destructor))
 wst_state_remove(void)
 {

@@ -23,6 +23,13 @@ struct wst_run {
 /* A new empty directory under $TMPDIR (or /tmp), fully resolved. */
 char *wst_tmpdir(void);
 
+/*
+ * "XDG_STATE_HOME=<the suite's state directory>", for an environment a
+ * test makes whole (execle, posix_spawn): without it the tools' history
+ * goes to the password file's home (ftu12 02).  Static storage.
+ */
+const char *wst_state_env(void);
+
 /* Remove a tree (never following symlinks). */
 void wst_rmrf(const char *path);
 

@@ -109,6 +109,12 @@ struct ws_tool {
 	 * cli->pos_string (wsrun: a command line run by the shell).
 	 */
 	bool pos_string_ok;
+	/*
+	 * The single positional is an integer in JSON (a history id): the
+	 * schema says "integer", and a number or a string of digits is
+	 * taken (kept in cli->pos_num).
+	 */
+	bool pos_int;
 	/* The exit-status lines of --help, when not the common ones. */
 	const char *exit_help;
 	/*
@@ -157,6 +163,7 @@ struct ws_cli {
 	size_t npos;
 	bool from_args; /* --args was given */
 	const char *pos_string; /* see ws_tool.pos_string_ok */
+	char pos_num[24];	/* see ws_tool.pos_int */
 	/*
 	 * Set before ws_cli_open() to find the project and git roots even
 	 * without a policy (wspath --explain); --verbose does the same.

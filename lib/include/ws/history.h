@@ -48,10 +48,19 @@ struct ws_hist_bounds {
 #define WS_HIST_MAX_FILE (64LL * 1024 * 1024)
 
 /*
- * The state directory of workspace root (its canonical real path), under
- * base (NULL: the default place): malloc'd, or NULL with an error set.
+ * The state directory of workspace root (its key, ws_hist_root_key()),
+ * under base (NULL: the default place): malloc'd, or NULL with an error
+ * set.
  */
 char *ws_hist_dir(const char *base, const char *root);
+
+/*
+ * The key of ws's history: the root's canonical real path and the root
+ * directory's identity (inode number and birth time), so that a directory
+ * made anew at a removed one's path starts a history of its own.
+ * malloc'd, or NULL with an error set.
+ */
+char *ws_hist_root_key(const struct ws_ctx *ws);
 
 /* Guard the state directory that holds dir (ws_ctx_guard()). */
 int ws_hist_guard(struct ws_ctx *ws, const char *dir);

@@ -38,6 +38,12 @@ enum ws_isolate { WS_ISOLATE_AUTO, WS_ISOLATE_STRICT, WS_ISOLATE_NONE };
 
 /* In ws_layers_parse() bits: no user namespace (root is unaffected). */
 #define WS_LAYERS_USERNS_BIT (1U << 31)
+/*
+ * In ws_layers_parse() bits ("userns-refused"): the namespaces are
+ * planned, but the clone that makes them fails with EPERM, as where the
+ * kernel refuses a user namespace the probe took for granted (a chroot).
+ */
+#define WS_LAYERS_USERNS_REFUSED_BIT (1U << 30)
 
 /* One layer's state. */
 struct ws_layer_state {
@@ -74,7 +80,8 @@ int ws_isolate_parse(const char *s, enum ws_isolate *m);
 /*
  * Parse a comma-separated list of layer names (the test-only
  * WS_RUN_DISABLE variable: "mountns,landlock", "all", also "userns" for
- * every namespace) into WS_LAYER_* bits.  Errors: WS_EINVALID_ARGUMENT.
+ * every namespace, "userns-refused" for a namespace clone refused) into
+ * WS_LAYER_* bits.  Errors: WS_EINVALID_ARGUMENT.
  */
 int ws_layers_parse(const char *list, unsigned *bits);
 
