@@ -1507,6 +1507,40 @@ ws__jjsldir(struct ws__pass *p, int a, const char *rel, bool jj)
 	close(fd);
 }
 
+/*
+ * The directory a .hg, .jj or .sl link in dfd leads to, when a writable
+ * anchor holds it: walked as that repository's own directory, before
+ * and after the command alike.  A user's .hg -> hgdata left hgdata/hgrc
+ * to the command, which wrote hooks there by the name hg reads
+ * (review21 04); the link itself is watched by the caller.
+ */
+static void
+ws__vcs_link_target(struct ws__pass *p, int dfd, const char *n)
+{
+	char proc[64], real[PATH_MAX];
+	const char *rest = NULL;
+	ssize_t len;
+	int a, fd = openat(dfd, n, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	len = readlink(proc, real, sizeof(real) - 1);
+	close(fd);
+	if (len <= 0 || real[0] != '/')
+		return;
+	real[len] = '\0';
+	a = ws_ctx_anchor_of_real(p->ws, real, &rest);
+	if (a < 0 || p->ws->anchors[a].ro || rest == NULL)
+		return;
+	while (*rest == '/')
+		rest++;
+	if (n[1] == 'h')
+		ws__hgdir(p, a, *rest ? rest : ".");
+	else
+		ws__jjsldir(p, a, *rest ? rest : ".", n[1] == 'j');
+}
+
 /* The walk's read of one directory: getdents64 into this much. */
 #define WS__DENTS 32768
 
@@ -1625,6 +1659,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			 * restored, as .git files are (review20 04).
 			 */
 			(void)ws__watch(p, dfd, n, a, r, WS__W_PLAIN);
+			if (S_ISLNK(st.st_mode))
+				ws__vcs_link_target(p, dfd, n);
 		} else if (special && strcmp(n, ".hg") == 0 && S_ISDIR(st.st_mode)) {
 			ws__hgdir(p, a, r);
 		} else if (special && (strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0) &&

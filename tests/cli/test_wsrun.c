@@ -3329,6 +3329,39 @@ END_TEST
  * workspace-config.toml; Sapling a share's sharedpath as Mercurial does.
  * What the command made of them is removed.
  */
+/*
+ * review21 04: a user's .hg (or .sl, .jj) that is a link to a directory
+ * of the workspace: a command wrote hooks into the hgrc behind it, by the
+ * name hg reads, and they stayed.  That directory is the repository's
+ * own, watched as a real .hg is.
+ */
+START_TEST(vcs_link_targets_watched)
+{
+	struct wst_run r;
+	static const char *const made[] = {"hgdata/hgrc", "sldata/config",
+					   "jjdata/repo/config.toml"};
+
+	wst_mkdir(ws, "hgdata");
+	wst_mkdir(ws, "sldata");
+	wst_mkdir(ws, "jjdata/repo");
+	wst_symlink("hgdata", ws, ".hg");
+	wst_symlink("sldata", ws, ".sl");
+	wst_symlink("jjdata", ws, ".jj");
+	RUNM(&r, _i, "-c",
+	     "printf '[hooks]\\npre-status = touch PWNED\\n' > .hg/hgrc;"
+	     "cp .hg/hgrc .sl/config; cp .hg/hgrc .jj/repo/config.toml; echo done");
+	if (r.status == 125 && strcmp(wst_code(&r), "SANDBOX_UNAVAILABLE") == 0) {
+		wst_run_free(&r);
+		return;
+	}
+	expect_ran(&r, 0);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		ck_assert_msg(!exists_in(ws, made[i]), "%s kept: %s", made[i], r.out);
+	ck_assert(exists_in(ws, ".hg"));
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(jj_repo_redirect_removed)
 {
 	struct wst_run r;
@@ -5575,6 +5608,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, vcs_dir_links_removed, 0, nm);
 	tcase_add_loop_test(tf, jj_repo_redirect_removed, 0, nm);
+	tcase_add_loop_test(tf, vcs_link_targets_watched, 0, nm);
 	tcase_add_loop_test(tf, git_work_stays, 0, nm);
 	tcase_add_loop_test(tf, git_remotes_pinned, 0, nm);
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
