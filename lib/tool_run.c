@@ -1296,8 +1296,13 @@ audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
 	 */
 	if (o->cwd != NULL)
 		ws_audit_set_str(cli->audit_log, "cwd", o->cwd);
+	/*
+	 * The names only: a value may be a token (API_TOKEN=...), and a
+	 * hash-chained log keeps what it is given for good (review21 01).
+	 * A name such as GIT_CONFIG_KEY_0 is what a reviewer looks for.
+	 */
 	if (o->nenv > 0 || o->nkeep_env > 0) {
-		cJSON *e = cJSON_CreateObject();
+		cJSON *e = cJSON_CreateArray();
 		char *t;
 
 		for (size_t i = 0; e != NULL && i < o->nenv; i++) {
@@ -1305,11 +1310,11 @@ audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
 			char *k = eq ? strndup(o->env[i], (size_t)(eq - o->env[i])) : NULL;
 
 			if (k != NULL)
-				cJSON_AddStringToObject(e, k, eq + 1);
+				cJSON_AddItemToArray(e, cJSON_CreateString(k));
 			free(k);
 		}
 		for (size_t i = 0; e != NULL && i < o->nkeep_env; i++)
-			cJSON_AddStringToObject(e, o->keep_env[i], "(kept from the caller)");
+			cJSON_AddItemToArray(e, cJSON_CreateString(o->keep_env[i]));
 		if (e != NULL && (t = cJSON_PrintUnformatted(e)) != NULL) {
 			ws_audit_set_json(cli->audit_log, "env", t);
 			free(t);
