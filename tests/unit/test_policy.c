@@ -772,6 +772,8 @@ alias_run(void *p)
 	pthread_barrier_wait(a->bar);
 	a->rc_alias = ws_check(a->ws, WS_OP_READ, a->in_alias, "/x");
 	a->rc_hist = ws_check(a->ws, WS_OP_READ, a->in_hist, "/y");
+	/* The thread's last error, which lives in its own storage. */
+	ws_error_clear();
 	return NULL;
 }
 
