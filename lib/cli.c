@@ -417,6 +417,27 @@ ws__args_type_error(const char *key, const char *want, const cJSON *got)
 			    what);
 }
 
+static int ws__digits(const char *s, long long *out);
+
+/*
+ * Argument k's integer into *n: a JSON number that is a whole one within
+ * 2^62, or one quoted ("2": models often quote numbers).
+ */
+static int
+ws__args_int(const char *k, const cJSON *it, long long *n)
+{
+	if (cJSON_IsString(it))
+		return ws__digits(it->valuestring, n) < 0
+			       ? ws__args_type_error(k, "an integer", it) : 0;
+	/* Range first: casting an out-of-range double is UB. */
+	if (!cJSON_IsNumber(it) ||
+	    !(it->valuedouble >= -0x1p62 && it->valuedouble <= 0x1p62) ||
+	    it->valuedouble != (double)(long long)it->valuedouble)
+		return ws__args_type_error(k, "an integer", it);
+	*n = (long long)it->valuedouble;
+	return 0;
+}
+
 /*
  * The limits a harness sets with flags (a timeout, an output cap, a
  * result count) are ceilings for the model's --args, not defaults it may
@@ -764,17 +785,8 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 				long long n;
 
 				/* A number, or one quoted ("3"), as for options. */
-				if (cJSON_IsString(it)) {
-					if (ws__digits(it->valuestring, &n) < 0)
-						return ws__args_type_error(k, "an integer", it);
-				} else if (!cJSON_IsNumber(it) ||
-					   !(it->valuedouble >= -0x1p62 &&
-					     it->valuedouble <= 0x1p62) ||
-					   it->valuedouble != (double)(long long)it->valuedouble) {
-					return ws__args_type_error(k, "an integer", it);
-				} else {
-					n = (long long)it->valuedouble;
-				}
+				if ((rc = ws__args_int(k, it, &n)) < 0)
+					return rc;
 				snprintf(cli->pos_num, sizeof(cli->pos_num), "%lld", n);
 				if (ws__push(&cli->pos, &cli->npos, cli->pos_num) < 0)
 					return WS_ENOMEM;
@@ -809,19 +821,8 @@ ws__apply_json(struct ws_cli *cli, const cJSON *root)
 		case WS_OPT_INT: {
 			long long n;
 
-			/* Models often quote numbers: "2" means 2. */
-			if (cJSON_IsString(it)) {
-				if (ws__digits(it->valuestring, &n) < 0)
-					return ws__args_type_error(k, "an integer", it);
-			} else if (!cJSON_IsNumber(it) ||
-				   /* Range first: casting an out-of-range double is UB. */
-				   !(it->valuedouble >= -0x1p62 &&
-				     it->valuedouble <= 0x1p62) ||
-				   it->valuedouble != (double)(long long)it->valuedouble) {
-				return ws__args_type_error(k, "an integer", it);
-			} else {
-				n = (long long)it->valuedouble;
-			}
+			if ((rc = ws__args_int(k, it, &n)) < 0)
+				return rc;
 			ws__args_ceiling(v, &t->opts[i], by_flag, n);
 			break;
 		}
