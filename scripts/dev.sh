@@ -131,12 +131,16 @@ home_state() {
 	{ ls -A "${XDG_STATE_HOME:-${HOME:-/nonexistent}/.local/state}/wstools" \
 		2>/dev/null || true; } | sort
 }
+# home_state_check BEFORE [STAGE]: status 1, saying which stage (the one
+# just run) left something, when the state directory holds a name that
+# BEFORE did not.  CI checks after each stage: a name found only at the
+# end of half an hour does not say which one to look at.
 home_state_check() {
 	local now new
 	now=$(home_state)
 	new=$(comm -13 <(printf '%s\n' "$1") <(printf '%s\n' "$now") | grep -v '^$' || true)
 	[ -z "$new" ] && return 0
-	echo "==> FAIL: the run left history in" \
+	echo "==> FAIL: ${2:+$2 }left history in" \
 		"${XDG_STATE_HOME:-$HOME/.local/state}/wstools: $(echo $new)" \
 		"(or wstools ran there meanwhile)"
 	return 1
@@ -163,7 +167,7 @@ test)
 		rc=0
 		before=$(home_state)
 		meson test -C build --print-errorlogs --num-processes 2 || rc=$?
-		home_state_check "$before" || rc=1
+		home_state_check "$before" "the suites" || rc=1
 		skipped build
 		exit "$rc"
 	fi
@@ -178,12 +182,14 @@ test)
 	echo "==> tests"
 	before=$(home_state)
 	meson test -C build --print-errorlogs --num-processes 2
+	home_state_check "$before" "the suites (gcc)"
 	# Kept for the run's last lines too: a skip said only in the middle
 	# of half an hour's log goes unread (the chroot CI's mcp-interop).
 	skips=$(skipped build)
 	[ -z "$skips" ] || echo "$skips"
 	echo "==> install"
 	bash "$top/tests/install_check.sh" build
+	home_state_check "$before" "the install check"
 	echo "==> tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 	setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dbuildtype=debug
@@ -195,6 +201,7 @@ test)
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C build-asan --print-errorlogs --num-processes 2 \
 			--timeout-multiplier 3
+	home_state_check "$before" "the suites under ASan"
 	# memcheck cannot see malloc in a static binary (no leak check, no
 	# heap errors): the tools it watches are linked dynamically for the
 	# valgrind steps (meson.build's static_pie; only the tools relink).
@@ -210,6 +217,7 @@ test)
 			--errors-for-leak-kinds=definite,indirect
 			--show-leak-kinds=definite,indirect
 			--child-silent-after-fork=yes'
+	home_state_check "$before" "the unit suites under valgrind"
 	echo "==> every tool run of the suites under valgrind memcheck (no errors, no leaks)"
 	# tests/valgrind/run.sh: one memcheck process (build/cmd/zygote)
 	# forks a child per tool run, which memcheck checks like a tool
@@ -228,14 +236,16 @@ test)
 	WST_SLOWDOWN=20 WST_RACE_ITERATIONS=20 \
 		bash "$top/tests/valgrind/run.sh" build --suite cli \
 			--suite docs --suite agent --no-suite novalgrind
+	home_state_check "$before" "the CLI suites under valgrind"
 	WST_SLOWDOWN=20 WST_RACE_ITERATIONS=200 \
 		bash "$top/tests/valgrind/run.sh" build --suite race \
 			--no-suite novalgrind
+	home_state_check "$before" "the race suite under valgrind"
 	echo "==> fuzzing (libFuzzer, ${FUZZ_SECONDS:-40} s per target, one per CPU)"
 	CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Dwerror=true \
 		-Db_sanitize=address,undefined -Db_lundef=false
 	bash "$top/tests/fuzz/run.sh" build-fuzz
-	home_state_check "$before"
+	home_state_check "$before" "the fuzzers"
 	if [ -n "$skips" ]; then
 		echo "==> passed, but these suites did not run:"
 		echo "$skips" | tail -n +2

@@ -714,7 +714,7 @@ START_TEST(view_nothing_left_kill9)
 	char marker[64], cmd[512], *before, *after;
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--mount", mnt,
 			      "--view", "virtual", "-c", cmd, NULL};
-	const char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+	const char *envp[] = {"PATH=/usr/bin:/bin", wst_state_env(), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st;
@@ -768,7 +768,7 @@ START_TEST(view_copy_kill9_whole_or_nothing)
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--view",
 			      "virtual", "--tmp-size", "600M", "-c",
 			      "head -c 268435456 /dev/urandom > /big.bin", NULL};
-	const char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+	const char *envp[] = {"PATH=/usr/bin:/bin", wst_state_env(), NULL};
 	posix_spawn_file_actions_t fa;
 	char *p = wst_path(ws, "big.bin");
 	struct stat st;

@@ -4448,7 +4448,7 @@ START_TEST(kill9_wsrun_cleans_up)
 {
 	char marker[64], cmd[1024], hv[4200], av[4200], *audit, *log, *cfg;
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
-	const char *envp[] = {hv, av, "XDG_CONFIG_HOME=", "PATH=/usr/bin:/bin",
+	const char *envp[] = {hv, av, "XDG_CONFIG_HOME=", "PATH=/usr/bin:/bin", wst_state_env(),
 			      _i ? "WS_VIEW=virtual" : "WS_VIEW=real", NULL};
 	posix_spawn_file_actions_t fa;
 	bool git = have_git(), up = false, clean = false;
@@ -4526,7 +4526,7 @@ START_TEST(init_environ_hidden)
 {
 	char marker[64], cmd[512], path[128], buf[65536];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
-	const char *envp[] = {"WST_SECRET=" ENVSECRET, "WS_RUN_DISABLE=", suite_view(0),
+	const char *envp[] = {"WST_SECRET=" ENVSECRET, "WS_RUN_DISABLE=", wst_state_env(), suite_view(0),
 			      NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid, init = 0;
@@ -4605,7 +4605,7 @@ START_TEST(init_holds_no_descriptor)
 {
 	char marker[64], cmd[512], path[128];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
-	const char *envp[] = {"WS_RUN_DISABLE=", suite_view(0), NULL};
+	const char *envp[] = {"WS_RUN_DISABLE=", wst_state_env(), suite_view(0), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid, init = 0;
 	int st, n = -1;
@@ -4650,7 +4650,7 @@ START_TEST(sigterm_wsrun)
 	char marker[64], cmd[512], envv[64];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "1",
 			      "-c", cmd, NULL};
-	char *envp[] = {envv, (char *)suite_view(_i), NULL};
+	char *envp[] = {envv, (char *)wst_state_env(), (char *)suite_view(_i), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st;
@@ -4691,7 +4691,7 @@ START_TEST(init_term_before_wait)
 	char marker[64], cmd[512], envv[64], path[128];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "30",
 			      "-c", cmd, NULL};
-	char *envp[] = {envv, (char *)suite_view(_i / 4), NULL};
+	char *envp[] = {envv, (char *)wst_state_env(), (char *)suite_view(_i / 4), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid, init = 0, w = 0;
 	int st = 0;
@@ -4760,14 +4760,15 @@ sigint_run(int mode, const char *delay)
 			  "echo > up; while :; do sleep 0.05; done";
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--grace", "5",
 			      "--cwd", "/sigd", "-c", cmd, NULL};
-	char *envp[] = {envv, (char *)delay, (char *)suite_view(mode), NULL};
+	char *envp[] = {envv, (char *)wst_state_env(), (char *)delay,
+			(char *)suite_view(mode), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st;
 
 	if (delay == NULL) {
-		envp[1] = envp[2];
-		envp[2] = NULL;
+		envp[2] = envp[3];
+		envp[3] = NULL;
 	}
 	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[mode]);
 	wst_mkdir(ws, "sigd");
