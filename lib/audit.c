@@ -63,6 +63,7 @@ struct ws_audit {
 	struct ws__log *log; /* the shared log fd is, or NULL: fd is the call's */
 	off_t size;	  /* the log's size when the call opened it */
 	bool plain;	  /* no symlink on the way to it when opened */
+	bool created;	  /* this call made the file (ws_audit_discard()) */
 	bool lent;	  /* ws_audit_fd() was asked: another may hold it */
 	bool best_effort;
 	bool emitted;
@@ -202,23 +203,37 @@ ws__open_nosym(const char *path, int fl)
  * (EPERM) and is opened without it.
  */
 static int
-ws__open_log(const char *path, struct stat *st, bool *plain)
+ws__open_log(const char *path, struct stat *st, bool *plain, bool *created)
 {
 	int fl = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
 	int fd = ws__open_nosym(path, fl | O_NOATIME);
 
+	/*
+	 * Made with O_EXCL, so that *created says this call made it: a log
+	 * refused after (its real name in the workspace) is removed again
+	 * only then (ws_audit_discard()).  Another process making it
+	 * meanwhile (EEXIST) is an open as any other.
+	 */
+	*created = false;
 	if (fd < 0 && errno == EPERM)
 		fd = ws__open_nosym(path, fl);
-
-	if (fd < 0 && errno == ENOENT)
-		fd = ws__open_nosym(path, fl | O_CREAT);
+	if (fd < 0 && errno == ENOENT) {
+		fd = ws__open_nosym(path, fl | O_CREAT | O_EXCL);
+		*created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = ws__open_nosym(path, fl);
+	}
 	*plain = fd >= 0;
 	if (fd < 0)
 		fd = open(path, fl | O_NOATIME);
 	if (fd < 0 && errno == EPERM)
 		fd = open(path, fl);
-	if (fd < 0 && errno == ENOENT)
-		fd = open(path, fl | O_CREAT, 0600);
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(path, fl | O_CREAT | O_EXCL, 0600);
+		*created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = open(path, fl);
+	}
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
@@ -259,7 +274,7 @@ ws__open_kept(struct ws_audit *a, const char *path)
 			return 0;
 		}
 	}
-	if ((fd = ws__open_log(path, &st, &plain)) < 0)
+	if ((fd = ws__open_log(path, &st, &plain, &a->created)) < 0)
 		return -1;
 	a->fd = fd;
 	a->plain = plain;
@@ -316,7 +331,7 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 		a->fd = -1;
 		if (ws__open_kept(a, path) < 0)
 			e = errno;
-	} else if ((a->fd = ws__open_log(path, &st, &a->plain)) < 0) {
+	} else if ((a->fd = ws__open_log(path, &st, &a->plain, &a->created)) < 0) {
 		e = errno;
 	} else {
 		a->size = st.st_size;
@@ -331,6 +346,24 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 	}
 	*out = a;
 	return 0;
+}
+
+void
+ws_audit_discard(struct ws_audit *a, const char *real)
+{
+	struct stat mine, there;
+
+	/*
+	 * Only the empty file this call made, and only while the name
+	 * still leads to it: a log that was there, or one another process
+	 * wrote to or put in its place meanwhile, stays.
+	 */
+	if (a != NULL && a->created && a->fd >= 0 && real != NULL &&
+	    fstat(a->fd, &mine) == 0 && mine.st_size == 0 &&
+	    lstat(real, &there) == 0 && there.st_dev == mine.st_dev &&
+	    there.st_ino == mine.st_ino)
+		(void)unlink(real);
+	ws_audit_free(a);
 }
 
 bool

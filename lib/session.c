@@ -1207,14 +1207,16 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 
 		if (ws_canonical_path(path, &real) == 0)
 			rc = ws__audit_outside(ws, path, real);
-		free(real);
 		if (rc < 0) {
 			/* Nothing more goes into it, not this refusal's
-			 * line either (review21 03). */
-			ws_audit_free(cli->audit_log);
+			 * line either, and a log this call made is gone
+			 * again (review21 03). */
+			ws_audit_discard(cli->audit_log, real);
 			cli->audit_log = NULL;
-			return rc;
 		}
+		free(real);
+		if (rc < 0)
+			return rc;
 	}
 	ws->audit = cli->audit_log;
 	ws_audit_set_approver(ws->audit, ws_call_current()->approver != NULL ? "elicitation" : "tty");

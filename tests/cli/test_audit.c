@@ -460,10 +460,33 @@ START_TEST(log_guarded_through_spellings)
 		ck_assert_msg(r.status != 0 && strcmp(wst_code(&r), "INVALID_ARGUMENT") == 0,
 			      "log %s: %d %s", log, r.status, r.out);
 		wst_run_free(&r);
-		if (strncmp(spellings[k], "lnk/", 4) != 0)
-			ck_assert_msg(access(log, F_OK) < 0, "%s was made", log);
+		/* Through a link too: made, then removed when refused
+		 * (review21 03). */
+		ck_assert_msg(access(log, F_OK) < 0, "%s was left", log);
 		(void)unlink(log); /* the next spelling's starts anew */
 		free(log);
+		free(e);
+	}
+	/* One that was there already stays, empty or not: only the call
+	 * that made it removes it. */
+	for (int k = 0; k < 2; k++) {
+		const char *env[2];
+		char *kept = wst_path(W, "kept.jsonl"), *got;
+
+		wst_write(W, "kept.jsonl", k ? "line\n" : "");
+		ck_assert_int_ge(asprintf(&e, "WS_AUDIT=%s/lnk/kept.jsonl", T), 0);
+		env[0] = e;
+		env[1] = NULL;
+		wst_runv(&r, NULL, env, "wsls", (const char *[]){"--workspace", W,
+			 "--json", NULL});
+		ck_assert_msg(r.status != 0 && strcmp(wst_code(&r), "INVALID_ARGUMENT") == 0,
+			      "%d %s", r.status, r.out);
+		wst_run_free(&r);
+		got = wst_slurp(kept, NULL);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_str_eq(got, k ? "line\n" : "");
+		free(got);
+		free(kept);
 		free(e);
 	}
 	free(mnt);

@@ -173,6 +173,14 @@ void ws_audit_time(const struct timespec *ts, char out[32]);
 void ws_audit_free(struct ws_audit *a);
 
 /*
+ * Free a call's state whose log was refused after it was opened (its
+ * real name, real, turned out to lie in the workspace): no line is
+ * written, and the log file is removed when this call made it and it is
+ * still empty and still at real, so that a refused call leaves nothing.
+ */
+void ws_audit_discard(struct ws_audit *a, const char *real);
+
+/*
  * Check the chain of the log at path: *lines gets the number of lines
  * read, *bad the first line (1-based) whose hash or "prev" is wrong, or
  * 0 when the whole chain holds; *why (may be NULL) a static reason.
