@@ -567,7 +567,7 @@ ws_audit_set_json(struct ws_audit *a, const char *key, const char *json)
 {
 	cJSON *v;
 
-	if (a == NULL || json == NULL || (v = cJSON_Parse(json)) == NULL)
+	if (a == NULL || json == NULL || (v = ws_json_parse(json, WS_JSON_STR, NULL, false)) == NULL)
 		return;
 	ws__set(a, key, cJSON_IsString(v) ? v->valuestring : NULL, v);
 	cJSON_Delete(v);
@@ -1051,7 +1051,7 @@ ws__load_dup(const cJSON *o, const char *key)
 int
 ws_audit_load(const char *saved, struct ws_audit **out)
 {
-	cJSON *o = cJSON_Parse(saved), *extra;
+	cJSON *o = ws_json_parse(saved, WS_JSON_STR, NULL, false), *extra;
 	const char *path = ws__load_str(o, "path");
 	struct ws_audit *a = NULL;
 	int rc;

@@ -14,6 +14,7 @@
 #include "ws/config.h"
 #include "ws/detect.h"
 #include "ws/error.h"
+#include "ws/json.h"
 #include "ws/session.h"
 #include "ws/vars.h"
 
@@ -687,14 +688,14 @@ ws__apply_args(struct ws_cli *cli, const char *text)
 {
 	const struct ws_tool *t = cli->tool;
 	char nulkey[128];
+	const char *ep = NULL;
 	cJSON *root;
 
 	if (ws__json_nul(text, nulkey, sizeof(nulkey)))
 		return ws__nul_refused(t, nulkey);
 	/* Nothing may follow the object: a second one would be ignored. */
-	root = cJSON_ParseWithOpts(text, NULL, 1);
+	root = ws_json_parse(text, WS_JSON_STR, &ep, true);
 	if (root == NULL) {
-		const char *ep = cJSON_GetErrorPtr();
 
 		/* "near \"\"" said nothing: say what is wrong at the end. */
 		if (text[strspn(text, " \t\r\n")] == '\0')
@@ -1542,7 +1543,7 @@ ws__schema_raw(cJSON *prop, const char *frag)
 
 	if (asprintf(&text, "{\"type\":%s}", frag) < 0)
 		return;
-	o = cJSON_Parse(text);
+	o = ws_json_parse(text, WS_JSON_STR, NULL, false);
 	free(text);
 	while (o != NULL && (it = o->child) != NULL)
 		cJSON_AddItemToObject(prop, it->string,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/json.h"
 #include "ws/path.h"
 #include "ws/pending.h"
 
@@ -174,7 +175,7 @@ ws_jsonc_parse(const char *text, int code, const char *origin, cJSON **out)
 			i++;
 		}
 	}
-	*out = cJSON_ParseWithOpts(s, &end, 1);
+	*out = ws_json_parse(s, WS_JSON_STR, &end, true);
 	if (*out == NULL) {
 		size_t off = end != NULL && end >= s ? (size_t)(end - s) : 0;
 

@@ -1196,7 +1196,7 @@ ws__load(struct ws_history *h, struct ws__entry **out, size_t *nout)
 	}
 	rewind(f);
 	while ((len = getline(&l, &lcap, f)) > 0) {
-		cJSON *j = cJSON_Parse(l);
+		cJSON *j = ws_json_parse(l, WS_JSON_STR, NULL, false);
 		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(j, "t"));
 		long long id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
 

@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -814,6 +815,27 @@ ws__unique(const cJSON *v, bool deep, char *where, size_t wsz)
 		idx++;
 	}
 	return 0;
+}
+
+static pthread_mutex_t ws__parse_mu = PTHREAD_MUTEX_INITIALIZER;
+
+cJSON *
+ws_json_parse(const char *s, size_t len, const char **end, bool require_null)
+{
+	const char *e = NULL;
+	cJSON *v;
+
+	if (s == NULL)
+		return NULL;
+	/* cJSON_ParseWithOpts() counts the NUL in; so does this. */
+	if (len == WS_JSON_STR)
+		len = strlen(s) + 1;
+	pthread_mutex_lock(&ws__parse_mu);
+	v = cJSON_ParseWithLengthOpts(s, len, &e, require_null);
+	pthread_mutex_unlock(&ws__parse_mu);
+	if (end != NULL)
+		*end = e;
+	return v;
 }
 
 int

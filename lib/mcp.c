@@ -633,7 +633,7 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 	cJSON_AddItemToObject(t, "inputSchema", cJSON_DetachItemFromObjectCaseSensitive(
 							  fn, "parameters"));
 	if (td != NULL) {
-		cJSON *os = cJSON_Parse(td->output_schema);
+		cJSON *os = ws_json_parse(td->output_schema, WS_JSON_STR, NULL, false);
 
 		/*
 		 * A failed call's structuredContent is {"error": {...}}: the
@@ -641,7 +641,7 @@ ws__list_add(struct ws_mcp *s, cJSON *arr, cJSON *def)
 		 * too finds them conform.
 		 */
 		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(os, "properties"),
-				      "error", cJSON_Parse("{\"type\":\"object\"}"));
+				      "error", ws_json_parse("{\"type\":\"object\"}", WS_JSON_STR, NULL, false));
 		cJSON_AddItemToObject(t, "outputSchema", os);
 		ann = cJSON_AddObjectToObject(t, "annotations");
 		cJSON_AddStringToObject(ann, "title", td->title);
@@ -1353,7 +1353,7 @@ ws__tres_envelope(const char *tool, struct ws__tres *r)
 	cJSON *env = cJSON_CreateObject(), *out = NULL, *err;
 
 	if (r->c.has_output && r->out != NULL)
-		out = cJSON_ParseWithLength(r->out, r->out_len);
+		out = ws_json_parse(r->out, r->out_len, NULL, false);
 	cJSON_AddBoolToObject(env, "success", e->code == 0);
 	cJSON_AddStringToObject(env, "tool", tool);
 	cJSON_AddItemToObject(env, "output", out ? out : cJSON_CreateNull());
@@ -2292,7 +2292,7 @@ static cJSON *
 ws__parse(const char *text, size_t len)
 {
 	const char *end = NULL;
-	cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	cJSON *j = ws_json_parse(text, len, &end, false);
 
 	if (j == NULL)
 		return NULL;
@@ -2784,7 +2784,7 @@ ws__idscan(struct ws__idscan *sc, const char *p, size_t n)
 static void
 ws__too_long(struct ws_mcp *s, const struct ws__idscan *sc)
 {
-	cJSON *id = sc->found ? cJSON_Parse(sc->val) : NULL;
+	cJSON *id = sc->found ? ws_json_parse(sc->val, WS_JSON_STR, NULL, false) : NULL;
 
 	if (cJSON_IsNumber(id) && ws__json_number(sc->val, strlen(sc->val))) {
 		/* As the client wrote it (ws__keep_raw_id()). */

@@ -25,6 +25,7 @@
 
 #include "ws/error.h"
 #include "ws/glob.h"
+#include "ws/json.h"
 #include "ws/path.h"
 
 #include "mcp_compat_tools.h"
@@ -536,7 +537,7 @@ ws_mcp_compat_free(struct ws_mcp_compat_fs *c)
 cJSON *
 ws_mcp_compat_tools(void)
 {
-	return cJSON_Parse(ws__mcp_compat_tools_json);
+	return ws_json_parse(ws__mcp_compat_tools_json, WS_JSON_STR, NULL, false);
 }
 
 /* ------------------------------------------------------------------ */

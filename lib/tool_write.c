@@ -18,6 +18,7 @@
 #include "ws/audit.h"
 #include "ws/error.h"
 #include "ws/history.h"
+#include "ws/json.h"
 #include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
@@ -331,7 +332,7 @@ collect_edits(struct ws_cli *c, struct ws_edit **out, size_t *n, cJSON **doc)
 	*n = 0;
 	*doc = NULL;
 	if (ev->set && arr == NULL) {
-		*doc = cJSON_Parse(ev->s);
+		*doc = ws_json_parse(ev->s, WS_JSON_STR, NULL, false);
 		if (*doc == NULL)
 			return ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 					    "--edits is not valid JSON");

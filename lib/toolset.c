@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ws/error.h"
+#include "ws/json.h"
 
 const char *const ws_toolset_names[] = {"full", "default", "five", NULL};
 const char *const ws_toolset_dialects[] = {"ajv-strict", "gemini", "openai-strict",
@@ -296,7 +297,7 @@ ws__build_one(const struct ws__tool *t, const cJSON *full)
 	for (size_t i = 0; i < t->nprops; i++) {
 		const struct ws__prop *q = &t->props[i];
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(have, q->name);
-		cJSON *s = q->schema ? cJSON_Parse(q->schema) :
+		cJSON *s = q->schema ? ws_json_parse(q->schema, WS_JSON_STR, NULL, false) :
 			   src ? cJSON_Duplicate(src, 1) : NULL;
 
 		if (s == NULL) {
@@ -311,7 +312,7 @@ ws__build_one(const struct ws__tool *t, const cJSON *full)
 	}
 	cJSON_AddFalseToObject(p, "additionalProperties");
 	if (t->required != NULL) {
-		cJSON_AddItemToObject(p, "required", cJSON_Parse(t->required));
+		cJSON_AddItemToObject(p, "required", ws_json_parse(t->required, WS_JSON_STR, NULL, false));
 		return def;
 	}
 	required = cJSON_AddArrayToObject(p, "required");

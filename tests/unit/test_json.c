@@ -1,5 +1,6 @@
 /* test_json.c - the streaming JSON writer stays valid for any bytes. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,6 +604,65 @@ START_TEST(values_byte_for_byte)
 }
 END_TEST
 
+/*
+ * ws_json_parse(): cJSON's parse with the error position returned, not
+ * kept in cJSON's global (calls side by side in wstools mcp), and the
+ * same answers from threads parsing at once.
+ */
+struct parse_job {
+	const char *text;
+	int bad;
+};
+
+static void *
+parse_many(void *arg)
+{
+	struct parse_job *j = arg;
+
+	for (int i = 0; i < 2000; i++) {
+		const char *end = NULL;
+		cJSON *v = ws_json_parse(j->text, WS_JSON_STR, &end, true);
+
+		if ((v == NULL) != (strchr(j->text, '!') != NULL))
+			j->bad++;
+		else if (v == NULL && (end == NULL || *end != '!'))
+			j->bad++;
+		cJSON_Delete(v);
+	}
+	return NULL;
+}
+
+START_TEST(parse_error_position)
+{
+	const char *end = NULL, *t = "{\"a\": [1, 2,, 3]}";
+	struct parse_job jobs[4] = {{"{\"k\": \"v\"}", 0}, {"[1, !2]", 0},
+				    {"{\"x\": !}", 0}, {"\"s\"", 0}};
+	pthread_t th[4];
+	cJSON *v;
+
+	ck_assert_ptr_null(ws_json_parse(t, WS_JSON_STR, &end, true));
+	ck_assert_ptr_eq(end, strstr(t, ",,") + 1);
+	/* Something after the value: refused only when asked. */
+	ck_assert_ptr_null(ws_json_parse("{} x", WS_JSON_STR, &end, true));
+	v = ws_json_parse("{} x", WS_JSON_STR, &end, false);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(end, " x");
+	cJSON_Delete(v);
+	/* A length that stops before the text does. */
+	v = ws_json_parse("[1][2]", 3, NULL, false);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(cJSON_GetArraySize(v), 1);
+	cJSON_Delete(v);
+	ck_assert_ptr_null(ws_json_parse(NULL, 0, &end, false));
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, parse_many, &jobs[i]), 0);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(jobs[i].bad, 0);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -620,6 +680,7 @@ suite(void)
 	tcase_add_test(tc, escape_long_inputs);
 	tcase_add_test(tc, values_byte_for_byte);
 	tcase_add_test(tc, jbuf_integers);
+	tcase_add_test(tc, parse_error_position);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -77,6 +77,23 @@ void ws_jw_base64(struct ws_jw *jw, const void *data, size_t n);
 
 struct cJSON;
 
+/* ws_json_parse()'s len for a NUL-terminated text. */
+#define WS_JSON_STR ((size_t)-1)
+
+/*
+ * cJSON_ParseWithLengthOpts() made safe to call from threads side by
+ * side: cJSON keeps the position of its last error in one global, which
+ * every parse writes, so two calls of `wstools mcp` parsing at once (a
+ * configuration, a message, a journal line) would race on it; here every
+ * parse holds one lock, and the error position comes back through end
+ * (where it stopped on success, where it failed otherwise), never
+ * through cJSON_GetErrorPtr().  len: the text's length, or WS_JSON_STR
+ * for a NUL-terminated text; end may be NULL; require_null: nothing but
+ * white space may follow the value.  Returns the value, or NULL.
+ */
+struct cJSON *ws_json_parse(const char *s, size_t len, const char **end,
+			    bool require_null);
+
 /*
  * Refuse a parsed JSON value (cJSON) in which an object holds a key more
  * than once, at any depth when deep (objects inside arrays included), or
