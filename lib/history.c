@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ws/audit.h"
+#include "ws/call.h"
 #include "ws/cancel.h"
 #include "ws/error.h"
 #include "ws/guard.h"
@@ -1403,16 +1404,37 @@ ws__stat(struct ws_ctx *ws, const char *vpath, struct stat *st, bool *exists)
 	return rc;
 }
 
+/* Whether this call came from a model through wstools mcp. */
+static bool
+ws__from_mcp(void)
+{
+	const struct ws_call *c = ws_call_current();
+	const char *fe = c->frontend != NULL ? c->frontend : getenv("WS_FRONTEND");
+
+	return c->approver != NULL || (fe != NULL && strcmp(fe, "mcp") == 0);
+}
+
 static int
 ws__mismatch(const char *vpath, const char *what)
 {
+	bool mcp = ws__from_mcp();
 	int rc = ws_error_set(WS_EVERSION_MISMATCH, vpath,
-			      "changed since the entry was recorded (%s); undo "
-			      "--force reverts it all the same", what);
+			      "changed since the entry was recorded (%s)%s", what,
+			      mcp ? "" : "; undo --force reverts it all the same");
 
-	ws_error_set_hint("look at it (wsread), then undo --force if the "
-			  "recorded state should win, or undo another entry "
-			  "by its id (wstools history lists them)");
+	/*
+	 * A model is not the one to decide that a change made since (the
+	 * person's own edit, often) may be thrown away (ftu12 24).
+	 */
+	if (mcp)
+		ws_error_set_hint("someone changed it after this entry, perhaps "
+				  "the person: do not retry with force; read it, "
+				  "and ask the person whether the recorded state "
+				  "should replace what is there now");
+	else
+		ws_error_set_hint("look at it (wsread), then undo --force if the "
+				  "recorded state should win, or undo another entry "
+				  "by its id (wstools history lists them)");
 	return rc;
 }
 

@@ -1751,6 +1751,20 @@ START_TEST(history_tools_only_when_asked)
 	ck_assert_msg(!is_error(res), "%s", text_of(res));
 	cJSON_Delete(r);
 	ck_assert(!wst_exists(f));
+	/*
+	 * ftu12 24: the file changed since (the person's hand edit): the
+	 * refusal tells the model to ask the person, not to force it.
+	 */
+	res = call(&m, 7, "write_file", "{\"path\":\"made.txt\",\"content\":\"x\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	wst_write(W, "made.txt", "the person's edit\n");
+	res = call(&m, 8, "undo", "{}", &r);
+	ck_assert_msg(is_error(res) && strcmp(code_of(res), "VERSION_MISMATCH") == 0,
+		      "%s", text_of(res));
+	ck_assert_msg(strstr(text_of(res), "ask the person") != NULL &&
+		      strstr(text_of(res), "force reverts") == NULL, "%s", text_of(res));
+	cJSON_Delete(r);
 	ck_assert_int_eq(mcp_close(&m), 0);
 	free(f);
 }
