@@ -143,7 +143,9 @@ static const struct ws_tool ws__run_cli = {
 		       "(head and tail when long), timed_out and duration_ms. "
 		       "In the default view / is the workspace, with the system's "
 		       "/usr, /proc... beside it: recurse into named directories "
-		       "(grep -r X src/), not from / or .",
+		       "(grep -r X src/), not from / or . /tmp and HOME (in it) "
+		       "are fresh for each call and gone when it ends: keep "
+		       "what must last in the workspace.",
 	.help = "Run a command in the workspace, confined by the kernel to it "
 		"(no network, no access outside), with a timeout. COMMAND and "
 		"its ARGs are run directly; -c runs a string with /bin/sh -c. "
