@@ -1932,8 +1932,23 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 		cJSON_AddNumberToObject(item, "id", (double)e->id);
 		cJSON_AddItemToObject(item, "operation",
 				      cJSON_Duplicate(cJSON_GetObjectItem(e->begin, "op"), 1));
-		cJSON_AddItemToObject(item, "path",
-				      cJSON_Duplicate(cJSON_GetObjectItem(e->begin, "path"), 1));
+		/*
+		 * Named as the listing names it: a move's destination too
+		 * (ftu12 15), and nothing of a path the policy hides.
+		 */
+		{
+			const char *ip = cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, "path"));
+			const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, "dest"));
+
+			if (ws__hist_hidden(ws, ip) || ws__hist_hidden(ws, id)) {
+				cJSON_AddNullToObject(item, "path");
+				cJSON_AddBoolToObject(item, "hidden", true);
+			} else {
+				cJSON_AddStringToObject(item, "path", ip ? ip : "");
+				if (id != NULL)
+					cJSON_AddStringToObject(item, "destination", id);
+			}
+		}
 		cJSON_AddItemToArray(arr, item);
 		if (o->dry_run)
 			continue;

@@ -14,8 +14,9 @@
 #include "ws/tool.h"
 
 /* wstools history [PATH] [--gc], wstools undo [ID] [-n N] [--to ID]. */
-enum { H_GC, H_COUNT };
+enum { H_N, H_GC, H_COUNT };
 static const struct ws_opt history_opts[H_COUNT] = {
+	[H_N] = {"count", 'n', WS_OPT_INT, "N", "only the N newest entries", 0},
 	[H_GC] = {"gc", 0, WS_OPT_FLAG, NULL,
 		  "apply the bounds: drop the oldest entries and their content", 0},
 };
@@ -129,6 +130,10 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 		}
 		if (cJSON_IsNumber(sz))
 			fprintf(ws_out(), "  (was %lld bytes)", (long long)sz->valuedouble);
+		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "entries_before")) > 1)
+			/* A tree: how much of one (ftu12 15). */
+			fprintf(ws_out(), "  (was %lld entries)", (long long)
+				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "entries_before")));
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "undo_of")))
 			fprintf(ws_out(), "  [undo of %lld]",
 				(long long)cJSON_GetObjectItem(e, "undo_of")->valuedouble);
@@ -197,6 +202,18 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 		}
 		if (rc < 0)
 			goto fail;
+		/* Newest first: the N newest are the first N (ftu12 15). */
+		if (WS_OPT(cli, H_N)->set) {
+			long long keep = WS_OPT(cli, H_N)->i;
+
+			if (keep <= 0) {
+				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
+						  "-n takes a count of 1 or more");
+				goto fail;
+			}
+			while (cJSON_GetArraySize(arr) > keep)
+				cJSON_DeleteItemFromArray(arr, cJSON_GetArraySize(arr) - 1);
+		}
 		print_hist(c, "entries", arr);
 		/* An empty answer is not "never touched" to a person. */
 		if (c->mode != WS_TCALL_MODEL && !cli->json && cli->npos > 0 &&

@@ -1367,6 +1367,54 @@ START_TEST(no_home_in_the_environment)
 }
 END_TEST
 
+/*
+ * ftu12 15: history -n N lists the N newest; a tree's delete says how
+ * many entries it took, in plain text too; undo names a move's
+ * destination as the listing does.
+ */
+START_TEST(listing_count_and_names)
+{
+	struct wst_run r;
+	cJSON *j, *a;
+
+	WS_OK("--content", "abc", "g");
+	WS_OK("--move", "h", "g");
+	wst_write(W, "t/u/x", "1\n");
+	WS_OK("--delete", "--recursive", "t");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json",
+		"-n", "2", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	j = cJSON_Parse(r.out);
+	a = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "output"), "entries");
+	ck_assert_int_eq(cJSON_GetArraySize(a), 2);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 0),
+			 "operation")), "delete");
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1),
+			 "operation")), "move");
+	cJSON_Delete(j);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "-n", "1", NULL});
+	ck_assert_msg(r.status == 0 && strstr(r.out, "delete  /t  (was 3 entries)") != NULL &&
+		      strstr(r.out, "/h") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "-n", "0", NULL});
+	ck_assert_msg(r.status != 0 && strstr(r.err, "INVALID_ARGUMENT") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"undo", "--workspace", W, "--json", "-n", "2",
+		NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	j = cJSON_Parse(r.out);
+	a = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "output"), "undone");
+	ck_assert_int_eq(cJSON_GetArraySize(a), 2);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1),
+			 "destination")), "/h");
+	cJSON_Delete(j);
+	wst_run_free(&r);
+	assert_content("g", "abc");
+	assert_content("t/u/x", "1\n");
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1377,6 +1425,7 @@ suite(void)
 	tcase_add_test(tc, undo_each_operation);
 	tcase_add_test(tc, tree_names_and_contents_come_back);
 	tcase_add_test(tc, undo_series_and_listing);
+	tcase_add_test(tc, listing_count_and_names);
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, undo_link_parents_are_guarded);
 	tcase_add_test(tc, tree_with_repository_not_deleted);
