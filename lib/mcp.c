@@ -67,6 +67,7 @@ struct ws__job {
 	bool answered;	    /* its answer goes out: its id is free again */
 	size_t size;	    /* the length of its message (backpressure) */
 	bool cmd;	    /* a run_command (ws__eligible()) */
+	unsigned long long order; /* a command's, as received (struct ws_call) */
 	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
 	struct ws__job *next;	    /* in the queue, or among the running */
 	/* The call's own state, set up when a worker takes it. */
@@ -131,6 +132,7 @@ struct ws_mcp {
 	 * (ws__room_reading()); room is signalled when a worker takes one.
 	 */
 	size_t nqueued, qbytes, qmax, max_message;
+	unsigned long long ncmd_received; /* the commands' order */
 	pthread_cond_t room;
 	bool reader_waits;
 	/* The reader reads on while the queue is full (ws__room_reading()):
@@ -1705,6 +1707,7 @@ ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	ws_call_init(&j->call, s->frontend);
 	j->call.session = s->session;
 	j->call.owner = j;
+	j->call.order = j->order;
 	j->next = s->running;
 	s->running = j;
 	pthread_mutex_unlock(&s->mu);
@@ -2277,6 +2280,8 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 	else
 		s->head = j;
 	s->tail = j;
+	if (j->cmd)
+		j->order = ++s->ncmd_received;
 	s->nqueued++;
 	s->qbytes += j->size;
 	/* One worker is enough: waking all of them costs the idle case. */

@@ -3762,6 +3762,42 @@ START_TEST(read_beside_queued_commands)
 END_TEST
 
 /*
+ * review21 05: the workspace's lock was taken by polling, so a command
+ * queued first could lose every race to the ones sent after it (answers
+ * [100, 102, 103, 104, 105, 106, 101]).  Commands of one server take it
+ * in the order they were sent: behind a first one that holds it, six
+ * more (three at a time on workers, the rest queued) answer in order.
+ */
+START_TEST(commands_take_the_lock_in_order)
+{
+	struct mcp m;
+	int next = 10;
+
+	mcp_start(&m, "--jobs", "4", W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"2\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	for (int i = 10; i < 16; i++)
+		send_call(&m, i, "run_command", "{\"command\":[\"true\"],\"timeout\":120}",
+			  NULL);
+	while (next < 16) {
+		cJSON *j = must_recv(&m, (int)(60000 * WST_SLOWDOWN), "the commands");
+		const cJSON *id = cJSON_GetObjectItem(j, "id");
+
+		if (cJSON_IsNumber(id) && id->valueint >= 10) {
+			ck_assert_msg(id->valueint == next, "command %d answered "
+				      "before command %d", id->valueint, next);
+			ck_assert_msg(!is_error(cJSON_GetObjectItem(j, "result")), "%s",
+				      text_of(cJSON_GetObjectItem(j, "result")));
+			next++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * Two long calls, one cancelled: the other completes.  The second waits
  * for the person (an approval) while the first runs a command; the
  * cancel of the second ends only its wait.
@@ -5997,6 +6033,7 @@ suite(void)
 	TCase *slow = tcase_create("long");
 	TCase *ahead = tcase_create("ahead");
 	TCase *forks = tcase_create("forks");
+	TCase *queued = tcase_create("queued");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, handshake_versions);
@@ -6082,6 +6119,10 @@ suite(void)
 	tcase_add_test(ahead, run_command_guardian_once);
 	tcase_add_test(ahead, kill9_mcp_two_runs_clean_up);
 	suite_add_tcase(s, ahead);
+	tcase_add_checked_fixture(queued, setup, teardown);
+	tcase_set_timeout(queued, 300);
+	tcase_add_test(queued, commands_take_the_lock_in_order);
+	suite_add_tcase(s, queued);
 	tcase_add_checked_fixture(forks, setup, teardown);
 	tcase_set_timeout(forks, 300);
 	tcase_add_test(forks, forked_children_keep_no_lock);
