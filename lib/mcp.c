@@ -67,6 +67,7 @@ struct ws__job {
 	bool answered;	    /* its answer goes out: its id is free again */
 	size_t size;	    /* the length of its message (backpressure) */
 	bool cmd;	    /* a run_command (ws__eligible()) */
+	unsigned long long order; /* a command's, as received (struct ws_call) */
 	bool nul_args;	    /* its arguments hold "\u0000" (read as U+0001) */
 	struct ws__job *next;	    /* in the queue, or among the running */
 	/* The call's own state, set up when a worker takes it. */
@@ -129,8 +130,16 @@ struct ws_mcp {
 	 * Backpressure: the reader reads no further while qmax calls are
 	 * queued or their messages hold more than max_message bytes
 	 * (ws__room_reading()); room is signalled when a worker takes one.
+	 * run_commands are counted apart (ncmdq, cmdqbytes), with a bound of
+	 * their own (cmdqmax, max_message bytes): a command waits for a
+	 * worker or the workspace's lock for as long as the one before it
+	 * runs, and the reader must read on past it, or a read_file sent
+	 * behind qmax commands waited for them (review21 02).  A command
+	 * past that bound is answered at once (ws__call(), ws__busy()).
 	 */
 	size_t nqueued, qbytes, qmax, max_message;
+	size_t ncmdq, cmdqbytes, cmdqmax;
+	unsigned long long ncmd_received; /* the commands' order */
 	pthread_cond_t room;
 	bool reader_waits;
 	/* The reader reads on while the queue is full (ws__room_reading()):
@@ -294,6 +303,7 @@ ws__gone(struct ws_mcp *s)
 	}
 	s->tail = NULL;
 	s->nqueued = s->qbytes = 0;
+	s->ncmdq = s->cmdqbytes = 0;
 	pthread_cond_signal(&s->room);
 	for (j = s->running; j != NULL; j = j->next) {
 		j->cancelled = true;
@@ -517,6 +527,54 @@ ws__error(struct ws_mcp *s, const cJSON *id, int code, const char *msg)
 	ws_jw_kstr(&m.jw, "message", msg);
 	ws_jw_obj_end(&m.jw);
 	ws__msg_send(s, &m);
+}
+
+/*
+ * The answer to a run_command past the bound of the commands queued
+ * (cmdqmax): an isError result naming LIMIT_EXCEEDED, as the tool's own
+ * refusals are, so that the model waits for answers before sending more.
+ */
+static void
+ws__busy(struct ws_mcp *s, const cJSON *id, size_t queued)
+{
+	static const char hint[] = "wait for the answers of the commands "
+				   "already sent, then send this one again";
+	struct ws__msg m;
+	char *msg = NULL, *text = NULL;
+
+	if (asprintf(&msg, "%zu run_command calls are already waiting in this "
+		     "server (commands in one workspace run one at a time): this "
+		     "one was not run", queued) < 0)
+		msg = NULL;
+	if (msg == NULL || asprintf(&text, "%s: %s\nhint: %s",
+				    ws_error_name(WS_ELIMIT_EXCEEDED), msg, hint) < 0)
+		text = NULL;
+	if (ws__msg_begin(&m, id) < 0)
+		goto out;
+	ws_jw_key(&m.jw, "result");
+	ws_jw_obj(&m.jw);
+	ws_jw_key(&m.jw, "content");
+	ws_jw_arr(&m.jw);
+	ws_jw_obj(&m.jw);
+	ws_jw_kstr(&m.jw, "type", "text");
+	ws_jw_kstr(&m.jw, "text", text ? text : "LIMIT_EXCEEDED");
+	ws_jw_obj_end(&m.jw);
+	ws_jw_arr_end(&m.jw);
+	ws_jw_key(&m.jw, "structuredContent");
+	ws_jw_obj(&m.jw);
+	ws_jw_key(&m.jw, "error");
+	ws_jw_obj(&m.jw);
+	ws_jw_kstr(&m.jw, "code", ws_error_name(WS_ELIMIT_EXCEEDED));
+	ws_jw_kstr(&m.jw, "message", msg ? msg : "too many commands queued");
+	ws_jw_kstr(&m.jw, "hint", hint);
+	ws_jw_obj_end(&m.jw);
+	ws_jw_obj_end(&m.jw);
+	ws_jw_kbool(&m.jw, "isError", true);
+	ws_jw_obj_end(&m.jw);
+	ws__msg_send(s, &m);
+out:
+	free(msg);
+	free(text);
 }
 
 /* A result response whose value is raw JSON. */
@@ -1705,6 +1763,7 @@ ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 	ws_call_init(&j->call, s->frontend);
 	j->call.session = s->session;
 	j->call.owner = j;
+	j->call.order = j->order;
 	j->next = s->running;
 	s->running = j;
 	pthread_mutex_unlock(&s->mu);
@@ -1727,6 +1786,12 @@ ws__exec(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 static void
 ws__dequeued(struct ws_mcp *s, const struct ws__job *j)
 {
+	if (j->cmd) {
+		/* The reader never waits for commands: no room to say. */
+		s->ncmdq--;
+		s->cmdqbytes -= j->size;
+		return;
+	}
 	s->nqueued--;
 	s->qbytes -= j->size;
 	if (s->reader_waits)
@@ -2272,13 +2337,34 @@ ws__call(struct ws_mcp *s, cJSON *req, const cJSON *id, const cJSON *params, boo
 		ws__exec(s, j, s->rbufs);
 		return;
 	}
+	/*
+	 * The commands queued are bounded apart (cmdqmax, max_message
+	 * bytes), and the reader reads on past them: one past the bound is
+	 * answered now, never held (nor does it hold the calls behind it).
+	 */
+	if (j->cmd && (s->ncmdq >= s->cmdqmax ||
+		       (s->ncmdq > 0 && s->cmdqbytes + j->size > s->max_message))) {
+		size_t n = s->ncmdq;
+
+		pthread_mutex_unlock(&s->mu);
+		ws__busy(s, id, n);
+		cJSON_Delete(req);
+		free(j);
+		return;
+	}
 	if (s->tail != NULL)
 		s->tail->next = j;
 	else
 		s->head = j;
 	s->tail = j;
-	s->nqueued++;
-	s->qbytes += j->size;
+	if (j->cmd) {
+		j->order = ++s->ncmd_received;
+		s->ncmdq++;
+		s->cmdqbytes += j->size;
+	} else {
+		s->nqueued++;
+		s->qbytes += j->size;
+	}
 	/* One worker is enough: waking all of them costs the idle case. */
 	(void)ws__wake_one(s);
 	pthread_mutex_unlock(&s->mu);
@@ -2845,7 +2931,8 @@ ws__urgent(struct ws_mcp *s, const char *line, size_t len)
  * taking the next line (buf[0..ll), what follows it held in the read
  * loop's buffer), so that a client that sends calls without reading the
  * answers (the workers block on the full pipe) holds at most qmax calls
- * and max_message bytes of them in this process.  While a call waits
+ * and max_message bytes of them in this process (run_commands are
+ * bounded apart, and never make it wait: struct ws_mcp).  While a call waits
  * for the client (its roots, an approval), the reader must go on to
  * read that answer: the queue may then hold 8 times as much.  While the
  * queue is full, the
@@ -3099,6 +3186,7 @@ ws_mcp_serve(const struct ws_mcp_opts *o)
 	pthread_cond_init(&s.cv, NULL);
 	pthread_cond_init(&s.room, NULL);
 	s.qmax = njobs < 4 ? 8 : 2 * (size_t)njobs;
+	s.cmdqmax = 8 * s.qmax;
 	s.cmdmax = njobs > 1 ? njobs - 1 : 1;
 	s.max_message = o->max_message ? o->max_message : WS_MCP_MAX_MESSAGE;
 	if (pipe2(s.wake, O_CLOEXEC | O_NONBLOCK) < 0)

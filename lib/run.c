@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "ws/audit.h"
+#include "ws/call.h"
 #include "ws/cancel.h"
 #include "ws/detect.h"
 #include "ws/error.h"
@@ -2973,6 +2974,140 @@ ws__close(int *fd)
 }
 
 /*
+ * The turns of this process's commands at one workspace (ws__ws_lock()):
+ * the flock alone, polled by each waiting worker, is taken by whichever
+ * polls first once it is free, so a call queued first could lose every
+ * race and time out while later ones ran (review21 05).  Here the
+ * waiters of one process line up, in the order the front end received
+ * their calls (struct ws_call's order: two workers' set-ups may end in
+ * either order), and only the first of the line polls the flock (other
+ * processes' commands still meet it there).  One that joins ahead of a
+ * first that just took the flock waits on the flock itself: the line
+ * orders, the flock excludes.  One line per workspace root (device and
+ * inode), made by its first waiter and freed with its last: state of the
+ * process on purpose, shared by its calls under ws__turn_mu, and empty
+ * whenever no command waits or runs.
+ */
+struct ws__turn {
+	struct ws__turn *next;
+	struct ws__turnq *q;
+	unsigned long long order; /* struct ws_call's */
+};
+
+struct ws__turnq {
+	dev_t dev;
+	ino_t ino;
+	struct ws__turn *head, *tail;
+	struct ws__turnq *next;
+};
+
+static pthread_mutex_t ws__turn_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ws__turn_cv = PTHREAD_COND_INITIALIZER;
+static struct ws__turnq *ws__turnqs;
+
+/* Join the line of the workspace fd is the root of (0, or WS_ENOMEM). */
+static int
+ws__turn_join(int fd, struct ws__turn *t)
+{
+	struct ws__turnq *q;
+	struct ws__turn **pp;
+	struct stat st;
+
+	t->next = NULL;
+	t->q = NULL;
+	t->order = ws_call_current()->order;
+	if (fstat(fd, &st) < 0)
+		return 0; /* no line: the flock alone, as before */
+	pthread_mutex_lock(&ws__turn_mu);
+	for (q = ws__turnqs; q != NULL; q = q->next)
+		if (q->dev == st.st_dev && q->ino == st.st_ino)
+			break;
+	if (q == NULL) {
+		if ((q = calloc(1, sizeof(*q))) == NULL) {
+			pthread_mutex_unlock(&ws__turn_mu);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		q->dev = st.st_dev;
+		q->ino = st.st_ino;
+		q->next = ws__turnqs;
+		ws__turnqs = q;
+	}
+	/* Behind every one received before it (or without an order). */
+	for (pp = &q->head; *pp != NULL && (t->order == 0 || (*pp)->order == 0 ||
+					    (*pp)->order <= t->order);
+	     pp = &(*pp)->next)
+		;
+	t->next = *pp;
+	*pp = t;
+	if (t->next == NULL)
+		q->tail = t;
+	t->q = q;
+	pthread_mutex_unlock(&ws__turn_mu);
+	return 0;
+}
+
+/*
+ * Wait up to ms for t to be first of its line; true when it is.  The
+ * wait is short: the caller checks its cancellation and its timeout and
+ * says it still waits between two.
+ */
+static bool
+ws__turn_wait(struct ws__turn *t, long ms)
+{
+	struct timespec d;
+	bool first;
+
+	if (t->q == NULL)
+		return true;
+	clock_gettime(CLOCK_REALTIME, &d);
+	d.tv_nsec += ms * 1000000L;
+	d.tv_sec += d.tv_nsec / 1000000000L;
+	d.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&ws__turn_mu);
+	if (t->q->head != t)
+		(void)pthread_cond_timedwait(&ws__turn_cv, &ws__turn_mu, &d);
+	first = t->q->head == t;
+	pthread_mutex_unlock(&ws__turn_mu);
+	return first;
+}
+
+/*
+ * Leave the line, whether t had its turn (its command is cleaned) or
+ * gave up waiting (cancelled, timed out): the next one in it goes on.
+ */
+static void
+ws__turn_leave(struct ws__turn *t)
+{
+	struct ws__turnq *q = t->q, **qp;
+	struct ws__turn **pp;
+
+	if (q == NULL)
+		return;
+	pthread_mutex_lock(&ws__turn_mu);
+	for (pp = &q->head; *pp != NULL && *pp != t; pp = &(*pp)->next)
+		;
+	if (*pp == t) {
+		*pp = t->next;
+		if (q->tail == t) {
+			q->tail = NULL;
+			for (struct ws__turn *u = q->head; u != NULL; u = u->next)
+				q->tail = u;
+		}
+	}
+	if (q->head == NULL) {
+		for (qp = &ws__turnqs; *qp != NULL && *qp != q; qp = &(*qp)->next)
+			;
+		if (*qp == q)
+			*qp = q->next;
+		free(q);
+	}
+	pthread_cond_broadcast(&ws__turn_cv);
+	pthread_mutex_unlock(&ws__turn_mu);
+	t->q = NULL;
+	t->next = NULL;
+}
+
+/*
  * One command at a time in a workspace, as wstools mcp runs its calls:
  * what the snapshots before a command record is kept after it as the
  * user's, so they must be taken while no other call's command runs
@@ -2980,33 +3115,50 @@ ws__close(int *fd)
  * counted as the user's and kept (review 6).  An exclusive lock on the
  * workspace root, held from before the snapshots to after the clean-up,
  * waited for up to the call's own timeout (the command's own timeout
- * starts after it: *waited); a cancellation ends the wait.  A wsrun inside a command (WS_SANDBOX) takes none: the outer
- * call holds it and cleans after both.
+ * starts after it: *waited); a cancellation ends the wait.  The calls
+ * of this process wait their turn in line first (struct ws__turn), so
+ * they take it in the order they came; ws__ws_unlock() gives it back.
+ * A wsrun inside a command (WS_SANDBOX) takes none: the outer call
+ * holds it and cleans after both.
  */
 static int
 ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
-	    long long *waited, bool *blocked)
+	    struct ws__turn *turn, long long *waited, bool *blocked)
 {
 	long long t0 = ws__now_ms();
 	long long until = o->timeout_ms > 0 ? t0 + o->timeout_ms : -1;
 	const char *sb = getenv("WS_SANDBOX");
-	int fd;
+	int fd, rc;
 
 	*out = -1;
 	*waited = 0;
 	*blocked = false;
+	turn->q = NULL;
+	turn->next = NULL;
 	if (sb != NULL && strcmp(sb, "1") == 0)
 		return 0;
 	fd = openat(ws->anchors[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* an O_PATH-only root: nothing to lock, as before */
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK && errno != EINTR) {
-			close(fd);
-			return 0;
+	if ((rc = ws__turn_join(fd, turn)) < 0) {
+		close(fd);
+		return rc;
+	}
+	for (;;) {
+		/* Only the first in line tries the flock. */
+		if (ws__turn_wait(turn, 20)) {
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+				break;
+			if (errno != EWOULDBLOCK && errno != EINTR) {
+				/* No lock to take: run, as before (in turn). */
+				close(fd);
+				fd = -1;
+				break;
+			}
 		}
 		if ((o->cancel != NULL && *o->cancel) || ws_cancelled() ||
 		    (until >= 0 && ws__now_ms() >= until)) {
+			ws__turn_leave(turn);
 			close(fd);
 			return ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
 					    "another command is running in this workspace "
@@ -3023,11 +3175,23 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 		 */
 		ws_progress(ws__now_ms() - t0, "ms waiting for another command "
 			    "in this workspace to end", false);
-		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+		if (turn->q == NULL || ws__turn_wait(turn, 0))
+			(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	}
 	*out = fd;
 	*waited = ws__now_ms() - t0;
 	return 0;
+}
+
+/* Give the workspace back: the flock, then this process's turn. */
+static void
+ws__ws_unlock(int *fd, struct ws__turn *turn)
+{
+	/* The guardian holds the same open file: unlock it, not only close. */
+	if (*fd >= 0)
+		(void)flock(*fd, LOCK_UN);
+	ws__close(fd);
+	ws__turn_leave(turn);
 }
 
 /*
@@ -4185,6 +4349,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	bool vcs_async;
 	bool need_guard = o->isolate != WS_ISOLATE_NONE || o->audit != NULL;
 	int wslock = -1;
+	struct ws__turn turn = {0};
 	long long waited = 0;
 	int32_t irep[3] = {0, 0, 0};
 	bool got_rep = false, got_status = false, exited = false, reap_later = false;
@@ -4364,7 +4529,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		    ws__environ_detached && r->iso.layer[WS_LAYER_PIDNS].planned &&
 		    !plan.userns && ws__vsnap_worth(ws);
 	if (o->isolate != WS_ISOLATE_NONE &&
-	    ((rc = ws__ws_lock(ws, o, &wslock, &waited, &blocked)) < 0 ||
+	    ((rc = ws__ws_lock(ws, o, &wslock, &turn, &waited, &blocked)) < 0 ||
 	     (rc = ws__places_snapshot(ws, blocked ? NULL : &plan, &places,
 				       &nplaces)) < 0 ||
 	     (!vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)))
@@ -4841,13 +5006,8 @@ out:
 	ws_vcs_snap_free(vcs);
 	ws__guardian_done(&guard);
 	ws__gs_done(&guard);
-	/*
-	 * Cleaned: the next command in this workspace may start.  The
-	 * guardian holds the same open file: unlock it, not only close.
-	 */
-	if (wslock >= 0)
-		(void)flock(wslock, LOCK_UN);
-	ws__close(&wslock);
+	/* Cleaned: the next command in this workspace may start. */
+	ws__ws_unlock(&wslock, &turn);
 	ws__cg_remove(&proc);
 	ws__close(&proc.pidfd);
 	for (int k = 0; k < 2; k++)

@@ -3776,6 +3776,101 @@ START_TEST(read_beside_queued_commands)
 END_TEST
 
 /*
+ * review21 05: the workspace's lock was taken by polling, so a command
+ * queued first could lose every race to the ones sent after it (answers
+ * [100, 102, 103, 104, 105, 106, 101]).  Commands of one server take it
+ * in the order they were sent: behind a first one that holds it, six
+ * more (three at a time on workers, the rest queued) answer in order.
+ */
+START_TEST(commands_take_the_lock_in_order)
+{
+	struct mcp m;
+	int next = 10;
+
+	mcp_start(&m, "--jobs", "4", W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"2\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	for (int i = 10; i < 16; i++)
+		send_call(&m, i, "run_command", "{\"command\":[\"true\"],\"timeout\":120}",
+			  NULL);
+	while (next < 16) {
+		cJSON *j = must_recv(&m, (int)(60000 * WST_SLOWDOWN), "the commands");
+		const cJSON *id = cJSON_GetObjectItem(j, "id");
+
+		if (cJSON_IsNumber(id) && id->valueint >= 10) {
+			ck_assert_msg(id->valueint == next, "command %d answered "
+				      "before command %d", id->valueint, next);
+			ck_assert_msg(!is_error(cJSON_GetObjectItem(j, "result")), "%s",
+				      text_of(cJSON_GetObjectItem(j, "result")));
+			next++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
+ * review21 02: run_commands waiting for a worker or for the workspace's
+ * lock counted against the reader's queue (qmax, 8 with --jobs 2): with
+ * more of them queued, the server read nothing more, and a read_file
+ * sent after them waited for them to end.  They are counted apart: the
+ * read is answered at once, and a command past their own bound (8 times
+ * qmax) is answered at once with LIMIT_EXCEEDED.
+ */
+START_TEST(read_behind_many_commands)
+{
+	struct mcp m;
+	long long t0, end;
+	bool read = false;
+	int refused = 0;
+
+	mcp_start(&m, "--jobs", "2", W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"60\"],\"timeout\":120}",
+		  "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	/* One worker runs that one; 64 wait, 6 are past the bound. */
+	for (int i = 10; i < 80; i++)
+		send_call(&m, i, "run_command",
+			  "{\"command\":[\"sleep\",\"60\"],\"timeout\":120}", NULL);
+	t0 = now_ms();
+	send_call(&m, 100, "read_file", "{\"path\":\"notes.md\"}", NULL);
+	end = t0 + (long long)(20000 * WST_SLOWDOWN);
+	while (!(read && refused == 6) && now_ms() < end) {
+		cJSON *j = mcp_recv(&m, 500);
+		const cJSON *id, *res;
+
+		if (j == NULL)
+			continue;
+		id = cJSON_GetObjectItem(j, "id");
+		res = cJSON_GetObjectItem(j, "result");
+		if (cJSON_IsNumber(id) && id->valueint == 100) {
+			ck_assert(!is_error(res));
+			ck_assert_ptr_nonnull(strstr(text_of(res), "two"));
+			read = true;
+		} else if (cJSON_IsNumber(id)) {
+			ck_assert_msg(id->valueint >= 74 && id->valueint < 80,
+				      "command %d answered", id->valueint);
+			ck_assert_str_eq(code_of(res), "LIMIT_EXCEEDED");
+			refused++;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_msg(read, "the read behind 65 commands was not answered in "
+		      "%lld ms", now_ms() - t0);
+	ck_assert_int_eq(refused, 6);
+	for (int i = 10; i < 74; i++)
+		mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+			 "\"params\":{\"requestId\":%d}}", i);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2}}");
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * Two long calls, one cancelled: the other completes.  The second waits
  * for the person (an approval) while the first runs a command; the
  * cancel of the second ends only its wait.
@@ -6011,6 +6106,7 @@ suite(void)
 	TCase *slow = tcase_create("long");
 	TCase *ahead = tcase_create("ahead");
 	TCase *forks = tcase_create("forks");
+	TCase *queued = tcase_create("queued");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, handshake_versions);
@@ -6096,6 +6192,11 @@ suite(void)
 	tcase_add_test(ahead, run_command_guardian_once);
 	tcase_add_test(ahead, kill9_mcp_two_runs_clean_up);
 	suite_add_tcase(s, ahead);
+	tcase_add_checked_fixture(queued, setup, teardown);
+	tcase_set_timeout(queued, 300);
+	tcase_add_test(queued, commands_take_the_lock_in_order);
+	tcase_add_test(queued, read_behind_many_commands);
+	suite_add_tcase(s, queued);
 	tcase_add_checked_fixture(forks, setup, teardown);
 	tcase_set_timeout(forks, 300);
 	tcase_add_test(forks, forked_children_keep_no_lock);

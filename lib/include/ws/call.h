@@ -66,6 +66,12 @@ struct ws_call {
 	struct ws_session *session;
 	/* The front end's own state of the call (not owned), or NULL. */
 	void *owner;
+	/*
+	 * The order the front end received the call in (1, 2, ...; 0:
+	 * none): the commands of one process take a workspace's lock in
+	 * this order (lib/run.c, ws__ws_lock()).
+	 */
+	unsigned long long order;
 };
 
 /*
