@@ -37,6 +37,10 @@ const char *const ws_guard_defaults[] = {
 	"**/.jj/",
 	"**/.sl/",
 	"**/.envrc",
+	/* An editor opening a subdirectory as its folder reads these too
+	 * (review22 01). */
+	"**/.vscode/",
+	"**/.idea/",
 };
 const size_t ws_guard_ndefaults =
 	sizeof(ws_guard_defaults) / sizeof(ws_guard_defaults[0]);

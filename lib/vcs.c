@@ -1298,6 +1298,14 @@ ws__gdir_each(struct ws__pass *p, int gfd, int a, const char *grel,
 			break;
 		if (what == 0) {
 			(void)ws__watch(p, dirfd(d), e->d_name, a, r, WS__W_HOOK);
+		} else if (what == 3) {
+			/* An editor's folder settings (review22 01): each entry
+			 * as it was, a new one removed, and below. */
+			(void)ws__watch(p, dirfd(d), e->d_name, a, r, WS__W_PLAIN);
+			if (e->d_type == DT_DIR && depth < WS__VCS_DEPTH &&
+			    strlen(r) < WS__VCS_PATH_MAX)
+				ws__gdir_each(p, dirfd(d), a, rel, e->d_name,
+					      depth + 1, what);
 		} else if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			   S_ISDIR(st.st_mode)) {
 			/* worktrees/NAME (1), modules/NAME... (2): a git dir
@@ -1599,7 +1607,9 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 		special = (n[0] == 'H' && strcmp(n, "HEAD") == 0) ||
 			  (n[0] == '.' && (strcmp(n, ".git") == 0 ||
 					   strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0 ||
-					   strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0));
+					   strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0 ||
+					   (rlen > 0 && (strcmp(n, ".vscode") == 0 ||
+							 strcmp(n, ".idea") == 0))));
 		/* Most entries are ordinary files: readdir's type says so,
 		 * without a system call each (half the walk's time). */
 		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -1648,8 +1658,23 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 				ws__gitdir(p, a, r, 0, false);
 			else
 				(void)ws__watch(p, dfd, n, a, r, WS__W_GITFILE);
-		} else if (special && strcmp(n, ".envrc") == 0) {
+		} else if (special && (strcmp(n, ".envrc") == 0 || strcmp(n, ".vscode") == 0 ||
+				       strcmp(n, ".idea") == 0)) {
+			/*
+			 * An editor's folder settings below the top (the top's
+			 * are places of lib/run.c): what an editor opening that
+			 * directory runs (tasks.json's "folderOpen"), as .envrc
+			 * is what direnv runs (review22 01): the directory and
+			 * what it holds.
+			 */
 			(void)ws__watch(p, dfd, n, a, r, WS__W_PLAIN);
+			if (n[1] != 'e' && S_ISDIR(st.st_mode)) {
+				char *parent = strndup(rel, rlen);
+
+				if (parent != NULL)
+					ws__gdir_each(p, dfd, a, parent, n, depth, 3);
+				free(parent);
+			}
 		} else if (special && (strcmp(n, ".hg") == 0 || strcmp(n, ".jj") == 0 ||
 				       strcmp(n, ".sl") == 0) && !S_ISDIR(st.st_mode)) {
 			/*

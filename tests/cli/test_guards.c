@@ -591,6 +591,8 @@ START_TEST(persistence_defaults)
 		".git/hooks/pre-commit", ".git/config", ".gitmodules", ".bashrc",
 		".bash_profile", ".profile", ".zshrc", ".zprofile", ".bash_login",
 		".bash_logout", ".vscode/settings.json", ".idea/workspace.xml",
+		/* Below the top too (review22 01). */
+		"sub/.vscode/tasks.json", "a/b/.idea/workspace.xml",
 		".envrc", ".git/modules/sub/hooks/post-checkout",
 		".git/modules/a/modules/b/config",
 		/* Issue 18: all of a repository's own directory. */

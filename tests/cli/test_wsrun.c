@@ -3140,6 +3140,38 @@ START_TEST(persist_guards_reverted)
 }
 END_TEST
 
+/*
+ * Review22 01: an editor opening a subdirectory as its folder reads its
+ * .vscode/ (tasks.json "runOn": "folderOpen") or .idea/ (run
+ * configurations) too: below the top, one a command made is removed, and
+ * what a user's held is as it was, also in its subdirectories.
+ */
+START_TEST(nested_editor_settings_reverted)
+{
+	struct wst_run r;
+	char *t;
+
+	wst_write(ws, "sub/.vscode/settings.json", "{\"a\":1}\n");
+	wst_write(ws, "b/.idea/runConfigurations/x.xml", "<r/>\n");
+	RUNM(&r, 0, "-c", "echo x >> sub/.vscode/settings.json; "
+	     "echo '{\"tasks\":[]}' > sub/.vscode/tasks.json; mkdir -p a/.idea; "
+	     "echo z > a/.idea/workspace.xml; echo evil > b/.idea/runConfigurations/x.xml; "
+	     "mkdir b/.idea/n; echo q > b/.idea/n/y; echo made");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	ck_assert(!exists_in(ws, "sub/.vscode/tasks.json"));
+	ck_assert(!exists_in(ws, "a/.idea"));
+	ck_assert(!exists_in(ws, "b/.idea/n"));
+	t = text_in(ws, "sub/.vscode/settings.json");
+	ck_assert_str_eq(t, "{\"a\":1}\n");
+	free(t);
+	t = text_in(ws, "b/.idea/runConfigurations/x.xml");
+	ck_assert_str_eq(t, "<r/>\n");
+	free(t);
+	wst_run_free(&r);
+}
+END_TEST
+
 /* Whether git is installed (CI has it); git tests skip without it. */
 static bool
 have_git(void)
@@ -5605,6 +5637,7 @@ suite(void)
 	tcase_add_test(tf, path_dir_spelled_through_link);
 	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
+	tcase_add_test(tf, nested_editor_settings_reverted);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, vcs_dir_links_removed, 0, nm);
