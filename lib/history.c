@@ -1428,9 +1428,9 @@ ws__mismatch(const char *vpath, const char *what)
 	 */
 	if (mcp)
 		ws_error_set_hint("someone changed it after this entry, perhaps "
-				  "the person: do not retry with force; read it, "
-				  "and ask the person whether the recorded state "
-				  "should replace what is there now");
+				  "the person: read it and ask the person; only if "
+				  "they agree that the recorded state should replace "
+				  "what is there now, undo it with force");
 	else
 		ws_error_set_hint("look at it (wsread), then undo --force if the "
 				  "recorded state should win, or undo another entry "

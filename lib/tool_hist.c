@@ -234,6 +234,19 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 				goto fail;
 			}
 		}
+		/*
+		 * 0 in the options means "not given": a count or an id of 0
+		 * or less given must not become "the newest" (ftu13 01).
+		 */
+		if ((WS_OPT(cli, U_N)->set && WS_OPT(cli, U_N)->i <= 0) ||
+		    (WS_OPT(cli, U_TO)->set && WS_OPT(cli, U_TO)->i <= 0)) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL, "%s takes %s of 1 or more",
+					  WS_OPT(cli, U_N)->set && WS_OPT(cli, U_N)->i <= 0
+						  ? "-n (count)" : "--to (to)",
+					  WS_OPT(cli, U_N)->set && WS_OPT(cli, U_N)->i <= 0
+						  ? "a count" : "an id");
+			goto fail;
+		}
 		o.n = WS_OPT(cli, U_N)->set ? WS_OPT(cli, U_N)->i : 0;
 		o.to = WS_OPT(cli, U_TO)->set ? WS_OPT(cli, U_TO)->i : 0;
 		o.dry_run = WS_OPT(cli, U_DRY_RUN)->b;

@@ -1400,6 +1400,19 @@ START_TEST(listing_count_and_names)
 	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "-n", "0", NULL});
 	ck_assert_msg(r.status != 0 && strstr(r.err, "INVALID_ARGUMENT") != NULL, "%s", r.err);
 	wst_run_free(&r);
+	/* ftu13 01: undo's 0 or less given is refused, not "the newest". */
+	{
+		const char *bad[][2] = {{"-n", "0"}, {"-n", "-3"}, {"--to", "0"}, {"--to", "-1"}};
+
+		for (size_t i = 0; i < 4; i++) {
+			run(&r, "wstools", (const char *[]){"undo", "--workspace", W,
+				bad[i][0], bad[i][1], NULL});
+			ck_assert_msg(r.status != 0 && strstr(r.err, "INVALID_ARGUMENT") != NULL,
+				      "%s %s: %s", bad[i][0], bad[i][1], r.err);
+			wst_run_free(&r);
+		}
+		ck_assert(!there("g") && there("h") && !there("t"));
+	}
 	run(&r, "wstools", (const char *[]){"undo", "--workspace", W, "--json", "-n", "2",
 		NULL});
 	ck_assert_msg(r.status == 0, "%s", r.err);
