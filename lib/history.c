@@ -1921,6 +1921,28 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 		if (o->id == 0 && o->to == 0 && picked == want)
 			break;
 		picked++;
+		/*
+		 * An entry of a path the policy hides (one a person changed
+		 * beside the model, say): refused before anything is checked
+		 * or named, in a dry run too, and without its name, which the
+		 * listing keeps from the caller (ftu13 21).
+		 */
+		{
+			const char *hp = cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, "path"));
+			const char *hd = cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, "dest"));
+
+			if (ws__hist_hidden(ws, hp) || ws__hist_hidden(ws, hd)) {
+				rc = ws_error_set(WS_EPOLICY_DENIED, NULL,
+						  "entry %lld changed a path the policy "
+						  "hides: it cannot be undone under this "
+						  "policy", (long long)e->id);
+				ws_error_set_hint("undo another entry by its id "
+						  "(history lists them), or ask the "
+						  "person to undo entry %lld without "
+						  "this policy", (long long)e->id);
+				goto out;
+			}
+		}
 		/* A dry run cannot see what undoing the later ones leaves:
 		 * only the newest is checked. */
 		if (!o->force && (!o->dry_run || picked == 1) &&

@@ -365,6 +365,26 @@ START_TEST(listing_hides_what_the_policy_denies)
 		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
 		wst_run_free(&r);
 	}
+	/*
+	 * ftu13 21: undo of the hidden entry (by id, and as the newest, in
+	 * a dry run too) is refused without naming it; the others are
+	 * undone by id.
+	 */
+	WS_OK("--content", "PW=2", "secrets/prod-db.env");
+	for (int k = 0; k < 3; k++) {
+		run(&r, "wstools", (const char *[]){"undo", "--workspace", W, "--json",
+			"--policy", pol, k == 0 ? "--dry-run" : k == 1 ? "3" : NULL, NULL});
+		ck_assert_msg(strcmp(wst_code(&r), "POLICY_DENIED") == 0 &&
+			      strstr(r.out, "prod-db") == NULL && strstr(r.out, "entry 3") != NULL,
+			      "%d: %s", k, r.out);
+		wst_run_free(&r);
+	}
+	assert_content("secrets/prod-db.env", "PW=2");
+	run(&r, "wstools", (const char *[]){"undo", "--workspace", W, "--json",
+		"--policy", pol, "2", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	wst_run_free(&r);
+	ck_assert(!there("open.txt"));
 	free(pol);
 }
 END_TEST
