@@ -1920,8 +1920,9 @@ static const char ws__instructions[] =
 	"\"..\" above the root and symlinks that point out are refused "
 	"(PATH_OUTSIDE_WORKSPACE, SYMLINK_OUTSIDE_WORKSPACE). run_command runs "
 	"in a sandbox with the workspace root as its working directory; the "
-	"sandbox confines it, a policy's file rules do not (its command rules "
-	"do). A "
+	"sandbox confines it, and what the policy refuses to read reads as "
+	"empty there (a note says so: do not take it for an empty file), what "
+	"it refuses to write is read-only. A "
 	"failed call is a result with isError true and structuredContent.error "
 	"holding code, message and often a hint: correct the call as it says.";
 
