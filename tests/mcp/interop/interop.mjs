@@ -22,7 +22,7 @@
 // The workspace is created afresh for every run, so write calls see the
 // same starting tree.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import Ajv from "ajv";
 import fs from "node:fs";
 import os from "node:os";
@@ -159,12 +159,24 @@ function unsubst(v, tree) {
 	return v;
 }
 
+// The environment a client gives its server by default (a few variables
+// only), and the suite's state directory: the SDK drops XDG_STATE_HOME,
+// and the server's history went to the developer's own HOME (CI's check
+// of HOME's state found it).
+function serverEnv() {
+	const env = getDefaultEnvironment();
+	if (process.env.XDG_STATE_HOME)
+		env.XDG_STATE_HOME = process.env.XDG_STATE_HOME;
+	return env;
+}
+
 async function runServer(mode, cmd) {
 	const tree = makeTree();
 	const calls = mode === "native" ? nativeCalls : compatCalls;
 	const transport = new StdioClientTransport({
 		command: cmd[0],
 		args: [...cmd.slice(1), tree.ws, tree.extra],
+		env: serverEnv(),
 		stderr: "pipe",
 	});
 	let stderr = "";

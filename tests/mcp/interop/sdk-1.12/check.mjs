@@ -8,7 +8,7 @@
 //
 //   node check.mjs native|compat -- CMD [ARG...]
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -43,7 +43,11 @@ const calls = mode === "native" ? [
 ];
 
 const failures = [];
-const transport = new StdioClientTransport({ command: cmd[0], args: [...cmd.slice(1), tmp] });
+// The suite's state directory too: the SDK's default environment drops it.
+const env = getDefaultEnvironment();
+if (process.env.XDG_STATE_HOME)
+	env.XDG_STATE_HOME = process.env.XDG_STATE_HOME;
+const transport = new StdioClientTransport({ command: cmd[0], args: [...cmd.slice(1), tmp], env });
 const client = new Client({ name: "wstools-interop-sdk-1.12", version: "1.0.0" });
 try {
 	await client.connect(transport);
