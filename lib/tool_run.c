@@ -145,7 +145,10 @@ static const struct ws_tool ws__run_cli = {
 		       "/usr, /proc... beside it: recurse into named directories "
 		       "(grep -r X src/), not from / or . /tmp and HOME (in it) "
 		       "are fresh for each call and gone when it ends: keep "
-		       "what must last in the workspace.",
+		       "what must last in the workspace. The entries at the top "
+		       "of / are mounts: a command cannot remove or rename one "
+		       "(Device or resource busy; rm -r empties it first): use "
+		       "delete_path or move_path for those.",
 	.help = "Run a command in the workspace, confined by the kernel to it "
 		"(no network, no access outside), with a timeout. COMMAND and "
 		"its ARGs are run directly; -c runs a string with /bin/sh -c. "
