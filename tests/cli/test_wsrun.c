@@ -259,6 +259,22 @@ expect_boundary_refusal(const struct wst_run *r)
 	ck_assert_msg(strstr(r->out, "boundary depends on") != NULL, "%s", r->out);
 }
 
+/*
+ * The same fallback for HOME's persistence places that exist in the
+ * workspace (a directory on $PATH, ~/.config through a link, the
+ * workspace as HOME): nothing could keep the command from changing
+ * them, and the revert after the run removes only what it created, so
+ * auto refuses, naming the place.
+ */
+static void
+expect_place_refusal(const struct wst_run *r)
+{
+	ck_assert_msg(r->status == 125, "%s", r->out);
+	ck_assert_str_eq(wst_code(r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r->out, "persistence places") != NULL, "%s", r->out);
+	ck_assert_msg(strstr(r->out, "--isolate none") != NULL, "%s", r->out);
+}
+
 /* ---- Seed 001: one workspace seen by the command and the file tools ---- */
 
 START_TEST(consistency_list)
@@ -2631,6 +2647,39 @@ END_TEST
  * in it (base/tool -> ws/build/tool, run as tool) is a place.  A PATH
  * directory that is the workspace keeps it read-only as a whole.
  */
+/*
+ * chrootfb: without a mount namespace (a chroot whose "/" is no mount
+ * point; here WS_RUN_DISABLE=mountns), a file in a directory on $PATH
+ * that lies in the workspace stayed writable: the command wrote "evil"
+ * into build/tool and it stayed.  Now auto refuses, naming it; --isolate
+ * none is the way out, and runs.
+ */
+START_TEST(persist_place_fallback_refused)
+{
+	struct wst_run r;
+	char hv[4200], pv[4200], *t;
+	const char *env[] = {hv, pv, "WS_RUN_DISABLE=mountns", NULL};
+	const char *argv[] = {"--workspace", ws, "--json", "--view=real", "-c",
+			      "echo evil > build/tool; echo made", NULL};
+	const char *none[] = {"--workspace", ws, "--json", "--view=real",
+			      "--isolate", "none", "-c", "echo made", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	snprintf(pv, sizeof(pv), "PATH=%s/build:/usr/bin:/bin", ws);
+	wst_write(ws, "build/tool", "orig\n");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	expect_place_refusal(&r);
+	ck_assert_msg(strstr(r.out, "build") != NULL, "%s", r.out);
+	ck_assert_str_eq(t = text_in(ws, "build/tool"), "orig\n");
+	free(t);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env, "wsrun", none);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(path_dir_above_ws)
 {
 	struct wst_run r;
@@ -5595,6 +5644,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_linked_through_ws);
 	tcase_add_test(tf, persist_bases_ways);
 	tcase_add_test(tf, path_dir_above_ws);
+	tcase_add_test(tf, persist_place_fallback_refused);
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);
