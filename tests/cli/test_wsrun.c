@@ -275,6 +275,24 @@ expect_place_refusal(const struct wst_run *r)
 	ck_assert_msg(strstr(r->out, "--isolate none") != NULL, "%s", r->out);
 }
 
+/*
+ * Where no mount namespace can be made (a chroot; no user namespace), a
+ * run over an existing persistence place in the workspace is refused
+ * (expect_place_refusal()), or, asked for the virtual view, refused for
+ * that: true, checked, and the caller's file checks hold as nothing ran.
+ */
+static bool
+fallback_refused(const struct wst_run *r)
+{
+	if (wst_layer("", "mountns"))
+		return false;
+	ck_assert_msg(r->status == 125, "%s", r->out);
+	ck_assert_str_eq(wst_code(r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r->out, "persistence places") != NULL ||
+		      strstr(r->out, "the virtual view") != NULL, "%s", r->out);
+	return true;
+}
+
 /* ---- Seed 001: one workspace seen by the command and the file tools ---- */
 
 START_TEST(consistency_list)
@@ -2598,6 +2616,10 @@ START_TEST(persist_bases_ways)
 				      NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_msg(!exists_in(ws, "realdir/bin/ls"), "view %d: %s", view, r.out);
@@ -2697,6 +2719,10 @@ START_TEST(path_dir_above_ws)
 				      "echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_str_eq(t = text_in(ws, "build/tool"), "orig\n");
@@ -2762,6 +2788,10 @@ START_TEST(home_persist_linked_through_ws)
 		char *p;
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_str_eq(t = text_in(home, ".config/git/config"), "orig\n");
@@ -3062,6 +3092,10 @@ START_TEST(path_dirs_places)
 				      "echo ok > .venv/lib/x.py; echo ok > top; echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_msg(!exists_in(ws, ".venv/bin/ls"), "view %d: %s", view, r.out);
@@ -3115,6 +3149,10 @@ START_TEST(xdg_persist_places)
 				      "mkdir -p xdg/myapp && echo ok > xdg/myapp/x; echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
@@ -3304,6 +3342,10 @@ START_TEST(path_dir_spelled_through_link)
 		char *lnk = wst_path(ws, "tools");
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_msg(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode),
 			      "view %d: %s", view, r.out);
