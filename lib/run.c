@@ -4510,6 +4510,27 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 				  plan.nboundary, plan.nboundary == 1 ? "y" : "ies");
 		goto out;
 	}
+	/*
+	 * Likewise HOME's persistence places that exist in a writable anchor
+	 * (the workspace is HOME, a directory on $PATH lies in it, or
+	 * ~/.config is a link into it): a mount namespace binds each
+	 * read-only; without one the command could change what the user's
+	 * next login, shell or editor runs, and the revert after the run
+	 * removes only what it created, not what it changed.  Refused, named.
+	 */
+	if (!plan.mountns && o->isolate != WS_ISOLATE_NONE &&
+	    plan.nheld_places > 0) {
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, plan.held_place,
+				  "is one of HOME's persistence places (or on the way "
+				  "to one: $PATH's directories, $XDG_CONFIG_HOME's, "
+				  "...), where a later login, session or program of the "
+				  "user's finds what to run, and without a mount "
+				  "namespace a command cannot be kept from changing it "
+				  "(%zu such entr%s); use --isolate none to run "
+				  "unconfined", plan.nheld_places,
+				  plan.nheld_places == 1 ? "y" : "ies");
+		goto out;
+	}
 	/* A user namespace's init copies the trees itself (see there). */
 	plan.userns = r->iso.userns && r->iso.layer[WS_LAYER_PIDNS].planned;
 	/*

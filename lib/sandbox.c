@@ -643,6 +643,32 @@ ws__guard_with_parents(struct ws_sandbox_plan *p, const struct ws_anchor *an,
 }
 
 /*
+ * Count rel below an as a persistence place that exists (ws__guard_rel()
+ * guarded it, as it guards only what is there), and keep the first one's
+ * name: without a mount namespace nothing keeps it as it is, and the run
+ * refuses (lib/run.c).
+ */
+static int
+ws__note_held(struct ws_sandbox_plan *p, const struct ws_anchor *an,
+	      const char *rel)
+{
+	char path[4352];
+
+	snprintf(path, sizeof(path), "%s%s%s", an->real,
+		 strcmp(an->real, "/") == 0 ? "" : "/", rel);
+	for (size_t i = 0; i < p->nguards; i++) {
+		if (strcmp(p->guards[i].path, path) != 0)
+			continue;
+		p->nheld_places++;
+		if (p->held_place == NULL &&
+		    (p->held_place = strdup(path)) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		break;
+	}
+	return 0;
+}
+
+/*
  * HOME's persistence places (ws/persist.h, the list the file tools refuse
  * to change) that exist in a writable anchor: read-only, their parents
  * pinned, by their spelling and, reached through a link (stow's
@@ -669,7 +695,8 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		char *rest = p->home_places[i].rest, *sl;
 
 		if (!p->home_places[i].way) {
-			rc = ws__guard_with_parents(p, an, rest);
+			if ((rc = ws__guard_with_parents(p, an, rest)) == 0)
+				rc = ws__note_held(p, an, rest);
 			continue;
 		}
 		/*
@@ -691,6 +718,8 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		}
 		if (rc == 0)
 			rc = ws__guard_rel(p, an, rest, true);
+		if (rc == 0)
+			rc = ws__note_held(p, an, rest);
 	}
 	return rc;
 }
@@ -1069,6 +1098,9 @@ ws_sandbox_plan_free(struct ws_sandbox_plan *p)
 	ws_home_places_free(p->home_places, p->nhome_places);
 	p->home_places = NULL;
 	p->nhome_places = 0;
+	free(p->held_place);
+	p->held_place = NULL;
+	p->nheld_places = 0;
 	p->home_done = false;
 	p->root_in_place = false;
 	p->paths = p->guards = NULL;

@@ -259,6 +259,45 @@ expect_boundary_refusal(const struct wst_run *r)
 	ck_assert_msg(strstr(r->out, "boundary depends on") != NULL, "%s", r->out);
 }
 
+/*
+ * The same fallback for HOME's persistence places that exist in the
+ * workspace (a directory on $PATH, ~/.config through a link, the
+ * workspace as HOME): nothing could keep the command from changing
+ * them, and the revert after the run removes only what it created, so
+ * auto refuses, naming the place.
+ */
+static void
+expect_place_refusal(const struct wst_run *r)
+{
+	ck_assert_msg(r->status == 125, "%s", r->out);
+	ck_assert_str_eq(wst_code(r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r->out, "persistence places") != NULL, "%s", r->out);
+	ck_assert_msg(strstr(r->out, "--isolate none") != NULL, "%s", r->out);
+}
+
+/*
+ * Where no mount namespace can be made (a chroot; no user namespace), a
+ * run is refused where nothing could keep the command from what it must
+ * not touch: an existing persistence place in the workspace
+ * (expect_place_refusal()), wstools' history in it (HOME as the
+ * workspace), a policy's deny rule inside it, or the virtual view, which
+ * needs the namespace.  True, checked: nothing ran; false where the
+ * layer is there, or the command ran (the caller's checks then hold).
+ */
+static bool
+fallback_refused(const struct wst_run *r)
+{
+	/* A run that did run is checked by the caller as it is anywhere. */
+	if (wst_layer("", "mountns") || r->status != 125)
+		return false;
+	ck_assert_str_eq(wst_code(r), "SANDBOX_UNAVAILABLE");
+	ck_assert_msg(strstr(r->out, "persistence places") != NULL ||
+		      strstr(r->out, "the virtual view") != NULL ||
+		      strstr(r->out, "holds wstools' history") != NULL ||
+		      strstr(r->out, "the policy refuses") != NULL, "%s", r->out);
+	return true;
+}
+
 /* ---- Seed 001: one workspace seen by the command and the file tools ---- */
 
 START_TEST(consistency_list)
@@ -1294,6 +1333,10 @@ START_TEST(policy_grant_vetoed_inside_workspace)
 	wst_write(base, "agent.json", pol);
 	pfile = wst_path(base, "agent.json");
 	RUNM(&r, _i, "--policy", pfile, "-c", "cat src/a.c .env; exit 0");
+	if (fallback_refused(&r)) {
+		wst_run_free(&r);
+		return;
+	}
 	expect_ran(&r, 0);
 	ck_assert(!granted(&r, "read", NULL, NULL));
 	g = cJSON_GetStringValue(cJSON_GetObjectItem(grant_of(&r, "read", NULL), "status"));
@@ -1323,6 +1366,10 @@ START_TEST(policy_shipped_dev_safe_quiet)
 	wst_write(ws, ".env", SECRET "\n");
 	wst_write(ws, "src/a.c", "int a;\n");
 	RUNM(&r, _i, "--policy", "dev-safe", "-c", "cat src/a.c .env; exit 0");
+	if (fallback_refused(&r)) {
+		wst_run_free(&r);
+		return;
+	}
 	expect_ran(&r, 0);
 	ck_assert_msg(strstr(r.err, "policy grant") == NULL, "%s", r.err);
 	g = grant_why(&r, "allow-tmp", NULL);
@@ -1362,6 +1409,10 @@ START_TEST(policy_example_no_other_writes)
 	pfile = wst_path(base, "agent.json");
 	RUNM(&r, _i, "--policy", pfile, "-c",
 	     "echo no > README; echo 'int b;' > src/a.c; exit 0");
+	if (fallback_refused(&r)) {
+		wst_run_free(&r);
+		return;
+	}
 	expect_ran(&r, 0);
 	wst_run_free(&r);
 	c = wst_path(ws, "README");
@@ -1950,6 +2001,10 @@ START_TEST(own_config_place_reverted)
 	snprintf(hv, sizeof(hv), "HOME=%s", ws);
 	wst_mkdir(ws, ".config");
 	wst_runv(&r, NULL, env, "wsrun", argv);
+	if (fallback_refused(&r)) {
+		wst_run_free(&r);
+		return;
+	}
 	expect_ran(&r, 0);
 	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 	ck_assert(!exists_in(ws, ".config/wstools"));
@@ -2256,6 +2311,10 @@ START_TEST(home_persist_places)
 	wst_write(ws, ".gitconfig", "[core]\n");
 	wst_write(ws, ".bash_aliases", "# a\n");
 	wst_runv(&r, NULL, env, "wsrun", argv);
+	if (fallback_refused(&r)) {
+		wst_run_free(&r);
+		return;
+	}
 	expect_ran(&r, 0);
 	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 	ck_assert_str_eq(t = text_in(ws, ".ssh/authorized_keys"), "orig\n");
@@ -2476,6 +2535,10 @@ START_TEST(home_persist_linked_parents)
 				      "echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_str_eq(t = text_in(ws, "dotfiles/ssh/authorized_keys"), "orig\n");
@@ -2520,6 +2583,10 @@ START_TEST(home_persist_dangling_into_ws)
 		char *loc = wst_path(ws, "loc");
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_msg(!exists_in(ws, "gitcfg"), "view %d: %s", view, r.out);
@@ -2582,6 +2649,10 @@ START_TEST(persist_bases_ways)
 				      NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_msg(!exists_in(ws, "realdir/bin/ls"), "view %d: %s", view, r.out);
@@ -2631,6 +2702,39 @@ END_TEST
  * in it (base/tool -> ws/build/tool, run as tool) is a place.  A PATH
  * directory that is the workspace keeps it read-only as a whole.
  */
+/*
+ * chrootfb: without a mount namespace (a chroot whose "/" is no mount
+ * point; here WS_RUN_DISABLE=mountns), a file in a directory on $PATH
+ * that lies in the workspace stayed writable: the command wrote "evil"
+ * into build/tool and it stayed.  Now auto refuses, naming it; --isolate
+ * none is the way out, and runs.
+ */
+START_TEST(persist_place_fallback_refused)
+{
+	struct wst_run r;
+	char hv[4200], pv[4200], *t;
+	const char *env[] = {hv, pv, "WS_RUN_DISABLE=mountns", NULL};
+	const char *argv[] = {"--workspace", ws, "--json", "--view=real", "-c",
+			      "echo evil > build/tool; echo made", NULL};
+	const char *none[] = {"--workspace", ws, "--json", "--view=real",
+			      "--isolate", "none", "-c", "echo made", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	snprintf(pv, sizeof(pv), "PATH=%s/build:/usr/bin:/bin", ws);
+	wst_write(ws, "build/tool", "orig\n");
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	expect_place_refusal(&r);
+	ck_assert_msg(strstr(r.out, "build") != NULL, "%s", r.out);
+	ck_assert_str_eq(t = text_in(ws, "build/tool"), "orig\n");
+	free(t);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env, "wsrun", none);
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(path_dir_above_ws)
 {
 	struct wst_run r;
@@ -2648,6 +2752,10 @@ START_TEST(path_dir_above_ws)
 				      "echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_str_eq(t = text_in(ws, "build/tool"), "orig\n");
@@ -2713,6 +2821,10 @@ START_TEST(home_persist_linked_through_ws)
 		char *p;
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_str_eq(t = text_in(home, ".config/git/config"), "orig\n");
@@ -2829,6 +2941,10 @@ START_TEST(home_persist_places_review12)
 			wst_mkdir(ws, ".rustup/toolchains/stable/bin");
 		}
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
@@ -2914,6 +3030,10 @@ START_TEST(home_persist_places_review14)
 				      "echo ok > xd/jupyter/other/x; echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_msg(!exists_in(ws, "xc/mise/config.toml"), "view %d: %s", view, r.out);
@@ -2960,6 +3080,10 @@ START_TEST(home_persist_places_review16)
 				      "echo ok > xd/uv/cache/x; echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_msg(!exists_in(ws, "xc/go/env"), "view %d: %s", view, r.out);
@@ -3013,6 +3137,10 @@ START_TEST(path_dirs_places)
 				      "echo ok > .venv/lib/x.py; echo ok > top; echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_msg(!exists_in(ws, ".venv/bin/ls"), "view %d: %s", view, r.out);
@@ -3066,6 +3194,10 @@ START_TEST(xdg_persist_places)
 				      "mkdir -p xdg/myapp && echo ok > xdg/myapp/x; echo made", NULL};
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
@@ -3231,6 +3363,10 @@ START_TEST(path_dir_missing_made)
 
 		env[0] = pv;
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
 		expect_ran(&r, 0);
 		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
 		ck_assert_msg(!exists_in(ws, ".venv"), "view %d: %s", view, r.out);
@@ -3287,6 +3423,10 @@ START_TEST(path_dir_spelled_through_link)
 		char *lnk = wst_path(ws, "tools");
 
 		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
 		expect_ran(&r, 0);
 		ck_assert_msg(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode),
 			      "view %d: %s", view, r.out);
@@ -4494,6 +4634,25 @@ START_TEST(kill9_wsrun_cleans_up)
 	snprintf(marker, sizeof(marker), "100.%d%d9", (int)getpid(), _i);
 	wst_mkdir(ws, ".config");
 	wst_mkdir(ws, "sub");
+	/*
+	 * Without a mount namespace (a chroot) a run with HOME as the
+	 * workspace is refused before any command starts: the workspace
+	 * holds wstools' default history, which nothing could hide (real
+	 * view), and the virtual view needs the namespace.  Nothing to kill.
+	 */
+	if (!wst_layer("", "mountns")) {
+		struct wst_run r;
+		const char *a[] = {"--workspace", ws, "--json", "-c",
+				   "echo x > .envrc", NULL};
+
+		wst_runv(&r, NULL, envp, "wsrun", a);
+		ck_assert_msg(r.status == 125, "%s", r.out);
+		ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+		ck_assert(!exists_in(ws, ".envrc"));
+		wst_run_free(&r);
+		free(audit);
+		return;
+	}
 	if (git) {
 		snprintf(cmd, sizeof(cmd), "git init -q '%s/sub/repo'", ws);
 		ck_assert_int_eq(system(cmd), 0);
@@ -5627,6 +5786,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_linked_through_ws);
 	tcase_add_test(tf, persist_bases_ways);
 	tcase_add_test(tf, path_dir_above_ws);
+	tcase_add_test(tf, persist_place_fallback_refused);
 	tcase_add_test(tf, home_persist_anchor_linked);
 	tcase_add_test(tf, home_persist_places_review12);
 	tcase_add_test(tf, home_persist_places_review14);

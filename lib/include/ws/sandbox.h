@@ -167,6 +167,16 @@ struct ws_sandbox_plan {
 	 * they are (Landlock cannot protect one entry of a writable tree).
 	 */
 	size_t nboundary;
+	/*
+	 * HOME's persistence places (and the entries on the way to one,
+	 * ~/.config -> WS/dotfiles) that exist in a writable anchor: with a
+	 * mount namespace each is bound read-only; without one the command
+	 * could change them and nothing would undo it (the revert after the
+	 * run removes only what it created), so the fallback refuses.
+	 * held_place is the first one's real path (the plan frees it).
+	 */
+	size_t nheld_places;
+	char *held_place;
 	size_t gcap;
 	bool net;	  /* network allowed */
 	/*
