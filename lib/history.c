@@ -1240,15 +1240,29 @@ ws__load(struct ws_history *h, struct ws__entry **out, size_t *nout)
 	}
 	free(l);
 	fclose(f);
-	/* What later entries undid. */
+	/*
+	 * What later entries undid, oldest first.  An undo can itself be
+	 * undone by its id (a forced undo replaced what a person made
+	 * since; its entry kept that, and undoing it brings it back: ftu13
+	 * 12); then what the undo had undone is live again.
+	 */
 	for (size_t i = 0; i < n; i++) {
 		const cJSON *u = cJSON_GetObjectItem(v[i].begin, "undo_of");
 
 		if (cJSON_IsNumber(u) && (!v[i].done || v[i].ok))
 			for (size_t k = 0; k < i; k++)
 				if (v[k].id == (long long)u->valuedouble) {
+					const cJSON *uu = cJSON_GetObjectItem(v[k].begin,
+									     "undo_of");
+
 					v[k].undone = true;
 					v[k].undone_by = v[i].id;
+					for (size_t m = 0; cJSON_IsNumber(uu) && m < k; m++)
+						if (v[m].id == (long long)uu->valuedouble &&
+						    v[m].undone_by == v[k].id) {
+							v[m].undone = false;
+							v[m].undone_by = 0;
+						}
 				}
 	}
 	*out = v;
@@ -1364,6 +1378,23 @@ ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 					      cJSON_Duplicate(cJSON_GetObjectItem(top, "version"), 1));
 		if (v[i].after != NULL)
 			cJSON_AddStringToObject(e, "version_after", v[i].after);
+		/*
+		 * What a move replaced at its destination (a forced undo puts
+		 * a file back over what a person made since): said, so that
+		 * the listing shows what undoing this entry brings back
+		 * (ftu13 12).
+		 */
+		{
+			const cJSON *db = cJSON_GetObjectItem(b, "dest_before");
+			const cJSON *dtop = cJSON_GetArrayItem(db, 0);
+
+			if (cJSON_GetArraySize(db) > 0)
+				cJSON_AddNumberToObject(e, "destination_entries_before",
+							cJSON_GetArraySize(db));
+			if (dtop != NULL && cJSON_IsNumber(cJSON_GetObjectItem(dtop, "size")))
+				cJSON_AddItemToObject(e, "destination_size_before",
+						      cJSON_Duplicate(cJSON_GetObjectItem(dtop, "size"), 1));
+		}
 		cJSON_AddBoolToObject(e, "done", v[i].done);
 		if (cJSON_GetObjectItem(b, "undo_of") != NULL)
 			cJSON_AddItemToObject(e, "undo_of",
@@ -1420,7 +1451,9 @@ ws__mismatch(const char *vpath, const char *what)
 	bool mcp = ws__from_mcp();
 	int rc = ws_error_set(WS_EVERSION_MISMATCH, vpath,
 			      "changed since the entry was recorded (%s)%s", what,
-			      mcp ? "" : "; undo --force reverts it all the same");
+			      mcp ? "" : "; undo --force reverts it all the same, and "
+			      "keeps what it replaces: undo that undo by its id to "
+			      "bring it back");
 
 	/*
 	 * A model is not the one to decide that a change made since (the
@@ -1745,10 +1778,6 @@ ws__nothing_why(const struct ws__entry *v, size_t n, long long id)
 			return ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo: "
 					    "entry %lld was undone already, by "
 					    "entry %lld", id, v[i].undone_by);
-		if (cJSON_GetObjectItem(v[i].begin, "undo_of") != NULL)
-			return ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo: "
-					    "entry %lld is itself an undo, which "
-					    "undo does not take back", id);
 		return ws_error_set(WS_ENOT_FOUND, NULL, "nothing to undo: "
 				    "entry %lld failed and changed nothing", id);
 	}
@@ -1908,7 +1937,12 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 		struct ws__entry *e = &v[i];
 		cJSON *item;
 
-		if (e->undone || cJSON_GetObjectItem(e->begin, "undo_of") != NULL)
+		/*
+		 * An undo is taken back only when asked for by its id: a plain
+		 * undo steps back through the changes, never through undos.
+		 */
+		if (e->undone || (o->id != e->id &&
+				  cJSON_GetObjectItem(e->begin, "undo_of") != NULL))
 			continue;
 		if (e->done && !e->ok &&
 		    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, "op")),

@@ -134,6 +134,12 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 			/* A tree: how much of one (ftu12 15). */
 			fprintf(ws_out(), "  (was %lld entries)", (long long)
 				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "entries_before")));
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "destination_size_before")))
+			fprintf(ws_out(), "  (replaced %lld bytes there)", (long long)
+				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_size_before")));
+		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")) > 0)
+			fprintf(ws_out(), "  (replaced %lld entries there)", (long long)
+				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")));
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "undo_of")))
 			fprintf(ws_out(), "  [undo of %lld]",
 				(long long)cJSON_GetObjectItem(e, "undo_of")->valuedouble);

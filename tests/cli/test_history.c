@@ -308,8 +308,14 @@ START_TEST(undo_series_and_listing)
 		ck_assert_msg(strstr(out, "entry 5 was undone already, by entry 6") != NULL,
 			      "%s", out);
 		free(out);
+		/*
+		 * ftu13 12: an undo asked for by its id is taken as a change
+		 * (it was NOT_FOUND, "itself an undo"), checked as any: entry
+		 * 6 left f at 3, and f is gone since, so it is a mismatch.
+		 * undo_hints_hold undoes one.
+		 */
 		ck_assert_int_eq(undo(&out, "6", NULL), 5);
-		ck_assert_msg(strstr(out, "entry 6 is itself an undo") != NULL, "%s", out);
+		ck_assert_msg(strstr(out, "VERSION_MISMATCH") != NULL, "%s", out);
 		free(out);
 	}
 }
@@ -637,6 +643,31 @@ START_TEST(undo_hints_hold)
 	ck_assert_int_eq(undo(&out, "--force", NULL), 0);
 	free(out);
 	assert_content("Makefile", "make\n");
+	/*
+	 * ftu13 12: the forced undo replaced the person's Makefile; the
+	 * listing says so, and undoing that undo by its id (entry 3) brings
+	 * the person's file back and the move with it.
+	 */
+	{
+		struct wst_run r;
+		const cJSON *e0;
+
+		run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+		ck_assert_int_eq(r.status, 0);
+		e0 = cJSON_GetArrayItem(wst_output(&r, "entries"), 0);
+		ck_assert_int_eq(cJSON_GetObjectItem(e0, "id")->valueint, 3);
+		ck_assert_ptr_nonnull(cJSON_GetObjectItem(e0, "destination_size_before"));
+		ck_assert_int_eq(cJSON_GetObjectItem(e0, "destination_size_before")->valueint, 6);
+		wst_run_free(&r);
+	}
+	ck_assert_int_eq(undo(&out, "3", NULL), 0);
+	free(out);
+	assert_content("Makefile", "other\n");
+	assert_content("moved.txt", "make\n");
+	/* The move is live again: a plain undo refuses as before, not "nothing". */
+	ck_assert_int_eq(undo(&out, NULL, NULL), 5);
+	ck_assert_msg(strstr(out, "VERSION_MISMATCH") != NULL, "%s", out);
+	free(out);
 
 	WS_OK("--mkdir", "d");
 	wst_write(W, "d/handfile", "x\n");
