@@ -64,6 +64,8 @@ struct ws_audit {
 	off_t size;	  /* the log's size when the call opened it */
 	bool plain;	  /* no symlink on the way to it when opened */
 	bool created;	  /* this call made the file (ws_audit_discard()) */
+	int dirfd;	  /* where it made it, while created; else -1 */
+	char *base;	  /* the name it made there (in the allocation) */
 	bool lent;	  /* ws_audit_fd() was asked: another may hold it */
 	bool best_effort;
 	bool emitted;
@@ -202,8 +204,50 @@ ws__open_nosym(const char *path, int fl)
  * 0.7 us a call (issue 22).  A log of another owner refuses the flag
  * (EPERM) and is opened without it.
  */
+/*
+ * Make the log path names that is not there: in its directory, opened
+ * first (with no symlink on the way where it can be), so that the file
+ * made is known by that directory's descriptor and its name in it, kept
+ * in *dirfd for ws_audit_discard() (a removal by the whole name again
+ * could be led elsewhere by a directory swapped meanwhile).  -1 and
+ * errno; EEXIST when another process made it first.
+ */
 static int
-ws__open_log(const char *path, struct stat *st, bool *plain, bool *created)
+ws__make_log(const char *path, int fl, int *dirfd)
+{
+	const char *sl = strrchr(path, '/');
+	char *dir = sl == NULL ? strdup(".") :
+		    strndup(path, sl == path ? 1 : (size_t)(sl - path));
+	const char *base = sl == NULL ? path : sl + 1;
+	int d, fd = -1, e;
+
+	if (dir == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	d = ws__open_nosym(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d < 0 && (errno == ELOOP || errno == ENOSYS))
+		d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	free(dir);
+	if (d < 0) {
+		errno = e;
+		return -1;
+	}
+	fd = openat(d, base, fl | O_CREAT | O_EXCL, 0600);
+	if (fd < 0) {
+		e = errno;
+		close(d);
+		errno = e;
+		return -1;
+	}
+	*dirfd = d;
+	return fd;
+}
+
+static int
+ws__open_log(const char *path, struct stat *st, bool *plain, bool *created,
+	     int *dirfd)
 {
 	int fl = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
 	int fd = ws__open_nosym(path, fl | O_NOATIME);
@@ -215,13 +259,25 @@ ws__open_log(const char *path, struct stat *st, bool *plain, bool *created)
 	 * meanwhile (EEXIST) is an open as any other.
 	 */
 	*created = false;
+	*dirfd = -1;
 	if (fd < 0 && errno == EPERM)
 		fd = ws__open_nosym(path, fl);
 	if (fd < 0 && errno == ENOENT) {
-		fd = ws__open_nosym(path, fl | O_CREAT | O_EXCL);
+		fd = ws__make_log(path, fl, dirfd);
 		*created = fd >= 0;
 		if (fd < 0 && errno == EEXIST)
 			fd = ws__open_nosym(path, fl);
+		/* Made through a symlinked directory: not "plain" below. */
+		if (fd >= 0 && *created) {
+			int t = ws__open_nosym(path, O_PATH | O_CLOEXEC);
+			struct stat a, b;
+
+			*plain = t >= 0 && fstat(t, &a) == 0 && fstat(fd, &b) == 0 &&
+				 a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+			if (t >= 0)
+				close(t);
+			goto made;
+		}
 	}
 	*plain = fd >= 0;
 	if (fd < 0)
@@ -229,15 +285,20 @@ ws__open_log(const char *path, struct stat *st, bool *plain, bool *created)
 	if (fd < 0 && errno == EPERM)
 		fd = open(path, fl);
 	if (fd < 0 && errno == ENOENT) {
-		fd = open(path, fl | O_CREAT | O_EXCL, 0600);
+		fd = ws__make_log(path, fl, dirfd);
 		*created = fd >= 0;
 		if (fd < 0 && errno == EEXIST)
 			fd = open(path, fl);
 	}
+made:
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		close(fd);
+		if (*dirfd >= 0)
+			close(*dirfd);
+		*dirfd = -1;
+		*created = false;
 		errno = EINVAL;
 		return -1;
 	}
@@ -274,7 +335,7 @@ ws__open_kept(struct ws_audit *a, const char *path)
 			return 0;
 		}
 	}
-	if ((fd = ws__open_log(path, &st, &plain, &a->created)) < 0)
+	if ((fd = ws__open_log(path, &st, &plain, &a->created, &a->dirfd)) < 0)
 		return -1;
 	a->fd = fd;
 	a->plain = plain;
@@ -315,6 +376,8 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 	if (a != NULL) {
 		a->path = memcpy((char *)(a + 1), path, pl);
 		a->tool = memcpy(a->path + pl, tool ? tool : "", tl);
+		a->base = strrchr(a->path, '/') ? strrchr(a->path, '/') + 1 : a->path;
+		a->dirfd = -1;
 	}
 	if (a == NULL || !ws_jbuf_reserve(&a->line, 1024)) {
 		if (a != NULL)
@@ -331,7 +394,8 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 		a->fd = -1;
 		if (ws__open_kept(a, path) < 0)
 			e = errno;
-	} else if ((a->fd = ws__open_log(path, &st, &a->plain, &a->created)) < 0) {
+	} else if ((a->fd = ws__open_log(path, &st, &a->plain, &a->created,
+					 &a->dirfd)) < 0) {
 		e = errno;
 	} else {
 		a->size = st.st_size;
@@ -349,20 +413,23 @@ ws_audit_open(const char *path, const char *tool, bool best_effort,
 }
 
 void
-ws_audit_discard(struct ws_audit *a, const char *real)
+ws_audit_discard(struct ws_audit *a)
 {
 	struct stat mine, there;
 
 	/*
-	 * Only the empty file this call made, and only while the name
-	 * still leads to it: a log that was there, or one another process
-	 * wrote to or put in its place meanwhile, stays.
+	 * Only the empty file this call made, and only while its name in
+	 * the directory it was made in still leads to it: a log that was
+	 * there, or one another process wrote to or put in its place
+	 * meanwhile, stays.  By that directory's descriptor, not by name:
+	 * a directory on the way swapped for a link since would lead a
+	 * removal by name elsewhere.
 	 */
-	if (a != NULL && a->created && a->fd >= 0 && real != NULL &&
+	if (a != NULL && a->created && a->fd >= 0 && a->dirfd >= 0 &&
 	    fstat(a->fd, &mine) == 0 && mine.st_size == 0 &&
-	    lstat(real, &there) == 0 && there.st_dev == mine.st_dev &&
-	    there.st_ino == mine.st_ino)
-		(void)unlink(real);
+	    fstatat(a->dirfd, a->base, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    there.st_dev == mine.st_dev && there.st_ino == mine.st_ino)
+		(void)unlinkat(a->dirfd, a->base, 0);
 	ws_audit_free(a);
 }
 
@@ -887,6 +954,8 @@ ws_audit_free(struct ws_audit *a)
 		ws__log_put(a->log);
 	else if (a->fd >= 0)
 		close(a->fd);
+	if (a->dirfd >= 0)
+		close(a->dirfd);
 	ws__decision_clear(a);
 	free(a->ex.p);
 	free(a->at.p);

@@ -1211,7 +1211,7 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 			/* Nothing more goes into it, not this refusal's
 			 * line either, and a log this call made is gone
 			 * again (review21 03). */
-			ws_audit_discard(cli->audit_log, real);
+			ws_audit_discard(cli->audit_log);
 			cli->audit_log = NULL;
 		}
 		free(real);

@@ -736,6 +736,48 @@ START_TEST(opened_without_symlinks)
 }
 END_TEST
 
+/*
+ * ws_audit_discard() removes the empty log this call made by the
+ * descriptor of the directory it made it in, not by name again: with
+ * that directory renamed meanwhile and a link to another directory put
+ * at its old name (holding a file of the log's name), the log made is
+ * removed where it is, and the other file stays.  A log that was there
+ * before the call stays too.
+ */
+START_TEST(discard_by_directory)
+{
+	char *dir = wst_tmpdir(), *log = wst_path(dir, "d/audit.jsonl");
+	char *moved = wst_path(dir, "e/audit.jsonl"), *other = wst_path(dir, "o/audit.jsonl");
+	struct ws_audit *a = NULL;
+	struct stat st;
+
+	wst_mkdir(dir, "d");
+	wst_mkdir(dir, "o");
+	wst_write(dir, "o/audit.jsonl", "");
+	ck_assert_int_eq(ws_audit_open(log, "write_file", false, &a), 0);
+	{
+		char *from = wst_path(dir, "d"), *to = wst_path(dir, "e");
+
+		ck_assert_int_eq(rename(from, to), 0);
+		free(from);
+		free(to);
+	}
+	wst_symlink("o", dir, "d");
+	ws_audit_discard(a);
+	ck_assert_int_eq(stat(moved, &st), -1);
+	ck_assert_int_eq(stat(other, &st), 0);
+	/* Not made by this call: it stays. */
+	ck_assert_int_eq(ws_audit_open(other, "write_file", false, &a), 0);
+	ws_audit_discard(a);
+	ck_assert_int_eq(stat(other, &st), 0);
+	wst_rmrf(dir);
+	free(dir);
+	free(log);
+	free(moved);
+	free(other);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -755,6 +797,7 @@ suite(void)
 	tcase_add_test(tc, kept_open_threads_and_processes);
 	tcase_add_test(tc, unwritable_log);
 	tcase_add_test(tc, opened_without_symlinks);
+	tcase_add_test(tc, discard_by_directory);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -174,11 +174,12 @@ void ws_audit_free(struct ws_audit *a);
 
 /*
  * Free a call's state whose log was refused after it was opened (its
- * real name, real, turned out to lie in the workspace): no line is
- * written, and the log file is removed when this call made it and it is
- * still empty and still at real, so that a refused call leaves nothing.
+ * real name turned out to lie in the workspace): no line is written, and
+ * the log file is removed when this call made it and it is still empty
+ * and still under its name in the directory it was made in (by that
+ * directory's descriptor), so that a refused call leaves nothing.
  */
-void ws_audit_discard(struct ws_audit *a, const char *real);
+void ws_audit_discard(struct ws_audit *a);
 
 /*
  * Check the chain of the log at path: *lines gets the number of lines
