@@ -1608,8 +1608,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			  (n[0] == '.' && (strcmp(n, ".git") == 0 ||
 					   strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0 ||
 					   strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0 ||
-					   (rlen > 0 && (strcmp(n, ".vscode") == 0 ||
-							 strcmp(n, ".idea") == 0))));
+					   strcmp(n, ".vscode") == 0 || strcmp(n, ".idea") == 0));
 		/* Most entries are ordinary files: readdir's type says so,
 		 * without a system call each (half the walk's time). */
 		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -1661,11 +1660,13 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 		} else if (special && (strcmp(n, ".envrc") == 0 || strcmp(n, ".vscode") == 0 ||
 				       strcmp(n, ".idea") == 0)) {
 			/*
-			 * An editor's folder settings below the top (the top's
-			 * are places of lib/run.c): what an editor opening that
-			 * directory runs (tasks.json's "folderOpen"), as .envrc
-			 * is what direnv runs (review22 01): the directory and
-			 * what it holds.
+			 * An editor's folder settings: what an editor opening
+			 * that directory runs (tasks.json's "folderOpen"), as
+			 * .envrc is what direnv runs (review22 01): the
+			 * directory and what it holds.  The top's too: they
+			 * are places of lib/run.c, read-only in a command's
+			 * mount namespace, but where none can be made (the
+			 * fallback) only this walk puts them back.
 			 */
 			(void)ws__watch(p, dfd, n, a, r, WS__W_PLAIN);
 			if (n[1] != 'e' && S_ISDIR(st.st_mode)) {
