@@ -1119,13 +1119,9 @@ done:
 static int
 ws__name(int rc, const char *input)
 {
-	char *msg;
-
-	if (ws_error_last_path() != NULL)
-		return rc;
-	msg = strdup(ws_error_last());
-	ws_error_set(rc, input, "%s", msg ? msg : "");
-	free(msg);
+	/* The path alone: the error's hint stays (ftu13 14). */
+	if (ws_error_last_path() == NULL)
+		ws_error_set_path(input);
 	return rc;
 }
 

@@ -1482,7 +1482,11 @@ ws__res_open_st(const struct ws_res *res, int oflags, int *fd_out,
 			return ws_error_set(WS_ENOT_A_DIRECTORY, NULL,
 					    "is not a directory");
 	} else if (S_ISDIR(res->st.st_mode)) {
-		return ws_error_set(WS_EIS_A_DIRECTORY, NULL, "is a directory");
+		ws_error_set(WS_EIS_A_DIRECTORY, NULL, "is a directory");
+		/* Nearly every error has one (ftu13 14). */
+		ws_error_set_hint("a directory is listed, not read: wsls "
+				  "(list_directory) shows what it holds");
+		return WS_EIS_A_DIRECTORY;
 	} else if (!S_ISREG(res->st.st_mode)) {
 		return ws_error_set(WS_ENOT_A_REGULAR_FILE, NULL,
 				    "is not a regular file (%s)",

@@ -78,6 +78,7 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 {
 	const struct ws_cli *cli = c->cli;
 	const cJSON *e;
+	int idw = 1;
 
 	if (c->mode == WS_TCALL_MODEL) {
 		cJSON *out = cJSON_CreateObject();
@@ -109,11 +110,20 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 		cJSON_Delete(o);
 		return;
 	}
+	/* The ids in one column: as wide as the largest (ftu13 14). */
+	cJSON_ArrayForEach(e, arr) {
+		int w = snprintf(NULL, 0, "%lld", (long long)cJSON_GetNumberValue(
+					 cJSON_GetObjectItem(e, "id")));
+
+		if (w > idw)
+			idw = w;
+	}
 	cJSON_ArrayForEach(e, arr) {
 		const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(e, "destination"));
 		const cJSON *sz = cJSON_GetObjectItem(e, "size_before");
 
-		fprintf(ws_out(), "%lld", (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id")));
+		fprintf(ws_out(), "%-*lld", idw,
+			(long long)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id")));
 		if (cJSON_GetObjectItem(e, "time") != NULL)
 			fprintf(ws_out(), "  %s  %-6s %-10s", cJSON_GetStringValue(cJSON_GetObjectItem(e, "time")),
 				cJSON_GetStringValue(cJSON_GetObjectItem(e, "frontend")),
@@ -129,14 +139,19 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 			ws_cli_put_text(ws_out(), d, true);
 		}
 		if (cJSON_IsNumber(sz))
-			fprintf(ws_out(), "  (was %lld bytes)", (long long)sz->valuedouble);
+			fprintf(ws_out(), "  (was %lld byte%s)", (long long)sz->valuedouble,
+				(long long)sz->valuedouble == 1 ? "" : "s");
 		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "entries_before")) > 1)
 			/* A tree: how much of one (ftu12 15). */
 			fprintf(ws_out(), "  (was %lld entries)", (long long)
 				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "entries_before")));
-		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "destination_size_before")))
-			fprintf(ws_out(), "  (replaced %lld bytes there)", (long long)
-				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_size_before")));
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "destination_size_before"))) {
+			long long ds = (long long)cJSON_GetNumberValue(
+				cJSON_GetObjectItem(e, "destination_size_before"));
+
+			fprintf(ws_out(), "  (replaced %lld byte%s there)", ds,
+				ds == 1 ? "" : "s");
+		}
 		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")) > 0)
 			fprintf(ws_out(), "  (replaced %lld entries there)", (long long)
 				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")));
@@ -176,6 +191,13 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 	if (t == &ws__history_cli && WS_OPT(cli, H_GC)->b) {
 		long long dropped = 0, freed = 0;
 
+		/* It was taken and done nothing (ftu13 14). */
+		if (WS_OPT(cli, H_N)->set || cli->npos > 0) {
+			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL, "--gc takes "
+					  "neither -n nor a path: it drops every entry "
+					  "past the history's limits");
+			goto fail;
+		}
 		if ((rc = ws_hist_gc(ws, &dropped, &freed)) < 0)
 			goto fail;
 		if (c->mode == WS_TCALL_MODEL) {
@@ -189,8 +211,9 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 				"\"output\":{\"dropped\":%lld,\"bytes_freed\":%lld}}\n",
 				dropped, freed);
 		else
-			fprintf(ws_out(), "dropped %lld entries, freed %lld bytes\n",
-				dropped, freed);
+			fprintf(ws_out(), "dropped %lld entr%s, freed %lld byte%s\n",
+				dropped, dropped == 1 ? "y" : "ies", freed,
+				freed == 1 ? "" : "s");
 		goto out;
 	}
 	if (t == &ws__history_cli) {
@@ -213,8 +236,10 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 			long long keep = WS_OPT(cli, H_N)->i;
 
 			if (keep <= 0) {
+				/* Named as the caller named it (ftu13 14). */
 				rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
-						  "-n takes a count of 1 or more");
+						  "%s takes a count of 1 or more",
+						  cli->from_args ? "count" : "-n");
 				goto fail;
 			}
 			while (cJSON_GetArraySize(arr) > keep)

@@ -542,12 +542,8 @@ one_file(struct ws_tcall *c, const struct ws_read_opts *o, struct ws_jw *jw,
 	} else if (rc == 0) {
 		rc = print_plain(cli, &res, &r, o);
 	}
-	if (rc < 0 && ws_error_last_path() == NULL) {
-		char *msg = strdup(ws_error_last());
-
-		ws_error_set(rc, input, "%s", msg ? msg : "");
-		free(msg);
-	}
+	if (rc < 0 && ws_error_last_path() == NULL)
+		ws_error_set_path(input);
 	ws_read_free(&r);
 	ws_res_free(&res);
 	return rc;

@@ -725,7 +725,7 @@ write_run(struct ws_tcall *c, int t)
 			rc = ws_error_set(WS_EINVALID_ARGUMENT, NULL,
 					  "content is required (give content or "
 					  "content_base64)%s", cli->args_text != NULL ?
-					  "; standard input held the --args JSON" :
+					  "; standard input held the call's arguments" :
 					  "");
 			goto fail;
 		} else {

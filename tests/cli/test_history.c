@@ -630,6 +630,36 @@ END_TEST
  * of a delete replaces what is there.  A directory the change made that holds a file made
  * since: not wswrite's "use --recursive", which undo has not.
  */
+/*
+ * ftu13 14: the listing's ids are one column (they shifted at 10), a
+ * one-byte file is "1 byte", and --gc refuses -n, which it took and
+ * ignored.
+ */
+START_TEST(listing_columns_and_gc_args)
+{
+	struct wst_run r;
+	char n[8];
+
+	for (int i = 1; i <= 10; i++) {
+		snprintf(n, sizeof(n), "f%d", i);
+		WS_OK("--content", "x", n);
+	}
+	WS_OK("--content", "y", "f1");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\n9   20") != NULL && strncmp(r.out, "11  20", 6) == 0,
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "(was 1 byte)") != NULL &&
+		      strstr(r.out, "1 bytes") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--gc",
+		"-n", "2", NULL});
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "--gc takes neither") != NULL, "%s", r.err);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(undo_hints_hold)
 {
 	char *out = NULL;
@@ -1491,6 +1521,7 @@ suite(void)
 	tcase_add_test(tc, undo_series_and_listing);
 	tcase_add_test(tc, listing_count_and_names);
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
+	tcase_add_test(tc, listing_columns_and_gc_args);
 	tcase_add_test(tc, undo_link_parents_are_guarded);
 	tcase_add_test(tc, tree_with_repository_not_deleted);
 	tcase_add_test(tc, another_state_dir_guarded);

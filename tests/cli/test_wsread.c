@@ -730,6 +730,9 @@ START_TEST(special_files)
 		for (size_t i = 0; dirs[i]; i++) {
 			RUNJ(&r, dirs[i]);
 			expect_error(&r, "IS_A_DIRECTORY", 5);
+			/* With a hint, as nearly every error (ftu13 14). */
+			ck_assert_msg(strstr(r.out, "\"hint\":\"a directory is listed, "
+					     "not read") != NULL, "%s", r.out);
 			wst_run_free(&r);
 		}
 	}
