@@ -4570,6 +4570,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		      : ws__map_args(ws, o, o->map_paths && !virt, &argv);
 	if (rc < 0)
 		goto out;
+	if (o->planned != NULL)
+		o->planned(o->planned_arg, r);
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
 	    pipe2(repp, O_CLOEXEC) < 0 || pipe2(statp, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) < 0 ||

@@ -1485,6 +1485,38 @@ print_shadowed(const struct ws_view_names *l)
 				"reaches it)\n", l->name[i], l->why[i] ? l->why[i] : "");
 }
 
+/* What plain wsrun's plan_notes() needs, and whether it ran. */
+struct plan_notes {
+	struct ws_ctx *ws;
+	bool verbose;
+	bool said;
+};
+
+/*
+ * Plain wsrun's notes about the view, said on stderr as the command
+ * starts (ws_run_opts.planned): what the policy masked, the grants it
+ * refused, the entries the system's directories hide.  After the
+ * command they came after its output, or after an interactive shell
+ * ended: a person who ran `cat .env` in it saw an empty file with no
+ * word why (ftu13 15).
+ */
+static void
+plan_notes(void *arg, const struct ws_run_result *r)
+{
+	struct plan_notes *pn = arg;
+	char *masked = masked_note(pn->ws, &r->view, pn->verbose);
+
+	if (masked != NULL)
+		fprintf(stderr, "wsrun: %s\n", masked);
+	free(masked);
+	if (pn->verbose)
+		print_grants(stderr, "INFO ", r->grants, r->ngrants, 0);
+	print_grants(stderr, "wsrun: ", r->grants, r->ngrants, 2);
+	print_shadowed(&r->view.shadowed);
+	fflush(stderr);
+	pn->said = true;
+}
+
 static int
 run_run(struct ws_tcall *c)
 {
@@ -1494,6 +1526,7 @@ run_run(struct ws_tcall *c)
 	struct ws_run_result r = {0};
 	const char **env_all = NULL;
 	char *masked = NULL;
+	struct plan_notes pn = {.ws = ws, .verbose = cli->verbose};
 	bool hooked = false;
 	int rc, status = 0;
 
@@ -1510,6 +1543,10 @@ run_run(struct ws_tcall *c)
 	if ((rc = get_opts(cli, &o, &env_all)) < 0)
 		goto fail;
 	o.audit = cli->audit_log;
+	if (!cli->json) {
+		o.planned = plan_notes;
+		o.planned_arg = &pn;
+	}
 	if (cli->verbose && !cli->json) {
 		if (o.timeout_ms > 0)
 			fprintf(stderr, "INFO timeout %lld.%03lld s\n",
@@ -1556,7 +1593,7 @@ run_run(struct ws_tcall *c)
 			free(pm);
 		}
 	} else {
-		if (masked != NULL)
+		if (masked != NULL && !pn.said)
 			fprintf(stderr, "wsrun: %s\n", masked);
 		if (r.timed_out)
 			fprintf(stderr, "wsrun: timed out after %g s; the process "
@@ -1587,19 +1624,21 @@ run_run(struct ws_tcall *c)
 		/* A refused grant leaves the command with "No such file or
 		 * directory" in a mount namespace: say why, as a warning,
 		 * without --verbose. */
-		if (cli->verbose)
+		if (cli->verbose && !pn.said)
 			print_grants(stderr, "INFO ", r.grants, r.ngrants, 0);
-		print_grants(stderr, "wsrun: ", r.grants, r.ngrants, 2);
+		if (!pn.said)
+			print_grants(stderr, "wsrun: ", r.grants, r.ngrants, 2);
 		/*
 		 * The virtual view: a workspace entry the command could not
 		 * see (it met "No such file or directory" or the system's
 		 * file there) and a name it made at the top that did not
 		 * reach the workspace: said as warnings, as JSON lists them.
 		 * Those the system's directories hide come on every call
-		 * (ftu11 04): one line for all of them, after the command's
-		 * output.
+		 * (ftu11 04): one line for all of them, before the command's
+		 * output (plan_notes()).
 		 */
-		print_shadowed(&r.view.shadowed);
+		if (!pn.said)
+			print_shadowed(&r.view.shadowed);
 		/*
 		 * The command chose these names (a name at the top, a host
 		 * in a request): control bytes are shown as "?", or a name

@@ -1120,10 +1120,14 @@ START_TEST(policy_view)
 		      strstr(n, "/secrets (rule no-secrets)") != NULL &&
 		      strstr(n, "locked") == NULL, "%s", r.out);
 	wst_run_free(&r);
-	/* Plain: on standard error. */
+	/*
+	 * Plain: on standard error, before the command's own output
+	 * (ftu13 15: it came after, once an interactive shell had ended).
+	 */
 	{
 		const char *pa[] = {"--workspace", ws, "--view", _i ? "virtual" : "real",
-				    "--policy", pol, "cat", ".env", NULL};
+				    "--policy", pol, "-c", "cat .env; echo CMD-STDERR >&2",
+				    NULL};
 
 		wst_runv(&r, NULL, NULL, "wsrun", pa);
 	}
@@ -1132,6 +1136,15 @@ START_TEST(policy_view)
 	ck_assert_msg(strstr(r.err, "wsrun: masked by the policy, so the command "
 			     "reads them as empty: ") != NULL &&
 		      strstr(r.err, "/.env (rule no-env)") != NULL, "%s", r.err);
+	ck_assert_msg(strstr(r.err, "CMD-STDERR") != NULL &&
+		      strstr(r.err, "wsrun: masked by the policy") <
+		      strstr(r.err, "CMD-STDERR"), "%s", r.err);
+	{
+		/* Said once. */
+		const char *m = strstr(r.err, "masked by the policy");
+
+		ck_assert_msg(strstr(m + 1, "masked by the policy") == NULL, "%s", r.err);
+	}
 	p = wst_path(ws, "locked.txt");
 	c = wst_slurp(p, NULL);
 	ck_assert_str_eq(c, "keep\n");

@@ -45,6 +45,8 @@
 /* What to run, and how. */
 struct ws_audit;
 
+struct ws_run_result;
+
 struct ws_run_opts {
 	const char *const *argv; /* the command (argv[0] looked up in PATH) */
 	size_t argc;
@@ -100,6 +102,17 @@ struct ws_run_opts {
 	 * caller writes it otherwise).
 	 */
 	struct ws_audit *audit;
+	/*
+	 * Called once, in the caller's thread, when the command's view is
+	 * planned and just before the command starts (after any wait for
+	 * another command): the result's view (what the policy masked,
+	 * what the system's directories hide) and grants are filled, so a
+	 * front end can say them before the command's own output rather
+	 * than after it (ftu13 15).  NULL: not called.  Not called when
+	 * the run is refused before that point.
+	 */
+	void (*planned)(void *arg, const struct ws_run_result *r);
+	void *planned_arg;
 };
 
 /* One captured stream: its head and its tail, and how much there was. */
