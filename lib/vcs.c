@@ -670,6 +670,9 @@ struct ws_vcs_snap {
 	struct { int a; char *rel; } *gd;
 	size_t ngd;
 	bool over; /* the walk before the command stopped at its bound */
+	/* The first directory past the walk's reach (WS__VCS_PATH_MAX,
+	 * WS__VCS_DEPTH) before the command, its path's head; NULL: none. */
+	char *deep_rel;
 };
 
 void
@@ -685,6 +688,7 @@ ws_vcs_snap_free(struct ws_vcs_snap *s)
 	for (size_t i = 0; i < s->ngd; i++)
 		free(s->gd[i].rel);
 	free(s->gd);
+	free(s->deep_rel);
 	free(s);
 }
 
@@ -1553,6 +1557,102 @@ ws__vcs_link_target(struct ws__pass *p, int dfd, const char *n)
 #define WS__DENTS 32768
 
 /*
+ * Remove the directory name below pfd and all it holds, however deep:
+ * each directory's subdirectories are first moved up into pfd (under a
+ * name of their own, never replacing one), its other entries removed,
+ * then it; and so on with the ones moved up.  So the removal holds two
+ * descriptors at a time and never names a path longer than a name,
+ * where the tree is deeper than any path can name (review23 01).  Runs
+ * after the command's tree is gone.  0, or -1 where something stayed.
+ */
+static int
+ws__rm_deep(int pfd, const char *name)
+{
+	char **todo = NULL, tmp[64];
+	size_t n = 0, cap = 0;
+	unsigned long k = 0;
+	int rc = 0;
+
+	if ((todo = malloc(sizeof(*todo))) == NULL || (todo[0] = strdup(name)) == NULL) {
+		free(todo);
+		return -1;
+	}
+	n = cap = 1;
+	while (n > 0) {
+		char *cur = todo[--n];
+		int dfd = openat(pfd, cur, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		struct dirent *e;
+
+		if (d == NULL) {
+			if (dfd >= 0)
+				close(dfd);
+			rc = -1;
+			free(cur);
+			continue;
+		}
+		/*
+		 * Entries are moved or removed while the directory is read:
+		 * read again from the start until it is empty (each round
+		 * takes every entry it meets), a bounded number of rounds.
+		 */
+		for (int round = 0; round < 64; round++) {
+			bool any = false;
+
+			rewinddir(d);
+			while ((e = readdir(d)) != NULL) {
+				struct stat st;
+
+				if (e->d_name[0] == '.' && (e->d_name[1] == '\0' ||
+				    (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+					continue;
+				any = true;
+				if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					continue;
+				if (!S_ISDIR(st.st_mode)) {
+					(void)unlinkat(dfd, e->d_name, 0);
+					continue;
+				}
+				for (;;) {
+					snprintf(tmp, sizeof(tmp), ".wsrun-deep-%ld-%lu",
+						 (long)getpid(), k++);
+					if (renameat2(dfd, e->d_name, pfd, tmp, RENAME_NOREPLACE) == 0)
+						break;
+					if (errno != EEXIST) {
+						tmp[0] = '\0';
+						break;
+					}
+				}
+				if (tmp[0] == '\0')
+					continue;
+				if (n == cap) {
+					char **nt = realloc(todo, 2 * cap * sizeof(*nt));
+
+					if (nt == NULL) {
+						rc = -1;
+						continue;
+					}
+					todo = nt;
+					cap *= 2;
+				}
+				if ((todo[n] = strdup(tmp)) != NULL)
+					n++;
+				else
+					rc = -1;
+			}
+			if (!any)
+				break;
+		}
+		closedir(d);
+		if (unlinkat(pfd, cur, AT_REMOVEDIR) < 0)
+			rc = -1;
+		free(cur);
+	}
+	free(todo);
+	return rc;
+}
+
+/*
  * The walk of a writable anchor for .git, .hg and .envrc at any depth,
  * before and after every wsrun call.  The directory is read with
  * getdents64() rather than fdopendir(), which adds an fstat and two
@@ -1694,6 +1794,40 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			ws__jjsldir(p, a, r, n[1] == 'j');
 		} else if (S_ISDIR(st.st_mode) && (depth >= WS__VCS_DEPTH ||
 						   elen >= WS__VCS_PATH_MAX)) {
+			/*
+			 * Past the walk's reach, a program can still make and
+			 * use a directory, one level at a time; what it plants
+			 * there (a repository, an .envrc) no walk sees, and a
+			 * file tool's move of an ancestor brings it within
+			 * reach (review23 01).  Before the command such a
+			 * directory refuses the run (ws_vcs_snapshot()), so
+			 * after it one was made by the command: removed,
+			 * whole, unless the walk before stopped at its bound
+			 * (then it may be the user's: said, not removed).
+			 */
+			if (!p->clean && p->s != NULL && p->s->deep_rel == NULL)
+				p->s->deep_rel = strndup(r, 120);
+			if (p->clean && p->was != NULL && !p->was->over &&
+			    p->was->deep_rel == NULL) {
+				char *vp = NULL;
+
+				rel[rlen] = '\0';
+				/* Named by its head: the whole is longer than a line. */
+				if (ws_ctx_virtual_of(p->ws, (int)a, rel, &vp) < 0)
+					vp = NULL;
+				if (ws__rm_deep(dfd, n) == 0)
+					ws__item(p, -1, NULL, "%.80s%s/%.40s%s: removed: a "
+						 "directory tree deeper than wsrun can check "
+						 "for repositories (%d bytes of path or %d "
+						 "levels), made by the command",
+						 vp ? vp : "", vp && strlen(vp) > 80 ? "..." : "",
+						 n, strlen(n) > 40 ? "..." : "",
+						 WS__VCS_PATH_MAX, WS__VCS_DEPTH);
+				else
+					p->deep = true;
+				free(vp);
+				continue;
+			}
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
 			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
@@ -1781,6 +1915,25 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws__pass_run(&p);
 	p.s->over = p.over;
+	/*
+	 * A directory past the walk's reach: a command could plant a
+	 * repository in it that no walk after it sees, and the walk after
+	 * could not tell it from the command's own (review23 01).  Refused;
+	 * one the command makes is removed after it (ws__walk()).
+	 */
+	if (p.s->deep_rel != NULL) {
+		int rc = ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
+				      "the workspace holds a directory deeper than "
+				      "wsrun can check for repositories (%d bytes of "
+				      "path or %d levels), at %s...: a command could "
+				      "plant one there that no check after it sees",
+				      WS__VCS_PATH_MAX, WS__VCS_DEPTH, p.s->deep_rel);
+
+		ws_error_set_hint("move that tree out of the workspace, or "
+				  "shorten its path, then run the command again");
+		ws_vcs_snap_free(p.s);
+		return rc;
+	}
 	*out = p.s;
 	return 0;
 }
@@ -1808,9 +1961,11 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 
 	ws__pass_run(&p);
 	if (p.deep)
-		ws__item(&p, -1, NULL, "(directories whose path is longer than %d "
-			 "bytes, which no program can name, were not checked for "
-			 "repositories and .envrc files)", WS__VCS_PATH_MAX);
+		ws__item(&p, -1, NULL, "(directories deeper than %d bytes of path "
+			 "or %d levels were not checked for repositories and "
+			 ".envrc files: a program reaches them one level at a "
+			 "time; move them out of the workspace)", WS__VCS_PATH_MAX,
+			 WS__VCS_DEPTH);
 	if (p.nofd)
 		ws__item(&p, -1, NULL, "(out of file descriptors: some directories "
 			 "were not checked for repositories and .envrc files)");

@@ -3811,6 +3811,62 @@ START_TEST(git_bare_dangling_refs_cleaned)
 END_TEST
 
 /*
+ * Review23 01: a repository, an .envrc and an editor folder planted past
+ * the walk's reach (4096 bytes of path, made one level at a time) were
+ * left, with a note; a file tool's move of an ancestor then brought them
+ * within reach, where git ran the configuration's fsmonitor.  The tree
+ * the command made that deep is removed, whole, and said; one that was
+ * there before the command refuses the run (LIMIT_EXCEEDED), as the
+ * walk after it could not tell it from the command's.
+ */
+START_TEST(deep_tree_removed)
+{
+	struct wst_run r;
+
+	wst_write(ws, "plant.py",
+		  "import os\n"
+		  "d = 'd' + '0' * 200\n"
+		  "for i in range(25):\n"
+		  "    os.makedirs(d, exist_ok=True); os.chdir(d)\n"
+		  "os.makedirs('r/.git/objects', exist_ok=True)\n"
+		  "open('r/.git/HEAD', 'w').write('ref: refs/heads/main\\n')\n"
+		  "open('r/.git/config', 'w').write('[core]\\n\\tfsmonitor = touch PWNED\\n')\n"
+		  "open('r/.envrc', 'w').write('touch PWNED\\n')\n"
+		  "print('planted')\n");
+	RUNM(&r, _i, "-c", "python3 plant.py");
+	if (r.status == 127 || strstr(r.out, "python3: not found") != NULL) {
+		wst_run_free(&r);
+		return;
+	}
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "planted\n");
+	ck_assert_msg(strstr(r.out, "removed: a directory tree deeper than wsrun "
+			     "can check") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* Nothing the command planted is left at any depth. */
+	{
+		char cmd[8192];
+
+		snprintf(cmd, sizeof(cmd), "cd '%s' && find . -name .git -o -name .envrc "
+			 "| grep -q .", ws);
+		ck_assert_int_ne(system(cmd), 0);
+	}
+	/* Made outside wsrun: the next run is refused, the tree kept. */
+	{
+		char cmd[8192];
+
+		snprintf(cmd, sizeof(cmd), "cd '%s' && python3 plant.py >/dev/null", ws);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	RUNM(&r, _i, "-c", "echo ran");
+	ck_assert_msg(strstr(r.out, "LIMIT_EXCEEDED") != NULL &&
+		      strstr(r.out, "deeper than wsrun can check") != NULL, "%s", r.out);
+	ck_assert_ptr_null(strstr(r.out, "\"ran\\n\""));
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Review 6: a repository 70 directories down (past the walk's old depth
  * bound of 64), registered as a submodule in the top repository's
  * index, so that the host's "git status" at the top runs "git status" in
@@ -5821,6 +5877,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_disguised_bare_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_bare_dangling_refs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
+	tcase_add_loop_test(tf, deep_tree_removed, 0, nm);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
