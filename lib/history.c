@@ -388,6 +388,18 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 		ws_hist_close(ws);
 		return rc;
 	}
+	/*
+	 * The state directory's mark (WS_STATE_MARK), beside the
+	 * workspaces' histories: a call under another XDG_STATE_HOME knows
+	 * it by that (review23 02).  Made once; there already, one call.
+	 */
+	{
+		int m = openat(h->dfd, "../" WS_STATE_MARK, O_WRONLY | O_CREAT |
+			       O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (m >= 0)
+			close(m);
+	}
 	if ((mkdirat(h->dfd, "objects", 0700) < 0 && errno != EEXIST) ||
 	    (h->objfd = openat(h->dfd, "objects", O_RDONLY | O_DIRECTORY |
 			       O_NOFOLLOW | O_CLOEXEC)) < 0 ||

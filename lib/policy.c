@@ -24,6 +24,7 @@
 #include "ws/error.h"
 #include "ws/glob.h"
 #include "ws/guard.h"
+#include "ws/history.h"
 #include "ws/netproxy.h"
 #include "ws/path.h"
 #include "ws/pending.h"
@@ -1921,6 +1922,32 @@ ws__in_state_dir(const char *real, bool anc)
 	for (const char *p = strstr(real, st); p != NULL; p = strstr(p + 1, st))
 		if (p[n] == '\0' || p[n] == '/')
 			return true;
+	/*
+	 * A state directory under another XDG_STATE_HOME than this call's
+	 * (the person's shell sets one, the agent's server was started
+	 * without it): "wstools" holding the mark ws_hist_open() leaves,
+	 * WS_STATE_MARK (review23 02).  One lstat a component of that name,
+	 * which few paths have.
+	 */
+	for (const char *p = strstr(real, "/wstools"); p != NULL;
+	     p = strstr(p + 1, "/wstools")) {
+		char q[PATH_MAX];
+		struct stat sb;
+
+		if ((p[8] == '\0' || p[8] == '/') &&
+		    snprintf(q, sizeof(q), "%.*s/%s", (int)(p + 8 - real), real,
+			     WS_STATE_MARK) < (int)sizeof(q) &&
+		    lstat(q, &sb) == 0)
+			return true;
+	}
+	if (anc) {
+		char q[PATH_MAX];
+		struct stat sb;
+
+		if (snprintf(q, sizeof(q), "%s/wstools/%s", real, WS_STATE_MARK) <
+		    (int)sizeof(q) && lstat(q, &sb) == 0)
+			return true;
+	}
 	/*
 	 * Nor is a directory above it renamed or deleted (.local/state
 	 * moved away and back, the journal forged meanwhile under a name

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "ws/error.h"
+#include "ws/history.h"
 #include "ws/path.h"
+#include "ws/persist.h"
 
 /*
  * The walks of the workspace before and after the command have no bound
@@ -673,6 +675,10 @@ struct ws_vcs_snap {
 	/* The first directory past the walk's reach (WS__VCS_PATH_MAX,
 	 * WS__VCS_DEPTH) before the command, its path's head; NULL: none. */
 	char *deep_rel;
+	/* A state directory the command's view does not mask (another
+	 * XDG_STATE_HOME's, known by WS_STATE_MARK); NULL: none. */
+	char *state_rel;
+	int state_a;
 };
 
 void
@@ -689,6 +695,7 @@ ws_vcs_snap_free(struct ws_vcs_snap *s)
 		free(s->gd[i].rel);
 	free(s->gd);
 	free(s->deep_rel);
+	free(s->state_rel);
 	free(s);
 }
 
@@ -720,6 +727,10 @@ struct ws__pass {
 	/* Read-only anchors, which the walk does not enter. */
 	struct stat *ro;
 	size_t nro;
+	/* The state directories the command's view masks (this call's,
+	 * each home's): a mark in another refuses the run. */
+	struct stat known[3];
+	size_t nknown;
 };
 
 static void
@@ -1706,6 +1717,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 		/* The names below start with "H" or "." : most do not. */
 		special = (n[0] == 'H' && strcmp(n, "HEAD") == 0) ||
 			  (n[0] == '.' && (strcmp(n, ".git") == 0 ||
+					   strcmp(n, WS_STATE_MARK) == 0 ||
 					   strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0 ||
 					   strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0 ||
 					   strcmp(n, ".vscode") == 0 || strcmp(n, ".idea") == 0));
@@ -1752,6 +1764,28 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			if (fstatat(dfd, "refs", &xs, AT_SYMLINK_NOFOLLOW) == 0 ||
 			    fstatat(dfd, "commondir", &xs, AT_SYMLINK_NOFOLLOW) == 0)
 				ws__gitdir(p, a, rel[0] ? rel : ".", 0, false);
+		} else if (special && strcmp(n, WS_STATE_MARK) == 0) {
+			/*
+			 * wstools' state directory (ws_hist_open() marks it)
+			 * that this call's view does not mask: one under the
+			 * person's XDG_STATE_HOME, which the agent's server
+			 * was started without.  Its journals are what undo
+			 * trusts, its objects what files held (review23 02).
+			 */
+			struct stat ds;
+			bool known = false;
+
+			if (!p->clean && p->s != NULL && p->s->state_rel == NULL &&
+			    fstat(dfd, &ds) == 0) {
+				for (size_t i = 0; i < p->nknown && !known; i++)
+					known = p->known[i].st_dev == ds.st_dev &&
+						p->known[i].st_ino == ds.st_ino;
+				if (!known) {
+					rel[rlen] = '\0';
+					p->s->state_rel = strdup(rel[0] ? rel : ".");
+					p->s->state_a = (int)a;
+				}
+			}
 		} else if (special && strcmp(n, ".git") == 0) {
 			if (S_ISDIR(st.st_mode))
 				ws__gitdir(p, a, r, 0, false);
@@ -1909,8 +1943,20 @@ int
 ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 {
 	struct ws__pass p = {.ws = ws, .limit = ws__vcs_walk_max};
+	char *home[2];
+	size_t nh = ws_homes(home);
 
 	*out = NULL;
+	if (ws->hist_base != NULL && stat(ws->hist_base, &p.known[p.nknown]) == 0)
+		p.nknown++;
+	for (size_t h = 0; h < nh; h++) {
+		char *b = ws_path_join(home[h], ".local/state/wstools");
+
+		if (b != NULL && stat(b, &p.known[p.nknown]) == 0)
+			p.nknown++;
+		free(b);
+		free(home[h]);
+	}
 	if ((p.s = calloc(1, sizeof(*p.s))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws__pass_run(&p);
@@ -1931,6 +1977,25 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 
 		ws_error_set_hint("move that tree out of the workspace, or "
 				  "shorten its path, then run the command again");
+		ws_vcs_snap_free(p.s);
+		return rc;
+	}
+	if (p.s->state_rel != NULL) {
+		char *vp = NULL;
+		int rc;
+
+		if (ws_ctx_virtual_of(ws, p.s->state_a, p.s->state_rel, &vp) < 0)
+			vp = NULL;
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vp ? vp : p.s->state_rel,
+				  "is wstools' state directory of another "
+				  "XDG_STATE_HOME (or --state-dir) than this call's, "
+				  "so the command's view does not hide it: it keeps "
+				  "what files held before each change, and undo "
+				  "trusts its journals");
+		ws_error_set_hint("give this process the XDG_STATE_HOME (or "
+				  "--state-dir) of the shell that made it (an MCP "
+				  "client's \"env\"), or move it out of the workspace");
+		free(vp);
 		ws_vcs_snap_free(p.s);
 		return rc;
 	}

@@ -660,6 +660,77 @@ START_TEST(listing_columns_and_gc_args)
 }
 END_TEST
 
+/*
+ * Review23 02: the person's history under their own XDG_STATE_HOME, in a
+ * workspace that holds it (HOME as the workspace), and an agent's call
+ * started without that variable (an MCP client's default environment):
+ * the journal was read, a forged entry appended, and the person's undo
+ * in the other project wrote the agent's bytes there.  The state
+ * directory's mark makes it refused to the file tools and wsrun refuse.
+ */
+START_TEST(other_state_dir_protected)
+{
+	char *h = wst_path(T, "h"), *o = wst_path(T, "o"), *eh = NULL, *ex = NULL;
+	char *jr = NULL, *before, *after;
+	struct wst_run r;
+	DIR *d;
+	struct dirent *e;
+
+	wst_mkdir(T, "h");
+	wst_mkdir(T, "o");
+	ck_assert_int_ge(asprintf(&eh, "HOME=%s", h), 0);
+	ck_assert_int_ge(asprintf(&ex, "XDG_STATE_HOME=%s/.xstate", h), 0);
+	{
+		const char *penv[] = {eh, ex, NULL};
+		const char *a[] = {"--workspace", o, "--content", "v1\n", "notes.txt", NULL};
+
+		wst_runv(&r, NULL, penv, "wswrite", a);
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+	}
+	{
+		char *dir = wst_path(h, ".xstate/wstools");
+
+		ck_assert_ptr_nonnull(d = opendir(dir));
+		while ((e = readdir(d)) != NULL)
+			if (e->d_name[0] != '.')
+				ck_assert_int_ge(asprintf(&jr, ".xstate/wstools/%s/journal",
+							  e->d_name), 0);
+		closedir(d);
+		free(dir);
+	}
+	ck_assert_ptr_nonnull(jr);
+	before = wst_slurp(wst_path(h, jr), NULL);
+	{
+		/* The agent: HOME the same, its own state directory. */
+		const char *aenv[] = {eh, ENV_S, NULL};
+		const char *rd[] = {"--workspace", h, "--json", jr, NULL};
+		const char *ap[] = {"--workspace", h, "--json", "--append", "--content",
+				    "{\"forged\":1}\n", jr, NULL};
+		const char *rn[] = {"--workspace", h, "--json", "--", "true", NULL};
+
+		wst_runv(&r, NULL, aenv, "wsread", rd);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		wst_run_free(&r);
+		wst_runv(&r, NULL, aenv, "wswrite", ap);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		wst_run_free(&r);
+		wst_runv(&r, NULL, aenv, "wsrun", rn);
+		ck_assert_msg(strstr(r.out, "SANDBOX_UNAVAILABLE") != NULL, "%s", r.out);
+		wst_run_free(&r);
+	}
+	after = wst_slurp(wst_path(h, jr), NULL);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	free(jr);
+	free(eh);
+	free(ex);
+	free(h);
+	free(o);
+}
+END_TEST
+
 START_TEST(undo_hints_hold)
 {
 	char *out = NULL;
@@ -1522,6 +1593,7 @@ suite(void)
 	tcase_add_test(tc, listing_count_and_names);
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, listing_columns_and_gc_args);
+	tcase_add_test(tc, other_state_dir_protected);
 	tcase_add_test(tc, undo_link_parents_are_guarded);
 	tcase_add_test(tc, tree_with_repository_not_deleted);
 	tcase_add_test(tc, another_state_dir_guarded);

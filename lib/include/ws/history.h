@@ -48,6 +48,14 @@ struct ws_hist_bounds {
 #define WS_HIST_MAX_FILE (64LL * 1024 * 1024)
 
 /*
+ * The file ws_hist_open() leaves in the state directory it uses (the
+ * "wstools" that holds each workspace's history): a state directory
+ * under another XDG_STATE_HOME than a call's is known by it, refused to
+ * the file tools and refusing wsrun (review23 02).
+ */
+#define WS_STATE_MARK ".wstools-state"
+
+/*
  * The state directory of workspace root (its key, ws_hist_root_key()),
  * under base (NULL: the default place): malloc'd, or NULL with an error
  * set.
