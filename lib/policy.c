@@ -431,6 +431,82 @@ ws__rule_message(struct ws__where *w, const cJSON *it, char **out)
 	return 0;
 }
 
+/*
+ * A rule's paths that name ${HOME} name the user's home from the
+ * password database too, as ${USER_HOME}, where it is another directory:
+ * a harness may start a server with a scratch HOME while the workspace
+ * holds the user's own, and a rule denying ${HOME}/.ssh/... then guarded
+ * the scratch one only (review23 07), where the guards and the view take
+ * both homes (ws_homes()).  Each such path gets a twin after the rule's
+ * paths; USER_HOME is set in vars for them.
+ */
+static int
+ws__user_home_paths(struct ws__frule *r, struct ws_vars *vars)
+{
+	const char *h = ws_vars_get(vars, "HOME");
+	char *pw = NULL, **nv;
+	size_t add = 0, n = r->n;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (strstr(r->raw[i], "${HOME}") != NULL || strstr(r->raw[i], "${HOME:") != NULL)
+			add++;
+	if (add == 0 || (pw = ws_passwd_home()) == NULL || pw[0] != '/')
+		goto out;
+	{
+		/* The same directory, however spelled: nothing to add. */
+		struct stat a, b;
+
+		if (h != NULL && (strcmp(h, pw) == 0 ||
+				  (stat(h, &a) == 0 && stat(pw, &b) == 0 &&
+				   a.st_dev == b.st_dev && a.st_ino == b.st_ino)))
+			goto out;
+	}
+	if ((rc = ws_vars_set(vars, "USER_HOME", pw)) < 0)
+		goto out;
+	if ((nv = realloc(r->raw, (n + add) * sizeof(*nv))) == NULL) {
+		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	r->raw = nv;
+	for (size_t i = 0; i < n; i++) {
+		const char *src = r->raw[i], *q;
+		char *t;
+		size_t len = 0;
+
+		if (strstr(src, "${HOME}") == NULL && strstr(src, "${HOME:") == NULL)
+			continue;
+		/* Each "${HOME" becomes "${USER_HOME": 5 more bytes each. */
+		for (q = src; (q = strstr(q, "${HOME")) != NULL; q += 6)
+			len += 5;
+		if ((t = malloc(strlen(src) + len + 1)) == NULL) {
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
+		t[0] = '\0';
+		for (q = src;;) {
+			const char *m = strstr(q, "${HOME");
+
+			if (m == NULL || (m[6] != '}' && m[6] != ':')) {
+				if (m == NULL) {
+					strcat(t, q);
+					break;
+				}
+				strncat(t, q, (size_t)(m - q) + 6);
+				q = m + 6;
+				continue;
+			}
+			strncat(t, q, (size_t)(m - q));
+			strcat(t, "${USER_HOME");
+			q = m + 6;
+		}
+		r->raw[r->n++] = t;
+	}
+out:
+	free(pw);
+	return rc;
+}
+
 static int
 ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		struct ws_vars *vars)
@@ -503,6 +579,8 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		}
 		r->ops |= 1u << op;
 	}
+	if ((rc = ws__user_home_paths(r, vars)) < 0)
+		goto out;
 	r->globs = calloc(r->n, sizeof(*r->globs));
 	r->resolved = calloc(r->n, sizeof(*r->resolved));
 	if (r->globs == NULL || r->resolved == NULL) {

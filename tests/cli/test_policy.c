@@ -4,6 +4,7 @@
  * file, --verbose logging, wspath --explain --op, and per tool an allowed,
  * a denied and an approve operation.
  */
+#include <pwd.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -102,6 +103,31 @@ monorepo(void)
 }
 
 /* ---- wspath --explain --op: the seed's examples ---- */
+
+/*
+ * Review23 07: under a scratch HOME (as harnesses start servers), the
+ * shipped policies' ${HOME} secret rules named the scratch home only;
+ * with the workspace holding the user's own (the password database's),
+ * its ~/.ssh/id_rsa was "allow-project-read".  Decided only: nothing is
+ * read.
+ */
+START_TEST(user_home_rules_under_scratch_home)
+{
+	struct wst_run r;
+	struct passwd *pw = getpwuid(getuid());
+	char key[4200];
+
+	if (pw == NULL || pw->pw_dir == NULL || pw->pw_dir[0] != '/' ||
+	    strcmp(pw->pw_dir, "/") == 0)
+		return;
+	snprintf(key, sizeof(key), "%s/.ssh/id_rsa", pw->pw_dir);
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", pw->pw_dir, "--policy",
+	    "dev-safe", "--op", "read", "--json", key);
+	ck_assert_msg(strstr(r.out, "deny-ssh-keys") != NULL &&
+		      strstr(r.out, "allow-project-read") == NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
 
 START_TEST(explain_seed_monorepo)
 {
@@ -1405,6 +1431,7 @@ suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, explain_seed_monorepo);
+	tcase_add_test(tc, user_home_rules_under_scratch_home);
 	tcase_add_test(tc, explain_seed_non_project);
 	tcase_add_test(tc, explain_worktree_git_file);
 	tcase_add_test(tc, explain_symlinked_workspace);
