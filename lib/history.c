@@ -576,12 +576,20 @@ ws__open_read(int dirfd, const char *name, bool *noatime)
  * (issue 22's target, 1.5x of the plain delete).  The text is what
  * cJSON_PrintUnformatted() made: the reader (ws__load) is unchanged.
  */
+/* Directories below a recorded tree's top, at most (ws__capture()
+ * takes a call a level, ~4.3 KiB of stack: 512 are ~2.2 MiB). */
+#define WS__HIST_MAX_DEPTH 512
+#define WS__STR2(x) #x
+#define WS__STR(x) WS__STR2(x)
+
 struct ws__cap {
 	struct ws_history *h;
 	struct ws_jbuf b;	 /* the record */
 	char *rel;	 /* the entry's path below the top, growing */
 	size_t rlen, rcap;
 	size_t count;
+	size_t depth;	 /* directories entered below the top */
+	size_t vlen;	 /* the top's virtual path's length */
 	bool first;	 /* no entry in the array yet */
 	bool noatime;	 /* O_NOATIME still worth trying */
 	char buf[WS__HIST_INLINE + 1];
@@ -728,6 +736,29 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 	if (++c->count > WS__HIST_MAX_ENTRIES)
 		return ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "history: over %d "
 				    "entries to record", WS__HIST_MAX_ENTRIES);
+	/*
+	 * What an undo could not put back is refused before anything
+	 * changes, as a repository inside is: an entry whose virtual path
+	 * is past WS_PATH_MAX, which the undo's resolver refuses (review23
+	 * 05: the deep part was lost for good), or a tree deeper than
+	 * WS__HIST_MAX_DEPTH, which this walk, one call a level, would
+	 * overflow the stack on (review23 10: a 2,000-level tree killed
+	 * wstools mcp with SIGSEGV).
+	 */
+	if (c->vlen + 1 + c->rlen > WS_PATH_MAX || c->depth > WS__HIST_MAX_DEPTH) {
+		if (fd >= 0)
+			close(fd);
+		rc = ws_error_set(WS_ELIMIT_EXCEEDED, NULL, "the tree holds %s "
+				  "(%.60s...): an undo could not put it back, so "
+				  "the file tools do not change it with the history "
+				  "on", c->depth > WS__HIST_MAX_DEPTH ?
+				  "a directory more than " WS__STR(WS__HIST_MAX_DEPTH)
+				  " levels down" : "a path longer than "
+				  WS__STR(WS_PATH_MAX) " bytes", rel);
+		ws_error_set_hint("if that is meant, a person does it with "
+				  "--no-history (it cannot be undone then)");
+		return rc;
+	}
 	if (h->collect && (rc = ws__seen_add(h, st)) < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -873,7 +904,9 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 					close(cfd);
 				break;
 			}
+			c->depth++;
 			rc = ws__capture(c, dirfd(d), de->d_name, &cst, cfd, true);
+			c->depth--;
 			c->rlen = old;
 			c->rel[old] = '\0';
 		}
@@ -1075,11 +1108,14 @@ ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
 	ws__jkstr(&c->b, "real_path", real);
 	if (h->undo_of > 0)
 		ws__jkint(&c->b, "undo_of", h->undo_of);
+	c->vlen = vpath != NULL ? strlen(vpath) : 0;
 	rc = ws__capture_array(c, "before", dirfd, name, st, recursive);
 	h->collect = false;
 	if (rc == 0 && dvpath != NULL) {
 		ws__jkstr(&c->b, "dest", dvpath);
 		ws__jkstr(&c->b, "dest_real", dreal);
+		c->vlen = strlen(dvpath);
+		c->depth = 0;
 		if (dst != NULL)
 			rc = ws__capture_array(c, "dest_before", ddirfd, dname, dst,
 					       true);

@@ -7,6 +7,7 @@
  */
 #include "wstest.h"
 
+#include <fcntl.h>
 #include <dirent.h>
 #include <pwd.h>
 #include <stdbool.h>
@@ -728,6 +729,63 @@ START_TEST(other_state_dir_protected)
 	free(ex);
 	free(h);
 	free(o);
+}
+END_TEST
+
+/* levels nested directories named name under dir/top, a file f in the
+ * deepest; made a level at a time (the path may pass PATH_MAX). */
+static void
+deep_tree(const char *dir, const char *top, const char *name, int levels)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), nfd, f;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(mkdirat(fd, top, 0755), 0);
+	nfd = openat(fd, top, O_RDONLY | O_DIRECTORY);
+	close(fd);
+	fd = nfd;
+	for (int i = 0; i < levels; i++) {
+		ck_assert_int_eq(mkdirat(fd, name, 0755), 0);
+		nfd = openat(fd, name, O_RDONLY | O_DIRECTORY);
+		ck_assert_int_ge(nfd, 0);
+		close(fd);
+		fd = nfd;
+	}
+	f = openat(fd, "f", O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(f, 0);
+	close(f);
+	close(fd);
+}
+
+/*
+ * Review23 10 and 05: a recorded tree delete of a tree 2,000 levels down
+ * overflowed the capture's stack (wswrite SIGSEGV, wstools mcp killed);
+ * one whose paths pass 4095 bytes was deleted but its undo stopped half
+ * way.  Both are refused before anything goes (LIMIT_EXCEEDED), and
+ * --no-history deletes them.
+ */
+START_TEST(deep_tree_delete_refused)
+{
+	struct wst_run r;
+	char name[202];
+
+	memset(name, 'd', 201);
+	name[201] = '\0';
+	deep_tree(W, "deep", "a", 2000);
+	deep_tree(W, "long", name, 25);
+	for (int i = 0; i < 2; i++) {
+		run(&r, "wswrite", (const char *[]){"--workspace", W, "--json", "--delete",
+			"--recursive", i ? "long" : "deep", NULL});
+		ck_assert_msg(r.status == 6 && strstr(r.out, "LIMIT_EXCEEDED") != NULL,
+			      "%d %s %s", r.status, r.out, r.err);
+		wst_run_free(&r);
+		ck_assert(there(i ? "long" : "deep"));
+	}
+	run(&r, "wswrite", (const char *[]){"--workspace", W, "--no-history", "--delete",
+		"--recursive", "deep", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	ck_assert(!there("deep"));
 }
 END_TEST
 
@@ -1594,6 +1652,7 @@ suite(void)
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, listing_columns_and_gc_args);
 	tcase_add_test(tc, other_state_dir_protected);
+	tcase_add_test(tc, deep_tree_delete_refused);
 	tcase_add_test(tc, undo_link_parents_are_guarded);
 	tcase_add_test(tc, tree_with_repository_not_deleted);
 	tcase_add_test(tc, another_state_dir_guarded);
