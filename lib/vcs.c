@@ -716,6 +716,9 @@ struct ws__pass {
 	size_t walked;
 	bool over;
 	bool deep; /* a directory past WS__VCS_PATH_MAX was not entered */
+	/* Levels the walk enters: WS__VCS_DEPTH, or fewer where the hard
+	 * limit on descriptors would run out first (review23 11). */
+	size_t max_depth;
 	bool nofd; /* a directory could not be opened: out of descriptors */
 	size_t limit; /* entries walked at most */
 	bool net; /* the command had every host: remotes' routes not pinned */
@@ -1826,7 +1829,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 		} else if (special && (strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0) &&
 			   S_ISDIR(st.st_mode)) {
 			ws__jjsldir(p, a, r, n[1] == 'j');
-		} else if (S_ISDIR(st.st_mode) && (depth >= WS__VCS_DEPTH ||
+		} else if (S_ISDIR(st.st_mode) && ((size_t)depth >= p->max_depth ||
 						   elen >= WS__VCS_PATH_MAX)) {
 			/*
 			 * Past the walk's reach, a program can still make and
@@ -1856,7 +1859,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 						 "levels), made by the command",
 						 vp ? vp : "", vp && strlen(vp) > 80 ? "..." : "",
 						 n, strlen(n) > 40 ? "..." : "",
-						 WS__VCS_PATH_MAX, WS__VCS_DEPTH);
+						 WS__VCS_PATH_MAX, (int)p->max_depth);
 				else
 					p->deep = true;
 				free(vp);
@@ -1907,6 +1910,19 @@ ws__pass_run(struct ws__pass *p)
 					? 3 * WS__VCS_DEPTH : was.rlim_max;
 		raised = setrlimit(RLIMIT_NOFILE, &more) == 0;
 	}
+	/*
+	 * Where the hard limit is below what WS__VCS_DEPTH levels take, the
+	 * walk goes as deep as the descriptors let (a margin kept for the
+	 * rest of the process), and what lies deeper is handled as a tree
+	 * past its reach: refused before the command, removed after it.  A
+	 * walk that ran out of descriptors instead noted it and went on,
+	 * leaving a repository planted deeper (review23 11).  The hard limit
+	 * decides, so the walks before and after agree on the depth.
+	 */
+	p->max_depth = WS__VCS_DEPTH;
+	if (getrlimit(RLIMIT_NOFILE, &more) == 0 && more.rlim_max != RLIM_INFINITY &&
+	    more.rlim_max < 3 * WS__VCS_DEPTH + 256)
+		p->max_depth = more.rlim_max > 256 + 3 * 16 ? (more.rlim_max - 256) / 3 : 16;
 
 	p->ro = calloc(ws->nanchors ? ws->nanchors : 1, sizeof(*p->ro));
 	for (size_t a = 0; p->ro != NULL && a < ws->nanchors; a++)
@@ -1967,13 +1983,22 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	 * could not tell it from the command's own (review23 01).  Refused;
 	 * one the command makes is removed after it (ws__walk()).
 	 */
+	/* Out of descriptors: some directories went unread, so the walk
+	 * after could not tell their repositories from the command's. */
+	if (p.nofd && p.s->deep_rel == NULL) {
+		ws_vcs_snap_free(p.s);
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
+				    "out of file descriptors while looking for the "
+				    "workspace's repositories before the command: "
+				    "some directories were not read");
+	}
 	if (p.s->deep_rel != NULL) {
 		int rc = ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
 				      "the workspace holds a directory deeper than "
 				      "wsrun can check for repositories (%d bytes of "
 				      "path or %d levels), at %s...: a command could "
 				      "plant one there that no check after it sees",
-				      WS__VCS_PATH_MAX, WS__VCS_DEPTH, p.s->deep_rel);
+				      WS__VCS_PATH_MAX, (int)p.max_depth, p.s->deep_rel);
 
 		ws_error_set_hint("move that tree out of the workspace, or "
 				  "shorten its path, then run the command again");

@@ -3867,6 +3867,33 @@ START_TEST(deep_tree_removed)
 END_TEST
 
 /*
+ * Review23 11: under a hard limit of 1024 descriptors the walk after the
+ * command ran out of them (one a level) and only said so: a repository
+ * planted 1,100 levels down kept its core.fsmonitor.  The walk now goes
+ * as deep as the limit lets and takes what lies deeper for a tree past
+ * its reach: the command's, removed.
+ */
+START_TEST(walk_within_descriptor_limit)
+{
+	char cmd[8192];
+
+	if (getenv("WST_TOOL_WRAPPER") != NULL && *getenv("WST_TOOL_WRAPPER") != '\0')
+		return;
+	wst_write(ws, "plant.py",
+		  "import os\n"
+		  "for i in range(1100):\n"
+		  "    os.mkdir('a'); os.chdir('a')\n"
+		  "os.makedirs('r/.git/objects'); os.makedirs('r/.git/refs/heads')\n"
+		  "open('r/.git/HEAD', 'w').write('ref: refs/heads/main\\n')\n"
+		  "open('r/.git/config', 'w').write('[core]\\n\\tfsmonitor = touch PWNED\\n')\n");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && (ulimit -Sn 1024 && ulimit -Hn 1024 && "
+		 "'%s' --json -- python3 plant.py) >/dev/null 2>&1; "
+		 "find . -name .git | grep -q .", ws, wst_bin("wsrun"));
+	ck_assert_int_ne(system(cmd), 0);
+}
+END_TEST
+
+/*
  * Review 6: a repository 70 directories down (past the walk's old depth
  * bound of 64), registered as a submodule in the top repository's
  * index, so that the host's "git status" at the top runs "git status" in
@@ -5878,6 +5905,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_bare_dangling_refs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
 	tcase_add_loop_test(tf, deep_tree_removed, 0, nm);
+	tcase_add_test(tf, walk_within_descriptor_limit);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
