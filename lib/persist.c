@@ -56,6 +56,11 @@ const char *const ws_home_persist[] = {
 	".sqliterc", ".config/Code/User/", ".config/Code - OSS/User/",
 	".config/VSCodium/User/", ".local/share/nvim/", ".config/i3/",
 	".config/sway/", ".config/hypr/", ".config/wstools/",
+	/* jj's, Sapling's and vim's (9.1, XDG) user configuration: pagers,
+	 * editors, hooks and fix tools run by ordinary commands (review23
+	 * 12). */
+	".config/jj/", ".jjconfig.toml", ".config/sapling/", ".sapling.conf",
+	".config/vim/",
 	/*
 	 * Sourced by bash-completion and zsh's compinit in every
 	 * interactive shell; zsh also prefers a start-up file's

@@ -750,6 +750,9 @@ START_TEST(persistence_home_places_review12)
 		".cargo/env", ".terraformrc", ".julia/config/startup.jl", ".ghci",
 		".condarc", ".nvm/nvm.sh", ".config/gh/config.yml",
 		".config/starship.toml",
+		/* Review23 12: jj's, Sapling's and vim's XDG configuration. */
+		".config/jj/config.toml", ".config/jj/conf.d/a.toml", ".jjconfig.toml",
+		".config/sapling/sapling.conf", ".sapling.conf", ".config/vim/vimrc",
 	};
 	static const char *const free_files[] = {
 		".gradle/caches/x", ".local/share/myapp/db", ".config/Code/Cache/x",
