@@ -1571,6 +1571,44 @@ ws__vcs_link_target(struct ws__pass *p, int dfd, const char *n)
 #define WS__DENTS 32768
 
 /*
+ * Whether rel, a state directory below anchor a, is one the view masks
+ * as another home's (lib/view.c ws__view_other_homes()): the anchor's
+ * own .local/state/wstools, a top-level directory's, or a /home
+ * directory's where the anchor holds /home.  Another one (a home deeper
+ * down, /srv/users/bob) is not masked, and refuses the run once marked
+ * (review23 03).
+ */
+static bool
+ws__home_state_masked(const struct ws_ctx *ws, int a, const char *rel)
+{
+	static const char suf[] = ".local/state/wstools";
+	size_t n = strlen(rel), sn = sizeof(suf) - 1, pn;
+	const char *home = NULL, *slash;
+
+	if (n < sn || strcmp(rel + n - sn, suf) != 0 ||
+	    (n > sn && rel[n - sn - 1] != '/'))
+		return false;
+	pn = n > sn ? n - sn - 1 : 0;
+	/* The anchor itself, or one of its top-level directories. */
+	slash = memchr(rel, '/', pn);
+	if (pn == 0 || slash == NULL)
+		return true;
+	/* /home/<name> where the anchor holds /home. */
+	if (a >= 0 && (size_t)a < ws->nanchors &&
+	    strcmp(ws->anchors[a].real, "/home") != 0 &&
+	    ws_path_within("/home", ws->anchors[a].real, &home) && home != NULL) {
+		size_t hl;
+
+		home += strspn(home, "/");
+		hl = strlen(home);
+		if (hl > 0 && pn > hl + 1 && strncmp(rel, home, hl) == 0 &&
+		    rel[hl] == '/' && memchr(rel + hl + 1, '/', pn - hl - 1) == NULL)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Remove the directory name below pfd and all it holds, however deep:
  * each directory's subdirectories are first moved up into pfd (under a
  * name of their own, never replacing one), its other entries removed,
@@ -1745,6 +1783,29 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			rel[rlen] = '/';
 		elen = rlen + (rlen > 0) + nlen;
 		memcpy(rel + elen - nlen, n, nlen + 1);
+		/*
+		 * A home's state directory by its name (.local/state/wstools),
+		 * marked or not (one made before the mark): another home's
+		 * that the view does not mask refuses the run, as a marked
+		 * one does (review23 03).
+		 */
+		if (!p->clean && n[0] == 'w' && S_ISDIR(st.st_mode) &&
+		    strcmp(n, "wstools") == 0 && p->s != NULL && p->s->state_rel == NULL &&
+		    elen >= 20 && strcmp(rel + elen - 20, ".local/state/wstools") == 0 &&
+		    (elen == 20 || rel[elen - 21] == '/')) {
+			struct stat ds;
+			bool known = false;
+
+			if (fstatat(dfd, n, &ds, AT_SYMLINK_NOFOLLOW) == 0) {
+				for (size_t i = 0; i < p->nknown && !known; i++)
+					known = p->known[i].st_dev == ds.st_dev &&
+						p->known[i].st_ino == ds.st_ino;
+				if (!known && !ws__home_state_masked(p->ws, (int)a, rel)) {
+					p->s->state_rel = strdup(rel);
+					p->s->state_a = (int)a;
+				}
+			}
+		}
 		if (special && strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
 			/*
 			 * A bare repository: git finds it from any directory
@@ -1783,8 +1844,9 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 				for (size_t i = 0; i < p->nknown && !known; i++)
 					known = p->known[i].st_dev == ds.st_dev &&
 						p->known[i].st_ino == ds.st_ino;
+				rel[rlen] = '\0';
+				known = known || ws__home_state_masked(p->ws, (int)a, rel);
 				if (!known) {
-					rel[rlen] = '\0';
 					p->s->state_rel = strdup(rel[0] ? rel : ".");
 					p->s->state_a = (int)a;
 				}
@@ -2012,9 +2074,9 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 		if (ws_ctx_virtual_of(ws, p.s->state_a, p.s->state_rel, &vp) < 0)
 			vp = NULL;
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vp ? vp : p.s->state_rel,
-				  "is wstools' state directory of another "
-				  "XDG_STATE_HOME (or --state-dir) than this call's, "
-				  "so the command's view does not hide it: it keeps "
+				  "is wstools' state directory of another home, "
+				  "XDG_STATE_HOME or --state-dir than this call's, "
+				  "which the command's view does not hide: it keeps "
 				  "what files held before each change, and undo "
 				  "trusts its journals");
 		ws_error_set_hint("give this process the XDG_STATE_HOME (or "

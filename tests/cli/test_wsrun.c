@@ -3894,6 +3894,36 @@ START_TEST(walk_within_descriptor_limit)
 END_TEST
 
 /*
+ * Review23 03: a home deeper than the top of the workspace
+ * (srv/users/bob) had its history open to a command, which the file
+ * tools refuse; the view masks only the top's and /home's.  Such a
+ * state directory now refuses the run; a top-level home's is masked and
+ * runs.
+ */
+START_TEST(deep_home_state_refused)
+{
+	struct wst_run r;
+
+	wst_write(ws, "srv/users/bob/.local/state/wstools/0123/journal", "{}\n");
+	RUNM(&r, 0, "-c", "cat srv/users/bob/.local/state/wstools/0123/journal");
+	ck_assert_msg(strstr(r.out, "SANDBOX_UNAVAILABLE") != NULL &&
+		      strstr(r.out, "state directory of another home") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	{
+		char *srv = wst_path(ws, "srv");
+
+		wst_rmrf(srv);
+		free(srv);
+	}
+	wst_write(ws, "bob/.local/state/wstools/0123/journal", "{}\n");
+	RUNM(&r, 0, "-c", "cat bob/.local/state/wstools/0123/journal; echo ran");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "ran\n");
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * Review 6: a repository 70 directories down (past the walk's old depth
  * bound of 64), registered as a submodule in the top repository's
  * index, so that the host's "git status" at the top runs "git status" in
@@ -5906,6 +5936,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
 	tcase_add_loop_test(tf, deep_tree_removed, 0, nm);
 	tcase_add_test(tf, walk_within_descriptor_limit);
+	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
