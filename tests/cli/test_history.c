@@ -1548,10 +1548,17 @@ START_TEST(no_home_in_the_environment)
 	unsetenv("XDG_STATE_HOME");
 	if (pw != NULL && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") != 0 &&
 	    stat(pw->pw_dir, &st) == 0 && access(pw->pw_dir, W_OK) == 0) {
+		char *mark;
+		bool had_mark;
+
 		want = wst_path(pw->pw_dir, ".local/state/wstools");
 		hd = hist_dir(want);
 		ck_assert_ptr_nonnull(hd);
 		ck_assert(!wst_exists(hd));
+		/* The state directory's mark is left as it was found too: CI
+		 * checks that the suites leave nothing in HOME's. */
+		mark = wst_path(want, WS_STATE_MARK);
+		had_mark = wst_exists(mark);
 		wst_runv(&r, NULL, NULL, "wswrite",
 			 (const char *[]){"--workspace", W, "--content", "two\n", "f", NULL});
 		ck_assert_msg(r.status == 0, "%s", r.err);
@@ -1562,6 +1569,10 @@ START_TEST(no_home_in_the_environment)
 		ck_assert_msg(r.status == 0, "%s %s", r.out, r.err);
 		wst_run_free(&r);
 		wst_rmrf(hd);
+		ck_assert(wst_exists(mark));
+		if (!had_mark)
+			unlink(mark);
+		free(mark);
 	}
 	if (home != NULL)
 		setenv("HOME", home, 1);
