@@ -902,15 +902,14 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		int a;
 
 		/*
-		 * git writes its configuration by lock and rename (git config,
-		 * git remote add): a read-only bind made that EBUSY.  It stays
-		 * writable; after the command wsrun keeps only the entries it
-		 * held before and the allowlisted ones (ws/vcs.h).
+		 * A repository's configuration is read-only too, though git
+		 * writes it by lock and rename (git config, git remote add
+		 * then fail with EBUSY): while the command runs, the person's
+		 * own git (an editor's git status, a prompt's, a commit in
+		 * another terminal) reads it, and a core.fsmonitor or
+		 * hooksPath the command put there ran on the host before the
+		 * clean-up after the command took it out (review23 16).
 		 */
-		if (g[i].kind == WS_GUARD_PERSIST &&
-		    (strcmp(g[i].what, ".git/config") == 0 ||
-		     strcmp(g[i].what, ".git/modules/**/config") == 0))
-			continue;
 		a = ws_ctx_anchor_of_real(ws, g[i].real, &rest);
 
 		while (rest != NULL && *rest == '/')

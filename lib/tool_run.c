@@ -148,7 +148,9 @@ static const struct ws_tool ws__run_cli = {
 		       "what must last in the workspace. The entries at the top "
 		       "of / are mounts: a command cannot remove or rename one "
 		       "(Device or resource busy; rm -r empties it first): use "
-		       "delete_path or move_path for those.",
+		       "delete_path or move_path for those. The workspace "
+		       "repository's .git/config is read-only: git -c "
+		       "key=value sets one for a command.",
 	.help = "Run a command in the workspace, confined by the kernel to it "
 		"(no network, no access outside), with a timeout. COMMAND and "
 		"its ARGs are run directly; -c runs a string with /bin/sh -c. "
