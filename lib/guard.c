@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -457,6 +458,71 @@ ws__gitdir_guards(struct ws_guards *g, int afd, const char *areal)
 }
 
 /*
+ * The directory an anchor's repository names as its hooks in its own
+ * configuration (core.hooksPath: husky's ".husky/_", a ".githooks"),
+ * where it lies in the anchor: git runs what it holds on a commit as it
+ * runs .git/hooks, so it is guarded as they are (review23 18).  A small
+ * reading of git's format: the [core] section's hooksPath, a value
+ * quoted or not; relative to the work tree's top, as git takes it.
+ */
+static int
+ws__hookspath_guard(struct ws_guards *g, int afd, const char *areal)
+{
+	char *text = NULL, *p, *cfg, buf[PATH_MAX], *val = NULL;
+	bool core = false;
+	struct stat st;
+	int rc = 0;
+
+	if (fstatat(afd, ".git/config", &st, 0) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > 1 << 20 || (cfg = ws_path_join(areal, ".git/config")) == NULL)
+		return 0;
+	rc = ws_config_read_file(cfg, &text);
+	free(cfg);
+	if (rc < 0)
+		return 0;
+	for (p = strtok(text, "\n"); p != NULL; p = strtok(NULL, "\n")) {
+		char *l = p + strspn(p, " \t"), *e;
+
+		if (*l == '[') {
+			core = strncasecmp(l, "[core]", 6) == 0;
+			continue;
+		}
+		if (!core || strncasecmp(l, "hookspath", 9) != 0)
+			continue;
+		l += 9;
+		l += strspn(l, " \t");
+		if (*l != '=')
+			continue;
+		l++;
+		l += strspn(l, " \t");
+		e = l + strlen(l);
+		while (e > l && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		if (e - l >= 2 && *l == '"' && e[-1] == '"') {
+			l++;
+			e--;
+		}
+		*e = '\0';
+		free(val);
+		val = *l != '\0' ? strdup(l) : NULL; /* the last one counts */
+	}
+	rc = 0;
+	if (val != NULL && strncmp(val, "~", 1) != 0) {
+		char *abs = val[0] == '/' ? strdup(val) : ws_path_join(areal, val);
+
+		if (abs == NULL)
+			rc = -ENOMEM;
+		else if (realpath(abs, buf) != NULL && ws_path_within(areal, buf, NULL) &&
+			 strcmp(areal, buf) != 0)
+			rc = ws__add_r(g, buf, ".git/config core.hooksPath", true);
+		free(abs);
+	}
+	free(val);
+	free(text);
+	return rc;
+}
+
+/*
  * Resolve, once, what the literal guards of every anchor are when they
  * are symlinks or lie behind one, and the git dirs ".git" files name.
  */
@@ -489,7 +555,8 @@ ws__guards_resolve(struct ws_ctx *ws, struct ws_guards *g)
 			if (rc < 0)
 				return rc;
 		}
-		if (ws__gitdir_guards(g, afd, areal) < 0)
+		if (ws__gitdir_guards(g, afd, areal) < 0 ||
+		    ws__hookspath_guard(g, afd, areal) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -727,6 +727,49 @@ START_TEST(persistence_home_places)
 END_TEST
 
 /*
+ * Review23 18: a repository whose configuration names its hooks
+ * directory in the workspace (husky's core.hooksPath .husky/_, whose
+ * .gitignore hides it from git status): the file tools refuse it and a
+ * command finds it read-only, as .git/hooks.
+ */
+START_TEST(hookspath_dir_guarded)
+{
+	struct wst_run r;
+	char cmd[4200], *ws = wst_path(base, "hp"), *t, *h;
+
+	wst_write(ws, ".husky/_/h", "#!/bin/sh\n");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
+		 "git config core.hooksPath .husky/_", ws);
+	if (system("git --version >/dev/null 2>&1") != 0 || system(cmd) != 0) {
+		free(ws);
+		return;
+	}
+	run_ws(&r, ws, NULL, "wswrite", (const char *[]){"--content", "evil",
+		".husky/_/h", NULL});
+	expect_code(&r, "POLICY_DENIED", 3);
+	ck_assert_msg(strstr(r.out, "core.hooksPath") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	run_ws(&r, ws, NULL, "wsrun", (const char *[]){"--", "sh", "-c",
+		"echo evil > .husky/_/h; echo evil > .husky/_/post-commit; true", NULL});
+	h = wst_path(ws, ".husky/_/h");
+	t = wst_slurp(h, NULL);
+	/* Where the guards are bound (a mount namespace); a run refused
+	 * leaves it too.  Without a mount namespace nothing is bound. */
+	{
+		cJSON *gd = cJSON_GetObjectItem(wst_output(&r, "isolation"), "guards");
+
+		if (!cJSON_IsFalse(cJSON_GetObjectItem(gd, "enforced")))
+			ck_assert_msg(t != NULL && strcmp(t, "#!/bin/sh\n") == 0,
+				      "%s", r.out);
+	}
+	free(t);
+	free(h);
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
+/*
  * Review12 02: the places review12 found missing from HOME's list
  * (Python's user site, IPython's start-up, Gradle's init scripts,
  * ~/.hgrc, ~/.gdbinit, VS Code's user settings, Neovim's site) are
@@ -2100,6 +2143,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_linked_parents);
 	tcase_add_test(tc, persistence_home_linked_into_workspace);
 	tcase_add_test(tc, persistence_home_places_review12);
+	tcase_add_test(tc, hookspath_dir_guarded);
 	tcase_add_test(tc, persistence_home_places_review14);
 	tcase_add_test(tc, persistence_home_places_review16);
 	tcase_add_test(tc, persistence_home_places_review18);
