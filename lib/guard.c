@@ -465,11 +465,43 @@ ws__gitdir_guards(struct ws_guards *g, int afd, const char *areal)
  * reading of git's format: the [core] section's hooksPath, a value
  * quoted or not; relative to the work tree's top, as git takes it.
  */
+/*
+ * A file an include of the configuration names (include.path,
+ * includeIf.*.path: shared aliases and drivers kept in the project) is
+ * git configuration too, read by every git there: guarded as the
+ * configuration is where it lies in the anchor (review23 17).  Relative
+ * to the configuration's own directory, as git takes it.
+ */
+static int
+ws__include_guard(struct ws_guards *g, const char *areal, const char *val)
+{
+	char buf[PATH_MAX], *abs;
+	int rc = 0;
+
+	if (val[0] == '~' || strncmp(val, "%(prefix)", 9) == 0)
+		return 0;
+	if (val[0] == '/') {
+		abs = strdup(val);
+	} else {
+		char *gd = ws_path_join(areal, ".git");
+
+		abs = gd != NULL ? ws_path_join(gd, val) : NULL;
+		free(gd);
+	}
+	if (abs == NULL)
+		return -ENOMEM;
+	if (realpath(abs, buf) != NULL && ws_path_within(areal, buf, NULL) &&
+	    strcmp(areal, buf) != 0)
+		rc = ws__add_r(g, buf, ".git/config include.path", false);
+	free(abs);
+	return rc;
+}
+
 static int
 ws__hookspath_guard(struct ws_guards *g, int afd, const char *areal)
 {
-	char *text = NULL, *p, *cfg, buf[PATH_MAX], *val = NULL;
-	bool core = false;
+	char *text = NULL, *p, *cfg, buf[PATH_MAX], *val = NULL, *save = NULL;
+	bool core = false, incl = false;
 	struct stat st;
 	int rc = 0;
 
@@ -480,16 +512,21 @@ ws__hookspath_guard(struct ws_guards *g, int afd, const char *areal)
 	free(cfg);
 	if (rc < 0)
 		return 0;
-	for (p = strtok(text, "\n"); p != NULL; p = strtok(NULL, "\n")) {
+	for (p = strtok_r(text, "\n", &save); p != NULL; p = strtok_r(NULL, "\n", &save)) {
 		char *l = p + strspn(p, " \t"), *e;
+		bool ip;
 
 		if (*l == '[') {
 			core = strncasecmp(l, "[core]", 6) == 0;
+			incl = strncasecmp(l, "[include]", 9) == 0 ||
+			       strncasecmp(l, "[includeIf", 10) == 0;
 			continue;
 		}
-		if (!core || strncasecmp(l, "hookspath", 9) != 0)
+		ip = incl && strncasecmp(l, "path", 4) == 0 &&
+		     (l[4] == ' ' || l[4] == '\t' || l[4] == '=');
+		if (!ip && (!core || strncasecmp(l, "hookspath", 9) != 0))
 			continue;
-		l += 9;
+		l += ip ? 4 : 9;
 		l += strspn(l, " \t");
 		if (*l != '=')
 			continue;
@@ -503,8 +540,18 @@ ws__hookspath_guard(struct ws_guards *g, int afd, const char *areal)
 			e--;
 		}
 		*e = '\0';
+		if (ip) {
+			if (*l != '\0' && (rc = ws__include_guard(g, areal, l)) < 0)
+				break;
+			continue;
+		}
 		free(val);
 		val = *l != '\0' ? strdup(l) : NULL; /* the last one counts */
+	}
+	if (rc < 0) {
+		free(val);
+		free(text);
+		return rc;
 	}
 	rc = 0;
 	if (val != NULL && strncmp(val, "~", 1) != 0) {

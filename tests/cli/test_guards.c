@@ -770,6 +770,48 @@ START_TEST(hookspath_dir_guarded)
 END_TEST
 
 /*
+ * Review23 17: a repository whose configuration includes a file of the
+ * project (include.path = ../.gitconfig, shared aliases and drivers):
+ * that file is git configuration, refused to the file tools and
+ * read-only to a command, as .git/config.
+ */
+START_TEST(include_path_file_guarded)
+{
+	struct wst_run r;
+	char cmd[4200], *ws = wst_path(base, "inc"), *t, *h;
+
+	wst_write(ws, ".gitconfig", "[alias]\n\tst = status\n");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
+		 "git config include.path ../.gitconfig", ws);
+	if (system("git --version >/dev/null 2>&1") != 0 || system(cmd) != 0) {
+		free(ws);
+		return;
+	}
+	run_ws(&r, ws, NULL, "wswrite", (const char *[]){"--append", "--content",
+		"[core]\n\tfsmonitor = touch PWNED\n", ".gitconfig", NULL});
+	expect_code(&r, "POLICY_DENIED", 3);
+	ck_assert_msg(strstr(r.out, "include.path") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	run_ws(&r, ws, NULL, "wsrun", (const char *[]){"--", "sh", "-c",
+		"printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .gitconfig; true",
+		NULL});
+	h = wst_path(ws, ".gitconfig");
+	t = wst_slurp(h, NULL);
+	{
+		cJSON *gd = cJSON_GetObjectItem(wst_output(&r, "isolation"), "guards");
+
+		if (!cJSON_IsFalse(cJSON_GetObjectItem(gd, "enforced")))
+			ck_assert_msg(t != NULL && strstr(t, "fsmonitor") == NULL,
+				      "%s", r.out);
+	}
+	free(t);
+	free(h);
+	wst_run_free(&r);
+	free(ws);
+}
+END_TEST
+
+/*
  * Review12 02: the places review12 found missing from HOME's list
  * (Python's user site, IPython's start-up, Gradle's init scripts,
  * ~/.hgrc, ~/.gdbinit, VS Code's user settings, Neovim's site) are
@@ -2144,6 +2186,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_linked_into_workspace);
 	tcase_add_test(tc, persistence_home_places_review12);
 	tcase_add_test(tc, hookspath_dir_guarded);
+	tcase_add_test(tc, include_path_file_guarded);
 	tcase_add_test(tc, persistence_home_places_review14);
 	tcase_add_test(tc, persistence_home_places_review16);
 	tcase_add_test(tc, persistence_home_places_review18);
