@@ -1411,7 +1411,9 @@ ws__view_rm(int pfd, const char *name, int depth)
 	DIR *d;
 	struct dirent *de;
 
-	if (unlinkat(pfd, name, 0) == 0 || errno != EISDIR || depth > 64)
+	/* Deeper than any copy goes (ws__view_copy()'s bound), so that a
+	 * copy stopped there is removed whole (review23 09). */
+	if (unlinkat(pfd, name, 0) == 0 || errno != EISDIR || depth > 300)
 		return;
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && (d = fdopendir(fd)) != NULL) {
@@ -1456,11 +1458,22 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth, bool *made)
 		return 0;
 	}
 	if (S_ISREG(st.st_mode)) {
-		char buf[65536];
+		/*
+		 * On the heap: in the frame, a buffer a level of a directory
+		 * copied whole made 126 levels overflow the stack (review23
+		 * 09: wsrun died of SIGSEGV, the copy half made).
+		 */
+		enum { WS__COPY_BUF = 65536 };
+		char *buf = malloc(WS__COPY_BUF);
 		off_t pos = 0;
 
-		if ((in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-			return -errno;
+		if (buf == NULL)
+			return -ENOMEM;
+		if ((in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			rc = -errno;
+			free(buf);
+			return rc;
+		}
 		/*
 		 * Copied into a file without a name, linked under its own
 		 * once whole: wsrun killed during the copy (SIGKILL, which
@@ -1478,6 +1491,7 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth, bool *made)
 			if (out < 0) {
 				rc = -errno;
 				close(in);
+				free(buf);
 				return rc;
 			}
 			if (made != NULL)
@@ -1506,8 +1520,8 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth, bool *made)
 				break;
 			}
 			while (rc == 0 && data < hole) {
-				size_t want = (size_t)(hole - data) < sizeof(buf) ?
-					      (size_t)(hole - data) : sizeof(buf);
+				size_t want = (size_t)(hole - data) < WS__COPY_BUF ?
+					      (size_t)(hole - data) : WS__COPY_BUF;
 				ssize_t n = pread(in, buf, want, data);
 
 				if (n <= 0) {
@@ -1550,6 +1564,7 @@ ws__view_copy(int sdir, const char *name, int ddir, int depth, bool *made)
 				*made = true;
 		}
 		close(in);
+		free(buf);
 		if (close(out) < 0 && rc == 0)
 			rc = -errno;
 		return rc;
@@ -1716,6 +1731,8 @@ ws_view_apply(struct ws_ctx *ws, int root_fd, struct ws_view_info *vi)
 			if (made)
 				ws__view_rm(ws->anchors[0].fd, de->d_name, 0);
 			snprintf(why, sizeof(why), "not copied into the workspace: %s",
+				 e == -ELOOP ? "more than 256 levels of directories "
+				 "(make it below an existing top-level directory)" :
 				 strerror(-e));
 			rc = ws__names_add(&vi->lost, v, why);
 			continue;

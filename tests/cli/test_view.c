@@ -1977,6 +1977,42 @@ START_TEST(view_alias_refused)
 }
 END_TEST
 
+/*
+ * Review23 09: a new top-level directory the command made 126 levels
+ * deep overflowed the copy's stack (64 KiB a level): wsrun died of
+ * SIGSEGV, its status read as the command's, the copy half made.  200
+ * levels are copied whole; past the copy's bound (256) nothing is left,
+ * and the note says why.
+ */
+START_TEST(view_deep_new_top)
+{
+	struct wst_run r;
+	char cmd[4200];
+
+	for (int k = 0; k < 2; k++) {
+		char prog[200];
+		const char *a[] = {"--view", "virtual", "--", "python3", "-c", prog, NULL};
+
+		snprintf(prog, sizeof(prog), "import os\nfor i in range(%d):\n"
+			 "    os.mkdir('deep'); os.chdir('deep')\n", k ? 300 : 200);
+		runv_env(&r, NULL, a);
+		if (r.status == 127) {
+			wst_run_free(&r);
+			return;
+		}
+		ck_assert_msg(r.status == 0, "%d %s %s", r.status, r.out, r.err);
+		snprintf(cmd, sizeof(cmd), "test \"$(find '%s/deep' -type d 2>/dev/null | "
+			 "wc -l)\" = %d", ws, k ? 0 : 200);
+		ck_assert_msg(system(cmd) == 0, "%s", r.out);
+		if (k)
+			ck_assert_msg(strstr(r.out, "more than 256 levels") != NULL, "%s", r.out);
+		wst_run_free(&r);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/deep'", ws);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+}
+END_TEST
+
 static Suite *
 view_suite(void)
 {
@@ -2007,6 +2043,7 @@ view_suite(void)
 	tcase_add_test(tc, view_git_ignores_system_dirs);
 	tcase_add_test(tc, view_grant_host_path);
 	tcase_add_loop_test(tc, view_nothing_left, 0, 2);
+	tcase_add_test(tc, view_deep_new_top);
 	tcase_add_loop_test(tc, view_nothing_left_kill9, 0, 2);
 	tcase_add_test(tc, view_entry_swap_race);
 	tcase_add_test(tc, view_timeout_applies);
