@@ -403,14 +403,18 @@ ws_glob_escape(const char *s)
 	size_t n = 0;
 	char *out, *o;
 
+	/* Braces too: not glob syntax, but a policy refuses an unescaped
+	 * one, and a workspace named "a{b}" made every rule naming
+	 * ${WORKSPACE} a POLICY_ERROR (review23 13). */
 	for (const char *p = s; *p; p++)
-		n += (ws__meta(*p) || *p == '\\' || *p == ']') ? 2 : 1;
+		n += (ws__meta(*p) || *p == '\\' || *p == ']' || *p == '{' ||
+		      *p == '}') ? 2 : 1;
 	out = malloc(n + 1);
 	if (out == NULL)
 		return NULL;
 	o = out;
 	for (const char *p = s; *p; p++) {
-		if (ws__meta(*p) || *p == '\\' || *p == ']')
+		if (ws__meta(*p) || *p == '\\' || *p == ']' || *p == '{' || *p == '}')
 			*o++ = '\\';
 		*o++ = *p;
 	}

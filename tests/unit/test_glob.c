@@ -164,7 +164,7 @@ END_TEST
 START_TEST(escape_roundtrip)
 {
 	const char *names[] = {"/p/a[1]", "/p/*star", "/p/q?", "/p/back\\slash",
-			       "/p/br]acket", "/plain"};
+			       "/p/br]acket", "/plain", "/p/a{b,c}"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *e = ws_glob_escape(names[i]), *g;
@@ -181,6 +181,13 @@ START_TEST(escape_roundtrip)
 		char *e = ws_glob_escape("/p/a[1]");
 
 		ck_assert(!m(e, "/p/a1"));
+		free(e);
+	}
+	/* Braces come out escaped, which a policy takes (review23 13). */
+	{
+		char *e = ws_glob_escape("/p/a{b}");
+
+		ck_assert_str_eq(e, "/p/a\\{b\\}");
 		free(e);
 	}
 }
