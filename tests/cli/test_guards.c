@@ -727,31 +727,43 @@ START_TEST(persistence_home_places)
 END_TEST
 
 /*
- * Review23 18: a repository whose configuration names its hooks
- * directory in the workspace (husky's core.hooksPath .husky/_, whose
- * .gitignore hides it from git status): the file tools refuse it and a
- * command finds it read-only, as .git/hooks.
+ * Files a repository's configuration names in the workspace, and which
+ * git reads or runs as its own: review23 18, the hooks directory of
+ * core.hooksPath (husky's .husky/_, which its .gitignore hides from git
+ * status); review23 17, a file include.path takes in (a project's
+ * shared .gitconfig).  The file tools refuse them, with the setting
+ * named, and a command finds them read-only, as .git/hooks and
+ * .git/config.
  */
-START_TEST(hookspath_dir_guarded)
+static const struct {
+	const char *file, *content, *setting, *value, *write;
+} cfg_named[] = {
+	{".husky/_/h", "#!/bin/sh\n", "core.hooksPath", ".husky/_",
+	 "echo evil > .husky/_/h; echo evil > .husky/_/post-commit; true"},
+	{".gitconfig", "[alias]\n\tst = status\n", "include.path", "../.gitconfig",
+	 "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .gitconfig; true"},
+};
+
+START_TEST(config_named_files_guarded)
 {
 	struct wst_run r;
-	char cmd[4200], *ws = wst_path(base, "hp"), *t, *h;
+	char cmd[4200], *ws = wst_path(base, "cn"), *t, *h;
 
-	wst_write(ws, ".husky/_/h", "#!/bin/sh\n");
-	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
-		 "git config core.hooksPath .husky/_", ws);
+	wst_write(ws, cfg_named[_i].file, cfg_named[_i].content);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && git config %s %s", ws,
+		 cfg_named[_i].setting, cfg_named[_i].value);
 	if (system("git --version >/dev/null 2>&1") != 0 || system(cmd) != 0) {
 		free(ws);
 		return;
 	}
-	run_ws(&r, ws, NULL, "wswrite", (const char *[]){"--content", "evil",
-		".husky/_/h", NULL});
+	run_ws(&r, ws, NULL, "wswrite", (const char *[]){"--append", "--content",
+		"evil\n", cfg_named[_i].file, NULL});
 	expect_code(&r, "POLICY_DENIED", 3);
-	ck_assert_msg(strstr(r.out, "core.hooksPath") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(r.out, cfg_named[_i].setting) != NULL, "%s", r.out);
 	wst_run_free(&r);
 	run_ws(&r, ws, NULL, "wsrun", (const char *[]){"--", "sh", "-c",
-		"echo evil > .husky/_/h; echo evil > .husky/_/post-commit; true", NULL});
-	h = wst_path(ws, ".husky/_/h");
+		cfg_named[_i].write, NULL});
+	h = wst_path(ws, cfg_named[_i].file);
 	t = wst_slurp(h, NULL);
 	/* Where the guards are bound (a mount namespace); a run refused
 	 * leaves it too.  Without a mount namespace nothing is bound. */
@@ -759,49 +771,7 @@ START_TEST(hookspath_dir_guarded)
 		cJSON *gd = cJSON_GetObjectItem(wst_output(&r, "isolation"), "guards");
 
 		if (!cJSON_IsFalse(cJSON_GetObjectItem(gd, "enforced")))
-			ck_assert_msg(t != NULL && strcmp(t, "#!/bin/sh\n") == 0,
-				      "%s", r.out);
-	}
-	free(t);
-	free(h);
-	wst_run_free(&r);
-	free(ws);
-}
-END_TEST
-
-/*
- * Review23 17: a repository whose configuration includes a file of the
- * project (include.path = ../.gitconfig, shared aliases and drivers):
- * that file is git configuration, refused to the file tools and
- * read-only to a command, as .git/config.
- */
-START_TEST(include_path_file_guarded)
-{
-	struct wst_run r;
-	char cmd[4200], *ws = wst_path(base, "inc"), *t, *h;
-
-	wst_write(ws, ".gitconfig", "[alias]\n\tst = status\n");
-	snprintf(cmd, sizeof(cmd), "cd '%s' && git init -q . && "
-		 "git config include.path ../.gitconfig", ws);
-	if (system("git --version >/dev/null 2>&1") != 0 || system(cmd) != 0) {
-		free(ws);
-		return;
-	}
-	run_ws(&r, ws, NULL, "wswrite", (const char *[]){"--append", "--content",
-		"[core]\n\tfsmonitor = touch PWNED\n", ".gitconfig", NULL});
-	expect_code(&r, "POLICY_DENIED", 3);
-	ck_assert_msg(strstr(r.out, "include.path") != NULL, "%s", r.out);
-	wst_run_free(&r);
-	run_ws(&r, ws, NULL, "wsrun", (const char *[]){"--", "sh", "-c",
-		"printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .gitconfig; true",
-		NULL});
-	h = wst_path(ws, ".gitconfig");
-	t = wst_slurp(h, NULL);
-	{
-		cJSON *gd = cJSON_GetObjectItem(wst_output(&r, "isolation"), "guards");
-
-		if (!cJSON_IsFalse(cJSON_GetObjectItem(gd, "enforced")))
-			ck_assert_msg(t != NULL && strstr(t, "fsmonitor") == NULL,
+			ck_assert_msg(t != NULL && strcmp(t, cfg_named[_i].content) == 0,
 				      "%s", r.out);
 	}
 	free(t);
@@ -2185,8 +2155,8 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_linked_parents);
 	tcase_add_test(tc, persistence_home_linked_into_workspace);
 	tcase_add_test(tc, persistence_home_places_review12);
-	tcase_add_test(tc, hookspath_dir_guarded);
-	tcase_add_test(tc, include_path_file_guarded);
+	tcase_add_loop_test(tc, config_named_files_guarded, 0,
+			    sizeof(cfg_named) / sizeof(cfg_named[0]));
 	tcase_add_test(tc, persistence_home_places_review14);
 	tcase_add_test(tc, persistence_home_places_review16);
 	tcase_add_test(tc, persistence_home_places_review18);
