@@ -672,7 +672,7 @@ END_TEST
 START_TEST(other_state_dir_protected)
 {
 	char *h = wst_path(T, "h"), *o = wst_path(T, "o"), *eh = NULL, *ex = NULL;
-	char *jr = NULL, *before, *after;
+	char *jr = NULL, *jp, *before, *after;
 	struct wst_run r;
 	DIR *d;
 	struct dirent *e;
@@ -701,7 +701,8 @@ START_TEST(other_state_dir_protected)
 		free(dir);
 	}
 	ck_assert_ptr_nonnull(jr);
-	before = wst_slurp(wst_path(h, jr), NULL);
+	jp = wst_path(h, jr);
+	before = wst_slurp(jp, NULL);
 	{
 		/* The agent: HOME the same, its own state directory. */
 		const char *aenv[] = {eh, ENV_S, NULL};
@@ -720,8 +721,9 @@ START_TEST(other_state_dir_protected)
 		ck_assert_msg(strstr(r.out, "SANDBOX_UNAVAILABLE") != NULL, "%s", r.out);
 		wst_run_free(&r);
 	}
-	after = wst_slurp(wst_path(h, jr), NULL);
+	after = wst_slurp(jp, NULL);
 	ck_assert_str_eq(before, after);
+	free(jp);
 	free(before);
 	free(after);
 	free(jr);
