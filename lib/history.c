@@ -1289,29 +1289,27 @@ ws__load(struct ws_history *h, struct ws__entry **out, size_t *nout)
 	free(l);
 	fclose(f);
 	/*
-	 * What later entries undid, oldest first.  An undo can itself be
-	 * undone by its id (a forced undo replaced what a person made
-	 * since; its entry kept that, and undoing it brings it back: ftu13
-	 * 12); then what the undo had undone is live again.
+	 * What later entries undid.  An undo can itself be undone by its id
+	 * (a forced undo replaced what a person made since; its entry kept
+	 * that, and undoing it brings it back: ftu13 12), so an entry is
+	 * undone when a later undo of it succeeded and is not undone itself:
+	 * decided newest first, where each undo's own state is already
+	 * known (an undo names an older entry only).  undone_by is the
+	 * newest such undo.
 	 */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = n; i-- > 0;) {
 		const cJSON *u = cJSON_GetObjectItem(v[i].begin, "undo_of");
 
-		if (cJSON_IsNumber(u) && (!v[i].done || v[i].ok))
-			for (size_t k = 0; k < i; k++)
-				if (v[k].id == (long long)u->valuedouble) {
-					const cJSON *uu = cJSON_GetObjectItem(v[k].begin,
-									     "undo_of");
-
+		if (!cJSON_IsNumber(u) || (v[i].done && !v[i].ok) || v[i].undone)
+			continue;
+		for (size_t k = i; k-- > 0;)
+			if (v[k].id == (long long)u->valuedouble) {
+				if (!v[k].undone) {
 					v[k].undone = true;
 					v[k].undone_by = v[i].id;
-					for (size_t m = 0; cJSON_IsNumber(uu) && m < k; m++)
-						if (v[m].id == (long long)uu->valuedouble &&
-						    v[m].undone_by == v[k].id) {
-							v[m].undone = false;
-							v[m].undone_by = 0;
-						}
 				}
+				break;
+			}
 	}
 	*out = v;
 	*nout = n;

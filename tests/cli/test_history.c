@@ -791,6 +791,40 @@ START_TEST(deep_tree_delete_refused)
 }
 END_TEST
 
+/*
+ * Undo, redo (the undo undone by its id), undo the redo: what each entry
+ * undid is decided newest first, so the first change counts as undone
+ * again and a plain undo has nothing left (it took the create for live
+ * and failed on the missing file).
+ */
+START_TEST(undo_chain_states)
+{
+	struct wst_run r;
+	const cJSON *e;
+	char *out = NULL;
+
+	WS_OK("--content", "x", "f");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert_int_eq(undo(NULL, "2", NULL), 0);
+	assert_content("f", "x");
+	ck_assert_int_eq(undo(NULL, "3", NULL), 0);
+	ck_assert(!there("f"));
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_int_eq(r.status, 0);
+	cJSON_ArrayForEach(e, wst_output(&r, "entries")) {
+		int id = cJSON_GetObjectItem(e, "id")->valueint;
+
+		/* 1 undone by 2, 2 live, 3 undone by 4, 4 live. */
+		ck_assert_msg(cJSON_IsTrue(cJSON_GetObjectItem(e, "undone")) ==
+			      (id == 1 || id == 3), "%d: %s", id, r.out);
+	}
+	wst_run_free(&r);
+	ck_assert_int_eq(undo(&out, NULL, NULL), 5);
+	ck_assert_msg(strstr(out, "nothing to undo") != NULL, "%s", out);
+	free(out);
+}
+END_TEST
+
 START_TEST(undo_hints_hold)
 {
 	char *out = NULL;
@@ -1666,6 +1700,7 @@ suite(void)
 	tcase_add_test(tc, listing_columns_and_gc_args);
 	tcase_add_test(tc, other_state_dir_protected);
 	tcase_add_test(tc, deep_tree_delete_refused);
+	tcase_add_test(tc, undo_chain_states);
 	tcase_add_test(tc, undo_link_parents_are_guarded);
 	tcase_add_test(tc, tree_with_repository_not_deleted);
 	tcase_add_test(tc, another_state_dir_guarded);
