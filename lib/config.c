@@ -55,23 +55,52 @@ ws_config_free(struct ws_config *cfg)
 }
 
 int
-ws_config_read_file(const char *path, char **out)
+ws_config_read_fd(int fd, char **out)
 {
 	struct stat st;
 	char *buf;
 	size_t n = 0;
-	int fd, e;
+
+	*out = NULL;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (st.st_size > WS__CONFIG_MAX)
+		return -EFBIG;
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL)
+		return -ENOMEM;
+	while (n < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(buf);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return 0;
+}
+
+int
+ws_config_read_file(const char *path, char **out)
+{
+	int fd, rc;
 
 	*out = NULL;
 	/* O_NONBLOCK: a FIFO named like a config file must not hang us. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		e = errno;
-		close(fd);
-		return -e;
-	}
 	/*
 	 * One a running command may just have made (ws/pending.h), in this
 	 * process or another: absent, as before the command and after its
@@ -81,38 +110,9 @@ ws_config_read_file(const char *path, char **out)
 		close(fd);
 		return -ENOENT;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	}
-	if (st.st_size > WS__CONFIG_MAX) {
-		close(fd);
-		return -EFBIG;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (n < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			e = errno;
-			free(buf);
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
+	rc = ws_config_read_fd(fd, out);
 	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	return 0;
+	return rc;
 }
 
 /* Line and column (1-based) of offset off in text. */

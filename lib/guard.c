@@ -458,61 +458,61 @@ ws__gitdir_guards(struct ws_guards *g, int afd, const char *areal)
 }
 
 /*
- * The directory an anchor's repository names as its hooks in its own
- * configuration (core.hooksPath: husky's ".husky/_", a ".githooks"),
- * where it lies in the anchor: git runs what it holds on a commit as it
- * runs .git/hooks, so it is guarded as they are (review23 18).  A small
- * reading of git's format: the [core] section's hooksPath, a value
- * quoted or not; relative to the work tree's top, as git takes it.
- */
-/*
- * A file an include of the configuration names (include.path,
- * includeIf.*.path: shared aliases and drivers kept in the project) is
- * git configuration too, read by every git there: guarded as the
- * configuration is where it lies in the anchor (review23 17).  Relative
- * to the configuration's own directory, as git takes it.
+ * A path the configuration names, base the directory it is relative to:
+ * guarded (src the reason, dir whether what is below it too) where it
+ * lies in the anchor, as ws__gitdir_guards() guards what a ".git" file
+ * names.  "~" and "%(prefix)" paths lie in no anchor here.
  */
 static int
-ws__include_guard(struct ws_guards *g, const char *areal, const char *val)
+ws__cfg_path_guard(struct ws_guards *g, const char *areal, const char *base,
+		   const char *val, const char *src, bool dir)
 {
 	char buf[PATH_MAX], *abs;
 	int rc = 0;
 
-	if (val[0] == '~' || strncmp(val, "%(prefix)", 9) == 0)
+	if (val[0] == '\0' || val[0] == '~' || strncmp(val, "%(prefix)", 9) == 0)
 		return 0;
-	if (val[0] == '/') {
-		abs = strdup(val);
-	} else {
-		char *gd = ws_path_join(areal, ".git");
-
-		abs = gd != NULL ? ws_path_join(gd, val) : NULL;
-		free(gd);
-	}
-	if (abs == NULL)
+	if ((abs = val[0] == '/' ? strdup(val) : ws_path_join(base, val)) == NULL)
 		return -ENOMEM;
 	if (realpath(abs, buf) != NULL && ws_path_within(areal, buf, NULL) &&
 	    strcmp(areal, buf) != 0)
-		rc = ws__add_r(g, buf, ".git/config include.path", false);
+		rc = ws__add_r(g, buf, src, dir);
 	free(abs);
 	return rc;
 }
 
+/*
+ * What the top repository's own configuration names in the anchor and
+ * git reads or runs as its own, guarded as .git/hooks and .git/config
+ * are: the hooks directory of core.hooksPath (husky's ".husky/_", a
+ * ".githooks"; relative to the work tree's top; review23 18) and the
+ * files include.path and includeIf.*.path take in (a project's shared
+ * .gitconfig; relative to .git; review23 17).  A small reading of git's
+ * format: section headers, "key = value", a value quoted or not; the
+ * last hooksPath counts.  Read through the anchor's descriptor.
+ */
 static int
-ws__hookspath_guard(struct ws_guards *g, int afd, const char *areal)
+ws__config_guards(struct ws_guards *g, int afd, const char *areal)
 {
-	char *text = NULL, *p, *cfg, buf[PATH_MAX], *val = NULL, *save = NULL;
+	char *text = NULL, *p, *hooks = NULL, *gitdir = NULL, *save = NULL;
 	bool core = false, incl = false;
-	struct stat st;
-	int rc = 0;
+	int fd, rc;
 
-	if (fstatat(afd, ".git/config", &st, 0) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > 1 << 20 || (cfg = ws_path_join(areal, ".git/config")) == NULL)
+	fd = openat(afd, ".git/config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
-	rc = ws_config_read_file(cfg, &text);
-	free(cfg);
+	rc = ws_config_read_fd(fd, &text);
+	close(fd);
 	if (rc < 0)
 		return 0;
-	for (p = strtok_r(text, "\n", &save); p != NULL; p = strtok_r(NULL, "\n", &save)) {
+	if ((gitdir = ws_path_join(areal, ".git")) == NULL) {
+		free(text);
+		return -ENOMEM;
+	}
+	rc = 0;
+	for (p = strtok_r(text, "\n", &save); rc == 0 && p != NULL;
+	     p = strtok_r(NULL, "\n", &save)) {
 		char *l = p + strspn(p, " \t"), *e;
 		bool ip;
 
@@ -522,15 +522,13 @@ ws__hookspath_guard(struct ws_guards *g, int afd, const char *areal)
 			       strncasecmp(l, "[includeIf", 10) == 0;
 			continue;
 		}
-		ip = incl && strncasecmp(l, "path", 4) == 0 &&
-		     (l[4] == ' ' || l[4] == '\t' || l[4] == '=');
+		ip = incl && strncasecmp(l, "path", 4) == 0;
 		if (!ip && (!core || strncasecmp(l, "hookspath", 9) != 0))
 			continue;
 		l += ip ? 4 : 9;
 		l += strspn(l, " \t");
-		if (*l != '=')
+		if (*l++ != '=')
 			continue;
-		l++;
 		l += strspn(l, " \t");
 		e = l + strlen(l);
 		while (e > l && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
@@ -540,31 +538,16 @@ ws__hookspath_guard(struct ws_guards *g, int afd, const char *areal)
 			e--;
 		}
 		*e = '\0';
-		if (ip) {
-			if (*l != '\0' && (rc = ws__include_guard(g, areal, l)) < 0)
-				break;
-			continue;
-		}
-		free(val);
-		val = *l != '\0' ? strdup(l) : NULL; /* the last one counts */
+		if (ip)
+			rc = ws__cfg_path_guard(g, areal, gitdir, l,
+						".git/config include.path", false);
+		else
+			hooks = l;
 	}
-	if (rc < 0) {
-		free(val);
-		free(text);
-		return rc;
-	}
-	rc = 0;
-	if (val != NULL && strncmp(val, "~", 1) != 0) {
-		char *abs = val[0] == '/' ? strdup(val) : ws_path_join(areal, val);
-
-		if (abs == NULL)
-			rc = -ENOMEM;
-		else if (realpath(abs, buf) != NULL && ws_path_within(areal, buf, NULL) &&
-			 strcmp(areal, buf) != 0)
-			rc = ws__add_r(g, buf, ".git/config core.hooksPath", true);
-		free(abs);
-	}
-	free(val);
+	if (rc == 0 && hooks != NULL)
+		rc = ws__cfg_path_guard(g, areal, areal, hooks,
+					".git/config core.hooksPath", true);
+	free(gitdir);
 	free(text);
 	return rc;
 }
@@ -603,7 +586,7 @@ ws__guards_resolve(struct ws_ctx *ws, struct ws_guards *g)
 				return rc;
 		}
 		if (ws__gitdir_guards(g, afd, areal) < 0 ||
-		    ws__hookspath_guard(g, afd, areal) < 0)
+		    ws__config_guards(g, afd, areal) < 0)
 			return -ENOMEM;
 	}
 	return 0;

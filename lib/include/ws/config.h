@@ -105,6 +105,13 @@ int ws_jsonc_parse(const char *text, int code, const char *origin,
  */
 int ws_config_read_file(const char *path, char **out);
 
+/*
+ * The same for an open descriptor (left open): a regular file of at most
+ * 1 MiB into *out.  0, or -errno (EISDIR, EINVAL for another kind,
+ * EFBIG).
+ */
+int ws_config_read_fd(int fd, char **out);
+
 /* Whether the key of member it appears earlier in obj: cJSON keeps both
  * copies of a duplicated key, and a policy or config must not. */
 bool ws_jsonc_dup_key(const struct cJSON *obj, const struct cJSON *it);
