@@ -431,6 +431,12 @@ ws__rule_message(struct ws__where *w, const cJSON *it, char **out)
 	return 0;
 }
 
+/* The password database's home, looked up once a policy (NULL: HOME's). */
+struct ws__uhome {
+	bool done;
+	char *pw;
+};
+
 /*
  * A rule's paths that name ${HOME} name the user's home from the
  * password database too, as ${USER_HOME}, where it is another directory:
@@ -438,78 +444,69 @@ ws__rule_message(struct ws__where *w, const cJSON *it, char **out)
  * holds the user's own, and a rule denying ${HOME}/.ssh/... then guarded
  * the scratch one only (review23 07), where the guards and the view take
  * both homes (ws_homes()).  Each such path gets a twin after the rule's
- * paths; USER_HOME is set in vars for them.
+ * paths; USER_HOME is set in vars for them.  The home is looked up at
+ * the first rule that needs it, once for the policy (uh).
  */
 static int
-ws__user_home_paths(struct ws__frule *r, struct ws_vars *vars)
+ws__user_home_paths(struct ws__frule *r, struct ws_vars *vars, struct ws__uhome *uh)
 {
-	const char *h = ws_vars_get(vars, "HOME");
-	char *pw = NULL, **nv;
 	size_t add = 0, n = r->n;
-	int rc = 0;
+	char **nv;
 
 	for (size_t i = 0; i < n; i++)
 		if (strstr(r->raw[i], "${HOME}") != NULL || strstr(r->raw[i], "${HOME:") != NULL)
 			add++;
-	if (add == 0 || (pw = ws_passwd_home()) == NULL || pw[0] != '/')
-		goto out;
-	{
-		/* The same directory, however spelled: nothing to add. */
+	if (add == 0)
+		return 0;
+	if (!uh->done) {
+		const char *h = ws_vars_get(vars, "HOME");
 		struct stat a, b;
 
-		if (h != NULL && (strcmp(h, pw) == 0 ||
-				  (stat(h, &a) == 0 && stat(pw, &b) == 0 &&
-				   a.st_dev == b.st_dev && a.st_ino == b.st_ino)))
-			goto out;
+		uh->done = true;
+		uh->pw = ws_passwd_home();
+		/* The same directory, however spelled: nothing to add. */
+		if (uh->pw != NULL && (uh->pw[0] != '/' ||
+		    (h != NULL && (strcmp(h, uh->pw) == 0 ||
+				   (stat(h, &a) == 0 && stat(uh->pw, &b) == 0 &&
+				    a.st_dev == b.st_dev && a.st_ino == b.st_ino))))) {
+			free(uh->pw);
+			uh->pw = NULL;
+		}
+		if (uh->pw != NULL) {
+			int rc = ws_vars_set(vars, "USER_HOME", uh->pw);
+
+			if (rc < 0)
+				return rc;
+		}
 	}
-	if ((rc = ws_vars_set(vars, "USER_HOME", pw)) < 0)
-		goto out;
-	if ((nv = realloc(r->raw, (n + add) * sizeof(*nv))) == NULL) {
-		rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		goto out;
-	}
+	if (uh->pw == NULL)
+		return 0;
+	if ((nv = realloc(r->raw, (n + add) * sizeof(*nv))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	r->raw = nv;
 	for (size_t i = 0; i < n; i++) {
-		const char *src = r->raw[i], *q;
+		const char *q = r->raw[i], *m;
 		char *t;
-		size_t len = 0;
 
-		if (strstr(src, "${HOME}") == NULL && strstr(src, "${HOME:") == NULL)
+		if (strstr(q, "${HOME}") == NULL && strstr(q, "${HOME:") == NULL)
 			continue;
-		/* Each "${HOME" becomes "${USER_HOME": 5 more bytes each. */
-		for (q = src; (q = strstr(q, "${HOME")) != NULL; q += 6)
-			len += 5;
-		if ((t = malloc(strlen(src) + len + 1)) == NULL) {
-			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
-			goto out;
-		}
+		/* Each "${HOME}" or "${HOME:-..." gets "USER_": 5 bytes more. */
+		if ((t = malloc(strlen(q) * 2 + 1)) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 		t[0] = '\0';
-		for (q = src;;) {
-			const char *m = strstr(q, "${HOME");
-
-			if (m == NULL || (m[6] != '}' && m[6] != ':')) {
-				if (m == NULL) {
-					strcat(t, q);
-					break;
-				}
-				strncat(t, q, (size_t)(m - q) + 6);
-				q = m + 6;
-				continue;
-			}
+		for (; (m = strstr(q, "${HOME")) != NULL; q = m + 6) {
 			strncat(t, q, (size_t)(m - q));
-			strcat(t, "${USER_HOME");
-			q = m + 6;
+			strcat(t, m[6] == '}' || m[6] == ':' ? "${USER_HOME" : "${HOME");
 		}
+		strcat(t, q);
 		r->raw[r->n++] = t;
 	}
-out:
-	free(pw);
-	return rc;
+	return 0;
 }
 
 static int
 ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
-		struct ws_vars *vars)
+		struct ws_vars *vars, struct ws__uhome *uh)
 {
 	struct ws__frule *r = &p->frules[p->nf];
 	const cJSON *it, *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
@@ -579,7 +576,7 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		}
 		r->ops |= 1u << op;
 	}
-	if ((rc = ws__user_home_paths(r, vars)) < 0)
+	if ((rc = ws__user_home_paths(r, vars, uh)) < 0)
 		goto out;
 	r->globs = calloc(r->n, sizeof(*r->globs));
 	r->resolved = calloc(r->n, sizeof(*r->resolved));
@@ -787,9 +784,10 @@ ws__parse_rules(struct ws_policy *p, const char *origin, const cJSON *arr,
 		bool files, struct ws_vars *vars)
 {
 	struct ws__where w = {origin, files ? "file_rules" : "command_rules", 0, NULL};
+	struct ws__uhome uh = {false, NULL};
 	size_t n;
 	const cJSON *e;
-	int rc;
+	int rc = 0;
 
 	if (!cJSON_IsArray(arr))
 		return ws__perr(&w, NULL, "must be an array, not %s", ws__json_type(arr));
@@ -802,11 +800,14 @@ ws__parse_rules(struct ws_policy *p, const char *origin, const cJSON *arr,
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	cJSON_ArrayForEach(e, arr) {
 		w.rule = NULL;
-		rc = files ? ws__parse_frule(p, &w, e, vars) : ws__parse_crule(p, &w, e);
+		rc = files ? ws__parse_frule(p, &w, e, vars, &uh) : ws__parse_crule(p, &w, e);
 		if (rc < 0)
-			return rc;
+			break;
 		w.index++;
 	}
+	free(uh.pw);
+	if (rc < 0)
+		return rc;
 	/* Whether a read needs a second pass for "open" (ws_policy_check_file()),
 	 * decided once rather than at every check. */
 	for (size_t i = 0; files && i < p->nf && !p->open_split; i++)
