@@ -187,24 +187,6 @@ ws__open_nosym(const char *path, int fl)
 }
 
 /*
- * Open the log for appending, its status in *st; -1 and errno when it
- * cannot be, EINVAL when it is not a regular file (a FIFO or a device
- * would block or lose the chain).  O_CREAT only when the file is not
- * there: an open() that may create takes the directory's lock.  Opened
- * with no symlink allowed on the way first (*plain set): then the
- * entries its name passes through are its spelling, and guarding them
- * costs no readlink() a component (ws_ctx_guard_file(); issue 22).  A
- * symlink on the way (ELOOP), or a kernel without openat2(), opens it
- * as before.
- *
- * O_NOATIME where the log is ours: a log's access time is always older
- * than its change time (each line changes it), so under relatime every
- * pread() of its tail would update it, dirtying the inode (a journal
- * transaction on ext4) that the line's write() dirties again: 0.4 to
- * 0.7 us a call (issue 22).  A log of another owner refuses the flag
- * (EPERM) and is opened without it.
- */
-/*
  * Make the log path names that is not there: in its directory, opened
  * first (with no symlink on the way where it can be), so that the file
  * made is known by that directory's descriptor and its name in it, kept
@@ -245,6 +227,24 @@ ws__make_log(const char *path, int fl, int *dirfd)
 	return fd;
 }
 
+/*
+ * Open the log for appending, its status in *st; -1 and errno when it
+ * cannot be, EINVAL when it is not a regular file (a FIFO or a device
+ * would block or lose the chain).  O_CREAT only when the file is not
+ * there: an open() that may create takes the directory's lock.  Opened
+ * with no symlink allowed on the way first (*plain set): then the
+ * entries its name passes through are its spelling, and guarding them
+ * costs no readlink() a component (ws_ctx_guard_file(); issue 22).  A
+ * symlink on the way (ELOOP), or a kernel without openat2(), opens it
+ * as before.
+ *
+ * O_NOATIME where the log is ours: a log's access time is always older
+ * than its change time (each line changes it), so under relatime every
+ * pread() of its tail would update it, dirtying the inode (a journal
+ * transaction on ext4) that the line's write() dirties again: 0.4 to
+ * 0.7 us a call (issue 22).  A log of another owner refuses the flag
+ * (EPERM) and is opened without it.
+ */
 static int
 ws__open_log(const char *path, struct stat *st, bool *plain, bool *created,
 	     int *dirfd)

@@ -568,6 +568,12 @@ ws__open_read(int dirfd, const char *name, bool *noatime)
 	return openat(dirfd, name, flags);
 }
 
+/* Directories below a recorded tree's top, at most (ws__capture()
+ * takes a call a level, ~4.3 KiB of stack: 512 are ~2.2 MiB). */
+#define WS__HIST_MAX_DEPTH 512
+#define WS__STR2(x) #x
+#define WS__STR(x) WS__STR2(x)
+
 /*
  * The begin record is written as JSON text straight into a buffer
  * (ws_jbuf), not built as a cJSON tree and printed: a tree of 10,000 files
@@ -576,12 +582,6 @@ ws__open_read(int dirfd, const char *name, bool *noatime)
  * (issue 22's target, 1.5x of the plain delete).  The text is what
  * cJSON_PrintUnformatted() made: the reader (ws__load) is unchanged.
  */
-/* Directories below a recorded tree's top, at most (ws__capture()
- * takes a call a level, ~4.3 KiB of stack: 512 are ~2.2 MiB). */
-#define WS__HIST_MAX_DEPTH 512
-#define WS__STR2(x) #x
-#define WS__STR(x) WS__STR2(x)
-
 struct ws__cap {
 	struct ws_history *h;
 	struct ws_jbuf b;	 /* the record */

@@ -1609,6 +1609,31 @@ ws__home_state_masked(const struct ws_ctx *ws, int a, const char *rel)
 }
 
 /*
+ * The snapshot pass at a state directory, name in dfd (".": dfd itself)
+ * with its path rel below anchor a: one the command's view does not hide
+ * (neither this call's nor a home's, by identity, nor another home's the
+ * view masks) is kept in the snapshot, which then refuses the run.  The
+ * first one only.
+ */
+static void
+ws__state_dir_seen(struct ws__pass *p, int a, int dfd, const char *name,
+		   const char *rel)
+{
+	struct stat ds;
+
+	if (p->clean || p->s == NULL || p->s->state_rel != NULL ||
+	    fstatat(dfd, name, &ds, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	for (size_t i = 0; i < p->nknown; i++)
+		if (p->known[i].st_dev == ds.st_dev && p->known[i].st_ino == ds.st_ino)
+			return;
+	if (ws__home_state_masked(p->ws, a, rel))
+		return;
+	p->s->state_rel = strdup(rel[0] ? rel : ".");
+	p->s->state_a = a;
+}
+
+/*
  * Remove the directory name below pfd and all it holds, however deep:
  * each directory's subdirectories are first moved up into pfd (under a
  * name of their own, never replacing one), its other entries removed,
@@ -1790,22 +1815,10 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 		 * one does (review23 03).
 		 */
 		if (!p->clean && n[0] == 'w' && S_ISDIR(st.st_mode) &&
-		    strcmp(n, "wstools") == 0 && p->s != NULL && p->s->state_rel == NULL &&
-		    elen >= 20 && strcmp(rel + elen - 20, ".local/state/wstools") == 0 &&
-		    (elen == 20 || rel[elen - 21] == '/')) {
-			struct stat ds;
-			bool known = false;
-
-			if (fstatat(dfd, n, &ds, AT_SYMLINK_NOFOLLOW) == 0) {
-				for (size_t i = 0; i < p->nknown && !known; i++)
-					known = p->known[i].st_dev == ds.st_dev &&
-						p->known[i].st_ino == ds.st_ino;
-				if (!known && !ws__home_state_masked(p->ws, (int)a, rel)) {
-					p->s->state_rel = strdup(rel);
-					p->s->state_a = (int)a;
-				}
-			}
-		}
+		    strcmp(n, "wstools") == 0 && elen >= 20 &&
+		    strcmp(rel + elen - 20, ".local/state/wstools") == 0 &&
+		    (elen == 20 || rel[elen - 21] == '/'))
+			ws__state_dir_seen(p, a, dfd, n, rel);
 		if (special && strcmp(n, "HEAD") == 0 && !S_ISDIR(st.st_mode)) {
 			/*
 			 * A bare repository: git finds it from any directory
@@ -1836,21 +1849,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			 * was started without.  Its journals are what undo
 			 * trusts, its objects what files held (review23 02).
 			 */
-			struct stat ds;
-			bool known = false;
-
-			if (!p->clean && p->s != NULL && p->s->state_rel == NULL &&
-			    fstat(dfd, &ds) == 0) {
-				for (size_t i = 0; i < p->nknown && !known; i++)
-					known = p->known[i].st_dev == ds.st_dev &&
-						p->known[i].st_ino == ds.st_ino;
-				rel[rlen] = '\0';
-				known = known || ws__home_state_masked(p->ws, (int)a, rel);
-				if (!known) {
-					p->s->state_rel = strdup(rel[0] ? rel : ".");
-					p->s->state_a = (int)a;
-				}
-			}
+			rel[rlen] = '\0';
+			ws__state_dir_seen(p, a, dfd, ".", rel);
 		} else if (special && strcmp(n, ".git") == 0) {
 			if (S_ISDIR(st.st_mode))
 				ws__gitdir(p, a, r, 0, false);
@@ -2039,12 +2039,6 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws__pass_run(&p);
 	p.s->over = p.over;
-	/*
-	 * A directory past the walk's reach: a command could plant a
-	 * repository in it that no walk after it sees, and the walk after
-	 * could not tell it from the command's own (review23 01).  Refused;
-	 * one the command makes is removed after it (ws__walk()).
-	 */
 	/* Out of descriptors: some directories went unread, so the walk
 	 * after could not tell their repositories from the command's. */
 	if (p.nofd && p.s->deep_rel == NULL) {
@@ -2054,6 +2048,12 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 				    "workspace's repositories before the command: "
 				    "some directories were not read");
 	}
+	/*
+	 * A directory past the walk's reach: a command could plant a
+	 * repository in it that no walk after it sees, and the walk after
+	 * could not tell it from the command's own (review23 01).  Refused;
+	 * one the command makes is removed after it (ws__walk()).
+	 */
 	if (p.s->deep_rel != NULL) {
 		int rc = ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
 				      "the workspace holds a directory deeper than "
