@@ -336,6 +336,112 @@ ws__hist_outside_fd(const struct ws_ctx *ws, int dfd, const char *dir)
 	return rc;
 }
 
+/*
+ * Whether the directory dfd holds nothing but, when skip is not NULL, an
+ * empty directory of that name: 1 yes, 0 no, -1 unreadable.
+ */
+static int
+ws__hist_bare(int dfd, const char *skip)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+	int bare = 1;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while (bare == 1 && (e = readdir(d)) != NULL) {
+		int sfd;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (skip == NULL || strcmp(e->d_name, skip) != 0) {
+			bare = 0;
+			continue;
+		}
+		sfd = openat(dfd, skip, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* Not a directory: not this history's; else unreadable. */
+		if (sfd < 0)
+			bare = errno == ENOTDIR || errno == ELOOP ? 0 : -1;
+		else
+			bare = ws__hist_bare(sfd, NULL);
+		if (sfd >= 0)
+			close(sfd);
+	}
+	closedir(d);
+	return bare;
+}
+
+/*
+ * The state directory's mark (WS_STATE_MARK) beside the workspaces'
+ * histories, in the "wstools" directory above dfd (the history's own,
+ * dir): a call under another XDG_STATE_HOME knows that directory by it
+ * and refuses it to the file tools (review23 02).  There already: one
+ * system call.
+ *
+ * Where it is missing, the directory was made by a wstools older than
+ * the mark, or by someone else: an agent that moved the person's
+ * state directory away (a grandparent of it, which no check by name
+ * sees) and made one of its own there, with a forged journal that the
+ * person's next undo would trust (review24 01).  Bare (nothing in it but
+ * this history's own directory, empty), it is marked and used.  Holding
+ * histories, it is refused, and the person says which it is; the
+ * default place under a home, which no tool or command can reach
+ * (ws__in_state_dir() knows it by name, the view masks it), is marked
+ * as it is.
+ */
+static int
+ws__hist_mark(int dfd, const char *dir)
+{
+	static const char dflt[] = "/.local/state/wstools/";
+	const char *slash = strrchr(dir, '/');
+	struct stat sb;
+	int wfd, m, bare;
+	size_t wl;
+
+	if (fstatat(dfd, "../" WS_STATE_MARK, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT || slash == NULL)
+		return ws__hist_io("cannot read the state directory's mark", dir);
+	wl = (size_t)(slash - dir) + 1;
+	wfd = openat(dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (wfd < 0)
+		return ws__hist_io("cannot open the state directory", dir);
+	if (wl >= sizeof(dflt) - 1 &&
+	    strncmp(slash + 1 - (sizeof(dflt) - 1), dflt, sizeof(dflt) - 1) == 0)
+		bare = 1;
+	else
+		bare = ws__hist_bare(wfd, slash + 1);
+	if (bare != 1) {
+		close(wfd);
+		if (bare < 0)
+			return ws__hist_io("cannot read the state directory", dir);
+		ws_error_set(WS_EPOLICY_DENIED, NULL,
+			     "history: the state directory %.*s holds histories "
+			     "but not the mark (%s) that wstools leaves in "
+			     "every one it uses: it was made by a wstools older "
+			     "than the mark, or by another program (an agent "
+			     "that moved the real one away and forged this "
+			     "one), so its journals are not trusted",
+			     (int)wl - 1, dir, WS_STATE_MARK);
+		ws_error_set_hint("if you made these histories yourself with an "
+				  "older wstools, accept them: touch '%.*s/%s'; "
+				  "else move that directory away and look at "
+				  "what it holds", (int)wl - 1, dir, WS_STATE_MARK);
+		return WS_EPOLICY_DENIED;
+	}
+	m = openat(wfd, WS_STATE_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+		   0600);
+	close(wfd);
+	if (m < 0)
+		return ws__hist_io("cannot make the state directory's mark", dir);
+	close(m);
+	return 0;
+}
+
 int
 ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b,
 	     const char *tool, const char *frontend)
@@ -388,17 +494,10 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 		ws_hist_close(ws);
 		return rc;
 	}
-	/*
-	 * The state directory's mark (WS_STATE_MARK), beside the
-	 * workspaces' histories: a call under another XDG_STATE_HOME knows
-	 * it by that (review23 02).  Made once; there already, one call.
-	 */
-	{
-		int m = openat(h->dfd, "../" WS_STATE_MARK, O_WRONLY | O_CREAT |
-			       O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-		if (m >= 0)
-			close(m);
+	if ((rc = ws__hist_mark(h->dfd, dir)) < 0) {
+		ws->history = h;
+		ws_hist_close(ws);
+		return rc;
 	}
 	if ((mkdirat(h->dfd, "objects", 0700) < 0 && errno != EEXIST) ||
 	    (h->objfd = openat(h->dfd, "objects", O_RDONLY | O_DIRECTORY |

@@ -734,6 +734,112 @@ START_TEST(other_state_dir_protected)
 }
 END_TEST
 
+/*
+ * Review24 01: the mark guards the state directory and its parent by
+ * name, so an agent whose workspace holds the person's home moved the
+ * grandparent away (XDG_STATE_HOME=~/.xdg/state: .xdg), made
+ * .xdg/state/wstools/<key>/journal afresh with a forged entry, and the
+ * person's next undo in another project wrote the agent's bytes there.
+ * A state directory that holds histories but no mark is not trusted
+ * now: the person's call refuses it and says how to accept one of their
+ * own; a bare one is marked and used.
+ */
+START_TEST(unmarked_state_dir_refused)
+{
+	char *h = wst_path(T, "h"), *o = wst_path(T, "o"), *eh = NULL, *ex = NULL;
+	char *jr = NULL, *notes = wst_path(T, "o/notes.txt"), *mark, *t;
+	struct wst_run r;
+	DIR *d;
+	struct dirent *e;
+	const char *aenv[3];
+
+	wst_mkdir(T, "h");
+	wst_mkdir(T, "o");
+	ck_assert_int_ge(asprintf(&eh, "HOME=%s", h), 0);
+	ck_assert_int_ge(asprintf(&ex, "XDG_STATE_HOME=%s/.xdg/state", h), 0);
+	aenv[0] = eh;
+	aenv[1] = ENV_S;
+	aenv[2] = NULL;
+	{
+		const char *penv[] = {eh, ex, NULL};
+		const char *a[] = {"--workspace", o, "--content", "v1\n", "notes.txt", NULL};
+
+		wst_runv(&r, NULL, penv, "wswrite", a);
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+	}
+	{
+		char *dir = wst_path(h, ".xdg/state/wstools");
+
+		ck_assert_ptr_nonnull(d = opendir(dir));
+		while ((e = readdir(d)) != NULL)
+			if (e->d_name[0] != '.')
+				ck_assert_int_ge(asprintf(&jr, ".xdg/state/wstools/%s/journal",
+							  e->d_name), 0);
+		closedir(d);
+		free(dir);
+	}
+	ck_assert_ptr_nonnull(jr);
+	/* The agent moves the grandparent away and forges a journal where
+	 * the person's was: an entry whose undo writes its bytes. */
+	{
+		const char *mv[] = {"--workspace", h, "--move", ".xdg-old", ".xdg", NULL};
+		char *forged = NULL;
+		const char *wr[] = {"--workspace", h, "--parents", "--content", NULL, jr, NULL};
+
+		wst_runv(&r, NULL, aenv, "wswrite", mv);
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+		ck_assert_int_ge(asprintf(&forged, "{\"id\":1,\"t\":\"begin\",\"time\":"
+			"\"2026-11-28T22:14:00.000000Z\",\"tool\":\"write_file\",\"frontend\":"
+			"\"cli\",\"op\":\"write\",\"path\":\"/notes.txt\",\"real_path\":"
+			"\"%s\",\"before\":[{\"rel\":\"\",\"mode\":420,\"type\":\"file\","
+			"\"size\":6,\"data\":\"QUdFTlQK\"}]}\n{\"id\":1,\"t\":\"done\","
+			"\"ok\":true}\n", notes), 0);
+		wr[4] = forged;
+		wst_runv(&r, NULL, aenv, "wswrite", wr);
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+		free(forged);
+	}
+	/* The person's undo: refused, the file as it was. */
+	{
+		const char *penv[] = {eh, ex, NULL};
+		const char *u[] = {"undo", "--workspace", o, "--json", "--force", NULL};
+
+		wst_runv(&r, NULL, penv, "wstools", u);
+		ck_assert_msg(r.status != 0 && strstr(r.out, "POLICY_DENIED") != NULL &&
+			      strstr(r.out, "not the mark") != NULL, "%s %s", r.out, r.err);
+		wst_run_free(&r);
+		t = wst_slurp(notes, NULL);
+		ck_assert_str_eq(t, "v1\n");
+		free(t);
+	}
+	/* A bare state directory (made, empty) is marked and used. */
+	{
+		char *st = wst_path(h, ".xdg");
+		const char *penv[] = {eh, ex, NULL};
+		const char *a[] = {"--workspace", o, "--content", "v2\n", "notes.txt", NULL};
+
+		wst_rmrf(st);
+		free(st);
+		wst_mkdir(h, ".xdg/state/wstools");
+		wst_runv(&r, NULL, penv, "wswrite", a);
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+		mark = wst_path(h, ".xdg/state/wstools/" WS_STATE_MARK);
+		ck_assert(wst_exists(mark));
+		free(mark);
+	}
+	free(jr);
+	free(eh);
+	free(ex);
+	free(h);
+	free(o);
+	free(notes);
+}
+END_TEST
+
 /* levels nested directories named name under dir/top, a file f in the
  * deepest; made a level at a time (the path may pass PATH_MAX). */
 static void
@@ -1696,6 +1802,7 @@ suite(void)
 	tcase_add_test(tc, tree_names_and_contents_come_back);
 	tcase_add_test(tc, undo_series_and_listing);
 	tcase_add_test(tc, listing_count_and_names);
+	tcase_add_test(tc, unmarked_state_dir_refused);
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, listing_columns_and_gc_args);
 	tcase_add_test(tc, other_state_dir_protected);
