@@ -2050,6 +2050,22 @@ ws__in_state_dir(const char *real, bool anc)
 }
 
 /*
+ * Whether real's last component is the state directory's mark: no tool
+ * makes, changes or moves one, so an agent cannot mark a "wstools"
+ * directory of the workspace and lock the file tools and wsrun out of
+ * it (review24 03), nor mark a state directory of its own making as the
+ * person's (ws__hist_mark()).  Deleting one where it guards nothing (a
+ * directory of another name) stays allowed.
+ */
+static bool
+ws__names_mark(const char *real)
+{
+	const char *b = strrchr(real, '/');
+
+	return strcmp(b != NULL ? b + 1 : real, WS_STATE_MARK) == 0;
+}
+
+/*
  * Whether real lies in HOME's .local/state/wstools reached by a real path
  * that ws__in_state_dir() does not recognise (~/.local or .local/state a
  * link: review19 09).  Found at the first check of a context: an open()
@@ -2177,15 +2193,27 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 	if (real != NULL &&
 	    (((op == WS_OP_READ || op == WS_OP_OPEN || op == WS_OP_LIST) &&
 	      ws->hist_base != NULL && ws__in_history(ws, real)) ||
+	     ((op == WS_OP_WRITE || op == WS_OP_CREATE || op == WS_OP_MKDIR ||
+	       op == WS_OP_CHMOD || op == WS_OP_RENAME) && ws__names_mark(real)) ||
 	     ws__in_state_dir(real, op == WS_OP_RENAME || op == WS_OP_DELETE ||
 				   op == WS_OP_RMDIR) ||
 	     ws__in_state_alias(ws, real))) {
 		v->rule = "guard:history";
-		return ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
-				    "is (or is in) wstools' history, which keeps "
-				    "what files held before each change, other "
-				    "workspaces' too: no tool may %s it",
-				    ws__ops[op]), op);
+		rc = ws__guard_refusal(ws_error_set(WS_EPOLICY_DENIED, shown,
+				  "is (or is in) wstools' history, which keeps "
+				  "what files held before each change, other "
+				  "workspaces' too: no tool may %s it",
+				  ws__ops[op]), op);
+		/* A mark where there is no history (a clone of a repository
+		 * that holds one) locks its directory until a person takes
+		 * it away: say how (review24 03). */
+		ws_error_set_hint("wstools protects its history on every call, "
+				  "whatever the policy: leave it as it is, or ask "
+				  "the user. A directory named wstools that holds "
+				  "a file %s is taken for wstools' state "
+				  "directory; where it is not one, the person "
+				  "removes that file by hand", WS_STATE_MARK);
+		return rc;
 	}
 	/*
 	 * Policy or not, no tool rewrites wstools' own rules or moves the

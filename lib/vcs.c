@@ -1730,6 +1730,39 @@ ws__rm_deep(int pfd, const char *name)
 }
 
 /*
+ * The clean pass at a state directory's mark (name in dfd, the directory
+ * rel below anchor a) in a directory the view does not mask.  One there
+ * before the command refused the run (ws__state_dir_seen()), so the
+ * command made it: removed, since it would lock the file tools out of
+ * its directory (review24 03).  Unless the walk before stopped at its
+ * bound, and so could not tell.
+ */
+static void
+ws__mark_made(struct ws__pass *p, int a, int dfd, const char *name,
+	      const char *rel)
+{
+	struct stat ds;
+	int r;
+
+	if (p->was == NULL || p->was->over || fstat(dfd, &ds) < 0)
+		return;
+	for (size_t i = 0; i < p->nknown; i++)
+		if (p->known[i].st_dev == ds.st_dev && p->known[i].st_ino == ds.st_ino)
+			return;
+	r = unlinkat(dfd, name, 0);
+	if (r < 0 && (errno == EISDIR || errno == EPERM))
+		r = ws__rm_deep(dfd, name);
+	if (r == 0)
+		ws__item(p, a, rel, "%s: removed: wstools' state mark, made by the "
+			 "command (the file tools would take its directory for "
+			 "wstools' history and refuse it)", WS_STATE_MARK);
+	else
+		ws__item(p, a, rel, "%s: wstools' state mark, made by the command, "
+			 "could not be removed (%s): remove it by hand",
+			 WS_STATE_MARK, strerror(errno));
+}
+
+/*
  * The walk of a writable anchor for .git, .hg and .envrc at any depth,
  * before and after every wsrun call.  The directory is read with
  * getdents64() rather than fdopendir(), which adds an fstat and two
@@ -1850,7 +1883,10 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			 * trusts, its objects what files held (review23 02).
 			 */
 			rel[rlen] = '\0';
-			ws__state_dir_seen(p, a, dfd, ".", rel);
+			if (p->clean)
+				ws__mark_made(p, a, dfd, n, rel);
+			else
+				ws__state_dir_seen(p, a, dfd, ".", rel);
 		} else if (special && strcmp(n, ".git") == 0) {
 			if (S_ISDIR(st.st_mode))
 				ws__gitdir(p, a, r, 0, false);
@@ -1951,6 +1987,26 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 	close(dfd);
 }
 
+/* The state directories the command's view masks: this call's and each
+ * home's (struct ws__pass's known). */
+static void
+ws__pass_known(struct ws__pass *p)
+{
+	char *home[2];
+	size_t nh = ws_homes(home);
+
+	if (p->ws->hist_base != NULL && stat(p->ws->hist_base, &p->known[p->nknown]) == 0)
+		p->nknown++;
+	for (size_t h = 0; h < nh; h++) {
+		char *b = ws_path_join(home[h], ".local/state/wstools");
+
+		if (b != NULL && stat(b, &p->known[p->nknown]) == 0)
+			p->nknown++;
+		free(b);
+		free(home[h]);
+	}
+}
+
 static void
 ws__pass_run(struct ws__pass *p)
 {
@@ -2021,20 +2077,9 @@ int
 ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 {
 	struct ws__pass p = {.ws = ws, .limit = ws__vcs_walk_max};
-	char *home[2];
-	size_t nh = ws_homes(home);
 
 	*out = NULL;
-	if (ws->hist_base != NULL && stat(ws->hist_base, &p.known[p.nknown]) == 0)
-		p.nknown++;
-	for (size_t h = 0; h < nh; h++) {
-		char *b = ws_path_join(home[h], ".local/state/wstools");
-
-		if (b != NULL && stat(b, &p.known[p.nknown]) == 0)
-			p.nknown++;
-		free(b);
-		free(home[h]);
-	}
+	ws__pass_known(&p);
 	if ((p.s = calloc(1, sizeof(*p.s))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws__pass_run(&p);
@@ -2111,6 +2156,7 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 			     .items = items, .nitems = n, .net = net,
 			     .limit = SIZE_MAX};
 
+	ws__pass_known(&p);
 	ws__pass_run(&p);
 	if (p.deep)
 		ws__item(&p, -1, NULL, "(directories deeper than %d bytes of path "

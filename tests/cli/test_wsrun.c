@@ -3956,6 +3956,46 @@ START_TEST(deep_home_state_refused)
 END_TEST
 
 /*
+ * Review24 03: a command's `touch .wstools-state` in a directory named
+ * wstools (a clone of wstools itself, a vendored copy) locked the file
+ * tools and every later run out of it, and no tool could take it back.
+ * The clean-up after the run removes a mark the command made, and says
+ * so; a file tool cannot make one.
+ */
+START_TEST(command_made_mark_removed)
+{
+	struct wst_run r;
+	char *sub = wst_path(ws, "wstools");
+
+	wst_write(ws, "wstools/f", "hi\n");
+	RUNM(&r, 0, "-c", "touch wstools/.wstools-state .wstools-state; echo ran");
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(r.out, "removed: wstools' state mark") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	ck_assert(!exists_in(ws, "wstools/.wstools-state"));
+	ck_assert(!exists_in(ws, ".wstools-state"));
+	RUNM(&r, 0, "-c", "cat wstools/f");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "hi\n");
+	wst_run_free(&r);
+	{
+		const char *a[] = {"--workspace", ws, "--json", "wstools/f", NULL};
+		const char *w[] = {"--workspace", ws, "--json", "--content", "",
+				   "wstools/.wstools-state", NULL};
+
+		wst_runv(&r, NULL, (const char *[]){wst_state_env(), NULL}, "wsread", a);
+		ck_assert_msg(r.status == 0, "%s", r.out);
+		wst_run_free(&r);
+		wst_runv(&r, NULL, (const char *[]){wst_state_env(), NULL}, "wswrite", w);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		wst_run_free(&r);
+	}
+	ck_assert(!exists_in(ws, "wstools/.wstools-state"));
+	free(sub);
+}
+END_TEST
+
+/*
  * Review 6: a repository 70 directories down (past the walk's old depth
  * bound of 64), registered as a submodule in the top repository's
  * index, so that the host's "git status" at the top runs "git status" in
@@ -5979,6 +6019,7 @@ suite(void)
 	tcase_add_loop_test(tf, deep_tree_removed, 0, nm);
 	tcase_add_test(tf, walk_within_descriptor_limit);
 	tcase_add_test(tf, deep_home_state_refused);
+	tcase_add_test(tf, command_made_mark_removed);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
