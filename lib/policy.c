@@ -504,6 +504,30 @@ ws__user_home_paths(struct ws__frule *r, struct ws_vars *vars, struct ws__uhome 
 	return 0;
 }
 
+/*
+ * Whether a deny or approve glob written from the start ("/secret.txt",
+ * "/private/...") names a path as the tools show it rather than as it
+ * is: its first component is no host path but is an entry of the
+ * workspace.  Globs match real paths (ws-policy(5)), so such a rule
+ * would deny nothing, silently (review23 04).  One lstat, or two, for
+ * each such path a policy writes without a variable.
+ */
+static bool
+ws__virtual_looking(const struct ws_vars *vars, const char *exp)
+{
+	const char *ws = ws_vars_get(vars, "WORKSPACE");
+	size_t n = strcspn(exp + 1, "/*?[\\");
+	char host[PATH_MAX], in[PATH_MAX];
+	struct stat st;
+
+	if (ws == NULL || ws[0] != '/' || n == 0 || exp[1 + n] == '*' ||
+	    exp[1 + n] == '?' || exp[1 + n] == '[' || exp[1 + n] == '\\' ||
+	    snprintf(host, sizeof(host), "/%.*s", (int)n, exp + 1) >= (int)sizeof(host) ||
+	    snprintf(in, sizeof(in), "%s/%.*s", ws, (int)n, exp + 1) >= (int)sizeof(in))
+		return false;
+	return lstat(host, &st) < 0 && errno == ENOENT && lstat(in, &st) == 0;
+}
+
 static int
 ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		struct ws_vars *vars, struct ws__uhome *uh)
@@ -613,6 +637,16 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 				      "paths (start it with \"/\", \"**\" or a variable "
 				      "like ${PROJECT_ROOT}%s)", exp,
 				      exp[0] == '~' ? "; for \"~\" use ${HOME}" : "");
+			free(exp);
+			goto out;
+		}
+		if (r->decision != WS_DECISION_ALLOW && r->raw[i][0] == '/' &&
+		    ws__virtual_looking(vars, exp)) {
+			rc = ws__perr(w, field,
+				      "\"%s\" names no host path, but the workspace "
+				      "holds it: globs match real paths, not the "
+				      "paths the tools show (did you mean "
+				      "\"${WORKSPACE}%s\"?)", exp, exp);
 			free(exp);
 			goto out;
 		}

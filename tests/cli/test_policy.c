@@ -102,6 +102,44 @@ monorepo(void)
 	wst_write(tmp, "monorepo/services/web/index.js", "x\n");
 }
 
+/*
+ * Review23 04: a deny rule written as the tools show paths
+ * ("/secret.txt") matched nothing, since globs match real paths, and
+ * loaded silently: the file it was to protect was read.  It is a
+ * POLICY_ERROR now, which says what to write; a host path, or one
+ * written with a variable, loads as before.
+ */
+START_TEST(virtual_looking_deny_refused)
+{
+	struct wst_run r;
+	char *ws = wst_path(tmp, "vw"), *pol = wst_path(tmp, "vw.json");
+
+	wst_write(tmp, "vw/secret.txt", "TOKEN\n");
+	wst_write(tmp, "vw.json",
+		  "{\"version\":1,\"file_rules\":[{\"name\":\"deny-secret\","
+		  "\"paths\":[\"/secret.txt\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"deny\"},{\"name\":\"rest\",\"paths\":[\"**\"],"
+		  "\"operations\":[\"*\"],\"decision\":\"allow\"}]}\n");
+	RUN(&r, NULL, NULL, "wsread", "--workspace", ws, "--policy", pol, "--json",
+	    "/secret.txt");
+	check_status(&r, 2, "POLICY_ERROR");
+	ck_assert_msg(strstr(r.out, "${WORKSPACE}/secret.txt") != NULL, "%s", r.out);
+	ck_assert(strstr(r.out, "TOKEN") == NULL);
+	wst_run_free(&r);
+	wst_write(tmp, "vw.json",
+		  "{\"version\":1,\"file_rules\":[{\"name\":\"deny-secret\","
+		  "\"paths\":[\"${WORKSPACE}/secret.txt\",\"/no-such-dir-here/**\"],"
+		  "\"operations\":[\"*\"],\"decision\":\"deny\"},{\"name\":\"rest\","
+		  "\"paths\":[\"**\"],\"operations\":[\"*\"],\"decision\":\"allow\"}]}\n");
+	RUN(&r, NULL, NULL, "wsread", "--workspace", ws, "--policy", pol, "--json",
+	    "/secret.txt");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	free(ws);
+	free(pol);
+}
+END_TEST
+
 /* ---- wspath --explain --op: the seed's examples ---- */
 
 /*
@@ -1432,6 +1470,7 @@ suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, explain_seed_monorepo);
 	tcase_add_test(tc, user_home_rules_under_scratch_home);
+	tcase_add_test(tc, virtual_looking_deny_refused);
 	tcase_add_test(tc, explain_seed_non_project);
 	tcase_add_test(tc, explain_worktree_git_file);
 	tcase_add_test(tc, explain_symlinked_workspace);
