@@ -998,6 +998,16 @@ ws__capture(struct ws__cap *c, int pfd, const char *name, const struct stat *st,
 			if (cfd < 0 &&
 			    fstatat(dirfd(d), de->d_name, &cst, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
+			/* Stopped (MCP's notifications/cancelled): the record
+			 * is not made, so nothing is changed (review23 14). */
+			if (ws_cancelled()) {
+				if (cfd >= 0)
+					close(cfd);
+				rc = ws_error_set(WS_EIO_ERROR, NULL, "cancelled while "
+						  "recording the tree; nothing was "
+						  "changed");
+				break;
+			}
 			if ((rc = ws__rel_push(c, de->d_name, &old)) < 0) {
 				if (cfd >= 0)
 					close(cfd);

@@ -2561,6 +2561,25 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 			if (strcmp(e->d_name, ".") == 0 ||
 			    strcmp(e->d_name, "..") == 0)
 				continue;
+			/*
+			 * Stopped (MCP's notifications/cancelled): a person
+			 * pressed stop to stop this delete, so it stops at
+			 * the next entry.  What went is in the history, as
+			 * for a delete that failed half way (review23 14).
+			 */
+			if (ws_cancelled()) {
+				if (c->mode == WS__RM_DELETE)
+					rc = ws_error_set(WS_EIO_ERROR, c->path,
+							  "cancelled: %zu entries were "
+							  "deleted before the stop, the "
+							  "rest is kept (wstools undo puts "
+							  "them back)", c->removed);
+				else
+					rc = ws_error_set(WS_EIO_ERROR, c->path,
+							  "cancelled before anything "
+							  "was deleted");
+				goto out;
+			}
 			if (fstatat(dfd, e->d_name, &est, AT_SYMLINK_NOFOLLOW) < 0) {
 				if (errno == ENOENT)
 					continue;

@@ -2383,6 +2383,67 @@ START_TEST(roots_are_data)
 }
 END_TEST
 
+/* Regular files below dir, counted. */
+static long
+count_files(const char *dir)
+{
+	char cmd[4200];
+	FILE *f;
+	long n = -1;
+
+	snprintf(cmd, sizeof(cmd), "find '%s' -type f 2>/dev/null | wc -l", dir);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	pclose(f);
+	return n;
+}
+
+/*
+ * Review23 14: a recursive delete_path cancelled 20 ms in went on to
+ * delete every file, and, cancelled, was never answered: the person
+ * pressed stop for nothing.  It stops at its next entry now (or before
+ * anything went, if the stop came while the tree was being recorded),
+ * and what went comes back with an undo.
+ */
+START_TEST(cancelled_delete_stops)
+{
+	struct mcp m;
+	char *big = wst_path(W, "big");
+	long left;
+
+	for (int d = 0; d < 100; d++)
+		for (int f = 0; f < 200; f++) {
+			char rel[64];
+
+			snprintf(rel, sizeof(rel), "big/d%03d/f%03d", d, f);
+			wst_write(W, rel, "x\n");
+		}
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"delete_path\",\"arguments\":"
+		 "{\"path\":\"big\",\"recursive\":true}}}");
+	usleep(20000);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2}}");
+	ck_assert_int_eq(mcp_close(&m), 0);
+	left = count_files(big);
+	ck_assert_msg(left > 0, "the cancelled delete deleted all (%ld left)", left);
+	if (left < 20000) {
+		struct wst_run r;
+
+		wst_runv(&r, NULL, (const char *[]){wst_state_env(), NULL}, "wstools",
+			 (const char *[]){"undo", "--workspace", W, NULL});
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+		ck_assert_int_eq(count_files(big), 20000);
+	}
+	free(big);
+}
+END_TEST
+
 /*
  * A client that offers roots and never answers roots/list: a waiting call
  * can be cancelled, and the calls fail after --roots-timeout with
@@ -6134,6 +6195,7 @@ suite(void)
 	tcase_add_test(tc, roots_set_the_workspace);
 	tcase_add_test(tc, roots_are_data);
 	tcase_add_test(tc, roots_unanswered);
+	tcase_add_test(tc, cancelled_delete_stops);
 	tcase_add_test(tc, compat_roots_one_snapshot);
 	tcase_add_test(tc, compat_symlinked_dir);
 	tcase_add_test(tc, client_gone_drops_calls);
