@@ -3841,20 +3841,63 @@ END_TEST
  * queued first could lose every race to the ones sent after it (answers
  * [100, 102, 103, 104, 105, 106, 101]).  Commands of one server take it
  * in the order they were sent: behind a first one that holds it, six
- * more (three at a time on workers, the rest queued) answer in order.
+ * more, each waiting in the line, answer in order.
  */
 START_TEST(commands_take_the_lock_in_order)
 {
 	struct mcp m;
 	int next = 10;
+	bool waiting[16] = {false};
+	int nwaiting = 0;
 
-	mcp_start(&m, "--jobs", "4", W);
+	/*
+	 * A worker for each command, so that all six wait in the line; the
+	 * first is let go only once each of them said it waits (it joined
+	 * the line), not after a fixed time: a slow machine (valgrind) once
+	 * took longer than that to start two of them, and the one started
+	 * first found the line empty.
+	 */
+	mcp_start(&m, "--jobs", "8", W);
 	handshake(&m, NULL);
-	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"2\"]}", "\"run\"");
-	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
-	for (int i = 10; i < 16; i++)
-		send_call(&m, i, "run_command", "{\"command\":[\"true\"],\"timeout\":120}",
-			  NULL);
+	/* In a directory of the workspace: a new top-level name would
+	 * show only after the run, in the virtual view. */
+	wst_mkdir(W, "sub");
+	send_call(&m, 2, "run_command", "{\"command\":\"touch sub/started; sleep 120\","
+		  "\"timeout\":300}", NULL);
+	{
+		char *started = wst_path(W, "sub/started");
+		long long end = now_ms() + (long long)(20000 * WST_SLOWDOWN);
+
+		while (!wst_exists(started) && now_ms() < end)
+			usleep(10000);
+		ck_assert_msg(wst_exists(started), "the first command did not start");
+		free(started);
+	}
+	for (int i = 10; i < 16; i++) {
+		char tok[16];
+
+		snprintf(tok, sizeof(tok), "%d", i);
+		send_call(&m, i, "run_command", "{\"command\":[\"true\"],\"timeout\":300}",
+			  tok);
+	}
+	while (nwaiting < 6) {
+		cJSON *j = must_recv(&m, (int)(60000 * WST_SLOWDOWN), "the commands to wait");
+		const cJSON *p = cJSON_GetObjectItem(j, "params");
+		const cJSON *tok = cJSON_GetObjectItem(p, "progressToken");
+		const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(p, "message"));
+
+		ck_assert_msg(!cJSON_GetObjectItem(j, "id"), "unexpected response %s",
+			      cJSON_PrintUnformatted(j));
+		if (cJSON_IsNumber(tok) && tok->valueint >= 10 && tok->valueint < 16 &&
+		    msg != NULL && strstr(msg, "waiting for another command") != NULL &&
+		    !waiting[tok->valueint]) {
+			waiting[tok->valueint] = true;
+			nwaiting++;
+		}
+		cJSON_Delete(j);
+	}
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		 "\"params\":{\"requestId\":2}}");
 	while (next < 16) {
 		cJSON *j = must_recv(&m, (int)(60000 * WST_SLOWDOWN), "the commands");
 		const cJSON *id = cJSON_GetObjectItem(j, "id");
