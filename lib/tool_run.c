@@ -146,9 +146,10 @@ static const struct ws_tool ws__run_cli = {
 		       "(grep -r X src/), not from / or . /tmp and HOME (in it) "
 		       "are fresh for each call and gone when it ends: keep "
 		       "what must last in the workspace. The entries at the top "
-		       "of / are mounts: a command cannot remove or rename one "
-		       "(Device or resource busy; rm -r empties it first): use "
-		       "delete_path or move_path for those. The workspace "
+		       "of / are mounts: a command cannot remove, rename or "
+		       "replace one (Device or resource busy, as sed -i on "
+		       "/README.md; rm -r empties it first): use delete_path, "
+		       "move_path or edit_file for those. The workspace "
 		       "repository's .git/config is read-only: git -c "
 		       "key=value sets one for a command.",
 	.help = "Run a command in the workspace, confined by the kernel to it "
