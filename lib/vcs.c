@@ -720,6 +720,10 @@ struct ws__pass {
 	 * limit on descriptors would run out first (review23 11). */
 	size_t max_depth;
 	bool nofd; /* a directory could not be opened: out of descriptors */
+	/* Directories the command made unreadable, made readable again
+	 * (the clean pass), and the first one not read (ws__open_walk()). */
+	size_t chmodded;
+	char *unread;
 	size_t limit; /* entries walked at most */
 	bool net; /* the command had every host: remotes' routes not pinned */
 	char ***items;
@@ -768,12 +772,60 @@ ws__item(struct ws__pass *p, int a, const char *rel, const char *fmt, ...)
 }
 
 /*
- * A descriptor of rel below dfd, following no link and never leaving
- * dfd; without openat2 (an old kernel, valgrind), one component at a
- * time with O_NOFOLLOW, which is as strict.
+ * openat(dfd, name, flags) for the walks, where a directory may not be
+ * read.  A command can chmod a directory it owns (the person's uid) to
+ * 0311 after planting a repository or an .envrc in it: search and write
+ * stay, git still works through it, and a walk that skipped it left
+ * what it holds (review25 01); or chmod 555 the directory a removal
+ * must write in (review25 02).  So, where the person owns it: before
+ * the command such a directory refuses the run (p->unread, said by
+ * ws_vcs_snapshot()), since the walk cannot see what it holds; after
+ * it, the command made it so, and its owner's rwx bits are put back
+ * (counted, and said) and it is read.  Another's directory that the
+ * person may not write and search holds nothing the command planted;
+ * one it may is refused (or said) as the person's own.
  */
 static int
-ws__open_below(int dfd, const char *rel, int flags)
+ws__open_walk(struct ws__pass *p, int dfd, const char *name, int flags)
+{
+	struct stat st;
+	int fd = openat(dfd, name, flags);
+
+	if (fd >= 0 || errno != EACCES || p == NULL)
+		return fd;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
+		errno = EACCES;
+		return -1;
+	}
+	if (p->clean && st.st_uid == geteuid() &&
+	    fchmodat(dfd, name, (st.st_mode & 07777) | S_IRWXU, 0) == 0) {
+		p->chmodded++;
+		return openat(dfd, name, flags);
+	}
+	if (p->unread == NULL &&
+	    (st.st_uid == geteuid() ||
+	     faccessat(dfd, name, W_OK | X_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0)) {
+		char l[64], r[PATH_MAX];
+		ssize_t n;
+
+		snprintf(l, sizeof(l), "/proc/self/fd/%d", dfd);
+		n = readlink(l, r, sizeof(r) - 1);
+		r[n > 0 ? n : 0] = '\0';
+		if (asprintf(&p->unread, "%s/%s", r, name) < 0)
+			p->unread = NULL;
+	}
+	errno = EACCES;
+	return -1;
+}
+
+/*
+ * A descriptor of rel below dfd, following no link and never leaving
+ * dfd; without openat2 (an old kernel, valgrind), one component at a
+ * time with O_NOFOLLOW, which is as strict.  A directory on the way
+ * that cannot be read or searched is ws__open_walk()'s, with p.
+ */
+static int
+ws__open_below_p(struct ws__pass *p, int dfd, const char *rel, int flags)
 {
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_CLOEXEC | O_NOFOLLOW),
@@ -789,7 +841,8 @@ ws__open_below(int dfd, const char *rel, int flags)
 	 * and so does one across a mount point inside the anchor, which the
 	 * walk enters (a repository there is cleaned like any other).
 	 */
-	if (fd >= 0 || (errno != ENOSYS && errno != ENAMETOOLONG && errno != EXDEV))
+	if (fd >= 0 || (errno != ENOSYS && errno != ENAMETOOLONG && errno != EXDEV &&
+			(errno != EACCES || p == NULL)))
 		return fd;
 	cur = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 	while (cur >= 0) {
@@ -814,8 +867,8 @@ ws__open_below(int dfd, const char *rel, int flags)
 			errno = EXDEV;
 			return -1;
 		}
-		nfd = openat(cur, name, (last ? flags : O_RDONLY | O_DIRECTORY) |
-						O_NOFOLLOW | O_CLOEXEC);
+		nfd = ws__open_walk(p, cur, name, (last ? flags : O_RDONLY | O_DIRECTORY) |
+						  O_NOFOLLOW | O_CLOEXEC);
 		close(cur);
 		cur = nfd;
 		if (last)
@@ -1079,7 +1132,7 @@ ws__gitfile_inside(struct ws__pass *p, const char *text, size_t len,
 
 			while (*rest == '/')
 				rest++;
-			fd = ws__open_below(p->ws->anchors[a].fd, *rest ? rest : ".",
+			fd = ws__open_below_p(p, p->ws->anchors[a].fd, *rest ? rest : ".",
 					    O_RDONLY | O_DIRECTORY);
 			if (fd >= 0) {
 				close(fd);
@@ -1273,7 +1326,7 @@ ws__gwatch(struct ws__pass *p, int gfd, int a, const char *grel,
 	if (sl != NULL) {
 		char *dir = strndup(name, (size_t)(sl - name));
 
-		dfd = dir ? ws__open_below(gfd, dir, O_RDONLY | O_DIRECTORY) : -1;
+		dfd = dir ? ws__open_below_p(p, gfd, dir, O_RDONLY | O_DIRECTORY) : -1;
 		free(dir);
 		if (dfd < 0) {
 			free(rel);
@@ -1291,7 +1344,7 @@ static void
 ws__gdir_each(struct ws__pass *p, int gfd, int a, const char *grel,
 	      const char *name, int depth, int what)
 {
-	int fd = ws__open_below(gfd, name, O_RDONLY | O_DIRECTORY);
+	int fd = ws__open_below_p(p, gfd, name, O_RDONLY | O_DIRECTORY);
 	char *rel = ws__sub(grel, name);
 	DIR *d;
 	struct dirent *e;
@@ -1331,7 +1384,7 @@ ws__gdir_each(struct ws__pass *p, int gfd, int a, const char *grel,
 			struct stat hs;
 
 			{
-				int sfd = ws__open_below(dirfd(d), e->d_name,
+				int sfd = ws__open_below_p(p, dirfd(d), e->d_name,
 							 O_RDONLY | O_DIRECTORY);
 				bool isgit = false;
 
@@ -1371,7 +1424,7 @@ ws__gitdir(struct ws__pass *p, int a, const char *rel, int depth, bool worktree)
 		p->deep = true;
 		return;
 	}
-	gfd = ws__open_below(p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
+	gfd = ws__open_below_p(p, p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
 	if (gfd < 0) {
 		if (errno == EMFILE || errno == ENFILE)
 			p->nofd = true;
@@ -1489,7 +1542,7 @@ ws__gitdir(struct ws__pass *p, int a, const char *rel, int depth, bool worktree)
 static void
 ws__hgdir(struct ws__pass *p, int a, const char *rel)
 {
-	int fd = ws__open_below(p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
+	int fd = ws__open_below_p(p, p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
 
 	if (fd < 0)
 		return;
@@ -1506,7 +1559,7 @@ ws__hgdir(struct ws__pass *p, int a, const char *rel)
 static void
 ws__jjsldir(struct ws__pass *p, int a, const char *rel, bool jj)
 {
-	int fd = ws__open_below(p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
+	int fd = ws__open_below_p(p, p->ws->anchors[a].fd, rel, O_RDONLY | O_DIRECTORY);
 
 	if (fd < 0)
 		return;
@@ -1634,6 +1687,26 @@ ws__state_dir_seen(struct ws__pass *p, int a, int dfd, const char *name,
 }
 
 /*
+ * The owner's rwx bits on the directory name in dfd (NULL: dfd itself)
+ * where this process's user owns it and lacks one (ws__rm_deep()).
+ */
+static void
+ws__own_rwx(int dfd, const char *name)
+{
+	struct stat st;
+
+	if ((name == NULL ? fstat(dfd, &st) : fstatat(dfd, name, &st,
+						      AT_SYMLINK_NOFOLLOW)) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & S_IRWXU) == S_IRWXU)
+		return;
+	if (name == NULL)
+		(void)fchmod(dfd, (st.st_mode & 07777) | S_IRWXU);
+	else
+		(void)fchmodat(dfd, name, (st.st_mode & 07777) | S_IRWXU, 0);
+}
+
+/*
  * Remove the directory name below pfd and all it holds, however deep:
  * each directory's subdirectories are first moved up into pfd (under a
  * name of their own, never replacing one), its other entries removed,
@@ -1655,9 +1728,17 @@ ws__rm_deep(int pfd, const char *name)
 		return -1;
 	}
 	n = cap = 1;
+	/*
+	 * The command owned every directory here and chose their modes: a
+	 * parent or a level made 555 failed every rename (review25 02).
+	 * The owner's rwx bits are put back first, where the person owns
+	 * them (a removal fails open no more than the walk does).
+	 */
+	ws__own_rwx(pfd, NULL);
 	while (n > 0) {
 		char *cur = todo[--n];
-		int dfd = openat(pfd, cur, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int dfd = (ws__own_rwx(pfd, cur),
+			   openat(pfd, cur, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 		struct dirent *e;
 
@@ -1966,8 +2047,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
 			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
-			int sfd = openat(dfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_NONBLOCK | O_CLOEXEC);
+			int sfd = ws__open_walk(p, dfd, n, O_RDONLY | O_DIRECTORY |
+						O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 			bool ro = false;
 
 			if (sfd < 0 && (errno == EMFILE || errno == ENFILE))
@@ -2084,6 +2165,24 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws__pass_run(&p);
 	p.s->over = p.over;
+	/*
+	 * A directory of the person's that the walk may not read, which a
+	 * command could plant in unseen (ws__open_walk()): refused, since
+	 * the walk after could not tell what it held from the command's.
+	 */
+	if (p.unread != NULL) {
+		int rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, p.unread,
+				      "is a directory of the workspace that wsrun "
+				      "may not read, so it cannot be checked for "
+				      "repositories and .envrc files a command "
+				      "could plant in it");
+
+		ws_error_set_hint("make it readable (chmod u+rx), or move it out "
+				  "of the workspace");
+		free(p.unread);
+		ws_vcs_snap_free(p.s);
+		return rc;
+	}
 	/* Out of descriptors: some directories went unread, so the walk
 	 * after could not tell their repositories from the command's. */
 	if (p.nofd && p.s->deep_rel == NULL) {
@@ -2167,6 +2266,17 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	if (p.nofd)
 		ws__item(&p, -1, NULL, "(out of file descriptors: some directories "
 			 "were not checked for repositories and .envrc files)");
+	if (p.chmodded > 0)
+		ws__item(&p, -1, NULL, "your rwx bits put back on %zu %s that "
+			 "the command had made unreadable or read-only, so that "
+			 "they could be checked for repositories and .envrc files",
+			 p.chmodded, p.chmodded == 1 ? "directory" : "directories");
+	if (p.unread != NULL) {
+		ws__item(&p, -1, NULL, "%s: not readable, so not checked for "
+			 "repositories and .envrc files: look at it before you "
+			 "use it", p.unread);
+		free(p.unread);
+	}
 }
 
 /* ---- A snapshot handed to another process ------------------------------- */

@@ -3956,6 +3956,72 @@ START_TEST(deep_home_state_refused)
 END_TEST
 
 /*
+ * Review25 01 and 02 (a person who is not root; as root the modes do not
+ * matter, so the test becomes nobody): a command planted a repository
+ * (core.fsmonitor) and chmod 311'd the directory above it, which the
+ * walk after it then skipped without a word; or chmod 555'd the last
+ * level the walk enters above a tree past its reach, and every rename of
+ * the removal failed.  Either way a file tool's move lifted the
+ * repository where git ran its fsmonitor.  The owner's rwx bits are put
+ * back after the run (said), so both are cleaned; a directory of the
+ * person's that the walk may not read before the run refuses it.
+ */
+START_TEST(unreadable_dirs_checked)
+{
+	char cmd[8192], *script = wst_path(base, "unread.sh");
+	struct stat st;
+
+	if (stat("/usr/bin/setpriv", &st) != 0 || geteuid() != 0 ||
+	    system("command -v python3 >/dev/null 2>&1") != 0)
+		return; /* needs root to become nobody, setpriv(1) and python3 */
+	wst_write(base, "unread.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; export HOME=$B/nhome XDG_STATE_HOME=$B/nstate\n"
+		  "mkdir -p \"$HOME\" && cd \"$W\" || exit 2\n"
+		  "run() { \"$WSRUN\" --view real \"$@\"; }\n"
+		  /* Before: a directory of the person's that may not be read. */
+		  "mkdir locked && chmod 311 locked\n"
+		  "run -- true 2>err; rc=$?\n"
+		  "[ $rc = 125 ] && grep -q 'may not read' err || { echo \"BUG before: $rc $(cat err)\"; exit 1; }\n"
+		  "chmod 755 locked && rmdir locked\n"
+		  /* 01: a repository below a directory made 311. */
+		  "run -c 'mkdir -p app/sub/.git/objects app/sub/.git/refs/heads &&"
+		  " echo \"ref: refs/heads/master\" > app/sub/.git/HEAD &&"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > app/sub/.git/config &&"
+		  " chmod 311 app' 2>err || { echo \"run 01 failed: $(cat err)\"; exit 2; }\n"
+		  "grep -q 'rwx bits' err || { echo \"BUG 01: nothing said: $(cat err)\"; exit 1; }\n"
+		  "if grep -qs fsmonitor app/sub/.git/config; then echo 'BUG 01: fsmonitor kept'; exit 1; fi\n"
+		  /* 02: a tree past the walk's reach below a level made 555. */
+		  "cat > plant.py <<'PY'\n"
+		  "import os\n"
+		  "d = 'd' + '0' * 200\n"
+		  "os.chdir('deep')\n"
+		  "for i in range(25):\n"
+		  "    os.makedirs(d, exist_ok=True); os.chdir(d)\n"
+		  "    if i == 20:\n"
+		  "        os.chmod('..', 0o555)\n"
+		  "os.makedirs('r/.git/objects'); os.makedirs('r/.git/refs/heads')\n"
+		  "open('r/.git/HEAD', 'w').write('ref: refs/heads/master\\n')\n"
+		  "open('r/.git/config', 'w').write('[core]\\n\\tfsmonitor = echo PWNED\\n')\n"
+		  "PY\n"
+		  "mkdir deep\n"
+		  "run -- python3 plant.py 2>err || { echo \"run 02 failed: $(cat err)\"; exit 2; }\n"
+		  "grep -q 'removed: a directory tree deeper' err || { echo \"BUG 02: $(cat err)\"; exit 1; }\n"
+		  "[ -z \"$(find deep -name .git 2>/dev/null)\" ] || { echo 'BUG 02: the repository stayed'; exit 1; }\n"
+		  "echo OK\n");
+	wst_mkdir(base, "nhome");
+	wst_mkdir(base, "nstate");
+	snprintf(cmd, sizeof(cmd),
+		 "chmod 755 '%s' && chown -R 65534:65534 '%s' '%s' '%s/nhome' '%s/nstate' && "
+		 "setpriv --reuid=65534 --regid=65534 --clear-groups env -i "
+		 "PATH=/usr/bin:/bin WSRUN='%s' bash '%s' '%s' '%s'",
+		 base, ws, script, base, base, wst_bin("wsrun"), script, ws, base);
+	ck_assert_int_eq(system(cmd), 0);
+	free(script);
+}
+END_TEST
+
+/*
  * Review24 03: a command's `touch .wstools-state` in a directory named
  * wstools (a clone of wstools itself, a vendored copy) locked the file
  * tools and every later run out of it, and no tool could take it back.
@@ -6020,6 +6086,7 @@ suite(void)
 	tcase_add_test(tf, walk_within_descriptor_limit);
 	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_test(tf, command_made_mark_removed);
+	tcase_add_test(tf, unreadable_dirs_checked);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
