@@ -1153,10 +1153,31 @@ ws__append(struct ws_history *h, char *body, long long *id)
 		goto out;
 	}
 	n = (size_t)sprintf(line, "{\"id\":%lld%s%s\n", *id, n > 2 ? "," : "", body + 1);
-	w = write(h->jfd, line, n);
+	{
+		/*
+		 * A short write (ENOSPC, EDQUOT, EFBIG) left part of a line
+		 * with no newline, and the next record was glued to it: that
+		 * change vanished from the history, its old content with it
+		 * (review25 04).  Cut back to the size before, under the
+		 * lock; errno said nothing of a short write.
+		 */
+		struct stat jb;
+		bool sized = fstat(h->jfd, &jb) == 0;
+
+		errno = 0;
+		w = write(h->jfd, line, n);
+		if (w != (ssize_t)n) {
+			int e = w < 0 ? errno : ENOSPC;
+
+			if (sized && w > 0)
+				(void)ftruncate(h->jfd, jb.st_size);
+			errno = e;
+			rc = ws__hist_io("cannot write the journal", h->dir);
+		}
+	}
 	/* A done record is not fsync'd: lost, the change is "unconfirmed"
 	 * and undo asks for --force. */
-	if (w != (ssize_t)n || (!h->nosync && !done && fdatasync(h->jfd) < 0))
+	if (rc == 0 && !h->nosync && !done && fdatasync(h->jfd) < 0)
 		rc = ws__hist_io("cannot write the journal", h->dir);
 	if (rc == 0) {
 		struct stat jst;

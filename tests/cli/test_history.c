@@ -735,6 +735,51 @@ START_TEST(other_state_dir_protected)
 END_TEST
 
 /*
+ * Review25 04: a journal append cut short (ENOSPC, EDQUOT, EFBIG) left
+ * part of a line with no newline; the next change's record was glued
+ * to it, so it vanished from the history, and its old content with it.
+ * The journal is cut back to its size before the failed append.  A
+ * file size limit (EFBIG, SIGXFSZ ignored) tears the tree delete's
+ * record here.
+ */
+START_TEST(torn_journal_cut_back)
+{
+	char cmd[8192], *sw = wst_path(S, "wstools"), *hd = hist_dir(sw);
+	char *j = wst_path(hd, "journal");
+	struct stat st;
+	struct wst_run r;
+	cJSON *js, *a;
+
+	wst_write(W, "notes.txt", "v1\n");
+	WS_OK("--content", "v2\n", "notes.txt");
+	for (int i = 0; i < 300; i++) {
+		char rel[256];
+
+		snprintf(rel, sizeof(rel), "big/f%03d-%0170d", i, 0);
+		wst_write(W, rel, "x\n");
+	}
+	ck_assert_int_eq(stat(j, &st), 0);
+	snprintf(cmd, sizeof(cmd), "trap '' XFSZ; ulimit -f %lld; exec env '%s' '%s' "
+		 "--workspace '%s' --delete --recursive big >/dev/null 2>&1",
+		 (long long)st.st_size / 512 + 2, ENV_S, wst_bin("wswrite"), W);
+	ck_assert_int_ne(system(cmd), 0);
+	WS_OK("--content", "v3\n", "notes.txt");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	js = cJSON_Parse(r.out);
+	a = cJSON_GetObjectItem(cJSON_GetObjectItem(js, "output"), "entries");
+	ck_assert_msg(cJSON_GetArraySize(a) == 2, "%s", r.out);
+	cJSON_Delete(js);
+	wst_run_free(&r);
+	ck_assert(undo(NULL, NULL, NULL) == 0);
+	assert_content("notes.txt", "v2\n");
+	free(j);
+	free(hd);
+	free(sw);
+}
+END_TEST
+
+/*
  * Review24 01: the mark guards the state directory and its parent by
  * name, so an agent whose workspace holds the person's home moved the
  * grandparent away (XDG_STATE_HOME=~/.xdg/state: .xdg), made
@@ -1803,6 +1848,7 @@ suite(void)
 	tcase_add_test(tc, undo_series_and_listing);
 	tcase_add_test(tc, listing_count_and_names);
 	tcase_add_test(tc, unmarked_state_dir_refused);
+	tcase_add_test(tc, torn_journal_cut_back);
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, listing_columns_and_gc_args);
 	tcase_add_test(tc, other_state_dir_protected);
