@@ -36,8 +36,8 @@
  * directories at most, holding a descriptor each.
  */
 static size_t ws__vcs_walk_max = SIZE_MAX;
-#define WS__VCS_PATH_MAX 4096
-#define WS__VCS_DEPTH (WS__VCS_PATH_MAX / 2 + 8)
+#define WS__VCS_PATH_MAX WS_VCS_PATH_MAX
+#define WS__VCS_DEPTH WS_VCS_DEPTH
 /* Content kept to restore a watched file: each, and all together. */
 #define WS__VCS_FILE_MAX (1 << 20)
 #define WS__VCS_BUDGET (32 << 20)

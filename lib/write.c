@@ -8,6 +8,7 @@
  * symlink to /etc between resolution and action makes the action fail or
  * land inside the workspace, never outside.
  */
+#include "ws/vcs.h"
 #include "ws/write.h"
 
 #include <dirent.h>
@@ -2984,6 +2985,81 @@ ws__mv_check_tree(struct ws__mv *c, int pfd, const char *name,
 }
 
 /*
+ * Whether the tree at name in pfd, moved to a path of dlen bytes and
+ * dlev levels below its anchor, would hold a path past the reach of
+ * wsrun's walks (WS_VCS_PATH_MAX bytes, WS_VCS_DEPTH levels): 1 yes, 0
+ * no, or a WS_E*.  used and lev are name's own, its entries counted in
+ * *n.  Through descriptors, a level at a time.
+ */
+static int
+ws__mv_past_reach(int pfd, const char *name, size_t dlen, size_t used, size_t dlev,
+		  size_t lev, size_t *n, const char *path)
+{
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return errno == ENOENT || errno == ENOTDIR ? 0 :
+		       ws_error_errno(errno, path, "open directory");
+	}
+	while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
+		size_t l = used + 1 + strlen(e->d_name);
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++*n > 1000000) {
+			rc = ws_error_set(WS_ELIMIT_EXCEEDED, path,
+					  "the directory holds over 1,000,000 entries, "
+					  "too many to check before moving it deeper; "
+					  "move it in smaller parts");
+			break;
+		}
+		if (dlen + 1 + l >= WS_VCS_PATH_MAX || dlev + lev + 1 >= WS_VCS_DEPTH) {
+			rc = 1;
+			break;
+		}
+		if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN)
+			rc = ws__mv_past_reach(fd, e->d_name, dlen, l, dlev, lev + 1, n, path);
+	}
+	if (rc == 0 && errno != 0)
+		rc = ws_error_errno(errno, path, "readdir");
+	closedir(d);
+	return rc;
+}
+
+/*
+ * A directory moved deeper must not take a path past the reach of
+ * wsrun's walks: a tree there is one they cannot tell from a command's,
+ * so a run that a move made during it removed the person's
+ * subdirectories, unrecorded (review25 03), and before a run refuses
+ * it.  Only a move to a longer path can, so only those walk the tree.
+ */
+static int
+ws__mv_depth(const struct ws_res *s, const struct ws_res *d, const char *src)
+{
+	size_t slen = strlen(s->vpath), dlen = strlen(d->vpath), dlev = 0, n = 0;
+	int rc;
+
+	if (!S_ISDIR(s->st.st_mode) || dlen <= slen)
+		return 0;
+	for (const char *c = d->vpath; *c; c++)
+		dlev += *c == '/';
+	rc = ws__mv_past_reach(s->dirfd, s->name, dlen, 0, dlev, 0, &n, src);
+	if (rc != 1)
+		return rc;
+	return ws_error_set(WS_ELIMIT_EXCEEDED, src,
+			    "moved to %s, it would hold paths of %d bytes or more "
+			    "(or %d levels) below the workspace, which wsrun "
+			    "cannot check for repositories: a later command's "
+			    "clean-up would take them for its own",
+			    d->vpath, WS_VCS_PATH_MAX, WS_VCS_DEPTH);
+}
+
+/*
  * The policy's questions for a move of s to d, all asked before anything
  * moves: rename at both ends; create (a mkdir too for a directory) when d
  * is new, else write and delete (rmdir) of what it replaces; the parents
@@ -3091,7 +3167,8 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 				  "already exists (use --force to replace it)");
 		goto out;
 	}
-	if ((rc = ws__mv_check(ws, &s, &d, parents, src, dst)) < 0)
+	if ((rc = ws__mv_check(ws, &s, &d, parents, src, dst)) < 0 ||
+	    (rc = ws__mv_depth(&s, &d, src)) < 0)
 		goto out;
 	if (dry_run)
 		goto out;

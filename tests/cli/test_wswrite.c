@@ -150,6 +150,42 @@ expect_ok(struct wst_run *r)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * Review25 03: a move made during a run put the person's tree past the
+ * reach of wsrun's walks (4096 bytes of path below the workspace), and
+ * the clean-up after the run removed its subdirectories as the
+ * command's, unrecorded.  Such a move is refused (LIMIT_EXCEEDED) and
+ * nothing moves; a move that keeps within reach goes.
+ */
+START_TEST(move_past_walk_reach_refused)
+{
+	struct wst_run r;
+	char chain[4096] = "", name[201];
+
+	memset(name, 'c', 200);
+	name[200] = '\0';
+	for (int i = 0; i < 20; i++) {
+		strcat(chain, i ? "/" : "");
+		strcat(chain, name);
+	}
+	W(&r, NULL, "--mkdir", "--parents", chain);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	wst_run_free(&r);
+	wst_write(ws, "src/main.c", "int main;\n");
+	wst_write(ws, "src/lib/util/u.c", "u\n");
+	wst_write(ws, "src/a-subdirectory-whose-name-is-long-enough-to-pass-the-reach-of-the-walks/x.c", "x\n");
+	strcat(chain, "/s");
+	W(&r, NULL, "--move", chain, "src");
+	ck_assert_msg(r.status != 0 && strstr(r.out, "LIMIT_EXCEEDED") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	assert_file(ws, "src/lib/util/u.c", "u\n");
+	W(&r, NULL, "--move", "dst/src", "--parents", "src");
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	wst_run_free(&r);
+	assert_file(ws, "dst/src/lib/util/u.c", "u\n");
+}
+END_TEST
+
 /* Writing and the input forms                                          */
 
 START_TEST(write_then_read_back)
@@ -2801,6 +2837,7 @@ suite(void)
 	tcase_add_test(tc, summary_result);
 	tcase_add_test(tc, move_into_new_dir);
 	tcase_add_test(tc, several_tools);
+	tcase_add_test(tc, move_past_walk_reach_refused);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, race_swap);

@@ -53,6 +53,15 @@
 
 #include "ws/workspace.h"
 
+/*
+ * How far the walks before and after a command reach below an anchor:
+ * paths of fewer bytes than WS_VCS_PATH_MAX, and at most WS_VCS_DEPTH
+ * levels.  A tree deeper than that is refused before a command and
+ * removed after it, so a file tool must not move a tree past it either.
+ */
+#define WS_VCS_PATH_MAX 4096
+#define WS_VCS_DEPTH (WS_VCS_PATH_MAX / 2 + 8)
+
 struct ws_vcs_snap;
 
 /*
