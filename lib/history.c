@@ -337,11 +337,14 @@ ws__hist_outside_fd(const struct ws_ctx *ws, int dfd, const char *dir)
 }
 
 /*
- * Whether the directory dfd holds nothing but, when skip is not NULL, an
- * empty directory of that name: 1 yes, 0 no, -1 unreadable.
+ * Whether the directory dfd holds nothing but empty directories (depth
+ * 0; at depth 1, nothing at all): 1 yes, 0 no, -1 unreadable.  A
+ * history's directory is made empty, and only filled once its state
+ * directory is marked, so calls making theirs side by side on a fresh
+ * state directory leave it bare for each other.
  */
 static int
-ws__hist_bare(int dfd, const char *skip)
+ws__hist_bare(int dfd, int depth)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
@@ -358,16 +361,17 @@ ws__hist_bare(int dfd, const char *skip)
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (skip == NULL || strcmp(e->d_name, skip) != 0) {
+		if (depth > 0) {
 			bare = 0;
 			continue;
 		}
-		sfd = openat(dfd, skip, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		/* Not a directory: not this history's; else unreadable. */
+		sfd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			     O_CLOEXEC);
+		/* Not a directory: not bare; else unreadable. */
 		if (sfd < 0)
 			bare = errno == ENOTDIR || errno == ELOOP ? 0 : -1;
 		else
-			bare = ws__hist_bare(sfd, NULL);
+			bare = ws__hist_bare(sfd, depth + 1);
 		if (sfd >= 0)
 			close(sfd);
 	}
@@ -387,7 +391,8 @@ ws__hist_bare(int dfd, const char *skip)
  * state directory away (a grandparent of it, which no check by name
  * sees) and made one of its own there, with a forged journal that the
  * person's next undo would trust (review24 01).  Bare (nothing in it but
- * this history's own directory, empty), it is marked and used.  Holding
+ * empty directories: this history's own, another call's made beside it),
+ * it is marked and used.  Holding
  * histories, it is refused, and the person says which it is; the
  * default place under a home, which no tool or command can reach
  * (ws__in_state_dir() knows it by name, the view masks it), is marked
@@ -414,7 +419,16 @@ ws__hist_mark(int dfd, const char *dir)
 	    strncmp(slash + 1 - (sizeof(dflt) - 1), dflt, sizeof(dflt) - 1) == 0)
 		bare = 1;
 	else
-		bare = ws__hist_bare(wfd, slash + 1);
+		bare = ws__hist_bare(wfd, 0);
+	/*
+	 * Another call's first use, side by side with this one, marks the
+	 * directory before it puts anything in it: holding something, and
+	 * marked now, it is that call's.
+	 */
+	if (bare == 0 && fstatat(wfd, WS_STATE_MARK, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		close(wfd);
+		return 0;
+	}
 	if (bare != 1) {
 		close(wfd);
 		if (bare < 0)
