@@ -1661,6 +1661,51 @@ ws__mismatch(const char *vpath, const char *what)
 	return rc;
 }
 
+/*
+ * Whether the paths of entry e (its path, a move's destination) name the
+ * real places they named when the change was made.  The history is kept
+ * per workspace root, not per mount table: a path that was a plain
+ * workspace file for the agent's server (/.skills/evil.md) named, for
+ * the person's undo with a mount there (WS_MOUNTS=/.skills=~/skills),
+ * the mount's directory, and the undo restored the agent's bytes outside
+ * the workspace (review25 07).  Refused, force or not.
+ */
+static int
+ws__same_place(struct ws_ctx *ws, const struct ws__entry *e)
+{
+	static const char *const keys[][2] = {{"path", "real_path"}, {"dest", "dest_real"}};
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *vp = cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, keys[i][0]));
+		const char *was = cJSON_GetStringValue(cJSON_GetObjectItem(e->begin, keys[i][1]));
+		struct ws_res res;
+		bool same;
+
+		if (vp == NULL || was == NULL)
+			continue;
+		if (ws_resolve(ws, vp, WS_R_MISSING_OK | WS_R_NOFOLLOW, &res) < 0)
+			return ws_error_last_code();
+		same = res.real != NULL && strcmp(res.real, was) == 0;
+		if (!same) {
+			int rc = ws_error_set(WS_EPOLICY_DENIED, vp,
+					      "entry %lld: this path names %s now, not "
+					      "%s as when the change was made (the "
+					      "workspace's mounts differ from that "
+					      "call's), so it is not undone there",
+					      (long long)e->id, res.real ? res.real : "?",
+					      was);
+
+			ws_error_set_hint("undo it with the mounts of the call that "
+					  "made it (wstools history shows its paths), "
+					  "or undo another entry by its id");
+			ws_res_free(&res);
+			return rc;
+		}
+		ws_res_free(&res);
+	}
+	return 0;
+}
+
 /* Whether vpath still is what entry e left; 0, or VERSION_MISMATCH. */
 static int
 ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
@@ -2167,6 +2212,8 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 				goto out;
 			}
 		}
+		if ((rc = ws__same_place(ws, e)) < 0)
+			goto out;
 		/* A dry run cannot see what undoing the later ones leaves:
 		 * only the newest is checked. */
 		if (!o->force && (!o->dry_run || picked == 1) &&

@@ -735,6 +735,43 @@ START_TEST(other_state_dir_protected)
 END_TEST
 
 /*
+ * Review25 07: the history is kept per workspace, not per mount table.
+ * The agent's server (no mounts) made and deleted /.skills/evil.md; the
+ * person's undo with a mount at /.skills restored the agent's bytes
+ * into the mount's directory, outside the workspace.  An entry whose
+ * path names another real place now than when it was made is refused,
+ * force or not.
+ */
+START_TEST(undo_refused_under_other_mounts)
+{
+	char *skills = wst_path(T, "skills"), *mnt = NULL, *evil;
+	struct wst_run r;
+
+	wst_mkdir(T, "skills");
+	WS_OK("--parents", "--content", "AGENT\n", ".skills/evil.md");
+	WS_OK("--delete", ".skills/evil.md");
+	ck_assert_int_ge(asprintf(&mnt, "/.skills=%s", skills), 0);
+	for (int force = 0; force < 2; force++) {
+		const char *a[] = {"undo", "--workspace", W, "--mount", mnt, "--json",
+				   force ? "--force" : NULL, NULL};
+
+		run(&r, "wstools", a);
+		ck_assert_msg(r.status != 0 && strstr(r.out, "POLICY_DENIED") != NULL &&
+			      strstr(r.out, "names") != NULL, "%s %s", r.out, r.err);
+		wst_run_free(&r);
+	}
+	evil = wst_path(skills, "evil.md");
+	ck_assert(!wst_exists(evil));
+	/* Without the mount, as the change was made: undone. */
+	ck_assert(undo(NULL, NULL, NULL) == 0);
+	assert_content(".skills/evil.md", "AGENT\n");
+	free(evil);
+	free(mnt);
+	free(skills);
+}
+END_TEST
+
+/*
  * Review25 04: a journal append cut short (ENOSPC, EDQUOT, EFBIG) left
  * part of a line with no newline; the next change's record was glued
  * to it, so it vanished from the history, and its old content with it.
@@ -1849,6 +1886,7 @@ suite(void)
 	tcase_add_test(tc, listing_count_and_names);
 	tcase_add_test(tc, unmarked_state_dir_refused);
 	tcase_add_test(tc, torn_journal_cut_back);
+	tcase_add_test(tc, undo_refused_under_other_mounts);
 	tcase_add_test(tc, listing_hides_what_the_policy_denies);
 	tcase_add_test(tc, listing_columns_and_gc_args);
 	tcase_add_test(tc, other_state_dir_protected);
