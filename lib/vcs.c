@@ -679,6 +679,10 @@ struct ws_vcs_snap {
 	 * XDG_STATE_HOME's, known by WS_STATE_MARK); NULL: none. */
 	char *state_rel;
 	int state_a;
+	/* The person's directories the walk could not read before the
+	 * command, and their modes, put back after the walk after it. */
+	struct ws__unr { dev_t dev; ino_t ino; mode_t mode; } *unr;
+	size_t nunr;
 };
 
 void
@@ -694,6 +698,7 @@ ws_vcs_snap_free(struct ws_vcs_snap *s)
 	for (size_t i = 0; i < s->ngd; i++)
 		free(s->gd[i].rel);
 	free(s->gd);
+	free(s->unr);
 	free(s->deep_rel);
 	free(s->state_rel);
 	free(s);
@@ -777,30 +782,62 @@ ws__item(struct ws__pass *p, int a, const char *rel, const char *fmt, ...)
  * 0311 after planting a repository or an .envrc in it: search and write
  * stay, git still works through it, and a walk that skipped it left
  * what it holds (review25 01); or chmod 555 the directory a removal
- * must write in (review25 02).  So, where the person owns it: before
- * the command such a directory refuses the run (p->unread, said by
- * ws_vcs_snapshot()), since the walk cannot see what it holds; after
- * it, the command made it so, and its owner's rwx bits are put back
- * (counted, and said) and it is read.  Another's directory that the
- * person may not write and search holds nothing the command planted;
- * one it may is refused (or said) as the person's own.
+ * must write in (review25 02).  So where the person owns one:
+ *   - before the command it is noted with its mode (p->s->unr) and not
+ *     read (a directory the policy's view masks whole, review16 05,
+ *     stays unreadable while the view is built beside this walk);
+ *   - after it, the owner's rwx bits are put on it and it is read: one
+ *     noted before gets its mode back once walked (*restore, or at once
+ *     where restore is NULL; what it holds was not seen before, so it is
+ *     taken for the command's), one that was not keeps the bits (the
+ *     command made it so: counted, and said).
+ * Another's directory that the person may not write and search holds
+ * nothing a command planted; one the person may is said (p->unread).
  */
 static int
-ws__open_walk(struct ws__pass *p, int dfd, const char *name, int flags)
+ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
+	       mode_t *restore)
 {
 	struct stat st;
 	int fd = openat(dfd, name, flags);
+	bool noted = false;
+	mode_t mode = 0;
 
+	if (restore != NULL)
+		*restore = 0;
 	if (fd >= 0 || errno != EACCES || p == NULL)
 		return fd;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
 		errno = EACCES;
 		return -1;
 	}
-	if (p->clean && st.st_uid == geteuid() &&
+	if (st.st_uid == geteuid() && !p->clean) {
+		struct ws__unr *nu = p->s == NULL ? NULL :
+				     realloc(p->s->unr, (p->s->nunr + 1) * sizeof(*nu));
+
+		if (nu != NULL) {
+			p->s->unr = nu;
+			nu[p->s->nunr++] = (struct ws__unr){st.st_dev, st.st_ino,
+							    st.st_mode & 07777};
+		}
+		errno = EACCES;
+		return -1;
+	}
+	if (st.st_uid == geteuid() &&
 	    fchmodat(dfd, name, (st.st_mode & 07777) | S_IRWXU, 0) == 0) {
-		p->chmodded++;
-		return openat(dfd, name, flags);
+		for (size_t i = 0; p->was != NULL && i < p->was->nunr && !noted; i++)
+			if (p->was->unr[i].dev == st.st_dev && p->was->unr[i].ino == st.st_ino) {
+				noted = true;
+				mode = p->was->unr[i].mode;
+			}
+		if (!noted)
+			p->chmodded++;
+		fd = openat(dfd, name, flags);
+		if (noted && restore != NULL && fd >= 0)
+			*restore = mode | S_IFDIR;
+		else if (noted)
+			(void)fchmodat(dfd, name, mode, 0);
+		return fd;
 	}
 	if (p->unread == NULL &&
 	    (st.st_uid == geteuid() ||
@@ -816,6 +853,12 @@ ws__open_walk(struct ws__pass *p, int dfd, const char *name, int flags)
 	}
 	errno = EACCES;
 	return -1;
+}
+
+static int
+ws__open_walk(struct ws__pass *p, int dfd, const char *name, int flags)
+{
+	return ws__open_walk2(p, dfd, name, flags, NULL);
 }
 
 /*
@@ -2047,8 +2090,10 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
 			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
-			int sfd = ws__open_walk(p, dfd, n, O_RDONLY | O_DIRECTORY |
-						O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			mode_t restore = 0;
+			int sfd = ws__open_walk2(p, dfd, n, O_RDONLY | O_DIRECTORY |
+						 O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+						 &restore);
 			bool ro = false;
 
 			if (sfd < 0 && (errno == EMFILE || errno == ENFILE))
@@ -2061,6 +2106,9 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 				close(sfd);
 			else if (sfd >= 0)
 				ws__walk(p, a, sfd, r, elen, depth + 1);
+			/* The person's own mode, once walked (ws__open_walk2()). */
+			if (restore != 0)
+				(void)fchmodat(dfd, n, restore & 07777, 0);
 		}
 		rel[rlen] = '\0';
 	}
@@ -2165,24 +2213,7 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	ws__pass_run(&p);
 	p.s->over = p.over;
-	/*
-	 * A directory of the person's that the walk may not read, which a
-	 * command could plant in unseen (ws__open_walk()): refused, since
-	 * the walk after could not tell what it held from the command's.
-	 */
-	if (p.unread != NULL) {
-		int rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, p.unread,
-				      "is a directory of the workspace that wsrun "
-				      "may not read, so it cannot be checked for "
-				      "repositories and .envrc files a command "
-				      "could plant in it");
-
-		ws_error_set_hint("make it readable (chmod u+rx), or move it out "
-				  "of the workspace");
-		free(p.unread);
-		ws_vcs_snap_free(p.s);
-		return rc;
-	}
+	free(p.unread); /* said after the command, if still so */
 	/* Out of descriptors: some directories went unread, so the walk
 	 * after could not tell their repositories from the command's. */
 	if (p.nofd && p.s->deep_rel == NULL) {
@@ -2338,6 +2369,9 @@ ws_vcs_snap_save(const struct ws_vcs_snap *s, FILE *f)
 		fwrite(&s->gd[i].a, sizeof(s->gd[i].a), 1, f);
 		ws__snap_put(f, s->gd[i].rel, strlen(s->gd[i].rel));
 	}
+	fwrite(&s->nunr, sizeof(s->nunr), 1, f);
+	if (s->nunr > 0)
+		fwrite(s->unr, sizeof(*s->unr), s->nunr, f);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -2380,6 +2414,11 @@ ws_vcs_snap_load(FILE *f, struct ws_vcs_snap **out)
 		    !ws__snap_get(f, &s->gd[s->ngd].rel, NULL) ||
 		    s->gd[s->ngd].rel == NULL)
 			goto bad;
+	if (fread(&n, sizeof(n), 1, f) != 1 || n > (1UL << 24) ||
+	    (n > 0 && ((s->unr = calloc(n, sizeof(*s->unr))) == NULL ||
+		       fread(s->unr, sizeof(*s->unr), n, f) != n)))
+		goto bad;
+	s->nunr = n;
 	*out = s;
 	return 0;
 bad:
