@@ -569,10 +569,13 @@ ws__rm_at(int pfd, const char *name, int depth)
 	DIR *d;
 	struct dirent *de;
 
+	/* A command may have made the directory read-only (review25 12). */
+	ws__dir_own_rwx(pfd, NULL);
 	if (unlinkat(pfd, name, 0) == 0 || errno == ENOENT)
 		return;
 	if (depth > 256)
 		return;
+	ws__dir_own_rwx(pfd, name);
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -1007,10 +1010,14 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
 	return rc;
 }
 
-/* Remove what the command created at the places; say which. */
+/*
+ * Remove what the command created at the places; say which.  One that
+ * could not be removed goes to *left ("PATH: could not be removed"), said
+ * after the others: it was said removed while it stayed (review25 12).
+ */
 static void
 ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
-		  struct ws_run_result *r)
+		  struct ws_run_result *r, char ***left, size_t *nleft)
 {
 	for (size_t i = 0; i < n; i++) {
 		int fd, dfd;
@@ -1030,12 +1037,27 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		if (dfd < 0)
 			continue;
 		if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			bool stayed;
+
 			ws__rm_at(dfd, v[i].name, 0);
+			stayed = fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 			snprintf(rel, sizeof(rel), "%s%s%s", v[i].parent,
 				 v[i].parent[0] ? "/" : "", v[i].name);
-			if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 &&
-			    (nl = realloc(r->reverted, (r->nreverted + 1) *
-						      sizeof(*nl))) != NULL) {
+			if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 && stayed) {
+				char *m = NULL;
+
+				if (asprintf(&m, "%s: made by the command, could not be "
+					     "removed: remove it by hand before git, a "
+					     "shell or an editor reads it", vp) >= 0 &&
+				    (nl = realloc(*left, (*nleft + 1) * sizeof(*nl))) != NULL) {
+					*left = nl;
+					nl[(*nleft)++] = m;
+				} else {
+					free(m);
+				}
+			} else if (vp != NULL &&
+				   (nl = realloc(r->reverted, (r->nreverted + 1) *
+							      sizeof(*nl))) != NULL) {
 				r->reverted = nl;
 				r->reverted[r->nreverted++] = vp;
 				vp = NULL;
@@ -3338,8 +3360,21 @@ ws__cleanup(struct ws_ctx *ws, const struct ws_run_opts *o,
 	    const struct ws__place *places, size_t nplaces,
 	    const struct ws_vcs_snap *vcs, struct ws_run_result *r)
 {
-	ws__places_revert(ws, places, nplaces, r);
+	char **left = NULL, **nl;
+	size_t nleft = 0;
+
+	ws__places_revert(ws, places, nplaces, r, &left, &nleft);
 	r->nreverted_created = r->nreverted;
+	if (nleft > 0 && (nl = realloc(r->reverted, (r->nreverted + nleft) *
+						    sizeof(*nl))) != NULL) {
+		r->reverted = nl;
+		for (size_t i = 0; i < nleft; i++)
+			nl[r->nreverted++] = left[i];
+	} else {
+		for (size_t i = 0; i < nleft; i++)
+			free(left[i]);
+	}
+	free(left);
 	if (vcs != NULL)
 		ws_vcs_clean(ws, vcs, o->net, &r->reverted, &r->nreverted);
 }

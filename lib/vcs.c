@@ -957,6 +957,22 @@ ws__was(const struct ws__pass *p, const char *real)
 	return NULL;
 }
 
+void
+ws__dir_own_rwx(int dfd, const char *name)
+{
+	struct stat st;
+
+	if ((name == NULL ? fstat(dfd, &st) : fstatat(dfd, name, &st,
+						      AT_SYMLINK_NOFOLLOW)) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & S_IRWXU) == S_IRWXU)
+		return;
+	if (name == NULL)
+		(void)fchmod(dfd, (st.st_mode & 07777) | S_IRWXU);
+	else
+		(void)fchmodat(dfd, name, (st.st_mode & 07777) | S_IRWXU, 0);
+}
+
 /* Remove name in dfd and everything below it, through descriptors. */
 static void
 ws__rm(int dfd, const char *name, int depth)
@@ -965,8 +981,11 @@ ws__rm(int dfd, const char *name, int depth)
 	DIR *d;
 	struct dirent *de;
 
+	/* The command may have made the directory read-only (review25 11). */
+	ws__dir_own_rwx(dfd, NULL);
 	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT || depth > 256)
 		return;
+	ws__dir_own_rwx(dfd, name);
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
 		if (fd >= 0)
@@ -986,6 +1005,9 @@ ws__put(int dfd, const char *name, const char *data, size_t len, mode_t mode)
 {
 	char tmp[64];
 	int fd = -1;
+
+	/* The command may have made the directory read-only (review25 11). */
+	ws__dir_own_rwx(dfd, NULL);
 
 	for (int i = 0; i < 100 && fd < 0; i++) {
 		snprintf(tmp, sizeof(tmp), ".wsrun-%d-%d.tmp", (int)getpid(), i);
@@ -1730,26 +1752,6 @@ ws__state_dir_seen(struct ws__pass *p, int a, int dfd, const char *name,
 }
 
 /*
- * The owner's rwx bits on the directory name in dfd (NULL: dfd itself)
- * where this process's user owns it and lacks one (ws__rm_deep()).
- */
-static void
-ws__own_rwx(int dfd, const char *name)
-{
-	struct stat st;
-
-	if ((name == NULL ? fstat(dfd, &st) : fstatat(dfd, name, &st,
-						      AT_SYMLINK_NOFOLLOW)) < 0 ||
-	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & S_IRWXU) == S_IRWXU)
-		return;
-	if (name == NULL)
-		(void)fchmod(dfd, (st.st_mode & 07777) | S_IRWXU);
-	else
-		(void)fchmodat(dfd, name, (st.st_mode & 07777) | S_IRWXU, 0);
-}
-
-/*
  * Remove the directory name below pfd and all it holds, however deep:
  * each directory's subdirectories are first moved up into pfd (under a
  * name of their own, never replacing one), its other entries removed,
@@ -1777,10 +1779,10 @@ ws__rm_deep(int pfd, const char *name)
 	 * The owner's rwx bits are put back first, where the person owns
 	 * them (a removal fails open no more than the walk does).
 	 */
-	ws__own_rwx(pfd, NULL);
+	ws__dir_own_rwx(pfd, NULL);
 	while (n > 0) {
 		char *cur = todo[--n];
-		int dfd = (ws__own_rwx(pfd, cur),
+		int dfd = (ws__dir_own_rwx(pfd, cur),
 			   openat(pfd, cur, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 		struct dirent *e;
@@ -1814,6 +1816,9 @@ ws__rm_deep(int pfd, const char *name)
 					(void)unlinkat(dfd, e->d_name, 0);
 					continue;
 				}
+				/* Moved to another parent, a directory's ".." is
+				 * rewritten: it must be writable itself. */
+				ws__dir_own_rwx(dfd, e->d_name);
 				for (;;) {
 					snprintf(tmp, sizeof(tmp), ".wsrun-deep-%ld-%lu",
 						 (long)getpid(), k++);
@@ -1965,6 +1970,16 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			rel[rlen] = '/';
 		elen = rlen + (rlen > 0) + nlen;
 		memcpy(rel + elen - nlen, n, nlen + 1);
+		/*
+		 * What is left of a deep tree whose removal failed half way
+		 * (ws__rm_deep(); a killed wsrun): within reach now, but what
+		 * it held was never seen, and the walk before a command would
+		 * take it for the person's (review25 02).  It refuses the run
+		 * as the tree did.
+		 */
+		if (!p->clean && p->s != NULL && p->s->deep_rel == NULL &&
+		    n[0] == '.' && strncmp(n, ".wsrun-deep-", 12) == 0)
+			p->s->deep_rel = strndup(r, 120);
 		/*
 		 * A home's state directory by its name (.local/state/wstools),
 		 * marked or not (one made before the mark): another home's

@@ -4009,6 +4009,29 @@ START_TEST(unreadable_dirs_checked)
 		  "run -- python3 plant.py 2>err || { echo \"run 02 failed: $(cat err)\"; exit 2; }\n"
 		  "grep -q 'removed: a directory tree deeper' err || { echo \"BUG 02: $(cat err)\"; exit 1; }\n"
 		  "[ -z \"$(find deep -name .git 2>/dev/null)\" ] || { echo 'BUG 02: the repository stayed'; exit 1; }\n"
+		  /* 02, half way: a directory inside the tree made 555. */
+		  "cat > plant2.py <<'PY'\n"
+		  "import os\n"
+		  "d = 'd' + '0' * 200\n"
+		  "os.chdir('deep')\n"
+		  "for i in range(25):\n"
+		  "    os.makedirs(d, exist_ok=True); os.chdir(d)\n"
+		  "os.makedirs('y/r/.git/objects'); os.makedirs('y/r/.git/refs/heads')\n"
+		  "open('y/r/.git/HEAD', 'w').write('ref: refs/heads/master\\n')\n"
+		  "open('y/r/.git/config', 'w').write('[core]\\n\\tfsmonitor = echo PWNED\\n')\n"
+		  "os.chmod('y/r', 0o555)\n"
+		  "PY\n"
+		  "chmod -R u+rwx deep; rm -rf deep; mkdir deep\n"
+		  "run -- python3 plant2.py 2>err || { echo \"run 02b failed: $(cat err)\"; exit 2; }\n"
+		  "[ -z \"$(find deep -name '.wsrun-deep-*' -o -name .git 2>/dev/null)\" ] || { echo \"BUG 02b: left: $(cat err)\"; exit 1; }\n"
+		  /* 11: a planted .envrc and a repository's config 0444 in 0555 directories. */
+		  "run -c 'mkdir -p m/sub/.git/objects m/sub/.git/refs/heads &&"
+		  " echo \"ref: refs/heads/master\" > m/sub/.git/HEAD &&"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > m/sub/.git/config &&"
+		  " echo \"echo PWNED\" > m/.envrc &&"
+		  " chmod 444 m/sub/.git/config m/.envrc && chmod 555 m/sub/.git m' 2>err ||"
+		  " { echo \"run 11 failed: $(cat err)\"; exit 2; }\n"
+		  "if [ -e m/.envrc ] || grep -qs fsmonitor m/sub/.git/config; then echo \"BUG 11: $(cat err)\"; exit 1; fi\n"
 		  "echo OK\n");
 	wst_mkdir(base, "nhome");
 	wst_mkdir(base, "nstate");

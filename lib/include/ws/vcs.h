@@ -65,6 +65,15 @@
 struct ws_vcs_snap;
 
 /*
+ * Internal (lib/vcs.c, lib/run.c): give this process's user its rwx bits
+ * on the directory name in dfd (NULL: dfd itself) where the user owns it
+ * and lacks one.  A command owns what it made and can chmod it 0555, so
+ * a clean-up that removes or rewrites in it does this first rather than
+ * fail (review25 02, 11, 12); a directory of another user is left alone.
+ */
+void ws__dir_own_rwx(int dfd, const char *name);
+
+/*
  * Record, before a command runs, the repositories' watched files in every
  * writable anchor of ws (their identity, and their content up to a
  * budget, to restore them).  Errors: WS_ENOMEM.
