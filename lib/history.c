@@ -1875,6 +1875,14 @@ ws__hist_above(const char *dir, const char *root)
 	return found;
 }
 
+char *
+ws_hist_above(const struct ws_ctx *ws)
+{
+	if (ws == NULL || ws->history == NULL || ws->nanchors == 0)
+		return NULL;
+	return ws__hist_above(ws->history->dir, ws->anchors[0].real);
+}
+
 /* ws__nothing_why() when this workspace has no entry at all. */
 static int
 ws__nothing_here(const struct ws_ctx *ws, const struct ws_history *h)

@@ -1098,6 +1098,48 @@ START_TEST(undo_names_the_history_above)
 END_TEST
 
 /*
+ * ftu13 17: from a project's src/, history printed nothing at all (and
+ * JSON an empty list), where undo there names the history above; a
+ * person concluded nothing was changed.  It says there is no change for
+ * this workspace, and where the changes are, plain (standard error) and
+ * in JSON (output.hint); the project's own empty answer names nothing.
+ */
+START_TEST(history_names_the_history_above)
+{
+	struct wst_run r;
+	char *sub = wst_path(W, "src");
+	const char *hint;
+
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "no change recorded for this workspace") != NULL &&
+		      strstr(r.err, "above it") == NULL, "%s", r.err);
+	wst_run_free(&r);
+	WS_OK("--content", "oops", "src/a.c");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", sub, NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strstr(r.err, "no change recorded for this workspace") != NULL &&
+		      strstr(r.err, "above it, has changes recorded") != NULL &&
+		      strstr(r.err, W) != NULL, "%s", r.err);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", sub, "--json", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), 0);
+	hint = cJSON_GetStringValue(wst_output(&r, "hint"));
+	ck_assert_msg(hint != NULL && strstr(hint, "--workspace") != NULL &&
+		      strstr(hint, W) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The project's history lists the change and names nothing above. */
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), 1);
+	ck_assert_ptr_null(wst_output(&r, "hint"));
+	wst_run_free(&r);
+	free(sub);
+}
+END_TEST
+
+/*
  * ftu12 21: a tree delete holding a file over history_max_file.  The undo
  * brought back the rest, then failed on that file, and the entry stayed
  * to be undone again; the dry run said it would work.  Now both refuse
@@ -1712,6 +1754,7 @@ suite(void)
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, undo_refuses_what_was_not_kept);
 	tcase_add_test(tc, undo_names_the_history_above);
+	tcase_add_test(tc, history_names_the_history_above);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
 	tcase_add_test(tc, undo_checks_object_names);

@@ -142,6 +142,15 @@ struct cJSON;
 int ws_hist_list(struct ws_ctx *ws, const char *path, struct cJSON **out);
 
 /*
+ * The nearest directory above ws's root whose own history has entries
+ * (histories are kept per root: run from a project's src/, the
+ * workspace is src/ and the project's history is one level up), so that
+ * an empty history or undo can say where the changes are.  malloc'd, or
+ * NULL (none, or no history).
+ */
+char *ws_hist_above(const struct ws_ctx *ws);
+
+/*
  * Undo entries of ws's history, newest first, through the writers of
  * lib/write.c (so the resolver, the guards and the policy decide as for
  * any write, and the undo is itself recorded, marked "undo_of").  An
