@@ -69,6 +69,27 @@ static const struct ws_tool ws__undo_cli = {
 	.nopts = U_COUNT,
 };
 
+/* "  (what /a, /a/b: why)" for a list of paths, when there is one. */
+static void
+put_paths(const char *what, const cJSON *arr, const char *why)
+{
+	const cJSON *p;
+	bool first = true;
+
+	if (cJSON_GetArraySize(arr) == 0)
+		return;
+	fprintf(ws_out(), "  (%s ", what);
+	cJSON_ArrayForEach(p, arr) {
+		if (!first)
+			fputs(", ", ws_out());
+		ws_cli_put_text(ws_out(), cJSON_GetStringValue(p), true);
+		first = false;
+	}
+	if (why != NULL && why[0] != '\0')
+		fprintf(ws_out(), ": %s", why);
+	fputc(')', ws_out());
+}
+
 /*
  * Print a result of wstools history or undo, plain or JSON; for a model,
  * the output object, which is its text too.
@@ -157,6 +178,11 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr, const char *hint)
 		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")) > 0)
 			fprintf(ws_out(), "  (replaced %lld entries there)", (long long)
 				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")));
+		/* The directories a change made on the way (ftu13 02). */
+		put_paths("made", cJSON_GetObjectItem(e, "made_dirs"), NULL);
+		put_paths("removed", cJSON_GetObjectItem(e, "removed_dirs"), NULL);
+		put_paths("kept", cJSON_GetObjectItem(e, "kept_dirs"),
+			  cJSON_GetStringValue(cJSON_GetObjectItem(e, "kept_why")));
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "undo_of")))
 			fprintf(ws_out(), "  [undo of %lld]",
 				(long long)cJSON_GetObjectItem(e, "undo_of")->valuedouble);

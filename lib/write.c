@@ -2252,7 +2252,10 @@ ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
 				res->real, NULL, false, -1, NULL, NULL, NULL,
 				NULL)) < 0)
 		return rc;
-	if ((rc = ws_res_make_parents(res, o->parents, 0777)) < 0)
+	rc = ws_res_make_parents(res, o->parents, 0777);
+	/* What it made on the way, for undo to take away (ftu13 02). */
+	ws_hist_parents(ws, res);
+	if (rc < 0)
 		return rc;
 	/*
 	 * Even a new file goes through a temporary one, so a crash never
@@ -2358,7 +2361,9 @@ ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
 				res.real, NULL, false, -1, NULL, NULL, NULL,
 				NULL)) < 0)
 		goto out;
-	if ((rc = ws_res_make_parents(&res, parents, 0777)) < 0)
+	rc = ws_res_make_parents(&res, parents, 0777);
+	ws_hist_parents(ws, &res);
+	if (rc < 0)
 		goto out;
 	if (mkdirat(res.dirfd, res.name, 0777) < 0) {
 		struct stat st;
@@ -2706,6 +2711,56 @@ ws__lock_version(struct ws__nlock *l, const struct ws_res *res,
 				 &there)) < 0)
 		return rc;
 	return ws_check_version(there ? &now : NULL, if_version, path);
+}
+
+int
+ws_rmdir_made(struct ws_ctx *ws, const char *path, dev_t dev, ino_t ino)
+{
+	struct ws_wresult r;
+	struct ws_res res;
+	struct stat now;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = ws__resolve_object(ws, path, "delete", &r, &res);
+	if (rc < 0)
+		goto out;
+	/* The very directory made: on the descriptor held, not the name. */
+	if (res.fd < 0 || fstat(res.fd, &now) < 0 || !S_ISDIR(now.st_mode) ||
+	    now.st_dev != dev || now.st_ino != ino) {
+		rc = ws_error_set(WS_EVERSION_MISMATCH, path, "is not the "
+				  "directory the change made");
+		goto out;
+	}
+	if ((rc = ws_res_check_writable(ws, &res)) < 0)
+		goto out;
+	if (ws->policy != NULL &&
+	    ws_policy_check_file(ws->policy, WS_OP_RMDIR, res.real, NULL) !=
+		    WS_DECISION_ALLOW) {
+		rc = ws_error_set(WS_EPOLICY_DENIED, path, "the policy does not "
+				  "allow removing it without asking");
+		goto out;
+	}
+	if ((rc = ws_check(ws, WS_OP_RMDIR, res.real, res.vpath)) < 0)
+		goto out;
+	/*
+	 * rmdir(2) goes by name: the name in the held parent must still be
+	 * that directory right before it (and only an empty one goes).
+	 */
+	if (fstatat(res.dirfd, res.name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    now.st_dev != dev || now.st_ino != ino) {
+		rc = ws_error_set(WS_EVERSION_MISMATCH, path, "is not the "
+				  "directory the change made");
+		goto out;
+	}
+	if (unlinkat(res.dirfd, res.name, AT_REMOVEDIR) < 0)
+		rc = errno == ENOTEMPTY || errno == EEXIST ?
+		     ws_error_set(WS_EDIRECTORY_NOT_EMPTY, path, "is not empty") :
+		     ws_error_errno(errno, path, "rmdir");
+out:
+	ws_res_free(&res);
+	ws_wresult_free(&r);
+	return rc;
 }
 
 int
@@ -3083,7 +3138,9 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 				false, d.dirfd, d.name, d.vpath, d.real,
 				d.exists ? &d.st : NULL)) < 0)
 		goto out;
-	if ((rc = ws_res_make_parents(&d, parents, 0777)) < 0) {
+	rc = ws_res_make_parents(&d, parents, 0777);
+	ws_hist_parents(ws, &d);
+	if (rc < 0) {
 		ws__with_path(rc, dst);
 		goto out;
 	}

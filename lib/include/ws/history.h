@@ -104,6 +104,17 @@ int ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd,
 		  const char *dname, const char *dvpath, const char *dreal,
 		  const struct stat *dst);
 
+struct ws_res;
+
+/*
+ * Record that the pending change made the directories res->made above
+ * res->vpath (after ws_res_make_parents()): its done record names them
+ * ("made_dirs": virtual path, device, inode), and its undo takes them
+ * away, deepest first, each while empty and still the directory made.
+ * Nothing without a pending record.
+ */
+void ws_hist_parents(struct ws_ctx *ws, const struct ws_res *res);
+
 /*
  * Record the outcome of the change ws_hist_begin() announced: rc (0 or
  * the error), and the version token of what name in dirfd now holds.
