@@ -1560,7 +1560,7 @@ ws__from_mcp(void)
 }
 
 static int
-ws__mismatch(const char *vpath, const char *what)
+ws__mismatch(const char *vpath, const char *what, bool dir)
 {
 	bool mcp = ws__from_mcp();
 	int rc = ws_error_set(WS_EVERSION_MISMATCH, vpath,
@@ -1579,10 +1579,31 @@ ws__mismatch(const char *vpath, const char *what)
 				  "they agree that the recorded state should replace "
 				  "what is there now, undo it with force");
 	else
-		ws_error_set_hint("look at it (wsread), then undo --force if the "
+		/* A directory is looked at with wsls: wsread refuses it. */
+		ws_error_set_hint("look at it (%s), then undo --force if the "
 				  "recorded state should win, or undo another entry "
-				  "by its id (wstools history lists them)");
+				  "by its id (wstools history lists them)",
+				  dir ? "wsls" : "wsread");
 	return rc;
+}
+
+/*
+ * The undo of a move of src to dst cannot move dst back: what is at src
+ * now is what no rename replaces (ws_move_replaceable() said why, naming
+ * src).  The hint says what to do about src, for undo (ftu13 13).
+ */
+static int
+ws__blocked_back(const char *src, const char *dst)
+{
+	if (ws__from_mcp())
+		return ws_error_set_hint("undo moves %s back to %s, where something "
+					 "else is now: list it and ask the person "
+					 "whether to move it away or delete it, then "
+					 "undo again", dst, src);
+	return ws_error_set_hint("undo moves %s back to %s: move %s away or "
+				 "delete it first (wsls %s shows what it holds), "
+				 "then undo again; or undo another entry by its id "
+				 "(wstools history lists them)", dst, src, src, src);
 }
 
 /* Whether vpath still is what entry e left; 0, or VERSION_MISMATCH. */
@@ -1603,25 +1624,36 @@ ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
 		/* A tree whose delete failed part way is still there. */
 		if (ex && e->done && !e->ok && S_ISDIR(st.st_mode))
 			return 0;
-		return ex ? ws__mismatch(p, "something is there again") : 0;
+		return ex ? ws__mismatch(p, "something is there again",
+					 S_ISDIR(st.st_mode)) : 0;
 	}
 	if (strcmp(op, "mkdir") == 0) {
 		if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
 			return rc;
 		return ex && S_ISDIR(st.st_mode) ? 0 : ws__mismatch(p, "not the "
-								    "directory made");
+								    "directory made", false);
 	}
 	if (strcmp(op, "move") == 0) {
 		if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
 			return rc;
-		if (ex)
-			return ws__mismatch(p, "something is at the source again");
+		if (ex) {
+			/*
+			 * What the move back could not replace, forced or not
+			 * (a directory holding entries, a file where a
+			 * directory goes): said as such, not "--force"
+			 * (ftu13 13).
+			 */
+			if ((rc = ws_move_replaceable(ws, d, p)) < 0)
+				return ws__blocked_back(p, d);
+			return ws__mismatch(p, "something is at the source again",
+					    S_ISDIR(st.st_mode));
+		}
 		p = d;
 	}
 	if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
 		return rc;
 	if (!ex)
-		return ws__mismatch(p, "it is gone");
+		return ws__mismatch(p, "it is gone", false);
 	if (e->after != NULL && !ws_version_matches(&st, e->after)) {
 		char hex[WS_SHA256_HEX + 1];
 		struct ws_res res;
@@ -1637,10 +1669,11 @@ ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
 		}
 		if (!same)
 			return ws__mismatch(p, "its content is not what the "
-					    "change left");
+					    "change left", false);
 	}
 	if (e->after == NULL && !S_ISDIR(st.st_mode))
-		return ws__mismatch(p, "the change never said it was done (a crash?)");
+		return ws__mismatch(p, "the change never said it was done (a crash?)",
+				    false);
 	return 0;
 }
 
@@ -1853,6 +1886,9 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 		 */
 		rc = ws_move(ws, d, p, force, true, false, NULL, &r);
 		ws_wresult_free(&r);
+		if (rc == WS_EDIRECTORY_NOT_EMPTY || rc == WS_EIS_A_DIRECTORY ||
+		    rc == WS_ENOT_A_DIRECTORY)
+			ws__blocked_back(p, d);
 		if (rc == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(b, "dest_before")) > 0)
 			rc = ws__restore(ws, h, d, cJSON_GetObjectItem(b, "dest_before"), false);
 		return rc;

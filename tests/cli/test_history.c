@@ -632,6 +632,53 @@ END_TEST
  * since: not wswrite's "use --recursive", which undo has not.
  */
 /*
+ * ftu13 13: a directory moved, then a new one with entries made at its
+ * old name.  Undo said "undo --force reverts it all the same" and "look
+ * at it (wsread)" (which refuses a directory); undo --force then failed
+ * with "/e: rename: Directory not empty" and no hint.  Both say that the
+ * directory at the source holds entries, naming it, and what to do; and
+ * nothing moves.  Once it is empty, --force works as it says.
+ */
+START_TEST(undo_move_onto_a_full_directory)
+{
+	char *out = NULL;
+
+	wst_mkdir(W, "d");
+	wst_write(W, "d/a", "1");
+	WS_OK("--move", "e", "d");
+	wst_mkdir(W, "d");
+	wst_write(W, "d/b", "other");
+	for (int f = 0; f < 2; f++) {
+		ck_assert_int_eq(undo(&out, f ? "--force" : NULL, NULL), 5);
+		ck_assert_msg(strstr(out, "\"DIRECTORY_NOT_EMPTY\"") != NULL &&
+			      strstr(out, "\"path\":\"/d\"") != NULL &&
+			      strstr(out, "forced or not") != NULL &&
+			      strstr(out, "rename:") == NULL &&
+			      strstr(out, "reverts it all the same") == NULL &&
+			      strstr(out, "move /d away or delete it first") != NULL,
+			      "%d: %s", f, out);
+		free(out);
+	}
+	assert_content("e/a", "1");
+	assert_content("d/b", "other");
+	/* Empty, it is what --force replaces: the hint says wsls, not wsread. */
+	{
+		char *b = wst_path(W, "d/b");
+
+		ck_assert_int_eq(unlink(b), 0);
+		free(b);
+	}
+	ck_assert_int_eq(undo(&out, NULL, NULL), 5);
+	ck_assert_msg(strstr(out, "VERSION_MISMATCH") != NULL &&
+		      strstr(out, "look at it (wsls)") != NULL, "%s", out);
+	free(out);
+	ck_assert_int_eq(undo(NULL, "--force", NULL), 0);
+	assert_content("d/a", "1");
+	ck_assert(!there("e"));
+}
+END_TEST
+
+/*
  * ftu13 14: the listing's ids are one column (they shifted at 10), a
  * one-byte file is "1 byte", and --gc refuses -n, which it took and
  * ignored.
@@ -1886,6 +1933,7 @@ suite(void)
 	tcase_add_test(tc, undo_removes_the_parents_it_made);
 	tcase_add_test(tc, undo_keeps_a_parent_made_anew);
 	tcase_add_test(tc, undo_old_entry_without_made_dirs);
+	tcase_add_test(tc, undo_move_onto_a_full_directory);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
 	tcase_add_test(tc, undo_checks_object_names);

@@ -242,6 +242,16 @@ int ws_delete(struct ws_ctx *ws, const char *path, bool recursive,
 	      bool dry_run, const char *if_version, struct ws_wresult *r);
 
 /*
+ * Whether a move of src onto dst could replace what is at dst at all,
+ * forced or not: 0 when it could (or dst is free, or either does not
+ * resolve: the move itself says why), else the refusal ws_move() would
+ * give, naming dst: IS_A_DIRECTORY (a file onto a directory),
+ * NOT_A_DIRECTORY (a directory onto a file), DIRECTORY_NOT_EMPTY.  Asks
+ * no policy: undo says so before it promises --force.
+ */
+int ws_move_replaceable(struct ws_ctx *ws, const char *src, const char *dst);
+
+/*
  * For undo: remove the empty directory path when it still is the one a
  * recorded change made (device dev, inode ino, compared on the
  * descriptor the resolver holds and on the name in its held parent right
