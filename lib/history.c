@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,9 @@ struct ws_history {
 	struct ws__seen *seen;	/* a recorded tree delete's entries: a hash */
 	size_t nseen, capseen;	/* table on the inode, capseen a power of 2 */
 	bool collect;		/* ws__capture() fills seen */
+	/* The directories the pending change made above its name
+	 * (ws_hist_parents()), for its done record: "made_dirs". */
+	cJSON *made;
 };
 
 static int
@@ -543,6 +547,7 @@ ws_hist_close(struct ws_ctx *ws)
 	free(h->dir);
 	free(h->tool);
 	free(h->seen);
+	cJSON_Delete(h->made);
 	free(h);
 	ws->history = NULL;
 }
@@ -1234,6 +1239,8 @@ ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
 		return 0;
 	h->pending = false;
 	h->pending_id = 0;
+	cJSON_Delete(h->made);
+	h->made = NULL;
 	ws__seen_clear(h);
 	/* A tree delete removes only what this record holds. */
 	h->collect = recursive && strcmp(op, "delete") == 0;
@@ -1283,6 +1290,47 @@ ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd, const char *name,
 	return 0;
 }
 
+void
+ws_hist_parents(struct ws_ctx *ws, const struct ws_res *res)
+{
+	struct ws_history *h = ws->history;
+
+	if (h == NULL || !h->pending || res->nmade == 0 || res->vpath == NULL)
+		return;
+	if (h->made == NULL && (h->made = cJSON_CreateArray()) == NULL)
+		return;
+	for (size_t i = 0; i < res->nmade; i++) {
+		char *p = strdup(res->vpath), num[32];
+		cJSON *o;
+		unsigned up = res->made[i].up;
+
+		if (p == NULL)
+			return;
+		/* Its name: the virtual path, up levels above the name. */
+		while (up-- > 0) {
+			char *sl = strrchr(p, '/');
+
+			if (sl == NULL || sl == p) {
+				p[0] = '\0';
+				break;
+			}
+			*sl = '\0';
+		}
+		if (p[0] != '/' || (o = cJSON_CreateObject()) == NULL) {
+			free(p);
+			continue;
+		}
+		cJSON_AddStringToObject(o, "path", p);
+		/* As strings: an inode number may not fit a double. */
+		snprintf(num, sizeof(num), "%ju", (uintmax_t)res->made[i].dev);
+		cJSON_AddStringToObject(o, "dev", num);
+		snprintf(num, sizeof(num), "%ju", (uintmax_t)res->made[i].ino);
+		cJSON_AddStringToObject(o, "ino", num);
+		cJSON_AddItemToArray(h->made, o);
+		free(p);
+	}
+}
+
 /* The SHA-256 of a regular file no larger than the bound. */
 static int
 ws__hash_file(int dirfd, const char *name, const struct stat *st,
@@ -1330,6 +1378,10 @@ ws_hist_end(struct ws_ctx *ws, int rc, int dirfd, const char *name)
 		return id;
 	cJSON_AddStringToObject(rec, "t", "done");
 	cJSON_AddBoolToObject(rec, "ok", rc == 0);
+	if (h->made != NULL) {
+		cJSON_AddItemToObject(rec, "made_dirs", h->made);
+		h->made = NULL;
+	}
 	if (rc == 0 && name != NULL &&
 	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		char hex[WS_SHA256_HEX + 1];
@@ -1585,6 +1637,22 @@ ws_hist_list(struct ws_ctx *ws, const char *path, cJSON **out)
 				cJSON_AddItemToObject(e, "destination_size_before",
 						      cJSON_Duplicate(cJSON_GetObjectItem(dtop, "size"), 1));
 		}
+		/* The directories it made on the way, which its undo takes
+		 * away (ftu13 02). */
+		{
+			const cJSON *m;
+			cJSON *md = NULL;
+
+			cJSON_ArrayForEach(m, cJSON_GetObjectItem(v[i].done_rec, "made_dirs")) {
+				const char *mp = cJSON_GetStringValue(cJSON_GetObjectItem(m, "path"));
+
+				if (mp == NULL || ws__hist_hidden(ws, mp))
+					continue;
+				if (md == NULL && (md = cJSON_AddArrayToObject(e, "made_dirs")) == NULL)
+					break;
+				cJSON_AddItemToArray(md, cJSON_CreateString(mp));
+			}
+		}
 		cJSON_AddBoolToObject(e, "done", v[i].done);
 		if (cJSON_GetObjectItem(b, "undo_of") != NULL)
 			cJSON_AddItemToObject(e, "undo_of",
@@ -1636,7 +1704,7 @@ ws__from_mcp(void)
 }
 
 static int
-ws__mismatch(const char *vpath, const char *what)
+ws__mismatch(const char *vpath, const char *what, bool dir)
 {
 	bool mcp = ws__from_mcp();
 	int rc = ws_error_set(WS_EVERSION_MISMATCH, vpath,
@@ -1655,9 +1723,11 @@ ws__mismatch(const char *vpath, const char *what)
 				  "they agree that the recorded state should replace "
 				  "what is there now, undo it with force");
 	else
-		ws_error_set_hint("look at it (wsread), then undo --force if the "
+		/* A directory is looked at with wsls: wsread refuses it. */
+		ws_error_set_hint("look at it (%s), then undo --force if the "
 				  "recorded state should win, or undo another entry "
-				  "by its id (wstools history lists them)");
+				  "by its id (wstools history lists them)",
+				  dir ? "wsls" : "wsread");
 	return rc;
 }
 
@@ -1706,6 +1776,25 @@ ws__same_place(struct ws_ctx *ws, const struct ws__entry *e)
 	return 0;
 }
 
+/*
+ * The undo of a move of src to dst cannot move dst back: what is at src
+ * now is what no rename replaces (ws_move_replaceable() said why, naming
+ * src).  The hint says what to do about src, for undo (ftu13 13).
+ */
+static int
+ws__blocked_back(const char *src, const char *dst)
+{
+	if (ws__from_mcp())
+		return ws_error_set_hint("undo moves %s back to %s, where something "
+					 "else is now: list it and ask the person "
+					 "whether to move it away or delete it, then "
+					 "undo again", dst, src);
+	return ws_error_set_hint("undo moves %s back to %s: move %s away or "
+				 "delete it first (wsls %s shows what it holds), "
+				 "then undo again; or undo another entry by its id "
+				 "(wstools history lists them)", dst, src, src, src);
+}
+
 /* Whether vpath still is what entry e left; 0, or VERSION_MISMATCH. */
 static int
 ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
@@ -1724,25 +1813,36 @@ ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
 		/* A tree whose delete failed part way is still there. */
 		if (ex && e->done && !e->ok && S_ISDIR(st.st_mode))
 			return 0;
-		return ex ? ws__mismatch(p, "something is there again") : 0;
+		return ex ? ws__mismatch(p, "something is there again",
+					 S_ISDIR(st.st_mode)) : 0;
 	}
 	if (strcmp(op, "mkdir") == 0) {
 		if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
 			return rc;
 		return ex && S_ISDIR(st.st_mode) ? 0 : ws__mismatch(p, "not the "
-								    "directory made");
+								    "directory made", false);
 	}
 	if (strcmp(op, "move") == 0) {
 		if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
 			return rc;
-		if (ex)
-			return ws__mismatch(p, "something is at the source again");
+		if (ex) {
+			/*
+			 * What the move back could not replace, forced or not
+			 * (a directory holding entries, a file where a
+			 * directory goes): said as such, not "--force"
+			 * (ftu13 13).
+			 */
+			if ((rc = ws_move_replaceable(ws, d, p)) < 0)
+				return ws__blocked_back(p, d);
+			return ws__mismatch(p, "something is at the source again",
+					    S_ISDIR(st.st_mode));
+		}
 		p = d;
 	}
 	if ((rc = ws__stat(ws, p, &st, &ex)) < 0)
 		return rc;
 	if (!ex)
-		return ws__mismatch(p, "it is gone");
+		return ws__mismatch(p, "it is gone", false);
 	if (e->after != NULL && !ws_version_matches(&st, e->after)) {
 		char hex[WS_SHA256_HEX + 1];
 		struct ws_res res;
@@ -1758,10 +1858,11 @@ ws__check_after(struct ws_ctx *ws, const struct ws__entry *e)
 		}
 		if (!same)
 			return ws__mismatch(p, "its content is not what the "
-					    "change left");
+					    "change left", false);
 	}
 	if (e->after == NULL && !S_ISDIR(st.st_mode))
-		return ws__mismatch(p, "the change never said it was done (a crash?)");
+		return ws__mismatch(p, "the change never said it was done (a crash?)",
+				    false);
 	return 0;
 }
 
@@ -1974,6 +2075,9 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 		 */
 		rc = ws_move(ws, d, p, force, true, false, NULL, &r);
 		ws_wresult_free(&r);
+		if (rc == WS_EDIRECTORY_NOT_EMPTY || rc == WS_EIS_A_DIRECTORY ||
+		    rc == WS_ENOT_A_DIRECTORY)
+			ws__blocked_back(p, d);
 		if (rc == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(b, "dest_before")) > 0)
 			rc = ws__restore(ws, h, d, cJSON_GetObjectItem(b, "dest_before"), false);
 		return rc;
@@ -1997,6 +2101,70 @@ ws__revert(struct ws_ctx *ws, struct ws_history *h, const struct ws__entry *e,
 	return ws__restore(ws, h, p, before, true);
 }
 
+
+/*
+ * After entry e was undone: the directories its change made on the way
+ * ("made_dirs" of its done record; an older journal has none, and its
+ * entries undo as they did), deepest first, each removed while empty and
+ * still the directory made (ws_rmdir_made()), so that the tree is as it
+ * was before the change (ftu13 02).  One that stays keeps those above
+ * it (they hold it): item gets "removed_dirs" and "kept_dirs", and
+ * "kept_why" for the first kept.  One already gone is passed over; one
+ * the policy hides stays, unnamed.  Nothing here fails the undo: the
+ * change itself is undone.
+ */
+static void
+ws__rm_made(struct ws_ctx *ws, const struct ws__entry *e, cJSON *item)
+{
+	const cJSON *made = cJSON_GetObjectItem(e->done_rec, "made_dirs");
+	cJSON *removed = NULL, *kept = NULL;
+	bool stop = false;
+
+	for (int i = cJSON_GetArraySize(made); i-- > 0;) {
+		const cJSON *m = cJSON_GetArrayItem(made, i);
+		const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(m, "path"));
+		const char *dev = cJSON_GetStringValue(cJSON_GetObjectItem(m, "dev"));
+		const char *ino = cJSON_GetStringValue(cJSON_GetObjectItem(m, "ino"));
+		char *end1 = NULL, *end2 = NULL;
+		unsigned long long dv, in;
+		int rc;
+
+		if (p == NULL || dev == NULL || ino == NULL || p[0] != '/')
+			continue;
+		if (ws__hist_hidden(ws, p))
+			break;
+		dv = strtoull(dev, &end1, 10);
+		in = strtoull(ino, &end2, 10);
+		if (stop || *end1 != '\0' || *end2 != '\0') {
+			rc = WS_EINVALID_ARGUMENT;
+		} else {
+			rc = ws_rmdir_made(ws, p, (dev_t)dv, (ino_t)in);
+			if (rc == WS_ENOT_FOUND) {
+				ws_error_clear();
+				continue;
+			}
+		}
+		if (rc == 0) {
+			if (removed == NULL)
+				removed = cJSON_AddArrayToObject(item, "removed_dirs");
+			cJSON_AddItemToArray(removed, cJSON_CreateString(p));
+			continue;
+		}
+		if (kept == NULL) {
+			const char *why = rc == WS_EDIRECTORY_NOT_EMPTY ?
+					  "it holds entries the change did not make" :
+					  rc == WS_EVERSION_MISMATCH ?
+					  "another directory is there now" :
+					  ws_error_last();
+
+			kept = cJSON_AddArrayToObject(item, "kept_dirs");
+			cJSON_AddStringToObject(item, "kept_why", why ? why : "");
+		}
+		cJSON_AddItemToArray(kept, cJSON_CreateString(p));
+		ws_error_clear();
+		stop = true;
+	}
+}
 
 /*
  * Why an undo picked nothing, said so that the person knows what to do:
@@ -2062,6 +2230,14 @@ ws__hist_above(const char *dir, const char *root)
 	free(up);
 	free(base);
 	return found;
+}
+
+char *
+ws_hist_above(const struct ws_ctx *ws)
+{
+	if (ws == NULL || ws->history == NULL || ws->nanchors == 0)
+		return NULL;
+	return ws__hist_above(ws->history->dir, ws->anchors[0].real);
 }
 
 /* ws__nothing_why() when this workspace has no entry at all. */
@@ -2255,6 +2431,7 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 			goto out;
 		if (h->unkept > 0)
 			cJSON_AddNumberToObject(item, "not_kept", (double)h->unkept);
+		ws__rm_made(ws, e, item);
 		if (o->id > 0)
 			break;
 	}

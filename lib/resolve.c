@@ -82,6 +82,7 @@ ws_res_free(struct ws_res *res)
 	free(res->real);
 	free(res->name);
 	free(res->missing);
+	free(res->made);
 	for (size_t i = 0; i < res->nsteps; i++) {
 		free(res->steps[i].text);
 		free(res->steps[i].real);
@@ -1563,6 +1564,7 @@ int
 ws_res_make_parents(struct ws_res *res, bool parents, mode_t mode)
 {
 	char *m, *save = NULL, *tok;
+	unsigned levels = 0, k = 0;
 	int rc = 0;
 
 	if (res->exists || res->missing == NULL)
@@ -1577,10 +1579,35 @@ ws_res_make_parents(struct ws_res *res, bool parents, mode_t mode)
 	if (m == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	*strrchr(m, '/') = '\0';
-	for (tok = strtok_r(m, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+	for (const char *c = m; *c != '\0'; c++)
+		levels += *c == '/' && c[1] != '/' && c[1] != '\0';
+	levels++;
+	/*
+	 * The levels count up from the name in the virtual path: only
+	 * when that path ends in the missing part (not when a link on the
+	 * way leads elsewhere) are they the made directories' names.
+	 */
+	{
+		size_t vl = res->vpath != NULL ? strlen(res->vpath) : 0;
+		size_t ml = strlen(res->missing);
+
+		if (vl <= ml || res->vpath[vl - ml - 1] != '/' ||
+		    strcmp(res->vpath + vl - ml, res->missing) != 0)
+			levels = 0;
+	}
+	free(res->made);
+	res->made = calloc(levels + 1, sizeof(*res->made));
+	res->nmade = 0;
+	if (res->made == NULL) {
+		free(m);
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	for (tok = strtok_r(m, "/", &save); tok; tok = strtok_r(NULL, "/", &save), k++) {
+		bool made = mkdirat(res->dirfd, tok, mode) == 0;
+		struct stat st;
 		int fd;
 
-		if (mkdirat(res->dirfd, tok, mode) < 0 && errno != EEXIST) {
+		if (!made && errno != EEXIST) {
 			rc = ws_error_errno(errno, NULL, "mkdir");
 			goto out;
 		}
@@ -1592,6 +1619,17 @@ ws_res_make_parents(struct ws_res *res, bool parents, mode_t mode)
 					  WS_ENOT_A_DIRECTORY : ws_error_from_errno(errno),
 					  NULL, "%s is not a directory we created", tok);
 			goto out;
+		}
+		/*
+		 * Which directory this call made, from the descriptor held:
+		 * an undo takes it away only while that very one is there
+		 * (the name alone could be another's by then).
+		 */
+		if (made && k < levels && fstat(fd, &st) == 0) {
+			res->made[res->nmade].up = levels - k;
+			res->made[res->nmade].dev = st.st_dev;
+			res->made[res->nmade].ino = st.st_ino;
+			res->nmade++;
 		}
 		if (res->own_dirfd)
 			close(res->dirfd);

@@ -69,12 +69,33 @@ static const struct ws_tool ws__undo_cli = {
 	.nopts = U_COUNT,
 };
 
+/* "  (what /a, /a/b: why)" for a list of paths, when there is one. */
+static void
+put_paths(const char *what, const cJSON *arr, const char *why)
+{
+	const cJSON *p;
+	bool first = true;
+
+	if (cJSON_GetArraySize(arr) == 0)
+		return;
+	fprintf(ws_out(), "  (%s ", what);
+	cJSON_ArrayForEach(p, arr) {
+		if (!first)
+			fputs(", ", ws_out());
+		ws_cli_put_text(ws_out(), cJSON_GetStringValue(p), true);
+		first = false;
+	}
+	if (why != NULL && why[0] != '\0')
+		fprintf(ws_out(), ": %s", why);
+	fputc(')', ws_out());
+}
+
 /*
  * Print a result of wstools history or undo, plain or JSON; for a model,
  * the output object, which is its text too.
  */
 static void
-print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
+print_hist(struct ws_tcall *c, const char *key, cJSON *arr, const char *hint)
 {
 	const struct ws_cli *cli = c->cli;
 	const cJSON *e;
@@ -103,6 +124,8 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 		cJSON_AddStringToObject(o, "tool", cli->tool->tool);
 		out = cJSON_AddObjectToObject(o, "output");
 		cJSON_AddItemReferenceToObject(out, key, arr);
+		if (hint != NULL)
+			cJSON_AddStringToObject(out, "hint", hint);
 		t = cJSON_PrintUnformatted(o);
 		if (t != NULL)
 			fprintf(ws_out(), "%s\n", t);
@@ -155,6 +178,11 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr)
 		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")) > 0)
 			fprintf(ws_out(), "  (replaced %lld entries there)", (long long)
 				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")));
+		/* The directories a change made on the way (ftu13 02). */
+		put_paths("made", cJSON_GetObjectItem(e, "made_dirs"), NULL);
+		put_paths("removed", cJSON_GetObjectItem(e, "removed_dirs"), NULL);
+		put_paths("kept", cJSON_GetObjectItem(e, "kept_dirs"),
+			  cJSON_GetStringValue(cJSON_GetObjectItem(e, "kept_why")));
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "undo_of")))
 			fprintf(ws_out(), "  [undo of %lld]",
 				(long long)cJSON_GetObjectItem(e, "undo_of")->valuedouble);
@@ -186,6 +214,7 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 	struct ws_cli *cli = c->cli;
 	struct ws_ctx *ws = c->ws;
 	cJSON *arr = NULL;
+	char *above = NULL, *hint = NULL;
 	int rc, status = 0;
 
 	if (t == &ws__history_cli && WS_OPT(cli, H_GC)->b) {
@@ -245,13 +274,33 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 			while (cJSON_GetArraySize(arr) > keep)
 				cJSON_DeleteItemFromArray(arr, cJSON_GetArraySize(arr) - 1);
 		}
-		print_hist(c, "entries", arr);
+		/*
+		 * No entry at all in this workspace's history: histories are
+		 * kept per root, so from a project's src/ the project's is
+		 * the one above; say where it is, as undo does (ftu13 17).
+		 * Not to a model: the directory is outside its workspace,
+		 * and it cannot name another one.
+		 */
+		if (c->mode != WS_TCALL_MODEL && cli->npos == 0 &&
+		    cJSON_GetArraySize(arr) == 0 && (above = ws_hist_above(ws)) != NULL &&
+		    asprintf(&hint, "%s, above it, has changes recorded: run wstools "
+			     "history and undo from there, or with --workspace %s",
+			     above, above) < 0)
+			hint = NULL;
+		print_hist(c, "entries", arr, hint);
 		/* An empty answer is not "never touched" to a person. */
 		if (c->mode != WS_TCALL_MODEL && !cli->json && cli->npos > 0 &&
 		    cJSON_GetArraySize(arr) == 0)
 			fprintf(stderr, "wstools history: no change recorded to %s%s, "
 				"below it or to a directory that held it\n",
 				cli->pos[0][0] == '/' ? "" : "/", cli->pos[0]);
+		else if (c->mode != WS_TCALL_MODEL && !cli->json &&
+			 cJSON_GetArraySize(arr) == 0) {
+			fprintf(stderr, "wstools history: no change recorded for this "
+				"workspace (%s)\n", ws->anchors[0].real);
+			if (hint != NULL)
+				fprintf(stderr, "wstools history: hint: %s\n", hint);
+		}
 	} else {
 		struct ws_undo_opts o = {0};
 
@@ -293,13 +342,15 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 			fputs("would undo:\n", ws_out());
 		else if (!cli->json)
 			fputs("undone:\n", ws_out());
-		print_hist(c, o.dry_run ? "would_undo" : "undone", arr);
+		print_hist(c, o.dry_run ? "would_undo" : "undone", arr, NULL);
 	}
 	goto out;
 fail:
 	status = ws_tcall_fail(c, rc);
 out:
 	cJSON_Delete(arr);
+	free(above);
+	free(hint);
 	return status;
 }
 

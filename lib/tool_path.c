@@ -285,6 +285,49 @@ plain_command(struct ws_ctx *ws, const struct ws_res *r, const char *vres,
 	fprintf(ws_out(), " (--view real)\n");
 }
 
+/*
+ * --op on a path the policy refuses to stat (or asks about): the answer
+ * asked for is the decision on OP, which wspath(1) promises and which is
+ * what someone runs --op for ("why is this refused?": ftu13 03).  It is
+ * given, and nothing of the path itself: not whether it exists, nor its
+ * type, real path or steps (a stat the policy refuses).  The decision
+ * is the file rules' on the path as named (resolved again without the
+ * stat check, and a link at its end not followed: where it leads would
+ * tell what the stat hides); msg says why stat was refused.  0, or the
+ * refusal again when the path does not resolve even so.
+ */
+static int
+op_hidden(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
+	  const char *in, int code, const char *msg)
+{
+	struct ws_res r;
+	int rc;
+
+	rc = ws_resolve(ws, in, WS_R_MISSING_OK | WS_R_NOFOLLOW | WS_R__NO_DENY_CHECK,
+			&r);
+	if (rc < 0) {
+		ws_res_free(&r);
+		return ws_error_set(code, in, "%s", msg);
+	}
+	if (cli->json) {
+		ws_jw_obj(jw);
+		ws_jw_kname(jw, "input", in);
+		ws_jw_kbool(jw, "hidden", true);
+		ws_jw_kstr(jw, "hidden_why", msg);
+		ws_jw_kstr(jw, "hidden_code", ws_error_name(code));
+		json_policy(cli, ws, jw, &r);
+		ws_jw_obj_end(jw);
+	} else {
+		fprintf(ws_out(), "%-10s ", "input");
+		ws_cli_put_text(ws_out(), in, ws_out_is_stdout() && isatty(STDOUT_FILENO));
+		fprintf(ws_out(), "\n%-10s %s (%s): its existence, type and steps "
+			"are not shown\n", "hidden", msg, ws_error_name(code));
+		plain_policy(cli, ws, &r);
+	}
+	ws_res_free(&r);
+	return 0;
+}
+
 /* Resolve one path; write its JSON object or plain lines. */
 static int
 one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
@@ -317,10 +360,17 @@ one_path(struct ws_cli *cli, struct ws_ctx *ws, struct ws_jw *jw,
 	}
 	if (rc == WS_EPOLICY_DENIED || rc == WS_EAPPROVAL_REQUIRED) {
 		char *msg = strdup(ws_error_last());
+		enum ws_op op;
 
 		/* The trace would show what the policy hides. */
 		ws_res_free(&r);
 		ws_error_set(rc, in, "%s", msg ? msg : "denied by the policy");
+		/* Asked for the decision on an operation: that is shown. */
+		if (msg != NULL && path_op(cli, &op) && !WS_OPT(cli, O_EXISTING)->b) {
+			rc = op_hidden(cli, ws, jw, in, rc, msg);
+			free(msg);
+			return rc;
+		}
 		free(msg);
 	}
 	if (rc == 0 && WS_OPT(cli, O_EXISTING)->b && !r.exists)

@@ -2253,7 +2253,10 @@ ws__write_new(struct ws_ctx *ws, struct ws_res *res, const char *path,
 				res->real, NULL, false, -1, NULL, NULL, NULL,
 				NULL)) < 0)
 		return rc;
-	if ((rc = ws_res_make_parents(res, o->parents, 0777)) < 0)
+	rc = ws_res_make_parents(res, o->parents, 0777);
+	/* What it made on the way, for undo to take away (ftu13 02). */
+	ws_hist_parents(ws, res);
+	if (rc < 0)
 		return rc;
 	/*
 	 * Even a new file goes through a temporary one, so a crash never
@@ -2359,7 +2362,9 @@ ws_mkdir(struct ws_ctx *ws, const char *path, bool parents, bool dry_run,
 				res.real, NULL, false, -1, NULL, NULL, NULL,
 				NULL)) < 0)
 		goto out;
-	if ((rc = ws_res_make_parents(&res, parents, 0777)) < 0)
+	rc = ws_res_make_parents(&res, parents, 0777);
+	ws_hist_parents(ws, &res);
+	if (rc < 0)
 		goto out;
 	if (mkdirat(res.dirfd, res.name, 0777) < 0) {
 		struct stat st;
@@ -2726,6 +2731,56 @@ ws__lock_version(struct ws__nlock *l, const struct ws_res *res,
 				 &there)) < 0)
 		return rc;
 	return ws_check_version(there ? &now : NULL, if_version, path);
+}
+
+int
+ws_rmdir_made(struct ws_ctx *ws, const char *path, dev_t dev, ino_t ino)
+{
+	struct ws_wresult r;
+	struct ws_res res;
+	struct stat now;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = ws__resolve_object(ws, path, "delete", &r, &res);
+	if (rc < 0)
+		goto out;
+	/* The very directory made: on the descriptor held, not the name. */
+	if (res.fd < 0 || fstat(res.fd, &now) < 0 || !S_ISDIR(now.st_mode) ||
+	    now.st_dev != dev || now.st_ino != ino) {
+		rc = ws_error_set(WS_EVERSION_MISMATCH, path, "is not the "
+				  "directory the change made");
+		goto out;
+	}
+	if ((rc = ws_res_check_writable(ws, &res)) < 0)
+		goto out;
+	if (ws->policy != NULL &&
+	    ws_policy_check_file(ws->policy, WS_OP_RMDIR, res.real, NULL) !=
+		    WS_DECISION_ALLOW) {
+		rc = ws_error_set(WS_EPOLICY_DENIED, path, "the policy does not "
+				  "allow removing it without asking");
+		goto out;
+	}
+	if ((rc = ws_check(ws, WS_OP_RMDIR, res.real, res.vpath)) < 0)
+		goto out;
+	/*
+	 * rmdir(2) goes by name: the name in the held parent must still be
+	 * that directory right before it (and only an empty one goes).
+	 */
+	if (fstatat(res.dirfd, res.name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    now.st_dev != dev || now.st_ino != ino) {
+		rc = ws_error_set(WS_EVERSION_MISMATCH, path, "is not the "
+				  "directory the change made");
+		goto out;
+	}
+	if (unlinkat(res.dirfd, res.name, AT_REMOVEDIR) < 0)
+		rc = errno == ENOTEMPTY || errno == EEXIST ?
+		     ws_error_set(WS_EDIRECTORY_NOT_EMPTY, path, "is not empty") :
+		     ws_error_errno(errno, path, "rmdir");
+out:
+	ws_res_free(&res);
+	ws_wresult_free(&r);
+	return rc;
 }
 
 int
@@ -3100,6 +3155,88 @@ ws__mv_check(struct ws_ctx *ws, const struct ws_res *s, const struct ws_res *d,
 	return rc;
 }
 
+/*
+ * A move onto what no rename can replace, forced or not (code): a file
+ * onto a directory (IS_A_DIRECTORY), a directory onto a file
+ * (NOT_A_DIRECTORY), onto a directory that holds entries
+ * (DIRECTORY_NOT_EMPTY).  Said as such, naming the obstacle dst, with
+ * what to do instead: never "--force", which cannot help, nor a bare
+ * "rename: Is a directory" (ftu13 13, 20).
+ */
+static int
+ws__mv_refuse(int code, const char *dst, const char *name)
+{
+	size_t n = strlen(dst);
+	const char *sep = n > 0 && dst[n - 1] == '/' ? "" : "/";
+
+	if (code == WS_EIS_A_DIRECTORY) {
+		ws_error_set(code, dst, "is a directory, which a file cannot "
+			     "replace (forced or not)");
+		return ws_error_set_hint("end the destination with \"/\" (%s%s) to "
+					 "move it into that directory under its name, "
+					 "or give the full destination (%s%s%s)", dst,
+					 sep, dst, sep, name);
+	}
+	if (code == WS_ENOT_A_DIRECTORY) {
+		ws_error_set(code, dst, "is not a directory, so a directory cannot "
+			     "replace it (forced or not)");
+		return ws_error_set_hint("delete or move %s first, or give another "
+					 "destination", dst);
+	}
+	ws_error_set(WS_EDIRECTORY_NOT_EMPTY, dst, "is a directory that holds "
+		     "entries: a move replaces only an empty one (forced or not)");
+	return ws_error_set_hint("end the destination with \"/\" (%s%s) to move it "
+				 "into that directory, or move or delete what %s "
+				 "holds first", dst, sep, dst);
+}
+
+/*
+ * Whether what is at the destination d can be replaced by the source s
+ * at all (ws__mv_refuse() when not), before anything is recorded.  The
+ * types were stat'd by the resolver; whether a directory holds entries
+ * is looked at only where the policy's file rules let it be listed
+ * without asking (else the rename says so, when it fails).
+ */
+static int
+ws__mv_replaceable(struct ws_ctx *ws, const struct ws_res *s,
+		   const struct ws_res *d, const char *dst)
+{
+	bool sdir = S_ISDIR(s->st.st_mode), ddir = S_ISDIR(d->st.st_mode), empty;
+
+	if (!d->exists)
+		return 0;
+	if (ddir && !sdir)
+		return ws__mv_refuse(WS_EIS_A_DIRECTORY, dst, s->name);
+	if (sdir && !ddir)
+		return ws__mv_refuse(WS_ENOT_A_DIRECTORY, dst, s->name);
+	if (!sdir || (ws->policy != NULL &&
+		      ws_policy_check_file(ws->policy, WS_OP_LIST, d->real, NULL) !=
+			      WS_DECISION_ALLOW))
+		return 0;
+	if (ws__dir_empty(d->dirfd, d->name, &empty) == 0 && !empty)
+		return ws__mv_refuse(WS_EDIRECTORY_NOT_EMPTY, dst, s->name);
+	ws_error_clear();
+	return 0;
+}
+
+int
+ws_move_replaceable(struct ws_ctx *ws, const char *src, const char *dst)
+{
+	struct ws_res s, d;
+	int rc = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.fd = d.dirfd = -1;
+	if (ws_resolve(ws, src, WS_R_NOFOLLOW, &s) == 0 &&
+	    ws_resolve(ws, dst, WS_R_MISSING_OK | WS_R_NOFOLLOW, &d) == 0)
+		rc = ws__mv_replaceable(ws, &s, &d, dst);
+	else
+		ws_error_clear();
+	ws_res_free(&s);
+	ws_res_free(&d);
+	return rc;
+}
+
 int
 ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 	bool parents, bool dry_run, const char *if_version, struct ws_wresult *r)
@@ -3163,11 +3300,16 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 		goto out;
 	}
 	if (d.exists && !force) {
+		/* What --force could not replace is not offered it. */
+		if ((rc = ws__mv_replaceable(ws, &s, &d, into != NULL ? into : dst)) < 0)
+			goto out;
 		rc = ws_error_set(WS_EALREADY_EXISTS, dst,
 				  "already exists (use --force to replace it)");
 		goto out;
 	}
+	/* The guards and the policy first, then what no force can do. */
 	if ((rc = ws__mv_check(ws, &s, &d, parents, src, dst)) < 0 ||
+	    (rc = ws__mv_replaceable(ws, &s, &d, into != NULL ? into : dst)) < 0 ||
 	    (rc = ws__mv_depth(&s, &d, src)) < 0)
 		goto out;
 	if (dry_run)
@@ -3179,7 +3321,9 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 				false, d.dirfd, d.name, d.vpath, d.real,
 				d.exists ? &d.st : NULL)) < 0)
 		goto out;
-	if ((rc = ws_res_make_parents(&d, parents, 0777)) < 0) {
+	rc = ws_res_make_parents(&d, parents, 0777);
+	ws_hist_parents(ws, &d);
+	if (rc < 0) {
 		ws__with_path(rc, dst);
 		goto out;
 	}
@@ -3202,9 +3346,19 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 				  "delete", s.vpath, d.vpath);
 		break;
 	case EEXIST:
-		rc = ws_error_set(force ? WS_EDIRECTORY_NOT_EMPTY : WS_EALREADY_EXISTS,
-				  dst, force ? "is a directory that is not empty" :
+	case ENOTEMPTY:
+		/* Something was put there since it was looked at. */
+		rc = force || errno == ENOTEMPTY ?
+		     ws__mv_refuse(WS_EDIRECTORY_NOT_EMPTY, into != NULL ? into : dst,
+				   s.name) :
+		     ws_error_set(WS_EALREADY_EXISTS, dst,
 				  "already exists (use --force to replace it)");
+		break;
+	case EISDIR:
+		rc = ws__mv_refuse(WS_EIS_A_DIRECTORY, into != NULL ? into : dst, s.name);
+		break;
+	case ENOTDIR:
+		rc = ws__mv_refuse(WS_ENOT_A_DIRECTORY, into != NULL ? into : dst, s.name);
 		break;
 	case EINVAL:
 		rc = ws_error_set(WS_EINVALID_ARGUMENT, dst,

@@ -632,6 +632,53 @@ END_TEST
  * since: not wswrite's "use --recursive", which undo has not.
  */
 /*
+ * ftu13 13: a directory moved, then a new one with entries made at its
+ * old name.  Undo said "undo --force reverts it all the same" and "look
+ * at it (wsread)" (which refuses a directory); undo --force then failed
+ * with "/e: rename: Directory not empty" and no hint.  Both say that the
+ * directory at the source holds entries, naming it, and what to do; and
+ * nothing moves.  Once it is empty, --force works as it says.
+ */
+START_TEST(undo_move_onto_a_full_directory)
+{
+	char *out = NULL;
+
+	wst_mkdir(W, "d");
+	wst_write(W, "d/a", "1");
+	WS_OK("--move", "e", "d");
+	wst_mkdir(W, "d");
+	wst_write(W, "d/b", "other");
+	for (int f = 0; f < 2; f++) {
+		ck_assert_int_eq(undo(&out, f ? "--force" : NULL, NULL), 5);
+		ck_assert_msg(strstr(out, "\"DIRECTORY_NOT_EMPTY\"") != NULL &&
+			      strstr(out, "\"path\":\"/d\"") != NULL &&
+			      strstr(out, "forced or not") != NULL &&
+			      strstr(out, "rename:") == NULL &&
+			      strstr(out, "reverts it all the same") == NULL &&
+			      strstr(out, "move /d away or delete it first") != NULL,
+			      "%d: %s", f, out);
+		free(out);
+	}
+	assert_content("e/a", "1");
+	assert_content("d/b", "other");
+	/* Empty, it is what --force replaces: the hint says wsls, not wsread. */
+	{
+		char *b = wst_path(W, "d/b");
+
+		ck_assert_int_eq(unlink(b), 0);
+		free(b);
+	}
+	ck_assert_int_eq(undo(&out, NULL, NULL), 5);
+	ck_assert_msg(strstr(out, "VERSION_MISMATCH") != NULL &&
+		      strstr(out, "look at it (wsls)") != NULL, "%s", out);
+	free(out);
+	ck_assert_int_eq(undo(NULL, "--force", NULL), 0);
+	assert_content("d/a", "1");
+	ck_assert(!there("e"));
+}
+END_TEST
+
+/*
  * ftu13 14: the listing's ids are one column (they shifted at 10), a
  * one-byte file is "1 byte", and --gc refuses -n, which it took and
  * ignored.
@@ -1286,6 +1333,176 @@ START_TEST(undo_names_the_history_above)
 END_TEST
 
 /*
+ * ftu13 17: from a project's src/, history printed nothing at all (and
+ * JSON an empty list), where undo there names the history above; a
+ * person concluded nothing was changed.  It says there is no change for
+ * this workspace, and where the changes are, plain (standard error) and
+ * in JSON (output.hint); the project's own empty answer names nothing.
+ */
+START_TEST(history_names_the_history_above)
+{
+	struct wst_run r;
+	char *sub = wst_path(W, "src");
+	const char *hint;
+
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "no change recorded for this workspace") != NULL &&
+		      strstr(r.err, "above it") == NULL, "%s", r.err);
+	wst_run_free(&r);
+	WS_OK("--content", "oops", "src/a.c");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", sub, NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strstr(r.err, "no change recorded for this workspace") != NULL &&
+		      strstr(r.err, "above it, has changes recorded") != NULL &&
+		      strstr(r.err, W) != NULL, "%s", r.err);
+	wst_run_free(&r);
+	run(&r, "wstools", (const char *[]){"history", "--workspace", sub, "--json", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), 0);
+	hint = cJSON_GetStringValue(wst_output(&r, "hint"));
+	ck_assert_msg(hint != NULL && strstr(hint, "--workspace") != NULL &&
+		      strstr(hint, W) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The project's history lists the change and names nothing above. */
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_int_eq(cJSON_GetArraySize(wst_output(&r, "entries")), 1);
+	ck_assert_ptr_null(wst_output(&r, "hint"));
+	wst_run_free(&r);
+	free(sub);
+}
+END_TEST
+
+/*
+ * ftu13 02: undo of a create, a mkdir or a move left the parent
+ * directories the change itself made (the entry recorded the leaf only):
+ * "before change 1" still had an empty a/, and the README's mistaken
+ * /tmp/x left a tmp/ that wsrun then hid behind the system's.  The done
+ * record names the directories made (with their identity); undo removes
+ * them deepest first, while empty and still the ones made.
+ */
+START_TEST(undo_removes_the_parents_it_made)
+{
+	struct wst_run r;
+	char *out = NULL;
+
+	wst_mkdir(W, "keep");
+	/* A create with parents: undone, a/ is gone, keep/ stays. */
+	WS_OK("--content", "x", "a/b/c/f.txt");
+	run(&r, "wstools", (const char *[]){"history", "--workspace", W, "--json", NULL});
+	ck_assert_msg(strstr(r.out, "\"made_dirs\":[\"/a\",\"/a/b\",\"/a/b/c\"]") != NULL,
+		      "%s", r.out);
+	wst_run_free(&r);
+	ck_assert_int_eq(undo(&out, NULL, NULL), 0);
+	ck_assert_msg(strstr(out, "\"removed_dirs\":[\"/a/b/c\",\"/a/b\",\"/a\"]") != NULL,
+		      "%s", out);
+	free(out);
+	ck_assert(!there("a"));
+	ck_assert(there("keep"));
+	/* A mkdir and a move the same way. */
+	WS_OK("--mkdir", "m/n/o");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert(!there("m"));
+	wst_write(W, "keep/f", "1");
+	WS_OK("--move", "p/q/f", "keep/f");
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert(!there("p"));
+	assert_content("keep/f", "1");
+	/*
+	 * A person put a file in a/b meanwhile: a/b stays, and a with it,
+	 * said so; a/b/c, which the change made and is empty, goes.
+	 */
+	WS_OK("--content", "x", "a/b/c/f.txt");
+	wst_write(W, "a/b/mine", "mine");
+	ck_assert_int_eq(undo(&out, NULL, NULL), 0);
+	ck_assert_msg(strstr(out, "\"removed_dirs\":[\"/a/b/c\"]") != NULL &&
+		      strstr(out, "\"kept_dirs\":[\"/a/b\",\"/a\"]") != NULL, "%s", out);
+	free(out);
+	ck_assert(!there("a/b/c"));
+	assert_content("a/b/mine", "mine");
+	/* Plain, the undo says what it kept and why. */
+	{
+		char *mine = wst_path(W, "a/b/mine");
+
+		ck_assert_int_eq(unlink(mine), 0);
+		free(mine);
+	}
+	WS_OK("--content", "y", "z/f.txt");
+	wst_write(W, "z/other", "o");
+	run(&r, "wstools", (const char *[]){"undo", "--workspace", W, NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "(kept /z: it holds entries the change did not make)")
+		      != NULL, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * ftu13 02: a directory the change made is removed only while it is the
+ * same directory (device and inode), never by its name alone: moved
+ * away by a person and another made at its name, the new one stays.
+ */
+START_TEST(undo_keeps_a_parent_made_anew)
+{
+	char *out = NULL, *a = wst_path(W, "a"), *old = wst_path(W, "a-old");
+
+	WS_OK("--mkdir", "a/c");
+	ck_assert_int_eq(rename(a, old), 0);
+	wst_mkdir(W, "a");
+	wst_mkdir(W, "a/c");
+	ck_assert_int_eq(undo(&out, NULL, NULL), 0);
+	ck_assert_msg(strstr(out, "\"kept_dirs\":[\"/a\"]") != NULL &&
+		      strstr(out, "another directory is there now") != NULL, "%s", out);
+	free(out);
+	ck_assert(there("a"));
+	ck_assert(there("a-old/c"));
+	free(a);
+	free(old);
+}
+END_TEST
+
+/*
+ * ftu13 02: a journal written before "made_dirs" (an entry without it)
+ * undoes as it did: the leaf only, the parents stay.
+ */
+START_TEST(undo_old_entry_without_made_dirs)
+{
+	char *base = wst_path(S, "wstools"), *hd, *j, *text, *at;
+
+	WS_OK("--content", "x", "a/b/f.txt");
+	hd = hist_dir(base);
+	j = wst_path(hd, "journal");
+	text = wst_slurp(j, NULL);
+	ck_assert_ptr_nonnull(text);
+	/* Cut the field out of the done record, as an older tool wrote it. */
+	at = strstr(text, "\"made_dirs\":");
+	ck_assert_ptr_nonnull(at);
+	{
+		char *end = strstr(at, "}],");
+
+		ck_assert_ptr_nonnull(end);
+		memmove(at, end + 3, strlen(end + 3) + 1);
+	}
+	ck_assert_ptr_null(strstr(text, "made_dirs"));
+	{
+		FILE *f = fopen(j, "w");
+
+		ck_assert_ptr_nonnull(f);
+		fputs(text, f);
+		fclose(f);
+	}
+	ck_assert_int_eq(undo(NULL, NULL, NULL), 0);
+	ck_assert(!there("a/b/f.txt"));
+	ck_assert(there("a/b"));
+	free(text);
+	free(j);
+	free(hd);
+	free(base);
+}
+END_TEST
+
+/*
  * ftu12 21: a tree delete holding a file over history_max_file.  The undo
  * brought back the rest, then failed on that file, and the entry stayed
  * to be undone again; the dry run said it would work.  Now both refuse
@@ -1903,6 +2120,11 @@ suite(void)
 	tcase_add_test(tc, bounds_and_no_history);
 	tcase_add_test(tc, undo_refuses_what_was_not_kept);
 	tcase_add_test(tc, undo_names_the_history_above);
+	tcase_add_test(tc, history_names_the_history_above);
+	tcase_add_test(tc, undo_removes_the_parents_it_made);
+	tcase_add_test(tc, undo_keeps_a_parent_made_anew);
+	tcase_add_test(tc, undo_old_entry_without_made_dirs);
+	tcase_add_test(tc, undo_move_onto_a_full_directory);
 	tcase_add_test(tc, state_dir_is_guarded);
 	tcase_add_test(tc, state_dir_inside_is_refused);
 	tcase_add_test(tc, undo_checks_object_names);

@@ -240,6 +240,55 @@ START_TEST(explain_seed_non_project)
 }
 END_TEST
 
+/*
+ * ftu13 03: wspath --op on a path whose stat the policy denies (dev-safe's
+ * .env; a file no rule of one's own policy names) refused with
+ * POLICY_DENIED about stat, exit 3, where wspath(1) says nothing is
+ * refused: the decision is only shown.  It shows the decision on the
+ * operation asked, exit 0, and still nothing of the path: neither
+ * whether it exists nor its steps, the same for a missing one.
+ */
+START_TEST(explain_op_on_a_hidden_path)
+{
+	struct wst_run r;
+	char *ws = P("proj"), *pol = P("mine.json");
+
+	wst_write(tmp, "proj/.env", "S=1\n");
+	wst_write(tmp, "proj/README.md", "hi\n");
+	wst_write(tmp, "mine.json", "{\"version\": 1, \"name\": \"mine\", \"file_rules\": "
+		  "[{\"name\": \"no-env\", \"paths\": [\"**/.env\"], "
+		  "\"operations\": [\"*\"], \"decision\": \"deny\"}]}");
+	for (int k = 0; k < 2; k++) {
+		RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--policy",
+		    "dev-safe", "--op", "delete", "--json", k ? "gone/.env" : ".env");
+		check_status(&r, 0, "");
+		ck_assert_str_eq(out_str(&r, "policy.operation"), "delete");
+		ck_assert_str_eq(out_str(&r, "policy.rule"), "deny-env");
+		ck_assert_str_eq(out_str(&r, "policy.decision"), "deny");
+		ck_assert(cJSON_IsTrue(out_obj(&r, "hidden")));
+		ck_assert_ptr_null(out_obj(&r, "exists"));
+		ck_assert_ptr_null(out_obj(&r, "real_path"));
+		ck_assert_ptr_null(out_obj(&r, "steps"));
+		wst_run_free(&r);
+	}
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--policy", pol,
+	    "--op", "read", "README.md");
+	check_status(&r, 0, "");
+	ck_assert_msg(strstr(r.out, "decision   read (no rule): deny") != NULL &&
+		      strstr(r.out, "no file rule matches read") != NULL &&
+		      strstr(r.out, "its existence, type and steps are not shown") != NULL &&
+		      strstr(r.out, "/proj/README.md") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* Without --op the refusal stays: nothing was asked but the path. */
+	RUN(&r, NULL, env_home(), "wspath", "--workspace", ws, "--policy", "dev-safe",
+	    "--json", ".env");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	free(ws);
+	free(pol);
+}
+END_TEST
+
 START_TEST(explain_worktree_git_file)
 {
 	struct wst_run r;
@@ -1472,6 +1521,7 @@ suite(void)
 	tcase_add_test(tc, user_home_rules_under_scratch_home);
 	tcase_add_test(tc, virtual_looking_deny_refused);
 	tcase_add_test(tc, explain_seed_non_project);
+	tcase_add_test(tc, explain_op_on_a_hidden_path);
 	tcase_add_test(tc, explain_worktree_git_file);
 	tcase_add_test(tc, explain_symlinked_workspace);
 	tcase_add_test(tc, missing_workspace);

@@ -1338,6 +1338,68 @@ START_TEST(move_op)
 }
 END_TEST
 
+/*
+ * ftu13 20: a file moved onto a directory (mv's "into" habit) was told
+ * "already exists (use --force to replace it)", and --force then failed
+ * with a bare "rename: Is a directory"; a directory onto a file or onto
+ * one that holds entries the same.  What no rename can replace is said
+ * as such, forced or not, with what to do, never --force; and nothing
+ * moves.  An empty directory is still replaced with --force.
+ */
+START_TEST(move_onto_what_force_cannot_replace)
+{
+	const char *cases[][4] = {
+		/* destination, source, code, what the hint says */
+		{"dd", "a", "IS_A_DIRECTORY", "(dd/) to move it into that directory"},
+		{"a", "full", "NOT_A_DIRECTORY", "delete or move a first"},
+		{"full", "dd", "DIRECTORY_NOT_EMPTY", "move or delete what full holds"},
+	};
+	struct wst_run r;
+
+	wst_write(ws, "a", "A");
+	wst_mkdir(ws, "dd");
+	wst_mkdir(ws, "full");
+	wst_write(ws, "full/x", "X");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int f = 0; f < 2; f++) {
+			if (f)
+				W(&r, NULL, "--move", cases[i][0], "--force", cases[i][1]);
+			else
+				W(&r, NULL, "--move", cases[i][0], cases[i][1]);
+			ck_assert_msg(strstr(r.out, "--force") == NULL &&
+				      strstr(r.out, "rename:") == NULL &&
+				      strstr(r.out, cases[i][3]) != NULL &&
+				      strstr(r.out, "forced or not") != NULL,
+				      "%zu %d: %s", i, f, r.out);
+			expect_fail(&r, cases[i][2], 5);
+		}
+	}
+	assert_file(ws, "a", "A");
+	assert_file(ws, "full/x", "X");
+	ck_assert(exists(ws, "dd"));
+	/* The hint's way works: into the directory. */
+	W(&r, NULL, "--move", "dd/", "a");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "dd/a", "A");
+	/* Plain: the same words on standard error. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--move", "dd", "--force",
+		"dd/a", NULL);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_msg(strstr(r.err, "hint: end the destination with") != NULL &&
+		      strstr(r.err, "rename:") == NULL, "%s", r.err);
+	wst_run_free(&r);
+	/* An empty directory is replaced by a directory, forced. */
+	wst_mkdir(ws, "empty");
+	W(&r, NULL, "--move", "empty", "dd");
+	expect_fail(&r, "ALREADY_EXISTS", 5);
+	W(&r, NULL, "--move", "empty", "--force", "dd");
+	expect_ok(&r);
+	wst_run_free(&r);
+	assert_file(ws, "empty/a", "A");
+}
+END_TEST
+
 /* A move between filesystems is refused (when two are at hand). */
 START_TEST(move_cross_device)
 {
@@ -2816,6 +2878,7 @@ suite(void)
 	tcase_add_test(tc, mkdir_op);
 	tcase_add_test(tc, delete_op);
 	tcase_add_test(tc, move_op);
+	tcase_add_test(tc, move_onto_what_force_cannot_replace);
 	tcase_add_test(tc, move_cross_device);
 	tcase_add_test(tc, schema_and_args);
 	tcase_add_test(tc, policy_gate);

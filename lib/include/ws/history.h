@@ -104,6 +104,17 @@ int ws_hist_begin(struct ws_ctx *ws, const char *op, int dirfd,
 		  const char *dname, const char *dvpath, const char *dreal,
 		  const struct stat *dst);
 
+struct ws_res;
+
+/*
+ * Record that the pending change made the directories res->made above
+ * res->vpath (after ws_res_make_parents()): its done record names them
+ * ("made_dirs": virtual path, device, inode), and its undo takes them
+ * away, deepest first, each while empty and still the directory made.
+ * Nothing without a pending record.
+ */
+void ws_hist_parents(struct ws_ctx *ws, const struct ws_res *res);
+
 /*
  * Record the outcome of the change ws_hist_begin() announced: rc (0 or
  * the error), and the version token of what name in dirfd now holds.
@@ -140,6 +151,15 @@ struct cJSON;
  * undone); path (may be NULL) keeps those about it or below it.
  */
 int ws_hist_list(struct ws_ctx *ws, const char *path, struct cJSON **out);
+
+/*
+ * The nearest directory above ws's root whose own history has entries
+ * (histories are kept per root: run from a project's src/, the
+ * workspace is src/ and the project's history is one level up), so that
+ * an empty history or undo can say where the changes are.  malloc'd, or
+ * NULL (none, or no history).
+ */
+char *ws_hist_above(const struct ws_ctx *ws);
 
 /*
  * Undo entries of ws's history, newest first, through the writers of

@@ -33,6 +33,14 @@ struct ws_step {
 		       "missing", "real"), or NULL for a lexical step */
 };
 
+/* A directory ws_res_make_parents() made: how far above the name, and
+ * which one it is (its device and inode, from the descriptor opened). */
+struct ws_res_made {
+	unsigned up;	/* 1: the name's parent, 2: the one above, ... */
+	dev_t dev;
+	ino_t ino;
+};
+
 struct ws_res {
 	const char *form;  /* input form: root, relative, absolute-inside,
 			      shorthand, mount, host */
@@ -53,6 +61,11 @@ struct ws_res {
 	struct ws_step *steps;
 	size_t nsteps;
 	bool own_dirfd;
+	/* The directories ws_res_make_parents() made, outermost first;
+	 * not those another process made meanwhile (its mkdirat() found
+	 * them): the history records them, for undo to take away. */
+	struct ws_res_made *made;
+	size_t nmade;
 };
 
 /*
@@ -120,7 +133,8 @@ int ws_res_check_writable(const struct ws_ctx *ws, const struct ws_res *res);
  * its name with mkdirat(), one level at a time, each opened again with
  * O_NOFOLLOW so that a concurrent symlink swap fails instead of escaping.
  * Without parents, a missing directory is WS_ENOT_FOUND.  On success
- * res->dirfd is the new parent and res->missing is just the name.
+ * res->dirfd is the new parent and res->missing is just the name;
+ * res->made lists the directories this call made.
  */
 int ws_res_make_parents(struct ws_res *res, bool parents, mode_t mode);
 

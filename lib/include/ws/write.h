@@ -242,6 +242,29 @@ int ws_delete(struct ws_ctx *ws, const char *path, bool recursive,
 	      bool dry_run, const char *if_version, struct ws_wresult *r);
 
 /*
+ * Whether a move of src onto dst could replace what is at dst at all,
+ * forced or not: 0 when it could (or dst is free, or either does not
+ * resolve: the move itself says why), else the refusal ws_move() would
+ * give, naming dst: IS_A_DIRECTORY (a file onto a directory),
+ * NOT_A_DIRECTORY (a directory onto a file), DIRECTORY_NOT_EMPTY.  Asks
+ * no policy: undo says so before it promises --force.
+ */
+int ws_move_replaceable(struct ws_ctx *ws, const char *src, const char *dst);
+
+/*
+ * For undo: remove the empty directory path when it still is the one a
+ * recorded change made (device dev, inode ino, compared on the
+ * descriptor the resolver holds and on the name in its held parent right
+ * before the rmdir), when the guards allow it and the policy's file rules
+ * allow rmdir without asking (an undo of what the change made on the way
+ * prompts for nothing).  Not recorded in the history: undoing that undo
+ * makes the directories again, as the change did.  0 when removed, else
+ * the reason it stays: WS_ENOT_FOUND (gone), WS_EVERSION_MISMATCH
+ * (another directory, or not one), WS_EDIRECTORY_NOT_EMPTY, a refusal.
+ */
+int ws_rmdir_made(struct ws_ctx *ws, const char *path, dev_t dev, ino_t ino);
+
+/*
  * Move (rename) src to dst; a symlink is moved itself.  An existing dst is
  * WS_EALREADY_EXISTS unless force.  A dst ending in "/" that names an
  * existing directory receives src under its own name, like mv(1); with
