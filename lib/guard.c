@@ -33,6 +33,21 @@ const char *const ws_guard_defaults[] = {
 	".vscode/",
 	".idea/",
 	".envrc",
+	/*
+	 * What other programs run from the folder they open (review25
+	 * 10): an agent's hooks and MCP servers (Claude Code, Cursor, the
+	 * clients that read .mcp.json), Zed's and Helix's language servers
+	 * and tasks, a dev container's initializeCommand on the host.
+	 */
+	".claude/settings.json",
+	".claude/settings.local.json",
+	".mcp.json",
+	".cursor/mcp.json",
+	".zed/settings.json",
+	".zed/tasks.json",
+	".helix/languages.toml",
+	".devcontainer/devcontainer.json",
+	".devcontainer.json",
 	"**/.git/",
 	"**/.hg/",
 	"**/.jj/",

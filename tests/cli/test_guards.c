@@ -594,6 +594,11 @@ START_TEST(persistence_defaults)
 		/* Below the top too (review22 01). */
 		"sub/.vscode/tasks.json", "a/b/.idea/workspace.xml",
 		".envrc", ".git/modules/sub/hooks/post-checkout",
+		/* Other programs' folder configurations (review25 10). */
+		".claude/settings.json", ".claude/settings.local.json", ".mcp.json",
+		".cursor/mcp.json", ".zed/settings.json", ".zed/tasks.json",
+		".helix/languages.toml", ".devcontainer/devcontainer.json",
+		".devcontainer.json",
 		".git/modules/a/modules/b/config",
 		/* Issue 18: all of a repository's own directory. */
 		".git/objects/ab/cdef", ".git/refs/heads/main", ".git/index",
@@ -601,6 +606,7 @@ START_TEST(persistence_defaults)
 	};
 	static const char *const free_files[] = {
 		"src/.bashrc.example", "notes.txt", "src/x.git", ".github/ci.yml",
+		".claude/commands/review.md",
 	};
 	char *ws = wst_path(base, "ws");
 
