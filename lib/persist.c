@@ -179,6 +179,25 @@ const char *const ws_home_persist[] = {
 	".config/polybar/", ".config/labwc/", ".config/river/",
 	".config/niri/", ".xbindkeysrc", ".config/dunst/",
 	".local/state/mise/",
+	/*
+	 * Review25 08.  What installers make the shells' rc files source
+	 * (fzf's key bindings, powerlevel10k's prompt, Deno's, Rye's,
+	 * Atuin's, Lean's, Wasmer's, acme.sh's env scripts, RVM), the
+	 * plugin managers' trees the rc files load from, and terminals',
+	 * multiplexers', window managers' and editors' start-up files that
+	 * name a program to run (ghostty's command, foot's shell, zellij's
+	 * default_shell, konsole's profiles, terminator's custom_command,
+	 * herbstluftwm's autostart, kakoune's %sh{}, micro's init.lua,
+	 * elvish's rc.elv).
+	 */
+	".fzf.bash", ".fzf.zsh", ".p10k.zsh", ".deno/env", ".rye/env",
+	".atuin/bin/env", ".bun/_bun", ".elan/env", ".wasmer/wasmer.sh",
+	".acme.sh/acme.sh.env", ".rvm/", ".zsh/", ".zinit/",
+	".local/share/zinit/", ".antigen/", ".zplug/", ".zim/", ".bash_it/",
+	".config/ghostty/", ".config/foot/", ".config/zellij/",
+	".local/share/konsole/", ".config/terminator/",
+	".config/herbstluftwm/", ".config/kak/", ".config/micro/",
+	".config/elvish/", ".elvish/",
 };
 const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);

@@ -606,6 +606,27 @@ START_TEST(places_of_each_kind)
 }
 END_TEST
 
+/*
+ * Review25 08: what the rc files source and what terminals start were
+ * writable with HOME as the workspace (~/.fzf.bash: the next bash ran
+ * it).  Each is a place now; a neighbour of the same stem is not.
+ */
+START_TEST(sourced_and_start_up_places)
+{
+	static const char *const in[] = {
+		"/h/.fzf.bash", "/h/.p10k.zsh", "/h/.deno/env", "/h/.rye/env",
+		"/h/.zinit/plugins/x.zsh", "/h/.config/ghostty/config",
+		"/h/.config/foot/foot.ini", "/h/.local/share/konsole/a.profile",
+		"/h/.elvish/rc.elv",
+	};
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		ck_assert_msg(ws_persist_in("/h", WS_PERSIST_HOME, in[i]), "%s", in[i]);
+	ck_assert(!ws_persist_in("/h", WS_PERSIST_HOME, "/h/.fzf.bash.example"));
+	ck_assert(!ws_persist_in("/h", WS_PERSIST_HOME, "/h/.deno/cache"));
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -626,6 +647,7 @@ suite(void)
 	tcase_add_test(tc, bases_path);
 	tcase_add_test(tc, bases_path_loop);
 	tcase_add_test(tc, places_of_each_kind);
+	tcase_add_test(tc, sourced_and_start_up_places);
 	suite_add_tcase(s, tc);
 	return s;
 }
