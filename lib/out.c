@@ -356,8 +356,17 @@ ws__shown_byte(unsigned char c)
 void
 ws_cli_put_text(FILE *f, const char *s, bool escape)
 {
+	char *m;
+
 	if (!escape) {
 		fputs(s, f);
+		return;
+	}
+	/* In one piece: stderr is unbuffered, and a byte at a time was a
+	 * write(2) a byte (481 for one refusal with its hint). */
+	if ((m = ws_cli_masked(s, true)) != NULL) {
+		fputs(m, f);
+		free(m);
 		return;
 	}
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
