@@ -505,27 +505,55 @@ ws__user_home_paths(struct ws__frule *r, struct ws_vars *vars, struct ws__uhome 
 }
 
 /*
- * Whether a deny or approve glob written from the start ("/secret.txt",
- * "/private/...") names a path as the tools show it rather than as it
- * is: its first component is no host path but is an entry of the
- * workspace.  Globs match real paths (ws-policy(5)), so such a rule
- * would deny nothing, silently (review23 04).  One lstat, or two, for
- * each such path a policy writes without a variable.
+ * Whether a glob written from "/" without a variable names, by its first
+ * component, no host path but an entry of the workspace ("/secret.txt"
+ * where the workspace holds secret.txt): a path as the tools show it.
+ * One lstat, or two.
  */
 static bool
-ws__virtual_looking(const struct ws_vars *vars, const char *exp)
+ws__virtual_looking(const char *ws, const char *raw)
 {
-	const char *ws = ws_vars_get(vars, "WORKSPACE");
-	size_t n = strcspn(exp + 1, "/*?[\\");
+	size_t n = strcspn(raw + 1, "/*?[\\$");
 	char host[PATH_MAX], in[PATH_MAX];
 	struct stat st;
 
-	if (ws == NULL || ws[0] != '/' || n == 0 || exp[1 + n] == '*' ||
-	    exp[1 + n] == '?' || exp[1 + n] == '[' || exp[1 + n] == '\\' ||
-	    snprintf(host, sizeof(host), "/%.*s", (int)n, exp + 1) >= (int)sizeof(host) ||
-	    snprintf(in, sizeof(in), "%s/%.*s", ws, (int)n, exp + 1) >= (int)sizeof(in))
+	if (n == 0 || (raw[1 + n] != '\0' && raw[1 + n] != '/') ||
+	    snprintf(host, sizeof(host), "/%.*s", (int)n, raw + 1) >= (int)sizeof(host) ||
+	    snprintf(in, sizeof(in), "%s/%.*s", ws, (int)n, raw + 1) >= (int)sizeof(in))
 		return false;
 	return lstat(host, &st) < 0 && errno == ENOENT && lstat(in, &st) == 0;
+}
+
+/*
+ * A deny or approve glob written as the tools show paths ("/secret.txt")
+ * matched only the host's path, since globs match real paths, so it
+ * protected nothing in the workspace, silently (review23 04).  Refusing
+ * such a policy instead let an agent break the person's policy by making
+ * a directory of a host path's name ("/nix/...": review26 02).  So such a
+ * glob gets a twin under ${WORKSPACE}: it refuses further, never less;
+ * at worst the agent refuses itself the directory it made.
+ */
+static int
+ws__workspace_twins(struct ws__frule *r, const struct ws_vars *vars)
+{
+	const char *ws = ws_vars_get(vars, "WORKSPACE");
+	size_t n = r->n;
+
+	if (r->decision == WS_DECISION_ALLOW || ws == NULL || ws[0] != '/')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char **nv, *t;
+
+		if (r->raw[i][0] != '/' || !ws__virtual_looking(ws, r->raw[i]))
+			continue;
+		if ((nv = realloc(r->raw, (r->n + 1) * sizeof(*nv))) == NULL)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		r->raw = nv;
+		if (asprintf(&t, "${WORKSPACE}%s", r->raw[i]) < 0)
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		r->raw[r->n++] = t;
+	}
+	return 0;
 }
 
 static int
@@ -600,7 +628,8 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 		}
 		r->ops |= 1u << op;
 	}
-	if ((rc = ws__user_home_paths(r, vars, uh)) < 0)
+	if ((rc = ws__user_home_paths(r, vars, uh)) < 0 ||
+	    (rc = ws__workspace_twins(r, vars)) < 0)
 		goto out;
 	r->globs = calloc(r->n, sizeof(*r->globs));
 	r->resolved = calloc(r->n, sizeof(*r->resolved));
@@ -637,16 +666,6 @@ ws__parse_frule(struct ws_policy *p, struct ws__where *w, const cJSON *obj,
 				      "paths (start it with \"/\", \"**\" or a variable "
 				      "like ${PROJECT_ROOT}%s)", exp,
 				      exp[0] == '~' ? "; for \"~\" use ${HOME}" : "");
-			free(exp);
-			goto out;
-		}
-		if (r->decision != WS_DECISION_ALLOW && r->raw[i][0] == '/' &&
-		    ws__virtual_looking(vars, exp)) {
-			rc = ws__perr(w, field,
-				      "\"%s\" names no host path, but the workspace "
-				      "holds it: globs match real paths, not the "
-				      "paths the tools show (did you mean "
-				      "\"${WORKSPACE}%s\"?)", exp, exp);
 			free(exp);
 			goto out;
 		}

@@ -105,9 +105,11 @@ monorepo(void)
 /*
  * Review23 04: a deny rule written as the tools show paths
  * ("/secret.txt") matched nothing, since globs match real paths, and
- * loaded silently: the file it was to protect was read.  It is a
- * POLICY_ERROR now, which says what to write; a host path, or one
- * written with a variable, loads as before.
+ * loaded silently: the file it was to protect was read.  Such a glob
+ * gets a twin under ${WORKSPACE}, so the file is denied.  A host path's
+ * rule ("/nix/...") loads whatever the workspace holds: refusing it once
+ * the workspace had a "nix" let an agent break the policy with one
+ * mkdir (review26 02).
  */
 START_TEST(virtual_looking_deny_refused)
 {
@@ -115,25 +117,21 @@ START_TEST(virtual_looking_deny_refused)
 	char *ws = wst_path(tmp, "vw"), *pol = wst_path(tmp, "vw.json");
 
 	wst_write(tmp, "vw/secret.txt", "TOKEN\n");
+	wst_write(tmp, "vw/nix/store/x", "x\n");
+	wst_write(tmp, "vw/notes.txt", "notes\n");
 	wst_write(tmp, "vw.json",
 		  "{\"version\":1,\"file_rules\":[{\"name\":\"deny-secret\","
-		  "\"paths\":[\"/secret.txt\"],\"operations\":[\"*\"],"
+		  "\"paths\":[\"/secret.txt\",\"/nix/**\"],\"operations\":[\"*\"],"
 		  "\"decision\":\"deny\"},{\"name\":\"rest\",\"paths\":[\"**\"],"
 		  "\"operations\":[\"*\"],\"decision\":\"allow\"}]}\n");
 	RUN(&r, NULL, NULL, "wsread", "--workspace", ws, "--policy", pol, "--json",
 	    "/secret.txt");
-	check_status(&r, 2, "POLICY_ERROR");
-	ck_assert_msg(strstr(r.out, "${WORKSPACE}/secret.txt") != NULL, "%s", r.out);
+	check_status(&r, 3, "POLICY_DENIED");
 	ck_assert(strstr(r.out, "TOKEN") == NULL);
 	wst_run_free(&r);
-	wst_write(tmp, "vw.json",
-		  "{\"version\":1,\"file_rules\":[{\"name\":\"deny-secret\","
-		  "\"paths\":[\"${WORKSPACE}/secret.txt\",\"/no-such-dir-here/**\"],"
-		  "\"operations\":[\"*\"],\"decision\":\"deny\"},{\"name\":\"rest\","
-		  "\"paths\":[\"**\"],\"operations\":[\"*\"],\"decision\":\"allow\"}]}\n");
 	RUN(&r, NULL, NULL, "wsread", "--workspace", ws, "--policy", pol, "--json",
-	    "/secret.txt");
-	check_status(&r, 3, "POLICY_DENIED");
+	    "/notes.txt");
+	check_status(&r, 0, "");
 	wst_run_free(&r);
 	free(ws);
 	free(pol);
