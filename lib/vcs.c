@@ -777,6 +777,47 @@ ws__item(struct ws__pass *p, int a, const char *rel, const char *fmt, ...)
 }
 
 /*
+ * chmod the file fd refers to (an O_PATH descriptor too), never by a
+ * name: a name is looked up again, and a command can swap a symlink in
+ * between (review26 03).  fchmodat2(2) with AT_EMPTY_PATH where the
+ * kernel has it (Linux 6.6), else the descriptor's /proc/self/fd link,
+ * which leads to what is open and follows nothing further.
+ */
+static int
+ws__fd_chmod(int fd, mode_t mode)
+{
+	char l[64];
+
+	if (fchmod(fd, mode) == 0)
+		return 0;
+#ifdef SYS_fchmodat2
+	if (syscall(SYS_fchmodat2, fd, "", mode, AT_EMPTY_PATH) == 0)
+		return 0;
+#else
+	if (syscall(452, fd, "", mode, AT_EMPTY_PATH) == 0)
+		return 0;
+#endif
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
+	return chmod(l, mode);
+}
+
+/*
+ * The directory name in dfd, opened O_PATH without following a link, its
+ * stat in *st: -1 where it is not a directory (a link swapped in).
+ */
+static int
+ws__dir_path_fd(int dfd, const char *name, struct stat *st)
+{
+	int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, st) < 0 || !S_ISDIR(st->st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
  * openat(dfd, name, flags) for the walks, where a directory may not be
  * read.  A command can chmod a directory it owns (the person's uid) to
  * 0311 after planting a repository or an .envrc in it: search and write
@@ -805,6 +846,32 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 
 	if (restore != NULL)
 		*restore = 0;
+	/*
+	 * Read but not searched (0600): it opens, and then nothing in it
+	 * can be looked at, so what a command planted there stayed unseen
+	 * (review26 04).  Taken as one that cannot be read.
+	 */
+	if (fd >= 0 && p != NULL && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == geteuid() && (st.st_mode & S_IXUSR) == 0) {
+		if (p->clean && ws__fd_chmod(fd, (st.st_mode & 07777) | S_IRWXU) == 0) {
+			for (size_t i = 0; p->was != NULL && i < p->was->nunr && !noted; i++)
+				if (p->was->unr[i].dev == st.st_dev &&
+				    p->was->unr[i].ino == st.st_ino) {
+					noted = true;
+					mode = p->was->unr[i].mode;
+				}
+			if (!noted)
+				p->chmodded++;
+			else if (restore != NULL)
+				*restore = mode | S_IFDIR;
+			else
+				(void)ws__fd_chmod(fd, mode);
+			return fd;
+		}
+		close(fd);
+		fd = -1;
+		errno = EACCES;
+	}
 	if (fd >= 0 || errno != EACCES || p == NULL)
 		return fd;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
@@ -823,21 +890,35 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 		errno = EACCES;
 		return -1;
 	}
-	if (st.st_uid == geteuid() &&
-	    fchmodat(dfd, name, (st.st_mode & 07777) | S_IRWXU, 0) == 0) {
-		for (size_t i = 0; p->was != NULL && i < p->was->nunr && !noted; i++)
-			if (p->was->unr[i].dev == st.st_dev && p->was->unr[i].ino == st.st_ino) {
-				noted = true;
-				mode = p->was->unr[i].mode;
-			}
-		if (!noted)
-			p->chmodded++;
-		fd = openat(dfd, name, flags);
-		if (noted && restore != NULL && fd >= 0)
-			*restore = mode | S_IFDIR;
-		else if (noted)
-			(void)fchmodat(dfd, name, mode, 0);
-		return fd;
+	if (st.st_uid == geteuid()) {
+		/* The decision and the chmod on one descriptor: a link
+		 * swapped in for the name is never followed (review26 03). */
+		struct stat pst;
+		int pfd = ws__dir_path_fd(dfd, name, &pst);
+
+		if (pfd >= 0 && (pst.st_dev != st.st_dev || pst.st_ino != st.st_ino ||
+				 pst.st_uid != geteuid() ||
+				 ws__fd_chmod(pfd, (pst.st_mode & 07777) | S_IRWXU) < 0)) {
+			close(pfd);
+			pfd = -1;
+		}
+		if (pfd >= 0) {
+			for (size_t i = 0; p->was != NULL && i < p->was->nunr && !noted; i++)
+				if (p->was->unr[i].dev == st.st_dev &&
+				    p->was->unr[i].ino == st.st_ino) {
+					noted = true;
+					mode = p->was->unr[i].mode;
+				}
+			if (!noted)
+				p->chmodded++;
+			fd = openat(pfd, ".", flags & ~(O_NOFOLLOW | O_NONBLOCK));
+			if (noted && restore != NULL && fd >= 0)
+				*restore = mode | S_IFDIR;
+			else if (noted)
+				(void)ws__fd_chmod(pfd, mode);
+			close(pfd);
+			return fd;
+		}
 	}
 	if (p->unread == NULL &&
 	    (st.st_uid == geteuid() ||
@@ -962,15 +1043,16 @@ ws__dir_own_rwx(int dfd, const char *name)
 {
 	struct stat st;
 
-	if ((name == NULL ? fstat(dfd, &st) : fstatat(dfd, name, &st,
-						      AT_SYMLINK_NOFOLLOW)) < 0 ||
-	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & S_IRWXU) == S_IRWXU)
-		return;
-	if (name == NULL)
-		(void)fchmod(dfd, (st.st_mode & 07777) | S_IRWXU);
-	else
-		(void)fchmodat(dfd, name, (st.st_mode & 07777) | S_IRWXU, 0);
+	int fd = name == NULL ? dfd : ws__dir_path_fd(dfd, name, &st);
+
+	/* Decided and changed on one descriptor, never by the name
+	 * again: a link swapped in is not followed (review26 03). */
+	if (fd >= 0 && (name != NULL || fstat(fd, &st) == 0) &&
+	    S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	    (st.st_mode & S_IRWXU) != S_IRWXU)
+		(void)ws__fd_chmod(fd, (st.st_mode & 07777) | S_IRWXU);
+	if (name != NULL && fd >= 0)
+		close(fd);
 }
 
 /* Remove name in dfd and everything below it, through descriptors. */
@@ -2117,13 +2199,19 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 				for (size_t i = 0; i < p->nro && !ro; i++)
 					ro = p->ro[i].st_dev == st.st_dev &&
 					     p->ro[i].st_ino == st.st_ino;
+			/* The person's own mode, once walked (ws__open_walk2()),
+			 * through a descriptor: ws__walk() closes sfd. */
+			int keep = restore != 0 && sfd >= 0 ?
+				   fcntl(sfd, F_DUPFD_CLOEXEC, 3) : -1;
+
 			if (sfd >= 0 && ro)
 				close(sfd);
 			else if (sfd >= 0)
 				ws__walk(p, a, sfd, r, elen, depth + 1);
-			/* The person's own mode, once walked (ws__open_walk2()). */
-			if (restore != 0)
-				(void)fchmodat(dfd, n, restore & 07777, 0);
+			if (keep >= 0) {
+				(void)ws__fd_chmod(keep, restore & 07777);
+				close(keep);
+			}
 		}
 		rel[rlen] = '\0';
 	}

@@ -4032,6 +4032,14 @@ START_TEST(unreadable_dirs_checked)
 		  " chmod 444 m/sub/.git/config m/.envrc && chmod 555 m/sub/.git m' 2>err ||"
 		  " { echo \"run 11 failed: $(cat err)\"; exit 2; }\n"
 		  "if [ -e m/.envrc ] || grep -qs fsmonitor m/sub/.git/config; then echo \"BUG 11: $(cat err)\"; exit 1; fi\n"
+		  /* review26 04: read but not searched (0600). */
+		  "run -c 'mkdir -p q/sub/.git/objects q/sub/.git/refs/heads &&"
+		  " echo \"ref: refs/heads/master\" > q/sub/.git/HEAD &&"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > q/sub/.git/config &&"
+		  " echo \"echo PWNED\" > q/.envrc && chmod 600 q' 2>err ||"
+		  " { echo \"run 04 failed: $(cat err)\"; exit 2; }\n"
+		  "chmod u+x q\n"
+		  "if [ -e q/.envrc ] || grep -qs fsmonitor q/sub/.git/config; then echo \"BUG 26-04: $(cat err)\"; exit 1; fi\n"
 		  "echo OK\n");
 	wst_mkdir(base, "nhome");
 	wst_mkdir(base, "nstate");
