@@ -2115,7 +2115,10 @@ ws__names_mark(const char *real)
 {
 	const char *b = strrchr(real, '/');
 
-	return strcmp(b != NULL ? b + 1 : real, WS_STATE_MARK) == 0;
+	b = b != NULL ? b + 1 : real;
+	/* And what a deep tree's removal names its pieces, which refuses
+	 * the next run (review26 05). */
+	return strcmp(b, WS_STATE_MARK) == 0 || strncmp(b, ".wsrun-deep-", 12) == 0;
 }
 
 /*

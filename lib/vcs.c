@@ -2030,7 +2030,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 					   strcmp(n, WS_STATE_MARK) == 0 ||
 					   strcmp(n, ".envrc") == 0 || strcmp(n, ".hg") == 0 ||
 					   strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0 ||
-					   strcmp(n, ".vscode") == 0 || strcmp(n, ".idea") == 0));
+					   strcmp(n, ".vscode") == 0 || strcmp(n, ".idea") == 0 ||
+					   strncmp(n, ".wsrun-deep-", 12) == 0));
 		/* Most entries are ordinary files: readdir's type says so,
 		 * without a system call each (half the walk's time). */
 		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -2062,6 +2063,21 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 		if (!p->clean && p->s != NULL && p->s->deep_rel == NULL &&
 		    n[0] == '.' && strncmp(n, ".wsrun-deep-", 12) == 0)
 			p->s->deep_rel = strndup(r, 120);
+		/*
+		 * One there after the command that was not before (the run
+		 * was refused then) is the command's, or what this clean-up's
+		 * own removal left: removed, so that it does not refuse the
+		 * next run (review26 05).
+		 */
+		if (p->clean && p->was != NULL && !p->was->over && n[0] == '.' &&
+		    strncmp(n, ".wsrun-deep-", 12) == 0) {
+			if ((S_ISDIR(st.st_mode) ? ws__rm_deep(dfd, n) : unlinkat(dfd, n, 0)) == 0) {
+				rel[rlen] = '\0';
+				ws__item(p, a, rel[0] ? rel : ".", "%s: removed (a name of "
+					 "wsrun's own, made by the command)", n);
+				continue;
+			}
+		}
 		/*
 		 * A home's state directory by its name (.local/state/wstools),
 		 * marked or not (one made before the mark): another home's

@@ -4089,6 +4089,27 @@ START_TEST(command_made_mark_removed)
 		wst_run_free(&r);
 	}
 	ck_assert(!exists_in(ws, "wstools/.wstools-state"));
+	/*
+	 * Review26 05: a name of the deep-tree removal's (.wsrun-deep-*)
+	 * refused every later run; no file tool makes one, and one a
+	 * command makes is removed after it.
+	 */
+	{
+		const char *mk[] = {"--workspace", ws, "--json", "--mkdir",
+				    "wstools/.wsrun-deep-1-0", NULL};
+
+		wst_runv(&r, NULL, (const char *[]){wst_state_env(), NULL}, "wswrite", mk);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		wst_run_free(&r);
+	}
+	RUNM(&r, 0, "-c", "mkdir wstools/.wsrun-deep-9-9 && touch wstools/.wsrun-deep-9-8");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	ck_assert(!exists_in(ws, "wstools/.wsrun-deep-9-9"));
+	ck_assert(!exists_in(ws, "wstools/.wsrun-deep-9-8"));
+	RUNM(&r, 0, "-c", "echo again");
+	expect_ran(&r, 0);
+	wst_run_free(&r);
 	free(sub);
 }
 END_TEST
