@@ -384,6 +384,57 @@ ws__hist_bare(int dfd, int depth)
 }
 
 /*
+ * Whether a wsrun command runs in a workspace that holds the directory
+ * fd (it or a directory above it): wsrun holds an exclusive flock on the
+ * workspace root for the whole run (lib/run.c ws__ws_lock()), so a
+ * shared one that would block says so.  A directory that cannot be
+ * opened is passed.
+ */
+static bool
+ws__hist_run_above(int fd)
+{
+	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	bool run = false;
+
+	for (int i = 0; cur >= 0 && i < 256 && !run; i++) {
+		struct stat a, b;
+		int up;
+
+		if (flock(cur, LOCK_SH | LOCK_NB) == 0)
+			(void)flock(cur, LOCK_UN);
+		else if (errno == EWOULDBLOCK)
+			run = true;
+		up = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0 || fstat(up, &a) < 0 || fstat(cur, &b) < 0 ||
+		    (a.st_dev == b.st_dev && a.st_ino == b.st_ino)) {
+			if (up >= 0)
+				close(up);
+			break;
+		}
+		close(cur);
+		cur = up;
+	}
+	if (cur >= 0)
+		close(cur);
+	return run;
+}
+
+/* The refusal of ws__hist_run_above(): the state directory dir's head. */
+static int
+ws__hist_running(const char *dir, size_t wl)
+{
+	ws_error_set(WS_EPOLICY_DENIED, NULL,
+		     "history: the state directory %.*s is new, and a command "
+		     "(wsrun) runs in a workspace that holds it: its history is "
+		     "not started while the command could write there",
+		     (int)wl - 1, dir);
+	ws_error_set_hint("run this again once that command has ended, or use "
+			  "a state directory outside the agent's workspace "
+			  "(XDG_STATE_HOME or --state-dir)");
+	return WS_EPOLICY_DENIED;
+}
+
+/*
  * The state directory's mark (WS_STATE_MARK) beside the workspaces'
  * histories, in the "wstools" directory above dfd (the history's own,
  * dir): a call under another XDG_STATE_HOME knows that directory by it
@@ -446,17 +497,41 @@ ws__hist_mark(int dfd, const char *dir)
 			     "one), so its journals are not trusted",
 			     (int)wl - 1, dir, WS_STATE_MARK);
 		ws_error_set_hint("if you made these histories yourself with an "
-				  "older wstools, accept them: touch '%.*s/%s'; "
-				  "else move that directory away and look at "
-				  "what it holds", (int)wl - 1, dir, WS_STATE_MARK);
+				  "older wstools, and no agent could write there "
+				  "meanwhile, accept them: touch '%.*s/%s'; else "
+				  "move that directory away and look at what it "
+				  "holds", (int)wl - 1, dir, WS_STATE_MARK);
 		return WS_EPOLICY_DENIED;
+	}
+	/*
+	 * Not while a command runs in a workspace that holds it: its walk
+	 * before the run did not see this directory (it is new), so the
+	 * command, in the real view, could write the journal this call is
+	 * about to start, and the clean-up after it would take the mark for
+	 * the command's (review26 01).  Asked before and after the mark is
+	 * made: a run that takes its lock in between sees the mark in its
+	 * walk and is refused.
+	 */
+	bool dflt_place = wl >= sizeof(dflt) - 1 &&
+			  strncmp(slash + 1 - (sizeof(dflt) - 1), dflt, sizeof(dflt) - 1) == 0;
+
+	if (!dflt_place && ws__hist_run_above(wfd)) {
+		close(wfd);
+		return ws__hist_running(dir, wl);
 	}
 	m = openat(wfd, WS_STATE_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 		   0600);
-	close(wfd);
-	if (m < 0)
+	if (m < 0) {
+		close(wfd);
 		return ws__hist_io("cannot make the state directory's mark", dir);
+	}
 	close(m);
+	if (!dflt_place && ws__hist_run_above(wfd)) {
+		(void)unlinkat(wfd, WS_STATE_MARK, 0);
+		close(wfd);
+		return ws__hist_running(dir, wl);
+	}
+	close(wfd);
 	return 0;
 }
 

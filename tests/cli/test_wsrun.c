@@ -3956,6 +3956,54 @@ START_TEST(deep_home_state_refused)
 END_TEST
 
 /*
+ * Review26 01: the person's state directory, new, inside the agent's
+ * workspace (HOME as the workspace), made during a run: the command (in
+ * the real view) could write its journal, and the clean-up took the
+ * person's mark for the command's.  The person's call does not start a
+ * history there while a command runs in a workspace that holds it.
+ */
+START_TEST(state_dir_not_started_during_run)
+{
+	char cmd[8192], *proj = wst_path(base, "proj"), *st = wst_path(ws, "x/state");
+	/* wst_bin() answers in one buffer: one copy each. */
+	char *run = strdup(wst_bin("wsrun")), *wr = strdup(wst_bin("wswrite"));
+	struct stat sb;
+
+	wst_write(base, "proj/f.txt", "one\n");
+	wst_mkdir(ws, "x");
+	/* The command says it runs (a file below a top-level directory:
+	 * live in both views), the person's call meanwhile is refused,
+	 * and once the command ended it goes. */
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && { '%s' -c 'touch sub/started; sleep 3' >../run.out 2>&1 & "
+		 "pid=$!; for i in $(seq 300); do [ -e sub/started ] && break; sleep 0.1; done; "
+		 "XDG_STATE_HOME='%s' '%s' --workspace '%s' --json --content two f.txt "
+		 ">../call.out 2>&1; grep -q 'runs in a workspace that holds it' ../call.out; "
+		 "r=$?; wait $pid; exit $r; }",
+		 ws, run, st, wr, proj);
+	if (system(cmd) != 0) {
+		char *a = wst_path(base, "run.out"), *b = wst_path(base, "call.out");
+		char *ta = wst_slurp(a, NULL), *tb = wst_slurp(b, NULL);
+
+		ck_abort_msg("run: %s\ncall: %s", ta ? ta : "", tb ? tb : "");
+	}
+	{
+		char *mark = wst_path(st, "wstools/.wstools-state");
+
+		ck_assert(stat(mark, &sb) != 0);
+		free(mark);
+	}
+	snprintf(cmd, sizeof(cmd), "XDG_STATE_HOME='%s' '%s' --workspace '%s' --content two "
+		 "f.txt >/dev/null", st, wr, proj);
+	ck_assert_int_eq(system(cmd), 0);
+	free(proj);
+	free(st);
+	free(run);
+	free(wr);
+}
+END_TEST
+
+/*
  * Review25 01 and 02 (a person who is not root; as root the modes do not
  * matter, so the test becomes nobody): a command planted a repository
  * (core.fsmonitor) and chmod 311'd the directory above it, which the
@@ -6140,6 +6188,7 @@ suite(void)
 	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_test(tf, command_made_mark_removed);
 	tcase_add_test(tf, unreadable_dirs_checked);
+	tcase_add_test(tf, state_dir_not_started_during_run);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);
