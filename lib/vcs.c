@@ -818,6 +818,21 @@ ws__dir_path_fd(int dfd, const char *name, struct stat *st)
 }
 
 /*
+ * Whether the walk before the command noted the directory st as one it
+ * could not read (struct ws_vcs_snap's unr), and its mode then in *mode.
+ */
+static bool
+ws__unr_noted(const struct ws__pass *p, const struct stat *st, mode_t *mode)
+{
+	for (size_t i = 0; p->was != NULL && i < p->was->nunr; i++)
+		if (p->was->unr[i].dev == st->st_dev && p->was->unr[i].ino == st->st_ino) {
+			*mode = p->was->unr[i].mode;
+			return true;
+		}
+	return false;
+}
+
+/*
  * openat(dfd, name, flags) for the walks, where a directory may not be
  * read.  A command can chmod a directory it owns (the person's uid) to
  * 0311 after planting a repository or an .envrc in it: search and write
@@ -854,12 +869,7 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 	if (fd >= 0 && p != NULL && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    st.st_uid == geteuid() && (st.st_mode & S_IXUSR) == 0) {
 		if (p->clean && ws__fd_chmod(fd, (st.st_mode & 07777) | S_IRWXU) == 0) {
-			for (size_t i = 0; p->was != NULL && i < p->was->nunr && !noted; i++)
-				if (p->was->unr[i].dev == st.st_dev &&
-				    p->was->unr[i].ino == st.st_ino) {
-					noted = true;
-					mode = p->was->unr[i].mode;
-				}
+			noted = ws__unr_noted(p, &st, &mode);
 			if (!noted)
 				p->chmodded++;
 			else if (restore != NULL)
@@ -903,12 +913,7 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 			pfd = -1;
 		}
 		if (pfd >= 0) {
-			for (size_t i = 0; p->was != NULL && i < p->was->nunr && !noted; i++)
-				if (p->was->unr[i].dev == st.st_dev &&
-				    p->was->unr[i].ino == st.st_ino) {
-					noted = true;
-					mode = p->was->unr[i].mode;
-				}
+			noted = ws__unr_noted(p, &st, &mode);
 			if (!noted)
 				p->chmodded++;
 			fd = openat(pfd, ".", flags & ~(O_NOFOLLOW | O_NONBLOCK));
