@@ -460,6 +460,7 @@ ws__hist_mark(int dfd, const char *dir)
 	const char *slash = strrchr(dir, '/');
 	struct stat sb;
 	int wfd, m, bare;
+	bool dflt_place;
 	size_t wl;
 
 	if (fstatat(dfd, "../" WS_STATE_MARK, &sb, AT_SYMLINK_NOFOLLOW) == 0)
@@ -467,11 +468,12 @@ ws__hist_mark(int dfd, const char *dir)
 	if (errno != ENOENT || slash == NULL)
 		return ws__hist_io("cannot read the state directory's mark", dir);
 	wl = (size_t)(slash - dir) + 1;
+	dflt_place = wl >= sizeof(dflt) - 1 &&
+		     strncmp(slash + 1 - (sizeof(dflt) - 1), dflt, sizeof(dflt) - 1) == 0;
 	wfd = openat(dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (wfd < 0)
 		return ws__hist_io("cannot open the state directory", dir);
-	if (wl >= sizeof(dflt) - 1 &&
-	    strncmp(slash + 1 - (sizeof(dflt) - 1), dflt, sizeof(dflt) - 1) == 0)
+	if (dflt_place)
 		bare = 1;
 	else
 		bare = ws__hist_bare(wfd, 0);
@@ -512,9 +514,6 @@ ws__hist_mark(int dfd, const char *dir)
 	 * made: a run that takes its lock in between sees the mark in its
 	 * walk and is refused.
 	 */
-	bool dflt_place = wl >= sizeof(dflt) - 1 &&
-			  strncmp(slash + 1 - (sizeof(dflt) - 1), dflt, sizeof(dflt) - 1) == 0;
-
 	if (!dflt_place && ws__hist_run_above(wfd)) {
 		close(wfd);
 		return ws__hist_running(dir, wl);
@@ -1253,18 +1252,19 @@ ws__append(struct ws_history *h, char *body, long long *id)
 		 * with no newline, and the next record was glued to it: that
 		 * change vanished from the history, its old content with it
 		 * (review25 04).  Cut back to the size before, under the
-		 * lock; errno said nothing of a short write.
+		 * lock (asked only then: no system call added to an append
+		 * that went whole); errno said nothing of a short write.
 		 */
 		struct stat jb;
-		bool sized = fstat(h->jfd, &jb) == 0;
 
 		errno = 0;
 		w = write(h->jfd, line, n);
 		if (w != (ssize_t)n) {
 			int e = w < 0 ? errno : ENOSPC;
 
-			if (sized && w > 0)
-				(void)ftruncate(h->jfd, jb.st_size);
+			/* No other append meanwhile: the flock is held. */
+			if (w > 0 && fstat(h->jfd, &jb) == 0 && jb.st_size >= w)
+				(void)ftruncate(h->jfd, jb.st_size - w);
 			errno = e;
 			rc = ws__hist_io("cannot write the journal", h->dir);
 		}
