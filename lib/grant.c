@@ -981,10 +981,11 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	size_t ng = 0, nmp = 0;
 	const char *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
 	struct stat root_st, st;
-	bool any_write = false, home_done = false;
-	struct ws_persist_base *xb = NULL;
+	bool any_write = false;
+	const struct ws_persist_base *xb = NULL;
 	size_t nxb = 0;
-	char *homes[2] = {NULL, NULL}, *pwhome = NULL;
+	char *const *homes = NULL;
+	char *pwhome = NULL;
 	size_t nh = 0;
 	int root = -1, rc = 0;
 
@@ -1203,7 +1204,7 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	 * rule for wsrun: with a scratch HOME, the user's own ~/.config
 	 * still starts their next session).
 	 */
-	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
+	if ((rc = ws_ctx_persist_env(ws, &xb, &nxb, &homes, &nh)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
@@ -1212,10 +1213,6 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 
 		if (!g->granted || !g->write)
 			continue;
-		if (!home_done) {
-			nh = ws_homes(homes);
-			home_done = true;
-		}
 		/* By its real name too: a grant of dotfiles/config/systemd
 		 * reaches ~/.config/systemd through stow's link (review11). */
 		for (size_t h = 0; h < nh && place == NULL; h++)
@@ -1251,9 +1248,7 @@ out:
 	free(above.v);
 	free(inside.v);
 	free(never.v);
-	ws_homes_free(homes, nh);
 	free(pwhome);
-	ws_persist_bases_free(xb, nxb);
 	if (rc < 0)
 		ws_grants_revoke(v, n, "not checked");
 	return rc;

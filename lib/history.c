@@ -540,7 +540,7 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 {
 	struct ws_history *h;
 	char *key = ws_hist_root_key(ws), *dir;
-	int rc;
+	int rc, pre;
 
 	if (key == NULL)
 		return ws_error_last_code();
@@ -548,9 +548,16 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 	free(key);
 	if (dir == NULL)
 		return ws_error_last_code();
-	/* The default place under HOME is left to the HOME guard (a
-	 * workspace may be HOME itself); one the caller chose is checked. */
-	if ((base != NULL || ws__xdg_state() != NULL) &&
+	/*
+	 * The default place under HOME is left to the HOME guard (a
+	 * workspace may be HOME itself); one the caller chose is checked.
+	 * By its name before anything is made, where something is to be
+	 * made: one that is there already is opened and checked as opened
+	 * (below), which is the check that counts (a walk up by name, then
+	 * the same walk by descriptor, was a dozen calls each time).
+	 */
+	pre = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pre < 0 && (base != NULL || ws__xdg_state() != NULL) &&
 	    (rc = ws__hist_outside(ws, dir)) < 0) {
 		free(dir);
 		return rc;
@@ -558,21 +565,26 @@ ws_hist_open(struct ws_ctx *ws, const char *base, const struct ws_hist_bounds *b
 	/* Guarded before anything is made: no tool writes into it, nor
 	 * into another workspace's history beside it. */
 	if ((rc = ws_hist_guard(ws, dir)) < 0) {
+		if (pre >= 0)
+			close(pre);
 		free(dir);
 		return rc;
 	}
 	h = calloc(1, sizeof(*h));
 	if (h == NULL || (h->tool = strdup(tool ? tool : "")) == NULL) {
+		if (pre >= 0)
+			close(pre);
 		free(h);
 		free(dir);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	}
 	h->dir = dir;
-	h->dfd = h->objfd = h->jfd = -1;
+	h->dfd = pre;
+	h->objfd = h->jfd = -1;
 	h->b = *b;
 	h->frontend = frontend;
-	if (ws__mkdirs(dir) < 0 ||
-	    (h->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	if (h->dfd < 0 && (ws__mkdirs(dir) < 0 ||
+	    (h->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)) {
 		rc = ws__hist_io("cannot open the state directory", dir);
 		ws->history = h;
 		ws_hist_close(ws);

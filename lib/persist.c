@@ -528,7 +528,8 @@ drop:
  * 0, or -ENOMEM.
  */
 static int
-ws__base_take(struct ws__bases *b, const char *v, int kind, const char *cwd)
+ws__base_take(struct ws__bases *b, const char *v, int kind, const char *cwd,
+	      struct ws_link_memo *m)
 {
 	char out[PATH_MAX], **way = NULL, *c = NULL;
 	size_t nway = 0;
@@ -545,7 +546,7 @@ ws__base_take(struct ws__bases *b, const char *v, int kind, const char *cwd)
 	 * base of its spelling, absolute and lexically normal, whose
 	 * places resolve to nothing.
 	 */
-	if (ws_path_resolve_tail(v, out, &way, &nway) < 0) {
+	if (ws_path_resolve_tail_memo(v, out, &way, &nway, m) < 0) {
 		char *sp = NULL, *abs = NULL;
 
 		rc = 0;
@@ -618,7 +619,7 @@ ws__spelled_before(const char *v, const char *p, size_t l)
  * already.  0, or -ENOMEM.
  */
 static int
-ws__path_bases(struct ws__bases *b, const char *home)
+ws__path_bases(struct ws__bases *b, const char *home, struct ws_link_memo *m)
 {
 	const char *v = getenv("PATH"), *e;
 	char cwd[PATH_MAX];
@@ -665,7 +666,7 @@ ws__path_bases(struct ws__bases *b, const char *home)
 				continue; /* nothing to take it from */
 			cwd_known = true;
 		}
-		rc = ws__base_take(b, d, WS_PERSIST_PATH, d[0] != '/' ? cwd : NULL);
+		rc = ws__base_take(b, d, WS_PERSIST_PATH, d[0] != '/' ? cwd : NULL, m);
 	}
 	return rc;
 }
@@ -687,15 +688,18 @@ ws_persist_bases(struct ws_persist_base **out, size_t *n)
 {
 	const char *home = getenv("HOME");
 	struct ws__bases b = {0};
+	/* PATH's directories share prefixes: each is asked about once. */
+	struct ws_link_memo m;
 	int rc = 0;
 
+	m.n = 0;
 	*out = NULL;
 	*n = 0;
 	for (int k = WS_PERSIST_HOME + 1; rc == 0 && k < WS_PERSIST_NKINDS; k++) {
 		const char *v = getenv(ws__kinds[k].env);
 
 		if (k == WS_PERSIST_PATH) {
-			rc = ws__path_bases(&b, home);
+			rc = ws__path_bases(&b, home, &m);
 			continue;
 		}
 		/* Relative values are ignored, as the XDG specification
@@ -703,8 +707,9 @@ ws_persist_bases(struct ws_persist_base **out, size_t *n)
 		if (v == NULL || v[0] != '/' ||
 		    ws__is_default(v, home, ws__kinds[k].dflt))
 			continue;
-		rc = ws__base_take(&b, v, k, NULL);
+		rc = ws__base_take(&b, v, k, NULL, &m);
 	}
+	ws_link_memo_free(&m);
 	if (rc < 0) {
 		ws_persist_bases_free(b.v, b.n);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
@@ -783,10 +788,17 @@ static pthread_once_t ws__kind_once = PTHREAD_ONCE_INIT;
 static void
 ws__kind_places_make(void)
 {
-	for (int k = 0; k < WS_PERSIST_NKINDS; k++)
+	for (int k = 0; k < WS_PERSIST_NKINDS; k++) {
+		const char *t = ws__kinds[k].take;
+
+		/* Most kinds take the places of one prefix: the first byte
+		 * rules out the rest without a call (this runs once a
+		 * process, and a CLI call is one process). */
 		for (size_t i = 0; i < WS__NPLACES; i++)
-			if (ws__persist_takes(k, i))
+			if ((t[0] == '\0' || ws_home_persist[i][0] == t[0]) &&
+			    ws__persist_takes(k, i))
 				ws__kind_places[k][ws__kind_nplaces[k]++] = i;
+	}
 }
 
 size_t

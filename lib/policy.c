@@ -1759,28 +1759,28 @@ ws__homes_resolve(const struct ws_ctx *ws)
 
 /* Rebuild ws__homes for ws (under ws__homes_mu). */
 static void
-ws__homes_build(const struct ws_ctx *ws)
+ws__homes_build(struct ws_ctx *ws)
 {
-	char *home[2], buf[PATH_MAX];
-	struct ws_persist_base *xb = NULL;
+	char buf[PATH_MAX];
+	char *const *home;
+	const struct ws_persist_base *xb = NULL;
 	size_t nh, nxb = 0;
 	struct stat hst[2], st;
 
 	for (size_t i = 0; i < ws__homes.n; i++)
 		free(ws__homes.alias[i]);
 	ws__homes.n = 0;
-	/* Out of memory: every check refuses until it is built again. */
-	if ((ws__homes.failed = ws_persist_bases(&xb, &nxb) < 0)) {
+	/* Out of memory: every check refuses until it is built again.  The
+	 * call's own resolution: its home places use the same one. */
+	if ((ws__homes.failed = ws_ctx_persist_env(ws, &xb, &nxb, &home, &nh) < 0)) {
 		ws_error_clear();
 		free(ws__homes.key);
 		ws__homes.key = NULL;
 		return;
 	}
-	nh = ws_homes(home);
 	/* The bases the environment moves (review12 05), resolved. */
 	for (size_t k = 0; k < nxb; k++)
 		ws__homes_add(xb[k].dir, strlen(xb[k].dir), xb[k].kind);
-	ws_persist_bases_free(xb, nxb);
 	for (size_t h = 0; h < nh; h++) {
 		ws__homes_add(home[h], strlen(home[h]), WS_PERSIST_HOME);
 		if (stat(home[h], &hst[h]) < 0)
@@ -1828,8 +1828,6 @@ ws__homes_build(const struct ws_ctx *ws)
 			}
 		}
 	}
-	for (size_t h = 0; h < nh; h++)
-		free(home[h]);
 	ws__homes_resolve(ws);
 }
 

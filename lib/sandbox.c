@@ -724,14 +724,6 @@ ws__guard_home_persist(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	return rc;
 }
 
-/* Free the nh homes and the other bases (ws_persist_bases()). */
-static void
-ws__bases_free(char **home, size_t nh, struct ws_persist_base *b, size_t n)
-{
-	ws_homes_free(home, nh);
-	ws_persist_bases_free(b, n);
-}
-
 /* Whether real is, or lies in, a place below one of the bases b. */
 static bool
 ws__in_bases(const struct ws_persist_base *b, size_t n, const char *real)
@@ -800,14 +792,14 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		     bool entry_by_entry)
 {
 	struct ws_guarded *g = NULL;
-	struct ws_persist_base *xb;
-	char *home[2];
+	const struct ws_persist_base *xb;
+	char *const *home;
 	size_t ng = 0, nxb, nh;
 	int rc;
 
-	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
+	/* The call's resolution, which its checks and places share. */
+	if ((rc = ws_ctx_persist_env(ws, &xb, &nxb, &home, &nh)) < 0)
 		return rc;
-	nh = ws_homes(home);
 
 	for (size_t i = 0; rc == 0 && i < sizeof(ws__sys_dirs) / sizeof(ws__sys_dirs[0]); i++) {
 		size_t had = p->npaths;
@@ -851,10 +843,8 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 		int fd = fcntl(ws->anchors[a].fd, F_DUPFD_CLOEXEC, 3);
 		bool in_place;
 
-		if (fd < 0) {
-			ws__bases_free(home, nh, xb, nxb);
+		if (fd < 0)
 			return ws_error_errno(errno, NULL, "dup");
-		}
 		/* An anchor in one of HOME's persistence places (a workspace
 		 * of ~/.local/bin, or its real name through stow's link), of
 		 * either home: the file tools write nothing there. */
@@ -868,16 +858,12 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	if (rc == 0 && p->priv_fd >= 0) {
 		int fd = fcntl(p->priv_fd, F_DUPFD_CLOEXEC, 3);
 
-		if (fd < 0) {
-			ws__bases_free(home, nh, xb, nxb);
+		if (fd < 0)
 			return ws_error_errno(errno, NULL, "dup");
-		}
 		rc = ws_sandbox_plan_add(p, fd, p->priv_real, true, false);
 	}
-	if (rc < 0) {
-		ws__bases_free(home, nh, xb, nxb);
+	if (rc < 0)
 		return rc;
-	}
 	ws_sandbox_plan_sort(p);
 	/*
 	 * Every guarded entry that exists (libws's one list: persistence
@@ -889,14 +875,11 @@ ws_sandbox_plan_fill(struct ws_sandbox_plan *p, struct ws_ctx *ws,
 	 * read-only anchors need nothing more; the top of an anchor is a
 	 * mount point already.
 	 */
-	if ((rc = ws_guarded_list(ws, &g, &ng)) < 0) {
-		ws__bases_free(home, nh, xb, nxb);
+	if ((rc = ws_guarded_list(ws, &g, &ng)) < 0)
 		return rc;
-	}
 	/* The bases taken above, not taken again (PATH's directories are
 	 * as many of them). */
 	rc = ws__guard_home_persist(p, ws, home, nh, xb, nxb);
-	ws__bases_free(home, nh, xb, nxb);
 	for (size_t i = 0; rc == 0 && i < ng; i++) {
 		const char *rest = NULL;
 		int a;

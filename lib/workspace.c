@@ -93,8 +93,64 @@ ws__has_dotdot(const char *p)
  * appended as spelled, ".." taken lexically (where a dangling link's
  * target would be made through it).  Returns 0, or -errno.
  */
+/*
+ * readlink(2) of path, answered from m where an earlier resolution of
+ * the same run asked it already (m may be NULL).  Only the answers that
+ * say what the entry is (a link and its target, or not a link) are
+ * kept; anything else is asked again.
+ */
+static ssize_t
+ws__readlink_memo(struct ws_link_memo *m, const char *path, char *buf,
+		  size_t len)
+{
+	ssize_t ll;
+
+	for (size_t i = 0; m != NULL && i < m->n; i++) {
+		if (strcmp(m->path[i], path) != 0)
+			continue;
+		if (m->target[i] == NULL) {
+			errno = EINVAL;
+			return -1;
+		}
+		ll = (ssize_t)strlen(m->target[i]);
+		if ((size_t)ll > len)
+			ll = (ssize_t)len;
+		memcpy(buf, m->target[i], (size_t)ll);
+		return ll;
+	}
+	ll = readlink(path, buf, len);
+	/* A bounded list, looked through in order: PATH's directories
+	 * share a few dozen prefixes, and a huge PATH only asks again. */
+	if (m != NULL && m->n < WS_LINK_MEMO_MAX && (ll >= 0 || errno == EINVAL)) {
+		int e = errno;
+		char *pc = strdup(path), *tc = ll >= 0 ? strndup(buf, (size_t)ll) : NULL;
+
+		if (pc != NULL && (ll < 0 || tc != NULL)) {
+			m->path[m->n] = pc;
+			m->target[m->n] = tc;
+			m->n++;
+		} else {
+			free(pc);
+			free(tc);
+		}
+		errno = e;
+	}
+	return ll;
+}
+
+void
+ws_link_memo_free(struct ws_link_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->path[i]);
+		free(m->target[i]);
+	}
+	m->n = 0;
+}
+
 static int
-ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail)
+ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail,
+		struct ws_link_memo *m)
 {
 	char cur[PATH_MAX], link[PATH_MAX], *pending = NULL;
 	const char *p;
@@ -134,7 +190,7 @@ ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail)
 		had = ws->nentries;
 		if ((rc = ws__add_entry(ws, cur, cl + 1 + nl)) < 0)
 			break;
-		ll = readlink(cur, link, sizeof(link) - 1);
+		ll = ws__readlink_memo(m, cur, link, sizeof(link) - 1);
 		if (ll < 0 && errno == ENOENT && tail) {
 			/*
 			 * Missing: it and the rest are what would be made.
@@ -198,14 +254,21 @@ ws__resolve_rec(struct ws_ctx *ws, const char *path, char *out, bool tail)
 static int
 ws__resolve_recording(struct ws_ctx *ws, const char *path, char *out)
 {
-	return ws__resolve_rec(ws, path, out, false);
+	return ws__resolve_rec(ws, path, out, false, NULL);
 }
 
 int
 ws_path_resolve_tail(const char *path, char *out, char ***entries, size_t *n)
 {
+	return ws_path_resolve_tail_memo(path, out, entries, n, NULL);
+}
+
+int
+ws_path_resolve_tail_memo(const char *path, char *out, char ***entries,
+			  size_t *n, struct ws_link_memo *m)
+{
 	struct ws_ctx tmp = {0};
-	int rc = ws__resolve_rec(&tmp, path, out, true);
+	int rc = ws__resolve_rec(&tmp, path, out, true, m);
 
 	/* Kept on a failure too: the way up to a loop (review19 06). */
 	*entries = tmp.entries;
@@ -515,6 +578,9 @@ ws_ctx_close(struct ws_ctx *ws)
 	free(ws->markers);
 	ws__guards_free(ws->persist);
 	ws_home_places_free(ws->home_places, ws->nhome_places);
+	ws_persist_bases_free(ws->penv_bases, ws->penv_nbases);
+	ws_homes_free(ws->penv_home, ws->penv_nhome);
+	free(ws->penv_key);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));
@@ -1141,7 +1207,7 @@ ws__memo_prefix(struct ws_place_memo *m, const char *pre, char ***e, size_t *ne)
 		kind = WS__PRE_MISSING;
 	else if (!S_ISLNK(st.st_mode))
 		kind = WS__PRE_DIR;
-	else if ((rc = ws__resolve_rec(&tmp, pre, res, true)) < 0) {
+	else if ((rc = ws__resolve_rec(&tmp, pre, res, true, NULL)) < 0) {
 		for (size_t k = 0; k < tmp.nentries; k++)
 			free(tmp.entries[k]);
 		free(tmp.entries);
@@ -1558,12 +1624,25 @@ ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
 	char real[4352];
 	const size_t *idx;
 	size_t np = ws_persist_places(kind, &idx);
+	bool spelled = false;
 	int rc = 0;
 
+	/*
+	 * A place as spelled lies in a writable anchor only where the base
+	 * lies in one or holds one: else (HOME beside the workspace, PATH's
+	 * system directories) only the resolutions below can reach one,
+	 * and the spelled paths are not made and looked up (a few hundred
+	 * a call).
+	 */
+	for (size_t a = 0; a < ws->nanchors && !spelled; a++)
+		spelled = !ws->anchors[a].ro &&
+			  (ws_path_within(home, ws->anchors[a].real, NULL) ||
+			   ws_path_within(ws->anchors[a].real, home, NULL));
 	/* Each place of the kind as spelled, then (odd j) as reached
 	 * through a link on its way (stow's ~/.config -> dotfiles/config,
 	 * review11). */
-	for (size_t j = 0; rc == 0 && j < 2 * np; j++) {
+	for (size_t j = spelled ? 0 : 1; rc == 0 && j < 2 * np;
+	     j += spelled ? 1 : 2) {
 		const char *rest;
 		size_t i = idx[j / 2];
 		int a = j % 2 == 0
@@ -1786,14 +1865,72 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, char *const *home, size_t nh,
 }
 
 int
+ws_ctx_persist_env(struct ws_ctx *ws, const struct ws_persist_base **xb,
+		   size_t *nxb, char *const **home, size_t *nh)
+{
+	char *key = ws_persist_env_key();
+	int rc;
+
+	if (key == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/*
+	 * Kept while what they come from is the same: a context that a
+	 * library caller keeps between calls follows a base the
+	 * environment moved (CARGO_HOME set later, a new current
+	 * directory for PATH's relative entries), and the places resolved
+	 * from the old ones go with them.
+	 */
+	if (ws->penv_done && strcmp(ws->penv_key, key) != 0) {
+		ws_persist_bases_free(ws->penv_bases, ws->penv_nbases);
+		ws_homes_free(ws->penv_home, ws->penv_nhome);
+		ws->penv_bases = NULL;
+		ws->penv_nbases = ws->penv_nhome = 0;
+		ws_home_places_free(ws->home_places, ws->nhome_places);
+		ws->home_places = NULL;
+		ws->nhome_places = 0;
+		ws->home_places_done = false;
+		ws->penv_done = false;
+	}
+	if (!ws->penv_done) {
+		if ((rc = ws_persist_bases(&ws->penv_bases, &ws->penv_nbases)) < 0) {
+			free(key);
+			return rc;
+		}
+		ws->penv_nhome = ws_homes(ws->penv_home);
+		ws->penv_done = true;
+		free(ws->penv_key);
+		ws->penv_key = key;
+		key = NULL;
+	}
+	free(key);
+	if (xb != NULL) {
+		*xb = ws->penv_bases;
+		*nxb = ws->penv_nbases;
+	}
+	if (home != NULL) {
+		*home = ws->penv_home;
+		*nh = ws->penv_nhome;
+	}
+	return 0;
+}
+
+int
 ws_ctx_home_places_call(struct ws_ctx *ws, const struct ws_home_place **v,
 			size_t *n)
 {
+	const struct ws_persist_base *xb;
+	char *const *home;
+	size_t nxb, nh;
 	int rc;
 
+	/* First: a moved base drops the places resolved from it. */
+	if ((rc = ws_ctx_persist_env(ws, &xb, &nxb, &home, &nh)) < 0)
+		return rc;
 	if (!ws->home_places_done) {
-		if ((rc = ws_ctx_home_places(ws, &ws->home_places,
-					     &ws->nhome_places)) < 0)
+		if ((rc = ws_ctx_home_places_of(ws, home, nh, xb, nxb,
+						&ws->home_places,
+						&ws->nhome_places, NULL,
+						NULL)) < 0)
 			return rc;
 		ws->home_places_done = true;
 	}

@@ -1648,6 +1648,38 @@ START_TEST(state_dir_inside_is_refused)
 		wst_run_free(&r);
 	}
 	ck_assert(!there("a") && !there(".state") && !there("xdg") && !there(".st"));
+	/*
+	 * One that is there already, whole (made outside, then moved in):
+	 * it is opened without the walk by name, and refused as opened.
+	 */
+	{
+		char *out = wst_path(T, "sd-out"), *in = wst_path(W, ".sd"), *keyd = NULL;
+		DIR *d;
+		struct dirent *e;
+
+		run(&r, "wswrite", (const char *[]){"--workspace", W,
+			"--state-dir", out, "--content", "a", "b", NULL});
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+		ck_assert_int_eq(rename(out, in), 0);
+		ck_assert_ptr_nonnull(d = opendir(in));
+		while ((e = readdir(d)) != NULL)
+			if (e->d_name[0] != '.')
+				keyd = wst_path(in, e->d_name);
+		closedir(d);
+		ck_assert_ptr_nonnull(keyd);
+		ck_assert_int_eq(access(keyd, F_OK), 0);
+		run(&r, "wswrite", (const char *[]){"--workspace", W,
+			"--state-dir", in, "--content", "a", "c", NULL});
+		ck_assert_msg(r.status != 0 && strstr(r.err, "INVALID_ARGUMENT") &&
+			      strstr(r.err, "could edit its journal"), "%d %s",
+			      r.status, r.err);
+		wst_run_free(&r);
+		ck_assert(!there("c"));
+		free(keyd);
+		free(out);
+		free(in);
+	}
 	free(st);
 	free(ln);
 	free(lst);

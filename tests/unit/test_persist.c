@@ -507,6 +507,35 @@ START_TEST(bases_path)
 	snprintf(p, sizeof(p), "%s/d199", dir);
 	ck_assert_str_eq(b[n - 1].dir, p);
 	ws_persist_bases_free(b, n);
+	/*
+	 * Two directories through one link, and the link's own directory
+	 * beside them: the resolutions share what readlink() said of each
+	 * prefix (one ask a prefix, a run of bases), and each base still
+	 * has the link on its way, and its target where the link led.
+	 */
+	snprintf(p, sizeof(p), "%s/venv/sbin", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/lnk/bin:%s/lnk/sbin:%s/venv/sbin", dir, dir, dir);
+	setenv("PATH", p, 1);
+	ck_assert_int_eq(ws_persist_bases(&b, &n), 0);
+	path_restore();
+	{
+		char lnk[4200], want[4200];
+		size_t real_bases = 0;
+
+		snprintf(lnk, sizeof(lnk), "%s/lnk", dir);
+		for (size_t k = 0; k < n; k++) {
+			if (strstr(b[k].dir, "/lnk/") != NULL)
+				continue; /* the spellings */
+			real_bases++;
+			snprintf(want, sizeof(want), "%s/venv/%s", dir,
+				 real_bases == 1 ? "bin" : "sbin");
+			ck_assert_str_eq(b[k].dir, want);
+			ck_assert_msg(has_way(&b[k], lnk), "%s", b[k].dir);
+		}
+		ck_assert_uint_eq(real_bases, 2);
+	}
+	ws_persist_bases_free(b, n);
 	ck_assert_int_eq(chdir(cwd), 0);
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(p), 0);

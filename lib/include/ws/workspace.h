@@ -145,6 +145,19 @@ struct ws_ctx {
 	size_t nhome_places;
 	bool home_places_done;
 	/*
+	 * The bases the environment names and the homes
+	 * (ws_ctx_persist_env()): resolved once a call, where the policy's
+	 * check, the places above and a command's sandbox plan each asked
+	 * again (PATH's directories, a readlink() a component, and the
+	 * password file).
+	 */
+	struct ws_persist_base *penv_bases;
+	size_t penv_nbases;
+	char *penv_home[2];
+	size_t penv_nhome;
+	char *penv_key;		/* ws_persist_env_key() they were made with */
+	bool penv_done;
+	/*
 	 * While a recursive delete or move asks about every entry of a
 	 * tree: the tree's real path (and the move's destination).  A
 	 * repository's own directory strictly inside goes or moves as a
@@ -315,6 +328,26 @@ int ws_path_resolve_tail(const char *path, char *out, char ***entries,
 			 size_t *n);
 
 /*
+ * What readlink() said of each path that a run of resolutions asked
+ * about (zero-initialised; ws_link_memo_free()): resolving many paths
+ * with shared prefixes (PATH's directories: /usr, /usr/local,
+ * ~/.pyenv) then asks once a prefix.  For resolutions that make one
+ * decision together (one call's persistence bases), never kept longer.
+ */
+#define WS_LINK_MEMO_MAX 128
+struct ws_link_memo {
+	char *path[WS_LINK_MEMO_MAX], *target[WS_LINK_MEMO_MAX];
+	size_t n;
+};
+
+/* ws_path_resolve_tail(), asking readlink() through m (or NULL). */
+int ws_path_resolve_tail_memo(const char *path, char *out, char ***entries,
+			      size_t *n, struct ws_link_memo *m);
+
+/* Free what m holds (m itself is the caller's). */
+void ws_link_memo_free(struct ws_link_memo *m);
+
+/*
  * What ws_home_place_resolve() found of each prefix it looked at, for
  * the next place (zero-initialised; ws_place_memo_free()).  A prefix's
  * entries are handed out by the first call that resolves it only.
@@ -424,6 +457,19 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
  * receives the first kind of them, wherever they are.  0 or WS_ENOMEM.
  */
 struct ws_persist_base;
+
+/*
+ * The environment's persistence bases (ws_persist_bases()) and the
+ * homes (ws_homes()), resolved by the call's first ask and kept in ws
+ * while the environment they come from is the same (ws_persist_env_key();
+ * else made again, and the home places with them): what they point at
+ * is the ws's, not to be freed.  A call is one decision, made on one
+ * resolution of them.
+ * 0 or WS_ENOMEM.
+ */
+int ws_ctx_persist_env(struct ws_ctx *ws, const struct ws_persist_base **xb,
+		       size_t *nxb, char *const **home, size_t *nh);
+
 int ws_ctx_home_places_of(const struct ws_ctx *ws, char *const *home,
 			  size_t nh, const struct ws_persist_base *xb, size_t nxb,
 			  struct ws_home_place **out, size_t *n, char ***ways,
