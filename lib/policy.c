@@ -1084,6 +1084,16 @@ ws_policy_catch_all(const char *pattern)
 }
 
 bool
+ws_policy_refuses(struct ws_policy *p, enum ws_op op, const char *real)
+{
+	struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL, NULL, NULL};
+	enum ws_decision d = ws_policy_check_file(p, op, real, &m);
+
+	return d != WS_DECISION_ALLOW && m.rule != NULL &&
+	       !ws_policy_catch_all(m.expanded) && !ws_policy_catch_all(m.pattern);
+}
+
+bool
 ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 {
 	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_OPEN | 1u << WS_OP_WRITE;

@@ -14,12 +14,14 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/error.h"
 #include "ws/history.h"
 #include "ws/path.h"
 #include "ws/persist.h"
+#include "ws/policy.h"
 
 /*
  * The walks of the workspace before and after the command have no bound
@@ -683,6 +685,10 @@ struct ws_vcs_snap {
 	 * command, and their modes, put back after the walk after it. */
 	struct ws__unr { dev_t dev; ino_t ino; mode_t mode; } *unr;
 	size_t nunr;
+	/* When the walk before the command began (CLOCK_REALTIME_COARSE,
+	 * the clock of ctime): what changed since is the command's or
+	 * the person's meanwhile (ws__denied_link()). */
+	struct timespec t0;
 };
 
 void
@@ -743,6 +749,9 @@ struct ws__pass {
 	 * each home's): a mark in another refuses the run. */
 	struct stat known[3];
 	size_t nknown;
+	/* The clean pass looks for links at names the policy refuses to
+	 * read (ws__denied_link()): there is a policy and a start time. */
+	bool links;
 };
 
 static void
@@ -1978,6 +1987,101 @@ ws__mark_made(struct ws__pass *p, int a, int dfd, const char *name,
 			 WS_STATE_MARK, strerror(errno));
 }
 
+/* Whether the time t is at or after the walk's start t0. */
+static bool
+ws__since(const struct timespec *t, const struct timespec *t0)
+{
+	return t->tv_sec > t0->tv_sec ||
+	       (t->tv_sec == t0->tv_sec && t->tv_nsec >= t0->tv_nsec);
+}
+
+/*
+ * Whether the clean pass looks at the entries of the directory dfd (rel,
+ * rlen bytes, below anchor a) for links at refused names: it changed
+ * since the command started (its ctime: an entry made, removed or
+ * renamed there; no program can set a ctime back), and a rule of the
+ * policy may refuse something in it.  One fstat() a directory.
+ */
+static bool
+ws__links_here(const struct ws__pass *p, int a, int dfd, const char *rel,
+	       size_t rlen)
+{
+	char d[WS__VCS_PATH_MAX + 4352];
+	const char *ar = p->ws->anchors[a].real;
+	struct stat st;
+
+	if (!p->links || fstat(dfd, &st) < 0 || !ws__since(&st.st_ctim, &p->was->t0))
+		return false;
+	if (snprintf(d, sizeof(d), "%s%s%.*s", strcmp(ar, "/") == 0 ? "" : ar,
+		     rlen > 0 ? "/" : "", (int)rlen, rel) >= (int)sizeof(d))
+		return true; /* not named: looked at, each entry by its own */
+	return ws_policy_may_refuse_below(p->ws->policy, d[0] ? d : "/");
+}
+
+/*
+ * Review25 05: a link that a command made at a name the policy refuses
+ * to read (app/.env -> ../notes.txt, or config/.env a hard link of
+ * config/log.txt) sends what the person writes there later (the keys in
+ * the .env that an agent's scaffold asked them to fill in) into a file
+ * the policy lets the agent read.  The command's view masks the entries
+ * there before it; one made during it is looked at here: a symbolic
+ * link, or a file of more than one link, changed since the command
+ * started (its own ctime), at a name a rule refuses to read, or a
+ * symbolic link where a rule refuses everything below (secrets -> ../pub
+ * for a rule of "secrets" and all below it), is removed and said.  The entry n of dfd (rel, rlen
+ * bytes, below anchor a), of readdir's type; true when it was removed.
+ */
+static bool
+ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
+		const char *n, unsigned char type)
+{
+	char path[WS__VCS_PATH_MAX + 4352 + 300];
+	const char *ar = p->ws->anchors[a].real;
+	struct stat st;
+	bool lnk, refused;
+	int len;
+
+	if (type != DT_LNK && type != DT_REG && type != DT_UNKNOWN)
+		return false;
+	len = snprintf(path, sizeof(path), "%s%s%.*s/%s",
+		       strcmp(ar, "/") == 0 ? "" : ar, rlen > 0 ? "/" : "",
+		       (int)rlen, rel, n);
+	if (len < 0 || (size_t)len + 12 >= sizeof(path))
+		return false;
+	refused = ws_policy_refuses(p->ws->policy, WS_OP_READ, path);
+	if (!refused && type != DT_REG) {
+		/* Everything below it refused: a link there moves it all. */
+		memcpy(path + len, "/.wsprobe", 10);
+		refused = ws_policy_refuses(p->ws->policy, WS_OP_READ, path);
+		path[len] = '\0';
+		if (refused)
+			type = DT_LNK; /* a file there is no way to anything */
+	}
+	if (!refused || fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	lnk = S_ISLNK(st.st_mode);
+	if ((!lnk && (type == DT_LNK || !S_ISREG(st.st_mode) || st.st_nlink < 2)) ||
+	    !ws__since(&st.st_ctim, &p->was->t0))
+		return false;
+	/* Said by the entry's own path (rel's buffer has room for a name). */
+	if (rlen > 0)
+		rel[rlen] = '/';
+	memcpy(rel + rlen + (rlen > 0), n, strlen(n) + 1);
+	if (unlinkat(dfd, n, 0) < 0) {
+		ws__item(p, a, rel, "a %s that the command made at a name the "
+			 "policy refuses to read, which could not be removed (%s): "
+			 "remove it before you write there",
+			 lnk ? "symbolic link" : "hard link", strerror(errno));
+		rel[rlen] = '\0';
+		return false;
+	}
+	ws__item(p, a, rel, "removed (a %s that the command made at a name "
+		 "the policy refuses to read: what you wrote there would have "
+		 "gone where the agent reads)", lnk ? "symbolic link" : "hard link");
+	rel[rlen] = '\0';
+	return true;
+}
+
 /*
  * The walk of a writable anchor for .git, .hg and .envrc at any depth,
  * before and after every wsrun call.  The directory is read with
@@ -1990,11 +2094,13 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 {
 	char *buf = malloc(WS__DENTS);
 	ssize_t got = 0, off = 0;
+	bool links;
 
 	if (buf == NULL) {
 		close(dfd);
 		return;
 	}
+	links = p->clean && ws__links_here(p, a, dfd, rel, rlen);
 	while (!p->over) {
 		struct dirent64 *e;
 		const char *n;
@@ -2037,6 +2143,9 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 					   strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0 ||
 					   strcmp(n, ".vscode") == 0 || strcmp(n, ".idea") == 0 ||
 					   strncmp(n, ".wsrun-deep-", 12) == 0));
+		if (links && !special &&
+		    ws__denied_link(p, a, dfd, rel, rlen, n, e->d_type))
+			continue;
 		/* Most entries are ordinary files: readdir's type says so,
 		 * without a system call each (half the walk's time). */
 		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -2335,6 +2444,8 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	ws__pass_known(&p);
 	if ((p.s = calloc(1, sizeof(*p.s))) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	/* Before anything of the walk, and so before the command. */
+	(void)clock_gettime(CLOCK_REALTIME_COARSE, &p.s->t0);
 	ws__pass_run(&p);
 	p.s->over = p.over;
 	free(p.unread); /* said after the command, if still so */
@@ -2408,7 +2519,9 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
 			     .items = items, .nitems = n, .net = net,
-			     .limit = SIZE_MAX};
+			     .limit = SIZE_MAX,
+			     .links = ws->policy != NULL && s != NULL &&
+				      s->t0.tv_sec != 0};
 
 	ws__pass_known(&p);
 	ws__pass_run(&p);
@@ -2496,6 +2609,7 @@ ws_vcs_snap_save(const struct ws_vcs_snap *s, FILE *f)
 	fwrite(&s->nunr, sizeof(s->nunr), 1, f);
 	if (s->nunr > 0)
 		fwrite(s->unr, sizeof(*s->unr), s->nunr, f);
+	fwrite(&s->t0, sizeof(s->t0), 1, f);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -2543,6 +2657,8 @@ ws_vcs_snap_load(FILE *f, struct ws_vcs_snap **out)
 		       fread(s->unr, sizeof(*s->unr), n, f) != n)))
 		goto bad;
 	s->nunr = n;
+	if (fread(&s->t0, sizeof(s->t0), 1, f) != 1)
+		goto bad;
 	*out = s;
 	return 0;
 bad:

@@ -730,16 +730,11 @@ struct ws__pwalk {
 	size_t vlen0;
 };
 
-/* Whether a rule (not the default, nor a catch-all "**" rule, which the
- * shipped policies use as their default) refuses op on real. */
+/* Whether a rule of the policy refuses op on real (ws_policy_refuses()). */
 static bool
 ws__refused(struct ws_ctx *ws, enum ws_op op, const char *real)
 {
-	struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL, NULL, NULL};
-	enum ws_decision d = ws_policy_check_file(ws->policy, op, real, &m);
-
-	return d != WS_DECISION_ALLOW && m.rule != NULL &&
-	       !ws_policy_catch_all(m.expanded) && !ws_policy_catch_all(m.pattern);
+	return ws_policy_refuses(ws->policy, op, real);
 }
 
 #define WS_STR_(x) #x

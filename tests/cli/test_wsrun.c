@@ -1352,6 +1352,73 @@ START_TEST(policy_grant_vetoed_inside_workspace)
 END_TEST
 
 /*
+ * Review25 05: a command made links at names the policy refuses to read
+ * (app/.env -> ../notes.txt; config/.env a hard link of config/log.txt;
+ * secrets -> pub for a rule of secrets and all below), so that what the
+ * person wrote there later (the keys an agent asked them to fill in)
+ * went into files the agent may read.  After the command they are
+ * removed and said; a plain new .env stays, and so does the person's
+ * own link at a refused name from before the command.
+ */
+static char *text_in(const char *dir, const char *rel);
+static bool reverted_has(const struct wst_run *r, const char *s);
+
+START_TEST(policy_denied_links_removed)
+{
+	struct wst_run r;
+	char pol[2048], *pfile, *p;
+	struct stat st;
+
+	wst_write(ws, "notes.txt", "notes\n");
+	wst_write(ws, "config/log.txt", "log\n");
+	wst_write(ws, "keep/target.txt", "t\n");
+	p = wst_path(ws, "keep/.env");
+	ck_assert_int_eq(symlink("target.txt", p), 0);
+	free(p);
+	/* Its ctime well before the command's start (a coarse clock). */
+	usleep(60 * 1000);
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"name\": \"agent\", \"file_rules\": ["
+		 "{\"name\": \"deny-env\", \"paths\": [\"**/.env\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"deny-secrets\", \"paths\": [\"${WORKSPACE}/secrets/**\"],"
+		 " \"operations\": [\"read\"], \"decision\": \"deny\"}]}");
+	wst_write(base, "agent.json", pol);
+	pfile = wst_path(base, "agent.json");
+	RUNM(&r, _i, "--policy", pfile, "-c",
+	     "mkdir -p app other pub && ln -s ../notes.txt app/.env && "
+	     "ln config/log.txt config/.env && ln -s pub secrets && "
+	     "echo plain > other/.env && echo new > keep/new.txt; exit 0");
+	if (fallback_refused(&r)) {
+		wst_run_free(&r);
+		free(pfile);
+		return;
+	}
+	expect_ran(&r, 0);
+	ck_assert_msg(reverted_has(&r, "/app/.env: removed (a symbolic link"), "%s", r.out);
+	ck_assert_msg(reverted_has(&r, "/config/.env: removed (a hard link"), "%s", r.out);
+	ck_assert_msg(reverted_has(&r, "/secrets: removed (a symbolic link"), "%s", r.out);
+	ck_assert(!exists_in(ws, "app/.env") && !exists_in(ws, "config/.env"));
+	p = wst_path(ws, "secrets");
+	ck_assert_int_eq(lstat(p, &st), -1);
+	free(p);
+	ck_assert(exists_in(ws, "pub") && exists_in(ws, "notes.txt"));
+	p = text_in(ws, "config/log.txt");
+	ck_assert_str_eq(p, "log\n");
+	free(p);
+	p = text_in(ws, "other/.env");
+	ck_assert_str_eq(p, "plain\n");
+	free(p);
+	p = wst_path(ws, "keep/.env");
+	ck_assert_msg(lstat(p, &st) == 0 && S_ISLNK(st.st_mode), "%s", r.out);
+	free(p);
+	ck_assert(!reverted_has(&r, "/keep/.env") && !reverted_has(&r, "/other/.env"));
+	wst_run_free(&r);
+	free(pfile);
+}
+END_TEST
+
+/*
  * The shipped dev-safe denies every .env first (ftu11 06): every allow rule
  * after it was vetoed, and wsrun warned on every run about its /tmp and
  * "${GIT_ROOT:-/dev/null}" grants, which no order of rules could give
@@ -6127,6 +6194,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_grants_refused, 0, nm);
 	/* The default layers: masks need the mount namespace. */
 	tcase_add_loop_test(tf, policy_grant_vetoed_inside_workspace, 0, 1);
+	tcase_add_loop_test(tf, policy_denied_links_removed, 0, 1);
 	tcase_add_loop_test(tf, policy_shipped_dev_safe_quiet, 0, 1);
 	tcase_add_test(tf, no_landlock_hint);
 	tcase_add_loop_test(tf, policy_example_no_other_writes, 0, 1);

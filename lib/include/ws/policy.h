@@ -209,6 +209,15 @@ bool ws_policy_catch_all(const char *pattern);
 bool ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir);
 
 /*
+ * Whether a rule of p refuses op on the real path real: a deny or
+ * approve rule, not the default (no rule matched) nor a catch-all
+ * pattern ("**", which the shipped policies use as their default).  What
+ * the policy's view of a command masks or makes read-only, and where a
+ * link a command made is taken out after it (ws/vcs.h).
+ */
+bool ws_policy_refuses(struct ws_policy *p, enum ws_op op, const char *real);
+
+/*
  * Network rules: how many host patterns they hold together, and the
  * i-th of them as a rule of the proxy (ws/netproxy.h), in order, each
  * naming its rule, decision and message (pointers into p).
