@@ -58,6 +58,7 @@
 #include "ws/netproxy.h"
 #include "ws/pending.h"
 #include "ws/persist.h"
+#include "ws/path.h"
 #include "ws/policy.h"
 #include "ws/resolve.h"
 #include "ws/run.h"
@@ -1017,7 +1018,8 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
  */
 static void
 ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
-		  struct ws_run_result *r, char ***left, size_t *nleft)
+		  const struct ws_vcs_snap *vcs, struct ws_run_result *r,
+		  char ***left, size_t *nleft)
 {
 	for (size_t i = 0; i < n; i++) {
 		int fd, dfd;
@@ -1037,8 +1039,34 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		if (dfd < 0)
 			continue;
 		if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			struct stat pst;
 			bool stayed;
 
+			/*
+			 * Made in a directory the command's namespace bound
+			 * read-only (the same directory now): not by the
+			 * command, by the person most likely (a pre-commit
+			 * install into .git/hooks while it ran, review25 06).
+			 */
+			if (fstat(dfd, &pst) == 0 && ws_vcs_snap_held(vcs, NULL, &pst)) {
+				char *m = NULL;
+
+				snprintf(rel, sizeof(rel), "%s%s%s", v[i].parent,
+					 v[i].parent[0] ? "/" : "", v[i].name);
+				if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 &&
+				    asprintf(&m, "%s: left as it is: made while the "
+					     "command ran, in a place the command "
+					     "could only read", vp) >= 0 &&
+				    (nl = realloc(*left, (*nleft + 1) * sizeof(*nl))) != NULL) {
+					*left = nl;
+					nl[(*nleft)++] = m;
+					m = NULL;
+				}
+				free(m);
+				free(vp);
+				close(dfd);
+				continue;
+			}
 			ws__rm_at(dfd, v[i].name, 0);
 			stayed = fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 			snprintf(rel, sizeof(rel), "%s%s%s", v[i].parent,
@@ -3363,7 +3391,7 @@ ws__cleanup(struct ws_ctx *ws, const struct ws_run_opts *o,
 	char **left = NULL, **nl;
 	size_t nleft = 0;
 
-	ws__places_revert(ws, places, nplaces, r, &left, &nleft);
+	ws__places_revert(ws, places, nplaces, vcs, r, &left, &nleft);
 	r->nreverted_created = r->nreverted;
 	if (nleft > 0 && (nl = realloc(r->reverted, (r->nreverted + nleft) *
 						    sizeof(*nl))) != NULL) {
@@ -4250,10 +4278,44 @@ ws__gs_done(struct ws__guardian *g)
  * waits only when this thread is the slower: at 20 top-level entries the
  * root takes several times as long.
  */
+/*
+ * The identities of what the plan binds read-only (or masks) in the
+ * command's mount namespace, for the clean-up after it
+ * (ws_vcs_snap_hold(), review25 06): its guards that are bound, not
+ * copied or left out.  None without a mount namespace.  *out malloc'd.
+ */
+static void
+ws__held_ids(const struct ws_ctx *ws, const struct ws_sandbox_plan *p,
+	     struct ws_vcs_id **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!p->mountns || p->nguards == 0 ||
+	    (*out = calloc(p->nguards, sizeof(**out))) == NULL)
+		return;
+	for (size_t i = 0; i < p->nguards; i++) {
+		const struct ws_sandbox_path *g = &p->guards[i];
+		bool other_way = false;
+		struct stat st;
+
+		if (g->unbound || g->link_copy || (g->write && !g->mask))
+			continue;
+		/* A writable mount in it reaches what it holds another way. */
+		for (size_t a = 1; a < ws->nanchors && !other_way; a++)
+			other_way = !ws->anchors[a].ro &&
+				    ws_path_within(g->path, ws->anchors[a].real, NULL);
+		if (!other_way && fstat(g->fd, &st) == 0)
+			(*out)[(*n)++] = (struct ws_vcs_id){st.st_dev, st.st_ino};
+	}
+}
+
 struct ws__vsnap {
 	struct ws_ctx *ws;
 	bool walk;			/* the snapshot is this thread's to take */
 	struct ws_vcs_snap *vcs;	/* taken here, or before the clone */
+	/* What the namespace binds read-only, held by the snapshot. */
+	const struct ws_vcs_id *held;
+	size_t nheld;
 	/* The guardian's start (guard NULL: none for this call). */
 	const struct ws_run_opts *o;
 	const struct ws__place *places;
@@ -4290,6 +4352,9 @@ ws__vsnap_main(void *arg)
 	int c;
 
 	s->rc = s->walk ? ws_vcs_snapshot(s->ws, &s->vcs) : 0;
+	/* Before the guardian gets (or forks with) the snapshot. */
+	if (s->rc == 0 && s->walk && s->vcs != NULL)
+		s->rc = ws_vcs_snap_hold(s->vcs, s->held, s->nheld);
 	if (s->rc == 0 && s->guard != NULL) {
 		while ((c = __atomic_load_n(&s->cloned, __ATOMIC_ACQUIRE)) == 0)
 			syscall(SYS_futex, &s->cloned, FUTEX_WAIT, 0, NULL, NULL, 0);
@@ -4380,6 +4445,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct ws__place *places = NULL;
 	size_t nplaces = 0;
 	struct ws_vcs_snap *vcs = NULL;
+	struct ws_vcs_id *held = NULL;
+	size_t nheld = 0;
 	struct ws__vsnap vsnap = {.ws = ws};
 	bool vcs_async;
 	bool need_guard = o->isolate != WS_ISOLATE_NONE || o->audit != NULL;
@@ -4590,6 +4657,10 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 				       &nplaces)) < 0 ||
 	     (!vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)))
 		goto out;
+	if (o->isolate != WS_ISOLATE_NONE)
+		ws__held_ids(ws, &plan, &held, &nheld);
+	if (vcs != NULL && (rc = ws_vcs_snap_hold(vcs, held, nheld)) < 0)
+		goto out;
 	/* What it makes there counts as absent for other calls meanwhile. */
 	if (o->isolate != WS_ISOLATE_NONE &&
 	    (rc = ws__pending_add(ws, places, nplaces, r, &prec)) < 0)
@@ -4691,6 +4762,8 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	 */
 	vsnap.walk = vcs_async;
 	vsnap.vcs = vcs;
+	vsnap.held = held;
+	vsnap.nheld = nheld;
 	vsnap.o = o;
 	vsnap.places = places;
 	vsnap.nplaces = nplaces;
@@ -4706,7 +4779,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 			ch.shared_vm = false;
 		}
 	}
-	if (vcs_async && !vsnap.started && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)
+	if (vcs_async && !vsnap.started &&
+	    ((rc = ws_vcs_snapshot(ws, &vcs)) < 0 ||
+	     (rc = ws_vcs_snap_hold(vcs, held, nheld)) < 0))
 		goto out;
 	/*
 	 * The base of the minimal root, for a plan that has HOME there, and
@@ -5062,6 +5137,7 @@ out:
 	ws_pending_unpublish(&prec);
 	ws__places_free(places, nplaces);
 	ws_vcs_snap_free(vcs);
+	free(held);
 	ws__guardian_done(&guard);
 	ws__gs_done(&guard);
 	/* Cleaned: the next command in this workspace may start. */

@@ -689,6 +689,9 @@ struct ws_vcs_snap {
 	 * the clock of ctime): what changed since is the command's or
 	 * the person's meanwhile (ws__denied_link()). */
 	struct timespec t0;
+	/* Bound read-only in the command's namespace (ws_vcs_snap_hold()). */
+	struct ws_vcs_id *held;
+	size_t nheld;
 };
 
 void
@@ -705,6 +708,7 @@ ws_vcs_snap_free(struct ws_vcs_snap *s)
 		free(s->gd[i].rel);
 	free(s->gd);
 	free(s->unr);
+	free(s->held);
 	free(s->deep_rel);
 	free(s->state_rel);
 	free(s);
@@ -1229,7 +1233,21 @@ static void
 ws__revert(struct ws__pass *p, int dfd, const char *name, int a,
 	   const char *rel, const struct ws__vfile *f)
 {
+	struct stat st, pst;
 	int e = 0;
+
+	/*
+	 * In a place the command could only read (bound read-only in its
+	 * namespace, the same file or directory now): changed by someone
+	 * else while it ran, the person most likely (review25 06).
+	 */
+	if (p->was != NULL && p->was->nheld > 0 && fstat(dfd, &pst) == 0 &&
+	    ws_vcs_snap_held(p->was, fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+					     ? &st : NULL, &pst)) {
+		ws__item(p, a, rel, "left as it is: changed while the command "
+			 "ran, in a place the command could only read");
+		return;
+	}
 
 	if (f != NULL && f->data != NULL && S_ISREG(f->st.st_mode)) {
 		if ((e = ws__put(dfd, name, f->data, f->len, f->st.st_mode)) == 0) {
@@ -2500,6 +2518,37 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	return 0;
 }
 
+int
+ws_vcs_snap_hold(struct ws_vcs_snap *s, const struct ws_vcs_id *v, size_t n)
+{
+	struct ws_vcs_id *nv;
+
+	if (n == 0)
+		return 0;
+	if ((nv = realloc(s->held, (s->nheld + n) * sizeof(*nv))) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	memcpy(nv + s->nheld, v, n * sizeof(*nv));
+	s->held = nv;
+	s->nheld += n;
+	return 0;
+}
+
+bool
+ws_vcs_snap_held(const struct ws_vcs_snap *s, const struct stat *st,
+		 const struct stat *pst)
+{
+	/* A file with a second name: written there, not here. */
+	bool one = st == NULL || !S_ISREG(st->st_mode) || st->st_nlink == 1;
+
+	for (size_t i = 0; s != NULL && one && i < s->nheld; i++)
+		if ((pst != NULL && S_ISDIR(pst->st_mode) &&
+		     s->held[i].dev == pst->st_dev && s->held[i].ino == pst->st_ino) ||
+		    (st != NULL && s->held[i].dev == st->st_dev &&
+		     s->held[i].ino == st->st_ino))
+			return true;
+	return false;
+}
+
 void
 ws_vcs_set_walk_max(size_t n)
 {
@@ -2610,6 +2659,9 @@ ws_vcs_snap_save(const struct ws_vcs_snap *s, FILE *f)
 	if (s->nunr > 0)
 		fwrite(s->unr, sizeof(*s->unr), s->nunr, f);
 	fwrite(&s->t0, sizeof(s->t0), 1, f);
+	fwrite(&s->nheld, sizeof(s->nheld), 1, f);
+	if (s->nheld > 0)
+		fwrite(s->held, sizeof(*s->held), s->nheld, f);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -2657,8 +2709,12 @@ ws_vcs_snap_load(FILE *f, struct ws_vcs_snap **out)
 		       fread(s->unr, sizeof(*s->unr), n, f) != n)))
 		goto bad;
 	s->nunr = n;
-	if (fread(&s->t0, sizeof(s->t0), 1, f) != 1)
+	if (fread(&s->t0, sizeof(s->t0), 1, f) != 1 ||
+	    fread(&n, sizeof(n), 1, f) != 1 || n > (1UL << 24) ||
+	    (n > 0 && ((s->held = calloc(n, sizeof(*s->held))) == NULL ||
+		       fread(s->held, sizeof(*s->held), n, f) != n)))
 		goto bad;
+	s->nheld = n;
 	*out = s;
 	return 0;
 bad:

@@ -1419,6 +1419,68 @@ START_TEST(policy_denied_links_removed)
 END_TEST
 
 /*
+ * Review25 06: the person kept working while a command ran (a pre-commit
+ * install into .git/hooks, an IDE's save of .vscode/settings.json), and
+ * the clean-up after the command removed and reverted it all, as the
+ * command's.  Both were read-only binds in the command's namespace: the
+ * command could not have made those changes, so they are left as they
+ * are, and said.  A hook made where the command could write (a new
+ * .git/hooks after moving .git away, the real view) still goes.
+ */
+START_TEST(person_edits_during_run_kept)
+{
+	struct wst_run r;
+	pid_t pid;
+	char *t;
+
+	if (!has(_i, "mountns"))
+		return;
+	wst_write(ws, ".git/HEAD", "ref: refs/heads/main\n");
+	wst_write(ws, ".git/config", "[core]\n\tbare = false\n");
+	wst_write(ws, ".git/hooks/pre-push.sample", "#\n");
+	wst_write(ws, ".vscode/settings.json", "{}\n");
+	/* A name made at the virtual root shows only after the command. */
+	wst_write(ws, "sub/.keep", "");
+	if ((pid = fork()) == 0) {
+		/* Once the command runs (the walk before it is done). */
+		for (int k = 0; k < 3000 && !exists_in(ws, "sub/started"); k++)
+			usleep(10 * 1000);
+		wst_write(ws, ".git/hooks/pre-commit", "#!/bin/sh\necho person\n");
+		wst_write(ws, ".vscode/settings.json", "{\"person\": 1}\n");
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	RUNM(&r, _i, "-c", "touch sub/started; sleep 3; exit 0");
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	if (fallback_refused(&r)) {
+		wst_run_free(&r);
+		return;
+	}
+	expect_ran(&r, 0);
+	t = text_in(ws, ".git/hooks/pre-commit");
+	ck_assert_msg(strcmp(t, "#!/bin/sh\necho person\n") == 0, "%s", r.out);
+	free(t);
+	t = text_in(ws, ".vscode/settings.json");
+	ck_assert_msg(strcmp(t, "{\"person\": 1}\n") == 0, "%s", r.out);
+	free(t);
+	ck_assert_msg(reverted_has(&r, "/.git/hooks/pre-commit: left as it is"), "%s", r.out);
+	ck_assert_msg(reverted_has(&r, "/.vscode/settings.json: left as it is"), "%s", r.out);
+	wst_run_free(&r);
+	if (virt())
+		return;
+	/* Where the command could write: its own .git, the old moved away. */
+	RUNM(&r, _i, "-c", "mv .git .git-old && mkdir -p .git/hooks && "
+	     "printf '#!/bin/sh\\necho agent\\n' > .git/hooks/pre-commit && "
+	     "echo 'ref: refs/heads/main' > .git/HEAD; exit 0");
+	expect_ran(&r, 0);
+	t = text_in(ws, ".git/hooks/pre-commit");
+	ck_assert_msg(strstr(t, "agent") == NULL, "%s", r.out);
+	free(t);
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
  * The shipped dev-safe denies every .env first (ftu11 06): every allow rule
  * after it was vetoed, and wsrun warned on every run about its /tmp and
  * "${GIT_ROOT:-/dev/null}" grants, which no order of rules could give
@@ -6195,6 +6257,7 @@ suite(void)
 	/* The default layers: masks need the mount namespace. */
 	tcase_add_loop_test(tf, policy_grant_vetoed_inside_workspace, 0, 1);
 	tcase_add_loop_test(tf, policy_denied_links_removed, 0, 1);
+	tcase_add_loop_test(tf, person_edits_during_run_kept, 0, 1);
 	tcase_add_loop_test(tf, policy_shipped_dev_safe_quiet, 0, 1);
 	tcase_add_test(tf, no_landlock_hint);
 	tcase_add_loop_test(tf, policy_example_no_other_writes, 0, 1);

@@ -91,6 +91,30 @@ int ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out);
 void ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 		  char ***items, size_t *n);
 
+/*
+ * The entries that the command's mount namespace bound read-only (or
+ * masked), by identity (review25 06): nothing the command did can have
+ * changed such a file, or what lies directly in such a directory, so the
+ * clean-up after it (ws_vcs_clean(), and wsrun's revert of the places)
+ * leaves them as they are, and says so: the person may have changed them
+ * while the command ran (an IDE's edit of .vscode/settings.json, a
+ * pre-commit install into .git/hooks).  Kept in s, and saved with it.
+ * 0 or WS_ENOMEM.
+ */
+struct ws_vcs_id {
+	dev_t dev;
+	ino_t ino;
+};
+int ws_vcs_snap_hold(struct ws_vcs_snap *s, const struct ws_vcs_id *v, size_t n);
+
+/*
+ * Whether s holds (ws_vcs_snap_hold()) the directory pst, or the entry st
+ * (NULL: none) itself: a regular file only while it has one link (one
+ * linked elsewhere could have been written there).
+ */
+bool ws_vcs_snap_held(const struct ws_vcs_snap *s, const struct stat *st,
+		      const struct stat *pst);
+
 /* A bound on the walk before a command, for the tests (past it, what
  * was not recorded is taken for the command's); 0: none, the default. */
 void ws_vcs_set_walk_max(size_t n);
