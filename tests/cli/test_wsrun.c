@@ -3384,6 +3384,46 @@ START_TEST(nested_editor_settings_reverted)
 }
 END_TEST
 
+/*
+ * Review28 03: the folder settings other programs run from
+ * (.claude/settings.json, .devcontainer/devcontainer.json, ...) were
+ * removed after a command only where their folder existed: in a project
+ * without .claude/, a command's mkdir .claude and hooks file stayed.  A
+ * folder the command made goes whole now, with what else it put there
+ * (the result names it); in a folder that was there only the guarded
+ * file goes.
+ */
+START_TEST(folder_guards_missing_folder)
+{
+	struct wst_run r;
+	static const char *const gone[] = {
+		".claude", ".devcontainer", ".cursor", ".helix", ".zed/tasks.json",
+		".zed/settings.json",
+	};
+
+	wst_write(ws, ".zed/keep.json", "{}\n");
+	RUNM(&r, _i, "-c", "mkdir -p .claude/commands .devcontainer .cursor .helix && "
+	     "echo '{\"hooks\":{}}' > .claude/settings.json && "
+	     "echo '{}' > .claude/settings.local.json && echo c > .claude/commands/c.md && "
+	     "echo '{}' > .devcontainer/devcontainer.json && "
+	     "echo FROM > .devcontainer/Dockerfile && echo '{}' > .cursor/mcp.json && "
+	     "echo x > .helix/languages.toml && echo '[]' > .zed/tasks.json && "
+	     "echo '{}' > .zed/settings.json && echo o > .zed/other.json && echo made");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+		ck_assert_msg(!exists_in(ws, gone[i]), "mode %d: %s stayed: %s", _i,
+			      gone[i], r.out);
+	ck_assert(reverted_has(&r, "/.claude"));
+	ck_assert(reverted_has(&r, "/.devcontainer"));
+	ck_assert(reverted_has(&r, "/.zed/tasks.json"));
+	/* What the folder held before, and the rest of it, stay. */
+	ck_assert(exists_in(ws, ".zed/keep.json"));
+	ck_assert(exists_in(ws, ".zed/other.json"));
+	wst_run_free(&r);
+}
+END_TEST
+
 /* Whether git is installed (CI has it); git tests skip without it. */
 static bool
 have_git(void)
@@ -6241,6 +6281,7 @@ suite(void)
 	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_loop_test(tf, nested_editor_settings_reverted, 0, nm);
+	tcase_add_loop_test(tf, folder_guards_missing_folder, 0, nm);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, vcs_dir_links_removed, 0, nm);
