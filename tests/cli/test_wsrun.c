@@ -3177,6 +3177,47 @@ START_TEST(home_persist_places_review18)
 END_TEST
 
 /*
+ * Review28 07: with HOME the workspace, coding agents' user configuration
+ * (the MCP servers and hooks they start at the person's next session):
+ * what a command plants in a missing one does not stay, and one that
+ * exists (Claude Code's ~/.claude.json, Codex's config.toml) is as it
+ * was, in either view.
+ */
+START_TEST(home_persist_places_review28)
+{
+	struct wst_run r;
+	char hv[4200], *t;
+	const char *env[] = {hv, NULL};
+
+	places_kept_out(wst_review28_places, wst_review28_nplaces);
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo '{\"mcpServers\":{}}' > .claude.json; "
+				      "echo '[mcp_servers.x]' >> .codex/config.toml; "
+				      "echo ok > notes.txt; echo made", NULL};
+
+		wst_write(ws, ".claude.json", "{\"numStartups\":3}\n");
+		wst_write(ws, ".codex/config.toml", "model = \"x\"\n");
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_str_eq(t = text_in(ws, ".claude.json"), "{\"numStartups\":3}\n");
+		free(t);
+		ck_assert_str_eq(t = text_in(ws, ".codex/config.toml"), "model = \"x\"\n");
+		free(t);
+		ck_assert(exists_in(ws, "notes.txt"));
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/*
  * Review14 01: wsrun's own PATH holds directories in the workspace (an
  * activated venv's bin/, a node_modules/.bin not made yet, a relative
  * "." entry).  In either view, what a command drops in an existing one
@@ -6275,6 +6316,7 @@ suite(void)
 	tcase_add_test(tf, home_persist_places_review14);
 	tcase_add_test(tf, home_persist_places_review16);
 	tcase_add_test(tf, home_persist_places_review18);
+	tcase_add_test(tf, home_persist_places_review28);
 	tcase_add_test(tf, path_dirs_places);
 	tcase_add_test(tf, path_dir_missing_made);
 	tcase_add_test(tf, path_dir_spelled_through_link);
