@@ -198,6 +198,21 @@ const char *const ws_home_persist[] = {
 	".local/share/konsole/", ".config/terminator/",
 	".config/herbstluftwm/", ".config/kak/", ".config/micro/",
 	".config/elvish/", ".elvish/",
+	/*
+	 * Review28 07.  Coding agents' user configuration, which names
+	 * the MCP servers and hooks they start, unasked, at the person's
+	 * next session in any project: Claude Code's ~/.claude.json
+	 * (user- and local-scope mcpServers; the backup copy it keeps
+	 * beside it) and ~/.claude/ (settings' hooks, the hooks, commands and
+	 * agents they name, CLAUDE.md), Codex's, Gemini CLI's, Windsurf's,
+	 * opencode's, Continue's, and Cursor's global mcp.json.  The agents
+	 * rewrite these themselves all the time, from the host: a
+	 * read-only bind in a command's view does not stop them, and a
+	 * command's own agent has a private HOME (wsrun(1)).
+	 */
+	".claude.json", ".claude.json.backup", ".claude/", ".codex/",
+	".gemini/", ".codeium/", ".config/opencode/", ".continue/",
+	".cursor/mcp.json",
 };
 const size_t ws_home_persist_n =
 	sizeof(ws_home_persist) / sizeof(ws_home_persist[0]);

@@ -5,6 +5,7 @@
 #include "ws/policy.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -504,21 +505,77 @@ ws__user_home_paths(struct ws__frule *r, struct ws_vars *vars, struct ws__uhome 
 	return 0;
 }
 
+/* Most entries of a directory ws__dir_matches() looks at. */
+#define WS__TWIN_SCAN_MAX 20000
+
+/*
+ * Whether an entry of the directory dir (not "." or "..") has a name g
+ * matches: 1, 0, or -1 when dir cannot be read or holds more entries
+ * than are looked at (the caller decides which way that goes).
+ */
+static int
+ws__dir_matches(const char *dir, struct ws_glob *g)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t seen = 0;
+	int found = 0;
+
+	if (d == NULL)
+		return -1;
+	while (found == 0 && (de = readdir(d)) != NULL) {
+		const char *nm = de->d_name;
+
+		if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
+			continue;
+		if (++seen > WS__TWIN_SCAN_MAX) {
+			found = -1;
+			break;
+		}
+		found = ws_glob_match(g, nm, strlen(nm)) == 1;
+	}
+	closedir(d);
+	return found;
+}
+
 /*
  * Whether a glob written from "/" without a variable names, by its first
  * component, no host path but an entry of the workspace ("/secret.txt"
  * where the workspace holds secret.txt): a path as the tools show it.
- * One lstat, or two.
+ * One lstat, or two.  A first component with a wildcard ("/" "*.pem",
+ * "/.env*": review28 06) is matched against the names at the host's "/"
+ * and at the workspace's top, a few dozen at "/": none there and one in
+ * the workspace is a path as the tools show it.  Where a directory
+ * cannot be read through (or is too large to), the answer leans to a
+ * twin, which only refuses more.
  */
 static bool
 ws__virtual_looking(const char *ws, const char *raw)
 {
+	size_t c = strcspn(raw + 1, "/");
 	size_t n = strcspn(raw + 1, "/*?[\\$");
 	char host[PATH_MAX], in[PATH_MAX];
+	struct ws_glob *g = NULL;
 	struct stat st;
+	char *comp;
+	bool twin;
 
-	if (n == 0 || (raw[1 + n] != '\0' && raw[1 + n] != '/') ||
-	    snprintf(host, sizeof(host), "/%.*s", (int)n, raw + 1) >= (int)sizeof(host) ||
+	if (c == 0 || memchr(raw + 1, '$', c) != NULL)
+		return false;
+	if (n < c) {
+		/* "*" or "**" matches a name at "/": the host's rule. */
+		if ((comp = strndup(raw + 1, c)) == NULL)
+			return false;
+		if (ws_glob_compile(comp, 0, &g, NULL) < 0) {
+			free(comp);
+			return false; /* the whole glob's compile says why */
+		}
+		free(comp);
+		twin = ws__dir_matches("/", g) != 1 && ws__dir_matches(ws, g) != 0;
+		ws_glob_free(g);
+		return twin;
+	}
+	if (snprintf(host, sizeof(host), "/%.*s", (int)n, raw + 1) >= (int)sizeof(host) ||
 	    snprintf(in, sizeof(in), "%s/%.*s", ws, (int)n, raw + 1) >= (int)sizeof(in))
 		return false;
 	return lstat(host, &st) < 0 && errno == ENOENT && lstat(in, &st) == 0;

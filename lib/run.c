@@ -961,6 +961,24 @@ ws__home_places(struct ws_ctx *ws, const struct ws_home_place *hp, size_t nhp,
 }
 
 /*
+ * Whether the literal guard lit lies in a repository's own directory
+ * (.git, .hg, .jj, .sl: the repositories' walk, lib/vcs.c, cleans them).
+ */
+static bool
+ws__vcs_dir_guard(const char *lit)
+{
+	static const char *const dirs[] = {".git", ".hg", ".jj", ".sl"};
+	size_t n = strcspn(lit, "/");
+
+	if (lit[n] != '/')
+		return false;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (strlen(dirs[i]) == n && strncmp(lit, dirs[i], n) == 0)
+			return true;
+	return false;
+}
+
+/*
  * plan: the call's sandbox plan, whose resolution of HOME's places the
  * snapshot takes when it made one (home_done); NULL, or none made: the
  * places are resolved here.
@@ -992,12 +1010,24 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
 			rc = ws__place_add(ws, a, rest, false, out, n);
 	}
 	nown = *n;
-	/* The literal persistence guards (.envrc, .vscode, rc files, ...)
-	 * at the top of every writable anchor. */
-	for (size_t k = 0; rc == 0 && (lit = ws_guard_literal(ws, k)) != NULL; k++)
+	/*
+	 * The literal persistence guards (.envrc, .vscode, rc files, ...)
+	 * at the top of every writable anchor.  One below a repository's
+	 * own directory (.git/config) is a place only where that directory
+	 * exists: a git init must not lose its whole .git, which the
+	 * repositories' walk cleans.  Any other (.claude/settings.json,
+	 * .devcontainer/devcontainer.json) is one from its first missing
+	 * component, which goes whole if the command made it, as a new
+	 * .vscode does: else a command's mkdir .claude and hooks file
+	 * stayed in a project without .claude (review28 03).
+	 */
+	for (size_t k = 0; rc == 0 && (lit = ws_guard_literal(ws, k)) != NULL; k++) {
+		bool vcs = ws__vcs_dir_guard(lit);
+
 		for (size_t a = 0; rc == 0 && a < ws->nanchors; a++)
 			if (!ws->anchors[a].ro)
-				rc = ws__place_add(ws, (int)a, lit, true, out, n);
+				rc = ws__place_add(ws, (int)a, lit, vcs, out, n);
+	}
 	if (rc == 0 && plan != NULL && plan->home_done)
 		rc = ws__home_places(ws, plan->home_places, plan->nhome_places,
 				     out, n);

@@ -938,6 +938,34 @@ START_TEST(persistence_home_places_review18)
 END_TEST
 
 /*
+ * Review28 07: coding agents' user configuration (Claude Code's
+ * ~/.claude.json and ~/.claude/, Codex's, Gemini CLI's, Windsurf's,
+ * opencode's, Continue's: the MCP servers and hooks they start at the
+ * person's next session) is refused, an existing ~/.claude.json too;
+ * siblings that run nothing are not.
+ */
+START_TEST(persistence_home_places_review28)
+{
+	static const char *const free_files[] = {
+		".claude.json.tmp", ".claudex/x", ".cursor/argv.json",
+	};
+	char *ws = wst_path(base, "home");
+	const char *w[] = {"--content", "{\"mcpServers\":{}}", ".claude.json", NULL};
+	char *t, *f = wst_path(base, "home/.claude.json");
+
+	home_places_refused(wst_review28_places, wst_review28_nplaces, free_files,
+			    sizeof(free_files) / sizeof(free_files[0]));
+	wst_write(ws, ".claude.json", "{\"numStartups\":3}\n");
+	whp(ws, true, w);
+	t = wst_slurp(f, NULL);
+	ck_assert_str_eq(t, "{\"numStartups\":3}\n");
+	free(t);
+	free(f);
+	free(ws);
+}
+END_TEST
+
+/*
  * Review14 01: the caller's PATH holds directories in the workspace (an
  * activated venv's bin/, one not made yet): writing there is refused,
  * replacing an existing script (whose mode a write keeps) too; the
@@ -2166,6 +2194,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_places_review14);
 	tcase_add_test(tc, persistence_home_places_review16);
 	tcase_add_test(tc, persistence_home_places_review18);
+	tcase_add_test(tc, persistence_home_places_review28);
 	tcase_add_test(tc, persistence_path_dirs);
 	tcase_add_test(tc, persistence_xdg_bases);
 	tcase_add_test(tc, persistence_home_spoofed_or_aliased);

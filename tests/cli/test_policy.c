@@ -138,6 +138,50 @@ START_TEST(virtual_looking_deny_refused)
 }
 END_TEST
 
+/*
+ * Review28 06: such a glob with a wildcard in its first component
+ * ("/" "*.pem", "/.env*") got no twin and protected nothing, silently: the
+ * workspace's key.pem and .env.local were read.  It is twinned when no
+ * name at the host's "/" matches that component and one in the
+ * workspace does; one that matches a host name ("/bi*" and /bin) is the
+ * host's rule, and the workspace's bigdata/ stays readable.
+ */
+START_TEST(virtual_looking_glob_deny)
+{
+	struct wst_run r;
+	char *ws = wst_path(tmp, "vg"), *pol = wst_path(tmp, "vg.json");
+	static const char *const denied[] = {"/key.pem", "/.env.local", "/id_ed25519"};
+
+	wst_write(tmp, "vg/key.pem", "PRIVATE\n");
+	wst_write(tmp, "vg/.env.local", "PRIVATE\n");
+	wst_write(tmp, "vg/id_ed25519", "PRIVATE\n");
+	wst_write(tmp, "vg/bigdata/x", "data\n");
+	wst_write(tmp, "vg/notes.txt", "notes\n");
+	wst_write(tmp, "vg.json",
+		  "{\"version\":1,\"file_rules\":[{\"name\":\"deny-secret\","
+		  "\"paths\":[\"/*.pem\",\"/.env*\",\"/id_[a-z]*\",\"/bi*/**\"],"
+		  "\"operations\":[\"*\"],\"decision\":\"deny\"},{\"name\":\"rest\","
+		  "\"paths\":[\"**\"],\"operations\":[\"*\"],\"decision\":\"allow\"}]}\n");
+	for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+		RUN(&r, NULL, NULL, "wsread", "--workspace", ws, "--policy", pol, "--json",
+		    denied[i]);
+		check_status(&r, 3, "POLICY_DENIED");
+		ck_assert_msg(strstr(r.out, "PRIVATE") == NULL, "%s: %s", denied[i], r.out);
+		wst_run_free(&r);
+	}
+	RUN(&r, NULL, NULL, "wsread", "--workspace", ws, "--policy", pol, "--json",
+	    "/bigdata/x");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	RUN(&r, NULL, NULL, "wsread", "--workspace", ws, "--policy", pol, "--json",
+	    "/notes.txt");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	free(ws);
+	free(pol);
+}
+END_TEST
+
 /* ---- wspath --explain --op: the seed's examples ---- */
 
 /*
@@ -1518,6 +1562,7 @@ suite(void)
 	tcase_add_test(tc, explain_seed_monorepo);
 	tcase_add_test(tc, user_home_rules_under_scratch_home);
 	tcase_add_test(tc, virtual_looking_deny_refused);
+	tcase_add_test(tc, virtual_looking_glob_deny);
 	tcase_add_test(tc, explain_seed_non_project);
 	tcase_add_test(tc, explain_op_on_a_hidden_path);
 	tcase_add_test(tc, explain_worktree_git_file);

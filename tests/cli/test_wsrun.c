@@ -3239,6 +3239,47 @@ START_TEST(home_persist_places_review18)
 END_TEST
 
 /*
+ * Review28 07: with HOME the workspace, coding agents' user configuration
+ * (the MCP servers and hooks they start at the person's next session):
+ * what a command plants in a missing one does not stay, and one that
+ * exists (Claude Code's ~/.claude.json, Codex's config.toml) is as it
+ * was, in either view.
+ */
+START_TEST(home_persist_places_review28)
+{
+	struct wst_run r;
+	char hv[4200], *t;
+	const char *env[] = {hv, NULL};
+
+	places_kept_out(wst_review28_places, wst_review28_nplaces);
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo '{\"mcpServers\":{}}' > .claude.json; "
+				      "echo '[mcp_servers.x]' >> .codex/config.toml; "
+				      "echo ok > notes.txt; echo made", NULL};
+
+		wst_write(ws, ".claude.json", "{\"numStartups\":3}\n");
+		wst_write(ws, ".codex/config.toml", "model = \"x\"\n");
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			continue;
+		}
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+		ck_assert_str_eq(t = text_in(ws, ".claude.json"), "{\"numStartups\":3}\n");
+		free(t);
+		ck_assert_str_eq(t = text_in(ws, ".codex/config.toml"), "model = \"x\"\n");
+		free(t);
+		ck_assert(exists_in(ws, "notes.txt"));
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/*
  * Review14 01: wsrun's own PATH holds directories in the workspace (an
  * activated venv's bin/, a node_modules/.bin not made yet, a relative
  * "." entry).  In either view, what a command drops in an existing one
@@ -3442,6 +3483,46 @@ START_TEST(nested_editor_settings_reverted)
 	ck_assert_str_eq(t, "{\"top\":1}\n");
 	free(t);
 	ck_assert(!exists_in(ws, ".vscode/tasks.json"));
+	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * Review28 03: the folder settings other programs run from
+ * (.claude/settings.json, .devcontainer/devcontainer.json, ...) were
+ * removed after a command only where their folder existed: in a project
+ * without .claude/, a command's mkdir .claude and hooks file stayed.  A
+ * folder the command made goes whole now, with what else it put there
+ * (the result names it); in a folder that was there only the guarded
+ * file goes.
+ */
+START_TEST(folder_guards_missing_folder)
+{
+	struct wst_run r;
+	static const char *const gone[] = {
+		".claude", ".devcontainer", ".cursor", ".helix", ".zed/tasks.json",
+		".zed/settings.json",
+	};
+
+	wst_write(ws, ".zed/keep.json", "{}\n");
+	RUNM(&r, _i, "-c", "mkdir -p .claude/commands .devcontainer .cursor .helix && "
+	     "echo '{\"hooks\":{}}' > .claude/settings.json && "
+	     "echo '{}' > .claude/settings.local.json && echo c > .claude/commands/c.md && "
+	     "echo '{}' > .devcontainer/devcontainer.json && "
+	     "echo FROM > .devcontainer/Dockerfile && echo '{}' > .cursor/mcp.json && "
+	     "echo x > .helix/languages.toml && echo '[]' > .zed/tasks.json && "
+	     "echo '{}' > .zed/settings.json && echo o > .zed/other.json && echo made");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "made\n");
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+		ck_assert_msg(!exists_in(ws, gone[i]), "mode %d: %s stayed: %s", _i,
+			      gone[i], r.out);
+	ck_assert(reverted_has(&r, "/.claude"));
+	ck_assert(reverted_has(&r, "/.devcontainer"));
+	ck_assert(reverted_has(&r, "/.zed/tasks.json"));
+	/* What the folder held before, and the rest of it, stay. */
+	ck_assert(exists_in(ws, ".zed/keep.json"));
+	ck_assert(exists_in(ws, ".zed/other.json"));
 	wst_run_free(&r);
 }
 END_TEST
@@ -6298,12 +6379,14 @@ suite(void)
 	tcase_add_test(tf, home_persist_places_review14);
 	tcase_add_test(tf, home_persist_places_review16);
 	tcase_add_test(tf, home_persist_places_review18);
+	tcase_add_test(tf, home_persist_places_review28);
 	tcase_add_test(tf, path_dirs_places);
 	tcase_add_test(tf, path_dir_missing_made);
 	tcase_add_test(tf, path_dir_spelled_through_link);
 	tcase_add_test(tf, xdg_persist_places);
 	tcase_add_test(tf, persist_guards_reverted);
 	tcase_add_loop_test(tf, nested_editor_settings_reverted, 0, nm);
+	tcase_add_loop_test(tf, folder_guards_missing_folder, 0, nm);
 	tcase_add_test(tf, markers_reverted);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, vcs_dir_links_removed, 0, nm);

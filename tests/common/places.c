@@ -62,3 +62,12 @@ const char *const wst_review18_places[] = {
 };
 const size_t wst_review18_nplaces =
 	sizeof(wst_review18_places) / sizeof(wst_review18_places[0]);
+
+const char *const wst_review28_places[] = {
+	".claude.json", ".claude.json.backup", ".claude/commands/x.md",
+	".claude/hooks/h.sh", ".codex/config.toml", ".gemini/settings.json",
+	".codeium/windsurf/mcp_config.json", ".config/opencode/opencode.json",
+	".continue/config.yaml",
+};
+const size_t wst_review28_nplaces =
+	sizeof(wst_review28_places) / sizeof(wst_review28_places[0]);

@@ -36,4 +36,14 @@ extern const size_t wst_review16_nplaces;
 extern const char *const wst_review18_places[];
 extern const size_t wst_review18_nplaces;
 
+/*
+ * The HOME places review28 (07) found missing: coding agents' user
+ * configuration (Claude Code's ~/.claude.json and ~/.claude/, Codex's,
+ * Gemini CLI's, Windsurf's, opencode's, Continue's), which names the MCP
+ * servers and hooks they start.  (~/.cursor/mcp.json, also one, is the
+ * workspace's own guard first with HOME the workspace: not here.)
+ */
+extern const char *const wst_review28_places[];
+extern const size_t wst_review28_nplaces;
+
 #endif

@@ -656,6 +656,33 @@ START_TEST(sourced_and_start_up_places)
 }
 END_TEST
 
+/*
+ * Review28 07: with HOME the workspace, coding agents' user configuration
+ * (the MCP servers and hooks they start at the person's next session)
+ * was writable.  Each is a place now; a neighbour of the same stem, and
+ * Cursor's other files, are not.
+ */
+START_TEST(agent_config_places)
+{
+	static const char *const in[] = {
+		"/h/.claude.json", "/h/.claude.json.backup", "/h/.claude/settings.json",
+		"/h/.claude/commands/x.md", "/h/.claude/hooks/h.sh",
+		"/h/.codex/config.toml", "/h/.gemini/settings.json",
+		"/h/.codeium/windsurf/mcp_config.json",
+		"/h/.config/opencode/opencode.json", "/h/.continue/config.yaml",
+		"/h/.cursor/mcp.json",
+	};
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		ck_assert_msg(ws_persist_in("/h", WS_PERSIST_HOME, in[i]), "%s", in[i]);
+	ck_assert(!ws_persist_in("/h", WS_PERSIST_HOME, "/h/.claude.json.tmp"));
+	ck_assert(!ws_persist_in("/h", WS_PERSIST_HOME, "/h/.claudex/x"));
+	ck_assert(!ws_persist_in("/h", WS_PERSIST_HOME, "/h/.cursor/argv.json"));
+	/* Under XDG_CONFIG_HOME elsewhere, opencode's moves with it. */
+	ck_assert(ws_persist_in("/x", WS_PERSIST_XDG_CONFIG, "/x/opencode/opencode.json"));
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -677,6 +704,7 @@ suite(void)
 	tcase_add_test(tc, bases_path_loop);
 	tcase_add_test(tc, places_of_each_kind);
 	tcase_add_test(tc, sourced_and_start_up_places);
+	tcase_add_test(tc, agent_config_places);
 	suite_add_tcase(s, tc);
 	return s;
 }
