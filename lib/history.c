@@ -463,13 +463,42 @@ ws__hist_mark(int dfd, const char *dir)
 	bool dflt_place;
 	size_t wl;
 
-	if (fstatat(dfd, "../" WS_STATE_MARK, &sb, AT_SYMLINK_NOFOLLOW) == 0)
-		return 0;
-	if (errno != ENOENT || slash == NULL)
+	if (slash == NULL)
 		return ws__hist_io("cannot read the state directory's mark", dir);
 	wl = (size_t)(slash - dir) + 1;
 	dflt_place = wl >= sizeof(dflt) - 1 &&
 		     strncmp(slash + 1 - (sizeof(dflt) - 1), dflt, sizeof(dflt) - 1) == 0;
+	if (fstatat(dfd, "../" WS_STATE_MARK, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		bool run;
+
+		/*
+		 * Marked, but in a workspace where a command runs now: the
+		 * command may have made the whole directory, mark and forged
+		 * journal included, and the clean-up after it has not run
+		 * yet (review28 09).  Not trusted until it ends.  The
+		 * default place is masked in every command's view.
+		 */
+		if (dflt_place)
+			return 0;
+		if ((wfd = openat(dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return ws__hist_io("cannot open the state directory", dir);
+		run = ws__hist_run_above(wfd);
+		close(wfd);
+		if (!run)
+			return 0;
+		ws_error_set(WS_EPOLICY_DENIED, NULL,
+			     "history: the state directory %.*s lies in a "
+			     "workspace where a command (wsrun) runs now, which "
+			     "could have written it (its mark and journals "
+			     "included): it is not used until that command has "
+			     "ended and been cleaned up after", (int)wl - 1, dir);
+		ws_error_set_hint("run this again once that command has ended, "
+				  "or use a state directory outside the agent's "
+				  "workspace (XDG_STATE_HOME or --state-dir)");
+		return WS_EPOLICY_DENIED;
+	}
+	if (errno != ENOENT)
+		return ws__hist_io("cannot read the state directory's mark", dir);
 	wfd = openat(dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (wfd < 0)
 		return ws__hist_io("cannot open the state directory", dir);

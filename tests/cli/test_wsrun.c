@@ -4206,6 +4206,41 @@ START_TEST(state_dir_not_started_during_run)
 	snprintf(cmd, sizeof(cmd), "XDG_STATE_HOME='%s' '%s' --workspace '%s' --content two "
 		 "f.txt >/dev/null", st, wr, proj);
 	ck_assert_int_eq(system(cmd), 0);
+	/*
+	 * Review28 09: the command makes the state directory whole, mark
+	 * included (the forged journal would go beside it): the person's
+	 * call during the run is refused all the same.
+	 */
+	/* The person's, made above, would refuse the run (review23 03);
+	 * the word of the first run is taken back. */
+	wst_rmrf(st);
+	free(st);
+	st = wst_path(ws, "sub/started");
+	ck_assert_int_eq(unlink(st), 0);
+	free(st);
+	st = wst_path(ws, "x/state2");
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && { '%s' -c 'mkdir -p x/state2/wstools && "
+		 "touch x/state2/wstools/.wstools-state sub/started; sleep 3' "
+		 ">../run.out 2>&1 & "
+		 "pid=$!; for i in $(seq 300); do [ -e sub/started ] && break; sleep 0.1; done; "
+		 "XDG_STATE_HOME='%s' '%s' --workspace '%s' --json --content three f.txt "
+		 ">../call.out 2>&1; grep -q 'a command (wsrun) runs now' ../call.out; "
+		 "r=$?; wait $pid; exit $r; }",
+		 ws, run, st, wr, proj);
+	if (system(cmd) != 0) {
+		char *a = wst_path(base, "run.out"), *b = wst_path(base, "call.out");
+		char *ta = wst_slurp(a, NULL), *tb = wst_slurp(b, NULL);
+
+		ck_abort_msg("run: %s\ncall: %s", ta ? ta : "", tb ? tb : "");
+	}
+	{
+		char *f = wst_path(proj, "f.txt"), *t = wst_slurp(f, NULL);
+
+		ck_assert_str_eq(t, "two");
+		free(t);
+		free(f);
+	}
 	free(proj);
 	free(st);
 	free(run);
