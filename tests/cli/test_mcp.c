@@ -1765,6 +1765,29 @@ START_TEST(history_tools_only_when_asked)
 	ck_assert_msg(strstr(text_of(res), "ask the person") != NULL &&
 		      strstr(text_of(res), "force reverts") == NULL, "%s", text_of(res));
 	cJSON_Delete(r);
+	/*
+	 * ftu13 07: but "force" is the model's too, and works; the hint only
+	 * discourages it. wstools-mcp(1) says so where --history-tools is
+	 * described, so that a harness author knows to drop it.
+	 */
+	res = call(&m, 9, "undo", "{\"force\":true}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(f));
+	{
+		char *man = wst_slurp(WST_SRC_ROOT "/man/wstools-mcp.1", NULL);
+		char *b = strstr(man, ".It Fl -history-tools\n"), *e;
+
+		ck_assert_ptr_nonnull(b);
+		e = strstr(b + 1, "\n.It ");
+		ck_assert_ptr_nonnull(e);
+		*e = '\0';
+		ck_assert_msg(strstr(b, ".Qq force") != NULL &&
+			      strstr(b, "drops") != NULL,
+			      "wstools-mcp(1) --history-tools does not say the model "
+			      "may force an undo: %s", b);
+		free(man);
+	}
 	ck_assert_int_eq(mcp_close(&m), 0);
 	free(f);
 }
