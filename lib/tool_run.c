@@ -772,6 +772,34 @@ run_notes(const struct ws_run_result *r, const char *masked,
 		free(buf);
 		buf = NULL;
 	}
+	/*
+	 * The policy grants plain wsrun warns of (print_grants() with 2):
+	 * JSON's notes and a model's text said nothing of them while stderr
+	 * did (ftu13 06).  The quiet ones stay in isolation.policy_grants.
+	 */
+	for (size_t i = 0; i < r->ngrants; i++) {
+		const struct ws_policy_grant *g = &r->grants[i];
+		char *rule, *dir, *why;
+
+		if (!g->refused || g->quiet)
+			continue;
+		rule = ws_cli_masked(g->rule, true);
+		dir = ws_cli_masked(g->dir, true);
+		why = ws_cli_masked(g->why, true);
+		if ((m = open_memstream(&buf, &len)) != NULL) {
+			fprintf(m, "policy grant rule=%s dir=%s access=%s%s: refused%s%s",
+				rule ? rule : "?", dir ? dir : "?",
+				g->write ? "read-write" : "read", g->exec ? "+exec" : "",
+				g->why[0] ? ", " : "", why ? why : "");
+			if (fclose(m) == 0)
+				emit(arg, buf);
+			free(buf);
+			buf = NULL;
+		}
+		free(rule);
+		free(dir);
+		free(why);
+	}
 	for (size_t i = 0; i < r->view.lost.n; i++) {
 		char *n = ws_cli_masked(r->view.lost.name[i], true);
 
