@@ -527,6 +527,13 @@ place_outside(const struct ws_ctx *probe, const char *flag, const char *path,
 				    "would refuse it", what, flag);
 	if (ws_path_normalize(path, WS_NORM_CLAMP, &norm) < 0)
 		return ws_error_last_code();
+	/* The log's own check, whose hint knows where the home's state
+	 * directory lies (ftu13 16). */
+	if (strcmp(flag, "--state-dir") != 0) {
+		rc = ws_audit_place_check(probe, path, norm);
+		free(norm);
+		return rc;
+	}
 	for (size_t i = 0; i < probe->nanchors && rc == 0; i++)
 		if (strcmp(probe->anchors[i].real, "/") != 0 &&
 		    ws_path_within(probe->anchors[i].real, norm, NULL))

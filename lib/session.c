@@ -1152,20 +1152,55 @@ ws__apply_limits(struct ws_cli *cli)
  * elsewhere is not caught, but no system call is added to every audited
  * call.
  */
-static int
-ws__audit_outside(const struct ws_ctx *ws, const char *path, const char *real)
+int
+ws_audit_place_check(const struct ws_ctx *ws, const char *path, const char *real)
 {
-	for (size_t i = 0; i < ws->nanchors; i++)
-		if (strcmp(ws->anchors[i].real, "/") != 0 &&
-		    ws_path_within(ws->anchors[i].real, real, NULL)) {
+	for (size_t i = 0; i < ws->nanchors; i++) {
+		const struct ws_anchor *an = &ws->anchors[i];
+		const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+		char *st = NULL, *norm = NULL;
+		bool st_inside;
+
+		if (strcmp(an->real, "/") == 0 ||
+		    !ws_path_within(an->real, real, NULL))
+			continue;
+		/*
+		 * The usual place, the state directory's, is no advice where
+		 * the workspace holds it too (HOME as the workspace, ftu13
+		 * 16): the hint named the very place just refused.
+		 */
+		if (x != NULL && x[0] == '/')
+			st = ws_path_join(x, "wstools");
+		else if (h != NULL && h[0] == '/')
+			st = ws_path_join(h, ".local/state/wstools");
+		st_inside = st == NULL ||
+			    ws_path_normalize(st, WS_NORM_CLAMP, &norm) < 0 ||
+			    ws_path_within(an->real, norm, NULL);
+		if (i == 0)
 			ws_error_set(WS_EINVALID_ARGUMENT, path,
-				     "the audit log lies inside the workspace or "
-				     "a mount (%s): a call or command not given "
-				     "this log could rewrite it",
-				     ws->anchors[i].vprefix);
-			return ws_error_set_hint("put it outside, e.g. "
-						 "~/.local/state/wstools/audit.log");
-		}
+				     "the audit log lies inside the workspace "
+				     "%s: a call or command not given this log "
+				     "could rewrite it", an->real);
+		else
+			ws_error_set(WS_EINVALID_ARGUMENT, path,
+				     "the audit log lies inside the mount %s "
+				     "(%s): a call or command not given this log "
+				     "could rewrite it", an->vprefix, an->real);
+		if (!st_inside)
+			ws_error_set_hint("put it outside, e.g. %s/audit.log", st);
+		else if (st != NULL)
+			ws_error_set_hint("put it outside %s, which holds the "
+					  "state directory %s too: e.g. in a "
+					  "directory of its own under /var/log",
+					  an->real, st);
+		else
+			ws_error_set_hint("put it outside %s: e.g. in a "
+					  "directory of its own under /var/log",
+					  an->real);
+		free(norm);
+		free(st);
+		return WS_EINVALID_ARGUMENT;
+	}
 	return 0;
 }
 
@@ -1193,7 +1228,7 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 
 		if (ws_path_normalize(path, WS_NORM_CLAMP, &norm) < 0)
 			return ws_error_last_code();
-		rc = ws__audit_outside(ws, path, norm);
+		rc = ws_audit_place_check(ws, path, norm);
 		free(norm);
 		if (rc < 0)
 			return rc;
@@ -1206,7 +1241,7 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 		char *real = NULL;
 
 		if (ws_canonical_path(path, &real) == 0)
-			rc = ws__audit_outside(ws, path, real);
+			rc = ws_audit_place_check(ws, path, real);
 		if (rc < 0) {
 			/* Nothing more goes into it, not this refusal's
 			 * line either, and a log this call made is gone

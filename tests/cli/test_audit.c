@@ -494,6 +494,71 @@ START_TEST(log_guarded_through_spellings)
 }
 END_TEST
 
+/*
+ * ftu13 16: with the home as the workspace, the refusal's hint named the
+ * very place it refused (~/.local/state/wstools/audit.log), and "(/)"
+ * read as "the mount /". The hint names the usual place only where it is
+ * outside, and the message names the workspace.
+ */
+START_TEST(log_in_home_workspace_hint)
+{
+	struct wst_run r;
+	char *home_env, *log_env, *xdg_env, *st = wst_path(T, "state");
+	const char *hint, *msg;
+
+	ck_assert_int_ge(asprintf(&home_env, "HOME=%s", W), 0);
+	ck_assert_int_ge(asprintf(&log_env, "WS_AUDIT=%s/.local/state/wstools/audit.log", W), 0);
+	ck_assert_int_ge(asprintf(&xdg_env, "XDG_STATE_HOME=%s", st), 0);
+	{
+		const char *env[] = {"XDG_STATE_HOME", home_env, log_env, NULL};
+
+		wst_runv(&r, NULL, env, "wsls", (const char *[]){"--workspace", W,
+			 "--json", NULL});
+	}
+	ck_assert_msg(r.status != 0 && strcmp(wst_code(&r), "INVALID_ARGUMENT") == 0,
+		      "%d %s", r.status, r.out);
+	hint = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "hint"));
+	msg = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "message"));
+	ck_assert_msg(hint != NULL && strstr(hint, ".local/state/wstools/audit.log") == NULL &&
+		      strstr(hint, "/var/log") != NULL, "%s", r.out);
+	ck_assert_msg(msg != NULL && strstr(msg, "inside the workspace ") != NULL &&
+		      strstr(msg, W) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The server says the same at start (its own check before). */
+	{
+		const char *env[] = {"XDG_STATE_HOME", home_env, "WS_AUDIT", NULL};
+		char *log = NULL;
+
+		ck_assert_int_ge(asprintf(&log, "%s/.local/state/wstools/audit.log", W), 0);
+		wst_runv(&r, "", env, "wstools", (const char *[]){"mcp", "--audit",
+			 log, W, NULL});
+		free(log);
+	}
+	ck_assert_msg(r.status == 2 && strstr(r.err, "hint: put it outside ") != NULL &&
+		      strstr(r.err, "/var/log") != NULL, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	/* A state directory outside: the hint names a log in it. */
+	{
+		const char *env[] = {xdg_env, home_env, log_env, NULL};
+
+		wst_runv(&r, NULL, env, "wsls", (const char *[]){"--workspace", W,
+			 "--json", NULL});
+	}
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	hint = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "hint"));
+	ck_assert_msg(hint != NULL && strstr(hint, st) != NULL &&
+		      strstr(hint, "/wstools/audit.log") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(home_env);
+	free(log_env);
+	free(xdg_env);
+	free(st);
+}
+END_TEST
+
 /* wsrun's line: the command, its exit status, the isolation. */
 START_TEST(wsrun_line)
 {
@@ -702,6 +767,7 @@ suite(void)
 	tcase_add_test(tc, resolver_refusals_name_path);
 	tcase_add_test(tc, non_utf8_escaped);
 	tcase_add_test(tc, tools_at_once_one_chain);
+	tcase_add_test(tc, log_in_home_workspace_hint);
 	suite_add_tcase(s, tc);
 	return s;
 }
