@@ -843,6 +843,33 @@ cmd_mcp(int argc, char **argv)
 		 * the server's mistake, not the model's: said now, on stderr,
 		 * rather than as every call's INVALID_ARGUMENT (ftu12 19).
 		 */
+		/*
+		 * A relative name is the current directory's, as on the
+		 * command line (ftu13 11): made absolute once here, so that
+		 * every call gets the same file.
+		 */
+		{
+			const char *a = cli.audit ? cli.audit : getenv("WS_AUDIT");
+			char *abs = NULL;
+
+			if (rc == 0 && a != NULL && a[0] != '\0' &&
+			    (rc = ws_cli_cwd_name(a, "the audit log", &abs)) == 0 &&
+			    abs != NULL) {
+				if ((rc = push((const char ***)&owned, &nowned, abs)) < 0)
+					free(abs);
+				else
+					cli.audit = abs;
+			}
+			abs = NULL;
+			if (rc == 0 && cli.state_dir != NULL &&
+			    (rc = ws_cli_cwd_name(cli.state_dir, "the state directory",
+						  &abs)) == 0 && abs != NULL) {
+				if ((rc = push((const char ***)&owned, &nowned, abs)) < 0)
+					free(abs);
+				else
+					cli.state_dir = abs;
+			}
+		}
 		if (rc == 0)
 			rc = place_outside(&probe, cli.audit ? "--audit" : "WS_AUDIT",
 					   cli.audit ? cli.audit : getenv("WS_AUDIT"),

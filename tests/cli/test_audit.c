@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -559,6 +560,72 @@ START_TEST(log_in_home_workspace_hint)
 }
 END_TEST
 
+/*
+ * ftu13 11: a relative --audit, WS_AUDIT or --state-dir is the current
+ * directory's, as a shell user means it and as wstools audit --verify
+ * FILE takes it; it was refused ("must be an absolute file name") with no
+ * hint. The server makes it absolute at start.
+ */
+START_TEST(relative_names_are_the_current_directorys)
+{
+	struct wst_run r;
+	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *rel = wst_path(T, "rel.jsonl"), *envl = wst_path(T, "env.jsonl");
+	char *st = wst_path(T, "st"), *ml = wst_path(T, "mcp.jsonl");
+
+	ck_assert_int_ge(here, 0);
+	wst_write(W, "README.md", "hi\n");
+	ck_assert_int_eq(chdir(W), 0);
+	wst_run(&r, NULL, "wsread", "--workspace", W, "--audit", "../rel.jsonl",
+		"README.md", NULL);
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	ck_assert(wst_exists(rel));
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "../rel.jsonl", NULL);
+	ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+	wst_run_free(&r);
+	{
+		const char *env[] = {"WS_AUDIT=../env.jsonl", NULL};
+
+		wst_runv(&r, NULL, env, "wsls", (const char *[]){"--workspace", W, NULL});
+	}
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	ck_assert(wst_exists(envl));
+	wst_run(&r, NULL, "wswrite", "--workspace", W, "--state-dir", "../st",
+		"--content", "x", "made.txt", NULL);
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	ck_assert(wst_exists(st));
+	wst_run(&r, NULL, "wstools", "history", "--workspace", W, "--state-dir",
+		"../st", "--json", NULL);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "/made.txt") != NULL,
+		      "%d %s %s", r.status, r.out, r.err);
+	wst_run_free(&r);
+	/* Inside the workspace is still refused, relative or not. */
+	wst_run(&r, NULL, "wsread", "--workspace", W, "--audit", "in.jsonl",
+		"--json", "README.md", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "inside the workspace") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The server: started, not refused. */
+	{
+		const char *env[] = {"WS_AUDIT", NULL};
+
+		wst_runv(&r, "", env, "wstools", (const char *[]){"mcp", "--audit",
+			 "../mcp.jsonl", "--state-dir", "../st", W, NULL});
+	}
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	ck_assert_int_eq(fchdir(here), 0);
+	close(here);
+	free(rel);
+	free(envl);
+	free(st);
+	free(ml);
+}
+END_TEST
+
 /* wsrun's line: the command, its exit status, the isolation. */
 START_TEST(wsrun_line)
 {
@@ -768,6 +835,7 @@ suite(void)
 	tcase_add_test(tc, non_utf8_escaped);
 	tcase_add_test(tc, tools_at_once_one_chain);
 	tcase_add_test(tc, log_in_home_workspace_hint);
+	tcase_add_test(tc, relative_names_are_the_current_directorys);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -37,6 +37,15 @@ int ws_audit_place_check(const struct ws_ctx *ws, const char *path,
 			 const char *real);
 
 /*
+ * A relative --audit, WS_AUDIT or --state-dir made absolute against the
+ * current directory (lexically normal), as a shell user means it and as
+ * wstools audit --verify FILE takes it: *out malloc'd, or NULL when name
+ * is absolute already.  what names it in errors.  Errors:
+ * WS_EINVALID_ARGUMENT (empty, or no current directory), WS_ENOMEM.
+ */
+int ws_cli_cwd_name(const char *name, const char *what, char **out);
+
+/*
  * Where the workspace of cli came from, as --verbose and wspath --explain
  * say it after the root: "the current directory; WS_ROOT or --workspace
  * to choose", "--workspace", "WS_ROOT", or the server's (FTU10 11).
