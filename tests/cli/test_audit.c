@@ -232,6 +232,79 @@ START_TEST(verify_finds_tampering)
 }
 END_TEST
 
+/*
+ * ftu13 09: lines cut off the end leave a valid chain, so --verify says
+ * the last line's hash (to keep where the writer cannot reach) and
+ * --expect HASH fails when no line has it any more; audit --help is
+ * usage, not an error.
+ */
+START_TEST(verify_last_hash_and_expect)
+{
+	struct wst_run r;
+	cJSON **v;
+	size_t n, len;
+	char *text, *cut, last[65], second[65];
+
+	for (int i = 0; i < 4; i++) {
+		run_logged(&r, NULL, "wsls", (const char *[]){"--workspace", W, NULL});
+		ck_assert_int_eq(r.status, 0);
+		wst_run_free(&r);
+	}
+	v = lines(&n);
+	ck_assert_uint_eq(n, 4);
+	snprintf(last, sizeof(last), "%s", s(v[3], "hash"));
+	snprintf(second, sizeof(second), "%s", s(v[1], "hash"));
+	lines_free(v, n);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", LOG, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "4 lines, the chain holds") != NULL &&
+		      strstr(r.out, last) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--json", LOG, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(wst_output_str(&r, "last_hash"), last);
+	ck_assert_str_eq(wst_output_str(&r, "first_prev"),
+			 "0000000000000000000000000000000000000000000000000000000000000000");
+	wst_run_free(&r);
+	/* An earlier line's hash is found; the log's own last one too. */
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--expect", second, LOG, NULL);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "line 2's") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The last two lines cut off: the chain holds, the kept hash is gone. */
+	text = wst_slurp(LOG, &len);
+	cut = strchr(strchr(text, '\n') + 1, '\n') + 1;
+	wst_writen(T, "cut.jsonl", text, (size_t)(cut - text));
+	free(text);
+	text = wst_path(T, "cut.jsonl");
+	wst_run(&r, NULL, "wstools", "audit", "--verify", text, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, second) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--expect", last, text, NULL);
+	ck_assert_msg(r.status == 1 && strstr(r.out, "no line of the chain has the "
+						  "expected hash") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--json", "--expect", last,
+		text, NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert(cJSON_IsNull(wst_output(&r, "expect_at")));
+	ck_assert(cJSON_IsFalse(wst_output(&r, "valid")));
+	wst_run_free(&r);
+	free(text);
+	/* Not a hash: refused, with how to give one. */
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--expect", "d4bf", LOG, NULL);
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	for (int k = 0; k < 2; k++) {
+		wst_run(&r, NULL, "wstools", "audit", k ? "-h" : "--help", NULL);
+		ck_assert_msg(r.status == 0 && strncmp(r.out, "Usage: wstools audit", 20) == 0 &&
+			      strstr(r.out, "--expect") != NULL, "%d %s %s", r.status,
+			      r.out, r.err);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(unwritable_log_fails_first)
 {
 	struct wst_run r;
@@ -835,6 +908,7 @@ suite(void)
 	tcase_add_test(tc, non_utf8_escaped);
 	tcase_add_test(tc, tools_at_once_one_chain);
 	tcase_add_test(tc, log_in_home_workspace_hint);
+	tcase_add_test(tc, verify_last_hash_and_expect);
 	tcase_add_test(tc, relative_names_are_the_current_directorys);
 	suite_add_tcase(s, tc);
 	return s;
