@@ -1330,8 +1330,14 @@ audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
 	 * variables (GIT_CONFIG_KEY_0=alias.pu with VALUE_0=push makes
 	 * "git pu" a push) and where it ran (review20 03).
 	 */
+	/* Always, as wstools(1) lists it: where none was asked for, where
+	 * the command ran (ftu13 10). */
 	if (o->cwd != NULL)
 		ws_audit_set_str(cli->audit_log, "cwd", o->cwd);
+	else if (r != NULL && r->cwd != NULL)
+		ws_audit_set_str(cli->audit_log, "cwd", r->cwd);
+	else
+		ws_audit_set_str(cli->audit_log, "cwd", "/");
 	/*
 	 * The names only: a value may be a token (API_TOKEN=...), and a
 	 * hash-chained log keeps what it is given for good (review21 01).

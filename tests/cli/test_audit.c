@@ -744,6 +744,89 @@ START_TEST(wsrun_line)
 		free(e);
 	}
 	lines_free(v, n);
+	/*
+	 * ftu13 10: under a policy the command check put the command line
+	 * in "path" (a file's name everywhere else), and "cwd" was there
+	 * only when --cwd was given.
+	 */
+	{
+		const char *wv2 = getenv("WST_TOOL_WRAPPER");
+		char *wrapper2 = wv2 ? strdup(wv2) : NULL;
+
+		unsetenv("WST_TOOL_WRAPPER");
+		run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W,
+			   "--policy", "dev-safe", "-c", "exit 0", NULL});
+		if (wrapper2 != NULL)
+			setenv("WST_TOOL_WRAPPER", wrapper2, 1);
+		free(wrapper2);
+	}
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(s(v[1], "command"), "exit 0");
+	ck_assert_str_eq(s(v[1], "checked"), "exec");
+	ck_assert_msg(cJSON_GetObjectItem(v[1], "path") == NULL, "path %s", s(v[1], "path"));
+	ck_assert_str_eq(s(v[1], "cwd"), "/");
+	lines_free(v, n);
+}
+END_TEST
+
+/* The integer member key of line o, which must be there. */
+static int
+inum(const cJSON *o, const char *key)
+{
+	const cJSON *m = cJSON_GetObjectItem(o, key);
+
+	ck_assert_msg(cJSON_IsNumber(m), "no \"%s\" in the line", key);
+	return m->valueint;
+}
+
+/*
+ * ftu13 10: an undo's line names the entry it made ("history_id") and
+ * the one it undid ("undo_of"), as a write's names its history id; with
+ * several undone, "undone" lists each pair.
+ */
+START_TEST(undo_line_names_entries)
+{
+	struct wst_run r;
+	cJSON **v;
+	size_t n;
+	const cJSON *u;
+
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		run_logged(&r, NULL, "wswrite", (const char *[]){"--workspace", W,
+			   "--content", "x", name, NULL});
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+	}
+	run_logged(&r, NULL, "wstools", (const char *[]){"undo", "--workspace", W, NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wstools", (const char *[]){"undo", "--workspace", W,
+		   "-n", "2", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_str_eq(s(v[3], "tool"), "undo");
+	ck_assert_int_eq(inum(v[3], "undo_of"),
+			 inum(v[2], "history_id"));
+	ck_assert_int_eq(inum(v[3], "history_id"),
+			 inum(v[2], "history_id") + 1);
+	/* Two at once: the newest first, and both in "undone". */
+	ck_assert_int_eq(inum(v[4], "undo_of"),
+			 inum(v[1], "history_id"));
+	u = cJSON_GetObjectItem(v[4], "undone");
+	ck_assert_int_eq(cJSON_GetArraySize(u), 2);
+	ck_assert_int_eq(inum(cJSON_GetArrayItem(u, 1), "undo_of"),
+			 inum(v[0], "history_id"));
+	ck_assert_int_eq(inum(cJSON_GetArrayItem(u, 1), "history_id"),
+			 inum(v[4], "history_id") + 1);
+	lines_free(v, n);
 }
 END_TEST
 
@@ -909,6 +992,7 @@ suite(void)
 	tcase_add_test(tc, tools_at_once_one_chain);
 	tcase_add_test(tc, log_in_home_workspace_hint);
 	tcase_add_test(tc, verify_last_hash_and_expect);
+	tcase_add_test(tc, undo_line_names_entries);
 	tcase_add_test(tc, relative_names_are_the_current_directorys);
 	suite_add_tcase(s, tc);
 	return s;
