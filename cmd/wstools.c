@@ -64,7 +64,7 @@ static const struct ws_tool self = {
 		 "       wstools mcp [OPTION]... [DIR]...\n"
 		 "       wstools history [OPTION]... [PATH]\n"
 		 "       wstools undo [OPTION]... [ID]\n"
-		 "       wstools audit --verify [--json] [--config FILE] [FILE]",
+		 "       wstools audit --verify [--expect HASH] [--json] [--config FILE] [FILE]",
 };
 
 static void
@@ -76,7 +76,7 @@ usage(FILE *f)
 		"       wstools mcp [OPTION]... [DIR]...\n"
 		"       wstools history [--gc] [OPTION]... [PATH]\n"
 		"       wstools undo [ID | -n N | --to ID] [--dry-run] [--force] [OPTION]...\n"
-		"       wstools audit --verify [--json] [--config FILE] [FILE]\n"
+		"       wstools audit --verify [--expect HASH] [--json] [--config FILE] [FILE]\n"
 		"The front door of the toolbox for agent harnesses.\n"
 		"\n"
 		"Commands:\n"
@@ -100,7 +100,9 @@ usage(FILE *f)
 		"                            ID, -n N changes, or --to ID (wstools undo --help)\n"
 		"  audit --verify [FILE]     check the hash chain of an audit log (FILE,\n"
 		"                            else WS_AUDIT, else the configuration's\n"
-		"                            \"audit\"); exit 1 naming the line where it breaks\n"
+		"                            \"audit\"); exit 1 naming the line where it breaks;\n"
+		"                            prints the last hash, which --expect HASH later\n"
+		"                            finds again (wstools audit --help)\n"
 		"\n"
 		"Tools: list_directory, read_file, write_file, edit_file, create_directory,\n"
 		"move_path, delete_path, search_files, run_command.\n"
@@ -527,6 +529,13 @@ place_outside(const struct ws_ctx *probe, const char *flag, const char *path,
 				    "would refuse it", what, flag);
 	if (ws_path_normalize(path, WS_NORM_CLAMP, &norm) < 0)
 		return ws_error_last_code();
+	/* The log's own check, whose hint knows where the home's state
+	 * directory lies (ftu13 16). */
+	if (strcmp(flag, "--state-dir") != 0) {
+		rc = ws_audit_place_check(probe, path, norm);
+		free(norm);
+		return rc;
+	}
 	for (size_t i = 0; i < probe->nanchors && rc == 0; i++)
 		if (strcmp(probe->anchors[i].real, "/") != 0 &&
 		    ws_path_within(probe->anchors[i].real, norm, NULL))
@@ -836,6 +845,33 @@ cmd_mcp(int argc, char **argv)
 		 * the server's mistake, not the model's: said now, on stderr,
 		 * rather than as every call's INVALID_ARGUMENT (ftu12 19).
 		 */
+		/*
+		 * A relative name is the current directory's, as on the
+		 * command line (ftu13 11): made absolute once here, so that
+		 * every call gets the same file.
+		 */
+		{
+			const char *a = cli.audit ? cli.audit : getenv("WS_AUDIT");
+			char *abs = NULL;
+
+			if (rc == 0 && a != NULL && a[0] != '\0' &&
+			    (rc = ws_cli_cwd_name(a, "the audit log", &abs)) == 0 &&
+			    abs != NULL) {
+				if ((rc = push((const char ***)&owned, &nowned, abs)) < 0)
+					free(abs);
+				else
+					cli.audit = abs;
+			}
+			abs = NULL;
+			if (rc == 0 && cli.state_dir != NULL &&
+			    (rc = ws_cli_cwd_name(cli.state_dir, "the state directory",
+						  &abs)) == 0 && abs != NULL) {
+				if ((rc = push((const char ***)&owned, &nowned, abs)) < 0)
+					free(abs);
+				else
+					cli.state_dir = abs;
+			}
+		}
 		if (rc == 0)
 			rc = place_outside(&probe, cli.audit ? "--audit" : "WS_AUDIT",
 					   cli.audit ? cli.audit : getenv("WS_AUDIT"),
@@ -946,41 +982,75 @@ run_undo(int argc, char **argv)
 	return ws_tool_main(&ws_tool_undo, argc, argv);
 }
 
+#define AUDIT_USAGE "wstools audit --verify [--expect HASH] [--json] [--config FILE] [FILE]"
+
 /*
- * wstools audit --verify [--json] [--config FILE] [FILE]: check the hash
- * chain of an audit log (FILE, else WS_AUDIT, else the configuration's
- * "audit").  0 when it holds, 1 when it breaks (naming the line).
+ * wstools audit --verify [--expect HASH] [--json] [--config FILE] [FILE]:
+ * check the hash chain of an audit log (FILE, else WS_AUDIT, else the
+ * configuration's "audit"), and say the last line's hash, to be kept
+ * where the writer cannot reach; --expect HASH checks that a hash kept
+ * so is still in the chain (lines cut off the end leave it valid,
+ * ftu13 09).  0 when it holds, 1 when it breaks (naming the line) or
+ * the expected hash is not there.
  */
 static int
 cmd_audit(int argc, char **argv)
 {
-	const char *file = NULL, *config = getenv("WS_CONFIG"), *why = NULL;
+	const char *file = NULL, *config = getenv("WS_CONFIG"), *expect = NULL;
 	struct ws_config conf;
-	bool verify = false, json = false;
-	size_t lines = 0, bad = 0;
+	struct ws_audit_verdict v;
+	bool verify = false, json = false, expect_ok;
 	int rc, status;
 
 	/* Its errors in the form asked for, wherever --json stands. */
 	for (int i = 1; i < argc; i++)
 		json |= strcmp(argv[i], "--json") == 0;
 	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("Usage: %s\n"
+			       "Check the hash chain of an audit log (FILE, else WS_AUDIT, "
+			       "else the\nconfiguration's \"audit\"); see wstools(1), AUDIT LOG.\n\n"
+			       "  --verify          check the chain, and print the last line's hash\n"
+			       "                    (keep it where the log's writer cannot reach)\n"
+			       "  --expect HASH     also fail unless a line has HASH (one printed\n"
+			       "                    before): lines cut off the end are caught\n"
+			       "  --json            print the result as one JSON object\n"
+			       "  --config FILE     the configuration that names the log\n\n"
+			       "Exit status: 0 the chain holds; 1 it breaks, or HASH is not in it;\n"
+			       "2 invalid arguments; 5 the log cannot be read.\n", AUDIT_USAGE);
+			return 0;
+		}
 		if (strcmp(argv[i], "--verify") == 0)
 			verify = true;
 		else if (strcmp(argv[i], "--json") == 0)
 			json = true;
 		else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
 			config = argv[++i];
+		else if (strcmp(argv[i], "--expect") == 0 && i + 1 < argc)
+			expect = argv[++i];
+		else if (strncmp(argv[i], "--expect=", 9) == 0)
+			expect = argv[i] + 9;
 		else if (argv[i][0] != '-' && file == NULL)
 			file = argv[i];
 		else
-			return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
-				    "wstools audit --verify [--json] [--config FILE] [FILE]",
+			return fail_own(json, "audit", WS_EINVALID_ARGUMENT, AUDIT_USAGE,
 				    "audit: unknown argument \"%s\"", argv[i]);
 	}
 	if (!verify)
-		return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
-			    "wstools audit --verify [--json] [--config FILE] [FILE]",
+		return fail_own(json, "audit", WS_EINVALID_ARGUMENT, AUDIT_USAGE,
 			    "audit: say what to do (--verify)");
+	if (expect != NULL) {
+		size_t k = 0;
+
+		while (expect[k] != '\0' && isxdigit((unsigned char)expect[k]) &&
+		       !isupper((unsigned char)expect[k]))
+			k++;
+		if (k != 64 || expect[k] != '\0')
+			return fail_own(json, "audit", WS_EINVALID_ARGUMENT,
+				    "give a line's \"hash\" as --verify printed it",
+				    "audit: --expect wants 64 lower-case hex digits, "
+				    "not \"%s\"", expect);
+	}
 	ws_config_init(&conf);
 	if (file == NULL && (file = getenv("WS_AUDIT")) == NULL) {
 		if ((rc = ws_config_load(&conf, config)) < 0) {
@@ -995,12 +1065,13 @@ cmd_audit(int argc, char **argv)
 			    "give the log's name, or set WS_AUDIT or \"audit\"",
 			    "audit: no audit log is configured");
 	}
-	rc = ws_audit_verify(file, &lines, &bad, &why);
+	rc = ws_audit_check(file, expect, &v);
 	if (rc < 0) {
 		status = fail_own(json, "audit", rc, NULL, "%s: %s", file, ws_error_last());
 		ws_config_free(&conf);
 		return status;
 	}
+	expect_ok = expect == NULL || v.expect_at != 0;
 	if (json) {
 		cJSON *o = cJSON_CreateObject(), *out;
 		char *t;
@@ -1009,26 +1080,54 @@ cmd_audit(int argc, char **argv)
 		cJSON_AddStringToObject(o, "tool", "audit");
 		out = cJSON_AddObjectToObject(o, "output");
 		cJSON_AddStringToObject(out, "path", file);
-		cJSON_AddNumberToObject(out, "lines", (double)lines);
-		cJSON_AddBoolToObject(out, "valid", bad == 0);
-		if (bad != 0) {
-			cJSON_AddNumberToObject(out, "broken_at", (double)bad);
-			cJSON_AddStringToObject(out, "reason", why);
+		cJSON_AddNumberToObject(out, "lines", (double)v.lines);
+		cJSON_AddBoolToObject(out, "valid", v.bad == 0 && expect_ok);
+		if (v.bad != 0) {
+			cJSON_AddNumberToObject(out, "broken_at", (double)v.bad);
+			cJSON_AddStringToObject(out, "reason", v.why);
+		}
+		/* Added fields (ftu13 09): what to keep, and what was found. */
+		if (v.last_hash[0] != '\0')
+			cJSON_AddStringToObject(out, "last_hash", v.last_hash);
+		else
+			cJSON_AddNullToObject(out, "last_hash");
+		if (v.first_prev[0] != '\0')
+			cJSON_AddStringToObject(out, "first_prev", v.first_prev);
+		else
+			cJSON_AddNullToObject(out, "first_prev");
+		if (expect != NULL) {
+			cJSON_AddStringToObject(out, "expect", expect);
+			if (v.expect_at != 0)
+				cJSON_AddNumberToObject(out, "expect_at", (double)v.expect_at);
+			else
+				cJSON_AddNullToObject(out, "expect_at");
 		}
 		t = cJSON_PrintUnformatted(o);
 		if (t != NULL)
 			printf("%s\n", t);
 		free(t);
 		cJSON_Delete(o);
-	} else if (bad == 0) {
-		printf("%s: %zu line%s, the chain holds\n", file, lines,
-		       lines == 1 ? "" : "s");
 	} else {
-		printf("%s: the chain breaks at line %zu of %zu: %s\n", file, bad,
-		       lines, why);
+		if (v.bad == 0)
+			printf("%s: %zu line%s, the chain holds", file, v.lines,
+			       v.lines == 1 ? "" : "s");
+		else
+			printf("%s: the chain breaks at line %zu of %zu: %s", file,
+			       v.bad, v.lines, v.why);
+		if (v.last_hash[0] != '\0')
+			printf("%s last hash %s", v.bad == 0 ? "; its" :
+			       "; before that, the", v.last_hash);
+		putchar('\n');
+		if (expect != NULL && v.expect_at != 0)
+			printf("%s: the expected hash is line %zu's\n", file,
+			       v.expect_at);
+		else if (expect != NULL)
+			printf("%s: no line of the chain has the expected hash "
+			       "%s: lines were cut off or changed since it was "
+			       "kept\n", file, expect);
 	}
 	ws_config_free(&conf);
-	return bad == 0 ? 0 : 1;
+	return v.bad == 0 && expect_ok ? 0 : 1;
 }
 
 int

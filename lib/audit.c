@@ -989,7 +989,7 @@ ws__verify_line(const char *l, size_t n, char prev[WS_SHA256_HEX + 1])
 }
 
 int
-ws_audit_verify(const char *path, size_t *lines, size_t *bad, const char **why)
+ws_audit_check(const char *path, const char *expect, struct ws_audit_verdict *v)
 {
 	char prev[WS_SHA256_HEX + 1];
 	char *l = NULL;
@@ -997,10 +997,7 @@ ws_audit_verify(const char *path, size_t *lines, size_t *bad, const char **why)
 	ssize_t n;
 	FILE *f;
 
-	*lines = 0;
-	*bad = 0;
-	if (why != NULL)
-		*why = NULL;
+	memset(v, 0, sizeof(*v));
 	memset(prev, '0', WS_SHA256_HEX);
 	prev[WS_SHA256_HEX] = '\0';
 	if ((f = fopen(path, "re")) == NULL)
@@ -1008,23 +1005,46 @@ ws_audit_verify(const char *path, size_t *lines, size_t *bad, const char **why)
 				    strerror(errno));
 	while ((n = getline(&l, &cap, f)) > 0) {
 		const char *w;
+		size_t pk = sizeof(",\"prev\":\"") - 1, hk = sizeof(WS__HASH_KEY) - 1;
 
-		++*lines;
-		if (*bad != 0)
+		++v->lines;
+		if (v->bad != 0)
 			continue;
 		if (l[n - 1] != '\n')
 			w = "the last line is cut short";
 		else
 			w = ws__verify_line(l, (size_t)n - 1, prev);
+		/* The first line's "prev", read where the check found it. */
+		if (v->lines == 1 && (size_t)n > 2 * WS_SHA256_HEX + hk + pk + 3 &&
+		    (w == NULL || strncmp(w, "a line before", 13) == 0))
+			memcpy(v->first_prev, l + (size_t)n - 1 - 2 - WS_SHA256_HEX -
+				       hk - 1 - WS_SHA256_HEX, WS_SHA256_HEX);
 		if (w != NULL) {
-			*bad = *lines;
-			if (why != NULL)
-				*why = w;
+			v->bad = v->lines;
+			v->why = w;
+			continue;
 		}
+		memcpy(v->last_hash, prev, WS_SHA256_HEX + 1);
+		if (expect != NULL && v->expect_at == 0 &&
+		    strcmp(expect, prev) == 0)
+			v->expect_at = v->lines;
 	}
 	free(l);
 	fclose(f);
 	return 0;
+}
+
+int
+ws_audit_verify(const char *path, size_t *lines, size_t *bad, const char **why)
+{
+	struct ws_audit_verdict v;
+	int rc = ws_audit_check(path, NULL, &v);
+
+	*lines = v.lines;
+	*bad = v.bad;
+	if (why != NULL)
+		*why = v.why;
+	return rc;
 }
 
 /* ---- A call's line handed to another process -------------------------- */

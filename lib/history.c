@@ -2540,11 +2540,16 @@ ws_hist_undo(struct ws_ctx *ws, const struct ws_undo_opts *o, cJSON **out)
 		h->undo_of = e->id;
 		h->skip_unkept = o->force;
 		h->unkept = 0;
+		h->last_id = 0;
 		rc = ws__revert(ws, h, e, o->force);
 		h->undo_of = 0;
 		h->skip_unkept = false;
 		if (rc < 0)
 			goto out;
+		/* The entry the undo made (its "undo_of" is e), for the
+		 * audit line to tie the two together (ftu13 10). */
+		if (h->last_id > 0)
+			cJSON_AddNumberToObject(item, "history_id", (double)h->last_id);
 		if (h->unkept > 0)
 			cJSON_AddNumberToObject(item, "not_kept", (double)h->unkept);
 		ws__rm_made(ws, e, item);

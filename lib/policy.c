@@ -2489,6 +2489,19 @@ ws__check(struct ws_ctx *ws, enum ws_op op, const char *real, const char *vpath,
 		ws_error_set_hint("a person must approve this %s; ask the user, "
 				  "who can rerun it with --approve",
 				  ws__ops[op]);
+	else if (m.rule == NULL)
+		/*
+		 * No rule denied this: the policy is silent about the path,
+		 * and silence denies. That surprises whoever wrote a policy
+		 * of deny rules only, and the fix is one line in the policy,
+		 * so the hint says which line rather than "ask the user".
+		 */
+		ws_error_set_hint("what no rule of a policy matches is denied: "
+				  "add a rule that allows this %s, or end the "
+				  "policy with a catch-all {\"paths\": [\"**\"], "
+				  "\"operations\": [\"*\"], \"decision\": "
+				  "\"allow\"}; retrying will not help",
+				  ws__ops[op]);
 	else
 		ws_error_set_hint("the policy forbids this %s here; retrying will "
 				  "not help: choose another path or ask the user",

@@ -180,7 +180,11 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 				      "command blocked by rule \"%s\" of %s",
 				      m.rule ? m.rule : "?", ws_policy_name(p));
 
-		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
+		/*
+		 * No path: the command line is the line's "command", and a
+		 * "path" holding it (ftu13 10) read as a file's name.
+		 */
+		ws_audit_decision(ws->audit, "exec", NULL, NULL, ws_policy_name(p),
 				  m.rule, "deny", WS_AUDIT_NOT_ASKED, rc);
 		/*
 		 * The built-in list holds also where the network is allowed
@@ -196,10 +200,10 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 		return rc;
 	}
 	if (d == WS_DECISION_APPROVE && ws->approve)
-		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
+		ws_audit_decision(ws->audit, "exec", NULL, NULL, ws_policy_name(p),
 				  m.rule, "approve", WS_AUDIT_BY_FLAG, 0);
 	else if (d == WS_DECISION_ALLOW)
-		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
+		ws_audit_decision(ws->audit, "exec", NULL, NULL, ws_policy_name(p),
 				  m.rule, "allow", WS_AUDIT_NOT_ASKED, 0);
 	if (d == WS_DECISION_APPROVE && !ws->approve) {
 		char *msg = m.message ? ws_policy_render(m.message, cmdline, "exec",
@@ -215,7 +219,7 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 		if (!ws_policy_ask(ws->policy, ws, &ask))
 			rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL, "%s",
 					  msg ? msg : "command needs approval (--approve)");
-		ws_audit_decision(ws->audit, "exec", NULL, cmdline, ws_policy_name(p),
+		ws_audit_decision(ws->audit, "exec", NULL, NULL, ws_policy_name(p),
 				  m.rule, "approve", rc < 0 ? WS_AUDIT_REFUSED
 							    : WS_AUDIT_BY_PROMPT, rc);
 		free(msg);

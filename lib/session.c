@@ -1152,20 +1152,55 @@ ws__apply_limits(struct ws_cli *cli)
  * elsewhere is not caught, but no system call is added to every audited
  * call.
  */
-static int
-ws__audit_outside(const struct ws_ctx *ws, const char *path, const char *real)
+int
+ws_audit_place_check(const struct ws_ctx *ws, const char *path, const char *real)
 {
-	for (size_t i = 0; i < ws->nanchors; i++)
-		if (strcmp(ws->anchors[i].real, "/") != 0 &&
-		    ws_path_within(ws->anchors[i].real, real, NULL)) {
+	for (size_t i = 0; i < ws->nanchors; i++) {
+		const struct ws_anchor *an = &ws->anchors[i];
+		const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+		char *st = NULL, *norm = NULL;
+		bool st_inside;
+
+		if (strcmp(an->real, "/") == 0 ||
+		    !ws_path_within(an->real, real, NULL))
+			continue;
+		/*
+		 * The usual place, the state directory's, is no advice where
+		 * the workspace holds it too (HOME as the workspace, ftu13
+		 * 16): the hint named the very place just refused.
+		 */
+		if (x != NULL && x[0] == '/')
+			st = ws_path_join(x, "wstools");
+		else if (h != NULL && h[0] == '/')
+			st = ws_path_join(h, ".local/state/wstools");
+		st_inside = st == NULL ||
+			    ws_path_normalize(st, WS_NORM_CLAMP, &norm) < 0 ||
+			    ws_path_within(an->real, norm, NULL);
+		if (i == 0)
 			ws_error_set(WS_EINVALID_ARGUMENT, path,
-				     "the audit log lies inside the workspace or "
-				     "a mount (%s): a call or command not given "
-				     "this log could rewrite it",
-				     ws->anchors[i].vprefix);
-			return ws_error_set_hint("put it outside, e.g. "
-						 "~/.local/state/wstools/audit.log");
-		}
+				     "the audit log lies inside the workspace "
+				     "%s: a call or command not given this log "
+				     "could rewrite it", an->real);
+		else
+			ws_error_set(WS_EINVALID_ARGUMENT, path,
+				     "the audit log lies inside the mount %s "
+				     "(%s): a call or command not given this log "
+				     "could rewrite it", an->vprefix, an->real);
+		if (!st_inside)
+			ws_error_set_hint("put it outside, e.g. %s/audit.log", st);
+		else if (st != NULL)
+			ws_error_set_hint("put it outside %s, which holds the "
+					  "state directory %s too: e.g. in a "
+					  "directory of its own under /var/log",
+					  an->real, st);
+		else
+			ws_error_set_hint("put it outside %s: e.g. in a "
+					  "directory of its own under /var/log",
+					  an->real);
+		free(norm);
+		free(st);
+		return WS_EINVALID_ARGUMENT;
+	}
 	return 0;
 }
 
@@ -1175,17 +1210,81 @@ ws__audit_outside(const struct ws_ctx *ws, const char *path, const char *real)
  * written fails the call before it changes anything; and guard it as
  * wstools' own, so that no tool (and no wsrun command) rewrites it.
  */
+/*
+ * A relative --audit, WS_AUDIT or --state-dir made absolute against the
+ * current directory, as a shell user means it and as wstools audit
+ * --verify FILE takes it (ftu13 11); *out is malloc'd, NULL for an
+ * absolute name.  The configuration file's names stay absolute only: a
+ * name there relative to wherever a tool happens to start would move.
+ * Errors: WS_EINVALID_ARGUMENT (the configuration's, or no current
+ * directory), WS_ENOMEM.
+ */
+int
+ws_cli_cwd_name(const char *name, const char *what, char **out)
+{
+	char cwd[PATH_MAX], *j;
+	int rc;
+
+	*out = NULL;
+	if (name[0] == '/')
+		return 0;
+	if (name[0] == '\0')
+		return ws_error_set(WS_EINVALID_ARGUMENT, name, "%s is empty", what);
+	if (getcwd(cwd, sizeof(cwd)) == NULL) {
+		ws_error_set(WS_EINVALID_ARGUMENT, name, "%s is a relative name, "
+			     "and the current directory is unknown (%s)", what,
+			     strerror(errno));
+		return ws_error_set_hint("give an absolute name");
+	}
+	if ((j = ws_path_join(cwd, name)) == NULL)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	rc = ws_path_normalize(j, WS_NORM_CLAMP, out);
+	free(j);
+	return rc < 0 ? ws_error_last_code() : 0;
+}
+
+/*
+ * ws_cli_cwd_name() for a name from the command line or the environment;
+ * the configuration file's names stay absolute only: a name there
+ * relative to wherever a tool happens to start would move.
+ */
+static int
+ws__cwd_name(const char *name, bool from_config, const char *what,
+	     const char *key, char **out)
+{
+	*out = NULL;
+	if (from_config && name[0] != '/') {
+		ws_error_set(WS_EINVALID_ARGUMENT, name, "%s must be an absolute "
+			     "name in the configuration file", what);
+		return ws_error_set_hint("write \"%s\" as an absolute name", key);
+	}
+	return ws_cli_cwd_name(name, what, out);
+}
+
+static int ws__audit_at(struct ws_cli *cli, struct ws_ctx *ws, const char *path);
+
 static int
 ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 {
 	const char *path = ws_audit_path(cli->audit, cli->conf->audit);
+	char *abs = NULL;
 	int rc;
 
 	if (path == NULL)
 		return 0;
-	if (path[0] != '/')
-		return ws_error_set(WS_EINVALID_ARGUMENT, path,
-				    "the audit log must be an absolute file name");
+	if ((rc = ws__cwd_name(path, path == cli->conf->audit, "the audit log",
+			       "audit", &abs)) < 0)
+		return rc;
+	rc = ws__audit_at(cli, ws, abs != NULL ? abs : path);
+	free(abs);
+	return rc;
+}
+
+static int
+ws__audit_at(struct ws_cli *cli, struct ws_ctx *ws, const char *path)
+{
+	int rc;
+
 	/* By its spelling before it is made, then by its real name where
 	 * a link was on the way. */
 	{
@@ -1193,7 +1292,7 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 
 		if (ws_path_normalize(path, WS_NORM_CLAMP, &norm) < 0)
 			return ws_error_last_code();
-		rc = ws__audit_outside(ws, path, norm);
+		rc = ws_audit_place_check(ws, path, norm);
 		free(norm);
 		if (rc < 0)
 			return rc;
@@ -1206,7 +1305,7 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
 		char *real = NULL;
 
 		if (ws_canonical_path(path, &real) == 0)
-			rc = ws__audit_outside(ws, path, real);
+			rc = ws_audit_place_check(ws, path, real);
 		if (rc < 0) {
 			/* Nothing more goes into it, not this refusal's
 			 * line either, and a log this call made is gone
@@ -1231,11 +1330,28 @@ ws__audit(struct ws_cli *cli, struct ws_ctx *ws)
  * other tool its directory is still guarded, so that no tool and no wsrun
  * command writes into it.
  */
+static int ws__history_at(struct ws_cli *cli, struct ws_ctx *ws, const char *base);
+
 static int
 ws__history(struct ws_cli *cli, struct ws_ctx *ws)
 {
+	const char *base = cli->state_dir ? cli->state_dir : cli->conf->state_dir;
+	char *abs = NULL;
+	int rc;
+
+	if (base != NULL &&
+	    (rc = ws__cwd_name(base, cli->state_dir == NULL, "the state directory",
+			       "state_dir", &abs)) < 0)
+		return rc;
+	rc = ws__history_at(cli, ws, abs != NULL ? abs : base);
+	free(abs);
+	return rc;
+}
+
+static int
+ws__history_at(struct ws_cli *cli, struct ws_ctx *ws, const char *base)
+{
 	const struct ws_config *c = cli->conf;
-	const char *base = cli->state_dir ? cli->state_dir : c->state_dir;
 	struct ws_hist_bounds b = {
 		c->hist_max_bytes >= 0 ? c->hist_max_bytes : WS_HIST_MAX_BYTES,
 		c->hist_max_age >= 0 ? c->hist_max_age : WS_HIST_MAX_AGE,
@@ -1245,9 +1361,6 @@ ws__history(struct ws_cli *cli, struct ws_ctx *ws)
 	char *dir;
 	int rc;
 
-	if (base != NULL && base[0] != '/')
-		return ws_error_set(WS_EINVALID_ARGUMENT, base,
-				    "the state directory must be an absolute name");
 	/*
 	 * Where runs publish the configuration places they may create
 	 * (ws/pending.h) is in the default state directory, guarded with

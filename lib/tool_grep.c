@@ -918,6 +918,18 @@ print_end(struct wsgrep *g, const struct ws_grep_summary *s)
 					ws_grep_skip_name(k));
 		fputc('\n', stderr);
 	}
+	/*
+	 * Files the policy kept from the search: without a word, "no match"
+	 * (exit 1) reads as "not there" when the answer may be in a file the
+	 * caller may not read. wsls says the same of entries it hides; -s
+	 * keeps quiet, as it does about PATHs that could not be searched.
+	 */
+	if (s->skipped[WS_GREP_SKIP_POLICY] > 0 &&
+	    !WS_OPT(g->cli, O_NO_MESSAGES)->b)
+		fprintf(stderr, "wsgrep: %lld %s not searched: the policy "
+			"refuses reading %s\n", s->skipped[WS_GREP_SKIP_POLICY],
+			s->skipped[WS_GREP_SKIP_POLICY] == 1 ? "entry" : "entries",
+			s->skipped[WS_GREP_SKIP_POLICY] == 1 ? "it" : "them");
 	if (s->truncated && s->truncated_reason != NULL) {
 		fprintf(stderr, "wsgrep: results cut (%s)", s->truncated_reason);
 		if (s->gave_up != NULL)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ws/audit.h"
 #include "ws/error.h"
 #include "ws/history.h"
 #include "ws/path.h"
@@ -208,6 +209,46 @@ hist_check(struct ws_cli *cli)
 	return 0;
 }
 
+/*
+ * The audit line of an undo names the entry it made and the one it
+ * undid, as a write's names its history id (ftu13 10): "history_id" and
+ * "undo_of" of the newest undone, and with several all of them in
+ * "undone" ([{"undo_of": ID, "history_id": ID}, ...]).
+ */
+static void
+audit_undone(struct ws_cli *cli, const cJSON *arr)
+{
+	const cJSON *it, *first = cJSON_GetArrayItem(arr, 0);
+	cJSON *all;
+	char *t;
+
+	if (cli->audit_log == NULL || first == NULL)
+		return;
+	if (cJSON_IsNumber(cJSON_GetObjectItem(first, "history_id")))
+		ws_audit_set_int(cli->audit_log, "history_id",
+				 (long long)cJSON_GetObjectItem(first, "history_id")->valuedouble);
+	ws_audit_set_int(cli->audit_log, "undo_of",
+			 (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(first, "id")));
+	if (cJSON_GetArraySize(arr) < 2 || (all = cJSON_CreateArray()) == NULL)
+		return;
+	cJSON_ArrayForEach(it, arr) {
+		cJSON *one = cJSON_CreateObject();
+
+		if (one == NULL)
+			break;
+		cJSON_AddNumberToObject(one, "undo_of",
+					cJSON_GetNumberValue(cJSON_GetObjectItem(it, "id")));
+		if (cJSON_IsNumber(cJSON_GetObjectItem(it, "history_id")))
+			cJSON_AddNumberToObject(one, "history_id",
+						cJSON_GetObjectItem(it, "history_id")->valuedouble);
+		cJSON_AddItemToArray(all, one);
+	}
+	if ((t = cJSON_PrintUnformatted(all)) != NULL)
+		ws_audit_set_json(cli->audit_log, "undone", t);
+	free(t);
+	cJSON_Delete(all);
+}
+
 static int
 hist_run(struct ws_tcall *c, const struct ws_tool *t)
 {
@@ -338,6 +379,8 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 		}
 		if ((rc = ws_hist_undo(ws, &o, &arr)) < 0)
 			goto fail;
+		if (!o.dry_run)
+			audit_undone(cli, arr);
 		if (!cli->json && o.dry_run)
 			fputs("would undo:\n", ws_out());
 		else if (!cli->json)

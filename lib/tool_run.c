@@ -772,6 +772,34 @@ run_notes(const struct ws_run_result *r, const char *masked,
 		free(buf);
 		buf = NULL;
 	}
+	/*
+	 * The policy grants plain wsrun warns of (print_grants() with 2):
+	 * JSON's notes and a model's text said nothing of them while stderr
+	 * did (ftu13 06).  The quiet ones stay in isolation.policy_grants.
+	 */
+	for (size_t i = 0; i < r->ngrants; i++) {
+		const struct ws_policy_grant *g = &r->grants[i];
+		char *rule, *dir, *why;
+
+		if (!g->refused || g->quiet)
+			continue;
+		rule = ws_cli_masked(g->rule, true);
+		dir = ws_cli_masked(g->dir, true);
+		why = ws_cli_masked(g->why, true);
+		if ((m = open_memstream(&buf, &len)) != NULL) {
+			fprintf(m, "policy grant rule=%s dir=%s access=%s%s: refused%s%s",
+				rule ? rule : "?", dir ? dir : "?",
+				g->write ? "read-write" : "read", g->exec ? "+exec" : "",
+				g->why[0] ? ", " : "", why ? why : "");
+			if (fclose(m) == 0)
+				emit(arg, buf);
+			free(buf);
+			buf = NULL;
+		}
+		free(rule);
+		free(dir);
+		free(why);
+	}
 	for (size_t i = 0; i < r->view.lost.n; i++) {
 		char *n = ws_cli_masked(r->view.lost.name[i], true);
 
@@ -1302,8 +1330,14 @@ audit_run(struct ws_cli *cli, const struct ws_run_opts *o,
 	 * variables (GIT_CONFIG_KEY_0=alias.pu with VALUE_0=push makes
 	 * "git pu" a push) and where it ran (review20 03).
 	 */
+	/* Always, as wstools(1) lists it: where none was asked for, where
+	 * the command ran (ftu13 10). */
 	if (o->cwd != NULL)
 		ws_audit_set_str(cli->audit_log, "cwd", o->cwd);
+	else if (r != NULL && r->cwd != NULL)
+		ws_audit_set_str(cli->audit_log, "cwd", r->cwd);
+	else
+		ws_audit_set_str(cli->audit_log, "cwd", "/");
 	/*
 	 * The names only: a value may be a token (API_TOKEN=...), and a
 	 * hash-chained log keeps what it is given for good (review21 01).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh - the main job on the bundled example workspace: virtual and real
-# paths, a refused escape with its error code, and JSON output.
+# paths, a refused escape with its error code, JSON output, a confined
+# command, a policy, history and undo, and where the tools are.
 # Usage: scripts/demo.sh BIN_DIR
 set -uo pipefail
 
@@ -75,9 +76,33 @@ run wswrite --json --edit --old hello --new goodbye --dry-run /out/hello.txt
 run wswrite /.skills/new.md --content x
 run wsread --args '{"path": "../../etc/shadow"}'
 
+if wsrun --version >/dev/null 2>&1; then
+	echo
+	echo "== A command runs confined: the workspace is its /, secrets are empty"
+	run wsrun -c 'pwd; ls /src; cat /etc/shadow | wc -c'
+	run wsrun -c 'echo made by a command > notes/run.txt'
+	run wsread notes/run.txt
+	run wsrun curl -sS https://example.com
+fi
+
 echo
 echo "== A policy on top: read-only allows reading the project, nothing else"
 run wsread --policy read-only out/hello.txt
 run wswrite --policy read-only --content x out/hello.txt
+
+echo
+echo "== The file tools' changes are recorded, and undo takes them back"
+run wswrite --edit --old hello --new goodbye /out/hello.txt
+run wstools history
+run wstools undo
+run wsread out/hello.txt
+run wstools undo
+run wsls /
+run wstools history notes/run.txt
 rm -rf "$tmp" "$state"
+
+echo
+echo "== Next: the tools are in build/cmd (export PATH=\"\$PWD/build/cmd:\$PATH\");"
+echo "   man pages after meson install -C build and apt-get install man-db;"
+echo "   an agent's MCP server: wstools mcp DIR (docs/mcp.md)"
 exit 0

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -228,6 +229,79 @@ START_TEST(verify_finds_tampering)
 	ck_assert_msg(strstr(r.out, "breaks at line 3 of 3") != NULL, "%s", r.out);
 	wst_run_free(&r);
 	free(text);
+}
+END_TEST
+
+/*
+ * ftu13 09: lines cut off the end leave a valid chain, so --verify says
+ * the last line's hash (to keep where the writer cannot reach) and
+ * --expect HASH fails when no line has it any more; audit --help is
+ * usage, not an error.
+ */
+START_TEST(verify_last_hash_and_expect)
+{
+	struct wst_run r;
+	cJSON **v;
+	size_t n, len;
+	char *text, *cut, last[65], second[65];
+
+	for (int i = 0; i < 4; i++) {
+		run_logged(&r, NULL, "wsls", (const char *[]){"--workspace", W, NULL});
+		ck_assert_int_eq(r.status, 0);
+		wst_run_free(&r);
+	}
+	v = lines(&n);
+	ck_assert_uint_eq(n, 4);
+	snprintf(last, sizeof(last), "%s", s(v[3], "hash"));
+	snprintf(second, sizeof(second), "%s", s(v[1], "hash"));
+	lines_free(v, n);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", LOG, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "4 lines, the chain holds") != NULL &&
+		      strstr(r.out, last) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--json", LOG, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(wst_output_str(&r, "last_hash"), last);
+	ck_assert_str_eq(wst_output_str(&r, "first_prev"),
+			 "0000000000000000000000000000000000000000000000000000000000000000");
+	wst_run_free(&r);
+	/* An earlier line's hash is found; the log's own last one too. */
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--expect", second, LOG, NULL);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "line 2's") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The last two lines cut off: the chain holds, the kept hash is gone. */
+	text = wst_slurp(LOG, &len);
+	cut = strchr(strchr(text, '\n') + 1, '\n') + 1;
+	wst_writen(T, "cut.jsonl", text, (size_t)(cut - text));
+	free(text);
+	text = wst_path(T, "cut.jsonl");
+	wst_run(&r, NULL, "wstools", "audit", "--verify", text, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, second) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--expect", last, text, NULL);
+	ck_assert_msg(r.status == 1 && strstr(r.out, "no line of the chain has the "
+						  "expected hash") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--json", "--expect", last,
+		text, NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert(cJSON_IsNull(wst_output(&r, "expect_at")));
+	ck_assert(cJSON_IsFalse(wst_output(&r, "valid")));
+	wst_run_free(&r);
+	free(text);
+	/* Not a hash: refused, with how to give one. */
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "--expect", "d4bf", LOG, NULL);
+	ck_assert_int_eq(r.status, 2);
+	wst_run_free(&r);
+	for (int k = 0; k < 2; k++) {
+		wst_run(&r, NULL, "wstools", "audit", k ? "-h" : "--help", NULL);
+		ck_assert_msg(r.status == 0 && strncmp(r.out, "Usage: wstools audit", 20) == 0 &&
+			      strstr(r.out, "--expect") != NULL, "%d %s %s", r.status,
+			      r.out, r.err);
+		wst_run_free(&r);
+	}
 }
 END_TEST
 
@@ -494,6 +568,137 @@ START_TEST(log_guarded_through_spellings)
 }
 END_TEST
 
+/*
+ * ftu13 16: with the home as the workspace, the refusal's hint named the
+ * very place it refused (~/.local/state/wstools/audit.log), and "(/)"
+ * read as "the mount /". The hint names the usual place only where it is
+ * outside, and the message names the workspace.
+ */
+START_TEST(log_in_home_workspace_hint)
+{
+	struct wst_run r;
+	char *home_env, *log_env, *xdg_env, *st = wst_path(T, "state");
+	const char *hint, *msg;
+
+	ck_assert_int_ge(asprintf(&home_env, "HOME=%s", W), 0);
+	ck_assert_int_ge(asprintf(&log_env, "WS_AUDIT=%s/.local/state/wstools/audit.log", W), 0);
+	ck_assert_int_ge(asprintf(&xdg_env, "XDG_STATE_HOME=%s", st), 0);
+	{
+		const char *env[] = {"XDG_STATE_HOME", home_env, log_env, NULL};
+
+		wst_runv(&r, NULL, env, "wsls", (const char *[]){"--workspace", W,
+			 "--json", NULL});
+	}
+	ck_assert_msg(r.status != 0 && strcmp(wst_code(&r), "INVALID_ARGUMENT") == 0,
+		      "%d %s", r.status, r.out);
+	hint = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "hint"));
+	msg = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "message"));
+	ck_assert_msg(hint != NULL && strstr(hint, ".local/state/wstools/audit.log") == NULL &&
+		      strstr(hint, "/var/log") != NULL, "%s", r.out);
+	ck_assert_msg(msg != NULL && strstr(msg, "inside the workspace ") != NULL &&
+		      strstr(msg, W) != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The server says the same at start (its own check before). */
+	{
+		const char *env[] = {"XDG_STATE_HOME", home_env, "WS_AUDIT", NULL};
+		char *log = NULL;
+
+		ck_assert_int_ge(asprintf(&log, "%s/.local/state/wstools/audit.log", W), 0);
+		wst_runv(&r, "", env, "wstools", (const char *[]){"mcp", "--audit",
+			 log, W, NULL});
+		free(log);
+	}
+	ck_assert_msg(r.status == 2 && strstr(r.err, "hint: put it outside ") != NULL &&
+		      strstr(r.err, "/var/log") != NULL, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	/* A state directory outside: the hint names a log in it. */
+	{
+		const char *env[] = {xdg_env, home_env, log_env, NULL};
+
+		wst_runv(&r, NULL, env, "wsls", (const char *[]){"--workspace", W,
+			 "--json", NULL});
+	}
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	hint = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "hint"));
+	ck_assert_msg(hint != NULL && strstr(hint, st) != NULL &&
+		      strstr(hint, "/wstools/audit.log") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(home_env);
+	free(log_env);
+	free(xdg_env);
+	free(st);
+}
+END_TEST
+
+/*
+ * ftu13 11: a relative --audit, WS_AUDIT or --state-dir is the current
+ * directory's, as a shell user means it and as wstools audit --verify
+ * FILE takes it; it was refused ("must be an absolute file name") with no
+ * hint. The server makes it absolute at start.
+ */
+START_TEST(relative_names_are_the_current_directorys)
+{
+	struct wst_run r;
+	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *rel = wst_path(T, "rel.jsonl"), *envl = wst_path(T, "env.jsonl");
+	char *st = wst_path(T, "st"), *ml = wst_path(T, "mcp.jsonl");
+
+	ck_assert_int_ge(here, 0);
+	wst_write(W, "README.md", "hi\n");
+	ck_assert_int_eq(chdir(W), 0);
+	wst_run(&r, NULL, "wsread", "--workspace", W, "--audit", "../rel.jsonl",
+		"README.md", NULL);
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	ck_assert(wst_exists(rel));
+	wst_run(&r, NULL, "wstools", "audit", "--verify", "../rel.jsonl", NULL);
+	ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+	wst_run_free(&r);
+	{
+		const char *env[] = {"WS_AUDIT=../env.jsonl", NULL};
+
+		wst_runv(&r, NULL, env, "wsls", (const char *[]){"--workspace", W, NULL});
+	}
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	ck_assert(wst_exists(envl));
+	wst_run(&r, NULL, "wswrite", "--workspace", W, "--state-dir", "../st",
+		"--content", "x", "made.txt", NULL);
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	ck_assert(wst_exists(st));
+	wst_run(&r, NULL, "wstools", "history", "--workspace", W, "--state-dir",
+		"../st", "--json", NULL);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "/made.txt") != NULL,
+		      "%d %s %s", r.status, r.out, r.err);
+	wst_run_free(&r);
+	/* Inside the workspace is still refused, relative or not. */
+	wst_run(&r, NULL, "wsread", "--workspace", W, "--audit", "in.jsonl",
+		"--json", "README.md", NULL);
+	ck_assert_str_eq(wst_code(&r), "INVALID_ARGUMENT");
+	ck_assert_msg(strstr(r.out, "inside the workspace") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	/* The server: started, not refused. */
+	{
+		const char *env[] = {"WS_AUDIT", NULL};
+
+		wst_runv(&r, "", env, "wstools", (const char *[]){"mcp", "--audit",
+			 "../mcp.jsonl", "--state-dir", "../st", W, NULL});
+	}
+	ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+	wst_run_free(&r);
+	ck_assert_int_eq(fchdir(here), 0);
+	close(here);
+	free(rel);
+	free(envl);
+	free(st);
+	free(ml);
+}
+END_TEST
+
 /* wsrun's line: the command, its exit status, the isolation. */
 START_TEST(wsrun_line)
 {
@@ -538,6 +743,89 @@ START_TEST(wsrun_line)
 		ck_assert_ptr_null(strstr(e, "alias.pu"));
 		free(e);
 	}
+	lines_free(v, n);
+	/*
+	 * ftu13 10: under a policy the command check put the command line
+	 * in "path" (a file's name everywhere else), and "cwd" was there
+	 * only when --cwd was given.
+	 */
+	{
+		const char *wv2 = getenv("WST_TOOL_WRAPPER");
+		char *wrapper2 = wv2 ? strdup(wv2) : NULL;
+
+		unsetenv("WST_TOOL_WRAPPER");
+		run_logged(&r, NULL, "wsrun", (const char *[]){"--workspace", W,
+			   "--policy", "dev-safe", "-c", "exit 0", NULL});
+		if (wrapper2 != NULL)
+			setenv("WST_TOOL_WRAPPER", wrapper2, 1);
+		free(wrapper2);
+	}
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(s(v[1], "command"), "exit 0");
+	ck_assert_str_eq(s(v[1], "checked"), "exec");
+	ck_assert_msg(cJSON_GetObjectItem(v[1], "path") == NULL, "path %s", s(v[1], "path"));
+	ck_assert_str_eq(s(v[1], "cwd"), "/");
+	lines_free(v, n);
+}
+END_TEST
+
+/* The integer member key of line o, which must be there. */
+static int
+inum(const cJSON *o, const char *key)
+{
+	const cJSON *m = cJSON_GetObjectItem(o, key);
+
+	ck_assert_msg(cJSON_IsNumber(m), "no \"%s\" in the line", key);
+	return m->valueint;
+}
+
+/*
+ * ftu13 10: an undo's line names the entry it made ("history_id") and
+ * the one it undid ("undo_of"), as a write's names its history id; with
+ * several undone, "undone" lists each pair.
+ */
+START_TEST(undo_line_names_entries)
+{
+	struct wst_run r;
+	cJSON **v;
+	size_t n;
+	const cJSON *u;
+
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		run_logged(&r, NULL, "wswrite", (const char *[]){"--workspace", W,
+			   "--content", "x", name, NULL});
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		wst_run_free(&r);
+	}
+	run_logged(&r, NULL, "wstools", (const char *[]){"undo", "--workspace", W, NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	run_logged(&r, NULL, "wstools", (const char *[]){"undo", "--workspace", W,
+		   "-n", "2", NULL});
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	wst_run_free(&r);
+	v = lines(&n);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_str_eq(s(v[3], "tool"), "undo");
+	ck_assert_int_eq(inum(v[3], "undo_of"),
+			 inum(v[2], "history_id"));
+	ck_assert_int_eq(inum(v[3], "history_id"),
+			 inum(v[2], "history_id") + 1);
+	/* Two at once: the newest first, and both in "undone". */
+	ck_assert_int_eq(inum(v[4], "undo_of"),
+			 inum(v[1], "history_id"));
+	u = cJSON_GetObjectItem(v[4], "undone");
+	ck_assert_int_eq(cJSON_GetArraySize(u), 2);
+	ck_assert_int_eq(inum(cJSON_GetArrayItem(u, 1), "undo_of"),
+			 inum(v[0], "history_id"));
+	ck_assert_int_eq(inum(cJSON_GetArrayItem(u, 1), "history_id"),
+			 inum(v[4], "history_id") + 1);
 	lines_free(v, n);
 }
 END_TEST
@@ -702,6 +990,10 @@ suite(void)
 	tcase_add_test(tc, resolver_refusals_name_path);
 	tcase_add_test(tc, non_utf8_escaped);
 	tcase_add_test(tc, tools_at_once_one_chain);
+	tcase_add_test(tc, log_in_home_workspace_hint);
+	tcase_add_test(tc, verify_last_hash_and_expect);
+	tcase_add_test(tc, undo_line_names_entries);
+	tcase_add_test(tc, relative_names_are_the_current_directorys);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -950,14 +950,13 @@ START_TEST(usage_and_workspace_errors)
 	/*
 	 * ftu12 19: an audit log or state directory that every call would
 	 * refuse stops the server at start, on stderr, not the model's
-	 * calls one by one.
+	 * calls one by one. (A relative name is the current directory's
+	 * since ftu13 11: cli-audit relative_names_are_the_current_directorys.)
 	 */
 	{
 		char *in = wst_path(W, "audit.log"), *st = wst_path(W, "st");
 		const char *const bad[][3] = {
-			{"--audit", "rel.log", "absolute"},
 			{"--audit", in, "inside the workspace"},
-			{"--state-dir", "st", "absolute"},
 			{"--state-dir", st, "inside the workspace"},
 		};
 
@@ -1765,6 +1764,29 @@ START_TEST(history_tools_only_when_asked)
 	ck_assert_msg(strstr(text_of(res), "ask the person") != NULL &&
 		      strstr(text_of(res), "force reverts") == NULL, "%s", text_of(res));
 	cJSON_Delete(r);
+	/*
+	 * ftu13 07: but "force" is the model's too, and works; the hint only
+	 * discourages it. wstools-mcp(1) says so where --history-tools is
+	 * described, so that a harness author knows to drop it.
+	 */
+	res = call(&m, 9, "undo", "{\"force\":true}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	ck_assert(!wst_exists(f));
+	{
+		char *man = wst_slurp(WST_SRC_ROOT "/man/wstools-mcp.1", NULL);
+		char *b = strstr(man, ".It Fl -history-tools\n"), *e;
+
+		ck_assert_ptr_nonnull(b);
+		e = strstr(b + 1, "\n.It ");
+		ck_assert_ptr_nonnull(e);
+		*e = '\0';
+		ck_assert_msg(strstr(b, ".Qq force") != NULL &&
+			      strstr(b, "drops") != NULL,
+			      "wstools-mcp(1) --history-tools does not say the model "
+			      "may force an undo: %s", b);
+		free(man);
+	}
 	ck_assert_int_eq(mcp_close(&m), 0);
 	free(f);
 }

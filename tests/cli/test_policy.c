@@ -466,6 +466,82 @@ START_TEST(project_root_changes_policy)
 }
 END_TEST
 
+/*
+ * ftu13 04: a policy of one deny rule denies everything else, since what no
+ * rule matches is denied. The refusal for "no file rule matches" says how to
+ * write the policy (a catch-all allow), not "ask the user", which stays the
+ * hint of a rule's own deny.
+ */
+START_TEST(no_rule_matches_hint_names_catch_all)
+{
+	struct wst_run r;
+	char *ws = P("ws"), *pol = P("mine.json");
+	const char *hint;
+
+	wst_write(tmp, "ws/README.md", "hi\n");
+	wst_write(tmp, "ws/.env", "S=1\n");
+	wst_write(tmp, "mine.json",
+		  "{\"version\":1,\"name\":\"mine\",\"file_rules\":[{\"name\":"
+		  "\"no-env\",\"paths\":[\"**/.env\"],\"operations\":[\"*\"],"
+		  "\"decision\":\"deny\"}]}");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol,
+	    "--json", "README.md");
+	check_status(&r, 3, "POLICY_DENIED");
+	hint = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "hint"));
+	ck_assert_ptr_nonnull(hint);
+	ck_assert_msg(strstr(hint, "catch-all") && strstr(hint, "\"**\"") &&
+		      !strstr(hint, "ask the user"), "hint: %s", hint);
+	wst_run_free(&r);
+	/* Plain output carries the same hint. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol,
+	    "README.md");
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_msg(strstr(r.err, "hint: what no rule of a policy matches is denied"),
+		      "%s", r.err);
+	wst_run_free(&r);
+	/* The rule's own deny keeps its hint. */
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol,
+	    "--json", ".env");
+	check_status(&r, 3, "POLICY_DENIED");
+	hint = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "hint"));
+	ck_assert_ptr_nonnull(hint);
+	ck_assert_msg(!strstr(hint, "catch-all"), "hint: %s", hint);
+	wst_run_free(&r);
+	free(pol);
+	/*
+	 * docs/policies.md shows the fixed policy (the block after the word
+	 * "smallest"): it denies .env and allows README.md.
+	 */
+	{
+		char *doc = wst_slurp(WST_SRC_ROOT "/docs/policies.md", NULL);
+		char *b = strstr(doc, "smallest"), *e;
+
+		ck_assert_ptr_nonnull(b);
+		b = strstr(b, "```json\n");
+		ck_assert_ptr_nonnull(b);
+		b += strlen("```json\n");
+		e = strstr(b, "```");
+		ck_assert_ptr_nonnull(e);
+		*e = '\0';
+		wst_write(tmp, "doc.json", b);
+		free(doc);
+	}
+	pol = P("doc.json");
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol,
+	    "--json", "README.md");
+	check_status(&r, 0, "");
+	wst_run_free(&r);
+	RUN(&r, NULL, env_home(), "wsread", "--workspace", ws, "--policy", pol,
+	    "--json", ".env");
+	check_status(&r, 3, "POLICY_DENIED");
+	wst_run_free(&r);
+	free(pol);
+	free(ws);
+}
+END_TEST
+
 /* ---- Configuration file ---- */
 
 START_TEST(config_policy_dir_and_default)
@@ -1592,6 +1668,7 @@ suite(void)
 	tcase_add_test(tc, variables_are_canonical);
 	tcase_add_test(tc, args_are_held_to_config_limits);
 	tcase_add_test(tc, inert_globs_are_refused);
+	tcase_add_test(tc, no_rule_matches_hint_names_catch_all);
 	suite_add_tcase(s, tc);
 	return s;
 }

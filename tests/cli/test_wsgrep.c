@@ -766,6 +766,33 @@ START_TEST(policy_skips_unopened)
 	RUNJ(&r, "--policy", pol, "needle", "denied.txt", NULL);
 	ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
 	wst_run_free(&r);
+	/*
+	 * ftu13 18: plain output says how many entries the policy kept from
+	 * the search, as wsls says how many it hides, so that "no match"
+	 * (exit 1) does not read as "not there"; -s and -q keep quiet.
+	 */
+	RUNP(&r, "--policy", pol, "needle", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "wsgrep: 3 entries not searched: the policy "
+				    "refuses reading them\n") != NULL, "stderr: %s", r.err);
+	wst_run_free(&r);
+	RUNP(&r, "--policy", pol, "nothing-matches-this", NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_msg(strstr(r.err, "3 entries not searched") != NULL, "stderr: %s", r.err);
+	wst_run_free(&r);
+	RUNP(&r, "-s", "--policy", pol, "needle", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "not searched") == NULL, "stderr: %s", r.err);
+	wst_run_free(&r);
+	RUNP(&r, "-q", "--policy", pol, "nothing-matches-this", NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_str_eq(r.err, "");
+	wst_run_free(&r);
+	/* Nothing skipped, nothing said. */
+	RUNP(&r, "needle", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "not searched") == NULL, "stderr: %s", r.err);
+	wst_run_free(&r);
 	free(pol);
 }
 END_TEST

@@ -678,6 +678,26 @@ START_TEST(policy_grants_read_write)
 				      "%s", r.err);
 			wst_run_free(&r);
 		}
+		/* ftu13 06: JSON's notes say what plain stderr warns of. */
+		{
+			cJSON *nt;
+			int nn = 0, nshape = 0, nempty = 0;
+
+			RUNM(&r, _i, "--policy", pfile, "-c", "true");
+			cJSON_ArrayForEach(nt, wst_output(&r, "notes")) {
+				const char *t = cJSON_GetStringValue(nt);
+
+				if (t == NULL || strncmp(t, "policy grant ", 13) != 0)
+					continue;
+				nn++;
+				nshape += strstr(t, "rule=noshape ") != NULL;
+				nempty += strstr(t, "rule=empty-var dir=/ access=read: "
+						    "refused, ") != NULL;
+			}
+			ck_assert_msg(nempty == 1 && nshape >= 1 && nn == nshape + nempty,
+				      "%s", r.out);
+			wst_run_free(&r);
+		}
 		/* Under --args (compact), only what was granted. */
 		RUNM(&r, _i, "--policy", pfile, "--args", "{\"command\": \"true\"}");
 		v = cJSON_GetObjectItem(wst_output(&r, "isolation"), "policy_grants");
@@ -1506,6 +1526,44 @@ START_TEST(policy_shipped_dev_safe_quiet)
 	ck_assert_ptr_nonnull(strstr(out_str(&r, "stdout"), "int a;"));
 	ck_assert_msg(strstr(r.out, SECRET) == NULL, "%s", r.out);
 	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * ftu13 06: dev-safe allows reading ${HOME}/.gitconfig, a file, and on a
+ * home without one every plain wsrun warned "policy grant rule=allow-home-
+ * configs dir=~/.gitconfig: refused, not a grant: ... write ~/.gitconfig/ + "**"",
+ * advice that fits neither a file nor what is not there. Nothing to grant,
+ * nothing said, in plain output as in JSON's notes.
+ */
+START_TEST(policy_dev_safe_no_gitconfig_quiet)
+{
+	struct wst_run r;
+	char hv[4200];
+	const char *env[] = {mode_env(_i), hv, suite_view(_i), NULL};
+	const char *argv[] = {"--workspace", ws, "--policy", "dev-safe", "-c",
+			      "true", NULL};
+	const char *argvj[] = {"--workspace", ws, "--policy", "dev-safe", "--json",
+			       "-c", "true", NULL};
+	char *gc = wst_path(home, ".gitconfig");
+
+	ck_assert(!wst_exists(gc));
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	wst_write(ws, "src/a.c", "int a;\n");
+	wst_runv(&r, NULL, env, "wsrun", argvj);
+	if (fallback_refused(&r)) {
+		wst_run_free(&r);
+		free(gc);
+		return;
+	}
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(r.out, ".gitconfig/**") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	wst_runv(&r, NULL, env, "wsrun", argv);
+	ck_assert_msg(r.status == 0 && strstr(r.err, "policy grant") == NULL,
+		      "status %d: %s", r.status, r.err);
+	wst_run_free(&r);
+	free(gc);
 }
 END_TEST
 
@@ -6375,6 +6433,7 @@ suite(void)
 	tcase_add_loop_test(tf, policy_denied_links_removed, 0, 1);
 	tcase_add_loop_test(tf, person_edits_during_run_kept, 0, 1);
 	tcase_add_loop_test(tf, policy_shipped_dev_safe_quiet, 0, 1);
+	tcase_add_loop_test(tf, policy_dev_safe_no_gitconfig_quiet, 0, 1);
 	tcase_add_test(tf, no_landlock_hint);
 	tcase_add_loop_test(tf, policy_example_no_other_writes, 0, 1);
 	tcase_add_test(tf, policy_grant_xdg_persistence);

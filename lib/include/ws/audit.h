@@ -13,7 +13,7 @@
  * including the "prev" member.  A changed byte breaks that line's hash, a
  * deleted or reordered line the next line's "prev"; ws_audit_verify()
  * says where.  (Cutting lines off the end leaves a valid chain: keep the
- * last hash elsewhere to detect that.)
+ * last hash elsewhere, and ws_audit_check() finds it again.)
  *
  * Writing takes an exclusive flock() on the log, reads its tail (the
  * previous line's hash stands at a fixed place from its end; one pread()
@@ -189,6 +189,33 @@ void ws_audit_discard(struct ws_audit *a);
  */
 int ws_audit_verify(const char *path, size_t *lines, size_t *bad,
 		    const char **why);
+
+/*
+ * What ws_audit_check() found: the lines read, the first line whose hash
+ * or "prev" is wrong (0: the chain holds) and why, the first line's
+ * "prev" (64 zeros for a log begun from nothing) and the hash of the
+ * last line the chain holds to (what to keep elsewhere, so that lines
+ * cut off the end are noticed), "" where there is none; expect_at the
+ * line whose hash is the expected one, 0 when none is (or none was
+ * asked for).
+ */
+struct ws_audit_verdict {
+	size_t lines;
+	size_t bad;
+	const char *why;
+	char first_prev[65];
+	char last_hash[65];
+	size_t expect_at;
+};
+
+/*
+ * ws_audit_verify(), and whether a line of the chain has the hash expect
+ * (NULL: none asked): a hash kept from an earlier --verify must still be
+ * in the log, else lines were cut off (ftu13 09).  Errors: WS_EIO_ERROR
+ * (cannot read), WS_ENOMEM.
+ */
+int ws_audit_check(const char *path, const char *expect,
+		   struct ws_audit_verdict *v);
 
 /* The log a call writes to, from the command line, the environment and
  * the configuration (flag > WS_AUDIT > config); NULL for none. */

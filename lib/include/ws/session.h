@@ -26,6 +26,26 @@ struct ws_ctx;
 int ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws);
 
 /*
+ * Whether the audit log path (real: its name made absolute and normal,
+ * or its real name) lies in the workspace or a mount of ws: 0 when not,
+ * else WS_EINVALID_ARGUMENT naming the place, with a hint for where to
+ * put it that is not in the same place (the home's state directory is
+ * none where the workspace is the home).  wstools mcp checks its --audit
+ * with it at start, every call again.
+ */
+int ws_audit_place_check(const struct ws_ctx *ws, const char *path,
+			 const char *real);
+
+/*
+ * A relative --audit, WS_AUDIT or --state-dir made absolute against the
+ * current directory (lexically normal), as a shell user means it and as
+ * wstools audit --verify FILE takes it: *out malloc'd, or NULL when name
+ * is absolute already.  what names it in errors.  Errors:
+ * WS_EINVALID_ARGUMENT (empty, or no current directory), WS_ENOMEM.
+ */
+int ws_cli_cwd_name(const char *name, const char *what, char **out);
+
+/*
  * Where the workspace of cli came from, as --verbose and wspath --explain
  * say it after the root: "the current directory; WS_ROOT or --workspace
  * to choose", "--workspace", "WS_ROOT", or the server's (FTU10 11).
