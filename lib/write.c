@@ -3046,6 +3046,35 @@ ws__mv_check_tree(struct ws__mv *c, int pfd, const char *name,
  * no, or a WS_E*.  used and lev are name's own, its entries counted in
  * *n.  Through descriptors, a level at a time.
  */
+/*
+ * The length (with a leading '/') and the levels of real as wsrun's
+ * walks see it: below the outermost writable anchor holding it, which
+ * they walk with the mounts inside it.  False where none holds it.
+ */
+static bool
+ws__walk_depth(const struct ws_ctx *ws, const char *real, size_t *len,
+	       size_t *lev)
+{
+	const char *best = NULL, *rest;
+	size_t bl = 0;
+
+	for (size_t a = 0; a < ws->nanchors; a++)
+		if (!ws->anchors[a].ro &&
+		    ws_path_within(ws->anchors[a].real, real, &rest) &&
+		    (best == NULL || strlen(ws->anchors[a].real) < bl)) {
+			best = rest;
+			bl = strlen(ws->anchors[a].real);
+		}
+	if (best == NULL)
+		return false;
+	best += strspn(best, "/");
+	*len = 1 + strlen(best);
+	*lev = *best != '\0';
+	for (const char *c = best; *c; c++)
+		*lev += *c == '/';
+	return true;
+}
+
 static int
 ws__mv_past_reach(int pfd, const char *name, size_t dlen, size_t used, size_t dlev,
 		  size_t lev, size_t *n, const char *path)
@@ -3094,15 +3123,22 @@ ws__mv_past_reach(int pfd, const char *name, size_t dlen, size_t used, size_t dl
  * it.  Only a move to a longer path can, so only those walk the tree.
  */
 static int
-ws__mv_depth(const struct ws_res *s, const struct ws_res *d, const char *src)
+ws__mv_depth(const struct ws_ctx *ws, const struct ws_res *s,
+	     const struct ws_res *d, const char *src)
 {
-	size_t slen = strlen(s->vpath), dlen = strlen(d->vpath), dlev = 0, n = 0;
+	size_t slen, dlen, slev, dlev, n = 0;
 	int rc;
 
-	if (!S_ISDIR(s->st.st_mode) || dlen <= slen)
+	/*
+	 * Where the move lands, not how it was spelled: a destination
+	 * through a link (l/s, l a link to a 4,000-byte chain) is short as
+	 * typed and deep in the walks' terms (review28 01), and a move out
+	 * of a mount gains the mount's place below the workspace.
+	 */
+	if (!S_ISDIR(s->st.st_mode) || !ws__walk_depth(ws, d->real, &dlen, &dlev))
 		return 0;
-	for (const char *c = d->vpath; *c; c++)
-		dlev += *c == '/';
+	if (ws__walk_depth(ws, s->real, &slen, &slev) && dlen <= slen && dlev <= slev)
+		return 0;
 	rc = ws__mv_past_reach(s->dirfd, s->name, dlen, 0, dlev, 0, &n, src);
 	if (rc != 1)
 		return rc;
@@ -3310,7 +3346,7 @@ ws_move(struct ws_ctx *ws, const char *src, const char *dst, bool force,
 	/* The guards and the policy first, then what no force can do. */
 	if ((rc = ws__mv_check(ws, &s, &d, parents, src, dst)) < 0 ||
 	    (rc = ws__mv_replaceable(ws, &s, &d, into != NULL ? into : dst)) < 0 ||
-	    (rc = ws__mv_depth(&s, &d, src)) < 0)
+	    (rc = ws__mv_depth(ws, &s, &d, src)) < 0)
 		goto out;
 	if (dry_run)
 		goto out;

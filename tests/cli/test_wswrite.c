@@ -179,6 +179,21 @@ START_TEST(move_past_walk_reach_refused)
 	ck_assert_msg(r.status != 0 && strstr(r.out, "LIMIT_EXCEEDED") != NULL, "%s", r.out);
 	wst_run_free(&r);
 	assert_file(ws, "src/lib/util/u.c", "u\n");
+	/*
+	 * Review28 01: the same destination through a link, short as
+	 * typed: measured where it lands, and refused alike.
+	 */
+	{
+		char *l = wst_path(ws, "l");
+
+		chain[strlen(chain) - 2] = '\0';
+		ck_assert_int_eq(symlink(chain, l), 0);
+		free(l);
+	}
+	W(&r, NULL, "--move", "l/s", "src");
+	ck_assert_msg(r.status != 0 && strstr(r.out, "LIMIT_EXCEEDED") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	assert_file(ws, "src/lib/util/u.c", "u\n");
 	W(&r, NULL, "--move", "dst/src", "--parents", "src");
 	ck_assert_msg(r.status == 0, "%s", r.out);
 	wst_run_free(&r);
