@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "ws/cancel.h"
 #include "ws/detect.h"
 #include "ws/error.h"
 #include "ws/history.h"
@@ -581,6 +584,8 @@ ws_ctx_close(struct ws_ctx *ws)
 	ws_persist_bases_free(ws->penv_bases, ws->penv_nbases);
 	ws_homes_free(ws->penv_home, ws->penv_nhome);
 	free(ws->penv_key);
+	if (ws->runs_held)
+		close(ws->runs_fd);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));
@@ -1862,6 +1867,47 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, char *const *home, size_t nh,
 		*n = 0;
 	}
 	return rc;
+}
+
+int
+ws_ctx_wait_runs(struct ws_ctx *ws)
+{
+	const char *sb = getenv("WS_SANDBOX");
+	struct timespec t0, now;
+	long long waited = 0;
+	int fd;
+
+	if (ws->runs_held || ws->nanchors == 0 || (sb != NULL && strcmp(sb, "1") == 0))
+		return 0;
+	/* An O_PATH-only root (no read permission): no lock, as wsrun. */
+	fd = openat(ws->anchors[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break; /* no lock to take: as wsrun, go on */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		waited = (now.tv_sec - t0.tv_sec) * 1000 +
+			 (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ws_cancelled() || waited >= WS_RUNS_WAIT_MS) {
+			close(fd);
+			ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
+				     "a command (wsrun, run_command) is running in "
+				     "this workspace and did not end within %d s: "
+				     "files change only between commands, so that "
+				     "its clean-up sees what it made",
+				     WS_RUNS_WAIT_MS / 1000);
+			ws_error_set_hint("call again once the command has ended");
+			return WS_ELIMIT_EXCEEDED;
+		}
+		ws_progress(waited, "ms waiting for a command in this workspace "
+			    "to end", false);
+		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	}
+	ws->runs_fd = fd;
+	ws->runs_held = true;
+	return 0;
 }
 
 int

@@ -3817,6 +3817,50 @@ START_TEST(read_during_command)
 END_TEST
 
 /*
+ * Review28 08: a move_path during a command's clean-up walk carried a
+ * planted repository from a directory the walk had not read into one it
+ * had, and the walk never saw it.  A changing call waits for the
+ * command's run and clean-up: the write sent while the command runs is
+ * answered after it, and done; a read is not held (read_during_command).
+ */
+START_TEST(write_waits_for_command)
+{
+	struct mcp m;
+	cJSON *j;
+	bool ran = false;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"2\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	ck_assert_int_gt(wait_progress(&m, "run", 5000), 0);
+	send_call(&m, 3, "write_file", "{\"path\":\"w.txt\",\"content\":\"w\"}", NULL);
+	for (;;) {
+		j = must_recv(&m, 20000, "the calls");
+		if (is_id(j, 2)) {
+			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			ran = true;
+		}
+		if (is_id(j, 3)) {
+			ck_assert_msg(ran, "the write was answered before the command");
+			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			cJSON_Delete(j);
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	{
+		char *p = wst_path(W, "w.txt"), *t = wst_slurp(p, NULL);
+
+		ck_assert_str_eq(t, "w");
+		free(t);
+		free(p);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
+/*
  * ftu12 05: commands in one workspace run one at a time, and a second
  * one waited for the first on a worker of its own; with --jobs 2 both
  * workers were on commands and a read sent after them waited for the
@@ -4016,41 +4060,53 @@ END_TEST
  */
 START_TEST(cancel_one_of_two)
 {
-	char *pol = approve_policy(), *notes = wst_path(W, "notes.md");
+	char *pol = approve_policy(), *notes = wst_path(W, "notes.md"),
+	     *one = wst_path(W, "one.txt");
 	struct mcp m;
 	cJSON *j;
-	bool asked = false;
+	int eid_one = -1, asked = 0;
 
+	/*
+	 * Two calls at once, each waiting for its approval (a command
+	 * beside a change no longer runs with it: the change waits for
+	 * it, review28 08).
+	 */
+	wst_write(W, "one.txt", "1\n");
 	mcp_start(&m, "--policy", pol, W);
 	handshake(&m, "{\"elicitation\":{}}");
-	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"2\"]}", "\"run\"");
-	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
+	send_call(&m, 2, "delete_path", "{\"path\":\"one.txt\"}", NULL);
 	send_call(&m, 3, "delete_path", "{\"path\":\"notes.md\"}", NULL);
-	/* Its question comes while the command runs. */
-	while (!asked) {
+	while (asked < 2) {
 		const char *meth;
 
-		j = must_recv(&m, 10000, "the approval question");
-		ck_assert_msg(!is_id(j, 2), "the command ended before the second "
-			      "call asked its question");
+		j = must_recv(&m, 10000, "the approval questions");
+		ck_assert_msg(!is_id(j, 2) && !is_id(j, 3), "a call ended unasked");
 		meth = method_of(j);
-		asked = meth != NULL && strcmp(meth, "elicitation/create") == 0;
+		if (meth != NULL && strcmp(meth, "elicitation/create") == 0) {
+			const char *q = cJSON_GetStringValue(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(j, "params"), "message"));
+
+			asked++;
+			if (q != NULL && strstr(q, "one.txt") != NULL)
+				eid_one = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+		}
 		cJSON_Delete(j);
 	}
+	ck_assert_int_ge(eid_one, 0);
 	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
 		 "\"params\":{\"requestId\":3,\"reason\":\"test\"}}");
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"action\":"
+		 "\"decline\"}}", eid_one);
 	for (;;) {
-		j = must_recv(&m, 20000, "the command");
+		j = must_recv(&m, 20000, "the other call");
 		ck_assert_msg(!is_id(j, 3), "the cancelled call was answered");
 		if (is_id(j, 2))
 			break;
 		cJSON_Delete(j);
 	}
-	ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
-	ck_assert_int_eq((int)cJSON_GetNumberValue(sc(cJSON_GetObjectItem(j, "result"),
-						      "exit_code")), 0);
+	ck_assert_str_eq(code_of(cJSON_GetObjectItem(j, "result")), "APPROVAL_REQUIRED");
 	cJSON_Delete(j);
-	/* Nothing comes for the cancelled one, and the file is there. */
+	/* Nothing comes for the cancelled one, and the files are there. */
 	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
 	for (;;) {
 		j = must_recv(&m, 10000, "the ping");
@@ -4061,9 +4117,11 @@ START_TEST(cancel_one_of_two)
 	}
 	cJSON_Delete(j);
 	ck_assert_int_eq(access(notes, F_OK), 0);
+	ck_assert_int_eq(access(one, F_OK), 0);
 	ck_assert_int_eq(mcp_close(&m), 0);
 	free(pol);
 	free(notes);
+	free(one);
 }
 END_TEST
 
@@ -4269,9 +4327,10 @@ START_TEST(forked_children_keep_no_lock)
 END_TEST
 
 /*
- * Writes and edits of one file from calls that run side by side (beside
- * a command, so that they do run together): every read, and the file in
- * the end, is one whole version, never a mix, over many rounds.
+ * Writes and edits of one file from calls that run side by side (the
+ * server's workers; no command beside them, which a change now waits
+ * for, review28 08): every read, and the file in the end, is one whole
+ * version, never a mix, over many rounds.
  */
 START_TEST(parallel_writes_one_file)
 {
@@ -4291,8 +4350,6 @@ START_TEST(parallel_writes_one_file)
 	wst_write(W, "same.txt", text[0]);
 	mcp_start(&m, W);
 	handshake(&m, NULL);
-	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"30\"]}", "\"run\"");
-	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
 	for (int r = 0; r < ROUNDS; r++) {
 		int base = 100 + r * 10, got = 0;
 
@@ -4310,7 +4367,6 @@ START_TEST(parallel_writes_one_file)
 		send_call(&m, base + 5, "read_file", "{\"path\":\"same.txt\"}", NULL);
 		while (got < 5) {
 			j = must_recv(&m, 20000, "the writes");
-			ck_assert_msg(!is_id(j, 2), "the command was answered");
 			for (int k = 1; k <= 5; k++) {
 				const cJSON *res;
 
@@ -4366,8 +4422,6 @@ START_TEST(parallel_writes_one_file)
 				      "left behind: %s", e->d_name);
 		closedir(d);
 	}
-	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-		 "\"params\":{\"requestId\":2,\"reason\":\"test\"}}");
 	for (int k = 0; k < 4; k++)
 		free(text[k]);
 	ck_assert_int_eq(mcp_close(&m), 0);
@@ -4500,10 +4554,14 @@ START_TEST(audit_log_kept_open_rotated)
 	/* Beside a command, so that the calls do run together. */
 	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"30\"]}", "\"run\"");
 	ck_assert_int_eq(wait_progress(&m, "run", (int)(5000 * WST_SLOWDOWN)), 0);
+	/* Reads: a change waits for the command (review28 08). */
 	for (int k = 0; k < PAR; k++) {
-		ck_assert_int_ge(asprintf(&args, "{\"path\":\"f%d.txt\",\"content\":\"%d\"}",
-					  k, k), 0);
-		send_call(&m, 10 + k, "write_file", args, NULL);
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%d.txt", k);
+		wst_write(W, name, "x");
+		ck_assert_int_ge(asprintf(&args, "{\"path\":\"f%d.txt\"}", k), 0);
+		send_call(&m, 10 + k, "read_file", args, NULL);
 		free(args);
 	}
 	for (int k = 0; k < CLI; k++) {
@@ -4515,11 +4573,11 @@ START_TEST(audit_log_kept_open_rotated)
 		wst_run_free(&v);
 	}
 	while (got < PAR) {
-		cJSON *j = must_recv(&m, (int)(20000 * WST_SLOWDOWN), "the writes");
+		cJSON *j = must_recv(&m, (int)(20000 * WST_SLOWDOWN), "the reads");
 
-		if (!is_id(j, 2)) {
+		if (!is_id(j, 2) && cJSON_GetObjectItem(j, "id") != NULL) {
 			res = cJSON_GetObjectItem(j, "result");
-			ck_assert_msg(res != NULL && !is_error(res), "a write failed");
+			ck_assert_msg(res != NULL && !is_error(res), "a read failed");
 			got++;
 		}
 		cJSON_Delete(j);
@@ -6325,6 +6383,7 @@ suite(void)
 	tcase_add_test(slow, ten_thousand_calls);
 	tcase_add_test(slow, five_mib_write);
 	tcase_add_test(slow, read_during_command);
+	tcase_add_test(slow, write_waits_for_command);
 	tcase_add_test(slow, read_beside_queued_commands);
 	tcase_add_test(slow, cancel_one_of_two);
 	tcase_add_test(slow, progress_apart);

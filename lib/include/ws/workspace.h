@@ -55,6 +55,10 @@ struct ws_ctx {
 	size_t nanchors;
 	unsigned flags;
 	int host_fd; /* O_PATH of "/", opened on first use with ALLOW_OUTSIDE */
+	/* The runs' lock on the root, held shared by a changing call
+	 * (ws_ctx_wait_runs()); closed by ws_ctx_close(). */
+	int runs_fd;
+	bool runs_held;
 	char *alias; /* the root as spelled through a symlink, or NULL */
 	struct ws_policy *policy; /* NULL: everything inside is allowed */
 	bool approve;		  /* --approve was given */
@@ -456,6 +460,22 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
  * NULL), *ways (*nways real paths, each malloc'd, as is the array)
  * receives the first kind of them, wherever they are.  0 or WS_ENOMEM.
  */
+/*
+ * For a call that changes files (write, edit, mkdir, move, delete,
+ * undo): wait until no wsrun command runs in the workspace, and keep
+ * the next from starting until ws_ctx_close().  wsrun holds its lock on
+ * the root (flock, exclusive) from before the walk before the command to
+ * the end of the clean-up after it; a file tool's move meanwhile could
+ * carry a planted repository past that walk (review28 08), or change
+ * what the walk took for the person's.  Taken shared: changing calls do
+ * not wait for each other.  Not inside a wsrun command (WS_SANDBOX=1),
+ * whose own run holds the lock.  Waits WS_RUNS_WAIT_MS at most, then
+ * LIMIT_EXCEEDED; a stop asked (ws_cancelled()) ends the wait too.
+ * 0 or a WS_E*.
+ */
+#define WS_RUNS_WAIT_MS 60000
+int ws_ctx_wait_runs(struct ws_ctx *ws);
+
 struct ws_persist_base;
 
 /*
