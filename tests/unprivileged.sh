@@ -1,6 +1,6 @@
 #!/bin/bash
-# unprivileged.sh BUILD_DIR SUITE... - run the named suites (cli, race) of
-# BUILD_DIR as an unprivileged user: CI runs as root, where permission
+# unprivileged.sh BUILD_DIR SUITE... - run the named suites (unit, cli,
+# race) of BUILD_DIR as an unprivileged user: CI runs as root, where permission
 # bits stop nothing, so a bug that only a person who is not root meets
 # (a directory they cannot read, a file they cannot replace, a user
 # namespace of their own) is never seen by the root run (scripts/dev.sh
@@ -40,7 +40,7 @@ if ! command -v setpriv >/dev/null 2>&1; then
 fi
 if ! uid=$(id -u "$user" 2>/dev/null) || ! gid=$(id -g "$user" 2>/dev/null) ||
 	[ "$uid" = 0 ]; then
-	echo "unprivileged.sh: SKIP: no user \"$user\" other than root" >&2
+	echo "unprivileged.sh: SKIP: no user \"$user\", or it is root" >&2
 	exit 77
 fi
 as_user() {
@@ -69,12 +69,16 @@ chmod 700 "$scratch/user"
 
 # Whether the user gets a user namespace decides how much of wsrun's
 # suites can run: said first, loudly, where it cannot.
+# Said again at the end, where a CI log is read.
+userns=
 if as_user unshare -U -r true 2>/dev/null; then
 	echo "==> $user (uid $uid) has user namespaces"
 else
-	echo "==> WARNING: $user (uid $uid) gets no user namespace here" \
-		"(kernel.unprivileged_userns_clone, user.max_user_namespaces or" \
-		"an AppArmor restriction): wsrun's namespace checks are not made"
+	userns="==> WARNING: $user (uid $uid) gets no user namespace here\
+ (kernel.unprivileged_userns_clone, user.max_user_namespaces or an\
+ AppArmor restriction): wsrun's suites checked its fallbacks only, not\
+ its namespaces as an unprivileged user"
+	echo "$userns"
 fi
 
 st=0
@@ -161,4 +165,5 @@ if [ -n "$left" ]; then
 		$left >&2
 	st=1
 fi
+[ -z "$userns" ] || echo "$userns"
 exit "$st"
