@@ -197,7 +197,11 @@ test)
 	# that could not run (no such user, the checkout out of its reach).
 	echo "==> the unit, CLI and race suites as an unprivileged user (gcc)"
 	st=0
-	bash "$top/tests/unprivileged.sh" build unit cli race || st=$?
+	WST_UNPRIV_NOTES=$(mktemp)
+	WST_UNPRIV_NOTES=$WST_UNPRIV_NOTES \
+		bash "$top/tests/unprivileged.sh" build unit cli race || st=$?
+	unpriv_skip=$(cat "$WST_UNPRIV_NOTES")
+	rm -f "$WST_UNPRIV_NOTES"
 	if [ "$st" = 77 ]; then
 		unpriv_skip="the unit, CLI and race suites as an unprivileged user (the reason is in the log, at \"as an unprivileged user\")"
 	elif [ "$st" != 0 ]; then
