@@ -4991,21 +4991,40 @@ START_TEST(tty_no_default_timeout)
 }
 END_TEST
 
+/*
+ * kill -9 of wsrun leaves nothing running: with the namespaces (_i 0),
+ * and without any namespace or cgroup (_i 4, as a person who is not
+ * root meets it in a chroot, or where user namespaces are refused), where
+ * the guardian killed only the command's first process, and its
+ * children, reparented, ran on after the clean-up (found running the CLI
+ * suites as nobody in a chroot).  There a child that left the command's
+ * session (setsid) while its parent died with wsrun is out of reach
+ * (the first process dies by PR_SET_PDEATHSIG at once, before the
+ * guardian can read its children): _i 4 runs the background child only;
+ * kill9_wsrun_pdeathsig_cleared has the tree of a first process that
+ * survives.
+ */
 START_TEST(kill9_wsrun)
 {
-	char marker[64], cmd[512];
+	char marker[64], cmd[512], envv[64];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	char *envp[] = {envv, (char *)wst_state_env(), (char *)suite_view(_i), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st;
 	bool up = false;
 
-	snprintf(marker, sizeof(marker), "100.%d7", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker, marker);
+	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i]);
+	snprintf(marker, sizeof(marker), "100.%d7%d", (int)getpid(), _i);
+	if (_i == 0)
+		snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker,
+			 marker);
+	else
+		snprintf(cmd, sizeof(cmd), "sleep %s & sleep %s & wait", marker, marker);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
-				     environ), 0);
+				     envp), 0);
 	for (int i = 0; i < 250 && !up; i++) {
 		up = marker_alive(marker);
 		usleep(20000);
@@ -5015,6 +5034,53 @@ START_TEST(kill9_wsrun)
 	waitpid(pid, &st, 0);
 	ck_assert_msg(marker_gone(marker, 3000), "kill -9 of wsrun left processes");
 	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/*
+ * Without any namespace or cgroup: a command whose first process clears
+ * its PR_SET_PDEATHSIG (prctl is the command's to call) outlives wsrun;
+ * the guardian killed it alone, and its children, one in a session of its
+ * own, ran on.  The guardian stops and kills the whole tree below it.
+ */
+START_TEST(kill9_wsrun_pdeathsig_cleared)
+{
+	char marker[64], script[1024], *ready = wst_path(ws, "ready");
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--", "python3", "-c",
+			      script, NULL};
+	const char *envp[] = {"WS_RUN_DISABLE=userns,cgroup", wst_state_env(),
+			      "WS_VIEW=real", "PATH=/usr/bin:/bin", NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+
+	if (system("command -v python3 >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "kill9_wsrun_pdeathsig_cleared: not checked (no python3)\n");
+		free(ready);
+		return;
+	}
+	snprintf(marker, sizeof(marker), "100.%d8", (int)getpid());
+	snprintf(script, sizeof(script),
+		 "import ctypes, subprocess, time\n"
+		 "ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)\n"
+		 "subprocess.Popen(['sleep', '%s'])\n"
+		 "subprocess.Popen(['setsid', 'sleep', '%s'])\n"
+		 "time.sleep(0.2)\n"
+		 "open('ready', 'w').close()\n"
+		 "time.sleep(100)\n", marker, marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 500 && !wst_exists(ready); i++)
+		usleep(20000);
+	ck_assert_msg(wst_exists(ready), "the command never started");
+	ck_assert(marker_alive(marker));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_assert_msg(marker_gone(marker, 3000), "kill -9 of wsrun left processes");
+	posix_spawn_file_actions_destroy(&fa);
+	free(ready);
 }
 END_TEST
 
@@ -6244,7 +6310,9 @@ suite(void)
 	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
-	tcase_add_test(tp, kill9_wsrun);
+	tcase_add_loop_test(tp, kill9_wsrun, 0, 1);
+	tcase_add_loop_test(tp, kill9_wsrun, 4, 5);
+	tcase_add_test(tp, kill9_wsrun_pdeathsig_cleared);
 	tcase_add_loop_test(tp, kill9_wsrun_cleans_up, 0, 2);
 	tcase_add_test(tp, init_environ_hidden);
 	tcase_add_test(tp, init_holds_no_descriptor);
