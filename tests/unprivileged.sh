@@ -53,7 +53,8 @@ if ! as_user test -x "$build/cmd/wsls" -a -r "$build/meson-info/intro-tests.json
 	exit 77
 fi
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/wsunpriv-XXXXXX")
+# In /tmp, not root's TMPDIR (which may be a directory of root's own).
+scratch=$(mktemp -d /tmp/wsunpriv-XXXXXX)
 # The tests' working directory, as meson's is the build directory: the
 # wsrun suites make their grant directories there, since wsrun never
 # grants one under /tmp, TMPDIR or HOME (test_wsrun.c, grant_base()).
@@ -66,6 +67,10 @@ mkdir "$scratch/logs" "$scratch/user" "$scratch/user/home" \
 	"$scratch/user/tmp" "$scratch/user/state"
 chown -R "$uid:$gid" "$scratch/user"
 chmod 700 "$scratch/user"
+if ! as_user touch "$scratch/user/tmp/.w"; then
+	echo "unprivileged.sh: SKIP: $user cannot write in $scratch (/tmp closed to others?)" >&2
+	exit 77
+fi
 
 # Whether the user gets a user namespace decides how much of wsrun's
 # suites can run: said first, loudly, where it cannot.
