@@ -1870,6 +1870,150 @@ ws__cg_kill(struct ws__proc *p, int sig)
 	}
 }
 
+/*
+ * Wait (100 ms at most) until pid is stopped, or gone: a SIGSTOP sent is
+ * not yet taken, and until it is the process may still fork a child the
+ * walk has already passed.
+ */
+static void
+ws__wait_stopped(pid_t pid)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 200; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t k = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		char *rp;
+
+		if (fd >= 0)
+			close(fd);
+		if (k <= 0)
+			return;
+		buf[k] = '\0';
+		/* "pid (comm) S ...": the state follows the last ')'. */
+		if ((rp = strrchr(buf, ')')) == NULL || rp[1] == '\0' ||
+		    strchr("TtZX", rp[2]) != NULL)
+			return;
+		usleep(500);
+	}
+}
+
+/*
+ * Append pid's children (every thread's) to *v, stopping each new one;
+ * false when the list is full.  A stopped process forks no more, and its
+ * children stay its own until it dies.
+ */
+static bool
+ws__stop_children(pid_t pid, pid_t *v, size_t *n, size_t cap, bool *grew)
+{
+	char path[64], buf[8192];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return true;
+	while ((e = readdir(d)) != NULL) {
+		ssize_t k;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/children", (int)pid,
+			 e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[k > 0 ? k : 0] = '\0';
+		for (char *t = buf, *end; *t; t = end) {
+			long c = strtol(t, &end, 10);
+			bool known = false;
+
+			if (end == t)
+				break;
+			for (size_t i = 0; i < *n && !known; i++)
+				known = v[i] == (pid_t)c;
+			if (c <= 0 || known)
+				continue;
+			if (*n == cap) {
+				closedir(d);
+				return false;
+			}
+			kill((pid_t)c, SIGSTOP);
+			ws__wait_stopped((pid_t)c);
+			v[(*n)++] = (pid_t)c;
+			*grew = true;
+		}
+	}
+	closedir(d);
+	return true;
+}
+
+/*
+ * The guardians' kill where no PID namespace holds the command's tree:
+ * wsrun (or the server), its subreaper, is gone, so the tree is what is
+ * still below the command's first process, root (a cgroup, where there
+ * is one, is killed after).  Each process is stopped as it is found, the
+ * walk repeated until it finds none new, then every one is killed:
+ * killed as found, a process's children would be reparented out of
+ * reach before they were read.  Root is stopped through its pidfd, so
+ * that a number reused since it ended is never signalled; a stopped
+ * process reaps nothing, so its children's numbers stay theirs.  A
+ * process that left the tree while wsrun lived (a double fork) was
+ * wsrun's, and is out of reach here: a cgroup or a PID namespace is what
+ * holds those.
+ */
+static void
+ws__kill_orphaned_tree(pid_t root, int pidfd)
+{
+	enum { CAP = 16384 };
+	pid_t *v;
+	size_t n = 0;
+	bool grew = true;
+
+	if (root <= 0 || pidfd < 0 ||
+	    syscall(SYS_pidfd_send_signal, pidfd, SIGSTOP, NULL, 0) < 0)
+		return;
+	ws__wait_stopped(root);
+	if ((v = malloc(CAP * sizeof(*v))) == NULL) {
+		kill(-root, SIGKILL);
+		return;
+	}
+	v[n++] = root;
+	for (int round = 0; grew && round < 1000; round++) {
+		grew = false;
+		for (size_t i = 0; i < n; i++)
+			if (!ws__stop_children(v[i], v, &n, CAP, &grew))
+				break;
+	}
+	/* Root last, by its pidfd (the caller's SIGKILL); alive until then,
+	 * its process group's number is still its own. */
+	for (size_t i = n; i-- > 1;)
+		kill(v[i], SIGKILL);
+	kill(-root, SIGKILL);
+	free(v);
+}
+
+/* The process a pidfd refers to (its fdinfo's Pid:), or -1. */
+static pid_t
+ws__pidfd_pid(int pidfd)
+{
+	char path[64], line[128];
+	long pid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if (pidfd < 0 || (f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Pid: %ld", &pid) == 1)
+			break;
+	fclose(f);
+	return pid > 0 ? (pid_t)pid : -1;
+}
+
 /* Signal the whole tree the command started. */
 static void
 ws__kill_all(struct ws__proc *p, int sig)
@@ -3616,7 +3760,11 @@ ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
 	if (n == 1 && b == 'd')
 		_exit(0);
 	/* wsrun is gone: first the command, all of it (SIGKILL of init
-	 * ends its PID namespace), and wait until it is. */
+	 * ends its PID namespace), and wait until it is.  Without a PID
+	 * namespace, what is below the command's first process first: the
+	 * pidfd's SIGKILL alone orphaned its children, which ran on. */
+	if (!p->pidns)
+		ws__kill_orphaned_tree(p->pid, p->pidfd);
 	if (p->pidfd >= 0) {
 		(void)syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
 		while (poll(&pf, 1, -1) < 0 && errno == EINTR)
@@ -4028,6 +4176,11 @@ out:
 static void
 ws__gs_server_died(struct ws__gs_run *v, size_t n)
 {
+	/* Without a PID namespace, the tree below each command's first
+	 * process first (see ws__guardian_main()). */
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].pidns && v[i].pidfd >= 0)
+			ws__kill_orphaned_tree(ws__pidfd_pid(v[i].pidfd), v[i].pidfd);
 	for (size_t i = 0; i < n; i++)
 		if (v[i].pidfd >= 0)
 			(void)syscall(SYS_pidfd_send_signal, v[i].pidfd, SIGKILL,

@@ -3,8 +3,10 @@
 #
 #   scripts/dev.sh demo   install what is needed, build, run the demo
 #   scripts/dev.sh test   install what is needed, build, run every suite
-#                         (warnings as errors), then again under ASan+UBSan,
-#                         valgrind memcheck and the fuzzers (CI's command)
+#                         (warnings as errors), the unit, CLI and race suites
+#                         again as an unprivileged user, then every suite
+#                         under ASan+UBSan, valgrind memcheck and the
+#                         fuzzers (CI's command)
 #   scripts/dev.sh test --quick
 #                         install what is needed, build, run every suite
 #                         once (no sanitizers, valgrind or fuzzing); the
@@ -187,6 +189,25 @@ test)
 	# of half an hour's log goes unread (the chroot CI's mcp-interop).
 	skips=$(skipped build)
 	[ -z "$skips" ] || echo "$skips"
+	# As root, permission bits stop nothing: the bugs only a person who
+	# is not root meets (a directory they may not enter, a file they
+	# cannot replace, a user namespace of their own) are seen only here.
+	# tests/unprivileged.sh runs the suites as nobody, with a scratch
+	# HOME, XDG_STATE_HOME and TMPDIR of its own; status 77 is a stage
+	# that could not run (no such user, the checkout out of its reach).
+	echo "==> the unit, CLI and race suites as an unprivileged user (gcc)"
+	st=0
+	WST_UNPRIV_NOTES=$(mktemp)
+	WST_UNPRIV_NOTES=$WST_UNPRIV_NOTES \
+		bash "$top/tests/unprivileged.sh" build unit cli race || st=$?
+	unpriv_skip=$(cat "$WST_UNPRIV_NOTES")
+	rm -f "$WST_UNPRIV_NOTES"
+	if [ "$st" = 77 ]; then
+		unpriv_skip="the unit, CLI and race suites as an unprivileged user (the reason is in the log, at \"as an unprivileged user\")"
+	elif [ "$st" != 0 ]; then
+		exit "$st"
+	fi
+	home_state_check "$before" "the suites as an unprivileged user"
 	echo "==> install"
 	bash "$top/tests/install_check.sh" build
 	home_state_check "$before" "the install check"
@@ -246,6 +267,9 @@ test)
 		-Db_sanitize=address,undefined -Db_lundef=false
 	bash "$top/tests/fuzz/run.sh" build-fuzz
 	home_state_check "$before" "the fuzzers"
+	if [ -n "${unpriv_skip:-}" ]; then
+		skips=$(printf '%s\n    %s' "${skips:-==> skipped suites:}" "$unpriv_skip")
+	fi
 	if [ -n "$skips" ]; then
 		echo "==> passed, but these suites did not run:"
 		echo "$skips" | tail -n +2

@@ -5204,6 +5204,10 @@ START_TEST(run_command_namespaces_apart)
 		}
 		ck_assert_msg(spare || geteuid() != 0 || WST_SLOWDOWN_BUILD != 1,
 			      "view %d: no init made ahead of the next call", view);
+		/* init is not dumpable: only root reads its namespaces. */
+		if (view == 1 && !spare && geteuid() != 0)
+			fprintf(stderr, "run_command_namespaces_apart: the init made "
+				"ahead not checked (not root)\n");
 		if (view == 0 || !spare) {
 			ck_assert_int_eq(mcp_close(&m), 0);
 			continue;

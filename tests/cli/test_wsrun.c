@@ -4307,6 +4307,37 @@ START_TEST(state_dir_not_started_during_run)
 END_TEST
 
 /*
+ * The tests of a person who is not root run as the suite's own user where
+ * that is not root (scripts/dev.sh runs the CLI suites as nobody too), and
+ * as root become nobody: setpriv(1) before the command, the files it needs
+ * given to it first ("chown -R 65534:65534 FILES", where "true FILES"
+ * does nothing for a user who owns them already).  Whether they can run
+ * at all (as root, setpriv(1) is needed): said when not.
+ */
+static bool
+unpriv_ready(const char *test)
+{
+	struct stat st;
+
+	if (geteuid() != 0 || stat("/usr/bin/setpriv", &st) == 0)
+		return true;
+	fprintf(stderr, "%s: not checked (no /usr/bin/setpriv to become nobody)\n", test);
+	return false;
+}
+
+static const char *
+unpriv_setpriv(void)
+{
+	return geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+}
+
+static const char *
+unpriv_chown(void)
+{
+	return geteuid() == 0 ? "chown -R 65534:65534" : "true";
+}
+
+/*
  * Review25 01 and 02 (a person who is not root; as root the modes do not
  * matter, so the test becomes nobody): a command planted a repository
  * (core.fsmonitor) and chmod 311'd the directory above it, which the
@@ -4321,11 +4352,13 @@ END_TEST
 START_TEST(unreadable_dirs_checked)
 {
 	char cmd[8192], *script = wst_path(base, "unread.sh");
-	struct stat st;
 
-	if (stat("/usr/bin/setpriv", &st) != 0 || geteuid() != 0 ||
-	    system("command -v python3 >/dev/null 2>&1") != 0)
-		return; /* needs root to become nobody, setpriv(1) and python3 */
+	if (!unpriv_ready("unreadable_dirs_checked"))
+		return;
+	if (system("command -v python3 >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "unreadable_dirs_checked: not checked (no python3)\n");
+		return;
+	}
 	wst_write(base, "unread.sh",
 		  "set -u\n"
 		  "W=\"$1\"; B=\"$2\"; export HOME=$B/nhome XDG_STATE_HOME=$B/nstate\n"
@@ -4395,10 +4428,11 @@ START_TEST(unreadable_dirs_checked)
 	wst_mkdir(base, "nhome");
 	wst_mkdir(base, "nstate");
 	snprintf(cmd, sizeof(cmd),
-		 "chmod 755 '%s' && chown -R 65534:65534 '%s' '%s' '%s/nhome' '%s/nstate' && "
-		 "setpriv --reuid=65534 --regid=65534 --clear-groups env -i "
+		 "chmod 755 '%s' && %s '%s' '%s' '%s/nhome' '%s/nstate' && "
+		 "%senv -i "
 		 "PATH=/usr/bin:/bin WSRUN='%s' bash '%s' '%s' '%s'",
-		 base, ws, script, base, base, wst_bin("wsrun"), script, ws, base);
+		 base, unpriv_chown(), ws, script, base, base, unpriv_setpriv(),
+		 wst_bin("wsrun"), script, ws, base);
 	ck_assert_int_eq(system(cmd), 0);
 	free(script);
 }
@@ -4749,19 +4783,19 @@ END_TEST
 START_TEST(unprivileged_mount_through_symlink)
 {
 	char cmd[16384], *outp = wst_path(base, "out.json"), *json;
-	struct stat st;
 	int rc;
 
-	if (stat("/usr/bin/setpriv", &st) != 0 || geteuid() != 0)
-		return; /* needs root to become nobody, and setpriv(1) */
+	if (!unpriv_ready("unprivileged_mount_through_symlink"))
+		return;
 	wst_write(ws, "real_skills/a.md", "skill\n");
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && ln -s real_skills skills && chmod 755 '%s' && "
-		 "chown -R 65534:65534 '%s' && "
-		 "setpriv --reuid=65534 --regid=65534 --clear-groups '%s' "
+		 "%s '%s' && "
+		 "%s'%s' "
 		 "--workspace '%s' --mount /.skills='%s/skills' --view real --json "
 		 "-- cat real_skills/a.md > '%s' 2>/dev/null",
-		 ws, base, ws, wst_bin("wsrun"), ws, ws, outp);
+		 ws, base, unpriv_chown(), ws, unpriv_setpriv(), wst_bin("wsrun"), ws,
+		 ws, outp);
 	rc = system(cmd);
 	json = wst_slurp(outp, NULL);
 	ck_assert_ptr_nonnull(json);
@@ -4783,19 +4817,19 @@ START_TEST(unprivileged)
 {
 	char cmd[16384], *outp = wst_path(base, "out.json"), *json;
 	cJSON *j, *o, *iso;
-	struct stat st;
+	char want[64];
 	int rc;
 
-	if (stat("/usr/bin/setpriv", &st) != 0 || geteuid() != 0)
-		return; /* needs root to become nobody, and setpriv(1) */
+	if (!unpriv_ready("unprivileged"))
+		return;
 	wst_write(ws, "a.txt", "alpha\n");
 	snprintf(cmd, sizeof(cmd),
-		 "chmod 755 '%s' && chown -R 65534:65534 '%s' && "
-		 "setpriv --reuid=65534 --regid=65534 --clear-groups '%s' "
+		 "chmod 755 '%s' && %s '%s' && "
+		 "%s'%s' "
 		 "--workspace '%s' --json -c 'id -u; cat a.txt; echo x > b.txt; "
 		 "cat ../outside/secret; cat /proc/1/environ; ls /home; exit 0' > '%s' "
 		 "2>/dev/null",
-		 base, ws, wst_bin("wsrun"), ws, outp);
+		 base, unpriv_chown(), ws, unpriv_setpriv(), wst_bin("wsrun"), ws, outp);
 	rc = system(cmd);
 	json = wst_slurp(outp, NULL);
 	/*
@@ -4817,8 +4851,9 @@ START_TEST(unprivileged)
 	ck_assert_ptr_nonnull(j);
 	o = cJSON_GetObjectItem(j, "output");
 	ck_assert_msg(cJSON_IsObject(o), "%s", json);
-	ck_assert_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring,
-			 "65534\nalpha\n");
+	snprintf(want, sizeof(want), "%u\nalpha\n",
+		 geteuid() == 0 ? 65534u : (unsigned)geteuid());
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, want);
 	ck_assert(exists_in(ws, "b.txt"));
 	iso = cJSON_GetObjectItem(o, "isolation");
 	/*
@@ -5259,21 +5294,40 @@ START_TEST(tty_no_default_timeout)
 }
 END_TEST
 
+/*
+ * kill -9 of wsrun leaves nothing running: with the namespaces (_i 0),
+ * and without any namespace or cgroup (_i 4, as a person who is not
+ * root meets it in a chroot, or where user namespaces are refused), where
+ * the guardian killed only the command's first process, and its
+ * children, reparented, ran on after the clean-up (found running the CLI
+ * suites as nobody in a chroot).  There a child that left the command's
+ * session (setsid) while its parent died with wsrun is out of reach
+ * (the first process dies by PR_SET_PDEATHSIG at once, before the
+ * guardian can read its children): _i 4 runs the background child only;
+ * kill9_wsrun_pdeathsig_cleared has the tree of a first process that
+ * survives.
+ */
 START_TEST(kill9_wsrun)
 {
-	char marker[64], cmd[512];
+	char marker[64], cmd[512], envv[64];
 	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	char *envp[] = {envv, (char *)wst_state_env(), (char *)suite_view(_i), NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st;
 	bool up = false;
 
-	snprintf(marker, sizeof(marker), "100.%d7", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker, marker);
+	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i]);
+	snprintf(marker, sizeof(marker), "100.%d7%d", (int)getpid(), _i);
+	if (_i == 0)
+		snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker,
+			 marker);
+	else
+		snprintf(cmd, sizeof(cmd), "sleep %s & sleep %s & wait", marker, marker);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
-				     environ), 0);
+				     envp), 0);
 	for (int i = 0; i < 250 && !up; i++) {
 		up = marker_alive(marker);
 		usleep(20000);
@@ -5283,6 +5337,53 @@ START_TEST(kill9_wsrun)
 	waitpid(pid, &st, 0);
 	ck_assert_msg(marker_gone(marker, 3000), "kill -9 of wsrun left processes");
 	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/*
+ * Without any namespace or cgroup: a command whose first process clears
+ * its PR_SET_PDEATHSIG (prctl is the command's to call) outlives wsrun;
+ * the guardian killed it alone, and its children, one in a session of its
+ * own, ran on.  The guardian stops and kills the whole tree below it.
+ */
+START_TEST(kill9_wsrun_pdeathsig_cleared)
+{
+	char marker[64], script[1024], *ready = wst_path(ws, "ready");
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "--", "python3", "-c",
+			      script, NULL};
+	const char *envp[] = {"WS_RUN_DISABLE=userns,cgroup", wst_state_env(),
+			      "WS_VIEW=real", "PATH=/usr/bin:/bin", NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+
+	if (system("command -v python3 >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "kill9_wsrun_pdeathsig_cleared: not checked (no python3)\n");
+		free(ready);
+		return;
+	}
+	snprintf(marker, sizeof(marker), "100.%d8", (int)getpid());
+	snprintf(script, sizeof(script),
+		 "import ctypes, subprocess, time\n"
+		 "ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)\n"
+		 "subprocess.Popen(['sleep', '%s'])\n"
+		 "subprocess.Popen(['setsid', 'sleep', '%s'])\n"
+		 "time.sleep(0.2)\n"
+		 "open('ready', 'w').close()\n"
+		 "time.sleep(100)\n", marker, marker);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 500 && !wst_exists(ready); i++)
+		usleep(20000);
+	ck_assert_msg(wst_exists(ready), "the command never started");
+	ck_assert(marker_alive(marker));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_assert_msg(marker_gone(marker, 3000), "kill -9 of wsrun left processes");
+	posix_spawn_file_actions_destroy(&fa);
+	free(ready);
 }
 END_TEST
 
@@ -6517,7 +6618,9 @@ suite(void)
 	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_loop_test(tp, timeout_kills_detached, 0, NMODES_PROCESS);
 	tcase_add_loop_test(tp, timeout_sigterm_ignored, 0, 2);
-	tcase_add_test(tp, kill9_wsrun);
+	tcase_add_loop_test(tp, kill9_wsrun, 0, 1);
+	tcase_add_loop_test(tp, kill9_wsrun, 4, 5);
+	tcase_add_test(tp, kill9_wsrun_pdeathsig_cleared);
 	tcase_add_loop_test(tp, kill9_wsrun_cleans_up, 0, 2);
 	tcase_add_test(tp, init_environ_hidden);
 	tcase_add_test(tp, init_holds_no_descriptor);
