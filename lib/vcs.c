@@ -756,6 +756,11 @@ struct ws__pass {
 	/* The clean pass looks for links at names the policy refuses to
 	 * read (ws__denied_link()): there is a policy and a start time. */
 	bool links;
+	/* The person's directories, noted before the command, whose mode
+	 * goes back when the pass ends (ws__open_walk2() without restore):
+	 * a descriptor of each and the mode. */
+	struct { int fd; mode_t mode; } *later;
+	size_t nlater;
 };
 
 static void
@@ -846,6 +851,30 @@ ws__unr_noted(const struct ws__pass *p, const struct stat *st, mode_t *mode)
 }
 
 /*
+ * The person's mode back on a directory noted before the command (fd),
+ * once the pass ends: a descriptor opened from it is used for a while
+ * yet (a git dir's files are looked up in it), and with its mode back at
+ * once a directory noted as 0600 or 0000 was walked blind.  At once where
+ * no descriptor is left to keep.
+ */
+static void
+ws__mode_later(struct ws__pass *p, int fd, mode_t mode)
+{
+	void *nl = realloc(p->later, (p->nlater + 1) * sizeof(*p->later));
+	int keep = nl != NULL ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+
+	if (nl != NULL)
+		p->later = nl;
+	if (keep < 0) {
+		(void)ws__fd_chmod(fd, mode);
+		return;
+	}
+	p->later[p->nlater].fd = keep;
+	p->later[p->nlater].mode = mode;
+	p->nlater++;
+}
+
+/*
  * openat(dfd, name, flags) for the walks, where a directory may not be
  * read.  A command can chmod a directory it owns (the person's uid) to
  * 0311 after planting a repository or an .envrc in it: search and write
@@ -888,7 +917,7 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 			else if (restore != NULL)
 				*restore = mode | S_IFDIR;
 			else
-				(void)ws__fd_chmod(fd, mode);
+				ws__mode_later(p, fd, mode);
 			return fd;
 		}
 		close(fd);
@@ -932,6 +961,8 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 			fd = openat(pfd, ".", flags & ~(O_NOFOLLOW | O_NONBLOCK));
 			if (noted && restore != NULL && fd >= 0)
 				*restore = mode | S_IFDIR;
+			else if (noted && fd >= 0)
+				ws__mode_later(p, pfd, mode);
 			else if (noted)
 				(void)ws__fd_chmod(pfd, mode);
 			close(pfd);
@@ -978,6 +1009,25 @@ ws__open_below_p(struct ws__pass *p, int dfd, const char *rel, int flags)
 	int fd, cur;
 
 	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	/*
+	 * A directory of the person's that opens but cannot be searched
+	 * (0600, as ws__open_walk2() takes one): nothing in it can be
+	 * looked at, so a git dir, its hooks/ or a .hg the command left so
+	 * kept what it planted, unsaid (review28 05).  It goes the way
+	 * below, whose last step (ws__open_walk()) gives the owner's rwx
+	 * bits back after the command and takes it for unreadable before
+	 * it.  One fstat() per git dir opened, not per entry.
+	 */
+	if (fd >= 0 && p != NULL && (flags & O_DIRECTORY) != 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+		    (st.st_mode & S_IXUSR) == 0) {
+			close(fd);
+			fd = -1;
+			errno = EACCES;
+		}
+	}
 	/*
 	 * A path past PATH_MAX (a deep walk) goes component by component,
 	 * and so does one across a mount point inside the anchor, which the
@@ -2447,8 +2497,14 @@ ws__pass_run(struct ws__pass *p)
 		if (fd >= 0)
 			ws__walk(p, (int)a, fd, rel, 0, 0);
 	}
+	/* The person's modes, noted before the command, back. */
+	for (size_t i = p->nlater; i-- > 0;) {
+		(void)ws__fd_chmod(p->later[i].fd, p->later[i].mode);
+		close(p->later[i].fd);
+	}
 	if (raised)
 		(void)setrlimit(RLIMIT_NOFILE, &was);
+	free(p->later);
 	free(p->ro);
 	free(p->done);
 }

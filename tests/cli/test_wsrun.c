@@ -4312,6 +4312,91 @@ START_TEST(unreadable_dirs_checked)
 END_TEST
 
 /*
+ * Run script (bash, its text) as nobody, with the workspace and base
+ * as $1 and $2 (base/nhome, base/nstate and base/data nobody's), and
+ * expect it to say OK.  Modes matter only to a person who is not root:
+ * false where this cannot be done (not root, no setpriv).
+ */
+static bool
+as_nobody(const char *name, const char *script)
+{
+	char cmd[8192], *path = wst_path(base, name), *out = wst_path(base, "nobody.out");
+	struct stat st;
+	char *text;
+	int rc;
+
+	if (stat("/usr/bin/setpriv", &st) != 0 || geteuid() != 0) {
+		free(path);
+		free(out);
+		return false;
+	}
+	wst_write(base, name, script);
+	wst_mkdir(base, "nhome");
+	wst_mkdir(base, "nstate");
+	wst_mkdir(base, "data");
+	snprintf(cmd, sizeof(cmd),
+		 "chmod 755 '%s' && chown -R 65534:65534 '%s' '%s' '%s/nhome' '%s/nstate' "
+		 "'%s/data' && setpriv --reuid=65534 --regid=65534 --clear-groups env -i "
+		 "PATH=/usr/bin:/bin WSRUN='%s' bash '%s' '%s' '%s' >'%s' 2>&1",
+		 base, ws, path, base, base, base, wst_bin("wsrun"), path, ws, base, out);
+	rc = system(cmd);
+	text = wst_slurp(out, NULL);
+	ck_assert_msg(rc == 0 && text != NULL && strstr(text, "OK\n") != NULL,
+		      "%s: exit %d: %s", name, rc, text ? text : "");
+	free(text);
+	free(path);
+	free(out);
+	return true;
+}
+
+/*
+ * Review28 05 (a person who is not root): a planted git dir, its hooks/,
+ * worktrees/ or a worktree's git dir, a .hg or a .jj/repo left 0600
+ * opened, and nothing in it could be looked at: the fsmonitor, the hook,
+ * hgrc's hooks and jj's config stayed, unsaid, armed by the person's
+ * chmod u+x.  Each is given the owner's rwx bits and cleaned (0311 and
+ * 000 too).
+ */
+START_TEST(unreadable_git_dirs_checked)
+{
+	(void)as_nobody("gitdirs.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; E=$B/nhome\n"
+		  "export HOME=$E XDG_STATE_HOME=$B/nstate\n"
+		  "cd \"$W\" || exit 2\n"
+		  "mkdir -p app\n"
+		  "plant='mkdir -p app/g/.git/objects app/g/.git/refs/heads app/g/.git/hooks app/g/.git/worktrees/wt &&\n"
+		  " echo \"ref: refs/heads/master\" > app/g/.git/HEAD &&\n"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > app/g/.git/config &&\n"
+		  " printf \"#!/bin/sh\\necho PWNED\\n\" > app/g/.git/hooks/pre-commit &&\n"
+		  " echo \"ref: refs/heads/wt\" > app/g/.git/worktrees/wt/HEAD && echo ../.. > app/g/.git/worktrees/wt/commondir &&\n"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > app/g/.git/worktrees/wt/config.worktree &&\n"
+		  " mkdir -p app/h/.hg && printf \"[hooks]\\nprecommit = echo PWNED\\n\" > app/h/.hg/hgrc &&\n"
+		  " mkdir -p app/j/.jj/repo && printf \"[ui]\\npager = \\\"echo PWNED\\\"\\n\" > app/j/.jj/repo/config.toml'\n"
+		  "for view in real virtual; do\n"
+		  "\tfor m in 600 311 000; do\n"
+		  "\t\tfor d in .git .git/hooks .git/worktrees .git/worktrees/wt; do\n"
+		  "\t\t\t\"$WSRUN\" --view $view -c \"$plant && chmod $m app/g/$d app/h/.hg app/j/.jj/repo\" 2>\"$E/err\" ||\n"
+		  "\t\t\t\t{ echo \"run failed: $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\t\t\tchmod -R u+rwX app\n"
+		  "\t\t\tleft=$(grep -rl PWNED app)\n"
+		  "\t\t\t[ -z \"$left\" ] || { echo \"BUG ($view, chmod $m app/g/$d .hg .jj/repo): left $left: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\t\t\tgrep -q 'rwx bits' \"$E/err\" || { echo \"BUG ($view, chmod $m app/g/$d): nothing said: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\t\t\trm -rf app/g app/h app/j\n"
+		  "\t\tdone\n"
+		  "\t\t\"$WSRUN\" --view $view -c \"$plant && chmod $m app/j/.jj\" 2>\"$E/err\" ||\n"
+		  "\t\t\t{ echo \"run failed: $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\t\tchmod -R u+rwX app\n"
+		  "\t\tleft=$(grep -rl PWNED app)\n"
+		  "\t\t[ -z \"$left\" ] || { echo \"BUG ($view, chmod $m app/j/.jj): left $left: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\t\trm -rf app/g app/h app/j\n"
+		  "\tdone\n"
+		  "done\n"
+		  "echo OK\n");
+}
+END_TEST
+
+/*
  * Review24 03: a command's `touch .wstools-state` in a directory named
  * wstools (a clone of wstools itself, a vendored copy) locked the file
  * tools and every later run out of it, and no tool could take it back.
@@ -6402,6 +6487,7 @@ suite(void)
 	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_test(tf, command_made_mark_removed);
 	tcase_add_test(tf, unreadable_dirs_checked);
+	tcase_add_test(tf, unreadable_git_dirs_checked);
 	tcase_add_test(tf, state_dir_not_started_during_run);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
