@@ -3218,8 +3218,27 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 	if (sb != NULL && strcmp(sb, "1") == 0)
 		return 0;
 	fd = openat(ws->anchors[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* an O_PATH-only root: nothing to lock, as before */
+	/*
+	 * A root that cannot be opened (a command before made it 0311 or
+	 * 0600, review28 02) has no lock to take, and the walk before the
+	 * command cannot read it either: refused, never run without the
+	 * lock.  A read-only root is not walked: nothing to lock, as before.
+	 */
+	if (fd < 0 && ws->anchors[0].ro)
+		return 0;
+	if (fd < 0) {
+		int err = errno;
+
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, ws->anchors[0].vprefix,
+				  "the workspace's top cannot be read (%s): wsrun "
+				  "takes its lock there so that commands in it run one "
+				  "at a time, and checks it for repositories and .envrc "
+				  "files before and after each: refused rather than "
+				  "run with it unchecked", strerror(err));
+		ws_error_set_hint("give it back its owner's read and search bits "
+				  "(chmod u+rx), then run the command again");
+		return rc;
+	}
 	if ((rc = ws__turn_join(fd, turn)) < 0) {
 		close(fd);
 		return rc;

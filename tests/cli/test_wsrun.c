@@ -4350,6 +4350,53 @@ as_nobody(const char *name, const char *script)
 }
 
 /*
+ * Review28 02 (a person who is not root): a command chmod 311'd (or 600,
+ * 000) the top of the workspace (--view real) or of a read-write mount
+ * (the virtual view), and the walk after it opened nothing there and
+ * skipped the whole anchor in silence: a planted repository's
+ * core.fsmonitor and an .envrc stayed.  The top gets its owner's rwx
+ * bits back and is walked, and the result says so; a top that cannot be
+ * read before a run refuses it (and its run lock), SANDBOX_UNAVAILABLE.
+ */
+START_TEST(unreadable_anchor_top_checked)
+{
+	(void)as_nobody("top.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; export HOME=$B/nhome XDG_STATE_HOME=$B/nstate\n"
+		  "E=$HOME; mkdir -p \"$HOME\" \"$B/data\" && cd \"$W\" || exit 2\n"
+		  "plant='mkdir -p sub/.git/objects sub/.git/refs/heads &&\n"
+		  " echo \"ref: refs/heads/master\" > sub/.git/HEAD &&\n"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > sub/.git/config &&\n"
+		  " echo \"echo PWNED\" > .envrc'\n"
+		  "check() {\n"
+		  "\tchmod u+rwx \"$1\"\n"
+		  "\tif [ -e \"$1/.envrc\" ] || grep -qs fsmonitor \"$1/sub/.git/config\"; then\n"
+		  "\t\techo \"BUG ($2): planted files stayed: $(cat \"$E/err\")\"; exit 1; fi\n"
+		  "\tgrep -q 'rwx bits' \"$E/err\" || { echo \"BUG ($2): nothing said: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\trm -rf \"$1/sub\" \"$1/.envrc\"\n"
+		  "}\n"
+		  "for m in 311 600 000; do\n"
+		  "\t\"$WSRUN\" --view real -c \"$plant && chmod $m .\" 2>\"$E/err\" || { echo \"run failed: $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\tcheck \"$W\" \"--view real, chmod $m on the workspace\"\n"
+		  "\tWS_MOUNTS=/.data=$B/data \"$WSRUN\" --view virtual -c \"cd /.data && $plant && chmod $m /.data\" 2>\"$E/err\" ||\n"
+		  "\t\t{ echo \"run failed: $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\tcheck \"$B/data\" \"virtual view, chmod $m on a mount's top\"\n"
+		  "done\n"
+		  "# Before the run: a top that cannot be read refuses it, and with it the run lock.\n"
+		  "chmod 311 \"$W\"\n"
+		  "\"$WSRUN\" --view real --json -c 'echo ran' >\"$E/out\" 2>&1\n"
+		  "grep -q SANDBOX_UNAVAILABLE \"$E/out\" && ! grep -q '\"ran' \"$E/out\" || { echo \"BUG: ran with the top 311: $(cat \"$E/out\")\"; exit 1; }\n"
+		  "chmod 755 \"$W\"\n"
+		  "chmod 600 \"$B/data\"\n"
+		  "WS_MOUNTS=/.data=$B/data \"$WSRUN\" --json -c 'echo ran' >\"$E/out\" 2>&1\n"
+		  "grep -q SANDBOX_UNAVAILABLE \"$E/out\" || { echo \"BUG: ran with a mount's top 600: $(cat \"$E/out\")\"; exit 1; }\n"
+		  "chmod 755 \"$B/data\"\n"
+		  "\"$WSRUN\" --view real -c 'echo ran' >\"$E/out\" 2>&1 && grep -q '^ran$' \"$E/out\" || { echo \"BUG: no run after: $(cat \"$E/out\")\"; exit 1; }\n"
+		  "echo OK\n");
+}
+END_TEST
+
+/*
  * Review28 05 (a person who is not root): a planted git dir, its hooks/,
  * worktrees/ or a worktree's git dir, a .hg or a .jj/repo left 0600
  * opened, and nothing in it could be looked at: the fsmonitor, the hook,
@@ -6487,6 +6534,7 @@ suite(void)
 	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_test(tf, command_made_mark_removed);
 	tcase_add_test(tf, unreadable_dirs_checked);
+	tcase_add_test(tf, unreadable_anchor_top_checked);
 	tcase_add_test(tf, unreadable_git_dirs_checked);
 	tcase_add_test(tf, state_dir_not_started_during_run);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
