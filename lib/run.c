@@ -1042,9 +1042,120 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
 }
 
 /*
+ * The person's directories on the way to a place that its revert gave
+ * their owner's rwx bits (ws__place_parent()): a descriptor of each and
+ * the mode it had, put back by ws__rwx_back() once the place is done.
+ */
+struct ws__rwx {
+	int fd[16];
+	mode_t mode[16];
+	size_t n;
+};
+
+static void
+ws__rwx_give(struct ws__rwx *u, int fd)
+{
+	struct stat st;
+	int keep;
+
+	if (u->n >= sizeof(u->fd) / sizeof(u->fd[0]) || fstat(fd, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & S_IRWXU) == S_IRWXU ||
+	    (keep = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return;
+	if (ws__fd_chmod(keep, (st.st_mode & 07777) | S_IRWXU) < 0) {
+		close(keep);
+		return;
+	}
+	u->fd[u->n] = keep;
+	u->mode[u->n++] = st.st_mode & 07777;
+}
+
+static void
+ws__rwx_back(struct ws__rwx *u)
+{
+	while (u->n > 0) {
+		u->n--;
+		(void)ws__fd_chmod(u->fd[u->n], u->mode[u->n]);
+		close(u->fd[u->n]);
+	}
+}
+
+/*
+ * A descriptor (read, a directory) of a place's parent, rel below the
+ * anchor, or -1 with errno.  The command runs as the person and can make
+ * the parent, or a directory on the way to it, unreadable (chmod 311,
+ * 600, 000): its place was passed over in silence, and a
+ * ~/.config/git/config it wrote stayed (review28 04).  With rwx, the
+ * person's directories on the way that lack a bit get their owner's rwx
+ * bits, one component at a time (never following a link), noted in *u:
+ * the revert puts each mode back after, and the repositories' walk that
+ * comes next decides on it as on any other directory.
+ */
+static int
+ws__place_parent(struct ws_ctx *ws, int anchor, const char *rel, bool rwx,
+		 struct ws__rwx *u)
+{
+	const char *c = rel;
+	int fd, cur;
+
+	if (!rwx) {
+		if ((fd = ws__open_beneath(ws, anchor, rel, true)) < 0)
+			return -1;
+		cur = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		return cur;
+	}
+	if ((cur = fcntl(ws->anchors[anchor].fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -1;
+	for (;;) {
+		char name[256];
+		size_t len;
+		int nfd;
+
+		ws__rwx_give(u, cur);
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			break;
+		len = strcspn(c, "/");
+		if (len >= sizeof(name) || (len == 2 && c[0] == '.' && c[1] == '.')) {
+			close(cur);
+			errno = len >= sizeof(name) ? ENAMETOOLONG : EXDEV;
+			return -1;
+		}
+		memcpy(name, c, len);
+		name[len] = '\0';
+		c += len;
+		nfd = openat(cur, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		if ((cur = nfd) < 0)
+			return -1;
+	}
+	fd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(cur);
+	return fd;
+}
+
+/* msg ("PATH: ...") to *left; freed where it cannot go there. */
+static void
+ws__left_add(char ***left, size_t *nleft, char *msg)
+{
+	char **nl;
+
+	if (msg != NULL && (nl = realloc(*left, (*nleft + 1) * sizeof(*nl))) != NULL) {
+		*left = nl;
+		nl[(*nleft)++] = msg;
+		return;
+	}
+	free(msg);
+}
+
+/*
  * Remove what the command created at the places; say which.  One that
  * could not be removed goes to *left ("PATH: could not be removed"), said
  * after the others: it was said removed while it stayed (review25 12).
+ * So does one that could not be looked at (review28 04).
  */
 static void
 ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
@@ -1052,8 +1163,9 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		  char ***left, size_t *nleft)
 {
 	for (size_t i = 0; i < n; i++) {
-		int fd, dfd;
+		int dfd, err;
 		struct stat st;
+		struct ws__rwx u = {.n = 0};
 		char *vp = NULL, rel[4352], **nl;
 
 		/* Mostly nothing was made: at the anchor's top one fstatat()
@@ -1062,13 +1174,41 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		    fstatat(ws->anchors[v[i].anchor].fd, v[i].name, &st,
 			    AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
 			continue;
-		if ((fd = ws__open_beneath(ws, v[i].anchor, v[i].parent, true)) < 0)
-			continue;
-		dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		close(fd);
-		if (dfd < 0)
-			continue;
-		if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/*
+		 * The parent as it is; where it, or a directory on the way,
+		 * cannot be read or searched (EACCES, from the open or from
+		 * the look at the place), again with the owner's rwx bits.
+		 */
+		for (int k = 0; k < 2; k++) {
+			dfd = ws__place_parent(ws, v[i].anchor, v[i].parent, k == 1, &u);
+			err = dfd < 0 ? errno :
+			      fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+			if (err != EACCES)
+				break;
+			if (dfd >= 0)
+				close(dfd);
+			dfd = -1;
+		}
+		/*
+		 * Gone with its parent (or a file in its place): nothing to
+		 * remove.  Any other failure is said, never passed over: the
+		 * place may hold what the command wrote (review28 04).
+		 */
+		if (err != 0 && err != ENOENT && err != ENOTDIR) {
+			char *m = NULL;
+
+			snprintf(rel, sizeof(rel), "%s%s%s", v[i].parent,
+				 v[i].parent[0] ? "/" : "", v[i].name);
+			if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 &&
+			    asprintf(&m, "%s: could not be checked for what the "
+				     "command made there (%s): look at it before "
+				     "git, a shell or an editor reads it", vp,
+				     strerror(err)) < 0)
+				m = NULL;
+			ws__left_add(left, nleft, m);
+			free(vp);
+		}
+		if (err == 0) {
 			struct stat pst;
 			bool stayed;
 
@@ -1094,8 +1234,7 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 				}
 				free(m);
 				free(vp);
-				close(dfd);
-				continue;
+				goto next;
 			}
 			ws__rm_at(dfd, v[i].name, 0);
 			stayed = fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -1122,7 +1261,10 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 			}
 			free(vp);
 		}
-		close(dfd);
+next:
+		if (dfd >= 0)
+			close(dfd);
+		ws__rwx_back(&u);
 	}
 }
 

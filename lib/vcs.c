@@ -805,7 +805,7 @@ ws__item(struct ws__pass *p, int a, const char *rel, const char *fmt, ...)
  * kernel has it (Linux 6.6), else the descriptor's /proc/self/fd link,
  * which leads to what is open and follows nothing further.
  */
-static int
+int
 ws__fd_chmod(int fd, mode_t mode)
 {
 	char l[64];

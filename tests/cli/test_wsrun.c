@@ -4397,6 +4397,56 @@ START_TEST(unreadable_anchor_top_checked)
 END_TEST
 
 /*
+ * Review28 04 (a person who is not root, HOME as the workspace): the
+ * command made ~/.config/git/config and chmod 311'd (600, 000) ~/.config,
+ * the place's parent, and the places' revert passed over it without a
+ * word: git ran its core.fsmonitor.  Also .config/Code/User below a
+ * .config made 000, and a project's .claude/settings.json.  The
+ * directories on the way get the owner's rwx bits for the revert; the
+ * person's own 0311 .config keeps its mode.
+ */
+START_TEST(unreadable_place_parent_checked)
+{
+	(void)as_nobody("places.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; E=$B/nhome\n"
+		  "cd \"$W\" || exit 2\n"
+		  "mkdir -p .config/fish .config/Code .claude/commands proj\n"
+		  "plant='mkdir -p .config/git && printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > .config/git/config &&\n"
+		  " mkdir -p .config/Code/User && echo \"{}\" > .config/Code/User/settings.json'\n"
+		  "for view in real virtual; do\n"
+		  "\tfor m in 311 600 000; do\n"
+		  "\t\t# HOME as the workspace: ~/.config/git, ~/.config/Code/User.\n"
+		  "\t\tHOME=$W XDG_STATE_HOME=$W/.local/state \"$WSRUN\" --view $view -c \"$plant && chmod $m .config\" 2>\"$E/err\" ||\n"
+		  "\t\t\t{ echo \"run failed ($view, $m): $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\t\tchmod u+rwx .config\n"
+		  "\t\tfor f in .config/git .config/Code/User; do\n"
+		  "\t\t\t[ -e \"$f\" ] && { echo \"BUG ($view, chmod $m .config): $f stayed: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\t\tdone\n"
+		  "\t\t# A project's .claude/ (HOME elsewhere): .claude/settings.json.\n"
+		  "\t\tHOME=$E XDG_STATE_HOME=$B/nstate \"$WSRUN\" --view $view -c \"echo {} > .claude/settings.json && chmod $m .claude\" 2>\"$E/err\" ||\n"
+		  "\t\t\t{ echo \"run failed ($view, $m, .claude): $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\t\tchmod u+rwx .claude\n"
+		  "\t\t[ -e .claude/settings.json ] && { echo \"BUG ($view, chmod $m .claude): .claude/settings.json stayed: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\tdone\n"
+		  "\t# Above the place's parent (.config/Code): .config made 000.\n"
+		  "\tHOME=$W XDG_STATE_HOME=$W/.local/state \"$WSRUN\" --view $view -c \"$plant && chmod 000 .config\" 2>\"$E/err\" ||\n"
+		  "\t\t{ echo \"run failed ($view, 000 above): $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\tchmod u+rwx .config\n"
+		  "\t[ -e .config/Code/User ] && { echo \"BUG ($view, chmod 000 above the parent): $(cat \"$E/err\")\"; exit 1; }\n"
+		  "done\n"
+		  "# The person's own .config, 0311 before the run: its mode stays.\n"
+		  "chmod 311 .config\n"
+		  "HOME=$W XDG_STATE_HOME=$W/.local/state \"$WSRUN\" --view real -c \"$plant\" 2>\"$E/err\" ||\n"
+		  "\t{ echo \"run failed (0311 before): $(cat \"$E/err\")\"; exit 2; }\n"
+		  "[ \"$(stat -c %a .config)\" = 311 ] || { echo \"BUG: mode $(stat -c %a .config): $(cat \"$E/err\")\"; exit 1; }\n"
+		  "chmod 755 .config\n"
+		  "[ -e .config/git ] && { echo \"BUG (the person's 0311 .config): .config/git stayed: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "echo OK\n");
+}
+END_TEST
+
+/*
  * Review28 05 (a person who is not root): a planted git dir, its hooks/,
  * worktrees/ or a worktree's git dir, a .hg or a .jj/repo left 0600
  * opened, and nothing in it could be looked at: the fsmonitor, the hook,
@@ -6535,6 +6585,7 @@ suite(void)
 	tcase_add_test(tf, command_made_mark_removed);
 	tcase_add_test(tf, unreadable_dirs_checked);
 	tcase_add_test(tf, unreadable_anchor_top_checked);
+	tcase_add_test(tf, unreadable_place_parent_checked);
 	tcase_add_test(tf, unreadable_git_dirs_checked);
 	tcase_add_test(tf, state_dir_not_started_during_run);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
