@@ -1046,9 +1046,120 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
 }
 
 /*
+ * The person's directories on the way to a place that its revert gave
+ * their owner's rwx bits (ws__place_parent()): a descriptor of each and
+ * the mode it had, put back by ws__rwx_back() once the place is done.
+ */
+struct ws__rwx {
+	int fd[16];
+	mode_t mode[16];
+	size_t n;
+};
+
+static void
+ws__rwx_give(struct ws__rwx *u, int fd)
+{
+	struct stat st;
+	int keep;
+
+	if (u->n >= sizeof(u->fd) / sizeof(u->fd[0]) || fstat(fd, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & S_IRWXU) == S_IRWXU ||
+	    (keep = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return;
+	if (ws__fd_chmod(keep, (st.st_mode & 07777) | S_IRWXU) < 0) {
+		close(keep);
+		return;
+	}
+	u->fd[u->n] = keep;
+	u->mode[u->n++] = st.st_mode & 07777;
+}
+
+static void
+ws__rwx_back(struct ws__rwx *u)
+{
+	while (u->n > 0) {
+		u->n--;
+		(void)ws__fd_chmod(u->fd[u->n], u->mode[u->n]);
+		close(u->fd[u->n]);
+	}
+}
+
+/*
+ * A descriptor (read, a directory) of a place's parent, rel below the
+ * anchor, or -1 with errno.  The command runs as the person and can make
+ * the parent, or a directory on the way to it, unreadable (chmod 311,
+ * 600, 000): its place was passed over in silence, and a
+ * ~/.config/git/config it wrote stayed (review28 04).  With rwx, the
+ * person's directories on the way that lack a bit get their owner's rwx
+ * bits, one component at a time (never following a link), noted in *u:
+ * the revert puts each mode back after, and the repositories' walk that
+ * comes next decides on it as on any other directory.
+ */
+static int
+ws__place_parent(struct ws_ctx *ws, int anchor, const char *rel, bool rwx,
+		 struct ws__rwx *u)
+{
+	const char *c = rel;
+	int fd, cur;
+
+	if (!rwx) {
+		if ((fd = ws__open_beneath(ws, anchor, rel, true)) < 0)
+			return -1;
+		cur = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		return cur;
+	}
+	if ((cur = fcntl(ws->anchors[anchor].fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -1;
+	for (;;) {
+		char name[256];
+		size_t len;
+		int nfd;
+
+		ws__rwx_give(u, cur);
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			break;
+		len = strcspn(c, "/");
+		if (len >= sizeof(name) || (len == 2 && c[0] == '.' && c[1] == '.')) {
+			close(cur);
+			errno = len >= sizeof(name) ? ENAMETOOLONG : EXDEV;
+			return -1;
+		}
+		memcpy(name, c, len);
+		name[len] = '\0';
+		c += len;
+		nfd = openat(cur, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		if ((cur = nfd) < 0)
+			return -1;
+	}
+	fd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(cur);
+	return fd;
+}
+
+/* msg ("PATH: ...") to *left; freed where it cannot go there. */
+static void
+ws__left_add(char ***left, size_t *nleft, char *msg)
+{
+	char **nl;
+
+	if (msg != NULL && (nl = realloc(*left, (*nleft + 1) * sizeof(*nl))) != NULL) {
+		*left = nl;
+		nl[(*nleft)++] = msg;
+		return;
+	}
+	free(msg);
+}
+
+/*
  * Remove what the command created at the places; say which.  One that
  * could not be removed goes to *left ("PATH: could not be removed"), said
  * after the others: it was said removed while it stayed (review25 12).
+ * So does one that could not be looked at (review28 04).
  */
 static void
 ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
@@ -1056,8 +1167,9 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		  char ***left, size_t *nleft)
 {
 	for (size_t i = 0; i < n; i++) {
-		int fd, dfd;
+		int dfd, err;
 		struct stat st;
+		struct ws__rwx u = {.n = 0};
 		char *vp = NULL, rel[4352], **nl;
 
 		/* Mostly nothing was made: at the anchor's top one fstatat()
@@ -1066,13 +1178,41 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		    fstatat(ws->anchors[v[i].anchor].fd, v[i].name, &st,
 			    AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
 			continue;
-		if ((fd = ws__open_beneath(ws, v[i].anchor, v[i].parent, true)) < 0)
-			continue;
-		dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		close(fd);
-		if (dfd < 0)
-			continue;
-		if (fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/*
+		 * The parent as it is; where it, or a directory on the way,
+		 * cannot be read or searched (EACCES, from the open or from
+		 * the look at the place), again with the owner's rwx bits.
+		 */
+		for (int k = 0; k < 2; k++) {
+			dfd = ws__place_parent(ws, v[i].anchor, v[i].parent, k == 1, &u);
+			err = dfd < 0 ? errno :
+			      fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+			if (err != EACCES)
+				break;
+			if (dfd >= 0)
+				close(dfd);
+			dfd = -1;
+		}
+		/*
+		 * Gone with its parent (or a file in its place): nothing to
+		 * remove.  Any other failure is said, never passed over: the
+		 * place may hold what the command wrote (review28 04).
+		 */
+		if (err != 0 && err != ENOENT && err != ENOTDIR) {
+			char *m = NULL;
+
+			snprintf(rel, sizeof(rel), "%s%s%s", v[i].parent,
+				 v[i].parent[0] ? "/" : "", v[i].name);
+			if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 &&
+			    asprintf(&m, "%s: could not be checked for what the "
+				     "command made there (%s): look at it before "
+				     "git, a shell or an editor reads it", vp,
+				     strerror(err)) < 0)
+				m = NULL;
+			ws__left_add(left, nleft, m);
+			free(vp);
+		}
+		if (err == 0) {
 			struct stat pst;
 			bool stayed;
 
@@ -1098,8 +1238,7 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 				}
 				free(m);
 				free(vp);
-				close(dfd);
-				continue;
+				goto next;
 			}
 			ws__rm_at(dfd, v[i].name, 0);
 			stayed = fstatat(dfd, v[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -1126,7 +1265,10 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 			}
 			free(vp);
 		}
-		close(dfd);
+next:
+		if (dfd >= 0)
+			close(dfd);
+		ws__rwx_back(&u);
 	}
 }
 
@@ -3366,8 +3508,27 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 	if (sb != NULL && strcmp(sb, "1") == 0)
 		return 0;
 	fd = openat(ws->anchors[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* an O_PATH-only root: nothing to lock, as before */
+	/*
+	 * A root that cannot be opened (a command before made it 0311 or
+	 * 0600, review28 02) has no lock to take, and the walk before the
+	 * command cannot read it either: refused, never run without the
+	 * lock.  A read-only root is not walked: nothing to lock, as before.
+	 */
+	if (fd < 0 && ws->anchors[0].ro)
+		return 0;
+	if (fd < 0) {
+		int err = errno;
+
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, ws->anchors[0].vprefix,
+				  "the workspace's top cannot be read (%s): wsrun "
+				  "takes its lock there so that commands in it run one "
+				  "at a time, and checks it for repositories and .envrc "
+				  "files before and after each: refused rather than "
+				  "run with it unchecked", strerror(err));
+		ws_error_set_hint("give it back its owner's read and search bits "
+				  "(chmod u+rx), then run the command again");
+		return rc;
+	}
 	if ((rc = ws__turn_join(fd, turn)) < 0) {
 		close(fd);
 		return rc;

@@ -756,6 +756,15 @@ struct ws__pass {
 	/* The clean pass looks for links at names the policy refuses to
 	 * read (ws__denied_link()): there is a policy and a start time. */
 	bool links;
+	/* A writable anchor's top the walk could not open (ws__open_top()):
+	 * its error (0: none) and the anchor. */
+	int top_err;
+	size_t top_a;
+	/* The person's directories, noted before the command, whose mode
+	 * goes back when the pass ends (ws__open_walk2() without restore):
+	 * a descriptor of each and the mode. */
+	struct { int fd; mode_t mode; } *later;
+	size_t nlater;
 };
 
 static void
@@ -796,7 +805,7 @@ ws__item(struct ws__pass *p, int a, const char *rel, const char *fmt, ...)
  * kernel has it (Linux 6.6), else the descriptor's /proc/self/fd link,
  * which leads to what is open and follows nothing further.
  */
-static int
+int
 ws__fd_chmod(int fd, mode_t mode)
 {
 	char l[64];
@@ -846,6 +855,30 @@ ws__unr_noted(const struct ws__pass *p, const struct stat *st, mode_t *mode)
 }
 
 /*
+ * The person's mode back on a directory noted before the command (fd),
+ * once the pass ends: a descriptor opened from it is used for a while
+ * yet (a git dir's files are looked up in it), and with its mode back at
+ * once a directory noted as 0600 or 0000 was walked blind.  At once where
+ * no descriptor is left to keep.
+ */
+static void
+ws__mode_later(struct ws__pass *p, int fd, mode_t mode)
+{
+	void *nl = realloc(p->later, (p->nlater + 1) * sizeof(*p->later));
+	int keep = nl != NULL ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+
+	if (nl != NULL)
+		p->later = nl;
+	if (keep < 0) {
+		(void)ws__fd_chmod(fd, mode);
+		return;
+	}
+	p->later[p->nlater].fd = keep;
+	p->later[p->nlater].mode = mode;
+	p->nlater++;
+}
+
+/*
  * openat(dfd, name, flags) for the walks, where a directory may not be
  * read.  A command can chmod a directory it owns (the person's uid) to
  * 0311 after planting a repository or an .envrc in it: search and write
@@ -888,7 +921,7 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 			else if (restore != NULL)
 				*restore = mode | S_IFDIR;
 			else
-				(void)ws__fd_chmod(fd, mode);
+				ws__mode_later(p, fd, mode);
 			return fd;
 		}
 		close(fd);
@@ -932,6 +965,8 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 			fd = openat(pfd, ".", flags & ~(O_NOFOLLOW | O_NONBLOCK));
 			if (noted && restore != NULL && fd >= 0)
 				*restore = mode | S_IFDIR;
+			else if (noted && fd >= 0)
+				ws__mode_later(p, pfd, mode);
 			else if (noted)
 				(void)ws__fd_chmod(pfd, mode);
 			close(pfd);
@@ -978,6 +1013,25 @@ ws__open_below_p(struct ws__pass *p, int dfd, const char *rel, int flags)
 	int fd, cur;
 
 	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	/*
+	 * A directory of the person's that opens but cannot be searched
+	 * (0600, as ws__open_walk2() takes one): nothing in it can be
+	 * looked at, so a git dir, its hooks/ or a .hg the command left so
+	 * kept what it planted, unsaid (review28 05).  It goes the way
+	 * below, whose last step (ws__open_walk()) gives the owner's rwx
+	 * bits back after the command and takes it for unreadable before
+	 * it.  One fstat() per git dir opened, not per entry.
+	 */
+	if (fd >= 0 && p != NULL && (flags & O_DIRECTORY) != 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+		    (st.st_mode & S_IXUSR) == 0) {
+			close(fd);
+			fd = -1;
+			errno = EACCES;
+		}
+	}
 	/*
 	 * A path past PATH_MAX (a deep walk) goes component by component,
 	 * and so does one across a mount point inside the anchor, which the
@@ -2387,12 +2441,59 @@ ws__pass_known(struct ws__pass *p)
 	}
 }
 
+/*
+ * The top of writable anchor a, opened to be walked.  The command runs as
+ * the person, who owns it (the workspace, a mount's directory), and can
+ * chmod it 311, 600 or 000: the walk after it then opened nothing there
+ * and skipped the whole anchor without a word, and the repositories and
+ * .envrc files the command planted stayed (review28 02).  After the
+ * command the owner's rwx bits are put back on it, as on a directory
+ * inside (ws__open_walk2(); counted, and said), through the anchor's own
+ * descriptor: the open of "." is a look-up in the directory, which its
+ * search bit decides.  One that still cannot be read is noted
+ * (p->top_err): before the command that refuses the run
+ * (ws_vcs_snapshot()), since nothing in it could be told from what the
+ * command makes; after it, it is said loudly.
+ */
+static int
+ws__open_top(struct ws__pass *p, size_t a)
+{
+	int afd = p->ws->anchors[a].fd;
+	int fd = openat(afd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int err = errno;
+	struct stat st;
+
+	if (fd >= 0)
+		return fd;
+	if (err == EACCES && p->clean && fstat(afd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == geteuid() && (st.st_mode & S_IRWXU) != S_IRWXU &&
+	    ws__fd_chmod(afd, (st.st_mode & 07777) | S_IRWXU) == 0) {
+		p->chmodded++;
+		if ((fd = openat(afd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+			return fd;
+		err = errno;
+	}
+	if (p->top_err == 0) {
+		p->top_err = err ? err : EACCES;
+		p->top_a = a;
+	}
+	if (p->clean)
+		ws__item(p, (int)a, ".", "cannot be read after the command (%s), so "
+			 "nothing in it was checked for the repositories and .envrc "
+			 "files the command may have planted: look at all of it "
+			 "before git, a shell or an editor runs there",
+			 strerror(err ? err : EACCES));
+	errno = err;
+	return -1;
+}
+
 static void
 ws__pass_run(struct ws__pass *p)
 {
 	struct ws_ctx *ws = p->ws;
 	struct rlimit was, more;
 	bool raised = false;
+	int *tops;
 	/* The walk's path below the anchor: the longest it enters, a name. */
 	char rel[WS__VCS_PATH_MAX + 258];
 
@@ -2426,29 +2527,45 @@ ws__pass_run(struct ws__pass *p)
 	for (size_t a = 0; p->ro != NULL && a < ws->nanchors; a++)
 		if (ws->anchors[a].ro && fstat(ws->anchors[a].fd, &p->ro[p->nro]) == 0)
 			p->nro++;
-	/* The git dirs there were, first: the bound cannot leave them out. */
-	for (size_t i = 0; p->clean && p->was != NULL && i < p->was->ngd; i++)
-		ws__gitdir(p, p->was->gd[i].a, p->was->gd[i].rel, 0, false);
-	for (size_t a = 0; a < ws->nanchors && !p->over; a++) {
+	/*
+	 * Each writable anchor's top, opened first: after the command, its
+	 * rwx bits are back before the git dirs there were are looked up
+	 * through it.  A mount inside a writable anchor is walked with it.
+	 */
+	if ((tops = malloc((ws->nanchors ? ws->nanchors : 1) * sizeof(*tops))) == NULL)
+		p->nofd = true; /* nothing walked: said, or refused before */
+	for (size_t a = 0; tops != NULL && a < ws->nanchors; a++) {
 		bool inner = false;
-		int fd;
 
+		tops[a] = -1;
 		if (ws->anchors[a].ro)
 			continue;
-		/* A mount inside a writable anchor is walked with it. */
 		for (size_t k = 0; k < ws->nanchors && !inner; k++)
 			inner = k != a && !ws->anchors[k].ro &&
 				strcmp(ws->anchors[k].real, ws->anchors[a].real) != 0 &&
 				ws_path_within(ws->anchors[k].real, ws->anchors[a].real, NULL);
-		if (inner)
-			continue;
-		fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (!inner)
+			tops[a] = ws__open_top(p, a);
+	}
+	/* The git dirs there were, first: the bound cannot leave them out. */
+	for (size_t i = 0; p->clean && p->was != NULL && i < p->was->ngd; i++)
+		ws__gitdir(p, p->was->gd[i].a, p->was->gd[i].rel, 0, false);
+	for (size_t a = 0; tops != NULL && a < ws->nanchors; a++) {
 		rel[0] = '\0';
-		if (fd >= 0)
-			ws__walk(p, (int)a, fd, rel, 0, 0);
+		if (tops[a] >= 0 && !p->over)
+			ws__walk(p, (int)a, tops[a], rel, 0, 0);
+		else if (tops[a] >= 0)
+			close(tops[a]);
+	}
+	/* The person's modes, noted before the command, back. */
+	for (size_t i = p->nlater; i-- > 0;) {
+		(void)ws__fd_chmod(p->later[i].fd, p->later[i].mode);
+		close(p->later[i].fd);
 	}
 	if (raised)
 		(void)setrlimit(RLIMIT_NOFILE, &was);
+	free(tops);
+	free(p->later);
 	free(p->ro);
 	free(p->done);
 }
@@ -2467,6 +2584,30 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	ws__pass_run(&p);
 	p.s->over = p.over;
 	free(p.unread); /* said after the command, if still so */
+	/*
+	 * A writable anchor's top that cannot be read and searched: what
+	 * it holds cannot be recorded, so the walk after the command could
+	 * not tell the person's repositories from what the command plants
+	 * there (review28 02).  Refused, as the policy's walk refuses one.
+	 */
+	if (p.top_err != 0) {
+		const struct ws_anchor *an = &ws->anchors[p.top_a];
+		int rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, an->vprefix,
+				      "%s%s cannot be read (%s): wsrun checks it "
+				      "for repositories and .envrc files before and "
+				      "after each command, and could not tell what is "
+				      "there now from what a command plants: refused "
+				      "rather than run with it unchecked",
+				      p.top_a == 0 ? "the workspace's top" :
+				      "the directory mounted at ",
+				      p.top_a == 0 ? "" : an->vprefix,
+				      strerror(p.top_err));
+
+		ws_error_set_hint("give it back its owner's read and search bits "
+				  "(chmod u+rx), then run the command again");
+		ws_vcs_snap_free(p.s);
+		return rc;
+	}
 	/* Out of descriptors: some directories went unread, so the walk
 	 * after could not tell their repositories from the command's. */
 	if (p.nofd && p.s->deep_rel == NULL) {

@@ -4439,6 +4439,188 @@ START_TEST(unreadable_dirs_checked)
 END_TEST
 
 /*
+ * Run script (bash, its text) as nobody, with the workspace and base
+ * as $1 and $2 (base/nhome, base/nstate and base/data nobody's), and
+ * expect it to say OK.  Modes matter only to a person who is not root:
+ * false where this cannot be done (not root, no setpriv).
+ */
+static bool
+as_nobody(const char *name, const char *script)
+{
+	char cmd[8192], *path = wst_path(base, name), *out = wst_path(base, "nobody.out");
+	struct stat st;
+	char *text;
+	int rc;
+
+	if (stat("/usr/bin/setpriv", &st) != 0 || geteuid() != 0) {
+		free(path);
+		free(out);
+		return false;
+	}
+	wst_write(base, name, script);
+	wst_mkdir(base, "nhome");
+	wst_mkdir(base, "nstate");
+	wst_mkdir(base, "data");
+	snprintf(cmd, sizeof(cmd),
+		 "chmod 755 '%s' && chown -R 65534:65534 '%s' '%s' '%s/nhome' '%s/nstate' "
+		 "'%s/data' && setpriv --reuid=65534 --regid=65534 --clear-groups env -i "
+		 "PATH=/usr/bin:/bin WSRUN='%s' bash '%s' '%s' '%s' >'%s' 2>&1",
+		 base, ws, path, base, base, base, wst_bin("wsrun"), path, ws, base, out);
+	rc = system(cmd);
+	text = wst_slurp(out, NULL);
+	ck_assert_msg(rc == 0 && text != NULL && strstr(text, "OK\n") != NULL,
+		      "%s: exit %d: %s", name, rc, text ? text : "");
+	free(text);
+	free(path);
+	free(out);
+	return true;
+}
+
+/*
+ * Review28 02 (a person who is not root): a command chmod 311'd (or 600,
+ * 000) the top of the workspace (--view real) or of a read-write mount
+ * (the virtual view), and the walk after it opened nothing there and
+ * skipped the whole anchor in silence: a planted repository's
+ * core.fsmonitor and an .envrc stayed.  The top gets its owner's rwx
+ * bits back and is walked, and the result says so; a top that cannot be
+ * read before a run refuses it (and its run lock), SANDBOX_UNAVAILABLE.
+ */
+START_TEST(unreadable_anchor_top_checked)
+{
+	(void)as_nobody("top.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; export HOME=$B/nhome XDG_STATE_HOME=$B/nstate\n"
+		  "E=$HOME; mkdir -p \"$HOME\" \"$B/data\" && cd \"$W\" || exit 2\n"
+		  "plant='mkdir -p sub/.git/objects sub/.git/refs/heads &&\n"
+		  " echo \"ref: refs/heads/master\" > sub/.git/HEAD &&\n"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > sub/.git/config &&\n"
+		  " echo \"echo PWNED\" > .envrc'\n"
+		  "check() {\n"
+		  "\tchmod u+rwx \"$1\"\n"
+		  "\tif [ -e \"$1/.envrc\" ] || grep -qs fsmonitor \"$1/sub/.git/config\"; then\n"
+		  "\t\techo \"BUG ($2): planted files stayed: $(cat \"$E/err\")\"; exit 1; fi\n"
+		  "\tgrep -q 'rwx bits' \"$E/err\" || { echo \"BUG ($2): nothing said: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\trm -rf \"$1/sub\" \"$1/.envrc\"\n"
+		  "}\n"
+		  "for m in 311 600 000; do\n"
+		  "\t\"$WSRUN\" --view real -c \"$plant && chmod $m .\" 2>\"$E/err\" || { echo \"run failed: $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\tcheck \"$W\" \"--view real, chmod $m on the workspace\"\n"
+		  "\tWS_MOUNTS=/.data=$B/data \"$WSRUN\" --view virtual -c \"cd /.data && $plant && chmod $m /.data\" 2>\"$E/err\" ||\n"
+		  "\t\t{ echo \"run failed: $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\tcheck \"$B/data\" \"virtual view, chmod $m on a mount's top\"\n"
+		  "done\n"
+		  "# Before the run: a top that cannot be read refuses it, and with it the run lock.\n"
+		  "chmod 311 \"$W\"\n"
+		  "\"$WSRUN\" --view real --json -c 'echo ran' >\"$E/out\" 2>&1\n"
+		  "grep -q SANDBOX_UNAVAILABLE \"$E/out\" && ! grep -q '\"ran' \"$E/out\" || { echo \"BUG: ran with the top 311: $(cat \"$E/out\")\"; exit 1; }\n"
+		  "chmod 755 \"$W\"\n"
+		  "chmod 600 \"$B/data\"\n"
+		  "WS_MOUNTS=/.data=$B/data \"$WSRUN\" --json -c 'echo ran' >\"$E/out\" 2>&1\n"
+		  "grep -q SANDBOX_UNAVAILABLE \"$E/out\" || { echo \"BUG: ran with a mount's top 600: $(cat \"$E/out\")\"; exit 1; }\n"
+		  "chmod 755 \"$B/data\"\n"
+		  "\"$WSRUN\" --view real -c 'echo ran' >\"$E/out\" 2>&1 && grep -q '^ran$' \"$E/out\" || { echo \"BUG: no run after: $(cat \"$E/out\")\"; exit 1; }\n"
+		  "echo OK\n");
+}
+END_TEST
+
+/*
+ * Review28 04 (a person who is not root, HOME as the workspace): the
+ * command made ~/.config/git/config and chmod 311'd (600, 000) ~/.config,
+ * the place's parent, and the places' revert passed over it without a
+ * word: git ran its core.fsmonitor.  Also .config/Code/User below a
+ * .config made 000, and a project's .claude/settings.json.  The
+ * directories on the way get the owner's rwx bits for the revert; the
+ * person's own 0311 .config keeps its mode.
+ */
+START_TEST(unreadable_place_parent_checked)
+{
+	(void)as_nobody("places.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; E=$B/nhome\n"
+		  "cd \"$W\" || exit 2\n"
+		  "mkdir -p .config/fish .config/Code .claude/commands proj\n"
+		  "plant='mkdir -p .config/git && printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > .config/git/config &&\n"
+		  " mkdir -p .config/Code/User && echo \"{}\" > .config/Code/User/settings.json'\n"
+		  "for view in real virtual; do\n"
+		  "\tfor m in 311 600 000; do\n"
+		  "\t\t# HOME as the workspace: ~/.config/git, ~/.config/Code/User.\n"
+		  "\t\tHOME=$W XDG_STATE_HOME=$W/.local/state \"$WSRUN\" --view $view -c \"$plant && chmod $m .config\" 2>\"$E/err\" ||\n"
+		  "\t\t\t{ echo \"run failed ($view, $m): $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\t\tchmod u+rwx .config\n"
+		  "\t\tfor f in .config/git .config/Code/User; do\n"
+		  "\t\t\t[ -e \"$f\" ] && { echo \"BUG ($view, chmod $m .config): $f stayed: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\t\tdone\n"
+		  "\t\t# A project's .claude/ (HOME elsewhere): .claude/settings.json.\n"
+		  "\t\tHOME=$E XDG_STATE_HOME=$B/nstate \"$WSRUN\" --view $view -c \"echo {} > .claude/settings.json && chmod $m .claude\" 2>\"$E/err\" ||\n"
+		  "\t\t\t{ echo \"run failed ($view, $m, .claude): $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\t\tchmod u+rwx .claude\n"
+		  "\t\t[ -e .claude/settings.json ] && { echo \"BUG ($view, chmod $m .claude): .claude/settings.json stayed: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\tdone\n"
+		  "\t# Above the place's parent (.config/Code): .config made 000.\n"
+		  "\tHOME=$W XDG_STATE_HOME=$W/.local/state \"$WSRUN\" --view $view -c \"$plant && chmod 000 .config\" 2>\"$E/err\" ||\n"
+		  "\t\t{ echo \"run failed ($view, 000 above): $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\tchmod u+rwx .config\n"
+		  "\t[ -e .config/Code/User ] && { echo \"BUG ($view, chmod 000 above the parent): $(cat \"$E/err\")\"; exit 1; }\n"
+		  "done\n"
+		  "# The person's own .config, 0311 before the run: its mode stays.\n"
+		  "chmod 311 .config\n"
+		  "HOME=$W XDG_STATE_HOME=$W/.local/state \"$WSRUN\" --view real -c \"$plant\" 2>\"$E/err\" ||\n"
+		  "\t{ echo \"run failed (0311 before): $(cat \"$E/err\")\"; exit 2; }\n"
+		  "[ \"$(stat -c %a .config)\" = 311 ] || { echo \"BUG: mode $(stat -c %a .config): $(cat \"$E/err\")\"; exit 1; }\n"
+		  "chmod 755 .config\n"
+		  "[ -e .config/git ] && { echo \"BUG (the person's 0311 .config): .config/git stayed: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "echo OK\n");
+}
+END_TEST
+
+/*
+ * Review28 05 (a person who is not root): a planted git dir, its hooks/,
+ * worktrees/ or a worktree's git dir, a .hg or a .jj/repo left 0600
+ * opened, and nothing in it could be looked at: the fsmonitor, the hook,
+ * hgrc's hooks and jj's config stayed, unsaid, armed by the person's
+ * chmod u+x.  Each is given the owner's rwx bits and cleaned (0311 and
+ * 000 too).
+ */
+START_TEST(unreadable_git_dirs_checked)
+{
+	(void)as_nobody("gitdirs.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; E=$B/nhome\n"
+		  "export HOME=$E XDG_STATE_HOME=$B/nstate\n"
+		  "cd \"$W\" || exit 2\n"
+		  "mkdir -p app\n"
+		  "plant='mkdir -p app/g/.git/objects app/g/.git/refs/heads app/g/.git/hooks app/g/.git/worktrees/wt &&\n"
+		  " echo \"ref: refs/heads/master\" > app/g/.git/HEAD &&\n"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > app/g/.git/config &&\n"
+		  " printf \"#!/bin/sh\\necho PWNED\\n\" > app/g/.git/hooks/pre-commit &&\n"
+		  " echo \"ref: refs/heads/wt\" > app/g/.git/worktrees/wt/HEAD && echo ../.. > app/g/.git/worktrees/wt/commondir &&\n"
+		  " printf \"[core]\\n\\tfsmonitor = echo PWNED\\n\" > app/g/.git/worktrees/wt/config.worktree &&\n"
+		  " mkdir -p app/h/.hg && printf \"[hooks]\\nprecommit = echo PWNED\\n\" > app/h/.hg/hgrc &&\n"
+		  " mkdir -p app/j/.jj/repo && printf \"[ui]\\npager = \\\"echo PWNED\\\"\\n\" > app/j/.jj/repo/config.toml'\n"
+		  "for view in real virtual; do\n"
+		  "\tfor m in 600 311 000; do\n"
+		  "\t\tfor d in .git .git/hooks .git/worktrees .git/worktrees/wt; do\n"
+		  "\t\t\t\"$WSRUN\" --view $view -c \"$plant && chmod $m app/g/$d app/h/.hg app/j/.jj/repo\" 2>\"$E/err\" ||\n"
+		  "\t\t\t\t{ echo \"run failed: $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\t\t\tchmod -R u+rwX app\n"
+		  "\t\t\tleft=$(grep -rl PWNED app)\n"
+		  "\t\t\t[ -z \"$left\" ] || { echo \"BUG ($view, chmod $m app/g/$d .hg .jj/repo): left $left: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\t\t\tgrep -q 'rwx bits' \"$E/err\" || { echo \"BUG ($view, chmod $m app/g/$d): nothing said: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\t\t\trm -rf app/g app/h app/j\n"
+		  "\t\tdone\n"
+		  "\t\t\"$WSRUN\" --view $view -c \"$plant && chmod $m app/j/.jj\" 2>\"$E/err\" ||\n"
+		  "\t\t\t{ echo \"run failed: $(cat \"$E/err\")\"; exit 2; }\n"
+		  "\t\tchmod -R u+rwX app\n"
+		  "\t\tleft=$(grep -rl PWNED app)\n"
+		  "\t\t[ -z \"$left\" ] || { echo \"BUG ($view, chmod $m app/j/.jj): left $left: $(cat \"$E/err\")\"; exit 1; }\n"
+		  "\t\trm -rf app/g app/h app/j\n"
+		  "\tdone\n"
+		  "done\n"
+		  "echo OK\n");
+}
+END_TEST
+
+/*
  * Review24 03: a command's `touch .wstools-state` in a directory named
  * wstools (a clone of wstools itself, a vendored copy) locked the file
  * tools and every later run out of it, and no tool could take it back.
@@ -6597,6 +6779,9 @@ suite(void)
 	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_test(tf, command_made_mark_removed);
 	tcase_add_test(tf, unreadable_dirs_checked);
+	tcase_add_test(tf, unreadable_anchor_top_checked);
+	tcase_add_test(tf, unreadable_place_parent_checked);
+	tcase_add_test(tf, unreadable_git_dirs_checked);
 	tcase_add_test(tf, state_dir_not_started_during_run);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);

@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "ws/workspace.h"
 
@@ -72,6 +73,13 @@ struct ws_vcs_snap;
  * fail (review25 02, 11, 12); a directory of another user is left alone.
  */
 void ws__dir_own_rwx(int dfd, const char *name);
+
+/*
+ * Internal (lib/vcs.c, lib/run.c): chmod the file fd refers to (an O_PATH
+ * descriptor too), never by a name, which a command could swap for a
+ * symlink in between (review26 03).  0, or -1 with errno.
+ */
+int ws__fd_chmod(int fd, mode_t mode);
 
 /*
  * Record, before a command runs, the repositories' watched files in every
