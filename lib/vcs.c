@@ -692,6 +692,10 @@ struct ws_vcs_snap {
 	/* Bound read-only in the command's namespace (ws_vcs_snap_hold()). */
 	struct ws_vcs_id *held;
 	size_t nheld;
+	/* The symbolic links at names the policy refuses to read that were
+	 * there before the command (the person's, ws__denied_link()). */
+	struct ws_vcs_id *plinks;
+	size_t nplinks;
 };
 
 void
@@ -709,6 +713,7 @@ ws_vcs_snap_free(struct ws_vcs_snap *s)
 	free(s->gd);
 	free(s->unr);
 	free(s->held);
+	free(s->plinks);
 	free(s->deep_rel);
 	free(s->state_rel);
 	free(s);
@@ -2091,6 +2096,57 @@ ws__links_here(const struct ws__pass *p, int a, int dfd, const char *rel,
 }
 
 /*
+ * Whether a rule of the policy refuses reading the entry n of the
+ * directory rel (rlen bytes, below anchor a), or with below everything
+ * in it (a name probed inside: a rule of "secrets" and all below it);
+ * its real path into path (len bytes).
+ */
+static bool
+ws__refused_name(struct ws__pass *p, int a, const char *rel, size_t rlen,
+		 const char *n, bool below, char *path, size_t len)
+{
+	const char *ar = p->ws->anchors[a].real;
+	bool refused;
+	int l;
+
+	l = snprintf(path, len, "%s%s%.*s/%s", strcmp(ar, "/") == 0 ? "" : ar,
+		     rlen > 0 ? "/" : "", (int)rlen, rel, n);
+	if (l < 0 || (size_t)l + 12 >= len)
+		return false;
+	if (!below)
+		return ws_policy_refuses(p->ws->policy, WS_OP_READ, path);
+	memcpy(path + l, "/.wsprobe", 10);
+	refused = ws_policy_refuses(p->ws->policy, WS_OP_READ, path);
+	path[l] = '\0';
+	return refused;
+}
+
+/*
+ * Before the command: a symbolic link at a name the policy refuses to
+ * read is noted by identity (struct ws_vcs_snap's plinks), so that the
+ * check after it (ws__denied_link()) keeps the person's own, whatever
+ * the command did to its ctime (touch -h).  Links are few: a policy
+ * check or two each, only where there is a policy.
+ */
+static void
+ws__note_link(struct ws__pass *p, int a, int dfd, const char *rel, size_t rlen,
+	      const char *n)
+{
+	char path[WS__VCS_PATH_MAX + 4352 + 300];
+	struct ws_vcs_id *nv;
+	struct stat st;
+
+	if (!ws__refused_name(p, a, rel, rlen, n, false, path, sizeof(path)) &&
+	    !ws__refused_name(p, a, rel, rlen, n, true, path, sizeof(path)))
+		return;
+	if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode) ||
+	    (nv = realloc(p->s->plinks, (p->s->nplinks + 1) * sizeof(*nv))) == NULL)
+		return;
+	nv[p->s->nplinks++] = (struct ws_vcs_id){st.st_dev, st.st_ino};
+	p->s->plinks = nv;
+}
+
+/*
  * Review25 05: a link that a command made at a name the policy refuses
  * to read (app/.env -> ../notes.txt, or config/.env a hard link of
  * config/log.txt) sends what the person writes there later (the keys in
@@ -2108,26 +2164,17 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 		const char *n, unsigned char type)
 {
 	char path[WS__VCS_PATH_MAX + 4352 + 300];
-	const char *ar = p->ws->anchors[a].real;
 	struct stat st;
 	bool lnk, refused;
-	int len;
 
 	if (type != DT_LNK && type != DT_REG && type != DT_UNKNOWN)
 		return false;
-	len = snprintf(path, sizeof(path), "%s%s%.*s/%s",
-		       strcmp(ar, "/") == 0 ? "" : ar, rlen > 0 ? "/" : "",
-		       (int)rlen, rel, n);
-	if (len < 0 || (size_t)len + 12 >= sizeof(path))
-		return false;
-	refused = ws_policy_refuses(p->ws->policy, WS_OP_READ, path);
-	if (!refused && type != DT_REG) {
-		/* Everything below it refused: a link there moves it all. */
-		memcpy(path + len, "/.wsprobe", 10);
-		refused = ws_policy_refuses(p->ws->policy, WS_OP_READ, path);
-		path[len] = '\0';
-		if (refused)
-			type = DT_LNK; /* a file there is no way to anything */
+	refused = ws__refused_name(p, a, rel, rlen, n, false, path, sizeof(path));
+	/* Everything below it refused: a link there moves it all. */
+	if (!refused && type != DT_REG &&
+	    ws__refused_name(p, a, rel, rlen, n, true, path, sizeof(path))) {
+		refused = true;
+		type = DT_LNK; /* a file there is no way to anything */
 	}
 	if (!refused || fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
@@ -2135,6 +2182,10 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 	if ((!lnk && (type == DT_LNK || !S_ISREG(st.st_mode) || st.st_nlink < 2)) ||
 	    !ws__since(&st.st_ctim, &p->was->t0))
 		return false;
+	/* The person's link from before the command stays. */
+	for (size_t i = 0; lnk && i < p->was->nplinks; i++)
+		if (p->was->plinks[i].dev == st.st_dev && p->was->plinks[i].ino == st.st_ino)
+			return false;
 	/* Said by the entry's own path (rel's buffer has room for a name). */
 	if (rlen > 0)
 		rel[rlen] = '/';
@@ -2218,6 +2269,9 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 		if (links && !special &&
 		    ws__denied_link(p, a, dfd, rel, rlen, n, e->d_type))
 			continue;
+		if (!p->clean && p->s != NULL && p->ws->policy != NULL &&
+		    e->d_type == DT_LNK && !special)
+			ws__note_link(p, a, dfd, rel, rlen, n);
 		/* Most entries are ordinary files: readdir's type says so,
 		 * without a system call each (half the walk's time). */
 		if (!special && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -2803,6 +2857,9 @@ ws_vcs_snap_save(const struct ws_vcs_snap *s, FILE *f)
 	fwrite(&s->nheld, sizeof(s->nheld), 1, f);
 	if (s->nheld > 0)
 		fwrite(s->held, sizeof(*s->held), s->nheld, f);
+	fwrite(&s->nplinks, sizeof(s->nplinks), 1, f);
+	if (s->nplinks > 0)
+		fwrite(s->plinks, sizeof(*s->plinks), s->nplinks, f);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -2856,6 +2913,11 @@ ws_vcs_snap_load(FILE *f, struct ws_vcs_snap **out)
 		       fread(s->held, sizeof(*s->held), n, f) != n)))
 		goto bad;
 	s->nheld = n;
+	if (fread(&n, sizeof(n), 1, f) != 1 || n > (1UL << 24) ||
+	    (n > 0 && ((s->plinks = calloc(n, sizeof(*s->plinks))) == NULL ||
+		       fread(s->plinks, sizeof(*s->plinks), n, f) != n)))
+		goto bad;
+	s->nplinks = n;
 	*out = s;
 	return 0;
 bad:

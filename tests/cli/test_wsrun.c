@@ -1378,7 +1378,8 @@ END_TEST
  * person wrote there later (the keys an agent asked them to fill in)
  * went into files the agent may read.  After the command they are
  * removed and said; a plain new .env stays, and so does the person's
- * own link at a refused name from before the command.
+ * own link at a refused name from before the command, even with its
+ * ctime changed by the command (touch -h).
  */
 static char *text_in(const char *dir, const char *rel);
 static bool reverted_has(const struct wst_run *r, const char *s);
@@ -1408,7 +1409,8 @@ START_TEST(policy_denied_links_removed)
 	RUNM(&r, _i, "--policy", pfile, "-c",
 	     "mkdir -p app other pub && ln -s ../notes.txt app/.env && "
 	     "ln config/log.txt config/.env && ln -s pub secrets && "
-	     "echo plain > other/.env && echo new > keep/new.txt; exit 0");
+	     "echo plain > other/.env && echo new > keep/new.txt && "
+	     "touch -h keep/.env; exit 0");
 	if (fallback_refused(&r)) {
 		wst_run_free(&r);
 		free(pfile);
