@@ -1230,13 +1230,9 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 				if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 &&
 				    asprintf(&m, "%s: left as it is: made while the "
 					     "command ran, in a place the command "
-					     "could only read", vp) >= 0 &&
-				    (nl = realloc(*left, (*nleft + 1) * sizeof(*nl))) != NULL) {
-					*left = nl;
-					nl[(*nleft)++] = m;
+					     "could only read", vp) < 0)
 					m = NULL;
-				}
-				free(m);
+				ws__left_add(left, nleft, m);
 				free(vp);
 				goto next;
 			}
@@ -1249,13 +1245,9 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 
 				if (asprintf(&m, "%s: made by the command, could not be "
 					     "removed: remove it by hand before git, a "
-					     "shell or an editor reads it", vp) >= 0 &&
-				    (nl = realloc(*left, (*nleft + 1) * sizeof(*nl))) != NULL) {
-					*left = nl;
-					nl[(*nleft)++] = m;
-				} else {
-					free(m);
-				}
+					     "shell or an editor reads it", vp) < 0)
+					m = NULL;
+				ws__left_add(left, nleft, m);
 			} else if (vp != NULL &&
 				   (nl = realloc(r->reverted, (r->nreverted + 1) *
 							      sizeof(*nl))) != NULL) {
