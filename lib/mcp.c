@@ -1922,7 +1922,9 @@ static const char ws__instructions[] =
 	"in a sandbox with the workspace root as its working directory; the "
 	"sandbox confines it, and what the policy refuses to read reads as "
 	"empty there (a note says so: do not take it for an empty file), what "
-	"it refuses to write is read-only. A "
+	"it refuses to write is read-only. A call that changes files waits "
+	"while a run_command runs in the workspace (45 s at most): do not "
+	"change files while your own long command runs. A "
 	"failed call is a result with isError true and structuredContent.error "
 	"holding code, message and often a hint: correct the call as it says.";
 

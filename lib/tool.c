@@ -6,10 +6,12 @@
  */
 #include "ws/tool.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ws/audit.h"
+#include "ws/cancel.h"
 #include "ws/error.h"
 #include "ws/out.h"
 #include "ws/resolve.h"
@@ -25,11 +27,37 @@ ws_tool_main(const struct ws_tool_def *t, int argc, char **argv)
 	return ws_tool_run_cli(t, &cli, rc);
 }
 
+/* Whether the command line said it waits (ws__cli_wait_note()). */
+struct ws__wait_note {
+	const char *prog;
+	bool said;
+};
+
+/*
+ * The progress hook of a changing call on the command line: a wait for
+ * a command in the workspace (ws_ctx_wait_runs()) is said once on
+ * standard error, else the tool looks hung for up to a minute (ftu17
+ * 02).  Other progress is not the command line's.
+ */
+static void
+ws__cli_wait_note(void *arg, long long done, const char *message)
+{
+	struct ws__wait_note *n = arg;
+
+	(void)done;
+	if (message != ws_runs_wait_msg || n->said)
+		return;
+	n->said = true;
+	fprintf(stderr, "%s: waiting for a command running in this workspace "
+		"to end (%d s at most)\n", n->prog, WS_RUNS_WAIT_MS / 1000);
+}
+
 int
 ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 {
 	struct ws_ctx ws = {0};
 	struct ws_tcall c = {.cli = cli, .ws = &ws, .mode = WS_TCALL_CLI};
+	struct ws__wait_note note = {NULL, false};
 	int status = 0;
 
 	if (rc < 0)
@@ -43,8 +71,15 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 		goto fail;
 	}
 	cli->want_history = t->want_history;
+	/* A change that waits for a command says so once (ftu17 02). */
+	note.prog = cli->tool->prog;
+	if (t->want_history)
+		ws_progress_set(ws__cli_wait_note, &note);
 	/* Opening reads the configuration, whose limits are defaults here. */
-	if ((rc = ws_cli_open(cli, &ws)) < 0)
+	rc = ws_cli_open(cli, &ws);
+	if (t->want_history)
+		ws_progress_set(NULL, NULL);
+	if (rc < 0)
 		goto fail;
 	ws.cwd_hint = true;
 	/* Not for a command: its NOT_FOUND names a program, not a file. */

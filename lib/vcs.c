@@ -2199,8 +2199,9 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 		return false;
 	}
 	ws__item(p, a, rel, "removed (a %s that the command made at a name "
-		 "the policy refuses to read: what you wrote there would have "
-		 "gone where the agent reads)", lnk ? "symbolic link" : "hard link");
+		 "the policy refuses to read: what a person wrote there later "
+		 "would have gone into a file the agent may read)",
+		 lnk ? "symbolic link" : "hard link");
 	rel[rlen] = '\0';
 	return true;
 }

@@ -1869,6 +1869,8 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, char *const *home, size_t nh,
 	return rc;
 }
 
+const char ws_runs_wait_msg[] = "ms waiting for a command in this workspace to end";
+
 int
 ws_ctx_wait_runs(struct ws_ctx *ws)
 {
@@ -1894,15 +1896,15 @@ ws_ctx_wait_runs(struct ws_ctx *ws)
 			close(fd);
 			ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
 				     "a command (wsrun, run_command) is running in "
-				     "this workspace and did not end within %d s: "
-				     "files change only between commands, so that "
-				     "its clean-up sees what it made",
-				     WS_RUNS_WAIT_MS / 1000);
-			ws_error_set_hint("call again once the command has ended");
+				     "this workspace and did not end within the "
+				     "%lld s this change waited: files change only "
+				     "between commands, so that a command's clean-up "
+				     "sees what it made", waited / 1000);
+			ws_error_set_hint("wait for the command's result (or cancel "
+					  "it), then make the change again");
 			return WS_ELIMIT_EXCEEDED;
 		}
-		ws_progress(waited, "ms waiting for a command in this workspace "
-			    "to end", false);
+		ws_progress(waited, ws_runs_wait_msg, false);
 		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	}
 	ws->runs_fd = fd;

@@ -4340,6 +4340,40 @@ unpriv_chown(void)
 }
 
 /*
+ * Review28 08 on the command line: a change made while a command runs
+ * in the workspace waits until the command has ended and been cleaned up
+ * after, and says once that it waits (ftu17 02); then it is made.
+ */
+START_TEST(cli_change_waits_for_command)
+{
+	char cmd[8192];
+	char *run = strdup(wst_bin("wsrun")), *wr = strdup(wst_bin("wswrite"));
+	char *t;
+
+	wst_mkdir(ws, "sub");
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && { '%s' -c 'touch sub/started; sleep 2; echo done > sub/ran' "
+		 ">../run.out 2>&1 & "
+		 "pid=$!; for i in $(seq 300); do [ -e sub/started ] && break; sleep 0.1; done; "
+		 "'%s' --workspace . --content after w.txt >../call.out 2>&1; r=$?; "
+		 "[ -e sub/ran ] || r=9; "
+		 "grep -q 'waiting for a command running in this workspace' ../call.out || r=8; "
+		 "wait $pid; exit $r; }",
+		 ws, run, wr);
+	if (system(cmd) != 0) {
+		char *b = wst_path(base, "call.out"), *tb = wst_slurp(b, NULL);
+
+		ck_abort_msg("call: %s", tb ? tb : "");
+	}
+	t = text_in(ws, "w.txt");
+	ck_assert_str_eq(t, "after");
+	free(t);
+	free(run);
+	free(wr);
+}
+END_TEST
+
+/*
  * Review25 01 and 02 (a person who is not root; as root the modes do not
  * matter, so the test becomes nobody): a command planted a repository
  * (core.fsmonitor) and chmod 311'd the directory above it, which the
@@ -6785,6 +6819,7 @@ suite(void)
 	tcase_add_test(tf, unreadable_place_parent_checked);
 	tcase_add_test(tf, unreadable_git_dirs_checked);
 	tcase_add_test(tf, state_dir_not_started_during_run);
+	tcase_add_test(tf, cli_change_waits_for_command);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
 	tcase_add_test(tf, git_init_top_reverted);

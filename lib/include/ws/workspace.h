@@ -469,12 +469,18 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
  * carry a planted repository past that walk (review28 08), or change
  * what the walk took for the person's.  Taken shared: changing calls do
  * not wait for each other.  Not inside a wsrun command (WS_SANDBOX=1),
- * whose own run holds the lock.  Waits WS_RUNS_WAIT_MS at most, then
- * LIMIT_EXCEEDED; a stop asked (ws_cancelled()) ends the wait too.
+ * whose own run holds the lock.  Waits WS_RUNS_WAIT_MS at most (below
+ * the 60 s an MCP client gives a call by default, so that the model gets
+ * the reason, not a timeout), then LIMIT_EXCEEDED; a stop asked
+ * (ws_cancelled()) ends the wait too.
  * 0 or a WS_E*.
  */
-#define WS_RUNS_WAIT_MS 60000
+#define WS_RUNS_WAIT_MS 45000
 int ws_ctx_wait_runs(struct ws_ctx *ws);
+
+/* The message of the wait's progress reports (ws/cancel.h), by which a
+ * front end knows them (the command line says once that it waits). */
+extern const char ws_runs_wait_msg[];
 
 struct ws_persist_base;
 
