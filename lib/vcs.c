@@ -2182,9 +2182,17 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 	if ((!lnk && (type == DT_LNK || !S_ISREG(st.st_mode) || st.st_nlink < 2)) ||
 	    !ws__since(&st.st_ctim, &p->was->t0))
 		return false;
-	/* The person's link from before the command stays. */
+	/*
+	 * The person's from before the command stays, whatever the command
+	 * did to its ctime: a symbolic link noted by the walk before it, a
+	 * file the view masked (its masks are among the held entries:
+	 * the command could touch the file by its other name, review29 01).
+	 */
 	for (size_t i = 0; lnk && i < p->was->nplinks; i++)
 		if (p->was->plinks[i].dev == st.st_dev && p->was->plinks[i].ino == st.st_ino)
+			return false;
+	for (size_t i = 0; !lnk && i < p->was->nheld; i++)
+		if (p->was->held[i].dev == st.st_dev && p->was->held[i].ino == st.st_ino)
 			return false;
 	/* Said by the entry's own path (rel's buffer has room for a name). */
 	if (rlen > 0)

@@ -1881,8 +1881,22 @@ ws_ctx_wait_runs(struct ws_ctx *ws)
 
 	if (ws->runs_held || ws->nanchors == 0 || (sb != NULL && strcmp(sb, "1") == 0))
 		return 0;
-	/* An O_PATH-only root (no read permission): no lock, as wsrun. */
+	/*
+	 * A root that may not be read: a command's chmod 311 of it would
+	 * take the lock away from the changes made during its run (review29
+	 * 03).  Refused, as wsrun refuses to run there.
+	 */
 	fd = openat(ws->anchors[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		ws_error_set(WS_EPERMISSION_DENIED, "/",
+			     "the workspace's root cannot be read (its mode has "
+			     "no read or search for you), so whether a command "
+			     "runs in it cannot be known: no change is made");
+		ws_error_set_hint("give the root its mode back (chmod u+rwx on "
+				  "it), or wait for the command running there "
+				  "to end: its clean-up does so");
+		return WS_EPERMISSION_DENIED;
+	}
 	if (fd < 0)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -1396,6 +1396,15 @@ START_TEST(policy_denied_links_removed)
 	p = wst_path(ws, "keep/.env");
 	ck_assert_int_eq(symlink("target.txt", p), 0);
 	free(p);
+	/* And a hard-linked .env of the person's (review29 01). */
+	wst_write(ws, "keep2/other.txt", "SECRET=1\n");
+	{
+		char *a = wst_path(ws, "keep2/other.txt"), *b = wst_path(ws, "keep2/.env");
+
+		ck_assert_int_eq(link(a, b), 0);
+		free(a);
+		free(b);
+	}
 	/* Its ctime well before the command's start (a coarse clock). */
 	usleep(60 * 1000);
 	snprintf(pol, sizeof(pol),
@@ -1410,7 +1419,7 @@ START_TEST(policy_denied_links_removed)
 	     "mkdir -p app other pub && ln -s ../notes.txt app/.env && "
 	     "ln config/log.txt config/.env && ln -s pub secrets && "
 	     "echo plain > other/.env && echo new > keep/new.txt && "
-	     "touch -h keep/.env; exit 0");
+	     "touch -h keep/.env && touch keep2/other.txt keep2/new; exit 0");
 	if (fallback_refused(&r)) {
 		wst_run_free(&r);
 		free(pfile);
@@ -1435,6 +1444,8 @@ START_TEST(policy_denied_links_removed)
 	ck_assert_msg(lstat(p, &st) == 0 && S_ISLNK(st.st_mode), "%s", r.out);
 	free(p);
 	ck_assert(!reverted_has(&r, "/keep/.env") && !reverted_has(&r, "/other/.env"));
+	ck_assert_msg(exists_in(ws, "keep2/.env") && !reverted_has(&r, "/keep2/.env"),
+		      "%s", r.out);
 	wst_run_free(&r);
 	free(pfile);
 }
@@ -4301,6 +4312,33 @@ START_TEST(state_dir_not_started_during_run)
 		free(t);
 		free(f);
 	}
+	/*
+	 * Review29 02: spelled as a home's default place ends (x/.local/
+	 * state), which every view masks, but not a home's: refused too.
+	 */
+	free(st);
+	st = wst_path(ws, "x/state2");
+	wst_rmrf(st);
+	free(st);
+	st = wst_path(ws, "sub/started");
+	unlink(st);
+	free(st);
+	st = wst_path(ws, "y/.local/state");
+	wst_mkdir(ws, "y");
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && { '%s' -c 'mkdir -p y/.local/state/wstools && "
+		 "touch y/.local/state/wstools/.wstools-state sub/started; sleep 3' "
+		 ">../run.out 2>&1 & "
+		 "pid=$!; for i in $(seq 300); do [ -e sub/started ] && break; sleep 0.1; done; "
+		 "XDG_STATE_HOME='%s' '%s' --workspace '%s' --json --content four f.txt "
+		 ">../call.out 2>&1; grep -q 'a command (wsrun) runs now' ../call.out; "
+		 "r=$?; wait $pid; exit $r; }",
+		 ws, run, st, wr, proj);
+	if (system(cmd) != 0) {
+		char *b = wst_path(base, "call.out"), *tb = wst_slurp(b, NULL);
+
+		ck_abort_msg("call (y/.local/state): %s", tb ? tb : "");
+	}
 	free(proj);
 	free(st);
 	free(run);
@@ -4511,6 +4549,32 @@ as_nobody(const char *name, const char *script)
 	free(out);
 	return true;
 }
+
+/*
+ * Review29 03 (a person who is not root): a command's chmod 311 of the
+ * workspace's root took the runs' lock away from the changes made during
+ * its run (the root could not be opened to lock it).  Such a change is
+ * refused (PERMISSION_DENIED), nothing written; after the run (the
+ * clean-up gives the mode back) it goes.
+ */
+START_TEST(change_refused_under_unreadable_root)
+{
+	as_nobody("root311.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; export HOME=$B/nhome XDG_STATE_HOME=$B/nstate\n"
+		  "T=$(dirname \"$WSRUN\"); cd \"$W\" || exit 2\n"
+		  "\"$WSRUN\" --view real -- sh -c 'chmod 311 .; sleep 2' >$HOME/run.out 2>&1 & p=$!\n"
+		  "for i in $(seq 100); do [ \"$(stat -c %a \"$W\")\" = 311 ] && break; sleep 0.1; done\n"
+		  "\"$T/wswrite\" --workspace \"$W\" --content x c.txt >$HOME/w.out 2>&1\n"
+		  "wait $p\n"
+		  "[ \"$(stat -c %a \"$W\")\" = 311 ] && chmod 755 \"$W\"\n"
+		  "[ -e \"$W/c.txt\" ] && { echo \"BUG: written during the run: $(cat $HOME/w.out)\"; exit 1; }\n"
+		  "grep -q PERMISSION_DENIED $HOME/w.out || { echo \"BUG: $(cat $HOME/w.out)\"; exit 1; }\n"
+		  "\"$T/wswrite\" --workspace \"$W\" --content x c.txt >$HOME/w.out 2>&1 ||"
+		  " { echo \"BUG after: $(cat $HOME/w.out)\"; exit 1; }\n"
+		  "echo OK\n");
+}
+END_TEST
 
 /*
  * Review28 02 (a person who is not root): a command chmod 311'd (or 600,
@@ -6816,6 +6880,7 @@ suite(void)
 	tcase_add_test(tf, command_made_mark_removed);
 	tcase_add_test(tf, unreadable_dirs_checked);
 	tcase_add_test(tf, unreadable_anchor_top_checked);
+	tcase_add_test(tf, change_refused_under_unreadable_root);
 	tcase_add_test(tf, unreadable_place_parent_checked);
 	tcase_add_test(tf, unreadable_git_dirs_checked);
 	tcase_add_test(tf, state_dir_not_started_during_run);
