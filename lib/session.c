@@ -1469,7 +1469,7 @@ ws_cli_open(struct ws_cli *cli, struct ws_ctx *ws)
 	if (rc < 0)
 		return rc;
 	/* A changing call waits for a command's run and clean-up to end. */
-	if (cli->want_history && (rc = ws_ctx_wait_runs(ws)) < 0)
+	if (cli->changes && (rc = ws_ctx_wait_runs(ws)) < 0)
 		return rc;
 	if (cli->verbose) {
 		char *q = ws_log_quote(ws->anchors[0].real);

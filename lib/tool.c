@@ -71,13 +71,14 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 		goto fail;
 	}
 	cli->want_history = t->want_history;
+	cli->changes = t->want_history && !t->ro;
 	/* A change that waits for a command says so once (ftu17 02). */
 	note.prog = cli->tool->prog;
-	if (t->want_history)
+	if (cli->changes)
 		ws_progress_set(ws__cli_wait_note, &note);
 	/* Opening reads the configuration, whose limits are defaults here. */
 	rc = ws_cli_open(cli, &ws);
-	if (t->want_history)
+	if (cli->changes)
 		ws_progress_set(NULL, NULL);
 	if (rc < 0)
 		goto fail;
@@ -107,6 +108,7 @@ ws_tool_invoke(const struct ws_tool_def *t, struct ws_cli *cli, struct ws_tcall 
 	c->ws = &ws;
 	c->mode = WS_TCALL_MODEL;
 	cli->want_history = t->want_history;
+	cli->changes = t->want_history && !t->ro;
 	if ((t->check != NULL && (rc = t->check(cli)) < 0) ||
 	    (rc = ws_cli_open(cli, &ws)) < 0) {
 		status = ws_tcall_fail(c, rc);

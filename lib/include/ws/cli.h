@@ -174,6 +174,9 @@ struct ws_cli {
 	 * wstools history and undo): open the workspace's history.
 	 */
 	bool want_history;
+	/* The tool changes files (not a read-only one such as history):
+	 * it waits for a command's run (ws_ctx_wait_runs()). */
+	bool changes;
 	/*
 	 * Filled by ws_cli_open(): the configuration file's settings (never
 	 * NULL once it succeeded; conf->limits for tools' defaults), the
