@@ -1153,7 +1153,8 @@ ws_policy_refuses(struct ws_policy *p, enum ws_op op, const char *real)
 bool
 ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 {
-	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_OPEN | 1u << WS_OP_WRITE;
+	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_OPEN | 1u << WS_OP_WRITE |
+			1u << WS_OP_EXEC;
 
 	for (size_t i = 0; i < p->nf; i++) {
 		const struct ws__frule *r = &p->frules[i];
@@ -1180,6 +1181,59 @@ ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 				sl[sl == pre ? 1 : 0] = '\0';
 			if (ws_path_within(pre, dir, NULL) || ws_path_within(dir, pre, NULL))
 				return true;
+		}
+	}
+	return false;
+}
+
+static bool ws__prefix_reaches(const char *pre, const char *dir);
+static bool ws__literal_reaches(const char *lit, const char *dir);
+
+bool
+ws_policy_refuses_all_below(const struct ws_policy *p, enum ws_op op,
+			    const char *dir)
+{
+	unsigned bit = 1u << op;
+
+	if (p == NULL)
+		return false;
+	/*
+	 * The rules in their order, as ws__check_file_op() takes them: the
+	 * first whose pattern is "D/" + "**" with dir at or below D decides
+	 * everything below dir that no earlier rule decided.  Before it, an
+	 * allow rule that could match below dir makes a hole; a refusing
+	 * one only refuses more.
+	 */
+	for (size_t i = 0; i < p->nf; i++) {
+		const struct ws__frule *r = &p->frules[i];
+
+		if (!(r->ops & bit))
+			continue;
+		for (size_t j = 0; j < r->n; j++) {
+			const char *pre;
+			char *d;
+			bool covers;
+
+			if (r->globs[j] == NULL)
+				continue;
+			/* The default, not a rule naming files: not counted
+			 * (ws_policy_refuses()), so nothing is refused whole. */
+			if (ws_policy_catch_all(ws_glob_source(r->globs[j])))
+				return false;
+			if ((d = ws_glob_directory(r->globs[j])) != NULL) {
+				covers = ws_path_within(d, dir, NULL);
+				free(d);
+				if (covers)
+					return r->decision != WS_DECISION_ALLOW;
+			}
+			if (r->decision != WS_DECISION_ALLOW)
+				continue;
+			pre = ws_glob_prefix(r->globs[j]);
+			if (pre[0] == '\0')
+				return false;
+			if (strcmp(pre, ws_glob_source(r->globs[j])) == 0 ?
+			    ws__literal_reaches(pre, dir) : ws__prefix_reaches(pre, dir))
+				return false;
 		}
 	}
 	return false;

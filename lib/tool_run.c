@@ -629,6 +629,8 @@ json_view(struct ws_jw *jw, const struct ws_view_info *v, bool compact)
 		json_names(jw, "masked", &v->masked, false);
 	if (v->read_only.n > 0)
 		json_names(jw, "read_only", &v->read_only, false);
+	if (v->no_exec.n > 0)
+		json_names(jw, "no_exec", &v->no_exec, false);
 	if (v->view == WS_VIEW_VIRTUAL) {
 		if (!compact) {
 			ws_jw_kbool(jw, "from_paths", v->from_paths);
@@ -825,7 +827,8 @@ run_notes(const struct ws_run_result *r, const char *masked,
  * history).  Returns the number of entries of the group.
  */
 static size_t
-masked_group(FILE *m, struct ws_ctx *ws, const struct ws_view_names *l, bool own)
+masked_group(FILE *m, struct ws_ctx *ws, const struct ws_view_names *l, bool own,
+	     enum ws_op op)
 {
 	size_t k = 0;
 
@@ -850,16 +853,26 @@ masked_group(FILE *m, struct ws_ctx *ws, const struct ws_view_names *l, bool own
 			continue;
 		if (ws_resolve(ws, l->name[i], WS_R_NOFOLLOW | WS_R__NO_DENY_CHECK,
 			       &res) == 0) {
-			if (ws_policy_check_file(ws->policy, WS_OP_READ, res.real,
+			char below[4352];
+
+			/* A directory refused whole for exec: its rule is
+			 * the one for what it holds ("D/" + "**"). */
+			if (ws_policy_check_file(ws->policy, op, res.real,
 						 &pm) != WS_DECISION_ALLOW && pm.rule != NULL)
+				fprintf(m, " (rule %s)", pm.rule);
+			else if (op == WS_OP_EXEC &&
+				 snprintf(below, sizeof(below), "%s/x", res.real) <
+				 (int)sizeof(below) &&
+				 ws_policy_check_file(ws->policy, op, below, &pm) !=
+				 WS_DECISION_ALLOW && pm.rule != NULL)
 				fprintf(m, " (rule %s)", pm.rule);
 			ws_res_free(&res);
 		}
 		ws_error_clear();
 	}
 	if (k > MASKED_NOTE_MAX)
-		fprintf(m, " and %zu more (isolation.view.masked lists them)",
-			k - MASKED_NOTE_MAX);
+		fprintf(m, " and %zu more (isolation.view.%s lists them)",
+			k - MASKED_NOTE_MAX, op == WS_OP_EXEC ? "no_exec" : "masked");
 	return k;
 }
 
@@ -868,7 +881,8 @@ masked_group(FILE *m, struct ws_ctx *ws, const struct ws_view_names *l, bool own
  * refuses reading each (ftu11 04): "cat .env" printed nothing with status
  * 0, and an agent may take the file for empty.  One sentence, for plain
  * stderr, JSON's "notes" and a model's text; NULL when nothing was
- * masked.  With own, also what wstools hides of its own (its history,
+ * masked, nor made non-executable (the policy's exec rules, said after
+ * the masks).  With own, also what wstools hides of its own (its history,
  * where the workspace holds it: HOME as the workspace), worded as that,
  * not as the policy's (ftu12 04): plain output says it only under
  * --verbose, as it comes on every call in such a workspace.
@@ -887,17 +901,24 @@ masked_note(struct ws_ctx *ws, const struct ws_view_info *v, bool own)
 		else
 			npol++;
 	}
-	if ((npol == 0 && (nown == 0 || !own)) ||
+	if ((npol == 0 && (nown == 0 || !own) && v->no_exec.n == 0) ||
 	    (m = open_memstream(&buf, &len)) == NULL)
 		return NULL;
 	if (npol > 0) {
 		fputs("masked by the policy, so the command reads them as empty:", m);
-		masked_group(m, ws, l, false);
+		masked_group(m, ws, l, false, WS_OP_READ);
 	}
 	if (own && nown > 0) {
 		fputs(npol > 0 ? "; hidden by wstools, read as empty:" :
 		      "hidden by wstools, so the command reads them as empty:", m);
-		masked_group(m, ws, l, true);
+		masked_group(m, ws, l, true, WS_OP_READ);
+	}
+	if (v->no_exec.n > 0) {
+		/* "sh script" still reads it: only running it is refused. */
+		fputs(npol > 0 || (own && nown > 0) ? "; " : "", m);
+		fputs("not executable by the policy (a program there is not "
+		      "run, nor loaded as a library):", m);
+		masked_group(m, ws, &v->no_exec, false, WS_OP_EXEC);
 	}
 	if (fclose(m) != 0) {
 		free(buf);

@@ -172,6 +172,7 @@ ws_view_info_free(struct ws_view_info *vi)
 	ws__names_free(&vi->links);
 	ws__names_free(&vi->masked);
 	ws__names_free(&vi->read_only);
+	ws__names_free(&vi->no_exec);
 }
 
 /* The first component of an absolute path, into buf. */
@@ -834,6 +835,43 @@ ws__pwalk_guard(struct ws__pwalk *w, int fd, const char *n, bool mask)
 }
 
 /*
+ * Keep the entry n of fd, whose real path w->r holds, from being run in
+ * the command (the policy refuses "exec" on it, or on everything in the
+ * directory): a bind of it onto itself without execute, writable as it
+ * was (Landlock governs execve() only, and "ld.so prog" maps a program
+ * without it; a mount's noexec stops both).  Where the walk has just
+ * made it read-only, that bind is made non-executable instead.
+ */
+static int
+ws__pwalk_noexec(struct ws__pwalk *w, int fd, const char *n)
+{
+	struct ws_sandbox_path *g = w->p->nguards > 0 ?
+				    &w->p->guards[w->p->nguards - 1] : NULL;
+	char v[WS__PWALK_PATH];
+	int efd, rc;
+
+	if (g != NULL && !g->mask && strcmp(g->path, w->r) == 0) {
+		g->noexec = true;
+		snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
+		return ws__names_add(&w->vi->no_exec, v[0] ? v : "/", NULL);
+	}
+	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0)
+		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v[0] ? v : "/",
+				    "the policy refuses to execute %s, and it "
+				    "cannot be opened to bind it without "
+				    "execute (%s): refused rather than run with "
+				    "it executable", v[0] ? v : "/", strerror(errno));
+	if (rc > 0 || efd < 0)
+		return rc;
+	if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, false)) < 0)
+		return rc;
+	g = &w->p->guards[w->p->nguards - 1];
+	g->write = !w->ro;
+	g->noexec = true;
+	return ws__names_add(&w->vi->no_exec, v[0] ? v : "/", NULL);
+}
+
+/*
  * Mask the directory n of fd, whose real path w->r holds, whole: the walk
  * may not read it, or not search it, so what it holds is unknown, and its
  * owner's command could make it readable again (review16 05).  What was
@@ -868,10 +906,11 @@ ws__pwalk_mask_whole(struct ws__pwalk *w, int fd, const char *n)
  * refuses (a stat only where the file system leaves the type unknown),
  * and a subdirectory below which no refusing rule's literal start lies
  * (ws_policy_may_refuse_below()) is not read at all.  fd is the
- * directory, open for reading; closed here.
+ * directory, open for reading; closed here.  nx: it is bound without
+ * execute already, so what the walk binds in it is too.
  */
 static int
-ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
+ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool nx)
 {
 	char *buf;
 	ssize_t got = 0, off = 0;
@@ -885,7 +924,7 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 		struct dirent64 *de;
 		const char *n;
 		size_t nlen, elen;
-		bool mask, dir;
+		bool mask, dir, sub_nx;
 
 		if (off >= got) {
 			/*
@@ -961,6 +1000,21 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 			rc = ws__pwalk_guard(w, fd, n, mask);
 			if (mask)
 				continue; /* nothing below an emptied directory */
+			/* Its own bind: without execute as its directory's. */
+			if (rc == 0 && nx)
+				w->p->guards[w->p->nguards - 1].noexec = true;
+		}
+		/*
+		 * The policy's exec rules: a file a rule refuses to execute,
+		 * or a directory below which every path is refused (what the
+		 * command makes in it then runs no more than what is there).
+		 */
+		sub_nx = nx;
+		if (rc == 0 && !nx &&
+		    (dir ? ws_policy_refuses_all_below(w->ws->policy, WS_OP_EXEC, w->r)
+			 : ws__refused(w->ws, WS_OP_EXEC, w->r))) {
+			rc = ws__pwalk_noexec(w, fd, n);
+			sub_nx = dir;
 		}
 		/* Nothing below it any refusing rule can name: not read. */
 		if (rc == 0 && dir && ws_policy_may_refuse_below(w->ws->policy, w->r)) {
@@ -979,7 +1033,7 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth)
 			sub = openat(fd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 				     O_NONBLOCK | O_CLOEXEC);
 			if (sub >= 0) {
-				rc = ws__pwalk_dir(w, sub, elen, depth + 1);
+				rc = ws__pwalk_dir(w, sub, elen, depth + 1, sub_nx);
 				/* Readable, not searchable: masked whole. */
 				if (rc == WS__PWALK_UNSEARCHABLE) {
 					w->r[elen] = '\0';
@@ -1326,6 +1380,52 @@ ws__view_history(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	return rc;
 }
 
+/*
+ * The anchor real (virtual prefix vp), below which the policy refuses
+ * every "exec": its own bind in the plan is made without execute (and
+ * Landlock gives it no execute right), so that nothing in it runs,
+ * also what the command makes there.  In the virtual view its entries
+ * are bound from it and keep that.
+ */
+static int
+ws__anchor_noexec(struct ws_sandbox_plan *p, struct ws_view_info *vi,
+		  const char *real, const char *vp)
+{
+	for (size_t i = 0; i < p->npaths; i++) {
+		struct ws_sandbox_path *e = &p->paths[i];
+
+		if (e->mount_only || e->target != NULL || strcmp(e->path, real) != 0)
+			continue;
+		e->noexec = true;
+		return ws__names_add(&vi->no_exec, vp, NULL);
+	}
+	return 0;
+}
+
+/*
+ * The guards bound before the policy's walk (the persistence places,
+ * wstools' own files, the repositories' hooks and configuration) are
+ * bound each from its own tree, with that tree's flags: one the policy
+ * refuses to execute (a file, or a directory below which every path is
+ * refused) is bound without execute, or it would run where its
+ * directory's bind does not.
+ */
+static int
+ws__guards_noexec(struct ws_ctx *ws, struct ws_sandbox_plan *p)
+{
+	for (size_t i = 0; i < p->nguards; i++) {
+		struct ws_sandbox_path *g = &p->guards[i];
+		struct stat st;
+
+		if (g->noexec || g->mask || g->fd < 0 || fstat(g->fd, &st) < 0)
+			continue;
+		g->noexec = S_ISDIR(st.st_mode) ?
+			    ws_policy_refuses_all_below(ws->policy, WS_OP_EXEC, g->path) :
+			    ws__refused(ws, WS_OP_EXEC, g->path);
+	}
+	return 0;
+}
+
 int
 ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	       struct ws_view_info *vi, bool can_mask)
@@ -1347,7 +1447,12 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		max = strtoul(e, NULL, 10);
 	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
 		const char *vp = ws->anchors[a].vprefix;
+		bool nx = ws_policy_refuses_all_below(ws->policy, WS_OP_EXEC,
+						      ws->anchors[a].real);
 
+		/* Nothing in it runs: its own bind is without execute. */
+		if (nx && (rc = ws__anchor_noexec(p, vi, ws->anchors[a].real, vp)) < 0)
+			break;
 		if (!ws_policy_may_refuse_below(ws->policy, ws->anchors[a].real))
 			continue;
 		if (w == NULL && (w = malloc(sizeof(*w))) == NULL)
@@ -1370,7 +1475,7 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		 */
 		if ((fd = openat(ws->anchors[a].fd, ".", O_RDONLY | O_DIRECTORY |
 				 O_CLOEXEC)) >= 0 &&
-		    (rc = ws__pwalk_dir(w, fd, w->rlen0, 0)) != WS__PWALK_UNSEARCHABLE)
+		    (rc = ws__pwalk_dir(w, fd, w->rlen0, 0, nx)) != WS__PWALK_UNSEARCHABLE)
 			continue;
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vp,
 				  "the policy refuses some reads or writes "
@@ -1382,6 +1487,14 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 				  strerror(fd < 0 ? errno : EACCES));
 	}
 	free(w);
+	if (rc == 0)
+		rc = ws__guards_noexec(ws, p);
+	if (rc == 0 && !can_mask && vi->no_exec.n > 0)
+		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vi->no_exec.name[0],
+				  "the policy refuses to execute %s inside the "
+				  "workspace, and without a mount namespace a "
+				  "command cannot be kept from it; use --isolate "
+				  "none to run unconfined", vi->no_exec.name[0]);
 	if (rc == 0 && !can_mask && vi->masked.n + vi->read_only.n > 0)
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vi->masked.n ?
 				  vi->masked.name[0] : vi->read_only.name[0],

@@ -1161,6 +1161,105 @@ START_TEST(policy_view)
 END_TEST
 
 /*
+ * The policy's exec rules (review23 06): a program in a directory below
+ * which a rule refuses "exec", or a file a rule names, is not run by the
+ * command, neither by execve() nor by the dynamic loader mapping it
+ * ("ld.so ./prog"), also one the command puts there; it can still be
+ * read ("sh script") and written in place; isolation names them.  A rule
+ * for everything in the workspace makes nothing in it runnable.  In each
+ * view (_i: 0 real, 1 virtual).
+ */
+START_TEST(policy_view_no_exec)
+{
+	struct wst_run r;
+	char text[4096], *pol = wst_path(base, "pol.json"), *p, *c;
+	const char *cmd =
+		"./ok.sh; ./scripts/x.sh; echo a=$?; ./tool.sh; echo b=$?; "
+		"sh scripts/x.sh; cp ok.sh scripts/new.sh; ./scripts/new.sh; "
+		"echo c=$?; echo y >> tool.sh; echo d=$?; "
+		"for l in /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* "
+		"/lib/*/ld-linux-*.so.*; do [ -x \"$l\" ] && { \"$l\" "
+		"./scripts/prog && echo ldso-ran; echo ldso=$l; break; }; done";
+	const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol, "-c",
+			   cmd, NULL};
+
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"no-scripts\", \"paths\": [\"%s/scripts/**\"],"
+		 " \"operations\": [\"exec\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"no-tool\", \"paths\": [\"%s/tool.sh\"],"
+		 " \"operations\": [\"exec\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", ws, ws);
+	wst_write(base, "pol.json", text);
+	wst_write(ws, "scripts/x.sh", "#!/bin/sh\necho RAN-$0\n");
+	wst_write(ws, "ok.sh", "#!/bin/sh\necho RAN-$0\n");
+	wst_write(ws, "tool.sh", "#!/bin/sh\necho RAN-$0\n");
+	p = wst_path(ws, "scripts/prog");
+	c = wst_slurp("/bin/true", NULL);
+	ck_assert_ptr_nonnull(c);
+	free(c);
+	{
+		char cp[8192];
+
+		snprintf(cp, sizeof(cp), "cp /bin/true '%s' && chmod 755 '%s'/*.sh "
+			 "'%s'/scripts/*", p, ws, ws);
+		ck_assert_int_eq(system(cp), 0);
+	}
+	free(p);
+	runv_env(&r, NULL, a);
+	expect_ran(&r, 0);
+	c = (char *)out_str(&r, "stdout");
+	ck_assert_msg(strstr(c, "RAN-./ok.sh\n") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(c, "a=126\n") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(c, "b=126\n") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(c, "RAN-scripts/x.sh\n") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(c, "c=126\n") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(c, "d=0\n") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(c, "ldso=") != NULL, "no loader found: %s", r.out);
+	ck_assert_msg(strstr(c, "ldso-ran") == NULL, "%s", r.out);
+	ck_assert(arr_has(view_item(&r, "no_exec"), "/scripts"));
+	ck_assert(arr_has(view_item(&r, "no_exec"), "/tool.sh"));
+	ck_assert(!arr_has(view_item(&r, "no_exec"), "/ok.sh"));
+	{
+		const char *n = cJSON_GetStringValue(
+			cJSON_GetArrayItem(wst_output(&r, "notes"), 0));
+
+		ck_assert_msg(n != NULL && strstr(n, "not executable by the policy") &&
+			      strstr(n, "/scripts (rule no-scripts)") &&
+			      strstr(n, "/tool.sh (rule no-tool)"), "%s", r.out);
+	}
+	wst_run_free(&r);
+	p = wst_path(ws, "tool.sh");
+	c = wst_slurp(p, NULL);
+	ck_assert_str_eq(c, "#!/bin/sh\necho RAN-$0\ny\n");
+	free(c);
+	free(p);
+
+	/* Everything in the workspace. */
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"no-exec\", \"paths\": [\"%s/**\"],"
+		 " \"operations\": [\"exec\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", ws);
+	wst_write(base, "pol.json", text);
+	{
+		const char *b[] = {"--view", _i ? "virtual" : "real", "--policy", pol,
+				   "-c", "./ok.sh; echo e=$?; sh ok.sh", NULL};
+
+		runv_env(&r, NULL, b);
+	}
+	expect_ran(&r, 0);
+	c = (char *)out_str(&r, "stdout");
+	ck_assert_msg(strstr(c, "e=126\nRAN-ok.sh\n") != NULL, "%s", r.out);
+	ck_assert(arr_has(view_item(&r, "no_exec"), "/"));
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+/*
  * A rule that names a path deep in the tree (a/b/.env): the command
  * cannot rename a directory above it (a/b to a/c) and so move the file
  * out from under the rule, for the next call and the file tools to read
@@ -2064,6 +2163,7 @@ view_suite(void)
 	tcase_add_test(tc, view_guard_under_shadowed_top);
 	tcase_add_test(tc, view_copy_kill9_whole_or_nothing);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
+	tcase_add_loop_test(tc, policy_view_no_exec, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
 	tcase_add_test(tc, policy_view_depth_bound);

@@ -349,6 +349,38 @@ START_TEST(may_refuse_below)
 }
 END_TEST
 
+/*
+ * Everything below a directory refused for one operation: a "D/" + "**"
+ * deny or approve rule covering it decides, unless an allow rule before
+ * it could match below; the default and catch-alls never count.
+ */
+START_TEST(refuses_all_below)
+{
+	struct ws_policy *p = parse_ok(RULE(
+		"{\"name\":\"ok\",\"paths\":[\"/w/proj/bin/ok.sh\"],"
+		" \"operations\":[\"exec\"],\"decision\":\"allow\"},"
+		"{\"name\":\"no-bin\",\"paths\":[\"/w/proj/bin/**\", \"/w/proj/tools/**\"],"
+		" \"operations\":[\"exec\"],\"decision\":\"deny\"},"
+		"{\"name\":\"ask\",\"paths\":[\"/w/other/**\"],"
+		" \"operations\":[\"exec\"],\"decision\":\"approve\"},"
+		"{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		" \"decision\":\"deny\"}"));
+
+	/* An earlier allow rule names a file in it. */
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/bin"));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/tools"));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/tools/a/b"));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/other"));
+	/* The rule's directory contains it: not everything below /w/proj. */
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj"));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/toolsX"));
+	/* Only the catch-all for read: the default, not counted. */
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_READ, "/w/proj/tools"));
+	ck_assert(!ws_policy_refuses_all_below(NULL, WS_OP_EXEC, "/w"));
+	ws_policy_free(p);
+}
+END_TEST
+
 START_TEST(no_file_rule_matches_denies)
 {
 	struct ws_policy *p = parse_ok(RULE(
@@ -1596,6 +1628,7 @@ suite(void)
 	tcase_add_test(tc, config_errors_name_key);
 	tcase_add_test(tc, config_load_places);
 	tcase_add_test(tc, may_refuse_below);
+	tcase_add_test(tc, refuses_all_below);
 	tcase_add_test(tc, glob_prefilter_same_answers);
 	tcase_add_test(tc, network_rules_parse);
 	tcase_add_test(tc, network_match_and_addresses);

@@ -201,7 +201,7 @@ size_t ws_policy_ncommand_rules(const struct ws_policy *p);
 bool ws_policy_catch_all(const char *pattern);
 
 /*
- * Whether a deny or approve rule for read or write may match inside the
+ * Whether a deny or approve rule for read, write or exec may match inside the
  * real directory dir, or dir itself (its pattern's literal start lies in
  * dir or above it; a catch-all pattern is the policy's default, not
  * counted): where not, nothing below dir needs checking.
@@ -216,6 +216,17 @@ bool ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir);
  * link a command made is taken out after it (ws/vcs.h).
  */
 bool ws_policy_refuses(struct ws_policy *p, enum ws_op op, const char *real);
+
+/*
+ * Whether a rule of p refuses op on every path below the real directory
+ * dir, itself not counted: a deny or approve rule of the shape "D/" +
+ * "**" with dir at or below D, before which no allow rule could match
+ * below dir.  False where the default or a catch-all decides, as for
+ * ws_policy_refuses().  What a command's view makes non-executable
+ * whole (wsrun: the policy's exec rules).
+ */
+bool ws_policy_refuses_all_below(const struct ws_policy *p, enum ws_op op,
+				 const char *dir);
 
 /*
  * Network rules: how many host patterns they hold together, and the

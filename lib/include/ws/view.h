@@ -56,6 +56,7 @@ struct ws_view_info {
 	struct ws_view_names links;	/* top-level symlinks, copied to the root */
 	struct ws_view_names masked;	/* the policy refuses reading: emptied */
 	struct ws_view_names read_only;	/* the policy refuses writing */
+	struct ws_view_names no_exec;	/* the policy refuses executing */
 	/* The root's directory as the command found it (ws_view_recv_root()),
 	 * for ws_view_apply() to pass over a root nothing changed. */
 	bool root_known;
