@@ -1150,12 +1150,9 @@ ws_policy_refuses(struct ws_policy *p, enum ws_op op, const char *real)
 	       !ws_policy_catch_all(m.expanded) && !ws_policy_catch_all(m.pattern);
 }
 
-bool
-ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
+static bool
+ws__may_refuse_below(const struct ws_policy *p, unsigned bits, const char *dir)
 {
-	unsigned bits = 1u << WS_OP_READ | 1u << WS_OP_OPEN | 1u << WS_OP_WRITE |
-			1u << WS_OP_EXEC;
-
 	for (size_t i = 0; i < p->nf; i++) {
 		const struct ws__frule *r = &p->frules[i];
 
@@ -1184,6 +1181,20 @@ ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 		}
 	}
 	return false;
+}
+
+bool
+ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
+{
+	return ws__may_refuse_below(p, 1u << WS_OP_READ | 1u << WS_OP_OPEN |
+				    1u << WS_OP_WRITE | 1u << WS_OP_EXEC, dir);
+}
+
+bool
+ws_policy_may_refuse_op_below(const struct ws_policy *p, enum ws_op op,
+			      const char *dir)
+{
+	return p != NULL && ws__may_refuse_below(p, 1u << op, dir);
 }
 
 static bool ws__prefix_reaches(const char *pre, const char *dir);

@@ -1413,7 +1413,14 @@ ws__anchor_noexec(struct ws_sandbox_plan *p, struct ws_view_info *vi,
 static int
 ws__guards_noexec(struct ws_ctx *ws, struct ws_sandbox_plan *p)
 {
-	for (size_t i = 0; i < p->nguards; i++) {
+	bool any = false;
+
+	/* Most policies have no exec rule that reaches an anchor: no
+	 * question a guard then. */
+	for (size_t a = 0; a < ws->nanchors && !any; a++)
+		any = ws_policy_may_refuse_op_below(ws->policy, WS_OP_EXEC,
+						    ws->anchors[a].real);
+	for (size_t i = 0; any && i < p->nguards; i++) {
 		struct ws_sandbox_path *g = &p->guards[i];
 		struct stat st;
 

@@ -208,6 +208,10 @@ bool ws_policy_catch_all(const char *pattern);
  */
 bool ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir);
 
+/* The same question for the one operation op. */
+bool ws_policy_may_refuse_op_below(const struct ws_policy *p, enum ws_op op,
+				   const char *dir);
+
 /*
  * Whether a rule of p refuses op on the real path real: a deny or
  * approve rule, not the default (no rule matched) nor a catch-all
