@@ -892,7 +892,7 @@ masked_note(struct ws_ctx *ws, const struct ws_view_info *v, bool own)
 {
 	const struct ws_view_names *l = &v->masked;
 	char *buf = NULL;
-	size_t len = 0, npol = 0, nown = 0;
+	size_t len = 0, npol = 0, nown = 0, nx = 0;
 	FILE *m;
 
 	for (size_t i = 0; i < l->n; i++) {
@@ -901,7 +901,11 @@ masked_note(struct ws_ctx *ws, const struct ws_view_info *v, bool own)
 		else
 			npol++;
 	}
-	if ((npol == 0 && (nown == 0 || !own) && v->no_exec.n == 0) ||
+	/* Those with a reason are masked whole as well: said above. */
+	for (size_t i = 0; i < v->no_exec.n; i++)
+		if (v->no_exec.why == NULL || v->no_exec.why[i] == NULL)
+			nx++;
+	if ((npol == 0 && (nown == 0 || !own) && nx == 0) ||
 	    (m = open_memstream(&buf, &len)) == NULL)
 		return NULL;
 	if (npol > 0) {
@@ -913,7 +917,7 @@ masked_note(struct ws_ctx *ws, const struct ws_view_info *v, bool own)
 		      "hidden by wstools, so the command reads them as empty:", m);
 		masked_group(m, ws, l, true, WS_OP_READ);
 	}
-	if (v->no_exec.n > 0) {
+	if (nx > 0) {
 		/* "sh script" still reads it: only running it is refused. */
 		fputs(npol > 0 || (own && nown > 0) ? "; " : "", m);
 		fputs("not executable by the policy (a program there is not "

@@ -868,7 +868,15 @@ ws__pwalk_noexec(struct ws__pwalk *w, int fd, const char *n)
 	g = &w->p->guards[w->p->nguards - 1];
 	g->write = !w->ro;
 	g->noexec = true;
-	return ws__names_add(&w->vi->no_exec, v[0] ? v : "/", NULL);
+	/*
+	 * A directory whose every entry is masked as well (a rule that
+	 * refuses everything below it): listed, but not said again in the
+	 * note after the masks' (a reason makes it skipped there).
+	 */
+	return ws__names_add(&w->vi->no_exec, v[0] ? v : "/",
+			     ws_policy_refuses_all_below(w->ws->policy, WS_OP_READ,
+							 w->r) ?
+			     "its content is masked as well" : NULL);
 }
 
 /*
