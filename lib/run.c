@@ -817,10 +817,13 @@ ws__place_add(struct ws_ctx *ws, int a, const char *relin, bool last_only,
  * wins), inside a writable anchor.  The same outcome as asking
  * ws_ctx_marker_guarded() (the test wswrite refuses such a create by)
  * for each, at the cost of one detection instead of two per marker.
- * Nothing when the roots are pinned.
+ * Nothing when the roots are pinned.  *proot_marker: the language marker
+ * that makes the project root now, where it lies in a writable anchor
+ * (its real path, malloc'd), or NULL.
  */
 static int
-ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
+ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n,
+		     char **proot_marker)
 {
 	const char *const *mk = ws->markers ? (const char *const *)ws->markers
 					    : ws_detect_default_markers;
@@ -835,6 +838,19 @@ ws__markers_snapshot(struct ws_ctx *ws, struct ws__place **out, size_t *n)
 		return 0;
 	if (ws_detect(ws->anchors[0].real, &o, &now) < 0)
 		return 0; /* the session's own detection would fail as well */
+	if (now.marker != NULL && now.project_root != NULL &&
+	    snprintf(path, sizeof(path), "%s%s%s", now.project_root,
+		     strcmp(now.project_root, "/") == 0 ? "" : "/", now.marker) <
+	    (int)sizeof(path)) {
+		const char *rest = NULL;
+		int a = ws_ctx_anchor_of_real(ws, path, &rest);
+
+		if (a >= 0 && !ws->anchors[a].ro && rest != NULL && *rest != '\0' &&
+		    (*proot_marker = strdup(path)) == NULL) {
+			ws_roots_free(&now);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+	}
 	snprintf(dir, sizeof(dir), "%s", ws->anchors[0].real);
 	while (rc == 0 && now.project_root != NULL &&
 	       strcmp(dir, now.project_root) != 0 &&
@@ -983,13 +999,51 @@ ws__vcs_dir_guard(const char *lit)
 }
 
 /*
+ * The real view: the language marker that makes PROJECT_ROOT (real, in a
+ * writable anchor: the workspace's top) bound onto itself, writable, so
+ * that the command cannot remove or rename it (EBUSY), as in the virtual
+ * view, where every top-level entry is a bind.  Removing it gave the next
+ * call another PROJECT_ROOT (the directory of the next marker above), and
+ * every policy rule spelled through it a new meaning: a deny of the
+ * project's secrets/ spelled with ${PROJECT_ROOT} no longer matched
+ * (review30 03).  A marker
+ * the command creates is removed after it (ws__markers_snapshot()); the
+ * file tools do neither.  Opened beneath its anchor, following no link.
+ */
+static int
+ws__pin_marker(struct ws_ctx *ws, struct ws_sandbox_plan *p, const char *real)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	const char *rest = NULL;
+	int a = ws_ctx_anchor_of_real(ws, real, &rest), fd, rc;
+
+	while (rest != NULL && *rest == '/')
+		rest++;
+	if (a < 0 || rest == NULL || *rest == '\0')
+		return 0;
+	fd = (int)syscall(SYS_openat2, ws->anchors[a].fd, rest, &how, sizeof(how));
+	/* Gone, or a link (a marker through a link is not pinned here). */
+	if (fd < 0)
+		return 0;
+	if ((rc = ws_sandbox_plan_add_guard(p, fd, real, false)) < 0)
+		return rc;
+	p->guards[p->nguards - 1].write = true;
+	p->guards[p->nguards - 1].pin = false;
+	return 0;
+}
+
+/*
  * plan: the call's sandbox plan, whose resolution of HOME's places the
  * snapshot takes when it made one (home_done); NULL, or none made: the
- * places are resolved here.
+ * places are resolved here.  *proot_marker: see ws__markers_snapshot().
  */
 static int
 ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
-		    struct ws__place **out, size_t *n)
+		    struct ws__place **out, size_t *n, char **proot_marker)
 {
 	struct ws_home_place *hp = NULL;
 	const char *lit;
@@ -1039,7 +1093,7 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
 		rc = ws__home_places(ws, hp, nhp, out, n);
 	ws_home_places_free(hp, nhp);
 	if (rc == 0)
-		rc = ws__markers_snapshot(ws, out, n);
+		rc = ws__markers_snapshot(ws, out, n, proot_marker);
 	for (size_t i = 0; i < *n; i++)
 		(*out)[i].own = i < nown;
 	return rc;
@@ -4782,6 +4836,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	int viewp[2] = {-1, -1}, view_root = -1;
 	bool virt = o->view == WS_VIEW_VIRTUAL;
 	int in_fd = -1, status_raw = 0, rc, err_w;
+	char *proot_marker = NULL;
 	struct ws__place *places = NULL;
 	size_t nplaces = 0;
 	struct ws_vcs_snap *vcs = NULL;
@@ -4994,7 +5049,9 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	if (o->isolate != WS_ISOLATE_NONE &&
 	    ((rc = ws__ws_lock(ws, o, &wslock, &turn, &waited, &blocked)) < 0 ||
 	     (rc = ws__places_snapshot(ws, blocked ? NULL : &plan, &places,
-				       &nplaces)) < 0 ||
+				       &nplaces, &proot_marker)) < 0 ||
+	     (plan.mountns && !virt && proot_marker != NULL &&
+	      (rc = ws__pin_marker(ws, &plan, proot_marker)) < 0) ||
 	     (!vcs_async && (rc = ws_vcs_snapshot(ws, &vcs)) < 0)))
 		goto out;
 	if (o->isolate != WS_ISOLATE_NONE)
@@ -5476,6 +5533,7 @@ out:
 	ws_pending_drop(r);
 	ws_pending_unpublish(&prec);
 	ws__places_free(places, nplaces);
+	free(proot_marker);
 	ws_vcs_snap_free(vcs);
 	free(held);
 	ws__guardian_done(&guard);

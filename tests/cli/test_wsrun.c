@@ -5064,6 +5064,46 @@ START_TEST(markers_reverted)
 }
 END_TEST
 
+/*
+ * The marker that makes PROJECT_ROOT (here package.json at the top, with
+ * go.mod above it in base) cannot be removed or renamed by a command:
+ * the next call's PROJECT_ROOT, and every rule spelled through it, would
+ * move up to base (review30 03: a deny of the project's secrets/ spelled
+ * with ${PROJECT_ROOT} then matched nothing).  It stays writable in
+ * place.  In the virtual view every top-level entry is a bind; in the
+ * real view the marker is.
+ */
+START_TEST(marker_removal_refused)
+{
+	struct wst_run r;
+	char *pj = wst_path(ws, "package.json"), *c;
+
+	wst_write(base, "go.mod", "module base\n");
+	wst_write(ws, "package.json", "{}\n");
+	RUNM(&r, 0, "-c", "rm -f package.json; echo rm=$?; "
+	     "mv package.json p.json; echo mv=$?; "
+	     "echo '{\"a\":1}' > package.json; echo w=$?");
+	expect_ran(&r, 0);
+	if (enforced(&r, "mountns")) {
+		ck_assert_msg(strstr(out_str(&r, "stdout"), "rm=1\nmv=1\nw=0\n") != NULL,
+			      "%s", r.out);
+		c = wst_slurp(pj, NULL);
+		ck_assert_ptr_nonnull(c);
+		ck_assert_str_eq(c, "{\"a\":1}\n");
+		free(c);
+		ck_assert(!exists_in(ws, "p.json"));
+	}
+	wst_run_free(&r);
+	/* Pinned roots: the marker decides nothing, and may go. */
+	RUNM(&r, 0, "--project-root", ws, "--view", "real", "-c",
+	     "rm package.json; echo rm=$?");
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "rm=0\n") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(pj);
+}
+END_TEST
+
 START_TEST(masked_binaries)
 {
 	struct wst_run r;
@@ -6897,6 +6937,7 @@ suite(void)
 	tcase_add_loop_test(tf, nested_editor_settings_reverted, 0, nm);
 	tcase_add_loop_test(tf, folder_guards_missing_folder, 0, nm);
 	tcase_add_test(tf, markers_reverted);
+	tcase_add_test(tf, marker_removal_refused);
 	tcase_add_loop_test(tf, git_dirs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, vcs_dir_links_removed, 0, nm);
 	tcase_add_loop_test(tf, jj_repo_redirect_removed, 0, nm);
