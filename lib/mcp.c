@@ -2231,7 +2231,8 @@ ws__cancel(struct ws_mcp *s, const cJSON *params)
  *  - nothing else running or queued (else it goes behind them, and a
  *    read during a command is answered by a worker at once);
  *  - not run_command, search_files or directory_tree, which may take
- *    seconds (a cancel must be read while they run);
+ *    seconds (a cancel must be read while they run), nor a call that
+ *    changes files, which waits for a command that runs;
  *  - no answer from the client can be needed: the roots answered
  *    already, and the client offers no elicitation (a policy's
  *    "approve" would ask it, and only the reader reads the answer).
@@ -2242,11 +2243,17 @@ ws__inline_ok(struct ws_mcp *s, const char *name)
 	/*
 	 * Calls that may take long go to the pool, so that the reader is
 	 * free to read their cancellation: edit_file (up to 1,000 edits of
-	 * a large file) and delete_path (a tree) among them.
+	 * a large file) and delete_path (a tree) among them.  So does every
+	 * call that changes files: it waits for a command that runs in the
+	 * workspace (ws_ctx_wait_runs(), up to 45 s), which may be another
+	 * process's that this server does not know of, and on the reader
+	 * no ping or cancel was read meanwhile (review30 05).
 	 */
 	static const char *const slow[] = {"run_command", "search_files",
 					   "directory_tree", "history", "undo",
-					   "edit_file", "delete_path"};
+					   "edit_file", "delete_path", "write_file",
+					   "create_directory", "move_path",
+					   "move_file"};
 
 	if (s->rbufs == NULL || s->running != NULL || s->head != NULL ||
 	    s->roots_pending || s->cap_elicit)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -3860,6 +3861,71 @@ START_TEST(write_waits_for_command)
 }
 END_TEST
 
+/* Another process's command in W: wsrun -- sleep 3, from a thread. */
+static void *
+other_process_command(void *arg)
+{
+	const char *argv[] = {"--workspace", W, "--", "sleep", "3", NULL};
+	char *out = NULL;
+	size_t n = 0;
+
+	(void)arg;
+	(void)wst_spawn("wsrun", argv, NULL, &out, &n);
+	free(out);
+	return NULL;
+}
+
+/*
+ * review30 05: a change made while another process's command runs in the
+ * workspace waits for it; on the reader thread (the idle fast path) it
+ * read nothing meanwhile, so a ping was answered only after the command
+ * (8.3 s).  A change goes to a worker: the ping is answered first.
+ */
+START_TEST(change_waiting_keeps_reader)
+{
+	struct mcp m;
+	pthread_t th;
+	bool pinged = false;
+	int fd, held = 0;
+	cJSON *j;
+
+	mcp_start(&m, W);
+	handshake(&m, NULL);
+	ck_assert_int_eq(pthread_create(&th, NULL, other_process_command, NULL), 0);
+	/* Until wsrun holds the workspace's lock. */
+	fd = open(W, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < 500 && !held; i++) {
+		if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+			held = 1;
+		else
+			(void)flock(fd, LOCK_UN);
+		if (!held)
+			usleep(10000);
+	}
+	close(fd);
+	ck_assert_msg(held, "the command never took the workspace's lock");
+	send_call(&m, 3, "write_file", "{\"path\":\"w.txt\",\"content\":\"w\"}", NULL);
+	usleep(300000);
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}");
+	for (;;) {
+		j = must_recv(&m, 20000, "the calls");
+		if (is_id(j, 4))
+			pinged = true;
+		if (is_id(j, 3)) {
+			ck_assert_msg(pinged, "the ping was answered after the "
+				      "waiting change");
+			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			cJSON_Delete(j);
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	pthread_join(th, NULL);
+	ck_assert_int_eq(mcp_close(&m), 0);
+}
+END_TEST
+
 /*
  * ftu12 05: commands in one workspace run one at a time, and a second
  * one waited for the first on a worker of its own; with --jobs 2 both
@@ -6388,6 +6454,7 @@ suite(void)
 	tcase_add_test(slow, five_mib_write);
 	tcase_add_test(slow, read_during_command);
 	tcase_add_test(slow, write_waits_for_command);
+	tcase_add_test(slow, change_waiting_keeps_reader);
 	tcase_add_test(slow, read_beside_queued_commands);
 	tcase_add_test(slow, cancel_one_of_two);
 	tcase_add_test(slow, progress_apart);
