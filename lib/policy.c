@@ -1200,6 +1200,31 @@ ws_policy_may_refuse_op_below(const struct ws_policy *p, enum ws_op op,
 static bool ws__prefix_reaches(const char *pre, const char *dir);
 static bool ws__literal_reaches(const char *lit, const char *dir);
 
+/*
+ * Whether glob g, of the shape X + "/" + "**" with wildcards in X (such
+ * as "**" + "/scripts/" + "**"), matches every path below dir: it does
+ * when it matches a name below dir that no pattern names (a control
+ * byte in it), one level down and two levels down through a hidden
+ * directory.  For "X/" + "**" to match "dir/<name>", X must have matched
+ * dir or a directory above it (the name is no part X could name), and
+ * then it matches all below.
+ */
+static bool
+ws__tail_covers(struct ws_glob *g, const char *dir)
+{
+	const char *src = ws_glob_source(g);
+	size_t n = strlen(src), dl = strlen(dir);
+	char probe[4352];
+
+	if (n < 3 || strcmp(src + n - 3, "/**") != 0 || dl + 16 >= sizeof(probe))
+		return false;
+	snprintf(probe, sizeof(probe), "%s/\x01ws", strcmp(dir, "/") ? dir : "");
+	if (ws_glob_match(g, probe, strlen(probe)) != 1)
+		return false;
+	snprintf(probe, sizeof(probe), "%s/.\x01ws/\x01ws", strcmp(dir, "/") ? dir : "");
+	return ws_glob_match(g, probe, strlen(probe)) == 1;
+}
+
 bool
 ws_policy_refuses_all_below(const struct ws_policy *p, enum ws_op op,
 			    const char *dir)
@@ -1210,7 +1235,8 @@ ws_policy_refuses_all_below(const struct ws_policy *p, enum ws_op op,
 		return false;
 	/*
 	 * The rules in their order, as ws__check_file_op() takes them: the
-	 * first whose pattern is "D/" + "**" with dir at or below D decides
+	 * first whose pattern is "D/" + "**" with dir at or below D (or
+	 * "X/" + "**" with X matching dir or above, ws__tail_covers()) decides
 	 * everything below dir that no earlier rule decided.  Before it, an
 	 * allow rule that could match below dir makes a hole; a refusing
 	 * one only refuses more.
@@ -1234,9 +1260,11 @@ ws_policy_refuses_all_below(const struct ws_policy *p, enum ws_op op,
 			if ((d = ws_glob_directory(r->globs[j])) != NULL) {
 				covers = ws_path_within(d, dir, NULL);
 				free(d);
-				if (covers)
-					return r->decision != WS_DECISION_ALLOW;
+			} else {
+				covers = ws__tail_covers(r->globs[j], dir);
 			}
+			if (covers)
+				return r->decision != WS_DECISION_ALLOW;
 			if (r->decision != WS_DECISION_ALLOW)
 				continue;
 			pre = ws_glob_prefix(r->globs[j]);

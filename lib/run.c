@@ -999,6 +999,79 @@ ws__vcs_dir_guard(const char *lit)
 }
 
 /*
+ * Whether the program the command could not execute (prog, as it was
+ * named: with a "/", from the command's working directory; a name looked
+ * up on PATH is not asked about) lies where
+ * the policy's exec rules bound it without execute (vi->no_exec, virtual
+ * paths): then the refusal is the policy's, and said so, with its rule
+ * and a hint (ftu18 02: a bare "Permission denied" led a model to chmod
+ * it, or to believe the sandbox broken).  The error is set here.
+ */
+static bool
+ws__exec_refused(struct ws_ctx *ws, const struct ws_sandbox_plan *p, bool virt,
+		 const char *prog, const struct ws_view_info *vi)
+{
+	struct ws_policy_match m = {0};
+	char *abs = NULL, *v = NULL, real[4352];
+	const char *cwd, *rest = NULL, *in = NULL;
+	bool hit = false;
+	int a;
+
+	if (ws->policy == NULL || vi->no_exec.n == 0 || strchr(prog, '/') == NULL)
+		return false;
+	cwd = virt ? (p->cwd_in != NULL ? p->cwd_in : "/") : p->cwd_real;
+	if (cwd == NULL ||
+	    (abs = prog[0] == '/' ? strdup(prog) : ws_path_join(cwd, prog)) == NULL ||
+	    ws_path_normalize(abs, 0, &v) < 0)
+		goto out;
+	/* Its place in the virtual paths the walk named, and its real path. */
+	if (virt) {
+		if ((a = ws_ctx_anchor_of_virtual(ws, v, &rest)) < 0)
+			goto out;
+		snprintf(real, sizeof(real), "%s%s%s", ws->anchors[a].real,
+			 rest && *rest ? "/" : "", rest ? rest : "");
+		in = v;
+	} else {
+		if ((a = ws_ctx_anchor_of_real(ws, v, &rest)) < 0)
+			goto out;
+		while (rest != NULL && *rest == '/')
+			rest++;
+		snprintf(real, sizeof(real), "%s", v);
+		free(abs);
+		if (asprintf(&abs, "%s%s%s", strcmp(ws->anchors[a].vprefix, "/") == 0 ?
+			     "" : ws->anchors[a].vprefix, rest && *rest ? "/" : "",
+			     rest ? rest : "") < 0) {
+			abs = NULL;
+			goto out;
+		}
+		in = abs[0] ? abs : "/";
+	}
+	for (size_t i = 0; i < vi->no_exec.n && !hit; i++)
+		hit = ws_path_within(vi->no_exec.name[i], in, NULL);
+	if (hit && (ws_policy_check_file(ws->policy, WS_OP_EXEC, real, &m) ==
+		    WS_DECISION_ALLOW || m.rule == NULL))
+		hit = false;
+	if (hit) {
+		char *msg = m.message ? ws_policy_render(m.message, in, "exec",
+							 m.rule) : NULL;
+
+		ws_error_set(WS_EPOLICY_DENIED, in, "not run: the policy "
+			     "refuses to execute it (policy \"%s\", rule \"%s\", "
+			     "operation exec)%s%s", ws_policy_name(ws->policy),
+			     m.rule, msg ? ": " : "", msg ? msg : "");
+		free(msg);
+		ws_error_set_policy(ws_policy_name(ws->policy), m.rule, "exec");
+		ws_error_set_hint("the policy keeps programs there from running; "
+				  "retrying will not help: ask the user if it "
+				  "must run");
+	}
+out:
+	free(abs);
+	free(v);
+	return hit;
+}
+
+/*
  * The real view: the language marker that makes PROJECT_ROOT (real, in a
  * writable anchor: the workspace's top) bound onto itself, writable, so
  * that the command cannot remove or rename it (EBUSY), as in the virtual
@@ -5469,7 +5542,11 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		}
 	}
 	if (got_rep && !r->timed_out) {
-		if (rep.stage == WS__STAGE_EXEC) {
+		if (rep.stage == WS__STAGE_EXEC && rep.err == EACCES &&
+		    ws__exec_refused(ws, &plan, virt, rep.msg, &r->view)) {
+			r->status = WS_RUN_EXIT_NOEXEC;
+			rc = WS_EPOLICY_DENIED;
+		} else if (rep.stage == WS__STAGE_EXEC) {
 			r->status = rep.err == ENOENT ? WS_RUN_EXIT_NOTFOUND
 						      : WS_RUN_EXIT_NOEXEC;
 			rc = ws_error_set(rep.err == ENOENT ? WS_ENOT_FOUND

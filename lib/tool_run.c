@@ -920,8 +920,8 @@ masked_note(struct ws_ctx *ws, const struct ws_view_info *v, bool own)
 	if (nx > 0) {
 		/* "sh script" still reads it: only running it is refused. */
 		fputs(npol > 0 || (own && nown > 0) ? "; " : "", m);
-		fputs("not executable by the policy (a program there is not "
-		      "run, nor loaded as a library):", m);
+		fputs("not executable by the policy (neither run nor loaded "
+		      "as a library; an interpreter can still read a script):", m);
 		masked_group(m, ws, &v->no_exec, false, WS_OP_EXEC);
 	}
 	if (fclose(m) != 0) {
@@ -1745,7 +1745,8 @@ fail:
 	if (status != 0)
 		status = rc == WS_ENOT_FOUND && r.status == WS_RUN_EXIT_NOTFOUND ?
 			 WS_RUN_EXIT_NOTFOUND :
-			 rc == WS_EPERMISSION_DENIED && r.status == WS_RUN_EXIT_NOEXEC ?
+			 (rc == WS_EPERMISSION_DENIED || rc == WS_EPOLICY_DENIED) &&
+			 r.status == WS_RUN_EXIT_NOEXEC ?
 			 WS_RUN_EXIT_NOEXEC : WS_RUN_EXIT_FAILED;
 out:
 	if (hooked) {

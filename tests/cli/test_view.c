@@ -1177,6 +1177,7 @@ START_TEST(policy_view_no_exec)
 		"./ok.sh; ./scripts/x.sh; echo a=$?; ./tool.sh; echo b=$?; "
 		"sh scripts/x.sh; cp ok.sh scripts/new.sh; ./scripts/new.sh; "
 		"echo c=$?; echo y >> tool.sh; echo d=$?; "
+		"cp ok.sh tools/new.sh; ./tools/new.sh; echo t=$?; "
 		"for l in /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* "
 		"/lib/*/ld-linux-*.so.*; do [ -x \"$l\" ] && { \"$l\" "
 		"./scripts/prog && echo ldso-ran; echo ldso=$l; break; }; done";
@@ -1189,12 +1190,16 @@ START_TEST(policy_view_no_exec)
 		 " \"operations\": [\"exec\"], \"decision\": \"deny\"},"
 		 "{\"name\": \"no-tool\", \"paths\": [\"%s/tool.sh\"],"
 		 " \"operations\": [\"exec\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"no-tools\", \"paths\": [\"**/tools/**\"],"
+		 " \"operations\": [\"exec\"], \"decision\": \"deny\","
+		 " \"message\": \"tools are for people\"},"
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		 " \"decision\": \"allow\"}]}", ws, ws);
 	wst_write(base, "pol.json", text);
 	wst_write(ws, "scripts/x.sh", "#!/bin/sh\necho RAN-$0\n");
 	wst_write(ws, "ok.sh", "#!/bin/sh\necho RAN-$0\n");
 	wst_write(ws, "tool.sh", "#!/bin/sh\necho RAN-$0\n");
+	wst_write(ws, "tools/y.sh", "#!/bin/sh\necho RAN-$0\n");
 	p = wst_path(ws, "scripts/prog");
 	c = wst_slurp("/bin/true", NULL);
 	ck_assert_ptr_nonnull(c);
@@ -1216,6 +1221,9 @@ START_TEST(policy_view_no_exec)
 	ck_assert_msg(strstr(c, "RAN-scripts/x.sh\n") != NULL, "%s", r.out);
 	ck_assert_msg(strstr(c, "c=126\n") != NULL, "%s", r.out);
 	ck_assert_msg(strstr(c, "d=0\n") != NULL, "%s", r.out);
+	/* A wildcard before the directory binds it whole too (ftu18 01). */
+	ck_assert_msg(strstr(c, "t=126\n") != NULL, "%s", r.out);
+	ck_assert(arr_has(view_item(&r, "no_exec"), "/tools"));
 	ck_assert_msg(strstr(c, "ldso=") != NULL, "no loader found: %s", r.out);
 	ck_assert_msg(strstr(c, "ldso-ran") == NULL, "%s", r.out);
 	ck_assert(arr_has(view_item(&r, "no_exec"), "/scripts"));
@@ -1230,6 +1238,27 @@ START_TEST(policy_view_no_exec)
 			      strstr(n, "/tool.sh (rule no-tool)"), "%s", r.out);
 	}
 	wst_run_free(&r);
+	/*
+	 * The command itself refused: the policy's refusal, with its rule,
+	 * message and a hint, exit 126 (ftu18 02: a bare "Permission
+	 * denied").
+	 */
+	{
+		const char *b[] = {"--view", _i ? "virtual" : "real", "--policy", pol,
+				   "--", "./tools/y.sh", NULL};
+		cJSON *err;
+
+		runv_env(&r, NULL, b);
+		ck_assert_int_eq(r.status, 126);
+		ck_assert_str_eq(wst_code(&r), "POLICY_DENIED");
+		err = cJSON_GetObjectItem(r.json, "error");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(err, "rule")),
+				 "no-tools");
+		ck_assert_msg(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(err, "message")),
+				     "tools are for people") != NULL, "%s", r.out);
+		ck_assert_ptr_nonnull(cJSON_GetStringValue(cJSON_GetObjectItem(err, "hint")));
+		wst_run_free(&r);
+	}
 	p = wst_path(ws, "tool.sh");
 	c = wst_slurp(p, NULL);
 	ck_assert_str_eq(c, "#!/bin/sh\necho RAN-$0\ny\n");

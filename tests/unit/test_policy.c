@@ -378,6 +378,22 @@ START_TEST(refuses_all_below)
 	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_READ, "/w/proj/tools"));
 	ck_assert(!ws_policy_refuses_all_below(NULL, WS_OP_EXEC, "/w"));
 	ws_policy_free(p);
+	/* A wildcard before the directory (ftu18 01). */
+	p = parse_ok(RULE(
+		"{\"name\":\"one\",\"paths\":[\"**/bin/*\"],"
+		" \"operations\":[\"exec\"],\"decision\":\"deny\"},"
+		"{\"name\":\"no-scripts\",\"paths\":[\"**/scripts/**\"],"
+		" \"operations\":[\"exec\"],\"decision\":\"deny\"},"
+		"{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
+		" \"decision\":\"allow\"}"));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts"));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts/a"));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/scripts"));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj"));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts-old"));
+	/* One level only: not everything below. */
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/bin"));
+	ws_policy_free(p);
 }
 END_TEST
 

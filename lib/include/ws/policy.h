@@ -224,8 +224,9 @@ bool ws_policy_refuses(struct ws_policy *p, enum ws_op op, const char *real);
 /*
  * Whether a rule of p refuses op on every path below the real directory
  * dir, itself not counted: a deny or approve rule of the shape "D/" +
- * "**" with dir at or below D, before which no allow rule could match
- * below dir.  False where the default or a catch-all decides, as for
+ * "**" with dir at or below D, or "X/" + "**" with X matching dir or a
+ * directory above it ("**" + "/scripts/" + "**"), before which no allow
+ * rule could match below dir.  False where the default or a catch-all decides, as for
  * ws_policy_refuses().  What a command's view makes non-executable
  * whole (wsrun: the policy's exec rules).
  */
