@@ -1183,6 +1183,42 @@ ws__may_refuse_below(const struct ws_policy *p, unsigned bits, const char *dir)
 	return false;
 }
 
+static bool ws__prefix_reaches(const char *pre, const char *dir);
+static bool ws__literal_reaches(const char *lit, const char *dir);
+
+const char *
+ws_policy_refusal_outside(const struct ws_policy *p, enum ws_op op,
+			  const char *const *dirs, size_t ndirs,
+			  const char **pattern)
+{
+	for (size_t i = 0; p != NULL && i < p->nf; i++) {
+		const struct ws__frule *r = &p->frules[i];
+
+		/* A rule for every operation ("*": ~/.ssh) is about files, and
+		 * the file tools keep it; one that names op is about op. */
+		if (r->decision == WS_DECISION_ALLOW || !(r->ops & 1u << op) ||
+		    r->ops == WS__ALL_OPS)
+			continue;
+		for (size_t j = 0; j < r->n; j++) {
+			const char *src = r->globs[j] ? ws_glob_source(r->globs[j]) : NULL;
+			const char *pre = r->globs[j] ? ws_glob_prefix(r->globs[j]) : "";
+			bool near = false;
+
+			/* A catch-all, or a wildcard first: not a place. */
+			if (src == NULL || pre[0] != '/' || ws_policy_catch_all(src))
+				continue;
+			for (size_t k = 0; k < ndirs && !near; k++)
+				near = ws__prefix_reaches(pre, dirs[k]) ||
+				       ws_path_within(dirs[k], pre, NULL);
+			if (!near) {
+				*pattern = r->raw[j];
+				return r->name;
+			}
+		}
+	}
+	return NULL;
+}
+
 bool
 ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir)
 {
@@ -1197,8 +1233,6 @@ ws_policy_may_refuse_op_below(const struct ws_policy *p, enum ws_op op,
 	return p != NULL && ws__may_refuse_below(p, 1u << op, dir);
 }
 
-static bool ws__prefix_reaches(const char *pre, const char *dir);
-static bool ws__literal_reaches(const char *lit, const char *dir);
 
 /*
  * Whether glob g, of the shape X + "/" + "**" with wildcards in X (such

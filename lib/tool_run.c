@@ -905,7 +905,8 @@ masked_note(struct ws_ctx *ws, const struct ws_view_info *v, bool own)
 	for (size_t i = 0; i < v->no_exec.n; i++)
 		if (v->no_exec.why == NULL || v->no_exec.why[i] == NULL)
 			nx++;
-	if ((npol == 0 && (nown == 0 || !own) && nx == 0) ||
+	if ((npol == 0 && (nown == 0 || !own) && nx == 0 &&
+	     v->exec_outside.n == 0) ||
 	    (m = open_memstream(&buf, &len)) == NULL)
 		return NULL;
 	if (npol > 0) {
@@ -923,6 +924,17 @@ masked_note(struct ws_ctx *ws, const struct ws_view_info *v, bool own)
 		fputs("not executable by the policy (neither run nor loaded "
 		      "as a library; an interpreter can still read a script):", m);
 		masked_group(m, ws, &v->no_exec, false, WS_OP_EXEC);
+	}
+	if (v->exec_outside.n > 0) {
+		char *pat = ws_cli_masked(v->exec_outside.name[0], true);
+
+		fprintf(m, "%sthe policy's exec rule %s (%s) names paths outside "
+			"the workspace and its mounts, which a command's view "
+			"does not bind: not applied to the command (refuse such "
+			"commands with command_rules)",
+			npol > 0 || (own && nown > 0) || nx > 0 ? "; " : "",
+			v->exec_outside.why[0], pat ? pat : "?");
+		free(pat);
 	}
 	if (fclose(m) != 0) {
 		free(buf);

@@ -173,6 +173,7 @@ ws_view_info_free(struct ws_view_info *vi)
 	ws__names_free(&vi->masked);
 	ws__names_free(&vi->read_only);
 	ws__names_free(&vi->no_exec);
+	ws__names_free(&vi->exec_outside);
 }
 
 /* The first component of an absolute path, into buf. */
@@ -1504,6 +1505,18 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	free(w);
 	if (rc == 0)
 		rc = ws__guards_noexec(ws, p);
+	/* An exec rule on the system's programs (/usr/bin/gcc*) or the
+	 * host's elsewhere: said, as the view cannot apply it (ftu18 03). */
+	if (rc == 0 && ws->nanchors <= 64) {
+		const char *dirs[64], *pat = NULL, *rule;
+
+		for (size_t a = 0; a < ws->nanchors; a++)
+			dirs[a] = ws->anchors[a].real;
+		rule = ws_policy_refusal_outside(ws->policy, WS_OP_EXEC, dirs,
+						 ws->nanchors, &pat);
+		if (rule != NULL)
+			rc = ws__names_add(&vi->exec_outside, pat, rule);
+	}
 	if (rc == 0 && !can_mask && vi->no_exec.n > 0)
 		rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, vi->no_exec.name[0],
 				  "the policy refuses to execute %s inside the "

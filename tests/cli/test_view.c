@@ -1270,6 +1270,8 @@ START_TEST(policy_view_no_exec)
 		 "{\"version\": 1, \"file_rules\": ["
 		 "{\"name\": \"no-exec\", \"paths\": [\"%s/**\"],"
 		 " \"operations\": [\"exec\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"no-gcc\", \"paths\": [\"/usr/bin/gcc*\"],"
+		 " \"operations\": [\"exec\"], \"decision\": \"deny\"},"
 		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
 		 " \"decision\": \"allow\"}]}", ws);
 	wst_write(base, "pol.json", text);
@@ -1283,6 +1285,15 @@ START_TEST(policy_view_no_exec)
 	c = (char *)out_str(&r, "stdout");
 	ck_assert_msg(strstr(c, "e=126\nRAN-ok.sh\n") != NULL, "%s", r.out);
 	ck_assert(arr_has(view_item(&r, "no_exec"), "/"));
+	/* Outside the workspace: not applied, and said (ftu18 03). */
+	{
+		const char *n = cJSON_GetStringValue(
+			cJSON_GetArrayItem(wst_output(&r, "notes"), 0));
+
+		ck_assert_msg(n != NULL && strstr(n, "exec rule no-gcc (/usr/bin/gcc*)"
+						  " names paths outside") != NULL,
+			      "%s", r.out);
+	}
 	wst_run_free(&r);
 	free(pol);
 }

@@ -208,6 +208,17 @@ bool ws_policy_catch_all(const char *pattern);
  */
 bool ws_policy_may_refuse_below(const struct ws_policy *p, const char *dir);
 
+/*
+ * The first deny or approve rule naming op (not "*") whose pattern starts at a place
+ * outside every directory of dirs (ndirs; a literal start neither in
+ * one nor above one): its name, and the pattern as written in *pattern;
+ * NULL if none.  wsrun says such exec rules do not reach a command,
+ * whose view binds what the workspace and its mounts hold only.
+ */
+const char *ws_policy_refusal_outside(const struct ws_policy *p, enum ws_op op,
+				      const char *const *dirs, size_t ndirs,
+				      const char **pattern);
+
 /* The same question for the one operation op. */
 bool ws_policy_may_refuse_op_below(const struct ws_policy *p, enum ws_op op,
 				   const char *dir);

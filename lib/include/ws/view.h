@@ -57,6 +57,9 @@ struct ws_view_info {
 	struct ws_view_names masked;	/* the policy refuses reading: emptied */
 	struct ws_view_names read_only;	/* the policy refuses writing */
 	struct ws_view_names no_exec;	/* the policy refuses executing */
+	/* An exec rule outside the anchors, which the view cannot bind:
+	 * its pattern, with the rule as the reason (said, not applied). */
+	struct ws_view_names exec_outside;
 	/* The root's directory as the command found it (ws_view_recv_root()),
 	 * for ws_view_apply() to pass over a root nothing changed. */
 	bool root_known;
