@@ -1261,7 +1261,7 @@ ws__tail_covers(struct ws_glob *g, const char *dir)
 
 bool
 ws_policy_refuses_all_below(const struct ws_policy *p, enum ws_op op,
-			    const char *dir)
+			    const char *dir, bool approved)
 {
 	unsigned bit = 1u << op;
 
@@ -1297,9 +1297,12 @@ ws_policy_refuses_all_below(const struct ws_policy *p, enum ws_op op,
 			} else {
 				covers = ws__tail_covers(r->globs[j], dir);
 			}
+			/* Approved (--approve): an approve rule allows. */
 			if (covers)
-				return r->decision != WS_DECISION_ALLOW;
-			if (r->decision != WS_DECISION_ALLOW)
+				return r->decision == WS_DECISION_DENY ||
+				       (r->decision == WS_DECISION_APPROVE && !approved);
+			if (r->decision == WS_DECISION_DENY ||
+			    (r->decision == WS_DECISION_APPROVE && !approved))
 				continue;
 			pre = ws_glob_prefix(r->globs[j]);
 			if (pre[0] == '\0')

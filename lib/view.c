@@ -732,11 +732,21 @@ struct ws__pwalk {
 	size_t vlen0;
 };
 
-/* Whether a rule of the policy refuses op on real (ws_policy_refuses()). */
+/*
+ * Whether a rule of the policy refuses op on real (ws_policy_refuses()):
+ * an approve rule does not where the person approved what the policy
+ * asks (--approve on wsrun's command line), as for the file tools
+ * (ftu18 09); a command cannot ask about each file otherwise.
+ */
 static bool
 ws__refused(struct ws_ctx *ws, enum ws_op op, const char *real)
 {
-	return ws_policy_refuses(ws->policy, op, real);
+	struct ws_policy_match m = {0};
+
+	if (!ws_policy_refuses(ws->policy, op, real))
+		return false;
+	return !ws->approve ||
+	       ws_policy_check_file(ws->policy, op, real, &m) != WS_DECISION_APPROVE;
 }
 
 #define WS_STR_(x) #x
@@ -876,7 +886,7 @@ ws__pwalk_noexec(struct ws__pwalk *w, int fd, const char *n)
 	 */
 	return ws__names_add(&w->vi->no_exec, v[0] ? v : "/",
 			     ws_policy_refuses_all_below(w->ws->policy, WS_OP_READ,
-							 w->r) ?
+							 w->r, w->ws->approve) ?
 			     "its content is masked as well" : NULL);
 }
 
@@ -1020,7 +1030,8 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool nx)
 		 */
 		sub_nx = nx;
 		if (rc == 0 && !nx &&
-		    (dir ? ws_policy_refuses_all_below(w->ws->policy, WS_OP_EXEC, w->r)
+		    (dir ? ws_policy_refuses_all_below(w->ws->policy, WS_OP_EXEC, w->r,
+							       w->ws->approve)
 			 : ws__refused(w->ws, WS_OP_EXEC, w->r))) {
 			rc = ws__pwalk_noexec(w, fd, n);
 			sub_nx = dir;
@@ -1436,7 +1447,8 @@ ws__guards_noexec(struct ws_ctx *ws, struct ws_sandbox_plan *p)
 		if (g->noexec || g->mask || g->fd < 0 || fstat(g->fd, &st) < 0)
 			continue;
 		g->noexec = S_ISDIR(st.st_mode) ?
-			    ws_policy_refuses_all_below(ws->policy, WS_OP_EXEC, g->path) :
+			    ws_policy_refuses_all_below(ws->policy, WS_OP_EXEC, g->path,
+								ws->approve) :
 			    ws__refused(ws, WS_OP_EXEC, g->path);
 	}
 	return 0;
@@ -1464,7 +1476,7 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	for (size_t a = 0; rc == 0 && a < ws->nanchors; a++) {
 		const char *vp = ws->anchors[a].vprefix;
 		bool nx = ws_policy_refuses_all_below(ws->policy, WS_OP_EXEC,
-						      ws->anchors[a].real);
+						      ws->anchors[a].real, ws->approve);
 
 		/* Nothing in it runs: its own bind is without execute. */
 		if (nx && (rc = ws__anchor_noexec(p, vi, ws->anchors[a].real, vp)) < 0)

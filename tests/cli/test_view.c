@@ -1300,6 +1300,61 @@ START_TEST(policy_view_no_exec)
 END_TEST
 
 /*
+ * ftu18 09: --approve approves what a policy's approve rules ask for the
+ * command as for the file tools: an approve rule's file is not masked, an
+ * approve exec rule's program runs; without it, both are refused.  In
+ * each view.
+ */
+START_TEST(policy_view_approve)
+{
+	struct wst_run r;
+	char text[4096], *pol = wst_path(base, "pol.json");
+	const char *cmd = "cat .env; ./scripts/x.sh; echo x=$?";
+
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"ask-env\", \"paths\": [\"**/.env\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"approve\"},"
+		 "{\"name\": \"ask-exec\", \"paths\": [\"%s/scripts/**\"],"
+		 " \"operations\": [\"exec\"], \"decision\": \"approve\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}", ws);
+	wst_write(base, "pol.json", text);
+	wst_write(ws, ".env", "TOKEN=env\n");
+	wst_write(ws, "scripts/x.sh", "#!/bin/sh\necho RAN-x\n");
+	{
+		char c[4600];
+
+		snprintf(c, sizeof(c), "chmod 755 '%s/scripts/x.sh'", ws);
+		ck_assert_int_eq(system(c), 0);
+	}
+	{
+		const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol,
+				   "-c", cmd, NULL};
+
+		runv_env(&r, NULL, a);
+	}
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN") == NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "x=126") != NULL, "%s", r.out);
+	wst_run_free(&r);
+	{
+		const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol,
+				   "--approve", "-c", cmd, NULL};
+
+		runv_env(&r, NULL, a);
+	}
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "TOKEN=env\nRAN-x\nx=0\n") != NULL,
+		      "%s", r.out);
+	ck_assert_ptr_null(view_item(&r, "masked"));
+	ck_assert_ptr_null(view_item(&r, "no_exec"));
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
+/*
  * A rule that names a path deep in the tree (a/b/.env): the command
  * cannot rename a directory above it (a/b to a/c) and so move the file
  * out from under the rule, for the next call and the file tools to read
@@ -2204,6 +2259,7 @@ view_suite(void)
 	tcase_add_test(tc, view_copy_kill9_whole_or_nothing);
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_loop_test(tc, policy_view_no_exec, 0, 2);
+	tcase_add_loop_test(tc, policy_view_approve, 0, 2);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
 	tcase_add_test(tc, policy_view_depth_bound);

@@ -367,16 +367,19 @@ START_TEST(refuses_all_below)
 		" \"decision\":\"deny\"}"));
 
 	/* An earlier allow rule names a file in it. */
-	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/bin"));
-	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/tools"));
-	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/tools/a/b"));
-	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/other"));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/bin", false));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/tools", false));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/tools/a/b", false));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/other", false));
+	/* Approved (--approve): an approve rule refuses nothing. */
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/other", true));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/tools", true));
 	/* The rule's directory contains it: not everything below /w/proj. */
-	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj"));
-	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/toolsX"));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj", false));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/toolsX", false));
 	/* Only the catch-all for read: the default, not counted. */
-	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_READ, "/w/proj/tools"));
-	ck_assert(!ws_policy_refuses_all_below(NULL, WS_OP_EXEC, "/w"));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_READ, "/w/proj/tools", false));
+	ck_assert(!ws_policy_refuses_all_below(NULL, WS_OP_EXEC, "/w", false));
 	ws_policy_free(p);
 	/* A wildcard before the directory (ftu18 01). */
 	p = parse_ok(RULE(
@@ -386,13 +389,13 @@ START_TEST(refuses_all_below)
 		" \"operations\":[\"exec\"],\"decision\":\"deny\"},"
 		"{\"name\":\"rest\",\"paths\":[\"**\"],\"operations\":[\"*\"],"
 		" \"decision\":\"allow\"}"));
-	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts"));
-	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts/a"));
-	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/scripts"));
-	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj"));
-	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts-old"));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts", false));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts/a", false));
+	ck_assert(ws_policy_refuses_all_below(p, WS_OP_EXEC, "/scripts", false));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj", false));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/scripts-old", false));
 	/* One level only: not everything below. */
-	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/bin"));
+	ck_assert(!ws_policy_refuses_all_below(p, WS_OP_EXEC, "/w/proj/bin", false));
 	ws_policy_free(p);
 }
 END_TEST

@@ -239,10 +239,11 @@ bool ws_policy_refuses(struct ws_policy *p, enum ws_op op, const char *real);
  * directory above it ("**" + "/scripts/" + "**"), before which no allow
  * rule could match below dir.  False where the default or a catch-all decides, as for
  * ws_policy_refuses().  What a command's view makes non-executable
- * whole (wsrun: the policy's exec rules).
+ * whole (wsrun: the policy's exec rules).  approved: the person approved
+ * what the policy asks about (--approve), so an approve rule allows.
  */
 bool ws_policy_refuses_all_below(const struct ws_policy *p, enum ws_op op,
-				 const char *dir);
+				 const char *dir, bool approved);
 
 /*
  * Network rules: how many host patterns they hold together, and the
