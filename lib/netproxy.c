@@ -20,6 +20,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -706,10 +708,125 @@ out:
 }
 
 /*
+ * Whether the kernel would deliver a connection to sa to this host
+ * itself: the route it takes there (RTM_GETROUTE, the question "ip route
+ * get" asks) is local.  That holds for more than the interfaces'
+ * addresses: every address of a prefix put on lo (198.51.100.7/24 makes
+ * the whole /24 local) and of a "local" route (AnyIP), which
+ * getifaddrs() does not list.  1 local (dev the interface, when the
+ * answer names one), 0 not (or no route: the connection fails anyway),
+ * or -errno.
+ */
+static int
+ws__route_local(const struct sockaddr *sa, char *dev, size_t dl)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct rtmsg rt;
+		char attrs[RTA_SPACE(16)];
+	} req;
+	struct rtattr *ra;
+	struct timeval tv = {2, 0};
+	struct sockaddr_nl kern = {.nl_family = AF_NETLINK};
+	union {
+		struct nlmsghdr nh;
+		char b[8192];
+	} ans;
+	uint8_t a6[16];
+	const void *addr;
+	int fd, family, alen, rc = -EIO;
+	ssize_t n;
+
+	dev[0] = '\0';
+	family = sa->sa_family;
+	if (family == AF_INET) {
+		addr = &((const struct sockaddr_in *)sa)->sin_addr;
+		alen = 4;
+	} else {
+		static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+		memcpy(a6, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+		/* An IPv6 socket reaches ::ffff:a.b.c.d by IPv4's routes. */
+		if (memcmp(a6, mapped, 12) == 0) {
+			family = AF_INET;
+			addr = a6 + 12;
+			alen = 4;
+		} else {
+			addr = a6;
+			alen = 16;
+		}
+	}
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
+	req.nh.nlmsg_type = RTM_GETROUTE;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = 1;
+	req.rt.rtm_family = (unsigned char)family;
+	req.rt.rtm_dst_len = (unsigned char)(alen * 8);
+	ra = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
+	ra->rta_type = RTA_DST;
+	ra->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(ra), addr, (size_t)alen);
+	req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_SPACE(alen);
+	if ((fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE)) < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kern,
+		   sizeof(kern)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (;;) {
+		n = recv(fd, &ans, sizeof(ans), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		break;
+	}
+	for (struct nlmsghdr *h = &ans.nh; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+		if (h->nlmsg_seq != 1)
+			continue;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			/* No route there: not this host, and not reachable. */
+			rc = e->error == -ENETUNREACH || e->error == -EHOSTUNREACH ||
+			     e->error == -EINVAL ? 0 : e->error < 0 ? e->error : -EIO;
+			goto out;
+		}
+		if (h->nlmsg_type == RTM_NEWROUTE) {
+			const struct rtmsg *rt = NLMSG_DATA(h);
+			int len = (int)RTM_PAYLOAD(h);
+
+			if (rt->rtm_type != RTN_LOCAL && rt->rtm_type != RTN_BROADCAST) {
+				rc = 0;
+				goto out;
+			}
+			for (struct rtattr *x = RTM_RTA(rt); RTA_OK(x, len); x = RTA_NEXT(x, len))
+				if (x->rta_type == RTA_OIF &&
+				    RTA_PAYLOAD(x) >= sizeof(int)) {
+					char name[IF_NAMESIZE];
+
+					if (if_indextoname(*(const unsigned *)RTA_DATA(x), name))
+						snprintf(dev, dl, "%s", name);
+				}
+			rc = 1;
+			goto out;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/*
  * Whether the proxy may connect to sa: not an internal address nor one of
- * the host's own (own[0..nown)), or one an allow rule names.  Otherwise
- * the first refused address's reason goes to why (when *why is still
- * empty).
+ * the host's own (own[0..nown), then the kernel's route to it), or one an
+ * allow rule names.  Otherwise the first refused address's reason goes
+ * to why (when *why is still empty).
  */
 static bool
 ws__reachable(const struct ws_netproxy *p, const char *host,
@@ -717,18 +834,30 @@ ws__reachable(const struct ws_netproxy *p, const char *host,
 	      size_t nown, char *why, size_t wl)
 {
 	char shown[INET6_ADDRSTRLEN] = "", oshown[INET6_ADDRSTRLEN] = "";
+	char dev[IF_NAMESIZE] = "";
 	enum ws_net_class c;
 	size_t w = 0;
+	int lr = 0;
 
+	if (ws__addr_named(p, sa))
+		return true;
 	c = ws_net_addr_class(sa, own, nown, &w);
-	if (c == WS_NET_PUBLIC || ws__addr_named(p, sa))
+	if (c == WS_NET_PUBLIC && (lr = ws__route_local(sa, dev, sizeof(dev))) == 0)
 		return true;
 	if (why[0] != '\0')
 		return false;
 	getnameinfo(sa, sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
 		    sizeof(struct sockaddr_in6), shown, sizeof(shown), NULL, 0,
 		    NI_NUMERICHOST);
-	if (c == WS_NET_OWN) {
+	if (c == WS_NET_PUBLIC && lr > 0) {
+		snprintf(why, wl, "%s resolves to %s, an internal address: one this "
+			 "host delivers to itself (a local route%s%s), which no "
+			 "rule names", host, shown, dev[0] ? " through " : "", dev);
+	} else if (c == WS_NET_PUBLIC) {
+		snprintf(why, wl, "%s resolves to %s, and whether that is this "
+			 "host's own address cannot be told (the route lookup "
+			 "failed: %s)", host, shown, strerror(-lr));
+	} else if (c == WS_NET_OWN) {
 		const struct sockaddr *o = (const struct sockaddr *)&own[w].addr;
 
 		getnameinfo(o, o->sa_family == AF_INET ? sizeof(struct sockaddr_in) :

@@ -1041,9 +1041,10 @@ END_TEST
 
 /*
  * In a network namespace of this test's own: loopback up, with
- * 198.51.100.7 (label lo:7) and 2001:db8::7 on it, the host's own
- * addresses in ranges the proxy does not call internal (a VPS's public
- * IPv4, a laptop's global IPv6).  0, or -1 with why.
+ * 198.51.100.7/32 (label lo:7), 203.0.113.1/24 (lo:8) and 2001:db8::7
+ * on it, the host's own addresses in ranges the proxy does not call
+ * internal (a VPS's public IPv4, a laptop's global IPv6).  0, or -1 with
+ * why.
  */
 static int
 own_netns(char *why, size_t wl)
@@ -1081,6 +1082,17 @@ own_netns(char *why, size_t wl)
 	inet_pton(AF_INET, "255.255.255.255", &sin->sin_addr);
 	if (ioctl(s4, SIOCSIFNETMASK, &ifr) < 0)
 		goto err;
+	/* 203.0.113.1/24 on lo: the whole /24 is delivered locally (a local
+	 * route, as AnyIP's), though getifaddrs() lists .1 alone. */
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo:8");
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, "203.0.113.1", &sin->sin_addr);
+	if (ioctl(s4, SIOCSIFADDR, &ifr) < 0)
+		goto err;
+	inet_pton(AF_INET, "255.255.255.0", &sin->sin_addr);
+	if (ioctl(s4, SIOCSIFNETMASK, &ifr) < 0)
+		goto err;
 	memset(&i6, 0, sizeof(i6));
 	inet_pton(AF_INET6, "2001:db8::7", &i6.addr);
 	i6.prefixlen = 128;
@@ -1104,10 +1116,11 @@ out:
  * addresses is refused like loopback, whatever range the address is
  * in: the proxy connects from the host's network namespace, where that
  * address is local delivery to every service listening on 0.0.0.0 or
- * ::.  The names come from /etc/hosts (bound in a private mount
- * namespace: the test-only map takes internal addresses only), the
- * server listens on :: in the test's network namespace.  A rule naming
- * the address lets it through, as for loopback.
+ * ::; and so is one the host delivers to itself without holding it (a
+ * prefix on lo, AnyIP).  The names come from /etc/hosts (bound in a
+ * private mount namespace: the test-only map takes internal addresses
+ * only), the server listens on :: in the test's network namespace.  A
+ * rule naming the address lets it through, as for loopback.
  */
 START_TEST(own_address_refused)
 {
@@ -1134,7 +1147,8 @@ START_TEST(own_address_refused)
 		goto out;
 	}
 	wst_write(base, "etc-hosts", "127.0.0.1 localhost\n"
-		  "198.51.100.7 own4.example\n2001:db8::7 own6.example\n");
+		  "198.51.100.7 own4.example\n2001:db8::7 own6.example\n"
+		  "203.0.113.77 anyip.example\n");
 	if (mount(etc, "/etc/hosts", NULL, MS_BIND, NULL) != 0) {
 		fprintf(stderr, "own_address_refused: cannot bind /etc/hosts (%s), "
 			"not checked\n", strerror(errno));
@@ -1155,13 +1169,13 @@ START_TEST(own_address_refused)
 	ck_assert_int_eq(pthread_create(&t, NULL, accept_loop, (void *)(intptr_t)l), 0);
 	snprintf(code, sizeof(code),
 		 "import urllib.request,urllib.error\n"
-		 "for h in ('own4.example','own6.example'):\n"
+		 "for h in ('own4.example','own6.example','anyip.example'):\n"
 		 " try: print(urllib.request.urlopen('http://%%s:%d/hello' %% h,"
 		 "timeout=20).read().decode().strip())\n"
 		 " except urllib.error.HTTPError as e: print(e.code)\n", p);
 	RUN(&r, "", "--net-allow", "*.example", "--", PY, "-c", code);
 	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
-	ck_assert_msg(strcmp(wst_output_str(&r, "stdout"), "403\n403\n") == 0,
+	ck_assert_msg(strcmp(wst_output_str(&r, "stdout"), "403\n403\n403\n") == 0,
 		      "%.1200s", r.out);
 	reason = cstr(conn(&r, 0), "reason");
 	ck_assert_msg(reason && strstr(reason, "own4.example resolves to 198.51.100.7, "
@@ -1170,13 +1184,18 @@ START_TEST(own_address_refused)
 	reason = cstr(conn(&r, 1), "reason");
 	ck_assert_msg(reason && strstr(reason, "an address of this host (lo's "
 				       "2001:db8::7)") != NULL, "%.1200s", r.out);
+	reason = cstr(conn(&r, 2), "reason");
+	ck_assert_msg(reason && strstr(reason, "203.0.113.77, an internal address: "
+				       "one this host delivers to itself (a local "
+				       "route through lo)") != NULL, "%.1200s", r.out);
 	wst_run_free(&r);
 	/* A rule naming the address lets it through: the server is there. */
 	RUN(&r, "", "--net-allow", "*.example", "--net-allow", "198.51.100.7",
 	    "--", PY, "-c", code);
 	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
 	ck_assert_msg(strcmp(wst_output_str(&r, "stdout"),
-			     "hello from the host namespace\n403\n") == 0, "%.1200s", r.out);
+			     "hello from the host namespace\n403\n403\n") == 0,
+		      "%.1200s", r.out);
 	ck_assert_str_eq(cstr(conn(&r, 0), "address"), "198.51.100.7");
 	wst_run_free(&r);
 	shutdown(l, SHUT_RDWR);
