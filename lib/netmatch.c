@@ -161,7 +161,46 @@ ws__v4_internal(uint32_t a)
 	       (a >> 20) == (172U << 4 | 1) ||	/* 172.16/12 */
 	       (a >> 16) == (192U << 8 | 168) ||	/* 192.168/16 */
 	       (a >> 8) == (192U << 16 | 0 << 8 | 0) || /* 192.0.0/24 */
+	       (a >> 17) == (198U << 7 | 18 >> 1) ||	/* 198.18/15, benchmarking */
 	       (a >> 28) >= 14;			/* multicast, 240/4, broadcast */
+}
+
+static uint32_t
+ws__be32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/*
+ * The IPv4 address an IPv6 address leads to, where it wraps one: mapped
+ * ::ffff:a.b.c.d (where an IPv6 socket connects to the IPv4 host),
+ * translated ::ffff:0:a.b.c.d (SIIT), the well-known NAT64 prefix
+ * 64:ff9b::/96 (a gateway connects to a.b.c.d), 6to4 2002:AABB:CCDD::/48
+ * (a relay sends it to AA.BB.CC.DD) and Teredo 2001:0::/32, whose last 32
+ * bits are the client's IPv4 address inverted.  The deprecated
+ * IPv4-compatible ::a.b.c.d is internal whole (::/96).
+ */
+static bool
+ws__v6_wraps_v4(const uint8_t *b, uint32_t *v4)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t xlat[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
+	static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b};
+
+	if (memcmp(b, mapped, 12) == 0 || memcmp(b, xlat, 12) == 0 ||
+	    memcmp(b, nat64, 12) == 0) {
+		*v4 = ws__be32(b + 12);
+		return true;
+	}
+	if (b[0] == 0x20 && b[1] == 0x02) {
+		*v4 = ws__be32(b + 2);
+		return true;
+	}
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) {
+		*v4 = ~ws__be32(b + 12);
+		return true;
+	}
+	return false;
 }
 
 bool
@@ -171,16 +210,24 @@ ws_net_addr_internal(const struct sockaddr *sa)
 		return ws__v4_internal(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
 	if (sa->sa_family == AF_INET6) {
 		const uint8_t *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
-		static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-		static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b};
-		static const uint8_t zero[16];
-		uint32_t v4 = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
-			      (uint32_t)b[14] << 8 | b[15];
+		static const uint8_t zero[12];
+		static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+		static const uint8_t bench[6] = {0x20, 0x01, 0, 0x02, 0, 0};
+		uint32_t v4;
 
-		if (memcmp(b, mapped, 12) == 0 || memcmp(b, nat64, 12) == 0)
+		if (ws__v6_wraps_v4(b, &v4))
 			return ws__v4_internal(v4);
 		/* ::, ::1, and the deprecated IPv4-compatible ::a.b.c.d */
 		if (memcmp(b, zero, 12) == 0)
+			return true;
+		/*
+		 * 64:ff9b:1::/48 (RFC 8215) is local-use NAT64: where the
+		 * IPv4 address sits depends on the operator's prefix length,
+		 * so the whole range is internal, as a way to the local
+		 * gateway's IPv4 side.  2001:2::/48 is benchmarking, as
+		 * 198.18/15.
+		 */
+		if (memcmp(b, nat64_local, 6) == 0 || memcmp(b, bench, 6) == 0)
 			return true;
 		return b[0] == 0xff ||			/* multicast */
 		       (b[0] & 0xfe) == 0xfc ||		/* fc00::/7, ULA */
@@ -188,4 +235,65 @@ ws_net_addr_internal(const struct sockaddr *sa)
 		       (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0);   /* fec0::/10 */
 	}
 	return true;
+}
+
+/* Whether the first bits bits of a and b are the same. */
+static bool
+ws__prefix_eq(const uint8_t a[16], const uint8_t b[16], unsigned bits)
+{
+	unsigned whole = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, b, whole) != 0)
+		return false;
+	return rest == 0 ||
+	       ((a[whole] ^ b[whole]) & (uint8_t)(0xff00 >> rest)) == 0;
+}
+
+/*
+ * Whether sa is in the host's own o: the same address, or in its prefix
+ * where o is a range delivered locally whole (an IPv4-mapped or NAT64
+ * spelling as well, as ws__same_addr() reads them), or an IPv6 address
+ * wrapping such an IPv4 address (6to4, Teredo, SIIT).  A link-local own
+ * address matches whatever its scope: it is internal anyway.
+ */
+static bool
+ws__is_own(const struct sockaddr *sa, const struct ws_net_own *o)
+{
+	const struct sockaddr *oa = (const struct sockaddr *)&o->addr;
+	uint8_t x[16], y[16];
+	unsigned bits;
+	uint32_t v4;
+
+	if (!ws__addr16(oa, y))
+		return false;
+	/* Prefix 0 is the address alone, as a caller that sets none means. */
+	bits = oa->sa_family == AF_INET ?
+	       96 + (o->prefix == 0 || o->prefix > 32 ? 32 : o->prefix) :
+	       (o->prefix == 0 || o->prefix > 128 ? 128 : o->prefix);
+	if (ws__addr16(sa, x) && ws__prefix_eq(x, y, bits))
+		return true;
+	if (sa->sa_family == AF_INET6 && oa->sa_family == AF_INET &&
+	    ws__v6_wraps_v4(((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr, &v4)) {
+		memset(x, 0, 10);
+		x[10] = x[11] = 0xff;
+		x[12] = (uint8_t)(v4 >> 24);
+		x[13] = (uint8_t)(v4 >> 16);
+		x[14] = (uint8_t)(v4 >> 8);
+		x[15] = (uint8_t)v4;
+		return ws__prefix_eq(x, y, bits);
+	}
+	return false;
+}
+
+enum ws_net_class
+ws_net_addr_class(const struct sockaddr *sa, const struct ws_net_own *own,
+		  size_t nown, size_t *which)
+{
+	for (size_t i = 0; own != NULL && i < nown; i++)
+		if (ws__is_own(sa, &own[i])) {
+			if (which != NULL)
+				*which = i;
+			return WS_NET_OWN;
+		}
+	return ws_net_addr_internal(sa) ? WS_NET_INTERNAL : WS_NET_PUBLIC;
 }

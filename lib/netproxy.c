@@ -19,6 +19,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -653,12 +657,231 @@ ws__lookup(struct ws_netproxy *p, const char *host, int map, struct addrinfo **r
 }
 
 /*
+ * The host's own addresses, now: every address and broadcast address of
+ * every interface of the network namespace the proxy connects from
+ * (wsrun's, the host's), into *out (malloc'd) and *n.  Listed at each
+ * connection's decision, not once: an interface may come up or take a
+ * new address (DHCP, a VPN) during a long call, and getifaddrs() costs
+ * tens of microseconds next to a name's lookup.  0, or an errno.
+ */
+static int
+ws__own_addrs(struct ws_net_own **out, size_t *n)
+{
+	struct ifaddrs *ifa = NULL;
+	struct ws_net_own *v = NULL;
+	size_t cnt = 0, k = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (getifaddrs(&ifa) < 0)
+		return errno ? errno : EIO;
+	for (struct ifaddrs *a = ifa; a; a = a->ifa_next)
+		cnt += 2;
+	if (cnt > 0 && (v = calloc(cnt, sizeof(*v))) == NULL) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (struct ifaddrs *a = ifa; a; a = a->ifa_next) {
+		const struct sockaddr *s[2] = {a->ifa_addr,
+			(a->ifa_flags & IFF_BROADCAST) ? a->ifa_broadaddr : NULL};
+
+		for (int j = 0; j < 2; j++) {
+			if (s[j] == NULL || (s[j]->sa_family != AF_INET &&
+					     s[j]->sa_family != AF_INET6))
+				continue;
+			memcpy(&v[k].addr, s[j], s[j]->sa_family == AF_INET ?
+			       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+			v[k].prefix = s[j]->sa_family == AF_INET ? 32 : 128;
+			snprintf(v[k].ifname, sizeof(v[k].ifname), "%s",
+				 a->ifa_name ? a->ifa_name : "?");
+			k++;
+		}
+	}
+	*out = v;
+	*n = k;
+	v = NULL;
+out:
+	free(v);
+	freeifaddrs(ifa);
+	return err;
+}
+
+/*
+ * Whether the kernel would deliver a connection to sa to this host
+ * itself: the route it takes there (RTM_GETROUTE, the question "ip route
+ * get" asks) is local.  That holds for more than the interfaces'
+ * addresses: every address of a prefix put on lo (198.51.100.7/24 makes
+ * the whole /24 local) and of a "local" route (AnyIP), which
+ * getifaddrs() does not list.  1 local (dev the interface, when the
+ * answer names one), 0 not (or no route: the connection fails anyway),
+ * or -errno.
+ */
+static int
+ws__route_local(const struct sockaddr *sa, char *dev, size_t dl)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct rtmsg rt;
+		char attrs[RTA_SPACE(16)];
+	} req;
+	struct rtattr *ra;
+	struct timeval tv = {2, 0};
+	struct sockaddr_nl kern = {.nl_family = AF_NETLINK};
+	union {
+		struct nlmsghdr nh;
+		char b[8192];
+	} ans;
+	uint8_t a6[16];
+	const void *addr;
+	int fd, family, alen, rc = -EIO;
+	ssize_t n;
+
+	dev[0] = '\0';
+	family = sa->sa_family;
+	if (family == AF_INET) {
+		addr = &((const struct sockaddr_in *)sa)->sin_addr;
+		alen = 4;
+	} else {
+		static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+		memcpy(a6, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+		/* An IPv6 socket reaches ::ffff:a.b.c.d by IPv4's routes. */
+		if (memcmp(a6, mapped, 12) == 0) {
+			family = AF_INET;
+			addr = a6 + 12;
+			alen = 4;
+		} else {
+			addr = a6;
+			alen = 16;
+		}
+	}
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
+	req.nh.nlmsg_type = RTM_GETROUTE;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = 1;
+	req.rt.rtm_family = (unsigned char)family;
+	req.rt.rtm_dst_len = (unsigned char)(alen * 8);
+	ra = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
+	ra->rta_type = RTA_DST;
+	ra->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(ra), addr, (size_t)alen);
+	req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_SPACE(alen);
+	if ((fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE)) < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kern,
+		   sizeof(kern)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (;;) {
+		n = recv(fd, &ans, sizeof(ans), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		break;
+	}
+	for (struct nlmsghdr *h = &ans.nh; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+		if (h->nlmsg_seq != 1)
+			continue;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			/* No route there: not this host, and not reachable. */
+			rc = e->error == -ENETUNREACH || e->error == -EHOSTUNREACH ||
+			     e->error == -EINVAL ? 0 : e->error < 0 ? e->error : -EIO;
+			goto out;
+		}
+		if (h->nlmsg_type == RTM_NEWROUTE) {
+			const struct rtmsg *rt = NLMSG_DATA(h);
+			int len = (int)RTM_PAYLOAD(h);
+
+			if (rt->rtm_type != RTN_LOCAL && rt->rtm_type != RTN_BROADCAST) {
+				rc = 0;
+				goto out;
+			}
+			for (struct rtattr *x = RTM_RTA(rt); RTA_OK(x, len); x = RTA_NEXT(x, len))
+				if (x->rta_type == RTA_OIF &&
+				    RTA_PAYLOAD(x) >= sizeof(int)) {
+					char name[IF_NAMESIZE];
+
+					if (if_indextoname(*(const unsigned *)RTA_DATA(x), name))
+						snprintf(dev, dl, "%s", name);
+				}
+			rc = 1;
+			goto out;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/*
+ * Whether the proxy may connect to sa: not an internal address nor one of
+ * the host's own (own[0..nown), then the kernel's route to it), or one an
+ * allow rule names.  Otherwise the first refused address's reason goes
+ * to why (when *why is still empty).
+ */
+static bool
+ws__reachable(const struct ws_netproxy *p, const char *host,
+	      const struct sockaddr *sa, const struct ws_net_own *own,
+	      size_t nown, char *why, size_t wl)
+{
+	char shown[INET6_ADDRSTRLEN] = "", oshown[INET6_ADDRSTRLEN] = "";
+	char dev[IF_NAMESIZE] = "";
+	enum ws_net_class c;
+	size_t w = 0;
+	int lr = 0;
+
+	if (ws__addr_named(p, sa))
+		return true;
+	c = ws_net_addr_class(sa, own, nown, &w);
+	if (c == WS_NET_PUBLIC && (lr = ws__route_local(sa, dev, sizeof(dev))) == 0)
+		return true;
+	if (why[0] != '\0')
+		return false;
+	getnameinfo(sa, sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+		    sizeof(struct sockaddr_in6), shown, sizeof(shown), NULL, 0,
+		    NI_NUMERICHOST);
+	if (c == WS_NET_PUBLIC && lr > 0) {
+		snprintf(why, wl, "%s resolves to %s, an internal address: one this "
+			 "host delivers to itself (a local route%s%s), which no "
+			 "rule names", host, shown, dev[0] ? " through " : "", dev);
+	} else if (c == WS_NET_PUBLIC) {
+		snprintf(why, wl, "%s resolves to %s, and whether that is this "
+			 "host's own address cannot be told (the route lookup "
+			 "failed: %s)", host, shown, strerror(-lr));
+	} else if (c == WS_NET_OWN) {
+		const struct sockaddr *o = (const struct sockaddr *)&own[w].addr;
+
+		getnameinfo(o, o->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+			    sizeof(struct sockaddr_in6), oshown, sizeof(oshown),
+			    NULL, 0, NI_NUMERICHOST);
+		snprintf(why, wl, "%s resolves to %s, an internal address: an "
+			 "address of this host (%s's %s), which no rule names",
+			 host, shown, own[w].ifname, oshown);
+	} else {
+		snprintf(why, wl, "%s resolves to %s, an internal address "
+			 "(loopback, link-local, private or multicast) that "
+			 "no rule names", host, shown);
+	}
+	return false;
+}
+
+/*
  * Resolve host for port into the first address that may be reached:
  * the test map, an IP literal, or getaddrinfo().  0; -1 with why where
- * the only addresses are internal (a refusal); -2 with why where there is
- * none to use (the way out failed, as a refused connection does); -3
- * where the lookup timed out; -4 at the stop; -5 where too many lookups
- * are in flight.
+ * the only addresses are internal or the host's own (a refusal); -2
+ * with why where there is none to use (the way out failed, as a refused
+ * connection does, or the host's addresses cannot be listed); -3 where
+ * the lookup timed out; -4 at the stop; -5 where too many lookups are in
+ * flight.
  */
 static int
 ws__resolve(struct ws_netproxy *p, const char *host, int port,
@@ -666,10 +889,11 @@ ws__resolve(struct ws_netproxy *p, const char *host, int port,
 {
 	struct sockaddr_storage one;
 	struct addrinfo *res = NULL;
-	bool internal_seen = false;
-	char shown[INET6_ADDRSTRLEN] = "";
-	int rc = -1, map = -1;
+	struct ws_net_own *own = NULL;
+	size_t nown = 0;
+	int rc = -1, map = -1, err;
 
+	why[0] = '\0';
 	for (size_t i = 0; i < p->nmap && map < 0; i++)
 		if (strcmp(p->map_name[i], host) == 0)
 			map = (int)i;
@@ -699,16 +923,18 @@ ws__resolve(struct ws_netproxy *p, const char *host, int port,
 	}
 	if (map >= 0)
 		goto single;
+	/* The host's addresses as they are now, after the lookup. */
+	if ((err = ws__own_addrs(&own, &nown)) != 0) {
+		freeaddrinfo(res);
+		snprintf(why, wl, "cannot list this host's addresses to decide %s: %s",
+			 host, strerror(err));
+		return -2;
+	}
 	for (struct addrinfo *a = res; a; a = a->ai_next) {
 		if (a->ai_family != AF_INET && a->ai_family != AF_INET6)
 			continue;
-		if (ws_net_addr_internal(a->ai_addr) && !ws__addr_named(p, a->ai_addr)) {
-			internal_seen = true;
-			if (!shown[0])
-				getnameinfo(a->ai_addr, a->ai_addrlen, shown, sizeof(shown),
-					    NULL, 0, NI_NUMERICHOST);
+		if (!ws__reachable(p, host, a->ai_addr, own, nown, why, wl))
 			continue;
-		}
 		memset(out, 0, sizeof(*out));
 		memcpy(out, a->ai_addr, a->ai_addrlen);
 		rc = 0;
@@ -717,26 +943,24 @@ ws__resolve(struct ws_netproxy *p, const char *host, int port,
 	freeaddrinfo(res);
 	goto port;
 single:
-	if (ws_net_addr_internal((struct sockaddr *)&one) &&
-	    !ws__addr_named(p, (struct sockaddr *)&one)) {
-		internal_seen = true;
-		getnameinfo((struct sockaddr *)&one, one.ss_family == AF_INET ?
-			    sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6),
-			    shown, sizeof(shown), NULL, 0, NI_NUMERICHOST);
-	} else {
+	if ((err = ws__own_addrs(&own, &nown)) != 0) {
+		snprintf(why, wl, "cannot list this host's addresses to decide %s: %s",
+			 host, strerror(err));
+		return -2;
+	}
+	if (ws__reachable(p, host, (struct sockaddr *)&one, own, nown, why, wl)) {
 		*out = one;
 		rc = 0;
 	}
 port:
+	free(own);
 	if (rc < 0) {
-		if (internal_seen)
-			snprintf(why, wl, "%s resolves to %s, an internal address "
-				 "(loopback, link-local, private or multicast) that "
-				 "no rule names", host, shown);
-		else
-			snprintf(why, wl, "%s has no usable address", host);
-		return internal_seen ? -1 : -2;
+		if (why[0] != '\0')
+			return -1;
+		snprintf(why, wl, "%s has no usable address", host);
+		return -2;
 	}
+	why[0] = '\0';
 	if (out->ss_family == AF_INET)
 		((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
 	else

@@ -13,11 +13,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -83,12 +87,14 @@ out:
 	return NULL;
 }
 
+/* Accept on the listener arg until it is shut down. */
 static void *
 accept_loop(void *arg)
 {
-	(void)arg;
+	int l = (int)(intptr_t)arg;
+
 	for (;;) {
-		int c = accept(lfd, NULL, NULL);
+		int c = accept(l, NULL, NULL);
 		pthread_t t;
 
 		if (c < 0) {
@@ -123,7 +129,8 @@ setup(void)
 	ck_assert_int_eq(listen(lfd, 128), 0);
 	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
 	port = ntohs(a.sin_port);
-	ck_assert_int_eq(pthread_create(&acceptor, NULL, accept_loop, NULL), 0);
+	ck_assert_int_eq(pthread_create(&acceptor, NULL, accept_loop,
+				    (void *)(intptr_t)lfd), 0);
 	/* slow.test: its lookup takes 8 s (a resolver that does not answer);
 	 * never.test's 40 s, past the proxy's 15 s time-out. */
 	snprintf(map, sizeof(map), "web.test 127.0.0.1\nother.test 127.0.0.1\n"
@@ -1032,6 +1039,177 @@ START_TEST(map_public_skipped)
 }
 END_TEST
 
+/*
+ * In a network namespace of this test's own: loopback up, with
+ * 198.51.100.7/32 (label lo:7), 203.0.113.1/24 (lo:8) and 2001:db8::7
+ * on it, the host's own addresses in ranges the proxy does not call
+ * internal (a VPS's public IPv4, a laptop's global IPv6).  0, or -1 with
+ * why.
+ */
+static int
+own_netns(char *why, size_t wl)
+{
+	struct ifreq ifr;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+	struct {
+		struct in6_addr addr;
+		uint32_t prefixlen;
+		int ifindex;
+	} i6;
+	int s4 = -1, s6 = -1, rc = -1;
+
+	if (unshare(CLONE_NEWNET) != 0) {
+		snprintf(why, wl, "no network namespace (%s)", strerror(errno));
+		return -1;
+	}
+	if ((s4 = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    (s6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		goto err;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(s4, SIOCGIFFLAGS, &ifr) < 0)
+		goto err;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s4, SIOCSIFFLAGS, &ifr) < 0)
+		goto err;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo:7");
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, "198.51.100.7", &sin->sin_addr);
+	if (ioctl(s4, SIOCSIFADDR, &ifr) < 0)
+		goto err;
+	/* The address alone, not its /24: nothing beside it is local. */
+	inet_pton(AF_INET, "255.255.255.255", &sin->sin_addr);
+	if (ioctl(s4, SIOCSIFNETMASK, &ifr) < 0)
+		goto err;
+	/* 203.0.113.1/24 on lo: the whole /24 is delivered locally (a local
+	 * route, as AnyIP's), though getifaddrs() lists .1 alone. */
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo:8");
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, "203.0.113.1", &sin->sin_addr);
+	if (ioctl(s4, SIOCSIFADDR, &ifr) < 0)
+		goto err;
+	inet_pton(AF_INET, "255.255.255.0", &sin->sin_addr);
+	if (ioctl(s4, SIOCSIFNETMASK, &ifr) < 0)
+		goto err;
+	memset(&i6, 0, sizeof(i6));
+	inet_pton(AF_INET6, "2001:db8::7", &i6.addr);
+	i6.prefixlen = 128;
+	i6.ifindex = (int)if_nametoindex("lo");
+	if (ioctl(s6, SIOCSIFADDR, &i6) < 0)
+		goto err;
+	rc = 0;
+	goto out;
+err:
+	snprintf(why, wl, "cannot set up loopback (%s)", strerror(errno));
+out:
+	if (s4 >= 0)
+		close(s4);
+	if (s6 >= 0)
+		close(s6);
+	return rc;
+}
+
+/*
+ * review30 02: an allowed name resolving to one of the host's own
+ * addresses is refused like loopback, whatever range the address is
+ * in: the proxy connects from the host's network namespace, where that
+ * address is local delivery to every service listening on 0.0.0.0 or
+ * ::; and so is one the host delivers to itself without holding it (a
+ * prefix on lo, AnyIP).  The names come from /etc/hosts (bound in a
+ * private mount namespace: the test-only map takes internal addresses
+ * only), the server listens on :: in the test's network namespace.  A
+ * rule naming the address lets it through, as for loopback.
+ */
+START_TEST(own_address_refused)
+{
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
+	socklen_t al = sizeof(a6);
+	char why[256], code[1024], *etc = wst_path(base, "etc-hosts"), *wrapper = NULL;
+	const char *wv, *reason;
+	struct wst_run r;
+	pthread_t t;
+	int l = -1, p, off = 0;
+
+	if (access(PY, X_OK) != 0 || geteuid() != 0) {
+		fprintf(stderr, "own_address_refused: needs root and %s, not checked\n", PY);
+		goto out;
+	}
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fprintf(stderr, "own_address_refused: no mount namespace here (%s), "
+			"not checked\n", strerror(errno));
+		goto out;
+	}
+	if (own_netns(why, sizeof(why)) < 0) {
+		fprintf(stderr, "own_address_refused: %s, not checked\n", why);
+		goto out;
+	}
+	wst_write(base, "etc-hosts", "127.0.0.1 localhost\n"
+		  "198.51.100.7 own4.example\n2001:db8::7 own6.example\n"
+		  "203.0.113.77 anyip.example\n");
+	if (mount(etc, "/etc/hosts", NULL, MS_BIND, NULL) != 0) {
+		fprintf(stderr, "own_address_refused: cannot bind /etc/hosts (%s), "
+			"not checked\n", strerror(errno));
+		goto out;
+	}
+	/* The valgrind pass's tool server lives outside these namespaces. */
+	if ((wv = getenv("WST_TOOL_WRAPPER")) != NULL) {
+		wrapper = strdup(wv);
+		unsetenv("WST_TOOL_WRAPPER");
+	}
+	l = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(l, 0);
+	ck_assert_int_eq(setsockopt(l, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)), 0);
+	ck_assert_int_eq(bind(l, (struct sockaddr *)&a6, sizeof(a6)), 0);
+	ck_assert_int_eq(listen(l, 16), 0);
+	ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a6, &al), 0);
+	p = ntohs(a6.sin6_port);
+	ck_assert_int_eq(pthread_create(&t, NULL, accept_loop, (void *)(intptr_t)l), 0);
+	snprintf(code, sizeof(code),
+		 "import urllib.request,urllib.error\n"
+		 "for h in ('own4.example','own6.example','anyip.example'):\n"
+		 " try: print(urllib.request.urlopen('http://%%s:%d/hello' %% h,"
+		 "timeout=20).read().decode().strip())\n"
+		 " except urllib.error.HTTPError as e: print(e.code)\n", p);
+	RUN(&r, "", "--net-allow", "*.example", "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_msg(strcmp(wst_output_str(&r, "stdout"), "403\n403\n403\n") == 0,
+		      "%.1200s", r.out);
+	reason = cstr(conn(&r, 0), "reason");
+	ck_assert_msg(reason && strstr(reason, "own4.example resolves to 198.51.100.7, "
+				       "an internal address: an address of this "
+				       "host (lo:7's 198.51.100.7)") != NULL, "%.1200s", r.out);
+	reason = cstr(conn(&r, 1), "reason");
+	ck_assert_msg(reason && strstr(reason, "an address of this host (lo's "
+				       "2001:db8::7)") != NULL, "%.1200s", r.out);
+	reason = cstr(conn(&r, 2), "reason");
+	ck_assert_msg(reason && strstr(reason, "203.0.113.77, an internal address: "
+				       "one this host delivers to itself (a local "
+				       "route through lo)") != NULL, "%.1200s", r.out);
+	wst_run_free(&r);
+	/* A rule naming the address lets it through: the server is there. */
+	RUN(&r, "", "--net-allow", "*.example", "--net-allow", "198.51.100.7",
+	    "--", PY, "-c", code);
+	ck_assert_msg(r.status == 0, "%.400s %.400s", r.out, r.err);
+	ck_assert_msg(strcmp(wst_output_str(&r, "stdout"),
+			     "hello from the host namespace\n403\n403\n") == 0,
+		      "%.1200s", r.out);
+	ck_assert_str_eq(cstr(conn(&r, 0), "address"), "198.51.100.7");
+	wst_run_free(&r);
+	shutdown(l, SHUT_RDWR);
+	close(l);
+	pthread_join(t, NULL);
+out:
+	if (wrapper != NULL) {
+		setenv("WST_TOOL_WRAPPER", wrapper, 1);
+		free(wrapper);
+	}
+	free(etc);
+}
+END_TEST
+
 /* Many SOCKS5 connections at once, and HTTP beside them on the port. */
 START_TEST(socks5_parallel)
 {
@@ -1292,6 +1470,7 @@ suite(void)
 	tcase_add_test(tc, http_host_bytes);
 	tcase_add_test(tc, lookups_capped);
 	tcase_add_test(tc, map_public_skipped);
+	tcase_add_test(tc, own_address_refused);
 	tcase_add_test(tc, socks5_curl);
 	tcase_add_test(tc, wget_through_proxy);
 	tcase_add_test(tc, log_cap);

@@ -17,7 +17,9 @@
  * refuses every host no rule allows (403, with the reason in an
  * X-Wsrun-Refused header and the body), and an allowed name whose
  * addresses are loopback, link-local, private (RFC 1918, ULA, CGNAT),
- * unspecified or multicast unless an allow rule names that address.
+ * unspecified or multicast, or one of the host's own (an address of one
+ * of its interfaces, listed at each connection) unless an allow rule
+ * names that address.
  */
 #ifndef WS_NETPROXY_H
 #define WS_NETPROXY_H
@@ -77,12 +79,51 @@ struct ws_netproxy;
 bool ws_net_match(const char *pattern, const char *host);
 
 /*
- * Whether an address is one the proxy refuses unless a rule names it:
- * loopback, link-local, private (10/8, 172.16/12, 192.168/16, fc00::/7),
- * CGNAT (100.64/10), unspecified, multicast, broadcast, reserved
- * (0/8, 240/4), and the IPv4-mapped or NAT64 forms of those.
+ * Whether an address is in a range the proxy refuses unless a rule names
+ * the address: loopback, link-local, private (10/8, 172.16/12,
+ * 192.168/16, fc00::/7), CGNAT (100.64/10), benchmarking (198.18/15,
+ * 2001:2::/48), unspecified, multicast, broadcast, reserved (0/8,
+ * 192.0.0/24, 240/4, fec0::/10, ::/96), local-use NAT64
+ * (64:ff9b:1::/48), and an IPv6 address wrapping an IPv4 one of those
+ * (::ffff:0:0/96 mapped, ::ffff:0:0:0/96 translated, 64:ff9b::/96 NAT64,
+ * 2002::/16 6to4, 2001::/32 Teredo's client).  Fixed ranges only: the
+ * host's own addresses are ws_net_addr_class()'s.
  */
 bool ws_net_addr_internal(const struct sockaddr *sa);
+
+/*
+ * One address of the host, as the proxy lists them (getifaddrs(3): each
+ * interface's addresses and broadcast addresses), named by its interface
+ * for a refusal's reason; or a range the host delivers locally whole
+ * (prefix shorter than the address).
+ */
+#define WS_NET_IFNAME_MAX 16
+struct ws_net_own {
+	struct sockaddr_storage addr;
+	unsigned prefix;	/* bits; 0, 32 or 128: the address alone */
+	char ifname[WS_NET_IFNAME_MAX];
+};
+
+/* What an address is to the proxy. */
+enum ws_net_class {
+	WS_NET_PUBLIC,	 /* none of the below: reached by an allowed name */
+	WS_NET_INTERNAL, /* a fixed range (ws_net_addr_internal()) */
+	WS_NET_OWN,	 /* one of the host's own addresses */
+};
+
+/*
+ * Classify sa against the fixed ranges and own[0..nown), the addresses
+ * of the host (the network namespace the proxy connects from): one of
+ * those is reached by local delivery, to every service listening on
+ * 0.0.0.0 or ::, whatever range it is in (a VPS's public IPv4, a
+ * laptop's global IPv6).  An own address is compared in its
+ * IPv4-mapped, NAT64, 6to4 and Teredo forms too.  WS_NET_OWN, with
+ * *which (when not NULL) its index in own, comes before WS_NET_INTERNAL
+ * so that a reason can name the interface.  Pure: no system call.
+ */
+enum ws_net_class ws_net_addr_class(const struct sockaddr *sa,
+				    const struct ws_net_own *own, size_t nown,
+				    size_t *which);
 
 /*
  * Check a pattern as a rule may hold it: a host name (letters, digits,
