@@ -2580,6 +2580,53 @@ START_TEST(home_persist_places)
 END_TEST
 
 /*
+ * Review25 08, the other half: with HOME as the workspace, what the
+ * person's .bashrc sources (read from it: `source ~/.my-env.sh`, a
+ * missing `[ -f ~/.absent.sh ] && . ~/.absent.sh`, a loop over the
+ * *.sh files of ~/.rc.d) is kept from a command, in either view: an
+ * existing one read-only, a missing one removed after the run; the rest
+ * of what the command wrote stays.
+ */
+START_TEST(home_rc_sourced_places)
+{
+	struct wst_run r;
+	char hv[4200], *t;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	wst_write(ws, ".bashrc", "source ~/.my-env.sh\n"
+		  "[ -f ~/.absent.sh ] && . ~/.absent.sh\n"
+		  "for f in ~/.rc.d/*.sh; do . \"$f\"; done\n");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo evil >> .my-env.sh; echo evil > .absent.sh; "
+				      "echo evil >> .rc.d/a.sh; echo evil > .rc.d/b.sh; "
+				      "echo ok > notes.txt; echo made", NULL};
+
+		wst_write(ws, ".my-env.sh", "orig\n");
+		wst_write(ws, ".rc.d/a.sh", "orig\n");
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(r.out, "made") != NULL, "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(ws, ".my-env.sh"), "orig\n");
+		free(t);
+		ck_assert_str_eq(t = text_in(ws, ".rc.d/a.sh"), "orig\n");
+		free(t);
+		ck_assert_msg(!exists_in(ws, ".absent.sh"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, ".rc.d/b.sh"), "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(ws, "notes.txt"), "ok\n");
+		free(t);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
+/*
  * Review18 08: HOME in the environment is a scratch directory (as
  * harnesses give an MCP server) and the password file's home is another:
  * wsrun keeps the places of both from the command, as the file tools
@@ -6876,6 +6923,7 @@ suite(void)
 	tcase_add_loop_test(tf, history_hidden_from_command, 0, 2);
 	tcase_add_test(tf, history_masked_under_grant);
 	tcase_add_test(tf, home_persist_places);
+	tcase_add_test(tf, home_rc_sourced_places);
 	tcase_add_test(tf, home_persist_passwd_home);
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, home_persist_dangling_into_ws);
