@@ -1544,6 +1544,31 @@ ws__rc_scan(int hfd, const char *rel, const char *home, char ***read,
 	return rc;
 }
 
+/*
+ * Whether rel (l bytes, relative to HOME) is or lies in one of HOME's
+ * listed places: ws_persist_in()'s answer by comparing the spellings
+ * only, where that formats each place's path (a few hundred snprintf()
+ * a target, most of what reading the start-up files cost a call).
+ */
+static bool
+ws__rc_listed(const char *rel, size_t l)
+{
+	for (size_t i = 0; i < ws_home_persist_n; i++) {
+		const char *p = ws_home_persist[i];
+		size_t pl;
+
+		if (p[0] != rel[0])
+			continue;
+		pl = strlen(p);
+		if (p[pl - 1] == '/')
+			pl--;
+		if (l >= pl && strncmp(rel, p, pl) == 0 &&
+		    (l == pl || rel[pl] == '/'))
+			return true;
+	}
+	return false;
+}
+
 /* ws_persist_sourced_add() for one home. */
 static int
 ws__sourced_home(const char *home, struct ws__bases *b, struct ws_link_memo *m)
@@ -1586,7 +1611,7 @@ ws__sourced_home(const char *home, struct ws__bases *b, struct ws_link_memo *m)
 			     (int)l, t[k]) >= (int)sizeof(path))
 			continue;
 		/* Listed already (`. ~/.bashrc` in ~/.bash_profile). */
-		if (ws_persist_in(home, WS_PERSIST_HOME, path) != NULL)
+		if (ws__rc_listed(t[k], l))
 			continue;
 		if (ws__base_take(b, path, WS_PERSIST_SOURCED, NULL, m) < 0)
 			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
