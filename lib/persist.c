@@ -1445,13 +1445,13 @@ ws_rc_sourced_parse(const char *text, size_t len, bool cut, const char *home,
 }
 
 /*
- * The regular file rel beneath the directory hfd, its first WS_RC_MAX
+ * The regular file rel beneath the directory hfd, its first max
  * bytes, into *buf (malloc'd, NUL-terminated; *cut when there is more):
  * its length, or -1 (none, not a regular file, a link out of the
  * directory, no openat2()).
  */
 static ssize_t
-ws__rc_read(int hfd, const char *rel, char **buf, bool *cut)
+ws__rc_read(int hfd, const char *rel, size_t max, char **buf, bool *cut)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
@@ -1470,8 +1470,8 @@ ws__rc_read(int hfd, const char *rel, char **buf, bool *cut)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		goto fail;
-	cap = st.st_size > WS_RC_MAX ? (size_t)WS_RC_MAX : (size_t)st.st_size;
-	*cut = st.st_size > WS_RC_MAX;
+	cap = (size_t)st.st_size > max ? max : (size_t)st.st_size;
+	*cut = (size_t)st.st_size > max;
 	if ((b = malloc(cap + 1)) == NULL)
 		goto fail;
 	while (n < cap) {
@@ -1522,10 +1522,13 @@ ws__rc_below(const char *v, const char *home, size_t hl)
 	return *v != '\0' ? v : NULL;
 }
 
-/* Read rel beneath hfd, once (*read, *nread: those read), and parse it. */
+/*
+ * Read rel beneath hfd, once (*read, *nread: those read), within what is
+ * left of *budget (bytes, for all of a home's files), and parse it.
+ */
 static int
 ws__rc_scan(int hfd, const char *rel, const char *home, char ***read,
-	    size_t *nread, char ***t, size_t *nt)
+	    size_t *nread, size_t *budget, char ***t, size_t *nt)
 {
 	char *text;
 	bool cut;
@@ -1537,8 +1540,11 @@ ws__rc_scan(int hfd, const char *rel, const char *home, char ***read,
 			return 0;
 	if ((rc = ws__rc_take(read, nread, strdup(rel))) < 0)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-	if ((l = ws__rc_read(hfd, rel, &text, &cut)) < 0)
+	if (*budget == 0 ||
+	    (l = ws__rc_read(hfd, rel, *budget < (size_t)WS_RC_MAX ? *budget
+				: (size_t)WS_RC_MAX, &text, &cut)) < 0)
 		return 0;
+	*budget -= (size_t)l;
 	rc = ws_rc_sourced_parse(text, (size_t)l, cut, home, t, nt);
 	free(text);
 	return rc;
@@ -1575,32 +1581,38 @@ ws__sourced_home(const char *home, struct ws__bases *b, struct ws_link_memo *m)
 {
 	const char *zd, *v;
 	char **read = NULL, **t = NULL, rel[PATH_MAX], path[PATH_MAX];
-	size_t nread = 0, nt = 0, n0, hl = strlen(home);
+	size_t nread = 0, nt = 0, n0, hl = strlen(home), budget = WS_RC_BUDGET;
 	int hfd, rc = 0;
 
 	while (hl > 1 && home[hl - 1] == '/')
 		hl--;
 	if ((hfd = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return 0;
-	for (size_t k = 0; rc == 0 && k < sizeof(ws__rc_files) / sizeof(ws__rc_files[0]); k++)
-		rc = ws__rc_scan(hfd, ws__rc_files[k], home, &read, &nread, &t, &nt);
+#define WS__N(a) (sizeof(a) / sizeof((a)[0]))
+	for (size_t k = 0; rc == 0 && k < WS__N(ws__rc_files); k++)
+		rc = ws__rc_scan(hfd, ws__rc_files[k], home, &read, &nread,
+				 &budget, &t, &nt);
 	/* Where the person's environment moves them, below the home. */
 	zd = ws__rc_below(getenv("ZDOTDIR"), home, hl);
-	for (size_t k = 0; rc == 0 && zd != NULL && k < sizeof(ws__rc_zsh) / sizeof(ws__rc_zsh[0]); k++)
-		if (snprintf(rel, sizeof(rel), "%s/%s", zd, ws__rc_zsh[k]) < (int)sizeof(rel))
-			rc = ws__rc_scan(hfd, rel, home, &read, &nread, &t, &nt);
-	if (rc == 0 && (v = ws__rc_below(getenv("XDG_CONFIG_HOME"), home, hl)) != NULL &&
+	for (size_t k = 0; rc == 0 && zd != NULL && k < WS__N(ws__rc_zsh); k++)
+		if (snprintf(rel, sizeof(rel), "%s/%s", zd, ws__rc_zsh[k]) <
+		    (int)sizeof(rel))
+			rc = ws__rc_scan(hfd, rel, home, &read, &nread, &budget,
+					 &t, &nt);
+#undef WS__N
+	v = ws__rc_below(getenv("XDG_CONFIG_HOME"), home, hl);
+	if (rc == 0 && v != NULL &&
 	    snprintf(rel, sizeof(rel), "%s/fish/config.fish", v) < (int)sizeof(rel))
-		rc = ws__rc_scan(hfd, rel, home, &read, &nread, &t, &nt);
+		rc = ws__rc_scan(hfd, rel, home, &read, &nread, &budget, &t, &nt);
 	if (rc == 0 && (v = ws__rc_below(getenv("BASH_ENV"), home, hl)) != NULL)
-		rc = ws__rc_scan(hfd, v, home, &read, &nread, &t, &nt);
+		rc = ws__rc_scan(hfd, v, home, &read, &nread, &budget, &t, &nt);
 	if (rc == 0 && (v = ws__rc_below(getenv("ENV"), home, hl)) != NULL)
-		rc = ws__rc_scan(hfd, v, home, &read, &nread, &t, &nt);
+		rc = ws__rc_scan(hfd, v, home, &read, &nread, &budget, &t, &nt);
 	/* One level more: what a sourced file sources (not read). */
 	n0 = nt;
 	for (size_t k = 0; rc == 0 && k < n0; k++)
 		if (t[k][strlen(t[k]) - 1] != '/')
-			rc = ws__rc_scan(hfd, t[k], home, &read, &nread, &t, &nt);
+			rc = ws__rc_scan(hfd, t[k], home, &read, &nread, &budget, &t, &nt);
 	close(hfd);
 	for (size_t k = 0; rc == 0 && k < nt; k++) {
 		size_t l = strlen(t[k]);
@@ -1626,8 +1638,8 @@ ws__sourced_home(const char *home, struct ws__bases *b, struct ws_link_memo *m)
 }
 
 int
-ws_persist_sourced_add(char *const *homes, size_t nh, struct ws_persist_base **b,
-		       size_t *nb)
+ws_persist_sourced_add(char *const *homes, size_t nh,
+		       struct ws_persist_base **b, size_t *nb)
 {
 	struct ws__bases bb = {*b, *nb, *nb};
 	struct ws_link_memo m;

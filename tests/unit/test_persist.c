@@ -816,6 +816,45 @@ START_TEST(rc_sourced_from_files)
 END_TEST
 
 /*
+ * All of a home's start-up files together are read up to WS_RC_BUDGET:
+ * four of WS_RC_MAX each use it up, and what the fifth sources is not
+ * taken (what the four do is).
+ */
+START_TEST(rc_sourced_budget)
+{
+	static const char *const rc[] = {".bashrc", ".bash_profile", ".bash_login",
+					 ".profile"};
+	char *h = wst_tmpdir(), real[4096], *homes[1], *text = malloc(WS_RC_MAX);
+	struct ws_persist_base *b = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(4 * WS_RC_MAX, WS_RC_BUDGET);
+	ck_assert_ptr_nonnull(realpath(h, real));
+	homes[0] = real;
+	unsetenv("ZDOTDIR");
+	unsetenv("BASH_ENV");
+	unsetenv("ENV");
+	unsetenv("XDG_CONFIG_HOME");
+	for (size_t i = 0; i < 4; i++) {
+		memset(text, '#', WS_RC_MAX);
+		snprintf(text, 32, "source ~/.x%zu\n", i);
+		text[strlen(text)] = '#';
+		text[WS_RC_MAX - 1] = '\0';
+		wst_write(real, rc[i], text);
+	}
+	free(text);
+	wst_write(real, ".bash_aliases", "source ~/.late5\n");
+	ck_assert_int_eq(ws_persist_sourced_add(homes, 1, &b, &n), 0);
+	ck_assert(has_sourced(b, n, real, ".x0"));
+	ck_assert(has_sourced(b, n, real, ".x3"));
+	ck_assert(!has_sourced(b, n, real, ".late5"));
+	ws_persist_bases_free(b, n);
+	wst_rmrf(h);
+	free(h);
+}
+END_TEST
+
+/*
  * Review28 07: with HOME the workspace, coding agents' user configuration
  * (the MCP servers and hooks they start at the person's next session)
  * was writable.  Each is a place now; a neighbour of the same stem, and
@@ -866,6 +905,7 @@ suite(void)
 	tcase_add_test(tc, rc_sourced_spellings);
 	tcase_add_test(tc, rc_sourced_ignored);
 	tcase_add_test(tc, rc_sourced_from_files);
+	tcase_add_test(tc, rc_sourced_budget);
 	tcase_add_test(tc, agent_config_places);
 	suite_add_tcase(s, tc);
 	return s;

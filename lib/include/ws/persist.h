@@ -94,6 +94,8 @@ int ws_persist_bases(struct ws_persist_base **out, size_t *n);
  * sources: a line past it is not looked at.
  */
 #define WS_RC_MAX (256L << 10)
+/* The most read of all of one home's start-up files together. */
+#define WS_RC_BUDGET (1L << 20)
 
 /*
  * What the shell script text (len bytes: a start-up file, or the first
@@ -128,8 +130,9 @@ int ws_rc_sourced_parse(const char *text, size_t len, bool cut,
  * more, not read).  Each read through a descriptor of the home,
  * beneath it (openat2 RESOLVE_BENEATH: no link out of the home is
  * followed, nor a magic link), a regular file only, its first
- * WS_RC_MAX bytes.  A path that is one of the listed places already is
- * not taken again.  0, or WS_ENOMEM (*b as it was).
+ * WS_RC_MAX bytes, WS_RC_BUDGET for all of a home's.  A path that is
+ * one of the listed places already is not taken again.  0, or
+ * WS_ENOMEM (*b then holds what was taken before it ran out).
  */
 int ws_persist_sourced_add(char *const *homes, size_t nh,
 			   struct ws_persist_base **b, size_t *nb);
