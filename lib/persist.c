@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1444,6 +1445,97 @@ ws_rc_sourced_parse(const char *text, size_t len, bool cut, const char *home,
 	return 0;
 }
 
+/* Set once openat2() turned out not to be there (ENOSYS). */
+static atomic_bool ws__rc_no_openat2;
+
+/*
+ * openat2(hfd, rel, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) without
+ * openat2 (before Linux 5.6, under valgrind): rel walked a component at
+ * a time with O_NOFOLLOW, a link's text put in its place (lexically,
+ * after the real directories walked so far) and the walk begun again
+ * from hfd; a link whose text is absolute, or that leads above hfd, is
+ * not followed (the home's path is not known here: stow's links are
+ * relative).  40 links at most.  The file's descriptor, or -1.
+ */
+static int
+ws__rc_open_walk(int hfd, const char *rel, int flags)
+{
+	char path[PATH_MAX], work[PATH_MAX], next[PATH_MAX], link[PATH_MAX];
+	int hops = 0;
+
+	if (snprintf(path, sizeof(path), "%s", rel) >= (int)sizeof(path))
+		return -1;
+	for (;;) {
+		int dfd = hfd, fd = -1;
+		char *c = work, *sl;
+
+		/* Walked in a copy: its slashes become NULs on the way. */
+		memcpy(work, path, strlen(path) + 1);
+		for (;;) {
+			ssize_t ll;
+			size_t done;
+
+			c += strspn(c, "/");
+			if ((sl = strchr(c, '/')) != NULL)
+				*sl = '\0';
+			fd = openat(dfd, c, sl != NULL
+				    ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+				    : flags | O_NOFOLLOW);
+			if (fd >= 0 || (errno != ELOOP && errno != ENOTDIR) ||
+			    ++hops > 40 ||
+			    (ll = readlinkat(dfd, c, link, sizeof(link) - 1)) <= 0 ||
+			    link[0] == '/') {
+				if (dfd != hfd)
+					close(dfd);
+				if (fd < 0 || sl == NULL)
+					return fd;
+				dfd = fd;
+				c = sl + 1;
+				continue;
+			}
+			link[ll] = '\0';
+			/* The link replaced by its text: the directories
+			 * before it, the text, what follows it. */
+			done = (size_t)(c - work);
+			if (snprintf(next, sizeof(next), "%.*s%s%s%s", (int)done,
+				     path, link, sl != NULL ? "/" : "",
+				     sl != NULL ? sl + 1 : "") >= (int)sizeof(next)) {
+				if (dfd != hfd)
+					close(dfd);
+				return -1;
+			}
+			if (dfd != hfd)
+				close(dfd);
+			break;
+		}
+		/* Lexically normal, and beneath hfd. */
+		{
+			size_t ol = 0;
+			char *save = NULL;
+
+			path[0] = '\0';
+			for (char *t = strtok_r(next, "/", &save); t != NULL;
+			     t = strtok_r(NULL, "/", &save)) {
+				if (strcmp(t, ".") == 0)
+					continue;
+				if (strcmp(t, "..") == 0) {
+					if (ol == 0)
+						return -1;
+					while (ol > 0 && path[ol - 1] != '/')
+						ol--;
+					ol -= ol > 0;
+					path[ol] = '\0';
+					continue;
+				}
+				ol += (size_t)snprintf(path + ol, sizeof(path) - ol,
+						       "%s%s", ol ? "/" : "", t);
+			}
+			if (ol == 0)
+				return -1;
+		}
+	}
+}
+
 /*
  * The regular file rel beneath the directory hfd, its first max
  * bytes, into *buf (malloc'd, NUL-terminated; *cut when there is more):
@@ -1462,10 +1554,17 @@ ws__rc_read(int hfd, const char *rel, size_t max, char **buf, bool *cut)
 	struct stat st;
 	size_t cap, n = 0;
 	char *b = NULL;
-	int fd = (int)syscall(SYS_openat2, hfd, rel, &how, sizeof(how));
+	int fd = -1;
 
 	*buf = NULL;
 	*cut = false;
+	if (!atomic_load(&ws__rc_no_openat2)) {
+		fd = (int)syscall(SYS_openat2, hfd, rel, &how, sizeof(how));
+		if (fd < 0 && errno == ENOSYS)
+			atomic_store(&ws__rc_no_openat2, true);
+	}
+	if (atomic_load(&ws__rc_no_openat2))
+		fd = ws__rc_open_walk(hfd, rel, (int)how.flags);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))

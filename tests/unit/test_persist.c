@@ -769,6 +769,14 @@ START_TEST(rc_sourced_from_files)
 	wst_mkdir(real, "dotfiles");
 	wst_write(real, "dotfiles/zshrc", "source ~/.zsh-inner\n");
 	wst_symlink("dotfiles/zshrc", real, ".zshrc");
+	/* A link on the way (stow's ~/.config -> dotfiles/config), and a
+	 * relative one that leads above the home. */
+	wst_write(real, "dotfiles/config/fish/config.fish", "source ~/.fish-extra\n");
+	wst_symlink("dotfiles/config", real, ".config");
+	wst_write(out, "up.sh", "source ~/.via-up\n");
+	snprintf(p, sizeof(p), "../../%s/up.sh", strrchr(out, '/') + 1);
+	wst_symlink(p, real, "dotfiles/up");
+	wst_symlink("dotfiles/up", real, ".bash_login");
 	/* Past the bound: not looked at. */
 	memset(text, '#', big);
 	memcpy(text, "source ~/.early\n", 16);
@@ -782,9 +790,11 @@ START_TEST(rc_sourced_from_files)
 	ck_assert(has_sourced(b, n, real, ".my-env.sh"));
 	ck_assert(has_sourced(b, n, real, ".lvl2.sh"));
 	ck_assert(has_sourced(b, n, real, ".zsh-inner"));
+	ck_assert(has_sourced(b, n, real, ".fish-extra"));
 	ck_assert(has_sourced(b, n, real, ".early"));
 	ck_assert(!has_sourced(b, n, real, ".lvl3.sh"));
 	ck_assert(!has_sourced(b, n, real, ".via-outside"));
+	ck_assert(!has_sourced(b, n, real, ".via-up"));
 	ck_assert(!has_sourced(b, n, real, ".late"));
 	/* A listed place is not taken again. */
 	ck_assert(!has_sourced(b, n, real, ".bashrc.d/a"));
