@@ -983,7 +983,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	struct stat root_st, st;
 	bool any_write = false;
 	const struct ws_persist_base *xb = NULL;
-	size_t nxb = 0;
+	struct ws_persist_base *sb = NULL;
+	size_t nxb = 0, nsb = 0;
 	char *const *homes = NULL;
 	char *pwhome = NULL;
 	size_t nh = 0;
@@ -1212,6 +1213,26 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 	 */
 	if ((rc = ws_ctx_persist_env(ws, &xb, &nxb, &homes, &nh)) < 0)
 		goto out;
+	/*
+	 * What a home's start-up files source (review25 08): the call's
+	 * bases hold it for a home a writable anchor holds or lies in; for
+	 * one that only a write grant reaches, read here.
+	 */
+	for (size_t h = 0; h < nh; h++) {
+		bool near = false, reached = false;
+
+		for (size_t a = 0; a < ws->nanchors && !near; a++)
+			near = !ws->anchors[a].ro &&
+			       (ws_path_within(homes[h], ws->anchors[a].real, NULL) ||
+				ws_path_within(ws->anchors[a].real, homes[h], NULL));
+		for (size_t i = 0; i < n && !near && !reached; i++)
+			reached = v[i].granted && v[i].write &&
+				  (ws_path_within(homes[h], v[i].dir, NULL) ||
+				   ws_path_within(v[i].dir, homes[h], NULL));
+		if (reached &&
+		    (rc = ws_persist_sourced_add(&homes[h], 1, &sb, &nsb)) < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct ws_policy_grant *g = &v[i];
 		const char *place = NULL, *home_real = NULL;
@@ -1226,6 +1247,8 @@ ws_grants_check(struct ws_ctx *ws, struct ws_policy_grant *v, size_t n,
 				home_real = homes[h];
 		if (place == NULL) {
 			ws__grant_bases(g, xb, nxb);
+			if (g->write)
+				ws__grant_bases(g, sb, nsb);
 			continue;
 		}
 		g->write = false;
@@ -1255,6 +1278,7 @@ out:
 	free(inside.v);
 	free(never.v);
 	free(pwhome);
+	ws_persist_bases_free(sb, nsb);
 	if (rc < 0)
 		ws_grants_revoke(v, n, "not checked");
 	return rc;

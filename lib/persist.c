@@ -5,10 +5,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ws/error.h"
@@ -454,6 +458,12 @@ static const struct {
 	 * with that PATH (review14 01).  Taken apart by ws__path_bases().
 	 */
 	[WS_PERSIST_PATH] = {"PATH", ".local/bin", ".local/bin/", 11},
+	/*
+	 * What the start-up files source: the file (or directory) is the
+	 * place, as $BASH_ENV's is.  No variable names it
+	 * (ws_persist_sourced_add()).
+	 */
+	[WS_PERSIST_SOURCED] = {NULL, NULL, ".bashrc", 7},
 };
 
 /* Whether v spells HOME's default d for a variable ("$HOME/d"). */
@@ -711,7 +721,8 @@ ws_persist_bases(struct ws_persist_base **out, size_t *n)
 	*out = NULL;
 	*n = 0;
 	for (int k = WS_PERSIST_HOME + 1; rc == 0 && k < WS_PERSIST_NKINDS; k++) {
-		const char *v = getenv(ws__kinds[k].env);
+		const char *v = ws__kinds[k].env != NULL ? getenv(ws__kinds[k].env)
+							 : NULL;
 
 		if (k == WS_PERSIST_PATH) {
 			rc = ws__path_bases(&b, home, &m);
@@ -754,7 +765,7 @@ ws_persist_env_key(void)
 	if (!rel || getcwd(cwd, sizeof(cwd)) == NULL)
 		cwd[0] = '\0';
 	for (int k = 0; k < WS_PERSIST_NKINDS; k++) {
-		v[k] = getenv(ws__kinds[k].env);
+		v[k] = ws__kinds[k].env != NULL ? getenv(ws__kinds[k].env) : NULL;
 		n += strlen(v[k] != NULL ? v[k] : "") + 2;
 	}
 	n += strlen(cwd) + 1;
@@ -859,6 +870,9 @@ ws_persist_show(int kind, const char *place, char *buf, size_t len)
 		snprintf(buf, len, "~/%.*s", (int)pl, place);
 	else if (kind == WS_PERSIST_PATH)
 		snprintf(buf, len, "a directory on $PATH");
+	else if (kind == WS_PERSIST_SOURCED)
+		snprintf(buf, len, "what one of HOME's shell start-up files "
+			 "sources (source, .)");
 	else
 		snprintf(buf, len, "$%s%s%.*s", ws__kinds[kind].env,
 			 pl > 0 ? "/" : "", (int)pl, place);
@@ -1076,9 +1090,665 @@ ws_home_persist_anchor(const char *real)
 		ws_homes_free(home, nh);
 		return true;
 	}
+	/*
+	 * What the start-up files of a home that holds real source (a
+	 * workspace of a directory ~/.bashrc loops over): only those
+	 * homes' files are read.
+	 */
+	for (size_t h = 0; !in && h < nh; h++)
+		if (ws_path_within(home[h], real, NULL) && strcmp(home[h], real) != 0 &&
+		    ws_persist_sourced_add(&home[h], 1, &b, &nb) < 0) {
+			ws_error_clear();
+			in = true;
+		}
 	for (size_t k = 0; k < nb; k++)
 		in = in || ws_persist_anchor_in(b[k].dir, b[k].kind, real);
 	ws_persist_bases_free(b, nb);
 	ws_homes_free(home, nh);
 	return in;
+}
+
+/*
+ * What the person's shell start-up files source (review25 08): a list
+ * of the files installers make them source (~/.fzf.bash, ~/.deno/env)
+ * cannot keep up, so the start-up files that exist are read for their
+ * `source X` and `. X` lines, and X is a place of that home.
+ */
+
+/* One word of a line as the shell would take it, roughly. */
+struct ws__rcword {
+	char *s;	/* the word with its quotes removed (malloc'd) */
+	size_t len, cap;
+	bool home;	/* it began with ~/, $HOME or ${HOME}: s is the rest */
+	bool bad;	/* another expansion, single quotes: not a path we know */
+	bool glob;	/* an unquoted *, ? or [ */
+	bool plain;	/* no quote, no escape: a keyword or builtin's name */
+	bool op;	/* an operator (; & | ( ) < >) that ends a command */
+};
+
+static bool
+ws__rcw_put(struct ws__rcword *w, char c)
+{
+	if (w->len + 1 >= w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		char *ns = realloc(w->s, cap);
+
+		if (ns == NULL)
+			return false;
+		w->s = ns;
+		w->cap = cap;
+	}
+	w->s[w->len++] = c;
+	w->s[w->len] = '\0';
+	return true;
+}
+
+/*
+ * At p (in double quotes or not), "$HOME" or "${HOME}" not followed by
+ * a name's character: its length, else 0.
+ */
+static size_t
+ws__rc_home_var(const char *p, const char *end)
+{
+	size_t l = 0;
+
+	if (end - p >= 5 && memcmp(p, "$HOME", 5) == 0)
+		l = 5;
+	else if (end - p >= 7 && memcmp(p, "${HOME}", 7) == 0)
+		return 7;
+	if (l == 5 && p + 5 < end &&
+	    (p[5] == '_' || (p[5] >= 'a' && p[5] <= 'z') ||
+	     (p[5] >= 'A' && p[5] <= 'Z') || (p[5] >= '0' && p[5] <= '9')))
+		return 0;
+	return l;
+}
+
+/*
+ * The next word of the line [*pp, end) into w (w->s reused): false at
+ * the line's end (or a comment), or out of memory (*oom).
+ */
+static bool
+ws__rc_word(const char **pp, const char *end, struct ws__rcword *w, bool *oom)
+{
+	const char *p = *pp;
+	bool dq = false, started = false;
+
+	w->len = 0;
+	if (w->s != NULL)
+		w->s[0] = '\0';
+	w->home = w->bad = w->glob = w->op = false;
+	w->plain = true;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	if (p == end || *p == '#') {
+		*pp = end;
+		return false;
+	}
+	if (strchr(";&|()<>", *p) != NULL) {
+		w->op = true;
+		/* "&&", "||", ";;", ">>": one operator. */
+		if (p + 1 < end && p[1] == p[0])
+			p++;
+		*pp = p + 1;
+		return true;
+	}
+	for (; p < end; p++) {
+		char c = *p;
+
+		if (!dq && (c == ' ' || c == '\t' || c == '\r' ||
+			    strchr(";&|()<>", c) != NULL))
+			break;
+		if (c == '\\' && p + 1 < end) {
+			w->plain = false;
+			/* In double quotes only these are escaped. */
+			if (dq && strchr("$`\"\\", p[1]) == NULL &&
+			    !ws__rcw_put(w, c))
+				goto oom;
+			if (!ws__rcw_put(w, *++p))
+				goto oom;
+		} else if (c == '"') {
+			w->plain = false;
+			dq = !dq;
+		} else if (c == '\'' && !dq) {
+			const char *q = memchr(p + 1, '\'', (size_t)(end - p - 1));
+
+			/* A literal "$HOME" is no home; a path in single
+			 * quotes without one is the path. */
+			w->plain = false;
+			if (q == NULL) {
+				w->bad = true;
+				p = end;
+				break;
+			}
+			for (const char *r = p + 1; r < q; r++)
+				if (!ws__rcw_put(w, *r))
+					goto oom;
+			p = q;
+		} else if (c == '$' || c == '`') {
+			size_t hl = ws__rc_home_var(p, end);
+
+			/* Quotes before it add nothing: "$HOME/x". */
+			if (hl > 0 && w->len == 0 && !w->home && !w->bad) {
+				w->home = true;
+				p += hl - 1;
+			} else {
+				w->bad = true;
+				if (!ws__rcw_put(w, c))
+					goto oom;
+			}
+		} else if (c == '~' && !dq && !started && w->len == 0 &&
+			   (p + 1 == end || p[1] == '/' || p[1] == ' ' ||
+			    p[1] == '\t' || p[1] == ';')) {
+			w->home = true;
+		} else if (c == '~' && !dq && !started && w->len == 0) {
+			w->bad = true; /* ~user */
+			if (!ws__rcw_put(w, c))
+				goto oom;
+		} else {
+			if (!dq && (c == '*' || c == '?' || c == '['))
+				w->glob = true;
+			if (!ws__rcw_put(w, c))
+				goto oom;
+		}
+		started = true;
+	}
+	/* A quote left open runs to another line: not a word we know. */
+	if (dq)
+		w->bad = true;
+	*pp = p;
+	return true;
+oom:
+	*oom = true;
+	*pp = end;
+	return false;
+}
+
+/* Append the path p (malloc'd, taken) to *out unless there: 0 or -ENOMEM. */
+static int
+ws__rc_take(char ***out, size_t *n, char *p)
+{
+	char **v;
+
+	if (p == NULL)
+		return -ENOMEM;
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp((*out)[k], p) == 0) {
+			free(p);
+			return 0;
+		}
+	if ((v = realloc(*out, (*n + 1) * sizeof(*v))) == NULL) {
+		free(p);
+		return -ENOMEM;
+	}
+	*out = v;
+	v[(*n)++] = p;
+	return 0;
+}
+
+/*
+ * The word w as a path relative to home, lexically normal ("." gone,
+ * ".." taken back, a glob's directory with "/"): into *out, or NULL
+ * where it is no path below home.  0 or -ENOMEM.
+ */
+static int
+ws__rc_target(const struct ws__rcword *w, const char *home, char **out)
+{
+	const char *s = w->s != NULL ? w->s : "";
+	size_t hl = home != NULL ? strlen(home) : 0;
+	char *r, *o;
+	size_t ol = 0;
+	bool globbed = false;
+
+	*out = NULL;
+	if (w->bad || w->op || (w->len == 0 && !w->home))
+		return 0;
+	if (w->home) {
+		if (*s != '\0' && *s != '/')
+			return 0; /* "$HOMEx" was no home, "~x" neither */
+	} else if (*s == '/') {
+		/* An absolute path: below home as spelled, or nothing. */
+		while (hl > 1 && home[hl - 1] == '/')
+			hl--;
+		if (hl <= 1 || strncmp(s, home, hl) != 0 || s[hl] != '/')
+			return 0;
+		s += hl;
+	}
+	if ((r = strdup(s)) == NULL || (o = malloc(strlen(s) + 2)) == NULL) {
+		free(r);
+		return -ENOMEM;
+	}
+	for (char *save = NULL, *c = strtok_r(r, "/", &save);
+	     c != NULL && !globbed; c = strtok_r(NULL, "/", &save)) {
+		if (w->glob && strpbrk(c, "*?[") != NULL) {
+			globbed = true;
+			break;
+		}
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			if (ol == 0) {
+				ol = SIZE_MAX; /* above home */
+				break;
+			}
+			while (ol > 0 && o[ol - 1] != '/')
+				ol--;
+			if (ol > 0)
+				ol--;
+			continue;
+		}
+		if (ol > 0)
+			o[ol++] = '/';
+		memcpy(o + ol, c, strlen(c));
+		ol += strlen(c);
+	}
+	free(r);
+	/* HOME itself (a loop over ~'s entries) is no place: it holds
+	 * everything. */
+	if (ol == SIZE_MAX || ol == 0) {
+		free(o);
+		return 0;
+	}
+	if (globbed)
+		o[ol++] = '/';
+	o[ol] = '\0';
+	*out = o;
+	return 0;
+}
+
+int
+ws_rc_sourced_parse(const char *text, size_t len, bool cut, const char *home,
+		    char ***out, size_t *n)
+{
+	const char *end = text + len, *line = text;
+	struct ws__rcword w = {0};
+	bool oom = false;
+	int rc = 0;
+
+	/* Cut at the bound: the last line is not all there. */
+	if (cut) {
+		while (end > text && end[-1] != '\n')
+			end--;
+	}
+	while (rc == 0 && line < end && !oom && *n < WS_RC_TARGETS) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		const char *le = nl != NULL ? nl : end, *p = line;
+		/* At a command's start; the word after source or .; in a
+		 * for's list. */
+		enum { START, SOURCE, OTHER, FOR_NAME, FOR_IN, FOR_LIST } st = START;
+
+		while (rc == 0 && ws__rc_word(&p, le, &w, &oom)) {
+			char *t = NULL;
+
+			if (w.op) {
+				st = START;
+				continue;
+			}
+			switch (st) {
+			case START:
+				/* Keywords before a command, and the test that
+				 * guards it ([ -f X ] && . X is two commands). */
+				if (w.plain && w.s != NULL &&
+				    (strcmp(w.s, "if") == 0 || strcmp(w.s, "then") == 0 ||
+				     strcmp(w.s, "else") == 0 || strcmp(w.s, "elif") == 0 ||
+				     strcmp(w.s, "do") == 0 || strcmp(w.s, "while") == 0 ||
+				     strcmp(w.s, "until") == 0 || strcmp(w.s, "!") == 0 ||
+				     strcmp(w.s, "{") == 0 || strcmp(w.s, "builtin") == 0 ||
+				     strcmp(w.s, "command") == 0))
+					break;
+				if (w.plain && w.s != NULL &&
+				    (strcmp(w.s, "source") == 0 || strcmp(w.s, ".") == 0))
+					st = SOURCE;
+				else if (w.plain && w.s != NULL && strcmp(w.s, "for") == 0)
+					st = FOR_NAME;
+				else
+					st = OTHER;
+				break;
+			case SOURCE:
+				if (w.plain && w.s != NULL && strcmp(w.s, "--") == 0)
+					break;
+				rc = ws__rc_target(&w, home, &t);
+				if (rc == 0 && t != NULL)
+					rc = ws__rc_take(out, n, t);
+				st = OTHER;
+				break;
+			case FOR_NAME:
+				st = FOR_IN;
+				break;
+			case FOR_IN:
+				st = w.plain && w.s != NULL && strcmp(w.s, "in") == 0
+					? FOR_LIST : OTHER;
+				break;
+			case FOR_LIST:
+				/* "do" on the same line ends the list ("; do" is
+				 * an operator first). */
+				if (w.plain && w.s != NULL && strcmp(w.s, "do") == 0) {
+					st = START;
+					break;
+				}
+				rc = ws__rc_target(&w, home, &t);
+				if (rc == 0 && t != NULL)
+					rc = ws__rc_take(out, n, t);
+				break;
+			case OTHER:
+				break;
+			}
+			if (*n >= WS_RC_TARGETS)
+				break;
+		}
+		if (nl == NULL)
+			break;
+		line = nl + 1;
+	}
+	free(w.s);
+	if (oom || rc < 0)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	return 0;
+}
+
+/* Set once openat2() turned out not to be there (ENOSYS). */
+static atomic_bool ws__rc_no_openat2;
+
+/*
+ * openat2(hfd, rel, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) without
+ * openat2 (before Linux 5.6, under valgrind): rel walked a component at
+ * a time with O_NOFOLLOW, a link's text put in its place (lexically,
+ * after the real directories walked so far) and the walk begun again
+ * from hfd; a link whose text is absolute, or that leads above hfd, is
+ * not followed (the home's path is not known here: stow's links are
+ * relative).  40 links at most.  The file's descriptor, or -1.
+ */
+static int
+ws__rc_open_walk(int hfd, const char *rel, int flags)
+{
+	char path[PATH_MAX], work[PATH_MAX], next[PATH_MAX], link[PATH_MAX];
+	int hops = 0;
+
+	if (snprintf(path, sizeof(path), "%s", rel) >= (int)sizeof(path))
+		return -1;
+	for (;;) {
+		int dfd = hfd, fd = -1;
+		char *c = work, *sl;
+
+		/* Walked in a copy: its slashes become NULs on the way. */
+		memcpy(work, path, strlen(path) + 1);
+		for (;;) {
+			ssize_t ll;
+			size_t done;
+
+			c += strspn(c, "/");
+			if ((sl = strchr(c, '/')) != NULL)
+				*sl = '\0';
+			fd = openat(dfd, c, sl != NULL
+				    ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+				    : flags | O_NOFOLLOW);
+			if (fd >= 0 || (errno != ELOOP && errno != ENOTDIR) ||
+			    ++hops > 40 ||
+			    (ll = readlinkat(dfd, c, link, sizeof(link) - 1)) <= 0 ||
+			    link[0] == '/') {
+				if (dfd != hfd)
+					close(dfd);
+				if (fd < 0 || sl == NULL)
+					return fd;
+				dfd = fd;
+				c = sl + 1;
+				continue;
+			}
+			link[ll] = '\0';
+			/* The link replaced by its text: the directories
+			 * before it, the text, what follows it. */
+			done = (size_t)(c - work);
+			if (snprintf(next, sizeof(next), "%.*s%s%s%s", (int)done,
+				     path, link, sl != NULL ? "/" : "",
+				     sl != NULL ? sl + 1 : "") >= (int)sizeof(next)) {
+				if (dfd != hfd)
+					close(dfd);
+				return -1;
+			}
+			if (dfd != hfd)
+				close(dfd);
+			break;
+		}
+		/* Lexically normal, and beneath hfd. */
+		{
+			size_t ol = 0;
+			char *save = NULL;
+
+			path[0] = '\0';
+			for (char *t = strtok_r(next, "/", &save); t != NULL;
+			     t = strtok_r(NULL, "/", &save)) {
+				if (strcmp(t, ".") == 0)
+					continue;
+				if (strcmp(t, "..") == 0) {
+					if (ol == 0)
+						return -1;
+					while (ol > 0 && path[ol - 1] != '/')
+						ol--;
+					ol -= ol > 0;
+					path[ol] = '\0';
+					continue;
+				}
+				ol += (size_t)snprintf(path + ol, sizeof(path) - ol,
+						       "%s%s", ol ? "/" : "", t);
+			}
+			if (ol == 0)
+				return -1;
+		}
+	}
+}
+
+/*
+ * The regular file rel beneath the directory hfd, its first max
+ * bytes, into *buf (malloc'd, NUL-terminated; *cut when there is more):
+ * its length, or -1 (none, not a regular file, a link out of the
+ * directory, no openat2()).
+ */
+static ssize_t
+ws__rc_read(int hfd, const char *rel, size_t max, char **buf, bool *cut)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		/* A link may lead elsewhere in the home (stow's
+		 * ~/.bashrc -> dotfiles/bashrc), not out of it. */
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	size_t cap, n = 0;
+	char *b = NULL;
+	int fd = -1;
+
+	*buf = NULL;
+	*cut = false;
+	if (!atomic_load(&ws__rc_no_openat2)) {
+		fd = (int)syscall(SYS_openat2, hfd, rel, &how, sizeof(how));
+		if (fd < 0 && errno == ENOSYS)
+			atomic_store(&ws__rc_no_openat2, true);
+	}
+	if (atomic_load(&ws__rc_no_openat2))
+		fd = ws__rc_open_walk(hfd, rel, (int)how.flags);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto fail;
+	cap = (size_t)st.st_size > max ? max : (size_t)st.st_size;
+	*cut = (size_t)st.st_size > max;
+	if ((b = malloc(cap + 1)) == NULL)
+		goto fail;
+	while (n < cap) {
+		ssize_t r = read(fd, b + n, cap - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	return (ssize_t)n;
+fail:
+	free(b);
+	close(fd);
+	return -1;
+}
+
+/* The start-up files read below each home, relative to it. */
+static const char *const ws__rc_files[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_aliases",
+	".bash_logout", ".zshenv", ".zprofile", ".zshrc", ".zlogin",
+	".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login",
+	".xprofile", ".xsession", ".xsessionrc", ".xinitrc",
+	".config/fish/config.fish",
+};
+
+/* zsh's start-up files below $ZDOTDIR. */
+static const char *const ws__rc_zsh[] = {
+	".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout",
+};
+
+/*
+ * The variable v's value relative to home (hl bytes), when it lies
+ * strictly below it as spelled: else NULL.
+ */
+static const char *
+ws__rc_below(const char *v, const char *home, size_t hl)
+{
+	if (v == NULL || strncmp(v, home, hl) != 0 || v[hl] != '/')
+		return NULL;
+	v += hl + strspn(v + hl, "/");
+	return *v != '\0' ? v : NULL;
+}
+
+/*
+ * Read rel beneath hfd, once (*read, *nread: those read), within what is
+ * left of *budget (bytes, for all of a home's files), and parse it.
+ */
+static int
+ws__rc_scan(int hfd, const char *rel, const char *home, char ***read,
+	    size_t *nread, size_t *budget, char ***t, size_t *nt)
+{
+	char *text;
+	bool cut;
+	ssize_t l;
+	int rc;
+
+	for (size_t k = 0; k < *nread; k++)
+		if (strcmp((*read)[k], rel) == 0)
+			return 0;
+	if ((rc = ws__rc_take(read, nread, strdup(rel))) < 0)
+		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	if (*budget == 0 ||
+	    (l = ws__rc_read(hfd, rel, *budget < (size_t)WS_RC_MAX ? *budget
+				: (size_t)WS_RC_MAX, &text, &cut)) < 0)
+		return 0;
+	*budget -= (size_t)l;
+	rc = ws_rc_sourced_parse(text, (size_t)l, cut, home, t, nt);
+	free(text);
+	return rc;
+}
+
+/*
+ * Whether rel (l bytes, relative to HOME) is or lies in one of HOME's
+ * listed places: ws_persist_in()'s answer by comparing the spellings
+ * only, where that formats each place's path (a few hundred snprintf()
+ * a target, most of what reading the start-up files cost a call).
+ */
+static bool
+ws__rc_listed(const char *rel, size_t l)
+{
+	for (size_t i = 0; i < ws_home_persist_n; i++) {
+		const char *p = ws_home_persist[i];
+		size_t pl;
+
+		if (p[0] != rel[0])
+			continue;
+		pl = strlen(p);
+		if (p[pl - 1] == '/')
+			pl--;
+		if (l >= pl && strncmp(rel, p, pl) == 0 &&
+		    (l == pl || rel[pl] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* ws_persist_sourced_add() for one home. */
+static int
+ws__sourced_home(const char *home, struct ws__bases *b, struct ws_link_memo *m)
+{
+	const char *zd, *v;
+	char **read = NULL, **t = NULL, rel[PATH_MAX], path[PATH_MAX];
+	size_t nread = 0, nt = 0, n0, hl = strlen(home), budget = WS_RC_BUDGET;
+	int hfd, rc = 0;
+
+	while (hl > 1 && home[hl - 1] == '/')
+		hl--;
+	if ((hfd = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+#define WS__N(a) (sizeof(a) / sizeof((a)[0]))
+	for (size_t k = 0; rc == 0 && k < WS__N(ws__rc_files); k++)
+		rc = ws__rc_scan(hfd, ws__rc_files[k], home, &read, &nread,
+				 &budget, &t, &nt);
+	/* Where the person's environment moves them, below the home. */
+	zd = ws__rc_below(getenv("ZDOTDIR"), home, hl);
+	for (size_t k = 0; rc == 0 && zd != NULL && k < WS__N(ws__rc_zsh); k++)
+		if (snprintf(rel, sizeof(rel), "%s/%s", zd, ws__rc_zsh[k]) <
+		    (int)sizeof(rel))
+			rc = ws__rc_scan(hfd, rel, home, &read, &nread, &budget,
+					 &t, &nt);
+#undef WS__N
+	v = ws__rc_below(getenv("XDG_CONFIG_HOME"), home, hl);
+	if (rc == 0 && v != NULL &&
+	    snprintf(rel, sizeof(rel), "%s/fish/config.fish", v) < (int)sizeof(rel))
+		rc = ws__rc_scan(hfd, rel, home, &read, &nread, &budget, &t, &nt);
+	if (rc == 0 && (v = ws__rc_below(getenv("BASH_ENV"), home, hl)) != NULL)
+		rc = ws__rc_scan(hfd, v, home, &read, &nread, &budget, &t, &nt);
+	if (rc == 0 && (v = ws__rc_below(getenv("ENV"), home, hl)) != NULL)
+		rc = ws__rc_scan(hfd, v, home, &read, &nread, &budget, &t, &nt);
+	/* One level more: what a sourced file sources (not read). */
+	n0 = nt;
+	for (size_t k = 0; rc == 0 && k < n0; k++)
+		if (t[k][strlen(t[k]) - 1] != '/')
+			rc = ws__rc_scan(hfd, t[k], home, &read, &nread, &budget, &t, &nt);
+	close(hfd);
+	for (size_t k = 0; rc == 0 && k < nt; k++) {
+		size_t l = strlen(t[k]);
+
+		if (t[k][l - 1] == '/')
+			l--;
+		if (snprintf(path, sizeof(path), "%.*s/%.*s", (int)hl, home,
+			     (int)l, t[k]) >= (int)sizeof(path))
+			continue;
+		/* Listed already (`. ~/.bashrc` in ~/.bash_profile). */
+		if (ws__rc_listed(t[k], l))
+			continue;
+		if (ws__base_take(b, path, WS_PERSIST_SOURCED, NULL, m) < 0)
+			rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+	}
+	for (size_t k = 0; k < nread; k++)
+		free(read[k]);
+	free(read);
+	for (size_t k = 0; k < nt; k++)
+		free(t[k]);
+	free(t);
+	return rc;
+}
+
+int
+ws_persist_sourced_add(char *const *homes, size_t nh,
+		       struct ws_persist_base **b, size_t *nb)
+{
+	struct ws__bases bb = {*b, *nb, *nb};
+	struct ws_link_memo m;
+	int rc = 0;
+
+	m.n = 0;
+	for (size_t h = 0; rc == 0 && h < nh; h++)
+		rc = ws__sourced_home(homes[h], &bb, &m);
+	ws_link_memo_free(&m);
+	*b = bb.v;
+	*nb = bb.n;
+	return rc;
 }

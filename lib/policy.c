@@ -2043,7 +2043,8 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 		       const char *shown, bool anc)
 {
 	const char *place = NULL;
-	size_t kn, en;
+	const struct ws_persist_base *xb;
+	size_t kn, en, nxb;
 	int kind = WS_PERSIST_HOME;
 	char *env, *key, shown_place[PATH_MAX + 32];
 	int rc = 0;
@@ -2053,12 +2054,22 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 	 * not a list of our own that a new kind would outgrow: a server
 	 * whose CARGO_HOME changed kept the old places), and the anchors.
 	 */
+	if ((rc = ws_ctx_persist_env(ws, &xb, &nxb, NULL, NULL)) < 0)
+		return rc;
 	if ((env = ws_persist_env_key()) == NULL)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	en = strlen(env) + 1;
 	kn = en + 1;
 	for (size_t a = 0; a < ws->nanchors; a++)
 		kn += strlen(ws->anchors[a].real) + 1;
+	/*
+	 * And what the start-up files source (read once a call): a file
+	 * the person's .bashrc sources from now on is a place at the next
+	 * call of a server that built this before (review25 08).
+	 */
+	for (size_t k = 0; k < nxb; k++)
+		if (xb[k].kind == WS_PERSIST_SOURCED)
+			kn += strlen(xb[k].dir) + 2;
 	if ((key = realloc(env, kn)) == NULL) {
 		free(env);
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
@@ -2068,6 +2079,9 @@ ws__home_persist_check(struct ws_ctx *ws, enum ws_op op, const char *real,
 	key[kn] = '\0';
 	for (size_t a = 0; a < ws->nanchors; a++)
 		kn += (size_t)sprintf(key + kn, "%s\n", ws->anchors[a].real);
+	for (size_t k = 0; k < nxb; k++)
+		if (xb[k].kind == WS_PERSIST_SOURCED)
+			kn += (size_t)sprintf(key + kn, "\1%s\n", xb[k].dir);
 	pthread_mutex_lock(&ws__homes_mu);
 	if (ws__homes.key == NULL || strcmp(ws__homes.key, key) != 0) {
 		free(ws__homes.key);

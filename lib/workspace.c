@@ -1668,6 +1668,9 @@ ws__base_home_places(const struct ws_ctx *ws, const char *home, int kind,
 	return rc;
 }
 
+static int ws__sourced_bases(const struct ws_ctx *ws, char *const *home,
+			     size_t nh, struct ws_persist_base **b, size_t *nb);
+
 int
 ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 		   size_t *n)
@@ -1686,7 +1689,8 @@ ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
 	if ((rc = ws_persist_bases(&xb, &nxb)) < 0)
 		return rc;
 	nh = ws_homes(home);
-	rc = ws_ctx_home_places_of(ws, home, nh, xb, nxb, out, n, NULL, NULL);
+	if ((rc = ws__sourced_bases(ws, home, nh, &xb, &nxb)) == 0)
+		rc = ws_ctx_home_places_of(ws, home, nh, xb, nxb, out, n, NULL, NULL);
 	ws_persist_bases_free(xb, nxb);
 	ws_homes_free(home, nh);
 	return rc;
@@ -1926,6 +1930,34 @@ ws_ctx_wait_runs(struct ws_ctx *ws)
 	return 0;
 }
 
+/*
+ * What the start-up files of each home a writable anchor holds or lies
+ * in source (ws_persist_sourced_add()), onto *b (*nb): a home beside
+ * every writable anchor has nothing a tool or a command could change,
+ * and its files are not read at all.  Read once a call (the context's
+ * resolution, ws_ctx_persist_env()), so that a start-up file the person
+ * changed counts from the next call on.  0 or WS_ENOMEM.
+ */
+static int
+ws__sourced_bases(const struct ws_ctx *ws, char *const *home, size_t nh,
+		  struct ws_persist_base **b, size_t *nb)
+{
+	char *near[2];
+	size_t nn = 0;
+
+	for (size_t h = 0; h < nh && h < 2; h++) {
+		bool in = false;
+
+		for (size_t a = 0; a < ws->nanchors && !in; a++)
+			in = !ws->anchors[a].ro &&
+			     (ws_path_within(home[h], ws->anchors[a].real, NULL) ||
+			      ws_path_within(ws->anchors[a].real, home[h], NULL));
+		if (in)
+			near[nn++] = home[h];
+	}
+	return nn > 0 ? ws_persist_sourced_add(near, nn, b, nb) : 0;
+}
+
 int
 ws_ctx_persist_env(struct ws_ctx *ws, const struct ws_persist_base **xb,
 		   size_t *nxb, char *const **home, size_t *nh)
@@ -1959,6 +1991,15 @@ ws_ctx_persist_env(struct ws_ctx *ws, const struct ws_persist_base **xb,
 			return rc;
 		}
 		ws->penv_nhome = ws_homes(ws->penv_home);
+		if ((rc = ws__sourced_bases(ws, ws->penv_home, ws->penv_nhome,
+					    &ws->penv_bases, &ws->penv_nbases)) < 0) {
+			ws_persist_bases_free(ws->penv_bases, ws->penv_nbases);
+			ws_homes_free(ws->penv_home, ws->penv_nhome);
+			ws->penv_bases = NULL;
+			ws->penv_nbases = ws->penv_nhome = 0;
+			free(key);
+			return rc;
+		}
 		ws->penv_done = true;
 		free(ws->penv_key);
 		ws->penv_key = key;

@@ -841,6 +841,81 @@ START_TEST(persistence_home_places_review12)
 END_TEST
 
 /*
+ * Review25 08, the other half: with HOME as the workspace, what the
+ * person's start-up files source is refused, whatever its name: read
+ * from the rc files at each call (`source ~/.my-env.sh`, `[ -f X ] && .
+ * X`, "$HOME/...", a loop's directory, .zshrc's, and what a sourced file
+ * sources), creating, changing, deleting and renaming it or what holds
+ * it.  A file the rc files name no more is free again.
+ */
+START_TEST(persistence_rc_sourced)
+{
+	static const char *const files[] = {
+		".my-env.sh", ".tools/env", ".mybashrc.d/a.sh", ".zsh-extra.zsh",
+		".lvl2.sh",
+	};
+	static const char *const free_files[] = {
+		".my-env.sh.example", "notes.txt", ".tools-x/env", ".lvl3.sh",
+	};
+	char *ws = wst_path(base, "home");
+
+	wst_write(ws, ".bashrc", "# mine\nsource ~/.my-env.sh\n"
+		  "[ -f \"$HOME/.tools/env\" ] && . \"$HOME/.tools/env\"\n"
+		  "for f in ~/.mybashrc.d/*.sh; do . \"$f\"; done\n");
+	wst_write(ws, ".zshrc", "if [[ -r ${HOME}/.zsh-extra.zsh ]]; then\n"
+		  "  source ${HOME}/.zsh-extra.zsh\nfi\n");
+	wst_write(ws, ".my-env.sh", "export A=1\n. ~/.lvl2.sh\n");
+	wst_write(ws, ".lvl2.sh", ". ~/.lvl3.sh\n");
+	free(cfg_env);
+	cfg_env = NULL;
+	ck_assert(asprintf(&cfg_env, "HOME=%s", ws) > 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *w[] = {"--content", "x", files[i], NULL};
+
+		whp(ws, true, w);
+	}
+	{
+		const char *del[] = {"--delete", ".my-env.sh", NULL};
+		const char *mv[] = {"--move", "elsewhere.sh", ".my-env.sh", NULL};
+		const char *over[] = {"--move", ".my-env.sh", "-f", "notes2.txt", NULL};
+		const char *mk[] = {"--mkdir", ".tools", NULL};
+
+		whp(ws, true, del);
+		whp(ws, true, mv);
+		wst_write(ws, "notes2.txt", "n\n");
+		whp(ws, true, over);
+		/* What holds a place: made, as a listed place's parent
+		 * (~/.deno) is; renamed, it would move the place. */
+		whp(ws, false, mk);
+		{
+			const char *mvd[] = {"--move", "t2", ".tools", NULL};
+
+			whp(ws, true, mvd);
+		}
+	}
+	{
+		char *t = wst_slurp(wst_path(ws, ".my-env.sh"), NULL);
+
+		ck_assert_str_eq(t, "export A=1\n. ~/.lvl2.sh\n");
+		free(t);
+	}
+	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
+		const char *w[] = {"--content", "x", free_files[i], NULL};
+
+		whp(ws, false, w);
+	}
+	/* The rc file names it no more: free at the next call. */
+	wst_write(ws, ".zshrc", "# nothing sourced\n");
+	{
+		const char *w[] = {"--content", "x", ".zsh-extra.zsh", NULL};
+
+		whp(ws, false, w);
+	}
+	free(ws);
+}
+END_TEST
+
+/*
  * With HOME a workspace (~/.config and ~/.local/share there): writing
  * each of places is refused and leaves nothing; each of free_files is
  * written.
@@ -2189,6 +2264,7 @@ guards_suite(void)
 	tcase_add_test(tc, persistence_home_linked_parents);
 	tcase_add_test(tc, persistence_home_linked_into_workspace);
 	tcase_add_test(tc, persistence_home_places_review12);
+	tcase_add_test(tc, persistence_rc_sourced);
 	tcase_add_loop_test(tc, config_named_files_guarded, 0,
 			    sizeof(cfg_named) / sizeof(cfg_named[0]));
 	tcase_add_test(tc, persistence_home_places_review14);

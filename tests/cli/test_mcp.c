@@ -5498,6 +5498,53 @@ START_TEST(file_tools_home_places_linked_into_workspace)
 END_TEST
 
 /*
+ * Review25 08, the other half, through a server: with HOME as the
+ * workspace, write_file refuses what the person's .bashrc sources
+ * (POLICY_DENIED), and a file .bashrc names from a later call on is
+ * refused at that call (the server kept what it found before: the rc
+ * files are read again each call), and run_command cannot change it.
+ */
+START_TEST(rc_sourced_each_call)
+{
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	struct mcp m;
+	cJSON *r, *res;
+	char *out, *t, *p;
+
+	setenv("HOME", W, 1);
+	wst_write(W, ".bashrc", "source ~/.my-env.sh\n");
+	wst_write(W, ".later.sh", "orig\n");
+	mcp_start(&m, "--workspace", W, "--no-detect-root");
+	handshake(&m, NULL);
+	res = call(&m, 2, "write_file", "{\"path\":\".my-env.sh\",\"content\":\"x\"}", &r);
+	ck_assert_str_eq(code_of(res), "POLICY_DENIED");
+	cJSON_Delete(r);
+	res = call(&m, 3, "write_file", "{\"path\":\".later.sh\",\"content\":\"free\\n\"}", &r);
+	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	cJSON_Delete(r);
+	/* The person's .bashrc sources it from now on. */
+	wst_write(W, ".bashrc", "source ~/.my-env.sh\n[ -f ~/.later.sh ] && . ~/.later.sh\n");
+	res = call(&m, 4, "write_file", "{\"path\":\".later.sh\",\"content\":\"x\"}", &r);
+	ck_assert_str_eq(code_of(res), "POLICY_DENIED");
+	cJSON_Delete(r);
+	out = run_sh(&m, 5, "echo evil >> .later.sh; echo END");
+	ck_assert_str_eq(out, "END\n");
+	free(out);
+	ck_assert_str_eq(t = wst_slurp(p = wst_path(W, ".later.sh"), NULL), "free\n");
+	free(t);
+	free(p);
+	ck_assert_msg(!wst_exists(p = wst_path(W, ".my-env.sh")), "made");
+	free(p);
+	ck_assert_int_eq(mcp_close(&m), 0);
+	if (home != NULL)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+}
+END_TEST
+
+/*
  * HOME's persistence places are resolved once a call, for the sandbox's
  * read-only binds and for the revert alike (lib/run.c), and anew for
  * every call of one server: with HOME the workspace, what a call makes
@@ -6474,6 +6521,7 @@ suite(void)
 	tcase_add_test(ahead, run_command_concurrent_namespaces);
 	tcase_add_test(ahead, run_command_ahead_follows_state);
 	tcase_add_test(ahead, run_command_home_places_each_call);
+	tcase_add_test(ahead, rc_sourced_each_call);
 	tcase_add_test(ahead, run_command_guardian_once);
 	tcase_add_test(ahead, kill9_mcp_two_runs_clean_up);
 	suite_add_tcase(s, ahead);

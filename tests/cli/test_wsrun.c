@@ -981,6 +981,57 @@ START_TEST(policy_grant_xdg_persistence)
 END_TEST
 
 /*
+ * Review25 08 for grants: HOME beside the workspace, and a policy's
+ * write grant of ~/tools, where ~/.bashrc sources ~/tools/env: the
+ * grant is read-only (what the start-up files source is a place); one
+ * of ~/app, which nothing sources, stays read-write.
+ */
+static char *text_in(const char *dir, const char *rel);
+
+START_TEST(policy_grant_rc_sourced)
+{
+	struct wst_run r;
+	char *gb = grant_base(), *h = wst_path(gb, "home"), *pfile = wst_path(base, "rs.json");
+	char pol[4096], cmd[8192], henv[4200];
+	char *gc;
+
+	wst_write(h, ".bashrc", "[ -f \"$HOME/tools/env\" ] && . \"$HOME/tools/env\"\n");
+	wst_write(h, "tools/env", "orig\n");
+	wst_write(h, "app/settings", "old\n");
+	snprintf(pol, sizeof(pol),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"tools\", \"paths\": [\"${HOME}/tools/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"app\", \"paths\": [\"${HOME}/app/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"allow\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}");
+	wst_write(base, "rs.json", pol);
+	snprintf(cmd, sizeof(cmd),
+		 "H='%s'; echo evil >> \"$H/tools/env\" || echo TOOLS-REFUSED;"
+		 "echo new > \"$H/app/settings\" && echo APP-OK", h);
+	snprintf(henv, sizeof(henv), "HOME=%s", h);
+	run_extra_env = henv;
+	RUNM(&r, 0, "--policy", pfile, "-c", cmd);
+	run_extra_env = NULL;
+	expect_ran(&r, 0);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "TOOLS-REFUSED") != NULL, "%s", r.out);
+	ck_assert_msg(strstr(out_str(&r, "stdout"), "APP-OK") != NULL, "%s", r.out);
+	ck_assert_str_eq(gc = text_in(h, "tools/env"), "orig\n");
+	free(gc);
+	ck_assert(granted(&r, "tools", NULL, "read"));
+	ck_assert_msg(strstr(grant_why(&r, "tools", NULL), "start-up files source") != NULL,
+		      "%s", grant_why(&r, "tools", NULL));
+	ck_assert(granted(&r, "app", NULL, "read-write"));
+	wst_run_free(&r);
+	wst_rmrf(gb);
+	free(gb);
+	free(h);
+	free(pfile);
+}
+END_TEST
+
+/*
  * Review11 03/04 for grants: HOME with stow's layout (~/.config ->
  * dotfiles/config).  A write grant of the real name of a persistence
  * place (dotfiles/config/systemd/user) reaches ~/.config/systemd as
@@ -2576,6 +2627,53 @@ START_TEST(home_persist_places)
 	ck_assert_str_eq(t = text_in(ws, ".local/bin/tool"), "orig\n");
 	free(t);
 	wst_run_free(&r);
+}
+END_TEST
+
+/*
+ * Review25 08, the other half: with HOME as the workspace, what the
+ * person's .bashrc sources (read from it: `source ~/.my-env.sh`, a
+ * missing `[ -f ~/.absent.sh ] && . ~/.absent.sh`, a loop over the
+ * *.sh files of ~/.rc.d) is kept from a command, in either view: an
+ * existing one read-only, a missing one removed after the run; the rest
+ * of what the command wrote stays.
+ */
+START_TEST(home_rc_sourced_places)
+{
+	struct wst_run r;
+	char hv[4200], *t;
+	const char *env[] = {hv, "XDG_CONFIG_HOME=", NULL};
+
+	snprintf(hv, sizeof(hv), "HOME=%s", ws);
+	wst_write(ws, ".bashrc", "source ~/.my-env.sh\n"
+		  "[ -f ~/.absent.sh ] && . ~/.absent.sh\n"
+		  "for f in ~/.rc.d/*.sh; do . \"$f\"; done\n");
+	for (int view = 0; view < 2; view++) {
+		const char *argv[] = {"--workspace", ws, "--json",
+				      view ? "--view=virtual" : "--view=real", "-c",
+				      "echo evil >> .my-env.sh; echo evil > .absent.sh; "
+				      "echo evil >> .rc.d/a.sh; echo evil > .rc.d/b.sh; "
+				      "echo ok > notes.txt; echo made", NULL};
+
+		wst_write(ws, ".my-env.sh", "orig\n");
+		wst_write(ws, ".rc.d/a.sh", "orig\n");
+		wst_runv(&r, NULL, env, "wsrun", argv);
+		if (fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
+		expect_ran(&r, 0);
+		ck_assert_msg(strstr(r.out, "made") != NULL, "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(ws, ".my-env.sh"), "orig\n");
+		free(t);
+		ck_assert_str_eq(t = text_in(ws, ".rc.d/a.sh"), "orig\n");
+		free(t);
+		ck_assert_msg(!exists_in(ws, ".absent.sh"), "view %d: %s", view, r.out);
+		ck_assert_msg(!exists_in(ws, ".rc.d/b.sh"), "view %d: %s", view, r.out);
+		ck_assert_str_eq(t = text_in(ws, "notes.txt"), "ok\n");
+		free(t);
+		wst_run_free(&r);
+	}
 }
 END_TEST
 
@@ -6892,6 +6990,7 @@ suite(void)
 	tcase_add_test(tf, no_landlock_hint);
 	tcase_add_loop_test(tf, policy_example_no_other_writes, 0, 1);
 	tcase_add_test(tf, policy_grant_xdg_persistence);
+	tcase_add_test(tf, policy_grant_rc_sourced);
 	tcase_add_loop_test(tf, policy_grant_narrowed_by_hard_link, 0, nm);
 	tcase_add_loop_test(tf, policy_grant_allow_read_repointed, 0, nm);
 	tcase_add_loop_test(tf, allow_read_relative, 0, nm);
@@ -6916,6 +7015,7 @@ suite(void)
 	tcase_add_loop_test(tf, history_hidden_from_command, 0, 2);
 	tcase_add_test(tf, history_masked_under_grant);
 	tcase_add_test(tf, home_persist_places);
+	tcase_add_test(tf, home_rc_sourced_places);
 	tcase_add_test(tf, home_persist_passwd_home);
 	tcase_add_test(tf, home_persist_linked_parents);
 	tcase_add_test(tf, home_persist_dangling_into_ws);

@@ -657,6 +657,214 @@ START_TEST(sourced_and_start_up_places)
 END_TEST
 
 /*
+ * Review25 08, the other half: what the start-up files source, read
+ * from them.  parsed() gives ws_rc_sourced_parse()'s paths (home "/h")
+ * joined by "|", in the order found.
+ */
+static char rcgot[8192];
+
+static const char *
+parsed(const char *text, bool cut)
+{
+	char **v = NULL;
+	size_t n = 0, at = 0;
+
+	ck_assert_int_eq(ws_rc_sourced_parse(text, strlen(text), cut, "/h", &v, &n), 0);
+	rcgot[0] = '\0';
+	for (size_t k = 0; k < n; k++) {
+		at += (size_t)snprintf(rcgot + at, sizeof(rcgot) - at, "%s%s",
+				       k ? "|" : "", v[k]);
+		free(v[k]);
+	}
+	free(v);
+	return rcgot;
+}
+
+START_TEST(rc_sourced_spellings)
+{
+	ck_assert_str_eq(parsed("source ~/.a\n", false), ".a");
+	ck_assert_str_eq(parsed(". ~/.b", false), ".b");
+	ck_assert_str_eq(parsed("[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n", false),
+			 ".fzf.bash");
+	ck_assert_str_eq(parsed("[[ -s \"$HOME/.d\" ]] && . \"$HOME/.d\"\n", false), ".d");
+	ck_assert_str_eq(parsed("test -r ${HOME}/.e && . ${HOME}/.e\n", false), ".e");
+	ck_assert_str_eq(parsed("if [ -f ~/.f ]; then . ~/.f; fi\n", false), ".f");
+	ck_assert_str_eq(parsed("if [ -f \"${HOME}/.g/env\" ]; then\n"
+				"\t. \"${HOME}/.g/env\"\nfi\n", false), ".g/env");
+	ck_assert_str_eq(parsed(". \"$HOME/.deno/env\"\n", false), ".deno/env");
+	/* Relative: the shell starts in HOME. */
+	ck_assert_str_eq(parsed("source .h\n. ./sub/../.m\n", false), ".h|.m");
+	/* Absolute below the home, not beside it. */
+	ck_assert_str_eq(parsed(". /h/.i\n. /h2/.x\n. /etc/bash_completion\n", false), ".i");
+	/* A glob or a loop: the directory. */
+	ck_assert_str_eq(parsed("for f in ~/.j.d/*.sh; do . \"$f\"; done\n", false), ".j.d/");
+	ck_assert_str_eq(parsed("source ~/.k/*.zsh\n", false), ".k/");
+	ck_assert_str_eq(parsed("for f in ~/.aliases ~/.functions\ndo\n  . $f\ndone\n",
+				false), ".aliases|.functions");
+	/* Each once; after other commands on the line; with "--". */
+	ck_assert_str_eq(parsed("x=1; source ~/.a || true\nsource -- ~/.a\n", false), ".a");
+	/* Single quotes: the literal path. */
+	ck_assert_str_eq(parsed(". '/h/.sq'\n", false), ".sq");
+}
+END_TEST
+
+START_TEST(rc_sourced_ignored)
+{
+	/* Comments, and source as an argument. */
+	ck_assert_str_eq(parsed("# source ~/.x\n  # . ~/.y\necho source ~/.z\n", false), "");
+	ck_assert_str_eq(parsed("alias s='source ~/.x'\n", false), "");
+	/* Other variables and expansions than HOME's. */
+	ck_assert_str_eq(parsed("source $ZDOTDIR/.z\n. \"$XDG_CONFIG_HOME/x\"\n"
+				"source ${ZDOTDIR:-$HOME}/.p\n. $HOMEX/.q\n"
+				"source $(brew --prefix)/x\n. `pwd`/x\n"
+				"source ~other/.x\n. \"~/.lit\"x\n", false), "~/.litx");
+	/* HOME itself, and above it. */
+	ck_assert_str_eq(parsed("for f in ~/*; do . $f; done\nsource ~\n"
+				". ~/../x\n. ../y\n", false), "");
+	/* A quote left open: not a word we know. */
+	ck_assert_str_eq(parsed(". \"$HOME/.open\n", false), "");
+	/* Cut at the bound: its last, cut line is not looked at. */
+	ck_assert_str_eq(parsed("source ~/.a\nsource ~/.partial", true), ".a");
+	ck_assert_str_eq(parsed("source ~/.a\nsource ~/.partial", false), ".a|.partial");
+}
+END_TEST
+
+/* Whether one of b's n bases is dir (below home) of kind SOURCED. */
+static bool
+has_sourced(const struct ws_persist_base *b, size_t n, const char *home,
+	    const char *rel)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s/%s", home, rel);
+	for (size_t k = 0; k < n; k++)
+		if (b[k].kind == WS_PERSIST_SOURCED && strcmp(b[k].dir, p) == 0)
+			return true;
+	return false;
+}
+
+START_TEST(rc_sourced_from_files)
+{
+	char *h = wst_tmpdir(), *out = wst_tmpdir(), real[4096], p[4096];
+	struct ws_persist_base *b = NULL;
+	size_t n = 0, big = WS_RC_MAX + 100;
+	char *text = malloc(big + 64), *homes[1];
+
+	ck_assert_ptr_nonnull(realpath(h, real));
+	homes[0] = real;
+	unsetenv("ZDOTDIR");
+	unsetenv("BASH_ENV");
+	unsetenv("ENV");
+	unsetenv("XDG_CONFIG_HOME");
+	/* Two levels: .bashrc sources .my-env.sh, which sources .lvl2.sh;
+	 * what .lvl2.sh sources is not read. */
+	wst_write(real, ".bashrc", "# mine\n[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n"
+		  "source ~/.my-env.sh\n. /etc/profile.d/x.sh\n. ~/.bashrc.d/a\n");
+	wst_write(real, ".my-env.sh", ". \"$HOME/.lvl2.sh\"\n");
+	wst_write(real, ".lvl2.sh", ". ~/.lvl3.sh\n");
+	/* A link out of the home is not followed; one in it is. */
+	snprintf(p, sizeof(p), "%s/outside", out);
+	wst_write(out, "outside", "source ~/.via-outside\n");
+	wst_symlink(p, real, ".bash_profile");
+	wst_mkdir(real, "dotfiles");
+	wst_write(real, "dotfiles/zshrc", "source ~/.zsh-inner\n");
+	wst_symlink("dotfiles/zshrc", real, ".zshrc");
+	/* A link on the way (stow's ~/.config -> dotfiles/config), and a
+	 * relative one that leads above the home. */
+	wst_write(real, "dotfiles/config/fish/config.fish", "source ~/.fish-extra\n");
+	wst_symlink("dotfiles/config", real, ".config");
+	wst_write(out, "up.sh", "source ~/.via-up\n");
+	snprintf(p, sizeof(p), "../../%s/up.sh", strrchr(out, '/') + 1);
+	wst_symlink(p, real, "dotfiles/up");
+	wst_symlink("dotfiles/up", real, ".bash_login");
+	/* Past the bound: not looked at. */
+	memset(text, '#', big);
+	memcpy(text, "source ~/.early\n", 16);
+	text[WS_RC_MAX - 1] = '\n';
+	snprintf(text + big, 64, "\nsource ~/.late\n");
+	wst_write(real, ".profile", text);
+	free(text);
+	ck_assert_int_eq(ws_persist_sourced_add(homes, 1, &b, &n), 0);
+	/* Listed already (a HOME place): not taken again. */
+	ck_assert(!has_sourced(b, n, real, ".fzf.bash"));
+	ck_assert(has_sourced(b, n, real, ".my-env.sh"));
+	ck_assert(has_sourced(b, n, real, ".lvl2.sh"));
+	ck_assert(has_sourced(b, n, real, ".zsh-inner"));
+	ck_assert(has_sourced(b, n, real, ".fish-extra"));
+	ck_assert(has_sourced(b, n, real, ".early"));
+	ck_assert(!has_sourced(b, n, real, ".lvl3.sh"));
+	ck_assert(!has_sourced(b, n, real, ".via-outside"));
+	ck_assert(!has_sourced(b, n, real, ".via-up"));
+	ck_assert(!has_sourced(b, n, real, ".late"));
+	/* A listed place is not taken again. */
+	ck_assert(!has_sourced(b, n, real, ".bashrc.d/a"));
+	for (size_t k = 0; k < n; k++) {
+		ck_assert_int_eq(b[k].kind, WS_PERSIST_SOURCED);
+		ck_assert_msg(strncmp(b[k].dir, real, strlen(real)) == 0, "%s", b[k].dir);
+	}
+	/* The base is the place, a file's and a directory's. */
+	snprintf(p, sizeof(p), "%s/.my-env.sh", real);
+	ck_assert_ptr_nonnull(ws_persist_in(p, WS_PERSIST_SOURCED, p));
+	snprintf(p, sizeof(p), "%s/.d", real);
+	ck_assert_ptr_nonnull(ws_persist_in(p, WS_PERSIST_SOURCED, "/x/nope") == NULL
+			      ? "ok" : NULL);
+	{
+		char q[4096];
+
+		snprintf(q, sizeof(q), "%s/.d/f.sh", real);
+		ck_assert_ptr_nonnull(ws_persist_in(p, WS_PERSIST_SOURCED, q));
+		ws_persist_show(WS_PERSIST_SOURCED, ws_persist_in(p, WS_PERSIST_SOURCED, q),
+				q, sizeof(q));
+		ck_assert_msg(strstr(q, "start-up files sources") != NULL, "%s", q);
+	}
+	ws_persist_bases_free(b, n);
+	wst_rmrf(h);
+	wst_rmrf(out);
+	free(h);
+	free(out);
+}
+END_TEST
+
+/*
+ * All of a home's start-up files together are read up to WS_RC_BUDGET:
+ * four of WS_RC_MAX each use it up, and what the fifth sources is not
+ * taken (what the four do is).
+ */
+START_TEST(rc_sourced_budget)
+{
+	static const char *const rc[] = {".bashrc", ".bash_profile", ".bash_login",
+					 ".profile"};
+	char *h = wst_tmpdir(), real[4096], *homes[1], *text = malloc(WS_RC_MAX);
+	struct ws_persist_base *b = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(4 * WS_RC_MAX, WS_RC_BUDGET);
+	ck_assert_ptr_nonnull(realpath(h, real));
+	homes[0] = real;
+	unsetenv("ZDOTDIR");
+	unsetenv("BASH_ENV");
+	unsetenv("ENV");
+	unsetenv("XDG_CONFIG_HOME");
+	for (size_t i = 0; i < 4; i++) {
+		memset(text, '#', WS_RC_MAX);
+		snprintf(text, 32, "source ~/.x%zu\n", i);
+		text[strlen(text)] = '#';
+		text[WS_RC_MAX - 1] = '\0';
+		wst_write(real, rc[i], text);
+	}
+	free(text);
+	wst_write(real, ".bash_aliases", "source ~/.late5\n");
+	ck_assert_int_eq(ws_persist_sourced_add(homes, 1, &b, &n), 0);
+	ck_assert(has_sourced(b, n, real, ".x0"));
+	ck_assert(has_sourced(b, n, real, ".x3"));
+	ck_assert(!has_sourced(b, n, real, ".late5"));
+	ws_persist_bases_free(b, n);
+	wst_rmrf(h);
+	free(h);
+}
+END_TEST
+
+/*
  * Review28 07: with HOME the workspace, coding agents' user configuration
  * (the MCP servers and hooks they start at the person's next session)
  * was writable.  Each is a place now; a neighbour of the same stem, and
@@ -704,6 +912,10 @@ suite(void)
 	tcase_add_test(tc, bases_path_loop);
 	tcase_add_test(tc, places_of_each_kind);
 	tcase_add_test(tc, sourced_and_start_up_places);
+	tcase_add_test(tc, rc_sourced_spellings);
+	tcase_add_test(tc, rc_sourced_ignored);
+	tcase_add_test(tc, rc_sourced_from_files);
+	tcase_add_test(tc, rc_sourced_budget);
 	tcase_add_test(tc, agent_config_places);
 	suite_add_tcase(s, tc);
 	return s;

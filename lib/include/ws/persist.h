@@ -34,6 +34,9 @@ extern const size_t ws_home_persist_n;
  * ENV are files as ~/.bashrc and ~/.kshrc are.  Each absolute directory
  * of PATH is a place itself, as ~/.local/bin is (review14 01: an
  * activated venv's bin/ in the workspace), a base of its own.
+ * WS_PERSIST_SOURCED is no variable's: a file (or a directory) a home's
+ * shell start-up files source (ws_persist_sourced_add()), the place
+ * itself, as $BASH_ENV's file is.
  */
 enum ws_persist_kind {
 	WS_PERSIST_HOME,
@@ -49,6 +52,7 @@ enum ws_persist_kind {
 	WS_PERSIST_BASH_ENV,
 	WS_PERSIST_ENV,
 	WS_PERSIST_PATH,
+	WS_PERSIST_SOURCED,
 	WS_PERSIST_NKINDS
 };
 
@@ -84,6 +88,54 @@ struct ws_persist_base {
  * WS_ENOMEM (nothing in *out).
  */
 int ws_persist_bases(struct ws_persist_base **out, size_t *n);
+
+/*
+ * The most read of one start-up file (bytes) when looking for what it
+ * sources: a line past it is not looked at.
+ */
+#define WS_RC_MAX (256L << 10)
+/* The most read of all of one home's start-up files together. */
+#define WS_RC_BUDGET (1L << 20)
+
+/*
+ * What the shell script text (len bytes: a start-up file, or the first
+ * WS_RC_MAX bytes of one, cut is true then, and its last, cut line is
+ * not looked at) sources below HOME, appended to *out (*n paths, each
+ * malloc'd, as is the array): relative to HOME, lexically normal, never
+ * HOME itself nor above it, each once.  Taken: the word after `source`
+ * or `.` at a command's start (after `if`, `then`, `do`, `&&`, `;`, ...:
+ * `[ -f X ] && . X`), and the words of a `for NAME in WORDS` list; a
+ * word that is `~/...`, `$HOME/...` or `${HOME}/...` (unquoted or in
+ * double quotes), an absolute path below home (NULL: none is), or a
+ * relative one (the shell starts in HOME).  One with any other
+ * expansion ($ZDOTDIR, $(...), `...`, ~user) or in single quotes is not
+ * taken; one with a glob (*, ?, [) gives the directory before its first
+ * globbed component, with a trailing "/".  Comments are skipped.
+ * 0, or WS_ENOMEM.
+ */
+int ws_rc_sourced_parse(const char *text, size_t len, bool cut,
+			const char *home, char ***out, size_t *n);
+
+/* The most paths taken from one home's start-up files. */
+#define WS_RC_TARGETS 64
+
+/*
+ * The files and directories the start-up files of each of the n homes
+ * source (ws_rc_sourced_parse()), appended to *b (*nb bases, as
+ * ws_persist_bases() gives them) as bases of kind WS_PERSIST_SOURCED,
+ * resolved and spelled as ws_persist_bases() takes a variable's: the
+ * shells' (bash, sh, ksh, zsh in HOME and in $ZDOTDIR below it, csh,
+ * fish's config.fish, $BASH_ENV's and $ENV's below it, X's session
+ * scripts), and what a file they source sources in turn (one level
+ * more, not read).  Each read through a descriptor of the home,
+ * beneath it (openat2 RESOLVE_BENEATH: no link out of the home is
+ * followed, nor a magic link), a regular file only, its first
+ * WS_RC_MAX bytes, WS_RC_BUDGET for all of a home's.  A path that is
+ * one of the listed places already is not taken again.  0, or
+ * WS_ENOMEM (*b then holds what was taken before it ran out).
+ */
+int ws_persist_sourced_add(char *const *homes, size_t nh,
+			   struct ws_persist_base **b, size_t *nb);
 
 /* Free what ws_persist_bases() gave. */
 void ws_persist_bases_free(struct ws_persist_base *b, size_t n);

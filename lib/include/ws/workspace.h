@@ -485,8 +485,11 @@ extern const char ws_runs_wait_msg[];
 struct ws_persist_base;
 
 /*
- * The environment's persistence bases (ws_persist_bases()) and the
- * homes (ws_homes()), resolved by the call's first ask and kept in ws
+ * The environment's persistence bases (ws_persist_bases()), with what
+ * the start-up files of a home that holds a writable anchor or lies in
+ * one source (ws_persist_sourced_add(), read here, once a context: the
+ * MCP server's calls each have their own), and the homes (ws_homes()),
+ * resolved by the call's first ask and kept in ws
  * while the environment they come from is the same (ws_persist_env_key();
  * else made again, and the home places with them): what they point at
  * is the ws's, not to be freed.  A call is one decision, made on one
