@@ -1228,11 +1228,12 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 				snprintf(rel, sizeof(rel), "%s%s%s", v[i].parent,
 					 v[i].parent[0] ? "/" : "", v[i].name);
 				if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 &&
-				    asprintf(&m, "%s: left as it is: made while the "
-					     "command ran, in a place the command "
-					     "could only read", vp) < 0)
+				    asprintf(&m, "%s: made while the command ran, "
+					     "in a place the command could only read",
+					     vp) < 0)
 					m = NULL;
-				ws__left_add(left, nleft, m);
+				/* Kept, apart from what was undone (ftu17 09). */
+				ws__left_add(&r->kept, &r->nkept, m);
 				free(vp);
 				goto next;
 			}
@@ -3735,7 +3736,8 @@ ws__cleanup(struct ws_ctx *ws, const struct ws_run_opts *o,
 	}
 	free(left);
 	if (vcs != NULL)
-		ws_vcs_clean(ws, vcs, o->net, &r->reverted, &r->nreverted);
+		ws_vcs_clean_kept(ws, vcs, o->net, &r->reverted, &r->nreverted,
+				  &r->kept, &r->nkept);
 }
 
 /* ---- Places pending a revert ----------------------------------------- */
@@ -3866,8 +3868,8 @@ static void
 ws__guardian_audit(struct ws_audit *au, const char *cmd,
 		   const struct ws_run_result *r)
 {
-	cJSON *a = NULL;
-	char *t = NULL;
+	cJSON *a = NULL, *ka = NULL;
+	char *t = NULL, *kt = NULL;
 
 	ws_audit_forked();
 	ws_audit_set_str(au, "operation", "exec");
@@ -3881,10 +3883,17 @@ ws__guardian_audit(struct ws_audit *au, const char *cmd,
 					 (int)r->nreverted)) != NULL &&
 	    (t = cJSON_PrintUnformatted(a)) != NULL)
 		ws_audit_set_json(au, "reverted", t);
+	if (r->nkept > 0 &&
+	    (ka = cJSON_CreateStringArray((const char *const *)r->kept,
+					  (int)r->nkept)) != NULL &&
+	    (kt = cJSON_PrintUnformatted(ka)) != NULL)
+		ws_audit_set_json(au, "kept", kt);
 	ws_audit_outcome(au, WS_ESANDBOX_UNAVAILABLE);
 	(void)ws_audit_emit(au, 128 + SIGKILL);
 	free(t);
 	cJSON_Delete(a);
+	free(kt);
+	cJSON_Delete(ka);
 }
 
 static void __attribute__((noreturn))
@@ -5592,6 +5601,9 @@ ws_run_free(struct ws_run_result *r)
 	for (size_t i = 0; i < r->nreverted; i++)
 		free(r->reverted[i]);
 	free(r->reverted);
+	for (size_t i = 0; i < r->nkept; i++)
+		free(r->kept[i]);
+	free(r->kept);
 	ws_policy_grants_free(r->grants, r->ngrants);
 	ws_view_info_free(&r->view);
 	ws_net_conns_free(r->net_conns, r->nnet_conns);
