@@ -3555,8 +3555,24 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 		 * resetTimeoutOnProgress) would give up on a call queued
 		 * behind a long command: say what it waits for.
 		 */
-		ws_progress(ws__now_ms() - t0, "ms waiting for another command "
-			    "in this workspace to end", false);
+		if (ws_progress_wanted()) {
+			long long w = ws__now_ms() - t0;
+			char msg[160];
+
+			/* Reads on its own (ftu17 03); the end is the call's
+			 * timeout, where there is one. */
+			if (o->timeout_ms > 0)
+				snprintf(msg, sizeof(msg), "waiting for another "
+					 "command in this workspace to end (%lld s "
+					 "of at most %lld s)", w / 1000,
+					 (long long)o->timeout_ms / 1000);
+			else
+				snprintf(msg, sizeof(msg), "waiting for another "
+					 "command in this workspace to end (%lld s)",
+					 w / 1000);
+			ws_progress_total(w, o->timeout_ms > 0 ? (long long)o->timeout_ms
+						 : 0, msg, false);
+		}
 		if (turn->q == NULL || ws__turn_wait(turn, 0))
 			(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	}
@@ -5321,9 +5337,21 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 			ws__close(&statp[0]);
 			continue;
 		}
-		if (!exited)
-			ws_progress(now - start, "ms elapsed, the command running",
-				    false);
+		if (!exited && ws_progress_wanted()) {
+			char msg[128];
+
+			/* Reads on its own (ftu17 03), with the timeout. */
+			if (o->timeout_ms > 0)
+				snprintf(msg, sizeof(msg), "the command is running "
+					 "(%lld s of at most %lld s)",
+					 (now - start) / 1000,
+					 (long long)o->timeout_ms / 1000);
+			else
+				snprintf(msg, sizeof(msg), "the command is running "
+					 "(%lld s)", (now - start) / 1000);
+			ws_progress_total(now - start, o->timeout_ms > 0
+					  ? (long long)o->timeout_ms : 0, msg, false);
+		}
 		if (((o->cancel && *o->cancel) || ws_cancelled()) && !cancelled &&
 		    !exited) {
 			/* The caller was interrupted (a signal, or a client's
