@@ -1012,8 +1012,9 @@ cmd_audit(int argc, char **argv)
 			       "else the\nconfiguration's \"audit\"); see wstools(1), AUDIT LOG.\n\n"
 			       "  --verify          check the chain, and print the last line's hash\n"
 			       "                    (keep it where the log's writer cannot reach)\n"
-			       "  --expect HASH     also fail unless a line has HASH (one printed\n"
-			       "                    before): lines cut off the end are caught\n"
+			       "  --expect HASH     check the chain (as --verify), and fail unless a\n"
+			       "                    line has HASH (one printed before): lines cut\n"
+			       "                    off the end are caught\n"
 			       "  --json            print the result as one JSON object\n"
 			       "  --config FILE     the configuration that names the log\n\n"
 			       "Exit status: 0 the chain holds; 1 it breaks, or HASH is not in it;\n"
@@ -1036,9 +1037,13 @@ cmd_audit(int argc, char **argv)
 			return fail_own(json, "audit", WS_EINVALID_ARGUMENT, AUDIT_USAGE,
 				    "audit: unknown argument \"%s\"", argv[i]);
 	}
+	/* --expect only makes sense while checking the chain, so it asks for
+	 * --verify by itself (ftu17 07); with neither, say what to add. */
+	if (expect != NULL)
+		verify = true;
 	if (!verify)
 		return fail_own(json, "audit", WS_EINVALID_ARGUMENT, AUDIT_USAGE,
-			    "audit: say what to do (--verify)");
+			    "audit: nothing to do: add --verify to check the chain");
 	if (expect != NULL) {
 		size_t k = 0;
 
@@ -1122,9 +1127,11 @@ cmd_audit(int argc, char **argv)
 			printf("%s: the expected hash is line %zu's\n", file,
 			       v.expect_at);
 		else if (expect != NULL)
-			printf("%s: no line of the chain has the expected hash "
-			       "%s: lines were cut off or changed since it was "
-			       "kept\n", file, expect);
+			/* The hash ends the line, with no punctuation after it,
+			 * so that it is copied whole (ftu17 07). */
+			printf("%s: lines were cut off or changed since the hash "
+			       "was kept: no line of the chain has %s\n", file,
+			       expect);
 	}
 	ws_config_free(&conf);
 	return v.bad == 0 && expect_ok ? 0 : 1;

@@ -65,6 +65,13 @@ ws__now_ms(void)
 void
 ws_progress(long long done, const char *message, bool force)
 {
+	ws_progress_total(done, 0, message, force);
+}
+
+void
+ws_progress_total(long long done, long long total, const char *message,
+		  bool force)
+{
 	struct ws_call *c = ws_call_current();
 	long long now;
 
@@ -76,7 +83,7 @@ ws_progress(long long done, const char *message, bool force)
 	if (c->pfn != NULL &&
 	    (force || c->plast < 0 || now - c->plast >= WS_PROGRESS_MS)) {
 		c->plast = now;
-		c->pfn(c->parg, done, message);
+		c->pfn(c->parg, done, total, message);
 	}
 	pthread_mutex_unlock(&c->pmu);
 }

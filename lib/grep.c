@@ -995,7 +995,14 @@ wsg_account(struct wsg_run *r, const struct wsg_job *j)
 		s->skipped[j->skip]++;
 	if (j->searched) {
 		s->files_searched++;
-		ws_progress(s->files_searched, "files searched", false);
+		/* A message that reads on its own (ftu17 03). */
+		if (ws_progress_wanted()) {
+			char msg[64];
+
+			snprintf(msg, sizeof(msg), "%lld files searched",
+				 s->files_searched);
+			ws_progress(s->files_searched, msg, false);
+		}
 	}
 	if (j->matched)
 		s->files_matched++;

@@ -1557,7 +1557,7 @@ done:
 
 /* The progress hook: notifications/progress with the call's token. */
 static void
-ws__progress(void *arg, long long done, const char *message)
+ws__progress(void *arg, long long done, long long total, const char *message)
 {
 	struct ws__job *j = arg;
 	struct ws_mcp *s = j->s;
@@ -1578,6 +1578,8 @@ ws__progress(void *arg, long long done, const char *message)
 	else
 		ws_jw_raw(&m.jw, j->progress_token);
 	ws_jw_kint(&m.jw, "progress", done);
+	if (total > 0)
+		ws_jw_kint(&m.jw, "total", total);
 	ws_jw_kstr(&m.jw, "message", message);
 	ws_jw_obj_end(&m.jw);
 	ws__msg_send(s, &m);
@@ -1668,7 +1670,7 @@ ws__run_job(struct ws_mcp *s, struct ws__job *j, struct ws__bufs *b)
 		j->progress_tok = token;
 		j->progress_token = cJSON_PrintUnformatted(token);
 		ws_progress_set(ws__progress, j);
-		ws__progress(j, 0, "started");
+		ws__progress(j, 0, 0, "started");
 	}
 	/*
 	 * A repeated key, at any depth, before anything reads the

@@ -1355,11 +1355,12 @@ ws__places_revert(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 				snprintf(rel, sizeof(rel), "%s%s%s", v[i].parent,
 					 v[i].parent[0] ? "/" : "", v[i].name);
 				if (ws_ctx_virtual_of(ws, v[i].anchor, rel, &vp) == 0 &&
-				    asprintf(&m, "%s: left as it is: made while the "
-					     "command ran, in a place the command "
-					     "could only read", vp) < 0)
+				    asprintf(&m, "%s: made while the command ran, "
+					     "in a place the command could only read",
+					     vp) < 0)
 					m = NULL;
-				ws__left_add(left, nleft, m);
+				/* Kept, apart from what was undone (ftu17 09). */
+				ws__left_add(&r->kept, &r->nkept, m);
 				free(vp);
 				goto next;
 			}
@@ -3681,8 +3682,24 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 		 * resetTimeoutOnProgress) would give up on a call queued
 		 * behind a long command: say what it waits for.
 		 */
-		ws_progress(ws__now_ms() - t0, "ms waiting for another command "
-			    "in this workspace to end", false);
+		if (ws_progress_wanted()) {
+			long long w = ws__now_ms() - t0;
+			char msg[160];
+
+			/* Reads on its own (ftu17 03); the end is the call's
+			 * timeout, where there is one. */
+			if (o->timeout_ms > 0)
+				snprintf(msg, sizeof(msg), "waiting for another "
+					 "command in this workspace to end (%lld s "
+					 "of at most %lld s)", w / 1000,
+					 (long long)o->timeout_ms / 1000);
+			else
+				snprintf(msg, sizeof(msg), "waiting for another "
+					 "command in this workspace to end (%lld s)",
+					 w / 1000);
+			ws_progress_total(w, o->timeout_ms > 0 ? (long long)o->timeout_ms
+						 : 0, msg, false);
+		}
 		if (turn->q == NULL || ws__turn_wait(turn, 0))
 			(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	}
@@ -3862,7 +3879,8 @@ ws__cleanup(struct ws_ctx *ws, const struct ws_run_opts *o,
 	}
 	free(left);
 	if (vcs != NULL)
-		ws_vcs_clean(ws, vcs, o->net, &r->reverted, &r->nreverted);
+		ws_vcs_clean_kept(ws, vcs, o->net, &r->reverted, &r->nreverted,
+				  &r->kept, &r->nkept);
 }
 
 /* ---- Places pending a revert ----------------------------------------- */
@@ -3993,8 +4011,8 @@ static void
 ws__guardian_audit(struct ws_audit *au, const char *cmd,
 		   const struct ws_run_result *r)
 {
-	cJSON *a = NULL;
-	char *t = NULL;
+	cJSON *a = NULL, *ka = NULL;
+	char *t = NULL, *kt = NULL;
 
 	ws_audit_forked();
 	ws_audit_set_str(au, "operation", "exec");
@@ -4008,10 +4026,17 @@ ws__guardian_audit(struct ws_audit *au, const char *cmd,
 					 (int)r->nreverted)) != NULL &&
 	    (t = cJSON_PrintUnformatted(a)) != NULL)
 		ws_audit_set_json(au, "reverted", t);
+	if (r->nkept > 0 &&
+	    (ka = cJSON_CreateStringArray((const char *const *)r->kept,
+					  (int)r->nkept)) != NULL &&
+	    (kt = cJSON_PrintUnformatted(ka)) != NULL)
+		ws_audit_set_json(au, "kept", kt);
 	ws_audit_outcome(au, WS_ESANDBOX_UNAVAILABLE);
 	(void)ws_audit_emit(au, 128 + SIGKILL);
 	free(t);
 	cJSON_Delete(a);
+	free(kt);
+	cJSON_Delete(ka);
 }
 
 static void __attribute__((noreturn))
@@ -5442,9 +5467,21 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 			ws__close(&statp[0]);
 			continue;
 		}
-		if (!exited)
-			ws_progress(now - start, "ms elapsed, the command running",
-				    false);
+		if (!exited && ws_progress_wanted()) {
+			char msg[128];
+
+			/* Reads on its own (ftu17 03), with the timeout. */
+			if (o->timeout_ms > 0)
+				snprintf(msg, sizeof(msg), "the command is running "
+					 "(%lld s of at most %lld s)",
+					 (now - start) / 1000,
+					 (long long)o->timeout_ms / 1000);
+			else
+				snprintf(msg, sizeof(msg), "the command is running "
+					 "(%lld s)", (now - start) / 1000);
+			ws_progress_total(now - start, o->timeout_ms > 0
+					  ? (long long)o->timeout_ms : 0, msg, false);
+		}
 		if (((o->cancel && *o->cancel) || ws_cancelled()) && !cancelled &&
 		    !exited) {
 			/* The caller was interrupted (a signal, or a client's
@@ -5727,6 +5764,9 @@ ws_run_free(struct ws_run_result *r)
 	for (size_t i = 0; i < r->nreverted; i++)
 		free(r->reverted[i]);
 	free(r->reverted);
+	for (size_t i = 0; i < r->nkept; i++)
+		free(r->kept[i]);
+	free(r->kept);
 	ws_policy_grants_free(r->grants, r->ngrants);
 	ws_view_info_free(&r->view);
 	ws_net_conns_free(r->net_conns, r->nnet_conns);

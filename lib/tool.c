@@ -40,12 +40,14 @@ struct ws__wait_note {
  * 02).  Other progress is not the command line's.
  */
 static void
-ws__cli_wait_note(void *arg, long long done, const char *message)
+ws__cli_wait_note(void *arg, long long done, long long total, const char *message)
 {
 	struct ws__wait_note *n = arg;
 
 	(void)done;
-	if (message != ws_runs_wait_msg || n->said)
+	(void)total;
+	if (strncmp(message, ws_runs_wait_msg, strlen(ws_runs_wait_msg)) != 0 ||
+	    n->said)
 		return;
 	n->said = true;
 	fprintf(stderr, "%s: waiting for a command running in this workspace "

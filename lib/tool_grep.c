@@ -924,11 +924,17 @@ print_end(struct wsgrep *g, const struct ws_grep_summary *s)
 	 * caller may not read. wsls says the same of entries it hides; -s
 	 * keeps quiet, as it does about PATHs that could not be searched.
 	 */
+	/* --files searches nothing, so there they are "not listed"; the
+	 * names stay withheld, and wspath tells why for a path one suspects
+	 * (ftu17 06). */
 	if (s->skipped[WS_GREP_SKIP_POLICY] > 0 &&
 	    !WS_OPT(g->cli, O_NO_MESSAGES)->b)
-		fprintf(stderr, "wsgrep: %lld %s not searched: the policy "
-			"refuses reading %s\n", s->skipped[WS_GREP_SKIP_POLICY],
+		fprintf(stderr, "wsgrep: %lld %s not %s: the policy refuses "
+			"reading %s (wspath --explain --op read PATH, with the "
+			"same --policy, names the rule)\n",
+			s->skipped[WS_GREP_SKIP_POLICY],
 			s->skipped[WS_GREP_SKIP_POLICY] == 1 ? "entry" : "entries",
+			WS_OPT(g->cli, O_FILES)->b ? "listed" : "searched",
 			s->skipped[WS_GREP_SKIP_POLICY] == 1 ? "it" : "them");
 	if (s->truncated && s->truncated_reason != NULL) {
 		fprintf(stderr, "wsgrep: results cut (%s)", s->truncated_reason);

@@ -1103,6 +1103,14 @@ print_json(struct ws_tcall *c, const struct ws_run_result *r, const char *masked
 				   "no tool may create them (reverted_why says why "
 				   "for each)");
 	}
+	/* Left as they are, apart from what was undone (ftu17 09). */
+	if (r->nkept > 0) {
+		ws_jw_key(&jw, "kept");
+		ws_jw_arr(&jw);
+		for (size_t i = 0; i < r->nkept; i++)
+			ws_jw_str(&jw, r->kept[i]);
+		ws_jw_arr_end(&jw);
+	}
 	ws_jw_obj_end(&jw);
 	ws_tcall_end(c, &jw);
 }
@@ -1427,6 +1435,15 @@ reverted:
 		free(t);
 		cJSON_Delete(a);
 	}
+	if (r->nkept > 0) {
+		cJSON *a = cJSON_CreateStringArray((const char *const *)r->kept,
+						   (int)r->nkept);
+		char *t = a ? cJSON_PrintUnformatted(a) : NULL;
+
+		ws_audit_set_json(cli->audit_log, "kept", t);
+		free(t);
+		cJSON_Delete(a);
+	}
 	/* A command's own changes are not in the history (wsrun(1)). */
 	free(iso);
 	free(cmd);
@@ -1693,6 +1710,13 @@ run_run(struct ws_tcall *c)
 			} else {
 				fprintf(stderr, "wsrun: cleaned %s\n", n ? n : "?");
 			}
+			free(n);
+		}
+		/* Not "cleaned": these were left as they are (ftu17 09). */
+		for (size_t i = 0; i < r.nkept; i++) {
+			char *n = ws_cli_masked(r.kept[i], true);
+
+			fprintf(stderr, "wsrun: kept %s\n", n ? n : "?");
 			free(n);
 		}
 		/* A refused grant leaves the command with "No such file or

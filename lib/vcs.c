@@ -748,6 +748,9 @@ struct ws__pass {
 	bool net; /* the command had every host: remotes' routes not pinned */
 	char ***items;
 	size_t *nitems;
+	/* Where what is left as it is goes (ws__keep()): items, or apart. */
+	char ***kept;
+	size_t *nkept;
 	/* Git dirs done (dev, ino): a ".git" file may name one again. */
 	struct { dev_t dev; ino_t ino; } *done;
 	size_t ndone;
@@ -1287,6 +1290,25 @@ ws__unchanged(int dfd, const char *name, const struct stat *st,
 	       memcmp(buf, f->data, f->len) == 0;
 }
 
+/*
+ * An entry left as it is, named apart from what was undone (ftu17 09):
+ * "kept PATH: ..." reads as what happened, "cleaned PATH: left as it
+ * is" did not.
+ */
+static void
+ws__keep(struct ws__pass *p, int a, const char *rel)
+{
+	char ***items = p->items;
+	size_t *nitems = p->nitems;
+
+	p->items = p->kept;
+	p->nitems = p->nkept;
+	ws__item(p, a, rel, "changed while the command ran, in a place the "
+		 "command could only read");
+	p->items = items;
+	p->nitems = nitems;
+}
+
 /* Put back what was (f), or remove what is there; name it. */
 static void
 ws__revert(struct ws__pass *p, int dfd, const char *name, int a,
@@ -1303,8 +1325,7 @@ ws__revert(struct ws__pass *p, int dfd, const char *name, int a,
 	if (p->was != NULL && p->was->nheld > 0 && fstat(dfd, &pst) == 0 &&
 	    ws_vcs_snap_held(p->was, fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
 					     ? &st : NULL, &pst)) {
-		ws__item(p, a, rel, "left as it is: changed while the command "
-			 "ran, in a place the command could only read");
+		ws__keep(p, a, rel);
 		return;
 	}
 
@@ -2763,6 +2784,13 @@ void
 ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	     char ***items, size_t *n)
 {
+	ws_vcs_clean_kept(ws, s, net, items, n, items, n);
+}
+
+void
+ws_vcs_clean_kept(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
+		  char ***items, size_t *n, char ***kept, size_t *nkept)
+{
 	/*
 	 * Every entry, however many: a bound here would let a command hide
 	 * a repository behind entries it made (or behind a workspace that
@@ -2772,6 +2800,7 @@ ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
 			     .items = items, .nitems = n, .net = net,
+			     .kept = kept, .nkept = nkept,
 			     .limit = SIZE_MAX,
 			     .links = ws->policy != NULL && s != NULL &&
 				      s->t0.tv_sec != 0};

@@ -1873,7 +1873,7 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, char *const *home, size_t nh,
 	return rc;
 }
 
-const char ws_runs_wait_msg[] = "ms waiting for a command in this workspace to end";
+const char ws_runs_wait_msg[] = "waiting for a command in this workspace to end";
 
 int
 ws_ctx_wait_runs(struct ws_ctx *ws)
@@ -1922,7 +1922,16 @@ ws_ctx_wait_runs(struct ws_ctx *ws)
 					  "it), then make the change again");
 			return WS_ELIMIT_EXCEEDED;
 		}
-		ws_progress(waited, ws_runs_wait_msg, false);
+		/* The message reads on its own, with the deadline (a client
+		 * shows it without "progress"); total is the wait's end. */
+		if (ws_progress_wanted()) {
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "%s (%lld s of at most %d s)",
+				 ws_runs_wait_msg, waited / 1000,
+				 WS_RUNS_WAIT_MS / 1000);
+			ws_progress_total(waited, WS_RUNS_WAIT_MS, msg, false);
+		}
 		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	}
 	ws->runs_fd = fd;

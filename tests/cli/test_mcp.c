@@ -1152,6 +1152,8 @@ END_TEST
 
 /* The message of the last progress notification wait_progress() took. */
 static char progress_message[256];
+/* Its "total" (0: none). */
+static long long progress_total;
 
 /* Wait for a progress notification with token tok; returns its value. */
 static long long
@@ -1172,6 +1174,10 @@ wait_progress(struct mcp *m, const char *tok, int timeout_ms)
 			v = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "progress"));
 			snprintf(progress_message, sizeof(progress_message), "%s",
 				 cJSON_GetStringValue(cJSON_GetObjectItem(p, "message")) ?: "");
+			progress_total = (long long)cJSON_GetNumberValue(
+				cJSON_GetObjectItem(p, "total"));
+			if (!cJSON_IsNumber(cJSON_GetObjectItem(p, "total")))
+				progress_total = 0;
 			cJSON_Delete(j);
 			return v;
 		}
@@ -1273,7 +1279,8 @@ END_TEST
 
 /*
  * FTU10 2: a run_command queued behind another in the same workspace
- * says so while it waits (progress "ms waiting for another command"),
+ * says so while it waits (progress "waiting for another command", a
+ * message that reads on its own, ftu17 03),
  * so that a client resetting its timeout on progress does not give up
  * on it, and its result says how long it waited (waited_ms, and the
  * text), which its duration_ms leaves out.
@@ -1293,8 +1300,8 @@ START_TEST(run_command_queued_progress)
 	 * elapsed time. */
 	while (wait_progress(&m, "a", 10000) <= 0)
 		;
-	ck_assert_msg(strstr(progress_message, "ms elapsed") != NULL, "%s",
-		      progress_message);
+	ck_assert_msg(strncmp(progress_message, "the command is running (", 24) == 0,
+		      "%s", progress_message);
 	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"second\",\"method\":\"tools/call\","
 		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
 		 "[\"echo\",\"second\"]},\"_meta\":{\"progressToken\":\"b\"}}}");
@@ -1313,7 +1320,8 @@ START_TEST(run_command_queued_progress)
 			const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(p, "message"));
 
 			waiting = msg != NULL &&
-				  strstr(msg, "ms waiting for another command") != NULL;
+				  strncmp(msg, "waiting for another command in this "
+					  "workspace to end (", 54) == 0;
 		}
 		ck_assert_msg(!cJSON_GetObjectItem(j, "id"), "unexpected response");
 		cJSON_Delete(j);
@@ -1360,10 +1368,13 @@ START_TEST(cancel_run_command)
 		 "[\"sleep\",\"30\"]},\"_meta\":{\"progressToken\":\"tok\"}}}");
 	ck_assert_int_eq(wait_progress(&m, "tok", 5000), 0);
 	/* The command is running: progress in elapsed ms, increasing, and
-	 * the message says what the number counts. */
+	 * the message reads on its own (a client shows it without the
+	 * number), with the timeout, which is the total (ftu17 03). */
 	ck_assert_int_gt(wait_progress(&m, "tok", 5000), 0);
-	ck_assert_msg(strstr(progress_message, "ms elapsed") != NULL, "%s",
-		      progress_message);
+	ck_assert_msg(strncmp(progress_message, "the command is running (", 24) == 0 &&
+		      strstr(progress_message, " s of at most ") != NULL &&
+		      strstr(progress_message, "ms") == NULL, "%s", progress_message);
+	ck_assert_int_gt(progress_total, 0);
 	/* Ping answers while the call runs: the reader is not blocked. */
 	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
 	for (;;) {
@@ -3823,21 +3834,42 @@ END_TEST
  * had, and the walk never saw it.  A changing call waits for the
  * command's run and clean-up: the write sent while the command runs is
  * answered after it, and done; a read is not held (read_during_command).
+ * ftu17 03: its progress while it waits reads on its own, with the end
+ * of the wait, which is the total.
  */
 START_TEST(write_waits_for_command)
 {
 	struct mcp m;
 	cJSON *j;
-	bool ran = false;
+	bool ran = false, said = false;
 
 	mcp_start(&m, W);
 	handshake(&m, NULL);
 	send_call(&m, 2, "run_command", "{\"command\":[\"sleep\",\"2\"]}", "\"run\"");
 	ck_assert_int_eq(wait_progress(&m, "run", 5000), 0);
 	ck_assert_int_gt(wait_progress(&m, "run", 5000), 0);
-	send_call(&m, 3, "write_file", "{\"path\":\"w.txt\",\"content\":\"w\"}", NULL);
+	send_call(&m, 3, "write_file", "{\"path\":\"w.txt\",\"content\":\"w\"}", "\"w\"");
 	for (;;) {
 		j = must_recv(&m, 20000, "the calls");
+		if (method_of(j) != NULL &&
+		    strcmp(method_of(j), "notifications/progress") == 0) {
+			const cJSON *p = cJSON_GetObjectItem(j, "params");
+			const char *tok = cJSON_GetStringValue(
+				cJSON_GetObjectItem(p, "progressToken"));
+			const char *msg = cJSON_GetStringValue(
+				cJSON_GetObjectItem(p, "message"));
+
+			if (tok != NULL && strcmp(tok, "w") == 0 && msg != NULL &&
+			    strncmp(msg, "waiting for", 11) == 0) {
+				ck_assert_msg(strncmp(msg, "waiting for a command in this "
+						      "workspace to end (", 48) == 0 &&
+					      strstr(msg, " s of at most 45 s)") != NULL,
+					      "%s", msg);
+				ck_assert_int_eq((long long)cJSON_GetNumberValue(
+					cJSON_GetObjectItem(p, "total")), 45000);
+				said = true;
+			}
+		}
 		if (is_id(j, 2)) {
 			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
 			ran = true;
@@ -3845,6 +3877,7 @@ START_TEST(write_waits_for_command)
 		if (is_id(j, 3)) {
 			ck_assert_msg(ran, "the write was answered before the command");
 			ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+			ck_assert_msg(said, "no progress said what the write waits for");
 			cJSON_Delete(j);
 			break;
 		}
@@ -4237,7 +4270,8 @@ START_TEST(progress_apart)
 			if (cJSON_IsString(tok)) {
 				ck_assert_str_eq(tok->valuestring, "run");
 				ck_assert_msg(!run_done, "progress of the command after its answer");
-				ck_assert_msg(strstr(msg, "ms elapsed") != NULL, "run: %s", msg);
+				ck_assert_msg(strstr(msg, "the command is running") != NULL,
+					      "run: %s", msg);
 				ck_assert_int_gt(v, last_run);
 				last_run = v;
 				nrun++;

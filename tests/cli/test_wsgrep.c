@@ -774,7 +774,20 @@ START_TEST(policy_skips_unopened)
 	RUNP(&r, "--policy", pol, "needle", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_msg(strstr(r.err, "wsgrep: 3 entries not searched: the policy "
-				    "refuses reading them\n") != NULL, "stderr: %s", r.err);
+				    "refuses reading them (wspath --explain --op read "
+				    "PATH, with the same --policy, names the rule)\n")
+		      != NULL, "stderr: %s", r.err);
+	wst_run_free(&r);
+	/* ftu17 06: --files searches nothing; the same count, "not listed". */
+	RUNP(&r, "--policy", pol, "--files", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "wsgrep: 3 entries not listed: the policy "
+				    "refuses reading them (wspath") != NULL &&
+		      strstr(r.err, "not searched") == NULL, "stderr: %s", r.err);
+	wst_run_free(&r);
+	RUNJ(&r, "--policy", pol, "--files", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(skipped(&r, "policy"), 3);
 	wst_run_free(&r);
 	RUNP(&r, "--policy", pol, "nothing-matches-this", NULL);
 	ck_assert_int_eq(r.status, 1);

@@ -133,6 +133,8 @@ suite_view(int i)
 
 /* One more NAME=VALUE for the next runs, or NULL. */
 static const char *run_extra_env;
+/* The next runs print plain text, not --json. */
+static bool run_plain;
 
 /* Run wsrun --json in the workspace with a layer set and arguments. */
 static void
@@ -151,7 +153,8 @@ runm(struct wst_run *r, int mode, const char *stdin_data,
 	env[env[3] ? 4 : 3] = run_extra_env;
 	argv[n++] = "--workspace";
 	argv[n++] = ws;
-	argv[n++] = "--json";
+	if (!run_plain)
+		argv[n++] = "--json";
 	while (*args && n < 63)
 		argv[n++] = *args++;
 	argv[n] = NULL;
@@ -1434,6 +1437,7 @@ END_TEST
  */
 static char *text_in(const char *dir, const char *rel);
 static bool reverted_has(const struct wst_run *r, const char *s);
+static bool kept_has(const struct wst_run *r, const char *s);
 
 START_TEST(policy_denied_links_removed)
 {
@@ -1510,46 +1514,74 @@ END_TEST
  * command could not have made those changes, so they are left as they
  * are, and said.  A hook made where the command could write (a new
  * .git/hooks after moving .git away, the real view) still goes.
+ * ftu17 09: said as "kept" (plain) and in "kept" (JSON), not as
+ * "cleaned" and in "reverted", the list of what was undone.
  */
 START_TEST(person_edits_during_run_kept)
 {
 	struct wst_run r;
 	pid_t pid;
-	char *t;
+	char *t, *p;
 
 	if (!has(_i, "mountns"))
 		return;
 	wst_write(ws, ".git/HEAD", "ref: refs/heads/main\n");
 	wst_write(ws, ".git/config", "[core]\n\tbare = false\n");
 	wst_write(ws, ".git/hooks/pre-push.sample", "#\n");
-	wst_write(ws, ".vscode/settings.json", "{}\n");
 	/* A name made at the virtual root shows only after the command. */
 	wst_write(ws, "sub/.keep", "");
-	if ((pid = fork()) == 0) {
-		/* Once the command runs (the walk before it is done). */
-		for (int k = 0; k < 3000 && !exists_in(ws, "sub/started"); k++)
-			usleep(10 * 1000);
-		wst_write(ws, ".git/hooks/pre-commit", "#!/bin/sh\necho person\n");
-		wst_write(ws, ".vscode/settings.json", "{\"person\": 1}\n");
-		_exit(0);
-	}
-	ck_assert_int_gt(pid, 0);
-	RUNM(&r, _i, "-c", "touch sub/started; sleep 3; exit 0");
-	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
-	if (fallback_refused(&r)) {
+	for (int pass = 0; pass < 2; pass++) {
+		wst_write(ws, ".vscode/settings.json", "{}\n");
+		p = wst_path(ws, ".git/hooks/pre-commit");
+		(void)unlink(p);
+		free(p);
+		p = wst_path(ws, "sub/started");
+		(void)unlink(p);
+		free(p);
+		run_plain = pass == 1;
+		if ((pid = fork()) == 0) {
+			/* Once the command runs (the walk before it is done). */
+			for (int k = 0; k < 3000 && !exists_in(ws, "sub/started"); k++)
+				usleep(10 * 1000);
+			wst_write(ws, ".git/hooks/pre-commit", "#!/bin/sh\necho person\n");
+			wst_write(ws, ".vscode/settings.json", "{\"person\": 1}\n");
+			_exit(0);
+		}
+		ck_assert_int_gt(pid, 0);
+		RUNM(&r, _i, "-c", "touch sub/started; sleep 3; exit 0");
+		run_plain = false;
+		ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+		if (pass == 0 && fallback_refused(&r)) {
+			wst_run_free(&r);
+			return;
+		}
+		t = text_in(ws, ".git/hooks/pre-commit");
+		ck_assert_msg(strcmp(t, "#!/bin/sh\necho person\n") == 0, "%s", r.out);
+		free(t);
+		t = text_in(ws, ".vscode/settings.json");
+		ck_assert_msg(strcmp(t, "{\"person\": 1}\n") == 0, "%s", r.out);
+		free(t);
+		if (pass == 1) {
+			ck_assert_msg(r.status == 0 && strstr(r.err, "wsrun: kept "
+				      "/.git/hooks/pre-commit: ") != NULL &&
+				      strstr(r.err, "wsrun: kept /.vscode/settings.json: ")
+				      != NULL && strstr(r.err, "left as it is") == NULL &&
+				      strstr(r.err, "cleaned /.vscode") == NULL &&
+				      strstr(r.err, "cleaned /.git/hooks") == NULL,
+				      "%d %s", r.status, r.err);
+			wst_run_free(&r);
+			break;
+		}
+		expect_ran(&r, 0);
+		ck_assert_msg(kept_has(&r, "/.git/hooks/pre-commit: made while the command ran") ||
+			      kept_has(&r, "/.git/hooks/pre-commit: changed while the command ran"),
+			      "%s", r.out);
+		ck_assert_msg(kept_has(&r, "/.vscode/settings.json: changed while the command ran"),
+			      "%s", r.out);
+		ck_assert_msg(!reverted_has(&r, "/.git/hooks/pre-commit") &&
+			      !reverted_has(&r, "/.vscode/settings.json"), "%s", r.out);
 		wst_run_free(&r);
-		return;
 	}
-	expect_ran(&r, 0);
-	t = text_in(ws, ".git/hooks/pre-commit");
-	ck_assert_msg(strcmp(t, "#!/bin/sh\necho person\n") == 0, "%s", r.out);
-	free(t);
-	t = text_in(ws, ".vscode/settings.json");
-	ck_assert_msg(strcmp(t, "{\"person\": 1}\n") == 0, "%s", r.out);
-	free(t);
-	ck_assert_msg(reverted_has(&r, "/.git/hooks/pre-commit: left as it is"), "%s", r.out);
-	ck_assert_msg(reverted_has(&r, "/.vscode/settings.json: left as it is"), "%s", r.out);
-	wst_run_free(&r);
 	if (virt())
 		return;
 	/* Where the command could write: its own .git, the old moved away. */
@@ -3718,6 +3750,18 @@ static bool
 reverted_has(const struct wst_run *r, const char *s)
 {
 	cJSON *rv = wst_output(r, "reverted"), *e;
+
+	cJSON_ArrayForEach(e, rv)
+		if (cJSON_IsString(e) && strncmp(e->valuestring, s, strlen(s)) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the result's "kept" holds an entry starting with s. */
+static bool
+kept_has(const struct wst_run *r, const char *s)
+{
+	cJSON *rv = wst_output(r, "kept"), *e;
 
 	cJSON_ArrayForEach(e, rv)
 		if (cJSON_IsString(e) && strncmp(e->valuestring, s, strlen(s)) == 0)

@@ -57,16 +57,18 @@ END_TEST
 struct seen {
 	int calls;
 	long long last;
+	long long total;
 	char msg[32];
 };
 
 static void
-hook(void *arg, long long done, const char *message)
+hook(void *arg, long long done, long long total, const char *message)
 {
 	struct seen *s = arg;
 
 	s->calls++;
 	s->last = done;
+	s->total = total;
 	snprintf(s->msg, sizeof(s->msg), "%s", message);
 }
 
@@ -97,9 +99,13 @@ START_TEST(progress_is_rate_limited)
 	ws_progress(1003, "files", false);
 	ck_assert_int_eq(s.calls, 3);
 	ck_assert_int_eq(s.last, 1002);
+	ck_assert_int_eq(s.total, 0);
+	/* A total goes to the hook as given (ftu17 03). */
+	ws_progress_total(5, 45, "wait", true);
+	ck_assert_int_eq(s.total, 45);
 	ws_progress_set(NULL, NULL);
 	ws_progress(2000, "x", true);
-	ck_assert_int_eq(s.calls, 3);
+	ck_assert_int_eq(s.calls, 4);
 }
 END_TEST
 

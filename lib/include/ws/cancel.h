@@ -27,9 +27,13 @@ void ws_cancel_reset(void);
 
 /*
  * The progress hook: called with how much is done (files searched,
- * milliseconds run) and a short message.  NULL: none (the default).
+ * milliseconds run), the total it goes to (0: not known) and a message
+ * that reads on its own, as a client shows it without the numbers
+ * ("waiting for ... (5 s of at most 45 s)", ftu17 03).  NULL: none (the
+ * default).
  */
-typedef void (*ws_progress_fn)(void *arg, long long done, const char *message);
+typedef void (*ws_progress_fn)(void *arg, long long done, long long total,
+			       const char *message);
 void ws_progress_set(ws_progress_fn fn, void *arg);
 
 /* Whether a progress hook is set (a loop may then wake up to report). */
@@ -42,5 +46,8 @@ bool ws_progress_wanted(void);
  */
 #define WS_PROGRESS_MS 200
 void ws_progress(long long done, const char *message, bool force);
+/* The same with a total (0: not known). */
+void ws_progress_total(long long done, long long total, const char *message,
+		       bool force);
 
 #endif

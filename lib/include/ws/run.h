@@ -150,6 +150,14 @@ struct ws_run_result {
 	 * core.fsmonitor", ws/vcs.h). */
 	size_t nreverted_created;
 	/*
+	 * Entries in places the command could only read that changed while
+	 * it ran (by the person, most likely): left as they are, each "PATH:
+	 * why", apart from "reverted", which lists what was undone (ftu17
+	 * 09).
+	 */
+	char **kept;
+	size_t nkept;
+	/*
 	 * The directories the policy's rules name in directory shape, each
 	 * granted or not and why (ws/grant.h); NULL without a policy.
 	 */

@@ -94,8 +94,12 @@ int ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out);
  * (--net), and then the remotes' URLs and routes are not pinned.  Each change is appended to *items
  * (*n of them, malloc'd strings: a virtual path, then what was done,
  * such as "/.git/config: removed core.fsmonitor").  Never fails: what
- * cannot be done is named as an item.
+ * cannot be done is named as an item.  ws_vcs_clean_kept() appends what
+ * changed while the command ran in a place it could only read (left as
+ * it is: "PATH: why") to *kept instead; ws_vcs_clean() to *items.
  */
+void ws_vcs_clean_kept(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
+		       char ***items, size_t *n, char ***kept, size_t *nkept);
 void ws_vcs_clean(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 		  char ***items, size_t *n);
 
