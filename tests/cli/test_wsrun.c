@@ -5702,6 +5702,52 @@ START_TEST(kill9_wsrun_pdeathsig_cleared)
 END_TEST
 
 /*
+ * Without any namespace or cgroup: a command that double-forks a child
+ * which calls setsid() (it left the command's tree and its session while
+ * wsrun lived), then kill -9 of wsrun.  The orphan was wsrun's (its
+ * subreaper) and went to the host's init when wsrun died, out of the
+ * guardian's reach, and the first process died by its PR_SET_PDEATHSIG
+ * at once: the sleeper ran on.  Now the command's parent is a reaper
+ * (lib/run.c, ws__reaper_main()), a subreaper that outlives wsrun and
+ * kills everything below it.
+ */
+START_TEST(kill9_wsrun_setsid_orphan)
+{
+	char m1[64], m2[64], cmd[512];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	const char *envp[] = {"WS_RUN_DISABLE=userns,cgroup", wst_state_env(),
+			      "WS_VIEW=real", "PATH=/usr/bin:/bin", NULL};
+	posix_spawn_file_actions_t fa;
+	bool up = false;
+	pid_t pid;
+	int st;
+
+	if (system("command -v setsid >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "kill9_wsrun_setsid_orphan: not checked (no setsid)\n");
+		return;
+	}
+	snprintf(m1, sizeof(m1), "101.%d1", (int)getpid());
+	snprintf(m2, sizeof(m2), "101.%d2", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "(setsid sleep %s &); sleep %s", m2, m1);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(m1) && marker_alive(m2);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_assert_msg(marker_gone(m2, 3000),
+		      "kill -9 of wsrun left the setsid'd orphan running");
+	ck_assert_msg(marker_gone(m1, 3000), "kill -9 of wsrun left processes");
+	posix_spawn_file_actions_destroy(&fa);
+}
+END_TEST
+
+/*
  * Review 10 (03c, 06, 09): kill -9 of wsrun (a harness's timeout) no
  * longer skips the clean-up: its guardian (lib/run.c) kills the command,
  * removes what it made at guarded places (wstools' configuration with
@@ -6940,6 +6986,7 @@ suite(void)
 	tcase_add_loop_test(tp, kill9_wsrun, 0, 1);
 	tcase_add_loop_test(tp, kill9_wsrun, 4, 5);
 	tcase_add_test(tp, kill9_wsrun_pdeathsig_cleared);
+	tcase_add_test(tp, kill9_wsrun_setsid_orphan);
 	tcase_add_loop_test(tp, kill9_wsrun_cleans_up, 0, 2);
 	tcase_add_test(tp, init_environ_hidden);
 	tcase_add_test(tp, init_holds_no_descriptor);
