@@ -2567,6 +2567,7 @@ static void __attribute__((noreturn))
 ws__reaper_wait(pid_t cmd, pid_t parent)
 {
 	sigset_t set;
+	siginfo_t si;
 	pid_t w;
 	int st = 0, wst, sig;
 
@@ -2586,15 +2587,19 @@ ws__reaper_wait(pid_t cmd, pid_t parent)
 			continue;
 		if (w < 0)
 			break;
-		sig = sigwaitinfo(&set, NULL);
+		memset(&si, 0, sizeof(si));
+		sig = sigwaitinfo(&set, &si);
 		if (sig == WS__REAPER_DEATHSIG && getppid() != parent) {
 			ws__reaper_kill_below();
 			_exit(128 + SIGKILL);
 		}
-		/* A stopping signal sent to the reaper alone (wsrun's go to
-		 * the process group and the tree as well) is the command's,
-		 * as a namespace init forwards it (ws__init_wait()). */
-		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+		/* A stopping signal sent to the reaper by another than wsrun
+		 * (wsrun's own went to the process group and the tree as
+		 * well: a second copy would run a shell's trap twice) is the
+		 * command's, as a namespace init forwards it
+		 * (ws__init_wait()). */
+		if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) &&
+		    si.si_pid != parent)
 			(void)ws__signal_tree(getpid(), sig);
 	}
 	ws__reaper_kill_below();
