@@ -8,9 +8,11 @@
  * everything and reports the command's status on a pipe.  When init
  * exits -- because the command ended, because wsrun killed it, or because
  * wsrun died (PR_SET_PDEATHSIG) -- the kernel kills every process left in
- * the namespace, however it detached.  Elsewhere the command is wsrun's
- * direct child, in a cgroup v2 child (killed with cgroup.kill) when one
- * can be made, and wsrun is a subreaper that walks and kills the tree.
+ * the namespace, however it detached.  Elsewhere the command's parent is
+ * a reaper, wsrun's direct child (ws__reaper_main()): a subreaper that
+ * kills every process below it when the command ends or wsrun dies, in
+ * a cgroup v2 child (killed with cgroup.kill) when one can be made; wsrun
+ * is a subreaper too, that walks and kills the tree.
  *
  * Output: two pipes, read in one poll loop with the timeout; each stream
  * is either copied live to a descriptor (plain mode) or kept as a
@@ -1402,6 +1404,10 @@ struct ws__report {
 	char msg[200];
 };
 
+/* The reaper's PR_SET_PDEATHSIG (see ws__reaper_main()): taken, not
+ * fatal, so that it outlives wsrun long enough to kill the tree. */
+#define WS__REAPER_DEATHSIG SIGUSR1
+
 struct ws__child {
 	const struct ws_run_opts *o;
 	struct ws_sandbox_plan *plan;
@@ -1411,6 +1417,10 @@ struct ws__child {
 	int net_w;	/* network by name: the listener goes out here, or -1 */
 	bool pidns, landlock, seccomp, caps;
 	bool shared_vm; /* init runs in wsrun's memory (ws__spawn_init()) */
+	/* Without a PID namespace: the command's parent is the reaper
+	 * (ws__reaper_main()), wsrun's child; parent is wsrun's pid. */
+	bool reaper;
+	pid_t parent;
 	int cwd_fd;
 	const char *exe;   /* argv[0] found on PATH (ws__find_exe()), or NULL */
 	int view_w;	   /* the virtual view: its root is sent here, or -1 */
@@ -1587,10 +1597,14 @@ ws__exec_child(struct ws__child *c)
 	int rc;
 
 	if (!c->pidns) {
-		setsid();
+		/* Under the reaper, its session and process group (it made
+		 * them): wsrun's kill of the group reaches both. */
+		if (!c->reaper)
+			setsid();
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	}
 	signal(SIGPIPE, SIG_DFL);
+	signal(WS__REAPER_DEATHSIG, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -1603,6 +1617,7 @@ ws__exec_child(struct ws__child *c)
 		sigaddset(&stop, SIGINT);
 		sigaddset(&stop, SIGHUP);
 		sigaddset(&stop, SIGCHLD);
+		sigaddset(&stop, WS__REAPER_DEATHSIG);
 		sigprocmask(SIG_UNBLOCK, &stop, NULL);
 	}
 	if (dup2(c->in_fd, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->err_w, 2) < 0) {
@@ -1746,7 +1761,7 @@ ws__sys4(long n, long a, long b, long c, long d)
 
 /*
  * A child forked or cloned without exec (the namespace init, one made
- * ahead once its call takes it, the command's direct child, the
+ * ahead once its call takes it, the command's reaper, the
  * guardian) starts with a copy of every descriptor of this process at
  * that moment: in a process of several calls (wstools mcp) another
  * call's too, such as the one a change holds a file's flock() on.  The
@@ -2170,62 +2185,80 @@ static bool
 ws__stop_children(pid_t pid, pid_t *v, size_t *n, size_t cap, bool *grew)
 {
 	char path[64], buf[8192];
-	struct dirent *e;
-	DIR *d;
+	union {
+		char b[4096];
+		uint64_t align;
+	} dents;
+	long got;
+	int dfd;
 
+	/*
+	 * getdents64 rather than opendir(): the reaper walks here too, a
+	 * fork of a process that may have threads (wstools mcp), where
+	 * malloc() might wait for a lock no thread of its will release.
+	 */
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if ((d = opendir(path)) == NULL)
+	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return true;
-	while ((e = readdir(d)) != NULL) {
-		ssize_t k;
-		int fd;
+	while ((got = syscall(SYS_getdents64, dfd, dents.b, sizeof(dents.b))) > 0)
+		for (long off = 0; off < got;) {
+			struct ws__dirent64 {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *e = (struct ws__dirent64 *)(void *)(dents.b + off);
+			ssize_t k;
+			int fd;
 
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/children", (int)pid,
-			 e->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		k = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[k > 0 ? k : 0] = '\0';
-		for (char *t = buf, *end; *t; t = end) {
-			long c = strtol(t, &end, 10);
-			bool known = false;
-
-			if (end == t)
-				break;
-			for (size_t i = 0; i < *n && !known; i++)
-				known = v[i] == (pid_t)c;
-			if (c <= 0 || known)
+			off += e->reclen;
+			if (e->name[0] == '.')
 				continue;
-			if (*n == cap) {
-				closedir(d);
-				return false;
+			snprintf(path, sizeof(path), "/proc/%d/task/%.20s/children",
+				 (int)pid, e->name);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+				continue;
+			k = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			buf[k > 0 ? k : 0] = '\0';
+			for (char *t = buf, *end; *t; t = end) {
+				long c = strtol(t, &end, 10);
+				bool known = false;
+
+				if (end == t)
+					break;
+				for (size_t i = 0; i < *n && !known; i++)
+					known = v[i] == (pid_t)c;
+				if (c <= 0 || known)
+					continue;
+				if (*n == cap) {
+					close(dfd);
+					return false;
+				}
+				kill((pid_t)c, SIGSTOP);
+				ws__wait_stopped((pid_t)c);
+				v[(*n)++] = (pid_t)c;
+				*grew = true;
 			}
-			kill((pid_t)c, SIGSTOP);
-			ws__wait_stopped((pid_t)c);
-			v[(*n)++] = (pid_t)c;
-			*grew = true;
 		}
-	}
-	closedir(d);
+	close(dfd);
 	return true;
 }
 
 /*
  * The guardians' kill where no PID namespace holds the command's tree:
  * wsrun (or the server), its subreaper, is gone, so the tree is what is
- * still below the command's first process, root (a cgroup, where there
- * is one, is killed after).  Each process is stopped as it is found, the
+ * still below root, the command's reaper (ws__reaper_main(), which kills
+ * it too when wsrun dies: this is the backstop), or the first process
+ * itself (a cgroup, where there is one, is killed after).  Each process is stopped as it is found, the
  * walk repeated until it finds none new, then every one is killed:
  * killed as found, a process's children would be reparented out of
  * reach before they were read.  Root is stopped through its pidfd, so
  * that a number reused since it ended is never signalled; a stopped
  * process reaps nothing, so its children's numbers stay theirs.  A
- * process that left the tree while wsrun lived (a double fork) was
- * wsrun's, and is out of reach here: a cgroup or a PID namespace is what
- * holds those.
+ * process that left the tree while wsrun lived (a double fork) is the
+ * reaper's, a subreaper, and in reach here.
  */
 static void
 ws__kill_orphaned_tree(pid_t root, int pidfd)
@@ -2508,7 +2541,8 @@ ws__wait_init_ready(int sock, int pidfd, long long deadline_ms,
 }
 
 /* The direct child without namespaces: join the cgroup, become the
- * command.  It runs on its own stack in its parent's memory (vfork). */
+ * reaper (ws__reaper_main()), which forks the command.  It runs on its
+ * own stack, in a copy of its parent's memory. */
 struct ws__vfork_arg {
 	struct ws__child *c;
 	int cg_fd;	/* the cgroup to join, or -1 (there already) */
@@ -2566,6 +2600,152 @@ __asm__(".text\n"
 #define WS__HAVE_CLONE3_FN 0
 #endif
 
+/* ---- The reaper (no PID namespace) ----------------------------------- */
+
+/*
+ * In the reaper: stop every process below it, as found, until a walk
+ * finds none new, then kill them all and reap them (see
+ * ws__kill_orphaned_tree(): killed as found, a process's children would
+ * move before they were read).  The reaper is a subreaper: whatever is
+ * orphaned below it, a double fork's child that called setsid() among
+ * them, comes back to it, never to the host's init.  No malloc() (see
+ * ws__stop_children()): the list is on the stack, and a list that
+ * filled up is walked again once the first part is dead.
+ */
+static void
+ws__reaper_kill_below(void)
+{
+	enum { CAP = 4096 };
+	pid_t v[CAP];
+
+	for (int pass = 0; pass < 64; pass++) {
+		size_t n = 1;
+		bool grew = true, full = false;
+
+		v[0] = getpid();
+		for (int round = 0; grew && !full && round < 1000; round++) {
+			grew = false;
+			for (size_t i = 0; i < n && !full; i++)
+				full = !ws__stop_children(v[i], v, &n, CAP, &grew);
+		}
+		for (size_t i = 1; i < n; i++)
+			kill(v[i], SIGKILL);
+		if (!full) {
+			/* Each one killed dies, and is its own or comes back
+			 * to it: wait for them all. */
+			while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+				;
+			return;
+		}
+		while (waitpid(-1, NULL, __WALL | WNOHANG) > 0)
+			;
+	}
+}
+
+/*
+ * Without a PID namespace, the command's parent: wsrun's child, a
+ * subreaper in a session of its own, that forks the command, waits for
+ * it, kills what it left (ws__reaper_kill_below()) and ends as it did
+ * (its exit status, or its signal), so that wsrun's wait and its
+ * process-group kill read it as the command's own.  When wsrun dies
+ * its PR_SET_PDEATHSIG (WS__REAPER_DEATHSIG, taken) has it kill the
+ * whole tree before it ends: the command's first process no longer dies
+ * with wsrun and orphans its children, nor do the ones that left its
+ * tree (a double fork) go to the host's init; they are the reaper's.
+ * The guardian still kills the tree below the reaper (a backstop, and
+ * the reaper's own end).  Only a command that kills its reaper first
+ * and wsrun next gets past it: a cgroup holds that one, where there is
+ * one.
+ */
+static void __attribute__((noreturn)) ws__reaper_wait(pid_t cmd, pid_t parent);
+
+static void __attribute__((noreturn))
+ws__reaper_main(struct ws__child *c)
+{
+	sigset_t set;
+	pid_t cmd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, WS__REAPER_DEATHSIG);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	setsid();
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_PDEATHSIG, WS__REAPER_DEATHSIG);
+	if (getppid() != c->parent)
+		_exit(WS_RUN_EXIT_FAILED); /* wsrun died before the prctl */
+	cmd = vfork();
+	if (cmd < 0) {
+		ws__report(c->rep_w, WS__STAGE_SETUP, errno, "fork");
+		_exit(WS_RUN_EXIT_FAILED);
+	}
+	if (cmd == 0)
+		ws__exec_child(c);
+	/* No pipe's end of the command's stays open here. */
+	(void)syscall(SYS_close_range, 0, ~0U, 0);
+	ws__reaper_wait(cmd, c->parent);
+}
+
+/* The reaper's wait (out of ws__reaper_main(): its locals would be
+ * clobbered by the vfork). */
+static void __attribute__((noreturn))
+ws__reaper_wait(pid_t cmd, pid_t parent)
+{
+	sigset_t set;
+	siginfo_t si;
+	pid_t w;
+	int st = 0, wst, sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, WS__REAPER_DEATHSIG);
+	for (;;) {
+		w = waitpid(-1, &wst, __WALL | WNOHANG);
+		if (w == cmd) {
+			st = wst;
+			break;
+		}
+		if (w > 0 || (w < 0 && errno == EINTR))
+			continue;
+		if (w < 0)
+			break;
+		memset(&si, 0, sizeof(si));
+		sig = sigwaitinfo(&set, &si);
+		if (sig == WS__REAPER_DEATHSIG && getppid() != parent) {
+			ws__reaper_kill_below();
+			_exit(128 + SIGKILL);
+		}
+		/* A stopping signal sent to the reaper by another than wsrun
+		 * (wsrun's own went to the process group and the tree as
+		 * well: a second copy would run a shell's trap twice) is the
+		 * command's, as a namespace init forwards it
+		 * (ws__init_wait()). */
+		if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) &&
+		    si.si_pid != parent)
+			(void)ws__signal_tree(getpid(), sig);
+	}
+	ws__reaper_kill_below();
+	if (WIFSIGNALED(st)) {
+		struct rlimit none = {0, 0};
+
+		sig = WTERMSIG(st);
+		setrlimit(RLIMIT_CORE, &none);
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		kill(getpid(), sig);
+		_exit(128 + sig);
+	}
+	_exit(WEXITSTATUS(st));
+}
+
 static int
 ws__direct_child(void *arg)
 {
@@ -2584,12 +2764,15 @@ ws__direct_child(void *arg)
 			close(fd);
 		}
 	}
+	if (a->c->reaper)
+		ws__reaper_main(a->c);
 	ws__exec_child(a->c);
 }
 
 /*
- * Start the direct child like vfork(2) -- no copy of the address space,
- * wsrun waits until it has exec'd -- but on a stack of its own.
+ * Start the direct child, the reaper (ws__reaper_main(), a copy of this
+ * memory), on a stack of its own.  (Without the reaper it was the command,
+ * started like vfork(2): no copy, wsrun waiting until it had exec'd.)
  */
 /*
  * The child is born in the cgroup (clone3's CLONE_INTO_CGROUP, Linux 5.7)
@@ -2602,6 +2785,11 @@ static pid_t
 ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
 {
 	struct ws__vfork_arg a = {c, cg_fd};
+	/*
+	 * The reaper (ws__reaper_main()) never execs: a copy of this
+	 * memory, and no waiting for it.  Without it, the command itself.
+	 */
+	unsigned long share = c->reaper ? 0 : CLONE_VM | CLONE_VFORK;
 	size_t sz = 256 * 1024;
 	void *stk = mmap(NULL, sz, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -2614,7 +2802,7 @@ ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
 		struct clone_args ca;
 
 		memset(&ca, 0, sizeof(ca));
-		ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_INTO_CGROUP;
+		ca.flags = share | CLONE_PIDFD | CLONE_INTO_CGROUP;
 		ca.pidfd = (uint64_t)(uintptr_t)pidfd;
 		ca.exit_signal = SIGCHLD;
 		ca.stack = (uint64_t)(uintptr_t)stk;
@@ -2631,7 +2819,7 @@ ws__spawn_direct(struct ws__child *c, int cg_fd, int *pidfd)
 #endif
 	if (pid < 0)
 		pid = clone(ws__direct_child, (char *)stk + sz,
-			    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+			    (int)share | CLONE_PIDFD | SIGCHLD, &a, pidfd);
 	munmap(stk, sz);
 	return pid;
 }
@@ -4066,8 +4254,9 @@ ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
 		_exit(0);
 	/* wsrun is gone: first the command, all of it (SIGKILL of init
 	 * ends its PID namespace), and wait until it is.  Without a PID
-	 * namespace, what is below the command's first process first: the
-	 * pidfd's SIGKILL alone orphaned its children, which ran on. */
+	 * namespace, what is below the command's reaper first (it kills it
+	 * itself when wsrun dies: see ws__reaper_main()): the pidfd's
+	 * SIGKILL alone orphaned its children, which ran on. */
 	if (!p->pidns)
 		ws__kill_orphaned_tree(p->pid, p->pidfd);
 	if (p->pidfd >= 0) {
@@ -5241,7 +5430,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		.rep_w = repp[1], .status_w = statp[1], .sync_r = syncp[0],
 		.net_w = netp[1], .pidns = proc.pidns, .landlock = plan.landlock_abi > 0,
 		.seccomp = plan.seccomp, .caps = plan.caps, .cwd_fd = cwd.fd,
-		.view_w = viewp[1],
+		.view_w = viewp[1], .reaper = !proc.pidns, .parent = getpid(),
 	};
 	fflush(NULL);
 	/* The test-only "userns-refused" (WS_RUN_DISABLE): the clone below

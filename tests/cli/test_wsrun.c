@@ -5796,10 +5796,12 @@ END_TEST
  * root meets it in a chroot, or where user namespaces are refused), where
  * the guardian killed only the command's first process, and its
  * children, reparented, ran on after the clean-up (found running the CLI
- * suites as nobody in a chroot).  There a child that left the command's
- * session (setsid) while its parent died with wsrun is out of reach
- * (the first process dies by PR_SET_PDEATHSIG at once, before the
- * guardian can read its children): _i 4 runs the background child only;
+ * suites as nobody in a chroot).  A child that left the command's
+ * session (setsid) while its parent died with wsrun was out of reach
+ * there too (the first process died by PR_SET_PDEATHSIG at once, before
+ * the guardian could read its children) until the command got a reaper:
+ * _i 4 runs that child too now, though the guardian often won that race
+ * before (kill9_wsrun_setsid_orphan is the check that always failed);
  * kill9_wsrun_pdeathsig_cleared has the tree of a first process that
  * survives.
  */
@@ -5815,11 +5817,7 @@ START_TEST(kill9_wsrun)
 
 	snprintf(envv, sizeof(envv), "WS_RUN_DISABLE=%s", modes[_i]);
 	snprintf(marker, sizeof(marker), "100.%d7%d", (int)getpid(), _i);
-	if (_i == 0)
-		snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker,
-			 marker);
-	else
-		snprintf(cmd, sizeof(cmd), "sleep %s & sleep %s & wait", marker, marker);
+	snprintf(cmd, sizeof(cmd), "sleep %s & setsid sleep %s & wait", marker, marker);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
@@ -5880,6 +5878,52 @@ START_TEST(kill9_wsrun_pdeathsig_cleared)
 	ck_assert_msg(marker_gone(marker, 3000), "kill -9 of wsrun left processes");
 	posix_spawn_file_actions_destroy(&fa);
 	free(ready);
+}
+END_TEST
+
+/*
+ * Without any namespace or cgroup: a command that double-forks a child
+ * which calls setsid() (it left the command's tree and its session while
+ * wsrun lived), then kill -9 of wsrun.  The orphan was wsrun's (its
+ * subreaper) and went to the host's init when wsrun died, out of the
+ * guardian's reach, and the first process died by its PR_SET_PDEATHSIG
+ * at once: the sleeper ran on.  Now the command's parent is a reaper
+ * (lib/run.c, ws__reaper_main()), a subreaper that outlives wsrun and
+ * kills everything below it.
+ */
+START_TEST(kill9_wsrun_setsid_orphan)
+{
+	char m1[64], m2[64], cmd[512];
+	const char *argv[] = {wst_bin("wsrun"), "--workspace", ws, "-c", cmd, NULL};
+	const char *envp[] = {"WS_RUN_DISABLE=userns,cgroup", wst_state_env(),
+			      "WS_VIEW=real", "PATH=/usr/bin:/bin", NULL};
+	posix_spawn_file_actions_t fa;
+	bool up = false;
+	pid_t pid;
+	int st;
+
+	if (system("command -v setsid >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "kill9_wsrun_setsid_orphan: not checked (no setsid)\n");
+		return;
+	}
+	snprintf(m1, sizeof(m1), "101.%d1", (int)getpid());
+	snprintf(m2, sizeof(m2), "101.%d2", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "(setsid sleep %s &); sleep %s", m2, m1);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				     (char *const *)envp), 0);
+	for (int i = 0; i < 250 && !up; i++) {
+		up = marker_alive(m1) && marker_alive(m2);
+		usleep(20000);
+	}
+	ck_assert_msg(up, "the command never started");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_assert_msg(marker_gone(m2, 3000),
+		      "kill -9 of wsrun left the setsid'd orphan running");
+	ck_assert_msg(marker_gone(m1, 3000), "kill -9 of wsrun left processes");
+	posix_spawn_file_actions_destroy(&fa);
 }
 END_TEST
 
@@ -7125,6 +7169,7 @@ suite(void)
 	tcase_add_loop_test(tp, kill9_wsrun, 0, 1);
 	tcase_add_loop_test(tp, kill9_wsrun, 4, 5);
 	tcase_add_test(tp, kill9_wsrun_pdeathsig_cleared);
+	tcase_add_test(tp, kill9_wsrun_setsid_orphan);
 	tcase_add_loop_test(tp, kill9_wsrun_cleans_up, 0, 2);
 	tcase_add_test(tp, init_environ_hidden);
 	tcase_add_test(tp, init_holds_no_descriptor);
