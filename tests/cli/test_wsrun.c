@@ -4416,6 +4416,144 @@ START_TEST(cli_change_waits_for_command)
 END_TEST
 
 /*
+ * Review30 01: workspaces nest (a server on W, another on W/proj).  A
+ * command runs in FIRST (relative to the workspace W: "." or "proj"),
+ * writing FIRST/started, then FIRST/ran after 2 s; once it has started,
+ * SECOND (a shell command run in W, @RUN@ the wsrun, @WR@ the wswrite)
+ * must end after the command did: FIRST/ran is there when it ends (or,
+ * when SECOND deletes it, the command could write it: it ends well).
+ * What it says is in ../nested2.out.
+ */
+static void
+nested_waits(const char *first, const char *second, bool gone, const char *what)
+{
+	char cmd[8192], sec[2048];
+	char *run = strdup(wst_bin("wsrun")), *wr = strdup(wst_bin("wswrite"));
+	size_t k = 0;
+	int rc;
+
+	for (const char *p = second; *p != '\0' && k + 1 < sizeof(sec);) {
+		const char *v = strncmp(p, "@RUN@", 5) == 0 ? run :
+				strncmp(p, "@WR@", 4) == 0 ? wr : NULL;
+
+		if (v == NULL) {
+			sec[k++] = *p++;
+			continue;
+		}
+		p += v == run ? 5 : 4;
+		k += (size_t)snprintf(sec + k, sizeof(sec) - k, "%s", v);
+		if (k >= sizeof(sec))
+			k = sizeof(sec) - 1;
+	}
+	sec[k] = '\0';
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && rm -f '%s/started' '%s/ran' && "
+		 "{ (cd '%s' && exec '%s' --workspace . -c "
+		 "'touch started; sleep 2; echo done > ran') >../nested1.out 2>&1 & "
+		 "pid=$!; for i in $(seq 300); do [ -e '%s/started' ] && break; sleep 0.1; done; "
+		 "[ -e '%s/started' ] || { wait $pid; exit 6; }; "
+		 "%s >../nested2.out 2>&1; r=$?; "
+		 "[ $r = 0 ] && { [ -e '%s/ran' ] || [ %d = 1 ] || r=9; }; "
+		 "wait $pid || r=5; exit $r; }",
+		 ws, first, first, first, run, first, first, sec, first, gone);
+	rc = system(cmd);
+	if (rc != 0) {
+		char *b = wst_path(base, "nested2.out"), *tb = wst_slurp(b, NULL);
+		char *b1 = wst_path(base, "nested1.out"), *tb1 = wst_slurp(b1, NULL);
+
+		ck_abort_msg("%s: status %d (9: it did not wait for the command; 5: "
+			     "the command failed): "
+			     "%s / command: %s", what, WEXITSTATUS(rc), tb ? tb : "",
+			     tb1 ? tb1 : "");
+	}
+	free(run);
+	free(wr);
+}
+
+/* (a) A change from a context on W in W/proj/sub waits for a command
+ * whose workspace is W/proj, and says it waits. */
+START_TEST(nested_change_waits_for_inner_command)
+{
+	char *t, *b, *tb;
+
+	wst_mkdir(ws, "proj/sub");
+	nested_waits("proj", "'@WR@' --workspace . --content after proj/sub/w.txt",
+		     false,
+		     "a write from W into W/proj/sub");
+	t = text_in(ws, "proj/sub/w.txt");
+	ck_assert_str_eq(t, "after");
+	free(t);
+	b = wst_path(base, "nested2.out");
+	tb = wst_slurp(b, NULL);
+	ck_assert_msg(tb != NULL && strstr(tb, "waiting for a command running in "
+					   "this workspace") != NULL,
+		      "the write did not say it waits: %s", tb ? tb : "");
+	free(tb);
+	free(b);
+}
+END_TEST
+
+/* (b) A change from a context on W/proj waits for a command whose
+ * workspace is W. */
+START_TEST(nested_change_waits_for_outer_command)
+{
+	char *t;
+
+	wst_mkdir(ws, "proj/sub");
+	nested_waits(".", "(cd proj && exec '@WR@' --workspace . --content after sub/w.txt)",
+		     false,
+		     "a write from W/proj during a command in W");
+	t = text_in(ws, "proj/sub/w.txt");
+	ck_assert_str_eq(t, "after");
+	free(t);
+}
+END_TEST
+
+/* (c) Commands in nested workspaces run one at a time, either way. */
+START_TEST(nested_runs_one_at_a_time)
+{
+	wst_mkdir(ws, "proj");
+	nested_waits(".", "(cd proj && exec '@RUN@' --workspace . -c true)",
+		     false,
+		     "a command in W/proj during one in W");
+	nested_waits("proj", "'@RUN@' --workspace . -c true", false,
+		     "a command in W during one in W/proj");
+}
+END_TEST
+
+/* (d) A move from a context on W whose destination only is in W/proj
+ * (below its top) waits for the command there; a recursive delete of a
+ * tree that holds W/proj's files too. */
+START_TEST(nested_move_and_delete_wait)
+{
+	char *t;
+
+	wst_mkdir(ws, "from");
+	wst_mkdir(ws, "proj/sub");
+	wst_write(ws, "from/m.txt", "moved");
+	nested_waits("proj", "'@WR@' --workspace . --move proj/sub/m.txt from/m.txt",
+		     false,
+		     "a move from W/from into W/proj/sub");
+	t = text_in(ws, "proj/sub/m.txt");
+	ck_assert_str_eq(t, "moved");
+	free(t);
+	/* The tree's top is W/tree, the command's W/tree/proj; the delete
+	 * resolves W/tree, then goes down into W/tree/proj/sub. */
+	wst_mkdir(ws, "tree/proj/sub");
+	wst_write(ws, "tree/proj/sub/f.txt", "f");
+	nested_waits("tree/proj", "'@WR@' --workspace . --delete -r tree", true,
+		     "a recursive delete of W/tree over W/tree/proj");
+	{
+		char *p = wst_path(ws, "tree");
+		struct stat st;
+
+		ck_assert_msg(lstat(p, &st) < 0, "the tree was not deleted");
+		free(p);
+	}
+}
+END_TEST
+
+/*
  * Review25 01 and 02 (a person who is not root; as root the modes do not
  * matter, so the test becomes nobody): a command planted a repository
  * (core.fsmonitor) and chmod 311'd the directory above it, which the
@@ -6804,6 +6942,7 @@ suite(void)
 	TCase *tc = tcase_create("consistency");
 	TCase *tf = tcase_create("confinement");
 	TCase *tp = tcase_create("process");
+	TCase *tn = tcase_create("nested");
 	int nm = NMODES_CONFINE;
 	const char *sim = getenv("WST_RUN_DISABLE");
 
@@ -6837,6 +6976,13 @@ suite(void)
 	tcase_add_loop_test(tc, consistency_write_tool_read_run, 0, 2);
 	tcase_add_loop_test(tc, consistency_isolation, 0, nm);
 	suite_add_tcase(s, tc);
+	/* Nested workspaces' commands and changes (review30 01). */
+	tcase_add_checked_fixture(tn, setup, teardown);
+	tcase_add_test(tn, nested_change_waits_for_inner_command);
+	tcase_add_test(tn, nested_change_waits_for_outer_command);
+	tcase_add_test(tn, nested_runs_one_at_a_time);
+	tcase_add_test(tn, nested_move_and_delete_wait);
+	suite_add_tcase(s, tn);
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_loop_test(tf, confine_files, 0, nm);
 	tcase_add_loop_test(tf, allow_read_etc, 0, nm);
