@@ -4418,10 +4418,12 @@ END_TEST
 /*
  * Review30 01: workspaces nest (a server on W, another on W/proj).  A
  * command runs in FIRST (relative to the workspace W: "." or "proj"),
- * writing FIRST/started, then FIRST/ran after 2 s; once it has started,
- * SECOND (a shell command run in W, @RUN@ the wsrun, @WR@ the wswrite)
- * must end after the command did: FIRST/ran is there when it ends (or,
- * when SECOND deletes it, the command could write it: it ends well).
+ * writing FIRST/m/started, then FIRST/m/ran after 2 s (in a directory:
+ * the virtual view makes a new entry of the root at the end); once it
+ * has started, SECOND (a shell command run in W, @RUN@ the wsrun, @WR@
+ * the wswrite) must end after the command did: FIRST/m/ran is there when
+ * it ends (or, when SECOND deletes it, the command could write it: it
+ * ends well).
  * What it says is in ../nested2.out.
  */
 static void
@@ -4447,13 +4449,13 @@ nested_waits(const char *first, const char *second, bool gone, const char *what)
 	}
 	sec[k] = '\0';
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && rm -f '%s/started' '%s/ran' && "
+		 "cd '%s' && rm -rf '%s/m' && mkdir '%s/m' && "
 		 "{ (cd '%s' && exec '%s' --workspace . -c "
-		 "'touch started; sleep 2; echo done > ran') >../nested1.out 2>&1 & "
-		 "pid=$!; for i in $(seq 300); do [ -e '%s/started' ] && break; sleep 0.1; done; "
-		 "[ -e '%s/started' ] || { wait $pid; exit 6; }; "
+		 "'touch m/started; sleep 2; echo done > m/ran') >../nested1.out 2>&1 & "
+		 "pid=$!; for i in $(seq 300); do [ -e '%s/m/started' ] && break; sleep 0.1; done; "
+		 "[ -e '%s/m/started' ] || { wait $pid; exit 6; }; "
 		 "%s >../nested2.out 2>&1; r=$?; "
-		 "[ $r = 0 ] && { [ -e '%s/ran' ] || [ %d = 1 ] || r=9; }; "
+		 "[ $r = 0 ] && { [ -e '%s/m/ran' ] || [ %d = 1 ] || r=9; }; "
 		 "wait $pid || r=5; exit $r; }",
 		 ws, first, first, first, run, first, first, sec, first, gone);
 	rc = system(cmd);
