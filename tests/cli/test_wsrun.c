@@ -4721,6 +4721,40 @@ START_TEST(change_refused_under_unreadable_root)
 END_TEST
 
 /*
+ * Review30 01's locks above the workspace (a person who is not root): a
+ * directory above the workspace that the person may not read (another
+ * user's 0711 home; here root's, 0311) cannot be opened to be locked.
+ * It is passed over, by a run and by a change alike (a command there
+ * would be another user's), and those above it are still walked to:
+ * both work, neither refuses.
+ */
+START_TEST(nested_unreadable_ancestor_passed)
+{
+	char *locked = wst_path(base, "locked"), *lws = wst_path(locked, "lws");
+
+	ck_assert_int_eq(mkdir(locked, 0755), 0);
+	ck_assert_int_eq(mkdir(lws, 0755), 0);
+	if (geteuid() == 0)
+		ck_assert_int_eq(chown(lws, 65534, 65534), 0);
+	ck_assert_int_eq(chmod(locked, 0311), 0);
+	as_nobody("up311.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; export HOME=$B/nhome XDG_STATE_HOME=$B/nstate\n"
+		  "T=$(dirname \"$WSRUN\"); L=$B/locked/lws\n"
+		  "ls \"$B/locked\" >/dev/null 2>&1 && { echo 'not checked: readable'; echo OK; exit 0; }\n"
+		  "\"$T/wswrite\" --workspace \"$L\" --content x a.txt >$HOME/w.out 2>&1 ||"
+		  " { echo \"BUG write: $(cat $HOME/w.out)\"; exit 1; }\n"
+		  "\"$WSRUN\" --workspace \"$L\" --view real -c 'cat a.txt' >$HOME/run.out 2>&1 ||"
+		  " { echo \"BUG run: $(cat $HOME/run.out)\"; exit 1; }\n"
+		  "[ \"$(cat $HOME/run.out)\" = x ] || { echo \"BUG: $(cat $HOME/run.out)\"; exit 1; }\n"
+		  "echo OK\n");
+	ck_assert_int_eq(chmod(locked, 0755), 0);
+	free(lws);
+	free(locked);
+}
+END_TEST
+
+/*
  * Whether nobody gets a user namespace here: the checks below need
  * wsrun's mount namespace as nobody (the virtual view, HOME's places
  * bound), which a chroot (CI's) or user.max_user_namespaces=0 does not
@@ -6984,6 +7018,7 @@ suite(void)
 	tcase_add_test(tn, nested_change_waits_for_outer_command);
 	tcase_add_test(tn, nested_runs_one_at_a_time);
 	tcase_add_test(tn, nested_move_and_delete_wait);
+	tcase_add_test(tn, nested_unreadable_ancestor_passed);
 	suite_add_tcase(s, tn);
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_loop_test(tf, confine_files, 0, nm);
