@@ -4511,6 +4511,24 @@ START_TEST(nested_change_waits_for_outer_command)
 }
 END_TEST
 
+/* A change through a mount of W/proj, from a workspace elsewhere (W's
+ * sibling "other"), waits for a command in W/proj (the lock was the
+ * call's workspace top's only). */
+START_TEST(nested_change_through_mount_waits)
+{
+	char *t;
+
+	wst_mkdir(ws, "proj/sub");
+	wst_mkdir(ws, "other");
+	nested_waits("proj", "(cd other && exec '@WR@' --workspace . --mount "
+		     "\"/.p=$(cd ../proj && pwd)\" --content after /.p/sub/w.txt)",
+		     false, "a write through a mount of W/proj");
+	t = text_in(ws, "proj/sub/w.txt");
+	ck_assert_str_eq(t, "after");
+	free(t);
+}
+END_TEST
+
 /* (c) Commands in nested workspaces run one at a time, either way. */
 START_TEST(nested_runs_one_at_a_time)
 {
@@ -7016,6 +7034,7 @@ suite(void)
 	tcase_add_checked_fixture(tn, setup, teardown);
 	tcase_add_test(tn, nested_change_waits_for_inner_command);
 	tcase_add_test(tn, nested_change_waits_for_outer_command);
+	tcase_add_test(tn, nested_change_through_mount_waits);
 	tcase_add_test(tn, nested_runs_one_at_a_time);
 	tcase_add_test(tn, nested_move_and_delete_wait);
 	tcase_add_test(tn, nested_unreadable_ancestor_passed);
