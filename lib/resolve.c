@@ -1335,6 +1335,14 @@ ws_resolve(struct ws_ctx *ws, const char *input, unsigned flags,
 		}
 		res->final_anchor = WS_ANCHOR_HOST;
 	}
+	/*
+	 * In a changing call, the directory a change would land in is
+	 * held against a command whose top is it or above it (one another
+	 * server runs in a nested workspace; review30 01): on the
+	 * descriptor the change acts on, so whatever the spelling.
+	 */
+	if (ws->runs_on && (rc = ws_ctx_hold_dir(ws, res->dirfd)) < 0)
+		goto fail;
 	STEP(res, flags, "real", "%s%s", res->real,
 	     res->exists ? "" : " (does not exist yet)");
 	if ((flags & WS_R_TRACE) && res->nsteps > 0)

@@ -3786,6 +3786,129 @@ ws__turn_leave(struct ws__turn *t)
 }
 
 /*
+ * The real directories above a command's workspace top, each held
+ * shared by its run (ws__up_lock()): fd[0] is the top's parent, the
+ * last is "/"; -1 for one that cannot be opened for reading.
+ */
+struct ws__up {
+	int *fd;
+	size_t n;
+};
+
+static void
+ws__up_unlock(struct ws__up *up)
+{
+	for (size_t i = 0; i < up->n; i++)
+		if (up->fd[i] >= 0) {
+			/* A guardian holds the same open files. */
+			(void)flock(up->fd[i], LOCK_UN);
+			close(up->fd[i]);
+		}
+	free(up->fd);
+	up->fd = NULL;
+	up->n = 0;
+}
+
+/*
+ * Workspaces nest: a server on ~/src and one on ~/src/proj, or a mount
+ * of ~/src/proj.  A command in W/proj and one in W must not run at once
+ * either (each one's snapshot would take what the other plants for the
+ * person's, and its changes could cross the other's clean-up walk;
+ * review30 01), and the file tools' changes below W/proj wait for both
+ * (ws_ctx_wait_runs(), ws_ctx_hold_dir()).  So a run also holds the
+ * lock of each real directory above its top, shared, taken from "/"
+ * down before the top's exclusive one: a run in W then waits for the
+ * one in W/proj, and the reverse, and since every exclusive holder
+ * took its shared ones from the root down, and the file tools take only
+ * shared ones, no two wait for each other.  Found by ".." from the
+ * top's descriptor; a directory that cannot be opened for reading
+ * (another user's 0711 home) is passed over: a run there would be
+ * another user's.  Waited for as the top's lock is (the call's timeout,
+ * its cancellation; *blocked set when it waited).
+ */
+static int
+ws__up_lock(int top, const struct ws_run_opts *o, long long t0,
+	    long long until, struct ws__up *up, bool *blocked)
+{
+	struct stat st, pst;
+	int cur = top, walk = -1, rc = 0;
+	size_t cap = 0;
+
+	up->fd = NULL;
+	up->n = 0;
+	if (fstat(top, &st) < 0)
+		return 0;
+	for (;;) {
+		int fd = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC), w = -1;
+
+		if (fd < 0 && (errno == EACCES || errno == EPERM))
+			w = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if ((fd < 0 && w < 0) || fstat(fd >= 0 ? fd : w, &pst) < 0 ||
+		    (pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)) {
+			/* "/" is its own "..": done. */
+			if (fd >= 0)
+				close(fd);
+			if (w >= 0)
+				close(w);
+			break;
+		}
+		if (up->n == cap) {
+			int *v = realloc(up->fd, (cap = cap ? 2 * cap : 8) * sizeof(*v));
+
+			if (v == NULL) {
+				if (fd >= 0)
+					close(fd);
+				if (w >= 0)
+					close(w);
+				rc = ws_error_set(WS_ENOMEM, NULL, "out of memory");
+				goto out;
+			}
+			up->fd = v;
+		}
+		up->fd[up->n++] = fd;
+		if (walk >= 0)
+			close(walk);
+		walk = w;
+		cur = fd >= 0 ? fd : w;
+		st = pst;
+	}
+	/* From the root down. */
+	for (size_t i = up->n; i-- > 0;) {
+		int fd = up->fd[i];
+
+		while (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0) {
+			if (errno != EWOULDBLOCK && errno != EINTR) {
+				/* No lock to take: as for the top. */
+				close(fd);
+				up->fd[i] = fd = -1;
+				break;
+			}
+			if ((o->cancel != NULL && *o->cancel) || ws_cancelled() ||
+			    (until >= 0 && ws__now_ms() >= until)) {
+				rc = ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
+						  "a command is running in a workspace "
+						  "around this one and did not end within "
+						  "this call's timeout (commands in nested "
+						  "workspaces run one at a time, so that "
+						  "what one leaves in a repository is never "
+						  "taken for the user's by another)");
+				goto out;
+			}
+			*blocked = true;
+			ws_progress(ws__now_ms() - t0, "ms waiting for another command "
+				    "in this workspace to end", false);
+			(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+		}
+	}
+out:
+	if (walk >= 0)
+		close(walk);
+	if (rc < 0)
+		ws__up_unlock(up);
+	return rc;
+}
+
+/*
  * One command at a time in a workspace, as wstools mcp runs its calls:
  * what the snapshots before a command record is kept after it as the
  * user's, so they must be taken while no other call's command runs
@@ -3801,7 +3924,8 @@ ws__turn_leave(struct ws__turn *t)
  */
 static int
 ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
-	    struct ws__turn *turn, long long *waited, bool *blocked)
+	    struct ws__up *up, struct ws__turn *turn, long long *waited,
+	    bool *blocked)
 {
 	long long t0 = ws__now_ms();
 	long long until = o->timeout_ms > 0 ? t0 + o->timeout_ms : -1;
@@ -3811,6 +3935,8 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 	*out = -1;
 	*waited = 0;
 	*blocked = false;
+	up->fd = NULL;
+	up->n = 0;
 	turn->q = NULL;
 	turn->next = NULL;
 	if (sb != NULL && strcmp(sb, "1") == 0)
@@ -3837,7 +3963,13 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 				  "(chmod u+rx), then run the command again");
 		return rc;
 	}
+	/* The directories above it first (see ws__up_lock()). */
+	if ((rc = ws__up_lock(fd, o, t0, until, up, blocked)) < 0) {
+		close(fd);
+		return rc;
+	}
 	if ((rc = ws__turn_join(fd, turn)) < 0) {
+		ws__up_unlock(up);
 		close(fd);
 		return rc;
 	}
@@ -3856,6 +3988,7 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 		if ((o->cancel != NULL && *o->cancel) || ws_cancelled() ||
 		    (until >= 0 && ws__now_ms() >= until)) {
 			ws__turn_leave(turn);
+			ws__up_unlock(up);
 			close(fd);
 			return ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
 					    "another command is running in this workspace "
@@ -3896,14 +4029,15 @@ ws__ws_lock(struct ws_ctx *ws, const struct ws_run_opts *o, int *out,
 	return 0;
 }
 
-/* Give the workspace back: the flock, then this process's turn. */
+/* Give the workspace back: the flocks, then this process's turn. */
 static void
-ws__ws_unlock(int *fd, struct ws__turn *turn)
+ws__ws_unlock(int *fd, struct ws__up *up, struct ws__turn *turn)
 {
 	/* The guardian holds the same open file: unlock it, not only close. */
 	if (*fd >= 0)
 		(void)flock(*fd, LOCK_UN);
 	ws__close(fd);
+	ws__up_unlock(up);
 	ws__turn_leave(turn);
 }
 
@@ -4282,7 +4416,9 @@ ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
 
 /*
  * What the guardian keeps (see ws__close_except()): its end of the
- * socket, init's pidfd, the cgroup, the workspace's lock, the anchors
+ * socket, init's pidfd, the cgroup, the workspace's lock and those above
+ * it (ws__up_lock(): a run in a workspace around this one waits for the
+ * guardian's clean-up too), the anchors
  * (the clean-up's walks start there), "/" (ALLOW_OUTSIDE), the audit
  * log, and the run's pending record (ws/pending.h: locked until the
  * revert is done, so that other calls ignore what the command made at
@@ -4293,10 +4429,10 @@ ws__guardian_main(struct ws_ctx *ws, const struct ws_run_opts *o,
  */
 static int
 ws__guardian_keep(struct ws_ctx *ws, const struct ws_run_opts *o,
-		  const struct ws__proc *p, int sock, int wslock, int prec_fd,
-		  int **out, size_t *n)
+		  const struct ws__proc *p, int sock, int wslock,
+		  const struct ws__up *up, int prec_fd, int **out, size_t *n)
 {
-	int *v = malloc((7 + ws->nanchors) * sizeof(*v));
+	int *v = malloc((7 + ws->nanchors + up->n) * sizeof(*v));
 	size_t k = 0;
 
 	if (v == NULL)
@@ -4310,6 +4446,8 @@ ws__guardian_keep(struct ws_ctx *ws, const struct ws_run_opts *o,
 	v[k++] = prec_fd;
 	for (size_t i = 0; i < ws->nanchors; i++)
 		v[k++] = ws->anchors[i].fd;
+	for (size_t i = 0; i < up->n; i++)
+		v[k++] = up->fd[i];
 	*n = ws__keep_sort(v, k);
 	*out = v;
 	return 0;
@@ -4320,7 +4458,8 @@ static int
 ws__guardian_start(struct ws_ctx *ws, const struct ws_run_opts *o,
 		   const struct ws__place *places, size_t nplaces,
 		   const struct ws_vcs_snap *vcs, const struct ws__proc *p,
-		   int wslock, int prec_fd, struct ws__guardian *g)
+		   int wslock, const struct ws__up *up, int prec_fd,
+		   struct ws__guardian *g)
 {
 	int sv[2], *keep = NULL;
 	size_t nkeep = 0;
@@ -4329,7 +4468,7 @@ ws__guardian_start(struct ws_ctx *ws, const struct ws_run_opts *o,
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return ws_error_errno(errno, NULL, "socketpair");
-	if ((rc = ws__guardian_keep(ws, o, p, sv[1], wslock, prec_fd, &keep,
+	if ((rc = ws__guardian_keep(ws, o, p, sv[1], wslock, up, prec_fd, &keep,
 				    &nkeep)) < 0) {
 		close(sv[0]);
 		close(sv[1]);
@@ -4458,10 +4597,12 @@ struct ws__gs_msg {
 	unsigned char has_lock, has_cg;
 	unsigned char has_prec;	/* the pending record's lock (ws/pending.h) */
 	uint32_t nanchors;
+	uint32_t nup;		/* the locks above the workspace (ws__up_lock()) */
 	uint64_t id;
 };
 
-/* At most this many anchors a message (the rest of SCM_MAX_FD's 253). */
+/* At most this many anchors and locks above the workspace a message (the
+ * rest of SCM_MAX_FD's 253). */
 #define WS__GS_ANCHORS 240
 
 static struct {
@@ -4575,6 +4716,8 @@ struct ws__gs_run {
 	int pidfd, memfd, lock, cg, prec;
 	int *afd;
 	uint32_t nafd;
+	int *up;	/* the locks above the workspace, held until cleaned */
+	uint32_t nup;
 };
 
 static void
@@ -4591,6 +4734,11 @@ ws__gs_run_close(struct ws__gs_run *r)
 	free(r->afd);
 	r->afd = NULL;
 	r->nafd = 0;
+	for (uint32_t i = 0; i < r->nup; i++)
+		close(r->up[i]);
+	free(r->up);
+	r->up = NULL;
+	r->nup = 0;
 }
 
 /* The server is gone: clean up after one command whose tree is dead. */
@@ -4705,7 +4853,7 @@ ws__gs_take(const struct ws__gs_msg *m, const int *fds, size_t nfds,
 	struct ws__gs_run g = {.id = m->id, .pidns = m->pidns, .pidfd = -1,
 			       .memfd = -1, .lock = -1, .cg = -1, .prec = -1};
 	size_t k = 0, want = 2 + m->has_lock + m->has_cg + m->has_prec +
-			     m->nanchors;
+			     (size_t)m->nanchors + m->nup;
 	struct ws__gs_run *nv;
 
 	if (m->op == 'd') {
@@ -4719,8 +4867,10 @@ ws__gs_take(const struct ws__gs_msg *m, const int *fds, size_t nfds,
 	}
 	if (m->op != 's' || nfds != want ||
 	    (g.afd = calloc(m->nanchors ? m->nanchors : 1, sizeof(int))) == NULL ||
+	    (g.up = calloc(m->nup ? m->nup : 1, sizeof(int))) == NULL ||
 	    (nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL) {
 		free(g.afd);
+		free(g.up);
 		for (size_t i = 0; i < nfds; i++)
 			close(fds[i]);
 		return;
@@ -4735,6 +4885,8 @@ ws__gs_take(const struct ws__gs_msg *m, const int *fds, size_t nfds,
 		g.prec = fds[k++];
 	for (g.nafd = 0; g.nafd < m->nanchors; g.nafd++)
 		g.afd[g.nafd] = fds[k++];
+	for (g.nup = 0; g.nup < m->nup; g.nup++)
+		g.up[g.nup] = fds[k++];
 	*v = nv;
 	(*v)[(*n)++] = g;
 }
@@ -4871,9 +5023,10 @@ static int
 ws__gs_start(struct ws_ctx *ws, const struct ws_run_opts *o,
 	     const struct ws__place *places, size_t nplaces,
 	     const struct ws_vcs_snap *vcs, const struct ws__proc *p, int wslock,
-	     int prec_fd, struct ws__guardian *g)
+	     const struct ws__up *up, int prec_fd, struct ws__guardian *g)
 {
 	int sock = atomic_load(&ws__gs.sock), memfd, k = 0;
+	size_t nup = 0;
 	struct ws__gs_msg m = {.op = 's', .pidns = p->pidns};
 	int fds[5 + WS__GS_ANCHORS];
 	union {
@@ -4885,7 +5038,9 @@ ws__gs_start(struct ws_ctx *ws, const struct ws_run_opts *o,
 	struct cmsghdr *c;
 	ssize_t w;
 
-	if (sock < 0 || p->pidfd < 0 || ws->nanchors > WS__GS_ANCHORS)
+	for (size_t i = 0; i < up->n; i++)
+		nup += up->fd[i] >= 0;
+	if (sock < 0 || p->pidfd < 0 || ws->nanchors + nup > WS__GS_ANCHORS)
 		return 1;
 	if ((memfd = ws__gs_save(ws, o, places, nplaces, vcs)) < 0)
 		return 1;
@@ -4894,6 +5049,7 @@ ws__gs_start(struct ws_ctx *ws, const struct ws_run_opts *o,
 	m.has_cg = !p->pidns && p->cg_fd >= 0;
 	m.has_prec = prec_fd >= 0;
 	m.nanchors = (uint32_t)ws->nanchors;
+	m.nup = (uint32_t)nup;
 	fds[k++] = p->pidfd;
 	fds[k++] = memfd;
 	if (m.has_lock)
@@ -4904,6 +5060,9 @@ ws__gs_start(struct ws_ctx *ws, const struct ws_run_opts *o,
 		fds[k++] = prec_fd;
 	for (size_t i = 0; i < ws->nanchors; i++)
 		fds[k++] = ws->anchors[i].fd;
+	for (size_t i = 0; i < up->n; i++)
+		if (up->fd[i] >= 0)
+			fds[k++] = up->fd[i];
 	memset(&cb, 0, sizeof(cb));
 	mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)k);
 	c = CMSG_FIRSTHDR(&mh);
@@ -5003,6 +5162,7 @@ struct ws__vsnap {
 	size_t nplaces;
 	const struct ws__proc *proc;
 	int wslock, prec_fd;
+	const struct ws__up *up;
 	struct ws__guardian *guard;
 	int cloned;	/* futex word: 0 until init exists (1) or will not (-1) */
 	bool released;	/* the cloned word set (wsrun's thread's own) */
@@ -5018,11 +5178,13 @@ static int
 ws__guard_begin(struct ws_ctx *ws, const struct ws_run_opts *o,
 		const struct ws__place *places, size_t nplaces,
 		const struct ws_vcs_snap *vcs, const struct ws__proc *p,
-		int wslock, int prec_fd, struct ws__guardian *g)
+		int wslock, const struct ws__up *up, int prec_fd,
+		struct ws__guardian *g)
 {
-	if (ws__gs_start(ws, o, places, nplaces, vcs, p, wslock, prec_fd, g) == 0)
+	if (ws__gs_start(ws, o, places, nplaces, vcs, p, wslock, up, prec_fd,
+			 g) == 0)
 		return 0;
-	return ws__guardian_start(ws, o, places, nplaces, vcs, p, wslock,
+	return ws__guardian_start(ws, o, places, nplaces, vcs, p, wslock, up,
 				  prec_fd, g);
 }
 
@@ -5046,7 +5208,7 @@ ws__vsnap_main(void *arg)
 		 */
 		s->rc = c > 0 ? ws__guard_begin(s->ws, s->o, s->places, s->nplaces,
 						s->vcs, s->proc, s->wslock,
-						s->prec_fd, s->guard)
+						s->up, s->prec_fd, s->guard)
 			      : ws_error_set(WS_ESANDBOX_UNAVAILABLE, NULL,
 					     "the command's init process was "
 					     "not started, so neither was its "
@@ -5133,6 +5295,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	bool vcs_async;
 	bool need_guard = o->isolate != WS_ISOLATE_NONE || o->audit != NULL;
 	int wslock = -1;
+	struct ws__up up = {NULL, 0};
 	struct ws__turn turn = {0};
 	long long waited = 0;
 	int32_t irep[3] = {0, 0, 0};
@@ -5334,7 +5497,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		    ws__environ_detached && r->iso.layer[WS_LAYER_PIDNS].planned &&
 		    !plan.userns && ws__vsnap_worth(ws);
 	if (o->isolate != WS_ISOLATE_NONE &&
-	    ((rc = ws__ws_lock(ws, o, &wslock, &turn, &waited, &blocked)) < 0 ||
+	    ((rc = ws__ws_lock(ws, o, &wslock, &up, &turn, &waited, &blocked)) < 0 ||
 	     (rc = ws__places_snapshot(ws, blocked ? NULL : &plan, &places,
 				       &nplaces, &proot_marker)) < 0 ||
 	     (plan.mountns && !virt && proot_marker != NULL &&
@@ -5453,6 +5616,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 	vsnap.nplaces = nplaces;
 	vsnap.proc = &proc;
 	vsnap.wslock = wslock;
+	vsnap.up = &up;
 	vsnap.prec_fd = prec.fd;
 	vsnap.guard = need_guard ? &guard : NULL;
 	if (ch.shared_vm && (vcs_async || need_guard)) {
@@ -5549,7 +5713,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		ws__vsnap_release(&vsnap, 1);
 	} else if (need_guard &&
 		   (rc = ws__guard_begin(ws, o, places, nplaces, vcs, &proc,
-					 wslock, prec.fd, &guard)) < 0) {
+					 wslock, &up, prec.fd, &guard)) < 0) {
 		goto out;
 	}
 	if (ch.shared_vm &&
@@ -5842,7 +6006,7 @@ out:
 	ws__guardian_done(&guard);
 	ws__gs_done(&guard);
 	/* Cleaned: the next command in this workspace may start. */
-	ws__ws_unlock(&wslock, &turn);
+	ws__ws_unlock(&wslock, &up, &turn);
 	ws__cg_remove(&proc);
 	ws__close(&proc.pidfd);
 	for (int k = 0; k < 2; k++)

@@ -51,7 +51,8 @@ ws__cli_wait_note(void *arg, long long done, long long total, const char *messag
 		return;
 	n->said = true;
 	fprintf(stderr, "%s: waiting for a command running in this workspace "
-		"to end (%d s at most)\n", n->prog, WS_RUNS_WAIT_MS / 1000);
+		"(or in one nested in it or around it) to end (%d s at most)\n",
+		n->prog, WS_RUNS_WAIT_MS / 1000);
 }
 
 int
@@ -74,14 +75,16 @@ ws_tool_run_cli(const struct ws_tool_def *t, struct ws_cli *cli, int rc)
 	}
 	cli->want_history = t->want_history;
 	cli->changes = t->want_history && !t->ro;
-	/* A change that waits for a command says so once (ftu17 02). */
+	/*
+	 * A change that waits for a command says so once (ftu17 02): when
+	 * opening, and when the tool reaches a directory where a command
+	 * of a nested workspace runs (ws_ctx_hold_dir()).
+	 */
 	note.prog = cli->tool->prog;
 	if (cli->changes)
 		ws_progress_set(ws__cli_wait_note, &note);
 	/* Opening reads the configuration, whose limits are defaults here. */
 	rc = ws_cli_open(cli, &ws);
-	if (cli->changes)
-		ws_progress_set(NULL, NULL);
 	if (rc < 0)
 		goto fail;
 	ws.cwd_hint = true;
@@ -94,6 +97,8 @@ fail:
 	if (status != 0 && t->fail_exit != 0)
 		status = t->fail_exit;
 out:
+	if (cli->changes)
+		ws_progress_set(NULL, NULL);
 	status = ws_cli_finish(cli, status);
 	ws_ctx_close(&ws);
 	ws_cli_free(cli);

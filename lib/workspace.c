@@ -584,8 +584,10 @@ ws_ctx_close(struct ws_ctx *ws)
 	ws_persist_bases_free(ws->penv_bases, ws->penv_nbases);
 	ws_homes_free(ws->penv_home, ws->penv_nhome);
 	free(ws->penv_key);
-	if (ws->runs_held)
-		close(ws->runs_fd);
+	for (size_t i = 0; i < ws->nruns; i++)
+		if (ws->runs[i].fd >= 0)
+			close(ws->runs[i].fd);
+	free(ws->runs);
 	if (ws->host_fd >= 0)
 		close(ws->host_fd);
 	memset(ws, 0, sizeof(*ws));
@@ -1875,15 +1877,160 @@ ws_ctx_home_places_of(const struct ws_ctx *ws, char *const *home, size_t nh,
 
 const char ws_runs_wait_msg[] = "waiting for a command in this workspace to end";
 
+static long long
+ws__runs_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Whether the call holds the runs' lock of the directory st is of. */
+static bool
+ws__runs_has(const struct ws_ctx *ws, const struct stat *st)
+{
+	for (size_t i = 0; i < ws->nruns; i++)
+		if (ws->runs[i].dev == st->st_dev && ws->runs[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/* Remember fd (-1: none) as the lock of st's directory; fd is the set's
+ * from here, closed on failure too. */
+static int
+ws__runs_add(struct ws_ctx *ws, const struct stat *st, int fd)
+{
+	if (ws->nruns == ws->runs_cap) {
+		size_t cap = ws->runs_cap ? 2 * ws->runs_cap : 8;
+		struct ws_runs_lock *v = realloc(ws->runs, cap * sizeof(*v));
+
+		if (v == NULL) {
+			if (fd >= 0)
+				close(fd);
+			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+		}
+		ws->runs = v;
+		ws->runs_cap = cap;
+	}
+	ws->runs[ws->nruns++] = (struct ws_runs_lock){st->st_dev, st->st_ino, fd};
+	return 0;
+}
+
+/*
+ * Take fd's lock shared, waiting while a command's run holds it (the
+ * WS_RUNS_WAIT_MS are the call's, counted from its first wait).  A
+ * lock that cannot be taken for another reason is none, as in wsrun.
+ */
+static int
+ws__runs_flock(struct ws_ctx *ws, int fd)
+{
+	long long waited;
+
+	while (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return 0; /* no lock to take: as wsrun, go on */
+		if (ws->runs_wait0 == 0)
+			ws->runs_wait0 = ws__runs_now_ms();
+		waited = ws__runs_now_ms() - ws->runs_wait0;
+		if (ws_cancelled() || waited >= WS_RUNS_WAIT_MS) {
+			ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
+				     "a command (wsrun, run_command) is running in "
+				     "this workspace, or in a directory this change "
+				     "is in, and did not end within the %lld s this "
+				     "change waited: files change only between "
+				     "commands, so that a command's clean-up sees "
+				     "what it made", waited / 1000);
+			ws_error_set_hint("wait for the command's result (or cancel "
+					  "it), then make the change again");
+			return WS_ELIMIT_EXCEEDED;
+		}
+		/* The message reads on its own, with the deadline (a client
+		 * shows it without "progress"); total is the wait's end. */
+		if (ws_progress_wanted()) {
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "%s (%lld s of at most %d s)",
+				 ws_runs_wait_msg, waited / 1000,
+				 WS_RUNS_WAIT_MS / 1000);
+			ws_progress_total(waited, WS_RUNS_WAIT_MS, msg, false);
+		}
+		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	}
+	return 0;
+}
+
+/*
+ * Hold the lock of dirfd's directory and of each one above it, up to
+ * one held already or "/": each opened from the one below by "..", so
+ * that what is locked is where the change lands whatever its path's
+ * spelling.  The held set stays closed upwards (a directory's ancestors
+ * are held with it), so the walk of a change in an anchor ends at once.
+ * fd: a descriptor of dirfd's directory opened for reading, which the
+ * set takes, or -1.
+ */
+static int
+ws__runs_up(struct ws_ctx *ws, int dirfd, int fd)
+{
+	struct stat st, pst;
+	int walk = -1, up, rc = 0;
+
+	if (fstat(dirfd, &st) < 0 || ws__runs_has(ws, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	if (fd < 0)
+		fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (;;) {
+		/* Unreadable (another user's 0711 /home): no command of ours
+		 * runs there; walked through, not locked. */
+		if (fd >= 0 && (rc = ws__runs_flock(ws, fd)) < 0) {
+			close(fd);
+			break;
+		}
+		if ((rc = ws__runs_add(ws, &st, fd)) < 0)
+			break;
+		up = openat(fd >= 0 ? fd : walk >= 0 ? walk : dirfd, "..",
+			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0 && (errno == EACCES || errno == EPERM)) {
+			int w = openat(fd >= 0 ? fd : walk >= 0 ? walk : dirfd, "..",
+				       O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+			if (walk >= 0)
+				close(walk);
+			walk = w;
+			fd = -1;
+			if (w < 0 || fstat(w, &pst) < 0)
+				break;
+		} else if (up < 0 || fstat(up, &pst) < 0) {
+			if (up >= 0)
+				close(up);
+			break;
+		} else {
+			fd = up;
+		}
+		/* "/" is its own "..": done; so is a directory held already. */
+		if ((pst.st_dev == st.st_dev && pst.st_ino == st.st_ino) ||
+		    ws__runs_has(ws, &pst)) {
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		st = pst;
+	}
+	if (walk >= 0)
+		close(walk);
+	return rc;
+}
+
 int
 ws_ctx_wait_runs(struct ws_ctx *ws)
 {
 	const char *sb = getenv("WS_SANDBOX");
-	struct timespec t0, now;
-	long long waited = 0;
-	int fd;
+	int fd, rc;
 
-	if (ws->runs_held || ws->nanchors == 0 || (sb != NULL && strcmp(sb, "1") == 0))
+	if (ws->runs_on || ws->nanchors == 0 || (sb != NULL && strcmp(sb, "1") == 0))
 		return 0;
 	/*
 	 * A root that may not be read: a command's chmod 311 of it would
@@ -1901,41 +2048,16 @@ ws_ctx_wait_runs(struct ws_ctx *ws)
 				  "to end: its clean-up does so");
 		return WS_EPERMISSION_DENIED;
 	}
-	if (fd < 0)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (flock(fd, LOCK_SH | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			break; /* no lock to take: as wsrun, go on */
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		waited = (now.tv_sec - t0.tv_sec) * 1000 +
-			 (now.tv_nsec - t0.tv_nsec) / 1000000;
-		if (ws_cancelled() || waited >= WS_RUNS_WAIT_MS) {
-			close(fd);
-			ws_error_set(WS_ELIMIT_EXCEEDED, NULL,
-				     "a command (wsrun, run_command) is running in "
-				     "this workspace and did not end within the "
-				     "%lld s this change waited: files change only "
-				     "between commands, so that a command's clean-up "
-				     "sees what it made", waited / 1000);
-			ws_error_set_hint("wait for the command's result (or cancel "
-					  "it), then make the change again");
-			return WS_ELIMIT_EXCEEDED;
-		}
-		/* The message reads on its own, with the deadline (a client
-		 * shows it without "progress"); total is the wait's end. */
-		if (ws_progress_wanted()) {
-			char msg[128];
-
-			snprintf(msg, sizeof(msg), "%s (%lld s of at most %d s)",
-				 ws_runs_wait_msg, waited / 1000,
-				 WS_RUNS_WAIT_MS / 1000);
-			ws_progress_total(waited, WS_RUNS_WAIT_MS, msg, false);
-		}
-		(void)nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
-	}
-	ws->runs_fd = fd;
-	ws->runs_held = true;
+	ws->runs_on = true;
+	/*
+	 * The root, every writable mount, and their real ancestors: a
+	 * command whose top is one of them (a server on ~/src/proj beside
+	 * this one on ~/src, review30 01) runs where this call may change.
+	 */
+	for (size_t i = 0; i < ws->nanchors; i++)
+		if ((i == 0 || !ws->anchors[i].ro) &&
+		    (rc = ws__runs_up(ws, ws->anchors[i].fd, i == 0 ? fd : -1)) < 0)
+			return rc;
 	return 0;
 }
 
@@ -1965,6 +2087,14 @@ ws__sourced_bases(const struct ws_ctx *ws, char *const *home, size_t nh,
 			near[nn++] = home[h];
 	}
 	return nn > 0 ? ws_persist_sourced_add(near, nn, b, nb) : 0;
+}
+
+int
+ws_ctx_hold_dir(struct ws_ctx *ws, int dirfd)
+{
+	if (!ws->runs_on || dirfd < 0)
+		return 0;
+	return ws__runs_up(ws, dirfd, -1);
 }
 
 int

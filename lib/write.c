@@ -2391,7 +2391,9 @@ out:
 /* ------------------------------------------------------------------ */
 /* ws_delete                                                            */
 
-enum ws__rm_mode { WS__RM_CHECK, WS__RM_COUNT, WS__RM_DELETE };
+/* WS__RM_HOLD: hold each directory of the tree against a command whose
+ * workspace it is (ws_ctx_hold_dir()), removing nothing. */
+enum ws__rm_mode { WS__RM_CHECK, WS__RM_COUNT, WS__RM_DELETE, WS__RM_HOLD };
 
 /* An operation a person approved at the prompt during the CHECK pass. */
 struct ws__approved {
@@ -2482,6 +2484,8 @@ ws__rm_leaf(struct ws__rm *c, int dfd, const char *name, const char *real)
 {
 	int rc;
 
+	if (c->mode == WS__RM_HOLD)
+		return 0;
 	if (c->mode == WS__RM_COUNT) {
 		c->removed++;
 		return 0;
@@ -2516,6 +2520,9 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 				    "the tree is deeper than 4096 levels");
 	dfd = openat(pfd, name,
 		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	/* Gone or swapped meanwhile: the removal's pass sees to it. */
+	if (dfd < 0 && c->mode == WS__RM_HOLD)
+		return 0;
 	if (dfd < 0) {
 		if ((errno == ELOOP || errno == ENOTDIR) && c->mode == WS__RM_DELETE) {
 			struct stat lst;
@@ -2542,6 +2549,8 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 	}
 	if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino) {
 		close(dfd);
+		if (c->mode == WS__RM_HOLD)
+			return 0;
 		return ws_error_set(WS_EIO_ERROR, c->path,
 				    "%s changed while it was being deleted", name);
 	}
@@ -2550,6 +2559,18 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 		return ws_error_set(WS_EINVALID_ARGUMENT, c->path,
 				    "holds a mount or the workspace root; not "
 				    "deleting it");
+	}
+	/*
+	 * What goes from a directory below the one resolved may be in a
+	 * command's workspace there (a server's on W/proj while this one's
+	 * is W, review30 01): held, as the resolved one was; by a pass of
+	 * its own before the history records the tree (see ws_delete()),
+	 * and again here for what was moved in since.
+	 */
+	if ((c->mode == WS__RM_DELETE || c->mode == WS__RM_HOLD) &&
+	    (rc = ws_ctx_hold_dir(c->ws, dfd)) < 0) {
+		close(dfd);
+		return rc;
 	}
 	d = fdopendir(dfd);
 	if (d == NULL) {
@@ -2630,6 +2651,8 @@ ws__rmtree(struct ws__rm *c, int pfd, const char *name, const struct stat *seen,
 			c->removed++;
 			goto out;
 		}
+		if (c->mode == WS__RM_HOLD)
+			goto out;
 		if ((rc = ws__rm_check(c, WS_OP_RMDIR, real)) < 0)
 			goto out;
 		if (unlinkat(pfd, name, AT_REMOVEDIR) == 0) {
@@ -2856,6 +2879,20 @@ ws_delete(struct ws_ctx *ws, const char *path, bool recursive, bool dry_run,
 		if (ws->policy != NULL) {
 			c.mode = WS__RM_CHECK;
 			rc = ws__rmtree(&c, res.dirfd, res.name, &res.st, res.real, 0);
+			if (rc < 0) {
+				ws->whole[0] = NULL;
+				ws__rm_free(&c);
+				goto out;
+			}
+		}
+		/*
+		 * A command may run in a directory of the tree (a server's
+		 * on W/proj, this one's on W: review30 01): waited for
+		 * before anything is recorded or removed, not half way.
+		 */
+		if (!dry_run && ws->runs_on) {
+			c.mode = WS__RM_HOLD;
+			rc = ws__rmtree(&c, res.dirfd, res.name, &res.st, NULL, 0);
 			if (rc < 0) {
 				ws->whole[0] = NULL;
 				ws__rm_free(&c);

@@ -3960,6 +3960,65 @@ START_TEST(change_waiting_keeps_reader)
 END_TEST
 
 /*
+ * Review30 01: two servers whose workspaces nest (W/proj and W).  A
+ * write_file from the server on W into W/proj, sent while a command of
+ * the server on W/proj runs, waits for the command's end and clean-up
+ * (it reports that it waits), then is made.  The lock was the workspace
+ * top's, W's for the one and W/proj's for the other: they never met.
+ */
+START_TEST(nested_server_write_waits_for_command)
+{
+	struct mcp m1, m2;
+	char *proj = wst_path(W, "proj"), *ran = wst_path(proj, "ran");
+	char *p, *t;
+	bool waited = false;
+	struct stat st;
+	cJSON *j;
+
+	ck_assert_int_eq(mkdir(proj, 0755), 0);
+	mcp_start(&m1, proj);
+	handshake(&m1, NULL);
+	mcp_start(&m2, W);
+	handshake(&m2, NULL);
+	send_call(&m1, 2, "run_command",
+		  "{\"command\":[\"sh\",\"-c\",\"sleep 2; touch ran\"]}", "\"run\"");
+	ck_assert_int_eq(wait_progress(&m1, "run", 5000), 0);
+	ck_assert_int_gt(wait_progress(&m1, "run", 5000), 0);
+	send_call(&m2, 3, "write_file",
+		  "{\"path\":\"proj/w.txt\",\"content\":\"w\"}", "\"w\"");
+	for (;;) {
+		j = must_recv(&m2, 20000, "the write");
+		if (is_id(j, 3))
+			break;
+		waited = true; /* a progress report: it waits */
+		cJSON_Delete(j);
+	}
+	ck_assert_msg(stat(ran, &st) == 0, "the write was answered before the "
+		      "command of the server on W/proj ended");
+	ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+	cJSON_Delete(j);
+	ck_assert_msg(waited, "the write did not report that it waits");
+	for (;;) {
+		j = must_recv(&m1, 20000, "the command");
+		if (is_id(j, 2))
+			break;
+		cJSON_Delete(j);
+	}
+	ck_assert(!is_error(cJSON_GetObjectItem(j, "result")));
+	cJSON_Delete(j);
+	p = wst_path(proj, "w.txt");
+	t = wst_slurp(p, NULL);
+	ck_assert_str_eq(t, "w");
+	free(t);
+	free(p);
+	ck_assert_int_eq(mcp_close(&m1), 0);
+	ck_assert_int_eq(mcp_close(&m2), 0);
+	free(ran);
+	free(proj);
+}
+END_TEST
+
+/*
  * ftu12 05: commands in one workspace run one at a time, and a second
  * one waited for the first on a worker of its own; with --jobs 2 both
  * workers were on commands and a read sent after them waited for the
@@ -6536,6 +6595,7 @@ suite(void)
 	tcase_add_test(slow, read_during_command);
 	tcase_add_test(slow, write_waits_for_command);
 	tcase_add_test(slow, change_waiting_keeps_reader);
+	tcase_add_test(slow, nested_server_write_waits_for_command);
 	tcase_add_test(slow, read_beside_queued_commands);
 	tcase_add_test(slow, cancel_one_of_two);
 	tcase_add_test(slow, progress_apart);

@@ -4558,6 +4558,164 @@ START_TEST(cli_change_waits_for_command)
 END_TEST
 
 /*
+ * Review30 01: workspaces nest (a server on W, another on W/proj).  A
+ * command runs in FIRST (relative to the workspace W: "." or "proj"),
+ * writing FIRST/m/started, then FIRST/m/ran after 2 s (in a directory:
+ * the virtual view makes a new entry of the root at the end); once it
+ * has started, SECOND (a shell command run in W, @RUN@ the wsrun, @WR@
+ * the wswrite) must end after the command did: FIRST/m/ran is there when
+ * it ends (or, when SECOND deletes it, the command could write it: it
+ * ends well).
+ * What it says is in ../nested2.out.
+ */
+static void
+nested_waits(const char *first, const char *second, bool gone, const char *what)
+{
+	char cmd[8192], sec[2048];
+	char *run = strdup(wst_bin("wsrun")), *wr = strdup(wst_bin("wswrite"));
+	size_t k = 0;
+	int rc;
+
+	for (const char *p = second; *p != '\0' && k + 1 < sizeof(sec);) {
+		const char *v = strncmp(p, "@RUN@", 5) == 0 ? run :
+				strncmp(p, "@WR@", 4) == 0 ? wr : NULL;
+
+		if (v == NULL) {
+			sec[k++] = *p++;
+			continue;
+		}
+		p += v == run ? 5 : 4;
+		k += (size_t)snprintf(sec + k, sizeof(sec) - k, "%s", v);
+		if (k >= sizeof(sec))
+			k = sizeof(sec) - 1;
+	}
+	sec[k] = '\0';
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && rm -rf '%s/m' && mkdir '%s/m' && "
+		 "{ (cd '%s' && exec '%s' --workspace . -c "
+		 "'touch m/started; sleep 2; echo done > m/ran') >../nested1.out 2>&1 & "
+		 "pid=$!; for i in $(seq 300); do [ -e '%s/m/started' ] && break; sleep 0.1; done; "
+		 "[ -e '%s/m/started' ] || { wait $pid; exit 6; }; "
+		 "%s >../nested2.out 2>&1; r=$?; "
+		 "[ $r = 0 ] && { [ -e '%s/m/ran' ] || [ %d = 1 ] || r=9; }; "
+		 "wait $pid || r=5; exit $r; }",
+		 ws, first, first, first, run, first, first, sec, first, gone);
+	rc = system(cmd);
+	if (rc != 0) {
+		char *b = wst_path(base, "nested2.out"), *tb = wst_slurp(b, NULL);
+		char *b1 = wst_path(base, "nested1.out"), *tb1 = wst_slurp(b1, NULL);
+
+		ck_abort_msg("%s: status %d (9: it did not wait for the command; 5: "
+			     "the command failed): "
+			     "%s / command: %s", what, WEXITSTATUS(rc), tb ? tb : "",
+			     tb1 ? tb1 : "");
+	}
+	free(run);
+	free(wr);
+}
+
+/* (a) A change from a context on W in W/proj/sub waits for a command
+ * whose workspace is W/proj, and says it waits. */
+START_TEST(nested_change_waits_for_inner_command)
+{
+	char *t, *b, *tb;
+
+	wst_mkdir(ws, "proj/sub");
+	nested_waits("proj", "'@WR@' --workspace . --content after proj/sub/w.txt",
+		     false,
+		     "a write from W into W/proj/sub");
+	t = text_in(ws, "proj/sub/w.txt");
+	ck_assert_str_eq(t, "after");
+	free(t);
+	b = wst_path(base, "nested2.out");
+	tb = wst_slurp(b, NULL);
+	ck_assert_msg(tb != NULL && strstr(tb, "waiting for a command running in "
+					   "this workspace") != NULL,
+		      "the write did not say it waits: %s", tb ? tb : "");
+	free(tb);
+	free(b);
+}
+END_TEST
+
+/* (b) A change from a context on W/proj waits for a command whose
+ * workspace is W. */
+START_TEST(nested_change_waits_for_outer_command)
+{
+	char *t;
+
+	wst_mkdir(ws, "proj/sub");
+	nested_waits(".", "(cd proj && exec '@WR@' --workspace . --content after sub/w.txt)",
+		     false,
+		     "a write from W/proj during a command in W");
+	t = text_in(ws, "proj/sub/w.txt");
+	ck_assert_str_eq(t, "after");
+	free(t);
+}
+END_TEST
+
+/* A change through a mount of W/proj, from a workspace elsewhere (W's
+ * sibling "other"), waits for a command in W/proj (the lock was the
+ * call's workspace top's only). */
+START_TEST(nested_change_through_mount_waits)
+{
+	char *t;
+
+	wst_mkdir(ws, "proj/sub");
+	wst_mkdir(ws, "other");
+	nested_waits("proj", "(cd other && exec '@WR@' --workspace . --mount "
+		     "\"/.p=$(cd ../proj && pwd)\" --content after /.p/sub/w.txt)",
+		     false, "a write through a mount of W/proj");
+	t = text_in(ws, "proj/sub/w.txt");
+	ck_assert_str_eq(t, "after");
+	free(t);
+}
+END_TEST
+
+/* (c) Commands in nested workspaces run one at a time, either way. */
+START_TEST(nested_runs_one_at_a_time)
+{
+	wst_mkdir(ws, "proj");
+	nested_waits(".", "(cd proj && exec '@RUN@' --workspace . -c true)",
+		     false,
+		     "a command in W/proj during one in W");
+	nested_waits("proj", "'@RUN@' --workspace . -c true", false,
+		     "a command in W during one in W/proj");
+}
+END_TEST
+
+/* (d) A move from a context on W whose destination only is in W/proj
+ * (below its top) waits for the command there; a recursive delete of a
+ * tree that holds W/proj's files too. */
+START_TEST(nested_move_and_delete_wait)
+{
+	char *t;
+
+	wst_mkdir(ws, "from");
+	wst_mkdir(ws, "proj/sub");
+	wst_write(ws, "from/m.txt", "moved");
+	nested_waits("proj", "'@WR@' --workspace . --move proj/sub/m.txt from/m.txt",
+		     false,
+		     "a move from W/from into W/proj/sub");
+	t = text_in(ws, "proj/sub/m.txt");
+	ck_assert_str_eq(t, "moved");
+	free(t);
+	/* The tree's top is W/tree, the command's W/tree/proj; the delete
+	 * resolves W/tree, then goes down into W/tree/proj/sub. */
+	wst_mkdir(ws, "tree/proj/sub");
+	wst_write(ws, "tree/proj/sub/f.txt", "f");
+	nested_waits("tree/proj", "'@WR@' --workspace . --delete -r tree", true,
+		     "a recursive delete of W/tree over W/tree/proj");
+	{
+		char *p = wst_path(ws, "tree");
+		struct stat st;
+
+		ck_assert_msg(lstat(p, &st) < 0, "the tree was not deleted");
+		free(p);
+	}
+}
+END_TEST
+
+/*
  * Review25 01 and 02 (a person who is not root; as root the modes do not
  * matter, so the test becomes nobody): a command planted a repository
  * (core.fsmonitor) and chmod 311'd the directory above it, which the
@@ -4719,6 +4877,40 @@ START_TEST(change_refused_under_unreadable_root)
 		  "\"$T/wswrite\" --workspace \"$W\" --content x c.txt >$HOME/w.out 2>&1 ||"
 		  " { echo \"BUG after: $(cat $HOME/w.out)\"; exit 1; }\n"
 		  "echo OK\n");
+}
+END_TEST
+
+/*
+ * Review30 01's locks above the workspace (a person who is not root): a
+ * directory above the workspace that the person may not read (another
+ * user's 0711 home; here root's, 0311) cannot be opened to be locked.
+ * It is passed over, by a run and by a change alike (a command there
+ * would be another user's), and those above it are still walked to:
+ * both work, neither refuses.
+ */
+START_TEST(nested_unreadable_ancestor_passed)
+{
+	char *locked = wst_path(base, "locked"), *lws = wst_path(locked, "lws");
+
+	ck_assert_int_eq(mkdir(locked, 0755), 0);
+	ck_assert_int_eq(mkdir(lws, 0755), 0);
+	if (geteuid() == 0)
+		ck_assert_int_eq(chown(lws, 65534, 65534), 0);
+	ck_assert_int_eq(chmod(locked, 0311), 0);
+	as_nobody("up311.sh",
+		  "set -u\n"
+		  "W=\"$1\"; B=\"$2\"; export HOME=$B/nhome XDG_STATE_HOME=$B/nstate\n"
+		  "T=$(dirname \"$WSRUN\"); L=$B/locked/lws\n"
+		  "ls \"$B/locked\" >/dev/null 2>&1 && { echo 'not checked: readable'; echo OK; exit 0; }\n"
+		  "\"$T/wswrite\" --workspace \"$L\" --content x a.txt >$HOME/w.out 2>&1 ||"
+		  " { echo \"BUG write: $(cat $HOME/w.out)\"; exit 1; }\n"
+		  "\"$WSRUN\" --workspace \"$L\" --view real -c 'cat a.txt' >$HOME/run.out 2>&1 ||"
+		  " { echo \"BUG run: $(cat $HOME/run.out)\"; exit 1; }\n"
+		  "[ \"$(cat $HOME/run.out)\" = x ] || { echo \"BUG: $(cat $HOME/run.out)\"; exit 1; }\n"
+		  "echo OK\n");
+	ck_assert_int_eq(chmod(locked, 0755), 0);
+	free(lws);
+	free(locked);
 }
 END_TEST
 
@@ -7030,6 +7222,7 @@ suite(void)
 	TCase *tc = tcase_create("consistency");
 	TCase *tf = tcase_create("confinement");
 	TCase *tp = tcase_create("process");
+	TCase *tn = tcase_create("nested");
 	int nm = NMODES_CONFINE;
 	const char *sim = getenv("WST_RUN_DISABLE");
 
@@ -7063,6 +7256,15 @@ suite(void)
 	tcase_add_loop_test(tc, consistency_write_tool_read_run, 0, 2);
 	tcase_add_loop_test(tc, consistency_isolation, 0, nm);
 	suite_add_tcase(s, tc);
+	/* Nested workspaces' commands and changes (review30 01). */
+	tcase_add_checked_fixture(tn, setup, teardown);
+	tcase_add_test(tn, nested_change_waits_for_inner_command);
+	tcase_add_test(tn, nested_change_waits_for_outer_command);
+	tcase_add_test(tn, nested_change_through_mount_waits);
+	tcase_add_test(tn, nested_runs_one_at_a_time);
+	tcase_add_test(tn, nested_move_and_delete_wait);
+	tcase_add_test(tn, nested_unreadable_ancestor_passed);
+	suite_add_tcase(s, tn);
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_loop_test(tf, confine_files, 0, nm);
 	tcase_add_loop_test(tf, allow_read_etc, 0, nm);

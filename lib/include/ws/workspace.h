@@ -43,6 +43,13 @@ struct ws_guards;
 struct ws_audit;
 struct ws_history;
 
+/* One directory whose runs' lock a changing call holds (struct ws_ctx). */
+struct ws_runs_lock {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+};
+
 struct ws_anchor {
 	char *vprefix; /* "/" for the root, "/.skills" for a mount */
 	char *real;    /* real directory, resolved through symlinks */
@@ -55,10 +62,18 @@ struct ws_ctx {
 	size_t nanchors;
 	unsigned flags;
 	int host_fd; /* O_PATH of "/", opened on first use with ALLOW_OUTSIDE */
-	/* The runs' lock on the root, held shared by a changing call
-	 * (ws_ctx_wait_runs()); closed by ws_ctx_close(). */
-	int runs_fd;
-	bool runs_held;
+	/*
+	 * The runs' locks a changing call holds shared (ws_ctx_wait_runs(),
+	 * ws_ctx_hold_dir()): one per directory that is or could be a
+	 * command's top above what the call changes, by device and inode,
+	 * each with its descriptor (-1: one that could not be opened, a run
+	 * there would be another user's); closed by ws_ctx_close().  This
+	 * call's own: MCP runs calls at once, each with its own context.
+	 */
+	struct ws_runs_lock *runs;
+	size_t nruns, runs_cap;
+	bool runs_on;	     /* the call changes files: it holds them */
+	long long runs_wait0; /* when its first wait began (ms), or 0 */
 	char *alias; /* the root as spelled through a symlink, or NULL */
 	struct ws_policy *policy; /* NULL: everything inside is allowed */
 	bool approve;		  /* --approve was given */
@@ -462,21 +477,39 @@ int ws_ctx_home_places(const struct ws_ctx *ws, struct ws_home_place **out,
  */
 /*
  * For a call that changes files (write, edit, mkdir, move, delete,
- * undo): wait until no wsrun command runs in the workspace, and keep
- * the next from starting until ws_ctx_close().  wsrun holds its lock on
- * the root (flock, exclusive) from before the walk before the command to
- * the end of the clean-up after it; a file tool's move meanwhile could
- * carry a planted repository past that walk (review28 08), or change
- * what the walk took for the person's.  Taken shared: changing calls do
- * not wait for each other.  Not inside a wsrun command (WS_SANDBOX=1),
- * whose own run holds the lock.  Waits WS_RUNS_WAIT_MS at most (below
- * the 60 s an MCP client gives a call by default, so that the model gets
- * the reason, not a timeout), then LIMIT_EXCEEDED; a stop asked
- * (ws_cancelled()) ends the wait too.
+ * undo): wait until no wsrun command runs in a directory the call may
+ * change, and keep the next from starting until ws_ctx_close().  wsrun
+ * holds its lock on its workspace's top (flock, exclusive) from before
+ * the walk before the command to the end of the clean-up after it; a
+ * file tool's move meanwhile could carry a planted repository past that
+ * walk (review28 08), or change what the walk took for the person's.
+ * That top need not be this call's: a server on W and a command run by
+ * another on W/proj (review30 01).  So the lock is taken, shared, on
+ * every directory that could be a command's top above a change: here
+ * each writable anchor and each of its real ancestors up to "/", and,
+ * for each change, the directories between its anchor and the
+ * directory it changes in (ws_ctx_hold_dir(), from ws_resolve()).
+ * Shared: changing calls do not wait for each other.  Not inside a
+ * wsrun command (WS_SANDBOX=1), whose own run holds the lock.  Waits
+ * WS_RUNS_WAIT_MS at most in all (below the 60 s an MCP client gives a
+ * call by default, so that the model gets the reason, not a timeout),
+ * then LIMIT_EXCEEDED; a stop asked (ws_cancelled()) ends the wait too.
  * 0 or a WS_E*.
  */
 #define WS_RUNS_WAIT_MS 45000
 int ws_ctx_wait_runs(struct ws_ctx *ws);
+
+/*
+ * In a changing call (after ws_ctx_wait_runs()): hold, shared, the runs'
+ * lock of the directory dirfd (any descriptor of it, O_PATH too) and of
+ * each directory above it up to one the call holds already, found by
+ * ".." on descriptors, never by a path; wait as ws_ctx_wait_runs() does
+ * for a command whose top one of them is.  Held until ws_ctx_close().
+ * A directory that cannot be opened for reading is passed over: a
+ * command there would be another user's.  No-op in any other call.
+ * 0 or a WS_E*.
+ */
+int ws_ctx_hold_dir(struct ws_ctx *ws, int dirfd);
 
 /* The message of the wait's progress reports (ws/cancel.h), by which a
  * front end knows them (the command line says once that it waits). */
