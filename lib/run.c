@@ -681,7 +681,11 @@ struct ws__place {
 	int anchor;
 	char *parent; /* "" or "a/b": the deepest existing directory */
 	char *name;   /* the first missing component below it */
-	bool own;     /* wstools' own configuration or policy place */
+	/* Published to other processes (ws/pending.h): wstools' own
+	 * configuration or policy place, or a project marker, which other
+	 * calls' detection takes as absent while the command runs
+	 * (review31 02). */
+	bool own;
 };
 
 static void
@@ -1122,7 +1126,7 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
 {
 	struct ws_home_place *hp = NULL;
 	const char *lit;
-	size_t nown, nhp = 0;
+	size_t nown, nmark, nhp = 0;
 	int rc = 0;
 
 	*out = NULL;
@@ -1167,10 +1171,13 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
 	else if (rc == 0 && (rc = ws_ctx_home_places(ws, &hp, &nhp)) == 0)
 		rc = ws__home_places(ws, hp, nhp, out, n);
 	ws_home_places_free(hp, nhp);
+	nmark = *n;
 	if (rc == 0)
 		rc = ws__markers_snapshot(ws, out, n, proot_marker);
+	/* Published for other processes too: what their configuration,
+	 * policy and project detection must take as absent. */
 	for (size_t i = 0; i < *n; i++)
-		(*out)[i].own = i < nown;
+		(*out)[i].own = i < nown || i >= nmark;
 	return rc;
 }
 

@@ -956,6 +956,28 @@ ws__prompt(void *arg, const char *message)
 }
 
 /*
+ * The detection's probe: a marker a command running in this process may
+ * have made (a place its revert removes, ws/pending.h) is absent, as it
+ * is before the command and after the revert.  Else the agent's own
+ * parallel call, while the command runs, took the directory of the
+ * command's package.json or .git for PROJECT_ROOT or GIT_ROOT, and a
+ * deny rule spelled through it matched nothing (review31 02).  One stat
+ * a marker, and ws_pending_has() for one that is there.
+ */
+static int
+ws__probe_not_pending(const char *dir, const char *marker, void *arg)
+{
+	char path[PATH_MAX + 256];
+	int rc = ws_detect_probe_stat(dir, marker, arg);
+
+	if (rc != 1 || snprintf(path, sizeof(path), "%s%s%s", dir,
+				strcmp(dir, "/") == 0 ? "" : "/", marker) >=
+		       (int)sizeof(path))
+		return rc;
+	return ws_pending_has(path) ? 0 : 1;
+}
+
+/*
  * The project and git roots, by the precedence of DESIGN.md 6:
  * --project-root > --no-detect-root > configuration > detection.
  */
@@ -988,6 +1010,7 @@ ws__roots(struct ws_cli *cli, struct ws_ctx *ws)
 	}
 	o.markers = (const char *const *)c->markers;
 	o.nmarkers = c->nmarkers;
+	o.probe = ws__probe_not_pending;
 	rc = cli->rem_conf != NULL ?
 		     ws__detect_remembered(cli->rem, ws->anchors[0].real, &o,
 						   cli->roots) :

@@ -4019,6 +4019,71 @@ START_TEST(nested_server_write_waits_for_command)
 END_TEST
 
 /*
+ * review31 02: a project marker a command makes (package.json at the
+ * top, where go.mod above made PROJECT_ROOT) is taken as absent by the
+ * server's other calls while the command runs, as before it and after
+ * its revert: a read in parallel saw PROJECT_ROOT move to the workspace,
+ * and a deny rule spelled through it matched nothing.  The real view,
+ * where the command's file is on disk for its whole run.
+ */
+START_TEST(marker_made_during_run_ignored)
+{
+	char text[1024], *pol = wst_path(T, "pol.json");
+	struct mcp m;
+	cJSON *r, *res, *j;
+	bool ran = false;
+
+	wst_write(T, "go.mod", "module t\n");
+	wst_write(T, "ws/secret/KEY", "KEY=hunter2\n");
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"file_rules\": ["
+		 "{\"name\": \"no-secret\", \"paths\": [\"${PROJECT_ROOT}/ws/secret/**\"],"
+		 " \"operations\": [\"*\"], \"decision\": \"deny\"},"
+		 "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		 " \"decision\": \"allow\"}]}");
+	wst_write(T, "pol.json", text);
+	force_real = true;
+	mcp_start(&m, "--policy", pol, W);
+	force_real = false;
+	handshake(&m, NULL);
+	res = call(&m, 2, "read_file", "{\"path\":\"secret/KEY\"}", &r);
+	ck_assert_str_eq(code_of(res), "POLICY_DENIED");
+	cJSON_Delete(r);
+	send_call(&m, 3, "run_command", "{\"command\":[\"sh\",\"-c\","
+		  "\"echo {} > package.json; echo made > made.txt; sleep 2\"]}",
+		  "\"run\"");
+	/* Until the command has made it. */
+	for (int i = 0; i < 500; i++) {
+		char *mk = wst_path(W, "made.txt");
+		bool made = wst_exists(mk);
+
+		free(mk);
+		if (made)
+			break;
+		usleep(10000);
+	}
+	send_call(&m, 4, "read_file", "{\"path\":\"secret/KEY\"}", NULL);
+	for (;;) {
+		j = must_recv(&m, 20000, "the calls");
+		if (is_id(j, 3))
+			ran = true;
+		if (is_id(j, 4)) {
+			res = cJSON_GetObjectItem(j, "result");
+			ck_assert_msg(!ran, "the read was answered after the command");
+			ck_assert_msg(strstr(text_of(res), "hunter2") == NULL, "%s",
+				      text_of(res));
+			ck_assert_str_eq(code_of(res), "POLICY_DENIED");
+			cJSON_Delete(j);
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(mcp_close(&m), 0);
+	free(pol);
+}
+END_TEST
+
+/*
  * ftu12 05: commands in one workspace run one at a time, and a second
  * one waited for the first on a worker of its own; with --jobs 2 both
  * workers were on commands and a read sent after them waited for the
@@ -6595,6 +6660,7 @@ suite(void)
 	tcase_add_test(slow, read_during_command);
 	tcase_add_test(slow, write_waits_for_command);
 	tcase_add_test(slow, change_waiting_keeps_reader);
+	tcase_add_test(slow, marker_made_during_run_ignored);
 	tcase_add_test(slow, nested_server_write_waits_for_command);
 	tcase_add_test(slow, read_beside_queued_commands);
 	tcase_add_test(slow, cancel_one_of_two);
