@@ -972,6 +972,31 @@ START_TEST(usage_and_workspace_errors)
 		free(in);
 		free(st);
 	}
+	/*
+	 * ftu18 05: a policy that does not load (a mistyped name, a file
+	 * that does not parse), by --policy or WS_POLICY, stops the server
+	 * at start too, rather than failing every call after initialize.
+	 */
+	{
+		char *badpol = wst_path(T, "bad-policy.json");
+		const char *env[] = {"WS_POLICY=nosuch-policy", NULL};
+		const char *argv[] = {"mcp", W, NULL};
+
+		wst_write(T, "bad-policy.json", "{\"version\": 1, \"file_rulez\": []}");
+		wst_run(&r, NULL, "wstools", "mcp", "--policy", "nosuch-policy", W, NULL);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "no such policy") &&
+			      strstr(r.err, "POLICY_ERROR"), "%d %s", r.status, r.err);
+		wst_run_free(&r);
+		wst_run(&r, NULL, "wstools", "mcp", "--policy", badpol, W, NULL);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "file_rulez") &&
+			      strstr(r.err, "POLICY_ERROR"), "%d %s", r.status, r.err);
+		wst_run_free(&r);
+		wst_runv(&r, NULL, env, "wstools", argv);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "nosuch-policy"), "%d %s",
+			      r.status, r.err);
+		wst_run_free(&r);
+		free(badpol);
+	}
 	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "--max-message"));
