@@ -6417,6 +6417,79 @@ START_TEST(exit_statuses)
 }
 END_TEST
 
+/*
+ * Ftu18 10: a policy's command_rules refusals read as a file rule's do:
+ * the rule's message shown, the policy and rule named, "--approve" said
+ * on the command line, the decision in fields, and a hint.  The built-in
+ * list's words (README) stay as they were.
+ */
+START_TEST(policy_command_refusals)
+{
+	struct wst_run r;
+	char *pfile = wst_path(base, "cmdpol.json");
+	cJSON *j, *e;
+
+	wst_write(base, "cmdpol.json",
+		  "{\"version\": 1, \"name\": \"cmdpol\", \"file_rules\": ["
+		  "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		  " \"decision\": \"allow\"}], \"command_rules\": ["
+		  "{\"name\": \"deny-sudo\", \"patterns\": [\"^sudo\\\\b\"],"
+		  " \"decision\": \"deny\", \"message\": \"privilege escalation is not allowed\"},"
+		  "{\"name\": \"deny-dd\", \"patterns\": [\"^dd\\\\b\"], \"decision\": \"deny\"},"
+		  "{\"name\": \"approve-push\", \"patterns\": [\"^git push\\\\b\"],"
+		  " \"decision\": \"approve\", \"message\": \"git push needs approval\"}]}");
+	/* The command line's words. */
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--policy", pfile, "sudo", "ls", NULL);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_msg(strstr(r.err, "wsrun: command blocked by rule \"deny-sudo\" of "
+			     "policy \"cmdpol\": privilege escalation is not allowed "
+			     "(BLOCKED_COMMAND)\nwsrun: hint: the policy refuses this "
+			     "command line; retrying will not help") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--policy", pfile, "dd", NULL);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_msg(strstr(r.err, "wsrun: command blocked by rule \"deny-dd\" of "
+			     "policy \"cmdpol\" (BLOCKED_COMMAND)") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--policy", pfile, "git", "push",
+		NULL);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_msg(strstr(r.err, "wsrun: git push needs approval (policy \"cmdpol\", "
+			     "rule \"approve-push\"; pass --approve to allow it) "
+			     "(APPROVAL_REQUIRED)\nwsrun: hint: a person must approve "
+			     "this command; ask the user, who can rerun it with "
+			     "--approve") != NULL, "%s", r.err);
+	wst_run_free(&r);
+	/* The JSON's fields, as a file rule's refusal has them. */
+	for (int k = 0; k < 2; k++) {
+		wst_run(&r, NULL, "wsrun", "--workspace", ws, "--policy", pfile, "--json",
+			k == 0 ? "sudo" : "git", k == 0 ? "ls" : "push", NULL);
+		j = cJSON_Parse(r.out);
+		ck_assert_ptr_nonnull(j);
+		e = cJSON_GetObjectItem(j, "error");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "code")),
+				 k == 0 ? "BLOCKED_COMMAND" : "APPROVAL_REQUIRED");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "policy")),
+				 "cmdpol");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "rule")),
+				 k == 0 ? "deny-sudo" : "approve-push");
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
+				 "exec");
+		ck_assert_ptr_nonnull(cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint")));
+		cJSON_Delete(j);
+		wst_run_free(&r);
+	}
+	/* The built-in list: its words, no policy named. */
+	wst_run(&r, NULL, "wsrun", "--workspace", ws, "--json", "sudo", "ls", NULL);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_msg(strstr(r.out, "\"command blocked by rule \\\"no-privilege\\\" of "
+			     "wsrun-builtin\"") != NULL &&
+		      strstr(r.out, "\"policy\"") == NULL, "%s", r.out);
+	wst_run_free(&r);
+	free(pfile);
+}
+END_TEST
+
 START_TEST(output_caps)
 {
 	struct wst_run r;
@@ -7032,6 +7105,7 @@ suite(void)
 	tcase_add_test(tp, one_pipe_no_wait);
 	tcase_add_test(tp, units);
 	tcase_add_test(tp, exit_statuses);
+	tcase_add_test(tp, policy_command_refusals);
 	tcase_add_loop_test(tp, path_search_skips_directory, 0, NMODES_PROCESS);
 	tcase_add_loop_test(tp, path_search_missing_first_component, 0,
 			    NMODES_PROCESS);
