@@ -541,6 +541,13 @@ START_TEST(tools_list_schemas)
 			cJSON_GetObjectItem(t, "outputSchema"), "properties")));
 		ck_assert_ptr_nonnull(cJSON_GetStringValue(
 			cJSON_GetObjectItem(t, "description")));
+		/* Ftu18 17: the model, which sends calls side by side and
+		 * chooses their timeouts, is told that commands queue. */
+		if (strcmp(name, "run_command") == 0)
+			ck_assert_msg(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+					  t, "description")), "run one at a time") != NULL,
+				      "%s", cJSON_GetStringValue(cJSON_GetObjectItem(
+					  t, "description")));
 		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "readOnlyHint")));
 		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "destructiveHint")));
 		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "idempotentHint")));
@@ -1343,6 +1350,35 @@ START_TEST(run_command_queued_progress)
 		ck_assert_msg(!cJSON_GetObjectItem(j, "id"), "unexpected response");
 		cJSON_Delete(j);
 	}
+	/*
+	 * Ftu18 17: a third whose timeout passes while it waits its turn
+	 * is refused, with a hint saying what lets it run.
+	 */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"third\",\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "[\"true\"],\"timeout\":1}}}");
+	for (;;) {
+		const char *id;
+
+		r = mcp_recv(&m, 20000);
+		ck_assert_ptr_nonnull(r);
+		id = cJSON_GetStringValue(cJSON_GetObjectItem(r, "id"));
+		ck_assert_msg(id == NULL || strcmp(id, "third") == 0,
+			      "unexpected response %s", id);
+		if (id != NULL)
+			break;
+		cJSON_Delete(r);
+	}
+	{
+		const cJSON *res = cJSON_GetObjectItem(r, "result");
+
+		ck_assert_str_eq(code_of(res), "LIMIT_EXCEEDED");
+		ck_assert_msg(strstr(text_of(res), "hint: wait for the other command's "
+				     "result") != NULL &&
+			      strstr(text_of(res), "a timeout that covers both") != NULL,
+			      "%s", text_of(res));
+	}
+	cJSON_Delete(r);
 	/* The first ends; the second runs and says it waited. */
 	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
 		 "\"params\":{\"requestId\":\"first\",\"reason\":\"test\"}}");
@@ -1364,7 +1400,10 @@ START_TEST(run_command_queued_progress)
 
 		ck_assert_msg(cJSON_GetNumberValue(cJSON_GetObjectItem(sc, "waited_ms")) > 0,
 			      "no waited_ms in the result");
-		ck_assert_msg(text != NULL && strstr(text, "waiting for another command") != NULL,
+		/* Ftu18 06: for another call, a command or a change. */
+		ck_assert_msg(text != NULL && strstr(text, "waiting for another call in "
+						     "this workspace: a command, or "
+						     "a change to its files") != NULL,
 			      "%s", text ? text : "(no text)");
 	}
 	cJSON_Delete(r);
