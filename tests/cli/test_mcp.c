@@ -1604,9 +1604,15 @@ delete_with_answer(struct mcp *m, int id, const char *answer, cJSON **resp)
 			const cJSON *p = cJSON_GetObjectItem(j, "params");
 			const cJSON *eid = cJSON_GetObjectItem(j, "id");
 
+			/* The question once: the rule's "Delete {{.Path}}?" only
+			 * asked it again (ftu18 07). */
 			ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(
 							     cJSON_GetObjectItem(p, "message")),
-						     "Delete"));
+						     "Allow delete: /notes.md?\nAsked by "
+						     "rule \"ask-delete\""));
+			ck_assert_ptr_null(strstr(cJSON_GetStringValue(
+							  cJSON_GetObjectItem(p, "message")),
+						  "Delete /notes.md?"));
 			ck_assert(cJSON_IsObject(cJSON_GetObjectItem(
 				cJSON_GetObjectItem(cJSON_GetObjectItem(p, "requestedSchema"),
 						    "properties"), "approve")));
@@ -1809,10 +1815,15 @@ START_TEST(history_tools_only_when_asked)
 	ck_assert_msg(!is_error(res), "%s", text_of(res));
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
 		sc(res, "entries"), 0), "frontend")), "mcp");
+	/* Ftu18 07: the text is the plain lines, as every other tool's. */
+	ck_assert_msg(text_of(res)[0] == '1' &&
+		      strstr(text_of(res), "  mcp    write_file  create  /made.txt\n") != NULL,
+		      "%s", text_of(res));
 	cJSON_Delete(r);
 	ck_assert(wst_exists(f));
 	res = call(&m, 6, "undo", "{}", &r);
 	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "undone:\n1  create  /made.txt\n");
 	cJSON_Delete(r);
 	ck_assert(!wst_exists(f));
 	/*
