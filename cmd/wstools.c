@@ -25,6 +25,8 @@
 #include "ws/history.h"
 #include "ws/path.h"
 #include "ws/persist.h"
+#include "ws/policy.h"
+#include "ws/vars.h"
 #include "ws/mcp.h"
 #include "ws/mcp_compat.h"
 #include "ws/tool.h"
@@ -552,6 +554,45 @@ place_outside(const struct ws_ctx *probe, const char *flag, const char *path,
 }
 
 /*
+ * The configuration and the policy every call would load (--policy, else
+ * WS_POLICY, else the configuration's), read once at start: a name that
+ * finds no file, or a file that does not parse, is a mistake in the
+ * client's configuration that would otherwise fail every call, after
+ * the server looked well (ftu18 05).  The calls still read both again,
+ * so an edit made later counts.  The roots' variables are the served
+ * directory here (a call's detection may find others: only their values
+ * differ).  0 when both load, or no policy is asked for.
+ */
+static int
+policy_loads(const struct ws_cli *cli, const struct ws_ctx *probe)
+{
+	const char *spec, *root = probe->anchors[0].real;
+	struct ws_policy *pol = NULL;
+	struct ws_config conf;
+	struct ws_vars vars;
+	int rc;
+
+	ws_config_init(&conf);
+	ws_vars_init(&vars);
+	if ((rc = ws_config_load(&conf, cli->config)) < 0)
+		goto out;
+	/* As ws_cli_open() chooses it: an empty WS_POLICY asks for none. */
+	spec = cli->policy != NULL ? cli->policy : conf.policy_default;
+	if (spec == NULL || spec[0] == '\0')
+		goto out;
+	if ((rc = ws_vars_set(&vars, "PROJECT_ROOT", root)) < 0 ||
+	    (rc = ws_vars_set(&vars, "GIT_ROOT", root)) < 0 ||
+	    (rc = ws_vars_set(&vars, "WORKSPACE", root)) < 0)
+		goto out;
+	rc = ws_policy_load(spec, conf.policies_dir, &vars, &pol);
+out:
+	ws_policy_free(pol);
+	ws_vars_free(&vars);
+	ws_config_free(&conf);
+	return rc;
+}
+
+/*
  * A DIR that cannot be served, in the house's words: lower case, as
  * every other message ("no such directory", not strerror's "No such file
  * or directory").
@@ -879,6 +920,8 @@ cmd_mcp(int argc, char **argv)
 		if (rc == 0)
 			rc = place_outside(&probe, "--state-dir", cli.state_dir,
 					   "the state directory");
+		if (rc == 0)
+			rc = policy_loads(&cli, &probe);
 		ws_ctx_close(&probe);
 		if (rc < 0)
 			goto fail;

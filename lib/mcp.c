@@ -1926,7 +1926,9 @@ static const char ws__instructions[] =
 	"empty there (a note says so: do not take it for an empty file), what "
 	"it refuses to write is read-only. A call that changes files waits "
 	"while a run_command runs in the workspace (45 s at most): do not "
-	"change files while your own long command runs. A "
+	"change files while your own long command runs. Commands run one at "
+	"a time: a run_command sent beside another waits for it, and its "
+	"timeout covers that wait. A "
 	"failed call is a result with isError true and structuredContent.error "
 	"holding code, message and often a hint: correct the call as it says.";
 

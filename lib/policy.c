@@ -1743,6 +1743,16 @@ ws_policy_question(const struct ws_ask *a)
 		a->op == NULL ? "operation"
 		: strcmp(a->op, "exec") == 0 ? "command" : a->op,
 		subject);
+	/*
+	 * A message that is itself this question, naming the subject and
+	 * ending in "?" (dev-safe's "Delete {{.Path}}?"), would ask it twice
+	 * (ftu18 07): the rule and the policy are named without it.
+	 */
+	if (msg != NULL && msg[0] != '\0' && msg[strlen(msg) - 1] == '?' &&
+	    subject[0] != '\0' && strstr(msg, subject) != NULL) {
+		free(msg);
+		msg = NULL;
+	}
 	if (rule != NULL || pol != NULL) {
 		fputs("\nAsked by", f);
 		if (rule != NULL)

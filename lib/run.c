@@ -178,9 +178,26 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 	if (d < 0)
 		return d;
 	if (d == WS_DECISION_DENY) {
-		int rc = ws_error_set(WS_EBLOCKED_COMMAND, NULL,
-				      "command blocked by rule \"%s\" of %s",
-				      m.rule ? m.rule : "?", ws_policy_name(p));
+		char *msg = p != ws__builtin && m.message != NULL ?
+				    ws_policy_render(m.message, cmdline, "exec", m.rule) :
+				    NULL;
+		int rc;
+
+		/*
+		 * A policy's refusal as a file rule's (ftu18 10): its policy
+		 * and rule named, the rule's message shown, the decision in
+		 * fields, and a hint.  The built-in list's words stay.
+		 */
+		if (p == ws__builtin)
+			rc = ws_error_set(WS_EBLOCKED_COMMAND, NULL,
+					  "command blocked by rule \"%s\" of %s",
+					  m.rule ? m.rule : "?", ws_policy_name(p));
+		else
+			rc = ws_error_set(WS_EBLOCKED_COMMAND, NULL,
+					  "command blocked by rule \"%s\" of policy "
+					  "\"%s\"%s%s", m.rule ? m.rule : "?",
+					  ws_policy_name(p), msg ? ": " : "", msg ? msg : "");
+		free(msg);
 
 		/*
 		 * No path: the command line is the line's "command", and a
@@ -199,7 +216,10 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 				"also with --net or --net-allow: retrying will "
 				"not help; a policy with command_rules replaces "
 				"the list (ws-policy(5))");
-		return rc;
+		ws_error_set_policy(ws_policy_name(p), m.rule, "exec");
+		return ws_error_set_hint("the policy refuses this command line; "
+					 "retrying will not help: do without it, "
+					 "or ask the user");
 	}
 	if (d == WS_DECISION_APPROVE && ws->approve)
 		ws_audit_decision(ws->audit, "exec", NULL, NULL, ws_policy_name(p),
@@ -218,9 +238,22 @@ ws_run_check_command(struct ws_ctx *ws, const char *cmdline)
 		 * MCP client's elicitation): the hooks are the session's
 		 * policy's, also when the built-in list decided.
 		 */
-		if (!ws_policy_ask(ws->policy, ws, &ask))
-			rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL, "%s",
-					  msg ? msg : "command needs approval (--approve)");
+		/*
+		 * Refused as a file rule's approval is (ftu18 10): the
+		 * policy and rule named, "--approve" in the words the MCP
+		 * server takes out (it asks the person instead), the
+		 * decision in fields, and a hint.
+		 */
+		if (!ws_policy_ask(ws->policy, ws, &ask)) {
+			rc = ws_error_set(WS_EAPPROVAL_REQUIRED, NULL,
+					  "%s (policy \"%s\", rule \"%s\"; pass "
+					  "--approve to allow it)",
+					  msg ? msg : "command needs approval",
+					  ws_policy_name(p), m.rule ? m.rule : "?");
+			ws_error_set_policy(ws_policy_name(p), m.rule, "exec");
+			ws_error_set_hint("a person must approve this command; ask "
+					  "the user, who can rerun it with --approve");
+		}
 		ws_audit_decision(ws->audit, "exec", NULL, NULL, ws_policy_name(p),
 				  m.rule, "approve", rc < 0 ? WS_AUDIT_REFUSED
 							    : WS_AUDIT_BY_PROMPT, rc);

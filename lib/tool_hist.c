@@ -72,35 +72,38 @@ static const struct ws_tool ws__undo_cli = {
 
 /* "  (what /a, /a/b: why)" for a list of paths, when there is one. */
 static void
-put_paths(const char *what, const cJSON *arr, const char *why)
+put_paths(FILE *f, const char *what, const cJSON *arr, const char *why)
 {
 	const cJSON *p;
 	bool first = true;
 
 	if (cJSON_GetArraySize(arr) == 0)
 		return;
-	fprintf(ws_out(), "  (%s ", what);
+	fprintf(f, "  (%s ", what);
 	cJSON_ArrayForEach(p, arr) {
 		if (!first)
-			fputs(", ", ws_out());
-		ws_cli_put_text(ws_out(), cJSON_GetStringValue(p), true);
+			fputs(", ", f);
+		ws_cli_put_text(f, cJSON_GetStringValue(p), true);
 		first = false;
 	}
 	if (why != NULL && why[0] != '\0')
-		fprintf(ws_out(), ": %s", why);
-	fputc(')', ws_out());
+		fprintf(f, ": %s", why);
+	fputc(')', f);
 }
+
+static void put_lines(FILE *f, const cJSON *arr);
 
 /*
  * Print a result of wstools history or undo, plain or JSON; for a model,
- * the output object, which is its text too.
+ * the output object, and as its text the plain lines a person reads
+ * (ftu18 07), as every other tool gives, after head ("undone:") and
+ * with a line of its own when there is none.
  */
 static void
-print_hist(struct ws_tcall *c, const char *key, cJSON *arr, const char *hint)
+print_hist(struct ws_tcall *c, const char *key, cJSON *arr, const char *hint,
+	   const char *head)
 {
 	const struct ws_cli *cli = c->cli;
-	const cJSON *e;
-	int idw = 1;
 
 	if (c->mode == WS_TCALL_MODEL) {
 		cJSON *out = cJSON_CreateObject();
@@ -110,7 +113,13 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr, const char *hint)
 		t = cJSON_PrintUnformatted(out);
 		if (t != NULL) {
 			fputs(t, c->out);
-			fputs(t, c->text);
+			if (cJSON_GetArraySize(arr) == 0) {
+				fputs("no change recorded\n", c->text);
+			} else {
+				if (head != NULL)
+					fputs(head, c->text);
+				put_lines(c->text, arr);
+			}
 			c->has_output = true;
 		}
 		free(t);
@@ -134,6 +143,16 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr, const char *hint)
 		cJSON_Delete(o);
 		return;
 	}
+	put_lines(ws_out(), arr);
+}
+
+/* One line per entry, as wstools history prints them. */
+static void
+put_lines(FILE *f, const cJSON *arr)
+{
+	const cJSON *e;
+	int idw = 1;
+
 	/* The ids in one column: as wide as the largest (ftu13 14). */
 	cJSON_ArrayForEach(e, arr) {
 		int w = snprintf(NULL, 0, "%lld", (long long)cJSON_GetNumberValue(
@@ -146,55 +165,55 @@ print_hist(struct ws_tcall *c, const char *key, cJSON *arr, const char *hint)
 		const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(e, "destination"));
 		const cJSON *sz = cJSON_GetObjectItem(e, "size_before");
 
-		fprintf(ws_out(), "%-*lld", idw,
+		fprintf(f, "%-*lld", idw,
 			(long long)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id")));
 		if (cJSON_GetObjectItem(e, "time") != NULL)
-			fprintf(ws_out(), "  %s  %-6s %-10s", cJSON_GetStringValue(cJSON_GetObjectItem(e, "time")),
+			fprintf(f, "  %s  %-6s %-10s", cJSON_GetStringValue(cJSON_GetObjectItem(e, "time")),
 				cJSON_GetStringValue(cJSON_GetObjectItem(e, "frontend")),
 				cJSON_GetStringValue(cJSON_GetObjectItem(e, "tool")));
-		fprintf(ws_out(), "  %-7s ", cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")));
+		fprintf(f, "  %-7s ", cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")));
 		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "hidden")))
-			fputs("(a path the policy hides)", ws_out());
+			fputs("(a path the policy hides)", f);
 		else
-			ws_cli_put_text(ws_out(), cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
+			ws_cli_put_text(f, cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
 					true);
 		if (d != NULL) {
-			fputs(" -> ", ws_out());
-			ws_cli_put_text(ws_out(), d, true);
+			fputs(" -> ", f);
+			ws_cli_put_text(f, d, true);
 		}
 		if (cJSON_IsNumber(sz))
-			fprintf(ws_out(), "  (was %lld byte%s)", (long long)sz->valuedouble,
+			fprintf(f, "  (was %lld byte%s)", (long long)sz->valuedouble,
 				(long long)sz->valuedouble == 1 ? "" : "s");
 		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "entries_before")) > 1)
 			/* A tree: how much of one (ftu12 15). */
-			fprintf(ws_out(), "  (was %lld entries)", (long long)
+			fprintf(f, "  (was %lld entries)", (long long)
 				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "entries_before")));
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "destination_size_before"))) {
 			long long ds = (long long)cJSON_GetNumberValue(
 				cJSON_GetObjectItem(e, "destination_size_before"));
 
-			fprintf(ws_out(), "  (replaced %lld byte%s there)", ds,
+			fprintf(f, "  (replaced %lld byte%s there)", ds,
 				ds == 1 ? "" : "s");
 		}
 		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")) > 0)
-			fprintf(ws_out(), "  (replaced %lld entries there)", (long long)
+			fprintf(f, "  (replaced %lld entries there)", (long long)
 				cJSON_GetNumberValue(cJSON_GetObjectItem(e, "destination_entries_before")));
 		/* The directories a change made on the way (ftu13 02). */
-		put_paths("made", cJSON_GetObjectItem(e, "made_dirs"), NULL);
-		put_paths("removed", cJSON_GetObjectItem(e, "removed_dirs"), NULL);
-		put_paths("kept", cJSON_GetObjectItem(e, "kept_dirs"),
+		put_paths(f, "made", cJSON_GetObjectItem(e, "made_dirs"), NULL);
+		put_paths(f, "removed", cJSON_GetObjectItem(e, "removed_dirs"), NULL);
+		put_paths(f, "kept", cJSON_GetObjectItem(e, "kept_dirs"),
 			  cJSON_GetStringValue(cJSON_GetObjectItem(e, "kept_why")));
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "undo_of")))
-			fprintf(ws_out(), "  [undo of %lld]",
+			fprintf(f, "  [undo of %lld]",
 				(long long)cJSON_GetObjectItem(e, "undo_of")->valuedouble);
 		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "undone")))
-			fputs("  [undone]", ws_out());
+			fputs("  [undone]", f);
 		if (cJSON_IsFalse(cJSON_GetObjectItem(e, "done")))
-			fputs("  [not confirmed: interrupted?]", ws_out());
+			fputs("  [not confirmed: interrupted?]", f);
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "not_kept")))
-			fprintf(ws_out(), "  (%lld not kept, not brought back)",
+			fprintf(f, "  (%lld not kept, not brought back)",
 				(long long)cJSON_GetObjectItem(e, "not_kept")->valuedouble);
-		fputc('\n', ws_out());
+		fputc('\n', f);
 	}
 }
 
@@ -328,7 +347,7 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 			     "history and undo from there, or with --workspace %s",
 			     above, above) < 0)
 			hint = NULL;
-		print_hist(c, "entries", arr, hint);
+		print_hist(c, "entries", arr, hint, NULL);
 		/* An empty answer is not "never touched" to a person. */
 		if (c->mode != WS_TCALL_MODEL && !cli->json && cli->npos > 0 &&
 		    cJSON_GetArraySize(arr) == 0)
@@ -385,7 +404,8 @@ hist_run(struct ws_tcall *c, const struct ws_tool *t)
 			fputs("would undo:\n", ws_out());
 		else if (!cli->json)
 			fputs("undone:\n", ws_out());
-		print_hist(c, o.dry_run ? "would_undo" : "undone", arr, NULL);
+		print_hist(c, o.dry_run ? "would_undo" : "undone", arr, NULL,
+			   o.dry_run ? "would undo:\n" : "undone:\n");
 	}
 	goto out;
 fail:

@@ -1013,9 +1013,14 @@ print_text(FILE *f, const struct ws_run_result *r, const char *masked)
 		fprintf(f, ", killed by signal %d", r->signal);
 	if (r->timed_out)
 		fputs(", timed out", f);
+	/*
+	 * The turn is taken from another command, or from a change another
+	 * call is making to the workspace's files (ftu18 06): either.
+	 */
 	if (r->waited_ms > 0)
-		fprintf(f, " (%lld ms, after %lld ms waiting for another command "
-			"in this workspace)\n", r->duration_ms, r->waited_ms);
+		fprintf(f, " (%lld ms, after %lld ms waiting for another call in "
+			"this workspace: a command, or a change to its files)\n",
+			r->duration_ms, r->waited_ms);
 	else
 		fprintf(f, " (%lld ms)\n", r->duration_ms);
 	text_stream(f, "stdout", &r->out);
@@ -1667,6 +1672,15 @@ run_run(struct ws_tcall *c)
 		o.cancel = &cancel_sig;
 	}
 	rc = ws_run(ws, &o, &r);
+	/*
+	 * The one LIMIT_EXCEEDED of a run that comes without a hint: the
+	 * wait for another command's turn outlasted this call's timeout
+	 * (ftu18 17).  Say what lets it run, not only why it did not.
+	 */
+	if (rc == WS_ELIMIT_EXCEEDED && ws_error_last_hint() == NULL)
+		ws_error_set_hint("wait for the other command's result, then call "
+				  "again, or give a timeout that covers both: it "
+				  "bounds the wait for a turn too");
 	if (cli->audit_log != NULL)
 		audit_run(cli, &o, &r, rc);
 	if (rc < 0)

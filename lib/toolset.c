@@ -186,7 +186,9 @@ static const struct ws__tool ws__default[] = {
 	 PROPS(ws__d_grep)},
 	{"run_command", "run_command",
 	 "Run a command in a sandbox confined to the workspace (no network, "
-	 "nothing outside), with a timeout; returns exit_code, stdout and stderr.",
+	 "nothing outside), with a timeout; returns exit_code, stdout and stderr. "
+	 "Commands in one workspace run one at a time: one sent beside another "
+	 "waits for it, within its own timeout.",
 	 PROPS(ws__d_run)},
 };
 

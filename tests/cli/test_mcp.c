@@ -541,6 +541,13 @@ START_TEST(tools_list_schemas)
 			cJSON_GetObjectItem(t, "outputSchema"), "properties")));
 		ck_assert_ptr_nonnull(cJSON_GetStringValue(
 			cJSON_GetObjectItem(t, "description")));
+		/* Ftu18 17: the model, which sends calls side by side and
+		 * chooses their timeouts, is told that commands queue. */
+		if (strcmp(name, "run_command") == 0)
+			ck_assert_msg(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+					  t, "description")), "run one at a time") != NULL,
+				      "%s", cJSON_GetStringValue(cJSON_GetObjectItem(
+					  t, "description")));
 		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "readOnlyHint")));
 		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "destructiveHint")));
 		ck_assert(cJSON_IsBool(cJSON_GetObjectItem(ann, "idempotentHint")));
@@ -972,6 +979,31 @@ START_TEST(usage_and_workspace_errors)
 		free(in);
 		free(st);
 	}
+	/*
+	 * ftu18 05: a policy that does not load (a mistyped name, a file
+	 * that does not parse), by --policy or WS_POLICY, stops the server
+	 * at start too, rather than failing every call after initialize.
+	 */
+	{
+		char *badpol = wst_path(T, "bad-policy.json");
+		const char *env[] = {"WS_POLICY=nosuch-policy", NULL};
+		const char *argv[] = {"mcp", W, NULL};
+
+		wst_write(T, "bad-policy.json", "{\"version\": 1, \"file_rulez\": []}");
+		wst_run(&r, NULL, "wstools", "mcp", "--policy", "nosuch-policy", W, NULL);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "no such policy") &&
+			      strstr(r.err, "POLICY_ERROR"), "%d %s", r.status, r.err);
+		wst_run_free(&r);
+		wst_run(&r, NULL, "wstools", "mcp", "--policy", badpol, W, NULL);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "file_rulez") &&
+			      strstr(r.err, "POLICY_ERROR"), "%d %s", r.status, r.err);
+		wst_run_free(&r);
+		wst_runv(&r, NULL, env, "wstools", argv);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "nosuch-policy"), "%d %s",
+			      r.status, r.err);
+		wst_run_free(&r);
+		free(badpol);
+	}
 	wst_run(&r, NULL, "wstools", "mcp", "--help", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "--max-message"));
@@ -1326,6 +1358,35 @@ START_TEST(run_command_queued_progress)
 		ck_assert_msg(!cJSON_GetObjectItem(j, "id"), "unexpected response");
 		cJSON_Delete(j);
 	}
+	/*
+	 * Ftu18 17: a third whose timeout passes while it waits its turn
+	 * is refused, with a hint saying what lets it run.
+	 */
+	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"third\",\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":"
+		 "[\"true\"],\"timeout\":1}}}");
+	for (;;) {
+		const char *id;
+
+		r = mcp_recv(&m, 20000);
+		ck_assert_ptr_nonnull(r);
+		id = cJSON_GetStringValue(cJSON_GetObjectItem(r, "id"));
+		ck_assert_msg(id == NULL || strcmp(id, "third") == 0,
+			      "unexpected response %s", id);
+		if (id != NULL)
+			break;
+		cJSON_Delete(r);
+	}
+	{
+		const cJSON *res = cJSON_GetObjectItem(r, "result");
+
+		ck_assert_str_eq(code_of(res), "LIMIT_EXCEEDED");
+		ck_assert_msg(strstr(text_of(res), "hint: wait for the other command's "
+				     "result") != NULL &&
+			      strstr(text_of(res), "a timeout that covers both") != NULL,
+			      "%s", text_of(res));
+	}
+	cJSON_Delete(r);
 	/* The first ends; the second runs and says it waited. */
 	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
 		 "\"params\":{\"requestId\":\"first\",\"reason\":\"test\"}}");
@@ -1347,7 +1408,10 @@ START_TEST(run_command_queued_progress)
 
 		ck_assert_msg(cJSON_GetNumberValue(cJSON_GetObjectItem(sc, "waited_ms")) > 0,
 			      "no waited_ms in the result");
-		ck_assert_msg(text != NULL && strstr(text, "waiting for another command") != NULL,
+		/* Ftu18 06: for another call, a command or a change. */
+		ck_assert_msg(text != NULL && strstr(text, "waiting for another call in "
+						     "this workspace: a command, or "
+						     "a change to its files") != NULL,
 			      "%s", text ? text : "(no text)");
 	}
 	cJSON_Delete(r);
@@ -1551,9 +1615,15 @@ delete_with_answer(struct mcp *m, int id, const char *answer, cJSON **resp)
 			const cJSON *p = cJSON_GetObjectItem(j, "params");
 			const cJSON *eid = cJSON_GetObjectItem(j, "id");
 
+			/* The question once: the rule's "Delete {{.Path}}?" only
+			 * asked it again (ftu18 07). */
 			ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(
 							     cJSON_GetObjectItem(p, "message")),
-						     "Delete"));
+						     "Allow delete: /notes.md?\nAsked by "
+						     "rule \"ask-delete\""));
+			ck_assert_ptr_null(strstr(cJSON_GetStringValue(
+							  cJSON_GetObjectItem(p, "message")),
+						  "Delete /notes.md?"));
 			ck_assert(cJSON_IsObject(cJSON_GetObjectItem(
 				cJSON_GetObjectItem(cJSON_GetObjectItem(p, "requestedSchema"),
 						    "properties"), "approve")));
@@ -1756,10 +1826,15 @@ START_TEST(history_tools_only_when_asked)
 	ck_assert_msg(!is_error(res), "%s", text_of(res));
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
 		sc(res, "entries"), 0), "frontend")), "mcp");
+	/* Ftu18 07: the text is the plain lines, as every other tool's. */
+	ck_assert_msg(text_of(res)[0] == '1' &&
+		      strstr(text_of(res), "  mcp    write_file  create  /made.txt\n") != NULL,
+		      "%s", text_of(res));
 	cJSON_Delete(r);
 	ck_assert(wst_exists(f));
 	res = call(&m, 6, "undo", "{}", &r);
 	ck_assert_msg(!is_error(res), "%s", text_of(res));
+	ck_assert_str_eq(text_of(res), "undone:\n1  create  /made.txt\n");
 	cJSON_Delete(r);
 	ck_assert(!wst_exists(f));
 	/*

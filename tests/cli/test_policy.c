@@ -1352,11 +1352,11 @@ START_TEST(prompt_on_terminal)
 	ck_assert(wst_exists(b));
 	ck_assert_int_eq(run_on_tty(ws, "dev-safe", "a.txt", "n\n", conf, false,
 				    shown, sizeof(shown)), 4);
-	/* What is asked on the first line, the rule's message under it. */
-	ck_assert_msg(strstr(shown, "wswrite: Allow delete: /a.txt?\r\n  Asked by rule") != NULL,
-		      "%s", shown);
-	ck_assert_msg(strstr(shown, "Delete /a.txt?\r\nwswrite: allow? [y/N]") != NULL,
-		      "%s", shown);
+	/* What is asked on the first line, the rule under it; dev-safe's
+	 * message "Delete {{.Path}}?" only asks it again: left out (ftu18 07). */
+	ck_assert_msg(strstr(shown, "wswrite: Allow delete: /a.txt?\r\n  Asked by rule "
+			     "\"approve-project-delete\" of policy \"dev-safe\"\r\n"
+			     "wswrite: allow? [y/N]") != NULL, "%s", shown);
 	ck_assert(wst_exists(a));
 	/* A name cannot redraw the question (issue 18, finding 5). */
 	wst_write(tmp, "ws/e\x1b[1A\rx.txt", "e\n");

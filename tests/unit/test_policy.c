@@ -736,6 +736,23 @@ START_TEST(question)
 	q = ws_policy_render("Delete {{.Path}}?", "/a\x1b[2K\nb", "delete", "r");
 	ck_assert_str_eq(q, "Delete /a\\x1b[2K\\nb?");
 	free(q);
+	/*
+	 * Ftu18 07: a message that only asks the question again (dev-safe's
+	 * "Delete {{.Path}}?") is left out; one that says more stays.
+	 */
+	a = (struct ws_ask){"delete", "/src/old.txt", "dev-safe",
+			    "approve-project-delete", "Delete /src/old.txt?"};
+	q = ws_policy_question(&a);
+	ck_assert_str_eq(q, "Allow delete: /src/old.txt?\nAsked by rule "
+			    "\"approve-project-delete\" of policy \"dev-safe\"");
+	free(q);
+	a = (struct ws_ask){"exec", "git push", "dev-safe", "approve-git-push",
+			    "git push needs approval"};
+	q = ws_policy_question(&a);
+	ck_assert_str_eq(q, "Allow command: git push?\nAsked by rule "
+			    "\"approve-git-push\" of policy \"dev-safe\": git push "
+			    "needs approval");
+	free(q);
 }
 END_TEST
 
