@@ -2379,8 +2379,20 @@ ws_sandbox_mount(struct ws_sandbox_plan *p, int *cwd_fd, char *msg,
 	 * go: "/" shows what the workspace holds and the system's names.
 	 */
 	if (p->virt) {
+		unsigned long nx = 0;
+
+		/*
+		 * The workspace bound without execute (a policy's exec rule
+		 * for all of it): a top-level name the command makes lies on
+		 * the root's tmpfs until the run ends, and runs there no more
+		 * than in the workspace (review31 03).  The system's
+		 * directories are mounts of their own.
+		 */
+		for (size_t i = 0; i < p->npaths && nx == 0; i++)
+			if (p->paths[i].stage && p->paths[i].noexec)
+				nx = MS_NOEXEC;
 		if (mount(NULL, WS__NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID |
-			  MS_NODEV, NULL) < 0)
+			  MS_NODEV | nx, NULL) < 0)
 			return ws__fail(msg, msglen, "remount", "/", errno);
 		unlink(WS__NEWROOT "/.ws-empty");
 		rmdir(WS__NEWROOT "/.ws-empty-dir");

@@ -1277,13 +1277,18 @@ START_TEST(policy_view_no_exec)
 	wst_write(base, "pol.json", text);
 	{
 		const char *b[] = {"--view", _i ? "virtual" : "real", "--policy", pol,
-				   "-c", "./ok.sh; echo e=$?; sh ok.sh", NULL};
+				   "-c", "./ok.sh; echo e=$?; sh ok.sh; "
+				   "cp ok.sh newtop.sh; ./newtop.sh; echo n=$?; "
+				   "rm newtop.sh", NULL};
 
 		runv_env(&r, NULL, b);
 	}
 	expect_ran(&r, 0);
 	c = (char *)out_str(&r, "stdout");
 	ck_assert_msg(strstr(c, "e=126\nRAN-ok.sh\n") != NULL, "%s", r.out);
+	/* A new top-level name, on the virtual root's tmpfs until the run
+	 * ends, does not run either (review31 03). */
+	ck_assert_msg(strstr(c, "n=126\n") != NULL, "%s", r.out);
 	ck_assert(arr_has(view_item(&r, "no_exec"), "/"));
 	/* Outside the workspace: not applied, and said (ftu18 03). */
 	{
