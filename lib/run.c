@@ -714,11 +714,11 @@ struct ws__place {
 	int anchor;
 	char *parent; /* "" or "a/b": the deepest existing directory */
 	char *name;   /* the first missing component below it */
-	/* Published to other processes (ws/pending.h): wstools' own
-	 * configuration or policy place, or a project marker, which other
-	 * calls' detection takes as absent while the command runs
-	 * (review31 02). */
-	bool own;
+	bool own;     /* wstools' own configuration or policy place */
+	/* A project marker: other calls' detection takes it as absent
+	 * while the command runs (review31 02), this process's and, where
+	 * the record can be written, others'. */
+	bool marker;
 };
 
 static void
@@ -1207,10 +1207,10 @@ ws__places_snapshot(struct ws_ctx *ws, const struct ws_sandbox_plan *plan,
 	nmark = *n;
 	if (rc == 0)
 		rc = ws__markers_snapshot(ws, out, n, proot_marker);
-	/* Published for other processes too: what their configuration,
-	 * policy and project detection must take as absent. */
-	for (size_t i = 0; i < *n; i++)
-		(*out)[i].own = i < nown || i >= nmark;
+	for (size_t i = 0; i < *n; i++) {
+		(*out)[i].own = i < nown;
+		(*out)[i].marker = i >= nmark;
+	}
 	return rc;
 }
 
@@ -4264,7 +4264,7 @@ ws__pending_add(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		const void *owner, struct ws_pending_rec *rec)
 {
 	struct ws_pending_place *pub = NULL;
-	size_t npub = 0;
+	size_t npub = 0, nown = 0;
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -4272,7 +4272,7 @@ ws__pending_add(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 		int fd;
 
 		/* The list is for this process's other calls: wsrun has none. */
-		if (ws__exit_soon && !v[i].own)
+		if (ws__exit_soon && !v[i].own && !v[i].marker)
 			continue;
 		fd = v[i].parent[0] ? ws__open_beneath(ws, v[i].anchor, v[i].parent, true)
 				    : -1;
@@ -4281,14 +4281,24 @@ ws__pending_add(struct ws_ctx *ws, const struct ws__place *v, size_t n,
 					      : fstat(ws->anchors[v[i].anchor].fd, &st)) == 0) {
 			if (!ws__exit_soon)
 				ws_pending_add(st.st_dev, st.st_ino, v[i].name, owner);
-			if (v[i].own && (pub != NULL || (pub = calloc(n, sizeof(*pub))) != NULL))
+			if ((v[i].own || v[i].marker) &&
+			    (pub != NULL || (pub = calloc(n, sizeof(*pub))) != NULL)) {
 				pub[npub++] = (struct ws_pending_place){st.st_dev, st.st_ino,
 									v[i].name};
+				nown += v[i].own;
+			}
 		}
 		if (fd >= 0)
 			close(fd);
 	}
-	if (npub > 0 && (rc = ws_pending_publish(pub, npub, rec)) < 0) {
+	/*
+	 * Markers alone are published where the record can be written (a
+	 * state directory another user owns, as for a test's nobody, is
+	 * not fatal for them: this process's list holds them still).
+	 */
+	if (npub > 0 && (rc = ws_pending_publish(pub, npub, rec)) < 0 && nown == 0)
+		rc = 0;
+	else if (rc < 0) {
 		char *dir = ws_pending_dir();
 
 		rc = ws_error_set(WS_EIO_ERROR, dir,
