@@ -803,15 +803,15 @@ START_TEST(rc_sourced_from_files)
 		ck_assert_msg(strncmp(b[k].dir, real, strlen(real)) == 0, "%s", b[k].dir);
 	}
 	/* The base is the place, a file's and a directory's. */
-	snprintf(p, sizeof(p), "%s/.my-env.sh", real);
+	ck_assert_int_lt(snprintf(p, sizeof(p), "%s/.my-env.sh", real), (int)sizeof(p));
 	ck_assert_ptr_nonnull(ws_persist_in(p, WS_PERSIST_SOURCED, p));
-	snprintf(p, sizeof(p), "%s/.d", real);
+	ck_assert_int_lt(snprintf(p, sizeof(p), "%s/.d", real), (int)sizeof(p));
 	ck_assert_ptr_nonnull(ws_persist_in(p, WS_PERSIST_SOURCED, "/x/nope") == NULL
 			      ? "ok" : NULL);
 	{
 		char q[4096];
 
-		snprintf(q, sizeof(q), "%s/.d/f.sh", real);
+		ck_assert_int_lt(snprintf(q, sizeof(q), "%s/.d/f.sh", real), (int)sizeof(q));
 		ck_assert_ptr_nonnull(ws_persist_in(p, WS_PERSIST_SOURCED, q));
 		ws_persist_show(WS_PERSIST_SOURCED, ws_persist_in(p, WS_PERSIST_SOURCED, q),
 				q, sizeof(q));
