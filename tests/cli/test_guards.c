@@ -894,10 +894,11 @@ START_TEST(persistence_rc_sourced)
 		}
 	}
 	{
-		char *t = wst_slurp(wst_path(ws, ".my-env.sh"), NULL);
+		char *f = wst_path(ws, ".my-env.sh"), *t = wst_slurp(f, NULL);
 
 		ck_assert_str_eq(t, "export A=1\n. ~/.lvl2.sh\n");
 		free(t);
+		free(f);
 	}
 	for (size_t i = 0; i < sizeof(free_files) / sizeof(free_files[0]); i++) {
 		const char *w[] = {"--content", "x", free_files[i], NULL};
