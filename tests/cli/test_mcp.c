@@ -4553,8 +4553,28 @@ START_TEST(forked_children_keep_no_lock)
 
 		send_call(&m, base + 1, "edit_file", "{\"path\":\"same.txt\","
 			  "\"old\":\"absent\",\"new\":\"x\"}", NULL);
-		/* The edit holds the lock now (for 1.5 s): start the command. */
-		usleep(300 * 1000);
+		/*
+		 * Once the edit holds the workspace's lock shared (for 1.5
+		 * s), start the command: a fixed 300 ms was too short for a
+		 * sanitized server on a loaded machine, whose command then ran
+		 * first (CI).
+		 */
+		{
+			int wfd = open(W, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			bool held = false;
+
+			ck_assert_int_ge(wfd, 0);
+			for (int i = 0; i < 1000 && !held; i++) {
+				if (flock(wfd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+					held = true;
+				else
+					(void)flock(wfd, LOCK_UN);
+				if (!held)
+					usleep(10 * 1000);
+			}
+			close(wfd);
+			ck_assert_msg(held, "the edit never took the workspace's lock");
+		}
 		send_call(&m, base + 2, "run_command", "{\"command\":[\"sleep\",\"5\"]}",
 			  "\"run\"");
 		while (!edited) {
@@ -4567,7 +4587,8 @@ START_TEST(forked_children_keep_no_lock)
 					      "edit: %s", text_of(res));
 				edited = true;
 			} else {
-				ck_assert_msg(!is_id(j, base + 2), "the command was answered");
+				ck_assert_msg(!is_id(j, base + 2), "the command was answered: %s",
+					      text_of(cJSON_GetObjectItem(j, "result")));
 				progress_before |= running(j);
 			}
 			cJSON_Delete(j);
