@@ -3969,11 +3969,18 @@ START_TEST(write_waits_for_command)
 }
 END_TEST
 
-/* Another process's command in W: wsrun -- sleep 3, from a thread. */
+/*
+ * Another process's command in W, from a thread: it runs until the test
+ * makes W/sig/go (60 s at most), however slowly it starts (valgrind);
+ * in a directory, which the virtual view shows live, unlike a new
+ * top-level name.
+ */
 static void *
 other_process_command(void *arg)
 {
-	const char *argv[] = {"--workspace", W, "--", "sleep", "3", NULL};
+	const char *argv[] = {"--workspace", W, "--timeout", "120", "-c",
+			      "i=0; while [ ! -e sig/go ] && [ $i -lt 600 ]; do "
+			      "sleep 0.1; i=$((i+1)); done", NULL};
 	char *out = NULL;
 	size_t n = 0;
 
@@ -3999,11 +4006,12 @@ START_TEST(change_waiting_keeps_reader)
 
 	mcp_start(&m, W);
 	handshake(&m, NULL);
+	wst_write(W, "sig/.keep", "");
 	ck_assert_int_eq(pthread_create(&th, NULL, other_process_command, NULL), 0);
 	/* Until wsrun holds the workspace's lock. */
 	fd = open(W, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
-	for (int i = 0; i < 500 && !held; i++) {
+	for (int i = 0; i < 6000 && !held; i++) {
 		if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
 			held = 1;
 		else
@@ -4017,9 +4025,12 @@ START_TEST(change_waiting_keeps_reader)
 	usleep(300000);
 	mcp_send(&m, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}");
 	for (;;) {
-		j = must_recv(&m, 20000, "the calls");
-		if (is_id(j, 4))
+		j = must_recv(&m, 60000, "the calls");
+		/* The ping answered: the command may end now. */
+		if (is_id(j, 4)) {
 			pinged = true;
+			wst_write(W, "sig/go", "");
+		}
 		if (is_id(j, 3)) {
 			ck_assert_msg(pinged, "the ping was answered after the "
 				      "waiting change");
