@@ -4004,6 +4004,16 @@ START_TEST(change_waiting_keeps_reader)
 	int fd, held = 0;
 	cJSON *j;
 
+	/*
+	 * The valgrind pass wraps every tool run, and valgrind cannot set
+	 * up wsrun's sandbox (tests/valgrind/run.sh): the other process's
+	 * command would never start.  Checked in the other passes.
+	 */
+	if (getenv("WST_TOOL_WRAPPER") != NULL && *getenv("WST_TOOL_WRAPPER") != '\0') {
+		fprintf(stderr, "change_waiting_keeps_reader: not checked under a "
+			"tool wrapper (valgrind cannot run wsrun's sandbox)\n");
+		return;
+	}
 	mcp_start(&m, W);
 	handshake(&m, NULL);
 	wst_write(W, "sig/.keep", "");
