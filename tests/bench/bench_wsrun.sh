@@ -24,11 +24,12 @@
 # WS_BENCH_BIN=DIR uses already built binaries instead of build-release;
 # WS_BENCH_BASE=DIR adds the virtual view of other binaries (a build of
 # main, say) to the views' tables, in the same interleaved rounds;
-# VIEW_PROTO=1 adds the mounts alone of four shapes of the view
+# VIEW_PROTO=1 adds the mounts alone of five shapes of the view
 # (tests/bench/view_points.c: the workspace bound as the root with the
 # system's mount points made in it and removed after each run, the same
-# with the host's links made as links, the real view's shape and the
-# virtual view's), each on its own copy of the workspace.
+# with the host's links made as links, the real view's shape, the
+# virtual view's, and an overlay root whose changes stay on a tmpfs),
+# each on its own copy of the workspace.
 source "$(dirname "$0")/lib.sh"
 
 # itable NAME=CMD...: one interleaved run over every command; medians,
@@ -86,7 +87,8 @@ views_bench() {
 			rows+=("proto: workspace as root, points made+removed=$tmp/view_points A $tmp/pa$n"
 				"proto: the same, host links as links=$tmp/view_points S $tmp/ps$n"
 				"proto: the real view's shape=$tmp/view_points B $w"
-				"proto: a bind per entry (virtual today)=$tmp/view_points C $w")
+				"proto: a bind per entry (virtual today)=$tmp/view_points C $w"
+				"proto: an overlay root, changes on a tmpfs=$tmp/view_points O $w")
 		fi
 		itable "${rows[@]}"
 	done

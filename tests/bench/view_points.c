@@ -1,6 +1,6 @@
 /*
  * view_points.c - issue 19's prototype: the mounts of a virtual view in
- * four shapes, nothing else of wsrun (no Landlock, seccomp, walks or
+ * five shapes, nothing else of wsrun (no Landlock, seccomp, walks or
  * guards), to measure what each shape costs against bwrap:
  *
  *   view_points A WS   the workspace itself bound as the root, with the
@@ -16,6 +16,11 @@
  *   view_points C WS   a tmpfs root, the system binds, a name and a bind
  *                      per top-level entry of WS (the shape of wsrun
  *                      --view virtual since issue 19)
+ *   view_points O WS   an overlay as the root: a tmpfs skeleton of the
+ *                      system's mount points over WS as the lower layers,
+ *                      the upper and work directories on the same tmpfs
+ *                      (the command's changes would be applied to WS when
+ *                      it ends), the system binds on the skeleton's names
  *
  * Each runs /usr/bin/true as the child of a namespace init in new mount,
  * PID and network namespaces, as root (the bench runs as root; wsrun as
@@ -116,6 +121,68 @@ init(void *unused)
 		snprintf(root, sizeof(root), "%s", ws);
 		CK(mount(ws, ws, NULL, MS_BIND | MS_REC, NULL));
 		sysbinds(root);
+	} else if (mode == 'O') {
+		char opt[8192], t[4200];
+
+		/* troot holds the tmpfs: lower (the skeleton), upper, work, and
+		 * the overlay is mounted on the skeleton's own parent's "m". */
+		CK(mount("tmpfs", troot, "tmpfs", 0, "mode=755"));
+		snprintf(t, sizeof(t), "%s/l", troot);
+		CK(mkdir(t, 0755));
+		for (size_t i = 0; i < NSYS; i++) {
+			struct stat st;
+			char s[64], q[4300];
+
+			if (!present[i])
+				continue;
+			snprintf(s, sizeof(s), "/%s", sys[i]);
+			snprintf(q, sizeof(q), "%s/l/%s", troot, sys[i]);
+			lstat(s, &st);
+			if (S_ISLNK(st.st_mode)) {
+				char lt[256];
+				ssize_t n = readlink(s, lt, sizeof(lt) - 1);
+				lt[n] = 0;
+				CK(symlinkat(lt, AT_FDCWD, q));
+			} else
+				CK(mkdir(q, 0755));
+		}
+		snprintf(t, sizeof(t), "%s/u", troot); CK(mkdir(t, 0755));
+		snprintf(t, sizeof(t), "%s/w", troot); CK(mkdir(t, 0755));
+		snprintf(t, sizeof(t), "%s/m", troot); CK(mkdir(t, 0755));
+		snprintf(opt, sizeof(opt), "lowerdir=%s/l:%s,upperdir=%s/u,workdir=%s/w",
+			 troot, ws, troot, troot);
+		snprintf(root, sizeof(root), "%s/m", troot);
+		CK(mount("overlay", root, "overlay", 0, opt));
+		/* Only the binds: the skeleton's links stay links. */
+		for (size_t i = 0; i < NSYS; i++) {
+			char s[64], p[4300];
+			struct stat st;
+
+			if (!present[i])
+				continue;
+			snprintf(s, sizeof(s), "/%s", sys[i]);
+			lstat(s, &st);
+			if (S_ISLNK(st.st_mode))
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", root, sys[i]);
+			if (strcmp(sys[i], "proc") == 0)
+				CK(mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
+			else if (strcmp(sys[i], "tmp") == 0)
+				CK(mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"));
+			else if (strcmp(sys[i], "dev") == 0) {
+				CK(mount("tmpfs", p, "tmpfs", MS_NOSUID, "mode=755"));
+				for (size_t d = 0; d < sizeof(devs) / sizeof(devs[0]); d++) {
+					char q[4400], h[64];
+					snprintf(q, sizeof(q), "%s/%s", p, devs[d]);
+					snprintf(h, sizeof(h), "/dev/%s", devs[d]);
+					CK(mknod(q, S_IFREG | 0666, 0));
+					CK(mount(h, q, NULL, MS_BIND, NULL));
+				}
+			} else {
+				CK(mount(s, p, NULL, MS_BIND | MS_REC, NULL));
+				CK(mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL));
+			}
+		}
 	} else {
 		snprintf(root, sizeof(root), "%s", troot);
 		CK(mount("tmpfs", root, "tmpfs", 0, "mode=755"));
@@ -183,7 +250,7 @@ main(int argc, char **argv)
 		present[i] = access(s, F_OK) == 0;
 	}
 	if ((wfd = open(ws, O_RDONLY | O_DIRECTORY)) < 0 ||
-	    ((mode == 'B' || mode == 'C') && mkdtemp(troot) == NULL))
+	    ((mode == 'B' || mode == 'C' || mode == 'O') && mkdtemp(troot) == NULL))
 		return perror(ws), 2;
 	if (mode == 'A' || mode == 'S')
 		for (size_t i = 0; i < NSYS; i++) {
@@ -208,7 +275,7 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < NSYS; i++)
 		if (made[i])
 			unlinkat(wfd, sys[i], islink[i] ? 0 : AT_REMOVEDIR);
-	if (mode == 'B' || mode == 'C')
+	if (mode == 'B' || mode == 'C' || mode == 'O')
 		rmdir(troot);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
