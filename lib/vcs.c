@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -696,6 +697,32 @@ struct ws_vcs_snap {
 	 * there before the command (the person's, ws__denied_link()). */
 	struct ws_vcs_id *plinks;
 	size_t nplinks;
+	/* The directories the walk before the command read whole (struct
+	 * ws__drec), their names, and their indices by identity: the walk
+	 * after it does not read again one that has not changed since
+	 * (ws__walk_unchanged()).  In this process only: not saved. */
+	struct ws__drec *dr;
+	size_t ndr, cdr;
+	char *drn;
+	size_t ndrn, cdrn;
+	size_t *drix;
+};
+
+/*
+ * A directory as the walk before the command read it: its identity and
+ * ctime (taken before its entries were read), its name (an offset in
+ * the snapshot's drn), its first subdirectory and next sibling that the
+ * walk entered (indices in dr; SIZE_MAX: none), its path's length and
+ * depth below the anchor, and whether the walk after may take its
+ * entries as they were (ws__drec_plain()).
+ */
+struct ws__drec {
+	dev_t dev;
+	ino_t ino;
+	struct timespec ctim;
+	size_t name, child, next, rlen;
+	int depth;
+	bool plain;
 };
 
 void
@@ -716,6 +743,9 @@ ws_vcs_snap_free(struct ws_vcs_snap *s)
 	free(s->plinks);
 	free(s->deep_rel);
 	free(s->state_rel);
+	free(s->dr);
+	free(s->drn);
+	free(s->drix);
 	free(s);
 }
 
@@ -773,6 +803,9 @@ struct ws__pass {
 	 * a descriptor of each and the mode. */
 	struct { int fd; mode_t mode; } *later;
 	size_t nlater;
+	/* The file system of the last directory recorded (ws__drec_fs()). */
+	dev_t fs_dev;
+	bool fs_known, fs_ok;
 };
 
 static void
@@ -2236,6 +2269,232 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 }
 
 /*
+ * The walk after the command does not read again a directory that has
+ * not changed since the walk before it read it whole: its subdirectories
+ * are entered from the record (one open each, as before), its entries
+ * not read (two getdents64 calls a directory, about half the walk's
+ * time).  What the walk after looks for is made by making a name: a
+ * repository, an .envrc, a link at a refused name, a directory past the
+ * reach.  Making, removing or renaming a name in a directory sets its
+ * ctime to the time of the change, and no program can set a ctime: so a
+ * directory whose ctime is the one read before its entries were, holds
+ * the entries it held.  It is skipped only where that is sure:
+ *   - its ctime's second is older than the walk before's (t0, read from
+ *     the coarse clock the kernel stamps ctimes with) by more than
+ *     WS__VCS_CTIME_MARGIN: a change after the walk is stamped t0 or
+ *     later, so it cannot carry the same ctime, also on a file system
+ *     with coarse timestamps (the margin covers a clock read a tick
+ *     apart from the stamp);
+ *   - its file system is one whose ctimes the kernel sets at each change
+ *     (ext2/3/4, xfs, btrfs, tmpfs, f2fs), not one whose server or daemon
+ *     reports them (NFS, FUSE) or that passes them through (overlayfs);
+ *   - it held nothing the walk looks at by name (".git", "HEAD", ".envrc",
+ *     the editors' folders, wsrun's own names, a state directory), no
+ *     entry of unknown type, and every subdirectory was entered from a
+ *     descriptor of its own with no mode put back: such a directory is
+ *     read as before;
+ *   - its identity, path length and depth are those recorded (a tree
+ *     moved deeper is read again, against the walk's reach).
+ * A subdirectory is checked the same way when it is entered: one that
+ * changed is read whole, and what is below it again as the rule says.
+ */
+#define WS__VCS_CTIME_MARGIN 1
+
+/* Whether st's file system (dfd's) stamps ctimes itself; cached for the
+ * last device looked at. */
+static bool
+ws__drec_fs(struct ws__pass *p, int dfd, const struct stat *st)
+{
+	struct statfs f;
+
+	if (p->fs_known && p->fs_dev == st->st_dev)
+		return p->fs_ok;
+	p->fs_known = true;
+	p->fs_dev = st->st_dev;
+	p->fs_ok = fstatfs(dfd, &f) == 0 &&
+		   (f.f_type == 0xEF53 /* ext2, ext3, ext4 */ ||
+		    f.f_type == 0x58465342 /* xfs */ ||
+		    (unsigned long)f.f_type == 0x9123683EUL /* btrfs */ ||
+		    f.f_type == 0x01021994 /* tmpfs */ ||
+		    (unsigned long)f.f_type == 0xF2F52010UL /* f2fs */);
+	return p->fs_ok;
+}
+
+/*
+ * A record of the directory dfd (rel, rlen bytes below its anchor, at
+ * depth) in the snapshot, its identity and ctime read before its entries
+ * are: its index, or SIZE_MAX (no memory: the walk after reads it).
+ */
+static size_t
+ws__drec_open(struct ws__pass *p, int dfd, const char *rel, size_t rlen, int depth)
+{
+	struct ws_vcs_snap *s = p->s;
+	const char *name = rlen > 0 ? memrchr(rel, '/', rlen) : NULL;
+	struct stat st;
+	size_t nlen;
+
+	name = name != NULL ? name + 1 : rel;
+	nlen = rlen - (size_t)(name - rel);
+	if (fstat(dfd, &st) < 0)
+		return SIZE_MAX;
+	if (s->ndr == s->cdr) {
+		size_t c = s->cdr ? 2 * s->cdr : 64;
+		struct ws__drec *n = realloc(s->dr, c * sizeof(*n));
+
+		if (n == NULL)
+			return SIZE_MAX;
+		s->dr = n;
+		s->cdr = c;
+	}
+	if (s->ndrn + nlen + 1 > s->cdrn) {
+		size_t c = s->cdrn ? 2 * s->cdrn : 1024;
+		char *n;
+
+		while (c < s->ndrn + nlen + 1)
+			c *= 2;
+		if ((n = realloc(s->drn, c)) == NULL)
+			return SIZE_MAX;
+		s->drn = n;
+		s->cdrn = c;
+	}
+	memcpy(s->drn + s->ndrn, name, nlen);
+	s->drn[s->ndrn + nlen] = '\0';
+	s->dr[s->ndr] = (struct ws__drec){
+		.dev = st.st_dev, .ino = st.st_ino, .ctim = st.st_ctim,
+		.name = s->ndrn, .child = SIZE_MAX, .next = SIZE_MAX,
+		.rlen = rlen, .depth = depth,
+		.plain = st.st_ctim.tv_sec < s->t0.tv_sec - WS__VCS_CTIME_MARGIN &&
+			 ws__drec_fs(p, dfd, &st),
+	};
+	s->ndrn += nlen + 1;
+	return s->ndr++;
+}
+
+/* Record i is read again after the command (SIZE_MAX: none). */
+static void
+ws__drec_busy(struct ws__pass *p, size_t i)
+{
+	if (i != SIZE_MAX)
+		p->s->dr[i].plain = false;
+}
+
+static int
+ws__drix_cmp(const void *x, const void *y, void *arg)
+{
+	const struct ws__drec *dr = arg;
+	const struct ws__drec *a = &dr[*(const size_t *)x], *b = &dr[*(const size_t *)y];
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return a->ino < b->ino ? -1 : a->ino > b->ino;
+}
+
+/* The snapshot's index of its records by identity; left out (the walk
+ * after reads everything) without memory. */
+static void
+ws__drix_make(struct ws_vcs_snap *s)
+{
+	if (s->ndr == 0 || (s->drix = malloc(s->ndr * sizeof(*s->drix))) == NULL)
+		return;
+	for (size_t i = 0; i < s->ndr; i++)
+		s->drix[i] = i;
+	qsort_r(s->drix, s->ndr, sizeof(*s->drix), ws__drix_cmp, s->dr);
+}
+
+/* The record of the directory st, or NULL. */
+static const struct ws__drec *
+ws__drec_find(const struct ws_vcs_snap *s, const struct stat *st)
+{
+	size_t lo = 0, hi = s->ndr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ws__drec *r = &s->dr[s->drix[mid]];
+
+		if (r->dev == st->st_dev && r->ino == st->st_ino)
+			return r;
+		if (r->dev < st->st_dev || (r->dev == st->st_dev && r->ino < st->st_ino))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
+		     int depth);
+
+/*
+ * The subdirectory n of dfd, its path below the anchor in rel (elen
+ * bytes), entered as the walk enters each: opened without following a
+ * link (a mode the command took put back), left alone if it is a
+ * read-only anchor, walked.  Whether it was walked from a descriptor of
+ * its own with no mode put back on the way (a record the walk after may
+ * use).
+ */
+static bool
+ws__walk_sub(struct ws__pass *p, int a, int dfd, const char *n, char *rel,
+	     size_t elen, int depth)
+{
+	/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
+	mode_t restore = 0;
+	struct stat st;
+	int sfd = ws__open_walk2(p, dfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				 O_NONBLOCK | O_CLOEXEC, &restore);
+	bool ro = false;
+	int keep;
+
+	if (sfd < 0 && (errno == EMFILE || errno == ENFILE))
+		p->nofd = true;
+	if (sfd >= 0 && p->nro > 0 && fstat(sfd, &st) == 0)
+		for (size_t i = 0; i < p->nro && !ro; i++)
+			ro = p->ro[i].st_dev == st.st_dev && p->ro[i].st_ino == st.st_ino;
+	/* The person's own mode, once walked (ws__open_walk2()), through a
+	 * descriptor: ws__walk() closes sfd. */
+	keep = restore != 0 && sfd >= 0 ? fcntl(sfd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (sfd >= 0 && ro)
+		close(sfd);
+	else if (sfd >= 0)
+		ws__walk(p, a, sfd, rel, elen, depth + 1);
+	if (keep >= 0) {
+		(void)ws__fd_chmod(keep, restore & 07777);
+		close(keep);
+	}
+	return sfd >= 0 && !ro && restore == 0;
+}
+
+/*
+ * The walk after the command at the directory dfd (rel, rlen bytes, at
+ * depth): true if its record says it has not changed (see above), and
+ * then only its subdirectories were entered; false: read it.
+ */
+static bool
+ws__walk_unchanged(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
+		   int depth)
+{
+	const struct ws_vcs_snap *s = p->was;
+	const struct ws__drec *r;
+	struct stat st;
+
+	if (s == NULL || s->drix == NULL || s->over || fstat(dfd, &st) < 0 ||
+	    (r = ws__drec_find(s, &st)) == NULL || !r->plain || r->rlen != rlen ||
+	    r->depth != depth || r->ctim.tv_sec != st.st_ctim.tv_sec ||
+	    r->ctim.tv_nsec != st.st_ctim.tv_nsec)
+		return false;
+	for (size_t c = r->child; c != SIZE_MAX && !p->over; c = s->dr[c].next) {
+		const char *n = s->drn + s->dr[c].name;
+		size_t nlen = strlen(n), elen = rlen + (rlen > 0) + nlen;
+
+		if (rlen > 0)
+			rel[rlen] = '/';
+		memcpy(rel + elen - nlen, n, nlen + 1);
+		(void)ws__walk_sub(p, a, dfd, n, rel, elen, depth);
+		rel[rlen] = '\0';
+	}
+	return true;
+}
+
+/*
  * The walk of a writable anchor for .git, .hg and .envrc at any depth,
  * before and after every wsrun call.  The directory is read with
  * getdents64() rather than fdopendir(), which adds an fstat and two
@@ -2245,11 +2504,21 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 static void
 ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 {
-	char *buf = malloc(WS__DENTS);
+	char *buf;
 	ssize_t got = 0, off = 0;
 	bool links;
+	/* This directory's record and its last subdirectory's (the walk
+	 * before the command), or SIZE_MAX. */
+	size_t me = SIZE_MAX, last = SIZE_MAX;
 
-	if (buf == NULL) {
+	if (p->clean && ws__walk_unchanged(p, a, dfd, rel, rlen, depth)) {
+		close(dfd);
+		return;
+	}
+	if (!p->clean && p->s != NULL && !p->over)
+		me = ws__drec_open(p, dfd, rel, rlen, depth);
+	if ((buf = malloc(WS__DENTS)) == NULL) {
+		ws__drec_busy(p, me);
 		close(dfd);
 		return;
 	}
@@ -2275,6 +2544,8 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 				got = getdents64(dfd, buf, WS__DENTS);
 			while (got < 0 && errno == EINTR);
 			off = 0;
+			if (got < 0)
+				ws__drec_busy(p, me);
 			if (got <= 0)
 				break;
 		}
@@ -2286,6 +2557,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			continue;
 		if (++p->walked > p->limit) {
 			p->over = true;
+			ws__drec_busy(p, me);
 			break;
 		}
 		/* The names below start with "H" or "." : most do not. */
@@ -2296,6 +2568,10 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 					   strcmp(n, ".jj") == 0 || strcmp(n, ".sl") == 0 ||
 					   strcmp(n, ".vscode") == 0 || strcmp(n, ".idea") == 0 ||
 					   strncmp(n, ".wsrun-deep-", 12) == 0));
+		/* Read again after the command: see ws__walk_unchanged(). */
+		if (special || e->d_type == DT_UNKNOWN ||
+		    (n[0] == 'w' && strcmp(n, "wstools") == 0))
+			ws__drec_busy(p, me);
 		if (links && !special &&
 		    ws__denied_link(p, a, dfd, rel, rlen, n, e->d_type))
 			continue;
@@ -2449,6 +2725,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			 */
 			if (!p->clean && p->s != NULL && p->s->deep_rel == NULL)
 				p->s->deep_rel = strndup(r, 120);
+			ws__drec_busy(p, me);
 			if (p->clean && p->was != NULL && !p->was->over &&
 			    p->was->deep_rel == NULL) {
 				char *vp = NULL;
@@ -2472,35 +2749,25 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			}
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
-			/* O_NOFOLLOW | O_DIRECTORY: a directory still, no link. */
-			mode_t restore = 0;
-			int sfd = ws__open_walk2(p, dfd, n, O_RDONLY | O_DIRECTORY |
-						 O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-						 &restore);
-			bool ro = false;
+			size_t first = me != SIZE_MAX ? p->s->ndr : SIZE_MAX;
 
-			if (sfd < 0 && (errno == EMFILE || errno == ENFILE))
-				p->nofd = true;
-			if (sfd >= 0 && p->nro > 0 && fstat(sfd, &st) == 0)
-				for (size_t i = 0; i < p->nro && !ro; i++)
-					ro = p->ro[i].st_dev == st.st_dev &&
-					     p->ro[i].st_ino == st.st_ino;
-			/* The person's own mode, once walked (ws__open_walk2()),
-			 * through a descriptor: ws__walk() closes sfd. */
-			int keep = restore != 0 && sfd >= 0 ?
-				   fcntl(sfd, F_DUPFD_CLOEXEC, 3) : -1;
-
-			if (sfd >= 0 && ro)
-				close(sfd);
-			else if (sfd >= 0)
-				ws__walk(p, a, sfd, r, elen, depth + 1);
-			if (keep >= 0) {
-				(void)ws__fd_chmod(keep, restore & 07777);
-				close(keep);
+			if (!ws__walk_sub(p, a, dfd, n, r, elen, depth) ||
+			    first == SIZE_MAX || p->s->ndr == first) {
+				ws__drec_busy(p, me);
+			} else {
+				/* The subdirectory's own record is the first
+				 * its walk made. */
+				if (last == SIZE_MAX)
+					p->s->dr[me].child = first;
+				else
+					p->s->dr[last].next = first;
+				last = first;
 			}
 		}
 		rel[rlen] = '\0';
 	}
+	if (p->over)
+		ws__drec_busy(p, me);
 	free(buf);
 	close(dfd);
 }
@@ -2667,6 +2934,8 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	(void)clock_gettime(CLOCK_REALTIME_COARSE, &p.s->t0);
 	ws__pass_run(&p);
 	p.s->over = p.over;
+	if (!p.over)
+		ws__drix_make(p.s);
 	free(p.unread); /* said after the command, if still so */
 	/*
 	 * A writable anchor's top that cannot be read and searched: what

@@ -4261,6 +4261,60 @@ END_TEST
  * there before the command refuses the run (LIMIT_EXCEEDED), as the
  * walk after it could not tell it from the command's.
  */
+/*
+ * The walk after the command does not read again a directory whose ctime
+ * is the one the walk before read (lib/vcs.c ws__walk_unchanged()), only
+ * where that ctime is older than the walk by a second: here the tree is
+ * made, then left two seconds, so that the walk after enters unchanged
+ * directories from its records.  What the command plants below them, in
+ * a directory it changed, a directory it made, a tree it moved, is
+ * found and removed as in a tree the walk reads whole, and named by its
+ * path.
+ */
+START_TEST(unchanged_dirs_walked_after)
+{
+	struct wst_run r;
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p a/b/c/d a/b/c2 e/f old/x/y/z/w g "
+		 "q/r/s && echo 1 > a/b/c/d/file && echo 2 > q/r/s/file", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	usleep(2100 * 1000);
+	RUNM(&r, _i, "-c",
+	     "echo 'touch PWNED1' > a/b/c/d/.envrc;"
+	     "mkdir -p a/b/c2/n/.hg && printf '[hooks]\\nupdate = touch PWNED2\\n' > a/b/c2/n/.hg/hgrc;"
+	     "mv old/x/y g/y && echo 'touch PWNED3' > g/y/z/w/.envrc;"
+	     "mkdir e/f/.vscode && echo '{}' > e/f/.vscode/tasks.json;"
+	     "mv q/r/s q/r/t && mkdir -p q/r/t/u/.git && echo x > q/r/t/u/.git/HEAD;"
+	     "echo done");
+	expect_ran(&r, 0);
+	ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+	ck_assert(!exists_in(ws, "a/b/c/d/.envrc"));
+	ck_assert_msg(reverted_has(&r, "/a/b/c/d/.envrc: removed"), "%s", r.out);
+	ck_assert(exists_in(ws, "a/b/c/d/file"));
+	ck_assert(!exists_in(ws, "a/b/c2/n/.hg/hgrc"));
+	ck_assert(!exists_in(ws, "g/y/z/w/.envrc"));
+	ck_assert_msg(reverted_has(&r, "/g/y/z/w/.envrc: removed"), "%s", r.out);
+	ck_assert(!exists_in(ws, "e/f/.vscode/tasks.json"));
+	ck_assert(!exists_in(ws, "q/r/t/u/.git/HEAD") || !exists_in(ws, "q/r/t/u/.git/config"));
+	ck_assert(exists_in(ws, "q/r/t/file"));
+	wst_run_free(&r);
+	/* A second run over the same, now changed, tree: nothing to do. */
+	RUNM(&r, _i, "-c", "echo again");
+	expect_ran(&r, 0);
+	ck_assert_msg(!reverted_has(&r, "/a/") && !reverted_has(&r, "/g/"), "%s", r.out);
+	wst_run_free(&r);
+	/* And once more, the tree left long enough to be skipped again. */
+	usleep(2100 * 1000);
+	RUNM(&r, _i, "-c", "echo 'touch PWNED4' > a/b/c/d/.envrc; echo 'x' > q/r/t/.envrc");
+	expect_ran(&r, 0);
+	ck_assert(!exists_in(ws, "a/b/c/d/.envrc"));
+	ck_assert(!exists_in(ws, "q/r/t/.envrc"));
+	ck_assert_msg(reverted_has(&r, "/q/r/t/.envrc: removed"), "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(deep_tree_removed)
 {
 	struct wst_run r;
@@ -7449,6 +7503,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_bare_dangling_refs_cleaned, 0, nm);
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
 	tcase_add_loop_test(tf, deep_tree_removed, 0, nm);
+	tcase_add_loop_test(tf, unchanged_dirs_walked_after, 0, nm);
 	tcase_add_test(tf, walk_within_descriptor_limit);
 	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_test(tf, command_made_mark_removed);
