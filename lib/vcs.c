@@ -954,7 +954,7 @@ ws__open_walk2(struct ws__pass *p, int dfd, const char *name, int flags,
 	 * (review26 04).  Taken as one that cannot be read.
 	 */
 	if (fd >= 0 && p != NULL && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == geteuid() && (st.st_mode & S_IXUSR) == 0) {
+	    (st.st_mode & S_IXUSR) == 0 && st.st_uid == geteuid()) {
 		if (p->clean && ws__fd_chmod(fd, (st.st_mode & 07777) | S_IRWXU) == 0) {
 			noted = ws__unr_noted(p, &st, &mode);
 			if (!noted)
@@ -2463,6 +2463,73 @@ ws__walk_sub(struct ws__pass *p, int a, int dfd, const char *n, char *rel,
 	return sfd >= 0 && !ro && restore == 0;
 }
 
+/* Whether the directory st, at rlen bytes and depth below its anchor,
+ * is record r unchanged (see above). */
+static bool
+ws__drec_same(const struct ws__drec *r, const struct stat *st, size_t rlen, int depth)
+{
+	return r->plain && S_ISDIR(st->st_mode) && r->dev == st->st_dev &&
+	       r->ino == st->st_ino && r->rlen == rlen && r->depth == depth &&
+	       r->ctim.tv_sec == st->st_ctim.tv_sec &&
+	       r->ctim.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/*
+ * The subdirectories of record r, a directory found unchanged, its path
+ * from bfd in sub (slen bytes, "" for bfd itself) and below the anchor in
+ * rel (rlen bytes, at depth).  Each is looked at by its path from bfd
+ * (one fstatat, where an open, an fstat and a close were): one that has
+ * not changed either is gone through the same way; another is entered as
+ * the walk enters a directory, from its parent's descriptor.  A path
+ * through directories found unchanged names what it named before: none
+ * of their entries changed (the command has ended, and anything that
+ * still ran would have changed a ctime).
+ */
+static void
+ws__walk_records(struct ws__pass *p, int a, int bfd, char *sub, size_t slen,
+		 char *rel, size_t rlen, int depth, const struct ws__drec *r)
+{
+	const struct ws_vcs_snap *s = p->was;
+
+	for (size_t c = r->child; c != SIZE_MAX && !p->over; c = s->dr[c].next) {
+		const struct ws__drec *cr = &s->dr[c];
+		const char *n = s->drn + cr->name;
+		size_t nlen = strlen(n), elen = rlen + (rlen > 0) + nlen;
+		size_t sl2 = slen + (slen > 0) + nlen;
+		struct stat st;
+		int pfd;
+
+		if (rlen > 0)
+			rel[rlen] = '/';
+		memcpy(rel + elen - nlen, n, nlen + 1);
+		if (sl2 < PATH_MAX) {
+			bool same;
+
+			if (slen > 0)
+				sub[slen] = '/';
+			memcpy(sub + sl2 - nlen, n, nlen + 1);
+			same = fstatat(bfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			       ws__drec_same(cr, &st, elen, depth + 1);
+			if (same)
+				ws__walk_records(p, a, bfd, sub, sl2, rel, elen, depth + 1, cr);
+			sub[slen] = '\0';
+			if (same) {
+				rel[rlen] = '\0';
+				continue;
+			}
+		}
+		pfd = slen == 0 ? bfd : ws__open_below_p(p, bfd, sub, O_RDONLY | O_DIRECTORY);
+		if (pfd >= 0) {
+			(void)ws__walk_sub(p, a, pfd, n, rel, elen, depth);
+			if (pfd != bfd)
+				close(pfd);
+		} else if (errno == EMFILE || errno == ENFILE) {
+			p->nofd = true;
+		}
+		rel[rlen] = '\0';
+	}
+}
+
 /*
  * The walk after the command at the directory dfd (rel, rlen bytes, at
  * depth): true if its record says it has not changed (see above), and
@@ -2475,22 +2542,18 @@ ws__walk_unchanged(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 	const struct ws_vcs_snap *s = p->was;
 	const struct ws__drec *r;
 	struct stat st;
+	char *sub;
 
 	if (s == NULL || s->drix == NULL || s->over || fstat(dfd, &st) < 0 ||
-	    (r = ws__drec_find(s, &st)) == NULL || !r->plain || r->rlen != rlen ||
-	    r->depth != depth || r->ctim.tv_sec != st.st_ctim.tv_sec ||
-	    r->ctim.tv_nsec != st.st_ctim.tv_nsec)
+	    (r = ws__drec_find(s, &st)) == NULL || !ws__drec_same(r, &st, rlen, depth))
 		return false;
-	for (size_t c = r->child; c != SIZE_MAX && !p->over; c = s->dr[c].next) {
-		const char *n = s->drn + s->dr[c].name;
-		size_t nlen = strlen(n), elen = rlen + (rlen > 0) + nlen;
-
-		if (rlen > 0)
-			rel[rlen] = '/';
-		memcpy(rel + elen - nlen, n, nlen + 1);
-		(void)ws__walk_sub(p, a, dfd, n, rel, elen, depth);
-		rel[rlen] = '\0';
-	}
+	/* On the heap, as the walk's read buffer: this nests as deep as
+	 * the walk does, WS__VCS_DEPTH levels. */
+	if ((sub = malloc(PATH_MAX)) == NULL)
+		return false;
+	sub[0] = '\0';
+	ws__walk_records(p, a, dfd, sub, 0, rel, rlen, depth, r);
+	free(sub);
 	return true;
 }
 

@@ -19,6 +19,8 @@
 # the load average when the table began.  ROUNDS (default 100) sets the
 # rounds; the machine is shared, so compare rows of one table only.
 #
+# bench_wsrun.sh tree: only a workspace of TREE_DIRS (default 3000)
+# directories, where wsrun's walks for repositories cost the most.
 # bench_wsrun.sh views: only the views' section (issue 19); VIEW_ENTRIES
 # (default "20 200 1000") the workspaces' numbers of top-level entries.
 # WS_BENCH_BIN=DIR uses already built binaries instead of build-release;
@@ -93,6 +95,60 @@ views_bench() {
 		itable "${rows[@]}"
 	done
 }
+
+# A workspace of many directories (a project with its node_modules):
+# wsrun's walks for repositories before and after the command open and
+# read each directory, which bwrap does not do.  TREE_DIRS (default
+# "3000") directories, each with one file, 20 packages of directories
+# four deep.  Each view against bwrap binding the workspace at its path.
+tree_bench() {
+	local n w bw
+	for n in ${TREE_DIRS:-3000}; do
+		w=$tmp/tree$n
+		python3 - "$w" "$n" <<'PY'
+import os, sys
+w, n = sys.argv[1], int(sys.argv[2])
+os.makedirs(w)
+made = 0
+p = 0
+while made < n:
+    for b in range(min(20, (n - made + 2) // 3)):
+        d = os.path.join(w, "node_modules", "p%d" % p, "lib%d" % b, "x", "y")
+        os.makedirs(d)
+        for k in range(4):
+            open(os.path.join(d, *([".."] * k), "f.js"), "w").write("x")
+        made += 3
+    p += 1
+PY
+		bw="bwrap --bind $w $w"
+		for d in usr bin sbin lib lib32 lib64 libx32 etc opt; do
+			[ -d "/$d" ] && bw+=" --ro-bind /$d /$d"
+		done
+		bw+=" --proc /proc --dev /dev --tmpfs /tmp --unshare-pid --unshare-net --die-with-parent /usr/bin/true"
+		echo " $(find "$w" -type d | wc -l) directories:"
+		local rows=("bwrap, the workspace bound ($n dirs)=$bw"
+			"wsrun --view real true ($n dirs)=$bin/wsrun --workspace $w --view real true"
+			"wsrun --view virtual true ($n dirs)=$bin/wsrun --workspace $w --view virtual true")
+		[ -n "${WS_BENCH_BASE:-}" ] &&
+			rows+=("base: wsrun --view real true ($n dirs)=$WS_BENCH_BASE/wsrun --workspace $w --view real true"
+				"base: wsrun --view virtual true ($n dirs)=$WS_BENCH_BASE/wsrun --workspace $w --view virtual true")
+		# The walk after the command skips directories older than a
+		# second (lib/vcs.c ws__walk_unchanged()): as in a real project.
+		sleep 2
+		itable "${rows[@]}"
+	done
+}
+
+if [ "${1:-}" = tree ]; then
+	need bwrap bubblewrap
+	bin=${WS_BENCH_BIN:-$(bench_bin)}
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	rounds=${ROUNDS:-40}
+	echo "== tree: wsrun on a workspace of many directories against bwrap (ratios to bwrap)"
+	tree_bench
+	exit 0
+fi
 
 if [ "${1:-}" = views ]; then
 	need bwrap bubblewrap
