@@ -21,8 +21,10 @@
 #include "ws/error.h"
 #include "ws/history.h"
 #include "ws/path.h"
+#include "ws/pending.h"
 #include "ws/persist.h"
 #include "ws/policy.h"
+#include "ws/sha256.h"
 
 /*
  * The walks of the workspace before and after the command have no bound
@@ -697,15 +699,17 @@ struct ws_vcs_snap {
 	 * there before the command (the person's, ws__denied_link()). */
 	struct ws_vcs_id *plinks;
 	size_t nplinks;
-	/* The directories the walk before the command read whole (struct
-	 * ws__drec), their names, and their indices by identity: the walk
-	 * after it does not read again one that has not changed since
-	 * (ws__walk_unchanged()).  In this process only: not saved. */
-	struct ws__drec *dr;
-	size_t ndr, cdr;
-	char *drn;
-	size_t ndrn, cdrn;
-	size_t *drix;
+	/* The directories the walk before the command read, or found
+	 * unchanged (ws__walk_unchanged()): the walk after trusts them, and
+	 * the next run's walk before (saved in the state directory by
+	 * ws__recs_save(); not in ws_vcs_snap_save()). */
+	struct ws__recs {
+		struct ws__drec *dr;
+		size_t ndr, cdr;
+		char *drn; /* the names, each ended by a NUL */
+		size_t ndrn, cdrn;
+		size_t *drix; /* dr's indices by (dev, ino) */
+	} rec;
 };
 
 /*
@@ -725,6 +729,15 @@ struct ws__drec {
 	bool plain;
 };
 
+static void
+ws__recs_free(struct ws__recs *o)
+{
+	free(o->dr);
+	free(o->drn);
+	free(o->drix);
+	memset(o, 0, sizeof(*o));
+}
+
 void
 ws_vcs_snap_free(struct ws_vcs_snap *s)
 {
@@ -743,9 +756,7 @@ ws_vcs_snap_free(struct ws_vcs_snap *s)
 	free(s->plinks);
 	free(s->deep_rel);
 	free(s->state_rel);
-	free(s->dr);
-	free(s->drn);
-	free(s->drix);
+	ws__recs_free(&s->rec);
 	free(s);
 }
 
@@ -806,6 +817,10 @@ struct ws__pass {
 	/* The file system of the last directory recorded (ws__drec_fs()). */
 	dev_t fs_dev;
 	bool fs_known, fs_ok;
+	/* Records this walk trusts (an earlier walk's), and where it makes
+	 * its own (the walk before: its snapshot's); NULL: none. */
+	const struct ws__recs *in;
+	struct ws__recs *out;
 };
 
 static void
@@ -2269,20 +2284,21 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 }
 
 /*
- * The walk after the command does not read again a directory that has
- * not changed since the walk before it read it whole: its subdirectories
- * are entered from the record (one open each, as before), its entries
- * not read (two getdents64 calls a directory, about half the walk's
- * time).  What the walk after looks for is made by making a name: a
- * repository, an .envrc, a link at a refused name, a directory past the
- * reach.  Making, removing or renaming a name in a directory sets its
- * ctime to the time of the change, and no program can set a ctime: so a
- * directory whose ctime is the one read before its entries were, holds
- * the entries it held.  It is skipped only where that is sure:
- *   - its ctime's second is older than the walk before's (t0, read from
- *     the coarse clock the kernel stamps ctimes with) by more than
- *     WS__VCS_CTIME_MARGIN: a change after the walk is stamped t0 or
- *     later, so it cannot carry the same ctime, also on a file system
+ * A walk does not read again a directory that has not changed since an
+ * earlier walk read it whole: the walk after the command trusts the
+ * records of the walk before it, and the walk before trusts those the
+ * last run's walk before left in the state directory (ws__recs_load()).
+ * Its subdirectories are looked at from the records, its entries not
+ * read.  What the walks look for is made by making a name: a repository,
+ * an .envrc, a link, a directory past the reach.  Making, removing or
+ * renaming a name in a directory sets its ctime to the time of the
+ * change, and no program can set a ctime: so a directory whose ctime is
+ * the one read before its entries were, holds the entries it held.  It
+ * is skipped only where that is sure:
+ *   - its ctime's second is older than the recording walk's start (t0,
+ *     read from the coarse clock the kernel stamps ctimes with) by more
+ *     than WS__VCS_CTIME_MARGIN: a change after that walk is stamped t0
+ *     or later, so it cannot carry the same ctime, also on a file system
  *     with coarse timestamps (the margin covers a clock read a tick
  *     apart from the stamp);
  *   - its file system is one whose ctimes the kernel sets at each change
@@ -2290,9 +2306,10 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
  *     reports them (NFS, FUSE) or that passes them through (overlayfs);
  *   - it held nothing the walk looks at by name (".git", "HEAD", ".envrc",
  *     the editors' folders, wsrun's own names, a state directory), no
+ *     symbolic link (the walk before notes links at refused names), no
  *     entry of unknown type, and every subdirectory was entered from a
  *     descriptor of its own with no mode put back: such a directory is
- *     read as before;
+ *     read each time;
  *   - its identity, path length and depth are those recorded (a tree
  *     moved deeper is read again, against the walk's reach).
  * A subdirectory is checked the same way when it is entered: one that
@@ -2320,62 +2337,97 @@ ws__drec_fs(struct ws__pass *p, int dfd, const struct stat *st)
 	return p->fs_ok;
 }
 
+/* Room in o for one record more and a name of nlen bytes; false: none. */
+static bool
+ws__recs_room(struct ws__recs *o, size_t nlen)
+{
+	if (o->ndr == o->cdr) {
+		size_t c = o->cdr ? 2 * o->cdr : 64;
+		struct ws__drec *n = realloc(o->dr, c * sizeof(*n));
+
+		if (n == NULL)
+			return false;
+		o->dr = n;
+		o->cdr = c;
+	}
+	if (o->ndrn + nlen + 1 > o->cdrn) {
+		size_t c = o->cdrn ? 2 * o->cdrn : 1024;
+		char *n;
+
+		while (c < o->ndrn + nlen + 1)
+			c *= 2;
+		if ((n = realloc(o->drn, c)) == NULL)
+			return false;
+		o->drn = n;
+		o->cdrn = c;
+	}
+	return true;
+}
+
+/* A record r (its name n, nlen bytes) appended to o: its index, or
+ * SIZE_MAX (no memory). */
+static size_t
+ws__recs_add(struct ws__recs *o, const struct ws__drec *r, const char *n, size_t nlen)
+{
+	if (!ws__recs_room(o, nlen))
+		return SIZE_MAX;
+	memcpy(o->drn + o->ndrn, n, nlen);
+	o->drn[o->ndrn + nlen] = '\0';
+	o->dr[o->ndr] = *r;
+	o->dr[o->ndr].name = o->ndrn;
+	o->dr[o->ndr].child = o->dr[o->ndr].next = SIZE_MAX;
+	o->ndrn += nlen + 1;
+	return o->ndr++;
+}
+
 /*
  * A record of the directory dfd (rel, rlen bytes below its anchor, at
- * depth) in the snapshot, its identity and ctime read before its entries
- * are: its index, or SIZE_MAX (no memory: the walk after reads it).
+ * depth) in the walk before's records, its identity and ctime read
+ * before its entries are: its index, or SIZE_MAX (none: read each time).
  */
 static size_t
 ws__drec_open(struct ws__pass *p, int dfd, const char *rel, size_t rlen, int depth)
 {
-	struct ws_vcs_snap *s = p->s;
 	const char *name = rlen > 0 ? memrchr(rel, '/', rlen) : NULL;
+	struct ws__drec r;
 	struct stat st;
-	size_t nlen;
 
 	name = name != NULL ? name + 1 : rel;
-	nlen = rlen - (size_t)(name - rel);
 	if (fstat(dfd, &st) < 0)
 		return SIZE_MAX;
-	if (s->ndr == s->cdr) {
-		size_t c = s->cdr ? 2 * s->cdr : 64;
-		struct ws__drec *n = realloc(s->dr, c * sizeof(*n));
-
-		if (n == NULL)
-			return SIZE_MAX;
-		s->dr = n;
-		s->cdr = c;
-	}
-	if (s->ndrn + nlen + 1 > s->cdrn) {
-		size_t c = s->cdrn ? 2 * s->cdrn : 1024;
-		char *n;
-
-		while (c < s->ndrn + nlen + 1)
-			c *= 2;
-		if ((n = realloc(s->drn, c)) == NULL)
-			return SIZE_MAX;
-		s->drn = n;
-		s->cdrn = c;
-	}
-	memcpy(s->drn + s->ndrn, name, nlen);
-	s->drn[s->ndrn + nlen] = '\0';
-	s->dr[s->ndr] = (struct ws__drec){
+	r = (struct ws__drec){
 		.dev = st.st_dev, .ino = st.st_ino, .ctim = st.st_ctim,
-		.name = s->ndrn, .child = SIZE_MAX, .next = SIZE_MAX,
 		.rlen = rlen, .depth = depth,
-		.plain = st.st_ctim.tv_sec < s->t0.tv_sec - WS__VCS_CTIME_MARGIN &&
+		.plain = st.st_ctim.tv_sec < p->s->t0.tv_sec - WS__VCS_CTIME_MARGIN &&
 			 ws__drec_fs(p, dfd, &st),
 	};
-	s->ndrn += nlen + 1;
-	return s->ndr++;
+	return ws__recs_add(p->out, &r, name, rlen - (size_t)(name - rel));
 }
 
-/* Record i is read again after the command (SIZE_MAX: none). */
+/* Record i is read again by the next walk (SIZE_MAX: none). */
 static void
 ws__drec_busy(struct ws__pass *p, size_t i)
 {
-	if (i != SIZE_MAX)
-		p->s->dr[i].plain = false;
+	if (i != SIZE_MAX && p->out != NULL)
+		p->out->dr[i].plain = false;
+}
+
+/* Record c is parent pi's next subdirectory after *last (pi SIZE_MAX:
+ * nothing to link); one that could not be made makes pi busy. */
+static void
+ws__drec_link(struct ws__pass *p, size_t pi, size_t *last, size_t c)
+{
+	if (pi == SIZE_MAX || p->out == NULL)
+		return;
+	if (c == SIZE_MAX) {
+		ws__drec_busy(p, pi);
+		return;
+	}
+	if (*last == SIZE_MAX)
+		p->out->dr[pi].child = c;
+	else
+		p->out->dr[*last].next = c;
+	*last = c;
 }
 
 static int
@@ -2389,27 +2441,29 @@ ws__drix_cmp(const void *x, const void *y, void *arg)
 	return a->ino < b->ino ? -1 : a->ino > b->ino;
 }
 
-/* The snapshot's index of its records by identity; left out (the walk
- * after reads everything) without memory. */
+/* The index of o's records by identity; left out (the walks read
+ * everything) without memory. */
 static void
-ws__drix_make(struct ws_vcs_snap *s)
+ws__drix_make(struct ws__recs *o)
 {
-	if (s->ndr == 0 || (s->drix = malloc(s->ndr * sizeof(*s->drix))) == NULL)
+	free(o->drix);
+	o->drix = NULL;
+	if (o->ndr == 0 || (o->drix = malloc(o->ndr * sizeof(*o->drix))) == NULL)
 		return;
-	for (size_t i = 0; i < s->ndr; i++)
-		s->drix[i] = i;
-	qsort_r(s->drix, s->ndr, sizeof(*s->drix), ws__drix_cmp, s->dr);
+	for (size_t i = 0; i < o->ndr; i++)
+		o->drix[i] = i;
+	qsort_r(o->drix, o->ndr, sizeof(*o->drix), ws__drix_cmp, o->dr);
 }
 
-/* The record of the directory st, or NULL. */
+/* The record of the directory st in o, or NULL. */
 static const struct ws__drec *
-ws__drec_find(const struct ws_vcs_snap *s, const struct stat *st)
+ws__drec_find(const struct ws__recs *o, const struct stat *st)
 {
-	size_t lo = 0, hi = s->ndr;
+	size_t lo = 0, hi = o->ndr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct ws__drec *r = &s->dr[s->drix[mid]];
+		const struct ws__drec *r = &o->dr[o->drix[mid]];
 
 		if (r->dev == st->st_dev && r->ino == st->st_ino)
 			return r;
@@ -2429,8 +2483,8 @@ static void ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
  * bytes), entered as the walk enters each: opened without following a
  * link (a mode the command took put back), left alone if it is a
  * read-only anchor, walked.  Whether it was walked from a descriptor of
- * its own with no mode put back on the way (a record the walk after may
- * use).
+ * its own with no mode put back on the way (a record a later walk may
+ * trust).
  */
 static bool
 ws__walk_sub(struct ws__pass *p, int a, int dfd, const char *n, char *rel,
@@ -2475,27 +2529,28 @@ ws__drec_same(const struct ws__drec *r, const struct stat *st, size_t rlen, int 
 }
 
 /*
- * The subdirectories of record r, a directory found unchanged, its path
- * from bfd in sub (slen bytes, "" for bfd itself) and below the anchor in
- * rel (rlen bytes, at depth).  Each is looked at by its path from bfd
- * (one fstatat, where an open, an fstat and a close were): one that has
- * not changed either is gone through the same way; another is entered as
- * the walk enters a directory, from its parent's descriptor.  A path
- * through directories found unchanged names what it named before: none
- * of their entries changed (the command has ended, and anything that
- * still ran would have changed a ctime).
+ * The subdirectories of record r (of p->in), a directory found
+ * unchanged, its path from bfd in sub (slen bytes, "" for bfd itself)
+ * and below the anchor in rel (rlen bytes, at depth); oi its copy in
+ * p->out (the walk before), or SIZE_MAX.  Each is looked at by its path
+ * from bfd (one fstatat, where an open, an fstat and a close were): one
+ * that has not changed either is gone through the same way; another is
+ * entered as the walk enters a directory, from its parent's descriptor.
+ * A path through directories found unchanged names what it named
+ * before: none of their entries changed.
  */
 static void
 ws__walk_records(struct ws__pass *p, int a, int bfd, char *sub, size_t slen,
-		 char *rel, size_t rlen, int depth, const struct ws__drec *r)
+		 char *rel, size_t rlen, int depth, const struct ws__drec *r, size_t oi)
 {
-	const struct ws_vcs_snap *s = p->was;
+	const struct ws__recs *in = p->in;
+	size_t last = SIZE_MAX;
 
-	for (size_t c = r->child; c != SIZE_MAX && !p->over; c = s->dr[c].next) {
-		const struct ws__drec *cr = &s->dr[c];
-		const char *n = s->drn + cr->name;
+	for (size_t c = r->child; c != SIZE_MAX && !p->over; c = in->dr[c].next) {
+		const struct ws__drec *cr = &in->dr[c];
+		const char *n = in->drn + cr->name;
 		size_t nlen = strlen(n), elen = rlen + (rlen > 0) + nlen;
-		size_t sl2 = slen + (slen > 0) + nlen;
+		size_t sl2 = slen + (slen > 0) + nlen, first;
 		struct stat st;
 		int pfd;
 
@@ -2510,49 +2565,70 @@ ws__walk_records(struct ws__pass *p, int a, int bfd, char *sub, size_t slen,
 			memcpy(sub + sl2 - nlen, n, nlen + 1);
 			same = fstatat(bfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			       ws__drec_same(cr, &st, elen, depth + 1);
-			if (same)
-				ws__walk_records(p, a, bfd, sub, sl2, rel, elen, depth + 1, cr);
+			if (same) {
+				size_t ci = SIZE_MAX;
+
+				if (oi != SIZE_MAX) {
+					ci = ws__recs_add(p->out, cr, n, nlen);
+					ws__drec_link(p, oi, &last, ci);
+				}
+				ws__walk_records(p, a, bfd, sub, sl2, rel, elen,
+						 depth + 1, cr, ci);
+			}
 			sub[slen] = '\0';
 			if (same) {
 				rel[rlen] = '\0';
 				continue;
 			}
 		}
+		first = oi != SIZE_MAX ? p->out->ndr : SIZE_MAX;
 		pfd = slen == 0 ? bfd : ws__open_below_p(p, bfd, sub, O_RDONLY | O_DIRECTORY);
 		if (pfd >= 0) {
-			(void)ws__walk_sub(p, a, pfd, n, rel, elen, depth);
+			if (!ws__walk_sub(p, a, pfd, n, rel, elen, depth))
+				ws__drec_busy(p, oi);
+			else if (oi != SIZE_MAX)
+				ws__drec_link(p, oi, &last, p->out->ndr > first ? first : SIZE_MAX);
 			if (pfd != bfd)
 				close(pfd);
-		} else if (errno == EMFILE || errno == ENFILE) {
-			p->nofd = true;
+		} else {
+			if (errno == EMFILE || errno == ENFILE)
+				p->nofd = true;
+			ws__drec_busy(p, oi);
 		}
 		rel[rlen] = '\0';
 	}
 }
 
 /*
- * The walk after the command at the directory dfd (rel, rlen bytes, at
- * depth): true if its record says it has not changed (see above), and
- * then only its subdirectories were entered; false: read it.
+ * A walk at the directory dfd (rel, rlen bytes, at depth): true if an
+ * earlier walk's record (p->in) says it has not changed (see above), and
+ * then only its subdirectories were looked at, its record copied for the
+ * next walk (the walk before); false: read it.
  */
 static bool
 ws__walk_unchanged(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 		   int depth)
 {
-	const struct ws_vcs_snap *s = p->was;
 	const struct ws__drec *r;
 	struct stat st;
+	size_t oi = SIZE_MAX;
 	char *sub;
 
-	if (s == NULL || s->drix == NULL || s->over || fstat(dfd, &st) < 0 ||
-	    (r = ws__drec_find(s, &st)) == NULL || !ws__drec_same(r, &st, rlen, depth))
+	if (p->in == NULL || p->in->drix == NULL || fstat(dfd, &st) < 0 ||
+	    (r = ws__drec_find(p->in, &st)) == NULL || !ws__drec_same(r, &st, rlen, depth))
 		return false;
 	/* On the heap, as the walk's read buffer: this nests as deep as
 	 * the walk does, WS__VCS_DEPTH levels. */
 	if ((sub = malloc(PATH_MAX)) == NULL)
 		return false;
+	if (p->out != NULL &&
+	    (oi = ws__recs_add(p->out, r, p->in->drn + r->name,
+			       strlen(p->in->drn + r->name))) == SIZE_MAX) {
+		free(sub);
+		return false;
+	}
 	sub[0] = '\0';
-	ws__walk_records(p, a, dfd, sub, 0, rel, rlen, depth, r);
+	ws__walk_records(p, a, dfd, sub, 0, rel, rlen, depth, r, oi);
 	free(sub);
 	return true;
 }
@@ -2574,11 +2650,11 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 	 * before the command), or SIZE_MAX. */
 	size_t me = SIZE_MAX, last = SIZE_MAX;
 
-	if (p->clean && ws__walk_unchanged(p, a, dfd, rel, rlen, depth)) {
+	if (ws__walk_unchanged(p, a, dfd, rel, rlen, depth)) {
 		close(dfd);
 		return;
 	}
-	if (!p->clean && p->s != NULL && !p->over)
+	if (p->out != NULL && !p->over)
 		me = ws__drec_open(p, dfd, rel, rlen, depth);
 	if ((buf = malloc(WS__DENTS)) == NULL) {
 		ws__drec_busy(p, me);
@@ -2632,7 +2708,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 					   strcmp(n, ".vscode") == 0 || strcmp(n, ".idea") == 0 ||
 					   strncmp(n, ".wsrun-deep-", 12) == 0));
 		/* Read again after the command: see ws__walk_unchanged(). */
-		if (special || e->d_type == DT_UNKNOWN ||
+		if (special || e->d_type == DT_UNKNOWN || e->d_type == DT_LNK ||
 		    (n[0] == 'w' && strcmp(n, "wstools") == 0))
 			ws__drec_busy(p, me);
 		if (links && !special &&
@@ -2812,20 +2888,15 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			}
 			p->deep = true;
 		} else if (S_ISDIR(st.st_mode)) {
-			size_t first = me != SIZE_MAX ? p->s->ndr : SIZE_MAX;
+			size_t first = me != SIZE_MAX ? p->out->ndr : SIZE_MAX;
 
-			if (!ws__walk_sub(p, a, dfd, n, r, elen, depth) ||
-			    first == SIZE_MAX || p->s->ndr == first) {
+			/* The subdirectory's own record is the first its walk
+			 * made (or copied). */
+			if (!ws__walk_sub(p, a, dfd, n, r, elen, depth))
 				ws__drec_busy(p, me);
-			} else {
-				/* The subdirectory's own record is the first
-				 * its walk made. */
-				if (last == SIZE_MAX)
-					p->s->dr[me].child = first;
-				else
-					p->s->dr[last].next = first;
-				last = first;
-			}
+			else if (me != SIZE_MAX)
+				ws__drec_link(p, me, &last,
+					      p->out->ndr > first ? first : SIZE_MAX);
 		}
 		rel[rlen] = '\0';
 	}
@@ -2984,10 +3055,257 @@ ws__pass_run(struct ws__pass *p)
 	free(p->done);
 }
 
+/* ---- The records kept for the next run -------------------------------- */
+
+/*
+ * Where the records of this workspace's walks are kept: the state
+ * directory's walks/, named by a hash of the writable anchors (their real
+ * paths and identities), so that another set of mounts starts afresh.
+ * Only in a state directory that a history has marked (WS_STATE_MARK):
+ * one without the mark that holds files is taken for a forged one and
+ * refused by the history (lib/history.c ws__hist_mark()), so a call that
+ * records no history makes nothing there.  NULL: nothing kept.
+ */
+static char *
+ws__recs_path(const struct ws_ctx *ws, char **dir)
+{
+	struct ws_sha256 c;
+	unsigned char d[WS_SHA256_LEN];
+	char hex[WS_SHA256_HEX + 1], *f, *mark;
+	struct stat ms;
+	bool marked;
+
+	*dir = NULL;
+	if (ws->hist_base == NULL || ws->hist_base[0] != '/' ||
+	    (mark = ws_path_join(ws->hist_base, WS_STATE_MARK)) == NULL)
+		return NULL;
+	marked = lstat(mark, &ms) == 0 && S_ISREG(ms.st_mode);
+	free(mark);
+	if (!marked)
+		return NULL;
+	ws_sha256_init(&c);
+	ws_sha256_update(&c, "wswalk01", 8);
+	for (size_t a = 0; a < ws->nanchors; a++) {
+		struct stat st;
+		uint64_t id[2];
+
+		if (ws->anchors[a].ro)
+			continue;
+		if (fstat(ws->anchors[a].fd, &st) < 0)
+			return NULL;
+		id[0] = (uint64_t)st.st_dev;
+		id[1] = (uint64_t)st.st_ino;
+		ws_sha256_update(&c, ws->anchors[a].real, strlen(ws->anchors[a].real) + 1);
+		ws_sha256_update(&c, id, sizeof(id));
+	}
+	ws_sha256_final(&c, d);
+	ws_sha256_tohex(d, hex);
+	if ((*dir = ws_path_join(ws->hist_base, "walks")) == NULL)
+		return NULL;
+	if ((f = ws_path_join(*dir, hex)) == NULL) {
+		free(*dir);
+		*dir = NULL;
+	}
+	return f;
+}
+
+/* A record as the file holds it: fixed widths, no padding. */
+#define WS__REC_BYTES (8 * 8 + 4 + 4)
+#define WS__RECS_HEAD 24
+#define WS__RECS_MAX (64u << 20)
+
+static void
+ws__put64(unsigned char *b, uint64_t v)
+{
+	memcpy(b, &v, 8);
+}
+
+static uint64_t
+ws__get64(const unsigned char *b)
+{
+	uint64_t v;
+
+	memcpy(&v, b, 8);
+	return v;
+}
+
+/*
+ * Keep o for the next run's walk before (best effort: a record not kept
+ * is a directory read).  Written whole beside the file and renamed over
+ * it, with a SHA-256 of the rest at its end: a torn or foreign file is
+ * not used (ws__recs_load()).  The state directory is one no command can
+ * write (the view masks it, the file tools refuse it).
+ */
+static void
+ws__recs_save(const struct ws_ctx *ws, const struct ws__recs *o)
+{
+	char *dir = NULL, *path = ws__recs_path(ws, &dir), tmp[64];
+	const char *base;
+	size_t len = WS__RECS_HEAD + o->ndr * WS__REC_BYTES + o->ndrn + WS_SHA256_LEN;
+	unsigned char *buf = NULL, *b;
+	int dfd = -1, fd = -1;
+
+	if (path == NULL || o->ndr == 0 || len > WS__RECS_MAX ||
+	    (buf = malloc(len)) == NULL || ws_pending_dir_make(dir) < 0 ||
+	    (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		goto out;
+	memcpy(buf, "wswalk01", 8);
+	ws__put64(buf + 8, o->ndr);
+	ws__put64(buf + 16, o->ndrn);
+	b = buf + WS__RECS_HEAD;
+	for (size_t i = 0; i < o->ndr; i++, b += WS__REC_BYTES) {
+		const struct ws__drec *r = &o->dr[i];
+		uint32_t depth = (uint32_t)r->depth, plain = r->plain;
+
+		ws__put64(b, (uint64_t)r->dev);
+		ws__put64(b + 8, (uint64_t)r->ino);
+		ws__put64(b + 16, (uint64_t)r->ctim.tv_sec);
+		ws__put64(b + 24, (uint64_t)r->ctim.tv_nsec);
+		ws__put64(b + 32, r->name);
+		ws__put64(b + 40, r->child);
+		ws__put64(b + 48, r->next);
+		ws__put64(b + 56, r->rlen);
+		memcpy(b + 64, &depth, 4);
+		memcpy(b + 68, &plain, 4);
+	}
+	memcpy(b, o->drn, o->ndrn);
+	b += o->ndrn;
+	{
+		struct ws_sha256 c;
+
+		ws_sha256_init(&c);
+		ws_sha256_update(&c, buf, (size_t)(b - buf));
+		ws_sha256_final(&c, b);
+	}
+	base = strrchr(path, '/') + 1;
+	snprintf(tmp, sizeof(tmp), ".%.16s.%ld", base, (long)getpid());
+	if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+			 O_CLOEXEC, 0600)) < 0)
+		goto out;
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			(void)unlinkat(dfd, tmp, 0);
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (renameat(dfd, tmp, dfd, base) < 0)
+		(void)unlinkat(dfd, tmp, 0);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	free(buf);
+	free(path);
+	free(dir);
+}
+
+/*
+ * The records the last run's walk before kept (ws__recs_save()) into o,
+ * checked whole: the hash, the sizes, each name ended inside the names,
+ * each link to a later record (so no walk of them loops).  false, o
+ * empty: none, or not to be trusted.
+ */
+static bool
+ws__recs_load(const struct ws_ctx *ws, struct ws__recs *o)
+{
+	char *dir = NULL, *path = ws__recs_path(ws, &dir);
+	unsigned char *buf = NULL, sum[WS_SHA256_LEN];
+	const unsigned char *b;
+	uint64_t ndr, ndrn;
+	struct stat st;
+	size_t len = 0;
+	bool ok = false;
+	int fd = -1;
+
+	memset(o, 0, sizeof(*o));
+	if (path == NULL ||
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < WS__RECS_HEAD + WS_SHA256_LEN || st.st_size > WS__RECS_MAX ||
+	    (buf = malloc((size_t)st.st_size)) == NULL)
+		goto out;
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto out;
+		len += (size_t)n;
+	}
+	ndr = ws__get64(buf + 8);
+	ndrn = ws__get64(buf + 16);
+	if (memcmp(buf, "wswalk01", 8) != 0 || ndr == 0 || ndrn == 0 ||
+	    ndr > WS__RECS_MAX / WS__REC_BYTES || ndrn > WS__RECS_MAX ||
+	    len != WS__RECS_HEAD + ndr * WS__REC_BYTES + ndrn + WS_SHA256_LEN)
+		goto out;
+	{
+		struct ws_sha256 c;
+
+		ws_sha256_init(&c);
+		ws_sha256_update(&c, buf, len - WS_SHA256_LEN);
+		ws_sha256_final(&c, sum);
+		if (memcmp(sum, buf + len - WS_SHA256_LEN, WS_SHA256_LEN) != 0)
+			goto out;
+	}
+	if ((o->dr = calloc(ndr, sizeof(*o->dr))) == NULL ||
+	    (o->drn = malloc(ndrn)) == NULL)
+		goto out;
+	b = buf + WS__RECS_HEAD;
+	memcpy(o->drn, b + ndr * WS__REC_BYTES, ndrn);
+	if (o->drn[ndrn - 1] != '\0')
+		goto out;
+	for (size_t i = 0; i < ndr; i++, b += WS__REC_BYTES) {
+		struct ws__drec *r = &o->dr[i];
+		uint32_t depth, plain;
+		uint64_t nsec = ws__get64(b + 24);
+
+		r->dev = (dev_t)ws__get64(b);
+		r->ino = (ino_t)ws__get64(b + 8);
+		r->ctim.tv_sec = (time_t)ws__get64(b + 16);
+		r->ctim.tv_nsec = (long)nsec;
+		r->name = ws__get64(b + 32);
+		r->child = ws__get64(b + 40);
+		r->next = ws__get64(b + 48);
+		r->rlen = ws__get64(b + 56);
+		memcpy(&depth, b + 64, 4);
+		memcpy(&plain, b + 68, 4);
+		r->depth = (int)depth;
+		r->plain = plain == 1;
+		if (nsec >= 1000000000u || r->name >= ndrn || depth > WS__VCS_DEPTH ||
+		    r->rlen >= WS__VCS_PATH_MAX ||
+		    (r->child != SIZE_MAX && (r->child <= i || r->child >= ndr)) ||
+		    (r->next != SIZE_MAX && (r->next <= i || r->next >= ndr)))
+			goto out;
+	}
+	o->ndr = o->cdr = ndr;
+	o->ndrn = o->cdrn = ndrn;
+	ws__drix_make(o);
+	ok = o->drix != NULL;
+out:
+	if (!ok)
+		ws__recs_free(o);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(path);
+	free(dir);
+	return ok;
+}
+
+
 int
 ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 {
 	struct ws__pass p = {.ws = ws, .limit = ws__vcs_walk_max};
+	struct ws__recs last;
+	bool have_last;
 
 	*out = NULL;
 	ws__pass_known(&p);
@@ -2995,10 +3313,19 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 		return ws_error_set(WS_ENOMEM, NULL, "out of memory");
 	/* Before anything of the walk, and so before the command. */
 	(void)clock_gettime(CLOCK_REALTIME_COARSE, &p.s->t0);
+	p.out = &p.s->rec;
+	/* The last run's records, where the walk counts every entry (a
+	 * bound set for the tests) is not asked for. */
+	have_last = p.limit == SIZE_MAX && ws__recs_load(ws, &last);
+	p.in = have_last ? &last : NULL;
 	ws__pass_run(&p);
 	p.s->over = p.over;
-	if (!p.over)
-		ws__drix_make(p.s);
+	if (have_last)
+		ws__recs_free(&last);
+	if (!p.over && !p.nofd && p.top_err == 0) {
+		ws__drix_make(&p.s->rec);
+		ws__recs_save(ws, &p.s->rec);
+	}
 	free(p.unread); /* said after the command, if still so */
 	/*
 	 * A writable anchor's top that cannot be read and searched: what
@@ -3131,6 +3458,7 @@ ws_vcs_clean_kept(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	 * 0.3 us an entry, see wsrun(1)).
 	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
+			     .in = s != NULL && !s->over ? &s->rec : NULL,
 			     .items = items, .nitems = n, .net = net,
 			     .kept = kept, .nkept = nkept,
 			     .limit = SIZE_MAX,

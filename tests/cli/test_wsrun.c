@@ -4315,6 +4315,67 @@ START_TEST(unchanged_dirs_walked_after)
 }
 END_TEST
 
+/*
+ * The walk before the command trusts the records the last run's walk
+ * before kept in the state directory (lib/vcs.c ws__recs_load()), for
+ * directories unchanged since.  What the person changed between the
+ * runs, deep below unchanged directories, is seen as the person's: a
+ * repository's hook and an .envrc made between the runs are put back as
+ * they were after the command changes them, not removed as the
+ * command's.  And with the kept records made garbage, the same.
+ */
+START_TEST(recorded_walk_sees_person_changes)
+{
+	struct wst_run r;
+	char cmd[8192];
+
+	/* A write with its history marks the state directory, where the
+	 * records are kept only once marked. */
+	wst_run(&r, NULL, "wswrite", "--workspace", ws, "--json", "--content",
+		"x", "/marked.txt", NULL);
+	ck_assert_int_eq(r.status, 0);
+	wst_run_free(&r);
+	for (int round = 0; round < 2; round++) {
+		char *t;
+
+		snprintf(cmd, sizeof(cmd), "cd '%s' && rm -rf a e && mkdir -p a/b/c/d e/f/g", ws);
+		ck_assert_int_eq(system(cmd), 0);
+		usleep(2100 * 1000);
+		/* The first run keeps the records. */
+		RUNM(&r, _i, "-c", "true");
+		expect_ran(&r, 0);
+		wst_run_free(&r);
+		snprintf(cmd, sizeof(cmd), "ls '%s'/wstools/walks/ | grep -q .",
+			 getenv("XDG_STATE_HOME"));
+		ck_assert_msg(system(cmd) == 0, "no records kept");
+		if (round == 1) {
+			snprintf(cmd, sizeof(cmd), "for f in '%s'/wstools/walks/*; do "
+				 "[ -f \"$f\" ] && head -c 100000 /dev/urandom > \"$f\"; done; true",
+				 getenv("XDG_STATE_HOME"));
+			ck_assert_int_eq(system(cmd), 0);
+		}
+		/* The person's, between the runs. */
+		snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p a/b/c/d/repo/.git/hooks "
+			 "a/b/c/d/repo/.git/refs a/b/c/d/repo/.git/objects && "
+			 "echo 'ref: refs/heads/main' > a/b/c/d/repo/.git/HEAD && "
+			 "echo keep > a/b/c/d/repo/.git/hooks/pre-commit && "
+			 "echo person > e/f/g/.envrc", ws);
+		ck_assert_int_eq(system(cmd), 0);
+		RUNM(&r, _i, "-c", "echo changed > a/b/c/d/repo/.git/hooks/pre-commit;"
+		     "echo command > e/f/g/.envrc; echo done");
+		expect_ran(&r, 0);
+		ck_assert_str_eq(out_str(&r, "stdout"), "done\n");
+		t = text_in(ws, "a/b/c/d/repo/.git/hooks/pre-commit");
+		ck_assert_msg(strcmp(t, "keep\n") == 0, "round %d: %s\n%s", round, t, r.out);
+		free(t);
+		t = text_in(ws, "e/f/g/.envrc");
+		ck_assert_msg(strcmp(t, "person\n") == 0, "round %d: %s\n%s", round, t, r.out);
+		free(t);
+		wst_run_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(deep_tree_removed)
 {
 	struct wst_run r;
@@ -7504,6 +7565,7 @@ suite(void)
 	tcase_add_loop_test(tf, git_deep_repo_cleaned, 0, nm);
 	tcase_add_loop_test(tf, deep_tree_removed, 0, nm);
 	tcase_add_loop_test(tf, unchanged_dirs_walked_after, 0, nm);
+	tcase_add_loop_test(tf, recorded_walk_sees_person_changes, 0, nm);
 	tcase_add_test(tf, walk_within_descriptor_limit);
 	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_test(tf, command_made_mark_removed);
