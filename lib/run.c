@@ -65,6 +65,7 @@
 #include "ws/resolve.h"
 #include "ws/run.h"
 #include "ws/vcs.h"
+#include "ws/walk.h"
 #include "ws/workspace.h"
 
 extern char **environ;
@@ -1477,6 +1478,10 @@ struct ws__child {
 	 */
 	const int *keep;
 	size_t nkeep;
+	/* The soft RLIMIT_NOFILE the command gets back (nofile_back): wsrun
+	 * raised its own for its walks (ws__nofile_raise()). */
+	bool nofile_back;
+	rlim_t nofile_soft;
 };
 
 static void
@@ -1691,6 +1696,26 @@ ws__exec_child(struct ws__child *c)
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		for (int fd = 3; fd < 65536; fd++)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	/*
+	 * The soft descriptor limit wsrun was started with: the one it
+	 * raised for its walks is not the command's (review31 04).  Last,
+	 * as nothing opens a descriptor after it: the plan's, still open
+	 * until the exec, may lie past it.
+	 */
+	if (c->nofile_back) {
+		struct rlimit rl;
+		int bad = getrlimit(RLIMIT_NOFILE, &rl);
+
+		if (bad == 0) {
+			rl.rlim_cur = c->nofile_soft < rl.rlim_max ? c->nofile_soft
+								   : rl.rlim_max;
+			bad = setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (bad < 0) {
+			ws__report(c->rep_w, WS__STAGE_SETUP, errno, "RLIMIT_NOFILE");
+			_exit(WS_RUN_EXIT_FAILED);
+		}
+	}
 	if (c->seccomp && (rc = ws_sandbox_seccomp(c->plan, msg, sizeof(msg))) < 0) {
 		ws__report(c->rep_w, WS__STAGE_SETUP, -rc, msg);
 		_exit(WS_RUN_EXIT_FAILED);
@@ -3267,6 +3292,13 @@ ws_run_ahead_start(void)
 	if (!ws__environ_detached || (e != NULL && strcmp(e, "0") == 0) ||
 	    (a = calloc(1, sizeof(*a))) == NULL)
 		return NULL;
+	/*
+	 * An init made ahead keeps the limits of the moment it is cloned:
+	 * the soft descriptor limit raised first, as a call's walks raise
+	 * it (ws__nofile_raise()), or one whose policy binds more files
+	 * than the old limit could not bind them.
+	 */
+	ws__nofile_raise();
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
 	if (pthread_create(&a->thr, NULL, ws__ahead_thread, a) != 0) {
@@ -5661,6 +5693,13 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		}
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 	}
+	/*
+	 * The soft descriptor limit raised now if the policy's walk has not
+	 * (ws__nofile_raise()): the repositories' walk may raise it on a
+	 * thread of its own while the child starts, and the limit the
+	 * command gets back must be known before it does.
+	 */
+	ws__nofile_raise();
 	ch = (struct ws__child){
 		.o = o, .plan = &plan, .argv = argv, .envp = env.v,
 		.in_fd = in_fd, .out_w = outp[1], .err_w = err_w,
@@ -5669,6 +5708,7 @@ ws__run_once(struct ws_ctx *ws, const struct ws_run_opts *o,
 		.seccomp = plan.seccomp, .caps = plan.caps, .cwd_fd = cwd.fd,
 		.view_w = viewp[1], .reaper = !proc.pidns, .parent = getpid(),
 	};
+	ch.nofile_back = ws__nofile_soft(&ch.nofile_soft);
 	fflush(NULL);
 	/* The test-only "userns-refused" (WS_RUN_DISABLE): the clone below
 	 * fails as a chroot's does; nothing is made ahead for it. */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -569,23 +568,6 @@ errs_clear(struct wsls *ls)
 	ls->nerrs = ls->nerrs_all = 0;
 }
 
-/*
- * The walker keeps one descriptor open per level of the tree, so a deep
- * recursive listing can run out of them at the soft limit (often 1024)
- * long before the hard one: raise the soft limit to the hard limit.  Best
- * effort, and only for a recursive listing; a flat one needs a handful.
- */
-static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 /* ------------------------------------------------------------------ */
 /* One PATH                                                            */
 
@@ -947,8 +929,14 @@ list_run(struct ws_tcall *c)
 		ls.headers = false;
 		ls.full_paths = true;
 	}
+	/*
+	 * The walker keeps one descriptor open per level of the tree, so a
+	 * deep recursive listing can run out of them at the soft limit
+	 * (often 1024) long before the hard one.  Only for a recursive
+	 * listing; a flat one needs a handful.
+	 */
 	if (recursive)
-		raise_nofile();
+		ws__nofile_raise();
 
 	if (!multi) {
 		struct ws_res res;

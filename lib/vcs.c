@@ -25,6 +25,7 @@
 #include "ws/persist.h"
 #include "ws/policy.h"
 #include "ws/sha256.h"
+#include "ws/walk.h"
 
 /*
  * The walks of the workspace before and after the command have no bound
@@ -2976,24 +2977,22 @@ static void
 ws__pass_run(struct ws__pass *p)
 {
 	struct ws_ctx *ws = p->ws;
-	struct rlimit was, more;
-	bool raised = false;
+	struct rlimit more;
 	int *tops;
 	/* The walk's path below the anchor: the longest it enters, a name. */
 	char rel[WS__VCS_PATH_MAX + 258];
 
 	/*
 	 * A descriptor per level of the walk, WS__VCS_DEPTH of them and
-	 * as many again for a git dir's own walk: raised for the walk if
-	 * the soft limit is lower, as far as the hard one lets.
+	 * as many again for a git dir's own walk: the soft limit raised if
+	 * it is lower, as far as the hard one lets.  Not set back after the
+	 * walk: a concurrent call (the policy's view of another wsrun call
+	 * of the MCP server) may hold more descriptors than the old limit
+	 * by then; the command gets the old one (ws__nofile_raise()).
 	 */
-	if (getrlimit(RLIMIT_NOFILE, &was) == 0 && was.rlim_cur != RLIM_INFINITY &&
-	    was.rlim_cur < 3 * WS__VCS_DEPTH) {
-		more = was;
-		more.rlim_cur = was.rlim_max == RLIM_INFINITY || was.rlim_max > 3 * WS__VCS_DEPTH
-					? 3 * WS__VCS_DEPTH : was.rlim_max;
-		raised = setrlimit(RLIMIT_NOFILE, &more) == 0;
-	}
+	if (getrlimit(RLIMIT_NOFILE, &more) == 0 && more.rlim_cur != RLIM_INFINITY &&
+	    more.rlim_cur < 3 * WS__VCS_DEPTH)
+		ws__nofile_raise();
 	/*
 	 * Where the hard limit is below what WS__VCS_DEPTH levels take, the
 	 * walk goes as deep as the descriptors let (a margin kept for the
@@ -3047,8 +3046,6 @@ ws__pass_run(struct ws__pass *p)
 		(void)ws__fd_chmod(p->later[i].fd, p->later[i].mode);
 		close(p->later[i].fd);
 	}
-	if (raised)
-		(void)setrlimit(RLIMIT_NOFILE, &was);
 	free(tops);
 	free(p->later);
 	free(p->ro);

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,6 +46,7 @@
 #include "ws/policy.h"
 #include "ws/sandbox.h"
 #include "ws/view.h"
+#include "ws/walk.h"
 #include "ws/workspace.h"
 
 /*
@@ -714,10 +716,35 @@ ws_view_recv_root(int sock, struct ws_view_info *vi)
 /* The longest path the policy's walk names, real or virtual. */
 #define WS__PWALK_PATH 4352
 
+/*
+ * The entries the policy's walks bind one by one, over all anchors, and
+ * where they stop: past room (WS_VIEW_MAX_BINDS, or what the descriptor
+ * limit leaves), or where the descriptors ran out (err), nothing more is
+ * bound; the walk goes on counting what it would bind, and the call is
+ * refused after it (ws__pwalk_over_error()).
+ */
+struct ws__pbinds {
+	size_t n;	/* bound */
+	size_t room;	/* at most */
+	unsigned long long limit; /* the descriptor limit, where it set room */
+	size_t ng0;	/* the plan's guards before the walks */
+	bool over;
+	int err;	/* 0: past room; else what opening the entry met */
+	/* The first entry not bound: the operation refused, the rule that
+	 * refuses it and its glob as written, its virtual path. */
+	enum ws_op op;
+	const char *rule, *pat;
+	char v[WS__PWALK_PATH];
+	size_t nall;	/* the entries past it, that one included */
+	size_t nrule;	/* of them, those the same rule refuses op on */
+	bool partial;	/* the count stopped at the walk's bound */
+};
+
 struct ws__pwalk {
 	struct ws_ctx *ws;
 	struct ws_sandbox_plan *p;
 	struct ws_view_info *vi;
+	struct ws__pbinds *b;
 	size_t seen;
 	bool ro;	/* a read-only anchor: nothing to make read-only */
 	const char *vprefix;
@@ -817,6 +844,117 @@ ws__pwalk_open_entry(struct ws__pwalk *w, int fd, const char *n, char *v,
 }
 
 /*
+ * The entry at w->r, which the policy refuses op on, is not bound (the
+ * walk's binds are past their bound, or err: opening it met EMFILE or
+ * ENFILE): counted, with the rule that refuses it.  The first such entry
+ * names the rule the refusal names.  Where the descriptors ran out, the
+ * walk's own are given back: the call is refused after the walk, and the
+ * walk still opens a directory a level.
+ */
+static void
+ws__pwalk_over(struct ws__pwalk *w, enum ws_op op, int err)
+{
+	struct ws__pbinds *b = w->b;
+	struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL, NULL, NULL};
+
+	(void)ws_policy_check_file(w->ws->policy, op, w->r, &m);
+	if (!b->over) {
+		b->over = true;
+		b->err = err;
+		b->op = op;
+		b->rule = m.rule;
+		b->pat = m.pattern;
+		if (snprintf(b->v, sizeof(b->v), "%s%s", w->vbase, w->r + w->rlen0) < 1)
+			snprintf(b->v, sizeof(b->v), "/");
+		for (size_t i = b->ng0; err != 0 && i < w->p->nguards; i++)
+			if (w->p->guards[i].fd >= 0) {
+				close(w->p->guards[i].fd);
+				w->p->guards[i].fd = -1;
+			}
+	}
+	b->nall++;
+	if (op == b->op && m.rule != NULL && b->rule != NULL &&
+	    strcmp(m.rule, b->rule) == 0)
+		b->nrule++;
+}
+
+/* Whether the walk binds no more: the entry at w->r is counted instead. */
+static bool
+ws__pwalk_full(struct ws__pwalk *w, enum ws_op op)
+{
+	if (!w->b->over && w->b->n < w->b->room)
+		return false;
+	ws__pwalk_over(w, op, 0);
+	return true;
+}
+
+/*
+ * Opening an entry to bind it failed: a descriptor limit is the count's
+ * (ws__pwalk_over()), true; any other failure is its caller's.
+ */
+static bool
+ws__pwalk_no_fd(struct ws__pwalk *w, enum ws_op op)
+{
+	if (errno != EMFILE && errno != ENFILE)
+		return false;
+	ws__pwalk_over(w, op, errno);
+	return true;
+}
+
+/*
+ * The call refused where the walk stopped binding: how many entries the
+ * rule of the first one not bound refuses op on (those bound before it
+ * and those past it), the rule, why the walk stopped, and the way out.
+ */
+static int
+ws__pwalk_over_error(struct ws_ctx *ws, const struct ws_sandbox_plan *p,
+		     const struct ws__pbinds *b)
+{
+	const char *verb = b->op == WS_OP_EXEC ? "execute" :
+			   b->op == WS_OP_READ ? "read" : "write";
+	const char *adj = b->op == WS_OP_EXEC ? "executable" :
+			  b->op == WS_OP_READ ? "readable" : "writable";
+	size_t nrule = b->nrule;
+	char why[160], rule[300], rest[96];
+
+	/* The entries bound before it that the same rule refuses op on. */
+	for (size_t i = b->ng0; b->rule != NULL && i < p->nguards; i++) {
+		struct ws_policy_match m = {WS_DECISION_ALLOW, NULL, -1, NULL, NULL, NULL};
+
+		(void)ws_policy_check_file(ws->policy, b->op, p->guards[i].path, &m);
+		if (m.rule != NULL && strcmp(m.rule, b->rule) == 0)
+			nrule++;
+	}
+	if (b->err != 0)
+		snprintf(why, sizeof(why), "the descriptors ran out after %zu of them "
+			 "(%s)", b->n, strerror(b->err));
+	else if (b->limit > 0)
+		snprintf(why, sizeof(why), "more than the %zu the descriptor limit "
+			 "(%llu) leaves room for", b->room, b->limit);
+	else
+		snprintf(why, sizeof(why), "more than the %zu a call binds",
+			 b->room);
+	if (b->rule != NULL) {
+		snprintf(rule, sizeof(rule), "rule %s (%s)", b->rule,
+			 b->pat != NULL ? b->pat : "?");
+	} else {
+		snprintf(rule, sizeof(rule), "its rules");
+		nrule = b->n + b->nall;
+	}
+	rest[0] = '\0';
+	if (b->n + b->nall > nrule)
+		snprintf(rest, sizeof(rest), " (%zu%s with its other rules)",
+			 b->n + b->nall, b->partial ? " or more" : "");
+	return ws_error_set(WS_ESANDBOX_UNAVAILABLE, b->v,
+			    "the policy refuses to %s %zu%s entries of the "
+			    "workspace by %s%s, each bound alone, a mount "
+			    "apiece: %s; refused rather than run with them %s "
+			    "(a rule on their directory, dir/**, binds it whole "
+			    "in one mount)", verb, nrule, b->partial ? " or more" : "",
+			    rule, rest, why, adj);
+}
+
+/*
  * Guard the entry n of the directory fd, whose real path w->r holds: an
  * empty mask over it (mask) or a read-only bind.  An entry gone since
  * the directory was read needs none; one the directory's mode keeps
@@ -830,7 +968,12 @@ ws__pwalk_guard(struct ws__pwalk *w, int fd, const char *n, bool mask)
 	char v[WS__PWALK_PATH];
 	int efd, rc;
 
-	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0)
+	if (ws__pwalk_full(w, mask ? WS_OP_READ : WS_OP_WRITE))
+		return 0;
+	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0 &&
+	    ws__pwalk_no_fd(w, mask ? WS_OP_READ : WS_OP_WRITE))
+		return 0;
+	if (rc < 0)
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v[0] ? v : "/",
 				    "the policy refuses to %s %s, and it cannot "
 				    "be opened to %s it (%s): refused rather "
@@ -839,9 +982,11 @@ ws__pwalk_guard(struct ws__pwalk *w, int fd, const char *n, bool mask)
 				    strerror(errno));
 	if (rc > 0 || efd < 0)
 		return rc;
-	if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, mask)) == 0)
+	if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, mask)) == 0) {
+		w->b->n++;
 		rc = ws__names_add(mask ? &w->vi->masked : &w->vi->read_only,
 				   v[0] ? v : "/", NULL);
+	}
 	return rc;
 }
 
@@ -866,7 +1011,12 @@ ws__pwalk_noexec(struct ws__pwalk *w, int fd, const char *n)
 		snprintf(v, sizeof(v), "%s%s", w->vbase, w->r + w->rlen0);
 		return ws__names_add(&w->vi->no_exec, v[0] ? v : "/", NULL);
 	}
-	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0)
+	if (ws__pwalk_full(w, WS_OP_EXEC))
+		return 0;
+	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0 &&
+	    ws__pwalk_no_fd(w, WS_OP_EXEC))
+		return 0;
+	if (rc < 0)
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v[0] ? v : "/",
 				    "the policy refuses to execute %s, and it "
 				    "cannot be opened to bind it without "
@@ -876,6 +1026,7 @@ ws__pwalk_noexec(struct ws__pwalk *w, int fd, const char *n)
 		return rc;
 	if ((rc = ws_sandbox_plan_add_guard(w->p, efd, w->r, false)) < 0)
 		return rc;
+	w->b->n++;
 	g = &w->p->guards[w->p->nguards - 1];
 	g->write = !w->ro;
 	g->noexec = true;
@@ -902,9 +1053,15 @@ static int
 ws__pwalk_mask_whole(struct ws__pwalk *w, int fd, const char *n)
 {
 	char v[WS__PWALK_PATH];
+	size_t ng = w->p->nguards;
 	int efd, rc;
 
-	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0)
+	if (ws__pwalk_full(w, WS_OP_READ))
+		return 0;
+	if ((rc = ws__pwalk_open_entry(w, fd, n, v, sizeof(v), &efd)) < 0 &&
+	    ws__pwalk_no_fd(w, WS_OP_READ))
+		return 0;
+	if (rc < 0)
 		return ws_error_set(WS_ESANDBOX_UNAVAILABLE, v, "the policy "
 				    "refuses some reads or writes inside %s, and "
 				    "its walk can neither read %s nor open it to "
@@ -912,8 +1069,10 @@ ws__pwalk_mask_whole(struct ws__pwalk *w, int fd, const char *n)
 				    "it reachable", w->vprefix, v, strerror(errno));
 	if (rc > 0 || efd < 0)
 		return rc;
-	if ((rc = ws_sandbox_plan_add_mask(w->p, efd, w->r)) == 0)
+	if ((rc = ws_sandbox_plan_add_mask(w->p, efd, w->r)) == 0) {
+		w->b->n += w->p->nguards - ng;
 		rc = ws__names_add(&w->vi->masked, v, NULL);
+	}
 	return rc;
 }
 
@@ -943,7 +1102,7 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool nx)
 		struct dirent64 *de;
 		const char *n;
 		size_t nlen, elen;
-		bool mask, dir, sub_nx;
+		bool mask, dir, sub_nx, counted;
 
 		if (off >= got) {
 			/*
@@ -972,7 +1131,12 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool nx)
 		n = de->d_name;
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
-		if (++w->seen > w->max) {
+		if (++w->seen > w->max && w->b->over) {
+			/* Refused already: the count stops here. */
+			w->b->partial = true;
+			break;
+		}
+		if (w->seen > w->max) {
 			rc = ws_error_set(WS_ESANDBOX_UNAVAILABLE, w->vprefix,
 					  "the policy refuses some reads or writes "
 					  "inside %s, and finding what it refuses "
@@ -1015,12 +1179,17 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool nx)
 		w->r[rlen] = '/';
 		memcpy(w->r + rlen + 1, n, nlen + 1);
 		mask = ws__refused(w->ws, WS_OP_READ, w->r);
+		counted = false;
 		if (mask || (!w->ro && !dir && ws__refused(w->ws, WS_OP_WRITE, w->r))) {
+			size_t ng = w->p->nguards;
+
 			rc = ws__pwalk_guard(w, fd, n, mask);
 			if (mask)
 				continue; /* nothing below an emptied directory */
-			/* Its own bind: without execute as its directory's. */
-			if (rc == 0 && nx)
+			/* Its own bind: without execute as its directory's
+			 * (none where it was only counted). */
+			counted = rc == 0 && w->b->over && w->p->nguards == ng;
+			if (rc == 0 && nx && !counted)
 				w->p->guards[w->p->nguards - 1].noexec = true;
 		}
 		/*
@@ -1029,7 +1198,8 @@ ws__pwalk_dir(struct ws__pwalk *w, int fd, size_t rlen, int depth, bool nx)
 		 * command makes in it then runs no more than what is there).
 		 */
 		sub_nx = nx;
-		if (rc == 0 && !nx &&
+		/* (Counted for its write rule: one bind, counted once.) */
+		if (rc == 0 && !nx && !counted &&
 		    (dir ? ws_policy_refuses_all_below(w->ws->policy, WS_OP_EXEC, w->r,
 							       w->ws->approve)
 			 : ws__refused(w->ws, WS_OP_EXEC, w->r))) {
@@ -1466,6 +1636,7 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 	const char *e = getenv("WS_TEST_VIEW_MAX_WALK");
 	size_t max = WS_VIEW_MAX_WALK;
 	struct ws__pwalk *w = NULL;
+	struct ws__pbinds *b = NULL;
 	int rc = 0, fd;
 
 	if (ws->policy == NULL)
@@ -1483,9 +1654,37 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 			break;
 		if (!ws_policy_may_refuse_below(ws->policy, ws->anchors[a].real))
 			continue;
-		if (w == NULL && (w = malloc(sizeof(*w))) == NULL)
-			return ws_error_set(WS_ENOMEM, NULL, "out of memory");
-		*w = (struct ws__pwalk){.ws = ws, .p = p, .vi = vi,
+		if (w == NULL) {
+			struct rlimit rl;
+
+			if ((w = malloc(sizeof(*w))) == NULL ||
+			    (b = calloc(1, sizeof(*b))) == NULL) {
+				free(w);
+				return ws_error_set(WS_ENOMEM, NULL, "out of memory");
+			}
+			b->ng0 = p->nguards;
+			b->room = WS_VIEW_MAX_BINDS;
+			/*
+			 * A descriptor per entry bound until the child binds
+			 * it, and one more for its tree: the soft limit raised
+			 * to the hard one (wsrun's command gets its own back),
+			 * and the walk binds no more than half of what is left
+			 * once a quarter of it, 192 at most, is kept for the
+			 * rest of the call (the plan's other binds, pipes, the
+			 * repositories' walk).
+			 */
+			ws__nofile_raise();
+			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+			    rl.rlim_cur != RLIM_INFINITY) {
+				rlim_t keep = rl.rlim_cur / 4 < 192 ? rl.rlim_cur / 4 : 192;
+
+				if ((rl.rlim_cur - keep) / 2 < b->room) {
+					b->room = (size_t)((rl.rlim_cur - keep) / 2);
+					b->limit = (unsigned long long)rl.rlim_cur;
+				}
+			}
+		}
+		*w = (struct ws__pwalk){.ws = ws, .p = p, .vi = vi, .b = b,
 					.ro = ws->anchors[a].ro, .vprefix = vp,
 					.max = max};
 		w->rlen0 = strlen(ws->anchors[a].real);
@@ -1514,7 +1713,11 @@ ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 				  "rules)", vp, fd < 0 ? "read" : "search",
 				  strerror(fd < 0 ? errno : EACCES));
 	}
+	/* Refused where the walk stopped binding, whatever else it met. */
+	if (b != NULL && b->over)
+		rc = ws__pwalk_over_error(ws, p, b);
 	free(w);
+	free(b);
 	if (rc == 0)
 		rc = ws__guards_noexec(ws, p);
 	/* An exec rule on the system's programs (/usr/bin/gcc*) or the

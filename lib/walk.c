@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -984,4 +985,44 @@ ws_walk(const struct ws_walk_opts *o, int fd, const char *vpath,
 	free(w.rbuf);
 	free(w.anc);
 	return rc;
+}
+
+/*
+ * The soft RLIMIT_NOFILE before the first raise (ws__nofile_raise()), set
+ * once under the lock: the MCP server's calls raise it from several
+ * threads, and the first one's is what the process was started with.
+ */
+static pthread_mutex_t ws__nofile_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool ws__nofile_raised;
+static rlim_t ws__nofile_was;
+
+void
+ws__nofile_raise(void)
+{
+	struct rlimit rl;
+
+	pthread_mutex_lock(&ws__nofile_mu);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rlim_t was = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0 && !ws__nofile_raised) {
+			ws__nofile_was = was;
+			ws__nofile_raised = true;
+		}
+	}
+	pthread_mutex_unlock(&ws__nofile_mu);
+}
+
+bool
+ws__nofile_soft(rlim_t *soft)
+{
+	bool raised;
+
+	pthread_mutex_lock(&ws__nofile_mu);
+	raised = ws__nofile_raised;
+	if (raised)
+		*soft = ws__nofile_was;
+	pthread_mutex_unlock(&ws__nofile_mu);
+	return raised;
 }

@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -1304,6 +1306,209 @@ START_TEST(policy_view_no_exec)
 }
 END_TEST
 
+/* What a run under a lowered descriptor limit hands back. */
+#define NOFILE_SHM (4u << 20)
+struct nofile_shm {
+	int status;
+	size_t outlen, errlen;
+	char buf[];
+};
+
+/*
+ * runv_env() with RLIMIT_NOFILE at soft/hard (hard 0: as it is), set in
+ * a child of the test that hands the result back through shared memory:
+ * a lowered hard limit cannot be raised again, and the next test would
+ * run under it.  Not through the valgrind zygote (tests/valgrind), which
+ * cannot take a lower hard limit; this suite is not in that pass anyway.
+ */
+static void
+runv_nofile(struct wst_run *r, rlim_t soft, rlim_t hard, const char *const *args)
+{
+	struct nofile_shm *m;
+	pid_t pid;
+	int st;
+
+	m = mmap(NULL, NOFILE_SHM, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert(m != MAP_FAILED);
+	m->status = -2;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit rl;
+		struct wst_run c;
+		size_t room = (NOFILE_SHM - sizeof(*m)) / 2;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(3);
+		rl.rlim_cur = soft;
+		if (hard > 0)
+			rl.rlim_max = hard;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(3);
+		unsetenv("WST_TOOL_WRAPPER");
+		runv_env(&c, NULL, args);
+		m->outlen = c.outlen < room ? c.outlen : room;
+		m->errlen = strlen(c.err) < room ? strlen(c.err) : room;
+		memcpy(m->buf, c.out, m->outlen);
+		memcpy(m->buf + m->outlen, c.err, m->errlen);
+		m->status = c.status;
+		wst_run_free(&c);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "the limited run failed (setrlimit?)");
+	memset(r, 0, sizeof(*r));
+	r->status = m->status;
+	r->outlen = m->outlen;
+	r->out = calloc(1, m->outlen + 1);
+	r->err = calloc(1, m->errlen + 1);
+	ck_assert(r->out != NULL && r->err != NULL);
+	memcpy(r->out, m->buf, m->outlen);
+	memcpy(r->err, m->buf + m->outlen, m->errlen);
+	r->json = cJSON_Parse(r->out);
+	munmap(m, NOFILE_SHM);
+}
+
+/* The policy of review31 04: no .sh runs, no .lock is written. */
+static char *
+glob_policy(void)
+{
+	char *pol = wst_path(base, "pol.json");
+
+	wst_write(base, "pol.json",
+		  "{\"version\": 1, \"file_rules\": ["
+		  "{\"name\": \"no-sh\", \"paths\": [\"**/*.sh\"],"
+		  " \"operations\": [\"exec\"], \"decision\": \"deny\"},"
+		  "{\"name\": \"locks\", \"paths\": [\"**/*.lock\"],"
+		  " \"operations\": [\"write\"], \"decision\": \"deny\"},"
+		  "{\"name\": \"rest\", \"paths\": [\"**\"], \"operations\": [\"*\"],"
+		  " \"decision\": \"allow\"}]}");
+	return pol;
+}
+
+/* n files d/fN.ext, d/f0 a script that says it ran. */
+static void
+many_files(int n, const char *ext)
+{
+	char rel[64], *p;
+
+	for (int i = 0; i < n; i++) {
+		if (snprintf(rel, sizeof(rel), "d/f%d.%s", i, ext) >= (int)sizeof(rel))
+			abort();
+		wst_write(ws, rel, i == 0 ? "#!/bin/sh\necho RAN-$0\n" : "");
+	}
+	if (snprintf(rel, sizeof(rel), "d/f0.%s", ext) >= (int)sizeof(rel))
+		abort();
+	p = wst_path(ws, rel);
+	ck_assert_int_eq(chmod(p, 0755), 0);
+	free(p);
+}
+
+/*
+ * Review31 04: the policy's walk holds a descriptor for each file a file
+ * glob of an exec or write rule names until the child binds it, and
+ * nothing raised the soft limit for it: under a soft RLIMIT_NOFILE of
+ * 256, 150 scripts and 150 lock files refused every call ("Too many open
+ * files").  The walk raises the soft limit to the hard one; the command
+ * gets 256 back, and the files it may not run or write it does not.  In
+ * each view (_i: 0 real, 1 virtual).
+ */
+START_TEST(policy_view_many_files_low_limit)
+{
+	struct wst_run r;
+	struct rlimit rl;
+	char *pol = glob_policy(), *p, *c;
+	const char *a[] = {"--view", _i ? "virtual" : "real", "--policy", pol, "-c",
+			   "ulimit -Sn; ./d/f0.sh; echo x=$?; sh d/f0.sh; "
+			   "echo y >> d/f1.lock; echo w=$?", NULL};
+
+	/* 300 binds, two descriptors each, must fit under the hard limit. */
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max < 1024) {
+		fprintf(stderr, "policy_view_many_files_low_limit: skipped (hard "
+			"RLIMIT_NOFILE %llu)\n", (unsigned long long)rl.rlim_max);
+		free(pol);
+		return;
+	}
+	many_files(150, "sh");
+	many_files(150, "lock");
+	runv_nofile(&r, 256, 0, a);
+	expect_ran(&r, 0);
+	c = (char *)out_str(&r, "stdout");
+	/* The command's limit is the one wsrun was started with. */
+	ck_assert_msg(strncmp(c, "256\n", 4) == 0, "%.600s", r.out);
+	ck_assert_msg(strstr(c, "x=126\n") != NULL, "%.600s", r.out);
+	ck_assert_msg(strstr(c, "RAN-d/f0.sh\n") != NULL, "%.600s", r.out);
+	ck_assert_msg(strstr(c, "w=0\n") == NULL && strstr(c, "w=") != NULL,
+		      "%.600s", r.out);
+	ck_assert(arr_has(view_item(&r, "no_exec"), "/d/f149.sh"));
+	ck_assert(arr_has(view_item(&r, "read_only"), "/d/f149.lock"));
+	wst_run_free(&r);
+	p = wst_path(ws, "d/f1.lock");
+	c = wst_slurp(p, NULL);
+	ck_assert_str_eq(c, "");
+	free(c);
+	free(p);
+	free(pol);
+}
+END_TEST
+
+/*
+ * Review31 04: past WS_VIEW_MAX_BINDS (4,096) entries bound one by one,
+ * or past what the descriptor limit leaves room for, the call is refused
+ * saying how many entries the rule matched, the rule, and the way out (a
+ * rule on their directory); before, 5,000 scripts ran with as many
+ * mounts, and under a limit of 300 the refusal named one file and "Too
+ * many open files".
+ */
+START_TEST(policy_view_many_files_bound)
+{
+	struct wst_run r;
+	char *pol = glob_policy();
+	const char *a[] = {"--view", "real", "--policy", pol, "--", "true", NULL};
+	const char *m;
+
+	/* With the workspace's script.sh, one past the bound. */
+	many_files(4096, "sh");
+	runv_env(&r, NULL, a);
+	ck_assert_msg(r.status != 0, "%.400s", r.out);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	m = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "message"));
+	ck_assert_msg(m != NULL && strstr(m, "the policy refuses to execute 4097 "
+					  "entries of the workspace by rule no-sh "
+					  "(**/*.sh), each bound alone") != NULL &&
+		      strstr(m, "a mount apiece") != NULL &&
+		      strstr(m, "a rule on their directory, dir/**, binds it "
+				"whole in one mount") != NULL, "%.600s", r.out);
+	/* The bound itself where the descriptors leave room for it. */
+	{
+		struct rlimit rl;
+
+		ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+		if (rl.rlim_max >= 2 * 4096 + 192)
+			ck_assert_msg(strstr(m, "more than the 4096 a call binds") != NULL,
+				      "%.600s", r.out);
+	}
+	wst_run_free(&r);
+	/* Under a descriptor limit of 300: what it leaves room for. */
+	runv_nofile(&r, 300, 300, a);
+	ck_assert_msg(r.status != 0, "%.400s", r.out);
+	ck_assert_str_eq(wst_code(&r), "SANDBOX_UNAVAILABLE");
+	m = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(r.json, "error"), "message"));
+	ck_assert_msg(m != NULL && strstr(m, "the policy refuses to execute 4097 "
+					  "entries of the workspace by rule no-sh "
+					  "(**/*.sh)") != NULL &&
+		      strstr(m, "more than the 112 the descriptor limit (300) "
+				"leaves room for") != NULL, "%.600s", r.out);
+	wst_run_free(&r);
+	free(pol);
+}
+END_TEST
+
 /*
  * ftu18 09: --approve approves what a policy's approve rules ask for the
  * command as for the file tools: an approve rule's file is not masked, an
@@ -2265,6 +2470,8 @@ view_suite(void)
 	tcase_add_loop_test(tc, policy_view, 0, 2);
 	tcase_add_loop_test(tc, policy_view_no_exec, 0, 2);
 	tcase_add_loop_test(tc, policy_view_approve, 0, 2);
+	tcase_add_loop_test(tc, policy_view_many_files_low_limit, 0, 2);
+	tcase_add_test(tc, policy_view_many_files_bound);
 	tcase_add_test(tc, policy_view_no_mountns);
 	tcase_add_test(tc, policy_view_bound);
 	tcase_add_test(tc, policy_view_depth_bound);

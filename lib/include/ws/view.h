@@ -81,10 +81,12 @@ bool ws_view_shadowed(const char *vpath, char *top, size_t len);
  * masks, the files it refuses to write read-only binds, found by a walk
  * of at most WS_VIEW_MAX_WALK entries below each anchor a refusing rule
  * may reach (ws_policy_may_refuse_below()), WS_VIEW_MAX_DEPTH levels
- * deep.  can_mask: a mount namespace will apply them.  Errors:
- * WS_ESANDBOX_UNAVAILABLE (the walk would go beyond one of its bounds,
- * or meets a name too long for it, or there is something to mask and no mount
- * namespace), WS_ENOMEM.
+ * deep, binding WS_VIEW_MAX_BINDS entries at most (fewer where the
+ * descriptor limit leaves fewer; its soft limit is raised to the hard
+ * one for them, ws__nofile_raise()).  can_mask: a mount namespace will
+ * apply them.  Errors: WS_ESANDBOX_UNAVAILABLE (the walk would go beyond
+ * one of its bounds, or meets a name too long for it, or there is
+ * something to mask and no mount namespace), WS_ENOMEM.
  */
 int ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 		   struct ws_view_info *vi, bool can_mask);
@@ -101,6 +103,19 @@ int ws_view_policy(struct ws_ctx *ws, struct ws_sandbox_plan *p,
 
 /* The most top-level workspace entries bound (a mount each). */
 #define WS_VIEW_MAX_TOP 4096
+
+/*
+ * The most entries the policy's walk binds one by one (the files a glob
+ * of an exec or write rule names, every ".sh" file; masked or read-only
+ * entries): each is a mount in the command's namespace, two descriptors
+ * in wsrun until the child binds it (its own and its tree's), and about
+ * 65 us of every call (review31 04: 5,000 binds, +0.32 s), so 4,096 of
+ * them cost a quarter of a second a call.  Past it, or past what the
+ * descriptor limit leaves, the call is refused naming the rule and how
+ * many entries it matched: a rule on their directory, all below it, binds
+ * it whole, in one mount.
+ */
+#define WS_VIEW_MAX_BINDS 4096
 
 /*
  * In the parent, after ws_sandbox_plan_fill() and the grants: turn the

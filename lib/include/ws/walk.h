@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 struct ws_ctx;
@@ -193,5 +194,23 @@ size_t ws_walk_time(long long t, char *buf);
 
 /* The type of a mode as wsls names it: file, dir, symlink or other. */
 const char *ws_walk_type(mode_t mode);
+
+/*
+ * Raise the process's soft RLIMIT_NOFILE to its hard limit where it is
+ * lower, for a walk that holds a descriptor per level (wsls -R, the
+ * repositories' walk) or per entry it binds (the policy's view).  Best
+ * effort.  Never lowered again by libws: a concurrent call of the MCP
+ * server may hold descriptors past the old soft limit, and the next
+ * descriptor it opened would fail.  A command does not get the raised
+ * limit: wsrun's child sets the soft limit ws__nofile_soft() says back
+ * before its exec.
+ */
+void ws__nofile_raise(void);
+
+/*
+ * The soft RLIMIT_NOFILE the process had before ws__nofile_raise() first
+ * raised it, into *soft; false (nothing changed) where it never did.
+ */
+bool ws__nofile_soft(rlim_t *soft);
 
 #endif
