@@ -132,10 +132,15 @@ PY
 		[ -n "${WS_BENCH_BASE:-}" ] &&
 			rows+=("base: wsrun --view real true ($n dirs)=$WS_BENCH_BASE/wsrun --workspace $w --view real true"
 				"base: wsrun --view virtual true ($n dirs)=$WS_BENCH_BASE/wsrun --workspace $w --view virtual true")
-		# The walk after the command skips directories older than a
-		# second (lib/vcs.c ws__walk_unchanged()): as in a real project.
+		# The walks skip directories older than a second that an
+		# earlier walk recorded (lib/vcs.c ws__walk_unchanged()), kept
+		# in a state directory a history has marked (a write marks it):
+		# as in a real project, after its first run.
+		export XDG_STATE_HOME=$tmp/state$n
+		"$bin/wswrite" --workspace "$w" --content x /.marked >/dev/null
 		sleep 2
 		itable "${rows[@]}"
+		unset XDG_STATE_HOME
 	done
 }
 

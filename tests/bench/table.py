@@ -47,7 +47,10 @@ src = os.path.join(tmp, "src4k.txt")
 shutil.copy(os.path.join(ws, "f4k.txt"), src)
 grep_dir = "/usr/include" if os.path.isdir("/usr/include") else ws
 
-ws_env = {"WS_ROOT": ws}
+# Their own state directory, marked by a write (below): the walks of
+# wsrun keep their records in a marked one, as a person's is after the
+# first write with its history.
+ws_env = {"WS_ROOT": ws, "XDG_STATE_HOME": os.path.join(tmp, "state")}
 rows = [
     ("resolve a 10-component path", "wspath", [tool("wspath"), rel_deep],
      "realpath", ["realpath", os.path.join(ws, rel_deep)]),
@@ -169,6 +172,8 @@ def peak_kb(argv):
 
 
 os.chdir(ws)
+subprocess.run([tool("wswrite"), "--content", "x", "marked.txt"], env=env_for([tool("wswrite")]),
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 rows = [r for r in rows if check_option(r[2]) and check_option(r[4])]
 cmds = []
 for r in rows:
