@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -817,7 +818,7 @@ struct ws__pass {
 	size_t nlater;
 	/* The file system of the last directory recorded (ws__drec_fs()). */
 	dev_t fs_dev;
-	bool fs_known, fs_ok;
+	bool fs_known, fs_ok, fs_crypt;
 	/* Records this walk trusts (an earlier walk's), and where it makes
 	 * its own (the walk before: its snapshot's); NULL: none. */
 	const struct ws__recs *in;
@@ -2305,6 +2306,8 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
  *   - its file system is one whose ctimes the kernel sets at each change
  *     (ext2/3/4, xfs, btrfs, tmpfs, f2fs), not one whose server or daemon
  *     reports them (NFS, FUSE) or that passes them through (overlayfs);
+ *   - it is not encrypted (fscrypt): adding a key changes the names a
+ *     read gives, and no ctime (review32 01);
  *   - it held nothing the walk looks at by name (".git", "HEAD", ".envrc",
  *     the editors' folders, wsrun's own names, a state directory), no
  *     symbolic link (the walk before notes links at refused names), no
@@ -2319,22 +2322,25 @@ ws__denied_link(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 #define WS__VCS_CTIME_MARGIN 1
 
 /* Whether st's file system (dfd's) stamps ctimes itself; cached for the
- * last device looked at. */
+ * last device looked at, with whether it can encrypt directories (*crypt:
+ * ext4, f2fs). */
 static bool
-ws__drec_fs(struct ws__pass *p, int dfd, const struct stat *st)
+ws__drec_fs(struct ws__pass *p, int dfd, const struct stat *st, bool *crypt)
 {
 	struct statfs f;
 
-	if (p->fs_known && p->fs_dev == st->st_dev)
-		return p->fs_ok;
-	p->fs_known = true;
-	p->fs_dev = st->st_dev;
-	p->fs_ok = fstatfs(dfd, &f) == 0 &&
-		   (f.f_type == 0xEF53 /* ext2, ext3, ext4 */ ||
-		    f.f_type == 0x58465342 /* xfs */ ||
-		    (unsigned long)f.f_type == 0x9123683EUL /* btrfs */ ||
-		    f.f_type == 0x01021994 /* tmpfs */ ||
-		    (unsigned long)f.f_type == 0xF2F52010UL /* f2fs */);
+	if (!p->fs_known || p->fs_dev != st->st_dev) {
+		bool ok = fstatfs(dfd, &f) == 0;
+
+		p->fs_known = true;
+		p->fs_dev = st->st_dev;
+		p->fs_crypt = ok && (f.f_type == 0xEF53 /* ext2, ext3, ext4 */ ||
+				     (unsigned long)f.f_type == 0xF2F52010UL /* f2fs */);
+		p->fs_ok = ok && (p->fs_crypt || f.f_type == 0x58465342 /* xfs */ ||
+				  (unsigned long)f.f_type == 0x9123683EUL /* btrfs */ ||
+				  f.f_type == 0x01021994 /* tmpfs */);
+	}
+	*crypt = p->fs_crypt;
 	return p->fs_ok;
 }
 
@@ -2391,16 +2397,34 @@ ws__drec_open(struct ws__pass *p, int dfd, const char *rel, size_t rlen, int dep
 {
 	const char *name = rlen > 0 ? memrchr(rel, '/', rlen) : NULL;
 	struct ws__drec r;
+	struct statx sx;
 	struct stat st;
+	bool crypt = false, fs;
 
 	name = name != NULL ? name + 1 : rel;
-	if (fstat(dfd, &st) < 0)
+	if (statx(dfd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS,
+		  &sx) < 0)
 		return SIZE_MAX;
+	memset(&st, 0, sizeof(st));
+	st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st.st_ino = sx.stx_ino;
+	st.st_ctim.tv_sec = sx.stx_ctime.tv_sec;
+	st.st_ctim.tv_nsec = sx.stx_ctime.tv_nsec;
+	fs = ws__drec_fs(p, dfd, &st, &crypt);
 	r = (struct ws__drec){
 		.dev = st.st_dev, .ino = st.st_ino, .ctim = st.st_ctim,
 		.rlen = rlen, .depth = depth,
+		/*
+		 * Not an encrypted directory (review32 01): a command can add
+		 * its key (no capability needed, and it stays in the file
+		 * system's keyring), which changes the names a read gives,
+		 * from no-key names to ".git", and no ctime.  On a file
+		 * system that can encrypt, one that does not say whether the
+		 * directory is encrypted is taken for one.
+		 */
 		.plain = st.st_ctim.tv_sec < p->s->t0.tv_sec - WS__VCS_CTIME_MARGIN &&
-			 ws__drec_fs(p, dfd, &st),
+			 fs && (sx.stx_attributes & STATX_ATTR_ENCRYPTED) == 0 &&
+			 (!crypt || (sx.stx_attributes_mask & STATX_ATTR_ENCRYPTED) != 0),
 	};
 	return ws__recs_add(p->out, &r, name, rlen - (size_t)(name - rel));
 }
