@@ -3102,6 +3102,25 @@ ws__recs_path(const struct ws_ctx *ws, char **dir)
 		return NULL;
 	marked = lstat(mark, &ms) == 0 && S_ISREG(ms.st_mode);
 	free(mark);
+	/*
+	 * Or the default place under a home, by identity, which the history
+	 * marks whatever it holds (no view shows it to a command): a person
+	 * who only runs commands gets the records there too.
+	 */
+	if (!marked && stat(ws->hist_base, &ms) == 0) {
+		char *home[2];
+		size_t nh = ws_homes(home);
+
+		for (size_t h = 0; h < nh; h++) {
+			char *b = ws_path_join(home[h], ".local/state/wstools");
+			struct stat hs;
+
+			marked = marked || (b != NULL && stat(b, &hs) == 0 &&
+					    hs.st_dev == ms.st_dev && hs.st_ino == ms.st_ino);
+			free(b);
+			free(home[h]);
+		}
+	}
 	if (!marked)
 		return NULL;
 	ws_sha256_init(&c);
