@@ -4376,6 +4376,44 @@ START_TEST(recorded_walk_sees_person_changes)
 }
 END_TEST
 
+/*
+ * A person who only runs commands: the default state directory under the
+ * home, never marked by a history, keeps the walk's records all the same
+ * (lib/vcs.c ws__recs_path()), and a later write with its history marks
+ * and uses that directory (the history takes the default place whatever
+ * it holds; a file in an unmarked other one is refused as forged).
+ */
+START_TEST(default_state_dir_keeps_records)
+{
+	struct wst_run r;
+	char cmd[8192];
+	const char *env[3];
+	char hv[4200];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p a/b && rm -rf '%s/.local/state/wstools'",
+		 ws, home);
+	ck_assert_int_eq(system(cmd), 0);
+	run_extra_env = "XDG_STATE_HOME";
+	RUNM(&r, _i, "-c", "true");
+	run_extra_env = NULL;
+	expect_ran(&r, 0);
+	wst_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "ls '%s/.local/state/wstools/walks/' | grep -q .", home);
+	ck_assert_msg(system(cmd) == 0, "no records in the default state directory");
+	snprintf(hv, sizeof(hv), "HOME=%s", home);
+	env[0] = hv;
+	env[1] = "XDG_STATE_HOME";
+	env[2] = NULL;
+	{
+		const char *w[] = {"--workspace", ws, "--json", "--content", "x", "/w.txt", NULL};
+
+		wst_runv(&r, NULL, env, "wswrite", w);
+	}
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	wst_run_free(&r);
+}
+END_TEST
+
 START_TEST(deep_tree_removed)
 {
 	struct wst_run r;
@@ -7566,6 +7604,7 @@ suite(void)
 	tcase_add_loop_test(tf, deep_tree_removed, 0, nm);
 	tcase_add_loop_test(tf, unchanged_dirs_walked_after, 0, nm);
 	tcase_add_loop_test(tf, recorded_walk_sees_person_changes, 0, nm);
+	tcase_add_loop_test(tf, default_state_dir_keeps_records, 0, nm);
 	tcase_add_test(tf, walk_within_descriptor_limit);
 	tcase_add_test(tf, deep_home_state_refused);
 	tcase_add_test(tf, command_made_mark_removed);
