@@ -76,15 +76,20 @@ if shutil.which("bwrap"):
     # bwrap doing that job on a copy of the workspace (its mount points
     # land in the workspace it binds at /, which is why wsrun does not
     # build the view that way), and the real view.  20 top-level entries.
-    vws = os.path.join(tmp, "vws")
-    os.makedirs(vws)
-    for i in range(20):
-        if i % 2:
-            os.makedirs(os.path.join(vws, "d%d" % i))
-        else:
-            open(os.path.join(vws, "f%d" % i), "w").close()
-    bwcopy = os.path.join(tmp, "bwvws")
-    shutil.copytree(vws, bwcopy, symlinks=True)
+    def flat(name, n):
+        """A workspace of n top-level entries, half directories, and
+        bwrap's own copy of it (its mount points land there)."""
+        w = os.path.join(tmp, name)
+        os.makedirs(w)
+        for i in range(n):
+            if i % 2:
+                os.makedirs(os.path.join(w, "d%d" % i))
+            else:
+                open(os.path.join(w, "f%d" % i), "w").close()
+        shutil.copytree(w, w + ".bw", symlinks=True)
+        return w, w + ".bw"
+
+    vws, bwcopy = flat("vws", 20)
     bwv = ["bwrap", "--bind", bwcopy, "/"]
     for d in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt"):
         if os.path.isdir("/" + d):
@@ -99,15 +104,7 @@ if shutil.which("bwrap"):
                  "bwrap", bwv))
     # 200 top-level entries: each is a mount in the virtual view, one
     # bind of the whole for bwrap (issue 19's target, not met).
-    v200 = os.path.join(tmp, "v200")
-    os.makedirs(v200)
-    for i in range(200):
-        if i % 2:
-            os.makedirs(os.path.join(v200, "d%d" % i))
-        else:
-            open(os.path.join(v200, "f%d" % i), "w").close()
-    bw200 = os.path.join(tmp, "bwv200")
-    shutil.copytree(v200, bw200, symlinks=True)
+    v200, bw200 = flat("v200", 200)
     rows.append(("run `true`, the workspace at / (200 entries)", "wsrun --view virtual",
                  [tool("wsrun"), "--workspace", v200, "--view", "virtual", "true"],
                  "bwrap", ["bwrap", "--bind", bw200, "/"] + bwv[4:]))

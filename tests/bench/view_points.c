@@ -68,13 +68,13 @@ sysbinds(const char *root)
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", root, sys[i]);
 		snprintf(s, sizeof(s), "/%s", sys[i]);
-		if (mode == 'S') {
+		if (mode == 'S' || mode == 'O') {
 			struct stat st;
 			lstat(s, &st);
 			if (S_ISLNK(st.st_mode))
 				continue; /* made as a link beside the points */
 		}
-		if (mode != 'A' && mode != 'S') {
+		if (mode != 'A' && mode != 'S' && mode != 'O') {
 			struct stat st;
 			lstat(s, &st);
 			if (S_ISLNK(st.st_mode)) {
@@ -154,35 +154,7 @@ init(void *unused)
 		snprintf(root, sizeof(root), "%s/m", troot);
 		CK(mount("overlay", root, "overlay", 0, opt));
 		/* Only the binds: the skeleton's links stay links. */
-		for (size_t i = 0; i < NSYS; i++) {
-			char s[64], p[4300];
-			struct stat st;
-
-			if (!present[i])
-				continue;
-			snprintf(s, sizeof(s), "/%s", sys[i]);
-			lstat(s, &st);
-			if (S_ISLNK(st.st_mode))
-				continue;
-			snprintf(p, sizeof(p), "%s/%s", root, sys[i]);
-			if (strcmp(sys[i], "proc") == 0)
-				CK(mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
-			else if (strcmp(sys[i], "tmp") == 0)
-				CK(mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"));
-			else if (strcmp(sys[i], "dev") == 0) {
-				CK(mount("tmpfs", p, "tmpfs", MS_NOSUID, "mode=755"));
-				for (size_t d = 0; d < sizeof(devs) / sizeof(devs[0]); d++) {
-					char q[4400], h[64];
-					snprintf(q, sizeof(q), "%s/%s", p, devs[d]);
-					snprintf(h, sizeof(h), "/dev/%s", devs[d]);
-					CK(mknod(q, S_IFREG | 0666, 0));
-					CK(mount(h, q, NULL, MS_BIND, NULL));
-				}
-			} else {
-				CK(mount(s, p, NULL, MS_BIND | MS_REC, NULL));
-				CK(mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL));
-			}
-		}
+		sysbinds(root);
 	} else {
 		snprintf(root, sizeof(root), "%s", troot);
 		CK(mount("tmpfs", root, "tmpfs", 0, "mode=755"));

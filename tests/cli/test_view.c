@@ -1306,69 +1306,26 @@ START_TEST(policy_view_no_exec)
 }
 END_TEST
 
-/* What a run under a lowered descriptor limit hands back. */
-#define NOFILE_SHM (4u << 20)
-struct nofile_shm {
-	int status;
-	size_t outlen, errlen;
-	char buf[];
-};
-
 /*
- * runv_env() with RLIMIT_NOFILE at soft/hard (hard 0: as it is), set in
- * a child of the test that hands the result back through shared memory:
- * a lowered hard limit cannot be raised again, and the next test would
- * run under it.  Not through the valgrind zygote (tests/valgrind), which
- * cannot take a lower hard limit; this suite is not in that pass anyway.
+ * runv_env() with RLIMIT_NOFILE at soft/hard (hard 0: as it is), in a
+ * child of the test (wst_runv_nofile()).
  */
 static void
 runv_nofile(struct wst_run *r, rlim_t soft, rlim_t hard, const char *const *args)
 {
-	struct nofile_shm *m;
-	pid_t pid;
-	int st;
+	const char *argv[64];
+	size_t n = 0;
 
-	m = mmap(NULL, NOFILE_SHM, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ck_assert(m != MAP_FAILED);
-	m->status = -2;
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		struct rlimit rl;
-		struct wst_run c;
-		size_t room = (NOFILE_SHM - sizeof(*m)) / 2;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-			_exit(3);
-		rl.rlim_cur = soft;
-		if (hard > 0)
-			rl.rlim_max = hard;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			_exit(3);
-		unsetenv("WST_TOOL_WRAPPER");
-		runv_env(&c, NULL, args);
-		m->outlen = c.outlen < room ? c.outlen : room;
-		m->errlen = strlen(c.err) < room ? strlen(c.err) : room;
-		memcpy(m->buf, c.out, m->outlen);
-		memcpy(m->buf + m->outlen, c.err, m->errlen);
-		m->status = c.status;
-		wst_run_free(&c);
-		_exit(0);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		      "the limited run failed (setrlimit?)");
-	memset(r, 0, sizeof(*r));
-	r->status = m->status;
-	r->outlen = m->outlen;
-	r->out = calloc(1, m->outlen + 1);
-	r->err = calloc(1, m->errlen + 1);
-	ck_assert(r->out != NULL && r->err != NULL);
-	memcpy(r->out, m->buf, m->outlen);
-	memcpy(r->err, m->buf + m->outlen, m->errlen);
-	r->json = cJSON_Parse(r->out);
-	munmap(m, NOFILE_SHM);
+	argv[n++] = "--workspace";
+	argv[n++] = ws;
+	argv[n++] = "--mount";
+	argv[n++] = mnt;
+	argv[n++] = "--json";
+	while (*args && n < 63)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	wst_runv_nofile(r, NULL, "wsrun", argv, soft, hard);
+	ck_assert_msg(r->status != -3, "the limited run failed (setrlimit?)");
 }
 
 /* The policy of review31 04: no .sh runs, no .lock is written. */

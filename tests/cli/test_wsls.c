@@ -1346,20 +1346,10 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Running out of descriptors                                          */
 
-#define LIM_SHM (8u << 20)
-
-/* What a run under a lowered limit hands back. */
-struct lim_shm {
-	int status;
-	size_t outlen, errlen;
-	char buf[];
-};
-
 /*
- * wsls --workspace ws ARGS... with RLIMIT_NOFILE at soft/hard.  The limit
- * is set in a child of the test (a lowered hard limit cannot be raised
- * again without privilege), which runs wsls and hands the result back
- * through shared memory.
+ * wsls --workspace ws ARGS... with RLIMIT_NOFILE at soft/hard, in a child
+ * of the test (wst_runv_nofile(): a lowered hard limit cannot be raised
+ * again without privilege).
  */
 static void __attribute__((sentinel))
 ls_limited(struct wst_run *r, rlim_t soft, rlim_t hard, const char *ws, ...)
@@ -1367,9 +1357,6 @@ ls_limited(struct wst_run *r, rlim_t soft, rlim_t hard, const char *ws, ...)
 	const char *argv[64];
 	size_t n = 0;
 	va_list ap;
-	struct lim_shm *m;
-	pid_t pid;
-	int st;
 
 	argv[n++] = "--workspace";
 	argv[n++] = ws;
@@ -1378,46 +1365,8 @@ ls_limited(struct wst_run *r, rlim_t soft, rlim_t hard, const char *ws, ...)
 		n++;
 	va_end(ap);
 	argv[n] = NULL;
-	m = mmap(NULL, LIM_SHM, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ck_assert(m != MAP_FAILED);
-	m->status = -2;
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		struct rlimit rl = {soft, hard};
-		struct wst_run c;
-		size_t room = (LIM_SHM - sizeof(*m)) / 2;
-
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			_exit(3);
-		/*
-		 * The memcheck zygote (tests/valgrind) cannot take a lower
-		 * hard limit (valgrind refuses it): these runs are exec'd
-		 * as they are, unchecked, so that what they test still holds.
-		 */
-		unsetenv("WST_TOOL_WRAPPER");
-		wst_runv(&c, NULL, NULL, "wsls", argv);
-		m->outlen = c.outlen < room ? c.outlen : room;
-		m->errlen = strlen(c.err) < room ? strlen(c.err) : room;
-		memcpy(m->buf, c.out, m->outlen);
-		memcpy(m->buf + m->outlen, c.err, m->errlen);
-		m->status = c.status;
-		_exit(0);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		      "the limited run failed (setrlimit?)");
-	memset(r, 0, sizeof(*r));
-	r->status = m->status;
-	r->outlen = m->outlen;
-	r->out = calloc(1, m->outlen + 1);
-	r->err = calloc(1, m->errlen + 1);
-	ck_assert(r->out != NULL && r->err != NULL);
-	memcpy(r->out, m->buf, m->outlen);
-	memcpy(r->err, m->buf + m->outlen, m->errlen);
-	r->json = cJSON_Parse(r->out);
-	munmap(m, LIM_SHM);
+	wst_runv_nofile(r, NULL, "wsls", argv, soft, hard);
+	ck_assert_msg(r->status != -3, "the limited run failed (setrlimit?)");
 }
 
 static void

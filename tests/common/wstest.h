@@ -64,6 +64,17 @@ void wst_run(struct wst_run *r, const char *stdin_data, const char *tool, ...)
 void wst_run_free(struct wst_run *r);
 
 /*
+ * wst_runv() with RLIMIT_NOFILE at soft/hard (hard 0: as it is), set in a
+ * child of the test that hands the result back through shared memory: a
+ * lowered hard limit cannot be raised again, and the next test would run
+ * under it.  Not through WST_TOOL_WRAPPER: valgrind refuses a lower hard
+ * limit, so these runs are exec'd as they are.  Output past a few MiB is
+ * cut.
+ */
+void wst_runv_nofile(struct wst_run *r, const char *const *env, const char *tool,
+		     const char *const *argv, unsigned long soft, unsigned long hard);
+
+/*
  * Exec build/cmd/<tool> with argv (argv[0] is dropped: the tool gets its
  * path), as a test's own fork() child does when it needs what wst_runv()
  * does not give (a terminal, pipes kept open); through WST_TOOL_WRAPPER
