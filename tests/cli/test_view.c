@@ -71,11 +71,10 @@ teardown(void)
 	free(mnt);
 }
 
-/* wsrun --json in the virtual view, with extra environment entries. */
+/* wsrun's arguments for the suite's workspace and mount, then args. */
 static void
-runv_env(struct wst_run *r, const char *const *env, const char *const *args)
+view_argv(const char *argv[64], const char *const *args)
 {
-	const char *argv[64];
 	size_t n = 0;
 
 	argv[n++] = "--workspace";
@@ -86,6 +85,15 @@ runv_env(struct wst_run *r, const char *const *env, const char *const *args)
 	while (*args && n < 63)
 		argv[n++] = *args++;
 	argv[n] = NULL;
+}
+
+/* wsrun --json in the virtual view, with extra environment entries. */
+static void
+runv_env(struct wst_run *r, const char *const *env, const char *const *args)
+{
+	const char *argv[64];
+
+	view_argv(argv, args);
 	wst_runv(r, NULL, env, "wsrun", argv);
 }
 
@@ -1314,16 +1322,8 @@ static void
 runv_nofile(struct wst_run *r, rlim_t soft, rlim_t hard, const char *const *args)
 {
 	const char *argv[64];
-	size_t n = 0;
 
-	argv[n++] = "--workspace";
-	argv[n++] = ws;
-	argv[n++] = "--mount";
-	argv[n++] = mnt;
-	argv[n++] = "--json";
-	while (*args && n < 63)
-		argv[n++] = *args++;
-	argv[n] = NULL;
+	view_argv(argv, args);
 	wst_runv_nofile(r, NULL, "wsrun", argv, soft, hard);
 	ck_assert_msg(r->status != -3, "the limited run failed (setrlimit?)");
 }
