@@ -10,8 +10,8 @@
 set -u
 B=${1:?bin dir}
 FSC=${2:?the fsc helper}
-[ "$(id -u)" = 0 ] || { echo "needs root (a loop mount)"; exit 77; }
-command -v mkfs.ext4 >/dev/null || { echo "no mkfs.ext4"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (a loop mount)"; exit 77; }
+command -v mkfs.ext4 >/dev/null || { echo "SKIP: no mkfs.ext4"; exit 77; }
 T=$(mktemp -d /tmp/wst-fscrypt.XXXXXX)
 mkdir -p "$T/state" "$T/mnt"
 cleanup() {
@@ -23,7 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 truncate -s 64M "$T/enc.img" && mkfs.ext4 -q -O encrypt "$T/enc.img" 2>/dev/null &&
-	mount -o loop "$T/enc.img" "$T/mnt" 2>/dev/null || { echo "no loop mount"; exit 77; }
+	mount -o loop "$T/enc.img" "$T/mnt" 2>/dev/null || { echo "SKIP: no loop mount here"; exit 77; }
 bad=0
 for view in real virtual; do
 	export XDG_STATE_HOME=$T/state/$view
@@ -36,8 +36,8 @@ for view in real virtual; do
 ./fsc set E $id; cd E; mkdir -p .git/hooks .git/refs .git/objects
 echo "ref: refs/heads/main" > .git/HEAD; printf "[core]\n\tfsmonitor = touch /tmp/pwn\n" > .git/config
 echo "echo pwn" > .envrc; mkdir .vscode; echo "{}" > .vscode/tasks.json; cd ..
-./fsc rm . $id' >/dev/null 2>&1 || { echo "$view: setup run failed (no fscrypt here?)"; exit 77; }
-	ls -a "$W/tl/E" | grep -qx .envrc && { echo "$view: E not locked"; exit 77; }
+./fsc rm . $id' >/dev/null 2>&1 || { echo "SKIP: $view: the setup run failed (no fscrypt here?)"; exit 77; }
+	ls -a "$W/tl/E" | grep -qx .envrc && { echo "SKIP: $view: the directory was not locked"; exit 77; }
 	sleep 2.2
 	# Run 2: the command only unlocks (adds its key): the names appear.
 	"$B/wsrun" --view $view --workspace "$W" -c 'tl/fsc add tl a >/dev/null' >/dev/null 2>&1
