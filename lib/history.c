@@ -390,7 +390,7 @@ ws__hist_bare(int dfd, int depth)
  * shared one that would block says so.  A directory that cannot be
  * opened is passed.
  */
-static bool
+bool
 ws__hist_run_above(int fd)
 {
 	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);

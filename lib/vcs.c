@@ -826,6 +826,8 @@ struct ws__pass {
 	 * its own (the walk before: its snapshot's); NULL: none. */
 	const struct ws__recs *in;
 	struct ws__recs *out;
+	/* The second the walk before this command began (its t0). */
+	time_t t0s;
 };
 
 static void
@@ -2458,6 +2460,20 @@ ws__drec_link(struct ws__pass *p, size_t pi, size_t *last, size_t c)
 	*last = c;
 }
 
+/*
+ * The record a subdirectory's walk made for it: record first, if that
+ * walk made any and it is the subdirectory's (its path length and depth);
+ * SIZE_MAX otherwise (its own failed: a grandchild's is not taken for it).
+ */
+static size_t
+ws__drec_made(const struct ws__pass *p, size_t first, size_t elen, int depth)
+{
+	if (first == SIZE_MAX || p->out == NULL || p->out->ndr <= first ||
+	    p->out->dr[first].rlen != elen || p->out->dr[first].depth != depth)
+		return SIZE_MAX;
+	return first;
+}
+
 static int
 ws__drix_cmp(const void *x, const void *y, void *arg)
 {
@@ -2545,15 +2561,26 @@ ws__walk_sub(struct ws__pass *p, int a, int dfd, const char *n, char *rel,
 	return sfd >= 0 && !ro && restore == 0;
 }
 
-/* Whether the directory st, at rlen bytes and depth below its anchor,
- * is record r unchanged (see above). */
+/*
+ * Whether the directory st, at rlen bytes and depth below its anchor,
+ * is record r unchanged (see above).  Also against this walk's own start
+ * (p->t0s): a record kept by an earlier run was older than that run's
+ * walk, and a clock stepped back since could stamp a change now with
+ * the recorded ctime (review33 01).  And within this walk's reach: the
+ * hard descriptor limit, and so p->max_depth, may be lower than when the
+ * record was made, and its subdirectories would then lie past the reach
+ * (review33 02).
+ */
 static bool
-ws__drec_same(const struct ws__drec *r, const struct stat *st, size_t rlen, int depth)
+ws__drec_same(const struct ws__pass *p, const struct ws__drec *r, const struct stat *st,
+	      size_t rlen, int depth)
 {
 	return r->plain && S_ISDIR(st->st_mode) && r->dev == st->st_dev &&
 	       r->ino == st->st_ino && r->rlen == rlen && r->depth == depth &&
+	       (size_t)depth < p->max_depth &&
 	       r->ctim.tv_sec == st->st_ctim.tv_sec &&
-	       r->ctim.tv_nsec == st->st_ctim.tv_nsec;
+	       r->ctim.tv_nsec == st->st_ctim.tv_nsec &&
+	       r->ctim.tv_sec < p->t0s - WS__VCS_CTIME_MARGIN;
 }
 
 /*
@@ -2591,8 +2618,14 @@ ws__walk_records(struct ws__pass *p, int a, int bfd, char *sub, size_t slen,
 			if (slen > 0)
 				sub[slen] = '/';
 			memcpy(sub + sl2 - nlen, n, nlen + 1);
+			/*
+			 * On the same device as its parent: one on another (a
+			 * mount point) is entered from a descriptor, whose file
+			 * system is looked at again (ws__walk_unchanged()).
+			 */
 			same = fstatat(bfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			       ws__drec_same(cr, &st, elen, depth + 1);
+			       st.st_dev == r->dev &&
+			       ws__drec_same(p, cr, &st, elen, depth + 1);
 			if (same) {
 				size_t ci = SIZE_MAX;
 
@@ -2615,7 +2648,7 @@ ws__walk_records(struct ws__pass *p, int a, int bfd, char *sub, size_t slen,
 			if (!ws__walk_sub(p, a, pfd, n, rel, elen, depth))
 				ws__drec_busy(p, oi);
 			else if (oi != SIZE_MAX)
-				ws__drec_link(p, oi, &last, p->out->ndr > first ? first : SIZE_MAX);
+				ws__drec_link(p, oi, &last, ws__drec_made(p, first, elen, depth + 1));
 			if (pfd != bfd)
 				close(pfd);
 		} else {
@@ -2642,8 +2675,13 @@ ws__walk_unchanged(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen,
 	size_t oi = SIZE_MAX;
 	char *sub;
 
+	bool crypt;
+
+	/* Its file system looked at now: a device number of a file system
+	 * the records were made on may be another's since. */
 	if (p->in == NULL || p->in->drix == NULL || fstat(dfd, &st) < 0 ||
-	    (r = ws__drec_find(p->in, &st)) == NULL || !ws__drec_same(r, &st, rlen, depth))
+	    (r = ws__drec_find(p->in, &st)) == NULL ||
+	    !ws__drec_same(p, r, &st, rlen, depth) || !ws__drec_fs(p, dfd, &st, &crypt))
 		return false;
 	/* On the heap, as the walk's read buffer: this nests as deep as
 	 * the walk does, WS__VCS_DEPTH levels. */
@@ -2923,8 +2961,7 @@ ws__walk(struct ws__pass *p, int a, int dfd, char *rel, size_t rlen, int depth)
 			if (!ws__walk_sub(p, a, dfd, n, r, elen, depth))
 				ws__drec_busy(p, me);
 			else if (me != SIZE_MAX)
-				ws__drec_link(p, me, &last,
-					      p->out->ndr > first ? first : SIZE_MAX);
+				ws__drec_link(p, me, &last, ws__drec_made(p, first, elen, depth + 1));
 		}
 		rel[rlen] = '\0';
 	}
@@ -3124,6 +3161,20 @@ ws__recs_path(const struct ws_ctx *ws, char **dir)
 			free(home[h]);
 		}
 	}
+	/*
+	 * Not while a command runs in a workspace that holds the state
+	 * directory: it may have made the mark and the file (review33 03),
+	 * as the history refuses its journals then (review28 09).  This
+	 * call's own run holds its workspace so: a state directory inside
+	 * it keeps nothing either.
+	 */
+	if (marked) {
+		int bfd = open(ws->hist_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		marked = bfd >= 0 && !ws__hist_run_above(bfd);
+		if (bfd >= 0)
+			close(bfd);
+	}
 	if (!marked)
 		return NULL;
 	ws_sha256_init(&c);
@@ -3267,7 +3318,7 @@ static bool
 ws__recs_load(const struct ws_ctx *ws, struct ws__recs *o)
 {
 	char *dir = NULL, *path = ws__recs_path(ws, &dir);
-	unsigned char *buf = NULL, sum[WS_SHA256_LEN];
+	unsigned char *buf = NULL, *seen = NULL, sum[WS_SHA256_LEN];
 	const unsigned char *b;
 	uint64_t ndr, ndrn;
 	struct stat st;
@@ -3337,6 +3388,39 @@ ws__recs_load(const struct ws_ctx *ws, struct ws__recs *o)
 		    (r->next != SIZE_MAX && (r->next <= i || r->next >= ndr)))
 			goto out;
 	}
+	/*
+	 * Each name one component of a directory (review33 04: a ".." from
+	 * a forged file led both walks out of the workspace), each
+	 * subdirectory one level below its parent, its path that long.
+	 */
+	if ((seen = calloc(ndr, 1)) == NULL)
+		goto out;
+	for (size_t i = 0; i < ndr; i++) {
+		const struct ws__drec *r = &o->dr[i];
+		const char *n = o->drn + r->name;
+		bool top = r->depth == 0;
+
+		if (top != (n[0] == '\0') || (top && r->rlen != 0) ||
+		    (!top && (strchr(n, '/') != NULL || strcmp(n, ".") == 0 ||
+			      strcmp(n, "..") == 0)))
+			goto out;
+		/* A record is one directory's subdirectory, or none's: the
+		 * lists are apart, and reading them is linear. */
+		if ((r->child != SIZE_MAX && seen[r->child]++) ||
+		    (r->next != SIZE_MAX && seen[r->next]++))
+			goto out;
+	}
+	for (size_t i = 0; i < ndr; i++) {
+		const struct ws__drec *r = &o->dr[i];
+
+		for (size_t c = r->child; c != SIZE_MAX; c = o->dr[c].next) {
+			const struct ws__drec *cr = &o->dr[c];
+
+			if (cr->depth != r->depth + 1 ||
+			    cr->rlen != r->rlen + (r->rlen > 0) + strlen(o->drn + cr->name))
+				goto out;
+		}
+	}
 	o->ndr = o->cdr = ndr;
 	o->ndrn = o->cdrn = ndrn;
 	ws__drix_make(o);
@@ -3347,6 +3431,7 @@ out:
 		ws__recs_free(o);
 	if (fd >= 0)
 		close(fd);
+	free(seen);
 	free(buf);
 	free(path);
 	free(dir);
@@ -3368,6 +3453,7 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	/* Before anything of the walk, and so before the command. */
 	(void)clock_gettime(CLOCK_REALTIME_COARSE, &p.s->t0);
 	p.out = &p.s->rec;
+	p.t0s = p.s->t0.tv_sec;
 	/* The last run's records, where the walk counts every entry (a
 	 * bound set for the tests) is not asked for. */
 	have_last = p.limit == SIZE_MAX && ws__recs_load(ws, &last);
@@ -3513,6 +3599,7 @@ ws_vcs_clean_kept(struct ws_ctx *ws, const struct ws_vcs_snap *s, bool net,
 	 */
 	struct ws__pass p = {.ws = ws, .was = s, .clean = true,
 			     .in = s != NULL && !s->over ? &s->rec : NULL,
+			     .t0s = s != NULL ? s->t0.tv_sec : 0,
 			     .items = items, .nitems = n, .net = net,
 			     .kept = kept, .nkept = nkept,
 			     .limit = SIZE_MAX,

@@ -74,6 +74,13 @@ char *ws_hist_root_key(const struct ws_ctx *ws);
 int ws_hist_guard(struct ws_ctx *ws, const char *dir);
 
 /*
+ * Internal (lib/history.c, lib/vcs.c): whether a wsrun command runs now
+ * in a workspace that holds the directory fd (fd or a directory above
+ * it holds a run's exclusive lock): what is in fd may be that command's.
+ */
+bool ws__hist_run_above(int fd);
+
+/*
  * Open (creating as needed, mode 0700) the history of ws under base and
  * attach it to ws (ws->history), for calls of tool through frontend.  The
  * directory is guarded.  nosync skips fsync (tests, --no-sync).

@@ -1,0 +1,45 @@
+#!/bin/bash
+# review33 04: ws__recs_load() does not check the names in a records file.
+# A forged file (made as in 03, by a command in another workspace W where
+# P's state directory lies) names a subdirectory ".." of P's top: P's walks
+# open it with a plain openat(), walk P's parent, and the clean-up after P's
+# command removes, outside P, what the person made there meanwhile.
+# Usage: repro.sh BIN_DIR.  Exit 1 while the bug is there, 0 when fixed.
+set -u
+B=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+F=$(mktemp -d /tmp/r33-04.XXXXXX)
+A=
+trap '[ -n "$A" ] && kill $A 2>/dev/null; rm -rf "$F"' EXIT
+mkdir -p "$F/W/sub" "$F/stA" "$F/home" "$F/x/P/src" "$F/x/other" "$F/pay"
+# P's parent holds a link (so every walk reads it) and another project with a repository.
+ln -s P "$F/x/link"
+git -C "$F/x/other" init -q repo 2>/dev/null || mkdir -p "$F/x/other/repo/.git/refs" "$F/x/other/repo/.git/objects"
+
+export HOME=$F/home
+XDG_STATE_HOME=$F/stA "$B/wswrite" --workspace "$F/home" --content x /m >/dev/null || exit 2
+sleep 3
+python3 "$HERE/forge2.py" "$F/x/P" "$F/pay" .. || exit 2
+cp -r "$F/pay" "$F/W/payload"
+sleep 1
+# W's command makes P's state directory (XDG_STATE_HOME=W/sub/.state) with the forged file, and waits.
+XDG_STATE_HOME=$F/stA "$B/wsrun" --workspace "$F/W" --timeout 60 -- sh -c \
+	'mkdir -p sub/.state/wstools && cp -r payload/walks sub/.state/wstools/ &&
+	 : > sub/.state/wstools/.wstools-state && sleep 20' &
+A=$!
+sleep 4
+# A harmless call in P; meanwhile the person makes an .envrc in another
+# project beside P, outside every workspace.
+XDG_STATE_HOME=$F/W/sub/.state "$B/wsrun" --workspace "$F/x/P" -- sh -c 'sleep 5' &
+PB=$!
+sleep 2.5
+mkdir "$F/x/other/new" && echo 'export PERSON=1' > "$F/x/other/new/.envrc"
+wait $PB
+echo "P's wsrun rc=$?"
+kill $A 2>/dev/null; wait $A 2>/dev/null; A=
+if [ ! -e "$F/x/other/new/.envrc" ]; then
+	echo "BUG: wsrun in P removed x/other/new/.envrc, outside its workspace"
+	exit 1
+fi
+echo "OK: nothing outside P was touched"
+exit 0
