@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fscrypt.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -2937,16 +2938,32 @@ ws_sandbox_seccomp(const struct ws_sandbox_plan *p, char *msg, size_t msglen)
 		ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
 		ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EAFNOSUPPORT));
 	}
-	/* ioctl: no TIOCSTI/TIOCLINUX (typing into a terminal). */
-	ws__rule(&R, __NR_ioctl, R.h.n);
-	ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-						    WS__ARG_LO(1)));
-	ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						    TIOCSTI, 2, 0));
-	ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						    TIOCLINUX, 1, 0));
-	ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
-	ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EPERM));
+	/*
+	 * ioctl: no TIOCSTI/TIOCLINUX (typing into a terminal), and no
+	 * fscrypt key or policy of the command's own (review32 01): a key it
+	 * adds stays in the file system's keyring after it ends, and adding
+	 * or removing one changes the names a read of an encrypted
+	 * directory gives without moving its ctime, which the walks for
+	 * planted repositories rely on (lib/vcs.c).  The kernel takes the
+	 * request as 32 bits.
+	 */
+	{
+		static const uint32_t deny[] = {
+			TIOCSTI, TIOCLINUX, FS_IOC_SET_ENCRYPTION_POLICY,
+			FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY,
+			FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS,
+		};
+		const size_t nd = sizeof(deny) / sizeof(deny[0]);
+
+		ws__rule(&R, __NR_ioctl, R.h.n);
+		ws__emit(&R.h, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							    WS__ARG_LO(1)));
+		for (size_t i = 0; i < nd; i++)
+			ws__emit(&R.h, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+								    deny[i], (uint8_t)(nd - i), 0));
+		ws__emit(&R.h, (struct sock_filter)WS__RET(SECCOMP_RET_ALLOW));
+		ws__emit(&R.h, (struct sock_filter)WS__ERRNO(EPERM));
+	}
 	ws__deny_setid(&R, __NR_chmod, 1);
 	ws__deny_setid(&R, __NR_fchmod, 1);
 	ws__deny_setid(&R, __NR_fchmodat, 2);

@@ -2533,6 +2533,8 @@ START_TEST(seccomp_each_rule)
 		  "t(308, 0, 0); t(428, 0, 0, 0); t(429, 0, 0, 0, 0, 0); t(442, 0, 0, 0, 0, 0);\n"
 		  "t(435, 0, 0); t(41, 2, 1, 0); t(41, 10, 1, 0);\n"
 		  "t(16, 0, 0x5412, 0); t(16, 0, 0x541C, 0); t(16, 99, 0x5401, 0);\n"
+		  "t(16, 0, 0x800c6613, 0); t(16, 0, 0xc0506617, 0); t(16, 0, 0xc0406618, 0);\n"
+		  "t(16, 0, 0xc0406619, 0);\n"
 		  "open(F, '>x.tmp'); close F;\n"
 		  "t(90, 'x.tmp', 04755); t(268, -100, 'x.tmp', 02755);\n"
 		  "t(452, -100, 'x.tmp', 04755, 0);\n"
@@ -2552,7 +2554,7 @@ START_TEST(seccomp_each_rule)
 	if (enforced(&r, "seccomp"))
 		ck_assert_str_eq(out_str(&r, "stdout"),
 				 "E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 E1 "
-				 "E38 E97 E97 E1 E1 E9 E1 E1 E1 E1 E1 "
+				 "E38 E97 E97 E1 E1 E9 E1 E1 E1 E1 E1 E1 E1 E1 E1 "
 				 "E1 E1 E1 E1 E1 E1 E38 | "
 				 "ok ok ok ok E9 E9 ok ok ok ok \n");
 	wst_run_free(&r);
