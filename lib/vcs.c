@@ -3120,63 +3120,68 @@ ws__pass_run(struct ws__pass *p)
 
 /*
  * Where the records of this workspace's walks are kept: the state
- * directory's walks/, named by a hash of the writable anchors (their real
- * paths and identities), so that another set of mounts starts afresh.
- * Only in a state directory that a history has marked (WS_STATE_MARK):
- * one without the mark that holds files is taken for a forged one and
- * refused by the history (lib/history.c ws__hist_mark()), so a call that
- * records no history makes nothing there.  NULL: nothing kept.
+ * directory's walks/, the file named by a hash of the writable anchors
+ * (their real paths and identities, into hex), so that another set of
+ * mounts starts afresh.  Only in a state directory that a history has
+ * marked (WS_STATE_MARK: one without the mark that holds files is taken
+ * for a forged one and refused by the history, lib/history.c
+ * ws__hist_mark()), or the default one under a home, which the history
+ * marks whatever it holds; and not while a command runs in a workspace
+ * that holds it: it may have made the mark and the file (review33 03),
+ * as the history refuses its journals then (review28 09).  This call's
+ * own run holds its workspace so: a state directory inside it keeps
+ * nothing either.  Everything is looked at on a descriptor of the state
+ * directory, which is returned; -1: nothing kept.  make: the walks/ of
+ * a default place not made yet may be made (the default place too).
  */
-static char *
-ws__recs_path(const struct ws_ctx *ws, char **dir)
+/* Whether a home's default state directory (~/.local/state/wstools) is
+ * spelled path, or (path NULL) is the directory st. */
+static bool
+ws__home_state(const char *path, const struct stat *st)
+{
+	char *home[2];
+	size_t nh = ws_homes(home);
+	bool is = false;
+
+	for (size_t h = 0; h < nh; h++) {
+		char *b = ws_path_join(home[h], ".local/state/wstools");
+		struct stat hs;
+
+		is = is || (b != NULL && (path != NULL ? strcmp(b, path) == 0 :
+					  stat(b, &hs) == 0 && hs.st_dev == st->st_dev &&
+					  hs.st_ino == st->st_ino));
+		free(b);
+		free(home[h]);
+	}
+	return is;
+}
+
+static int
+ws__recs_dir(const struct ws_ctx *ws, char hex[WS_SHA256_HEX + 1], bool make)
 {
 	struct ws_sha256 c;
 	unsigned char d[WS_SHA256_LEN];
-	char hex[WS_SHA256_HEX + 1], *f, *mark;
-	struct stat ms;
-	bool marked;
+	struct stat ms, bs;
+	bool ok;
+	int bfd;
 
-	*dir = NULL;
-	if (ws->hist_base == NULL || ws->hist_base[0] != '/' ||
-	    (mark = ws_path_join(ws->hist_base, WS_STATE_MARK)) == NULL)
-		return NULL;
-	marked = lstat(mark, &ms) == 0 && S_ISREG(ms.st_mode);
-	free(mark);
-	/*
-	 * Or the default place under a home, by identity, which the history
-	 * marks whatever it holds (no view shows it to a command): a person
-	 * who only runs commands gets the records there too.
-	 */
-	if (!marked && stat(ws->hist_base, &ms) == 0) {
-		char *home[2];
-		size_t nh = ws_homes(home);
-
-		for (size_t h = 0; h < nh; h++) {
-			char *b = ws_path_join(home[h], ".local/state/wstools");
-			struct stat hs;
-
-			marked = marked || (b != NULL && stat(b, &hs) == 0 &&
-					    hs.st_dev == ms.st_dev && hs.st_ino == ms.st_ino);
-			free(b);
-			free(home[h]);
-		}
+	if (ws->hist_base == NULL || ws->hist_base[0] != '/')
+		return -1;
+	bfd = open(ws->hist_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Only a home's default place is made here (as a run makes its
+	 * running/ there): another is the history's to make. */
+	if (bfd < 0 && errno == ENOENT && make &&
+	    ws__home_state(ws->hist_base, NULL) && ws_pending_dir_make(ws->hist_base) == 0)
+		bfd = open(ws->hist_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		return -1;
+	ok = (fstatat(bfd, WS_STATE_MARK, &ms, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      S_ISREG(ms.st_mode)) ||
+	     (fstat(bfd, &bs) == 0 && ws__home_state(NULL, &bs));
+	if (!ok || ws__hist_run_above(bfd)) {
+		close(bfd);
+		return -1;
 	}
-	/*
-	 * Not while a command runs in a workspace that holds the state
-	 * directory: it may have made the mark and the file (review33 03),
-	 * as the history refuses its journals then (review28 09).  This
-	 * call's own run holds its workspace so: a state directory inside
-	 * it keeps nothing either.
-	 */
-	if (marked) {
-		int bfd = open(ws->hist_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		marked = bfd >= 0 && !ws__hist_run_above(bfd);
-		if (bfd >= 0)
-			close(bfd);
-	}
-	if (!marked)
-		return NULL;
 	ws_sha256_init(&c);
 	ws_sha256_update(&c, "wswalk01", 8);
 	for (size_t a = 0; a < ws->nanchors; a++) {
@@ -3185,8 +3190,10 @@ ws__recs_path(const struct ws_ctx *ws, char **dir)
 
 		if (ws->anchors[a].ro)
 			continue;
-		if (fstat(ws->anchors[a].fd, &st) < 0)
-			return NULL;
+		if (fstat(ws->anchors[a].fd, &st) < 0) {
+			close(bfd);
+			return -1;
+		}
 		id[0] = (uint64_t)st.st_dev;
 		id[1] = (uint64_t)st.st_ino;
 		ws_sha256_update(&c, ws->anchors[a].real, strlen(ws->anchors[a].real) + 1);
@@ -3194,13 +3201,7 @@ ws__recs_path(const struct ws_ctx *ws, char **dir)
 	}
 	ws_sha256_final(&c, d);
 	ws_sha256_tohex(d, hex);
-	if ((*dir = ws_path_join(ws->hist_base, "walks")) == NULL)
-		return NULL;
-	if ((f = ws_path_join(*dir, hex)) == NULL) {
-		free(*dir);
-		*dir = NULL;
-	}
-	return f;
+	return bfd;
 }
 
 /* A record as the file holds it: fixed widths, no padding. */
@@ -3231,16 +3232,15 @@ ws__get64(const unsigned char *b)
  * write (the view masks it, the file tools refuse it).
  */
 static void
-ws__recs_save(const struct ws_ctx *ws, const struct ws__recs *o,
+ws__recs_save(int bfd, const char *hex, const struct ws__recs *o,
 	      const struct ws__recs *last)
 {
-	char *dir = NULL, *path = ws__recs_path(ws, &dir), tmp[64];
-	const char *base;
+	char tmp[64];
 	size_t len = WS__RECS_HEAD + o->ndr * WS__REC_BYTES + o->ndrn + WS_SHA256_LEN;
 	unsigned char *buf = NULL, *b;
 	int dfd = -1, fd = -1;
 
-	if (path == NULL || o->ndr == 0 || len > WS__RECS_MAX ||
+	if (bfd < 0 || o->ndr == 0 || len > WS__RECS_MAX ||
 	    (buf = malloc(len)) == NULL)
 		goto out;
 	memcpy(buf, "wswalk01", 8);
@@ -3277,11 +3277,11 @@ ws__recs_save(const struct ws_ctx *ws, const struct ws__recs *o,
 	 * costs a creation and a rename (~0.3 ms) each run.
 	 */
 	if ((last != NULL && last->summed && memcmp(last->sum, b, WS_SHA256_LEN) == 0) ||
-	    ws_pending_dir_make(dir) < 0 ||
-	    (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	    (mkdirat(bfd, "walks", 0700) < 0 && errno != EEXIST) ||
+	    (dfd = openat(bfd, "walks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			  O_CLOEXEC)) < 0)
 		goto out;
-	base = strrchr(path, '/') + 1;
-	snprintf(tmp, sizeof(tmp), ".%.16s.%ld", base, (long)getpid());
+	snprintf(tmp, sizeof(tmp), ".%.16s.%ld", hex, (long)getpid());
 	if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 			 O_CLOEXEC, 0600)) < 0)
 		goto out;
@@ -3296,7 +3296,7 @@ ws__recs_save(const struct ws_ctx *ws, const struct ws__recs *o,
 		}
 		off += (size_t)w;
 	}
-	if (renameat(dfd, tmp, dfd, base) < 0)
+	if (renameat(dfd, tmp, dfd, hex) < 0)
 		(void)unlinkat(dfd, tmp, 0);
 out:
 	if (fd >= 0)
@@ -3304,8 +3304,6 @@ out:
 	if (dfd >= 0)
 		close(dfd);
 	free(buf);
-	free(path);
-	free(dir);
 }
 
 /*
@@ -3315,20 +3313,21 @@ out:
  * empty: none, or not to be trusted.
  */
 static bool
-ws__recs_load(const struct ws_ctx *ws, struct ws__recs *o)
+ws__recs_load(int bfd, const char *hex, struct ws__recs *o)
 {
-	char *dir = NULL, *path = ws__recs_path(ws, &dir);
 	unsigned char *buf = NULL, *seen = NULL, sum[WS_SHA256_LEN];
 	const unsigned char *b;
 	uint64_t ndr, ndrn;
 	struct stat st;
 	size_t len = 0;
 	bool ok = false;
-	int fd = -1;
+	int fd = -1, wfd = -1;
 
 	memset(o, 0, sizeof(*o));
-	if (path == NULL ||
-	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	if (bfd < 0 ||
+	    (wfd = openat(bfd, "walks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			  O_CLOEXEC)) < 0 ||
+	    (fd = openat(wfd, hex, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size < WS__RECS_HEAD + WS_SHA256_LEN || st.st_size > WS__RECS_MAX ||
 	    (buf = malloc((size_t)st.st_size)) == NULL)
@@ -3431,10 +3430,10 @@ out:
 		ws__recs_free(o);
 	if (fd >= 0)
 		close(fd);
+	if (wfd >= 0)
+		close(wfd);
 	free(seen);
 	free(buf);
-	free(path);
-	free(dir);
 	return ok;
 }
 
@@ -3444,7 +3443,9 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 {
 	struct ws__pass p = {.ws = ws, .limit = ws__vcs_walk_max};
 	struct ws__recs last;
+	char hex[WS_SHA256_HEX + 1];
 	bool have_last;
+	int rfd;
 
 	*out = NULL;
 	ws__pass_known(&p);
@@ -3456,16 +3457,19 @@ ws_vcs_snapshot(struct ws_ctx *ws, struct ws_vcs_snap **out)
 	p.t0s = p.s->t0.tv_sec;
 	/* The last run's records, where the walk counts every entry (a
 	 * bound set for the tests) is not asked for. */
-	have_last = p.limit == SIZE_MAX && ws__recs_load(ws, &last);
+	rfd = p.limit == SIZE_MAX ? ws__recs_dir(ws, hex, true) : -1;
+	have_last = ws__recs_load(rfd, hex, &last);
 	p.in = have_last ? &last : NULL;
 	ws__pass_run(&p);
 	p.s->over = p.over;
 	if (!p.over && !p.nofd && p.top_err == 0) {
 		ws__drix_make(&p.s->rec);
-		ws__recs_save(ws, &p.s->rec, have_last ? &last : NULL);
+		ws__recs_save(rfd, hex, &p.s->rec, have_last ? &last : NULL);
 	}
 	if (have_last)
 		ws__recs_free(&last);
+	if (rfd >= 0)
+		close(rfd);
 	free(p.unread); /* said after the command, if still so */
 	/*
 	 * A writable anchor's top that cannot be read and searched: what
