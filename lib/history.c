@@ -342,7 +342,8 @@ ws__hist_outside_fd(const struct ws_ctx *ws, int dfd, const char *dir)
 
 /*
  * Whether the directory dfd holds nothing but empty directories (depth
- * 0; at depth 1, nothing at all): 1 yes, 0 no, -1 unreadable.  A
+ * 0; at depth 1, nothing at all), running/ aside (the records of the
+ * commands running now): 1 yes, 0 no, -1 unreadable.  A
  * history's directory is made empty, and only filled once its state
  * directory is marked, so calls making theirs side by side on a fresh
  * state directory leave it bare for each other.
@@ -371,10 +372,13 @@ ws__hist_bare(int dfd, int depth)
 		}
 		sfd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 			     O_CLOEXEC);
-		/* Not a directory: not bare; else unreadable. */
+		/* Not a directory: not bare; else unreadable.  running/ holds
+		 * the records of commands running now (lib/pending.c), made
+		 * by every run whatever the mark, and trusted by nothing the
+		 * mark vouches for: a first use beside a run is bare. */
 		if (sfd < 0)
 			bare = errno == ENOTDIR || errno == ELOOP ? 0 : -1;
-		else
+		else if (strcmp(e->d_name, "running") != 0)
 			bare = ws__hist_bare(sfd, depth + 1);
 		if (sfd >= 0)
 			close(sfd);

@@ -4644,6 +4644,46 @@ START_TEST(state_dir_not_started_during_run)
 END_TEST
 
 /*
+ * A state directory's first use beside a running command: the run's
+ * record in running/ (lib/pending.c) is wstools' own, not a history, and
+ * a person's first write in another workspace marks the directory and
+ * goes.  It was refused as a forged state directory ("holds histories
+ * but not the mark") for as long as any command ran, which the CI's
+ * stage as nobody met: two suites side by side on one XDG_STATE_HOME.
+ */
+START_TEST(state_dir_first_use_beside_run)
+{
+	char cmd[8192], *st = wst_path(base, "fresh-state"), *mark;
+	char *run = strdup(wst_bin("wsrun")), *wr = strdup(wst_bin("wswrite"));
+	struct stat sb;
+
+	wst_write(base, "proj/f.txt", "one\n");
+	wst_rmrf(st);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && { XDG_STATE_HOME='%s' '%s' --workspace . -c "
+		 "'touch sub/started; sleep 3' >../run.out 2>&1 & "
+		 "pid=$!; for i in $(seq 300); do [ -e sub/started ] && break; sleep 0.1; done; "
+		 "[ -n \"$(ls '%s/wstools/running')\" ] || { wait $pid; exit 7; }; "
+		 "XDG_STATE_HOME='%s' '%s' --workspace ../proj --json --content two f.txt "
+		 ">../call.out 2>&1; r=$?; wait $pid || r=5; exit $r; }",
+		 ws, st, run, st, st, wr);
+	if (system(cmd) != 0) {
+		char *a = wst_path(base, "run.out"), *b = wst_path(base, "call.out");
+		char *ta = wst_slurp(a, NULL), *tb = wst_slurp(b, NULL);
+
+		ck_abort_msg("run: %s\ncall: %s", ta ? ta : "", tb ? tb : "");
+	}
+	mark = wst_path(st, "wstools/.wstools-state");
+	ck_assert_msg(stat(mark, &sb) == 0, "the state directory was not marked");
+	free(mark);
+	wst_rmrf(st);
+	free(st);
+	free(run);
+	free(wr);
+}
+END_TEST
+
+/*
  * The tests of a person who is not root run as the suite's own user where
  * that is not root (scripts/dev.sh runs the CLI suites as nobody too), and
  * as root become nobody: setpriv(1) before the command, the files it needs
@@ -7616,6 +7656,7 @@ suite(void)
 	tcase_add_test(tf, unreadable_place_parent_checked);
 	tcase_add_test(tf, unreadable_git_dirs_checked);
 	tcase_add_test(tf, state_dir_not_started_during_run);
+	tcase_add_test(tf, state_dir_first_use_beside_run);
 	tcase_add_test(tf, cli_change_waits_for_command);
 	tcase_add_loop_test(tf, git_snapshot_before_command, 0, nm);
 	tcase_add_test(tf, git_overlapping_runs);
