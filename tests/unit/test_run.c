@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <dirent.h>
 #include <errno.h>
@@ -524,6 +525,63 @@ START_TEST(config_place_pending)
 }
 END_TEST
 
+static void *
+sleep_runner(void *arg)
+{
+	struct ws_run_opts o;
+	struct ws_run_result *r = arg;
+
+	opts_init(&o);
+	o.shell = "touch made && sleep 2";
+	ck_assert_int_eq(ws_run(&ws, &o, r), 0);
+	return NULL;
+}
+
+/*
+ * 7645bcb: the children a run forks or clones without exec (the guardian,
+ * the namespace init) keep no descriptor of another call in the same
+ * process: a copy of it keeps that call's flock() on the file for as
+ * long as the child lives, and the next write of the file waits for the
+ * command's end.  The other call here holds a lock on a file outside the
+ * workspace while the command starts, and drops it while the command
+ * runs: the file is free at once.  (cli-mcp's forked_children_keep_no_lock
+ * cannot show it any more: a command now starts only once the changes
+ * in its workspace have ended, review28 08.)
+ */
+START_TEST(forked_children_drop_locks)
+{
+	struct ws_run_result r;
+	char *other = wst_tmpdir(), *lf = wst_path(other, "held"), *made;
+	pthread_t t;
+	int fd, fd2, i;
+
+	wst_write(other, "held", "x");
+	made = wst_path(dir, "made");
+	fd = open(lf, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(pthread_create(&t, NULL, sleep_runner, &r), 0);
+	for (i = 0; i < 500 && access(made, F_OK) != 0; i++)
+		usleep(10000);
+	ck_assert_msg(i < 500, "the command never ran");
+	close(fd);
+	fd2 = open(lf, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd2, 0);
+	ck_assert_msg(flock(fd2, LOCK_EX | LOCK_NB) == 0,
+		      "a child of the run keeps the other call's lock (%s)",
+		      strerror(errno));
+	close(fd2);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(r.exit_code, 0);
+	ws_run_free(&r);
+	wst_rmrf(other);
+	free(other);
+	free(lf);
+	free(made);
+}
+END_TEST
+
 /*
  * Review 13 (03): the records' directory (and the history beside it) is
  * never made through a symlink planted as wstools/ or running/ in the
@@ -581,6 +639,7 @@ suite(void)
 	tcase_add_test(tc, fork_init_repeat);
 	tcase_add_test(tc, net_proxy_gone);
 	tcase_add_test(tc, config_place_pending);
+	tcase_add_test(tc, forked_children_drop_locks);
 	tcase_add_test(tc, pending_dir_no_symlink);
 	suite_add_tcase(s, tc);
 	return s;
