@@ -284,6 +284,10 @@ out:
 	return 0;
 }
 
+/* How long a record may take to be made (seconds): one older, never
+ * renamed to its name, is a dead run's (ws__published()). */
+#define WS__REC_MADE_S 60
+
 /* Remove the record name below dfd (its places file, then itself). */
 static void
 ws__rec_remove(int dfd, const char *name)
@@ -379,12 +383,32 @@ ws__published(struct ws__pend **v, size_t *n)
 		char *text = NULL;
 		int rfd;
 
-		if (e->d_name[0] == '.')
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		rfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
 				 O_NOFOLLOW | O_CLOEXEC);
 		if (rfd < 0)
 			continue;
+		/*
+		 * A record being made (ws_pending_publish(): a dot name until
+		 * it is locked and filled) is not read.  One nobody holds
+		 * and older than WS__REC_MADE_S was left by a run killed while
+		 * making it: removed, or every call would read this directory
+		 * for it (its link count no longer says there is none).
+		 */
+		if (e->d_name[0] == '.') {
+			struct stat rs;
+
+			if (fstat(rfd, &rs) == 0 &&
+			    rs.st_mtim.tv_sec + WS__REC_MADE_S < time(NULL) &&
+			    flock(rfd, LOCK_EX | LOCK_NB) == 0) {
+				close(rfd);
+				ws__rec_remove(dirfd(d), e->d_name);
+				continue;
+			}
+			close(rfd);
+			continue;
+		}
 		if (flock(rfd, LOCK_EX | LOCK_NB) == 0) {
 			/* Nobody holds it: its run and guardian are gone. */
 			close(rfd);

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ws/config.h"
@@ -618,6 +619,48 @@ START_TEST(pending_dir_no_symlink)
 }
 END_TEST
 
+/*
+ * A record a run was making when it was killed (a dot name, never
+ * renamed) is removed by the next reader once nobody holds it and it is
+ * older than a record takes to make; a young one, or one held, stays.
+ * Kept, it made every call read the records' directory (the link count
+ * no longer said there was none).
+ */
+START_TEST(pending_half_made_record_removed)
+{
+	char *state = wst_path(dir, "state"), *p;
+	struct timespec old[2] = {{time(NULL) - 600, 0}, {time(NULL) - 600, 0}};
+	int held;
+
+	setenv("XDG_STATE_HOME", state, 1);
+	wst_write(state, "wstools/running/.1-dead/places", "");
+	wst_write(state, "wstools/running/.2-young/places", "");
+	wst_write(state, "wstools/running/.3-held/places", "");
+	p = wst_path(state, "wstools/running/.1-dead");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, old, 0), 0);
+	free(p);
+	p = wst_path(state, "wstools/running/.3-held");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, old, 0), 0);
+	held = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(held, 0);
+	ck_assert_int_eq(flock(held, LOCK_EX), 0);
+	free(p);
+	ck_assert(!ws_pending_has(dir));
+	p = wst_path(state, "wstools/running/.1-dead");
+	ck_assert_msg(!wst_exists(p), "the dead run's half-made record stays");
+	free(p);
+	p = wst_path(state, "wstools/running/.2-young");
+	ck_assert(wst_exists(p));
+	free(p);
+	p = wst_path(state, "wstools/running/.3-held");
+	ck_assert(wst_exists(p));
+	free(p);
+	close(held);
+	unsetenv("XDG_STATE_HOME");
+	free(state);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -641,6 +684,7 @@ suite(void)
 	tcase_add_test(tc, config_place_pending);
 	tcase_add_test(tc, forked_children_drop_locks);
 	tcase_add_test(tc, pending_dir_no_symlink);
+	tcase_add_test(tc, pending_half_made_record_removed);
 	suite_add_tcase(s, tc);
 	return s;
 }
