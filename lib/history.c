@@ -438,6 +438,22 @@ ws__hist_running(const char *dir, size_t wl)
 	return WS_EPOLICY_DENIED;
 }
 
+bool
+ws__hist_home_place(const struct stat *st, char *const *home, size_t nh)
+{
+	bool is = false;
+
+	for (size_t h = 0; h < nh && !is; h++) {
+		char *d = ws_path_join(home[h], ".local/state/wstools");
+		struct stat hs;
+
+		is = d != NULL && stat(d, &hs) == 0 && hs.st_dev == st->st_dev &&
+		     hs.st_ino == st->st_ino;
+		free(d);
+	}
+	return is;
+}
+
 /*
  * The state directory's mark (WS_STATE_MARK) beside the workspaces'
  * histories, in the "wstools" directory above dfd (the history's own,
@@ -462,7 +478,7 @@ ws__hist_mark(int dfd, const char *dir, char *const *home, size_t nh)
 {
 	static const char dflt[] = "/.local/state/wstools/";
 	const char *slash = strrchr(dir, '/');
-	struct stat sb, hb;
+	struct stat sb;
 	int wfd, m, bare;
 	bool dflt_place;
 	size_t wl;
@@ -477,17 +493,9 @@ ws__hist_mark(int dfd, const char *dir, char *const *home, size_t nh)
 	 * its name's end: XDG_STATE_HOME=~/x/.local/state in the agent's
 	 * workspace is spelled alike, and no view masks it (review29 02).
 	 */
-	if (dflt_place) {
-		dflt_place = false;
-		if (fstatat(dfd, "..", &sb, 0) == 0)
-			for (size_t h = 0; h < nh && !dflt_place; h++) {
-				char *d = ws_path_join(home[h], ".local/state/wstools");
-
-				dflt_place = d != NULL && stat(d, &hb) == 0 &&
-					     hb.st_dev == sb.st_dev && hb.st_ino == sb.st_ino;
-				free(d);
-			}
-	}
+	if (dflt_place)
+		dflt_place = fstatat(dfd, "..", &sb, 0) == 0 &&
+			     ws__hist_home_place(&sb, home, nh);
 	if (fstatat(dfd, "../" WS_STATE_MARK, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
 		bool run;
 

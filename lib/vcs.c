@@ -3143,16 +3143,15 @@ ws__home_state(const char *path, const struct stat *st)
 	size_t nh = ws_homes(home);
 	bool is = false;
 
-	for (size_t h = 0; h < nh; h++) {
+	if (path == NULL)
+		is = ws__hist_home_place(st, home, nh);
+	for (size_t h = 0; h < nh && path != NULL && !is; h++) {
 		char *b = ws_path_join(home[h], ".local/state/wstools");
-		struct stat hs;
 
-		is = is || (b != NULL && (path != NULL ? strcmp(b, path) == 0 :
-					  stat(b, &hs) == 0 && hs.st_dev == st->st_dev &&
-					  hs.st_ino == st->st_ino));
+		is = b != NULL && strcmp(b, path) == 0;
 		free(b);
-		free(home[h]);
 	}
+	ws_homes_free(home, nh);
 	return is;
 }
 

@@ -81,6 +81,13 @@ int ws_hist_guard(struct ws_ctx *ws, const char *dir);
 bool ws__hist_run_above(int fd);
 
 /*
+ * Internal (lib/history.c, lib/vcs.c): whether the directory st is the
+ * default state directory (~/.local/state/wstools) of one of the nh
+ * homes, by identity: a place spelled alike elsewhere is not.
+ */
+bool ws__hist_home_place(const struct stat *st, char *const *home, size_t nh);
+
+/*
  * Open (creating as needed, mode 0700) the history of ws under base and
  * attach it to ws (ws->history), for calls of tool through frontend.  The
  * directory is guarded.  nosync skips fsync (tests, --no-sync).
