@@ -2,31 +2,23 @@
 # review33 03: a command in workspace W makes, inside W, the state directory
 # another wsrun (workspace P, its XDG_STATE_HOME or --state-dir inside W)
 # will use: the mark and a walks/ file with forged records.  While that
-# command runs, P's wsrun trusts the records (ws__recs_path() asks only for
+# command runs, P's wsrun trusts the records (ws__recs_dir() asked only for
 # the mark), its walk after skips P, and a core.fsmonitor its command
 # planted stays.  W's clean-up removes the mark afterwards, too late.
 # Usage: repro.sh BIN_DIR.  Exit 1 while the bug is there, 0 when fixed.
 set -u
 B=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../forger.sh"
 F=$(mktemp -d /tmp/r33-03.XXXXXX)
 A=
 trap '[ -n "$A" ] && kill $A 2>/dev/null; rm -rf "$F"' EXIT
 mkdir -p "$F/W/sub" "$F/stA" "$F/home" "$F/P/src/deep" "$F/pay"
-export HOME=$F/home
-# W's calls keep their history in stA (outside W); P's calls in W/sub/.state
-# (not made yet: a marked one there would refuse W's runs).
-XDG_STATE_HOME=$F/stA "$B/wswrite" --workspace "$F/home" --content x /m >/dev/null || exit 2
-sleep 3
+forger_setup
 # The agent writes the forged file into W (as bytes from a command or a file tool).
-python3 "$HERE/forge.py" "$F/P" "$F/pay" || exit 2
-cp -r "$F/pay" "$F/W/payload"
-sleep 1
+python3 "$HERE/../forge.py" "$F/P" "$F/pay" || exit 2
 # W's command: the state directory of P's calls, marked, with the forged file; it then waits.
-XDG_STATE_HOME=$F/stA "$B/wsrun" --workspace "$F/W" --timeout 60 -- sh -c \
-	'mkdir -p sub/.state/wstools && cp -r payload/walks sub/.state/wstools/ &&
-	 : > sub/.state/wstools/.wstools-state && sleep 12' &
-A=$!
+forger_start 12
 sleep 4
 # Meanwhile a call in P: its command plants a repository with core.fsmonitor in src/.
 XDG_STATE_HOME=$F/W/sub/.state "$B/wsrun" --workspace "$F/P" -- sh -c \

@@ -8,6 +8,7 @@
 set -u
 B=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../forger.sh"
 F=$(mktemp -d /tmp/r33-04.XXXXXX)
 A=
 trap '[ -n "$A" ] && kill $A 2>/dev/null; rm -rf "$F"' EXIT
@@ -16,17 +17,11 @@ mkdir -p "$F/W/sub" "$F/stA" "$F/home" "$F/x/P/src" "$F/x/other" "$F/pay"
 ln -s P "$F/x/link"
 git -C "$F/x/other" init -q repo 2>/dev/null || mkdir -p "$F/x/other/repo/.git/refs" "$F/x/other/repo/.git/objects"
 
-export HOME=$F/home
-XDG_STATE_HOME=$F/stA "$B/wswrite" --workspace "$F/home" --content x /m >/dev/null || exit 2
-sleep 3
-python3 "$HERE/forge2.py" "$F/x/P" "$F/pay" .. || exit 2
-cp -r "$F/pay" "$F/W/payload"
-sleep 1
-# W's command makes P's state directory (XDG_STATE_HOME=W/sub/.state) with the forged file, and waits.
-XDG_STATE_HOME=$F/stA "$B/wsrun" --workspace "$F/W" --timeout 60 -- sh -c \
-	'mkdir -p sub/.state/wstools && cp -r payload/walks sub/.state/wstools/ &&
-	 : > sub/.state/wstools/.wstools-state && sleep 20' &
-A=$!
+forger_setup
+# The agent writes the forged file into W (as bytes from a command or a file tool).
+python3 "$HERE/../forge.py" "$F/x/P" "$F/pay" .. || exit 2
+# W's command: the state directory of P's calls, marked, with the forged file; it then waits.
+forger_start 20
 sleep 4
 # A harmless call in P; meanwhile the person makes an .envrc in another
 # project beside P, outside every workspace.
